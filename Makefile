@@ -1,0 +1,68 @@
+# jitprof: one GNU Makefile for the whole tree. Each module describes its own targets in
+# <module>/module.mk; this file holds the shared flags, the generic rules and the top targets.
+
+CC       ?= cc
+PREFIX   ?= /usr/local
+DESTDIR  ?=
+SANITIZE ?= 0
+
+# Sanitized builds live apart so a plain `make` never links against ASan objects.
+ifeq ($(SANITIZE),1)
+BUILD    ?= build/san
+SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+else
+BUILD    ?= build
+SANFLAGS :=
+endif
+
+WARN     := -Wall -Wextra -Werror
+CFLAGS   ?= -O2 -g
+ALL_CFLAGS = -std=gnu11 $(WARN) $(CFLAGS) -fPIC -D_GNU_SOURCE -I. $(SANFLAGS)
+ALL_LDFLAGS = $(LDFLAGS) $(SANFLAGS)
+
+# Filled in by the module fragments.
+ALL_TARGETS  :=
+UNIT_TESTS   :=
+E2E_TESTS    :=
+BENCHES      :=
+FUZZERS      :=
+INSTALL_BINS :=
+INSTALL_LIBS :=
+INSTALL_HDRS :=
+
+.PHONY: all check demo bench fuzz install clean deps unit e2e
+all: real-all
+
+include mk/rules.mk
+include $(sort $(wildcard */module.mk))
+include mk/tests.mk
+
+real-all: $(ALL_TARGETS)
+
+deps:
+	@scripts/deps.sh
+
+# check = set-up, build, every test. Unit tests first: they are fast and pinpoint.
+check: deps
+	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory unit e2e
+
+demo: deps
+	@$(MAKE) --no-print-directory all
+	@scripts/demo.sh $(BUILD)
+
+bench: deps
+	@$(MAKE) --no-print-directory all $(BENCHES)
+	@scripts/bench.sh $(BUILD)
+
+fuzz:
+	@scripts/fuzz.sh
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/jitprof
+	$(if $(INSTALL_BINS),install -m 0755 $(INSTALL_BINS) $(DESTDIR)$(PREFIX)/bin/)
+	$(if $(INSTALL_LIBS),install -m 0644 $(INSTALL_LIBS) $(DESTDIR)$(PREFIX)/lib/)
+	$(if $(INSTALL_HDRS),install -m 0644 $(INSTALL_HDRS) $(DESTDIR)$(PREFIX)/include/jitprof/)
+
+clean:
+	rm -rf build

@@ -1,0 +1,304 @@
+/* jitdump.h - the whole public face of libjitdump: the jitdump format perf documents
+ * (tools/perf/Documentation/jitdump-specification.txt), a thread-safe buffered writer any JIT
+ * can link, and a validating zero-copy reader. Depends on libc only.
+ *
+ * Conventions: functions return 0 (or a count) on success and a negative errno on failure;
+ * readers put a human message naming the file and byte offset into jd_reader_error(). */
+#ifndef JITPROF_JITDUMP_H
+#define JITPROF_JITDUMP_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- On-disk constants (perf's format) ------------------------------------------------ */
+
+#define JD_MAGIC            0x4A695444u	/* "JiTD" read as a big-endian u32 */
+#define JD_MAGIC_SWAPPED    0x4454694Au
+#define JD_VERSION          1u		/* perf rejects anything above 1 */
+#define JD_HEADER_SIZE      40u
+#define JD_PREFIX_SIZE      16u
+#define JD_FLAGS_ARCH_TIMESTAMP (1ull << 0)
+
+enum jd_record_id {
+	JD_CODE_LOAD           = 0,
+	JD_CODE_MOVE           = 1,
+	JD_CODE_DEBUG_INFO     = 2,
+	JD_CODE_CLOSE          = 3,
+	JD_CODE_UNWINDING_INFO = 4,
+	JD_CODE_MAX_PERF       = 5,	/* ids below this are perf's */
+};
+
+/* Fixed part sizes, prefix included. */
+#define JD_LOAD_FIXED_SIZE    56u
+#define JD_MOVE_SIZE          64u
+#define JD_DEBUG_FIXED_SIZE   32u
+#define JD_DEBUG_ENTRY_FIXED  16u
+#define JD_UNWIND_FIXED_SIZE  40u
+
+/* The "same file as the previous entry" shorthand for DEBUG_INFO entry names. */
+#define JD_SAME_FILE "\xff"
+
+struct jd_header {
+	uint32_t magic;
+	uint32_t version;
+	uint32_t total_size;
+	uint32_t elf_mach;
+	uint32_t pad1;
+	uint32_t pid;
+	uint64_t timestamp;
+	uint64_t flags;
+};
+
+/* ---- Decoded records (reader output; pointers are into the mapped file) ---------------- */
+
+struct jd_line {
+	uint64_t addr;		/* absolute code address */
+	int32_t line;
+	int32_t discrim;
+	const char *file;	/* "\xff" already resolved to the previous entry's name */
+};
+
+struct jd_code_load {
+	uint32_t pid, tid;
+	uint64_t vma, code_addr, code_size, code_index;
+	const char *name;
+	const uint8_t *code;
+};
+
+struct jd_code_move {
+	uint32_t pid, tid;
+	uint64_t vma, old_code_addr, new_code_addr, code_size, code_index;
+};
+
+struct jd_debug_info {
+	uint64_t code_addr;
+	uint64_t nr_entry;
+	const struct jd_line *entries;	/* valid until the next jd_reader_next() */
+};
+
+struct jd_unwinding_info {
+	uint64_t unwinding_size, eh_frame_hdr_size, mapped_size;
+	const uint8_t *data;		/* unwinding_size bytes: .eh_frame then .eh_frame_hdr */
+};
+
+/* ---- jitprof's own data: the companion file ----------------------------------------------
+ * perf 6.1 warns once per unknown record id, so our extra data (generation and tier, inline
+ * stacks, unloads, the agent's accounting) does not go into the dump. It lives in a companion
+ * file beside it, "jit-<pid>.dump.jitprof", framed exactly like a dump (40-byte header with
+ * JD_EXT_MAGIC, then 16-byte prefixed records) so one reader serves both. docs/jitdump.md. */
+
+#define JD_EXT_MAGIC   0x4A505831u	/* "JPX1" */
+#define JD_EXT_SUFFIX  ".jitprof"
+
+enum jd_ext_id {
+	JD_EXT_LOAD_INFO   = 0x10000,	/* generation/tier of one code load */
+	JD_EXT_INLINE      = 0x10001,	/* full inline stacks per pc of one code load */
+	JD_EXT_UNLOAD      = 0x10002,	/* code unloaded (CompiledMethodUnload) */
+	JD_EXT_AGENT_STATS = 0x10003,	/* the writer's self-accounting */
+};
+
+enum jd_tier {
+	JD_TIER_UNKNOWN = 0,	/* never guessed: unknown unless the runtime said so */
+	JD_TIER_INTERPRETER = 1,
+	JD_TIER_C1 = 2,		/* HotSpot levels 1-3 */
+	JD_TIER_C2 = 3,		/* HotSpot level 4 */
+	JD_TIER_STUB = 4,
+	JD_TIER_OTHER = 5,
+};
+
+#define JD_LOAD_BACKFILLED (1u << 0)	/* reported after the fact (attach, GenerateEvents) */
+#define JD_LOAD_OSR        (1u << 1)
+
+struct jd_ext_load_info {
+	uint64_t code_index, code_addr;
+	uint32_t generation;	/* 0 = unknown (back-filled) */
+	uint32_t tier;		/* enum jd_tier */
+	uint32_t flags;		/* JD_LOAD_* */
+	int32_t  level;		/* runtime's own tier number, -1 unknown */
+};
+
+struct jd_inline_frame {
+	uint32_t method;	/* index into the record's method table */
+	int32_t line;		/* 0 = unknown */
+};
+
+struct jd_inline_pc {
+	uint64_t addr;
+	uint32_t depth;		/* frames[0] innermost ... frames[depth-1] the compiled method */
+	const struct jd_inline_frame *frames;
+};
+
+struct jd_inline_method {
+	const char *name;	/* runtime name, e.g. "Ljava/lang/String;hashCode()I" */
+	const char *file;	/* source file, "" unknown */
+};
+
+struct jd_ext_inline {
+	uint64_t code_index, code_addr;
+	uint32_t nr_methods, nr_pcs;
+	const struct jd_inline_method *methods;
+	const struct jd_inline_pc *pcs;	/* ascending addr */
+};
+
+struct jd_ext_unload {
+	uint64_t code_addr, code_index;	/* code_index 0 = unknown: match by address */
+	uint32_t pid;
+};
+
+struct jd_ext_agent_stats {
+	uint64_t callback_ns;	/* time spent inside runtime callbacks */
+	uint64_t records, bytes, loads, unloads, dropped;
+};
+
+/* ---- Reader ----------------------------------------------------------------------------- */
+
+struct jd_record {
+	uint32_t id;		/* enum jd_record_id or enum jd_ext_id, or unknown */
+	uint32_t total_size;
+	uint64_t timestamp;
+	uint64_t offset;	/* byte offset of the record in the file */
+	union {
+		struct jd_code_load load;
+		struct jd_code_move move;
+		struct jd_debug_info debug;
+		struct jd_unwinding_info unwind;
+		struct jd_ext_load_info load_info;
+		struct jd_ext_inline inl;
+		struct jd_ext_unload unload;
+		struct jd_ext_agent_stats stats;
+	} u;
+};
+
+struct jd_reader_stats {
+	uint64_t records;		/* delivered */
+	uint64_t per_id[JD_CODE_MAX_PERF];
+	uint64_t ext_records;		/* jitprof extension records delivered */
+	uint64_t unknown_skipped;	/* unknown ids skipped by size */
+	uint64_t truncated_bytes;	/* bytes of a partial record at the tail */
+	uint64_t truncated_offset;
+	int byte_swapped;
+};
+
+struct jd_reader;
+
+/* Opens and validates the header. Works for dumps and companion files (by magic). */
+int jd_reader_open(struct jd_reader **out, const char *path);
+/* Same over caller memory (kept alive by the caller); name is used in messages. */
+int jd_reader_open_mem(struct jd_reader **out, const void *buf, size_t len, const char *name);
+void jd_reader_close(struct jd_reader *r);
+
+/* 1 = a record in *rec, 0 = clean end (possibly after a salvaged partial tail, see stats),
+ * negative errno = damage; the message is in jd_reader_error() and every record before the
+ * damage has been delivered. Unknown ids are skipped and counted, never returned. */
+int jd_reader_next(struct jd_reader *r, struct jd_record *rec);
+
+const struct jd_header *jd_reader_header(const struct jd_reader *r);
+const struct jd_reader_stats *jd_reader_stats(const struct jd_reader *r);
+const char *jd_reader_error(const struct jd_reader *r);	/* "" when none */
+const char *jd_reader_path(const struct jd_reader *r);
+int jd_reader_is_ext(const struct jd_reader *r);		/* 1 for a companion file */
+
+/* "jit-<pid>.dump" -> "jit-<pid>.dump.jitprof" into buf; -ENAMETOOLONG if it does not fit. */
+int jd_ext_path(const char *dump_path, char *buf, size_t len);
+/* 1 if basename(path) is exactly "jit-<digits>.dump" (perf's marker rule), pid into *pid. */
+int jd_is_marker_name(const char *path, uint32_t *pid);
+
+/* ---- Index: a whole dump plus its companion, one entry per code load ---------------------
+ * What synth, inject and report consume. Generation = the nth load of a name in this dump
+ * (ARCHITECTURE.md contract 3), derived for any writer's dump. Entries are in file order. */
+
+struct jd_load_entry {
+	struct jd_code_load load;	/* name/code point into the mapped dump */
+	uint64_t timestamp;		/* the CODE_LOAD's timestamp */
+	uint64_t offset;		/* of the CODE_LOAD record */
+	uint32_t generation;		/* 1, 2, 3 ... per name */
+	const struct jd_line *lines;	/* the DEBUG_INFO that preceded it, owned by the index */
+	size_t nr_lines;
+	const struct jd_unwinding_info *unwind;	/* NULL if none */
+	const struct jd_ext_load_info *info;	/* NULL without companion data */
+	const struct jd_ext_inline *inl;	/* NULL without companion data */
+	uint64_t unload_time;		/* 0: never unloaded */
+};
+
+struct jd_move_entry {
+	struct jd_code_move move;
+	uint64_t timestamp;
+};
+
+struct jd_index;
+
+/* Reads the dump (and "<dump>.jitprof" when present). A damaged tail is salvaged: the index
+ * holds every record before it and jd_index_warning() says what was dropped. Returns a
+ * negative errno only when nothing usable could be read (message in *err if err). */
+int jd_index_open(struct jd_index **out, const char *dump_path, char *err, size_t errlen);
+void jd_index_close(struct jd_index *x);
+const struct jd_header *jd_index_header(const struct jd_index *x);
+size_t jd_index_nr_loads(const struct jd_index *x);
+const struct jd_load_entry *jd_index_load(const struct jd_index *x, size_t i);
+size_t jd_index_nr_moves(const struct jd_index *x);
+const struct jd_move_entry *jd_index_move(const struct jd_index *x, size_t i);
+const struct jd_ext_agent_stats *jd_index_agent_stats(const struct jd_index *x); /* or NULL */
+const struct jd_reader_stats *jd_index_stats(const struct jd_index *x);
+const char *jd_index_warning(const struct jd_index *x);	/* "" when the dump was whole */
+
+/* ---- Writer ----------------------------------------------------------------------------- */
+
+enum jd_clock {
+	JD_CLOCK_MONOTONIC = 0,	/* perf record -k mono; the default */
+	JD_CLOCK_MONOTONIC_RAW,
+	JD_CLOCK_ARCH,		/* x86 TSC; sets JD_FLAGS_ARCH_TIMESTAMP */
+};
+
+struct jd_writer_opts {
+	size_t size;		/* sizeof(struct jd_writer_opts): lets the struct grow */
+	const char *dir;	/* NULL: $JITDUMPDIR, else $HOME/.debug/jit (created 0700) */
+	enum jd_clock clock;
+	size_t buffer_size;	/* 0: 64 KiB */
+	uint32_t elf_mach;	/* 0: this process's e_machine */
+	int no_ext;		/* 1: never create the companion file */
+};
+
+/* One code load and everything that belongs with it. Written as one unit: UNWINDING_INFO
+ * and DEBUG_INFO (when given) immediately followed by the CODE_LOAD, never interleaved with
+ * another thread's records; the companion records follow in the companion file. */
+struct jd_load_desc {
+	const char *name;
+	uint64_t code_addr;
+	const void *code;
+	uint64_t code_size;
+	uint64_t timestamp;		/* 0: now, on the writer's clock */
+	uint32_t pid, tid;		/* 0: this process / calling thread */
+	const struct jd_line *lines;	/* ascending addr; file NULL or equal to the previous
+					 * entry's is written as the "\xff" shorthand */
+	size_t nr_lines;
+	const void *unwind;		/* .eh_frame then .eh_frame_hdr, or NULL */
+	uint64_t unwind_size, eh_frame_hdr_size, mapped_size;
+	/* Companion data, all optional. */
+	const struct jd_ext_load_info *info;	/* code_index/code_addr filled in by the writer */
+	const struct jd_ext_inline *inl;		/* idem */
+};
+
+struct jd_writer;
+
+int jd_writer_open(struct jd_writer **out, const struct jd_writer_opts *opts);
+/* Writes CODE_CLOSE, flushes, unmaps the marker, closes. NULL is a no-op. */
+int jd_writer_close(struct jd_writer *w);
+int jd_writer_flush(struct jd_writer *w);
+const char *jd_writer_path(const struct jd_writer *w);
+uint64_t jd_writer_now(const struct jd_writer *w);	/* a timestamp on the writer's clock */
+
+/* Appends one load; its code_index (unique, increasing) goes to *code_index if non-NULL. */
+int jd_write_load(struct jd_writer *w, const struct jd_load_desc *d, uint64_t *code_index);
+int jd_write_move(struct jd_writer *w, const struct jd_code_move *m, uint64_t timestamp);
+int jd_write_unload(struct jd_writer *w, const struct jd_ext_unload *u, uint64_t timestamp);
+int jd_write_stats(struct jd_writer *w, const struct jd_ext_agent_stats *s);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,36 @@
+/* cli.h - what every jitprof command shares: how it reports errors and warnings, progress on
+ * a terminal, and output files that appear whole or not at all. */
+#ifndef JITPROF_CLI_H
+#define JITPROF_CLI_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#define JITPROF_VERSION "0.1.0"
+
+void cli_set_command(const char *name);
+/* "jitprof <cmd>: error: ..." on stderr. Returns 1 so commands can `return cli_error(...)`. */
+int cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void cli_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void cli_set_quiet(int quiet);
+
+/* Progress on stderr, only when stderr is a terminal; at most ~10 updates a second.
+ * done/total in units of the caller's choosing (total 0 = unknown). */
+void cli_progress(const char *what, uint64_t done, uint64_t total);
+void cli_progress_end(void);
+
+/* An output file written to "<path>.tmp.<pid>" and renamed over path on commit, so a reader
+ * never sees a half-written file that looks valid. path "-" means stdout (no rename). */
+struct cli_outfile {
+	FILE *fp;
+	int fd;
+	char *path;
+	char *tmp;
+	int is_stdout;
+};
+int cli_outfile_open(struct cli_outfile *o, const char *path);
+int cli_outfile_commit(struct cli_outfile *o);	/* fsync-free rename; 0 or -errno */
+void cli_outfile_abort(struct cli_outfile *o);	/* removes the temp file */
+
+#endif

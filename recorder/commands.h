@@ -1,0 +1,7 @@
+/* commands.h - the jitprof subcommands: one line each, X-macro style, read twice by main.c
+ * (once for the prototypes, once for the dispatch table). Each command is one file with one
+ * entry function `int cmd_<name>(int argc, char **argv)` returning the process exit code. */
+#ifndef JITPROF_COMMAND
+#define JITPROF_COMMAND(name, summary)
+#endif
+/* JITPROF_COMMAND(name, one-line summary) */

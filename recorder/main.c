@@ -1,0 +1,63 @@
+/* main.c - the jitprof command: dispatches to one subcommand per file (commands.h).
+ * Nothing else lives here. */
+#include <stdio.h>
+#include <string.h>
+
+#include "recorder/cli.h"
+
+#define JITPROF_COMMAND(name, summary) int cmd_##name(int argc, char **argv);
+#include "recorder/commands.h"
+#undef JITPROF_COMMAND
+
+struct command {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *summary;
+};
+
+static const struct command commands[] = {
+#define JITPROF_COMMAND(name, summary) { #name, cmd_##name, summary },
+#include "recorder/commands.h"
+#undef JITPROF_COMMAND
+	{ NULL, NULL, NULL },
+};
+
+static void usage(FILE *out)
+{
+	fprintf(out, "usage: jitprof [--version] [--help] COMMAND [ARGS]\n\n"
+		     "Makes JIT-compiled code visible to perf-style profiling.\n\ncommands:\n");
+	for (const struct command *c = commands; c->name; c++)
+		fprintf(out, "  %-14s %s\n", c->name, c->summary);
+	fprintf(out, "\n'jitprof COMMAND --help' describes one command.\n");
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
+	const char *name = argv[1];
+	if (!strcmp(name, "--help") || !strcmp(name, "-h") || !strcmp(name, "help")) {
+		if (argc > 2 && strcmp(name, "help") == 0) {
+			char *args[] = { argv[2], (char *)"--help", NULL };
+			for (const struct command *c = commands; c->name; c++)
+				if (!strcmp(c->name, argv[2]))
+					return c->fn(2, args);
+		}
+		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(name, "--version") || !strcmp(name, "version")) {
+		printf("jitprof %s\n", JITPROF_VERSION);
+		return 0;
+	}
+	for (const struct command *c = commands; c->name; c++) {
+		if (!strcmp(c->name, name)) {
+			cli_set_command(c->name);
+			return c->fn(argc - 1, argv + 1);
+		}
+	}
+	fprintf(stderr, "jitprof: '%s' is not a command; see 'jitprof --help'\n", name);
+	return 2;
+}

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Installs the Debian packages jitprof needs to build, test and demo. As root it runs apt-get
+# (refreshing the package lists first, since a fresh machine's are stale); otherwise it prints
+# the exact command to run and fails.
+set -euo pipefail
+pkgs=(
+	build-essential clang llvm libclang-rt-14-dev pkg-config
+	libelf-dev libdw-dev elfutils libssl-dev libcapstone-dev libdebuginfod-dev debuginfod
+	libzstd-dev zstd libcriterion-dev
+	binutils gdb linux-perf
+	openjdk-17-jdk-headless nodejs
+	python3 libxml2-utils
+)
+missing=()
+for p in "${pkgs[@]}"; do
+	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed'; then
+		# nodejs may come from another repository under the same name; any node will do.
+		[ "$p" = nodejs ] && command -v node >/dev/null && continue
+		missing+=("$p")
+	fi
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+echo "deps: missing packages: ${missing[*]}"
+if [ "$(id -u)" -ne 0 ]; then
+	echo "deps: run as root: apt-get update && apt-get install -y ${missing[*]}" >&2
+	exit 1
+fi
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}"

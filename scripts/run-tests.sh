@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Runs Criterion test binaries one after another, keeps going after a failure, and prints one
+# closing line with the totals so a reader (or CI) sees the whole result at once.
+set -uo pipefail
+passed=0; failed=0; bad=()
+for bin in "$@"; do
+	echo "== ${bin##*/}"
+	out=$(mktemp)
+	"$bin" --jobs="${TEST_JOBS:-2}" 2>&1 | tee "$out"
+	rc=${PIPESTATUS[0]}
+	line=$(grep -a 'Synthesis:' "$out" | tail -n 1)
+	p=$(sed -n 's/.*Passing: \([0-9]*\).*/\1/p' <<<"$line")
+	f=$(sed -n 's/.*Failing: \([0-9]*\).*/\1/p' <<<"$line")
+	c=$(sed -n 's/.*Crashing: \([0-9]*\).*/\1/p' <<<"$line")
+	passed=$((passed + ${p:-0})); failed=$((failed + ${f:-0} + ${c:-0}))
+	if [ "$rc" -ne 0 ] || [ -z "$line" ]; then
+		bad+=("${bin##*/}")
+		[ -z "$line" ] && failed=$((failed + 1))
+	fi
+	rm -f "$out"
+done
+[ ${#bad[@]} -gt 0 ] && echo "failing binaries: ${bad[*]}"
+echo "tests: $passed passed, $failed failed"
+[ ${#bad[@]} -eq 0 ]

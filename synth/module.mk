@@ -1,0 +1,12 @@
+# libsynth: one ELF (with build-id, DWARF, unwind info) per code load. libelf + libcrypto.
+SYNTH_SRCS := $(wildcard synth/*.c)
+SYNTH_OBJS := $(call objs_of,$(SYNTH_SRCS))
+SYNTH_LDLIBS := -lelf -lcrypto
+
+$(BUILD)/libsynth.a: $(SYNTH_OBJS)
+	@mkdir -p $(@D)
+	rm -f $@ && ar rcs $@ $^
+
+ALL_TARGETS += $(BUILD)/libsynth.a
+UNIT_LIBS_synth := $(BUILD)/libsynth.a $(BUILD)/libjitdump.a
+UNIT_LDLIBS_synth := $(SYNTH_LDLIBS) -ldw

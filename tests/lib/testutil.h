@@ -1,0 +1,40 @@
+/* testutil.h - small helpers the tests share: running a command and capturing its output,
+ * temporary directories, locating built artifacts and optional tools (perf, java, node). */
+#ifndef JITPROF_TESTUTIL_H
+#define JITPROF_TESTUTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct tu_result {
+	int status;	/* exit code, or 128+signal */
+	char *out;	/* NUL-terminated stdout */
+	size_t out_len;
+	char *err;	/* NUL-terminated stderr */
+	size_t err_len;
+};
+
+/* Runs argv (no shell) with optional stdin bytes, waits at most timeout_s (0 = 600 s).
+ * env_extra: NULL or a NULL-terminated list of "NAME=value" added to the environment. */
+int tu_run(struct tu_result *r, char *const argv[], const char *const *env_extra,
+	   const void *in, size_t in_len, unsigned timeout_s);
+/* Same, through `sh -c` for pipelines in e2e tests (the command line is the test's own). */
+int tu_sh(struct tu_result *r, const char *cmdline, unsigned timeout_s);
+void tu_result_free(struct tu_result *r);
+
+/* A fresh directory under $TMPDIR (mkdtemp); removed by tu_rmtree. Returned string is malloc'd. */
+char *tu_tmpdir(const char *tag);
+void tu_rmtree(const char *dir);
+
+/* Path of a built artifact: $JITPROF_BUILD (default "build") + "/" + name. Static buffer. */
+const char *tu_build(const char *name);
+/* 1 if the program is on PATH. */
+int tu_have(const char *prog);
+
+/* Whole-file helpers. */
+void *tu_read_file(const char *path, size_t *len);
+int tu_write_file(const char *path, const void *buf, size_t len);
+/* Count of non-overlapping occurrences of needle in hay. */
+size_t tu_count(const char *hay, const char *needle);
+
+#endif
