@@ -34,7 +34,7 @@ INSTALL_HDRS :=
 all: real-all
 
 include mk/rules.mk
-include $(sort $(wildcard */module.mk))
+include $(sort $(wildcard */module.mk */*/module.mk))
 include mk/tests.mk
 
 real-all: $(ALL_TARGETS)

@@ -6,7 +6,7 @@ UNIT_BINS := $(foreach m,$(UNIT_DIRS),$(BUILD)/tests/unit-$(m))
 define unit_rule
 $(BUILD)/tests/unit-$(1): $(call objs_of,$(wildcard tests/unit/$(1)/*.c tests/lib/*.c)) $$(UNIT_LIBS_$(1))
 	@mkdir -p $$(@D)
-	$$(CC) $$(ALL_LDFLAGS) -o $$@ $$^ $$(UNIT_LDLIBS_$(1)) -lcriterion -lpthread
+	$$(CC) $$(ALL_LDFLAGS) -o $$@ -Wl,--start-group $$^ -Wl,--end-group $$(UNIT_LDLIBS_$(1)) -lcriterion -lpthread
 endef
 $(foreach m,$(UNIT_DIRS),$(eval $(call unit_rule,$(m))))
 
