@@ -13,10 +13,15 @@ $(foreach m,$(UNIT_DIRS),$(eval $(call unit_rule,$(m))))
 # End-to-end tests: every tests/e2e/<name>.c is its own Criterion binary; they drive the built
 # commands (and perf, java, node where present) as a user would.
 E2E_SRCS := $(wildcard tests/e2e/*.c)
-E2E_BINS := $(patsubst tests/e2e/%.c,$(BUILD)/tests/e2e-%,$(E2E_SRCS))
-$(BUILD)/tests/e2e-%: $(BUILD)/obj/tests/e2e/%.o $(call objs_of,$(wildcard tests/lib/*.c))
-	@mkdir -p $(@D)
-	$(CC) $(ALL_LDFLAGS) -o $@ $^ -lcriterion -lpthread
+E2E_NAMES := $(patsubst tests/e2e/%.c,%,$(E2E_SRCS))
+E2E_BINS := $(foreach n,$(E2E_NAMES),$(BUILD)/tests/e2e-$(n))
+# e2e binaries link libjitdump (so they can read dumps) plus E2E_LIBS_<name>/E2E_LDLIBS_<name>.
+define e2e_rule
+$(BUILD)/tests/e2e-$(1): $(BUILD)/obj/tests/e2e/$(1).o $(call objs_of,$(wildcard tests/lib/*.c)) $$(E2E_LIBS_$(1)) $(BUILD)/libjitdump.a
+	@mkdir -p $$(@D)
+	$$(CC) $$(ALL_LDFLAGS) -o $$@ -Wl,--start-group $$^ -Wl,--end-group $$(E2E_LDLIBS_$(1)) -lcriterion -lpthread
+endef
+$(foreach n,$(E2E_NAMES),$(eval $(call e2e_rule,$(n))))
 
 unit: $(UNIT_BINS)
 	@scripts/run-tests.sh $(UNIT_BINS)

@@ -22,12 +22,35 @@ static const struct command commands[] = {
 	{ NULL, NULL, NULL },
 };
 
+/* Subcommands are C identifiers in commands.h; users type dashes ("buildid-list"). */
+static int name_matches(const char *cname, const char *typed)
+{
+	for (; *cname && *typed; cname++, typed++) {
+		char c = *cname == '_' ? '-' : *cname;
+		if (c != *typed)
+			return 0;
+	}
+	return !*cname && !*typed;
+}
+
+static void print_name(FILE *out, const char *cname)
+{
+	char buf[64];
+	size_t i = 0;
+	for (; cname[i] && i + 1 < sizeof(buf); i++)
+		buf[i] = cname[i] == '_' ? '-' : cname[i];
+	buf[i] = 0;
+	fprintf(out, "  %-14s ", buf);
+}
+
 static void usage(FILE *out)
 {
 	fprintf(out, "usage: jitprof [--version] [--help] COMMAND [ARGS]\n\n"
 		     "Makes JIT-compiled code visible to perf-style profiling.\n\ncommands:\n");
-	for (const struct command *c = commands; c->name; c++)
-		fprintf(out, "  %-14s %s\n", c->name, c->summary);
+	for (const struct command *c = commands; c->name; c++) {
+		print_name(out, c->name);
+		fprintf(out, "%s\n", c->summary);
+	}
 	fprintf(out, "\n'jitprof COMMAND --help' describes one command.\n");
 }
 
@@ -42,7 +65,7 @@ int main(int argc, char **argv)
 		if (argc > 2 && strcmp(name, "help") == 0) {
 			char *args[] = { argv[2], (char *)"--help", NULL };
 			for (const struct command *c = commands; c->name; c++)
-				if (!strcmp(c->name, argv[2]))
+				if (name_matches(c->name, argv[2]))
 					return c->fn(2, args);
 		}
 		usage(stdout);
@@ -53,7 +76,7 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	for (const struct command *c = commands; c->name; c++) {
-		if (!strcmp(c->name, name)) {
+		if (name_matches(c->name, name)) {
 			cli_set_command(c->name);
 			return c->fn(argc - 1, argv + 1);
 		}
