@@ -1,0 +1,154 @@
+/* symbols.h - symbol resolution for jitprof report: process maps over time, DSOs found by
+ * build-id (build-id cache, recorded path, --symfs, archives, debuginfod), ELF symbols,
+ * DWARF source lines and inlined frames, kernel symbols, and the Java name demangler.
+ * The whole public contract of recorder/symbols/; everything behind it is opaque. */
+#ifndef JITPROF_SYMBOLS_H
+#define JITPROF_SYMBOLS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* ---- build-ids ------------------------------------------------------------------------ */
+#define SYM_BUILD_ID_MAX 20
+#define SYM_BUILD_ID_HEX (2 * SYM_BUILD_ID_MAX + 1)
+
+struct sym_build_id {
+	uint8_t size;			/* 0 = unknown */
+	uint8_t data[SYM_BUILD_ID_MAX];
+};
+
+/* Lowercase hex, NUL-terminated; hex must hold SYM_BUILD_ID_HEX bytes. Returns hex. */
+char *sym_build_id_hex(const struct sym_build_id *id, char *hex);
+/* Parses 2..40 hex digits. 0 or -EINVAL. */
+int sym_build_id_parse(const char *hex, struct sym_build_id *id);
+int sym_build_id_equal(const struct sym_build_id *a, const struct sym_build_id *b);
+/* The GNU build-id note of an ELF file. 0, -ENOENT (no note), or -errno; err gets a message
+ * naming the file (errlen may be 0). */
+int sym_elf_build_id(const char *path, struct sym_build_id *id, char *err, size_t errlen);
+
+/* ---- Java names ----------------------------------------------------------------------- */
+/* "Lgenerations/Shape;area([Lgenerations/Shape;I)D" ->
+ * "generations.Shape.area(generations.Shape[], int)". Also accepts "Class.method(sig)" and
+ * "Class::method" forms and generic signatures (<T:..>, TT;, Lx<..>;). Names that are not
+ * Java signatures are copied unchanged. Always NUL-terminates (truncating) when outlen > 0.
+ * Returns 1 if it demangled, 0 if copied unchanged. */
+int sym_java_demangle(const char *in, char *out, size_t outlen);
+
+/* ---- the session ---------------------------------------------------------------------- */
+struct sym_session;
+struct sym_dso;
+
+enum sym_level { SYM_LVL_INFO, SYM_LVL_WARN, SYM_LVL_ERROR };
+
+struct sym_opts {
+	size_t sz;			/* sizeof(struct sym_opts): lets the struct grow */
+	const char *buildid_dir;	/* NULL: $PERF_BUILDID_DIR, else $HOME/.debug */
+	const char *symfs;		/* --symfs DIR: recorded paths are looked up under DIR */
+	const char *vmlinux;		/* kernel image with symbols (relocated by recorded _text) */
+	const char *kallsyms;		/* a kallsyms file; NULL: cache, then /proc/kallsyms */
+	int no_demangle;		/* 1: raw names (--no-demangle) */
+	int no_debuginfod;		/* 1: never ask debuginfod even if DEBUGINFOD_URLS is set */
+	int no_lines;			/* 1: never read DWARF (sym_result srcfile stays NULL) */
+	/* Messages (refused build-ids, missing files...). NULL: kept silent. Each distinct
+	 * message is reported once. */
+	void (*report)(void *ctx, enum sym_level level, const char *msg);
+	void *report_ctx;
+};
+
+/* NULL opts = defaults. Returns NULL only on out of memory. */
+struct sym_session *sym_session_new(const struct sym_opts *opts);
+void sym_session_free(struct sym_session *s);
+
+/* An extra lookup source by build-id: a directory laid out like ~/.debug, or an archive
+ * file (tar, optionally zstd/gzip/xz compressed) whose members mirror the cache:
+ *     .build-id/<xx>/<rest>                       symlink -> ../../<path>/<hex-id> (perf's)
+ *     <path>/<hex-id>/elf                         the ELF itself
+ *   (a regular file at .build-id/<xx>/<rest> or .build-id/<xx>/<rest>/elf is accepted too),
+ *     [kernel.kallsyms]/<hex-id>/kallsyms         the kernel's symbols
+ * Sources added first are tried first, before the build-id cache. 0 or -errno. */
+int sym_session_add_source(struct sym_session *s, const char *dir_or_archive);
+
+/* ---- events, fed in timestamp order (time in the recording's clock, ns) ---------------- */
+#define SYM_PID_KERNEL UINT32_MAX	/* pid of kernel maps (-1 in the records) */
+
+/* cpumode as in perf_event_header.misc & 7; kernel maps: pid SYM_PID_KERNEL, cpumode 1.
+ * A "[kernel.kallsyms]<sym>" map sets the kernel map; pgoff is then the recorded runtime
+ * address of <sym> (normally _text) and drives KASLR relocation. build_id may be NULL. */
+int sym_mmap(struct sym_session *s, uint32_t pid, uint32_t tid, uint64_t start, uint64_t len,
+	     uint64_t pgoff, const char *filename, const uint8_t *build_id, size_t build_id_len,
+	     int cpumode, uint64_t time);
+int sym_comm(struct sym_session *s, uint32_t pid, uint32_t tid, const char *comm,
+	     uint64_t time);
+/* Thread created: a new process (pid != ppid) gets a copy of the parent's maps. */
+int sym_fork(struct sym_session *s, uint32_t pid, uint32_t ppid, uint32_t tid, uint32_t ptid,
+	     uint64_t time);
+/* Thread/process ended: a process's maps stop resolving after time (pid == tid). */
+int sym_exit(struct sym_session *s, uint32_t pid, uint32_t ppid, uint32_t tid, uint32_t ptid,
+	     uint64_t time);
+/* A build-id from the HEADER_BUILD_ID feature (or record 67): applies to every map of that
+ * filename that carries no build-id of its own, earlier or later. */
+int sym_add_build_id(struct sym_session *s, const char *filename, const uint8_t *build_id,
+		     size_t build_id_len, int cpumode);
+
+/* The comm of a thread at time (the last COMM at or before it; the process's before any);
+ * NULL if never named. Valid until sym_session_free. */
+const char *sym_comm_of(struct sym_session *s, uint32_t pid, uint32_t tid, uint64_t time);
+
+/* ---- resolution ----------------------------------------------------------------------- */
+struct sym_inline {
+	const char *func;		/* the inlined function (demangled unless no_demangle) */
+	const char *file;		/* where it sits: its own line for the innermost, */
+	unsigned line;			/* the call site in its caller for the rest */
+};
+
+struct sym_result {
+	struct sym_dso *dso;		/* NULL: no map covers the address ("[unknown]") */
+	const char *dso_name;		/* perf's short name: "libc.so.6", "[kernel.kallsyms]",
+					 * "jitted-123-4.so", "[unknown]" */
+	const char *sym;		/* NULL if no symbol covers the address */
+	const char *sym_raw;		/* the name as in the file (mangled) */
+	uint64_t sym_start;		/* symbol start in the DSO's address space */
+	uint64_t sym_size;
+	uint64_t sym_off;		/* address - sym_start */
+	uint64_t dso_addr;		/* the address in the DSO's (ELF vaddr) space */
+	uint64_t map_start, map_end;	/* the map that covered it, in the process */
+	uint64_t map_time;		/* when that map appeared */
+	const char *srcfile;		/* innermost source line (SYM_RES_LINES), or NULL */
+	unsigned line;
+	unsigned n_inline;		/* inline chain, innermost first; the outermost entry is */
+	const struct sym_inline *inl;	/* the enclosing real function */
+	int kernel;			/* 1 for kernel addresses */
+};
+
+#define SYM_RES_LINES	1u	/* also fill srcfile/line/inline chain (reads DWARF once) */
+
+/* Resolves addr of process pid at time. cpumode (misc & 7) tells kernel (1) from user (2)
+ * addresses; 0 = guess from the address. Returns 0 (out filled; dso/sym may be NULL) or
+ * -errno. Results are cached by (dso, address): pointers stay valid until
+ * sym_session_free. */
+int sym_resolve(struct sym_session *s, uint32_t pid, uint64_t addr, uint64_t time, int cpumode,
+		unsigned flags, struct sym_result *out);
+
+/* ---- DSOs ----------------------------------------------------------------------------- */
+/* Every DSO the session knows (from maps and build-id records), in first-seen order:
+ *     for (d = sym_dso_next(s, NULL); d; d = sym_dso_next(s, d)) */
+struct sym_dso *sym_dso_next(struct sym_session *s, struct sym_dso *prev);
+const char *sym_dso_long_name(const struct sym_dso *d);	/* the recorded filename */
+const char *sym_dso_short_name(const struct sym_dso *d);
+/* Recorded build-id (size 0 if none was recorded). */
+const struct sym_build_id *sym_dso_build_id(const struct sym_dso *d);
+int sym_dso_is_kernel(const struct sym_dso *d);
+/* Locates the DSO's file (once; later calls return the same answer): 0 and *path (owned by
+ * the session; for archive members a name like "archive.tar.zst:<member>") or -ENOENT.
+ * A candidate whose build-id differs from the recorded one is refused and reported with
+ * both ids. */
+int sym_dso_find(struct sym_session *s, struct sym_dso *d, const char **path);
+/* Reads the whole located ELF into memory (for `jitprof archive`): *buf malloc'd by us,
+ * freed by the caller. 0 or -errno. */
+int sym_dso_read_file(struct sym_session *s, struct sym_dso *d, void **buf, size_t *len);
+/* Code bytes at DSO address addr (ELF vaddr space), for disassembly. Returns the number of
+ * bytes copied (may be short at a section end) or -errno. */
+long sym_dso_read_code(struct sym_session *s, struct sym_dso *d, uint64_t addr, void *buf,
+		       size_t len);
+
+#endif
