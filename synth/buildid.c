@@ -1,0 +1,162 @@
+/* buildid.c - the deterministic build-id: SHA-1 (libcrypto EVP) over every input that shapes
+ * the ELF, each field as u64 (tag << 56 | length) followed by its bytes, so no two different
+ * inputs serialize alike. The generation is a field: two generations never share an id. */
+#include <errno.h>
+#include <pthread.h>
+#include <string.h>
+
+#include <openssl/evp.h>
+
+#include "synth/synth_int.h"
+
+enum id_tag {
+	TAG_SCHEME = 1, TAG_MACHINE, TAG_NAME, TAG_GENERATION, TAG_CODE_INDEX, TAG_CODE_ADDR,
+	TAG_TIER, TAG_CODE, TAG_LINE, TAG_INL_METHOD, TAG_INL_PC, TAG_UNWIND, TAG_UNWIND_SIZES,
+};
+
+/* Bump when the ELF layout changes, so old cache entries are never taken for new files. */
+static const char scheme[] = "jitprof-synth-1";
+
+/* The digest is fetched once (an implicit EVP_sha1() fetch per call costs a lock in
+ * OpenSSL 3); after pthread_once it is only read, so threads share it safely. */
+static pthread_once_t md_once = PTHREAD_ONCE_INIT;
+static EVP_MD *md_sha1;
+
+static void fetch_md(void)
+{
+	md_sha1 = EVP_MD_fetch(NULL, "SHA1", NULL);
+}
+
+/* Small fields are staged so a line table is a few EVP updates, not thousands. */
+struct hasher {
+	EVP_MD_CTX *ctx;
+	uint8_t stage[512];
+	size_t n;
+	int bad;
+};
+
+static void h_flush(struct hasher *h)
+{
+	if (h->n && !EVP_DigestUpdate(h->ctx, h->stage, h->n))
+		h->bad = 1;
+	h->n = 0;
+}
+
+static void h_bytes(struct hasher *h, const void *p, size_t len)
+{
+	if (len > sizeof(h->stage) - h->n) {
+		h_flush(h);
+		if (len > sizeof(h->stage)) {
+			if (!EVP_DigestUpdate(h->ctx, p, len))
+				h->bad = 1;
+			return;
+		}
+	}
+	memcpy(h->stage + h->n, p, len);
+	h->n += len;
+}
+
+static void h_u64(struct hasher *h, uint64_t v)
+{
+	uint8_t t[8];
+	for (unsigned i = 0; i < 8; i++)
+		t[i] = (uint8_t)(v >> (8 * i));
+	h_bytes(h, t, 8);
+}
+
+static void h_field(struct hasher *h, enum id_tag tag, const void *p, size_t len)
+{
+	h_u64(h, (uint64_t)tag << 56 | (uint64_t)len);
+	h_bytes(h, p, len);
+}
+
+static void h_num(struct hasher *h, enum id_tag tag, uint64_t v)
+{
+	h_u64(h, (uint64_t)tag << 56 | 8);
+	h_u64(h, v);
+}
+
+static void h_str(struct hasher *h, enum id_tag tag, const char *s)
+{
+	h_field(h, tag, s, strlen(s));
+}
+
+static void hash_lines(struct hasher *h, const struct synth_input *in)
+{
+	for (size_t i = 0; i < in->nr_lines; i++) {
+		const struct jd_line *l = &in->lines[i];
+		size_t flen = strlen(l->file);
+		h_u64(h, (uint64_t)TAG_LINE << 56 | (16 + flen));
+		h_u64(h, l->addr);
+		h_u64(h, (uint64_t)(uint32_t)l->line << 32 | (uint32_t)l->discrim);
+		h_bytes(h, l->file, flen);
+	}
+}
+
+static void hash_inline(struct hasher *h, const struct jd_ext_inline *x)
+{
+	for (uint32_t m = 0; m < x->nr_methods; m++) {
+		h_str(h, TAG_INL_METHOD, x->methods[m].name);
+		h_str(h, TAG_INL_METHOD, x->methods[m].file);
+	}
+	for (uint32_t i = 0; i < x->nr_pcs; i++) {
+		const struct jd_inline_pc *p = &x->pcs[i];
+		h_u64(h, (uint64_t)TAG_INL_PC << 56 | (8 + 8 * (uint64_t)p->depth));
+		h_u64(h, p->addr);
+		for (uint32_t d = 0; d < p->depth; d++)
+			h_u64(h, (uint64_t)p->frames[d].method << 32 |
+				 (uint32_t)p->frames[d].line);
+	}
+}
+
+int synth_build_id(const struct synth_input *in, uint8_t id[SYNTH_BUILD_ID_SIZE],
+		   char *err, size_t errlen)
+{
+	int rc = synth_validate(in, err, errlen);
+	if (rc)
+		return rc;
+	pthread_once(&md_once, fetch_md);
+	if (!md_sha1)
+		return synth_err(err, errlen, -ENOSYS, "libcrypto has no SHA1 digest");
+	struct hasher h = { .ctx = EVP_MD_CTX_new() };
+	if (!h.ctx)
+		return synth_err(err, errlen, -ENOMEM, "EVP_MD_CTX_new failed");
+	if (!EVP_DigestInit_ex(h.ctx, md_sha1, NULL))
+		h.bad = 1;
+	h_str(&h, TAG_SCHEME, scheme);
+	h_num(&h, TAG_MACHINE, synth_machine(in));
+	h_str(&h, TAG_NAME, in->name);
+	h_num(&h, TAG_GENERATION, in->generation);
+	h_num(&h, TAG_CODE_INDEX, in->code_index);
+	h_num(&h, TAG_CODE_ADDR, in->code_addr);
+	h_num(&h, TAG_TIER, in->tier);
+	h_field(&h, TAG_CODE, in->code, in->code_size);
+	hash_lines(&h, in);
+	if (in->inl)
+		hash_inline(&h, in->inl);
+	if (in->unwind_size) {
+		h_field(&h, TAG_UNWIND, in->unwind, in->unwind_size);
+		h_num(&h, TAG_UNWIND_SIZES, in->eh_frame_hdr_size);
+		h_num(&h, TAG_UNWIND_SIZES, in->mapped_size);
+	}
+	h_flush(&h);
+	uint8_t md[EVP_MAX_MD_SIZE];
+	unsigned mdlen = 0;
+	if (!h.bad && !EVP_DigestFinal_ex(h.ctx, md, &mdlen))
+		h.bad = 1;
+	EVP_MD_CTX_free(h.ctx);
+	if (h.bad || mdlen < SYNTH_BUILD_ID_SIZE)
+		return synth_err(err, errlen, -EIO, "SHA-1 computation failed");
+	memcpy(id, md, SYNTH_BUILD_ID_SIZE);
+	return 0;
+}
+
+void synth_build_id_hex(const uint8_t id[SYNTH_BUILD_ID_SIZE], char hex[SYNTH_BUILD_ID_HEX])
+{
+	static const char digits[] = "0123456789abcdef";
+	for (unsigned i = 0; i < SYNTH_BUILD_ID_SIZE; i++) {
+		hex[2 * i] = digits[id[i] >> 4];
+		hex[2 * i + 1] = digits[id[i] & 15];
+	}
+	hex[2 * SYNTH_BUILD_ID_SIZE] = 0;
+}

@@ -1,0 +1,191 @@
+/* input.c - what a code load must look like before synth makes an ELF of it: filling the input
+ * from a jitdump index entry, validating it (untrusted data from any writer), file names. */
+#include <elf.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "synth/synth.h"
+#include "synth/synth_int.h"
+
+/* Limits that keep one ELF sane; far beyond anything a JIT emits for one method. */
+#define MAX_CODE_SIZE   (256ull << 20)
+#define MAX_UNWIND_SIZE (64ull << 20)
+#define MAX_INLINE_DEPTH 1024u
+
+int synth_err(char *err, size_t errlen, int rc, const char *fmt, ...)
+{
+	if (err && errlen) {
+		va_list ap;
+		va_start(ap, fmt);
+		vsnprintf(err, errlen, fmt, ap);
+		va_end(ap);
+	}
+	return rc;
+}
+
+uint16_t synth_host_machine(void)
+{
+#if defined(__x86_64__)
+	return EM_X86_64;
+#elif defined(__aarch64__)
+	return EM_AARCH64;
+#elif defined(__riscv) && __riscv_xlen == 64
+	return EM_RISCV;
+#else
+	return EM_NONE;
+#endif
+}
+
+uint16_t synth_machine(const struct synth_input *in)
+{
+	return in->e_machine ? in->e_machine : synth_host_machine();
+}
+
+void synth_input_from_load(struct synth_input *in, const struct jd_header *hdr,
+			   const struct jd_load_entry *e)
+{
+	memset(in, 0, sizeof(*in));
+	/* e_machine is a u32 on disk; anything that is not a 16-bit EM_ value stays invalid. */
+	in->e_machine = hdr && hdr->elf_mach <= UINT16_MAX ? (uint16_t)hdr->elf_mach : UINT16_MAX;
+	in->pid = e->load.pid ? e->load.pid : (hdr ? hdr->pid : 0);
+	in->code_index = e->load.code_index;
+	in->generation = e->generation;
+	in->tier = e->info ? e->info->tier : JD_TIER_UNKNOWN;
+	in->timestamp = e->timestamp;
+	in->name = e->load.name;
+	in->code_addr = e->load.code_addr;
+	in->code = e->load.code;
+	in->code_size = e->load.code_size;
+	in->lines = e->lines;
+	in->nr_lines = e->nr_lines;
+	in->inl = e->inl;
+	if (e->unwind && e->unwind->unwinding_size) {
+		in->unwind = e->unwind->data;
+		in->unwind_size = e->unwind->unwinding_size;
+		in->eh_frame_hdr_size = e->unwind->eh_frame_hdr_size;
+		in->mapped_size = e->unwind->mapped_size;
+	}
+}
+
+int synth_file_name(const struct synth_input *in, char *buf, size_t len)
+{
+	int n = snprintf(buf, len, "jitted-%" PRIu32 "-%" PRIu64 ".so", in->pid, in->code_index);
+	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+}
+
+static int in_code(const struct synth_input *in, uint64_t addr)
+{
+	return addr >= in->code_addr && addr - in->code_addr < in->code_size;
+}
+
+static int check_lines(const struct synth_input *in, char *err, size_t errlen)
+{
+	for (size_t i = 0; i < in->nr_lines; i++) {
+		const struct jd_line *l = &in->lines[i];
+		if (!in_code(in, l->addr))
+			return synth_err(err, errlen, -EINVAL,
+					 "line entry %zu: address 0x%" PRIx64 " outside the code "
+					 "[0x%" PRIx64 ", +0x%" PRIx64 ")", i, l->addr,
+					 in->code_addr, in->code_size);
+		if (i && l->addr < in->lines[i - 1].addr)
+			return synth_err(err, errlen, -EINVAL,
+					 "line entry %zu: address 0x%" PRIx64 " below the previous "
+					 "entry's 0x%" PRIx64 " (lines must be sorted)", i, l->addr,
+					 in->lines[i - 1].addr);
+		if (l->line < 0)
+			return synth_err(err, errlen, -EINVAL, "line entry %zu: negative line %d",
+					 i, (int)l->line);
+		if (!l->file || strnlen(l->file, SYNTH_NAME_MAX + 1) > SYNTH_NAME_MAX)
+			return synth_err(err, errlen, -EINVAL,
+					 "line entry %zu: file name missing or longer than %d", i,
+					 SYNTH_NAME_MAX);
+	}
+	return 0;
+}
+
+static int check_inline(const struct synth_input *in, char *err, size_t errlen)
+{
+	const struct jd_ext_inline *x = in->inl;
+	if (!x)
+		return 0;
+	if ((x->nr_methods && !x->methods) || (x->nr_pcs && !x->pcs))
+		return synth_err(err, errlen, -EINVAL, "inline table: missing arrays");
+	for (uint32_t m = 0; m < x->nr_methods; m++) {
+		const struct jd_inline_method *jm = &x->methods[m];
+		if (!jm->name || !jm->file ||
+		    strnlen(jm->name, SYNTH_NAME_MAX + 1) > SYNTH_NAME_MAX || !jm->name[0] ||
+		    strnlen(jm->file, SYNTH_NAME_MAX + 1) > SYNTH_NAME_MAX)
+			return synth_err(err, errlen, -EINVAL,
+					 "inline method %" PRIu32 ": name/file missing, empty or "
+					 "longer than %d", m, SYNTH_NAME_MAX);
+	}
+	for (uint32_t i = 0; i < x->nr_pcs; i++) {
+		const struct jd_inline_pc *p = &x->pcs[i];
+		if (!in_code(in, p->addr))
+			return synth_err(err, errlen, -EINVAL,
+					 "inline pc %" PRIu32 ": address 0x%" PRIx64
+					 " outside the code", i, p->addr);
+		if (i && p->addr <= x->pcs[i - 1].addr)
+			return synth_err(err, errlen, -EINVAL,
+					 "inline pc %" PRIu32 ": address 0x%" PRIx64
+					 " not above the previous one", i, p->addr);
+		if (p->depth > MAX_INLINE_DEPTH || (p->depth && !p->frames))
+			return synth_err(err, errlen, -EINVAL,
+					 "inline pc %" PRIu32 ": depth %" PRIu32 " invalid", i,
+					 p->depth);
+		for (uint32_t d = 0; d < p->depth; d++)
+			if (p->frames[d].method >= x->nr_methods || p->frames[d].line < 0)
+				return synth_err(err, errlen, -EINVAL,
+						 "inline pc %" PRIu32 " frame %" PRIu32
+						 ": method %" PRIu32 " of %" PRIu32 " or line %d",
+						 i, d, p->frames[d].method, x->nr_methods,
+						 (int)p->frames[d].line);
+	}
+	return 0;
+}
+
+static int check_unwind(const struct synth_input *in, char *err, size_t errlen)
+{
+	if (!in->unwind_size)
+		return 0;
+	if (!in->unwind || in->unwind_size > MAX_UNWIND_SIZE)
+		return synth_err(err, errlen, -EINVAL, "unwind data: %" PRIu64
+				 " bytes missing or over the limit", in->unwind_size);
+	if (in->eh_frame_hdr_size > in->unwind_size || in->mapped_size > in->unwind_size)
+		return synth_err(err, errlen, -EINVAL,
+				 "unwind data: eh_frame_hdr_size %" PRIu64 " / mapped_size %"
+				 PRIu64 " exceed unwinding_size %" PRIu64, in->eh_frame_hdr_size,
+				 in->mapped_size, in->unwind_size);
+	return 0;
+}
+
+int synth_validate(const struct synth_input *in, char *err, size_t errlen)
+{
+	uint16_t m = synth_machine(in);
+	if (m != EM_X86_64 && m != EM_AARCH64 && m != EM_RISCV)
+		return synth_err(err, errlen, -ENOTSUP,
+				 "e_machine %u not supported (x86-64, aarch64, riscv64)", m);
+	if (!in->name || !in->name[0])
+		return synth_err(err, errlen, -EINVAL, "empty method name");
+	size_t nlen = strnlen(in->name, SYNTH_NAME_MAX + 1);
+	if (nlen > SYNTH_NAME_MAX)
+		return synth_err(err, errlen, -EINVAL, "method name longer than %d bytes",
+				 SYNTH_NAME_MAX);
+	if (!in->code_size)
+		return synth_err(err, errlen, -EINVAL, "code_size is 0");
+	if (!in->code || in->code_size > MAX_CODE_SIZE)
+		return synth_err(err, errlen, -EINVAL, "code_size %" PRIu64
+				 " over the limit or code missing", in->code_size);
+	if (in->code_addr > UINT64_MAX - in->code_size)
+		return synth_err(err, errlen, -EINVAL, "code 0x%" PRIx64 "+0x%" PRIx64
+				 " wraps the address space", in->code_addr, in->code_size);
+	int rc = check_lines(in, err, errlen);
+	if (!rc)
+		rc = check_inline(in, err, errlen);
+	if (!rc)
+		rc = check_unwind(in, err, errlen);
+	return rc;
+}

@@ -1,0 +1,108 @@
+/* synth.h - the whole public face of libsynth: one small ELF (ET_DYN) per code load, i.e. per
+ * method generation, with a deterministic SHA-1 build-id, DWARF 4 lines and inline scopes,
+ * the runtime's unwind tables and a vendor note saying which generation it is.
+ *
+ * Conventions: functions return 0 (or a documented positive value) on success and a negative
+ * errno on failure, with a message in the caller's err buffer (may be NULL). Everything is
+ * thread-safe: no mutable static state, one libelf handle per call. docs/synth.md. */
+#ifndef JITPROF_SYNTH_H
+#define JITPROF_SYNTH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "jitdump/jitdump.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define SYNTH_BUILD_ID_SIZE 20
+#define SYNTH_BUILD_ID_HEX  (2 * SYNTH_BUILD_ID_SIZE + 1)
+#define SYNTH_NAME_MAX      4096	/* longest method name accepted (bytes, without NUL) */
+#define SYNTH_FILE_NAME_MAX 64		/* "jitted-<u32>-<u64>.so" fits easily */
+
+/* Vendor note in every ELF (section ".note.jitprof", note name "jitprof", type 1):
+ * desc = u32 version (1), u32 generation, u64 code_index, u64 load timestamp, u32 tier
+ * (enum jd_tier), u32 pid, u64 code_addr, then the method name NUL-terminated, padded to 4. */
+#define SYNTH_NOTE_NAME    "jitprof"
+#define SYNTH_NOTE_TYPE    1u
+#define SYNTH_NOTE_VERSION 1u
+
+/* One code load and everything that shapes its ELF. Pointers are borrowed, never freed. */
+struct synth_input {
+	uint16_t e_machine;		/* EM_X86_64, EM_AARCH64, EM_RISCV; 0 = this host's */
+	uint32_t pid;
+	uint64_t code_index;
+	uint32_t generation;		/* 1, 2, 3 ... (0 = unknown) */
+	uint32_t tier;			/* enum jd_tier */
+	uint64_t timestamp;		/* the CODE_LOAD's timestamp */
+	const char *name;		/* the runtime's name, e.g. "Lcom/acme/Foo;bar(I)I" */
+	uint64_t code_addr;
+	const uint8_t *code;
+	uint64_t code_size;
+	const struct jd_line *lines;	/* ascending addr, inside [code_addr, code_addr+size) */
+	size_t nr_lines;
+	const struct jd_ext_inline *inl;	/* NULL: no inline scopes */
+	const uint8_t *unwind;		/* .eh_frame then .eh_frame_hdr (jitdump §2.8), or NULL */
+	uint64_t unwind_size, eh_frame_hdr_size, mapped_size;
+	const char *comp_dir;		/* DW_AT_comp_dir; NULL = "" (file names as given) */
+};
+
+/* Fills *in from one entry of a jitdump index (and the dump header for e_machine/pid). */
+void synth_input_from_load(struct synth_input *in, const struct jd_header *hdr,
+			   const struct jd_load_entry *e);
+
+/* Checks everything synth_build would refuse (code_size 0, oversized name, lines unsorted or
+ * outside the code, inconsistent unwind sizes, bad inline tables). 0 or -EINVAL/-ENOTSUP. */
+int synth_validate(const struct synth_input *in, char *err, size_t errlen);
+
+/* The deterministic build-id without building the ELF: SHA-1 (libcrypto EVP) over tagged,
+ * length-prefixed fields: e_machine, name, generation, code_index, code_addr, tier, code,
+ * line table, inline table, unwind data. Equal to the id synth_build writes. */
+int synth_build_id(const struct synth_input *in, uint8_t id[SYNTH_BUILD_ID_SIZE],
+		   char *err, size_t errlen);
+/* Lower-case hex, NUL-terminated. */
+void synth_build_id_hex(const uint8_t id[SYNTH_BUILD_ID_SIZE], char hex[SYNTH_BUILD_ID_HEX]);
+
+/* A complete ELF in memory. */
+struct synth_elf {
+	uint8_t *data;
+	size_t size;
+	uint8_t build_id[SYNTH_BUILD_ID_SIZE];
+	uint64_t text_offset;	/* file offset == vaddr of .text: the MMAP2 pgoff */
+	uint64_t map_len;	/* MMAP2 len: code_size, or ALIGN_8(code_size)+mapped_size */
+};
+
+int synth_build(const struct synth_input *in, struct synth_elf *out, char *err, size_t errlen);
+void synth_elf_free(struct synth_elf *e);	/* NULL-safe; leaves *e zeroed */
+
+/* "jitted-<pid>-<code_index>.so", from integers only (never from a dump's names). */
+int synth_file_name(const struct synth_input *in, char *buf, size_t len);
+
+/* Writes "<path>.tmp.<pid>.<tid>" (O_NOFOLLOW|O_EXCL, 0644) and renames it over path:
+ * nothing half-written is ever visible. */
+int synth_write_file(const struct synth_elf *e, const char *path, char *err, size_t errlen);
+
+/* ---- perf's build-id cache ------------------------------------------------------------
+ * root is the cache directory (callers resolve $PERF_BUILDID_DIR, else $HOME/.debug;
+ * synth_cache_default_root does exactly that). abs_path is the DSO path the MMAP2 names: it
+ * must be absolute, without "." / ".." components or empty components. */
+
+int synth_cache_default_root(char *buf, size_t len);
+/* <root>/<abs_path>/<hex>/elf */
+int synth_cache_elf_path(const char *root, const char *abs_path,
+			 const uint8_t id[SYNTH_BUILD_ID_SIZE], char *buf, size_t len);
+/* <root>/.build-id/<xx>/<rest of hex> */
+int synth_cache_link_path(const char *root, const uint8_t id[SYNTH_BUILD_ID_SIZE],
+			  char *buf, size_t len);
+/* Places e as <root>/<abs_path>/<hex>/elf plus the relative link
+ * <root>/.build-id/xx/rest -> ../../<abs_path>/<hex> (directories 0755). Returns 0 when
+ * written, 1 when an identical file (and link) was already there. */
+int synth_cache_add(const struct synth_elf *e, const char *root, const char *abs_path,
+		    char *err, size_t errlen);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,37 @@
+/* synth_int.h - libsynth's internal helpers shared by its files: error formatting, a growable
+ * byte buffer with the little-endian and LEB128 encoders the ELF and DWARF writers use. */
+#ifndef JITPROF_SYNTH_INT_H
+#define JITPROF_SYNTH_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "synth/synth.h"
+
+int synth_err(char *err, size_t errlen, int rc, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+uint16_t synth_host_machine(void);
+uint16_t synth_machine(const struct synth_input *in);
+
+/* Growable buffer. Errors are sticky: after a failed allocation every append is a no-op and
+ * buf.oom is set, so encoders check once at the end. Targets are little-endian only. */
+struct synth_buf {
+	uint8_t *p;
+	size_t len, cap;
+	int oom;
+};
+
+void synth_buf_free(struct synth_buf *b);
+void synth_buf_bytes(struct synth_buf *b, const void *src, size_t n);
+void synth_buf_u8(struct synth_buf *b, uint8_t v);
+void synth_buf_u16(struct synth_buf *b, uint16_t v);
+void synth_buf_u32(struct synth_buf *b, uint32_t v);
+void synth_buf_u64(struct synth_buf *b, uint64_t v);
+void synth_buf_uleb(struct synth_buf *b, uint64_t v);
+void synth_buf_sleb(struct synth_buf *b, int64_t v);
+void synth_buf_str(struct synth_buf *b, const char *s);	/* with its NUL */
+void synth_buf_zero(struct synth_buf *b, size_t n);
+/* Overwrites 4 bytes at off (for lengths known only at the end). */
+void synth_buf_put_u32(struct synth_buf *b, size_t off, uint32_t v);
+
+#endif
