@@ -1,0 +1,222 @@
+/* demangle.c - Java method names as Java users read them. JVMTI agents name code loads as
+ * class signature + method name + method signature ("LPkg/Cls;m([LPkg/Cls;I)D"); this parses
+ * the JVM descriptor grammar (and generic signatures) properly, where perf 6.1's
+ * character-by-character rewrite misplaces array brackets. */
+#include "recorder/symbols/symbols.h"
+
+#include <string.h>
+
+struct out {
+	char *buf;
+	size_t cap, len;
+};
+
+static void put(struct out *o, const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++, o->len++)
+		if (o->len + 1 < o->cap)
+			o->buf[o->len] = s[i];
+}
+
+static void puts_(struct out *o, const char *s)
+{
+	put(o, s, strlen(s));
+}
+
+/* A binary class name segment: '/' becomes '.'; stops at ';', '<', '.' (inner generic). */
+static const char *class_name(const char *p, struct out *o)
+{
+	const char *start = p;
+	for (; *p && *p != ';' && *p != '<' && *p != '.'; p++)
+		put(o, *p == '/' ? "." : p, 1);
+	return p == start ? NULL : p;
+}
+
+static const char *type_sig(const char *p, struct out *o);
+
+static const char *type_args(const char *p, struct out *o)
+{
+	/* p at '<' */
+	puts_(o, "<");
+	p++;
+	for (int first = 1; *p != '>'; first = 0) {
+		if (!*p)
+			return NULL;
+		if (!first)
+			puts_(o, ", ");
+		if (*p == '*') {
+			puts_(o, "?");
+			p++;
+			continue;
+		}
+		if (*p == '+' || *p == '-') {
+			puts_(o, *p == '+' ? "? extends " : "? super ");
+			p++;
+		}
+		if (!(p = type_sig(p, o)))
+			return NULL;
+	}
+	puts_(o, ">");
+	return p + 1;
+}
+
+/* One field type; returns the position after it or NULL on a malformed descriptor. */
+static const char *type_sig(const char *p, struct out *o)
+{
+	static const char prim[] = "BCDFIJSZV";
+	static const char *const names[] = { "byte", "char", "double", "float", "int",
+					     "long", "short", "boolean", "void" };
+	const char *hit = *p ? strchr(prim, *p) : NULL;
+	if (hit) {
+		puts_(o, names[hit - prim]);
+		return p + 1;
+	}
+	switch (*p) {
+	case '[': {
+		unsigned dims = 0;
+		while (*p == '[')
+			p++, dims++;
+		if (!(p = type_sig(p, o)))
+			return NULL;
+		while (dims--)
+			puts_(o, "[]");
+		return p;
+	}
+	case 'T':
+		p = class_name(p + 1, o);
+		return p && *p == ';' ? p + 1 : NULL;
+	case 'L':
+		p++;
+		for (;;) {
+			if (!(p = class_name(p, o)))
+				return NULL;
+			if (*p == '<' && !(p = type_args(p, o)))
+				return NULL;
+			if (*p == ';')
+				return p + 1;
+			if (*p != '.')
+				return NULL;
+			puts_(o, ".");	/* Outer<T>.Inner: the generic form of Outer$Inner */
+			p++;
+		}
+	default:
+		return NULL;
+	}
+}
+
+/* <T:Ljava/lang/Object;U::Ljava/lang/Comparable<TU;>;> : validated and left out, as in a
+ * stack trace. */
+static const char *skip_type_params(const char *p)
+{
+	char scratch[1];
+	struct out sink = { scratch, 0, 0 };
+	p++;
+	while (*p != '>') {
+		const char *colon = strchr(p, ':');
+		if (!colon || colon == p)
+			return NULL;
+		p = colon;
+		while (*p == ':') {
+			p++;
+			if (*p == 'L' || *p == 'T' || *p == '[') {
+				if (!(p = type_sig(p, &sink)))
+					return NULL;
+			}
+		}
+	}
+	return p + 1;
+}
+
+/* "(params)ret[^throws]" -> "(a, b)"; the return type is dropped, as perf report does. */
+static const char *method_sig(const char *p, struct out *o)
+{
+	char scratch[1];
+	struct out sink = { scratch, 0, 0 };
+	if (*p == '<' && !(p = skip_type_params(p)))
+		return NULL;
+	if (*p != '(')
+		return NULL;
+	puts_(o, "(");
+	p++;
+	for (int first = 1; *p != ')'; first = 0) {
+		if (!first)
+			puts_(o, ", ");
+		if (!(p = type_sig(p, o)))
+			return NULL;
+	}
+	puts_(o, ")");
+	p++;
+	if (!(p = type_sig(p, &sink)))
+		return NULL;
+	while (*p == '^')
+		if (!(p = type_sig(p + 1, &sink)))
+			return NULL;
+	return p;
+}
+
+static int copy_raw(const char *in, char *out, size_t outlen)
+{
+	if (outlen) {
+		size_t n = strnlen(in, outlen - 1);
+		memcpy(out, in, n);
+		out[n] = 0;
+	}
+	return 0;
+}
+
+/* Method names are Java identifiers, lambda$main$0, or <init>/<clinit>; a '<' after a name
+ * opens the generic type parameters of the signature. */
+static const char *method_name(const char *p, struct out *o)
+{
+	const char *start = p;
+	if (!strncmp(p, "<init>", 6) || !strncmp(p, "<clinit>", 8))
+		p = strchr(p, '>') + 1;
+	else
+		while (*p && *p != '(' && *p != '<' && *p != ';' && *p != '/' && *p != ' ')
+			p++;
+	put(o, start, (size_t)(p - start));
+	return p == start ? NULL : p;
+}
+
+int sym_java_demangle(const char *in, char *out, size_t outlen)
+{
+	struct out o = { out, outlen, 0 };
+	const char *p = in;
+	if (!in)
+		return copy_raw("", out, outlen);
+	if (in[0] == 'L' && strchr(in, ';')) {
+		/* agent form: class signature, then method name, then descriptor */
+		if (!(p = type_sig(p, &o)))
+			return copy_raw(in, out, outlen);
+	} else {
+		/* "pkg/Cls.m(sig)", "pkg.Cls::m(sig)": the class ends at the last separator
+		 * before the signature */
+		const char *paren = strchr(in, '(');
+		const char *sep = NULL;
+		size_t seplen = 0;
+		if (!paren || strchr(in, ' '))
+			return copy_raw(in, out, outlen);
+		for (const char *q = in; q < paren; q++) {
+			if (*q == '.') {
+				sep = q;
+				seplen = 1;
+			} else if (q[0] == ':' && q[1] == ':') {
+				sep = q++;
+				seplen = 2;
+			}
+		}
+		if (!sep)
+			return copy_raw(in, out, outlen);
+		for (const char *q = in; q < sep; q++)
+			put(&o, *q == '/' ? "." : q, 1);
+		p = sep + seplen;
+	}
+	puts_(&o, ".");
+	if (!(p = method_name(p, &o)))
+		return copy_raw(in, out, outlen);
+	if (*p && (!(p = method_sig(p, &o)) || *p))
+		return copy_raw(in, out, outlen);
+	if (outlen)
+		out[o.len < outlen ? o.len : outlen - 1] = 0;
+	return 1;
+}
