@@ -1,0 +1,234 @@
+/* generations.c - the view this project exists for: every generation (code load) of a jitted
+ * method side by side, with when it was loaded, how long it lived, how much time it took and
+ * on which lines, plus the samples no generation can claim (unloaded or unknown code). */
+#include <errno.h>
+#include <inttypes.h>
+#include <regex.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jitdump/jitdump.h"
+#include "recorder/report/report_int.h"
+
+const char *rp_tier_name(uint32_t tier)
+{
+	switch (tier) {
+	case JD_TIER_INTERPRETER: return "interp";
+	case JD_TIER_C1: return "C1";
+	case JD_TIER_C2: return "C2";
+	case JD_TIER_STUB: return "stub";
+	case JD_TIER_OTHER: return "other";
+	default: return "-";
+	}
+}
+
+struct hit { uint32_t load; uint32_t line; const char *file; };
+
+static int hit_order(const void *pa, const void *pb)
+{
+	const struct hit *a = pa, *b = pb;
+	if (a->load != b->load)
+		return a->load < b->load ? -1 : 1;
+	if (a->file != b->file)
+		return a->file < b->file ? -1 : 1;
+	return a->line < b->line ? -1 : a->line > b->line;
+}
+
+static int load_ptr_order(const void *pa, const void *pb)
+{
+	const struct rp_load *a = *(const struct rp_load *const *)pa;
+	const struct rp_load *b = *(const struct rp_load *const *)pb;
+	if (a->pid != b->pid)
+		return a->pid < b->pid ? -1 : 1;
+	int c = strcmp(a->method ? a->method : "", b->method ? b->method : "");
+	if (c)
+		return c;
+	if (a->generation != b->generation)
+		return a->generation < b->generation ? -1 : 1;
+	return a->load_time < b->load_time ? -1 : a->load_time > b->load_time;
+}
+
+/* Keeps the three heaviest lines of one load from its run of sorted hits. */
+static void hot_lines(struct rp_gen_row *row, const struct hit *h, size_t n)
+{
+	for (size_t i = 0; i < n;) {
+		size_t j = i;
+		while (j < n && h[j].file == h[i].file && h[j].line == h[i].line)
+			j++;
+		if (h[i].file) {
+			struct rp_gen_line cand = { h[i].file, h[i].line, j - i };
+			for (int k = 0; k < 3; k++) {
+				if (k >= row->nr_hot || cand.samples > row->hot[k].samples) {
+					struct rp_gen_line t = row->hot[k];
+					if (k < row->nr_hot)
+						row->hot[k] = cand, cand = t;
+					else {
+						row->hot[row->nr_hot++] = cand;
+						break;
+					}
+				}
+			}
+		}
+		i = j;
+	}
+}
+
+static uint64_t proc_samples(const struct rp_session *s, uint32_t pid)
+{
+	uint64_t n = 0;
+	for (size_t i = 0; i < s->nr_samples; i++)
+		n += s->samples[i].pid == pid;
+	return n;
+}
+
+int rp_gen_view_build(struct rp_gen_view *v, const struct rp_session *s,
+		      const char *method_regex, char *err, size_t errlen)
+{
+	memset(v, 0, sizeof(*v));
+	regex_t re;
+	if (method_regex) {
+		int rc = regcomp(&re, method_regex, REG_EXTENDED | REG_NOSUB);
+		if (rc) {
+			char msg[256];
+			regerror(rc, &re, msg, sizeof(msg));
+			snprintf(err, errlen, "--method '%s': %s", method_regex, msg);
+			return -EINVAL;
+		}
+	}
+	int ret = -ENOMEM;
+	struct hit *hits = malloc((s->nr_samples + 1) * sizeof(*hits));
+	const struct rp_load **order = malloc((s->nr_loads + 1) * sizeof(*order));
+	size_t nr_hits = 0;
+	uint64_t psamples = 0;
+	uint32_t last_pid = 0;
+	int have_pid = 0;
+	if (!hits || !order)
+		goto out;
+	for (size_t i = 0; i < s->nr_samples; i++) {
+		const struct rp_frame *f = rp_leaf(s, &s->samples[i]);
+		v->total_samples++;
+		if (f->flags & RP_FRAME_UNLOADED)
+			v->unloaded_samples++;
+		else if (f->flags & RP_FRAME_UNKNOWN)
+			v->unknown_samples++;
+		else if (f->load)
+			hits[nr_hits++] = (struct hit){ f->load, f->line, f->srcfile };
+	}
+	qsort(hits, nr_hits, sizeof(*hits), hit_order);
+	for (size_t i = 0; i < s->nr_loads; i++)
+		order[i] = &s->loads[i];
+	qsort(order, s->nr_loads, sizeof(*order), load_ptr_order);
+
+	for (size_t i = 0; i < s->nr_loads;) {
+		size_t j = i;
+		while (j < s->nr_loads && order[j]->pid == order[i]->pid &&
+		       order[j]->method == order[i]->method)
+			j++;
+		int match = order[i]->method &&
+			    (method_regex ? !regexec(&re, order[i]->method, 0, NULL, 0) : j - i > 1);
+		if (!match) {
+			i = j;
+			continue;
+		}
+		struct rp_gen_method *m = realloc(v->methods, (v->nr_methods + 1) * sizeof(*m));
+		if (!m)
+			goto out;
+		v->methods = m;
+		m = &v->methods[v->nr_methods++];
+		*m = (struct rp_gen_method){ .pid = order[i]->pid, .method = order[i]->method };
+		m->rows = calloc(j - i, sizeof(*m->rows));
+		if (!m->rows)
+			goto out;
+		/* Groups come sorted by pid: count each process once. */
+		if (!have_pid || order[i]->pid != last_pid) {
+			psamples = proc_samples(s, order[i]->pid);
+			last_pid = order[i]->pid;
+			have_pid = 1;
+		}
+		for (size_t k = i; k < j; k++) {
+			const struct rp_load *l = order[k];
+			struct rp_gen_row *r = &m->rows[m->nr_rows++];
+			uint64_t end = l->end_time ? l->end_time : s->end;
+			r->load = l;
+			r->samples = l->samples;
+			r->proc_samples = psamples;
+			r->rel_load_s = l->load_time > s->start ? (l->load_time - s->start) / 1e9 : 0;
+			r->lifetime_s = end > l->load_time ? (end - l->load_time) / 1e9 : 0;
+			r->share = psamples ? (double)l->samples / psamples : 0;
+			r->per_sec = r->lifetime_s > 0 ? l->samples / r->lifetime_s : 0;
+			/* hits are sorted by load index: find this load's run. */
+			uint32_t idx = (uint32_t)(l - s->loads) + 1;
+			size_t lo = 0, hi = nr_hits;
+			while (lo < hi) {
+				size_t mid = (lo + hi) / 2;
+				if (hits[mid].load < idx)
+					lo = mid + 1;
+				else
+					hi = mid;
+			}
+			size_t end_run = lo;
+			while (end_run < nr_hits && hits[end_run].load == idx)
+				end_run++;
+			hot_lines(r, hits + lo, end_run - lo);
+		}
+		i = j;
+	}
+	ret = 0;
+out:
+	if (method_regex)
+		regfree(&re);
+	free(hits);
+	free(order);
+	if (ret)
+		rp_gen_view_free(v);
+	return ret;
+}
+
+void rp_gen_view_free(struct rp_gen_view *v)
+{
+	for (size_t i = 0; i < v->nr_methods; i++)
+		free(v->methods[i].rows);
+	free(v->methods);
+	memset(v, 0, sizeof(*v));
+}
+
+int rp_print_generations(FILE *out, const struct rp_session *s, const char *method_regex,
+			 char *err, size_t errlen)
+{
+	struct rp_gen_view v;
+	int rc = rp_gen_view_build(&v, s, method_regex, err, errlen);
+	if (rc)
+		return rc;
+	double span = s->end > s->start ? (s->end - s->start) / 1e9 : 0;
+	fprintf(out, "# Generations of jitted methods: recording %.3f s, %" PRIu64 " samples\n",
+		span, v.total_samples);
+	fprintf(out, "# Samples in code already unloaded: %" PRIu64 ", in unknown code: %" PRIu64
+		"\n#\n", v.unloaded_samples, v.unknown_samples);
+	if (!v.nr_methods)
+		fprintf(out, "# no method %s\n", method_regex ? "matches --method" :
+			"has more than one generation");
+	for (size_t i = 0; i < v.nr_methods; i++) {
+		const struct rp_gen_method *m = &v.methods[i];
+		uint64_t total = 0;
+		for (size_t k = 0; k < m->nr_rows; k++)
+			total += m->rows[k].samples;
+		fprintf(out, "%s%s  (pid %u, %zu generation%s, %" PRIu64 " samples)\n", i ? "\n" : "",
+			m->method, m->pid, m->nr_rows, m->nr_rows == 1 ? "" : "s", total);
+		fprintf(out, "  %4s  %-6s  %9s  %9s  %7s  %7s  %7s  %9s  %s\n", "gen", "tier",
+			"loaded", "lifetime", "code", "samples", "share", "samples/s",
+			"hottest lines");
+		for (size_t k = 0; k < m->nr_rows; k++) {
+			const struct rp_gen_row *r = &m->rows[k];
+			fprintf(out, "  %4u  %-6s  %8.3fs  %8.3fs  %7" PRIu64 "  %7" PRIu64
+				"  %6.2f%%  %9.1f  ", r->load->generation, rp_tier_name(r->load->tier),
+				r->rel_load_s, r->lifetime_s, r->load->code_size, r->samples,
+				100 * r->share, r->per_sec);
+			for (int h = 0; h < r->nr_hot; h++)
+				fprintf(out, "%s%s:%u (%" PRIu64 ")", h ? ", " : "", r->hot[h].file,
+					r->hot[h].line, r->hot[h].samples);
+			fprintf(out, "%s\n", r->nr_hot ? "" : "-");
+		}
+	}
+	rp_gen_view_free(&v);
+	return ferror(out) ? -EIO : 0;
+}

@@ -1,0 +1,187 @@
+/* report.h - the presentation half of `jitprof report`: a session of resolved samples (the
+ * ingest from perf.data + symbols fills it; tests fill it by hand), aggregated by sort keys
+ * and printed as perf's table, a call graph, the generations view, a generation compare,
+ * JSON, folded stacks or an interactive flame graph SVG. Prefix rp_. */
+#ifndef JITPROF_REPORT_H
+#define JITPROF_REPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* One code load of a jitted method in one process: a "generation" (ARCHITECTURE.md §3). */
+struct rp_load {
+	uint32_t pid;
+	const char *method;	/* display name (demangled unless --no-demangle), interned */
+	const char *dso;	/* short dso name, e.g. jitted-123-7.so, interned */
+	const char *build_id;	/* hex, interned, or NULL */
+	uint32_t generation;	/* 1, 2, ...; 0 = unknown */
+	uint32_t tier;		/* enum jd_tier (0 unknown) */
+	uint64_t load_time;	/* recording clock, ns */
+	uint64_t end_time;	/* next overlapping load / unload / 0 = end of recording */
+	uint64_t code_addr;	/* runtime address of the method's first byte */
+	uint64_t code_size;
+	const uint8_t *code;	/* retained code bytes (owned by the session), or NULL */
+	/* filled in by rp_session_finish() */
+	uint64_t samples, period;
+};
+
+/* Frame flags. */
+#define RP_FRAME_KERNEL   (1u << 0)	/* printed [k] */
+#define RP_FRAME_INLINED  (1u << 1)	/* a frame only present as inlined code */
+#define RP_FRAME_UNKNOWN  (1u << 2)	/* no mapping covered the address */
+#define RP_FRAME_UNLOADED (1u << 3)	/* jitted code already replaced/unloaded at that time */
+
+struct rp_frame {
+	const char *dso;	/* interned short name; "[unknown]" when no map */
+	const char *sym;	/* interned; NULL = unresolved (printed as the address) */
+	const char *srcfile;	/* interned basename-or-path; NULL = unknown */
+	uint32_t line;
+	uint32_t flags;		/* RP_FRAME_* */
+	uint32_t load;		/* 1-based index into the session's loads; 0 = not jitted */
+	uint64_t ip;		/* absolute address */
+	uint64_t symoff;	/* offset of ip from the symbol start */
+};
+
+struct rp_sample {
+	uint64_t time;
+	uint64_t period;
+	uint32_t pid, tid;
+	const char *comm;	/* interned */
+	uint32_t first;		/* index of the leaf frame in the session's frame array */
+	uint32_t nr;		/* frames[first] = leaf ... frames[first+nr-1] = outermost caller */
+};
+
+struct rp_session;
+
+int rp_session_new(struct rp_session **out);
+void rp_session_free(struct rp_session *s);
+
+/* Strings live as long as the session; equal strings give the same pointer, so the
+ * aggregation compares pointers. NULL in -> NULL out. */
+const char *rp_intern(struct rp_session *s, const char *str);
+/* Owned copy of bytes (code of a load). */
+const uint8_t *rp_keep_bytes(struct rp_session *s, const void *buf, size_t len);
+
+/* Adds a load; returns its 1-based index, or 0 on allocation failure. */
+uint32_t rp_add_load(struct rp_session *s, const struct rp_load *l);
+struct rp_load *rp_load_at(struct rp_session *s, uint32_t idx);
+size_t rp_nr_loads(const struct rp_session *s);
+
+/* Adds a sample with its frames (leaf first); strings must be interned by this session.
+ * Returns 0 or -ENOMEM. */
+int rp_add_sample(struct rp_session *s, const struct rp_sample *smp,
+		  const struct rp_frame *frames, uint32_t nr);
+size_t rp_nr_samples(const struct rp_session *s);
+const struct rp_sample *rp_sample_at(const struct rp_session *s, size_t i);
+const struct rp_frame *rp_frames(const struct rp_session *s);
+
+/* The recording's time span (first/last event), for load times and open-ended lifetimes. */
+void rp_set_span(struct rp_session *s, uint64_t start, uint64_t end);
+void rp_get_span(const struct rp_session *s, uint64_t *start, uint64_t *end);
+void rp_set_event_name(struct rp_session *s, const char *name);
+void rp_set_lost(struct rp_session *s, uint64_t lost);
+
+/* Fills load sample counts and missing generation numbers (order of loads of the same
+ * method per pid) and open lifetimes. Call once after the last sample. */
+void rp_session_finish(struct rp_session *s);
+
+/* ---- Aggregation ------------------------------------------------------------------ */
+
+enum rp_key { RP_KEY_COMM, RP_KEY_PID, RP_KEY_DSO, RP_KEY_SYM, RP_KEY_SRCLINE,
+	      RP_KEY_GENERATION, RP_KEY__MAX };
+#define RP_MAX_KEYS 8
+
+/* Parses "comm,dso,sym"; -EINVAL with the bad key in err. */
+int rp_parse_sort(const char *spec, enum rp_key *keys, int *nr, char *err, size_t errlen);
+const char *rp_key_name(enum rp_key k);
+
+struct rp_entry {
+	const struct rp_sample *first;	/* a representative sample (its leaf gives the keys) */
+	uint64_t period, samples;
+	uint32_t nr_members;		/* samples in this entry, indexes in members[] */
+	uint32_t *members;		/* sample indexes (for the call graph) */
+};
+
+struct rp_hist {
+	enum rp_key keys[RP_MAX_KEYS];
+	int nr_keys;
+	struct rp_entry *entries;	/* sorted: period desc, then keys like perf */
+	size_t nr_entries;
+	uint64_t total_period, total_samples;
+	const struct rp_session *s;
+	uint32_t *members_block;	/* private */
+};
+
+/* need_members: keep per-entry sample lists (call graph). -ENOMEM on failure. */
+int rp_hist_build(struct rp_hist *h, const struct rp_session *s, const enum rp_key *keys,
+		  int nr_keys, int need_members);
+void rp_hist_free(struct rp_hist *h);
+
+/* One key of an entry as printed in the table into buf ("[.] name", "java", ...). */
+const char *rp_entry_key_str(const struct rp_hist *h, const struct rp_entry *e,
+			     enum rp_key k, char *buf, size_t len);
+
+/* ---- Output ----------------------------------------------------------------------- */
+
+enum rp_graph_mode { RP_GRAPH_NONE, RP_GRAPH_CALLEE, RP_GRAPH_CALLER };
+
+struct rp_table_opts {
+	size_t max_rows;		/* 0 = all */
+	enum rp_graph_mode graph;
+	double graph_min_percent;	/* branches below are hidden (perf's 0.5) */
+};
+
+/* perf report --stdio --no-children look-alike. */
+int rp_print_table(FILE *out, const struct rp_hist *h, const struct rp_table_opts *o);
+int rp_print_json(FILE *out, const struct rp_hist *h, const struct rp_session *s,
+		  const char *method_regex, int with_generations);
+/* Folded stacks "comm;outer;...;leaf count", generations tagged " [gen N]". */
+int rp_print_collapsed(FILE *out, const struct rp_session *s);
+int rp_write_flamegraph(FILE *out, const struct rp_session *s, const char *title);
+
+/* The generations view; method_regex NULL = all methods with > 1 generation. */
+int rp_print_generations(FILE *out, const struct rp_session *s, const char *method_regex,
+			 char *err, size_t errlen);
+/* Per source line and per instruction share of two generations of one method. */
+int rp_print_compare(FILE *out, const struct rp_session *s, const char *method,
+		     uint32_t gen_a, uint32_t gen_b, char *err, size_t errlen);
+
+/* Frame name as used in stacks: symbol, or dso+address when unresolved; with
+ * " [gen N]" for jitted frames when tag_gen. */
+const char *rp_frame_name(const struct rp_session *s, const struct rp_frame *f, int tag_gen,
+			  char *buf, size_t len);
+
+/* ---- Generations summary (shared by the table, JSON and tests) -------------------- */
+
+struct rp_gen_line { const char *file; uint32_t line; uint64_t samples; };
+
+struct rp_gen_row {
+	const struct rp_load *load;
+	uint64_t samples, proc_samples;	/* this generation's / the process's */
+	double rel_load_s, lifetime_s, share, per_sec;
+	struct rp_gen_line hot[3];
+	int nr_hot;
+};
+
+struct rp_gen_method {
+	uint32_t pid;
+	const char *method;
+	struct rp_gen_row *rows;
+	size_t nr_rows;
+};
+
+struct rp_gen_view {
+	struct rp_gen_method *methods;
+	size_t nr_methods;
+	uint64_t unknown_samples;	/* leaf in no mapping, or jitted code already unloaded */
+	uint64_t unloaded_samples;
+	uint64_t total_samples;
+};
+
+int rp_gen_view_build(struct rp_gen_view *v, const struct rp_session *s,
+		      const char *method_regex, char *err, size_t errlen);
+void rp_gen_view_free(struct rp_gen_view *v);
+const char *rp_tier_name(uint32_t tier);
+
+#endif

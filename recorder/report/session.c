@@ -1,0 +1,263 @@
+/* session.c - the report's in-memory model: interned strings (so aggregation compares
+ * pointers), loads of jitted code, samples and their frames in flat arrays. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "recorder/report/report_int.h"
+
+/* Strings and code bytes go into big chunks: millions of small mallocs would dominate. */
+static void *arena_alloc(struct rp_session *s, size_t len)
+{
+	len = (len + 7) & ~(size_t)7;
+	if (!s->arena || s->arena->used + len > s->arena->cap) {
+		size_t cap = len > RP_CHUNK ? len : RP_CHUNK;
+		struct rp_chunk *c = malloc(sizeof(*c) + cap);
+		if (!c)
+			return NULL;
+		c->next = s->arena;
+		c->used = 0;
+		c->cap = cap;
+		s->arena = c;
+	}
+	void *p = s->arena->data + s->arena->used;
+	s->arena->used += len;
+	return p;
+}
+
+uint64_t rp_hash_bytes(const void *buf, size_t len, uint64_t h)
+{
+	const unsigned char *p = buf;
+	h ^= 0xcbf29ce484222325ull;
+	for (size_t i = 0; i < len; i++) {
+		h ^= p[i];
+		h *= 0x100000001b3ull;
+	}
+	return h;
+}
+
+int rp_session_new(struct rp_session **out)
+{
+	struct rp_session *s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	s->str_cap = 1024;
+	s->strs = calloc(s->str_cap, sizeof(*s->strs));
+	if (!s->strs) {
+		free(s);
+		return -ENOMEM;
+	}
+	s->event = "cpu-clock";
+	*out = s;
+	return 0;
+}
+
+void rp_session_free(struct rp_session *s)
+{
+	if (!s)
+		return;
+	while (s->arena) {
+		struct rp_chunk *n = s->arena->next;
+		free(s->arena);
+		s->arena = n;
+	}
+	free(s->strs);
+	free(s->loads);
+	free(s->samples);
+	free(s->frames);
+	free(s);
+}
+
+static int str_grow(struct rp_session *s)
+{
+	size_t cap = s->str_cap * 2;
+	const char **n = calloc(cap, sizeof(*n));
+	if (!n)
+		return -ENOMEM;
+	for (size_t i = 0; i < s->str_cap; i++) {
+		const char *p = s->strs[i];
+		if (!p)
+			continue;
+		size_t j = rp_hash_bytes(p, strlen(p), 0) & (cap - 1);
+		while (n[j])
+			j = (j + 1) & (cap - 1);
+		n[j] = p;
+	}
+	free(s->strs);
+	s->strs = n;
+	s->str_cap = cap;
+	return 0;
+}
+
+const char *rp_intern(struct rp_session *s, const char *str)
+{
+	if (!str)
+		return NULL;
+	size_t len = strlen(str);
+	if (s->nr_strs * 2 >= s->str_cap && str_grow(s))
+		return NULL;
+	size_t j = rp_hash_bytes(str, len, 0) & (s->str_cap - 1);
+	while (s->strs[j]) {
+		if (!strcmp(s->strs[j], str))
+			return s->strs[j];
+		j = (j + 1) & (s->str_cap - 1);
+	}
+	char *p = arena_alloc(s, len + 1);
+	if (!p)
+		return NULL;
+	memcpy(p, str, len + 1);
+	s->strs[j] = p;
+	s->nr_strs++;
+	return p;
+}
+
+const uint8_t *rp_keep_bytes(struct rp_session *s, const void *buf, size_t len)
+{
+	uint8_t *p = arena_alloc(s, len ? len : 1);
+	if (p && len)
+		memcpy(p, buf, len);
+	return p;
+}
+
+/* Doubles *arr when n reaches *cap. */
+static int grow(void **arr, size_t *cap, size_t n, size_t elem)
+{
+	if (n < *cap)
+		return 0;
+	size_t ncap = *cap ? *cap * 2 : 256;
+	void *p = realloc(*arr, ncap * elem);
+	if (!p)
+		return -ENOMEM;
+	*arr = p;
+	*cap = ncap;
+	return 0;
+}
+
+uint32_t rp_add_load(struct rp_session *s, const struct rp_load *l)
+{
+	if (grow((void **)&s->loads, &s->loads_cap, s->nr_loads, sizeof(*s->loads)))
+		return 0;
+	s->loads[s->nr_loads++] = *l;
+	return (uint32_t)s->nr_loads;
+}
+
+struct rp_load *rp_load_at(struct rp_session *s, uint32_t idx)
+{
+	return idx && idx <= s->nr_loads ? &s->loads[idx - 1] : NULL;
+}
+
+size_t rp_nr_loads(const struct rp_session *s)
+{
+	return s->nr_loads;
+}
+
+int rp_add_sample(struct rp_session *s, const struct rp_sample *smp,
+		  const struct rp_frame *frames, uint32_t nr)
+{
+	if (grow((void **)&s->samples, &s->samples_cap, s->nr_samples, sizeof(*s->samples)))
+		return -ENOMEM;
+	while (s->nr_frames + nr > s->frames_cap)
+		if (grow((void **)&s->frames, &s->frames_cap, s->frames_cap, sizeof(*s->frames)))
+			return -ENOMEM;
+	struct rp_sample *d = &s->samples[s->nr_samples++];
+	*d = *smp;
+	d->first = (uint32_t)s->nr_frames;
+	d->nr = nr;
+	if (nr)
+		memcpy(&s->frames[s->nr_frames], frames, nr * sizeof(*frames));
+	s->nr_frames += nr;
+	return 0;
+}
+
+size_t rp_nr_samples(const struct rp_session *s)
+{
+	return s->nr_samples;
+}
+
+const struct rp_sample *rp_sample_at(const struct rp_session *s, size_t i)
+{
+	return &s->samples[i];
+}
+
+const struct rp_frame *rp_frames(const struct rp_session *s)
+{
+	return s->frames;
+}
+
+void rp_set_span(struct rp_session *s, uint64_t start, uint64_t end)
+{
+	s->start = start;
+	s->end = end;
+}
+
+void rp_get_span(const struct rp_session *s, uint64_t *start, uint64_t *end)
+{
+	*start = s->start;
+	*end = s->end;
+}
+
+void rp_set_event_name(struct rp_session *s, const char *name)
+{
+	s->event = rp_intern(s, name);
+}
+
+void rp_set_lost(struct rp_session *s, uint64_t lost)
+{
+	s->lost = lost;
+}
+
+static int load_order(const void *a, const void *b)
+{
+	const struct rp_load *x = *(const struct rp_load *const *)a;
+	const struct rp_load *y = *(const struct rp_load *const *)b;
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	if (x->method != y->method)
+		return strcmp(x->method ? x->method : "", y->method ? y->method : "");
+	if (x->load_time != y->load_time)
+		return x->load_time < y->load_time ? -1 : 1;
+	return x < y ? -1 : x > y;
+}
+
+/* Generations for loads that carried none (no note, no dump): the order of loads of the
+ * same method name in one process, which is what contract 3 defines anyway. */
+static void number_generations(struct rp_session *s)
+{
+	if (!s->nr_loads)
+		return;
+	struct rp_load **v = malloc(s->nr_loads * sizeof(*v));
+	if (!v)
+		return;
+	for (size_t i = 0; i < s->nr_loads; i++)
+		v[i] = &s->loads[i];
+	qsort(v, s->nr_loads, sizeof(*v), load_order);
+	uint32_t n = 0;
+	for (size_t i = 0; i < s->nr_loads; i++) {
+		if (i == 0 || v[i]->pid != v[i - 1]->pid || v[i]->method != v[i - 1]->method)
+			n = 0;
+		n++;
+		if (!v[i]->generation)
+			v[i]->generation = n;
+	}
+	free(v);
+}
+
+void rp_session_finish(struct rp_session *s)
+{
+	number_generations(s);
+	for (size_t i = 0; i < s->nr_loads; i++) {
+		s->loads[i].samples = 0;
+		s->loads[i].period = 0;
+	}
+	for (size_t i = 0; i < s->nr_samples; i++) {
+		const struct rp_sample *smp = &s->samples[i];
+		if (!smp->nr)
+			continue;
+		const struct rp_frame *leaf = rp_leaf(s, smp);
+		struct rp_load *l = rp_load_at(s, leaf->load);
+		if (l && !(leaf->flags & RP_FRAME_UNLOADED)) {
+			l->samples++;
+			l->period += smp->period;
+		}
+	}
+}

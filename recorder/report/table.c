@@ -1,0 +1,243 @@
+/* table.c - the human table, headed and aligned like `perf report --stdio --no-children`,
+ * with an optional call graph under each row (callee or caller order, perf's graph style:
+ * absolute percentages, branches under a threshold hidden). */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "recorder/report/report_int.h"
+
+static const char *const headers[RP_KEY__MAX] = {
+	[RP_KEY_COMM] = "Command", [RP_KEY_PID] = "Pid:Command", [RP_KEY_DSO] = "Shared Object",
+	[RP_KEY_SYM] = "Symbol", [RP_KEY_SRCLINE] = "Source:Line",
+	[RP_KEY_GENERATION] = "Generation",
+};
+
+/* ---- call graph: a trie of frames per entry ---------------------------------------- */
+
+struct cg_node {
+	const struct rp_frame *f;	/* representative frame */
+	uint64_t period;
+	uint32_t child, sibling;	/* node indexes, 0 = none */
+};
+
+struct cg_tree {
+	struct cg_node *n;
+	size_t nr, cap;
+};
+
+static int same_frame(const struct rp_frame *a, const struct rp_frame *b)
+{
+	if (a->sym || b->sym)
+		return a->sym == b->sym && a->load == b->load;
+	return a->ip == b->ip;
+}
+
+static uint32_t cg_child(struct cg_tree *t, uint32_t parent, const struct rp_frame *f)
+{
+	uint32_t *link = &t->n[parent].child;
+	for (uint32_t c = *link; c; c = t->n[c].sibling) {
+		if (same_frame(t->n[c].f, f))
+			return c;
+		link = &t->n[c].sibling;
+	}
+	if (t->nr == t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 64;
+		struct cg_node *p = realloc(t->n, cap * sizeof(*p));
+		if (!p)
+			return 0;
+		t->n = p;
+		t->cap = cap;
+		link = NULL;	/* the array moved: find the tail again */
+	}
+	uint32_t idx = (uint32_t)t->nr++;
+	t->n[idx] = (struct cg_node){ .f = f };
+	if (!link) {
+		link = &t->n[parent].child;
+		while (*link)
+			link = &t->n[*link].sibling;
+	}
+	*link = idx;
+	return idx;
+}
+
+static int cg_by_period(const void *a, const void *b, void *ctx)
+{
+	const struct cg_tree *t = ctx;
+	uint64_t x = t->n[*(const uint32_t *)a].period, y = t->n[*(const uint32_t *)b].period;
+	return x > y ? -1 : x < y;
+}
+
+/* Children of a node, heaviest first (perf sorts each level by period). */
+static size_t cg_children(struct cg_tree *t, uint32_t node, uint32_t **out)
+{
+	size_t n = 0;
+	for (uint32_t c = t->n[node].child; c; c = t->n[c].sibling)
+		n++;
+	*out = malloc((n ? n : 1) * sizeof(**out));
+	if (!*out)
+		return 0;
+	n = 0;
+	for (uint32_t c = t->n[node].child; c; c = t->n[c].sibling)
+		(*out)[n++] = c;
+	qsort_r(*out, n, sizeof(**out), cg_by_period, t);
+	return n;
+}
+
+struct cg_print {
+	FILE *out;
+	const struct rp_session *s;
+	struct cg_tree *t;
+	uint64_t total;
+	double min_pct;
+	char prefix[1024];
+};
+
+static void cg_print_node(struct cg_print *p, uint32_t node, size_t plen)
+{
+	char name[512];
+	uint32_t *kids;
+	size_t n = cg_children(p->t, node, &kids);
+	size_t shown = 0;
+	for (size_t i = 0; i < n; i++)
+		if (100.0 * p->t->n[kids[i]].period / p->total >= p->min_pct)
+			shown++;
+	/* A single child carrying all of its parent's weight continues the chain. */
+	if (n == 1 && p->t->n[kids[0]].period == p->t->n[node].period) {
+		uint32_t c = kids[0];
+		fprintf(p->out, "%.*s%s\n", (int)plen, p->prefix,
+			rp_frame_name(p->s, p->t->n[c].f, 1, name, sizeof(name)));
+		free(kids);
+		cg_print_node(p, c, plen);
+		return;
+	}
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++) {
+		uint32_t c = kids[i];
+		double pct = 100.0 * p->t->n[c].period / p->total;
+		if (pct < p->min_pct)
+			continue;
+		int last = ++k == shown;
+		fprintf(p->out, "%.*s|\n", (int)plen, p->prefix);
+		fprintf(p->out, "%.*s%s--%.2f%%--%s\n", (int)plen, p->prefix, last ? " " : "|",
+			pct, rp_frame_name(p->s, p->t->n[c].f, 1, name, sizeof(name)));
+		size_t nlen = plen;
+		if (plen + 16 < sizeof(p->prefix)) {
+			memcpy(p->prefix + plen, last ? "           " : "|          ", 11);
+			nlen = plen + 11;
+		}
+		cg_print_node(p, c, nlen);
+	}
+	if (shown)
+		fprintf(p->out, "%.*s\n", (int)plen, p->prefix);
+	free(kids);
+}
+
+static int print_graph(FILE *out, const struct rp_hist *h, const struct rp_entry *e,
+		       const struct rp_table_opts *o)
+{
+	const struct rp_session *s = h->s;
+	struct cg_tree t = { .cap = 64, .nr = 1 };	/* node 0: the root */
+	t.n = calloc(t.cap, sizeof(*t.n));
+	if (!t.n)
+		return -ENOMEM;
+	for (uint32_t m = 0; m < e->nr_members; m++) {
+		const struct rp_sample *smp = &s->samples[e->members[m]];
+		uint32_t node = 0;
+		t.n[0].period += smp->period;
+		for (uint32_t i = 0; i < smp->nr; i++) {
+			uint32_t fi = o->graph == RP_GRAPH_CALLER ? smp->nr - 1 - i : i;
+			node = cg_child(&t, node, &s->frames[smp->first + fi]);
+			if (!node) {
+				free(t.n);
+				return -ENOMEM;
+			}
+			t.n[node].period += smp->period;
+		}
+	}
+	struct cg_print p = { .out = out, .s = s, .t = &t, .total = h->total_period,
+			      .min_pct = o->graph_min_percent };
+	memset(p.prefix, ' ', 12);
+	fprintf(out, "            |\n");
+	uint32_t *kids;
+	size_t n = cg_children(&t, 0, &kids);
+	/* The first level is printed as perf's "---name" trunk(s). */
+	for (size_t i = 0; i < n; i++) {
+		char name[512];
+		uint32_t c = kids[i];
+		if (i && 100.0 * t.n[c].period / h->total_period < o->graph_min_percent)
+			continue;
+		fprintf(out, "            ---%s\n", rp_frame_name(s, t.n[c].f, 1, name, sizeof(name)));
+		memset(p.prefix, ' ', 15);
+		cg_print_node(&p, c, 15);
+	}
+	fprintf(out, "\n");
+	free(kids);
+	free(t.n);
+	return 0;
+}
+
+/* ---- the table ---------------------------------------------------------------------- */
+
+int rp_print_table(FILE *out, const struct rp_hist *h, const struct rp_table_opts *o)
+{
+	size_t rows = h->nr_entries;
+	if (o->max_rows && o->max_rows < rows)
+		rows = o->max_rows;
+	size_t width[RP_MAX_KEYS];
+	char buf[4096];
+	for (int k = 0; k < h->nr_keys; k++) {
+		width[k] = strlen(headers[h->keys[k]]);
+		for (size_t i = 0; i < rows; i++) {
+			size_t l = strlen(rp_entry_key_str(h, &h->entries[i], h->keys[k], buf,
+							    sizeof(buf)));
+			if (l > width[k])
+				width[k] = l;
+		}
+	}
+	fprintf(out, "#\n# Total Lost Samples: %" PRIu64 "\n#\n", h->s->lost);
+	fprintf(out, "# Samples: %" PRIu64 "  of event '%s'\n", h->total_samples, h->s->event);
+	fprintf(out, "# Event count (approx.): %" PRIu64 "\n#\n", h->total_period);
+	fprintf(out, "# Overhead");
+	for (int k = 0; k < h->nr_keys; k++)
+		fprintf(out, "  %-*s", k + 1 < h->nr_keys ? (int)width[k] : 0, headers[h->keys[k]]);
+	fprintf(out, "\n# ........");
+	for (int k = 0; k < h->nr_keys; k++) {
+		fputs("  ", out);
+		for (size_t i = 0; i < width[k]; i++)
+			fputc('.', out);
+	}
+	fprintf(out, "\n#\n");
+	for (size_t i = 0; i < rows; i++) {
+		const struct rp_entry *e = &h->entries[i];
+		double pct = h->total_period ? 100.0 * e->period / h->total_period : 0;
+		fprintf(out, "%9.2f%%", pct);
+		for (int k = 0; k < h->nr_keys; k++)
+			fprintf(out, "  %-*s", k + 1 < h->nr_keys ? (int)width[k] : 0,
+				rp_entry_key_str(h, e, h->keys[k], buf, sizeof(buf)));
+		fputc('\n', out);
+		if (o->graph != RP_GRAPH_NONE && e->members) {
+			int rc = print_graph(out, h, e, o);
+			if (rc)
+				return rc;
+		}
+	}
+	if (!h->nr_entries)
+		fprintf(out, "# (no samples)\n");
+	return ferror(out) ? -EIO : 0;
+}
+
+const char *rp_frame_name(const struct rp_session *s, const struct rp_frame *f, int tag_gen,
+			  char *buf, size_t len)
+{
+	const struct rp_load *l = f->load && f->load <= s->nr_loads ? &s->loads[f->load - 1]
+								       : NULL;
+	if (!f->sym)
+		snprintf(buf, len, "%s+0x%" PRIx64, f->dso ? f->dso : "[unknown]", f->ip);
+	else if (tag_gen && l && !(f->flags & RP_FRAME_INLINED))
+		snprintf(buf, len, "%s [gen %u]", f->sym, l->generation);
+	else
+		snprintf(buf, len, "%s", f->sym);
+	return buf;
+}
