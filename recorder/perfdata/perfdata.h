@@ -16,6 +16,7 @@
 /* ---------------------------------------------------------------------------------------
  * Constants the kernel uapi header does not carry (perf-synthesized types and features).
  */
+#define PD_RECORD_USER_TYPE_START 64
 enum pd_user_type {
 	PD_RECORD_HEADER_ATTR = 64,
 	PD_RECORD_HEADER_EVENT_TYPE = 65,

@@ -1,0 +1,144 @@
+/* perfdata_int.h - internal to recorder/perfdata/: the on-disk structs (size-checked), the
+ * reader's state shared by reader.c, decode.c, features.c and swap.c, and small helpers. */
+#ifndef JITPROF_PERFDATA_INT_H
+#define JITPROF_PERFDATA_INT_H
+
+#include <assert.h>
+#include <string.h>
+
+#include "recorder/perfdata/perfdata.h"
+
+#define PD_MAGIC2 0x32454c4946524550ULL		/* "PERFILE2" read natively */
+#define PD_MAGIC2_SWAPPED 0x50455246494c4532ULL
+
+struct pd_file_section {
+	uint64_t offset;
+	uint64_t size;
+};
+static_assert(sizeof(struct pd_file_section) == 16, "perf_file_section");
+
+struct pd_file_header {
+	uint64_t magic;
+	uint64_t size;
+	uint64_t attr_size;
+	struct pd_file_section attrs;
+	struct pd_file_section data;
+	struct pd_file_section event_types;
+	uint64_t features[4];
+};
+static_assert(sizeof(struct pd_file_header) == 104, "perf_file_header");
+
+struct pd_pipe_header {
+	uint64_t magic;
+	uint64_t size;
+};
+static_assert(sizeof(struct pd_pipe_header) == 16, "perf_pipe_file_header");
+
+/* The fixed part of HEADER_BUILD_ID entries / type-67 records. */
+struct pd_build_id_rec {
+	struct perf_event_header header;
+	int32_t pid;
+	uint8_t data[PD_BUILD_ID_MAX];
+	uint8_t size;
+	uint8_t reserved1;
+	uint16_t reserved2;
+};
+static_assert(sizeof(struct pd_build_id_rec) == 36, "perf_record_header_build_id");
+
+/* MMAP2 fixed part (before the filename). */
+struct pd_mmap2_rec {
+	struct perf_event_header header;
+	uint32_t pid, tid;
+	uint64_t start, len, pgoff;
+	union {
+		struct {
+			uint32_t maj, min;
+			uint64_t ino, ino_generation;
+		};
+		struct {
+			uint8_t build_id_size, res1;
+			uint16_t res2;
+			uint8_t build_id[20];
+		};
+	};
+	uint32_t prot, flags;
+};
+static_assert(sizeof(struct pd_mmap2_rec) == 72, "perf_record_mmap2 fixed part");
+
+static_assert(sizeof(struct perf_event_header) == 8, "perf_event_header");
+static_assert(sizeof(struct perf_event_attr) >= 64, "perf_event_attr VER0");
+
+/* The sample_type bits that make up the sid trailer. */
+#define PD_SID_TYPES (PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ID | \
+		      PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU | PERF_SAMPLE_IDENTIFIER)
+
+struct pd_feat {
+	void *data;
+	size_t size;
+	bool present;
+};
+
+struct pd_reader {
+	char *path;
+	int fd;
+	bool pipe;
+	bool swap;
+	bool eof;		/* pipe: read() returned 0 */
+	char err[512];
+
+	/* Buffered window over the stream: buf holds bytes [buf_off, buf_off + buf_len). */
+	uint8_t *buf;
+	size_t buf_cap;
+	size_t buf_len;
+	size_t buf_pos;		/* consumed bytes in buf */
+	uint64_t buf_off;	/* stream offset of buf[0] */
+	uint64_t pos;		/* stream offset of the next record */
+	uint64_t data_offset, data_end;	/* file mode; pipe mode: data_end = UINT64_MAX */
+
+	uint8_t *rec;		/* host-order copy of the current record (swap or wrap) */
+	size_t rec_cap;
+	uint8_t *extra;
+	size_t extra_cap;
+
+	struct pd_evsel *evsels;
+	size_t nr_evsels;
+	size_t id_hdr_size;
+	uint64_t *id_index;	/* sorted {id, evsel index} pairs */
+	size_t nr_index;
+
+	struct pd_feat feats[PD_FEAT_MAX];
+	struct pd_build_id_ev *bids;
+	size_t nr_bids, cap_bids;
+	char **cmdline;		/* parsed CMDLINE, NULL-terminated */
+	size_t cmdline_n;
+};
+
+int pd_set_err(struct pd_reader *r, int err, uint64_t off, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+/* swap.c: field-aware byte swapping of a record (header already swapped) in place. */
+void pd_swap_attr(void *attr, size_t size);
+void pd_swap_record(const struct pd_reader *r, void *rec, size_t size);
+void pd_swap_feature(unsigned feat, void *data, size_t size);
+
+/* reader.c / features.c */
+int pd_reader_add_evsel(struct pd_reader *r, const void *attr, size_t attr_size,
+			const uint64_t *ids, size_t nr_ids, uint64_t off);
+int pd_reader_store_feature(struct pd_reader *r, unsigned feat, const void *data, size_t size,
+			    uint64_t off);
+int pd_reader_add_build_id(struct pd_reader *r, const void *rec, size_t size, bool in_feature);
+void pd_reader_free_features(struct pd_reader *r);
+
+/* header.c-style string helpers shared by writer and reader. */
+static inline size_t pd_align(size_t n, size_t a)
+{
+	return (n + a - 1) & ~(a - 1);
+}
+
+/* Overflow-safe "does [off, off+len) fit in total". */
+static inline bool pd_fits(uint64_t off, uint64_t len, uint64_t total)
+{
+	return off <= total && len <= total - off;
+}
+
+#endif

@@ -1,0 +1,612 @@
+/* reader.c - opens perf.data in file or pipe mode and streams its records in constant memory:
+ * a bounded window is refilled by pread (file) or read (pipe), records are copied out only when
+ * they must be swapped, realigned or straddle the window. Evsels and the id index live here. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <byteswap.h>
+
+#include "recorder/perfdata/perfdata_int.h"
+
+int pd_set_err(struct pd_reader *r, int err, uint64_t off, const char *fmt, ...)
+{
+	va_list ap;
+	int n = snprintf(r->err, sizeof(r->err), "%s: offset %llu: ", r->path,
+			 (unsigned long long)off);
+
+	if (n < 0 || (size_t)n >= sizeof(r->err))
+		return err;
+	va_start(ap, fmt);
+	vsnprintf(r->err + n, sizeof(r->err) - (size_t)n, fmt, ap);
+	va_end(ap);
+	return err;
+}
+
+const char *pd_reader_error(const struct pd_reader *r)
+{
+	return r->err[0] ? r->err : "no error";
+}
+
+/* Reads exactly n bytes at off (file mode), -ENODATA if the file ends first. */
+static int pread_full(struct pd_reader *r, void *dst, size_t n, uint64_t off)
+{
+	uint8_t *p = dst;
+
+	while (n) {
+		ssize_t k = pread(r->fd, p, n, (off_t)off);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0)
+			return -errno;
+		if (k == 0)
+			return -ENODATA;
+		p += k;
+		n -= (size_t)k;
+		off += (uint64_t)k;
+	}
+	return 0;
+}
+
+/* Makes at least `need` unconsumed bytes available in the window. -ENODATA at end of input. */
+static int fill(struct pd_reader *r, size_t need)
+{
+	size_t avail = r->buf_len - r->buf_pos;
+
+	if (avail >= need)
+		return 0;
+	if (r->buf_pos) {
+		memmove(r->buf, r->buf + r->buf_pos, avail);
+		r->buf_off += r->buf_pos;
+		r->buf_len = avail;
+		r->buf_pos = 0;
+	}
+	if (need > r->buf_cap) {
+		uint8_t *nb = realloc(r->buf, need);
+		if (!nb)
+			return -ENOMEM;
+		r->buf = nb;
+		r->buf_cap = need;
+	}
+	while (r->buf_len < need) {
+		size_t room = r->buf_cap - r->buf_len;
+		ssize_t k;
+		if (r->pipe) {
+			if (r->eof)
+				return -ENODATA;
+			k = read(r->fd, r->buf + r->buf_len, room);
+		} else {
+			uint64_t at = r->buf_off + r->buf_len;
+			if (at >= r->data_end)
+				return -ENODATA;
+			if (room > r->data_end - at)
+				room = (size_t)(r->data_end - at);
+			k = pread(r->fd, r->buf + r->buf_len, room, (off_t)at);
+		}
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0)
+			return -errno;
+		if (k == 0) {
+			r->eof = true;
+			return -ENODATA;
+		}
+		r->buf_len += (size_t)k;
+	}
+	return 0;
+}
+
+/* Consumes n bytes into dst (NULL: discard), through the window; for big payloads. */
+static int consume(struct pd_reader *r, void *dst, uint64_t n)
+{
+	while (n) {
+		size_t chunk = r->buf_cap < n ? r->buf_cap : (size_t)n;
+		int err = fill(r, chunk);
+		if (err)
+			return err;
+		if (dst) {
+			memcpy(dst, r->buf + r->buf_pos, chunk);
+			dst = (uint8_t *)dst + chunk;
+		}
+		r->buf_pos += chunk;
+		r->pos += chunk;
+		n -= chunk;
+	}
+	return 0;
+}
+
+static int grow(uint8_t **p, size_t *cap, size_t need)
+{
+	if (need <= *cap)
+		return 0;
+	size_t n = *cap ? *cap : 4096;
+	while (n < need)
+		n *= 2;
+	uint8_t *q = realloc(*p, n);
+	if (!q)
+		return -ENOMEM;
+	*p = q;
+	*cap = n;
+	return 0;
+}
+
+/* ---- evsels and the id index ---- */
+
+static int id_cmp(const void *a, const void *b)
+{
+	const uint64_t *x = a, *y = b;
+	return x[0] < y[0] ? -1 : x[0] > y[0];
+}
+
+static int rebuild_id_index(struct pd_reader *r)
+{
+	size_t n = 0, k = 0;
+
+	for (size_t i = 0; i < r->nr_evsels; i++)
+		n += r->evsels[i].nr_ids;
+	uint64_t *idx = calloc(n ? n : 1, 2 * sizeof(uint64_t));
+	if (!idx)
+		return -ENOMEM;
+	for (size_t i = 0; i < r->nr_evsels; i++)
+		for (size_t j = 0; j < r->evsels[i].nr_ids; j++) {
+			idx[2 * k] = r->evsels[i].ids[j];
+			idx[2 * k + 1] = i;
+			k++;
+		}
+	qsort(idx, n, 2 * sizeof(uint64_t), id_cmp);
+	free(r->id_index);
+	r->id_index = idx;
+	r->nr_index = n;
+	return 0;
+}
+
+const struct pd_evsel *pd_reader_evsel_by_id(const struct pd_reader *r, uint64_t id)
+{
+	size_t lo = 0, hi = r->nr_index;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		uint64_t v = r->id_index[2 * mid];
+		if (v == id)
+			return &r->evsels[r->id_index[2 * mid + 1]];
+		if (v < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+int pd_reader_add_evsel(struct pd_reader *r, const void *attr, size_t attr_size,
+			const uint64_t *ids, size_t nr_ids, uint64_t off)
+{
+	struct pd_evsel *es, *n;
+	uint64_t st0, st;
+
+	if (attr_size < 64)
+		return pd_set_err(r, -EINVAL, off, "attr of %zu bytes (minimum 64)", attr_size);
+	n = realloc(r->evsels, (r->nr_evsels + 1) * sizeof(*n));
+	if (!n)
+		return -ENOMEM;
+	r->evsels = n;
+	es = &n[r->nr_evsels];
+	memset(es, 0, sizeof(*es));
+	memcpy(&es->attr, attr, attr_size < sizeof(es->attr) ? attr_size : sizeof(es->attr));
+	es->attr_size = (uint32_t)attr_size;
+	es->attr.size = sizeof(es->attr);
+	es->idx = (int)r->nr_evsels;
+	if (nr_ids) {
+		es->ids = malloc(nr_ids * sizeof(uint64_t));
+		if (!es->ids)
+			return -ENOMEM;
+		memcpy(es->ids, ids, nr_ids * sizeof(uint64_t));
+		es->nr_ids = nr_ids;
+	}
+	r->nr_evsels++;
+	/* perf refuses files whose attrs disagree on the trailer: so do we. */
+	st0 = r->evsels[0].attr.sample_type & PD_SID_TYPES;
+	st = es->attr.sample_type & PD_SID_TYPES;
+	if (r->nr_evsels > 1 && (st != st0 || es->attr.sample_id_all !=
+				 r->evsels[0].attr.sample_id_all))
+		return pd_set_err(r, -EINVAL, off, "attrs with non matching sample_type/sample_id_all");
+	r->id_hdr_size = pd_sid_size(&r->evsels[0].attr);
+	return rebuild_id_index(r);
+}
+
+size_t pd_reader_nr_evsels(const struct pd_reader *r) { return r->nr_evsels; }
+size_t pd_reader_id_hdr_size(const struct pd_reader *r) { return r->id_hdr_size; }
+bool pd_reader_is_pipe(const struct pd_reader *r) { return r->pipe; }
+bool pd_reader_needs_swap(const struct pd_reader *r) { return r->swap; }
+const char *pd_reader_path(const struct pd_reader *r) { return r->path; }
+uint64_t pd_reader_data_offset(const struct pd_reader *r) { return r->data_offset; }
+uint64_t pd_reader_data_size(const struct pd_reader *r)
+{
+	return r->pipe ? 0 : r->data_end - r->data_offset;
+}
+
+const struct pd_evsel *pd_reader_evsel(const struct pd_reader *r, size_t idx)
+{
+	return idx < r->nr_evsels ? &r->evsels[idx] : NULL;
+}
+
+/* ---- file mode header ---- */
+
+static void swap_header(struct pd_file_header *h)
+{
+	uint64_t *w = (uint64_t *)h;
+	for (size_t i = 0; i < sizeof(*h) / 8; i++)
+		w[i] = bswap_64(w[i]);
+}
+
+static int read_attrs(struct pd_reader *r, const struct pd_file_header *h, uint64_t fsize)
+{
+	uint64_t n;
+	uint8_t *ent;
+	int err = 0;
+
+	if (h->attr_size < 64 + 16 || h->attr_size > 4096)
+		return pd_set_err(r, -EINVAL, 16, "attr_size %llu not supported",
+				  (unsigned long long)h->attr_size);
+	if (!pd_fits(h->attrs.offset, h->attrs.size, fsize))
+		return pd_set_err(r, -EINVAL, 24, "attrs section beyond the end of the file");
+	n = h->attrs.size / h->attr_size;
+	ent = malloc(h->attr_size);
+	if (!ent)
+		return -ENOMEM;
+	for (uint64_t i = 0; i < n && !err; i++) {
+		uint64_t off = h->attrs.offset + i * h->attr_size;
+		size_t asz = (size_t)h->attr_size - 16;
+		struct pd_file_section ids;
+		uint64_t *idv = NULL;
+
+		err = pread_full(r, ent, (size_t)h->attr_size, off);
+		if (err) {
+			err = pd_set_err(r, -EINVAL, off, "attr %llu truncated", (unsigned long long)i);
+			break;
+		}
+		if (r->swap) {
+			pd_swap_attr(ent, asz);
+			for (int k = 0; k < 2; k++) {
+				uint64_t *v = (uint64_t *)(ent + asz) + k;
+				*v = bswap_64(*v);
+			}
+		}
+		memcpy(&ids, ent + asz, sizeof(ids));
+		if (!pd_fits(ids.offset, ids.size, fsize) || ids.size % 8) {
+			err = pd_set_err(r, -EINVAL, off + asz, "ids of attr %llu out of range",
+					 (unsigned long long)i);
+			break;
+		}
+		if (ids.size) {
+			idv = malloc(ids.size);
+			if (!idv) {
+				err = -ENOMEM;
+				break;
+			}
+			err = pread_full(r, idv, ids.size, ids.offset);
+			if (r->swap)
+				for (uint64_t k = 0; k < ids.size / 8; k++)
+					idv[k] = bswap_64(idv[k]);
+		}
+		if (!err)
+			err = pd_reader_add_evsel(r, ent, asz, idv, ids.size / 8, off);
+		free(idv);
+	}
+	free(ent);
+	return err;
+}
+
+static int read_feature_table(struct pd_reader *r, const struct pd_file_header *h,
+			      uint64_t fsize)
+{
+	uint64_t at = r->data_end;
+	struct pd_file_section sec;
+
+	for (unsigned f = 0; f < PD_FEAT_MAX; f++) {
+		void *buf;
+		int err;
+
+		if (!(h->features[f / 64] >> (f % 64) & 1))
+			continue;
+		if (pread_full(r, &sec, sizeof(sec), at))
+			return pd_set_err(r, -EINVAL, at, "feature table truncated (feature %u)", f);
+		at += sizeof(sec);
+		if (r->swap) {
+			sec.offset = bswap_64(sec.offset);
+			sec.size = bswap_64(sec.size);
+		}
+		/* A bad section spoils only its own feature, as in perf. */
+		if (!pd_fits(sec.offset, sec.size, fsize) || sec.size > (256u << 20))
+			continue;
+		buf = malloc(sec.size ? sec.size : 1);
+		if (!buf)
+			return -ENOMEM;
+		err = pread_full(r, buf, sec.size, sec.offset);
+		if (!err) {
+			if (r->swap)
+				pd_swap_feature(f, buf, sec.size);
+			err = pd_reader_store_feature(r, f, buf, sec.size, sec.offset);
+		}
+		free(buf);
+		if (err == -ENOMEM)
+			return err;
+	}
+	return 0;
+}
+
+static int open_file_mode(struct pd_reader *r, const uint8_t *first16)
+{
+	struct pd_file_header h;
+	struct stat st;
+	int err;
+
+	if (fstat(r->fd, &st))
+		return pd_set_err(r, -errno, 0, "stat: %s", strerror(errno));
+	memcpy(&h, first16, 16);
+	if (pread_full(r, (uint8_t *)&h + 16, sizeof(h) - 16, 16))
+		return pd_set_err(r, -EINVAL, 16, "file header truncated");
+	if (r->swap)
+		swap_header(&h);
+	if (h.size != sizeof(h) && h.size != 72)
+		return pd_set_err(r, -EINVAL, 8, "header size %llu (expected 104)",
+				  (unsigned long long)h.size);
+	if (h.size == 72)
+		memset(h.features, 0, sizeof(h.features));
+	err = read_attrs(r, &h, (uint64_t)st.st_size);
+	if (err)
+		return err;
+	if (h.data.offset > (uint64_t)st.st_size)
+		return pd_set_err(r, -EINVAL, 40, "data section starts beyond the end of the file");
+	r->data_offset = h.data.offset;
+	/* data.size 0: recording never finalized; read what is there (perf warns the same). */
+	r->data_end = h.data.size ? h.data.offset + h.data.size : (uint64_t)st.st_size;
+	if (r->data_end < r->data_offset)
+		return pd_set_err(r, -EINVAL, 48, "data size overflows");
+	if (h.data.size && (err = read_feature_table(r, &h, (uint64_t)st.st_size)))
+		return err;
+	r->buf_off = r->pos = r->data_offset;
+	return 0;
+}
+
+int pd_reader_open_fd(struct pd_reader **out, int fd, const char *name,
+		      const struct pd_reader_opts *opts)
+{
+	struct pd_reader *r = calloc(1, sizeof(*r));
+	uint64_t hdr[2];
+	int err;
+
+	*out = NULL;
+	if (!r) {
+		close(fd);
+		return -ENOMEM;
+	}
+	r->fd = fd;
+	r->path = strdup(name ? name : "(fd)");
+	r->buf_cap = opts && opts->sz >= sizeof(*opts) && opts->window ? opts->window : 1u << 20;
+	if (r->buf_cap < 4096)
+		r->buf_cap = 4096;
+	r->buf = malloc(r->buf_cap);
+	r->data_end = UINT64_MAX;
+	if (!r->path || !r->buf) {
+		pd_reader_close(r);
+		return -ENOMEM;
+	}
+	/* Read the first 16 bytes through the window: it works for pipes and files alike. */
+	r->pipe = true;
+	err = fill(r, 16);
+	if (err) {
+		err = pd_set_err(r, -EINVAL, 0, "too short for a perf.data header");
+		goto fail;
+	}
+	memcpy(hdr, r->buf, 16);
+	if (hdr[0] == PD_MAGIC2_SWAPPED) {
+		r->swap = true;
+		hdr[1] = bswap_64(hdr[1]);
+	} else if (hdr[0] != PD_MAGIC2) {
+		err = pd_set_err(r, -EINVAL, 0, "not a perf.data file (bad magic)");
+		goto fail;
+	}
+	if (hdr[1] == sizeof(struct pd_pipe_header)) {
+		r->buf_pos = 16;
+		r->pos = 16;
+		r->data_offset = 16;
+		*out = r;
+		return 0;
+	}
+	r->pipe = false;
+	r->eof = false;
+	r->buf_len = r->buf_pos = 0;
+	err = open_file_mode(r, r->buf);
+	if (err)
+		goto fail;
+	*out = r;
+	return 0;
+fail:
+	*out = r;	/* keep the message readable: caller closes */
+	return err;
+}
+
+int pd_reader_open(struct pd_reader **out, const char *path, const struct pd_reader_opts *opts)
+{
+	int fd;
+
+	if (!strcmp(path, "-")) {
+		fd = dup(0);
+	} else {
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+	}
+	if (fd < 0) {
+		*out = NULL;
+		return -errno;
+	}
+	return pd_reader_open_fd(out, fd, strcmp(path, "-") ? path : "<stdin>", opts);
+}
+
+void pd_reader_close(struct pd_reader *r)
+{
+	if (!r)
+		return;
+	if (r->fd >= 0)
+		close(r->fd);
+	for (size_t i = 0; i < r->nr_evsels; i++) {
+		free(r->evsels[i].ids);
+		free(r->evsels[i].name);
+	}
+	free(r->evsels);
+	free(r->id_index);
+	pd_reader_free_features(r);
+	free(r->buf);
+	free(r->rec);
+	free(r->extra);
+	free(r->path);
+	free(r);
+}
+
+/* ---- the record stream ---- */
+
+/* Records whose payload follows outside header.size: returns its length. */
+static uint64_t extra_size_of(const struct perf_event_header *h, const uint8_t *rec)
+{
+	uint64_t n = 0;
+
+	if (h->type == PD_RECORD_AUXTRACE && h->size >= 16)
+		memcpy(&n, rec + 8, 8);
+	else if (h->type == PD_RECORD_HEADER_TRACING_DATA && h->size >= 12) {
+		uint32_t s;
+		memcpy(&s, rec + 8, 4);
+		n = s;
+	}
+	return n;
+}
+
+/* Pipe mode (and type-67 in either mode): side data that the reader itself must track. */
+static int track(struct pd_reader *r, struct pd_event *ev, uint64_t off)
+{
+	const uint8_t *rec = ev->raw;
+
+	switch (ev->type) {
+	case PD_RECORD_HEADER_ATTR: {
+		uint32_t asz;
+		if (ev->size < 8 + 64)
+			return pd_set_err(r, -EINVAL, off, "HEADER_ATTR too short");
+		memcpy(&asz, rec + 8 + 4, 4);
+		if (!asz)
+			asz = 64;
+		/* ids follow at &attr + attr.size (perf >= 6.6; older perf wrote attr.size equal
+		 * to its own sizeof, so both agree for the files it made). */
+		if (asz < 64 || asz > (uint32_t)ev->size - 8u)
+			return pd_set_err(r, -EINVAL, off, "HEADER_ATTR attr.size %u", asz);
+		size_t nids = ((size_t)ev->size - 8 - asz) / 8;
+		uint64_t *ids = malloc((nids ? nids : 1) * 8);
+		if (!ids)
+			return -ENOMEM;
+		memcpy(ids, rec + 8 + asz, nids * 8);
+		int err = pd_reader_add_evsel(r, rec + 8, asz, ids, nids, off);
+		free(ids);
+		return err;
+	}
+	case PD_RECORD_HEADER_FEATURE:
+		if (ev->u.feature.feat_id < PD_FEAT_MAX)
+			return pd_reader_store_feature(r, (unsigned)ev->u.feature.feat_id,
+						       ev->u.feature.data, ev->u.feature.size, off);
+		return 0;
+	case PD_RECORD_HEADER_BUILD_ID:
+		return pd_reader_add_build_id(r, rec, ev->size, false);
+	case PD_RECORD_EVENT_UPDATE: {
+		uint64_t type, id;
+		if (ev->size < 24)
+			return 0;
+		memcpy(&type, rec + 8, 8);
+		memcpy(&id, rec + 16, 8);
+		struct pd_evsel *es = (struct pd_evsel *)pd_reader_evsel_by_id(r, id);
+		if (type == 2 /* NAME */ && es && !es->name)
+			es->name = strndup((const char *)rec + 24, ev->size - 24u);
+		return 0;
+	}
+	default:
+		return 0;
+	}
+}
+
+int pd_reader_next(struct pd_reader *r, struct pd_event *ev)
+{
+	struct perf_event_header h;
+	const uint8_t *rec;
+	uint64_t off = r->pos, extra;
+	int err;
+
+	if (!r->pipe && r->pos >= r->data_end)
+		return 0;
+	err = fill(r, sizeof(h));
+	if (err == -ENODATA) {
+		if (r->buf_len == r->buf_pos)
+			return r->pipe ? 0 : pd_set_err(r, -EINVAL, off,
+				"data section ends early (file truncated?)");
+		return pd_set_err(r, -EINVAL, off, "truncated record header");
+	}
+	if (err)
+		return pd_set_err(r, err, off, "read: %s", strerror(-err));
+	memcpy(&h, r->buf + r->buf_pos, sizeof(h));
+	if (r->swap) {
+		h.type = bswap_32(h.type);
+		h.misc = bswap_16(h.misc);
+		h.size = bswap_16(h.size);
+	}
+	if (h.size < sizeof(h))
+		return pd_set_err(r, -EINVAL, off, "record size %u < 8 (type %u)", h.size, h.type);
+	if (!r->pipe && h.size > r->data_end - off)
+		return pd_set_err(r, -EINVAL, off, "record of %u bytes runs past the data section",
+				  h.size);
+	err = fill(r, h.size);
+	if (err)
+		return pd_set_err(r, err == -ENODATA ? -EINVAL : err, off,
+				  "truncated record (type %u, %u bytes)", h.type, h.size);
+	rec = r->buf + r->buf_pos;
+	/* Copy when the bytes must change or are misaligned for u64 access. */
+	if (r->swap || ((uintptr_t)rec & 7)) {
+		if ((err = grow(&r->rec, &r->rec_cap, h.size)))
+			return err;
+		memcpy(r->rec, rec, h.size);
+		memcpy(r->rec, &h, sizeof(h));
+		if (r->swap)
+			pd_swap_record(r, r->rec, h.size);
+		rec = r->rec;
+	}
+	r->buf_pos += h.size;
+	r->pos += h.size;
+
+	memset(ev, 0, sizeof(*ev));
+	ev->offset = off;
+	extra = extra_size_of(&h, rec);
+	if (extra) {
+		bool keep = extra <= PD_EXTRA_MAX;
+		if (keep && (err = grow(&r->extra, &r->extra_cap, (size_t)extra)))
+			return err;
+		if (!r->pipe && extra > r->data_end - r->pos)
+			return pd_set_err(r, -EINVAL, off, "payload of %llu bytes runs past the data",
+					  (unsigned long long)extra);
+		/* The record bytes may move while the payload streams in: keep a copy. */
+		if (rec != r->rec) {
+			if ((err = grow(&r->rec, &r->rec_cap, h.size)))
+				return err;
+			memcpy(r->rec, rec, h.size);
+			rec = r->rec;
+		}
+		err = consume(r, keep ? r->extra : NULL, extra);
+		if (err)
+			return pd_set_err(r, -EINVAL, off, "truncated payload of type %u", h.type);
+		ev->extra = keep ? r->extra : NULL;
+		ev->extra_size = extra;
+	}
+	err = pd_decode(r, rec, h.size, ev);
+	if (err)
+		return pd_set_err(r, err, off, "malformed record of type %u (%u bytes)", h.type,
+				  h.size);
+	err = track(r, ev, off);
+	if (err)
+		return err;
+	return 1;
+}
