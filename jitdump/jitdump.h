@@ -186,7 +186,8 @@ struct jd_reader_stats {
 
 struct jd_reader;
 
-/* Opens and validates the header. Works for dumps and companion files (by magic). */
+/* Opens and validates the header. Works for dumps and companion files (by magic). On failure
+ * *out is NULL and jd_reader_error(NULL) holds the message (per thread, until the next open). */
 int jd_reader_open(struct jd_reader **out, const char *path);
 /* Same over caller memory (kept alive by the caller); name is used in messages. */
 int jd_reader_open_mem(struct jd_reader **out, const void *buf, size_t len, const char *name);
@@ -199,7 +200,10 @@ int jd_reader_next(struct jd_reader *r, struct jd_record *rec);
 
 const struct jd_header *jd_reader_header(const struct jd_reader *r);
 const struct jd_reader_stats *jd_reader_stats(const struct jd_reader *r);
-const char *jd_reader_error(const struct jd_reader *r);	/* "" when none */
+const char *jd_reader_error(const struct jd_reader *r);	/* "" when none; NULL: see open */
+/* After a clean end: "N bytes of a partial record at offset X" (with the file), or "". */
+const char *jd_reader_warning(const struct jd_reader *r);
+uint64_t jd_reader_size(const struct jd_reader *r);	/* bytes in the file */
 const char *jd_reader_path(const struct jd_reader *r);
 int jd_reader_is_ext(const struct jd_reader *r);		/* 1 for a companion file */
 
@@ -245,6 +249,15 @@ const struct jd_move_entry *jd_index_move(const struct jd_index *x, size_t i);
 const struct jd_ext_agent_stats *jd_index_agent_stats(const struct jd_index *x); /* or NULL */
 const struct jd_reader_stats *jd_index_stats(const struct jd_index *x);
 const char *jd_index_warning(const struct jd_index *x);	/* "" when the dump was whole */
+
+/* What the index could not pair or join (each also summed up in jd_index_warning()). */
+struct jd_index_counts {
+	uint64_t debug_mismatched;	/* DEBUG_INFO whose code_addr != the next load's: dropped */
+	uint64_t debug_orphaned;	/* replaced by another DEBUG_INFO before any load */
+	uint64_t unwind_orphaned;	/* idem for UNWINDING_INFO */
+	uint64_t ext_unmatched;		/* companion records naming no load of the dump */
+};
+const struct jd_index_counts *jd_index_counts(const struct jd_index *x);
 
 /* ---- Writer ----------------------------------------------------------------------------- */
 

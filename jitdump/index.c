@@ -1,0 +1,383 @@
+/* index.c - a dump and its companion, read once into one entry per code load: the line table
+ * and unwind data paired with it (perf's "next CODE_LOAD" rule, but only when the DEBUG_INFO
+ * names the same code_addr), its generation (nth load of its name), and the companion's
+ * generation/tier, inline stacks and unload time joined by code_index. Entries live in
+ * fixed-size chunks and everything else in an arena, so a million loads cost a few hundred
+ * allocations; names and code stay in the mapped files. */
+#include "jitdump/jd_int.h"
+#include "jitdump/index_int.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#define CHUNK_SHIFT 12
+#define CHUNK (1u << CHUNK_SHIFT)
+
+struct jd_index {
+	struct jd_reader *dump, *ext;
+	struct jd_arena arena;
+	struct jd_load_entry **chunks;
+	size_t nr_chunks, nr_loads;
+	struct jd_move_entry *moves;
+	size_t nr_moves, moves_cap;
+	const struct jd_ext_agent_stats *agent_stats;
+	struct jd_index_counts counts;
+	struct jd_name_tab names;
+	struct jd_u64_tab by_index, by_addr;
+	uint32_t *prev_same_addr;	/* built on the first unload matched by address */
+	/* perf's pending records: the next CODE_LOAD takes them. */
+	const struct jd_line *pend_lines;
+	size_t pend_nr;
+	uint64_t pend_addr;
+	int pend_debug;
+	const struct jd_unwinding_info *pend_unwind;
+	char warning[1024];
+};
+
+static void add_warning(struct jd_index *x, const char *msg)
+{
+	size_t n = strlen(x->warning);
+	if (!*msg || n + 3 >= sizeof(x->warning))
+		return;
+	snprintf(x->warning + n, sizeof(x->warning) - n, "%s%s", n ? "; " : "", msg);
+}
+
+static struct jd_load_entry *entry(const struct jd_index *x, size_t i)
+{
+	return &x->chunks[i >> CHUNK_SHIFT][i & (CHUNK - 1)];
+}
+
+static struct jd_load_entry *new_entry(struct jd_index *x)
+{
+	if (x->nr_loads >= UINT32_MAX - 1)
+		return NULL;
+	if ((x->nr_loads & (CHUNK - 1)) == 0) {
+		size_t c = x->nr_loads >> CHUNK_SHIFT;
+		if (c == x->nr_chunks) {
+			size_t n = x->nr_chunks ? x->nr_chunks * 2 : 16;
+			void *p = realloc(x->chunks, n * sizeof(*x->chunks));
+			if (!p)
+				return NULL;
+			x->chunks = p;
+			x->nr_chunks = n;
+		}
+		x->chunks[c] = malloc(CHUNK * sizeof(struct jd_load_entry));
+		if (!x->chunks[c])
+			return NULL;
+	}
+	struct jd_load_entry *e = entry(x, x->nr_loads++);
+	memset(e, 0, sizeof(*e));
+	return e;
+}
+
+static int on_debug(struct jd_index *x, const struct jd_record *r)
+{
+	if (x->pend_debug)
+		x->counts.debug_orphaned++;	/* perf would drop (leak) it too */
+	x->pend_lines = jd_arena_dup(&x->arena, r->u.debug.entries,
+				     r->u.debug.nr_entry * sizeof(struct jd_line));
+	if (!x->pend_lines)
+		return -ENOMEM;
+	x->pend_nr = r->u.debug.nr_entry;
+	x->pend_addr = r->u.debug.code_addr;
+	x->pend_debug = 1;
+	return 0;
+}
+
+static int on_load(struct jd_index *x, const struct jd_record *r)
+{
+	struct jd_load_entry *e = new_entry(x);
+	if (!e)
+		return -ENOMEM;
+	e->load = r->u.load;
+	e->timestamp = r->timestamp;
+	e->offset = r->offset;
+	e->generation = jd_name_tab_bump(&x->names, e->load.name);
+	if (!e->generation)
+		return -ENOMEM;
+	if (x->pend_debug) {
+		if (x->pend_addr == e->load.code_addr) {
+			e->lines = x->pend_lines;
+			e->nr_lines = x->pend_nr;
+		} else {
+			x->counts.debug_mismatched++;
+		}
+	}
+	e->unwind = x->pend_unwind;
+	x->pend_debug = 0;
+	x->pend_unwind = NULL;
+	return 0;
+}
+
+static int on_move(struct jd_index *x, const struct jd_record *r)
+{
+	if (x->nr_moves == x->moves_cap) {
+		size_t n = x->moves_cap ? x->moves_cap * 2 : 16;
+		void *p = realloc(x->moves, n * sizeof(*x->moves));
+		if (!p)
+			return -ENOMEM;
+		x->moves = p;
+		x->moves_cap = n;
+	}
+	x->moves[x->nr_moves++] = (struct jd_move_entry){ r->u.move, r->timestamp };
+	return 0;
+}
+
+static int on_dump_record(struct jd_index *x, const struct jd_record *r)
+{
+	switch (r->id) {
+	case JD_CODE_LOAD:
+		return on_load(x, r);
+	case JD_CODE_DEBUG_INFO:
+		return on_debug(x, r);
+	case JD_CODE_UNWINDING_INFO:
+		if (x->pend_unwind)
+			x->counts.unwind_orphaned++;
+		x->pend_unwind = jd_arena_dup(&x->arena, &r->u.unwind, sizeof(r->u.unwind));
+		return x->pend_unwind ? 0 : -ENOMEM;
+	case JD_CODE_MOVE:
+		return on_move(x, r);
+	}
+	return 0;
+}
+
+/* Reads every record of one file into the index; damage ends the file with a warning. */
+static int read_all(struct jd_index *x, struct jd_reader *rd,
+		    int (*fn)(struct jd_index *, const struct jd_record *))
+{
+	struct jd_record rec;
+	int rc;
+	while ((rc = jd_reader_next(rd, &rec)) > 0) {
+		int e = fn(x, &rec);
+		if (e)
+			return e;
+	}
+	if (rc < 0) {
+		char msg[600];
+		snprintf(msg, sizeof(msg), "%s (records before it kept)", jd_reader_error(rd));
+		add_warning(x, msg);
+	}
+	add_warning(x, jd_reader_warning(rd));
+	return 0;
+}
+
+static int build_by_index(struct jd_index *x)
+{
+	if (x->by_index.cap || !x->nr_loads)
+		return 0;
+	/* The first load of a code_index wins: foreign writers may reuse 0 for everything. */
+	for (size_t i = x->nr_loads; i-- > 0;)
+		if (jd_u64_tab_put(&x->by_index, entry(x, i)->load.code_index, (uint32_t)i))
+			return -ENOMEM;
+	return 0;
+}
+
+static int find_by_index(struct jd_index *x, uint64_t code_index, uint32_t *i)
+{
+	return build_by_index(x) == 0 && jd_u64_tab_get(&x->by_index, code_index, i);
+}
+
+/* Latest load at addr not after time t that is still loaded. */
+static int find_by_addr(struct jd_index *x, uint64_t addr, uint64_t t, uint32_t *out)
+{
+	if (!x->prev_same_addr) {
+		x->prev_same_addr = malloc((x->nr_loads + 1) * sizeof(uint32_t));
+		if (!x->prev_same_addr)
+			return 0;
+		for (size_t i = 0; i < x->nr_loads; i++) {
+			uint32_t prev;
+			uint64_t a = entry(x, i)->load.code_addr;
+			x->prev_same_addr[i] = jd_u64_tab_get(&x->by_addr, a, &prev) ? prev
+										  : UINT32_MAX;
+			if (jd_u64_tab_put(&x->by_addr, a, (uint32_t)i))
+				return 0;
+		}
+	}
+	uint32_t i;
+	if (!jd_u64_tab_get(&x->by_addr, addr, &i))
+		return 0;
+	for (; i != UINT32_MAX; i = x->prev_same_addr[i]) {
+		struct jd_load_entry *e = entry(x, i);
+		if (e->timestamp <= t && !e->unload_time) {
+			*out = i;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+static int copy_inline(struct jd_index *x, struct jd_load_entry *e, const struct jd_ext_inline *in)
+{
+	struct jd_arena *a = &x->arena;
+	struct jd_ext_inline *c = jd_arena_dup(a, in, sizeof(*in));
+	struct jd_inline_method *m = jd_arena_dup(a, in->methods, in->nr_methods * sizeof(*m));
+	struct jd_inline_pc *pcs = jd_arena_dup(a, in->pcs, in->nr_pcs * sizeof(*pcs));
+	if (!c || !m || !pcs)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < in->nr_pcs; i++) {
+		pcs[i].frames = jd_arena_dup(a, in->pcs[i].frames,
+					     in->pcs[i].depth * sizeof(*pcs[i].frames));
+		if (!pcs[i].frames)
+			return -ENOMEM;
+	}
+	c->methods = m;
+	c->pcs = pcs;
+	e->inl = c;
+	return 0;
+}
+
+static int on_ext_record(struct jd_index *x, const struct jd_record *r)
+{
+	uint32_t i;
+	switch (r->id) {
+	case JD_EXT_LOAD_INFO:
+		if (!find_by_index(x, r->u.load_info.code_index, &i))
+			break;
+		entry(x, i)->info = jd_arena_dup(&x->arena, &r->u.load_info,
+						 sizeof(r->u.load_info));
+		return entry(x, i)->info ? 0 : -ENOMEM;
+	case JD_EXT_INLINE:
+		if (!find_by_index(x, r->u.inl.code_index, &i))
+			break;
+		return copy_inline(x, entry(x, i), &r->u.inl);
+	case JD_EXT_UNLOAD:
+		if (r->u.unload.code_index ? !find_by_index(x, r->u.unload.code_index, &i)
+					   : !find_by_addr(x, r->u.unload.code_addr,
+							   r->timestamp, &i))
+			break;
+		entry(x, i)->unload_time = r->timestamp ? r->timestamp : 1;
+		return 0;
+	case JD_EXT_AGENT_STATS:
+		x->agent_stats = jd_arena_dup(&x->arena, &r->u.stats, sizeof(r->u.stats));
+		return x->agent_stats ? 0 : -ENOMEM;
+	default:
+		return 0;
+	}
+	x->counts.ext_unmatched++;
+	return 0;
+}
+
+static void summarize(struct jd_index *x)
+{
+	char msg[256];
+	const struct jd_index_counts *c = &x->counts;
+	if (c->debug_mismatched) {
+		snprintf(msg, sizeof(msg), "%llu DEBUG_INFO not matching the next CODE_LOAD's "
+			 "address ignored", (unsigned long long)c->debug_mismatched);
+		add_warning(x, msg);
+	}
+	if (c->debug_orphaned || c->unwind_orphaned) {
+		snprintf(msg, sizeof(msg), "%llu DEBUG_INFO and %llu UNWINDING_INFO without a "
+			 "CODE_LOAD of their own", (unsigned long long)c->debug_orphaned,
+			 (unsigned long long)c->unwind_orphaned);
+		add_warning(x, msg);
+	}
+	if (c->ext_unmatched) {
+		snprintf(msg, sizeof(msg), "%llu companion records name no load of the dump",
+			 (unsigned long long)c->ext_unmatched);
+		add_warning(x, msg);
+	}
+}
+
+int jd_index_open(struct jd_index **out, const char *dump_path, char *err, size_t errlen)
+{
+	*out = NULL;
+	struct jd_index *x = calloc(1, sizeof(*x));
+	if (!x)
+		return -ENOMEM;
+	int rc = jd_reader_open(&x->dump, dump_path);
+	if (rc) {
+		if (err && errlen)
+			snprintf(err, errlen, "%s", jd_reader_error(NULL));
+		goto fail;
+	}
+	rc = read_all(x, x->dump, on_dump_record);
+	if (x->pend_debug)
+		x->counts.debug_orphaned++;
+	if (x->pend_unwind)
+		x->counts.unwind_orphaned++;
+	char ext[4096];
+	if (!rc && !jd_reader_is_ext(x->dump) && !jd_ext_path(dump_path, ext, sizeof(ext)) &&
+	    access(ext, F_OK) == 0) {
+		if (jd_reader_open(&x->ext, ext) == 0)
+			rc = read_all(x, x->ext, on_ext_record);
+		else
+			add_warning(x, jd_reader_error(NULL));
+	}
+	if (rc) {
+		if (err && errlen)
+			snprintf(err, errlen, "%s: %s", dump_path, strerror(-rc));
+		goto fail;
+	}
+	summarize(x);
+	*out = x;
+	return 0;
+fail:
+	jd_index_close(x);
+	return rc;
+}
+
+void jd_index_close(struct jd_index *x)
+{
+	if (!x)
+		return;
+	for (size_t c = 0; c * CHUNK < x->nr_loads; c++)
+		free(x->chunks[c]);
+	free(x->chunks);
+	free(x->moves);
+	free(x->prev_same_addr);
+	jd_name_tab_free(&x->names);
+	jd_u64_tab_free(&x->by_index);
+	jd_u64_tab_free(&x->by_addr);
+	jd_arena_free(&x->arena);
+	jd_reader_close(x->dump);
+	jd_reader_close(x->ext);
+	free(x);
+}
+
+const struct jd_header *jd_index_header(const struct jd_index *x)
+{
+	return jd_reader_header(x->dump);
+}
+
+size_t jd_index_nr_loads(const struct jd_index *x)
+{
+	return x->nr_loads;
+}
+
+const struct jd_load_entry *jd_index_load(const struct jd_index *x, size_t i)
+{
+	return i < x->nr_loads ? entry(x, i) : NULL;
+}
+
+size_t jd_index_nr_moves(const struct jd_index *x)
+{
+	return x->nr_moves;
+}
+
+const struct jd_move_entry *jd_index_move(const struct jd_index *x, size_t i)
+{
+	return i < x->nr_moves ? &x->moves[i] : NULL;
+}
+
+const struct jd_ext_agent_stats *jd_index_agent_stats(const struct jd_index *x)
+{
+	return x->agent_stats;
+}
+
+const struct jd_reader_stats *jd_index_stats(const struct jd_index *x)
+{
+	return jd_reader_stats(x->dump);
+}
+
+const struct jd_index_counts *jd_index_counts(const struct jd_index *x)
+{
+	return &x->counts;
+}
+
+const char *jd_index_warning(const struct jd_index *x)
+{
+	return x->warning;
+}

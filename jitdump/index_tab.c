@@ -1,0 +1,171 @@
+/* index_tab.c - storage for jd_index: see index_int.h. Tables double at half load, so a
+ * lookup probes only a slot or two. */
+#include "jitdump/index_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define ARENA_BLOCK (1u << 20)
+
+struct jd_arena_block {
+	struct jd_arena_block *next;
+	size_t used, cap;
+	_Alignas(8) unsigned char data[];
+};
+
+void *jd_arena_alloc(struct jd_arena *a, size_t n)
+{
+	n = (n + 7) & ~(size_t)7;
+	struct jd_arena_block *b = a->head;
+	if (!b || b->cap - b->used < n) {
+		size_t cap = n > ARENA_BLOCK / 4 ? n : ARENA_BLOCK;
+		b = malloc(sizeof(*b) + cap);
+		if (!b)
+			return NULL;
+		b->used = 0;
+		b->cap = cap;
+		/* A big one-off block goes behind the current one so its free space stays usable. */
+		if (cap != ARENA_BLOCK && a->head) {
+			b->next = a->head->next;
+			a->head->next = b;
+		} else {
+			b->next = a->head;
+			a->head = b;
+		}
+	}
+	void *p = b->data + b->used;
+	b->used += n;
+	return p;
+}
+
+void *jd_arena_dup(struct jd_arena *a, const void *src, size_t n)
+{
+	void *p = jd_arena_alloc(a, n ? n : 1);
+	if (p && n)
+		memcpy(p, src, n);
+	return p;
+}
+
+void jd_arena_free(struct jd_arena *a)
+{
+	while (a->head) {
+		struct jd_arena_block *n = a->head->next;
+		free(a->head);
+		a->head = n;
+	}
+}
+
+/* FNV-1a: names are short, and this is not exposed to adversarial collisions that matter
+ * (a hostile dump can only make its own indexing slower). */
+static uint64_t hash_str(const char *s)
+{
+	uint64_t h = 1469598103934665603ull;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	return h;
+}
+
+static uint64_t hash_u64(uint64_t k)
+{
+	k ^= k >> 33;
+	k *= 0xff51afd7ed558ccdull;
+	k ^= k >> 33;
+	return k;
+}
+
+static int name_grow(struct jd_name_tab *t)
+{
+	size_t ncap = t->cap ? t->cap * 2 : 1024;
+	struct jd_name_slot *ns = calloc(ncap, sizeof(*ns));
+	if (!ns)
+		return -1;
+	for (size_t i = 0; i < t->cap; i++) {
+		if (!t->slots[i].name)
+			continue;
+		size_t j = t->slots[i].hash & (ncap - 1);
+		while (ns[j].name)
+			j = (j + 1) & (ncap - 1);
+		ns[j] = t->slots[i];
+	}
+	free(t->slots);
+	t->slots = ns;
+	t->cap = ncap;
+	return 0;
+}
+
+uint32_t jd_name_tab_bump(struct jd_name_tab *t, const char *name)
+{
+	if ((t->used + 1) * 2 > t->cap && name_grow(t))
+		return 0;
+	uint64_t h = hash_str(name);
+	size_t j = h & (t->cap - 1);
+	for (;; j = (j + 1) & (t->cap - 1)) {
+		struct jd_name_slot *s = &t->slots[j];
+		if (!s->name) {
+			*s = (struct jd_name_slot){ name, h, 1 };
+			t->used++;
+			return 1;
+		}
+		if (s->hash == h && !strcmp(s->name, name))
+			return ++s->count;
+	}
+}
+
+void jd_name_tab_free(struct jd_name_tab *t)
+{
+	free(t->slots);
+	memset(t, 0, sizeof(*t));
+}
+
+static int u64_grow(struct jd_u64_tab *t)
+{
+	size_t ncap = t->cap ? t->cap * 2 : 1024;
+	struct jd_u64_slot *ns = calloc(ncap, sizeof(*ns));
+	if (!ns)
+		return -1;
+	for (size_t i = 0; i < t->cap; i++) {
+		if (!t->slots[i].val)
+			continue;
+		size_t j = hash_u64(t->slots[i].key) & (ncap - 1);
+		while (ns[j].val)
+			j = (j + 1) & (ncap - 1);
+		ns[j] = t->slots[i];
+	}
+	free(t->slots);
+	t->slots = ns;
+	t->cap = ncap;
+	return 0;
+}
+
+int jd_u64_tab_put(struct jd_u64_tab *t, uint64_t key, uint32_t val)
+{
+	if ((t->used + 1) * 2 > t->cap && u64_grow(t))
+		return -1;
+	size_t j = hash_u64(key) & (t->cap - 1);
+	while (t->slots[j].val && t->slots[j].key != key)
+		j = (j + 1) & (t->cap - 1);
+	if (!t->slots[j].val)
+		t->used++;
+	t->slots[j] = (struct jd_u64_slot){ key, val + 1 };
+	return 0;
+}
+
+int jd_u64_tab_get(const struct jd_u64_tab *t, uint64_t key, uint32_t *val)
+{
+	if (!t->cap)
+		return 0;
+	size_t j = hash_u64(key) & (t->cap - 1);
+	for (; t->slots[j].val; j = (j + 1) & (t->cap - 1)) {
+		if (t->slots[j].key == key) {
+			*val = t->slots[j].val - 1;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+void jd_u64_tab_free(struct jd_u64_tab *t)
+{
+	free(t->slots);
+	memset(t, 0, sizeof(*t));
+}

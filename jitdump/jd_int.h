@@ -1,0 +1,106 @@
+/* jd_int.h - libjitdump internals shared by its .c files: unaligned/byte-swapped field access,
+ * the on-disk encoders, clocks and paths. Not installed; callers use jitdump/jitdump.h. */
+#ifndef JITPROF_JD_INT_H
+#define JITPROF_JD_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "jitdump/jitdump.h"
+
+/* Companion record sizes (prefix included); layouts in docs/jitdump.md. */
+#define JD_EXT_LOAD_INFO_SIZE   48u
+#define JD_EXT_INLINE_FIXED     40u
+#define JD_EXT_INLINE_PC_FIXED  12u	/* u64 addr, u32 depth */
+#define JD_EXT_INLINE_FRAME     8u	/* u32 method, i32 line */
+#define JD_EXT_UNLOAD_SIZE      40u
+#define JD_EXT_STATS_SIZE       64u
+#define JD_CLOSE_SIZE           16u
+
+/* Fields are read with memcpy: records are unpadded, so nothing in the file is aligned. */
+static inline uint32_t jd_get32(const uint8_t *p, int swap)
+{
+	uint32_t v;
+	memcpy(&v, p, 4);
+	return swap ? __builtin_bswap32(v) : v;
+}
+
+static inline uint64_t jd_get64(const uint8_t *p, int swap)
+{
+	uint64_t v;
+	memcpy(&v, p, 8);
+	return swap ? __builtin_bswap64(v) : v;
+}
+
+static inline uint8_t *jd_put32(uint8_t *p, uint32_t v)
+{
+	memcpy(p, &v, 4);
+	return p + 4;
+}
+
+static inline uint8_t *jd_put64(uint8_t *p, uint64_t v)
+{
+	memcpy(p, &v, 8);
+	return p + 8;
+}
+
+static inline uint8_t *jd_put_bytes(uint8_t *p, const void *src, size_t n)
+{
+	if (n)
+		memcpy(p, src, n);
+	return p + n;
+}
+
+/* ---- encode.c: native-order records. *_size() says how many bytes *_encode() writes;
+ * every size is computed with overflow checks (0 means "does not fit a record"). */
+size_t jd_enc_header(uint8_t *dst, uint32_t magic, uint32_t elf_mach, uint32_t pid,
+		     uint64_t timestamp, uint64_t flags);
+uint8_t *jd_enc_prefix(uint8_t *p, uint32_t id, uint32_t total, uint64_t timestamp);
+uint64_t jd_debug_size(const struct jd_line *lines, size_t nr);
+uint8_t *jd_enc_debug(uint8_t *p, uint64_t ts, uint64_t code_addr, const struct jd_line *l,
+		      size_t nr, uint32_t total);
+uint64_t jd_unwind_size(uint64_t unwind_size);
+uint8_t *jd_enc_unwind(uint8_t *p, uint64_t ts, const struct jd_load_desc *d, uint32_t total);
+/* The CODE_LOAD without its code bytes (which are the record's tail). */
+uint64_t jd_load_size(const char *name, uint64_t code_size);
+uint8_t *jd_enc_load_head(uint8_t *p, uint64_t ts, const struct jd_code_load *l,
+			  uint32_t total);
+uint8_t *jd_enc_move(uint8_t *p, uint64_t ts, const struct jd_code_move *m);
+uint8_t *jd_enc_close(uint8_t *p, uint64_t ts);
+uint8_t *jd_enc_load_info(uint8_t *p, uint64_t ts, const struct jd_ext_load_info *i);
+uint64_t jd_inline_size(const struct jd_ext_inline *in);
+uint8_t *jd_enc_inline(uint8_t *p, uint64_t ts, const struct jd_ext_inline *in,
+		       uint32_t total);
+uint8_t *jd_enc_unload(uint8_t *p, uint64_t ts, const struct jd_ext_unload *u);
+uint8_t *jd_enc_stats(uint8_t *p, uint64_t ts, const struct jd_ext_agent_stats *s);
+
+/* ---- clock.c */
+int jd_clock_check(enum jd_clock c);	/* 0 or -ENOTSUP / -EINVAL */
+uint64_t jd_clock_read(enum jd_clock c);
+
+/* ---- paths.c */
+/* Directory for a new dump: opts->dir, $JITDUMPDIR, $HOME/.debug/jit; created 0700. */
+int jd_dump_dir(const char *dir, char *buf, size_t len);
+uint32_t jd_self_elf_mach(void);
+
+/* ---- decode.c: one record's payload -> struct jd_record. Lengths were checked against the
+ * file by the caller; this checks the fields against total_size. Returns 0, or -EINVAL with
+ * a message (without file/offset, the caller adds them) in msg. */
+struct jd_decode_bufs {
+	struct jd_line *lines;
+	size_t lines_cap;
+	struct jd_inline_method *methods;
+	size_t methods_cap;
+	struct jd_inline_pc *pcs;
+	size_t pcs_cap;
+	struct jd_inline_frame *frames;
+	size_t frames_cap;
+};
+int jd_decode(struct jd_record *rec, const uint8_t *p, int swap, struct jd_decode_bufs *b,
+	      char *msg, size_t msglen);
+void jd_decode_bufs_free(struct jd_decode_bufs *b);
+/* 1 if the id is one libjitdump decodes (perf's 0..4 and ours). */
+int jd_id_known(uint32_t id);
+
+#endif

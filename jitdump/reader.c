@@ -1,0 +1,252 @@
+/* reader.c - the validating zero-copy reader: maps a dump (or a companion file) once, checks
+ * the header, then frames records one by one. A record that claims more bytes than the file
+ * holds is a truncated tail (a writer that crashed or is still writing): everything before it
+ * has been delivered and the reader ends cleanly with a warning instead of an error. */
+#include "jitdump/jd_int.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+struct jd_reader {
+	const uint8_t *base;
+	size_t len;
+	int mapped;		/* base is our mmap */
+	int swap;
+	int is_ext;
+	int failed;		/* sticky: the negative errno of the damage seen */
+	uint64_t off;
+	char *path;
+	struct jd_header hdr;
+	struct jd_reader_stats st;
+	struct jd_decode_bufs bufs;
+	char err[512];
+	char warn[256];
+};
+
+static int fail(struct jd_reader *r, int rc, uint64_t off, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static int fail(struct jd_reader *r, int rc, uint64_t off, const char *fmt, ...)
+{
+	char msg[384];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	snprintf(r->err, sizeof(r->err), "%s: offset %llu: %s", r->path,
+		 (unsigned long long)off, msg);
+	r->failed = rc;
+	return rc;
+}
+
+static int parse_header(struct jd_reader *r)
+{
+	const uint8_t *p = r->base;
+	if (r->len < JD_HEADER_SIZE)
+		return fail(r, -EINVAL, 0, "%zu bytes, shorter than the %u-byte jitdump header",
+			    r->len, JD_HEADER_SIZE);
+	uint32_t magic = jd_get32(p, 0);
+	if (magic == JD_MAGIC || magic == JD_EXT_MAGIC) {
+		r->swap = 0;
+	} else if (magic == JD_MAGIC_SWAPPED || magic == __builtin_bswap32(JD_EXT_MAGIC)) {
+		r->swap = 1;
+	} else {
+		return fail(r, -EINVAL, 0, "bad magic 0x%08x (not a jitdump)", magic);
+	}
+	int sw = r->swap;
+	r->is_ext = jd_get32(p, sw) == JD_EXT_MAGIC;
+	r->hdr.magic = jd_get32(p, sw);
+	r->hdr.version = jd_get32(p + 4, sw);
+	r->hdr.total_size = jd_get32(p + 8, sw);
+	r->hdr.elf_mach = jd_get32(p + 12, sw);
+	r->hdr.pad1 = jd_get32(p + 16, sw);
+	r->hdr.pid = jd_get32(p + 20, sw);
+	r->hdr.timestamp = jd_get64(p + 24, sw);
+	r->hdr.flags = jd_get64(p + 32, sw);
+	if (r->hdr.version == 0)
+		return fail(r, -EINVAL, 4, "jitdump version 0");
+	if (r->hdr.total_size < JD_HEADER_SIZE)
+		return fail(r, -EINVAL, 8, "header total_size %u is below %u", r->hdr.total_size,
+			    JD_HEADER_SIZE);
+	/* Bytes past the 40 we know are a header extension: skipped, as newer perf does. */
+	if (r->hdr.total_size > r->len)
+		return fail(r, -EINVAL, 8, "header total_size %u runs past the end of the "
+			    "%zu-byte file", r->hdr.total_size, r->len);
+	r->off = r->hdr.total_size;
+	r->st.byte_swapped = sw;
+	return 0;
+}
+
+/* A failed open leaves no reader behind, so its message is kept per thread for
+ * jd_reader_error(NULL). */
+static __thread char open_err[512];
+
+static int open_failed(struct jd_reader *r, int rc)
+{
+	if (r->err[0])
+		snprintf(open_err, sizeof(open_err), "%s", r->err);
+	else
+		snprintf(open_err, sizeof(open_err), "%s", strerror(-rc));
+	jd_reader_close(r);
+	return rc;
+}
+
+static int open_common(struct jd_reader **out, struct jd_reader *r, const char *name)
+{
+	r->path = strdup(name ? name : "<memory>");
+	if (!r->path)
+		return open_failed(r, -ENOMEM);
+	int rc = parse_header(r);
+	if (rc)
+		return open_failed(r, rc);
+	*out = r;
+	return 0;
+}
+
+int jd_reader_open_mem(struct jd_reader **out, const void *buf, size_t len, const char *name)
+{
+	*out = NULL;
+	struct jd_reader *r = calloc(1, sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	r->base = buf;
+	r->len = len;
+	return open_common(out, r, name);
+}
+
+int jd_reader_open(struct jd_reader **out, const char *path)
+{
+	*out = NULL;
+	struct jd_reader *r = calloc(1, sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	int rc = 0;
+	if (fd < 0 || fstat(fd, &st)) {
+		rc = -errno;
+	} else if ((uint64_t)st.st_size > SIZE_MAX) {
+		rc = -EFBIG;
+	} else if (st.st_size > 0) {
+		void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+		if (m == MAP_FAILED) {
+			rc = -errno;
+		} else {
+			madvise(m, (size_t)st.st_size, MADV_SEQUENTIAL);
+			r->base = m;
+			r->len = (size_t)st.st_size;
+			r->mapped = 1;
+		}
+	}
+	if (fd >= 0)
+		close(fd);
+	if (rc) {
+		snprintf(r->err, sizeof(r->err), "%s: %s", path, strerror(-rc));
+		return open_failed(r, rc);
+	}
+	return open_common(out, r, path);
+}
+
+void jd_reader_close(struct jd_reader *r)
+{
+	if (!r)
+		return;
+	if (r->mapped)
+		munmap((void *)r->base, r->len);
+	jd_decode_bufs_free(&r->bufs);
+	free(r->path);
+	free(r);
+}
+
+static void partial_tail(struct jd_reader *r, uint64_t left)
+{
+	r->st.truncated_bytes = left;
+	r->st.truncated_offset = r->off;
+	snprintf(r->warn, sizeof(r->warn), "%s: %llu bytes of a partial record at offset %llu",
+		 r->path, (unsigned long long)left, (unsigned long long)r->off);
+	r->off = r->len;
+}
+
+int jd_reader_next(struct jd_reader *r, struct jd_record *rec)
+{
+	for (;;) {
+		if (r->failed)
+			return r->failed;
+		uint64_t left = r->len - r->off;
+		if (left == 0)
+			return 0;
+		if (left < JD_PREFIX_SIZE) {
+			partial_tail(r, left);
+			return 0;
+		}
+		const uint8_t *p = r->base + r->off;
+		memset(rec, 0, sizeof(*rec));
+		rec->id = jd_get32(p, r->swap);
+		rec->total_size = jd_get32(p + 4, r->swap);
+		rec->timestamp = jd_get64(p + 8, r->swap);
+		rec->offset = r->off;
+		if (rec->total_size < JD_PREFIX_SIZE)
+			return fail(r, -EINVAL, r->off, "record id %u has total_size %u, below the "
+				    "16-byte prefix", rec->id, rec->total_size);
+		if (rec->total_size > left) {
+			partial_tail(r, left);
+			return 0;
+		}
+		if (!jd_id_known(rec->id)) {
+			r->st.unknown_skipped++;
+			r->off += rec->total_size;
+			continue;
+		}
+		char msg[320];
+		int rc = jd_decode(rec, p, r->swap, &r->bufs, msg, sizeof(msg));
+		if (rc)
+			return fail(r, rc, r->off, "%s", msg);
+		r->off += rec->total_size;
+		r->st.records++;
+		if (rec->id < JD_CODE_MAX_PERF)
+			r->st.per_id[rec->id]++;
+		else
+			r->st.ext_records++;
+		return 1;
+	}
+}
+
+const struct jd_header *jd_reader_header(const struct jd_reader *r)
+{
+	return &r->hdr;
+}
+
+const struct jd_reader_stats *jd_reader_stats(const struct jd_reader *r)
+{
+	return &r->st;
+}
+
+const char *jd_reader_error(const struct jd_reader *r)
+{
+	return r ? r->err : open_err;
+}
+
+const char *jd_reader_warning(const struct jd_reader *r)
+{
+	return r->warn;
+}
+
+const char *jd_reader_path(const struct jd_reader *r)
+{
+	return r->path;
+}
+
+int jd_reader_is_ext(const struct jd_reader *r)
+{
+	return r->is_ext;
+}
+
+uint64_t jd_reader_size(const struct jd_reader *r)
+{
+	return r->len;
+}

@@ -1,0 +1,54 @@
+/* writer_int.h - the writer's state, shared by writer.c (files, buffers), write.c (records)
+ * and fork.c (what a forked child does). */
+#ifndef JITPROF_WRITER_INT_H
+#define JITPROF_WRITER_INT_H
+
+#include <limits.h>
+#include <pthread.h>
+#include <sys/types.h>
+
+#include "jitdump/jitdump.h"
+
+struct jd_sink {
+	int fd;
+	uint8_t *buf;
+	size_t len, cap;
+};
+
+struct jd_writer {
+	pthread_mutex_t lock;
+	struct jd_writer *next;		/* fork.c's registry */
+	pid_t pid;			/* whose files these are */
+	int err;			/* sticky negative errno */
+	enum jd_clock clock;
+	uint32_t elf_mach;
+	int no_ext;
+	size_t bufsize;
+	uint64_t next_index;
+	struct jd_sink dump, ext;	/* ext.fd < 0 until companion data is first written */
+	void *marker;
+	size_t marker_len;
+	uint8_t *scratch;		/* heads of units bigger than the buffer */
+	size_t scratch_cap;
+	char dir[PATH_MAX];
+	char path[PATH_MAX + 32];
+};
+
+int jd_writer_open_files(struct jd_writer *w);
+void jd_writer_drop_files(struct jd_writer *w);
+void jd_writer_free(struct jd_writer *w);
+/* Creates path (O_TRUNC) and writes a header with magic. */
+int jd_sink_open(struct jd_writer *w, struct jd_sink *s, const char *path, uint32_t magic);
+int jd_sink_flush(struct jd_writer *w, struct jd_sink *s);
+uint8_t *jd_sink_claim(struct jd_writer *w, struct jd_sink *s, size_t n);
+int jd_sink_commit(struct jd_writer *w, struct jd_sink *s, const uint8_t *head, size_t n,
+		   const void *tail, size_t tail_len);
+
+/* fork.c */
+void jd_fork_register(struct jd_writer *w);
+void jd_fork_unregister(struct jd_writer *w);
+/* Takes w->lock; in a forked child, first switches w to jit-<newpid>.dump. 0 or -errno
+ * (the lock is held either way; release with pthread_mutex_unlock). */
+int jd_writer_enter(struct jd_writer *w);
+
+#endif
