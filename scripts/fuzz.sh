@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# fuzz.sh - `make fuzz`: builds every libFuzzer target tests/fuzz/fuzz_<t>.c with clang
+# (-fsanitize=fuzzer,address,undefined) straight from the library sources it names, replays its
+# regression inputs (tests/fuzz/regressions/<t>/), then fuzzes it FUZZ_SECONDS (default 60)
+# from its seed corpus (tests/fuzz/corpus/<t>/). A crash input is saved under
+# tests/fuzz/crashes/<t>/ (git-ignored) and makes the run fail.
+#
+# A target names what it links in its opening comment:
+#   fuzz-srcs: jitdump/ synth/x.c    (files, or directories meaning all their *.c, from the root)
+#   fuzz-libs: -lpthread             (linker flags)
+# Environment: FUZZ_SECONDS (per target), FUZZ_ONLY=<t> (one target), FUZZ_CC (default clang),
+# FUZZ_JOBS (libFuzzer -fork workers, default 0 = in-process).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+secs=${FUZZ_SECONDS:-60}
+only=${FUZZ_ONLY:-}
+cc=${FUZZ_CC:-clang}
+out=build/fuzz
+cflags=(-std=gnu11 -g -O1 -D_GNU_SOURCE -I. -fno-omit-frame-pointer
+	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined)
+shopt -s nullglob
+
+die() { echo "fuzz: $*" >&2; exit 1; }
+command -v "$cc" >/dev/null || die "$cc not found (make deps installs clang)"
+[[ $secs =~ ^[0-9]+$ ]] || die "FUZZ_SECONDS must be a whole number of seconds, got '$secs'"
+mkdir -p "$out"
+
+# The value of a "fuzz-<key>:" line in a target's opening comment.
+meta() { sed -n "s/^[ /*]*fuzz-$2: *//p" "$1" | head -n 1 | sed 's|[[:space:]]*\*/.*||'; }
+
+build_target() {
+	local src=$1 bin=$2 srcs=() g f
+	for g in $(meta "$src" srcs); do
+		if [ -d "$g" ]; then f=("${g%/}"/*.c); else f=("$g"); fi
+		[ ${#f[@]} -gt 0 ] && [ -f "${f[0]}" ] ||
+			{ echo "fuzz: $src: fuzz-srcs '$g' names no C source" >&2; return 1; }
+		srcs+=("${f[@]}")
+	done
+	# shellcheck disable=SC2046
+	"$cc" "${cflags[@]}" -o "$bin" "$src" "${srcs[@]}" $(meta "$src" libs)
+}
+
+# libFuzzer's final "stat::<name>: N" line.
+stat_of() { sed -n "s/^stat::$2: *//p" "$1" | tail -n 1; }
+
+summary=()
+failed=0
+for src in tests/fuzz/fuzz_*.c; do
+	t=$(basename "$src" .c); t=${t#fuzz_}
+	[ -n "$only" ] && [ "$t" != "$only" ] && continue
+	bin=$out/fuzz_$t log=$out/$t.log
+	echo "=== fuzz: $t"
+	if ! build_target "$src" "$bin"; then
+		summary+=("$t: BUILD FAILED"); failed=1; continue
+	fi
+
+	regs=(tests/fuzz/regressions/"$t"/*)
+	if [ ${#regs[@]} -gt 0 ]; then
+		if ! "$bin" -runs=1 "${regs[@]}" >"$out/$t.regressions.log" 2>&1; then
+			tail -n 30 "$out/$t.regressions.log"
+			summary+=("$t: REGRESSION INPUT CRASHES (see $out/$t.regressions.log)")
+			failed=1; continue
+		fi
+		echo "fuzz: $t: ${#regs[@]} regression inputs replayed clean"
+	fi
+
+	# New inputs go to a work corpus under build/, so the committed seeds stay small.
+	work=$out/corpus/$t crashes=tests/fuzz/crashes/$t
+	mkdir -p "$work" "$crashes" tests/fuzz/corpus/"$t"
+	args=(-max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -max_len=65536
+	      -print_final_stats=1 -artifact_prefix="$crashes/")
+	[ "${FUZZ_JOBS:-0}" -gt 0 ] && args+=(-fork="$FUZZ_JOBS" -ignore_crashes=0)
+	rc=0
+	"$bin" "${args[@]}" "$work" tests/fuzz/corpus/"$t" >"$log" 2>&1 || rc=$?
+	execs=$(stat_of "$log" number_of_executed_units)
+	cov=$(grep -o 'cov: [0-9]*' "$log" | tail -n 1 | cut -d' ' -f2)
+	found=$(ls "$crashes" | wc -l)
+	if [ "$rc" -ne 0 ] || [ "$found" -gt 0 ]; then
+		grep -E 'ERROR|SUMMARY|==[0-9]+==|promise|runtime error' "$log" | head -n 20 || true
+		summary+=("$t: CRASH after ${execs:-?} executions; inputs in $crashes/, log $log")
+		failed=1
+	else
+		summary+=("$t: ${execs:-0} executions in ${secs} s, coverage ${cov:-?} edges, no crash")
+	fi
+done
+
+[ ${#summary[@]} -gt 0 ] || die "no target matches '${only:-*}'"
+echo "=== fuzz summary"
+printf '%s\n' "${summary[@]}" | tee "$out/summary.txt"
+exit $failed
