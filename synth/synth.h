@@ -22,12 +22,13 @@ extern "C" {
 #define SYNTH_NAME_MAX      4096	/* longest method name accepted (bytes, without NUL) */
 #define SYNTH_FILE_NAME_MAX 64		/* "jitted-<u32>-<u64>.so" fits easily */
 
-/* Vendor note in every ELF (section ".note.jitprof", note name "jitprof", type 1):
- * desc = u32 version (1), u32 generation, u64 code_index, u64 load timestamp, u32 tier
- * (enum jd_tier), u32 pid, u64 code_addr, then the method name NUL-terminated, padded to 4. */
-#define SYNTH_NOTE_NAME    "jitprof"
-#define SYNTH_NOTE_TYPE    1u
-#define SYNTH_NOTE_VERSION 1u
+/* Vendor note in every ELF (section ".note.jitprof"): an NT_VERSION note (type 1, descsz 0)
+ * whose owner name is one line of text, the convention eu-elflint and readelf -n accept for
+ * vendor strings:
+ *   "jitprof/1 generation=2 code_index=5 timestamp=999 tier=3 pid=1234 code_addr=0x7f.. name=NAME"
+ * NAME (the runtime's method name, may hold spaces) runs to the end; tier is enum jd_tier. */
+#define SYNTH_NOTE_PREFIX "jitprof/1 "
+#define SYNTH_NOTE_TYPE   1u
 
 /* One code load and everything that shapes its ELF. Pointers are borrowed, never freed. */
 struct synth_input {

@@ -1,0 +1,51 @@
+/* dwarf_int.h - synth's own DWARF 4 encoder (DWARF-NOTES.md says why not libdwarf): the four
+ * sections one jitted function needs, plus the pieces its unit tests check byte for byte. */
+#ifndef JITPROF_SYNTH_DWARF_INT_H
+#define JITPROF_SYNTH_DWARF_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "synth/synth_int.h"
+
+/* Line program parameters (DWARF 4 standard opcode set). */
+#define SYNTH_DW_LINE_BASE   (-5)
+#define SYNTH_DW_LINE_RANGE  14
+#define SYNTH_DW_OPCODE_BASE 13
+
+struct synth_dwarf {
+	struct synth_buf abbrev, info, line, aranges;
+};
+
+/* Encodes all four sections for in, with code_addr placed at text_vaddr. in must have passed
+ * synth_validate. */
+int synth_dwarf_build(const struct synth_input *in, uint64_t text_vaddr, struct synth_dwarf *d,
+		      char *err, size_t errlen);
+void synth_dwarf_free(struct synth_dwarf *d);
+
+/* The fixed abbreviation table (.debug_abbrev). */
+void synth_dw_abbrev(struct synth_buf *b);
+
+/* De-duplicated file table: names in order of first use, index = position + 1. */
+struct synth_dw_files {
+	const char **names;
+	uint32_t *slots;	/* open-addressing hash: 0 empty, else index */
+	uint32_t n, cap_names, nslots;
+	int oom;
+};
+/* Index (>= 1) of name, adding it when new; 0 on allocation failure. */
+uint32_t synth_dw_file(struct synth_dw_files *f, const char *name);
+void synth_dw_files_free(struct synth_dw_files *f);
+
+/* A whole .debug_line unit (v4 header, file table, one sequence ending at code end) for rows
+ * lines[0..n) (absolute addresses) of code [code_addr, code_addr+code_size) placed at
+ * text_vaddr. */
+void synth_dw_line_unit(struct synth_buf *b, struct synth_dw_files *files,
+			const struct jd_line *lines, size_t n, uint64_t code_addr,
+			uint64_t code_size, uint64_t text_vaddr);
+
+/* "Lcom/acme/Foo;bar(I)I" -> "com.acme.Foo.bar" (returns 1, JVM name); anything else is copied
+ * (returns 0). Truncated to fit len. */
+int synth_dw_readable_name(const char *name, char *buf, size_t len);
+
+#endif

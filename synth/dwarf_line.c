@@ -1,0 +1,178 @@
+/* dwarf_line.c - .debug_line version 4 for one jitted function: a file table with each file
+ * once, rows in ascending address order, and DW_LNE_end_sequence at the end of the code (not
+ * at the last row, so the tail of the code keeps the last row's line). */
+#include <dwarf.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "synth/dwarf_int.h"
+
+static uint32_t hash_str(const char *s)
+{
+	uint32_t h = 2166136261u;	/* FNV-1a */
+	for (; *s; s++)
+		h = (h ^ (uint8_t)*s) * 16777619u;
+	return h;
+}
+
+static int files_grow(struct synth_dw_files *f)
+{
+	uint32_t ncap = f->cap_names ? f->cap_names * 2 : 8;
+	const char **names = realloc(f->names, ncap * sizeof(*names));
+	if (!names)
+		return -1;
+	f->names = names;
+	f->cap_names = ncap;
+	/* Keep the hash at most half full. */
+	uint32_t nslots = ncap * 2;
+	uint32_t *slots = calloc(nslots, sizeof(*slots));
+	if (!slots)
+		return -1;
+	for (uint32_t i = 0; i < f->n; i++) {
+		uint32_t s = hash_str(f->names[i]) & (nslots - 1);
+		while (slots[s])
+			s = (s + 1) & (nslots - 1);
+		slots[s] = i + 1;
+	}
+	free(f->slots);
+	f->slots = slots;
+	f->nslots = nslots;
+	return 0;
+}
+
+uint32_t synth_dw_file(struct synth_dw_files *f, const char *name)
+{
+	if (f->oom)
+		return 0;
+	if (f->nslots) {
+		uint32_t s = hash_str(name) & (f->nslots - 1);
+		for (; f->slots[s]; s = (s + 1) & (f->nslots - 1))
+			if (!strcmp(f->names[f->slots[s] - 1], name))
+				return f->slots[s];
+	}
+	if (f->n == f->cap_names && files_grow(f)) {
+		f->oom = 1;
+		return 0;
+	}
+	f->names[f->n++] = name;
+	uint32_t s = hash_str(name) & (f->nslots - 1);
+	while (f->slots[s])
+		s = (s + 1) & (f->nslots - 1);
+	f->slots[s] = f->n;
+	return f->n;
+}
+
+void synth_dw_files_free(struct synth_dw_files *f)
+{
+	free(f->names);
+	free(f->slots);
+	memset(f, 0, sizeof(*f));
+}
+
+static size_t uleb_len(uint64_t v)
+{
+	size_t n = 1;
+	while (v >>= 7)
+		n++;
+	return n;
+}
+
+/* Extended opcode header; len is the operands' size. */
+static void ext_op(struct synth_buf *b, uint8_t op, size_t len)
+{
+	synth_buf_u8(b, 0);
+	synth_buf_uleb(b, len + 1);
+	synth_buf_u8(b, op);
+}
+
+/* One row: line and address deltas as a special opcode where they fit. */
+static void emit_row(struct synth_buf *b, int64_t dline, uint64_t daddr)
+{
+	if (dline < SYNTH_DW_LINE_BASE || dline >= SYNTH_DW_LINE_BASE + SYNTH_DW_LINE_RANGE) {
+		synth_buf_u8(b, DW_LNS_advance_line);
+		synth_buf_sleb(b, dline);
+		dline = 0;
+	}
+	uint64_t lpart = (uint64_t)(dline - SYNTH_DW_LINE_BASE) + SYNTH_DW_OPCODE_BASE;
+	if (daddr > (255 - lpart) / SYNTH_DW_LINE_RANGE) {
+		synth_buf_u8(b, DW_LNS_advance_pc);
+		synth_buf_uleb(b, daddr);
+		daddr = 0;
+	}
+	synth_buf_u8(b, (uint8_t)(lpart + daddr * SYNTH_DW_LINE_RANGE));
+}
+
+static void line_program(struct synth_buf *b, struct synth_dw_files *files,
+			 const struct jd_line *lines, size_t n, uint64_t code_addr,
+			 uint64_t code_size, uint64_t text_vaddr)
+{
+	uint64_t addr = text_vaddr;
+	uint32_t file = 1;
+	int64_t line = 1;
+	ext_op(b, DW_LNE_set_address, 8);
+	synth_buf_u64(b, addr);
+	for (size_t i = 0; i < n; i++) {
+		uint32_t f = synth_dw_file(files, lines[i].file);
+		if (f != file) {
+			synth_buf_u8(b, DW_LNS_set_file);
+			synth_buf_uleb(b, f);
+			file = f;
+		}
+		if (lines[i].discrim > 0) {
+			ext_op(b, DW_LNE_set_discriminator, uleb_len((uint64_t)lines[i].discrim));
+			synth_buf_uleb(b, (uint64_t)lines[i].discrim);
+		}
+		uint64_t a = text_vaddr + (lines[i].addr - code_addr);
+		emit_row(b, (int64_t)lines[i].line - line, a - addr);
+		addr = a;
+		line = lines[i].line;
+	}
+	uint64_t end = text_vaddr + code_size;
+	if (end > addr) {
+		synth_buf_u8(b, DW_LNS_advance_pc);
+		synth_buf_uleb(b, end - addr);
+	}
+	ext_op(b, DW_LNE_end_sequence, 0);
+}
+
+void synth_dw_line_unit(struct synth_buf *b, struct synth_dw_files *files,
+			const struct jd_line *lines, size_t n, uint64_t code_addr,
+			uint64_t code_size, uint64_t text_vaddr)
+{
+	static const uint8_t std_lengths[SYNTH_DW_OPCODE_BASE - 1] = {
+		0, 1, 1, 1, 1, 0, 0, 0, 1, 0, 0, 1
+	};
+	/* The program is encoded first: it fills the file table the header lists. */
+	struct synth_buf prog = { 0 };
+	if (n)	/* no rows, no sequence: an empty program is valid, a row-less one is not */
+		line_program(&prog, files, lines, n, code_addr, code_size, text_vaddr);
+
+	struct synth_buf hdr = { 0 };
+	synth_buf_u8(&hdr, 1);		/* minimum_instruction_length */
+	synth_buf_u8(&hdr, 1);		/* maximum_operations_per_instruction */
+	synth_buf_u8(&hdr, 1);		/* default_is_stmt */
+	synth_buf_u8(&hdr, (uint8_t)SYNTH_DW_LINE_BASE);
+	synth_buf_u8(&hdr, SYNTH_DW_LINE_RANGE);
+	synth_buf_u8(&hdr, SYNTH_DW_OPCODE_BASE);
+	synth_buf_bytes(&hdr, std_lengths, sizeof(std_lengths));
+	synth_buf_u8(&hdr, 0);		/* no include_directories: names are used as given */
+	for (uint32_t i = 0; i < files->n; i++) {
+		synth_buf_str(&hdr, files->names[i]);
+		synth_buf_uleb(&hdr, 0);	/* directory: the CU's comp_dir */
+		synth_buf_uleb(&hdr, 0);	/* mtime */
+		synth_buf_uleb(&hdr, 0);	/* length */
+	}
+	synth_buf_u8(&hdr, 0);
+
+	size_t start = b->len;
+	synth_buf_u32(b, 0);			/* unit_length, patched below */
+	synth_buf_u16(b, 4);
+	synth_buf_u32(b, (uint32_t)hdr.len);	/* header_length */
+	synth_buf_bytes(b, hdr.p, hdr.len);
+	synth_buf_bytes(b, prog.p, prog.len);
+	synth_buf_put_u32(b, start, (uint32_t)(b->len - start - 4));
+	if (hdr.oom || prog.oom || files->oom)
+		b->oom = 1;
+	synth_buf_free(&hdr);
+	synth_buf_free(&prog);
+}

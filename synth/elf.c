@@ -1,0 +1,338 @@
+/* elf.c - lays out and writes one ELF per code load with libelf (ELF_F_LAYOUT: every offset is
+ * ours, so the bytes are deterministic). Layout per DWARF-NOTES.md: program headers right after
+ * the ELF header, build-id note, .text at vaddr == file offset, unwind tables, then the
+ * non-allocated notes, DWARF and symbols. docs/synth.md draws it. */
+#include <elf.h>
+#include <errno.h>
+#include <gelf.h>
+#include <inttypes.h>
+#include <libelf.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "synth/dwarf_int.h"
+
+#define ALIGN_UP(x, a) (((x) + (a) - 1) & ~((uint64_t)(a) - 1))
+
+enum { S_NOTE_ID = 1, S_TEXT, S_EH, S_EH_HDR, S_NOTE_JP, S_ABBREV, S_INFO, S_LINE, S_ARANGES,
+       S_SYMTAB, S_STRTAB, S_SHSTRTAB, S_COUNT };
+
+static const char *const sec_names[S_COUNT] = {
+	[S_NOTE_ID] = ".note.gnu.build-id", [S_TEXT] = ".text", [S_EH] = ".eh_frame",
+	[S_EH_HDR] = ".eh_frame_hdr", [S_NOTE_JP] = ".note.jitprof",
+	[S_ABBREV] = ".debug_abbrev", [S_INFO] = ".debug_info", [S_LINE] = ".debug_line",
+	[S_ARANGES] = ".debug_aranges", [S_SYMTAB] = ".symtab", [S_STRTAB] = ".strtab",
+	[S_SHSTRTAB] = ".shstrtab",
+};
+
+/* One planned section: where it goes and what it holds. */
+struct sec {
+	const void *buf;
+	uint64_t size, off, align, flags;
+	uint32_t type, entsize, link, info;
+	Elf_Type dtype;
+	int present;
+	size_t index;	/* in the file (absent sections take none) */
+};
+
+struct plan {
+	struct sec s[S_COUNT];
+	uint64_t alloc_end, shoff;
+	size_t nphdr, nsec;
+};
+
+static pthread_once_t elf_once = PTHREAD_ONCE_INIT;
+static int elf_ok;
+static void init_libelf(void)
+{
+	elf_ok = elf_version(EV_CURRENT) != EV_NONE;
+}
+
+/* Largest power of two (up to max) dividing off: keeps eu-elflint's alignment check true for
+ * unwind tables the runtime placed at whatever offset follows its code. */
+static uint64_t align_of(uint64_t off, uint64_t max)
+{
+	uint64_t a = 1;
+	while (a < max && !(off & a))
+		a <<= 1;
+	return a;
+}
+
+static void put_sec(struct plan *p, int id, const void *buf, uint64_t size, uint32_t type,
+		    uint64_t flags, uint64_t align, uint64_t off)
+{
+	struct sec *s = &p->s[id];
+	s->buf = buf;
+	s->size = size;
+	s->type = type;
+	s->flags = flags;
+	s->align = align;
+	s->off = off;
+	s->dtype = ELF_T_BYTE;
+	s->present = 1;
+}
+
+/* Non-allocated sections follow each other at their alignment. */
+static uint64_t put_tail(struct plan *p, int id, const void *buf, uint64_t size,
+			 uint32_t type, uint64_t align, uint64_t off)
+{
+	off = ALIGN_UP(off, align);
+	put_sec(p, id, buf, size, type, 0, align, off);
+	return off + size;
+}
+
+static void note_header(struct synth_buf *b, const char *name, uint32_t descsz, uint32_t type)
+{
+	uint32_t namesz = (uint32_t)strlen(name) + 1;
+	synth_buf_u32(b, namesz);
+	synth_buf_u32(b, descsz);
+	synth_buf_u32(b, type);
+	synth_buf_bytes(b, name, namesz);
+	synth_buf_zero(b, ALIGN_UP(namesz, 4) - namesz);
+}
+
+static void build_notes(struct synth_buf *idn, struct synth_buf *jp, const struct synth_input *in,
+			const uint8_t id[SYNTH_BUILD_ID_SIZE])
+{
+	note_header(idn, "GNU", SYNTH_BUILD_ID_SIZE, NT_GNU_BUILD_ID);
+	synth_buf_bytes(idn, id, SYNTH_BUILD_ID_SIZE);
+
+	/* The text is the note's name, so readelf -n prints it as the owner. */
+	char head[192];
+	int n = snprintf(head, sizeof(head), SYNTH_NOTE_PREFIX "generation=%" PRIu32
+			 " code_index=%" PRIu64 " timestamp=%" PRIu64 " tier=%" PRIu32
+			 " pid=%" PRIu32 " code_addr=0x%" PRIx64 " name=", in->generation,
+			 in->code_index, in->timestamp, in->tier, in->pid, in->code_addr);
+	size_t hlen = n > 0 && (size_t)n < sizeof(head) ? (size_t)n : 0;
+	size_t namesz = hlen + strlen(in->name) + 1;
+	synth_buf_u32(jp, (uint32_t)namesz);
+	synth_buf_u32(jp, 0);
+	synth_buf_u32(jp, SYNTH_NOTE_TYPE);
+	synth_buf_bytes(jp, head, hlen);
+	synth_buf_str(jp, in->name);
+	synth_buf_zero(jp, ALIGN_UP(namesz, 4) - namesz);
+}
+
+struct parts {
+	struct synth_buf idnote, jpnote, strtab, shstrtab;
+	struct synth_dwarf dw;
+	Elf64_Sym sym[2];
+};
+
+static void free_parts(struct parts *pt)
+{
+	synth_buf_free(&pt->idnote);
+	synth_buf_free(&pt->jpnote);
+	synth_buf_free(&pt->strtab);
+	synth_buf_free(&pt->shstrtab);
+	synth_dwarf_free(&pt->dw);
+}
+
+static uint64_t text_offset(const struct synth_input *in)
+{
+	size_t nphdr = in->unwind_size && in->eh_frame_hdr_size ? 3 : 2;
+	return ALIGN_UP(sizeof(Elf64_Ehdr) + nphdr * sizeof(Elf64_Phdr) + 16 + 4 +
+			SYNTH_BUILD_ID_SIZE, 16);
+}
+
+static void plan_layout(struct plan *p, struct parts *pt, const struct synth_input *in)
+{
+	memset(p, 0, sizeof(*p));
+	p->nphdr = in->unwind_size && in->eh_frame_hdr_size ? 3 : 2;
+	uint64_t note_off = sizeof(Elf64_Ehdr) + p->nphdr * sizeof(Elf64_Phdr);
+	uint64_t text = text_offset(in);
+	put_sec(p, S_NOTE_ID, pt->idnote.p, pt->idnote.len, SHT_NOTE, SHF_ALLOC, 4, note_off);
+	put_sec(p, S_TEXT, in->code, in->code_size, SHT_PROGBITS, SHF_ALLOC | SHF_EXECINSTR, 16,
+		text);
+	p->alloc_end = text + in->code_size;
+	if (in->unwind_size) {
+		/* Where the runtime put it: ALIGN_8(code end) in its own address space (§2.8), so
+		 * the blob's pc-relative pointers stay true without relocation. */
+		uint64_t eh = text + (ALIGN_UP(in->code_addr + in->code_size, 8) - in->code_addr);
+		uint64_t ehsz = in->unwind_size - in->eh_frame_hdr_size;
+		if (ehsz)
+			put_sec(p, S_EH, in->unwind, ehsz, SHT_PROGBITS, SHF_ALLOC,
+				align_of(eh, 8), eh);
+		if (in->eh_frame_hdr_size)
+			put_sec(p, S_EH_HDR, in->unwind + ehsz, in->eh_frame_hdr_size,
+				SHT_PROGBITS, SHF_ALLOC, align_of(eh + ehsz, 4), eh + ehsz);
+		p->alloc_end = eh + in->unwind_size;
+	}
+	uint64_t off = p->alloc_end;
+	off = put_tail(p, S_NOTE_JP, pt->jpnote.p, pt->jpnote.len, SHT_NOTE, 4, off);
+	off = put_tail(p, S_ABBREV, pt->dw.abbrev.p, pt->dw.abbrev.len, SHT_PROGBITS, 1, off);
+	off = put_tail(p, S_INFO, pt->dw.info.p, pt->dw.info.len, SHT_PROGBITS, 1, off);
+	off = put_tail(p, S_LINE, pt->dw.line.p, pt->dw.line.len, SHT_PROGBITS, 1, off);
+	off = put_tail(p, S_ARANGES, pt->dw.aranges.p, pt->dw.aranges.len, SHT_PROGBITS, 1, off);
+	off = put_tail(p, S_SYMTAB, pt->sym, sizeof(pt->sym), SHT_SYMTAB, 8, off);
+	p->s[S_SYMTAB].dtype = ELF_T_SYM;
+	p->s[S_SYMTAB].entsize = sizeof(Elf64_Sym);
+	p->s[S_SYMTAB].info = 1;	/* first non-local symbol */
+	off = put_tail(p, S_STRTAB, pt->strtab.p, pt->strtab.len, SHT_STRTAB, 1, off);
+	/* Names of the sections present, in index order (emit() counts offsets alike). */
+	synth_buf_u8(&pt->shstrtab, 0);
+	for (int i = 1; i < S_SHSTRTAB; i++)
+		if (p->s[i].present)
+			synth_buf_str(&pt->shstrtab, sec_names[i]);
+	synth_buf_str(&pt->shstrtab, sec_names[S_SHSTRTAB]);
+	off = put_tail(p, S_SHSTRTAB, pt->shstrtab.p, pt->shstrtab.len, SHT_STRTAB, 1, off);
+	p->shoff = ALIGN_UP(off, 8);
+	for (int i = 1; i < S_COUNT; i++)
+		if (p->s[i].present)
+			p->s[i].index = ++p->nsec;
+	p->s[S_SYMTAB].link = (uint32_t)p->s[S_STRTAB].index;
+}
+
+static void set_phdr(Elf64_Phdr *ph, uint32_t type, uint32_t flags, const struct sec *s,
+		     uint64_t align)
+{
+	ph->p_type = type;
+	ph->p_flags = flags;
+	ph->p_offset = ph->p_vaddr = ph->p_paddr = s->off;
+	ph->p_filesz = ph->p_memsz = s->size;
+	ph->p_align = align;
+}
+
+static int emit(Elf *e, const struct plan *p, const struct synth_input *in, uint64_t text)
+{
+	Elf64_Ehdr *eh = elf64_newehdr(e);
+	Elf64_Phdr *ph = eh ? elf64_newphdr(e, p->nphdr) : NULL;
+	if (!ph)
+		return -1;
+	eh->e_ident[EI_DATA] = ELFDATA2LSB;
+	eh->e_ident[EI_OSABI] = ELFOSABI_NONE;
+	eh->e_type = ET_DYN;
+	eh->e_machine = synth_machine(in);
+	/* RISC-V Linux code is RVC + double-float ABI; disassemblers read it from e_flags. */
+	eh->e_flags = eh->e_machine == EM_RISCV ? EF_RISCV_RVC | EF_RISCV_FLOAT_ABI_DOUBLE : 0;
+	eh->e_version = EV_CURRENT;
+	eh->e_entry = text;
+	eh->e_phoff = sizeof(Elf64_Ehdr);
+	eh->e_shoff = p->shoff;
+	eh->e_shstrndx = (uint16_t)p->s[S_SHSTRTAB].index;
+
+	/* The R+X load covers the note too, or gdb warns that it lies outside every segment. */
+	struct sec load = { .off = 0, .size = p->alloc_end };
+	set_phdr(&ph[0], PT_LOAD, PF_R | PF_X, &load, 0x1000);
+	set_phdr(&ph[1], PT_NOTE, PF_R, &p->s[S_NOTE_ID], 4);
+	if (p->nphdr > 2)
+		set_phdr(&ph[2], PT_GNU_EH_FRAME, PF_R, &p->s[S_EH_HDR], 4);
+
+	size_t name_off = 1;
+	for (int i = 1; i < S_COUNT; i++) {
+		const struct sec *s = &p->s[i];
+		if (!s->present)
+			continue;
+		Elf_Scn *scn = elf_newscn(e);
+		Elf64_Shdr *sh = scn ? elf64_getshdr(scn) : NULL;
+		Elf_Data *d = scn ? elf_newdata(scn) : NULL;
+		if (!sh || !d)
+			return -1;
+		sh->sh_name = (uint32_t)name_off;
+		name_off += strlen(sec_names[i]) + 1;
+		sh->sh_type = s->type;
+		sh->sh_flags = s->flags;
+		sh->sh_addr = s->flags & SHF_ALLOC ? s->off : 0;
+		sh->sh_offset = s->off;
+		sh->sh_size = s->size;
+		sh->sh_link = s->link;
+		sh->sh_info = s->info;
+		sh->sh_addralign = s->align;
+		sh->sh_entsize = s->entsize;
+		d->d_buf = (void *)s->buf;
+		d->d_size = s->size;
+		d->d_type = s->dtype;
+		d->d_align = s->align;
+		d->d_version = EV_CURRENT;
+	}
+	return 0;
+}
+
+static int write_elf(const struct plan *p, const struct synth_input *in, uint64_t text,
+		     struct synth_elf *out, char *err, size_t errlen)
+{
+	int fd = memfd_create("jitprof-synth", MFD_CLOEXEC);
+	if (fd < 0)
+		return synth_err(err, errlen, -errno, "memfd_create: %s", strerror(errno));
+	int rc = 0;
+	Elf *e = elf_begin(fd, ELF_C_WRITE, NULL);
+	if (!e || elf_flagelf(e, ELF_C_SET, ELF_F_LAYOUT) == 0 || emit(e, p, in, text)) {
+		rc = synth_err(err, errlen, -EIO, "libelf: %s", elf_errmsg(-1));
+		goto out;
+	}
+	off_t size = elf_update(e, ELF_C_WRITE);
+	if (size < 0) {
+		rc = synth_err(err, errlen, -EIO, "libelf elf_update: %s", elf_errmsg(-1));
+		goto out;
+	}
+	out->data = malloc((size_t)size);
+	if (!out->data) {
+		rc = synth_err(err, errlen, -ENOMEM, "out of memory for a %lld-byte ELF",
+			       (long long)size);
+		goto out;
+	}
+	if (pread(fd, out->data, (size_t)size, 0) != size) {
+		rc = synth_err(err, errlen, -EIO, "reading back the ELF from its memfd failed");
+		free(out->data);
+		out->data = NULL;
+		goto out;
+	}
+	out->size = (size_t)size;
+out:
+	if (e)
+		elf_end(e);
+	close(fd);
+	return rc;
+}
+
+int synth_build(const struct synth_input *in, struct synth_elf *out, char *err, size_t errlen)
+{
+	memset(out, 0, sizeof(*out));
+	int rc = synth_build_id(in, out->build_id, err, errlen);	/* validates too */
+	if (rc)
+		return rc;
+	pthread_once(&elf_once, init_libelf);
+	if (!elf_ok)
+		return synth_err(err, errlen, -ENOSYS, "libelf: %s", elf_errmsg(-1));
+
+	struct parts pt = { 0 };
+	uint64_t text = text_offset(in);
+	rc = synth_dwarf_build(in, text, &pt.dw, err, errlen);
+	if (rc)
+		return rc;
+	build_notes(&pt.idnote, &pt.jpnote, in, out->build_id);
+	synth_buf_u8(&pt.strtab, 0);
+	synth_buf_str(&pt.strtab, in->name);
+	struct plan p;
+	plan_layout(&p, &pt, in);
+
+	pt.sym[1].st_name = 1;
+	pt.sym[1].st_info = ELF64_ST_INFO(STB_GLOBAL, STT_FUNC);
+	pt.sym[1].st_shndx = (uint16_t)p.s[S_TEXT].index;
+	pt.sym[1].st_value = text;
+	pt.sym[1].st_size = in->code_size;
+
+	if (pt.idnote.oom || pt.jpnote.oom || pt.strtab.oom || pt.shstrtab.oom)
+		rc = synth_err(err, errlen, -ENOMEM, "out of memory building sections");
+	else
+		rc = write_elf(&p, in, text, out, err, errlen);
+	free_parts(&pt);
+	if (rc)
+		return rc;
+	out->text_offset = text;
+	out->map_len = in->mapped_size ? ALIGN_UP(in->code_size, 8) + in->mapped_size
+				       : in->code_size;
+	return 0;
+}
+
+void synth_elf_free(struct synth_elf *e)
+{
+	if (!e)
+		return;
+	free(e->data);
+	memset(e, 0, sizeof(*e));
+}

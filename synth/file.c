@@ -1,0 +1,188 @@
+/* file.c - putting synthesized ELFs on disk: whole-or-nothing files (temp + rename) and perf's
+ * build-id cache layout (<root>/<abs path>/<hex>/elf plus <root>/.build-id/xx/rest links). */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "synth/synth_int.h"
+
+static int tmp_name(char *buf, size_t len, const char *path)
+{
+	int n = snprintf(buf, len, "%s.tmp.%ld.%ld", path, (long)getpid(), (long)gettid());
+	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+}
+
+int synth_write_file(const struct synth_elf *e, const char *path, char *err, size_t errlen)
+{
+	char tmp[PATH_MAX];
+	if (tmp_name(tmp, sizeof(tmp), path))
+		return synth_err(err, errlen, -ENAMETOOLONG, "%s: path too long", path);
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return synth_err(err, errlen, -errno, "%s: %s", tmp, strerror(errno));
+	int rc = 0;
+	size_t done = 0;
+	while (done < e->size) {
+		ssize_t w = write(fd, e->data + done, e->size - done);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			rc = synth_err(err, errlen, w < 0 ? -errno : -EIO,
+				       "%s: write at byte %zu: %s", tmp, done,
+				       w < 0 ? strerror(errno) : "short write");
+			break;
+		}
+		done += (size_t)w;
+	}
+	/* 0644 whatever the umask: perf and debuginfod servers read these files. */
+	if (!rc && fchmod(fd, 0644))
+		rc = synth_err(err, errlen, -errno, "%s: chmod: %s", tmp, strerror(errno));
+	if (close(fd) && !rc)
+		rc = synth_err(err, errlen, -errno, "%s: close: %s", tmp, strerror(errno));
+	if (!rc && rename(tmp, path))
+		rc = synth_err(err, errlen, -errno, "rename %s -> %s: %s", tmp, path,
+			       strerror(errno));
+	if (rc)
+		unlink(tmp);
+	return rc;
+}
+
+int synth_cache_default_root(char *buf, size_t len)
+{
+	const char *dir = getenv("PERF_BUILDID_DIR");
+	const char *home = getenv("HOME");
+	int n;
+	if (dir && dir[0])
+		n = snprintf(buf, len, "%s", dir);
+	else if (home && home[0])
+		n = snprintf(buf, len, "%s/.debug", home);
+	else
+		return -ENOENT;
+	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+}
+
+/* An absolute path without empty, "." or ".." components: it becomes directories under the
+ * cache root, so it must never climb out of it. */
+static int check_abs_path(const char *p)
+{
+	if (p[0] != '/' || strlen(p) >= PATH_MAX)
+		return -EINVAL;
+	for (const char *c = p + 1;;) {
+		const char *slash = strchr(c, '/');
+		size_t n = slash ? (size_t)(slash - c) : strlen(c);
+		if (n == 0 || (n == 1 && c[0] == '.') || (n == 2 && c[0] == '.' && c[1] == '.'))
+			return -EINVAL;
+		if (!slash)
+			return 0;
+		c = slash + 1;
+	}
+}
+
+static int fmt(char *buf, size_t len, const char *f, const char *a, const char *b,
+	       const char *c)
+{
+	int n = snprintf(buf, len, f, a, b, c);
+	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+}
+
+int synth_cache_elf_path(const char *root, const char *abs_path,
+			 const uint8_t id[SYNTH_BUILD_ID_SIZE], char *buf, size_t len)
+{
+	char hex[SYNTH_BUILD_ID_HEX];
+	if (check_abs_path(abs_path))
+		return -EINVAL;
+	synth_build_id_hex(id, hex);
+	return fmt(buf, len, "%s%s/%s/elf", root, abs_path, hex);
+}
+
+int synth_cache_link_path(const char *root, const uint8_t id[SYNTH_BUILD_ID_SIZE], char *buf,
+			  size_t len)
+{
+	char hex[SYNTH_BUILD_ID_HEX], xx[3] = { 0 };
+	synth_build_id_hex(id, hex);
+	memcpy(xx, hex, 2);
+	return fmt(buf, len, "%s/.build-id/%s/%s", root, xx, hex + 2);
+}
+
+/* mkdir -p of the directory part of path. */
+static int make_parents(char *path)
+{
+	for (char *s = strchr(path + 1, '/'); s; s = strchr(s + 1, '/')) {
+		*s = 0;
+		int r = mkdir(path, 0755);
+		int e = errno;
+		*s = '/';
+		if (r && e != EEXIST)
+			return -e;
+	}
+	return 0;
+}
+
+static int same_file(const char *path, const struct synth_elf *e)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return 0;
+	struct stat st;
+	int same = 0;
+	if (!fstat(fd, &st) && S_ISREG(st.st_mode) && (size_t)st.st_size == e->size) {
+		uint8_t *b = malloc(e->size ? e->size : 1);
+		same = b && pread(fd, b, e->size, 0) == (ssize_t)e->size &&
+		       !memcmp(b, e->data, e->size);
+		free(b);
+	}
+	close(fd);
+	return same;
+}
+
+/* The link, replaced atomically when it points elsewhere. 1 if it was already right. */
+static int place_link(const char *link, const char *target, char *err, size_t errlen)
+{
+	char cur[PATH_MAX], tmp[PATH_MAX];
+	ssize_t n = readlink(link, cur, sizeof(cur) - 1);
+	if (n >= 0) {
+		cur[n] = 0;
+		if (!strcmp(cur, target))
+			return 1;
+	}
+	if (tmp_name(tmp, sizeof(tmp), link))
+		return synth_err(err, errlen, -ENAMETOOLONG, "%s: path too long", link);
+	unlink(tmp);
+	if (symlink(target, tmp) || rename(tmp, link)) {
+		int rc = -errno;
+		unlink(tmp);
+		return synth_err(err, errlen, rc, "%s: symlink: %s", link, strerror(-rc));
+	}
+	return 0;
+}
+
+int synth_cache_add(const struct synth_elf *e, const char *root, const char *abs_path,
+		    char *err, size_t errlen)
+{
+	char elf[PATH_MAX], link[PATH_MAX], target[PATH_MAX], hex[SYNTH_BUILD_ID_HEX];
+	if (check_abs_path(abs_path))
+		return synth_err(err, errlen, -EINVAL,
+				 "%s: cache needs an absolute path without ./.. parts", abs_path);
+	synth_build_id_hex(e->build_id, hex);
+	if (synth_cache_elf_path(root, abs_path, e->build_id, elf, sizeof(elf)) ||
+	    synth_cache_link_path(root, e->build_id, link, sizeof(link)) ||
+	    fmt(target, sizeof(target), "../..%s/%s%s", abs_path, hex, ""))
+		return synth_err(err, errlen, -ENAMETOOLONG, "%s: cache path too long", abs_path);
+	int rc = make_parents(elf);
+	if (!rc)
+		rc = make_parents(link);
+	if (rc)
+		return synth_err(err, errlen, rc, "%s: mkdir: %s", elf, strerror(-rc));
+	int had = same_file(elf, e);
+	if (!had && (rc = synth_write_file(e, elf, err, errlen)))
+		return rc;
+	rc = place_link(link, target, err, errlen);
+	if (rc < 0)
+		return rc;
+	return had && rc == 1;
+}
