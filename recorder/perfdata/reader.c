@@ -509,7 +509,8 @@ static int track(struct pd_reader *r, struct pd_event *ev, uint64_t off)
 		return err;
 	}
 	case PD_RECORD_HEADER_FEATURE:
-		if (ev->u.feature.feat_id < PD_FEAT_MAX)
+		/* A payload-less feature record is the end-of-features marker. */
+		if (ev->u.feature.feat_id < PD_FEAT_MAX && ev->u.feature.size)
 			return pd_reader_store_feature(r, (unsigned)ev->u.feature.feat_id,
 						       ev->u.feature.data, ev->u.feature.size, off);
 		return 0;
