@@ -8,4 +8,4 @@ $(BUILD)/minijit: $(call objs_of,$(MINIJIT_SRCS)) $(BUILD)/libjitdump.a
 	@mkdir -p $(@D)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ -lpthread
 
-# ALL_TARGETS += $(BUILD)/minijit  (added once libjitdump has its writer)
+ALL_TARGETS += $(BUILD)/minijit
