@@ -1,0 +1,342 @@
+/* agent.c - libagent.so's entry points. Start-up (Agent_OnLoad) and late attach
+ * (Agent_OnAttach + GenerateEvents back-fill), the periodic flush thread, and shutdown at
+ * VMDeath. Every failure is one "jitprof agent:" line on stderr and the agent switching itself
+ * off; the entry points always return JNI_OK so the JVM runs on. */
+#include "agent/agent_int.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+struct agent agent_g;
+
+static struct {
+	pthread_t tid;
+	int running, stop;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+} flusher = { .mu = PTHREAD_MUTEX_INITIALIZER };
+
+static void vwarn(const char *fmt, va_list ap)
+{
+	char line[1024];
+
+	vsnprintf(line, sizeof(line), fmt, ap);
+	fprintf(stderr, "jitprof agent: %s\n", line);
+}
+
+void agent_warn(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vwarn(fmt, ap);
+	va_end(ap);
+}
+
+void agent_fail(const char *fmt, ...)
+{
+	va_list ap;
+
+	atomic_store(&agent_g.active, 0);
+	if (atomic_exchange(&agent_g.failed, 1))
+		return;
+	va_start(ap, fmt);
+	vwarn(fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "jitprof agent: disabled; the JVM runs on without it\n");
+}
+
+uint64_t agent_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+int agent_enter(void)
+{
+	atomic_fetch_add(&agent_g.inflight, 1);
+	if (atomic_load(&agent_g.active))
+		return 1;
+	atomic_fetch_sub(&agent_g.inflight, 1);
+	return 0;
+}
+
+void agent_leave(uint64_t t0)
+{
+	atomic_fetch_add(&agent_g.st.callback_ns, agent_now_ns() - t0);
+	atomic_fetch_sub(&agent_g.inflight, 1);
+}
+
+/* Waits (bounded) for callbacks still inside the writer; 0 when none is left. */
+static int drain(void)
+{
+	for (int i = 0; i < 2000 && atomic_load(&agent_g.inflight) > 0; i++) {
+		struct timespec ms = { 0, 1000000 };
+
+		nanosleep(&ms, NULL);
+	}
+	return atomic_load(&agent_g.inflight) > 0 ? -EBUSY : 0;
+}
+
+static void *flush_main(void *arg)
+{
+	struct timespec due;
+
+	(void)arg;
+	pthread_mutex_lock(&flusher.mu);
+	while (!flusher.stop) {
+		clock_gettime(CLOCK_MONOTONIC, &due);
+		due.tv_sec += agent_g.opt.flush_ms / 1000;
+		due.tv_nsec += (long)(agent_g.opt.flush_ms % 1000) * 1000000L;
+		if (due.tv_nsec >= 1000000000L) {
+			due.tv_sec++;
+			due.tv_nsec -= 1000000000L;
+		}
+		pthread_cond_timedwait(&flusher.cv, &flusher.mu, &due);
+		if (flusher.stop || !agent_enter())
+			continue;
+		int rc = jd_writer_flush(agent_g.w);
+
+		agent_leave(agent_now_ns());
+		if (rc < 0)
+			agent_fail("cannot write %s: %s", jd_writer_path(agent_g.w), strerror(-rc));
+	}
+	pthread_mutex_unlock(&flusher.mu);
+	return NULL;
+}
+
+static void flusher_start(void)
+{
+	pthread_condattr_t ca;
+	sigset_t all, old;
+
+	if (agent_g.opt.flush_ms == 0)
+		return;
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&flusher.cv, &ca);
+	pthread_condattr_destroy(&ca);
+	/* The JVM's signals (SIGQUIT, SIGINT, ...) must never land on our thread. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	flusher.running = pthread_create(&flusher.tid, NULL, flush_main, NULL) == 0;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (!flusher.running)
+		agent_warn("no flush thread; data is written when buffers fill and at exit");
+	else
+		pthread_setname_np(flusher.tid, "jitprof-flush");
+}
+
+static void flusher_stop(void)
+{
+	if (!flusher.running)
+		return;
+	pthread_mutex_lock(&flusher.mu);
+	flusher.stop = 1;
+	pthread_cond_signal(&flusher.cv);
+	pthread_mutex_unlock(&flusher.mu);
+	pthread_join(flusher.tid, NULL);
+	flusher.running = 0;
+}
+
+/* Closes the dump once: stats record, CODE_CLOSE, flush. Safe to call twice. */
+static void agent_shutdown(void)
+{
+	int was_active, rc;
+
+	if (atomic_exchange(&agent_g.shut, 1))
+		return;
+	flusher_stop();
+	was_active = atomic_exchange(&agent_g.active, 0);
+	if (!agent_g.w)
+		return;
+	if (drain()) {	/* a callback is stuck inside the JVM: leave the writer to it */
+		agent_warn("callbacks still running at exit; dump left unclosed");
+		return;
+	}
+	if (was_active)
+		agent_stats_finish();
+	rc = jd_writer_close(agent_g.w);
+	agent_g.w = NULL;
+	if (rc < 0 && !atomic_load(&agent_g.failed))
+		agent_fail("cannot finish the dump: %s", strerror(-rc));
+}
+
+static void JNICALL on_vm_death(jvmtiEnv *jvmti, JNIEnv *env)
+{
+	(void)jvmti;
+	(void)env;
+	agent_shutdown();
+}
+
+static const char *jvmti_err(jvmtiEnv *jvmti, jvmtiError e)
+{
+	static char buf[64];
+	char *name = NULL;
+
+	if (jvmti && (*jvmti)->GetErrorName(jvmti, e, &name) == JVMTI_ERROR_NONE && name) {
+		snprintf(buf, sizeof(buf), "%s", name);
+		(*jvmti)->Deallocate(jvmti, (unsigned char *)name);
+	} else {
+		snprintf(buf, sizeof(buf), "JVMTI error %d", (int)e);
+	}
+	return buf;
+}
+
+static int enable(jvmtiEnv *jvmti, jvmtiEvent ev)
+{
+	jvmtiError e = (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, ev, NULL);
+
+	if (e != JVMTI_ERROR_NONE) {
+		agent_warn("cannot enable event %d: %s; disabled", (int)ev, jvmti_err(jvmti, e));
+		return -1;
+	}
+	return 0;
+}
+
+static int setup_jvmti(JavaVM *vm)
+{
+	jvmtiCapabilities caps;
+	jvmtiEventCallbacks cb;
+	jvmtiEnv *jvmti = NULL;
+	jvmtiError e;
+	const struct agent_options *o = &agent_g.opt;
+
+	if ((*vm)->GetEnv(vm, (void **)&jvmti, JVMTI_VERSION_1_2) != JNI_OK || !jvmti) {
+		agent_warn("this JVM offers no JVMTI 1.2 environment; disabled");
+		return -1;
+	}
+	agent_g.jvmti = jvmti;
+	memset(&caps, 0, sizeof(caps));
+	caps.can_generate_compiled_method_load_events = 1;
+	if (o->lines || o->inline_stacks) {
+		caps.can_get_line_numbers = 1;
+		caps.can_get_source_file_name = 1;
+	}
+	e = (*jvmti)->AddCapabilities(jvmti, &caps);
+	if (e != JVMTI_ERROR_NONE && (o->lines || o->inline_stacks)) {
+		/* Names without lines beat no profile at all. */
+		caps.can_get_line_numbers = caps.can_get_source_file_name = 0;
+		e = (*jvmti)->AddCapabilities(jvmti, &caps);
+		if (e == JVMTI_ERROR_NONE)
+			agent_warn("no line numbers from this JVM; loads carry names only");
+	}
+	if (e != JVMTI_ERROR_NONE) {
+		agent_warn("cannot get compiled-method events: %s; disabled", jvmti_err(jvmti, e));
+		return -1;
+	}
+	memset(&cb, 0, sizeof(cb));
+	cb.CompiledMethodLoad = agent_on_compiled_load;
+	cb.CompiledMethodUnload = agent_on_compiled_unload;
+	cb.DynamicCodeGenerated = agent_on_dynamic_code;
+	cb.VMDeath = on_vm_death;
+	e = (*jvmti)->SetEventCallbacks(jvmti, &cb, (jint)sizeof(cb));
+	if (e != JVMTI_ERROR_NONE) {
+		agent_warn("cannot set callbacks: %s; disabled", jvmti_err(jvmti, e));
+		return -1;
+	}
+	if (enable(jvmti, JVMTI_EVENT_COMPILED_METHOD_LOAD) || enable(jvmti, JVMTI_EVENT_VM_DEATH) ||
+	    (o->unload && enable(jvmti, JVMTI_EVENT_COMPILED_METHOD_UNLOAD)) ||
+	    (o->stubs && enable(jvmti, JVMTI_EVENT_DYNAMIC_CODE_GENERATED)))
+		return -1;
+	return 0;
+}
+
+static int open_writer(void)
+{
+	struct jd_writer_opts wo = { .size = sizeof(wo) };
+	int rc;
+
+	wo.dir = agent_g.opt.dir[0] ? agent_g.opt.dir : NULL;
+	wo.clock = agent_g.opt.clock;
+	rc = jd_writer_open(&agent_g.w, &wo);
+	if (rc < 0) {
+		agent_g.w = NULL;
+		agent_warn("cannot create the jitdump in %s: %s; disabled",
+			   wo.dir ? wo.dir : "the default directory ($JITDUMPDIR or ~/.debug/jit)",
+			   strerror(-rc));
+		return -1;
+	}
+	return 0;
+}
+
+/* Back-fills code that existed before we attached (Agent_OnAttach only). */
+static void backfill(jvmtiEnv *jvmti)
+{
+	jvmtiError e;
+
+	agent_backfilling = 1;
+	e = (*jvmti)->GenerateEvents(jvmti, JVMTI_EVENT_COMPILED_METHOD_LOAD);
+	if (e != JVMTI_ERROR_NONE)
+		agent_warn("cannot back-fill compiled methods: %s", jvmti_err(jvmti, e));
+	if (agent_g.opt.stubs) {
+		e = (*jvmti)->GenerateEvents(jvmti, JVMTI_EVENT_DYNAMIC_CODE_GENERATED);
+		if (e != JVMTI_ERROR_NONE)
+			agent_warn("cannot back-fill stubs: %s", jvmti_err(jvmti, e));
+	}
+	agent_backfilling = 0;
+}
+
+static jint start(JavaVM *vm, const char *options, int attach)
+{
+	char err[256];
+
+	if (agent_g.vm) {
+		agent_warn("already loaded in this JVM; ignoring the second load");
+		return JNI_OK;
+	}
+	agent_g.vm = vm;
+	agent_g.attached = attach;
+	if (agent_options_parse(&agent_g.opt, options, err, sizeof(err))) {
+		agent_warn("%s; disabled, the JVM runs on without it", err);
+		return JNI_OK;
+	}
+	if (agent_tier_init() && agent_g.opt.verbose)
+		agent_warn("no HotSpot VMStructs here: tiers are recorded as unknown");
+	/* The writer first: without a file there is nothing to enable events for. */
+	if (open_writer())
+		return JNI_OK;
+	atomic_store(&agent_g.active, 1);
+	if (setup_jvmti(vm)) {
+		atomic_store(&agent_g.active, 0);
+		jd_writer_close(agent_g.w);
+		agent_g.w = NULL;
+		return JNI_OK;
+	}
+	if (agent_g.opt.verbose)
+		agent_warn("writing %s", jd_writer_path(agent_g.w));
+	flusher_start();
+	if (attach)
+		backfill(agent_g.jvmti);
+	return JNI_OK;
+}
+
+JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved)
+{
+	(void)reserved;
+	return start(vm, options, 0);
+}
+
+JNIEXPORT jint JNICALL Agent_OnAttach(JavaVM *vm, char *options, void *reserved)
+{
+	(void)reserved;
+	return start(vm, options, 1);
+}
+
+JNIEXPORT void JNICALL Agent_OnUnload(JavaVM *vm)
+{
+	(void)vm;
+	agent_shutdown();
+	if (atomic_load(&agent_g.inflight) == 0) {
+		agent_methods_free();
+		agent_callbacks_free();
+	}
+}

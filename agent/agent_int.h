@@ -1,0 +1,93 @@
+/* agent_int.h - state shared by the agent's files (options, callbacks, method cache, tier
+ * lookup, accounting). libagent.so exports only the Agent_* entry points. */
+#ifndef JITPROF_AGENT_INT_H
+#define JITPROF_AGENT_INT_H
+
+#include <jvmti.h>
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "agent/options.h"
+#include "jitdump/jitdump.h"
+
+struct agent_stats {
+	atomic_uint_fast64_t callback_ns, records, loads, unloads, dropped;
+};
+
+struct agent {
+	JavaVM *vm;
+	jvmtiEnv *jvmti;
+	struct agent_options opt;
+	struct jd_writer *w;
+	atomic_int active;	/* 1 while callbacks may write */
+	atomic_int inflight;	/* callbacks currently inside the writer path */
+	atomic_int failed;	/* one warning only */
+	atomic_int shut;	/* agent_shutdown ran */
+	int attached;		/* started by Agent_OnAttach */
+	struct agent_stats st;
+};
+
+extern struct agent agent_g;
+
+/* One line on stderr, "jitprof agent: ...". */
+void agent_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* A failure: warns once, then the agent stops writing (the JVM runs on). */
+void agent_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Guards every callback: returns 0 when the agent is off (then do nothing). */
+int agent_enter(void);
+void agent_leave(uint64_t t0);
+uint64_t agent_now_ns(void);
+
+/* Set on the thread that runs GenerateEvents: loads seen there are back-filled. */
+extern _Thread_local int agent_backfilling;
+
+/* ---- callbacks.c ---- */
+void JNICALL agent_on_compiled_load(jvmtiEnv *jvmti, jmethodID method, jint code_size,
+				    const void *code_addr, jint map_length,
+				    const jvmtiAddrLocationMap *map, const void *compile_info);
+void JNICALL agent_on_compiled_unload(jvmtiEnv *jvmti, jmethodID method, const void *code_addr);
+void JNICALL agent_on_dynamic_code(jvmtiEnv *jvmti, const char *name, const void *address,
+				   jint length);
+void agent_callbacks_free(void);
+
+/* ---- methods.c: per-method cache (names, source file, sorted line table, load count) ---- */
+struct agent_line {
+	jlocation start;	/* first bci of the run */
+	int32_t line;
+};
+
+struct agent_method {
+	jmethodID id;
+	char *name;		/* "Ljava/util/HashMap;get(Ljava/lang/Object;)Ljava/lang/Object;" */
+	char *file;		/* "java/util/HashMap.java", "" unknown */
+	struct agent_line *lines;	/* ascending start */
+	uint32_t nr_lines;
+	atomic_uint loads;	/* compiled loads seen: the generation counter */
+	struct agent_method *next;	/* hash chain */
+};
+
+/* The cached entry for id, created on first use (JVMTI calls happen outside any lock of ours).
+ * NULL only when out of memory. Entries live until agent_methods_free(). */
+struct agent_method *agent_method_get(jvmtiEnv *jvmti, jmethodID id, int want_lines);
+/* Line of bci in m, 0 if unknown. */
+int32_t agent_method_line(const struct agent_method *m, jlocation bci);
+/* nth occurrence of a stub name (1, 2, ...). */
+uint32_t agent_stub_generation(const char *name);
+/* code address -> code_index of the live load there (for unloads). */
+void agent_addr_put(uint64_t addr, uint64_t code_index);
+uint64_t agent_addr_take(uint64_t addr);	/* 0 when unknown */
+void agent_methods_free(void);
+
+/* ---- tier.c: HotSpot's exported VMStructs ---- */
+/* 0 if this JVM exports the VMStructs the lookup needs. */
+int agent_tier_init(void);
+/* Tier of the nmethod whose code starts at code_addr with code_size bytes, read from the code
+ * cache; -ENOENT when it cannot be read with certainty (tier is then unknown). */
+int agent_tier_lookup(const void *code_addr, uint64_t code_size, int32_t *level, int *osr);
+
+/* ---- stats.c ---- */
+/* Writes the JD_EXT_AGENT_STATS record and, with verbose, one summary line on stderr. */
+void agent_stats_finish(void);
+
+#endif

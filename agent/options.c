@@ -1,0 +1,145 @@
+/* options.c - parser for the agent's option string. It sees untrusted text typed by users, so
+ * every item is bounded and reported precisely; nothing here touches JVMTI or allocates. */
+#include "agent/options.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+void agent_options_default(struct agent_options *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->clock = JD_CLOCK_MONOTONIC;
+	o->lines = 1;
+	o->inline_stacks = 1;
+	o->unload = 1;
+	o->stubs = 1;
+	o->flush_ms = AGENT_FLUSH_MS_DEFAULT;
+}
+
+/* Compares the counted string [s, s+n) with a NUL-terminated literal. */
+static int eq(const char *s, size_t n, const char *lit)
+{
+	return strlen(lit) == n && memcmp(s, lit, n) == 0;
+}
+
+static int parse_bool(const char *v, size_t n, int *out)
+{
+	if (eq(v, n, "on") || eq(v, n, "1") || eq(v, n, "yes") || eq(v, n, "true")) {
+		*out = 1;
+		return 0;
+	}
+	if (eq(v, n, "off") || eq(v, n, "0") || eq(v, n, "no") || eq(v, n, "false")) {
+		*out = 0;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+static int parse_clock(const char *v, size_t n, enum jd_clock *out)
+{
+	if (eq(v, n, "mono") || eq(v, n, "monotonic"))
+		*out = JD_CLOCK_MONOTONIC;
+	else if (eq(v, n, "raw") || eq(v, n, "monotonic_raw"))
+		*out = JD_CLOCK_MONOTONIC_RAW;
+	else if (eq(v, n, "tsc"))
+		*out = JD_CLOCK_ARCH;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+static int parse_ms(const char *v, size_t n, unsigned *out)
+{
+	unsigned long x = 0;
+
+	if (n == 0 || n > 10)
+		return -EINVAL;
+	for (size_t i = 0; i < n; i++) {
+		if (v[i] < '0' || v[i] > '9')
+			return -EINVAL;
+		x = x * 10 + (unsigned long)(v[i] - '0');
+	}
+	if (x > AGENT_FLUSH_MS_MAX)
+		return -EINVAL;
+	*out = (unsigned)x;
+	return 0;
+}
+
+/* One "key[=value]" item of n bytes. */
+static int parse_item(struct agent_options *o, const char *item, size_t n, char *err,
+		      size_t errlen)
+{
+	const char *eqs = memchr(item, '=', n);
+	size_t kn = eqs ? (size_t)(eqs - item) : n;
+	const char *v = eqs ? eqs + 1 : NULL;
+	size_t vn = eqs ? n - kn - 1 : 0;
+	int rc = 0;
+
+	if (eq(item, kn, "verbose")) {
+		if (v)
+			rc = parse_bool(v, vn, &o->verbose);
+		else
+			o->verbose = 1;
+	} else if (!v) {
+		snprintf(err, errlen, "option '%.*s' needs a value (or is unknown)",
+			 (int)(n > 64 ? 64 : n), item);
+		return -EINVAL;
+	} else if (eq(item, kn, "dir")) {
+		if (vn == 0 || vn >= sizeof(o->dir) || memchr(v, '\0', vn)) {
+			snprintf(err, errlen, "option dir: empty or longer than %zu bytes",
+				 sizeof(o->dir) - 1);
+			return -EINVAL;
+		}
+		memcpy(o->dir, v, vn);
+		o->dir[vn] = '\0';
+	} else if (eq(item, kn, "clock")) {
+		rc = parse_clock(v, vn, &o->clock);
+	} else if (eq(item, kn, "lines")) {
+		rc = parse_bool(v, vn, &o->lines);
+	} else if (eq(item, kn, "inline")) {
+		rc = parse_bool(v, vn, &o->inline_stacks);
+	} else if (eq(item, kn, "unload")) {
+		rc = parse_bool(v, vn, &o->unload);
+	} else if (eq(item, kn, "stubs")) {
+		rc = parse_bool(v, vn, &o->stubs);
+	} else if (eq(item, kn, "flush")) {
+		rc = parse_ms(v, vn, &o->flush_ms);
+	} else {
+		snprintf(err, errlen, "unknown option '%.*s' (known: dir= clock= lines= inline= "
+			 "unload= stubs= flush= verbose)", (int)(kn > 64 ? 64 : kn), item);
+		return -EINVAL;
+	}
+	if (rc)
+		snprintf(err, errlen, "bad value '%.*s' for option %.*s", (int)(vn > 64 ? 64 : vn), v,
+			 (int)(kn > 64 ? 64 : kn), item);
+	return rc;
+}
+
+int agent_options_parse(struct agent_options *o, const char *s, char *err, size_t errlen)
+{
+	char dummy[1];
+
+	if (!err || errlen == 0) {
+		err = dummy;
+		errlen = sizeof(dummy);
+	}
+	err[0] = '\0';
+	agent_options_default(o);
+	if (!s)
+		return 0;
+	while (*s) {
+		const char *end = strchr(s, ',');
+		size_t n = end ? (size_t)(end - s) : strlen(s);
+
+		if (n > 0) {
+			int rc = parse_item(o, s, n, err, errlen);
+			if (rc)
+				return rc;
+		}
+		s += n;
+		if (*s == ',')
+			s++;
+	}
+	return 0;
+}
