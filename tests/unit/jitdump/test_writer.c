@@ -1,0 +1,435 @@
+/* test_writer.c - jitdump/writer.c, write.c, encode.c: every record type written and read
+ * back field by field, the companion file, units bigger than the buffer, clocks, the marker
+ * mapping, crash safety of flushed data, and where dumps go. */
+#include <criterion/criterion.h>
+#include <elf.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "jitdump/jitdump.h"
+#include "tests/lib/testutil.h"
+#include "tests/unit/jitdump/jdt.h"
+
+static uint64_t mono_ns(clockid_t c)
+{
+	struct timespec ts;
+	clock_gettime(c, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static struct jd_reader *open_or_die(const char *path)
+{
+	struct jd_reader *r = NULL;
+	int rc = jd_reader_open(&r, path);
+	cr_assert_eq(rc, 0, "open %s: %s", path, jd_reader_error(NULL));
+	return r;
+}
+
+static void next_or_die(struct jd_reader *r, struct jd_record *rec, uint32_t id)
+{
+	int rc = jd_reader_next(r, rec);
+	cr_assert_eq(rc, 1, "expected record id %u, got rc %d (%s)", id, rc, jd_reader_error(r));
+	cr_assert_eq(rec->id, id, "expected id %u at offset %llu, got %u", id,
+		     (unsigned long long)rec->offset, rec->id);
+}
+
+Test(writer, every_record_round_trips)
+{
+	char *dir;
+	struct jd_writer *w = jdt_writer(&dir, 0);
+	uint8_t code[37], unwind[20];
+	for (size_t i = 0; i < sizeof(code); i++)
+		code[i] = (uint8_t)(i * 7 + 1);
+	for (size_t i = 0; i < sizeof(unwind); i++)
+		unwind[i] = (uint8_t)(200 - i);
+	struct jd_line lines[] = {
+		{ 0x7000, 5, 0, "Foo.java" }, { 0x7004, 6, 2, "Foo.java" },
+		{ 0x7008, 40, 0, "Bar.java" }, { 0x7010, 7, 0, NULL },
+	};
+	struct jd_inline_method meth[] = { { "LFoo;run()V", "Foo.java" }, { "LBar;get()I", "" } };
+	struct jd_inline_frame fr0[] = { { 1, 40 }, { 0, 6 } }, fr1[] = { { 0, 7 } };
+	struct jd_inline_pc pcs[] = { { 0x7008, 2, fr0 }, { 0x7010, 1, fr1 } };
+	struct jd_ext_inline inl = { .nr_methods = 2, .nr_pcs = 2, .methods = meth, .pcs = pcs };
+	struct jd_ext_load_info info = { .generation = 3, .tier = JD_TIER_C2,
+					 .flags = JD_LOAD_OSR, .level = 4 };
+	struct jd_load_desc d = {
+		.name = "LFoo;run()V", .code_addr = 0x7000, .code = code, .code_size = sizeof(code),
+		.timestamp = 1234, .pid = 77, .tid = 78, .lines = lines, .nr_lines = 4,
+		.unwind = unwind, .unwind_size = sizeof(unwind), .eh_frame_hdr_size = 8,
+		.mapped_size = sizeof(unwind), .info = &info, .inl = &inl,
+	};
+	uint64_t idx1 = 0, idx2 = 0;
+	cr_assert_eq(jd_write_load(w, &d, &idx1), 0);
+	struct jd_load_desc d2 = { .name = "stub", .code_addr = 0x9000, .code = code,
+				   .code_size = 3 };
+	uint64_t before = mono_ns(CLOCK_MONOTONIC);
+	cr_assert_eq(jd_write_load(w, &d2, &idx2), 0);
+	uint64_t after = mono_ns(CLOCK_MONOTONIC);
+	cr_assert_eq(idx1, 1);
+	cr_assert_eq(idx2, 2);
+	struct jd_code_move m = { .vma = 0xa000, .old_code_addr = 0x9000, .new_code_addr = 0xa000,
+				  .code_size = 3, .code_index = idx2 };
+	cr_assert_eq(jd_write_move(w, &m, 5555), 0);
+	struct jd_ext_unload u = { .code_addr = 0xa000, .code_index = idx2 };
+	cr_assert_eq(jd_write_unload(w, &u, 6666), 0);
+	struct jd_ext_agent_stats st = { 11, 12, 13, 14, 15, 16 };
+	cr_assert_eq(jd_write_stats(w, &st), 0);
+	char path[4096], ext[4200];
+	snprintf(path, sizeof(path), "%s", jd_writer_path(w));
+	cr_assert_eq(jd_writer_close(w), 0);
+
+	struct jd_reader *r = open_or_die(path);
+	const struct jd_header *h = jd_reader_header(r);
+	cr_assert_eq(h->magic, JD_MAGIC);
+	cr_assert_eq(h->version, 1);
+	cr_assert_eq(h->total_size, 40);
+	cr_assert_eq(h->pid, (uint32_t)getpid());
+	cr_assert_eq(h->flags, 0);
+#ifdef __x86_64__
+	cr_assert_eq(h->elf_mach, EM_X86_64);
+#endif
+	cr_assert_not(jd_reader_is_ext(r));
+	struct jd_record rec;
+	next_or_die(r, &rec, JD_CODE_UNWINDING_INFO);
+	cr_assert_eq(rec.timestamp, 1234);
+	cr_assert_eq(rec.u.unwind.unwinding_size, sizeof(unwind));
+	cr_assert_eq(rec.u.unwind.eh_frame_hdr_size, 8);
+	cr_assert_eq(rec.u.unwind.mapped_size, sizeof(unwind));
+	cr_assert_arr_eq(rec.u.unwind.data, unwind, sizeof(unwind));
+	next_or_die(r, &rec, JD_CODE_DEBUG_INFO);
+	cr_assert_eq(rec.u.debug.code_addr, 0x7000);
+	cr_assert_eq(rec.u.debug.nr_entry, 4);
+	const struct jd_line *e = rec.u.debug.entries;
+	const char *want_file[] = { "Foo.java", "Foo.java", "Bar.java", "Bar.java" };
+	for (int i = 0; i < 4; i++) {
+		cr_assert_eq(e[i].addr, lines[i].addr);
+		cr_assert_eq(e[i].line, lines[i].line);
+		cr_assert_eq(e[i].discrim, lines[i].discrim);
+		cr_assert_str_eq(e[i].file, want_file[i]);
+	}
+	/* Repeats went to disk as the "\xff" shorthand. */
+	cr_assert_eq(rec.total_size, 32 + 4 * 16 + 9 + 2 + 9 + 2);
+	next_or_die(r, &rec, JD_CODE_LOAD);
+	cr_assert_eq(rec.timestamp, 1234);
+	cr_assert_eq(rec.u.load.pid, 77);
+	cr_assert_eq(rec.u.load.tid, 78);
+	cr_assert_eq(rec.u.load.vma, 0x7000);
+	cr_assert_eq(rec.u.load.code_addr, 0x7000);
+	cr_assert_eq(rec.u.load.code_size, sizeof(code));
+	cr_assert_eq(rec.u.load.code_index, 1);
+	cr_assert_str_eq(rec.u.load.name, "LFoo;run()V");
+	cr_assert_arr_eq(rec.u.load.code, code, sizeof(code));
+	next_or_die(r, &rec, JD_CODE_LOAD);
+	cr_assert(rec.timestamp >= before && rec.timestamp <= after);
+	cr_assert_eq(rec.u.load.pid, (uint32_t)getpid());
+	cr_assert_eq(rec.u.load.tid, (uint32_t)gettid());
+	next_or_die(r, &rec, JD_CODE_MOVE);
+	cr_assert_eq(rec.timestamp, 5555);
+	cr_assert_eq(rec.u.move.old_code_addr, 0x9000);
+	cr_assert_eq(rec.u.move.new_code_addr, 0xa000);
+	cr_assert_eq(rec.u.move.vma, 0xa000);
+	cr_assert_eq(rec.u.move.code_size, 3);
+	cr_assert_eq(rec.u.move.code_index, 2);
+	next_or_die(r, &rec, JD_CODE_CLOSE);
+	cr_assert_eq(jd_reader_next(r, &rec), 0);
+	cr_assert_eq(jd_reader_stats(r)->records, 6);
+	cr_assert_eq(jd_reader_stats(r)->unknown_skipped, 0);
+	jd_reader_close(r);
+
+	cr_assert_eq(jd_ext_path(path, ext, sizeof(ext)), 0);
+	r = open_or_die(ext);
+	cr_assert(jd_reader_is_ext(r));
+	cr_assert_eq(jd_reader_header(r)->magic, JD_EXT_MAGIC);
+	next_or_die(r, &rec, JD_EXT_LOAD_INFO);
+	cr_assert_eq(rec.timestamp, 1234);
+	cr_assert_eq(rec.u.load_info.code_index, 1);
+	cr_assert_eq(rec.u.load_info.code_addr, 0x7000);
+	cr_assert_eq(rec.u.load_info.generation, 3);
+	cr_assert_eq(rec.u.load_info.tier, JD_TIER_C2);
+	cr_assert_eq(rec.u.load_info.flags, JD_LOAD_OSR);
+	cr_assert_eq(rec.u.load_info.level, 4);
+	next_or_die(r, &rec, JD_EXT_INLINE);
+	const struct jd_ext_inline *in = &rec.u.inl;
+	cr_assert_eq(in->code_index, 1);
+	cr_assert_eq(in->nr_methods, 2);
+	cr_assert_eq(in->nr_pcs, 2);
+	cr_assert_str_eq(in->methods[1].name, "LBar;get()I");
+	cr_assert_str_eq(in->methods[0].file, "Foo.java");
+	cr_assert_eq(in->pcs[0].addr, 0x7008);
+	cr_assert_eq(in->pcs[0].depth, 2);
+	cr_assert_eq(in->pcs[0].frames[0].method, 1);
+	cr_assert_eq(in->pcs[0].frames[0].line, 40);
+	cr_assert_eq(in->pcs[0].frames[1].line, 6);
+	cr_assert_eq(in->pcs[1].frames[0].line, 7);
+	next_or_die(r, &rec, JD_EXT_UNLOAD);
+	cr_assert_eq(rec.timestamp, 6666);
+	cr_assert_eq(rec.u.unload.code_addr, 0xa000);
+	cr_assert_eq(rec.u.unload.code_index, 2);
+	cr_assert_eq(rec.u.unload.pid, (uint32_t)getpid());
+	next_or_die(r, &rec, JD_EXT_AGENT_STATS);
+	cr_assert_eq(rec.u.stats.callback_ns, 11);
+	cr_assert_eq(rec.u.stats.dropped, 16);
+	cr_assert_eq(jd_reader_next(r, &rec), 0);
+	jd_reader_close(r);
+	tu_rmtree(dir);
+	free(dir);
+}
+
+static int file_exists(const char *p)
+{
+	struct stat st;
+	return stat(p, &st) == 0;
+}
+
+Test(writer, companion_only_when_needed)
+{
+	char *dir;
+	struct jd_writer *w = jdt_writer(&dir, 0);
+	uint8_t c = 0xc3;
+	struct jd_load_desc d = { .name = "f", .code_addr = 1, .code = &c, .code_size = 1 };
+	cr_assert_eq(jd_write_load(w, &d, NULL), 0);
+	char ext[4200];
+	jd_ext_path(jd_writer_path(w), ext, sizeof(ext));
+	cr_assert_eq(jd_writer_close(w), 0);
+	cr_assert_not(file_exists(ext), "plain loads made a companion file %s", ext);
+	tu_rmtree(dir);
+	free(dir);
+
+	/* no_ext: companion data is dropped, never a file. */
+	dir = tu_tmpdir("jd");
+	struct jd_writer_opts o = { .size = sizeof(o), .dir = dir, .no_ext = 1 };
+	cr_assert_eq(jd_writer_open(&w, &o), 0);
+	struct jd_ext_load_info info = { .generation = 1 };
+	d.info = &info;
+	cr_assert_eq(jd_write_load(w, &d, NULL), 0);
+	struct jd_ext_unload u = { .code_addr = 1 };
+	cr_assert_eq(jd_write_unload(w, &u, 0), 0);
+	jd_ext_path(jd_writer_path(w), ext, sizeof(ext));
+	cr_assert_eq(jd_writer_close(w), 0);
+	cr_assert_not(file_exists(ext));
+	tu_rmtree(dir);
+	free(dir);
+}
+
+/* A unit far bigger than the buffer goes out whole and in order, between buffered ones. */
+Test(writer, unit_bigger_than_buffer)
+{
+	char *dir;
+	struct jd_writer *w = jdt_writer(&dir, 256);
+	size_t big = 300000, nl = 2000;
+	uint8_t *code = malloc(big);
+	struct jd_line *lines = calloc(nl, sizeof(*lines));
+	for (size_t i = 0; i < big; i++)
+		code[i] = (uint8_t)(i ^ (i >> 8));
+	for (size_t i = 0; i < nl; i++)
+		lines[i] = (struct jd_line){ 0x100000 + i * 16, (int32_t)i + 1, 0,
+					     i % 3 ? "x.c" : "a-rather-long-file-name.c" };
+	uint8_t small[4] = { 1, 2, 3, 4 };
+	for (int k = 0; k < 3; k++) {
+		struct jd_load_desc s = { .name = "small", .code_addr = 0x10 + k, .code = small,
+					  .code_size = 4 };
+		cr_assert_eq(jd_write_load(w, &s, NULL), 0);
+		struct jd_load_desc d = { .name = "big", .code_addr = 0x100000, .code = code,
+					  .code_size = big, .lines = lines, .nr_lines = nl };
+		cr_assert_eq(jd_write_load(w, &d, NULL), 0);
+	}
+	char path[4096];
+	snprintf(path, sizeof(path), "%s", jd_writer_path(w));
+	cr_assert_eq(jd_writer_close(w), 0);
+	struct jd_reader *r = open_or_die(path);
+	struct jd_record rec;
+	for (int k = 0; k < 3; k++) {
+		next_or_die(r, &rec, JD_CODE_LOAD);
+		cr_assert_eq(rec.u.load.code_addr, 0x10u + k);
+		next_or_die(r, &rec, JD_CODE_DEBUG_INFO);
+		cr_assert_eq(rec.u.debug.nr_entry, nl);
+		cr_assert_eq(rec.u.debug.entries[nl - 1].line, (int32_t)nl);
+		cr_assert_str_eq(rec.u.debug.entries[nl - 1].file, "x.c");
+		cr_assert_str_eq(rec.u.debug.entries[nl - 2].file, "a-rather-long-file-name.c");
+		next_or_die(r, &rec, JD_CODE_LOAD);
+		cr_assert_eq(rec.u.load.code_size, big);
+		cr_assert_eq(memcmp(rec.u.load.code, code, big), 0);
+	}
+	next_or_die(r, &rec, JD_CODE_CLOSE);
+	jd_reader_close(r);
+	free(code);
+	free(lines);
+	tu_rmtree(dir);
+	free(dir);
+}
+
+/* What a writer flushed survives the writer dying without close. */
+Test(writer, flushed_records_survive_a_crash)
+{
+	char *dir = tu_tmpdir("jd");
+	pid_t pid = fork();
+	if (pid == 0) {
+		struct jd_writer_opts o = { .size = sizeof(o), .dir = dir };
+		struct jd_writer *w;
+		if (jd_writer_open(&w, &o))
+			_exit(2);
+		uint8_t c = 0x90;
+		for (int i = 0; i < 50; i++) {
+			struct jd_load_desc d = { .name = "f", .code_addr = (uint64_t)i + 1,
+						  .code = &c, .code_size = 1 };
+			if (jd_write_load(w, &d, NULL))
+				_exit(3);
+		}
+		if (jd_writer_flush(w))
+			_exit(4);
+		struct jd_load_desc d = { .name = "lost", .code_addr = 99, .code = &c,
+					  .code_size = 1 };
+		jd_write_load(w, &d, NULL);
+		abort();
+	}
+	int st;
+	waitpid(pid, &st, 0);
+	cr_assert(WIFSIGNALED(st), "child status %d", st);
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/jit-%d.dump", dir, (int)pid);
+	size_t len;
+	void *buf = tu_read_file(path, &len);
+	cr_assert_not_null(buf, "no dump %s", path);
+	struct jdt_counts c;
+	char err[512];
+	cr_assert_eq(jdt_count_mem(buf, len, &c, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(c.per_id[JD_CODE_LOAD], 50);
+	cr_assert_eq(c.per_id[JD_CODE_CLOSE], 0);
+	free(buf);
+	tu_rmtree(dir);
+	free(dir);
+}
+
+static int maps_has(const char *path, const char *perms)
+{
+	size_t len;
+	char *maps = tu_read_file("/proc/self/maps", &len);
+	int found = 0;
+	for (char *line = strtok(maps, "\n"); line; line = strtok(NULL, "\n"))
+		if (strstr(line, path) && strstr(line, perms))
+			found = 1;
+	free(maps);
+	return found;
+}
+
+Test(writer, marker_mapped_exec_while_open)
+{
+	char *dir;
+	struct jd_writer *w = jdt_writer(&dir, 0);
+	char path[4096];
+	snprintf(path, sizeof(path), "%s", jd_writer_path(w));
+	cr_assert(maps_has(path, " r-xp "), "no r-x private mapping of %s", path);
+	cr_assert(jd_is_marker_name(path, NULL));
+	cr_assert_eq(jd_writer_close(w), 0);
+	cr_assert_not(maps_has(path, " r-xp "));
+	tu_rmtree(dir);
+	free(dir);
+}
+
+static uint64_t first_load_ts(const char *path, uint64_t *flags)
+{
+	struct jd_reader *r = open_or_die(path);
+	struct jd_record rec;
+	next_or_die(r, &rec, JD_CODE_LOAD);
+	*flags = jd_reader_header(r)->flags;
+	jd_reader_close(r);
+	return rec.timestamp;
+}
+
+static uint64_t ts_with_clock(enum jd_clock c, uint64_t *flags, uint64_t *t0, uint64_t *t1)
+{
+	char *dir = tu_tmpdir("jd");
+	struct jd_writer_opts o = { .size = sizeof(o), .dir = dir, .clock = c };
+	struct jd_writer *w;
+	cr_assert_eq(jd_writer_open(&w, &o), 0);
+	uint8_t code = 0xc3;
+	struct jd_load_desc d = { .name = "f", .code_addr = 1, .code = &code, .code_size = 1 };
+	*t0 = jd_writer_now(w);
+	cr_assert_eq(jd_write_load(w, &d, NULL), 0);
+	*t1 = jd_writer_now(w);
+	char path[4096];
+	snprintf(path, sizeof(path), "%s", jd_writer_path(w));
+	cr_assert_eq(jd_writer_close(w), 0);
+	uint64_t ts = first_load_ts(path, flags);
+	tu_rmtree(dir);
+	free(dir);
+	return ts;
+}
+
+Test(writer, clocks)
+{
+	uint64_t flags, t0, t1;
+	uint64_t m0 = mono_ns(CLOCK_MONOTONIC);
+	uint64_t ts = ts_with_clock(JD_CLOCK_MONOTONIC, &flags, &t0, &t1);
+	cr_assert(ts >= m0 && ts <= mono_ns(CLOCK_MONOTONIC), "not CLOCK_MONOTONIC");
+	cr_assert_eq(flags, 0);
+	uint64_t r0 = mono_ns(CLOCK_MONOTONIC_RAW);
+	ts = ts_with_clock(JD_CLOCK_MONOTONIC_RAW, &flags, &t0, &t1);
+	cr_assert(ts >= r0 && ts <= mono_ns(CLOCK_MONOTONIC_RAW), "not CLOCK_MONOTONIC_RAW");
+#if defined(__x86_64__)
+	ts = ts_with_clock(JD_CLOCK_ARCH, &flags, &t0, &t1);
+	cr_assert_eq(flags, JD_FLAGS_ARCH_TIMESTAMP);
+	cr_assert(ts >= t0 && ts <= t1, "TSC stamp %llu outside [%llu, %llu]",
+		  (unsigned long long)ts, (unsigned long long)t0, (unsigned long long)t1);
+#else
+	struct jd_writer *w;
+	struct jd_writer_opts o = { .size = sizeof(o), .clock = JD_CLOCK_ARCH };
+	cr_assert_eq(jd_writer_open(&w, &o), -ENOTSUP);
+#endif
+}
+
+Test(writer, directory_choice)
+{
+	char *dir = tu_tmpdir("jd");
+	char sub[4096], home[4096], want[4200];
+	snprintf(sub, sizeof(sub), "%s/env/deeper", dir);
+	setenv("JITDUMPDIR", sub, 1);
+	struct jd_writer *w;
+	cr_assert_eq(jd_writer_open(&w, NULL), 0);
+	snprintf(want, sizeof(want), "%s/jit-%d.dump", sub, (int)getpid());
+	cr_assert_str_eq(jd_writer_path(w), want);
+	cr_assert_eq(jd_writer_close(w), 0);
+	unsetenv("JITDUMPDIR");
+	snprintf(home, sizeof(home), "%s/home", dir);
+	mkdir(home, 0755);
+	setenv("HOME", home, 1);
+	cr_assert_eq(jd_writer_open(&w, NULL), 0);
+	snprintf(want, sizeof(want), "%s/.debug/jit/jit-%d.dump", home, (int)getpid());
+	cr_assert_str_eq(jd_writer_path(w), want);
+	struct stat st;
+	snprintf(want, sizeof(want), "%s/.debug/jit", home);
+	cr_assert_eq(stat(want, &st), 0);
+	cr_assert_eq(st.st_mode & 0777, 0700);
+	cr_assert_eq(jd_writer_close(w), 0);
+	tu_rmtree(dir);
+	free(dir);
+}
+
+Test(writer, bad_arguments)
+{
+	char *dir;
+	struct jd_writer *w = jdt_writer(&dir, 0);
+	struct jd_load_desc d = { .name = NULL };
+	cr_assert_eq(jd_write_load(w, &d, NULL), -EINVAL);
+	d.name = "x";
+	d.code_size = 5;	/* no code */
+	cr_assert_eq(jd_write_load(w, &d, NULL), -EINVAL);
+	uint8_t u[4];
+	d = (struct jd_load_desc){ .name = "x", .unwind = u, .unwind_size = 4,
+				   .eh_frame_hdr_size = 8 };
+	cr_assert_eq(jd_write_load(w, &d, NULL), -EINVAL);
+	cr_assert_eq(jd_write_move(w, NULL, 0), -EINVAL);
+	cr_assert_eq(jd_writer_close(w), 0);
+	cr_assert_eq(jd_writer_close(NULL), 0);
+	struct jd_writer_opts o = { .size = sizeof(o), .dir = "/proc/self/no/such/dir" };
+	cr_assert_lt(jd_writer_open(&w, &o), 0);
+	cr_assert_null(w);
+	tu_rmtree(dir);
+	free(dir);
+}
