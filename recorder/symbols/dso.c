@@ -1,0 +1,329 @@
+/* dso.c - the DSO registry (one entry per recorded name + build-id), perf-style short names,
+ * opening the located ELF once, and translating file offsets from the maps into the ELF's
+ * virtual addresses, where symbols and DWARF live. */
+#include "recorder/symbols/symbols_int.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static size_t name_hash(const char *s)
+{
+	size_t h = 5381;
+	for (; *s; s++)
+		h = h * 33 + (uint8_t)*s;
+	return h;
+}
+
+/* perf's short names: basename for files, "[name]" for kernel modules. */
+static char *short_name_of(const char *long_name, int kernel, uint32_t anon_pid)
+{
+	char buf[4096];
+	if (kernel == 1)
+		return strdup("[kernel.kallsyms]");
+	if (anon_pid) {
+		snprintf(buf, sizeof(buf), "perf-%u.map", anon_pid);
+		return strdup(buf);
+	}
+	const char *b = strrchr(long_name, '/');
+	b = b && b[1] ? b + 1 : long_name;
+	if (kernel == 2 && b[0] != '[') {
+		size_t n = strcspn(b, ".");
+		snprintf(buf, sizeof(buf), "[%.*s]", (int)n, b);
+		for (char *q = buf; *q; q++)
+			if (*q == '-')
+				*q = '_';
+		return strdup(buf);
+	}
+	return strdup(b);
+}
+
+static int rehash(struct sym_session *s)
+{
+	size_t ncap = s->dso_hash_cap ? s->dso_hash_cap * 2 : 256;
+	struct sym_dso **nv = calloc(ncap, sizeof(*nv));
+	if (!nv)
+		return -ENOMEM;
+	for (struct sym_dso *d = s->dsos; d; d = d->next) {
+		size_t j = name_hash(d->long_name) & (ncap - 1);
+		d->hnext = nv[j];
+		nv[j] = d;
+	}
+	free(s->dso_hash);
+	s->dso_hash = nv;
+	s->dso_hash_cap = ncap;
+	return 0;
+}
+
+/* A DSO is (name, build-id). A map with no build-id takes the one a build-id record gave
+ * that name; a build-id record fills a DSO that had none. */
+struct sym_dso *dso_get(struct sym_session *s, const char *long_name,
+			const struct sym_build_id *bid, int kernel, uint32_t pid)
+{
+	struct sym_dso *nobid = NULL, *withbid = NULL;
+	if (s->dso_hash_cap) {
+		for (struct sym_dso *d = s->dso_hash[name_hash(long_name) & (s->dso_hash_cap - 1)];
+		     d; d = d->hnext) {
+			if (strcmp(d->long_name, long_name) || d->anon_pid != pid)
+				continue;
+			if (bid && sym_build_id_equal(&d->bid, bid))
+				return d;
+			if (!d->bid.size && !nobid)
+				nobid = d;
+			if (d->bid.size)
+				withbid = d;
+		}
+	}
+	if (!bid && (withbid || nobid))
+		return withbid ? withbid : nobid;
+	if (bid && nobid && !nobid->find_done) {
+		nobid->bid = *bid;
+		return nobid;
+	}
+	if (s->n_dsos * 2 >= s->dso_hash_cap && rehash(s))
+		return NULL;
+	struct sym_dso *d = calloc(1, sizeof(*d));
+	if (!d)
+		return NULL;
+	d->fd = d->dbg_fd = -1;
+	d->kernel = kernel;
+	d->anon_pid = pid;
+	d->anon = pid != 0;
+	d->long_name = strdup(long_name);
+	d->short_name = short_name_of(long_name, kernel, pid);
+	if (!d->long_name || !d->short_name) {
+		dso_free(d);
+		return NULL;
+	}
+	if (bid)
+		d->bid = *bid;
+	size_t j = name_hash(long_name) & (s->dso_hash_cap - 1);
+	d->hnext = s->dso_hash[j];
+	s->dso_hash[j] = d;
+	if (s->dsos_tail)
+		s->dsos_tail->next = d;
+	else
+		s->dsos = d;
+	s->dsos_tail = d;
+	s->n_dsos++;
+	return d;
+}
+
+void dso_free(struct sym_dso *d)
+{
+	lines_free(d);
+	if (d->elf)
+		elf_end(d->elf);
+	if (d->dbg_elf)
+		elf_end(d->dbg_elf);
+	if (d->fd >= 0)
+		close(d->fd);
+	if (d->dbg_fd >= 0)
+		close(d->dbg_fd);
+	free(d->image);
+	free(d->dbg_image);
+	for (size_t i = 0; i < d->cache_cap; i++)
+		for (struct sym_cached *c = d->cache[i], *n; c; c = n) {
+			n = c->next;
+			free(c->inl);
+			free(c);
+		}
+	free(d->cache);
+	symtab_free(&d->syms);
+	free(d->phdrs);
+	free(d->scns);
+	free(d->path);
+	free(d->long_name);
+	free(d->short_name);
+	free(d);
+}
+
+static int add_range(struct phdr_map **v, size_t *n, uint64_t off, uint64_t sz, uint64_t va)
+{
+	struct phdr_map *nv = realloc(*v, (*n + 1) * sizeof(**v));
+	if (!nv)
+		return -ENOMEM;
+	*v = nv;
+	nv[(*n)++] = (struct phdr_map){ off, sz, va };
+	return 0;
+}
+
+/* Offset -> vaddr tables: PT_LOAD segments, and allocated sections for ELFs without
+ * program headers (perf's own jitted-*.so are such). */
+static int read_layout(struct sym_dso *d)
+{
+	GElf_Ehdr eh;
+	if (!gelf_getehdr(d->elf, &eh))
+		return -EINVAL;
+	d->is_rel = eh.e_type == ET_REL;
+	size_t nph = 0;
+	if (elf_getphdrnum(d->elf, &nph) == 0) {
+		for (size_t i = 0; i < nph; i++) {
+			GElf_Phdr ph;
+			if (gelf_getphdr(d->elf, (int)i, &ph) && ph.p_type == PT_LOAD &&
+			    add_range(&d->phdrs, &d->n_phdrs, ph.p_offset, ph.p_filesz, ph.p_vaddr))
+				return -ENOMEM;
+		}
+	}
+	for (Elf_Scn *scn = NULL; (scn = elf_nextscn(d->elf, scn));) {
+		GElf_Shdr sh;
+		if (gelf_getshdr(scn, &sh) && (sh.sh_flags & SHF_ALLOC) && sh.sh_type != SHT_NOBITS &&
+		    add_range(&d->scns, &d->n_scns, sh.sh_offset, sh.sh_size, sh.sh_addr))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+uint64_t dso_off_to_vaddr(struct sym_dso *d, uint64_t off)
+{
+	for (size_t i = 0; i < d->n_phdrs; i++)
+		if (off >= d->phdrs[i].off && off - d->phdrs[i].off < d->phdrs[i].filesz)
+			return off - d->phdrs[i].off + d->phdrs[i].vaddr;
+	if (!d->n_phdrs)
+		for (size_t i = 0; i < d->n_scns; i++)
+			if (off >= d->scns[i].off && off - d->scns[i].off < d->scns[i].filesz)
+				return off - d->scns[i].off + d->scns[i].vaddr;
+	return off;
+}
+
+int dso_open(struct sym_session *s, struct sym_dso *d)
+{
+	(void)s;
+	if (d->elf)
+		return 0;
+	if (d->find_rc)
+		return d->find_rc;
+	if (d->image)
+		d->elf = elf_memory(d->image, d->image_len);
+	else if (d->fd >= 0)
+		d->elf = elf_begin(d->fd, ELF_C_READ_MMAP, NULL);
+	if (!d->elf || elf_kind(d->elf) != ELF_K_ELF) {
+		if (d->elf)
+			elf_end(d->elf);
+		d->elf = NULL;
+		d->find_rc = -EINVAL;
+		return d->find_rc;
+	}
+	return read_layout(d);
+}
+
+/* ---- public accessors ---- */
+
+struct sym_dso *sym_dso_next(struct sym_session *s, struct sym_dso *prev)
+{
+	return prev ? prev->next : s->dsos;
+}
+
+const char *sym_dso_long_name(const struct sym_dso *d)
+{
+	return d->long_name;
+}
+
+const char *sym_dso_short_name(const struct sym_dso *d)
+{
+	return d->short_name;
+}
+
+const struct sym_build_id *sym_dso_build_id(const struct sym_dso *d)
+{
+	return &d->bid;
+}
+
+int sym_dso_is_kernel(const struct sym_dso *d)
+{
+	return d->kernel != 0;
+}
+
+int sym_dso_find(struct sym_session *s, struct sym_dso *d, const char **path)
+{
+	if (!d->find_done) {
+		d->find_done = 1;
+		d->find_rc = find_dso_file(s, d);
+	}
+	if (path)
+		*path = d->find_rc ? NULL : d->path;
+	return d->find_rc;
+}
+
+int sym_dso_read_file(struct sym_session *s, struct sym_dso *d, void **buf, size_t *len)
+{
+	int rc = sym_dso_find(s, d, NULL);
+	if (rc)
+		return rc;
+	if (d->image) {
+		if (!(*buf = malloc(d->image_len ? d->image_len : 1)))
+			return -ENOMEM;
+		memcpy(*buf, d->image, d->image_len);
+		*len = d->image_len;
+		return 0;
+	}
+	off_t size = lseek(d->fd, 0, SEEK_END);
+	if (size < 0)
+		return -errno;
+	char *b = malloc((size_t)size + 1);
+	if (!b)
+		return -ENOMEM;
+	size_t got = 0;
+	while (got < (size_t)size) {
+		ssize_t r = pread(d->fd, b + got, (size_t)size - got, (off_t)got);
+		if (r <= 0) {
+			free(b);
+			return r < 0 ? -errno : -EIO;
+		}
+		got += (size_t)r;
+	}
+	*buf = b;
+	*len = got;
+	return 0;
+}
+
+long sym_dso_read_code(struct sym_session *s, struct sym_dso *d, uint64_t addr, void *buf,
+		       size_t len)
+{
+	int rc = sym_dso_find(s, d, NULL);
+	if (rc || (rc = dso_open(s, d)))
+		return rc;
+	for (Elf_Scn *scn = NULL; (scn = elf_nextscn(d->elf, scn));) {
+		GElf_Shdr sh;
+		if (!gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_ALLOC) ||
+		    sh.sh_type == SHT_NOBITS || addr < sh.sh_addr || addr - sh.sh_addr >= sh.sh_size)
+			continue;
+		Elf_Data *data = elf_getdata(scn, NULL);
+		uint64_t at = addr - sh.sh_addr;
+		if (!data || !data->d_buf || at >= data->d_size)
+			return -EIO;
+		size_t n = data->d_size - at < len ? data->d_size - at : len;
+		memcpy(buf, (const char *)data->d_buf + at, n);
+		return (long)n;
+	}
+	return -ENOENT;
+}
+
+int dso_elf_build_id(Elf *elf, struct sym_build_id *id)
+{
+	for (Elf_Scn *scn = NULL; (scn = elf_nextscn(elf, scn));) {
+		GElf_Shdr sh;
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
+			continue;
+		Elf_Data *data = elf_getdata(scn, NULL);
+		if (!data)
+			continue;
+		GElf_Nhdr nh;
+		size_t off = 0, name_off, desc_off, next;
+		while ((next = gelf_getnote(data, off, &nh, &name_off, &desc_off)) > 0) {
+			if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
+			    !memcmp((const char *)data->d_buf + name_off, "GNU", 4) &&
+			    nh.n_descsz > 0) {
+				id->size = nh.n_descsz > SYM_BUILD_ID_MAX ? SYM_BUILD_ID_MAX
+									  : nh.n_descsz;
+				memcpy(id->data, (const char *)data->d_buf + desc_off, id->size);
+				return 0;
+			}
+			off = next;
+		}
+	}
+	return -ENOENT;
+}

@@ -1,0 +1,171 @@
+/* elfsym.c - symbol tables: ELF .symtab (from the debug file when the binary is stripped),
+ * else .dynsym, filtered and fixed up the way perf does (functions and labels in text
+ * sections; zero sizes reach the next symbol; duplicates keep the best-bound name), so the
+ * same sample lands on the same name as in perf report. */
+#include "recorder/symbols/symbols_int.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+int symtab_add(struct sym_table *t, uint64_t start, uint64_t size, const char *raw,
+	       const char *name, uint8_t rank)
+{
+	if (t->n == t->cap) {
+		size_t ncap = t->cap ? t->cap * 2 : 64;
+		struct sym_entry *nv = realloc(t->v, ncap * sizeof(*nv));
+		if (!nv)
+			return -ENOMEM;
+		t->v = nv;
+		t->cap = ncap;
+	}
+	t->v[t->n++] = (struct sym_entry){ start, size, raw, name, rank, 0 };
+	return 0;
+}
+
+static size_t underscores(const char *s)
+{
+	size_t n = 0;
+	while (s[n] == '_')
+		n++;
+	return n;
+}
+
+/* perf's choose_best_symbol: sized, then stronger binding, fewer leading underscores, then
+ * the longer name. Negative when a is better. */
+static int better(const struct sym_entry *a, const struct sym_entry *b)
+{
+	if (!a->size != !b->size)
+		return a->size ? -1 : 1;
+	if (a->rank != b->rank)
+		return a->rank > b->rank ? -1 : 1;
+	size_t ua = underscores(a->raw), ub = underscores(b->raw);
+	if (ua != ub)
+		return ua < ub ? -1 : 1;
+	size_t la = strlen(a->raw), lb = strlen(b->raw);
+	if (la != lb)
+		return la > lb ? -1 : 1;
+	return strcmp(a->raw, b->raw);
+}
+
+static int entry_cmp(const void *x, const void *y)
+{
+	const struct sym_entry *a = x, *b = y;
+	if (a->start != b->start)
+		return a->start < b->start ? -1 : 1;
+	return better(a, b);
+}
+
+void symtab_finish(struct sym_table *t)
+{
+	if (!t->n)
+		return;
+	qsort(t->v, t->n, sizeof(*t->v), entry_cmp);
+	size_t k = 0;
+	for (size_t i = 0; i < t->n; i++)
+		if (!k || t->v[k - 1].start != t->v[i].start)
+			t->v[k++] = t->v[i];
+	t->n = k;
+	for (size_t i = 0; i < t->n; i++)
+		if (!t->v[i].size)
+			t->v[i].size = i + 1 < t->n ? t->v[i + 1].start - t->v[i].start : 4096;
+}
+
+const struct sym_entry *symtab_find(const struct sym_table *t, uint64_t addr)
+{
+	size_t lo = 0, hi = t->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (t->v[mid].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* a symbol nested in a bigger one may end before addr: look a little further back */
+	for (size_t i = lo, tries = 0; i-- > 0 && tries < 8; tries++)
+		if (addr - t->v[i].start < t->v[i].size)
+			return &t->v[i];
+	return NULL;
+}
+
+void symtab_free(struct sym_table *t)
+{
+	free(t->v);
+	memset(t, 0, sizeof(*t));
+}
+
+static Elf_Scn *find_scn(Elf *elf, Elf64_Word type)
+{
+	for (Elf_Scn *scn = NULL; (scn = elf_nextscn(elf, scn));) {
+		GElf_Shdr sh;
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == type)
+			return scn;
+	}
+	return NULL;
+}
+
+static int is_text_section(Elf *elf, size_t shstrndx, size_t shndx)
+{
+	GElf_Shdr sh;
+	Elf_Scn *scn = elf_getscn(elf, shndx);
+	if (!scn || !gelf_getshdr(scn, &sh))
+		return 0;
+	const char *name = elf_strptr(elf, shstrndx, sh.sh_name);
+	return name && strstr(name, "text");
+}
+
+static int load_table(struct sym_session *s, struct sym_table *t, Elf *elf, Elf_Scn *scn)
+{
+	GElf_Shdr sh;
+	size_t shstrndx;
+	Elf_Data *data = elf_getdata(scn, NULL);
+	if (!data || !gelf_getshdr(scn, &sh) || !sh.sh_entsize || elf_getshdrstrndx(elf, &shstrndx))
+		return -EINVAL;
+	size_t n = sh.sh_size / sh.sh_entsize;
+	for (size_t i = 0; i < n; i++) {
+		GElf_Sym sym;
+		if (!gelf_getsym(data, (int)i, &sym))
+			break;
+		int type = GELF_ST_TYPE(sym.st_info), bind = GELF_ST_BIND(sym.st_info);
+		if (type != STT_FUNC && type != STT_GNU_IFUNC && type != STT_NOTYPE)
+			continue;
+		if (sym.st_shndx == SHN_UNDEF || sym.st_shndx >= SHN_LORESERVE ||
+		    !is_text_section(elf, shstrndx, sym.st_shndx))
+			continue;
+		const char *raw = elf_strptr(elf, sh.sh_link, sym.st_name);
+		if (!raw || !*raw || raw[0] == '$')
+			continue;
+		if (type == STT_NOTYPE && !strncmp(raw, ".L", 2))
+			continue;
+		const char *iraw = sess_intern(s, raw);
+		const char *name = iraw ? sess_demangle(s, iraw) : NULL;
+		uint8_t rank = bind == STB_GLOBAL ? 2 : bind == STB_WEAK ? 1 : 0;
+		if (!name || symtab_add(t, sym.st_value, sym.st_size, iraw, name, rank))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+int elfsym_table(struct sym_session *s, Elf *elf, struct sym_table *t)
+{
+	Elf_Scn *scn = find_scn(elf, SHT_SYMTAB);
+	if (!scn)
+		scn = find_scn(elf, SHT_DYNSYM);
+	int rc = scn ? load_table(s, t, elf, scn) : -ENOENT;
+	symtab_finish(t);
+	return rc ? rc : t->n ? 0 : -ENOENT;
+}
+
+int elfsym_load(struct sym_session *s, struct sym_dso *d)
+{
+	if (d->syms_loaded)
+		return d->syms.n ? 0 : -ENOENT;
+	d->syms_loaded = 1;
+	if (sym_dso_find(s, d, NULL) || dso_open(s, d))
+		return -ENOENT;
+	Elf *elf = d->elf;
+	if (!find_scn(elf, SHT_SYMTAB) && !find_debug_file(s, d) && d->dbg_elf &&
+	    find_scn(d->dbg_elf, SHT_SYMTAB))
+		elf = d->dbg_elf;
+	return elfsym_table(s, elf, &d->syms);
+}

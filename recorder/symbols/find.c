@@ -1,0 +1,251 @@
+/* find.c - finding the file of a DSO by build-id: added sources (archives, directories), the
+ * build-id cache in perf's layout, --symfs, the recorded path, then debuginfod. Every
+ * candidate is checked: one whose build-id differs from the recorded one is refused with a
+ * message naming both ids and never used. */
+#include "recorder/symbols/symbols_int.h"
+
+#include <elfutils/debuginfod.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* A candidate file: either an fd or a malloc'd image, checked before it is kept. */
+struct cand {
+	int fd;
+	void *image;
+	size_t len;
+	char *path;
+};
+
+static void cand_drop(struct cand *c)
+{
+	if (c->fd >= 0)
+		close(c->fd);
+	free(c->image);
+	free(c->path);
+	c->fd = -1;
+	c->image = NULL;
+	c->path = NULL;
+}
+
+/* 1 if the candidate is an ELF whose build-id matches (or nothing was recorded to compare
+ * with), 0 if refused; *out gets the opened ELF. */
+static int cand_check(struct sym_session *s, struct sym_dso *d, struct cand *c, Elf **out)
+{
+	Elf *elf = c->image ? elf_memory(c->image, c->len)
+			    : elf_begin(c->fd, ELF_C_READ_MMAP, NULL);
+	struct sym_build_id got = { 0 };
+	char h1[SYM_BUILD_ID_HEX], h2[SYM_BUILD_ID_HEX];
+	if (!elf || elf_kind(elf) != ELF_K_ELF) {
+		sess_msg(s, SYM_LVL_WARN, "%s: not an ELF file, ignored for %s", c->path,
+			 d->long_name);
+		goto refuse;
+	}
+	if (!d->bid.size) {
+		*out = elf;
+		return 1;
+	}
+	if (dso_elf_build_id(elf, &got) || !sym_build_id_equal(&got, &d->bid)) {
+		sess_msg(s, SYM_LVL_WARN,
+			 "%s: build-id %s differs from the recorded build-id %s of %s: refused",
+			 c->path, got.size ? sym_build_id_hex(&got, h1) : "(none)",
+			 sym_build_id_hex(&d->bid, h2), d->long_name);
+		goto refuse;
+	}
+	*out = elf;
+	return 1;
+refuse:
+	if (elf)
+		elf_end(elf);
+	return 0;
+}
+
+static int open_path(struct cand *c, const char *path)
+{
+	c->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (c->fd < 0)
+		return 0;
+	struct stat st;
+	if (fstat(c->fd, &st) || !S_ISREG(st.st_mode) || !(c->path = strdup(path))) {
+		close(c->fd);
+		c->fd = -1;
+		return 0;
+	}
+	return 1;
+}
+
+/* perf's cache: .build-id/xx/rest links to the <path>/<id> directory (append the kind
+ * file), or, in the old layout, is the file itself. */
+static int find_in_cache(const char *root, const struct sym_build_id *id, const char *kind,
+		  struct cand *c)
+{
+	char hex[SYM_BUILD_ID_HEX], path[4096];
+	struct stat st;
+	if (!root || !id->size)
+		return 0;
+	sym_build_id_hex(id, hex);
+	snprintf(path, sizeof(path), "%s/.build-id/%.2s/%s", root, hex, hex + 2);
+	if (stat(path, &st))
+		return 0;
+	if (S_ISDIR(st.st_mode)) {
+		size_t n = strlen(path);
+		snprintf(path + n, sizeof(path) - n, "/%s", kind);
+		return open_path(c, path);
+	}
+	return !strcmp(kind, "elf") && open_path(c, path);
+}
+
+static debuginfod_client *dbgd(struct sym_session *s)
+{
+	const char *urls = getenv("DEBUGINFOD_URLS");
+	if (s->o.no_debuginfod || !urls || !*urls)
+		return NULL;
+	if (!s->dbgd_tried) {
+		s->dbgd_tried = 1;
+		s->dbgd = debuginfod_begin();
+	}
+	return s->dbgd;
+}
+
+static int from_debuginfod(struct sym_session *s, struct sym_dso *d, int debug, struct cand *c)
+{
+	debuginfod_client *cl = dbgd(s);
+	char *path = NULL;
+	if (!cl || !d->bid.size)
+		return 0;
+	int fd = debug ? debuginfod_find_debuginfo(cl, d->bid.data, d->bid.size, &path)
+		       : debuginfod_find_executable(cl, d->bid.data, d->bid.size, &path);
+	if (fd < 0) {
+		char hex[SYM_BUILD_ID_HEX];
+		sess_msg(s, SYM_LVL_INFO, "debuginfod: no %s for %s (build-id %s): %s",
+			 debug ? "debuginfo" : "executable", d->long_name,
+			 sym_build_id_hex(&d->bid, hex), strerror(-fd));
+		free(path);
+		return 0;
+	}
+	c->fd = fd;
+	c->path = path ? path : strdup("debuginfod");
+	return 1;
+}
+
+/* Tries the candidates in order; step is the index of the next one. */
+static int next_cand(struct sym_session *s, struct sym_dso *d, int debug, int step,
+		     struct cand *c)
+{
+	char buf[4096];
+	switch (step) {
+	case 0: {
+		char *p = NULL;
+		if (!d->bid.size ||
+		    source_lookup(s, &d->bid, debug ? "debug" : "elf", &p, &c->image, &c->len))
+			return 0;
+		if (c->image) {
+			c->path = p;
+			return 1;
+		}
+		int ok = open_path(c, p);
+		free(p);
+		return ok;
+	}
+	case 1:
+		return find_in_cache(s->buildid_dir, &d->bid, debug ? "debug" : "elf", c);
+	case 2:
+		if (debug) {
+			char hex[SYM_BUILD_ID_HEX];
+			if (!d->bid.size)
+				return 0;
+			sym_build_id_hex(&d->bid, hex);
+			snprintf(buf, sizeof(buf), "%s/usr/lib/debug/.build-id/%.2s/%s.debug",
+				 s->o.symfs ? s->o.symfs : "", hex, hex + 2);
+			return open_path(c, buf);
+		}
+		if (d->long_name[0] != '/')
+			return 0;
+		snprintf(buf, sizeof(buf), "%s%s", s->o.symfs ? s->o.symfs : "", d->long_name);
+		return open_path(c, buf);
+	case 3:
+		return from_debuginfod(s, d, debug, c);
+	}
+	return -1;
+}
+
+static int locate(struct sym_session *s, struct sym_dso *d, int debug, struct cand *out,
+		  Elf **elf)
+{
+	for (int step = 0;; step++) {
+		struct cand c = { -1, NULL, 0, NULL };
+		int r = next_cand(s, d, debug, step, &c);
+		if (r < 0)
+			return -ENOENT;
+		if (r && cand_check(s, d, &c, elf)) {
+			*out = c;
+			return 0;
+		}
+		cand_drop(&c);
+	}
+}
+
+int find_dso_file(struct sym_session *s, struct sym_dso *d)
+{
+	struct cand c;
+	Elf *elf = NULL;
+	char hex[SYM_BUILD_ID_HEX];
+	if (d->kernel || d->anon || d->long_name[0] == '[')
+		return -ENOENT;
+	if (locate(s, d, 0, &c, &elf)) {
+		if (d->bid.size)
+			sess_msg(s, SYM_LVL_WARN,
+				 "%s with build id %s not found, continuing without symbols",
+				 d->long_name, sym_build_id_hex(&d->bid, hex));
+		else
+			sess_msg(s, SYM_LVL_WARN, "%s not found, continuing without symbols",
+				 d->long_name);
+		return -ENOENT;
+	}
+	d->fd = c.fd;
+	d->image = c.image;
+	d->image_len = c.len;
+	d->path = c.path;
+	d->elf = elf;
+	return dso_open(s, d) ? -ENOENT : 0;
+}
+
+static int has_section(Elf *elf, const char *want)
+{
+	size_t shstrndx;
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return 0;
+	for (Elf_Scn *scn = NULL; (scn = elf_nextscn(elf, scn));) {
+		GElf_Shdr sh;
+		const char *name;
+		if (gelf_getshdr(scn, &sh) && sh.sh_type != SHT_NOBITS &&
+		    (name = elf_strptr(elf, shstrndx, sh.sh_name)) && !strcmp(name, want))
+			return 1;
+	}
+	return 0;
+}
+
+/* Separate debug info, looked for only when the binary lacks DWARF or a symtab. */
+int find_debug_file(struct sym_session *s, struct sym_dso *d)
+{
+	if (d->dbg_elf)
+		return 0;
+	if (!d->elf || !d->bid.size || d->dbg_fd == -2)
+		return -ENOENT;
+	if (has_section(d->elf, ".debug_info") && has_section(d->elf, ".symtab"))
+		return -ENOENT;
+	d->dbg_fd = -2;	/* tried */
+	struct cand c;
+	Elf *elf = NULL;
+	if (locate(s, d, 1, &c, &elf))
+		return -ENOENT;
+	d->dbg_fd = c.fd;
+	d->dbg_image = c.image;
+	d->dbg_elf = elf;
+	free(c.path);
+	return 0;
+}

@@ -1,0 +1,219 @@
+/* kernel.c - kernel symbols: a vmlinux (--vmlinux), a kallsyms file (option, archive, or the
+ * build-id cache's [kernel.kallsyms]/<id>/kallsyms), else this host's /proc/kallsyms when its
+ * build-id matches the recorded one. Addresses are moved by the difference between the
+ * recorded runtime address of the reference symbol (_text, from the kernel map's pgoff) and
+ * that symbol's address in the file, which undoes KASLR and a reboot in between. */
+#include "recorder/symbols/symbols_int.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static int read_all(const char *path, char **buf, size_t *len)
+{
+	/* /proc files report size 0: read until EOF */
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	size_t cap = 1 << 20, n = 0;
+	char *b = malloc(cap);
+	while (b) {
+		n += fread(b + n, 1, cap - n, f);
+		if (n < cap)
+			break;
+		char *nb = realloc(b, cap * 2);
+		if (!nb) {
+			free(b);
+			b = NULL;
+			break;
+		}
+		b = nb;
+		cap *= 2;
+	}
+	int err = ferror(f);
+	fclose(f);
+	if (!b)
+		return -ENOMEM;
+	if (err) {
+		free(b);
+		return -EIO;
+	}
+	*buf = b;
+	*len = n;
+	return 0;
+}
+
+/* "ffffffff81000000 T _text" with an optional "\t[module]": text symbols only, as perf. */
+int kallsyms_parse(struct sym_session *s, const char *text, size_t len, struct sym_table *t,
+		   const char *ref_name, uint64_t *ref_addr)
+{
+	const char *p = text, *end = text + len;
+	int nonzero = 0;
+	*ref_addr = 0;
+	while (p < end) {
+		const char *eol = memchr(p, '\n', (size_t)(end - p));
+		if (!eol)
+			eol = end;
+		char line[512];
+		size_t n = (size_t)(eol - p) < sizeof(line) - 1 ? (size_t)(eol - p) : sizeof(line) - 1;
+		memcpy(line, p, n);
+		line[n] = 0;
+		p = eol + 1;
+		char *q, type, *name;
+		unsigned long long addr = strtoull(line, &q, 16);
+		if (q == line || *q != ' ')
+			continue;
+		type = q[1];
+		if (!type || q[2] != ' ')
+			continue;
+		name = q + 3;
+		char *mod = strchr(name, '\t');
+		if (mod)
+			*mod++ = 0;
+		if (ref_name && !mod && !strcmp(name, ref_name))
+			*ref_addr = addr;
+		char up = (char)toupper((unsigned char)type);
+		if (up != 'T' && up != 'W')
+			continue;
+		if (addr)
+			nonzero = 1;
+		const char *iname = sess_intern(s, name);
+		if (!iname || symtab_add(t, addr, 0, iname, iname, isupper((unsigned char)type) ? 2 : 0))
+			return -ENOMEM;
+		t->v[t->n - 1].module = mod != NULL;
+	}
+	if (!nonzero)
+		return -EPERM;	/* kptr_restrict: every address reads as 0 */
+	return 0;
+}
+
+/* Modules load elsewhere than _text: only the core image's symbols move with it. */
+static void relocate(struct sym_table *t, int64_t delta)
+{
+	for (size_t i = 0; i < t->n; i++)
+		if (!t->v[i].module)
+			t->v[i].start += (uint64_t)delta;
+}
+
+static int load_vmlinux(struct sym_session *s, const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	int rc = -EINVAL;
+	struct sym_build_id got = { 0 };
+	char h1[SYM_BUILD_ID_HEX], h2[SYM_BUILD_ID_HEX];
+	if (elf && s->kdso && s->kdso->bid.size &&
+	    (dso_elf_build_id(elf, &got) || !sym_build_id_equal(&got, &s->kdso->bid))) {
+		sess_msg(s, SYM_LVL_WARN,
+			 "%s: build-id %s differs from the recorded build-id %s of "
+			 "[kernel.kallsyms]: refused", path,
+			 got.size ? sym_build_id_hex(&got, h1) : "(none)",
+			 sym_build_id_hex(&s->kdso->bid, h2));
+	} else if (elf && !(rc = elfsym_table(s, elf, &s->ksyms)) && s->kref_addr) {
+		const char *ref = s->kref_name ? s->kref_name : "_text";
+		for (size_t i = 0; i < s->ksyms.n; i++)
+			if (!strcmp(s->ksyms.v[i].raw, ref)) {
+				relocate(&s->ksyms, (int64_t)(s->kref_addr - s->ksyms.v[i].start));
+				break;
+			}
+	}
+	if (elf)
+		elf_end(elf);
+	close(fd);
+	return rc;
+}
+
+static int load_kallsyms(struct sym_session *s, const char *path)
+{
+	char *text;
+	size_t len;
+	uint64_t ref;
+	int rc = read_all(path, &text, &len);
+	if (rc)
+		return rc;
+	rc = kallsyms_parse(s, text, len, &s->ksyms, s->kref_name ? s->kref_name : "_text", &ref);
+	free(text);
+	if (rc == -EPERM)
+		sess_msg(s, SYM_LVL_WARN, "%s: all addresses are 0 (kptr_restrict?)", path);
+	if (rc) {
+		symtab_free(&s->ksyms);
+		return rc;
+	}
+	/* modules are not relocated by _text; the shift is for the core image only */
+	if (s->kref_addr && ref && ref != s->kref_addr)
+		relocate(&s->ksyms, (int64_t)(s->kref_addr - ref));
+	symtab_finish(&s->ksyms);
+	return 0;
+}
+
+/* This host's running kernel is the recorded one only if /sys/kernel/notes says so. */
+static int host_kernel_matches(struct sym_session *s)
+{
+	if (!s->kdso || !s->kdso->bid.size)
+		return 1;
+	char *notes;
+	size_t len;
+	if (read_all("/sys/kernel/notes", &notes, &len))
+		return 0;
+	int match = 0;
+	for (size_t off = 0; off + 12 <= len;) {
+		uint32_t namesz, descsz, type;
+		memcpy(&namesz, notes + off, 4);
+		memcpy(&descsz, notes + off + 4, 4);
+		memcpy(&type, notes + off + 8, 4);
+		size_t name_pad = (namesz + 3u) & ~3u, desc_pad = (descsz + 3u) & ~3u;
+		if (name_pad > len - off - 12 || desc_pad > len - off - 12 - name_pad)
+			break;
+		if (type == NT_GNU_BUILD_ID && namesz == 4 && !memcmp(notes + off + 12, "GNU", 4)) {
+			struct sym_build_id id = { .size = descsz > 20 ? 20 : (uint8_t)descsz };
+			memcpy(id.data, notes + off + 12 + name_pad, id.size);
+			match = sym_build_id_equal(&id, &s->kdso->bid);
+			if (!match) {
+				char h1[SYM_BUILD_ID_HEX], h2[SYM_BUILD_ID_HEX];
+				sess_msg(s, SYM_LVL_WARN,
+					 "/proc/kallsyms: running kernel's build-id %s differs from "
+					 "the recorded build-id %s: refused",
+					 sym_build_id_hex(&id, h1), sym_build_id_hex(&s->kdso->bid, h2));
+			}
+			break;
+		}
+		off += 12 + name_pad + desc_pad;
+	}
+	free(notes);
+	return match;
+}
+
+int kernel_load(struct sym_session *s)
+{
+	if (s->ksyms_loaded)
+		return s->ksyms.n ? 0 : -ENOENT;
+	s->ksyms_loaded = 1;
+	if (s->o.vmlinux)
+		return load_vmlinux(s, s->o.vmlinux);
+	if (s->o.kallsyms)
+		return load_kallsyms(s, s->o.kallsyms);
+	if (s->kdso && s->kdso->bid.size) {
+		char *path = NULL, hex[SYM_BUILD_ID_HEX], buf[4096];
+		void *img;
+		size_t len;
+		if (!source_lookup(s, &s->kdso->bid, "kallsyms", &path, &img, &len)) {
+			int rc = load_kallsyms(s, path);
+			free(path);
+			if (!rc)
+				return 0;
+		}
+		snprintf(buf, sizeof(buf), "%s/[kernel.kallsyms]/%s/kallsyms",
+			 s->buildid_dir ? s->buildid_dir : "", sym_build_id_hex(&s->kdso->bid, hex));
+		if (s->buildid_dir && !load_kallsyms(s, buf))
+			return 0;
+	}
+	if (!host_kernel_matches(s))
+		return -ENOENT;
+	return load_kallsyms(s, "/proc/kallsyms");
+}

@@ -1,0 +1,186 @@
+/* lines.c - source lines and inlined frames from DWARF (libdw), in process. Each DSO's DWARF
+ * is opened once, on the first line lookup; the CUs' address ranges are indexed once, so
+ * ELFs without .debug_aranges (ours, perf's jitted ones) resolve as well as gcc's. */
+#include "recorder/symbols/symbols_int.h"
+
+#include <dwarf.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int has_debug_info(Elf *elf)
+{
+	size_t shstrndx;
+	if (!elf || elf_getshdrstrndx(elf, &shstrndx))
+		return 0;
+	for (Elf_Scn *scn = NULL; (scn = elf_nextscn(elf, scn));) {
+		GElf_Shdr sh;
+		const char *name;
+		if (gelf_getshdr(scn, &sh) && sh.sh_type != SHT_NOBITS &&
+		    (name = elf_strptr(elf, shstrndx, sh.sh_name)) &&
+		    (!strcmp(name, ".debug_info") || !strcmp(name, ".zdebug_info")))
+			return 1;
+	}
+	return 0;
+}
+
+static int cu_cmp(const void *a, const void *b)
+{
+	const struct cu_range *x = a, *y = b;
+	return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+static int index_cus(struct sym_dso *d)
+{
+	Dwarf_CU *cu = NULL;
+	Dwarf_Die cudie;
+	size_t cap = 0;
+	while (dwarf_get_units(d->dw, cu, &cu, NULL, NULL, &cudie, NULL) == 0) {
+		Dwarf_Addr base, lo, hi;
+		ptrdiff_t off = 0;
+		while ((off = dwarf_ranges(&cudie, off, &base, &lo, &hi)) > 0) {
+			if (hi <= lo)
+				continue;
+			if (d->n_cus == cap) {
+				cap = cap ? cap * 2 : 16;
+				struct cu_range *nv = realloc(d->cus, cap * sizeof(*nv));
+				if (!nv)
+					return -ENOMEM;
+				d->cus = nv;
+			}
+			d->cus[d->n_cus++] = (struct cu_range){ lo, hi, dwarf_dieoffset(&cudie) };
+		}
+	}
+	qsort(d->cus, d->n_cus, sizeof(*d->cus), cu_cmp);
+	return 0;
+}
+
+static int dw_open(struct sym_session *s, struct sym_dso *d)
+{
+	if (d->dw_tried)
+		return d->dw ? 0 : -ENOENT;
+	d->dw_tried = 1;
+	if (sym_dso_find(s, d, NULL) || dso_open(s, d))
+		return -ENOENT;
+	Elf *elf = d->elf;
+	if (!has_debug_info(elf)) {
+		if (find_debug_file(s, d) || !has_debug_info(d->dbg_elf))
+			return -ENOENT;
+		elf = d->dbg_elf;
+	}
+	d->dw = dwarf_begin_elf(elf, DWARF_C_READ, NULL);
+	if (!d->dw) {
+		sess_msg(s, SYM_LVL_WARN, "%s: unreadable DWARF: %s", d->path ? d->path : d->long_name,
+			 dwarf_errmsg(-1));
+		return -EINVAL;
+	}
+	return index_cus(d);
+}
+
+void lines_free(struct sym_dso *d)
+{
+	if (d->dw)
+		dwarf_end(d->dw);
+	d->dw = NULL;
+	free(d->cus);
+	d->cus = NULL;
+	d->n_cus = 0;
+}
+
+static int find_cu(struct sym_dso *d, uint64_t addr, Dwarf_Die *cudie)
+{
+	size_t lo = 0, hi = d->n_cus;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (d->cus[mid].lo <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t i = lo; i-- > 0;)
+		if (addr < d->cus[i].hi)
+			return dwarf_offdie(d->dw, d->cus[i].cu_off, cudie) ? 0 : -ENOENT;
+		else if (lo - i > 8)
+			break;
+	return -ENOENT;
+}
+
+/* The name a frame is shown with: the linkage name demangled, else DW_AT_name (both
+ * followed through abstract_origin/specification). */
+static const char *die_func_name(struct sym_session *s, Dwarf_Die *die)
+{
+	Dwarf_Attribute attr;
+	const char *n = NULL;
+	if (dwarf_attr_integrate(die, DW_AT_linkage_name, &attr) ||
+	    dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &attr)) {
+		n = dwarf_formstring(&attr);
+		if (n)
+			return sess_demangle(s, sess_intern(s, n));
+	}
+	if (dwarf_attr_integrate(die, DW_AT_name, &attr))
+		n = dwarf_formstring(&attr);
+	return n ? sess_intern(s, n) : NULL;
+}
+
+static const char *call_file(struct sym_session *s, Dwarf_Die *cudie, Dwarf_Die *die,
+			     unsigned *line)
+{
+	Dwarf_Attribute attr;
+	Dwarf_Word fileidx = 0, ln = 0;
+	Dwarf_Files *files;
+	size_t nfiles;
+	*line = 0;
+	if (dwarf_attr(die, DW_AT_call_line, &attr) && !dwarf_formudata(&attr, &ln))
+		*line = (unsigned)ln;
+	if (!dwarf_attr(die, DW_AT_call_file, &attr) || dwarf_formudata(&attr, &fileidx) ||
+	    dwarf_getsrcfiles(cudie, &files, &nfiles) || fileidx >= nfiles)
+		return NULL;
+	return sess_intern(s, dwarf_filesrc(files, fileidx, NULL, NULL));
+}
+
+int lines_lookup(struct sym_session *s, struct sym_dso *d, struct sym_cached *c)
+{
+	Dwarf_Die cudie;
+	if (dw_open(s, d) || find_cu(d, c->addr, &cudie))
+		return -ENOENT;
+	Dwarf_Line *l = dwarf_getsrc_die(&cudie, c->addr);
+	if (l) {
+		int ln = 0;
+		dwarf_lineno(l, &ln);
+		c->srcfile = sess_intern(s, dwarf_linesrc(l, NULL, NULL));
+		c->line = ln > 0 ? (unsigned)ln : 0;
+	}
+	Dwarf_Die *scopes = NULL;
+	int n = dwarf_getscopes(&cudie, c->addr, &scopes);
+	if (n <= 0)
+		return 0;
+	/* frames: each inlined_subroutine up to the enclosing subprogram, innermost first */
+	size_t k = 0;
+	struct sym_inline *inl = calloc((size_t)n, sizeof(*inl));
+	if (!inl) {
+		free(scopes);
+		return -ENOMEM;
+	}
+	const char *file = c->srcfile;
+	unsigned line = c->line;
+	for (int i = 0; i < n; i++) {
+		int tag = dwarf_tag(&scopes[i]);
+		if (tag != DW_TAG_inlined_subroutine && tag != DW_TAG_subprogram)
+			continue;
+		inl[k].func = die_func_name(s, &scopes[i]);
+		inl[k].file = file;
+		inl[k].line = line;
+		k++;
+		if (tag == DW_TAG_subprogram)
+			break;
+		file = call_file(s, &cudie, &scopes[i], &line);
+	}
+	free(scopes);
+	if (!k) {
+		free(inl);
+		return 0;
+	}
+	c->inl = inl;
+	c->n_inline = (unsigned)k;
+	return 0;
+}

@@ -1,0 +1,438 @@
+/* session.c - the symbol session: options, interned strings, de-duplicated messages, the
+ * event feed (MMAP/COMM/FORK/EXIT/build-ids) and sym_resolve with its per-DSO result cache.
+ * Report resolves millions of samples, so every answer is computed once per (dso, addr). */
+#include "recorder/symbols/symbols_int.h"
+
+#include <dlfcn.h>
+#include <elfutils/debuginfod.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static uint64_t hash_str(const char *s)
+{
+	uint64_t h = 1469598103934665603ull;
+	for (; *s; s++)
+		h = (h ^ (uint8_t)*s) * 1099511628211ull;
+	return h;
+}
+
+const char *sess_intern(struct sym_session *s, const char *str)
+{
+	if (!str)
+		return NULL;
+	if (s->n_strs * 2 >= s->str_cap) {
+		size_t ncap = s->str_cap ? s->str_cap * 2 : 1024;
+		char **nv = calloc(ncap, sizeof(*nv));
+		if (!nv)
+			return NULL;
+		for (size_t i = 0; i < s->str_cap; i++) {
+			if (!s->strs[i])
+				continue;
+			size_t j = hash_str(s->strs[i]) & (ncap - 1);
+			while (nv[j])
+				j = (j + 1) & (ncap - 1);
+			nv[j] = s->strs[i];
+		}
+		free(s->strs);
+		s->strs = nv;
+		s->str_cap = ncap;
+	}
+	size_t j = hash_str(str) & (s->str_cap - 1);
+	for (; s->strs[j]; j = (j + 1) & (s->str_cap - 1))
+		if (!strcmp(s->strs[j], str))
+			return s->strs[j];
+	if (!(s->strs[j] = strdup(str)))
+		return NULL;
+	s->n_strs++;
+	return s->strs[j];
+}
+
+void sess_msg(struct sym_session *s, enum sym_level lvl, const char *fmt, ...)
+{
+	char buf[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	for (size_t i = 0; i < s->n_msgs; i++)
+		if (!strcmp(s->msgs[i], buf))
+			return;
+	char **nm = realloc(s->msgs, (s->n_msgs + 1) * sizeof(*nm));
+	if (!nm)
+		return;
+	s->msgs = nm;
+	if (!(s->msgs[s->n_msgs] = strdup(buf)))
+		return;
+	s->n_msgs++;
+	if (s->o.report)
+		s->o.report(s->o.report_ctx, lvl, buf);
+}
+
+/* C++ names through the C++ runtime's own demangler, loaded on first use so the tool does
+ * not link libstdc++; without it C++ names stay mangled. */
+typedef char *(*cxa_demangle_fn)(const char *, char *, size_t *, int *);
+
+static cxa_demangle_fn cxa_demangle(void)
+{
+	static int tried;
+	static cxa_demangle_fn fn;
+	if (!tried) {
+		tried = 1;
+		void *h = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
+		if (h)
+			*(void **)&fn = dlsym(h, "__cxa_demangle");
+	}
+	return fn;
+}
+
+const char *sess_demangle(struct sym_session *s, const char *raw)
+{
+	if (s->o.no_demangle || !raw)
+		return raw;
+	if (raw[0] == '_' && raw[1] == 'Z') {
+		cxa_demangle_fn fn = cxa_demangle();
+		int st = -1;
+		char *d = fn ? fn(raw, NULL, NULL, &st) : NULL;
+		const char *r = (d && st == 0) ? sess_intern(s, d) : raw;
+		free(d);
+		return r ? r : raw;
+	}
+	if (raw[0] != 'L' && !strchr(raw, '('))
+		return raw;
+	size_t cap = strlen(raw) * 2 + 64;
+	char *buf = malloc(cap);
+	if (!buf)
+		return raw;
+	const char *r = raw;
+	if (sym_java_demangle(raw, buf, cap) == 1)
+		r = sess_intern(s, buf);
+	free(buf);
+	return r ? r : raw;
+}
+
+struct sym_session *sym_session_new(const struct sym_opts *opts)
+{
+	struct sym_session *s = calloc(1, sizeof(*s));
+	if (!s)
+		return NULL;
+	if (opts) {
+		size_t n = opts->sz && opts->sz < sizeof(s->o) ? opts->sz : sizeof(s->o);
+		memcpy(&s->o, opts, n);
+	}
+	s->o.sz = sizeof(s->o);
+	const char *dir = s->o.buildid_dir;
+	char tmp[4096];
+	if (!dir)
+		dir = getenv("PERF_BUILDID_DIR");
+	if (!dir && getenv("HOME")) {
+		snprintf(tmp, sizeof(tmp), "%s/.debug", getenv("HOME"));
+		dir = tmp;
+	}
+	if (dir && !(s->buildid_dir = strdup(dir))) {
+		free(s);
+		return NULL;
+	}
+	elf_version(EV_CURRENT);
+	return s;
+}
+
+void sym_session_free(struct sym_session *s)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; i < s->proc_cap; i++)
+		for (struct sym_proc *p = s->procs[i], *n; p; p = n) {
+			n = p->hnext;
+			proc_free(p);
+		}
+	free(s->procs);
+	for (struct sym_dso *d = s->dsos, *n; d; d = n) {
+		n = d->next;
+		dso_free(d);
+	}
+	free(s->dso_hash);
+	symtab_free(&s->ksyms);
+	source_free_all(s);
+	for (size_t i = 0; i < s->str_cap; i++)
+		free(s->strs[i]);
+	free(s->strs);
+	for (size_t i = 0; i < s->n_msgs; i++)
+		free(s->msgs[i]);
+	free(s->msgs);
+	free(s->kref_name);
+	free(s->buildid_dir);
+	if (s->dbgd)
+		debuginfod_end(s->dbgd);
+	free(s);
+}
+
+int sym_session_add_source(struct sym_session *s, const char *dir_or_archive)
+{
+	return source_add(s, dir_or_archive);
+}
+
+/* ---- the event feed ---- */
+
+static int is_anon_name(const char *f)
+{
+	return !strcmp(f, "//anon") || !strncmp(f, "[anon:", 6) || !strcmp(f, "/dev/zero") ||
+	       !strncmp(f, "/anon_hugepage", 14) || !strncmp(f, "/memfd:", 7) ||
+	       !strcmp(f, "[heap]") || !strcmp(f, "[stack]");
+}
+
+int sym_mmap(struct sym_session *s, uint32_t pid, uint32_t tid, uint64_t start, uint64_t len,
+	     uint64_t pgoff, const char *filename, const uint8_t *build_id, size_t build_id_len,
+	     int cpumode, uint64_t time)
+{
+	(void)tid;
+	struct sym_build_id bid = { 0 }, *bp = NULL;
+	if (!filename || start + len < start)
+		return -EINVAL;
+	if (build_id && build_id_len) {
+		bid.size = build_id_len > SYM_BUILD_ID_MAX ? SYM_BUILD_ID_MAX : build_id_len;
+		memcpy(bid.data, build_id, bid.size);
+		bp = &bid;
+	}
+	int kernel = (cpumode & 7) == 1 || (cpumode & 7) == 4 || pid == SYM_PID_KERNEL;
+	struct sym_dso *d;
+	if (kernel && !strncmp(filename, "[kernel.kallsyms]", 17)) {
+		d = dso_get(s, "[kernel.kallsyms]", bp, 1, 0);
+		if (!d)
+			return -ENOMEM;
+		s->kdso = d;
+		free(s->kref_name);
+		s->kref_name = strdup(filename[17] ? filename + 17 : "_text");
+		s->kref_addr = pgoff;
+		pid = SYM_PID_KERNEL;
+	} else if (kernel) {
+		d = dso_get(s, filename, bp, 2, 0);
+		pid = SYM_PID_KERNEL;
+	} else {
+		d = dso_get(s, filename, bp, 0, is_anon_name(filename) ? pid : 0);
+	}
+	if (!d)
+		return -ENOMEM;
+	struct sym_proc *p = proc_get(s, pid, 1);
+	if (!p)
+		return -ENOMEM;
+	struct sym_map m = { start, start + len, pgoff, time, ++s->seq, d };
+	return proc_add_map(p, &m);
+}
+
+int sym_add_build_id(struct sym_session *s, const char *filename, const uint8_t *build_id,
+		     size_t build_id_len, int cpumode)
+{
+	struct sym_build_id bid = { 0 };
+	if (!filename || !build_id || !build_id_len)
+		return -EINVAL;
+	bid.size = build_id_len > SYM_BUILD_ID_MAX ? SYM_BUILD_ID_MAX : build_id_len;
+	memcpy(bid.data, build_id, bid.size);
+	int kernel = (cpumode & 7) == 1 || (cpumode & 7) == 4;
+	if (kernel && !strncmp(filename, "[kernel.kallsyms]", 17))
+		return dso_get(s, "[kernel.kallsyms]", &bid, 1, 0) ? 0 : -ENOMEM;
+	return dso_get(s, filename, &bid, kernel ? 2 : 0, 0) ? 0 : -ENOMEM;
+}
+
+static int add_comm(struct sym_proc *p, uint32_t tid, const char *comm, uint64_t time)
+{
+	if (p->n_comms == p->cap_comms) {
+		size_t ncap = p->cap_comms ? p->cap_comms * 2 : 4;
+		struct sym_comm_ev *nv = realloc(p->comms, ncap * sizeof(*nv));
+		if (!nv)
+			return -ENOMEM;
+		p->comms = nv;
+		p->cap_comms = ncap;
+	}
+	p->comms[p->n_comms++] = (struct sym_comm_ev){ time, tid, comm };
+	return 0;
+}
+
+int sym_comm(struct sym_session *s, uint32_t pid, uint32_t tid, const char *comm,
+	     uint64_t time)
+{
+	struct sym_proc *p = proc_get(s, pid, 1);
+	const char *c = sess_intern(s, comm ? comm : "");
+	if (!p || !c)
+		return -ENOMEM;
+	return add_comm(p, tid, c, time);
+}
+
+/* The last COMM of tid at or before time; else tid's first; else the process leader's. */
+static const char *comm_at(const struct sym_proc *p, uint32_t tid, uint64_t time)
+{
+	const char *best = NULL, *first = NULL;
+	for (size_t i = 0; i < p->n_comms; i++) {
+		const struct sym_comm_ev *c = &p->comms[i];
+		if (c->tid != tid)
+			continue;
+		if (!first)
+			first = c->comm;
+		if (c->time <= time)
+			best = c->comm;
+	}
+	return best ? best : first;
+}
+
+const char *sym_comm_of(struct sym_session *s, uint32_t pid, uint32_t tid, uint64_t time)
+{
+	struct sym_proc *p = proc_get(s, pid, 0);
+	if (!p)
+		return NULL;
+	const char *c = comm_at(p, tid, time);
+	if (!c && tid != pid)
+		c = comm_at(p, pid, time);
+	if (!c && p->n_comms)
+		c = p->comms[0].comm;
+	return c;
+}
+
+int sym_fork(struct sym_session *s, uint32_t pid, uint32_t ppid, uint32_t tid, uint32_t ptid,
+	     uint64_t time)
+{
+	struct sym_proc *parent = proc_get(s, ppid, 0);
+	struct sym_proc *child = proc_get(s, pid, 1);
+	if (!child)
+		return -ENOMEM;
+	const char *pc = parent ? sym_comm_of(s, ppid, ptid, time) : NULL;
+	if (pid != ppid) {
+		if (child->exit_time != UINT64_MAX) {
+			/* pid reused: the old process's maps and names are gone */
+			child->n_sorted = child->n_recent = child->n_comms = 0;
+			child->exit_time = UINT64_MAX;
+		}
+		if (parent && !child->n_sorted && !child->n_recent) {
+			int rc = proc_copy_maps(child, parent);
+			if (rc)
+				return rc;
+		}
+	}
+	if (pc && !comm_at(child, tid, time))
+		return add_comm(child, tid, pc, time);
+	return 0;
+}
+
+int sym_exit(struct sym_session *s, uint32_t pid, uint32_t ppid, uint32_t tid, uint32_t ptid,
+	     uint64_t time)
+{
+	(void)ppid;
+	(void)ptid;
+	struct sym_proc *p = proc_get(s, pid, 0);
+	if (p && pid == tid)
+		p->exit_time = time;
+	return 0;
+}
+
+/* ---- resolution ---- */
+
+static struct sym_cached *cache_get(struct sym_dso *d, uint64_t addr)
+{
+	if (d->cache_cap) {
+		for (struct sym_cached *c = d->cache[(addr * 0x9e3779b97f4a7c15ull >> 20) &
+						     (d->cache_cap - 1)];
+		     c; c = c->next)
+			if (c->addr == addr)
+				return c;
+	}
+	if (d->cache_n >= d->cache_cap) {
+		size_t ncap = d->cache_cap ? d->cache_cap * 4 : 256;
+		struct sym_cached **nv = calloc(ncap, sizeof(*nv));
+		if (!nv)
+			return NULL;
+		for (size_t i = 0; i < d->cache_cap; i++)
+			for (struct sym_cached *c = d->cache[i], *n; c; c = n) {
+				n = c->next;
+				size_t j = (c->addr * 0x9e3779b97f4a7c15ull >> 20) & (ncap - 1);
+				c->next = nv[j];
+				nv[j] = c;
+			}
+		free(d->cache);
+		d->cache = nv;
+		d->cache_cap = ncap;
+	}
+	struct sym_cached *c = calloc(1, sizeof(*c));
+	if (!c)
+		return NULL;
+	size_t j = (addr * 0x9e3779b97f4a7c15ull >> 20) & (d->cache_cap - 1);
+	c->addr = addr;
+	c->next = d->cache[j];
+	d->cache[j] = c;
+	d->cache_n++;
+	c->sym = NULL;
+	c->lines_done = -1;	/* symbol not looked up yet */
+	return c;
+}
+
+static int guess_kernel(uint64_t addr)
+{
+	return addr >= 0xffff800000000000ull;
+}
+
+static const char *unknown_name = "[unknown]";
+
+int sym_resolve(struct sym_session *s, uint32_t pid, uint64_t addr, uint64_t time, int cpumode,
+		unsigned flags, struct sym_result *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->dso_name = unknown_name;
+	int mode = cpumode & 7;
+	int kernel = mode ? (mode == 1 || mode == 4) : guess_kernel(addr);
+	out->kernel = kernel;
+	struct sym_proc *p = proc_get(s, kernel ? SYM_PID_KERNEL : pid, 0);
+	const struct sym_map *m = NULL;
+	if (p && (kernel || time <= p->exit_time))
+		m = proc_find_map(p, addr, kernel ? UINT64_MAX : time);
+	struct sym_dso *d = m ? m->dso : NULL;
+	if (!d && kernel) {
+		/* samples outside the recorded kernel map still belong to the kernel image */
+		if (!s->kdso && !(s->kdso = dso_get(s, "[kernel.kallsyms]", NULL, 1, 0)))
+			return -ENOMEM;
+		d = s->kdso;
+	}
+	if (!d)
+		return 0;
+	out->dso = d;
+	out->dso_name = d->short_name;
+	if (m) {
+		out->map_start = m->start;
+		out->map_end = m->end;
+		out->map_time = m->time;
+	}
+	uint64_t daddr = addr;
+	if (!d->kernel && !d->anon && m) {
+		if (sym_dso_find(s, d, NULL) == 0)
+			dso_open(s, d);
+		daddr = dso_off_to_vaddr(d, addr - m->start + m->pgoff);
+	}
+	out->dso_addr = daddr;
+	struct sym_cached *c = cache_get(d, daddr);
+	if (!c)
+		return -ENOMEM;
+	if (c->lines_done < 0) {
+		c->lines_done = 0;
+		if (d->kernel) {
+			if (kernel_load(s) == 0)
+				c->sym = symtab_find(&s->ksyms, daddr);
+		} else if (elfsym_load(s, d) == 0) {
+			c->sym = symtab_find(&d->syms, daddr);
+		}
+	}
+	if ((flags & SYM_RES_LINES) && !c->lines_done && !s->o.no_lines && !d->kernel) {
+		c->lines_done = 1;
+		lines_lookup(s, d, c);
+	}
+	if (c->sym) {
+		out->sym = c->sym->name;
+		out->sym_raw = c->sym->raw;
+		out->sym_start = c->sym->start;
+		out->sym_size = c->sym->size;
+		out->sym_off = daddr - c->sym->start;
+	}
+	out->srcfile = c->srcfile;
+	out->line = c->line;
+	out->n_inline = c->n_inline;
+	out->inl = c->inl;
+	return 0;
+}

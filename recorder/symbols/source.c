@@ -1,0 +1,275 @@
+/* source.c - extra places to find files by build-id: a directory laid out like ~/.debug, or an
+ * archive (`jitprof archive`, perf-archive) whose members mirror that layout. An archive is
+ * unpacked once (libarchive: tar with any compression) into a private temporary directory, so
+ * every member is then opened and mmapped like a cached file; members that would land
+ * outside that directory are skipped. The .build-id links are kept as an index, not written
+ * to disk. */
+#include "recorder/symbols/symbols_int.h"
+
+#include <archive.h>
+#include <archive_entry.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+struct link_ent {
+	char hex[SYM_BUILD_ID_HEX];
+	char *rel;		/* member path the link resolves to */
+	int is_file;		/* .build-id/xx/rest is itself the ELF (old layout) */
+};
+
+struct sym_source {
+	struct sym_source *next;
+	char *root;		/* the directory, or where the archive was unpacked */
+	int unpacked;		/* 1: root is ours to remove */
+	struct link_ent *links;
+	size_t n_links;
+};
+
+/* Lexical normalisation of a member path; NULL if it is absolute or climbs out. */
+static char *clean_rel(const char *base_dir, const char *name)
+{
+	char buf[4096];
+	if (name[0] == '/')
+		return NULL;
+	snprintf(buf, sizeof(buf), "%s%s%s", base_dir, *base_dir ? "/" : "", name);
+	char *out = malloc(strlen(buf) + 1);
+	if (!out)
+		return NULL;
+	size_t olen = 0;
+	for (char *tok = strtok(buf, "/"); tok; tok = strtok(NULL, "/")) {
+		if (!strcmp(tok, ".") || !*tok)
+			continue;
+		if (!strcmp(tok, "..")) {
+			if (!olen) {
+				free(out);
+				return NULL;
+			}
+			while (olen && out[olen - 1] != '/')
+				olen--;
+			if (olen)
+				olen--;
+			continue;
+		}
+		if (olen)
+			out[olen++] = '/';
+		memcpy(out + olen, tok, strlen(tok));
+		olen += strlen(tok);
+	}
+	out[olen] = 0;
+	if (!olen) {
+		free(out);
+		return NULL;
+	}
+	/* archives made from $HOME may carry the cache's own name as a prefix */
+	if (!strncmp(out, ".debug/", 7))
+		memmove(out, out + 7, olen - 6);
+	return out;
+}
+
+static int mkdirs(char *path)
+{
+	for (char *p = path + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = 0;
+		int rc = mkdir(path, 0700);
+		*p = '/';
+		if (rc && errno != EEXIST)
+			return -errno;
+	}
+	return 0;
+}
+
+/* A ".build-id/xx/rest" member: remember where it points. */
+static int note_link(struct sym_source *src, const char *rel, const char *target, int is_file)
+{
+	const char *p = rel + 10;	/* after ".build-id/" */
+	if (strlen(p) < 4 || p[2] != '/' || strchr(p + 3, '/'))
+		return 0;
+	struct link_ent e = { .is_file = is_file };
+	snprintf(e.hex, sizeof(e.hex), "%.2s%s", p, p + 3);
+	char dir[16];
+	snprintf(dir, sizeof(dir), ".build-id/%.2s", p);
+	e.rel = is_file ? strdup(rel) : clean_rel(dir, target);
+	if (!e.rel)
+		return 0;
+	struct link_ent *nv = realloc(src->links, (src->n_links + 1) * sizeof(*nv));
+	if (!nv) {
+		free(e.rel);
+		return -ENOMEM;
+	}
+	src->links = nv;
+	src->links[src->n_links++] = e;
+	return 0;
+}
+
+static int unpack_entry(struct archive *a, struct archive_entry *ent, struct sym_source *src)
+{
+	char *rel = clean_rel("", archive_entry_pathname(ent));
+	char path[4096];
+	int rc = 0;
+	if (!rel)
+		return 0;
+	int is_link = !strncmp(rel, ".build-id/", 10);
+	mode_t type = archive_entry_filetype(ent);
+	const char *hard = archive_entry_hardlink(ent);
+	snprintf(path, sizeof(path), "%s/%s", src->root, rel);
+	if (type == AE_IFLNK) {
+		if (is_link)
+			rc = note_link(src, rel, archive_entry_symlink(ent), 0);
+	} else if (hard) {
+		char *hrel = clean_rel("", hard), hpath[4096];
+		if (hrel && !(rc = mkdirs(path))) {
+			snprintf(hpath, sizeof(hpath), "%s/%s", src->root, hrel);
+			if (link(hpath, path) && errno != EEXIST)
+				rc = -errno;
+			if (!rc && is_link)
+				rc = note_link(src, rel, NULL, 1);
+		}
+		free(hrel);
+	} else if (type == AE_IFREG) {
+		int fd = -1;
+		if (!(rc = mkdirs(path)) &&
+		    (fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600)) < 0)
+			rc = errno == EEXIST ? 0 : -errno;
+		if (fd >= 0) {
+			if (archive_read_data_into_fd(a, fd) != ARCHIVE_OK)
+				rc = -EIO;
+			close(fd);
+		}
+		if (!rc && is_link)
+			rc = note_link(src, rel, NULL, 1);
+	}
+	free(rel);
+	return rc;
+}
+
+static int unpack(struct sym_session *s, const char *file, struct sym_source *src)
+{
+	const char *tmp = getenv("TMPDIR");
+	char tmpl[4096];
+	snprintf(tmpl, sizeof(tmpl), "%s/jitprof-archive.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	if (!mkdtemp(tmpl))
+		return -errno;
+	if (!(src->root = strdup(tmpl)))
+		return -ENOMEM;
+	src->unpacked = 1;
+	struct archive *a = archive_read_new();
+	if (!a)
+		return -ENOMEM;
+	archive_read_support_filter_all(a);
+	archive_read_support_format_all(a);
+	int rc = 0;
+	if (archive_read_open_filename(a, file, 1 << 16) != ARCHIVE_OK) {
+		sess_msg(s, SYM_LVL_ERROR, "%s: %s", file, archive_error_string(a));
+		rc = -EINVAL;
+	}
+	struct archive_entry *ent;
+	while (!rc) {
+		int r = archive_read_next_header(a, &ent);
+		if (r == ARCHIVE_EOF)
+			break;
+		if (r < ARCHIVE_WARN) {
+			sess_msg(s, SYM_LVL_ERROR, "%s: %s", file, archive_error_string(a));
+			rc = -EINVAL;
+			break;
+		}
+		rc = unpack_entry(a, ent, src);
+	}
+	archive_read_free(a);
+	return rc;
+}
+
+static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+static void source_free(struct sym_source *src)
+{
+	if (src->unpacked && src->root)
+		nftw(src->root, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	for (size_t i = 0; i < src->n_links; i++)
+		free(src->links[i].rel);
+	free(src->links);
+	free(src->root);
+	free(src);
+}
+
+int source_add(struct sym_session *s, const char *path)
+{
+	struct stat st;
+	if (stat(path, &st))
+		return -errno;
+	struct sym_source *src = calloc(1, sizeof(*src));
+	if (!src)
+		return -ENOMEM;
+	int rc = 0;
+	if (S_ISDIR(st.st_mode))
+		rc = (src->root = strdup(path)) ? 0 : -ENOMEM;
+	else
+		rc = unpack(s, path, src);
+	if (rc) {
+		source_free(src);
+		return rc;
+	}
+	struct sym_source **tail = &s->sources;
+	while (*tail)
+		tail = &(*tail)->next;
+	*tail = src;
+	return 0;
+}
+
+void source_free_all(struct sym_session *s)
+{
+	for (struct sym_source *src = s->sources, *n; src; src = n) {
+		n = src->next;
+		source_free(src);
+	}
+	s->sources = NULL;
+}
+
+static int exists_file(const char *path)
+{
+	struct stat st;
+	return !stat(path, &st) && S_ISREG(st.st_mode);
+}
+
+int source_lookup(struct sym_session *s, const struct sym_build_id *id, const char *kind,
+		  char **path, void **image, size_t *len)
+{
+	char hex[SYM_BUILD_ID_HEX], buf[4096];
+	(void)len;
+	*image = NULL;
+	sym_build_id_hex(id, hex);
+	for (struct sym_source *src = s->sources; src; src = src->next) {
+		/* a directory, or links we wrote nowhere: resolve through the index first */
+		for (size_t i = 0; i < src->n_links; i++) {
+			const struct link_ent *e = &src->links[i];
+			if (strcmp(e->hex, hex))
+				continue;
+			if (e->is_file && strcmp(kind, "elf"))
+				continue;
+			snprintf(buf, sizeof(buf), "%s/%s%s%s", src->root, e->rel,
+				 e->is_file ? "" : "/", e->is_file ? "" : kind);
+			if (exists_file(buf))
+				return (*path = strdup(buf)) ? 0 : -ENOMEM;
+		}
+		snprintf(buf, sizeof(buf), "%s/.build-id/%.2s/%s/%s", src->root, hex, hex + 2, kind);
+		if (exists_file(buf))
+			return (*path = strdup(buf)) ? 0 : -ENOMEM;
+		snprintf(buf, sizeof(buf), "%s/.build-id/%.2s/%s", src->root, hex, hex + 2);
+		if (!strcmp(kind, "elf") && exists_file(buf))
+			return (*path = strdup(buf)) ? 0 : -ENOMEM;
+	}
+	return -ENOENT;
+}

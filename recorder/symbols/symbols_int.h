@@ -1,0 +1,196 @@
+/* symbols_int.h - what the files of recorder/symbols/ share behind symbols.h: the session,
+ * processes and their maps, DSOs and their loaded ELF/DWARF state. Not for other modules. */
+#ifndef JITPROF_SYMBOLS_INT_H
+#define JITPROF_SYMBOLS_INT_H
+
+#include <gelf.h>
+#include <elfutils/libdw.h>
+
+#include "recorder/symbols/symbols.h"
+
+/* ---- one symbol table (ELF or kallsyms), sorted by start ---- */
+struct sym_entry {
+	uint64_t start, size;
+	const char *raw;	/* as in the file (interned) */
+	const char *name;	/* demangled, or raw */
+	uint8_t rank;		/* binding: 2 global, 1 weak, 0 local (duplicates keep the best) */
+	uint8_t module;		/* kallsyms: a module's symbol (not moved with _text) */
+};
+
+struct sym_table {
+	struct sym_entry *v;
+	size_t n, cap;
+};
+
+int symtab_add(struct sym_table *t, uint64_t start, uint64_t size, const char *raw,
+	       const char *name, uint8_t rank);
+/* Sorts, drops duplicates, gives size-0 symbols the room up to the next one (like perf). */
+void symtab_finish(struct sym_table *t);
+const struct sym_entry *symtab_find(const struct sym_table *t, uint64_t addr);
+void symtab_free(struct sym_table *t);
+
+/* ---- source-line cache entries ---- */
+struct sym_cached {
+	uint64_t addr;
+	struct sym_cached *next;
+	const struct sym_entry *sym;
+	int lines_done;
+	const char *srcfile;
+	unsigned line;
+	unsigned n_inline;
+	struct sym_inline *inl;
+};
+
+struct cu_range {
+	uint64_t lo, hi;
+	Dwarf_Off cu_off;
+};
+
+struct phdr_map {
+	uint64_t off, filesz, vaddr;
+};
+
+/* ---- a DSO: one recorded file identity (long name + build-id) ---- */
+struct sym_dso {
+	struct sym_dso *next;		/* session order */
+	struct sym_dso *hnext;		/* session hash chain */
+	char *long_name;
+	char *short_name;
+	struct sym_build_id bid;
+	int kernel;			/* 1 kernel image, 2 module */
+	int anon;			/* identity-mapped anonymous memory (perf-PID.map) */
+	uint32_t anon_pid;
+
+	int find_done, find_rc;
+	char *path;			/* where we found it, for messages */
+	void *image;			/* in memory (archive member, malloc'd) */
+	size_t image_len;
+	int fd;
+	Elf *elf;
+	int dbg_fd;
+	void *dbg_image;
+	Elf *dbg_elf;			/* separate debug info, or NULL */
+	int is_rel;			/* ET_REL (kernel modules): no phdrs */
+
+	struct phdr_map *phdrs;
+	size_t n_phdrs;
+	struct phdr_map *scns;		/* fallback translation by section */
+	size_t n_scns;
+
+	int syms_loaded;
+	struct sym_table syms;
+
+	int dw_tried;
+	Dwarf *dw;
+	struct cu_range *cus;
+	size_t n_cus;
+
+	struct sym_cached **cache;
+	size_t cache_cap, cache_n;
+};
+
+/* ---- maps of one process ---- */
+struct sym_map {
+	uint64_t start, end, pgoff;
+	uint64_t time;			/* when it appeared */
+	uint64_t seq;			/* feed order, breaks time ties: later wins */
+	struct sym_dso *dso;
+};
+
+struct sym_comm_ev {
+	uint64_t time;
+	uint32_t tid;
+	const char *comm;		/* interned */
+};
+
+struct sym_proc {
+	uint32_t pid;
+	struct sym_proc *hnext;
+	uint64_t exit_time;		/* UINT64_MAX while alive */
+	struct sym_map *sorted;		/* by start; max_end[i] = max end of sorted[0..i] */
+	uint64_t *max_end;
+	size_t n_sorted;
+	struct sym_map *recent;		/* appended since the last merge, unsorted */
+	size_t n_recent, cap_recent;
+	struct sym_comm_ev *comms;
+	size_t n_comms, cap_comms;
+};
+
+struct sym_source;
+
+struct sym_session {
+	struct sym_opts o;
+	char *buildid_dir;
+	struct sym_source *sources;
+	struct sym_dso *dsos, *dsos_tail;
+	struct sym_dso **dso_hash;
+	size_t dso_hash_cap, n_dsos;
+	struct sym_proc **procs;
+	size_t proc_cap, n_procs;
+	uint64_t seq;
+	/* string interning */
+	char **strs;
+	size_t str_cap, n_strs;
+	/* message de-duplication */
+	char **msgs;
+	size_t n_msgs;
+	/* kernel */
+	struct sym_dso *kdso;
+	char *kref_name;		/* "_text" from "[kernel.kallsyms]_text" */
+	uint64_t kref_addr;		/* its recorded runtime address (map pgoff) */
+	int ksyms_loaded;
+	struct sym_table ksyms;
+	void *dbgd;			/* debuginfod_client */
+	int dbgd_tried;
+};
+
+/* session.c */
+const char *sess_intern(struct sym_session *s, const char *str);
+void sess_msg(struct sym_session *s, enum sym_level lvl, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+const char *sess_demangle(struct sym_session *s, const char *raw);
+
+/* maps.c */
+struct sym_proc *proc_get(struct sym_session *s, uint32_t pid, int create);
+int proc_add_map(struct sym_proc *p, const struct sym_map *m);
+int proc_copy_maps(struct sym_proc *dst, const struct sym_proc *src);
+const struct sym_map *proc_find_map(struct sym_proc *p, uint64_t addr, uint64_t time);
+void proc_free(struct sym_proc *p);
+
+/* dso.c */
+struct sym_dso *dso_get(struct sym_session *s, const char *long_name,
+			const struct sym_build_id *bid, int kernel, uint32_t pid);
+void dso_free(struct sym_dso *d);
+/* Opens the located file's ELF (after sym_dso_find). 0 or -errno. */
+int dso_open(struct sym_session *s, struct sym_dso *d);
+/* file offset -> ELF vaddr, using PT_LOAD headers (sections when there are none). */
+uint64_t dso_off_to_vaddr(struct sym_dso *d, uint64_t off);
+int dso_elf_build_id(Elf *elf, struct sym_build_id *id);
+
+/* find.c: locate, verify, and open (fd or image) the file of a DSO */
+int find_dso_file(struct sym_session *s, struct sym_dso *d);
+int find_debug_file(struct sym_session *s, struct sym_dso *d);
+
+/* source.c: archives and directories laid out like ~/.debug */
+int source_add(struct sym_session *s, const char *path);
+/* First source holding the build-id: a path (*path, malloc'd) or an image (*image). kind:
+ * "elf", "debug" or "kallsyms". 0 or -ENOENT. */
+int source_lookup(struct sym_session *s, const struct sym_build_id *id, const char *kind,
+		  char **path, void **image, size_t *len);
+void source_free_all(struct sym_session *s);
+
+/* elfsym.c */
+int elfsym_load(struct sym_session *s, struct sym_dso *d);
+/* .symtab, else .dynsym, of any ELF into t (finished). 0 or -ENOENT. */
+int elfsym_table(struct sym_session *s, Elf *elf, struct sym_table *t);
+
+/* lines.c */
+int lines_lookup(struct sym_session *s, struct sym_dso *d, struct sym_cached *c);
+void lines_free(struct sym_dso *d);
+
+/* kernel.c */
+int kernel_load(struct sym_session *s);
+int kallsyms_parse(struct sym_session *s, const char *text, size_t len, struct sym_table *t,
+		   const char *ref_name, uint64_t *ref_addr);
+
+#endif
