@@ -5,3 +5,5 @@
 #define JITPROF_COMMAND(name, summary)
 #endif
 /* JITPROF_COMMAND(name, one-line summary) */
+JITPROF_COMMAND(inject, "merge jitted code (jitdumps) into a recording: one ELF per sampled generation")
+JITPROF_COMMAND(report, "overhead by symbol and source line; generations of jitted methods side by side")

@@ -1,0 +1,143 @@
+/* cmd_inject.c - `jitprof inject --jit`: options, the output file that appears whole or not at
+ * all, warnings, progress and the closing summary. The work is in recorder/inject/. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "recorder/cli.h"
+#include "recorder/inject/inject.h"
+#include "synth/synth.h"
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: jitprof inject --jit [-i IN] [-o OUT] [options]\n\n"
+		"Merges the JIT-compiled code a recording's processes described in their jitdumps\n"
+		"(jit-PID.dump, found through the marker mappings in the recording) into the\n"
+		"recording: one MMAP2 per code load carrying the build-id of an ELF made for that\n"
+		"generation, in time order with the recorded events. ELFs are written only for the\n"
+		"generations that received samples, beside the dump and into the build-id cache.\n\n"
+		"  -j, --jit              inject jitted code (the only mode; accepted for perf's habit)\n"
+		"  -i, --input FILE       perf.data to read, or - for a pipe (default perf.data)\n"
+		"  -o, --output FILE      perf.data to write, or - for a pipe on stdout (default -)\n"
+		"      --jit-dir DIR      read the dumps from DIR instead of the recorded paths\n"
+		"      --all              write the ELF of every generation, not only sampled ones\n"
+		"      --buildid-dir DIR  build-id cache root (default $PERF_BUILDID_DIR or ~/.debug)\n"
+		"      --no-buildid-cache do not place the ELFs in the build-id cache\n"
+		"      --threads N        ELF writer threads (default: online CPUs, at most 16)\n"
+		"  -q, --quiet            no summary\n"
+		"  -h, --help             this text\n\n"
+		"The recording must be on the dumps' clock: CLOCK_MONOTONIC dumps need a recording\n"
+		"made with -k mono; arch-timestamp dumps are converted with its TIME_CONV.\n");
+}
+
+static void on_warn(void *ctx, const char *msg)
+{
+	(void)ctx;
+	cli_warn("%s", msg);
+}
+
+static void on_progress(void *ctx, uint64_t done, uint64_t total)
+{
+	(void)ctx;
+	cli_progress("injecting", done, total);
+}
+
+enum { OPT_JIT_DIR = 256, OPT_ALL, OPT_BUILDID_DIR, OPT_NO_CACHE, OPT_THREADS };
+
+static const struct option longopts[] = {
+	{ "jit", no_argument, NULL, 'j' },
+	{ "input", required_argument, NULL, 'i' },
+	{ "output", required_argument, NULL, 'o' },
+	{ "jit-dir", required_argument, NULL, OPT_JIT_DIR },
+	{ "all", no_argument, NULL, OPT_ALL },
+	{ "buildid-dir", required_argument, NULL, OPT_BUILDID_DIR },
+	{ "no-buildid-cache", no_argument, NULL, OPT_NO_CACHE },
+	{ "threads", required_argument, NULL, OPT_THREADS },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static void summary(const struct inj_opts *o, const struct inj_stats *st, const char *cache)
+{
+	cli_info("%llu dump(s): %llu code loads, %llu moves, %llu unloads as MMAP2; "
+		 "%llu generations sampled",
+		 (unsigned long long)st->dumps, (unsigned long long)st->loads,
+		 (unsigned long long)st->moves, (unsigned long long)st->unloads,
+		 (unsigned long long)st->loads_hit);
+	cli_info("ELFs: %llu written, %llu already there%s%s%s; %llu dropped //anon-style maps",
+		 (unsigned long long)st->pool.written, (unsigned long long)st->pool.reused,
+		 cache ? " (build-id cache " : "", cache ? cache : "", cache ? ")" : "",
+		 (unsigned long long)st->anon_dropped);
+	if (st->clamped)
+		cli_info("%llu code loads predate their marker's place in %s and take effect "
+			 "from there", (unsigned long long)st->clamped, o->input);
+}
+
+int cmd_inject(int argc, char **argv)
+{
+	struct inj_opts o = { .input = "perf.data", .output = "-" };
+	const char *cache = NULL;
+	char cache_buf[4096], err[1024];
+	int no_cache = 0, c, quiet = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "ji:o:qh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'j': break;
+		case 'i': o.input = optarg; break;
+		case 'o': o.output = optarg; break;
+		case OPT_JIT_DIR: o.jit_dir = optarg; break;
+		case OPT_ALL: o.all = 1; break;
+		case OPT_BUILDID_DIR: cache = optarg; break;
+		case OPT_NO_CACHE: no_cache = 1; break;
+		case OPT_THREADS: o.threads = atoi(optarg); break;
+		case 'q': quiet = 1; break;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return 2;
+		}
+	}
+	if (optind < argc) {
+		usage(stderr);
+		return 2;
+	}
+	cli_set_quiet(quiet);
+	if (!no_cache && !cache) {
+		if (synth_cache_default_root(cache_buf, sizeof(cache_buf)) < 0)
+			return cli_error("no build-id cache directory ($HOME unset?); use "
+					 "--buildid-dir DIR or --no-buildid-cache");
+		cache = cache_buf;
+	}
+	o.cache_root = no_cache ? NULL : cache;
+	if (!strcmp(o.output, "-") && isatty(STDOUT_FILENO))
+		return cli_error("refusing to write perf.data to a terminal; use -o FILE");
+
+	struct cli_outfile out;
+	int rc = cli_outfile_open(&out, o.output);
+	if (rc < 0)
+		return cli_error("%s: %s", o.output, strerror(-rc));
+	o.out_fd = out.fd;
+	o.out_pipe = out.is_stdout;
+	o.warn = on_warn;
+	o.progress_bytes = on_progress;
+
+	struct inj_stats st;
+	rc = inj_run(&o, &st, err, sizeof(err));
+	cli_progress_end();
+	if (rc < 0) {
+		cli_outfile_abort(&out);
+		return cli_error("%s", err);
+	}
+	if ((rc = cli_outfile_commit(&out)) < 0)
+		return cli_error("%s: %s", o.output, strerror(-rc));
+	if (st.pool.failed)
+		cli_warn("%llu ELF(s) could not be written; first: %s",
+			 (unsigned long long)st.pool.failed, st.pool.first_error);
+	if (!st.dumps && !st.dumps_missing)
+		cli_warn("%s names no jitdump (jit-PID.dump mapping): nothing injected", o.input);
+	summary(&o, &st, o.cache_root);
+	return 0;
+}

@@ -1,0 +1,247 @@
+/* dumps.c - one jitdump as inject sees it: the build-id of every load (computed in parallel
+ * without building ELFs), and the time-ordered list of what the dump does to the address space
+ * (loads, moves, our agent's unloads) that run.c merges into the recording. */
+#include "recorder/inject/inject.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "synth/synth.h"
+
+uint64_t inj_load_map_len(const struct jd_load_entry *e)
+{
+	/* perf maps the unwind tables with the code when the runtime says they are in memory. */
+	if (e->unwind && e->unwind->mapped_size)
+		return ((e->load.code_size + 7) & ~7ull) + e->unwind->mapped_size;
+	return e->load.code_size;
+}
+
+int inj_load_path(const struct inj_dump *d, uint32_t i, char *buf, size_t len)
+{
+	const struct jd_load_entry *e = jd_index_load(d->x, i);
+	int n = snprintf(buf, len, "%s/jitted-%u-%llu.so", d->dir, e->load.pid,
+			 (unsigned long long)e->load.code_index);
+	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+}
+
+static int cmp_ev(const void *a, const void *b)
+{
+	const struct inj_ev *x = a, *y = b;
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	if (x->kind != y->kind)
+		return x->kind < y->kind ? -1 : 1;
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+struct ci_pair { uint64_t code_index; uint32_t load; };
+
+static int cmp_ci(const void *a, const void *b)
+{
+	const struct ci_pair *x = a, *y = b;
+	if (x->code_index != y->code_index)
+		return x->code_index < y->code_index ? -1 : 1;
+	return x->load < y->load ? -1 : x->load > y->load;
+}
+
+/* The latest load with this code_index (code_index is unique per writer, but be tolerant). */
+static uint32_t find_ci(const struct ci_pair *p, size_t n, uint64_t ci)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (p[mid].code_index <= ci)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo > 0 && p[lo - 1].code_index == ci ? p[lo - 1].load : INJ_NONE;
+}
+
+struct bid_ctx {
+	struct inj_dump *d;
+	const struct jd_header *hdr;
+};
+
+static void bid_one(void *ctx, size_t i)
+{
+	struct bid_ctx *c = ctx;
+	struct synth_input in;
+	char err[256];
+	synth_input_from_load(&in, c->hdr, jd_index_load(c->d->x, i));
+	if (synth_validate(&in, err, sizeof(err)) < 0 ||
+	    synth_build_id(&in, c->d->loads[i].build_id, err, sizeof(err)) < 0)
+		c->d->loads[i].flags |= INJ_BAD;	/* each thread touches only its own i */
+}
+
+/* The message of the first refused load, asked again serially (threads keep no messages). */
+static void first_bad_message(struct inj_dump *d)
+{
+	for (size_t i = 0; i < d->nr_loads; i++) {
+		if (!(d->loads[i].flags & INJ_BAD))
+			continue;
+		struct synth_input in;
+		char err[200];
+		const struct jd_load_entry *e = jd_index_load(d->x, i);
+		synth_input_from_load(&in, jd_index_header(d->x), e);
+		if (synth_validate(&in, err, sizeof(err)) == 0)
+			synth_build_id(&in, d->loads[i].build_id, err, sizeof(err));
+		snprintf(d->bad_msg, sizeof(d->bad_msg), "code load at offset %llu: %s",
+			 (unsigned long long)e->offset, err);
+		return;
+	}
+}
+
+/* Where synth puts .text does not depend on the code; ask synth once with a 1-byte body. */
+static int probe_text_offset(uint16_t e_machine, uint64_t *off, char *err, size_t errlen)
+{
+	static const uint8_t ret = 0xc3;
+	struct synth_input in = { .e_machine = e_machine, .code_index = 1, .generation = 1,
+				  .name = "probe", .code_addr = 0x1000, .code = &ret,
+				  .code_size = 1, .timestamp = 1 };
+	struct synth_elf e = { 0 };
+	int rc = synth_build(&in, &e, err, errlen);
+	if (rc < 0)
+		return rc;
+	*off = e.text_offset;
+	synth_elf_free(&e);
+	return 0;
+}
+
+static int build_timeline(struct inj_dump *d, const struct inj_dump_opts *o)
+{
+	size_t nr_unl = 0;
+	for (size_t i = 0; i < d->nr_loads; i++)
+		nr_unl += jd_index_load(d->x, i)->unload_time != 0;
+	size_t cap = d->nr_loads + d->nr_moves + nr_unl;
+	d->evs = calloc(cap ? cap : 1, sizeof(*d->evs));
+	struct inj_range *r = calloc(d->nr_loads + d->nr_moves + 1, sizeof(*r));
+	if (!d->evs || !r) {
+		free(r);
+		return -ENOMEM;
+	}
+	size_t k = 0, nr = 0;
+	for (size_t i = 0; i < d->nr_loads; i++) {
+		const struct jd_load_entry *e = jd_index_load(d->x, i);
+		uint64_t len = inj_load_map_len(e);
+		if (d->loads[i].flags & INJ_BAD)
+			continue;
+		if (e->load.code_addr + len > e->load.code_addr)
+			r[nr++] = (struct inj_range){ e->load.code_addr, e->load.code_addr + len };
+		d->evs[k++] = (struct inj_ev){ e->timestamp, (uint32_t)i, INJ_EV_LOAD };
+		if (e->unload_time)
+			d->evs[k++] = (struct inj_ev){ e->unload_time, (uint32_t)i, INJ_EV_UNLOAD };
+	}
+	for (size_t i = 0; i < d->nr_moves; i++) {
+		const struct jd_move_entry *m = jd_index_move(d->x, i);
+		uint32_t l = d->move_load[i];
+		if (l == INJ_NONE || (d->loads[l].flags & INJ_BAD))
+			continue;
+		uint64_t a = m->move.new_code_addr, len = m->move.code_size;
+		if (a + len > a)
+			r[nr++] = (struct inj_range){ a, a + len };
+		d->evs[k++] = (struct inj_ev){ m->timestamp, (uint32_t)i, INJ_EV_MOVE };
+	}
+	d->nr_evs = k;
+	if (o->arch_time)
+		for (size_t i = 0; i < k; i++)
+			d->evs[i].time = inj_tsc_to_perf_time(o->tc, d->evs[i].time);
+	qsort(d->evs, k, sizeof(*d->evs), cmp_ev);
+	int rc = inj_bounds_init(&d->bounds, r, nr);
+	free(r);
+	if (rc < 0)
+		return rc;
+	if ((rc = inj_segmap_init(&d->emit_map, &d->bounds)) < 0 ||
+	    (rc = inj_segmap_init(&d->sim_map, &d->bounds)) < 0)
+		return rc;
+	return 0;
+}
+
+static int link_moves(struct inj_dump *d)
+{
+	struct ci_pair *p = calloc(d->nr_loads + 1, sizeof(*p));
+	d->move_load = calloc(d->nr_moves + 1, sizeof(uint32_t));
+	if (!p || !d->move_load) {
+		free(p);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < d->nr_loads; i++) {
+		p[i] = (struct ci_pair){ jd_index_load(d->x, i)->load.code_index, (uint32_t)i };
+		d->loads[i].move_idx = INJ_NONE;
+	}
+	qsort(p, d->nr_loads, sizeof(*p), cmp_ci);
+	for (size_t i = 0; i < d->nr_moves; i++) {
+		uint32_t l = find_ci(p, d->nr_loads, jd_index_move(d->x, i)->move.code_index);
+		d->move_load[i] = l;
+		if (l != INJ_NONE && d->loads[l].move_idx == INJ_NONE)
+			d->loads[l].move_idx = (uint32_t)i;
+	}
+	free(p);
+	return 0;
+}
+
+int inj_dump_init(struct inj_dump *d, struct jd_index *x, const char *path,
+		  const struct inj_dump_opts *o, char *err, size_t errlen)
+{
+	char dir[4096], abs[4096];
+	int rc;
+	memset(d, 0, sizeof(*d));
+	d->x = x;
+	d->nr_loads = jd_index_nr_loads(x);
+	d->nr_moves = jd_index_nr_moves(x);
+	d->e_machine = (uint16_t)jd_index_header(x)->elf_mach;
+	if (d->nr_loads > UINT32_MAX - 1 || d->nr_moves > UINT32_MAX - 1) {
+		snprintf(err, errlen, "%s: too many records", path);
+		return -EOVERFLOW;
+	}
+	if ((rc = inj_dirname(path, dir, sizeof(dir))) < 0 ||
+	    (rc = inj_abspath(dir, abs, sizeof(abs))) < 0) {
+		snprintf(err, errlen, "%s: directory name too long", path);
+		return rc;
+	}
+	d->path = strdup(path);
+	d->dir = strdup(abs);
+	d->loads = calloc(d->nr_loads + 1, sizeof(*d->loads));
+	if (!d->path || !d->dir || !d->loads)
+		goto nomem;
+	if ((rc = probe_text_offset(d->e_machine, &d->text_offset, err, errlen)) < 0)
+		return rc;
+	struct bid_ctx bc = { d, jd_index_header(x) };
+	inj_parallel_for(d->nr_loads, o->threads, bid_one, &bc);
+	for (size_t i = 0; i < d->nr_loads; i++)
+		d->nr_bad += (d->loads[i].flags & INJ_BAD) != 0;
+	if (d->nr_bad)
+		first_bad_message(d);
+	if (link_moves(d) < 0 || build_timeline(d, o) < 0)
+		goto nomem;
+	return 0;
+nomem:
+	snprintf(err, errlen, "%s: out of memory", path);
+	return -ENOMEM;
+}
+
+void inj_dump_fini(struct inj_dump *d)
+{
+	inj_segmap_fini(&d->emit_map);
+	inj_segmap_fini(&d->sim_map);
+	inj_bounds_fini(&d->bounds);
+	free(d->evs);
+	free(d->move_load);
+	free(d->loads);
+	free(d->path);
+	free(d->dir);
+	if (d->x)
+		jd_index_close(d->x);
+	memset(d, 0, sizeof(*d));
+}
+
+size_t inj_dump_clamp(struct inj_dump *d, uint64_t floor)
+{
+	size_t n = 0;
+	for (size_t i = d->next_ev; i < d->nr_evs && d->evs[i].time < floor; i++, n++)
+		d->evs[i].time = floor;	/* sorted: the prefix below floor is contiguous */
+	d->clamped += n;
+	return n;
+}

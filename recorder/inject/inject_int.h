@@ -1,0 +1,31 @@
+/* inject_int.h - the state of one inject run, shared by the stream driver (run.c) and the
+ * emitter of synthetic records (emit.c). Not part of the module's face. */
+#ifndef JITPROF_INJECT_INT_H
+#define JITPROF_INJECT_INT_H
+
+#include "recorder/inject/inject.h"
+#include "recorder/perfdata/perfdata.h"
+
+struct inj_run_state {
+	const struct inj_opts *o;
+	struct inj_stats *st;
+	struct pd_reader *r;
+	struct pd_writer *w;
+	int w_started;
+	struct inj_sim *sim;
+	struct inj_pool *pool;
+	struct inj_dump **dumps;
+	size_t nr_dumps;
+	struct inj_time_conv tc;
+	uint64_t max_seen;	/* newest timestamp read so far */
+	char *err;
+	size_t errlen;
+};
+
+/* Emits, in time order across dumps, every pending synthetic record not newer than limit
+ * (all of them when all is set), feeding the replay as it goes. */
+int inj_emit_pending(struct inj_run_state *s, uint64_t limit, int all);
+/* Adds the BUILD_ID entries of every sampled generation (file mode). */
+int inj_emit_build_ids(struct inj_run_state *s);
+
+#endif

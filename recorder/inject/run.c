@@ -1,0 +1,341 @@
+/* run.c - the streaming driver of `jitprof inject --jit`: reads the recording once, record by
+ * record; a jitdump marker MMAP pulls in that dump (its loads become pending synthetic MMAP2s);
+ * at every FINISHED_ROUND the pending records not newer than the newest time read so far are
+ * written before the round mark, so perf's ordered reader sees them in time order while memory
+ * stays bounded by the dumps' indexes, never by the recording. */
+#include "recorder/inject/inject_int.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static void warnf(struct inj_run_state *s, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void warnf(struct inj_run_state *s, const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (s->o->warn)
+		s->o->warn(s->o->ctx, msg);
+}
+
+static void on_hit(void *ctx, struct inj_dump *d, uint32_t load, unsigned how)
+{
+	struct inj_run_state *s = ctx;
+	struct inj_load *l = &d->loads[load];
+	l->flags |= how;
+	if (!(l->flags & INJ_QUEUED)) {
+		l->flags |= INJ_QUEUED;
+		s->st->loads_hit++;
+		if (inj_pool_push(s->pool, d, load) < 0)
+			l->flags &= ~INJ_QUEUED;
+	}
+}
+
+/* perf inject's rule: a monotonic dump needs every event on CLOCK_MONOTONIC. */
+static int check_clock(struct inj_run_state *s, const struct inj_dump *d, int arch)
+{
+	if (arch) {
+		if (s->tc.valid)
+			return 0;
+		snprintf(s->err, s->errlen,
+			 "%s uses arch (TSC) timestamps but the recording has no TIME_CONV to "
+			 "convert them; record without -k", d->path);
+		return -EINVAL;
+	}
+	for (size_t i = 0; i < pd_reader_nr_evsels(s->r); i++) {
+		const struct perf_event_attr *a = &pd_reader_evsel(s->r, i)->attr;
+		if (!a->use_clockid || a->clockid != CLOCK_MONOTONIC) {
+			snprintf(s->err, s->errlen,
+				 "%s is on CLOCK_MONOTONIC but event %zu of %s is not (%s); its "
+				 "times cannot be merged: record with -k mono (perf record -k mono, "
+				 "jitprof record -k mono)", d->path, i, s->o->input,
+				 a->use_clockid ? "another clockid" : "perf's default clock");
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+static struct inj_dump *dump_of(struct inj_run_state *s, uint32_t pid)
+{
+	for (size_t i = 0; i < s->nr_dumps; i++)
+		if (s->dumps[i]->pid == pid)
+			return s->dumps[i];
+	return NULL;
+}
+
+static int already_have(struct inj_run_state *s, uint32_t pid, const char *path)
+{
+	for (size_t i = 0; i < s->nr_dumps; i++)
+		if (s->dumps[i]->pid == pid && !strcmp(s->dumps[i]->path, path))
+			return 1;
+	return 0;
+}
+
+/* 1: marker consumed (dump merged or already merged); 0: keep the record (not a marker, or
+ * its dump is unusable: warned); <0: refuse the whole run. */
+static int take_marker(struct inj_run_state *s, const struct pd_event *ev)
+{
+	const struct pd_mmap *m = &ev->u.mmap;
+	uint32_t nspid;
+	char path[4096], err[512];
+	if (!jd_is_marker_name(m->filename, &nspid))
+		return 0;
+	if (inj_dump_path(m->filename, s->o->jit_dir, path, sizeof(path)) < 0) {
+		warnf(s, "%s: path too long, not injected", m->filename);
+		return 0;
+	}
+	if (already_have(s, m->pid, path))
+		return 1;
+	struct jd_index *x = NULL;
+	err[0] = 0;
+	int rc = jd_index_open(&x, path, err, sizeof(err));
+	if (rc < 0) {
+		s->st->dumps_missing++;
+		warnf(s, "jitdump %s (marker at offset %llu of %s) unusable, its code stays "
+		      "unnamed: %s", path, (unsigned long long)ev->offset, s->o->input,
+		      err[0] ? err : strerror(-rc));
+		return 0;
+	}
+	struct inj_dump *d = calloc(1, sizeof(*d));
+	struct inj_dump **nd = realloc(s->dumps, (s->nr_dumps + 1) * sizeof(*nd));
+	if (!d || !nd) {
+		free(d);
+		jd_index_close(x);
+		snprintf(s->err, s->errlen, "out of memory");
+		return -ENOMEM;
+	}
+	s->dumps = nd;
+	int arch = (jd_index_header(x)->flags & JD_FLAGS_ARCH_TIMESTAMP) != 0;
+	struct inj_dump_opts dopts = { arch, &s->tc, s->o->threads };
+	rc = inj_dump_init(d, x, path, &dopts, err, sizeof(err));
+	if (rc == 0)
+		rc = check_clock(s, d, arch);
+	else
+		snprintf(s->err, s->errlen, "%s", err);
+	if (rc < 0) {
+		inj_dump_fini(d);
+		free(d);
+		return rc;
+	}
+	d->pid = m->pid == (uint32_t)-1 || m->pid == 0 ? nspid : m->pid;
+	d->nspid = nspid;
+	d->marker_time = ev->has_sid ? ev->sid.time : 0;
+	d->marker_cpu = ev->has_sid ? ev->sid.cpu : 0;
+	s->dumps[s->nr_dumps++] = d;
+	s->st->dumps++;
+	if ((rc = inj_sim_add_dump(s->sim, d)) < 0)
+		return rc;
+	/* perf has already flushed up to here: earlier loads take effect now instead. */
+	s->st->clamped += inj_dump_clamp(d, inj_sim_flush_limit(s->sim));
+	const char *w = jd_index_warning(x);
+	if (w && *w) {
+		const struct jd_reader_stats *rs = jd_index_stats(x);
+		s->st->dump_records_dropped += rs->truncated_bytes ? 1 : 0;
+		warnf(s, "%s: salvaged: %s", path, w);
+	}
+	if (d->nr_bad)
+		warnf(s, "%s: %zu code loads not injected (%s)", path, d->nr_bad, d->bad_msg);
+	if (s->o->all)
+		for (uint32_t i = 0; i < d->nr_loads; i++)
+			if (!(d->loads[i].flags & (INJ_BAD | INJ_QUEUED))) {
+				d->loads[i].flags |= INJ_QUEUED;
+				if ((rc = inj_pool_push(s->pool, d, i)) < 0)
+					return rc;
+			}
+	return 1;
+}
+
+/* perf drops the runtime's anonymous code mappings once the process has a dump. */
+static int drop_anon(struct inj_run_state *s, const struct pd_event *ev)
+{
+	const struct pd_mmap *m = &ev->u.mmap;
+	if (!inj_is_anon_code(m->filename))
+		return 0;
+	for (size_t i = 0; i < s->nr_dumps; i++)
+		if (s->dumps[i]->pid == m->pid &&
+		    (!ev->has_sid || ev->sid.time >= s->dumps[i]->marker_time))
+			return 1;
+	return 0;
+}
+
+static int start_writer(struct inj_run_state *s)
+{
+	int rc = pd_writer_copy_attrs(s->w, s->r);
+	/* File-mode features become HEADER_FEATURE records at the start of a pipe; pipe-mode
+	 * ones pass through as records, and a file output takes them all at close. */
+	if (rc == 0 && s->o->out_pipe && !pd_reader_is_pipe(s->r))
+		rc = pd_writer_copy_features(s->w, s->r);
+	s->w_started = 1;
+	return rc;
+}
+
+static int handle(struct inj_run_state *s, const struct pd_event *ev)
+{
+	int rc;
+	uint64_t t = pd_event_time(ev);
+	if (t > s->max_seen)
+		s->max_seen = t;
+	switch (ev->type) {
+	case PD_RECORD_HEADER_ATTR:
+		if (!s->w_started)
+			return 0;	/* copied with all the others when the first record comes */
+		if (!s->o->out_pipe) {
+			snprintf(s->err, s->errlen, "%s: event attr at offset %llu after data "
+				 "cannot go to a file-mode output", s->o->input,
+				 (unsigned long long)ev->offset);
+			return -EINVAL;
+		}
+		break;
+	case PD_RECORD_HEADER_FEATURE:
+		if (!s->o->out_pipe)
+			return 0;	/* taken from the reader at close */
+		break;
+	case PD_RECORD_TIME_CONV:
+		inj_time_conv_parse(&s->tc, ev->raw, ev->size);
+		break;
+	case PERF_RECORD_MMAP:
+	case PERF_RECORD_MMAP2:
+		rc = take_marker(s, ev);
+		if (rc < 0)
+			return rc;
+		if (rc > 0) {
+			s->st->markers_consumed++;
+			return 0;
+		}
+		if (drop_anon(s, ev)) {
+			s->st->anon_dropped++;
+			return 0;
+		}
+		break;
+	case PERF_RECORD_SAMPLE: {
+		const struct pd_sample *sm = &ev->u.sample;
+		s->st->samples++;
+		int user = (ev->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_USER;
+		if (s->nr_dumps && dump_of(s, sm->pid)) {
+			s->st->samples_jit++;
+			rc = inj_sim_sample(s->sim, sm->pid, sm->time, sm->ip, sm->callchain,
+					    sm->callchain ? sm->nr_callchain : 0, user);
+			if (rc < 0)
+				return rc;
+		}
+		break;
+	}
+	case PD_RECORD_FINISHED_ROUND:
+		if ((rc = inj_emit_pending(s, s->max_seen, 0)) < 0)
+			return rc;
+		if ((rc = pd_writer_finished_round(s->w)) < 0)
+			goto werr;
+		s->st->records_out++;
+		inj_sim_round(s->sim);
+		return 0;
+	default:
+		break;
+	}
+	inj_sim_seen(s->sim, t);
+	if ((rc = pd_writer_write_event(s->w, ev)) < 0)
+		goto werr;
+	s->st->records_out++;
+	return 0;
+werr:
+	snprintf(s->err, s->errlen, "%s: writing: %s", s->o->output, strerror(-rc));
+	return rc;
+}
+
+static int stream(struct inj_run_state *s)
+{
+	struct pd_event ev;
+	uint64_t total = pd_reader_data_size(s->r), base = pd_reader_data_offset(s->r);
+	int rc;
+	while ((rc = pd_reader_next(s->r, &ev)) > 0) {
+		s->st->records_in++;
+		if (!s->w_started && ev.type != PD_RECORD_HEADER_ATTR && (rc = start_writer(s)) < 0) {
+			snprintf(s->err, s->errlen, "%s: %s", s->o->output, strerror(-rc));
+			return rc;
+		}
+		if ((rc = handle(s, &ev)) < 0)
+			return rc;
+		if (s->o->progress_bytes && (s->st->records_in & 0xffff) == 0)
+			s->o->progress_bytes(s->o->ctx, ev.offset - base, total);
+	}
+	if (rc < 0) {
+		/* Everything before the damage has been merged; say where it stopped. */
+		warnf(s, "%s", pd_reader_error(s->r));
+	}
+	if (!s->w_started && (rc = start_writer(s)) < 0) {
+		snprintf(s->err, s->errlen, "%s: %s", s->o->output, strerror(-rc));
+		return rc;
+	}
+	return 0;
+}
+
+static int finish(struct inj_run_state *s)
+{
+	int rc = inj_emit_pending(s, 0, 1);
+	if (rc < 0)
+		return rc;
+	inj_sim_flush(s->sim);
+	inj_pool_finish(s->pool, &s->st->pool);
+	s->pool = NULL;
+	if (!s->o->out_pipe) {
+		if ((rc = pd_writer_copy_features(s->w, s->r)) < 0 ||
+		    (rc = inj_emit_build_ids(s)) < 0) {
+			if (!s->err[0])
+				snprintf(s->err, s->errlen, "%s: features: %s", s->o->output,
+					 strerror(-rc));
+			return rc;
+		}
+	}
+	return 0;
+}
+
+int inj_run(const struct inj_opts *o, struct inj_stats *st, char *err, size_t errlen)
+{
+	struct inj_run_state s = { .o = o, .st = st, .err = err, .errlen = errlen };
+	int rc;
+	memset(st, 0, sizeof(*st));
+	err[0] = 0;
+	if ((rc = pd_reader_open(&s.r, o->input, NULL)) < 0) {
+		snprintf(err, errlen, "%s: %s", o->input,
+			 s.r && *pd_reader_error(s.r) ? pd_reader_error(s.r) : strerror(-rc));
+		pd_reader_close(s.r);
+		return rc;
+	}
+	rc = pd_writer_open_fd(&s.w, o->out_fd, o->output, o->out_pipe ? PD_WRITER_PIPE : 0);
+	if (rc == 0 && !(s.sim = inj_sim_new(on_hit, &s)))
+		rc = -ENOMEM;
+	if (rc == 0)
+		rc = inj_pool_new(&s.pool, o->threads, o->cache_root);
+	if (rc < 0) {
+		snprintf(err, errlen, "%s: %s", o->output, strerror(-rc));
+		goto out;
+	}
+	rc = stream(&s);
+	if (rc == 0)
+		rc = finish(&s);
+out:
+	if (s.pool)
+		inj_pool_finish(s.pool, &st->pool);
+	if (s.w) {
+		int wrc = pd_writer_close(s.w);
+		if (rc == 0 && wrc < 0) {
+			rc = wrc;
+			snprintf(err, errlen, "%s: %s", o->output, strerror(-wrc));
+		}
+	}
+	inj_sim_free(s.sim);
+	for (size_t i = 0; i < s.nr_dumps; i++) {
+		inj_dump_fini(s.dumps[i]);
+		free(s.dumps[i]);
+	}
+	free(s.dumps);
+	pd_reader_close(s.r);
+	return rc;
+}

@@ -1,0 +1,279 @@
+/* sim.c - replays the output stream the way perf report will read it, to learn which
+ * generation each sample lands in: mapping changes and samples go through a time-ordered queue
+ * released with perf's FINISHED_ROUND rule (flush up to the newest time seen before the
+ * previous round). Only samples of processes that have a dump, and only their ips inside a
+ * dump's ranges, are queued, so memory follows the jitted samples of about one round. */
+#include "recorder/inject/inject.h"
+
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { ITEM_MAP, ITEM_SAMPLE };
+
+struct item {
+	uint64_t time, seq;
+	uint32_t kind;
+	uint32_t pid;		/* SAMPLE */
+	uint32_t owner;		/* MAP */
+	uint32_t nips;		/* SAMPLE: ips[0] is the sample ip when ip_hit */
+	struct inj_dump *d;	/* MAP */
+	uint64_t start, end;	/* MAP */
+	uint64_t *ips;		/* SAMPLE: malloc'd, or NULL for the lone ip in ip0 */
+	uint64_t ip0;
+	int ip_hit;		/* SAMPLE: ips[0] is the sample's own ip */
+};
+
+struct inj_sim {
+	struct item *h;
+	size_t n, cap;
+	uint64_t seq;
+	uint64_t max_ts, next_flush, last_flush;
+	struct inj_dump **dumps;
+	size_t nr_dumps;
+	inj_hit_fn fn;
+	void *ctx;
+};
+
+struct inj_sim *inj_sim_new(inj_hit_fn fn, void *ctx)
+{
+	struct inj_sim *s = calloc(1, sizeof(*s));
+	if (s) {
+		s->fn = fn;
+		s->ctx = ctx;
+	}
+	return s;
+}
+
+static void item_free(struct item *it)
+{
+	if (it->kind == ITEM_SAMPLE)
+		free(it->ips);
+}
+
+void inj_sim_free(struct inj_sim *s)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; i < s->n; i++)
+		item_free(&s->h[i]);
+	free(s->h);
+	free(s->dumps);
+	free(s);
+}
+
+int inj_sim_add_dump(struct inj_sim *s, struct inj_dump *d)
+{
+	struct inj_dump **n = realloc(s->dumps, (s->nr_dumps + 1) * sizeof(*n));
+	if (!n)
+		return -ENOMEM;
+	s->dumps = n;
+	s->dumps[s->nr_dumps++] = d;
+	return 0;
+}
+
+static int before(const struct item *a, const struct item *b)
+{
+	return a->time != b->time ? a->time < b->time : a->seq < b->seq;
+}
+
+static int heap_push(struct inj_sim *s, struct item *it)
+{
+	if (s->n == s->cap) {
+		size_t nc = s->cap ? 2 * s->cap : 1024;
+		struct item *nh = realloc(s->h, nc * sizeof(*nh));
+		if (!nh)
+			return -ENOMEM;
+		s->h = nh;
+		s->cap = nc;
+	}
+	it->seq = s->seq++;
+	size_t i = s->n++;
+	while (i > 0 && before(it, &s->h[(i - 1) / 2])) {
+		s->h[i] = s->h[(i - 1) / 2];
+		i = (i - 1) / 2;
+	}
+	s->h[i] = *it;
+	return 0;
+}
+
+static void heap_pop(struct inj_sim *s, struct item *out)
+{
+	*out = s->h[0];
+	struct item last = s->h[--s->n];
+	size_t i = 0;
+	for (;;) {
+		size_t c = 2 * i + 1;
+		if (c >= s->n)
+			break;
+		if (c + 1 < s->n && before(&s->h[c + 1], &s->h[c]))
+			c++;
+		if (!before(&s->h[c], &last))
+			break;
+		s->h[i] = s->h[c];
+		i = c;
+	}
+	if (s->n)
+		s->h[i] = last;
+}
+
+static void resolve(struct inj_sim *s, uint32_t pid, uint64_t ip, unsigned how)
+{
+	struct inj_dump *best = NULL;
+	uint32_t best_owner = INJ_NONE;
+	uint64_t best_when = 0;
+	int found = 0;
+	for (size_t i = 0; i < s->nr_dumps; i++) {
+		struct inj_dump *d = s->dumps[i];
+		uint32_t o;
+		uint64_t w;
+		if (d->pid != pid || !inj_segmap_lookup(&d->sim_map, ip, &o, &w))
+			continue;
+		if (!found || w >= best_when) {	/* the newest mapping wins, as in perf */
+			best = d;
+			best_owner = o;
+			best_when = w;
+			found = 1;
+		}
+	}
+	if (found && best_owner != INJ_NONE)
+		s->fn(s->ctx, best, best_owner, how);
+}
+
+static void apply(struct inj_sim *s, struct item *it)
+{
+	if (it->kind == ITEM_MAP) {
+		inj_segmap_assign(&it->d->sim_map, it->start, it->end, it->owner, it->time);
+		return;
+	}
+	const uint64_t *ips = it->ips ? it->ips : &it->ip0;
+	for (uint32_t i = 0; i < it->nips; i++)
+		resolve(s, it->pid, ips[i],
+			i == 0 && it->ip_hit ? INJ_HIT_SAMPLE : INJ_HIT_CHAIN);
+	item_free(it);
+}
+
+static void drain(struct inj_sim *s, uint64_t limit, int all)
+{
+	while (s->n && (all || s->h[0].time <= limit)) {
+		struct item it;
+		heap_pop(s, &it);
+		apply(s, &it);
+	}
+}
+
+static int queue(struct inj_sim *s, struct item *it)
+{
+	inj_sim_seen(s, it->time);
+	if (it->time == 0) {	/* perf delivers untimed events at once */
+		apply(s, it);
+		return 0;
+	}
+	int rc = heap_push(s, it);
+	if (rc < 0)
+		item_free(it);
+	return rc;
+}
+
+int inj_sim_map(struct inj_sim *s, struct inj_dump *d, uint64_t time, uint64_t start,
+		uint64_t end, uint32_t owner)
+{
+	struct item it = { .time = time, .kind = ITEM_MAP, .owner = owner, .d = d,
+			   .start = start, .end = end };
+	return queue(s, &it);
+}
+
+static int in_some_dump(const struct inj_sim *s, uint32_t pid, uint64_t ip, int *has_pid)
+{
+	for (size_t i = 0; i < s->nr_dumps; i++) {
+		if (s->dumps[i]->pid != pid)
+			continue;
+		*has_pid = 1;
+		if (inj_bounds_find(&s->dumps[i]->bounds, ip) >= 0)
+			return 1;
+	}
+	return 0;
+}
+
+int inj_sim_sample(struct inj_sim *s, uint32_t pid, uint64_t time, uint64_t ip,
+		   const uint64_t *chain, uint64_t nr_chain, int ip_user)
+{
+	int has_pid = 0;
+	struct item it = { .time = time, .kind = ITEM_SAMPLE, .pid = pid };
+	int ip_in = ip_user && in_some_dump(s, pid, ip, &has_pid);
+	inj_sim_seen(s, time);
+	if (!has_pid && !ip_in) {
+		/* Cheap exit for processes without a dump. */
+		int any = 0;
+		for (size_t i = 0; i < s->nr_dumps && !any; i++)
+			any = s->dumps[i]->pid == pid;
+		if (!any)
+			return 0;
+	}
+	/* Count the callchain entries that can matter: user context, inside a dump range. */
+	size_t keep = 0;
+	int user = 1;
+	for (uint64_t i = 0; i < nr_chain; i++) {
+		uint64_t v = chain[i];
+		if (v >= (uint64_t)PERF_CONTEXT_MAX) {
+			user = v == (uint64_t)PERF_CONTEXT_USER;
+			continue;
+		}
+		keep += user && in_some_dump(s, pid, v, &has_pid);
+	}
+	if (!ip_in && !keep)
+		return 0;
+	it.nips = (uint32_t)(ip_in + keep);
+	it.ip_hit = ip_in;
+	if (it.nips == 1 && !keep) {
+		it.ip0 = ip;
+	} else {
+		it.ips = malloc(it.nips * sizeof(uint64_t));
+		if (!it.ips)
+			return -ENOMEM;
+		size_t k = 0;
+		if (ip_in)
+			it.ips[k++] = ip;
+		user = 1;
+		for (uint64_t i = 0; i < nr_chain; i++) {
+			uint64_t v = chain[i];
+			if (v >= (uint64_t)PERF_CONTEXT_MAX) {
+				user = v == (uint64_t)PERF_CONTEXT_USER;
+				continue;
+			}
+			if (user && in_some_dump(s, pid, v, &has_pid))
+				it.ips[k++] = v;
+		}
+	}
+	return queue(s, &it);
+}
+
+void inj_sim_seen(struct inj_sim *s, uint64_t time)
+{
+	if (time > s->max_ts)
+		s->max_ts = time;
+}
+
+void inj_sim_round(struct inj_sim *s)
+{
+	drain(s, s->next_flush, 0);
+	s->last_flush = s->next_flush;
+	s->next_flush = s->max_ts;
+}
+
+void inj_sim_flush(struct inj_sim *s)
+{
+	drain(s, 0, 1);
+	s->last_flush = s->max_ts;
+}
+
+size_t inj_sim_queued(const struct inj_sim *s)
+{
+	return s->n;
+}
+
+uint64_t inj_sim_flush_limit(const struct inj_sim *s)
+{
+	return s->last_flush;
+}
