@@ -7,3 +7,4 @@
 /* JITPROF_COMMAND(name, one-line summary) */
 JITPROF_COMMAND(inject, "merge jitted code (jitdumps) into a recording: one ELF per sampled generation")
 JITPROF_COMMAND(report, "overhead by symbol and source line; generations of jitted methods side by side")
+JITPROF_COMMAND(synth, "every code load (method generation) of a jitdump as its own ELF, with build-ids")
