@@ -372,27 +372,47 @@ static int guess_kernel(uint64_t addr)
 
 static const char *unknown_name = "[unknown]";
 
-int sym_resolve(struct sym_session *s, uint32_t pid, uint64_t addr, uint64_t time, int cpumode,
-		unsigned flags, struct sym_result *out)
+/* The map (and DSO) of an address; kernel addresses fall back to the kernel image. */
+static struct sym_dso *map_of(struct sym_session *s, uint32_t pid, uint64_t addr, uint64_t time,
+			      int cpumode, const struct sym_map **mp, int *kernelp)
 {
-	memset(out, 0, sizeof(*out));
-	out->dso_name = unknown_name;
 	int mode = cpumode & 7;
 	int kernel = mode ? (mode == 1 || mode == 4) : guess_kernel(addr);
-	out->kernel = kernel;
 	struct sym_proc *p = proc_get(s, kernel ? SYM_PID_KERNEL : pid, 0);
 	const struct sym_map *m = NULL;
 	if (p && (kernel || time <= p->exit_time))
 		m = proc_find_map(p, addr, kernel ? UINT64_MAX : time);
-	struct sym_dso *d = m ? m->dso : NULL;
-	if (!d && kernel) {
-		/* samples outside the recorded kernel map still belong to the kernel image */
-		if (!s->kdso && !(s->kdso = dso_get(s, "[kernel.kallsyms]", NULL, 1, 0)))
-			return -ENOMEM;
-		d = s->kdso;
-	}
+	*mp = m;
+	*kernelp = kernel;
+	if (m)
+		return m->dso;
+	if (kernel && !s->kdso)
+		s->kdso = dso_get(s, "[kernel.kallsyms]", NULL, 1, 0);
+	return kernel ? s->kdso : NULL;
+}
+
+struct sym_dso *sym_dso_at(struct sym_session *s, uint32_t pid, uint64_t addr, uint64_t time,
+			   int cpumode, uint64_t *dso_addr)
+{
+	const struct sym_map *m;
+	int kernel;
+	struct sym_dso *d = map_of(s, pid, addr, time, cpumode, &m, &kernel);
+	if (dso_addr)
+		*dso_addr = d && m && !d->kernel && !d->anon ? addr - m->start + m->pgoff : addr;
+	return d;
+}
+
+int sym_resolve(struct sym_session *s, uint32_t pid, uint64_t addr, uint64_t time, int cpumode,
+		unsigned flags, struct sym_result *out)
+{
+	const struct sym_map *m;
+	int kernel;
+	memset(out, 0, sizeof(*out));
+	out->dso_name = unknown_name;
+	struct sym_dso *d = map_of(s, pid, addr, time, cpumode, &m, &kernel);
+	out->kernel = kernel;
 	if (!d)
-		return 0;
+		return kernel ? -ENOMEM : 0;
 	out->dso = d;
 	out->dso_name = d->short_name;
 	if (m) {

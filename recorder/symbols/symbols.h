@@ -129,6 +129,12 @@ struct sym_result {
 int sym_resolve(struct sym_session *s, uint32_t pid, uint64_t addr, uint64_t time, int cpumode,
 		unsigned flags, struct sym_result *out);
 
+/* Only the map: the DSO covering addr of pid at time (NULL: none), without reading any file;
+ * *dso_addr (may be NULL) gets the file offset (user maps) or the address (kernel, anon).
+ * For cheap per-DSO sorting and build-id hit marking. */
+struct sym_dso *sym_dso_at(struct sym_session *s, uint32_t pid, uint64_t addr, uint64_t time,
+			   int cpumode, uint64_t *dso_addr);
+
 /* ---- DSOs ----------------------------------------------------------------------------- */
 /* Every DSO the session knows (from maps and build-id records), in first-seen order:
  *     for (d = sym_dso_next(s, NULL); d; d = sym_dso_next(s, d)) */
@@ -139,7 +145,7 @@ const char *sym_dso_short_name(const struct sym_dso *d);
 const struct sym_build_id *sym_dso_build_id(const struct sym_dso *d);
 int sym_dso_is_kernel(const struct sym_dso *d);
 /* Locates the DSO's file (once; later calls return the same answer): 0 and *path (owned by
- * the session; for archive members a name like "archive.tar.zst:<member>") or -ENOENT.
+ * the session; for archive members, the member's unpacked copy) or -ENOENT. path may be NULL.
  * A candidate whose build-id differs from the recorded one is refused and reported with
  * both ids. */
 int sym_dso_find(struct sym_session *s, struct sym_dso *d, const char **path);
