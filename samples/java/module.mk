@@ -1,0 +1,12 @@
+# samples/java: Java programs to profile, compiled with javac into $(BUILD)/java (package
+# jitprof.samples): Generations (C1 -> C2 -> deopt -> recompile), StartupHeavy (~20k generated
+# methods with -Xbatch), SteadyState (fixed ordinary work).
+JAVA_SAMPLE_SRCS := $(wildcard samples/java/*.java)
+JAVAC ?= javac
+
+$(BUILD)/java/.built: $(JAVA_SAMPLE_SRCS)
+	@mkdir -p $(@D)
+	$(JAVAC) -g -d $(BUILD)/java $(JAVA_SAMPLE_SRCS)
+	@touch $@
+
+ALL_TARGETS += $(BUILD)/java/.built
