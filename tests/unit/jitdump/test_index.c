@@ -1,0 +1,182 @@
+/* test_index.c - jitdump/index.c: generations per name, DEBUG_INFO/UNWINDING_INFO pairing
+ * (perf's rule plus the address check), companion data joined by code_index, unloads by index
+ * or by address and time, moves, and perf's agent's dump. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jitdump/jitdump.h"
+#include "tests/lib/testutil.h"
+#include "tests/unit/jitdump/jdt.h"
+
+#define FIXTURE "../shared/fixtures/perf-jvmti/jit-27543.dump"
+
+static struct jd_index *open_index(const char *path)
+{
+	struct jd_index *x;
+	char err[512];
+	int rc = jd_index_open(&x, path, err, sizeof(err));
+	cr_assert_eq(rc, 0, "%s", err);
+	return x;
+}
+
+Test(index, generations_lines_unwind_companion)
+{
+	char *dir;
+	struct jd_writer *w = jdt_writer(&dir, 0);
+	uint8_t code[16] = { 0 }, uw[12] = { 9 };
+	struct jd_line l1[] = { { 0x100, 1, 0, "m.c" }, { 0x104, 2, 0, "m.c" } };
+	struct jd_line l2[] = { { 0x100, 7, 0, "m.c" } };
+	struct jd_inline_method meth[] = { { "m", "m.c" } };
+	struct jd_inline_frame fr[] = { { 0, 3 } };
+	struct jd_inline_pc pc[] = { { 0x102, 1, fr } };
+	struct jd_ext_inline inl = { .nr_methods = 1, .nr_pcs = 1, .methods = meth, .pcs = pc };
+	struct jd_ext_load_info info = { .generation = 2, .tier = JD_TIER_C2, .level = 4 };
+	uint64_t ci[5];
+	struct jd_load_desc d[] = {
+		{ .name = "m", .code_addr = 0x100, .code = code, .code_size = 8, .lines = l1,
+		  .nr_lines = 2, .timestamp = 100 },
+		{ .name = "other", .code_addr = 0x200, .code = code, .code_size = 8,
+		  .unwind = uw, .unwind_size = sizeof(uw), .eh_frame_hdr_size = 4,
+		  .timestamp = 110 },
+		{ .name = "m", .code_addr = 0x100, .code = code, .code_size = 16, .lines = l2,
+		  .nr_lines = 1, .info = &info, .inl = &inl, .timestamp = 120 },
+		{ .name = "m", .code_addr = 0x300, .code = code, .code_size = 4, .timestamp = 130 },
+		{ .name = "other", .code_addr = 0x200, .code = code, .code_size = 8,
+		  .timestamp = 140 },
+	};
+	for (int i = 0; i < 5; i++)
+		cr_assert_eq(jd_write_load(w, &d[i], &ci[i]), 0);
+	/* By index: the 4th load. By address: at 0x100 and time 125, the 3rd load (the 1st at
+	 * 0x100 is older; the unload goes to the latest one loaded before it). */
+	struct jd_ext_unload u1 = { .code_addr = 0x300, .code_index = ci[3] };
+	struct jd_ext_unload u2 = { .code_addr = 0x100 };
+	struct jd_ext_unload u3 = { .code_addr = 0x555 };	/* nothing there */
+	cr_assert_eq(jd_write_unload(w, &u1, 150), 0);
+	cr_assert_eq(jd_write_unload(w, &u2, 125), 0);
+	cr_assert_eq(jd_write_unload(w, &u3, 126), 0);
+	struct jd_code_move mv = { .old_code_addr = 0x200, .new_code_addr = 0x900,
+				   .code_size = 8, .code_index = ci[4] };
+	cr_assert_eq(jd_write_move(w, &mv, 160), 0);
+	struct jd_ext_agent_stats st = { .loads = 5, .unloads = 3 };
+	cr_assert_eq(jd_write_stats(w, &st), 0);
+	char path[4096];
+	snprintf(path, sizeof(path), "%s", jd_writer_path(w));
+	cr_assert_eq(jd_writer_close(w), 0);
+
+	struct jd_index *x = open_index(path);
+	cr_assert_eq(jd_index_nr_loads(x), 5);
+	uint32_t gens[] = { 1, 1, 2, 3, 2 };
+	for (size_t i = 0; i < 5; i++) {
+		const struct jd_load_entry *e = jd_index_load(x, i);
+		cr_assert_eq(e->generation, gens[i], "load %zu", i);
+		cr_assert_eq(e->load.code_index, ci[i]);
+		cr_assert_eq(e->timestamp, d[i].timestamp);
+		cr_assert_eq(e->nr_lines, d[i].nr_lines);
+		cr_assert_eq(e->unwind != NULL, d[i].unwind != NULL, "load %zu", i);
+		cr_assert_eq(e->info != NULL, i == 2);
+		cr_assert_eq(e->inl != NULL, i == 2);
+	}
+	cr_assert_null(jd_index_load(x, 5));
+	const struct jd_load_entry *e = jd_index_load(x, 0);
+	cr_assert_eq(e->lines[1].line, 2);
+	cr_assert_str_eq(e->lines[1].file, "m.c");
+	e = jd_index_load(x, 1);
+	cr_assert_eq(e->unwind->unwinding_size, sizeof(uw));
+	cr_assert_eq(e->unwind->data[0], 9);
+	e = jd_index_load(x, 2);
+	cr_assert_eq(e->lines[0].line, 7);
+	cr_assert_eq(e->info->generation, 2);
+	cr_assert_eq(e->info->tier, JD_TIER_C2);
+	cr_assert_eq(e->inl->pcs[0].frames[0].line, 3);
+	cr_assert_str_eq(e->inl->methods[0].file, "m.c");
+	cr_assert_eq(e->unload_time, 125);
+	cr_assert_eq(jd_index_load(x, 0)->unload_time, 0);
+	cr_assert_eq(jd_index_load(x, 3)->unload_time, 150);
+	cr_assert_eq(jd_index_nr_moves(x), 1);
+	cr_assert_eq(jd_index_move(x, 0)->move.new_code_addr, 0x900);
+	cr_assert_eq(jd_index_move(x, 0)->timestamp, 160);
+	cr_assert_not_null(jd_index_agent_stats(x));
+	cr_assert_eq(jd_index_agent_stats(x)->unloads, 3);
+	cr_assert_eq(jd_index_counts(x)->ext_unmatched, 1);
+	cr_assert(strstr(jd_index_warning(x), "1 companion records name no load"), "%s",
+		  jd_index_warning(x));
+	cr_assert_eq(jd_index_stats(x)->per_id[JD_CODE_LOAD], 5);
+	jd_index_close(x);
+	tu_rmtree(dir);
+	free(dir);
+}
+
+/* perf pairs a DEBUG_INFO with the next load blindly; we refuse one naming another address. */
+Test(index, mismatched_debug_info_not_attached)
+{
+	char *dir;
+	size_t len;
+	uint8_t *buf = jdt_sample_dump(&len, &dir);
+	struct jd_reader *r;
+	cr_assert_eq(jd_reader_open_mem(&r, buf, len, "s"), 0);
+	struct jd_record rec;
+	uint64_t at = 0;
+	while (jd_reader_next(r, &rec) > 0 && !at)
+		if (rec.id == JD_CODE_DEBUG_INFO)
+			at = rec.offset;
+	jd_reader_close(r);
+	uint64_t wrong = 0xdead;
+	memcpy(buf + at + 16, &wrong, 8);
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/jit-5.dump", dir);
+	cr_assert_eq(tu_write_file(path, buf, len), 0);
+	struct jd_index *x = open_index(path);
+	cr_assert_eq(jd_index_nr_loads(x), 3);
+	cr_assert_eq(jd_index_load(x, 0)->nr_lines, 0);
+	cr_assert_null(jd_index_load(x, 0)->lines);
+	cr_assert_not_null(jd_index_load(x, 0)->unwind);
+	cr_assert_eq(jd_index_load(x, 2)->nr_lines, 4);
+	cr_assert_eq(jd_index_counts(x)->debug_mismatched, 1);
+	cr_assert(strstr(jd_index_warning(x), "not matching"), "%s", jd_index_warning(x));
+	jd_index_close(x);
+	/* A truncated dump is salvaged: the records before the cut are indexed. */
+	cr_assert_eq(tu_write_file(path, buf, len - 20), 0);
+	x = open_index(path);
+	cr_assert_eq(jd_index_nr_loads(x), 3);
+	cr_assert_eq(jd_index_nr_moves(x), 0);
+	cr_assert(strstr(jd_index_warning(x), "bytes of a partial record at offset"), "%s",
+		  jd_index_warning(x));
+	jd_index_close(x);
+	/* Nothing usable: an error naming the file. */
+	cr_assert_eq(tu_write_file(path, buf, 10), 0);
+	char err[512];
+	cr_assert_lt(jd_index_open(&x, path, err, sizeof(err)), 0);
+	cr_assert(strstr(err, "jit-5.dump"), "%s", err);
+	free(buf);
+	tu_rmtree(dir);
+	free(dir);
+}
+
+Test(index, perf_agent_fixture)
+{
+	size_t len;
+	void *buf = tu_read_file(FIXTURE, &len);
+	if (!buf)
+		cr_skip_test("fixture %s absent (needs shared/ beside the clone)", FIXTURE);
+	free(buf);
+	struct jd_index *x = open_index(FIXTURE);
+	cr_assert_eq(jd_index_nr_loads(x), 460);
+	uint64_t lines = 0, with_lines = 0;
+	uint32_t fold_max = 0;
+	for (size_t i = 0; i < jd_index_nr_loads(x); i++) {
+		const struct jd_load_entry *e = jd_index_load(x, i);
+		lines += e->nr_lines;
+		with_lines += e->nr_lines > 0;
+		if (!strcmp(e->load.name, "LFixture;fold([LFixture$Op;I)J") &&
+		    e->generation > fold_max)
+			fold_max = e->generation;
+		cr_assert_null(e->info);
+	}
+	cr_assert_eq(lines, 1298);
+	cr_assert_eq(with_lines, 67);
+	cr_assert_eq(fold_max, 8, "Fixture.fold is compiled 8 times");
+	cr_assert_str_eq(jd_index_warning(x), "");
+	jd_index_close(x);
+}
