@@ -52,6 +52,11 @@ static int srcline_by_addr(const struct rp_frame *f)
 	return !f->srcfile && !f->sym;
 }
 
+static int no_map(const struct rp_frame *f)
+{
+	return !f->dso || !strcmp(f->dso, "[unknown]");
+}
+
 static uint64_t key_hash(const struct rp_session *s, const struct rp_sample *smp,
 			 const enum rp_key *keys, int nr)
 {
@@ -63,9 +68,14 @@ static uint64_t key_hash(const struct rp_session *s, const struct rp_sample *smp
 		case RP_KEY_COMM: v[n++] = (uintptr_t)smp->comm; break;
 		case RP_KEY_PID: v[n++] = smp->pid; break;
 		case RP_KEY_DSO: v[n++] = (uintptr_t)f->dso; break;
-		case RP_KEY_SYM: v[n++] = f->sym ? (uintptr_t)f->sym : f->ip; break;
+		case RP_KEY_SYM:
+			/* perf keys symbols by identity: two symbols of one name are two rows. */
+			v[n++] = f->sym ? (uintptr_t)f->sym : f->addr;
+			v[n++] = f->sym ? f->addr - f->symoff : 0;
+			v[n++] = (uintptr_t)f->dso;
+			break;
 		case RP_KEY_SRCLINE:
-			v[n++] = srcline_by_addr(f) ? f->ip : (uintptr_t)f->srcfile;
+			v[n++] = srcline_by_addr(f) ? f->addr : (uintptr_t)f->srcfile;
 			v[n++] = f->line;
 			break;
 		case RP_KEY_GENERATION: v[n++] = f->load; break;
@@ -98,16 +108,25 @@ static int key_cmp(const struct rp_session *s, const struct rp_sample *a,
 	switch (k) {
 	case RP_KEY_COMM: return cmp_str(a->comm, b->comm);
 	case RP_KEY_PID: return cmp_u64(a->pid, b->pid);
-	case RP_KEY_DSO: return cmp_str(fa->dso, fb->dso);
+	case RP_KEY_DSO:
+		/* perf sorts samples outside every map after all the others. */
+		if (no_map(fa) != no_map(fb))
+			return no_map(fa) ? 1 : -1;
+		return cmp_str(fa->dso, fb->dso);
 	case RP_KEY_SYM:
-		if (fa->sym || fb->sym)
-			return cmp_str(fa->sym, fb->sym);
-		return cmp_u64(fa->ip, fb->ip);
+		if (fa->sym || fb->sym) {
+			if ((c = cmp_str(fa->sym, fb->sym)))
+				return c;
+			if ((c = cmp_str(fa->dso, fb->dso)))
+				return c;
+			return cmp_u64(fa->addr - fa->symoff, fb->addr - fb->symoff);
+		}
+		return cmp_u64(fa->addr, fb->addr);
 	case RP_KEY_SRCLINE:
 		if (srcline_by_addr(fa) != srcline_by_addr(fb))
 			return srcline_by_addr(fa) ? 1 : -1;
 		if (srcline_by_addr(fa))
-			return cmp_u64(fa->ip, fb->ip);
+			return cmp_u64(fa->addr, fb->addr);
 		if ((c = cmp_str(fa->srcfile, fb->srcfile)))
 			return c;
 		return cmp_u64(fa->line, fb->line);
@@ -245,7 +264,7 @@ void rp_hist_free(struct rp_hist *h)
 const char *rp_srcline_str(const struct rp_frame *f, char *buf, size_t len)
 {
 	if (srcline_by_addr(f))
-		snprintf(buf, len, "%s[%" PRIx64 "]", f->dso ? f->dso : "[unknown]", f->ip);
+		snprintf(buf, len, "%s[%" PRIx64 "]", f->dso ? f->dso : "[unknown]", f->addr);
 	else if (!f->srcfile)
 		snprintf(buf, len, "??:0");
 	else
@@ -273,7 +292,7 @@ const char *rp_entry_key_str(const struct rp_hist *h, const struct rp_entry *e,
 			snprintf(buf, len, "[%c] %s", f->flags & RP_FRAME_KERNEL ? 'k' : '.', f->sym);
 		else
 			snprintf(buf, len, "[%c] 0x%016" PRIx64,
-				 f->flags & RP_FRAME_KERNEL ? 'k' : '.', f->ip);
+				 f->flags & RP_FRAME_KERNEL ? 'k' : '.', f->addr);
 		break;
 	case RP_KEY_SRCLINE:
 		rp_srcline_str(f, buf, len);

@@ -40,6 +40,8 @@ struct rp_frame {
 	uint32_t flags;		/* RP_FRAME_* */
 	uint32_t load;		/* 1-based index into the session's loads; 0 = not jitted */
 	uint64_t ip;		/* absolute address */
+	uint64_t addr;		/* ip in the DSO's address space (perf prints this when no
+				 * symbol covers it); ip when no map */
 	uint64_t symoff;	/* offset of ip from the symbol start */
 };
 
@@ -147,8 +149,8 @@ int rp_print_generations(FILE *out, const struct rp_session *s, const char *meth
 int rp_print_compare(FILE *out, const struct rp_session *s, const char *method,
 		     uint32_t gen_a, uint32_t gen_b, char *err, size_t errlen);
 
-/* Frame name as used in stacks: symbol, or dso+address when unresolved; with
- * " [gen N]" for jitted frames when tag_gen. */
+/* Frame name as used in stacks: symbol, or dso+address when unresolved; when tag is set,
+ * " [gen N]" after jitted frames and "_[k]" after kernel ones (flamegraph.pl's mark). */
 const char *rp_frame_name(const struct rp_session *s, const struct rp_frame *f, int tag_gen,
 			  char *buf, size_t len);
 
@@ -183,5 +185,28 @@ int rp_gen_view_build(struct rp_gen_view *v, const struct rp_session *s,
 		      const char *method_regex, char *err, size_t errlen);
 void rp_gen_view_free(struct rp_gen_view *v);
 const char *rp_tier_name(uint32_t tier);
+
+/* ---- Ingest: a perf.data file through recorder/symbols into a session -------------- */
+
+struct rp_ingest_opts {
+	const char *input;		/* perf.data path or "-" */
+	const char *symfs, *vmlinux, *kallsyms, *buildid_dir;
+	const char *const *archives;	/* NULL-terminated list of --archive files/dirs, or NULL */
+	int no_demangle;
+	int want_lines;			/* source lines (srcline key, generations, compare) */
+	int want_callchain;		/* -g, --collapsed, --flamegraph */
+	int want_inline;		/* inlined frames in call chains */
+	int want_loads;			/* jitted loads as generations */
+	int want_code;			/* retain code bytes of sampled loads (compare) */
+	/* level 0 info, 1 warning, 2 error; and progress in bytes of the data section. */
+	void (*report)(void *ctx, int level, const char *msg);
+	void (*progress)(void *ctx, uint64_t done, uint64_t total);
+	void *ctx;
+};
+
+/* 0, or -errno with a message naming the file in err. */
+int rp_ingest(struct rp_session *s, const struct rp_ingest_opts *o, char *err, size_t errlen);
+/* 1 if basename(path) is "jitted-<pid>-<n>.so" (perf inject's and ours), pid and n out. */
+int rp_is_jitted_name(const char *path, uint32_t *pid, uint64_t *idx);
 
 #endif

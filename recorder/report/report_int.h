@@ -48,4 +48,27 @@ const char *rp_srcline_str(const struct rp_frame *f, char *buf, size_t len);
 void rp_json_str(FILE *out, const char *str);
 void rp_xml_str(FILE *out, const char *str);
 
+/* Non-zero u64 key -> u32 value. Zero-initialise; rp_map_free releases. */
+struct rp_u64map {
+	uint64_t *k;
+	uint32_t *v;
+	size_t cap, n;
+};
+int rp_map_put(struct rp_u64map *m, uint64_t key, uint32_t val);
+int rp_map_get(const struct rp_u64map *m, uint64_t key, uint32_t *val);	/* 1 found */
+void rp_map_free(struct rp_u64map *m);
+
+/* Distinct folded stacks with their sample counts, sorted (collapsed and flame graph). */
+#define RP_STACK_MAX (64u << 10)
+struct rp_stack { char *stack; uint64_t count; };
+struct rp_stacks { struct rp_stack *v; size_t n; };
+int rp_collapse(const struct rp_session *s, struct rp_stacks *out);
+void rp_stacks_free(struct rp_stacks *st);
+
+struct sym_session;
+/* Names, generations, tiers, unload times and code of the loads ingest found (loads.c).
+ * load_path[i]: the recorded path of load i+1. */
+int rp_ingest_loads(struct rp_session *s, struct sym_session *ss, const char *const *load_path,
+		    const struct rp_ingest_opts *o, char *err, size_t errlen);
+
 #endif

@@ -237,6 +237,8 @@ const char *rp_frame_name(const struct rp_session *s, const struct rp_frame *f, 
 		snprintf(buf, len, "%s+0x%" PRIx64, f->dso ? f->dso : "[unknown]", f->ip);
 	else if (tag_gen && l && !(f->flags & RP_FRAME_INLINED))
 		snprintf(buf, len, "%s [gen %u]", f->sym, l->generation);
+	else if (tag_gen && (f->flags & RP_FRAME_KERNEL))
+		snprintf(buf, len, "%s_[k]", f->sym);	/* flamegraph.pl's kernel annotation */
 	else
 		snprintf(buf, len, "%s", f->sym);
 	return buf;

@@ -1,0 +1,344 @@
+/* ingest.c - fills a report session from a perf.data file: events in time order (perf's
+ * FINISHED_ROUND discipline) feed the symbol session's maps, every sample's ip and callchain
+ * are resolved, and each MMAP2 of a jitted-PID-N.so becomes a load (a generation). */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "recorder/perfdata/perfdata.h"
+#include "recorder/report/report_int.h"
+#include "recorder/symbols/symbols.h"
+
+#define MAX_FRAMES 512
+
+struct ingest {
+	struct rp_session *s;
+	struct sym_session *ss;
+	const struct rp_ingest_opts *o;
+	struct pd_reader *r;
+	const struct pd_evsel *evsel;	/* the event reported (the first with samples) */
+	int other_evsels;
+	struct rp_u64map path_load;	/* interned jitted path -> load index */
+	struct rp_u64map dso_load;		/* struct sym_dso * -> load index + 1 (0 = not jitted) */
+	const char **load_path;		/* per load: interned recorded path */
+	size_t load_path_cap;
+	uint64_t first_time, last_time;
+	unsigned res_flags;
+};
+
+/* "jitted-<pid>-<n>.so": what both perf inject and jitprof inject name a code load. */
+int rp_is_jitted_name(const char *path, uint32_t *pid, uint64_t *idx)
+{
+	const char *b = strrchr(path, '/');
+	b = b ? b + 1 : path;
+	unsigned long long p, n;
+	int end = 0;
+	if (sscanf(b, "jitted-%llu-%llu.so%n", &p, &n, &end) != 2 || b[end])
+		return 0;
+	if (pid)
+		*pid = (uint32_t)p;
+	if (idx)
+		*idx = n;
+	return 1;
+}
+
+static void on_mmap(struct ingest *in, const struct pd_event *ev, uint64_t time)
+{
+	const struct pd_mmap *m = &ev->u.mmap;
+	int cpumode = ev->misc & PERF_RECORD_MISC_CPUMODE_MASK;
+	sym_mmap(in->ss, m->pid, m->tid, m->start, m->len, m->pgoff, m->filename,
+		 m->has_build_id ? m->build_id : NULL, m->has_build_id ? m->build_id_size : 0,
+		 cpumode, time);
+	if (!in->o->want_loads || !rp_is_jitted_name(m->filename, NULL, NULL))
+		return;
+	struct rp_session *s = in->s;
+	/* An earlier load at an overlapping address in this process ends here. */
+	for (size_t i = s->nr_loads; i-- > 0;) {
+		struct rp_load *l = &s->loads[i];
+		if (l->pid == m->pid && !l->end_time && l->code_addr < m->start + m->len &&
+		    m->start < l->code_addr + l->code_size && l->load_time <= time)
+			l->end_time = time;
+	}
+	struct rp_load l = { .pid = m->pid, .load_time = time, .code_addr = m->start,
+			     .code_size = m->len };
+	uint32_t idx = rp_add_load(s, &l);
+	if (!idx)
+		return;
+	if (idx > in->load_path_cap) {
+		size_t cap = in->load_path_cap ? in->load_path_cap * 2 : 256;
+		const char **p = realloc(in->load_path, cap * sizeof(*p));
+		if (!p)
+			return;
+		in->load_path = p;
+		in->load_path_cap = cap;
+	}
+	in->load_path[idx - 1] = rp_intern(s, m->filename);
+	rp_map_put(&in->path_load, (uintptr_t)in->load_path[idx - 1], idx);
+}
+
+/* The load a resolved frame belongs to (0 = not jitted code). */
+static uint32_t load_of(struct ingest *in, struct sym_dso *d)
+{
+	uint32_t v;
+	if (!d || !in->o->want_loads)
+		return 0;
+	if (rp_map_get(&in->dso_load, (uintptr_t)d, &v))
+		return v;
+	v = 0;
+	const char *p = rp_intern(in->s, sym_dso_long_name(d));
+	if (p)
+		rp_map_get(&in->path_load, (uintptr_t)p, &v);
+	rp_map_put(&in->dso_load, (uintptr_t)d, v);
+	return v;
+}
+
+static const char *base_name(const char *path)
+{
+	const char *b = path ? strrchr(path, '/') : NULL;
+	return b ? b + 1 : path;
+}
+
+/* Resolves one address into frames (inlined frames first when asked), returns how many. */
+static uint32_t resolve(struct ingest *in, uint32_t pid, uint64_t ip, uint64_t time,
+			int cpumode, struct rp_frame *out, uint32_t room)
+{
+	struct sym_result res;
+	struct rp_session *s = in->s;
+	if (!room)
+		return 0;
+	memset(&res, 0, sizeof(res));
+	if (sym_resolve(in->ss, pid, ip, time, cpumode, in->res_flags, &res) < 0)
+		res.dso = NULL;
+	uint32_t n = 0;
+	if (in->o->want_inline && res.n_inline > 1) {
+		for (unsigned i = 0; i + 1 < res.n_inline && n + 1 < room; i++) {
+			out[n++] = (struct rp_frame){
+				.dso = rp_intern(s, res.dso_name ? res.dso_name : "[unknown]"),
+				.sym = rp_intern(s, res.inl[i].func),
+				.srcfile = rp_intern(s, base_name(res.inl[i].file)),
+				.line = res.inl[i].line, .flags = RP_FRAME_INLINED, .ip = ip,
+			};
+		}
+	}
+	struct rp_frame *f = &out[n++];
+	*f = (struct rp_frame){
+		.dso = rp_intern(s, res.dso_name ? res.dso_name : "[unknown]"),
+		.sym = rp_intern(s, res.sym),
+		.srcfile = rp_intern(s, base_name(res.srcfile)),
+		.line = res.line, .ip = ip, .symoff = res.sym_off,
+		.addr = res.dso && !res.kernel ? res.dso_addr : ip,
+	};
+	if (res.kernel || cpumode == PERF_RECORD_MISC_KERNEL)
+		f->flags |= RP_FRAME_KERNEL;
+	const char *dn = res.dso_name ? res.dso_name : "";
+	if (!res.dso || !strncmp(dn, "//anon", 6) || !strncmp(dn, "[anon", 5))
+		f->flags |= RP_FRAME_UNKNOWN;
+	f->load = load_of(in, res.dso);
+	if (f->load) {
+		const struct rp_load *l = &s->loads[f->load - 1];
+		if (l->end_time && time >= l->end_time)
+			f->flags |= RP_FRAME_UNLOADED;
+	}
+	return n;
+}
+
+static int on_sample(struct ingest *in, const struct pd_event *ev)
+{
+	const struct pd_sample *ps = &ev->u.sample;
+	if (ev->evsel && in->evsel && ev->evsel != in->evsel) {
+		in->other_evsels = 1;
+		return 0;
+	}
+	if (!in->evsel)
+		in->evsel = ev->evsel;
+	struct rp_frame frames[MAX_FRAMES];
+	uint32_t nr = 0;
+	int cpumode = ev->misc & PERF_RECORD_MISC_CPUMODE_MASK;
+	nr += resolve(in, ps->pid, ps->ip, ps->time, cpumode, frames, MAX_FRAMES);
+	if (in->o->want_callchain && ps->callchain) {
+		int ctx_mode = cpumode;
+		int skipped_self = 0;
+		for (uint64_t i = 0; i < ps->nr_callchain && nr < MAX_FRAMES; i++) {
+			uint64_t a = ps->callchain[i];
+			if (a >= PERF_CONTEXT_MAX) {
+				if (a == PERF_CONTEXT_KERNEL)
+					ctx_mode = PERF_RECORD_MISC_KERNEL;
+				else if (a == PERF_CONTEXT_USER)
+					ctx_mode = PERF_RECORD_MISC_USER;
+				continue;
+			}
+			/* The kernel repeats the sampled ip as the first entry. */
+			if (!skipped_self && a == ps->ip) {
+				skipped_self = 1;
+				continue;
+			}
+			skipped_self = 1;
+			nr += resolve(in, ps->pid, a, ps->time, ctx_mode, frames + nr,
+				      MAX_FRAMES - nr);
+		}
+	}
+	uint64_t period = ps->period;
+	if (!(ps->sample_type & PERF_SAMPLE_PERIOD) && ev->evsel)
+		period = ev->evsel->attr.sample_period;
+	struct rp_sample smp = {
+		.time = ps->time, .period = period ? period : 1, .pid = ps->pid, .tid = ps->tid,
+		.comm = rp_intern(in->s, sym_comm_of(in->ss, ps->pid, ps->tid, ps->time)),
+	};
+	if (!smp.comm)
+		smp.comm = rp_intern(in->s, ":-1");
+	return rp_add_sample(in->s, &smp, frames, nr);
+}
+
+static int dispatch(struct ingest *in, const struct pd_event *ev)
+{
+	uint64_t time = pd_event_time(ev);
+	if (time) {
+		if (!in->first_time || time < in->first_time)
+			in->first_time = time;
+		if (time > in->last_time)
+			in->last_time = time;
+	}
+	switch (ev->type) {
+	case PERF_RECORD_MMAP:
+	case PERF_RECORD_MMAP2:
+		on_mmap(in, ev, time);
+		return 0;
+	case PERF_RECORD_COMM:
+		return sym_comm(in->ss, ev->u.comm.pid, ev->u.comm.tid, ev->u.comm.comm, time);
+	case PERF_RECORD_FORK:
+		return sym_fork(in->ss, ev->u.task.pid, ev->u.task.ppid, ev->u.task.tid,
+				ev->u.task.ptid, time);
+	case PERF_RECORD_EXIT:
+		return sym_exit(in->ss, ev->u.task.pid, ev->u.task.ppid, ev->u.task.tid,
+				ev->u.task.ptid, time);
+	case PERF_RECORD_LOST_SAMPLES:
+		in->s->lost += ev->u.lost.lost;
+		return 0;
+	case PD_RECORD_HEADER_BUILD_ID:
+		return sym_add_build_id(in->ss, ev->u.build_id.filename, ev->u.build_id.build_id,
+					ev->u.build_id.size, ev->u.build_id.cpumode & 7);
+	case PERF_RECORD_SAMPLE:
+		return on_sample(in, ev);
+	default:
+		return 0;
+	}
+}
+
+static int drain(struct ingest *in, struct pd_ordered *q)
+{
+	struct pd_event ev;
+	int rc;
+	while ((rc = pd_ordered_pop(q, &ev)) == 1) {
+		int e = dispatch(in, &ev);
+		if (e == -ENOMEM)
+			return e;
+	}
+	return rc;
+}
+
+static int read_events(struct ingest *in, char *err, size_t errlen)
+{
+	struct pd_ordered *q = pd_ordered_new(in->r);
+	if (!q)
+		return -ENOMEM;
+	struct pd_event ev;
+	int rc;
+	uint64_t n = 0;
+	while ((rc = pd_reader_next(in->r, &ev)) == 1) {
+		if (ev.type == PD_RECORD_FINISHED_ROUND) {
+			pd_ordered_round(q);
+			if ((rc = drain(in, q)) < 0)
+				break;
+			continue;
+		}
+		if (ev.type == PD_RECORD_HEADER_BUILD_ID) {
+			/* Applies regardless of time: hand it over at once. */
+			dispatch(in, &ev);
+			continue;
+		}
+		if ((rc = pd_ordered_push(q, &ev, pd_event_time(&ev))) < 0)
+			break;
+		if (in->o->progress && !(++n & 0xffff))
+			in->o->progress(in->o->ctx, pd_reader_data_size(in->r) ?
+					ev.offset - pd_reader_data_offset(in->r) : 0,
+					pd_reader_data_size(in->r));
+	}
+	if (rc < 0)
+		snprintf(err, errlen, "%s", pd_reader_error(in->r));
+	int damaged = rc;
+	pd_ordered_flush(q);
+	rc = drain(in, q);
+	pd_ordered_free(q);
+	if (damaged < 0 && in->o->report) {
+		/* Everything before the damage was delivered: report on it, but say so. */
+		in->o->report(in->o->ctx, 1, err);
+		err[0] = 0;
+	}
+	return rc < 0 ? rc : 0;
+}
+
+static void sym_report(void *ctx, enum sym_level level, const char *msg)
+{
+	const struct rp_ingest_opts *o = ctx;
+	if (o->report)
+		o->report(o->ctx, level == SYM_LVL_INFO ? 0 : level == SYM_LVL_WARN ? 1 : 2, msg);
+}
+
+int rp_ingest(struct rp_session *s, const struct rp_ingest_opts *o, char *err, size_t errlen)
+{
+	struct ingest in = { .s = s, .o = o };
+	struct sym_opts so = {
+		.sz = sizeof(so), .symfs = o->symfs, .vmlinux = o->vmlinux,
+		.kallsyms = o->kallsyms, .no_demangle = o->no_demangle,
+		.no_lines = !o->want_lines, .report = sym_report, .report_ctx = (void *)o,
+		.buildid_dir = o->buildid_dir,
+	};
+	in.res_flags = o->want_lines ? SYM_RES_LINES : 0;
+	int rc = pd_reader_open(&in.r, o->input, NULL);
+	if (rc < 0) {
+		snprintf(err, errlen, "%s: %s", o->input,
+			 in.r ? pd_reader_error(in.r) : strerror(-rc));
+		pd_reader_close(in.r);
+		return rc;
+	}
+	in.ss = sym_session_new(&so);
+	if (!in.ss) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; o->archives && o->archives[i]; i++) {
+		rc = sym_session_add_source(in.ss, o->archives[i]);
+		if (rc < 0) {
+			snprintf(err, errlen, "%s: cannot use as a symbol source: %s",
+				 o->archives[i], strerror(-rc));
+			goto out;
+		}
+	}
+	for (size_t i = 0; i < pd_reader_nr_build_ids(in.r); i++) {
+		const struct pd_build_id_ev *b = pd_reader_build_id(in.r, i);
+		sym_add_build_id(in.ss, b->filename, b->build_id, b->size, b->cpumode & 7);
+	}
+	if ((rc = read_events(&in, err, errlen)) < 0)
+		goto out;
+	uint64_t first = 0, last = 0;
+	if (pd_reader_feat_sample_time(in.r, &first, &last) < 0 || !first) {
+		first = in.first_time;
+		last = in.last_time;
+	}
+	rp_set_span(s, first, last);
+	if (in.evsel && in.evsel->name)
+		rp_set_event_name(s, in.evsel->name);
+	if (in.other_evsels && o->report)
+		o->report(o->ctx, 1, "more than one event has samples: reporting the first only");
+	if (o->want_loads)
+		rc = rp_ingest_loads(s, in.ss, in.load_path, o, err, errlen);
+	rp_session_finish(s);
+out:
+	rp_map_free(&in.path_load);
+	rp_map_free(&in.dso_load);
+	free(in.load_path);
+	sym_session_free(in.ss);
+	pd_reader_close(in.r);
+	return rc;
+}

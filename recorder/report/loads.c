@@ -1,0 +1,209 @@
+/* loads.c - what each jitted load is: method name and code size from its ELF symbol, then
+ * generation and tier from our ELF's .note.jitprof, else from the jitdump beside the ELFs
+ * (perf inject puts them in the dump's directory), else from load order (session.c). The
+ * dump also gives unload times, and code bytes when the ELF is not at hand. */
+#include <errno.h>
+#include <gelf.h>
+#include <inttypes.h>
+#include <libelf.h>
+#include <limits.h>
+#include <linux/perf_event.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jitdump/jitdump.h"
+#include "recorder/report/report_int.h"
+#include "recorder/symbols/symbols.h"
+#include "synth/synth.h"
+
+struct note_info { uint32_t generation, tier; };
+
+static int parse_note(const void *buf, size_t len, struct note_info *ni)
+{
+	int found = 0;
+	Elf *e = elf_memory((char *)buf, len);
+	size_t shstrndx;
+	if (!e)
+		return 0;
+	if (elf_getshdrstrndx(e, &shstrndx) != 0)
+		goto out;
+	for (Elf_Scn *scn = elf_nextscn(e, NULL); scn && !found; scn = elf_nextscn(e, scn)) {
+		GElf_Shdr sh;
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
+			continue;
+		Elf_Data *d = elf_getdata(scn, NULL);
+		GElf_Nhdr nh;
+		size_t off = 0, name_off, desc_off, next;
+		while (d && (next = gelf_getnote(d, off, &nh, &name_off, &desc_off)) > 0) {
+			const char *nm = (const char *)d->d_buf + name_off;
+			size_t pl = strlen(SYNTH_NOTE_PREFIX);
+			/* The owner name is one NUL-terminated line of key=value text. */
+			if (nh.n_type == SYNTH_NOTE_TYPE && nh.n_namesz > pl &&
+			    !memchr(nm, 0, pl) && !memcmp(nm, SYNTH_NOTE_PREFIX, pl) &&
+			    memchr(nm, 0, nh.n_namesz)) {
+				const char *g = strstr(nm, " generation="), *t = strstr(nm, " tier=");
+				const char *n = strstr(nm, " name=");
+				if (g && (!n || g < n))
+					ni->generation = (uint32_t)strtoul(g + 12, NULL, 10);
+				if (t && (!n || t < n))
+					ni->tier = (uint32_t)strtoul(t + 6, NULL, 10);
+				found = 1;
+				break;
+			}
+			off = next;
+		}
+	}
+out:
+	elf_end(e);
+	return found;
+}
+
+/* One jitdump per (directory, pid), indexed by code_index. */
+struct dump {
+	char dir[PATH_MAX];
+	uint32_t pid;
+	struct jd_index *x;		/* NULL: none there */
+	struct rp_u64map by_index;	/* code_index + 1 -> entry + 1 */
+};
+
+static struct dump *dump_for(struct dump **dumps, size_t *nr, const char *path, uint32_t pid)
+{
+	const char *slash = strrchr(path, '/');
+	size_t dl = slash ? (size_t)(slash - path) : 1;
+	const char *dir = slash ? path : ".";
+	if (dl >= PATH_MAX - 32)
+		return NULL;
+	for (size_t i = 0; i < *nr; i++)
+		if ((*dumps)[i].pid == pid && strlen((*dumps)[i].dir) == dl &&
+		    !strncmp((*dumps)[i].dir, dir, dl))
+			return &(*dumps)[i];
+	struct dump *n = realloc(*dumps, (*nr + 1) * sizeof(*n));
+	if (!n)
+		return NULL;
+	*dumps = n;
+	struct dump *d = &n[(*nr)++];
+	memset(d, 0, sizeof(*d));
+	memcpy(d->dir, dir, dl);
+	d->pid = pid;
+	char dump_path[PATH_MAX + 32];
+	snprintf(dump_path, sizeof(dump_path), "%s/jit-%u.dump", d->dir, pid);
+	if (jd_index_open(&d->x, dump_path, NULL, 0) < 0) {
+		d->x = NULL;
+		return d;
+	}
+	for (size_t i = 0; i < jd_index_nr_loads(d->x); i++)
+		rp_map_put(&d->by_index, jd_index_load(d->x, i)->load.code_index + 1,
+			   (uint32_t)i + 1);
+	return d;
+}
+
+static const struct jd_load_entry *dump_entry(struct dump *d, uint64_t code_index)
+{
+	uint32_t v;
+	if (!d || !d->x || !rp_map_get(&d->by_index, code_index + 1, &v))
+		return NULL;
+	return jd_index_load(d->x, v - 1);
+}
+
+/* Samples per load before rp_session_finish: decides whose code bytes are worth keeping. */
+static uint64_t *count_samples(const struct rp_session *s)
+{
+	uint64_t *n = calloc(s->nr_loads + 1, sizeof(*n));
+	if (!n)
+		return NULL;
+	for (size_t i = 0; i < s->nr_samples; i++) {
+		const struct rp_frame *f = rp_leaf(s, &s->samples[i]);
+		if (f->load)
+			n[f->load]++;
+	}
+	return n;
+}
+
+static void load_code(struct rp_session *s, struct sym_session *ss, struct sym_dso *d,
+		      uint64_t sym_start, const struct jd_load_entry *je, struct rp_load *l)
+{
+	if (!l->code_size || l->code_size > (64u << 20))
+		return;
+	uint8_t *buf = malloc(l->code_size);
+	if (!buf)
+		return;
+	long got = d ? sym_dso_read_code(ss, d, sym_start, buf, l->code_size) : -ENOENT;
+	if (got > 0)
+		l->code = rp_keep_bytes(s, buf, (size_t)got), l->code_size = (uint64_t)got;
+	else if (je && je->load.code && je->load.code_size)
+		l->code = rp_keep_bytes(s, je->load.code, je->load.code_size),
+		l->code_size = je->load.code_size;
+	free(buf);
+}
+
+int rp_ingest_loads(struct rp_session *s, struct sym_session *ss, const char *const *load_path,
+		    const struct rp_ingest_opts *o, char *err, size_t errlen)
+{
+	(void)err;
+	(void)errlen;
+	elf_version(EV_CURRENT);
+	struct dump *dumps = NULL;
+	size_t nr_dumps = 0;
+	uint64_t *hits = o->want_code ? count_samples(s) : NULL;
+	for (size_t i = 0; i < s->nr_loads; i++) {
+		struct rp_load *l = &s->loads[i];
+		struct sym_result res;
+		memset(&res, 0, sizeof(res));
+		if (sym_resolve(ss, l->pid, l->code_addr, l->load_time, PERF_RECORD_MISC_USER, 0,
+				&res) < 0)
+			res.dso = NULL;
+		const char *base = strrchr(load_path[i], '/');
+		l->dso = rp_intern(s, base ? base + 1 : load_path[i]);
+		if (res.sym) {
+			l->method = rp_intern(s, res.sym);
+			if (res.sym_size)
+				l->code_size = res.sym_size;
+			l->code_addr -= res.sym_off;
+		}
+		if (res.dso) {
+			char hex[SYM_BUILD_ID_HEX];
+			const struct sym_build_id *bid = sym_dso_build_id(res.dso);
+			if (bid && bid->size)
+				l->build_id = rp_intern(s, sym_build_id_hex(bid, hex));
+		}
+		struct note_info ni = { 0 };
+		void *buf = NULL;
+		size_t len = 0;
+		if (res.dso && sym_dso_read_file(ss, res.dso, &buf, &len) == 0)
+			parse_note(buf, len, &ni);
+		free(buf);
+		uint64_t code_index = 0;
+		const struct jd_load_entry *je = NULL;
+		if (rp_is_jitted_name(load_path[i], NULL, &code_index))
+			je = dump_entry(dump_for(&dumps, &nr_dumps, load_path[i], l->pid), code_index);
+		if (je && !l->method && je->load.name) {
+			char name[4096];
+			if (o->no_demangle || !sym_java_demangle(je->load.name, name, sizeof(name)))
+				snprintf(name, sizeof(name), "%s", je->load.name);
+			l->method = rp_intern(s, name);
+		}
+		l->generation = ni.generation ? ni.generation : je ? je->generation : 0;
+		l->tier = ni.tier ? ni.tier : je && je->info ? je->info->tier : 0;
+		if (je && je->unload_time && (!l->end_time || je->unload_time < l->end_time))
+			l->end_time = je->unload_time;
+		if (hits && hits[i + 1])
+			load_code(s, ss, res.dso, res.sym_start, je, l);
+	}
+	/* Samples after their code was unloaded belong to no generation. */
+	for (size_t i = 0; i < s->nr_samples; i++) {
+		const struct rp_sample *smp = &s->samples[i];
+		for (uint32_t k = 0; k < smp->nr; k++) {
+			struct rp_frame *f = &s->frames[smp->first + k];
+			const struct rp_load *l = f->load ? &s->loads[f->load - 1] : NULL;
+			if (l && l->end_time && smp->time >= l->end_time)
+				f->flags |= RP_FRAME_UNLOADED;
+		}
+	}
+	for (size_t i = 0; i < nr_dumps; i++) {
+		jd_index_close(dumps[i].x);
+		rp_map_free(&dumps[i].by_index);
+	}
+	free(dumps);
+	free(hits);
+	return 0;
+}

@@ -1,0 +1,210 @@
+/* output.c - machine-readable outputs: JSON (the table's rows, and the generations view when
+ * asked, with the same numbers the tables print) and folded stacks for flamegraph.pl or
+ * speedscope (one line per distinct stack, root first). */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "recorder/report/report_int.h"
+
+void rp_json_str(FILE *out, const char *str)
+{
+	fputc('"', out);
+	for (const unsigned char *p = (const unsigned char *)(str ? str : ""); *p; p++) {
+		if (*p == '"' || *p == '\\')
+			fprintf(out, "\\%c", *p);
+		else if (*p < 0x20)
+			fprintf(out, "\\u%04x", *p);
+		else
+			fputc(*p, out);
+	}
+	fputc('"', out);
+}
+
+void rp_xml_str(FILE *out, const char *str)
+{
+	for (const unsigned char *p = (const unsigned char *)(str ? str : ""); *p; p++) {
+		switch (*p) {
+		case '<': fputs("&lt;", out); break;
+		case '>': fputs("&gt;", out); break;
+		case '&': fputs("&amp;", out); break;
+		case '"': fputs("&quot;", out); break;
+		case '\'': fputs("&apos;", out); break;
+		default:
+			/* XML 1.0 forbids most control characters even escaped. */
+			fputc(*p < 0x20 ? '?' : *p, out);
+		}
+	}
+}
+
+static void json_generations(FILE *out, const struct rp_gen_view *v)
+{
+	fprintf(out, ",\n \"generations\": {\"total_samples\": %" PRIu64 ", \"unloaded_samples\": %"
+		PRIu64 ", \"unknown_samples\": %" PRIu64 ", \"methods\": [", v->total_samples,
+		v->unloaded_samples, v->unknown_samples);
+	for (size_t i = 0; i < v->nr_methods; i++) {
+		const struct rp_gen_method *m = &v->methods[i];
+		fprintf(out, "%s\n  {\"pid\": %u, \"method\": ", i ? "," : "", m->pid);
+		rp_json_str(out, m->method);
+		fprintf(out, ", \"generations\": [");
+		for (size_t k = 0; k < m->nr_rows; k++) {
+			const struct rp_gen_row *r = &m->rows[k];
+			fprintf(out, "%s\n   {\"generation\": %u, \"tier\": \"%s\", \"load_time_s\": %.6f, "
+				"\"lifetime_s\": %.6f, \"code_size\": %" PRIu64 ", \"samples\": %" PRIu64
+				", \"process_samples\": %" PRIu64 ", \"share\": %.6f, "
+				"\"samples_per_sec\": %.3f, \"dso\": ", k ? "," : "",
+				r->load->generation, rp_tier_name(r->load->tier), r->rel_load_s,
+				r->lifetime_s, r->load->code_size, r->samples, r->proc_samples, r->share,
+				r->per_sec);
+			rp_json_str(out, r->load->dso);
+			fprintf(out, ", \"build_id\": ");
+			if (r->load->build_id)
+				rp_json_str(out, r->load->build_id);
+			else
+				fputs("null", out);
+			fprintf(out, ", \"hottest_lines\": [");
+			for (int h = 0; h < r->nr_hot; h++) {
+				fprintf(out, "%s{\"file\": ", h ? ", " : "");
+				rp_json_str(out, r->hot[h].file);
+				fprintf(out, ", \"line\": %u, \"samples\": %" PRIu64 "}", r->hot[h].line,
+					r->hot[h].samples);
+			}
+			fprintf(out, "]}");
+		}
+		fprintf(out, "]}");
+	}
+	fprintf(out, "]}");
+}
+
+int rp_print_json(FILE *out, const struct rp_hist *h, const struct rp_session *s,
+		  const char *method_regex, int with_generations)
+{
+	char buf[4096];
+	fprintf(out, "{\"event\": ");
+	rp_json_str(out, s->event);
+	fprintf(out, ", \"samples\": %" PRIu64 ", \"total_period\": %" PRIu64 ", \"lost\": %" PRIu64
+		", \"start_ns\": %" PRIu64 ", \"end_ns\": %" PRIu64 ",\n \"sort\": [", h->total_samples,
+		h->total_period, s->lost, s->start, s->end);
+	for (int k = 0; k < h->nr_keys; k++)
+		fprintf(out, "%s\"%s\"", k ? ", " : "", rp_key_name(h->keys[k]));
+	fprintf(out, "],\n \"rows\": [");
+	for (size_t i = 0; i < h->nr_entries; i++) {
+		const struct rp_entry *e = &h->entries[i];
+		fprintf(out, "%s\n  {\"overhead\": %.4f, \"period\": %" PRIu64 ", \"samples\": %" PRIu64,
+			i ? "," : "", h->total_period ? 100.0 * e->period / h->total_period : 0,
+			e->period, e->samples);
+		for (int k = 0; k < h->nr_keys; k++) {
+			fprintf(out, ", \"%s\": ", rp_key_name(h->keys[k]));
+			rp_json_str(out, rp_entry_key_str(h, e, h->keys[k], buf, sizeof(buf)));
+		}
+		fputc('}', out);
+	}
+	fprintf(out, "]");
+	if (with_generations) {
+		struct rp_gen_view v;
+		char err[256];
+		int rc = rp_gen_view_build(&v, s, method_regex, err, sizeof(err));
+		if (rc)
+			return rc;
+		json_generations(out, &v);
+		rp_gen_view_free(&v);
+	}
+	fprintf(out, "}\n");
+	return ferror(out) ? -EIO : 0;
+}
+
+/* ---- folded stacks ------------------------------------------------------------------ */
+
+struct stack_count { char *stack; uint64_t count; uint64_t hash; };
+
+static int stack_order(const void *a, const void *b)
+{
+	return strcmp(((const struct stack_count *)a)->stack, ((const struct stack_count *)b)->stack);
+}
+
+/* "comm;outer;...;leaf" of one sample; semicolons inside names would split frames. */
+static size_t stack_of(const struct rp_session *s, const struct rp_sample *smp, char *buf,
+		       size_t len)
+{
+	char name[1024];
+	size_t n = (size_t)snprintf(buf, len, "%s", smp->comm ? smp->comm : "?");
+	for (uint32_t i = smp->nr; i-- > 0 && n + 2 < len;) {
+		rp_frame_name(s, &s->frames[smp->first + i], 1, name, sizeof(name));
+		for (char *p = name; *p; p++)
+			if (*p == ';' || *p == '\n')
+				*p = ':';
+		n += (size_t)snprintf(buf + n, len - n, ";%s", name);
+	}
+	return n < len ? n : len - 1;
+}
+
+int rp_collapse(const struct rp_session *s, struct rp_stacks *out)
+{
+	size_t cap = 1024;
+	memset(out, 0, sizeof(*out));
+	while (cap < s->nr_samples * 2)
+		cap *= 2;
+	struct stack_count *t = calloc(cap, sizeof(*t));
+	char *buf = malloc(RP_STACK_MAX);
+	if (!t || !buf) {
+		free(t);
+		free(buf);
+		return -ENOMEM;
+	}
+	size_t n = 0;
+	for (size_t i = 0; i < s->nr_samples; i++) {
+		size_t len = stack_of(s, &s->samples[i], buf, RP_STACK_MAX);
+		uint64_t hsh = rp_hash_bytes(buf, len, 0);
+		size_t j = hsh & (cap - 1);
+		while (t[j].stack && (t[j].hash != hsh || strcmp(t[j].stack, buf)))
+			j = (j + 1) & (cap - 1);
+		if (!t[j].stack) {
+			t[j].stack = strdup(buf);
+			t[j].hash = hsh;
+			if (!t[j].stack)
+				break;
+			n++;
+		}
+		t[j].count++;
+	}
+	free(buf);
+	/* Compact and sort: stable output, and what flamegraph.pl expects. */
+	size_t k = 0;
+	for (size_t j = 0; j < cap; j++)
+		if (t[j].stack)
+			t[k++] = t[j];
+	qsort(t, k, sizeof(*t), stack_order);
+	out->v = malloc((k ? k : 1) * sizeof(*out->v));
+	if (!out->v) {
+		for (size_t j = 0; j < k; j++)
+			free(t[j].stack);
+		free(t);
+		return -ENOMEM;
+	}
+	for (size_t j = 0; j < k; j++)
+		out->v[j] = (struct rp_stack){ t[j].stack, t[j].count };
+	out->n = k;
+	free(t);
+	return n == k ? 0 : -ENOMEM;
+}
+
+void rp_stacks_free(struct rp_stacks *st)
+{
+	for (size_t i = 0; i < st->n; i++)
+		free(st->v[i].stack);
+	free(st->v);
+	memset(st, 0, sizeof(*st));
+}
+
+int rp_print_collapsed(FILE *out, const struct rp_session *s)
+{
+	struct rp_stacks st;
+	int rc = rp_collapse(s, &st);
+	if (rc)
+		return rc;
+	for (size_t i = 0; i < st.n; i++)
+		fprintf(out, "%s %" PRIu64 "\n", st.v[i].stack, st.v[i].count);
+	rp_stacks_free(&st);
+	return ferror(out) ? -EIO : 0;
+}
