@@ -71,7 +71,11 @@ static int one_load(const struct synth_opts *o, const struct jd_header *hdr,
 		c->skipped++;
 		return 0;
 	}
-	int rc = synth_build(&in, &elf, err, sizeof(err));
+	int rc = synth_input_drop_bad_debug(&in, err, sizeof(err));
+	if (rc == 1)
+		cli_warn("%s: code load at offset %" PRIu64 " (code_index %" PRIu64 "): %s; "
+			 "its ELF has the symbol only", o->dump, e->offset, in.code_index, err);
+	rc = rc < 0 ? rc : synth_build(&in, &elf, err, sizeof(err));
 	if (rc) {
 		cli_warn("%s: code load at offset %" PRIu64 " (code_index %" PRIu64 "): %s",
 			 o->dump, e->offset, in.code_index, err);

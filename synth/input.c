@@ -159,10 +159,11 @@ static int check_unwind(const struct synth_input *in, char *err, size_t errlen)
 				 "unwind data: eh_frame_hdr_size %" PRIu64 " / mapped_size %"
 				 PRIu64 " exceed unwinding_size %" PRIu64, in->eh_frame_hdr_size,
 				 in->mapped_size, in->unwind_size);
-	return 0;
+	return synth_check_unwind(in, err, errlen);
 }
 
-int synth_validate(const struct synth_input *in, char *err, size_t errlen)
+/* What must hold whatever the debug data: the ELF's identity and its code. */
+static int check_core(const struct synth_input *in, char *err, size_t errlen)
 {
 	uint16_t m = synth_machine(in);
 	if (m != EM_X86_64 && m != EM_AARCH64 && m != EM_RISCV)
@@ -182,10 +183,44 @@ int synth_validate(const struct synth_input *in, char *err, size_t errlen)
 	if (in->code_addr > UINT64_MAX - in->code_size)
 		return synth_err(err, errlen, -EINVAL, "code 0x%" PRIx64 "+0x%" PRIx64
 				 " wraps the address space", in->code_addr, in->code_size);
-	int rc = check_lines(in, err, errlen);
+	return 0;
+}
+
+int synth_validate(const struct synth_input *in, char *err, size_t errlen)
+{
+	int rc = check_core(in, err, errlen);
+	if (!rc)
+		rc = check_lines(in, err, errlen);
 	if (!rc)
 		rc = check_inline(in, err, errlen);
 	if (!rc)
 		rc = check_unwind(in, err, errlen);
 	return rc;
+}
+
+int synth_input_drop_bad_debug(struct synth_input *in, char *err, size_t errlen)
+{
+	int rc = check_core(in, err, errlen), dropped = 0;
+	if (rc)
+		return rc;
+	if (check_lines(in, err, errlen)) {
+		in->lines = NULL;
+		in->nr_lines = 0;
+		dropped = 1;
+	}
+	/* err keeps the first reason: later checks write only into a scratch buffer. */
+	char scratch[256];
+	char *e = dropped ? scratch : err;
+	size_t elen = dropped ? sizeof(scratch) : errlen;
+	if (check_inline(in, e, elen)) {
+		in->inl = NULL;
+		e = scratch, elen = sizeof(scratch);
+		dropped = 1;
+	}
+	if (check_unwind(in, e, elen)) {
+		in->unwind = NULL;
+		in->unwind_size = in->eh_frame_hdr_size = in->mapped_size = 0;
+		dropped = 1;
+	}
+	return dropped;
 }

@@ -57,6 +57,12 @@ void synth_input_from_load(struct synth_input *in, const struct jd_header *hdr,
 /* Checks everything synth_build would refuse (code_size 0, oversized name, lines unsorted or
  * outside the code, inconsistent unwind sizes, bad inline tables). 0 or -EINVAL/-ENOTSUP. */
 int synth_validate(const struct synth_input *in, char *err, size_t errlen);
+/* For callers that prefer a symbol-only ELF to none: when only the line table, inline table or
+ * unwind data are bad (real dumps carry such: node 20 writes garbage DEBUG_INFO entries for
+ * some code), drops what is bad and returns 1 with the reason in err; 0 if in was valid; a
+ * negative errno if in cannot make an ELF at all. Use it before synth_build_id too, so ids and
+ * ELFs agree. */
+int synth_input_drop_bad_debug(struct synth_input *in, char *err, size_t errlen);
 
 /* The deterministic build-id without building the ELF: SHA-1 (libcrypto EVP) over tagged,
  * length-prefixed fields: e_machine, name, generation, code_index, code_addr, tier, code,

@@ -12,6 +12,8 @@ int synth_err(char *err, size_t errlen, int rc, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 uint16_t synth_host_machine(void);
 uint16_t synth_machine(const struct synth_input *in);
+/* The unwind blob's record chain and header (eh_frame.c); sizes already checked. */
+int synth_check_unwind(const struct synth_input *in, char *err, size_t errlen);
 
 /* Growable buffer. Errors are sticky: after a failed allocation every append is a no-op and
  * buf.oom is set, so encoders check once at the end. Targets are little-endian only. */
