@@ -351,13 +351,15 @@ static const struct pd_evsel *find_evsel(const struct pd_reader *r, const uint8_
 	return id ? pd_reader_evsel_by_id(r, id) : &r->evsels[0];
 }
 
-int pd_decode(const struct pd_reader *r, const void *rec, size_t size, struct pd_event *ev)
+/* attr: the attr this record belongs to (NULL: resolve it through r, if any). */
+static int decode(const struct pd_reader *r, const struct perf_event_attr *attr, const void *rec,
+		  size_t size, struct pd_event *ev)
 {
 	const struct perf_event_header *h = rec;
 	const uint8_t *b = rec;
 	struct cur c;
 	size_t sid_sz = 0;
-	const struct pd_evsel *es;
+	const struct pd_evsel *es = NULL;
 
 	memset(&ev->u, 0, sizeof(ev->u));
 	memset(&ev->sid, 0, sizeof(ev->sid));
@@ -390,21 +392,24 @@ int pd_decode(const struct pd_reader *r, const void *rec, size_t size, struct pd
 		return c.bad ? -EINVAL : 0;
 	}
 
-	es = find_evsel(r, b, size, h->type == PERF_RECORD_SAMPLE);
-	ev->evsel = es;
+	if (!attr) {
+		es = find_evsel(r, b, size, h->type == PERF_RECORD_SAMPLE);
+		ev->evsel = es;
+		attr = es ? &es->attr : NULL;
+	}
 	if (h->type == PERF_RECORD_SAMPLE) {
 		struct pd_sample *s = &ev->u.sample;
-		if (!es)
+		if (!attr)
 			return 0;	/* unknown id: delivered undecoded */
-		if (decode_sample(&es->attr, &c, s))
+		if (decode_sample(attr, &c, s))
 			return -EINVAL;
 		ev->sid = (struct pd_sid){ .pid = s->pid, .tid = s->tid, .time = s->time,
 					   .id = s->id, .stream_id = s->stream_id, .cpu = s->cpu };
 		return 0;
 	}
-	if (es && es->attr.sample_id_all) {
-		sid_sz = pd_sid_size(&es->attr);
-		if (pd_sid_parse(&es->attr, b, size, &ev->sid))
+	if (attr && attr->sample_id_all) {
+		sid_sz = pd_sid_size(attr);
+		if (pd_sid_parse(attr, b, size, &ev->sid))
 			return -EINVAL;
 		ev->has_sid = true;
 		c.end -= sid_sz;
@@ -475,6 +480,17 @@ int pd_decode(const struct pd_reader *r, const void *rec, size_t size, struct pd
 		break;	/* other kernel types: raw bytes and sid only */
 	}
 	return c.bad ? -EINVAL : 0;
+}
+
+int pd_decode(const struct pd_reader *r, const void *rec, size_t size, struct pd_event *ev)
+{
+	return decode(r, NULL, rec, size, ev);
+}
+
+int pd_decode_attr(const struct perf_event_attr *attr, const void *rec, size_t size,
+		   struct pd_event *ev)
+{
+	return decode(NULL, attr, rec, size, ev);
 }
 
 uint64_t pd_event_time(const struct pd_event *ev)

@@ -211,6 +211,9 @@ struct pd_event {
  * reader itself and by pd_ordered. r may be NULL for records that need no attr. */
 struct pd_reader;
 int pd_decode(const struct pd_reader *r, const void *rec, size_t size, struct pd_event *ev);
+/* The same against a known attr (a recorder decoding its own events); ev->evsel is NULL. */
+int pd_decode_attr(const struct perf_event_attr *attr, const void *rec, size_t size,
+		   struct pd_event *ev);
 
 /* ---------------------------------------------------------------------------------------
  * Reader. Streams the data section in constant memory (bounded window, pread/read).

@@ -1,0 +1,246 @@
+/* buildid.c - build-ids for mappings the kernel gave none for: a side thread reads the ELF
+ * note (libelf + dwelf) as MMAP2 records arrive, so the recorder's loop never waits on disk
+ * and the id can follow the mapping into the stream (pipe mode too). Also the kernel's own
+ * id from /sys/kernel/notes. */
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <elfutils/libdwelf.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <unistd.h>
+
+#include "recorder/record/record_int.h"
+
+/* [vdso] is the same kernel image in every process: read our own, from memory. */
+static int vdso_build_id(uint8_t id[PD_BUILD_ID_MAX], size_t *size)
+{
+	const GElf_Ehdr *eh = (const void *)getauxval(AT_SYSINFO_EHDR);
+	Elf *elf;
+	const void *p;
+	ssize_t n;
+
+	if (!eh || memcmp(eh->e_ident, ELFMAG, SELFMAG) || eh->e_ident[EI_CLASS] != ELFCLASS64)
+		return -ENOENT;
+	elf_version(EV_CURRENT);
+	elf = elf_memory((char *)eh, eh->e_shoff + (size_t)eh->e_shnum * eh->e_shentsize);
+	if (!elf)
+		return -ENOEXEC;
+	n = dwelf_elf_gnu_build_id(elf, &p);
+	if (n > 0) {
+		*size = (size_t)n < PD_BUILD_ID_MAX ? (size_t)n : PD_BUILD_ID_MAX;
+		memcpy(id, p, *size);
+	}
+	elf_end(elf);
+	return n > 0 ? 0 : -ENOENT;
+}
+
+int rec_read_build_id(const char *path, uint8_t id[PD_BUILD_ID_MAX], size_t *size)
+{
+	int fd;
+	Elf *elf;
+	const void *p;
+	ssize_t n;
+
+	*size = 0;
+	if (!strcmp(path, "[vdso]"))
+		return vdso_build_id(id, size);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	elf_version(EV_CURRENT);
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!elf) {
+		close(fd);
+		return -ENOEXEC;
+	}
+	n = dwelf_elf_gnu_build_id(elf, &p);
+	if (n > 0) {
+		*size = (size_t)n < PD_BUILD_ID_MAX ? (size_t)n : PD_BUILD_ID_MAX;
+		memcpy(id, p, *size);
+	}
+	elf_end(elf);
+	close(fd);
+	return n > 0 ? 0 : -ENOENT;
+}
+
+/* /sys/kernel/notes is a raw sequence of ELF notes: {namesz, descsz, type, name, desc}. */
+int rec_kernel_build_id(uint8_t id[PD_BUILD_ID_MAX], size_t *size)
+{
+	uint8_t buf[4096];
+	int fd = open("/sys/kernel/notes", O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+	size_t off = 0;
+
+	*size = 0;
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, sizeof(buf));
+	close(fd);
+	while (n > 0 && off + 12 <= (size_t)n) {
+		uint32_t nsz, dsz, type;
+		memcpy(&nsz, buf + off, 4);
+		memcpy(&dsz, buf + off + 4, 4);
+		memcpy(&type, buf + off + 8, 4);
+		size_t name = off + 12, desc = name + (((nsz) + 3u) & ~3u);
+		if (nsz > (size_t)n || dsz > (size_t)n || desc + dsz > (size_t)n)
+			break;
+		if (type == NT_GNU_BUILD_ID && nsz == 4 && !memcmp(buf + name, "GNU", 4)) {
+			*size = dsz < PD_BUILD_ID_MAX ? dsz : PD_BUILD_ID_MAX;
+			memcpy(id, buf + desc, *size);
+			return 0;
+		}
+		off = desc + (((dsz) + 3u) & ~3u);
+	}
+	return -ENOENT;
+}
+
+struct req {
+	char *path;
+	pid_t pid;
+};
+
+struct rec_bid_thread {
+	pthread_t th;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	struct req *q;
+	size_t qn, qcap, qhead;
+	struct rec_bid_result *res;
+	size_t rn, rcap;
+	bool stop;
+};
+
+static void *worker(void *arg)
+{
+	struct rec_bid_thread *t = arg;
+
+	pthread_mutex_lock(&t->mu);
+	for (;;) {
+		while (t->qhead == t->qn && !t->stop)
+			pthread_cond_wait(&t->cv, &t->mu);
+		if (t->qhead == t->qn)
+			break;
+		struct req r = t->q[t->qhead++];
+		pthread_mutex_unlock(&t->mu);
+
+		struct rec_bid_result res = { .path = r.path };
+		char alt[4200];
+		if (rec_read_build_id(r.path, res.id, &res.size) && r.pid > 0) {
+			/* The mapping may live in another mount namespace. */
+			snprintf(alt, sizeof(alt), "/proc/%d/root%s", (int)r.pid, r.path);
+			rec_read_build_id(alt, res.id, &res.size);
+		}
+		pthread_mutex_lock(&t->mu);
+		if (t->rn == t->rcap) {
+			size_t n = t->rcap ? 2 * t->rcap : 64;
+			struct rec_bid_result *p = realloc(t->res, n * sizeof(*p));
+			if (!p) {
+				free(res.path);
+				continue;
+			}
+			t->res = p;
+			t->rcap = n;
+		}
+		t->res[t->rn++] = res;
+	}
+	pthread_mutex_unlock(&t->mu);
+	return NULL;
+}
+
+int rec_bid_start(struct rec_bid_thread **out)
+{
+	struct rec_bid_thread *t = calloc(1, sizeof(*t));
+	int err;
+
+	*out = NULL;
+	if (!t)
+		return -ENOMEM;
+	pthread_mutex_init(&t->mu, NULL);
+	pthread_cond_init(&t->cv, NULL);
+	elf_version(EV_CURRENT);
+	err = pthread_create(&t->th, NULL, worker, t);
+	if (err) {
+		free(t);
+		return -err;
+	}
+	*out = t;
+	return 0;
+}
+
+int rec_bid_request(struct rec_bid_thread *t, const char *path, pid_t pid)
+{
+	char *p = strdup(path);
+	int err = 0;
+
+	if (!p)
+		return -ENOMEM;
+	pthread_mutex_lock(&t->mu);
+	if (t->qn == t->qcap) {
+		/* Compact consumed entries before growing. */
+		memmove(t->q, t->q + t->qhead, (t->qn - t->qhead) * sizeof(*t->q));
+		t->qn -= t->qhead;
+		t->qhead = 0;
+		if (t->qn == t->qcap) {
+			size_t n = t->qcap ? 2 * t->qcap : 64;
+			struct req *q = realloc(t->q, n * sizeof(*q));
+			if (q) {
+				t->q = q;
+				t->qcap = n;
+			} else {
+				err = -ENOMEM;
+			}
+		}
+	}
+	if (!err) {
+		t->q[t->qn++] = (struct req){ p, pid };
+		pthread_cond_signal(&t->cv);
+	} else {
+		free(p);
+	}
+	pthread_mutex_unlock(&t->mu);
+	return err;
+}
+
+size_t rec_bid_poll(struct rec_bid_thread *t, struct rec_bid_result *out, size_t max)
+{
+	size_t n;
+
+	pthread_mutex_lock(&t->mu);
+	n = t->rn < max ? t->rn : max;
+	memcpy(out, t->res, n * sizeof(*out));
+	memmove(t->res, t->res + n, (t->rn - n) * sizeof(*out));
+	t->rn -= n;
+	pthread_mutex_unlock(&t->mu);
+	return n;
+}
+
+void rec_bid_stop(struct rec_bid_thread *t)
+{
+	if (!t || t->stop)
+		return;
+	pthread_mutex_lock(&t->mu);
+	t->stop = true;
+	pthread_cond_signal(&t->cv);
+	pthread_mutex_unlock(&t->mu);
+	pthread_join(t->th, NULL);
+}
+
+void rec_bid_free(struct rec_bid_thread *t)
+{
+	if (!t)
+		return;
+	rec_bid_stop(t);
+	for (size_t i = t->qhead; i < t->qn; i++)
+		free(t->q[i].path);
+	for (size_t i = 0; i < t->rn; i++)
+		free(t->res[i].path);
+	free(t->q);
+	free(t->res);
+	pthread_mutex_destroy(&t->mu);
+	pthread_cond_destroy(&t->cv);
+	free(t);
+}

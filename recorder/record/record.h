@@ -1,0 +1,44 @@
+/* record.h - the engine behind `jitprof record` (recorder/record/, librecorder-record.a): opens
+ * perf events per CPU, drains their ring buffers, synthesizes what existed before the start,
+ * resolves build-ids on a side thread, and writes perf.data through recorder/perfdata. */
+#ifndef JITPROF_RECORD_H
+#define JITPROF_RECORD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct rec_opts {
+	int clockid;		/* -1: the kernel's perf clock (no use_clockid) */
+	uint64_t freq;		/* -F (0: use period) */
+	uint64_t period;	/* -c */
+	const char *event;	/* -e; NULL: cycles where the PMU has them, else cpu-clock */
+	bool callchain;		/* -g */
+	pid_t pid;		/* -p (0: none) */
+	bool system_wide;	/* -a */
+	const char *output;	/* -o; "-" = pipe mode on stdout */
+	char **argv;		/* workload (NULL-terminated) or NULL */
+	size_t mmap_pages;	/* data pages per CPU buffer (power of two; 0 = default) */
+	int orig_argc;		/* the command line, for the CMDLINE feature */
+	const char *const *orig_argv;
+	bool quiet;
+};
+
+struct rec_stats {
+	uint64_t samples;
+	uint64_t lost;		/* samples the kernel dropped (PERF_RECORD_LOST) */
+	uint64_t records;
+	uint64_t bytes;
+	uint64_t build_ids;	/* build-ids resolved by the side thread */
+	int workload_status;	/* exit code of the workload (128+sig if killed), or 0 */
+	char event_name[64];
+};
+
+/* Parses a -k value: mono, monotonic, CLOCK_MONOTONIC, 1, raw, boot, realtime, tai (and
+ * CLOCK_* spellings / numbers of those). Returns the clockid or -EINVAL. */
+int rec_parse_clock(const char *s);
+
+/* Runs a whole recording. Returns 0 or -errno; messages go to stderr through cli.h. */
+int rec_run(const struct rec_opts *o, struct rec_stats *st);
+
+#endif

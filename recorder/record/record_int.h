@@ -1,0 +1,107 @@
+/* record_int.h - the pieces of recorder/record/ and how they meet: events.c (perf_event_open
+ * per CPU, ring buffers), synth.c (/proc and kernel maps), buildid.c (the side thread),
+ * hits.c (which DSOs got samples), session.c (the loop that ties them to a pd_writer). */
+#ifndef JITPROF_RECORD_INT_H
+#define JITPROF_RECORD_INT_H
+
+#include <linux/perf_event.h>
+#include <stddef.h>
+
+#include "recorder/perfdata/perfdata.h"
+#include "recorder/record/record.h"
+
+/* ---- events.c ---- */
+struct rec_ring {
+	int fd;
+	int cpu;
+	struct perf_event_mmap_page *pc;
+	uint8_t *data;
+	uint64_t size;		/* data bytes, a power of two */
+	size_t map_len;
+};
+
+struct rec_events {
+	struct perf_event_attr attr;
+	char name[64];
+	int *cpus;
+	size_t ncpus;
+	int *fds;
+	size_t nfds, capfds;
+	uint64_t *ids;
+	struct rec_ring *rings;	/* one per CPU */
+	size_t nrings;
+	bool exclude_kernel;
+};
+
+/* pid > 0 with inherit (a workload or -p threads), pid -1 for -a. tids: threads to open for
+ * (NULL: just pid). Events start disabled; workload events arm enable_on_exec. */
+int rec_events_open(struct rec_events *ev, const struct rec_opts *o, const pid_t *tids,
+		    size_t ntids, bool workload);
+int rec_events_enable(struct rec_events *ev);
+int rec_events_disable(struct rec_events *ev);
+void rec_events_close(struct rec_events *ev);
+
+/* Calls fn for every record between tail and head, then releases the space. A record that
+ * wraps the buffer end is copied into tmp (>= 64 KiB). Returns bytes consumed or -errno. */
+typedef int (*rec_sink_fn)(void *ctx, const struct perf_event_header *h);
+long rec_ring_drain(struct rec_ring *r, uint8_t *tmp, rec_sink_fn fn, void *ctx);
+
+/* ---- buildid.c ---- */
+int rec_read_build_id(const char *path, uint8_t id[PD_BUILD_ID_MAX], size_t *size);
+int rec_kernel_build_id(uint8_t id[PD_BUILD_ID_MAX], size_t *size);
+
+struct rec_bid_thread;
+struct rec_bid_result {
+	char *path;		/* malloc'd; the caller frees */
+	uint8_t id[PD_BUILD_ID_MAX];
+	size_t size;		/* 0: no build-id could be read */
+};
+int rec_bid_start(struct rec_bid_thread **t);
+int rec_bid_request(struct rec_bid_thread *t, const char *path, pid_t pid);
+/* Takes up to max finished results; returns their number. */
+size_t rec_bid_poll(struct rec_bid_thread *t, struct rec_bid_result *out, size_t max);
+/* Finishes the queue, joins the thread (results stay pollable), frees with rec_bid_free. */
+void rec_bid_stop(struct rec_bid_thread *t);
+void rec_bid_free(struct rec_bid_thread *t);
+
+/* ---- hits.c ---- */
+enum rec_bid_state { BID_UNKNOWN, BID_REQUESTED, BID_KNOWN, BID_NONE };
+struct rec_dso {
+	char *name;
+	uint16_t cpumode;
+	bool hit;
+	enum rec_bid_state state;
+	uint8_t id[PD_BUILD_ID_MAX];
+	uint8_t id_size;
+};
+struct rec_hits;
+struct rec_hits *rec_hits_new(void);
+void rec_hits_free(struct rec_hits *h);
+struct rec_dso *rec_hits_dso(struct rec_hits *h, const char *name, uint16_t cpumode);
+int rec_hits_mmap(struct rec_hits *h, uint32_t pid, uint64_t start, uint64_t len,
+		  struct rec_dso *d);
+void rec_hits_fork(struct rec_hits *h, uint32_t pid, uint32_t ppid);
+void rec_hits_exec(struct rec_hits *h, uint32_t pid);
+void rec_hits_sample(struct rec_hits *h, uint32_t pid, uint64_t ip, uint16_t cpumode);
+void rec_hits_finish(struct rec_hits *h);
+size_t rec_hits_nr_dsos(const struct rec_hits *h);
+struct rec_dso *rec_hits_dso_at(struct rec_hits *h, size_t i);
+
+/* ---- synth.c ---- */
+struct rec_synth_ctx {
+	struct pd_writer *w;
+	struct rec_hits *hits;
+	struct rec_bid_thread *bids;
+	bool pipe;
+};
+/* "[kernel.kallsyms]_text" with pgoff = runtime _text and the kernel build-id. */
+int rec_synth_kernel(struct rec_synth_ctx *c);
+/* COMM (+FORK with fork=true) for each thread and MMAP2 for each executable map of pid. */
+int rec_synth_process(struct rec_synth_ctx *c, pid_t pid, bool fork);
+int rec_synth_all(struct rec_synth_ctx *c);
+/* Threads of pid from /proc/<pid>/task (malloc'd array). */
+int rec_list_threads(pid_t pid, pid_t **tids, size_t *n);
+/* Feeds one MMAP2/MMAP the recorder saw into hits and the build-id machinery. */
+void rec_note_mmap(struct rec_synth_ctx *c, const struct pd_mmap *m, uint16_t misc);
+
+#endif
