@@ -192,20 +192,20 @@ uint64_t dso_off_to_vaddr(struct sym_dso *d, uint64_t off)
 int dso_open(struct sym_session *s, struct sym_dso *d)
 {
 	(void)s;
-	if (d->elf)
-		return 0;
+	if (d->layout_done)
+		return d->elf ? 0 : -ENOENT;
 	if (d->find_rc)
 		return d->find_rc;
-	if (d->image)
+	if (!d->elf && d->image)
 		d->elf = elf_memory(d->image, d->image_len);
-	else if (d->fd >= 0)
+	else if (!d->elf && d->fd >= 0)
 		d->elf = elf_begin(d->fd, ELF_C_READ_MMAP, NULL);
+	d->layout_done = 1;
 	if (!d->elf || elf_kind(d->elf) != ELF_K_ELF) {
 		if (d->elf)
 			elf_end(d->elf);
 		d->elf = NULL;
-		d->find_rc = -EINVAL;
-		return d->find_rc;
+		return -EINVAL;
 	}
 	return read_layout(d);
 }

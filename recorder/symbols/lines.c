@@ -150,8 +150,16 @@ int lines_lookup(struct sym_session *s, struct sym_dso *d, struct sym_cached *c)
 		c->srcfile = sess_intern(s, dwarf_linesrc(l, NULL, NULL));
 		c->line = ln > 0 ? (unsigned)ln : 0;
 	}
-	Dwarf_Die *scopes = NULL;
+	/* dwarf_getscopes continues an inlined instance with its abstract origin's scopes;
+	 * the real nesting comes from the innermost DIE's own parents */
+	Dwarf_Die *scopes = NULL, inner;
 	int n = dwarf_getscopes(&cudie, c->addr, &scopes);
+	if (n <= 0)
+		return 0;
+	inner = scopes[0];
+	free(scopes);
+	scopes = NULL;
+	n = dwarf_getscopes_die(&inner, &scopes);
 	if (n <= 0)
 		return 0;
 	/* frames: each inlined_subroutine up to the enclosing subprogram, innermost first */

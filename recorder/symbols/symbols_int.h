@@ -72,6 +72,7 @@ struct sym_dso {
 	Elf *dbg_elf;			/* separate debug info, or NULL */
 	int is_rel;			/* ET_REL (kernel modules): no phdrs */
 
+	int layout_done;
 	struct phdr_map *phdrs;
 	size_t n_phdrs;
 	struct phdr_map *scns;		/* fallback translation by section */

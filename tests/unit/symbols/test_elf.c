@@ -1,0 +1,231 @@
+/* test_elf.c - ELF symbols and DWARF lines with inlined frames (recorder/symbols/elfsym.c,
+ * lines.c, dso.c) on programs gcc builds here (-g -O2, forced inlining), checked address by
+ * address against `nm` and `addr2line -f -i` as the oracles. */
+#include <criterion/criterion.h>
+#include <gelf.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "recorder/symbols/symbols.h"
+#include "tests/lib/testutil.h"
+
+static const char *src =
+	"#include <stdlib.h>\n"
+	"static inline __attribute__((always_inline)) int sq(int x)\n"
+	"{\n"
+	"	return x * x + (x >> 3);\n"
+	"}\n"
+	"static inline __attribute__((always_inline)) int addsq(int a, int b)\n"
+	"{\n"
+	"	int r = sq(a);\n"
+	"	r ^= sq(b + 1);\n"
+	"	return r;\n"
+	"}\n"
+	"__attribute__((noinline)) int work(const int *v, int n)\n"
+	"{\n"
+	"	int s = 0;\n"
+	"	for (int i = 0; i < n; i++)\n"
+	"		s += addsq(v[i], i);\n"
+	"	return s;\n"
+	"}\n"
+	"__attribute__((noinline)) long other(long x)\n"
+	"{\n"
+	"	long t = 1;\n"
+	"	while (x-- > 0)\n"
+	"		t = t * 3 + sq((int)x);\n"
+	"	return t;\n"
+	"}\n"
+	"int main(int argc, char **argv)\n"
+	"{\n"
+	"	int v[4] = { argc, 2, 3, 4 };\n"
+	"	return work(v, 4) + (int)other(argv[0][0]);\n"
+	"}\n";
+
+struct seg {
+	uint64_t vaddr, off, memsz;
+};
+
+/* The executable PT_LOAD of an ELF, as the loader maps it (page-aligned). */
+static struct seg exec_segment(const char *path)
+{
+	struct seg sg = { 0 };
+	elf_version(EV_CURRENT);
+	int fd = open(path, O_RDONLY);
+	cr_assert_geq(fd, 0);
+	Elf *e = elf_begin(fd, ELF_C_READ, NULL);
+	size_t n = 0;
+	cr_assert(e && !elf_getphdrnum(e, &n));
+	for (size_t i = 0; i < n; i++) {
+		GElf_Phdr ph;
+		if (gelf_getphdr(e, (int)i, &ph) && ph.p_type == PT_LOAD && (ph.p_flags & PF_X)) {
+			sg.vaddr = ph.p_vaddr & ~0xfffull;
+			sg.off = ph.p_offset & ~0xfffull;
+			sg.memsz = ph.p_memsz + (ph.p_vaddr & 0xfff);
+		}
+	}
+	elf_end(e);
+	close(fd);
+	cr_assert(sg.memsz, "no executable segment in %s", path);
+	return sg;
+}
+
+struct nmsym {
+	uint64_t start, size;
+	char name[128];
+};
+
+static size_t nm_funcs(const char *path, struct nmsym *out, size_t max)
+{
+	char cmd[4200];
+	struct tu_result r;
+	snprintf(cmd, sizeof(cmd), "nm -S --defined-only %s", path);
+	cr_assert_eq(tu_sh(&r, cmd, 60), 0);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	size_t n = 0;
+	for (char *line = strtok(r.out, "\n"); line && n < max; line = strtok(NULL, "\n")) {
+		unsigned long long a, sz;
+		char t;
+		char name[128];
+		if (sscanf(line, "%llx %llx %c %127s", &a, &sz, &t, name) == 4 &&
+		    (t == 'T' || t == 't') && sz) {
+			out[n].start = a;
+			out[n].size = sz;
+			snprintf(out[n].name, sizeof(out[n].name), "%s", name);
+			n++;
+		}
+	}
+	tu_result_free(&r);
+	return n;
+}
+
+static const char *base_of(const char *p)
+{
+	const char *b = p ? strrchr(p, '/') : NULL;
+	return b ? b + 1 : p ? p : "??";
+}
+
+/* Compares every 2nd address of every sized function with nm and addr2line -f -i -a. */
+static void check_against_oracles(const char *dir, const char *path, uint64_t base)
+{
+	struct sym_build_id bid;
+	cr_assert_eq(sym_elf_build_id(path, &bid, NULL, 0), 0);
+	struct seg sg = exec_segment(path);
+	char bd[4200];
+	snprintf(bd, sizeof(bd), "%s/no-cache", dir);
+	struct sym_opts o = { .sz = sizeof(o), .buildid_dir = bd, .no_debuginfod = 1 };
+	struct sym_session *s = sym_session_new(&o);
+	cr_assert_eq(sym_mmap(s, 7, 7, base + sg.vaddr, sg.memsz, sg.off, path, bid.data, bid.size,
+			      2, 1), 0);
+
+	struct nmsym syms[64];
+	size_t ns = nm_funcs(path, syms, 64);
+	cr_assert_geq(ns, 3);
+	static uint64_t addrs[4096];
+	static const char *want_sym[4096];
+	size_t na = 0;
+	for (size_t i = 0; i < ns; i++)
+		for (uint64_t a = syms[i].start; a < syms[i].start + syms[i].size && na < 4096; a += 2) {
+			want_sym[na] = syms[i].name;
+			addrs[na++] = a;
+		}
+	/* addr2line, one run for all addresses */
+	size_t cmdcap = 64 + strlen(path) + na * 20;
+	char *cmd = malloc(cmdcap);
+	size_t len = (size_t)snprintf(cmd, cmdcap, "addr2line -f -i -a -e %s", path);
+	for (size_t i = 0; i < na; i++)
+		len += (size_t)snprintf(cmd + len, cmdcap - len, " 0x%llx",
+					(unsigned long long)addrs[i]);
+	struct tu_result r;
+	cr_assert_eq(tu_sh(&r, cmd, 120), 0);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	free(cmd);
+
+	size_t checked = 0, inl_seen = 0;
+	char *save = NULL, *line = strtok_r(r.out, "\n", &save);
+	for (size_t i = 0; i < na; i++) {
+		cr_assert(line && line[0] == '0' && line[1] == 'x', "addr2line output out of step");
+		struct sym_result res;
+		cr_assert_eq(sym_resolve(s, 7, base + addrs[i], 5, 2, SYM_RES_LINES, &res), 0);
+		cr_assert_str_eq(res.dso_name, base_of(path));
+		cr_expect_eq(res.dso_addr, addrs[i]);
+		cr_expect_str_eq(res.sym_raw ? res.sym_raw : "(null)", want_sym[i], "sym at 0x%llx",
+				 (unsigned long long)addrs[i]);
+		unsigned k = 0;
+		for (line = strtok_r(NULL, "\n", &save); line && !(line[0] == '0' && line[1] == 'x');
+		     line = strtok_r(NULL, "\n", &save)) {
+			char *fl = strtok_r(NULL, "\n", &save);
+			cr_assert(fl, "addr2line: function without location");
+			char file[1024] = "";
+			unsigned ln = 0;
+			char *colon = strrchr(fl, ':');
+			if (colon) {
+				*colon = 0;
+				snprintf(file, sizeof(file), "%s", fl);
+				ln = (unsigned)strtoul(colon + 1, NULL, 10);
+			}
+			/* no DWARF here (crt code): addr2line falls back to the symbol name */
+			if (!strncmp(fl, "??", 2))
+				continue;
+			cr_assert_lt(k, res.n_inline, "0x%llx: frame %u (%s) missing",
+				     (unsigned long long)addrs[i], k, line);
+			cr_expect_str_eq(res.inl[k].func ? res.inl[k].func : "??", line,
+					 "0x%llx frame %u", (unsigned long long)addrs[i], k);
+			cr_expect_str_eq(base_of(res.inl[k].file), base_of(file), "0x%llx frame %u",
+					 (unsigned long long)addrs[i], k);
+			cr_expect_eq(res.inl[k].line, ln, "0x%llx frame %u: line %u want %u",
+				     (unsigned long long)addrs[i], k, res.inl[k].line, ln);
+			if (!k) {
+				cr_expect_eq(res.line, ln);
+				cr_expect_str_eq(base_of(res.srcfile), base_of(file));
+			}
+			checked++;
+			k++;
+		}
+		if (k > 1)
+			inl_seen++;
+		cr_expect_eq(res.n_inline, k, "0x%llx: %u frames, addr2line %u",
+			     (unsigned long long)addrs[i], res.n_inline, k);
+	}
+	tu_result_free(&r);
+	cr_expect_gt(checked, 50);
+	cr_expect_gt(inl_seen, 5, "the test program must exercise inlined frames");
+	sym_session_free(s);
+}
+
+static char *build(const char *dir, const char *name, const char *flags)
+{
+	char c[4200], cmd[8600];
+	snprintf(c, sizeof(c), "%s/t.c", dir);
+	cr_assert_eq(tu_write_file(c, src, strlen(src)), 0);
+	char *out = malloc(4200);
+	snprintf(out, 4200, "%s/%s", dir, name);
+	snprintf(cmd, sizeof(cmd), "gcc -g -O2 %s -o %s %s", flags, out, c);
+	struct tu_result r;
+	cr_assert_eq(tu_sh(&r, cmd, 120), 0);
+	cr_assert_eq(r.status, 0, "gcc: %s", r.err);
+	tu_result_free(&r);
+	return out;
+}
+
+Test(elf, shared_object_symbols_lines_inlines, .timeout = 120)
+{
+	char *dir = tu_tmpdir("sym-elf");
+	char *so = build(dir, "libt.so", "-fPIC -shared");
+	check_against_oracles(dir, so, 0x7f1234560000ull);
+	free(so);
+	tu_rmtree(dir);
+	free(dir);
+}
+
+Test(elf, executable_symbols_lines_inlines, .timeout = 120)
+{
+	char *dir = tu_tmpdir("sym-elf");
+	char *exe = build(dir, "t-exe", "-no-pie");
+	check_against_oracles(dir, exe, 0);
+	free(exe);
+	tu_rmtree(dir);
+	free(dir);
+}

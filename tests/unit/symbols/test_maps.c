@@ -1,0 +1,162 @@
+/* test_maps.c - maps over time (recorder/symbols/maps.c, session.c): an address reused by a
+ * later map resolves to it from its timestamp on, FORK copies the parent's maps, EXIT ends
+ * them, COMM names threads over time. The files named here do not exist: only maps matter. */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "recorder/symbols/symbols.h"
+
+static struct sym_session *s;
+
+static void setup(void)
+{
+	struct sym_opts o = { .sz = sizeof(o), .buildid_dir = "/nonexistent", .no_debuginfod = 1 };
+	s = sym_session_new(&o);
+	cr_assert(s);
+}
+
+static void teardown(void)
+{
+	sym_session_free(s);
+}
+
+static const char *dso_at(uint32_t pid, uint64_t addr, uint64_t time)
+{
+	struct sym_result r;
+	cr_assert_eq(sym_resolve(s, pid, addr, time, 2, 0, &r), 0);
+	return r.dso_name;
+}
+
+TestSuite(maps, .init = setup, .fini = teardown);
+
+Test(maps, address_reuse_resolves_to_later_map_from_its_time)
+{
+	cr_assert_eq(sym_mmap(s, 10, 10, 0x1000, 0x1000, 0, "/jit/gen-1.so", NULL, 0, 2, 100), 0);
+	cr_assert_eq(sym_mmap(s, 10, 10, 0x1000, 0x800, 0, "/jit/gen-2.so", NULL, 0, 2, 200), 0);
+	cr_expect_str_eq(dso_at(10, 0x1100, 50), "[unknown]", "before any map");
+	cr_expect_str_eq(dso_at(10, 0x1100, 150), "gen-1.so");
+	cr_expect_str_eq(dso_at(10, 0x1100, 200), "gen-2.so");
+	cr_expect_str_eq(dso_at(10, 0x1100, 999), "gen-2.so");
+	/* the part of the old map the new one does not cover stays the old one */
+	cr_expect_str_eq(dso_at(10, 0x1900, 999), "gen-1.so");
+	cr_expect_str_eq(dso_at(10, 0x2000, 999), "[unknown]", "end is exclusive");
+	cr_expect_str_eq(dso_at(11, 0x1100, 999), "[unknown]", "other process");
+}
+
+Test(maps, many_maps_merge_and_stay_ordered)
+{
+	/* more than one batch of recent maps: every generation over the same range */
+	for (unsigned g = 0; g < 300; g++) {
+		char name[64];
+		snprintf(name, sizeof(name), "/jit/m-%u.so", g);
+		cr_assert_eq(sym_mmap(s, 5, 5, 0x10000 + (g % 7) * 0x100, 0x100, 0, name, NULL, 0, 2,
+				      1000 + g * 10), 0);
+	}
+	for (unsigned g = 0; g < 300; g++) {
+		char want[64];
+		snprintf(want, sizeof(want), "m-%u.so", g);
+		uint64_t addr = 0x10000 + (g % 7) * 0x100 + 0x10;
+		cr_expect_str_eq(dso_at(5, addr, 1000 + g * 10 + 5), want, "gen %u", g);
+		/* same time, same-range feed order: last fed wins */
+	}
+	cr_assert_eq(sym_mmap(s, 5, 5, 0x10000, 0x100, 0, "/jit/tie-a.so", NULL, 0, 2, 9000), 0);
+	cr_assert_eq(sym_mmap(s, 5, 5, 0x10000, 0x100, 0, "/jit/tie-b.so", NULL, 0, 2, 9000), 0);
+	cr_expect_str_eq(dso_at(5, 0x10010, 9000), "tie-b.so");
+}
+
+Test(maps, fork_copies_parent_maps_exit_ends_them)
+{
+	cr_assert_eq(sym_mmap(s, 20, 20, 0x400000, 0x1000, 0, "/bin/app", NULL, 0, 2, 10), 0);
+	cr_assert_eq(sym_comm(s, 20, 20, "app", 10), 0);
+	cr_assert_eq(sym_fork(s, 21, 20, 21, 20, 50), 0);
+	cr_expect_str_eq(dso_at(21, 0x400010, 60), "app");
+	cr_expect_str_eq(sym_comm_of(s, 21, 21, 60), "app", "child inherits the comm");
+	/* the child's later map does not leak into the parent */
+	cr_assert_eq(sym_mmap(s, 21, 21, 0x500000, 0x1000, 0, "/lib/only-child.so", NULL, 0, 2, 70),
+		     0);
+	cr_expect_str_eq(dso_at(21, 0x500010, 80), "only-child.so");
+	cr_expect_str_eq(dso_at(20, 0x500010, 80), "[unknown]");
+	/* a thread exiting is not the process exiting */
+	cr_assert_eq(sym_exit(s, 21, 21, 22, 21, 85), 0);
+	cr_expect_str_eq(dso_at(21, 0x400010, 90), "app");
+	cr_assert_eq(sym_exit(s, 21, 20, 21, 20, 100), 0);
+	cr_expect_str_eq(dso_at(21, 0x400010, 100), "app", "at the exit itself");
+	cr_expect_str_eq(dso_at(21, 0x400010, 101), "[unknown]", "after exit");
+	cr_expect_str_eq(dso_at(20, 0x400010, 200), "app", "parent lives on");
+	/* pid reuse: a new fork gives a fresh copy of the new parent, nothing of the dead one */
+	cr_assert_eq(sym_fork(s, 21, 20, 21, 20, 300), 0);
+	cr_expect_str_eq(dso_at(21, 0x400010, 310), "app");
+	cr_expect_str_eq(dso_at(21, 0x500010, 310), "[unknown]");
+}
+
+Test(maps, comm_over_time_and_threads)
+{
+	cr_assert_eq(sym_comm(s, 30, 30, "bash", 10), 0);
+	cr_assert_eq(sym_comm(s, 30, 30, "java", 20), 0);
+	cr_assert_eq(sym_fork(s, 30, 30, 31, 30, 25), 0);
+	cr_assert_eq(sym_comm(s, 30, 31, "C2 CompilerThre", 26), 0);
+	cr_expect_str_eq(sym_comm_of(s, 30, 30, 15), "bash");
+	cr_expect_str_eq(sym_comm_of(s, 30, 30, 20), "java");
+	cr_expect_str_eq(sym_comm_of(s, 30, 31, 25), "java", "inherited at thread creation");
+	cr_expect_str_eq(sym_comm_of(s, 30, 31, 30), "C2 CompilerThre");
+	cr_expect_str_eq(sym_comm_of(s, 30, 32, 30), "java", "unknown thread: the leader's");
+	cr_expect_null(sym_comm_of(s, 99, 99, 30));
+}
+
+Test(maps, kernel_maps_and_short_names)
+{
+	uint8_t kid[20] = { 0x48, 0xdc };
+	cr_assert_eq(sym_mmap(s, SYM_PID_KERNEL, 0, 0xffffffff81000000ull, 0x1000000,
+			      0xffffffff81000000ull, "[kernel.kallsyms]_text", kid, 20, 1, 0), 0);
+	cr_assert_eq(sym_mmap(s, SYM_PID_KERNEL, 0, 0xffffffffc0000000ull, 0x10000, 0,
+			      "/lib/modules/6.1.0/kernel/fs/xfs/xfs-mod.ko", NULL, 0, 1, 0), 0);
+	cr_assert_eq(sym_mmap(s, 40, 40, 0x7f0000000000ull, 0x10000, 0, "//anon", NULL, 0, 2, 0), 0);
+	struct sym_result r;
+	cr_assert_eq(sym_resolve(s, 40, 0xffffffff81000100ull, 5, 1, 0, &r), 0);
+	cr_expect_str_eq(r.dso_name, "[kernel.kallsyms]");
+	cr_expect(r.kernel);
+	cr_assert_eq(sym_resolve(s, 40, 0xffffffffc0000100ull, 5, 1, 0, &r), 0);
+	cr_expect_str_eq(r.dso_name, "[xfs_mod]");
+	cr_assert_eq(sym_resolve(s, 40, 0x7f0000000100ull, 5, 2, 0, &r), 0);
+	cr_expect_str_eq(r.dso_name, "perf-40.map");
+	cr_expect_eq(r.dso_addr, 0x7f0000000100ull, "anon memory is identity mapped");
+	/* the kernel's recorded build-id is kept with its dso */
+	int found = 0;
+	for (struct sym_dso *d = sym_dso_next(s, NULL); d; d = sym_dso_next(s, d))
+		if (sym_dso_is_kernel(d) && !strcmp(sym_dso_long_name(d), "[kernel.kallsyms]")) {
+			found = 1;
+			cr_expect_eq(sym_dso_build_id(d)->size, 20);
+			cr_expect_eq(sym_dso_build_id(d)->data[1], 0xdc);
+		}
+	cr_expect(found);
+}
+
+Test(maps, build_id_records_attach_to_names)
+{
+	uint8_t id[20] = { 1, 2, 3 };
+	cr_assert_eq(sym_mmap(s, 50, 50, 0x1000, 0x1000, 0, "/usr/lib/libz.so", NULL, 0, 2, 0), 0);
+	cr_assert_eq(sym_add_build_id(s, "/usr/lib/libz.so", id, 20, 2), 0);
+	struct sym_result r;
+	cr_assert_eq(sym_resolve(s, 50, 0x1010, 1, 2, 0, &r), 0);
+	cr_assert_not_null(r.dso);
+	cr_expect_eq(sym_dso_build_id(r.dso)->size, 20);
+	cr_expect_eq(sym_dso_build_id(r.dso)->data[2], 3);
+	uint64_t off = 0;
+	cr_expect_eq(sym_dso_at(s, 50, 0x1010, 1, 2, &off), r.dso);
+	cr_expect_eq(off, 0x10);
+}
+
+Test(maps, build_id_hex_roundtrip)
+{
+	struct sym_build_id id, back;
+	char hex[SYM_BUILD_ID_HEX];
+	cr_assert_eq(sym_build_id_parse("48DC540c8b76393804ca8088dbfa7d42911a9444", &id), 0);
+	cr_expect_eq(id.size, 20);
+	cr_expect_str_eq(sym_build_id_hex(&id, hex), "48dc540c8b76393804ca8088dbfa7d42911a9444");
+	cr_assert_eq(sym_build_id_parse(hex, &back), 0);
+	cr_expect(sym_build_id_equal(&id, &back));
+	cr_expect_eq(sym_build_id_parse("abc", &id), -EINVAL);
+	cr_expect_eq(sym_build_id_parse("zz", &id), -EINVAL);
+}
