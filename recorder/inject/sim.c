@@ -184,67 +184,66 @@ int inj_sim_map(struct inj_sim *s, struct inj_dump *d, uint64_t time, uint64_t s
 	return queue(s, &it);
 }
 
-static int in_some_dump(const struct inj_sim *s, uint32_t pid, uint64_t ip, int *has_pid)
+static int in_some_dump(const struct inj_sim *s, uint32_t pid, uint64_t ip)
 {
-	for (size_t i = 0; i < s->nr_dumps; i++) {
-		if (s->dumps[i]->pid != pid)
-			continue;
-		*has_pid = 1;
-		if (inj_bounds_find(&s->dumps[i]->bounds, ip) >= 0)
+	for (size_t i = 0; i < s->nr_dumps; i++)
+		if (s->dumps[i]->pid == pid && inj_bounds_find(&s->dumps[i]->bounds, ip) >= 0)
 			return 1;
-	}
 	return 0;
 }
 
-int inj_sim_sample(struct inj_sim *s, uint32_t pid, uint64_t time, uint64_t ip,
-		   const uint64_t *chain, uint64_t nr_chain, int ip_user)
+static int pid_has_dump(const struct inj_sim *s, uint32_t pid)
 {
-	int has_pid = 0;
-	struct item it = { .time = time, .kind = ITEM_SAMPLE, .pid = pid };
-	int ip_in = ip_user && in_some_dump(s, pid, ip, &has_pid);
-	inj_sim_seen(s, time);
-	if (!has_pid && !ip_in) {
-		/* Cheap exit for processes without a dump. */
-		int any = 0;
-		for (size_t i = 0; i < s->nr_dumps && !any; i++)
-			any = s->dumps[i]->pid == pid;
-		if (!any)
-			return 0;
-	}
-	/* Count the callchain entries that can matter: user context, inside a dump range. */
-	size_t keep = 0;
+	for (size_t i = 0; i < s->nr_dumps; i++)
+		if (s->dumps[i]->pid == pid)
+			return 1;
+	return 0;
+}
+
+/* The callchain entries that can matter: user context, inside a dump's ranges. A chain
+ * without context markers is all user. out NULL: count only. */
+static size_t chain_ips(const struct inj_sim *s, uint32_t pid, const uint64_t *chain,
+			uint64_t nr, uint64_t *out)
+{
+	size_t k = 0;
 	int user = 1;
-	for (uint64_t i = 0; i < nr_chain; i++) {
+	for (uint64_t i = 0; i < nr; i++) {
 		uint64_t v = chain[i];
 		if (v >= (uint64_t)PERF_CONTEXT_MAX) {
 			user = v == (uint64_t)PERF_CONTEXT_USER;
 			continue;
 		}
-		keep += user && in_some_dump(s, pid, v, &has_pid);
+		if (user && in_some_dump(s, pid, v)) {
+			if (out)
+				out[k] = v;
+			k++;
+		}
 	}
+	return k;
+}
+
+int inj_sim_sample(struct inj_sim *s, uint32_t pid, uint64_t time, uint64_t ip,
+		   const uint64_t *chain, uint64_t nr_chain, int ip_user)
+{
+	struct item it = { .time = time, .kind = ITEM_SAMPLE, .pid = pid };
+	inj_sim_seen(s, time);
+	if (!pid_has_dump(s, pid))
+		return 0;
+	int ip_in = ip_user && in_some_dump(s, pid, ip);
+	size_t keep = chain_ips(s, pid, chain, nr_chain, NULL);
 	if (!ip_in && !keep)
 		return 0;
 	it.nips = (uint32_t)(ip_in + keep);
 	it.ip_hit = ip_in;
-	if (it.nips == 1 && !keep) {
+	if (!keep) {
 		it.ip0 = ip;
 	} else {
 		it.ips = malloc(it.nips * sizeof(uint64_t));
 		if (!it.ips)
 			return -ENOMEM;
-		size_t k = 0;
 		if (ip_in)
-			it.ips[k++] = ip;
-		user = 1;
-		for (uint64_t i = 0; i < nr_chain; i++) {
-			uint64_t v = chain[i];
-			if (v >= (uint64_t)PERF_CONTEXT_MAX) {
-				user = v == (uint64_t)PERF_CONTEXT_USER;
-				continue;
-			}
-			if (user && in_some_dump(s, pid, v, &has_pid))
-				it.ips[k++] = v;
-		}
+			it.ips[0] = ip;
+		chain_ips(s, pid, chain, nr_chain, it.ips + ip_in);
 	}
 	return queue(s, &it);
 }

@@ -1,0 +1,119 @@
+/* test_dumps.c - recorder/inject/dumps.c on a real dump written with libjitdump: the timeline
+ * (loads, moves, unloads in time order), build-ids equal to synth's, move -> load links, the
+ * address bounds, and clamping to perf's flush point. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "recorder/inject/inject.h"
+#include "synth/synth.h"
+#include "tests/lib/testutil.h"
+
+static char *dir;
+static struct inj_dump d;
+
+static void add_load(struct jd_writer *w, const char *name, uint64_t addr, uint64_t ts,
+		     uint64_t *ci)
+{
+	static const uint8_t code[64] = { 0x55, 0x48, 0x89, 0xe5, [63] = 0xc3 };
+	struct jd_load_desc ld = { .name = name, .code_addr = addr, .code = code,
+				   .code_size = sizeof(code), .timestamp = ts };
+	cr_assert_eq(jd_write_load(w, &ld, ci), 0);
+}
+
+static void setup(void)
+{
+	dir = tu_tmpdir("inj");
+	struct jd_writer_opts o = { .size = sizeof(o), .dir = dir };
+	struct jd_writer *w = NULL;
+	cr_assert_eq(jd_writer_open(&w, &o), 0);
+	uint64_t a, b, c;
+	add_load(w, "Lx;f()V", 0x1000, 100, &a);
+	add_load(w, "Lx;f()V", 0x2000, 200, &b);
+	struct jd_code_move m = { .pid = (uint32_t)getpid(), .tid = (uint32_t)getpid(),
+				  .vma = 0x3000, .old_code_addr = 0x2000,
+				  .new_code_addr = 0x3000, .code_size = 64, .code_index = b };
+	cr_assert_eq(jd_write_move(w, &m, 300), 0);
+	struct jd_ext_unload u = { .code_addr = 0x1000, .code_index = a,
+				   .pid = (uint32_t)getpid() };
+	cr_assert_eq(jd_write_unload(w, &u, 400), 0);
+	add_load(w, "Lx;g()V", 0x1000, 500, &c);
+	char path[4096];
+	snprintf(path, sizeof(path), "%s", jd_writer_path(w));
+	cr_assert_eq(jd_writer_close(w), 0);
+
+	struct jd_index *x = NULL;
+	char err[256];
+	cr_assert_eq(jd_index_open(&x, path, err, sizeof(err)), 0, "%s", err);
+	struct inj_dump_opts dopts = { .threads = 2 };
+	cr_assert_eq(inj_dump_init(&d, x, path, &dopts, err, sizeof(err)), 0, "%s", err);
+}
+
+static void teardown(void)
+{
+	inj_dump_fini(&d);
+	tu_rmtree(dir);
+	free(dir);
+}
+
+TestSuite(dumps, .init = setup, .fini = teardown);
+
+Test(dumps, timeline_is_in_time_order)
+{
+	cr_assert_eq(d.nr_loads, 3);
+	cr_assert_eq(d.nr_moves, 1);
+	cr_assert_eq(d.nr_evs, 5);
+	uint32_t kinds[] = { INJ_EV_LOAD, INJ_EV_LOAD, INJ_EV_MOVE, INJ_EV_UNLOAD, INJ_EV_LOAD };
+	uint64_t times[] = { 100, 200, 300, 400, 500 };
+	for (size_t i = 0; i < 5; i++) {
+		cr_assert_eq(d.evs[i].kind, kinds[i], "event %zu", i);
+		cr_assert_eq(d.evs[i].time, times[i], "event %zu", i);
+	}
+	cr_assert_eq(d.evs[3].idx, 0, "the unload is load 0's");
+	cr_assert_eq(d.move_load[0], 1, "the move is load 1's");
+	cr_assert_eq(d.loads[1].move_idx, 0);
+}
+
+Test(dumps, build_ids_are_synths)
+{
+	for (uint32_t i = 0; i < d.nr_loads; i++) {
+		struct synth_input in;
+		uint8_t id[SYNTH_BUILD_ID_SIZE];
+		synth_input_from_load(&in, jd_index_header(d.x), jd_index_load(d.x, i));
+		cr_assert_eq(synth_build_id(&in, id, NULL, 0), 0);
+		cr_assert_eq(memcmp(id, d.loads[i].build_id, sizeof(id)), 0, "load %u", i);
+		cr_assert_eq(d.loads[i].flags & INJ_BAD, 0);
+	}
+	cr_assert_neq(memcmp(d.loads[0].build_id, d.loads[1].build_id, SYNTH_BUILD_ID_SIZE), 0,
+		      "two generations of one name, two ids");
+	struct synth_input in;
+	struct synth_elf e = { 0 };
+	synth_input_from_load(&in, jd_index_header(d.x), jd_index_load(d.x, 0));
+	cr_assert_eq(synth_build(&in, &e, NULL, 0), 0);
+	cr_assert_eq(e.text_offset, d.text_offset, "pgoff probe agrees with a real ELF");
+	cr_assert_eq(e.map_len, inj_load_map_len(jd_index_load(d.x, 0)));
+	synth_elf_free(&e);
+}
+
+Test(dumps, bounds_cover_loads_and_moves)
+{
+	cr_assert_geq(inj_bounds_find(&d.bounds, 0x1000), 0);
+	cr_assert_geq(inj_bounds_find(&d.bounds, 0x203f), 0);
+	cr_assert_geq(inj_bounds_find(&d.bounds, 0x3000), 0);
+	cr_assert_lt(inj_bounds_find(&d.bounds, 0x3040), 0);
+	char p[4200];
+	cr_assert_eq(inj_load_path(&d, 2, p, sizeof(p)), 0);
+	cr_assert(strstr(p, "/jitted-"));
+	cr_assert_eq(p[0], '/', "absolute: %s", p);
+}
+
+Test(dumps, clamp_raises_only_the_pending_prefix)
+{
+	d.next_ev = 1;
+	cr_assert_eq(inj_dump_clamp(&d, 350), 2);	/* events at 200 and 300 */
+	cr_assert_eq(d.evs[0].time, 100, "already emitted: untouched");
+	cr_assert_eq(d.evs[1].time, 350);
+	cr_assert_eq(d.evs[2].time, 350);
+	cr_assert_eq(d.evs[3].time, 400);
+}

@@ -1,0 +1,97 @@
+/* test_segmap.c - recorder/inject/segmap.c: owners over elementary segments, overlap and reuse
+ * the way perf's newest-mapping-wins rule resolves them, and the runs an unload releases. */
+#include <criterion/criterion.h>
+
+#include "recorder/inject/inject.h"
+
+static struct inj_bounds bd;
+static struct inj_segmap m;
+
+static void setup_ranges(const struct inj_range *r, size_t n)
+{
+	cr_assert_eq(inj_bounds_init(&bd, r, n), 0);
+	cr_assert_eq(inj_segmap_init(&m, &bd), 0);
+}
+
+static void teardown(void)
+{
+	inj_segmap_fini(&m);
+	inj_bounds_fini(&bd);
+}
+
+static uint32_t owner_at(uint64_t a)
+{
+	uint32_t o;
+	uint64_t w;
+	return inj_segmap_lookup(&m, a, &o, &w) ? o : 0xdead;
+}
+
+TestSuite(segmap, .fini = teardown);
+
+Test(segmap, bounds_are_sorted_unique_and_find_is_half_open)
+{
+	struct inj_range r[] = { { 300, 400 }, { 100, 200 }, { 150, 300 }, { 100, 200 }, { 5, 5 } };
+	setup_ranges(r, 5);
+	cr_assert_eq(bd.nb, 5);	/* 100 150 200 300 400; the empty range adds nothing */
+	cr_assert_eq(inj_bounds_find(&bd, 99), -1);
+	cr_assert_eq(inj_bounds_find(&bd, 100), 0);
+	cr_assert_eq(inj_bounds_find(&bd, 199), 1);
+	cr_assert_eq(inj_bounds_find(&bd, 200), 2);
+	cr_assert_eq(inj_bounds_find(&bd, 399), 3);
+	cr_assert_eq(inj_bounds_find(&bd, 400), -1);
+}
+
+Test(segmap, newer_mapping_takes_over_only_what_it_covers)
+{
+	struct inj_range r[] = { { 100, 300 }, { 200, 250 } };
+	setup_ranges(r, 2);
+	cr_assert_eq(owner_at(150), 0xdead, "nothing mapped yet");
+	inj_segmap_assign(&m, 100, 300, 7, 10);
+	cr_assert_eq(owner_at(100), 7);
+	cr_assert_eq(owner_at(299), 7);
+	inj_segmap_assign(&m, 200, 250, 8, 20);
+	cr_assert_eq(owner_at(199), 7);
+	cr_assert_eq(owner_at(200), 8);
+	cr_assert_eq(owner_at(249), 8);
+	cr_assert_eq(owner_at(250), 7, "the older load keeps its tail");
+	uint32_t o;
+	uint64_t w;
+	cr_assert(inj_segmap_lookup(&m, 210, &o, &w));
+	cr_assert_eq(w, 20);
+}
+
+struct runs { uint64_t s[8], e[8]; int n; };
+
+static void collect(void *ctx, uint64_t s, uint64_t e)
+{
+	struct runs *r = ctx;
+	r->s[r->n] = s;
+	r->e[r->n++] = e;
+}
+
+Test(segmap, unload_releases_only_what_the_load_still_owns)
+{
+	struct inj_range r[] = { { 100, 300 }, { 200, 250 } };
+	setup_ranges(r, 2);
+	inj_segmap_assign(&m, 100, 300, 1, 10);
+	inj_segmap_assign(&m, 200, 250, 2, 20);
+	struct runs got = { 0 };
+	size_t n = inj_segmap_release(&m, 100, 300, 1, 30, collect, &got);
+	cr_assert_eq(n, 2);
+	cr_assert_eq(got.s[0], 100);
+	cr_assert_eq(got.e[0], 200);
+	cr_assert_eq(got.s[1], 250);
+	cr_assert_eq(got.e[1], 300);
+	cr_assert_eq(owner_at(150), INJ_NONE, "released: a known segment owned by nobody");
+	cr_assert_eq(owner_at(220), 2, "the newer load is untouched");
+	cr_assert_eq(inj_segmap_release(&m, 100, 300, 1, 40, collect, &got), 0,
+		     "a second unload finds nothing left");
+}
+
+Test(segmap, empty_map_is_harmless)
+{
+	setup_ranges(NULL, 0);
+	cr_assert_eq(inj_bounds_find(&bd, 0), -1);
+	inj_segmap_assign(&m, 1, 2, 3, 4);
+	cr_assert_eq(owner_at(1), 0xdead);
+}
