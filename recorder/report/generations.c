@@ -224,8 +224,8 @@ int rp_print_generations(FILE *out, const struct rp_session *s, const char *meth
 				r->rel_load_s, r->lifetime_s, r->load->code_size, r->samples,
 				100 * r->share, r->per_sec);
 			for (int h = 0; h < r->nr_hot; h++)
-				fprintf(out, "%s%s:%u (%" PRIu64 ")", h ? ", " : "", r->hot[h].file,
-					r->hot[h].line, r->hot[h].samples);
+				fprintf(out, "%s%s:%u (%.0f%%)", h ? ", " : "", r->hot[h].file,
+					r->hot[h].line, 100.0 * r->hot[h].samples / r->samples);
 			fprintf(out, "%s\n", r->nr_hot ? "" : "-");
 		}
 	}

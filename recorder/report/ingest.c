@@ -334,6 +334,8 @@ int rp_ingest(struct rp_session *s, const struct rp_ingest_opts *o, char *err, s
 	if (o->want_loads)
 		rc = rp_ingest_loads(s, in.ss, in.load_path, o, err, errlen);
 	rp_session_finish(s);
+	if (!rc && o->finish)
+		rc = o->finish(o->ctx, in.ss);
 out:
 	rp_map_free(&in.path_load);
 	rp_map_free(&in.dso_load);

@@ -105,6 +105,28 @@ static const struct jd_load_entry *dump_entry(struct dump *d, uint64_t code_inde
 	return jd_index_load(d->x, v - 1);
 }
 
+/* The dump's DEBUG_INFO line for a frame whose ELF gave none (libdw cannot read the DWARF
+ * of every writer's ELFs, and perf's carry no .debug_aranges): the last entry at or below
+ * the address, as perf's own line mapping does. */
+static void line_from_dump(struct rp_session *s, const struct jd_load_entry *je,
+			   struct rp_frame *f)
+{
+	if (!je || !je->nr_lines || f->ip < je->lines[0].addr)
+		return;
+	size_t lo = 0, hi = je->nr_lines;
+	while (hi - lo > 1) {
+		size_t mid = (lo + hi) / 2;
+		if (je->lines[mid].addr <= f->ip)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	const char *file = je->lines[lo].file;
+	const char *b = file ? strrchr(file, '/') : NULL;
+	f->srcfile = rp_intern(s, b ? b + 1 : file);
+	f->line = je->lines[lo].line > 0 ? (uint32_t)je->lines[lo].line : 0;
+}
+
 /* Samples per load before rp_session_finish: decides whose code bytes are worth keeping. */
 static uint64_t *count_samples(const struct rp_session *s)
 {
@@ -145,6 +167,11 @@ int rp_ingest_loads(struct rp_session *s, struct sym_session *ss, const char *co
 	struct dump *dumps = NULL;
 	size_t nr_dumps = 0;
 	uint64_t *hits = o->want_code ? count_samples(s) : NULL;
+	const struct jd_load_entry **je_of = calloc(s->nr_loads + 1, sizeof(*je_of));
+	if (!je_of) {
+		free(hits);
+		return -ENOMEM;
+	}
 	for (size_t i = 0; i < s->nr_loads; i++) {
 		struct rp_load *l = &s->loads[i];
 		struct sym_result res;
@@ -176,6 +203,7 @@ int rp_ingest_loads(struct rp_session *s, struct sym_session *ss, const char *co
 		const struct jd_load_entry *je = NULL;
 		if (rp_is_jitted_name(load_path[i], NULL, &code_index))
 			je = dump_entry(dump_for(&dumps, &nr_dumps, load_path[i], l->pid), code_index);
+		je_of[i] = je;
 		if (je && !l->method && je->load.name) {
 			char name[4096];
 			if (o->no_demangle || !sym_java_demangle(je->load.name, name, sizeof(name)))
@@ -189,14 +217,18 @@ int rp_ingest_loads(struct rp_session *s, struct sym_session *ss, const char *co
 		if (hits && hits[i + 1])
 			load_code(s, ss, res.dso, res.sym_start, je, l);
 	}
-	/* Samples after their code was unloaded belong to no generation. */
 	for (size_t i = 0; i < s->nr_samples; i++) {
 		const struct rp_sample *smp = &s->samples[i];
 		for (uint32_t k = 0; k < smp->nr; k++) {
 			struct rp_frame *f = &s->frames[smp->first + k];
 			const struct rp_load *l = f->load ? &s->loads[f->load - 1] : NULL;
-			if (l && l->end_time && smp->time >= l->end_time)
+			if (!l)
+				continue;
+			/* Samples after their code was unloaded belong to no generation. */
+			if (l->end_time && smp->time >= l->end_time)
 				f->flags |= RP_FRAME_UNLOADED;
+			if (o->want_lines && !f->srcfile && !(f->flags & RP_FRAME_INLINED))
+				line_from_dump(s, je_of[f->load - 1], f);
 		}
 	}
 	for (size_t i = 0; i < nr_dumps; i++) {
@@ -205,5 +237,6 @@ int rp_ingest_loads(struct rp_session *s, struct sym_session *ss, const char *co
 	}
 	free(dumps);
 	free(hits);
+	free(je_of);
 	return 0;
 }

@@ -188,6 +188,8 @@ const char *rp_tier_name(uint32_t tier);
 
 /* ---- Ingest: a perf.data file through recorder/symbols into a session -------------- */
 
+struct sym_session;
+
 struct rp_ingest_opts {
 	const char *input;		/* perf.data path or "-" */
 	const char *symfs, *vmlinux, *kallsyms, *buildid_dir;
@@ -201,6 +203,9 @@ struct rp_ingest_opts {
 	/* level 0 info, 1 warning, 2 error; and progress in bytes of the data section. */
 	void (*report)(void *ctx, int level, const char *msg);
 	void (*progress)(void *ctx, uint64_t done, uint64_t total);
+	/* Called once after the last event, while the symbol session still lives (archive
+	 * collects the DSOs here); a negative return fails the ingest. */
+	int (*finish)(void *ctx, struct sym_session *ss);
 	void *ctx;
 };
 

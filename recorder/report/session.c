@@ -231,13 +231,20 @@ static void number_generations(struct rp_session *s)
 	for (size_t i = 0; i < s->nr_loads; i++)
 		v[i] = &s->loads[i];
 	qsort(v, s->nr_loads, sizeof(*v), load_order);
-	uint32_t n = 0;
-	for (size_t i = 0; i < s->nr_loads; i++) {
-		if (i == 0 || v[i]->pid != v[i - 1]->pid || v[i]->method != v[i - 1]->method)
-			n = 0;
-		n++;
-		if (!v[i]->generation)
-			v[i]->generation = n;
+	for (size_t i = 0; i < s->nr_loads;) {
+		size_t j = i;
+		int clash = 0;
+		while (j < s->nr_loads && v[j]->pid == v[i]->pid && v[j]->method == v[i]->method)
+			j++;
+		/* Numbers from notes or dumps are kept unless two loads of the group share one
+		 * (a name the dump spelled differently from the ELF symbol): then load order. */
+		for (size_t a = i; a < j && !clash; a++)
+			for (size_t b = a + 1; b < j && !clash; b++)
+				clash = v[a]->generation && v[a]->generation == v[b]->generation;
+		for (size_t k = i; k < j; k++)
+			if (clash || !v[k]->generation)
+				v[k]->generation = (uint32_t)(k - i + 1);
+		i = j;
 	}
 	free(v);
 }

@@ -1,0 +1,215 @@
+/* cmd_archive.c - `jitprof archive`: every ELF a recording needs, found by build-id, in one
+ * tar.zst whose members mirror the build-id cache, so `jitprof report --archive FILE` on
+ * another machine needs nothing else. Layout (shared with recorder/symbols, docs/report.md):
+ *     <path>/<build-id>/elf                   the ELF (path = recorded name without '/')
+ *     .build-id/<xx>/<rest>                   symlink -> ../../<path>/<build-id>
+ *     [kernel.kallsyms]/<build-id>/kallsyms   the kernel's symbols, when they match */
+#include <archive.h>
+#include <archive_entry.h>
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "recorder/cli.h"
+#include "recorder/report/report.h"
+#include "recorder/symbols/symbols.h"
+
+struct archive_job {
+	struct archive *a;
+	size_t added, missing, bytes;
+	int verbose;
+};
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: jitprof archive [-i perf.data] [-o perf.tar.zst]\n\n"
+		"Packs every ELF the recording refers to, by build-id (the build-id cache, the\n"
+		"recorded path, --symfs, debuginfod), into one zstd-compressed tar that\n"
+		"`jitprof report --archive FILE` reads on any machine.\n\n"
+		"  -i, --input FILE     perf.data (default perf.data)\n"
+		"  -o, --output FILE    archive to write (default <input>.tar.zst)\n"
+		"      --symfs DIR      look for recorded files under DIR\n"
+		"      --buildid-dir D  the build-id cache (default $PERF_BUILDID_DIR or ~/.debug)\n"
+		"  -v, --verbose        name every file added\n"
+		"  -h, --help           this text\n");
+}
+
+static int add_entry(struct archive *a, const char *path, const void *buf, size_t len,
+		     const char *link)
+{
+	struct archive_entry *e = archive_entry_new();
+	if (!e)
+		return -ENOMEM;
+	archive_entry_set_pathname(e, path);
+	/* Fixed times and owners: the same recording archives to the same bytes. */
+	archive_entry_set_mtime(e, 0, 0);
+	archive_entry_set_uid(e, 0);
+	archive_entry_set_gid(e, 0);
+	if (link) {
+		archive_entry_set_filetype(e, AE_IFLNK);
+		archive_entry_set_perm(e, 0777);
+		archive_entry_set_symlink(e, link);
+		archive_entry_set_size(e, 0);
+	} else {
+		archive_entry_set_filetype(e, AE_IFREG);
+		archive_entry_set_perm(e, 0644);
+		archive_entry_set_size(e, (la_int64_t)len);
+	}
+	int rc = archive_write_header(a, e) == ARCHIVE_OK ? 0 : -EIO;
+	if (!rc && !link && len && archive_write_data(a, buf, len) != (la_ssize_t)len)
+		rc = -EIO;
+	archive_entry_free(e);
+	return rc;
+}
+
+/* The recorded name as a relative member path: no leading '/', no "." or ".." parts. */
+static int member_dir(const char *name, char *out, size_t len)
+{
+	while (*name == '/')
+		name++;
+	if (!*name || strstr(name, "/../") || !strncmp(name, "../", 3) || strstr(name, "/./"))
+		return -EINVAL;
+	size_t n = strlen(name);
+	if ((n >= 3 && !strcmp(name + n - 3, "/..")) || !strcmp(name, ".."))
+		return -EINVAL;
+	if ((size_t)snprintf(out, len, "%s", name) >= len)
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+static int add_dso(struct archive_job *j, struct sym_session *ss, struct sym_dso *d)
+{
+	const struct sym_build_id *bid = sym_dso_build_id(d);
+	char hex[SYM_BUILD_ID_HEX], dir[4096], path[4300], link[4400], target[4400];
+	if (!bid || !bid->size)
+		return 0;
+	sym_build_id_hex(bid, hex);
+	void *buf = NULL;
+	size_t len = 0;
+	const char *found;
+	if (sym_dso_find(ss, d, &found) < 0 || sym_dso_read_file(ss, d, &buf, &len) < 0) {
+		j->missing++;
+		if (j->verbose)
+			cli_warn("%s (%s): not found, not archived", sym_dso_long_name(d), hex);
+		return 0;
+	}
+	const char *file = sym_dso_is_kernel(d) ? "kallsyms" : "elf";
+	const char *name = sym_dso_is_kernel(d) ? "[kernel.kallsyms]" : sym_dso_long_name(d);
+	int rc = member_dir(name, dir, sizeof(dir));
+	if (!rc) {
+		snprintf(path, sizeof(path), "%s/%s/%s", dir, hex, file);
+		snprintf(link, sizeof(link), ".build-id/%.2s/%s", hex, hex + 2);
+		snprintf(target, sizeof(target), "../../%s/%s", dir, hex);
+		rc = add_entry(j->a, path, buf, len, NULL);
+		if (!rc)
+			rc = add_entry(j->a, link, NULL, 0, target);
+	}
+	free(buf);
+	if (rc == -EINVAL || rc == -ENAMETOOLONG) {
+		cli_warn("%s: unusable name, not archived", name);
+		return 0;
+	}
+	if (!rc) {
+		j->added++;
+		j->bytes += len;
+		if (j->verbose)
+			cli_info("%s %s", hex, path);
+	}
+	return rc;
+}
+
+static int collect(void *ctx, struct sym_session *ss)
+{
+	struct archive_job *j = ctx;
+	for (struct sym_dso *d = sym_dso_next(ss, NULL); d; d = sym_dso_next(ss, d)) {
+		int rc = add_dso(j, ss, d);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+static void on_report(void *ctx, int level, const char *msg)
+{
+	struct archive_job *j = ctx;
+	if (level >= 1 && j->verbose)
+		cli_warn("%s", msg);
+}
+
+int cmd_archive(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "input", required_argument, NULL, 'i' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "symfs", required_argument, NULL, 's' },
+		{ "buildid-dir", required_argument, NULL, 'b' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct archive_job job = { 0 };
+	struct rp_ingest_opts in = { .input = "perf.data", .finish = collect, .report = on_report,
+				     .ctx = &job };
+	const char *output = NULL;
+	int c;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "i:o:vh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'i': in.input = optarg; break;
+		case 'o': output = optarg; break;
+		case 's': in.symfs = optarg; break;
+		case 'b': in.buildid_dir = optarg; break;
+		case 'v': job.verbose = 1; break;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return 2;
+		}
+	}
+	if (optind < argc)
+		return cli_error("unexpected argument '%s' (see --help)", argv[optind]);
+	char defout[4096];
+	if (!output) {
+		snprintf(defout, sizeof(defout), "%s.tar.zst", in.input);
+		output = defout;
+	}
+	struct cli_outfile o;
+	int rc = cli_outfile_open(&o, output);
+	if (rc)
+		return cli_error("%s: %s", output, strerror(-rc));
+	job.a = archive_write_new();
+	if (!job.a || archive_write_add_filter_zstd(job.a) != ARCHIVE_OK ||
+	    archive_write_set_format_pax_restricted(job.a) != ARCHIVE_OK ||
+	    archive_write_open_fd(job.a, o.fd) != ARCHIVE_OK) {
+		cli_outfile_abort(&o);
+		rc = cli_error("%s: cannot start the archive: %s", output,
+			       job.a ? archive_error_string(job.a) : "out of memory");
+		archive_write_free(job.a);
+		return rc;
+	}
+	struct rp_session *s;
+	char err[512] = "";
+	if (rp_session_new(&s)) {
+		rc = -ENOMEM;
+	} else {
+		rc = rp_ingest(s, &in, err, sizeof(err));
+		rp_session_free(s);
+	}
+	if (archive_write_close(job.a) != ARCHIVE_OK && !rc) {
+		snprintf(err, sizeof(err), "%.200s: %.200s", output, archive_error_string(job.a));
+		rc = -EIO;
+	}
+	archive_write_free(job.a);
+	if (rc) {
+		cli_outfile_abort(&o);
+		return cli_error("%s", err[0] ? err : strerror(-rc));
+	}
+	if ((rc = cli_outfile_commit(&o)))
+		return cli_error("%s: %s", output, strerror(-rc));
+	fprintf(stderr, "%s: %zu file%s (%zu bytes before compression)%s", output, job.added,
+		job.added == 1 ? "" : "s", job.bytes, job.missing ? "" : "\n");
+	if (job.missing)
+		fprintf(stderr, "; %zu recorded build-id%s not found (-v names them)\n", job.missing,
+			job.missing == 1 ? "" : "s");
+	return 0;
+}
