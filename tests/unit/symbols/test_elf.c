@@ -11,66 +11,7 @@
 
 #include "recorder/symbols/symbols.h"
 #include "tests/lib/testutil.h"
-
-static const char *src =
-	"#include <stdlib.h>\n"
-	"static inline __attribute__((always_inline)) int sq(int x)\n"
-	"{\n"
-	"	return x * x + (x >> 3);\n"
-	"}\n"
-	"static inline __attribute__((always_inline)) int addsq(int a, int b)\n"
-	"{\n"
-	"	int r = sq(a);\n"
-	"	r ^= sq(b + 1);\n"
-	"	return r;\n"
-	"}\n"
-	"__attribute__((noinline)) int work(const int *v, int n)\n"
-	"{\n"
-	"	int s = 0;\n"
-	"	for (int i = 0; i < n; i++)\n"
-	"		s += addsq(v[i], i);\n"
-	"	return s;\n"
-	"}\n"
-	"__attribute__((noinline)) long other(long x)\n"
-	"{\n"
-	"	long t = 1;\n"
-	"	while (x-- > 0)\n"
-	"		t = t * 3 + sq((int)x);\n"
-	"	return t;\n"
-	"}\n"
-	"int main(int argc, char **argv)\n"
-	"{\n"
-	"	int v[4] = { argc, 2, 3, 4 };\n"
-	"	return work(v, 4) + (int)other(argv[0][0]);\n"
-	"}\n";
-
-struct seg {
-	uint64_t vaddr, off, memsz;
-};
-
-/* The executable PT_LOAD of an ELF, as the loader maps it (page-aligned). */
-static struct seg exec_segment(const char *path)
-{
-	struct seg sg = { 0 };
-	elf_version(EV_CURRENT);
-	int fd = open(path, O_RDONLY);
-	cr_assert_geq(fd, 0);
-	Elf *e = elf_begin(fd, ELF_C_READ, NULL);
-	size_t n = 0;
-	cr_assert(e && !elf_getphdrnum(e, &n));
-	for (size_t i = 0; i < n; i++) {
-		GElf_Phdr ph;
-		if (gelf_getphdr(e, (int)i, &ph) && ph.p_type == PT_LOAD && (ph.p_flags & PF_X)) {
-			sg.vaddr = ph.p_vaddr & ~0xfffull;
-			sg.off = ph.p_offset & ~0xfffull;
-			sg.memsz = ph.p_memsz + (ph.p_vaddr & 0xfff);
-		}
-	}
-	elf_end(e);
-	close(fd);
-	cr_assert(sg.memsz, "no executable segment in %s", path);
-	return sg;
-}
+#include "tests/unit/symbols/symtest.h"
 
 struct nmsym {
 	uint64_t start, size;
@@ -112,7 +53,7 @@ static void check_against_oracles(const char *dir, const char *path, uint64_t ba
 {
 	struct sym_build_id bid;
 	cr_assert_eq(sym_elf_build_id(path, &bid, NULL, 0), 0);
-	struct seg sg = exec_segment(path);
+	struct st_seg sg = st_exec_segment(path);
 	char bd[4200];
 	snprintf(bd, sizeof(bd), "%s/no-cache", dir);
 	struct sym_opts o = { .sz = sizeof(o), .buildid_dir = bd, .no_debuginfod = 1 };
@@ -195,25 +136,10 @@ static void check_against_oracles(const char *dir, const char *path, uint64_t ba
 	sym_session_free(s);
 }
 
-static char *build(const char *dir, const char *name, const char *flags)
-{
-	char c[4200], cmd[8600];
-	snprintf(c, sizeof(c), "%s/t.c", dir);
-	cr_assert_eq(tu_write_file(c, src, strlen(src)), 0);
-	char *out = malloc(4200);
-	snprintf(out, 4200, "%s/%s", dir, name);
-	snprintf(cmd, sizeof(cmd), "gcc -g -O2 %s -o %s %s", flags, out, c);
-	struct tu_result r;
-	cr_assert_eq(tu_sh(&r, cmd, 120), 0);
-	cr_assert_eq(r.status, 0, "gcc: %s", r.err);
-	tu_result_free(&r);
-	return out;
-}
-
 Test(elf, shared_object_symbols_lines_inlines, .timeout = 120)
 {
 	char *dir = tu_tmpdir("sym-elf");
-	char *so = build(dir, "libt.so", "-fPIC -shared");
+	char *so = st_build(dir, "libt.so", "-fPIC -shared");
 	check_against_oracles(dir, so, 0x7f1234560000ull);
 	free(so);
 	tu_rmtree(dir);
@@ -223,7 +149,7 @@ Test(elf, shared_object_symbols_lines_inlines, .timeout = 120)
 Test(elf, executable_symbols_lines_inlines, .timeout = 120)
 {
 	char *dir = tu_tmpdir("sym-elf");
-	char *exe = build(dir, "t-exe", "-no-pie");
+	char *exe = st_build(dir, "t-exe", "-no-pie");
 	check_against_oracles(dir, exe, 0);
 	free(exe);
 	tu_rmtree(dir);

@@ -1,0 +1,30 @@
+/* symtest.h - helpers shared by the symbols unit tests (symtest.c). */
+#ifndef JITPROF_SYMTEST_H
+#define JITPROF_SYMTEST_H
+
+#include <stdint.h>
+
+#include "recorder/symbols/symbols.h"
+
+/* The C source every test builds: work() and other() with forced inlining. */
+extern const char *st_src;
+
+struct st_seg {
+	uint64_t vaddr, off, memsz;
+};
+/* The executable PT_LOAD, page-aligned as the loader maps it. */
+struct st_seg st_exec_segment(const char *path);
+/* gcc -g -O2 FLAGS -o DIR/NAME DIR/t.c; returns the malloc'd output path. */
+char *st_build(const char *dir, const char *name, const char *flags);
+/* Feeds the MMAP that loading layout_of at base would record, under the name recorded. */
+int st_map(struct sym_session *s, uint32_t pid, const char *recorded, const char *layout_of,
+	   uint64_t base, const struct sym_build_id *bid);
+/* A report callback appending every message (one per line) to st_msgs. */
+extern char st_msgs[16384];
+void st_collect(void *ctx, enum sym_level level, const char *msg);
+/* A symbol's value from `nm` (the oracle). */
+uint64_t st_nm_addr(const char *path, const char *sym);
+/* Runs a shell command line that must succeed. */
+void st_run(const char *cmdline);
+
+#endif
