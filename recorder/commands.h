@@ -5,6 +5,9 @@
 #define JITPROF_COMMAND(name, summary)
 #endif
 /* JITPROF_COMMAND(name, one-line summary) */
+JITPROF_COMMAND(jitdump, "a jitdump or companion file made readable: header, every record, --json, --stats")
+JITPROF_COMMAND(archive, "every ELF a recording needs, by build-id, in one tar.zst for another machine")
 JITPROF_COMMAND(inject, "merge jitted code (jitdumps) into a recording: one ELF per sampled generation")
 JITPROF_COMMAND(report, "overhead by symbol and source line; generations of jitted methods side by side")
 JITPROF_COMMAND(synth, "every code load (method generation) of a jitdump as its own ELF, with build-ids")
+JITPROF_COMMAND(record, "sample a command, process or the system into perf.data")

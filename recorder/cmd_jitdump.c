@@ -1,0 +1,551 @@
+/* cmd_jitdump.c - `jitprof jitdump FILE`: a jitdump (or its companion file) made readable:
+ * the header and every record, one per line with its byte offset, or as JSON, or summed up
+ * (--stats: per record type, per method name with its number of loads = generations).
+ * Damage is an error naming the offset (records before it are still shown); a partial record
+ * at the tail is a warning, since a live or crashed writer leaves one. */
+#include <elf.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "jitdump/jitdump.h"
+#include "recorder/cli.h"
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: jitprof jitdump [options] FILE\n\n"
+		"Shows a jitdump (jit-PID.dump, from any writer) or a jitprof companion file\n"
+		"(jit-PID.dump.jitprof): the header, then every record on one line with its byte\n"
+		"offset (line-table entries and inline stacks indented below their record).\n\n"
+		"  -j, --json        the same as one JSON document\n"
+		"  -s, --stats       counts and bytes per record type, loads (= generations) and\n"
+		"                    code bytes per method name\n"
+		"  -c, --companion   also read FILE.jitprof (generation/tier, inline stacks,\n"
+		"                    unloads, agent accounting) when it exists\n"
+		"  -h, --help        this text\n\n"
+		"Exit status: 0 when the file was read to its end (a partial record at the tail is\n"
+		"a warning), 1 on damage (reported with its offset) or an unreadable file.\n");
+}
+
+struct out {
+	FILE *fp;
+	int json;
+	int first;		/* no field yet in the current JSON object */
+};
+
+/* Length of the valid UTF-8 sequence at s, or 0 (JSON must stay valid whatever the file says). */
+static int utf8_len(const unsigned char *s)
+{
+	int n = s[0] >= 0xf0 && s[0] <= 0xf4 ? 4 : s[0] >= 0xe0 ? 3 : s[0] >= 0xc2 ? 2 : 0;
+	if (s[0] >= 0xf5)
+		return 0;
+	for (int i = 1; i < n; i++)
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+	return n;
+}
+
+/* Strings come from the file: JSON-escaped, or made harmless for a terminal. */
+static void put_str(struct out *o, const char *str)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	if (o->json)
+		fputc('"', o->fp);
+	while (*s) {
+		int n = *s >= 0x80 ? utf8_len(s) : 1;
+		if (*s < 0x20 || *s == 0x7f || !n) {
+			fprintf(o->fp, o->json ? "\\u%04x" : "\\x%02x", *s);
+			n = 1;
+		} else if (o->json && (*s == '"' || *s == '\\')) {
+			fprintf(o->fp, "\\%c", *s);
+		} else {
+			fwrite(s, 1, (size_t)n, o->fp);
+		}
+		s += n;
+	}
+	if (o->json)
+		fputc('"', o->fp);
+}
+
+static void key(struct out *o, const char *k)
+{
+	if (o->json)
+		fprintf(o->fp, "%s\"%s\":", o->first ? "" : ",", k);
+	else
+		fprintf(o->fp, " %s=", k);
+	o->first = 0;
+}
+
+static void f_u64(struct out *o, const char *k, uint64_t v)
+{
+	key(o, k);
+	fprintf(o->fp, "%" PRIu64, v);
+}
+
+static void f_i64(struct out *o, const char *k, int64_t v)
+{
+	key(o, k);
+	fprintf(o->fp, "%" PRId64, v);
+}
+
+/* Addresses: hex for people, numbers for programs. */
+static void f_addr(struct out *o, const char *k, uint64_t v)
+{
+	key(o, k);
+	fprintf(o->fp, o->json ? "%" PRIu64 : "0x%" PRIx64, v);
+}
+
+static void f_str(struct out *o, const char *k, const char *s)
+{
+	key(o, k);
+	put_str(o, s);
+}
+
+static void obj_begin(struct out *o, const char *k)
+{
+	if (o->json) {
+		if (k)
+			key(o, k);
+		else if (!o->first)
+			fputc(',', o->fp);
+		fputc('{', o->fp);
+	}
+	o->first = 1;
+}
+
+static void obj_end(struct out *o)
+{
+	if (o->json)
+		fputc('}', o->fp);
+	o->first = 0;
+}
+
+static void list_begin(struct out *o, const char *k)
+{
+	if (o->json) {
+		key(o, k);
+		fputc('[', o->fp);
+	}
+	o->first = 1;
+}
+
+static void list_end(struct out *o)
+{
+	if (o->json)
+		fputc(']', o->fp);
+	o->first = 0;
+}
+
+/* A sub-entry: a JSON object in a list, or an indented line for people. */
+static void item_begin(struct out *o)
+{
+	if (!o->json)
+		fputs("\n     ", o->fp);
+	obj_begin(o, NULL);
+}
+
+static const char *type_name(uint32_t id)
+{
+	static const char *perf[] = { "CODE_LOAD", "CODE_MOVE", "CODE_DEBUG_INFO", "CODE_CLOSE",
+				      "CODE_UNWINDING_INFO" };
+	static const char *ext[] = { "LOAD_INFO", "INLINE", "UNLOAD", "AGENT_STATS" };
+	if (id < JD_CODE_MAX_PERF)
+		return perf[id];
+	if (id >= JD_EXT_LOAD_INFO && id <= JD_EXT_AGENT_STATS)
+		return ext[id - JD_EXT_LOAD_INFO];
+	return "UNKNOWN";
+}
+
+static const char *tier_name(uint32_t t)
+{
+	static const char *n[] = { "unknown", "interpreter", "c1", "c2", "stub", "other" };
+	return t <= JD_TIER_OTHER ? n[t] : "?";
+}
+
+static const char *mach_name(uint32_t m)
+{
+	switch (m) {
+	case EM_X86_64: return "x86-64";
+	case EM_386: return "i386";
+	case EM_AARCH64: return "aarch64";
+	case EM_ARM: return "arm";
+	case EM_RISCV: return "riscv";
+	case EM_PPC64: return "ppc64";
+	case EM_PPC: return "ppc";
+	case EM_S390: return "s390";
+	}
+	return "?";
+}
+
+static void print_header(struct out *o, struct jd_reader *r)
+{
+	const struct jd_header *h = jd_reader_header(r);
+	if (!o->json)
+		fputc('#', o->fp);
+	obj_begin(o, "header");
+	f_str(o, "file", jd_reader_path(r));
+	f_str(o, "kind", jd_reader_is_ext(r) ? "jitprof-companion" : "jitdump");
+	f_u64(o, "version", h->version);
+	f_u64(o, "header_size", h->total_size);
+	f_u64(o, "e_machine", h->elf_mach);
+	f_str(o, "arch", mach_name(h->elf_mach));
+	f_u64(o, "pid", h->pid);
+	f_u64(o, "timestamp", h->timestamp);
+	f_u64(o, "flags", h->flags);
+	f_str(o, "clock", h->flags & JD_FLAGS_ARCH_TIMESTAMP ? "arch" : "monotonic");
+	f_str(o, "byte_order", jd_reader_stats(r)->byte_swapped ? "swapped" : "native");
+	f_u64(o, "file_size", jd_reader_size(r));
+	obj_end(o);
+	if (!o->json)
+		fputc('\n', o->fp);
+}
+
+static void print_lines(struct out *o, const struct jd_debug_info *d)
+{
+	list_begin(o, "entries");
+	for (uint64_t i = 0; i < d->nr_entry; i++) {
+		item_begin(o);
+		f_addr(o, "addr", d->entries[i].addr);
+		f_str(o, "file", d->entries[i].file);
+		f_i64(o, "line", d->entries[i].line);
+		if (d->entries[i].discrim || o->json)
+			f_i64(o, "discrim", d->entries[i].discrim);
+		obj_end(o);
+	}
+	list_end(o);
+}
+
+static void print_inline(struct out *o, const struct jd_ext_inline *in)
+{
+	f_u64(o, "code_index", in->code_index);
+	f_addr(o, "code_addr", in->code_addr);
+	f_u64(o, "methods", in->nr_methods);
+	list_begin(o, "pcs");
+	for (uint32_t i = 0; i < in->nr_pcs; i++) {
+		const struct jd_inline_pc *pc = &in->pcs[i];
+		item_begin(o);
+		f_addr(o, "addr", pc->addr);
+		list_begin(o, "frames");
+		for (uint32_t k = 0; k < pc->depth; k++) {
+			const struct jd_inline_method *m = &in->methods[pc->frames[k].method];
+			if (!o->json)
+				fputs(k ? " <-" : "", o->fp);
+			obj_begin(o, NULL);
+			f_str(o, "method", m->name);
+			f_str(o, "file", m->file);
+			f_i64(o, "line", pc->frames[k].line);
+			obj_end(o);
+		}
+		list_end(o);
+		obj_end(o);
+	}
+	list_end(o);
+}
+
+static void print_record(struct out *o, const struct jd_record *r)
+{
+	if (!o->json)
+		fprintf(o->fp, "@%-8" PRIu64 " %-19s", r->offset, type_name(r->id));
+	obj_begin(o, NULL);
+	if (o->json) {
+		f_u64(o, "offset", r->offset);
+		f_str(o, "type", type_name(r->id));
+	}
+	f_u64(o, "size", r->total_size);
+	f_u64(o, "ts", r->timestamp);
+	switch (r->id) {
+	case JD_CODE_LOAD:
+		f_u64(o, "pid", r->u.load.pid);
+		f_u64(o, "tid", r->u.load.tid);
+		f_u64(o, "code_index", r->u.load.code_index);
+		f_addr(o, "code_addr", r->u.load.code_addr);
+		if (r->u.load.vma != r->u.load.code_addr || o->json)
+			f_addr(o, "vma", r->u.load.vma);
+		f_u64(o, "code_size", r->u.load.code_size);
+		f_str(o, "name", r->u.load.name);
+		break;
+	case JD_CODE_MOVE:
+		f_u64(o, "pid", r->u.move.pid);
+		f_u64(o, "tid", r->u.move.tid);
+		f_u64(o, "code_index", r->u.move.code_index);
+		f_addr(o, "old_code_addr", r->u.move.old_code_addr);
+		f_addr(o, "new_code_addr", r->u.move.new_code_addr);
+		f_addr(o, "vma", r->u.move.vma);
+		f_u64(o, "code_size", r->u.move.code_size);
+		break;
+	case JD_CODE_DEBUG_INFO:
+		f_addr(o, "code_addr", r->u.debug.code_addr);
+		f_u64(o, "nr_entry", r->u.debug.nr_entry);
+		print_lines(o, &r->u.debug);
+		break;
+	case JD_CODE_UNWINDING_INFO:
+		f_u64(o, "unwinding_size", r->u.unwind.unwinding_size);
+		f_u64(o, "eh_frame_hdr_size", r->u.unwind.eh_frame_hdr_size);
+		f_u64(o, "mapped_size", r->u.unwind.mapped_size);
+		break;
+	case JD_EXT_LOAD_INFO:
+		f_u64(o, "code_index", r->u.load_info.code_index);
+		f_addr(o, "code_addr", r->u.load_info.code_addr);
+		f_u64(o, "generation", r->u.load_info.generation);
+		f_str(o, "tier", tier_name(r->u.load_info.tier));
+		f_i64(o, "level", r->u.load_info.level);
+		f_u64(o, "flags", r->u.load_info.flags);
+		break;
+	case JD_EXT_INLINE:
+		print_inline(o, &r->u.inl);
+		break;
+	case JD_EXT_UNLOAD:
+		f_u64(o, "code_index", r->u.unload.code_index);
+		f_addr(o, "code_addr", r->u.unload.code_addr);
+		f_u64(o, "pid", r->u.unload.pid);
+		break;
+	case JD_EXT_AGENT_STATS:
+		f_u64(o, "callback_ns", r->u.stats.callback_ns);
+		f_u64(o, "records", r->u.stats.records);
+		f_u64(o, "bytes", r->u.stats.bytes);
+		f_u64(o, "loads", r->u.stats.loads);
+		f_u64(o, "unloads", r->u.stats.unloads);
+		f_u64(o, "dropped", r->u.stats.dropped);
+		break;
+	}
+	obj_end(o);
+	if (!o->json)
+		fputc('\n', o->fp);
+}
+
+/* ---- --stats ------------------------------------------------------------------------- */
+
+#define NR_TYPES (JD_CODE_MAX_PERF + 4)
+
+struct name_load {
+	const char *name;
+	uint64_t code_size;
+};
+
+struct stats {
+	uint64_t count[NR_TYPES], bytes[NR_TYPES];
+	struct name_load *loads;
+	size_t nr_loads, cap;
+};
+
+static int type_slot(uint32_t id)
+{
+	return id < JD_CODE_MAX_PERF ? (int)id : JD_CODE_MAX_PERF + (int)(id - JD_EXT_LOAD_INFO);
+}
+
+static int stats_add(struct stats *s, const struct jd_record *r)
+{
+	int t = type_slot(r->id);
+	s->count[t]++;
+	s->bytes[t] += r->total_size;
+	if (r->id != JD_CODE_LOAD)
+		return 0;
+	if (s->nr_loads == s->cap) {
+		size_t n = s->cap ? s->cap * 2 : 1024;
+		void *p = realloc(s->loads, n * sizeof(*s->loads));
+		if (!p)
+			return -1;
+		s->loads = p;
+		s->cap = n;
+	}
+	s->loads[s->nr_loads++] = (struct name_load){ r->u.load.name, r->u.load.code_size };
+	return 0;
+}
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(((const struct name_load *)a)->name, ((const struct name_load *)b)->name);
+}
+
+struct method_row {
+	const char *name;
+	uint64_t loads, bytes;
+};
+
+static int by_loads(const void *a, const void *b)
+{
+	const struct method_row *x = a, *y = b;
+	if (x->loads != y->loads)
+		return x->loads < y->loads ? 1 : -1;
+	return strcmp(x->name, y->name);
+}
+
+static void print_stats(struct out *o, struct stats *s, const struct jd_reader_stats *rs)
+{
+	qsort(s->loads, s->nr_loads, sizeof(*s->loads), by_name);
+	struct method_row *rows = calloc(s->nr_loads + 1, sizeof(*rows));
+	size_t n = 0;
+	for (size_t i = 0; rows && i < s->nr_loads; i++) {
+		if (!n || strcmp(rows[n - 1].name, s->loads[i].name))
+			rows[n++] = (struct method_row){ s->loads[i].name, 0, 0 };
+		rows[n - 1].loads++;
+		rows[n - 1].bytes += s->loads[i].code_size;
+	}
+	qsort(rows, n, sizeof(*rows), by_loads);
+	size_t regen = 0;
+	for (size_t i = 0; i < n; i++)
+		regen += rows[i].loads > 1;
+	if (o->json) {
+		obj_begin(o, "stats");
+		obj_begin(o, "types");
+	} else {
+		fprintf(o->fp, "%-20s %12s %14s\n", "record type", "count", "bytes");
+	}
+	for (uint32_t id = 0; id < JD_EXT_AGENT_STATS + 1; id++) {
+		if (id == JD_CODE_MAX_PERF)
+			id = JD_EXT_LOAD_INFO;
+		int t = type_slot(id);
+		if (o->json) {
+			obj_begin(o, type_name(id));
+			f_u64(o, "count", s->count[t]);
+			f_u64(o, "bytes", s->bytes[t]);
+			obj_end(o);
+		} else if (s->count[t] || id < JD_CODE_MAX_PERF) {
+			fprintf(o->fp, "%-20s %12" PRIu64 " %14" PRIu64 "\n", type_name(id),
+				s->count[t], s->bytes[t]);
+		}
+	}
+	if (o->json) {
+		obj_end(o);
+		f_u64(o, "unknown_skipped", rs->unknown_skipped);
+		f_u64(o, "method_names", n);
+		f_u64(o, "recompiled_names", regen);
+		list_begin(o, "methods");
+		for (size_t i = 0; i < n; i++) {
+			obj_begin(o, NULL);
+			f_str(o, "name", rows[i].name);
+			f_u64(o, "loads", rows[i].loads);
+			f_u64(o, "code_bytes", rows[i].bytes);
+			obj_end(o);
+		}
+		list_end(o);
+		obj_end(o);
+	} else {
+		fprintf(o->fp, "%-20s %12" PRIu64 "\n", "unknown (skipped)", rs->unknown_skipped);
+		fprintf(o->fp, "\n%zu method names, %zu loaded more than once (generations)\n"
+			       "%8s %12s  %s\n", n, regen, "loads", "code bytes", "name");
+		for (size_t i = 0; i < n; i++) {
+			fprintf(o->fp, "%8" PRIu64 " %12" PRIu64 "  ", rows[i].loads, rows[i].bytes);
+			put_str(o, rows[i].name);
+			fputc('\n', o->fp);
+		}
+	}
+	free(rows);
+}
+
+/* ---- driver ---------------------------------------------------------------------------- */
+
+struct opts {
+	int json, stats, companion;
+};
+
+/* Reads one file, printing as asked; 0 read whole, 1 damaged or unreadable. */
+static int show_file(struct out *o, const struct opts *op, const char *path, int *warned)
+{
+	struct jd_reader *r;
+	if (jd_reader_open(&r, path)) {
+		if (o->json)
+			f_str(o, "error", jd_reader_error(NULL));
+		return cli_error("%s", jd_reader_error(NULL));
+	}
+	struct stats s = { 0 };
+	struct jd_record rec;
+	int rc;
+	print_header(o, r);
+	if (!op->stats)
+		list_begin(o, "records");
+	while ((rc = jd_reader_next(r, &rec)) > 0) {
+		if (op->stats) {
+			if (stats_add(&s, &rec)) {
+				rc = -1;
+				break;
+			}
+		} else {
+			print_record(o, &rec);
+		}
+	}
+	if (!op->stats)
+		list_end(o);
+	else if (rc >= 0)
+		print_stats(o, &s, jd_reader_stats(r));
+	const struct jd_reader_stats *st = jd_reader_stats(r);
+	if (o->json) {
+		f_u64(o, "records_read", st->records);
+		f_u64(o, "unknown_skipped", st->unknown_skipped);
+		f_u64(o, "truncated_bytes", st->truncated_bytes);
+		if (rc < 0)
+			f_str(o, "error", rc == -1 ? "out of memory" : jd_reader_error(r));
+	} else if (!op->stats) {
+		fprintf(o->fp, "# %" PRIu64 " records, %" PRIu64 " unknown skipped\n", st->records,
+			st->unknown_skipped);
+	}
+	fflush(o->fp);
+	int ret = 0;
+	if (rc < 0) {
+		ret = cli_error("%s", rc == -1 ? "out of memory" : jd_reader_error(r));
+	} else if (st->truncated_bytes) {
+		cli_warn("dropped %" PRIu64 " bytes of a partial record at offset %" PRIu64
+			 " of %s (writer still running or killed); everything before it is shown",
+			 st->truncated_bytes, st->truncated_offset, path);
+		*warned = 1;
+	}
+	free(s.loads);
+	jd_reader_close(r);
+	return ret;
+}
+
+int cmd_jitdump(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "stats", no_argument, NULL, 's' },
+		{ "companion", no_argument, NULL, 'c' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct opts op = { 0 };
+	int c;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "jsch", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'j': op.json = 1; break;
+		case 's': op.stats = 1; break;
+		case 'c': op.companion = 1; break;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return 2;
+		}
+	}
+	if (optind != argc - 1) {
+		usage(stderr);
+		return 2;
+	}
+	const char *path = argv[optind];
+	char ext[4096];
+	int have_ext = op.companion && !jd_ext_path(path, ext, sizeof(ext)) &&
+		       access(ext, F_OK) == 0;
+	if (op.companion && !have_ext)
+		cli_warn("no companion file %s%s", path, JD_EXT_SUFFIX);
+	static char obuf[1 << 16];
+	setvbuf(stdout, obuf, _IOFBF, sizeof(obuf));
+	struct out o = { stdout, op.json, 1 };
+	int warned = 0;
+	obj_begin(&o, NULL);
+	int ret = show_file(&o, &op, path, &warned);
+	if (have_ext) {
+		if (!o.json)
+			fputc('\n', o.fp);
+		obj_begin(&o, "companion");
+		ret |= show_file(&o, &op, ext, &warned);
+		obj_end(&o);
+	}
+	obj_end(&o);
+	if (o.json)
+		fputc('\n', o.fp);
+	if (fflush(stdout) || ferror(stdout))
+		return cli_error("writing the output failed");
+	return ret;
+}

@@ -1,0 +1,183 @@
+/* jitdump_cmd.c - `jitprof jitdump` as a user runs it: every record on its own line with its
+ * offset, --json that parses, --stats per type and per method name, the companion file, a
+ * truncated dump (warning, exit 0) and a damaged one (error with offset, exit 1). */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "jitdump/jitdump.h"
+#include "tests/lib/testutil.h"
+
+#define FIXTURE "../shared/fixtures/perf-jvmti/jit-27543.dump"
+
+static char dump[4096];
+static char *dir;
+
+/* 3 loads of "m" (3 generations), 1 of "other", lines, a move, companion data. */
+static void make_dump(void)
+{
+	dir = tu_tmpdir("jdcmd");
+	struct jd_writer_opts o = { .size = sizeof(o), .dir = dir };
+	struct jd_writer *w;
+	cr_assert_eq(jd_writer_open(&w, &o), 0);
+	uint8_t code[32] = { 0xc3 };
+	struct jd_line lines[] = { { 0x1000, 3, 0, "m.c" }, { 0x1008, 4, 0, "m.c" } };
+	struct jd_ext_load_info info = { .generation = 1, .tier = JD_TIER_C1, .level = 3 };
+	for (int i = 0; i < 3; i++) {
+		struct jd_load_desc d = { .name = "m", .code_addr = 0x1000, .code = code,
+					  .code_size = 10u + (unsigned)i, .lines = lines,
+					  .nr_lines = 2, .info = &info };
+		cr_assert_eq(jd_write_load(w, &d, NULL), 0);
+	}
+	struct jd_load_desc d = { .name = "other\x01", .code_addr = 0x2000, .code = code,
+				  .code_size = 32 };
+	cr_assert_eq(jd_write_load(w, &d, NULL), 0);
+	struct jd_code_move m = { .old_code_addr = 0x2000, .new_code_addr = 0x3000,
+				  .code_size = 32, .code_index = 4 };
+	cr_assert_eq(jd_write_move(w, &m, 0), 0);
+	struct jd_ext_unload u = { .code_index = 1 };
+	cr_assert_eq(jd_write_unload(w, &u, 0), 0);
+	snprintf(dump, sizeof(dump), "%s", jd_writer_path(w));
+	cr_assert_eq(jd_writer_close(w), 0);
+}
+
+static void cleanup(void)
+{
+	tu_rmtree(dir);
+	free(dir);
+}
+
+static struct tu_result run(const char *a1, const char *a2, const char *file)
+{
+	char *argv[6];
+	int n = 0;
+	argv[n++] = (char *)tu_build("jitprof");
+	argv[n++] = (char *)"jitdump";
+	if (a1)
+		argv[n++] = (char *)a1;
+	if (a2)
+		argv[n++] = (char *)a2;
+	argv[n++] = (char *)file;
+	argv[n] = NULL;
+	struct tu_result r;
+	cr_assert_eq(tu_run(&r, argv, NULL, NULL, 0, 60), 0);
+	return r;
+}
+
+static size_t lines_starting(const char *out, const char *prefix)
+{
+	size_t n = 0, pl = strlen(prefix);
+	for (const char *l = out; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
+		n += !strncmp(l, prefix, pl);
+	return n;
+}
+
+TestSuite(jitdump_cmd, .init = make_dump, .fini = cleanup);
+
+Test(jitdump_cmd, help)
+{
+	struct tu_result r = run("--help", NULL, "x");
+	cr_assert_eq(r.status, 0);
+	cr_assert(strstr(r.out, "--stats") && strstr(r.out, "--json"));
+	tu_result_free(&r);
+}
+
+Test(jitdump_cmd, every_record_one_line)
+{
+	struct tu_result r = run(NULL, NULL, dump);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_assert_str_eq(r.err, "");
+	/* 3x(DEBUG_INFO, LOAD) + LOAD + MOVE + CLOSE */
+	cr_assert_eq(lines_starting(r.out, "@"), 9, "%s", r.out);
+	cr_assert_eq(tu_count(r.out, "CODE_DEBUG_INFO"), 3);
+	cr_assert_eq(tu_count(r.out, "file=m.c line=4"), 3);
+	cr_assert(strstr(r.out, "@40 "), "first record not at offset 40:\n%s", r.out);
+	cr_assert(strstr(r.out, "name=other\\x01"), "control byte not escaped:\n%s", r.out);
+	cr_assert(strstr(r.out, "new_code_addr=0x3000"));
+	char pid[64];
+	snprintf(pid, sizeof(pid), "pid=%d", (int)getpid());
+	cr_assert(strstr(r.out, pid));
+	tu_result_free(&r);
+}
+
+Test(jitdump_cmd, json_parses)
+{
+	struct tu_result r = run("--json", "--companion", dump);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_assert_eq(tu_count(r.out, "\"type\":"), 9 + 4, "%s", r.out);
+	cr_assert_eq(tu_count(r.out, "\"type\":\"LOAD_INFO\""), 3);
+	cr_assert_eq(tu_count(r.out, "\"type\":\"UNLOAD\""), 1);
+	if (tu_have("python3")) {
+		char path[4200], cmd[8600];
+		snprintf(path, sizeof(path), "%s/out.json", dir);
+		cr_assert_eq(tu_write_file(path, r.out, r.out_len), 0);
+		snprintf(cmd, sizeof(cmd), "python3 -c 'import json,sys; d=json.load(open(sys.argv[1]));"
+			 "print(len(d[\"records\"]), len(d[\"companion\"][\"records\"]),"
+			 " d[\"records\"][0][\"entries\"][1][\"line\"])' %s", path);
+		struct tu_result p;
+		cr_assert_eq(tu_sh(&p, cmd, 60), 0);
+		cr_assert_eq(p.status, 0, "invalid JSON: %s", p.err);
+		cr_assert_str_eq(p.out, "9 4 4\n");
+		tu_result_free(&p);
+	}
+	tu_result_free(&r);
+}
+
+Test(jitdump_cmd, stats_per_type_and_name)
+{
+	struct tu_result r = run("--stats", NULL, dump);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_assert(strstr(r.out, "CODE_LOAD                       4"), "%s", r.out);
+	cr_assert(strstr(r.out, "CODE_DEBUG_INFO                 3"), "%s", r.out);
+	cr_assert(strstr(r.out, "2 method names, 1 loaded more than once"), "%s", r.out);
+	cr_assert(strstr(r.out, "       3           33  m\n"), "%s", r.out);
+	tu_result_free(&r);
+}
+
+Test(jitdump_cmd, truncated_warns_damaged_fails)
+{
+	size_t len;
+	uint8_t *buf = tu_read_file(dump, &len);
+	char cut[4200];
+	snprintf(cut, sizeof(cut), "%s/cut.dump", dir);
+	cr_assert_eq(tu_write_file(cut, buf, len - 20), 0);
+	struct tu_result r = run(NULL, NULL, cut);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	char want[128];
+	snprintf(want, sizeof(want), "dropped 60 bytes of a partial record at offset %zu",
+		 len - 16 - 64);
+	cr_assert(strstr(r.err, want), "%s", r.err);
+	cr_assert_eq(lines_starting(r.out, "@"), 7);
+	tu_result_free(&r);
+	/* The first DEBUG_INFO (offset 40) claims a billion entries. */
+	uint64_t n = 1000000000;
+	memcpy(buf + 40 + 24, &n, 8);
+	cr_assert_eq(tu_write_file(cut, buf, len), 0);
+	r = run(NULL, NULL, cut);
+	cr_assert_eq(r.status, 1);
+	cr_assert(strstr(r.err, "offset 40: DEBUG_INFO nr_entry"), "%s", r.err);
+	tu_result_free(&r);
+	r = run(NULL, NULL, "/nonexistent/jit-1.dump");
+	cr_assert_eq(r.status, 1);
+	cr_assert(strstr(r.err, "No such file"), "%s", r.err);
+	tu_result_free(&r);
+	free(buf);
+}
+
+Test(jitdump_cmd, perf_agent_fixture_stats)
+{
+	size_t len;
+	void *buf = tu_read_file(FIXTURE, &len);
+	if (!buf)
+		cr_skip_test("fixture %s absent (needs shared/ beside the clone)", FIXTURE);
+	free(buf);
+	struct tu_result r = run("--stats", NULL, FIXTURE);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_assert(strstr(r.out, "CODE_LOAD                     460"), "%s", r.out);
+	cr_assert(strstr(r.out, "CODE_DEBUG_INFO                67"), "%s", r.out);
+	cr_assert(strstr(r.out, "CODE_CLOSE                      1"), "%s", r.out);
+	cr_assert(strstr(r.out, "       8         5488  LFixture;fold([LFixture$Op;I)J\n"));
+	tu_result_free(&r);
+}
