@@ -1,0 +1,152 @@
+/* cmd_record.c - `jitprof record`: parses the command line perf users know and hands it to
+ * the recorder engine (recorder/record/). Prints the summary, returns the workload's status. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "recorder/cli.h"
+#include "recorder/record/record.h"
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: jitprof record [-k CLOCK] [-F HZ | -c N] [-e EVENT] [-g] [-p PID | -a]\n"
+		"                      [-o FILE|-] [-- CMD ARGS]\n\n"
+		"Samples CMD (or process PID, or every CPU) with perf_event_open and writes\n"
+		"perf.data that perf report/script read (FILE '-': pipe mode on stdout).\n\n"
+		"  -k CLOCK   sample clock: mono (CLOCK_MONOTONIC, 1), raw, boot, realtime, tai;\n"
+		"             use mono to match jitdump files\n"
+		"  -F HZ      sampling frequency (default 4000)\n"
+		"  -c N       sample every N events instead of a frequency\n"
+		"  -e EVENT   cycles (default where the CPU has them, else cpu-clock), cpu-clock,\n"
+		"             task-clock, instructions, cache-misses, page-faults, rHEX; :u :k\n"
+		"  -g         record call chains (frame pointers)\n"
+		"  -p PID     attach to a running process (its threads and future children)\n"
+		"  -a         all CPUs, all processes\n"
+		"  -o FILE    output (default perf.data)\n"
+		"  -m PAGES   ring buffer data pages per CPU (power of two, default 256)\n"
+		"  -q         no progress or summary\n");
+}
+
+static int parse_u64(const char *s, uint64_t *v)
+{
+	char *end;
+	errno = 0;
+	unsigned long long x = strtoull(s, &end, 0);
+	if (errno || !*s || *end || s[0] == '-')
+		return -EINVAL;
+	*v = x;
+	return 0;
+}
+
+int cmd_record(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ "clockid", required_argument, NULL, 'k' },
+		{ "freq", required_argument, NULL, 'F' },
+		{ "count", required_argument, NULL, 'c' },
+		{ "event", required_argument, NULL, 'e' },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "all-cpus", no_argument, NULL, 'a' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "mmap-pages", required_argument, NULL, 'm' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct rec_opts o = { .clockid = -1, .orig_argc = argc, .orig_argv = (const char *const *)argv };
+	struct rec_stats st;
+	uint64_t v;
+	int c, err;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+hk:F:c:e:gp:ao:m:q", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'h':
+			usage(stdout);
+			return 0;
+		case 'k':
+			if ((o.clockid = rec_parse_clock(optarg)) < 0)
+				return cli_error("unknown clock '%s' (mono, raw, boot, realtime, tai)",
+						 optarg), 2;
+			break;
+		case 'F':
+			if (parse_u64(optarg, &o.freq) || !o.freq)
+				return cli_error("bad frequency '%s'", optarg), 2;
+			break;
+		case 'c':
+			if (parse_u64(optarg, &o.period) || !o.period)
+				return cli_error("bad period '%s'", optarg), 2;
+			break;
+		case 'e':
+			o.event = optarg;
+			break;
+		case 'g':
+			o.callchain = true;
+			break;
+		case 'p':
+			if (parse_u64(optarg, &v) || !v || v > 0x7fffffff)
+				return cli_error("bad pid '%s'", optarg), 2;
+			o.pid = (pid_t)v;
+			break;
+		case 'a':
+			o.system_wide = true;
+			break;
+		case 'o':
+			o.output = optarg;
+			break;
+		case 'm':
+			if (parse_u64(optarg, &v) || !v || (v & (v - 1)) || v > (1u << 20))
+				return cli_error("-m wants a power of two number of pages"), 2;
+			o.mmap_pages = (size_t)v;
+			break;
+		case 'q':
+			o.quiet = true;
+			cli_set_quiet(1);
+			break;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (o.freq && o.period)
+		return cli_error("-F and -c exclude each other"), 2;
+	if (o.pid && o.system_wide)
+		return cli_error("-p and -a exclude each other"), 2;
+	if (optind < argc)
+		o.argv = argv + optind;
+	if (!o.argv && !o.pid && !o.system_wide) {
+		usage(stderr);
+		return cli_error("nothing to record: give a command, -p PID or -a"), 2;
+	}
+	err = rec_run(&o, &st);
+	if (err == -EACCES || err == -EPERM) {
+		FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
+		int lvl = 99;
+		if (f) {
+			if (fscanf(f, "%d", &lvl) != 1)
+				lvl = 99;
+			fclose(f);
+		}
+		return cli_error("perf_event_open: permission denied (kernel.perf_event_paranoid "
+				 "= %d). Run as root, or allow it with\n"
+				 "    sysctl -w kernel.perf_event_paranoid=%d\n"
+				 "(-1: everything; 1: user and kernel for your own processes; 2: user "
+				 "space only, use -e cpu-clock:u), or grant CAP_PERFMON.",
+				 lvl, o.system_wide ? -1 : 1);
+	}
+	if (err)
+		return cli_error("record failed: %s", strerror(-err));
+	if (!o.quiet) {
+		const char *out = o.output ? o.output : "perf.data";
+		cli_info("%llu samples of %s, %.3f MB written to %s",
+			 (unsigned long long)st.samples, st.event_name, (double)st.bytes / 1e6,
+			 strcmp(out, "-") ? out : "<stdout>");
+	}
+	if (st.lost)
+		cli_warn("%llu samples lost (ring buffer full): try a lower -F or a larger -m",
+			 (unsigned long long)st.lost);
+	return st.workload_status;
+}

@@ -1,0 +1,412 @@
+/* session.c - one recording from start to finish: the workload held on a pipe until its
+ * events are open, synthesis, the drain loop (FINISHED_ROUND after every pass that found
+ * data), build-ids from the side thread, a clean stop on SIGINT/SIGTERM/workload exit, and
+ * the features written at the end. */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "recorder/cli.h"
+#include "recorder/record/record_int.h"
+
+static volatile sig_atomic_t got_signal;
+static volatile sig_atomic_t child_done;
+
+static void on_signal(int sig)
+{
+	got_signal = sig;
+}
+
+static void on_child(int sig)
+{
+	(void)sig;
+	child_done = 1;
+}
+
+struct session {
+	const struct rec_opts *o;
+	struct rec_stats *st;
+	struct rec_events ev;
+	struct pd_writer *w;
+	struct rec_synth_ctx sc;
+	uint8_t *tmp;
+	uint64_t first_time, last_time;
+	pid_t child;
+	int go_fd, err_fd;
+	bool reaped;
+};
+
+int rec_parse_clock(const char *s)
+{
+	static const struct { const char *name; int id; } clocks[] = {
+		{ "mono", 1 }, { "monotonic", 1 }, { "CLOCK_MONOTONIC", 1 },
+		{ "raw", 4 }, { "monotonic_raw", 4 }, { "CLOCK_MONOTONIC_RAW", 4 },
+		{ "boot", 7 }, { "boottime", 7 }, { "CLOCK_BOOTTIME", 7 },
+		{ "realtime", 0 }, { "real", 0 }, { "CLOCK_REALTIME", 0 },
+		{ "tai", 11 }, { "CLOCK_TAI", 11 },
+	};
+	char *end;
+	long v;
+
+	for (size_t i = 0; i < sizeof(clocks) / sizeof(clocks[0]); i++)
+		if (!strcasecmp(s, clocks[i].name))
+			return clocks[i].id;
+	v = strtol(s, &end, 10);
+	if (*s && !*end && (v == 0 || v == 1 || v == 4 || v == 7 || v == 11))
+		return (int)v;
+	return -EINVAL;
+}
+
+static int sink(void *ctx, const struct perf_event_header *h)
+{
+	struct session *s = ctx;
+	struct pd_event e;
+
+	s->st->records++;
+	if (pd_decode_attr(&s->ev.attr, h, h->size, &e) == 0) {
+		switch (h->type) {
+		case PERF_RECORD_SAMPLE:
+			s->st->samples++;
+			if (!s->first_time)
+				s->first_time = e.u.sample.time;
+			if (e.u.sample.time > s->last_time)
+				s->last_time = e.u.sample.time;
+			rec_hits_sample(s->sc.hits, e.u.sample.pid, e.u.sample.ip,
+					h->misc & PERF_RECORD_MISC_CPUMODE_MASK);
+			break;
+		case PERF_RECORD_MMAP:
+		case PERF_RECORD_MMAP2:
+			rec_note_mmap(&s->sc, &e.u.mmap, h->misc);
+			break;
+		case PERF_RECORD_COMM:
+			if (e.u.comm.exec)
+				rec_hits_exec(s->sc.hits, e.u.comm.pid);
+			break;
+		case PERF_RECORD_FORK:
+			rec_hits_fork(s->sc.hits, e.u.task.pid, e.u.task.ppid);
+			break;
+		case PERF_RECORD_LOST:
+			s->st->lost += e.u.lost.lost;
+			break;
+		default:
+			break;
+		}
+	}
+	return pd_writer_write(s->w, h, h->size);
+}
+
+/* Build-ids the side thread found: pipe mode sends them at once (type 67), file mode keeps
+ * them for the table of hit DSOs. */
+static int take_build_ids(struct session *s)
+{
+	struct rec_bid_result res[64];
+	size_t n;
+	int err = 0;
+
+	while ((n = rec_bid_poll(s->sc.bids, res, 64))) {
+		for (size_t i = 0; i < n; i++) {
+			struct rec_dso *d = rec_hits_dso(s->sc.hits, res[i].path,
+							 PERF_RECORD_MISC_USER);
+			if (d && res[i].size) {
+				d->state = BID_KNOWN;
+				d->id_size = (uint8_t)res[i].size;
+				memcpy(d->id, res[i].id, res[i].size);
+				s->st->build_ids++;
+				if (s->sc.pipe && !err)
+					err = pd_writer_add_build_id(s->w, -1, d->cpumode, d->id,
+								     d->id_size, d->name);
+			} else if (d) {
+				d->state = BID_NONE;
+			}
+			free(res[i].path);
+		}
+	}
+	return err;
+}
+
+static int drain_all(struct session *s)
+{
+	bool any = false;
+
+	for (size_t i = 0; i < s->ev.nrings; i++) {
+		long n = rec_ring_drain(&s->ev.rings[i], s->tmp, sink, s);
+		if (n < 0)
+			return (int)n;
+		any |= n > 0;
+	}
+	if (any) {
+		int err = pd_writer_finished_round(s->w);
+		if (err)
+			return err;
+	}
+	return take_build_ids(s);
+}
+
+/* The workload waits on go_fd until its events exist; exec failure comes back on err_fd. */
+static int fork_workload(struct session *s)
+{
+	int go[2], ep[2];
+
+	if (pipe2(go, O_CLOEXEC) || pipe2(ep, O_CLOEXEC))
+		return -errno;
+	s->child = fork();
+	if (s->child < 0)
+		return -errno;
+	if (s->child == 0) {
+		char c;
+		int e;
+		close(go[1]);
+		close(ep[0]);
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		if (s->o->output && !strcmp(s->o->output, "-"))
+			dup2(2, 1);	/* stdout carries the perf.data stream */
+		if (read(go[0], &c, 1) != 1)
+			_exit(127);
+		execvp(s->o->argv[0], s->o->argv);
+		e = errno;
+		if (write(ep[1], &e, sizeof(e)) < 0)
+			_exit(127);
+		_exit(127);
+	}
+	close(go[0]);
+	close(ep[1]);
+	s->go_fd = go[1];
+	s->err_fd = ep[0];
+	return 0;
+}
+
+static int start_workload(struct session *s)
+{
+	int e = 0;
+	ssize_t n;
+
+	if (write(s->go_fd, "g", 1) != 1)
+		return -errno;
+	close(s->go_fd);
+	s->go_fd = -1;
+	n = read(s->err_fd, &e, sizeof(e));
+	close(s->err_fd);
+	s->err_fd = -1;
+	if (n == (ssize_t)sizeof(e)) {
+		cli_error("cannot run '%s': %s", s->o->argv[0], strerror(e));
+		return -e;
+	}
+	return 0;
+}
+
+static void stop_workload(struct session *s, int sig)
+{
+	int status;
+
+	if (s->child <= 0 || s->reaped)
+		return;
+	if (sig)
+		kill(s->child, sig);
+	/* Bounded: a workload that ignores the signal must not hold the file hostage. */
+	for (int i = 0; i < 500; i++) {
+		pid_t r = waitpid(s->child, &status, sig ? WNOHANG : 0);
+		if (r == s->child) {
+			s->reaped = true;
+			s->st->workload_status = WIFEXITED(status) ? WEXITSTATUS(status)
+								   : 128 + WTERMSIG(status);
+			return;
+		}
+		if (r < 0)
+			return;
+		struct timespec ts = { 0, 10 * 1000 * 1000 };
+		nanosleep(&ts, NULL);
+	}
+}
+
+static int set_features(struct session *s)
+{
+	const struct rec_opts *o = s->o;
+	int err = pd_writer_set_host_features(s->w);
+
+	if (!err && o->orig_argc > 0)
+		err = pd_writer_set_cmdline(s->w, o->orig_argc, o->orig_argv);
+	if (!err && o->clockid >= 0) {
+		struct timespec res, tod, clk;
+		clock_getres(o->clockid, &res);
+		clock_gettime(CLOCK_REALTIME, &tod);
+		clock_gettime(o->clockid, &clk);
+		err = pd_writer_set_clock(s->w, o->clockid,
+			(uint64_t)res.tv_sec * 1000000000ull + (uint64_t)res.tv_nsec,
+			(uint64_t)tod.tv_sec * 1000000000ull + (uint64_t)tod.tv_nsec,
+			(uint64_t)clk.tv_sec * 1000000000ull + (uint64_t)clk.tv_nsec);
+	}
+	return err;
+}
+
+/* File mode: one BUILD_ID entry per DSO that got samples (and whose id is known). */
+static int finish_build_ids(struct session *s)
+{
+	int err = 0;
+
+	rec_bid_stop(s->sc.bids);
+	err = take_build_ids(s);
+	rec_hits_finish(s->sc.hits);
+	for (size_t i = 0; i < rec_hits_nr_dsos(s->sc.hits) && !err && !s->sc.pipe; i++) {
+		struct rec_dso *d = rec_hits_dso_at(s->sc.hits, i);
+		if (d->hit && d->state == BID_KNOWN)
+			err = pd_writer_add_build_id(s->w, -1, d->cpumode, d->id, d->id_size,
+						     d->name);
+	}
+	if (!err && !s->sc.pipe && s->st->samples)
+		err = pd_writer_set_sample_time(s->w, s->first_time, s->last_time);
+	return err;
+}
+
+static void progress(struct session *s)
+{
+	char what[96];
+
+	snprintf(what, sizeof(what), "recording: %llu samples, %.1f MB",
+		 (unsigned long long)s->st->samples, (double)pd_writer_bytes(s->w) / 1e6);
+	cli_progress(what, 0, 0);
+}
+
+static int loop(struct session *s)
+{
+	struct pollfd *pfd = calloc(s->ev.nrings, sizeof(*pfd));
+	int err = 0;
+
+	if (!pfd)
+		return -ENOMEM;
+	for (size_t i = 0; i < s->ev.nrings; i++)
+		pfd[i] = (struct pollfd){ .fd = s->ev.rings[i].fd, .events = POLLIN };
+	while (!err && !got_signal) {
+		poll(pfd, s->ev.nrings, 100);
+		err = drain_all(s);
+		progress(s);
+		if (child_done && s->child > 0) {
+			stop_workload(s, 0);
+			if (s->reaped)
+				break;
+		}
+		if (s->o->pid && kill(s->o->pid, 0) && errno == ESRCH)
+			break;	/* the attached process is gone */
+	}
+	free(pfd);
+	return err;
+}
+
+static int setup(struct session *s)
+{
+	const struct rec_opts *o = s->o;
+	pid_t *tids = NULL;
+	size_t ntids = 0;
+	bool workload = o->argv && o->argv[0];
+	int err;
+
+	if (workload && (err = fork_workload(s)))
+		return err;
+	if (o->pid && (err = rec_list_threads(o->pid, &tids, &ntids)))
+		return cli_error("no such process %d", (int)o->pid), err;
+	if (workload && !o->system_wide && !o->pid) {
+		tids = malloc(sizeof(pid_t));
+		if (!tids)
+			return -ENOMEM;
+		tids[0] = s->child;
+		ntids = 1;
+	}
+	err = rec_events_open(&s->ev, o, tids, ntids, workload && !o->system_wide && !o->pid);
+	free(tids);
+	if (err)
+		return err;
+	snprintf(s->st->event_name, sizeof(s->st->event_name), "%s", s->ev.name);
+	err = pd_writer_add_attr(s->w, &s->ev.attr, s->ev.ids, s->ev.nfds, s->ev.name);
+	if (err < 0)
+		return err;
+	if ((err = set_features(s)))
+		return err;
+	if (!s->ev.exclude_kernel && (err = rec_synth_kernel(&s->sc)) && err != -EPERM)
+		return err;
+	if (o->system_wide)
+		err = rec_synth_all(&s->sc);
+	else if (o->pid)
+		err = rec_synth_process(&s->sc, o->pid, false);
+	else if (workload) {
+		const char *base = strrchr(o->argv[0], '/');
+		err = pd_writer_comm(s->w, (uint32_t)s->child, (uint32_t)s->child,
+				     base ? base + 1 : o->argv[0], false, NULL);
+	}
+	if (!err)
+		err = pd_writer_finished_round(s->w);
+	if (err)
+		return err;
+	if (!workload || o->system_wide || o->pid)
+		if ((err = rec_events_enable(&s->ev)))
+			return err;
+	return workload ? start_workload(s) : 0;
+}
+
+int rec_run(const struct rec_opts *o, struct rec_stats *st)
+{
+	struct session s = { .o = o, .st = st, .go_fd = -1, .err_fd = -1 };
+	struct cli_outfile out = { 0 };
+	struct sigaction sa = { .sa_handler = on_signal }, sc = { .sa_handler = on_child };
+	const char *path = o->output ? o->output : "perf.data";
+	bool pipe_mode = !strcmp(path, "-");
+	int err, err2;
+
+	memset(st, 0, sizeof(*st));
+	got_signal = child_done = 0;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGCHLD, &sc, NULL);
+	s.sc.pipe = pipe_mode;
+	s.tmp = malloc(1u << 16);
+	s.sc.hits = rec_hits_new();
+	if (!s.tmp || !s.sc.hits || rec_bid_start(&s.sc.bids)) {
+		err = -ENOMEM;
+		goto out;
+	}
+	if ((err = cli_outfile_open(&out, path)))
+		goto out;
+	if ((err = pd_writer_open_fd(&s.w, out.fd, path, pipe_mode ? PD_WRITER_PIPE : 0)))
+		goto out;
+	s.sc.w = s.w;
+	err = setup(&s);
+	if (!err)
+		err = loop(&s);
+	rec_events_disable(&s.ev);
+	if (got_signal)
+		stop_workload(&s, got_signal);
+	/* What the kernel wrote before the disable is still in the buffers. */
+	err2 = drain_all(&s);
+	err = err ? err : err2;
+	if (!err)
+		err = finish_build_ids(&s);
+	st->bytes = pd_writer_bytes(s.w);
+	err2 = pd_writer_close(s.w);
+	s.w = NULL;
+	err = err ? err : err2;
+	cli_progress_end();
+	if (!err && !pipe_mode)
+		err = cli_outfile_commit(&out);
+out:
+	if (!pipe_mode && out.tmp)
+		cli_outfile_abort(&out);	/* no half-written file left behind */
+	if (s.w)
+		pd_writer_close(s.w);
+	if (s.go_fd >= 0)
+		close(s.go_fd);	/* the held workload sees EOF and exits */
+	if (s.err_fd >= 0)
+		close(s.err_fd);
+	stop_workload(&s, s.reaped ? 0 : (got_signal ? got_signal : 0));
+	rec_events_close(&s.ev);
+	rec_bid_free(s.sc.bids);
+	rec_hits_free(s.sc.hits);
+	free(s.tmp);
+	signal(SIGCHLD, SIG_DFL);
+	return err;
+}
