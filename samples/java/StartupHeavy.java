@@ -5,6 +5,7 @@
 // HotSpot throttles tier-3 compiles by queue length, so run it with -Xbatch (synchronous
 // compiles) to get them all: java -Xbatch -cp build/java jitprof.samples.StartupHeavy.
 // Usage: java [-Xbatch] -cp build/java jitprof.samples.StartupHeavy [classes] [methods] [calls]
+//        [unload]   (unload: then drop the classes and collect, so their code is unloaded)
 package jitprof.samples;
 
 import java.io.ByteArrayOutputStream;
@@ -182,5 +183,12 @@ public final class StartupHeavy {
             }
         }
         System.out.println("startup done " + classes * methods + " methods " + (x != 0));
+        if (args.length > 3 && args[3].equals("unload")) {
+            ops = null;
+            loader = null;
+            System.gc(); // class unloading frees the generated classes' compiled code
+            System.gc();
+            Thread.sleep(300); // unload events are posted by a JVM thread: let it run
+        }
     }
 }

@@ -1,0 +1,138 @@
+/* agent_util.h - what the agent_*.c end-to-end tests share: the JDKs found under /usr/lib/jvm,
+ * running a sample with or without libagent.so, and finding the dump it wrote. Header-only
+ * (static functions) because each tests/e2e/<name>.c is linked alone. */
+#ifndef JITPROF_E2E_AGENT_UTIL_H
+#define JITPROF_E2E_AGENT_UTIL_H
+
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "jitdump/jitdump.h"
+#include "tests/lib/testutil.h"
+
+#define AG_MAX_JDKS 8
+
+struct ag_jdk {
+	char home[PATH_MAX];
+	int major;		/* from the release file; 0 unknown */
+};
+
+/* Every JDK under /usr/lib/jvm with bin/java and bin/jcmd, once per real java binary. */
+static int ag_jdks(struct ag_jdk *out, int max)
+{
+	char seen[AG_MAX_JDKS][PATH_MAX];
+	struct dirent *de;
+	int n = 0;
+	DIR *d = opendir("/usr/lib/jvm");
+
+	if (!d)
+		return 0;
+	while ((de = readdir(d)) && n < max && n < AG_MAX_JDKS) {
+		char java[PATH_MAX + 300], real[PATH_MAX], rel[PATH_MAX + 300], line[256];
+		int dup = 0;
+		FILE *f;
+
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(java, sizeof(java), "/usr/lib/jvm/%s/bin/java", de->d_name);
+		if (!realpath(java, real) || access(real, X_OK))
+			continue;
+		for (int i = 0; i < n; i++)
+			dup |= strcmp(seen[i], real) == 0;
+		if (dup)
+			continue;
+		snprintf(seen[n], PATH_MAX, "%s", real);
+		/* home = real path minus "/bin/java" */
+		real[strlen(real) - strlen("/bin/java")] = '\0';
+		snprintf(out[n].home, sizeof(out[n].home), "%s", real);
+		out[n].major = 0;
+		snprintf(rel, sizeof(rel), "%s/release", real);
+		if ((f = fopen(rel, "r"))) {
+			while (fgets(line, sizeof(line), f))
+				if (sscanf(line, "JAVA_VERSION=\"%d", &out[n].major) == 1)
+					break;
+			fclose(f);
+		}
+		n++;
+	}
+	closedir(d);
+	return n;
+}
+
+static const char *ag_agent_path(void)
+{
+	static char p[PATH_MAX];
+
+	if (!realpath(tu_build("libagent.so"), p))
+		cr_assert_fail("libagent.so not built at %s", tu_build("libagent.so"));
+	return p;
+}
+
+static const char *ag_classpath(void)
+{
+	static char p[PATH_MAX];
+
+	if (!realpath(tu_build("java"), p))
+		cr_assert_fail("samples not built at %s", tu_build("java"));
+	return p;
+}
+
+/* Runs `<jdk>/bin/java [-agentpath:libagent.so=opts] jvmargs... -cp <samples> main args...`.
+ * agent_opts NULL: no agent. jvmargs and args are NULL-terminated (or NULL). */
+static void ag_java(struct tu_result *r, const struct ag_jdk *jdk, const char *agent_opts,
+		    const char *const *jvmargs, const char *main_class, const char *const *args,
+		    unsigned timeout_s)
+{
+	char java[PATH_MAX + 16], agent[PATH_MAX + 4200];
+	const char *argv[64];
+	int n = 0;
+
+	snprintf(java, sizeof(java), "%s/bin/java", jdk->home);
+	argv[n++] = java;
+	if (agent_opts) {
+		snprintf(agent, sizeof(agent), "-agentpath:%s%s%s", ag_agent_path(),
+			 agent_opts[0] ? "=" : "", agent_opts);
+		argv[n++] = agent;
+	}
+	for (int i = 0; jvmargs && jvmargs[i] && n < 50; i++)
+		argv[n++] = jvmargs[i];
+	argv[n++] = "-cp";
+	argv[n++] = ag_classpath();
+	argv[n++] = main_class;
+	for (int i = 0; args && args[i] && n < 62; i++)
+		argv[n++] = args[i];
+	argv[n] = NULL;
+	cr_assert_eq(tu_run(r, (char *const *)argv, NULL, NULL, 0, timeout_s), 0,
+		     "cannot run %s", java);
+}
+
+/* The one jit-<pid>.dump in dir (malloc'd path), or NULL. */
+static char *ag_find_dump(const char *dir)
+{
+	struct dirent *de;
+	char *found = NULL;
+	DIR *d = opendir(dir);
+
+	if (!d)
+		return NULL;
+	while ((de = readdir(d)))
+		if (jd_is_marker_name(de->d_name, NULL) == 1) {
+			free(found);
+			if (asprintf(&found, "%s/%s", dir, de->d_name) < 0)
+				found = NULL;
+		}
+	closedir(d);
+	return found;
+}
+
+static int ag_starts(const char *s, const char *prefix)
+{
+	return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+#endif
