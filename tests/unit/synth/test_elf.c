@@ -1,0 +1,184 @@
+/* test_elf.c - synth/elf.c read back with libelf: header and program headers as DWARF-NOTES.md
+ * requires, sections, the symbol, both notes, the code at .text, unwind placement, machines. */
+#include <criterion/criterion.h>
+#include <elf.h>
+#include <string.h>
+
+#include "tests/unit/synth/st.h"
+
+static Elf *build(struct st_load *l, struct synth_elf *e)
+{
+	char err[256];
+	cr_assert_eq(synth_build(&l->in, e, err, sizeof(err)), 0, "%s", err);
+	Elf *elf = st_elf(e);
+	cr_assert_not_null(elf, "%s", elf_errmsg(-1));
+	return elf;
+}
+
+Test(elf, header_and_segments)
+{
+	struct st_load l;
+	st_load_init(&l, 1);
+	struct synth_elf e;
+	Elf *elf = build(&l, &e);
+	GElf_Ehdr eh;
+	cr_assert_not_null(gelf_getehdr(elf, &eh));
+	cr_assert_eq(eh.e_ident[EI_CLASS], ELFCLASS64);
+	cr_assert_eq(eh.e_type, ET_DYN);
+	cr_assert_eq(eh.e_machine, EM_X86_64);
+	cr_assert_eq(eh.e_phoff, sizeof(Elf64_Ehdr), "phdrs right after the ELF header");
+	cr_assert_eq(eh.e_entry, e.text_offset);
+	cr_assert_eq(e.text_offset % 16, 0);
+	cr_assert_eq(e.map_len, ST_CODE_SIZE);
+	size_t nph;
+	cr_assert_eq(elf_getphdrnum(elf, &nph), 0);
+	cr_assert_eq(nph, 2, "no unwind data: PT_LOAD and PT_NOTE only");
+	GElf_Phdr load, note;
+	gelf_getphdr(elf, 0, &load);
+	gelf_getphdr(elf, 1, &note);
+	cr_assert_eq(load.p_type, PT_LOAD);
+	cr_assert_eq(load.p_flags, PF_R | PF_X);
+	cr_assert_eq(load.p_offset, 0);
+	cr_assert_eq(load.p_vaddr, 0);
+	cr_assert_eq(load.p_filesz, e.text_offset + ST_CODE_SIZE, "load ends at the end of .text");
+	cr_assert_eq(note.p_type, PT_NOTE);
+	cr_assert_eq(note.p_filesz, 36);
+	cr_assert_lt(note.p_offset, e.text_offset, "note inside the load");
+	elf_end(elf);
+	synth_elf_free(&e);
+}
+
+Test(elf, text_symbol_and_notes)
+{
+	struct st_load l;
+	st_load_init(&l, 0);
+	struct synth_elf e;
+	Elf *elf = build(&l, &e);
+	GElf_Shdr sh;
+	Elf_Scn *text = st_section(elf, ".text", &sh);
+	cr_assert_not_null(text);
+	cr_assert_eq(sh.sh_addr, e.text_offset, ".text vaddr == file offset");
+	cr_assert_eq(sh.sh_offset, e.text_offset);
+	cr_assert_eq(sh.sh_size, ST_CODE_SIZE);
+	cr_assert_eq(sh.sh_flags, SHF_ALLOC | SHF_EXECINSTR);
+	cr_assert(!memcmp(e.data + sh.sh_offset, l.code, ST_CODE_SIZE));
+	size_t text_index = elf_ndxscn(text);
+
+	Elf_Scn *symtab = st_section(elf, ".symtab", &sh);
+	cr_assert_not_null(symtab);
+	cr_assert_eq(sh.sh_size / sh.sh_entsize, 2);
+	cr_assert_eq(sh.sh_info, 1);
+	GElf_Sym sym;
+	Elf_Data *d = elf_getdata(symtab, NULL);
+	cr_assert_not_null(gelf_getsym(d, 1, &sym));
+	cr_assert_str_eq(elf_strptr(elf, sh.sh_link, sym.st_name), "Lcom/acme/Foo;bar(I)I");
+	cr_assert_eq(GELF_ST_TYPE(sym.st_info), STT_FUNC);
+	cr_assert_eq(GELF_ST_BIND(sym.st_info), STB_GLOBAL);
+	cr_assert_eq(sym.st_value, e.text_offset);
+	cr_assert_eq(sym.st_size, ST_CODE_SIZE);
+	cr_assert_eq(sym.st_shndx, text_index);
+
+	Elf_Scn *idn = st_section(elf, ".note.gnu.build-id", &sh);
+	cr_assert_not_null(idn);
+	cr_assert_eq(sh.sh_flags, SHF_ALLOC);
+	GElf_Nhdr nh;
+	size_t name_off, desc_off;
+	d = elf_getdata(idn, NULL);
+	cr_assert_gt(gelf_getnote(d, 0, &nh, &name_off, &desc_off), 0);
+	cr_assert_eq(nh.n_type, NT_GNU_BUILD_ID);
+	cr_assert_str_eq((char *)d->d_buf + name_off, "GNU");
+	cr_assert_eq(nh.n_descsz, 20);
+	cr_assert(!memcmp((char *)d->d_buf + desc_off, e.build_id, 20));
+
+	Elf_Scn *jp = st_section(elf, ".note.jitprof", &sh);
+	cr_assert_not_null(jp);
+	d = elf_getdata(jp, NULL);
+	cr_assert_gt(gelf_getnote(d, 0, &nh, &name_off, &desc_off), 0);
+	cr_assert_eq(nh.n_type, SYNTH_NOTE_TYPE);
+	cr_assert_eq(nh.n_descsz, 0);
+	cr_assert_str_eq((char *)d->d_buf + name_off,
+			 "jitprof/1 generation=2 code_index=5 timestamp=987654321 tier=3 pid=1234 "
+			 "code_addr=0x7f0000001000 name=Lcom/acme/Foo;bar(I)I");
+	for (const char *s = ".debug_info\0.debug_abbrev\0.debug_line\0.debug_aranges\0"; *s;
+	     s += strlen(s) + 1)
+		cr_assert_not_null(st_section(elf, s, &sh), "%s missing", s);
+	cr_assert_null(st_section(elf, ".eh_frame", &sh));
+	elf_end(elf);
+	synth_elf_free(&e);
+}
+
+Test(elf, unwind_tables_where_the_runtime_put_them)
+{
+	struct st_load l;
+	st_load_init(&l, 0);
+	st_add_unwind(&l);
+	l.in.code_size = 61;	/* code end not 8-aligned: .eh_frame starts at ALIGN_8 */
+	struct synth_elf e;
+	Elf *elf = build(&l, &e);
+	GElf_Shdr eh, hdr;
+	cr_assert_not_null(st_section(elf, ".eh_frame", &eh));
+	cr_assert_not_null(st_section(elf, ".eh_frame_hdr", &hdr));
+	cr_assert_eq(eh.sh_addr, e.text_offset + 64);
+	cr_assert_eq(eh.sh_size, 48);
+	cr_assert_eq(hdr.sh_addr, eh.sh_addr + 48);
+	cr_assert_eq(hdr.sh_size, 20);
+	cr_assert(!memcmp(e.data + eh.sh_offset, l.unwind, 68), "blob copied verbatim");
+	cr_assert_eq(e.map_len, 64 + 68, "ALIGN_8(code_size) + mapped_size");
+	size_t nph;
+	elf_getphdrnum(elf, &nph);
+	cr_assert_eq(nph, 3);
+	GElf_Phdr load, ehp;
+	gelf_getphdr(elf, 0, &load);
+	gelf_getphdr(elf, 2, &ehp);
+	cr_assert_eq(ehp.p_type, PT_GNU_EH_FRAME);
+	cr_assert_eq(ehp.p_vaddr, hdr.sh_addr);
+	cr_assert_eq(ehp.p_filesz, 20);
+	cr_assert_eq(load.p_filesz, hdr.sh_addr + 20, "load covers the unwind tables");
+	elf_end(elf);
+	synth_elf_free(&e);
+}
+
+Test(elf, machines)
+{
+	static const uint16_t m[] = { EM_X86_64, EM_AARCH64, EM_RISCV };
+	for (size_t i = 0; i < 3; i++) {
+		struct st_load l;
+		st_load_init(&l, 1);
+		l.in.e_machine = m[i];
+		struct synth_elf e;
+		Elf *elf = build(&l, &e);
+		GElf_Ehdr eh;
+		gelf_getehdr(elf, &eh);
+		cr_assert_eq(eh.e_machine, m[i]);
+		elf_end(elf);
+		synth_elf_free(&e);
+	}
+	struct st_load l;
+	st_load_init(&l, 0);
+	l.in.e_machine = 0;	/* host */
+	struct synth_elf e;
+	Elf *elf = build(&l, &e);
+	GElf_Ehdr eh;
+	gelf_getehdr(elf, &eh);
+#if defined(__x86_64__)
+	cr_assert_eq(eh.e_machine, EM_X86_64);
+#elif defined(__aarch64__)
+	cr_assert_eq(eh.e_machine, EM_AARCH64);
+#endif
+	elf_end(elf);
+	synth_elf_free(&e);
+}
+
+Test(elf, free_is_safe_twice)
+{
+	struct synth_elf e = { 0 };
+	synth_elf_free(&e);
+	synth_elf_free(NULL);
+	struct st_load l;
+	st_load_init(&l, 0);
+	char err[64];
+	cr_assert_eq(synth_build(&l.in, &e, err, sizeof(err)), 0);
+	synth_elf_free(&e);
+	cr_assert_null(e.data);
+	synth_elf_free(&e);
+}

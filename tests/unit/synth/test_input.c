@@ -1,0 +1,162 @@
+/* test_input.c - synth/input.c and synth/eh_frame.c: every refusal names what is wrong, the
+ * symbol-only fallback, file names from integers, and filling the input from a real dump
+ * written with libjitdump and read back through its index. */
+#include <criterion/criterion.h>
+#include <elf.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tests/lib/testutil.h"
+#include "tests/unit/synth/st.h"
+
+static void refused(struct st_load *l, int rc, const char *needle)
+{
+	char err[256] = "";
+	struct synth_elf e;
+	cr_assert_eq(synth_build(&l->in, &e, err, sizeof(err)), rc, "%s", err);
+	cr_assert_null(e.data);
+	cr_assert_not_null(strstr(err, needle), "message '%s' lacks '%s'", err, needle);
+	uint8_t id[20];
+	cr_assert_eq(synth_build_id(&l->in, id, NULL, 0), rc, "build-id refuses alike");
+}
+
+Test(input, refusals)
+{
+	struct st_load l;
+	static char longname[SYNTH_NAME_MAX + 2];
+	memset(longname, 'x', sizeof(longname) - 1);
+
+	st_load_init(&l, 1); l.in.code_size = 0;
+	refused(&l, -EINVAL, "code_size is 0");
+	st_load_init(&l, 1); l.in.name = longname;
+	refused(&l, -EINVAL, "longer than 4096");
+	st_load_init(&l, 1); l.in.name = "";
+	refused(&l, -EINVAL, "empty method name");
+	st_load_init(&l, 1); l.lines[3].addr = ST_CODE_ADDR + ST_CODE_SIZE;
+	refused(&l, -EINVAL, "line entry 3: address 0x7f0000001040 outside the code");
+	st_load_init(&l, 1); l.lines[4].addr = ST_CODE_ADDR;
+	refused(&l, -EINVAL, "line entry 4: address 0x7f0000001000 below the previous");
+	st_load_init(&l, 1); l.lines[1].line = -3;
+	refused(&l, -EINVAL, "line entry 1: negative line");
+	st_load_init(&l, 1); l.in.e_machine = EM_SPARC;
+	refused(&l, -ENOTSUP, "e_machine 2 not supported");
+	st_load_init(&l, 1); l.f[2][0].method = 7;
+	refused(&l, -EINVAL, "inline pc 2 frame 0: method 7 of 3");
+	st_load_init(&l, 1); l.pcs[5].addr = l.pcs[4].addr;
+	refused(&l, -EINVAL, "inline pc 5");
+	st_load_init(&l, 1); l.in.code_addr = UINT64_MAX - 8;
+	refused(&l, -EINVAL, "wraps");
+	st_load_init(&l, 0); st_add_unwind(&l); l.in.eh_frame_hdr_size = 100;
+	refused(&l, -EINVAL, "exceed unwinding_size");
+	st_load_init(&l, 0); st_add_unwind(&l); l.unwind[24] = 200;	/* FDE length */
+	refused(&l, -EINVAL, ".eh_frame byte 24: record of 200 bytes runs past");
+	st_load_init(&l, 0); st_add_unwind(&l); l.unwind[48] = 2;	/* hdr version */
+	refused(&l, -EINVAL, ".eh_frame_hdr at byte 48");
+}
+
+Test(input, validate_accepts_edges)
+{
+	struct st_load l;
+	st_load_init(&l, 1);
+	char err[128];
+	cr_assert_eq(synth_validate(&l.in, err, sizeof(err)), 0, "%s", err);
+	l.lines[5].addr = ST_CODE_ADDR + ST_CODE_SIZE - 1;	/* last byte */
+	l.lines[1].line = 0;					/* "no line" is allowed */
+	cr_assert_eq(synth_validate(&l.in, err, sizeof(err)), 0, "%s", err);
+}
+
+Test(input, drop_bad_debug_keeps_the_symbol)
+{
+	struct st_load l;
+	st_load_init(&l, 1);
+	st_add_unwind(&l);
+	l.lines[2].addr = 0x10;		/* outside */
+	l.unwind[48] = 9;		/* bad header */
+	char err[256];
+	cr_assert_eq(synth_input_drop_bad_debug(&l.in, err, sizeof(err)), 1);
+	cr_assert_not_null(strstr(err, "line entry 2"), "%s", err);
+	cr_assert_eq(l.in.nr_lines, 0);
+	cr_assert_null(l.in.lines);
+	cr_assert_not_null(l.in.inl, "the inline table was fine");
+	cr_assert_eq(l.in.unwind_size, 0);
+	struct synth_elf e;
+	cr_assert_eq(synth_build(&l.in, &e, err, sizeof(err)), 0, "%s", err);
+	synth_elf_free(&e);
+
+	st_load_init(&l, 1);
+	cr_assert_eq(synth_input_drop_bad_debug(&l.in, err, sizeof(err)), 0);
+	cr_assert_eq(l.in.nr_lines, 6);
+	l.in.code_size = 0;
+	cr_assert_eq(synth_input_drop_bad_debug(&l.in, err, sizeof(err)), -EINVAL);
+}
+
+Test(input, file_name_from_integers)
+{
+	struct st_load l;
+	st_load_init(&l, 0);
+	l.in.pid = 4294967295u;
+	l.in.code_index = UINT64_MAX;
+	char buf[SYNTH_FILE_NAME_MAX];
+	cr_assert_eq(synth_file_name(&l.in, buf, sizeof(buf)), 0);
+	cr_assert_str_eq(buf, "jitted-4294967295-18446744073709551615.so");
+	char small[8];
+	cr_assert_eq(synth_file_name(&l.in, small, sizeof(small)), -ENAMETOOLONG);
+}
+
+/* Written with libjitdump, read through its index: generation, tier, lines, inline table,
+ * unwind data and the header's e_machine all reach synth_input. */
+Test(input, from_index_entry)
+{
+	char *dir = tu_tmpdir("synth-input");
+	struct jd_writer *w;
+	struct jd_writer_opts o = { .size = sizeof(o), .dir = dir, .elf_mach = EM_AARCH64 };
+	cr_assert_eq(jd_writer_open(&w, &o), 0);
+	struct st_load l;
+	st_load_init(&l, 1);
+	st_add_unwind(&l);
+	struct jd_ext_load_info info = { .generation = 0, .tier = JD_TIER_C1, .level = 3 };
+	struct jd_load_desc d = {
+		.name = l.in.name, .code_addr = ST_CODE_ADDR, .code = l.code,
+		.code_size = ST_CODE_SIZE, .timestamp = 777, .lines = l.lines, .nr_lines = 6,
+		.unwind = l.unwind, .unwind_size = 68, .eh_frame_hdr_size = 20, .mapped_size = 68,
+		.info = &info, .inl = &l.inl,
+	};
+	uint64_t idx[2];
+	cr_assert_eq(jd_write_load(w, &d, &idx[0]), 0);
+	cr_assert_eq(jd_write_load(w, &d, &idx[1]), 0);	/* generation 2, same code */
+	char path[4096];
+	snprintf(path, sizeof(path), "%s", jd_writer_path(w));
+	cr_assert_eq(jd_writer_close(w), 0);
+
+	struct jd_index *x;
+	char err[256];
+	cr_assert_eq(jd_index_open(&x, path, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(jd_index_nr_loads(x), 2);
+	struct synth_input in[2];
+	uint8_t id[2][20];
+	for (int i = 0; i < 2; i++) {
+		synth_input_from_load(&in[i], jd_index_header(x), jd_index_load(x, i));
+		cr_assert_eq(in[i].e_machine, EM_AARCH64);
+		cr_assert_eq(in[i].generation, (uint32_t)i + 1);
+		cr_assert_eq(in[i].code_index, idx[i]);
+		cr_assert_eq(in[i].tier, JD_TIER_C1);
+		cr_assert_eq(in[i].timestamp, 777);
+		cr_assert_eq(in[i].pid, (uint32_t)getpid());
+		cr_assert_str_eq(in[i].name, l.in.name);
+		cr_assert_eq(in[i].nr_lines, 6);
+		cr_assert_str_eq(in[i].lines[3].file, "/src/acme/Baz.java");
+		cr_assert_not_null(in[i].inl);
+		cr_assert_eq(in[i].inl->nr_pcs, 6);
+		cr_assert_eq(in[i].unwind_size, 68);
+		cr_assert_eq(in[i].eh_frame_hdr_size, 20);
+		cr_assert(!memcmp(in[i].code, l.code, ST_CODE_SIZE));
+		cr_assert_eq(synth_build_id(&in[i], id[i], err, sizeof(err)), 0, "%s", err);
+	}
+	cr_assert(memcmp(id[0], id[1], 20), "generations 1 and 2 share a build-id");
+	jd_index_close(x);
+	tu_rmtree(dir);
+	free(dir);
+}
