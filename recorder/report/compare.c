@@ -15,7 +15,7 @@
 struct gen_samples {
 	const struct rp_load *l;
 	uint32_t idx;
-	uint64_t *ips;		/* sorted leaf ips */
+	uint64_t *ips;		/* sorted leaf offsets from the method start (code may move) */
 	const struct rp_frame **frames;	/* leaf frames, same order as collected */
 	size_t n;
 };
@@ -37,7 +37,7 @@ static int collect(const struct rp_session *s, struct gen_samples *g)
 		const struct rp_frame *f = rp_leaf(s, &s->samples[i]);
 		if (f->load == g->idx && !(f->flags & RP_FRAME_UNLOADED)) {
 			g->frames[g->n] = f;
-			g->ips[g->n++] = f->ip;
+			g->ips[g->n++] = f->sym ? f->symoff : f->ip - g->l->code_addr;
 		}
 	}
 	qsort(g->ips, g->n, sizeof(*g->ips), u64_order);
@@ -168,7 +168,8 @@ static char **listing(csh cs, const struct gen_samples *g, size_t *nr)
 		return NULL;
 	}
 	for (size_t i = 0; i < count; i++) {
-		uint64_t hits = count_range(g, insn[i].address, insn[i].address + insn[i].size);
+		uint64_t off = insn[i].address - l->code_addr;
+		uint64_t hits = count_range(g, off, off + insn[i].size);
 		char line[256];
 		if (hits)
 			snprintf(line, sizeof(line), "%6.2f%% %6" PRIx64 ": %s %s",
@@ -179,8 +180,9 @@ static char **listing(csh cs, const struct gen_samples *g, size_t *nr)
 				 insn[i].address - l->code_addr, insn[i].mnemonic, insn[i].op_str);
 		v[(*nr)++] = strndup(line, COL);
 	}
-	if (count < l->code_size && *nr < count + 1)
-		v[(*nr)++] = strdup("(rest not decodable)");
+	uint64_t done = count ? insn[count - 1].address + insn[count - 1].size - l->code_addr : 0;
+	if (done < l->code_size)
+		v[(*nr)++] = strdup("(rest not decodable: data or padding)");
 	cs_free(insn, count);
 	return v;
 }

@@ -53,12 +53,24 @@ static void on_mmap(struct ingest *in, const struct pd_event *ev, uint64_t time)
 	if (!in->o->want_loads || !rp_is_jitted_name(m->filename, NULL, NULL))
 		return;
 	struct rp_session *s = in->s;
+	const char *path = rp_intern(s, m->filename);
+	uint32_t moved = 0;
+	/* The same ELF mapped again in one process is a CODE_MOVE (both injects name the
+	 * file by code_index): the same generation at a new address. */
+	if (path && rp_map_get(&in->path_load, (uintptr_t)path, &moved) &&
+	    s->loads[moved - 1].pid != m->pid)
+		moved = 0;
 	/* An earlier load at an overlapping address in this process ends here. */
 	for (size_t i = s->nr_loads; i-- > 0;) {
 		struct rp_load *l = &s->loads[i];
-		if (l->pid == m->pid && !l->end_time && l->code_addr < m->start + m->len &&
-		    m->start < l->code_addr + l->code_size && l->load_time <= time)
+		if (i + 1 != moved && l->pid == m->pid && !l->end_time &&
+		    l->code_addr < m->start + m->len && m->start < l->code_addr + l->code_size &&
+		    l->load_time <= time)
 			l->end_time = time;
+	}
+	if (moved) {
+		s->loads[moved - 1].code_addr = m->start;
+		return;
 	}
 	struct rp_load l = { .pid = m->pid, .load_time = time, .code_addr = m->start,
 			     .code_size = m->len };
@@ -73,8 +85,8 @@ static void on_mmap(struct ingest *in, const struct pd_event *ev, uint64_t time)
 		in->load_path = p;
 		in->load_path_cap = cap;
 	}
-	in->load_path[idx - 1] = rp_intern(s, m->filename);
-	rp_map_put(&in->path_load, (uintptr_t)in->load_path[idx - 1], idx);
+	in->load_path[idx - 1] = path;
+	rp_map_put(&in->path_load, (uintptr_t)path, idx);
 }
 
 /* The load a resolved frame belongs to (0 = not jitted code). */

@@ -111,12 +111,16 @@ static const struct jd_load_entry *dump_entry(struct dump *d, uint64_t code_inde
 static void line_from_dump(struct rp_session *s, const struct jd_load_entry *je,
 			   struct rp_frame *f)
 {
-	if (!je || !je->nr_lines || f->ip < je->lines[0].addr)
+	if (!je || !je->nr_lines)
+		return;
+	/* By offset in the method: the code may have moved since the dump described it. */
+	uint64_t addr = f->sym ? je->load.code_addr + f->symoff : f->ip;
+	if (addr < je->lines[0].addr)
 		return;
 	size_t lo = 0, hi = je->nr_lines;
 	while (hi - lo > 1) {
 		size_t mid = (lo + hi) / 2;
-		if (je->lines[mid].addr <= f->ip)
+		if (je->lines[mid].addr <= addr)
 			lo = mid;
 		else
 			hi = mid;
