@@ -41,15 +41,16 @@ void agent_warn(const char *fmt, ...)
 
 void agent_fail(const char *fmt, ...)
 {
+	char msg[900];
 	va_list ap;
 
 	atomic_store(&agent_g.active, 0);
 	if (atomic_exchange(&agent_g.failed, 1))
 		return;
 	va_start(ap, fmt);
-	vwarn(fmt, ap);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "jitprof agent: disabled; the JVM runs on without it\n");
+	agent_warn("%s; disabled, the JVM runs on without it", msg);
 }
 
 uint64_t agent_now_ns(void)
@@ -196,7 +197,7 @@ static int enable(jvmtiEnv *jvmti, jvmtiEvent ev)
 	jvmtiError e = (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, ev, NULL);
 
 	if (e != JVMTI_ERROR_NONE) {
-		agent_warn("cannot enable event %d: %s; disabled", (int)ev, jvmti_err(jvmti, e));
+		agent_fail("cannot enable event %d: %s", (int)ev, jvmti_err(jvmti, e));
 		return -1;
 	}
 	return 0;
@@ -211,7 +212,7 @@ static int setup_jvmti(JavaVM *vm)
 	const struct agent_options *o = &agent_g.opt;
 
 	if ((*vm)->GetEnv(vm, (void **)&jvmti, JVMTI_VERSION_1_2) != JNI_OK || !jvmti) {
-		agent_warn("this JVM offers no JVMTI 1.2 environment; disabled");
+		agent_fail("this JVM offers no JVMTI 1.2 environment");
 		return -1;
 	}
 	agent_g.jvmti = jvmti;
@@ -230,7 +231,7 @@ static int setup_jvmti(JavaVM *vm)
 			agent_warn("no line numbers from this JVM; loads carry names only");
 	}
 	if (e != JVMTI_ERROR_NONE) {
-		agent_warn("cannot get compiled-method events: %s; disabled", jvmti_err(jvmti, e));
+		agent_fail("cannot get compiled-method events: %s", jvmti_err(jvmti, e));
 		return -1;
 	}
 	memset(&cb, 0, sizeof(cb));
@@ -240,7 +241,7 @@ static int setup_jvmti(JavaVM *vm)
 	cb.VMDeath = on_vm_death;
 	e = (*jvmti)->SetEventCallbacks(jvmti, &cb, (jint)sizeof(cb));
 	if (e != JVMTI_ERROR_NONE) {
-		agent_warn("cannot set callbacks: %s; disabled", jvmti_err(jvmti, e));
+		agent_fail("cannot set callbacks: %s", jvmti_err(jvmti, e));
 		return -1;
 	}
 	if (enable(jvmti, JVMTI_EVENT_COMPILED_METHOD_LOAD) || enable(jvmti, JVMTI_EVENT_VM_DEATH) ||
@@ -260,7 +261,7 @@ static int open_writer(void)
 	rc = jd_writer_open(&agent_g.w, &wo);
 	if (rc < 0) {
 		agent_g.w = NULL;
-		agent_warn("cannot create the jitdump in %s: %s; disabled",
+		agent_fail("cannot create the jitdump in %s: %s",
 			   wo.dir ? wo.dir : "the default directory ($JITDUMPDIR or ~/.debug/jit)",
 			   strerror(-rc));
 		return -1;
@@ -296,7 +297,7 @@ static jint start(JavaVM *vm, const char *options, int attach)
 	agent_g.vm = vm;
 	agent_g.attached = attach;
 	if (agent_options_parse(&agent_g.opt, options, err, sizeof(err))) {
-		agent_warn("%s; disabled, the JVM runs on without it", err);
+		agent_fail("%s", err);
 		return JNI_OK;
 	}
 	if (agent_tier_init() && agent_g.opt.verbose)

@@ -66,24 +66,33 @@ static int parse_ms(const char *v, size_t n, unsigned *out)
 	return 0;
 }
 
+static const char *const known[] = { "dir", "clock", "lines", "inline", "unload", "stubs",
+				     "flush", "verbose" };
+
 /* One "key[=value]" item of n bytes. */
 static int parse_item(struct agent_options *o, const char *item, size_t n, char *err,
 		      size_t errlen)
 {
 	const char *eqs = memchr(item, '=', n);
-	size_t kn = eqs ? (size_t)(eqs - item) : n;
+	size_t kn = eqs ? (size_t)(eqs - item) : n, i;
 	const char *v = eqs ? eqs + 1 : NULL;
 	size_t vn = eqs ? n - kn - 1 : 0;
-	int rc = 0;
+	int ik = (int)(kn > 64 ? 64 : kn), rc = 0;
 
+	for (i = 0; i < sizeof(known) / sizeof(known[0]) && !eq(item, kn, known[i]); i++)
+		;
+	if (i == sizeof(known) / sizeof(known[0])) {
+		snprintf(err, errlen, "unknown option '%.*s' (known: dir= clock= lines= inline= "
+			 "unload= stubs= flush= verbose)", ik, item);
+		return -EINVAL;
+	}
 	if (eq(item, kn, "verbose")) {
 		if (v)
 			rc = parse_bool(v, vn, &o->verbose);
 		else
 			o->verbose = 1;
 	} else if (!v) {
-		snprintf(err, errlen, "option '%.*s' needs a value (or is unknown)",
-			 (int)(n > 64 ? 64 : n), item);
+		snprintf(err, errlen, "option '%.*s' needs a value", ik, item);
 		return -EINVAL;
 	} else if (eq(item, kn, "dir")) {
 		if (vn == 0 || vn >= sizeof(o->dir) || memchr(v, '\0', vn)) {
@@ -103,16 +112,14 @@ static int parse_item(struct agent_options *o, const char *item, size_t n, char 
 		rc = parse_bool(v, vn, &o->unload);
 	} else if (eq(item, kn, "stubs")) {
 		rc = parse_bool(v, vn, &o->stubs);
-	} else if (eq(item, kn, "flush")) {
-		rc = parse_ms(v, vn, &o->flush_ms);
 	} else {
-		snprintf(err, errlen, "unknown option '%.*s' (known: dir= clock= lines= inline= "
-			 "unload= stubs= flush= verbose)", (int)(kn > 64 ? 64 : kn), item);
-		return -EINVAL;
+		rc = parse_ms(v, vn, &o->flush_ms);
 	}
 	if (rc)
-		snprintf(err, errlen, "bad value '%.*s' for option %.*s", (int)(vn > 64 ? 64 : vn), v,
-			 (int)(kn > 64 ? 64 : kn), item);
+		snprintf(err, errlen, "bad value '%.*s' for option %.*s (%s)",
+			 (int)(vn > 64 ? 64 : vn), v, ik, item,
+			 eq(item, kn, "clock") ? "mono, raw or tsc" :
+			 eq(item, kn, "flush") ? "milliseconds, 0 to 3600000" : "on or off");
 	return rc;
 }
 

@@ -1,0 +1,145 @@
+/* agent_options.c - the agent's options through a real JVM: a bad option or an unwritable or
+ * full directory costs exactly one "jitprof agent:" line on stderr and changes nothing else
+ * (exit code, stdout, the rest of stderr); valid options change what the dump holds. */
+#include "tests/e2e/agent_util.h"
+
+#include <sys/stat.h>
+
+static const char *const gen_args[] = { "20", NULL };
+
+/* stderr without the lines the agent wrote, and how many it wrote. */
+static char *strip_agent_lines(const char *err, int *agent_lines)
+{
+	char *out = strdup(err), *w = out;
+	const char *p = err;
+
+	*agent_lines = 0;
+	while (*p) {
+		const char *nl = strchr(p, '\n');
+		size_t n = nl ? (size_t)(nl - p) + 1 : strlen(p);
+
+		if (ag_starts(p, "jitprof agent:"))
+			(*agent_lines)++;
+		else {
+			memcpy(w, p, n);
+			w += n;
+		}
+		p += n;
+	}
+	*w = '\0';
+	return out;
+}
+
+/* Runs Generations with opts and compares with the run without the agent. */
+static void expect_one_warning(const struct ag_jdk *jdk, const struct tu_result *base,
+			       const char *opts, const char *why)
+{
+	struct tu_result r;
+	int lines;
+	char *rest;
+
+	ag_java(&r, jdk, opts, NULL, "jitprof.samples.Generations", gen_args, 60);
+	rest = strip_agent_lines(r.err, &lines);
+	cr_expect_eq(r.status, base->status, "JDK %d, %s: exit %d (without agent %d)", jdk->major,
+		     opts, r.status, base->status);
+	cr_expect_str_eq(r.out, base->out, "JDK %d, %s: stdout differs", jdk->major, opts);
+	cr_expect_str_eq(rest, base->err, "JDK %d, %s: other stderr differs", jdk->major, opts);
+	cr_expect_eq(lines, 1, "JDK %d, %s: %d agent lines, want 1:\n%s", jdk->major, opts, lines,
+		     r.err);
+	cr_expect(strstr(r.err, why), "JDK %d, %s: warning does not say '%s':\n%s", jdk->major, opts,
+		  why, r.err);
+	free(rest);
+	tu_result_free(&r);
+}
+
+Test(agent_options, bad_options_and_dirs_leave_the_jvm_alone, .timeout = 240)
+{
+	struct ag_jdk jdks[AG_MAX_JDKS];
+	int n = ag_jdks(jdks, AG_MAX_JDKS);
+
+	cr_assert_gt(n, 0, "no JDK under /usr/lib/jvm");
+	for (int i = 0; i < n; i++) {
+		struct tu_result base;
+
+		ag_java(&base, &jdks[i], NULL, NULL, "jitprof.samples.Generations", gen_args, 60);
+		cr_assert_eq(base.status, 0, "JDK %d without agent: %s", jdks[i].major, base.err);
+		expect_one_warning(&jdks[i], &base, "bogus=1", "unknown option 'bogus'");
+		expect_one_warning(&jdks[i], &base, "dir=/tmp,clock=sundial", "clock");
+		expect_one_warning(&jdks[i], &base, "flush=soon", "flush");
+		expect_one_warning(&jdks[i], &base, "lines=maybe", "lines");
+		expect_one_warning(&jdks[i], &base, "dir=/etc/passwd/jit", "/etc/passwd/jit");
+		expect_one_warning(&jdks[i], &base, "dir=/proc/jitprof-no-such-dir", "/proc/");
+		tu_result_free(&base);
+	}
+}
+
+/* A 16 KiB tmpfs fills up after the first records: one warning, JVM unaffected. */
+Test(agent_options, full_disk_leaves_the_jvm_alone, .timeout = 120)
+{
+	struct ag_jdk jdk;
+	struct tu_result base, r, probe;
+	char *dir = tu_tmpdir("agent-full"), cmd[4 * PATH_MAX + 512], *rest;
+	int lines;
+
+	cr_assert_eq(ag_jdks(&jdk, 1), 1, "no JDK under /usr/lib/jvm");
+	tu_sh(&probe, "unshare -m true", 10);
+	if (probe.status != 0)
+		cr_skip_test("cannot create a mount namespace for a small tmpfs (needs root): %s",
+			     probe.err);
+	tu_result_free(&probe);
+	ag_java(&base, &jdk, NULL, NULL, "jitprof.samples.Generations", gen_args, 60);
+	snprintf(cmd, sizeof(cmd),
+		 "unshare -m sh -c 'mount -t tmpfs -o size=16k tmpfs %s && exec %s/bin/java "
+		 "-agentpath:%s=dir=%s,flush=50 -cp %s jitprof.samples.Generations %s'",
+		 dir, jdk.home, ag_agent_path(), dir, ag_classpath(), gen_args[0]);
+	cr_assert_eq(tu_sh(&r, cmd, 60), 0);
+	rest = strip_agent_lines(r.err, &lines);
+	cr_expect_eq(r.status, base.status, "exit %d, without agent %d: %s", r.status, base.status,
+		     r.err);
+	cr_expect_str_eq(r.out, base.out);
+	cr_expect_str_eq(rest, base.err);
+	cr_expect_eq(lines, 1, "%d agent lines, want 1:\n%s", lines, r.err);
+	cr_expect(strstr(r.err, "No space left"), "warning does not name the cause:\n%s", r.err);
+	free(rest);
+	tu_result_free(&r);
+	tu_result_free(&base);
+	tu_rmtree(dir);
+	free(dir);
+}
+
+Test(agent_options, valid_options_shape_the_dump, .timeout = 120)
+{
+	struct ag_jdk jdk;
+	struct tu_result r;
+	struct jd_index *x;
+	char *dir = tu_tmpdir("agent-opts"), opts[PATH_MAX + 128], *dump, err[512];
+	size_t loads;
+
+	cr_assert_eq(ag_jdks(&jdk, 1), 1, "no JDK under /usr/lib/jvm");
+	snprintf(opts, sizeof(opts),
+		 "dir=%s,clock=tsc,lines=off,inline=off,stubs=off,unload=off,flush=0,verbose", dir);
+	ag_java(&r, &jdk, opts, NULL, "jitprof.samples.Generations", gen_args, 60);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	/* verbose: where the dump goes, and the accounting at exit */
+	cr_expect(strstr(r.err, "jitprof agent: writing "), "%s", r.err);
+	cr_expect(strstr(r.err, " ms in callbacks"), "%s", r.err);
+	dump = ag_find_dump(dir);
+	cr_assert_not_null(dump);
+	cr_assert_eq(jd_index_open(&x, dump, err, sizeof(err)), 0, "%s", err);
+	cr_expect_eq(jd_index_header(x)->flags & JD_FLAGS_ARCH_TIMESTAMP, JD_FLAGS_ARCH_TIMESTAMP,
+		     "clock=tsc not in the header");
+	loads = jd_index_nr_loads(x);
+	cr_expect_gt(loads, 0);
+	for (size_t i = 0; i < loads; i++) {
+		const struct jd_load_entry *e = jd_index_load(x, i);
+
+		cr_expect_eq(e->nr_lines, 0, "lines=off, yet %s has DEBUG_INFO", e->load.name);
+		cr_expect_null(e->inl, "inline=off, yet %s has an inline record", e->load.name);
+		cr_expect(e->load.name[0] == 'L', "stubs=off, yet %s was written", e->load.name);
+	}
+	jd_index_close(x);
+	free(dump);
+	tu_result_free(&r);
+	tu_rmtree(dir);
+	free(dir);
+}

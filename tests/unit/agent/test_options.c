@@ -1,0 +1,99 @@
+/* test_options.c - agent/options.c: defaults, every option and value form, and precise errors
+ * for the bad ones (the agent prints that message as its one warning line). */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <string.h>
+
+#include "agent/options.h"
+
+static struct agent_options o;
+static char err[256];
+
+static int parse(const char *s)
+{
+	return agent_options_parse(&o, s, err, sizeof(err));
+}
+
+Test(options, defaults_for_null_and_empty)
+{
+	cr_assert_eq(parse(NULL), 0);
+	cr_expect_str_empty(o.dir);
+	cr_expect_eq(o.clock, JD_CLOCK_MONOTONIC);
+	cr_expect(o.lines && o.inline_stacks && o.unload && o.stubs);
+	cr_expect_eq(o.flush_ms, AGENT_FLUSH_MS_DEFAULT);
+	cr_expect_eq(o.verbose, 0);
+	cr_assert_eq(parse(""), 0);
+	cr_assert_eq(parse(",,"), 0);
+	cr_expect_eq(o.lines, 1);
+}
+
+Test(options, every_option)
+{
+	cr_assert_eq(parse("dir=/tmp/a b,clock=raw,lines=off,inline=0,unload=no,stubs=false,"
+			   "flush=250,verbose"), 0, "%s", err);
+	cr_expect_str_eq(o.dir, "/tmp/a b");
+	cr_expect_eq(o.clock, JD_CLOCK_MONOTONIC_RAW);
+	cr_expect_eq(o.lines, 0);
+	cr_expect_eq(o.inline_stacks, 0);
+	cr_expect_eq(o.unload, 0);
+	cr_expect_eq(o.stubs, 0);
+	cr_expect_eq(o.flush_ms, 250);
+	cr_expect_eq(o.verbose, 1);
+	cr_assert_eq(parse("clock=tsc,lines=on,verbose=off,flush=0"), 0);
+	cr_expect_eq(o.clock, JD_CLOCK_ARCH);
+	cr_expect_eq(o.lines, 1);
+	cr_expect_eq(o.verbose, 0);
+	cr_expect_eq(o.flush_ms, 0);
+	cr_assert_eq(parse("clock=mono"), 0);
+	cr_expect_eq(o.clock, JD_CLOCK_MONOTONIC);
+}
+
+Test(options, later_items_win)
+{
+	cr_assert_eq(parse("lines=off,lines=on,dir=/a,dir=/b"), 0);
+	cr_expect_eq(o.lines, 1);
+	cr_expect_str_eq(o.dir, "/b");
+}
+
+Test(options, errors_name_the_item)
+{
+	cr_expect_eq(parse("verbose,bogus=1"), -EINVAL);
+	cr_expect(strstr(err, "unknown option 'bogus'"), "%s", err);
+	cr_expect_eq(parse("lines"), -EINVAL);
+	cr_expect(strstr(err, "'lines' needs a value"), "%s", err);
+	cr_expect_eq(parse("clock=sundial"), -EINVAL);
+	cr_expect(strstr(err, "'sundial'") && strstr(err, "clock"), "%s", err);
+	cr_expect_eq(parse("flush=3600001"), -EINVAL);
+	cr_expect_eq(parse("flush=-1"), -EINVAL);
+	cr_expect_eq(parse("flush="), -EINVAL);
+	cr_expect_eq(parse("flush=99999999999999999999"), -EINVAL);
+	cr_expect_eq(parse("stubs=maybe"), -EINVAL);
+	cr_expect_eq(parse("dir="), -EINVAL);
+	cr_expect_eq(parse("=x"), -EINVAL);
+	cr_expect_eq(parse("linesx=on"), -EINVAL);
+}
+
+Test(options, long_inputs_are_bounded)
+{
+	static char big[3 * AGENT_DIR_MAX];
+
+	memset(big, 'a', sizeof(big) - 1);
+	memcpy(big, "dir=", 4);
+	cr_expect_eq(parse(big), -EINVAL);
+	cr_expect_lt(strlen(err), sizeof(err));
+	memcpy(big, "xyz=", 4);
+	cr_expect_eq(parse(big), -EINVAL);
+	cr_expect(strstr(err, "unknown option"), "%s", err);
+	/* a dir just under the limit is kept whole */
+	memset(big, 'b', sizeof(big));
+	memcpy(big, "dir=", 4);
+	big[4 + AGENT_DIR_MAX - 1] = '\0';
+	cr_expect_eq(parse(big), 0, "%s", err);
+	cr_expect_eq(strlen(o.dir), AGENT_DIR_MAX - 1);
+}
+
+Test(options, no_error_buffer)
+{
+	cr_expect_eq(agent_options_parse(&o, "bogus", NULL, 0), -EINVAL);
+	cr_expect_eq(agent_options_parse(&o, "verbose", NULL, 0), 0);
+}
