@@ -152,16 +152,14 @@ static int load_kallsyms(struct sym_session *s, const char *path)
 	return 0;
 }
 
-/* This host's running kernel is the recorded one only if /sys/kernel/notes says so. */
-static int host_kernel_matches(struct sym_session *s)
+int sym_kernel_build_id(struct sym_build_id *id)
 {
-	if (!s->kdso || !s->kdso->bid.size)
-		return 1;
 	char *notes;
 	size_t len;
-	if (read_all("/sys/kernel/notes", &notes, &len))
-		return 0;
-	int match = 0;
+	int rc = read_all("/sys/kernel/notes", &notes, &len);
+	if (rc)
+		return rc;
+	rc = -ENOENT;
 	for (size_t off = 0; off + 12 <= len;) {
 		uint32_t namesz, descsz, type;
 		memcpy(&namesz, notes + off, 4);
@@ -170,23 +168,34 @@ static int host_kernel_matches(struct sym_session *s)
 		size_t name_pad = (namesz + 3u) & ~3u, desc_pad = (descsz + 3u) & ~3u;
 		if (name_pad > len - off - 12 || desc_pad > len - off - 12 - name_pad)
 			break;
-		if (type == NT_GNU_BUILD_ID && namesz == 4 && !memcmp(notes + off + 12, "GNU", 4)) {
-			struct sym_build_id id = { .size = descsz > 20 ? 20 : (uint8_t)descsz };
-			memcpy(id.data, notes + off + 12 + name_pad, id.size);
-			match = sym_build_id_equal(&id, &s->kdso->bid);
-			if (!match) {
-				char h1[SYM_BUILD_ID_HEX], h2[SYM_BUILD_ID_HEX];
-				sess_msg(s, SYM_LVL_WARN,
-					 "/proc/kallsyms: running kernel's build-id %s differs from "
-					 "the recorded build-id %s: refused",
-					 sym_build_id_hex(&id, h1), sym_build_id_hex(&s->kdso->bid, h2));
-			}
+		if (type == NT_GNU_BUILD_ID && namesz == 4 && !memcmp(notes + off + 12, "GNU", 4) &&
+		    descsz) {
+			id->size = descsz > SYM_BUILD_ID_MAX ? SYM_BUILD_ID_MAX : (uint8_t)descsz;
+			memcpy(id->data, notes + off + 12 + name_pad, id->size);
+			rc = 0;
 			break;
 		}
 		off += 12 + name_pad + desc_pad;
 	}
 	free(notes);
-	return match;
+	return rc;
+}
+
+/* This host's running kernel is the recorded one only if /sys/kernel/notes says so. */
+static int host_kernel_matches(struct sym_session *s)
+{
+	struct sym_build_id id;
+	char h1[SYM_BUILD_ID_HEX], h2[SYM_BUILD_ID_HEX];
+	if (!s->kdso || !s->kdso->bid.size)
+		return 1;
+	if (sym_kernel_build_id(&id))
+		return 0;
+	if (sym_build_id_equal(&id, &s->kdso->bid))
+		return 1;
+	sess_msg(s, SYM_LVL_WARN,
+		 "/proc/kallsyms: running kernel's build-id %s differs from the recorded "
+		 "build-id %s: refused", sym_build_id_hex(&id, h1), sym_build_id_hex(&s->kdso->bid, h2));
+	return 0;
 }
 
 int kernel_load(struct sym_session *s)

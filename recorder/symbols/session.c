@@ -211,7 +211,13 @@ int sym_mmap(struct sym_session *s, uint32_t pid, uint32_t tid, uint64_t start, 
 		d = dso_get(s, filename, bp, 2, 0);
 		pid = SYM_PID_KERNEL;
 	} else {
-		d = dso_get(s, filename, bp, 0, is_anon_name(filename) ? pid : 0);
+		/* anonymous executable memory is perf's /tmp/perf-PID.map "DSO" */
+		char anon[64];
+		if (is_anon_name(filename)) {
+			snprintf(anon, sizeof(anon), "/tmp/perf-%u.map", pid);
+			filename = anon;
+		}
+		d = dso_get(s, filename, bp, 0, filename == anon ? pid : 0);
 	}
 	if (!d)
 		return -ENOMEM;

@@ -26,6 +26,9 @@ int sym_build_id_equal(const struct sym_build_id *a, const struct sym_build_id *
  * naming the file (errlen may be 0). */
 int sym_elf_build_id(const char *path, struct sym_build_id *id, char *err, size_t errlen);
 
+/* The running kernel's build-id (/sys/kernel/notes). 0, -ENOENT or -errno. */
+int sym_kernel_build_id(struct sym_build_id *id);
+
 /* ---- Java names ----------------------------------------------------------------------- */
 /* "Lgenerations/Shape;area([Lgenerations/Shape;I)D" ->
  * "generations.Shape.area(generations.Shape[], int)". Also accepts "Class.method(sig)" and

@@ -1,0 +1,271 @@
+/* cmd_buildid_list.c - `jitprof buildid-list`: the build-ids a recording refers to, printed as
+ * `perf buildid-list` does ("<hex> <filename>", the kernel first), the build-id of one ELF
+ * file, or of the running kernel. With --with-hits (or when the recording has no build-id
+ * table) the events are replayed in time order and only DSOs that samples landed in count. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "recorder/cli.h"
+#include "recorder/perfdata/perfdata.h"
+#include "recorder/symbols/symbols.h"
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: jitprof buildid-list [-i FILE] [-H] [-k]\n\n"
+		"Lists the build-ids of the DSOs a recording refers to, as `perf buildid-list`:\n"
+		"one \"<build-id> <filename>\" line each. If FILE is an ELF file, prints its\n"
+		"build-id alone.\n\n"
+		"  -i, --input FILE   perf.data (file or pipe mode, - for stdin) or an ELF file\n"
+		"                     (default perf.data)\n"
+		"  -H, --with-hits    only DSOs that samples landed in\n"
+		"  -k, --kernel       the running kernel's build-id\n"
+		"  -f, --force        accepted for perf's habit\n"
+		"  -h, --help         this text\n");
+}
+
+static const struct option longopts[] = {
+	{ "input", required_argument, NULL, 'i' },
+	{ "with-hits", no_argument, NULL, 'H' },
+	{ "kernel", no_argument, NULL, 'k' },
+	{ "force", no_argument, NULL, 'f' },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static int is_elf_file(const char *path)
+{
+	unsigned char magic[4] = { 0 };
+	FILE *f = strcmp(path, "-") ? fopen(path, "rb") : NULL;
+	if (!f)
+		return 0;
+	size_t n = fread(magic, 1, 4, f);
+	fclose(f);
+	return n == 4 && !memcmp(magic, "\177ELF", 4);
+}
+
+static int print_elf(const char *path)
+{
+	struct sym_build_id id;
+	char err[512], hex[SYM_BUILD_ID_HEX];
+	if (sym_elf_build_id(path, &id, err, sizeof(err)))
+		return cli_error("%s", err);
+	printf("%s\n", sym_build_id_hex(&id, hex));
+	return 0;
+}
+
+/* The table as recorded; perf lists each filename once, first position, last id. */
+static int print_table(const struct pd_reader *r)
+{
+	size_t n = pd_reader_nr_build_ids(r);
+	char hex[SYM_BUILD_ID_HEX];
+	for (int kernel_pass = 1; kernel_pass >= 0; kernel_pass--) {
+		for (size_t i = 0; i < n; i++) {
+			const struct pd_build_id_ev *b = pd_reader_build_id(r, i);
+			int is_kernel = (b->cpumode & 7) == PERF_RECORD_MISC_KERNEL &&
+					!strncmp(b->filename, "[kernel.kallsyms]", 17);
+			if (is_kernel != kernel_pass)
+				continue;
+			int dup = 0;
+			for (size_t j = 0; j < i && !dup; j++)
+				dup = !strcmp(pd_reader_build_id(r, j)->filename, b->filename);
+			if (dup)
+				continue;
+			const struct pd_build_id_ev *last = b;
+			for (size_t j = i + 1; j < n; j++)
+				if (!strcmp(pd_reader_build_id(r, j)->filename, b->filename))
+					last = pd_reader_build_id(r, j);
+			struct sym_build_id id = { .size = last->size };
+			memcpy(id.data, last->build_id, id.size);
+			printf("%s %s\n", sym_build_id_hex(&id, hex), b->filename);
+		}
+	}
+	return 0;
+}
+
+struct hits {
+	struct sym_dso **v;
+	size_t n, cap;
+};
+
+static int mark_hit(struct hits *h, struct sym_dso *d)
+{
+	for (size_t i = h->n; i-- > 0;)
+		if (h->v[i] == d)
+			return 0;
+	if (h->n == h->cap) {
+		size_t ncap = h->cap ? h->cap * 2 : 16;
+		struct sym_dso **nv = realloc(h->v, ncap * sizeof(*nv));
+		if (!nv)
+			return -ENOMEM;
+		h->v = nv;
+		h->cap = ncap;
+	}
+	h->v[h->n++] = d;
+	return 0;
+}
+
+static int feed(struct sym_session *s, struct hits *h, const struct pd_event *ev)
+{
+	uint64_t t = pd_event_time(ev);
+	switch (ev->type) {
+	case PERF_RECORD_MMAP:
+	case PERF_RECORD_MMAP2: {
+		const struct pd_mmap *m = &ev->u.mmap;
+		return sym_mmap(s, m->pid, m->tid, m->start, m->len, m->pgoff, m->filename,
+				m->has_build_id ? m->build_id : NULL,
+				m->has_build_id ? m->build_id_size : 0, ev->misc & 7, t);
+	}
+	case PERF_RECORD_COMM:
+		return sym_comm(s, ev->u.comm.pid, ev->u.comm.tid, ev->u.comm.comm, t);
+	case PERF_RECORD_FORK:
+		return sym_fork(s, ev->u.task.pid, ev->u.task.ppid, ev->u.task.tid,
+				ev->u.task.ptid, ev->u.task.time);
+	case PERF_RECORD_EXIT:
+		return sym_exit(s, ev->u.task.pid, ev->u.task.ppid, ev->u.task.tid,
+				ev->u.task.ptid, ev->u.task.time);
+	case PD_RECORD_HEADER_BUILD_ID:
+		return sym_add_build_id(s, ev->u.build_id.filename, ev->u.build_id.build_id,
+					ev->u.build_id.size, ev->u.build_id.cpumode);
+	case PERF_RECORD_SAMPLE: {
+		struct sym_dso *d = sym_dso_at(s, ev->u.sample.pid, ev->u.sample.ip, t, ev->misc & 7,
+					       NULL);
+		return d ? mark_hit(h, d) : 0;
+	}
+	}
+	return 0;
+}
+
+/* Replays the recording in perf's time order, marking the DSO of every sample. */
+static int replay(struct pd_reader *r, struct sym_session *s, struct hits *h)
+{
+	struct pd_ordered *q = pd_ordered_new(r);
+	struct pd_event ev;
+	int rc = q ? 0 : -ENOMEM, got;
+	while (!rc && (got = pd_reader_next(r, &ev)) > 0) {
+		if (ev.type == PD_RECORD_FINISHED_ROUND) {
+			pd_ordered_round(q);
+		} else if (ev.type == PD_RECORD_HEADER_BUILD_ID) {
+			rc = feed(s, h, &ev);
+			continue;
+		} else if ((rc = pd_ordered_push(q, &ev, pd_event_time(&ev)))) {
+			break;
+		}
+		struct pd_event out;
+		while (!rc && pd_ordered_pop(q, &out) > 0)
+			rc = feed(s, h, &out);
+	}
+	if (!rc && got < 0) {
+		cli_error("%s", pd_reader_error(r));
+		rc = -EINVAL;
+	}
+	if (!rc) {
+		struct pd_event out;
+		pd_ordered_flush(q);
+		while (!rc && pd_ordered_pop(q, &out) > 0)
+			rc = feed(s, h, &out);
+	}
+	pd_ordered_free(q);
+	return rc;
+}
+
+static void print_hits(struct sym_session *s, const struct hits *h)
+{
+	char hex[SYM_BUILD_ID_HEX];
+	for (int kernel_pass = 1; kernel_pass >= 0; kernel_pass--) {
+		for (struct sym_dso *d = sym_dso_next(s, NULL); d; d = sym_dso_next(s, d)) {
+			int hit = 0;
+			for (size_t i = 0; i < h->n && !hit; i++)
+				hit = h->v[i] == d;
+			if (!hit || sym_dso_is_kernel(d) != kernel_pass)
+				continue;
+			struct sym_build_id id = *sym_dso_build_id(d);
+			/* like perf: a hit DSO with no recorded id takes the one of its file, and
+			 * is listed with a blank id when it has none */
+			if (!id.size && sym_dso_long_name(d)[0] == '/' &&
+			    sym_elf_build_id(sym_dso_long_name(d), &id, NULL, 0))
+				id.size = 0;
+			printf("%-40s %s\n", sym_build_id_hex(&id, hex), sym_dso_long_name(d));
+		}
+	}
+}
+
+static int list_recording(const char *input, int with_hits)
+{
+	struct pd_reader *r;
+	int rc = pd_reader_open(&r, input, NULL);
+	if (rc)
+		return cli_error("%s: %s", input, strerror(-rc));
+	if (!with_hits && !pd_reader_is_pipe(r) && pd_reader_has_feature(r, PD_FEAT_BUILD_ID)) {
+		rc = print_table(r);
+		pd_reader_close(r);
+		return rc;
+	}
+	struct sym_opts o = { .sz = sizeof(o), .no_debuginfod = 1, .no_lines = 1 };
+	struct sym_session *s = sym_session_new(&o);
+	struct hits h = { 0 };
+	if (!s) {
+		pd_reader_close(r);
+		return cli_error("out of memory");
+	}
+	for (size_t i = 0; i < pd_reader_nr_build_ids(r); i++) {
+		const struct pd_build_id_ev *b = pd_reader_build_id(r, i);
+		sym_add_build_id(s, b->filename, b->build_id, b->size, b->cpumode);
+	}
+	rc = replay(r, s, &h);
+	if (!rc)
+		print_hits(s, &h);
+	free(h.v);
+	sym_session_free(s);
+	pd_reader_close(r);
+	return rc ? 1 : 0;
+}
+
+int cmd_buildid_list(int argc, char **argv)
+{
+	const char *input = "perf.data";
+	int with_hits = 0, kernel = 0, c;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "i:Hkfvh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'i':
+			input = optarg;
+			break;
+		case 'H':
+			with_hits = 1;
+			break;
+		case 'k':
+			kernel = 1;
+			break;
+		case 'f':
+		case 'v':
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind < argc) {
+		usage(stderr);
+		return 2;
+	}
+	if (kernel) {
+		struct sym_build_id id;
+		char hex[SYM_BUILD_ID_HEX];
+		if (sym_kernel_build_id(&id))
+			return cli_error("/sys/kernel/notes: no build-id of the running kernel");
+		printf("%s\n", sym_build_id_hex(&id, hex));
+		return 0;
+	}
+	if (is_elf_file(input))
+		return print_elf(input) ? 1 : 0;
+	return list_recording(input, with_hits);
+}
