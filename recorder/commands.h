@@ -11,3 +11,4 @@ JITPROF_COMMAND(inject, "merge jitted code (jitdumps) into a recording: one ELF 
 JITPROF_COMMAND(report, "overhead by symbol and source line; generations of jitted methods side by side")
 JITPROF_COMMAND(synth, "every code load (method generation) of a jitdump as its own ELF, with build-ids")
 JITPROF_COMMAND(record, "sample a command, process or the system into perf.data")
+JITPROF_COMMAND(buildid_list, "the build-ids a recording refers to (like perf buildid-list), or of one ELF")
