@@ -1,0 +1,225 @@
+/* test_reader.c - recorder/perfdata/reader.c: perf's own recording (the shared fixture),
+ * damaged files (every truncation point, flipped bytes: a clean error after the intact
+ * prefix, never a crash), pipe input from a real pipe, and constant memory windows. */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tests/lib/testutil.h"
+#include "tests/unit/perfdata/pdtest.h"
+
+#define FIXTURE "../shared/fixtures/perf-jvmti/perf.data"
+
+static char *dir;
+static char path[512], cut[600];
+
+static void setup(void)
+{
+	dir = tu_tmpdir("pdreader");
+	snprintf(path, sizeof(path), "%s/in.data", dir);
+	snprintf(cut, sizeof(cut), "%s/cut.data", dir);
+}
+
+static void teardown(void)
+{
+	tu_rmtree(dir);
+	free(dir);
+}
+
+TestSuite(reader, .init = setup, .fini = teardown);
+
+Test(reader, perf_fixture)
+{
+	struct pdt_counts c;
+	struct pd_reader *r;
+	struct pd_clock_data cd;
+
+	if (access(FIXTURE, R_OK)) {
+		cr_skip_test("fixture %s absent (no ../shared here)", FIXTURE);
+		return;
+	}
+	cr_assert_eq(pdt_count(FIXTURE, &c), 0, "%s", c.err);
+	cr_assert_eq(c.end, 0, "%s", c.err);
+	cr_assert_eq(c.samples, 306, "the fixture README says 306 samples");
+	cr_assert_eq(pd_reader_open(&r, FIXTURE, NULL), 0);
+	cr_assert_eq(pd_reader_nr_evsels(r), 1);
+	cr_assert_eq(pd_reader_evsel(r, 0)->attr_size, 128);
+	cr_assert_str_eq(pd_reader_evsel(r, 0)->name, "cpu-clock:pppH");
+	cr_assert(pd_reader_evsel(r, 0)->attr.use_clockid);
+	cr_assert_eq(pd_reader_feat_clock_data(r, &cd), 0);
+	cr_assert_eq(cd.clockid, 1);
+	cr_assert_geq(pd_reader_nr_build_ids(r), 1);
+	pd_reader_close(r);
+}
+
+/* Every prefix of a file: the reader delivers what is whole and then stops cleanly. */
+static void truncations(int pipe)
+{
+	struct pdt_expect e;
+	size_t len;
+	uint8_t *buf;
+
+	struct pd_reader *r;
+	uint64_t data_end;
+
+	pdt_write(path, pipe, 24, &e);
+	buf = tu_read_file(path, &len);
+	cr_assert_not_null(buf);
+	cr_assert_eq(pd_reader_open(&r, path, NULL), 0);
+	data_end = pd_reader_data_offset(r) + pd_reader_data_size(r);
+	pd_reader_close(r);
+	for (size_t n = 0; n < len; n += (n < 400 ? 1 : 7)) {
+		struct pdt_counts c;
+		cr_assert_eq(tu_write_file(cut, buf, n), 0);
+		int err = pdt_count(cut, &c);
+		if (err) {
+			cr_assert_lt(err, 0);
+			continue;
+		}
+		cr_assert_leq(c.samples, e.samples, "at %zu", n);
+		/* Damage after the data (the features) spoils only the features. */
+		if (!pipe && n < data_end)
+			cr_assert_lt(c.end, 0, "truncated at %zu of %zu must be an error", n, len);
+		if (c.end < 0)
+			cr_assert_not_null(strstr(c.err, "offset"), "error names the offset: %s",
+					   c.err);
+	}
+	free(buf);
+}
+
+Test(reader, truncated_file_mode)
+{
+	truncations(0);
+}
+
+Test(reader, truncated_pipe_mode)
+{
+	truncations(1);
+}
+
+Test(reader, truncated_keeps_prefix)
+{
+	struct pdt_expect e;
+	struct pdt_counts full, c;
+	size_t len;
+	uint8_t *buf;
+
+	struct pd_reader *r;
+	struct pd_event ev;
+	uint64_t last = 0;
+
+	pdt_write(path, 1, 64, &e);
+	buf = tu_read_file(path, &len);
+	cr_assert_eq(pdt_count(path, &full), 0);
+	cr_assert_eq(pd_reader_open(&r, path, NULL), 0);
+	while (pd_reader_next(r, &ev) > 0)
+		if (ev.type == PERF_RECORD_SAMPLE)
+			last = ev.offset;
+	pd_reader_close(r);
+	/* Cut inside the last sample: everything before it must come through. */
+	cr_assert_eq(tu_write_file(cut, buf, last + 20), 0);
+	cr_assert_eq(pdt_count(cut, &c), 0);
+	cr_assert_lt(c.end, 0);
+	cr_assert_eq(c.samples, full.samples - 1);
+	free(buf);
+}
+
+Test(reader, corrupted_bytes_never_crash)
+{
+	struct pdt_expect e;
+	size_t len;
+	uint8_t *buf;
+	unsigned seed = 12345;
+
+	for (int pipe = 0; pipe < 2; pipe++) {
+		pdt_write(path, pipe, 32, &e);
+		buf = tu_read_file(path, &len);
+		for (int round = 0; round < 300; round++) {
+			uint8_t *m = malloc(len);
+			memcpy(m, buf, len);
+			for (int k = 0; k < 1 + round % 5; k++) {
+				seed = seed * 1103515245u + 12345u;
+				size_t at = (seed >> 8) % len;
+				m[at] = (uint8_t)(seed >> 3);
+			}
+			cr_assert_eq(tu_write_file(cut, m, len), 0);
+			struct pdt_counts c;
+			pdt_count(cut, &c);	/* any outcome but a crash or a hang */
+			free(m);
+		}
+		free(buf);
+	}
+}
+
+Test(reader, bad_magic_and_empty)
+{
+	struct pd_reader *r;
+
+	cr_assert_eq(tu_write_file(cut, "NOTPERF!........", 16), 0);
+	cr_assert_eq(pd_reader_open(&r, cut, NULL), -EINVAL);
+	cr_assert_not_null(strstr(pd_reader_error(r), "magic"));
+	pd_reader_close(r);
+	cr_assert_eq(tu_write_file(cut, "", 0), 0);
+	cr_assert_eq(pd_reader_open(&r, cut, NULL), -EINVAL);
+	pd_reader_close(r);
+	cr_assert_eq(pd_reader_open(&r, "/nonexistent/perf.data", NULL), -ENOENT);
+}
+
+Test(reader, from_a_real_pipe_small_window)
+{
+	struct pdt_expect e;
+	struct pd_reader *r;
+	struct pd_event ev;
+	struct pd_reader_opts o = { .sz = sizeof(o), .window = 4096 };
+	size_t len, samples = 0;
+	uint8_t *buf;
+	int fds[2], k;
+
+	pdt_write(path, 1, 500, &e);
+	buf = tu_read_file(path, &len);
+	cr_assert_eq(pipe(fds), 0);
+	pid_t child = fork();
+	if (child == 0) {
+		close(fds[0]);
+		for (size_t off = 0; off < len;) {	/* dribble: many short reads */
+			size_t n = len - off < 333 ? len - off : 333;
+			if (write(fds[1], buf + off, n) != (ssize_t)n)
+				_exit(1);
+			off += n;
+		}
+		_exit(0);
+	}
+	close(fds[1]);
+	cr_assert_eq(pd_reader_open_fd(&r, fds[0], "pipe", &o), 0);
+	while ((k = pd_reader_next(r, &ev)) > 0)
+		samples += ev.type == PERF_RECORD_SAMPLE;
+	cr_assert_eq(k, 0, "%s", pd_reader_error(r));
+	cr_assert_eq(samples, e.samples);
+	pd_reader_close(r);
+	free(buf);
+}
+
+Test(reader, file_mode_small_window)
+{
+	struct pdt_expect e;
+	struct pd_reader *r;
+	struct pd_event ev;
+	struct pd_reader_opts o = { .sz = sizeof(o), .window = 4096 };
+	size_t samples = 0;
+	uint64_t prev_off = 0;
+
+	pdt_write(path, 0, 2000, &e);
+	cr_assert_eq(pd_reader_open(&r, path, &o), 0);
+	while (pd_reader_next(r, &ev) > 0) {
+		cr_assert_geq(ev.offset, prev_off);
+		cr_assert_eq(ev.offset % 8, pd_reader_data_offset(r) % 8);
+		prev_off = ev.offset;
+		samples += ev.type == PERF_RECORD_SAMPLE;
+	}
+	cr_assert_eq(samples, e.samples);
+	pd_reader_close(r);
+}
