@@ -184,13 +184,10 @@ static void print_hits(struct sym_session *s, const struct hits *h)
 				hit = h->v[i] == d;
 			if (!hit || sym_dso_is_kernel(d) != kernel_pass)
 				continue;
-			struct sym_build_id id = *sym_dso_build_id(d);
-			/* like perf: a hit DSO with no recorded id takes the one of its file, and
-			 * is listed with a blank id when it has none */
-			if (!id.size && sym_dso_long_name(d)[0] == '/' &&
-			    sym_elf_build_id(sym_dso_long_name(d), &id, NULL, 0))
-				id.size = 0;
-			printf("%-40s %s\n", sym_build_id_hex(&id, hex), sym_dso_long_name(d));
+			const struct sym_build_id *id = sym_dso_build_id(d);
+			/* like perf: a hit DSO the recording gave no id is listed with a blank
+			 * one (the file on disk may not be the one that ran) */
+			printf("%-40s %s\n", sym_build_id_hex(id, hex), sym_dso_long_name(d));
 		}
 	}
 }
