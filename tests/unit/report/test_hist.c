@@ -1,0 +1,160 @@
+/* test_hist.c - recorder/report/hist.c and table.c: aggregation by sort keys, perf's row
+ * order (period, then each key ascending, unresolved and unmapped last), the table text. */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tests/unit/report/rptest.h"
+
+#define F(d, s, a) { .dso = d, .sym = s, .ip = a }
+#define END { 0 }
+
+static char keybuf[512];
+static const char *key(const struct rp_hist *h, size_t i, enum rp_key k)
+{
+	return rp_entry_key_str(h, &h->entries[i], k, keybuf, sizeof(keybuf));
+}
+
+Test(hist, parse_sort)
+{
+	enum rp_key keys[RP_MAX_KEYS];
+	int n;
+	char err[256];
+	cr_assert_eq(rp_parse_sort("comm,dso,sym", keys, &n, err, sizeof(err)), 0);
+	cr_assert_eq(n, 3);
+	cr_assert_eq(keys[0], RP_KEY_COMM);
+	cr_assert_eq(keys[2], RP_KEY_SYM);
+	cr_assert_eq(rp_parse_sort("srcline,generation,pid", keys, &n, err, sizeof(err)), 0);
+	cr_assert_eq(keys[1], RP_KEY_GENERATION);
+	cr_assert_eq(rp_parse_sort("dso,bogus", keys, &n, err, sizeof(err)), -EINVAL);
+	cr_assert(strstr(err, "bogus"), "%s", err);
+	cr_assert_eq(rp_parse_sort("", keys, &n, err, sizeof(err)), -EINVAL);
+}
+
+Test(hist, perf_row_order)
+{
+	struct rp_session *s = rt_session();
+	struct rt_frame a[] = { F("x.so", "foo", 0x10), END };
+	struct rt_frame b[] = { F("x.so", "bar", 0x20), END };
+	struct rt_frame u[] = { F("[unknown]", NULL, 0x7f00), END };
+	struct rt_frame r[] = { F("x.so", NULL, 0x30), END };
+	struct rt_frame c[] = { F("libjvm.so", "baz", 0x40), END };
+	for (int i = 0; i < 3; i++) {
+		rt_sample(s, "java", 1, 10, 100, a);
+		rt_sample(s, "java", 1, 10, 100, u);
+		rt_sample(s, "java", 1, 10, 100, b);
+		rt_sample(s, "java", 1, 10, 100, r);
+	}
+	rt_sample(s, "java", 1, 10, 100, a);	/* foo is heaviest */
+	rt_sample(s, "C2 CompilerThre", 1, 10, 300, c);
+	enum rp_key keys[] = { RP_KEY_COMM, RP_KEY_DSO, RP_KEY_SYM };
+	struct rp_hist h;
+	cr_assert_eq(rp_hist_build(&h, s, keys, 3, 0), 0);
+	cr_assert_eq(h.nr_entries, 5);
+	cr_assert_eq(h.total_period, 1600);
+	cr_assert_str_eq(key(&h, 0, RP_KEY_SYM), "[.] foo");
+	cr_assert_eq(h.entries[0].samples, 4);
+	/* Ties at 300: comm "C2..." < "java"; then x.so before [unknown] (no map sorts last);
+	 * within x.so the named symbol before the unresolved address. */
+	cr_assert_str_eq(key(&h, 1, RP_KEY_COMM), "C2 CompilerThre");
+	cr_assert_str_eq(key(&h, 2, RP_KEY_SYM), "[.] bar");
+	cr_assert_str_eq(key(&h, 3, RP_KEY_SYM), "[.] 0x0000000000000030");
+	cr_assert_str_eq(key(&h, 4, RP_KEY_DSO), "[unknown]");
+	rp_hist_free(&h);
+	rp_session_free(s);
+}
+
+Test(hist, same_name_two_symbols_are_two_rows)
+{
+	struct rp_session *s = rt_session();
+	/* Two copies of one static function: perf keys rows by symbol, not by name. */
+	struct rp_frame f1 = { .dso = rp_intern(s, "a.so"), .sym = rp_intern(s, "get"),
+			       .ip = 0x100, .addr = 0x100, .symoff = 0 };
+	struct rp_frame f2 = f1;
+	f2.ip = f2.addr = 0x208;
+	f2.symoff = 8;
+	struct rp_frame f3 = f1;
+	f3.ip = f3.addr = 0x104;
+	f3.symoff = 4;	/* same symbol as f1 */
+	struct rp_sample smp = { .period = 1, .comm = rp_intern(s, "t") };
+	cr_assert_eq(rp_add_sample(s, &smp, &f1, 1), 0);
+	cr_assert_eq(rp_add_sample(s, &smp, &f2, 1), 0);
+	cr_assert_eq(rp_add_sample(s, &smp, &f3, 1), 0);
+	enum rp_key keys[] = { RP_KEY_SYM };
+	struct rp_hist h;
+	cr_assert_eq(rp_hist_build(&h, s, keys, 1, 0), 0);
+	cr_assert_eq(h.nr_entries, 2);
+	cr_assert_eq(h.entries[0].samples, 2);
+	rp_hist_free(&h);
+	rp_session_free(s);
+}
+
+Test(hist, srcline_groups)
+{
+	struct rp_session *s = rt_session();
+	struct rt_frame l14[] = { { .dso = "j.so", .sym = "m", .file = "A.java", .line = 14,
+				    .ip = 1 }, END };
+	struct rt_frame l14b[] = { { .dso = "j.so", .sym = "n", .file = "A.java", .line = 14,
+				     .ip = 9 }, END };
+	struct rt_frame nofile[] = { F("libc.so.6", "memcpy", 5), END };
+	struct rt_frame nosym[] = { { .dso = "[kernel.kallsyms]", .ip = 0xffffffff81000000ull,
+				      .flags = RP_FRAME_KERNEL }, END };
+	rt_sample(s, "j", 1, 0, 1, l14);
+	rt_sample(s, "j", 1, 0, 1, l14b);
+	rt_sample(s, "j", 1, 0, 1, nofile);
+	rt_sample(s, "j", 1, 0, 1, nosym);
+	enum rp_key keys[] = { RP_KEY_SRCLINE };
+	struct rp_hist h;
+	cr_assert_eq(rp_hist_build(&h, s, keys, 1, 0), 0);
+	cr_assert_eq(h.nr_entries, 3);
+	cr_assert_str_eq(key(&h, 0, RP_KEY_SRCLINE), "A.java:14");
+	cr_assert_eq(h.entries[0].samples, 2);
+	int seen_qq = 0, seen_k = 0;
+	for (size_t i = 1; i < 3; i++) {
+		seen_qq |= !strcmp(key(&h, i, RP_KEY_SRCLINE), "??:0");
+		seen_k |= !strcmp(key(&h, i, RP_KEY_SRCLINE), "[kernel.kallsyms][ffffffff81000000]");
+	}
+	cr_assert(seen_qq && seen_k);
+	rp_hist_free(&h);
+	rp_session_free(s);
+}
+
+static struct rp_hist *table_hist;
+static int print_table(FILE *fp, void *arg)
+{
+	return rp_print_table(fp, table_hist, arg);
+}
+
+Test(table, perf_layout_and_callgraph)
+{
+	struct rp_session *s = rt_session();
+	struct rt_frame leaf_main[] = { F("x.so", "leaf", 1), F("x.so", "mid", 2),
+					F("x.so", "main", 3), END };
+	struct rt_frame leaf_other[] = { F("x.so", "leaf", 1), F("x.so", "other", 4),
+					 F("x.so", "main", 3), END };
+	for (int i = 0; i < 3; i++)
+		rt_sample(s, "prog", 7, 0, 1000, leaf_main);
+	rt_sample(s, "prog", 7, 0, 1000, leaf_other);
+	enum rp_key keys[] = { RP_KEY_COMM, RP_KEY_DSO, RP_KEY_SYM };
+	struct rp_hist h;
+	cr_assert_eq(rp_hist_build(&h, s, keys, 3, 1), 0);
+	table_hist = &h;
+	struct rp_table_opts o = { .graph = RP_GRAPH_CALLEE, .graph_min_percent = 0.5 };
+	char *out = rt_capture(print_table, &o);
+	cr_assert(strstr(out, "# Samples: 4  of event 'cpu-clock'"), "%s", out);
+	cr_assert(strstr(out, "# Event count (approx.): 4000"), "%s", out);
+	cr_assert(strstr(out, "# Overhead  Command  Shared Object  Symbol"), "%s", out);
+	cr_assert(strstr(out, "   100.00%  prog     x.so           [.] leaf"), "%s", out);
+	/* callee order: leaf first, then the two callers with their shares. */
+	cr_assert(strstr(out, "---leaf"), "%s", out);
+	cr_assert(strstr(out, "|--75.00%--mid"), "%s", out);
+	cr_assert(strstr(out, "--25.00%--other"), "%s", out);
+	free(out);
+	o.graph = RP_GRAPH_CALLER;
+	out = rt_capture(print_table, &o);
+	cr_assert(strstr(out, "---main"), "%s", out);
+	free(out);
+	rp_hist_free(&h);
+	rp_session_free(s);
+}
