@@ -1,0 +1,308 @@
+/* inject_synth.c - end to end: `jitprof inject --jit` on synthetic runs from inject-gen, whose
+ * ground truth (samples per code load) is known exactly, and on the perf-jvmti fixture, with
+ * perf report/script as the readers: attribution per generation across address reuse, moves,
+ * unloads, pipes and arch timestamps; sampled-only ELFs, reuse, refusal of a foreign clock,
+ * missing and truncated dumps, and agreement with `perf inject --jit`. */
+#include <dirent.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "tests/e2e/inject_util.h"
+
+struct gen {
+	char *dir;
+	char data[512], out[512], cache[512], dump[512];
+	unsigned long pid;
+	unsigned long ci[8192], want[8192];
+	size_t n;
+};
+
+/* Runs inject-gen in a fresh directory with the given extra arguments (NULL-terminated). */
+static void gen_run(struct gen *g, const char *const *extra)
+{
+	struct tu_result r;
+	char *argv[32] = { (char *)tu_build("inject-gen"), "--dir", NULL, "-o", NULL };
+	size_t k = 5;
+	memset(g, 0, sizeof(*g));
+	g->dir = tu_tmpdir("inj");
+	cr_assert_not_null(g->dir);
+	snprintf(g->data, sizeof(g->data), "%s/perf.data", g->dir);
+	snprintf(g->out, sizeof(g->out), "%s/jit.data", g->dir);
+	snprintf(g->cache, sizeof(g->cache), "%s/cache", g->dir);
+	argv[2] = g->dir;
+	argv[4] = g->data;
+	for (; extra && *extra && k < 31; extra++)
+		argv[k++] = (char *)*extra;
+	argv[k] = NULL;
+	iu_run_ok(&r, argv, NULL, 120);
+	char *save = NULL;
+	for (char *l = strtok_r(r.out, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+		if (sscanf(l, "dump %511s", g->dump) == 1)
+			continue;
+		if (g->n < 8192 && sscanf(l, "expect %lu %lu", &g->ci[g->n], &g->want[g->n]) == 2)
+			g->n++;
+	}
+	tu_result_free(&r);
+	const char *b = strrchr(g->dump, '/');
+	cr_assert(b && sscanf(b, "/jit-%lu.dump", &g->pid) == 1, "no dump in inject-gen output");
+	cr_assert_gt(g->n, 0);
+}
+
+static void gen_free(struct gen *g)
+{
+	tu_rmtree(g->dir);
+	free(g->dir);
+}
+
+/* jitprof inject -i data -o out with the test's cache, plus extra arguments. */
+static void inject(struct tu_result *r, const struct gen *g, const char *in, const char *out,
+		   const char *extra)
+{
+	char cmd[4096];
+	snprintf(cmd, sizeof(cmd), "DEBUGINFOD_URLS= '%s' inject --jit -i '%s' -o '%s' "
+		 "--buildid-dir '%s' %s", tu_build("jitprof"), in, out, g->cache,
+		 extra ? extra : "");
+	cr_assert_eq(tu_sh(r, cmd, 120), 0);
+}
+
+static void inject_ok(const struct gen *g, const char *extra)
+{
+	struct tu_result r;
+	inject(&r, g, g->data, g->out, extra);
+	cr_assert_eq(r.status, 0, "jitprof inject: %s", r.err);
+	tu_result_free(&r);
+}
+
+/* Every generation's report row equals the generator's count, nothing else is jitted. */
+static void check_truth(const struct gen *g, const char *data)
+{
+	struct iu_rows rows;
+	unsigned long total = 0;
+	iu_report(&rows, data, g->cache);
+	for (size_t i = 0; i < g->n; i++) {
+		char dso[64];
+		const struct iu_row *hit = NULL;
+		snprintf(dso, sizeof(dso), "jitted-%lu-%lu.so", g->pid, g->ci[i]);
+		for (size_t k = 0; k < rows.n && !hit; k++)
+			if (!strcmp(rows.r[k].dso, dso))
+				hit = &rows.r[k];
+		cr_assert_not_null(hit, "%s (%lu samples) missing from the report", dso, g->want[i]);
+		cr_assert_eq(hit->samples, g->want[i], "%s", dso);
+		cr_assert_str_neq(hit->sym, "", "%s has no symbol", dso);
+		total += g->want[i];
+	}
+	cr_assert_eq(iu_jitted_total(&rows), total, "samples in jitted code nobody expected");
+	iu_rows_free(&rows);
+}
+
+static size_t count_files(const char *dir, const char *prefix)
+{
+	DIR *d = opendir(dir);
+	size_t n = 0;
+	cr_assert_not_null(d);
+	for (struct dirent *e; (e = readdir(d));)
+		n += !strncmp(e->d_name, prefix, strlen(prefix));
+	closedir(d);
+	return n;
+}
+
+Test(inject_synth, every_generation_gets_exactly_its_samples, .timeout = 120)
+{
+	struct gen g;
+	const char *args[] = { "--loads", "3000", "--samples", "6000", "--moves", "--unloads",
+			       "--anon", "--callchain", NULL };
+	gen_run(&g, args);
+	inject_ok(&g, NULL);
+	check_truth(&g, g.out);
+	/* Only generations with samples (or callchain entries) have files. */
+	size_t files = count_files(g.dir, "jitted-");
+	cr_assert_geq(files, g.n);
+	cr_assert_lt(files, 3000, "%zu ELFs for 3000 loads: unsampled ones were written", files);
+	cr_assert_eq(count_files(g.cache, ".build-id"), 1);
+	struct tu_result r;
+	char *script[] = { "perf", "script", "-i", g.out, "--show-mmap-events", NULL };
+	iu_run_ok(&r, script, g.cache, 120);
+	iu_assert_no_warnings("perf script", r.err);
+	cr_assert_gt(tu_count(r.out, "[jit-unloaded]"), 0, "unloads end their mappings");
+	cr_assert_eq(tu_count(r.out, "//anon"), 0, "the runtime's anon map is dropped");
+	cr_assert_eq(tu_count(r.out, g.dump), 0, "the marker is consumed");
+	tu_result_free(&r);
+	gen_free(&g);
+}
+
+Test(inject_synth, pipe_in_and_pipe_out, .timeout = 120)
+{
+	struct gen g;
+	const char *args[] = { "--loads", "800", "--samples", "3000", "--pipe", "--moves", NULL };
+	gen_run(&g, args);
+	char cmd[4096];
+	struct tu_result r;
+	snprintf(cmd, sizeof(cmd), "DEBUGINFOD_URLS= '%s' inject --jit -i - -o - --buildid-dir "
+		 "'%s' < '%s' > '%s'", tu_build("jitprof"), g.cache, g.data, g.out);
+	cr_assert_eq(tu_sh(&r, cmd, 120), 0);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	tu_result_free(&r);
+	check_truth(&g, g.out);
+	gen_free(&g);
+}
+
+Test(inject_synth, arch_timestamps_are_converted_with_time_conv, .timeout = 120)
+{
+	struct gen g;
+	const char *args[] = { "--loads", "800", "--samples", "3000", "--arch", NULL };
+	gen_run(&g, args);
+	inject_ok(&g, NULL);
+	check_truth(&g, g.out);
+	gen_free(&g);
+}
+
+Test(inject_synth, all_writes_every_generation_and_reruns_reuse, .timeout = 120)
+{
+	struct gen g;
+	const char *args[] = { "--loads", "400", "--samples", "300", NULL };
+	gen_run(&g, args);
+	inject_ok(&g, "--all");
+	cr_assert_eq(count_files(g.dir, "jitted-"), 400);
+	struct tu_result r;
+	inject(&r, &g, g.data, g.out, "--all");
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_assert(strstr(r.err, "ELFs: 0 written, 400 already there"), "%s", r.err);
+	tu_result_free(&r);
+	check_truth(&g, g.out);
+	gen_free(&g);
+}
+
+Test(inject_synth, foreign_clock_is_refused_and_leaves_no_file, .timeout = 60)
+{
+	struct gen g;
+	const char *args[] = { "--loads", "50", "--samples", "100", "--no-mono", NULL };
+	gen_run(&g, args);
+	struct tu_result r;
+	inject(&r, &g, g.data, g.out, NULL);
+	cr_assert_neq(r.status, 0);
+	cr_assert(strstr(r.err, "-k mono"), "the message says how to record: %s", r.err);
+	cr_assert(strstr(r.err, g.dump), "the message names the dump: %s", r.err);
+	tu_result_free(&r);
+	struct stat sb;
+	cr_assert_neq(stat(g.out, &sb), 0, "no output after a refusal");
+	cr_assert_eq(count_files(g.dir, "jit.data"), 0, "no temp file left behind");
+	gen_free(&g);
+}
+
+Test(inject_synth, missing_dump_warns_and_the_rest_is_injected, .timeout = 60)
+{
+	struct gen g;
+	const char *args[] = { "--loads", "50", "--samples", "100", NULL };
+	gen_run(&g, args);
+	cr_assert_eq(unlink(g.dump), 0);
+	struct tu_result r;
+	inject(&r, &g, g.data, g.out, NULL);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_assert(strstr(r.err, "warning") && strstr(r.err, g.dump), "%s", r.err);
+	tu_result_free(&r);
+	struct iu_rows rows;
+	iu_report(&rows, g.out, g.cache);
+	cr_assert_gt(rows.n, 0);
+	cr_assert_eq(iu_jitted_total(&rows), 0);
+	iu_rows_free(&rows);
+	gen_free(&g);
+}
+
+Test(inject_synth, truncated_dump_is_salvaged, .timeout = 60)
+{
+	struct gen g;
+	const char *args[] = { "--loads", "300", "--samples", "1000", "--truncate", "20", NULL };
+	gen_run(&g, args);
+	struct tu_result r;
+	inject(&r, &g, g.data, g.out, NULL);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_assert(strstr(r.err, "salvaged"), "%s", r.err);
+	tu_result_free(&r);
+	check_truth(&g, g.out);
+	gen_free(&g);
+}
+
+Test(inject_synth, agrees_with_perf_inject, .timeout = 120)
+{
+	if (!tu_have("perf"))
+		cr_skip_test("perf is not installed");
+	struct gen g;
+	const char *args[] = { "--loads", "600", "--samples", "4000", "--moves", NULL };
+	gen_run(&g, args);
+	/* perf writes its ELFs beside the dump under the same names: give ours a copy. */
+	char ours[600], perf_out[600], perf_cache[600];
+	snprintf(ours, sizeof(ours), "%s/ours", g.dir);
+	snprintf(perf_out, sizeof(perf_out), "%s/perf.jit.data", g.dir);
+	snprintf(perf_cache, sizeof(perf_cache), "%s/perf-cache", g.dir);
+	cr_assert_eq(mkdir(ours, 0755), 0);
+	iu_copy_prefixed(g.dir, ours, "jit-");
+	char extra[700];
+	snprintf(extra, sizeof(extra), "--jit-dir '%s'", ours);
+	inject_ok(&g, extra);
+	struct tu_result r;
+	char *pi[] = { "perf", "inject", "--jit", "-i", g.data, "-o", perf_out, NULL };
+	iu_run_ok(&r, pi, perf_cache, 120);
+	tu_result_free(&r);
+	struct iu_rows a, b;
+	iu_report(&a, perf_out, perf_cache);
+	iu_report(&b, g.out, g.cache);
+	cr_assert_eq(iu_compare_top(&a, &b, 20), 20);
+	cr_assert_eq(iu_jitted_total(&a), iu_jitted_total(&b));
+	iu_rows_free(&a);
+	iu_rows_free(&b);
+	gen_free(&g);
+}
+
+#define FIXTURE "/work/shared/fixtures/perf-jvmti"
+
+Test(inject_synth, perf_jvmti_fixture_matches_perfs_reference, .timeout = 120)
+{
+	char readme[600];
+	snprintf(readme, sizeof(readme), "%s/README.md", FIXTURE);
+	size_t len;
+	char *ref = tu_read_file(readme, &len);
+	if (!ref)
+		cr_skip_test("fixture %s is not here", FIXTURE);
+	char *dir = tu_tmpdir("injfx"), data[600], out[600], cache[600], cmd[4096];
+	snprintf(data, sizeof(data), "%s/perf.data", FIXTURE);
+	snprintf(out, sizeof(out), "%s/jit.data", dir);
+	snprintf(cache, sizeof(cache), "%s/cache", dir);
+	iu_copy_prefixed(FIXTURE, dir, "jit-");
+	struct tu_result r;
+	snprintf(cmd, sizeof(cmd), "DEBUGINFOD_URLS= '%s' inject -j -i '%s' -o '%s' --jit-dir '%s' "
+		 "--buildid-dir '%s'", tu_build("jitprof"), data, out, dir, cache);
+	cr_assert_eq(tu_sh(&r, cmd, 60), 0);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	tu_result_free(&r);
+	struct iu_rows rows;
+	iu_report(&rows, out, cache);
+	unsigned long total = 0;
+	for (size_t i = 0; i < rows.n; i++)
+		total += rows.r[i].samples;
+	/* The README's reference rows: "  8.50%  jitted-27543-371.so  [.] itable stub". */
+	size_t checked = 0;
+	char *save = NULL;
+	for (char *l = strtok_r(ref, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+		double pct;
+		char dso[256];
+		int off = 0;
+		if (sscanf(l, " %lf%% %255s [.] %n", &pct, dso, &off) < 2 || !off ||
+		    strncmp(dso, "jitted-", 7))
+			continue;
+		const struct iu_row *hit = NULL;
+		for (size_t k = 0; k < rows.n && !hit; k++)
+			if (!strcmp(rows.r[k].dso, dso) && !strcmp(rows.r[k].sym, l + off))
+				hit = &rows.r[k];
+		cr_assert_not_null(hit, "reference row missing: %s", l);
+		char got[32], want[32];
+		snprintf(got, sizeof(got), "%.2f", 100.0 * (double)hit->samples / (double)total);
+		snprintf(want, sizeof(want), "%.2f", pct);
+		cr_assert_str_eq(got, want, "%s", l);
+		checked++;
+	}
+	cr_assert_geq(checked, 8, "the README's rows were read");
+	iu_rows_free(&rows);
+	free(ref);
+	tu_rmtree(dir);
+	free(dir);
+}
