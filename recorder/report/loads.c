@@ -131,17 +131,16 @@ static void line_from_dump(struct rp_session *s, const struct jd_load_entry *je,
 	f->line = je->lines[lo].line > 0 ? (uint32_t)je->lines[lo].line : 0;
 }
 
-/* Samples per load before rp_session_finish: decides whose code bytes are worth keeping. */
+/* Frames per load before rp_session_finish, callers included: which loads the samples
+ * touched (their ELFs exist; their code is worth keeping). */
 static uint64_t *count_samples(const struct rp_session *s)
 {
 	uint64_t *n = calloc(s->nr_loads + 1, sizeof(*n));
 	if (!n)
 		return NULL;
-	for (size_t i = 0; i < s->nr_samples; i++) {
-		const struct rp_frame *f = rp_leaf(s, &s->samples[i]);
-		if (f->load)
-			n[f->load]++;
-	}
+	for (size_t i = 0; i < s->nr_frames; i++)
+		if (s->frames[i].load)
+			n[s->frames[i].load]++;
 	return n;
 }
 
@@ -170,26 +169,43 @@ int rp_ingest_loads(struct rp_session *s, struct sym_session *ss, const char *co
 	elf_version(EV_CURRENT);
 	struct dump *dumps = NULL;
 	size_t nr_dumps = 0;
-	uint64_t *hits = o->want_code ? count_samples(s) : NULL;
+	uint64_t *hits = count_samples(s);
 	const struct jd_load_entry **je_of = calloc(s->nr_loads + 1, sizeof(*je_of));
-	if (!je_of) {
+	if (!je_of || !hits) {
 		free(hits);
+		free(je_of);
 		return -ENOMEM;
 	}
 	for (size_t i = 0; i < s->nr_loads; i++) {
 		struct rp_load *l = &s->loads[i];
-		struct sym_result res;
-		memset(&res, 0, sizeof(res));
-		if (sym_resolve(ss, l->pid, l->code_addr, l->load_time, PERF_RECORD_MISC_USER, 0,
-				&res) < 0)
-			res.dso = NULL;
 		const char *base = strrchr(load_path[i], '/');
 		l->dso = rp_intern(s, base ? base + 1 : load_path[i]);
+		uint64_t code_index = 0;
+		const struct jd_load_entry *je = NULL;
+		if (rp_is_jitted_name(load_path[i], NULL, &code_index))
+			je = dump_entry(dump_for(&dumps, &nr_dumps, load_path[i], l->pid), code_index);
+		je_of[i] = je;
+		/* Inject writes ELFs for sampled generations only: ask the symbols (and maybe
+		 * warn about a missing file) only where samples need them or no dump tells. */
+		struct sym_result res;
+		memset(&res, 0, sizeof(res));
+		if ((hits[i + 1] || !je) &&
+		    sym_resolve(ss, l->pid, l->code_addr, l->load_time, PERF_RECORD_MISC_USER, 0,
+				&res) < 0)
+			res.dso = NULL;
 		if (res.sym) {
 			l->method = rp_intern(s, res.sym);
 			if (res.sym_size)
 				l->code_size = res.sym_size;
 			l->code_addr -= res.sym_off;
+		}
+		if (je && je->load.name) {
+			/* One source of names for all loads of a dump, sampled or not. */
+			char name[4096];
+			if (o->no_demangle || !sym_java_demangle(je->load.name, name, sizeof(name)))
+				snprintf(name, sizeof(name), "%s", je->load.name);
+			l->method = rp_intern(s, name);
+			l->code_size = je->load.code_size;
 		}
 		if (res.dso) {
 			char hex[SYM_BUILD_ID_HEX];
@@ -203,22 +219,11 @@ int rp_ingest_loads(struct rp_session *s, struct sym_session *ss, const char *co
 		if (res.dso && sym_dso_read_file(ss, res.dso, &buf, &len) == 0)
 			parse_note(buf, len, &ni);
 		free(buf);
-		uint64_t code_index = 0;
-		const struct jd_load_entry *je = NULL;
-		if (rp_is_jitted_name(load_path[i], NULL, &code_index))
-			je = dump_entry(dump_for(&dumps, &nr_dumps, load_path[i], l->pid), code_index);
-		je_of[i] = je;
-		if (je && !l->method && je->load.name) {
-			char name[4096];
-			if (o->no_demangle || !sym_java_demangle(je->load.name, name, sizeof(name)))
-				snprintf(name, sizeof(name), "%s", je->load.name);
-			l->method = rp_intern(s, name);
-		}
 		l->generation = ni.generation ? ni.generation : je ? je->generation : 0;
 		l->tier = ni.tier ? ni.tier : je && je->info ? je->info->tier : 0;
 		if (je && je->unload_time && (!l->end_time || je->unload_time < l->end_time))
 			l->end_time = je->unload_time;
-		if (hits && hits[i + 1])
+		if (o->want_code && hits[i + 1])
 			load_code(s, ss, res.dso, res.sym_start, je, l);
 	}
 	for (size_t i = 0; i < s->nr_samples; i++) {
