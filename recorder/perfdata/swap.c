@@ -78,10 +78,10 @@ void pd_swap_attr(void *attr, size_t size)
 {
 	uint8_t *p = attr;
 
-	swap_fmt(p, size, "44" "88888" "44" "8888" "44" "8" "4" "22" "44" "8" "8");
-	/* The flag bitfield (offset 40) is allocated from the other end of the u64 on a
-	 * machine of the other byte order: after the u64 swap, reverse the bits of each byte
-	 * (what perf's swap_bitfield does). */
+	swap_fmt(p, size, "44" "8888" "xxxxxxxx" "44" "8888" "44" "8" "4" "22" "44" "8" "8");
+	/* The flag bitfield (offset 40) is allocated from the most significant bit on a
+	 * big-endian machine: flag n sits in the same byte but at bit 7 - n % 8. Reversing
+	 * the bits of each byte (not the bytes) converts it, as perf's swap_bitfield does. */
 	if (size >= 48) {
 		for (int i = 40; i < 48; i++) {
 			uint8_t b = p[i], o = 0;

@@ -29,7 +29,7 @@ static int flush(struct pd_writer *w)
 
 int pd_writer_emit(struct pd_writer *w, const void *p, size_t n)
 {
-	if (w->err)
+	if (w->err || !n)
 		return w->err;
 	if (w->len + n > w->cap && flush(w))
 		return w->err;
