@@ -152,8 +152,13 @@ static int next_cand(struct sym_session *s, struct sym_dso *d, int debug, int st
 		return ok;
 	}
 	case 1:
+		/* [vdso] is in no file: perf caches it as [vdso]/<id>/vdso */
+		if (!strcmp(d->long_name, "[vdso]"))
+			return !debug && find_in_cache(s->buildid_dir, &d->bid, "vdso", c);
 		return find_in_cache(s->buildid_dir, &d->bid, debug ? "debug" : "elf", c);
 	case 2:
+		if (!strcmp(d->long_name, "[vdso]"))
+			return 0;
 		if (debug) {
 			char hex[SYM_BUILD_ID_HEX];
 			if (!d->bid.size)
@@ -194,7 +199,7 @@ int find_dso_file(struct sym_session *s, struct sym_dso *d)
 	struct cand c;
 	Elf *elf = NULL;
 	char hex[SYM_BUILD_ID_HEX];
-	if (d->kernel || d->anon || d->long_name[0] == '[')
+	if (d->kernel || d->anon || (d->long_name[0] == '[' && strcmp(d->long_name, "[vdso]")))
 		return -ENOENT;
 	if (locate(s, d, 0, &c, &elf)) {
 		if (d->bid.size)
