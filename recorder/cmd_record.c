@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "recorder/cli.h"
 #include "recorder/record/record.h"
@@ -121,7 +122,20 @@ int cmd_record(int argc, char **argv)
 		usage(stderr);
 		return cli_error("nothing to record: give a command, -p PID or -a"), 2;
 	}
+	/* CMDLINE as perf writes it: the executable's path, then the words after it. */
+	char exe[4096];
+	ssize_t el = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	const char **cl = calloc((size_t)argc + 1, sizeof(char *));
+	if (!cl)
+		return cli_error("out of memory");
+	exe[el > 0 ? el : 0] = 0;
+	cl[0] = el > 0 ? exe : "jitprof";
+	for (int i = 0; i < argc; i++)
+		cl[i + 1] = argv[i];
+	o.orig_argc = argc + 1;
+	o.orig_argv = cl;
 	err = rec_run(&o, &st);
+	free(cl);
 	if (err == -EACCES || err == -EPERM) {
 		FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
 		int lvl = 99;

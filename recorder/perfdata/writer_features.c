@@ -139,7 +139,7 @@ int pd_writer_set_host_features(struct pd_writer *w)
 	if (!err)
 		err = pd_writer_set_string(w, PD_FEAT_OSRELEASE, u.release);
 	if (!err)
-		err = pd_writer_set_string(w, PD_FEAT_VERSION, "6.1.jitprof");
+		err = pd_writer_set_string(w, PD_FEAT_VERSION, "jitprof");
 	if (!err)
 		err = pd_writer_set_string(w, PD_FEAT_ARCH, u.machine);
 	if (!err)

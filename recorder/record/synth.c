@@ -175,7 +175,7 @@ static int synth_maps(struct rec_synth_ctx *c, pid_t pid)
 
 	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
 	if (!(f = fopen(path, "r")))
-		return -errno;
+		return 0;	/* gone, or not ours to read (as perf, skip it) */
 	while (!err && fgets(line, sizeof(line), f)) {
 		uint64_t start, end, off, ino;
 		unsigned maj, min;
@@ -217,7 +217,7 @@ int rec_synth_process(struct rec_synth_ctx *c, pid_t pid, bool fork)
 	int err = rec_list_threads(pid, &tids, &n);
 
 	if (err)
-		return err;
+		return err == -ENOMEM ? err : 0;	/* exited or hidden: nothing to say */
 	for (size_t i = 0; i < n && !err; i++) {
 		snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", (int)pid, (int)tids[i]);
 		if (read_line(path, comm, sizeof(comm)))
@@ -234,9 +234,7 @@ int rec_synth_process(struct rec_synth_ctx *c, pid_t pid, bool fork)
 			err = pd_writer_comm(c->w, (uint32_t)pid, (uint32_t)tids[i], comm, false, NULL);
 	}
 	free(tids);
-	if (!err)
-		err = synth_maps(c, pid);
-	return err == -ENOENT || err == -ESRCH ? 0 : err;
+	return err ? err : synth_maps(c, pid);
 }
 
 int rec_synth_all(struct rec_synth_ctx *c)
