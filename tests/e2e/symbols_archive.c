@@ -1,0 +1,86 @@
+/* symbols_archive.c - "another machine": minijit recorded and injected with HOME=A, packed
+ * with `jitprof archive`; then machine A's files (binary, build-id cache, dumps) are gone
+ * and `jitprof report` with an empty HOME=B and only the archive must show the same symbols.
+ * A file with another build-id at the recorded path is refused, naming both ids. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tests/lib/testutil.h"
+
+static char *dir;
+
+static void setup(void)
+{
+	dir = tu_tmpdir("sym-archive");
+}
+
+static void teardown(void)
+{
+	tu_rmtree(dir);
+	free(dir);
+}
+
+static struct tu_result sh(const char *fmt, const char *a, const char *b)
+{
+	char cmd[16384];
+	struct tu_result r;
+	snprintf(cmd, sizeof(cmd), fmt, a, b);
+	cr_assert_eq(tu_sh(&r, cmd, 300), 0);
+	return r;
+}
+
+static char *must(const char *fmt, const char *a, const char *b)
+{
+	struct tu_result r = sh(fmt, a, b);
+	cr_assert_eq(r.status, 0, "%s\n%s", fmt, r.err);
+	char *out = strdup(r.out);
+	tu_result_free(&r);
+	return out;
+}
+
+Test(archive, another_machine_same_symbols_mismatch_refused, .init = setup, .fini = teardown,
+     .timeout = 300)
+{
+	char env[8192];
+	/* the commands run from inside the test directory: absolute tool paths */
+	char *jitprof = realpath(tu_build("jitprof"), NULL);
+	char *minijit = realpath(tu_build("minijit"), NULL);
+	cr_assert(jitprof && minijit, "jitprof and minijit are built");
+	snprintf(env, sizeof(env), "cd %s && J=%s && M=%s", dir, jitprof, minijit);
+	free(jitprof), free(minijit);
+	/* machine A */
+	free(must("%s && mkdir -p A/bin B && cp $M A/bin/minijit && "
+		  "HOME=$PWD/A $J record -q -k mono -o A/p.data -- A/bin/minijit --seconds 0.3 "
+		  ">/dev/null && HOME=$PWD/A $J inject -q --jit -i A/p.data -o pj.data%s", env, ""));
+	char *base = must("%s && HOME=$PWD/A $J report -q -i pj.data --sort dso,sym%s", env, "");
+	cr_assert(strstr(base, "checksum"), "jitted methods resolved on A:\n%s", base);
+	cr_assert(strstr(base, "] run"), "minijit's own code resolved on A:\n%s", base);
+	char *ids = must("%s && HOME=$PWD/A $J buildid-list -i pj.data | grep /A/bin/minijit%s",
+			 env, "");
+	free(must("%s && HOME=$PWD/A $J archive -i pj.data -o p.tar.zst 2>/dev/null && rm -rf A%s", env,
+		  ""));
+
+	/* machine B: nothing of A but the recording and the archive */
+	char *other = must("%s && HOME=$PWD/B $J report -q -i pj.data --sort dso,sym "
+			   "--archive p.tar.zst%s", env, "");
+	cr_expect_str_eq(other, base, "report on B with the archive differs from A's");
+	char *bare = must("%s && HOME=$PWD/B $J report -q -i pj.data --sort dso,sym%s", env, "");
+	cr_expect(!strstr(bare, "] checksum"), "without the archive B cannot know the methods:\n%s",
+		  bare);
+
+	/* a different file at the recorded path: refused, both ids named, never used */
+	char want_id[41];
+	snprintf(want_id, sizeof(want_id), "%.40s", ids);
+	char *true_id = must("%s && mkdir -p A/bin && cp /bin/true A/bin/minijit && "
+			     "$J buildid-list -i A/bin/minijit%s", env, "");
+	true_id[strcspn(true_id, "\n")] = 0;
+	struct tu_result r = sh("%s && HOME=$PWD/B $J report -i pj.data --sort dso,sym%s", env, "");
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_expect(strstr(r.err, want_id), "recorded id %s not named:\n%s", want_id, r.err);
+	cr_expect(strstr(r.err, true_id), "found id %s not named:\n%s", true_id, r.err);
+	cr_expect(!strstr(r.out, "] run"), "the wrong file was used:\n%s", r.out);
+	tu_result_free(&r);
+	free(base), free(ids), free(other), free(bare), free(true_id);
+}
