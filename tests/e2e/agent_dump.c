@@ -50,16 +50,6 @@ static void mix_range(int *lo, int *hi)
 	cr_assert(*lo > 0 && *hi > *lo, "markers missing in %s", SRC);
 }
 
-static int has_source_lines(const struct jd_ext_inline *inl)
-{
-	for (uint32_t i = 0; inl && i < inl->nr_pcs; i++)
-		for (uint32_t f = 0; f < inl->pcs[i].depth; f++)
-			if (inl->pcs[i].frames[f].line > 0 &&
-			    inl->methods[inl->pcs[i].frames[f].method].file[0])
-				return 1;
-	return 0;
-}
-
 /* A pc of total() whose innermost frame is an inlined area() and outermost is total(). */
 static int inlined_area(const struct jd_ext_inline *inl)
 {
@@ -100,7 +90,7 @@ static void check_generations_dump(const struct ag_jdk *jdk, const char *dump)
 			continue;
 		}
 		/* Every compiled method whose inline stacks know a source line has DEBUG_INFO. */
-		if (has_source_lines(e->inl)) {
+		if (ag_has_source_lines(e->inl)) {
 			cr_expect_gt(e->nr_lines, 0, "JDK %d: %s (index %lu) has lines but no DEBUG_INFO",
 				     jdk->major, name, (unsigned long)e->load.code_index);
 			with_lines++;
@@ -161,7 +151,7 @@ Test(agent_dump, generations_on_every_jdk, .timeout = 240)
 		char *dir = tu_tmpdir("agent-dump"), opts[PATH_MAX + 16], *dump;
 		struct tu_result r;
 
-		snprintf(opts, sizeof(opts), "dir=%s", dir);
+		AG_FMT(opts, "dir=%s", dir);
 		ag_java(&r, &jdks[i], opts, NULL, "jitprof.samples.Generations", args, 120);
 		cr_assert_eq(r.status, 0, "JDK %d (%s): exit %d: %s", jdks[i].major, jdks[i].home,
 			     r.status, r.err);
@@ -191,7 +181,7 @@ Test(agent_dump, unloads_match_their_loads, .timeout = 240)
 		struct jd_index *x;
 		size_t unloaded = 0, generated = 0;
 
-		snprintf(opts, sizeof(opts), "dir=%s,stubs=off", dir);
+		AG_FMT(opts, "dir=%s,stubs=off", dir);
 		ag_java(&r, &jdks[i], opts, jvm, "jitprof.samples.StartupHeavy", args, 120);
 		cr_assert_eq(r.status, 0, "JDK %d: exit %d: %s", jdks[i].major, r.status, r.err);
 		dump = ag_find_dump(dir);

@@ -88,7 +88,7 @@ Test(agent_options, full_disk_leaves_the_jvm_alone, .timeout = 120)
 			     probe.err);
 	tu_result_free(&probe);
 	ag_java(&base, &jdk, NULL, NULL, "jitprof.samples.Generations", gen_args, 60);
-	snprintf(cmd, sizeof(cmd),
+	AG_FMT(cmd,
 		 "unshare -m sh -c 'mount -t tmpfs -o size=16k tmpfs %s && exec %s/bin/java "
 		 "-agentpath:%s=dir=%s,flush=50 -cp %s jitprof.samples.Generations %s'",
 		 dir, jdk.home, ag_agent_path(), dir, ag_classpath(), gen_args[0]);
@@ -116,7 +116,7 @@ Test(agent_options, valid_options_shape_the_dump, .timeout = 120)
 	size_t loads;
 
 	cr_assert_eq(ag_jdks(&jdk, 1), 1, "no JDK under /usr/lib/jvm");
-	snprintf(opts, sizeof(opts),
+	AG_FMT(opts,
 		 "dir=%s,clock=tsc,lines=off,inline=off,stubs=off,unload=off,flush=0,verbose", dir);
 	ag_java(&r, &jdk, opts, NULL, "jitprof.samples.Generations", gen_args, 60);
 	cr_assert_eq(r.status, 0, "%s", r.err);

@@ -17,13 +17,17 @@
 
 #define AG_MAX_JDKS 8
 
+/* snprintf into an array, failing the test instead of truncating a path. */
+#define AG_FMT(buf, ...) \
+	cr_assert_lt(snprintf(buf, sizeof(buf), __VA_ARGS__), (int)sizeof(buf), "too long: " #buf)
+
 struct ag_jdk {
 	char home[PATH_MAX];
 	int major;		/* from the release file; 0 unknown */
 };
 
 /* Every JDK under /usr/lib/jvm with bin/java and bin/jcmd, once per real java binary. */
-static int ag_jdks(struct ag_jdk *out, int max)
+static __attribute__((unused)) int ag_jdks(struct ag_jdk *out, int max)
 {
 	char seen[AG_MAX_JDKS][PATH_MAX];
 	struct dirent *de;
@@ -39,7 +43,7 @@ static int ag_jdks(struct ag_jdk *out, int max)
 
 		if (de->d_name[0] == '.')
 			continue;
-		snprintf(java, sizeof(java), "/usr/lib/jvm/%s/bin/java", de->d_name);
+		AG_FMT(java, "/usr/lib/jvm/%s/bin/java", de->d_name);
 		if (!realpath(java, real) || access(real, X_OK))
 			continue;
 		for (int i = 0; i < n; i++)
@@ -51,7 +55,7 @@ static int ag_jdks(struct ag_jdk *out, int max)
 		real[strlen(real) - strlen("/bin/java")] = '\0';
 		snprintf(out[n].home, sizeof(out[n].home), "%s", real);
 		out[n].major = 0;
-		snprintf(rel, sizeof(rel), "%s/release", real);
+		AG_FMT(rel, "%s/release", real);
 		if ((f = fopen(rel, "r"))) {
 			while (fgets(line, sizeof(line), f))
 				if (sscanf(line, "JAVA_VERSION=\"%d", &out[n].major) == 1)
@@ -64,7 +68,7 @@ static int ag_jdks(struct ag_jdk *out, int max)
 	return n;
 }
 
-static const char *ag_agent_path(void)
+static __attribute__((unused)) const char *ag_agent_path(void)
 {
 	static char p[PATH_MAX];
 
@@ -73,7 +77,7 @@ static const char *ag_agent_path(void)
 	return p;
 }
 
-static const char *ag_classpath(void)
+static __attribute__((unused)) const char *ag_classpath(void)
 {
 	static char p[PATH_MAX];
 
@@ -84,7 +88,7 @@ static const char *ag_classpath(void)
 
 /* Runs `<jdk>/bin/java [-agentpath:libagent.so=opts] jvmargs... -cp <samples> main args...`.
  * agent_opts NULL: no agent. jvmargs and args are NULL-terminated (or NULL). */
-static void ag_java(struct tu_result *r, const struct ag_jdk *jdk, const char *agent_opts,
+static __attribute__((unused)) void ag_java(struct tu_result *r, const struct ag_jdk *jdk, const char *agent_opts,
 		    const char *const *jvmargs, const char *main_class, const char *const *args,
 		    unsigned timeout_s)
 {
@@ -92,10 +96,10 @@ static void ag_java(struct tu_result *r, const struct ag_jdk *jdk, const char *a
 	const char *argv[64];
 	int n = 0;
 
-	snprintf(java, sizeof(java), "%s/bin/java", jdk->home);
+	AG_FMT(java, "%s/bin/java", jdk->home);
 	argv[n++] = java;
 	if (agent_opts) {
-		snprintf(agent, sizeof(agent), "-agentpath:%s%s%s", ag_agent_path(),
+		AG_FMT(agent, "-agentpath:%s%s%s", ag_agent_path(),
 			 agent_opts[0] ? "=" : "", agent_opts);
 		argv[n++] = agent;
 	}
@@ -112,7 +116,7 @@ static void ag_java(struct tu_result *r, const struct ag_jdk *jdk, const char *a
 }
 
 /* The one jit-<pid>.dump in dir (malloc'd path), or NULL. */
-static char *ag_find_dump(const char *dir)
+static __attribute__((unused)) char *ag_find_dump(const char *dir)
 {
 	struct dirent *de;
 	char *found = NULL;
@@ -130,9 +134,21 @@ static char *ag_find_dump(const char *dir)
 	return found;
 }
 
-static int ag_starts(const char *s, const char *prefix)
+static __attribute__((unused)) int ag_starts(const char *s, const char *prefix)
 {
 	return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+/* 1 if some pc of the load has a frame with a known file and line: then the innermost such
+ * frame must be in its DEBUG_INFO. */
+static __attribute__((unused)) int ag_has_source_lines(const struct jd_ext_inline *inl)
+{
+	for (uint32_t i = 0; inl && i < inl->nr_pcs; i++)
+		for (uint32_t f = 0; f < inl->pcs[i].depth; f++)
+			if (inl->pcs[i].frames[f].line > 0 &&
+			    inl->methods[inl->pcs[i].frames[f].method].file[0])
+				return 1;
+	return 0;
 }
 
 #endif

@@ -1,0 +1,126 @@
+/* agent_attach.c - late attach: `jcmd PID JVMTI.agent_load libagent.so dir=...` into a running
+ * JVM back-fills the code that already exists (flagged BACKFILLED, generation 0 = unknown),
+ * then records new compiles normally; the JVM finishes unaffected. On every JDK found. */
+#include "tests/e2e/agent_util.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <time.h>
+
+static pid_t spawn_java(const struct ag_jdk *jdk, const char *outfile)
+{
+	char java[PATH_MAX + 16];
+	pid_t pid;
+
+	AG_FMT(java, "%s/bin/java", jdk->home);
+	pid = fork();
+	cr_assert_neq(pid, -1);
+	if (pid == 0) {
+		int fd = open(outfile, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+		if (fd < 0)
+			_exit(127);
+		dup2(fd, 1);
+		dup2(fd, 2);
+		/* JDK 21+ wants dynamic agent loading allowed explicitly (JEP 451); older JDKs
+		 * ignore the flag thanks to IgnoreUnrecognizedVMOptions. */
+		execl(java, java, "-XX:+IgnoreUnrecognizedVMOptions", "-XX:+EnableDynamicAgentLoading",
+		      "-cp", ag_classpath(), "jitprof.samples.Generations", "700", (char *)NULL);
+		_exit(127);
+	}
+	return pid;
+}
+
+static void sleep_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
+static void attach_one(const struct ag_jdk *jdk)
+{
+	char *dir = tu_tmpdir("agent-attach"), out[PATH_MAX], cmd[3 * PATH_MAX + 128], *dump;
+	char err[512], *log;
+	struct tu_result r;
+	struct jd_index *x;
+	size_t back_java = 0, back_stubs = 0, live = 0, with_lines = 0;
+	int status;
+	pid_t pid;
+
+	AG_FMT(out, "%s/java.out", dir);
+	pid = spawn_java(jdk, out);
+	sleep_ms(900);	/* well into phase 1: compiled code exists */
+	/* jcmd splits key=value arguments itself: the agent's options go in double quotes. */
+	AG_FMT(cmd, "%s/bin/jcmd %d JVMTI.agent_load %s '\"dir=%s\"'", jdk->home,
+		 (int)pid, ag_agent_path(), dir);
+	cr_assert_eq(tu_sh(&r, cmd, 60), 0);
+	cr_expect_eq(r.status, 0, "JDK %d: jcmd failed: %s%s", jdk->major, r.out, r.err);
+	cr_expect(strstr(r.out, "return code: 0"), "JDK %d: jcmd says: %s", jdk->major, r.out);
+	tu_result_free(&r);
+	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	log = tu_read_file(out, NULL);
+	cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 0, "JDK %d: JVM status %d: %s",
+		  jdk->major, status, log);
+	cr_expect(log && strstr(log, "generations done true"), "JDK %d: %s", jdk->major, log);
+	cr_expect(log && !strstr(log, "jitprof agent"), "JDK %d: %s", jdk->major, log);
+	dump = ag_find_dump(dir);
+	cr_assert_not_null(dump, "JDK %d: no dump after attach", jdk->major);
+	cr_assert_eq(jd_index_open(&x, dump, err, sizeof(err)), 0, "%s", err);
+	cr_expect_str_empty(jd_index_warning(x));
+	for (size_t i = 0; i < jd_index_nr_loads(x); i++) {
+		const struct jd_load_entry *e = jd_index_load(x, i);
+
+		cr_assert_not_null(e->info);
+		if (!(e->info->flags & JD_LOAD_BACKFILLED)) {
+			cr_expect_gt(e->info->generation, 0, "%s: live load without generation",
+				     e->load.name);
+			live++;
+			continue;
+		}
+		cr_expect_eq(e->info->generation, 0, "back-filled %s claims generation %u",
+			     e->load.name, e->info->generation);
+		if (e->info->tier == JD_TIER_STUB)
+			back_stubs++;
+		else
+			back_java++;
+		/* Code compiled before the attach has scope pcs only at safepoints (HotSpot adds
+		 * the others only while compiled-method events are on), so some loads have no
+		 * line at all; those that have one must carry it. */
+		if (ag_has_source_lines(e->inl)) {
+			with_lines++;
+			cr_expect_gt(e->nr_lines, 0, "back-filled %s has no DEBUG_INFO", e->load.name);
+		}
+	}
+	cr_expect_gt(back_java, 20, "JDK %d: %zu compiled methods back-filled", jdk->major,
+		     back_java);
+	cr_expect_gt(back_stubs, 10, "JDK %d: %zu stubs back-filled", jdk->major, back_stubs);
+	cr_expect_gt(live, 0, "JDK %d: nothing compiled after the attach", jdk->major);
+	cr_expect_geq(with_lines, 3, "JDK %d: %zu back-filled loads with lines", jdk->major,
+		     with_lines);
+	cr_expect_not_null(jd_index_agent_stats(x));
+	jd_index_close(x);
+	free(log);
+	free(dump);
+	tu_rmtree(dir);
+	free(dir);
+}
+
+Test(agent_attach, backfills_a_running_jvm, .timeout = 240)
+{
+	struct ag_jdk jdks[AG_MAX_JDKS];
+	int n = ag_jdks(jdks, AG_MAX_JDKS);
+
+	cr_assert_gt(n, 0, "no JDK under /usr/lib/jvm");
+	for (int i = 0; i < n; i++) {
+		char jcmd[PATH_MAX + 16];
+
+		AG_FMT(jcmd, "%s/bin/jcmd", jdks[i].home);
+		if (access(jcmd, X_OK)) {
+			cr_log_warn("JDK %s has no jcmd: attach not tested there", jdks[i].home);
+			continue;
+		}
+		attach_one(&jdks[i]);
+	}
+}
