@@ -1,0 +1,5 @@
+# recorder/record: the `jitprof record` engine (librecorder-record.a, built by recorder/module.mk).
+# Its e2e tests read recordings with the perfdata library directly.
+E2E_LIBS_record_perf := $(BUILD)/librecorder-perfdata.a
+E2E_LIBS_record_read := $(BUILD)/librecorder-perfdata.a
+E2E_LIBS_record_ctl := $(BUILD)/librecorder-perfdata.a

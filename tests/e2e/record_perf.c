@@ -1,0 +1,177 @@
+/* record_perf.c - end to end, perf as the oracle for what `jitprof record` writes: the file
+ * (and the pipe stream) opens in perf report, perf script and perf buildid-list without a
+ * warning; perf counts the samples our reader counts and puts the same DSO on top; the
+ * build-ids agree with the ones perf record itself stores for the same programs. */
+#include "tests/e2e/record_util.h"
+
+static char *dir;
+static char data[512];
+
+static void setup(void)
+{
+	dir = tu_tmpdir("recperf");
+	snprintf(data, sizeof(data), "%s/rec.data", dir);
+}
+
+static void teardown(void)
+{
+	tu_rmtree(dir);
+	free(dir);
+}
+
+TestSuite(record_perf, .init = setup, .fini = teardown, .timeout = 120);
+
+static void record(const char *out, bool callchain)
+{
+	struct tu_result r;
+	char *argv[] = { (char *)tu_build("jitprof"), "record", "-q", "-k", "mono",
+			 callchain ? "-g" : "-F", callchain ? "-F" : "4000",
+			 callchain ? "4000" : "-o", callchain ? "-o" : (char *)out,
+			 callchain ? (char *)out : "--", callchain ? "--" : "sh",
+			 callchain ? "sh" : "-c", callchain ? "-c" : RU_LOOP,
+			 callchain ? RU_LOOP : NULL, NULL };
+	ru_ok(&r, argv, 60);
+	tu_result_free(&r);
+}
+
+Test(record_perf, file_opens_in_perf_without_warnings)
+{
+	struct tu_result r;
+	struct ru_dsos d;
+
+	ru_require_perf();
+	record(data, true);
+	char *rep[] = { "perf", "report", "-i", data, "--stdio", "--no-children", "--sort", "dso",
+			"-F", "sample,dso", "-g", "none", NULL };
+	ru_ok(&r, rep, 60);
+	ru_no_warnings("perf report", r.err);
+	ru_count_dsos(data, &d);
+	cr_assert_gt(d.samples, 50, "a half-second loop at 4 kHz");
+	/* Rows "<samples>  <dso>" (sorted by name): every DSO's count equals ours. */
+	size_t rows = 0, total = 0;
+	char *save = NULL, *copy = strdup(r.out);
+	for (char *l = strtok_r(copy, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+		unsigned long n;
+		char dso[256];
+		size_t i;
+		if (l[0] == '#' || sscanf(l, " %lu %255s", &n, dso) != 2)
+			continue;
+		for (i = 0; i < d.ndsos && strcmp(d.names[i], dso); i++)
+			;
+		cr_assert_lt(i, d.ndsos, "perf has %s (%lu samples), we do not", dso, n);
+		cr_assert_eq(n, d.counts[i], "%s: perf %lu samples, ours %zu", dso, n, d.counts[i]);
+		rows++;
+		total += n;
+	}
+	free(copy);
+	cr_assert_eq(rows, d.ndsos);
+	cr_assert_eq(total, d.samples);
+	cr_assert_str_eq(d.names[ru_top(&d)], "libc.so.6", "the loop lives in dash and libc");
+	tu_result_free(&r);
+
+	char *scr[] = { "perf", "script", "-i", data, "-F", "ip,dso", "-G", NULL };
+	ru_ok(&r, scr, 60);
+	ru_no_warnings("perf script", r.err);
+	cr_assert_eq(tu_count(r.out, "\n"), d.samples, "perf script lines = our samples");
+	tu_result_free(&r);
+
+	char *bl[] = { "perf", "buildid-list", "-i", data, NULL };
+	ru_ok(&r, bl, 60);
+	ru_no_warnings("perf buildid-list", r.err);
+	cr_assert_not_null(strstr(r.out, "libc.so.6"), "%s", r.out);
+	cr_assert_not_null(strstr(r.out, "[kernel.kallsyms]"), "%s", r.out);
+	tu_result_free(&r);
+}
+
+/* perf record's BUILD_ID table for the same programs is the reference for ours. */
+Test(record_perf, build_ids_match_perf_record)
+{
+	struct tu_result r, p;
+	char ref[600];
+
+	ru_require_perf();
+	record(data, false);
+	snprintf(ref, sizeof(ref), "%s/perf.data", dir);
+	char *prec[] = { "perf", "record", "-q", "-N", "-o", ref, "--", "sh", "-c", RU_LOOP, NULL };
+	ru_ok(&p, prec, 60);
+	tu_result_free(&p);
+	char *bl[] = { "perf", "buildid-list", "-i", data, NULL };
+	char *pbl[] = { "perf", "buildid-list", "-i", ref, NULL };
+	ru_ok(&r, bl, 60);
+	ru_ok(&p, pbl, 60);
+	size_t compared = 0;
+	char *save = NULL, *copy = strdup(r.out);
+	for (char *l = strtok_r(copy, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+		char id[64], name[400];
+		if (sscanf(l, "%63s %399s", id, name) != 2)
+			continue;
+		const char *at = strstr(p.out, name);
+		if (!at)
+			continue;	/* perf had no sample there */
+		/* perf's line for the same DSO: "<id> <name>". */
+		const char *line = at;
+		while (line > p.out && line[-1] != '\n')
+			line--;
+		cr_assert_eq(strncmp(line, id, strlen(id)), 0, "%s: ours %s, perf %.*s", name, id,
+			     (int)(at - line), line);
+		compared++;
+	}
+	cr_assert_geq(compared, 2, "ours:\n%s\nperf:\n%s", r.out, p.out);
+	free(copy);
+	tu_result_free(&r);
+	tu_result_free(&p);
+}
+
+Test(record_perf, pipe_mode_into_perf_report)
+{
+	struct tu_result r;
+	char cmd[2048];
+
+	ru_require_perf();
+	snprintf(cmd, sizeof(cmd),
+		 "%s record -q -k mono -g -o - -- sh -c '%s' | perf report -i - --stdio "
+		 "--no-children --sort dso -g none 2>%s/err; cat %s/err >&2",
+		 tu_build("jitprof"), RU_LOOP, dir, dir);
+	cr_assert_eq(tu_sh(&r, cmd, 60), 0);
+	cr_assert_eq(r.status, 0, "%s\n%s", r.out, r.err);
+	ru_no_warnings("perf report -i -", r.err);
+	cr_assert_not_null(strstr(r.out, "# Samples:"), "%s", r.out);
+	cr_assert_not_null(strstr(r.out, "libc.so.6"), "%s", r.out);
+	tu_result_free(&r);
+	/* The same stream saved: perf script reads it and perf buildid-list sees the type-67
+	 * build-ids the side thread sent along. */
+	snprintf(cmd, sizeof(cmd), "%s record -q -o - -- sh -c '%s' > %s && perf buildid-list "
+		 "-i %s", tu_build("jitprof"), RU_LOOP, data, data);
+	cr_assert_eq(tu_sh(&r, cmd, 60), 0);
+	cr_assert_eq(r.status, 0, "%s\n%s", r.out, r.err);
+	cr_assert_not_null(strstr(r.out, "/usr/lib/x86_64-linux-gnu/libc.so.6"), "%s", r.out);
+	cr_assert_not_null(strstr(r.out, "/usr/bin/dash"), "%s", r.out);
+	tu_result_free(&r);
+}
+
+/* The kernel map perf relocates by: "[kernel.kallsyms]_text" with pgoff = runtime _text. */
+Test(record_perf, kernel_map_carries_runtime_text)
+{
+	struct pd_reader *rd;
+	struct pd_event ev;
+	struct tu_result r;
+	bool found = false;
+
+	record(data, false);
+	char *ks[] = { "sh", "-c", "grep -m1 ' _text$' /proc/kallsyms", NULL };
+	ru_ok(&r, ks, 10);
+	unsigned long long text = strtoull(r.out, NULL, 16);
+	tu_result_free(&r);
+	cr_assert_eq(pd_reader_open(&rd, data, NULL), 0);
+	while (pd_reader_next(rd, &ev) > 0)
+		if (ev.type == PERF_RECORD_MMAP2 && !strcmp(ev.u.mmap.filename,
+							    "[kernel.kallsyms]_text")) {
+			cr_assert_eq(ev.misc & 7, PERF_RECORD_MISC_KERNEL);
+			cr_assert_eq(ev.u.mmap.pid, UINT32_MAX);
+			cr_assert_eq(ev.u.mmap.pgoff, text);
+			cr_assert_eq(ev.u.mmap.start, text);
+			found = true;
+		}
+	cr_assert(found);
+	pd_reader_close(rd);
+}
