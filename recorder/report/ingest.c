@@ -111,6 +111,24 @@ static const char *base_name(const char *path)
 	return b ? b + 1 : path;
 }
 
+/* The name perf shows for a process's anonymous executable memory (and its perf-PID.map):
+ * "[JIT] tid PID". */
+static const char *dso_display(struct ingest *in, const char *name)
+{
+	unsigned pid;
+	int end = 0;
+	char buf[64];
+	if (!name)
+		return rp_intern(in->s, "[unknown]");
+	const char *b = strrchr(name, '/');
+	b = b ? b + 1 : name;
+	if (sscanf(b, "perf-%u.map%n", &pid, &end) == 1 && !b[end]) {
+		snprintf(buf, sizeof(buf), "[JIT] tid %u", pid);
+		return rp_intern(in->s, buf);
+	}
+	return rp_intern(in->s, name);
+}
+
 /* Resolves one address into frames (inlined frames first when asked), returns how many. */
 static uint32_t resolve(struct ingest *in, uint32_t pid, uint64_t ip, uint64_t time,
 			int cpumode, struct rp_frame *out, uint32_t room)
@@ -126,7 +144,7 @@ static uint32_t resolve(struct ingest *in, uint32_t pid, uint64_t ip, uint64_t t
 	if (in->o->want_inline && res.n_inline > 1) {
 		for (unsigned i = 0; i + 1 < res.n_inline && n + 1 < room; i++) {
 			out[n++] = (struct rp_frame){
-				.dso = rp_intern(s, res.dso_name ? res.dso_name : "[unknown]"),
+				.dso = dso_display(in, res.dso_name),
 				.sym = rp_intern(s, res.inl[i].func),
 				.srcfile = rp_intern(s, base_name(res.inl[i].file)),
 				.line = res.inl[i].line, .flags = RP_FRAME_INLINED, .ip = ip,
@@ -135,7 +153,7 @@ static uint32_t resolve(struct ingest *in, uint32_t pid, uint64_t ip, uint64_t t
 	}
 	struct rp_frame *f = &out[n++];
 	*f = (struct rp_frame){
-		.dso = rp_intern(s, res.dso_name ? res.dso_name : "[unknown]"),
+		.dso = dso_display(in, res.dso_name),
 		.sym = rp_intern(s, res.sym),
 		.srcfile = rp_intern(s, base_name(res.srcfile)),
 		.line = res.line, .ip = ip, .symoff = res.sym_off,
@@ -144,7 +162,9 @@ static uint32_t resolve(struct ingest *in, uint32_t pid, uint64_t ip, uint64_t t
 	if (res.kernel || cpumode == PERF_RECORD_MISC_KERNEL)
 		f->flags |= RP_FRAME_KERNEL;
 	const char *dn = res.dso_name ? res.dso_name : "";
-	if (!res.dso || !strncmp(dn, "//anon", 6) || !strncmp(dn, "[anon", 5))
+	/* Anonymous executable memory no jitdump described is "unknown code". */
+	if (!res.dso || !strncmp(dn, "//anon", 6) || !strncmp(dn, "[anon", 5) ||
+	    !strncmp(f->dso, "[JIT] tid ", 10))
 		f->flags |= RP_FRAME_UNKNOWN;
 	f->load = load_of(in, res.dso);
 	if (f->load) {

@@ -1,0 +1,159 @@
+/* report_util.h - what the report e2e tests share (static helpers, one copy per test binary):
+ * shell commands with a formatted command line, a private copy of the perf-jvmti fixture,
+ * fresh minijit recordings, and the rows of a perf-style table normalised for comparison. */
+#ifndef JITPROF_REPORT_UTIL_H
+#define JITPROF_REPORT_UTIL_H
+
+#include <criterion/criterion.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "tests/lib/testutil.h"
+
+#define RX_FIXTURE "/work/shared/fixtures/perf-jvmti"
+#define RX_FIXTURE_DUMP "/var/jitfix/out/.debug/jit/java-jit-20261129.XXhElaKC/jit-27543.dump"
+
+static char rx_jitprof[PATH_MAX], rx_minijit[PATH_MAX];
+
+/* Absolute paths of the built tools: the commands below change directory. */
+static void rx_init(void)
+{
+	cr_assert_not_null(realpath(tu_build("jitprof"), rx_jitprof), "jitprof is not built");
+	if (!realpath(tu_build("minijit"), rx_minijit))
+		rx_minijit[0] = 0;
+}
+
+/* Runs a formatted shell command line (at most 5 minutes). */
+__attribute__((format(printf, 2, 3)))
+static int rx_sh(struct tu_result *r, const char *fmt, ...)
+{
+	char cmd[8192];
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	cr_assert(n > 0 && (size_t)n < sizeof(cmd), "command line too long");
+	return tu_sh(r, cmd, 300);
+}
+
+/* Like rx_sh but the command must succeed; returns its stdout (caller frees r). */
+#define rx_ok(r, ...)                                                                       \
+	do {                                                                                \
+		cr_assert_eq(rx_sh((r), __VA_ARGS__), 0);                                   \
+		cr_assert_eq((r)->status, 0, "command failed (%d): %s", (r)->status,        \
+			     (r)->err);                                                     \
+	} while (0)
+
+/* The fixture recorded by perf names its dump under /var/jitfix, a path other runs share.
+ * Copy it into dir with the dump's path in the MMAP record rewritten to dir/jit (a shorter
+ * path, NUL-padded: the record keeps its size), so perf inject writes its ELFs there.
+ * Returns 0, or -1 when the fixture is not on this machine. */
+static int rx_fixture(const char *dir)
+{
+	size_t len;
+	char *data = tu_read_file(RX_FIXTURE "/perf.data", &len);
+	if (!data)
+		return -1;
+	char newpath[PATH_MAX], path[PATH_MAX];
+	snprintf(newpath, sizeof(newpath), "%s/jit/jit-27543.dump", dir);
+	size_t ol = strlen(RX_FIXTURE_DUMP), nl = strlen(newpath);
+	cr_assert(nl <= ol, "temporary directory path too long for the fixture rewrite");
+	int hits = 0;
+	for (size_t i = 0; i + ol <= len; i++) {
+		if (!memcmp(data + i, RX_FIXTURE_DUMP, ol)) {
+			memset(data + i, 0, ol);
+			memcpy(data + i, newpath, nl);
+			hits++;
+		}
+	}
+	cr_assert_eq(hits, 1, "the fixture's dump path appears %d times", hits);
+	snprintf(path, sizeof(path), "%s/jit", dir);
+	mkdir(path, 0755);
+	snprintf(path, sizeof(path), "%s/perf.data", dir);
+	cr_assert_eq(tu_write_file(path, data, len), 0);
+	free(data);
+	size_t dlen;
+	char *dump = tu_read_file(RX_FIXTURE "/jit-27543.dump", &dlen);
+	cr_assert_not_null(dump);
+	cr_assert_eq(tu_write_file(newpath, dump, dlen), 0);
+	free(dump);
+	return 0;
+}
+
+/* perf record -k mono -g of minijit into dir/perf.data, its dump in dir/jit. */
+static void rx_record_minijit(const char *dir, const char *home)
+{
+	struct tu_result r;
+	cr_assert(rx_minijit[0], "minijit is not built");
+	rx_ok(&r, "mkdir -p '%s/jit' '%s' && cd '%s' && HOME='%s' perf record -q -k mono -g "
+	      "-F 2000 -o perf.data '%s' --dir '%s/jit' --seconds 0.3 >/dev/null", dir, home, dir,
+	      home, rx_minijit, dir);
+	tu_result_free(&r);
+}
+
+/* The rows of a perf-style table ("  12.34%  comm  dso  [.] sym"), whitespace runs made one
+ * space. Symbol text is cut at the first '(' and at " [clone": perf 6.1 prints C++ names
+ * without parameters and Java signatures wrongly (issue 7), so only names compare. */
+static size_t rx_rows(const char *out, char (*rows)[512], size_t max)
+{
+	size_t n = 0;
+	for (const char *p = out; *p && n < max;) {
+		const char *e = strchr(p, '\n');
+		size_t l = e ? (size_t)(e - p) : strlen(p);
+		char line[1024];
+		snprintf(line, sizeof(line), "%.*s", (int)(l < sizeof(line) ? l : sizeof(line) - 1), p);
+		p += l + (e ? 1 : 0);
+		double pct;
+		int off = 0;
+		if (line[0] == '#' || sscanf(line, " %lf%%%n", &pct, &off) != 1 || !off)
+			continue;
+		char *cut = strchr(line, '(');
+		if (cut)
+			*cut = 0;
+		if ((cut = strstr(line, " [clone")))
+			*cut = 0;
+		char *w = rows[n];
+		int space = 1;
+		for (const char *q = line; *q && w < rows[n] + 511; q++) {
+			if (*q == ' ' || *q == '\t') {
+				if (!space)
+					*w++ = ' ';
+				space = 1;
+			} else {
+				*w++ = *q;
+				space = 0;
+			}
+		}
+		while (w > rows[n] && w[-1] == ' ')
+			w--;
+		*w = 0;
+		n++;
+	}
+	return n;
+}
+
+/* Our table against perf report's for the same file: the top `top` rows equal. */
+static void rx_compare_with_perf(const char *home, const char *data, size_t top)
+{
+	static char ours[4096][512], theirs[4096][512];
+	struct tu_result a, b;
+	rx_ok(&a, "HOME='%s' '%s' report -i '%s' 2>/dev/null", home, rx_jitprof, data);
+	rx_ok(&b, "HOME='%s' perf report -i '%s' --stdio --no-children -g none 2>/dev/null", home,
+	      data);
+	size_t na = rx_rows(a.out, ours, 4096), nb = rx_rows(b.out, theirs, 4096);
+	cr_assert(na >= 3 && nb >= 3, "too few rows: ours %zu, perf %zu\n%s", na, nb, b.out);
+	size_t n = top < na ? top : na;
+	if (nb < n)
+		n = nb;
+	for (size_t i = 0; i < n; i++)
+		cr_assert_str_eq(ours[i], theirs[i], "row %zu differs from perf report's\nours:\n%s\n"
+				 "perf:\n%s", i + 1, a.out, b.out);
+	tu_result_free(&a);
+	tu_result_free(&b);
+}
+
+#endif
