@@ -2,7 +2,7 @@
 # fuzz.sh - `make fuzz`: builds every libFuzzer target tests/fuzz/fuzz_<t>.c with clang
 # (-fsanitize=fuzzer,address,undefined) straight from the library sources it names, replays its
 # regression inputs (tests/fuzz/regressions/<t>/), then fuzzes it FUZZ_SECONDS (default 60)
-# from its seed corpus (tests/fuzz/corpus/<t>/). A crash input is saved under
+# from its seed corpus (tests/fuzz/corpus/<t>/), with tests/fuzz/<t>.dict when there is one. A crash input is saved under
 # tests/fuzz/crashes/<t>/ (git-ignored) and makes the run fail.
 #
 # A target names what it links in its opening comment:
@@ -70,11 +70,12 @@ for src in tests/fuzz/fuzz_*.c; do
 	mkdir -p "$work" "$crashes" tests/fuzz/corpus/"$t"
 	args=(-max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -max_len=65536
 	      -print_final_stats=1 -artifact_prefix="$crashes/")
+	[ -f tests/fuzz/$t.dict ] && args+=(-dict=tests/fuzz/"$t".dict)
 	[ "${FUZZ_JOBS:-0}" -gt 0 ] && args+=(-fork="$FUZZ_JOBS" -ignore_crashes=0)
 	rc=0
 	"$bin" "${args[@]}" "$work" tests/fuzz/corpus/"$t" >"$log" 2>&1 || rc=$?
 	execs=$(stat_of "$log" number_of_executed_units)
-	cov=$(grep -o 'cov: [0-9]*' "$log" | tail -n 1 | cut -d' ' -f2)
+	cov=$(grep -o 'cov: [0-9]*' "$log" | tail -n 1 | cut -d' ' -f2 || true)
 	found=$(ls "$crashes" | wc -l)
 	if [ "$rc" -ne 0 ] || [ "$found" -gt 0 ]; then
 		grep -E 'ERROR|SUMMARY|==[0-9]+==|promise|runtime error' "$log" | head -n 20 || true

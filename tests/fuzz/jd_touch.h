@@ -16,7 +16,7 @@ static volatile uint64_t jd_touch_sink;
 #define JD_PROMISE(cond, what) do { if (!(cond)) { \
 	fprintf(stderr, "jitdump reader broke a promise: %s\n", what); abort(); } } while (0)
 
-static void jd_touch_bytes(const void *p, uint64_t n)
+static inline void jd_touch_bytes(const void *p, uint64_t n)
 {
 	const uint8_t *b = p;
 	uint64_t s = 0;
@@ -25,14 +25,14 @@ static void jd_touch_bytes(const void *p, uint64_t n)
 	jd_touch_sink += s;
 }
 
-static void jd_touch_str(const char *s)
+static inline void jd_touch_str(const char *s)
 {
 	JD_PROMISE(s != NULL, "NULL string");
 	jd_touch_sink += strlen(s);
 }
 
 /* lo/hi: the buffer the records came from, when the caller knows it (NULL otherwise). */
-static int jd_within(const void *p, uint64_t n, const uint8_t *lo, const uint8_t *hi)
+static inline int jd_within(const void *p, uint64_t n, const uint8_t *lo, const uint8_t *hi)
 {
 	if (!lo)
 		return 1;
@@ -40,7 +40,7 @@ static int jd_within(const void *p, uint64_t n, const uint8_t *lo, const uint8_t
 	return a >= (uintptr_t)lo && a <= (uintptr_t)hi && n <= (uint64_t)((uintptr_t)hi - a);
 }
 
-static void jd_touch_lines(const struct jd_line *l, uint64_t n)
+static inline void jd_touch_lines(const struct jd_line *l, uint64_t n)
 {
 	for (uint64_t i = 0; i < n; i++) {
 		jd_touch_str(l[i].file);
@@ -48,7 +48,7 @@ static void jd_touch_lines(const struct jd_line *l, uint64_t n)
 	}
 }
 
-static void jd_touch_inline(const struct jd_ext_inline *in)
+static inline void jd_touch_inline(const struct jd_ext_inline *in)
 {
 	for (uint32_t m = 0; m < in->nr_methods; m++) {
 		jd_touch_str(in->methods[m].name);
@@ -63,7 +63,7 @@ static void jd_touch_inline(const struct jd_ext_inline *in)
 	}
 }
 
-static void jd_touch_record(const struct jd_record *rec, const uint8_t *lo, const uint8_t *hi)
+static inline void jd_touch_record(const struct jd_record *rec, const uint8_t *lo, const uint8_t *hi)
 {
 	if (lo)
 		JD_PROMISE(rec->offset <= (uint64_t)(hi - lo) &&
