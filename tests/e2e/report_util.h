@@ -20,7 +20,7 @@
 static char rx_jitprof[PATH_MAX], rx_minijit[PATH_MAX];
 
 /* Absolute paths of the built tools: the commands below change directory. */
-static void rx_init(void)
+__attribute__((unused)) static void rx_init(void)
 {
 	cr_assert_not_null(realpath(tu_build("jitprof"), rx_jitprof), "jitprof is not built");
 	if (!realpath(tu_build("minijit"), rx_minijit))
@@ -29,7 +29,7 @@ static void rx_init(void)
 
 /* Runs a formatted shell command line (at most 5 minutes). */
 __attribute__((format(printf, 2, 3)))
-static int rx_sh(struct tu_result *r, const char *fmt, ...)
+__attribute__((unused)) static int rx_sh(struct tu_result *r, const char *fmt, ...)
 {
 	char cmd[8192];
 	va_list ap;
@@ -52,7 +52,7 @@ static int rx_sh(struct tu_result *r, const char *fmt, ...)
  * Copy it into dir with the dump's path in the MMAP record rewritten to dir/jit (a shorter
  * path, NUL-padded: the record keeps its size), so perf inject writes its ELFs there.
  * Returns 0, or -1 when the fixture is not on this machine. */
-static int rx_fixture(const char *dir)
+__attribute__((unused)) static int rx_fixture(const char *dir)
 {
 	size_t len;
 	char *data = tu_read_file(RX_FIXTURE "/perf.data", &len);
@@ -85,7 +85,7 @@ static int rx_fixture(const char *dir)
 }
 
 /* perf record -k mono -g of minijit into dir/perf.data, its dump in dir/jit. */
-static void rx_record_minijit(const char *dir, const char *home)
+__attribute__((unused)) static void rx_record_minijit(const char *dir, const char *home)
 {
 	struct tu_result r;
 	cr_assert(rx_minijit[0], "minijit is not built");
@@ -98,7 +98,7 @@ static void rx_record_minijit(const char *dir, const char *home)
 /* The rows of a perf-style table ("  12.34%  comm  dso  [.] sym"), whitespace runs made one
  * space. Symbol text is cut at the first '(' and at " [clone": perf 6.1 prints C++ names
  * without parameters and Java signatures wrongly (issue 7), so only names compare. */
-static size_t rx_rows(const char *out, char (*rows)[512], size_t max)
+__attribute__((unused)) static size_t rx_rows(const char *out, char (*rows)[512], size_t max)
 {
 	size_t n = 0;
 	for (const char *p = out; *p && n < max;) {
@@ -137,6 +137,7 @@ static size_t rx_rows(const char *out, char (*rows)[512], size_t max)
 }
 
 /* Our table against perf report's for the same file: the top `top` rows equal. */
+__attribute__((unused))
 static void rx_compare_with_perf(const char *home, const char *data, size_t top)
 {
 	static char ours[4096][512], theirs[4096][512];
