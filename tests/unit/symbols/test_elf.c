@@ -136,7 +136,7 @@ static void check_against_oracles(const char *dir, const char *path, uint64_t ba
 	sym_session_free(s);
 }
 
-Test(elf, shared_object_symbols_lines_inlines, .timeout = 120)
+Test(elf, shared_object_symbols_lines_inlines)
 {
 	char *dir = tu_tmpdir("sym-elf");
 	char *so = st_build(dir, "libt.so", "-fPIC -shared");
@@ -146,7 +146,7 @@ Test(elf, shared_object_symbols_lines_inlines, .timeout = 120)
 	free(dir);
 }
 
-Test(elf, executable_symbols_lines_inlines, .timeout = 120)
+Test(elf, executable_symbols_lines_inlines)
 {
 	char *dir = tu_tmpdir("sym-elf");
 	char *exe = st_build(dir, "t-exe", "-no-pie");

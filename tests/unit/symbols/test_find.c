@@ -26,7 +26,7 @@ static void teardown(void)
 	free(dir);
 }
 
-TestSuite(find, .init = setup, .fini = teardown, .timeout = 120);
+TestSuite(find, .init = setup, .fini = teardown);
 
 static struct sym_session *session(const char *buildid_dir, const char *symfs)
 {

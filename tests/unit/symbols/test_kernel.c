@@ -36,7 +36,7 @@ static void teardown(void)
 	free(dir);
 }
 
-TestSuite(kernel, .init = setup, .fini = teardown, .timeout = 60);
+TestSuite(kernel, .init = setup, .fini = teardown);
 
 static struct sym_session *kernel_session(const char *kallsyms, const char *vmlinux,
 					  uint64_t recorded_text)
