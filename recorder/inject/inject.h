@@ -149,6 +149,9 @@ int inj_sim_add_dump(struct inj_sim *s, struct inj_dump *d);
 /* Queue a mapping change of d (owner INJ_NONE = release) over [start, end). */
 int inj_sim_map(struct inj_sim *s, struct inj_dump *d, uint64_t time, uint64_t start,
 		uint64_t end, uint32_t owner);
+/* lazy: dumps may still be discovered (pipe input), so samples of processes without a dump
+ * are held too and resolved when released; otherwise they are dropped at once. */
+void inj_sim_set_lazy(struct inj_sim *s, int lazy);
 /* Queue a sample: ip plus callchain entries (user context only is kept). */
 int inj_sim_sample(struct inj_sim *s, uint32_t pid, uint64_t time, uint64_t ip,
 		   const uint64_t *chain, uint64_t nr_chain, int ip_user);
@@ -202,7 +205,7 @@ struct inj_stats {
 	uint64_t dumps, dumps_missing;
 	uint64_t loads, moves, unloads, mmaps_emitted, placeholders;
 	uint64_t anon_dropped, markers_consumed, clamped;
-	uint64_t samples, samples_jit;
+	uint64_t samples;
 	uint64_t loads_hit;
 	uint64_t dump_records_dropped;
 	struct inj_pool_stats pool;

@@ -6,24 +6,10 @@
 #include "recorder/inject/inject_int.h"
 
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-static void warnf(struct inj_run_state *s, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-static void warnf(struct inj_run_state *s, const char *fmt, ...)
-{
-	char msg[1024];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	if (s->o->warn)
-		s->o->warn(s->o->ctx, msg);
-}
 
 static void on_hit(void *ctx, struct inj_dump *d, uint32_t load, unsigned how)
 {
@@ -36,134 +22,6 @@ static void on_hit(void *ctx, struct inj_dump *d, uint32_t load, unsigned how)
 		if (inj_pool_push(s->pool, d, load) < 0)
 			l->flags &= ~INJ_QUEUED;
 	}
-}
-
-/* perf inject's rule: a monotonic dump needs every event on CLOCK_MONOTONIC. */
-static int check_clock(struct inj_run_state *s, const struct inj_dump *d, int arch)
-{
-	if (arch) {
-		if (s->tc.valid)
-			return 0;
-		snprintf(s->err, s->errlen,
-			 "%s uses arch (TSC) timestamps but the recording has no TIME_CONV to "
-			 "convert them; record without -k", d->path);
-		return -EINVAL;
-	}
-	for (size_t i = 0; i < pd_reader_nr_evsels(s->r); i++) {
-		const struct perf_event_attr *a = &pd_reader_evsel(s->r, i)->attr;
-		if (!a->use_clockid || a->clockid != CLOCK_MONOTONIC) {
-			snprintf(s->err, s->errlen,
-				 "%s is on CLOCK_MONOTONIC but event %zu of %s is not (%s); its "
-				 "times cannot be merged: record with -k mono (perf record -k mono, "
-				 "jitprof record -k mono)", d->path, i, s->o->input,
-				 a->use_clockid ? "another clockid" : "perf's default clock");
-			return -EINVAL;
-		}
-	}
-	return 0;
-}
-
-static struct inj_dump *dump_of(struct inj_run_state *s, uint32_t pid)
-{
-	for (size_t i = 0; i < s->nr_dumps; i++)
-		if (s->dumps[i]->pid == pid)
-			return s->dumps[i];
-	return NULL;
-}
-
-static int already_have(struct inj_run_state *s, uint32_t pid, const char *path)
-{
-	for (size_t i = 0; i < s->nr_dumps; i++)
-		if (s->dumps[i]->pid == pid && !strcmp(s->dumps[i]->path, path))
-			return 1;
-	return 0;
-}
-
-/* 1: marker consumed (dump merged or already merged); 0: keep the record (not a marker, or
- * its dump is unusable: warned); <0: refuse the whole run. */
-static int take_marker(struct inj_run_state *s, const struct pd_event *ev)
-{
-	const struct pd_mmap *m = &ev->u.mmap;
-	uint32_t nspid;
-	char path[4096], err[512];
-	if (!jd_is_marker_name(m->filename, &nspid))
-		return 0;
-	if (inj_dump_path(m->filename, s->o->jit_dir, path, sizeof(path)) < 0) {
-		warnf(s, "%s: path too long, not injected", m->filename);
-		return 0;
-	}
-	if (already_have(s, m->pid, path))
-		return 1;
-	struct jd_index *x = NULL;
-	err[0] = 0;
-	int rc = jd_index_open(&x, path, err, sizeof(err));
-	if (rc < 0) {
-		s->st->dumps_missing++;
-		warnf(s, "jitdump %s (marker at offset %llu of %s) unusable, its code stays "
-		      "unnamed: %s", path, (unsigned long long)ev->offset, s->o->input,
-		      err[0] ? err : strerror(-rc));
-		return 0;
-	}
-	struct inj_dump *d = calloc(1, sizeof(*d));
-	struct inj_dump **nd = realloc(s->dumps, (s->nr_dumps + 1) * sizeof(*nd));
-	if (!d || !nd) {
-		free(d);
-		jd_index_close(x);
-		snprintf(s->err, s->errlen, "out of memory");
-		return -ENOMEM;
-	}
-	s->dumps = nd;
-	int arch = (jd_index_header(x)->flags & JD_FLAGS_ARCH_TIMESTAMP) != 0;
-	struct inj_dump_opts dopts = { arch, &s->tc, s->o->threads };
-	rc = inj_dump_init(d, x, path, &dopts, err, sizeof(err));
-	if (rc == 0)
-		rc = check_clock(s, d, arch);
-	else
-		snprintf(s->err, s->errlen, "%s", err);
-	if (rc < 0) {
-		inj_dump_fini(d);
-		free(d);
-		return rc;
-	}
-	d->pid = m->pid == (uint32_t)-1 || m->pid == 0 ? nspid : m->pid;
-	d->nspid = nspid;
-	d->marker_time = ev->has_sid ? ev->sid.time : 0;
-	d->marker_cpu = ev->has_sid ? ev->sid.cpu : 0;
-	s->dumps[s->nr_dumps++] = d;
-	s->st->dumps++;
-	if ((rc = inj_sim_add_dump(s->sim, d)) < 0)
-		return rc;
-	/* perf has already flushed up to here: earlier loads take effect now instead. */
-	s->st->clamped += inj_dump_clamp(d, inj_sim_flush_limit(s->sim));
-	const char *w = jd_index_warning(x);
-	if (w && *w) {
-		const struct jd_reader_stats *rs = jd_index_stats(x);
-		s->st->dump_records_dropped += rs->truncated_bytes ? 1 : 0;
-		warnf(s, "%s: salvaged: %s", path, w);
-	}
-	if (d->nr_bad)
-		warnf(s, "%s: %zu code loads not injected (%s)", path, d->nr_bad, d->bad_msg);
-	if (s->o->all)
-		for (uint32_t i = 0; i < d->nr_loads; i++)
-			if (!(d->loads[i].flags & (INJ_BAD | INJ_QUEUED))) {
-				d->loads[i].flags |= INJ_QUEUED;
-				if ((rc = inj_pool_push(s->pool, d, i)) < 0)
-					return rc;
-			}
-	return 1;
-}
-
-/* perf drops the runtime's anonymous code mappings once the process has a dump. */
-static int drop_anon(struct inj_run_state *s, const struct pd_event *ev)
-{
-	const struct pd_mmap *m = &ev->u.mmap;
-	if (!inj_is_anon_code(m->filename))
-		return 0;
-	for (size_t i = 0; i < s->nr_dumps; i++)
-		if (s->dumps[i]->pid == m->pid &&
-		    (!ev->has_sid || ev->sid.time >= s->dumps[i]->marker_time))
-			return 1;
-	return 0;
 }
 
 static int start_writer(struct inj_run_state *s)
@@ -203,14 +61,14 @@ static int handle(struct inj_run_state *s, const struct pd_event *ev)
 		break;
 	case PERF_RECORD_MMAP:
 	case PERF_RECORD_MMAP2:
-		rc = take_marker(s, ev);
+		rc = inj_marker_take(s, s->r, ev, !s->prescanned);
 		if (rc < 0)
 			return rc;
 		if (rc > 0) {
 			s->st->markers_consumed++;
 			return 0;
 		}
-		if (drop_anon(s, ev)) {
+		if (inj_marker_drop_anon(s, ev)) {
 			s->st->anon_dropped++;
 			return 0;
 		}
@@ -219,8 +77,9 @@ static int handle(struct inj_run_state *s, const struct pd_event *ev)
 		const struct pd_sample *sm = &ev->u.sample;
 		s->st->samples++;
 		int user = (ev->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_USER;
-		if (s->nr_dumps && dump_of(s, sm->pid)) {
-			s->st->samples_jit++;
+		if (s->nr_dumps || !s->prescanned) {
+			/* Without a prescan (pipe input) a marker may still come later in the
+			 * file than samples it explains: the replay holds those too. */
 			rc = inj_sim_sample(s->sim, sm->pid, sm->time, sm->ip, sm->callchain,
 					    sm->callchain ? sm->nr_callchain : 0, user);
 			if (rc < 0)
@@ -267,7 +126,7 @@ static int stream(struct inj_run_state *s)
 	}
 	if (rc < 0) {
 		/* Everything before the damage has been merged; say where it stopped. */
-		warnf(s, "%s", pd_reader_error(s->r));
+		inj_warnf(s, "%s", pd_reader_error(s->r));
 	}
 	if (!s->w_started && (rc = start_writer(s)) < 0) {
 		snprintf(s->err, s->errlen, "%s: %s", s->o->output, strerror(-rc));
@@ -317,7 +176,11 @@ int inj_run(const struct inj_opts *o, struct inj_stats *st, char *err, size_t er
 		snprintf(err, errlen, "%s: %s", o->output, strerror(-rc));
 		goto out;
 	}
-	rc = stream(&s);
+	if (!pd_reader_is_pipe(s.r))
+		rc = inj_prescan(&s);
+	inj_sim_set_lazy(s.sim, !s.prescanned);
+	if (rc == 0)
+		rc = stream(&s);
 	if (rc == 0)
 		rc = finish(&s);
 out:

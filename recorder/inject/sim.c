@@ -34,6 +34,7 @@ struct inj_sim {
 	size_t nr_dumps;
 	inj_hit_fn fn;
 	void *ctx;
+	int lazy;		/* dumps may still arrive: keep samples of any process */
 };
 
 struct inj_sim *inj_sim_new(inj_hit_fn fn, void *ctx)
@@ -200,9 +201,15 @@ static int pid_has_dump(const struct inj_sim *s, uint32_t pid)
 	return 0;
 }
 
-/* The callchain entries that can matter: user context, inside a dump's ranges. A chain
- * without context markers is all user. out NULL: count only. */
-static size_t chain_ips(const struct inj_sim *s, uint32_t pid, const uint64_t *chain,
+/* Whether ip can matter: inside a dump's ranges, or anything while pid has no dump yet. */
+static int keep_ip(const struct inj_sim *s, uint32_t pid, int known, uint64_t ip)
+{
+	return !known || in_some_dump(s, pid, ip);
+}
+
+/* The callchain entries that can matter: user context, kept by keep_ip. A chain without
+ * context markers is all user. out NULL: count only. */
+static size_t chain_ips(const struct inj_sim *s, uint32_t pid, int known, const uint64_t *chain,
 			uint64_t nr, uint64_t *out)
 {
 	size_t k = 0;
@@ -213,7 +220,7 @@ static size_t chain_ips(const struct inj_sim *s, uint32_t pid, const uint64_t *c
 			user = v == (uint64_t)PERF_CONTEXT_USER;
 			continue;
 		}
-		if (user && in_some_dump(s, pid, v)) {
+		if (user && keep_ip(s, pid, known, v)) {
 			if (out)
 				out[k] = v;
 			k++;
@@ -227,10 +234,11 @@ int inj_sim_sample(struct inj_sim *s, uint32_t pid, uint64_t time, uint64_t ip,
 {
 	struct item it = { .time = time, .kind = ITEM_SAMPLE, .pid = pid };
 	inj_sim_seen(s, time);
-	if (!pid_has_dump(s, pid))
+	int known = pid_has_dump(s, pid);
+	if (!known && !s->lazy)
 		return 0;
-	int ip_in = ip_user && in_some_dump(s, pid, ip);
-	size_t keep = chain_ips(s, pid, chain, nr_chain, NULL);
+	int ip_in = ip_user && keep_ip(s, pid, known, ip);
+	size_t keep = chain_ips(s, pid, known, chain, nr_chain, NULL);
 	if (!ip_in && !keep)
 		return 0;
 	it.nips = (uint32_t)(ip_in + keep);
@@ -243,9 +251,14 @@ int inj_sim_sample(struct inj_sim *s, uint32_t pid, uint64_t time, uint64_t ip,
 			return -ENOMEM;
 		if (ip_in)
 			it.ips[0] = ip;
-		chain_ips(s, pid, chain, nr_chain, it.ips + ip_in);
+		chain_ips(s, pid, known, chain, nr_chain, it.ips + ip_in);
 	}
 	return queue(s, &it);
+}
+
+void inj_sim_set_lazy(struct inj_sim *s, int lazy)
+{
+	s->lazy = lazy;
 }
 
 void inj_sim_seen(struct inj_sim *s, uint64_t time)

@@ -1,0 +1,168 @@
+/* markers.c - finding the jitdumps a recording names: marker mappings (perf's jit-<pid>.dump
+ * rule), --jit-dir remapping, the clock check perf makes, and the runtime's anonymous code
+ * mappings perf drops once a process has a dump. File-mode input is prescanned so every dump
+ * is known before the first sample, whatever the file order of markers and samples. */
+#include "recorder/inject/inject_int.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+void inj_warnf(struct inj_run_state *s, const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (s->o->warn)
+		s->o->warn(s->o->ctx, msg);
+}
+
+/* perf inject's rule: a monotonic dump needs every event on CLOCK_MONOTONIC. */
+static int check_clock(struct inj_run_state *s, const struct pd_reader *r,
+		       const struct inj_dump *d, int arch)
+{
+	if (arch) {
+		if (s->tc.valid)
+			return 0;
+		snprintf(s->err, s->errlen,
+			 "%s uses arch (TSC) timestamps but the recording has no TIME_CONV to "
+			 "convert them; record without -k", d->path);
+		return -EINVAL;
+	}
+	for (size_t i = 0; i < pd_reader_nr_evsels(r); i++) {
+		const struct perf_event_attr *a = &pd_reader_evsel(r, i)->attr;
+		if (!a->use_clockid || a->clockid != CLOCK_MONOTONIC) {
+			snprintf(s->err, s->errlen,
+				 "%s is on CLOCK_MONOTONIC but event %zu of %s is not (%s); its "
+				 "times cannot be merged: record with -k mono (perf record -k mono, "
+				 "jitprof record -k mono)", d->path, i, s->o->input,
+				 a->use_clockid ? "another clockid" : "perf's default clock");
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+static int already_have(struct inj_run_state *s, uint32_t pid, const char *path)
+{
+	for (size_t i = 0; i < s->nr_dumps; i++)
+		if (s->dumps[i]->pid == pid && !strcmp(s->dumps[i]->path, path))
+			return 1;
+	return 0;
+}
+
+int inj_marker_take(struct inj_run_state *s, const struct pd_reader *r,
+		    const struct pd_event *ev, int open_new)
+{
+	const struct pd_mmap *m = &ev->u.mmap;
+	uint32_t nspid;
+	char path[4096], err[512];
+	if (!jd_is_marker_name(m->filename, &nspid))
+		return 0;
+	if (inj_dump_path(m->filename, s->o->jit_dir, path, sizeof(path)) < 0) {
+		inj_warnf(s, "%s: path too long, not injected", m->filename);
+		return 0;
+	}
+	if (already_have(s, m->pid, path))
+		return 1;
+	if (!open_new)
+		return 0;	/* the prescan found it unusable and said so */
+	struct jd_index *x = NULL;
+	err[0] = 0;
+	int rc = jd_index_open(&x, path, err, sizeof(err));
+	if (rc < 0) {
+		s->st->dumps_missing++;
+		inj_warnf(s, "jitdump %s (marker at offset %llu of %s) unusable, its code stays "
+		      "unnamed: %s", path, (unsigned long long)ev->offset, s->o->input,
+		      err[0] ? err : strerror(-rc));
+		return 0;
+	}
+	struct inj_dump *d = calloc(1, sizeof(*d));
+	struct inj_dump **nd = realloc(s->dumps, (s->nr_dumps + 1) * sizeof(*nd));
+	if (!d || !nd) {
+		free(d);
+		jd_index_close(x);
+		snprintf(s->err, s->errlen, "out of memory");
+		return -ENOMEM;
+	}
+	s->dumps = nd;
+	int arch = (jd_index_header(x)->flags & JD_FLAGS_ARCH_TIMESTAMP) != 0;
+	struct inj_dump_opts dopts = { arch, &s->tc, s->o->threads };
+	rc = inj_dump_init(d, x, path, &dopts, err, sizeof(err));
+	if (rc == 0)
+		rc = check_clock(s, r, d, arch);
+	else
+		snprintf(s->err, s->errlen, "%s", err);
+	if (rc < 0) {
+		inj_dump_fini(d);
+		free(d);
+		return rc;
+	}
+	d->pid = m->pid == (uint32_t)-1 || m->pid == 0 ? nspid : m->pid;
+	d->nspid = nspid;
+	d->marker_time = ev->has_sid ? ev->sid.time : 0;
+	d->marker_cpu = ev->has_sid ? ev->sid.cpu : 0;
+	s->dumps[s->nr_dumps++] = d;
+	s->st->dumps++;
+	if ((rc = inj_sim_add_dump(s->sim, d)) < 0)
+		return rc;
+	/* perf has already flushed up to here: earlier loads take effect now instead. */
+	s->st->clamped += inj_dump_clamp(d, inj_sim_flush_limit(s->sim));
+	const char *w = jd_index_warning(x);
+	if (w && *w) {
+		const struct jd_reader_stats *rs = jd_index_stats(x);
+		s->st->dump_records_dropped += rs->truncated_bytes ? 1 : 0;
+		inj_warnf(s, "%s: salvaged: %s", path, w);
+	}
+	if (d->nr_bad)
+		inj_warnf(s, "%s: %zu code loads not injected (%s)", path, d->nr_bad, d->bad_msg);
+	if (s->o->all)
+		for (uint32_t i = 0; i < d->nr_loads; i++)
+			if (!(d->loads[i].flags & (INJ_BAD | INJ_QUEUED))) {
+				d->loads[i].flags |= INJ_QUEUED;
+				if ((rc = inj_pool_push(s->pool, d, i)) < 0)
+					return rc;
+			}
+	return 1;
+}
+
+int inj_marker_drop_anon(struct inj_run_state *s, const struct pd_event *ev)
+{
+	const struct pd_mmap *m = &ev->u.mmap;
+	if (!inj_is_anon_code(m->filename))
+		return 0;
+	for (size_t i = 0; i < s->nr_dumps; i++)
+		if (s->dumps[i]->pid == m->pid &&
+		    (!ev->has_sid || ev->sid.time >= s->dumps[i]->marker_time))
+			return 1;
+	return 0;
+}
+
+int inj_prescan(struct inj_run_state *s)
+{
+	struct pd_reader *r = NULL;
+	struct pd_event ev;
+	int rc = pd_reader_open(&r, s->o->input, NULL);
+	if (rc < 0) {
+		snprintf(s->err, s->errlen, "%s: %s", s->o->input,
+			 r && *pd_reader_error(r) ? pd_reader_error(r) : strerror(-rc));
+		pd_reader_close(r);
+		return rc;
+	}
+	while ((rc = pd_reader_next(r, &ev)) > 0) {
+		if (ev.type == PD_RECORD_TIME_CONV && !s->tc.valid)
+			inj_time_conv_parse(&s->tc, ev.raw, ev.size);
+		if (ev.type != PERF_RECORD_MMAP && ev.type != PERF_RECORD_MMAP2)
+			continue;
+		if ((rc = inj_marker_take(s, r, &ev, 1)) < 0)
+			break;
+	}
+	pd_reader_close(r);
+	s->prescanned = 1;
+	return rc < 0 && s->err[0] ? rc : 0;	/* damage: the main pass reports it */
+}
