@@ -17,6 +17,7 @@
 
 struct archive_job {
 	struct archive *a;
+	const char *symfs, *buildid_dir;
 	size_t added, missing, bytes;
 	int verbose;
 };
@@ -79,6 +80,103 @@ static int member_dir(const char *name, char *out, size_t len)
 	return 0;
 }
 
+/* The separate debug file of an ELF, where perf and gdb look for it (the distribution's
+ * debug directory under --symfs, or the build-id cache), when its build-id matches. */
+static int read_debug_file(const struct archive_job *j, const struct sym_build_id *bid,
+			   const char *hex, void **buf, size_t *len)
+{
+	char cand[2][4200];
+	const char *cache = j->buildid_dir ? j->buildid_dir : getenv("PERF_BUILDID_DIR");
+	snprintf(cand[0], sizeof(cand[0]), "%s/usr/lib/debug/.build-id/%.2s/%s.debug",
+		 j->symfs ? j->symfs : "", hex, hex + 2);
+	if (cache)
+		snprintf(cand[1], sizeof(cand[1]), "%s/.build-id/%.2s/%s/debug", cache, hex, hex + 2);
+	else
+		snprintf(cand[1], sizeof(cand[1]), "%s/.debug/.build-id/%.2s/%s/debug",
+			 getenv("HOME") ? getenv("HOME") : "", hex, hex + 2);
+	for (int i = 0; i < 2; i++) {
+		struct sym_build_id got;
+		if (sym_elf_build_id(cand[i], &got, NULL, 0) || !sym_build_id_equal(&got, bid))
+			continue;
+		FILE *fp = fopen(cand[i], "rb");
+		if (!fp)
+			continue;
+		int rc = -EIO;
+		if (!fseek(fp, 0, SEEK_END)) {
+			long n = ftell(fp);
+			*buf = n > 0 ? malloc((size_t)n) : NULL;
+			rewind(fp);
+			if (*buf && fread(*buf, 1, (size_t)n, fp) == (size_t)n) {
+				*len = (size_t)n;
+				rc = 0;
+			} else {
+				free(*buf);
+				*buf = NULL;
+			}
+		}
+		fclose(fp);
+		if (!rc)
+			return 0;
+	}
+	return -ENOENT;
+}
+
+/* Whole small file (procfs files have no size: read until EOF). */
+static int slurp(const char *path, void **buf, size_t *len)
+{
+	FILE *fp = fopen(path, "rb");
+	if (!fp)
+		return -errno;
+	size_t cap = 1 << 16, n = 0;
+	char *b = malloc(cap);
+	while (b) {
+		size_t got = fread(b + n, 1, cap - n, fp);
+		n += got;
+		if (n < cap)
+			break;
+		char *nb = realloc(b, cap * 2);
+		if (!nb) {
+			free(b);
+			b = NULL;
+			break;
+		}
+		b = nb;
+		cap *= 2;
+	}
+	fclose(fp);
+	if (!b)
+		return -ENOMEM;
+	*buf = b;
+	*len = n;
+	return 0;
+}
+
+/* The running kernel's symbols, if it is the kernel the recording saw: its build-id note
+ * (/sys/kernel/notes) must equal the recorded one. */
+static int read_kallsyms(const struct sym_build_id *bid, void **buf, size_t *len)
+{
+	void *notes;
+	size_t nlen, off = 0;
+	int match = 0;
+	if (slurp("/sys/kernel/notes", &notes, &nlen))
+		return -ENOENT;
+	const uint8_t *p = notes;
+	while (off + 12 <= nlen && !match) {
+		uint32_t namesz, descsz, type;
+		memcpy(&namesz, p + off, 4);
+		memcpy(&descsz, p + off + 4, 4);
+		memcpy(&type, p + off + 8, 4);
+		size_t name_off = off + 12, desc_off = name_off + ((namesz + 3u) & ~3u);
+		if (namesz > nlen || descsz > nlen || desc_off + descsz > nlen)
+			break;
+		match = type == 3 && namesz == 4 && !memcmp(p + name_off, "GNU", 4) &&
+			descsz == bid->size && !memcmp(p + desc_off, bid->data, descsz);
+		off = desc_off + ((descsz + 3u) & ~3u);
+	}
+	free(notes);
+	return match ? slurp("/proc/kallsyms", buf, len) : -ENOENT;
+}
+
 static int add_dso(struct archive_job *j, struct sym_session *ss, struct sym_dso *d)
 {
 	const struct sym_build_id *bid = sym_dso_build_id(d);
@@ -89,14 +187,17 @@ static int add_dso(struct archive_job *j, struct sym_session *ss, struct sym_dso
 	void *buf = NULL;
 	size_t len = 0;
 	const char *found;
-	if (sym_dso_find(ss, d, &found) < 0 || sym_dso_read_file(ss, d, &buf, &len) < 0) {
+	int kernel = sym_dso_is_kernel(d) == 1;
+	if ((kernel && read_kallsyms(bid, &buf, &len) < 0) ||
+	    (!kernel && (sym_dso_find(ss, d, &found) < 0 ||
+			 sym_dso_read_file(ss, d, &buf, &len) < 0))) {
 		j->missing++;
 		if (j->verbose)
 			cli_warn("%s (%s): not found, not archived", sym_dso_long_name(d), hex);
 		return 0;
 	}
-	const char *file = sym_dso_is_kernel(d) ? "kallsyms" : "elf";
-	const char *name = sym_dso_is_kernel(d) ? "[kernel.kallsyms]" : sym_dso_long_name(d);
+	const char *file = kernel ? "kallsyms" : "elf";
+	const char *name = kernel ? "[kernel.kallsyms]" : sym_dso_long_name(d);
 	int rc = member_dir(name, dir, sizeof(dir));
 	if (!rc) {
 		snprintf(path, sizeof(path), "%s/%s/%s", dir, hex, file);
@@ -105,6 +206,15 @@ static int add_dso(struct archive_job *j, struct sym_session *ss, struct sym_dso
 		rc = add_entry(j->a, path, buf, len, NULL);
 		if (!rc)
 			rc = add_entry(j->a, link, NULL, 0, target);
+		/* Local symbols and lines of stripped libraries live in their debug files. */
+		void *dbg = NULL;
+		size_t dlen = 0;
+		if (!rc && !kernel && !read_debug_file(j, bid, hex, &dbg, &dlen)) {
+			snprintf(path, sizeof(path), "%s/%s/debug", dir, hex);
+			rc = add_entry(j->a, path, dbg, dlen, NULL);
+			len += dlen;
+		}
+		free(dbg);
 	}
 	free(buf);
 	if (rc == -EINVAL || rc == -ENAMETOOLONG) {
@@ -159,8 +269,8 @@ int cmd_archive(int argc, char **argv)
 		switch (c) {
 		case 'i': in.input = optarg; break;
 		case 'o': output = optarg; break;
-		case 's': in.symfs = optarg; break;
-		case 'b': in.buildid_dir = optarg; break;
+		case 's': in.symfs = job.symfs = optarg; break;
+		case 'b': in.buildid_dir = job.buildid_dir = optarg; break;
 		case 'v': job.verbose = 1; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
