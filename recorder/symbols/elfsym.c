@@ -5,20 +5,15 @@
 #include "recorder/symbols/symbols_int.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 int symtab_add(struct sym_table *t, uint64_t start, uint64_t size, const char *raw,
 	       const char *name, uint8_t rank)
 {
-	if (t->n == t->cap) {
-		size_t ncap = t->cap ? t->cap * 2 : 64;
-		struct sym_entry *nv = realloc(t->v, ncap * sizeof(*nv));
-		if (!nv)
-			return -ENOMEM;
-		t->v = nv;
-		t->cap = ncap;
-	}
+	if (sym_grow(&t->v, &t->cap, t->n, sizeof(*t->v)))
+		return -ENOMEM;
 	t->v[t->n++] = (struct sym_entry){ start, size, raw, name, rank, 0 };
 	return 0;
 }
@@ -156,11 +151,40 @@ int elfsym_table(struct sym_session *s, Elf *elf, struct sym_table *t)
 	return rc ? rc : t->n ? 0 : -ENOENT;
 }
 
+/* Anonymous executable memory: JITs that write no jitdump may describe it in
+ * /tmp/perf-PID.map, "START SIZE name" per line in hex, with absolute addresses. */
+static int load_perf_map(struct sym_session *s, struct sym_dso *d)
+{
+	FILE *f = fopen(d->long_name, "re");
+	if (!f)
+		return -ENOENT;
+	char line[4096];
+	int rc = 0;
+	while (!rc && fgets(line, sizeof(line), f)) {
+		char *p = line, *end;
+		unsigned long long start = strtoull(p, &end, 16), size;
+		if (end == p || *end != ' ')
+			continue;
+		size = strtoull(p = end + 1, &end, 16);
+		if (end == p || *end != ' ')
+			continue;
+		end[1 + strcspn(end + 1, "\n")] = 0;
+		const char *raw = sess_intern(s, end + 1);
+		const char *name = raw ? sess_demangle(s, raw) : NULL;
+		rc = name ? symtab_add(&d->syms, start, size, raw, name, 2) : -ENOMEM;
+	}
+	fclose(f);
+	symtab_finish(&d->syms);
+	return rc ? rc : d->syms.n ? 0 : -ENOENT;
+}
+
 int elfsym_load(struct sym_session *s, struct sym_dso *d)
 {
 	if (d->syms_loaded)
 		return d->syms.n ? 0 : -ENOENT;
 	d->syms_loaded = 1;
+	if (d->anon)
+		return load_perf_map(s, d);
 	if (sym_dso_find(s, d, NULL) || dso_open(s, d))
 		return -ENOENT;
 	Elf *elf = d->elf;

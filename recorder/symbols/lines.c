@@ -41,13 +41,8 @@ static int index_cus(struct sym_dso *d)
 		while ((off = dwarf_ranges(&cudie, off, &base, &lo, &hi)) > 0) {
 			if (hi <= lo)
 				continue;
-			if (d->n_cus == cap) {
-				cap = cap ? cap * 2 : 16;
-				struct cu_range *nv = realloc(d->cus, cap * sizeof(*nv));
-				if (!nv)
-					return -ENOMEM;
-				d->cus = nv;
-			}
+			if (sym_grow(&d->cus, &cap, d->n_cus, sizeof(*d->cus)))
+				return -ENOMEM;
 			d->cus[d->n_cus++] = (struct cu_range){ lo, hi, dwarf_dieoffset(&cudie) };
 		}
 	}

@@ -98,14 +98,8 @@ int proc_add_map(struct sym_proc *p, const struct sym_map *m)
 		if (rc)
 			return rc;
 	}
-	if (p->n_recent == p->cap_recent) {
-		size_t ncap = p->cap_recent ? p->cap_recent * 2 : 8;
-		struct sym_map *nv = realloc(p->recent, ncap * sizeof(*nv));
-		if (!nv)
-			return -ENOMEM;
-		p->recent = nv;
-		p->cap_recent = ncap;
-	}
+	if (sym_grow(&p->recent, &p->cap_recent, p->n_recent, sizeof(*p->recent)))
+		return -ENOMEM;
 	p->recent[p->n_recent++] = *m;
 	return 0;
 }

@@ -19,6 +19,22 @@ static uint64_t hash_str(const char *s)
 	return h;
 }
 
+int sym_grow(void *arrp, size_t *cap, size_t n, size_t elem)
+{
+	void **arr = arrp;
+	if (n < *cap)
+		return 0;
+	size_t ncap = *cap ? *cap * 2 : 8;
+	if (ncap < *cap || ncap > SIZE_MAX / elem)
+		return -ENOMEM;
+	void *nv = realloc(*arr, ncap * elem);
+	if (!nv)
+		return -ENOMEM;
+	*arr = nv;
+	*cap = ncap;
+	return 0;
+}
+
 const char *sess_intern(struct sym_session *s, const char *str)
 {
 	if (!str)
@@ -244,14 +260,8 @@ int sym_add_build_id(struct sym_session *s, const char *filename, const uint8_t 
 
 static int add_comm(struct sym_proc *p, uint32_t tid, const char *comm, uint64_t time)
 {
-	if (p->n_comms == p->cap_comms) {
-		size_t ncap = p->cap_comms ? p->cap_comms * 2 : 4;
-		struct sym_comm_ev *nv = realloc(p->comms, ncap * sizeof(*nv));
-		if (!nv)
-			return -ENOMEM;
-		p->comms = nv;
-		p->cap_comms = ncap;
-	}
+	if (sym_grow(&p->comms, &p->cap_comms, p->n_comms, sizeof(*p->comms)))
+		return -ENOMEM;
 	p->comms[p->n_comms++] = (struct sym_comm_ev){ time, tid, comm };
 	return 0;
 }

@@ -146,6 +146,9 @@ struct sym_session {
 };
 
 /* session.c */
+/* Makes room for one more element in *arrp (n used of *cap, elem bytes each), doubling.
+ * 0 or -ENOMEM (the array is untouched then). */
+int sym_grow(void *arrp, size_t *cap, size_t n, size_t elem);
 const char *sess_intern(struct sym_session *s, const char *str);
 void sess_msg(struct sym_session *s, enum sym_level lvl, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));

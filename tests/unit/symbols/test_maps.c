@@ -5,8 +5,10 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "recorder/symbols/symbols.h"
+#include "tests/lib/testutil.h"
 
 static struct sym_session *s;
 
@@ -159,4 +161,26 @@ Test(maps, build_id_hex_roundtrip)
 	cr_expect(sym_build_id_equal(&id, &back));
 	cr_expect_eq(sym_build_id_parse("abc", &id), -EINVAL);
 	cr_expect_eq(sym_build_id_parse("zz", &id), -EINVAL);
+}
+
+Test(maps, perf_map_file_for_anonymous_code)
+{
+	/* a JIT without jitdump: /tmp/perf-PID.map names its code, absolute addresses */
+	uint32_t pid = 3000000000u + (uint32_t)getpid() % 1000000u;
+	char path[64];
+	snprintf(path, sizeof(path), "/tmp/perf-%u.map", pid);
+	const char *map = "7f0000001000 40 LHot;loop([II)V\n7f0000001040 20 stub one\nbad line\n";
+	cr_assert_eq(tu_write_file(path, map, strlen(map)), 0);
+	cr_assert_eq(sym_mmap(s, pid, pid, 0x7f0000000000ull, 0x10000, 0, "//anon", NULL, 0, 2, 0),
+		     0);
+	struct sym_result r;
+	cr_assert_eq(sym_resolve(s, pid, 0x7f0000001010ull, 1, 2, 0, &r), 0);
+	cr_expect_str_eq(r.dso_name, path + 5);
+	cr_expect_str_eq(r.sym ? r.sym : "(none)", "Hot.loop(int[], int)");
+	cr_expect_eq(r.sym_off, 0x10);
+	cr_assert_eq(sym_resolve(s, pid, 0x7f0000001050ull, 1, 2, 0, &r), 0);
+	cr_expect_str_eq(r.sym ? r.sym : "(none)", "stub one");
+	cr_assert_eq(sym_resolve(s, pid, 0x7f0000002000ull, 1, 2, 0, &r), 0);
+	cr_expect_null(r.sym);
+	unlink(path);
 }
