@@ -46,6 +46,10 @@ have_cmd() {
 stage_setup() {
 	stage "setup in $work"
 	[ -x "$build/minijit" ] || die "$build/minijit is not built (run 'make all')"
+	if [ "$(uname -m)" != x86_64 ]; then
+		skip "the whole flow: minijit, its sample JIT, emits x86-64 code only"
+		exit 0
+	fi
 	rm -rf "$work"
 	mkdir -p "$work/jit"
 	if [ -x "$jitprof" ]; then run "$jitprof" --version; else skip "$jitprof is not built"; fi
