@@ -251,32 +251,18 @@ int sym_dso_find(struct sym_session *s, struct sym_dso *d, const char **path)
 int sym_dso_read_file(struct sym_session *s, struct sym_dso *d, void **buf, size_t *len)
 {
 	int rc = sym_dso_find(s, d, NULL);
-	if (rc)
+	if (rc || (rc = dso_open(s, d)))
 		return rc;
-	if (d->image) {
-		if (!(*buf = malloc(d->image_len ? d->image_len : 1)))
-			return -ENOMEM;
-		memcpy(*buf, d->image, d->image_len);
-		*len = d->image_len;
-		return 0;
-	}
-	off_t size = lseek(d->fd, 0, SEEK_END);
-	if (size < 0)
-		return -errno;
-	char *b = malloc((size_t)size + 1);
-	if (!b)
+	size_t size = 0;
+	const char *raw = d->image ? d->image : elf_rawfile(d->elf, &size);
+	if (d->image)
+		size = d->image_len;
+	if (!raw)
+		return -EIO;
+	if (!(*buf = malloc(size ? size : 1)))
 		return -ENOMEM;
-	size_t got = 0;
-	while (got < (size_t)size) {
-		ssize_t r = pread(d->fd, b + got, (size_t)size - got, (off_t)got);
-		if (r <= 0) {
-			free(b);
-			return r < 0 ? -errno : -EIO;
-		}
-		got += (size_t)r;
-	}
-	*buf = b;
-	*len = got;
+	memcpy(*buf, raw, size);
+	*len = size;
 	return 0;
 }
 

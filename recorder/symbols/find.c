@@ -64,18 +64,51 @@ refuse:
 	return 0;
 }
 
+/* Small files (every jitted ELF) are read into memory and their fd closed at once: a report
+ * over 33k method generations must not hold 33k descriptors or mappings. Big ones are
+ * mmapped by libelf and let go of their fd after opening (see keep_elf). */
+#define SMALL_FILE (4u << 20)
+
 static int open_path(struct cand *c, const char *path)
 {
 	c->fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (c->fd < 0)
 		return 0;
 	struct stat st;
-	if (fstat(c->fd, &st) || !S_ISREG(st.st_mode) || !(c->path = strdup(path))) {
+	if (fstat(c->fd, &st) || !S_ISREG(st.st_mode) || !(c->path = strdup(path)))
+		goto fail;
+	if (st.st_size > 0 && (uint64_t)st.st_size <= SMALL_FILE) {
+		size_t len = (size_t)st.st_size, got = 0;
+		if (!(c->image = malloc(len)))
+			goto fail;
+		while (got < len) {
+			ssize_t r = pread(c->fd, (char *)c->image + got, len - got, (off_t)got);
+			if (r <= 0)
+				goto fail;
+			got += (size_t)r;
+		}
+		c->len = len;
 		close(c->fd);
 		c->fd = -1;
-		return 0;
 	}
 	return 1;
+fail:
+	close(c->fd);
+	c->fd = -1;
+	free(c->image);
+	c->image = NULL;
+	free(c->path);
+	c->path = NULL;
+	return 0;
+}
+
+/* An mmapped ELF needs its descriptor no more once libelf has mapped it. */
+static void keep_elf(Elf *elf, int *fd)
+{
+	if (*fd >= 0 && elf_cntl(elf, ELF_C_FDDONE) == 0) {
+		close(*fd);
+		*fd = -1;
+	}
 }
 
 /* perf's cache: .build-id/xx/rest links to the <path>/<id> directory (append the kind
@@ -211,6 +244,7 @@ int find_dso_file(struct sym_session *s, struct sym_dso *d)
 				 d->long_name);
 		return -ENOENT;
 	}
+	keep_elf(elf, &c.fd);
 	d->fd = c.fd;
 	d->image = c.image;
 	d->image_len = c.len;
@@ -248,6 +282,7 @@ int find_debug_file(struct sym_session *s, struct sym_dso *d)
 	Elf *elf = NULL;
 	if (locate(s, d, 1, &c, &elf))
 		return -ENOENT;
+	keep_elf(elf, &c.fd);
 	d->dbg_fd = c.fd;
 	d->dbg_image = c.image;
 	d->dbg_elf = elf;
