@@ -20,6 +20,7 @@ static void usage(FILE *out)
 		"usage: jitprof synth jit-PID.dump -o DIR [options]\n\n"
 		"Writes one ELF per code load of the dump (one per method generation) into DIR as\n"
 		"jitted-<pid>-<code_index>.so and prints \"<build-id> <file> gen=<n> <name>\" for each.\n"
+		"A code_index the dump repeats gets jitted-<pid>-<code_index>-<n>.so for its n-th reuse.\n"
 		"The ELFs are the ones `jitprof inject` writes: same bytes, same build-ids.\n\n"
 		"  -o, --output DIR      directory for the ELFs (created if missing)\n"
 		"      --all             also runtime stubs (loads the companion file marks as stubs:\n"
@@ -60,13 +61,14 @@ static void print_name(const char *s)
 }
 
 static int one_load(const struct synth_opts *o, const struct jd_header *hdr,
-		    const struct jd_load_entry *e, struct synth_counts *c)
+		    const struct jd_load_entry *e, uint32_t seq, struct synth_counts *c)
 {
 	struct synth_input in;
 	struct synth_elf elf;
 	char err[512], file[SYNTH_FILE_NAME_MAX], path[PATH_MAX], hex[SYNTH_BUILD_ID_HEX];
 
 	synth_input_from_load(&in, hdr, e);
+	in.file_seq = seq;
 	if (!o->all && in.tier == JD_TIER_STUB) {
 		c->skipped++;
 		return 0;
@@ -158,12 +160,16 @@ int cmd_synth(int argc, char **argv)
 
 	struct synth_counts c = { 0 };
 	size_t n = jd_index_nr_loads(x);
-	rc = 0;
+	uint32_t *seqs = calloc(n ? n : 1, sizeof(*seqs));
+	rc = seqs ? synth_index_file_seqs(x, seqs) : -ENOMEM;
+	if (rc)
+		cli_error("out of memory");
 	for (size_t i = 0; i < n && !rc; i++) {
-		rc = one_load(&o, jd_index_header(x), jd_index_load(x, i), &c);
+		rc = one_load(&o, jd_index_header(x), jd_index_load(x, i), seqs[i], &c);
 		cli_progress("synthesizing", i + 1, n);
 	}
 	cli_progress_end();
+	free(seqs);
 	jd_index_close(x);
 	if (fflush(stdout))
 		return cli_error("stdout: %s", strerror(errno));

@@ -5,6 +5,7 @@
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "synth/synth.h"
@@ -72,8 +73,40 @@ void synth_input_from_load(struct synth_input *in, const struct jd_header *hdr,
 
 int synth_file_name(const struct synth_input *in, char *buf, size_t len)
 {
-	int n = snprintf(buf, len, "jitted-%" PRIu32 "-%" PRIu64 ".so", in->pid, in->code_index);
+	int n = in->file_seq ?
+		snprintf(buf, len, "jitted-%" PRIu32 "-%" PRIu64 "-%" PRIu32 ".so", in->pid,
+			 in->code_index, in->file_seq) :
+		snprintf(buf, len, "jitted-%" PRIu32 "-%" PRIu64 ".so", in->pid, in->code_index);
 	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+}
+
+struct seq_key {
+	uint64_t code_index;
+	size_t i;
+};
+
+static int cmp_key(const void *a, const void *b)
+{
+	const struct seq_key *x = a, *y = b;
+	if (x->code_index != y->code_index)
+		return x->code_index < y->code_index ? -1 : 1;
+	return x->i < y->i ? -1 : x->i > y->i;
+}
+
+int synth_index_file_seqs(const struct jd_index *x, uint32_t *seqs)
+{
+	size_t n = jd_index_nr_loads(x);
+	struct seq_key *k = malloc((n ? n : 1) * sizeof(*k));
+	if (!k)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		k[i] = (struct seq_key){ jd_index_load(x, i)->load.code_index, i };
+	qsort(k, n, sizeof(*k), cmp_key);
+	for (size_t i = 0; i < n; i++)
+		seqs[k[i].i] = i && k[i - 1].code_index == k[i].code_index ?
+			       seqs[k[i - 1].i] + 1 : 0;
+	free(k);
+	return 0;
 }
 
 static int in_code(const struct synth_input *in, uint64_t addr)

@@ -10,3 +10,8 @@ $(BUILD)/libsynth.a: $(SYNTH_OBJS)
 ALL_TARGETS += $(BUILD)/libsynth.a
 UNIT_LIBS_synth := $(BUILD)/libsynth.a $(BUILD)/libjitdump.a
 UNIT_LDLIBS_synth := $(SYNTH_LDLIBS) -ldw
+
+# End-to-end checks of the ELFs with external tools (tests/e2e/synth_*.c) rebuild every load
+# with libsynth and read it back with libelf/libdw.
+E2E_LIBS_synth_tools := $(BUILD)/libsynth.a
+E2E_LDLIBS_synth_tools := $(SYNTH_LDLIBS) -ldw

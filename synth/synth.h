@@ -48,6 +48,7 @@ struct synth_input {
 	const uint8_t *unwind;		/* .eh_frame then .eh_frame_hdr (jitdump §2.8), or NULL */
 	uint64_t unwind_size, eh_frame_hdr_size, mapped_size;
 	const char *comp_dir;		/* DW_AT_comp_dir; NULL = "" (file names as given) */
+	uint32_t file_seq;		/* see synth_index_file_seqs; not part of the ELF */
 };
 
 /* Fills *in from one entry of a jitdump index (and the dump header for e_machine/pid). */
@@ -84,8 +85,14 @@ struct synth_elf {
 int synth_build(const struct synth_input *in, struct synth_elf *out, char *err, size_t errlen);
 void synth_elf_free(struct synth_elf *e);	/* NULL-safe; leaves *e zeroed */
 
-/* "jitted-<pid>-<code_index>.so", from integers only (never from a dump's names). */
+/* "jitted-<pid>-<code_index>.so", from integers only (never from a dump's names); with
+ * file_seq n > 0, "jitted-<pid>-<code_index>-<n>.so". */
 int synth_file_name(const struct synth_input *in, char *buf, size_t len);
+/* Real dumps repeat code_index values (perf's own JVMTI agent: 70 of the 460 loads in
+ * shared/fixtures/perf-jvmti), so perf's file name alone would give two loads one file.
+ * seqs[i] (jd_index_nr_loads entries) = how many earlier loads of the dump carry load i's
+ * code_index: 0 keeps perf's name. Copy it into synth_input.file_seq. */
+int synth_index_file_seqs(const struct jd_index *x, uint32_t *seqs);
 
 /* Writes "<path>.tmp.<pid>.<tid>" (O_NOFOLLOW|O_EXCL, 0644) and renames it over path:
  * nothing half-written is ever visible. */

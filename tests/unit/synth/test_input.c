@@ -160,3 +160,61 @@ Test(input, from_index_entry)
 	tu_rmtree(dir);
 	free(dir);
 }
+
+/* perf's agent repeats code_index values: the n-th reuse gets its own file name. */
+Test(input, repeated_code_index_gets_its_own_file)
+{
+	char *dir = tu_tmpdir("synth-seq");
+	struct jd_writer *w;
+	struct jd_writer_opts o = { .size = sizeof(o), .dir = dir, .no_ext = 1 };
+	cr_assert_eq(jd_writer_open(&w, &o), 0);
+	struct st_load l;
+	st_load_init(&l, 0);
+	struct jd_load_desc d = { .name = "stub", .code_addr = ST_CODE_ADDR, .code = l.code,
+				  .code_size = ST_CODE_SIZE };
+	for (int i = 0; i < 3; i++)
+		cr_assert_eq(jd_write_load(w, &d, NULL), 0);
+	char path[4096];
+	snprintf(path, sizeof(path), "%s", jd_writer_path(w));
+	cr_assert_eq(jd_writer_close(w), 0);
+	/* Give loads 0 and 2 the same code_index, as the fixture's dump does. */
+	size_t len;
+	uint8_t *buf = tu_read_file(path, &len);
+	cr_assert_not_null(buf);
+	size_t off = JD_HEADER_SIZE, k = 0, at[3];
+	while (off + JD_PREFIX_SIZE <= len && k < 3) {
+		uint32_t id, size;
+		memcpy(&id, buf + off, 4);
+		memcpy(&size, buf + off + 4, 4);
+		if (id == JD_CODE_LOAD)
+			at[k++] = off;
+		off += size;
+	}
+	cr_assert_eq(k, 3);
+	memcpy(buf + at[2] + 48, buf + at[0] + 48, 8);	/* code_index field */
+	cr_assert_eq(tu_write_file(path, buf, len), 0);
+	free(buf);
+
+	struct jd_index *x;
+	char err[256];
+	cr_assert_eq(jd_index_open(&x, path, err, sizeof(err)), 0, "%s", err);
+	uint32_t seqs[3];
+	cr_assert_eq(synth_index_file_seqs(x, seqs), 0);
+	cr_assert_eq(seqs[0], 0);
+	cr_assert_eq(seqs[1], 0);
+	cr_assert_eq(seqs[2], 1);
+	struct synth_input in;
+	char name[SYNTH_FILE_NAME_MAX], first[SYNTH_FILE_NAME_MAX];
+	synth_input_from_load(&in, jd_index_header(x), jd_index_load(x, 0));
+	synth_file_name(&in, first, sizeof(first));
+	synth_input_from_load(&in, jd_index_header(x), jd_index_load(x, 2));
+	in.file_seq = seqs[2];
+	synth_file_name(&in, name, sizeof(name));
+	first[strlen(first) - 3] = 0;	/* drop ".so" */
+	char want[SYNTH_FILE_NAME_MAX + 8];
+	snprintf(want, sizeof(want), "%s-1.so", first);
+	cr_assert_str_eq(name, want);
+	jd_index_close(x);
+	tu_rmtree(dir);
+	free(dir);
+}
