@@ -25,7 +25,7 @@
 struct opts {
 	const char *dir, *out;
 	unsigned long loads, samples, names, slots;
-	int moves, unloads, arch, pipe, no_mono, anon, chain;
+	int moves, unloads, arch, pipe, no_mono, anon, chain, late_marker;
 	unsigned long truncate;
 	unsigned seed;
 };
@@ -125,7 +125,8 @@ static void usage(void)
 {
 	fprintf(stderr, "usage: inject-gen --dir DIR -o PERF.DATA [--loads N] [--samples N] "
 			"[--names N] [--slots N] [--moves] [--unloads] [--arch] [--pipe] "
-			"[--no-mono] [--anon] [--callchain] [--truncate BYTES] [--seed N]\n");
+			"[--no-mono] [--anon] [--callchain] [--late-marker] [--truncate BYTES] "
+			"[--seed N]\n");
 	exit(2);
 }
 
@@ -137,7 +138,8 @@ static void parse(int argc, char **argv, struct opts *o)
 		{ "moves", 0, NULL, 'm' }, { "unloads", 0, NULL, 'u' }, { "arch", 0, NULL, 'a' },
 		{ "pipe", 0, NULL, 'p' }, { "no-mono", 0, NULL, 'M' }, { "anon", 0, NULL, 'A' },
 		{ "truncate", 1, NULL, 't' }, { "seed", 1, NULL, 'r' },
-		{ "callchain", 0, NULL, 'c' }, { NULL, 0, NULL, 0 } };
+		{ "callchain", 0, NULL, 'c' }, { "late-marker", 0, NULL, 'L' },
+		{ NULL, 0, NULL, 0 } };
 	int c;
 	*o = (struct opts){ .loads = 1000, .samples = 10000, .names = 100, .slots = 64, .seed = 1 };
 	while ((c = getopt_long(argc, argv, "d:o:", lo, NULL)) != -1) {
@@ -155,6 +157,7 @@ static void parse(int argc, char **argv, struct opts *o)
 		case 'M': o->no_mono = 1; break;
 		case 'A': o->anon = 1; break;
 		case 'c': o->chain = 1; break;
+		case 'L': o->late_marker = 1; break;
 		case 't': o->truncate = strtoul(optarg, NULL, 0); break;
 		case 'r': o->seed = (unsigned)strtoul(optarg, NULL, 0); break;
 		default: usage();
@@ -179,7 +182,10 @@ int main(int argc, char **argv)
 	char dump[4096];
 	snprintf(dump, sizeof(dump), "%s", jd_writer_path(jw));
 	struct pd_writer *w = open_recording(&o, pid);
-	mmap2(w, pid, T0 - 50, 0x7f0000000000ull, 4096, dump);	/* the marker */
+	/* The marker; --late-marker writes it at the end of the first round instead, after
+	 * samples it explains (perf record's per-CPU buffers do that). */
+	if (!o.late_marker)
+		mmap2(w, pid, T0 - 50, 0x7f0000000000ull, 4096, dump);
 	if (o.anon)	/* the runtime's code heap, after the marker: perf drops it */
 		mmap2(w, pid, T0 - 40, CODE_BASE, o.slots * SLOT_SIZE, "//anon");
 
@@ -211,7 +217,11 @@ int main(int argc, char **argv)
 			write_sample(w, pid, st, ip, o.chain,
 				     caller->load >= 0 ? caller->addr : 0);
 			hits[sl->load]++;
-			if (++next_sample % 1000 == 0 && (rc = pd_writer_finished_round(w)) < 0)
+			if (++next_sample % 1000)
+				continue;
+			if (o.late_marker && next_sample == 1000)
+				mmap2(w, pid, T0 - 50, 0x7f0000000000ull, 4096, dump);
+			if ((rc = pd_writer_finished_round(w)) < 0)
 				die("perf.data", rc);
 		}
 		if (i == o.loads)

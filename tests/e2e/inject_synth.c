@@ -110,7 +110,7 @@ Test(inject_synth, every_generation_gets_exactly_its_samples, .timeout = 120)
 {
 	struct gen g;
 	const char *args[] = { "--loads", "3000", "--samples", "6000", "--moves", "--unloads",
-			       "--anon", "--callchain", NULL };
+			       "--anon", "--callchain", "--late-marker", NULL };
 	gen_run(&g, args);
 	inject_ok(&g, NULL);
 	check_truth(&g, g.out);
@@ -133,7 +133,8 @@ Test(inject_synth, every_generation_gets_exactly_its_samples, .timeout = 120)
 Test(inject_synth, pipe_in_and_pipe_out, .timeout = 120)
 {
 	struct gen g;
-	const char *args[] = { "--loads", "800", "--samples", "3000", "--pipe", "--moves", NULL };
+	const char *args[] = { "--loads", "800", "--samples", "3000", "--pipe", "--moves",
+			       "--late-marker", NULL };
 	gen_run(&g, args);
 	char cmd[4096];
 	struct tu_result r;
