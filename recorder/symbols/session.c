@@ -104,6 +104,64 @@ static cxa_demangle_fn cxa_demangle(void)
 	return fn;
 }
 
+/* perf report prints C++ names without parameters, return types or clone suffixes
+ * (libiberty without DMGL_PARAMS): "void ns::f<int>(int) const [clone .part.0]" ->
+ * "ns::f<int>". Edits d in place. */
+static void cxx_strip_params(char *d)
+{
+	size_t n = strlen(d);
+	while (n && d[n - 1] == ']') {
+		char *clone = strstr(d, " [clone ");
+		if (!clone)
+			break;
+		n = (size_t)(clone - d);
+		d[n] = 0;
+	}
+	/* trailing cv/ref qualifiers of a member function */
+	static const char *const quals[] = { " const", " volatile", " &&", " &", " noexcept" };
+	for (int again = 1; again;) {
+		again = 0;
+		for (size_t q = 0; q < sizeof(quals) / sizeof(*quals); q++) {
+			size_t ql = strlen(quals[q]);
+			if (n > ql && !memcmp(d + n - ql, quals[q], ql) && d[n - ql - 1] == ')') {
+				n -= ql;
+				d[n] = 0;
+				again = 1;
+			}
+		}
+	}
+	if (!n || d[n - 1] != ')')
+		return;
+	/* back to the '(' that opens the parameter list */
+	int depth = 0;
+	size_t i = n;
+	while (i-- > 0) {
+		char c = d[i];
+		if (c == ')' || c == '>' || c == '}' || c == ']')
+			depth++;
+		else if ((c == '(' || c == '<' || c == '{' || c == '[') && --depth == 0)
+			break;
+	}
+	if (depth || i == 0 || d[i] != '(')
+		return;
+	d[i] = 0;
+	/* a template function's return type: the text before the last top-level space */
+	if (d[i - 1] != '>')
+		return;
+	depth = 0;
+	for (size_t k = i; k-- > 0;) {
+		char c = d[k];
+		if (c == ')' || c == '>' || c == '}' || c == ']')
+			depth++;
+		else if (c == '(' || c == '<' || c == '{' || c == '[')
+			depth--;
+		else if (c == ' ' && !depth && !(k >= 8 && !memcmp(d + k - 8, "operator", 8))) {
+			memmove(d, d + k + 1, i - k);
+			return;
+		}
+	}
+}
+
 const char *sess_demangle(struct sym_session *s, const char *raw)
 {
 	if (s->o.no_demangle || !raw)
@@ -112,6 +170,8 @@ const char *sess_demangle(struct sym_session *s, const char *raw)
 		cxa_demangle_fn fn = cxa_demangle();
 		int st = -1;
 		char *d = fn ? fn(raw, NULL, NULL, &st) : NULL;
+		if (d && st == 0)
+			cxx_strip_params(d);
 		const char *r = (d && st == 0) ? sess_intern(s, d) : raw;
 		free(d);
 		return r ? r : raw;
