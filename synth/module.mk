@@ -13,5 +13,5 @@ UNIT_LDLIBS_synth := $(SYNTH_LDLIBS) -ldw
 
 # End-to-end checks of the ELFs with external tools (tests/e2e/synth_*.c) rebuild every load
 # with libsynth and read it back with libelf/libdw.
-E2E_LIBS_synth_tools := $(BUILD)/libsynth.a
-E2E_LDLIBS_synth_tools := $(SYNTH_LDLIBS) -ldw
+$(foreach n,synth_tools synth_perf,$(eval E2E_LIBS_$(n) := $$(BUILD)/libsynth.a))
+$(foreach n,synth_tools synth_perf,$(eval E2E_LDLIBS_$(n) := $$(SYNTH_LDLIBS) -ldw))

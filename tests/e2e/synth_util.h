@@ -56,7 +56,7 @@ static inline char *su_minijit_dump(const char *dir, const char *prefix)
 
 /* One load as jitprof synth wrote it and libsynth builds it. */
 struct su_load {
-	char path[4096];
+	char path[4096 + SYNTH_FILE_NAME_MAX + 2];
 	struct synth_input in;
 	struct synth_elf elf;
 };
