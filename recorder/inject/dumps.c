@@ -60,36 +60,66 @@ static uint32_t find_ci(const struct ci_pair *p, size_t n, uint64_t ci)
 	return lo > 0 && p[lo - 1].code_index == ci ? p[lo - 1].load : INJ_NONE;
 }
 
-struct bid_ctx {
-	struct inj_dump *d;
-	const struct jd_header *hdr;
-};
-
-static void bid_one(void *ctx, size_t i)
+void inj_load_input(const struct inj_dump *d, uint32_t i, struct synth_input *in)
 {
-	struct bid_ctx *c = ctx;
-	struct synth_input in;
-	char err[256];
-	synth_input_from_load(&in, c->hdr, jd_index_load(c->d->x, i));
-	if (synth_validate(&in, err, sizeof(err)) < 0 ||
-	    synth_build_id(&in, c->d->loads[i].build_id, err, sizeof(err)) < 0)
-		c->d->loads[i].flags |= INJ_BAD;	/* each thread touches only its own i */
+	synth_input_from_load(in, jd_index_header(d->x), jd_index_load(d->x, i));
+	if (d->loads[i].flags & INJ_NOLINES) {
+		in->lines = NULL;
+		in->nr_lines = 0;
+		in->inl = NULL;
+	}
 }
 
-/* The message of the first refused load, asked again serially (threads keep no messages). */
-static void first_bad_message(struct inj_dump *d)
+/* Build-id and .text offset of one load. Unwind tables move .text in synth's layout, so
+ * those loads are built whole (synth does it in microseconds); the others only hashed. A
+ * load synth refuses for its line tables is made without them, as perf would still map it. */
+static void bid_one(void *ctx, size_t i)
+{
+	struct inj_dump *d = ctx;
+	struct inj_load *l = &d->loads[i];
+	struct synth_input in;
+	inj_load_input(d, (uint32_t)i, &in);
+	if (synth_validate(&in, NULL, 0) < 0) {
+		l->flags |= INJ_NOLINES;	/* each thread touches only its own load */
+		inj_load_input(d, (uint32_t)i, &in);
+		if (synth_validate(&in, NULL, 0) < 0) {
+			l->flags |= INJ_BAD;
+			return;
+		}
+	}
+	if (!in.unwind) {
+		l->text_off = (uint32_t)d->text_offset;
+		if (synth_build_id(&in, l->build_id, NULL, 0) < 0)
+			l->flags |= INJ_BAD;
+		return;
+	}
+	struct synth_elf e = { 0 };
+	if (synth_build(&in, &e, NULL, 0) < 0 || e.text_offset > UINT32_MAX) {
+		l->flags |= INJ_BAD;
+	} else {
+		memcpy(l->build_id, e.build_id, sizeof(l->build_id));
+		l->text_off = (uint32_t)e.text_offset;
+	}
+	synth_elf_free(&e);
+}
+
+/* The message of the first refused load (or refused line table), asked again serially. */
+static void first_bad_message(struct inj_dump *d, unsigned flag)
 {
 	for (size_t i = 0; i < d->nr_loads; i++) {
-		if (!(d->loads[i].flags & INJ_BAD))
+		if (!(d->loads[i].flags & flag))
 			continue;
 		struct synth_input in;
-		char err[200];
-		const struct jd_load_entry *e = jd_index_load(d->x, i);
-		synth_input_from_load(&in, jd_index_header(d->x), e);
-		if (synth_validate(&in, err, sizeof(err)) == 0)
-			synth_build_id(&in, d->loads[i].build_id, err, sizeof(err));
+		struct synth_elf e = { 0 };
+		char err[200] = "";
+		const struct jd_load_entry *ent = jd_index_load(d->x, i);
+		synth_input_from_load(&in, jd_index_header(d->x), ent);
+		if (synth_validate(&in, err, sizeof(err)) == 0 &&
+		    synth_build(&in, &e, err, sizeof(err)) == 0)
+			snprintf(err, sizeof(err), "refused once, accepted now");
+		synth_elf_free(&e);
 		snprintf(d->bad_msg, sizeof(d->bad_msg), "code load at offset %llu: %s",
-			 (unsigned long long)e->offset, err);
+			 (unsigned long long)ent->offset, err);
 		return;
 	}
 }
@@ -208,12 +238,13 @@ int inj_dump_init(struct inj_dump *d, struct jd_index *x, const char *path,
 		goto nomem;
 	if ((rc = probe_text_offset(d->e_machine, &d->text_offset, err, errlen)) < 0)
 		return rc;
-	struct bid_ctx bc = { d, jd_index_header(x) };
-	inj_parallel_for(d->nr_loads, o->threads, bid_one, &bc);
-	for (size_t i = 0; i < d->nr_loads; i++)
+	inj_parallel_for(d->nr_loads, o->threads, bid_one, d);
+	for (size_t i = 0; i < d->nr_loads; i++) {
 		d->nr_bad += (d->loads[i].flags & INJ_BAD) != 0;
-	if (d->nr_bad)
-		first_bad_message(d);
+		d->nr_nolines += (d->loads[i].flags & (INJ_BAD | INJ_NOLINES)) == INJ_NOLINES;
+	}
+	if (d->nr_bad || d->nr_nolines)
+		first_bad_message(d, d->nr_bad ? INJ_BAD : INJ_NOLINES);
 	if (link_moves(d) < 0 || build_timeline(d, o) < 0)
 		goto nomem;
 	return 0;

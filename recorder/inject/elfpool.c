@@ -70,14 +70,14 @@ static void do_job(struct inj_pool *p, const struct job *j)
 	char err[384] = "", path[4096 + SYNTH_FILE_NAME_MAX + 2];
 	int written = 0, reused = 0, cached = 0, cache_reused = 0, bad = 0;
 
-	synth_input_from_load(&in, jd_index_header(j->d->x), e);
+	inj_load_input(j->d, j->load, &in);
 	if (synth_build(&in, &elf, err, sizeof(err)) < 0)
 		goto failed;
 	if (inj_load_path(j->d, j->load, path, sizeof(path)) < 0) {
 		snprintf(err, sizeof(err), "path too long");
 		goto failed;
 	}
-	if (elf.text_offset != j->d->text_offset ||
+	if (elf.text_offset != j->d->loads[j->load].text_off ||
 	    memcmp(elf.build_id, j->d->loads[j->load].build_id, SYNTH_BUILD_ID_SIZE)) {
 		snprintf(err, sizeof(err), "its ELF differs from its MMAP2 (pgoff or build-id)");
 		goto failed;

@@ -48,7 +48,7 @@ static int emit_load(struct inj_run_state *s, struct inj_dump *d, uint32_t i, ui
 	if (rc < 0)
 		return rc;
 	rc = write_mmap2(s, d, host_pid(d, e->load.pid), host_pid(d, e->load.tid), t, start, len,
-			 d->text_offset, d->loads[i].build_id, path);
+			 d->loads[i].text_off, d->loads[i].build_id, path);
 	if (rc < 0)
 		return rc;
 	s->st->mmaps_emitted++;

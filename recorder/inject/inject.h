@@ -88,10 +88,12 @@ struct inj_ev {
 #define INJ_HIT_CHAIN   2u	/* a callchain entry landed in it */
 #define INJ_QUEUED      4u	/* handed to the ELF writer */
 #define INJ_BAD         8u	/* synth refuses it: no MMAP2, no ELF (perf skips it too) */
+#define INJ_NOLINES    16u	/* line/inline tables refused by synth: ELF made without them */
 
 struct inj_load {
 	uint8_t build_id[20];
-	uint8_t flags;		/* INJ_HIT_*, INJ_QUEUED */
+	uint8_t flags;		/* INJ_HIT_*, INJ_QUEUED, INJ_BAD, INJ_NOLINES */
+	uint32_t text_off;	/* MMAP2 pgoff: where synth puts .text in this load's ELF */
 	uint32_t move_idx;	/* first move of this load's code_index, INJ_NONE if none */
 };
 
@@ -104,8 +106,9 @@ struct inj_dump {
 	uint64_t marker_time;
 	uint32_t marker_cpu;
 	uint16_t e_machine;
-	uint64_t text_offset;	/* MMAP2 pgoff: where synth puts .text */
+	uint64_t text_offset;	/* where synth puts .text when there are no unwind tables */
 	size_t nr_bad;		/* loads synth refused */
+	size_t nr_nolines;	/* loads whose line tables synth refused */
 	char bad_msg[256];	/* the first refusal */
 	size_t nr_loads, nr_moves;
 	struct inj_load *loads;
@@ -130,6 +133,9 @@ int inj_dump_init(struct inj_dump *d, struct jd_index *x, const char *path,
 void inj_dump_fini(struct inj_dump *d);
 /* Raises every pending event time below floor to floor; returns how many moved. */
 size_t inj_dump_clamp(struct inj_dump *d, uint64_t floor);
+struct synth_input;
+/* synth's input for load i of d, as inject builds it (without the line tables synth refused). */
+void inj_load_input(const struct inj_dump *d, uint32_t i, struct synth_input *in);
 /* "<dir>/jitted-<pid>-<code_index>.so" for load i of d: the MMAP2 name and the ELF's path. */
 int inj_load_path(const struct inj_dump *d, uint32_t i, char *buf, size_t len);
 /* MMAP2 len of load i (code, plus mapped unwind data as perf maps it). */
