@@ -1,0 +1,145 @@
+/* inject_interop.c - end to end against perf: for each producer {minijit, our agent on
+ * samples/java, node --perf-prof} and each recorder {perf record -k mono, jitprof record -k mono}
+ * the recording goes through `jitprof inject --jit` and through `perf inject --jit`; perf report
+ * and perf script must read ours without warnings, and the top jitted symbols with their sample
+ * counts must be the same in both. Ours must also open in `jitprof report`. Each combination
+ * skips, saying why, only when a piece is not built or installed. */
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "tests/e2e/inject_util.h"
+
+enum producer { MINIJIT, JAVA, NODE };
+enum recorder { PERF, JITPROF };
+
+static const char node_js[] =
+	"function fib(n) { return n < 2 ? n : fib(n - 1) + fib(n - 2); }\n"
+	"function work(k) { let s = 0; for (let i = 0; i < 30; i++) s += fib(20 + i % 3) * k;"
+	" return s; }\n"
+	"let t = Date.now(), acc = 0;\n"
+	"while (Date.now() - t < 1200) acc += work(acc & 7);\n"
+	"console.log('done', acc > 0);\n";
+
+static int have_built(const char *name)
+{
+	return access(tu_build(name), F_OK) == 0;
+}
+
+/* An absolute path of a built artifact (the commands run in the test's directory). */
+static const char *abs_build(const char *name, char *buf, size_t len)
+{
+	const char *b = tu_build(name);
+	char cwd[1024];
+	if (b[0] == '/')
+		snprintf(buf, len, "%s", b);
+	else
+		snprintf(buf, len, "%s/%s", getcwd(cwd, sizeof(cwd)) ? cwd : ".", b);
+	return buf;
+}
+
+/* The workload's command line, run in dir (node writes its dump to the cwd). */
+static int producer_cmd(enum producer p, const char *dir, char *buf, size_t len)
+{
+	char js[600], a[1200], b[1200];
+	switch (p) {
+	case MINIJIT:
+		if (!have_built("minijit"))
+			cr_skip_test("minijit is not built");
+		return snprintf(buf, len, "'%s' --dir '%s' --seconds 0.3",
+				abs_build("minijit", a, sizeof(a)), dir);
+	case JAVA:
+		if (!tu_have("java"))
+			cr_skip_test("java is not installed");
+		if (!have_built("libagent.so") || !have_built("java/.built"))
+			cr_skip_test("the agent or samples/java is not built");
+		return snprintf(buf, len, "java -XX:+PreserveFramePointer -agentpath:'%s'=dir='%s' "
+				"-cp '%s' jitprof.samples.Generations 500",
+				abs_build("libagent.so", a, sizeof(a)), dir,
+				abs_build("java", b, sizeof(b)));
+	case NODE:
+		if (!tu_have("node"))
+			cr_skip_test("node is not installed");
+		snprintf(js, sizeof(js), "%s/work.js", dir);
+		cr_assert_eq(tu_write_file(js, node_js, sizeof(node_js) - 1), 0);
+		return snprintf(buf, len, "node --perf-prof --interpreted-frames-native-stack '%s'",
+				js);
+	}
+	return 0;
+}
+
+static void record(enum producer p, enum recorder r, const char *dir, const char *data)
+{
+	char work[3000], cmd[8192], jp[1200];
+	if (!tu_have("perf"))
+		cr_skip_test("perf is not installed");
+	producer_cmd(p, dir, work, sizeof(work));
+	if (r == JITPROF && !have_built("jitprof"))
+		cr_skip_test("jitprof is not built");
+	snprintf(cmd, sizeof(cmd), "cd '%s' && %s record -q -k mono -F 999 -g -o '%s' -- %s "
+		 ">/dev/null", dir, r == PERF ? "perf" : abs_build("jitprof", jp, sizeof(jp)), data,
+		 work);
+	struct tu_result res;
+	cr_assert_eq(tu_sh(&res, cmd, 120), 0);
+	cr_assert_eq(res.status, 0, "%s\n%s", cmd, res.err);
+	tu_result_free(&res);
+}
+
+static void interop(enum producer p, enum recorder r)
+{
+	char *dir = tu_tmpdir("injx");
+	char data[600], ours[600], out[600], cache[600], pout[600], pcache[600], cmd[4096];
+	cr_assert_not_null(dir);
+	snprintf(data, sizeof(data), "%s/perf.data", dir);
+	snprintf(ours, sizeof(ours), "%s/ours", dir);
+	snprintf(out, sizeof(out), "%s/jit.data", dir);
+	snprintf(cache, sizeof(cache), "%s/cache", dir);
+	snprintf(pout, sizeof(pout), "%s/perf.jit.data", dir);
+	snprintf(pcache, sizeof(pcache), "%s/perf-cache", dir);
+	record(p, r, dir, data);
+
+	/* perf writes its ELFs beside the dump under the names we use: ours get a copy. */
+	cr_assert_eq(mkdir(ours, 0755), 0);
+	iu_copy_prefixed(dir, ours, "jit-");
+	struct tu_result res;
+	snprintf(cmd, sizeof(cmd), "DEBUGINFOD_URLS= '%s' inject --jit -i '%s' -o '%s' "
+		 "--jit-dir '%s' --buildid-dir '%s'", tu_build("jitprof"), data, out, ours, cache);
+	cr_assert_eq(tu_sh(&res, cmd, 120), 0);
+	cr_assert_eq(res.status, 0, "%s\n%s", cmd, res.err);
+	cr_assert(strstr(res.err, "1 dump(s)"), "%s", res.err);
+	tu_result_free(&res);
+	char *pi[] = { "perf", "inject", "--jit", "-i", data, "-o", pout, NULL };
+	iu_run_ok(&res, pi, pcache, 120);
+	tu_result_free(&res);
+
+	struct iu_rows a, b;
+	iu_report(&a, pout, pcache);
+	iu_report(&b, out, cache);
+	cr_assert_gt(iu_jitted_total(&a), 0, "the workload ran jitted code under perf");
+	cr_assert_geq(iu_compare_top(&a, &b, 10), 1);
+	iu_rows_free(&a);
+	iu_rows_free(&b);
+
+	char *script[] = { "perf", "script", "-i", out, NULL };
+	iu_run_ok(&res, script, cache, 120);
+	iu_assert_no_warnings("perf script", res.err);
+	cr_assert(strstr(res.out, "jitted-"), "perf script shows jitted code");
+	tu_result_free(&res);
+
+	if (have_built("jitprof")) {
+		char *rep[] = { (char *)tu_build("jitprof"), "report", "-i", out, "--sort", "dso,sym",
+				"--call-graph", "none", NULL };
+		iu_run_ok(&res, rep, cache, 120);
+		cr_assert(strstr(res.out, "jitted-"), "jitprof report shows jitted code:\n%.2000s",
+			  res.out);
+		tu_result_free(&res);
+	}
+	tu_rmtree(dir);
+	free(dir);
+}
+
+Test(inject_interop, minijit_perf_record, .timeout = 120) { interop(MINIJIT, PERF); }
+Test(inject_interop, minijit_jitprof_record, .timeout = 120) { interop(MINIJIT, JITPROF); }
+Test(inject_interop, java_agent_perf_record, .timeout = 120) { interop(JAVA, PERF); }
+Test(inject_interop, java_agent_jitprof_record, .timeout = 120) { interop(JAVA, JITPROF); }
+Test(inject_interop, node_perf_prof_perf_record, .timeout = 120) { interop(NODE, PERF); }
+Test(inject_interop, node_perf_prof_jitprof_record, .timeout = 120) { interop(NODE, JITPROF); }
