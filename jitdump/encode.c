@@ -40,7 +40,7 @@ static const char *entry_file(const struct jd_line *l, size_t i)
 	if (i == 0)
 		return f ? f : "";
 	const char *prev = l[i - 1].file;
-	if (!f || (prev && !strcmp(f, prev)))
+	if (!f || f == prev || (prev && !strcmp(f, prev)))
 		return JD_SAME_FILE;
 	return f;
 }

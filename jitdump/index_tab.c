@@ -55,22 +55,22 @@ void jd_arena_free(struct jd_arena *a)
 	}
 }
 
-/* FNV-1a: names are short, and this is not exposed to adversarial collisions that matter
- * (a hostile dump can only make its own indexing slower). */
-static uint64_t hash_str(const char *s)
-{
-	uint64_t h = 1469598103934665603ull;
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ull;
-	return h;
-}
-
 static uint64_t hash_u64(uint64_t k)
 {
 	k ^= k >> 33;
 	k *= 0xff51afd7ed558ccdull;
 	k ^= k >> 33;
 	return k;
+}
+
+/* FNV-1a, then mixed: FNV's low bits (the ones a power-of-two table uses) only see the low
+ * bits of each byte, which clusters names that differ in a few digits. */
+static uint64_t hash_str(const char *s)
+{
+	uint64_t h = 1469598103934665603ull;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	return hash_u64(h);
 }
 
 static int name_grow(struct jd_name_tab *t)

@@ -80,7 +80,7 @@ int jd_write_load(struct jd_writer *w, const struct jd_load_desc *d, uint64_t *c
 	uint64_t ts = d->timestamp ? d->timestamp : jd_clock_read(w->clock);
 	struct jd_code_load l = {
 		.pid = d->pid ? d->pid : (uint32_t)w->pid,
-		.tid = d->tid ? d->tid : (uint32_t)gettid(),
+		.tid = d->tid ? d->tid : (uint32_t)jd_self_tid(),
 		.vma = d->code_addr,
 		.code_addr = d->code_addr,
 		.code_size = d->code_size,
@@ -115,7 +115,7 @@ int jd_write_move(struct jd_writer *w, const struct jd_code_move *m, uint64_t ti
 	if (!rc) {
 		struct jd_code_move mv = *m;
 		mv.pid = mv.pid ? mv.pid : (uint32_t)w->pid;
-		mv.tid = mv.tid ? mv.tid : (uint32_t)gettid();
+		mv.tid = mv.tid ? mv.tid : (uint32_t)jd_self_tid();
 		uint8_t *p = jd_sink_claim(w, &w->dump, JD_MOVE_SIZE);
 		if (p) {
 			jd_enc_move(p, timestamp ? timestamp : jd_clock_read(w->clock), &mv);
@@ -156,7 +156,7 @@ static uint8_t *enc_unload(uint8_t *p, uint64_t ts, const void *obj)
 {
 	struct jd_ext_unload u = *(const struct jd_ext_unload *)obj;
 	if (!u.pid)
-		u.pid = (uint32_t)getpid();
+		u.pid = (uint32_t)jd_self_pid();
 	return jd_enc_unload(p, ts, &u);
 }
 

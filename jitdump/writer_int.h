@@ -19,6 +19,7 @@ struct jd_writer {
 	pthread_mutex_t lock;
 	struct jd_writer *next;		/* fork.c's registry */
 	pid_t pid;			/* whose files these are */
+	unsigned fork_gen;		/* fork.c's generation when pid was last checked */
 	int err;			/* sticky negative errno */
 	enum jd_clock clock;
 	uint32_t elf_mach;
@@ -50,5 +51,8 @@ void jd_fork_unregister(struct jd_writer *w);
 /* Takes w->lock; in a forked child, first switches w to jit-<newpid>.dump. 0 or -errno
  * (the lock is held either way; release with pthread_mutex_unlock). */
 int jd_writer_enter(struct jd_writer *w);
+/* This process / thread, without a system call per record. */
+pid_t jd_self_pid(void);
+pid_t jd_self_tid(void);
 
 #endif
