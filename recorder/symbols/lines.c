@@ -38,6 +38,16 @@ static int index_cus(struct sym_dso *d)
 	while (dwarf_get_units(d->dw, cu, &cu, NULL, NULL, &cudie, NULL) == 0) {
 		Dwarf_Addr base, lo, hi;
 		ptrdiff_t off = 0;
+		if (!dwarf_hasattr(&cudie, DW_AT_low_pc) && !dwarf_hasattr(&cudie, DW_AT_ranges)) {
+			/* perf's jitted ELFs: a CU with only a line table; its range is the
+			 * table's, found when looked up (hi 0 marks it) */
+			if (dwarf_hasattr(&cudie, DW_AT_stmt_list) &&
+			    sym_grow(&d->cus, &cap, d->n_cus, sizeof(*d->cus)))
+				return -ENOMEM;
+			if (dwarf_hasattr(&cudie, DW_AT_stmt_list))
+				d->cus[d->n_cus++] = (struct cu_range){ 0, 0, dwarf_dieoffset(&cudie) };
+			continue;
+		}
 		while ((off = dwarf_ranges(&cudie, off, &base, &lo, &hi)) > 0) {
 			if (hi <= lo)
 				continue;
@@ -97,6 +107,16 @@ static int find_cu(struct sym_dso *d, uint64_t addr, Dwarf_Die *cudie)
 			return dwarf_offdie(d->dw, d->cus[i].cu_off, cudie) ? 0 : -ENOENT;
 		else if (lo - i > 8)
 			break;
+	/* CUs known only by their line table (sorted first: lo 0): the one that has a row
+	 * for addr */
+	for (size_t i = 0; i < d->n_cus && !d->cus[i].lo; i++) {
+		Dwarf_Line *l;
+		Dwarf_Addr la;
+		if (d->cus[i].hi || !dwarf_offdie(d->dw, d->cus[i].cu_off, cudie))
+			continue;
+		if ((l = dwarf_getsrc_die(cudie, addr)) && !dwarf_lineaddr(l, &la) && la <= addr)
+			return 0;
+	}
 	return -ENOENT;
 }
 
