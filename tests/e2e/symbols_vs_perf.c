@@ -1,0 +1,217 @@
+/* symbols_vs_perf.c - recorder/symbols resolves every sample of a recording as perf does:
+ * the raw symbol name and offset (`perf script -F ip,sym,symoff --no-demangle`) and the
+ * source line (`perf script -F ip,srcline`), user and kernel alike, on the perf-jvmti fixture
+ * after `perf inject --jit` (jitted ELFs with line tables, libjvm, libc, kernel) and on a
+ * fresh `perf record -g` of a C program built here with inlining. */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "recorder/perfdata/perfdata.h"
+#include "recorder/symbols/symbols.h"
+#include "tests/lib/testutil.h"
+
+#define FIXTURE_DIR "/work/shared/fixtures/perf-jvmti"
+#define DUMP_DIR "/var/jitfix/out/.debug/jit/java-jit-20261129.XXhElaKC"
+
+struct sample_out {
+	char (*sym)[512];
+	char (*line)[512];
+	size_t n, cap;
+};
+
+static void feed(struct sym_session *s, struct sample_out *so, const struct pd_event *ev)
+{
+	uint64_t t = pd_event_time(ev);
+	switch (ev->type) {
+	case PERF_RECORD_MMAP:
+	case PERF_RECORD_MMAP2: {
+		const struct pd_mmap *m = &ev->u.mmap;
+		cr_assert_eq(sym_mmap(s, m->pid, m->tid, m->start, m->len, m->pgoff, m->filename,
+				      m->has_build_id ? m->build_id : NULL,
+				      m->has_build_id ? m->build_id_size : 0, ev->misc & 7, t), 0);
+		break;
+	}
+	case PERF_RECORD_COMM:
+		sym_comm(s, ev->u.comm.pid, ev->u.comm.tid, ev->u.comm.comm, t);
+		break;
+	case PERF_RECORD_FORK:
+		sym_fork(s, ev->u.task.pid, ev->u.task.ppid, ev->u.task.tid, ev->u.task.ptid, t);
+		break;
+	case PERF_RECORD_EXIT:
+		sym_exit(s, ev->u.task.pid, ev->u.task.ppid, ev->u.task.tid, ev->u.task.ptid, t);
+		break;
+	case PERF_RECORD_SAMPLE: {
+		struct sym_result r;
+		cr_assert_eq(sym_resolve(s, ev->u.sample.pid, ev->u.sample.ip, t, ev->misc & 7,
+					 SYM_RES_LINES, &r), 0);
+		if (so->n == so->cap) {
+			so->cap = so->cap ? so->cap * 2 : 1024;
+			so->sym = realloc(so->sym, so->cap * sizeof(*so->sym));
+			so->line = realloc(so->line, so->cap * sizeof(*so->line));
+			cr_assert(so->sym && so->line);
+		}
+		if (r.sym)
+			snprintf(so->sym[so->n], 512, "%s+0x%llx", r.sym,
+				 (unsigned long long)r.sym_off);
+		else
+			snprintf(so->sym[so->n], 512, "[unknown]");
+		const char *f = r.srcfile ? strrchr(r.srcfile, '/') : NULL;
+		snprintf(so->line[so->n], 512, "%s:%u", f ? f + 1 : r.srcfile ? r.srcfile : "??",
+			 r.line);
+		so->n++;
+		break;
+	}
+	}
+}
+
+/* Replays the recording in time order as perf does (rounds, then the rest). */
+static void resolve_all(const char *data, struct sample_out *so)
+{
+	struct pd_reader *r;
+	cr_assert_eq(pd_reader_open(&r, data, NULL), 0);
+	struct sym_opts o = { .sz = sizeof(o), .no_demangle = 1, .no_debuginfod = 1 };
+	struct sym_session *s = sym_session_new(&o);
+	for (size_t i = 0; i < pd_reader_nr_build_ids(r); i++) {
+		const struct pd_build_id_ev *b = pd_reader_build_id(r, i);
+		sym_add_build_id(s, b->filename, b->build_id, b->size, b->cpumode);
+	}
+	struct pd_ordered *q = pd_ordered_new(r);
+	struct pd_event ev, out;
+	int got;
+	while ((got = pd_reader_next(r, &ev)) > 0) {
+		if (ev.type == PD_RECORD_FINISHED_ROUND)
+			pd_ordered_round(q);
+		else if (ev.type == PD_RECORD_HEADER_BUILD_ID)
+			sym_add_build_id(s, ev.u.build_id.filename, ev.u.build_id.build_id,
+					 ev.u.build_id.size, ev.u.build_id.cpumode);
+		else
+			cr_assert_eq(pd_ordered_push(q, &ev, pd_event_time(&ev)), 0);
+		while (pd_ordered_pop(q, &out) > 0)
+			feed(s, so, &out);
+	}
+	cr_assert_eq(got, 0, "%s", pd_reader_error(r));
+	pd_ordered_flush(q);
+	while (pd_ordered_pop(q, &out) > 0)
+		feed(s, so, &out);
+	pd_ordered_free(q);
+	sym_session_free(s);
+	pd_reader_close(r);
+}
+
+static char *run(const char *cmd)
+{
+	struct tu_result r;
+	cr_assert_eq(tu_sh(&r, cmd, 300), 0);
+	cr_assert_eq(r.status, 0, "%s: %s", cmd, r.err);
+	char *out = strdup(r.out);
+	tu_result_free(&r);
+	return out;
+}
+
+/* perf script prints "ip name+off" per sample, and "ip\n srcline" (nothing when unknown). */
+static void compare_with_perf(const char *data, const char *env)
+{
+	struct sample_out so = { 0 };
+	resolve_all(data, &so);
+	cr_assert_gt(so.n, 10);
+	char cmd[8192];
+	snprintf(cmd, sizeof(cmd), "%s perf script -i %s -G -F ip,sym,symoff --no-demangle "
+		 "2>/dev/null", env, data);
+	char *syms = run(cmd);
+	snprintf(cmd, sizeof(cmd), "%s perf script -i %s -G -F ip,srcline 2>/dev/null | "
+		 "awk '/^ +[0-9a-f]+$/ { if (ip) print \"??\"; ip = $1; next } "
+		 "{ print $1; ip = \"\" } END { if (ip) print \"??\" }'", env, data);
+	char *lines = run(cmd);
+	size_t i = 0, sym_ok = 0, line_ok = 0, lines_known = 0;
+	char *s1 = NULL, *s2 = NULL;
+	char *sl = strtok_r(syms, "\n", &s1), *ll = strtok_r(lines, "\n", &s2);
+	for (; sl && ll && i < so.n; i++, sl = strtok_r(NULL, "\n", &s1),
+				     ll = strtok_r(NULL, "\n", &s2)) {
+		const char *psym = strchr(sl + strspn(sl, " "), ' ');
+		psym = psym ? psym + 1 : "[unknown]";
+		cr_expect_str_eq(so.sym[i], psym, "sample %zu: %s", i, sl);
+		sym_ok += !strcmp(so.sym[i], psym);
+		if (ll[0] == '[')
+			continue;	/* perf's placeholder for kernel lines */
+		if (!strcmp(ll, "??"))
+			cr_expect(!strncmp(so.line[i], "??", 2), "sample %zu: %s, perf none", i,
+				  so.line[i]);
+		else
+			cr_expect_str_eq(so.line[i], ll, "sample %zu (%s)", i, sl);
+		line_ok += !strcmp(so.line[i], ll) || (!strcmp(ll, "??") &&
+							!strncmp(so.line[i], "??", 2));
+		lines_known += strcmp(ll, "??") != 0;
+	}
+	cr_expect_eq(i, so.n, "perf script printed %zu samples, we resolved %zu", i, so.n);
+	cr_expect_gt(lines_known, 5, "the recording must exercise source lines");
+	cr_log_info("%s: %zu samples, %zu symbols and %zu lines as perf", data, so.n, sym_ok,
+		    line_ok);
+	free(syms), free(lines), free(so.sym), free(so.line);
+}
+
+Test(vs_perf, perf_jvmti_fixture_injected, .timeout = 300)
+{
+	struct stat st;
+	char cmd[8192];
+	if (stat(FIXTURE_DIR "/perf.data", &st))
+		cr_skip_test(FIXTURE_DIR " is absent");
+	/* the recording names its dump at this path; perf inject reads it there */
+	if (tu_sh(&(struct tu_result){ 0 }, "mkdir -p " DUMP_DIR " && cp " FIXTURE_DIR
+		  "/jit-27543.dump " DUMP_DIR "/", 60))
+		cr_skip_test("cannot place the fixture's dump at " DUMP_DIR);
+	char *dir = tu_tmpdir("sym-vs-perf");
+	snprintf(cmd, sizeof(cmd), "HOME=%s perf inject --jit -i " FIXTURE_DIR "/perf.data "
+		 "-o %s/fix.jit.data", dir, dir);
+	free(run(cmd));
+	snprintf(cmd, sizeof(cmd), "%s/fix.jit.data", dir);
+	char env[4300];
+	snprintf(env, sizeof(env), "HOME=%s", dir);
+	compare_with_perf(cmd, env);
+	tu_rmtree(dir);
+	free(dir);
+}
+
+static const char *prog =
+	"#include <stdlib.h>\n"
+	"#include <time.h>\n"
+	"volatile unsigned long sink;\n"
+	"static inline __attribute__((always_inline)) unsigned long mix(unsigned long x)\n"
+	"{\n"
+	"	x ^= x >> 7;\n"
+	"	return x * 0x9e3779b97f4a7c15ul;\n"
+	"}\n"
+	"__attribute__((noinline)) void spin(void)\n"
+	"{\n"
+	"	for (unsigned long i = 0; i < 100000; i++)\n"
+	"		sink += mix(i);\n"
+	"}\n"
+	"int main(void)\n"
+	"{\n"
+	"	struct timespec a, b;\n"
+	"	clock_gettime(CLOCK_MONOTONIC, &a);\n"
+	"	do {\n"
+	"		spin();\n"
+	"		clock_gettime(CLOCK_MONOTONIC, &b);\n"
+	"	} while ((b.tv_sec - a.tv_sec) * 1000000000L + b.tv_nsec - a.tv_nsec < 400000000L);\n"
+	"	return 0;\n"
+	"}\n";
+
+Test(vs_perf, fresh_perf_record, .timeout = 300)
+{
+	char *dir = tu_tmpdir("sym-vs-perf");
+	char path[4200], cmd[9000], env[4300];
+	snprintf(path, sizeof(path), "%s/p.c", dir);
+	cr_assert_eq(tu_write_file(path, prog, strlen(prog)), 0);
+	snprintf(cmd, sizeof(cmd), "cd %s && gcc -O2 -g -o p p.c && "
+		 "HOME=%s perf record -q -g -F 1999 -o p.data ./p >/dev/null 2>&1", dir, dir);
+	free(run(cmd));
+	snprintf(path, sizeof(path), "%s/p.data", dir);
+	snprintf(env, sizeof(env), "HOME=%s", dir);
+	compare_with_perf(path, env);
+	tu_rmtree(dir);
+	free(dir);
+}
