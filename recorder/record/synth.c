@@ -36,31 +36,32 @@ void rec_note_mmap(struct rec_synth_ctx *c, const struct pd_mmap *m, uint16_t mi
 	}
 }
 
-/* _text (or _stext) and the end of kernel text from /proc/kallsyms. */
+/* _text (or _stext) and _etext from /proc/kallsyms. The file is ~10^5 lines and the kernel
+ * generates it slowly: match names by their tail, parse only those lines, stop at _etext. */
 static int kernel_text(uint64_t *start, uint64_t *end, const char **ref)
 {
 	FILE *f = fopen("/proc/kallsyms", "r");
-	char line[512], name[256], type;
-	uint64_t addr, text = 0, stext = 0, last = 0;
+	char line[512];
+	uint64_t text = 0, stext = 0, etext = 0;
 
 	if (!f)
 		return -errno;
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%" SCNx64 " %c %255s", &addr, &type, name) != 3)
-			continue;
-		if (strchr(line, '['))
-			continue;	/* module symbols */
-		if (!strcmp(name, "_text"))
-			text = addr;
-		else if (!strcmp(name, "_stext"))
-			stext = addr;
-		if ((type == 'T' || type == 't') && addr > last)
-			last = addr;
+	while (!etext && fgets(line, sizeof(line), f)) {
+		size_t l = strlen(line);
+		uint64_t *dst = NULL;
+		if (l > 7 && !strcmp(line + l - 7, " _text\n"))
+			dst = &text;
+		else if (l > 8 && !strcmp(line + l - 8, " _stext\n"))
+			dst = &stext;
+		else if (l > 8 && !strcmp(line + l - 8, " _etext\n"))
+			dst = &etext;
+		if (dst)
+			*dst = strtoull(line, NULL, 16);
 	}
 	fclose(f);
 	*ref = text ? "_text" : "_stext";
 	*start = text ? text : stext;
-	*end = last;
+	*end = etext > *start ? etext : *start;
 	/* kptr_restrict hides addresses (all zero): no relocation info, as with perf. */
 	return *start ? 0 : -EPERM;
 }
