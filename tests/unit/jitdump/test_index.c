@@ -180,3 +180,67 @@ Test(index, perf_agent_fixture)
 	cr_assert_str_eq(jd_index_warning(x), "");
 	jd_index_close(x);
 }
+
+#include <sys/resource.h>
+
+#if defined(__SANITIZE_ADDRESS__)
+#define JDT_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define JDT_ASAN 1
+#endif
+#endif
+
+static long maxrss_kb(void)
+{
+	struct rusage ru;
+	getrusage(RUSAGE_SELF, &ru);
+	return ru.ru_maxrss;
+}
+
+/* A million loads in one dump: every generation right, lines where written, and (outside
+ * sanitizer builds, whose allocator inflates everything) a bounded footprint per load. */
+Test(index, a_million_loads, .timeout = 120)
+{
+	char *dir;
+	struct jd_writer *w = jdt_writer(&dir, 1 << 20);
+	const size_t n = 1000000, names = 1000;
+	uint8_t code = 0xc3;
+	char name[32];
+	for (size_t i = 0; i < n; i++) {
+		snprintf(name, sizeof(name), "method_%zu", i % names);
+		struct jd_line l[] = { { 0x1000 + i, (int32_t)(i % 100), 0, "f.c" },
+				       { 0x1000 + i, 1, 0, NULL } };
+		struct jd_load_desc d = { .name = name, .code_addr = 0x1000 + i, .code = &code,
+					  .code_size = 1, .lines = l, .nr_lines = i % 4 ? 0 : 2,
+					  .timestamp = i + 1 };
+		cr_assert_eq(jd_write_load(w, &d, NULL), 0);
+	}
+	char path[4096];
+	snprintf(path, sizeof(path), "%s", jd_writer_path(w));
+	cr_assert_eq(jd_writer_close(w), 0);
+	long before = maxrss_kb();
+	struct jd_index *x = open_index(path);
+	long after = maxrss_kb();
+	cr_assert_eq(jd_index_nr_loads(x), n);
+	for (size_t i = 0; i < n; i++) {
+		const struct jd_load_entry *e = jd_index_load(x, i);
+		if (e->generation != i / names + 1 || e->nr_lines != (i % 4 ? 0u : 2u))
+			cr_assert_fail("load %zu: generation %u lines %zu", i, e->generation,
+				       e->nr_lines);
+		if (e->nr_lines && e->lines[0].line != (int32_t)(i % 100))
+			cr_assert_fail("load %zu: wrong line table", i);
+	}
+#ifndef JDT_ASAN
+	cr_log_info("index: %ld bytes per load", (after - before) * 1024 / (long)n);
+	/* 136-byte entries + line tables + the ~70-byte records mapped: well under 400 B/load. */
+	cr_assert_lt((after - before) * 1024 / (long)n, 400, "%ld KB for %zu loads",
+		     after - before, n);
+#else
+	(void)before;
+	(void)after;
+#endif
+	jd_index_close(x);
+	tu_rmtree(dir);
+	free(dir);
+}

@@ -247,3 +247,40 @@ Test(robust, index_over_damaged_files)
 	free(dir);
 	free(dir2);
 }
+
+#define FIXTURE "../shared/fixtures/perf-jvmti/jit-27543.dump"
+
+/* perf's agent's dump: cut around every record boundary, and flipped at random. */
+Test(robust, perf_agent_fixture_damaged)
+{
+	size_t len;
+	uint8_t *buf = tu_read_file(FIXTURE, &len);
+	if (!buf)
+		cr_skip_test("fixture %s absent (needs shared/ beside the clone)", FIXTURE);
+	static uint64_t ends[600];
+	size_t nrec = record_ends(buf, len, ends, 600);
+	cr_assert_eq(nrec, 528);
+	const int64_t around[] = { -17, -1, 0, 1, 16 };
+	for (size_t i = 0; i < nrec; i += 3) {
+		for (size_t k = 0; k < sizeof(around) / sizeof(around[0]); k++) {
+			size_t cut = (size_t)((int64_t)ends[i] + around[k]);
+			if (cut > len)
+				continue;
+			struct jd_reader *r;
+			cr_assert_eq(jd_reader_open_mem(&r, buf, cut, "fx"), 0);
+			struct jd_record rec;
+			size_t got = 0;
+			int rc;
+			while ((rc = jd_reader_next(r, &rec)) > 0)
+				got++;
+			cr_assert_eq(rc, 0, "cut %zu: %s", cut, jd_reader_error(r));
+			size_t whole = 0;
+			while (whole < nrec && ends[whole] <= cut)
+				whole++;
+			cr_assert_eq(got, whole, "cut %zu", cut);
+			jd_reader_close(r);
+		}
+	}
+	flip_many(buf, len, 1500);
+	free(buf);
+}
