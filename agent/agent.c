@@ -27,6 +27,10 @@ static void vwarn(const char *fmt, va_list ap)
 	char line[1024];
 
 	vsnprintf(line, sizeof(line), fmt, ap);
+	/* One line whatever paths or names went in. */
+	for (char *p = line; *p; p++)
+		if ((unsigned char)*p < 0x20)
+			*p = '?';
 	fprintf(stderr, "jitprof agent: %s\n", line);
 }
 

@@ -17,6 +17,18 @@ void agent_options_default(struct agent_options *o)
 	o->flush_ms = AGENT_FLUSH_MS_DEFAULT;
 }
 
+/* A printable copy of user text for a message: at most 64 bytes, control characters and
+ * non-ASCII bytes shown as '?', so the warning stays one readable line. */
+static const char *shown(char *buf, const char *s, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n && i < 64; i++)
+		buf[i] = s[i] >= 0x20 && s[i] < 0x7f ? s[i] : '?';
+	buf[i] = '\0';
+	return buf;
+}
+
 /* Compares the counted string [s, s+n) with a NUL-terminated literal. */
 static int eq(const char *s, size_t n, const char *lit)
 {
@@ -77,13 +89,14 @@ static int parse_item(struct agent_options *o, const char *item, size_t n, char 
 	size_t kn = eqs ? (size_t)(eqs - item) : n, i;
 	const char *v = eqs ? eqs + 1 : NULL;
 	size_t vn = eqs ? n - kn - 1 : 0;
-	int ik = (int)(kn > 64 ? 64 : kn), rc = 0;
+	char key[65], val[65];
+	int rc = 0;
 
 	for (i = 0; i < sizeof(known) / sizeof(known[0]) && !eq(item, kn, known[i]); i++)
 		;
 	if (i == sizeof(known) / sizeof(known[0])) {
-		snprintf(err, errlen, "unknown option '%.*s' (known: dir= clock= lines= inline= "
-			 "unload= stubs= flush= verbose)", ik, item);
+		snprintf(err, errlen, "unknown option '%s' (known: dir= clock= lines= inline= "
+			 "unload= stubs= flush= verbose)", shown(key, item, kn));
 		return -EINVAL;
 	}
 	if (eq(item, kn, "verbose")) {
@@ -92,7 +105,7 @@ static int parse_item(struct agent_options *o, const char *item, size_t n, char 
 		else
 			o->verbose = 1;
 	} else if (!v) {
-		snprintf(err, errlen, "option '%.*s' needs a value", ik, item);
+		snprintf(err, errlen, "option '%s' needs a value", shown(key, item, kn));
 		return -EINVAL;
 	} else if (eq(item, kn, "dir")) {
 		if (vn == 0 || vn >= sizeof(o->dir) || memchr(v, '\0', vn)) {
@@ -116,8 +129,8 @@ static int parse_item(struct agent_options *o, const char *item, size_t n, char 
 		rc = parse_ms(v, vn, &o->flush_ms);
 	}
 	if (rc)
-		snprintf(err, errlen, "bad value '%.*s' for option %.*s (%s)",
-			 (int)(vn > 64 ? 64 : vn), v, ik, item,
+		snprintf(err, errlen, "bad value '%s' for option %s (%s)", shown(val, v, vn),
+			 shown(key, item, kn),
 			 eq(item, kn, "clock") ? "mono, raw or tsc" :
 			 eq(item, kn, "flush") ? "milliseconds, 0 to 3600000" : "on or off");
 	return rc;

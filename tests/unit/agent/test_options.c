@@ -97,3 +97,12 @@ Test(options, no_error_buffer)
 	cr_expect_eq(agent_options_parse(&o, "bogus", NULL, 0), -EINVAL);
 	cr_expect_eq(agent_options_parse(&o, "verbose", NULL, 0), 0);
 }
+
+Test(options, messages_stay_one_printable_line)
+{
+	cr_expect_eq(parse("flush=1\n2"), -EINVAL);
+	cr_expect_null(strchr(err, '\n'), "%s", err);
+	cr_expect(strstr(err, "'1?2'"), "%s", err);
+	cr_expect_eq(parse("bo\tgus\x7f=1"), -EINVAL);
+	cr_expect(strstr(err, "'bo?gus?'"), "%s", err);
+}
