@@ -25,6 +25,8 @@ die() { echo "fuzz: $*" >&2; exit 1; }
 command -v "$cc" >/dev/null || die "$cc not found (make deps installs clang)"
 [[ $secs =~ ^[0-9]+$ ]] || die "FUZZ_SECONDS must be a whole number of seconds, got '$secs'"
 mkdir -p "$out"
+# Leaks inside third-party libraries, each explained in the file.
+export LSAN_OPTIONS="suppressions=$PWD/tests/fuzz/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
 
 # The value of a "fuzz-<key>:" line in a target's opening comment.
 meta() { sed -n "s/^[ /*]*fuzz-$2: *//p" "$1" | head -n 1 | sed 's|[[:space:]]*\*/.*||'; }
