@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # bench/agent.sh - what libagent.so costs a JVM: wall and CPU time (user+sys) without an agent,
-# with libagent.so, with perf's libperf-jvmti.so when one is found (PERF_JVMTI=/path, or the
-# usual install paths), and with -XX:+PreserveFramePointer alone; median of BENCH_RUNS (>= 5)
+# with a do-nothing agent that only enables the same JVMTI events (jvmti0: HotSpot's own cost
+# of producing them), with libagent.so, with perf's libperf-jvmti.so when one is found
+# (PERF_JVMTI=/path, or the usual install paths), and with -XX:+PreserveFramePointer alone
+# (fp); median of BENCH_RUNS (>= 5)
 # runs, configurations interleaved so machine noise hits them alike. Two workloads from
 # samples/java: start-up heavy (StartupHeavy -Xbatch, ~20k compiled methods) and steady state.
 set -euo pipefail
@@ -10,6 +12,7 @@ runs=${BENCH_RUNS:-5}
 [ "$runs" -lt 5 ] && runs=5
 java=${JAVA:-java}
 agent=$(realpath "$build/libagent.so")
+null_agent=$(realpath "$build/bench/libnullagent.so")
 cp=$(realpath "$build/java")
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -22,8 +25,8 @@ if [ -z "$perf_jvmti" ]; then
 	done
 fi
 
-configs=(none jitprof fp)
-[ -n "$perf_jvmti" ] && configs=(none jitprof perf fp)
+configs=(none jvmti0 jitprof fp)
+[ -n "$perf_jvmti" ] && configs=(none jvmti0 jitprof perf fp)
 
 # run <config> <workload>: one JVM run; appends "wall cpu" to $tmp/<workload>.<config>
 run() {
@@ -34,6 +37,7 @@ run() {
 	esac
 	rm -rf "$tmp/out" && mkdir -p "$tmp/out"
 	case $cfg in
+	jvmti0) pre=("-agentpath:$null_agent") ;;
 	jitprof) pre=("-agentpath:$agent=dir=$tmp/out,verbose") ;;
 	perf) pre=("-agentpath:$perf_jvmti"); env=("JITDUMPDIR=$tmp/out") ;;
 	fp) pre=(-XX:+PreserveFramePointer) ;;
