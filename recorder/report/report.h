@@ -200,6 +200,9 @@ struct rp_ingest_opts {
 	int want_inline;		/* inlined frames in call chains */
 	int want_loads;			/* jitted loads as generations */
 	int want_code;			/* retain code bytes of sampled loads (compare) */
+	int fast_exit;			/* the process ends after the report: keep the symbol
+					 * session (hundreds of thousands of strings) instead of
+					 * freeing it piece by piece */
 	/* level 0 info, 1 warning, 2 error; and progress in bytes of the data section. */
 	void (*report)(void *ctx, int level, const char *msg);
 	void (*progress)(void *ctx, uint64_t done, uint64_t total);
