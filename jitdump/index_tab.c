@@ -73,29 +73,50 @@ static uint64_t hash_str(const char *s)
 	return hash_u64(h);
 }
 
-static int name_grow(struct jd_name_tab *t)
+/* What growing needs to know about a table's slots. */
+struct slot_ops {
+	size_t size;
+	int (*used)(const void *slot);
+	uint64_t (*hash)(const void *slot);
+};
+
+/* Doubles a table (power-of-two capacity, linear probing), reinserting every used slot. */
+static int grow(void **slots, size_t *cap, const struct slot_ops *ops)
 {
-	size_t ncap = t->cap ? t->cap * 2 : 1024;
-	struct jd_name_slot *ns = calloc(ncap, sizeof(*ns));
+	size_t ncap = *cap ? *cap * 2 : 1024;
+	char *ns = calloc(ncap, ops->size), *old = *slots;
 	if (!ns)
 		return -1;
-	for (size_t i = 0; i < t->cap; i++) {
-		if (!t->slots[i].name)
+	for (size_t i = 0; i < *cap; i++) {
+		const char *slot = old + i * ops->size;
+		if (!ops->used(slot))
 			continue;
-		size_t j = t->slots[i].hash & (ncap - 1);
-		while (ns[j].name)
+		size_t j = ops->hash(slot) & (ncap - 1);
+		while (ops->used(ns + j * ops->size))
 			j = (j + 1) & (ncap - 1);
-		ns[j] = t->slots[i];
+		memcpy(ns + j * ops->size, slot, ops->size);
 	}
-	free(t->slots);
-	t->slots = ns;
-	t->cap = ncap;
+	free(old);
+	*slots = ns;
+	*cap = ncap;
 	return 0;
 }
 
+static int name_used(const void *s)
+{
+	return ((const struct jd_name_slot *)s)->name != NULL;
+}
+
+static uint64_t name_hash(const void *s)
+{
+	return ((const struct jd_name_slot *)s)->hash;
+}
+
+static const struct slot_ops name_ops = { sizeof(struct jd_name_slot), name_used, name_hash };
+
 uint32_t jd_name_tab_bump(struct jd_name_tab *t, const char *name)
 {
-	if ((t->used + 1) * 2 > t->cap && name_grow(t))
+	if ((t->used + 1) * 2 > t->cap && grow((void **)&t->slots, &t->cap, &name_ops))
 		return 0;
 	uint64_t h = hash_str(name);
 	size_t j = h & (t->cap - 1);
@@ -117,29 +138,21 @@ void jd_name_tab_free(struct jd_name_tab *t)
 	memset(t, 0, sizeof(*t));
 }
 
-static int u64_grow(struct jd_u64_tab *t)
+static int u64_used(const void *s)
 {
-	size_t ncap = t->cap ? t->cap * 2 : 1024;
-	struct jd_u64_slot *ns = calloc(ncap, sizeof(*ns));
-	if (!ns)
-		return -1;
-	for (size_t i = 0; i < t->cap; i++) {
-		if (!t->slots[i].val)
-			continue;
-		size_t j = hash_u64(t->slots[i].key) & (ncap - 1);
-		while (ns[j].val)
-			j = (j + 1) & (ncap - 1);
-		ns[j] = t->slots[i];
-	}
-	free(t->slots);
-	t->slots = ns;
-	t->cap = ncap;
-	return 0;
+	return ((const struct jd_u64_slot *)s)->val != 0;
 }
+
+static uint64_t u64_hash(const void *s)
+{
+	return hash_u64(((const struct jd_u64_slot *)s)->key);
+}
+
+static const struct slot_ops u64_ops = { sizeof(struct jd_u64_slot), u64_used, u64_hash };
 
 int jd_u64_tab_put(struct jd_u64_tab *t, uint64_t key, uint32_t val)
 {
-	if ((t->used + 1) * 2 > t->cap && u64_grow(t))
+	if ((t->used + 1) * 2 > t->cap && grow((void **)&t->slots, &t->cap, &u64_ops))
 		return -1;
 	size_t j = hash_u64(key) & (t->cap - 1);
 	while (t->slots[j].val && t->slots[j].key != key)

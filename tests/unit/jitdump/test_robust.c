@@ -50,43 +50,46 @@ static size_t record_ends(const uint8_t *buf, size_t len, uint64_t *ends, size_t
 	return n;
 }
 
+/* Reads the first cut bytes: exactly the records that end by cut, then a clean end that
+ * reports the partial rest (a header-less cut is a clean error). */
+static void check_cut(const uint8_t *buf, size_t cut, const uint64_t *ends, size_t nrec)
+{
+	/* A heap copy of exactly cut bytes: ASan catches any read past it. */
+	uint8_t *exact = malloc(cut ? cut : 1);
+	memcpy(exact, buf, cut);
+	struct jd_reader *r;
+	int rc = jd_reader_open_mem(&r, exact, cut, "cut");
+	if (cut < 40) {
+		cr_assert_eq(rc, -EINVAL, "cut %zu", cut);
+		free(exact);
+		return;
+	}
+	cr_assert_eq(rc, 0, "cut %zu: %s", cut, jd_reader_error(NULL));
+	struct jd_record rec;
+	size_t got = 0;
+	while ((rc = jd_reader_next(r, &rec)) > 0)
+		got++;
+	cr_assert_eq(rc, 0, "cut %zu: %s", cut, jd_reader_error(r));
+	size_t whole = 0;
+	while (whole < nrec && ends[whole] <= cut)
+		whole++;
+	cr_assert_eq(got, whole, "cut %zu: %zu records, expected %zu", cut, got, whole);
+	uint64_t last = whole ? ends[whole - 1] : 40;
+	cr_assert_eq(jd_reader_stats(r)->truncated_bytes, cut - last, "cut %zu", cut);
+	if (cut > last)
+		cr_assert(strstr(jd_reader_warning(r), "bytes of a partial record at offset"),
+			  "cut %zu: '%s'", cut, jd_reader_warning(r));
+	jd_reader_close(r);
+	free(exact);
+}
+
 static void truncate_everywhere(const uint8_t *buf, size_t len)
 {
 	uint64_t ends[64];
 	size_t nrec = record_ends(buf, len, ends, 64);
 	cr_assert_gt(nrec, 3);
-	uint8_t *copy = malloc(len);
-	for (size_t cut = 0; cut <= len; cut++) {
-		/* A fresh heap copy of exactly cut bytes: ASan catches any read past it. */
-		memcpy(copy, buf, cut);
-		uint8_t *exact = malloc(cut ? cut : 1);
-		memcpy(exact, copy, cut);
-		struct jd_reader *r;
-		int rc = jd_reader_open_mem(&r, exact, cut, "cut");
-		if (cut < 40) {
-			cr_assert_eq(rc, -EINVAL, "cut %zu", cut);
-			free(exact);
-			continue;
-		}
-		cr_assert_eq(rc, 0, "cut %zu: %s", cut, jd_reader_error(NULL));
-		struct jd_record rec;
-		size_t got = 0;
-		while ((rc = jd_reader_next(r, &rec)) > 0)
-			got++;
-		cr_assert_eq(rc, 0, "cut %zu: %s", cut, jd_reader_error(r));
-		size_t whole = 0;
-		while (whole < nrec && ends[whole] <= cut)
-			whole++;
-		cr_assert_eq(got, whole, "cut %zu: %zu records, expected %zu", cut, got, whole);
-		uint64_t last = whole ? ends[whole - 1] : 40;
-		cr_assert_eq(jd_reader_stats(r)->truncated_bytes, cut - last, "cut %zu", cut);
-		if (cut > last)
-			cr_assert(strstr(jd_reader_warning(r), "bytes of a partial record at offset"),
-				  "cut %zu: '%s'", cut, jd_reader_warning(r));
-		jd_reader_close(r);
-		free(exact);
-	}
-	free(copy);
+	for (size_t cut = 0; cut <= len; cut++)
+		check_cut(buf, cut, ends, nrec);
 }
 
 Test(robust, dump_truncated_at_every_offset)
@@ -179,7 +182,7 @@ static void flip_many(const uint8_t *buf, size_t len, int rounds)
 		int flips = 1 + (int)(next_rand() % 4);
 		for (int i = 0; i < flips; i++) {
 			size_t at = next_rand() % len;
-			/* Half the time hit the bytes that matter most: sizes and counts. */
+			/* A whole byte or a single bit. */
 			copy[at] ^= (uint8_t)(next_rand() % 2 ? 0xff : 1u << (next_rand() % 8));
 		}
 		damaged_reads += read_damaged(copy, len) > 0;
@@ -188,31 +191,47 @@ static void flip_many(const uint8_t *buf, size_t len, int rounds)
 	free(copy);
 }
 
+/* The sample dump and a companion file, made once per test. */
+struct pair {
+	char *dir, *edir;
+	uint8_t *dump, *ext;
+	size_t len, elen;
+};
+
+static void pair_make(struct pair *p)
+{
+	p->dump = jdt_sample_dump(&p->len, &p->dir);
+	p->ext = sample_ext(&p->elen, &p->edir);
+}
+
+static void pair_free(struct pair *p)
+{
+	free(p->dump);
+	free(p->ext);
+	tu_rmtree(p->dir);
+	tu_rmtree(p->edir);
+	free(p->dir);
+	free(p->edir);
+}
+
 Test(robust, random_byte_flips)
 {
-	char *dir, *dir2;
-	size_t len, elen;
-	uint8_t *buf = jdt_sample_dump(&len, &dir);
-	uint8_t *ext = sample_ext(&elen, &dir2);
-	flip_many(buf, len, 20000);
-	flip_many(ext, elen, 20000);
-	free(buf);
-	free(ext);
-	tu_rmtree(dir);
-	tu_rmtree(dir2);
-	free(dir);
-	free(dir2);
+	struct pair p;
+	pair_make(&p);
+	flip_many(p.dump, p.len, 20000);
+	flip_many(p.ext, p.elen, 20000);
+	pair_free(&p);
 }
 
 /* The index over damaged dump + companion pairs: salvage or a clean error, never a crash. */
 Test(robust, index_over_damaged_files)
 {
-	char *dir, *dir2;
-	size_t len, elen;
-	uint8_t *buf = jdt_sample_dump(&len, &dir);
-	uint8_t *ext = sample_ext(&elen, &dir2);
+	struct pair p;
+	pair_make(&p);
+	size_t len = p.len, elen = p.elen;
+	const uint8_t *buf = p.dump, *ext = p.ext;
 	char path[4096], epath[4200];
-	snprintf(path, sizeof(path), "%s/jit-1.dump", dir);
+	snprintf(path, sizeof(path), "%s/jit-1.dump", p.dir);
 	jd_ext_path(path, epath, sizeof(epath));
 	uint8_t *a = malloc(len), *b = malloc(elen);
 	for (int k = 0; k < 300; k++) {
@@ -240,12 +259,7 @@ Test(robust, index_over_damaged_files)
 	}
 	free(a);
 	free(b);
-	free(buf);
-	free(ext);
-	tu_rmtree(dir);
-	tu_rmtree(dir2);
-	free(dir);
-	free(dir2);
+	pair_free(&p);
 }
 
 #define FIXTURE "../shared/fixtures/perf-jvmti/jit-27543.dump"
@@ -264,21 +278,8 @@ Test(robust, perf_agent_fixture_damaged)
 	for (size_t i = 0; i < nrec; i += 3) {
 		for (size_t k = 0; k < sizeof(around) / sizeof(around[0]); k++) {
 			size_t cut = (size_t)((int64_t)ends[i] + around[k]);
-			if (cut > len)
-				continue;
-			struct jd_reader *r;
-			cr_assert_eq(jd_reader_open_mem(&r, buf, cut, "fx"), 0);
-			struct jd_record rec;
-			size_t got = 0;
-			int rc;
-			while ((rc = jd_reader_next(r, &rec)) > 0)
-				got++;
-			cr_assert_eq(rc, 0, "cut %zu: %s", cut, jd_reader_error(r));
-			size_t whole = 0;
-			while (whole < nrec && ends[whole] <= cut)
-				whole++;
-			cr_assert_eq(got, whole, "cut %zu", cut);
-			jd_reader_close(r);
+			if (cut <= len)
+				check_cut(buf, cut, ends, nrec);
 		}
 	}
 	flip_many(buf, len, 1500);
