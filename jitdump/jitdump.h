@@ -268,7 +268,8 @@ enum jd_clock {
 };
 
 struct jd_writer_opts {
-	size_t size;		/* sizeof(struct jd_writer_opts): lets the struct grow */
+	size_t size;		/* sizeof(struct jd_writer_opts): lets the struct grow (0 = this
+				 * header's size) */
 	const char *dir;	/* NULL: $JITDUMPDIR, else $HOME/.debug/jit (created 0700) */
 	enum jd_clock clock;
 	size_t buffer_size;	/* 0: 64 KiB */
@@ -298,9 +299,15 @@ struct jd_load_desc {
 
 struct jd_writer;
 
+/* Creates <dir>/jit-<pid>.dump with its header and maps its first page PROT_READ|PROT_EXEC
+ * (the marker perf records) until close. opts may be NULL. On failure *out is NULL. JD_CLOCK_ARCH
+ * off x86 gives -ENOTSUP. Thread-safe afterwards; after fork() the child's first record switches
+ * the writer to jit-<childpid>.dump (docs/jitdump.md). A failed write is sticky: every later
+ * call returns it. */
 int jd_writer_open(struct jd_writer **out, const struct jd_writer_opts *opts);
 /* Writes CODE_CLOSE, flushes, unmaps the marker, closes. NULL is a no-op. */
 int jd_writer_close(struct jd_writer *w);
+/* Everything written so far reaches the file(s) with write(2): survives a crash after this. */
 int jd_writer_flush(struct jd_writer *w);
 const char *jd_writer_path(const struct jd_writer *w);
 uint64_t jd_writer_now(const struct jd_writer *w);	/* a timestamp on the writer's clock */
@@ -308,6 +315,7 @@ uint64_t jd_writer_now(const struct jd_writer *w);	/* a timestamp on the writer'
 /* Appends one load; its code_index (unique, increasing) goes to *code_index if non-NULL. */
 int jd_write_load(struct jd_writer *w, const struct jd_load_desc *d, uint64_t *code_index);
 int jd_write_move(struct jd_writer *w, const struct jd_code_move *m, uint64_t timestamp);
+/* timestamp 0 = now. Unload and stats go to the companion file (a no-op with opts.no_ext). */
 int jd_write_unload(struct jd_writer *w, const struct jd_ext_unload *u, uint64_t timestamp);
 int jd_write_stats(struct jd_writer *w, const struct jd_ext_agent_stats *s);
 
