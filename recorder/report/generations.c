@@ -73,6 +73,25 @@ static void hot_lines(struct rp_gen_row *row, const struct hit *h, size_t n)
 	}
 }
 
+static uint64_t method_samples(const struct rp_gen_method *m)
+{
+	uint64_t n = 0;
+	for (size_t k = 0; k < m->nr_rows; k++)
+		n += m->rows[k].samples;
+	return n;
+}
+
+static int method_order(const void *pa, const void *pb)
+{
+	const struct rp_gen_method *a = pa, *b = pb;
+	uint64_t x = method_samples(a), y = method_samples(b);
+	if (x != y)
+		return x > y ? -1 : 1;
+	if (a->pid != b->pid)
+		return a->pid < b->pid ? -1 : 1;
+	return strcmp(a->method, b->method);
+}
+
 static uint64_t proc_samples(const struct rp_session *s, uint32_t pid)
 {
 	uint64_t n = 0;
@@ -173,6 +192,8 @@ int rp_gen_view_build(struct rp_gen_view *v, const struct rp_session *s,
 		}
 		i = j;
 	}
+	/* Where the time went first: methods by samples over all their generations. */
+	qsort(v->methods, v->nr_methods, sizeof(*v->methods), method_order);
 	ret = 0;
 out:
 	if (method_regex)
@@ -207,12 +228,17 @@ int rp_print_generations(FILE *out, const struct rp_session *s, const char *meth
 	if (!v.nr_methods)
 		fprintf(out, "# no method %s\n", method_regex ? "matches --method" :
 			"has more than one generation");
+	size_t quiet = 0;
 	for (size_t i = 0; i < v.nr_methods; i++) {
 		const struct rp_gen_method *m = &v.methods[i];
-		uint64_t total = 0;
-		for (size_t k = 0; k < m->nr_rows; k++)
-			total += m->rows[k].samples;
-		fprintf(out, "%s%s  (pid %u, %zu generation%s, %" PRIu64 " samples)\n", i ? "\n" : "",
+		uint64_t total = method_samples(m);
+		/* Unsampled recompiles (stubs, startup code) would bury the answer. */
+		if (!total && !method_regex) {
+			quiet++;
+			continue;
+		}
+		fprintf(out, "%s%s  (pid %u, %zu generation%s, %" PRIu64 " samples)\n",
+			i > quiet ? "\n" : "",
 			m->method, m->pid, m->nr_rows, m->nr_rows == 1 ? "" : "s", total);
 		fprintf(out, "  %4s  %-6s  %9s  %9s  %7s  %7s  %7s  %9s  %s\n", "gen", "tier",
 			"loaded", "lifetime", "code", "samples", "share", "samples/s",
@@ -229,6 +255,9 @@ int rp_print_generations(FILE *out, const struct rp_session *s, const char *meth
 			fprintf(out, "%s\n", r->nr_hot ? "" : "-");
 		}
 	}
+	if (quiet)
+		fprintf(out, "\n# %zu more method%s with several generations and no samples "
+			"(--method REGEX shows them)\n", quiet, quiet == 1 ? "" : "s");
 	rp_gen_view_free(&v);
 	return ferror(out) ? -EIO : 0;
 }
