@@ -179,20 +179,20 @@ int rec_bid_request(struct rec_bid_thread *t, const char *path, pid_t pid)
 	if (!p)
 		return -ENOMEM;
 	pthread_mutex_lock(&t->mu);
-	if (t->qn == t->qcap) {
+	if (t->qn == t->qcap && t->qhead) {
 		/* Compact consumed entries before growing. */
 		memmove(t->q, t->q + t->qhead, (t->qn - t->qhead) * sizeof(*t->q));
 		t->qn -= t->qhead;
 		t->qhead = 0;
-		if (t->qn == t->qcap) {
-			size_t n = t->qcap ? 2 * t->qcap : 64;
-			struct req *q = realloc(t->q, n * sizeof(*q));
-			if (q) {
-				t->q = q;
-				t->qcap = n;
-			} else {
-				err = -ENOMEM;
-			}
+	}
+	if (t->qn == t->qcap) {
+		size_t n = t->qcap ? 2 * t->qcap : 64;
+		struct req *q = realloc(t->q, n * sizeof(*q));
+		if (q) {
+			t->q = q;
+			t->qcap = n;
+		} else {
+			err = -ENOMEM;
 		}
 	}
 	if (!err) {
@@ -211,9 +211,11 @@ size_t rec_bid_poll(struct rec_bid_thread *t, struct rec_bid_result *out, size_t
 
 	pthread_mutex_lock(&t->mu);
 	n = t->rn < max ? t->rn : max;
-	memcpy(out, t->res, n * sizeof(*out));
-	memmove(t->res, t->res + n, (t->rn - n) * sizeof(*out));
-	t->rn -= n;
+	if (n) {
+		memcpy(out, t->res, n * sizeof(*out));
+		memmove(t->res, t->res + n, (t->rn - n) * sizeof(*out));
+		t->rn -= n;
+	}
 	pthread_mutex_unlock(&t->mu);
 	return n;
 }

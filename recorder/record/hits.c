@@ -202,7 +202,7 @@ static struct rec_dso *lookup(struct proc *p, uint64_t ip)
 {
 	size_t lo = 0, hi;
 
-	if (!p->sorted) {
+	if (!p->sorted && p->n) {
 		qsort(p->maps, p->n, sizeof(*p->maps), map_cmp);
 		p->sorted = true;
 	}
