@@ -311,16 +311,21 @@ Test(minijit, perf_srcline_points_into_toy_source, .timeout = 120)
 	char *report[] = { "perf", "report", "-i", rc.jit, "--stdio", "--sort", "dso,srcline",
 			   NULL };
 	run_cmd(&r, report, 60);
-	size_t jitted = 0, in_toy = 0;
+	size_t jitted = 0, in_toy = 0, shorthand = 0;
 	for (const char *p = r.out; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
 		const char *nl = strchr(p, '\n'), *j = strstr(p, "jitted-");
 		if (!j || (nl && j > nl))
 			continue;
 		jitted++;
-		const char *t = strstr(p, "toy.mjs:");
+		const char *t = strstr(p, "toy.mjs:"), *ff = strstr(p, "\xff:");
 		in_toy += t && (!nl || t < nl);
+		shorthand += ff && (!nl || ff < nl);
 	}
 	cr_assert_gt(jitted, 3, "no jitted rows:\n%s", r.out);
+	/* the "\xff" same-file shorthand of DEBUG_INFO is not resolved by perf 6.1's genelf: a
+	 * dump that uses it shows "\xff" as the file name of every line but the first */
+	cr_assert_eq(shorthand, 0, "%zu of %zu jitted rows name the file \"\\xff\": the dump uses "
+		     "the same-file shorthand, which perf 6.1 takes as a file name", shorthand, jitted);
 	/* perf keeps a row or two it cannot place ("??:0"); the bulk must be in toy.mjs */
 	cr_assert_geq(in_toy * 10, jitted * 8, "%zu of %zu jitted rows are in toy.mjs:\n%s", in_toy,
 		      jitted, r.out);
