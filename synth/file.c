@@ -109,18 +109,22 @@ int synth_cache_link_path(const char *root, const uint8_t id[SYNTH_BUILD_ID_SIZE
 	return fmt(buf, len, "%s/.build-id/%s/%s", root, xx, hex + 2);
 }
 
-/* mkdir -p of the directory part of path. */
+/* mkdir -p of the directory part of path, deepest first: in a warm cache the parent exists
+ * and one mkdir answers, instead of one per component. */
 static int make_parents(char *path)
 {
-	for (char *s = strchr(path + 1, '/'); s; s = strchr(s + 1, '/')) {
-		*s = 0;
-		int r = mkdir(path, 0755);
-		int e = errno;
-		*s = '/';
-		if (r && e != EEXIST)
-			return -e;
+	char *slash = strrchr(path, '/');
+	if (!slash || slash == path)
+		return 0;
+	*slash = 0;
+	int rc = mkdir(path, 0755) ? -errno : 0;
+	if (rc == -ENOENT) {
+		rc = make_parents(path);
+		if (!rc)
+			rc = mkdir(path, 0755) ? -errno : 0;
 	}
-	return 0;
+	*slash = '/';
+	return rc == -EEXIST ? 0 : rc;
 }
 
 static int same_file(const char *path, const struct synth_elf *e)
