@@ -32,24 +32,27 @@ uint8_t *jd_enc_prefix(uint8_t *p, uint32_t id, uint32_t total, uint64_t timesta
 	return jd_put64(p, timestamp);
 }
 
-/* The name a line entry is written with: the "\xff" shorthand when it repeats the file of
- * the entry before it (or has none), which keeps Java line tables several times smaller. */
-static const char *entry_file(const struct jd_line *l, size_t i)
+/* The name entry with file f is written with; *prev is the previous entry's file (NULL before
+ * the first) and becomes this one's. NULL repeats the previous file. Repeats are written in
+ * full unless shorthand is set: perf 6.1's genelf puts "\xff" into the ELF's file table as a
+ * file name (perf learned the shorthand only in 2023). */
+static const char *entry_file(const char *f, const char **prev, int shorthand)
 {
-	const char *f = l[i].file;
-	if (i == 0)
-		return f ? f : "";
-	const char *prev = l[i - 1].file;
-	if (!f || f == prev || (prev && !strcmp(f, prev)))
+	const char *p = *prev;
+	if (!f)
+		f = p ? p : "";
+	*prev = f;
+	if (shorthand && p && (f == p || !strcmp(f, p)))
 		return JD_SAME_FILE;
 	return f;
 }
 
-uint64_t jd_debug_size(const struct jd_line *lines, size_t nr)
+uint64_t jd_debug_size(const struct jd_line *lines, size_t nr, int shorthand)
 {
 	uint64_t n = JD_DEBUG_FIXED_SIZE;
+	const char *prev = NULL;
 	for (size_t i = 0; i < nr; i++) {
-		n += JD_DEBUG_ENTRY_FIXED + strlen(entry_file(lines, i)) + 1;
+		n += JD_DEBUG_ENTRY_FIXED + strlen(entry_file(lines[i].file, &prev, shorthand)) + 1;
 		if (n > UINT32_MAX)
 			return 0;
 	}
@@ -57,13 +60,14 @@ uint64_t jd_debug_size(const struct jd_line *lines, size_t nr)
 }
 
 uint8_t *jd_enc_debug(uint8_t *p, uint64_t ts, uint64_t code_addr, const struct jd_line *l,
-		      size_t nr, uint32_t total)
+		      size_t nr, int shorthand, uint32_t total)
 {
+	const char *prev = NULL;
 	p = jd_enc_prefix(p, JD_CODE_DEBUG_INFO, total, ts);
 	p = jd_put64(p, code_addr);
 	p = jd_put64(p, nr);
 	for (size_t i = 0; i < nr; i++) {
-		const char *f = entry_file(l, i);
+		const char *f = entry_file(l[i].file, &prev, shorthand);
 		p = jd_put64(p, l[i].addr);
 		p = jd_put32(p, (uint32_t)l[i].line);
 		p = jd_put32(p, (uint32_t)l[i].discrim);

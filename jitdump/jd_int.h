@@ -57,9 +57,9 @@ static inline uint8_t *jd_put_bytes(uint8_t *p, const void *src, size_t n)
 size_t jd_enc_header(uint8_t *dst, uint32_t magic, uint32_t elf_mach, uint32_t pid,
 		     uint64_t timestamp, uint64_t flags);
 uint8_t *jd_enc_prefix(uint8_t *p, uint32_t id, uint32_t total, uint64_t timestamp);
-uint64_t jd_debug_size(const struct jd_line *lines, size_t nr);
+uint64_t jd_debug_size(const struct jd_line *lines, size_t nr, int shorthand);
 uint8_t *jd_enc_debug(uint8_t *p, uint64_t ts, uint64_t code_addr, const struct jd_line *l,
-		      size_t nr, uint32_t total);
+		      size_t nr, int shorthand, uint32_t total);
 uint64_t jd_unwind_size(uint64_t unwind_size);
 uint8_t *jd_enc_unwind(uint8_t *p, uint64_t ts, const struct jd_load_desc *d, uint32_t total);
 /* The CODE_LOAD without its code bytes (which are the record's tail). */

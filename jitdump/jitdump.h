@@ -275,6 +275,8 @@ struct jd_writer_opts {
 	size_t buffer_size;	/* 0: 64 KiB */
 	uint32_t elf_mach;	/* 0: this process's e_machine */
 	int no_ext;		/* 1: never create the companion file */
+	int same_file_shorthand; /* 1: a line entry repeating the previous file is written as
+				 * "\xff". Off by default: perf 6.1 names the file "\xff" */
 };
 
 /* One code load and everything that belongs with it. Written as one unit: UNWINDING_INFO
@@ -287,8 +289,8 @@ struct jd_load_desc {
 	uint64_t code_size;
 	uint64_t timestamp;		/* 0: now, on the writer's clock */
 	uint32_t pid, tid;		/* 0: this process / calling thread */
-	const struct jd_line *lines;	/* ascending addr; file NULL or equal to the previous
-					 * entry's is written as the "\xff" shorthand */
+	const struct jd_line *lines;	/* ascending addr; file NULL = the previous entry's
+					 * (written in full, or as "\xff" when opted in) */
 	size_t nr_lines;
 	const void *unwind;		/* .eh_frame then .eh_frame_hdr, or NULL */
 	uint64_t unwind_size, eh_frame_hdr_size, mapped_size;

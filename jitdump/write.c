@@ -66,7 +66,7 @@ int jd_write_load(struct jd_writer *w, const struct jd_load_desc *d, uint64_t *c
 	if (rc)
 		return rc;
 	uint64_t usize = d->unwind ? jd_unwind_size(d->unwind_size) : 0;
-	uint64_t dsize = d->nr_lines ? jd_debug_size(d->lines, d->nr_lines) : 0;
+	uint64_t dsize = d->nr_lines ? jd_debug_size(d->lines, d->nr_lines, w->shorthand) : 0;
 	uint64_t lsize = jd_load_size(d->name, d->code_size);
 	uint64_t isize = d->inl && !w->no_ext ? jd_inline_size(d->inl) : 0;
 	if ((d->unwind && !usize) || (d->nr_lines && !dsize) || !lsize ||
@@ -95,7 +95,8 @@ int jd_write_load(struct jd_writer *w, const struct jd_load_desc *d, uint64_t *c
 	if (usize)
 		q = jd_enc_unwind(q, ts, d, (uint32_t)usize);
 	if (dsize)
-		q = jd_enc_debug(q, ts, d->code_addr, d->lines, d->nr_lines, (uint32_t)dsize);
+		q = jd_enc_debug(q, ts, d->code_addr, d->lines, d->nr_lines, w->shorthand,
+				 (uint32_t)dsize);
 	jd_enc_load_head(q, ts, &l, (uint32_t)lsize);
 	rc = jd_sink_commit(w, &w->dump, p, head, d->code, d->code_size);
 	if (!rc && (d->info || d->inl) && !w->no_ext)

@@ -186,6 +186,7 @@ int jd_writer_open(struct jd_writer **out, const struct jd_writer_opts *opts)
 	w->dump.fd = w->ext.fd = -1;
 	w->clock = o.clock;
 	w->no_ext = o.no_ext;
+	w->shorthand = o.same_file_shorthand;
 	w->elf_mach = o.elf_mach ? o.elf_mach : jd_self_elf_mach();
 	w->bufsize = o.buffer_size ? o.buffer_size : DEFAULT_BUFFER;
 	if (w->bufsize < MIN_BUFFER)

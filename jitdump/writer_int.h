@@ -24,6 +24,7 @@ struct jd_writer {
 	enum jd_clock clock;
 	uint32_t elf_mach;
 	int no_ext;
+	int shorthand;			/* opts.same_file_shorthand */
 	size_t bufsize;
 	uint64_t next_index;
 	struct jd_sink dump, ext;	/* ext.fd < 0 until companion data is first written */

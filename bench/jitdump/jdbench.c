@@ -41,9 +41,9 @@ static int write_one(struct jd_writer *w, uint64_t i, uint8_t *code, uint64_t *b
 		lines[k] = (struct jd_line){ addr + (uint64_t)k * size / 8, 10 + k * 3, 0, file };
 	struct jd_load_desc d = { .name = name, .code_addr = addr, .code = code,
 				  .code_size = size, .lines = lines, .nr_lines = 8 };
-	/* What the unit adds to the file: CODE_LOAD + DEBUG_INFO (first entry names the file,
-	 * the other seven repeat it as "\xff"). */
-	*bytes += 56 + strlen(name) + 1 + size + 32 + 8 * 16 + strlen(file) + 1 + 7 * 2;
+	/* What the unit adds to the file: CODE_LOAD + DEBUG_INFO (8 entries, full file names,
+	 * the writer's default). */
+	*bytes += 56 + strlen(name) + 1 + size + 32 + 8 * (16 + strlen(file) + 1);
 	return jd_write_load(w, &d, NULL);
 }
 

@@ -145,7 +145,11 @@ static const uint8_t unwind_blob[24] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12 }
 
 void *jdt_sample_dump(size_t *len, char **dir)
 {
-	struct jd_writer *w = jdt_writer(dir, 0);
+	/* With the "\xff" shorthand, so readers of the sample meet it. */
+	*dir = tu_tmpdir("jd");
+	struct jd_writer_opts o = { .size = sizeof(o), .dir = *dir, .same_file_shorthand = 1 };
+	struct jd_writer *w;
+	cr_assert_eq(jd_writer_open(&w, &o), 0);
 	struct jd_line lines[] = {
 		{ 0x1000, 10, 0, "a.c" }, { 0x1002, 11, 0, "a.c" }, { 0x1004, 3, 1, "b.h" },
 		{ 0x1006, 12, 0, "a.c" },

@@ -25,7 +25,8 @@ int jdt_count_mem(const void *buf, size_t len, struct jdt_counts *c, char *err, 
  * Returns 0, or -1 on a record it does not understand. */
 int jdt_swap_file(uint8_t *buf, size_t len);
 
-/* A small deterministic dump in memory: loads with lines and unwind data, a move, close. */
+/* A small deterministic dump in memory: loads with lines ("\xff" repeats) and unwind data,
+ * a move, close. */
 void *jdt_sample_dump(size_t *len, char **dir);
 
 #endif
