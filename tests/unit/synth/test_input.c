@@ -106,14 +106,26 @@ Test(input, file_name_from_integers)
 	cr_assert_eq(synth_file_name(&l.in, small, sizeof(small)), -ENAMETOOLONG);
 }
 
+/* Writes n copies of load d into a fresh dump in dir; its path (malloc'd), code_index each. */
+static char *write_loads(const char *dir, const struct jd_load_desc *d, int n, int no_ext,
+			 uint64_t *idx)
+{
+	struct jd_writer *w;
+	struct jd_writer_opts o = { .size = sizeof(o), .dir = dir, .elf_mach = EM_AARCH64,
+				    .no_ext = no_ext };
+	cr_assert_eq(jd_writer_open(&w, &o), 0);
+	for (int i = 0; i < n; i++)
+		cr_assert_eq(jd_write_load(w, d, idx ? &idx[i] : NULL), 0);
+	char *path = strdup(jd_writer_path(w));
+	cr_assert_eq(jd_writer_close(w), 0);
+	return path;
+}
+
 /* Written with libjitdump, read through its index: generation, tier, lines, inline table,
  * unwind data and the header's e_machine all reach synth_input. */
 Test(input, from_index_entry)
 {
 	char *dir = tu_tmpdir("synth-input");
-	struct jd_writer *w;
-	struct jd_writer_opts o = { .size = sizeof(o), .dir = dir, .elf_mach = EM_AARCH64 };
-	cr_assert_eq(jd_writer_open(&w, &o), 0);
 	struct st_load l;
 	st_load_init(&l, 1);
 	st_add_unwind(&l);
@@ -125,11 +137,7 @@ Test(input, from_index_entry)
 		.info = &info, .inl = &l.inl,
 	};
 	uint64_t idx[2];
-	cr_assert_eq(jd_write_load(w, &d, &idx[0]), 0);
-	cr_assert_eq(jd_write_load(w, &d, &idx[1]), 0);	/* generation 2, same code */
-	char path[4096];
-	snprintf(path, sizeof(path), "%s", jd_writer_path(w));
-	cr_assert_eq(jd_writer_close(w), 0);
+	char *path = write_loads(dir, &d, 2, 0, idx);	/* generation 2: same code */
 
 	struct jd_index *x;
 	char err[256];
@@ -157,6 +165,7 @@ Test(input, from_index_entry)
 	}
 	cr_assert(memcmp(id[0], id[1], 20), "generations 1 and 2 share a build-id");
 	jd_index_close(x);
+	free(path);
 	tu_rmtree(dir);
 	free(dir);
 }
@@ -165,18 +174,11 @@ Test(input, from_index_entry)
 Test(input, repeated_code_index_gets_its_own_file)
 {
 	char *dir = tu_tmpdir("synth-seq");
-	struct jd_writer *w;
-	struct jd_writer_opts o = { .size = sizeof(o), .dir = dir, .no_ext = 1 };
-	cr_assert_eq(jd_writer_open(&w, &o), 0);
 	struct st_load l;
 	st_load_init(&l, 0);
 	struct jd_load_desc d = { .name = "stub", .code_addr = ST_CODE_ADDR, .code = l.code,
 				  .code_size = ST_CODE_SIZE };
-	for (int i = 0; i < 3; i++)
-		cr_assert_eq(jd_write_load(w, &d, NULL), 0);
-	char path[4096];
-	snprintf(path, sizeof(path), "%s", jd_writer_path(w));
-	cr_assert_eq(jd_writer_close(w), 0);
+	char *path = write_loads(dir, &d, 3, 1, NULL);
 	/* Give loads 0 and 2 the same code_index, as the fixture's dump does. */
 	size_t len;
 	uint8_t *buf = tu_read_file(path, &len);
@@ -215,6 +217,7 @@ Test(input, repeated_code_index_gets_its_own_file)
 	snprintf(want, sizeof(want), "%s-1.so", first);
 	cr_assert_str_eq(name, want);
 	jd_index_close(x);
+	free(path);
 	tu_rmtree(dir);
 	free(dir);
 }
