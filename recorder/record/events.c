@@ -179,8 +179,9 @@ static void init_attr(struct rec_events *ev, const struct rec_opts *o, bool work
 	struct perf_event_attr *a = &ev->attr;
 
 	a->size = sizeof(*a);
+	/* One event only, so no IDENTIFIER (8 bytes a record): every record maps to attr 0. */
 	a->sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
-			 PERF_SAMPLE_PERIOD | PERF_SAMPLE_CPU | PERF_SAMPLE_IDENTIFIER;
+			 PERF_SAMPLE_PERIOD | PERF_SAMPLE_CPU;
 	if (o->callchain)
 		a->sample_type |= PERF_SAMPLE_CALLCHAIN;
 	if (o->period) {
