@@ -307,3 +307,26 @@ Test(inject_synth, perf_jvmti_fixture_matches_perfs_reference, .timeout = 120)
 	tu_rmtree(dir);
 	free(dir);
 }
+
+Test(inject_synth, output_to_a_fifo_is_written_through, .timeout = 60)
+{
+	struct gen g;
+	const char *args[] = { "--loads", "100", "--samples", "500", NULL };
+	gen_run(&g, args);
+	char fifo[600], cmd[4096];
+	snprintf(fifo, sizeof(fifo), "%s/fifo", g.dir);
+	cr_assert_eq(mkfifo(fifo, 0600), 0);
+	struct tu_result r;
+	/* A rename over the FIFO (or /dev/null) would replace it: it must be written through. */
+	snprintf(cmd, sizeof(cmd), "cat '%s' > '%s' & DEBUGINFOD_URLS= '%s' inject -j -i '%s' "
+		 "-o '%s' --buildid-dir '%s' -q; rc=$?; wait; exit $rc", fifo, g.out,
+		 tu_build("jitprof"), g.data, fifo, g.cache);
+	cr_assert_eq(tu_sh(&r, cmd, 60), 0);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	tu_result_free(&r);
+	struct stat sb;
+	cr_assert_eq(stat(fifo, &sb), 0);
+	cr_assert(S_ISFIFO(sb.st_mode), "the FIFO is still a FIFO");
+	check_truth(&g, g.out);
+	gen_free(&g);
+}
