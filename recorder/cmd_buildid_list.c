@@ -112,33 +112,12 @@ static int mark_hit(struct hits *h, struct sym_dso *d)
 
 static int feed(struct sym_session *s, struct hits *h, const struct pd_event *ev)
 {
-	uint64_t t = pd_event_time(ev);
-	switch (ev->type) {
-	case PERF_RECORD_MMAP:
-	case PERF_RECORD_MMAP2: {
-		const struct pd_mmap *m = &ev->u.mmap;
-		return sym_mmap(s, m->pid, m->tid, m->start, m->len, m->pgoff, m->filename,
-				m->has_build_id ? m->build_id : NULL,
-				m->has_build_id ? m->build_id_size : 0, ev->misc & 7, t);
-	}
-	case PERF_RECORD_COMM:
-		return sym_comm(s, ev->u.comm.pid, ev->u.comm.tid, ev->u.comm.comm, t);
-	case PERF_RECORD_FORK:
-		return sym_fork(s, ev->u.task.pid, ev->u.task.ppid, ev->u.task.tid,
-				ev->u.task.ptid, ev->u.task.time);
-	case PERF_RECORD_EXIT:
-		return sym_exit(s, ev->u.task.pid, ev->u.task.ppid, ev->u.task.tid,
-				ev->u.task.ptid, ev->u.task.time);
-	case PD_RECORD_HEADER_BUILD_ID:
-		return sym_add_build_id(s, ev->u.build_id.filename, ev->u.build_id.build_id,
-					ev->u.build_id.size, ev->u.build_id.cpumode);
-	case PERF_RECORD_SAMPLE: {
-		struct sym_dso *d = sym_dso_at(s, ev->u.sample.pid, ev->u.sample.ip, t, ev->misc & 7,
-					       NULL);
-		return d ? mark_hit(h, d) : 0;
-	}
-	}
-	return 0;
+	int rc = sym_feed_event(s, ev);
+	if (rc != 1)
+		return rc;
+	struct sym_dso *d = sym_dso_at(s, ev->u.sample.pid, ev->u.sample.ip, pd_event_time(ev),
+				       ev->misc & 7, NULL);
+	return d ? mark_hit(h, d) : 0;
 }
 
 /* Replays the recording in perf's time order, marking the DSO of every sample. */
@@ -210,11 +189,9 @@ static int list_recording(const char *input, int with_hits)
 		pd_reader_close(r);
 		return cli_error("out of memory");
 	}
-	for (size_t i = 0; i < pd_reader_nr_build_ids(r); i++) {
-		const struct pd_build_id_ev *b = pd_reader_build_id(r, i);
-		sym_add_build_id(s, b->filename, b->build_id, b->size, b->cpumode);
-	}
-	rc = replay(r, s, &h);
+	rc = sym_feed_build_ids(s, r);
+	if (!rc)
+		rc = replay(r, s, &h);
 	if (!rc)
 		print_hits(s, &h);
 	free(h.v);

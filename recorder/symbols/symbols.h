@@ -93,6 +93,15 @@ int sym_exit(struct sym_session *s, uint32_t pid, uint32_t ppid, uint32_t tid, u
 int sym_add_build_id(struct sym_session *s, const char *filename, const uint8_t *build_id,
 		     size_t build_id_len, int cpumode);
 
+/* The same from perf.data (recorder/perfdata): one decoded event (MMAP, MMAP2, COMM, FORK,
+ * EXIT, HEADER_BUILD_ID; others are ignored), fed at its time. Returns 1 for a SAMPLE (left
+ * to the caller), 0 when fed or ignored, -errno. */
+struct pd_event;
+struct pd_reader;
+int sym_feed_event(struct sym_session *s, const struct pd_event *ev);
+/* Every entry of the recording's build-id table (file mode) as sym_add_build_id. */
+int sym_feed_build_ids(struct sym_session *s, const struct pd_reader *r);
+
 /* The comm of a thread at time (the last COMM at or before it; the process's before any);
  * NULL if never named. Valid until sym_session_free. */
 const char *sym_comm_of(struct sym_session *s, uint32_t pid, uint32_t tid, uint64_t time);

@@ -25,47 +25,26 @@ struct sample_out {
 
 static void feed(struct sym_session *s, struct sample_out *so, const struct pd_event *ev)
 {
-	uint64_t t = pd_event_time(ev);
-	switch (ev->type) {
-	case PERF_RECORD_MMAP:
-	case PERF_RECORD_MMAP2: {
-		const struct pd_mmap *m = &ev->u.mmap;
-		cr_assert_eq(sym_mmap(s, m->pid, m->tid, m->start, m->len, m->pgoff, m->filename,
-				      m->has_build_id ? m->build_id : NULL,
-				      m->has_build_id ? m->build_id_size : 0, ev->misc & 7, t), 0);
-		break;
+	int rc = sym_feed_event(s, ev);
+	cr_assert_geq(rc, 0);
+	if (rc != 1)
+		return;
+	struct sym_result r;
+	cr_assert_eq(sym_resolve(s, ev->u.sample.pid, ev->u.sample.ip, pd_event_time(ev),
+				 ev->misc & 7, SYM_RES_LINES, &r), 0);
+	if (so->n == so->cap) {
+		so->cap = so->cap ? so->cap * 2 : 1024;
+		so->sym = realloc(so->sym, so->cap * sizeof(*so->sym));
+		so->line = realloc(so->line, so->cap * sizeof(*so->line));
+		cr_assert(so->sym && so->line);
 	}
-	case PERF_RECORD_COMM:
-		sym_comm(s, ev->u.comm.pid, ev->u.comm.tid, ev->u.comm.comm, t);
-		break;
-	case PERF_RECORD_FORK:
-		sym_fork(s, ev->u.task.pid, ev->u.task.ppid, ev->u.task.tid, ev->u.task.ptid, t);
-		break;
-	case PERF_RECORD_EXIT:
-		sym_exit(s, ev->u.task.pid, ev->u.task.ppid, ev->u.task.tid, ev->u.task.ptid, t);
-		break;
-	case PERF_RECORD_SAMPLE: {
-		struct sym_result r;
-		cr_assert_eq(sym_resolve(s, ev->u.sample.pid, ev->u.sample.ip, t, ev->misc & 7,
-					 SYM_RES_LINES, &r), 0);
-		if (so->n == so->cap) {
-			so->cap = so->cap ? so->cap * 2 : 1024;
-			so->sym = realloc(so->sym, so->cap * sizeof(*so->sym));
-			so->line = realloc(so->line, so->cap * sizeof(*so->line));
-			cr_assert(so->sym && so->line);
-		}
-		if (r.sym)
-			snprintf(so->sym[so->n], 512, "%s+0x%llx", r.sym,
-				 (unsigned long long)r.sym_off);
-		else
-			snprintf(so->sym[so->n], 512, "[unknown]");
-		const char *f = r.srcfile ? strrchr(r.srcfile, '/') : NULL;
-		snprintf(so->line[so->n], 512, "%s:%u", f ? f + 1 : r.srcfile ? r.srcfile : "??",
-			 r.line);
-		so->n++;
-		break;
-	}
-	}
+	if (r.sym)
+		snprintf(so->sym[so->n], 512, "%s+0x%llx", r.sym, (unsigned long long)r.sym_off);
+	else
+		snprintf(so->sym[so->n], 512, "[unknown]");
+	const char *f = r.srcfile ? strrchr(r.srcfile, '/') : NULL;
+	snprintf(so->line[so->n], 512, "%s:%u", f ? f + 1 : r.srcfile ? r.srcfile : "??", r.line);
+	so->n++;
 }
 
 /* Replays the recording in time order as perf does (rounds, then the rest). */
@@ -75,10 +54,7 @@ static void resolve_all(const char *data, struct sample_out *so)
 	cr_assert_eq(pd_reader_open(&r, data, NULL), 0);
 	struct sym_opts o = { .sz = sizeof(o), .no_demangle = 1, .no_debuginfod = 1 };
 	struct sym_session *s = sym_session_new(&o);
-	for (size_t i = 0; i < pd_reader_nr_build_ids(r); i++) {
-		const struct pd_build_id_ev *b = pd_reader_build_id(r, i);
-		sym_add_build_id(s, b->filename, b->build_id, b->size, b->cpumode);
-	}
+	cr_assert_eq(sym_feed_build_ids(s, r), 0);
 	struct pd_ordered *q = pd_ordered_new(r);
 	struct pd_event ev, out;
 	int got;
@@ -86,8 +62,7 @@ static void resolve_all(const char *data, struct sample_out *so)
 		if (ev.type == PD_RECORD_FINISHED_ROUND)
 			pd_ordered_round(q);
 		else if (ev.type == PD_RECORD_HEADER_BUILD_ID)
-			sym_add_build_id(s, ev.u.build_id.filename, ev.u.build_id.build_id,
-					 ev.u.build_id.size, ev.u.build_id.cpumode);
+			cr_assert_eq(sym_feed_event(s, &ev), 0);
 		else
 			cr_assert_eq(pd_ordered_push(q, &ev, pd_event_time(&ev)), 0);
 		while (pd_ordered_pop(q, &out) > 0)

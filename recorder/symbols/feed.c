@@ -1,0 +1,44 @@
+/* feed.c - a perf.data event stream into the session: the one place that maps the
+ * perfdata reader's records onto sym_mmap/sym_comm/sym_fork/sym_exit/sym_add_build_id. */
+#include "recorder/symbols/symbols_int.h"
+
+#include "recorder/perfdata/perfdata.h"
+
+int sym_feed_event(struct sym_session *s, const struct pd_event *ev)
+{
+	uint64_t t = pd_event_time(ev);
+	switch (ev->type) {
+	case PERF_RECORD_MMAP:
+	case PERF_RECORD_MMAP2: {
+		const struct pd_mmap *m = &ev->u.mmap;
+		return sym_mmap(s, m->pid, m->tid, m->start, m->len, m->pgoff, m->filename,
+				m->has_build_id ? m->build_id : NULL,
+				m->has_build_id ? m->build_id_size : 0, ev->misc & 7, t);
+	}
+	case PERF_RECORD_COMM:
+		return sym_comm(s, ev->u.comm.pid, ev->u.comm.tid, ev->u.comm.comm, t);
+	case PERF_RECORD_FORK:
+		return sym_fork(s, ev->u.task.pid, ev->u.task.ppid, ev->u.task.tid,
+				ev->u.task.ptid, ev->u.task.time);
+	case PERF_RECORD_EXIT:
+		return sym_exit(s, ev->u.task.pid, ev->u.task.ppid, ev->u.task.tid,
+				ev->u.task.ptid, ev->u.task.time);
+	case PD_RECORD_HEADER_BUILD_ID:
+		return sym_add_build_id(s, ev->u.build_id.filename, ev->u.build_id.build_id,
+					ev->u.build_id.size, ev->u.build_id.cpumode);
+	case PERF_RECORD_SAMPLE:
+		return 1;
+	}
+	return 0;
+}
+
+int sym_feed_build_ids(struct sym_session *s, const struct pd_reader *r)
+{
+	for (size_t i = 0; i < pd_reader_nr_build_ids(r); i++) {
+		const struct pd_build_id_ev *b = pd_reader_build_id(r, i);
+		int rc = sym_add_build_id(s, b->filename, b->build_id, b->size, b->cpumode);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
