@@ -80,47 +80,6 @@ static int member_dir(const char *name, char *out, size_t len)
 	return 0;
 }
 
-/* The separate debug file of an ELF, where perf and gdb look for it (the distribution's
- * debug directory under --symfs, or the build-id cache), when its build-id matches. */
-static int read_debug_file(const struct archive_job *j, const struct sym_build_id *bid,
-			   const char *hex, void **buf, size_t *len)
-{
-	char cand[2][4200];
-	const char *cache = j->buildid_dir ? j->buildid_dir : getenv("PERF_BUILDID_DIR");
-	snprintf(cand[0], sizeof(cand[0]), "%s/usr/lib/debug/.build-id/%.2s/%s.debug",
-		 j->symfs ? j->symfs : "", hex, hex + 2);
-	if (cache)
-		snprintf(cand[1], sizeof(cand[1]), "%s/.build-id/%.2s/%s/debug", cache, hex, hex + 2);
-	else
-		snprintf(cand[1], sizeof(cand[1]), "%s/.debug/.build-id/%.2s/%s/debug",
-			 getenv("HOME") ? getenv("HOME") : "", hex, hex + 2);
-	for (int i = 0; i < 2; i++) {
-		struct sym_build_id got;
-		if (sym_elf_build_id(cand[i], &got, NULL, 0) || !sym_build_id_equal(&got, bid))
-			continue;
-		FILE *fp = fopen(cand[i], "rb");
-		if (!fp)
-			continue;
-		int rc = -EIO;
-		if (!fseek(fp, 0, SEEK_END)) {
-			long n = ftell(fp);
-			*buf = n > 0 ? malloc((size_t)n) : NULL;
-			rewind(fp);
-			if (*buf && fread(*buf, 1, (size_t)n, fp) == (size_t)n) {
-				*len = (size_t)n;
-				rc = 0;
-			} else {
-				free(*buf);
-				*buf = NULL;
-			}
-		}
-		fclose(fp);
-		if (!rc)
-			return 0;
-	}
-	return -ENOENT;
-}
-
 /* Whole small file (procfs files have no size: read until EOF). */
 static int slurp(const char *path, void **buf, size_t *len)
 {
@@ -149,6 +108,29 @@ static int slurp(const char *path, void **buf, size_t *len)
 	*buf = b;
 	*len = n;
 	return 0;
+}
+
+/* The separate debug file of an ELF, where perf and gdb look for it (the distribution's
+ * debug directory under --symfs, or the build-id cache), when its build-id matches. */
+static int read_debug_file(const struct archive_job *j, const struct sym_build_id *bid,
+			   const char *hex, void **buf, size_t *len)
+{
+	char cand[2][4200];
+	const char *cache = j->buildid_dir ? j->buildid_dir : getenv("PERF_BUILDID_DIR");
+	snprintf(cand[0], sizeof(cand[0]), "%s/usr/lib/debug/.build-id/%.2s/%s.debug",
+		 j->symfs ? j->symfs : "", hex, hex + 2);
+	if (cache)
+		snprintf(cand[1], sizeof(cand[1]), "%s/.build-id/%.2s/%s/debug", cache, hex, hex + 2);
+	else
+		snprintf(cand[1], sizeof(cand[1]), "%s/.debug/.build-id/%.2s/%s/debug",
+			 getenv("HOME") ? getenv("HOME") : "", hex, hex + 2);
+	for (int i = 0; i < 2; i++) {
+		struct sym_build_id got;
+		if (!sym_elf_build_id(cand[i], &got, NULL, 0) && sym_build_id_equal(&got, bid) &&
+		    !slurp(cand[i], buf, len))
+			return 0;
+	}
+	return -ENOENT;
 }
 
 /* The running kernel's symbols, if it is the kernel the recording saw: its build-id note
