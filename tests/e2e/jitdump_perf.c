@@ -26,7 +26,7 @@ static const uint8_t gamma_[] = { 0x31, 0xc0, 0x48, 0xff, 0xc0, 0x48, 0x39, 0xf8
 #define HAVE_JIT 1
 #endif
 
-#define EXTRA_LOADS 300	/* plus companion records for each: perf must stay quiet */
+#define EXTRA_LOADS 500	/* plus companion records for each: perf must stay quiet */
 
 static uint64_t now_ms(void)
 {
