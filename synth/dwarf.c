@@ -13,7 +13,7 @@
 
 enum abbrev_code {
 	AB_CU_JAVA = 1, AB_CU, AB_SUB_FILE_KIDS, AB_SUB_FILE, AB_SUB_KIDS, AB_SUB,
-	AB_ABSTRACT, AB_INLINED_KIDS, AB_INLINED,
+	AB_ABSTRACT, AB_INLINED_KIDS, AB_INLINED, AB_INLINED_KIDS_NOFILE, AB_INLINED_NOFILE,
 };
 
 struct abbrev_def {
@@ -29,8 +29,10 @@ struct abbrev_def {
 #define SUB_ATTRS(...) { { DW_AT_name, DW_FORM_string }, \
 	{ DW_AT_linkage_name, DW_FORM_string }, { DW_AT_low_pc, DW_FORM_addr }, \
 	{ DW_AT_high_pc, DW_FORM_data8 }, { DW_AT_external, DW_FORM_flag_present }, __VA_ARGS__ }
-#define INL_ATTRS { { DW_AT_abstract_origin, DW_FORM_ref4 }, { DW_AT_low_pc, DW_FORM_addr }, \
-	{ DW_AT_high_pc, DW_FORM_data8 }, { DW_AT_call_file, DW_FORM_udata }, \
+/* call_file only when the caller's file is known: index 0 is no file in DWARF 4 and
+ * llvm-dwarfdump --verify rejects it. */
+#define INL_ATTRS(...) { { DW_AT_abstract_origin, DW_FORM_ref4 }, \
+	{ DW_AT_low_pc, DW_FORM_addr }, { DW_AT_high_pc, DW_FORM_data8 }, __VA_ARGS__ \
 	{ DW_AT_call_line, DW_FORM_udata } }
 
 static const struct abbrev_def abbrevs[] = {
@@ -43,8 +45,11 @@ static const struct abbrev_def abbrevs[] = {
 	{ AB_ABSTRACT, 0, DW_TAG_subprogram, { { DW_AT_name, DW_FORM_string },
 		{ DW_AT_linkage_name, DW_FORM_string }, { DW_AT_inline, DW_FORM_data1 },
 		{ DW_AT_external, DW_FORM_flag_present } } },
-	{ AB_INLINED_KIDS, 1, DW_TAG_inlined_subroutine, INL_ATTRS },
-	{ AB_INLINED, 0, DW_TAG_inlined_subroutine, INL_ATTRS },
+	{ AB_INLINED_KIDS, 1, DW_TAG_inlined_subroutine,
+	  INL_ATTRS({ DW_AT_call_file, DW_FORM_udata },) },
+	{ AB_INLINED, 0, DW_TAG_inlined_subroutine, INL_ATTRS({ DW_AT_call_file, DW_FORM_udata },) },
+	{ AB_INLINED_KIDS_NOFILE, 1, DW_TAG_inlined_subroutine, INL_ATTRS() },
+	{ AB_INLINED_NOFILE, 0, DW_TAG_inlined_subroutine, INL_ATTRS() },
 };
 
 void synth_dw_abbrev(struct synth_buf *b)
@@ -205,11 +210,13 @@ static void write_inlined(struct synth_buf *b, const struct inl_tree *t, const u
 			if (t->v[stack[sp]].kids)
 				synth_buf_u8(b, 0);
 		}
-		synth_buf_uleb(b, nd->kids ? AB_INLINED_KIDS : AB_INLINED);
+		synth_buf_uleb(b, nd->call_file ? (nd->kids ? AB_INLINED_KIDS : AB_INLINED)
+					       : (nd->kids ? AB_INLINED_KIDS_NOFILE : AB_INLINED_NOFILE));
 		synth_buf_u32(b, aoff[nd->method]);
 		synth_buf_u64(b, text_vaddr + (nd->low - code_addr));
 		synth_buf_u64(b, nd->high - nd->low);
-		synth_buf_uleb(b, nd->call_file);
+		if (nd->call_file)
+			synth_buf_uleb(b, nd->call_file);
 		synth_buf_uleb(b, (uint64_t)nd->call_line);
 		stack[sp++] = (uint32_t)i;
 	}

@@ -131,11 +131,13 @@ static void free_parts(struct parts *pt)
 	synth_dwarf_free(&pt->dw);
 }
 
+/* namesz, descsz, type, "GNU\0", the id */
+#define ID_NOTE_SIZE (12 + 4 + SYNTH_BUILD_ID_SIZE)
+
 static uint64_t text_offset(const struct synth_input *in)
 {
 	size_t nphdr = in->unwind_size && in->eh_frame_hdr_size ? 3 : 2;
-	return ALIGN_UP(sizeof(Elf64_Ehdr) + nphdr * sizeof(Elf64_Phdr) + 16 + 4 +
-			SYNTH_BUILD_ID_SIZE, 16);
+	return ALIGN_UP(sizeof(Elf64_Ehdr) + nphdr * sizeof(Elf64_Phdr) + ID_NOTE_SIZE, 16);
 }
 
 static void plan_layout(struct plan *p, struct parts *pt, const struct synth_input *in)

@@ -225,3 +225,26 @@ Test(libdw, cfi_from_eh_frame)
 	dwarf_cfi_end(cfi);
 	close_dw(&d);
 }
+
+/* A caller whose source file is unknown: the inlined DIE keeps its call line, and has no
+ * DW_AT_call_file (file index 0 would be invalid DWARF 4). */
+Test(libdw, unknown_call_file_is_left_out)
+{
+	struct st_load l;
+	st_load_init(&l, 1);
+	l.methods[0].file = "";
+	struct dw d;
+	open_dw(&d, &l);
+	Dwarf_Die cu, *scopes;
+	uint64_t pc = vaddr(&d, ST_CODE_ADDR + 0x10);
+	cr_assert_not_null(dwarf_addrdie(d.dbg, pc, &cu));
+	cr_assert_gt(dwarf_getscopes(&cu, pc, &scopes), 0);
+	cr_assert_eq(dwarf_tag(&scopes[0]), DW_TAG_inlined_subroutine);
+	Dwarf_Attribute a;
+	Dwarf_Word cl = 0;
+	cr_assert_null(dwarf_attr(&scopes[0], DW_AT_call_file, &a));
+	cr_assert_eq(dwarf_formudata(dwarf_attr(&scopes[0], DW_AT_call_line, &a), &cl), 0);
+	cr_assert_eq(cl, 12);
+	free(scopes);
+	close_dw(&d);
+}
