@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -336,6 +338,43 @@ Test(writer, flushed_records_survive_a_crash)
 	cr_assert_eq(jdt_count_mem(buf, len, &c, err, sizeof(err)), 0, "%s", err);
 	cr_assert_eq(c.per_id[JD_CODE_LOAD], 50);
 	cr_assert_eq(c.per_id[JD_CODE_CLOSE], 0);
+	free(buf);
+	tu_rmtree(dir);
+	free(dir);
+}
+
+/* A write that fails (here: the file size limit) is reported, stays reported, and leaves a
+ * file whose whole records all read back. */
+Test(writer, write_failure_is_sticky_and_salvageable)
+{
+	char *dir;
+	struct jd_writer *w = jdt_writer(&dir, 1024);
+	signal(SIGXFSZ, SIG_IGN);
+	struct rlimit rl = { 10000, 10000 };
+	cr_assert_eq(setrlimit(RLIMIT_FSIZE, &rl), 0);
+	uint8_t code[100] = { 0 };
+	int rc = 0, written = 0;
+	for (int i = 0; i < 1000 && !rc; i++) {
+		struct jd_load_desc d = { .name = "f", .code_addr = (uint64_t)i, .code = code,
+					  .code_size = sizeof(code) };
+		rc = jd_write_load(w, &d, NULL);
+		written += rc == 0;
+	}
+	cr_assert_eq(rc, -EFBIG, "rc %d after %d loads", rc, written);
+	struct jd_load_desc d = { .name = "g", .code = code, .code_size = 1 };
+	cr_assert_eq(jd_write_load(w, &d, NULL), -EFBIG, "error not sticky");
+	cr_assert_eq(jd_writer_flush(w), -EFBIG);
+	char path[4096];
+	snprintf(path, sizeof(path), "%s", jd_writer_path(w));
+	cr_assert_eq(jd_writer_close(w), -EFBIG);
+	size_t len;
+	void *buf = tu_read_file(path, &len);
+	cr_assert_eq(len, 10000);
+	struct jdt_counts c;
+	char err[512];
+	cr_assert_eq(jdt_count_mem(buf, len, &c, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(c.per_id[JD_CODE_LOAD], (len - 40) / (56 + 2 + sizeof(code)));
+	cr_assert(strstr(err, "bytes of a partial record"), "%s", err);
 	free(buf);
 	tu_rmtree(dir);
 	free(dir);
