@@ -456,6 +456,14 @@ static int show_file(struct out *o, const struct opts *op, const char *path, int
 	struct jd_record rec;
 	int rc;
 	print_header(o, r);
+	/* What perf would refuse even though we read it (Mono wrote version 2 for years). */
+	const struct jd_header *h = jd_reader_header(r);
+	if (!jd_reader_is_ext(r) && h->version != JD_VERSION)
+		cli_warn("%s: version %u: perf accepts only version %u", path, h->version,
+			 JD_VERSION);
+	if (!jd_reader_is_ext(r) && (h->flags & ~JD_FLAGS_ARCH_TIMESTAMP))
+		cli_warn("%s: flags 0x%" PRIx64 " has reserved bits set: perf refuses the dump",
+			 path, h->flags);
 	if (!op->stats)
 		list_begin(o, "records");
 	while ((rc = jd_reader_next(r, &rec)) > 0) {

@@ -159,6 +159,15 @@ Test(jitdump_cmd, truncated_warns_damaged_fails)
 	cr_assert_eq(r.status, 1);
 	cr_assert(strstr(r.err, "offset 40: DEBUG_INFO nr_entry"), "%s", r.err);
 	tu_result_free(&r);
+	/* Readable, but perf would refuse it: said on stderr, exit 0. */
+	memcpy(buf + 4, &(uint32_t){ 2 }, 4);
+	memcpy(buf + 32, &(uint64_t){ 6 }, 8);
+	cr_assert_eq(tu_write_file(cut, buf, 40), 0);
+	r = run(NULL, NULL, cut);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_assert(strstr(r.err, "version 2: perf accepts only version 1"), "%s", r.err);
+	cr_assert(strstr(r.err, "flags 0x6 has reserved bits set"), "%s", r.err);
+	tu_result_free(&r);
 	r = run(NULL, NULL, "/nonexistent/jit-1.dump");
 	cr_assert_eq(r.status, 1);
 	cr_assert(strstr(r.err, "No such file"), "%s", r.err);
