@@ -37,7 +37,7 @@ static void usage(FILE *out)
 		"      --buildid-dir DIR   the build-id cache (default $PERF_BUILDID_DIR or ~/.debug)\n"
 		"  -k, --vmlinux FILE      kernel image for kernel symbols\n"
 		"      --kallsyms FILE     kernel symbols (default /proc/kallsyms when it matches)\n"
-		"  -q, --quiet             no warnings\n"
+		"  -q, --quiet             no warnings (missing or refused files)\n"
 		"      --stdio, --no-children   accepted for perf compatibility\n"
 		"  -h, --help              this text\n");
 }
@@ -86,12 +86,13 @@ struct report_args {
 	size_t rows;
 };
 
+static int quiet;
+
+/* Missing or refused files are warnings, not errors: the report goes on without them. */
 static void on_report(void *ctx, int level, const char *msg)
 {
 	(void)ctx;
-	if (level >= 2)
-		cli_warn("%s", msg);	/* not fatal for the report: the file is still read */
-	else if (level == 1)
+	if (level >= 1 && !quiet)
 		cli_warn("%s", msg);
 }
 
@@ -146,7 +147,7 @@ static int parse_args(int argc, char **argv, struct report_args *a)
 		case 'n': a->rows = strtoul(optarg, NULL, 10); break;
 		case 'g': a->graph = RP_GRAPH_CALLEE; break;
 		case 'k': a->in.vmlinux = optarg; break;
-		case 'q': cli_set_quiet(1); break;
+		case 'q': cli_set_quiet(1); quiet = 1; break;
 		case 'h': usage(stdout); exit(0);
 		case OPT_CALL_GRAPH:
 			if (parse_graph(optarg, &a->graph))
