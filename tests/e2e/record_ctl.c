@@ -8,21 +8,6 @@
 #include <time.h>
 #include <unistd.h>
 
-static char *dir;
-static char data[512];
-
-static void setup(void)
-{
-	dir = tu_tmpdir("recctl");
-	snprintf(data, sizeof(data), "%s/rec.data", dir);
-}
-
-static void teardown(void)
-{
-	tu_rmtree(dir);
-	free(dir);
-}
-
 TestSuite(record_ctl, .init = setup, .fini = teardown, .timeout = 120);
 
 static void sleep_ms(long ms)

@@ -4,21 +4,6 @@
  * build-ids agree with the ones perf record itself stores for the same programs. */
 #include "tests/e2e/record_util.h"
 
-static char *dir;
-static char data[512];
-
-static void setup(void)
-{
-	dir = tu_tmpdir("recperf");
-	snprintf(data, sizeof(data), "%s/rec.data", dir);
-}
-
-static void teardown(void)
-{
-	tu_rmtree(dir);
-	free(dir);
-}
-
 TestSuite(record_perf, .init = setup, .fini = teardown, .timeout = 120);
 
 static void record(const char *out, bool callchain)

@@ -20,21 +20,6 @@ static const struct { const char *name; unsigned type; } perf_names[] = {
 	{ "TIME_CONV", 79 }, { "FEATURE", 80 }, { "COMPRESSED", 81 }, { "FINISHED_INIT", 82 },
 };
 
-static char *dir;
-static char data[512];
-
-static void setup(void)
-{
-	dir = tu_tmpdir("recread");
-	snprintf(data, sizeof(data), "%s/perf.data", dir);
-}
-
-static void teardown(void)
-{
-	tu_rmtree(dir);
-	free(dir);
-}
-
 TestSuite(record_read, .init = setup, .fini = teardown, .timeout = 120);
 
 /* perf report -D's "Aggregated stats" block against our per-type counts. */

@@ -18,6 +18,22 @@
 
 static const char *const ru_env[] = { "DEBUGINFOD_URLS=", NULL };
 
+/* Each test gets a fresh directory and a recording path inside it. */
+static char *dir;
+static char data[512];
+
+static void setup(void)
+{
+	dir = tu_tmpdir("record");
+	snprintf(data, sizeof(data), "%s/rec.data", dir);
+}
+
+static void teardown(void)
+{
+	tu_rmtree(dir);
+	free(dir);
+}
+
 static inline void ru_require_perf(void)
 {
 	if (!tu_have("perf"))
