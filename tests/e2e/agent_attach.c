@@ -109,20 +109,19 @@ static void attach_one(const struct ag_jdk *jdk)
 	free(dir);
 }
 
+static void attach_if_jcmd(const struct ag_jdk *jdk)
+{
+	char jcmd[PATH_MAX + 16];
+
+	AG_FMT(jcmd, "%s/bin/jcmd", jdk->home);
+	if (access(jcmd, X_OK)) {
+		cr_log_warn("JDK %s has no jcmd: attach not tested there", jdk->home);
+		return;
+	}
+	attach_one(jdk);
+}
+
 Test(agent_attach, backfills_a_running_jvm, .timeout = 240)
 {
-	struct ag_jdk jdks[AG_MAX_JDKS];
-	int n = ag_jdks(jdks, AG_MAX_JDKS);
-
-	cr_assert_gt(n, 0, "no JDK under /usr/lib/jvm");
-	for (int i = 0; i < n; i++) {
-		char jcmd[PATH_MAX + 16];
-
-		AG_FMT(jcmd, "%s/bin/jcmd", jdks[i].home);
-		if (access(jcmd, X_OK)) {
-			cr_log_warn("JDK %s has no jcmd: attach not tested there", jdks[i].home);
-			continue;
-		}
-		attach_one(&jdks[i]);
-	}
+	ag_each_jdk(attach_if_jcmd);
 }

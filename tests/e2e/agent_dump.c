@@ -140,75 +140,72 @@ static void check_generations_dump(const struct ag_jdk *jdk, const char *dump)
 	jd_index_close(x);
 }
 
+static void generations_one(const struct ag_jdk *jdk)
+{
+	const char *args[] = { "150", NULL };
+	char *dir = tu_tmpdir("agent-dump"), opts[PATH_MAX + 16], *dump;
+	struct tu_result r;
+
+	AG_FMT(opts, "dir=%s", dir);
+	ag_java(&r, jdk, opts, NULL, "jitprof.samples.Generations", args, 120);
+	cr_assert_eq(r.status, 0, "JDK %d (%s): exit %d: %s", jdk->major, jdk->home, r.status,
+		     r.err);
+	cr_expect_eq(tu_count(r.err, "jitprof agent"), 0, "JDK %d: %s", jdk->major, r.err);
+	dump = ag_find_dump(dir);
+	cr_assert_not_null(dump, "JDK %d: no jit-<pid>.dump in %s", jdk->major, dir);
+	cr_log_info("JDK %d (%s): %s", jdk->major, jdk->home, dump);
+	check_generations_dump(jdk, dump);
+	free(dump);
+	tu_result_free(&r);
+	tu_rmtree(dir);
+	free(dir);
+}
+
 Test(agent_dump, generations_on_every_jdk, .timeout = 240)
 {
-	struct ag_jdk jdks[AG_MAX_JDKS];
-	int n = ag_jdks(jdks, AG_MAX_JDKS);
-	const char *args[] = { "150", NULL };
+	ag_each_jdk(generations_one);
+}
 
-	cr_assert_gt(n, 0, "no JDK under /usr/lib/jvm");
-	for (int i = 0; i < n; i++) {
-		char *dir = tu_tmpdir("agent-dump"), opts[PATH_MAX + 16], *dump;
-		struct tu_result r;
+static void unloads_one(const struct ag_jdk *jdk)
+{
+	const char *jvm[] = { "-Xbatch", NULL };
+	const char *args[] = { "40", "20", "300", "unload", NULL };
+	char *dir = tu_tmpdir("agent-unload"), opts[PATH_MAX + 16], *dump, err[512];
+	struct tu_result r;
+	struct jd_index *x;
+	size_t unloaded = 0, generated = 0;
 
-		AG_FMT(opts, "dir=%s", dir);
-		ag_java(&r, &jdks[i], opts, NULL, "jitprof.samples.Generations", args, 120);
-		cr_assert_eq(r.status, 0, "JDK %d (%s): exit %d: %s", jdks[i].major, jdks[i].home,
-			     r.status, r.err);
-		cr_expect_eq(tu_count(r.err, "jitprof agent"), 0, "JDK %d: %s", jdks[i].major, r.err);
-		dump = ag_find_dump(dir);
-		cr_assert_not_null(dump, "JDK %d: no jit-<pid>.dump in %s", jdks[i].major, dir);
-		cr_log_info("JDK %d (%s): %s", jdks[i].major, jdks[i].home, dump);
-		check_generations_dump(&jdks[i], dump);
-		free(dump);
-		tu_result_free(&r);
-		tu_rmtree(dir);
-		free(dir);
+	AG_FMT(opts, "dir=%s,stubs=off", dir);
+	ag_java(&r, jdk, opts, jvm, "jitprof.samples.StartupHeavy", args, 120);
+	cr_assert_eq(r.status, 0, "JDK %d: exit %d: %s", jdk->major, r.status, r.err);
+	dump = ag_find_dump(dir);
+	cr_assert_not_null(dump);
+	cr_assert_eq(jd_index_open(&x, dump, err, sizeof(err)), 0, "%s", err);
+	for (size_t k = 0; k < jd_index_nr_loads(x); k++) {
+		const struct jd_load_entry *e = jd_index_load(x, k);
+
+		cr_expect_neq(e->info ? e->info->tier : 0, JD_TIER_STUB, "stubs=off wrote %s",
+			      e->load.name);
+		if (!ag_starts(e->load.name, "Ljitprof/samples/gen/G"))
+			continue;
+		generated++;
+		if (e->unload_time) {
+			unloaded++;
+			cr_expect_geq(e->unload_time, e->timestamp);
+		}
 	}
+	/* Compiled code of the dropped classes is unloaded and tied to its load. */
+	cr_expect_geq(generated, 40 * 20, "JDK %d: %zu generated loads", jdk->major, generated);
+	cr_expect_gt(unloaded, generated / 2, "JDK %d: %zu of %zu generated loads unloaded",
+		     jdk->major, unloaded, generated);
+	jd_index_close(x);
+	free(dump);
+	tu_result_free(&r);
+	tu_rmtree(dir);
+	free(dir);
 }
 
 Test(agent_dump, unloads_match_their_loads, .timeout = 240)
 {
-	struct ag_jdk jdks[AG_MAX_JDKS];
-	int n = ag_jdks(jdks, AG_MAX_JDKS);
-	const char *jvm[] = { "-Xbatch", NULL };
-	const char *args[] = { "40", "20", "300", "unload", NULL };
-
-	cr_assert_gt(n, 0, "no JDK under /usr/lib/jvm");
-	for (int i = 0; i < n; i++) {
-		char *dir = tu_tmpdir("agent-unload"), opts[PATH_MAX + 16], *dump, err[512];
-		struct tu_result r;
-		struct jd_index *x;
-		size_t unloaded = 0, generated = 0;
-
-		AG_FMT(opts, "dir=%s,stubs=off", dir);
-		ag_java(&r, &jdks[i], opts, jvm, "jitprof.samples.StartupHeavy", args, 120);
-		cr_assert_eq(r.status, 0, "JDK %d: exit %d: %s", jdks[i].major, r.status, r.err);
-		dump = ag_find_dump(dir);
-		cr_assert_not_null(dump);
-		cr_assert_eq(jd_index_open(&x, dump, err, sizeof(err)), 0, "%s", err);
-		for (size_t k = 0; k < jd_index_nr_loads(x); k++) {
-			const struct jd_load_entry *e = jd_index_load(x, k);
-
-			cr_expect_neq(e->info ? e->info->tier : 0, JD_TIER_STUB, "stubs=off wrote %s",
-				      e->load.name);
-			if (!ag_starts(e->load.name, "Ljitprof/samples/gen/G"))
-				continue;
-			generated++;
-			if (e->unload_time) {
-				unloaded++;
-				cr_expect_geq(e->unload_time, e->timestamp);
-			}
-		}
-		/* Compiled code of the dropped classes is unloaded and tied to its load. */
-		cr_expect_geq(generated, 40 * 20, "JDK %d: %zu generated loads", jdks[i].major,
-			      generated);
-		cr_expect_gt(unloaded, generated / 2, "JDK %d: %zu of %zu generated loads unloaded",
-			     jdks[i].major, unloaded, generated);
-		jd_index_close(x);
-		free(dump);
-		tu_result_free(&r);
-		tu_rmtree(dir);
-		free(dir);
-	}
+	ag_each_jdk(unloads_one);
 }

@@ -52,25 +52,24 @@ static void expect_one_warning(const struct ag_jdk *jdk, const struct tu_result 
 	tu_result_free(&r);
 }
 
+static void bad_options_one(const struct ag_jdk *jdk)
+{
+	struct tu_result base;
+
+	ag_java(&base, jdk, NULL, NULL, "jitprof.samples.Generations", gen_args, 60);
+	cr_assert_eq(base.status, 0, "JDK %d without agent: %s", jdk->major, base.err);
+	expect_one_warning(jdk, &base, "bogus=1", "unknown option 'bogus'");
+	expect_one_warning(jdk, &base, "dir=/tmp,clock=sundial", "clock");
+	expect_one_warning(jdk, &base, "flush=soon", "flush");
+	expect_one_warning(jdk, &base, "lines=maybe", "lines");
+	expect_one_warning(jdk, &base, "dir=/etc/passwd/jit", "/etc/passwd/jit");
+	expect_one_warning(jdk, &base, "dir=/proc/jitprof-no-such-dir", "/proc/");
+	tu_result_free(&base);
+}
+
 Test(agent_options, bad_options_and_dirs_leave_the_jvm_alone, .timeout = 240)
 {
-	struct ag_jdk jdks[AG_MAX_JDKS];
-	int n = ag_jdks(jdks, AG_MAX_JDKS);
-
-	cr_assert_gt(n, 0, "no JDK under /usr/lib/jvm");
-	for (int i = 0; i < n; i++) {
-		struct tu_result base;
-
-		ag_java(&base, &jdks[i], NULL, NULL, "jitprof.samples.Generations", gen_args, 60);
-		cr_assert_eq(base.status, 0, "JDK %d without agent: %s", jdks[i].major, base.err);
-		expect_one_warning(&jdks[i], &base, "bogus=1", "unknown option 'bogus'");
-		expect_one_warning(&jdks[i], &base, "dir=/tmp,clock=sundial", "clock");
-		expect_one_warning(&jdks[i], &base, "flush=soon", "flush");
-		expect_one_warning(&jdks[i], &base, "lines=maybe", "lines");
-		expect_one_warning(&jdks[i], &base, "dir=/etc/passwd/jit", "/etc/passwd/jit");
-		expect_one_warning(&jdks[i], &base, "dir=/proc/jitprof-no-such-dir", "/proc/");
-		tu_result_free(&base);
-	}
+	ag_each_jdk(bad_options_one);
 }
 
 /* A 16 KiB tmpfs fills up after the first records: one warning, JVM unaffected. */

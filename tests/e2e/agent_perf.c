@@ -43,12 +43,7 @@ static void perf_one(const struct ag_jdk *jdk)
 
 Test(agent_perf, perf_inject_and_report_accept_our_dump, .timeout = 300)
 {
-	struct ag_jdk jdks[AG_MAX_JDKS];
-	int n = ag_jdks(jdks, AG_MAX_JDKS);
-
 	if (!tu_have("perf"))
 		cr_skip_test("perf is not installed");
-	cr_assert_gt(n, 0, "no JDK under /usr/lib/jvm");
-	for (int i = 0; i < n; i++)
-		perf_one(&jdks[i]);
+	ag_each_jdk(perf_one);
 }

@@ -68,6 +68,17 @@ static __attribute__((unused)) int ag_jdks(struct ag_jdk *out, int max)
 	return n;
 }
 
+/* Runs fn on every JDK found; a machine without any fails the test. */
+static __attribute__((unused)) void ag_each_jdk(void (*fn)(const struct ag_jdk *))
+{
+	struct ag_jdk jdks[AG_MAX_JDKS];
+	int n = ag_jdks(jdks, AG_MAX_JDKS);
+
+	cr_assert_gt(n, 0, "no JDK under /usr/lib/jvm");
+	for (int i = 0; i < n; i++)
+		fn(&jdks[i]);
+}
+
 static __attribute__((unused)) const char *ag_agent_path(void)
 {
 	static char p[PATH_MAX];
