@@ -21,8 +21,8 @@ struct ingest {
 	int other_evsels;
 	struct rp_u64map path_load;	/* interned jitted path -> load index */
 	struct rp_u64map dso_load;		/* struct sym_dso * -> load index + 1 (0 = not jitted) */
-	const char **load_path;		/* per load: interned recorded path */
-	size_t load_path_cap;
+	struct rp_load_src *load_src;	/* per load: interned recorded path, mapping time */
+	size_t load_src_cap;
 	uint64_t first_time, last_time;
 	unsigned res_flags;
 };
@@ -70,6 +70,7 @@ static void on_mmap(struct ingest *in, const struct pd_event *ev, uint64_t time)
 	}
 	if (moved) {
 		s->loads[moved - 1].code_addr = m->start;
+		in->load_src[moved - 1].map_time = time;
 		return;
 	}
 	struct rp_load l = { .pid = m->pid, .load_time = time, .code_addr = m->start,
@@ -77,15 +78,15 @@ static void on_mmap(struct ingest *in, const struct pd_event *ev, uint64_t time)
 	uint32_t idx = rp_add_load(s, &l);
 	if (!idx)
 		return;
-	if (idx > in->load_path_cap) {
-		size_t cap = in->load_path_cap ? in->load_path_cap * 2 : 256;
-		const char **p = realloc(in->load_path, cap * sizeof(*p));
+	if (idx > in->load_src_cap) {
+		size_t cap = in->load_src_cap ? in->load_src_cap * 2 : 256;
+		struct rp_load_src *p = realloc(in->load_src, cap * sizeof(*p));
 		if (!p)
 			return;
-		in->load_path = p;
-		in->load_path_cap = cap;
+		in->load_src = p;
+		in->load_src_cap = cap;
 	}
-	in->load_path[idx - 1] = path;
+	in->load_src[idx - 1] = (struct rp_load_src){ path, time };
 	rp_map_put(&in->path_load, (uintptr_t)path, idx);
 }
 
@@ -364,14 +365,14 @@ int rp_ingest(struct rp_session *s, const struct rp_ingest_opts *o, char *err, s
 	if (in.other_evsels && o->report)
 		o->report(o->ctx, 1, "more than one event has samples: reporting the first only");
 	if (o->want_loads)
-		rc = rp_ingest_loads(s, in.ss, in.load_path, o, err, errlen);
+		rc = rp_ingest_loads(s, in.ss, in.load_src, o, err, errlen);
 	rp_session_finish(s);
 	if (!rc && o->finish)
 		rc = o->finish(o->ctx, in.ss);
 out:
 	rp_map_free(&in.path_load);
 	rp_map_free(&in.dso_load);
-	free(in.load_path);
+	free(in.load_src);
 	/* Reachable from a static, so leak checkers do not count it. */
 	static struct sym_session *kept;
 	if (o->fast_exit && !rc && !kept)

@@ -161,7 +161,7 @@ static void load_code(struct rp_session *s, struct sym_session *ss, struct sym_d
 	free(buf);
 }
 
-int rp_ingest_loads(struct rp_session *s, struct sym_session *ss, const char *const *load_path,
+int rp_ingest_loads(struct rp_session *s, struct sym_session *ss, const struct rp_load_src *src,
 		    const struct rp_ingest_opts *o, char *err, size_t errlen)
 {
 	(void)err;
@@ -178,19 +178,20 @@ int rp_ingest_loads(struct rp_session *s, struct sym_session *ss, const char *co
 	}
 	for (size_t i = 0; i < s->nr_loads; i++) {
 		struct rp_load *l = &s->loads[i];
-		const char *base = strrchr(load_path[i], '/');
-		l->dso = rp_intern(s, base ? base + 1 : load_path[i]);
+		const char *path = src[i].path;
+		const char *base = strrchr(path, '/');
+		l->dso = rp_intern(s, base ? base + 1 : path);
 		uint64_t code_index = 0;
 		const struct jd_load_entry *je = NULL;
-		if (rp_is_jitted_name(load_path[i], NULL, &code_index))
-			je = dump_entry(dump_for(&dumps, &nr_dumps, load_path[i], l->pid), code_index);
+		if (rp_is_jitted_name(path, NULL, &code_index))
+			je = dump_entry(dump_for(&dumps, &nr_dumps, path, l->pid), code_index);
 		je_of[i] = je;
 		/* Inject writes ELFs for sampled generations only: ask the symbols (and maybe
 		 * warn about a missing file) only where samples need them or no dump tells. */
 		struct sym_result res;
 		memset(&res, 0, sizeof(res));
 		if ((hits[i + 1] || !je) &&
-		    sym_resolve(ss, l->pid, l->code_addr, l->load_time, PERF_RECORD_MISC_USER, 0,
+		    sym_resolve(ss, l->pid, l->code_addr, src[i].map_time, PERF_RECORD_MISC_USER, 0,
 				&res) < 0)
 			res.dso = NULL;
 		if (res.sym) {

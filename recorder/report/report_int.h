@@ -66,9 +66,15 @@ int rp_collapse(const struct rp_session *s, struct rp_stacks *out);
 void rp_stacks_free(struct rp_stacks *st);
 
 struct sym_session;
+/* Where ingest saw a load: its recorded path, and when its current mapping appeared (a
+ * CODE_MOVE maps the same generation again, elsewhere). */
+struct rp_load_src {
+	const char *path;
+	uint64_t map_time;
+};
 /* Names, generations, tiers, unload times and code of the loads ingest found (loads.c).
- * load_path[i]: the recorded path of load i+1. */
-int rp_ingest_loads(struct rp_session *s, struct sym_session *ss, const char *const *load_path,
+ * src[i] describes load i+1. */
+int rp_ingest_loads(struct rp_session *s, struct sym_session *ss, const struct rp_load_src *src,
 		    const struct rp_ingest_opts *o, char *err, size_t errlen);
 
 #endif
