@@ -3,41 +3,7 @@
  * then records new compiles normally; the JVM finishes unaffected. On every JDK found. */
 #include "tests/e2e/agent_util.h"
 
-#include <fcntl.h>
-#include <signal.h>
 #include <sys/wait.h>
-#include <time.h>
-
-static pid_t spawn_java(const struct ag_jdk *jdk, const char *outfile)
-{
-	char java[PATH_MAX + 16];
-	pid_t pid;
-
-	AG_FMT(java, "%s/bin/java", jdk->home);
-	pid = fork();
-	cr_assert_neq(pid, -1);
-	if (pid == 0) {
-		int fd = open(outfile, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-
-		if (fd < 0)
-			_exit(127);
-		dup2(fd, 1);
-		dup2(fd, 2);
-		/* JDK 21+ wants dynamic agent loading allowed explicitly (JEP 451); older JDKs
-		 * ignore the flag thanks to IgnoreUnrecognizedVMOptions. */
-		execl(java, java, "-XX:+IgnoreUnrecognizedVMOptions", "-XX:+EnableDynamicAgentLoading",
-		      "-cp", ag_classpath(), "jitprof.samples.Generations", "1500", (char *)NULL);
-		_exit(127);
-	}
-	return pid;
-}
-
-static void sleep_ms(long ms)
-{
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
-
-	nanosleep(&ts, NULL);
-}
 
 static void attach_one(const struct ag_jdk *jdk)
 {
@@ -46,12 +12,17 @@ static void attach_one(const struct ag_jdk *jdk)
 	struct tu_result r;
 	struct jd_index *x;
 	size_t back_java = 0, back_stubs = 0, live = 0, with_lines = 0;
+	const char *jvmargs[] = { "-XX:+IgnoreUnrecognizedVMOptions",
+				  "-XX:+EnableDynamicAgentLoading", NULL };
+	const char *args[] = { "1500", NULL };
 	int status, back_total = 0;
 	pid_t pid;
 
 	AG_FMT(out, "%s/java.out", dir);
-	pid = spawn_java(jdk, out);
-	sleep_ms(900);	/* well into phase 1: compiled code exists */
+	/* JDK 21+ wants dynamic agent loading allowed explicitly (JEP 451); older JDKs ignore
+	 * the flag thanks to IgnoreUnrecognizedVMOptions. */
+	pid = ag_spawn(jdk, NULL, jvmargs, "jitprof.samples.Generations", args, out);
+	ag_sleep_ms(900);	/* well into phase 1: compiled code exists */
 	/* jcmd splits key=value arguments itself: the agent's options go in double quotes. */
 	AG_FMT(cmd, "%s/bin/jcmd %d JVMTI.agent_load %s '\"dir=%s\"'", jdk->home,
 		 (int)pid, ag_agent_path(), dir);

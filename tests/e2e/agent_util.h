@@ -6,10 +6,12 @@
 
 #include <criterion/criterion.h>
 #include <dirent.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "jitdump/jitdump.h"
@@ -97,33 +99,77 @@ static __attribute__((unused)) const char *ag_classpath(void)
 	return p;
 }
 
-/* Runs `<jdk>/bin/java [-agentpath:libagent.so=opts] jvmargs... -cp <samples> main args...`.
- * agent_opts NULL: no agent. jvmargs and args are NULL-terminated (or NULL). */
-static __attribute__((unused)) void ag_java(struct tu_result *r, const struct ag_jdk *jdk, const char *agent_opts,
-		    const char *const *jvmargs, const char *main_class, const char *const *args,
-		    unsigned timeout_s)
-{
+struct ag_cmd {
 	char java[PATH_MAX + 16], agent[PATH_MAX + 4200];
 	const char *argv[64];
+};
+
+/* `<jdk>/bin/java [-agentpath:libagent.so=opts] jvmargs... -cp <samples> main args...` into
+ * c->argv. agent_opts NULL: no agent. jvmargs and args are NULL-terminated (or NULL). */
+static void ag_cmd(struct ag_cmd *c, const struct ag_jdk *jdk, const char *agent_opts,
+		   const char *const *jvmargs, const char *main_class, const char *const *args)
+{
 	int n = 0;
 
-	AG_FMT(java, "%s/bin/java", jdk->home);
-	argv[n++] = java;
+	AG_FMT(c->java, "%s/bin/java", jdk->home);
+	c->argv[n++] = c->java;
 	if (agent_opts) {
-		AG_FMT(agent, "-agentpath:%s%s%s", ag_agent_path(),
-			 agent_opts[0] ? "=" : "", agent_opts);
-		argv[n++] = agent;
+		AG_FMT(c->agent, "-agentpath:%s%s%s", ag_agent_path(), agent_opts[0] ? "=" : "",
+		       agent_opts);
+		c->argv[n++] = c->agent;
 	}
 	for (int i = 0; jvmargs && jvmargs[i] && n < 50; i++)
-		argv[n++] = jvmargs[i];
-	argv[n++] = "-cp";
-	argv[n++] = ag_classpath();
-	argv[n++] = main_class;
+		c->argv[n++] = jvmargs[i];
+	c->argv[n++] = "-cp";
+	c->argv[n++] = ag_classpath();
+	c->argv[n++] = main_class;
 	for (int i = 0; args && args[i] && n < 62; i++)
-		argv[n++] = args[i];
-	argv[n] = NULL;
-	cr_assert_eq(tu_run(r, (char *const *)argv, NULL, NULL, 0, timeout_s), 0,
-		     "cannot run %s", java);
+		c->argv[n++] = args[i];
+	c->argv[n] = NULL;
+}
+
+/* Runs that command and waits (tu_run). */
+static __attribute__((unused)) void ag_java(struct tu_result *r, const struct ag_jdk *jdk,
+					    const char *agent_opts, const char *const *jvmargs,
+					    const char *main_class, const char *const *args,
+					    unsigned timeout_s)
+{
+	struct ag_cmd c;
+
+	ag_cmd(&c, jdk, agent_opts, jvmargs, main_class, args);
+	cr_assert_eq(tu_run(r, (char *const *)c.argv, NULL, NULL, 0, timeout_s), 0,
+		     "cannot run %s", c.java);
+}
+
+/* Starts that command in the background, stdout and stderr into outfile; returns its pid. */
+static __attribute__((unused)) pid_t ag_spawn(const struct ag_jdk *jdk, const char *agent_opts,
+					      const char *const *jvmargs, const char *main_class,
+					      const char *const *args, const char *outfile)
+{
+	struct ag_cmd c;
+	pid_t pid;
+
+	ag_cmd(&c, jdk, agent_opts, jvmargs, main_class, args);
+	pid = fork();
+	cr_assert_neq(pid, -1);
+	if (pid == 0) {
+		int fd = open(outfile, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+		if (fd < 0)
+			_exit(127);
+		dup2(fd, 1);
+		dup2(fd, 2);
+		execv(c.java, (char *const *)c.argv);
+		_exit(127);
+	}
+	return pid;
+}
+
+static __attribute__((unused)) void ag_sleep_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);
 }
 
 /* The one jit-<pid>.dump in dir (malloc'd path), or NULL. */
