@@ -88,11 +88,12 @@ struct report_args {
 
 static int quiet;
 
-/* Missing or refused files are warnings, not errors: the report goes on without them. */
+/* Missing or refused files are warnings (-q silences them); damage in the input is always
+ * said. Neither stops the report: it covers what could be read. */
 static void on_report(void *ctx, int level, const char *msg)
 {
 	(void)ctx;
-	if (level >= 1 && !quiet)
+	if (level >= 2 || (level == 1 && !quiet))
 		cli_warn("%s", msg);
 }
 

@@ -305,7 +305,7 @@ static int read_events(struct ingest *in, char *err, size_t errlen)
 	pd_ordered_free(q);
 	if (damaged < 0 && in->o->report) {
 		/* Everything before the damage was delivered: report on it, but say so. */
-		in->o->report(in->o->ctx, 1, err);
+		in->o->report(in->o->ctx, 2, err);
 		err[0] = 0;
 	}
 	return rc < 0 ? rc : 0;
@@ -315,7 +315,7 @@ static void sym_report(void *ctx, enum sym_level level, const char *msg)
 {
 	const struct rp_ingest_opts *o = ctx;
 	if (o->report)
-		o->report(o->ctx, level == SYM_LVL_INFO ? 0 : level == SYM_LVL_WARN ? 1 : 2, msg);
+		o->report(o->ctx, level == SYM_LVL_INFO ? 0 : 1, msg);	/* never fatal here */
 }
 
 int rp_ingest(struct rp_session *s, const struct rp_ingest_opts *o, char *err, size_t errlen)
