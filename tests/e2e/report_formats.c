@@ -152,3 +152,14 @@ Test(report_formats, no_demangle_and_errors)
 	cr_assert(strstr(r.err, "nonsense"), "%s", r.err);
 	tu_result_free(&r);
 }
+
+Test(report_formats, truncated_input_reports_what_was_read)
+{
+	recording();
+	struct tu_result r;
+	rx_ok(&r, "cd '%s' && head -c $(( $(stat -c %%s perf.jit.data) * 2 / 3 )) perf.jit.data > "
+	      "cut.data && HOME='%s' '%s' report -q -i cut.data", dir, home, rx_jitprof);
+	cr_assert(strstr(r.err, "cut.data: offset "), "the damage is not named: %s", r.err);
+	cr_assert(strstr(r.out, "[.] checksum"), "%s", r.out);
+	tu_result_free(&r);
+}
