@@ -113,3 +113,27 @@ Test(report_perf, sort_keys_match_perf)
 		tu_result_free(&b);
 	}
 }
+
+/* The all-jitprof pipeline: jitprof record, jitprof inject, then both reports. */
+Test(report_perf, minijit_recorded_and_injected_by_jitprof)
+{
+	if (!need_perf())
+		cr_skip_test("perf is not installed");
+	if (!rx_minijit[0])
+		cr_skip_test("minijit is not built");
+	struct tu_result r;
+	if (rx_sh(&r, "'%s' record --help", rx_jitprof) || r.status) {
+		tu_result_free(&r);
+		cr_skip_test("jitprof record is not built in");
+	}
+	tu_result_free(&r);
+	char home[PATH_MAX], data[PATH_MAX];
+	snprintf(home, sizeof(home), "%s/home", dir);
+	rx_ok(&r, "mkdir -p '%s/jit' '%s' && cd '%s' && HOME='%s' '%s' record -k mono -g -o "
+	      "perf.data -- '%s' --dir '%s/jit' --seconds 0.3 >/dev/null 2>&1 && HOME='%s' '%s' "
+	      "inject --jit -q -i perf.data -o perf.jit.data", dir, home, dir, home, rx_jitprof,
+	      rx_minijit, dir, home, rx_jitprof);
+	tu_result_free(&r);
+	snprintf(data, sizeof(data), "%s/perf.jit.data", dir);
+	rx_compare_with_perf(home, data, 20);
+}
