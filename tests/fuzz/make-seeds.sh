@@ -65,7 +65,7 @@ else: swap(sys.argv[2], sys.argv[3])
 EOF
 }
 
-mkdir -p "$out"/{jitdump,jitdump_index,perfdata,symbols,synth,agent_options}
+mkdir -p "$out"/{jitdump,jitdump_index,perfdata,symbols,synth,agent_options,report}
 
 # minijit: its dump and companion, and a perf recording of it (file mode, with callchains)
 perf record -q -N -k mono -F 999 -g -o "$tmp/minijit.data" -- \
@@ -75,6 +75,13 @@ cp "$dump" "$out/jitdump/minijit.dump"
 cp "$dump.jitprof" "$out/jitdump/minijit.dump.jitprof"
 cat "$dump" "$dump.jitprof" >"$out/jitdump_index/minijit-with-companion"
 cp "$tmp/minijit.data" "$out/perfdata/minijit-callchains.data"
+cp "$tmp/minijit.data" "$out/report/minijit-not-injected.data"
+# injected by us: MMAP2s with build-ids; their ELFs are the symbols seeds below (build-ids do
+# not depend on the pid, so fuzz_report finds them in its cache whatever run made the seeds)
+"$build/jitprof" inject --jit -q --all --no-buildid-cache -i "$tmp/minijit.data" \
+	-o "$tmp/minijit.jit.data"
+cp "$tmp/minijit.jit.data" "$out/report/minijit-injected.data"
+cp "$tmp/minijit.jit.data" "$out/perfdata/minijit-injected.data"
 "$build/jitprof" synth "$dump" -o "$tmp/elf" -q >/dev/null
 for so in "$tmp"/elf/jitted-*.so; do cp "$so" "$out/symbols/minijit-${so##*-}"; done
 
@@ -93,6 +100,12 @@ else
 	echo "make-seeds: $fixture absent: no perf-jvmti seed" >&2
 fi
 cp "$out"/jitdump/{node,perf-jvmti}*.dump "$out/jitdump_index/" 2>/dev/null || true
+
+# perf record -z: PERF_RECORD_COMPRESSED (zstd frames the reader inflates)
+mkdir -p "$tmp/z"
+perf record -q -N -z -k mono -F 999 -o "$tmp/z.data" -- \
+	"$build/minijit" --dir "$tmp/z" --seconds 0.01 >/dev/null
+cp "$tmp/z.data" "$out/perfdata/minijit-zstd.data"
 
 # perf record: file and pipe mode of a trivial command
 perf record -q -N -k mono -F 999 -o "$tmp/true.data" -- /bin/true
