@@ -66,7 +66,7 @@ void symtab_finish(struct sym_table *t)
 			t->v[i].size = i + 1 < t->n ? t->v[i + 1].start - t->v[i].start : 4096;
 }
 
-const struct sym_entry *symtab_find(const struct sym_table *t, uint64_t addr)
+struct sym_entry *symtab_find(const struct sym_table *t, uint64_t addr)
 {
 	size_t lo = 0, hi = t->n;
 	while (lo < hi) {
@@ -109,7 +109,7 @@ static int is_text_section(Elf *elf, size_t shstrndx, size_t shndx)
 	return name && strstr(name, "text");
 }
 
-static int load_table(struct sym_session *s, struct sym_table *t, Elf *elf, Elf_Scn *scn)
+static int load_table(struct sym_table *t, Elf *elf, Elf_Scn *scn)
 {
 	GElf_Shdr sh;
 	size_t shstrndx;
@@ -132,21 +132,20 @@ static int load_table(struct sym_session *s, struct sym_table *t, Elf *elf, Elf_
 			continue;
 		if (type == STT_NOTYPE && !strncmp(raw, ".L", 2))
 			continue;
-		const char *iraw = sess_intern(s, raw);
-		const char *name = iraw ? sess_demangle(s, iraw) : NULL;
+		/* the string table lives as long as the DSO's Elf: no copy */
 		uint8_t rank = bind == STB_GLOBAL ? 2 : bind == STB_WEAK ? 1 : 0;
-		if (!name || symtab_add(t, sym.st_value, sym.st_size, iraw, name, rank))
+		if (symtab_add(t, sym.st_value, sym.st_size, raw, NULL, rank))
 			return -ENOMEM;
 	}
 	return 0;
 }
 
-int elfsym_table(struct sym_session *s, Elf *elf, struct sym_table *t)
+int elfsym_table(Elf *elf, struct sym_table *t)
 {
 	Elf_Scn *scn = find_scn(elf, SHT_SYMTAB);
 	if (!scn)
 		scn = find_scn(elf, SHT_DYNSYM);
-	int rc = scn ? load_table(s, t, elf, scn) : -ENOENT;
+	int rc = scn ? load_table(t, elf, scn) : -ENOENT;
 	symtab_finish(t);
 	return rc ? rc : t->n ? 0 : -ENOENT;
 }
@@ -170,8 +169,7 @@ static int load_perf_map(struct sym_session *s, struct sym_dso *d)
 			continue;
 		end[1 + strcspn(end + 1, "\n")] = 0;
 		const char *raw = sess_intern(s, end + 1);
-		const char *name = raw ? sess_demangle(s, raw) : NULL;
-		rc = name ? symtab_add(&d->syms, start, size, raw, name, 2) : -ENOMEM;
+		rc = raw ? symtab_add(&d->syms, start, size, raw, NULL, 2) : -ENOMEM;
 	}
 	fclose(f);
 	symtab_finish(&d->syms);
@@ -191,5 +189,5 @@ int elfsym_load(struct sym_session *s, struct sym_dso *d)
 	if (!find_scn(elf, SHT_SYMTAB) && !find_debug_file(s, d) && d->dbg_elf &&
 	    find_scn(d->dbg_elf, SHT_SYMTAB))
 		elf = d->dbg_elf;
-	return elfsym_table(s, elf, &d->syms);
+	return elfsym_table(elf, &d->syms);
 }

@@ -82,7 +82,7 @@ int kallsyms_parse(struct sym_session *s, const char *text, size_t len, struct s
 		if (addr)
 			nonzero = 1;
 		const char *iname = sess_intern(s, name);
-		if (!iname || symtab_add(t, addr, 0, iname, iname, isupper((unsigned char)type) ? 2 : 0))
+		if (!iname || symtab_add(t, addr, 0, iname, NULL, isupper((unsigned char)type) ? 2 : 0))
 			return -ENOMEM;
 		t->v[t->n - 1].module = mod != NULL;
 	}
@@ -97,6 +97,29 @@ static void relocate(struct sym_table *t, int64_t delta)
 	for (size_t i = 0; i < t->n; i++)
 		if (!t->v[i].module)
 			t->v[i].start += (uint64_t)delta;
+}
+
+/* The reference symbol's link-time address, from the full table: the sorted one keeps one
+ * name per address and _text shares its address with startup code. */
+static int elf_symbol_value(Elf *elf, const char *name, uint64_t *val)
+{
+	for (Elf_Scn *scn = NULL; (scn = elf_nextscn(elf, scn));) {
+		GElf_Shdr sh;
+		Elf_Data *data;
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB || !sh.sh_entsize ||
+		    !(data = elf_getdata(scn, NULL)))
+			continue;
+		for (size_t i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
+			GElf_Sym sym;
+			const char *n;
+			if (gelf_getsym(data, (int)i, &sym) &&
+			    (n = elf_strptr(elf, sh.sh_link, sym.st_name)) && !strcmp(n, name)) {
+				*val = sym.st_value;
+				return 0;
+			}
+		}
+	}
+	return -ENOENT;
 }
 
 static int load_vmlinux(struct sym_session *s, const char *path)
@@ -115,14 +138,16 @@ static int load_vmlinux(struct sym_session *s, const char *path)
 			 "[kernel.kallsyms]: refused", path,
 			 got.size ? sym_build_id_hex(&got, h1) : "(none)",
 			 sym_build_id_hex(&s->kdso->bid, h2));
-	} else if (elf && !(rc = elfsym_table(s, elf, &s->ksyms)) && s->kref_addr) {
-		const char *ref = s->kref_name ? s->kref_name : "_text";
-		for (size_t i = 0; i < s->ksyms.n; i++)
-			if (!strcmp(s->ksyms.v[i].raw, ref)) {
-				relocate(&s->ksyms, (int64_t)(s->kref_addr - s->ksyms.v[i].start));
-				break;
-			}
+	} else if (elf && !(rc = elfsym_table(elf, &s->ksyms))) {
+		/* the names point into the image, which is closed below */
+		for (size_t i = 0; i < s->ksyms.n && !rc; i++)
+			if (!(s->ksyms.v[i].raw = sess_intern(s, s->ksyms.v[i].raw)))
+				rc = -ENOMEM;
 	}
+	uint64_t ref;
+	if (!rc && s->kref_addr &&
+	    !elf_symbol_value(elf, s->kref_name ? s->kref_name : "_text", &ref))
+		relocate(&s->ksyms, (int64_t)(s->kref_addr - ref));
 	if (elf)
 		elf_end(elf);
 	close(fd);

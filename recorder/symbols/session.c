@@ -520,6 +520,8 @@ int sym_resolve(struct sym_session *s, uint32_t pid, uint64_t addr, uint64_t tim
 		lines_lookup(s, d, c);
 	}
 	if (c->sym) {
+		if (!c->sym->name)
+			c->sym->name = sess_demangle(s, c->sym->raw);
 		out->sym = c->sym->name;
 		out->sym_raw = c->sym->raw;
 		out->sym_start = c->sym->start;

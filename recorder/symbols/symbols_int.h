@@ -11,8 +11,9 @@
 /* ---- one symbol table (ELF or kallsyms), sorted by start ---- */
 struct sym_entry {
 	uint64_t start, size;
-	const char *raw;	/* as in the file (interned) */
-	const char *name;	/* demangled, or raw */
+	const char *raw;	/* as in the file (its string table, or interned) */
+	const char *name;	/* demangled (or raw); NULL until first needed: a DSO's
+				 * thousands of names are demangled only when hit */
 	uint8_t rank;		/* binding: 2 global, 1 weak, 0 local (duplicates keep the best) */
 	uint8_t module;		/* kallsyms: a module's symbol (not moved with _text) */
 };
@@ -26,14 +27,14 @@ int symtab_add(struct sym_table *t, uint64_t start, uint64_t size, const char *r
 	       const char *name, uint8_t rank);
 /* Sorts, drops duplicates, gives size-0 symbols the room up to the next one (like perf). */
 void symtab_finish(struct sym_table *t);
-const struct sym_entry *symtab_find(const struct sym_table *t, uint64_t addr);
+struct sym_entry *symtab_find(const struct sym_table *t, uint64_t addr);
 void symtab_free(struct sym_table *t);
 
 /* ---- source-line cache entries ---- */
 struct sym_cached {
 	uint64_t addr;
 	struct sym_cached *next;
-	const struct sym_entry *sym;
+	struct sym_entry *sym;
 	int lines_done;
 	const char *srcfile;
 	unsigned line;
@@ -186,7 +187,7 @@ void source_free_all(struct sym_session *s);
 /* elfsym.c */
 int elfsym_load(struct sym_session *s, struct sym_dso *d);
 /* .symtab, else .dynsym, of any ELF into t (finished). 0 or -ENOENT. */
-int elfsym_table(struct sym_session *s, Elf *elf, struct sym_table *t);
+int elfsym_table(Elf *elf, struct sym_table *t);
 
 /* lines.c */
 int lines_lookup(struct sym_session *s, struct sym_dso *d, struct sym_cached *c);

@@ -116,7 +116,9 @@ Test(kernel, vmlinux_relocated)
 {
 	char cmd[9000];
 	snprintf(cmd, sizeof(cmd),
-		 "cd %s && printf '.text\\n.globl _text\\n_text:\\n.fill 0x100,1,0x90\\n"
+		 "cd %s && printf '.text\\n.globl _text\\n_text:\\n.globl startup_64\\n"
+		 ".type startup_64,@function\\nstartup_64:\\n.fill 0x100,1,0x90\\n"
+		 ".size startup_64,0x100\\n"
 		 ".globl start_kernel\\n.type start_kernel,@function\\nstart_kernel:\\n"
 		 ".fill 0x100,1,0x90\\n.size start_kernel,0x100\\n.type helper_fn,@function\\n"
 		 "helper_fn:\\n.fill 0x80,1,0x90\\n.size helper_fn,0x80\\n' > k.s && "
@@ -129,6 +131,8 @@ Test(kernel, vmlinux_relocated)
 	struct sym_session *s = kernel_session(NULL, vm, KTEXT + shift);
 	expect_ksym(s, KTEXT + shift + 0x108, "start_kernel", 8);
 	expect_ksym(s, KTEXT + shift + 0x27f, "helper_fn", 0x7f);
+	/* _text shares its address with startup_64, which names it in the table */
+	expect_ksym(s, KTEXT + shift + 0x10, "startup_64", 0x10);
 	sym_session_free(s);
 }
 
