@@ -242,6 +242,10 @@ const char *pd_reader_path(const struct pd_reader *r);
 uint64_t pd_reader_data_offset(const struct pd_reader *r);
 uint64_t pd_reader_data_size(const struct pd_reader *r);
 
+/* COMPRESSED records (perf record -z) are not delivered themselves: the records inside come
+ * out one by one, with ev->offset = the COMPRESSED record's offset. How many were unpacked: */
+uint64_t pd_reader_nr_compressed(const struct pd_reader *r);
+
 /* Evsels. In pipe mode the list grows as HEADER_ATTR records arrive. */
 size_t pd_reader_nr_evsels(const struct pd_reader *r);
 const struct pd_evsel *pd_reader_evsel(const struct pd_reader *r, size_t idx);

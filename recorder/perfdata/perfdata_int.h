@@ -111,6 +111,13 @@ struct pd_reader {
 	size_t nr_bids, cap_bids;
 	char **cmdline;		/* parsed CMDLINE, NULL-terminated */
 	size_t cmdline_n;
+
+	/* Decompressed COMPRESSED payloads: records in [dpos, dlen) are delivered first. */
+	struct pd_zstd *zstd;
+	uint8_t *dbuf;
+	size_t dlen, dpos, dcap;
+	uint64_t dsrc_off;	/* offset of the COMPRESSED record they came from */
+	uint64_t nr_compressed;
 };
 
 int pd_set_err(struct pd_reader *r, int err, uint64_t off, const char *fmt, ...)
@@ -120,6 +127,10 @@ int pd_set_err(struct pd_reader *r, int err, uint64_t off, const char *fmt, ...)
 void pd_swap_attr(void *attr, size_t size);
 void pd_swap_record(const struct pd_reader *r, void *rec, size_t size);
 void pd_swap_feature(unsigned feat, void *data, size_t size);
+
+/* compressed.c */
+int pd_decompress(struct pd_reader *r, const void *data, size_t n, uint64_t off);
+void pd_zstd_free(struct pd_reader *r);
 
 /* reader.c / features.c */
 int pd_reader_add_evsel(struct pd_reader *r, const void *attr, size_t attr_size,

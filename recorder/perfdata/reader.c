@@ -459,6 +459,7 @@ void pd_reader_close(struct pd_reader *r)
 	free(r->evsels);
 	free(r->id_index);
 	pd_reader_free_features(r);
+	pd_zstd_free(r);
 	free(r->buf);
 	free(r->rec);
 	free(r->extra);
@@ -533,20 +534,76 @@ static int track(struct pd_reader *r, struct pd_event *ev, uint64_t off)
 	}
 }
 
+/* Decodes the host-order record at rec and updates the reader's side tables. */
+static int finish(struct pd_reader *r, struct pd_event *ev, const uint8_t *rec, uint16_t size,
+		  uint64_t off)
+{
+	int err = pd_decode(r, rec, size, ev);
+
+	ev->offset = off;
+	if (err)
+		return pd_set_err(r, err, off, "malformed record of type %u (%u bytes)", ev->type,
+				  size);
+	err = track(r, ev, off);
+	return err ? err : 1;
+}
+
+/* The next whole record from decompressed COMPRESSED payloads: 1, or 0 if none is whole. */
+static int next_decompressed(struct pd_reader *r, struct pd_event *ev)
+{
+	struct perf_event_header h;
+	size_t left = r->dlen - r->dpos;
+	int err;
+
+	if (left < sizeof(h))
+		return 0;
+	memcpy(&h, r->dbuf + r->dpos, sizeof(h));
+	if (r->swap)
+		h.size = bswap_16(h.size);
+	if (h.size < sizeof(h))
+		return pd_set_err(r, -EINVAL, r->dsrc_off, "bad record inside compressed data");
+	if (left < h.size)
+		return 0;
+	if ((err = grow(&r->rec, &r->rec_cap, h.size)))
+		return err;
+	memcpy(r->rec, r->dbuf + r->dpos, h.size);
+	r->dpos += h.size;
+	if (r->swap) {
+		struct perf_event_header *hp = (void *)r->rec;
+		hp->type = bswap_32(hp->type);
+		hp->misc = bswap_16(hp->misc);
+		hp->size = h.size;
+		pd_swap_record(r, r->rec, h.size);
+	}
+	memset(ev, 0, sizeof(*ev));
+	return finish(r, ev, r->rec, h.size, r->dsrc_off);
+}
+
+uint64_t pd_reader_nr_compressed(const struct pd_reader *r)
+{
+	return r->nr_compressed;
+}
+
 int pd_reader_next(struct pd_reader *r, struct pd_event *ev)
 {
 	struct perf_event_header h;
 	const uint8_t *rec;
-	uint64_t off = r->pos, extra;
+	uint64_t off, extra;
 	int err;
 
+again:
+	if (r->dpos < r->dlen && (err = next_decompressed(r, ev)))
+		return err;
+	off = r->pos;
 	if (!r->pipe && r->pos >= r->data_end)
-		return 0;
+		goto end;
 	err = fill(r, sizeof(h));
 	if (err == -ENODATA) {
-		if (r->buf_len == r->buf_pos)
-			return r->pipe ? 0 : pd_set_err(r, -EINVAL, off,
-				"data section ends early (file truncated?)");
+		if (r->buf_len == r->buf_pos) {
+			if (r->pipe)
+				goto end;
+			return pd_set_err(r, -EINVAL, off, "data section ends early (file truncated?)");
+		}
 		return pd_set_err(r, -EINVAL, off, "truncated record header");
 	}
 	if (err)
@@ -581,7 +638,6 @@ int pd_reader_next(struct pd_reader *r, struct pd_event *ev)
 	r->pos += h.size;
 
 	memset(ev, 0, sizeof(*ev));
-	ev->offset = off;
 	extra = extra_size_of(&h, rec);
 	if (extra) {
 		bool keep = extra <= PD_EXTRA_MAX;
@@ -603,12 +659,16 @@ int pd_reader_next(struct pd_reader *r, struct pd_event *ev)
 		ev->extra = keep ? r->extra : NULL;
 		ev->extra_size = extra;
 	}
-	err = pd_decode(r, rec, h.size, ev);
-	if (err)
-		return pd_set_err(r, err, off, "malformed record of type %u (%u bytes)", h.type,
-				  h.size);
-	err = track(r, ev, off);
-	if (err)
-		return err;
-	return 1;
+	if (h.type == PD_RECORD_COMPRESSED) {
+		/* Not delivered itself: its records are, one by one, as if never compressed. */
+		r->dsrc_off = off;
+		if ((err = pd_decompress(r, rec + 8, h.size - 8u, off)))
+			return err;
+		goto again;
+	}
+	return finish(r, ev, rec, h.size, off);
+end:
+	if (r->dpos < r->dlen)
+		return pd_set_err(r, -EINVAL, r->dsrc_off, "compressed data ends inside a record");
+	return 0;
 }

@@ -269,7 +269,9 @@ int pd_writer_copy_features(struct pd_writer *w, const struct pd_reader *r)
 	for (unsigned f = 1; f < PD_FEAT_MAX && !err; f++) {
 		size_t sz;
 		const void *p = pd_reader_feature(r, f, &sz);
-		if (!p || f == PD_FEAT_BUILD_ID || f == PD_FEAT_EVENT_DESC)
+		/* COMPRESSED describes records the reader has already unpacked. */
+		if (!p || f == PD_FEAT_BUILD_ID || f == PD_FEAT_EVENT_DESC ||
+		    f == PD_FEAT_COMPRESSED)
 			continue;
 		err = pd_writer_set_feature(w, f, p, sz);
 	}

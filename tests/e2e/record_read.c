@@ -99,6 +99,27 @@ Test(record_read, perf_pipe_through_a_real_pipe)
 	compare_with_perf(data, &t);
 }
 
+/* perf record -z: zstd-compressed records unpack into the same records perf counts. */
+Test(record_read, perf_compressed_counts_match)
+{
+	struct tu_result r;
+	struct pd_reader *rd;
+	struct ru_types t;
+
+	ru_require_perf();
+	char *argv[] = { "perf", "record", "-q", "-N", "-z", "-k", "mono", "-g", "-o", data, "--",
+			 "sh", "-c", RU_LOOP, NULL };
+	ru_ok(&r, argv, 60);
+	tu_result_free(&r);
+	cr_assert_eq(pd_reader_open(&rd, data, NULL), 0);
+	ru_count_types(rd, &t);
+	cr_assert_eq(t.end, 0, "%s", pd_reader_error(rd));
+	cr_assert_gt(pd_reader_nr_compressed(rd), 0);
+	cr_assert_gt(t.n[PERF_RECORD_SAMPLE], 10);
+	pd_reader_close(rd);
+	compare_with_perf(data, &t);
+}
+
 Test(record_read, perf_system_wide_counts_match)
 {
 	struct tu_result r;

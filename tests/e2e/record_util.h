@@ -75,6 +75,9 @@ static inline void ru_count_types(struct pd_reader *r, struct ru_types *t)
 		t->n[ev.type < 127 ? ev.type : 127]++;
 		t->total++;
 	}
+	/* perf -D counts each COMPRESSED record as well as the records inside it. */
+	t->n[PD_RECORD_COMPRESSED] += pd_reader_nr_compressed(r);
+	t->total += pd_reader_nr_compressed(r);
 	t->end = k;
 }
 
