@@ -88,9 +88,9 @@ Test(agent_options, full_disk_leaves_the_jvm_alone, .timeout = 120)
 	tu_result_free(&probe);
 	ag_java(&base, &jdk, NULL, NULL, "jitprof.samples.Generations", gen_args, 60);
 	AG_FMT(cmd,
-		 "unshare -m sh -c 'mount -t tmpfs -o size=16k tmpfs %s && exec %s/bin/java "
+		 "unshare -m sh -c 'mount -t tmpfs -o size=16k tmpfs %s && exec %s%s/bin/java "
 		 "-agentpath:%s=dir=%s,flush=50 -cp %s jitprof.samples.Generations %s'",
-		 dir, jdk.home, ag_agent_path(), dir, ag_classpath(), gen_args[0]);
+		 dir, ag_env_sh(), jdk.home, ag_agent_path(), dir, ag_classpath(), gen_args[0]);
 	cr_assert_eq(tu_sh(&r, cmd, 60), 0);
 	rest = strip_agent_lines(r.err, &lines);
 	cr_expect_eq(r.status, base.status, "exit %d, without agent %d: %s", r.status, base.status,

@@ -11,8 +11,8 @@ static void perf_one(const struct ag_jdk *jdk)
 
 	/* HOME in the scratch dir keeps perf's build-id cache out of the user's ~/.debug. */
 	AG_FMT(cmd, "cd %s && HOME=%s perf record -q -k mono -F 999 -o perf.data -- "
-	       "%s/bin/java -agentpath:%s=dir=%s -cp %s jitprof.samples.Generations 250",
-	       dir, dir, jdk->home, ag_agent_path(), dir, ag_classpath());
+	       "%s%s/bin/java -agentpath:%s=dir=%s -cp %s jitprof.samples.Generations 250",
+	       dir, dir, ag_env_sh(), jdk->home, ag_agent_path(), dir, ag_classpath());
 	cr_assert_eq(tu_sh(&r, cmd, 120), 0);
 	cr_assert_eq(r.status, 0, "JDK %d: perf record: %s", jdk->major, r.err);
 	cr_expect(strstr(r.out, "generations done true"), "JDK %d: %s", jdk->major, r.out);

@@ -99,6 +99,47 @@ static __attribute__((unused)) const char *ag_classpath(void)
 	return p;
 }
 
+/* A SANITIZE=1 libagent.so needs the ASan runtime loaded first in the JVM, and ASan must leave
+ * SIGSEGV (HotSpot's implicit null checks and safepoint polls) to the JVM. NULL for a normal
+ * build; else "LD_PRELOAD=..." and "ASAN_OPTIONS=...". */
+static const char *const *ag_env(void)
+{
+	static char preload[PATH_MAX + 16];
+	static const char *env[3];
+	static int done;
+	struct tu_result r;
+	size_t len = 0;
+	char *so;
+
+	if (done)
+		return env[0] ? env : NULL;
+	done = 1;
+	so = tu_read_file(ag_agent_path(), &len);
+	if (so && memmem(so, len, "libasan.so", 10) &&
+	    tu_sh(&r, "${CC:-cc} -print-file-name=libasan.so", 30) == 0 && r.status == 0) {
+		r.out[strcspn(r.out, "\n")] = '\0';
+		AG_FMT(preload, "LD_PRELOAD=%s", r.out);
+		env[0] = preload;
+		env[1] = "ASAN_OPTIONS=handle_segv=0:handle_sigbus=0:handle_sigfpe=0:"
+			 "allow_user_segv_handler=1:detect_leaks=0";
+		tu_result_free(&r);
+	}
+	free(so);
+	return env[0] ? env : NULL;
+}
+
+/* The same as a prefix for a shell command line: "env A=.. B=.. " or "". */
+static __attribute__((unused)) const char *ag_env_sh(void)
+{
+	static char buf[2 * PATH_MAX];
+	const char *const *env = ag_env();
+
+	if (!env)
+		return "";
+	AG_FMT(buf, "env %s %s ", env[0], env[1]);
+	return buf;
+}
+
 struct ag_cmd {
 	char java[PATH_MAX + 16], agent[PATH_MAX + 4200];
 	const char *argv[64];
@@ -137,7 +178,7 @@ static __attribute__((unused)) void ag_java(struct tu_result *r, const struct ag
 	struct ag_cmd c;
 
 	ag_cmd(&c, jdk, agent_opts, jvmargs, main_class, args);
-	cr_assert_eq(tu_run(r, (char *const *)c.argv, NULL, NULL, 0, timeout_s), 0,
+	cr_assert_eq(tu_run(r, (char *const *)c.argv, ag_env(), NULL, 0, timeout_s), 0,
 		     "cannot run %s", c.java);
 }
 
@@ -149,6 +190,8 @@ static __attribute__((unused)) pid_t ag_spawn(const struct ag_jdk *jdk, const ch
 	struct ag_cmd c;
 	pid_t pid;
 
+	const char *const *env = ag_env();
+
 	ag_cmd(&c, jdk, agent_opts, jvmargs, main_class, args);
 	pid = fork();
 	cr_assert_neq(pid, -1);
@@ -159,6 +202,8 @@ static __attribute__((unused)) pid_t ag_spawn(const struct ag_jdk *jdk, const ch
 			_exit(127);
 		dup2(fd, 1);
 		dup2(fd, 2);
+		for (int i = 0; env && env[i]; i++)
+			putenv((char *)env[i]);
 		execv(c.java, (char *const *)c.argv);
 		_exit(127);
 	}
