@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # inject benchmark: `jitprof inject --jit` against `perf inject --jit` on the same inputs in the
 # same run: wall time, peak RSS and files created (beside the dump and in the build-id cache).
-# Inputs: a synthetic run of INJBENCH_LOADS (default 200000) code loads from inject-gen, and a
+# Inputs: a synthetic run of INJBENCH_LOADS (default 200000) code loads from inject-gen (90% of
+# its samples in 16 hot address slots whose code is recompiled as the slots are reused, the
+# rest anywhere: about the sampled share of a real start-up; INJBENCH_HOT=0: uniform), and a
 # start-up-heavy Java run (samples/java StartupHeavy with our agent, ~20k methods) when java
 # and the agent are built. Prints figures; asserts nothing. Needs perf.
 set -euo pipefail
@@ -10,6 +12,7 @@ jitprof=$(realpath "$build/jitprof")
 gen=$(realpath "$build/inject-gen")
 loads=${INJBENCH_LOADS:-200000}
 samples=${INJBENCH_SAMPLES:-20000}
+hot=${INJBENCH_HOT:-90}
 perf_timeout=${INJBENCH_PERF_TIMEOUT:-900}
 for f in "$jitprof" "$gen"; do
 	[ -x "$f" ] || { echo "inject bench: $f missing (make $f)"; exit 1; }
@@ -56,10 +59,10 @@ compare() {
 # 1. Synthetic: loads reusing 4096 address slots, names recompiled, samples over the run.
 mkdir -p "$tmp/syn"
 "$gen" --dir "$tmp/syn" -o "$tmp/syn/perf.data" --loads "$loads" --samples "$samples" \
-	--slots 4096 --names $((loads / 4)) > "$tmp/syn/expect.txt"
+	--slots 4096 --names $((loads / 4)) --hot "$hot" > "$tmp/syn/expect.txt"
 dump=$(sed -n 's/^dump //p' "$tmp/syn/expect.txt")
 echo "synthetic: $loads code loads ($(stat -c %s "$dump") bytes of dump)," \
-     "$samples samples hitting $(grep -c '^expect' "$tmp/syn/expect.txt") generations"
+     "$samples samples ($hot% hot) hitting $(grep -c '^expect' "$tmp/syn/expect.txt") generations"
 compare synthetic "$tmp/syn/perf.data" "$tmp/syn"
 
 # 2. Java start-up-heavy run with our agent (skipped when not built).

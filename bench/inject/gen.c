@@ -28,6 +28,7 @@ struct opts {
 	int moves, unloads, arch, pipe, no_mono, anon, chain, late_marker;
 	unsigned long truncate;
 	unsigned seed;
+	unsigned hot;		/* percent of samples in the 16 hot slots (0 = uniform) */
 };
 
 struct slot { long load; uint64_t addr, size; };	/* load: index, -1 empty */
@@ -37,6 +38,15 @@ static uint64_t rnd(void)
 {
 	rng_state = rng_state * 6364136223846793005ull + 1442695040888963407ull;
 	return rng_state >> 33;
+}
+
+/* A slot index in [0, n): hot percent of the picks go to the first 16 slots (the hot
+ * methods of a real profile, recompiled as their slots are reused), the rest anywhere. */
+static size_t pick(size_t n, unsigned hot)
+{
+	if (rnd() % 100 < hot)
+		return rnd() % (n < 16 ? n : 16);
+	return rnd() % n;
 }
 
 static void die(const char *what, int rc)
@@ -125,7 +135,7 @@ static void usage(void)
 {
 	fprintf(stderr, "usage: inject-gen --dir DIR -o PERF.DATA [--loads N] [--samples N] "
 			"[--names N] [--slots N] [--moves] [--unloads] [--arch] [--pipe] "
-			"[--no-mono] [--anon] [--callchain] [--late-marker] [--truncate BYTES] "
+			"[--no-mono] [--anon] [--callchain] [--late-marker] [--hot PCT] [--truncate BYTES] "
 			"[--seed N]\n");
 	exit(2);
 }
@@ -139,6 +149,7 @@ static void parse(int argc, char **argv, struct opts *o)
 		{ "pipe", 0, NULL, 'p' }, { "no-mono", 0, NULL, 'M' }, { "anon", 0, NULL, 'A' },
 		{ "truncate", 1, NULL, 't' }, { "seed", 1, NULL, 'r' },
 		{ "callchain", 0, NULL, 'c' }, { "late-marker", 0, NULL, 'L' },
+		{ "hot", 1, NULL, 'h' },
 		{ NULL, 0, NULL, 0 } };
 	int c;
 	*o = (struct opts){ .loads = 1000, .samples = 10000, .names = 100, .slots = 64, .seed = 1 };
@@ -158,6 +169,7 @@ static void parse(int argc, char **argv, struct opts *o)
 		case 'A': o->anon = 1; break;
 		case 'c': o->chain = 1; break;
 		case 'L': o->late_marker = 1; break;
+		case 'h': o->hot = (unsigned)strtoul(optarg, NULL, 0); break;
 		case 't': o->truncate = strtoul(optarg, NULL, 0); break;
 		case 'r': o->seed = (unsigned)strtoul(optarg, NULL, 0); break;
 		default: usage();
@@ -209,8 +221,8 @@ int main(int argc, char **argv)
 			if (st >= lt && i < o.loads)
 				break;
 			struct slot *sl;
-			do
-				sl = &slots[rnd() % nslots];
+			do	/* real profiles are skewed: a few hot places get most samples */
+				sl = &slots[pick(nslots, o.hot)];
 			while (sl->load < 0);
 			uint64_t ip = sl->addr + rnd() % sl->size;
 			struct slot *caller = &slots[rnd() % nslots];

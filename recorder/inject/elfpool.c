@@ -148,8 +148,10 @@ int inj_pool_new(struct inj_pool **out, int threads, const char *cache_root)
 		free(p);
 		return -ENOMEM;
 	}
+	/* Writing an ELF waits on the file system (a create, a rename, the cache's mkdirs and
+	 * link) far more than it computes, so the pool is wider than the CPU count. */
 	if (threads <= 0)
-		threads = inj_default_threads();
+		threads = inj_default_threads() * 4 < 32 ? 32 : inj_default_threads() * 4;
 	for (int i = 0; i < threads && i < 64; i++)
 		if (pthread_create(&p->th[p->nt], NULL, worker, p) == 0)
 			p->nt++;

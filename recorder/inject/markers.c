@@ -117,7 +117,8 @@ int inj_marker_take(struct inj_run_state *s, const struct pd_reader *r,
 	if (w && *w) {
 		const struct jd_reader_stats *rs = jd_index_stats(x);
 		s->st->dump_records_dropped += rs->truncated_bytes ? 1 : 0;
-		inj_warnf(s, "%s: salvaged: %s", path, w);
+		inj_warnf(s, "%s: salvaged: the %zu code loads before the damage are injected, "
+			  "what follows it is dropped (%s)", path, d->nr_loads, w);
 	}
 	if (d->nr_bad)
 		inj_warnf(s, "%s: %zu code loads not injected (%s)", path, d->nr_bad, d->bad_msg);
