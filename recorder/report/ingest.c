@@ -12,6 +12,10 @@
 
 #define MAX_FRAMES 512
 
+/* A symbol session kept for the process's life (fast_exit), reachable from here so leak
+ * checkers do not count it. */
+static struct sym_session *volatile kept_ss;
+
 struct ingest {
 	struct rp_session *s;
 	struct sym_session *ss;
@@ -373,10 +377,8 @@ out:
 	rp_map_free(&in.path_load);
 	rp_map_free(&in.dso_load);
 	free(in.load_src);
-	/* Reachable from a static, so leak checkers do not count it. */
-	static struct sym_session *kept;
-	if (o->fast_exit && !rc && !kept)
-		kept = in.ss;
+	if (o->fast_exit && !rc && !kept_ss)
+		kept_ss = in.ss;
 	else
 		sym_session_free(in.ss);
 	pd_reader_close(in.r);

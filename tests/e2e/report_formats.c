@@ -160,6 +160,8 @@ Test(report_formats, truncated_input_reports_what_was_read)
 	rx_ok(&r, "cd '%s' && head -c $(( $(stat -c %%s perf.jit.data) * 2 / 3 )) perf.jit.data > "
 	      "cut.data && HOME='%s' '%s' report -q -i cut.data", dir, home, rx_jitprof);
 	cr_assert(strstr(r.err, "cut.data: offset "), "the damage is not named: %s", r.err);
-	cr_assert(strstr(r.out, "[.] checksum"), "%s", r.out);
+	/* What came before the cut is reported (where inject put the jitted maps decides
+	 * whether they made it: only the rows themselves are certain). */
+	cr_assert(strstr(r.out, "%  minijit  "), "%s", r.out);
 	tu_result_free(&r);
 }
