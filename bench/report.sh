@@ -24,6 +24,9 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/jitprof-bench-report.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 export HOME="$work/home" DEBUGINFOD_URLS=
 mkdir -p "$HOME" "$work/jit"
+# A private copy: a rebuild during the run must not swap the binary being measured.
+cp "$jitprof" "$work/jitprof"
+jitprof=$work/jitprof
 
 echo "report bench: recording StartupHeavy ($classes classes x 100 methods) ..."
 (cd "$work" && perf record -q -k mono -g -F 999 -o perf.data java -Xbatch \
