@@ -33,7 +33,7 @@ awk -v c="$best_cat" -v r="$best_rd" -v s="$size" 'BEGIN {
 "$bin" index "$dump"
 rm -f "$dump"
 
-n=${JDBENCH_LOADS:-2000000}
+n=${JDBENCH_LOADS:-500000}	# ~400 MB: more runs into dirty-page throttling
 for th in 1 4; do
 	"$bin" write "$tmp" "$th" "$n"
 	rm -f "$tmp"/jit-*.dump
