@@ -426,6 +426,8 @@ static void print_stats(struct out *o, struct stats *s, const struct jd_reader_s
 		obj_end(o);
 	} else {
 		fprintf(o->fp, "%-20s %12" PRIu64 "\n", "unknown (skipped)", rs->unknown_skipped);
+		if (!n)		/* a companion file: no loads, no names */
+			goto out;
 		fprintf(o->fp, "\n%zu method names, %zu loaded more than once (generations)\n"
 			       "%8s %12s  %s\n", n, regen, "loads", "code bytes", "name");
 		for (size_t i = 0; i < n; i++) {
@@ -434,6 +436,7 @@ static void print_stats(struct out *o, struct stats *s, const struct jd_reader_s
 			fputc('\n', o->fp);
 		}
 	}
+out:
 	free(rows);
 }
 
