@@ -67,11 +67,12 @@ int rec_read_build_id(const char *path, uint8_t id[PD_BUILD_ID_MAX], size_t *siz
 	return n > 0 ? 0 : -ENOENT;
 }
 
-/* /sys/kernel/notes is a raw sequence of ELF notes: {namesz, descsz, type, name, desc}. */
-int rec_kernel_build_id(uint8_t id[PD_BUILD_ID_MAX], size_t *size)
+/* /sys/kernel/notes and /sys/module/M/notes/.note.gnu.build-id are raw sequences of ELF notes:
+ * {namesz, descsz, type, name, desc}. */
+int rec_notes_build_id(const char *path, uint8_t id[PD_BUILD_ID_MAX], size_t *size)
 {
 	uint8_t buf[4096];
-	int fd = open("/sys/kernel/notes", O_RDONLY | O_CLOEXEC);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	ssize_t n;
 	size_t off = 0;
 
@@ -96,6 +97,11 @@ int rec_kernel_build_id(uint8_t id[PD_BUILD_ID_MAX], size_t *size)
 		off = desc + (((dsz) + 3u) & ~3u);
 	}
 	return -ENOENT;
+}
+
+int rec_kernel_build_id(uint8_t id[PD_BUILD_ID_MAX], size_t *size)
+{
+	return rec_notes_build_id("/sys/kernel/notes", id, size);
 }
 
 struct req {

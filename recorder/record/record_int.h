@@ -49,6 +49,7 @@ long rec_ring_drain(struct rec_ring *r, uint8_t *tmp, rec_sink_fn fn, void *ctx)
 /* ---- buildid.c ---- */
 int rec_read_build_id(const char *path, uint8_t id[PD_BUILD_ID_MAX], size_t *size);
 int rec_kernel_build_id(uint8_t id[PD_BUILD_ID_MAX], size_t *size);
+int rec_notes_build_id(const char *path, uint8_t id[PD_BUILD_ID_MAX], size_t *size);
 
 struct rec_bid_thread;
 struct rec_bid_result {
@@ -94,8 +95,11 @@ struct rec_synth_ctx {
 	struct rec_bid_thread *bids;
 	bool pipe;
 };
-/* "[kernel.kallsyms]_text" with pgoff = runtime _text and the kernel build-id. */
+/* "[kernel.kallsyms]_text" with pgoff = runtime _text and the kernel build-id, then one map
+ * per loaded module ("[name]", as perf names modules it has no path for). */
 int rec_synth_kernel(struct rec_synth_ctx *c);
+/* The module maps from a /proc/modules-format file (0 if it is absent). */
+int rec_synth_modules(struct rec_synth_ctx *c, const char *proc_modules);
 /* COMM (+FORK with fork=true) for each thread and MMAP2 for each executable map of pid. */
 int rec_synth_process(struct rec_synth_ctx *c, pid_t pid, bool fork);
 int rec_synth_all(struct rec_synth_ctx *c);

@@ -98,6 +98,41 @@ int rec_synth_kernel(struct rec_synth_ctx *c)
 	m.build_id_size = (uint8_t)idsz;
 	memcpy(m.build_id, id, idsz);
 	rec_note_mmap(c, &m, PERF_RECORD_MISC_KERNEL);
+	return err ? err : rec_synth_modules(c, "/proc/modules");
+}
+
+int rec_synth_modules(struct rec_synth_ctx *c, const char *proc_modules)
+{
+	FILE *f = fopen(proc_modules, "r");
+	char line[1024], name[256], path[512];
+	int err = 0;
+
+	if (!f)
+		return 0;	/* no modules (or a kernel without module support) */
+	while (!err && fgets(line, sizeof(line), f)) {
+		unsigned long long size, addr;
+		uint8_t id[PD_BUILD_ID_MAX];
+		size_t idsz = 0;
+		/* "name size refcount deps state address [taint]" */
+		if (sscanf(line, "%255s %llu %*s %*s %*s %llx", name, &size, &addr) != 3 || !addr)
+			continue;
+		snprintf(path, sizeof(path), "/sys/module/%s/notes/.note.gnu.build-id", name);
+		rec_notes_build_id(path, id, &idsz);
+		char mname[260];
+		snprintf(mname, sizeof(mname), "[%s]", name);
+		struct pd_mmap2_args a = {
+			.pid = UINT32_MAX, .cpumode = PERF_RECORD_MISC_KERNEL, .start = addr,
+			.len = size, .build_id = idsz ? id : NULL, .build_id_size = idsz,
+			.prot = PROT_READ | PROT_EXEC, .flags = MAP_PRIVATE, .filename = mname,
+		};
+		err = pd_writer_mmap2(c->w, &a, NULL);
+		struct pd_mmap m = { .pid = UINT32_MAX, .start = addr, .len = size, .is_mmap2 = true,
+				     .prot = a.prot, .filename = mname, .has_build_id = idsz > 0,
+				     .build_id_size = (uint8_t)idsz };
+		memcpy(m.build_id, id, idsz);
+		rec_note_mmap(c, &m, PERF_RECORD_MISC_KERNEL);
+	}
+	fclose(f);
 	return err;
 }
 
