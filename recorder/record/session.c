@@ -93,6 +93,7 @@ static int sink(void *ctx, const struct perf_event_header *h)
 			rec_hits_fork(s->sc.hits, e.u.task.pid, e.u.task.ppid);
 			break;
 		case PERF_RECORD_LOST:
+		case PERF_RECORD_LOST_SAMPLES:
 			s->st->lost += e.u.lost.lost;
 			break;
 		default:
@@ -269,9 +270,9 @@ static void progress(struct session *s)
 {
 	char what[96];
 
-	snprintf(what, sizeof(what), "recording: %llu samples, %.1f MB",
-		 (unsigned long long)s->st->samples, (double)pd_writer_bytes(s->w) / 1e6);
-	cli_progress(what, 0, 0);
+	snprintf(what, sizeof(what), "recording, %.1f MB written, samples",
+		 (double)pd_writer_bytes(s->w) / 1e6);
+	cli_progress(what, s->st->samples, 0);
 }
 
 static int loop(struct session *s)
