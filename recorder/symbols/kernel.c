@@ -22,8 +22,8 @@ static int read_all(const char *path, char **buf, size_t *len)
 	size_t cap = 1 << 20, n = 0;
 	char *b = malloc(cap);
 	while (b) {
-		n += fread(b + n, 1, cap - n, f);
-		if (n < cap)
+		n += fread(b + n, 1, cap - n - 1, f);
+		if (n < cap - 1)
 			break;
 		char *nb = realloc(b, cap * 2);
 		if (!nb) {
@@ -42,35 +42,31 @@ static int read_all(const char *path, char **buf, size_t *len)
 		free(b);
 		return -EIO;
 	}
+	b[n] = 0;	/* room was kept: text parsers may end the last line in place */
 	*buf = b;
 	*len = n;
 	return 0;
 }
 
-/* "ffffffff81000000 T _text" with an optional "\t[module]": text symbols only, as perf. */
-int kallsyms_parse(struct sym_session *s, const char *text, size_t len, struct sym_table *t,
-		   const char *ref_name, uint64_t *ref_addr)
+/* "ffffffff81000000 T _text" with an optional "\t[module]": text symbols only, as perf.
+ * Parsed in place: names stay in text (NUL-terminated here), which the session keeps. */
+int kallsyms_parse(char *text, size_t len, struct sym_table *t, const char *ref_name,
+		   uint64_t *ref_addr)
 {
-	const char *p = text, *end = text + len;
+	char *p = text, *end = text + len;
 	int nonzero = 0;
 	*ref_addr = 0;
 	while (p < end) {
-		const char *eol = memchr(p, '\n', (size_t)(end - p));
+		char *eol = memchr(p, '\n', (size_t)(end - p));
 		if (!eol)
 			eol = end;
-		char line[512];
-		size_t n = (size_t)(eol - p) < sizeof(line) - 1 ? (size_t)(eol - p) : sizeof(line) - 1;
-		memcpy(line, p, n);
-		line[n] = 0;
+		*eol = 0;
+		char *line = p, *q;
 		p = eol + 1;
-		char *q, type, *name;
 		unsigned long long addr = strtoull(line, &q, 16);
-		if (q == line || *q != ' ')
+		if (q == line || *q != ' ' || !q[1] || q[2] != ' ')
 			continue;
-		type = q[1];
-		if (!type || q[2] != ' ')
-			continue;
-		name = q + 3;
+		char type = q[1], *name = q + 3;
 		char *mod = strchr(name, '\t');
 		if (mod)
 			*mod++ = 0;
@@ -81,8 +77,7 @@ int kallsyms_parse(struct sym_session *s, const char *text, size_t len, struct s
 			continue;
 		if (addr)
 			nonzero = 1;
-		const char *iname = sess_intern(s, name);
-		if (!iname || symtab_add(t, addr, 0, iname, NULL, isupper((unsigned char)type) ? 2 : 0))
+		if (symtab_add(t, addr, 0, name, NULL, isupper((unsigned char)type) ? 2 : 0))
 			return -ENOMEM;
 		t->v[t->n - 1].module = mod != NULL;
 	}
@@ -162,8 +157,13 @@ static int load_kallsyms(struct sym_session *s, const char *path)
 	int rc = read_all(path, &text, &len);
 	if (rc)
 		return rc;
-	rc = kallsyms_parse(s, text, len, &s->ksyms, s->kref_name ? s->kref_name : "_text", &ref);
-	free(text);
+	rc = kallsyms_parse(text, len, &s->ksyms, s->kref_name ? s->kref_name : "_text", &ref);
+	if (rc) {
+		free(text);
+	} else {
+		free(s->ktext);
+		s->ktext = text;
+	}
 	if (rc == -EPERM)
 		sess_msg(s, SYM_LVL_WARN, "%s: all addresses are 0 (kptr_restrict?)", path);
 	if (rc) {

@@ -231,6 +231,7 @@ void sym_session_free(struct sym_session *s)
 	}
 	free(s->dso_hash);
 	symtab_free(&s->ksyms);
+	free(s->ktext);
 	source_free_all(s);
 	for (size_t i = 0; i < s->str_cap; i++)
 		free(s->strs[i]);

@@ -142,6 +142,7 @@ struct sym_session {
 	uint64_t kref_addr;		/* its recorded runtime address (map pgoff) */
 	int ksyms_loaded;
 	struct sym_table ksyms;
+	char *ktext;			/* the kallsyms text ksyms' names point into */
 	void *dbgd;			/* debuginfod_client */
 	int dbgd_tried;
 };
@@ -195,7 +196,7 @@ void lines_free(struct sym_dso *d);
 
 /* kernel.c */
 int kernel_load(struct sym_session *s);
-int kallsyms_parse(struct sym_session *s, const char *text, size_t len, struct sym_table *t,
-		   const char *ref_name, uint64_t *ref_addr);
+int kallsyms_parse(char *text, size_t len, struct sym_table *t, const char *ref_name,
+		   uint64_t *ref_addr);
 
 #endif
