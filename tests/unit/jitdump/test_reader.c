@@ -315,3 +315,63 @@ Test(reader, perf_agent_fixture)
 	jd_reader_close(r);
 	free(buf);
 }
+
+/* Companion records in the other byte order: every field, the inline tables included. */
+Test(reader, byte_swapped_companion)
+{
+	char *dir;
+	struct jd_writer *w = jdt_writer(&dir, 0);
+	uint8_t code[4] = { 0 };
+	struct jd_inline_method m[] = { { "outer", "O.java" }, { "inner", "I.java" } };
+	struct jd_inline_frame f[] = { { 1, 300 }, { 0, -1 } };
+	struct jd_inline_pc pc[] = { { 0x10, 2, f }, { 0x12, 1, f + 1 } };
+	struct jd_ext_inline in = { .nr_methods = 2, .nr_pcs = 2, .methods = m, .pcs = pc };
+	struct jd_ext_load_info info = { .generation = 7, .tier = JD_TIER_C1, .flags = 3,
+					 .level = -1 };
+	struct jd_load_desc d = { .name = "outer", .code_addr = 0x10, .code = code, .code_size = 4,
+				  .info = &info, .inl = &in };
+	cr_assert_eq(jd_write_load(w, &d, NULL), 0);
+	struct jd_ext_unload u = { .code_addr = 0x10, .code_index = 1, .pid = 0x01020304 };
+	cr_assert_eq(jd_write_unload(w, &u, 0x1122334455667788ull), 0);
+	struct jd_ext_agent_stats st = { 1ull << 40, 2, 3, 4, 5, 6 };
+	cr_assert_eq(jd_write_stats(w, &st), 0);
+	char ext[4200];
+	jd_ext_path(jd_writer_path(w), ext, sizeof(ext));
+	cr_assert_eq(jd_writer_close(w), 0);
+	size_t len;
+	uint8_t *buf = tu_read_file(ext, &len);
+	cr_assert_eq(jdt_swap_file(buf, len), 0);
+	struct jd_reader *r;
+	cr_assert_eq(jd_reader_open_mem(&r, buf, len, "sw.jitprof"), 0, "%s", jd_reader_error(NULL));
+	cr_assert(jd_reader_is_ext(r));
+	cr_assert_eq(jd_reader_stats(r)->byte_swapped, 1);
+	struct jd_record rec;
+	cr_assert_eq(jd_reader_next(r, &rec), 1);
+	cr_assert_eq(rec.id, JD_EXT_LOAD_INFO);
+	cr_assert_eq(rec.u.load_info.generation, 7);
+	cr_assert_eq(rec.u.load_info.level, -1);
+	cr_assert_eq(rec.u.load_info.flags, 3);
+	cr_assert_eq(jd_reader_next(r, &rec), 1);
+	cr_assert_eq(rec.id, JD_EXT_INLINE);
+	cr_assert_eq(rec.u.inl.nr_pcs, 2);
+	cr_assert_eq(rec.u.inl.pcs[0].addr, 0x10);
+	cr_assert_eq(rec.u.inl.pcs[0].depth, 2);
+	cr_assert_eq(rec.u.inl.pcs[0].frames[0].method, 1);
+	cr_assert_eq(rec.u.inl.pcs[0].frames[0].line, 300);
+	cr_assert_eq(rec.u.inl.pcs[1].frames[0].line, -1);
+	cr_assert_str_eq(rec.u.inl.methods[1].file, "I.java");
+	cr_assert_eq(jd_reader_next(r, &rec), 1);
+	cr_assert_eq(rec.id, JD_EXT_UNLOAD);
+	cr_assert_eq(rec.timestamp, 0x1122334455667788ull);
+	cr_assert_eq(rec.u.unload.pid, 0x01020304);
+	cr_assert_eq(rec.u.unload.code_index, 1);
+	cr_assert_eq(jd_reader_next(r, &rec), 1);
+	cr_assert_eq(rec.id, JD_EXT_AGENT_STATS);
+	cr_assert_eq(rec.u.stats.callback_ns, 1ull << 40);
+	cr_assert_eq(rec.u.stats.dropped, 6);
+	cr_assert_eq(jd_reader_next(r, &rec), 0);
+	jd_reader_close(r);
+	free(buf);
+	tu_rmtree(dir);
+	free(dir);
+}
