@@ -65,7 +65,7 @@ else: swap(sys.argv[2], sys.argv[3])
 EOF
 }
 
-mkdir -p "$out"/{jitdump,jitdump_index,perfdata,symbols,synth,agent_options,report}
+mkdir -p "$out"/{jitdump,jitdump_index,perfdata,symbols,synth,agent_options,report,inject}
 
 # minijit: its dump and companion, and a perf recording of it (file mode, with callchains)
 perf record -q -N -k mono -F 999 -g -o "$tmp/minijit.data" -- \
@@ -84,6 +84,11 @@ cp "$tmp/minijit.jit.data" "$out/report/minijit-injected.data"
 cp "$tmp/minijit.jit.data" "$out/perfdata/minijit-injected.data"
 "$build/jitprof" synth "$dump" -o "$tmp/elf" -q >/dev/null
 for so in "$tmp"/elf/jitted-*.so; do cp "$so" "$out/symbols/minijit-${so##*-}"; done
+
+# inject: u32 length of the recording, the recording, the dump and its companion
+python3 -c 'import struct,sys; sys.stdout.buffer.write(struct.pack("<I", int(sys.argv[1])))' \
+	"$(stat -c %s "$tmp/minijit.data")" >"$out/inject/minijit"
+cat "$tmp/minijit.data" "$dump" "$dump.jitprof" >>"$out/inject/minijit"
 
 # node --perf-prof: UNWINDING_INFO, DEBUG_INFO, many loads
 (cd "$tmp" && node --perf-prof --interpreted-frames-native-stack -e \

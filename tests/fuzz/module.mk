@@ -1,7 +1,8 @@
 # tests/fuzz: libFuzzer targets are built by scripts/fuzz.sh (`make fuzz`) with clang, straight
 # from sources. Their seeds and regression inputs are also replayed by an ordinary unit test,
 # tests/unit/fuzzreg (one file per target), linked here with every library the targets read.
-UNIT_LIBS_fuzzreg = $(BUILD)/librecorder-report.a $(BUILD)/librecorder-symbols.a \
+UNIT_LIBS_fuzzreg = $(BUILD)/librecorder-inject.a $(BUILD)/librecorder-report.a \
+	$(BUILD)/librecorder-symbols.a \
 	$(BUILD)/librecorder-perfdata.a \
 	$(BUILD)/libsynth.a $(BUILD)/libjitdump.a $(BUILD)/obj/agent/options.o
 UNIT_LDLIBS_fuzzreg = -lelf -ldw -ldebuginfod -larchive -lcrypto -lzstd -lcapstone -lm -lpthread
