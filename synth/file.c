@@ -168,24 +168,26 @@ static int place_link(const char *link, const char *target, char *err, size_t er
 int synth_cache_add(const struct synth_elf *e, const char *root, const char *abs_path,
 		    char *err, size_t errlen)
 {
-	char elf[PATH_MAX], link[PATH_MAX], target[PATH_MAX], hex[SYNTH_BUILD_ID_HEX];
+	char elf[PATH_MAX], lnk[PATH_MAX], target[PATH_MAX], hex[SYNTH_BUILD_ID_HEX];
 	if (check_abs_path(abs_path))
 		return synth_err(err, errlen, -EINVAL,
 				 "%s: cache needs an absolute path without ./.. parts", abs_path);
 	synth_build_id_hex(e->build_id, hex);
 	if (synth_cache_elf_path(root, abs_path, e->build_id, elf, sizeof(elf)) ||
-	    synth_cache_link_path(root, e->build_id, link, sizeof(link)) ||
+	    synth_cache_link_path(root, e->build_id, lnk, sizeof(lnk)) ||
 	    fmt(target, sizeof(target), "../..%s/%s%s", abs_path, hex, ""))
 		return synth_err(err, errlen, -ENAMETOOLONG, "%s: cache path too long", abs_path);
 	int rc = make_parents(elf);
 	if (!rc)
-		rc = make_parents(link);
+		rc = make_parents(lnk);
 	if (rc)
 		return synth_err(err, errlen, rc, "%s: mkdir: %s", elf, strerror(-rc));
 	int had = same_file(elf, e);
-	if (!had && (rc = synth_write_file(e, elf, err, errlen)))
+	/* Like perf, hard-link the DSO's own file when it holds these bytes: no second copy. */
+	if (!had && !(same_file(abs_path, e) && !link(abs_path, elf)) &&
+	    (rc = synth_write_file(e, elf, err, errlen)))
 		return rc;
-	rc = place_link(link, target, err, errlen);
+	rc = place_link(lnk, target, err, errlen);
 	if (rc < 0)
 		return rc;
 	return had && rc == 1;

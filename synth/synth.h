@@ -111,8 +111,9 @@ int synth_cache_elf_path(const char *root, const char *abs_path,
 int synth_cache_link_path(const char *root, const uint8_t id[SYNTH_BUILD_ID_SIZE],
 			  char *buf, size_t len);
 /* Places e as <root>/<abs_path>/<hex>/elf plus the relative link
- * <root>/.build-id/xx/rest -> ../../<abs_path>/<hex> (directories 0755). Returns 0 when
- * written, 1 when an identical file (and link) was already there. */
+ * <root>/.build-id/xx/rest -> ../../<abs_path>/<hex> (directories 0755); when abs_path itself
+ * holds these bytes, the cache entry is a hard link to it (as perf does), else a copy.
+ * Returns 0 when written, 1 when an identical file (and link) was already there. */
 int synth_cache_add(const struct synth_elf *e, const char *root, const char *abs_path,
 		    char *err, size_t errlen);
 

@@ -139,3 +139,25 @@ Test(file, cache_add_layout_and_skip)
 	tu_rmtree(root);
 	free(root);
 }
+
+/* When the DSO path already holds the ELF, the cache entry is a hard link to it. */
+Test(file, cache_links_the_dso_file)
+{
+	char *root = tu_tmpdir("synth-link");
+	struct synth_elf e;
+	built(&e, 1);
+	char dso[PATH_MAX], elf[PATH_MAX], err[256], cache[PATH_MAX];
+	snprintf(dso, sizeof(dso), "%s/jitted-5-6.so", root);
+	snprintf(cache, sizeof(cache), "%s/cache", root);
+	cr_assert_eq(synth_write_file(&e, dso, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(synth_cache_add(&e, cache, dso, err, sizeof(err)), 0, "%s", err);
+	synth_cache_elf_path(cache, dso, e.build_id, elf, sizeof(elf));
+	struct stat a, b;
+	cr_assert_eq(stat(dso, &a), 0);
+	cr_assert_eq(stat(elf, &b), 0);
+	cr_assert_eq(a.st_ino, b.st_ino, "a copy, not a link");
+	cr_assert_eq(a.st_nlink, 2);
+	synth_elf_free(&e);
+	tu_rmtree(root);
+	free(root);
+}
