@@ -7,6 +7,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Internal to libjitdump: not exported from libjitdump.so. */
+#pragma GCC visibility push(hidden)
+
 struct jd_arena {
 	struct jd_arena_block *head;
 };
@@ -38,5 +41,7 @@ struct jd_u64_tab {
 int jd_u64_tab_put(struct jd_u64_tab *t, uint64_t key, uint32_t val);	/* replaces */
 int jd_u64_tab_get(const struct jd_u64_tab *t, uint64_t key, uint32_t *val); /* 1 found */
 void jd_u64_tab_free(struct jd_u64_tab *t);
+
+#pragma GCC visibility pop
 
 #endif

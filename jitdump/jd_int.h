@@ -9,6 +9,9 @@
 
 #include "jitdump/jitdump.h"
 
+/* Internal to libjitdump: not exported from libjitdump.so. */
+#pragma GCC visibility push(hidden)
+
 /* Companion record sizes (prefix included); layouts in docs/jitdump.md. */
 #define JD_EXT_LOAD_INFO_SIZE   48u
 #define JD_EXT_INLINE_FIXED     40u
@@ -102,5 +105,7 @@ int jd_decode(struct jd_record *rec, const uint8_t *p, int swap, struct jd_decod
 void jd_decode_bufs_free(struct jd_decode_bufs *b);
 /* 1 if the id is one libjitdump decodes (perf's 0..4 and ours). */
 int jd_id_known(uint32_t id);
+
+#pragma GCC visibility pop
 
 #endif

@@ -9,6 +9,9 @@
 
 #include "jitdump/jitdump.h"
 
+/* Internal to libjitdump: not exported from libjitdump.so. */
+#pragma GCC visibility push(hidden)
+
 struct jd_sink {
 	int fd;
 	uint8_t *buf;
@@ -55,5 +58,7 @@ int jd_writer_enter(struct jd_writer *w);
 /* This process / thread, without a system call per record. */
 pid_t jd_self_pid(void);
 pid_t jd_self_tid(void);
+
+#pragma GCC visibility pop
 
 #endif
