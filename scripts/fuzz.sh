@@ -39,6 +39,11 @@ build_target() {
 			{ echo "fuzz: $src: fuzz-srcs '$g' names no C source" >&2; return 1; }
 		srcs+=("${f[@]}")
 	done
+	# up to date when no C source or header of the tree changed since the last build
+	if [ -x "$bin" ] && [ -z "$(find agent jitdump recorder synth tests/fuzz tests/lib \
+		-name '*.[ch]' -newer "$bin" -print -quit)" ] && [ "$0" -ot "$bin" ]; then
+		return 0
+	fi
 	# shellcheck disable=SC2046
 	"$cc" "${cflags[@]}" -o "$bin" "$src" "${srcs[@]}" $(meta "$src" libs)
 }
