@@ -472,3 +472,51 @@ Test(synth_tools, node_unwind_tables, .timeout = 240)
 	tu_rmtree(dir);
 	free(dir);
 }
+
+/* The command's own behaviour: stubs skipped unless --all, the build-id cache option, damaged
+ * line tables kept as symbol-only ELFs, and errors that name the file. */
+Test(synth_tools, command_options)
+{
+	char *dir = tu_tmpdir("synth-cmd");
+	struct jd_writer *w;
+	struct jd_writer_opts o = { .size = sizeof(o), .dir = dir };
+	cr_assert_eq(jd_writer_open(&w, &o), 0);
+	uint8_t code[16];
+	memset(code, 0x90, sizeof(code));
+	struct jd_ext_load_info stub = { .tier = JD_TIER_STUB, .level = -1 };
+	struct jd_load_desc d = { .name = "Interpreter", .code_addr = 0x5000, .code = code,
+				  .code_size = sizeof(code), .info = &stub };
+	cr_assert_eq(jd_write_load(w, &d, NULL), 0);
+	d.name = "LFoo;m()V";
+	d.info = NULL;
+	cr_assert_eq(jd_write_load(w, &d, NULL), 0);
+	cr_assert_eq(jd_writer_close(w), 0);
+	char *dump = su_find_dump(dir);
+	struct tu_result r;
+	su_sh(&r, "%s synth %s -o %s/a", tu_build("jitprof"), dump, dir);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_assert_eq(tu_count(r.out, "\n"), 1, "the stub is skipped:\n%s", r.out);
+	cr_assert_not_null(strstr(r.out, " LFoo;m()V"));
+	cr_assert_not_null(strstr(r.err, "1 stubs skipped"), "%s", r.err);
+	tu_result_free(&r);
+	su_sh(&r, "%s synth %s -o %s/b --all --buildid-dir %s/cache", tu_build("jitprof"), dump,
+	      dir, dir);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_assert_eq(tu_count(r.out, "\n"), 2, "--all keeps the stub:\n%s", r.out);
+	char hex[64];
+	cr_assert_eq(sscanf(r.out, "%63s", hex), 1);
+	tu_result_free(&r);
+	su_sh(&r, "ls %s/cache/.build-id/%.2s/%s/elf", dir, hex, hex + 2);
+	cr_assert_eq(r.status, 0, "no cache entry for %s: %s", hex, r.err);
+	tu_result_free(&r);
+	su_sh(&r, "%s synth %s/missing.dump -o %s/c", tu_build("jitprof"), dir, dir);
+	cr_assert_eq(r.status, 1);
+	cr_assert_not_null(strstr(r.err, "missing.dump"), "%s", r.err);
+	tu_result_free(&r);
+	su_sh(&r, "%s synth %s", tu_build("jitprof"), dump);
+	cr_assert_eq(r.status, 2, "-o is required");
+	tu_result_free(&r);
+	free(dump);
+	tu_rmtree(dir);
+	free(dir);
+}
