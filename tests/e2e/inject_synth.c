@@ -127,6 +127,16 @@ Test(inject_synth, every_generation_gets_exactly_its_samples, .timeout = 120)
 	cr_assert_eq(tu_count(r.out, "//anon"), 0, "the runtime's anon map is dropped");
 	cr_assert_eq(tu_count(r.out, g.dump), 0, "the marker is consumed");
 	tu_result_free(&r);
+	/* The BUILD_ID table names every sampled generation (callchain hits too). */
+	char *bl[] = { "perf", "buildid-list", "-i", g.out, NULL };
+	iu_run_ok(&r, bl, g.cache, 60);
+	cr_assert_geq(tu_count(r.out, "/jitted-"), g.n);
+	for (size_t i = 0; i < g.n; i++) {
+		char name[80];
+		snprintf(name, sizeof(name), "/jitted-%lu-%lu.so\n", g.pid, g.ci[i]);
+		cr_assert(strstr(r.out, name), "%s missing from the BUILD_ID table", name);
+	}
+	tu_result_free(&r);
 	gen_free(&g);
 }
 
