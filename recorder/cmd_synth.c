@@ -5,10 +5,13 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "jitdump/jitdump.h"
 #include "recorder/cli.h"
@@ -27,17 +30,19 @@ static void usage(FILE *out)
 		"                        interpreter, adapters, ...); default: methods only\n"
 		"      --buildid-cache   also place each ELF in the build-id cache\n"
 		"      --buildid-dir DIR cache root (default $PERF_BUILDID_DIR or ~/.debug)\n"
+		"      --threads N       ELF writer threads (default: online CPUs, at most 16)\n"
 		"  -q, --quiet           no summary line\n"
 		"  -h, --help            this text\n");
 }
 
-enum { OPT_ALL = 256, OPT_CACHE, OPT_CACHE_DIR };
+enum { OPT_ALL = 256, OPT_CACHE, OPT_CACHE_DIR, OPT_THREADS };
 
 static const struct option longopts[] = {
 	{ "output", required_argument, NULL, 'o' },
 	{ "all", no_argument, NULL, OPT_ALL },
 	{ "buildid-cache", no_argument, NULL, OPT_CACHE },
 	{ "buildid-dir", required_argument, NULL, OPT_CACHE_DIR },
+	{ "threads", required_argument, NULL, OPT_THREADS },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -47,10 +52,27 @@ struct synth_opts {
 	const char *dump, *dir, *cache;
 	char cache_buf[PATH_MAX], absdir[PATH_MAX];
 	int all, quiet;
+	unsigned threads;
 };
 
-struct synth_counts {
-	uint64_t written, skipped, failed;
+/* What became of one load; printed in load order once all workers are done. */
+enum outcome { WRITTEN, SKIPPED, REFUSED, FATAL };
+
+struct result {
+	enum outcome what;
+	char hex[SYNTH_BUILD_ID_HEX];
+	char *warning;		/* malloc'd, or NULL */
+	char *path;		/* malloc'd when WRITTEN */
+};
+
+struct pool {
+	const struct synth_opts *o;
+	struct jd_index *x;
+	const uint32_t *seqs;
+	struct result *res;
+	size_t n;
+	atomic_size_t next, done;
+	atomic_int stop;
 };
 
 /* Names come from the dump: print them, never let them steer the terminal. */
@@ -60,50 +82,117 @@ static void print_name(const char *s)
 		putchar((unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s);
 }
 
-static int one_load(const struct synth_opts *o, const struct jd_header *hdr,
-		    const struct jd_load_entry *e, uint32_t seq, struct synth_counts *c)
+static char *load_msg(const struct pool *p, const struct jd_load_entry *e, const char *err,
+		      const char *tail)
 {
+	char *m = NULL;
+	if (asprintf(&m, "%s: code load at offset %" PRIu64 " (code_index %" PRIu64 "): %s%s",
+		     p->o->dump, e->offset, e->load.code_index, err, tail) < 0)
+		m = NULL;
+	return m;
+}
+
+static void one_load(struct pool *p, size_t i)
+{
+	const struct synth_opts *o = p->o;
+	const struct jd_load_entry *e = jd_index_load(p->x, i);
+	struct result *r = &p->res[i];
 	struct synth_input in;
 	struct synth_elf elf;
-	char err[512], file[SYNTH_FILE_NAME_MAX], path[PATH_MAX], hex[SYNTH_BUILD_ID_HEX];
+	char err[512], file[SYNTH_FILE_NAME_MAX], path[PATH_MAX];
 
-	synth_input_from_load(&in, hdr, e);
-	in.file_seq = seq;
+	synth_input_from_load(&in, jd_index_header(p->x), e);
+	in.file_seq = p->seqs[i];
 	if (!o->all && in.tier == JD_TIER_STUB) {
-		c->skipped++;
-		return 0;
+		r->what = SKIPPED;
+		return;
 	}
 	int rc = synth_input_drop_bad_debug(&in, err, sizeof(err));
 	if (rc == 1)
-		cli_warn("%s: code load at offset %" PRIu64 " (code_index %" PRIu64 "): %s; "
-			 "its ELF has the symbol only", o->dump, e->offset, in.code_index, err);
+		r->warning = load_msg(p, e, err, "; its ELF has the symbol only");
 	rc = rc < 0 ? rc : synth_build(&in, &elf, err, sizeof(err));
 	if (rc) {
-		cli_warn("%s: code load at offset %" PRIu64 " (code_index %" PRIu64 "): %s",
-			 o->dump, e->offset, in.code_index, err);
-		c->failed++;
-		return 0;
+		free(r->warning);
+		r->warning = load_msg(p, e, err, "");
+		r->what = REFUSED;
+		return;
 	}
+	r->what = FATAL;
 	if (synth_file_name(&in, file, sizeof(file)) ||
-	    snprintf(path, sizeof(path), "%s/%s", o->dir, file) >= (int)sizeof(path)) {
-		synth_elf_free(&elf);
-		return cli_error("%s: output path too long", o->dir), -ENAMETOOLONG;
+	    snprintf(path, sizeof(path), "%s/%s", o->dir, file) >= (int)sizeof(path))
+		snprintf(err, sizeof(err), "%s: output path too long", o->dir);
+	else if (!synth_write_file(&elf, path, err, sizeof(err)) &&
+		 (!o->cache || synth_cache_add(&elf, o->cache, path, err, sizeof(err)) >= 0))
+		r->what = WRITTEN;
+	if (r->what == WRITTEN) {
+		synth_build_id_hex(elf.build_id, r->hex);
+		r->path = strdup(path);
+	} else {
+		free(r->warning);
+		r->warning = strdup(err);
+		atomic_store(&p->stop, 1);
 	}
-	rc = synth_write_file(&elf, path, err, sizeof(err));
-	if (!rc && o->cache)
-		rc = synth_cache_add(&elf, o->cache, path, err, sizeof(err)) < 0 ? -EIO : 0;
-	if (rc) {
-		synth_elf_free(&elf);
-		cli_error("%s", err);
-		return rc;
-	}
-	synth_build_id_hex(elf.build_id, hex);
-	printf("%s %s gen=%" PRIu32 " ", hex, path, in.generation);
-	print_name(in.name);
-	putchar('\n');
 	synth_elf_free(&elf);
-	c->written++;
-	return 0;
+}
+
+static void *worker(void *arg)
+{
+	struct pool *p = arg;
+	for (size_t i; !atomic_load(&p->stop) && (i = atomic_fetch_add(&p->next, 1)) < p->n;) {
+		one_load(p, i);
+		atomic_fetch_add(&p->done, 1);
+	}
+	return NULL;
+}
+
+/* Workers build and write; this thread shows progress (cli_progress is not thread-safe). */
+static void run_pool(struct pool *p, unsigned threads)
+{
+	pthread_t th[16];
+	unsigned started = 0;
+	while (started < threads && !pthread_create(&th[started], NULL, worker, p))
+		started++;
+	if (!started)
+		worker(p);
+	while (started && atomic_load(&p->done) < p->n && !atomic_load(&p->stop)) {
+		cli_progress("synthesizing", atomic_load(&p->done), p->n);
+		usleep(50000);
+	}
+	for (unsigned t = 0; t < started; t++)
+		pthread_join(th[t], NULL);
+	cli_progress_end();
+}
+
+/* Prints every result in load order; 0, or 1 if a load could not be written. */
+static int report(const struct pool *p, const struct jd_index *x)
+{
+	uint64_t written = 0, skipped = 0, refused = 0;
+	int fatal = 0;
+	for (size_t i = 0; i < p->n; i++) {
+		struct result *r = &p->res[i];
+		if (r->warning && r->what == FATAL)
+			cli_error("%s", r->warning);
+		else if (r->warning)
+			cli_warn("%s", r->warning);
+		if (r->what == WRITTEN) {
+			const struct jd_load_entry *e = jd_index_load(x, i);
+			printf("%s %s gen=%" PRIu32 " ", r->hex, r->path, e->generation);
+			print_name(e->load.name);
+			putchar('\n');
+			written++;
+		}
+		skipped += r->what == SKIPPED;
+		refused += r->what == REFUSED;
+		fatal |= r->what == FATAL;
+		free(r->warning);
+		free(r->path);
+	}
+	if (!p->o->quiet)
+		cli_info("%" PRIu64 " ELFs in %s%s%s, %" PRIu64 " stubs skipped%s, %" PRIu64
+			 " loads refused", written, p->o->dir, p->o->cache ? " and the cache " : "",
+			 p->o->cache ? p->o->cache : "", skipped,
+			 p->o->all ? "" : " (--all keeps them)", refused);
+	return fatal || refused ? 1 : 0;
 }
 
 static int parse(int argc, char **argv, struct synth_opts *o)
@@ -116,6 +205,14 @@ static int parse(int argc, char **argv, struct synth_opts *o)
 		case OPT_ALL: o->all = 1; break;
 		case OPT_CACHE: want_cache = 1; break;
 		case OPT_CACHE_DIR: o->cache = optarg; want_cache = 1; break;
+		case OPT_THREADS: {
+			char *end;
+			unsigned long t = strtoul(optarg, &end, 10);
+			if (*end || !t || t > 16)
+				return cli_error("--threads wants 1..16, got '%s'", optarg) + 1;
+			o->threads = (unsigned)t;
+			break;
+		}
 		case 'q': o->quiet = 1; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
@@ -126,6 +223,10 @@ static int parse(int argc, char **argv, struct synth_opts *o)
 		return 2;
 	}
 	o->dump = argv[optind];
+	if (!o->threads) {
+		long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+		o->threads = cpus < 1 ? 1 : cpus > 16 ? 16 : (unsigned)cpus;
+	}
 	if (want_cache && !o->cache) {
 		if (synth_cache_default_root(o->cache_buf, sizeof(o->cache_buf)))
 			return cli_error("no build-id cache: set $HOME or $PERF_BUILDID_DIR");
@@ -158,25 +259,22 @@ int cmd_synth(int argc, char **argv)
 	if (jd_index_warning(x)[0])
 		cli_warn("%s", jd_index_warning(x));
 
-	struct synth_counts c = { 0 };
-	size_t n = jd_index_nr_loads(x);
-	uint32_t *seqs = calloc(n ? n : 1, sizeof(*seqs));
-	rc = seqs ? synth_index_file_seqs(x, seqs) : -ENOMEM;
-	if (rc)
-		cli_error("out of memory");
-	for (size_t i = 0; i < n && !rc; i++) {
-		rc = one_load(&o, jd_index_header(x), jd_index_load(x, i), seqs[i], &c);
-		cli_progress("synthesizing", i + 1, n);
+	struct pool p = { .o = &o, .x = x, .n = jd_index_nr_loads(x) };
+	uint32_t *seqs = calloc(p.n ? p.n : 1, sizeof(*seqs));
+	p.res = calloc(p.n ? p.n : 1, sizeof(*p.res));
+	p.seqs = seqs;
+	if (!seqs || !p.res || synth_index_file_seqs(x, seqs)) {
+		free(seqs);
+		free(p.res);
+		jd_index_close(x);
+		return cli_error("out of memory for %zu loads", p.n);
 	}
-	cli_progress_end();
+	run_pool(&p, o.threads);
+	rc = report(&p, x);
 	free(seqs);
+	free(p.res);
 	jd_index_close(x);
 	if (fflush(stdout))
 		return cli_error("stdout: %s", strerror(errno));
-	if (!o.quiet)
-		cli_info("%" PRIu64 " ELFs in %s%s%s, %" PRIu64 " stubs skipped%s, %" PRIu64
-			 " loads refused", c.written, o.dir, o.cache ? " and the cache " : "",
-			 o.cache ? o.cache : "", c.skipped, o.all ? "" : " (--all keeps them)",
-			 c.failed);
-	return rc || c.failed ? 1 : 0;
+	return rc;
 }
