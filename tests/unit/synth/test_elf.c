@@ -2,7 +2,10 @@
  * requires, sections, the symbol, both notes, the code at .text, unwind placement, machines. */
 #include <criterion/criterion.h>
 #include <elf.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "tests/unit/synth/st.h"
 
@@ -180,5 +183,53 @@ Test(elf, free_is_safe_twice)
 	cr_assert_eq(synth_build(&l.in, &e, err, sizeof(err)), 0);
 	synth_elf_free(&e);
 	cr_assert_null(e.data);
+	synth_elf_free(&e);
+}
+
+/* The image is what libelf's own writer produces: copy every header and section of it into a
+ * new ELF written by elf_update (ELF_F_LAYOUT, same offsets) and compare the bytes. */
+Test(elf, equals_elf_update_output)
+{
+	struct st_load l;
+	st_load_init(&l, 1);
+	st_add_unwind(&l);
+	struct synth_elf e;
+	Elf *src = build(&l, &e);
+	int fd = memfd_create("synth-test", MFD_CLOEXEC);
+	cr_assert_geq(fd, 0);
+	Elf *dst = elf_begin(fd, ELF_C_WRITE, NULL);
+	cr_assert_not_null(dst);
+	elf_flagelf(dst, ELF_C_SET, ELF_F_LAYOUT);
+	GElf_Ehdr eh;
+	gelf_getehdr(src, &eh);
+	cr_assert_not_null(gelf_newehdr(dst, ELFCLASS64));
+	gelf_update_ehdr(dst, &eh);
+	size_t nph;
+	elf_getphdrnum(src, &nph);
+	cr_assert_not_null(gelf_newphdr(dst, nph));
+	for (size_t i = 0; i < nph; i++) {
+		GElf_Phdr ph;
+		gelf_getphdr(src, (int)i, &ph);
+		gelf_update_phdr(dst, (int)i, &ph);
+	}
+	for (Elf_Scn *s = elf_nextscn(src, NULL); s; s = elf_nextscn(src, s)) {
+		GElf_Shdr sh;
+		gelf_getshdr(s, &sh);
+		Elf_Scn *d = elf_newscn(dst);
+		gelf_update_shdr(d, &sh);
+		Elf_Data *in = elf_getdata(s, NULL), *out = elf_newdata(d);
+		*out = *in;
+	}
+	off_t size = elf_update(dst, ELF_C_WRITE);
+	cr_assert_eq(size, (off_t)e.size, "elf_update wrote %lld bytes, synth %zu",
+		     (long long)size, e.size);
+	uint8_t *back = malloc(e.size);
+	cr_assert_eq(pread(fd, back, e.size, 0), (ssize_t)e.size);
+	for (size_t i = 0; i < e.size; i++)
+		cr_assert_eq(back[i], e.data[i], "byte %zu differs", i);
+	free(back);
+	elf_end(dst);
+	close(fd);
+	elf_end(src);
 	synth_elf_free(&e);
 }
