@@ -29,6 +29,8 @@ struct ingest {
 	size_t load_src_cap;
 	uint64_t first_time, last_time;
 	unsigned res_flags;
+	struct rp_live live;		/* mapped jitted loads per process */
+	uint64_t end_time;		/* when the loads end_load() ends, end */
 };
 
 /* "jitted-<pid>-<n>.so": what both perf inject and jitprof inject name a code load. */
@@ -45,6 +47,14 @@ int rp_is_jitted_name(const char *path, uint32_t *pid, uint64_t *idx)
 	if (idx)
 		*idx = n;
 	return 1;
+}
+
+static void end_load(void *ctx, uint32_t idx)
+{
+	struct ingest *in = ctx;
+	struct rp_load *l = &in->s->loads[idx - 1];
+	if (!l->end_time && l->load_time <= in->end_time)
+		l->end_time = in->end_time;
 }
 
 static void on_mmap(struct ingest *in, const struct pd_event *ev, uint64_t time)
@@ -64,16 +74,13 @@ static void on_mmap(struct ingest *in, const struct pd_event *ev, uint64_t time)
 	if (path && rp_map_get(&in->path_load, (uintptr_t)path, &moved) &&
 	    s->loads[moved - 1].pid != m->pid)
 		moved = 0;
-	/* An earlier load at an overlapping address in this process ends here. */
-	for (size_t i = s->nr_loads; i-- > 0;) {
-		struct rp_load *l = &s->loads[i];
-		if (i + 1 != moved && l->pid == m->pid && !l->end_time &&
-		    l->code_addr < m->start + m->len && m->start < l->code_addr + l->code_size &&
-		    l->load_time <= time)
-			l->end_time = time;
-	}
 	if (moved) {
-		s->loads[moved - 1].code_addr = m->start;
+		/* Its old range is free now; the new one ends whatever was there. */
+		struct rp_load *l = &s->loads[moved - 1];
+		rp_live_remove(&in->live, l->pid, l->code_addr, moved);
+		in->end_time = time;
+		rp_live_claim(&in->live, m->pid, m->start, m->len, moved, end_load, in);
+		l->code_addr = m->start;
 		in->load_src[moved - 1].map_time = time;
 		return;
 	}
@@ -82,6 +89,9 @@ static void on_mmap(struct ingest *in, const struct pd_event *ev, uint64_t time)
 	uint32_t idx = rp_add_load(s, &l);
 	if (!idx)
 		return;
+	/* An earlier load at an overlapping address in this process ends here. */
+	in->end_time = time;
+	rp_live_claim(&in->live, m->pid, m->start, m->len, idx, end_load, in);
 	if (idx > in->load_src_cap) {
 		size_t cap = in->load_src_cap ? in->load_src_cap * 2 : 256;
 		struct rp_load_src *p = realloc(in->load_src, cap * sizeof(*p));
@@ -377,6 +387,7 @@ out:
 	rp_map_free(&in.path_load);
 	rp_map_free(&in.dso_load);
 	free(in.load_src);
+	rp_live_free(&in.live);
 	if (o->fast_exit && !rc && !kept_ss)
 		kept_ss = in.ss;
 	else

@@ -65,6 +65,17 @@ struct rp_stacks { struct rp_stack *v; size_t n; };
 int rp_collapse(const struct rp_session *s, struct rp_stacks *out);
 void rp_stacks_free(struct rp_stacks *st);
 
+/* Mapped code loads per process as disjoint intervals (live.c). */
+struct rp_live_ent { uint32_t pid, idx; uint64_t start, end; };
+struct rp_live { struct rp_live_ent *v; size_t n, cap; };
+/* Maps load idx at [start, start+len) in pid: every load it overlaps is passed to ended()
+ * and forgotten. 0 or -ENOMEM. */
+int rp_live_claim(struct rp_live *lv, uint32_t pid, uint64_t start, uint64_t len, uint32_t idx,
+		  void (*ended)(void *ctx, uint32_t idx), void *ctx);
+/* Forgets load idx mapped at start (it moved). */
+void rp_live_remove(struct rp_live *lv, uint32_t pid, uint64_t start, uint32_t idx);
+void rp_live_free(struct rp_live *lv);
+
 struct sym_session;
 /* Where ingest saw a load: its recorded path, and when its current mapping appeared (a
  * CODE_MOVE maps the same generation again, elsewhere). */
