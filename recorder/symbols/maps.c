@@ -47,11 +47,20 @@ struct sym_proc *proc_get(struct sym_session *s, uint32_t pid, int create)
 
 void proc_free(struct sym_proc *p)
 {
-	free(p->sorted);
-	free(p->max_end);
+	free(p->live.v);
+	free(p->live.max_end);
+	free(p->hist.v);
+	free(p->hist.max_end);
 	free(p->recent);
 	free(p->comms);
 	free(p);
+}
+
+/* Forgets every map (a pid reused after EXIT). */
+void proc_clear_maps(struct sym_proc *p)
+{
+	p->live.n = p->hist.n = p->n_recent = 0;
+	p->hist_until = 0;
 }
 
 static int map_cmp(const void *a, const void *b)
@@ -62,59 +71,71 @@ static int map_cmp(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-/* Folds the recent batch into the sorted array: sort the batch, merge from the back. */
-static int merge_recent(struct sym_proc *p)
+/* Merges n maps (sorted here) into l, from the back, and recomputes the running ends. */
+static int list_merge(struct sym_maplist *l, struct sym_map *add, size_t n_add)
 {
-	if (!p->n_recent)
+	if (!n_add)
 		return 0;
-	size_t n = p->n_sorted + p->n_recent;
-	struct sym_map *nv = realloc(p->sorted, n * sizeof(*nv));
+	size_t n = l->n + n_add;
+	struct sym_map *nv = realloc(l->v, n * sizeof(*nv));
 	if (!nv)
 		return -ENOMEM;
-	p->sorted = nv;
-	uint64_t *me = realloc(p->max_end, n * sizeof(*me));
+	l->v = nv;
+	uint64_t *me = realloc(l->max_end, n * sizeof(*me));
 	if (!me)
 		return -ENOMEM;
-	p->max_end = me;
-	qsort(p->recent, p->n_recent, sizeof(*p->recent), map_cmp);
-	size_t i = p->n_sorted, j = p->n_recent, k = n;
+	l->max_end = me;
+	qsort(add, n_add, sizeof(*add), map_cmp);
+	size_t i = l->n, j = n_add, k = n;
 	while (j) {
-		if (i && map_cmp(&nv[i - 1], &p->recent[j - 1]) > 0)
+		if (i && map_cmp(&nv[i - 1], &add[j - 1]) > 0)
 			nv[--k] = nv[--i];
 		else
-			nv[--k] = p->recent[--j];
+			nv[--k] = add[--j];
 	}
-	p->n_sorted = n;
-	p->n_recent = 0;
+	l->n = n;
 	for (size_t x = 0; x < n; x++)
 		me[x] = x && me[x - 1] > nv[x].end ? me[x - 1] : nv[x].end;
 	return 0;
 }
 
-int proc_add_map(struct sym_proc *p, const struct sym_map *m)
+/* Folds the recent batch into the live list and moves the maps later ones have wholly
+ * replaced into the history: a JIT reusing one range for thousands of generations would
+ * otherwise make every lookup there walk all of them. */
+static int merge_recent(struct sym_proc *p)
 {
-	if (p->n_recent == RECENT_MAX) {
-		int rc = merge_recent(p);
-		if (rc)
-			return rc;
-	}
-	if (sym_grow(&p->recent, &p->cap_recent, p->n_recent, sizeof(*p->recent)))
+	int rc = list_merge(&p->live, p->recent, p->n_recent);
+	if (rc)
+		return rc;
+	p->n_recent = 0;
+	size_t keep = 0, moved = 0;
+	for (size_t i = 0; i < p->live.n; i++)
+		if (p->live.v[i].shadowed_at != UINT64_MAX)
+			moved++;
+	if (!moved)
+		return 0;
+	struct sym_map *gone = malloc(moved * sizeof(*gone));
+	if (!gone)
 		return -ENOMEM;
-	p->recent[p->n_recent++] = *m;
-	return 0;
-}
-
-int proc_copy_maps(struct sym_proc *dst, const struct sym_proc *src)
-{
-	size_t n = src->n_sorted + src->n_recent;
-	for (size_t i = 0; i < n; i++) {
-		const struct sym_map *m = i < src->n_sorted ? &src->sorted[i]
-							     : &src->recent[i - src->n_sorted];
-		int rc = proc_add_map(dst, m);
-		if (rc)
-			return rc;
+	moved = 0;
+	for (size_t i = 0; i < p->live.n; i++) {
+		struct sym_map *m = &p->live.v[i];
+		if (m->shadowed_at == UINT64_MAX) {
+			p->live.v[keep++] = *m;
+			continue;
+		}
+		if (m->shadowed_at > p->hist_until)
+			p->hist_until = m->shadowed_at;
+		gone[moved++] = *m;
 	}
-	return 0;
+	p->live.n = keep;
+	for (size_t x = 0; x < keep; x++)
+		p->live.max_end[x] = x && p->live.max_end[x - 1] > p->live.v[x].end
+					     ? p->live.max_end[x - 1]
+					     : p->live.v[x].end;
+	rc = list_merge(&p->hist, gone, moved);
+	free(gone);
+	return rc;
 }
 
 /* Of two maps covering an address, the one that appeared later (by time, then feed order). */
@@ -127,6 +148,61 @@ static int later(const struct sym_map *a, const struct sym_map *b)
 	return a->seq > b->seq;
 }
 
+/* Marks the maps m wholly covers and outdates. */
+static void shadow(struct sym_proc *p, const struct sym_map *m)
+{
+	size_t lo = 0, hi = p->live.n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (p->live.v[mid].start < m->start)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t i = lo; i < p->live.n && p->live.v[i].start < m->end; i++) {
+		struct sym_map *o = &p->live.v[i];
+		if (o->end <= m->end && later(m, o) && o->shadowed_at == UINT64_MAX)
+			o->shadowed_at = m->time;
+	}
+	for (size_t i = 0; i < p->n_recent; i++) {
+		struct sym_map *o = &p->recent[i];
+		if (o->start >= m->start && o->end <= m->end && later(m, o) &&
+		    o->shadowed_at == UINT64_MAX)
+			o->shadowed_at = m->time;
+	}
+}
+
+int proc_add_map(struct sym_proc *p, const struct sym_map *m)
+{
+	if (p->n_recent == RECENT_MAX) {
+		int rc = merge_recent(p);
+		if (rc)
+			return rc;
+	}
+	if (sym_grow(&p->recent, &p->cap_recent, p->n_recent, sizeof(*p->recent)))
+		return -ENOMEM;
+	shadow(p, m);
+	p->recent[p->n_recent++] = *m;
+	return 0;
+}
+
+int proc_copy_maps(struct sym_proc *dst, const struct sym_proc *src)
+{
+	const struct sym_maplist *lists[] = { &src->hist, &src->live };
+	for (size_t l = 0; l < 2; l++)
+		for (size_t i = 0; i < lists[l]->n; i++) {
+			int rc = proc_add_map(dst, &lists[l]->v[i]);
+			if (rc)
+				return rc;
+		}
+	for (size_t i = 0; i < src->n_recent; i++) {
+		int rc = proc_add_map(dst, &src->recent[i]);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
 static const struct sym_map *consider(const struct sym_map *m, const struct sym_map *best,
 				      uint64_t addr, uint64_t time)
 {
@@ -135,24 +211,33 @@ static const struct sym_map *consider(const struct sym_map *m, const struct sym_
 	return best;
 }
 
-const struct sym_map *proc_find_map(struct sym_proc *p, uint64_t addr, uint64_t time)
+static const struct sym_map *list_find(const struct sym_maplist *l, const struct sym_map *best,
+				       uint64_t addr, uint64_t time)
 {
-	const struct sym_map *best = NULL;
-	for (size_t i = 0; i < p->n_recent; i++)
-		best = consider(&p->recent[i], best, addr, time);
-	/* last sorted map starting at or before addr */
-	size_t lo = 0, hi = p->n_sorted;
+	size_t lo = 0, hi = l->n;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		if (p->sorted[mid].start <= addr)
+		if (l->v[mid].start <= addr)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
 	for (size_t i = lo; i-- > 0;) {
-		if (p->max_end[i] <= addr)
+		if (l->max_end[i] <= addr)
 			break;
-		best = consider(&p->sorted[i], best, addr, time);
+		best = consider(&l->v[i], best, addr, time);
 	}
+	return best;
+}
+
+const struct sym_map *proc_find_map(struct sym_proc *p, uint64_t addr, uint64_t time)
+{
+	const struct sym_map *best = NULL;
+	for (size_t i = 0; i < p->n_recent; i++)
+		best = consider(&p->recent[i], best, addr, time);
+	best = list_find(&p->live, best, addr, time);
+	/* a replaced map can be the answer only before its replacement appeared */
+	if (time < p->hist_until)
+		best = list_find(&p->hist, best, addr, time);
 	return best;
 }

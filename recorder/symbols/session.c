@@ -301,7 +301,7 @@ int sym_mmap(struct sym_session *s, uint32_t pid, uint32_t tid, uint64_t start, 
 	struct sym_proc *p = proc_get(s, pid, 1);
 	if (!p)
 		return -ENOMEM;
-	struct sym_map m = { start, start + len, pgoff, time, ++s->seq, d };
+	struct sym_map m = { start, start + len, pgoff, time, ++s->seq, UINT64_MAX, d };
 	return proc_add_map(p, &m);
 }
 
@@ -377,10 +377,11 @@ int sym_fork(struct sym_session *s, uint32_t pid, uint32_t ppid, uint32_t tid, u
 	if (pid != ppid) {
 		if (child->exit_time != UINT64_MAX) {
 			/* pid reused: the old process's maps and names are gone */
-			child->n_sorted = child->n_recent = child->n_comms = 0;
+			proc_clear_maps(child);
+			child->n_comms = 0;
 			child->exit_time = UINT64_MAX;
 		}
-		if (parent && !child->n_sorted && !child->n_recent) {
+		if (parent && !child->live.n && !child->hist.n && !child->n_recent) {
 			int rc = proc_copy_maps(child, parent);
 			if (rc)
 				return rc;

@@ -96,7 +96,17 @@ struct sym_map {
 	uint64_t start, end, pgoff;
 	uint64_t time;			/* when it appeared */
 	uint64_t seq;			/* feed order, breaks time ties: later wins */
+	uint64_t shadowed_at;		/* a later map covering all of it appeared then;
+					 * UINT64_MAX: none (yet) */
 	struct sym_dso *dso;
+};
+
+/* Maps sorted by start; max_end[i] = the largest end among v[0..i], so a lookup walks back
+ * only over maps that can reach the address. */
+struct sym_maplist {
+	struct sym_map *v;
+	uint64_t *max_end;
+	size_t n;
 };
 
 struct sym_comm_ev {
@@ -109,9 +119,9 @@ struct sym_proc {
 	uint32_t pid;
 	struct sym_proc *hnext;
 	uint64_t exit_time;		/* UINT64_MAX while alive */
-	struct sym_map *sorted;		/* by start; max_end[i] = max end of sorted[0..i] */
-	uint64_t *max_end;
-	size_t n_sorted;
+	struct sym_maplist live;	/* maps no later map has wholly replaced (yet) */
+	struct sym_maplist hist;	/* replaced maps: needed only before hist_until */
+	uint64_t hist_until;		/* the latest shadowed_at in hist */
 	struct sym_map *recent;		/* appended since the last merge, unsorted */
 	size_t n_recent, cap_recent;
 	struct sym_comm_ev *comms;
@@ -162,6 +172,7 @@ int proc_add_map(struct sym_proc *p, const struct sym_map *m);
 int proc_copy_maps(struct sym_proc *dst, const struct sym_proc *src);
 const struct sym_map *proc_find_map(struct sym_proc *p, uint64_t addr, uint64_t time);
 void proc_free(struct sym_proc *p);
+void proc_clear_maps(struct sym_proc *p);
 
 /* dso.c */
 struct sym_dso *dso_get(struct sym_session *s, const char *long_name,

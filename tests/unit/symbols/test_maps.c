@@ -184,3 +184,43 @@ Test(maps, perf_map_file_for_anonymous_code)
 	cr_expect_null(r.sym);
 	unlink(path);
 }
+
+/* Against a brute-force oracle: random maps over a small range (heavy reuse, partial and
+ * whole overlaps, equal times) and random lookups, before and after every map's time. */
+Test(maps, random_against_oracle)
+{
+	enum { NMAPS = 1500, NQ = 6000 };
+	static struct {
+		uint64_t start, end, time;
+	} m[NMAPS];
+	unsigned seed = 12345;
+	uint64_t t = 100;
+	for (int i = 0; i < NMAPS; i++) {
+		seed = seed * 1103515245u + 12345u;
+		m[i].start = 0x10000 + ((seed >> 8) % 64) * 0x40;
+		seed = seed * 1103515245u + 12345u;
+		m[i].end = m[i].start + 0x40 * (1 + (seed >> 8) % 4);
+		seed = seed * 1103515245u + 12345u;
+		t += (seed >> 8) % 3;	/* equal times happen */
+		m[i].time = t;
+		char name[32];
+		snprintf(name, sizeof(name), "/m/%d", i);
+		cr_assert_eq(sym_mmap(s, 77, 77, m[i].start, m[i].end - m[i].start, 0, name, NULL,
+				      0, 2, m[i].time), 0);
+	}
+	for (int q = 0; q < NQ; q++) {
+		seed = seed * 1103515245u + 12345u;
+		uint64_t addr = 0x10000 + (seed >> 8) % (70 * 0x40);
+		seed = seed * 1103515245u + 12345u;
+		uint64_t when = 90 + (seed >> 8) % (t - 80);
+		int want = -1;
+		for (int i = 0; i < NMAPS; i++)
+			if (addr >= m[i].start && addr < m[i].end && m[i].time <= when)
+				want = i;	/* feed order = time order here: the last wins */
+		char wname[32];
+		snprintf(wname, sizeof(wname), "%d", want);
+		const char *got = dso_at(77, addr, when);
+		cr_assert_str_eq(got, want < 0 ? "[unknown]" : wname, "addr 0x%llx time %llu",
+				 (unsigned long long)addr, (unsigned long long)when);
+	}
+}
