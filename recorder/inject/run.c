@@ -1,24 +1,25 @@
-/* run.c - the streaming driver of `jitprof inject --jit`: reads the recording once, record by
- * record; a jitdump marker MMAP pulls in that dump (its loads become pending synthetic MMAP2s);
- * at every FINISHED_ROUND the pending records not newer than the newest time read so far are
- * written before the round mark, so perf's ordered reader sees them in time order while memory
- * stays bounded by the dumps' indexes, never by the recording. */
+/* run.c - the streaming driver of `jitprof inject --jit`: after the markers' dumps are found
+ * (prescan of a file; as markers arrive in a pipe) their loads are pending synthetic MMAP2s;
+ * the recording streams through record by record, and at every FINISHED_ROUND the pending
+ * records not newer than the newest time read so far are written before the round mark, so
+ * perf's ordered reader sees them in time order while memory stays bounded by the dumps'
+ * indexes, never by the recording. */
 #include "recorder/inject/inject_int.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 static void on_hit(void *ctx, struct inj_dump *d, uint32_t load, unsigned how)
 {
 	struct inj_run_state *s = ctx;
 	struct inj_load *l = &d->loads[load];
-	l->flags |= how;
-	if (!(l->flags & INJ_QUEUED)) {
-		l->flags |= INJ_QUEUED;
+	if (!(l->flags & (INJ_HIT_SAMPLE | INJ_HIT_CHAIN)))
 		s->st->loads_hit++;
+	l->flags |= how;
+	if (!(l->flags & INJ_QUEUED)) {	/* --all queued every load already */
+		l->flags |= INJ_QUEUED;
 		if (inj_pool_push(s->pool, d, load) < 0)
 			l->flags &= ~INJ_QUEUED;
 	}
