@@ -30,7 +30,7 @@ Test(record_perf, file_opens_in_perf_without_warnings)
 			"-F", "sample,dso", "-g", "none", NULL };
 	ru_ok(&r, rep, 60);
 	ru_no_warnings("perf report", r.err);
-	ru_count_dsos(data, &d);
+	ru_count_dsos(data, &d, NULL);
 	cr_assert_gt(d.samples, 10, "a half-second loop at 4 kHz");
 	/* Rows "<samples>  <dso>" (sorted by name): every DSO's count equals ours. */
 	size_t rows = 0, total = 0;
@@ -65,6 +65,67 @@ Test(record_perf, file_opens_in_perf_without_warnings)
 	ru_no_warnings("perf buildid-list", r.err);
 	cr_assert_not_null(strstr(r.out, "libc.so.6"), "%s", r.out);
 	cr_assert_not_null(strstr(r.out, "[kernel.kallsyms]"), "%s", r.out);
+	tu_result_free(&r);
+}
+
+static int line_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Sorts the lines of text in place (perf script prints in time order, we in file order). */
+static char *sorted_lines(char *text, size_t *n)
+{
+	size_t cap = 1024, k = 0, len = 0;
+	char **v = malloc(cap * sizeof(char *)), *save = NULL;
+	for (char *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+		if (k == cap)
+			v = realloc(v, (cap *= 2) * sizeof(char *));
+		v[k++] = l;
+		len += strlen(l) + 1;
+	}
+	qsort(v, k, sizeof(char *), line_cmp);
+	char *out = malloc(len + 1), *p = out;
+	for (size_t i = 0; i < k; i++)
+		p += sprintf(p, "%s\n", v[i]);
+	*p = 0;
+	free(v);
+	*n = k;
+	return out;
+}
+
+/* Every sample, ip and DSO, as perf script resolves it and as our reader does. */
+Test(record_perf, every_sample_ip_and_dso_match_perf_script)
+{
+	struct tu_result r;
+	struct ru_dsos d;
+	char *ours = NULL;
+	size_t ours_len = 0, n1, n2;
+
+	ru_require_perf();
+	record(data, true);
+	FILE *f = open_memstream(&ours, &ours_len);
+	ru_count_dsos(data, &d, f);
+	fclose(f);
+	char *scr[] = { "perf", "script", "-i", data, "-F", "ip,dso", "-G", NULL };
+	ru_ok(&r, scr, 60);
+	/* perf: "    7fac4c63c69e (/usr/lib/x86_64-linux-gnu/libc.so.6)" -> "ip dso". */
+	char *norm = malloc(r.out_len + 1), *o = norm, *save = NULL;
+	for (char *l = strtok_r(r.out, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+		unsigned long long ip;
+		char dso[512];
+		if (sscanf(l, " %llx (%511[^)])", &ip, dso) == 2)
+			o += sprintf(o, "%llx %s\n", ip, dso);
+	}
+	*o = 0;
+	char *a = sorted_lines(ours, &n1), *b = sorted_lines(norm, &n2);
+	cr_assert_eq(n1, d.samples);
+	cr_assert_eq(n1, n2, "ours %zu samples, perf script %zu", n1, n2);
+	cr_assert_str_eq(a, b, "samples resolve to different DSOs");
+	free(a);
+	free(b);
+	free(norm);
+	free(ours);
 	tu_result_free(&r);
 }
 

@@ -110,45 +110,65 @@ static inline const char *ru_lookup(struct ru_dsos *d, uint32_t pid, uint64_t ip
 	return "[unknown]";
 }
 
-static inline void ru_count_dsos(const char *path, struct ru_dsos *d)
+static inline void ru_dso_event(struct ru_dsos *d, const struct pd_event *ev, FILE *list)
+{
+	bool kernel = (ev->misc & 7) == PERF_RECORD_MISC_KERNEL;
+
+	if ((ev->type == PERF_RECORD_MMAP2 || ev->type == PERF_RECORD_MMAP) && d->nmaps < 65536) {
+		struct ru_map *m = &d->maps[d->nmaps++];
+		m->pid = kernel ? UINT32_MAX : ev->u.mmap.pid;
+		m->start = ev->u.mmap.start;
+		m->end = ev->u.mmap.start + ev->u.mmap.len;
+		snprintf(m->name, sizeof(m->name), "%s", kernel &&
+			 !strncmp(ev->u.mmap.filename, "[kernel.kallsyms]", 17) ?
+			 "[kernel.kallsyms]" : ev->u.mmap.filename);
+	} else if (ev->type == PERF_RECORD_FORK && ev->u.task.pid != ev->u.task.ppid &&
+		   d->nforks < 4096) {
+		d->fork_pid[d->nforks] = ev->u.task.pid;
+		d->fork_ppid[d->nforks++] = ev->u.task.ppid;
+	} else if (ev->type == PERF_RECORD_SAMPLE) {
+		const char *full = ru_lookup(d, kernel ? UINT32_MAX : ev->u.sample.pid,
+					     ev->u.sample.ip);
+		const char *base = strrchr(full, '/');
+		size_t i;
+		if (list)
+			fprintf(list, "%llx %s\n", (unsigned long long)ev->u.sample.ip, full);
+		base = base && full[0] == '/' ? base + 1 : full;
+		for (i = 0; i < d->ndsos && strcmp(d->names[i], base); i++)
+			;
+		if (i == d->ndsos && d->ndsos < 512)
+			snprintf(d->names[d->ndsos++], 256, "%s", base);
+		if (i < 512)
+			d->counts[i]++;
+		d->samples++;
+	}
+}
+
+/* Samples per DSO as perf resolves them: events in time order (our pd_ordered queue, perf's
+ * FINISHED_ROUND rule), so a map drained from another CPU's buffer after a sample still
+ * counts. list: when not NULL, gets one "ip dso" line per sample (full path, as perf script). */
+static inline void ru_count_dsos(const char *path, struct ru_dsos *d, FILE *list)
 {
 	struct pd_reader *r;
-	struct pd_event ev;
+	struct pd_ordered *q;
+	struct pd_event ev, out;
 
 	memset(d, 0, sizeof(*d));
 	d->maps = calloc(65536, sizeof(*d->maps));
 	cr_assert_eq(pd_reader_open(&r, path, NULL), 0);
+	q = pd_ordered_new(r);
 	while (pd_reader_next(r, &ev) > 0) {
-		if ((ev.type == PERF_RECORD_MMAP2 || ev.type == PERF_RECORD_MMAP) &&
-		    d->nmaps < 65536) {
-			struct ru_map *m = &d->maps[d->nmaps++];
-			bool kernel = (ev.misc & 7) == PERF_RECORD_MISC_KERNEL;
-			m->pid = kernel ? UINT32_MAX : ev.u.mmap.pid;
-			m->start = ev.u.mmap.start;
-			m->end = ev.u.mmap.start + ev.u.mmap.len;
-			snprintf(m->name, sizeof(m->name), "%s", kernel &&
-				 !strncmp(ev.u.mmap.filename, "[kernel.kallsyms]", 17) ?
-				 "[kernel.kallsyms]" : ev.u.mmap.filename);
-		} else if (ev.type == PERF_RECORD_FORK && ev.u.task.pid != ev.u.task.ppid &&
-			   d->nforks < 4096) {
-			d->fork_pid[d->nforks] = ev.u.task.pid;
-			d->fork_ppid[d->nforks++] = ev.u.task.ppid;
-		} else if (ev.type == PERF_RECORD_SAMPLE) {
-			bool kernel = (ev.misc & 7) == PERF_RECORD_MISC_KERNEL;
-			const char *full = ru_lookup(d, kernel ? UINT32_MAX : ev.u.sample.pid,
-						     ev.u.sample.ip);
-			const char *base = strrchr(full, '/');
-			base = base && full[0] == '/' ? base + 1 : full;
-			size_t i;
-			for (i = 0; i < d->ndsos && strcmp(d->names[i], base); i++)
-				;
-			if (i == d->ndsos && d->ndsos < 512)
-				snprintf(d->names[d->ndsos++], 256, "%s", base);
-			if (i < 512)
-				d->counts[i]++;
-			d->samples++;
-		}
+		if (ev.type == PD_RECORD_FINISHED_ROUND)
+			pd_ordered_round(q);
+		else if (ev.type < PD_RECORD_USER_TYPE_START)
+			cr_assert_eq(pd_ordered_push(q, &ev, pd_event_time(&ev)), 0);
+		while (pd_ordered_pop(q, &out) > 0)
+			ru_dso_event(d, &out, list);
 	}
+	pd_ordered_flush(q);
+	while (pd_ordered_pop(q, &out) > 0)
+		ru_dso_event(d, &out, list);
+	pd_ordered_free(q);
 	pd_reader_close(r);
 	free(d->maps);
 }
