@@ -202,3 +202,64 @@ Test(run, refuses_a_recording_off_the_dumps_clock, .fini = cleanup)
 	close(ofd);
 	cr_assert(strstr(err, "-k mono"), "%s", err);
 }
+
+static int warnings;
+static char last_warning[1024];
+
+static void on_warn(void *ctx, const char *msg)
+{
+	(void)ctx;
+	warnings++;
+	snprintf(last_warning, sizeof(last_warning), "%s", msg);
+}
+
+Test(run, damaged_recording_is_injected_up_to_the_damage, .fini = cleanup)
+{
+	make_input(PD_WRITER_PIPE);	/* pipe format: no header promising a size */
+	struct stat sb;
+	cr_assert_eq(stat(data, &sb), 0);
+	cr_assert_eq(truncate(data, sb.st_size - 13), 0);
+	int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	struct inj_opts o = { .input = data, .output = out, .out_fd = fd, .out_pipe = 1,
+			      .cache_root = cache, .threads = 2, .warn = on_warn };
+	struct inj_stats st;
+	char err[512];
+	warnings = 0;
+	cr_assert_eq(inj_run(&o, &st, err, sizeof(err)), 0, "%s", err);
+	close(fd);
+	cr_assert_geq(warnings, 1);
+	cr_assert(strstr(last_warning, data), "the warning names the file: %s", last_warning);
+	cr_assert_eq(st.loads, NLOADS, "every load is still merged");
+}
+
+Test(run, arch_dump_without_time_conv_is_refused, .fini = cleanup)
+{
+	make_input(0);
+	char adir[4300];
+	snprintf(adir, sizeof(adir), "%s/arch", dir);
+	cr_assert_eq(mkdir(adir, 0755), 0);
+	struct jd_writer_opts jo = { .size = sizeof(jo), .dir = adir, .clock = JD_CLOCK_ARCH };
+	struct jd_writer *jw;
+	if (jd_writer_open(&jw, &jo) < 0)
+		cr_skip_test("no arch timestamps on this machine");
+	static const uint8_t code[16] = { 0xc3 };
+	struct jd_load_desc ld = { .name = "a", .code_addr = 0x40000, .code = code,
+				   .code_size = sizeof(code) };
+	cr_assert_eq(jd_write_load(jw, &ld, NULL), 0);
+	char apath[4300];
+	snprintf(apath, sizeof(apath), "%s", jd_writer_path(jw));
+	cr_assert_eq(jd_writer_close(jw), 0);
+	/* The recording's dump is replaced by the arch one (same name, via --jit-dir). */
+	char moved[4400];
+	const char *base = strrchr(dump, '/') + 1;
+	snprintf(moved, sizeof(moved), "%s/%s", adir, base);
+	cr_assert_eq(rename(apath, moved), 0);
+	int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	struct inj_opts o = { .input = data, .output = out, .out_fd = fd, .jit_dir = adir,
+			      .threads = 1 };
+	struct inj_stats st;
+	char err[512];
+	cr_assert_lt(inj_run(&o, &st, err, sizeof(err)), 0);
+	close(fd);
+	cr_assert(strstr(err, "TIME_CONV"), "%s", err);
+}
