@@ -68,14 +68,7 @@ void symtab_finish(struct sym_table *t)
 
 struct sym_entry *symtab_find(const struct sym_table *t, uint64_t addr)
 {
-	size_t lo = 0, hi = t->n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (t->v[mid].start <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo = sym_upper_bound(t->v, t->n, sizeof(*t->v), addr);
 	/* a symbol nested in a bigger one may end before addr: look a little further back */
 	for (size_t i = lo, tries = 0; i-- > 0 && tries < 8; tries++)
 		if (addr - t->v[i].start < t->v[i].size)

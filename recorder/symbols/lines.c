@@ -94,14 +94,7 @@ void lines_free(struct sym_dso *d)
 
 static int find_cu(struct sym_dso *d, uint64_t addr, Dwarf_Die *cudie)
 {
-	size_t lo = 0, hi = d->n_cus;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (d->cus[mid].lo <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo = sym_upper_bound(d->cus, d->n_cus, sizeof(*d->cus), addr);
 	for (size_t i = lo; i-- > 0;)
 		if (addr < d->cus[i].hi)
 			return dwarf_offdie(d->dw, d->cus[i].cu_off, cudie) ? 0 : -ENOENT;

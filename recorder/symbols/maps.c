@@ -151,14 +151,10 @@ static int later(const struct sym_map *a, const struct sym_map *b)
 /* Marks the maps m wholly covers and outdates. */
 static void shadow(struct sym_proc *p, const struct sym_map *m)
 {
-	size_t lo = 0, hi = p->live.n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (p->live.v[mid].start < m->start)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	/* the first map starting at or after m's start */
+	size_t lo = m->start ? sym_upper_bound(p->live.v, p->live.n, sizeof(*p->live.v),
+					       m->start - 1)
+			     : 0;
 	for (size_t i = lo; i < p->live.n && p->live.v[i].start < m->end; i++) {
 		struct sym_map *o = &p->live.v[i];
 		if (o->end <= m->end && later(m, o) && o->shadowed_at == UINT64_MAX)
@@ -214,14 +210,7 @@ static const struct sym_map *consider(const struct sym_map *m, const struct sym_
 static const struct sym_map *list_find(const struct sym_maplist *l, const struct sym_map *best,
 				       uint64_t addr, uint64_t time)
 {
-	size_t lo = 0, hi = l->n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (l->v[mid].start <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo = sym_upper_bound(l->v, l->n, sizeof(*l->v), addr);
 	for (size_t i = lo; i-- > 0;) {
 		if (l->max_end[i] <= addr)
 			break;

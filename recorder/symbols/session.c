@@ -35,6 +35,21 @@ int sym_grow(void *arrp, size_t *cap, size_t n, size_t elem)
 	return 0;
 }
 
+size_t sym_upper_bound(const void *base, size_t n, size_t stride, uint64_t key)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		uint64_t k;
+		memcpy(&k, (const char *)base + mid * stride, sizeof(k));
+		if (k <= key)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 const char *sess_intern(struct sym_session *s, const char *str)
 {
 	if (!str)

@@ -3,7 +3,9 @@
 #ifndef JITPROF_SYMBOLS_INT_H
 #define JITPROF_SYMBOLS_INT_H
 
+#include <assert.h>
 #include <gelf.h>
+#include <stddef.h>
 #include <elfutils/libdw.h>
 
 #include "recorder/symbols/symbols.h"
@@ -158,6 +160,9 @@ struct sym_session {
 };
 
 /* session.c */
+/* Elements of n, stride bytes apart, sorted by a uint64_t key at their start: the number of
+ * them whose key is <= key (one past the last such). */
+size_t sym_upper_bound(const void *base, size_t n, size_t stride, uint64_t key);
 /* Makes room for one more element in *arrp (n used of *cap, elem bytes each), doubling.
  * 0 or -ENOMEM (the array is untouched then). */
 int sym_grow(void *arrp, size_t *cap, size_t n, size_t elem);
@@ -209,5 +214,10 @@ void lines_free(struct sym_dso *d);
 int kernel_load(struct sym_session *s);
 int kallsyms_parse(char *text, size_t len, struct sym_table *t, const char *ref_name,
 		   uint64_t *ref_addr);
+
+/* sym_upper_bound reads each element's sort key from its first 8 bytes */
+static_assert(offsetof(struct sym_entry, start) == 0, "key first");
+static_assert(offsetof(struct cu_range, lo) == 0, "key first");
+static_assert(offsetof(struct sym_map, start) == 0, "key first");
 
 #endif
