@@ -132,7 +132,10 @@ void pd_swap_feature(unsigned feat, void *data, size_t size);
 int pd_decompress(struct pd_reader *r, const void *data, size_t n, uint64_t off);
 void pd_zstd_free(struct pd_reader *r);
 
-/* reader.c / features.c */
+/* header.c: the file header, attrs, ids, feature table (first16: the bytes already read). */
+int pd_open_file_mode(struct pd_reader *r, const uint8_t *first16);
+
+/* reader.c / header.c / features.c */
 int pd_reader_add_evsel(struct pd_reader *r, const void *attr, size_t attr_size,
 			const uint64_t *ids, size_t nr_ids, uint64_t off);
 int pd_reader_store_feature(struct pd_reader *r, unsigned feat, const void *data, size_t size,
