@@ -200,9 +200,9 @@ struct inj_opts {
 	const char *cache_root;	/* NULL: no build-id cache */
 	int all;		/* write every generation's ELF */
 	int threads;		/* 0: inj_default_threads() */
-	inj_msg_fn warn;
-	inj_msg_fn progress;	/* called with NULL msg; see run.c */
+	inj_msg_fn warn;	/* each warning, one line, naming the file */
 	void *ctx;
+	/* Every 64 Ki records: bytes of the data section read so far (total 0 in a pipe). */
 	void (*progress_bytes)(void *ctx, uint64_t done, uint64_t total);
 };
 
@@ -213,7 +213,7 @@ struct inj_stats {
 	uint64_t anon_dropped, markers_consumed, clamped;
 	uint64_t samples;
 	uint64_t loads_hit;
-	uint64_t dump_records_dropped;
+	uint64_t dumps_salvaged;	/* dumps with a damaged tail */
 	struct inj_pool_stats pool;
 };
 

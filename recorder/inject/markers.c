@@ -115,8 +115,7 @@ int inj_marker_take(struct inj_run_state *s, const struct pd_reader *r,
 	s->st->clamped += inj_dump_clamp(d, inj_sim_flush_limit(s->sim));
 	const char *w = jd_index_warning(x);
 	if (w && *w) {
-		const struct jd_reader_stats *rs = jd_index_stats(x);
-		s->st->dump_records_dropped += rs->truncated_bytes ? 1 : 0;
+		s->st->dumps_salvaged++;
 		inj_warnf(s, "%s: salvaged: the %zu code loads before the damage are injected, "
 			  "what follows it is dropped (%s)", path, d->nr_loads, w);
 	}
