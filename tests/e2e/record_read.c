@@ -52,20 +52,28 @@ static void compare_with_perf(const char *path, const struct ru_types *t)
 	tu_result_free(&r);
 }
 
-Test(record_read, perf_file_counts_match)
+/* Runs a perf record command line, then reads its output whole with our reader. */
+static struct pd_reader *record_and_count(char *const argv[], struct ru_types *t)
 {
 	struct tu_result r;
 	struct pd_reader *rd;
-	struct ru_types t;
 
 	ru_require_perf();
-	char *argv[] = { "perf", "record", "-q", "-N", "-k", "mono", "-g", "-o", data, "--",
-			 "sh", "-c", RU_LOOP, NULL };
 	ru_ok(&r, argv, 60);
 	tu_result_free(&r);
 	cr_assert_eq(pd_reader_open(&rd, data, NULL), 0);
-	ru_count_types(rd, &t);
-	cr_assert_eq(t.end, 0, "%s", pd_reader_error(rd));
+	ru_count_types(rd, t);
+	cr_assert_eq(t->end, 0, "%s", pd_reader_error(rd));
+	return rd;
+}
+
+Test(record_read, perf_file_counts_match)
+{
+	struct ru_types t;
+	char *argv[] = { "perf", "record", "-q", "-N", "-k", "mono", "-g", "-o", data, "--",
+			 "sh", "-c", RU_LOOP, NULL };
+	struct pd_reader *rd = record_and_count(argv, &t);
+
 	cr_assert(pd_reader_evsel(rd, 0)->attr.use_clockid);
 	cr_assert_eq(pd_reader_evsel(rd, 0)->attr.clockid, 1);
 	struct pd_clock_data cd;
@@ -102,18 +110,11 @@ Test(record_read, perf_pipe_through_a_real_pipe)
 /* perf record -z: zstd-compressed records unpack into the same records perf counts. */
 Test(record_read, perf_compressed_counts_match)
 {
-	struct tu_result r;
-	struct pd_reader *rd;
 	struct ru_types t;
-
-	ru_require_perf();
 	char *argv[] = { "perf", "record", "-q", "-N", "-z", "-k", "mono", "-g", "-o", data, "--",
 			 "sh", "-c", RU_LOOP, NULL };
-	ru_ok(&r, argv, 60);
-	tu_result_free(&r);
-	cr_assert_eq(pd_reader_open(&rd, data, NULL), 0);
-	ru_count_types(rd, &t);
-	cr_assert_eq(t.end, 0, "%s", pd_reader_error(rd));
+	struct pd_reader *rd = record_and_count(argv, &t);
+
 	cr_assert_gt(pd_reader_nr_compressed(rd), 0);
 	cr_assert_gt(t.n[PERF_RECORD_SAMPLE], 10);
 	pd_reader_close(rd);
@@ -122,18 +123,11 @@ Test(record_read, perf_compressed_counts_match)
 
 Test(record_read, perf_system_wide_counts_match)
 {
-	struct tu_result r;
-	struct pd_reader *rd;
 	struct ru_types t;
-
-	ru_require_perf();
 	char *argv[] = { "perf", "record", "-q", "-N", "-a", "-k", "mono", "-g", "-o", data, "--",
 			 "sleep", "0.3", NULL };
-	ru_ok(&r, argv, 60);
-	tu_result_free(&r);
-	cr_assert_eq(pd_reader_open(&rd, data, NULL), 0);
-	ru_count_types(rd, &t);
-	cr_assert_eq(t.end, 0, "%s", pd_reader_error(rd));
+	struct pd_reader *rd = record_and_count(argv, &t);
+
 	pd_reader_close(rd);
 	compare_with_perf(data, &t);
 }
