@@ -137,6 +137,32 @@ static int open_with_fallback(struct rec_events *ev, pid_t pid, int cpu)
 	}
 }
 
+/* The first open decides what this machine allows, in whichever order the answers come:
+ * no PMU cycles here (VMs) -> cpu-clock, as perf does; kernel sampling not permitted
+ * (kernel.perf_event_paranoid) -> user space only, with a warning. */
+static int open_fallbacks(struct rec_events *ev, const struct rec_opts *o, pid_t pid, int cpu)
+{
+	for (;;) {
+		int fd = open_with_fallback(ev, pid, cpu);
+		if ((fd == -ENOENT || fd == -EOPNOTSUPP || fd == -ENODEV) && !o->event &&
+		    ev->attr.type == PERF_TYPE_HARDWARE && !ev->nfds) {
+			ev->attr.type = PERF_TYPE_SOFTWARE;
+			ev->attr.config = PERF_COUNT_SW_CPU_CLOCK;
+			snprintf(ev->name, sizeof(ev->name), "cpu-clock");
+			continue;
+		}
+		if ((fd == -EACCES || fd == -EPERM) && !ev->attr.exclude_kernel && !ev->nfds &&
+		    !ev->attr.exclude_user) {
+			ev->attr.exclude_kernel = ev->attr.exclude_hv = 1;
+			fd = open_fallbacks(ev, o, pid, cpu);
+			if (fd >= 0)
+				cli_warn("kernel profiling not permitted: recording user space only "
+					 "(kernel.perf_event_paranoid)");
+		}
+		return fd;
+	}
+}
+
 static int add_fd(struct rec_events *ev, int fd)
 {
 	if (ev->nfds == ev->capfds) {
@@ -238,23 +264,7 @@ int rec_events_open(struct rec_events *ev, const struct rec_opts *o, const pid_t
 	for (size_t c = 0; c < ev->ncpus; c++) {
 		int ring_fd = -1;
 		for (size_t t = 0; t < ntids; t++) {
-			int fd = open_with_fallback(ev, tids[t], ev->cpus[c]);
-			if (fd == -ENOENT || fd == -EOPNOTSUPP || fd == -ENODEV) {
-				if (!o->event && ev->attr.type == PERF_TYPE_HARDWARE && !ev->nfds) {
-					/* No PMU cycles here (VMs): perf's own fallback. */
-					ev->attr.type = PERF_TYPE_SOFTWARE;
-					ev->attr.config = PERF_COUNT_SW_CPU_CLOCK;
-					snprintf(ev->name, sizeof(ev->name), "cpu-clock");
-					fd = open_with_fallback(ev, tids[t], ev->cpus[c]);
-				}
-			}
-			if ((fd == -EACCES || fd == -EPERM) && !ev->attr.exclude_kernel && !ev->nfds) {
-				ev->attr.exclude_kernel = ev->attr.exclude_hv = 1;
-				fd = open_with_fallback(ev, tids[t], ev->cpus[c]);
-				if (fd >= 0)
-					cli_warn("kernel profiling not permitted: recording user space "
-						 "only (kernel.perf_event_paranoid)");
-			}
+			int fd = open_fallbacks(ev, o, tids[t], ev->cpus[c]);
 			if (fd == -ESRCH && tids != &all)
 				continue;	/* a thread that exited meanwhile */
 			if (fd < 0)

@@ -4,6 +4,7 @@
 #include "tests/e2e/record_util.h"
 
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -199,5 +200,40 @@ Test(record_ctl, summary_reports_samples)
 	char want[64];
 	snprintf(want, sizeof(want), "%zu samples", n);
 	cr_assert_not_null(strstr(r.err, want), "summary '%s' missing in: %s", want, r.err);
+	tu_result_free(&r);
+}
+
+/* As an unprivileged user (kernel.perf_event_paranoid 2 here): a workload is recorded in user
+ * space with a warning; -a is refused with a message that says what to change. */
+Test(record_ctl, unprivileged_user)
+{
+	struct tu_result r;
+	char cmd[2048];
+
+	if (geteuid() != 0 || !tu_have("runuser"))
+		cr_skip_test("needs root (to become nobody) and runuser");
+	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
+	int lvl = -1;
+	if (f) {
+		if (fscanf(f, "%d", &lvl) != 1)
+			lvl = -1;
+		fclose(f);
+	}
+	if (lvl < 2)
+		cr_skip_test("kernel.perf_event_paranoid is %d: nothing is refused", lvl);
+	cr_assert_eq(chmod(dir, 0777), 0);
+	snprintf(cmd, sizeof(cmd), "runuser -u nobody -- %s record -o %s -- sh -c '%s'",
+		 tu_build("jitprof"), data, RU_LOOP);
+	cr_assert_eq(tu_sh(&r, cmd, 60), 0);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_assert_not_null(strstr(r.err, "user space only"), "%s", r.err);
+	valid_samples(data, NULL);
+	tu_result_free(&r);
+	snprintf(cmd, sizeof(cmd), "runuser -u nobody -- %s record -a -o %s.a -- true",
+		 tu_build("jitprof"), data);
+	cr_assert_eq(tu_sh(&r, cmd, 60), 0);
+	cr_assert_neq(r.status, 0);
+	cr_assert_not_null(strstr(r.err, "perf_event_paranoid"), "%s", r.err);
+	cr_assert_not_null(strstr(r.err, "sysctl -w kernel.perf_event_paranoid="), "%s", r.err);
 	tu_result_free(&r);
 }
