@@ -274,7 +274,12 @@ int rec_events_open(struct rec_events *ev, const struct rec_opts *o, const pid_t
 				return err;
 			}
 			if (ring_fd < 0) {
-				if ((err = map_ring(&ev->rings[ev->nrings], fd, ev->cpus[c], pages)))
+				/* Unprivileged users may lock only perf_event_mlock_kb per CPU:
+				 * smaller buffers rather than no recording. */
+				while ((err = map_ring(&ev->rings[ev->nrings], fd, ev->cpus[c],
+						       pages)) == -EPERM && pages > 8)
+					pages /= 2;
+				if (err)
 					return err;
 				ev->nrings++;
 				ring_fd = fd;
