@@ -49,6 +49,12 @@ static void on_progress(void *ctx, uint64_t done, uint64_t total)
 	cli_progress("injecting", done, total);
 }
 
+static void on_progress_elfs(void *ctx, uint64_t done, uint64_t total)
+{
+	(void)ctx;
+	cli_progress("writing ELFs", done, total);
+}
+
 enum { OPT_JIT_DIR = 256, OPT_ALL, OPT_BUILDID_DIR, OPT_NO_CACHE, OPT_THREADS };
 
 static const struct option longopts[] = {
@@ -139,6 +145,8 @@ int cmd_inject(int argc, char **argv)
 	}
 	o.warn = on_warn;
 	o.progress_bytes = on_progress;
+	if (isatty(STDERR_FILENO))
+		o.progress_elfs = on_progress_elfs;
 
 	struct inj_stats st;
 	rc = inj_run(&o, &st, err, sizeof(err));

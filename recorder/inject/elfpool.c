@@ -26,6 +26,7 @@ struct inj_pool {
 	const char *cache_root;
 	pthread_t th[64];
 	int nt;
+	uint64_t finished, queued;	/* jobs done, jobs ever queued */
 	struct inj_pool_stats st;
 };
 
@@ -131,6 +132,9 @@ static void *worker(void *arg)
 		struct job j = p->q[p->head++ % p->cap];
 		pthread_mutex_unlock(&p->mu);
 		do_job(p, &j);
+		pthread_mutex_lock(&p->mu);
+		p->finished++;
+		pthread_mutex_unlock(&p->mu);
 	}
 }
 
@@ -189,9 +193,18 @@ int inj_pool_push(struct inj_pool *p, struct inj_dump *d, uint32_t load)
 		return -ENOMEM;
 	}
 	p->q[p->tail++ % p->cap] = (struct job){ d, load };
+	p->queued++;
 	pthread_cond_signal(&p->cv);
 	pthread_mutex_unlock(&p->mu);
 	return 0;
+}
+
+void inj_pool_progress(struct inj_pool *p, uint64_t *done, uint64_t *queued)
+{
+	pthread_mutex_lock(&p->mu);
+	*done = p->finished;
+	*queued = p->queued;
+	pthread_mutex_unlock(&p->mu);
 }
 
 void inj_pool_finish(struct inj_pool *p, struct inj_pool_stats *st)

@@ -179,6 +179,8 @@ struct inj_pool_stats {
 /* cache_root NULL: no build-id cache. */
 int inj_pool_new(struct inj_pool **p, int threads, const char *cache_root);
 int inj_pool_push(struct inj_pool *p, struct inj_dump *d, uint32_t load);
+/* ELFs finished so far and ELFs queued in all. */
+void inj_pool_progress(struct inj_pool *p, uint64_t *done, uint64_t *queued);
 /* Waits for every queued ELF, stops the threads, frees p. */
 void inj_pool_finish(struct inj_pool *p, struct inj_pool_stats *st);
 
@@ -204,6 +206,8 @@ struct inj_opts {
 	void *ctx;
 	/* Every 64 Ki records: bytes of the data section read so far (total 0 in a pipe). */
 	void (*progress_bytes)(void *ctx, uint64_t done, uint64_t total);
+	/* While the last ELFs are written: ELFs done out of queued. */
+	void (*progress_elfs)(void *ctx, uint64_t done, uint64_t total);
 };
 
 struct inj_stats {

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static void on_hit(void *ctx, struct inj_dump *d, uint32_t load, unsigned how)
 {
@@ -142,6 +143,13 @@ static int finish(struct inj_run_state *s)
 	if (rc < 0)
 		return rc;
 	inj_sim_flush(s->sim);
+	for (uint64_t done, queued; s->o->progress_elfs;) {
+		inj_pool_progress(s->pool, &done, &queued);
+		s->o->progress_elfs(s->o->ctx, done, queued);
+		if (done == queued)
+			break;
+		usleep(100000);
+	}
 	inj_pool_finish(s->pool, &s->st->pool);
 	s->pool = NULL;
 	if (!s->o->out_pipe) {
