@@ -6,6 +6,23 @@
 #include <signal.h>
 #include <sys/wait.h>
 
+/* 1 when the dump in dir already holds a total() load with its companion record. */
+static int hot_method_on_disk(const char *dir)
+{
+	char *dump = ag_find_dump(dir), err[256];
+	struct jd_index *x;
+	int found = 0;
+
+	if (dump && jd_index_open(&x, dump, err, sizeof(err)) == 0) {
+		for (size_t i = 0; i < jd_index_nr_loads(x) && !found; i++)
+			found = strstr(jd_index_load(x, i)->load.name, "Generations;total(") &&
+				jd_index_load(x, i)->info;
+		jd_index_close(x);
+	}
+	free(dump);
+	return found;
+}
+
 static void kill_one(const struct ag_jdk *jdk)
 {
 	const char *args[] = { "5000", NULL };
@@ -18,7 +35,10 @@ static void kill_one(const struct ag_jdk *jdk)
 	AG_FMT(out, "%s/java.out", dir);
 	AG_FMT(opts, "dir=%s,flush=100", dir);
 	pid = ag_spawn(jdk, opts, NULL, "jitprof.samples.Generations", args, out);
-	ag_sleep_ms(1500);	/* phase 1 of 4, each 5 s: compiled code exists, no exit yet */
+	/* Phase 1 of 4, each 5 s. Wait until total()'s load is readable on disk (it only gets
+	 * there through the periodic flush: the buffers are far from full), then kill. */
+	for (int tries = 0; tries < 100 && !hot_method_on_disk(dir); tries++)
+		ag_sleep_ms(200);
 	cr_assert_eq(kill(pid, SIGKILL), 0);
 	cr_assert_eq(waitpid(pid, &status, 0), pid);
 	cr_assert(WIFSIGNALED(status), "JDK %d: the JVM ended before the kill", jdk->major);
