@@ -56,7 +56,8 @@ static int index_cus(struct sym_dso *d)
 			d->cus[d->n_cus++] = (struct cu_range){ lo, hi, dwarf_dieoffset(&cudie) };
 		}
 	}
-	qsort(d->cus, d->n_cus, sizeof(*d->cus), cu_cmp);
+	if (d->n_cus)
+		qsort(d->cus, d->n_cus, sizeof(*d->cus), cu_cmp);
 	return 0;
 }
 
