@@ -21,12 +21,12 @@ dump=$(ls "$tmp"/dump/jit-*.dump)
 echo "synth: $loads code loads, dump $(du -h "$dump" | cut -f1), file system of $tmp: $(df --output=fstype "$tmp" | tail -1)"
 
 "$helper" run "$dump" "$tmp/ours" > ours.txt
-t0=$(now); "$jitprof" synth "$dump" -o "$tmp/cmd" -q > /dev/null; t1=$(now)
+sync; t0=$(now); "$jitprof" synth "$dump" -o "$tmp/cmd" -q > /dev/null; t1=$(now)
 cmd_s=$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')
 
 t0=$(now); perf inject -i perf.data -o perf.plain.data; t1=$(now)
 plain_s=$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')
-t0=$(now); perf inject --jit -i perf.data -o perf.jit.data; t1=$(now)
+sync; t0=$(now); perf inject --jit -i perf.data -o perf.jit.data; t1=$(now)
 perf_s=$(awk -v a="$t0" -v b="$t1" -v p="$plain_s" 'BEGIN { print b - a - p }')
 perf_n=$(find "$tmp/dump" -name 'jitted-*.so' | wc -l)
 [ "$perf_n" -gt 0 ] || { echo "perf inject wrote no ELFs"; exit 1; }

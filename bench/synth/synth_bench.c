@@ -3,10 +3,10 @@
  *                              rows each) with libjitdump; run it under perf record so the
  *                              recording holds the dump's marker.
  *   synth-bench run DUMP OUT   times libsynth on every load of DUMP: build-ids only, ELFs in
- *                              memory, ELFs written to OUT (one thread, then one per CPU
- *                              into OUT/mt), and ELFs written to OUT and placed in a
- *                              build-id cache OUT/cache (what inject does); prints
- *                              "name count seconds" lines. */
+ *                              memory, ELFs written to files (one thread, then one per
+ *                              CPU), and ELFs written and placed in a build-id cache
+ *                              OUT/cache (what inject does), each pass into a fresh
+ *                              OUT/<pass>; prints "name count seconds" lines. */
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -147,10 +147,13 @@ static int run(const char *dump, const char *out)
 	for (int m = IDS; m <= CACHE && !rc; m++) {
 		double s = 0;
 		char dir[4200];
-		/* The threaded pass writes beside the others, not over their files. */
-		snprintf(dir, sizeof(dir), "%s%s", out, m == FILES_MT ? "/mt" : "");
-		if (m == FILES_MT && mkdir(dir, 0755) && errno != EEXIST)
+		/* Each writing pass creates fresh files in its own directory (replacing the last
+		 * pass's files would also pay for freeing them), after a sync so that it does not
+		 * pay for the previous pass's writeback either. */
+		snprintf(dir, sizeof(dir), "%s/%s", out, names[m]);
+		if (mkdir(dir, 0755) && errno != EEXIST)
 			return perror(dir), 1;
+		sync();
 		rc = pass(x, seqs, m, dir, cache, &s);
 		if (!rc)
 			printf("%s %zu %.6f\n", names[m], n, s);
