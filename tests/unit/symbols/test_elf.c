@@ -155,3 +155,34 @@ Test(elf, executable_symbols_lines_inlines)
 	tu_rmtree(dir);
 	free(dir);
 }
+
+/* Code bytes for disassembly (report --compare): what the file holds at that address. */
+Test(elf, read_code_matches_file)
+{
+	char *dir = tu_tmpdir("sym-elf");
+	char *so = st_build(dir, "libt.so", "-fPIC -shared");
+	struct st_seg sg = st_exec_segment(so);
+	struct sym_build_id bid;
+	cr_assert_eq(sym_elf_build_id(so, &bid, NULL, 0), 0);
+	struct sym_opts o = { .sz = sizeof(o), .buildid_dir = "/nonexistent", .no_debuginfod = 1 };
+	struct sym_session *s = sym_session_new(&o);
+	cr_assert_eq(st_map(s, 3, so, so, 0x7f0000000000ull, &bid), 0);
+	uint64_t work = st_nm_addr(so, "work");
+	struct sym_result r;
+	cr_assert_eq(sym_resolve(s, 3, 0x7f0000000000ull + work, 1, 2, 0, &r), 0);
+	cr_assert_not_null(r.dso);
+	unsigned char got[48];
+	long n = sym_dso_read_code(s, r.dso, r.sym_start, got, sizeof(got));
+	cr_assert_eq(n, (long)sizeof(got));
+	size_t len = 0;
+	unsigned char *file = tu_read_file(so, &len);
+	uint64_t off = work - sg.vaddr + sg.off;	/* vaddr -> file offset in the text segment */
+	cr_assert(file && off + sizeof(got) <= len);
+	cr_expect(!memcmp(got, file + off, sizeof(got)), "code bytes differ from the file's");
+	cr_expect_lt(sym_dso_read_code(s, r.dso, 0xffffffff00000000ull, got, 8), 0);
+	free(file);
+	sym_session_free(s);
+	free(so);
+	tu_rmtree(dir);
+	free(dir);
+}
