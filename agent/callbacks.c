@@ -271,6 +271,7 @@ void JNICALL agent_on_compiled_load(jvmtiEnv *jvmti, jmethodID method, jint code
 	info.generation = agent_backfilling ? 0 : loads;
 	info.flags = agent_backfilling ? JD_LOAD_BACKFILLED : 0;
 	if (agent_tier_lookup(code_addr, (uint64_t)code_size, &info.level, &osr) == 0) {
+		/* level 0: a native wrapper or method-handle intrinsic, no compiler tier */
 		info.tier = info.level >= 4 ? JD_TIER_C2 : info.level >= 1 ? JD_TIER_C1
 					    : JD_TIER_OTHER;
 		if (osr)

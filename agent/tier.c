@@ -241,8 +241,9 @@ int agent_tier_lookup(const void *code_addr, uint64_t code_size, int32_t *level,
 	end2 = nm + (uintptr_t)*(const int32_t *)(nm + vm.stub_offset);
 	if (begin != a || (end1 - a != code_size && end2 - a != code_size))
 		return -ENOENT;
+	/* 0 is a native wrapper or method-handle intrinsic, 1-3 C1, 4 C2. */
 	lvl = read_int(nm + vm.comp_level, vm.comp_level_size);
-	if (lvl < 1 || lvl > 4)
+	if (lvl < 0 || lvl > 4)
 		return -ENOENT;
 	*level = lvl;
 	*osr = *(const int32_t *)(nm + vm.entry_bci) != INVOCATION_ENTRY_BCI;

@@ -1,9 +1,49 @@
 /* agent_attach.c - late attach: `jcmd PID JVMTI.agent_load libagent.so dir=...` into a running
  * JVM back-fills the code that already exists (flagged BACKFILLED, generation 0 = unknown),
- * then records new compiles normally; the JVM finishes unaffected. On every JDK found. */
+ * then records new compiles normally; the JVM finishes unaffected. The JVM's own list of its
+ * compiled code (`jcmd PID Compiler.codelist`) is the oracle for the tiers the agent read from
+ * VMStructs. On every JDK found. */
 #include "tests/e2e/agent_util.h"
 
 #include <sys/wait.h>
+
+#define MAX_CODES 4096
+
+struct code {		/* one line of Compiler.codelist */
+	uint64_t begin;
+	int level;
+};
+
+/* "<id> <level> <state> <name> [<blob>, <code begin> - <code end>]" lines into codes;
+ * returns how many, 0 while the hot method is not yet compiled at level 4. */
+static size_t codelist(const struct ag_jdk *jdk, pid_t pid, struct code *codes)
+{
+	char cmd[PATH_MAX + 64], *line, *save = NULL;
+	struct tu_result r;
+	size_t n = 0;
+	int hot = 0;
+
+	AG_FMT(cmd, "%s/bin/jcmd %d Compiler.codelist", jdk->home, (int)pid);
+	if (tu_sh(&r, cmd, 60) || r.status != 0) {
+		tu_result_free(&r);
+		return 0;
+	}
+	for (line = strtok_r(r.out, "\n", &save); line && n < MAX_CODES;
+	     line = strtok_r(NULL, "\n", &save)) {
+		unsigned long long blob, begin, end;
+		int id, level, state;
+		char name[1024];
+
+		if (sscanf(line, "%d %d %d %1023s [0x%llx, 0x%llx - 0x%llx]", &id, &level, &state,
+			   name, &blob, &begin, &end) != 7)
+			continue;
+		codes[n].begin = begin;
+		codes[n++].level = level;
+		hot |= level == 4 && strstr(name, "Generations.total(") != NULL;
+	}
+	tu_result_free(&r);
+	return hot ? n : 0;
+}
 
 static void attach_one(const struct ag_jdk *jdk)
 {
@@ -16,13 +56,18 @@ static void attach_one(const struct ag_jdk *jdk)
 				  "-XX:+EnableDynamicAgentLoading", NULL };
 	const char *args[] = { "1500", NULL };
 	int status, back_total = 0;
+	static struct code codes[MAX_CODES];
+	size_t ncodes = 0, tiers_checked = 0;
 	pid_t pid;
 
 	AG_FMT(out, "%s/java.out", dir);
 	/* JDK 21+ wants dynamic agent loading allowed explicitly (JEP 451); older JDKs ignore
 	 * the flag thanks to IgnoreUnrecognizedVMOptions. */
 	pid = ag_spawn(jdk, NULL, jvmargs, "jitprof.samples.Generations", args, out);
-	ag_sleep_ms(900);	/* well into phase 1: compiled code exists */
+	/* Attach once the JVM answers jcmd and its hot method has reached C2 (phase 1 or 2). */
+	for (int tries = 0; tries < 40 && !(ncodes = codelist(jdk, pid, codes)); tries++)
+		ag_sleep_ms(250);
+	cr_assert_gt(ncodes, 0, "JDK %d: Generations.total never listed at level 4", jdk->major);
 	/* jcmd splits key=value arguments itself: the agent's options go in double quotes. */
 	AG_FMT(cmd, "%s/bin/jcmd %d JVMTI.agent_load %s '\"dir=%s\"'", jdk->home,
 		 (int)pid, ag_agent_path(), dir);
@@ -53,6 +98,16 @@ static void attach_one(const struct ag_jdk *jdk)
 		cr_expect_eq(e->info->generation, 0, "back-filled %s claims generation %u",
 			     e->load.name, e->info->generation);
 		back_total |= strstr(e->load.name, "Generations;total(") != NULL;
+		/* The tier the agent read from the code cache = the JVM's own word for it. */
+		for (size_t k = 0; k < ncodes && e->info->tier != JD_TIER_STUB; k++)
+			if (codes[k].begin == e->load.code_addr) {
+				cr_expect_eq(e->info->level, codes[k].level,
+					     "JDK %d: %s at %#lx: level %d, the JVM says %d",
+					     jdk->major, e->load.name,
+					     (unsigned long)e->load.code_addr, e->info->level,
+					     codes[k].level);
+				tiers_checked++;
+			}
 		if (e->info->tier == JD_TIER_STUB)
 			back_stubs++;
 		else
@@ -68,6 +123,10 @@ static void attach_one(const struct ag_jdk *jdk)
 	cr_expect_geq(back_java, 5, "JDK %d: %zu compiled methods back-filled", jdk->major,
 		      back_java);
 	cr_expect(back_total, "JDK %d: the hot total() was not back-filled", jdk->major);
+	cr_expect_geq(tiers_checked, 5, "JDK %d: only %zu back-filled tiers matched the codelist",
+		      jdk->major, tiers_checked);
+	cr_log_info("JDK %d: %zu back-filled compiled loads, %zu tiers checked against the codelist",
+		    jdk->major, back_java, tiers_checked);
 	cr_expect_gt(back_stubs, 10, "JDK %d: %zu stubs back-filled", jdk->major, back_stubs);
 	cr_expect_gt(live, 0, "JDK %d: nothing compiled after the attach", jdk->major);
 	cr_expect_geq(with_lines, 3, "JDK %d: %zu back-filled loads with lines", jdk->major,
