@@ -328,9 +328,9 @@ Test(inject_synth, output_to_a_fifo_is_written_through, .timeout = 60)
 	cr_assert_eq(mkfifo(fifo, 0600), 0);
 	struct tu_result r;
 	/* A rename over the FIFO (or /dev/null) would replace it: it must be written through. */
-	snprintf(cmd, sizeof(cmd), "cat '%s' > '%s' & DEBUGINFOD_URLS= '%s' inject -j -i '%s' "
-		 "-o '%s' --buildid-dir '%s' -q; rc=$?; wait; exit $rc", fifo, g.out,
-		 tu_build("jitprof"), g.data, fifo, g.cache);
+	snprintf(cmd, sizeof(cmd), "cat '%s' > '%s' & reader=$!; DEBUGINFOD_URLS= '%s' inject -j "
+		 "-i '%s' -o '%s' --buildid-dir '%s' -q; rc=$?; [ $rc -eq 0 ] || kill $reader; "
+		 "wait; exit $rc", fifo, g.out, tu_build("jitprof"), g.data, fifo, g.cache);
 	cr_assert_eq(tu_sh(&r, cmd, 60), 0);
 	cr_assert_eq(r.status, 0, "%s", r.err);
 	tu_result_free(&r);
