@@ -83,21 +83,27 @@ static void do_job(struct inj_pool *p, const struct job *j)
 		snprintf(err, sizeof(err), "its ELF differs from its MMAP2 (pgoff or build-id)");
 		goto failed;
 	}
-	/* A dump directory we cannot write to (read-only media) still leaves the cache. */
-	if (same_file(path, elf.data, elf.size))
-		reused = 1;
-	else if (synth_write_file(&elf, path, err, sizeof(err)) < 0)
-		bad = 1;
-	else
-		written = 1;
+	/* The cache entry goes first, as a copy of its own: placed after the file beside the
+	 * dump, synth_cache_add would hard-link that file, and `perf inject --jit` rewrites
+	 * jitted-PID-N.so in place (O_TRUNC), which would turn our cache entry into perf's ELF.
+	 * A dump directory we cannot write to (read-only media) still leaves the cache. */
 	if (p->cache_root) {
-		char cerr[384];
-		int rc = synth_cache_add(&elf, p->cache_root, path, cerr, sizeof(cerr));
-		if (rc < 0 && !bad)
-			memcpy(err, cerr, sizeof(err));
-		bad |= rc < 0;
+		int rc = synth_cache_add(&elf, p->cache_root, path, err, sizeof(err));
+		bad = rc < 0;
 		cached = rc == 0;
 		cache_reused = rc == 1;
+	}
+	if (same_file(path, elf.data, elf.size)) {
+		reused = 1;
+	} else {
+		char werr[384];
+		if (synth_write_file(&elf, path, werr, sizeof(werr)) < 0) {
+			if (!bad)
+				memcpy(err, werr, sizeof(err));
+			bad = 1;
+		} else {
+			written = 1;
+		}
 	}
 	synth_elf_free(&elf);
 	pthread_mutex_lock(&p->mu);

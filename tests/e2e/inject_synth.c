@@ -174,6 +174,12 @@ Test(inject_synth, all_writes_every_generation_and_reruns_reuse, .timeout = 120)
 	gen_run(&g, args);
 	inject_ok(&g, "--all");
 	cr_assert_eq(count_files(g.dir, "jitted-"), 400);
+	/* Not hard-linked into the cache: perf inject rewrites these files in place. */
+	char one[700];
+	struct stat sb;
+	snprintf(one, sizeof(one), "%s/jitted-%lu-%lu.so", g.dir, g.pid, g.ci[0]);
+	cr_assert_eq(stat(one, &sb), 0, "%s", one);
+	cr_assert_eq(sb.st_nlink, 1, "%s shares its inode with the cache", one);
 	struct tu_result r;
 	inject(&r, &g, g.data, g.out, "--all");
 	cr_assert_eq(r.status, 0, "%s", r.err);
