@@ -225,7 +225,10 @@ int rp_print_generations(FILE *out, const struct rp_session *s, const char *meth
 		span, v.total_samples);
 	fprintf(out, "# Samples in code already unloaded: %" PRIu64 ", in unknown code: %" PRIu64
 		"\n#\n", v.unloaded_samples, v.unknown_samples);
-	if (!v.nr_methods)
+	if (!s->nr_loads)
+		fprintf(out, "# no jitted code loads in this recording: inject it first "
+			"(jitprof inject --jit -i IN -o OUT)\n");
+	else if (!v.nr_methods)
 		fprintf(out, "# no method %s\n", method_regex ? "matches --method" :
 			"has more than one generation");
 	size_t quiet = 0;
