@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -92,16 +93,41 @@ void cli_progress_end(void)
 	progress_shown = 0;
 }
 
+/* Existing non-regular files are opened for writing as they are. */
+static int outfile_open_direct(struct cli_outfile *o, const char *path, const struct stat *sb)
+{
+	if (S_ISDIR(sb->st_mode))
+		return -EISDIR;
+	o->fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (o->fd < 0)
+		return -errno;
+	o->fp = fdopen(o->fd, "w");
+	if (!o->fp) {
+		int err = -errno;
+		close(o->fd);
+		o->fd = -1;
+		return err;
+	}
+	o->direct = 1;
+	o->unseekable = lseek(o->fd, 0, SEEK_CUR) < 0;
+	return 0;
+}
+
 int cli_outfile_open(struct cli_outfile *o, const char *path)
 {
+	struct stat sb;
+
 	memset(o, 0, sizeof(*o));
 	o->fd = -1;
 	if (!strcmp(path, "-")) {
-		o->is_stdout = 1;
+		o->is_stdout = o->direct = 1;
 		o->fp = stdout;
 		o->fd = STDOUT_FILENO;
+		o->unseekable = lseek(o->fd, 0, SEEK_CUR) < 0;
 		return 0;
 	}
+	if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode))
+		return outfile_open_direct(o, path, &sb);
 	o->path = strdup(path);
 	if (!o->path || asprintf(&o->tmp, "%s.tmp.%d", path, (int)getpid()) < 0) {
 		free(o->path);
@@ -135,6 +161,8 @@ int cli_outfile_commit(struct cli_outfile *o)
 		err = -errno;
 	o->fp = NULL;
 	o->fd = -1;
+	if (o->direct)
+		return err;
 	if (!err && rename(o->tmp, o->path))
 		err = -errno;
 	if (err)

@@ -21,13 +21,17 @@ void cli_progress(const char *what, uint64_t done, uint64_t total);
 void cli_progress_end(void);
 
 /* An output file written to "<path>.tmp.<pid>" and renamed over path on commit, so a reader
- * never sees a half-written file that looks valid. path "-" means stdout (no rename). */
+ * never sees a half-written file that looks valid. path "-" means stdout, and an existing
+ * device or FIFO (-o /dev/null, a named pipe) is written in place: renaming over it would
+ * replace the device. */
 struct cli_outfile {
 	FILE *fp;
 	int fd;
 	char *path;
 	char *tmp;
 	int is_stdout;
+	int direct;		/* written in place: stdout, a device or a FIFO */
+	int unseekable;		/* a pipe or terminal: stream formats only */
 };
 int cli_outfile_open(struct cli_outfile *o, const char *path);
 int cli_outfile_commit(struct cli_outfile *o);	/* fsync-free rename; 0 or -errno */

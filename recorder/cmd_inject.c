@@ -124,25 +124,12 @@ int cmd_inject(int argc, char **argv)
 	if (!strcmp(o.output, "-") && isatty(STDOUT_FILENO))
 		return cli_error("refusing to write perf.data to a terminal; use -o FILE");
 
-	/* A device or FIFO (-o /dev/null, a named pipe) is written through: renaming a temp
-	 * file over it would replace the device. */
 	struct cli_outfile out;
-	struct stat sb;
-	int rc, dev_fd = -1;
-	if (strcmp(o.output, "-") && stat(o.output, &sb) == 0 && !S_ISREG(sb.st_mode)) {
-		if (S_ISDIR(sb.st_mode))
-			return cli_error("%s is a directory", o.output);
-		dev_fd = open(o.output, O_WRONLY | O_CLOEXEC);
-		if (dev_fd < 0)
-			return cli_error("%s: %s", o.output, strerror(errno));
-		o.out_fd = dev_fd;
-		o.out_pipe = lseek(dev_fd, 0, SEEK_SET) < 0;
-	} else {
-		if ((rc = cli_outfile_open(&out, o.output)) < 0)
-			return cli_error("%s: %s", o.output, strerror(-rc));
-		o.out_fd = out.fd;
-		o.out_pipe = out.is_stdout;
-	}
+	int rc;
+	if ((rc = cli_outfile_open(&out, o.output)) < 0)
+		return cli_error("%s: %s", o.output, strerror(-rc));
+	o.out_fd = out.fd;
+	o.out_pipe = out.unseekable;
 	o.warn = on_warn;
 	o.progress_bytes = on_progress;
 	if (isatty(STDERR_FILENO))
@@ -151,17 +138,12 @@ int cmd_inject(int argc, char **argv)
 	struct inj_stats st;
 	rc = inj_run(&o, &st, err, sizeof(err));
 	cli_progress_end();
-	if (dev_fd >= 0) {
-		if (close(dev_fd) && rc == 0)
-			return cli_error("%s: %s", o.output, strerror(errno));
-		if (rc < 0)
-			return cli_error("%s", err);
-	} else if (rc < 0) {
+	if (rc < 0) {
 		cli_outfile_abort(&out);
 		return cli_error("%s", err);
-	} else if ((rc = cli_outfile_commit(&out)) < 0) {
-		return cli_error("%s: %s", o.output, strerror(-rc));
 	}
+	if ((rc = cli_outfile_commit(&out)) < 0)
+		return cli_error("%s: %s", o.output, strerror(-rc));
 	if (st.pool.failed)
 		cli_warn("%llu ELF(s) could not be written; first: %s",
 			 (unsigned long long)st.pool.failed, st.pool.first_error);
