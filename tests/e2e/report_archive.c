@@ -4,21 +4,7 @@
  * And a file whose build-id differs from the recorded one is refused, naming both ids. */
 #include "tests/e2e/report_util.h"
 
-static char *dir;
-
-static void setup(void)
-{
-	rx_init();
-	dir = tu_tmpdir("rparch");
-}
-
-static void teardown(void)
-{
-	tu_rmtree(dir);
-	free(dir);
-}
-
-TestSuite(report_archive, .init = setup, .fini = teardown, .timeout = 240);
+TestSuite(report_archive, .init = rx_setup, .fini = rx_teardown, .timeout = 240);
 
 /* minijit recorded and injected by jitprof with HOME=dir/A; the report as machine A sees it. */
 static char *record_on_a(void)

@@ -4,24 +4,16 @@
  * names, and --help / bad input behave. */
 #include "tests/e2e/report_util.h"
 
-static char *dir;
 static char home[PATH_MAX], data[PATH_MAX];
 
 static void setup(void)
 {
-	rx_init();
-	dir = tu_tmpdir("rpfmt");
+	rx_setup();
 	snprintf(home, sizeof(home), "%s/home", dir);
 	snprintf(data, sizeof(data), "%s/perf.jit.data", dir);
 }
 
-static void teardown(void)
-{
-	tu_rmtree(dir);
-	free(dir);
-}
-
-TestSuite(report_formats, .init = setup, .fini = teardown, .timeout = 240);
+TestSuite(report_formats, .init = setup, .fini = rx_teardown, .timeout = 240);
 
 static void recording(void)
 {

@@ -4,21 +4,7 @@
  * the JSON agrees with the table; --compare shows both generations. */
 #include "tests/e2e/report_util.h"
 
-static char *dir;
-
-static void setup(void)
-{
-	rx_init();
-	dir = tu_tmpdir("rpgen");
-}
-
-static void teardown(void)
-{
-	tu_rmtree(dir);
-	free(dir);
-}
-
-TestSuite(report_generations, .init = setup, .fini = teardown, .timeout = 300);
+TestSuite(report_generations, .init = rx_setup, .fini = rx_teardown, .timeout = 300);
 
 /* Rows of the method's block in the table: "gen samples" per generation into gens/samples.
  * Returns the number of rows. */

@@ -4,21 +4,7 @@
  * minijit recording. */
 #include "tests/e2e/report_util.h"
 
-static char *dir;
-
-static void setup(void)
-{
-	rx_init();
-	dir = tu_tmpdir("rpperf");
-}
-
-static void teardown(void)
-{
-	tu_rmtree(dir);
-	free(dir);
-}
-
-TestSuite(report_perf, .init = setup, .fini = teardown, .timeout = 240);
+TestSuite(report_perf, .init = rx_setup, .fini = rx_teardown, .timeout = 240);
 
 static int need_perf(void)
 {

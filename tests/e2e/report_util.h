@@ -18,13 +18,22 @@
 #define RX_FIXTURE_DUMP "/var/jitfix/out/.debug/jit/java-jit-20261129.XXhElaKC/jit-27543.dump"
 
 static char rx_jitprof[PATH_MAX], rx_minijit[PATH_MAX];
+static char *dir;	/* each test's own temporary directory */
 
-/* Absolute paths of the built tools: the commands below change directory. */
-__attribute__((unused)) static void rx_init(void)
+/* Absolute paths of the built tools (the commands below change directory) and a fresh
+ * directory: every suite's .init. */
+__attribute__((unused)) static void rx_setup(void)
 {
 	cr_assert_not_null(realpath(tu_build("jitprof"), rx_jitprof), "jitprof is not built");
 	if (!realpath(tu_build("minijit"), rx_minijit))
 		rx_minijit[0] = 0;
+	dir = tu_tmpdir("report");
+}
+
+__attribute__((unused)) static void rx_teardown(void)
+{
+	tu_rmtree(dir);
+	free(dir);
 }
 
 /* Runs a formatted shell command line (at most 5 minutes). */
