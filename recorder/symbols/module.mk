@@ -1,8 +1,6 @@
 # recorder/symbols: symbol resolution (librecorder-symbols.a, built by recorder/module.mk).
-# Archives (`--archive`, sources added with sym_session_add_source) are read with libarchive:
-# everything that links this archive needs -larchive.
-RECORDER_LDLIBS += -larchive
-$(foreach s,$(RECORDER_SUBDIRS),$(eval UNIT_LDLIBS_$(s) += -larchive))
+# Archives (`--archive`, sources added with sym_session_add_source) are read with libarchive,
+# which recorder/module.mk's RECORDER_LDLIBS carries.
 
 # e2e tests of this module drive `jitprof` and also call the library directly.
 SYMBOLS_E2E := $(patsubst tests/e2e/%.c,%,$(wildcard tests/e2e/symbols_*.c))
