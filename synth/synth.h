@@ -94,8 +94,9 @@ int synth_file_name(const struct synth_input *in, char *buf, size_t len);
  * code_index: 0 keeps perf's name. Copy it into synth_input.file_seq. */
 int synth_index_file_seqs(const struct jd_index *x, uint32_t *seqs);
 
-/* Writes "<path>.tmp.<pid>.<tid>" (O_NOFOLLOW|O_EXCL, 0644) and renames it over path:
- * nothing half-written is ever visible. */
+/* Nothing half-written is ever visible at path: a new file is written unnamed (O_TMPFILE)
+ * and linked in whole; an existing one is replaced by "<path>.tmp.<pid>.<tid>"
+ * (O_NOFOLLOW|O_EXCL) renamed over it. Mode 0644. */
 int synth_write_file(const struct synth_elf *e, const char *path, char *err, size_t errlen);
 
 /* ---- perf's build-id cache ------------------------------------------------------------
