@@ -130,8 +130,8 @@ static void build_tables(struct tables *t, const struct mj_code *c, uint64_t add
 		t->lines[i] = (struct jd_line){
 			.addr = addr + m->off,
 			.line = m->inl_line ? m->inl_line : m->line,
-			/* the full name on every entry: perf 6.1's genelf does not resolve the
-			 * "\xff" shorthand, so a writer should only use it when told to (NULL) */
+			/* written in full on every entry: perf 6.1's genelf takes the "\xff"
+			 * same-file shorthand for a file name, so minijit never asks for it */
 			.file = source,
 		};
 		uint32_t depth = 0;
