@@ -185,6 +185,9 @@ static int place_link(const char *link, const char *target, char *err, size_t er
 		if (!strcmp(cur, target))
 			return 1;
 	}
+	/* No link yet (the usual case): create it in place; else replace it atomically. */
+	if (n < 0 && errno == ENOENT && !symlink(target, link))
+		return 0;
 	if (tmp_name(tmp, sizeof(tmp), link))
 		return synth_err(err, errlen, -ENAMETOOLONG, "%s: path too long", link);
 	unlink(tmp);
