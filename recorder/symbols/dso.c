@@ -10,23 +10,32 @@
 #include <string.h>
 #include <unistd.h>
 
-static size_t name_hash(const char *s)
+/* Recorded paths are long and a JIT run maps tens of thousands: hashed a word at a time. */
+static size_t name_hash(const char *s, size_t len)
 {
-	size_t h = 5381;
-	for (; *s; s++)
-		h = h * 33 + (uint8_t)*s;
-	return h;
+	uint64_t h = 0x9e3779b97f4a7c15ull ^ len, w;
+	for (; len >= 8; len -= 8, s += 8) {
+		memcpy(&w, s, 8);
+		h = (h ^ w) * 0xff51afd7ed558ccdull;
+		h ^= h >> 32;
+	}
+	w = 0;
+	memcpy(&w, s, len);
+	h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
+	return (size_t)(h ^ h >> 29);
 }
 
-/* perf's short names: basename for files, "[name]" for kernel modules. */
-static char *short_name_of(const char *long_name, int kernel, uint32_t anon_pid)
+/* perf's short names: basename for files, "[name]" for kernel modules, "[JIT] tid PID" for
+ * a process's anonymous code (its /tmp/perf-PID.map). */
+static const char *short_name_of(struct sym_session *s, const char *long_name, int kernel,
+				 uint32_t anon_pid)
 {
 	char buf[4096];
 	if (kernel == 1)
-		return strdup("[kernel.kallsyms]");
+		return "[kernel.kallsyms]";
 	if (anon_pid) {
 		snprintf(buf, sizeof(buf), "perf-%u.map", anon_pid);
-		return strdup(buf);
+		return sess_strdup(s, buf);
 	}
 	const char *b = strrchr(long_name, '/');
 	b = b && b[1] ? b + 1 : long_name;
@@ -36,9 +45,9 @@ static char *short_name_of(const char *long_name, int kernel, uint32_t anon_pid)
 		for (char *q = buf; *q; q++)
 			if (*q == '-')
 				*q = '_';
-		return strdup(buf);
+		return sess_strdup(s, buf);
 	}
-	return strdup(b);
+	return b;	/* a suffix of long_name, which lives as long */
 }
 
 static int rehash(struct sym_session *s)
@@ -48,7 +57,7 @@ static int rehash(struct sym_session *s)
 	if (!nv)
 		return -ENOMEM;
 	for (struct sym_dso *d = s->dsos; d; d = d->next) {
-		size_t j = name_hash(d->long_name) & (ncap - 1);
+		size_t j = d->hash & (ncap - 1);
 		d->hnext = nv[j];
 		nv[j] = d;
 	}
@@ -64,10 +73,10 @@ struct sym_dso *dso_get(struct sym_session *s, const char *long_name,
 			const struct sym_build_id *bid, int kernel, uint32_t pid)
 {
 	struct sym_dso *nobid = NULL, *withbid = NULL;
+	size_t len = strlen(long_name), h = name_hash(long_name, len);
 	if (s->dso_hash_cap) {
-		for (struct sym_dso *d = s->dso_hash[name_hash(long_name) & (s->dso_hash_cap - 1)];
-		     d; d = d->hnext) {
-			if (strcmp(d->long_name, long_name) || d->anon_pid != pid)
+		for (struct sym_dso *d = s->dso_hash[h & (s->dso_hash_cap - 1)]; d; d = d->hnext) {
+			if (d->hash != h || d->anon_pid != pid || strcmp(d->long_name, long_name))
 				continue;
 			if (bid && sym_build_id_equal(&d->bid, bid))
 				return d;
@@ -85,22 +94,20 @@ struct sym_dso *dso_get(struct sym_session *s, const char *long_name,
 	}
 	if (s->n_dsos * 2 >= s->dso_hash_cap && rehash(s))
 		return NULL;
-	struct sym_dso *d = calloc(1, sizeof(*d));
+	struct sym_dso *d = sess_alloc(s, sizeof(*d) + len + 1);
 	if (!d)
 		return NULL;
 	d->fd = d->dbg_fd = -1;
 	d->kernel = kernel;
 	d->anon_pid = pid;
 	d->anon = pid != 0;
-	d->long_name = strdup(long_name);
-	d->short_name = short_name_of(long_name, kernel, pid);
-	if (!d->long_name || !d->short_name) {
-		dso_free(d);
+	d->hash = h;
+	d->long_name = memcpy(d + 1, long_name, len + 1);
+	if (!(d->short_name = short_name_of(s, d->long_name, kernel, pid)))
 		return NULL;
-	}
 	if (bid)
 		d->bid = *bid;
-	size_t j = name_hash(long_name) & (s->dso_hash_cap - 1);
+	size_t j = h & (s->dso_hash_cap - 1);
 	d->hnext = s->dso_hash[j];
 	s->dso_hash[j] = d;
 	if (s->dsos_tail)
@@ -112,7 +119,7 @@ struct sym_dso *dso_get(struct sym_session *s, const char *long_name,
 	return d;
 }
 
-void dso_free(struct sym_dso *d)
+void dso_release(struct sym_dso *d)
 {
 	lines_free(d);
 	if (d->elf)
@@ -136,9 +143,6 @@ void dso_free(struct sym_dso *d)
 	free(d->phdrs);
 	free(d->scns);
 	free(d->path);
-	free(d->long_name);
-	free(d->short_name);
-	free(d);
 }
 
 static int add_range(struct phdr_map **v, size_t *n, uint64_t off, uint64_t sz, uint64_t va)

@@ -51,16 +51,51 @@ static int entry_cmp(const void *x, const void *y)
 	return better(a, b);
 }
 
+/* Sorted by address, one entry per address (the best name), through a sort of 16-byte keys:
+ * libjvm alone has ~55k symbols. */
+static int sort_dedupe(struct sym_table *t)
+{
+	struct sym_key *keys = malloc(t->n * sizeof(*keys));
+	struct sym_entry *nv = malloc(t->n * sizeof(*nv));
+	if (!keys || !nv) {
+		free(keys);
+		free(nv);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < t->n; i++)
+		keys[i] = (struct sym_key){ t->v[i].start, i };
+	sym_sort_keys(keys, t->n);
+	size_t k = 0;
+	for (size_t i = 0; i < t->n;) {
+		const struct sym_entry *best = &t->v[keys[i].idx];
+		size_t j = i + 1;
+		for (; j < t->n && keys[j].key == keys[i].key; j++)
+			if (better(&t->v[keys[j].idx], best) < 0)
+				best = &t->v[keys[j].idx];
+		nv[k++] = *best;
+		i = j;
+	}
+	free(keys);
+	free(t->v);
+	t->v = nv;
+	t->cap = t->n;
+	t->n = k;
+	return 0;
+}
+
 void symtab_finish(struct sym_table *t)
 {
 	if (!t->n)
 		return;
-	qsort(t->v, t->n, sizeof(*t->v), entry_cmp);
-	size_t k = 0;
-	for (size_t i = 0; i < t->n; i++)
-		if (!k || t->v[k - 1].start != t->v[i].start)
-			t->v[k++] = t->v[i];
-	t->n = k;
+	if (sort_dedupe(t)) {
+		/* out of memory for the keys: sort in place */
+		qsort(t->v, t->n, sizeof(*t->v), entry_cmp);
+		size_t k = 0;
+		for (size_t i = 0; i < t->n; i++)
+			if (!k || t->v[k - 1].start != t->v[i].start)
+				t->v[k++] = t->v[i];
+		t->n = k;
+	}
 	for (size_t i = 0; i < t->n; i++)
 		if (!t->v[i].size)
 			t->v[i].size = i + 1 < t->n ? t->v[i + 1].start - t->v[i].start : 4096;
@@ -109,8 +144,18 @@ static int load_table(struct sym_table *t, Elf *elf, Elf_Scn *scn)
 	Elf_Data *data = elf_getdata(scn, NULL);
 	if (!data || !gelf_getshdr(scn, &sh) || !sh.sh_entsize || elf_getshdrstrndx(elf, &shstrndx))
 		return -EINVAL;
-	size_t n = sh.sh_size / sh.sh_entsize;
-	for (size_t i = 0; i < n; i++) {
+	size_t n = sh.sh_size / sh.sh_entsize, nscn = 0;
+	/* per section: 0 unknown, 1 text, 2 not text (asked once, not once per symbol) */
+	uint8_t *text = NULL;
+	if (!elf_getshdrnum(elf, &nscn) && nscn && !(text = calloc(nscn, 1)))
+		return -ENOMEM;
+	/* names straight from the string table when it ends in a NUL (every offset inside then
+	 * names a terminated string), else through libelf's checked lookup */
+	Elf_Data *str = elf_getdata(elf_getscn(elf, sh.sh_link), NULL);
+	const char *strs = str && str->d_buf && str->d_size &&
+			   ((const char *)str->d_buf)[str->d_size - 1] == 0 ? str->d_buf : NULL;
+	int rc = 0;
+	for (size_t i = 0; i < n && !rc; i++) {
 		GElf_Sym sym;
 		if (!gelf_getsym(data, (int)i, &sym))
 			break;
@@ -118,9 +163,14 @@ static int load_table(struct sym_table *t, Elf *elf, Elf_Scn *scn)
 		if (type != STT_FUNC && type != STT_GNU_IFUNC && type != STT_NOTYPE)
 			continue;
 		if (sym.st_shndx == SHN_UNDEF || sym.st_shndx >= SHN_LORESERVE ||
-		    !is_text_section(elf, shstrndx, sym.st_shndx))
+		    sym.st_shndx >= nscn)
 			continue;
-		const char *raw = elf_strptr(elf, sh.sh_link, sym.st_name);
+		if (!text[sym.st_shndx])
+			text[sym.st_shndx] = is_text_section(elf, shstrndx, sym.st_shndx) ? 1 : 2;
+		if (text[sym.st_shndx] != 1)
+			continue;
+		const char *raw = strs && sym.st_name < str->d_size ? strs + sym.st_name
+					: elf_strptr(elf, sh.sh_link, sym.st_name);
 		if (!raw || !*raw || raw[0] == '$')
 			continue;
 		if (type == STT_NOTYPE && !strncmp(raw, ".L", 2))
@@ -128,9 +178,10 @@ static int load_table(struct sym_table *t, Elf *elf, Elf_Scn *scn)
 		/* the string table lives as long as the DSO's Elf: no copy */
 		uint8_t rank = bind == STB_GLOBAL ? 2 : bind == STB_WEAK ? 1 : 0;
 		if (symtab_add(t, sym.st_value, sym.st_size, raw, NULL, rank))
-			return -ENOMEM;
+			rc = -ENOMEM;
 	}
-	return 0;
+	free(text);
+	return rc;
 }
 
 int elfsym_table(Elf *elf, struct sym_table *t)

@@ -5,86 +5,12 @@
  * that symbol's address in the file, which undoes KASLR and a reboot in between. */
 #include "recorder/symbols/symbols_int.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-static int read_all(const char *path, char **buf, size_t *len)
-{
-	/* /proc files report size 0: read until EOF */
-	FILE *f = fopen(path, "re");
-	if (!f)
-		return -errno;
-	size_t cap = 1 << 20, n = 0;
-	char *b = malloc(cap);
-	while (b) {
-		n += fread(b + n, 1, cap - n - 1, f);
-		if (n < cap - 1)
-			break;
-		char *nb = realloc(b, cap * 2);
-		if (!nb) {
-			free(b);
-			b = NULL;
-			break;
-		}
-		b = nb;
-		cap *= 2;
-	}
-	int err = ferror(f);
-	fclose(f);
-	if (!b)
-		return -ENOMEM;
-	if (err) {
-		free(b);
-		return -EIO;
-	}
-	b[n] = 0;	/* room was kept: text parsers may end the last line in place */
-	*buf = b;
-	*len = n;
-	return 0;
-}
-
-/* "ffffffff81000000 T _text" with an optional "\t[module]": text symbols only, as perf.
- * Parsed in place: names stay in text (NUL-terminated here), which the session keeps. */
-int kallsyms_parse(char *text, size_t len, struct sym_table *t, const char *ref_name,
-		   uint64_t *ref_addr)
-{
-	char *p = text, *end = text + len;
-	int nonzero = 0;
-	*ref_addr = 0;
-	while (p < end) {
-		char *eol = memchr(p, '\n', (size_t)(end - p));
-		if (!eol)
-			eol = end;
-		*eol = 0;
-		char *line = p, *q;
-		p = eol + 1;
-		unsigned long long addr = strtoull(line, &q, 16);
-		if (q == line || *q != ' ' || !q[1] || q[2] != ' ')
-			continue;
-		char type = q[1], *name = q + 3;
-		char *mod = strchr(name, '\t');
-		if (mod)
-			*mod++ = 0;
-		if (ref_name && !mod && !strcmp(name, ref_name))
-			*ref_addr = addr;
-		char up = (char)toupper((unsigned char)type);
-		if (up != 'T' && up != 'W')
-			continue;
-		if (addr)
-			nonzero = 1;
-		if (symtab_add(t, addr, 0, name, NULL, isupper((unsigned char)type) ? 2 : 0))
-			return -ENOMEM;
-		t->v[t->n - 1].module = mod != NULL;
-	}
-	if (!nonzero)
-		return -EPERM;	/* kptr_restrict: every address reads as 0 */
-	return 0;
-}
 
 /* Modules load elsewhere than _text: only the core image's symbols move with it. */
 static void relocate(struct sym_table *t, int64_t delta)
@@ -151,37 +77,23 @@ static int load_vmlinux(struct sym_session *s, const char *path)
 
 static int load_kallsyms(struct sym_session *s, const char *path)
 {
-	char *text;
-	size_t len;
-	uint64_t ref;
-	int rc = read_all(path, &text, &len);
-	if (rc)
-		return rc;
-	rc = kallsyms_parse(text, len, &s->ksyms, s->kref_name ? s->kref_name : "_text", &ref);
-	if (rc) {
-		free(text);
-	} else {
-		free(s->ktext);
-		s->ktext = text;
-	}
+	kallsyms_free(&s->kall);
+	int rc = kallsyms_open(&s->kall, path, s->kref_name ? s->kref_name : "_text",
+			       s->kref_addr);
 	if (rc == -EPERM)
 		sess_msg(s, SYM_LVL_WARN, "%s: all addresses are 0 (kptr_restrict?)", path);
-	if (rc) {
-		symtab_free(&s->ksyms);
-		return rc;
+	if (!rc && !s->kall.n) {
+		kallsyms_free(&s->kall);
+		rc = -ENOENT;
 	}
-	/* modules are not relocated by _text; the shift is for the core image only */
-	if (s->kref_addr && ref && ref != s->kref_addr)
-		relocate(&s->ksyms, (int64_t)(s->kref_addr - ref));
-	symtab_finish(&s->ksyms);
-	return 0;
+	return rc;
 }
 
 int sym_kernel_build_id(struct sym_build_id *id)
 {
 	char *notes;
 	size_t len;
-	int rc = read_all("/sys/kernel/notes", &notes, &len);
+	int rc = sym_read_all("/sys/kernel/notes", &notes, &len);
 	if (rc)
 		return rc;
 	rc = -ENOENT;
@@ -226,7 +138,7 @@ static int host_kernel_matches(struct sym_session *s)
 int kernel_load(struct sym_session *s)
 {
 	if (s->ksyms_loaded)
-		return s->ksyms.n ? 0 : -ENOENT;
+		return s->ksyms.n || s->kall.n ? 0 : -ENOENT;
 	s->ksyms_loaded = 1;
 	if (s->o.vmlinux)
 		return load_vmlinux(s, s->o.vmlinux);
@@ -250,4 +162,9 @@ int kernel_load(struct sym_session *s)
 	if (!host_kernel_matches(s))
 		return -ENOENT;
 	return load_kallsyms(s, "/proc/kallsyms");
+}
+
+struct sym_entry *kernel_find(struct sym_session *s, uint64_t addr)
+{
+	return s->kall.n ? kallsyms_find(s, &s->kall, addr) : symtab_find(&s->ksyms, addr);
 }

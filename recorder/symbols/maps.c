@@ -1,7 +1,8 @@
 /* maps.c - the maps of each process over time. A JIT reuses addresses: a later map over the
- * same range wins from its timestamp on, while earlier samples keep the earlier map. Maps are
- * kept sorted by start (with a running maximum of ends, so a lookup walks back only over maps
- * that can reach the address) plus a small unsorted batch of recent ones merged in bulk. */
+ * same range wins from its timestamp on, while earlier samples keep the earlier map. Maps sit
+ * in a few sorted runs of geometrically decreasing size (each with a running maximum of ends,
+ * so a lookup walks back only over maps that can reach the address) plus a small unsorted
+ * batch of recent ones; a run of 34k JIT loads costs O(n log n), not a merge per batch. */
 #include "recorder/symbols/symbols_int.h"
 
 #include <errno.h>
@@ -9,6 +10,8 @@
 #include <string.h>
 
 #define RECENT_MAX 64
+/* A live run gives its replaced maps to the history once this share of it (1/N) is such */
+#define SHADOW_DIV 4
 
 struct sym_proc *proc_get(struct sym_session *s, uint32_t pid, int create)
 {
@@ -45,12 +48,19 @@ struct sym_proc *proc_get(struct sym_session *s, uint32_t pid, int create)
 	return p;
 }
 
+static void runs_clear(struct sym_runs *rs)
+{
+	for (size_t i = 0; i < rs->n; i++) {
+		free(rs->run[i].v);
+		free(rs->run[i].max_end);
+	}
+	rs->n = 0;
+}
+
 void proc_free(struct sym_proc *p)
 {
-	free(p->live.v);
-	free(p->live.max_end);
-	free(p->hist.v);
-	free(p->hist.max_end);
+	runs_clear(&p->live);
+	runs_clear(&p->hist);
 	free(p->recent);
 	free(p->comms);
 	free(p);
@@ -59,7 +69,9 @@ void proc_free(struct sym_proc *p)
 /* Forgets every map (a pid reused after EXIT). */
 void proc_clear_maps(struct sym_proc *p)
 {
-	p->live.n = p->hist.n = p->n_recent = 0;
+	runs_clear(&p->live);
+	runs_clear(&p->hist);
+	p->n_recent = 0;
 	p->hist_until = 0;
 }
 
@@ -71,71 +83,179 @@ static int map_cmp(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-/* Merges n maps (sorted here) into l, from the back, and recomputes the running ends. */
-static int list_merge(struct sym_maplist *l, struct sym_map *add, size_t n_add)
+static void run_ends(struct sym_maplist *l)
 {
-	if (!n_add)
-		return 0;
-	size_t n = l->n + n_add;
-	struct sym_map *nv = realloc(l->v, n * sizeof(*nv));
+	for (size_t x = 0; x < l->n; x++)
+		l->max_end[x] = x && l->max_end[x - 1] > l->v[x].end ? l->max_end[x - 1]
+								      : l->v[x].end;
+}
+
+/* Merges b (the later, smaller run) into a, from the back; b is freed. */
+static int run_merge(struct sym_maplist *a, struct sym_maplist *b)
+{
+	size_t n = a->n + b->n;
+	struct sym_map *nv = realloc(a->v, n * sizeof(*nv));
 	if (!nv)
 		return -ENOMEM;
-	l->v = nv;
-	uint64_t *me = realloc(l->max_end, n * sizeof(*me));
+	a->v = nv;
+	uint64_t *me = realloc(a->max_end, n * sizeof(*me));
 	if (!me)
 		return -ENOMEM;
-	l->max_end = me;
-	qsort(add, n_add, sizeof(*add), map_cmp);
-	size_t i = l->n, j = n_add, k = n;
+	a->max_end = me;
+	size_t i = a->n, j = b->n, k = n;
 	while (j) {
-		if (i && map_cmp(&nv[i - 1], &add[j - 1]) > 0)
+		if (i && map_cmp(&nv[i - 1], &b->v[j - 1]) > 0)
 			nv[--k] = nv[--i];
 		else
-			nv[--k] = add[--j];
+			nv[--k] = b->v[--j];
 	}
-	l->n = n;
-	for (size_t x = 0; x < n; x++)
-		me[x] = x && me[x - 1] > nv[x].end ? me[x - 1] : nv[x].end;
+	a->n = n;
+	a->n_shadowed += b->n_shadowed;
+	run_ends(a);
+	free(b->v);
+	free(b->max_end);
+	memset(b, 0, sizeof(*b));
 	return 0;
 }
 
-/* Folds the recent batch into the live list and moves the maps later ones have wholly
- * replaced into the history: a JIT reusing one range for thousands of generations would
- * otherwise make every lookup there walk all of them. */
-static int merge_recent(struct sym_proc *p)
+/* Merges the last two runs while the last is at least half the one before it. */
+static int runs_settle(struct sym_runs *rs, int force)
 {
-	int rc = list_merge(&p->live, p->recent, p->n_recent);
-	if (rc)
-		return rc;
-	p->n_recent = 0;
-	size_t keep = 0, moved = 0;
-	for (size_t i = 0; i < p->live.n; i++)
-		if (p->live.v[i].shadowed_at != UINT64_MAX)
-			moved++;
-	if (!moved)
-		return 0;
-	struct sym_map *gone = malloc(moved * sizeof(*gone));
+	while (rs->n >= 2 &&
+	       (force || rs->run[rs->n - 2].n <= 2 * rs->run[rs->n - 1].n)) {
+		int rc = run_merge(&rs->run[rs->n - 2], &rs->run[rs->n - 1]);
+		if (rc)
+			return rc;
+		rs->n--;
+		force = 0;
+	}
+	return 0;
+}
+
+/* By start, then feed order (seq): sorting 16-byte keys and moving each map once is much
+ * cheaper than qsort moving 56-byte maps through a callback. */
+static int sort_maps(struct sym_map *v, size_t n)
+{
+	struct sym_key keys[RECENT_MAX], *k = n <= RECENT_MAX ? keys : malloc(n * sizeof(*k));
+	struct sym_map tmp[RECENT_MAX], *t = n <= RECENT_MAX ? tmp : malloc(n * sizeof(*t));
+	int rc = k && t ? 0 : -ENOMEM;
+	if (!rc) {
+		for (size_t i = 0; i < n; i++)
+			k[i] = (struct sym_key){ v[i].start, i };
+		sym_sort_keys(k, n);
+		memcpy(t, v, n * sizeof(*t));
+		for (size_t i = 0; i < n; i++)
+			v[i] = t[k[i].idx];
+		/* equal starts (rare, few): into feed order */
+		for (size_t i = 1; i < n; i++) {
+			if (v[i].start != v[i - 1].start || v[i].seq > v[i - 1].seq)
+				continue;
+			struct sym_map x = v[i];
+			size_t j = i;
+			for (; j && v[j - 1].start == x.start && v[j - 1].seq > x.seq; j--)
+				v[j] = v[j - 1];
+			v[j] = x;
+		}
+	}
+	if (k != keys)
+		free(k);
+	if (t != tmp)
+		free(t);
+	return rc;
+}
+
+/* Adds n maps (add, malloc'd: taken over, also on failure) as a new run. */
+static int runs_push(struct sym_runs *rs, struct sym_map *add, size_t n, size_t n_shadowed)
+{
+	uint64_t *me = n ? malloc(n * sizeof(*me)) : NULL;
+	if (!me) {
+		free(add);
+		return n ? -ENOMEM : 0;
+	}
+	if (rs->n == SYM_MAX_RUNS && runs_settle(rs, 1)) {
+		free(add);
+		free(me);
+		return -ENOMEM;
+	}
+	if (sort_maps(add, n)) {
+		free(add);
+		free(me);
+		return -ENOMEM;
+	}
+	struct sym_maplist *l = &rs->run[rs->n++];
+	*l = (struct sym_maplist){ add, me, n, n_shadowed };
+	run_ends(l);
+	return runs_settle(rs, 0);
+}
+
+/* Moves the maps later ones have wholly replaced from live run i into the history: a JIT
+ * reusing one range for thousands of generations would otherwise make every lookup there
+ * walk all of them. */
+static int run_retire(struct sym_proc *p, size_t i)
+{
+	struct sym_maplist *l = &p->live.run[i];
+	struct sym_map *gone = malloc(l->n_shadowed * sizeof(*gone));
 	if (!gone)
 		return -ENOMEM;
-	moved = 0;
-	for (size_t i = 0; i < p->live.n; i++) {
-		struct sym_map *m = &p->live.v[i];
+	size_t keep = 0, moved = 0;
+	for (size_t x = 0; x < l->n; x++) {
+		struct sym_map *m = &l->v[x];
 		if (m->shadowed_at == UINT64_MAX) {
-			p->live.v[keep++] = *m;
+			l->v[keep++] = *m;
 			continue;
 		}
 		if (m->shadowed_at > p->hist_until)
 			p->hist_until = m->shadowed_at;
 		gone[moved++] = *m;
 	}
-	p->live.n = keep;
-	for (size_t x = 0; x < keep; x++)
-		p->live.max_end[x] = x && p->live.max_end[x - 1] > p->live.v[x].end
-					     ? p->live.max_end[x - 1]
-					     : p->live.v[x].end;
-	rc = list_merge(&p->hist, gone, moved);
-	free(gone);
-	return rc;
+	l->n = keep;
+	l->n_shadowed = 0;
+	run_ends(l);
+	if (!keep) {
+		free(l->v);
+		free(l->max_end);
+		memmove(l, l + 1, (p->live.n - i - 1) * sizeof(*l));
+		p->live.n--;
+	}
+	return runs_push(&p->hist, gone, moved, 0);
+}
+
+/* The recent batch becomes a live run (its replaced maps go straight to the history). */
+static int flush_recent(struct sym_proc *p)
+{
+	size_t n = p->n_recent, n_gone = 0;
+	for (size_t i = 0; i < n; i++)
+		n_gone += p->recent[i].shadowed_at != UINT64_MAX;
+	struct sym_map *keep = malloc((n - n_gone) * sizeof(*keep) + 1);
+	struct sym_map *gone = malloc(n_gone * sizeof(*gone) + 1);
+	if (!keep || !gone) {
+		free(keep);
+		free(gone);
+		return -ENOMEM;
+	}
+	size_t k = 0, g = 0;
+	for (size_t i = 0; i < n; i++) {
+		const struct sym_map *m = &p->recent[i];
+		if (m->shadowed_at == UINT64_MAX) {
+			keep[k++] = *m;
+			continue;
+		}
+		if (m->shadowed_at > p->hist_until)
+			p->hist_until = m->shadowed_at;
+		gone[g++] = *m;
+	}
+	p->n_recent = 0;
+	int rc = runs_push(&p->hist, gone, g, 0);
+	int rc2 = runs_push(&p->live, keep, k, 0);
+	if (rc || rc2)
+		return rc ? rc : rc2;
+	/* a merge may have gathered enough replaced maps to retire */
+	for (size_t i = p->live.n; i-- > 0;) {
+		const struct sym_maplist *l = &p->live.run[i];
+		if (l->n_shadowed && l->n_shadowed * SHADOW_DIV >= l->n && (rc = run_retire(p, i)))
+			return rc;
+	}
+	return 0;
 }
 
 /* Of two maps covering an address, the one that appeared later (by time, then feed order). */
@@ -149,16 +269,24 @@ static int later(const struct sym_map *a, const struct sym_map *b)
 }
 
 /* Marks the maps m wholly covers and outdates. */
-static void shadow(struct sym_proc *p, const struct sym_map *m)
+static int shadow(struct sym_proc *p, const struct sym_map *m)
 {
-	/* the first map starting at or after m's start */
-	size_t lo = m->start ? sym_upper_bound(p->live.v, p->live.n, sizeof(*p->live.v),
-					       m->start - 1)
-			     : 0;
-	for (size_t i = lo; i < p->live.n && p->live.v[i].start < m->end; i++) {
-		struct sym_map *o = &p->live.v[i];
-		if (o->end <= m->end && later(m, o) && o->shadowed_at == UINT64_MAX)
-			o->shadowed_at = m->time;
+	for (size_t r = p->live.n; r-- > 0;) {
+		struct sym_maplist *l = &p->live.run[r];
+		/* the first map starting at or after m's start */
+		size_t lo = m->start ? sym_upper_bound(l->v, l->n, sizeof(*l->v), m->start - 1) : 0;
+		for (size_t i = lo; i < l->n && l->v[i].start < m->end; i++) {
+			struct sym_map *o = &l->v[i];
+			if (o->end <= m->end && later(m, o) && o->shadowed_at == UINT64_MAX) {
+				o->shadowed_at = m->time;
+				l->n_shadowed++;
+			}
+		}
+		if (l->n_shadowed && l->n_shadowed * SHADOW_DIV >= l->n) {
+			int rc = run_retire(p, r);
+			if (rc)
+				return rc;
+		}
 	}
 	for (size_t i = 0; i < p->n_recent; i++) {
 		struct sym_map *o = &p->recent[i];
@@ -166,31 +294,32 @@ static void shadow(struct sym_proc *p, const struct sym_map *m)
 		    o->shadowed_at == UINT64_MAX)
 			o->shadowed_at = m->time;
 	}
+	return 0;
 }
 
 int proc_add_map(struct sym_proc *p, const struct sym_map *m)
 {
-	if (p->n_recent == RECENT_MAX) {
-		int rc = merge_recent(p);
-		if (rc)
-			return rc;
-	}
+	int rc;
+	if (p->n_recent == RECENT_MAX && (rc = flush_recent(p)))
+		return rc;
 	if (sym_grow(&p->recent, &p->cap_recent, p->n_recent, sizeof(*p->recent)))
 		return -ENOMEM;
-	shadow(p, m);
+	if ((rc = shadow(p, m)))
+		return rc;
 	p->recent[p->n_recent++] = *m;
 	return 0;
 }
 
 int proc_copy_maps(struct sym_proc *dst, const struct sym_proc *src)
 {
-	const struct sym_maplist *lists[] = { &src->hist, &src->live };
+	const struct sym_runs *lists[] = { &src->hist, &src->live };
 	for (size_t l = 0; l < 2; l++)
-		for (size_t i = 0; i < lists[l]->n; i++) {
-			int rc = proc_add_map(dst, &lists[l]->v[i]);
-			if (rc)
-				return rc;
-		}
+		for (size_t r = 0; r < lists[l]->n; r++)
+			for (size_t i = 0; i < lists[l]->run[r].n; i++) {
+				int rc = proc_add_map(dst, &lists[l]->run[r].v[i]);
+				if (rc)
+					return rc;
+			}
 	for (size_t i = 0; i < src->n_recent; i++) {
 		int rc = proc_add_map(dst, &src->recent[i]);
 		if (rc)
@@ -224,9 +353,10 @@ const struct sym_map *proc_find_map(struct sym_proc *p, uint64_t addr, uint64_t 
 	const struct sym_map *best = NULL;
 	for (size_t i = 0; i < p->n_recent; i++)
 		best = consider(&p->recent[i], best, addr, time);
-	best = list_find(&p->live, best, addr, time);
+	for (size_t r = 0; r < p->live.n; r++)
+		best = list_find(&p->live.run[r], best, addr, time);
 	/* a replaced map can be the answer only before its replacement appeared */
-	if (time < p->hist_until)
-		best = list_find(&p->hist, best, addr, time);
+	for (size_t r = 0; time < p->hist_until && r < p->hist.n; r++)
+		best = list_find(&p->hist.run[r], best, addr, time);
 	return best;
 }

@@ -50,6 +50,98 @@ size_t sym_upper_bound(const void *base, size_t n, size_t stride, uint64_t key)
 	return lo;
 }
 
+struct sym_chunk {
+	struct sym_chunk *next;
+	size_t used, cap;
+	max_align_t data[];
+};
+
+void *sess_alloc(struct sym_session *s, size_t n)
+{
+	enum { CHUNK = 64 << 10 };
+	n = (n + sizeof(max_align_t) - 1) / sizeof(max_align_t) * sizeof(max_align_t);
+	struct sym_chunk *c = s->arena;
+	if (!n || n > SIZE_MAX / 2)
+		return NULL;
+	if (!c || c->cap - c->used < n) {
+		size_t cap = n > CHUNK / 4 ? n : CHUNK;
+		if (!(c = calloc(1, sizeof(*c) + cap)))
+			return NULL;
+		c->cap = cap;
+		/* a big block alone keeps the current chunk's room for what follows */
+		if (cap == n && s->arena) {
+			c->next = s->arena->next;
+			s->arena->next = c;
+		} else {
+			c->next = s->arena;
+			s->arena = c;
+		}
+	}
+	void *p = (char *)c->data + c->used;
+	c->used += n;
+	return p;
+}
+
+char *sess_strdup(struct sym_session *s, const char *str)
+{
+	size_t n = strlen(str) + 1;
+	char *p = sess_alloc(s, n);
+	return p ? memcpy(p, str, n) : NULL;
+}
+
+static int key_less(const struct sym_key *a, const struct sym_key *b)
+{
+	return a->key != b->key ? a->key < b->key : a->idx < b->idx;
+}
+
+/* Quicksort (median of three, smaller side first so the stack stays O(log n)) with the
+ * comparison inline: symbol tables of 10^5 entries are sorted on every report. */
+void sym_sort_keys(struct sym_key *v, size_t n)
+{
+	while (n > 16) {
+		size_t mid = n / 2;
+		struct sym_key t;
+#define KSWAP(i, j) (t = v[i], v[i] = v[j], v[j] = t)
+		if (key_less(&v[mid], &v[0]))
+			KSWAP(mid, 0);
+		if (key_less(&v[n - 1], &v[mid])) {
+			KSWAP(n - 1, mid);
+			if (key_less(&v[mid], &v[0]))
+				KSWAP(mid, 0);
+		}
+		struct sym_key pivot = v[mid];
+		size_t i = 0, j = n - 1;
+		for (;;) {
+			while (key_less(&v[i], &pivot))
+				i++;
+			while (key_less(&pivot, &v[j]))
+				j--;
+			if (i >= j)
+				break;
+			KSWAP(i, j);
+			i++;
+			j--;
+		}
+#undef KSWAP
+		/* [0, j] and [j + 1, n) */
+		if (j + 1 < n - j - 1) {
+			sym_sort_keys(v, j + 1);
+			v += j + 1;
+			n -= j + 1;
+		} else {
+			sym_sort_keys(v + j + 1, n - j - 1);
+			n = j + 1;
+		}
+	}
+	for (size_t i = 1; i < n; i++) {
+		struct sym_key x = v[i];
+		size_t j = i;
+		for (; j && key_less(&x, &v[j - 1]); j--)
+			v[j] = v[j - 1];
+		v[j] = x;
+	}
+}
+
 const char *sess_intern(struct sym_session *s, const char *str)
 {
 	if (!str)
@@ -240,13 +332,15 @@ void sym_session_free(struct sym_session *s)
 			proc_free(p);
 		}
 	free(s->procs);
-	for (struct sym_dso *d = s->dsos, *n; d; d = n) {
-		n = d->next;
-		dso_free(d);
+	for (struct sym_dso *d = s->dsos; d; d = d->next)
+		dso_release(d);
+	for (struct sym_chunk *c = s->arena, *n; c; c = n) {
+		n = c->next;
+		free(c);
 	}
 	free(s->dso_hash);
 	symtab_free(&s->ksyms);
-	free(s->ktext);
+	kallsyms_free(&s->kall);
 	source_free_all(s);
 	for (size_t i = 0; i < s->str_cap; i++)
 		free(s->strs[i]);
@@ -527,7 +621,7 @@ int sym_resolve(struct sym_session *s, uint32_t pid, uint64_t addr, uint64_t tim
 		c->lines_done = 0;
 		if (d->kernel) {
 			if (kernel_load(s) == 0)
-				c->sym = symtab_find(&s->ksyms, daddr);
+				c->sym = kernel_find(s, daddr);
 		} else if (elfsym_load(s, d) == 0) {
 			c->sym = symtab_find(&d->syms, daddr);
 		}

@@ -32,6 +32,34 @@ void symtab_finish(struct sym_table *t);
 struct sym_entry *symtab_find(const struct sym_table *t, uint64_t addr);
 void symtab_free(struct sym_table *t);
 
+/* ---- a kallsyms file kept as text (kallsyms.c) ---- */
+struct ksym {
+	uint64_t addr;
+	uint32_t line;		/* offset of its line in the text */
+	uint32_t mat;		/* 1 + its index in mat once a sample hit it, else 0 */
+};
+
+struct kallsyms {
+	char *text;		/* mapped (regular file) or malloc'd (/proc) */
+	size_t len;
+	int mapped;
+	struct ksym *v;		/* text symbols sorted by address, one per address */
+	size_t n;
+	struct sym_entry **mat;	/* symbols samples hit, with their names copied out */
+	size_t n_mat, cap_mat;
+};
+
+/* Indexes path's text symbols; when recorded_ref is set and ref_name's address in the file
+ * differs, the core image's symbols are moved by the difference (modules stay).
+ * 0, -EPERM (every address 0: kptr_restrict) or -errno. */
+int kallsyms_open(struct kallsyms *k, const char *path, const char *ref_name,
+		  uint64_t recorded_ref);
+/* The symbol covering addr (materialized on first hit), or NULL. */
+struct sym_entry *kallsyms_find(struct sym_session *s, struct kallsyms *k, uint64_t addr);
+void kallsyms_free(struct kallsyms *k);
+/* A whole file (also /proc ones, which report size 0), NUL-terminated. 0 or -errno. */
+int sym_read_all(const char *path, char **buf, size_t *len);
+
 /* ---- source-line cache entries ---- */
 struct sym_cached {
 	uint64_t addr;
@@ -57,8 +85,9 @@ struct phdr_map {
 struct sym_dso {
 	struct sym_dso *next;		/* session order */
 	struct sym_dso *hnext;		/* session hash chain */
-	char *long_name;
-	char *short_name;
+	size_t hash;			/* of long_name */
+	const char *long_name;		/* in the session's arena, */
+	const char *short_name;		/* as is this (often a suffix of long_name) */
 	struct sym_build_id bid;
 	int kernel;			/* 1 kernel image, 2 module */
 	int anon;			/* identity-mapped anonymous memory (perf-PID.map) */
@@ -103,11 +132,20 @@ struct sym_map {
 	struct sym_dso *dso;
 };
 
-/* Maps sorted by start; max_end[i] = the largest end among v[0..i], so a lookup walks back
- * only over maps that can reach the address. */
+/* One sorted run of maps: by start, max_end[i] = the largest end among v[0..i], so a lookup
+ * walks back only over maps that can reach the address. */
 struct sym_maplist {
 	struct sym_map *v;
 	uint64_t *max_end;
+	size_t n;
+	size_t n_shadowed;		/* entries a later map has wholly replaced */
+};
+
+/* Sorted runs, each at most half the size of the one before (merged when not): adding a map
+ * costs O(log n) amortized, a lookup one binary search per run. */
+#define SYM_MAX_RUNS 48
+struct sym_runs {
+	struct sym_maplist run[SYM_MAX_RUNS];
 	size_t n;
 };
 
@@ -121,8 +159,8 @@ struct sym_proc {
 	uint32_t pid;
 	struct sym_proc *hnext;
 	uint64_t exit_time;		/* UINT64_MAX while alive */
-	struct sym_maplist live;	/* maps no later map has wholly replaced (yet) */
-	struct sym_maplist hist;	/* replaced maps: needed only before hist_until */
+	struct sym_runs live;		/* maps no later map has wholly replaced (mostly) */
+	struct sym_runs hist;		/* replaced maps: needed only before hist_until */
 	uint64_t hist_until;		/* the latest shadowed_at in hist */
 	struct sym_map *recent;		/* appended since the last merge, unsorted */
 	size_t n_recent, cap_recent;
@@ -142,6 +180,7 @@ struct sym_session {
 	struct sym_proc **procs;
 	size_t proc_cap, n_procs;
 	uint64_t seq;
+	struct sym_chunk *arena;	/* DSOs and their names: freed with the session */
 	/* string interning */
 	char **strs;
 	size_t str_cap, n_strs;
@@ -153,8 +192,8 @@ struct sym_session {
 	char *kref_name;		/* "_text" from "[kernel.kallsyms]_text" */
 	uint64_t kref_addr;		/* its recorded runtime address (map pgoff) */
 	int ksyms_loaded;
-	struct sym_table ksyms;
-	char *ktext;			/* the kallsyms text ksyms' names point into */
+	struct sym_table ksyms;		/* from a vmlinux */
+	struct kallsyms kall;		/* from a kallsyms file */
 	void *dbgd;			/* debuginfod_client */
 	int dbgd_tried;
 };
@@ -166,7 +205,15 @@ size_t sym_upper_bound(const void *base, size_t n, size_t stride, uint64_t key);
 /* Makes room for one more element in *arrp (n used of *cap, elem bytes each), doubling.
  * 0 or -ENOMEM (the array is untouched then). */
 int sym_grow(void *arrp, size_t *cap, size_t n, size_t elem);
+struct sym_key {
+	uint64_t key, idx;
+};
+/* Sorts by key, then idx (a total order: ties land the same way every run). */
+void sym_sort_keys(struct sym_key *v, size_t n);
 const char *sess_intern(struct sym_session *s, const char *str);
+/* Zeroed memory living as long as the session (no free). NULL on out of memory. */
+void *sess_alloc(struct sym_session *s, size_t n);
+char *sess_strdup(struct sym_session *s, const char *str);
 void sess_msg(struct sym_session *s, enum sym_level lvl, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 const char *sess_demangle(struct sym_session *s, const char *raw);
@@ -182,7 +229,8 @@ void proc_clear_maps(struct sym_proc *p);
 /* dso.c */
 struct sym_dso *dso_get(struct sym_session *s, const char *long_name,
 			const struct sym_build_id *bid, int kernel, uint32_t pid);
-void dso_free(struct sym_dso *d);
+/* Closes and frees what the DSO holds (not the DSO: the arena's). */
+void dso_release(struct sym_dso *d);
 /* Opens the located file's ELF (after sym_dso_find). 0 or -errno. */
 int dso_open(struct sym_session *s, struct sym_dso *d);
 /* file offset -> ELF vaddr, using PT_LOAD headers (sections when there are none). */
@@ -212,12 +260,13 @@ void lines_free(struct sym_dso *d);
 
 /* kernel.c */
 int kernel_load(struct sym_session *s);
-int kallsyms_parse(char *text, size_t len, struct sym_table *t, const char *ref_name,
-		   uint64_t *ref_addr);
+/* The kernel symbol covering addr (after kernel_load), or NULL. */
+struct sym_entry *kernel_find(struct sym_session *s, uint64_t addr);
 
 /* sym_upper_bound reads each element's sort key from its first 8 bytes */
 static_assert(offsetof(struct sym_entry, start) == 0, "key first");
 static_assert(offsetof(struct cu_range, lo) == 0, "key first");
+static_assert(offsetof(struct ksym, addr) == 0, "key first");
 static_assert(offsetof(struct sym_map, start) == 0, "key first");
 
 #endif

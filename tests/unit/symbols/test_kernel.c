@@ -171,3 +171,40 @@ Test(kernel, host_kallsyms_refused_for_another_kernel)
 	cr_expect(strstr(st_msgs, "deadbeef"), "%s", st_msgs);
 	sym_session_free(s);
 }
+
+/* Lines out of address order (modules first), uppercase and short addresses, aliases at one
+ * address (perf keeps the global one, then the one with fewer leading underscores, then the
+ * longer name), data symbols, and junk lines. */
+Test(kernel, kallsyms_unsorted_aliases_and_odd_lines)
+{
+	char *ks = write_kallsyms("ffffffffc0002000 t mod_fn\t[mymod]\n"
+				  "ffffffff81000200 t __alias_local\n"
+				  "ffffffff81000200 T __alias_global\n"
+				  "ffffffff81000200 T _alias_global\n"
+				  "FFFFFFFF81000100 T upper_case\n"
+				  "garbage line\n"
+				  "ffffffff81000000 T _text\n"
+				  "ffffffff81000300 d data_sym\n"
+				  "ffffffff81000400 T short_name\n"
+				  "ffffffff81000400 T longer_name\n"
+				  "ffffffff81000500 T end_fn");	/* no final newline */
+	struct sym_session *s = kernel_session(ks, NULL, KTEXT);
+	expect_ksym(s, KTEXT + 0x104, "upper_case", 4);
+	expect_ksym(s, KTEXT + 0x210, "_alias_global", 0x10);
+	expect_ksym(s, KTEXT + 0x310, "_alias_global", 0x110);
+	expect_ksym(s, KTEXT + 0x401, "longer_name", 1);
+	expect_ksym(s, KTEXT + 0x501, "end_fn", 1);
+	expect_ksym(s, 0xffffffffc0002008ull, "mod_fn", 8);
+	sym_session_free(s);
+	free(ks);
+}
+
+Test(kernel, kallsyms_32bit_addresses)
+{
+	char *ks = write_kallsyms("c1000000 T _text\nc1000100 T start_kernel\nc1000200 t helper\n");
+	struct sym_session *s = kernel_session(ks, NULL, 0xc1000000ull);
+	expect_ksym(s, 0xc1000150ull, "start_kernel", 0x50);
+	expect_ksym(s, 0xc1000201ull, "helper", 1);
+	sym_session_free(s);
+	free(ks);
+}

@@ -224,3 +224,46 @@ Test(maps, random_against_oracle)
 				 (unsigned long long)addr, (unsigned long long)when);
 	}
 }
+
+/* The same, with lookups interleaved with the feed (as report does) and enough maps for many
+ * sorted runs and retirements: a JIT code cache with regions reused, moved and left alone. */
+Test(maps, interleaved_against_oracle)
+{
+	enum { NMAPS = 12000, EVERY = 3 };
+	static struct {
+		uint64_t start, end, time;
+	} m[NMAPS];
+	unsigned seed = 777;
+	uint64_t t = 1000;
+	for (int i = 0; i < NMAPS; i++) {
+		seed = seed * 1103515245u + 12345u;
+		/* half the loads land in a small hot region (reuse), half spread out */
+		uint64_t slot = (seed >> 9) & 1 ? (seed >> 10) % 32 : 64 + (seed >> 10) % 20000;
+		m[i].start = 0x40000000ull + slot * 0x100;
+		seed = seed * 1103515245u + 12345u;
+		m[i].end = m[i].start + 0x100 * (1 + (seed >> 8) % 3);
+		seed = seed * 1103515245u + 12345u;
+		t += (seed >> 8) % 2;
+		m[i].time = t;
+		char name[32];
+		snprintf(name, sizeof(name), "/m/%d", i);
+		cr_assert_eq(sym_mmap(s, 78, 78, m[i].start, m[i].end - m[i].start, 0, name, NULL,
+				      0, 2, m[i].time), 0);
+		if (i % EVERY)
+			continue;
+		seed = seed * 1103515245u + 12345u;
+		int j = (int)((seed >> 8) % (unsigned)(i + 1));	/* an address some map had */
+		uint64_t addr = m[j].start + (seed >> 4) % (m[j].end - m[j].start + 0x80);
+		seed = seed * 1103515245u + 12345u;
+		uint64_t when = (seed >> 8) & 1 ? t : 990 + (seed >> 9) % (t - 989);
+		int want = -1;
+		for (int k = 0; k <= i; k++)
+			if (addr >= m[k].start && addr < m[k].end && m[k].time <= when)
+				want = k;
+		char wname[32];
+		snprintf(wname, sizeof(wname), "%d", want);
+		const char *got = dso_at(78, addr, when);
+		cr_assert_str_eq(got, want < 0 ? "[unknown]" : wname, "map %d: addr 0x%llx time %llu",
+				 i, (unsigned long long)addr, (unsigned long long)when);
+	}
+}
