@@ -161,3 +161,29 @@ Test(file, cache_links_the_dso_file)
 	tu_rmtree(root);
 	free(root);
 }
+
+/* A stale .build-id link (pointing elsewhere) is replaced, not followed. */
+Test(file, cache_replaces_a_stale_link)
+{
+	char *root = tu_tmpdir("synth-stale");
+	struct synth_elf e;
+	built(&e, 3);
+	char lnk[PATH_MAX], dir[PATH_MAX + 16], err[256], target[PATH_MAX];
+	synth_cache_link_path(root, e.build_id, lnk, sizeof(lnk));
+	snprintf(dir, sizeof(dir), "%s", lnk);
+	*strrchr(dir, '/') = 0;
+	struct tu_result r;
+	char cmd[3 * PATH_MAX];
+	snprintf(cmd, sizeof(cmd), "mkdir -p %s && ln -s /etc/passwd %s", dir, lnk);
+	cr_assert_eq(tu_sh(&r, cmd, 10), 0);
+	cr_assert_eq(r.status, 0);
+	tu_result_free(&r);
+	cr_assert_eq(synth_cache_add(&e, root, "/x/jitted-1-1.so", err, sizeof(err)), 0, "%s", err);
+	ssize_t n = readlink(lnk, target, sizeof(target) - 1);
+	cr_assert_gt(n, 0);
+	target[n] = 0;
+	cr_assert_not_null(strstr(target, "../../x/jitted-1-1.so/"), "%s", target);
+	synth_elf_free(&e);
+	tu_rmtree(root);
+	free(root);
+}
