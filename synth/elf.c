@@ -134,7 +134,7 @@ static void free_parts(struct parts *pt)
 /* namesz, descsz, type, "GNU\0", the id */
 #define ID_NOTE_SIZE (12 + 4 + SYNTH_BUILD_ID_SIZE)
 
-static uint64_t text_offset(const struct synth_input *in)
+uint64_t synth_text_offset(const struct synth_input *in)
 {
 	size_t nphdr = in->unwind_size && in->eh_frame_hdr_size ? 3 : 2;
 	return ALIGN_UP(sizeof(Elf64_Ehdr) + nphdr * sizeof(Elf64_Phdr) + ID_NOTE_SIZE, 16);
@@ -145,7 +145,7 @@ static void plan_layout(struct plan *p, struct parts *pt, const struct synth_inp
 	memset(p, 0, sizeof(*p));
 	p->nphdr = in->unwind_size && in->eh_frame_hdr_size ? 3 : 2;
 	uint64_t note_off = sizeof(Elf64_Ehdr) + p->nphdr * sizeof(Elf64_Phdr);
-	uint64_t text = text_offset(in);
+	uint64_t text = synth_text_offset(in);
 	put_sec(p, S_NOTE_ID, pt->idnote.p, pt->idnote.len, SHT_NOTE, SHF_ALLOC, 4, note_off);
 	put_sec(p, S_TEXT, in->code, in->code_size, SHT_PROGBITS, SHF_ALLOC | SHF_EXECINSTR, 16,
 		text);
@@ -312,7 +312,7 @@ int synth_build(const struct synth_input *in, struct synth_elf *out, char *err, 
 		return synth_err(err, errlen, -ENOSYS, "libelf: %s", elf_errmsg(-1));
 
 	struct parts pt = { 0 };
-	uint64_t text = text_offset(in);
+	uint64_t text = synth_text_offset(in);
 	rc = synth_dwarf_build(in, text, &pt.dw, err, errlen);
 	if (rc)
 		return rc;

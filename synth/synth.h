@@ -83,6 +83,9 @@ struct synth_elf {
 };
 
 int synth_build(const struct synth_input *in, struct synth_elf *out, char *err, size_t errlen);
+/* The .text offset (MMAP2 pgoff) synth_build will give in, without building: 0xe0, or 0x110
+ * when in carries unwind data with an .eh_frame_hdr (one more program header). */
+uint64_t synth_text_offset(const struct synth_input *in);
 void synth_elf_free(struct synth_elf *e);	/* NULL-safe; leaves *e zeroed */
 
 /* "jitted-<pid>-<code_index>.so", from integers only (never from a dump's names); with

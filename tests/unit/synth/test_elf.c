@@ -32,6 +32,8 @@ Test(elf, header_and_segments)
 	cr_assert_eq(eh.e_phoff, sizeof(Elf64_Ehdr), "phdrs right after the ELF header");
 	cr_assert_eq(eh.e_entry, e.text_offset);
 	cr_assert_eq(e.text_offset % 16, 0);
+	cr_assert_eq(synth_text_offset(&l.in), e.text_offset);
+	cr_assert_eq(e.text_offset, 0xe0);
 	cr_assert_eq(e.map_len, ST_CODE_SIZE);
 	size_t nph;
 	cr_assert_eq(elf_getphdrnum(elf, &nph), 0);
@@ -127,6 +129,8 @@ Test(elf, unwind_tables_where_the_runtime_put_them)
 	cr_assert_eq(hdr.sh_size, 20);
 	cr_assert(!memcmp(e.data + eh.sh_offset, l.unwind, 68), "blob copied verbatim");
 	cr_assert_eq(e.map_len, 64 + 68, "ALIGN_8(code_size) + mapped_size");
+	cr_assert_eq(synth_text_offset(&l.in), e.text_offset);
+	cr_assert_eq(e.text_offset, 0x110);
 	size_t nph;
 	elf_getphdrnum(elf, &nph);
 	cr_assert_eq(nph, 3);
