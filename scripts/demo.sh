@@ -70,8 +70,8 @@ stage_workload() {
 		run "${mj[@]}"
 		data=
 	fi
-	dump=$(ls "$work"/jit/jit-*.dump 2>/dev/null | head -n 1)
-	[ -n "$dump" ] || die "minijit wrote no jit-*.dump in $work/jit"
+	for dump in "$work"/jit/jit-*.dump; do break; done
+	[ -f "$dump" ] || die "minijit wrote no jit-*.dump in $work/jit"
 }
 
 stage_dump() {

@@ -17,6 +17,7 @@ secs=${FUZZ_SECONDS:-60}
 only=${FUZZ_ONLY:-}
 cc=${FUZZ_CC:-clang}
 out=build/fuzz
+# shellcheck disable=SC2054  # the commas belong to -fsanitize=
 cflags=(-std=gnu11 -g -O1 -D_GNU_SOURCE -I. -fno-omit-frame-pointer
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined)
 shopt -s nullglob
@@ -35,8 +36,10 @@ build_target() {
 	local src=$1 bin=$2 srcs=() g f
 	for g in $(meta "$src" srcs); do
 		if [ -d "$g" ]; then f=("${g%/}"/*.c); else f=("$g"); fi
-		[ ${#f[@]} -gt 0 ] && [ -f "${f[0]}" ] ||
-			{ echo "fuzz: $src: fuzz-srcs '$g' names no C source" >&2; return 1; }
+		if [ ! -f "${f[0]:-}" ]; then
+			echo "fuzz: $src: fuzz-srcs '$g' names no C source" >&2
+			return 1
+		fi
 		srcs+=("${f[@]}")
 	done
 	# up to date when no C source or header of the tree changed since the last build
@@ -77,13 +80,13 @@ for src in tests/fuzz/fuzz_*.c; do
 	mkdir -p "$work" "$crashes" tests/fuzz/corpus/"$t"
 	args=(-max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -max_len=65536
 	      -print_final_stats=1 -artifact_prefix="$crashes/")
-	[ -f tests/fuzz/$t.dict ] && args+=(-dict=tests/fuzz/"$t".dict)
+	[ -f tests/fuzz/"$t".dict ] && args+=(-dict=tests/fuzz/"$t".dict)
 	[ "${FUZZ_JOBS:-0}" -gt 0 ] && args+=(-fork="$FUZZ_JOBS" -ignore_crashes=0)
 	rc=0
 	"$bin" "${args[@]}" "$work" tests/fuzz/corpus/"$t" >"$log" 2>&1 || rc=$?
 	execs=$(stat_of "$log" number_of_executed_units)
 	cov=$(grep -o 'cov: [0-9]*' "$log" | tail -n 1 | cut -d' ' -f2 || true)
-	found=$(ls "$crashes" | wc -l)
+	found=$(find "$crashes" -type f | wc -l)
 	if [ "$rc" -ne 0 ] || [ "$found" -gt 0 ]; then
 		grep -E 'ERROR|SUMMARY|==[0-9]+==|promise|runtime error' "$log" | head -n 20 || true
 		summary+=("$t: CRASH after ${execs:-?} executions; inputs in $crashes/, log $log")

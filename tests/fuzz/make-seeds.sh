@@ -94,7 +94,8 @@ cat "$tmp/minijit.data" "$dump" "$dump.jitprof" >>"$out/inject/minijit"
 (cd "$tmp" && node --perf-prof --interpreted-frames-native-stack -e \
 	'function f(a){let s=0;for(let i=0;i<a.length;i++)s+=a[i]*31+i;return s}
 	 let a=new Array(1000).fill(3),t=0;for(let k=0;k<20000;k++)t+=f(a);' )
-jd cut "$(ls "$tmp"/jit-*.dump | grep -v "$dump")" "$out/jitdump/node.dump" 2048
+for node_dump in "$tmp"/jit-*.dump; do [ "$node_dump" != "$dump" ] && break; done
+jd cut "$node_dump" "$out/jitdump/node.dump" 2048
 jd swap "$out/jitdump/node.dump" "$out/jitdump/node-swapped.dump"
 
 # perf's own JVMTI agent (the shared fixture): full path names in DEBUG_INFO, CODE_CLOSE
