@@ -376,7 +376,8 @@ static int by_loads(const void *a, const void *b)
 
 static void print_stats(struct out *o, struct stats *s, const struct jd_reader_stats *rs)
 {
-	qsort(s->loads, s->nr_loads, sizeof(*s->loads), by_name);
+	if (s->nr_loads > 1)
+		qsort(s->loads, s->nr_loads, sizeof(*s->loads), by_name);
 	struct method_row *rows = calloc(s->nr_loads + 1, sizeof(*rows));
 	size_t n = 0;
 	for (size_t i = 0; rows && i < s->nr_loads; i++) {
@@ -385,7 +386,8 @@ static void print_stats(struct out *o, struct stats *s, const struct jd_reader_s
 		rows[n - 1].loads++;
 		rows[n - 1].bytes += s->loads[i].code_size;
 	}
-	qsort(rows, n, sizeof(*rows), by_loads);
+	if (n > 1)
+		qsort(rows, n, sizeof(*rows), by_loads);
 	size_t regen = 0;
 	for (size_t i = 0; i < n; i++)
 		regen += rows[i].loads > 1;

@@ -101,7 +101,8 @@ int synth_index_file_seqs(const struct jd_index *x, uint32_t *seqs)
 		return -ENOMEM;
 	for (size_t i = 0; i < n; i++)
 		k[i] = (struct seq_key){ jd_index_load(x, i)->load.code_index, i };
-	qsort(k, n, sizeof(*k), cmp_key);
+	if (n > 1)
+		qsort(k, n, sizeof(*k), cmp_key);
 	for (size_t i = 0; i < n; i++)
 		seqs[k[i].i] = i && k[i - 1].code_index == k[i].code_index ?
 			       seqs[k[i - 1].i] + 1 : 0;

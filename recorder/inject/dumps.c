@@ -178,7 +178,8 @@ static int build_timeline(struct inj_dump *d, const struct inj_dump_opts *o)
 	if (o->arch_time)
 		for (size_t i = 0; i < k; i++)
 			d->evs[i].time = inj_tsc_to_perf_time(o->tc, d->evs[i].time);
-	qsort(d->evs, k, sizeof(*d->evs), cmp_ev);
+	if (k > 1)
+		qsort(d->evs, k, sizeof(*d->evs), cmp_ev);
 	int rc = inj_bounds_init(&d->bounds, r, nr);
 	free(r);
 	if (rc < 0)
@@ -201,7 +202,8 @@ static int link_moves(struct inj_dump *d)
 		p[i] = (struct ci_pair){ jd_index_load(d->x, i)->load.code_index, (uint32_t)i };
 		d->loads[i].move_idx = INJ_NONE;
 	}
-	qsort(p, d->nr_loads, sizeof(*p), cmp_ci);
+	if (d->nr_loads > 1)
+		qsort(p, d->nr_loads, sizeof(*p), cmp_ci);
 	for (size_t i = 0; i < d->nr_moves; i++) {
 		uint32_t l = find_ci(p, d->nr_loads, jd_index_move(d->x, i)->move.code_index);
 		d->move_load[i] = l;

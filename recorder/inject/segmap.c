@@ -29,7 +29,8 @@ int inj_bounds_init(struct inj_bounds *bd, const struct inj_range *r, size_t n)
 		bd->b[k++] = r[i].start;
 		bd->b[k++] = r[i].end;
 	}
-	qsort(bd->b, k, sizeof(uint64_t), cmp_u64);
+	if (k > 1)
+		qsort(bd->b, k, sizeof(uint64_t), cmp_u64);
 	size_t u = 0;
 	for (size_t i = 0; i < k; i++)
 		if (u == 0 || bd->b[u - 1] != bd->b[i])

@@ -52,7 +52,8 @@ static int rebuild_id_index(struct pd_reader *r)
 			idx[2 * k + 1] = i;
 			k++;
 		}
-	qsort(idx, n, 2 * sizeof(uint64_t), id_cmp);
+	if (n > 1)
+		qsort(idx, n, 2 * sizeof(uint64_t), id_cmp);
 	free(r->id_index);
 	r->id_index = idx;
 	r->nr_index = n;

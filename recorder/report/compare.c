@@ -40,7 +40,8 @@ static int collect(const struct rp_session *s, struct gen_samples *g)
 			g->ips[g->n++] = f->sym ? f->symoff : f->ip - g->l->code_addr;
 		}
 	}
-	qsort(g->ips, g->n, sizeof(*g->ips), u64_order);
+	if (g->n > 1)
+		qsort(g->ips, g->n, sizeof(*g->ips), u64_order);
 	return 0;
 }
 
@@ -133,7 +134,8 @@ static int print_lines(FILE *out, const struct gen_samples *g)
 				rows[j].a++;
 		}
 	}
-	qsort(rows, n, sizeof(*rows), line_order);
+	if (n > 1)
+		qsort(rows, n, sizeof(*rows), line_order);
 	fprintf(out, "\n# Per source line (share of each generation's samples)\n");
 	fprintf(out, "  %-40s  %8s  %8s\n", "Source:Line", "gen A", "gen B");
 	for (size_t i = 0; i < n; i++) {

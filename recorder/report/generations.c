@@ -133,10 +133,12 @@ int rp_gen_view_build(struct rp_gen_view *v, const struct rp_session *s,
 		else if (f->load)
 			hits[nr_hits++] = (struct hit){ f->load, f->line, f->srcfile };
 	}
-	qsort(hits, nr_hits, sizeof(*hits), hit_order);
+	if (nr_hits > 1)
+		qsort(hits, nr_hits, sizeof(*hits), hit_order);
 	for (size_t i = 0; i < s->nr_loads; i++)
 		order[i] = &s->loads[i];
-	qsort(order, s->nr_loads, sizeof(*order), load_ptr_order);
+	if (s->nr_loads > 1)
+		qsort(order, s->nr_loads, sizeof(*order), load_ptr_order);
 
 	for (size_t i = 0; i < s->nr_loads;) {
 		size_t j = i;
@@ -193,7 +195,8 @@ int rp_gen_view_build(struct rp_gen_view *v, const struct rp_session *s,
 		i = j;
 	}
 	/* Where the time went first: methods by samples over all their generations. */
-	qsort(v->methods, v->nr_methods, sizeof(*v->methods), method_order);
+	if (v->nr_methods > 1)
+		qsort(v->methods, v->nr_methods, sizeof(*v->methods), method_order);
 	ret = 0;
 out:
 	if (method_regex)

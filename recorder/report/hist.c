@@ -249,7 +249,8 @@ int rp_hist_build(struct rp_hist *h, const struct rp_session *s, const enum rp_k
 	}
 	free(owner);
 	sort_hist = h;
-	qsort(h->entries, h->nr_entries, sizeof(*h->entries), entry_order);
+	if (h->nr_entries > 1)
+		qsort(h->entries, h->nr_entries, sizeof(*h->entries), entry_order);
 	sort_hist = NULL;
 	return rc;
 }

@@ -174,7 +174,8 @@ int rp_collapse(const struct rp_session *s, struct rp_stacks *out)
 	for (size_t j = 0; j < cap; j++)
 		if (t[j].stack)
 			t[k++] = t[j];
-	qsort(t, k, sizeof(*t), stack_order);
+	if (k > 1)
+		qsort(t, k, sizeof(*t), stack_order);
 	out->v = malloc((k ? k : 1) * sizeof(*out->v));
 	if (!out->v) {
 		for (size_t j = 0; j < k; j++)

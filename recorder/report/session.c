@@ -230,7 +230,8 @@ static void number_generations(struct rp_session *s)
 		return;
 	for (size_t i = 0; i < s->nr_loads; i++)
 		v[i] = &s->loads[i];
-	qsort(v, s->nr_loads, sizeof(*v), load_order);
+	if (s->nr_loads > 1)
+		qsort(v, s->nr_loads, sizeof(*v), load_order);
 	for (size_t i = 0; i < s->nr_loads;) {
 		size_t j = i;
 		int clash = 0;

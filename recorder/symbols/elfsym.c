@@ -89,7 +89,8 @@ void symtab_finish(struct sym_table *t)
 		return;
 	if (sort_dedupe(t)) {
 		/* out of memory for the keys: sort in place */
-		qsort(t->v, t->n, sizeof(*t->v), entry_cmp);
+		if (t->n > 1)
+			qsort(t->v, t->n, sizeof(*t->v), entry_cmp);
 		size_t k = 0;
 		for (size_t i = 0; i < t->n; i++)
 			if (!k || t->v[k - 1].start != t->v[i].start)
