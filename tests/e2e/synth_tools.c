@@ -473,6 +473,39 @@ Test(synth_tools, node_unwind_tables, .timeout = 240)
 	free(dir);
 }
 
+/* Inline frames whose methods have no known source file (runtimes report "" then): the
+ * DIEs leave DW_AT_call_file out and every tool still accepts the file. */
+Test(synth_tools, inline_without_files)
+{
+	char *dir = tu_tmpdir("synth-nofile");
+	struct jd_writer *w;
+	struct jd_writer_opts o = { .size = sizeof(o), .dir = dir };
+	cr_assert_eq(jd_writer_open(&w, &o), 0);
+	uint8_t code[16];
+	memset(code, 0x90, sizeof(code));
+	struct jd_inline_method m[2] = { { "LA;a()V", "" }, { "LB;b()V", "" } };
+	struct jd_inline_frame f[2] = { { 1, 5 }, { 0, 7 } };
+	struct jd_inline_pc pcs[1] = { { 0x6000, 2, f } };
+	struct jd_ext_inline inl = { .nr_methods = 2, .nr_pcs = 1, .methods = m, .pcs = pcs };
+	struct jd_load_desc d = { .name = "LA;a()V", .code_addr = 0x6000, .code = code,
+				  .code_size = sizeof(code), .inl = &inl };
+	cr_assert_eq(jd_write_load(w, &d, NULL), 0);
+	cr_assert_eq(jd_writer_close(w), 0);
+	char *dump = su_find_dump(dir), out[4096];
+	snprintf(out, sizeof(out), "%s/elfs", dir);
+	struct su_set s;
+	su_synth(&s, dump, out);
+	lint_all(&s, 1);
+	struct tu_result r;
+	su_sh(&r, "addr2line -f -i -e %s 0x%lx", s.v[0].path, (unsigned long)s.v[0].elf.text_offset);
+	cr_assert_str_eq(r.out, "LB;b()V\n??:?\nLA;a()V\n??:7\n", "the call line survives");
+	tu_result_free(&r);
+	su_free(&s);
+	free(dump);
+	tu_rmtree(dir);
+	free(dir);
+}
+
 /* The command's own behaviour: stubs skipped unless --all, the build-id cache option, damaged
  * line tables kept as symbol-only ELFs, and errors that name the file. */
 Test(synth_tools, command_options)
