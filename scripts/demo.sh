@@ -1,125 +1,91 @@
 #!/usr/bin/env bash
-# demo.sh BUILD - `make demo`: the longest end-to-end flow that exists today, on a sample.
-# One small function per stage. A stage whose command is not built yet is skipped with a line
-# saying so (jitprof subcommands fall back to perf where perf can do the job); a command that
-# exists and fails stops the demo with its exit code.
+# demo.sh BUILD - `make demo`: the whole jitprof flow on samples/java Generations, a method that
+# goes C1 -> C2 -> deoptimized -> recompiled:
 #
-#   workload  minijit under `jitprof record` (else `perf record -k mono`, else alone)
-#   dump      `jitprof jitdump --stats` on the dump minijit wrote
-#   inject    `jitprof inject --jit` (else `perf inject --jit`)
-#   report    `jitprof report --generations` (else `perf report`), then perf's own view
+#   agent     java -agentpath:BUILD/libagent.so            -> jit-PID.dump (+ .jitprof companion)
+#   record    jitprof record -k mono -g -- java ...        -> perf.data
+#   dump      jitprof jitdump --stats                      what the agent wrote
+#   inject    jitprof inject --jit                         -> perf.jit.data + one ELF per sampled generation
+#   report    jitprof report, then jitprof report --generations
 #
-# Environment: DEMO_SECONDS (per minijit phase, default 1), DEMO_DIR (default BUILD/demo).
+# Environment: DEMO_PHASE_MS (per Generations phase, default 1000), DEMO_DIR (default BUILD/demo).
+# Any failing step stops the demo with its exit code and the command that failed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 build=${1:-build}
 work=${DEMO_DIR:-$build/demo}
-seconds=${DEMO_SECONDS:-1}
+phase_ms=${DEMO_PHASE_MS:-1000}
 jitprof=$build/jitprof
-export DEBUGINFOD_URLS=	# no network lookups for the build-ids of jitted code
-
-data=$work/perf.data
-jitdata=$work/perf.jit.data
-dump=
+agent=$(realpath "$build/libagent.so")
+export DEBUGINFOD_URLS=	# no network look-ups for the build-ids of jitted code
+# The ELFs go to a build-id cache inside the demo directory, not the user's ~/.debug.
+export PERF_BUILDID_DIR=$(realpath -m "$work/buildid-cache")
 
 stage() { printf '\n=== demo: %s\n' "$*"; }
-skip() { echo "--- skipped: $*"; }
 die() { echo "demo: error: $*" >&2; exit 1; }
+# Shows the first N lines of a command's output (whole output captured: no SIGPIPE under pipefail).
+show_head() {
+	local n=$1
+	shift
+	echo "+ $* | head -n $n"
+	local out rc=0
+	out=$("$@") || rc=$?
+	head -n "$n" <<<"$out"
+	[ "$rc" -eq 0 ] || die "'$*' failed with exit code $rc"
+}
 
-# Runs a command, echoing it first; a failure names the command and stops the demo.
 run() {
 	echo "+ $*"
 	local rc=0
 	"$@" || rc=$?
-	[ "$rc" -eq 0 ] || die "'$1 ${2:-}' failed with exit code $rc"
+	[ "$rc" -eq 0 ] || die "'$*' failed with exit code $rc"
 }
 
-have_perf() { command -v perf >/dev/null 2>&1; }
-
-# 1 if `jitprof NAME` exists in this build: its --help lists "  NAME  summary".
-have_cmd() {
-	[ -x "$jitprof" ] || return 1
-	"$jitprof" --help 2>/dev/null | grep -Eq "^  ${1}( |$)"
-}
+# HotSpot's default thresholds give C1 only milliseconds; these make every phase last long
+# enough to be sampled (samples/java/Generations.java explains them).
+java_cmd=(java "-agentpath:$agent=dir=$work/jit" -XX:+PreserveFramePointer
+	-XX:Tier4InvocationThreshold=2000000 -XX:Tier4MinInvocationThreshold=400000
+	-XX:Tier4CompileThreshold=8000000 -XX:Tier4BackEdgeThreshold=80000000
+	-cp "$build/java" jitprof.samples.Generations "$phase_ms")
 
 stage_setup() {
 	stage "setup in $work"
-	[ -x "$build/minijit" ] || die "$build/minijit is not built (run 'make all')"
-	if [ "$(uname -m)" != x86_64 ]; then
-		skip "the whole flow: minijit, its sample JIT, emits x86-64 code only"
-		exit 0
-	fi
+	for f in "$jitprof" "$agent" "$build/java/.built"; do
+		[ -e "$f" ] || die "$f is not built (run 'make all')"
+	done
+	command -v java >/dev/null || die "java is not installed (run 'make deps')"
 	rm -rf "$work"
 	mkdir -p "$work/jit"
-	if [ -x "$jitprof" ]; then run "$jitprof" --version; else skip "$jitprof is not built"; fi
-	if have_perf; then echo "perf: $(perf --version)"; else echo "perf: not installed"; fi
+	run "$jitprof" --version
 }
 
-stage_workload() {
-	local mj=("$build/minijit" --dir "$work/jit" --seconds "$seconds")
-	if have_cmd record; then
-		stage "workload: minijit under jitprof record"
-		run "$jitprof" record -k mono -o "$data" -- "${mj[@]}"
-	elif have_perf; then
-		stage "workload: minijit under perf record -k mono (jitprof record is not built yet)"
-		run perf record -N -q -k mono -F 999 -g -o "$data" -- "${mj[@]}"
-	else
-		stage "workload: minijit alone"
-		skip "no recorder: neither jitprof record nor perf is available"
-		run "${mj[@]}"
-		data=
-	fi
-	for dump in "$work"/jit/jit-*.dump; do break; done
-	[ -f "$dump" ] || die "minijit wrote no jit-*.dump in $work/jit"
+stage_record() {
+	stage "agent + record: Generations under jitprof record -k mono -g"
+	run "$jitprof" record -k mono -g -o "$work/perf.data" -- "${java_cmd[@]}"
+	dump=$(ls "$work"/jit/jit-*.dump 2>/dev/null | head -n 1)
+	[ -n "$dump" ] || die "the agent wrote no jit-*.dump in $work/jit"
 }
 
 stage_dump() {
-	stage "dump: what minijit wrote ($dump)"
-	ls -l "$work/jit"
-	if have_cmd jitdump; then
-		run "$jitprof" jitdump --stats "$dump"
-	else
-		skip "jitprof jitdump is not built yet"
-	fi
+	stage "dump: what the agent wrote"
+	show_head 20 "$jitprof" jitdump --stats "$dump"
 }
 
 stage_inject() {
-	[ -n "$data" ] || { stage "inject"; skip "nothing was recorded"; return; }
-	if have_cmd inject; then
-		stage "inject: jitprof inject --jit"
-		run "$jitprof" inject --jit -i "$data" -o "$jitdata"
-	elif have_perf; then
-		stage "inject: perf inject --jit (jitprof inject is not built yet)"
-		run perf inject --jit -i "$data" -o "$jitdata"
-	else
-		stage "inject"
-		skip "neither jitprof inject nor perf is available"
-		jitdata=
-	fi
+	stage "inject: one ELF per sampled method generation"
+	run "$jitprof" inject --jit -i "$work/perf.data" -o "$work/perf.jit.data"
 }
 
 stage_report() {
-	[ -n "$jitdata" ] || { stage "report"; skip "nothing was injected"; return; }
-	if have_cmd report; then
-		stage "report: jitprof report --generations"
-		run "$jitprof" report -i "$jitdata" --generations
-	else
-		stage "report"
-		skip "jitprof report is not built yet"
-	fi
-	if have_perf; then
-		stage "report: perf's view of the same file (one row per generation)"
-		echo "+ perf report -i $jitdata --stdio --no-children --sort dso,sym -g none"
-		local out
-		out=$(perf report -i "$jitdata" --stdio --no-children --sort dso,sym -g none 2>&1) ||
-			die "perf report failed: $out"
-		grep -v '^#' <<<"$out" | grep -v '^$' | head -n 12
-	fi
+	stage "report: where the time went"
+	show_head 25 "$jitprof" report -i "$work/perf.jit.data"
+	stage "report: the generations of each method, side by side"
+	run "$jitprof" report -i "$work/perf.jit.data" --generations
 }
 
 stage_setup
-stage_workload
+stage_record
 stage_dump
 stage_inject
 stage_report
