@@ -128,7 +128,8 @@ static int stream(struct inj_run_state *s)
 	}
 	if (rc < 0) {
 		/* Everything before the damage has been merged; say where it stopped. */
-		inj_warnf(s, "%s", pd_reader_error(s->r));
+		inj_warnf(s, "%s; the %llu records before it are injected, the rest is dropped",
+			  pd_reader_error(s->r), (unsigned long long)s->st->records_in);
 	}
 	if (!s->w_started && (rc = start_writer(s)) < 0) {
 		snprintf(s->err, s->errlen, "%s: %s", s->o->output, strerror(-rc));

@@ -335,10 +335,17 @@ static int finish_file(struct pd_writer *w)
 	struct pd_file_header h = { 0 };
 	struct pd_file_section sec[PD_FEAT_MAX];
 	unsigned nr = 0;
-	uint64_t data_end = w->bytes, off;
-	int err;
+	uint64_t data_end, off;
+	int err = 0;
 
-	err = pd_writer_build_features(w);
+	/* data.size 0 tells perf (and our reader) that the recording was never finalized: both
+	 * then read records up to the end of the file, feature table included. An empty data
+	 * section therefore gets one FINISHED_ROUND, which every reader skips. */
+	if (w->bytes == w->data_offset)
+		err = pd_writer_finished_round(w);
+	data_end = w->bytes;
+	if (!err)
+		err = pd_writer_build_features(w);
 	if (err)
 		return err;
 	for (unsigned f = 0; f < PD_FEAT_MAX; f++)
