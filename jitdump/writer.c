@@ -118,7 +118,9 @@ int jd_sink_open(struct jd_writer *w, struct jd_sink *s, const char *path, uint3
 		s->cap = w->bufsize;
 	}
 	s->len = 0;
-	s->fd = open(path, O_CREAT | O_TRUNC | O_RDWR | O_CLOEXEC, 0644);
+	/* The dump directory may be shared (/tmp, $JITDUMPDIR): a symlink planted under our
+	 * name must not make us truncate and write whatever it points to. */
+	s->fd = open(path, O_CREAT | O_TRUNC | O_RDWR | O_CLOEXEC | O_NOFOLLOW, 0644);
 	if (s->fd < 0)
 		return -errno;
 	uint8_t h[JD_HEADER_SIZE];

@@ -25,3 +25,44 @@ Test(paths, companion_name)
 	cr_assert_eq(jd_ext_path("/t/jit-9.dump", buf, 21), -ENAMETOOLONG);
 	cr_assert_eq(jd_ext_path("/t/jit-9.dump", buf, 22), 0);
 }
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "tests/lib/testutil.h"
+
+/* A symlink planted where the dump (or its companion) will be created is not followed: the
+ * writer refuses (ELOOP), and the file it points to keeps its bytes (issue 8, security). */
+Test(paths, planted_symlink_is_not_followed)
+{
+	char *dir = tu_tmpdir("jdlink");
+	char victim[512], link[512], ext[512];
+	snprintf(victim, sizeof(victim), "%s/victim", dir);
+	cr_assert_eq(tu_write_file(victim, "keep", 4), 0);
+	for (int which = 0; which < 2; which++) {
+		snprintf(link, sizeof(link), "%s/jit-%d.dump", dir, (int)getpid());
+		cr_assert_eq(jd_ext_path(link, ext, sizeof(ext)), 0);
+		unlink(link);
+		unlink(ext);
+		cr_assert_eq(symlink(victim, which ? ext : link), 0);
+		struct jd_writer_opts o = { .dir = dir, .clock = JD_CLOCK_MONOTONIC };
+		struct jd_writer *w = NULL;
+		int rc = jd_writer_open(&w, &o);
+		if (rc == 0) {	/* the companion is opened with the first companion record */
+			struct jd_ext_unload u = { 0 };
+			rc = jd_write_unload(w, &u, 0);
+			jd_writer_close(w);
+		}
+		cr_assert_eq(rc, -ELOOP, "%s through a symlink: %d", which ? "companion" : "dump",
+			     rc);
+		size_t n;
+		char *b = tu_read_file(victim, &n);
+		cr_assert(b && n == 4 && !memcmp(b, "keep", 4), "the symlink's target was written");
+		free(b);
+	}
+	tu_rmtree(dir);
+	free(dir);
+}
