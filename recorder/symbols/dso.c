@@ -33,8 +33,13 @@ static const char *short_name_of(struct sym_session *s, const char *long_name, i
 	char buf[4096];
 	if (kernel == 1)
 		return "[kernel.kallsyms]";
+	unsigned pid;
+	int end = 0;
+	if (!anon_pid && sscanf(long_name, "/tmp/perf-%u.map%n", &pid, &end) == 1 &&
+	    !long_name[end])
+		anon_pid = pid;
 	if (anon_pid) {
-		snprintf(buf, sizeof(buf), "perf-%u.map", anon_pid);
+		snprintf(buf, sizeof(buf), "[JIT] tid %u", anon_pid);
 		return sess_strdup(s, buf);
 	}
 	const char *b = strrchr(long_name, '/');

@@ -1,10 +1,12 @@
 /* lines.c - source lines and inlined frames from DWARF (libdw), in process. Each DSO's DWARF
- * is opened once, on the first line lookup; the CUs' address ranges are indexed once, so
- * ELFs without .debug_aranges (ours, perf's jitted ones) resolve as well as gcc's. */
+ * is opened once, on the first line lookup; the CUs' address ranges (from DW_AT_ranges /
+ * low_pc, else from the CU's line table) are indexed once, so ELFs without .debug_aranges
+ * (ours, perf's jitted ones) resolve as well as gcc's. */
 #include "recorder/symbols/symbols_int.h"
 
 #include <dwarf.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,35 +32,66 @@ static int cu_cmp(const void *a, const void *b)
 	return x->lo < y->lo ? -1 : x->lo > y->lo;
 }
 
+static int add_cu_range(struct sym_dso *d, size_t *cap, uint64_t lo, uint64_t hi,
+			Dwarf_Off off)
+{
+	if (hi <= lo)
+		return 0;
+	if (sym_grow(&d->cus, cap, d->n_cus, sizeof(*d->cus)))
+		return -ENOMEM;
+	d->cus[d->n_cus++] = (struct cu_range){ lo, hi, off };
+	return 0;
+}
+
+/* A CU with a line table but no address ranges (perf inject --jit writes such DWARF v2:
+ * only DW_AT_stmt_list; no .debug_aranges either): its ranges are its line table's
+ * sequences, from the first row to the end_sequence row. */
+static int index_line_table(struct sym_dso *d, size_t *cap, Dwarf_Die *cudie)
+{
+	Dwarf_Lines *lines;
+	size_t n;
+	if (dwarf_getsrclines(cudie, &lines, &n))
+		return 0;	/* unreadable: the CU just finds nothing */
+	Dwarf_Off off = dwarf_dieoffset(cudie);
+	uint64_t lo = UINT64_MAX;
+	for (size_t i = 0; i < n; i++) {
+		Dwarf_Line *l = dwarf_onesrcline(lines, i);
+		Dwarf_Addr a;
+		bool end = false;
+		if (!l || dwarf_lineaddr(l, &a) || dwarf_lineendsequence(l, &end))
+			continue;
+		if (a < lo)
+			lo = a;
+		if (end) {
+			int rc = add_cu_range(d, cap, lo, a, off);
+			if (rc)
+				return rc;
+			lo = UINT64_MAX;
+		}
+	}
+	return 0;
+}
+
 static int index_cus(struct sym_dso *d)
 {
 	Dwarf_CU *cu = NULL;
 	Dwarf_Die cudie;
 	size_t cap = 0;
-	while (dwarf_get_units(d->dw, cu, &cu, NULL, NULL, &cudie, NULL) == 0) {
+	int rc = 0;
+	while (!rc && dwarf_get_units(d->dw, cu, &cu, NULL, NULL, &cudie, NULL) == 0) {
 		Dwarf_Addr base, lo, hi;
 		ptrdiff_t off = 0;
 		if (!dwarf_hasattr(&cudie, DW_AT_low_pc) && !dwarf_hasattr(&cudie, DW_AT_ranges)) {
-			/* perf's jitted ELFs: a CU with only a line table; its range is the
-			 * table's, found when looked up (hi 0 marks it) */
-			if (dwarf_hasattr(&cudie, DW_AT_stmt_list) &&
-			    sym_grow(&d->cus, &cap, d->n_cus, sizeof(*d->cus)))
-				return -ENOMEM;
 			if (dwarf_hasattr(&cudie, DW_AT_stmt_list))
-				d->cus[d->n_cus++] = (struct cu_range){ 0, 0, dwarf_dieoffset(&cudie) };
+				rc = index_line_table(d, &cap, &cudie);
 			continue;
 		}
-		while ((off = dwarf_ranges(&cudie, off, &base, &lo, &hi)) > 0) {
-			if (hi <= lo)
-				continue;
-			if (sym_grow(&d->cus, &cap, d->n_cus, sizeof(*d->cus)))
-				return -ENOMEM;
-			d->cus[d->n_cus++] = (struct cu_range){ lo, hi, dwarf_dieoffset(&cudie) };
-		}
+		while (!rc && (off = dwarf_ranges(&cudie, off, &base, &lo, &hi)) > 0)
+			rc = add_cu_range(d, &cap, lo, hi, dwarf_dieoffset(&cudie));
 	}
 	if (d->n_cus)
 		qsort(d->cus, d->n_cus, sizeof(*d->cus), cu_cmp);
-	return 0;
+	return rc;
 }
 
 static int dw_open(struct sym_session *s, struct sym_dso *d)
@@ -101,16 +134,6 @@ static int find_cu(struct sym_dso *d, uint64_t addr, Dwarf_Die *cudie)
 			return dwarf_offdie(d->dw, d->cus[i].cu_off, cudie) ? 0 : -ENOENT;
 		else if (lo - i > 8)
 			break;
-	/* CUs known only by their line table (sorted first: lo 0): the one that has a row
-	 * for addr */
-	for (size_t i = 0; i < d->n_cus && !d->cus[i].lo; i++) {
-		Dwarf_Line *l;
-		Dwarf_Addr la;
-		if (d->cus[i].hi || !dwarf_offdie(d->dw, d->cus[i].cu_off, cudie))
-			continue;
-		if ((l = dwarf_getsrc_die(cudie, addr)) && !dwarf_lineaddr(l, &la) && la <= addr)
-			return 0;
-	}
 	return -ENOENT;
 }
 

@@ -122,7 +122,7 @@ Test(maps, kernel_maps_and_short_names)
 	cr_assert_eq(sym_resolve(s, 40, 0xffffffffc0000100ull, 5, 1, 0, &r), 0);
 	cr_expect_str_eq(r.dso_name, "[xfs_mod]");
 	cr_assert_eq(sym_resolve(s, 40, 0x7f0000000100ull, 5, 2, 0, &r), 0);
-	cr_expect_str_eq(r.dso_name, "perf-40.map");
+	cr_expect_str_eq(r.dso_name, "[JIT] tid 40", "perf's name for anonymous code");
 	cr_expect_eq(r.dso_addr, 0x7f0000000100ull, "anon memory is identity mapped");
 	/* the kernel's recorded build-id is kept with its dso */
 	int found = 0;
@@ -175,7 +175,9 @@ Test(maps, perf_map_file_for_anonymous_code)
 		     0);
 	struct sym_result r;
 	cr_assert_eq(sym_resolve(s, pid, 0x7f0000001010ull, 1, 2, 0, &r), 0);
-	cr_expect_str_eq(r.dso_name, path + 5);
+	char jit[64];
+	snprintf(jit, sizeof(jit), "[JIT] tid %u", pid);
+	cr_expect_str_eq(r.dso_name, jit);
 	cr_expect_str_eq(r.sym ? r.sym : "(none)", "Hot.loop(int[], int)");
 	cr_expect_eq(r.sym_off, 0x10);
 	cr_assert_eq(sym_resolve(s, pid, 0x7f0000001050ull, 1, 2, 0, &r), 0);
