@@ -152,8 +152,10 @@ int inj_prescan(struct inj_run_state *s)
 	struct pd_event ev;
 	int rc = pd_reader_open(&r, s->o->input, NULL);
 	if (rc < 0) {
-		snprintf(s->err, s->errlen, "%s: %s", s->o->input,
-			 r && *pd_reader_error(r) ? pd_reader_error(r) : strerror(-rc));
+		if (r && *pd_reader_error(r))	/* names the file and offset already */
+			snprintf(s->err, s->errlen, "%s", pd_reader_error(r));
+		else
+			snprintf(s->err, s->errlen, "%s: %s", s->o->input, strerror(-rc));
 		pd_reader_close(r);
 		return rc;
 	}

@@ -172,8 +172,11 @@ int inj_run(const struct inj_opts *o, struct inj_stats *st, char *err, size_t er
 	memset(st, 0, sizeof(*st));
 	err[0] = 0;
 	if ((rc = pd_reader_open(&s.r, o->input, NULL)) < 0) {
-		snprintf(err, errlen, "%s: %s", o->input,
-			 s.r && *pd_reader_error(s.r) ? pd_reader_error(s.r) : strerror(-rc));
+		/* The reader's message names the file and offset already. */
+		if (s.r && *pd_reader_error(s.r))
+			snprintf(err, errlen, "%s", pd_reader_error(s.r));
+		else
+			snprintf(err, errlen, "%s: %s", o->input, strerror(-rc));
 		pd_reader_close(s.r);
 		return rc;
 	}
