@@ -23,6 +23,30 @@ static const char *cxx_src =
 	"	__attribute__((noinline)) bool operator()(int a) const { return a < v; }\n"
 	"};\n"
 	"namespace { __attribute__((noinline)) int hidden(int a) { return a * 7; } }\n"
+	/* operator templates (libiberty prints "operator<< <T>"), ref-qualified members, and
+	 * a thunk (special names keep their parameters) */
+	"struct Out { int n; };\n"
+	"template <typename T> __attribute__((noinline)) Out &operator<<(Out &o, const T &v)\n"
+	"{ o.n += (int)sizeof(v); return o; }\n"
+	"template <typename T> __attribute__((noinline)) bool operator<(const Out &a, T b)\n"
+	"{ return a.n < (int)b; }\n"
+	"struct S {\n"
+	"	std::vector<int> v;\n"
+	"	__attribute__((noinline)) std::vector<int> take() && { return v; }\n"
+	"	__attribute__((noinline)) int peek() const & { return (int)v.size(); }\n"
+	"};\n"
+	"struct A { virtual ~A() {} virtual int fa() { return 1; } };\n"
+	"struct B { virtual ~B() {} virtual int fb() { return 2; } };\n"
+	"struct C : A, B { __attribute__((noinline)) int fb() override { return 3; } };\n"
+	"}\n"
+	"__attribute__((noinline)) int more(int n)\n"
+	"{\n"
+	"	ns::Out o{n};\n"
+	"	o << n << 2.5;\n"
+	"	ns::S s{{1, 2}};\n"
+	"	ns::C c;\n"
+	"	ns::B &b = c;\n"
+	"	return o.n + (o < 3L) + s.peek() + (int)std::move(s).take().size() + b.fb();\n"
 	"}\n"
 	"__attribute__((noinline)) int use(std::vector<int> &v, std::map<int, long> &m, int n)\n"
 	"{\n"
@@ -49,7 +73,9 @@ Test(cxx, names_like_perf_report)
 	/* address, mangled name, c++filt -p name: one line each */
 	snprintf(cmd, sizeof(cmd),
 		 "nm -S --defined-only %s | awk 'NF == 4 && $3 ~ /^[TtWw]$/ && $4 ~ /^_Z/ "
-		 "{ print $1, $4 }' | while read a m; do echo \"$a $m $(echo $m | c++filt -p)\"; done",
+		 "{ l[NR] = $1 \" \" $4; n[$1]++ } END { for (i in l) { split(l[i], f, \" \"); "
+		 "if (n[f[1]] == 1) print l[i] } }' | "	/* aliases (D1/D2) share an address */
+		 "while read a m; do echo \"$a $m $(echo $m | c++filt -p)\"; done",
 		 so);
 	struct tu_result r;
 	cr_assert_eq(tu_sh(&r, cmd, 60), 0);
