@@ -4,6 +4,7 @@
  * message naming both ids and never used. */
 #include "recorder/symbols/symbols_int.h"
 
+#include <dlfcn.h>
 #include <elfutils/debuginfod.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -132,6 +133,39 @@ static int find_in_cache(const char *root, const struct sym_build_id *id, const 
 	return !strcmp(kind, "elf") && open_path(c, path);
 }
 
+/* libdebuginfod is loaded only when DEBUGINFOD_URLS asks for it: linked, it and its ~30
+ * dependencies (curl, TLS, LDAP, Kerberos...) cost every jitprof run several ms to load. */
+struct dbgd_api {
+	debuginfod_client *(*begin)(void);
+	void (*end)(debuginfod_client *);
+	int (*find_executable)(debuginfod_client *, const unsigned char *, int, char **);
+	int (*find_debuginfo)(debuginfod_client *, const unsigned char *, int, char **);
+};
+
+static const struct dbgd_api *dbgd_api(void)
+{
+	static struct dbgd_api api;
+	static int tried;
+	if (!tried) {
+		tried = 1;
+		void *h = dlopen("libdebuginfod.so.1", RTLD_LAZY | RTLD_LOCAL);
+		if (h) {
+			*(void **)&api.begin = dlsym(h, "debuginfod_begin");
+			*(void **)&api.end = dlsym(h, "debuginfod_end");
+			*(void **)&api.find_executable = dlsym(h, "debuginfod_find_executable");
+			*(void **)&api.find_debuginfo = dlsym(h, "debuginfod_find_debuginfo");
+		}
+	}
+	return api.begin && api.end && api.find_executable && api.find_debuginfo ? &api : NULL;
+}
+
+void find_end_debuginfod(struct sym_session *s)
+{
+	if (s->dbgd && dbgd_api())
+		dbgd_api()->end(s->dbgd);
+	s->dbgd = NULL;
+}
+
 static debuginfod_client *dbgd(struct sym_session *s)
 {
 	const char *urls = getenv("DEBUGINFOD_URLS");
@@ -139,7 +173,11 @@ static debuginfod_client *dbgd(struct sym_session *s)
 		return NULL;
 	if (!s->dbgd_tried) {
 		s->dbgd_tried = 1;
-		s->dbgd = debuginfod_begin();
+		if (dbgd_api())
+			s->dbgd = dbgd_api()->begin();
+		else
+			sess_msg(s, SYM_LVL_WARN, "DEBUGINFOD_URLS is set but libdebuginfod.so.1 "
+				 "cannot be loaded: %s", dlerror());
 	}
 	return s->dbgd;
 }
@@ -150,8 +188,8 @@ static int from_debuginfod(struct sym_session *s, struct sym_dso *d, int debug, 
 	char *path = NULL;
 	if (!cl || !d->bid.size)
 		return 0;
-	int fd = debug ? debuginfod_find_debuginfo(cl, d->bid.data, d->bid.size, &path)
-		       : debuginfod_find_executable(cl, d->bid.data, d->bid.size, &path);
+	int fd = debug ? dbgd_api()->find_debuginfo(cl, d->bid.data, d->bid.size, &path)
+		       : dbgd_api()->find_executable(cl, d->bid.data, d->bid.size, &path);
 	if (fd < 0) {
 		char hex[SYM_BUILD_ID_HEX];
 		sess_msg(s, SYM_LVL_INFO, "debuginfod: no %s for %s (build-id %s): %s",

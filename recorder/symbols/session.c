@@ -4,7 +4,6 @@
 #include "recorder/symbols/symbols_int.h"
 
 #include <dlfcn.h>
-#include <elfutils/debuginfod.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -397,8 +396,7 @@ void sym_session_free(struct sym_session *s)
 	free(s->msgs);
 	free(s->kref_name);
 	free(s->buildid_dir);
-	if (s->dbgd)
-		debuginfod_end(s->dbgd);
+	find_end_debuginfod(s);
 	free(s);
 }
 

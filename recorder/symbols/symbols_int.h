@@ -240,6 +240,8 @@ int dso_elf_build_id(Elf *elf, struct sym_build_id *id);
 /* find.c: locate, verify, and open (fd or image) the file of a DSO */
 int find_dso_file(struct sym_session *s, struct sym_dso *d);
 int find_debug_file(struct sym_session *s, struct sym_dso *d);
+/* Ends the session's debuginfod client, if one was started. */
+void find_end_debuginfod(struct sym_session *s);
 
 /* source.c: archives and directories laid out like ~/.debug */
 int source_add(struct sym_session *s, const char *path);
