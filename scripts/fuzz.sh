@@ -85,6 +85,8 @@ for src in tests/fuzz/fuzz_*.c; do
 	rc=0
 	"$bin" "${args[@]}" "$work" tests/fuzz/corpus/"$t" >"$log" 2>&1 || rc=$?
 	execs=$(stat_of "$log" number_of_executed_units)
+	# -fork mode prints no final stats: its last "#N:" progress line has the count
+	[ -n "$execs" ] || execs=$(sed -n 's/^#\([0-9]*\):.*/\1/p' "$log" | tail -n 1)
 	cov=$(grep -o 'cov: [0-9]*' "$log" | tail -n 1 | cut -d' ' -f2 || true)
 	found=$(find "$crashes" -type f | wc -l)
 	if [ "$rc" -ne 0 ] || [ "$found" -gt 0 ]; then
