@@ -35,8 +35,8 @@ static const char *short_name_of(struct sym_session *s, const char *long_name, i
 		return "[kernel.kallsyms]";
 	unsigned pid;
 	int end = 0;
-	if (!anon_pid && sscanf(long_name, "/tmp/perf-%u.map%n", &pid, &end) == 1 &&
-	    !long_name[end])
+	if (!anon_pid && !strncmp(long_name, "/tmp/perf-", 10) &&
+	    sscanf(long_name, "/tmp/perf-%u.map%n", &pid, &end) == 1 && !long_name[end])
 		anon_pid = pid;
 	if (anon_pid) {
 		snprintf(buf, sizeof(buf), "[JIT] tid %u", anon_pid);

@@ -273,6 +273,10 @@ static int shadow(struct sym_proc *p, const struct sym_map *m)
 {
 	for (size_t r = p->live.n; r-- > 0;) {
 		struct sym_maplist *l = &p->live.run[r];
+		/* a run starting at or after m's end, or ending before m, holds nothing m covers
+		 * (a JIT's new code mostly lies past all older code) */
+		if (!l->n || l->v[0].start >= m->end || l->max_end[l->n - 1] <= m->start)
+			continue;
 		/* the first map starting at or after m's start */
 		size_t lo = m->start ? sym_upper_bound(l->v, l->n, sizeof(*l->v), m->start - 1) : 0;
 		for (size_t i = lo; i < l->n && l->v[i].start < m->end; i++) {
