@@ -97,7 +97,7 @@ static void hex_init(void)
 
 /* 8 lowercase hex digits at p, a byte each in parallel (SWAR): 1 and *val, or 0 if any is
  * not one (the caller then goes digit by digit). */
-static int hex8(const char *p, uint64_t *val)
+static inline __attribute__((always_inline)) int hex8(const char *p, uint64_t *val)
 {
 	const uint64_t ones = 0x0101010101010101ull, high = 0x80 * ones;
 	uint64_t w;

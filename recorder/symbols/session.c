@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 static uint64_t hash_str(const char *s)
 {
@@ -57,15 +58,20 @@ struct sym_chunk {
 
 void *sess_alloc(struct sym_session *s, size_t n)
 {
-	enum { CHUNK = 64 << 10 };
+	/* big enough that calloc maps it fresh (zero pages, no memset of megabytes of DSOs) */
+	enum { CHUNK = 1 << 20 };
 	n = (n + sizeof(max_align_t) - 1) / sizeof(max_align_t) * sizeof(max_align_t);
 	struct sym_chunk *c = s->arena;
 	if (!n || n > SIZE_MAX / 2)
 		return NULL;
 	if (!c || c->cap - c->used < n) {
 		size_t cap = n > CHUNK / 4 ? n : CHUNK;
-		if (!(c = calloc(1, sizeof(*c) + cap)))
+		/* mapped: the kernel's zero pages, where calloc may memset a reused heap */
+		void *m = mmap(NULL, sizeof(*c) + cap, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (m == MAP_FAILED)
 			return NULL;
+		c = m;
 		c->cap = cap;
 		/* a big block alone keeps the current chunk's room for what follows */
 		if (cap == n && s->arena) {
@@ -382,7 +388,7 @@ void sym_session_free(struct sym_session *s)
 		dso_release(d);
 	for (struct sym_chunk *c = s->arena, *n; c; c = n) {
 		n = c->next;
-		free(c);
+		munmap(c, sizeof(*c) + c->cap);
 	}
 	free(s->dso_hash);
 	symtab_free(&s->ksyms);
