@@ -3,6 +3,8 @@
 # closing line with the totals so a reader (or CI) sees the whole result at once.
 set -uo pipefail
 passed=0; failed=0; bad=()
+# Leaks inside Criterion itself are not ours (SANITIZE=1 builds).
+export LSAN_OPTIONS="suppressions=$(cd "$(dirname "$0")/.." && pwd)/tests/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
 for bin in "$@"; do
 	echo "== ${bin##*/}"
 	out=$(mktemp)

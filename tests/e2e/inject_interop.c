@@ -53,9 +53,9 @@ static int producer_cmd(enum producer p, const char *dir, char *buf, size_t len)
 			cr_skip_test("java is not installed");
 		if (!have_built("libagent.so") || !have_built("java/.built"))
 			cr_skip_test("the agent or samples/java is not built");
-		return snprintf(buf, len, "java -XX:+PreserveFramePointer -agentpath:'%s'=dir='%s' "
-				"-cp '%s' jitprof.samples.Generations 500",
-				abs_build("libagent.so", a, sizeof(a)), dir,
+		abs_build("libagent.so", a, sizeof(a));
+		return snprintf(buf, len, "%sjava -XX:+PreserveFramePointer -agentpath:'%s'=dir='%s' "
+				"-cp '%s' jitprof.samples.Generations 500", tu_java_env_sh(a), a, dir,
 				abs_build("java", b, sizeof(b)));
 	case NODE:
 		if (!tu_have("node"))

@@ -111,9 +111,9 @@ Test(report_generations, java_generations_sample)
 	snprintf(home, sizeof(home), "%s/home", dir);
 	struct tu_result r;
 	rx_ok(&r, "mkdir -p '%s/jit' '%s' && cd '%s' && HOME='%s' perf record -q -k mono -g "
-	      "-o perf.data java -agentpath:'%s'=dir='%s/jit' -cp '%s' "
-	      "jitprof.samples.Generations 600 >/dev/null", dir, home, dir, home, agent, dir,
-	      classes);
+	      "-o perf.data %sjava -agentpath:'%s'=dir='%s/jit' -cp '%s' "
+	      "jitprof.samples.Generations 600 >/dev/null", dir, home, dir, home,
+	      tu_java_env_sh(agent), agent, dir, classes);
 	tu_result_free(&r);
 	rx_ok(&r, "cd '%s' && HOME='%s' '%s' inject --jit -q -i perf.data -o perf.jit.data", dir,
 	      home, rx_jitprof);

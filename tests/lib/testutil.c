@@ -260,3 +260,24 @@ size_t tu_count(const char *hay, const char *needle)
 		n++;
 	return n;
 }
+
+const char *tu_java_env_sh(const char *agent_so)
+{
+	static char buf[8192];
+	struct tu_result r;
+	size_t len = 0;
+	char *so = tu_read_file(agent_so, &len);
+	int sanitized = so && memmem(so, len, "libasan.so", 10);
+
+	free(so);
+	buf[0] = 0;
+	if (!sanitized || tu_sh(&r, "${CC:-cc} -print-file-name=libasan.so", 30) != 0)
+		return buf;
+	r.out[strcspn(r.out, "\n")] = 0;
+	if (r.status == 0)
+		snprintf(buf, sizeof(buf),
+			 "env LD_PRELOAD='%s' ASAN_OPTIONS=handle_segv=0:handle_sigbus=0:"
+			 "handle_sigfpe=0:allow_user_segv_handler=1:detect_leaks=0 ", r.out);
+	tu_result_free(&r);
+	return buf;
+}

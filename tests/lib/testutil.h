@@ -31,6 +31,11 @@ const char *tu_build(const char *name);
 /* 1 if the program is on PATH. */
 int tu_have(const char *prog);
 
+/* For a JVM that loads agent_so: "" for a normal build; for a SANITIZE=1 agent the prefix
+ * "env LD_PRELOAD=<libasan> ASAN_OPTIONS=... " that a shell command line needs (ASan's runtime
+ * must come first, and HotSpot's own SIGSEGV handling must be left alone). Static buffer. */
+const char *tu_java_env_sh(const char *agent_so);
+
 /* Whole-file helpers. */
 void *tu_read_file(const char *path, size_t *len);
 int tu_write_file(const char *path, const void *buf, size_t len);
