@@ -66,9 +66,10 @@ refuse:
 }
 
 /* Small files (every jitted ELF) are read into memory and their fd closed at once: a report
- * over 33k method generations must not hold 33k descriptors or mappings. Big ones are
- * mmapped by libelf and let go of their fd after opening (see keep_elf). */
-#define SMALL_FILE (4u << 20)
+ * over 33k method generations must not hold 33k descriptors or mappings. Bigger ones (the
+ * few shared libraries: reading all of libc to use its symbol table would copy megabytes)
+ * are mmapped by libelf and let go of their fd after opening (see keep_elf). */
+#define SMALL_FILE (256u << 10)
 
 static int open_path(struct cand *c, const char *path)
 {
