@@ -20,9 +20,12 @@ uint64_t inj_load_map_len(const struct jd_load_entry *e)
 
 int inj_load_path(const struct inj_dump *d, uint32_t i, char *buf, size_t len)
 {
-	const struct jd_load_entry *e = jd_index_load(d->x, i);
-	int n = snprintf(buf, len, "%s/jitted-%u-%llu.so", d->dir, e->load.pid,
-			 (unsigned long long)e->load.code_index);
+	struct synth_input in;
+	char name[64];
+	inj_load_input(d, i, &in);
+	if (synth_file_name(&in, name, sizeof(name)) < 0)
+		return -ENAMETOOLONG;
+	int n = snprintf(buf, len, "%s/%s", d->dir, name);
 	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
 }
 
@@ -60,47 +63,33 @@ static uint32_t find_ci(const struct ci_pair *p, size_t n, uint64_t ci)
 	return lo > 0 && p[lo - 1].code_index == ci ? p[lo - 1].load : INJ_NONE;
 }
 
+/* The synth input of load i exactly as its build-id was computed: perf's file name made unique
+ * for a repeated code_index, and the bad parts of its debug data dropped when synth refused
+ * them (the load still gets a symbol-only ELF, as perf would still map it). */
 void inj_load_input(const struct inj_dump *d, uint32_t i, struct synth_input *in)
 {
 	synth_input_from_load(in, jd_index_header(d->x), jd_index_load(d->x, i));
-	if (d->loads[i].flags & INJ_NOLINES) {
-		in->lines = NULL;
-		in->nr_lines = 0;
-		in->inl = NULL;
-	}
+	in->file_seq = d->file_seqs ? d->file_seqs[i] : 0;
+	if (d->loads[i].flags & INJ_NOLINES)
+		synth_input_drop_bad_debug(in, NULL, 0);
 }
 
-/* Build-id and .text offset of one load. Unwind tables move .text in synth's layout, so
- * those loads are built whole (synth does it in microseconds); the others only hashed. A
- * load synth refuses for its line tables is made without them, as perf would still map it. */
+/* Build-id and .text offset of one load, without building its ELF. */
 static void bid_one(void *ctx, size_t i)
 {
 	struct inj_dump *d = ctx;
 	struct inj_load *l = &d->loads[i];
 	struct synth_input in;
 	inj_load_input(d, (uint32_t)i, &in);
-	if (synth_validate(&in, NULL, 0) < 0) {
+	int rc = synth_input_drop_bad_debug(&in, NULL, 0);
+	if (rc > 0)
 		l->flags |= INJ_NOLINES;	/* each thread touches only its own load */
-		inj_load_input(d, (uint32_t)i, &in);
-		if (synth_validate(&in, NULL, 0) < 0) {
-			l->flags |= INJ_BAD;
-			return;
-		}
-	}
-	if (!in.unwind) {
-		l->text_off = (uint32_t)d->text_offset;
-		if (synth_build_id(&in, l->build_id, NULL, 0) < 0)
-			l->flags |= INJ_BAD;
+	uint64_t off = synth_text_offset(&in);
+	if (rc < 0 || off > UINT32_MAX || synth_build_id(&in, l->build_id, NULL, 0) < 0) {
+		l->flags |= INJ_BAD;
 		return;
 	}
-	struct synth_elf e = { 0 };
-	if (synth_build(&in, &e, NULL, 0) < 0 || e.text_offset > UINT32_MAX) {
-		l->flags |= INJ_BAD;
-	} else {
-		memcpy(l->build_id, e.build_id, sizeof(l->build_id));
-		l->text_off = (uint32_t)e.text_offset;
-	}
-	synth_elf_free(&e);
+	l->text_off = (uint32_t)off;
 }
 
 /* The message of the first refused load (or refused line table), asked again serially. */
@@ -124,21 +113,6 @@ static void first_bad_message(struct inj_dump *d, unsigned flag)
 	}
 }
 
-/* Where synth puts .text does not depend on the code; ask synth once with a 1-byte body. */
-static int probe_text_offset(uint16_t e_machine, uint64_t *off, char *err, size_t errlen)
-{
-	static const uint8_t ret = 0xc3;
-	struct synth_input in = { .e_machine = e_machine, .code_index = 1, .generation = 1,
-				  .name = "probe", .code_addr = 0x1000, .code = &ret,
-				  .code_size = 1, .timestamp = 1 };
-	struct synth_elf e = { 0 };
-	int rc = synth_build(&in, &e, err, errlen);
-	if (rc < 0)
-		return rc;
-	*off = e.text_offset;
-	synth_elf_free(&e);
-	return 0;
-}
 
 static int build_timeline(struct inj_dump *d, const struct inj_dump_opts *o)
 {
@@ -236,10 +210,10 @@ int inj_dump_init(struct inj_dump *d, struct jd_index *x, const char *path,
 	d->path = strdup(path);
 	d->dir = strdup(abs);
 	d->loads = calloc(d->nr_loads + 1, sizeof(*d->loads));
-	if (!d->path || !d->dir || !d->loads)
+	d->file_seqs = calloc(d->nr_loads + 1, sizeof(*d->file_seqs));
+	if (!d->path || !d->dir || !d->loads || !d->file_seqs ||
+	    synth_index_file_seqs(x, d->file_seqs) < 0)
 		goto nomem;
-	if ((rc = probe_text_offset(d->e_machine, &d->text_offset, err, errlen)) < 0)
-		return rc;
 	inj_parallel_for(d->nr_loads, o->threads, bid_one, d);
 	for (size_t i = 0; i < d->nr_loads; i++) {
 		d->nr_bad += (d->loads[i].flags & INJ_BAD) != 0;
@@ -263,6 +237,7 @@ void inj_dump_fini(struct inj_dump *d)
 	free(d->evs);
 	free(d->move_load);
 	free(d->loads);
+	free(d->file_seqs);
 	free(d->path);
 	free(d->dir);
 	if (d->x)

@@ -106,7 +106,7 @@ struct inj_dump {
 	uint64_t marker_time;
 	uint32_t marker_cpu;
 	uint16_t e_machine;
-	uint64_t text_offset;	/* where synth puts .text when there are no unwind tables */
+	uint32_t *file_seqs;	/* per load: synth_index_file_seqs (repeated code_index values) */
 	size_t nr_bad;		/* loads synth refused */
 	size_t nr_nolines;	/* loads whose line tables synth refused */
 	char bad_msg[256];	/* the first refusal */

@@ -91,7 +91,7 @@ Test(dumps, build_ids_are_synths)
 	struct synth_elf e = { 0 };
 	synth_input_from_load(&in, jd_index_header(d.x), jd_index_load(d.x, 0));
 	cr_assert_eq(synth_build(&in, &e, NULL, 0), 0);
-	cr_assert_eq(e.text_offset, d.text_offset, "pgoff probe agrees with a real ELF");
+	cr_assert_eq(e.text_offset, d.loads[0].text_off, "pgoff agrees with a real ELF");
 	cr_assert_eq(e.map_len, inj_load_map_len(jd_index_load(d.x, 0)));
 	synth_elf_free(&e);
 }
@@ -116,4 +116,32 @@ Test(dumps, clamp_raises_only_the_pending_prefix)
 	cr_assert_eq(d.evs[1].time, 350);
 	cr_assert_eq(d.evs[2].time, 350);
 	cr_assert_eq(d.evs[3].time, 400);
+}
+
+/* perf's own JVMTI agent repeats code_index values (the fixture has such pairs): every load
+ * must still get a file of its own, named as synth names it. */
+Test(repeated_code_index, one_file_per_load)
+{
+	const char *fixture = "../shared/fixtures/perf-jvmti/jit-27543.dump";
+	if (access(fixture, R_OK))
+		cr_skip_test("%s is absent", fixture);
+	struct jd_index *x = NULL;
+	char err[256];
+	cr_assert_eq(jd_index_open(&x, fixture, err, sizeof(err)), 0, "%s", err);
+	struct inj_dump f = { 0 };
+	struct inj_dump_opts dopts = { .threads = 2 };
+	cr_assert_eq(inj_dump_init(&f, x, fixture, &dopts, err, sizeof(err)), 0, "%s", err);
+	size_t repeats = 0, n = f.nr_loads;
+	char (*paths)[4200] = calloc(n, sizeof(*paths));
+	for (uint32_t i = 0; i < n; i++) {
+		cr_assert_eq(inj_load_path(&f, i, paths[i], sizeof(paths[i])), 0);
+		repeats += strstr(paths[i], "-1.so") && strchr(strrchr(paths[i], '/'), '-') !=
+			   strrchr(paths[i], '-');
+	}
+	for (uint32_t i = 0; i < n; i++)
+		for (uint32_t j = i + 1; j < n; j++)
+			cr_assert_str_neq(paths[i], paths[j], "loads %u and %u share a file", i, j);
+	cr_assert_gt(repeats, 0, "the fixture repeats code_index values");
+	free(paths);
+	inj_dump_fini(&f);
 }
