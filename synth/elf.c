@@ -104,8 +104,9 @@ static void build_notes(struct synth_buf *idn, struct synth_buf *jp, const struc
 	char head[192];
 	int n = snprintf(head, sizeof(head), SYNTH_NOTE_PREFIX "generation=%" PRIu32
 			 " code_index=%" PRIu64 " timestamp=%" PRIu64 " tier=%" PRIu32
-			 " pid=%" PRIu32 " code_addr=0x%" PRIx64 " name=", in->generation,
-			 in->code_index, in->timestamp, in->tier, in->pid, in->code_addr);
+			 " flags=%" PRIu32 " pid=%" PRIu32 " code_addr=0x%" PRIx64 " name=",
+			 in->generation, in->code_index, in->timestamp, in->tier, in->load_flags,
+			 in->pid, in->code_addr);
 	size_t hlen = n > 0 && (size_t)n < sizeof(head) ? (size_t)n : 0;
 	size_t namesz = hlen + strlen(in->name) + 1;
 	synth_buf_u32(jp, (uint32_t)namesz);

@@ -55,6 +55,7 @@ void synth_input_from_load(struct synth_input *in, const struct jd_header *hdr,
 	in->code_index = e->load.code_index;
 	in->generation = e->generation;
 	in->tier = e->info ? e->info->tier : JD_TIER_UNKNOWN;
+	in->load_flags = e->info ? e->info->flags : 0;
 	in->timestamp = e->timestamp;
 	in->name = e->load.name;
 	in->code_addr = e->load.code_addr;

@@ -25,7 +25,7 @@ extern "C" {
 /* Vendor note in every ELF (section ".note.jitprof"): an NT_VERSION note (type 1, descsz 0)
  * whose owner name is one line of text, the convention eu-elflint and readelf -n accept for
  * vendor strings:
- *   "jitprof/1 generation=2 code_index=5 timestamp=999 tier=3 pid=1234 code_addr=0x7f.. name=NAME"
+ *   "jitprof/1 generation=2 code_index=5 timestamp=999 tier=3 flags=2 pid=1234 code_addr=0x7f.. name=NAME"
  * NAME (the runtime's method name, may hold spaces) runs to the end; tier is enum jd_tier. */
 #define SYNTH_NOTE_PREFIX "jitprof/1 "
 #define SYNTH_NOTE_TYPE   1u
@@ -37,6 +37,7 @@ struct synth_input {
 	uint64_t code_index;
 	uint32_t generation;		/* 1, 2, 3 ... (0 = unknown) */
 	uint32_t tier;			/* enum jd_tier */
+	uint32_t load_flags;		/* JD_LOAD_* (back-filled, OSR): noted, not hashed */
 	uint64_t timestamp;		/* the CODE_LOAD's timestamp */
 	const char *name;		/* the runtime's name, e.g. "Lcom/acme/Foo;bar(I)I" */
 	uint64_t code_addr;

@@ -233,7 +233,7 @@ int rp_print_compare(FILE *out, const struct rp_session *s, const char *method,
 			const struct rp_load *l = g[k].l;
 			fprintf(out, "# gen %c = generation %u: tier %s, %s, %" PRIu64 " bytes at 0x%"
 				PRIx64 ", %zu samples\n", 'A' + k, l->generation,
-				rp_tier_name(l->tier), l->dso ? l->dso : "?", l->code_size,
+				rp_load_tier(l), l->dso ? l->dso : "?", l->code_size,
 				l->code_addr, g[k].n);
 		}
 		rc = print_lines(out, g);

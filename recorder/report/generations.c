@@ -22,6 +22,15 @@ const char *rp_tier_name(uint32_t tier)
 	}
 }
 
+const char *rp_load_tier(const struct rp_load *l)
+{
+	static const char *const osr[] = { "-/osr", "interp/osr", "C1/osr", "C2/osr",
+					   "stub/osr", "other/osr" };
+	if ((l->flags & JD_LOAD_OSR) && l->tier < sizeof(osr) / sizeof(osr[0]))
+		return osr[l->tier];
+	return rp_tier_name(l->tier);
+}
+
 struct hit { uint32_t load; uint32_t line; const char *file; };
 
 static int hit_order(const void *pa, const void *pb)
@@ -252,7 +261,7 @@ int rp_print_generations(FILE *out, const struct rp_session *s, const char *meth
 		for (size_t k = 0; k < m->nr_rows; k++) {
 			const struct rp_gen_row *r = &m->rows[k];
 			fprintf(out, "  %4u  %-6s  %8.3fs  %8.3fs  %7" PRIu64 "  %7" PRIu64
-				"  %6.2f%%  %9.1f  ", r->load->generation, rp_tier_name(r->load->tier),
+				"  %6.2f%%  %9.1f  ", r->load->generation, rp_load_tier(r->load),
 				r->rel_load_s, r->lifetime_s, r->load->code_size, r->samples,
 				100 * r->share, r->per_sec);
 			for (int h = 0; h < r->nr_hot; h++)

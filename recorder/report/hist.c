@@ -302,7 +302,7 @@ const char *rp_entry_key_str(const struct rp_hist *h, const struct rp_entry *e,
 		const struct rp_load *l = f->load ? &h->s->loads[f->load - 1] : NULL;
 		if (l)
 			snprintf(buf, len, "gen %u%s%s", l->generation,
-				 l->tier ? " " : "", l->tier ? rp_tier_name(l->tier) : "");
+				 l->tier ? " " : "", l->tier ? rp_load_tier(l) : "");
 		else
 			snprintf(buf, len, "-");
 		break;

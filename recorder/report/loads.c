@@ -16,7 +16,7 @@
 #include "recorder/symbols/symbols.h"
 #include "synth/synth.h"
 
-struct note_info { uint32_t generation, tier; };
+struct note_info { uint32_t generation, tier, flags; };
 
 static int parse_note(const void *buf, size_t len, struct note_info *ni)
 {
@@ -42,11 +42,13 @@ static int parse_note(const void *buf, size_t len, struct note_info *ni)
 			    !memchr(nm, 0, pl) && !memcmp(nm, SYNTH_NOTE_PREFIX, pl) &&
 			    memchr(nm, 0, nh.n_namesz)) {
 				const char *g = strstr(nm, " generation="), *t = strstr(nm, " tier=");
-				const char *n = strstr(nm, " name=");
+				const char *f = strstr(nm, " flags="), *n = strstr(nm, " name=");
 				if (g && (!n || g < n))
 					ni->generation = (uint32_t)strtoul(g + 12, NULL, 10);
 				if (t && (!n || t < n))
 					ni->tier = (uint32_t)strtoul(t + 6, NULL, 10);
+				if (f && (!n || f < n))
+					ni->flags = (uint32_t)strtoul(f + 7, NULL, 10);
 				found = 1;
 				break;
 			}
@@ -222,6 +224,7 @@ int rp_ingest_loads(struct rp_session *s, struct sym_session *ss, const struct r
 		free(buf);
 		l->generation = ni.generation ? ni.generation : je ? je->generation : 0;
 		l->tier = ni.tier ? ni.tier : je && je->info ? je->info->tier : 0;
+		l->flags = ni.tier ? ni.flags : je && je->info ? je->info->flags : 0;
 		if (je && je->unload_time && (!l->end_time || je->unload_time < l->end_time))
 			l->end_time = je->unload_time;
 		if (o->want_code && hits[i + 1])

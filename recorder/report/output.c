@@ -54,7 +54,7 @@ static void json_generations(FILE *out, const struct rp_gen_view *v)
 				"\"lifetime_s\": %.6f, \"code_size\": %" PRIu64 ", \"samples\": %" PRIu64
 				", \"process_samples\": %" PRIu64 ", \"share\": %.6f, "
 				"\"samples_per_sec\": %.3f, \"dso\": ", k ? "," : "",
-				r->load->generation, rp_tier_name(r->load->tier), r->rel_load_s,
+				r->load->generation, rp_load_tier(r->load), r->rel_load_s,
 				r->lifetime_s, r->load->code_size, r->samples, r->proc_samples, r->share,
 				r->per_sec);
 			rp_json_str(out, r->load->dso);

@@ -17,6 +17,7 @@ struct rp_load {
 	const char *build_id;	/* hex, interned, or NULL */
 	uint32_t generation;	/* 1, 2, ...; 0 = unknown */
 	uint32_t tier;		/* enum jd_tier (0 unknown) */
+	uint32_t flags;		/* JD_LOAD_* (OSR, back-filled) */
 	uint64_t load_time;	/* recording clock, ns */
 	uint64_t end_time;	/* next overlapping load / unload / 0 = end of recording */
 	uint64_t code_addr;	/* runtime address of the method's first byte */
@@ -185,6 +186,8 @@ int rp_gen_view_build(struct rp_gen_view *v, const struct rp_session *s,
 		      const char *method_regex, char *err, size_t errlen);
 void rp_gen_view_free(struct rp_gen_view *v);
 const char *rp_tier_name(uint32_t tier);
+/* The tier as the views print it: "C2", or "C2/osr" for on-stack-replacement code. */
+const char *rp_load_tier(const struct rp_load *l);
 
 /* ---- Ingest: a perf.data file through recorder/symbols into a session -------------- */
 

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "jitdump/jitdump.h"
 #include "tests/unit/report/rptest.h"
 
 #define S 1000000000ull	/* ns per second */
@@ -130,4 +131,16 @@ Test(generations, printed)
 	cr_assert(strstr(out, "33.33%"), "%s", out);
 	free(out);
 	rp_session_free(s);
+}
+
+Test(tier_label, osr_code_is_marked)
+{
+	struct rp_load l = { .tier = JD_TIER_C2 };
+	cr_assert_str_eq(rp_load_tier(&l), "C2");
+	l.flags = JD_LOAD_OSR;
+	cr_assert_str_eq(rp_load_tier(&l), "C2/osr");
+	l.tier = JD_TIER_UNKNOWN;
+	cr_assert_str_eq(rp_load_tier(&l), "-/osr");
+	l.flags = JD_LOAD_BACKFILLED;
+	cr_assert_str_eq(rp_load_tier(&l), "-");
 }

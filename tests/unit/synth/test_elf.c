@@ -102,7 +102,7 @@ Test(elf, text_symbol_and_notes)
 	cr_assert_eq(nh.n_type, SYNTH_NOTE_TYPE);
 	cr_assert_eq(nh.n_descsz, 0);
 	cr_assert_str_eq((char *)d->d_buf + name_off,
-			 "jitprof/1 generation=2 code_index=5 timestamp=987654321 tier=3 pid=1234 "
+			 "jitprof/1 generation=2 code_index=5 timestamp=987654321 tier=3 flags=0 pid=1234 "
 			 "code_addr=0x7f0000001000 name=Lcom/acme/Foo;bar(I)I");
 	for (const char *s = ".debug_info\0.debug_abbrev\0.debug_line\0.debug_aranges\0"; *s;
 	     s += strlen(s) + 1)
