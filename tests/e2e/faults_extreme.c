@@ -278,7 +278,7 @@ Test(faults_extreme, inject_and_report_name_every_extreme_load, .timeout = 120)
 	struct tu_result t;
 	char *inj[] = { (char *)tu_build("jitprof"), "inject", "--jit", "-i", r.data, "-o", r.out,
 			"--buildid-dir", r.cache, NULL };
-	fu_run(&t, inj, NULL, 120);
+	iu_run(&t, inj, NULL, 120);
 	cr_assert_eq(t.status, 0, "%s", t.err);
 	/* the two loads synth refuses are counted in a warning naming the dump */
 	cr_assert(strstr(t.err, "2 code loads not injected") && strstr(t.err, r.dump), "%s",
@@ -293,7 +293,7 @@ Test(faults_extreme, inject_and_report_name_every_extreme_load, .timeout = 120)
 			"--buildid-dir", r.cache, "--sort", "dso,sym", NULL };
 	char *prep[] = { "perf", "report", "-i", r.out, "--stdio", "--sort", "dso,sym", NULL };
 	for (int tool = 0; tool < 2; tool++) {
-		fu_run(&t, tool ? prep : rep, r.cache, 120);
+		iu_run(&t, tool ? prep : rep, r.cache, 120);
 		cr_assert_eq(t.status, 0, "%s", t.err);
 		char dso[64];
 		const char *who = tool ? "perf" : "jitprof";
@@ -314,7 +314,7 @@ Test(faults_extreme, inject_and_report_name_every_extreme_load, .timeout = 120)
 	/* the line table of 64k entries resolves the sample to its own line */
 	char *src[] = { (char *)tu_build("jitprof"), "report", "-i", r.out, "--stdio",
 			"--buildid-dir", r.cache, "--sort", "srcline", NULL };
-	fu_run(&t, src, r.cache, 120);
+	iu_run(&t, src, r.cache, 120);
 	cr_assert_eq(t.status, 0, "%s", t.err);
 	cr_assert(strstr(t.out, "lines.js:40001"), "%.3000s", t.out);
 	tu_result_free(&t);
@@ -374,7 +374,7 @@ Test(faults_extreme, a_million_loads_in_one_dump, .timeout = 240)
 	struct tu_result t;
 	char *inj[] = { (char *)tu_build("jitprof"), "inject", "--jit", "-i", r.data, "-o", r.out,
 			"--buildid-dir", r.cache, NULL };
-	fu_run(&t, inj, NULL, 200);
+	iu_run(&t, inj, NULL, 200);
 	cr_assert_eq(t.status, 0, "%s", t.err);
 	cr_assert(strstr(t.err, "1000000 code loads"), "%s", t.err);
 	tu_result_free(&t);
@@ -385,7 +385,7 @@ Test(faults_extreme, a_million_loads_in_one_dump, .timeout = 240)
 	cr_assert_eq(fu_count_files(dumps, "jitted-"), 3, "only the sampled generations' ELFs");
 	char *rep[] = { (char *)tu_build("jitprof"), "report", "-i", r.out, "--stdio",
 			"--buildid-dir", r.cache, "--sort", "sym", NULL };
-	fu_run(&t, rep, r.cache, 200);
+	iu_run(&t, rep, r.cache, 200);
 	cr_assert_eq(t.status, 0, "%s", t.err);
 	cr_assert(strstr(t.out, "m0") && strstr(t.out, "m500000") && strstr(t.out, "m999999"),
 		  "%.2000s", t.out);

@@ -27,13 +27,23 @@ static void gen_run(struct gen *g, const char *loads, const char *samples)
 	snprintf(g->cache, sizeof(g->cache), "%s/cache", g->dir);
 	char *argv[] = { (char *)tu_build("inject-gen"), "--dir", g->dir, "-o", g->data,
 			 "--loads", (char *)loads, "--samples", (char *)samples, NULL };
-	fu_run(&r, argv, NULL, 120);
+	iu_run(&r, argv, NULL, 120);
 	cr_assert_eq(r.status, 0, "inject-gen: %s", r.err);
 	char *p = strstr(r.out, "dump ");
 	cr_assert(p && sscanf(p, "dump %511s", g->dump) == 1, "no dump named: %s", r.out);
 	tu_result_free(&r);
 	const char *b = strrchr(g->dump, '/');
 	cr_assert(b && sscanf(b, "/jit-%lu.dump", &g->pid) == 1);
+}
+
+/* A run of 40 loads and 400 samples; its recording's bytes (and counts in *in). */
+static char *gen_bytes(struct gen *g, struct fu_counts *in, size_t *len)
+{
+	gen_run(g, "40", "400");
+	fu_assert_reads_clean(g->data, in);
+	char *bytes = tu_read_file(g->data, len);
+	cr_assert_not_null(bytes);
+	return bytes;
 }
 
 static void gen_free(struct gen *g)
@@ -46,7 +56,7 @@ static void inject(struct tu_result *r, const struct gen *g, const char *in, con
 {
 	char *argv[] = { (char *)tu_build("jitprof"), "inject", "--jit", "-i", (char *)in, "-o",
 			 (char *)out, "--buildid-dir", (char *)g->cache, NULL };
-	fu_run(r, argv, NULL, 120);
+	iu_run(r, argv, NULL, 120);
 }
 
 static void inject_ok(const struct gen *g)
@@ -96,10 +106,8 @@ Test(faults_inject, truncated_recording_is_salvaged_or_refused_cleanly, .timeout
 {
 	struct gen g;
 	struct fu_counts in;
-	gen_run(&g, "40", "400");
-	fu_assert_reads_clean(g.data, &in);
 	size_t len;
-	char *bytes = tu_read_file(g.data, &len);
+	char *bytes = gen_bytes(&g, &in, &len);
 	struct pd_reader *r = NULL;
 	cr_assert_eq(pd_reader_open(&r, g.data, NULL), 0);
 	uint64_t d0 = pd_reader_data_offset(r), d1 = d0 + pd_reader_data_size(r);
@@ -134,10 +142,8 @@ Test(faults_inject, damaged_record_is_salvaged_up_to_it, .timeout = 120)
 {
 	struct gen g;
 	struct fu_counts in;
-	gen_run(&g, "40", "400");
-	fu_assert_reads_clean(g.data, &in);
 	size_t len;
-	char *bytes = tu_read_file(g.data, &len);
+	char *bytes = gen_bytes(&g, &in, &len);
 	/* the offsets of the first, a middle and the last record */
 	struct pd_reader *r = NULL;
 	struct pd_event ev;
@@ -237,7 +243,7 @@ Test(faults_inject, read_only_cache_is_a_warning_and_the_dump_dir_gets_the_elfs,
 	/* the ELFs beside the dump name the jitted samples without a cache */
 	char *argv[] = { "perf", "report", "-f", "-i", g.out, "--stdio", "--sort", "dso,sym",
 			 NULL };
-	fu_run(&r, argv, ro, 120);
+	iu_run(&r, argv, ro, 120);
 	cr_assert_eq(r.status, 0, "%s", r.err);
 	cr_assert(strstr(r.out, "jitted-") && strstr(r.out, "bench."), "%.2000s", r.out);
 	tu_result_free(&r);
@@ -286,7 +292,7 @@ Test(faults_inject, replaced_cache_elf_is_refused_by_report_and_repaired_by_inje
 	struct tu_result r;
 	char *argv[] = { (char *)tu_build("jitprof"), "report", "-i", g.out, "--stdio",
 			 "--buildid-dir", g.cache, "--sort", "dso,sym", NULL };
-	fu_run(&r, argv, g.cache, 120);
+	iu_run(&r, argv, g.cache, 120);
 	cr_assert_eq(r.status, 0, "%s", r.err);
 	cr_assert(strstr(r.err, "differs from the recorded build-id"), "%s", r.err);
 	cr_assert(strstr(r.err, own1), "the warning names the DSO: %s", r.err);

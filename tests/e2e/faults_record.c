@@ -84,7 +84,7 @@ static void record(struct tu_result *r, const char *workload, const char *const 
 	argv[n++] = "-c";
 	argv[n++] = (char *)workload;
 	argv[n] = NULL;
-	fu_run(r, argv, NULL, 90);
+	iu_run(r, argv, NULL, 90);
 }
 
 Test(faults_record, workload_forks_and_execs)
@@ -239,7 +239,7 @@ Test(faults_record, lost_samples_are_counted)
 	cr_assert_eq(c.lost, said, "the file holds %llu lost, the summary says %llu",
 		     (unsigned long long)c.lost, said);
 	char *argv[] = { "perf", "report", "-i", data, "--stdio", "--sort", "comm", NULL };
-	fu_run(&r, argv, NULL, 120);
+	iu_run(&r, argv, NULL, 120);
 	cr_assert_eq(r.status, 0, "%s", r.err);
 	char want[64];
 	snprintf(want, sizeof(want), "lost %zu chunks", c.lost_records);

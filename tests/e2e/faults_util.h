@@ -1,7 +1,7 @@
-/* faults_util.h - what the tests/e2e/faults_*.c binaries share: running jitprof with a private
- * build-id cache and no debuginfod, reading a perf.data to its end with our reader, perf's own
- * verdict on a file, and files compared byte for byte. Header-only because every e2e .c file
- * is its own binary. */
+/* faults_util.h - what the tests/e2e/faults_*.c binaries share: reading a perf.data to its end
+ * with our reader, perf's own verdict on a file, and files compared byte for byte; tools run
+ * with a private build-id cache and no debuginfod through inject_util.h's iu_run. Header-only
+ * because every e2e .c file is its own binary. */
 #ifndef JITPROF_E2E_FAULTS_UTIL_H
 #define JITPROF_E2E_FAULTS_UTIL_H
 
@@ -15,21 +15,8 @@
 #include <unistd.h>
 
 #include "recorder/perfdata/perfdata.h"
+#include "tests/e2e/inject_util.h"
 #include "tests/lib/testutil.h"
-
-/* Runs argv (NULL-terminated, argv[0] a built tool name or a program) with
- * PERF_BUILDID_DIR=cache (when given) and no debuginfod. */
-static inline void fu_run(struct tu_result *r, char *const argv[], const char *cache,
-			  unsigned timeout)
-{
-	char env_cache[4200];
-	const char *env[3] = { "DEBUGINFOD_URLS=", NULL, NULL };
-	if (cache) {
-		snprintf(env_cache, sizeof(env_cache), "PERF_BUILDID_DIR=%s", cache);
-		env[1] = env_cache;
-	}
-	cr_assert_eq(tu_run(r, argv, env, NULL, 0, timeout), 0, "cannot run %s", argv[0]);
-}
 
 struct fu_counts {
 	size_t records, samples, mmap2;
@@ -75,7 +62,7 @@ static inline size_t fu_perf_reads(const char *path, const char *cache)
 {
 	struct tu_result r;
 	char *argv[] = { "perf", "script", "-i", (char *)path, "-F", "ip", NULL };
-	fu_run(&r, argv, cache, 120);
+	iu_run(&r, argv, cache, 120);
 	cr_assert_eq(r.status, 0, "perf script on %s exited %d: %.1500s", path, r.status, r.err);
 	cr_assert_null(strstr(r.err, "failed to process"), "perf: %.1500s", r.err);
 	cr_assert_null(strstr(r.err, "data size"), "perf: %.1500s", r.err);
