@@ -118,9 +118,12 @@ int jd_sink_open(struct jd_writer *w, struct jd_sink *s, const char *path, uint3
 		s->cap = w->bufsize;
 	}
 	s->len = 0;
-	/* The dump directory may be shared (/tmp, $JITDUMPDIR): a symlink planted under our
-	 * name must not make us truncate and write whatever it points to. */
-	s->fd = open(path, O_CREAT | O_TRUNC | O_RDWR | O_CLOEXEC | O_NOFOLLOW, 0644);
+	/* The dump directory may be shared (/tmp, $JITDUMPDIR): a symlink or hard link planted
+	 * under our name must not make us truncate and write the file it leads to. A stale file
+	 * of an earlier process with our pid is replaced by a new one, never truncated. */
+	if (unlink(path) && errno != ENOENT)
+		return -errno;
+	s->fd = open(path, O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC | O_NOFOLLOW, 0644);
 	if (s->fd < 0)
 		return -errno;
 	uint8_t h[JD_HEADER_SIZE];

@@ -34,20 +34,22 @@ Test(paths, companion_name)
 
 #include "tests/lib/testutil.h"
 
-/* A symlink planted where the dump (or its companion) will be created is not followed: the
- * writer refuses (ELOOP), and the file it points to keeps its bytes (issue 8, security). */
-Test(paths, planted_symlink_is_not_followed)
+/* A symlink or a hard link planted where the dump (or its companion) will be created is not
+ * written through: the name gets a new file of its own, and the file the link led to keeps its
+ * bytes (issue 8, security). */
+Test(paths, planted_links_are_not_written_through)
 {
 	char *dir = tu_tmpdir("jdlink");
-	char victim[512], link[512], ext[512];
+	char victim[512], dump[512], ext[512];
 	snprintf(victim, sizeof(victim), "%s/victim", dir);
 	cr_assert_eq(tu_write_file(victim, "keep", 4), 0);
-	for (int which = 0; which < 2; which++) {
-		snprintf(link, sizeof(link), "%s/jit-%d.dump", dir, (int)getpid());
-		cr_assert_eq(jd_ext_path(link, ext, sizeof(ext)), 0);
-		unlink(link);
+	for (int which = 0; which < 4; which++) {
+		snprintf(dump, sizeof(dump), "%s/jit-%d.dump", dir, (int)getpid());
+		cr_assert_eq(jd_ext_path(dump, ext, sizeof(ext)), 0);
+		unlink(dump);
 		unlink(ext);
-		cr_assert_eq(symlink(victim, which ? ext : link), 0);
+		const char *at = which & 1 ? ext : dump;
+		cr_assert_eq(which < 2 ? symlink(victim, at) : link(victim, at), 0);
 		struct jd_writer_opts o = { .dir = dir, .clock = JD_CLOCK_MONOTONIC };
 		struct jd_writer *w = NULL;
 		int rc = jd_writer_open(&w, &o);
@@ -56,11 +58,15 @@ Test(paths, planted_symlink_is_not_followed)
 			rc = jd_write_unload(w, &u, 0);
 			jd_writer_close(w);
 		}
-		cr_assert_eq(rc, -ELOOP, "%s through a symlink: %d", which ? "companion" : "dump",
+		cr_assert_eq(rc, 0, "%s over a planted link: %d", which & 1 ? "companion" : "dump",
 			     rc);
+		struct stat sb;
+		cr_assert_eq(lstat(at, &sb), 0);
+		cr_assert(S_ISREG(sb.st_mode) && sb.st_nlink == 1, "%s is still the planted link", at);
+		cr_assert_eq(sb.st_mode & 0022, 0, "mode %o", sb.st_mode & 0777);
 		size_t n;
 		char *b = tu_read_file(victim, &n);
-		cr_assert(b && n == 4 && !memcmp(b, "keep", 4), "the symlink's target was written");
+		cr_assert(b && n == 4 && !memcmp(b, "keep", 4), "the planted link's target was written");
 		free(b);
 	}
 	tu_rmtree(dir);
