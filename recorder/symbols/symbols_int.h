@@ -198,7 +198,7 @@ struct sym_session {
 	int dbgd_tried;
 };
 
-/* session.c */
+/* util.c */
 /* Elements of n, stride bytes apart, sorted by a uint64_t key at their start: the number of
  * them whose key is <= key (one past the last such). */
 size_t sym_upper_bound(const void *base, size_t n, size_t stride, uint64_t key);
@@ -214,8 +214,13 @@ const char *sess_intern(struct sym_session *s, const char *str);
 /* Zeroed memory living as long as the session (no free). NULL on out of memory. */
 void *sess_alloc(struct sym_session *s, size_t n);
 char *sess_strdup(struct sym_session *s, const char *str);
+void sess_arena_free(struct sym_session *s);
+
+/* session.c */
 void sess_msg(struct sym_session *s, enum sym_level lvl, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+
+/* cxxnames.c: the name perf shows for a raw symbol name (interned), or raw itself */
 const char *sess_demangle(struct sym_session *s, const char *raw);
 
 /* maps.c */
