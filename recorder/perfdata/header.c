@@ -209,16 +209,21 @@ static int read_feature_table(struct pd_reader *r, const struct pd_file_header *
 		if (!(h->features[f / 64] >> (f % 64) & 1))
 			continue;
 		/* A cut-off table loses features, not the data before it. */
-		if (pread_full(r, &sec, sizeof(sec), at))
+		if (pread_full(r, &sec, sizeof(sec), at)) {
+			for (; f < PD_FEAT_MAX; f++)
+				r->feats_dropped += h->features[f / 64] >> (f % 64) & 1;
 			return 0;
+		}
 		at += sizeof(sec);
 		if (r->swap) {
 			sec.offset = bswap_64(sec.offset);
 			sec.size = bswap_64(sec.size);
 		}
 		/* A bad section spoils only its own feature, as in perf. */
-		if (!pd_fits(sec.offset, sec.size, fsize) || sec.size > (256u << 20))
+		if (!pd_fits(sec.offset, sec.size, fsize) || sec.size > (256u << 20)) {
+			r->feats_dropped++;
 			continue;
+		}
 		buf = malloc(sec.size ? sec.size : 1);
 		if (!buf)
 			return -ENOMEM;

@@ -256,6 +256,9 @@ size_t pd_reader_id_hdr_size(const struct pd_reader *r);
 /* Features: raw bytes of every present feature (file mode: from the table at open; pipe
  * mode: from HEADER_FEATURE records seen so far). Returns NULL if absent. */
 bool pd_reader_has_feature(const struct pd_reader *r, unsigned feat);
+/* File mode: how many features the header flags but the file does not hold (a feature table
+ * or section cut off or pointing outside the file); each is left out, the data is unharmed. */
+unsigned pd_reader_nr_features_dropped(const struct pd_reader *r);
 const void *pd_reader_feature(const struct pd_reader *r, unsigned feat, size_t *size);
 
 /* Parsed features (valid only if present; return -ENOENT if absent, -EINVAL if malformed). */

@@ -107,6 +107,7 @@ struct pd_reader {
 	size_t nr_index;
 
 	struct pd_feat feats[PD_FEAT_MAX];
+	unsigned feats_dropped;	/* flagged in the header but cut off or out of the file */
 	struct pd_build_id_ev *bids;
 	size_t nr_bids, cap_bids;
 	char **cmdline;		/* parsed CMDLINE, NULL-terminated */

@@ -321,6 +321,11 @@ static int next_decompressed(struct pd_reader *r, struct pd_event *ev)
 	return finish(r, ev, r->rec, h.size, r->dsrc_off);
 }
 
+unsigned pd_reader_nr_features_dropped(const struct pd_reader *r)
+{
+	return r->feats_dropped;
+}
+
 uint64_t pd_reader_nr_compressed(const struct pd_reader *r)
 {
 	return r->nr_compressed;

@@ -77,9 +77,10 @@ static void assert_nothing_left(const struct gen *g, const char *out)
 }
 
 /* One damaged input: inject either refuses with the file's name and leaves nothing, or
- * salvages (a warning naming the file and an offset) into a file both readers take whole. */
+ * salvages (a warning naming the file and an offset) into a file both readers take whole.
+ * must_say: what a salvaging run's warnings must contain (NULL: nothing in particular). */
 static void check_damaged(const struct gen *g, const char *in, const char *out, int in_data,
-			  size_t max_samples)
+			  size_t max_samples, const char *must_say)
 {
 	struct tu_result r;
 	struct fu_counts c;
@@ -94,6 +95,9 @@ static void check_damaged(const struct gen *g, const char *in, const char *out, 
 			cr_assert(strstr(r.err, "warning") && strstr(r.err, base) &&
 				  strstr(r.err, "offset "), "no warning naming %s and the offset: %s",
 				  base, r.err);
+		if (must_say)
+			cr_assert(strstr(r.err, must_say) && strstr(r.err, base), "no warning "
+				  "naming %s and saying '%s': %s", base, must_say, r.err);
 		fu_assert_reads_clean(out, &c);
 		cr_assert_leq(c.samples, max_samples);
 		cr_assert_eq(fu_perf_reads(out, g->cache), c.samples,
@@ -131,7 +135,8 @@ Test(faults_inject, truncated_recording_is_salvaged_or_refused_cleanly, .timeout
 	for (size_t i = 0; i < n; i++) {
 		cr_assert_eq(tu_write_file(cut, bytes, cuts[i]), 0);
 		unlink(out);
-		check_damaged(&g, cut, out, cuts[i] > d0 && cuts[i] < d1, in.samples);
+		check_damaged(&g, cut, out, cuts[i] > d0 && cuts[i] < d1, in.samples,
+			      cuts[i] >= d1 && cuts[i] < len ? "feature section" : NULL);
 	}
 	free(bytes);
 	gen_free(&g);
@@ -171,7 +176,7 @@ Test(faults_inject, damaged_record_is_salvaged_up_to_it, .timeout = 120)
 			cr_assert_eq(tu_write_file(bad, b, len), 0);
 			free(b);
 			unlink(out);
-			check_damaged(&g, bad, out, 1, in.samples);
+			check_damaged(&g, bad, out, 1, in.samples, NULL);
 			struct fu_counts c;
 			fu_assert_reads_clean(out, &c);
 			/* every size here is damage at that very record */
@@ -202,7 +207,7 @@ Test(faults_inject, f5_regression_input_gives_a_file_perf_reads, .timeout = 60)
 	snprintf(out, sizeof(out), "%s/f5-out.data", g.dir);
 	cr_assert_eq(tu_write_file(in, bytes + 4, plen), 0);
 	free(bytes);
-	check_damaged(&g, in, out, 1, 0);
+	check_damaged(&g, in, out, 1, 0, NULL);
 	gen_free(&g);
 }
 

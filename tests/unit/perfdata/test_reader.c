@@ -87,7 +87,17 @@ static void truncations(int pipe)
 		if (c.end < 0)
 			cr_assert_not_null(strstr(c.err, "offset"), "error names the offset: %s",
 					   c.err);
+		/* ... and says how many features it lost */
+		if (!pipe && n >= data_end && pd_reader_open(&r, cut, NULL) == 0) {
+			cr_assert_eq(pd_reader_nr_features_dropped(r) > 0, n < len,
+				     "cut at %zu of %zu: %u features dropped", n, len,
+				     pd_reader_nr_features_dropped(r));
+			pd_reader_close(r);
+		}
 	}
+	cr_assert_eq(pd_reader_open(&r, path, NULL), 0);
+	cr_assert_eq(pd_reader_nr_features_dropped(r), 0, "the whole file lost a feature");
+	pd_reader_close(r);
 	free(buf);
 }
 
