@@ -344,10 +344,19 @@ int rp_ingest(struct rp_session *s, const struct rp_ingest_opts *o, char *err, s
 	in.res_flags = o->want_lines ? SYM_RES_LINES : 0;
 	int rc = pd_reader_open(&in.r, o->input, NULL);
 	if (rc < 0) {
-		snprintf(err, errlen, "%s: %s", o->input,
-			 in.r ? pd_reader_error(in.r) : strerror(-rc));
+		/* The reader's message names the file and offset already. */
+		if (in.r && *pd_reader_error(in.r))
+			snprintf(err, errlen, "%s", pd_reader_error(in.r));
+		else
+			snprintf(err, errlen, "%s: %s", o->input, strerror(-rc));
 		pd_reader_close(in.r);
 		return rc;
+	}
+	if (pd_reader_nr_features_dropped(in.r) && o->report) {
+		char msg[600];
+		snprintf(msg, sizeof(msg), "%s: %u header feature section(s) cut off or outside "
+			 "the file are left out", o->input, pd_reader_nr_features_dropped(in.r));
+		o->report(o->ctx, 1, msg);
 	}
 	in.ss = sym_session_new(&so);
 	if (!in.ss) {

@@ -106,6 +106,27 @@ static void check_damaged(const struct gen *g, const char *in, const char *out, 
 	tu_result_free(&r);
 }
 
+/* jitprof report on a damaged recording: must_say "" = refused with an error naming the file
+ * once; otherwise it reports (exit 0) with a warning naming the file that says must_say. */
+static void check_report(const struct gen *g, const char *in, const char *must_say)
+{
+	struct tu_result r;
+	const char *base = strrchr(in, '/') + 1;
+	char *argv[] = { (char *)tu_build("jitprof"), "report", "-i", (char *)in, "--stdio",
+			 "--buildid-dir", (char *)g->cache, NULL };
+	iu_run(&r, argv, g->cache, 120);
+	if (must_say && !*must_say) {
+		cr_assert_neq(r.status, 0, "report took a cut header: %s", r.err);
+		cr_assert_eq(tu_count(r.err, base), 1, "the error names %s once: %s", base, r.err);
+	} else {
+		cr_assert_eq(r.status, 0, "%s", r.err);
+		if (must_say)
+			cr_assert(strstr(r.err, base) && strstr(r.err, must_say), "no warning "
+				  "naming %s and saying '%s': %s", base, must_say, r.err);
+	}
+	tu_result_free(&r);
+}
+
 Test(faults_inject, truncated_recording_is_salvaged_or_refused_cleanly, .timeout = 120)
 {
 	struct gen g;
@@ -137,6 +158,8 @@ Test(faults_inject, truncated_recording_is_salvaged_or_refused_cleanly, .timeout
 		unlink(out);
 		check_damaged(&g, cut, out, cuts[i] > d0 && cuts[i] < d1, in.samples,
 			      cuts[i] >= d1 && cuts[i] < len ? "feature section" : NULL);
+		check_report(&g, cut, cuts[i] < d0 ? "" : cuts[i] < d1 ? "offset " :
+				      cuts[i] < len ? "feature section" : NULL);
 	}
 	free(bytes);
 	gen_free(&g);
