@@ -235,12 +235,13 @@ Test(faults_inject, f5_regression_input_gives_a_file_perf_reads, .timeout = 60)
 }
 
 /* Runs inject as nobody when we are root (root ignores directory modes). */
-static int inject_unprivileged(struct tu_result *r, const struct gen *g, const char *cache)
+static int inject_unprivileged(struct tu_result *r, const struct gen *g, const char *out,
+			       const char *cache)
 {
 	char cmd[4096];
 	snprintf(cmd, sizeof(cmd), "%sDEBUGINFOD_URLS= '%s' inject --jit -i '%s' -o '%s' "
 		 "--buildid-dir '%s'", geteuid() == 0 ? "runuser -u nobody -- env " : "",
-		 tu_build("jitprof"), g->data, g->out, cache);
+		 tu_build("jitprof"), g->data, out, cache);
 	return tu_sh(r, cmd, 120);
 }
 
@@ -258,7 +259,7 @@ Test(faults_inject, read_only_cache_is_a_warning_and_the_dump_dir_gets_the_elfs,
 	cr_assert_eq(chmod(g.dir, 0777), 0);
 	cr_assert_eq(chmod(g.data, 0644), 0);
 	struct tu_result r;
-	cr_assert_eq(inject_unprivileged(&r, &g, ro), 0);
+	cr_assert_eq(inject_unprivileged(&r, &g, g.out, ro), 0);
 	cr_assert_eq(r.status, 0, "%s", r.err);
 	cr_assert(strstr(r.err, "warning") && strstr(r.err, ro) &&
 		  strstr(r.err, "Permission denied"), "the warning names the cache: %s", r.err);
@@ -275,6 +276,27 @@ Test(faults_inject, read_only_cache_is_a_warning_and_the_dump_dir_gets_the_elfs,
 	cr_assert_eq(r.status, 0, "%s", r.err);
 	cr_assert(strstr(r.out, "jitted-") && strstr(r.out, "bench."), "%.2000s", r.out);
 	tu_result_free(&r);
+
+	/* Neither the cache nor the dump directory writable: as perf inject, a warning and an
+	 * output that still reads whole; its jitted samples stay unnamed. */
+	char outdir[600], out2[700];
+	snprintf(outdir, sizeof(outdir), "%s/out", g.dir);
+	snprintf(out2, sizeof(out2), "%s/o.data", outdir);
+	cr_assert_eq(mkdir(outdir, 0777), 0);
+	cr_assert_eq(chmod(outdir, 0777), 0);
+	char rm[700];
+	snprintf(rm, sizeof(rm), "rm -f '%s'/jitted-*", g.dir);
+	cr_assert_eq(tu_sh(&r, rm, 10), 0);
+	tu_result_free(&r);
+	cr_assert_eq(chmod(g.dir, 0755), 0);
+	cr_assert_eq(inject_unprivileged(&r, &g, out2, ro), 0);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_assert(strstr(r.err, "could not be written") && strstr(r.err, "Permission denied"),
+		  "%s", r.err);
+	tu_result_free(&r);
+	cr_assert_eq(fu_count_files(g.dir, "jitted-"), 0);
+	fu_assert_reads_clean(out2, &c);
+	cr_assert_gt(c.samples, 0);
 	chmod(ro, 0755);
 	gen_free(&g);
 }
