@@ -1,6 +1,6 @@
 /* elfsym.c - symbol tables: ELF .symtab (from the debug file when the binary is stripped),
- * else .dynsym, filtered and fixed up the way perf does (functions and labels in text
- * sections; zero sizes reach the next symbol; duplicates keep the best-bound name), so the
+ * else .dynsym, filtered and fixed up the way perf does (functions in loaded sections,
+ * labels in text sections; zero sizes reach the next symbol; duplicates keep the best-bound name), so the
  * same sample lands on the same name as in perf report. */
 #include "recorder/symbols/symbols_int.h"
 
@@ -26,14 +26,17 @@ static size_t underscores(const char *s)
 	return n;
 }
 
-/* perf's choose_best_symbol: sized, then stronger binding, fewer leading underscores, then
- * the longer name. Negative when a is better. */
+/* perf's choose_best_symbol: sized, then not weak, then global, fewer leading underscores,
+ * then the longer name. Negative when a is better. */
 static int better(const struct sym_entry *a, const struct sym_entry *b)
 {
 	if (!a->size != !b->size)
 		return a->size ? -1 : 1;
-	if (a->rank != b->rank)
-		return a->rank > b->rank ? -1 : 1;
+	/* a non-weak one over a weak one, then a global one over a local one */
+	if ((a->rank == 1) != (b->rank == 1))
+		return a->rank == 1 ? 1 : -1;
+	if ((a->rank == 2) != (b->rank == 2))
+		return a->rank == 2 ? -1 : 1;
 	size_t ua = underscores(a->raw), ub = underscores(b->raw);
 	if (ua != ub)
 		return ua < ub ? -1 : 1;
@@ -128,14 +131,19 @@ static Elf_Scn *find_scn(Elf *elf, Elf64_Word type)
 	return NULL;
 }
 
-static int is_text_section(Elf *elf, size_t shstrndx, size_t shndx)
+#define SCN_KNOWN 1	/* classified */
+#define SCN_ALLOC 2	/* occupies memory at run time */
+#define SCN_TEXT 4	/* its name says text */
+
+static uint8_t section_kind(Elf *elf, size_t shstrndx, size_t shndx)
 {
 	GElf_Shdr sh;
 	Elf_Scn *scn = elf_getscn(elf, shndx);
 	if (!scn || !gelf_getshdr(scn, &sh))
-		return 0;
+		return SCN_KNOWN;
 	const char *name = elf_strptr(elf, shstrndx, sh.sh_name);
-	return name && strstr(name, "text");
+	return SCN_KNOWN | (sh.sh_flags & SHF_ALLOC ? SCN_ALLOC : 0) |
+	       (name && strstr(name, "text") ? SCN_TEXT : 0);
 }
 
 static int load_table(struct sym_table *t, Elf *elf, Elf_Scn *scn)
@@ -146,7 +154,7 @@ static int load_table(struct sym_table *t, Elf *elf, Elf_Scn *scn)
 	if (!data || !gelf_getshdr(scn, &sh) || !sh.sh_entsize || elf_getshdrstrndx(elf, &shstrndx))
 		return -EINVAL;
 	size_t n = sh.sh_size / sh.sh_entsize, nscn = 0;
-	/* per section: 0 unknown, 1 text, 2 not text (asked once, not once per symbol) */
+	/* per section: SCN_* (asked once, not once per symbol) */
 	uint8_t *text = NULL;
 	if (!elf_getshdrnum(elf, &nscn) && nscn && !(text = calloc(nscn, 1)))
 		return -ENOMEM;
@@ -167,8 +175,13 @@ static int load_table(struct sym_table *t, Elf *elf, Elf_Scn *scn)
 		    sym.st_shndx >= nscn)
 			continue;
 		if (!text[sym.st_shndx])
-			text[sym.st_shndx] = is_text_section(elf, shstrndx, sym.st_shndx) ? 1 : 2;
-		if (text[sym.st_shndx] != 1)
+			text[sym.st_shndx] = section_kind(elf, shstrndx, sym.st_shndx);
+		/* as perf: functions in any section loaded at run time (_init in .init covers
+		 * the .plt after it), labels only in text and only if visible */
+		int vis = GELF_ST_VISIBILITY(sym.st_other);
+		if (!(text[sym.st_shndx] & SCN_ALLOC) ||
+		    (type == STT_NOTYPE && (!(text[sym.st_shndx] & SCN_TEXT) ||
+					    vis == STV_HIDDEN || vis == STV_INTERNAL)))
 			continue;
 		const char *raw = strs && sym.st_name < str->d_size ? strs + sym.st_name
 					: elf_strptr(elf, sh.sh_link, sym.st_name);
@@ -185,14 +198,24 @@ static int load_table(struct sym_table *t, Elf *elf, Elf_Scn *scn)
 	return rc;
 }
 
-int elfsym_table(Elf *elf, struct sym_table *t)
+/* The symbols of elf, plus the PLT stubs of runtime (the file mapped; may be elf) when s. */
+static int table_of(Elf *elf, struct sym_table *t, struct sym_session *s, Elf *runtime)
 {
 	Elf_Scn *scn = find_scn(elf, SHT_SYMTAB);
 	if (!scn)
 		scn = find_scn(elf, SHT_DYNSYM);
 	int rc = scn ? load_table(t, elf, scn) : -ENOENT;
+	if (s && rc != -ENOMEM) {
+		int prc = plt_symbols(s, runtime, t);
+		rc = prc ? prc : rc;
+	}
 	symtab_finish(t);
-	return rc ? rc : t->n ? 0 : -ENOENT;
+	return rc && rc != -ENOENT ? rc : t->n ? 0 : -ENOENT;
+}
+
+int elfsym_table(Elf *elf, struct sym_table *t)
+{
+	return table_of(elf, t, NULL, NULL);
 }
 
 /* Anonymous executable memory: JITs that write no jitdump may describe it in
@@ -234,5 +257,5 @@ int elfsym_load(struct sym_session *s, struct sym_dso *d)
 	if (!find_scn(elf, SHT_SYMTAB) && !find_debug_file(s, d) && d->dbg_elf &&
 	    find_scn(d->dbg_elf, SHT_SYMTAB))
 		elf = d->dbg_elf;
-	return elfsym_table(elf, &d->syms);
+	return table_of(elf, &d->syms, s, d->elf);
 }

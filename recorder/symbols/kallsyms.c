@@ -140,19 +140,24 @@ static const char *ks_name(const struct kallsyms *k, uint32_t off, size_t *len, 
 	return p;
 }
 
-static int is_upper_type(const struct kallsyms *k, uint32_t off)
+/* perf's binding of a kallsyms type: W/w weak (1), other uppercase global (2), local (0) */
+static int binding(const struct kallsyms *k, uint32_t off)
 {
 	const char *p = memchr(k->text + off, ' ', k->len - off);
-	return p && p[1] >= 'A' && p[1] <= 'Z';
+	if (!p || p + 1 >= k->text + k->len)
+		return 0;
+	return p[1] == 'W' || p[1] == 'w' ? 1 : p[1] >= 'A' && p[1] <= 'Z' ? 2 : 0;
 }
 
-/* perf's choose_best_symbol for symbols without sizes: global binding, fewer leading
+/* perf's choose_best_symbol for symbols without sizes: not weak, then global, fewer leading
  * underscores, the longer name, then the smaller name. Negative when a is better. */
 static int ks_better(const struct kallsyms *k, uint32_t a, uint32_t b)
 {
-	int ra = is_upper_type(k, a), rb = is_upper_type(k, b);
-	if (ra != rb)
-		return ra ? -1 : 1;
+	int ra = binding(k, a), rb = binding(k, b);
+	if ((ra == 1) != (rb == 1))
+		return ra == 1 ? 1 : -1;
+	if ((ra == 2) != (rb == 2))
+		return ra == 2 ? -1 : 1;
 	size_t la, lb, ua = 0, ub = 0;
 	const char *na = ks_name(k, a, &la, NULL), *nb = ks_name(k, b, &lb, NULL);
 	while (ua < la && na[ua] == '_')

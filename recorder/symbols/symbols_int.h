@@ -261,6 +261,9 @@ int elfsym_load(struct sym_session *s, struct sym_dso *d);
 /* .symtab, else .dynsym, of any ELF into t (finished). 0 or -ENOENT. */
 int elfsym_table(Elf *elf, struct sym_table *t);
 
+/* plt.c: "<callee>@plt" symbols for elf's .plt stubs, as perf synthesizes them. 0 or -ENOMEM */
+int plt_symbols(struct sym_session *s, Elf *elf, struct sym_table *t);
+
 /* lines.c */
 int lines_lookup(struct sym_session *s, struct sym_dso *d, struct sym_cached *c);
 void lines_free(struct sym_dso *d);

@@ -186,3 +186,50 @@ Test(elf, read_code_matches_file)
 	tu_rmtree(dir);
 	free(dir);
 }
+
+/* PLT stubs get perf's "<callee>@plt" names; objdump labels them the same way (the oracle). */
+Test(elf, plt_stubs_named_like_objdump)
+{
+	if (!tu_have("objdump"))
+		cr_skip_test("objdump not installed");
+	char *dir = tu_tmpdir("sym-plt");
+	char src[4200], so[4200], cmd[9000];
+	static const char *code = "#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n"
+				  "int f(const char *s) { puts(s); return (int)strlen(s) + "
+				  "(getenv(s) != NULL) + abs(*s); }\n";
+	snprintf(src, sizeof(src), "%s/p.c", dir);
+	snprintf(so, sizeof(so), "%s/libp.so", dir);
+	cr_assert_eq(tu_write_file(src, code, strlen(code)), 0);
+	snprintf(cmd, sizeof(cmd), "gcc -O1 -fPIC -shared -fno-builtin -Wl,-z,lazy -o %s %s", so,
+		 src);
+	st_run(cmd);
+	snprintf(cmd, sizeof(cmd), "objdump -d -j .plt %s | sed -n 's/^\\([0-9a-f]*\\) <\\(.*\\)>:$/\\1 \\2/p'",
+		 so);
+	struct tu_result r;
+	cr_assert_eq(tu_sh(&r, cmd, 60), 0);
+	struct sym_build_id bid;
+	cr_assert_eq(sym_elf_build_id(so, &bid, NULL, 0), 0);
+	struct sym_opts o = { .sz = sizeof(o), .buildid_dir = "/nonexistent", .no_debuginfod = 1 };
+	struct sym_session *s = sym_session_new(&o);
+	uint64_t base = 0x7f1100000000ull;
+	cr_assert_eq(st_map(s, 9, so, so, base, &bid), 0);
+	size_t n = 0;
+	for (char *line = strtok(r.out, "\n"); line; line = strtok(NULL, "\n")) {
+		char *name = strchr(line, ' ');
+		cr_assert(name);
+		*name++ = 0;
+		size_t nl = strlen(name);
+		if (nl < 4 || strcmp(name + nl - 4, "@plt"))
+			continue;	/* the header ("<getenv@plt-0x10>") */
+		struct sym_result res;
+		uint64_t addr = base + strtoull(line, NULL, 16) + 4;
+		cr_assert_eq(sym_resolve(s, 9, addr, 2, 2, 0, &res), 0);
+		cr_expect_str_eq(res.sym ? res.sym : "(none)", name);
+		n++;
+	}
+	cr_expect_geq(n, 3, "puts, strlen, getenv, abs go through the PLT");
+	tu_result_free(&r);
+	sym_session_free(s);
+	tu_rmtree(dir);
+	free(dir);
+}
