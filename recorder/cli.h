@@ -8,6 +8,19 @@
 
 #define JITPROF_VERSION "0.1.0"
 
+/* 1 in builds with a leak checker (ASan/LSan): commands then free what they would otherwise
+ * leave to process exit for speed, so the checker reports only real leaks. */
+#if defined(__SANITIZE_ADDRESS__)
+#define CLI_LEAK_CHECKED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define CLI_LEAK_CHECKED 1
+#endif
+#endif
+#ifndef CLI_LEAK_CHECKED
+#define CLI_LEAK_CHECKED 0
+#endif
+
 void cli_set_command(const char *name);
 /* "jitprof <cmd>: error: ..." on stderr. Returns 1 so commands can `return cli_error(...)`. */
 int cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -271,9 +271,12 @@ int cmd_report(int argc, char **argv)
 	struct rp_session *s;
 	if (rp_session_new(&s))
 		return cli_error("out of memory");
-	a.in.fast_exit = 1;
+	a.in.fast_exit = !CLI_LEAK_CHECKED;
 	rc = run(&a, s);
 	/* The session dies with the process: freeing it piece by piece only costs time. */
-	kept_session = s;
+	if (CLI_LEAK_CHECKED)
+		rp_session_free(s);
+	else
+		kept_session = s;
 	return rc;
 }
