@@ -28,11 +28,15 @@ int pd_reader_add_build_id(struct pd_reader *r, const void *rec, size_t size, bo
 {
 	struct pd_event ev;
 	struct pd_build_id_ev *b;
-	const struct perf_event_header *h = rec;
+	struct perf_event_header h;
 	int err;
 
 	(void)in_feature;
-	if (size < sizeof(struct pd_build_id_rec) || h->size > size)
+	if (size < sizeof(struct pd_build_id_rec))
+		return -EINVAL;
+	/* Feature entries follow each other at whatever sizes they claim: rec may be unaligned. */
+	memcpy(&h, rec, sizeof(h));
+	if (h.size > size)
 		return -EINVAL;
 	/* pd_decode wants the record type; feature entries carry type 0. */
 	uint8_t *copy = malloc(size + 1);
