@@ -182,7 +182,7 @@ int inj_run(const struct inj_opts *o, struct inj_stats *st, char *err, size_t er
 	}
 	if (pd_reader_nr_features_dropped(s.r))
 		inj_warnf(&s, "%s: %u header feature section(s) cut off or outside the file are "
-			  "left out (the recorded data is whole)", o->input,
+			  "left out", o->input,
 			  pd_reader_nr_features_dropped(s.r));
 	rc = pd_writer_open_fd(&s.w, o->out_fd, o->output, o->out_pipe ? PD_WRITER_PIPE : 0);
 	if (rc == 0 && !(s.sim = inj_sim_new(on_hit, &s)))

@@ -102,13 +102,17 @@ int pd_reader_add_evsel(struct pd_reader *r, const void *attr, size_t attr_size,
 		memcpy(es->ids, ids, nr_ids * sizeof(uint64_t));
 		es->nr_ids = nr_ids;
 	}
-	r->nr_evsels++;
-	/* perf refuses files whose attrs disagree on the trailer: so do we. */
+	/* perf refuses files whose attrs disagree on the trailer: so do we. A refused attr is
+	 * not kept: a writer copying our evsels (inject) must never get an inconsistent set. */
 	st0 = r->evsels[0].attr.sample_type & PD_SID_TYPES;
 	st = es->attr.sample_type & PD_SID_TYPES;
-	if (r->nr_evsels > 1 && (st != st0 || es->attr.sample_id_all !=
-				 r->evsels[0].attr.sample_id_all))
+	if (r->nr_evsels > 0 && (st != st0 || es->attr.sample_id_all !=
+				 r->evsels[0].attr.sample_id_all)) {
+		free(es->ids);
+		es->ids = NULL;
 		return pd_set_err(r, -EINVAL, off, "attrs with non matching sample_type/sample_id_all");
+	}
+	r->nr_evsels++;
 	r->id_hdr_size = pd_sid_size(&r->evsels[0].attr);
 	return rebuild_id_index(r);
 }
