@@ -232,7 +232,8 @@ static int build_event_desc(struct pd_writer *w)
 		memcpy(buf + off, &nids, 4);
 		off += 4;
 		put_string(buf, &off, w->attrs[i].name);
-		memcpy(buf + off, w->attrs[i].ids, 8 * nids);
+		if (nids)	/* an attr without ids has ids NULL: no memcpy from NULL */
+			memcpy(buf + off, w->attrs[i].ids, 8 * nids);
 		off += 8 * nids;
 	}
 	err = pd_writer_set_feature(w, PD_FEAT_EVENT_DESC, buf, n);
