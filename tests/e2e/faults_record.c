@@ -159,9 +159,11 @@ Test(faults_record, sigint_at_any_moment_leaves_a_valid_file)
 		kill(-pid, SIGKILL);	/* whatever the recorder left running */
 		struct stat sb;
 		if (WIFSIGNALED(status)) {
-			/* only before its handler was in place: then no output at all */
+			/* only before its handler was in place (how long start-up takes depends on
+			 * the machine and the build: ASan is slow): then no output at all. The
+			 * 400 ms case must find the handler in place. */
 			cr_assert_eq(WTERMSIG(status), SIGINT);
-			cr_assert_lt(delays_ms[i], 30, "killed by SIGINT after %ld ms", delays_ms[i]);
+			cr_assert_lt(delays_ms[i], 400, "killed by SIGINT after %ld ms", delays_ms[i]);
 			cr_assert_neq(stat(data, &sb), 0, "%s left by a recorder that died", data);
 			continue;
 		}
