@@ -133,7 +133,9 @@ int cli_outfile_open(struct cli_outfile *o, const char *path)
 		free(o->path);
 		return -ENOMEM;
 	}
-	o->fd = open(o->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+	/* The temp name is predictable: never write through a link planted there. */
+	unlink(o->tmp);
+	o->fd = open(o->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
 	if (o->fd < 0) {
 		int err = -errno;
 		free(o->path);

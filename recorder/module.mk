@@ -26,3 +26,6 @@ $(BUILD)/jitprof: $(call objs_of,$(RECORDER_CMD_SRCS)) $(RECORDER_SUBLIBS) $(BUI
 
 ALL_TARGETS  += $(BUILD)/jitprof
 INSTALL_BINS += $(BUILD)/jitprof
+
+# tests/unit/cli: the shared command helpers alone.
+UNIT_LIBS_cli := $(BUILD)/obj/recorder/cli.o

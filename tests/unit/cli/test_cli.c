@@ -1,0 +1,71 @@
+/* test_cli.c - recorder/cli.c: output files appear whole, never write through a link planted at
+ * their temp name, and devices are written in place instead of being renamed over. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "recorder/cli.h"
+#include "tests/lib/testutil.h"
+
+Test(outfile, planted_link_at_temp_name_is_not_written_through)
+{
+	char *dir = tu_tmpdir("cli");
+	char victim[4096], path[4096], tmp[4200];
+	snprintf(victim, sizeof(victim), "%s/victim", dir);
+	snprintf(path, sizeof(path), "%s/out.data", dir);
+	snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid());
+	cr_assert_eq(tu_write_file(victim, "precious", 8), 0);
+	cr_assert_eq(link(victim, tmp), 0);
+
+	struct cli_outfile o;
+	cr_assert_eq(cli_outfile_open(&o, path), 0);
+	fputs("new", o.fp);
+	cr_assert_eq(cli_outfile_commit(&o), 0);
+
+	size_t len;
+	char *v = tu_read_file(victim, &len), *p = tu_read_file(path, NULL);
+	cr_assert_str_eq(v, "precious");
+	cr_assert_str_eq(p, "new");
+	free(v);
+	free(p);
+	tu_rmtree(dir);
+	free(dir);
+}
+
+Test(outfile, aborted_file_leaves_nothing)
+{
+	char *dir = tu_tmpdir("cli");
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/out.data", dir);
+	struct cli_outfile o;
+	cr_assert_eq(cli_outfile_open(&o, path), 0);
+	fputs("half", o.fp);
+	cli_outfile_abort(&o);
+	struct stat sb;
+	cr_assert_neq(stat(path, &sb), 0);
+	char *left = NULL;
+	struct tu_result r;
+	char cmd[4200];
+	snprintf(cmd, sizeof(cmd), "ls -A '%s'", dir);
+	cr_assert_eq(tu_sh(&r, cmd, 10), 0);
+	left = r.out;
+	cr_assert_str_eq(left, "", "left behind: %s", left);
+	tu_result_free(&r);
+	tu_rmtree(dir);
+	free(dir);
+}
+
+Test(outfile, device_is_written_in_place)
+{
+	struct cli_outfile o;
+	cr_assert_eq(cli_outfile_open(&o, "/dev/null"), 0);
+	cr_assert(o.direct);
+	fputs("discarded", o.fp);
+	cr_assert_eq(cli_outfile_commit(&o), 0);
+	struct stat sb;
+	cr_assert_eq(stat("/dev/null", &sb), 0);
+	cr_assert(S_ISCHR(sb.st_mode), "/dev/null must stay a device");
+}
