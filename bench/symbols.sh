@@ -15,7 +15,7 @@ gen=$(realpath "$build/inject-gen")
 bench=$(realpath "$build/bench-symbols")
 loads=${SYMBENCH_LOADS:-10000}
 samples=${SYMBENCH_SAMPLES:-200000}
-fixture=/work/shared/fixtures/perf-jvmti
+fixture=$(realpath "$(dirname "$0")/../../shared/fixtures/perf-jvmti")
 for f in "$jitprof" "$gen" "$bench"; do
 	[ -x "$f" ] || { echo "symbols bench: $f missing (make $f)"; exit 1; }
 done

@@ -270,7 +270,7 @@ Test(inject_synth, agrees_with_perf_inject, .timeout = 120)
 	gen_free(&g);
 }
 
-#define FIXTURE "/work/shared/fixtures/perf-jvmti"
+#define FIXTURE "../shared/fixtures/perf-jvmti"
 
 Test(inject_synth, perf_jvmti_fixture_matches_perfs_reference, .timeout = 120)
 {

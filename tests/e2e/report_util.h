@@ -14,7 +14,7 @@
 
 #include "tests/lib/testutil.h"
 
-#define RX_FIXTURE "/work/shared/fixtures/perf-jvmti"
+#define RX_FIXTURE "../shared/fixtures/perf-jvmti"
 #define RX_FIXTURE_DUMP "/var/jitfix/out/.debug/jit/java-jit-20261129.XXhElaKC/jit-27543.dump"
 
 static char rx_jitprof[PATH_MAX], rx_minijit[PATH_MAX];

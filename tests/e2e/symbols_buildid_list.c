@@ -9,7 +9,7 @@
 
 #include "tests/lib/testutil.h"
 
-#define FIXTURE "/work/shared/fixtures/perf-jvmti/perf.data"
+#define FIXTURE "../shared/fixtures/perf-jvmti/perf.data"
 
 static char *run(const char *cmd)
 {
