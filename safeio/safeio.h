@@ -1,0 +1,61 @@
+/* safeio.h - touching the file system on behalf of untrusted input: a recording, dump or
+ * archive from another user names paths that must never make us follow a planted link out of
+ * a directory, block on a FIFO, read a device forever, or write where someone else can swap
+ * the file. libc only; every function returns 0 / a file descriptor, or a negative errno. */
+#ifndef JITPROF_SAFEIO_H
+#define JITPROF_SAFEIO_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* Returned for an existing name that is not a regular file (FIFO, device, socket,
+ * directory): sio_strerror() words it. */
+#define SIO_ENOTREG (-EMEDIUMTYPE)
+
+/* strerror(-rc), except SIO_ENOTREG reads "not a regular file". */
+const char *sio_strerror(int rc);
+
+/* Opens path (symlinks followed, as for a library a recording names) for reading: regular
+ * files only, opened O_NONBLOCK so a FIFO never blocks the open, then switched back to
+ * blocking. Returns the fd (O_CLOEXEC) or a negative errno. */
+int sio_open_regular(const char *path);
+
+/* Opens rel beneath dirfd: no symlink anywhere, no "..", no absolute path (openat2's
+ * RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS where the kernel has it, else a walk opening one
+ * component at a time with O_NOFOLLOW). Regular files only, never blocking; read-only. */
+int sio_open_beneath(int dirfd, const char *rel);
+
+/* Reads the whole of fd from offset 0 into a malloc'd buffer (NUL-terminated, not counted),
+ * refusing with -EFBIG a file of more than max bytes (0: no limit). The bytes are ours once
+ * read: a file that shrinks or grows meanwhile cannot fault us. */
+int sio_read_all(int fd, uint64_t max, uint8_t **buf, size_t *len);
+
+/* Directory trust. 0 when dirfd is a directory owned by uid (or by root, unless
+ * SIO_DIR_OWNER_ONLY) and not writable by others (allowed with the sticky bit when
+ * SIO_DIR_STICKY_OK; group write is the owner's choice); -EPERM otherwise, with the reason in why (may be NULL). */
+#define SIO_DIR_OWNER_ONLY 1
+#define SIO_DIR_STICKY_OK 2
+int sio_dir_check(int dirfd, uid_t uid, int flags, char *why, size_t whylen);
+
+/* An output file created fresh in a directory and given its name only when complete:
+ * an unnamed O_TMPFILE (or an O_EXCL temp of random name) linked or renamed over name.
+ * An existing name that is not a regular file (FIFO, device, directory) is refused
+ * (SIO_ENOTREG); a symlink there is replaced, never followed. */
+struct sio_out {
+	int fd;			/* write here */
+	int dirfd;		/* owned: closed by commit/abort */
+	int unnamed;		/* fd is an O_TMPFILE */
+	char name[256];
+	char tmp[256 + 24];	/* the temp name when not unnamed */
+};
+/* dirfd is duplicated, the caller keeps its own. */
+int sio_out_open(struct sio_out *o, int dirfd, const char *name, mode_t mode);
+/* Same for a path the user chose (its directory is opened following links, as the user
+ * asked for it). */
+int sio_out_open_path(struct sio_out *o, const char *path, mode_t mode);
+/* Closes fd and names the file; on failure nothing is left behind. */
+int sio_out_commit(struct sio_out *o);
+void sio_out_abort(struct sio_out *o);
+
+#endif
