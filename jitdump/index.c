@@ -8,6 +8,7 @@
 #include "jitdump/index_int.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -281,13 +282,16 @@ static void summarize(struct jd_index *x)
 	}
 }
 
-int jd_index_open(struct jd_index **out, const char *dump_path, char *err, size_t errlen)
+int jd_index_open_at(struct jd_index **out, int dirfd, const char *name, const char *display,
+		     char *err, size_t errlen)
 {
 	*out = NULL;
+	if (!display)
+		display = name;
 	struct jd_index *x = calloc(1, sizeof(*x));
 	if (!x)
 		return -ENOMEM;
-	int rc = jd_reader_open(&x->dump, dump_path);
+	int rc = jd_reader_open_at(&x->dump, dirfd, name, display);
 	if (rc) {
 		if (err && errlen)
 			snprintf(err, errlen, "%s", jd_reader_error(NULL));
@@ -298,17 +302,18 @@ int jd_index_open(struct jd_index **out, const char *dump_path, char *err, size_
 		x->counts.debug_orphaned++;
 	if (x->pend_unwind)
 		x->counts.unwind_orphaned++;
-	char ext[4096];
-	if (!rc && !jd_reader_is_ext(x->dump) && !jd_ext_path(dump_path, ext, sizeof(ext)) &&
-	    access(ext, F_OK) == 0) {
-		if (jd_reader_open(&x->ext, ext) == 0)
+	char ext[4096], ext_display[4096];
+	if (!rc && !jd_reader_is_ext(x->dump) && !jd_ext_path(name, ext, sizeof(ext)) &&
+	    !jd_ext_path(display, ext_display, sizeof(ext_display)) &&
+	    faccessat(dirfd, ext, F_OK, AT_SYMLINK_NOFOLLOW) == 0) {
+		if (jd_reader_open_at(&x->ext, dirfd, ext, ext_display) == 0)
 			rc = read_all(x, x->ext, on_ext_record);
 		else
 			add_warning(x, jd_reader_error(NULL));
 	}
 	if (rc) {
 		if (err && errlen)
-			snprintf(err, errlen, "%s: %s", dump_path, strerror(-rc));
+			snprintf(err, errlen, "%s: %s", display, strerror(-rc));
 		goto fail;
 	}
 	summarize(x);
@@ -317,6 +322,11 @@ int jd_index_open(struct jd_index **out, const char *dump_path, char *err, size_
 fail:
 	jd_index_close(x);
 	return rc;
+}
+
+int jd_index_open(struct jd_index **out, const char *dump_path, char *err, size_t errlen)
+{
+	return jd_index_open_at(out, AT_FDCWD, dump_path, dump_path, err, errlen);
 }
 
 void jd_index_close(struct jd_index *x)

@@ -189,6 +189,11 @@ struct jd_reader;
 /* Opens and validates the header. Works for dumps and companion files (by magic). On failure
  * *out is NULL and jd_reader_error(NULL) holds the message (per thread, until the next open). */
 int jd_reader_open(struct jd_reader **out, const char *path);
+/* Same for name relative to dirfd; with a real dirfd (not AT_FDCWD) a final symlink is not
+ * followed. Regular files only (a FIFO never blocks the open); the bytes are copied, so a
+ * file that shrinks meanwhile reads as truncated instead of faulting. display names the file
+ * in messages (NULL: name). */
+int jd_reader_open_at(struct jd_reader **out, int dirfd, const char *name, const char *display);
 /* Same over caller memory (kept alive by the caller); name is used in messages. */
 int jd_reader_open_mem(struct jd_reader **out, const void *buf, size_t len, const char *name);
 void jd_reader_close(struct jd_reader *r);
@@ -240,6 +245,10 @@ struct jd_index;
  * holds every record before it and jd_index_warning() says what was dropped. Returns a
  * negative errno only when nothing usable could be read (message in *err if err). */
 int jd_index_open(struct jd_index **out, const char *dump_path, char *err, size_t errlen);
+/* Same for the single file name `name` in directory dirfd (and "<name>.jitprof" beside it),
+ * neither followed if a symlink: what inject opens is then known to sit in dirfd. */
+int jd_index_open_at(struct jd_index **out, int dirfd, const char *name, const char *display,
+		     char *err, size_t errlen);
 void jd_index_close(struct jd_index *x);
 const struct jd_header *jd_index_header(const struct jd_index *x);
 size_t jd_index_nr_loads(const struct jd_index *x);

@@ -1,4 +1,4 @@
-/* reader.c - the validating zero-copy reader: maps a dump (or a companion file) once, checks
+/* reader.c - the validating reader: reads a dump (or a companion file) into memory once, checks
  * the header, then frames records one by one. A record that claims more bytes than the file
  * holds is a truncated tail (a writer that crashed or is still writing): everything before it
  * has been delivered and the reader ends cleanly with a warning instead of an error. */
@@ -9,14 +9,13 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 struct jd_reader {
 	const uint8_t *base;
 	size_t len;
-	int mapped;		/* base is our mmap */
+	int owned;		/* base is ours to free */
 	int swap;
 	int is_ext;
 	int failed;		/* sticky: the negative errno of the damage seen */
@@ -119,45 +118,78 @@ int jd_reader_open_mem(struct jd_reader **out, const void *buf, size_t len, cons
 	return open_common(out, r, name);
 }
 
-int jd_reader_open(struct jd_reader **out, const char *path)
+/* The whole file, copied: a dump another user owns can be truncated while we read it, and a
+ * mapping would then fault (SIGBUS); a copy cannot. Regular files only: the open does not
+ * block on a FIFO, and a device is never read forever. */
+static int read_fd(struct jd_reader *r, int fd)
+{
+	struct stat st;
+	if (fstat(fd, &st))
+		return -errno;
+	if (!S_ISREG(st.st_mode))
+		return -EINVAL;
+	int fl = fcntl(fd, F_GETFL);
+	if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0)
+		return -errno;
+	if ((uint64_t)st.st_size >= SIZE_MAX)
+		return -EFBIG;
+	size_t cap = (size_t)st.st_size, got = 0;
+	uint8_t *b = malloc(cap ? cap : 1);
+	if (!b)
+		return -ENOMEM;
+	while (got < cap) {	/* bytes appended meanwhile are left for the next reader */
+		ssize_t n = pread(fd, b + got, cap - got, (off_t)got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			int rc = -errno;
+			free(b);
+			return rc;
+		}
+		if (n == 0)
+			break;	/* it shrank: what is left is a (possibly partial) dump */
+		got += (size_t)n;
+	}
+	r->base = b;
+	r->len = got;
+	r->owned = 1;
+	return 0;
+}
+
+int jd_reader_open_at(struct jd_reader **out, int dirfd, const char *name, const char *display)
 {
 	*out = NULL;
 	struct jd_reader *r = calloc(1, sizeof(*r));
 	if (!r)
 		return -ENOMEM;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	struct stat st;
-	int rc = 0;
-	if (fd < 0 || fstat(fd, &st)) {
-		rc = -errno;
-	} else if ((uint64_t)st.st_size > SIZE_MAX) {
-		rc = -EFBIG;
-	} else if (st.st_size > 0) {
-		void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-		if (m == MAP_FAILED) {
-			rc = -errno;
-		} else {
-			madvise(m, (size_t)st.st_size, MADV_SEQUENTIAL);
-			r->base = m;
-			r->len = (size_t)st.st_size;
-			r->mapped = 1;
-		}
-	}
+	int flags = O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY;
+	if (dirfd != AT_FDCWD)
+		flags |= O_NOFOLLOW;
+	int fd = openat(dirfd, name, flags);
+	int rc = fd < 0 ? -errno : read_fd(r, fd);
 	if (fd >= 0)
 		close(fd);
+	if (!display)
+		display = name;
 	if (rc) {
-		snprintf(r->err, sizeof(r->err), "%s: %s", path, strerror(-rc));
+		snprintf(r->err, sizeof(r->err), "%s: %s", display,
+			 rc == -EINVAL ? "not a regular file" : strerror(-rc));
 		return open_failed(r, rc);
 	}
-	return open_common(out, r, path);
+	return open_common(out, r, display);
+}
+
+int jd_reader_open(struct jd_reader **out, const char *path)
+{
+	return jd_reader_open_at(out, AT_FDCWD, path, path);
 }
 
 void jd_reader_close(struct jd_reader *r)
 {
 	if (!r)
 		return;
-	if (r->mapped)
-		munmap((void *)r->base, r->len);
+	if (r->owned)
+		free((void *)r->base);
 	jd_decode_bufs_free(&r->bufs);
 	free(r->path);
 	free(r);

@@ -6,6 +6,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "jitdump/jitdump.h"
 #include "tests/lib/testutil.h"
@@ -371,6 +374,48 @@ Test(reader, byte_swapped_companion)
 	cr_assert_eq(rec.u.stats.dropped, 6);
 	cr_assert_eq(jd_reader_next(r, &rec), 0);
 	jd_reader_close(r);
+	free(buf);
+	tu_rmtree(dir);
+	free(dir);
+}
+
+/* Issue 16 (findings 6 and 11): another user's dump is copied, not mapped, so truncating it
+ * after the open cannot fault the reader; FIFOs and devices are refused without blocking;
+ * jd_reader_open_at does not follow a link planted at the name. */
+Test(reader, untrusted_files, .timeout = 20)
+{
+	char *dir = NULL, p[4096];
+	size_t len;
+	void *buf = jdt_sample_dump(&len, &dir);
+	snprintf(p, sizeof(p), "%s/jit-7.dump", dir);
+	cr_assert_eq(tu_write_file(p, buf, len), 0);
+	struct jd_reader *r;
+	struct jd_record rec;
+	cr_assert_eq(jd_reader_open(&r, p), 0);
+	cr_assert_eq(truncate(p, 0), 0);
+	uint64_t n = 0;
+	int rc;
+	while ((rc = jd_reader_next(r, &rec)) > 0)
+		n++;
+	cr_assert_eq(rc, 0, "%s", jd_reader_error(r));
+	struct jdt_counts c;
+	char err[256];
+	cr_assert_eq(jdt_count_mem(buf, len, &c, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(n, c.records, "records lost after the file shrank");
+	jd_reader_close(r);
+
+	snprintf(p, sizeof(p), "%s/jit-8.dump", dir);
+	cr_assert_eq(mkfifo(p, 0600), 0);
+	cr_assert_eq(jd_reader_open(&r, p), -EINVAL);
+	cr_assert(strstr(jd_reader_error(NULL), "not a regular file"), "%s", jd_reader_error(NULL));
+	cr_assert_eq(jd_reader_open(&r, "/dev/zero"), -EINVAL);
+
+	int dfd = open(dir, O_RDONLY | O_DIRECTORY);
+	snprintf(p, sizeof(p), "%s/jit-9.dump", dir);
+	cr_assert_eq(symlink("jit-7.dump", p), 0);
+	cr_assert_eq(jd_reader_open_at(&r, dfd, "jit-9.dump", p), -ELOOP);
+	cr_assert(strstr(jd_reader_error(NULL), p), "%s", jd_reader_error(NULL));
+	close(dfd);
 	free(buf);
 	tu_rmtree(dir);
 	free(dir);
