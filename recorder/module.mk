@@ -9,7 +9,7 @@ define recorder_sublib
 $(BUILD)/librecorder-$(1).a: $(call objs_of,$(wildcard recorder/$(1)/*.c))
 	@mkdir -p $$(@D)
 	rm -f $$@ && ar rcs $$@ $$^
-UNIT_LIBS_$(1) ?= $(BUILD)/librecorder-$(1).a $(BUILD)/librecorder-cmd.a $(RECORDER_SUBLIBS) $(BUILD)/libsynth.a $(BUILD)/libjitdump.a
+UNIT_LIBS_$(1) ?= $(BUILD)/librecorder-$(1).a $(BUILD)/librecorder-cmd.a $(RECORDER_SUBLIBS) $(BUILD)/libsynth.a $(BUILD)/libjitdump.a $(BUILD)/libsafeio.a
 UNIT_LDLIBS_$(1) ?= $(RECORDER_LDLIBS)
 endef
 RECORDER_SUBLIBS := $(foreach s,$(RECORDER_SUBDIRS),$(BUILD)/librecorder-$(s).a)
@@ -21,11 +21,11 @@ $(BUILD)/librecorder-cmd.a: $(call objs_of,$(filter-out recorder/main.c,$(RECORD
 	rm -f $@ && ar rcs $@ $^
 
 # Sub-archives may call each other (report uses symbols, symbols uses perfdata): group them.
-$(BUILD)/jitprof: $(call objs_of,$(RECORDER_CMD_SRCS)) $(RECORDER_SUBLIBS) $(BUILD)/libsynth.a $(BUILD)/libjitdump.a
-	$(CC) $(ALL_LDFLAGS) -o $@ $(call objs_of,$(RECORDER_CMD_SRCS)) -Wl,--start-group $(RECORDER_SUBLIBS) $(BUILD)/libsynth.a -Wl,--end-group $(BUILD)/libjitdump.a $(RECORDER_LDLIBS)
+$(BUILD)/jitprof: $(call objs_of,$(RECORDER_CMD_SRCS)) $(RECORDER_SUBLIBS) $(BUILD)/libsynth.a $(BUILD)/libjitdump.a $(BUILD)/libsafeio.a
+	$(CC) $(ALL_LDFLAGS) -o $@ $(call objs_of,$(RECORDER_CMD_SRCS)) -Wl,--start-group $(RECORDER_SUBLIBS) $(BUILD)/libsynth.a -Wl,--end-group $(BUILD)/libjitdump.a $(BUILD)/libsafeio.a $(RECORDER_LDLIBS)
 
 ALL_TARGETS  += $(BUILD)/jitprof
 INSTALL_BINS += $(BUILD)/jitprof
 
 # tests/unit/cli: the shared command helpers alone.
-UNIT_LIBS_cli := $(BUILD)/obj/recorder/cli.o
+UNIT_LIBS_cli := $(BUILD)/obj/recorder/cli.o $(BUILD)/libsafeio.a

@@ -217,9 +217,10 @@ int synth_cache_add(const struct synth_elf *e, const char *root, const char *abs
 	if (rc)
 		return synth_err(err, errlen, rc, "%s: mkdir: %s", elf, strerror(-rc));
 	int had = same_file(elf, e);
-	/* Like perf, hard-link the DSO's own file when it holds these bytes: no second copy. */
-	if (!had && !(same_file(abs_path, e) && !link(abs_path, elf)) &&
-	    (rc = synth_write_file(e, elf, err, errlen)))
+	/* Always a copy of our own, never a hard link to the file at abs_path as perf makes: that
+	 * file's owner could rewrite the cache entry after the fact, and build-ids come from
+	 * content, so every later report of the same code would show her bytes. */
+	if (!had && (rc = synth_write_file(e, elf, err, errlen)))
 		return rc;
 	rc = place_link(lnk, target, err, errlen);
 	if (rc < 0)

@@ -24,6 +24,7 @@
 
 struct opts {
 	const char *dir, *out;
+	const char *marker_dir;	/* the marker names <marker_dir>/jit-PID.dump, not the dump */
 	unsigned long loads, samples, names, slots;
 	int moves, unloads, arch, pipe, no_mono, anon, chain, late_marker;
 	unsigned long truncate;
@@ -136,7 +137,7 @@ static void usage(void)
 	fprintf(stderr, "usage: inject-gen --dir DIR -o PERF.DATA [--loads N] [--samples N] "
 			"[--names N] [--slots N] [--moves] [--unloads] [--arch] [--pipe] "
 			"[--no-mono] [--anon] [--callchain] [--late-marker] [--hot PCT] [--truncate BYTES] "
-			"[--seed N]\n");
+			"[--seed N] [--marker-dir DIR]\n");
 	exit(2);
 }
 
@@ -149,7 +150,7 @@ static void parse(int argc, char **argv, struct opts *o)
 		{ "pipe", 0, NULL, 'p' }, { "no-mono", 0, NULL, 'M' }, { "anon", 0, NULL, 'A' },
 		{ "truncate", 1, NULL, 't' }, { "seed", 1, NULL, 'r' },
 		{ "callchain", 0, NULL, 'c' }, { "late-marker", 0, NULL, 'L' },
-		{ "hot", 1, NULL, 'h' },
+		{ "hot", 1, NULL, 'h' }, { "marker-dir", 1, NULL, 'K' },
 		{ NULL, 0, NULL, 0 } };
 	int c;
 	*o = (struct opts){ .loads = 1000, .samples = 10000, .names = 100, .slots = 64, .seed = 1 };
@@ -169,6 +170,7 @@ static void parse(int argc, char **argv, struct opts *o)
 		case 'A': o->anon = 1; break;
 		case 'c': o->chain = 1; break;
 		case 'L': o->late_marker = 1; break;
+		case 'K': o->marker_dir = optarg; break;
 		case 'h': o->hot = (unsigned)strtoul(optarg, NULL, 0); break;
 		case 't': o->truncate = strtoul(optarg, NULL, 0); break;
 		case 'r': o->seed = (unsigned)strtoul(optarg, NULL, 0); break;
@@ -196,8 +198,11 @@ int main(int argc, char **argv)
 	struct pd_writer *w = open_recording(&o, pid);
 	/* The marker; --late-marker writes it at the end of the first round instead, after
 	 * samples it explains (perf record's per-CPU buffers do that). */
+	char marker[8192];
+	snprintf(marker, sizeof(marker), "%s%s", o.marker_dir ? o.marker_dir : "",
+		 o.marker_dir ? strrchr(dump, '/') : dump);
 	if (!o.late_marker)
-		mmap2(w, pid, T0 - 50, 0x7f0000000000ull, 4096, dump);
+		mmap2(w, pid, T0 - 50, 0x7f0000000000ull, 4096, marker);
 	if (o.anon)	/* the runtime's code heap, after the marker: perf drops it */
 		mmap2(w, pid, T0 - 40, CODE_BASE, o.slots * SLOT_SIZE, "//anon");
 
@@ -232,7 +237,7 @@ int main(int argc, char **argv)
 			if (++next_sample % 1000)
 				continue;
 			if (o.late_marker && next_sample == 1000)
-				mmap2(w, pid, T0 - 50, 0x7f0000000000ull, 4096, dump);
+				mmap2(w, pid, T0 - 50, 0x7f0000000000ull, 4096, marker);
 			if ((rc = pd_writer_finished_round(w)) < 0)
 				die("perf.data", rc);
 		}

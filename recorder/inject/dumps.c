@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "synth/synth.h"
 
@@ -194,6 +195,7 @@ int inj_dump_init(struct inj_dump *d, struct jd_index *x, const char *path,
 	char dir[4096], abs[4096];
 	int rc;
 	memset(d, 0, sizeof(*d));
+	d->dirfd = -1;
 	d->x = x;
 	d->nr_loads = jd_index_nr_loads(x);
 	d->nr_moves = jd_index_nr_moves(x);
@@ -240,9 +242,12 @@ void inj_dump_fini(struct inj_dump *d)
 	free(d->file_seqs);
 	free(d->path);
 	free(d->dir);
+	if (d->dirfd >= 0)
+		close(d->dirfd);
 	if (d->x)
 		jd_index_close(d->x);
 	memset(d, 0, sizeof(*d));
+	d->dirfd = -1;
 }
 
 size_t inj_dump_clamp(struct inj_dump *d, uint64_t floor)

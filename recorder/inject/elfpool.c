@@ -1,7 +1,8 @@
 /* elfpool.c - writes the ELFs of the generations that matter, on a pool of threads, while the
- * recording is still streaming: each job builds one ELF in memory (synth), puts it beside the
- * dump as jitted-<pid>-<code_index>.so unless an identical file is already there, and places
- * it in perf's build-id cache. */
+ * recording is still streaming: each job builds one ELF in memory (synth), places it in perf's
+ * build-id cache, and puts it beside the dump as jitted-<pid>-<code_index>.so (through the
+ * directory fd the dump was read from, and only when that directory is the running user's)
+ * unless an identical file is already there. */
 #include "recorder/inject/inject.h"
 
 #include <errno.h>
@@ -13,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "safeio/safeio.h"
 #include "synth/synth.h"
 
 struct job { struct inj_dump *d; uint32_t load; };
@@ -30,28 +32,46 @@ struct inj_pool {
 	struct inj_pool_stats st;
 };
 
-/* 1 if path holds exactly these bytes. */
-static int same_file(const char *path, const uint8_t *data, size_t size)
+/* 1 if name in dirfd is a regular file (not a link) holding exactly these bytes. */
+static int same_file(int dirfd, const char *name, const uint8_t *data, size_t size)
 {
-	struct stat sb;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	uint8_t *buf = NULL;
+	size_t len = 0;
+	int fd = sio_open_beneath(dirfd, name);
 	if (fd < 0)
 		return 0;
-	int same = 0;
-	if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) && (uint64_t)sb.st_size == size) {
-		uint8_t *buf = malloc(size ? size : 1);
-		size_t got = 0;
-		while (buf && got < size) {
-			ssize_t n = read(fd, buf + got, size - got);
-			if (n <= 0)
-				break;
-			got += (size_t)n;
-		}
-		same = buf && got == size && memcmp(buf, data, size) == 0;
-		free(buf);
-	}
+	int same = sio_read_all(fd, size, &buf, &len) == 0 && len == size &&
+		   memcmp(buf, data, size) == 0;
+	free(buf);
 	close(fd);
 	return same;
+}
+
+/* A fresh file at name in dirfd, named only when whole; a FIFO or link planted there is
+ * refused or replaced, never written through. */
+static int write_beside(int dirfd, const char *name, const struct synth_elf *elf, char *err,
+			size_t errlen)
+{
+	struct sio_out o;
+	int rc = sio_out_open(&o, dirfd, name, 0644);
+	for (size_t done = 0; !rc && done < elf->size;) {
+		ssize_t w = write(o.fd, elf->data + done, elf->size - done);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			rc = w < 0 ? -errno : -EIO;
+		else
+			done += (size_t)w;
+	}
+	if (!rc && fchmod(o.fd, 0644))	/* whatever the umask: perf and debuginfod read it */
+		rc = -errno;
+	if (!rc)
+		rc = sio_out_commit(&o);	/* closes o either way */
+	else if (o.fd >= 0)
+		sio_out_abort(&o);
+	if (rc)
+		snprintf(err, errlen, "%s: %s", name, sio_strerror(rc));
+	return rc;
 }
 
 static void fail(struct inj_pool *p, const char *msg)
@@ -83,23 +103,25 @@ static void do_job(struct inj_pool *p, const struct job *j)
 		snprintf(err, sizeof(err), "its ELF differs from its MMAP2 (pgoff or build-id)");
 		goto failed;
 	}
-	/* The cache entry goes first, as a copy of its own: placed after the file beside the
-	 * dump, synth_cache_add would hard-link that file, and `perf inject --jit` rewrites
-	 * jitted-PID-N.so in place (O_TRUNC), which would turn our cache entry into perf's ELF.
-	 * A dump directory we cannot write to (read-only media) still leaves the cache. */
+	/* The cache entry is a copy of its own (synth_cache_add never links: the file beside the
+	 * dump may be someone else's, and `perf inject --jit` rewrites it in place). A dump
+	 * directory we cannot or must not write to still leaves the cache. */
 	if (p->cache_root) {
 		int rc = synth_cache_add(&elf, p->cache_root, path, err, sizeof(err));
 		bad = rc < 0;
 		cached = rc == 0;
 		cache_reused = rc == 1;
 	}
-	if (same_file(path, elf.data, elf.size)) {
+	const char *name = strrchr(path, '/') + 1;	/* inj_load_path: "<dir>/<name>" */
+	if (!j->d->beside) {
+		/* someone else's directory: the cache only (trust_dir warned once) */
+	} else if (same_file(j->d->dirfd, name, elf.data, elf.size)) {
 		reused = 1;
 	} else {
 		char werr[384];
-		if (synth_write_file(&elf, path, werr, sizeof(werr)) < 0) {
+		if (write_beside(j->d->dirfd, name, &elf, werr, sizeof(werr)) < 0) {
 			if (!bad)
-				memcpy(err, werr, sizeof(err));
+				snprintf(err, sizeof(err), "%.180s/%.190s", j->d->dir, werr);
 			bad = 1;
 		} else {
 			written = 1;

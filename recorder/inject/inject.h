@@ -100,7 +100,9 @@ struct inj_load {
 struct inj_dump {
 	struct jd_index *x;
 	char *path;		/* where it was read */
-	char *dir;		/* absolute directory: the ELFs go here */
+	char *dir;		/* absolute directory, as text: the ELFs' names */
+	int dirfd;		/* the directory the dump was really opened from (-1: none) */
+	int beside;		/* ELFs may be written into dirfd: it is the running user's */
 	uint32_t pid;		/* process the marker belongs to (the MMAP's pid) */
 	uint32_t nspid;		/* pid in the dump's name */
 	uint64_t marker_time;

@@ -5,11 +5,15 @@
 #include "recorder/inject/inject_int.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
+
+#include "safeio/safeio.h"
 
 void inj_warnf(struct inj_run_state *s, const char *fmt, ...)
 {
@@ -56,6 +60,42 @@ static int already_have(struct inj_run_state *s, uint32_t pid, const char *path)
 	return 0;
 }
 
+/* The dump is opened through its directory, and that directory fd is where its ELFs go: the
+ * text of a recorded path can name one directory while its symlinks lead the kernel to
+ * another, so only the directory actually reached is ever written to. */
+static int open_dump(const char *path, int *dirfd, struct jd_index **x, char *err,
+		     size_t errlen)
+{
+	char dir[4096];
+	const char *slash = strrchr(path, '/');
+	if (inj_dirname(path, dir, sizeof(dir)) < 0)
+		return -ENAMETOOLONG;
+	*dirfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (*dirfd < 0) {
+		int rc = -errno;
+		snprintf(err, errlen, "%.400s: %s", dir, strerror(-rc));
+		return rc;
+	}
+	int rc = jd_index_open_at(x, *dirfd, slash ? slash + 1 : path, path, err, errlen);
+	if (rc < 0) {
+		close(*dirfd);
+		*dirfd = -1;
+	}
+	return rc;
+}
+
+/* ELFs go beside the dump only in a directory of the user running inject (or the sticky
+ * /tmp of root's): anywhere else, someone else chose what is there and could swap it. */
+static void trust_dir(struct inj_run_state *s, struct inj_dump *d)
+{
+	char why[160];
+	d->beside = sio_dir_check(d->dirfd, geteuid(), SIO_DIR_OWNER_ONLY | SIO_DIR_STICKY_OK,
+				  why, sizeof(why)) == 0;
+	if (!d->beside)
+		inj_warnf(s, "%s: its directory is %s: jitted-*.so files are written %s", d->path,
+			  why, s->o->cache_root ? "only to the build-id cache" : "nowhere (no cache)");
+}
+
 int inj_marker_take(struct inj_run_state *s, const struct pd_reader *r,
 		    const struct pd_event *ev, int open_new)
 {
@@ -74,7 +114,8 @@ int inj_marker_take(struct inj_run_state *s, const struct pd_reader *r,
 		return 0;	/* the prescan found it unusable and said so */
 	struct jd_index *x = NULL;
 	err[0] = 0;
-	int rc = jd_index_open(&x, path, err, sizeof(err));
+	int dirfd = -1;
+	int rc = open_dump(path, &dirfd, &x, err, sizeof(err));
 	if (rc < 0) {
 		s->st->dumps_missing++;
 		inj_warnf(s, "jitdump %s (marker at offset %llu of %s) unusable, its code stays "
@@ -87,6 +128,7 @@ int inj_marker_take(struct inj_run_state *s, const struct pd_reader *r,
 	if (!d || !nd) {
 		free(d);
 		jd_index_close(x);
+		close(dirfd);
 		snprintf(s->err, s->errlen, "out of memory");
 		return -ENOMEM;
 	}
@@ -94,6 +136,9 @@ int inj_marker_take(struct inj_run_state *s, const struct pd_reader *r,
 	int arch = (jd_index_header(x)->flags & JD_FLAGS_ARCH_TIMESTAMP) != 0;
 	struct inj_dump_opts dopts = { arch, &s->tc, s->o->threads };
 	rc = inj_dump_init(d, x, path, &dopts, err, sizeof(err));
+	d->dirfd = dirfd;	/* closed by inj_dump_fini from here on */
+	if (rc == 0)
+		trust_dir(s, d);
 	if (rc == 0)
 		rc = check_clock(s, r, d, arch);
 	else

@@ -8,6 +8,7 @@
 #include "tests/e2e/faults_util.h"
 
 #include <fcntl.h>
+#include <pwd.h>
 #include <sys/wait.h>
 
 struct gen {
@@ -255,8 +256,12 @@ Test(faults_inject, read_only_cache_is_a_warning_and_the_dump_dir_gets_the_elfs,
 	snprintf(ro, sizeof(ro), "%s/ro-cache", g.dir);
 	cr_assert_eq(mkdir(ro, 0755), 0);
 	cr_assert_eq(chmod(ro, 0555), 0);
-	/* nobody may read the run and write the output and the ELFs beside the dump */
-	cr_assert_eq(chmod(g.dir, 0777), 0);
+	/* nobody may read the run and write the output and the ELFs beside the dump: the
+	 * directory is nobody's (inject writes beside a dump only in the runner's own). */
+	struct passwd *nobody = geteuid() == 0 ? getpwnam("nobody") : NULL;
+	if (geteuid() == 0)
+		cr_assert(nobody && chown(g.dir, nobody->pw_uid, (gid_t)-1) == 0);
+	cr_assert_eq(chmod(g.dir, 0755), 0);
 	cr_assert_eq(chmod(g.data, 0644), 0);
 	struct tu_result r;
 	cr_assert_eq(inject_unprivileged(&r, &g, g.out, ro), 0);
@@ -288,7 +293,7 @@ Test(faults_inject, read_only_cache_is_a_warning_and_the_dump_dir_gets_the_elfs,
 	snprintf(rm, sizeof(rm), "rm -f '%s'/jitted-*", g.dir);
 	cr_assert_eq(tu_sh(&r, rm, 10), 0);
 	tu_result_free(&r);
-	cr_assert_eq(chmod(g.dir, 0755), 0);
+	cr_assert_eq(chmod(g.dir, 0555), 0);
 	cr_assert_eq(inject_unprivileged(&r, &g, out2, ro), 0);
 	cr_assert_eq(r.status, 0, "%s", r.err);
 	cr_assert(strstr(r.err, "could not be written") && strstr(r.err, "Permission denied"),
