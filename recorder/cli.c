@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -93,22 +94,22 @@ void cli_progress_end(void)
 	progress_shown = 0;
 }
 
-/* Existing non-regular files are opened for writing as they are. */
-static int outfile_open_direct(struct cli_outfile *o, const char *path, const struct stat *sb)
+/* The null device is the one non-regular output that can neither leak nor stall: -o /dev/null
+ * is written in place. Every other FIFO, device or socket at the name is refused. */
+static int is_null_device(const struct stat *sb)
 {
-	if (S_ISDIR(sb->st_mode))
-		return -EISDIR;
-	o->fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (o->fd < 0)
-		return -errno;
-	o->fp = fdopen(o->fd, "w");
+	return S_ISCHR(sb->st_mode) && major(sb->st_rdev) == 1 && minor(sb->st_rdev) == 3;
+}
+
+static int outfile_fp(struct cli_outfile *o, int fd)
+{
+	o->fp = fd >= 0 ? fdopen(fd, "w") : NULL;
 	if (!o->fp) {
 		int err = -errno;
-		close(o->fd);
-		o->fd = -1;
+		if (fd >= 0)
+			close(fd);
 		return err;
 	}
-	o->direct = 1;
 	o->unseekable = lseek(o->fd, 0, SEEK_CUR) < 0;
 	return 0;
 }
@@ -116,9 +117,10 @@ static int outfile_open_direct(struct cli_outfile *o, const char *path, const st
 int cli_outfile_open(struct cli_outfile *o, const char *path)
 {
 	struct stat sb;
+	int rc;
 
 	memset(o, 0, sizeof(*o));
-	o->fd = -1;
+	o->fd = o->out.fd = o->out.dirfd = -1;
 	if (!strcmp(path, "-")) {
 		o->is_stdout = o->direct = 1;
 		o->fp = stdout;
@@ -126,29 +128,31 @@ int cli_outfile_open(struct cli_outfile *o, const char *path)
 		o->unseekable = lseek(o->fd, 0, SEEK_CUR) < 0;
 		return 0;
 	}
-	if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode))
-		return outfile_open_direct(o, path, &sb);
-	o->path = strdup(path);
-	if (!o->path || asprintf(&o->tmp, "%s.tmp.%d", path, (int)getpid()) < 0) {
-		free(o->path);
-		return -ENOMEM;
+	if (stat(path, &sb) == 0 && is_null_device(&sb)) {
+		o->direct = 1;
+		o->fd = open(path, O_WRONLY | O_CLOEXEC);
+		if (o->fd < 0)
+			return -errno;
+		if ((rc = outfile_fp(o, fcntl(o->fd, F_DUPFD_CLOEXEC, 0))) < 0) {
+			close(o->fd);
+			o->fd = -1;
+			return rc;
+		}
+		o->pending = 1;
+		return 0;
 	}
-	/* The temp name is predictable: never write through a link planted there. */
-	unlink(o->tmp);
-	o->fd = open(o->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
-	if (o->fd < 0) {
-		int err = -errno;
-		free(o->path);
-		free(o->tmp);
-		o->tmp = o->path = NULL;
-		return err;
+	/* A fresh file named only on commit: nothing planted at path (or at a temp name) is
+	 * ever opened, so a FIFO there can neither stall us nor read what we write. */
+	if ((rc = sio_out_open_path(&o->out, path, 0644)) < 0)
+		return rc;
+	o->fd = o->out.fd;
+	/* the stream gets its own descriptor: o->fd must stay open until the file is named */
+	if ((rc = outfile_fp(o, fcntl(o->fd, F_DUPFD_CLOEXEC, 0))) < 0) {
+		sio_out_abort(&o->out);
+		o->fd = -1;
+		return rc;
 	}
-	o->fp = fdopen(o->fd, "w");
-	if (!o->fp) {
-		int err = -errno;
-		cli_outfile_abort(o);
-		return err;
-	}
+	o->pending = 1;
 	return 0;
 }
 
@@ -162,16 +166,16 @@ int cli_outfile_commit(struct cli_outfile *o)
 	if (fclose(o->fp) && !err)
 		err = -errno;
 	o->fp = NULL;
+	if (o->direct) {
+		if (close(o->fd) && !err)
+			err = -errno;
+	} else if (err) {
+		sio_out_abort(&o->out);
+	} else {
+		err = sio_out_commit(&o->out);
+	}
 	o->fd = -1;
-	if (o->direct)
-		return err;
-	if (!err && rename(o->tmp, o->path))
-		err = -errno;
-	if (err)
-		unlink(o->tmp);
-	free(o->path);
-	free(o->tmp);
-	o->path = o->tmp = NULL;
+	o->pending = 0;
 	return err;
 }
 
@@ -181,12 +185,10 @@ void cli_outfile_abort(struct cli_outfile *o)
 		return;
 	if (o->fp)
 		fclose(o->fp);
-	else if (o->fd >= 0)
+	if (o->direct && o->fd >= 0)
 		close(o->fd);
-	if (o->tmp)
-		unlink(o->tmp);
-	free(o->path);
-	free(o->tmp);
+	else
+		sio_out_abort(&o->out);
 	memset(o, 0, sizeof(*o));
-	o->fd = -1;
+	o->fd = o->out.fd = o->out.dirfd = -1;
 }

@@ -6,6 +6,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "safeio/safeio.h"
+
 #define JITPROF_VERSION "0.1.0"
 
 /* 1 in builds with a leak checker (ASan/LSan): commands then free what they would otherwise
@@ -33,18 +35,19 @@ void cli_set_quiet(int quiet);
 void cli_progress(const char *what, uint64_t done, uint64_t total);
 void cli_progress_end(void);
 
-/* An output file written to "<path>.tmp.<pid>" and renamed over path on commit, so a reader
- * never sees a half-written file that looks valid. path "-" means stdout, and an existing
- * device or FIFO (-o /dev/null, a named pipe) is written in place: renaming over it would
- * replace the device. */
+/* An output file created fresh beside path (unnamed O_TMPFILE, or a random O_EXCL temp) and
+ * given its name on commit, so a reader never sees a half-written file that looks valid and
+ * nothing planted at the name is written through. path "-" means stdout; /dev/null is written
+ * in place; any other FIFO, device or socket at path is refused (SIO_ENOTREG: word errors
+ * with sio_strerror). */
 struct cli_outfile {
 	FILE *fp;
-	int fd;
-	char *path;
-	char *tmp;
+	int fd;			/* the file's descriptor (fp has a duplicate of its own) */
+	struct sio_out out;	/* not direct: the file being created */
 	int is_stdout;
-	int direct;		/* written in place: stdout, a device or a FIFO */
+	int direct;		/* written in place: stdout or /dev/null */
 	int unseekable;		/* a pipe or terminal: stream formats only */
+	int pending;		/* opened and not yet committed or aborted */
 };
 int cli_outfile_open(struct cli_outfile *o, const char *path);
 int cli_outfile_commit(struct cli_outfile *o);	/* fsync-free rename; 0 or -errno */

@@ -268,7 +268,7 @@ int cmd_archive(int argc, char **argv)
 	struct cli_outfile o;
 	int rc = cli_outfile_open(&o, output);
 	if (rc)
-		return cli_error("%s: %s", output, strerror(-rc));
+		return cli_error("%s: %s", output, sio_strerror(rc));
 	job.a = archive_write_new();
 	if (!job.a || archive_write_add_filter_zstd(job.a) != ARCHIVE_OK ||
 	    archive_write_set_format_pax_restricted(job.a) != ARCHIVE_OK ||
@@ -297,7 +297,7 @@ int cmd_archive(int argc, char **argv)
 		return cli_error("%s", err[0] ? err : strerror(-rc));
 	}
 	if ((rc = cli_outfile_commit(&o)))
-		return cli_error("%s: %s", output, strerror(-rc));
+		return cli_error("%s: %s", output, sio_strerror(rc));
 	fprintf(stderr, "%s: %zu file%s (%zu bytes before compression)%s", output, job.added,
 		job.added == 1 ? "" : "s", job.bytes, job.missing ? "" : "\n");
 	if (job.missing)

@@ -127,7 +127,7 @@ int cmd_inject(int argc, char **argv)
 	struct cli_outfile out;
 	int rc;
 	if ((rc = cli_outfile_open(&out, o.output)) < 0)
-		return cli_error("%s: %s", o.output, strerror(-rc));
+		return cli_error("%s: %s", o.output, sio_strerror(rc));
 	o.out_fd = out.fd;
 	o.out_pipe = out.unseekable;
 	o.warn = on_warn;
@@ -143,7 +143,7 @@ int cmd_inject(int argc, char **argv)
 		return cli_error("%s", err);
 	}
 	if ((rc = cli_outfile_commit(&out)) < 0)
-		return cli_error("%s: %s", o.output, strerror(-rc));
+		return cli_error("%s: %s", o.output, sio_strerror(rc));
 	if (st.pool.failed)
 		cli_warn("%llu ELF(s) could not be written; first: %s",
 			 (unsigned long long)st.pool.failed, st.pool.first_error);

@@ -152,7 +152,7 @@ int cmd_record(int argc, char **argv)
 				 lvl, o.system_wide ? -1 : 1);
 	}
 	if (err)
-		return cli_error("record failed: %s", strerror(-err));
+		return cli_error("record failed: %s", sio_strerror(err));
 	if (!o.quiet) {
 		const char *out = o.output ? o.output : "perf.data";
 		cli_info("%llu samples of %s, %.3f MB written to %s",

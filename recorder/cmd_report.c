@@ -220,16 +220,16 @@ static int run(struct report_args *a, struct rp_session *s)
 	if (a->flame) {
 		struct cli_outfile o;
 		if ((rc = cli_outfile_open(&o, a->flame)))
-			return cli_error("%s: %s", a->flame, strerror(-rc));
+			return cli_error("%s: %s", a->flame, sio_strerror(rc));
 		char title[512];
 		snprintf(title, sizeof(title), "jitprof: %s", a->in.input);
 		rc = rp_write_flamegraph(o.fp, s, title);
 		if (rc) {
 			cli_outfile_abort(&o);
-			return cli_error("%s: %s", a->flame, strerror(-rc));
+			return cli_error("%s: %s", a->flame, sio_strerror(rc));
 		}
 		if ((rc = cli_outfile_commit(&o)))
-			return cli_error("%s: %s", a->flame, strerror(-rc));
+			return cli_error("%s: %s", a->flame, sio_strerror(rc));
 	}
 	if (a->collapsed)
 		return rp_print_collapsed(stdout, s) ? cli_error("writing stdout failed") : 0;

@@ -5,6 +5,7 @@
 #ifndef JITPROF_SAFEIO_H
 #define JITPROF_SAFEIO_H
 
+#include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>

@@ -402,7 +402,7 @@ int rec_run(const struct rec_opts *o, struct rec_stats *st)
 	if (!err && !pipe_mode)
 		err = cli_outfile_commit(&out);
 out:
-	if (!pipe_mode && out.tmp)
+	if (!pipe_mode && out.pending)
 		cli_outfile_abort(&out);	/* no half-written file left behind */
 	if (s.w)
 		pd_writer_close(s.w);

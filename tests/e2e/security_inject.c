@@ -181,3 +181,25 @@ Test(security_inject, cache_never_links_files_beside_the_dump, .timeout = 180)
 	tu_rmtree(t);
 	free(t);
 }
+
+/* Finding 3: a FIFO planted at -o's name: refused at once with the name, nothing written. */
+Test(security_inject, fifo_at_the_output_name_is_refused_without_blocking, .timeout = 120)
+{
+	char *t = tu_tmpdir("sec-fifo");
+	char data[4400], out[4400], cache[4400];
+	snprintf(data, sizeof(data), "%s/perf.data", t);
+	snprintf(out, sizeof(out), "%s/out.data", t);
+	snprintf(cache, sizeof(cache), "%s/cache", t);
+	gen(t, t, data);
+	cr_assert_eq(mkfifo(out, 0666), 0);
+	struct tu_result r;
+	inject(&r, data, out, cache);
+	cr_assert_neq(r.status, 0, "inject wrote into a FIFO");
+	cr_assert(strstr(r.err, out) && strstr(r.err, "not a regular file"), "%s", r.err);
+	tu_result_free(&r);
+	struct stat sb;
+	cr_assert_eq(lstat(out, &sb), 0);
+	cr_assert(S_ISFIFO(sb.st_mode), "the FIFO was replaced");
+	tu_rmtree(t);
+	free(t);
+}

@@ -69,3 +69,23 @@ Test(outfile, device_is_written_in_place)
 	cr_assert_eq(stat("/dev/null", &sb), 0);
 	cr_assert(S_ISCHR(sb.st_mode), "/dev/null must stay a device");
 }
+
+/* Issue 16 finding 3: a FIFO (or any device but /dev/null) planted at the output's name is
+ * refused at once, never opened: no reader on the other side gets our bytes, no hang. */
+Test(outfile, fifo_and_devices_are_refused, .timeout = 20)
+{
+	char *dir = tu_tmpdir("cli");
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/out.data", dir);
+	cr_assert_eq(mkfifo(path, 0666), 0);
+	struct cli_outfile o;
+	int rc = cli_outfile_open(&o, path);
+	cr_assert_eq(rc, SIO_ENOTREG, "%s", sio_strerror(rc));
+	cr_assert_str_eq(sio_strerror(rc), "not a regular file");
+	struct stat sb;
+	cr_assert_eq(lstat(path, &sb), 0);
+	cr_assert(S_ISFIFO(sb.st_mode));
+	cr_assert_eq(cli_outfile_open(&o, "/dev/zero"), SIO_ENOTREG);
+	tu_rmtree(dir);
+	free(dir);
+}
