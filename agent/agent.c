@@ -3,6 +3,7 @@
  * VMDeath. Every failure is one "jitprof agent:" line on stderr and the agent switching itself
  * off; the entry points always return JNI_OK so the JVM runs on. */
 #include "agent/agent_int.h"
+#include "agent/dumpdir.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -258,16 +259,24 @@ static int setup_jvmti(JavaVM *vm)
 static int open_writer(void)
 {
 	struct jd_writer_opts wo = { .size = sizeof(wo) };
+	char dir[4096], warn[4096 * 2 + 200];
 	int rc;
 
-	wo.dir = agent_g.opt.dir[0] ? agent_g.opt.dir : NULL;
+	rc = agent_dump_dir(agent_g.opt.dir, dir, sizeof(dir), warn, sizeof(warn));
+	if (rc < 0) {
+		agent_fail("dir=%s: %s", agent_g.opt.dir, strerror(-rc));
+		return -1;
+	}
+	if (warn[0])
+		agent_warn("%s", warn);
+	wo.dir = dir[0] ? dir : NULL;
 	wo.clock = agent_g.opt.clock;
 	rc = jd_writer_open(&agent_g.w, &wo);
 	if (rc < 0) {
 		agent_g.w = NULL;
-		agent_fail("cannot create the jitdump in %s: %s",
+		agent_fail("cannot create %s/jit-%d.dump: %s",
 			   wo.dir ? wo.dir : "the default directory ($JITDUMPDIR or ~/.debug/jit)",
-			   strerror(-rc));
+			   (int)getpid(), strerror(-rc));
 		return -1;
 	}
 	return 0;

@@ -7,13 +7,13 @@ AGENT_OBJS := $(call objs_of,$(AGENT_SRCS))
 
 $(AGENT_OBJS): MODULE_CFLAGS := -I$(AGENT_JDK)/include -I$(AGENT_JDK)/include/linux
 
-$(BUILD)/libagent.so: $(AGENT_OBJS) $(BUILD)/libjitdump.a agent/exports.map
+$(BUILD)/libagent.so: $(AGENT_OBJS) $(BUILD)/libjitdump.a $(BUILD)/libsafeio.a agent/exports.map
 	@mkdir -p $(@D)
 	$(CC) $(ALL_LDFLAGS) -shared -Wl,-soname,libagent.so -Wl,--version-script=agent/exports.map \
-		-Wl,-z,defs -o $@ $(AGENT_OBJS) $(BUILD)/libjitdump.a -ldl -lpthread
+		-Wl,-z,defs -o $@ $(AGENT_OBJS) $(BUILD)/libjitdump.a $(BUILD)/libsafeio.a -ldl -lpthread
 
 ALL_TARGETS  += $(BUILD)/libagent.so
 INSTALL_LIBS += $(BUILD)/libagent.so
 
 # Unit tests (tests/unit/agent): the option parser alone, as a fuzz target would link it.
-UNIT_LIBS_agent := $(BUILD)/obj/agent/options.o
+UNIT_LIBS_agent := $(BUILD)/obj/agent/options.o $(BUILD)/obj/agent/dumpdir.o $(BUILD)/libsafeio.a

@@ -142,6 +142,22 @@ static void sink_close(struct jd_sink *s)
 	s->len = 0;
 }
 
+/* The plain name is taken by a file we may not replace (another user's, in a shared sticky
+ * directory, perhaps planted to stop us): the dump goes into a fresh private directory of
+ * random name beside it, "jit-<pid>.XXXXXX/jit-<pid>.dump", so perf's marker rule (the file
+ * name) still holds. Returns first_rc when that fails too. */
+static int open_private(struct jd_writer *w, int first_rc)
+{
+	char sub[sizeof(w->path)];
+	int n = snprintf(sub, sizeof(sub), "%s/jit-%d.XXXXXX", w->dir, (int)w->pid);
+	if (n < 0 || (size_t)n >= sizeof(sub) || !mkdtemp(sub))
+		return first_rc;
+	n = snprintf(w->path, sizeof(w->path), "%s/jit-%d.dump", sub, (int)w->pid);
+	if (n < 0 || (size_t)n >= sizeof(w->path))
+		return -ENAMETOOLONG;
+	return jd_sink_open(w, &w->dump, w->path, JD_MAGIC);
+}
+
 /* The dump of the current pid, its header and the PROT_EXEC marker page perf records. */
 int jd_writer_open_files(struct jd_writer *w)
 {
@@ -150,6 +166,8 @@ int jd_writer_open_files(struct jd_writer *w)
 	if (n < 0 || (size_t)n >= sizeof(w->path))
 		return -ENAMETOOLONG;
 	int rc = jd_sink_open(w, &w->dump, w->path, JD_MAGIC);
+	if (rc == -EEXIST || rc == -EPERM || rc == -EISDIR || rc == -ENOTEMPTY)
+		rc = open_private(w, rc);
 	if (rc)
 		return rc;
 	/* MAP_PRIVATE needs a readable fd (WebKit's write-only fd made this fail). */

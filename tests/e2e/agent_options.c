@@ -142,3 +142,88 @@ Test(agent_options, valid_options_shape_the_dump, .timeout = 120)
 	tu_rmtree(dir);
 	free(dir);
 }
+
+/* Issue 16 finding 4, through a JVM: dir= a symlink or a directory anybody may write to costs
+ * one warning line naming the file the agent would have written, and the dump goes to the
+ * private default under $HOME; names planted at every pid the JVM may get (directories, which
+ * not even root can replace) do not stop it: its dump goes to jit-PID.XXXXXX/jit-PID.dump. */
+static char *find_dump_below(const char *dir)
+{
+	struct tu_result r;
+	char cmd[PATH_MAX + 128];
+	AG_FMT(cmd, "find '%s' -type f -name 'jit-*.dump' | head -n 1", dir);
+	cr_assert_eq(tu_sh(&r, cmd, 30), 0);
+	r.out[strcspn(r.out, "\n")] = 0;
+	char *p = r.out[0] ? strdup(r.out) : NULL;
+	tu_result_free(&r);
+	return p;
+}
+
+Test(agent_options, untrusted_dirs_and_taken_names, .timeout = 240)
+{
+	struct ag_jdk jdk;
+	struct tu_result base, r;
+	char *t = tu_tmpdir("agent-sec"), home[PATH_MAX], real[PATH_MAX], lnk[PATH_MAX],
+	     open_dir[PATH_MAX], shared[PATH_MAX], opts[PATH_MAX + 16], cmd[4 * PATH_MAX];
+	cr_assert_eq(ag_jdks(&jdk, 1), 1, "no JDK under /usr/lib/jvm");
+	AG_FMT(home, "%s/home", t);
+	AG_FMT(real, "%s/real", t);
+	AG_FMT(lnk, "%s/lnk", t);
+	AG_FMT(open_dir, "%s/open", t);
+	AG_FMT(shared, "%s/shared", t);
+	AG_FMT(cmd, "cd '%s' && mkdir -m 700 home real && ln -s real lnk && mkdir open shared && "
+		 "chmod 777 open && chmod 1777 shared", t);
+	cr_assert_eq(tu_sh(&r, cmd, 30), 0);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	tu_result_free(&r);
+	setenv("HOME", home, 1);
+	unsetenv("JITDUMPDIR");
+	ag_java(&base, &jdk, NULL, NULL, "jitprof.samples.Generations", gen_args, 60);
+
+	AG_FMT(opts, "dir=%s", lnk);
+	expect_one_warning(&jdk, &base, opts, "symlink");
+	AG_FMT(opts, "dir=%s", open_dir);
+	expect_one_warning(&jdk, &base, opts, "writable by others");
+	cr_expect_null(find_dump_below(real), "a dump went through the symlink");
+	cr_expect_null(find_dump_below(open_dir), "a dump went into the open directory");
+	char *d = find_dump_below(home);
+	cr_expect_not_null(d, "no dump in the private default under $HOME");
+	free(d);
+
+	/* every pid the JVM may get is taken */
+	unsigned long last = 0;
+	char *lp = tu_read_file("/proc/sys/kernel/ns_last_pid", NULL);
+	if (lp)
+		last = strtoul(lp, NULL, 10);
+	free(lp);
+	if (!last) {
+		fprintf(stderr, "agent_options: no /proc/sys/kernel/ns_last_pid, taken-name part "
+				"skipped\n");
+	} else {
+		for (unsigned long pid = last + 1; pid <= last + 3000; pid++) {
+			AG_FMT(cmd, "%s/jit-%lu.dump", shared, pid);	/* no process per name */
+			cr_assert_eq(mkdir(cmd, 0700), 0);
+		}
+		AG_FMT(opts, "dir=%s", shared);
+		ag_java(&r, &jdk, opts, NULL, "jitprof.samples.Generations", gen_args, 60);
+		cr_expect_eq(r.status, base.status, "%s", r.err);
+		cr_expect_str_eq(r.out, base.out);
+		cr_expect_null(strstr(r.err, "jitprof agent:"), "%s", r.err);
+		tu_result_free(&r);
+		d = find_dump_below(shared);
+		cr_expect_not_null(d, "no dump under %s", shared);
+		uint32_t pid = 0;
+		if (d && jd_is_marker_name(d, &pid) && (pid <= last || pid > last + 3000)) {
+			fprintf(stderr, "agent_options: the JVM got pid %u, outside the %lu taken "
+					"names; taken-name part skipped\n", pid, last + 1);
+		} else if (d) {
+			cr_expect(jd_is_marker_name(d, NULL), "%s breaks perf's marker rule", d);
+			cr_expect(strstr(d, ".dump/") == NULL && strchr(strstr(d, "/shared/") + 8, '/'),
+				  "%s is not in a private directory", d);
+		}
+		free(d);
+	}
+	tu_result_free(&base);
+	tu_rmtree(t);
+	free(t);
+}

@@ -507,3 +507,28 @@ Test(writer, bad_arguments)
 	tu_rmtree(dir);
 	free(dir);
 }
+
+/* Issue 16 finding 4: a name we may not replace at jit-PID.dump (here a directory, which even
+ * root cannot unlink) does not stop the writer: the dump goes to a private directory beside
+ * it and keeps perf's marker name. */
+Test(writer, taken_name_gets_a_private_directory)
+{
+	char *dir = tu_tmpdir("jd-taken");
+	char taken[4200];
+	snprintf(taken, sizeof(taken), "%s/jit-%d.dump", dir, (int)getpid());
+	cr_assert_eq(mkdir(taken, 0700), 0);
+	struct jd_writer_opts o = { .size = sizeof(o), .dir = dir };
+	struct jd_writer *w;
+	cr_assert_eq(jd_writer_open(&w, &o), 0);
+	const char *p = jd_writer_path(w);
+	char prefix[4300];
+	snprintf(prefix, sizeof(prefix), "%s/jit-%d.", dir, (int)getpid());
+	cr_assert(!strncmp(p, prefix, strlen(prefix)) && strchr(p + strlen(prefix), '/'), "%s", p);
+	cr_assert(jd_is_marker_name(p, NULL), "%s breaks perf's marker rule", p);
+	struct stat sb;
+	cr_assert_eq(stat(p, &sb), 0);
+	cr_assert(S_ISREG(sb.st_mode));
+	cr_assert_eq(jd_writer_close(w), 0);
+	tu_rmtree(dir);
+	free(dir);
+}
