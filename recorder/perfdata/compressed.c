@@ -64,6 +64,7 @@ int pd_decompress(struct pd_reader *r, const void *data, size_t n, uint64_t off)
 
 	if (!r->zstd && (err = load(r, off)))
 		return err;
+	r->dsrc_total += n;
 	/* Keep the unconsumed tail (a record may span two COMPRESSED records). */
 	if (r->dpos) {
 		memmove(r->dbuf, r->dbuf + r->dpos, r->dlen - r->dpos);
@@ -87,6 +88,13 @@ int pd_decompress(struct pd_reader *r, const void *data, size_t n, uint64_t off)
 		if (r->zstd->is_error(ret))
 			return pd_set_err(r, -EINVAL, off, "zstd: %s", r->zstd->error_name(ret));
 		r->dlen += out.pos;
+		r->dtotal += out.pos;
+		if (r->dtotal > PD_ZSTD_BUDGET_BASE + PD_ZSTD_BUDGET_RATIO * r->dsrc_total)
+			return pd_set_err(r, -EFBIG, off, "compressed records expand to more than "
+					  "%llu MiB plus %u times their %llu compressed bytes in "
+					  "total (PD_ZSTD_BUDGET): a decompression bomb",
+					  PD_ZSTD_BUDGET_BASE >> 20, PD_ZSTD_BUDGET_RATIO,
+					  (unsigned long long)r->dsrc_total);
 		if (!out.pos && !ret)
 			break;
 	}

@@ -1,7 +1,8 @@
 /* ordered.c - perf's ordered-events discipline for consumers that need time order: events
  * are copied into a min-heap keyed by (time, arrival); a FINISHED_ROUND releases everything
  * not newer than the newest time seen before the previous round (the ring buffers of all CPUs
- * have been drained past it by then), and the end of input releases the rest. */
+ * have been drained past it by then), and the end of input releases the rest. Memory is
+ * bounded: past PD_ORDERED_MAX_BYTES the oldest half is released early, as perf does. */
 #include <errno.h>
 #include <stdlib.h>
 
@@ -23,6 +24,9 @@ struct pd_ordered {
 	uint64_t round_max;	/* max_time at the last round */
 	uint64_t limit;		/* poppable: time <= limit */
 	bool all;		/* flushed: everything poppable */
+	uint64_t bytes;		/* queued, headers included */
+	size_t force;		/* events poppable whatever their time (over the byte cap) */
+	uint64_t forced;	/* such flushes */
 	struct qev *last;	/* the popped event, alive until the next pop */
 };
 
@@ -83,6 +87,11 @@ int pd_ordered_push(struct pd_ordered *q, const struct pd_event *ev, uint64_t ti
 		memcpy(e->bytes + ev->size, ev->extra, extra);
 	if (time > q->max_time)
 		q->max_time = time;
+	q->bytes += sizeof(*e) + ev->size + extra;
+	if (q->bytes > PD_ORDERED_MAX_BYTES && !q->force) {
+		q->force = (q->n + 1) / 2;
+		q->forced++;
+	}
 	/* sift up */
 	size_t i = q->n++;
 	q->heap[i] = e;
@@ -109,15 +118,28 @@ size_t pd_ordered_queued(const struct pd_ordered *q)
 	return q->n;
 }
 
+int pd_ordered_must_drain(const struct pd_ordered *q)
+{
+	return q->force != 0;
+}
+
+uint64_t pd_ordered_forced(const struct pd_ordered *q)
+{
+	return q->forced;
+}
+
 int pd_ordered_pop(struct pd_ordered *q, struct pd_event *ev)
 {
 	struct qev *e;
 	size_t i = 0;
 	int err;
 
-	if (!q->n || (!q->all && q->heap[0]->time > q->limit))
+	if (!q->n || (!q->all && !q->force && q->heap[0]->time > q->limit))
 		return 0;
+	if (q->force)
+		q->force--;
 	e = q->heap[0];
+	q->bytes -= sizeof(*e) + e->size + e->extra_size;
 	q->heap[0] = q->heap[--q->n];
 	for (;;) {	/* sift down */
 		size_t l = 2 * i + 1, m = i;

@@ -356,6 +356,17 @@ void pd_ordered_flush(struct pd_ordered *q);		/* at end of input: all poppable *
 /* 1 with *ev (decoded; valid until the next pop), 0 if nothing is poppable, -errno. */
 int pd_ordered_pop(struct pd_ordered *q, struct pd_event *ev);
 size_t pd_ordered_queued(const struct pd_ordered *q);
+/* A recording's compressed records may expand to BASE + RATIO x their compressed size in
+ * total: perf -z gets 2-10x on real data; zstd can reach 30000x on crafted zeros. */
+#define PD_ZSTD_BUDGET_BASE (256ull << 20)
+#define PD_ZSTD_BUDGET_RATIO 64u
+
+/* A recording that never says FINISHED_ROUND would make the queue hold the whole file: past
+ * PD_ORDERED_MAX_BYTES queued, the oldest half becomes poppable at once (perf's
+ * OE_FLUSH__HALF). 1 when the caller should pop now; pd_ordered_forced() counts such flushes. */
+#define PD_ORDERED_MAX_BYTES (256ull << 20)
+int pd_ordered_must_drain(const struct pd_ordered *q);
+uint64_t pd_ordered_forced(const struct pd_ordered *q);
 
 /* Time of an event for ordering: sample time, else sid time, else 0. */
 uint64_t pd_event_time(const struct pd_event *ev);

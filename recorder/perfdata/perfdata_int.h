@@ -119,7 +119,9 @@ struct pd_reader {
 	size_t dlen, dpos, dcap;
 	uint64_t dsrc_off;	/* offset of the COMPRESSED record they came from */
 	uint64_t nr_compressed;
+	uint64_t dtotal, dsrc_total;	/* bytes decompressed, compressed bytes read */
 };
+
 
 int pd_set_err(struct pd_reader *r, int err, uint64_t off, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));

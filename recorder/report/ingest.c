@@ -306,6 +306,8 @@ static int read_events(struct ingest *in, char *err, size_t errlen)
 		}
 		if ((rc = pd_ordered_push(q, &ev, pd_event_time(&ev))) < 0)
 			break;
+		if (pd_ordered_must_drain(q) && (rc = drain(in, q)) < 0)
+			break;
 		if (in->o->progress && !(++n & 0xffff))
 			in->o->progress(in->o->ctx, pd_reader_data_size(in->r) ?
 					ev.offset - pd_reader_data_offset(in->r) : 0,

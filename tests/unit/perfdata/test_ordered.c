@@ -1,6 +1,7 @@
 /* test_ordered.c - recorder/perfdata/ordered.c: FINISHED_ROUND windows release events in time
  * order, and nothing newer than the previous round's maximum leaves early. */
 #include <criterion/criterion.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "recorder/perfdata/perfdata.h"
@@ -101,4 +102,45 @@ Test(ordered, many_events_sorted)
 		prev = t;
 	}
 	pd_ordered_free(q);
+}
+
+/* Issue 16 finding 8: with no FINISHED_ROUND at all the queue does not grow past
+ * PD_ORDERED_MAX_BYTES: the oldest half comes out early, oldest first. */
+Test(ordered, queue_is_bounded_without_rounds, .timeout = 60)
+{
+	struct pd_ordered *q = pd_ordered_new(NULL);
+	size_t extra_n = 4u << 20;
+	uint8_t *extra = calloc(1, extra_n);
+	uint64_t rec[2];
+	struct perf_event_header *h = (void *)rec;
+	struct pd_event ev = { 0 };
+	size_t pushed = 0, popped = 0;
+	uint64_t last = 0;
+
+	h->type = 99;
+	h->size = sizeof(rec);
+	ev.raw = rec;
+	ev.size = sizeof(rec);
+	ev.type = 99;
+	ev.extra = extra;
+	ev.extra_size = extra_n;
+	for (uint64_t t = 1000; pushed < 3 * (PD_ORDERED_MAX_BYTES / extra_n); t--) {
+		rec[1] = t;	/* newest first: time order must still hold when forced */
+		ev.offset = t;
+		cr_assert_eq(pd_ordered_push(q, &ev, t), 0);
+		pushed++;
+		while (pd_ordered_must_drain(q)) {
+			int got;
+			uint64_t pt = pop_time(q, &got);
+			cr_assert_eq(got, 1);
+			popped++;
+			last = pt;
+		}
+		cr_assert_leq(pd_ordered_queued(q) * extra_n, PD_ORDERED_MAX_BYTES + extra_n);
+	}
+	cr_assert_gt(popped, 0);
+	cr_assert_gt(pd_ordered_forced(q), 0);
+	cr_assert_gt(last, 0);
+	pd_ordered_free(q);
+	free(extra);
 }
