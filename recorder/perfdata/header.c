@@ -57,11 +57,17 @@ static int rebuild_id_index(struct pd_reader *r)
 	free(r->id_index);
 	r->id_index = idx;
 	r->nr_index = n;
+	r->index_dirty = false;
 	return 0;
 }
 
 const struct pd_evsel *pd_reader_evsel_by_id(const struct pd_reader *r, uint64_t id)
 {
+	/* Built once at the first lookup after attrs were added, not once per attr: a file of
+	 * many attrs sharing one large id area made that quadratic (issue 16, finding 7). The
+	 * index is a cache; rebuilding it does not change what the reader says. */
+	if (r->index_dirty && rebuild_id_index((struct pd_reader *)r) < 0)
+		return NULL;
 	size_t lo = 0, hi = r->nr_index;
 
 	while (lo < hi) {
@@ -85,6 +91,12 @@ int pd_reader_add_evsel(struct pd_reader *r, const void *attr, size_t attr_size,
 
 	if (attr_size < 64)
 		return pd_set_err(r, -EINVAL, off, "attr of %zu bytes (minimum 64)", attr_size);
+	if (r->nr_evsels >= PD_MAX_ATTRS)
+		return pd_set_err(r, -E2BIG, off, "more than %u attrs (PD_MAX_ATTRS)",
+				  PD_MAX_ATTRS);
+	if (nr_ids > PD_MAX_IDS - r->nr_ids_total)
+		return pd_set_err(r, -E2BIG, off, "more than %u sample ids in all attrs "
+				  "(PD_MAX_IDS)", PD_MAX_IDS);
 	n = realloc(r->evsels, (r->nr_evsels + 1) * sizeof(*n));
 	if (!n)
 		return -ENOMEM;
@@ -113,8 +125,10 @@ int pd_reader_add_evsel(struct pd_reader *r, const void *attr, size_t attr_size,
 		return pd_set_err(r, -EINVAL, off, "attrs with non matching sample_type/sample_id_all");
 	}
 	r->nr_evsels++;
+	r->nr_ids_total += nr_ids;
 	r->id_hdr_size = pd_sid_size(&r->evsels[0].attr);
-	return rebuild_id_index(r);
+	r->index_dirty = true;
+	return 0;
 }
 
 size_t pd_reader_nr_evsels(const struct pd_reader *r) { return r->nr_evsels; }

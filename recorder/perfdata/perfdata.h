@@ -361,6 +361,11 @@ size_t pd_ordered_queued(const struct pd_ordered *q);
 #define PD_ZSTD_BUDGET_BASE (256ull << 20)
 #define PD_ZSTD_BUDGET_RATIO 64u
 
+/* Per recording: attrs (perf makes one per event, a few hundred at most) and sample ids in
+ * all of them (one per event per CPU): more is refused, the limit named. */
+#define PD_MAX_ATTRS 16384u
+#define PD_MAX_IDS (1u << 22)
+
 /* A recording that never says FINISHED_ROUND would make the queue hold the whole file: past
  * PD_ORDERED_MAX_BYTES queued, the oldest half becomes poppable at once (perf's
  * OE_FLUSH__HALF). 1 when the caller should pop now; pd_ordered_forced() counts such flushes. */

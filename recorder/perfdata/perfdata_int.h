@@ -105,6 +105,8 @@ struct pd_reader {
 	size_t id_hdr_size;
 	uint64_t *id_index;	/* sorted {id, evsel index} pairs */
 	size_t nr_index;
+	bool index_dirty;	/* attrs added since id_index was built */
+	size_t nr_ids_total;
 
 	struct pd_feat feats[PD_FEAT_MAX];
 	unsigned feats_dropped;	/* flagged in the header but cut off or out of the file */

@@ -136,3 +136,34 @@ int pdt_count(const char *path, struct pdt_counts *c)
 	pd_reader_close(r);
 	return 0;
 }
+
+uint8_t *pdt_shared_ids_file(unsigned nattrs, unsigned nids, size_t *len)
+{
+	const size_t hdr = 104, asz = sizeof(struct perf_event_attr), ent = asz + 16;
+	size_t ids_off = hdr + nattrs * ent, n = ids_off + (size_t)nids * 8;
+	uint8_t *b = calloc(1, n);
+	uint64_t h[13] = { 0 };
+	memcpy(&h[0], "PERFILE2", 8);
+	h[1] = hdr;
+	h[2] = ent;
+	h[3] = hdr;			/* attrs */
+	h[4] = nattrs * ent;
+	h[5] = n;			/* data: empty, at the end */
+	h[6] = 0;
+	memcpy(b, h, sizeof(h));
+	for (unsigned i = 0; i < nattrs; i++) {
+		struct perf_event_attr a;
+		uint64_t sec[2] = { ids_off, (uint64_t)nids * 8 };
+		pdt_attr(&a);
+		a.size = (uint32_t)asz;
+		a.config = i;
+		memcpy(b + hdr + i * ent, &a, asz);
+		memcpy(b + hdr + i * ent + asz, sec, 16);
+	}
+	for (unsigned k = 0; k < nids; k++) {
+		uint64_t id = k + 1;
+		memcpy(b + ids_off + (size_t)k * 8, &id, 8);
+	}
+	*len = n;
+	return b;
+}

@@ -28,4 +28,8 @@ struct pdt_counts {
 /* Opens path and reads it to the end (or the first error). Returns pd_reader_open's result. */
 int pdt_count(const char *path, struct pdt_counts *c);
 
+/* Issue 16 finding 7: a file-mode perf.data whose nattrs attrs all point at one area of nids
+ * ids (distinct values 1..nids), and an empty data section. malloc'd; *len its size. */
+uint8_t *pdt_shared_ids_file(unsigned nattrs, unsigned nids, size_t *len);
+
 #endif

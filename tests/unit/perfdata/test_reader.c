@@ -233,3 +233,38 @@ Test(reader, file_mode_small_window)
 	cr_assert_eq(samples, e.samples);
 	pd_reader_close(r);
 }
+
+/* Issue 16 finding 7: many attrs sharing one large id area open in one index build (the
+ * timeout guards a return of the per-attr rebuild, which took minutes here), every id
+ * resolves, and past PD_MAX_IDS the file is refused with the limit named. */
+static void write_shared_ids(const char *path, unsigned nattrs, unsigned nids)
+{
+	size_t len;
+	uint8_t *b = pdt_shared_ids_file(nattrs, nids, &len);
+	cr_assert_eq(tu_write_file(path, b, len), 0);
+	free(b);
+}
+
+Test(reader, shared_id_areas_are_bounded, .timeout = 60)
+{
+	char *dir = tu_tmpdir("pdids"), path[600];
+	struct pd_reader *r;
+	snprintf(path, sizeof(path), "%s/ids.data", dir);
+	write_shared_ids(path, 400, 8192);
+	cr_assert_eq(pd_reader_open(&r, path, NULL), 0, "%s", r ? pd_reader_error(r) : "");
+	cr_assert_eq(pd_reader_nr_evsels(r), 400);
+	cr_assert_not_null(pd_reader_evsel_by_id(r, 1));
+	cr_assert_not_null(pd_reader_evsel_by_id(r, 8192));
+	cr_assert_null(pd_reader_evsel_by_id(r, 8193));
+	pd_reader_close(r);
+
+	unsigned nattrs = PD_MAX_IDS / 8192 + 1;
+	write_shared_ids(path, nattrs, 8192);
+	r = NULL;
+	cr_assert_eq(pd_reader_open(&r, path, NULL), -E2BIG);
+	cr_assert(r && strstr(pd_reader_error(r), "PD_MAX_IDS") &&
+		  strstr(pd_reader_error(r), "ids.data"), "%s", r ? pd_reader_error(r) : "");
+	pd_reader_close(r);
+	tu_rmtree(dir);
+	free(dir);
+}
