@@ -216,13 +216,25 @@ int inj_dump_init(struct inj_dump *d, struct jd_index *x, const char *path,
 	if (!d->path || !d->dir || !d->loads || !d->file_seqs ||
 	    synth_index_file_seqs(x, d->file_seqs) < 0)
 		goto nomem;
-	inj_parallel_for(d->nr_loads, o->threads, bid_one, d);
-	for (size_t i = 0; i < d->nr_loads; i++) {
-		d->nr_bad += (d->loads[i].flags & INJ_BAD) != 0;
-		d->nr_nolines += (d->loads[i].flags & (INJ_BAD | INJ_NOLINES)) == INJ_NOLINES;
+	if (o->twin) {	/* the same bytes: the same build-ids and refusals */
+		d->twin = o->twin;
+		for (size_t i = 0; i < d->nr_loads; i++) {
+			d->loads[i] = o->twin->loads[i];
+			d->loads[i].flags &= INJ_BAD | INJ_NOLINES;
+		}
+		d->nr_bad = o->twin->nr_bad;
+		d->nr_nolines = o->twin->nr_nolines;
+		memcpy(d->bad_msg, o->twin->bad_msg, sizeof(d->bad_msg));
+	} else {
+		inj_parallel_for(d->nr_loads, o->threads, bid_one, d);
+		for (size_t i = 0; i < d->nr_loads; i++) {
+			d->nr_bad += (d->loads[i].flags & INJ_BAD) != 0;
+			d->nr_nolines += (d->loads[i].flags & (INJ_BAD | INJ_NOLINES)) ==
+					 INJ_NOLINES;
+		}
+		if (d->nr_bad || d->nr_nolines)
+			first_bad_message(d, d->nr_bad ? INJ_BAD : INJ_NOLINES);
 	}
-	if (d->nr_bad || d->nr_nolines)
-		first_bad_message(d, d->nr_bad ? INJ_BAD : INJ_NOLINES);
 	if (link_moves(d) < 0 || build_timeline(d, o) < 0)
 		goto nomem;
 	return 0;
@@ -244,7 +256,7 @@ void inj_dump_fini(struct inj_dump *d)
 	free(d->dir);
 	if (d->dirfd >= 0)
 		close(d->dirfd);
-	if (d->x)
+	if (d->x && !d->twin)
 		jd_index_close(d->x);
 	memset(d, 0, sizeof(*d));
 	d->dirfd = -1;

@@ -103,6 +103,9 @@ struct inj_dump {
 	char *dir;		/* absolute directory, as text: the ELFs' names */
 	int dirfd;		/* the directory the dump was really opened from (-1: none) */
 	int beside;		/* ELFs may be written into dirfd: it is the running user's */
+	uint64_t dev, ino;	/* the dump file: markers of other pids naming it share x */
+	const struct inj_dump *twin;	/* x and the build-ids are twin's (not owned) */
+	unsigned nr_twins;	/* dumps sharing this one's index */
 	uint32_t pid;		/* process the marker belongs to (the MMAP's pid) */
 	uint32_t nspid;		/* pid in the dump's name */
 	uint64_t marker_time;
@@ -123,10 +126,16 @@ struct inj_dump {
 	struct inj_segmap sim_map;	/* state as of the replay (sim.c) */
 };
 
+/* Markers of more processes than this naming one dump file: the rest are not injected (each
+ * costs the dump's timeline and ELFs again). */
+#define INJ_MAX_PIDS_PER_DUMP 64u
+
 struct inj_dump_opts {
 	int arch_time;		/* dump uses TSC: convert with tc */
 	const struct inj_time_conv *tc;
 	int threads;		/* for build-ids */
+	const struct inj_dump *twin;	/* the same dump file for another pid: its index and
+					 * build-ids are reused, not read and computed again */
 };
 /* Builds the timeline and build-ids of an opened index (takes ownership of x; call
  * inj_dump_fini also after a failure). */

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -60,14 +61,26 @@ static int already_have(struct inj_run_state *s, uint32_t pid, const char *path)
 	return 0;
 }
 
+/* The dump already read for another pid, when the same file is named again (markers of many
+ * pids naming one large dump must not read and index it once per pid). */
+static struct inj_dump *find_twin(struct inj_run_state *s, const struct stat *sb)
+{
+	for (size_t i = 0; i < s->nr_dumps; i++) {
+		struct inj_dump *d = s->dumps[i];
+		if (!d->twin && d->dev == (uint64_t)sb->st_dev && d->ino == (uint64_t)sb->st_ino)
+			return d;
+	}
+	return NULL;
+}
+
 /* The dump is opened through its directory, and that directory fd is where its ELFs go: the
  * text of a recorded path can name one directory while its symlinks lead the kernel to
  * another, so only the directory actually reached is ever written to. */
-static int open_dump(const char *path, int *dirfd, struct jd_index **x, char *err,
-		     size_t errlen)
+static int open_dump(struct inj_run_state *s, const char *path, int *dirfd, struct stat *sb,
+		     struct inj_dump **twin, struct jd_index **x, char *err, size_t errlen)
 {
 	char dir[4096];
-	const char *slash = strrchr(path, '/');
+	const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path;
 	if (inj_dirname(path, dir, sizeof(dir)) < 0)
 		return -ENAMETOOLONG;
 	*dirfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
@@ -76,7 +89,20 @@ static int open_dump(const char *path, int *dirfd, struct jd_index **x, char *er
 		snprintf(err, errlen, "%.400s: %s", dir, strerror(-rc));
 		return rc;
 	}
-	int rc = jd_index_open_at(x, *dirfd, slash ? slash + 1 : path, path, err, errlen);
+	int rc = 0;
+	*twin = NULL;
+	if (fstatat(*dirfd, base, sb, AT_SYMLINK_NOFOLLOW) == 0 && (*twin = find_twin(s, sb))) {
+		if ((*twin)->nr_twins + 1 >= INJ_MAX_PIDS_PER_DUMP) {
+			snprintf(err, errlen, "named by more than %u processes "
+				 "(INJ_MAX_PIDS_PER_DUMP)", INJ_MAX_PIDS_PER_DUMP);
+			rc = -E2BIG;
+		} else {
+			(*twin)->nr_twins++;
+			*x = (*twin)->x;
+		}
+	} else {
+		rc = jd_index_open_at(x, *dirfd, base, path, err, errlen);
+	}
 	if (rc < 0) {
 		close(*dirfd);
 		*dirfd = -1;
@@ -115,7 +141,9 @@ int inj_marker_take(struct inj_run_state *s, const struct pd_reader *r,
 	struct jd_index *x = NULL;
 	err[0] = 0;
 	int dirfd = -1;
-	int rc = open_dump(path, &dirfd, &x, err, sizeof(err));
+	struct stat sb = { 0 };
+	struct inj_dump *twin = NULL;
+	int rc = open_dump(s, path, &dirfd, &sb, &twin, &x, err, sizeof(err));
 	if (rc < 0) {
 		s->st->dumps_missing++;
 		inj_warnf(s, "jitdump %s (marker at offset %llu of %s) unusable, its code stays "
@@ -127,16 +155,19 @@ int inj_marker_take(struct inj_run_state *s, const struct pd_reader *r,
 	struct inj_dump **nd = realloc(s->dumps, (s->nr_dumps + 1) * sizeof(*nd));
 	if (!d || !nd) {
 		free(d);
-		jd_index_close(x);
+		if (!twin)
+			jd_index_close(x);
 		close(dirfd);
 		snprintf(s->err, s->errlen, "out of memory");
 		return -ENOMEM;
 	}
 	s->dumps = nd;
 	int arch = (jd_index_header(x)->flags & JD_FLAGS_ARCH_TIMESTAMP) != 0;
-	struct inj_dump_opts dopts = { arch, &s->tc, s->o->threads };
+	struct inj_dump_opts dopts = { arch, &s->tc, s->o->threads, twin };
 	rc = inj_dump_init(d, x, path, &dopts, err, sizeof(err));
 	d->dirfd = dirfd;	/* closed by inj_dump_fini from here on */
+	d->dev = (uint64_t)sb.st_dev;
+	d->ino = (uint64_t)sb.st_ino;
 	if (rc == 0)
 		trust_dir(s, d);
 	if (rc == 0)

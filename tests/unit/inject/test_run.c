@@ -263,3 +263,40 @@ Test(run, arch_dump_without_time_conv_is_refused, .fini = cleanup)
 	close(fd);
 	cr_assert(strstr(err, "TIME_CONV"), "%s", err);
 }
+
+/* Issue 16 finding 9: markers of many pids naming one dump share its index and build-ids;
+ * past INJ_MAX_PIDS_PER_DUMP processes the rest are refused with a warning naming the limit. */
+Test(run, many_pids_naming_one_dump_are_bounded, .fini = cleanup, .timeout = 60)
+{
+	make_input(0);
+	char many[4300];
+	snprintf(many, sizeof(many), "%s/many.data", dir);
+	struct pd_writer *w;
+	cr_assert_eq(pd_writer_open(&w, many, 0), 0);
+	struct perf_event_attr a = { .type = PERF_TYPE_SOFTWARE, .size = sizeof(a),
+				     .sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID |
+						    PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD,
+				     .sample_id_all = 1, .mmap2 = 1, .comm = 1, .use_clockid = 1,
+				     .clockid = CLOCK_MONOTONIC, .sample_period = 1 };
+	uint64_t id = 7;
+	cr_assert_eq(pd_writer_add_attr(w, &a, &id, 1, "cpu-clock"), 0);
+	unsigned npids = INJ_MAX_PIDS_PER_DUMP + 36;
+	for (unsigned k = 0; k < npids; k++)
+		map(w, 50000 + k, T0 - 10, 0x7000000, dump);
+	for (unsigned k = 0; k < npids; k++)
+		sample(w, 50000 + k, T0 + 50, 0x40008);
+	cr_assert_eq(pd_writer_close(w), 0);
+	int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	struct inj_opts o = { .input = many, .output = out, .out_fd = fd, .cache_root = cache,
+			      .threads = 2, .warn = on_warn };
+	struct inj_stats st;
+	char err[512];
+	warnings = 0;
+	cr_assert_eq(inj_run(&o, &st, err, sizeof(err)), 0, "%s", err);
+	close(fd);
+	cr_assert_eq(st.dumps, INJ_MAX_PIDS_PER_DUMP);
+	cr_assert_eq(st.pool.failed, 0, "%s", st.pool.first_error);
+	cr_assert_geq(warnings, npids - INJ_MAX_PIDS_PER_DUMP);
+	cr_assert(strstr(last_warning, "INJ_MAX_PIDS_PER_DUMP") && strstr(last_warning, dump),
+		  "%s", last_warning);
+}
