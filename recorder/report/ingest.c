@@ -399,9 +399,10 @@ out:
 	rp_map_free(&in.dso_load);
 	free(in.load_src);
 	rp_live_free(&in.live);
-	if (o->fast_exit && !rc && !kept_ss)
+	if (o->fast_exit && !rc && !kept_ss) {
 		kept_ss = in.ss;
-	else
+		sym_session_remove_files(in.ss);	/* what it unpacked must not outlive us */
+	} else
 		sym_session_free(in.ss);
 	pd_reader_close(in.r);
 	return rc;

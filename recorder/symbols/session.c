@@ -57,6 +57,12 @@ struct sym_session *sym_session_new(const struct sym_opts *opts)
 	return s;
 }
 
+void sym_session_remove_files(struct sym_session *s)
+{
+	if (s)
+		source_remove_all_files(s);
+}
+
 void sym_session_free(struct sym_session *s)
 {
 	if (!s)

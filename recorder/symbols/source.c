@@ -27,6 +27,7 @@ struct sym_source {
 	struct sym_source *next;
 	char *root;		/* the directory, or where the archive was unpacked */
 	int unpacked;		/* 1: root is ours to remove */
+	uint64_t budget, unpacked_bytes;	/* SYM_ARCHIVE_BUDGET for this archive */
 	struct link_ent *links;
 	size_t n_links;
 };
@@ -109,6 +110,24 @@ static int note_link(struct sym_source *src, const char *rel, const char *target
 	return 0;
 }
 
+/* A member's bytes into fd, within the archive's budget: a small archive of one huge
+ * compressed-zero member must not fill the temporary directory. */
+static int copy_member(struct archive *a, int fd, struct sym_source *src)
+{
+	const void *buf;
+	size_t n;
+	la_int64_t off;
+	int r;
+	while ((r = archive_read_data_block(a, &buf, &n, &off)) == ARCHIVE_OK) {
+		if (n > src->budget - src->unpacked_bytes)
+			return -EFBIG;
+		src->unpacked_bytes += n;
+		if (pwrite(fd, buf, n, (off_t)off) != (ssize_t)n)
+			return -EIO;
+	}
+	return r == ARCHIVE_EOF ? 0 : -EIO;
+}
+
 static int unpack_entry(struct archive *a, struct archive_entry *ent, struct sym_source *src)
 {
 	char *rel = clean_rel("", archive_entry_pathname(ent));
@@ -139,8 +158,7 @@ static int unpack_entry(struct archive *a, struct archive_entry *ent, struct sym
 		    (fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600)) < 0)
 			rc = errno == EEXIST ? 0 : -errno;
 		if (fd >= 0) {
-			if (archive_read_data_into_fd(a, fd) != ARCHIVE_OK)
-				rc = -EIO;
+			rc = copy_member(a, fd, src);
 			close(fd);
 		}
 		if (!rc && is_link)
@@ -160,6 +178,10 @@ static int unpack(struct sym_session *s, const char *file, struct sym_source *sr
 	if (!(src->root = strdup(tmpl)))
 		return -ENOMEM;
 	src->unpacked = 1;
+	struct stat st;
+	src->budget = s->o.archive_budget ? s->o.archive_budget : SYM_ARCHIVE_BUDGET_BASE;
+	if (!s->o.archive_budget && !stat(file, &st) && st.st_size > 0)
+		src->budget += SYM_ARCHIVE_BUDGET_RATIO * (uint64_t)st.st_size;
 	struct archive *a = archive_read_new();
 	if (!a)
 		return -ENOMEM;
@@ -181,6 +203,12 @@ static int unpack(struct sym_session *s, const char *file, struct sym_source *sr
 			break;
 		}
 		rc = unpack_entry(a, ent, src);
+		if (rc == -EFBIG)
+			sess_msg(s, SYM_LVL_ERROR, "%s: members unpack to more than %llu bytes "
+				 "(SYM_ARCHIVE_BUDGET: %llu MiB plus %u times the archive's size)",
+				 file, (unsigned long long)src->budget,
+				 (unsigned long long)(SYM_ARCHIVE_BUDGET_BASE >> 20),
+				 SYM_ARCHIVE_BUDGET_RATIO);
 	}
 	archive_read_free(a);
 	return rc;
@@ -194,10 +222,22 @@ static int rm_one(const char *path, const struct stat *st, int flag, struct FTW 
 	return remove(path);
 }
 
-static void source_free(struct sym_source *src)
+static void source_remove_files(struct sym_source *src)
 {
 	if (src->unpacked && src->root)
 		nftw(src->root, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	src->unpacked = 0;
+}
+
+void source_remove_all_files(struct sym_session *s)
+{
+	for (struct sym_source *src = s->sources; src; src = src->next)
+		source_remove_files(src);
+}
+
+static void source_free(struct sym_source *src)
+{
+	source_remove_files(src);
 	for (size_t i = 0; i < src->n_links; i++)
 		free(src->links[i].rel);
 	free(src->links);

@@ -56,11 +56,20 @@ struct sym_opts {
 	 * message is reported once. */
 	void (*report)(void *ctx, enum sym_level level, const char *msg);
 	void *report_ctx;
+	uint64_t archive_budget;	/* bytes an archive may unpack to; 0: the default,
+					 * SYM_ARCHIVE_BUDGET_BASE + RATIO x its size */
 };
 
 /* NULL opts = defaults. Returns NULL only on out of memory. */
 struct sym_session *sym_session_new(const struct sym_opts *opts);
 void sym_session_free(struct sym_session *s);
+/* Removes what the session unpacked (--archive) now, for a caller that keeps the session to
+ * the end of the process instead of freeing it: files already opened stay readable. */
+void sym_session_remove_files(struct sym_session *s);
+/* An archive unpacks to at most BASE + RATIO x its own size: perf's archives hold ELFs and
+ * debug files that compress 3-10x; a crafted one reaches 30000x. */
+#define SYM_ARCHIVE_BUDGET_BASE (1ull << 30)
+#define SYM_ARCHIVE_BUDGET_RATIO 64u
 
 /* An extra lookup source by build-id: a directory laid out like ~/.debug, or an archive
  * file (tar, optionally zstd/gzip/xz compressed) whose members mirror the cache:

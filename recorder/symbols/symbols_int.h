@@ -255,6 +255,7 @@ int source_add(struct sym_session *s, const char *path);
 int source_lookup(struct sym_session *s, const struct sym_build_id *id, const char *kind,
 		  char **path, void **image, size_t *len);
 void source_free_all(struct sym_session *s);
+void source_remove_all_files(struct sym_session *s);
 
 /* elfsym.c */
 int elfsym_load(struct sym_session *s, struct sym_dso *d);

@@ -235,3 +235,29 @@ Test(find, separate_debug_file_in_cache)
 	sym_session_free(s);
 	free(so), free(cache), free(dbg);
 }
+
+/* Issue 16 finding 10: an archive whose members expand past the budget is refused with the
+ * limit named, and what it unpacked is removed with the session. */
+Test(find, archive_over_its_budget_is_refused_and_removed)
+{
+	char cmd[9000], tmp[4200];
+	snprintf(tmp, sizeof(tmp), "%s/tmp", dir);
+	snprintf(cmd, sizeof(cmd), "mkdir -p %s/z/d %s && head -c 4194304 /dev/zero > %s/z/d/big "
+		 "&& cd %s/z && tar --zstd -cf %s/bomb.tar.zst d", dir, tmp, dir, dir, dir);
+	st_run(cmd);
+	setenv("TMPDIR", tmp, 1);
+	struct sym_opts o = { .sz = sizeof(o), .buildid_dir = "/nonexistent",
+			      .no_debuginfod = 1, .report = st_collect,
+			      .archive_budget = 1u << 20 };
+	struct sym_session *s = sym_session_new(&o);
+	cr_assert(s);
+	char *arch = path_in("bomb.tar.zst");
+	st_msgs[0] = 0;
+	cr_assert_lt(sym_session_add_source(s, arch), 0);
+	cr_assert(strstr(st_msgs, "SYM_ARCHIVE_BUDGET") && strstr(st_msgs, "bomb.tar.zst"), "%s",
+		  st_msgs);
+	sym_session_free(s);
+	snprintf(cmd, sizeof(cmd), "test -z \"$(ls -A %s)\"", tmp);
+	st_run(cmd);
+	free(arch);
+}
