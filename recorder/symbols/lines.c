@@ -39,7 +39,7 @@ static int add_cu_range(struct sym_dso *d, size_t *cap, uint64_t lo, uint64_t hi
 		return 0;
 	if (sym_grow(&d->cus, cap, d->n_cus, sizeof(*d->cus)))
 		return -ENOMEM;
-	d->cus[d->n_cus++] = (struct cu_range){ lo, hi, off };
+	d->cus[d->n_cus++] = (struct cu_range){ .lo = lo, .hi = hi, .cu_off = off };
 	return 0;
 }
 
@@ -126,15 +126,64 @@ void lines_free(struct sym_dso *d)
 	d->n_cus = 0;
 }
 
-static int find_cu(struct sym_dso *d, uint64_t addr, Dwarf_Die *cudie)
+static struct cu_range *find_cu(struct sym_dso *d, uint64_t addr, Dwarf_Die *cudie)
 {
 	size_t lo = sym_upper_bound(d->cus, d->n_cus, sizeof(*d->cus), addr);
 	for (size_t i = lo; i-- > 0;)
 		if (addr < d->cus[i].hi)
-			return dwarf_offdie(d->dw, d->cus[i].cu_off, cudie) ? 0 : -ENOENT;
+			return dwarf_offdie(d->dw, d->cus[i].cu_off, cudie) ? &d->cus[i] : NULL;
 		else if (lo - i > 8)
 			break;
-	return -ENOENT;
+	return NULL;
+}
+
+/* 1 if no DIE of the CU nests deeper than SYM_DWARF_MAX_DEPTH, found by a walk that keeps its
+ * own stack (dwarf_child and dwarf_siblingof do not recurse). */
+static int cu_depth_ok(Dwarf_Die *cudie)
+{
+	static __thread Dwarf_Die st[SYM_DWARF_MAX_DEPTH + 2];
+	int sp = 0;
+	st[0] = *cudie;
+	if (dwarf_child(&st[0], &st[1]) != 0)
+		return 1;
+	sp = 1;
+	for (;;) {
+		if (dwarf_haschildren(&st[sp]) && dwarf_child(&st[sp], &st[sp + 1]) == 0) {
+			if (++sp > SYM_DWARF_MAX_DEPTH)
+				return 0;
+			continue;
+		}
+		while (sp > 0) {
+			Dwarf_Die next;
+			int r = dwarf_siblingof(&st[sp], &next);
+			if (r == 0) {
+				st[sp] = next;
+				break;
+			}
+			if (r < 0)
+				return 1;	/* damaged: getscopes stops there as well */
+			sp--;
+		}
+		if (sp == 0)
+			return 1;
+	}
+}
+
+static int depth_ok(struct sym_session *s, struct sym_dso *d, struct cu_range *cu,
+		    Dwarf_Die *cudie)
+{
+	if (!cu->depth) {
+		int v = cu_depth_ok(cudie) ? 1 : -1;
+		for (size_t i = 0; i < d->n_cus; i++)	/* every range of this CU */
+			if (d->cus[i].cu_off == cu->cu_off)
+				d->cus[i].depth = v;
+		if (v < 0)
+			sess_msg(s, SYM_LVL_WARN, "%s: DWARF unit at offset %llu nests deeper than "
+				 "%u levels (SYM_DWARF_MAX_DEPTH): its inline frames are not read",
+				 d->path ? d->path : d->long_name, (unsigned long long)cu->cu_off,
+				 SYM_DWARF_MAX_DEPTH);
+	}
+	return cu->depth > 0;
 }
 
 /* The name a frame is shown with: the linkage name demangled, else DW_AT_name (both
@@ -173,7 +222,8 @@ static const char *call_file(struct sym_session *s, Dwarf_Die *cudie, Dwarf_Die 
 int lines_lookup(struct sym_session *s, struct sym_dso *d, struct sym_cached *c)
 {
 	Dwarf_Die cudie;
-	if (dw_open(s, d) || find_cu(d, c->addr, &cudie))
+	struct cu_range *cu;
+	if (dw_open(s, d) || !(cu = find_cu(d, c->addr, &cudie)))
 		return -ENOENT;
 	Dwarf_Line *l = dwarf_getsrc_die(&cudie, c->addr);
 	if (l) {
@@ -185,6 +235,8 @@ int lines_lookup(struct sym_session *s, struct sym_dso *d, struct sym_cached *c)
 	/* dwarf_getscopes continues an inlined instance with its abstract origin's scopes;
 	 * the real nesting comes from the innermost DIE's own parents */
 	Dwarf_Die *scopes = NULL, inner;
+	if (!depth_ok(s, d, cu, &cudie))
+		return 0;
 	int n = dwarf_getscopes(&cudie, c->addr, &scopes);
 	if (n <= 0)
 		return 0;

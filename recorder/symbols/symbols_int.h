@@ -75,7 +75,13 @@ struct sym_cached {
 struct cu_range {
 	uint64_t lo, hi;
 	Dwarf_Off cu_off;
+	int depth;		/* 0 not yet walked, 1 nesting within SYM_DWARF_MAX_DEPTH, -1 deeper */
 };
+
+/* DIE nesting read for inline frames: libdw's dwarf_getscopes recurses once per level, and
+ * a crafted CU of 40,000 nested lexical blocks overflowed the stack. Real code nests a few
+ * dozen levels. */
+#define SYM_DWARF_MAX_DEPTH 512
 
 struct phdr_map {
 	uint64_t off, filesz, vaddr;

@@ -119,3 +119,48 @@ uint64_t st_nm_addr(const char *path, const char *sym)
 	cr_assert(a, "%s not in %s", sym, path);
 	return a;
 }
+
+static void put(FILE *f, const void *p, size_t n)
+{
+	cr_assert_eq(fwrite(p, 1, n, f), n);
+}
+
+void st_deep_dwarf(const char *path, unsigned depth)
+{
+	/* abbrev 1: compile_unit, abbrev 2: lexical_block; both with children, low_pc (addr)
+	 * and high_pc (data4, a length since DWARF 4) */
+	static const uint8_t abbrev[] = { 1, 0x11, 1, 0x11, 0x01, 0x12, 0x06, 0, 0,
+					  2, 0x0b, 1, 0x11, 0x01, 0x12, 0x06, 0, 0, 0 };
+	char info[4200], abbr[4200], cmd[13000];
+	snprintf(info, sizeof(info), "%s.info", path);
+	snprintf(abbr, sizeof(abbr), "%s.abbrev", path);
+	FILE *f = fopen(abbr, "wb");
+	cr_assert(f);
+	put(f, abbrev, sizeof(abbrev));
+	fclose(f);
+	f = fopen(info, "wb");
+	cr_assert(f);
+	uint32_t len = 2 + 4 + 1 + (depth + 1) * (1 + 8 + 4) + depth + 1;
+	uint16_t ver = 4;
+	uint32_t aoff = 0, hi = 1u << 20;
+	uint8_t asz = 8;
+	uint64_t lo = 0;
+	put(f, &len, 4);
+	put(f, &ver, 2);
+	put(f, &aoff, 4);
+	put(f, &asz, 1);
+	for (unsigned i = 0; i <= depth; i++) {
+		uint8_t code = i ? 2 : 1;
+		put(f, &code, 1);
+		put(f, &lo, 8);
+		put(f, &hi, 4);
+	}
+	for (unsigned i = 0; i <= depth; i++)
+		put(f, "", 1);	/* the end of every level's children */
+	fclose(f);
+	snprintf(cmd, sizeof(cmd), "objcopy --decompress-debug-sections --remove-section "
+		 ".debug_aranges --remove-section .debug_rnglists --remove-section .debug_ranges "
+		 "--update-section .debug_info='%s' --update-section .debug_abbrev='%s' '%s'",
+		 info, abbr, path);
+	st_run(cmd);
+}

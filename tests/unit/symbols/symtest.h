@@ -27,4 +27,8 @@ uint64_t st_nm_addr(const char *path, const char *sym);
 /* Runs a shell command line that must succeed. */
 void st_run(const char *cmdline);
 
+/* Issue 16 finding 5: replaces the DWARF of the ELF at path with one unit of depth nested
+ * DW_TAG_lexical_blocks, each covering [0, 1 MiB) (objcopy --update-section). */
+void st_deep_dwarf(const char *path, unsigned depth);
+
 #endif

@@ -261,3 +261,21 @@ Test(find, archive_over_its_budget_is_refused_and_removed)
 	st_run(cmd);
 	free(arch);
 }
+
+/* Issue 16 finding 5: 40,000 nested lexical blocks overflowed the stack inside libdw's
+ * recursive dwarf_getscopes. The line lookup now stops at SYM_DWARF_MAX_DEPTH, says so, and
+ * still names the function. */
+Test(find, deeply_nested_dwarf_is_refused_not_a_crash, .timeout = 60)
+{
+	char *so = st_build(dir, "libt.so", "-fPIC -shared");
+	st_deep_dwarf(so, 40000);
+	struct sym_build_id bid;
+	cr_assert_eq(sym_elf_build_id(so, &bid, NULL, 0), 0);
+	struct sym_session *s = session("/nonexistent", NULL);
+	st_msgs[0] = 0;
+	struct sym_result r = resolve_work(s, so, so, &bid);
+	cr_expect_str_eq(r.sym ? r.sym : "(none)", "work");
+	cr_expect(strstr(st_msgs, "SYM_DWARF_MAX_DEPTH"), "%s", st_msgs);
+	sym_session_free(s);
+	free(so);
+}
