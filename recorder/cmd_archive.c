@@ -10,6 +10,7 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "recorder/cli.h"
 #include "recorder/report/report.h"
@@ -83,9 +84,14 @@ static int member_dir(const char *name, char *out, size_t len)
 /* Whole small file (procfs files have no size: read until EOF). */
 static int slurp(const char *path, void **buf, size_t *len)
 {
-	FILE *fp = fopen(path, "rb");
-	if (!fp)
-		return -errno;
+	int fd = sio_open_regular(path);	/* a recorded path: never a FIFO or device */
+	FILE *fp = fd >= 0 ? fdopen(fd, "rb") : NULL;
+	if (!fp) {
+		int rc = fd < 0 ? fd : -errno;
+		if (fd >= 0)
+			close(fd);
+		return rc;
+	}
 	size_t cap = 1 << 16, n = 0;
 	char *b = malloc(cap);
 	while (b) {

@@ -2,6 +2,8 @@
  * reading the GNU build-id note of an ELF file. */
 #include "recorder/symbols/symbols_int.h"
 
+#include "safeio/safeio.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -54,15 +56,16 @@ int sym_build_id_equal(const struct sym_build_id *a, const struct sym_build_id *
 int sym_elf_build_id(const char *path, struct sym_build_id *id, char *err, size_t errlen)
 {
 	elf_version(EV_CURRENT);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* Regular files only, never blocking; read, not mapped: a recorded path may be a FIFO,
+	 * or another user's file that shrinks under a mapping. */
+	int fd = sio_open_regular(path);
 	if (fd < 0) {
-		int e = errno;
 		if (errlen)
-			snprintf(err, errlen, "%s: %s", path, strerror(e));
-		return -e;
+			snprintf(err, errlen, "%s: %s", path, sio_strerror(fd));
+		return fd;
 	}
 	int rc;
-	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
 	if (!elf || elf_kind(elf) != ELF_K_ELF) {
 		if (errlen)
 			snprintf(err, errlen, "%s: not an ELF file (%s)", path, elf_errmsg(-1));

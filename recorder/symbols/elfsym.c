@@ -4,10 +4,13 @@
  * same sample lands on the same name as in perf report. */
 #include "recorder/symbols/symbols_int.h"
 
+#include "safeio/safeio.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 int symtab_add(struct sym_table *t, uint64_t start, uint64_t size, const char *raw,
 	       const char *name, uint8_t rank)
@@ -222,9 +225,14 @@ int elfsym_table(Elf *elf, struct sym_table *t)
  * /tmp/perf-PID.map, "START SIZE name" per line in hex, with absolute addresses. */
 static int load_perf_map(struct sym_session *s, struct sym_dso *d)
 {
-	FILE *f = fopen(d->long_name, "re");
-	if (!f)
+	/* The map's name comes from the recording: a FIFO or /dev/zero there must not stall us. */
+	int fd = sio_open_regular(d->long_name);
+	FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
+	if (!f) {
+		if (fd >= 0)
+			close(fd);
 		return -ENOENT;
+	}
 	char line[4096];
 	int rc = 0;
 	while (!rc && fgets(line, sizeof(line), f)) {

@@ -4,6 +4,8 @@
  * message naming both ids and never used. */
 #include "recorder/symbols/symbols_int.h"
 
+#include "safeio/safeio.h"
+
 #include <dlfcn.h>
 #include <elfutils/debuginfod.h>
 #include <errno.h>
@@ -73,13 +75,19 @@ refuse:
 
 static int open_path(struct cand *c, const char *path)
 {
-	c->fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (c->fd < 0)
+	/* A recorded path may name a FIFO or a device: never block on it, never read it. */
+	c->fd = sio_open_regular(path);
+	if (c->fd < 0) {
+		c->fd = -1;
 		return 0;
+	}
 	struct stat st;
 	if (fstat(c->fd, &st) || !S_ISREG(st.st_mode) || !(c->path = strdup(path)))
 		goto fail;
-	if (st.st_size > 0 && (uint64_t)st.st_size <= SMALL_FILE) {
+	/* A mapping faults (SIGBUS) when its file shrinks: only files nobody but root and we
+	 * can truncate are mapped, another user's are read whatever their size. */
+	int mappable = st.st_uid == geteuid() || st.st_uid == 0;
+	if (st.st_size > 0 && ((uint64_t)st.st_size <= SMALL_FILE || !mappable)) {
 		size_t len = (size_t)st.st_size, got = 0;
 		if (!(c->image = malloc(len)))
 			goto fail;

@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "recorder/symbols/symbols.h"
 #include "tests/lib/testutil.h"
@@ -278,4 +280,36 @@ Test(find, deeply_nested_dwarf_is_refused_not_a_crash, .timeout = 60)
 	cr_expect(strstr(st_msgs, "SYM_DWARF_MAX_DEPTH"), "%s", st_msgs);
 	sym_session_free(s);
 	free(so);
+}
+
+/* Issue 16 finding 11: a recorded library that is a FIFO, and a perf-PID.map that is a FIFO or
+ * a link to /dev/zero, resolve to nothing instead of blocking or reading forever. */
+Test(find, fifos_and_devices_named_by_the_recording_never_block, .timeout = 30)
+{
+	char *fifo = path_in("libfifo.so");
+	cr_assert_eq(mkfifo(fifo, 0600), 0);
+	struct sym_session *s = session("/nonexistent", NULL);
+	cr_assert_eq(sym_mmap(s, 9, 9, 0x400000, 0x1000, 0, fifo, NULL, 0, 2, 1), 0);
+	struct sym_result r;
+	cr_assert_eq(sym_resolve(s, 9, 0x400010, 2, 2, SYM_RES_LINES, &r), 0);
+	cr_expect_null(r.sym);
+	/* perf's map of anonymous code: /tmp/perf-PID.map, for a pid no process has */
+	uint32_t pids[2] = { 0x7ffffff0u - (uint32_t)getpid() % 1000, 0 };
+	pids[1] = pids[0] + 1;
+	char map[2][64];
+	for (int i = 0; i < 2; i++) {
+		snprintf(map[i], sizeof(map[i]), "/tmp/perf-%u.map", pids[i]);
+		unlink(map[i]);
+	}
+	cr_assert_eq(mkfifo(map[0], 0600), 0);
+	cr_assert_eq(symlink("/dev/zero", map[1]), 0);
+	for (int i = 0; i < 2; i++) {
+		cr_assert_eq(sym_mmap(s, pids[i], pids[i], 0x500000, 0x1000, 0, "//anon", NULL, 0,
+				      2, 1), 0);
+		cr_assert_eq(sym_resolve(s, pids[i], 0x500010, 2, 2, 0, &r), 0);
+		cr_expect_null(r.sym, "%s", map[i]);
+		unlink(map[i]);
+	}
+	sym_session_free(s);
+	free(fifo);
 }
