@@ -28,13 +28,19 @@ void cli_set_quiet(int q)
 	quiet = q;
 }
 
+/* One line whatever a recording put in the names and paths quoted: control characters (a
+ * terminal's escape sequences) are printed as \xNN. */
 static void vsay(const char *kind, const char *fmt, va_list ap)
 {
+	char *msg = NULL, *esc = NULL;
 	if (progress_shown)
 		cli_progress_end();
-	fprintf(stderr, "%s: %s", command, kind);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	if (vasprintf(&msg, fmt, ap) < 0)
+		msg = NULL;
+	esc = msg ? sio_escape_controls(msg) : NULL;
+	fprintf(stderr, "%s: %s%s\n", command, kind, esc ? esc : "(out of memory)");
+	free(esc);
+	free(msg);
 }
 
 int cli_error(const char *fmt, ...)

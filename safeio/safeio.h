@@ -59,4 +59,9 @@ int sio_out_open_path(struct sio_out *o, const char *path, mode_t mode);
 int sio_out_commit(struct sio_out *o);
 void sio_out_abort(struct sio_out *o);
 
+/* Text for a terminal: 1 if s holds a control character (below 0x20, or 0x7f); a malloc'd
+ * copy with each one written as the four characters \xNN (NULL: out of memory). */
+int sio_has_controls(const char *s);
+char *sio_escape_controls(const char *s);
+
 #endif

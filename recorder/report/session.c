@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "recorder/report/report_int.h"
+#include "safeio/safeio.h"
 
 /* Strings and code bytes go into big chunks: millions of small mallocs would dominate. */
 static void *arena_alloc(struct rp_session *s, size_t len)
@@ -101,6 +102,15 @@ const char *rp_intern(struct rp_session *s, const char *str)
 		if (!strcmp(s->strs[j], str))
 			return s->strs[j];
 		j = (j + 1) & (s->str_cap - 1);
+	}
+	/* Names and paths come from the recording and its files: a control character (an escape
+	 * sequence for the terminal the table is printed on) is kept as the text "\xNN". Only
+	 * escaped forms are stored, so a miss is where a hostile string is escaped. */
+	if (sio_has_controls(str)) {
+		char *esc = sio_escape_controls(str);
+		const char *r = esc ? rp_intern(s, esc) : NULL;
+		free(esc);
+		return r;
 	}
 	char *p = arena_alloc(s, len + 1);
 	if (!p)

@@ -1,6 +1,7 @@
 /* test_cli.c - recorder/cli.c: output files appear whole, never write through a link planted at
  * their temp name, and devices are written in place instead of being renamed over. */
 #include <criterion/criterion.h>
+#include <criterion/redirect.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -88,4 +89,14 @@ Test(outfile, fifo_and_devices_are_refused, .timeout = 20)
 	cr_assert_eq(cli_outfile_open(&o, "/dev/zero"), SIO_ENOTREG);
 	tu_rmtree(dir);
 	free(dir);
+}
+
+/* Issue 16 finding 12: a warning quoting a recorded name prints its control characters as
+ * \xNN, on one line. */
+Test(say, control_characters_are_escaped, .init = cr_redirect_stderr)
+{
+	cli_set_command("t");
+	cli_warn("%s: unusable", "/tmp/a\x1b]0;x\x07\n.dump");
+	fflush(stderr);
+	cr_assert_stderr_eq_str("jitprof t: warning: /tmp/a\\x1b]0;x\\x07\\x0a.dump: unusable\n");
 }

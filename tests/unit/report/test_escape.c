@@ -1,0 +1,80 @@
+/* test_escape.c - issue 16 finding 12: names and paths from a recording that hold terminal
+ * escape sequences reach the table and the generations view as visible \xNN text, never as
+ * raw control characters; JSON stays valid. */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tests/lib/testutil.h"
+#include "tests/unit/report/rptest.h"
+
+#define EVIL "m\x1b]0;pwned\x07\x1b[2J()"
+
+static int no_controls(const char *s)
+{
+	for (; *s; s++)
+		if (((unsigned char)*s < 0x20 && *s != '\n') || *s == 0x7f)
+			return 0;
+	return 1;
+}
+
+static struct rp_hist h;
+
+static int print_table(FILE *fp, void *arg)
+{
+	(void)arg;
+	struct rp_table_opts o = { 0 };
+	return rp_print_table(fp, &h, &o);
+}
+
+static int print_gens(FILE *fp, void *arg)
+{
+	char err[256];
+	return rp_print_generations(fp, arg, NULL, err, sizeof(err));
+}
+
+static int print_json(FILE *fp, void *arg)
+{
+	return rp_print_json(fp, &h, arg, NULL, 1);
+}
+
+Test(escape, interned_names_are_escaped_once)
+{
+	struct rp_session *s = rt_session();
+	const char *a = rp_intern(s, EVIL), *b = rp_intern(s, EVIL);
+	cr_assert_eq(a, b, "the same name must intern to the same string");
+	cr_assert_str_eq(a, "m\\x1b]0;pwned\\x07\\x1b[2J()");
+	cr_assert_str_eq(rp_intern(s, "plain()"), "plain()");
+	rp_session_free(s);
+}
+
+Test(escape, table_and_generations_print_no_control_characters)
+{
+	struct rp_session *s = rt_session();
+	uint32_t g1 = rt_load(s, 5, EVIL, 0, 10, 20, 0x1000, 16);
+	uint32_t g2 = rt_load(s, 5, EVIL, 0, 20, 0, 0x2000, 16);
+	struct rt_frame a[] = { { .dso = "jitted-\x1b[31m.so", .sym = EVIL, .file = "E\x1b.java",
+				  .line = 3, .load = g1, .ip = 0x1001 }, { 0 } };
+	struct rt_frame b[] = { { .dso = "jitted-\x1b[31m.so", .sym = EVIL, .file = "E\x1b.java",
+				  .line = 4, .load = g2, .ip = 0x2001 }, { 0 } };
+	rt_sample(s, "ja\x1bva", 5, 15, 10, a);
+	rt_sample(s, "ja\x1bva", 5, 25, 10, b);
+	rp_set_span(s, 0, 100);
+	rp_session_finish(s);
+	enum rp_key keys[] = { RP_KEY_COMM, RP_KEY_DSO, RP_KEY_SYM };
+	cr_assert_eq(rp_hist_build(&h, s, keys, 3, 0), 0);
+	char *out = rt_capture(print_table, s);
+	cr_assert(no_controls(out), "raw control characters in the table:\n%s", out);
+	cr_assert(strstr(out, "\\x1b]0;pwned"), "%s", out);
+	free(out);
+	out = rt_capture(print_gens, s);
+	cr_assert(no_controls(out), "raw control characters in --generations:\n%s", out);
+	cr_assert(strstr(out, "\\x1b]0;pwned"), "%s", out);
+	free(out);
+	out = rt_capture(print_json, s);
+	cr_assert(no_controls(out), "raw control characters in JSON:\n%s", out);
+	cr_assert(strstr(out, "\\\\x1b]0;pwned"), "JSON escapes the backslash: %s", out);
+	free(out);
+	rp_hist_free(&h);
+	rp_session_free(s);
+}
