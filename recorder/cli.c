@@ -70,6 +70,16 @@ void cli_info(const char *fmt, ...)
 	va_end(ap);
 }
 
+int cli_check_input_owner(const char *path, int force)
+{
+	struct stat sb;
+	if (force || !strcmp(path, "-") || stat(path, &sb) || sb.st_uid == geteuid() ||
+	    sb.st_uid == 0)
+		return 0;
+	return cli_error("%s: not owned by the current user (uid %u) or root but by uid %u; "
+			 "use -f to read it anyway", path, (unsigned)geteuid(), (unsigned)sb.st_uid);
+}
+
 static uint64_t now_ns(void)
 {
 	struct timespec ts;

@@ -29,6 +29,10 @@ int cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void cli_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void cli_set_quiet(int quiet);
+/* perf's rule for a recording: one owned by neither the current user nor root is refused
+ * unless forced (-f): its owner chose every path and name in it. Returns 0, or prints the
+ * error and returns 1 (path "-", or one that does not exist, is left to the reader). */
+int cli_check_input_owner(const char *path, int force);
 
 /* Progress on stderr, only when stderr is a terminal; at most ~10 updates a second.
  * done/total in units of the caller's choosing (total 0 = unknown). */

@@ -31,6 +31,7 @@ static void usage(FILE *out)
 		"recorded path, --symfs, debuginfod), into one zstd-compressed tar that\n"
 		"`jitprof report --archive FILE` reads on any machine.\n\n"
 		"  -i, --input FILE     perf.data (default perf.data)\n"
+		"  -f, --force          read a FILE owned by another user than you or root\n"
 		"  -o, --output FILE    archive to write (default <input>.tar.zst)\n"
 		"      --symfs DIR      look for recorded files under DIR\n"
 		"      --buildid-dir D  the build-id cache (default $PERF_BUILDID_DIR or ~/.debug)\n"
@@ -240,6 +241,7 @@ int cmd_archive(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "input", required_argument, NULL, 'i' },
+		{ "force", no_argument, NULL, 'f' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "symfs", required_argument, NULL, 's' },
 		{ "buildid-dir", required_argument, NULL, 'b' },
@@ -251,11 +253,12 @@ int cmd_archive(int argc, char **argv)
 	struct rp_ingest_opts in = { .input = "perf.data", .finish = collect, .report = on_report,
 				     .ctx = &job };
 	const char *output = NULL;
-	int c;
+	int c, force = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "i:o:vh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "i:fo:vh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'i': in.input = optarg; break;
+		case 'f': force = 1; break;
 		case 'o': output = optarg; break;
 		case 's': in.symfs = job.symfs = optarg; break;
 		case 'b': in.buildid_dir = job.buildid_dir = optarg; break;
@@ -266,6 +269,8 @@ int cmd_archive(int argc, char **argv)
 	}
 	if (optind < argc)
 		return cli_error("unexpected argument '%s' (see --help)", argv[optind]);
+	if (cli_check_input_owner(in.input, force))
+		return 1;
 	char defout[4096];
 	if (!output) {
 		snprintf(defout, sizeof(defout), "%s.tar.zst", in.input);

@@ -24,6 +24,7 @@ static void usage(FILE *out)
 		"generations that received samples, beside the dump and into the build-id cache.\n\n"
 		"  -j, --jit              inject jitted code (the only mode; accepted for perf's habit)\n"
 		"  -i, --input FILE       perf.data to read, or - for a pipe (default perf.data)\n"
+		"  -f, --force            read a FILE owned by another user than you or root\n"
 		"  -o, --output FILE      perf.data to write, or - for a pipe on stdout (default -)\n"
 		"      --jit-dir DIR      read the dumps from DIR instead of the recorded paths\n"
 		"      --all              write the ELF of every generation, not only sampled ones\n"
@@ -60,6 +61,7 @@ enum { OPT_JIT_DIR = 256, OPT_ALL, OPT_BUILDID_DIR, OPT_NO_CACHE, OPT_THREADS };
 static const struct option longopts[] = {
 	{ "jit", no_argument, NULL, 'j' },
 	{ "input", required_argument, NULL, 'i' },
+	{ "force", no_argument, NULL, 'f' },
 	{ "output", required_argument, NULL, 'o' },
 	{ "jit-dir", required_argument, NULL, OPT_JIT_DIR },
 	{ "all", no_argument, NULL, OPT_ALL },
@@ -92,12 +94,13 @@ int cmd_inject(int argc, char **argv)
 	struct inj_opts o = { .input = "perf.data", .output = "-" };
 	const char *cache = NULL;
 	char cache_buf[4096], err[1024];
-	int no_cache = 0, c, quiet = 0;
+	int no_cache = 0, c, quiet = 0, force = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "ji:o:qh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "ji:o:fqh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'j': break;
 		case 'i': o.input = optarg; break;
+		case 'f': force = 1; break;
 		case 'o': o.output = optarg; break;
 		case OPT_JIT_DIR: o.jit_dir = optarg; break;
 		case OPT_ALL: o.all = 1; break;
@@ -109,6 +112,8 @@ int cmd_inject(int argc, char **argv)
 		default: usage(stderr); return 2;
 		}
 	}
+	if (cli_check_input_owner(o.input, force))
+		return 1;
 	if (optind < argc) {
 		usage(stderr);
 		return 2;

@@ -16,6 +16,7 @@ static void usage(FILE *out)
 		"Overhead per command, shared object and symbol, like perf report --stdio --no-children;\n"
 		"and how each generation of every jitted method performed.\n\n"
 		"  -i, --input FILE        perf.data to read (default perf.data; - for stdin)\n"
+		"  -f, --force             read a FILE owned by another user than you or root\n"
 		"  -s, --sort KEYS         comma list of comm,pid,dso,sym,srcline,generation\n"
 		"                          (default comm,dso,sym)\n"
 		"  -g [caller|callee]      call graph under each row (default callee: leaf first)\n"
@@ -50,6 +51,7 @@ enum {
 
 static const struct option longopts[] = {
 	{ "input", required_argument, NULL, 'i' },
+	{ "force", no_argument, NULL, 'f' },
 	{ "sort", required_argument, NULL, 's' },
 	{ "rows", required_argument, NULL, 'n' },
 	{ "call-graph", required_argument, NULL, OPT_CALL_GRAPH },
@@ -79,6 +81,7 @@ struct report_args {
 	const char *sort, *method, *flame, *cmp_method;
 	const char *archives[16];
 	int nr_archives;
+	int force;		/* -f: read a recording of another user */
 	uint32_t cmp_a, cmp_b;
 	int generations, json, collapsed, compare, sort_given;
 	enum rp_graph_mode graph;
@@ -143,9 +146,10 @@ static int parse_args(int argc, char **argv, struct report_args *a)
 			i--;
 		}
 	}
-	while ((c = getopt_long(argc, argv, "i:s:n:gk:qh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "i:fs:n:gk:qh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'i': a->in.input = optarg; break;
+		case 'f': a->force = 1; break;
 		case 's': a->sort = optarg; a->sort_given = 1; break;
 		case 'n': a->rows = strtoul(optarg, NULL, 10); break;
 		case 'g': a->graph = RP_GRAPH_CALLEE; break;
@@ -189,7 +193,7 @@ static int parse_args(int argc, char **argv, struct report_args *a)
 	}
 	if (optind < argc)
 		return cli_error("unexpected argument '%s' (see --help)", argv[optind]);
-	return 0;
+	return cli_check_input_owner(a->in.input, a->force);
 }
 
 static int run(struct report_args *a, struct rp_session *s)

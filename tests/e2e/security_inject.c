@@ -48,9 +48,10 @@ static void gen(const char *dumpdir, const char *marker_dir, const char *data)
 	tu_result_free(&r);
 }
 
+/* -f: the recording is the other user's in some runs (finding 13 is security_report's). */
 static void inject(struct tu_result *r, const char *in, const char *out, const char *cache)
 {
-	char *argv[] = { (char *)tu_build("jitprof"), "inject", "--jit", "-i", (char *)in, "-o",
+	char *argv[] = { (char *)tu_build("jitprof"), "inject", "-f", "--jit", "-i", (char *)in, "-o",
 			 (char *)out, "--buildid-dir", (char *)cache, NULL };
 	iu_run(r, argv, NULL, 120);
 }

@@ -1,6 +1,6 @@
 /* security_report.c - issue 16 against `jitprof report` on a recording from someone else:
- * --archive leaves nothing unpacked behind in a release build (finding 10); FIFOs and
- * devices named by the recording never block it (finding 11). */
+ * --archive leaves nothing unpacked behind in a release build (finding 10); a recording owned
+ * by another user than the runner or root is refused unless -f, as perf does (finding 13). */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -59,5 +59,32 @@ Test(security_report, archive_is_removed_after_a_successful_report)
 	cr_assert_eq(r.status, 0, "%s", r.err);
 	const char *left = strstr(r.out, "jitprof-archive");
 	cr_assert_null(left, "the unpacked archive was left behind: %s", left);
+	tu_result_free(&r);
+}
+
+Test(security_report, another_users_recording_needs_force)
+{
+	if (geteuid() != 0) {
+		fprintf(stderr, "security_report: not root, cannot give the recording to another "
+				"uid; owner check skipped\n");
+		return;
+	}
+	struct tu_result r;
+	sh(&r, "cd '%s' && chown 54321 perf.data && DEBUGINFOD_URLS= '%s' report -i perf.data "
+	   "--buildid-dir $PWD/cache", t, jp());
+	cr_assert_neq(r.status, 0, "another user's recording was read without -f");
+	cr_assert(strstr(r.err, "perf.data") && strstr(r.err, "uid 54321") && strstr(r.err, "-f"),
+		  "%s", r.err);
+	cr_assert_str_eq(r.out, "");
+	tu_result_free(&r);
+	sh(&r, "cd '%s' && DEBUGINFOD_URLS= '%s' inject -j -i perf.data -o o.data --buildid-dir "
+	   "$PWD/cache", t, jp());
+	cr_assert_neq(r.status, 0, "inject read another user's recording without -f");
+	cr_assert(strstr(r.err, "uid 54321"), "%s", r.err);
+	tu_result_free(&r);
+	sh(&r, "cd '%s' && DEBUGINFOD_URLS= '%s' report -f -i perf.data --buildid-dir $PWD/cache",
+	   t, jp());
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_assert(strstr(r.out, "Samples"), "%s", r.out);
 	tu_result_free(&r);
 }

@@ -100,3 +100,23 @@ Test(say, control_characters_are_escaped, .init = cr_redirect_stderr)
 	fflush(stderr);
 	cr_assert_stderr_eq_str("jitprof t: warning: /tmp/a\\x1b]0;x\\x07\\x0a.dump: unusable\n");
 }
+
+/* Issue 16 finding 13: our own file, stdin and a missing file pass (the reader reports the
+ * latter); another uid's file is refused unless forced (root only: chown). */
+Test(input_owner, perf_rule, .init = cr_redirect_stderr)
+{
+	char *dir = tu_tmpdir("cli");
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/perf.data", dir);
+	cr_assert_eq(tu_write_file(path, "x", 1), 0);
+	cr_assert_eq(cli_check_input_owner(path, 0), 0);
+	cr_assert_eq(cli_check_input_owner("-", 0), 0);
+	cr_assert_eq(cli_check_input_owner("/nonexistent/perf.data", 0), 0);
+	if (geteuid() == 0) {
+		cr_assert_eq(chown(path, 54321, 54321), 0);
+		cr_assert_eq(cli_check_input_owner(path, 0), 1);
+		cr_assert_eq(cli_check_input_owner(path, 1), 0);
+	}
+	tu_rmtree(dir);
+	free(dir);
+}
