@@ -25,6 +25,7 @@
 struct opts {
 	const char *dir, *out;
 	const char *marker_dir;	/* the marker names <marker_dir>/jit-PID.dump, not the dump */
+	unsigned long extra_markers;	/* more markers naming the same dump, pids pid+1... */
 	unsigned long loads, samples, names, slots;
 	int moves, unloads, arch, pipe, no_mono, anon, chain, late_marker;
 	unsigned long truncate;
@@ -137,7 +138,7 @@ static void usage(void)
 	fprintf(stderr, "usage: inject-gen --dir DIR -o PERF.DATA [--loads N] [--samples N] "
 			"[--names N] [--slots N] [--moves] [--unloads] [--arch] [--pipe] "
 			"[--no-mono] [--anon] [--callchain] [--late-marker] [--hot PCT] [--truncate BYTES] "
-			"[--seed N] [--marker-dir DIR]\n");
+			"[--seed N] [--marker-dir DIR] [--extra-markers N]\n");
 	exit(2);
 }
 
@@ -151,6 +152,7 @@ static void parse(int argc, char **argv, struct opts *o)
 		{ "truncate", 1, NULL, 't' }, { "seed", 1, NULL, 'r' },
 		{ "callchain", 0, NULL, 'c' }, { "late-marker", 0, NULL, 'L' },
 		{ "hot", 1, NULL, 'h' }, { "marker-dir", 1, NULL, 'K' },
+		{ "extra-markers", 1, NULL, 'X' },
 		{ NULL, 0, NULL, 0 } };
 	int c;
 	*o = (struct opts){ .loads = 1000, .samples = 10000, .names = 100, .slots = 64, .seed = 1 };
@@ -171,6 +173,7 @@ static void parse(int argc, char **argv, struct opts *o)
 		case 'c': o->chain = 1; break;
 		case 'L': o->late_marker = 1; break;
 		case 'K': o->marker_dir = optarg; break;
+		case 'X': o->extra_markers = strtoul(optarg, NULL, 0); break;
 		case 'h': o->hot = (unsigned)strtoul(optarg, NULL, 0); break;
 		case 't': o->truncate = strtoul(optarg, NULL, 0); break;
 		case 'r': o->seed = (unsigned)strtoul(optarg, NULL, 0); break;
@@ -203,6 +206,8 @@ int main(int argc, char **argv)
 		 o.marker_dir ? strrchr(dump, '/') : dump);
 	if (!o.late_marker)
 		mmap2(w, pid, T0 - 50, 0x7f0000000000ull, 4096, marker);
+	for (unsigned long k = 1; k <= o.extra_markers; k++)	/* issue 16 finding 9's shape */
+		mmap2(w, pid + (uint32_t)k, T0 - 50, 0x7f0000000000ull, 4096, marker);
 	if (o.anon)	/* the runtime's code heap, after the marker: perf drops it */
 		mmap2(w, pid, T0 - 40, CODE_BASE, o.slots * SLOT_SIZE, "//anon");
 

@@ -128,4 +128,68 @@ strip --strip-unneeded --keep-section=.debug_info --keep-section=.debug_line \
 	--keep-section=.debug_abbrev -o "$out/symbols/small-dwarf.so" "$tmp/small.so" 2>/dev/null ||
 	cp "$tmp/small.so" "$out/symbols/small-dwarf.so"
 
+# issue 16's hostile shapes (docs/SECURITY.md), each past the limit that now stops it:
+# finding 9, markers of 66 more pids naming one dump (INJ_MAX_PIDS_PER_DUMP)
+mkdir -p "$tmp/many"
+many_dump=$("$build/inject-gen" --dir "$tmp/many" -o "$tmp/many.data" --loads 4 --samples 16 \
+	--names 2 --slots 2 --extra-markers 66 | sed -n 's/^dump //p')
+python3 -c 'import struct,sys; sys.stdout.buffer.write(struct.pack("<I", int(sys.argv[1])))' \
+	"$(stat -c %s "$tmp/many.data")" >"$out/inject/many-pids-one-dump"
+cat "$tmp/many.data" "$many_dump" >>"$out/inject/many-pids-one-dump"
+# finding 7, 60 attrs sharing one area of 200 ids; finding 8, COMPRESSED records of a few
+# hundred bytes inflating to 8 MiB of FINISHED_ROUNDs each; finding 5, an ELF whose one DWARF
+# unit nests 600 lexical blocks (SYM_DWARF_MAX_DEPTH is 512)
+python3 - "$tmp" <<'EOF'
+import struct, subprocess, sys
+tmp = sys.argv[1]
+def attr(config):
+    st = 1 | 2 | 4 | 256 | 1024 | 65536 | 32    # IP TID TIME PERIOD CPU IDENTIFIER CALLCHAIN
+    flags = 1 << 18                              # sample_id_all
+    a = struct.pack('<IIQQQQQ', 1, 128, config, 1, st, 0, flags)
+    return a + b'\0' * (128 - len(a))
+def perf_data(attrs, data):
+    ent = 128 + 16
+    ids_off = 104 + len(attrs) * ent
+    ids_blob = b''.join(ids for _, ids in attrs)
+    data_off = ids_off + len(ids_blob)
+    h = b'PERFILE2' + struct.pack('<QQ', 104, ent)
+    h += struct.pack('<QQQQQQ', 104, len(attrs) * ent, data_off, len(data), 0, 0) + b'\0' * 32
+    body, o = b'', ids_off
+    for a, ids in attrs:
+        body += a + struct.pack('<QQ', o if ids else 0, len(ids))
+    return h + body + ids_blob + data
+# finding 7: every attr's id section is the same 200 ids
+ids = b''.join(struct.pack('<Q', k + 1) for k in range(200))
+ids_off = 104 + 60 * 144
+b7 = bytearray(perf_data([(attr(i), b'') for i in range(60)], b'')[:104])
+for i in range(60):
+    b7 += attr(i) + struct.pack('<QQ', ids_off, len(ids))
+b7 += ids
+struct.pack_into('<QQ', b7, 40, len(b7), 0)
+open(tmp + '/ids.data', 'wb').write(b7)
+# finding 8: four COMPRESSED (81) records of zstd frames of FINISHED_ROUND (68) records
+raw = struct.pack('<IHH', 68, 0, 8) * (1 << 20)
+z = subprocess.run(['zstd', '-19', '-c', '-q'], input=raw, stdout=subprocess.PIPE,
+                   check=True).stdout
+rec = struct.pack('<IHH', 81, 0, 8 + len(z)) + z   # unpadded, as perf writes it
+open(tmp + '/zbomb.data', 'wb').write(perf_data([(attr(0), struct.pack('<Q', 1))], rec * 4))
+# finding 5: .debug_abbrev / .debug_info of 600 nested lexical blocks over [0, 1 MiB)
+depth = 600
+abbrev = bytes([1, 0x11, 1, 0x11, 0x01, 0x12, 0x06, 0, 0, 2, 0x0b, 1, 0x11, 0x01, 0x12, 0x06,
+                0, 0, 0])
+dies = b''.join(bytes([1 if i == 0 else 2]) + struct.pack('<QI', 0, 1 << 20)
+                for i in range(depth + 1)) + b'\0' * (depth + 1)
+info = struct.pack('<IHIB', 2 + 4 + 1 + len(dies), 4, 0, 8) + dies
+open(tmp + '/deep.abbrev', 'wb').write(abbrev)
+open(tmp + '/deep.info', 'wb').write(info)
+EOF
+cp "$tmp/ids.data" "$out/perfdata/shared-ids.data"
+cp "$tmp/ids.data" "$out/report/shared-ids.data"
+cp "$tmp/zbomb.data" "$out/perfdata/zstd-bomb.data"
+cp "$tmp/zbomb.data" "$out/report/zstd-bomb.data"
+objcopy --remove-section .debug_aranges --remove-section .debug_rnglists \
+	--update-section .debug_info="$tmp/deep.info" \
+	--update-section .debug_abbrev="$tmp/deep.abbrev" \
+	"$out/symbols/small-dwarf.so" "$out/symbols/deep-dwarf.so"
+
 du -sh "$out"; find "$out" -type f -size +16k -printf 'make-seeds: large seed %p (%s bytes)\n'
