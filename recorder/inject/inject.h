@@ -126,9 +126,10 @@ struct inj_dump {
 	struct inj_segmap sim_map;	/* state as of the replay (sim.c) */
 };
 
-/* Markers of more processes than this naming one dump file: the rest are not injected (each
- * costs the dump's timeline and ELFs again). */
-#define INJ_MAX_PIDS_PER_DUMP 64u
+/* Markers of more processes than this naming one dump file: the rest are not injected. Each
+ * costs the dump's timeline and one MMAP2 per load in the output again (perf itself takes a
+ * marker only for the process its name says; a fork may share the mapping). */
+#define INJ_MAX_PIDS_PER_DUMP 8u
 
 struct inj_dump_opts {
 	int arch_time;		/* dump uses TSC: convert with tc */
