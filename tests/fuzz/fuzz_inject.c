@@ -16,9 +16,11 @@
 #include "jitdump/jitdump.h"
 #include "recorder/inject/inject.h"
 #include "recorder/perfdata/perfdata.h"
+#include "tests/fuzz/memfd.h"
 #include "tests/lib/testutil.h"
 
 static char dir[200], in_path[300], out_path[300], jit_dir[300];
+static int in_fd = -1, out_fd = -1;
 static volatile uint64_t sink;
 
 static void cleanup(void)
@@ -28,12 +30,11 @@ static void cleanup(void)
 
 static void setup(void)
 {
-	const char *tmp = getenv("TMPDIR");
-	snprintf(dir, sizeof(dir), "%s/fuzz-inject.XXXXXX", tmp ? tmp : "/tmp");
+	snprintf(dir, sizeof(dir), "%s/fuzz-inject.XXXXXX", fz_tmp_base());
 	if (!mkdtemp(dir))
 		abort();
-	snprintf(in_path, sizeof(in_path), "%s/perf.data", dir);
-	snprintf(out_path, sizeof(out_path), "%s/perf.jit.data", dir);
+	in_fd = fz_memfd("perf.data", in_path, sizeof(in_path));
+	out_fd = fz_memfd("perf.jit.data", out_path, sizeof(out_path));
 	snprintf(jit_dir, sizeof(jit_dir), "%s/jit", dir);
 	atexit(cleanup);
 }
@@ -120,10 +121,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t perf_len = len < size - 4 ? len : size - 4;
 	tu_rmtree(jit_dir);
 	mkdir(jit_dir, 0700);
-	put_file(in_path, data + 4, perf_len);
+	fz_fill(in_fd, data + 4, perf_len);
 	place_dumps(data + 4 + perf_len, size - 4 - perf_len);
 
-	int fd = open(out_path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	/* the writer gets a descriptor of its own (it may close it), at offset 0 of the memfd */
+	fz_fill(out_fd, NULL, 0);
+	int fd = open(out_path, O_RDWR);
 	if (fd < 0)
 		abort();
 	struct inj_opts o = {

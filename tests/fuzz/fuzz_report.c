@@ -17,9 +17,11 @@
 #include "recorder/report/report.h"
 #include "recorder/symbols/symbols.h"
 #include "synth/synth.h"
+#include "tests/fuzz/memfd.h"
 #include "tests/lib/testutil.h"
 
 static char dir[200], data_path[300], symfs[300], cache[300];
+static int data_fd = -1;
 static FILE *devnull;
 static volatile uint64_t sink;
 
@@ -62,11 +64,10 @@ static void fill_cache(void)
 
 static void setup(void)
 {
-	const char *tmp = getenv("TMPDIR");
-	snprintf(dir, sizeof(dir), "%s/fuzz-report.XXXXXX", tmp ? tmp : "/tmp");
+	snprintf(dir, sizeof(dir), "%s/fuzz-report.XXXXXX", fz_tmp_base());
 	if (!mkdtemp(dir))
 		abort();
-	snprintf(data_path, sizeof(data_path), "%s/perf.data", dir);
+	data_fd = fz_memfd("perf.data", data_path, sizeof(data_path));
 	snprintf(symfs, sizeof(symfs), "%s/symfs", dir);
 	snprintf(cache, sizeof(cache), "%s/cache", dir);
 	mkdir(symfs, 0700);
@@ -109,10 +110,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	if (!dir[0])
 		setup();
-	int fd = open(data_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-	if (fd < 0 || (size && write(fd, data, size) != (ssize_t)size))
-		abort();
-	close(fd);
+	fz_fill(data_fd, data, size);
 
 	struct rp_session *s;
 	if (rp_session_new(&s))
