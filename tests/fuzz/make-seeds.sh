@@ -137,7 +137,7 @@ python3 -c 'import struct,sys; sys.stdout.buffer.write(struct.pack("<I", int(sys
 	"$(stat -c %s "$tmp/many.data")" >"$out/inject/many-pids-one-dump"
 cat "$tmp/many.data" "$many_dump" >>"$out/inject/many-pids-one-dump"
 # finding 7, 60 attrs sharing one area of 200 ids; finding 8, COMPRESSED records of a few
-# hundred bytes inflating to 8 MiB of FINISHED_ROUNDs each; finding 5, an ELF whose one DWARF
+# dozen bytes inflating to 16 KiB of FINISHED_ROUNDs each; finding 5, an ELF whose one DWARF
 # unit nests 600 lexical blocks (SYM_DWARF_MAX_DEPTH is 512)
 python3 - "$tmp" <<'EOF'
 import struct, subprocess, sys
@@ -168,11 +168,11 @@ b7 += ids
 struct.pack_into('<QQ', b7, 40, len(b7), 0)
 open(tmp + '/ids.data', 'wb').write(b7)
 # finding 8: four COMPRESSED (81) records of zstd frames of FINISHED_ROUND (68) records
-raw = struct.pack('<IHH', 68, 0, 8) * (1 << 20)
+raw = struct.pack('<IHH', 68, 0, 8) * (1 << 11)   # 16 KiB: a seed must stay fast
 z = subprocess.run(['zstd', '-19', '-c', '-q'], input=raw, stdout=subprocess.PIPE,
                    check=True).stdout
 rec = struct.pack('<IHH', 81, 0, 8 + len(z)) + z   # unpadded, as perf writes it
-open(tmp + '/zbomb.data', 'wb').write(perf_data([(attr(0), struct.pack('<Q', 1))], rec * 4))
+open(tmp + '/zbomb.data', 'wb').write(perf_data([(attr(0), struct.pack('<Q', 1))], rec * 3))
 # finding 5: .debug_abbrev / .debug_info of 600 nested lexical blocks over [0, 1 MiB)
 depth = 600
 abbrev = bytes([1, 0x11, 1, 0x11, 0x01, 0x12, 0x06, 0, 0, 2, 0x0b, 1, 0x11, 0x01, 0x12, 0x06,
