@@ -296,7 +296,7 @@ Test(run, many_pids_naming_one_dump_are_bounded, .fini = cleanup, .timeout = 60)
 	close(fd);
 	cr_assert_eq(st.dumps, INJ_MAX_PIDS_PER_DUMP);
 	cr_assert_eq(st.pool.failed, 0, "%s", st.pool.first_error);
-	cr_assert_geq(warnings, npids - INJ_MAX_PIDS_PER_DUMP);
+	cr_assert_geq(warnings, (int)(npids - INJ_MAX_PIDS_PER_DUMP));
 	cr_assert(strstr(last_warning, "INJ_MAX_PIDS_PER_DUMP") && strstr(last_warning, dump),
 		  "%s", last_warning);
 }
