@@ -173,7 +173,9 @@ int jd_reader_open_at(struct jd_reader **out, int dirfd, const char *name, const
 		display = name;
 	if (rc) {
 		snprintf(r->err, sizeof(r->err), "%s: %s", display,
-			 rc == -EINVAL ? "not a regular file" : strerror(-rc));
+			 rc == -EINVAL ? "not a regular file" :
+			 rc == -ELOOP && dirfd != AT_FDCWD ? "a symlink, not followed" :
+			 strerror(-rc));
 		return open_failed(r, rc);
 	}
 	return open_common(out, r, display);

@@ -204,3 +204,31 @@ Test(security_inject, fifo_at_the_output_name_is_refused_without_blocking, .time
 	tu_rmtree(t);
 	free(t);
 }
+
+/* Findings 6 and 11 through inject: a marker naming a FIFO (or a link to /dev/zero) costs a
+ * warning, not a hang; the dump is read whole before use, so its owner truncating it after
+ * inject started cannot fault inject (the reader's unit test truncates after the open). */
+Test(security_inject, fifo_or_device_dump_is_a_warning_not_a_hang, .timeout = 120)
+{
+	char *t = tu_tmpdir("sec-fdump");
+	char data[4400], out[4400], cache[4400], cmd[20000];
+	snprintf(data, sizeof(data), "%s/perf.data", t);
+	snprintf(out, sizeof(out), "%s/out.data", t);
+	snprintf(cache, sizeof(cache), "%s/cache", t);
+	for (int kind = 0; kind < 2; kind++) {
+		gen(t, t, data);
+		snprintf(cmd, sizeof(cmd), "cd '%s' && for d in jit-*.dump; do rm \"$d\" && %s; done",
+			 t, kind ? "ln -s /dev/zero \"$d\"" : "mkfifo \"$d\"");
+		sh_ok(cmd);
+		struct tu_result r;
+		inject(&r, data, out, cache);
+		cr_assert_eq(r.status, 0, "%s", r.err);
+		cr_assert(strstr(r.err, "unusable") && strstr(r.err, kind ? "a symlink, not followed" :
+							     "not a regular file"), "%s", r.err);
+		tu_result_free(&r);
+		snprintf(cmd, sizeof(cmd), "rm -f '%s'/jit-*.dump '%s'", t, out);
+		sh_ok(cmd);
+	}
+	tu_rmtree(t);
+	free(t);
+}
