@@ -318,6 +318,14 @@ static int read_events(struct ingest *in, char *err, size_t errlen)
 	int damaged = rc;
 	pd_ordered_flush(q);
 	rc = drain(in, q);
+	if (pd_ordered_forced(q) && in->o->report) {
+		char msg[512];
+		snprintf(msg, sizeof(msg), "%s: more than %llu MiB of events queued between two "
+			 "FINISHED_ROUNDs (PD_ORDERED_MAX_BYTES), %llu times: the oldest half was "
+			 "released early, time order may be off", pd_reader_path(in->r),
+			 PD_ORDERED_MAX_BYTES >> 20, (unsigned long long)pd_ordered_forced(q));
+		in->o->report(in->o->ctx, 1, msg);
+	}
 	pd_ordered_free(q);
 	if (damaged < 0 && in->o->report) {
 		/* Everything before the damage was delivered: report on it, but say so. */
