@@ -28,6 +28,34 @@ static int private_default(char *out, size_t len)
 	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
 }
 
+/* A dir= that does not exist yet is created 0700 by the writer, components and all: then the
+ * nearest existing ancestor must be one nobody else can rename things in, or she could swap
+ * our new directory for her own. 0, or -EPERM with the reason in why. */
+static int check_ancestor(const char *path, char *why, size_t whylen)
+{
+	char a[4096], r[100];
+	snprintf(a, sizeof(a), "%s", path);
+	for (;;) {
+		char *slash = strrchr(a, '/');
+		if (!slash)
+			snprintf(a, sizeof(a), ".");
+		else if (slash == a)
+			a[1] = 0;
+		else
+			*slash = 0;
+		int fd = open(a, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (fd >= 0) {
+			int rc = sio_dir_check(fd, geteuid(), SIO_DIR_STICKY_OK, r, sizeof(r));
+			close(fd);
+			if (rc)
+				snprintf(why, whylen, "to be created in %.60s, which is %s", a, r);
+			return rc ? -EPERM : 0;
+		}
+		if (errno != ENOENT || !strcmp(a, "/") || !strcmp(a, "."))
+			return 0;	/* unusable: the writer says why */
+	}
+}
+
 int agent_dump_dir(const char *dir, char *out, size_t len, char *warn, size_t warnlen)
 {
 	char path[4096], why[200];
@@ -49,8 +77,10 @@ int agent_dump_dir(const char *dir, char *out, size_t len, char *warn, size_t wa
 	if (fd < 0 && (errno == ELOOP || (!lstat(path, &sb) && S_ISLNK(sb.st_mode)))) {
 		snprintf(why, sizeof(why), "a symlink");
 		rc = -ELOOP;
+	} else if (fd < 0 && errno == ENOENT) {
+		rc = check_ancestor(path, why, sizeof(why));
 	} else if (fd < 0) {
-		/* Missing (created 0700 by the writer) or unusable: the writer says which. */
+		/* unusable (not a directory, no permission): the writer says which */
 		snprintf(out, len, "%s", path);
 		return 0;
 	} else {

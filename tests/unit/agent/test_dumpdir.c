@@ -71,6 +71,13 @@ Test(dumpdir, trusted_and_refused, .init = setup, .fini = teardown)
 	cr_assert_not(refused, "a sticky shared directory (/tmp) is fine");
 	choose(sub("missing", 0), &refused, "");
 	cr_assert_not(refused, "a missing directory is created private by the writer");
+	char deep[4500];
+	snprintf(deep, sizeof(deep), "%s/a/b", sub("own", 0));
+	choose(deep, &refused, "");
+	cr_assert_not(refused, "missing below a directory of ours");
+	snprintf(deep, sizeof(deep), "%s/a/b", sub("open2", 0777));
+	choose(deep, &refused, "writable by others");
+	cr_assert(refused, "missing below a directory anybody can rename things in");
 	choose(sub("open", 0777), &refused, "writable by others");
 	cr_assert(refused);
 	cr_assert_eq(symlink("own", sub("lnk", 0)), 0);
