@@ -34,12 +34,8 @@ static struct share method_share(const char *out, const char *method, int line)
 	struct share s = { 0 };
 	char want[64];
 	snprintf(want, sizeof(want), "Lines.java:%d", line);
-	for (const char *p = out; *p;) {
-		const char *e = strchr(p, '\n');
-		size_t l = e ? (size_t)(e - p) : strlen(p);
-		char row[1024];
-		snprintf(row, sizeof(row), "%.*s", (int)(l < sizeof(row) ? l : sizeof(row) - 1), p);
-		p += l + (e ? 1 : 0);
+	char row[1024];
+	for (const char *p = out; rx_next_line(&p, row, sizeof(row));) {
 		double pct;
 		if (row[0] == '#' || sscanf(row, " %lf%%", &pct) != 1 || !strstr(row, method))
 			continue;

@@ -104,18 +104,26 @@ __attribute__((unused)) static void rx_record_minijit(const char *dir, const cha
 	tu_result_free(&r);
 }
 
+/* The next line of *p into line (cut to fit), *p moved past it; 0 at the end of the text. */
+__attribute__((unused)) static int rx_next_line(const char **p, char *line, size_t len)
+{
+	if (!**p)
+		return 0;
+	const char *e = strchr(*p, '\n');
+	size_t l = e ? (size_t)(e - *p) : strlen(*p);
+	snprintf(line, len, "%.*s", (int)(l < len ? l : len - 1), *p);
+	*p += l + (e ? 1 : 0);
+	return 1;
+}
+
 /* The rows of a perf-style table ("  12.34%  comm  dso  [.] sym"), whitespace runs made one
  * space. Symbol text is cut at the first '(' and at " [clone": perf 6.1 prints C++ names
  * without parameters and Java signatures wrongly (issue 7), so only names compare. */
 __attribute__((unused)) static size_t rx_rows(const char *out, char (*rows)[512], size_t max)
 {
 	size_t n = 0;
-	for (const char *p = out; *p && n < max;) {
-		const char *e = strchr(p, '\n');
-		size_t l = e ? (size_t)(e - p) : strlen(p);
-		char line[1024];
-		snprintf(line, sizeof(line), "%.*s", (int)(l < sizeof(line) ? l : sizeof(line) - 1), p);
-		p += l + (e ? 1 : 0);
+	char line[1024];
+	for (const char *p = out; n < max && rx_next_line(&p, line, sizeof(line));) {
 		double pct;
 		int off = 0;
 		if (line[0] == '#' || sscanf(line, " %lf%%%n", &pct, &off) != 1 || !off)
