@@ -13,6 +13,9 @@
 struct rp_load {
 	uint32_t pid;
 	const char *method;	/* display name (demangled unless --no-demangle), interned */
+	const char *ident;	/* what its generations share when not the method name (a V8
+				 * function without its tier marker), interned; see rp_load_ident */
+	uint8_t runtime;	/* runtime code (stubs, adapters, ...): no generations */
 	const char *dso;	/* short dso name, e.g. jitted-123-7.so, interned */
 	const char *build_id;	/* hex, interned, or NULL */
 	uint32_t generation;	/* 1, 2, ...; 0 = unknown */
@@ -26,6 +29,17 @@ struct rp_load {
 	/* filled in by rp_session_finish() */
 	uint64_t samples, period;
 };
+
+/* Tiers beyond enum jd_tier, from V8's name markers (identity.c). */
+#define RP_TIER_BASELINE  16u	/* '^' Sparkplug */
+#define RP_TIER_MIDTIER   17u	/* '+' Maglev */
+#define RP_TIER_OPTIMIZED 18u	/* '*' TurboFan */
+
+/* The method identity whose recompiles are l's generations. */
+static inline const char *rp_load_ident(const struct rp_load *l)
+{
+	return l->ident ? l->ident : l->method;
+}
 
 /* Frame flags. */
 #define RP_FRAME_KERNEL   (1u << 0)	/* printed [k] */
@@ -180,6 +194,8 @@ struct rp_gen_view {
 	uint64_t unknown_samples;	/* leaf in no mapping, or jitted code already unloaded */
 	uint64_t unloaded_samples;
 	uint64_t total_samples;
+	size_t runtime_loads;		/* runtime code (rp_load.runtime): not generations */
+	uint64_t runtime_samples;
 };
 
 int rp_gen_view_build(struct rp_gen_view *v, const struct rp_session *s,
