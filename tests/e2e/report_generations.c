@@ -148,6 +148,27 @@ static size_t gen_blocks(const char *out, char (*names)[512], unsigned *gens, si
 	return n;
 }
 
+/* `jitprof record -k mono -- CMD` in dir (CMD run from there), then inject into
+ * dir/perf.jit.data. 0 when this machine has no perf events (said on stderr). */
+static int record_and_inject(const char *home, const char *what, const char *cmd)
+{
+	struct tu_result r;
+	int rc = rx_sh(&r, "mkdir -p '%s/jit' '%s' && cd '%s' && HOME='%s' '%s' record -q -k mono "
+		       "-o perf.data -- %s >/dev/null", dir, home, dir, home, rx_jitprof, cmd);
+	cr_assert_eq(rc, 0);
+	if (r.status != 0 && strstr(r.err, "perf_event_open")) {
+		fprintf(stderr, "report_generations: %s part skipped: %s\n", what, r.err);
+		tu_result_free(&r);
+		return 0;
+	}
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	tu_result_free(&r);
+	rx_ok(&r, "cd '%s' && HOME='%s' '%s' inject --jit -q -i perf.data -o perf.jit.data", dir,
+	      home, rx_jitprof);
+	tu_result_free(&r);
+	return 1;
+}
+
 /* HotSpot's stubs, adapters and interpreter are runtime code, never a method's generations;
  * the Java method keeps its recompiles. */
 Test(report_generations, java_runtime_code_is_not_generations)
@@ -158,22 +179,12 @@ Test(report_generations, java_runtime_code_is_not_generations)
 	if (!realpath(tu_build("libagent.so"), agent) || !realpath(tu_build("java"), classes))
 		cr_skip_test("the agent or samples/java are not built");
 	snprintf(home, sizeof(home), "%s/home", dir);
-	struct tu_result r;
-	int rc = rx_sh(&r, "mkdir -p '%s/jit' '%s' && cd '%s' && HOME='%s' '%s' record -q -k mono "
-		       "-o perf.data -- %sjava -agentpath:'%s'=dir='%s/jit' -cp '%s' "
-		       "jitprof.samples.Generations 400 >/dev/null", dir, home, dir, home,
-		       rx_jitprof, tu_java_env_sh(agent), agent, dir, classes);
-	cr_assert_eq(rc, 0);
-	if (r.status != 0 && strstr(r.err, "perf_event_open")) {
-		fprintf(stderr, "report_generations: java part skipped: %s\n", r.err);
-		tu_result_free(&r);
+	char cmd[4 * PATH_MAX];
+	snprintf(cmd, sizeof(cmd), "%sjava -agentpath:'%s'=dir='%s/jit' -cp '%s' "
+		 "jitprof.samples.Generations 400", tu_java_env_sh(agent), agent, dir, classes);
+	if (!record_and_inject(home, "java", cmd))
 		return;
-	}
-	cr_assert_eq(r.status, 0, "%s", r.err);
-	tu_result_free(&r);
-	rx_ok(&r, "cd '%s' && HOME='%s' '%s' inject --jit -q -i perf.data -o perf.jit.data", dir,
-	      home, rx_jitprof);
-	tu_result_free(&r);
+	struct tu_result r;
 	/* --method . lists every identity, sampled or not. */
 	rx_ok(&r, "HOME='%s' '%s' report -i '%s/perf.jit.data' --generations --method . 2>/dev/null",
 	      home, rx_jitprof, dir);
@@ -216,21 +227,10 @@ Test(report_generations, node_tiers_are_generations)
 		"while (Date.now() < end) t += scan(a, 3);\n"
 		"console.log(t > 0);\n";
 	cr_assert_eq(tu_write_file(js, prog, sizeof(prog) - 1), 0);
-	struct tu_result r;
-	int rc = rx_sh(&r, "mkdir -p '%s' && cd '%s' && HOME='%s' '%s' record -q -k mono "
-		       "-o perf.data -- node --perf-prof --interpreted-frames-native-stack "
-		       "tiers.js >/dev/null", home, dir, home, rx_jitprof);
-	cr_assert_eq(rc, 0);
-	if (r.status != 0 && strstr(r.err, "perf_event_open")) {
-		fprintf(stderr, "report_generations: node part skipped: %s\n", r.err);
-		tu_result_free(&r);
+	if (!record_and_inject(home, "node", "node --perf-prof --interpreted-frames-native-stack "
+			       "tiers.js"))
 		return;
-	}
-	cr_assert_eq(r.status, 0, "%s", r.err);
-	tu_result_free(&r);
-	rx_ok(&r, "cd '%s' && HOME='%s' '%s' inject --jit -q -i perf.data -o perf.jit.data", dir,
-	      home, rx_jitprof);
-	tu_result_free(&r);
+	struct tu_result r;
 	rx_ok(&r, "HOME='%s' '%s' report -i '%s/perf.jit.data' --generations --method scan "
 	      "2>/dev/null", home, rx_jitprof, dir);
 	char names[64][512], want[PATH_MAX + 32];
