@@ -147,6 +147,7 @@ struct rp_table_opts {
 	size_t max_rows;		/* 0 = all */
 	enum rp_graph_mode graph;
 	double graph_min_percent;	/* branches below are hidden (perf's 0.5) */
+	double min_percent;		/* rows below are hidden (perf's --percent-limit, 0) */
 };
 
 /* perf report --stdio --no-children look-alike. */
@@ -164,9 +165,12 @@ int rp_print_generations(FILE *out, const struct rp_session *s, const char *meth
 int rp_print_compare(FILE *out, const struct rp_session *s, const char *method,
 		     uint32_t gen_a, uint32_t gen_b, char *err, size_t errlen);
 
-/* Frame name as used in stacks: symbol, or dso+address when unresolved; when tag is set,
- * " [gen N]" after jitted frames and "_[k]" after kernel ones (flamegraph.pl's mark). */
-const char *rp_frame_name(const struct rp_session *s, const struct rp_frame *f, int tag_gen,
+/* Frame name as used in stacks: symbol, or dso+address when unresolved; with RP_NAME_GEN
+ * " [gen N]" after jitted frames, with RP_NAME_KMARK "_[k]" after kernel ones (flamegraph.pl's
+ * mark; perf's text graphs have none). */
+#define RP_NAME_GEN   1u
+#define RP_NAME_KMARK 2u
+const char *rp_frame_name(const struct rp_session *s, const struct rp_frame *f, unsigned tag,
 			  char *buf, size_t len);
 
 /* ---- Generations summary (shared by the table, JSON and tests) -------------------- */

@@ -1,0 +1,96 @@
+/* report_callgraph.c - `jitprof report -g` against `perf report -g --stdio --no-children` on
+ * a recording with deep stacks (a recursive program built here): about as many lines as
+ * perf's (within 1.5x), no whitespace-only lines, no graph under rows below the threshold,
+ * --percent-limit hiding rows, kernel frames without flamegraph.pl's "_[k]". */
+#include "tests/e2e/report_util.h"
+
+TestSuite(report_callgraph, .init = rx_setup, .fini = rx_teardown, .timeout = 300);
+
+static const char deep_c[] =
+	"#include <stdlib.h>\n"
+	"volatile unsigned long sink;\n"
+	"__attribute__((noinline)) static void leaf(int n)\n"
+	"{ for (int i = 0; i < n; i++) sink += i * 7; }\n"
+	"__attribute__((noinline)) static void leaf2(int n)\n"
+	"{ for (int i = 0; i < n; i++) sink ^= i * 3; }\n"
+	"__attribute__((noinline)) static void rec(int d, int w)\n"
+	"{\n"
+	"	if (d == 0) { if (w & 1) leaf(2000); else leaf2(1000); return; }\n"
+	"	rec(d - 1, w);\n"
+	"	if (d % 3 == 0) rec(d - 2 > 0 ? d - 2 : 0, w + 1);\n"
+	"}\n"
+	"int main(int argc, char **argv)\n"
+	"{\n"
+	"	long n = argc > 1 ? atol(argv[1]) : 300;\n"
+	"	for (long i = 0; i < n; i++) rec(14, (int)i);\n"
+	"	return 0;\n"
+	"}\n";
+
+/* Lines with something other than blanks. */
+static size_t nonblank(const char *s)
+{
+	size_t n = 0;
+	char line[4096];
+	for (const char *p = s; rx_next_line(&p, line, sizeof(line));)
+		n += strspn(line, " \t") < strlen(line);
+	return n;
+}
+
+static void no_blank_runs(const char *out)
+{
+	char line[4096];
+	for (const char *p = out; rx_next_line(&p, line, sizeof(line));)
+		cr_assert(!line[0] || strspn(line, " \t") < strlen(line),
+			  "a whitespace-only line in\n%s", out);
+}
+
+Test(report_callgraph, size_and_shape_like_perf)
+{
+	if (!tu_have("perf") || !tu_have("cc"))
+		cr_skip_test("perf or cc is not installed");
+	char src[PATH_MAX], home[PATH_MAX];
+	snprintf(src, sizeof(src), "%s/deep.c", dir);
+	snprintf(home, sizeof(home), "%s/home", dir);
+	cr_assert_eq(tu_write_file(src, deep_c, sizeof(deep_c) - 1), 0);
+	struct tu_result r;
+	rx_ok(&r, "cd '%s' && cc -O1 -fno-omit-frame-pointer -o deep deep.c", dir);
+	tu_result_free(&r);
+	int rc = rx_sh(&r, "mkdir -p '%s' && cd '%s' && HOME='%s' perf record -q -g -F 2000 "
+		       "-o perf.data ./deep 100000", home, dir, home);
+	cr_assert_eq(rc, 0);
+	if (r.status != 0) {
+		fprintf(stderr, "report_callgraph: skipped, perf record failed here: %s\n", r.err);
+		tu_result_free(&r);
+		cr_skip_test("perf record failed");
+	}
+	tu_result_free(&r);
+	struct tu_result perf, ours;
+	rx_ok(&perf, "cd '%s' && HOME='%s' perf report -i perf.data -g --stdio --no-children "
+	      "2>/dev/null", dir, home);
+	rx_ok(&ours, "cd '%s' && HOME='%s' '%s' report -i perf.data -g 2>/dev/null", dir, home,
+	      rx_jitprof);
+	size_t np = nonblank(perf.out), no = nonblank(ours.out);
+	cr_assert_gt(np, 20, "perf printed little:\n%s", perf.out);
+	cr_assert(no * 2 <= np * 3 && np * 2 <= no * 3,
+		  "%zu non-blank lines, perf %zu:\n%s\n---- perf:\n%s", no, np, ours.out, perf.out);
+	no_blank_runs(ours.out);
+	cr_assert_null(strstr(ours.out, "_[k]"), "%s", ours.out);
+	/* The recursion's branches: perf's "|--P%--rec" lines appear in ours too. */
+	cr_assert_gt(tu_count(ours.out, "--rec\n"), 2, "%s", ours.out);
+	cr_assert(strstr(ours.out, "            ---"), "%s", ours.out);
+	tu_result_free(&perf);
+	tu_result_free(&ours);
+	/* --percent-limit: rows and branches under it are gone. */
+	rx_ok(&ours, "cd '%s' && HOME='%s' '%s' report -i perf.data -g --percent-limit 5 "
+	      "2>/dev/null", dir, home, rx_jitprof);
+	char line[4096];
+	for (const char *p = ours.out; rx_next_line(&p, line, sizeof(line));) {
+		double pct;
+		if (line[0] != '#' && sscanf(line, " %lf%%", &pct) == 1)
+			cr_assert_geq(pct, 5.0, "row under the limit: %s", line);
+		const char *b = strstr(line, "--");
+		if (b && sscanf(b, "--%lf%%--", &pct) == 1)
+			cr_assert_geq(pct, 5.0, "branch under the limit: %s", line);
+	}
+	tu_result_free(&ours);
+}
