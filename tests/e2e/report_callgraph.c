@@ -46,24 +46,10 @@ static void no_blank_runs(const char *out)
 
 Test(report_callgraph, size_and_shape_like_perf)
 {
-	if (!tu_have("perf") || !tu_have("cc"))
-		cr_skip_test("perf or cc is not installed");
-	char src[PATH_MAX], home[PATH_MAX];
-	snprintf(src, sizeof(src), "%s/deep.c", dir);
+	char home[PATH_MAX];
 	snprintf(home, sizeof(home), "%s/home", dir);
-	cr_assert_eq(tu_write_file(src, deep_c, sizeof(deep_c) - 1), 0);
-	struct tu_result r;
-	rx_ok(&r, "cd '%s' && cc -O1 -fno-omit-frame-pointer -o deep deep.c", dir);
-	tu_result_free(&r);
-	int rc = rx_sh(&r, "mkdir -p '%s' && cd '%s' && HOME='%s' perf record -q -g -F 2000 "
-		       "-o perf.data ./deep 100000", home, dir, home);
-	cr_assert_eq(rc, 0);
-	if (r.status != 0) {
-		fprintf(stderr, "report_callgraph: skipped, perf record failed here: %s\n", r.err);
-		tu_result_free(&r);
-		cr_skip_test("perf record failed");
-	}
-	tu_result_free(&r);
+	rx_build_and_record(home, "deep", deep_c, "-O1 -fno-omit-frame-pointer",
+			    "-g -F 2000", "100000");
 	struct tu_result perf, ours;
 	rx_ok(&perf, "cd '%s' && HOME='%s' perf report -i perf.data -g --stdio --no-children "
 	      "2>/dev/null", dir, home);

@@ -116,6 +116,31 @@ __attribute__((unused)) static int rx_next_line(const char **p, char *line, size
 	return 1;
 }
 
+/* A C program built in dir from src (cc CFLAGS -o prog prog.c) and run under
+ * `perf record RECORD_OPTS -o perf.data ./prog ARGS`, HOME=home. Skips the test (saying why on
+ * stderr) where cc or perf is missing or perf record cannot run. */
+__attribute__((unused)) static void rx_build_and_record(const char *home, const char *prog,
+							const char *src, const char *cflags,
+							const char *record_opts, const char *args)
+{
+	if (!tu_have("perf") || !tu_have("cc"))
+		cr_skip_test("perf or cc is not installed");
+	char path[PATH_MAX];
+	snprintf(path, sizeof(path), "%s/%s.c", dir, prog);
+	cr_assert_eq(tu_write_file(path, src, strlen(src)), 0);
+	struct tu_result r;
+	rx_ok(&r, "cd '%s' && cc %s -o %s %s.c", dir, cflags, prog, prog);
+	tu_result_free(&r);
+	cr_assert_eq(rx_sh(&r, "mkdir -p '%s' && cd '%s' && HOME='%s' perf record -q %s "
+			 "-o perf.data ./%s %s", home, dir, home, record_opts, prog, args), 0);
+	if (r.status != 0) {
+		fprintf(stderr, "%s: skipped, perf record failed here: %s\n", prog, r.err);
+		tu_result_free(&r);
+		cr_skip_test("perf record failed");
+	}
+	tu_result_free(&r);
+}
+
 /* The rows of a perf-style table ("  12.34%  comm  dso  [.] sym"), whitespace runs made one
  * space. Symbol text is cut at the first '(' and at " [clone": perf 6.1 prints C++ names
  * without parameters and Java signatures wrongly (issue 7), so only names compare. */

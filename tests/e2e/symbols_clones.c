@@ -50,24 +50,9 @@ static size_t sym_rows(const char *out, char (*names)[1024], size_t max)
 
 Test(symbols_clones, names_like_perf_report)
 {
-	if (!tu_have("perf") || !tu_have("cc"))
-		cr_skip_test("perf or cc is not installed");
-	char src[PATH_MAX], home[PATH_MAX];
-	snprintf(src, sizeof(src), "%s/clones.c", dir);
+	char home[PATH_MAX];
 	snprintf(home, sizeof(home), "%s/home", dir);
-	cr_assert_eq(tu_write_file(src, prog, sizeof(prog) - 1), 0);
-	struct tu_result r;
-	rx_ok(&r, "cd '%s' && cc -O1 -o clones clones.c", dir);
-	tu_result_free(&r);
-	int rc = rx_sh(&r, "mkdir -p '%s' && cd '%s' && HOME='%s' perf record -q -F 2000 "
-		       "-o perf.data ./clones", home, dir, home);
-	cr_assert_eq(rc, 0);
-	if (r.status != 0) {
-		fprintf(stderr, "symbols_clones: skipped, perf record failed here: %s\n", r.err);
-		tu_result_free(&r);
-		cr_skip_test("perf record failed");
-	}
-	tu_result_free(&r);
+	rx_build_and_record(home, "clones", prog, "-O1", "-F 2000", "");
 	struct tu_result perf, ours;
 	rx_ok(&perf, "cd '%s' && HOME='%s' perf report -i perf.data --stdio --sort sym "
 	      "--percent-limit 5 2>/dev/null", dir, home);
