@@ -267,12 +267,12 @@ int rp_print_generations(FILE *out, const struct rp_session *s, const char *meth
 		fprintf(out, "%s%s  (pid %u, %zu generation%s, %" PRIu64 " samples)\n",
 			i > quiet ? "\n" : "",
 			m->method, m->pid, m->nr_rows, m->nr_rows == 1 ? "" : "s", total);
-		fprintf(out, "  %4s  %-6s  %9s  %9s  %7s  %7s  %7s  %9s  %s\n", "gen", "tier",
+		fprintf(out, "  %4s  %-8s  %9s  %9s  %7s  %7s  %7s  %9s  %s\n", "gen", "tier",
 			"loaded", "lifetime", "code", "samples", "share", "samples/s",
 			"hottest lines");
 		for (size_t k = 0; k < m->nr_rows; k++) {
 			const struct rp_gen_row *r = &m->rows[k];
-			fprintf(out, "  %4u  %-6s  %8.3fs  %8.3fs  %7" PRIu64 "  %7" PRIu64
+			fprintf(out, "  %4u  %-8s  %8.3fs  %8.3fs  %7" PRIu64 "  %7" PRIu64
 				"  %6.2f%%  %9.1f  ", r->load->generation, rp_load_tier(r->load),
 				r->rel_load_s, r->lifetime_s, r->load->code_size, r->samples,
 				100 * r->share, r->per_sec);
