@@ -3,6 +3,7 @@
  * companion file), CompiledMethodUnload and DynamicCodeGenerated. Per-thread scratch buffers
  * grow geometrically and are reused, so a compile allocates nothing per pc. */
 #include "agent/agent_int.h"
+#include "agent/ranges.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -199,28 +200,6 @@ static long build_stacks(struct scratch *s, jvmtiEnv *jvmti, const void *compile
 	return (long)np;
 }
 
-/* HotSpot's descriptors (PcDescs) describe the state at their pc, the end of the instructions
- * that lead to it: C2 records a non-safepoint descriptor after the instruction it describes,
- * a call's descriptor is its return address. jitdump rows and inline pcs say where a range
- * starts, so descriptor i becomes the range [pc of descriptor i-1, its own pc): each pc moves
- * to its predecessor's, the first to the code start (docs/agent.md shows the evidence). Of
- * descriptors at one pc the last wins; one at the code start covers nothing. In place. */
-static size_t descriptors_to_ranges(struct jd_inline_pc *pcs, size_t np, uint64_t lo)
-{
-	size_t n = 0;
-
-	for (size_t i = 0; i < np; i++) {
-		if (pcs[i].addr == lo)
-			continue;
-		if (n > 0 && pcs[n - 1].addr == pcs[i].addr)
-			n--;
-		pcs[n++] = pcs[i];
-	}
-	for (size_t i = n; i-- > 0;)
-		pcs[i].addr = i ? pcs[i - 1].addr : lo;
-	return n;
-}
-
 /* DEBUG_INFO rows from the ranges: per range the innermost frame that has a file and a line (a
  * frame without one, e.g. a hidden class, falls back to its caller's call site), consecutive
  * repeats dropped, one row per address. A range with no line at all (the method-entry
@@ -312,7 +291,7 @@ void JNICALL agent_on_compiled_load(jvmtiEnv *jvmti, jmethodID method, jint code
 				       &nr_methods);
 
 		if (np > 0)
-			np = (long)descriptors_to_ranges(s->pcs, (size_t)np, lo);
+			np = (long)agent_pcs_to_ranges(s->pcs, (size_t)np, lo);
 		if (np > 0 && o->lines) {
 			d.nr_lines = build_lines(s, (size_t)np);	/* may move s->lines */
 			d.lines = s->lines;
