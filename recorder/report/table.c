@@ -27,10 +27,12 @@ struct cg_tree {
 	size_t nr, cap;
 };
 
+/* perf's CCKEY_FUNCTION: one symbol of one DSO (so each generation of a method, its own
+ * jitted ELF, stays a frame of its own), else one address. */
 static int same_frame(const struct rp_frame *a, const struct rp_frame *b)
 {
 	if (a->sym || b->sym)
-		return a->sym == b->sym && a->load == b->load;
+		return a->sym == b->sym && a->dso == b->dso && a->load == b->load;
 	return a->ip == b->ip;
 }
 

@@ -1,7 +1,8 @@
 /* report_callgraph.c - `jitprof report -g` against `perf report -g --stdio --no-children` on
  * a recording with deep stacks (a recursive program built here): about as many lines as
  * perf's (within 1.5x), no whitespace-only lines, no graph under rows below the threshold,
- * --percent-limit hiding rows, kernel frames without flamegraph.pl's "_[k]". */
+ * --percent-limit hiding rows, kernel frames without flamegraph.pl's "_[k]"; and the same size check on
+ * a JVM recording injected. */
 #include "tests/e2e/report_util.h"
 
 TestSuite(report_callgraph, .init = rx_setup, .fini = rx_teardown, .timeout = 300);
@@ -44,33 +45,43 @@ static void no_blank_runs(const char *out)
 			  "a whitespace-only line in\n%s", out);
 }
 
+/* perf report -g and ours on dir/DATA: within 1.5x of each other in non-blank lines, ours
+ * without whitespace-only lines. Returns our output (valid until the next call). */
+static const char *compare_sizes(const char *home, const char *data)
+{
+	static struct tu_result ours;
+	struct tu_result perf;
+	tu_result_free(&ours);
+	rx_ok(&perf, "cd '%s' && HOME='%s' perf report -i '%s' -g --stdio --no-children "
+	      "2>/dev/null", dir, home, data);
+	rx_ok(&ours, "cd '%s' && HOME='%s' '%s' report -i '%s' -g 2>/dev/null", dir, home,
+	      rx_jitprof, data);
+	size_t np = nonblank(perf.out), no = nonblank(ours.out);
+	cr_assert_gt(np, 20, "perf printed little:\n%s", perf.out);
+	cr_assert(no * 2 <= np * 3 && np * 2 <= no * 3,
+		  "%zu non-blank lines, perf %zu:\n%s\n---- perf:\n%s", no, np, ours.out, perf.out);
+	no_blank_runs(ours.out);
+	tu_result_free(&perf);
+	return ours.out;
+}
+
 Test(report_callgraph, size_and_shape_like_perf)
 {
 	char home[PATH_MAX];
 	snprintf(home, sizeof(home), "%s/home", dir);
 	rx_build_and_record(home, "deep", deep_c, "-O1 -fno-omit-frame-pointer",
 			    "-g -F 2000", "100000");
-	struct tu_result perf, ours;
-	rx_ok(&perf, "cd '%s' && HOME='%s' perf report -i perf.data -g --stdio --no-children "
-	      "2>/dev/null", dir, home);
-	rx_ok(&ours, "cd '%s' && HOME='%s' '%s' report -i perf.data -g 2>/dev/null", dir, home,
-	      rx_jitprof);
-	size_t np = nonblank(perf.out), no = nonblank(ours.out);
-	cr_assert_gt(np, 20, "perf printed little:\n%s", perf.out);
-	cr_assert(no * 2 <= np * 3 && np * 2 <= no * 3,
-		  "%zu non-blank lines, perf %zu:\n%s\n---- perf:\n%s", no, np, ours.out, perf.out);
-	no_blank_runs(ours.out);
-	cr_assert_null(strstr(ours.out, "_[k]"), "%s", ours.out);
+	const char *ours = compare_sizes(home, "perf.data");
+	cr_assert_null(strstr(ours, "_[k]"), "%s", ours);
 	/* The recursion's branches: perf's "|--P%--rec" lines appear in ours too. */
-	cr_assert_gt(tu_count(ours.out, "--rec\n"), 2, "%s", ours.out);
-	cr_assert(strstr(ours.out, "            ---"), "%s", ours.out);
-	tu_result_free(&perf);
-	tu_result_free(&ours);
+	cr_assert_gt(tu_count(ours, "--rec\n"), 2, "%s", ours);
+	cr_assert(strstr(ours, "            ---"), "%s", ours);
+	struct tu_result r;
 	/* --percent-limit: rows and branches under it are gone. */
-	rx_ok(&ours, "cd '%s' && HOME='%s' '%s' report -i perf.data -g --percent-limit 5 "
+	rx_ok(&r, "cd '%s' && HOME='%s' '%s' report -i perf.data -g --percent-limit 5 "
 	      "2>/dev/null", dir, home, rx_jitprof);
 	char line[4096];
-	for (const char *p = ours.out; rx_next_line(&p, line, sizeof(line));) {
+	for (const char *p = r.out; rx_next_line(&p, line, sizeof(line));) {
 		double pct;
 		if (line[0] != '#' && sscanf(line, " %lf%%", &pct) == 1)
 			cr_assert_geq(pct, 5.0, "row under the limit: %s", line);
@@ -78,5 +89,15 @@ Test(report_callgraph, size_and_shape_like_perf)
 		if (b && sscanf(b, "--%lf%%--", &pct) == 1)
 			cr_assert_geq(pct, 5.0, "branch under the limit: %s", line);
 	}
-	tu_result_free(&ours);
+	tu_result_free(&r);
+}
+
+/* The same on jitted code: a JVM under perf record -g with our agent, injected; every jitted
+ * frame is a method generation. */
+Test(report_callgraph, java_size_like_perf)
+{
+	char home[PATH_MAX];
+	snprintf(home, sizeof(home), "%s/home", dir);
+	rx_record_java(home, "-g -F 1000", "Generations 300");
+	compare_sizes(home, "perf.jit.data");
 }

@@ -141,6 +141,28 @@ __attribute__((unused)) static void rx_build_and_record(const char *home, const 
 	tu_result_free(&r);
 }
 
+/* `perf record -q -k mono PERF_OPTS -o perf.data java -agentpath:libagent.so=dir=DIR/jit -cp
+ * <samples> jitprof.samples.MAIN` in dir (MAIN with its arguments), then `jitprof inject` into
+ * dir/perf.jit.data. Skips the test where perf, java, the agent or the samples are missing. */
+__attribute__((unused)) static void rx_record_java(const char *home, const char *perf_opts,
+						   const char *main)
+{
+	char agent[PATH_MAX], classes[PATH_MAX];
+	if (!tu_have("perf") || !tu_have("java"))
+		cr_skip_test("perf or java is not installed");
+	if (!realpath(tu_build("libagent.so"), agent) || !realpath(tu_build("java"), classes))
+		cr_skip_test("the agent or samples/java are not built");
+	struct tu_result r;
+	rx_ok(&r, "mkdir -p '%s/jit' '%s' && cd '%s' && HOME='%s' perf record -q -k mono %s "
+	      "-o perf.data %sjava -agentpath:'%s'=dir='%s/jit' -cp '%s' jitprof.samples.%s "
+	      ">/dev/null", dir, home, dir, home, perf_opts, tu_java_env_sh(agent), agent, dir,
+	      classes, main);
+	tu_result_free(&r);
+	rx_ok(&r, "cd '%s' && HOME='%s' '%s' inject --jit -q -i perf.data -o perf.jit.data", dir,
+	      home, rx_jitprof);
+	tu_result_free(&r);
+}
+
 /* The rows of a perf-style table ("  12.34%  comm  dso  [.] sym"), whitespace runs made one
  * space. Symbol text is cut at the first '(' and at " [clone": perf 6.1 prints C++ names
  * without parameters and Java signatures wrongly (issue 7), so only names compare. */
