@@ -1,8 +1,8 @@
 /* report_callgraph.c - `jitprof report -g` against `perf report -g --stdio --no-children` on
  * a recording with deep stacks (a recursive program built here): about as many lines as
  * perf's (within 1.5x), no whitespace-only lines, no graph under rows below the threshold,
- * --percent-limit hiding rows, kernel frames without flamegraph.pl's "_[k]"; and the same size check on
- * a JVM recording injected. */
+ * --percent-limit hiding rows, kernel frames without flamegraph.pl's "_[k]"; and the same
+ * size check on a JVM recording injected. */
 #include "tests/e2e/report_util.h"
 
 TestSuite(report_callgraph, .init = rx_setup, .fini = rx_teardown, .timeout = 300);
