@@ -166,8 +166,9 @@ int rp_gen_view_build(struct rp_gen_view *v, const struct rp_session *s,
 			v->runtime_loads++;
 			v->runtime_samples += order[k]->samples;
 		}
-		int match = ident && !order[i]->runtime &&
-			    (method_regex ? !regexec(&re, ident, 0, NULL, 0) : j - i > 1);
+		const char *title = rp_load_title(order[i]);
+		int match = title && !order[i]->runtime &&
+			    (method_regex ? !regexec(&re, title, 0, NULL, 0) : j - i > 1);
 		if (!match) {
 			i = j;
 			continue;
@@ -177,7 +178,7 @@ int rp_gen_view_build(struct rp_gen_view *v, const struct rp_session *s,
 			goto out;
 		v->methods = m;
 		m = &v->methods[v->nr_methods++];
-		*m = (struct rp_gen_method){ .pid = order[i]->pid, .method = ident };
+		*m = (struct rp_gen_method){ .pid = order[i]->pid, .method = title };
 		m->rows = calloc(j - i, sizeof(*m->rows));
 		if (!m->rows)
 			goto out;

@@ -64,19 +64,24 @@ int rp_identify_loads(struct rp_session *s, const char *const *raw)
 		struct rp_load *l = &s->loads[i];
 		const char *name = raw[i] ? raw[i] : l->method;
 		size_t m = v8_marker(name);
-		l->ident = NULL;
+		l->ident = l->title = NULL;
 		/* In a JVM, tier "other" is a native wrapper or method-handle intrinsic (level
 		 * 0): blobs per signature, not compiles of the method; elsewhere (minijit) it is
 		 * just a tier the runtime does not name. */
 		int jvm = has_pid(jvms, nr_jvms, l->pid);
 		l->runtime = l->tier == JD_TIER_STUB ||
 			     (jvm && (l->tier == JD_TIER_OTHER || (raw[i] && !is_jvm_name(raw[i]))));
-		if (!l->runtime && m) {
+		if (l->runtime)
+			continue;
+		if (m) {
 			char buf[4096];
 			snprintf(buf, sizeof(buf), "%.*s%s", (int)m, name, name + m + 1);
-			l->ident = rp_intern(s, buf);
+			l->ident = l->title = rp_intern(s, buf);
 			if (!l->tier)
 				l->tier = rp_v8_tier(name[m]);
+		} else if (jvm && is_jvm_name(raw[i])) {
+			/* exact: the readable name drops the return type (covariant bridges) */
+			l->ident = rp_intern(s, raw[i]);
 		}
 	}
 	free(jvms);

@@ -13,8 +13,10 @@
 struct rp_load {
 	uint32_t pid;
 	const char *method;	/* display name (demangled unless --no-demangle), interned */
-	const char *ident;	/* what its generations share when not the method name (a V8
-				 * function without its tier marker), interned; see rp_load_ident */
+	const char *ident;	/* the identity its generations share, interned: a JVM method's
+				 * class + name + signature as the JVM wrote it, a V8 function
+				 * without its tier marker; NULL: the method name (rp_load_ident) */
+	const char *title;	/* how views name that identity when not the method name (V8) */
 	uint8_t runtime;	/* runtime code (stubs, adapters, ...): no generations */
 	const char *dso;	/* short dso name, e.g. jitted-123-7.so, interned */
 	const char *build_id;	/* hex, interned, or NULL */
@@ -35,10 +37,15 @@ struct rp_load {
 #define RP_TIER_MIDTIER   17u	/* '+' Maglev */
 #define RP_TIER_OPTIMIZED 18u	/* '*' TurboFan */
 
-/* The method identity whose recompiles are l's generations. */
+/* The method identity whose recompiles are l's generations, and its readable name. */
 static inline const char *rp_load_ident(const struct rp_load *l)
 {
 	return l->ident ? l->ident : l->method;
+}
+
+static inline const char *rp_load_title(const struct rp_load *l)
+{
+	return l->title ? l->title : l->method;
 }
 
 /* Frame flags. */
