@@ -19,33 +19,37 @@ static uint32_t add(struct rp_session *s, uint32_t pid, const char *method, uint
 
 Test(identity, per_runtime)
 {
+	/* pid, name as the runtime wrote it, as shown, tier. A JVM (pid 7): two loads of f, two
+	 * methods the readable name cannot tell apart (a covariant bridge), stubs and a
+	 * method-handle intrinsic. node (pid 8): scan through its four tiers, another function,
+	 * a builtin. minijit (pid 9): tier "other" is just an unnamed tier there. */
+	static const struct { uint32_t pid; const char *raw, *shown; uint32_t tier; } tab[] = {
+		{ 7, "Lp/A;f()V", "p.A.f()", JD_TIER_C1 },
+		{ 7, "Lp/A;f()V", "p.A.f()", JD_TIER_C2 },
+		{ 7, "Lp/A;g()Ljava/lang/Object;", "p.A.g()", JD_TIER_C2 },
+		{ 7, "Lp/A;g()Lp/B;", "p.A.g()", JD_TIER_C2 },
+		{ 7, "itable stub", "itable stub", JD_TIER_UNKNOWN },
+		{ 7, "Interpreter", "Interpreter", JD_TIER_STUB },
+		{ 7, "Ljava/lang/invoke/MethodHandle;linkToStatic(L;)V",
+		  "java.lang.invoke.MethodHandle.linkToStatic()", JD_TIER_OTHER },
+		{ 8, "JS:~scan /x.js:1:14", NULL, JD_TIER_UNKNOWN },
+		{ 8, "JS:^scan /x.js:1:14", NULL, JD_TIER_UNKNOWN },
+		{ 8, "JS:+scan /x.js:1:14", NULL, JD_TIER_UNKNOWN },
+		{ 8, "JS:*scan /x.js:1:14", NULL, JD_TIER_UNKNOWN },
+		{ 8, "JS:~other /x.js:5:1", NULL, JD_TIER_UNKNOWN },
+		{ 8, "Builtin:ArrayPush", NULL, JD_TIER_UNKNOWN },
+		{ 9, "checksum", NULL, JD_TIER_OTHER },
+		{ 9, "checksum", NULL, JD_TIER_OTHER },
+	};
 	struct rp_session *s = rt_session();
 	const char *raw[16] = { 0 };
 	uint32_t l[16];
-	size_t n = 0;
-#define LOAD(pid, raw_name, shown, tier, t) \
-	(raw[n] = raw_name, l[n++] = add(s, pid, shown, tier, t))
-	/* a JVM (pid 7): two loads of f, two methods the readable name cannot tell apart
-	 * (a covariant bridge), stubs and a method-handle intrinsic */
-	LOAD(7, "Lp/A;f()V", "p.A.f()", JD_TIER_C1, 1);
-	LOAD(7, "Lp/A;f()V", "p.A.f()", JD_TIER_C2, 2);
-	LOAD(7, "Lp/A;g()Ljava/lang/Object;", "p.A.g()", JD_TIER_C2, 3);
-	LOAD(7, "Lp/A;g()Lp/B;", "p.A.g()", JD_TIER_C2, 4);
-	LOAD(7, "itable stub", "itable stub", JD_TIER_UNKNOWN, 5);
-	LOAD(7, "Interpreter", "Interpreter", JD_TIER_STUB, 6);
-	LOAD(7, "Ljava/lang/invoke/MethodHandle;linkToStatic(L;)V",
-	     "java.lang.invoke.MethodHandle.linkToStatic()", JD_TIER_OTHER, 7);
-	/* node (pid 8): scan through its four tiers, another function, a builtin */
-	LOAD(8, "JS:~scan /x.js:1:14", "JS:~scan /x.js:1:14", JD_TIER_UNKNOWN, 8);
-	LOAD(8, "JS:^scan /x.js:1:14", "JS:^scan /x.js:1:14", JD_TIER_UNKNOWN, 9);
-	LOAD(8, "JS:+scan /x.js:1:14", "JS:+scan /x.js:1:14", JD_TIER_UNKNOWN, 10);
-	LOAD(8, "JS:*scan /x.js:1:14", "JS:*scan /x.js:1:14", JD_TIER_UNKNOWN, 11);
-	LOAD(8, "JS:~other /x.js:5:1", "JS:~other /x.js:5:1", JD_TIER_UNKNOWN, 12);
-	LOAD(8, "Builtin:ArrayPush", "Builtin:ArrayPush", JD_TIER_UNKNOWN, 13);
-	/* minijit (pid 9): tier "other" is just an unnamed tier there */
-	LOAD(9, "checksum", "checksum", JD_TIER_OTHER, 14);
-	LOAD(9, "checksum", "checksum", JD_TIER_OTHER, 15);
-#undef LOAD
+	size_t n = sizeof(tab) / sizeof(tab[0]);
+	for (size_t i = 0; i < n; i++) {
+		raw[i] = tab[i].raw;
+		l[i] = add(s, tab[i].pid, tab[i].shown ? tab[i].shown : tab[i].raw, tab[i].tier,
+			   i + 1);
+	}
 	cr_assert_eq(rp_identify_loads(s, raw), 0);
 	rp_session_finish(s);
 	const struct rp_load *L[16];
