@@ -15,5 +15,7 @@ $(BUILD)/libagent.so: $(AGENT_OBJS) $(BUILD)/libjitdump.a $(BUILD)/libsafeio.a a
 ALL_TARGETS  += $(BUILD)/libagent.so
 INSTALL_LIBS += $(BUILD)/libagent.so
 
-# Unit tests (tests/unit/agent): the option parser alone, as a fuzz target would link it.
-UNIT_LIBS_agent := $(BUILD)/obj/agent/options.o $(BUILD)/obj/agent/dumpdir.o $(BUILD)/libsafeio.a
+# Unit tests (tests/unit/agent): the option parser (as a fuzz target would link it), the
+# descriptor-to-range rule and the dump directory's trust, all without a JVM.
+UNIT_LIBS_agent := $(BUILD)/obj/agent/options.o $(BUILD)/obj/agent/ranges.o \
+	$(BUILD)/obj/agent/dumpdir.o $(BUILD)/libsafeio.a
