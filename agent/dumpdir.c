@@ -59,10 +59,16 @@ static int check_ancestor(const char *path, char *why, size_t whylen)
 int agent_dump_dir(const char *dir, char *out, size_t len, char *warn, size_t warnlen)
 {
 	char path[4096], why[200];
+	const char *what = "dir";
 	warn[0] = 0;
 	if (!dir || !*dir) {
-		out[0] = 0;	/* the library's default: $JITDUMPDIR or ~/.debug/jit */
-		return 0;
+		/* the library's default: $JITDUMPDIR (judged as dir= is) or ~/.debug/jit */
+		dir = getenv("JITDUMPDIR");
+		what = "JITDUMPDIR";
+		if (!dir || !*dir) {
+			out[0] = 0;
+			return 0;
+		}
 	}
 	size_t n = strlen(dir);
 	while (n > 1 && dir[n - 1] == '/')	/* a trailing slash would follow a symlink */
@@ -94,7 +100,7 @@ int agent_dump_dir(const char *dir, char *out, size_t len, char *warn, size_t wa
 	}
 	if ((rc = private_default(out, len)) < 0)
 		return rc;
-	snprintf(warn, warnlen, "dir=%s refused (%s): would have written %s/jit-%d.dump; "
-		 "writing in %s instead", path, why, path, (int)getpid(), out);
+	snprintf(warn, warnlen, "%s=%s refused (%s): would have written %s/jit-%d.dump; "
+		 "writing in %s instead", what, path, why, path, (int)getpid(), out);
 	return 0;
 }

@@ -88,8 +88,16 @@ Test(dumpdir, trusted_and_refused, .init = setup, .fini = teardown)
 	char out[4400], warn[9000];
 	cr_assert_eq(agent_dump_dir(slash, out, sizeof(out), warn, sizeof(warn)), 0);
 	cr_assert(strstr(warn, "symlink"), "a trailing slash followed the link: %s", warn);
+	unsetenv("JITDUMPDIR");
 	cr_assert_eq(agent_dump_dir(NULL, out, sizeof(out), warn, sizeof(warn)), 0);
 	cr_assert_str_eq(out, "");
+	setenv("JITDUMPDIR", sub("open", 0), 1);	/* the environment is judged as dir= is */
+	cr_assert_eq(agent_dump_dir(NULL, out, sizeof(out), warn, sizeof(warn)), 0);
+	cr_assert(strstr(warn, "JITDUMPDIR=") && strstr(warn, "writable by others"), "%s", warn);
+	setenv("JITDUMPDIR", sub("own", 0), 1);
+	cr_assert_eq(agent_dump_dir(NULL, out, sizeof(out), warn, sizeof(warn)), 0);
+	cr_assert_str_eq(out, sub("own", 0));
+	cr_assert_str_eq(warn, "");
 }
 
 Test(dumpdir, another_users_directory, .init = setup, .fini = teardown)
