@@ -10,16 +10,12 @@
 #include <unistd.h>
 
 #include "safeio/safeio_int.h"
-#include "tests/lib/testutil.h"
-
-static char *dir;
-static int dfd;
+#include "tests/unit/safeio/siotest.h"
 
 static void setup(void)
 {
 	char p[4096];
-	dir = tu_tmpdir("sio");
-	cr_assert(dir);
+	sio_fixture_open("sio");
 	snprintf(p, sizeof(p), "%s/sub", dir);
 	cr_assert_eq(mkdir(p, 0755), 0);
 	snprintf(p, sizeof(p), "%s/sub/f", dir);
@@ -32,15 +28,6 @@ static void setup(void)
 	cr_assert_eq(symlink("sub/f", p), 0);
 	snprintf(p, sizeof(p), "%s/out", dir);
 	cr_assert_eq(symlink("/etc/passwd", p), 0);
-	dfd = open(dir, O_RDONLY | O_DIRECTORY);
-	cr_assert_geq(dfd, 0);
-}
-
-static void teardown(void)
-{
-	close(dfd);
-	tu_rmtree(dir);
-	free(dir);
 }
 
 typedef int (*opener)(int, const char *);

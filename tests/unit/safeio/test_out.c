@@ -10,24 +10,11 @@
 #include <unistd.h>
 
 #include "safeio/safeio.h"
-#include "tests/lib/testutil.h"
-
-static char *dir;
-static int dfd;
+#include "tests/unit/safeio/siotest.h"
 
 static void setup(void)
 {
-	dir = tu_tmpdir("sioout");
-	cr_assert(dir);
-	dfd = open(dir, O_RDONLY | O_DIRECTORY);
-	cr_assert_geq(dfd, 0);
-}
-
-static void teardown(void)
-{
-	close(dfd);
-	tu_rmtree(dir);
-	free(dir);
+	sio_fixture_open("sioout");
 }
 
 static char *at(const char *name)
