@@ -5,6 +5,7 @@
  * sampled generations and ELF files for them only. File and pipe input, marker late in the
  * file (after samples it explains). */
 #include <criterion/criterion.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
@@ -90,6 +91,17 @@ static void make_input(unsigned flags)
 	cr_assert_eq(pd_writer_close(w), 0);
 }
 
+static int run_no_elfs(int pipe_out, struct inj_stats *st, char *err, size_t errlen)
+{
+	int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	cr_assert_geq(fd, 0);
+	struct inj_opts o = { .input = data, .output = out, .out_fd = fd, .out_pipe = pipe_out,
+			      .threads = 2, .no_elfs = 1 };
+	int rc = inj_run(&o, st, err, errlen);
+	close(fd);
+	return rc;
+}
+
 static void run(int pipe_out)
 {
 	int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
@@ -109,7 +121,7 @@ static void run(int pipe_out)
 }
 
 /* Replays perf's ordered-events rule over out and checks what inject added. */
-static void check_output(int expect_build_id_table)
+static void check_output(int expect_build_id_table, int expect_elfs)
 {
 	struct pd_reader *r;
 	struct pd_event ev;
@@ -154,7 +166,8 @@ static void check_output(int expect_build_id_table)
 		struct stat sb;
 		snprintf(p, sizeof(p), "%s/jitted-%d-%llu.so", dir, getpid(),
 			 (unsigned long long)code_index[i]);
-		cr_assert_eq(stat(p, &sb) == 0, i % 2 == 0, "%s: ELF only when sampled", p);
+		cr_assert_eq(stat(p, &sb) == 0, expect_elfs && i % 2 == 0,
+			     "%s: ELF only when sampled (and not --no-elfs)", p);
 	}
 }
 
@@ -168,14 +181,14 @@ Test(run, file_in_file_out, .fini = cleanup)
 {
 	make_input(0);
 	run(0);
-	check_output(1);
+	check_output(1, 1);
 }
 
 Test(run, pipe_in_pipe_out, .fini = cleanup)
 {
 	make_input(PD_WRITER_PIPE);
 	run(1);
-	check_output(0);
+	check_output(0, 1);
 }
 
 Test(run, refuses_a_recording_off_the_dumps_clock, .fini = cleanup)
@@ -262,4 +275,115 @@ Test(run, arch_dump_without_time_conv_is_refused, .fini = cleanup)
 	cr_assert_lt(inj_run(&o, &st, err, sizeof(err)), 0);
 	close(fd);
 	cr_assert(strstr(err, "TIME_CONV"), "%s", err);
+}
+
+/* The origins section of out, decoded. */
+static void read_origins(struct inj_origins *o)
+{
+	struct pd_reader *r;
+	char err[512];
+	cr_assert_eq(pd_reader_open(&r, out, NULL), 0);
+	cr_assert_eq(inj_origins_read(r, out, o, err, sizeof(err)), 0, "%s", err);
+	pd_reader_close(r);
+}
+
+Test(run, no_elfs_records_origins_instead_of_files, .fini = cleanup)
+{
+	struct inj_stats st;
+	char err[512];
+	make_input(0);
+	cr_assert_eq(run_no_elfs(0, &st, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(st.loads_hit, NLOADS / 2);
+	cr_assert_eq(st.origins, NLOADS / 2);
+	cr_assert_eq(st.pool.written, 0);
+	check_output(1, 0);	/* same MMAP2s and build-id table, no file */
+
+	struct inj_origins o;
+	read_origins(&o);
+	cr_assert_eq(o.nr_dumps, 1);
+	char abs[4096];
+	cr_assert_eq(inj_abspath(dump, abs, sizeof(abs)), 0);
+	cr_assert_str_eq(o.dumps[0].path, abs);
+	cr_assert(o.dumps[0].dump.present);
+	cr_assert_eq(o.n, NLOADS / 2);
+	/* Each entry names a sampled (even) load by its record, with the build-id of the
+	 * MMAP2 that names it in the output's build-id table. */
+	struct pd_reader *r;
+	cr_assert_eq(pd_reader_open(&r, out, NULL), 0);
+	for (size_t i = 0; i < o.n; i++) {
+		int k = -1;
+		for (int j = 0; j < NLOADS; j++)
+			if (code_index[j] == o.v[i].code_index)
+				k = j;
+		cr_assert(k >= 0 && k % 2 == 0, "origin of unsampled load %d", k);
+		int found = 0;
+		for (size_t b = 0; b < pd_reader_nr_build_ids(r); b++)
+			found |= !memcmp(pd_reader_build_id(r, b)->build_id, o.v[i].build_id, 20);
+		cr_assert(found, "origin %zu: build-id not in the table", i);
+	}
+	pd_reader_close(r);
+	inj_origins_free(&o);
+}
+
+Test(run, no_elfs_needs_a_file_output, .fini = cleanup)
+{
+	struct inj_stats st;
+	char err[512];
+	make_input(0);
+	cr_assert_eq(run_no_elfs(1, &st, err, sizeof(err)), -EINVAL);
+	cr_assert(strstr(err, "file output"), "%s", err);
+}
+
+Test(run, elfs_for_writes_the_files_the_file_path_would, .fini = cleanup)
+{
+	struct inj_stats st;
+	struct inj_pool_stats ps;
+	char err[512], p[4300], q[4320];
+	make_input(0);
+	run(0);		/* the file-writing path first: keep one of its ELFs aside */
+	for (int i = 0; i < NLOADS; i += 2) {
+		snprintf(p, sizeof(p), "%s/jitted-%d-%llu.so", dir, getpid(),
+			 (unsigned long long)code_index[i]);
+		snprintf(q, sizeof(q), "%s.filepath", p);
+		cr_assert_eq(i ? unlink(p) : rename(p, q), 0);
+	}
+	cr_assert_eq(run_no_elfs(0, &st, err, sizeof(err)), 0, "%s", err);
+	check_output(1, 0);
+	cr_assert_eq(inj_elfs_for(out, NULL, 2, &ps, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(ps.written, NLOADS / 2);
+	cr_assert_eq(ps.failed, 0, "%s", ps.first_error);
+	check_output(1, 1);
+	snprintf(p, sizeof(p), "%s/jitted-%d-%llu.so", dir, getpid(),
+		 (unsigned long long)code_index[0]);
+	snprintf(q, sizeof(q), "%s.filepath", p);
+	size_t na, nb;
+	char *a = tu_read_file(p, &na), *b = tu_read_file(q, &nb);
+	cr_assert(a && b && na == nb && !memcmp(a, b, na), "ELF bytes differ");
+	free(a);
+	free(b);
+}
+
+Test(run, elfs_for_refuses_a_changed_dump, .fini = cleanup)
+{
+	struct inj_stats st;
+	struct inj_pool_stats ps;
+	char err[512];
+	make_input(0);
+	cr_assert_eq(run_no_elfs(0, &st, err, sizeof(err)), 0, "%s", err);
+	FILE *f = fopen(dump, "a");	/* one byte more: the dump is not the one injected */
+	cr_assert_not_null(f);
+	fputc(0, f);
+	fclose(f);
+	cr_assert_eq(inj_elfs_for(out, NULL, 2, &ps, err, sizeof(err)), -ESTALE);
+	cr_assert(strstr(err, "changed since inject"), "%s", err);
+	check_output(1, 0);
+}
+
+Test(run, elfs_for_an_output_without_origins_is_refused, .fini = cleanup)
+{
+	struct inj_pool_stats ps;
+	char err[512];
+	make_input(0);
+	cr_assert_eq(inj_elfs_for(data, NULL, 2, &ps, err, sizeof(err)), -ENOENT);
+	cr_assert(strstr(err, "no origins section"), "%s", err);
 }
