@@ -198,6 +198,11 @@ void jd_reader_close(struct jd_reader *r);
  * damage has been delivered. Unknown ids are skipped and counted, never returned. */
 int jd_reader_next(struct jd_reader *r, struct jd_record *rec);
 
+/* The next jd_reader_next() reads the record at byte offset (a record's jd_record.offset):
+ * 0, or -EINVAL when offset is inside the header or past the end. Clears nothing else: a
+ * failed reader stays failed. */
+int jd_reader_seek(struct jd_reader *r, uint64_t offset);
+
 const struct jd_header *jd_reader_header(const struct jd_reader *r);
 const struct jd_reader_stats *jd_reader_stats(const struct jd_reader *r);
 const char *jd_reader_error(const struct jd_reader *r);	/* "" when none; NULL: see open */
@@ -227,6 +232,10 @@ struct jd_load_entry {
 	const struct jd_ext_load_info *info;	/* NULL without companion data */
 	const struct jd_ext_inline *inl;	/* NULL without companion data */
 	uint64_t unload_time;		/* 0: never unloaded */
+	/* File offsets of the records joined to it (0: none): its DEBUG_INFO and UNWINDING_INFO
+	 * in the dump, its load info and inline record in the companion. With them and the
+	 * generation, one load can be read again alone (jd_reader_seek) without an index. */
+	uint64_t debug_offset, unwind_offset, info_offset, inl_offset;
 };
 
 struct jd_move_entry {

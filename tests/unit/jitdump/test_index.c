@@ -2,6 +2,7 @@
  * (perf's rule plus the address check), companion data joined by code_index, unloads by index
  * or by address and time, moves, and perf's agent's dump. */
 #include <criterion/criterion.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -103,6 +104,47 @@ Test(index, generations_lines_unwind_companion)
 	cr_assert(strstr(jd_index_warning(x), "1 companion records name no load"), "%s",
 		  jd_index_warning(x));
 	cr_assert_eq(jd_index_stats(x)->per_id[JD_CODE_LOAD], 5);
+	/* The offsets of the joined records read the same records again, alone. */
+	char ext[4200];
+	struct jd_reader *rd, *re;
+	struct jd_record rec;
+	snprintf(ext, sizeof(ext), "%s.jitprof", path);
+	cr_assert_eq(jd_reader_open(&rd, path), 0);
+	cr_assert_eq(jd_reader_open(&re, ext), 0);
+	for (size_t i = 0; i < 5; i++) {
+		e = jd_index_load(x, i);
+		cr_assert_eq(jd_reader_seek(rd, e->offset), 0);
+		cr_assert_eq(jd_reader_next(rd, &rec), 1);
+		cr_assert_eq(rec.id, JD_CODE_LOAD);
+		cr_assert_eq(rec.u.load.code_index, ci[i]);
+		cr_assert_eq(e->debug_offset != 0, d[i].nr_lines != 0, "load %zu", i);
+		if (e->debug_offset) {
+			cr_assert_eq(jd_reader_seek(rd, e->debug_offset), 0);
+			cr_assert_eq(jd_reader_next(rd, &rec), 1);
+			cr_assert_eq(rec.id, JD_CODE_DEBUG_INFO);
+			cr_assert_eq(rec.u.debug.nr_entry, e->nr_lines);
+		}
+		cr_assert_eq(e->unwind_offset != 0, d[i].unwind != NULL, "load %zu", i);
+		if (e->unwind_offset) {
+			cr_assert_eq(jd_reader_seek(rd, e->unwind_offset), 0);
+			cr_assert_eq(jd_reader_next(rd, &rec), 1);
+			cr_assert_eq(rec.id, JD_CODE_UNWINDING_INFO);
+		}
+		cr_assert_eq(e->info_offset != 0, i == 2);
+		cr_assert_eq(e->inl_offset != 0, i == 2);
+	}
+	e = jd_index_load(x, 2);
+	cr_assert_eq(jd_reader_seek(re, e->info_offset), 0);
+	cr_assert_eq(jd_reader_next(re, &rec), 1);
+	cr_assert_eq(rec.id, JD_EXT_LOAD_INFO);
+	cr_assert_eq(rec.u.load_info.tier, JD_TIER_C2);
+	cr_assert_eq(jd_reader_seek(re, e->inl_offset), 0);
+	cr_assert_eq(jd_reader_next(re, &rec), 1);
+	cr_assert_eq(rec.id, JD_EXT_INLINE);
+	cr_assert_eq(jd_reader_seek(rd, 3), -EINVAL, "inside the header");
+	cr_assert_eq(jd_reader_seek(rd, 1ull << 40), -EINVAL, "past the end");
+	jd_reader_close(rd);
+	jd_reader_close(re);
 	jd_index_close(x);
 	tu_rmtree(dir);
 	free(dir);
