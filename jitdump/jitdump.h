@@ -198,11 +198,6 @@ void jd_reader_close(struct jd_reader *r);
  * damage has been delivered. Unknown ids are skipped and counted, never returned. */
 int jd_reader_next(struct jd_reader *r, struct jd_record *rec);
 
-/* The next jd_reader_next() reads the record at byte offset (a record's jd_record.offset):
- * 0, or -EINVAL when offset is inside the header or past the end. Clears nothing else: a
- * failed reader stays failed. */
-int jd_reader_seek(struct jd_reader *r, uint64_t offset);
-
 const struct jd_header *jd_reader_header(const struct jd_reader *r);
 const struct jd_reader_stats *jd_reader_stats(const struct jd_reader *r);
 const char *jd_reader_error(const struct jd_reader *r);	/* "" when none; NULL: see open */
@@ -234,7 +229,8 @@ struct jd_load_entry {
 	uint64_t unload_time;		/* 0: never unloaded */
 	/* File offsets of the records joined to it (0: none): its DEBUG_INFO and UNWINDING_INFO
 	 * in the dump, its load info and inline record in the companion. With them and the
-	 * generation, one load can be read again alone (jd_reader_seek) without an index. */
+	 * generation, one load can be read again alone without an index (a reader over the
+	 * header and that record: jd_reader_open_mem). */
 	uint64_t debug_offset, unwind_offset, info_offset, inl_offset;
 };
 

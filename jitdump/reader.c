@@ -172,14 +172,6 @@ static void partial_tail(struct jd_reader *r, uint64_t left)
 	r->off = r->len;
 }
 
-int jd_reader_seek(struct jd_reader *r, uint64_t offset)
-{
-	if (offset < r->hdr.total_size || offset > r->len)
-		return -EINVAL;
-	r->off = offset;
-	return 0;
-}
-
 int jd_reader_next(struct jd_reader *r, struct jd_record *rec)
 {
 	for (;;) {

@@ -257,6 +257,10 @@ struct inj_origin {
 	uint32_t flags;		/* INJ_ORIGIN_* */
 	uint64_t offset;	/* of the CODE_LOAD record in the dump */
 	uint64_t code_index;
+	uint32_t generation;	/* the index's: nth load of its name in the dump */
+	/* the records the index joined to it (0: none), read again alone by ondemand.c */
+	uint64_t debug_offset, unwind_offset;	/* in the dump */
+	uint64_t info_offset, inl_offset;	/* in the companion */
 };
 
 struct inj_origins {

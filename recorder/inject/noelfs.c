@@ -62,6 +62,11 @@ int inj_emit_origins(struct inj_run_state *s)
 			v->flags = (l->flags & INJ_NOLINES) ? INJ_ORIGIN_NOLINES : 0;
 			v->offset = e->offset;
 			v->code_index = e->load.code_index;
+			v->generation = e->generation;
+			v->debug_offset = e->debug_offset;
+			v->unwind_offset = e->unwind_offset;
+			v->info_offset = e->info_offset;
+			v->inl_offset = e->inl_offset;
 		}
 	}
 	void *buf;

@@ -16,8 +16,9 @@
 #define HEAD_BYTES 4096
 #define HDR_SIZE 32		/* magic[8], version u32, nr_dumps u32, nr_entries u64, 0 u64 */
 #define ID_SIZE 40		/* size u64, mtime u64, sha1[20], present u32 */
-#define ENTRY_SIZE 48		/* build-id[20], dump u32, file_seq u32, flags u32, offset u64,
-				 * code_index u64 */
+#define ENTRY_SIZE 88		/* build-id[20], dump u32, file_seq u32, flags u32, offset u64,
+				 * code_index u64, generation u32, 0 u32, debug, unwind, info and
+				 * inline record offsets u64 */
 
 int inj_file_id_get(const char *path, struct inj_file_id *id)
 {
@@ -155,6 +156,12 @@ int inj_origins_encode(const struct inj_origins *o, void **buf, size_t *size)
 		p = put32(p, e->flags);
 		p = put64(p, e->offset);
 		p = put64(p, e->code_index);
+		p = put32(p, e->generation);
+		p = put32(p, 0);
+		p = put64(p, e->debug_offset);
+		p = put64(p, e->unwind_offset);
+		p = put64(p, e->info_offset);
+		p = put64(p, e->inl_offset);
 	}
 	*buf = b;
 	*size = n;
@@ -223,6 +230,11 @@ int inj_origins_decode(struct inj_origins *o, const void *buf, size_t size, char
 		e->flags = get32(p + 28);
 		e->offset = get64(p + 32);
 		e->code_index = get64(p + 40);
+		e->generation = get32(p + 48);
+		e->debug_offset = get64(p + 56);
+		e->unwind_offset = get64(p + 64);
+		e->info_offset = get64(p + 72);
+		e->inl_offset = get64(p + 80);
 		if (e->dump >= nd) {
 			snprintf(err, errlen, "origins section: entry at byte %zu names dump %u of %u",
 				 (size_t)(p - (const uint8_t *)buf), e->dump, nd);

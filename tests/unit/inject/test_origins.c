@@ -26,7 +26,10 @@ static struct inj_origins sample(void)
 		v[i] = (struct inj_origin){ .build_id = { (uint8_t)i, 0xaa, [19] = 0x55 },
 					    .dump = (uint32_t)(i % 2), .file_seq = (uint32_t)i,
 					    .flags = i == 2 ? INJ_ORIGIN_NOLINES : 0,
-					    .offset = 40 + 1000ull * i, .code_index = 7 + i };
+					    .offset = 40 + 1000ull * i, .code_index = 7 + i,
+					    .generation = (uint32_t)i + 1, .debug_offset = 3ull * i,
+					    .unwind_offset = 5ull * i, .info_offset = 40ull + i,
+					    .inl_offset = 1ull << 40 };
 	return (struct inj_origins){ d, 2, v, 3 };
 }
 
@@ -81,10 +84,10 @@ Test(origins, inconsistent_sections_are_refused)
 	cr_assert_eq(inj_origins_decode(&out, buf, size, err, sizeof(err)), -EINVAL);
 	cr_assert(strstr(err, "do not fit"), "%s", err);
 	buf[16] = 3;
-	buf[size - 48 + 20] = 2;	/* last entry names dump 2 of 2 */
+	buf[size - 88 + 20] = 2;	/* last entry names dump 2 of 2 */
 	cr_assert_eq(inj_origins_decode(&out, buf, size, err, sizeof(err)), -EINVAL);
 	cr_assert(strstr(err, "names dump 2"), "%s", err);
-	buf[size - 48 + 20] = 0;
+	buf[size - 88 + 20] = 0;
 	buf[32 + 80 + 8] = 'x';	/* the first path is not absolute */
 	cr_assert_eq(inj_origins_decode(&out, buf, size, err, sizeof(err)), -EINVAL);
 	cr_assert(strstr(err, "absolute"), "%s", err);
