@@ -89,7 +89,7 @@ compare() {
 	echo "$label: writing ELFs vs perf: $(ratio "$pw" "$jw")x wall, $(ratio "$pc" "$jc")x cpu," \
 	     "memory $(ratio "$jr" "$pr")"
 	echo "$label: report --sort dso,sym: on --no-elfs ${rlw} s (cpu ${rlc} s, ${rlr} MB)," \
-	     "on files ${rfw} s (cpu ${rfc} s) [$same output, $(ratio "$rlw" "$rfw")x the time];" \
+	     "on files ${rfw} s (cpu ${rfc} s, ${rfr} MB) [$same output, $(ratio "$rlw" "$rfw")x the time];" \
 	     "perf report ${rpw} s (cpu ${rpc} s, ${rpr} MB)"
 	echo "$label: inject --no-elfs + report vs perf inject + perf report:" \
 	     "$(awk -v a="$lw" -v b="$rlw" -v c="$pw" -v d="$rpw" \

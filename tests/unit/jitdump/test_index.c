@@ -266,7 +266,7 @@ Test(index, a_million_loads, .timeout = 120)
 	}
 #ifndef JDT_ASAN
 	cr_log_info("index: %ld bytes per load", (after - before) * 1024 / (long)n);
-	/* 136-byte entries + line tables + the ~70-byte records mapped: well under 400 B/load. */
+	/* 168-byte entries + line tables + the ~70-byte records mapped: well under 400 B/load. */
 	cr_assert_lt((after - before) * 1024 / (long)n, 400, "%ld KB for %zu loads",
 		     after - before, n);
 #else
