@@ -387,3 +387,36 @@ Test(run, elfs_for_an_output_without_origins_is_refused, .fini = cleanup)
 	cr_assert_eq(inj_elfs_for(data, NULL, 2, &ps, err, sizeof(err)), -ENOENT);
 	cr_assert(strstr(err, "no origins section"), "%s", err);
 }
+
+/* A dump rewritten in place past its first page with its mtime put back passes the identity
+ * check; the ELF built from it no longer hashes to the recorded build-id and is refused. */
+Test(run, elfs_for_refuses_an_elf_whose_build_id_changed, .fini = cleanup)
+{
+	struct inj_stats st;
+	struct inj_pool_stats ps;
+	struct stat sb;
+	char err[512];
+	make_input(0);
+	cr_assert_eq(run_no_elfs(0, &st, err, sizeof(err)), 0, "%s", err);
+	struct jd_index *x;
+	cr_assert_eq(jd_index_open(&x, dump, err, sizeof(err)), 0, "%s", err);
+	const struct jd_load_entry *e = jd_index_load(x, NLOADS - 2);	/* sampled, late */
+	uint64_t at = e->offset + 56 + strlen(e->load.name) + 1;	/* its first code byte */
+	jd_index_close(x);
+	cr_assert_gt(at, 4096, "the load must lie past the hashed first page");
+	cr_assert_eq(stat(dump, &sb), 0);
+	int fd = open(dump, O_WRONLY);
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(pwrite(fd, "\x90", 1, (off_t)at), 1);
+	close(fd);
+	struct timespec ts[2] = { sb.st_atim, sb.st_mtim };
+	cr_assert_eq(utimensat(AT_FDCWD, dump, ts, 0), 0);
+	cr_assert_eq(inj_elfs_for(out, NULL, 2, &ps, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(ps.failed, 1);
+	cr_assert(strstr(ps.first_error, "differs from its MMAP2"), "%s", ps.first_error);
+	cr_assert_eq(ps.written, NLOADS / 2 - 1);
+	char p[4300];
+	snprintf(p, sizeof(p), "%s/jitted-%d-%llu.so", dir, getpid(),
+		 (unsigned long long)code_index[NLOADS - 2]);
+	cr_assert_neq(stat(p, &sb), 0, "%s written from a changed dump", p);
+}
