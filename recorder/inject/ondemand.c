@@ -82,21 +82,24 @@ static int file_open(struct od_file *f, const char *path, char *msg, size_t msgl
 	struct jd_reader *r = NULL;
 	f->path = path;
 	f->fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (f->fd < 0 || pread_all(f->fd, h, sizeof(h), 0) < 0)
-		goto bad;
+	if (f->fd < 0 || pread_all(f->fd, h, sizeof(h), 0) < 0) {
+		snprintf(msg, msglen, "%s: cannot read its header", path);
+		return -EIO;
+	}
 	f->swap = get32(h, 0) != JD_MAGIC && get32(h, 0) != JD_EXT_MAGIC;
 	f->hdr_size = get32(h + 8, f->swap);
-	if (f->hdr_size < 40 || f->hdr_size > 4096 || !(f->hdr = malloc(f->hdr_size)) ||
-	    pread_all(f->fd, f->hdr, f->hdr_size, 0) < 0 ||
-	    jd_reader_open_mem(&r, f->hdr, f->hdr_size, path) < 0)
-		goto bad;
+	/* A header extension is allowed; one past 64 KiB is not a dump we wrote or know. */
+	if (f->hdr_size < 40 || f->hdr_size > (64u << 10) || !(f->hdr = malloc(f->hdr_size)) ||
+	    pread_all(f->fd, f->hdr, f->hdr_size, 0) < 0) {
+		snprintf(msg, msglen, "%s: header of %u bytes unreadable", path, f->hdr_size);
+		return -EINVAL;
+	}
+	if (jd_reader_open_mem(&r, f->hdr, f->hdr_size, path) < 0) {
+		snprintf(msg, msglen, "%s", jd_reader_error(NULL));
+		return -EINVAL;
+	}
 	jd_reader_close(r);
 	return 0;
-bad:
-	snprintf(msg, msglen, "%s: not a readable jitdump header%s%s", path,
-		 jd_reader_error(NULL) && *jd_reader_error(NULL) ? ": " : "",
-		 jd_reader_error(NULL) ? jd_reader_error(NULL) : "");
-	return -EINVAL;
 }
 
 /* The record of kind id at offset off of f, or 0 with msg set. */
@@ -170,8 +173,14 @@ static int open_dump(struct ondemand *od, uint32_t k)
 	}
 	if (file_open(&dd->f[0], d->path, dd->msg, sizeof(dd->msg)) < 0)
 		return -1;
-	if (d->comp.present && file_open(&dd->f[1], strdup(comp), dd->msg, sizeof(dd->msg)) < 0)
-		return -1;
+	if (d->comp.present) {
+		char *cp = strdup(comp);
+		if (!cp || file_open(&dd->f[1], cp, dd->msg, sizeof(dd->msg)) < 0) {
+			if (!cp)
+				snprintf(dd->msg, sizeof(dd->msg), "out of memory");
+			return -1;
+		}
+	}
 	struct jd_reader *r;
 	if (jd_reader_open_mem(&r, dd->f[0].hdr, dd->f[0].hdr_size, d->path) < 0)
 		return -1;
