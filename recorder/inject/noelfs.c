@@ -19,19 +19,44 @@ static int wanted(const struct inj_run_state *s, const struct inj_load *l)
 	return s->o->all || (l->flags & (INJ_HIT_SAMPLE | INJ_HIT_CHAIN));
 }
 
+/* An input injected before with --no-elfs keeps its origins (its markers are gone, so this
+ * run cannot recreate them): they go first, this run's after them. */
+static int take_previous(struct inj_run_state *s, struct inj_origins *o, size_t more_dumps,
+			 size_t more)
+{
+	struct inj_origins prev;
+	int rc = inj_origins_read(s->r, s->o->input, &prev, s->err, s->errlen);
+	if (rc == -ENOENT)
+		memset(&prev, 0, sizeof(prev));
+	else if (rc < 0)
+		return rc;
+	o->dumps = calloc(prev.nr_dumps + more_dumps + 1, sizeof(*o->dumps));
+	o->v = calloc(prev.n + more + 1, sizeof(*o->v));
+	if (!o->dumps || !o->v) {
+		inj_origins_free(&prev);
+		return -ENOMEM;
+	}
+	memcpy(o->dumps, prev.dumps, prev.nr_dumps * sizeof(*o->dumps));
+	memcpy(o->v, prev.v, prev.n * sizeof(*o->v));
+	o->nr_dumps = prev.nr_dumps;
+	o->n = prev.n;
+	free(prev.dumps);	/* the paths now belong to o */
+	free(prev.v);
+	return 0;
+}
+
 int inj_emit_origins(struct inj_run_state *s)
 {
 	struct inj_origins o = { 0 };
 	char comp[4096 + 16];
 	size_t n = 0;
-	int rc = -ENOMEM;
+	int rc;
 	for (size_t k = 0; k < s->nr_dumps; k++)
 		for (uint32_t i = 0; i < s->dumps[k]->nr_loads; i++)
 			n += wanted(s, &s->dumps[k]->loads[i]);
-	o.dumps = calloc(s->nr_dumps + 1, sizeof(*o.dumps));
-	o.v = calloc(n + 1, sizeof(*o.v));
-	if (!o.dumps || !o.v)
+	if ((rc = take_previous(s, &o, s->nr_dumps, n)) < 0)
 		goto out;
+	size_t base = o.nr_dumps;
 	for (size_t k = 0; k < s->nr_dumps; k++) {
 		const struct inj_dump *d = s->dumps[k];
 		char abs[4096];
@@ -57,7 +82,7 @@ int inj_emit_origins(struct inj_run_state *s)
 			const struct jd_load_entry *e = jd_index_load(d->x, i);
 			struct inj_origin *v = &o.v[o.n++];
 			memcpy(v->build_id, l->build_id, sizeof(v->build_id));
-			v->dump = (uint32_t)k;
+			v->dump = (uint32_t)(base + k);
 			v->file_seq = d->file_seqs ? d->file_seqs[i] : 0;
 			v->flags = (l->flags & INJ_NOLINES) ? INJ_ORIGIN_NOLINES : 0;
 			v->offset = e->offset;
@@ -75,7 +100,7 @@ int inj_emit_origins(struct inj_run_state *s)
 		goto out;
 	rc = pd_writer_set_feature(s->w, INJ_FEAT_ORIGINS, buf, size);
 	free(buf);
-	s->st->origins = o.n;
+	s->st->origins = n;
 out:
 	if (rc < 0 && !s->err[0])
 		snprintf(s->err, s->errlen, "%s: origins section: %s", s->o->output, strerror(-rc));

@@ -330,3 +330,32 @@ Test(run, elfs_for_refuses_an_elf_whose_build_id_changed, .fini = rf_cleanup)
 		 (unsigned long long)code_index[NLOADS - 2]);
 	cr_assert_neq(stat(p, &sb), 0, "%s written from a changed dump", p);
 }
+
+/* Injecting a --no-elfs output again (its markers are consumed: nothing new to inject) keeps
+ * its origins instead of writing an empty section over them. */
+Test(run, no_elfs_output_injected_again_keeps_its_origins, .fini = rf_cleanup)
+{
+	struct inj_stats st;
+	struct inj_origins a, b;
+	char err[512], again[4300];
+	rf_make_input(0);
+	cr_assert_eq(rf_run_no_elfs(0, &st, err, sizeof(err)), 0, "%s", err);
+	read_origins(&a);
+	snprintf(again, sizeof(again), "%s/again.data", dir);
+	int fd = open(again, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	cr_assert_geq(fd, 0);
+	struct inj_opts o = { .input = out, .output = again, .out_fd = fd, .threads = 2,
+			      .no_elfs = 1 };
+	cr_assert_eq(inj_run(&o, &st, err, sizeof(err)), 0, "%s", err);
+	close(fd);
+	cr_assert_eq(st.dumps, 0);
+	cr_assert_eq(rename(again, out), 0);
+	read_origins(&b);
+	cr_assert_eq(b.nr_dumps, a.nr_dumps);
+	cr_assert_eq(b.n, a.n);
+	cr_assert_str_eq(b.dumps[0].path, a.dumps[0].path);
+	for (size_t i = 0; i < a.n; i++)
+		cr_assert_eq(memcmp(&a.v[i], &b.v[i], sizeof(a.v[i])), 0, "entry %zu", i);
+	inj_origins_free(&a);
+	inj_origins_free(&b);
+}
