@@ -39,6 +39,14 @@ static int cmp_ev(const void *a, const void *b)
 	return x->idx < y->idx ? -1 : x->idx > y->idx;
 }
 
+static int evs_sorted(const struct inj_ev *v, size_t n)
+{
+	for (size_t i = 1; i < n; i++)
+		if (cmp_ev(&v[i - 1], &v[i]) > 0)
+			return 0;
+	return 1;
+}
+
 struct ci_pair { uint64_t code_index; uint32_t load; };
 
 static int cmp_ci(const void *a, const void *b)
@@ -154,7 +162,7 @@ static int build_timeline(struct inj_dump *d, const struct inj_dump_opts *o)
 	if (o->arch_time)
 		for (size_t i = 0; i < k; i++)
 			d->evs[i].time = inj_tsc_to_perf_time(o->tc, d->evs[i].time);
-	if (k > 1)
+	if (k > 1 && !evs_sorted(d->evs, k))	/* loads alone come in time order */
 		qsort(d->evs, k, sizeof(*d->evs), cmp_ev);
 	int rc = inj_bounds_init(&d->bounds, r, nr);
 	free(r);
