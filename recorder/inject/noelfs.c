@@ -36,8 +36,10 @@ static int take_previous(struct inj_run_state *s, struct inj_origins *o, size_t 
 		inj_origins_free(&prev);
 		return -ENOMEM;
 	}
-	memcpy(o->dumps, prev.dumps, prev.nr_dumps * sizeof(*o->dumps));
-	memcpy(o->v, prev.v, prev.n * sizeof(*o->v));
+	if (prev.nr_dumps)	/* an empty prev has NULL arrays: no memcpy from NULL */
+		memcpy(o->dumps, prev.dumps, prev.nr_dumps * sizeof(*o->dumps));
+	if (prev.n)
+		memcpy(o->v, prev.v, prev.n * sizeof(*o->v));
 	o->nr_dumps = prev.nr_dumps;
 	o->n = prev.n;
 	free(prev.dumps);	/* the paths now belong to o */
