@@ -92,7 +92,8 @@ compare() {
 	     "writing ELFs ${jw} s (cpu ${jc} s), ${jr} MB, ${jf} files;" \
 	     "perf inject ${pw} s (cpu ${pc} s), ${pr} MB, ${pf} files"
 	echo "$label: --no-elfs vs perf: $(ratio "$pw" "$lw")x wall, $(ratio "$pc" "$lc")x cpu," \
-	     "memory $(ratio "$lr" "$pr") of perf's; vs cat: $(ratio "$lw" "$cw")x cat's time"
+	     "memory $(ratio "$lr" "$pr") of perf's; vs cat: $(ratio "$lw" "$cw")x cat's time wall," \
+	     "$(ratio "$lc" "$cw")x in cpu"
 	echo "$label: writing ELFs vs perf: $(ratio "$pw" "$jw")x wall, $(ratio "$pc" "$jc")x cpu," \
 	     "memory $(ratio "$jr" "$pr")"
 	echo "$label: report --sort dso,sym: on --no-elfs ${rlw} s (cpu ${rlc} s, ${rlr} MB)," \
