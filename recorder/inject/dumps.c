@@ -21,12 +21,17 @@ uint64_t inj_load_map_len(const struct jd_load_entry *e)
 int inj_load_path(const struct inj_dump *d, uint32_t i, char *buf, size_t len)
 {
 	struct synth_input in;
-	char name[64];
+	char name[SYNTH_FILE_NAME_MAX];
 	inj_load_input(d, i, &in);
 	if (synth_file_name(&in, name, sizeof(name)) < 0)
 		return -ENAMETOOLONG;
-	int n = snprintf(buf, len, "%s/%s", d->dir, name);
-	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+	size_t dl = strlen(d->dir), nl = strlen(name);
+	if (dl + 1 + nl >= len)
+		return -ENAMETOOLONG;
+	memcpy(buf, d->dir, dl);	/* one MMAP2 name per load: no snprintf */
+	buf[dl] = '/';
+	memcpy(buf + dl + 1, name, nl + 1);
+	return 0;
 }
 
 static int cmp_ev(const void *a, const void *b)
