@@ -14,7 +14,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "safeio/safeio.h"
 
 void inj_warnf(struct inj_run_state *s, const char *fmt, ...)
 {
@@ -115,9 +114,7 @@ static int open_dump(struct inj_run_state *s, const char *path, int *dirfd, stru
 static void trust_dir(struct inj_run_state *s, struct inj_dump *d)
 {
 	char why[160];
-	d->beside = sio_dir_check(d->dirfd, geteuid(), SIO_DIR_OWNER_ONLY | SIO_DIR_STICKY_OK,
-				  why, sizeof(why)) == 0;
-	if (!d->beside)
+	if (!inj_dump_trust_dir(d, why, sizeof(why)))
 		inj_warnf(s, "%s: its directory is %s: jitted-*.so files are written %s", d->path,
 			  why, s->o->cache_root ? "only to the build-id cache" : "nowhere (no cache)");
 }

@@ -63,6 +63,14 @@ void sym_session_remove_files(struct sym_session *s)
 		source_remove_all_files(s);
 }
 
+int sym_session_set_provider(struct sym_session *s, const struct sym_provider *p)
+{
+	if (s->prov.get)
+		return -EBUSY;
+	s->prov = *p;
+	return 0;
+}
+
 void sym_session_free(struct sym_session *s)
 {
 	if (!s)
@@ -89,6 +97,8 @@ void sym_session_free(struct sym_session *s)
 	free(s->kref_name);
 	free(s->buildid_dir);
 	find_end_debuginfod(s);
+	if (s->prov.fini)
+		s->prov.fini(s->prov.ctx);
 	free(s);
 }
 
