@@ -37,6 +37,20 @@ void rf_map(struct pd_writer *w, uint32_t pid, uint64_t t, uint64_t start, const
 
 /* Loads every 100 ns in SLOTS reused slots; samples 50 ns after each load, in the newest load;
  * a round every 4 samples; the marker written only after the first round. */
+struct pd_writer *rf_open_recording(const char *path, unsigned flags)
+{
+	struct pd_writer *w;
+	cr_assert_eq(pd_writer_open(&w, path, flags), 0);
+	struct perf_event_attr a = { .type = PERF_TYPE_SOFTWARE, .size = sizeof(a),
+				     .sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID |
+						    PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD,
+				     .sample_id_all = 1, .mmap2 = 1, .comm = 1, .use_clockid = 1,
+				     .clockid = CLOCK_MONOTONIC, .sample_period = 1 };
+	uint64_t id = 7;
+	cr_assert_eq(pd_writer_add_attr(w, &a, &id, 1, "cpu-clock"), 0);
+	return w;
+}
+
 void rf_make_input(unsigned flags)
 {
 	static const uint8_t code[48] = { 0x55, [47] = 0xc3 };
@@ -59,15 +73,7 @@ void rf_make_input(unsigned flags)
 	}
 	cr_assert_eq(jd_writer_close(jw), 0);
 
-	struct pd_writer *w;
-	cr_assert_eq(pd_writer_open(&w, data, flags), 0);
-	struct perf_event_attr a = { .type = PERF_TYPE_SOFTWARE, .size = sizeof(a),
-				     .sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID |
-						    PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD,
-				     .sample_id_all = 1, .mmap2 = 1, .comm = 1, .use_clockid = 1,
-				     .clockid = CLOCK_MONOTONIC, .sample_period = 1 };
-	uint64_t id = 7;
-	cr_assert_eq(pd_writer_add_attr(w, &a, &id, 1, "cpu-clock"), 0);
+	struct pd_writer *w = rf_open_recording(data, flags);
 	for (int i = 0; i < NLOADS; i++) {
 		/* Only even loads are sampled. */
 		if (i % 2 == 0)

@@ -24,6 +24,8 @@ int rf_run_no_elfs(int pipe_out, struct inj_stats *st, char *err, size_t errlen)
 void rf_cleanup(void);
 /* One user-mode SAMPLE (IP, TID, TIME, PERIOD), and one executable MMAP2 of 4 KiB. */
 struct pd_writer;
+/* A recording at path with the one attr (cpu-clock, IP|TID|TIME|PERIOD, CLOCK_MONOTONIC). */
+struct pd_writer *rf_open_recording(const char *path, unsigned flags);
 void rf_sample(struct pd_writer *w, uint32_t pid, uint64_t t, uint64_t ip);
 void rf_map(struct pd_writer *w, uint32_t pid, uint64_t t, uint64_t start, const char *f);
 

@@ -194,15 +194,7 @@ Test(run, many_pids_naming_one_dump_are_bounded, .fini = rf_cleanup, .timeout = 
 	rf_make_input(0);
 	char many[4300];
 	snprintf(many, sizeof(many), "%s/many.data", dir);
-	struct pd_writer *w;
-	cr_assert_eq(pd_writer_open(&w, many, 0), 0);
-	struct perf_event_attr a = { .type = PERF_TYPE_SOFTWARE, .size = sizeof(a),
-				     .sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID |
-						    PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD,
-				     .sample_id_all = 1, .mmap2 = 1, .comm = 1, .use_clockid = 1,
-				     .clockid = CLOCK_MONOTONIC, .sample_period = 1 };
-	uint64_t id = 7;
-	cr_assert_eq(pd_writer_add_attr(w, &a, &id, 1, "cpu-clock"), 0);
+	struct pd_writer *w = rf_open_recording(many, 0);
 	unsigned npids = INJ_MAX_PIDS_PER_DUMP + 36;
 	for (unsigned k = 0; k < npids; k++)
 		rf_map(w, 50000 + k, T0 - 10, 0x7000000, dump);
