@@ -167,6 +167,10 @@ int cmd_inject(int argc, char **argv)
 		cache = cache_buf;
 	}
 	o.cache_root = want_cache ? cache : NULL;
+	/* ELFs that may not go beside their dump (another user's directory) go to the cache */
+	if (!o.cache_root && !no_cache && !o.no_elfs &&
+	    synth_cache_default_root(cache_buf, sizeof(cache_buf)) == 0)
+		o.fallback_cache_root = cache_buf;
 	if (elfs_for)
 		return elfs_for_cmd(elfs_for, o.cache_root, o.threads);
 	if (o.no_elfs && !strcmp(o.output, "-") && !isatty(STDOUT_FILENO)) {

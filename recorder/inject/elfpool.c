@@ -26,6 +26,7 @@ struct inj_pool {
 	size_t head, tail, cap;	/* ring */
 	int done;
 	const char *cache_root;
+	const char *fallback_root;	/* for dumps in someone else's directory */
 	pthread_t th[64];
 	int nt;
 	uint64_t finished, queued;	/* jobs done, jobs ever queued */
@@ -106,8 +107,9 @@ static void do_job(struct inj_pool *p, const struct job *j)
 	/* The cache entry is a copy of its own (synth_cache_add never links: the file beside the
 	 * dump may be someone else's, and `perf inject --jit` rewrites it in place). A dump
 	 * directory we cannot or must not write to still leaves the cache. */
-	if (p->cache_root) {
-		int rc = synth_cache_add(&elf, p->cache_root, path, err, sizeof(err));
+	const char *root = p->cache_root ? p->cache_root : !j->d->beside ? p->fallback_root : NULL;
+	if (root) {
+		int rc = synth_cache_add(&elf, root, path, err, sizeof(err));
 		bad = rc < 0;
 		cached = rc == 0;
 		cache_reused = rc == 1;
@@ -211,6 +213,11 @@ static int grow(struct inj_pool *p)
 	p->head = 0;
 	p->tail = n;
 	return 0;
+}
+
+void inj_pool_set_fallback_cache(struct inj_pool *p, const char *root)
+{
+	p->fallback_root = root;
 }
 
 int inj_pool_push(struct inj_pool *p, struct inj_dump *d, uint32_t load)

@@ -197,6 +197,9 @@ struct inj_pool_stats {
 };
 /* cache_root NULL: no build-id cache. inj_pool_push on a NULL pool (--no-elfs) does nothing. */
 int inj_pool_new(struct inj_pool **p, int threads, const char *cache_root);
+/* Where the ELFs of a dump whose directory is someone else's go when cache_root is NULL (issue
+ * 16: never beside it, but somewhere a report finds them). */
+void inj_pool_set_fallback_cache(struct inj_pool *p, const char *root);
 int inj_pool_push(struct inj_pool *p, struct inj_dump *d, uint32_t load);
 /* ELFs finished so far and ELFs queued in all. */
 void inj_pool_progress(struct inj_pool *p, uint64_t *done, uint64_t *queued);
@@ -219,6 +222,8 @@ struct inj_opts {
 	int out_pipe;		/* write pipe mode */
 	const char *jit_dir;	/* NULL: dumps where the markers say */
 	const char *cache_root;	/* NULL: no build-id cache */
+	const char *fallback_cache_root;	/* with cache_root NULL: the cache for ELFs that
+						 * may not go beside their dump (NULL: none) */
 	int all;		/* write every generation's ELF */
 	int no_elfs;		/* write no ELF: record their origins (INJ_FEAT_ORIGINS) instead */
 	int threads;		/* 0: inj_default_threads() */

@@ -116,7 +116,8 @@ static void trust_dir(struct inj_run_state *s, struct inj_dump *d)
 	char why[160];
 	if (!inj_dump_trust_dir(d, why, sizeof(why)))
 		inj_warnf(s, "%s: its directory is %s: jitted-*.so files are written %s", d->path,
-			  why, s->o->cache_root ? "only to the build-id cache" : "nowhere (no cache)");
+			  why, s->o->cache_root || s->o->fallback_cache_root ?
+			  "only to the build-id cache" : "nowhere (--no-buildid-cache)");
 }
 
 int inj_marker_take(struct inj_run_state *s, const struct pd_reader *r,

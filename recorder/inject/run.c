@@ -195,8 +195,11 @@ int inj_run(const struct inj_opts *o, struct inj_stats *st, char *err, size_t er
 		rc = -EINVAL;
 		goto out;
 	}
-	if (rc == 0 && !o->no_elfs)
+	if (rc == 0 && !o->no_elfs) {
 		rc = inj_pool_new(&s.pool, o->threads, o->cache_root);
+		if (rc == 0)
+			inj_pool_set_fallback_cache(s.pool, o->fallback_cache_root);
+	}
 	if (rc < 0) {
 		snprintf(err, errlen, "%s: %s", o->output, strerror(-rc));
 		goto out;

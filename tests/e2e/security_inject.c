@@ -109,6 +109,21 @@ Test(security_inject, marker_path_through_a_symlink_never_writes_where_its_text_
 		cr_assert(strstr(r.err, "owned by uid") && strstr(r.err, "build-id cache"),
 			  "no warning saying why: %s", r.err);
 		tu_result_free(&r);
+		/* without --cache (off by default) they still go to the cache, not nowhere */
+		char cache2[4000];
+		snprintf(cache2, sizeof(cache2), "%s/cache2", t);
+		char *argv[] = { (char *)tu_build("jitprof"), "inject", "-f", "--jit", "-i", data,
+				 "-o", out, NULL };
+		unlink(out);
+		iu_run(&r, argv, cache2, 120);	/* PERF_BUILDID_DIR=cache2 */
+		cr_assert_eq(r.status, 0, "%s", r.err);
+		tu_result_free(&r);
+		cr_assert_eq(count_jitted(real), 0);
+		snprintf(cmd, sizeof(cmd), "find '%s' -type f -name elf | wc -l", cache2);
+		cr_assert_eq(tu_sh(&r, cmd, 60), 0);
+		cr_assert_eq(atoi(r.out), 10, "ELFs of another user's dump not in the cache: %s",
+			     r.out);
+		tu_result_free(&r);
 	}
 	tu_rmtree(t);
 	free(t);
