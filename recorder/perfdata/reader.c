@@ -129,6 +129,9 @@ int pd_reader_open_fd(struct pd_reader **out, int fd, const char *name,
 	r->fd = fd;
 	r->path = strdup(name ? name : "(fd)");
 	r->buf_cap = opts && opts->sz >= sizeof(*opts) && opts->window ? opts->window : 1u << 20;
+	struct stat sb;	/* a small file needs no 1 MiB window (the window grows when a record needs) */
+	if (!fstat(fd, &sb) && S_ISREG(sb.st_mode) && (uint64_t)sb.st_size < r->buf_cap)
+		r->buf_cap = (size_t)sb.st_size;
 	if (r->buf_cap < 4096)
 		r->buf_cap = 4096;
 	r->buf = malloc(r->buf_cap);
