@@ -24,6 +24,10 @@ static void usage(FILE *out)
 		"  -n, --rows N            print only the first N rows\n"
 		"      --generations       every generation of methods compiled more than once\n"
 		"      --method REGEX      only methods matching REGEX (with --generations)\n"
+		"      --jvm-log FILE      HotSpot's compilation log of the recorded JVM (run it with\n"
+		"                          -XX:+UnlockDiagnosticVMOptions -XX:+LogCompilation\n"
+		"                          -XX:LogFile=FILE): why each generation ended, what it\n"
+		"                          inlined (with --generations and --compare)\n"
 		"      --compare METHOD GEN_A GEN_B\n"
 		"                          two generations per source line and per instruction\n"
 		"      --json              the table (and --generations) as JSON\n"
@@ -45,7 +49,7 @@ static void usage(FILE *out)
 enum {
 	OPT_GENERATIONS = 256, OPT_METHOD, OPT_COMPARE, OPT_JSON, OPT_COLLAPSED, OPT_FLAME,
 	OPT_NO_DEMANGLE, OPT_SYMFS, OPT_ARCHIVE, OPT_KALLSYMS, OPT_CALL_GRAPH, OPT_PLIMIT,
-	OPT_INLINE, OPT_NOP, OPT_BUILDID_DIR,
+	OPT_INLINE, OPT_NOP, OPT_BUILDID_DIR, OPT_JVM_LOG,
 };
 
 static const struct option longopts[] = {
@@ -57,6 +61,7 @@ static const struct option longopts[] = {
 	{ "generations", no_argument, NULL, OPT_GENERATIONS },
 	{ "method", required_argument, NULL, OPT_METHOD },
 	{ "compare", required_argument, NULL, OPT_COMPARE },
+	{ "jvm-log", required_argument, NULL, OPT_JVM_LOG },
 	{ "json", no_argument, NULL, OPT_JSON },
 	{ "collapsed", no_argument, NULL, OPT_COLLAPSED },
 	{ "flamegraph", required_argument, NULL, OPT_FLAME },
@@ -76,7 +81,8 @@ static const struct option longopts[] = {
 
 struct report_args {
 	struct rp_ingest_opts in;
-	const char *sort, *method, *flame, *cmp_method;
+	const char *sort, *method, *flame, *cmp_method, *jvm_log;
+	struct rp_jvmlog *jl;		/* --jvm-log, joined into the session */
 	const char *archives[16];
 	int nr_archives;
 	uint32_t cmp_a, cmp_b;
@@ -159,6 +165,7 @@ static int parse_args(int argc, char **argv, struct report_args *a)
 		case OPT_PLIMIT: a->plimit = strtod(optarg, NULL); break;
 		case OPT_GENERATIONS: a->generations = 1; break;
 		case OPT_METHOD: a->method = optarg; break;
+		case OPT_JVM_LOG: a->jvm_log = optarg; break;
 		case OPT_COMPARE:
 			if (optind + 1 >= argc || parse_gen(argv[optind], &a->cmp_a) ||
 			    parse_gen(argv[optind + 1], &a->cmp_b))
@@ -216,6 +223,15 @@ static int run(struct report_args *a, struct rp_session *s)
 	cli_progress_end();
 	if (rc)
 		return cli_error("%s", err[0] ? err : strerror(-rc));
+	if (a->jvm_log) {
+		if ((rc = rp_jvmlog_open(&a->jl, a->jvm_log, err, sizeof(err))))
+			return cli_error("--jvm-log: %s", err);
+		if ((rc = rp_session_join_jvmlog(s, a->jl, err, sizeof(err))))
+			return cli_error("--jvm-log %s: %s", a->jvm_log, err);
+		if (rp_jvmlog_cut(a->jl))
+			cli_warn("--jvm-log: truncated log used up to the cut: %s",
+				 rp_jvmlog_cut(a->jl));
+	}
 
 	if (a->flame) {
 		struct cli_outfile o;
@@ -274,9 +290,10 @@ int cmd_report(int argc, char **argv)
 	a.in.fast_exit = !CLI_LEAK_CHECKED;
 	rc = run(&a, s);
 	/* The session dies with the process: freeing it piece by piece only costs time. */
-	if (CLI_LEAK_CHECKED)
+	if (CLI_LEAK_CHECKED) {
 		rp_session_free(s);
-	else
+		rp_jvmlog_free(a.jl);
+	} else
 		kept_session = s;
 	return rc;
 }

@@ -227,6 +227,10 @@ int rp_ingest_loads(struct rp_session *s, struct sym_session *ss, const struct r
 		l->flags = ni.tier ? ni.flags : je && je->info ? je->info->flags : 0;
 		if (je && je->unload_time && (!l->end_time || je->unload_time < l->end_time))
 			l->end_time = je->unload_time;
+		l->unload_time = je ? je->unload_time : 0;
+		l->level = je && je->info ? je->info->level : -1;
+		l->compile_id = je && je->info ? je->info->compile_id : -1;
+		l->osr_bci = je && je->info ? je->info->osr_bci : -1;
 		if (o->want_code && hits[i + 1])
 			load_code(s, ss, res.dso, res.sym_start, je, l);
 	}

@@ -25,6 +25,7 @@ struct rp_session {
 	size_t nr_frames, frames_cap;
 	uint64_t start, end, lost;
 	const char *event;
+	const struct rp_jvmlog *jvmlog;	/* joined by rp_session_join_jvmlog, not owned */
 };
 
 uint64_t rp_hash_bytes(const void *buf, size_t len, uint64_t h);
@@ -57,6 +58,15 @@ struct rp_u64map {
 int rp_map_put(struct rp_u64map *m, uint64_t key, uint32_t val);
 int rp_map_get(const struct rp_u64map *m, uint64_t key, uint32_t *val);	/* 1 found */
 void rp_map_free(struct rp_u64map *m);
+
+/* gen_explain.c: the generations table's columns and detail lines, its source notes, and
+ * the per-generation JSON fields of docs/generations.schema.json. */
+void rp_gen_print_head(FILE *out);
+void rp_gen_print_row(FILE *out, const struct rp_gen_row *r);
+void rp_gen_print_detail(FILE *out, const struct rp_gen_row *r);
+void rp_gen_print_sources(FILE *out, const struct rp_session *s);
+void rp_gen_json_fields(FILE *out, const struct rp_gen_row *r);
+void rp_gen_json_sources(FILE *out, const struct rp_session *s);	/* "jvm_log": ... */
 
 /* Distinct folded stacks with their sample counts, sorted (collapsed and flame graph). */
 #define RP_STACK_MAX (64u << 10)
