@@ -131,7 +131,8 @@ void rp_gen_json_fields(FILE *out, const struct rp_gen_row *r)
 {
 	const struct rp_load *l = r->load;
 	const struct rp_jvm_code *c = l->jvm;
-	fprintf(out, "\"gen\": %u, \"level\": ", l->generation);
+	fprintf(out, "\"gen\": %u, \"code_addr\": %" PRIu64 ", \"level\": ", l->generation,
+		l->code_addr);
 	json_int_or_null(out, row_level(l));
 	fputs(", \"compile_id\": ", out);
 	json_int_or_null(out, row_compile_id(l));

@@ -31,9 +31,8 @@ struct pstate {
 	xmlTextReaderPtr r;
 	/* runtime (tty) side */
 	char thread[32];			/* current <writer thread> */
-	struct { int32_t id; char thread[32]; const char *reason, *action, *method;
-		 int32_t bci; } trap;		/* last runtime uncommon_trap */
-	int in_trap_depth;			/* depth of the open uncommon_trap, -1 none */
+	struct rp_jvm_code *trap;		/* code of the open runtime uncommon_trap */
+	int in_trap_depth;			/* its depth, -1 none */
 	struct { const char *type, *witness; double stamp; char thread[32]; } dep;	/* last dependency_failed */
 	/* compiler (task) side */
 	struct rp_jvm_code *task;
@@ -216,20 +215,20 @@ static void on_task_element(struct pstate *p, const char *n, int depth)
 static void on_not_entrant(struct pstate *p, struct rp_jvm_code *c, double stamp)
 {
 	c->not_entrant = stamp;
-	if (p->trap.id == c->compile_id && !strcmp(p->trap.thread, p->thread)) {
+	/* A trap's thread makes its code not entrant itself; a compiler thread never traps. */
+	if (c->trap_thread && c->trap_thread == strtoull(p->thread, NULL, 10)) {
 		c->end = RP_END_DEOPT;
-		c->reason = p->trap.reason;
-		c->action = p->trap.action;
-		c->trap_method = p->trap.method;
-		c->trap_bci = p->trap.bci;
-		p->trap.id = 0;
 	} else if (p->dep.type && p->dep.stamp == stamp && !strcmp(p->dep.thread, p->thread)) {
 		c->end = RP_END_DEPENDENCY;
+		c->action = NULL;
+		c->trap_bci = -1;
 		c->reason = p->dep.type;
 		c->trap_method = p->dep.witness;
 	} else {
 		/* A compiler thread retires the old code when it installs the new one. */
 		c->end = RP_END_REPLACED;
+		c->reason = c->action = c->trap_method = NULL;
+		c->trap_bci = -1;
 	}
 }
 
@@ -255,19 +254,23 @@ static void on_tty_element(struct pstate *p, const char *n, int depth)
 			c->osr_bci = (int32_t)attr_int(p, "osr_bci", -1);
 	} else if (!strcmp(n, "uncommon_trap")) {
 		int64_t id = attr_int(p, "compile_id", -1);
-		if (id <= 0)
-			return;		/* a compile-time trap point, not a runtime trap */
-		p->trap.id = (int32_t)id;
-		snprintf(p->trap.thread, sizeof(p->trap.thread), "%s", p->thread);
-		p->trap.reason = attr_keep(p, "reason");
-		p->trap.action = attr_keep(p, "action");
-		p->trap.method = NULL;
-		p->trap.bci = -1;
+		struct rp_jvm_code *c;
+		/* without compile_id: a compile-time trap point, not a runtime trap; the last
+		 * trap before the code is made not entrant is the one that did it */
+		if (id <= 0 || !(c = code_of(p->jl, id)) || c->not_entrant >= 0)
+			return;
+		c->trap_thread = strtoull(p->thread, NULL, 10);
+		c->reason = attr_keep(p, "reason");
+		c->action = attr_keep(p, "action");
+		c->trap_method = NULL;
+		c->trap_bci = -1;
+		p->trap = c;
 		p->in_trap_depth = depth;
-	} else if (!strcmp(n, "jvms") && p->in_trap_depth >= 0 && depth == p->in_trap_depth + 1 &&
-		   !p->trap.method) {
-		p->trap.method = attr_keep(p, "method");	/* the innermost frame comes first */
-		p->trap.bci = (int32_t)attr_int(p, "bci", -1);
+	} else if (!strcmp(n, "jvms") && p->trap && depth == p->in_trap_depth + 1 &&
+		   !p->trap->trap_method) {
+		/* the innermost frame comes first */
+		p->trap->trap_method = attr_keep(p, "method");
+		p->trap->trap_bci = (int32_t)attr_int(p, "bci", -1);
 	} else if (!strcmp(n, "dependency_failed")) {
 		p->dep.type = attr_keep(p, "type");
 		p->dep.witness = attr_keep(p, "witness");
@@ -304,7 +307,7 @@ static int parse(struct pstate *p, const char *path, char *err, size_t errlen)
 			if (!strcmp(n, "tty"))
 				in_tty = 0;
 			else if (!strcmp(n, "uncommon_trap"))
-				p->in_trap_depth = -1;
+				p->trap = NULL, p->in_trap_depth = -1;
 			else if (!strcmp(n, "task"))
 				p->task = NULL;
 			continue;

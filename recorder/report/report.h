@@ -191,6 +191,7 @@ struct rp_jvm_code {
 	const char *reason, *action;	/* trap reason/action, dependency type */
 	const char *trap_method;	/* where it trapped (jvms), or the witness class */
 	int32_t trap_bci;
+	uint64_t trap_thread;		/* the runtime thread that trapped, 0 none */
 	struct rp_jvm_inline *inl;
 	size_t nr_inl;
 };
