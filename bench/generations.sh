@@ -2,7 +2,7 @@
 # bench/generations.sh - the cost of the JVM's own account of its compiles (issue 12):
 #  1. the JVM's overhead of -XX:+UnlockDiagnosticVMOptions -XX:+LogCompilation on StartupHeavy
 #     (-Xbatch, BENCH_GEN_CLASSES x 100 methods, default 200) and SteadyState (BENCH_GEN_ROUNDS,
-#     default 30): wall time with and without, best of BENCH_RUNS (default 3), and the log's size;
+#     default 300): wall time with and without, best of BENCH_RUNS (default 3), and the log's size;
 #  2. `jitprof report --generations` on StartupHeavy recorded under our agent and perf, with and
 #     without --jvm-log (best of BENCH_RUNS), and the log's parse rate in MB/s from the
 #     difference (the join and the detail lines are included: an upper bound on the cost).
@@ -13,7 +13,7 @@ jitprof=$(realpath "$build/jitprof")
 agent=$(realpath "$build/libagent.so" 2>/dev/null || true)
 classdir=$(realpath "$build/java" 2>/dev/null || true)
 classes=${BENCH_GEN_CLASSES:-200}
-rounds=${BENCH_GEN_ROUNDS:-30}
+rounds=${BENCH_GEN_ROUNDS:-300}
 runs=${BENCH_RUNS:-3}
 
 for need in perf java; do

@@ -17,46 +17,79 @@ static int i64_order(const void *pa, const void *pb)
 	return a < b ? -1 : a > b;
 }
 
-/* The one code the log installed at this entry address, or NULL if none or several. */
-static const struct rp_jvm_code *by_entry(const struct rp_jvmlog *jl, uint64_t entry,
-					  size_t *count)
+/* The log's installed codes by entry address, for loads without a compile id. */
+struct by_entry {
+	const struct rp_jvm_code **v;
+	size_t n;
+};
+
+static int entry_order(const void *pa, const void *pb)
 {
-	const struct rp_jvm_code *found = NULL;
-	*count = 0;
-	for (size_t i = 0; i < rp_jvmlog_nr_codes(jl); i++) {
-		const struct rp_jvm_code *c = rp_jvmlog_code(jl, i);
-		if (c->entry == entry && c->stamp >= 0)
-			found = c, ++*count;
-	}
-	return *count == 1 ? found : NULL;
+	const struct rp_jvm_code *a = *(const struct rp_jvm_code *const *)pa;
+	const struct rp_jvm_code *b = *(const struct rp_jvm_code *const *)pb;
+	return a->entry < b->entry ? -1 : a->entry > b->entry;
 }
 
-static const struct rp_jvm_code *nearest(const struct rp_jvmlog *jl, const struct rp_load *l,
+static int by_entry_build(struct by_entry *e, const struct rp_jvmlog *jl)
+{
+	e->n = 0;
+	e->v = malloc((rp_jvmlog_nr_codes(jl) + 1) * sizeof(*e->v));
+	if (!e->v)
+		return -ENOMEM;
+	for (size_t i = 0; i < rp_jvmlog_nr_codes(jl); i++)
+		if (rp_jvmlog_code(jl, i)->stamp >= 0)
+			e->v[e->n++] = rp_jvmlog_code(jl, i);
+	if (e->n > 1)
+		qsort(e->v, e->n, sizeof(*e->v), entry_order);
+	return 0;
+}
+
+/* [*lo, return) = the codes installed at entry. */
+static size_t at_entry(const struct by_entry *e, uint64_t entry, size_t *lo)
+{
+	size_t a = 0, b = e->n;
+	while (a < b) {
+		size_t m = (a + b) / 2;
+		if (e->v[m]->entry < entry)
+			a = m + 1;
+		else
+			b = m;
+	}
+	*lo = a;
+	while (b < e->n && e->v[b]->entry == entry)
+		b++;
+	return b;
+}
+
+/* Among the codes at the load's address, the one installed nearest the load in time. */
+static const struct rp_jvm_code *nearest(const struct by_entry *e, const struct rp_load *l,
 					 int64_t offset)
 {
 	const struct rp_jvm_code *best = NULL;
 	uint64_t bd = UINT64_MAX;
-	for (size_t i = 0; i < rp_jvmlog_nr_codes(jl); i++) {
-		const struct rp_jvm_code *c = rp_jvmlog_code(jl, i);
-		if (c->entry != l->code_addr || c->stamp < 0)
-			continue;
-		int64_t t = offset + (int64_t)(c->stamp * 1e9);
+	size_t i, end = at_entry(e, l->code_addr, &i);
+	for (; i < end; i++) {
+		int64_t t = offset + (int64_t)(e->v[i]->stamp * 1e9);
 		uint64_t d = t > (int64_t)l->load_time ? (uint64_t)t - l->load_time
 						       : l->load_time - (uint64_t)t;
 		if (d < bd)
-			bd = d, best = c;
+			bd = d, best = e->v[i];
 	}
 	return best;
 }
 
-static const struct rp_jvm_code *direct(const struct rp_jvmlog *jl, const struct rp_load *l)
+/* The code for a load before the clocks are aligned: by compile id, or the only one at its
+ * address. */
+static const struct rp_jvm_code *direct(const struct rp_jvmlog *jl, const struct by_entry *e,
+					const struct rp_load *l)
 {
-	size_t n;
+	size_t lo, end;
 	if (l->compile_id > 0) {
 		const struct rp_jvm_code *c = rp_jvmlog_find(jl, l->compile_id);
 		return c && c->entry == l->code_addr ? c : NULL;
 	}
-	return by_entry(jl, l->code_addr, &n);
+	end = at_entry(e, l->code_addr, &lo);
+	return end - lo == 1 ? e->v[lo] : NULL;
 }
 
 int rp_session_join_jvmlog(struct rp_session *s, const struct rp_jvmlog *jl, char *err,
@@ -65,15 +98,18 @@ int rp_session_join_jvmlog(struct rp_session *s, const struct rp_jvmlog *jl, cha
 	uint32_t pid = rp_jvmlog_pid(jl);
 	size_t of_pid = 0, nr_off = 0, joined = 0;
 	int64_t *off = malloc((s->nr_loads + 1) * sizeof(*off)), offset;
-	if (!off)
+	struct by_entry e;
+	if (!off || by_entry_build(&e, jl)) {
+		free(off);
 		return -ENOMEM;
+	}
 	for (size_t i = 0; i < s->nr_loads; i++) {
 		const struct rp_load *l = &s->loads[i];
 		const struct rp_jvm_code *c;
 		if (l->pid != pid)
 			continue;
 		of_pid++;
-		if ((c = direct(jl, l)))
+		if ((c = direct(jl, &e, l)))
 			off[nr_off++] = (int64_t)l->load_time - (int64_t)(c->stamp * 1e9);
 	}
 	if (!of_pid || !nr_off) {
@@ -94,6 +130,7 @@ int rp_session_join_jvmlog(struct rp_session *s, const struct rp_jvmlog *jl, cha
 				 "that process: not this run's log", pid, rp_jvmlog_nr_codes(jl),
 				 of_pid);
 		free(off);
+		free(e.v);
 		return -ESRCH;
 	}
 	qsort(off, nr_off, sizeof(*off), i64_order);
@@ -104,9 +141,9 @@ int rp_session_join_jvmlog(struct rp_session *s, const struct rp_jvmlog *jl, cha
 		const struct rp_jvm_code *c;
 		if (l->pid != pid)
 			continue;
-		c = direct(jl, l);
+		c = direct(jl, &e, l);
 		if (!c && l->compile_id <= 0)
-			c = nearest(jl, l, offset);
+			c = nearest(&e, l, offset);
 		if (!c)
 			continue;
 		joined++;
@@ -117,6 +154,7 @@ int rp_session_join_jvmlog(struct rp_session *s, const struct rp_jvmlog *jl, cha
 			l->not_entrant_time = t > (int64_t)l->load_time ? (uint64_t)t : l->load_time;
 		}
 	}
+	free(e.v);
 	s->jvmlog = jl;
 	return joined ? 0 : -ESRCH;
 }
