@@ -29,7 +29,9 @@ static void usage(FILE *out)
 		"                          -XX:LogFile=FILE): why each generation ended, what it\n"
 		"                          inlined (with --generations and --compare)\n"
 		"      --compare METHOD GEN_A GEN_B\n"
-		"                          two generations per source line and per instruction\n"
+		"                          two generations per source line, inlining decision\n"
+		"                          and instruction (aligned by code); METHOD is the exact\n"
+		"                          name or a regex naming one method (several: exit 2)\n"
 		"      --json              the table (and --generations) as JSON\n"
 		"      --collapsed         folded stacks (flamegraph.pl, speedscope)\n"
 		"      --flamegraph FILE   interactive flame graph SVG\n"
@@ -251,6 +253,8 @@ static int run(struct report_args *a, struct rp_session *s)
 		return rp_print_collapsed(stdout, s) ? cli_error("writing stdout failed") : 0;
 	if (a->compare) {
 		rc = rp_print_compare(stdout, s, a->cmp_method, a->cmp_a, a->cmp_b, err, sizeof(err));
+		if (rc == -ENOTUNIQ)	/* an ambiguous METHOD is a usage error */
+			return cli_error("--compare: %s", err), 2;
 		return rc ? cli_error("--compare: %s", err) : 0;
 	}
 	if (a->generations && !a->json) {

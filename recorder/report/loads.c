@@ -146,6 +146,27 @@ static uint64_t *count_samples(const struct rp_session *s)
 	return n;
 }
 
+/* The dump's line table as offsets, for --compare's interleaved source. */
+static void keep_lines(struct rp_session *s, const struct jd_load_entry *je, struct rp_load *l)
+{
+	struct rp_src_line *v;
+	size_t n = 0;
+	if (!je || !je->nr_lines || !(v = malloc(je->nr_lines * sizeof(*v))))
+		return;
+	for (size_t i = 0; i < je->nr_lines; i++) {
+		const struct jd_line *jl = &je->lines[i];
+		const char *b = jl->file ? strrchr(jl->file, '/') : NULL;
+		if (jl->addr < je->load.code_addr || jl->addr - je->load.code_addr >= l->code_size)
+			continue;
+		v[n++] = (struct rp_src_line){ jl->addr - je->load.code_addr,
+					       rp_intern(s, b ? b + 1 : jl->file),
+					       jl->line > 0 ? (uint32_t)jl->line : 0 };
+	}
+	l->lines = n ? (const void *)rp_keep_bytes(s, v, n * sizeof(*v)) : NULL;
+	l->nr_lines = l->lines ? n : 0;
+	free(v);
+}
+
 static void load_code(struct rp_session *s, struct sym_session *ss, struct sym_dso *d,
 		      uint64_t sym_start, const struct jd_load_entry *je, struct rp_load *l)
 {
@@ -161,6 +182,7 @@ static void load_code(struct rp_session *s, struct sym_session *ss, struct sym_d
 		l->code = rp_keep_bytes(s, je->load.code, je->load.code_size),
 		l->code_size = je->load.code_size;
 	free(buf);
+	keep_lines(s, je, l);
 }
 
 int rp_ingest_loads(struct rp_session *s, struct sym_session *ss, const struct rp_load_src *src,
@@ -231,7 +253,8 @@ int rp_ingest_loads(struct rp_session *s, struct sym_session *ss, const struct r
 		l->level = je && je->info ? je->info->level : -1;
 		l->compile_id = je && je->info ? je->info->compile_id : -1;
 		l->osr_bci = je && je->info ? je->info->osr_bci : -1;
-		if (o->want_code && hits[i + 1])
+		/* Sampled or not: the ELF's .text where inject wrote one, else the dump. */
+		if (o->want_code)
 			load_code(s, ss, res.dso, res.sym_start, je, l);
 	}
 	for (size_t i = 0; i < s->nr_samples; i++) {

@@ -9,6 +9,10 @@
 #include <stdint.h>
 #include <stdio.h>
 
+/* Where a source line's code starts, as an offset in its load (the jitdump's DEBUG_INFO, the
+ * table our ELFs' DWARF line program is written from). */
+struct rp_src_line { uint64_t off; const char *file; uint32_t line; };
+
 /* One code load of a jitted method in one process: a "generation" (ARCHITECTURE.md §3). */
 struct rp_load {
 	uint32_t pid;
@@ -23,6 +27,8 @@ struct rp_load {
 	uint64_t code_addr;	/* runtime address of the method's first byte */
 	uint64_t code_size;
 	const uint8_t *code;	/* retained code bytes (owned by the session), or NULL */
+	const struct rp_src_line *lines;	/* with code: source line per offset, or NULL */
+	size_t nr_lines;
 	/* filled in by rp_session_finish() */
 	uint64_t samples, period;
 	/* From the companion file (ingest) or tests; -1 unknown. */
@@ -278,7 +284,7 @@ struct rp_ingest_opts {
 	int want_callchain;		/* -g, --collapsed, --flamegraph */
 	int want_inline;		/* inlined frames in call chains */
 	int want_loads;			/* jitted loads as generations */
-	int want_code;			/* retain code bytes of sampled loads (compare) */
+	int want_code;			/* retain code bytes and lines of every load (compare) */
 	int fast_exit;			/* the process ends after the report: keep the symbol
 					 * session (hundreds of thousands of strings) instead of
 					 * freeing it piece by piece */

@@ -68,6 +68,11 @@ void rp_gen_print_sources(FILE *out, const struct rp_session *s);
 void rp_gen_json_fields(FILE *out, const struct rp_gen_row *r);
 void rp_gen_json_sources(FILE *out, const struct rp_session *s);	/* "jvm_log": ... */
 
+/* compare_align.c: instructions hashed without their numbers, and an LCS pairing. */
+struct rp_pair { long a, b; };	/* indexes, -1 = no counterpart on that side */
+uint64_t rp_insn_norm_hash(const char *mnemonic, const char *ops);
+long rp_align(const uint64_t *a, size_t na, const uint64_t *b, size_t nb, struct rp_pair **out);
+
 /* Distinct folded stacks with their sample counts, sorted (collapsed and flame graph). */
 #define RP_STACK_MAX (64u << 10)
 struct rp_stack { char *stack; uint64_t count; };

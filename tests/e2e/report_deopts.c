@@ -62,6 +62,27 @@ static void check_jdk(const struct ag_jdk *jdk)
 	cr_expect(!strstr(r.out, "truncated"), "%s", r.out);
 	tu_result_free(&r);
 
+	/* --compare of cha's first C2 generation and its recompile: the inlining decision about
+	 * Cat.sound()/Dog.sound() differs; code of both listed, aligned, with source lines. An
+	 * ambiguous pattern is a usage error listing the candidates. */
+	rx_ok(&r, "cd '%s' && gens=$('%s' report -i perf.jit.data --generations --json --jvm-log "
+	      "comp.log --method 'Deopts\\.cha\\(' | python3 -c 'import json,sys\n"
+	      "g=[x for m in json.load(sys.stdin)[\"generations\"][\"methods\"] for x in "
+	      "m[\"generations\"] if x[\"level\"]==4 and x[\"osr_bci\"] is None]\n"
+	      "print(g[0][\"gen\"], g[-1][\"gen\"])') && '%s' report -i perf.jit.data "
+	      "--jvm-log comp.log --compare 'Deopts\\.cha\\(' $gens", wd, rx_jitprof, rx_jitprof);
+	cr_expect(strstr(r.out, "# Inlining decisions that differ"), "%s", r.out);
+	cr_expect(strstr(r.out, "Cat.sound"), "JDK %d: no differing decision on Cat.sound:\n%s",
+		  jdk->major, r.out);
+	cr_expect(strstr(r.out, "aligned by code") && strstr(r.out, "; Deopts.java:"), "%s", r.out);
+	cr_expect(!strstr(r.out, "(no code"), "%s", r.out);
+	tu_result_free(&r);
+	rx_sh(&r, "cd '%s' && '%s' report -i perf.jit.data --compare 'Deopts\\.' 1 2", wd,
+	      rx_jitprof);
+	cr_expect_eq(r.status, 2, "ambiguous --compare: status %d", r.status);
+	cr_expect(strstr(r.err, "Deopts.cha(") && strstr(r.err, "Deopts.poly("), "%s", r.err);
+	tu_result_free(&r);
+
 	/* Without the log: still a report, saying what it cannot tell. */
 	rx_ok(&r, "cd '%s' && '%s' report -i perf.jit.data --generations --method '%s' && "
 	      "'%s' report -i perf.jit.data --generations --json --method '%s' | python3 -c "
