@@ -220,6 +220,7 @@ static int run(struct report_args *a, struct rp_session *s)
 	a->in.want_loads = a->in.want_lines || gen_key || tagged;
 	a->in.want_callchain = a->graph != RP_GRAPH_NONE || tagged;
 	a->in.want_code = a->compare;
+	a->in.want_sites = a->jvm_log != NULL;
 	a->in.archives = a->nr_archives ? a->archives : NULL;
 	rc = rp_ingest(s, &a->in, err, sizeof(err));
 	cli_progress_end();

@@ -74,9 +74,13 @@ void rp_gen_print_detail(FILE *out, const struct rp_gen_row *r)
 			c->trap_method ? c->trap_method : "?");
 	for (size_t i = 0; i < c->nr_inl && i < MAX_INLINE_SHOWN; i++) {
 		const struct rp_jvm_inline *in = &c->inl[i];
-		fprintf(out, "        %s %s at %s bci %d: %s\n", in->ok ? "inlined    " :
+		uint32_t line = rp_call_site_line(r->load, in->callee, in->caller);
+		char at[32] = "";
+		if (line)
+			snprintf(at, sizeof(at), " line %u", line);
+		fprintf(out, "        %s %s at %s%s bci %d: %s\n", in->ok ? "inlined    " :
 			"not inlined", in->callee ? in->callee : "?", in->caller ? in->caller : "?",
-			in->bci, in->why ? in->why : "");
+			at, in->bci, in->why ? in->why : "");
 	}
 	if (c->nr_inl > MAX_INLINE_SHOWN)
 		fprintf(out, "        ... %zu more inlining decisions (--json has them all)\n",
@@ -165,7 +169,10 @@ void rp_gen_json_fields(FILE *out, const struct rp_gen_row *r)
 		json_str_or_null(out, in->caller);
 		fputs(", \"bci\": ", out);
 		json_int_or_null(out, in->bci);
-		fprintf(out, ", \"line\": null, \"ok\": %s, \"why\": ", in->ok ? "true" : "false");
+		uint32_t line = rp_call_site_line(l, in->callee, in->caller);
+		fputs(", \"line\": ", out);
+		json_int_or_null(out, line ? (int32_t)line : -1);
+		fprintf(out, ", \"ok\": %s, \"why\": ", in->ok ? "true" : "false");
 		json_str_or_null(out, in->why);
 		fputc('}', out);
 	}

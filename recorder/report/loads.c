@@ -253,6 +253,8 @@ int rp_ingest_loads(struct rp_session *s, struct sym_session *ss, const struct r
 		l->level = je && je->info ? je->info->level : -1;
 		l->compile_id = je && je->info ? je->info->compile_id : -1;
 		l->osr_bci = je && je->info ? je->info->osr_bci : -1;
+		if (o->want_sites && je)
+			rp_keep_call_sites(s, je->inl, l);
 		/* Sampled or not: the ELF's .text where inject wrote one, else the dump. */
 		if (o->want_code)
 			load_code(s, ss, res.dso, res.sym_start, je, l);

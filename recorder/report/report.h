@@ -13,6 +13,9 @@
  * table our ELFs' DWARF line program is written from). */
 struct rp_src_line { uint64_t off; const char *file; uint32_t line; };
 
+/* A call the compile inlined, with the caller's source line (the agent's inline stacks). */
+struct rp_call_site { const char *callee, *caller; uint32_t line; };	/* "pkg.Cls.name" */
+
 /* One code load of a jitted method in one process: a "generation" (ARCHITECTURE.md §3). */
 struct rp_load {
 	uint32_t pid;
@@ -29,6 +32,8 @@ struct rp_load {
 	const uint8_t *code;	/* retained code bytes (owned by the session), or NULL */
 	const struct rp_src_line *lines;	/* with code: source line per offset, or NULL */
 	size_t nr_lines;
+	const struct rp_call_site *sites;	/* with want_sites, or NULL */
+	size_t nr_sites;
 	/* filled in by rp_session_finish() */
 	uint64_t samples, period;
 	/* From the companion file (ingest) or tests; -1 unknown. */
@@ -285,6 +290,7 @@ struct rp_ingest_opts {
 	int want_inline;		/* inlined frames in call chains */
 	int want_loads;			/* jitted loads as generations */
 	int want_code;			/* retain code bytes and lines of every load (compare) */
+	int want_sites;			/* inlined call sites' lines (--jvm-log) */
 	int fast_exit;			/* the process ends after the report: keep the symbol
 					 * session (hundreds of thousands of strings) instead of
 					 * freeing it piece by piece */

@@ -68,6 +68,12 @@ void rp_gen_print_sources(FILE *out, const struct rp_session *s);
 void rp_gen_json_fields(FILE *out, const struct rp_gen_row *r);
 void rp_gen_json_sources(FILE *out, const struct rp_session *s);	/* "jvm_log": ... */
 
+/* sites.c: the agent's inline stacks as (callee, caller, line) call sites of a load; the
+ * line of a callee/caller pair, 0 when unknown or ambiguous. */
+struct jd_ext_inline;
+void rp_keep_call_sites(struct rp_session *s, const struct jd_ext_inline *in, struct rp_load *l);
+uint32_t rp_call_site_line(const struct rp_load *l, const char *callee, const char *caller);
+
 /* compare_align.c: instructions hashed without their numbers, and an LCS pairing. */
 struct rp_pair { long a, b; };	/* indexes, -1 = no counterpart on that side */
 uint64_t rp_insn_norm_hash(const char *mnemonic, const char *ops);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "jitdump/jitdump.h"
+#include "recorder/report/report_int.h"
 #include "tests/lib/testutil.h"
 #include "tests/unit/report/rptest.h"
 
@@ -284,5 +285,29 @@ Test(jvmlog, active_periods_without_log)
 	rp_gen_view_free(&v);
 	(void)a;
 	(void)b;
+	rp_session_free(s);
+}
+
+/* The call site's line comes from the agent's inline stacks: callee frame, then its caller's
+ * line; a pair seen on two different lines has no single answer. */
+Test(jvmlog, call_site_lines_from_inline_stacks)
+{
+	struct rp_session *s = rt_session();
+	struct rp_load *l = rp_load_at(s, rt_load(s, 1, "A.m()", 1, 1, 0, 0x1000, 64));
+	struct jd_inline_method meth[] = { { "La/A;m()V", "A.java" }, { "La/B;area()I", "B.java" },
+					   { "La/B;big(I)I", "B.java" } };
+	struct jd_inline_frame f0[] = { { 1, 7 }, { 0, 14 } };		/* B.area at A.m:14 */
+	struct jd_inline_frame f1[] = { { 2, 3 }, { 1, 8 }, { 0, 14 } };	/* B.big at B.area:8 */
+	struct jd_inline_frame f2[] = { { 2, 3 }, { 0, 20 } };		/* B.big at A.m:20 */
+	struct jd_inline_frame f3[] = { { 2, 3 }, { 0, 21 } };		/* ... and at A.m:21 */
+	struct jd_inline_pc pcs[] = { { 0x1000, 2, f0 }, { 0x1004, 3, f1 }, { 0x1008, 2, f0 },
+				      { 0x100c, 2, f2 }, { 0x1010, 2, f3 } };
+	struct jd_ext_inline in = { .nr_methods = 3, .nr_pcs = 5, .methods = meth, .pcs = pcs };
+	rp_keep_call_sites(s, &in, l);
+	cr_assert_eq(l->nr_sites, 4, "distinct (callee, caller, line): %zu", l->nr_sites);
+	cr_assert_eq(rp_call_site_line(l, "a.B.area", "a.A.m"), 14);
+	cr_assert_eq(rp_call_site_line(l, "a.B.big", "a.B.area"), 8);
+	cr_assert_eq(rp_call_site_line(l, "a.B.big", "a.A.m"), 0, "two lines: unknown");
+	cr_assert_eq(rp_call_site_line(l, "a.C.x", "a.A.m"), 0);
 	rp_session_free(s);
 }
