@@ -364,8 +364,9 @@ int rp_jvmlog_open(struct rp_jvmlog **out, const char *path, char *err, size_t e
 		return snprintf(err, errlen, "%s: %s", path, strerror(errno)), -errno;
 	fclose(f);
 	p.jl = calloc(1, sizeof(*p.jl));
-	/* NONET: a log names no external entities, and nothing is fetched for it. */
-	p.r = p.jl ? xmlReaderForFile(path, NULL, XML_PARSE_NONET | XML_PARSE_HUGE) : NULL;
+	/* NONET: nothing is fetched for a log. No NOENT, no HUGE: entities stay unexpanded and
+	 * libxml2 keeps its size limits, so a hostile file cannot blow up memory. */
+	p.r = p.jl ? xmlReaderForFile(path, NULL, XML_PARSE_NONET) : NULL;
 	if (!p.r) {
 		rp_jvmlog_free(p.jl);
 		return snprintf(err, errlen, "%s: cannot read", path), -ENOMEM;

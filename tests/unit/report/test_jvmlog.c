@@ -311,3 +311,46 @@ Test(jvmlog, call_site_lines_from_inline_stacks)
 	cr_assert_eq(rp_call_site_line(l, "a.C.x", "a.A.m"), 0);
 	rp_session_free(s);
 }
+
+/* Hostile logs: entity expansion, ids out of range, deep nesting, a dangling trap: refused or
+ * read within bounds, never a hang or a crash. */
+Test(jvmlog, hostile_input, .timeout = 30)
+{
+	char err[512];
+	struct rp_jvmlog *jl;
+	char *lol = write_log("lol.log",
+		"<?xml version='1.0'?>\n<!DOCTYPE hotspot_log [\n<!ENTITY a 'aaaaaaaaaa'>\n"
+		"<!ENTITY b '&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;'>\n"
+		"<!ENTITY c '&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;'>\n"
+		"<!ENTITY d '&c;&c;&c;&c;&c;&c;&c;&c;&c;&c;'>\n"
+		"<!ENTITY e '&d;&d;&d;&d;&d;&d;&d;&d;&d;&d;'>\n"
+		"<!ENTITY f '&e;&e;&e;&e;&e;&e;&e;&e;&e;&e;'>\n"
+		"<!ENTITY g '&f;&f;&f;&f;&f;&f;&f;&f;&f;&f;'>\n"
+		"<!ENTITY h '&g;&g;&g;&g;&g;&g;&g;&g;&g;&g;'>\n]>\n"
+		"<hotspot_log process='1'><tty><nmethod compile_id='5' method='&h;' entry='0x10' "
+		"stamp='0.1'/></tty></hotspot_log>\n", NULL);
+	int rc = rp_jvmlog_open(&jl, lol, err, sizeof(err));
+	if (!rc) {
+		const struct rp_jvm_code *c = rp_jvmlog_find(jl, 5);
+		cr_assert(!c || !c->method || strlen(c->method) < 1000000, "entities expanded");
+		rp_jvmlog_free(jl);
+	}
+	char *odd = write_log("odd.log",
+		"<hotspot_log process='1'><tty>"
+		"<nmethod compile_id='99999999999' entry='0x10' stamp='x'/>"
+		"<nmethod compile_id='-3' entry='zz' stamp='0.1'/>"
+		"<make_not_entrant compile_id='7'/>"
+		"<uncommon_trap thread='1' compile_id='8' reason='r'><jvms/></uncommon_trap>"
+		"<jvms bci='1' method='stray'/>"
+		"</tty><compilation_log><task compile_id='8'><call method='1'/><inline_fail/>"
+		"<method id='99999999' holder='-1' name='n'/><parse method='5'><parse method='6'>"
+		"<call method='99999999'/><inline_success reason='x'/></parse></parse></task>"
+		"</compilation_log></hotspot_log>\n", NULL);
+	cr_assert_eq(rp_jvmlog_open(&jl, odd, err, sizeof(err)), 0, "%s", err);
+	cr_assert_null(rp_jvmlog_find(jl, -3));
+	cr_assert_eq(rp_jvmlog_find(jl, 7)->end, RP_END_REPLACED, "not entrant, no trap before");
+	cr_assert_eq(rp_jvmlog_find(jl, 8)->nr_inl, 1, "a call with a verdict counts once");
+	rp_jvmlog_free(jl);
+	free(lol);
+	free(odd);
+}
