@@ -130,6 +130,19 @@ static void json_int_or_null(FILE *out, int32_t v)
 		fputs("null", out);
 }
 
+/* For a replaced generation: whether its successor is a higher tier or the same again. */
+static const char *replaced_how(const struct rp_gen_row *r)
+{
+	int32_t a, b;
+	if (r->ended_by != RP_END_REPLACED || !r->next)
+		return NULL;
+	a = row_level(r->load);
+	b = row_level(r->next);
+	if (a < 0 || b < 0)
+		return NULL;
+	return b > a ? "higher_tier" : b == a ? "recompiled" : "lower_tier";
+}
+
 /* The fields of docs/generations.schema.json, after the row's opening brace. */
 void rp_gen_json_fields(FILE *out, const struct rp_gen_row *r)
 {
@@ -147,13 +160,16 @@ void rp_gen_json_fields(FILE *out, const struct rp_gen_row *r)
 		r->active_from_s, r->active_until_s, rp_until_src_name(r->until_src), r->per_sec,
 		rp_end_kind_name(r->ended_by));
 	int logged = c && c->end == r->ended_by;
-	json_str_or_null(out, logged ? c->reason : NULL);
+	json_str_or_null(out, logged && c->reason ? c->reason : replaced_how(r));
 	fputs(", \"action\": ", out);
 	json_str_or_null(out, logged ? c->action : NULL);
 	fputs(", \"method\": ", out);
 	json_str_or_null(out, logged ? c->trap_method : NULL);
 	fputs(", \"bci\": ", out);
 	json_int_or_null(out, logged ? c->trap_bci : -1);
+	fputs(", \"by_gen\": ", out);
+	json_int_or_null(out, r->ended_by == RP_END_REPLACED && r->next ?
+			 (int32_t)r->next->generation : -1);
 	/* The log names a bytecode index, not a line; lines need the class file. */
 	fputs(", \"line\": null}, \"inlined\": ", out);
 	if (!c) {

@@ -126,9 +126,12 @@ static void active_period(const struct rp_session *s, struct rp_gen_row *r,
 	const struct rp_load *l = r->load;
 	uint64_t until = s->end > l->load_time ? s->end : l->load_time;
 	r->until_src = RP_UNTIL_END;
+	r->next = NULL;
 	for (size_t k = i; k < j; k++)
-		if (takes_over(l, order[k]) && order[k]->load_time < until)
-			until = order[k]->load_time, r->until_src = RP_UNTIL_NEXT_GEN;
+		if (takes_over(l, order[k]) && (!r->next || order[k]->load_time < r->next->load_time))
+			r->next = order[k];
+	if (r->next && r->next->load_time < until)
+		until = r->next->load_time, r->until_src = RP_UNTIL_NEXT_GEN;
 	if (l->not_entrant_time && l->not_entrant_time < until)
 		until = l->not_entrant_time, r->until_src = RP_UNTIL_NOT_ENTRANT;
 	if (l->unload_time && l->unload_time < until)

@@ -250,6 +250,7 @@ struct rp_gen_row {
 	double active_from_s, active_until_s;	/* seconds from the recording's start */
 	enum rp_until_src until_src;
 	enum rp_end_kind ended_by;
+	const struct rp_load *next;	/* the generation that took over, or NULL */
 	struct rp_gen_line hot[3];
 	int nr_hot;
 };

@@ -354,3 +354,44 @@ Test(jvmlog, hostile_input, .timeout = 30)
 	free(lol);
 	free(odd);
 }
+
+static int print_json_gens(FILE *fp, void *arg)
+{
+	struct rp_hist h;
+	enum rp_key k = RP_KEY_SYM;
+	cr_assert_eq(rp_hist_build(&h, arg, &k, 1, 0), 0);
+	int rc = rp_print_json(fp, &h, arg, "A", 1);
+	rp_hist_free(&h);
+	return rc;
+}
+
+/* The JSON of the joined session: what ended each generation, in the schema's fields. */
+Test(jvmlog, json_fields)
+{
+	char *path = write_log("c.log", LOG_TTY, LOG_REST), err[512] = "";
+	struct rp_jvmlog *jl = open_ok(path);
+	uint32_t l[4];
+	struct rp_session *s = session_for_log(4242, 1, l);
+	rp_load_at(s, l[0])->level = 3;
+	for (int i = 1; i < 4; i++)
+		rp_load_at(s, l[i])->level = 4;
+	cr_assert_eq(rp_session_join_jvmlog(s, jl, err, sizeof(err)), 0, "%s", err);
+	char *out = rt_capture(print_json_gens, s);
+	static const char *const want[] = {
+		"\"gen\": 1, \"code_addr\": 4096, \"level\": 3, \"compile_id\": 1, \"osr_bci\": null",
+		"\"kind\": \"replaced\", \"reason\": \"higher_tier\"", "\"by_gen\": 3",
+		"\"osr_bci\": 5",
+		"\"kind\": \"dependency\", \"reason\": \"abstract_with_unique_concrete_subtype\"",
+		"\"kind\": \"deopt\", \"reason\": \"unstable_if\", \"action\": \"reinterpret\", "
+		"\"method\": \"A m ()V\", \"bci\": 26",
+		"{\"callee\": \"B.area\", \"caller\": \"A.m\", \"bci\": 14, \"line\": null, "
+		"\"ok\": true, \"why\": \"inline (hot)\"}",
+		"\"active_until_source\": \"not_entrant\"", "\"jvm_log\": {\"pid\": 4242",
+	};
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+		cr_assert(strstr(out, want[i]), "no '%s' in:\n%s", want[i], out);
+	free(out);
+	rp_session_free(s);
+	rp_jvmlog_free(jl);
+	free(path);
+}
