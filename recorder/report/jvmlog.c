@@ -264,8 +264,11 @@ static void on_tty_element(struct pstate *p, const char *n, int depth)
 		c->action = attr_keep(p, "action");
 		c->trap_method = NULL;
 		c->trap_bci = -1;
-		p->trap = c;
-		p->in_trap_depth = depth;
+		/* an empty element has no end event: nothing of it stays open */
+		if (!xmlTextReaderIsEmptyElement(p->r)) {
+			p->trap = c;
+			p->in_trap_depth = depth;
+		}
 	} else if (!strcmp(n, "jvms") && p->trap && depth == p->in_trap_depth + 1 &&
 		   !p->trap->trap_method) {
 		/* the innermost frame comes first */
@@ -288,8 +291,8 @@ static void on_error(void *arg, const char *msg, xmlParserSeverities sev,
 {
 	struct pstate *p = arg;
 	(void)loc;
-	if (sev != XML_PARSER_SEVERITY_ERROR && sev != XML_PARSER_SEVERITY_VALIDITY_ERROR &&
-	    !p->errmsg[0])
+	/* the first error is the one that stopped the reader; warnings do not stop it */
+	if (sev != XML_PARSER_SEVERITY_ERROR && sev != XML_PARSER_SEVERITY_VALIDITY_ERROR)
 		return;
 	if (!p->errmsg[0]) {
 		snprintf(p->errmsg, sizeof(p->errmsg), "%s", msg);
