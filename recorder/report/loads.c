@@ -167,6 +167,51 @@ static void keep_lines(struct rp_session *s, const struct jd_load_entry *je, str
 	free(v);
 }
 
+struct dw_rows {
+	struct rp_session *s;
+	uint64_t start;
+	struct rp_src_line *v;
+	size_t n, cap;
+};
+
+static void dw_row(void *ctx, uint64_t addr, const char *file, int line)
+{
+	struct dw_rows *r = ctx;
+	const char *b = file ? strrchr(file, '/') : NULL;
+	if (r->n == r->cap) {
+		size_t cap = r->cap ? 2 * r->cap : 64;
+		struct rp_src_line *v = realloc(r->v, cap * sizeof(*v));
+		if (!v)
+			return;
+		r->v = v;
+		r->cap = cap;
+	}
+	r->v[r->n++] = (struct rp_src_line){ addr - r->start, rp_intern(r->s, b ? b + 1 : file),
+					     line > 0 ? (uint32_t)line : 0 };
+}
+
+static int src_line_order(const void *pa, const void *pb)
+{
+	const struct rp_src_line *a = pa, *b = pb;
+	return a->off < b->off ? -1 : a->off > b->off;
+}
+
+/* No dump beside the ELF (an archive, a moved recording): the ELF's own DWARF line table. */
+static void keep_dwarf_lines(struct rp_session *s, struct sym_session *ss, struct sym_dso *d,
+			     uint64_t sym_start, struct rp_load *l)
+{
+	struct dw_rows r = { .s = s, .start = sym_start };
+	if (l->lines || !d || sym_dso_lines(ss, d, sym_start, sym_start + l->code_size, dw_row,
+					    &r) || !r.n) {
+		free(r.v);
+		return;
+	}
+	qsort(r.v, r.n, sizeof(*r.v), src_line_order);
+	l->lines = (const void *)rp_keep_bytes(s, r.v, r.n * sizeof(*r.v));
+	l->nr_lines = l->lines ? r.n : 0;
+	free(r.v);
+}
+
 static void load_code(struct rp_session *s, struct sym_session *ss, struct sym_dso *d,
 		      uint64_t sym_start, const struct jd_load_entry *je, struct rp_load *l)
 {
@@ -183,6 +228,7 @@ static void load_code(struct rp_session *s, struct sym_session *ss, struct sym_d
 		l->code_size = je->load.code_size;
 	free(buf);
 	keep_lines(s, je, l);
+	keep_dwarf_lines(s, ss, d, sym_start, l);
 }
 
 int rp_ingest_loads(struct rp_session *s, struct sym_session *ss, const struct rp_load_src *src,

@@ -77,6 +77,18 @@ static void check_jdk(const struct ag_jdk *jdk)
 	cr_expect(strstr(r.out, "aligned by code") && strstr(r.out, "; Deopts.java:"), "%s", r.out);
 	cr_expect(!strstr(r.out, "(no code"), "%s", r.out);
 	tu_result_free(&r);
+	/* Every generation's ELF written (inject --all), then the dump moved away: the code and
+	 * the interleaved lines come from the ELFs (.text, DWARF line table) alone. */
+	rx_ok(&r, "cd '%s' && '%s' inject --jit --all -q -i perf.data -o perf.all.data && "
+	      "mkdir -p away && mv jit/jit-*.dump* away/ && gens=$('%s' report -i perf.all.data "
+	      "--generations --json --method 'Deopts\\.cha\\(' | python3 -c 'import json,sys\n"
+	      "g=[x[\"gen\"] for m in json.load(sys.stdin)[\"generations\"][\"methods\"] for x "
+	      "in m[\"generations\"]]\nprint(g[0], g[-1])') && '%s' report -i perf.all.data "
+	      "--compare 'Deopts\\.cha\\(' $gens; mv away/* jit/", wd, rx_jitprof, rx_jitprof,
+	      rx_jitprof);
+	cr_expect(strstr(r.out, "; Deopts.java:"), "JDK %d: no DWARF lines:\n%s", jdk->major, r.out);
+	cr_expect(!strstr(r.out, "(no code"), "%s", r.out);
+	tu_result_free(&r);
 	rx_sh(&r, "cd '%s' && '%s' report -i perf.jit.data --compare 'Deopts\\.' 1 2", wd,
 	      rx_jitprof);
 	cr_expect_eq(r.status, 2, "ambiguous --compare: status %d", r.status);
