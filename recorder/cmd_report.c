@@ -222,13 +222,14 @@ static int run(struct report_args *a, struct rp_session *s)
 	a->in.want_code = a->compare;
 	a->in.want_sites = a->jvm_log != NULL;
 	a->in.archives = a->nr_archives ? a->archives : NULL;
+	/* A log that is no log is refused before the (longer) read of the recording. */
+	if (a->jvm_log && (rc = rp_jvmlog_open(&a->jl, a->jvm_log, err, sizeof(err))))
+		return cli_error("--jvm-log: %s", err);
 	rc = rp_ingest(s, &a->in, err, sizeof(err));
 	cli_progress_end();
 	if (rc)
 		return cli_error("%s", err[0] ? err : strerror(-rc));
 	if (a->jvm_log) {
-		if ((rc = rp_jvmlog_open(&a->jl, a->jvm_log, err, sizeof(err))))
-			return cli_error("--jvm-log: %s", err);
 		if ((rc = rp_session_join_jvmlog(s, a->jl, err, sizeof(err))))
 			return cli_error("--jvm-log %s: %s", a->jvm_log, err);
 		if (rp_jvmlog_cut(a->jl))
