@@ -61,8 +61,8 @@ static size_t count_range(const struct gen_samples *g, uint64_t lo, uint64_t hi)
 	return n;
 }
 
-/* Picks the loads: an exact method name first, else a regex; both generations in one
- * process, the process with the most samples in them when several qualify. */
+/* Picks the loads: an exact method name (rp_load_title) first, else a regex; both
+ * generations in one process, the one with the most samples in them when several qualify. */
 static int find_pair(const struct rp_session *s, const char *method, uint32_t ga, uint32_t gb,
 		     uint32_t *ia, uint32_t *ib, char *err, size_t errlen)
 {
@@ -70,7 +70,7 @@ static int find_pair(const struct rp_session *s, const char *method, uint32_t ga
 	int have_re = regcomp(&re, method, REG_EXTENDED | REG_NOSUB) == 0;
 	int exact = 0;
 	for (size_t i = 0; i < s->nr_loads; i++)
-		exact |= s->loads[i].method && !strcmp(s->loads[i].method, method);
+		exact |= rp_load_title(&s->loads[i]) && !strcmp(rp_load_title(&s->loads[i]), method);
 	uint64_t best = 0;
 	int found = 0;
 	*ia = *ib = 0;
@@ -79,15 +79,16 @@ static int find_pair(const struct rp_session *s, const char *method, uint32_t ga
 	const char *cand[21];
 	size_t len = 0, nr = 0;
 	for (size_t i = 0; !exact && have_re && i < s->nr_loads && nr < 21; i++) {
-		const char *m = s->loads[i].method;
+		const struct rp_load *l = &s->loads[i];
+		const char *id = rp_load_ident(l), *title = rp_load_title(l);
 		size_t k = 0;
-		while (k < nr && cand[k] != m)	/* names are interned */
+		while (k < nr && cand[k] != id)	/* identities are interned */
 			k++;
-		if (!m || k < nr || regexec(&re, m, 0, NULL, 0))
+		if (!id || !title || l->runtime || k < nr || regexec(&re, title, 0, NULL, 0))
 			continue;
-		cand[nr++] = m;
+		cand[nr++] = id;
 		len += (size_t)snprintf(err + len, len < errlen ? errlen - len : 0, "%s%s",
-					nr == 1 ? "" : "\n  ", nr < 21 ? m : "...");
+					nr == 1 ? "" : "\n  ", nr < 21 ? title : "...");
 	}
 	if (nr > 1) {
 		char list[4096];
@@ -99,13 +100,15 @@ static int find_pair(const struct rp_session *s, const char *method, uint32_t ga
 	}
 	for (size_t i = 0; i < s->nr_loads; i++) {
 		const struct rp_load *a = &s->loads[i];
-		if (!a->method || a->generation != ga)
+		const char *id = rp_load_ident(a), *title = rp_load_title(a);
+		if (!id || !title || a->runtime || a->generation != ga)
 			continue;
-		if (exact ? strcmp(a->method, method) : !have_re || regexec(&re, a->method, 0, NULL, 0))
+		if (exact ? strcmp(title, method) : !have_re || regexec(&re, title, 0, NULL, 0))
 			continue;
 		for (size_t j = 0; j < s->nr_loads; j++) {
 			const struct rp_load *b = &s->loads[j];
-			if (b->method != a->method || b->pid != a->pid || b->generation != gb)
+			if (rp_load_ident(b) != id || b->runtime || b->pid != a->pid ||
+			    b->generation != gb)
 				continue;
 			if (!found || a->samples + b->samples > best) {
 				best = a->samples + b->samples;
@@ -216,10 +219,11 @@ static void name_target(const struct rp_session *s, const struct rp_load *self, 
 		return;
 	}
 	const struct rp_load *l = load_at(s, self->pid, t, self->load_time);
-	if (l && l->method && l->generation)
-		snprintf(buf, len, " <%s [gen %u]>", l->method, l->generation);
+	const char *name = l ? rp_load_title(l) : NULL;
+	if (name && l->generation && !l->runtime)
+		snprintf(buf, len, " <%s [gen %u]>", name, l->generation);
 	else if (l)
-		snprintf(buf, len, " <%s>", l->method ? l->method : l->dso ? l->dso : "jitted");
+		snprintf(buf, len, " <%s>", name ? name : l->dso ? l->dso : "jitted");
 }
 
 /* The line entry starting at off, or NULL. Entries are ascending by offset. */

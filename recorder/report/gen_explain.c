@@ -39,7 +39,7 @@ static void num_or_dash(FILE *out, const char *fmt, int32_t v)
 
 void rp_gen_print_head(FILE *out)
 {
-	fprintf(out, "  %4s  %-6s  %3s  %6s  %9s  %9s  %-15s  %7s  %7s  %7s  %9s  %-10s  %s\n",
+	fprintf(out, "  %4s  %-8s  %3s  %6s  %9s  %9s  %-15s  %7s  %7s  %7s  %9s  %-10s  %s\n",
 		"gen", "tier", "lvl", "id", "active", "until", "until by", "code", "samples",
 		"share", "samples/s", "ended", "hottest lines");
 }
@@ -47,7 +47,7 @@ void rp_gen_print_head(FILE *out)
 void rp_gen_print_row(FILE *out, const struct rp_gen_row *r)
 {
 	const struct rp_load *l = r->load;
-	fprintf(out, "  %4u  %-6s  ", l->generation, rp_load_tier(l));
+	fprintf(out, "  %4u  %-8s  ", l->generation, rp_load_tier(l));
 	num_or_dash(out, "%3s  ", row_level(l));
 	num_or_dash(out, "%6s  ", row_compile_id(l));
 	fprintf(out, "%8.3fs  %8.3fs  %-15s  %7" PRIu64 "  %7" PRIu64 "  %6.2f%%  %9.1f  %-10s  ",
