@@ -35,6 +35,8 @@ int inj_marker_take(struct inj_run_state *s, const struct pd_reader *r,
 int inj_marker_drop_anon(struct inj_run_state *s, const struct pd_event *ev);
 /* File input: finds every marker (and TIME_CONV) before the main pass. */
 int inj_prescan(struct inj_run_state *s);
+/* Opens the input; on failure its message (file and offset) is in s->err. */
+int inj_reader_open(struct inj_run_state *s, struct pd_reader **r);
 
 /* Emits, in time order across dumps, every pending synthetic record not newer than limit
  * (all of them when all is set), feeding the replay as it goes. */

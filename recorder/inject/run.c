@@ -171,15 +171,8 @@ int inj_run(const struct inj_opts *o, struct inj_stats *st, char *err, size_t er
 	int rc;
 	memset(st, 0, sizeof(*st));
 	err[0] = 0;
-	if ((rc = pd_reader_open(&s.r, o->input, NULL)) < 0) {
-		/* The reader's message names the file and offset already. */
-		if (s.r && *pd_reader_error(s.r))
-			snprintf(err, errlen, "%s", pd_reader_error(s.r));
-		else
-			snprintf(err, errlen, "%s: %s", o->input, strerror(-rc));
-		pd_reader_close(s.r);
+	if ((rc = inj_reader_open(&s, &s.r)) < 0)
 		return rc;
-	}
 	if (pd_reader_nr_features_dropped(s.r))
 		inj_warnf(&s, "%s: %u header feature section(s) cut off or outside the file are "
 			  "left out", o->input,

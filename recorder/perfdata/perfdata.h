@@ -2,8 +2,9 @@
  * reader (file and pipe mode, either byte order), a writer (file and pipe mode), helpers for the
  * sample_id ("sid") trailer and an ordered-events queue. Layouts: FORMATS-perfdata.md.
  *
- * Conventions: functions return 0 (or a count) on success and a negative errno on failure; the
- * reader keeps a message naming the file and byte offset (pd_reader_error). Nothing here prints.
+ * Conventions: functions return 0 (or a count) on success and a negative errno on failure; a
+ * failed open gives its message (file and byte offset) to the options' log, later errors are
+ * kept for pd_reader_error. Nothing here prints.
  */
 #ifndef JITPROF_PERFDATA_H
 #define JITPROF_PERFDATA_H
@@ -12,6 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <linux/perf_event.h>
+
+#include "lib/log.h"
 
 /* ---------------------------------------------------------------------------------------
  * Constants the kernel uapi header does not carry (perf-synthesized types and features).
@@ -221,9 +224,11 @@ int pd_decode_attr(const struct perf_event_attr *attr, const void *rec, size_t s
 struct pd_reader_opts {
 	size_t sz;		/* sizeof(struct pd_reader_opts), for growth */
 	size_t window;		/* read buffer bytes (0 = 1 MiB) */
+	struct jp_log log;	/* where a failed open says why ("FILE: offset 0: ...") */
 };
 
-/* path: a file, or "-" for stdin. File vs pipe mode and byte order are detected. */
+/* path: a file, or "-" for stdin. File vs pipe mode and byte order are detected. Either
+ * succeeds, or sets *r = NULL with everything released and the reason sent to opts->log. */
 int pd_reader_open(struct pd_reader **r, const char *path, const struct pd_reader_opts *opts);
 /* Takes ownership of fd; name is used in error messages. */
 int pd_reader_open_fd(struct pd_reader **r, int fd, const char *name,

@@ -342,16 +342,13 @@ int rp_ingest(struct rp_session *s, const struct rp_ingest_opts *o, char *err, s
 		.buildid_dir = o->buildid_dir,
 	};
 	in.res_flags = o->want_lines ? SYM_RES_LINES : 0;
-	int rc = pd_reader_open(&in.r, o->input, NULL);
-	if (rc < 0) {
-		/* The reader's message names the file and offset already. */
-		if (in.r && *pd_reader_error(in.r))
-			snprintf(err, errlen, "%s", pd_reader_error(in.r));
-		else
-			snprintf(err, errlen, "%s: %s", o->input, strerror(-rc));
-		pd_reader_close(in.r);
+	struct jp_errbuf eb = { err, errlen };
+	struct pd_reader_opts ro = { .sz = sizeof(ro), .log = { jp_log_errbuf, &eb } };
+	if (errlen)
+		err[0] = 0;
+	int rc = pd_reader_open(&in.r, o->input, &ro);	/* its message names file and offset */
+	if (rc < 0)
 		return rc;
-	}
 	if (pd_reader_nr_features_dropped(in.r) && o->report) {
 		char msg[600];
 		snprintf(msg, sizeof(msg), "%s: %u header feature section(s) cut off or outside "

@@ -59,10 +59,8 @@ static size_t companion_start(const uint8_t *p, size_t n)
 static void place_dumps(const uint8_t *dump, size_t n)
 {
 	struct pd_reader *r = NULL;
-	if (pd_reader_open(&r, in_path, NULL) < 0) {
-		pd_reader_close(r);	/* a failed open may still hand back the reader */
+	if (pd_reader_open(&r, in_path, NULL) < 0)
 		return;
-	}
 	struct pd_event ev;
 	size_t split = companion_start(dump, n), placed = 0;
 	while (placed < 8 && pd_reader_next(r, &ev) == 1) {

@@ -117,11 +117,8 @@ static void read_all(int fd, size_t size)
 {
 	struct pd_reader *r = NULL;
 	struct pd_reader_opts o = { .sz = sizeof(o), .window = 4096 };	/* small: many refills */
-	if (pd_reader_open_fd(&r, fd, "fuzz.data", &o) < 0) {
-		if (r)
-			pd_reader_close(r);
+	if (pd_reader_open_fd(&r, fd, "fuzz.data", &o) < 0)
 		return;
-	}
 	struct pd_ordered *q = pd_ordered_new(r);
 	struct pd_event ev;
 	uint64_t n = 0;

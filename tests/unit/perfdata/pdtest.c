@@ -104,13 +104,11 @@ int pdt_count(const char *path, struct pdt_counts *c)
 	int err, k;
 
 	memset(c, 0, sizeof(*c));
-	err = pd_reader_open(&r, path, NULL);
-	if (err) {
-		if (r)
-			snprintf(c->err, sizeof(c->err), "%s", pd_reader_error(r));
-		pd_reader_close(r);
+	struct jp_errbuf eb = { c->err, sizeof(c->err) };
+	struct pd_reader_opts o = { .sz = sizeof(o), .log = { jp_log_errbuf, &eb } };
+	err = pd_reader_open(&r, path, &o);
+	if (err)
 		return err;
-	}
 	while ((k = pd_reader_next(r, &ev)) > 0) {
 		c->records++;
 		switch (ev.type) {
