@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "jitdump/jitdump.h"
+#include "lib/log.h"
 
 /* ---- Names: markers, dump location, the runtime's anonymous code mappings -------------- */
 
@@ -191,8 +192,6 @@ int inj_default_threads(void);
 
 /* ---- The whole command (run.c) -------------------------------------------------------- */
 
-typedef void (*inj_msg_fn)(void *ctx, const char *msg);
-
 struct inj_opts {
 	const char *input;	/* path or "-" */
 	const char *output;	/* path or "-" */
@@ -202,8 +201,8 @@ struct inj_opts {
 	const char *cache_root;	/* NULL: no build-id cache */
 	int all;		/* write every generation's ELF */
 	int threads;		/* 0: inj_default_threads() */
-	inj_msg_fn warn;	/* each warning, one line, naming the file */
-	void *ctx;
+	struct jp_log log;	/* each warning, one line, naming the file */
+	void *ctx;		/* for the progress callbacks */
 	/* Every 64 Ki records: bytes of the data section read so far (total 0 in a pipe). */
 	void (*progress_bytes)(void *ctx, uint64_t done, uint64_t total);
 	/* While the last ELFs are written: ELFs done out of queued. */

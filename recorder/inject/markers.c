@@ -13,13 +13,10 @@
 
 void inj_warnf(struct inj_run_state *s, const char *fmt, ...)
 {
-	char msg[1024];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	jp_vlogf(&s->o->log, JP_LOG_WARN, fmt, ap);
 	va_end(ap);
-	if (s->o->warn)
-		s->o->warn(s->o->ctx, msg);
 }
 
 /* perf inject's rule: a monotonic dump needs every event on CLOCK_MONOTONIC. */

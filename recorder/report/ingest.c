@@ -317,19 +317,12 @@ static int read_events(struct ingest *in, char *err, size_t errlen)
 	pd_ordered_flush(q);
 	rc = drain(in, q);
 	pd_ordered_free(q);
-	if (damaged < 0 && in->o->report) {
+	if (damaged < 0 && in->o->log.fn) {
 		/* Everything before the damage was delivered: report on it, but say so. */
-		in->o->report(in->o->ctx, 2, err);
+		jp_logf(&in->o->log, JP_LOG_ERROR, "%s", err);
 		err[0] = 0;
 	}
 	return rc < 0 ? rc : 0;
-}
-
-static void sym_report(void *ctx, enum sym_level level, const char *msg)
-{
-	const struct rp_ingest_opts *o = ctx;
-	if (o->report)
-		o->report(o->ctx, level == SYM_LVL_INFO ? 0 : 1, msg);	/* never fatal here */
 }
 
 int rp_ingest(struct rp_session *s, const struct rp_ingest_opts *o, char *err, size_t errlen)
@@ -338,7 +331,7 @@ int rp_ingest(struct rp_session *s, const struct rp_ingest_opts *o, char *err, s
 	struct sym_opts so = {
 		.sz = sizeof(so), .symfs = o->symfs, .vmlinux = o->vmlinux,
 		.kallsyms = o->kallsyms, .no_demangle = o->no_demangle,
-		.no_lines = !o->want_lines, .report = sym_report, .report_ctx = (void *)o,
+		.no_lines = !o->want_lines, .log = o->log,
 		.buildid_dir = o->buildid_dir,
 	};
 	in.res_flags = o->want_lines ? SYM_RES_LINES : 0;
@@ -349,12 +342,9 @@ int rp_ingest(struct rp_session *s, const struct rp_ingest_opts *o, char *err, s
 	int rc = pd_reader_open(&in.r, o->input, &ro);	/* its message names file and offset */
 	if (rc < 0)
 		return rc;
-	if (pd_reader_nr_features_dropped(in.r) && o->report) {
-		char msg[600];
-		snprintf(msg, sizeof(msg), "%s: %u header feature section(s) cut off or outside "
-			 "the file are left out", o->input, pd_reader_nr_features_dropped(in.r));
-		o->report(o->ctx, 1, msg);
-	}
+	if (pd_reader_nr_features_dropped(in.r))
+		jp_logf(&o->log, JP_LOG_WARN, "%s: %u header feature section(s) cut off or outside "
+			"the file are left out", o->input, pd_reader_nr_features_dropped(in.r));
 	in.ss = sym_session_new(&so);
 	if (!in.ss) {
 		rc = -ENOMEM;
@@ -382,8 +372,9 @@ int rp_ingest(struct rp_session *s, const struct rp_ingest_opts *o, char *err, s
 	rp_set_span(s, first, last);
 	if (in.evsel && in.evsel->name)
 		rp_set_event_name(s, in.evsel->name);
-	if (in.other_evsels && o->report)
-		o->report(o->ctx, 1, "more than one event has samples: reporting the first only");
+	if (in.other_evsels)
+		jp_logf(&o->log, JP_LOG_WARN,
+			"more than one event has samples: reporting the first only");
 	if (o->want_loads)
 		rc = rp_ingest_loads(s, in.ss, in.load_src, o, err, errlen);
 	rp_session_finish(s);

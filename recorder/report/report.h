@@ -9,6 +9,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "lib/log.h"
+
 /* One code load of a jitted method in one process: a "generation" (ARCHITECTURE.md §3). */
 struct rp_load {
 	uint32_t pid;
@@ -206,8 +208,8 @@ struct rp_ingest_opts {
 	int fast_exit;			/* the process ends after the report: keep the symbol
 					 * session (hundreds of thousands of strings) instead of
 					 * freeing it piece by piece */
-	/* level 0 info, 1 warning, 2 error; and progress in bytes of the data section. */
-	void (*report)(void *ctx, int level, const char *msg);
+	struct jp_log log;		/* info, warnings (missing files), errors (damage) */
+	/* Progress in bytes of the data section. */
 	void (*progress)(void *ctx, uint64_t done, uint64_t total);
 	/* Called once after the last event, while the symbol session still lives (archive
 	 * collects the DSOs here); a negative return fails the ingest. */

@@ -9,7 +9,7 @@
 #include <string.h>
 
 
-void sess_msg(struct sym_session *s, enum sym_level lvl, const char *fmt, ...)
+void sess_msg(struct sym_session *s, enum jp_level lvl, const char *fmt, ...)
 {
 	char buf[1024];
 	va_list ap;
@@ -26,8 +26,7 @@ void sess_msg(struct sym_session *s, enum sym_level lvl, const char *fmt, ...)
 	if (!(s->msgs[s->n_msgs] = strdup(buf)))
 		return;
 	s->n_msgs++;
-	if (s->o.report)
-		s->o.report(s->o.report_ctx, lvl, buf);
+	jp_logf(&s->o.log, lvl, "%s", buf);
 }
 
 

@@ -8,6 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "lib/log.h"
+
 /* ---- build-ids ------------------------------------------------------------------------ */
 #define SYM_BUILD_ID_MAX 20
 #define SYM_BUILD_ID_HEX (2 * SYM_BUILD_ID_MAX + 1)
@@ -41,8 +43,6 @@ int sym_java_demangle(const char *in, char *out, size_t outlen);
 struct sym_session;
 struct sym_dso;
 
-enum sym_level { SYM_LVL_INFO, SYM_LVL_WARN, SYM_LVL_ERROR };
-
 struct sym_opts {
 	size_t sz;			/* sizeof(struct sym_opts): lets the struct grow */
 	const char *buildid_dir;	/* NULL: $PERF_BUILDID_DIR, else $HOME/.debug */
@@ -52,10 +52,9 @@ struct sym_opts {
 	int no_demangle;		/* 1: raw names (--no-demangle) */
 	int no_debuginfod;		/* 1: never ask debuginfod even if DEBUGINFOD_URLS is set */
 	int no_lines;			/* 1: never read DWARF (sym_result srcfile stays NULL) */
-	/* Messages (refused build-ids, missing files...). NULL: kept silent. Each distinct
+	/* Messages (refused build-ids, missing files...). fn NULL: kept silent. Each distinct
 	 * message is reported once. */
-	void (*report)(void *ctx, enum sym_level level, const char *msg);
-	void *report_ctx;
+	struct jp_log log;
 };
 
 /* NULL opts = defaults. Returns NULL only on out of memory. */

@@ -82,9 +82,10 @@ static void place_dumps(const uint8_t *dump, size_t n)
 	pd_reader_close(r);
 }
 
-static void quiet(void *ctx, const char *msg)
+static void quiet(void *ctx, enum jp_level level, const char *msg)
 {
 	(void)ctx;
+	(void)level;
 	if (msg)
 		sink += strlen(msg);
 }
@@ -126,7 +127,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	struct inj_opts o = {
 		.input = in_path, .output = out_path, .out_fd = fd, .jit_dir = jit_dir,
-		.all = 1, .threads = 1, .warn = quiet, .ctx = NULL,
+		.all = 1, .threads = 1, .log = { quiet, NULL },
 	};
 	struct inj_stats st;
 	char err[512];

@@ -23,7 +23,7 @@ static char dir[200], data_path[300], symfs[300], cache[300];
 static FILE *devnull;
 static volatile uint64_t sink;
 
-static void quiet(void *ctx, int level, const char *msg)
+static void quiet(void *ctx, enum jp_level level, const char *msg)
 {
 	(void)ctx;
 	sink += (uint64_t)level + strlen(msg);
@@ -120,7 +120,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct rp_ingest_opts o = {
 		.input = data_path, .symfs = symfs, .buildid_dir = cache,
 		.want_lines = 1, .want_callchain = 1, .want_inline = 1, .want_loads = 1,
-		.want_code = 1, .report = quiet,
+		.want_code = 1, .log = { quiet, NULL },
 	};
 	char err[512];
 	if (rp_ingest(s, &o, err, sizeof(err)) == 0)

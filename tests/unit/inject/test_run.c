@@ -206,9 +206,10 @@ Test(run, refuses_a_recording_off_the_dumps_clock, .fini = cleanup)
 static int warnings;
 static char last_warning[1024];
 
-static void on_warn(void *ctx, const char *msg)
+static void on_warn(void *ctx, enum jp_level level, const char *msg)
 {
 	(void)ctx;
+	(void)level;
 	warnings++;
 	snprintf(last_warning, sizeof(last_warning), "%s", msg);
 }
@@ -221,7 +222,7 @@ Test(run, damaged_recording_is_injected_up_to_the_damage, .fini = cleanup)
 	cr_assert_eq(truncate(data, sb.st_size - 13), 0);
 	int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	struct inj_opts o = { .input = data, .output = out, .out_fd = fd, .out_pipe = 1,
-			      .cache_root = cache, .threads = 2, .warn = on_warn };
+			      .cache_root = cache, .threads = 2, .log = { on_warn, NULL } };
 	struct inj_stats st;
 	char err[512];
 	warnings = 0;
