@@ -268,8 +268,14 @@ enum jd_clock {
 };
 
 struct jd_writer_opts {
-	size_t size;		/* sizeof(struct jd_writer_opts): lets the struct grow (0 = this
-				 * header's size) */
+	/* sizeof(struct jd_writer_opts) the caller was built with (0 = this header's): an older
+	 * caller gets defaults for what it lacks, a newer one's unknown non-zero bytes are
+	 * refused with -EINVAL (docs/ARCHITECTURE.md, "Options structs"). `size` is the old
+	 * spelling. */
+	union {
+		size_t sz;
+		size_t size;
+	};
 	const char *dir;	/* NULL: $JITDUMPDIR, else $HOME/.debug/jit (created 0700) */
 	enum jd_clock clock;
 	size_t buffer_size;	/* 0: 64 KiB */

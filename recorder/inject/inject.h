@@ -193,6 +193,7 @@ int inj_default_threads(void);
 /* ---- The whole command (run.c) -------------------------------------------------------- */
 
 struct inj_opts {
+	size_t sz;		/* sizeof(struct inj_opts) (0 = this header's): lib/opts.h's rule */
 	const char *input;	/* path or "-" */
 	const char *output;	/* path or "-" */
 	int out_fd;		/* where output goes (cli_outfile's fd, or 1) */

@@ -4,6 +4,7 @@
  * records not newer than the newest time read so far are written before the round mark, so
  * perf's ordered reader sees them in time order while memory stays bounded by the dumps'
  * indexes, never by the recording. */
+#include "lib/opts.h"
 #include "recorder/inject/inject_int.h"
 
 #include <errno.h>
@@ -165,8 +166,12 @@ static int finish(struct inj_run_state *s)
 	return 0;
 }
 
-int inj_run(const struct inj_opts *o, struct inj_stats *st, char *err, size_t errlen)
+int inj_run(const struct inj_opts *opts, struct inj_stats *st, char *err, size_t errlen)
 {
+	struct inj_opts oc;
+	if (JP_OPTS_TAKE(&oc, opts))
+		return snprintf(err, errlen, "inject: unknown options"), -EINVAL;
+	const struct inj_opts *o = &oc;
 	struct inj_run_state s = { .o = o, .st = st, .err = err, .errlen = errlen };
 	int rc;
 	memset(st, 0, sizeof(*st));

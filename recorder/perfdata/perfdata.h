@@ -222,7 +222,7 @@ int pd_decode_attr(const struct perf_event_attr *attr, const void *rec, size_t s
  * Reader. Streams the data section in constant memory (bounded window, pread/read).
  */
 struct pd_reader_opts {
-	size_t sz;		/* sizeof(struct pd_reader_opts), for growth */
+	size_t sz;		/* sizeof(struct pd_reader_opts): lib/opts.h's rule */
 	size_t window;		/* read buffer bytes (0 = 1 MiB) */
 	struct jp_log log;	/* where a failed open says why ("FILE: offset 0: ...") */
 };

@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include <byteswap.h>
 
+#include "lib/opts.h"
 #include "recorder/perfdata/perfdata_int.h"
 
 int pd_set_err(struct pd_reader *r, int err, uint64_t off, const char *fmt, ...)
@@ -121,7 +122,8 @@ static int grow(uint8_t **p, size_t *cap, size_t need)
 /* The caller's log, if its options are new enough to carry one. */
 static const struct jp_log *opts_log(const struct pd_reader_opts *opts)
 {
-	if (!opts || opts->sz < offsetof(struct pd_reader_opts, log) + sizeof(opts->log))
+	if (!opts || jp_opts_sz(opts, sizeof(*opts)) < offsetof(struct pd_reader_opts, log) +
+						       sizeof(opts->log))
 		return NULL;
 	return &opts->log;
 }
@@ -142,6 +144,13 @@ int pd_reader_open_fd(struct pd_reader **out, int fd, const char *name,
 	int err;
 
 	*out = NULL;
+	if (!JP_OPTS_VALID(opts, struct pd_reader_opts)) {
+		free(r);
+		close(fd);
+		jp_logf(opts_log(opts), JP_LOG_ERROR, "%s: unknown reader options",
+			name ? name : "(fd)");
+		return -EINVAL;
+	}
 	if (!r) {
 		close(fd);
 		jp_logf(opts_log(opts), JP_LOG_ERROR, "%s: %s", name ? name : "(fd)",
@@ -150,8 +159,9 @@ int pd_reader_open_fd(struct pd_reader **out, int fd, const char *name,
 	}
 	r->fd = fd;
 	r->path = strdup(name ? name : "(fd)");
-	r->buf_cap = opts && opts->sz >= offsetof(struct pd_reader_opts, window) +
-		     sizeof(opts->window) && opts->window ? opts->window : 1u << 20;
+	struct pd_reader_opts o;
+	jp_opts_copy(&o, sizeof(o), opts);
+	r->buf_cap = o.window ? o.window : 1u << 20;
 	if (r->buf_cap < 4096)
 		r->buf_cap = 4096;
 	r->buf = malloc(r->buf_cap);

@@ -12,6 +12,7 @@
 #include "lib/log.h"
 
 struct rec_opts {
+	size_t sz;		/* sizeof(struct rec_opts) (0 = this header's): lib/opts.h's rule */
 	int clockid;		/* -1: the kernel's perf clock (no use_clockid) */
 	uint64_t freq;		/* -F (0: use period) */
 	uint64_t period;	/* -c */

@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lib/opts.h"
 #include "recorder/record/record_int.h"
 
 struct session {
@@ -352,8 +353,12 @@ static int setup(struct session *s)
 	return workload ? start_workload(s) : 0;
 }
 
-int rec_run(const struct rec_opts *o, struct rec_stats *st)
+int rec_run(const struct rec_opts *opts, struct rec_stats *st)
 {
+	struct rec_opts oc;
+	if (JP_OPTS_TAKE(&oc, opts))
+		return -EINVAL;
+	const struct rec_opts *o = &oc;
 	struct session s = { .o = o, .st = st, .go_fd = -1, .err_fd = -1 };
 	const char *path = o->output ? o->output : "perf.data";
 	bool pipe_mode = !strcmp(path, "-");

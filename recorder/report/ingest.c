@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/opts.h"
 #include "recorder/perfdata/perfdata.h"
 #include "recorder/report/report_int.h"
 #include "recorder/symbols/symbols.h"
@@ -325,8 +326,12 @@ static int read_events(struct ingest *in, char *err, size_t errlen)
 	return rc < 0 ? rc : 0;
 }
 
-int rp_ingest(struct rp_session *s, const struct rp_ingest_opts *o, char *err, size_t errlen)
+int rp_ingest(struct rp_session *s, const struct rp_ingest_opts *opts, char *err, size_t errlen)
 {
+	struct rp_ingest_opts oc;
+	if (JP_OPTS_TAKE(&oc, opts))
+		return snprintf(err, errlen, "report: unknown ingest options"), -EINVAL;
+	const struct rp_ingest_opts *o = &oc;
 	struct ingest in = { .s = s, .o = o };
 	struct sym_opts so = {
 		.sz = sizeof(so), .symfs = o->symfs, .vmlinux = o->vmlinux,

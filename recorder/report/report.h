@@ -196,6 +196,7 @@ const char *rp_load_tier(const struct rp_load *l);
 struct sym_session;
 
 struct rp_ingest_opts {
+	size_t sz;		/* sizeof(struct rp_ingest_opts) (0 = this header's): lib/opts.h's rule */
 	const char *input;		/* perf.data path or "-" */
 	const char *symfs, *vmlinux, *kallsyms, *buildid_dir;
 	const char *const *archives;	/* NULL-terminated list of --archive files/dirs, or NULL */
@@ -217,7 +218,8 @@ struct rp_ingest_opts {
 	void *ctx;
 };
 
-/* 0, or -errno with a message naming the file in err. */
+/* 0, or -errno with a message naming the file in err; -EINVAL for options with fields this
+ * version does not know. */
 int rp_ingest(struct rp_session *s, const struct rp_ingest_opts *o, char *err, size_t errlen);
 /* 1 if basename(path) is "jitted-<pid>-<n>.so" (perf inject's and ours), pid and n out. */
 int rp_is_jitted_name(const char *path, uint32_t *pid, uint64_t *idx);

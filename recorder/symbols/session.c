@@ -1,5 +1,6 @@
 /* session.c - the symbol session: options, de-duplicated messages, the event feed (MMAP/COMM/FORK/EXIT/build-ids) and sym_resolve with its per-DSO result cache.
  * Report resolves millions of samples, so every answer is computed once per (dso, addr). */
+#include "lib/opts.h"
 #include "recorder/symbols/symbols_int.h"
 
 #include <errno.h>
@@ -32,14 +33,14 @@ void sess_msg(struct sym_session *s, enum jp_level lvl, const char *fmt, ...)
 
 struct sym_session *sym_session_new(const struct sym_opts *opts)
 {
+	if (!JP_OPTS_VALID(opts, struct sym_opts)) {
+		errno = EINVAL;
+		return NULL;
+	}
 	struct sym_session *s = calloc(1, sizeof(*s));
 	if (!s)
 		return NULL;
-	if (opts) {
-		size_t n = opts->sz && opts->sz < sizeof(s->o) ? opts->sz : sizeof(s->o);
-		memcpy(&s->o, opts, n);
-	}
-	s->o.sz = sizeof(s->o);
+	jp_opts_copy(&s->o, sizeof(s->o), opts);
 	const char *dir = s->o.buildid_dir;
 	char tmp[4096];
 	if (!dir)

@@ -44,7 +44,7 @@ struct sym_session;
 struct sym_dso;
 
 struct sym_opts {
-	size_t sz;			/* sizeof(struct sym_opts): lets the struct grow */
+	size_t sz;			/* sizeof(struct sym_opts): lib/opts.h's rule */
 	const char *buildid_dir;	/* NULL: $PERF_BUILDID_DIR, else $HOME/.debug */
 	const char *symfs;		/* --symfs DIR: recorded paths are looked up under DIR */
 	const char *vmlinux;		/* kernel image with symbols (relocated by recorded _text) */
@@ -57,7 +57,8 @@ struct sym_opts {
 	struct jp_log log;
 };
 
-/* NULL opts = defaults. Returns NULL only on out of memory. */
+/* NULL opts = defaults. Returns NULL on out of memory, or with errno EINVAL when opts
+ * carries fields this version does not know (lib/opts.h). */
 struct sym_session *sym_session_new(const struct sym_opts *opts);
 void sym_session_free(struct sym_session *s);
 

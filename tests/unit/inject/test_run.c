@@ -5,6 +5,7 @@
  * sampled generations and ELF files for them only. File and pipe input, marker late in the
  * file (after samples it explains). */
 #include <criterion/criterion.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
@@ -263,4 +264,20 @@ Test(run, arch_dump_without_time_conv_is_refused, .fini = cleanup)
 	cr_assert_lt(inj_run(&o, &st, err, sizeof(err)), 0);
 	close(fd);
 	cr_assert(strstr(err, "TIME_CONV"), "%s", err);
+}
+
+/* lib/opts.h's rule: unknown non-zero bytes past this version's inj_opts are refused. */
+Test(run, opts_with_unknown_tail_refused)
+{
+	struct inj_stats st;
+	char err[256] = "";
+	struct { struct inj_opts o; uint64_t newer; } big;
+	memset(&big, 0, sizeof(big));
+	big.o.sz = sizeof(big);
+	big.o.input = "/nonexistent/perf.data";
+	big.newer = 1;
+	cr_assert_eq(inj_run(&big.o, &st, err, sizeof(err)), -EINVAL);
+	big.newer = 0;
+	cr_assert_eq(inj_run(&big.o, &st, err, sizeof(err)), -ENOENT);
+	cr_assert_not_null(strstr(err, "/nonexistent/perf.data"), "%s", err);
 }

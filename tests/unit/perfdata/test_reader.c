@@ -210,6 +210,31 @@ Test(reader, failed_open_releases_everything_and_logs_file_and_offset)
 	cr_assert_str_eq(err, "/nonexistent/perf.data: No such file or directory");
 }
 
+/* lib/opts.h's rule: a smaller struct gets defaults, a larger one with an unknown non-zero
+ * tail is refused with -EINVAL (and the fd it was given is not leaked). */
+Test(reader, opts_size_rule)
+{
+	struct pd_reader *r;
+	struct pd_reader_opts small;
+	struct pdt_expect e;
+	pdt_write(path, 0, 10, &e);
+	memset(&small, 0xff, sizeof(small));	/* garbage window and log past sz */
+	small.sz = offsetof(struct pd_reader_opts, window);
+	cr_assert_eq(pd_reader_open(&r, path, &small), 0);
+	pd_reader_close(r);
+
+	struct { struct pd_reader_opts o; uint64_t newer; } big;
+	memset(&big, 0, sizeof(big));
+	big.o.sz = sizeof(big);
+	big.newer = 1;
+	r = (struct pd_reader *)&big;
+	cr_assert_eq(pd_reader_open(&r, path, &big.o), -EINVAL);
+	cr_assert_null(r);
+	big.newer = 0;
+	cr_assert_eq(pd_reader_open(&r, path, &big.o), 0);
+	pd_reader_close(r);
+}
+
 Test(reader, from_a_real_pipe_small_window)
 {
 	struct pdt_expect e;
