@@ -365,4 +365,32 @@ size_t pd_ordered_queued(const struct pd_ordered *q);
 /* Time of an event for ordering: sample time, else sid time, else 0. */
 uint64_t pd_event_time(const struct pd_event *ev);
 
+/* ---------------------------------------------------------------------------------------
+ * Replay: perf's perf_tool. One callback per record type; pd_replay reads r to its end and
+ * owns the time ordering (the queue above, FINISHED_ROUND by FINISHED_ROUND), so no consumer
+ * writes the read-order-dispatch loop. HEADER_BUILD_ID is delivered at once (it applies
+ * regardless of time); every other record in time order. A NULL callback skips its records.
+ * A callback's negative return stops the replay and is returned.
+ */
+struct pd_tool {
+	size_t sz;		/* sizeof(struct pd_tool) (0 = this header's): lib/opts.h's rule */
+	int (*sample)(void *ctx, const struct pd_event *ev);
+	int (*mmap)(void *ctx, const struct pd_event *ev);	/* MMAP and MMAP2 */
+	int (*comm)(void *ctx, const struct pd_event *ev);
+	int (*fork)(void *ctx, const struct pd_event *ev);
+	int (*exit)(void *ctx, const struct pd_event *ev);
+	int (*lost)(void *ctx, const struct pd_event *ev);	/* LOST and LOST_SAMPLES */
+	int (*build_id)(void *ctx, const struct pd_event *ev);	/* HEADER_BUILD_ID */
+	int (*other)(void *ctx, const struct pd_event *ev);	/* any other type */
+	int (*finished_round)(void *ctx);	/* after a round's events were delivered */
+	/* Every 64 Ki records: bytes of the data section read (total 0 in a pipe). */
+	void (*progress)(void *ctx, uint64_t done, uint64_t total);
+	void *ctx;
+};
+
+/* 0 at the end of the input, or a callback's (or -ENOMEM's) negative errno. Damage in the
+ * input ends the replay like the end of data, after everything before it was delivered;
+ * *damage (may be NULL) gets the reader's -errno then (pd_reader_error says where), else 0. */
+int pd_replay(struct pd_reader *r, const struct pd_tool *tool, int *damage);
+
 #endif

@@ -99,7 +99,8 @@ int sym_add_build_id(struct sym_session *s, const char *filename, const uint8_t 
 struct pd_event;
 struct pd_reader;
 int sym_feed_event(struct sym_session *s, const struct pd_event *ev);
-/* Every entry of the recording's build-id table (file mode) as sym_add_build_id. */
+/* Every entry of the recording's build-id table (file mode) as sym_add_build_id; an entry
+ * without an id is skipped, only -ENOMEM stops. */
 int sym_feed_build_ids(struct sym_session *s, const struct pd_reader *r);
 
 /* The comm of a thread at time (the last COMM at or before it; the process's before any);

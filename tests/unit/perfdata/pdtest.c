@@ -21,7 +21,7 @@ void pdt_attr(struct perf_event_attr *a)
 	a->clockid = 1;
 }
 
-static void put_sample(struct pd_writer *w, uint64_t id, uint64_t ip, uint32_t pid, uint64_t t)
+void pdt_sample(struct pd_writer *w, uint64_t id, uint64_t ip, uint32_t pid, uint64_t t)
 {
 	uint64_t rec[1 + 6 + 1 + 4];
 	struct perf_event_header *h = (void *)rec;
@@ -77,7 +77,7 @@ void pdt_write(const char *path, int pipe, size_t nsamples, struct pdt_expect *e
 	exp->fork = 1;
 	for (size_t i = 0; i < nsamples; i++) {
 		uint64_t ip = (i & 1 ? 0x7f0000000100 : 0x400100) + i;
-		put_sample(w, ids[i & 1], ip, 42, 2000 + 10 * i);
+		pdt_sample(w, ids[i & 1], ip, 42, 2000 + 10 * i);
 		if (!i)
 			exp->first_ip = ip;
 		exp->last_time = 2000 + 10 * i;
