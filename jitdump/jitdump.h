@@ -110,6 +110,9 @@ enum jd_tier {
 	JD_TIER_STUB = 4,
 	JD_TIER_OTHER = 5,
 };
+/* The one spelling of a tier, as every view prints it: "unknown", "interp", "C1", "C2",
+ * "stub", "other"; "?" for a value this version does not know. */
+const char *jd_tier_name(uint32_t tier);
 
 #define JD_LOAD_BACKFILLED (1u << 0)	/* reported after the fact (attach, GenerateEvents) */
 #define JD_LOAD_OSR        (1u << 1)

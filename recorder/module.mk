@@ -12,7 +12,8 @@ $(BUILD)/librecorder-$(1).a: $(call objs_of,$(wildcard recorder/$(1)/*.c))
 UNIT_LIBS_$(1) ?= $(BUILD)/librecorder-$(1).a $(BUILD)/librecorder-cmd.a $(RECORDER_SUBLIBS) $(BUILD)/libsynth.a $(BUILD)/libjitdump.a
 UNIT_LDLIBS_$(1) ?= $(RECORDER_LDLIBS)
 endef
-RECORDER_SUBLIBS := $(foreach s,$(RECORDER_SUBDIRS),$(BUILD)/librecorder-$(s).a)
+# lib/'s libjp.a goes with them: record and symbols read build-ids through it.
+RECORDER_SUBLIBS := $(foreach s,$(RECORDER_SUBDIRS),$(BUILD)/librecorder-$(s).a) $(BUILD)/libjp.a
 $(foreach s,$(RECORDER_SUBDIRS),$(eval $(call recorder_sublib,$(s))))
 
 # The command files except main.c, as an archive for tests that call a command's pieces.

@@ -30,6 +30,18 @@ extern "C" {
 #define SYNTH_NOTE_PREFIX "jitprof/1 "
 #define SYNTH_NOTE_TYPE   1u
 
+/* The note parsed back (note.c, beside the writer). name points into the parsed bytes. */
+struct synth_note {
+	uint32_t generation, tier, flags, pid;
+	uint64_t code_index, timestamp, code_addr;
+	const char *name;
+};
+/* Parses a note's owner text (len bytes, NUL inside): 0, or -EINVAL if it is not ours or is
+ * malformed. Keys a later writer adds are skipped. */
+int synth_note_parse(const char *text, size_t len, struct synth_note *n);
+/* Finds our note in an ELF image in memory: 1 with *n filled, 0 if there is none. */
+int synth_note_read(const void *elf, size_t size, struct synth_note *n);
+
 /* One code load and everything that shapes its ELF. Pointers are borrowed, never freed. */
 struct synth_input {
 	uint16_t e_machine;		/* EM_X86_64, EM_AARCH64, EM_RISCV; 0 = this host's */

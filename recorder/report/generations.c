@@ -10,16 +10,10 @@
 #include "jitdump/jitdump.h"
 #include "recorder/report/report_int.h"
 
+/* jitdump's spelling; an empty cell ("-") when the runtime did not say. */
 const char *rp_tier_name(uint32_t tier)
 {
-	switch (tier) {
-	case JD_TIER_INTERPRETER: return "interp";
-	case JD_TIER_C1: return "C1";
-	case JD_TIER_C2: return "C2";
-	case JD_TIER_STUB: return "stub";
-	case JD_TIER_OTHER: return "other";
-	default: return "-";
-	}
+	return tier == JD_TIER_UNKNOWN || tier > JD_TIER_OTHER ? "-" : jd_tier_name(tier);
 }
 
 const char *rp_load_tier(const struct rp_load *l)

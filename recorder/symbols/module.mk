@@ -8,4 +8,4 @@ $(foreach n,$(SYMBOLS_E2E),$(eval E2E_LIBS_$(n) := $$(RECORDER_SUBLIBS) $$(BUILD
 $(foreach n,$(SYMBOLS_E2E),$(eval E2E_LDLIBS_$(n) := $$(RECORDER_LDLIBS)))
 
 # Our unit tests need only this archive (others may be mid-edit).
-UNIT_LIBS_symbols := $(BUILD)/librecorder-symbols.a
+UNIT_LIBS_symbols := $(BUILD)/librecorder-symbols.a $(BUILD)/libjp.a

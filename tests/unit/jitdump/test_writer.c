@@ -536,3 +536,15 @@ Test(writer, bad_arguments)
 	tu_rmtree(dir);
 	free(dir);
 }
+
+/* One spelling of tiers for every view (report's table and `jitprof jitdump` alike). */
+Test(writer, tier_names)
+{
+	cr_assert_str_eq(jd_tier_name(JD_TIER_UNKNOWN), "unknown");
+	cr_assert_str_eq(jd_tier_name(JD_TIER_INTERPRETER), "interp");
+	cr_assert_str_eq(jd_tier_name(JD_TIER_C1), "C1");
+	cr_assert_str_eq(jd_tier_name(JD_TIER_C2), "C2");
+	cr_assert_str_eq(jd_tier_name(JD_TIER_STUB), "stub");
+	cr_assert_str_eq(jd_tier_name(JD_TIER_OTHER), "other");
+	cr_assert_str_eq(jd_tier_name(JD_TIER_OTHER + 1), "?");
+}
