@@ -74,9 +74,7 @@ void sym_session_free(struct sym_session *s)
 	symtab_free(&s->ksyms);
 	kallsyms_free(&s->kall);
 	source_free_all(s);
-	for (size_t i = 0; i < s->str_cap; i++)
-		free(s->strs[i]);
-	free(s->strs);
+	jp_strset_free(&s->strs);
 	for (size_t i = 0; i < s->n_msgs; i++)
 		free(s->msgs[i]);
 	free(s->msgs);

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <elfutils/libdw.h>
 
+#include "lib/strset.h"
 #include "recorder/symbols/symbols.h"
 
 /* Message levels inside the module: the shared log's (lib/log.h). */
@@ -186,9 +187,7 @@ struct sym_session {
 	size_t proc_cap, n_procs;
 	uint64_t seq;
 	struct sym_chunk *arena;	/* DSOs and their names: freed with the session */
-	/* string interning */
-	char **strs;
-	size_t str_cap, n_strs;
+	struct jp_strset strs;		/* interned strings (lib/strset.h) */
 	/* message de-duplication */
 	char **msgs;
 	size_t n_msgs;
