@@ -10,4 +10,4 @@ $(BUILD)/libjp.a: $(LIB_OBJS)
 
 ALL_TARGETS += $(BUILD)/libjp.a
 UNIT_LIBS_lib := $(BUILD)/libjp.a
-UNIT_LDLIBS_lib := -lelf -ldw
+UNIT_LDLIBS_lib := -lelf -ldw -lpthread

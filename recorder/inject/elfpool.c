@@ -13,20 +13,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "lib/pool.h"
 #include "synth/synth.h"
 
 struct job { struct inj_dump *d; uint32_t load; };
 
 struct inj_pool {
-	pthread_mutex_t mu;
-	pthread_cond_t cv;
-	struct job *q;
-	size_t head, tail, cap;	/* ring */
-	int done;
+	struct jp_pool *pool;	/* the threads and the queue (lib/pool.c) */
+	pthread_mutex_t mu;	/* guards st */
 	const char *cache_root;
-	pthread_t th[64];
-	int nt;
-	uint64_t finished, queued;	/* jobs done, jobs ever queued */
 	struct inj_pool_stats st;
 };
 
@@ -124,24 +119,9 @@ failed:
 	}
 }
 
-static void *worker(void *arg)
+static void run_job(void *ctx, void *job)
 {
-	struct inj_pool *p = arg;
-	for (;;) {
-		pthread_mutex_lock(&p->mu);
-		while (p->head == p->tail && !p->done)
-			pthread_cond_wait(&p->cv, &p->mu);
-		if (p->head == p->tail) {
-			pthread_mutex_unlock(&p->mu);
-			return NULL;
-		}
-		struct job j = p->q[p->head++ % p->cap];
-		pthread_mutex_unlock(&p->mu);
-		do_job(p, &j);
-		pthread_mutex_lock(&p->mu);
-		p->finished++;
-		pthread_mutex_unlock(&p->mu);
-	}
+	do_job(ctx, job);
 }
 
 int inj_pool_new(struct inj_pool **out, int threads, const char *cache_root)
@@ -150,81 +130,37 @@ int inj_pool_new(struct inj_pool **out, int threads, const char *cache_root)
 	if (!p)
 		return -ENOMEM;
 	pthread_mutex_init(&p->mu, NULL);
-	pthread_cond_init(&p->cv, NULL);
 	p->cache_root = cache_root;
-	p->cap = 4096;
-	p->q = malloc(p->cap * sizeof(*p->q));
-	if (!p->q) {
-		free(p);
-		return -ENOMEM;
-	}
 	/* Writing an ELF waits on the file system (a create, a rename, the cache's mkdirs and
 	 * link) far more than it computes, so the pool is wider than the CPU count. */
 	if (threads <= 0)
 		threads = inj_default_threads() * 4 < 32 ? 32 : inj_default_threads() * 4;
-	for (int i = 0; i < threads && i < 64; i++)
-		if (pthread_create(&p->th[p->nt], NULL, worker, p) == 0)
-			p->nt++;
-	if (!p->nt) {
-		free(p->q);
+	int rc = jp_pool_new(&p->pool, threads, sizeof(struct job), run_job, p);
+	if (rc < 0) {
+		pthread_mutex_destroy(&p->mu);
 		free(p);
-		return -EAGAIN;
+		return rc;
 	}
 	*out = p;
 	return 0;
 }
 
-/* The ring grows in place: copy the live part to a larger array, in order. */
-static int grow(struct inj_pool *p)
-{
-	size_t n = p->tail - p->head, nc = p->cap * 2;
-	struct job *nq = malloc(nc * sizeof(*nq));
-	if (!nq)
-		return -ENOMEM;
-	for (size_t i = 0; i < n; i++)
-		nq[i] = p->q[(p->head + i) % p->cap];
-	free(p->q);
-	p->q = nq;
-	p->cap = nc;
-	p->head = 0;
-	p->tail = n;
-	return 0;
-}
-
 int inj_pool_push(struct inj_pool *p, struct inj_dump *d, uint32_t load)
 {
-	pthread_mutex_lock(&p->mu);
-	if (p->tail - p->head == p->cap && grow(p) < 0) {
-		pthread_mutex_unlock(&p->mu);
-		return -ENOMEM;
-	}
-	p->q[p->tail++ % p->cap] = (struct job){ d, load };
-	p->queued++;
-	pthread_cond_signal(&p->cv);
-	pthread_mutex_unlock(&p->mu);
-	return 0;
+	struct job j = { d, load };
+	return jp_pool_push(p->pool, &j);
 }
 
 void inj_pool_progress(struct inj_pool *p, uint64_t *done, uint64_t *queued)
 {
-	pthread_mutex_lock(&p->mu);
-	*done = p->finished;
-	*queued = p->queued;
-	pthread_mutex_unlock(&p->mu);
+	jp_pool_progress(p->pool, done, queued);
 }
 
 void inj_pool_finish(struct inj_pool *p, struct inj_pool_stats *st)
 {
-	pthread_mutex_lock(&p->mu);
-	p->done = 1;
-	pthread_cond_broadcast(&p->cv);
-	pthread_mutex_unlock(&p->mu);
-	for (int i = 0; i < p->nt; i++)
-		pthread_join(p->th[i], NULL);
+	jp_pool_finish(p->pool);
 	if (st)
 		*st = p->st;
 	pthread_mutex_destroy(&p->mu);
-	pthread_cond_destroy(&p->cv);
-	free(p->q);
 	free(p);
 }
