@@ -2,7 +2,7 @@
  * recording is still streaming: each job builds one ELF in memory (synth), puts it beside the
  * dump as jitted-<pid>-<code_index>.so unless an identical file is already there, and places
  * it in perf's build-id cache. */
-#include "recorder/inject/inject.h"
+#include "recorder/inject/inject_int.h"
 
 #include <errno.h>
 #include <fcntl.h>

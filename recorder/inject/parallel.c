@@ -1,6 +1,6 @@
 /* parallel.c - inject's names for lib/pool.c's parallel-for (build-ids of a whole dump) and
  * default thread count: one thread pool for the whole tree. */
-#include "recorder/inject/inject.h"
+#include "recorder/inject/inject_int.h"
 
 #include "lib/pool.h"
 

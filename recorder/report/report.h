@@ -115,7 +115,6 @@ struct rp_hist {
 	size_t nr_entries;
 	uint64_t total_period, total_samples;
 	const struct rp_session *s;
-	uint32_t *members_block;	/* private */
 };
 
 /* need_members: keep per-entry sample lists (call graph). -ENOMEM on failure. */

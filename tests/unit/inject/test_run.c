@@ -14,7 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "recorder/inject/inject.h"
+#include "recorder/inject/inject_int.h"
 #include "recorder/perfdata/perfdata.h"
 #include "tests/lib/testutil.h"
 
