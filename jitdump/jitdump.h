@@ -217,7 +217,7 @@ int jd_is_marker_name(const char *path, uint32_t *pid);
 
 /* ---- Index: a whole dump plus its companion, one entry per code load ---------------------
  * What synth, inject and report consume. Generation = the nth load of a name in this dump
- * (ARCHITECTURE.md contract 3), derived for any writer's dump. Entries are in file order. */
+ * (docs/ARCHITECTURE.md, contract 3), derived for any writer's dump. Entries are in file order. */
 
 struct jd_load_entry {
 	struct jd_code_load load;	/* name/code point into the mapped dump */

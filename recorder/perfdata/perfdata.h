@@ -1,6 +1,6 @@
 /* perfdata.h - the perf.data format, the whole public face of recorder/perfdata/: a streaming
  * reader (file and pipe mode, either byte order), a writer (file and pipe mode), helpers for the
- * sample_id ("sid") trailer and an ordered-events queue. Layouts: FORMATS-perfdata.md.
+ * sample_id ("sid") trailer, an ordered-events queue and the replay driver. docs/perfdata.md.
  *
  * Conventions: functions return 0 (or a count) on success and a negative errno on failure; a
  * failed open gives its message (file and byte offset) to the options' log, later errors are

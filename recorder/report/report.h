@@ -11,7 +11,8 @@
 
 #include "lib/log.h"
 
-/* One code load of a jitted method in one process: a "generation" (ARCHITECTURE.md §3). */
+/* One code load of a jitted method in one process: a "generation" (docs/ARCHITECTURE.md,
+ * contract 3). */
 struct rp_load {
 	uint32_t pid;
 	const char *method;	/* display name (demangled unless --no-demangle), interned */

@@ -176,7 +176,7 @@ static int load_order(const void *a, const void *b)
 }
 
 /* Generations for loads that carried none (no note, no dump): the order of loads of the
- * same method name in one process, which is what contract 3 defines anyway. */
+ * same method name in one process, which is what contract 3 (docs/ARCHITECTURE.md) defines. */
 static void number_generations(struct rp_session *s)
 {
 	if (!s->nr_loads)

@@ -9,5 +9,5 @@ UNIT_LDLIBS_fuzzreg = -lelf -ldw -ldebuginfod -larchive -lcrypto -lzstd -lcapsto
 
 # Issue 8's fault tests (tests/e2e/faults_*.c) read perf.data files with our reader.
 FAULTS_E2E := $(patsubst tests/e2e/%.c,%,$(wildcard tests/e2e/faults_*.c))
-$(foreach n,$(FAULTS_E2E),$(eval E2E_LIBS_$(n) := $$(RECORDER_SUBLIBS) $$(BUILD)/libsynth.a))
+$(foreach n,$(FAULTS_E2E),$(eval E2E_LIBS_$(n) := $$(RECORDER_LINK_LIBS)))
 $(foreach n,$(FAULTS_E2E),$(eval E2E_LDLIBS_$(n) := $$(RECORDER_LDLIBS)))
