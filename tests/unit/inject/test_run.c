@@ -281,3 +281,18 @@ Test(run, opts_with_unknown_tail_refused)
 	cr_assert_eq(inj_run(&big.o, &st, err, sizeof(err)), -ENOENT);
 	cr_assert_not_null(strstr(err, "/nonexistent/perf.data"), "%s", err);
 }
+
+/* A file that is not perf.data: the reader's own words (file, offset, cause) reach err, and
+ * nothing half-open is left to close (the reader's rule: *out NULL on failure). */
+Test(run, not_perf_data_says_where_and_why, .fini = cleanup)
+{
+	struct inj_stats st;
+	char err[1024] = "", path[600], want[800];
+	dir = tu_tmpdir("injrun-bad");
+	snprintf(path, sizeof(path), "%s/bad.data", dir);
+	cr_assert_eq(tu_write_file(path, "NOTPERF!........", 16), 0);
+	struct inj_opts o = { .sz = sizeof(o), .input = path, .output = "-", .out_fd = -1 };
+	cr_assert_eq(inj_run(&o, &st, err, sizeof(err)), -EINVAL);
+	snprintf(want, sizeof(want), "%s: offset 0: not a perf.data file (bad magic)", path);
+	cr_assert_str_eq(err, want);
+}
