@@ -121,9 +121,9 @@ static void one_load(struct pool *p, size_t i)
 	if (synth_file_name(&in, file, sizeof(file)) ||
 	    snprintf(path, sizeof(path), "%s/%s", o->dir, file) >= (int)sizeof(path))
 		snprintf(err, sizeof(err), "%s: output path too long", o->dir);
-	else if (!synth_write_file(&elf, path, err, sizeof(err)) &&
-		 (!o->cache || synth_cache_add(&elf, o->cache, path, err, sizeof(err)) >= 0))
-		r->what = WRITTEN;
+	else if (!synth_place(&elf, path, o->cache, &(struct synth_placed){ 0 }, err,
+			      sizeof(err)))
+		r->what = WRITTEN;	/* cache first, then the file: inject's order */
 	if (r->what == WRITTEN) {
 		synth_build_id_hex(elf.build_id, r->hex);
 		r->path = strdup(path);

@@ -134,6 +134,16 @@ int synth_cache_link_path(const char *root, const uint8_t id[SYNTH_BUILD_ID_SIZE
 int synth_cache_add(const struct synth_elf *e, const char *root, const char *abs_path,
 		    char *err, size_t errlen);
 
+/* The one way a built ELF is placed (inject's writers and `jitprof synth`): the cache entry
+ * first (cache_root NULL: none), as a copy of its own - placed after the file at path it would
+ * hard-link that file, and `perf inject --jit` rewrites jitted-PID-N.so in place (O_TRUNC),
+ * which would turn our cache entry into perf's ELF - then the file at path unless it already
+ * holds these bytes. Both are tried (a read-only dump directory still leaves the cache);
+ * *out says what happened; 0, or the first failure's -errno with its message in err. */
+struct synth_placed { int written, reused, cached, cache_reused; };
+int synth_place(const struct synth_elf *e, const char *path, const char *cache_root,
+		struct synth_placed *out, char *err, size_t errlen);
+
 #ifdef __cplusplus
 }
 #endif

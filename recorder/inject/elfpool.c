@@ -25,30 +25,6 @@ struct inj_pool {
 	struct inj_pool_stats st;
 };
 
-/* 1 if path holds exactly these bytes. */
-static int same_file(const char *path, const uint8_t *data, size_t size)
-{
-	struct stat sb;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-	if (fd < 0)
-		return 0;
-	int same = 0;
-	if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) && (uint64_t)sb.st_size == size) {
-		uint8_t *buf = malloc(size ? size : 1);
-		size_t got = 0;
-		while (buf && got < size) {
-			ssize_t n = read(fd, buf + got, size - got);
-			if (n <= 0)
-				break;
-			got += (size_t)n;
-		}
-		same = buf && got == size && memcmp(buf, data, size) == 0;
-		free(buf);
-	}
-	close(fd);
-	return same;
-}
-
 static void fail(struct inj_pool *p, const char *msg)
 {
 	pthread_mutex_lock(&p->mu);
@@ -64,7 +40,8 @@ static void do_job(struct inj_pool *p, const struct job *j)
 	struct synth_input in;
 	struct synth_elf elf = { 0 };
 	char err[384] = "", path[4096 + SYNTH_FILE_NAME_MAX + 2];
-	int written = 0, reused = 0, cached = 0, cache_reused = 0, bad = 0;
+	struct synth_placed pl;
+	int bad;
 
 	inj_load_input(j->d, j->load, &in);
 	if (synth_build(&in, &elf, err, sizeof(err)) < 0)
@@ -78,34 +55,14 @@ static void do_job(struct inj_pool *p, const struct job *j)
 		snprintf(err, sizeof(err), "its ELF differs from its MMAP2 (pgoff or build-id)");
 		goto failed;
 	}
-	/* The cache entry goes first, as a copy of its own: placed after the file beside the
-	 * dump, synth_cache_add would hard-link that file, and `perf inject --jit` rewrites
-	 * jitted-PID-N.so in place (O_TRUNC), which would turn our cache entry into perf's ELF.
-	 * A dump directory we cannot write to (read-only media) still leaves the cache. */
-	if (p->cache_root) {
-		int rc = synth_cache_add(&elf, p->cache_root, path, err, sizeof(err));
-		bad = rc < 0;
-		cached = rc == 0;
-		cache_reused = rc == 1;
-	}
-	if (same_file(path, elf.data, elf.size)) {
-		reused = 1;
-	} else {
-		char werr[384];
-		if (synth_write_file(&elf, path, werr, sizeof(werr)) < 0) {
-			if (!bad)
-				memcpy(err, werr, sizeof(err));
-			bad = 1;
-		} else {
-			written = 1;
-		}
-	}
+	/* Cache first, then the file beside the dump (synth_place says why). */
+	bad = synth_place(&elf, path, p->cache_root, &pl, err, sizeof(err)) < 0;
 	synth_elf_free(&elf);
 	pthread_mutex_lock(&p->mu);
-	p->st.written += written;
-	p->st.reused += reused;
-	p->st.cached += cached;
-	p->st.cache_reused += cache_reused;
+	p->st.written += pl.written;
+	p->st.reused += pl.reused;
+	p->st.cached += pl.cached;
+	p->st.cache_reused += pl.cache_reused;
 	pthread_mutex_unlock(&p->mu);
 	if (!bad)
 		return;
