@@ -79,10 +79,12 @@ Test(jitdump_lib, make_install_and_pkg_config, .timeout = 600)
 	static const char prog[] = "#include <jitdump.h>\n#include <stdio.h>\n"
 				   "int main(void) { puts(jd_tier_name(JD_TIER_C2)); return 0; }\n";
 	cr_assert_eq(tu_write_file(src, prog, sizeof(prog) - 1), 0);
+	/* A sanitized build's library needs the sanitizer runtime in the program too. */
 	snprintf(cmd, sizeof(cmd),
 		 "export PKG_CONFIG_PATH=%s/usr/local/lib/pkgconfig PKG_CONFIG_SYSROOT_DIR=%s && "
-		 "cc -o %s %s $(pkg-config --cflags --libs jitdump) && "
-		 "LD_LIBRARY_PATH=%s/usr/local/lib %s", dir, dir, exe, src, dir, exe);
+		 "cc %s -o %s %s $(pkg-config --cflags --libs jitdump) && "
+		 "LD_LIBRARY_PATH=%s/usr/local/lib %s", dir, dir,
+		 san ? "-fsanitize=address,undefined" : "", exe, src, dir, exe);
 	out = sh_out(cmd);
 	cr_assert_str_eq(out, "C2\n");
 	free(out);
