@@ -5,7 +5,7 @@
 # scripts/check-deps.sh (`make check-deps`, part of `make check`) checks every #include of
 # the tree and the table in docs/ARCHITECTURE.md against this file; `--write-doc` rewrites
 # that table from it.
-MODULES := commands agent minijit inject record report symbols perfdata synth jitdump lib
+MODULES := commands agent minijit report inject record symbols perfdata synth jitdump lib
 
 DIR_commands := recorder
 DIR_agent := agent
@@ -19,12 +19,12 @@ DIR_synth := synth
 DIR_jitdump := jitdump
 DIR_lib := lib
 
-USES_commands := inject record report symbols perfdata synth jitdump lib
+USES_commands := report inject record symbols perfdata synth jitdump lib
 USES_agent := jitdump
 USES_minijit := jitdump
-USES_inject := perfdata synth jitdump lib
+USES_inject := symbols perfdata synth jitdump lib
 USES_record := perfdata lib
-USES_report := symbols perfdata synth jitdump lib
+USES_report := inject symbols perfdata synth jitdump lib
 USES_symbols := perfdata lib
 USES_perfdata := lib
 USES_synth := jitdump

@@ -105,6 +105,8 @@ int inj_pool_new(struct inj_pool **out, int threads, const char *cache_root)
 int inj_pool_push(struct inj_pool *p, struct inj_dump *d, uint32_t load)
 {
 	struct job j = { d, load };
+	if (!p)
+		return 0;	/* --no-elfs: no pool */
 	return jp_pool_push(p->pool, &j);
 }
 

@@ -1,8 +1,9 @@
-/* inject.h - the whole face of recorder/inject/ (`jitprof inject --jit`), what commands use:
- * inj_run merges the code loads of every jitdump a recording names into that recording as
- * MMAP2 records carrying the build-ids of the per-generation ELFs, and writes those ELFs
- * (sampled generations only, by default). The pieces behind it are in inject_int.h.
- * docs/inject.md. */
+/* inject.h - the whole face of recorder/inject/ (`jitprof inject --jit`), what commands and
+ * report use: inj_run merges the code loads of every jitdump a recording names into that
+ * recording as MMAP2 records carrying the build-ids of the per-generation ELFs, and writes
+ * those ELFs (sampled generations only, by default) or, with --no-elfs, their origins;
+ * inj_elfs_for writes an --no-elfs output's ELFs later, inj_ondemand_attach builds them in
+ * memory for a reader. The pieces behind it are in inject_int.h. docs/inject.md. */
 #ifndef JITPROF_INJECT_H
 #define JITPROF_INJECT_H
 
@@ -28,6 +29,7 @@ struct inj_opts {
 	const char *jit_dir;	/* NULL: dumps where the markers say */
 	const char *cache_root;	/* NULL: no build-id cache */
 	int all;		/* write every generation's ELF */
+	int no_elfs;		/* write no ELF: record their origins (INJ_FEAT_ORIGINS) instead */
 	int threads;		/* 0: a default from the online CPUs */
 	struct jp_log log;	/* each warning, one line, naming the file */
 	void *ctx;		/* for the progress callbacks */
@@ -45,10 +47,27 @@ struct inj_stats {
 	uint64_t samples;
 	uint64_t loads_hit;
 	uint64_t dumps_salvaged;	/* dumps with a damaged tail */
+	uint64_t origins;		/* --no-elfs: ELFs recorded by origin instead of written */
 	struct inj_pool_stats pool;
 };
 
 /* 0 on success; a negative errno with a message in err when the output must not be used. */
 int inj_run(const struct inj_opts *o, struct inj_stats *st, char *err, size_t errlen);
+
+/* ---- ELFs without files (--no-elfs; the origins format is in inject_int.h) ------------- */
+
+struct pd_reader;
+struct sym_session;
+/* Gives ss the ELFs r's origins section names, built in memory on first use and kept for the
+ * run (ondemand.c). 1 attached, 0 when r has no origins section, -errno with a message. */
+int inj_ondemand_attach(struct sym_session *ss, const struct pd_reader *r, const char *input,
+			char *err, size_t errlen);
+
+/* `inject --elfs-for INJECTED`: writes the ELF files an --no-elfs output names, where the
+ * file-writing path would have (beside the dump; into cache_root too unless NULL). 0, or
+ * -errno with a message; per-ELF failures are counted in *st. */
+int inj_elfs_for(const char *injected, const char *cache_root, int threads,
+		 struct inj_pool_stats *st, char *err, size_t errlen);
+
 
 #endif

@@ -86,11 +86,12 @@ struct inj_ev {
 #define INJ_HIT_CHAIN   2u	/* a callchain entry landed in it */
 #define INJ_QUEUED      4u	/* handed to the ELF writer */
 #define INJ_BAD         8u	/* synth refuses it: no MMAP2, no ELF (perf skips it too) */
-#define INJ_NOLINES    16u	/* line/inline tables refused by synth: ELF made without them */
+#define INJ_NOLINES    16u	/* inline/unwind data refused by synth: ELF made without them */
+#define INJ_TRIMMED    32u	/* some line-table entries unusable: dropped, the rest kept */
 
 struct inj_load {
 	uint8_t build_id[20];
-	uint8_t flags;		/* INJ_HIT_*, INJ_QUEUED, INJ_BAD, INJ_NOLINES */
+	uint8_t flags;		/* INJ_HIT_*, INJ_QUEUED, INJ_BAD, INJ_NOLINES, INJ_TRIMMED */
 	uint32_t text_off;	/* MMAP2 pgoff: where synth puts .text in this load's ELF */
 	uint32_t move_idx;	/* first move of this load's code_index, INJ_NONE if none */
 };
@@ -106,7 +107,8 @@ struct inj_dump {
 	uint16_t e_machine;
 	uint32_t *file_seqs;	/* per load: synth_index_file_seqs (repeated code_index values) */
 	size_t nr_bad;		/* loads synth refused */
-	size_t nr_nolines;	/* loads whose line tables synth refused */
+	size_t nr_nolines;	/* loads whose inline/unwind data synth refused */
+	size_t nr_trimmed, nr_rows_dropped;	/* loads with unusable line entries, entries */
 	char bad_msg[256];	/* the first refusal */
 	size_t nr_loads, nr_moves;
 	struct inj_load *loads;
@@ -170,7 +172,7 @@ void inj_sim_seen(struct inj_sim *s, uint64_t time);	/* any queued event's time 
 /* ---- The ELF writer pool (elfpool.c) ------------------------------------------------------ */
 
 struct inj_pool;
-/* cache_root NULL: no build-id cache. */
+/* cache_root NULL: no build-id cache. inj_pool_push on a NULL pool (--no-elfs) does nothing. */
 int inj_pool_new(struct inj_pool **p, int threads, const char *cache_root);
 int inj_pool_push(struct inj_pool *p, struct inj_dump *d, uint32_t load);
 /* ELFs finished so far and ELFs queued in all. */
@@ -182,6 +184,72 @@ void inj_pool_finish(struct inj_pool *p, struct inj_pool_stats *st);
 void inj_parallel_for(size_t n, int threads, void (*fn)(void *ctx, size_t i), void *ctx);
 /* Default thread count: online CPUs, at most 16. */
 int inj_default_threads(void);
+
+/* ---- ELFs without files: their origins (origins.c, noelfs.c, ondemand.c) -----------------
+ * `inject --no-elfs` writes, instead of ELF files, where each one comes from: a perf.data
+ * feature section (id INJ_FEAT_ORIGINS, above every feature perf knows, which perf skips)
+ * naming each dump with its identity (size, mtime, SHA-1 of its first page; the same for its
+ * companion) and, per ELF, its build-id, the dump's file offset of its CODE_LOAD and its
+ * code_index. report/archive build those ELFs in memory on demand (ondemand.c); `inject
+ * --elfs-for` writes them as files later. Format: docs/inject.md. */
+
+#define INJ_FEAT_ORIGINS 200u
+#define INJ_ORIGINS_MAGIC "JPORIGN1"
+
+struct inj_file_id {		/* identity of a file as inject read it */
+	uint64_t size, mtime_ns;
+	uint8_t head_sha1[20];	/* SHA-1 of its first min(size, 4096) bytes */
+	int present;
+};
+
+struct inj_origin_dump {
+	char *path;		/* absolute path the dump was read from */
+	struct inj_file_id dump, comp;	/* the dump and its companion "<path>.jitprof" */
+};
+
+#define INJ_ORIGIN_NOLINES 1u	/* built without its line tables (synth refused them) */
+
+struct inj_origin {
+	uint8_t build_id[20];
+	uint32_t dump;		/* index into dumps */
+	uint32_t file_seq;	/* synth_input.file_seq */
+	uint32_t flags;		/* INJ_ORIGIN_* */
+	uint64_t offset;	/* of the CODE_LOAD record in the dump */
+	uint64_t code_index;
+	uint32_t generation;	/* the index's: nth load of its name in the dump */
+	/* the records the index joined to it (0: none), read again alone by ondemand.c */
+	uint64_t debug_offset, unwind_offset;	/* in the dump */
+	uint64_t info_offset, inl_offset;	/* in the companion */
+};
+
+struct inj_origins {
+	struct inj_origin_dump *dumps;
+	size_t nr_dumps;
+	struct inj_origin *v;
+	size_t n;
+};
+
+/* Identity of path now. 0 (present 0 when the file does not exist) or -errno. */
+int inj_file_id_get(const char *path, struct inj_file_id *id);
+/* 0 if path still has identity id; else -ESTALE with what differs in msg. */
+int inj_file_id_check(const char *path, const struct inj_file_id *id, char *msg, size_t len);
+/* Section bytes (malloc'd) <-> origins. Decoding checks every length; errors name the byte
+ * offset inside the section. */
+int inj_origins_encode(const struct inj_origins *o, void **buf, size_t *size);
+int inj_origins_decode(struct inj_origins *o, const void *buf, size_t size, char *err,
+		       size_t errlen);
+struct pd_reader;
+/* The origins section of an opened perf.data: 0, -ENOENT (none), or -EINVAL with a message
+ * naming input. */
+int inj_origins_read(const struct pd_reader *r, const char *input, struct inj_origins *o,
+		     char *err, size_t errlen);
+void inj_origins_free(struct inj_origins *o);
+/* Load index of the CODE_LOAD record at file offset off in x, or INJ_NONE. */
+uint32_t inj_load_at_offset(const struct jd_index *x, uint64_t off);
+/* Opens the dump of origin dump k after checking the identities of it and its companion:
+ * -ESTALE with a message saying what changed, or another -errno. */
+int inj_origins_open_dump(const struct inj_origins *o, size_t k, struct jd_index **x,
+			  char *err, size_t errlen);
 
 /* The placeholder DSO name an unload maps over code that is gone (docs/inject.md). */
 #define INJ_UNLOADED_NAME "[jit-unloaded]"
@@ -224,5 +292,7 @@ int inj_reader_open(struct inj_run_state *s, struct pd_reader **r);
 int inj_emit_pending(struct inj_run_state *s, uint64_t limit, int all);
 /* Adds the BUILD_ID entries of every sampled generation (file mode). */
 int inj_emit_build_ids(struct inj_run_state *s);
+/* --no-elfs: the origins section of every ELF the file-writing path would write (noelfs.c). */
+int inj_emit_origins(struct inj_run_state *s);
 
 #endif
