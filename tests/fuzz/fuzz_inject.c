@@ -3,8 +3,8 @@
  * from its magic on, a companion file). The dump is placed under --jit-dir with the name every
  * marker in the recording asks for. Promise checked: when inject succeeds, what it wrote is a
  * perf.data our reader reads to the end without an error.
- * fuzz-srcs: lib/ recorder/inject/ recorder/perfdata/ synth/ jitdump/ tests/lib/testutil.c
- * fuzz-libs: -lelf -ldw -lcrypto -lpthread */
+ * fuzz-srcs: lib/ recorder/inject/ recorder/symbols/ recorder/perfdata/ synth/ jitdump/ tests/lib/testutil.c
+ * fuzz-libs: -lelf -ldw -ldebuginfod -larchive -lcrypto -lzstd -liberty -lpthread */
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
