@@ -3,7 +3,7 @@
  * build-id cache, and puts it beside the dump as jitted-<pid>-<code_index>.so (through the
  * directory fd the dump was read from, and only when that directory is the running user's)
  * unless an identical file is already there. */
-#include "recorder/inject/inject.h"
+#include "recorder/inject/inject_int.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -14,22 +14,17 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "lib/pool.h"
 #include "safeio/safeio.h"
 #include "synth/synth.h"
 
 struct job { struct inj_dump *d; uint32_t load; };
 
 struct inj_pool {
-	pthread_mutex_t mu;
-	pthread_cond_t cv;
-	struct job *q;
-	size_t head, tail, cap;	/* ring */
-	int done;
+	struct jp_pool *pool;	/* the threads and the queue (lib/pool.c) */
+	pthread_mutex_t mu;	/* guards st */
 	const char *cache_root;
 	const char *fallback_root;	/* for dumps in someone else's directory */
-	pthread_t th[64];
-	int nt;
-	uint64_t finished, queued;	/* jobs done, jobs ever queued */
 	struct inj_pool_stats st;
 };
 
@@ -75,6 +70,38 @@ static int write_beside(int dirfd, const char *name, const struct synth_elf *elf
 	return rc;
 }
 
+/* The cache entry (a copy of its own: synth_cache_add never links), then the file beside the
+ * dump through the directory it was read from, only when that directory is ours (issue 16);
+ * a dump directory we cannot or must not write to still leaves the cache. */
+static int place(struct inj_pool *p, const struct inj_dump *d, const struct synth_elf *elf,
+		 const char *path, struct synth_placed *pl, char *err, size_t errlen)
+{
+	const char *root = p->cache_root ? p->cache_root : !d->beside ? p->fallback_root : NULL;
+	const char *name = strrchr(path, '/') + 1;	/* inj_load_path: "<dir>/<name>" */
+	int rc = 0;
+	memset(pl, 0, sizeof(*pl));
+	if (root) {
+		int c = synth_cache_add(elf, root, path, err, errlen);
+		rc = c < 0 ? c : 0;
+		pl->cached = c == 0;
+		pl->cache_reused = c == 1;
+	}
+	if (!d->beside)
+		return rc;	/* someone else's directory: the cache only (warned once) */
+	if (same_file(d->dirfd, name, elf->data, elf->size)) {
+		pl->reused = 1;
+		return rc;
+	}
+	char werr[384];
+	int w = write_beside(d->dirfd, name, elf, werr, sizeof(werr));
+	if (w < 0 && !rc) {
+		rc = w;
+		snprintf(err, errlen, "%.180s/%.190s", d->dir, werr);
+	}
+	pl->written = w == 0;
+	return rc;
+}
+
 static void fail(struct inj_pool *p, const char *msg)
 {
 	pthread_mutex_lock(&p->mu);
@@ -90,7 +117,8 @@ static void do_job(struct inj_pool *p, const struct job *j)
 	struct synth_input in;
 	struct synth_elf elf = { 0 };
 	char err[384] = "", path[4096 + SYNTH_FILE_NAME_MAX + 2];
-	int written = 0, reused = 0, cached = 0, cache_reused = 0, bad = 0;
+	struct synth_placed pl;
+	int bad;
 
 	inj_load_input(j->d, j->load, &in);
 	if (synth_build(&in, &elf, err, sizeof(err)) < 0)
@@ -104,37 +132,13 @@ static void do_job(struct inj_pool *p, const struct job *j)
 		snprintf(err, sizeof(err), "its ELF differs from its MMAP2 (pgoff or build-id)");
 		goto failed;
 	}
-	/* The cache entry is a copy of its own (synth_cache_add never links: the file beside the
-	 * dump may be someone else's, and `perf inject --jit` rewrites it in place). A dump
-	 * directory we cannot or must not write to still leaves the cache. */
-	const char *root = p->cache_root ? p->cache_root : !j->d->beside ? p->fallback_root : NULL;
-	if (root) {
-		int rc = synth_cache_add(&elf, root, path, err, sizeof(err));
-		bad = rc < 0;
-		cached = rc == 0;
-		cache_reused = rc == 1;
-	}
-	const char *name = strrchr(path, '/') + 1;	/* inj_load_path: "<dir>/<name>" */
-	if (!j->d->beside) {
-		/* someone else's directory: the cache only (trust_dir warned once) */
-	} else if (same_file(j->d->dirfd, name, elf.data, elf.size)) {
-		reused = 1;
-	} else {
-		char werr[384];
-		if (write_beside(j->d->dirfd, name, &elf, werr, sizeof(werr)) < 0) {
-			if (!bad)
-				snprintf(err, sizeof(err), "%.180s/%.190s", j->d->dir, werr);
-			bad = 1;
-		} else {
-			written = 1;
-		}
-	}
+	bad = place(p, j->d, &elf, path, &pl, err, sizeof(err)) < 0;
 	synth_elf_free(&elf);
 	pthread_mutex_lock(&p->mu);
-	p->st.written += written;
-	p->st.reused += reused;
-	p->st.cached += cached;
-	p->st.cache_reused += cache_reused;
+	p->st.written += pl.written;
+	p->st.reused += pl.reused;
+	p->st.cached += pl.cached;
+	p->st.cache_reused += pl.cache_reused;
 	pthread_mutex_unlock(&p->mu);
 	if (!bad)
 		return;
@@ -148,24 +152,9 @@ failed:
 	}
 }
 
-static void *worker(void *arg)
+static void run_job(void *ctx, void *job)
 {
-	struct inj_pool *p = arg;
-	for (;;) {
-		pthread_mutex_lock(&p->mu);
-		while (p->head == p->tail && !p->done)
-			pthread_cond_wait(&p->cv, &p->mu);
-		if (p->head == p->tail) {
-			pthread_mutex_unlock(&p->mu);
-			return NULL;
-		}
-		struct job j = p->q[p->head++ % p->cap];
-		pthread_mutex_unlock(&p->mu);
-		do_job(p, &j);
-		pthread_mutex_lock(&p->mu);
-		p->finished++;
-		pthread_mutex_unlock(&p->mu);
-	}
+	do_job(ctx, job);
 }
 
 int inj_pool_new(struct inj_pool **out, int threads, const char *cache_root)
@@ -174,44 +163,18 @@ int inj_pool_new(struct inj_pool **out, int threads, const char *cache_root)
 	if (!p)
 		return -ENOMEM;
 	pthread_mutex_init(&p->mu, NULL);
-	pthread_cond_init(&p->cv, NULL);
 	p->cache_root = cache_root;
-	p->cap = 4096;
-	p->q = malloc(p->cap * sizeof(*p->q));
-	if (!p->q) {
-		free(p);
-		return -ENOMEM;
-	}
 	/* Writing an ELF waits on the file system (a create, a rename, the cache's mkdirs and
 	 * link) far more than it computes, so the pool is wider than the CPU count. */
 	if (threads <= 0)
 		threads = inj_default_threads() * 4 < 32 ? 32 : inj_default_threads() * 4;
-	for (int i = 0; i < threads && i < 64; i++)
-		if (pthread_create(&p->th[p->nt], NULL, worker, p) == 0)
-			p->nt++;
-	if (!p->nt) {
-		free(p->q);
+	int rc = jp_pool_new(&p->pool, threads, sizeof(struct job), run_job, p);
+	if (rc < 0) {
+		pthread_mutex_destroy(&p->mu);
 		free(p);
-		return -EAGAIN;
+		return rc;
 	}
 	*out = p;
-	return 0;
-}
-
-/* The ring grows in place: copy the live part to a larger array, in order. */
-static int grow(struct inj_pool *p)
-{
-	size_t n = p->tail - p->head, nc = p->cap * 2;
-	struct job *nq = malloc(nc * sizeof(*nq));
-	if (!nq)
-		return -ENOMEM;
-	for (size_t i = 0; i < n; i++)
-		nq[i] = p->q[(p->head + i) % p->cap];
-	free(p->q);
-	p->q = nq;
-	p->cap = nc;
-	p->head = 0;
-	p->tail = n;
 	return 0;
 }
 
@@ -222,40 +185,22 @@ void inj_pool_set_fallback_cache(struct inj_pool *p, const char *root)
 
 int inj_pool_push(struct inj_pool *p, struct inj_dump *d, uint32_t load)
 {
+	struct job j = { d, load };
 	if (!p)
-		return 0;
-	pthread_mutex_lock(&p->mu);
-	if (p->tail - p->head == p->cap && grow(p) < 0) {
-		pthread_mutex_unlock(&p->mu);
-		return -ENOMEM;
-	}
-	p->q[p->tail++ % p->cap] = (struct job){ d, load };
-	p->queued++;
-	pthread_cond_signal(&p->cv);
-	pthread_mutex_unlock(&p->mu);
-	return 0;
+		return 0;	/* --no-elfs: no pool */
+	return jp_pool_push(p->pool, &j);
 }
 
 void inj_pool_progress(struct inj_pool *p, uint64_t *done, uint64_t *queued)
 {
-	pthread_mutex_lock(&p->mu);
-	*done = p->finished;
-	*queued = p->queued;
-	pthread_mutex_unlock(&p->mu);
+	jp_pool_progress(p->pool, done, queued);
 }
 
 void inj_pool_finish(struct inj_pool *p, struct inj_pool_stats *st)
 {
-	pthread_mutex_lock(&p->mu);
-	p->done = 1;
-	pthread_cond_broadcast(&p->cv);
-	pthread_mutex_unlock(&p->mu);
-	for (int i = 0; i < p->nt; i++)
-		pthread_join(p->th[i], NULL);
+	jp_pool_finish(p->pool);
 	if (st)
 		*st = p->st;
 	pthread_mutex_destroy(&p->mu);
-	pthread_cond_destroy(&p->cv);
-	free(p->q);
 	free(p);
 }

@@ -3,7 +3,7 @@
  * from its magic on, a companion file). The dump is placed under --jit-dir with the name every
  * marker in the recording asks for. Promise checked: when inject succeeds, what it wrote is a
  * perf.data our reader reads to the end without an error.
- * fuzz-srcs: recorder/inject/ recorder/symbols/ recorder/perfdata/ safeio/ synth/ jitdump/ tests/lib/testutil.c
+ * fuzz-srcs: lib/ recorder/inject/ recorder/symbols/ recorder/perfdata/ safeio/ synth/ jitdump/ tests/lib/testutil.c
  * fuzz-libs: -lelf -ldw -ldebuginfod -larchive -lcrypto -lzstd -liberty -lpthread */
 #include <fcntl.h>
 #include <stdint.h>
@@ -60,10 +60,8 @@ static size_t companion_start(const uint8_t *p, size_t n)
 static void place_dumps(const uint8_t *dump, size_t n)
 {
 	struct pd_reader *r = NULL;
-	if (pd_reader_open(&r, in_path, NULL) < 0) {
-		pd_reader_close(r);	/* a failed open may still hand back the reader */
+	if (pd_reader_open(&r, in_path, NULL) < 0)
 		return;
-	}
 	struct pd_event ev;
 	size_t split = companion_start(dump, n), placed = 0;
 	while (placed < 8 && pd_reader_next(r, &ev) == 1) {
@@ -85,9 +83,10 @@ static void place_dumps(const uint8_t *dump, size_t n)
 	pd_reader_close(r);
 }
 
-static void quiet(void *ctx, const char *msg)
+static void quiet(void *ctx, enum jp_level level, const char *msg)
 {
 	(void)ctx;
+	(void)level;
 	if (msg)
 		sink += strlen(msg);
 }
@@ -131,7 +130,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	struct inj_opts o = {
 		.input = in_path, .output = out_path, .out_fd = fd, .jit_dir = jit_dir,
-		.all = 1, .threads = 1, .warn = quiet, .ctx = NULL,
+		.all = 1, .threads = 1, .log = { quiet, NULL },
 	};
 	struct inj_stats st;
 	char err[512];
