@@ -51,7 +51,12 @@ Test(record_perf, file_opens_in_perf_without_warnings)
 	free(copy);
 	cr_assert_eq(rows, d.ndsos);
 	cr_assert_eq(total, d.samples);
-	cr_assert_str_eq(d.names[ru_top(&d)], "libc.so.6", "the loop lives in dash and libc");
+	/* The loop lives in the shell and libc; which of them leads depends on the shell. */
+	char shell[PATH_MAX], libc[PATH_MAX];
+	ru_loop_files(shell, sizeof(shell), libc, sizeof(libc));
+	const char *top = d.names[ru_top(&d)];
+	cr_assert(!strcmp(top, "libc.so.6") || !strcmp(top, strrchr(shell, '/') + 1),
+		  "top DSO %s, neither libc.so.6 nor %s", top, shell);
 	tu_result_free(&r);
 
 	char *scr[] = { "perf", "script", "-i", data, "-F", "ip,dso", "-G", NULL };
@@ -190,8 +195,10 @@ Test(record_perf, pipe_mode_into_perf_report)
 		 "-i %s", tu_build("jitprof"), RU_LOOP, data, data);
 	cr_assert_eq(tu_sh(&r, cmd, 60), 0);
 	cr_assert_eq(r.status, 0, "%s\n%s", r.out, r.err);
-	cr_assert_not_null(strstr(r.out, "/usr/lib/x86_64-linux-gnu/libc.so.6"), "%s", r.out);
-	cr_assert_not_null(strstr(r.out, "/usr/bin/dash"), "%s", r.out);
+	char shell[PATH_MAX], libc[PATH_MAX];
+	ru_loop_files(shell, sizeof(shell), libc, sizeof(libc));
+	cr_assert_not_null(strstr(r.out, libc), "%s not in:\n%s", libc, r.out);
+	cr_assert_not_null(strstr(r.out, shell), "%s not in:\n%s", shell, r.out);
 	tu_result_free(&r);
 }
 
