@@ -24,17 +24,22 @@ static void usage(FILE *out)
 		"generations that received samples, beside the dump and into the build-id cache.\n\n"
 		"  -j, --jit              inject jitted code (the only mode; accepted for perf's habit)\n"
 		"  -i, --input FILE       perf.data to read, or - for a pipe (default perf.data)\n"
-		"  -o, --output FILE      perf.data to write, or - for a pipe on stdout (default -)\n"
+		"  -o, --output FILE      perf.data to write, or - for pipe mode on stdout (also when\n"
+		"                         stdout is a file, as perf) (default -)\n"
 		"      --jit-dir DIR      read the dumps from DIR instead of the recorded paths\n"
 		"      --all              write the ELF of every generation, not only sampled ones\n"
 		"      --buildid-dir DIR  build-id cache root (default $PERF_BUILDID_DIR or ~/.debug)\n"
 		"      --no-buildid-cache do not place the ELFs in the build-id cache\n"
 		"      --threads N        worker threads (default: ELF writers 4 per CPU, at least\n"
 		"                         32, as they mostly wait on the file system; hashing: CPUs)\n"
+		"      --follow-wait MS   pipe input: wait up to MS in all per dump for a running\n"
+		"                         writer to write its code loads up to the stream's time\n"
+		"                         (default %d; -1: never wait, still re-read as dumps grow)\n"
 		"  -q, --quiet            no summary\n"
 		"  -h, --help             this text\n\n"
 		"The recording must be on the dumps' clock: CLOCK_MONOTONIC dumps need a recording\n"
-		"made with -k mono; arch-timestamp dumps are converted with its TIME_CONV.\n");
+		"made with -k mono; arch-timestamp dumps are converted with its TIME_CONV.\n",
+		INJ_FOLLOW_WAIT_MS);
 }
 
 static void on_warn(void *ctx, const char *msg)
@@ -55,7 +60,7 @@ static void on_progress_elfs(void *ctx, uint64_t done, uint64_t total)
 	cli_progress("writing ELFs", done, total);
 }
 
-enum { OPT_JIT_DIR = 256, OPT_ALL, OPT_BUILDID_DIR, OPT_NO_CACHE, OPT_THREADS };
+enum { OPT_JIT_DIR = 256, OPT_ALL, OPT_BUILDID_DIR, OPT_NO_CACHE, OPT_THREADS, OPT_FOLLOW };
 
 static const struct option longopts[] = {
 	{ "jit", no_argument, NULL, 'j' },
@@ -66,6 +71,7 @@ static const struct option longopts[] = {
 	{ "buildid-dir", required_argument, NULL, OPT_BUILDID_DIR },
 	{ "no-buildid-cache", no_argument, NULL, OPT_NO_CACHE },
 	{ "threads", required_argument, NULL, OPT_THREADS },
+	{ "follow-wait", required_argument, NULL, OPT_FOLLOW },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -83,8 +89,15 @@ static void summary(const struct inj_opts *o, const struct inj_stats *st, const 
 		 cache ? " (build-id cache " : "", cache ? cache : "", cache ? ")" : "",
 		 (unsigned long long)st->anon_dropped);
 	if (st->clamped)
-		cli_info("%llu code loads predate their marker's place in %s and take effect "
-			 "from there", (unsigned long long)st->clamped, o->input);
+		cli_info("%llu code loads were read after %s had passed their time (marker or dump "
+			 "written late) and take effect from there", (unsigned long long)st->clamped,
+			 o->input);
+	if (st->rereads || st->wait_ms)
+		cli_info("dumps followed as they grew: %llu re-reads, %llu ms waiting for their "
+			 "writers", (unsigned long long)st->rereads, (unsigned long long)st->wait_ms);
+	if (st->behind)
+		cli_info("%llu dump(s) still short of the stream's time when --follow-wait ran out: "
+			 "loads written later take effect where read", (unsigned long long)st->behind);
 }
 
 int cmd_inject(int argc, char **argv)
@@ -104,6 +117,17 @@ int cmd_inject(int argc, char **argv)
 		case OPT_BUILDID_DIR: cache = optarg; break;
 		case OPT_NO_CACHE: no_cache = 1; break;
 		case OPT_THREADS: o.threads = atoi(optarg); break;
+		case OPT_FOLLOW: {
+			char *end;
+			long v = strtol(optarg, &end, 10);
+			if (*end || end == optarg || v < -1 || v > 3600000) {
+				fprintf(stderr, "jitprof inject: --follow-wait: %s is not -1 or a "
+					"number of milliseconds\n", optarg);
+				return 2;
+			}
+			o.follow_wait_ms = v ? (int)v : -1;
+			break;
+		}
 		case 'q': quiet = 1; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
@@ -129,7 +153,9 @@ int cmd_inject(int argc, char **argv)
 	if ((rc = cli_outfile_open(&out, o.output)) < 0)
 		return cli_error("%s: %s", o.output, strerror(-rc));
 	o.out_fd = out.fd;
-	o.out_pipe = out.unseekable;
+	/* '-' is pipe mode even when stdout is a regular file, as perf: `cat out | report -i -`
+	 * must read it. */
+	o.out_pipe = out.unseekable || out.is_stdout;
 	o.warn = on_warn;
 	o.progress_bytes = on_progress;
 	if (isatty(STDERR_FILENO))

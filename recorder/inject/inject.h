@@ -89,6 +89,7 @@ struct inj_ev {
 #define INJ_QUEUED      4u	/* handed to the ELF writer */
 #define INJ_BAD         8u	/* synth refuses it: no MMAP2, no ELF (perf skips it too) */
 #define INJ_NOLINES    16u	/* line/inline tables refused by synth: ELF made without them */
+#define INJ_OLD        32u	/* read by an earlier part of a followed dump: not mapped here */
 
 struct inj_load {
 	uint8_t build_id[20];
@@ -119,12 +120,23 @@ struct inj_dump {
 	struct inj_bounds bounds;
 	struct inj_segmap emit_map;	/* state as of the last emitted event */
 	struct inj_segmap sim_map;	/* state as of the replay (sim.c) */
+	/* A dump read while its writer still runs is followed: each re-read of the grown file
+	 * is one more inj_dump (a "part") owning only the loads and moves after the previous
+	 * part's; the replay already lets the newest mapping of a pid win across dumps. */
+	size_t first_load, first_move;	/* this part maps loads/moves from here on */
+	uint64_t newest;	/* newest record time read (perf clock) */
+	int closed;		/* CODE_CLOSE read: the writer is done */
+	int64_t size;		/* file size when read */
+	char *marker;		/* the marker's file name, as the writer mapped it */
+	uint64_t waited_us;	/* time spent waiting for this file to grow (all parts) */
+	int superseded;		/* a later part re-read the file */
 };
 
 struct inj_dump_opts {
 	int arch_time;		/* dump uses TSC: convert with tc */
 	const struct inj_time_conv *tc;
 	int threads;		/* for build-ids */
+	size_t first_load, first_move;	/* 0 for a whole dump; else the previous part's ends */
 };
 /* Builds the timeline and build-ids of an opened index (takes ownership of x; call
  * inj_dump_fini also after a failure). */
@@ -208,7 +220,13 @@ struct inj_opts {
 	void (*progress_bytes)(void *ctx, uint64_t done, uint64_t total);
 	/* While the last ELFs are written: ELFs done out of queued. */
 	void (*progress_elfs)(void *ctx, uint64_t done, uint64_t total);
+	/* Pipe input: how long in all (ms) to wait for one live writer's dump to reach the
+	 * stream's time before going on without its newer loads; 0 = INJ_FOLLOW_WAIT_MS, <0
+	 * never wait (the dumps are still re-read as they grow). */
+	int follow_wait_ms;
 };
+
+#define INJ_FOLLOW_WAIT_MS 5000
 
 struct inj_stats {
 	uint64_t records_in, records_out;
@@ -218,6 +236,10 @@ struct inj_stats {
 	uint64_t samples;
 	uint64_t loads_hit;
 	uint64_t dumps_salvaged;	/* dumps with a damaged tail */
+	uint64_t rereads;		/* a followed dump read again after it grew */
+	uint64_t wait_ms;		/* waited for live writers, in all */
+	uint64_t behind;		/* dumps a live writer had not yet written up to the
+					 * stream's time when the wait bound ran out */
 	struct inj_pool_stats pool;
 };
 

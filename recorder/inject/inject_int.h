@@ -31,6 +31,12 @@ void inj_warnf(struct inj_run_state *s, const char *fmt, ...)
  * already found (the prescan said what it had to about the others). */
 int inj_marker_take(struct inj_run_state *s, const struct pd_reader *r,
 		    const struct pd_event *ev, int open_new);
+/* Pipe input: each dump whose file grew since it was read is read again (one more part) until
+ * it holds records up to time upto; a writer that still has its marker mapped is waited for,
+ * up to the run's bound per dump. 0, or <0 to refuse the run. */
+int inj_follow(struct inj_run_state *s, const struct pd_reader *r, uint64_t upto);
+/* Says once, for the newest part of a dump, that its tail was damaged. */
+void inj_dump_warn_salvaged(struct inj_run_state *s, struct inj_dump *d);
 /* 1 if the record is a runtime's anonymous code mapping perf would drop. */
 int inj_marker_drop_anon(struct inj_run_state *s, const struct pd_event *ev);
 /* File input: finds every marker (and TIME_CONV) before the main pass. */

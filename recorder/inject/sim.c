@@ -193,12 +193,20 @@ static int in_some_dump(const struct inj_sim *s, uint32_t pid, uint64_t ip)
 	return 0;
 }
 
+/* Whether pid's dumps say which of its addresses can matter: it has one, and (pipe input) no
+ * dump of it may still grow, since a load read later may cover any address. */
 static int pid_has_dump(const struct inj_sim *s, uint32_t pid)
 {
-	for (size_t i = 0; i < s->nr_dumps; i++)
-		if (s->dumps[i]->pid == pid)
-			return 1;
-	return 0;
+	int has = 0;
+	for (size_t i = 0; i < s->nr_dumps; i++) {
+		const struct inj_dump *d = s->dumps[i];
+		if (d->pid != pid)
+			continue;
+		if (s->lazy && !d->closed && !d->superseded)
+			return 0;
+		has = 1;
+	}
+	return has;
 }
 
 /* Whether ip can matter: inside a dump's ranges, or anything while pid has no dump yet. */
