@@ -162,5 +162,13 @@ int cmd_record(int argc, char **argv)
 	if (st.lost)
 		cli_warn("%llu samples lost (ring buffer full): try a lower -F or a larger -m",
 			 (unsigned long long)st.lost);
+	if (st.held_rounds)
+		cli_info("pipe: %llu round(s) held %llu ms in all until the build-ids of the DSOs "
+			 "they sampled were out", (unsigned long long)st.held_rounds,
+			 (unsigned long long)st.held_ms);
+	if (st.late_dsos)
+		cli_warn("pipe: %llu DSO(s) sampled before their build-id could be read (held up to "
+			 "%d ms): a reader meets those samples first", (unsigned long long)st.late_dsos,
+			 REC_BID_HOLD_MS);
 	return st.workload_status;
 }

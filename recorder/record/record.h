@@ -24,12 +24,19 @@ struct rec_opts {
 	bool quiet;
 };
 
+/* Pipe mode: how long one round may wait for the build-ids its samples need. */
+#define REC_BID_HOLD_MS 1000
+
 struct rec_stats {
 	uint64_t samples;
 	uint64_t lost;		/* samples the kernel dropped (PERF_RECORD_LOST) */
 	uint64_t records;
 	uint64_t bytes;
 	uint64_t build_ids;	/* build-ids resolved by the side thread */
+	uint64_t held_rounds;	/* pipe mode: rounds held until the build-ids they need */
+	uint64_t held_ms;	/* ... and the time spent waiting for them */
+	uint64_t late_dsos;	/* DSOs whose samples went out before their build-id could be
+				 * read (REC_BID_HOLD_MS ran out) */
 	int workload_status;	/* exit code of the workload (128+sig if killed), or 0 */
 	char event_name[64];
 };

@@ -83,10 +83,27 @@ int rec_hits_mmap(struct rec_hits *h, uint32_t pid, uint64_t start, uint64_t len
 		  struct rec_dso *d);
 void rec_hits_fork(struct rec_hits *h, uint32_t pid, uint32_t ppid);
 void rec_hits_exec(struct rec_hits *h, uint32_t pid);
-void rec_hits_sample(struct rec_hits *h, uint32_t pid, uint64_t ip, uint16_t cpumode);
+/* Marks the DSO at ip hit and returns it (NULL: not mapped yet, looked up again at finish). */
+struct rec_dso *rec_hits_sample(struct rec_hits *h, uint32_t pid, uint64_t ip, uint16_t cpumode);
 void rec_hits_finish(struct rec_hits *h);
 size_t rec_hits_nr_dsos(const struct rec_hits *h);
 struct rec_dso *rec_hits_dso_at(struct rec_hits *h, size_t i);
+
+/* ---- hold.c ---- */
+struct rec_hold {
+	uint8_t *buf;		/* the round's records, as drained */
+	size_t len, cap;
+	struct rec_dso **wait;	/* DSOs hit while their build-id was being read */
+	size_t nwait, capwait;
+};
+int rec_hold_record(struct rec_hold *h, const struct perf_event_header *hdr);
+/* Notes that the round hit d; only a DSO whose build-id is still being read is waited for. */
+int rec_hold_need(struct rec_hold *h, struct rec_dso *d);
+/* How many noted DSOs are still without a result from the side thread. */
+size_t rec_hold_pending(const struct rec_hold *h);
+/* Writes the held round and starts the next one. */
+int rec_hold_flush(struct rec_hold *h, struct pd_writer *w);
+void rec_hold_free(struct rec_hold *h);
 
 /* ---- synth.c ---- */
 struct rec_synth_ctx {

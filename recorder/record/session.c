@@ -38,6 +38,7 @@ struct session {
 	struct pd_writer *w;
 	struct rec_synth_ctx sc;
 	uint8_t *tmp;
+	struct rec_hold hold;	/* pipe mode: the round being drained */
 	uint64_t first_time, last_time;
 	pid_t child;
 	int go_fd, err_fd;
@@ -69,6 +70,7 @@ static int sink(void *ctx, const struct perf_event_header *h)
 {
 	struct session *s = ctx;
 	struct pd_event e;
+	struct rec_dso *d;
 
 	s->st->records++;
 	if (pd_decode_attr(&s->ev.attr, h, h->size, &e) == 0) {
@@ -79,8 +81,10 @@ static int sink(void *ctx, const struct perf_event_header *h)
 				s->first_time = e.u.sample.time;
 			if (e.u.sample.time > s->last_time)
 				s->last_time = e.u.sample.time;
-			rec_hits_sample(s->sc.hits, e.u.sample.pid, e.u.sample.ip,
-					h->misc & PERF_RECORD_MISC_CPUMODE_MASK);
+			d = rec_hits_sample(s->sc.hits, e.u.sample.pid, e.u.sample.ip,
+					    h->misc & PERF_RECORD_MISC_CPUMODE_MASK);
+			if (s->sc.pipe && rec_hold_need(&s->hold, d))
+				return -ENOMEM;
 			break;
 		case PERF_RECORD_MMAP:
 		case PERF_RECORD_MMAP2:
@@ -101,6 +105,8 @@ static int sink(void *ctx, const struct perf_event_header *h)
 			break;
 		}
 	}
+	if (s->sc.pipe)
+		return rec_hold_record(&s->hold, h);
 	return pd_writer_write(s->w, h, h->size);
 }
 
@@ -133,9 +139,40 @@ static int take_build_ids(struct session *s)
 	return err;
 }
 
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* Pipe mode: the held round goes out once the build-ids its samples need are out, or when
+ * REC_BID_HOLD_MS ran out (those DSOs are counted). */
+static int release_round(struct session *s)
+{
+	uint64_t start = now_ms();
+	size_t pending;
+	int err;
+
+	while (!(err = take_build_ids(s)) && (pending = rec_hold_pending(&s->hold))) {
+		if (now_ms() - start >= REC_BID_HOLD_MS) {
+			s->st->late_dsos += pending;
+			break;
+		}
+		struct timespec ts = { 0, 1000 * 1000 };
+		nanosleep(&ts, NULL);
+	}
+	if (s->hold.nwait) {
+		s->st->held_rounds++;
+		s->st->held_ms += now_ms() - start;
+	}
+	return err ? err : rec_hold_flush(&s->hold, s->w);
+}
+
 static int drain_all(struct session *s)
 {
 	bool any = false;
+	int err;
 
 	for (size_t i = 0; i < s->ev.nrings; i++) {
 		long n = rec_ring_drain(&s->ev.rings[i], s->tmp, sink, s);
@@ -143,11 +180,10 @@ static int drain_all(struct session *s)
 			return (int)n;
 		any |= n > 0;
 	}
-	if (any) {
-		int err = pd_writer_finished_round(s->w);
-		if (err)
-			return err;
-	}
+	if (s->sc.pipe && (err = release_round(s)))
+		return err;
+	if (any && (err = pd_writer_finished_round(s->w)))
+		return err;
 	return take_build_ids(s);
 }
 
@@ -415,6 +451,7 @@ out:
 	rec_bid_free(s.sc.bids);
 	rec_hits_free(s.sc.hits);
 	free(s.tmp);
+	rec_hold_free(&s.hold);
 	signal(SIGCHLD, SIG_DFL);
 	return err;
 }
