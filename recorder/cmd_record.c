@@ -9,6 +9,7 @@
 
 #include "recorder/cli.h"
 #include "recorder/record/record.h"
+#include "synth/synth.h"
 
 static void usage(FILE *out)
 {
@@ -28,7 +29,11 @@ static void usage(FILE *out)
 		"  -a         all CPUs, all processes\n"
 		"  -o FILE    output (default perf.data)\n"
 		"  -m PAGES   ring buffer data pages per CPU (power of two, default 256)\n"
-		"  -q         no progress or summary\n");
+		"  -q         no progress or summary\n"
+		"  -N, --no-buildid-cache  do not save the vdso image in the build-id cache\n"
+		"  --buildid-dir DIR       build-id cache (default $PERF_BUILDID_DIR or ~/.debug)\n\n"
+		"The vdso image (in no file) goes to the build-id cache as [vdso]/<id>/vdso, as\n"
+		"perf does, so its samples get names here and in `jitprof archive`.\n");
 }
 
 static int parse_u64(const char *s, uint64_t *v)
@@ -55,15 +60,19 @@ int cmd_record(int argc, char **argv)
 		{ "output", required_argument, NULL, 'o' },
 		{ "mmap-pages", required_argument, NULL, 'm' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "no-buildid-cache", no_argument, NULL, 'N' },
+		{ "buildid-dir", required_argument, NULL, 'B' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct rec_opts o = { .clockid = -1, .orig_argc = argc, .orig_argv = (const char *const *)argv };
+	char cache[4096];
+	bool no_cache = false;
 	struct rec_stats st;
 	uint64_t v;
 	int c, err;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+hk:F:c:e:gp:ao:m:q", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+hk:F:c:e:gp:ao:m:qN", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'h':
 			usage(stdout);
@@ -107,6 +116,12 @@ int cmd_record(int argc, char **argv)
 			o.quiet = true;
 			cli_set_quiet(1);
 			break;
+		case 'N':
+			no_cache = true;
+			break;
+		case 'B':
+			o.buildid_dir = optarg;
+			break;
 		default:
 			usage(stderr);
 			return 2;
@@ -114,6 +129,10 @@ int cmd_record(int argc, char **argv)
 	}
 	if (o.freq && o.period)
 		return cli_error("-F and -c exclude each other"), 2;
+	if (no_cache)
+		o.buildid_dir = NULL;
+	else if (!o.buildid_dir && synth_cache_default_root(cache, sizeof(cache)) == 0)
+		o.buildid_dir = cache;
 	if (o.pid && o.system_wide)
 		return cli_error("-p and -a exclude each other"), 2;
 	if (optind < argc)

@@ -89,6 +89,11 @@ void rec_hits_finish(struct rec_hits *h);
 size_t rec_hits_nr_dsos(const struct rec_hits *h);
 struct rec_dso *rec_hits_dso_at(struct rec_hits *h, size_t i);
 
+/* ---- vdso.c ---- */
+/* Saves this process's vdso image as <root>/[vdso]/<hex>/vdso with the link
+ * <root>/.build-id/xx/rest -> ../../[vdso]/<hex> (perf's layout), if its build-id is id. */
+int rec_vdso_save(const char *root, const uint8_t *id, size_t id_size);
+
 /* ---- hold.c ---- */
 struct rec_hold {
 	uint8_t *buf;		/* the round's records, as drained */

@@ -300,6 +300,14 @@ static int finish_build_ids(struct session *s)
 	}
 	if (!err && !s->sc.pipe && s->st->samples)
 		err = pd_writer_set_sample_time(s->w, s->first_time, s->last_time);
+	/* The vdso is in no file: a report can name its samples only from the cached image. */
+	struct rec_dso *vdso = rec_hits_dso(s->sc.hits, "[vdso]", PERF_RECORD_MISC_USER);
+	if (!err && s->o->buildid_dir && vdso && vdso->hit && vdso->state == BID_KNOWN) {
+		int rc = rec_vdso_save(s->o->buildid_dir, vdso->id, vdso->id_size);
+		s->st->vdso_saved = rc == 0;
+		if (rc)
+			cli_warn("vdso image not saved in %s: %s", s->o->buildid_dir, strerror(-rc));
+	}
 	return err;
 }
 

@@ -212,8 +212,10 @@ static int next_cand(struct sym_session *s, struct sym_dso *d, int debug, int st
 	switch (step) {
 	case 0: {
 		char *p = NULL;
-		if (!d->bid.size ||
-		    source_lookup(s, &d->bid, debug ? "debug" : "elf", &p, &c->image, &c->len))
+		int vdso = !strcmp(d->long_name, "[vdso]");
+		if (!d->bid.size || (vdso && debug) ||
+		    source_lookup(s, &d->bid, vdso ? "vdso" : debug ? "debug" : "elf", &p, &c->image,
+				  &c->len))
 			return 0;
 		if (c->image) {
 			c->path = p;
