@@ -10,6 +10,7 @@ pkgs=(
 	binutils gdb linux-perf
 	openjdk-17-jdk-headless nodejs
 	python3 libxml2-utils
+	libc6-dbg
 )
 missing=()
 for p in "${pkgs[@]}"; do

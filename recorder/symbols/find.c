@@ -314,14 +314,30 @@ int find_debug_file(struct sym_session *s, struct sym_dso *d)
 {
 	if (d->dbg_elf)
 		return 0;
-	if (!d->elf || !d->bid.size || d->dbg_fd == -2)
+	if (!d->elf || d->dbg_fd == -2)
 		return -ENOENT;
 	if (has_section(d->elf, ".debug_info") && has_section(d->elf, ".symtab"))
 		return -ENOENT;
 	d->dbg_fd = -2;	/* tried */
 	struct cand c;
 	Elf *elf = NULL;
-	if (locate(s, d, 1, &c, &elf))
+	/* Nothing recorded (perf's pipe mode, older recordings): the file in use names its debug
+	 * file by its own build-id, else by its .gnu_debuglink. */
+	struct sym_build_id recorded = d->bid;
+	if (!d->bid.size)
+		dso_elf_build_id(d->elf, &d->bid);
+	int rc = d->bid.size ? locate(s, d, 1, &c, &elf) : -ENOENT;
+	d->bid = recorded;
+	if (rc && !d->bid.size) {
+		char buf[4096];
+		c = (struct cand){ -1, NULL, 0, NULL };
+		rc = debuglink_find(d->elf, d->path, d->long_name, s->o.symfs, buf, sizeof(buf));
+		if (!rc && !(open_path(&c, buf) && cand_check(s, d, &c, &elf))) {
+			cand_drop(&c);
+			rc = -ENOENT;
+		}
+	}
+	if (rc)
 		return -ENOENT;
 	keep_elf(elf, &c.fd);
 	d->dbg_fd = c.fd;
