@@ -39,22 +39,10 @@ static void teardown(void)
  * behind /bin/sh and the libc (ours, from /proc/self/maps: the same file the shell maps). */
 static inline void ru_loop_files(char *shell, size_t slen, char *libc, size_t llen)
 {
-	char buf[4096], *rp = realpath("/bin/sh", NULL);
+	char *rp = realpath("/bin/sh", NULL);
 	snprintf(shell, slen, "%s", rp ? rp : "/bin/sh");
 	free(rp);
-	libc[0] = 0;
-	FILE *f = fopen("/proc/self/maps", "r");
-	while (f && fgets(buf, sizeof(buf), f)) {
-		char *p = strchr(buf, '/'), *nl = strchr(buf, '\n');
-		if (nl)
-			*nl = 0;
-		if (p && strstr(p, "/libc.so.6")) {
-			snprintf(libc, llen, "%s", p);
-			break;
-		}
-	}
-	if (f)
-		fclose(f);
+	tu_self_map_path("/libc.so.6", libc, llen);
 	cr_assert(libc[0], "no libc.so.6 in /proc/self/maps");
 }
 

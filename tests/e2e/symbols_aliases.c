@@ -52,25 +52,6 @@ static void sample(struct pd_writer *w, uint16_t misc, uint64_t ip, uint64_t t)
 	cr_assert_eq(pd_writer_write(w, &s, sizeof(s)), 0);
 }
 
-static const char *libc_path(char *buf, size_t len)
-{
-	FILE *f = fopen("/proc/self/maps", "re");
-	char line[4608];
-	buf[0] = 0;
-	while (f && fgets(line, sizeof(line), f)) {
-		char *p = strchr(line, '/'), *nl = strchr(line, '\n');
-		if (nl)
-			*nl = 0;
-		if (p && strstr(p, "/libc.so.6")) {
-			snprintf(buf, len, "%s", p);
-			break;
-		}
-	}
-	if (f)
-		fclose(f);
-	return buf;
-}
-
 Test(aliases, names_at_shared_addresses_are_perfs, .timeout = 300)
 {
 	if (!tu_have("perf") || !tu_have("nm"))
@@ -80,7 +61,7 @@ Test(aliases, names_at_shared_addresses_are_perfs, .timeout = 300)
 	struct sym_build_id kid, lid;
 	snprintf(data, sizeof(data), "%s/a.data", dir);
 	cr_assert_eq(sym_kernel_build_id(&kid), 0, "no kernel build-id here");
-	cr_assert(libc_path(libc, sizeof(libc))[0]);
+	cr_assert(tu_self_map_path("/libc.so.6", libc, sizeof(libc))[0]);
 	cr_assert_eq(sym_elf_build_id(libc, &lid, NULL, 0), 0);
 
 	/* kernel: text symbols of the core kernel; _text is where perf relocates from */
