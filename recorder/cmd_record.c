@@ -31,7 +31,9 @@ static void usage(FILE *out)
 		"  -m PAGES   ring buffer data pages per CPU (power of two, default 256)\n"
 		"  -q         no progress or summary\n"
 		"  -N, --no-buildid-cache  do not save the vdso image in the build-id cache\n"
-		"  --buildid-dir DIR       build-id cache (default $PERF_BUILDID_DIR or ~/.debug)\n\n"
+		"  --buildid-dir DIR       build-id cache (default $PERF_BUILDID_DIR or ~/.debug)\n"
+		"  --keep-deleted          a mapped file deleted while mapped: its contents (read\n"
+		"                          back through /proc/PID/map_files) go to the cache too\n\n"
 		"The vdso image (in no file) goes to the build-id cache as [vdso]/<id>/vdso, as\n"
 		"perf does, so its samples get names here and in `jitprof archive`.\n");
 }
@@ -62,6 +64,7 @@ int cmd_record(int argc, char **argv)
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "no-buildid-cache", no_argument, NULL, 'N' },
 		{ "buildid-dir", required_argument, NULL, 'B' },
+		{ "keep-deleted", no_argument, NULL, 'K' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct rec_opts o = { .clockid = -1, .orig_argc = argc, .orig_argv = (const char *const *)argv };
@@ -122,6 +125,9 @@ int cmd_record(int argc, char **argv)
 		case 'B':
 			o.buildid_dir = optarg;
 			break;
+		case 'K':
+			o.keep_deleted = true;
+			break;
 		default:
 			usage(stderr);
 			return 2;
@@ -129,6 +135,8 @@ int cmd_record(int argc, char **argv)
 	}
 	if (o.freq && o.period)
 		return cli_error("-F and -c exclude each other"), 2;
+	if (no_cache && o.keep_deleted)
+		return cli_error("--keep-deleted needs the build-id cache (drop -N)"), 2;
 	if (no_cache)
 		o.buildid_dir = NULL;
 	else if (!o.buildid_dir && synth_cache_default_root(cache, sizeof(cache)) == 0)
@@ -185,6 +193,9 @@ int cmd_record(int argc, char **argv)
 		cli_info("pipe: %llu round(s) held %llu ms in all until the build-ids of the DSOs "
 			 "they sampled were out", (unsigned long long)st.held_rounds,
 			 (unsigned long long)st.held_ms);
+	if (st.kept_deleted)
+		cli_info("%llu deleted mapped file(s) kept in %s", (unsigned long long)st.kept_deleted,
+			 o.buildid_dir);
 	if (st.late_dsos)
 		cli_warn("pipe: %llu DSO(s) sampled before their build-id could be read (held up to "
 			 "%d ms): a reader meets those samples first", (unsigned long long)st.late_dsos,

@@ -23,6 +23,7 @@ struct rec_opts {
 	const char *const *orig_argv;
 	bool quiet;
 	const char *buildid_dir;	/* build-id cache for the vdso image; NULL: none */
+	bool keep_deleted;	/* deleted mapped files' contents into buildid_dir too */
 };
 
 /* Pipe mode: how long one round may wait for the build-ids its samples need. */
@@ -39,6 +40,7 @@ struct rec_stats {
 	uint64_t late_dsos;	/* DSOs whose samples went out before their build-id could be
 				 * read (REC_BID_HOLD_MS ran out) */
 	int vdso_saved;		/* 1: the vdso image went to the build-id cache */
+	uint64_t kept_deleted;	/* deleted mapped files kept in the build-id cache */
 	int workload_status;	/* exit code of the workload (128+sig if killed), or 0 */
 	char event_name[64];
 };

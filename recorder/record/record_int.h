@@ -57,8 +57,17 @@ struct rec_bid_result {
 	uint8_t id[PD_BUILD_ID_MAX];
 	size_t size;		/* 0: no build-id could be read */
 };
-int rec_bid_start(struct rec_bid_thread **t);
+/* keep_root: with --keep-deleted, the build-id cache the contents of deleted mapped files go
+ * to (NULL: none are kept). */
+int rec_bid_start(struct rec_bid_thread **t, const char *keep_root);
 int rec_bid_request(struct rec_bid_thread *t, const char *path, pid_t pid);
+/* A mapping [start, end) of pid: its build-id is read from path, else (the file was deleted
+ * or replaced) through /proc/PID/map_files while the process lives. id non-NULL: the kernel
+ * gave it already, only keep the file if it was deleted (no result is posted). */
+int rec_bid_request_map(struct rec_bid_thread *t, const char *path, pid_t pid, uint64_t start,
+			uint64_t end, const uint8_t *id, size_t id_size);
+/* Deleted files whose contents went to the cache so far. */
+size_t rec_bid_kept(struct rec_bid_thread *t);
 /* Takes up to max finished results; returns their number. */
 size_t rec_bid_poll(struct rec_bid_thread *t, struct rec_bid_result *out, size_t max);
 /* Finishes the queue, joins the thread (results stay pollable), frees with rec_bid_free. */
@@ -89,9 +98,13 @@ void rec_hits_finish(struct rec_hits *h);
 size_t rec_hits_nr_dsos(const struct rec_hits *h);
 struct rec_dso *rec_hits_dso_at(struct rec_hits *h, size_t i);
 
-/* ---- vdso.c ---- */
-/* Saves this process's vdso image as <root>/[vdso]/<hex>/vdso with the link
- * <root>/.build-id/xx/rest -> ../../[vdso]/<hex> (perf's layout), if its build-id is id. */
+/* ---- cache.c ---- */
+/* buf as <root>/<name>/<hex id>/<kind> (written whole, then renamed) with the link
+ * <root>/.build-id/xx/rest -> ../../<name>/<hex> (perf's layout). name: a recorded path
+ * (leading '/' dropped; no "..") or "[vdso]". */
+int rec_cache_save(const char *root, const char *name, const uint8_t *id, size_t id_size,
+		   const char *kind, const void *buf, size_t len);
+/* This process's vdso image as [vdso]/<hex>/vdso, if its build-id is id. */
 int rec_vdso_save(const char *root, const uint8_t *id, size_t id_size);
 
 /* ---- hold.c ---- */
@@ -116,6 +129,7 @@ struct rec_synth_ctx {
 	struct rec_hits *hits;
 	struct rec_bid_thread *bids;
 	bool pipe;
+	bool keep_deleted;	/* --keep-deleted: every file map is looked at by the side thread */
 };
 /* "[kernel.kallsyms]_text" with pgoff = runtime _text and the kernel build-id, then one map
  * per loaded module ("[name]", as perf names modules it has no path for). */

@@ -290,6 +290,7 @@ static int finish_build_ids(struct session *s)
 	int err = 0;
 
 	rec_bid_stop(s->sc.bids);
+	s->st->kept_deleted = rec_bid_kept(s->sc.bids);
 	err = take_build_ids(s);
 	rec_hits_finish(s->sc.hits);
 	for (size_t i = 0; i < rec_hits_nr_dsos(s->sc.hits) && !err && !s->sc.pipe; i++) {
@@ -416,9 +417,10 @@ int rec_run(const struct rec_opts *o, struct rec_stats *st)
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGCHLD, &sc, NULL);
 	s.sc.pipe = pipe_mode;
+	s.sc.keep_deleted = o->keep_deleted && o->buildid_dir;
 	s.tmp = malloc(1u << 16);
 	s.sc.hits = rec_hits_new();
-	if (!s.tmp || !s.sc.hits || rec_bid_start(&s.sc.bids)) {
+	if (!s.tmp || !s.sc.hits || rec_bid_start(&s.sc.bids, o->keep_deleted ? o->buildid_dir : NULL)) {
 		err = -ENOMEM;
 		goto out;
 	}

@@ -1,7 +1,9 @@
-/* vdso.c - the vdso image into the build-id cache, as perf record does: [vdso] is in no file,
- * so a report (here, or elsewhere through an archive) can name its samples only from a copy.
- * The copy is this process's own vdso mapping: the kernel maps the same image everywhere, and
- * the build-id recorded for [vdso] (read from the same image) says whether it is the one. */
+/* cache.c - what record puts in the build-id cache (perf's layout, <root>/<name>/<id>/<kind>
+ * plus <root>/.build-id/xx/rest -> ../../<name>/<id>): files that exist nowhere else. The vdso
+ * image, as perf record does ([vdso] is in no file; the copy is this process's own vdso
+ * mapping: the kernel maps the same image everywhere, and the build-id recorded for [vdso]
+ * says whether it is the one), and with --keep-deleted the contents of mapped files that were
+ * deleted, read back through /proc/PID/map_files while the process lives. */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -94,27 +96,44 @@ static int put_link(char *path, const char *target)
 	return rc;
 }
 
+int rec_cache_save(const char *root, const char *name, const uint8_t *id, size_t id_size,
+		   const char *kind, const void *buf, size_t len)
+{
+	char hex[2 * PD_BUILD_ID_MAX + 1], path[4200], target[4200];
+	while (*name == '/')
+		name++;
+	if (!id_size || id_size > PD_BUILD_ID_MAX || !*name || strstr(name, "..") ||
+	    strstr(name, "//") || strstr(name, "/./"))
+		return -EINVAL;
+	for (size_t i = 0; i < id_size; i++)
+		snprintf(hex + 2 * i, 3, "%02x", id[i]);
+	int n = snprintf(path, sizeof(path), "%s/%s/%s/%s", root, name, hex, kind);
+	if (n < 0 || (size_t)n >= sizeof(path))
+		return -ENAMETOOLONG;
+	int rc = put_file(path, buf, len);
+	if (rc)
+		return rc;
+	snprintf(path, sizeof(path), "%s/.build-id/%.2s/%s", root, hex, hex + 2);
+	n = snprintf(target, sizeof(target), "../../%s/%s", name, hex);
+	if (n < 0 || (size_t)n >= sizeof(target))
+		return -ENAMETOOLONG;
+	return put_link(path, target);
+}
+
 int rec_vdso_save(const char *root, const uint8_t *id, size_t id_size)
 {
 	uint64_t start, end;
-	char hex[2 * PD_BUILD_ID_MAX + 1], path[4200], target[4200];
 	int rc = own_vdso(&start, &end);
 	if (rc)
 		return rc;
 	if (!id_size || id_size > PD_BUILD_ID_MAX || end <= start || end - start > (1u << 24))
 		return -EINVAL;
-	for (size_t i = 0; i < id_size; i++)
-		snprintf(hex + 2 * i, 3, "%02x", id[i]);
 	uint8_t check[PD_BUILD_ID_MAX];
 	size_t check_size = 0;
 	/* the image must be the one whose build-id was recorded */
 	if (rec_read_build_id("[vdso]", check, &check_size) || check_size != id_size ||
 	    memcmp(check, id, id_size))
 		return -ESTALE;
-	snprintf(path, sizeof(path), "%s/[vdso]/%s/vdso", root, hex);
-	if ((rc = put_file(path, (const void *)(uintptr_t)start, (size_t)(end - start))))
-		return rc;
-	snprintf(path, sizeof(path), "%s/.build-id/%.2s/%s", root, hex, hex + 2);
-	snprintf(target, sizeof(target), "../../[vdso]/%s", hex);
-	return put_link(path, target);
+	return rec_cache_save(root, "[vdso]", id, id_size, "vdso", (const void *)(uintptr_t)start,
+			      (size_t)(end - start));
 }
