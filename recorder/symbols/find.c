@@ -204,6 +204,31 @@ static int from_debuginfod(struct sym_session *s, struct sym_dso *d, int debug, 
 	return 1;
 }
 
+int find_kernel_debuginfod(struct sym_session *s, const struct sym_build_id *id, char **path)
+{
+	debuginfod_client *cl = dbgd(s);
+	*path = NULL;
+	if (!cl || !id->size)
+		return -ENOENT;
+	/* a distribution serves vmlinux as the kernel's debuginfo (Debian: linux-image-*-dbg) */
+	int fd = dbgd_api()->find_debuginfo(cl, id->data, id->size, path);
+	if (fd < 0) {
+		free(*path);
+		*path = NULL;
+		fd = dbgd_api()->find_executable(cl, id->data, id->size, path);
+	}
+	if (fd < 0) {
+		char hex[SYM_BUILD_ID_HEX];
+		sess_msg(s, SYM_LVL_INFO, "debuginfod: no vmlinux for build-id %s: %s",
+			 sym_build_id_hex(id, hex), strerror(-fd));
+		free(*path);
+		*path = NULL;
+		return fd;
+	}
+	close(fd);
+	return *path ? 0 : -ENOENT;
+}
+
 /* Tries the candidates in order; step is the index of the next one. */
 static int next_cand(struct sym_session *s, struct sym_dso *d, int debug, int step,
 		     struct cand *c)
