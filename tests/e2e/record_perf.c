@@ -69,7 +69,11 @@ Test(record_perf, file_opens_in_perf_without_warnings)
 	ru_ok(&r, bl, 60);
 	ru_no_warnings("perf buildid-list", r.err);
 	cr_assert_not_null(strstr(r.out, "libc.so.6"), "%s", r.out);
-	cr_assert_not_null(strstr(r.out, "[kernel.kallsyms]"), "%s", r.out);
+	/* perf lists DSOs with samples: the kernel only when the loop was sampled in it */
+	bool kernel_hit = false;
+	for (size_t i = 0; i < d.ndsos; i++)
+		kernel_hit |= !strcmp(d.names[i], "[kernel.kallsyms]");
+	cr_assert_eq(strstr(r.out, "[kernel.kallsyms]") != NULL, kernel_hit, "%s", r.out);
 	tu_result_free(&r);
 }
 
