@@ -27,7 +27,7 @@ int rec_hold_record(struct rec_hold *h, const struct perf_event_header *hdr)
 
 int rec_hold_need(struct rec_hold *h, struct rec_dso *d)
 {
-	if (!d || d->state != BID_REQUESTED)
+	if (!d || d->state != BID_REQUESTED || d->late)
 		return 0;
 	for (size_t i = 0; i < h->nwait; i++)
 		if (h->wait[i] == d)
@@ -50,6 +50,13 @@ size_t rec_hold_pending(const struct rec_hold *h)
 	for (size_t i = 0; i < h->nwait; i++)
 		n += h->wait[i]->state == BID_REQUESTED;
 	return n;
+}
+
+void rec_hold_give_up(struct rec_hold *h)
+{
+	for (size_t i = 0; i < h->nwait; i++)
+		if (h->wait[i]->state == BID_REQUESTED)
+			h->wait[i]->late = true;
 }
 
 int rec_hold_flush(struct rec_hold *h, struct pd_writer *w)

@@ -81,6 +81,8 @@ struct rec_dso {
 	uint16_t cpumode;
 	bool hit;
 	enum rec_bid_state state;
+	bool late;		/* pipe mode: its build-id outlasted the hold once; not waited for
+				 * again (a hung file system must not stall every round) */
 	uint8_t id[PD_BUILD_ID_MAX];
 	uint8_t id_size;
 };
@@ -119,6 +121,8 @@ int rec_hold_record(struct rec_hold *h, const struct perf_event_header *hdr);
 int rec_hold_need(struct rec_hold *h, struct rec_dso *d);
 /* How many noted DSOs are still without a result from the side thread. */
 size_t rec_hold_pending(const struct rec_hold *h);
+/* The hold ran out: the noted DSOs still without a result are marked late. */
+void rec_hold_give_up(struct rec_hold *h);
 /* Writes the held round and starts the next one. */
 int rec_hold_flush(struct rec_hold *h, struct pd_writer *w);
 void rec_hold_free(struct rec_hold *h);

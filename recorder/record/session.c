@@ -157,6 +157,7 @@ static int release_round(struct session *s)
 	while (!(err = take_build_ids(s)) && (pending = rec_hold_pending(&s->hold))) {
 		if (now_ms() - start >= REC_BID_HOLD_MS) {
 			s->st->late_dsos += pending;
+			rec_hold_give_up(&s->hold);
 			break;
 		}
 		struct timespec ts = { 0, 1000 * 1000 };

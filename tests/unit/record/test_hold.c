@@ -28,6 +28,21 @@ Test(hold, waits_only_for_dsos_being_read)
 	rec_hold_free(&h);
 }
 
+Test(hold, a_dso_that_outlasted_the_hold_is_not_waited_for_again)
+{
+	struct rec_hold h = { 0 };
+	struct rec_dso hung = { .state = BID_REQUESTED }, other = { .state = BID_REQUESTED };
+	cr_assert_eq(rec_hold_need(&h, &hung), 0);
+	rec_hold_give_up(&h);
+	cr_assert(hung.late);
+	cr_assert_eq(rec_hold_flush(&h, NULL), 0, "nothing held: nothing written");
+	cr_assert_eq(rec_hold_need(&h, &hung), 0);
+	cr_assert_eq(rec_hold_need(&h, &other), 0);
+	cr_assert_eq(h.nwait, 1, "only the other one");
+	cr_assert_eq(rec_hold_pending(&h), 1);
+	rec_hold_free(&h);
+}
+
 Test(hold, flush_writes_the_pass_whole_and_in_order)
 {
 	char *dir = tu_tmpdir("hold");
