@@ -95,6 +95,9 @@ static void summary(const struct inj_opts *o, const struct inj_stats *st, const 
 	if (st->rereads || st->wait_ms)
 		cli_info("dumps followed as they grew: %llu re-reads, %llu ms waiting for their "
 			 "writers", (unsigned long long)st->rereads, (unsigned long long)st->wait_ms);
+	if (st->unresolved)
+		cli_info("%llu samples fell in jitted code ranges where no code load was mapped at "
+			 "their time: they stay unresolved", (unsigned long long)st->unresolved);
 	if (st->behind)
 		cli_info("%llu dump(s) still short of the stream's time when --follow-wait ran out: "
 			 "loads written later take effect where read", (unsigned long long)st->behind);

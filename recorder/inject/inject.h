@@ -179,6 +179,8 @@ void inj_sim_round(struct inj_sim *s);
 void inj_sim_flush(struct inj_sim *s);
 size_t inj_sim_queued(const struct inj_sim *s);
 uint64_t inj_sim_flush_limit(const struct inj_sim *s);	/* what perf has flushed up to */
+/* Sample ips inside a dump's code ranges that no load covered at their time so far. */
+uint64_t inj_sim_unresolved(const struct inj_sim *s);
 void inj_sim_seen(struct inj_sim *s, uint64_t time);	/* any queued event's time */
 
 /* ---- The ELF writer pool (elfpool.c) ------------------------------------------------------ */
@@ -240,6 +242,7 @@ struct inj_stats {
 	uint64_t wait_ms;		/* waited for live writers, in all */
 	uint64_t behind;		/* dumps a live writer had not yet written up to the
 					 * stream's time when the wait bound ran out */
+	uint64_t unresolved;		/* samples in a dump's code ranges no load covered */
 	struct inj_pool_stats pool;
 };
 

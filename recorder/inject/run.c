@@ -153,6 +153,7 @@ static int finish(struct inj_run_state *s)
 	for (size_t i = 0; i < s->nr_dumps; i++)
 		inj_dump_warn_salvaged(s, s->dumps[i]);
 	inj_sim_flush(s->sim);
+	s->st->unresolved = inj_sim_unresolved(s->sim);
 	for (uint64_t done, queued; s->o->progress_elfs;) {
 		inj_pool_progress(s->pool, &done, &queued);
 		s->o->progress_elfs(s->o->ctx, done, queued);
