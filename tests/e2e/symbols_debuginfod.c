@@ -262,15 +262,21 @@ Test(debuginfod, kernel_vmlinux_by_build_id, .timeout = 120, .fini = stop_server
 	cr_assert(ready, "debuginfod on %s did not serve %s in time", url, hex);
 	char jp[4200];
 	cr_assert_not_null(realpath(tu_build("jitprof"), jp));
+	/* a mount namespace where the running kernel's notes are hidden needs privileges */
 	snprintf(cmd, sizeof(cmd), "cd %s && : > nonotes && unshare -m sh -c 'mount --bind nonotes "
-		 "/sys/kernel/notes && HOME=$PWD/home DEBUGINFOD_CACHE_PATH=$PWD/cache "
-		 "DEBUGINFOD_URLS=%s %s report -i k.data --sort sym 2>&1'", dir, url, jp);
-	cr_assert_eq(tu_sh(&r, cmd, 120), 0);
-	if (r.status && strstr(r.err, "unshare")) {
-		fprintf(stderr, "part skipped: no mount namespace here (%s)\n", r.err);
+		 "/sys/kernel/notes && test ! -s /sys/kernel/notes'", dir);
+	cr_assert_eq(tu_sh(&r, cmd, 60), 0);
+	if (r.status) {
+		fprintf(stderr, "part skipped: cannot hide /sys/kernel/notes in a mount namespace "
+			"here (%s): the debuginfod vmlinux is not tried\n", r.err);
 		tu_result_free(&r);
 		goto out;
 	}
+	tu_result_free(&r);
+	snprintf(cmd, sizeof(cmd), "cd %s && unshare -m sh -c 'mount --bind nonotes "
+		 "/sys/kernel/notes && HOME=$PWD/home DEBUGINFOD_CACHE_PATH=$PWD/cache "
+		 "DEBUGINFOD_URLS=%s %s report -i k.data --sort sym 2>&1'", dir, url, jp);
+	cr_assert_eq(tu_sh(&r, cmd, 120), 0);
 	cr_assert_eq(r.status, 0, "%s%s", r.out, r.err);
 	for (size_t i = 0; i < 3; i++) {
 		char want[32];
