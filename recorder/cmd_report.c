@@ -18,9 +18,11 @@ static void usage(FILE *out)
 		"  -i, --input FILE        perf.data to read (default perf.data; - for stdin)\n"
 		"  -s, --sort KEYS         comma list of comm,pid,dso,sym,srcline,generation\n"
 		"                          (default comm,dso,sym)\n"
-		"  -g [caller|callee]      call graph under each row (default callee: leaf first)\n"
+		"  -g [caller|callee]      call graph under each row, as perf report -g prints it\n"
+		"                          (default caller: outermost frame first, as perf 6.1)\n"
 		"      --call-graph MODE   callee, caller or none\n"
-		"      --percent-limit P   hide call graph branches under P%% (default 0.5)\n"
+		"      --percent-limit P   hide rows and call graph branches under P%%\n"
+		"                          (default: rows 0, branches 0.5, as perf)\n"
 		"  -n, --rows N            print only the first N rows\n"
 		"      --generations       every generation of methods compiled more than once\n"
 		"      --method REGEX      only methods matching REGEX (with --generations)\n"
@@ -83,6 +85,7 @@ struct report_args {
 	int generations, json, collapsed, compare, sort_given;
 	enum rp_graph_mode graph;
 	double plimit;
+	int plimit_given;
 	size_t rows;
 };
 
@@ -132,6 +135,7 @@ static int parse_gen(const char *v, uint32_t *g)
 static int parse_args(int argc, char **argv, struct report_args *a)
 {
 	int c;
+	char *end;
 	optind = 1;
 	for (int i = 1; i + 1 < argc; i++) {
 		enum rp_graph_mode g;
@@ -148,7 +152,7 @@ static int parse_args(int argc, char **argv, struct report_args *a)
 		case 'i': a->in.input = optarg; break;
 		case 's': a->sort = optarg; a->sort_given = 1; break;
 		case 'n': a->rows = strtoul(optarg, NULL, 10); break;
-		case 'g': a->graph = RP_GRAPH_CALLEE; break;
+		case 'g': a->graph = RP_GRAPH_CALLER; break;
 		case 'k': a->in.vmlinux = optarg; break;
 		case 'q': cli_set_quiet(1); quiet = 1; break;
 		case 'h': usage(stdout); exit(0);
@@ -156,7 +160,12 @@ static int parse_args(int argc, char **argv, struct report_args *a)
 			if (parse_graph(optarg, &a->graph))
 				return cli_error("--call-graph: '%s' is not caller, callee or none", optarg);
 			break;
-		case OPT_PLIMIT: a->plimit = strtod(optarg, NULL); break;
+		case OPT_PLIMIT:
+			a->plimit = strtod(optarg, &end);
+			if (!*optarg || *end || !(a->plimit >= 0 && a->plimit <= 100))
+				return cli_error("--percent-limit: '%s' is not a percentage", optarg);
+			a->plimit_given = 1;
+			break;
 		case OPT_GENERATIONS: a->generations = 1; break;
 		case OPT_METHOD: a->method = optarg; break;
 		case OPT_COMPARE:
@@ -250,7 +259,8 @@ static int run(struct report_args *a, struct rp_session *s)
 		rc = rp_print_json(stdout, &h, s, a->method, a->generations);
 	} else {
 		struct rp_table_opts to = { .max_rows = a->rows, .graph = a->graph,
-					    .graph_min_percent = a->plimit };
+					    .graph_min_percent = a->plimit,
+					    .min_percent = a->plimit_given ? a->plimit : 0 };
 		rc = rp_print_table(stdout, &h, &to);
 	}
 	rp_hist_free(&h);

@@ -141,8 +141,12 @@ static int add_part(struct inj_run_state *s, const struct pd_reader *r, const ch
 	if (d->nr_bad)
 		inj_warnf(s, "%s: %zu code loads not injected (%s)", path, d->nr_bad, d->bad_msg);
 	else if (d->nr_nolines)
-		inj_warnf(s, "%s: %zu code loads injected without their line tables (%s)", path,
-			  d->nr_nolines, d->bad_msg);
+		inj_warnf(s, "%s: %zu code loads injected without their inline or unwind tables "
+			  "(%s)", path, d->nr_nolines, d->bad_msg);
+	if (d->nr_trimmed)
+		inj_warnf(s, "%s: %zu line-table entries outside their code or out of order dropped "
+			  "in %zu code loads (the rest of each table kept)", path, d->nr_rows_dropped,
+			  d->nr_trimmed);
 	if (s->o->all)
 		for (uint32_t i = (uint32_t)d->first_load; i < d->nr_loads; i++)
 			if (!(d->loads[i].flags & (INJ_BAD | INJ_QUEUED))) {

@@ -130,7 +130,8 @@ static size_t stack_of(const struct rp_session *s, const struct rp_sample *smp, 
 	char name[1024];
 	size_t n = (size_t)snprintf(buf, len, "%s", smp->comm ? smp->comm : "?");
 	for (uint32_t i = smp->nr; i-- > 0 && n + 2 < len;) {
-		rp_frame_name(s, &s->frames[smp->first + i], 1, name, sizeof(name));
+		rp_frame_name(s, &s->frames[smp->first + i], RP_NAME_GEN | RP_NAME_KMARK, name,
+			      sizeof(name));
 		for (char *p = name; *p; p++)
 			if (*p == ';' || *p == '\n')
 				*p = ':';

@@ -4,7 +4,7 @@
  * The ELFs of the minijit seeds sit in a private build-id cache, so injected recordings
  * resolve their jitted generations; nothing is looked up on the host (empty --symfs).
  * fuzz-srcs: recorder/report/ recorder/symbols/ recorder/perfdata/ synth/ jitdump/ tests/lib/testutil.c
- * fuzz-libs: -lelf -ldw -ldebuginfod -larchive -lcrypto -lzstd -lcapstone -lm -lpthread */
+ * fuzz-libs: -lelf -ldw -ldebuginfod -larchive -lcrypto -lzstd -lcapstone -liberty -lm -lpthread */
 #include <dirent.h>
 #include <fcntl.h>
 #include <stdint.h>
