@@ -50,9 +50,10 @@ static void usage(FILE *out)
 		INJ_FOLLOW_WAIT_MS);
 }
 
-static void on_warn(void *ctx, const char *msg)
+static void on_warn(void *ctx, enum jp_level level, const char *msg)
 {
 	(void)ctx;
+	(void)level;
 	cli_warn("%s", msg);
 }
 
@@ -210,7 +211,7 @@ int cmd_inject(int argc, char **argv)
 	/* '-' is pipe mode even when stdout is a regular file, as perf: `cat out | report -i -`
 	 * must read it. */
 	o.out_pipe = out.unseekable || out.is_stdout;
-	o.warn = on_warn;
+	o.log.fn = on_warn;
 	o.progress_bytes = on_progress;
 	if (isatty(STDERR_FILENO))
 		o.progress_elfs = on_progress_elfs;

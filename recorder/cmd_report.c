@@ -26,8 +26,14 @@ static void usage(FILE *out)
 		"  -n, --rows N            print only the first N rows\n"
 		"      --generations       every generation of methods compiled more than once\n"
 		"      --method REGEX      only methods matching REGEX (with --generations)\n"
+		"      --jvm-log FILE      HotSpot's compilation log of the recorded JVM (run it with\n"
+		"                          -XX:+UnlockDiagnosticVMOptions -XX:+LogCompilation\n"
+		"                          -XX:LogFile=FILE): why each generation ended, what it\n"
+		"                          inlined (with --generations and --compare)\n"
 		"      --compare METHOD GEN_A GEN_B\n"
-		"                          two generations per source line and per instruction\n"
+		"                          two generations per source line, inlining decision\n"
+		"                          and instruction (aligned by code); METHOD is the exact\n"
+		"                          name or a regex naming one method (several: exit 2)\n"
 		"      --json              the table (and --generations) as JSON\n"
 		"      --collapsed         folded stacks (flamegraph.pl, speedscope)\n"
 		"      --flamegraph FILE   interactive flame graph SVG\n"
@@ -47,7 +53,7 @@ static void usage(FILE *out)
 enum {
 	OPT_GENERATIONS = 256, OPT_METHOD, OPT_COMPARE, OPT_JSON, OPT_COLLAPSED, OPT_FLAME,
 	OPT_NO_DEMANGLE, OPT_SYMFS, OPT_ARCHIVE, OPT_KALLSYMS, OPT_CALL_GRAPH, OPT_PLIMIT,
-	OPT_INLINE, OPT_NOP, OPT_BUILDID_DIR,
+	OPT_INLINE, OPT_NOP, OPT_BUILDID_DIR, OPT_JVM_LOG,
 };
 
 static const struct option longopts[] = {
@@ -59,6 +65,7 @@ static const struct option longopts[] = {
 	{ "generations", no_argument, NULL, OPT_GENERATIONS },
 	{ "method", required_argument, NULL, OPT_METHOD },
 	{ "compare", required_argument, NULL, OPT_COMPARE },
+	{ "jvm-log", required_argument, NULL, OPT_JVM_LOG },
 	{ "json", no_argument, NULL, OPT_JSON },
 	{ "collapsed", no_argument, NULL, OPT_COLLAPSED },
 	{ "flamegraph", required_argument, NULL, OPT_FLAME },
@@ -78,7 +85,8 @@ static const struct option longopts[] = {
 
 struct report_args {
 	struct rp_ingest_opts in;
-	const char *sort, *method, *flame, *cmp_method;
+	const char *sort, *method, *flame, *cmp_method, *jvm_log;
+	struct rp_jvmlog *jl;		/* --jvm-log, joined into the session */
 	const char *archives[16];
 	int nr_archives;
 	uint32_t cmp_a, cmp_b;
@@ -95,7 +103,7 @@ static struct rp_session *volatile kept_session;
 
 /* Missing or refused files are warnings (-q silences them); damage in the input is always
  * said. Neither stops the report: it covers what could be read. */
-static void on_report(void *ctx, int level, const char *msg)
+static void on_report(void *ctx, enum jp_level level, const char *msg)
 {
 	(void)ctx;
 	if (level >= 2 || (level == 1 && !quiet))
@@ -168,6 +176,7 @@ static int parse_args(int argc, char **argv, struct report_args *a)
 			break;
 		case OPT_GENERATIONS: a->generations = 1; break;
 		case OPT_METHOD: a->method = optarg; break;
+		case OPT_JVM_LOG: a->jvm_log = optarg; break;
 		case OPT_COMPARE:
 			if (optind + 1 >= argc || parse_gen(argv[optind], &a->cmp_a) ||
 			    parse_gen(argv[optind + 1], &a->cmp_b))
@@ -220,11 +229,22 @@ static int run(struct report_args *a, struct rp_session *s)
 	a->in.want_loads = a->in.want_lines || gen_key || tagged;
 	a->in.want_callchain = a->graph != RP_GRAPH_NONE || tagged;
 	a->in.want_code = a->compare;
+	a->in.want_sites = a->jvm_log != NULL;
 	a->in.archives = a->nr_archives ? a->archives : NULL;
+	/* A log that is no log is refused before the (longer) read of the recording. */
+	if (a->jvm_log && (rc = rp_jvmlog_open(&a->jl, a->jvm_log, err, sizeof(err))))
+		return cli_error("--jvm-log: %s", err);
 	rc = rp_ingest(s, &a->in, err, sizeof(err));
 	cli_progress_end();
 	if (rc)
 		return cli_error("%s", err[0] ? err : strerror(-rc));
+	if (a->jvm_log) {
+		if ((rc = rp_session_join_jvmlog(s, a->jl, err, sizeof(err))))
+			return cli_error("--jvm-log %s: %s", a->jvm_log, err);
+		if (rp_jvmlog_cut(a->jl))
+			cli_warn("--jvm-log: truncated log used up to the cut: %s",
+				 rp_jvmlog_cut(a->jl));
+	}
 
 	if (a->flame) {
 		struct cli_outfile o;
@@ -244,6 +264,8 @@ static int run(struct report_args *a, struct rp_session *s)
 		return rp_print_collapsed(stdout, s) ? cli_error("writing stdout failed") : 0;
 	if (a->compare) {
 		rc = rp_print_compare(stdout, s, a->cmp_method, a->cmp_a, a->cmp_b, err, sizeof(err));
+		if (rc == -ENOTUNIQ)	/* an ambiguous METHOD is a usage error */
+			return cli_error("--compare: %s", err), 2;
 		return rc ? cli_error("--compare: %s", err) : 0;
 	}
 	if (a->generations && !a->json) {
@@ -273,7 +295,7 @@ int cmd_report(int argc, char **argv)
 {
 	struct report_args a = { .sort = "comm,dso,sym", .plimit = 0.5 };
 	a.in.input = "perf.data";
-	a.in.report = on_report;
+	a.in.log.fn = on_report;
 	a.in.progress = on_progress;
 	int rc = parse_args(argc, argv, &a);
 	if (rc)
@@ -284,9 +306,10 @@ int cmd_report(int argc, char **argv)
 	a.in.fast_exit = !CLI_LEAK_CHECKED;
 	rc = run(&a, s);
 	/* The session dies with the process: freeing it piece by piece only costs time. */
-	if (CLI_LEAK_CHECKED)
+	if (CLI_LEAK_CHECKED) {
 		rp_session_free(s);
-	else
+		rp_jvmlog_free(a.jl);
+	} else
 		kept_session = s;
 	return rc;
 }

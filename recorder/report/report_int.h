@@ -3,6 +3,7 @@
 #ifndef JITPROF_REPORT_INT_H
 #define JITPROF_REPORT_INT_H
 
+#include "lib/strset.h"
 #include "recorder/report/report.h"
 
 #define RP_CHUNK (1u << 20)
@@ -15,8 +16,7 @@ struct rp_chunk {
 
 struct rp_session {
 	struct rp_chunk *arena;
-	const char **strs;		/* open-addressing intern table */
-	size_t str_cap, nr_strs;
+	struct jp_strset strs;		/* interned strings (lib/strset.h) */
 	struct rp_load *loads;
 	size_t nr_loads, loads_cap;
 	struct rp_sample *samples;
@@ -25,6 +25,7 @@ struct rp_session {
 	size_t nr_frames, frames_cap;
 	uint64_t start, end, lost;
 	const char *event;
+	const struct rp_jvmlog *jvmlog;	/* joined by rp_session_join_jvmlog, not owned */
 };
 
 uint64_t rp_hash_bytes(const void *buf, size_t len, uint64_t h);
@@ -57,6 +58,26 @@ struct rp_u64map {
 int rp_map_put(struct rp_u64map *m, uint64_t key, uint32_t val);
 int rp_map_get(const struct rp_u64map *m, uint64_t key, uint32_t *val);	/* 1 found */
 void rp_map_free(struct rp_u64map *m);
+
+/* gen_explain.c: the generations table's columns and detail lines, its source notes, and
+ * the per-generation JSON fields of docs/generations.schema.json. */
+void rp_gen_print_head(FILE *out);
+void rp_gen_print_row(FILE *out, const struct rp_gen_row *r);
+void rp_gen_print_detail(FILE *out, const struct rp_gen_row *r);
+void rp_gen_print_sources(FILE *out, const struct rp_session *s);
+void rp_gen_json_fields(FILE *out, const struct rp_gen_row *r);
+void rp_gen_json_sources(FILE *out, const struct rp_session *s);	/* "jvm_log": ... */
+
+/* sites.c: the agent's inline stacks as (callee, caller, line) call sites of a load; the
+ * line of a callee/caller pair, 0 when unknown or ambiguous. */
+struct jd_ext_inline;
+void rp_keep_call_sites(struct rp_session *s, const struct jd_ext_inline *in, struct rp_load *l);
+uint32_t rp_call_site_line(const struct rp_load *l, const char *callee, const char *caller);
+
+/* compare_align.c: instructions hashed without their numbers, and an LCS pairing. */
+struct rp_pair { long a, b; };	/* indexes, -1 = no counterpart on that side */
+uint64_t rp_insn_norm_hash(const char *mnemonic, const char *ops);
+long rp_align(const uint64_t *a, size_t na, const uint64_t *b, size_t nb, struct rp_pair **out);
 
 /* Distinct folded stacks with their sample counts, sorted (collapsed and flame graph). */
 #define RP_STACK_MAX (64u << 10)

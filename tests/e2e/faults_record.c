@@ -110,8 +110,7 @@ Test(faults_record, workload_sigkilled)
 {
 	struct tu_result r;
 	struct rec_counts c;
-	record_workload(&r, "i=0; while [ $i -lt 50 ]; do x=$(echo a); i=$((i+1)); done; kill -9 $$",
-			NULL);
+	record_workload(&r, "i=0; while [ $i -lt 50 ]; do x=$(echo a); i=$((i+1)); done; kill -9 $$", NULL);
 	cr_assert_eq(r.status, 128 + SIGKILL, "the workload's death is the status: %d %s",
 		     r.status, r.err);
 	tu_result_free(&r);
