@@ -405,16 +405,26 @@ Test(jvmlog, json_fields)
 	rp_load_at(s, l[0])->level = 3;
 	for (int i = 1; i < 4; i++)
 		rp_load_at(s, l[i])->level = 4;
+	/* Generation 3 (compile 3) with version-2 inline stacks: the trap's bci 26 of A.m and
+	 * B.area's call at bci 14 are on lines 33 and 31. */
+	struct jd_inline_method meth[] = { { "LA;m()V", "A.java" }, { "LB;area()I", "B.java" } };
+	struct jd_inline_frame f0[] = { { 0, 33, 26 } }, f1[] = { { 1, 5, 0 }, { 0, 31, 14 } };
+	struct jd_inline_pc pcs[] = { { 0x3000, 1, f0 }, { 0x3008, 2, f1 } };
+	struct jd_ext_inline in = { .nr_methods = 2, .nr_pcs = 2, .methods = meth, .pcs = pcs,
+				    .flags = JD_INLINE_BCI };
+	rp_keep_call_sites(s, &in, rp_load_at(s, l[2]));
 	cr_assert_eq(rp_session_join_jvmlog(s, jl, err, sizeof(err)), 0, "%s", err);
 	char *out = rt_capture(print_json_gens, s);
 	static const char *const want[] = {
+		"\"method\": \"A m ()V\", \"bci\": 26, \"by_gen\": null, \"line\": 33}",
+		"{\"callee\": \"B.area\", \"caller\": \"A.m\", \"bci\": 14, \"line\": 31, ",
 		"\"gen\": 1, \"code_addr\": 4096, \"level\": 3, \"compile_id\": 1, \"osr_bci\": null",
 		"\"kind\": \"replaced\", \"reason\": \"higher_tier\"", "\"by_gen\": 3",
 		"\"osr_bci\": 5",
 		"\"kind\": \"dependency\", \"reason\": \"abstract_with_unique_concrete_subtype\"",
 		"\"kind\": \"deopt\", \"reason\": \"unstable_if\", \"action\": \"reinterpret\", "
 		"\"method\": \"A m ()V\", \"bci\": 26",
-		"{\"callee\": \"B.area\", \"caller\": \"A.m\", \"bci\": 14, \"line\": null, "
+		"{\"callee\": \"B.area\", \"caller\": \"A.m\", \"bci\": 14, \"line\": 31, "
 		"\"ok\": true, \"why\": \"inline (hot)\"}",
 		"\"active_until_source\": \"not_entrant\"", "\"jvm_log\": {\"pid\": 4242",
 	};
