@@ -23,13 +23,23 @@ static void usage(FILE *out)
 		"      --percent-limit P   hide call graph branches under P%% (default 0.5)\n"
 		"  -n, --rows N            print only the first N rows\n"
 		"      --generations       every generation of methods compiled more than once\n"
-		"      --method REGEX      only methods matching REGEX (with --generations)\n"
+		"      --method REGEX      only methods matching REGEX (with --generations); with\n"
+		"                          other outputs, only samples with such a frame\n"
 		"      --compare METHOD GEN_A GEN_B\n"
 		"                          two generations per source line and per instruction\n"
 		"      --json              the table (and --generations) as JSON\n"
 		"      --collapsed         folded stacks (flamegraph.pl, speedscope)\n"
 		"      --flamegraph FILE   interactive flame graph SVG\n"
-		"      --inline            show inlined functions in call chains\n"
+		"      --min-width PX      frames narrower merge into one box (default 1)\n"
+		"      --reverse           flame graph of callers: leaf functions at the root\n"
+		"      --no-inline         no inlined functions in call chains (shown by default,\n"
+		"                          marked _[i])\n"
+		"      --split-generations one frame per generation of a method in call chains\n"
+		"                          (\" [gen N]\"; default: a method's generations are one frame)\n"
+		"      --pid PID           only samples of process PID\n"
+		"      --tid TID           only samples of thread TID\n"
+		"      --time START,END    only samples between START and END seconds after the\n"
+		"                          recording's start (either may be empty)\n"
 		"      --no-demangle       raw symbol names\n"
 		"      --symfs DIR         look for recorded files under DIR\n"
 		"      --archive FILE      a `jitprof archive` file (or cache-like directory) to find\n"
@@ -45,7 +55,8 @@ static void usage(FILE *out)
 enum {
 	OPT_GENERATIONS = 256, OPT_METHOD, OPT_COMPARE, OPT_JSON, OPT_COLLAPSED, OPT_FLAME,
 	OPT_NO_DEMANGLE, OPT_SYMFS, OPT_ARCHIVE, OPT_KALLSYMS, OPT_CALL_GRAPH, OPT_PLIMIT,
-	OPT_INLINE, OPT_NOP, OPT_BUILDID_DIR,
+	OPT_INLINE, OPT_NOP, OPT_BUILDID_DIR, OPT_NO_INLINE, OPT_SPLIT_GENS, OPT_PID, OPT_TID,
+	OPT_TIME, OPT_MIN_WIDTH, OPT_REVERSE,
 };
 
 static const struct option longopts[] = {
@@ -61,6 +72,13 @@ static const struct option longopts[] = {
 	{ "collapsed", no_argument, NULL, OPT_COLLAPSED },
 	{ "flamegraph", required_argument, NULL, OPT_FLAME },
 	{ "inline", no_argument, NULL, OPT_INLINE },
+	{ "no-inline", no_argument, NULL, OPT_NO_INLINE },
+	{ "split-generations", no_argument, NULL, OPT_SPLIT_GENS },
+	{ "pid", required_argument, NULL, OPT_PID },
+	{ "tid", required_argument, NULL, OPT_TID },
+	{ "time", required_argument, NULL, OPT_TIME },
+	{ "min-width", required_argument, NULL, OPT_MIN_WIDTH },
+	{ "reverse", no_argument, NULL, OPT_REVERSE },
 	{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
 	{ "symfs", required_argument, NULL, OPT_SYMFS },
 	{ "archive", required_argument, NULL, OPT_ARCHIVE },
@@ -80,7 +98,9 @@ struct report_args {
 	const char *archives[16];
 	int nr_archives;
 	uint32_t cmp_a, cmp_b;
-	int generations, json, collapsed, compare, sort_given;
+	int generations, json, collapsed, compare, sort_given, split_gens, reverse;
+	double min_width;
+	struct rp_filter filter;
 	enum rp_graph_mode graph;
 	double plimit;
 	size_t rows;
@@ -128,6 +148,48 @@ static int parse_gen(const char *v, uint32_t *g)
 	return 0;
 }
 
+static int parse_id(const char *v, uint32_t *id)
+{
+	char *end;
+	errno = 0;
+	unsigned long n = strtoul(v, &end, 10);
+	if (!*v || *end || errno || n > INT32_MAX)
+		return -EINVAL;
+	*id = (uint32_t)n;
+	return 0;
+}
+
+/* "START,END" in seconds after the recording's start; either side may be empty. */
+static int parse_time(const char *v, struct rp_filter *f)
+{
+	const char *comma = strchr(v, ',');
+	if (!comma)
+		return -EINVAL;
+	double t[2] = { 0, 0 };
+	const char *part[2] = { v, comma + 1 };
+	size_t len[2] = { (size_t)(comma - v), strlen(comma + 1) };
+	for (int i = 0; i < 2; i++) {
+		if (!len[i])
+			continue;
+		char buf[64], *end;
+		if (len[i] >= sizeof(buf))
+			return -EINVAL;
+		memcpy(buf, part[i], len[i]);
+		buf[len[i]] = 0;
+		t[i] = strtod(buf, &end);
+		if (*end || !(t[i] >= 0) || t[i] > 1e9)
+			return -EINVAL;
+	}
+	if (len[1] && t[1] <= t[0])
+		return -EINVAL;
+	f->from_ns = (uint64_t)(t[0] * 1e9);
+	f->to_ns = len[1] ? (uint64_t)(t[1] * 1e9) : 0;
+	return 0;
+}
+
+/* Usage errors exit 2, like getopt's. */
+#define usage_error(...) (cli_error(__VA_ARGS__) + 1)
+
 /* perf users type "-g caller": fold a mode word after -g into --call-graph. */
 static int parse_args(int argc, char **argv, struct report_args *a)
 {
@@ -147,14 +209,20 @@ static int parse_args(int argc, char **argv, struct report_args *a)
 		switch (c) {
 		case 'i': a->in.input = optarg; break;
 		case 's': a->sort = optarg; a->sort_given = 1; break;
-		case 'n': a->rows = strtoul(optarg, NULL, 10); break;
+		case 'n': {
+			char *end;
+			a->rows = strtoul(optarg, &end, 10);
+			if (!*optarg || *end)
+				return usage_error("-n: '%s' is not a number of rows", optarg);
+			break;
+		}
 		case 'g': a->graph = RP_GRAPH_CALLEE; break;
 		case 'k': a->in.vmlinux = optarg; break;
 		case 'q': cli_set_quiet(1); quiet = 1; break;
 		case 'h': usage(stdout); exit(0);
 		case OPT_CALL_GRAPH:
 			if (parse_graph(optarg, &a->graph))
-				return cli_error("--call-graph: '%s' is not caller, callee or none", optarg);
+				return usage_error("--call-graph: '%s' is not caller, callee or none", optarg);
 			break;
 		case OPT_PLIMIT: a->plimit = strtod(optarg, NULL); break;
 		case OPT_GENERATIONS: a->generations = 1; break;
@@ -162,7 +230,7 @@ static int parse_args(int argc, char **argv, struct report_args *a)
 		case OPT_COMPARE:
 			if (optind + 1 >= argc || parse_gen(argv[optind], &a->cmp_a) ||
 			    parse_gen(argv[optind + 1], &a->cmp_b))
-				return cli_error("--compare takes METHOD GEN_A GEN_B (generation numbers "
+				return usage_error("--compare takes METHOD GEN_A GEN_B (generation numbers "
 						 "from 1)");
 			a->cmp_method = optarg;
 			a->compare = 1;
@@ -172,12 +240,35 @@ static int parse_args(int argc, char **argv, struct report_args *a)
 		case OPT_COLLAPSED: a->collapsed = 1; break;
 		case OPT_FLAME: a->flame = optarg; break;
 		case OPT_INLINE: a->in.want_inline = 1; break;
+		case OPT_NO_INLINE: a->in.want_inline = 0; break;
+		case OPT_SPLIT_GENS: a->split_gens = 1; break;
+		case OPT_PID:
+		case OPT_TID:
+			if (parse_id(optarg, c == OPT_PID ? &a->filter.pid : &a->filter.tid))
+				return usage_error("--%s: '%s' is not a process/thread id",
+						 c == OPT_PID ? "pid" : "tid", optarg);
+			*(c == OPT_PID ? &a->filter.has_pid : &a->filter.has_tid) = 1;
+			break;
+		case OPT_MIN_WIDTH: {
+			char *end;
+			a->min_width = strtod(optarg, &end);
+			if (!*optarg || *end || !(a->min_width > 0) || a->min_width > 1000)
+				return usage_error("--min-width: '%s' is not a width in pixels (0 < W <= "
+						 "1000)", optarg);
+			break;
+		}
+		case OPT_REVERSE: a->reverse = 1; break;
+		case OPT_TIME:
+			if (parse_time(optarg, &a->filter))
+				return usage_error("--time: '%s' is not START,END in seconds (0 <= START "
+						 "< END; either may be empty)", optarg);
+			break;
 		case OPT_NO_DEMANGLE: a->in.no_demangle = 1; break;
 		case OPT_SYMFS: a->in.symfs = optarg; break;
 		case OPT_BUILDID_DIR: a->in.buildid_dir = optarg; break;
 		case OPT_ARCHIVE:
 			if (a->nr_archives + 1 >= (int)(sizeof(a->archives) / sizeof(a->archives[0])))
-				return cli_error("too many --archive options");
+				return usage_error("too many --archive options");
 			a->archives[a->nr_archives++] = optarg;
 			break;
 		case OPT_KALLSYMS: a->in.kallsyms = optarg; break;
@@ -188,7 +279,7 @@ static int parse_args(int argc, char **argv, struct report_args *a)
 		}
 	}
 	if (optind < argc)
-		return cli_error("unexpected argument '%s' (see --help)", argv[optind]);
+		return usage_error("unexpected argument '%s' (see --help)", argv[optind]);
 	return 0;
 }
 
@@ -206,16 +297,25 @@ static int run(struct report_args *a, struct rp_session *s)
 		line_key |= keys[k] == RP_KEY_SRCLINE;
 	}
 	int tagged = a->collapsed || a->flame;
+	a->in.want_callchain = a->graph != RP_GRAPH_NONE || tagged;
+	/* Inline chains come from DWARF lines: read them only for call chains. */
+	a->in.want_inline = a->in.want_inline && a->in.want_callchain;
 	a->in.want_lines = a->generations || a->compare || line_key || a->in.want_inline;
 	/* Loads also give lines from the jitdump when the ELF's DWARF cannot be read. */
 	a->in.want_loads = a->in.want_lines || gen_key || tagged;
-	a->in.want_callchain = a->graph != RP_GRAPH_NONE || tagged;
 	a->in.want_code = a->compare;
 	a->in.archives = a->nr_archives ? a->archives : NULL;
 	rc = rp_ingest(s, &a->in, err, sizeof(err));
 	cli_progress_end();
 	if (rc)
 		return cli_error("%s", err[0] ? err : strerror(-rc));
+	rp_set_split_generations(s, a->split_gens);
+	/* --generations lists the methods matching --method; elsewhere it keeps the samples
+	 * with such a method on their stack. */
+	if (!a->generations && !a->compare)
+		a->filter.method_regex = a->method;
+	if ((rc = rp_session_filter(s, &a->filter, err, sizeof(err))))
+		return rc == -EINVAL ? usage_error("--method: %s", err) : cli_error("%s", err);
 
 	if (a->flame) {
 		struct cli_outfile o;
@@ -223,7 +323,9 @@ static int run(struct report_args *a, struct rp_session *s)
 			return cli_error("%s: %s", a->flame, strerror(-rc));
 		char title[512];
 		snprintf(title, sizeof(title), "jitprof: %s", a->in.input);
-		rc = rp_write_flamegraph(o.fp, s, title);
+		struct rp_flame_opts fo = { .title = title, .min_width = a->min_width,
+					    .reverse = a->reverse };
+		rc = rp_write_flamegraph(o.fp, s, &fo);
 		if (rc) {
 			cli_outfile_abort(&o);
 			return cli_error("%s: %s", a->flame, strerror(-rc));
@@ -262,6 +364,7 @@ static int run(struct report_args *a, struct rp_session *s)
 int cmd_report(int argc, char **argv)
 {
 	struct report_args a = { .sort = "comm,dso,sym", .plimit = 0.5 };
+	a.in.want_inline = 1;
 	a.in.input = "perf.data";
 	a.in.report = on_report;
 	a.in.progress = on_progress;

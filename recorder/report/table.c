@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "jitdump/jitdump.h"
 #include "recorder/report/report_int.h"
 
 static const char *const headers[RP_KEY__MAX] = {
@@ -23,14 +24,19 @@ struct cg_node {
 };
 
 struct cg_tree {
+	const struct rp_session *s;
 	struct cg_node *n;
 	size_t nr, cap;
 };
 
-static int same_frame(const struct rp_frame *a, const struct rp_frame *b)
+/* Generations of one method are one node unless split; an inlined copy is its own. */
+static int same_frame(const struct rp_session *s, const struct rp_frame *a,
+		      const struct rp_frame *b)
 {
 	if (a->sym || b->sym)
-		return a->sym == b->sym && a->load == b->load;
+		return a->sym == b->sym && (s->split_gens ? a->load == b->load :
+					    (a->flags & RP_FRAME_INLINED) ==
+					    (b->flags & RP_FRAME_INLINED));
 	return a->ip == b->ip;
 }
 
@@ -38,7 +44,7 @@ static uint32_t cg_child(struct cg_tree *t, uint32_t parent, const struct rp_fra
 {
 	uint32_t *link = &t->n[parent].child;
 	for (uint32_t c = *link; c; c = t->n[c].sibling) {
-		if (same_frame(t->n[c].f, f))
+		if (same_frame(t->s, t->n[c].f, f))
 			return c;
 		link = &t->n[c].sibling;
 	}
@@ -138,7 +144,7 @@ static int print_graph(FILE *out, const struct rp_hist *h, const struct rp_entry
 		       const struct rp_table_opts *o)
 {
 	const struct rp_session *s = h->s;
-	struct cg_tree t = { .cap = 64, .nr = 1 };	/* node 0: the root */
+	struct cg_tree t = { .s = s, .cap = 64, .nr = 1 };	/* node 0: the root */
 	t.n = calloc(t.cap, sizeof(*t.n));
 	if (!t.n)
 		return -ENOMEM;
@@ -228,16 +234,19 @@ int rp_print_table(FILE *out, const struct rp_hist *h, const struct rp_table_opt
 	return ferror(out) ? -EIO : 0;
 }
 
-const char *rp_frame_name(const struct rp_session *s, const struct rp_frame *f, int tag_gen,
+const char *rp_frame_name(const struct rp_session *s, const struct rp_frame *f, int tag,
 			  char *buf, size_t len)
 {
 	const struct rp_load *l = f->load && f->load <= s->nr_loads ? &s->loads[f->load - 1]
 								       : NULL;
 	if (!f->sym)
 		snprintf(buf, len, "%s+0x%" PRIx64, f->dso ? f->dso : "[unknown]", f->ip);
-	else if (tag_gen && l && !(f->flags & RP_FRAME_INLINED))
+	else if (tag && (f->flags & RP_FRAME_INLINED))
+		snprintf(buf, len, "%s_[i]", f->sym);
+	else if (tag && s->split_gens && l && l->tier != JD_TIER_STUB &&
+		 l->tier != JD_TIER_INTERPRETER)
 		snprintf(buf, len, "%s [gen %u]", f->sym, l->generation);
-	else if (tag_gen && (f->flags & RP_FRAME_KERNEL))
+	else if (tag && (f->flags & RP_FRAME_KERNEL))
 		snprintf(buf, len, "%s_[k]", f->sym);	/* flamegraph.pl's kernel annotation */
 	else
 		snprintf(buf, len, "%s", f->sym);

@@ -30,6 +30,15 @@ __attribute__((unused)) static void rx_setup(void)
 	dir = tu_tmpdir("report");
 }
 
+/* Tests on one recording: dir/home as HOME, dir/perf.jit.data as the injected file. */
+__attribute__((unused)) static char rx_home[PATH_MAX], rx_data[PATH_MAX];
+__attribute__((unused)) static void rx_setup_recording(void)
+{
+	rx_setup();
+	snprintf(rx_home, sizeof(rx_home), "%s/home", dir);
+	snprintf(rx_data, sizeof(rx_data), "%s/perf.jit.data", dir);
+}
+
 __attribute__((unused)) static void rx_teardown(void)
 {
 	tu_rmtree(dir);
@@ -101,6 +110,26 @@ __attribute__((unused)) static void rx_record_minijit(const char *dir, const cha
 	rx_ok(&r, "mkdir -p '%s/jit' '%s' && cd '%s' && HOME='%s' perf record -q -k mono -g "
 	      "-F 2000 -o perf.data '%s' --dir '%s/jit' --seconds 0.3 >/dev/null", dir, home, dir,
 	      home, rx_minijit, dir);
+	tu_result_free(&r);
+}
+
+/* perf record -k mono -g of samples/java Generations (600 ms phases) under our agent, then
+ * jitprof inject: dir/perf.jit.data. Skips the test where perf, java or the agent are absent. */
+__attribute__((unused)) static void rx_record_generations(const char *dir, const char *home)
+{
+	char agent[PATH_MAX], classes[PATH_MAX];
+	if (!tu_have("perf") || !tu_have("java"))
+		cr_skip_test("perf or java is not installed");
+	if (!realpath(tu_build("libagent.so"), agent) || !realpath(tu_build("java"), classes))
+		cr_skip_test("the agent or samples/java are not built");
+	struct tu_result r;
+	rx_ok(&r, "mkdir -p '%s/jit' '%s' && cd '%s' && HOME='%s' perf record -q -k mono -g "
+	      "-o perf.data %sjava -agentpath:'%s'=dir='%s/jit' -cp '%s' "
+	      "jitprof.samples.Generations 600 >/dev/null", dir, home, dir, home,
+	      tu_java_env_sh(agent), agent, dir, classes);
+	tu_result_free(&r);
+	rx_ok(&r, "cd '%s' && HOME='%s' '%s' inject --jit -q -i perf.data -o perf.jit.data", dir,
+	      home, rx_jitprof);
 	tu_result_free(&r);
 }
 

@@ -48,10 +48,16 @@ Test(output, collapsed_stacks)
 {
 	struct rp_session *s = stacks();
 	char *out = rt_capture(collapsed, s);
-	/* Root first, generations tagged, ';' in a name never splits a frame. */
+	/* Root first, a method's generations one frame, ';' in a name never splits a frame. */
+	cr_assert(strstr(out, "app;main;loop<T>:x 7\n"), "%s", out);
+	cr_assert(strstr(out, "app;main;clear_page<&>_[k] 1\n"), "%s", out);
+	cr_assert_eq(tu_count(out, "\n"), 2);
+	free(out);
+	/* Split: each generation tagged. */
+	rp_set_split_generations(s, 1);
+	out = rt_capture(collapsed, s);
 	cr_assert(strstr(out, "app;main;loop<T>:x [gen 1] 2\n"), "%s", out);
 	cr_assert(strstr(out, "app;main;loop<T>:x [gen 2] 5\n"), "%s", out);
-	cr_assert(strstr(out, "app;main;clear_page<&>_[k] 1\n"), "%s", out);
 	cr_assert_eq(tu_count(out, "\n"), 3);
 	free(out);
 	rp_session_free(s);
@@ -96,15 +102,15 @@ Test(output, json_parses_and_agrees)
 	rp_session_free(s);
 }
 
+struct flame_arg { struct rp_session *s; struct rp_flame_opts o; };
 static int flame(FILE *fp, void *arg)
 {
-	return rp_write_flamegraph(fp, arg, "t<e>st & \"title\"");
+	struct flame_arg *f = arg;
+	return rp_write_flamegraph(fp, f->s, &f->o);
 }
 
-Test(output, flamegraph_svg)
+static void xmllint_ok(const char *out)
 {
-	struct rp_session *s = stacks();
-	char *out = rt_capture(flame, s);
 	char *dir = tu_tmpdir("rpfg");
 	char path[512];
 	snprintf(path, sizeof(path), "%s/fg.svg", dir);
@@ -116,20 +122,61 @@ Test(output, flamegraph_svg)
 		cr_assert_eq(r.status, 0, "xmllint: %s", r.err);
 		tu_result_free(&r);
 	}
-	cr_assert(strstr(out, "data-n=\"loop&lt;T&gt;:x [gen 1]\""), "%s", out);
-	cr_assert(strstr(out, "data-n=\"loop&lt;T&gt;:x [gen 2]\""), "%s", out);
-	cr_assert(strstr(out, "data-n=\"clear_page&lt;&amp;&gt;_[k]\""), "%s", out);
-	cr_assert(strstr(out, "<title>main (8 samples, 100.00%)</title>"), "%s", out);
-	cr_assert(strstr(out, "<script>"), "self-contained: the zoom script is inline");
-	/* The two generations are drawn in different colours. */
-	const char *f1 = strstr(strstr(out, "[gen 1] (2 samples"), "fill=\"");
-	const char *f2 = strstr(strstr(out, "[gen 2] (5 samples"), "fill=\"");
-	cr_assert(f1 && f2);
-	cr_assert_neq(strncmp(f1, f2, strcspn(f1 + 6, "\"") + 6), 0, "same colour");
-	free(out);
 	tu_rmtree(dir);
 	free(dir);
-	rp_session_free(s);
+}
+
+Test(output, flamegraph_svg)
+{
+	struct flame_arg f = { .s = stacks(), .o = { .title = "t<e>st & \"title\"" } };
+	char *out = rt_capture(flame, &f);
+	xmllint_ok(out);
+	/* Generations merged by default, kernel marked, title and what it shows. */
+	cr_assert(strstr(out, "data-n=\"loop&lt;T&gt;;x\""), "%s", out);
+	cr_assert(!strstr(out, "[gen "), "%s", out);
+	cr_assert(strstr(out, "data-k=\"kernel\" data-n=\"clear_page&lt;&amp;&gt;_[k]\""), "%s",
+		  out);
+	cr_assert(strstr(out, "<title>main (8 samples, 100.00%)</title>"), "%s", out);
+	cr_assert(strstr(out, "t&lt;e&gt;st &amp; &quot;title&quot;"), "%s", out);
+	cr_assert(strstr(out, "cpu-clock, 8 samples"), "%s", out);
+	cr_assert(strstr(out, "<script>"), "self-contained: the zoom script is inline");
+	cr_assert(strstr(out, "Matched: "), "search reports its share");
+	cr_assert(strstr(out, ">kernel</text>"), "legend: %s", out);
+	/* Height fitted: all, app, main, leaf = 4 rows of 16 px under an 84 px header. */
+	cr_assert(strstr(out, "height=\"158\""), "%.300s", out);
+	free(out);
+	/* Split: the two generations are two frames. */
+	rp_set_split_generations(f.s, 1);
+	out = rt_capture(flame, &f);
+	cr_assert(strstr(out, "data-n=\"loop&lt;T&gt;;x [gen 1]\""), "%s", out);
+	cr_assert(strstr(out, "data-n=\"loop&lt;T&gt;;x [gen 2]\""), "%s", out);
+	free(out);
+	rp_session_free(f.s);
+}
+
+Test(output, flamegraph_narrow_and_reverse)
+{
+	struct flame_arg f = { .s = stacks(), .o = { .min_width = 300 } };
+	/* 1180 px for 8 samples: 147.5 px a sample; the kernel leaf (1) and gen 1 (2 samples,
+	 * when split) fall under 300 px, together 3 samples. */
+	rp_set_split_generations(f.s, 1);
+	char *out = rt_capture(flame, &f);
+	xmllint_ok(out);
+	cr_assert(strstr(out, "data-n=\"[2 narrow frames]\""), "%s", out);
+	cr_assert(strstr(out, "data-c=\"3\" data-k=\"narrow\""), "%s", out);
+	cr_assert(!strstr(out, "clear_page"), "%s", out);
+	free(out);
+	/* Reversed: leaves right on the root, their callers above, the command last. */
+	f.o = (struct rp_flame_opts){ .reverse = 1 };
+	rp_set_split_generations(f.s, 0);
+	out = rt_capture(flame, &f);
+	xmllint_ok(out);
+	cr_assert(strstr(out, "data-d=\"1\" data-c=\"7\" data-k=\"jit\""), "%s", out);
+	cr_assert(strstr(out, "callers (reversed)"), "%s", out);
+	cr_assert(strstr(out, "data-d=\"2\" data-c=\"7\" data-k=\"native\" data-n=\"main\""), "%s",
+		  out);
+	free(out);
+	rp_session_free(f.s);
 }
 
 struct cmp_arg { struct rp_session *s; const char *m; uint32_t a, b; };
