@@ -30,7 +30,12 @@ static void usage(FILE *out)
 		"      --json              the table (and --generations) as JSON\n"
 		"      --collapsed         folded stacks (flamegraph.pl, speedscope)\n"
 		"      --flamegraph FILE   interactive flame graph SVG\n"
-		"      --min-width PX      frames narrower merge into one box (default 1)\n"
+		"      --html FILE         one self-contained interactive page: flame graph, generations\n"
+		"                          timeline, top table (--sort, -n), hottest lines\n"
+		"      --speedscope FILE   speedscope's JSON: one sampled profile per thread, in time\n"
+		"                          order\n"
+		"      --pprof FILE        pprof's profile.proto, gzipped (go tool pprof FILE)\n"
+		"      --min-width PX      frames narrower merge into one box (default 1; --html 0.1)\n"
 		"      --reverse           flame graph of callers: leaf functions at the root\n"
 		"      --no-inline         no inlined functions in call chains (shown by default,\n"
 		"                          marked _[i])\n"
@@ -56,7 +61,8 @@ enum {
 	OPT_GENERATIONS = 256, OPT_METHOD, OPT_COMPARE, OPT_JSON, OPT_COLLAPSED, OPT_FLAME,
 	OPT_NO_DEMANGLE, OPT_SYMFS, OPT_ARCHIVE, OPT_KALLSYMS, OPT_CALL_GRAPH, OPT_PLIMIT,
 	OPT_INLINE, OPT_NOP, OPT_BUILDID_DIR, OPT_NO_INLINE, OPT_SPLIT_GENS, OPT_PID, OPT_TID,
-	OPT_TIME, OPT_MIN_WIDTH, OPT_REVERSE,
+	OPT_TIME, OPT_MIN_WIDTH, OPT_REVERSE, OPT_HTML, OPT_SPEEDSCOPE,
+	OPT_PPROF,
 };
 
 static const struct option longopts[] = {
@@ -79,6 +85,9 @@ static const struct option longopts[] = {
 	{ "time", required_argument, NULL, OPT_TIME },
 	{ "min-width", required_argument, NULL, OPT_MIN_WIDTH },
 	{ "reverse", no_argument, NULL, OPT_REVERSE },
+	{ "html", required_argument, NULL, OPT_HTML },
+	{ "speedscope", required_argument, NULL, OPT_SPEEDSCOPE },
+	{ "pprof", required_argument, NULL, OPT_PPROF },
 	{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
 	{ "symfs", required_argument, NULL, OPT_SYMFS },
 	{ "archive", required_argument, NULL, OPT_ARCHIVE },
@@ -99,6 +108,8 @@ struct report_args {
 	int nr_archives;
 	uint32_t cmp_a, cmp_b;
 	int generations, json, collapsed, compare, sort_given, split_gens, reverse;
+	int rows_given, graph_given, no_inline;
+	const char *html, *speedscope, *pprof;
 	double min_width;
 	struct rp_filter filter;
 	enum rp_graph_mode graph;
@@ -199,6 +210,7 @@ static int parse_args(int argc, char **argv, struct report_args *a)
 		enum rp_graph_mode g;
 		if (!strcmp(argv[i], "-g") && !parse_graph(argv[i + 1], &g)) {
 			a->graph = g;
+			a->graph_given = 1;
 			memmove(&argv[i], &argv[i + 2], (size_t)(argc - i - 2) * sizeof(*argv));
 			argc -= 2;
 			argv[argc] = NULL;
@@ -214,15 +226,17 @@ static int parse_args(int argc, char **argv, struct report_args *a)
 			a->rows = strtoul(optarg, &end, 10);
 			if (!*optarg || *end)
 				return usage_error("-n: '%s' is not a number of rows", optarg);
+			a->rows_given = 1;
 			break;
 		}
-		case 'g': a->graph = RP_GRAPH_CALLEE; break;
+		case 'g': a->graph = RP_GRAPH_CALLEE; a->graph_given = 1; break;
 		case 'k': a->in.vmlinux = optarg; break;
 		case 'q': cli_set_quiet(1); quiet = 1; break;
 		case 'h': usage(stdout); exit(0);
 		case OPT_CALL_GRAPH:
 			if (parse_graph(optarg, &a->graph))
 				return usage_error("--call-graph: '%s' is not caller, callee or none", optarg);
+			a->graph_given = 1;
 			break;
 		case OPT_PLIMIT: a->plimit = strtod(optarg, NULL); break;
 		case OPT_GENERATIONS: a->generations = 1; break;
@@ -239,8 +253,11 @@ static int parse_args(int argc, char **argv, struct report_args *a)
 		case OPT_JSON: a->json = 1; break;
 		case OPT_COLLAPSED: a->collapsed = 1; break;
 		case OPT_FLAME: a->flame = optarg; break;
-		case OPT_INLINE: a->in.want_inline = 1; break;
-		case OPT_NO_INLINE: a->in.want_inline = 0; break;
+		case OPT_INLINE: a->no_inline = 0; break;	/* the default now */
+		case OPT_HTML: a->html = optarg; break;
+		case OPT_SPEEDSCOPE: a->speedscope = optarg; break;
+		case OPT_PPROF: a->pprof = optarg; break;
+		case OPT_NO_INLINE: a->no_inline = 1; break;
 		case OPT_SPLIT_GENS: a->split_gens = 1; break;
 		case OPT_PID:
 		case OPT_TID:
@@ -283,6 +300,88 @@ static int parse_args(int argc, char **argv, struct report_args *a)
 	return 0;
 }
 
+/* One output per flag: the stdout views exclude each other (--json may carry
+ * --generations); files are written besides, and then stdout stays empty unless a stdout
+ * view was asked for. An option no requested output uses is an error that says why. */
+static int check_outputs(struct report_args *a)
+{
+	int files = !!a->flame + !!a->html + !!a->speedscope + !!a->pprof;
+	int views = a->json + a->collapsed + a->compare + (a->generations && !a->json);
+	int stacks = a->collapsed || a->flame || a->html || a->speedscope || a->pprof;
+	int table = !views && !files;
+	if (views > 1)
+		return usage_error("--json, --collapsed, --generations and --compare are separate "
+				   "outputs on stdout: ask for one (--json may add --generations)");
+	if (a->sort_given && !(table || a->json || a->html))
+		return usage_error("--sort orders the rows of the table, --json and --html; the "
+				   "outputs asked for have no rows");
+	if (a->rows_given && !(table || a->json || a->html))
+		return usage_error("-n limits the rows of the table, --json and --html; the outputs "
+				   "asked for have no rows");
+	if (a->graph_given && a->graph != RP_GRAPH_NONE && !table && !stacks)
+		return usage_error("-g draws a call graph under the table's rows (--collapsed, "
+				   "--flamegraph and --html always hold the call stacks)");
+	if ((a->reverse || a->min_width > 0) && !a->flame && !a->html)
+		return usage_error("--reverse and --min-width shape the flame graph (--flamegraph, "
+				   "--html)");
+	if ((a->split_gens || a->no_inline) && !stacks && !(table && a->graph != RP_GRAPH_NONE))
+		return usage_error("--split-generations and --no-inline change call stacks: use them "
+				   "with -g, --collapsed, --flamegraph, --html or an export");
+	if (a->reverse && a->html)
+		return usage_error("--reverse is for the SVG: the HTML report's Invert button shows "
+				   "callers");
+	return 0;
+}
+
+struct file_job {
+	struct report_args *a;
+	struct rp_session *s;
+	const enum rp_key *keys;
+	int nr_keys;
+	char title[512];
+};
+
+static int write_flame(FILE *fp, struct file_job *j)
+{
+	struct rp_flame_opts fo = { .title = j->title, .min_width = j->a->min_width,
+				    .reverse = j->a->reverse };
+	return rp_write_flamegraph(fp, j->s, &fo);
+}
+
+static int write_html(FILE *fp, struct file_job *j)
+{
+	struct rp_html_opts ho = { .title = j->title, .keys = j->keys, .nr_keys = j->nr_keys,
+				   .max_rows = j->a->rows, .min_width = j->a->min_width };
+	return rp_write_html(fp, j->s, &ho);
+}
+
+static int write_speedscope(FILE *fp, struct file_job *j)
+{
+	return rp_write_speedscope(fp, j->s, j->title);
+}
+
+static int write_pprof(FILE *fp, struct file_job *j)
+{
+	return rp_write_pprof(fp, j->s);
+}
+
+/* Written to a temporary name and renamed: a failed run leaves no half file. */
+static int write_file(const char *path, int (*fn)(FILE *, struct file_job *),
+		      struct file_job *j)
+{
+	struct cli_outfile o;
+	int rc;
+	if ((rc = cli_outfile_open(&o, path)))
+		return cli_error("%s: %s", path, strerror(-rc));
+	if ((rc = fn(o.fp, j))) {
+		cli_outfile_abort(&o);
+		return cli_error("%s: %s", path, strerror(-rc));
+	}
+	if ((rc = cli_outfile_commit(&o)))
+		return cli_error("%s: %s", path, strerror(-rc));
+	return 0;
+}
+
 static int run(struct report_args *a, struct rp_session *s)
 {
 	enum rp_key keys[RP_MAX_KEYS];
@@ -290,19 +389,22 @@ static int run(struct report_args *a, struct rp_session *s)
 	char err[512] = "";
 	int rc = rp_parse_sort(a->sort, keys, &nr_keys, err, sizeof(err));
 	if (rc)
-		return cli_error("--sort: %s", err);
+		return usage_error("--sort: %s", err);
+	if ((rc = check_outputs(a)))
+		return rc;
 	int gen_key = 0, line_key = 0;
 	for (int k = 0; k < nr_keys; k++) {
 		gen_key |= keys[k] == RP_KEY_GENERATION;
 		line_key |= keys[k] == RP_KEY_SRCLINE;
 	}
-	int tagged = a->collapsed || a->flame;
-	a->in.want_callchain = a->graph != RP_GRAPH_NONE || tagged;
+	int stacks = a->collapsed || a->flame || a->html || a->speedscope || a->pprof;
+	a->in.want_callchain = a->graph != RP_GRAPH_NONE || stacks;
 	/* Inline chains come from DWARF lines: read them only for call chains. */
-	a->in.want_inline = a->in.want_inline && a->in.want_callchain;
-	a->in.want_lines = a->generations || a->compare || line_key || a->in.want_inline;
+	a->in.want_inline = !a->no_inline && a->in.want_callchain;
+	a->in.want_lines = a->generations || a->compare || line_key || a->in.want_inline ||
+			   a->html;
 	/* Loads also give lines from the jitdump when the ELF's DWARF cannot be read. */
-	a->in.want_loads = a->in.want_lines || gen_key || tagged;
+	a->in.want_loads = a->in.want_lines || gen_key || stacks;
 	a->in.want_code = a->compare;
 	a->in.archives = a->nr_archives ? a->archives : NULL;
 	rc = rp_ingest(s, &a->in, err, sizeof(err));
@@ -317,22 +419,17 @@ static int run(struct report_args *a, struct rp_session *s)
 	if ((rc = rp_session_filter(s, &a->filter, err, sizeof(err))))
 		return rc == -EINVAL ? usage_error("--method: %s", err) : cli_error("%s", err);
 
-	if (a->flame) {
-		struct cli_outfile o;
-		if ((rc = cli_outfile_open(&o, a->flame)))
-			return cli_error("%s: %s", a->flame, strerror(-rc));
-		char title[512];
-		snprintf(title, sizeof(title), "jitprof: %s", a->in.input);
-		struct rp_flame_opts fo = { .title = title, .min_width = a->min_width,
-					    .reverse = a->reverse };
-		rc = rp_write_flamegraph(o.fp, s, &fo);
-		if (rc) {
-			cli_outfile_abort(&o);
-			return cli_error("%s: %s", a->flame, strerror(-rc));
-		}
-		if ((rc = cli_outfile_commit(&o)))
-			return cli_error("%s: %s", a->flame, strerror(-rc));
-	}
+	int files = a->flame || a->html || a->speedscope || a->pprof;
+	struct file_job job = { .a = a, .s = s, .keys = keys, .nr_keys = nr_keys };
+	snprintf(job.title, sizeof(job.title), "jitprof: %s", a->in.input);
+	if (a->flame && (rc = write_file(a->flame, write_flame, &job)))
+		return rc;
+	if (a->html && (rc = write_file(a->html, write_html, &job)))
+		return rc;
+	if (a->speedscope && (rc = write_file(a->speedscope, write_speedscope, &job)))
+		return rc;
+	if (a->pprof && (rc = write_file(a->pprof, write_pprof, &job)))
+		return rc;
 	if (a->collapsed)
 		return rp_print_collapsed(stdout, s) ? cli_error("writing stdout failed") : 0;
 	if (a->compare) {
@@ -343,13 +440,17 @@ static int run(struct report_args *a, struct rp_session *s)
 		rc = rp_print_generations(stdout, s, a->method, err, sizeof(err));
 		return rc ? cli_error("%s", err[0] ? err : strerror(-rc)) : 0;
 	}
-	if (a->flame && !a->json && a->graph == RP_GRAPH_NONE && !a->sort_given)
-		return 0;	/* only the SVG was asked for */
+	if (files && !a->json)
+		return 0;	/* only files were asked for */
 	struct rp_hist h;
 	if ((rc = rp_hist_build(&h, s, keys, nr_keys, a->graph != RP_GRAPH_NONE)))
 		return cli_error("aggregating samples: %s", strerror(-rc));
 	if (a->json) {
+		size_t all = h.nr_entries;
+		if (a->rows && a->rows < h.nr_entries)
+			h.nr_entries = a->rows;	/* -n: the first rows, as the table */
 		rc = rp_print_json(stdout, &h, s, a->method, a->generations);
+		h.nr_entries = all;
 	} else {
 		struct rp_table_opts to = { .max_rows = a->rows, .graph = a->graph,
 					    .graph_min_percent = a->plimit };
@@ -364,7 +465,6 @@ static int run(struct report_args *a, struct rp_session *s)
 int cmd_report(int argc, char **argv)
 {
 	struct report_args a = { .sort = "comm,dso,sym", .plimit = 0.5 };
-	a.in.want_inline = 1;
 	a.in.input = "perf.data";
 	a.in.report = on_report;
 	a.in.progress = on_progress;

@@ -95,11 +95,6 @@ static void legend(FILE *out, const struct rp_tree *t)
 	static const enum rp_kind order[] = { RP_KIND_INTERP, RP_KIND_C1, RP_KIND_C2,
 					      RP_KIND_INLINED, RP_KIND_JIT, RP_KIND_NATIVE,
 					      RP_KIND_KERNEL };
-	static const char *const label[RP_KIND__MAX] = {
-		[RP_KIND_INTERP] = "interpreted", [RP_KIND_C1] = "C1", [RP_KIND_C2] = "C2",
-		[RP_KIND_INLINED] = "inlined", [RP_KIND_JIT] = "stub / other JIT",
-		[RP_KIND_NATIVE] = "native", [RP_KIND_KERNEL] = "kernel",
-	};
 	int x = FG_PAD;
 	fprintf(out, "<g id=\"legend\">");
 	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
@@ -109,8 +104,8 @@ static void legend(FILE *out, const struct rp_tree *t)
 		rp_kind_color(order[i], 0.5, color, sizeof(color));
 		fprintf(out, "<rect x=\"%d\" y=\"58\" width=\"14\" height=\"14\" fill=\"%s\"/>"
 			"<text class=\"lg\" x=\"%d\" y=\"70\">%s</text>", x, color, x + 18,
-			label[order[i]]);
-		x += 34 + 7 * (int)strlen(label[order[i]]);
+			rp_kind_label(order[i]));
+		x += 34 + 7 * (int)strlen(rp_kind_label(order[i]));
 	}
 	fprintf(out, "<rect x=\"%d\" y=\"58\" width=\"14\" height=\"14\" fill=\"#bbb\"/>"
 		"<text class=\"lg\" x=\"%d\" y=\"70\">narrow frames merged</text></g>\n", x, x + 18);

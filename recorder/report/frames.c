@@ -21,6 +21,11 @@ const char *rp_kind_name(enum rp_kind k)
 	return k < RP_KIND__MAX ? kind_names[k] : "?";
 }
 
+const char *rp_kind_label(enum rp_kind k)
+{
+	return k == RP_KIND_JIT ? "stub / other JIT" : rp_kind_name(k);
+}
+
 enum rp_kind rp_frame_kind(const struct rp_session *s, const struct rp_frame *f)
 {
 	if (f->flags & RP_FRAME_INLINED)

@@ -96,7 +96,11 @@ int rp_print_json(FILE *out, const struct rp_hist *h, const struct rp_session *s
 			e->period, e->samples);
 		for (int k = 0; k < h->nr_keys; k++) {
 			fprintf(out, ", \"%s\": ", rp_key_name(h->keys[k]));
-			rp_json_str(out, rp_entry_key_str(h, e, h->keys[k], buf, sizeof(buf)));
+			const char *v = rp_entry_key_str(h, e, h->keys[k], buf, sizeof(buf));
+			/* The table's "[.] "/"[k] " mark is not part of the name. */
+			if (h->keys[k] == RP_KEY_SYM && v[0] == '[' && v[2] == ']' && v[3] == ' ')
+				v += 4;
+			rp_json_str(out, v);
 		}
 		fputc('}', out);
 	}

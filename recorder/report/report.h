@@ -174,6 +174,11 @@ struct rp_html_opts {
 	double min_width;		/* px of a 1200 px view; narrower frames merge (0: 0.1) */
 };
 int rp_write_html(FILE *out, const struct rp_session *s, const struct rp_html_opts *o);
+/* pprof's profile.proto, gzipped: locations with their inline chains, mappings with
+ * build-ids; values samples and the event's period. */
+int rp_write_pprof(FILE *out, const struct rp_session *s);
+/* speedscope's file format: one sampled profile per thread, samples in time order. */
+int rp_write_speedscope(FILE *out, const struct rp_session *s, const char *name);
 /* "cpu-clock, 9937 samples, 2.43 s" for titles. */
 void rp_describe(const struct rp_session *s, char *buf, size_t len);
 /* The CSS colour of a frame kind, l = 0..1 varies the lightness (names stay apart). */
@@ -194,7 +199,8 @@ const char *rp_frame_name(const struct rp_session *s, const struct rp_frame *f, 
 			  char *buf, size_t len);
 
 enum rp_kind rp_frame_kind(const struct rp_session *s, const struct rp_frame *f);
-const char *rp_kind_name(enum rp_kind k);
+const char *rp_kind_name(enum rp_kind k);	/* "C2", "inlined", ... (ids in files) */
+const char *rp_kind_label(enum rp_kind k);	/* as legends say it */
 /* Stack views merge a method's generations into one frame unless split (default 0). */
 void rp_set_split_generations(struct rp_session *s, int on);
 int rp_split_generations(const struct rp_session *s);

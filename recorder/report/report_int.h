@@ -93,6 +93,16 @@ size_t rp_tree_prune(struct rp_tree *t, uint64_t min_count);
 /* Children in order: heaviest first for stable pictures. */
 void rp_tree_sort(struct rp_tree *t);
 
+/* Distinct (string, tag) pairs numbered from 0 in first-seen order (strtab.c). Zero-init. */
+struct rp_strtab {
+	struct rp_u64map idx;
+	char **str;
+	uintptr_t *tag;
+	size_t n, cap;
+};
+int rp_strtab_id(struct rp_strtab *t, const char *str, uintptr_t tag, uint32_t *id);
+void rp_strtab_free(struct rp_strtab *t);
+
 /* recorder/report/html/report.{js,css}, NUL-terminated (generated at build time). */
 extern const char rp_html_js[], rp_html_css[];
 

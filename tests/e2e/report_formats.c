@@ -53,7 +53,7 @@ Test(report_formats, collapsed_matches_call_graph)
 	rx_ok(&t, "HOME='%s' '%s' report -i '%s' --sort generation,sym --json 2>/dev/null | "
 	      "python3 -c 'import json,sys\n"
 	      "for r in json.load(sys.stdin)[\"rows\"]:\n"
-	      "  if r[\"generation\"] != \"-\": print(r[\"samples\"], r[\"sym\"][4:], \"[\" + "
+	      "  if r[\"generation\"] != \"-\": print(r[\"samples\"], r[\"sym\"], \"[\" + "
 	      "r[\"generation\"].split()[0] + \" \" + r[\"generation\"].split()[1] + \"]\")'",
 	      home, rx_jitprof, data);
 	int rows = 0;

@@ -133,6 +133,16 @@ __attribute__((unused)) static void rx_record_generations(const char *dir, const
 	tu_result_free(&r);
 }
 
+/* jitprof report -q -i rx_data OPTION dir/FILE: the file written, nothing on stdout. */
+__attribute__((unused)) static void rx_report_to_file(const char *option, const char *file)
+{
+	struct tu_result r;
+	rx_ok(&r, "HOME='%s' '%s' report -q -i '%s' %s '%s/%s'", rx_home, rx_jitprof, rx_data,
+	      option, dir, file);
+	cr_assert_str_eq(r.out, "", "%s: nothing but the file on stdout: %s", option, r.out);
+	tu_result_free(&r);
+}
+
 /* The rows of a perf-style table ("  12.34%  comm  dso  [.] sym"), whitespace runs made one
  * space. Symbol text is cut at the first '(' and at " [clone": perf 6.1 prints C++ names
  * without parameters and Java signatures wrongly (issue 7), so only names compare. */
