@@ -37,6 +37,8 @@ static void usage(FILE *out)
 		"      --pprof FILE        pprof's profile.proto, gzipped (go tool pprof FILE)\n"
 		"      --min-width PX      frames narrower merge into one box (default 1; --html 0.1)\n"
 		"      --reverse           flame graph of callers: leaf functions at the root\n"
+		"      --diff BASE NEW     flame graph of NEW coloured by change since BASE (red: a\n"
+		"                          larger share, blue: smaller); replaces -i\n"
 		"      --no-inline         no inlined functions in call chains (shown by default,\n"
 		"                          marked _[i])\n"
 		"      --split-generations one frame per generation of a method in call chains\n"
@@ -62,7 +64,7 @@ enum {
 	OPT_NO_DEMANGLE, OPT_SYMFS, OPT_ARCHIVE, OPT_KALLSYMS, OPT_CALL_GRAPH, OPT_PLIMIT,
 	OPT_INLINE, OPT_NOP, OPT_BUILDID_DIR, OPT_NO_INLINE, OPT_SPLIT_GENS, OPT_PID, OPT_TID,
 	OPT_TIME, OPT_MIN_WIDTH, OPT_REVERSE, OPT_HTML, OPT_SPEEDSCOPE,
-	OPT_PPROF,
+	OPT_PPROF, OPT_DIFF,
 };
 
 static const struct option longopts[] = {
@@ -88,6 +90,7 @@ static const struct option longopts[] = {
 	{ "html", required_argument, NULL, OPT_HTML },
 	{ "speedscope", required_argument, NULL, OPT_SPEEDSCOPE },
 	{ "pprof", required_argument, NULL, OPT_PPROF },
+	{ "diff", required_argument, NULL, OPT_DIFF },
 	{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
 	{ "symfs", required_argument, NULL, OPT_SYMFS },
 	{ "archive", required_argument, NULL, OPT_ARCHIVE },
@@ -109,7 +112,9 @@ struct report_args {
 	uint32_t cmp_a, cmp_b;
 	int generations, json, collapsed, compare, sort_given, split_gens, reverse;
 	int rows_given, graph_given, no_inline;
-	const char *html, *speedscope, *pprof;
+	const char *html, *speedscope, *pprof, *diff_base;
+	int input_given;
+	struct rp_session *base;
 	double min_width;
 	struct rp_filter filter;
 	enum rp_graph_mode graph;
@@ -219,7 +224,7 @@ static int parse_args(int argc, char **argv, struct report_args *a)
 	}
 	while ((c = getopt_long(argc, argv, "i:s:n:gk:qh", longopts, NULL)) != -1) {
 		switch (c) {
-		case 'i': a->in.input = optarg; break;
+		case 'i': a->in.input = optarg; a->input_given = 1; break;
 		case 's': a->sort = optarg; a->sort_given = 1; break;
 		case 'n': {
 			char *end;
@@ -257,6 +262,12 @@ static int parse_args(int argc, char **argv, struct report_args *a)
 		case OPT_HTML: a->html = optarg; break;
 		case OPT_SPEEDSCOPE: a->speedscope = optarg; break;
 		case OPT_PPROF: a->pprof = optarg; break;
+		case OPT_DIFF:
+			if (optind >= argc)
+				return usage_error("--diff takes two recordings: BASE NEW");
+			a->diff_base = optarg;
+			a->in.input = argv[optind++];
+			break;
 		case OPT_NO_INLINE: a->no_inline = 1; break;
 		case OPT_SPLIT_GENS: a->split_gens = 1; break;
 		case OPT_PID:
@@ -327,6 +338,10 @@ static int check_outputs(struct report_args *a)
 	if ((a->split_gens || a->no_inline) && !stacks && !(table && a->graph != RP_GRAPH_NONE))
 		return usage_error("--split-generations and --no-inline change call stacks: use them "
 				   "with -g, --collapsed, --flamegraph, --html or an export");
+	if (a->diff_base && (!a->flame || a->html || a->speedscope || a->pprof || views))
+		return usage_error("--diff colours the flame graph: use it with --flamegraph only");
+	if (a->diff_base && a->input_given)
+		return usage_error("--diff BASE NEW names both recordings: drop -i");
 	if (a->reverse && a->html)
 		return usage_error("--reverse is for the SVG: the HTML report's Invert button shows "
 				   "callers");
@@ -344,7 +359,7 @@ struct file_job {
 static int write_flame(FILE *fp, struct file_job *j)
 {
 	struct rp_flame_opts fo = { .title = j->title, .min_width = j->a->min_width,
-				    .reverse = j->a->reverse };
+				    .reverse = j->a->reverse, .base = j->a->base };
 	return rp_write_flamegraph(fp, j->s, &fo);
 }
 
@@ -379,6 +394,26 @@ static int write_file(const char *path, int (*fn)(FILE *, struct file_job *),
 	}
 	if ((rc = cli_outfile_commit(&o)))
 		return cli_error("%s: %s", path, strerror(-rc));
+	return 0;
+}
+
+/* --diff's base recording, read and filtered as the shown one. */
+static int ingest_base(struct report_args *a, struct rp_session *s)
+{
+	char err[512] = "";
+	struct rp_ingest_opts in = a->in;
+	in.input = a->diff_base;
+	in.fast_exit = 0;
+	int rc = rp_session_new(&a->base);
+	if (rc)
+		return cli_error("out of memory");
+	rc = rp_ingest(a->base, &in, err, sizeof(err));
+	cli_progress_end();
+	if (rc)
+		return cli_error("%s", err[0] ? err : strerror(-rc));
+	rp_set_split_generations(a->base, rp_split_generations(s));
+	if ((rc = rp_session_filter(a->base, &a->filter, err, sizeof(err))))
+		return cli_error("%s", err);
 	return 0;
 }
 
@@ -419,6 +454,8 @@ static int run(struct report_args *a, struct rp_session *s)
 	if ((rc = rp_session_filter(s, &a->filter, err, sizeof(err))))
 		return rc == -EINVAL ? usage_error("--method: %s", err) : cli_error("%s", err);
 
+	if (a->diff_base && (rc = ingest_base(a, s)))
+		return rc;
 	int files = a->flame || a->html || a->speedscope || a->pprof;
 	struct file_job job = { .a = a, .s = s, .keys = keys, .nr_keys = nr_keys };
 	snprintf(job.title, sizeof(job.title), "jitprof: %s", a->in.input);
@@ -477,9 +514,11 @@ int cmd_report(int argc, char **argv)
 	a.in.fast_exit = !CLI_LEAK_CHECKED;
 	rc = run(&a, s);
 	/* The session dies with the process: freeing it piece by piece only costs time. */
-	if (CLI_LEAK_CHECKED)
+	if (CLI_LEAK_CHECKED) {
 		rp_session_free(s);
-	else
+		rp_session_free(a.base);
+	} else {
 		kept_session = s;
+	}
 	return rc;
 }

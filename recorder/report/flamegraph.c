@@ -2,9 +2,12 @@
  * as tall as the deepest visible stack, frames narrower than --min-width merged into one
  * "[N narrow frames]" box, coloured by kind (interpreted, C1, C2, inlined, native, kernel)
  * with a legend; click to zoom, Search highlights a regex and says what share it matched.
- * --reverse draws callers under each leaf function (icicle). */
+ * --reverse draws callers under each leaf function (icicle). With a base session (--diff A B)
+ * the picture is B's, each frame red where its share of samples grew since A, blue where it
+ * shrank (flamegraph.pl's difffolded colours). */
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -45,23 +48,63 @@ static const char script[] =
 
 struct emit_ctx {
 	FILE *out;
-	const struct rp_session *s;
-	const struct rp_tree *t;
+	const struct rp_session *s, *base;
+	const struct rp_tree *t, *bt;	/* bt: the base's tree (diff) */
 	double scale;
 	uint32_t max_depth;
 	int reverse;
 };
 
-static void emit(struct emit_ctx *e, uint32_t node, double x)
+#define NO_BASE UINT32_MAX
+
+/* The child of base node b named like name (NO_BASE: none). A scan: a node's children are
+ * few next to the samples. */
+static uint32_t base_child(const struct emit_ctx *e, uint32_t b, const struct rp_tnode *n,
+			   const char *name)
+{
+	char buf[1024];
+	if (b == NO_BASE)
+		return NO_BASE;
+	for (uint32_t c = e->bt->n[b].child; c; c = e->bt->n[c].sibling) {
+		const struct rp_tnode *x = &e->bt->n[c];
+		/* The narrow frames of one parent, however many, are the same box. */
+		if (n->narrow ? x->narrow > 0 :
+		    !x->narrow && !strcmp(rp_tnode_name(e->base, x, buf, sizeof(buf)), name))
+			return c;
+	}
+	return NO_BASE;
+}
+
+/* White when the share did not move, to full red (grew) or blue (shrank) at 5 points. */
+static void diff_color(const struct emit_ctx *e, const struct rp_tnode *n, uint32_t b,
+		       char *buf, size_t len, double *delta)
+{
+	double now = 100.0 * n->count / (e->t->n[0].count ? e->t->n[0].count : 1);
+	double was = b != NO_BASE ? 100.0 * e->bt->n[b].count /
+				    (e->bt->n[0].count ? e->bt->n[0].count : 1) : 0;
+	*delta = now - was;
+	double f = *delta / 5;
+	f = f > 1 ? 1 : f < -1 ? -1 : f;
+	int fade = 255 - (int)(fabs(f) * 200);
+	if (f >= 0)
+		snprintf(buf, len, "rgb(255,%d,%d)", fade, fade);
+	else
+		snprintf(buf, len, "rgb(%d,%d,255)", fade, fade);
+}
+
+static void emit(struct emit_ctx *e, uint32_t node, uint32_t bnode, double x)
 {
 	const struct rp_tnode *n = &e->t->n[node];
+	double delta = 0;
 	double w = n->count * e->scale;
 	double y = e->reverse ? FG_TOP + n->depth * FG_ROW
 			      : FG_TOP + (e->max_depth - n->depth) * FG_ROW;
 	char color[64], name[1024];
 	rp_tnode_name(e->s, n, name, sizeof(name));
 	enum rp_kind k = rp_tnode_kind(n);
-	if (n->narrow)
+	if (e->bt)
+		diff_color(e, n, bnode, color, sizeof(color), &delta);
+	else if (n->narrow)
 		snprintf(color, sizeof(color), "#bbb");
 	else if (!n->f)
 		snprintf(color, sizeof(color), "#d9d6c8");	/* all, commands */
@@ -75,12 +118,17 @@ static void emit(struct emit_ctx *e, uint32_t node, double x)
 	rp_xml_str(e->out, name);
 	fprintf(e->out, "\"><title>");
 	rp_xml_str(e->out, name);
+	if (e->bt)
+		fprintf(e->out, " (%+.2f points since the base)", delta);
 	fprintf(e->out, " (%" PRIu64 " samples, %.2f%%)</title><rect x=\"%.2f\" y=\"%d\" "
 		"width=\"%.2f\" height=\"%d\" fill=\"%s\" rx=\"2\"/><text x=\"%.2f\" y=\"%.1f\">"
 		"</text></g>\n", n->count, pct, x, (int)y, w > 0.5 ? w - 0.5 : 0, FG_ROW - 1, color,
 		x + 3, y + 11.5);
 	for (uint32_t c = n->child; c; c = e->t->n[c].sibling) {
-		emit(e, c, x);
+		uint32_t bc = e->bt ? base_child(e, bnode, &e->t->n[c],
+						 rp_tnode_name(e->s, &e->t->n[c], name, sizeof(name)))
+				    : NO_BASE;
+		emit(e, c, bc, x);
 		x += e->t->n[c].count * e->scale;
 	}
 }
@@ -144,14 +192,31 @@ int rp_write_flamegraph(FILE *out, const struct rp_session *s, const struct rp_f
 	fprintf(out, "%s%s</text>\n<text class=\"ui\" x=\"%d\" y=\"22\" onclick=\"label()\">Reset "
 		"Zoom</text>\n<text class=\"ui\" x=\"%d\" y=\"22\" onclick=\"search()\">Search</text>\n"
 		"<text id=\"matched\" x=\"%d\" y=\"42\" text-anchor=\"end\"></text>\n",
-		o->reverse ? ", callers (reversed)" : "",
+		o->reverse ? ", callers (reversed)" : o->base ? ", differential" : "",
 		s->split_gens ? ", generations split" : "", FG_PAD, FG_WIDTH - 60,
 		FG_WIDTH - FG_PAD);
-	legend(out, &t);
-	struct emit_ctx e = { .out = out, .s = s, .t = &t, .scale = scale,
+	if (o->base)
+		fprintf(out, "<text class=\"lg\" x=\"%d\" y=\"70\">differential: red = a larger share "
+			"of samples than in the base, blue = smaller (full colour at 5 points)</text>\n",
+			FG_PAD);
+	else
+		legend(out, &t);
+	struct rp_tree bt = { 0 };
+	if (o->base) {
+		if ((rc = rp_tree_build(&bt, o->base, o->reverse))) {
+			rp_tree_free(&t);
+			return rc;
+		}
+		/* Merged as the picture is, at the same width in its own scale. */
+		double bscale = bt.n[0].count ? usable / bt.n[0].count : 0;
+		rp_tree_prune(&bt, bscale > 0 ? (uint64_t)(min_w / bscale + 0.999999) : 1);
+	}
+	struct emit_ctx e = { .out = out, .s = s, .base = o->base, .t = &t,
+			      .bt = o->base ? &bt : NULL, .scale = scale,
 			      .max_depth = t.max_depth, .reverse = o->reverse };
-	emit(&e, 0, FG_PAD);
+	emit(&e, 0, 0, FG_PAD);
 	fprintf(out, "</svg>\n");
 	rp_tree_free(&t);
+	rp_tree_free(&bt);
 	return ferror(out) ? -EIO : 0;
 }

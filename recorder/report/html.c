@@ -120,9 +120,10 @@ static int json_timeline(FILE *out, const struct rp_session *s, const struct rp_
 		uint32_t row;
 		if (!f->load || (f->flags & RP_FRAME_UNLOADED) || !rp_map_get(&row_of, f->load, &row))
 			continue;
+		/* A sample may lie outside the recorded span (damaged input): the edge buckets. */
 		double rel = s->samples[i].time > s->start ? (s->samples[i].time - s->start) / span : 0;
-		int b = (int)(rel * HTML_BUCKETS);
-		hist[row - 1][b < 0 ? 0 : b >= HTML_BUCKETS ? HTML_BUCKETS - 1 : b]++;
+		int b = rel >= 1 ? HTML_BUCKETS - 1 : (int)(rel * HTML_BUCKETS);
+		hist[row - 1][b]++;
 	}
 	double dur = span / 1e9;
 	fputc('[', out);

@@ -32,3 +32,5 @@ $(BUILD)/obj/recorder/report/pprof.o: $(RP_PB_DIR)/profile.pb-c.h
 $(BUILD)/librecorder-report.a: $(BUILD)/obj/gen/recorder/report/pprof/profile.pb-c.o
 $(BUILD)/obj/tests/unit/report/test_pprof.o: MODULE_CFLAGS += -I$(RP_PB_DIR)
 $(BUILD)/obj/tests/unit/report/test_pprof.o: $(RP_PB_DIR)/profile.pb-c.h
+# scripts/fuzz.sh compiles fuzz_report from sources, the generated ones (under build/) included.
+fuzz: $(BUILD)/gen/recorder/report/html_assets.c $(RP_PB_DIR)/profile.pb-c.c

@@ -162,6 +162,7 @@ struct rp_flame_opts {
 	const char *title;		/* NULL: "jitprof flame graph" */
 	double min_width;		/* px; narrower frames merge (0: 1 px) */
 	int reverse;			/* icicle of callers: leaf functions at the root */
+	const struct rp_session *base;	/* differential: coloured by change since this one */
 };
 int rp_write_flamegraph(FILE *out, const struct rp_session *s, const struct rp_flame_opts *o);
 /* One self-contained interactive HTML file: flame graph, generations timeline, top table

@@ -111,6 +111,13 @@ Test(report_views, flamegraph_java_inlined)
 				".total(jitprof.samples.Generations$Shape[]) [gen \")])"), 2);
 	cr_assert_eq(xpath_num(svg, "count(//*[starts-with(@data-n, \"Interpreter [gen\")])"), 0,
 		     "the interpreter carries no generation");
+	/* A recording against itself: nothing changed, every frame white. */
+	rx_ok(&r, "HOME='%s' '%s' report -q --diff '%s' '%s' --flamegraph '%s'", home, rx_jitprof,
+	      data, data, svg);
+	tu_result_free(&r);
+	cr_assert_gt(xpath_num(svg, "count(//*[@class=\"f\"])"), 10);
+	cr_assert_eq(xpath_num(svg, "count(//*[@class=\"f\"]/*[local-name()=\"rect\" and "
+			       "@fill!=\"rgb(255,255,255)\"])"), 0, "a change against itself");
 	/* Reversed: the inlined leaf sits right on the root. */
 	rx_ok(&r, "HOME='%s' '%s' report -q -i '%s' --flamegraph '%s' --reverse", home,
 	      rx_jitprof, data, svg);
@@ -160,6 +167,10 @@ Test(report_views, filters_and_usage_errors)
 	static const char *const bad[][2] = {
 		{ "--time 5,1", "--time" }, { "--pid x", "--pid" }, { "--min-width 0", "--min-width" },
 		{ "--method '('", "regular expression" },
+		{ "--json --collapsed", "ask for one" }, { "--flamegraph x.svg --sort sym", "--sort" },
+		{ "--reverse", "--reverse" }, { "--json -g", "-g draws" },
+		{ "--pprof x.pb.gz -n 3", "-n limits" },
+		{ "--diff a.data", "two recordings" }, { "--diff a b --html x.html", "--flamegraph only" },
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		cr_assert_eq(rx_sh(&r, "HOME='%s' '%s' report -q -i '%s' %s", home, rx_jitprof, data,

@@ -179,6 +179,40 @@ Test(output, flamegraph_narrow_and_reverse)
 	rp_session_free(f.s);
 }
 
+/* main -> a n_a times, main -> b n_b times. */
+static struct rp_session *ab(int n_a, int n_b)
+{
+	struct rp_session *s = rt_session();
+	struct rt_frame a[] = { { .dso = "app", .sym = "a", .ip = 1 },
+				{ .dso = "app", .sym = "main", .ip = 2 }, { 0 } };
+	struct rt_frame b[] = { { .dso = "app", .sym = "b", .ip = 3 },
+				{ .dso = "app", .sym = "main", .ip = 2 }, { 0 } };
+	for (int i = 0; i < n_a; i++)
+		rt_sample(s, "app", 5, 10, 10, a);
+	for (int i = 0; i < n_b; i++)
+		rt_sample(s, "app", 5, 10, 10, b);
+	rp_session_finish(s);
+	return s;
+}
+
+Test(output, flamegraph_diff)
+{
+	struct rp_session *base = ab(1, 3);
+	struct flame_arg f = { .s = ab(3, 1), .o = { .base = base } };
+	char *out = rt_capture(flame, &f);
+	xmllint_ok(out);
+	/* a: 25% -> 75% (red), b: 75% -> 25% (blue), main unchanged (white). */
+	cr_assert(strstr(out, "data-n=\"a\"><title>a (+50.00 points since the base) (3 samples, "
+			 "75.00%)</title><rect x=\"10.00\" y=\"84\" width=\"884.50\" height=\"15\" "
+			 "fill=\"rgb(255,55,55)\""), "%s", out);
+	cr_assert(strstr(out, "fill=\"rgb(55,55,255)\""), "%s", out);
+	cr_assert(strstr(out, "<title>main (+0.00 points since the base)"), "%s", out);
+	cr_assert(strstr(out, "differential"), "%s", out);
+	free(out);
+	rp_session_free(f.s);
+	rp_session_free(base);
+}
+
 static int speedscope(FILE *fp, void *arg)
 {
 	return rp_write_speedscope(fp, arg, "t");
