@@ -27,7 +27,8 @@ static void usage(FILE *out)
 		"                          other outputs, only samples with such a frame\n"
 		"      --compare METHOD GEN_A GEN_B\n"
 		"                          two generations per source line and per instruction\n"
-		"      --json              the table (and --generations) as JSON\n"
+		"      --json              the table (and --generations) as JSON; with -g each row's\n"
+		"                          heaviest call stacks\n"
 		"      --collapsed         folded stacks (flamegraph.pl, speedscope)\n"
 		"      --flamegraph FILE   interactive flame graph SVG\n"
 		"      --html FILE         one self-contained interactive page: flame graph, generations\n"
@@ -329,9 +330,9 @@ static int check_outputs(struct report_args *a)
 	if (a->rows_given && !(table || a->json || a->html))
 		return usage_error("-n limits the rows of the table, --json and --html; the outputs "
 				   "asked for have no rows");
-	if (a->graph_given && a->graph != RP_GRAPH_NONE && !table && !stacks)
-		return usage_error("-g draws a call graph under the table's rows (--collapsed, "
-				   "--flamegraph and --html always hold the call stacks)");
+	if (a->graph_given && a->graph != RP_GRAPH_NONE && !table && !stacks && !a->json)
+		return usage_error("-g adds call stacks to the table's and --json's rows "
+				   "(--collapsed, --flamegraph, --html and the exports always hold them)");
 	if ((a->reverse || a->min_width > 0) && !a->flame && !a->html)
 		return usage_error("--reverse and --min-width shape the flame graph (--flamegraph, "
 				   "--html)");

@@ -168,7 +168,7 @@ Test(report_views, filters_and_usage_errors)
 		{ "--time 5,1", "--time" }, { "--pid x", "--pid" }, { "--min-width 0", "--min-width" },
 		{ "--method '('", "regular expression" },
 		{ "--json --collapsed", "ask for one" }, { "--flamegraph x.svg --sort sym", "--sort" },
-		{ "--reverse", "--reverse" }, { "--json -g", "-g draws" },
+		{ "--reverse", "--reverse" }, { "--generations -g", "-g adds" },
 		{ "--pprof x.pb.gz -n 3", "-n limits" },
 		{ "--diff a.data", "two recordings" }, { "--diff a b --html x.html", "--flamegraph only" },
 	};

@@ -103,6 +103,35 @@ Test(output, json_parses_and_agrees)
 }
 
 struct flame_arg { struct rp_session *s; struct rp_flame_opts o; };
+Test(output, json_with_call_stacks)
+{
+	if (!tu_have("python3"))
+		cr_skip_test("python3 is not installed: no JSON oracle");
+	struct rp_session *s = stacks();
+	enum rp_key keys[] = { RP_KEY_SYM };
+	struct rp_hist h;
+	cr_assert_eq(rp_hist_build(&h, s, keys, 1, 1), 0);	/* members: as -g builds it */
+	struct json_arg j = { &h, s };
+	char *out = rt_capture(json, &j);
+	char *argv[] = { "python3", "-c",
+		"import json,sys\n"
+		"for r in json.load(sys.stdin)['rows']:\n"
+		"  print(r['sym'], r['samples'], sum(s['samples'] for s in r['stacks']),"
+		" '/'.join(r['stacks'][0]['frames']))\n", NULL };
+	struct tu_result r;
+	cr_assert_eq(tu_run(&r, argv, NULL, out, strlen(out), 30), 0);
+	cr_assert_eq(r.status, 0, "%s\n%s", r.err, out);
+	/* Each row's stacks hold its samples (a symbol per generation: two rows); frames
+	 * outermost first, named as folded. */
+	cr_assert(strstr(r.out, "loop<T>;x 5 5 main/loop<T>;x\n"), "%s", r.out);
+	cr_assert(strstr(r.out, "loop<T>;x 2 2 main/loop<T>;x\n"), "%s", r.out);
+	cr_assert(strstr(r.out, "clear_page<&> 1 1 main/clear_page<&>_[k]\n"), "%s", r.out);
+	tu_result_free(&r);
+	free(out);
+	rp_hist_free(&h);
+	rp_session_free(s);
+}
+
 static int flame(FILE *fp, void *arg)
 {
 	struct flame_arg *f = arg;
