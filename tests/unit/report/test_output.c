@@ -70,67 +70,63 @@ static int json(FILE *fp, void *arg)
 	return rp_print_json(fp, j->h, j->s, NULL, 1);
 }
 
-Test(output, json_parses_and_agrees)
-{
-	if (!tu_have("python3")) {
-		cr_skip_test("python3 is not installed: no JSON oracle");
-	}
-	struct rp_session *s = stacks();
-	enum rp_key keys[] = { RP_KEY_DSO, RP_KEY_SYM };
-	struct rp_hist h;
-	cr_assert_eq(rp_hist_build(&h, s, keys, 2, 0), 0);
-	struct json_arg j = { &h, s };
-	char *out = rt_capture(json, &j);
-	/* The oracle prints what the table would: rows, then each generation's samples. */
-	char *argv[] = { "python3", "-c",
-		"import json,sys\n"
-		"d=json.load(sys.stdin)\n"
-		"for r in d['rows']: print('%.2f %s %s' % (r['overhead'], r['dso'], r['sym']))\n"
-		"for m in d['generations']['methods']:\n"
-		"  for g in m['generations']: print(m['method'], g['generation'], g['samples'])\n",
-		NULL };
-	struct tu_result r;
-	cr_assert_eq(tu_run(&r, argv, NULL, out, strlen(out), 30), 0);
-	cr_assert_eq(r.status, 0, "%s\n%s", r.err, out);
-	cr_assert(strstr(r.out, "62.50 jitted-5-2.so loop<T>;x\n"), "%s", r.out);
-	cr_assert(strstr(r.out, "25.00 jitted-5-1.so loop<T>;x\n"), "%s", r.out);
-	cr_assert(strstr(r.out, "12.50 [kernel.kallsyms] clear_page<&>\n"), "%s", r.out);
-	cr_assert(strstr(r.out, "loop<T>;x 1 2\nloop<T>;x 2 5\n"), "%s", r.out);
-	tu_result_free(&r);
-	free(out);
-	rp_hist_free(&h);
-	rp_session_free(s);
-}
-
-struct flame_arg { struct rp_session *s; struct rp_flame_opts o; };
-Test(output, json_with_call_stacks)
+/* The JSON of the stacks() session aggregated by keys (members kept for -g), read by a
+ * python3 script (the oracle) whose output is returned (caller frees). */
+static char *json_oracle(const enum rp_key *keys, int nr, int members, const char *script)
 {
 	if (!tu_have("python3"))
 		cr_skip_test("python3 is not installed: no JSON oracle");
 	struct rp_session *s = stacks();
-	enum rp_key keys[] = { RP_KEY_SYM };
 	struct rp_hist h;
-	cr_assert_eq(rp_hist_build(&h, s, keys, 1, 1), 0);	/* members: as -g builds it */
+	cr_assert_eq(rp_hist_build(&h, s, keys, nr, members), 0);
 	struct json_arg j = { &h, s };
 	char *out = rt_capture(json, &j);
-	char *argv[] = { "python3", "-c",
-		"import json,sys\n"
-		"for r in json.load(sys.stdin)['rows']:\n"
-		"  print(r['sym'], r['samples'], sum(s['samples'] for s in r['stacks']),"
-		" '/'.join(r['stacks'][0]['frames']))\n", NULL };
+	char *argv[] = { "python3", "-c", (char *)script, NULL };
 	struct tu_result r;
 	cr_assert_eq(tu_run(&r, argv, NULL, out, strlen(out), 30), 0);
 	cr_assert_eq(r.status, 0, "%s\n%s", r.err, out);
-	/* Each row's stacks hold its samples (a symbol per generation: two rows); frames
-	 * outermost first, named as folded. */
-	cr_assert(strstr(r.out, "loop<T>;x 5 5 main/loop<T>;x\n"), "%s", r.out);
-	cr_assert(strstr(r.out, "loop<T>;x 2 2 main/loop<T>;x\n"), "%s", r.out);
-	cr_assert(strstr(r.out, "clear_page<&> 1 1 main/clear_page<&>_[k]\n"), "%s", r.out);
+	char *res = strdup(r.out);
 	tu_result_free(&r);
 	free(out);
 	rp_hist_free(&h);
 	rp_session_free(s);
+	return res;
 }
+
+Test(output, json_parses_and_agrees)
+{
+	enum rp_key keys[] = { RP_KEY_DSO, RP_KEY_SYM };
+	/* The oracle prints what the table would: rows, then each generation's samples. */
+	char *o = json_oracle(keys, 2, 0,
+		"import json,sys\n"
+		"d=json.load(sys.stdin)\n"
+		"for r in d['rows']: print('%.2f %s %s' % (r['overhead'], r['dso'], r['sym']))\n"
+		"for m in d['generations']['methods']:\n"
+		"  for g in m['generations']: print(m['method'], g['generation'], g['samples'])\n");
+	cr_assert(strstr(o, "62.50 jitted-5-2.so loop<T>;x\n"), "%s", o);
+	cr_assert(strstr(o, "25.00 jitted-5-1.so loop<T>;x\n"), "%s", o);
+	cr_assert(strstr(o, "12.50 [kernel.kallsyms] clear_page<&>\n"), "%s", o);
+	cr_assert(strstr(o, "loop<T>;x 1 2\nloop<T>;x 2 5\n"), "%s", o);
+	free(o);
+}
+
+Test(output, json_with_call_stacks)
+{
+	enum rp_key keys[] = { RP_KEY_SYM };
+	char *o = json_oracle(keys, 1, 1,
+		"import json,sys\n"
+		"for r in json.load(sys.stdin)['rows']:\n"
+		"  print(r['sym'], r['samples'], sum(s['samples'] for s in r['stacks']),"
+		" '/'.join(r['stacks'][0]['frames']))\n");
+	/* Each row's stacks hold its samples (a symbol per generation: two rows); frames
+	 * outermost first, named as folded. */
+	cr_assert(strstr(o, "loop<T>;x 5 5 main/loop<T>;x\n"), "%s", o);
+	cr_assert(strstr(o, "loop<T>;x 2 2 main/loop<T>;x\n"), "%s", o);
+	cr_assert(strstr(o, "clear_page<&> 1 1 main/clear_page<&>_[k]\n"), "%s", o);
+	free(o);
+}
+
+struct flame_arg { struct rp_session *s; struct rp_flame_opts o; };
 
 static int flame(FILE *fp, void *arg)
 {
