@@ -19,35 +19,37 @@ static int json_tree(FILE *out, const struct rp_session *s, struct rp_tree *t,
 {
 	rp_tree_prune(t, min_count);
 	rp_tree_sort(t);
-	uint32_t *stack = malloc((t->max_depth + 2) * sizeof(*stack)), *order = NULL;
-	size_t n = 0, sp = 0;
+	size_t cap = t->max_depth + 2, n = 0, sp = 0;
+	uint32_t *stack = malloc(cap * sizeof(*stack)), *order = NULL;
 	if (!stack || !(order = malloc(t->nr * sizeof(*order)))) {
 		free(stack);
 		return -ENOMEM;
 	}
-	/* Depth first; siblings pushed in reverse so they come out heaviest first. */
+	/* Depth first: a node's children pushed, then their run reversed so that they come
+	 * out in sibling order (heaviest first). */
 	stack[sp++] = 0;
 	while (sp) {
 		uint32_t i = stack[--sp];
 		order[n++] = i;
-		uint32_t kids[1024];
-		size_t nk = 0;
+		size_t from = sp;
 		for (uint32_t c = t->n[i].child; c; c = t->n[c].sibling) {
-			if (nk == sizeof(kids) / sizeof(kids[0]))
-				break;	/* more children than a screen can show are narrow anyway */
-			kids[nk++] = c;
-		}
-		if (sp + nk > t->max_depth + 2) {
-			uint32_t *p = realloc(stack, (sp + nk + 1) * sizeof(*p));
-			if (!p) {
-				free(stack);
-				free(order);
-				return -ENOMEM;
+			if (sp == cap) {
+				uint32_t *p = realloc(stack, cap * 2 * sizeof(*p));
+				if (!p) {
+					free(stack);
+					free(order);
+					return -ENOMEM;
+				}
+				stack = p;
+				cap *= 2;
 			}
-			stack = p;
+			stack[sp++] = c;
 		}
-		while (nk)
-			stack[sp++] = kids[--nk];
+		for (size_t l = from, r = sp; l + 1 < r; l++, r--) {
+			uint32_t x = stack[l];
+			stack[l] = stack[r - 1];
+			stack[r - 1] = x;
+		}
 	}
 	free(stack);
 	char buf[1024];
