@@ -40,6 +40,9 @@ static void usage(FILE *out)
 		"      --reverse           flame graph of callers: leaf functions at the root\n"
 		"      --diff BASE NEW     flame graph of NEW coloured by change since BASE (red: a\n"
 		"                          larger share, blue: smaller); replaces -i\n"
+		"      --diff-generations METHOD GEN_A GEN_B\n"
+		"                          the same for the samples through generation GEN_B of\n"
+		"                          METHOD (regex) against those through GEN_A\n"
 		"      --no-inline         no inlined functions in call chains (shown by default,\n"
 		"                          marked _[i])\n"
 		"      --split-generations one frame per generation of a method in call chains\n"
@@ -65,7 +68,7 @@ enum {
 	OPT_NO_DEMANGLE, OPT_SYMFS, OPT_ARCHIVE, OPT_KALLSYMS, OPT_CALL_GRAPH, OPT_PLIMIT,
 	OPT_INLINE, OPT_NOP, OPT_BUILDID_DIR, OPT_NO_INLINE, OPT_SPLIT_GENS, OPT_PID, OPT_TID,
 	OPT_TIME, OPT_MIN_WIDTH, OPT_REVERSE, OPT_HTML, OPT_SPEEDSCOPE,
-	OPT_PPROF, OPT_DIFF,
+	OPT_PPROF, OPT_DIFF, OPT_DIFF_GENS,
 };
 
 static const struct option longopts[] = {
@@ -92,6 +95,7 @@ static const struct option longopts[] = {
 	{ "speedscope", required_argument, NULL, OPT_SPEEDSCOPE },
 	{ "pprof", required_argument, NULL, OPT_PPROF },
 	{ "diff", required_argument, NULL, OPT_DIFF },
+	{ "diff-generations", required_argument, NULL, OPT_DIFF_GENS },
 	{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
 	{ "symfs", required_argument, NULL, OPT_SYMFS },
 	{ "archive", required_argument, NULL, OPT_ARCHIVE },
@@ -113,7 +117,8 @@ struct report_args {
 	uint32_t cmp_a, cmp_b;
 	int generations, json, collapsed, compare, sort_given, split_gens, reverse;
 	int rows_given, graph_given, no_inline;
-	const char *html, *speedscope, *pprof, *diff_base;
+	const char *html, *speedscope, *pprof, *diff_base, *diff_method;
+	uint32_t diff_gen_a, diff_gen_b;
 	int input_given;
 	struct rp_session *base;
 	double min_width;
@@ -263,6 +268,14 @@ static int parse_args(int argc, char **argv, struct report_args *a)
 		case OPT_HTML: a->html = optarg; break;
 		case OPT_SPEEDSCOPE: a->speedscope = optarg; break;
 		case OPT_PPROF: a->pprof = optarg; break;
+		case OPT_DIFF_GENS:
+			if (optind + 1 >= argc || parse_gen(argv[optind], &a->diff_gen_a) ||
+			    parse_gen(argv[optind + 1], &a->diff_gen_b))
+				return usage_error("--diff-generations takes METHOD GEN_A GEN_B "
+						   "(generation numbers from 1)");
+			a->diff_method = optarg;
+			optind += 2;
+			break;
 		case OPT_DIFF:
 			if (optind >= argc)
 				return usage_error("--diff takes two recordings: BASE NEW");
@@ -339,8 +352,14 @@ static int check_outputs(struct report_args *a)
 	if ((a->split_gens || a->no_inline) && !stacks && !(table && a->graph != RP_GRAPH_NONE))
 		return usage_error("--split-generations and --no-inline change call stacks: use them "
 				   "with -g, --collapsed, --flamegraph, --html or an export");
-	if (a->diff_base && (!a->flame || a->html || a->speedscope || a->pprof || views))
-		return usage_error("--diff colours the flame graph: use it with --flamegraph only");
+	if ((a->diff_base || a->diff_method) &&
+	    (!a->flame || a->html || a->speedscope || a->pprof || views))
+		return usage_error("--diff and --diff-generations colour the flame graph: use them "
+				   "with --flamegraph only");
+	if (a->diff_base && a->diff_method)
+		return usage_error("--diff and --diff-generations: one comparison at a time");
+	if (a->diff_method && a->method)
+		return usage_error("--diff-generations names its method: drop --method");
 	if (a->diff_base && a->input_given)
 		return usage_error("--diff BASE NEW names both recordings: drop -i");
 	if (a->reverse && a->html)
@@ -403,7 +422,11 @@ static int ingest_base(struct report_args *a, struct rp_session *s)
 {
 	char err[512] = "";
 	struct rp_ingest_opts in = a->in;
-	in.input = a->diff_base;
+	struct rp_filter f = a->filter;
+	if (a->diff_base)
+		in.input = a->diff_base;
+	else
+		f.generation = a->diff_gen_a;
 	in.fast_exit = 0;
 	int rc = rp_session_new(&a->base);
 	if (rc)
@@ -413,7 +436,7 @@ static int ingest_base(struct report_args *a, struct rp_session *s)
 	if (rc)
 		return cli_error("%s", err[0] ? err : strerror(-rc));
 	rp_set_split_generations(a->base, rp_split_generations(s));
-	if ((rc = rp_session_filter(a->base, &a->filter, err, sizeof(err))))
+	if ((rc = rp_session_filter(a->base, &f, err, sizeof(err))))
 		return cli_error("%s", err);
 	return 0;
 }
@@ -452,14 +475,25 @@ static int run(struct report_args *a, struct rp_session *s)
 	 * with such a method on their stack. */
 	if (!a->generations && !a->compare)
 		a->filter.method_regex = a->method;
+	if (a->diff_method) {
+		a->filter.method_regex = a->diff_method;
+		a->filter.generation = a->diff_gen_b;
+	}
 	if ((rc = rp_session_filter(s, &a->filter, err, sizeof(err))))
 		return rc == -EINVAL ? usage_error("--method: %s", err) : cli_error("%s", err);
 
-	if (a->diff_base && (rc = ingest_base(a, s)))
+	if ((a->diff_base || a->diff_method) && (rc = ingest_base(a, s)))
 		return rc;
 	int files = a->flame || a->html || a->speedscope || a->pprof;
 	struct file_job job = { .a = a, .s = s, .keys = keys, .nr_keys = nr_keys };
-	snprintf(job.title, sizeof(job.title), "jitprof: %s", a->in.input);
+	if (a->diff_method)
+		snprintf(job.title, sizeof(job.title), "jitprof: %s, generation %u of %s against "
+			 "generation %u", a->in.input, a->diff_gen_b, a->diff_method, a->diff_gen_a);
+	else if (a->diff_base)
+		snprintf(job.title, sizeof(job.title), "jitprof: %s against %s", a->in.input,
+			 a->diff_base);
+	else
+		snprintf(job.title, sizeof(job.title), "jitprof: %s", a->in.input);
 	if (a->flame && (rc = write_file(a->flame, write_flame, &job)))
 		return rc;
 	if (a->html && (rc = write_file(a->html, write_html, &job)))

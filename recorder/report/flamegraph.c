@@ -121,9 +121,9 @@ static void emit(struct emit_ctx *e, uint32_t node, uint32_t bnode, double x)
 	if (e->bt)
 		fprintf(e->out, " (%+.2f points since the base)", delta);
 	fprintf(e->out, " (%" PRIu64 " samples, %.2f%%)</title><rect x=\"%.2f\" y=\"%d\" "
-		"width=\"%.2f\" height=\"%d\" fill=\"%s\" rx=\"2\"/><text x=\"%.2f\" y=\"%.1f\">"
+		"width=\"%.2f\" height=\"%d\" fill=\"%s\" rx=\"2\"%s/><text x=\"%.2f\" y=\"%.1f\">"
 		"</text></g>\n", n->count, pct, x, (int)y, w > 0.5 ? w - 0.5 : 0, FG_ROW - 1, color,
-		x + 3, y + 11.5);
+		e->bt ? " stroke=\"#bbb\" stroke-width=\"0.5\"" : "", x + 3, y + 11.5);
 	for (uint32_t c = n->child; c; c = e->t->n[c].sibling) {
 		uint32_t bc = e->bt ? base_child(e, bnode, &e->t->n[c],
 						 rp_tnode_name(e->s, &e->t->n[c], name, sizeof(name)))

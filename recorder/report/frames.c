@@ -69,8 +69,10 @@ static int keep(const struct rp_session *s, const struct rp_sample *smp,
 	if (!re)
 		return 1;
 	for (uint32_t i = 0; i < smp->nr; i++) {
-		const char *sym = s->frames[smp->first + i].sym;
-		if (sym && !regexec(re, sym, 0, NULL, 0))
+		const struct rp_frame *fr = &s->frames[smp->first + i];
+		if (f->generation && (!fr->load || s->loads[fr->load - 1].generation != f->generation))
+			continue;
+		if (fr->sym && !regexec(re, fr->sym, 0, NULL, 0))
 			return 1;
 	}
 	return 0;

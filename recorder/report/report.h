@@ -90,12 +90,14 @@ void rp_set_event_name(struct rp_session *s, const char *name);
 void rp_set_lost(struct rp_session *s, uint64_t lost);
 
 /* Which samples the outputs see: one process, one thread, a time window (ns after the
- * recording's start; end 0 = open) and samples with a frame whose symbol matches a regex. */
+ * recording's start; end 0 = open) and samples with a frame whose symbol matches a regex
+ * (and, when generation is set, that is jitted code of that generation). */
 struct rp_filter {
 	int has_pid, has_tid;
 	uint32_t pid, tid;
 	uint64_t from_ns, to_ns;
 	const char *method_regex;
+	uint32_t generation;		/* with method_regex: only a frame of that generation */
 };
 /* Drops every other sample (and recounts the loads' samples). 0, or -EINVAL with the bad
  * regex in err, or -ENOMEM. */

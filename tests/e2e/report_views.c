@@ -118,6 +118,28 @@ Test(report_views, flamegraph_java_inlined)
 	cr_assert_gt(xpath_num(svg, "count(//*[@class=\"f\"])"), 10);
 	cr_assert_eq(xpath_num(svg, "count(//*[@class=\"f\"]/*[local-name()=\"rect\" and "
 			       "@fill!=\"rgb(255,255,255)\"])"), 0, "a change against itself");
+	/* Two sampled generations of total(): the later one against the earlier, coloured. */
+	rx_ok(&r, "HOME='%s' '%s' report -q -i '%s' --generations --method '^%s' --json | "
+	      "python3 -c 'import json,sys\n"
+	      "g=[x for x in json.load(sys.stdin)[\"generations\"][\"methods\"][0][\"generations\"]"
+	      " if x[\"samples\"]]\n"
+	      "g=sorted(sorted(g, key=lambda x: -x[\"samples\"])[:2], key=lambda x: x[\"generation\"])\n"
+	      "print(*[x[\"generation\"] for x in g])'", home, rx_jitprof, data,
+	      "jitprof\\.samples\\.Generations\\.total\\(");
+	unsigned ga, gb;
+	if (sscanf(r.out, "%u %u", &ga, &gb) == 2) {
+		tu_result_free(&r);
+		rx_ok(&r, "HOME='%s' '%s' report -q -i '%s' --flamegraph '%s' --diff-generations "
+		      "'Generations\\.total\\(' %u %u", home, rx_jitprof, data, svg, ga, gb);
+		cr_assert_geq(xpath_num(svg, "count(//*[@class=\"f\"]/*[local-name()=\"rect\" and "
+					"@fill!=\"rgb(255,255,255)\"])"), 1, "generations %u and %u alike", ga,
+			      gb);
+		cr_assert_eq(xpath_num(svg, "count(//*[@data-d=\"1\"])"), 1, "one command");
+	} else {
+		fprintf(stderr, "report_views: fewer than two sampled generations of total(), "
+			"--diff-generations not checked: %s\n", r.out);
+	}
+	tu_result_free(&r);
 	/* Reversed: the inlined leaf sits right on the root. */
 	rx_ok(&r, "HOME='%s' '%s' report -q -i '%s' --flamegraph '%s' --reverse", home,
 	      rx_jitprof, data, svg);
@@ -170,7 +192,8 @@ Test(report_views, filters_and_usage_errors)
 		{ "--json --collapsed", "ask for one" }, { "--flamegraph x.svg --sort sym", "--sort" },
 		{ "--reverse", "--reverse" }, { "--generations -g", "-g adds" },
 		{ "--pprof x.pb.gz -n 3", "-n limits" },
-		{ "--diff a.data", "two recordings" }, { "--diff a b --html x.html", "--flamegraph only" },
+		{ "--diff a.data", "two recordings" },
+		{ "--flamegraph x.svg --diff-generations m 1", "GEN_A GEN_B" }, { "--diff a b --html x.html", "--flamegraph only" },
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		cr_assert_eq(rx_sh(&r, "HOME='%s' '%s' report -q -i '%s' %s", home, rx_jitprof, data,
