@@ -18,9 +18,11 @@ static void usage(FILE *out)
 		"  -i, --input FILE        perf.data to read (default perf.data; - for stdin)\n"
 		"  -s, --sort KEYS         comma list of comm,pid,dso,sym,srcline,generation\n"
 		"                          (default comm,dso,sym)\n"
-		"  -g [caller|callee]      call graph under each row (default callee: leaf first)\n"
+		"  -g [caller|callee]      call graph under each row, as perf report -g prints it\n"
+		"                          (default caller: outermost frame first, as perf 6.1)\n"
 		"      --call-graph MODE   callee, caller or none\n"
-		"      --percent-limit P   hide call graph branches under P%% (default 0.5)\n"
+		"      --percent-limit P   hide rows and call graph branches under P%%\n"
+		"                          (default: rows 0, branches 0.5, as perf)\n"
 		"  -n, --rows N            print only the first N rows\n"
 		"      --generations       every generation of methods compiled more than once\n"
 		"      --method REGEX      only methods matching REGEX (with --generations); with\n"
@@ -45,8 +47,9 @@ static void usage(FILE *out)
 		"                          METHOD (regex) against those through GEN_A\n"
 		"      --no-inline         no inlined functions in call chains (shown by default,\n"
 		"                          marked _[i])\n"
-		"      --split-generations one frame per generation of a method in call chains\n"
-		"                          (\" [gen N]\"; default: a method's generations are one frame)\n"
+		"      --split-generations one frame per generation of a method (\" [gen N]\") in\n"
+		"                          folded stacks, flame graphs and exports (default: one frame;\n"
+		"                          -g's text graph keeps them apart, as perf does)\n"
 		"      --pid PID           only samples of process PID\n"
 		"      --tid TID           only samples of thread TID\n"
 		"      --time START,END    only samples between START and END seconds after the\n"
@@ -125,6 +128,7 @@ struct report_args {
 	struct rp_filter filter;
 	enum rp_graph_mode graph;
 	double plimit;
+	int plimit_given;
 	size_t rows;
 };
 
@@ -216,6 +220,7 @@ static int parse_time(const char *v, struct rp_filter *f)
 static int parse_args(int argc, char **argv, struct report_args *a)
 {
 	int c;
+	char *end;
 	optind = 1;
 	for (int i = 1; i + 1 < argc; i++) {
 		enum rp_graph_mode g;
@@ -240,7 +245,7 @@ static int parse_args(int argc, char **argv, struct report_args *a)
 			a->rows_given = 1;
 			break;
 		}
-		case 'g': a->graph = RP_GRAPH_CALLEE; a->graph_given = 1; break;
+		case 'g': a->graph = RP_GRAPH_CALLER; a->graph_given = 1; break;
 		case 'k': a->in.vmlinux = optarg; break;
 		case 'q': cli_set_quiet(1); quiet = 1; break;
 		case 'h': usage(stdout); exit(0);
@@ -249,7 +254,12 @@ static int parse_args(int argc, char **argv, struct report_args *a)
 				return usage_error("--call-graph: '%s' is not caller, callee or none", optarg);
 			a->graph_given = 1;
 			break;
-		case OPT_PLIMIT: a->plimit = strtod(optarg, NULL); break;
+		case OPT_PLIMIT:
+			a->plimit = strtod(optarg, &end);
+			if (!*optarg || *end || !(a->plimit >= 0 && a->plimit <= 100))
+				return cli_error("--percent-limit: '%s' is not a percentage", optarg);
+			a->plimit_given = 1;
+			break;
 		case OPT_GENERATIONS: a->generations = 1; break;
 		case OPT_METHOD: a->method = optarg; break;
 		case OPT_COMPARE:
@@ -349,9 +359,12 @@ static int check_outputs(struct report_args *a)
 	if ((a->reverse || a->min_width > 0) && !a->flame && !a->html)
 		return usage_error("--reverse and --min-width shape the flame graph (--flamegraph, "
 				   "--html)");
-	if ((a->split_gens || a->no_inline) && !stacks && !(table && a->graph != RP_GRAPH_NONE))
-		return usage_error("--split-generations and --no-inline change call stacks: use them "
-				   "with -g, --collapsed, --flamegraph, --html or an export");
+	if (a->split_gens && !stacks)
+		return usage_error("--split-generations changes folded stacks, flame graphs and "
+				   "exports (-g's text graph always keeps generations apart)");
+	if (a->no_inline && !stacks && a->graph == RP_GRAPH_NONE)
+		return usage_error("--no-inline changes call stacks: use it with -g, --collapsed, "
+				   "--flamegraph, --html or an export");
 	if ((a->diff_base || a->diff_method) &&
 	    (!a->flame || a->html || a->speedscope || a->pprof || views))
 		return usage_error("--diff and --diff-generations colour the flame graph: use them "
@@ -525,7 +538,8 @@ static int run(struct report_args *a, struct rp_session *s)
 		h.nr_entries = all;
 	} else {
 		struct rp_table_opts to = { .max_rows = a->rows, .graph = a->graph,
-					    .graph_min_percent = a->plimit };
+					    .graph_min_percent = a->plimit,
+					    .min_percent = a->plimit_given ? a->plimit : 0 };
 		rc = rp_print_table(stdout, &h, &to);
 	}
 	rp_hist_free(&h);

@@ -109,7 +109,13 @@ static void one_load(struct pool *p, size_t i)
 	}
 	int rc = synth_input_drop_bad_debug(&in, err, sizeof(err));
 	if (rc == 1)
-		r->warning = load_msg(p, e, err, "; its ELF has the symbol only");
+		r->warning = load_msg(p, e, err, "; its ELF is made without it");
+	size_t dropped = rc >= 0 ? synth_lines_dropped(&in) : 0;
+	if (dropped && !r->warning) {
+		snprintf(err, sizeof(err), "%zu line-table entries outside the code or out of order "
+			 "dropped", dropped);
+		r->warning = load_msg(p, e, err, ", the rest of the table kept");
+	}
 	rc = rc < 0 ? rc : synth_build(&in, &elf, err, sizeof(err));
 	if (rc) {
 		free(r->warning);

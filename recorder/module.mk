@@ -3,8 +3,8 @@
 # commands (recorder/*.c, one file per subcommand) and main.c make the binary.
 RECORDER_SUBDIRS := $(notdir $(patsubst %/,%,$(sort $(dir $(wildcard recorder/*/*.c)))))
 RECORDER_CMD_SRCS := $(wildcard recorder/*.c)
-RECORDER_LDLIBS := -lelf -ldw -lcrypto -lcapstone -ldebuginfod -larchive -lzstd -lprotobuf-c -lz \
-	-lpthread -lm
+RECORDER_LDLIBS := -lelf -ldw -lcrypto -lcapstone -ldebuginfod -larchive -lzstd -liberty \
+	-lprotobuf-c -lz -lpthread -lm
 
 define recorder_sublib
 $(BUILD)/librecorder-$(1).a: $(call objs_of,$(wildcard recorder/$(1)/*.c))

@@ -6,7 +6,7 @@ set -euo pipefail
 pkgs=(
 	build-essential clang llvm libclang-rt-14-dev pkg-config
 	libelf-dev libdw-dev elfutils libssl-dev libcapstone-dev libdebuginfod-dev debuginfod
-	libzstd-dev zstd libcriterion-dev libarchive-dev
+	libzstd-dev zstd libcriterion-dev libarchive-dev libiberty-dev
 	binutils gdb linux-perf
 	openjdk-17-jdk-headless nodejs npm
 	python3 libxml2-utils

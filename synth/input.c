@@ -116,31 +116,6 @@ static int in_code(const struct synth_input *in, uint64_t addr)
 	return addr >= in->code_addr && addr - in->code_addr < in->code_size;
 }
 
-static int check_lines(const struct synth_input *in, char *err, size_t errlen)
-{
-	for (size_t i = 0; i < in->nr_lines; i++) {
-		const struct jd_line *l = &in->lines[i];
-		if (!in_code(in, l->addr))
-			return synth_err(err, errlen, -EINVAL,
-					 "line entry %zu: address 0x%" PRIx64 " outside the code "
-					 "[0x%" PRIx64 ", +0x%" PRIx64 ")", i, l->addr,
-					 in->code_addr, in->code_size);
-		if (i && l->addr < in->lines[i - 1].addr)
-			return synth_err(err, errlen, -EINVAL,
-					 "line entry %zu: address 0x%" PRIx64 " below the previous "
-					 "entry's 0x%" PRIx64 " (lines must be sorted)", i, l->addr,
-					 in->lines[i - 1].addr);
-		if (l->line < 0)
-			return synth_err(err, errlen, -EINVAL, "line entry %zu: negative line %d",
-					 i, (int)l->line);
-		if (!l->file || strnlen(l->file, SYNTH_NAME_MAX + 1) > SYNTH_NAME_MAX)
-			return synth_err(err, errlen, -EINVAL,
-					 "line entry %zu: file name missing or longer than %d", i,
-					 SYNTH_NAME_MAX);
-	}
-	return 0;
-}
-
 static int check_inline(const struct synth_input *in, char *err, size_t errlen)
 {
 	const struct jd_ext_inline *x = in->inl;
@@ -225,8 +200,6 @@ int synth_validate(const struct synth_input *in, char *err, size_t errlen)
 {
 	int rc = check_core(in, err, errlen);
 	if (!rc)
-		rc = check_lines(in, err, errlen);
-	if (!rc)
 		rc = check_inline(in, err, errlen);
 	if (!rc)
 		rc = check_unwind(in, err, errlen);
@@ -238,15 +211,10 @@ int synth_input_drop_bad_debug(struct synth_input *in, char *err, size_t errlen)
 	int rc = check_core(in, err, errlen), dropped = 0;
 	if (rc)
 		return rc;
-	if (check_lines(in, err, errlen)) {
-		in->lines = NULL;
-		in->nr_lines = 0;
-		dropped = 1;
-	}
 	/* err keeps the first reason: later checks write only into a scratch buffer. */
 	char scratch[256];
-	char *e = dropped ? scratch : err;
-	size_t elen = dropped ? sizeof(scratch) : errlen;
+	char *e = err;
+	size_t elen = errlen;
 	if (check_inline(in, e, elen)) {
 		in->inl = NULL;
 		e = scratch, elen = sizeof(scratch);

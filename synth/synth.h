@@ -43,7 +43,8 @@ struct synth_input {
 	uint64_t code_addr;
 	const uint8_t *code;
 	uint64_t code_size;
-	const struct jd_line *lines;	/* ascending addr, inside [code_addr, code_addr+size) */
+	const struct jd_line *lines;	/* ascending addr, inside [code_addr, code_addr+size);
+					 * entries that are not are dropped one by one */
 	size_t nr_lines;
 	const struct jd_ext_inline *inl;	/* NULL: no inline scopes */
 	const uint8_t *unwind;		/* .eh_frame then .eh_frame_hdr (jitdump §2.8), or NULL */
@@ -56,12 +57,16 @@ struct synth_input {
 void synth_input_from_load(struct synth_input *in, const struct jd_header *hdr,
 			   const struct jd_load_entry *e);
 
-/* Checks everything synth_build would refuse (code_size 0, oversized name, lines unsorted or
- * outside the code, inconsistent unwind sizes, bad inline tables). 0 or -EINVAL/-ENOTSUP. */
+/* Checks everything synth_build would refuse (code_size 0, oversized name, inconsistent unwind
+ * sizes, bad inline tables). 0 or -EINVAL/-ENOTSUP. A line table is never refused: its bad
+ * entries are dropped one by one (synth_lines_dropped counts them). */
 int synth_validate(const struct synth_input *in, char *err, size_t errlen);
-/* For callers that prefer a symbol-only ELF to none: when only the line table, inline table or
- * unwind data are bad (real dumps carry such: node 20 writes garbage DEBUG_INFO entries for
- * some code), drops what is bad and returns 1 with the reason in err; 0 if in was valid; a
+/* Line-table entries synth_build leaves out because they are unusable: outside the code, below
+ * an earlier entry's address, a negative line, a missing or oversized file name. Rows with line
+ * 0 ("no line") are not counted: their range joins the row before them. */
+size_t synth_lines_dropped(const struct synth_input *in);
+/* For callers that prefer an ELF without them to none: when only the inline table or unwind
+ * data are bad (real dumps carry such), drops what is bad and returns 1 with the reason in err; 0 if in was valid; a
  * negative errno if in cannot make an ELF at all. Use it before synth_build_id too, so ids and
  * ELFs agree. */
 int synth_input_drop_bad_debug(struct synth_input *in, char *err, size_t errlen);

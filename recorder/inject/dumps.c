@@ -84,6 +84,8 @@ static void bid_one(void *ctx, size_t i)
 	int rc = synth_input_drop_bad_debug(&in, NULL, 0);
 	if (rc > 0)
 		l->flags |= INJ_NOLINES;	/* each thread touches only its own load */
+	if (rc >= 0 && synth_lines_dropped(&in))
+		l->flags |= INJ_TRIMMED;
 	uint64_t off = synth_text_offset(&in);
 	if (rc < 0 || off > UINT32_MAX || synth_build_id(&in, l->build_id, NULL, 0) < 0) {
 		l->flags |= INJ_BAD;
@@ -218,6 +220,12 @@ int inj_dump_init(struct inj_dump *d, struct jd_index *x, const char *path,
 	for (size_t i = 0; i < d->nr_loads; i++) {
 		d->nr_bad += (d->loads[i].flags & INJ_BAD) != 0;
 		d->nr_nolines += (d->loads[i].flags & (INJ_BAD | INJ_NOLINES)) == INJ_NOLINES;
+		if ((d->loads[i].flags & (INJ_BAD | INJ_TRIMMED)) == INJ_TRIMMED) {
+			struct synth_input in;
+			inj_load_input(d, (uint32_t)i, &in);
+			d->nr_trimmed++;
+			d->nr_rows_dropped += synth_lines_dropped(&in);
+		}
 	}
 	if (d->nr_bad || d->nr_nolines)
 		first_bad_message(d, d->nr_bad ? INJ_BAD : INJ_NOLINES);

@@ -88,11 +88,12 @@ struct inj_ev {
 #define INJ_HIT_CHAIN   2u	/* a callchain entry landed in it */
 #define INJ_QUEUED      4u	/* handed to the ELF writer */
 #define INJ_BAD         8u	/* synth refuses it: no MMAP2, no ELF (perf skips it too) */
-#define INJ_NOLINES    16u	/* line/inline tables refused by synth: ELF made without them */
+#define INJ_NOLINES    16u	/* inline/unwind data refused by synth: ELF made without them */
+#define INJ_TRIMMED    32u	/* some line-table entries unusable: dropped, the rest kept */
 
 struct inj_load {
 	uint8_t build_id[20];
-	uint8_t flags;		/* INJ_HIT_*, INJ_QUEUED, INJ_BAD, INJ_NOLINES */
+	uint8_t flags;		/* INJ_HIT_*, INJ_QUEUED, INJ_BAD, INJ_NOLINES, INJ_TRIMMED */
 	uint32_t text_off;	/* MMAP2 pgoff: where synth puts .text in this load's ELF */
 	uint32_t move_idx;	/* first move of this load's code_index, INJ_NONE if none */
 };
@@ -108,7 +109,8 @@ struct inj_dump {
 	uint16_t e_machine;
 	uint32_t *file_seqs;	/* per load: synth_index_file_seqs (repeated code_index values) */
 	size_t nr_bad;		/* loads synth refused */
-	size_t nr_nolines;	/* loads whose line tables synth refused */
+	size_t nr_nolines;	/* loads whose inline/unwind data synth refused */
+	size_t nr_trimmed, nr_rows_dropped;	/* loads with unusable line entries, entries */
 	char bad_msg[256];	/* the first refusal */
 	size_t nr_loads, nr_moves;
 	struct inj_load *loads;

@@ -122,8 +122,12 @@ int inj_marker_take(struct inj_run_state *s, const struct pd_reader *r,
 	if (d->nr_bad)
 		inj_warnf(s, "%s: %zu code loads not injected (%s)", path, d->nr_bad, d->bad_msg);
 	else if (d->nr_nolines)
-		inj_warnf(s, "%s: %zu code loads injected without their line tables (%s)", path,
-			  d->nr_nolines, d->bad_msg);
+		inj_warnf(s, "%s: %zu code loads injected without their inline or unwind tables "
+			  "(%s)", path, d->nr_nolines, d->bad_msg);
+	if (d->nr_trimmed)
+		inj_warnf(s, "%s: %zu line-table entries outside their code or out of order dropped "
+			  "in %zu code loads (the rest of each table kept)", path, d->nr_rows_dropped,
+			  d->nr_trimmed);
 	if (s->o->all)
 		for (uint32_t i = 0; i < d->nr_loads; i++)
 			if (!(d->loads[i].flags & (INJ_BAD | INJ_QUEUED))) {

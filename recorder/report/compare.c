@@ -61,8 +61,8 @@ static size_t count_range(const struct gen_samples *g, uint64_t lo, uint64_t hi)
 	return n;
 }
 
-/* Picks the loads: an exact method name first, else a regex; both generations in one
- * process, the process with the most samples in them when several qualify. */
+/* Picks the loads: an exact method name (rp_load_title) first, else a regex; both
+ * generations in one process, the one with the most samples in them when several qualify. */
 static int find_pair(const struct rp_session *s, const char *method, uint32_t ga, uint32_t gb,
 		     uint32_t *ia, uint32_t *ib, char *err, size_t errlen)
 {
@@ -70,19 +70,21 @@ static int find_pair(const struct rp_session *s, const char *method, uint32_t ga
 	int have_re = regcomp(&re, method, REG_EXTENDED | REG_NOSUB) == 0;
 	int exact = 0;
 	for (size_t i = 0; i < s->nr_loads; i++)
-		exact |= s->loads[i].method && !strcmp(s->loads[i].method, method);
+		exact |= rp_load_title(&s->loads[i]) && !strcmp(rp_load_title(&s->loads[i]), method);
 	uint64_t best = 0;
 	int found = 0;
 	*ia = *ib = 0;
 	for (size_t i = 0; i < s->nr_loads; i++) {
 		const struct rp_load *a = &s->loads[i];
-		if (!a->method || a->generation != ga)
+		const char *id = rp_load_ident(a), *title = rp_load_title(a);
+		if (!id || !title || a->runtime || a->generation != ga)
 			continue;
-		if (exact ? strcmp(a->method, method) : !have_re || regexec(&re, a->method, 0, NULL, 0))
+		if (exact ? strcmp(title, method) : !have_re || regexec(&re, title, 0, NULL, 0))
 			continue;
 		for (size_t j = 0; j < s->nr_loads; j++) {
 			const struct rp_load *b = &s->loads[j];
-			if (b->method != a->method || b->pid != a->pid || b->generation != gb)
+			if (rp_load_ident(b) != id || b->runtime || b->pid != a->pid ||
+			    b->generation != gb)
 				continue;
 			if (!found || a->samples + b->samples > best) {
 				best = a->samples + b->samples;

@@ -56,6 +56,11 @@ int rp_split_generations(const struct rp_session *s)
 	return s->split_gens;
 }
 
+unsigned rp_stack_tag(const struct rp_session *s)
+{
+	return RP_NAME_KMARK | RP_NAME_IMARK | (s->split_gens ? RP_NAME_GEN : 0);
+}
+
 static int keep(const struct rp_session *s, const struct rp_sample *smp,
 		const struct rp_filter *f, const regex_t *re)
 {

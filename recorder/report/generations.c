@@ -18,6 +18,9 @@ const char *rp_tier_name(uint32_t tier)
 	case JD_TIER_C2: return "C2";
 	case JD_TIER_STUB: return "stub";
 	case JD_TIER_OTHER: return "other";
+	case RP_TIER_BASELINE: return "baseline";
+	case RP_TIER_MIDTIER: return "maglev";
+	case RP_TIER_OPTIMIZED: return "turbofan";
 	default: return "-";
 	}
 }
@@ -49,7 +52,10 @@ static int load_ptr_order(const void *pa, const void *pb)
 	const struct rp_load *b = *(const struct rp_load *const *)pb;
 	if (a->pid != b->pid)
 		return a->pid < b->pid ? -1 : 1;
-	int c = strcmp(a->method ? a->method : "", b->method ? b->method : "");
+	if (a->runtime != b->runtime)
+		return a->runtime < b->runtime ? -1 : 1;
+	const char *x = rp_load_ident(a), *y = rp_load_ident(b);
+	int c = strcmp(x ? x : "", y ? y : "");
 	if (c)
 		return c;
 	if (a->generation != b->generation)
@@ -151,11 +157,18 @@ int rp_gen_view_build(struct rp_gen_view *v, const struct rp_session *s,
 
 	for (size_t i = 0; i < s->nr_loads;) {
 		size_t j = i;
+		const char *ident = rp_load_ident(order[i]);
 		while (j < s->nr_loads && order[j]->pid == order[i]->pid &&
-		       order[j]->method == order[i]->method)
+		       order[j]->runtime == order[i]->runtime && rp_load_ident(order[j]) == ident)
 			j++;
-		int match = order[i]->method &&
-			    (method_regex ? !regexec(&re, order[i]->method, 0, NULL, 0) : j - i > 1);
+		/* Runtime code: distinct blobs sharing a name, counted apart, never generations. */
+		for (size_t k = i; k < j && order[i]->runtime; k++) {
+			v->runtime_loads++;
+			v->runtime_samples += order[k]->samples;
+		}
+		const char *title = rp_load_title(order[i]);
+		int match = title && !order[i]->runtime &&
+			    (method_regex ? !regexec(&re, title, 0, NULL, 0) : j - i > 1);
 		if (!match) {
 			i = j;
 			continue;
@@ -165,7 +178,7 @@ int rp_gen_view_build(struct rp_gen_view *v, const struct rp_session *s,
 			goto out;
 		v->methods = m;
 		m = &v->methods[v->nr_methods++];
-		*m = (struct rp_gen_method){ .pid = order[i]->pid, .method = order[i]->method };
+		*m = (struct rp_gen_method){ .pid = order[i]->pid, .method = title };
 		m->rows = calloc(j - i, sizeof(*m->rows));
 		if (!m->rows)
 			goto out;
@@ -255,12 +268,12 @@ int rp_print_generations(FILE *out, const struct rp_session *s, const char *meth
 		fprintf(out, "%s%s  (pid %u, %zu generation%s, %" PRIu64 " samples)\n",
 			i > quiet ? "\n" : "",
 			m->method, m->pid, m->nr_rows, m->nr_rows == 1 ? "" : "s", total);
-		fprintf(out, "  %4s  %-6s  %9s  %9s  %7s  %7s  %7s  %9s  %s\n", "gen", "tier",
+		fprintf(out, "  %4s  %-8s  %9s  %9s  %7s  %7s  %7s  %9s  %s\n", "gen", "tier",
 			"loaded", "lifetime", "code", "samples", "share", "samples/s",
 			"hottest lines");
 		for (size_t k = 0; k < m->nr_rows; k++) {
 			const struct rp_gen_row *r = &m->rows[k];
-			fprintf(out, "  %4u  %-6s  %8.3fs  %8.3fs  %7" PRIu64 "  %7" PRIu64
+			fprintf(out, "  %4u  %-8s  %8.3fs  %8.3fs  %7" PRIu64 "  %7" PRIu64
 				"  %6.2f%%  %9.1f  ", r->load->generation, rp_load_tier(r->load),
 				r->rel_load_s, r->lifetime_s, r->load->code_size, r->samples,
 				100 * r->share, r->per_sec);
@@ -273,6 +286,9 @@ int rp_print_generations(FILE *out, const struct rp_session *s, const char *meth
 	if (quiet)
 		fprintf(out, "\n# %zu more method%s with several generations and no samples "
 			"(--method REGEX shows them)\n", quiet, quiet == 1 ? "" : "s");
+	if (v.runtime_loads)
+		fprintf(out, "\n# runtime code (stubs, adapters, interpreter; not generations): %zu "
+			"loads, %" PRIu64 " samples\n", v.runtime_loads, v.runtime_samples);
 	rp_gen_view_free(&v);
 	return ferror(out) ? -EIO : 0;
 }

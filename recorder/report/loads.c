@@ -244,6 +244,12 @@ int rp_ingest_loads(struct rp_session *s, struct sym_session *ss, const struct r
 				line_from_dump(s, je_of[f->load - 1], f);
 		}
 	}
+	/* The dumps' names are the runtimes' own: they say which runtime made each load. */
+	const char **raw = calloc(s->nr_loads + 1, sizeof(*raw));
+	for (size_t i = 0; raw && i < s->nr_loads; i++)
+		raw[i] = je_of[i] ? je_of[i]->load.name : NULL;
+	int rc = raw ? rp_identify_loads(s, raw) : -1;
+	free(raw);
 	for (size_t i = 0; i < nr_dumps; i++) {
 		jd_index_close(dumps[i].x);
 		rp_map_free(&dumps[i].by_index);
@@ -251,5 +257,5 @@ int rp_ingest_loads(struct rp_session *s, struct sym_session *ss, const struct r
 	free(dumps);
 	free(hits);
 	free(je_of);
-	return 0;
+	return rc < 0 ? -ENOMEM : 0;
 }

@@ -102,7 +102,8 @@ static int json_stacks(FILE *out, const struct rp_session *s, const struct rp_en
 		size_t n = 0;
 		buf[0] = 0;
 		for (uint32_t i = smp->nr; i-- > 0 && n + 2 < RP_STACK_MAX;) {
-			rp_frame_name(s, &s->frames[smp->first + i], 1, name, sizeof(name));
+			rp_frame_name(s, &s->frames[smp->first + i], rp_stack_tag(s), name,
+				      sizeof(name));
 			n += (size_t)snprintf(buf + n, RP_STACK_MAX - n, "%s%s", n ? "\x1f" : "", name);
 		}
 		uint32_t id;
@@ -199,7 +200,7 @@ static size_t stack_of(const struct rp_session *s, const struct rp_sample *smp, 
 	char name[1024];
 	size_t n = (size_t)snprintf(buf, len, "%s", smp->comm ? smp->comm : "?");
 	for (uint32_t i = smp->nr; i-- > 0 && n + 2 < len;) {
-		rp_frame_name(s, &s->frames[smp->first + i], 1, name, sizeof(name));
+		rp_frame_name(s, &s->frames[smp->first + i], rp_stack_tag(s), name, sizeof(name));
 		for (char *p = name; *p; p++)
 			if (*p == ';' || *p == '\n')
 				*p = ':';

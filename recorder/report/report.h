@@ -13,6 +13,11 @@
 struct rp_load {
 	uint32_t pid;
 	const char *method;	/* display name (demangled unless --no-demangle), interned */
+	const char *ident;	/* the identity its generations share, interned: a JVM method's
+				 * class + name + signature as the JVM wrote it, a V8 function
+				 * without its tier marker; NULL: the method name (rp_load_ident) */
+	const char *title;	/* how views name that identity when not the method name (V8) */
+	uint8_t runtime;	/* runtime code (stubs, adapters, ...): no generations */
 	const char *dso;	/* short dso name, e.g. jitted-123-7.so, interned */
 	const char *build_id;	/* hex, interned, or NULL */
 	uint32_t generation;	/* 1, 2, ...; 0 = unknown */
@@ -26,6 +31,22 @@ struct rp_load {
 	/* filled in by rp_session_finish() */
 	uint64_t samples, period;
 };
+
+/* Tiers beyond enum jd_tier, from V8's name markers (identity.c). */
+#define RP_TIER_BASELINE  16u	/* '^' Sparkplug */
+#define RP_TIER_MIDTIER   17u	/* '+' Maglev */
+#define RP_TIER_OPTIMIZED 18u	/* '*' TurboFan */
+
+/* The method identity whose recompiles are l's generations, and its readable name. */
+static inline const char *rp_load_ident(const struct rp_load *l)
+{
+	return l->ident ? l->ident : l->method;
+}
+
+static inline const char *rp_load_title(const struct rp_load *l)
+{
+	return l->title ? l->title : l->method;
+}
 
 /* Frame flags. */
 #define RP_FRAME_KERNEL   (1u << 0)	/* printed [k] */
@@ -152,6 +173,7 @@ struct rp_table_opts {
 	size_t max_rows;		/* 0 = all */
 	enum rp_graph_mode graph;
 	double graph_min_percent;	/* branches below are hidden (perf's 0.5) */
+	double min_percent;		/* rows below are hidden (perf's --percent-limit, 0) */
 };
 
 /* perf report --stdio --no-children look-alike. */
@@ -194,19 +216,25 @@ int rp_print_generations(FILE *out, const struct rp_session *s, const char *meth
 int rp_print_compare(FILE *out, const struct rp_session *s, const char *method,
 		     uint32_t gen_a, uint32_t gen_b, char *err, size_t errlen);
 
-/* Frame name as used in stacks: symbol, or dso+address when unresolved; when tag is set,
- * "_[k]" after kernel frames (flamegraph.pl's mark), "_[i]" after inlined ones and, with
- * rp_set_split_generations, " [gen N]" after jitted methods (never stubs or the
- * interpreter). */
-const char *rp_frame_name(const struct rp_session *s, const struct rp_frame *f, int tag,
+/* Frame name as used in stacks: symbol, or dso+address when unresolved; with RP_NAME_GEN
+ * " [gen N]" after jitted methods (never runtime code: stubs, the interpreter), with
+ * RP_NAME_KMARK "_[k]" after kernel frames (flamegraph.pl's mark; perf's text graphs have
+ * none), with RP_NAME_IMARK "_[i]" after inlined ones. */
+#define RP_NAME_GEN   1u
+#define RP_NAME_KMARK 2u
+#define RP_NAME_IMARK 4u
+#define RP_NAME_GRAPH (RP_NAME_GEN | RP_NAME_IMARK)	/* the text call graph (-g) */
+const char *rp_frame_name(const struct rp_session *s, const struct rp_frame *f, unsigned tag,
 			  char *buf, size_t len);
 
 enum rp_kind rp_frame_kind(const struct rp_session *s, const struct rp_frame *f);
 const char *rp_kind_name(enum rp_kind k);	/* "C2", "inlined", ... (ids in files) */
 const char *rp_kind_label(enum rp_kind k);	/* as legends say it */
-/* Stack views merge a method's generations into one frame unless split (default 0). */
+/* Stack views (folded stacks, pictures, exports) merge a method's generations into one
+ * frame unless split (default 0); rp_stack_tag is the rp_frame_name tag they use. */
 void rp_set_split_generations(struct rp_session *s, int on);
 int rp_split_generations(const struct rp_session *s);
+unsigned rp_stack_tag(const struct rp_session *s);
 
 /* ---- Generations summary (shared by the table, JSON and tests) -------------------- */
 
@@ -233,6 +261,8 @@ struct rp_gen_view {
 	uint64_t unknown_samples;	/* leaf in no mapping, or jitted code already unloaded */
 	uint64_t unloaded_samples;
 	uint64_t total_samples;
+	size_t runtime_loads;		/* runtime code (rp_load.runtime): not generations */
+	uint64_t runtime_samples;
 };
 
 int rp_gen_view_build(struct rp_gen_view *v, const struct rp_session *s,

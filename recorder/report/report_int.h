@@ -126,6 +126,12 @@ struct rp_load_src {
 };
 /* Names, generations, tiers, unload times and code of the loads ingest found (loads.c).
  * src[i] describes load i+1. */
+/* Generation identity per runtime (identity.c): sets ident, runtime and V8 tiers of every
+ * load; raw[i] is load i's name as its runtime wrote it (NULL: unknown). 0 or -1 (memory). */
+int rp_identify_loads(struct rp_session *s, const char *const *raw);
+/* V8's tier for a name marker ('~' '^' '+' '*'), 0 for anything else. */
+uint32_t rp_v8_tier(char marker);
+
 int rp_ingest_loads(struct rp_session *s, struct sym_session *ss, const struct rp_load_src *src,
 		    const struct rp_ingest_opts *o, char *err, size_t errlen);
 

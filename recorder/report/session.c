@@ -212,15 +212,16 @@ static int load_order(const void *a, const void *b)
 	const struct rp_load *y = *(const struct rp_load *const *)b;
 	if (x->pid != y->pid)
 		return x->pid < y->pid ? -1 : 1;
-	if (x->method != y->method)
-		return strcmp(x->method ? x->method : "", y->method ? y->method : "");
+	const char *ix = rp_load_ident(x), *iy = rp_load_ident(y);
+	if (ix != iy)
+		return strcmp(ix ? ix : "", iy ? iy : "");
 	if (x->load_time != y->load_time)
 		return x->load_time < y->load_time ? -1 : 1;
 	return x < y ? -1 : x > y;
 }
 
 /* Generations for loads that carried none (no note, no dump): the order of loads of the
- * same method name in one process, which is what contract 3 defines anyway. */
+ * same method identity (rp_load_ident) in one process, which is what contract 3 defines. */
 static void number_generations(struct rp_session *s)
 {
 	if (!s->nr_loads)
@@ -235,7 +236,8 @@ static void number_generations(struct rp_session *s)
 	for (size_t i = 0; i < s->nr_loads;) {
 		size_t j = i;
 		int clash = 0;
-		while (j < s->nr_loads && v[j]->pid == v[i]->pid && v[j]->method == v[i]->method)
+		while (j < s->nr_loads && v[j]->pid == v[i]->pid &&
+		       rp_load_ident(v[j]) == rp_load_ident(v[i]))
 			j++;
 		/* Numbers from notes or dumps are kept unless two loads of the group share one
 		 * (a name the dump spelled differently from the ELF symbol): then load order. */

@@ -53,8 +53,9 @@ static int profiles(FILE *out, const struct rp_session *s, struct rp_strtab *fr,
 			for (uint32_t k = smp->nr; k-- > 0;) {
 				const struct rp_frame *f = &s->frames[smp->first + k];
 				uint32_t id;
-				int rc = rp_strtab_id(fr, rp_frame_name(s, f, 1, name, sizeof(name)),
-						      (uintptr_t)f->srcfile, &id);
+				const char *nm = rp_frame_name(s, f, rp_stack_tag(s), name,
+							       sizeof(name));
+				int rc = rp_strtab_id(fr, nm, (uintptr_t)f->srcfile, &id);
 				if (rc)
 					return rc;
 				fprintf(out, "%s%u", k + 1 < smp->nr ? "," : "", id);

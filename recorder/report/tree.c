@@ -124,7 +124,7 @@ const char *rp_tnode_name(const struct rp_session *s, const struct rp_tnode *n, 
 			  size_t len)
 {
 	if (n->f)
-		return rp_frame_name(s, n->f, 1, buf, len);
+		return rp_frame_name(s, n->f, rp_stack_tag(s), buf, len);
 	if (n->comm)
 		snprintf(buf, len, "%s", n->comm);
 	else if (n->narrow)

@@ -72,8 +72,8 @@ Test(report_formats, collapsed_matches_call_graph)
 	}
 	cr_assert_geq(rows, 3, "%s", t.out);
 	/* The caller-first call graph's trunk for the top row is the folded stacks' root. */
-	rx_ok(&g, "HOME='%s' '%s' report -i '%s' -g caller --sort sym -n 1 --split-generations "
-	      "--no-inline 2>/dev/null", home, rx_jitprof, data);
+	rx_ok(&g, "HOME='%s' '%s' report -i '%s' -g caller --sort sym -n 1 --no-inline 2>/dev/null",
+	      home, rx_jitprof, data);
 	const char *trunk = strstr(g.out, "---");
 	cr_assert_not_null(trunk, "%s", g.out);
 	char root[256];

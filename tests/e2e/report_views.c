@@ -56,7 +56,7 @@ Test(report_views, flamegraph_java_inlined)
 {
 	if (!tu_have("xmllint") || !tu_have("python3"))
 		cr_skip_test("xmllint or python3 is not installed");
-	rx_record_generations(dir, home);
+	rx_record_java(home, "-g", "Generations 600");
 	char svg[PATH_MAX];
 	snprintf(svg, sizeof(svg), "%s/fg.svg", dir);
 	rx_report_to_file("--flamegraph", "fg.svg");

@@ -27,7 +27,7 @@ Test(report_views_export, speedscope)
 	char script[PATH_MAX];
 	if (!tu_have("python3"))
 		cr_skip_test("python3 is not installed");
-	rx_record_generations(dir, home);
+	rx_record_java(home, "-g", "Generations 600");
 	rx_report_to_file("--speedscope", "p.speedscope.json");
 	struct tu_result r;
 	/* Every sample once (the JSON report counts them), one weight per sample, and samples
@@ -88,7 +88,7 @@ Test(report_views_export, pprof_top)
 {
 	if (!tu_have("go") || !tu_have("python3"))
 		cr_skip_test("go (golang-go) or python3 is not installed");
-	rx_record_generations(dir, home);
+	rx_record_java(home, "-g", "Generations 600");
 	rx_report_to_file("--pprof", "p.pb.gz");
 	struct tu_result r;
 	/* jitprof: samples per symbol name (generations summed), top 3. */

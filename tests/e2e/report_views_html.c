@@ -34,7 +34,7 @@ Test(report_views_html, chromium)
 	    access("tests/browser/node_modules/puppeteer-core", F_OK))
 		cr_skip_test("node, /usr/bin/chromium or tests/browser's npm packages (make deps) "
 			     "are missing");
-	rx_record_generations(dir, home);
+	rx_record_java(home, "-g", "Generations 600");
 	rx_report_to_file("--html", "r.html");
 	struct tu_result r;
 	/* Expectations from the text outputs: the share of stacks through an inlined area(),

@@ -3,7 +3,7 @@
  * process, addresses across it are resolved with symbols, source lines and inline chains, code
  * is read for disassembly, and its build-id note is parsed.
  * fuzz-srcs: recorder/symbols/ recorder/perfdata/
- * fuzz-libs: -lelf -ldw -ldebuginfod -larchive -lcrypto -lzstd -lpthread */
+ * fuzz-libs: -lelf -ldw -ldebuginfod -larchive -lcrypto -lzstd -liberty -lpthread */
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <stdint.h>

@@ -17,6 +17,7 @@ static struct rp_session *session(uint32_t *c2, uint32_t *stub)
 	*stub = rt_load(s, 7, "call_stub", 1, 5, 0, 0x3000, 0x100);
 	rp_load_at(s, *c2)->tier = JD_TIER_C2;
 	rp_load_at(s, *stub)->tier = JD_TIER_STUB;
+	rp_load_at(s, *stub)->runtime = 1;
 	struct rt_frame a[] = { { .dso = "jitted-7-1.so", .sym = "area", .flags = RP_FRAME_INLINED,
 				  .ip = 0x1010 },
 				{ .dso = "jitted-7-1.so", .sym = "hot", .load = *c2, .ip = 0x1010 },
@@ -45,13 +46,17 @@ Test(frames, kinds_and_names)
 	cr_assert_eq(rp_frame_kind(s, &f[3]), RP_KIND_NATIVE);
 	cr_assert_str_eq(rp_kind_name(RP_KIND_C2), "C2");
 	char buf[128];
-	cr_assert_str_eq(rp_frame_name(s, &f[0], 1, buf, sizeof(buf)), "area_[i]");
-	cr_assert_str_eq(rp_frame_name(s, &f[1], 1, buf, sizeof(buf)), "hot");
+	cr_assert_str_eq(rp_frame_name(s, &f[0], rp_stack_tag(s), buf, sizeof(buf)), "area_[i]");
+	cr_assert_str_eq(rp_frame_name(s, &f[1], rp_stack_tag(s), buf, sizeof(buf)), "hot");
 	cr_assert_str_eq(rp_frame_name(s, &f[0], 0, buf, sizeof(buf)), "area");
 	rp_set_split_generations(s, 1);
-	cr_assert_str_eq(rp_frame_name(s, &f[1], 1, buf, sizeof(buf)), "hot [gen 2]");
-	/* A stub is not a method: no generation even when split. */
-	cr_assert_str_eq(rp_frame_name(s, &f[2], 1, buf, sizeof(buf)), "call_stub");
+	cr_assert_str_eq(rp_frame_name(s, &f[1], rp_stack_tag(s), buf, sizeof(buf)), "hot [gen 2]");
+	/* A stub is runtime code, not a method: no generation even when split. */
+	cr_assert_str_eq(rp_frame_name(s, &f[2], rp_stack_tag(s), buf, sizeof(buf)), "call_stub");
+	/* -g's text graph: generations apart, inlined frames marked, kernel unmarked. */
+	rp_set_split_generations(s, 0);
+	cr_assert_str_eq(rp_frame_name(s, &f[1], RP_NAME_GRAPH, buf, sizeof(buf)), "hot [gen 2]");
+	cr_assert_str_eq(rp_frame_name(s, &f[0], RP_NAME_GRAPH, buf, sizeof(buf)), "area_[i]");
 	const struct rp_sample *ks = rp_sample_at(s, 10);
 	cr_assert_eq(rp_frame_kind(s, rp_frames(s) + ks->first), RP_KIND_KERNEL);
 	rp_session_free(s);
