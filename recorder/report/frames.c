@@ -23,7 +23,12 @@ const char *rp_kind_name(enum rp_kind k)
 
 const char *rp_kind_label(enum rp_kind k)
 {
-	return k == RP_KIND_JIT ? "stub / other JIT" : rp_kind_name(k);
+	switch (k) {
+	case RP_KIND_JIT: return "stub / other JIT";
+	case RP_KIND_C1: return "C1 / baseline";
+	case RP_KIND_C2: return "C2 / optimized";
+	default: return rp_kind_name(k);
+	}
 }
 
 enum rp_kind rp_frame_kind(const struct rp_session *s, const struct rp_frame *f)
@@ -37,10 +42,11 @@ enum rp_kind rp_frame_kind(const struct rp_session *s, const struct rp_frame *f)
 	if (!l)
 		/* HotSpot's template interpreter is one stub named so, in no load of a method. */
 		return f->sym && !strcmp(f->sym, "Interpreter") ? RP_KIND_INTERP : RP_KIND_NATIVE;
+	/* V8's tiers map to the JVM's by role: a quick first compile, an optimizing one. */
 	switch (l->tier) {
 	case JD_TIER_INTERPRETER: return RP_KIND_INTERP;
-	case JD_TIER_C1: return RP_KIND_C1;
-	case JD_TIER_C2: return RP_KIND_C2;
+	case JD_TIER_C1: case RP_TIER_BASELINE: case RP_TIER_MIDTIER: return RP_KIND_C1;
+	case JD_TIER_C2: case RP_TIER_OPTIMIZED: return RP_KIND_C2;
 	default:
 		return f->sym && !strcmp(f->sym, "Interpreter") ? RP_KIND_INTERP : RP_KIND_JIT;
 	}

@@ -177,7 +177,8 @@
 	/* ---- generations timeline --------------------------------------------------------- */
 	function timeline() {
 		var box = $('timeline'), W = Math.max(box.clientWidth - 130, 300), LH = 20;
-		var tierColor = { 'C1': 4, 'C2': 5, 'interp': 3 };
+		var tierColor = { 'C1': 4, 'C2': 5, 'interp': 3, 'baseline': 4, 'maglev': 4,
+			'turbofan': 5 };
 		if (!D.timeline.length) box.appendChild(el('p', {}, 'No method was compiled more than once.'));
 		D.timeline.forEach(function (m) {
 			var div = el('div', { 'class': 'method', 'data-method': m.method });

@@ -57,6 +57,12 @@ Test(frames, kinds_and_names)
 	rp_set_split_generations(s, 0);
 	cr_assert_str_eq(rp_frame_name(s, &f[1], RP_NAME_GRAPH, buf, sizeof(buf)), "hot [gen 2]");
 	cr_assert_str_eq(rp_frame_name(s, &f[0], RP_NAME_GRAPH, buf, sizeof(buf)), "area_[i]");
+	/* V8's tiers by role: TurboFan code is the optimized tier, Sparkplug the first. */
+	rp_load_at(s, c2)->tier = RP_TIER_OPTIMIZED;
+	cr_assert_eq(rp_frame_kind(s, &f[1]), RP_KIND_C2);
+	rp_load_at(s, c2)->tier = RP_TIER_BASELINE;
+	cr_assert_eq(rp_frame_kind(s, &f[1]), RP_KIND_C1);
+	cr_assert_str_eq(rp_kind_label(RP_KIND_C1), "C1 / baseline");
 	const struct rp_sample *ks = rp_sample_at(s, 10);
 	cr_assert_eq(rp_frame_kind(s, rp_frames(s) + ks->first), RP_KIND_KERNEL);
 	rp_session_free(s);
