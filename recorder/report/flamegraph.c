@@ -19,10 +19,13 @@
 #define FG_TOP 84
 
 static const char script[] =
-	"var W=%d,P=%d,gs=[],tot=1;\n"
+	"var W=%d,P=%d,REV=%d,gs=[],tot=1;\n"
+	/* The root row at the bottom of the first screen, the header pinned at the top. */
+	"function pin(){document.getElementById('hdr').setAttribute('transform',"
+	"'translate(0,'+(window.pageYOffset||0)+')');}\n"
 	"function init(){gs=Array.prototype.slice.call(document.querySelectorAll('g.f'));"
 	"gs.forEach(function(g){g.onclick=function(){zoom(g)};if(A(g,'data-d')==0)tot=A(g,'data-c');});"
-	"label();}\n"
+	"label();window.addEventListener('scroll',pin);if(!REV)window.scrollTo(0,1e9);pin();}\n"
 	"function A(g,n){return parseFloat(g.getAttribute(n));}\n"
 	"function fit(g,x,w){var r=g.querySelector('rect'),t=g.querySelector('text');"
 	"r.setAttribute('x',x);r.setAttribute('width',Math.max(w-0.5,0));t.setAttribute('x',x+3);"
@@ -159,31 +162,16 @@ static void legend(FILE *out, const struct rp_tree *t)
 		"<text class=\"lg\" x=\"%d\" y=\"70\">narrow frames merged</text></g>\n", x, x + 18);
 }
 
-int rp_write_flamegraph(FILE *out, const struct rp_session *s, const struct rp_flame_opts *o)
+/* Title, what the picture holds, the controls and the legend: after the frames, so that the
+ * script can keep it on top of them at the top of the window (pin()). */
+static void header(FILE *out, const struct rp_session *s, const struct rp_flame_opts *o,
+		   const struct rp_tree *t)
 {
-	struct rp_tree t;
-	int rc = rp_tree_build(&t, s, o->reverse);
-	if (rc)
-		return rc;
-	double usable = FG_WIDTH - 2 * FG_PAD;
-	double scale = t.n[0].count ? usable / t.n[0].count : 0;
-	double min_w = o->min_width > 0 ? o->min_width : 1.0;
-	rp_tree_prune(&t, scale > 0 ? (uint64_t)(min_w / scale + 0.999999) : 1);
-	rp_tree_sort(&t);
-	int height = FG_TOP + (int)(t.max_depth + 1) * FG_ROW + 10;
 	char desc[256];
 	rp_describe(s, desc, sizeof(desc));
-	fprintf(out, "<?xml version=\"1.0\" standalone=\"no\"?>\n"
-		"<svg version=\"1.1\" width=\"%d\" height=\"%d\" onload=\"init()\" "
-		"viewBox=\"0 0 %d %d\" xmlns=\"http://www.w3.org/2000/svg\">\n"
-		"<style>text{font-family:monospace;font-size:12px;fill:#000;pointer-events:none}"
-		" g.f:hover rect{stroke:#000;stroke-width:0.5;cursor:pointer}"
-		" .ui{cursor:pointer;font-family:sans-serif;pointer-events:all;fill:#225}"
-		" .lg{font-family:sans-serif}</style>\n<script><![CDATA[\n",
-		FG_WIDTH, height, FG_WIDTH, height);
-	fprintf(out, script, FG_WIDTH - 2 * FG_PAD, FG_PAD);
-	fprintf(out, "]]></script>\n<rect width=\"100%%\" height=\"100%%\" fill=\"#f8f8f0\"/>\n"
-		"<text id=\"title\" x=\"%d\" y=\"22\" text-anchor=\"middle\" style=\"font-size:17px\">",
+	fprintf(out, "<g id=\"hdr\"><rect width=\"%d\" height=\"%d\" fill=\"#f8f8f0\" "
+		"fill-opacity=\"0.95\"/>\n<text id=\"title\" x=\"%d\" y=\"22\" "
+		"text-anchor=\"middle\" style=\"font-size:17px\">", FG_WIDTH, FG_TOP - 6,
 		FG_WIDTH / 2);
 	rp_xml_str(out, o->title ? o->title : "jitprof flame graph");
 	fprintf(out, "</text>\n<text id=\"subtitle\" x=\"%d\" y=\"42\" text-anchor=\"middle\">",
@@ -200,7 +188,32 @@ int rp_write_flamegraph(FILE *out, const struct rp_session *s, const struct rp_f
 			"of samples than in the base, blue = smaller (full colour at 5 points)</text>\n",
 			FG_PAD);
 	else
-		legend(out, &t);
+		legend(out, t);
+	fprintf(out, "</g>\n");
+}
+
+int rp_write_flamegraph(FILE *out, const struct rp_session *s, const struct rp_flame_opts *o)
+{
+	struct rp_tree t;
+	int rc = rp_tree_build(&t, s, o->reverse);
+	if (rc)
+		return rc;
+	double usable = FG_WIDTH - 2 * FG_PAD;
+	double scale = t.n[0].count ? usable / t.n[0].count : 0;
+	double min_w = o->min_width > 0 ? o->min_width : 1.0;
+	rp_tree_prune(&t, scale > 0 ? (uint64_t)(min_w / scale + 0.999999) : 1);
+	rp_tree_sort(&t);
+	int height = FG_TOP + (int)(t.max_depth + 1) * FG_ROW + 10;
+	fprintf(out, "<?xml version=\"1.0\" standalone=\"no\"?>\n"
+		"<svg version=\"1.1\" width=\"%d\" height=\"%d\" onload=\"init()\" "
+		"viewBox=\"0 0 %d %d\" xmlns=\"http://www.w3.org/2000/svg\">\n"
+		"<style>text{font-family:monospace;font-size:12px;fill:#000;pointer-events:none}"
+		" g.f:hover rect{stroke:#000;stroke-width:0.5;cursor:pointer}"
+		" .ui{cursor:pointer;font-family:sans-serif;pointer-events:all;fill:#225}"
+		" .lg{font-family:sans-serif}</style>\n<script><![CDATA[\n",
+		FG_WIDTH, height, FG_WIDTH, height);
+	fprintf(out, script, FG_WIDTH - 2 * FG_PAD, FG_PAD, o->reverse);
+	fprintf(out, "]]></script>\n<rect width=\"100%%\" height=\"100%%\" fill=\"#f8f8f0\"/>\n");
 	struct rp_tree bt = { 0 };
 	if (o->base) {
 		if ((rc = rp_tree_build(&bt, o->base, o->reverse))) {
@@ -215,6 +228,7 @@ int rp_write_flamegraph(FILE *out, const struct rp_session *s, const struct rp_f
 			      .bt = o->base ? &bt : NULL, .scale = scale,
 			      .max_depth = t.max_depth, .reverse = o->reverse };
 	emit(&e, 0, 0, FG_PAD);
+	header(out, s, o, &t);
 	fprintf(out, "</svg>\n");
 	rp_tree_free(&t);
 	rp_tree_free(&bt);

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "tests/lib/testutil.h"
 
@@ -170,6 +171,16 @@ __attribute__((unused)) static void rx_record_java(const char *home, const char 
 	rx_ok(&r, "cd '%s' && HOME='%s' '%s' inject --jit -q -i perf.data -o perf.jit.data", dir,
 	      home, rx_jitprof);
 	tu_result_free(&r);
+}
+
+/* 1 when tests/browser/NAME can run here (node, /usr/bin/chromium, the npm packages that
+ * `make deps` installs); its absolute path in script. Tests run from the checkout's root. */
+__attribute__((unused)) static int rx_have_browser(char *script, const char *name)
+{
+	char rel[128];
+	snprintf(rel, sizeof(rel), "tests/browser/%s", name);
+	return tu_have("node") && !access("/usr/bin/chromium", X_OK) && realpath(rel, script) &&
+	       !access("tests/browser/node_modules/puppeteer-core", F_OK);
 }
 
 /* jitprof report -q -i rx_data OPTION dir/FILE: the file written, nothing on stdout. */

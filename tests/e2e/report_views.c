@@ -80,6 +80,29 @@ Test(report_views, flamegraph_java_inlined)
 	      "grep -c ', %g samples, ' '%s'", svg, svg, total, svg);
 	tu_result_free(&r);
 
+	/* Opened in Chromium: the first screen shows the root (scrolled to the bottom), the
+	 * header pinned over it, a good part of it drawn. */
+	char script[PATH_MAX];
+	if (rx_have_browser(script, "flamegraph_svg.js")) {
+		char shots[PATH_MAX];
+		snprintf(shots, sizeof(shots), "%s", tu_build("screenshots"));
+		mkdir(shots, 0755);
+		rx_ok(&r, "node '%s' '%s' '%s'", script, svg, shots);
+		fprintf(stderr, "report_views: %s", r.out);
+		double h = strtod(strstr(r.out, "\"height\":") + 9, NULL);
+		double sc = strtod(strstr(r.out, "\"scrolled\":") + 11, NULL);
+		char pin[64];
+		snprintf(pin, sizeof(pin), "\"pinned\":\"translate(0,%g)\"", sc);
+		cr_assert(strstr(r.out, "\"errors\":[]"), "%s", r.out);
+		cr_assert_leq(fabs(sc - (h > 600 ? h - 600 : 0)), 1, "not at the root: %s", r.out);
+		cr_assert(strstr(r.out, pin), "header not pinned: %s", r.out);
+		cr_assert_gt(strtod(strstr(r.out, "\"nonBackground\":") + 16, NULL), 0.05, "%s",
+			     r.out);
+		tu_result_free(&r);
+	} else {
+		fprintf(stderr, "report_views: SVG not opened in Chromium: node, chromium or "
+			"tests/browser's npm packages (make deps) are missing\n");
+	}
 	/* What --sort srcline charges to area()'s lines inside other methods' code. */
 	unsigned first, last;
 	area_lines(&first, &last);

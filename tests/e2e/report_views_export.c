@@ -14,14 +14,6 @@
 TestSuite(report_views_export, .init = rx_setup_recording, .fini = rx_teardown,
 	  .timeout = 300);
 
-static int have_browser(char *script, const char *name)
-{
-	char rel[128];
-	snprintf(rel, sizeof(rel), "tests/browser/%s", name);
-	return tu_have("node") && !access("/usr/bin/chromium", X_OK) && realpath(rel, script) &&
-	       !access("tests/browser/node_modules/puppeteer-core", F_OK);
-}
-
 Test(report_views_export, speedscope)
 {
 	char script[PATH_MAX];
@@ -52,7 +44,7 @@ Test(report_views_export, speedscope)
 	cr_assert_gt(inl, 0, "no sample through an inlined Square.area()");
 	tu_result_free(&r);
 
-	if (!have_browser(script, "speedscope_import.js") ||
+	if (!rx_have_browser(script, "speedscope_import.js") ||
 	    access("tests/browser/node_modules/speedscope", F_OK)) {
 		fprintf(stderr, "report_views_export: speedscope import skipped: node, chromium or "
 			"tests/browser's npm packages (make deps) are missing\n");

@@ -29,9 +29,7 @@ static double jnum(const char *json, const char *key)
 Test(report_views_html, chromium)
 {
 	char script[PATH_MAX], shots[PATH_MAX];
-	if (!tu_have("node") || access("/usr/bin/chromium", X_OK) ||
-	    !realpath("tests/browser/html_report.js", script) ||
-	    access("tests/browser/node_modules/puppeteer-core", F_OK))
+	if (!rx_have_browser(script, "html_report.js"))
 		cr_skip_test("node, /usr/bin/chromium or tests/browser's npm packages (make deps) "
 			     "are missing");
 	rx_record_java(home, "-g", "Generations 600");
