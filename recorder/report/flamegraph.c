@@ -1,8 +1,8 @@
 /* flamegraph.c - a self-contained interactive flame graph SVG (no external scripts or fonts):
  * as tall as the deepest visible stack, frames narrower than --min-width merged into one
  * "[N narrow frames]" box, coloured by kind (interpreted, C1, C2, inlined, native, kernel)
- * with a legend; click to zoom, Search highlights a regex and says what share it matched.
- * --reverse draws callers under each leaf function (icicle). With a base session (--diff A B)
+ * with a legend; opens scrolled to the root under a pinned header; click to zoom, Search
+ * highlights a regex and says what share it matched. --reverse draws callers under each leaf function (icicle). With a base session (--diff A B)
  * the picture is B's, each frame red where its share of samples grew since A, blue where it
  * shrank (flamegraph.pl's difffolded colours). */
 #include <errno.h>

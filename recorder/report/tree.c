@@ -9,7 +9,8 @@
 
 #include "recorder/report/report_int.h"
 
-/* What makes two frames one node: the call graph's rule (same_frame in table.c). */
+/* What makes two frames one node: one symbol (a method's generations merged unless split;
+ * an inlined copy apart from the compiled code), or one address when unresolved. */
 static uint64_t frame_key(const struct rp_session *s, const struct rp_frame *f)
 {
 	if (!f->sym)
