@@ -52,6 +52,29 @@ enum rp_kind rp_frame_kind(const struct rp_session *s, const struct rp_frame *f)
 	}
 }
 
+int rp_set_dso_build_id(struct rp_session *s, const char *dso, const char *hex)
+{
+	const char *bid = rp_intern(s, hex);
+	if (!dso || !bid)
+		return -ENOMEM;
+	if (s->nr_bids == s->bids_cap) {
+		size_t cap = s->bids_cap ? s->bids_cap * 2 : 64;
+		const char **p = realloc(s->bids, cap * sizeof(*p));
+		if (!p)
+			return -ENOMEM;
+		s->bids = p;
+		s->bids_cap = cap;
+	}
+	s->bids[s->nr_bids++] = bid;
+	return rp_map_put(&s->dso_bid, (uintptr_t)dso, (uint32_t)s->nr_bids) < 0 ? -ENOMEM : 0;
+}
+
+const char *rp_dso_build_id(const struct rp_session *s, const char *dso)
+{
+	uint32_t v;
+	return dso && rp_map_get(&s->dso_bid, (uintptr_t)dso, &v) ? s->bids[v - 1] : NULL;
+}
+
 void rp_set_split_generations(struct rp_session *s, int on)
 {
 	s->split_gens = on;

@@ -109,6 +109,10 @@ void rp_set_span(struct rp_session *s, uint64_t start, uint64_t end);
 void rp_get_span(const struct rp_session *s, uint64_t *start, uint64_t *end);
 void rp_set_event_name(struct rp_session *s, const char *name);
 void rp_set_lost(struct rp_session *s, uint64_t lost);
+/* The build-id (hex) of the DSO frames name dso (interned by this session); NULL if none.
+ * The exports write it with each mapping. 0 or -ENOMEM. */
+int rp_set_dso_build_id(struct rp_session *s, const char *dso, const char *hex);
+const char *rp_dso_build_id(const struct rp_session *s, const char *dso);
 
 /* Which samples the outputs see: one process, one thread, a time window (ns after the
  * recording's start; end 0 = open) and samples with a frame whose symbol matches a regex

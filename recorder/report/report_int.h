@@ -13,6 +13,16 @@ struct rp_chunk {
 	char data[];
 };
 
+/* Non-zero u64 key -> u32 value. Zero-initialise; rp_map_free releases. */
+struct rp_u64map {
+	uint64_t *k;
+	uint32_t *v;
+	size_t cap, n;
+};
+int rp_map_put(struct rp_u64map *m, uint64_t key, uint32_t val);
+int rp_map_get(const struct rp_u64map *m, uint64_t key, uint32_t *val);	/* 1 found */
+void rp_map_free(struct rp_u64map *m);
+
 struct rp_session {
 	struct rp_chunk *arena;
 	const char **strs;		/* open-addressing intern table */
@@ -26,6 +36,9 @@ struct rp_session {
 	uint64_t start, end, lost;
 	const char *event;
 	int split_gens;			/* stack views: one frame per generation */
+	struct rp_u64map dso_bid;	/* interned DSO name -> index + 1 into bids */
+	const char **bids;		/* interned hex build-ids */
+	size_t nr_bids, bids_cap;
 };
 
 uint64_t rp_hash_bytes(const void *buf, size_t len, uint64_t h);
@@ -49,15 +62,6 @@ const char *rp_srcline_str(const struct rp_frame *f, char *buf, size_t len);
 void rp_json_str(FILE *out, const char *str);
 void rp_xml_str(FILE *out, const char *str);
 
-/* Non-zero u64 key -> u32 value. Zero-initialise; rp_map_free releases. */
-struct rp_u64map {
-	uint64_t *k;
-	uint32_t *v;
-	size_t cap, n;
-};
-int rp_map_put(struct rp_u64map *m, uint64_t key, uint32_t val);
-int rp_map_get(const struct rp_u64map *m, uint64_t key, uint32_t *val);	/* 1 found */
-void rp_map_free(struct rp_u64map *m);
 
 /* Distinct folded stacks with their sample counts, sorted (collapsed and flame graph). */
 #define RP_STACK_MAX (64u << 10)

@@ -117,4 +117,15 @@ Test(report_views_export, pprof_top)
 	      dir);
 	cr_assert(r.out[0], "no jitted mapping with a build-id");
 	tu_result_free(&r);
+	/* Native ones carry the build-ids the recording holds (buildid-list's, for libc). */
+	rx_ok(&r, "cd '%s' && want=$(HOME='%s' '%s' buildid-list -i perf.jit.data | "
+	      "awk '$2 ~ /\\/libc\\.so\\.6$/ {print $1; exit}') && if [ -z \"$want\" ]; then "
+	      "echo none; else HOME='%s' GOCACHE='%s/go' go tool pprof -raw p.pb.gz 2>/dev/null | "
+	      "grep -cE \"^ *[0-9]+: .* libc\\.so\\.6 $want \" || true; fi", dir, home,
+	      rx_jitprof, home, dir);
+	if (!strncmp(r.out, "none", 4))
+		fprintf(stderr, "report_views_export: no libc build-id recorded, not compared\n");
+	else
+		cr_assert_geq(atoi(r.out), 1, "libc's mapping lacks its build-id");
+	tu_result_free(&r);
 }

@@ -42,6 +42,8 @@ Test(pprof, inline_chain_one_location)
 		rt_sample(s, "java", 7, 100 + i, 1000, f);
 	rp_set_span(s, 100, 200);
 	rp_session_finish(s);
+	cr_assert_eq(rp_set_dso_build_id(s, rp_intern(s, "app"),
+					 "abcdef0123456789abcdef0123456789abcdef01"), 0);
 
 	char *gz = NULL;
 	size_t gzlen = 0;
@@ -69,6 +71,12 @@ Test(pprof, inline_chain_one_location)
 	cr_assert_str_eq(p->string_table[m->filename], "jitted-7-1.so");
 	cr_assert_str_eq(p->string_table[m->build_id], "00112233445566778899aabbccddeeff00112233");
 	cr_assert_str_eq(p->string_table[p->sample_type[1]->unit], "nanoseconds");
+	/* A native DSO's mapping carries the build-id the session was given for it. */
+	const Perftools__Profiles__Location *root =
+		p->location[p->sample[0]->location_id[1] - 1];
+	m = p->mapping[root->mapping_id - 1];
+	cr_assert_str_eq(p->string_table[m->filename], "app");
+	cr_assert_str_eq(p->string_table[m->build_id], "abcdef0123456789abcdef0123456789abcdef01");
 	perftools__profiles__profile__free_unpacked(p, NULL);
 	free(raw);
 	free(gz);
