@@ -227,6 +227,11 @@ struct jd_load_entry {
 	const struct jd_ext_load_info *info;	/* NULL without companion data */
 	const struct jd_ext_inline *inl;	/* NULL without companion data */
 	uint64_t unload_time;		/* 0: never unloaded */
+	/* File offsets of the records joined to it (0: none): its DEBUG_INFO and UNWINDING_INFO
+	 * in the dump, its load info and inline record in the companion. With them and the
+	 * generation, one load can be read again alone without an index (a reader over the
+	 * header and that record: jd_reader_open_mem). */
+	uint64_t debug_offset, unwind_offset, info_offset, inl_offset;
 };
 
 struct jd_move_entry {

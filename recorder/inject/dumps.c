@@ -21,12 +21,17 @@ uint64_t inj_load_map_len(const struct jd_load_entry *e)
 int inj_load_path(const struct inj_dump *d, uint32_t i, char *buf, size_t len)
 {
 	struct synth_input in;
-	char name[64];
+	char name[SYNTH_FILE_NAME_MAX];
 	inj_load_input(d, i, &in);
 	if (synth_file_name(&in, name, sizeof(name)) < 0)
 		return -ENAMETOOLONG;
-	int n = snprintf(buf, len, "%s/%s", d->dir, name);
-	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+	size_t dl = strlen(d->dir), nl = strlen(name);
+	if (dl + 1 + nl >= len)
+		return -ENAMETOOLONG;
+	memcpy(buf, d->dir, dl);	/* one MMAP2 name per load: no snprintf */
+	buf[dl] = '/';
+	memcpy(buf + dl + 1, name, nl + 1);
+	return 0;
 }
 
 static int cmp_ev(const void *a, const void *b)
@@ -37,6 +42,14 @@ static int cmp_ev(const void *a, const void *b)
 	if (x->kind != y->kind)
 		return x->kind < y->kind ? -1 : 1;
 	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+static int evs_sorted(const struct inj_ev *v, size_t n)
+{
+	for (size_t i = 1; i < n; i++)
+		if (cmp_ev(&v[i - 1], &v[i]) > 0)
+			return 0;
+	return 1;
 }
 
 struct ci_pair { uint64_t code_index; uint32_t load; };
@@ -154,7 +167,7 @@ static int build_timeline(struct inj_dump *d, const struct inj_dump_opts *o)
 	if (o->arch_time)
 		for (size_t i = 0; i < k; i++)
 			d->evs[i].time = inj_tsc_to_perf_time(o->tc, d->evs[i].time);
-	if (k > 1)
+	if (k > 1 && !evs_sorted(d->evs, k))	/* loads alone come in time order */
 		qsort(d->evs, k, sizeof(*d->evs), cmp_ev);
 	int rc = inj_bounds_init(&d->bounds, r, nr);
 	free(r);

@@ -193,6 +193,8 @@ static int grow(struct inj_pool *p)
 
 int inj_pool_push(struct inj_pool *p, struct inj_dump *d, uint32_t load)
 {
+	if (!p)
+		return 0;
 	pthread_mutex_lock(&p->mu);
 	if (p->tail - p->head == p->cap && grow(p) < 0) {
 		pthread_mutex_unlock(&p->mu);

@@ -178,7 +178,7 @@ struct inj_pool_stats {
 	uint64_t written, reused, cached, cache_reused, failed;
 	char first_error[512];
 };
-/* cache_root NULL: no build-id cache. */
+/* cache_root NULL: no build-id cache. inj_pool_push on a NULL pool (--no-elfs) does nothing. */
 int inj_pool_new(struct inj_pool **p, int threads, const char *cache_root);
 int inj_pool_push(struct inj_pool *p, struct inj_dump *d, uint32_t load);
 /* ELFs finished so far and ELFs queued in all. */
@@ -203,6 +203,7 @@ struct inj_opts {
 	const char *jit_dir;	/* NULL: dumps where the markers say */
 	const char *cache_root;	/* NULL: no build-id cache */
 	int all;		/* write every generation's ELF */
+	int no_elfs;		/* write no ELF: record their origins (INJ_FEAT_ORIGINS) instead */
 	int threads;		/* 0: inj_default_threads() */
 	inj_msg_fn warn;	/* each warning, one line, naming the file */
 	void *ctx;
@@ -220,11 +221,90 @@ struct inj_stats {
 	uint64_t samples;
 	uint64_t loads_hit;
 	uint64_t dumps_salvaged;	/* dumps with a damaged tail */
+	uint64_t origins;		/* --no-elfs: ELFs recorded by origin instead of written */
 	struct inj_pool_stats pool;
 };
 
 /* 0 on success; a negative errno with a message in err when the output must not be used. */
 int inj_run(const struct inj_opts *o, struct inj_stats *st, char *err, size_t errlen);
+
+/* ---- ELFs without files: their origins (origins.c, noelfs.c, ondemand.c) -----------------
+ * `inject --no-elfs` writes, instead of ELF files, where each one comes from: a perf.data
+ * feature section (id INJ_FEAT_ORIGINS, above every feature perf knows, which perf skips)
+ * naming each dump with its identity (size, mtime, SHA-1 of its first page; the same for its
+ * companion) and, per ELF, its build-id, the dump's file offset of its CODE_LOAD and its
+ * code_index. report/archive build those ELFs in memory on demand (ondemand.c); `inject
+ * --elfs-for` writes them as files later. Format: docs/inject.md. */
+
+#define INJ_FEAT_ORIGINS 200u
+#define INJ_ORIGINS_MAGIC "JPORIGN1"
+
+struct inj_file_id {		/* identity of a file as inject read it */
+	uint64_t size, mtime_ns;
+	uint8_t head_sha1[20];	/* SHA-1 of its first min(size, 4096) bytes */
+	int present;
+};
+
+struct inj_origin_dump {
+	char *path;		/* absolute path the dump was read from */
+	struct inj_file_id dump, comp;	/* the dump and its companion "<path>.jitprof" */
+};
+
+#define INJ_ORIGIN_NOLINES 1u	/* built without its line tables (synth refused them) */
+
+struct inj_origin {
+	uint8_t build_id[20];
+	uint32_t dump;		/* index into dumps */
+	uint32_t file_seq;	/* synth_input.file_seq */
+	uint32_t flags;		/* INJ_ORIGIN_* */
+	uint64_t offset;	/* of the CODE_LOAD record in the dump */
+	uint64_t code_index;
+	uint32_t generation;	/* the index's: nth load of its name in the dump */
+	/* the records the index joined to it (0: none), read again alone by ondemand.c */
+	uint64_t debug_offset, unwind_offset;	/* in the dump */
+	uint64_t info_offset, inl_offset;	/* in the companion */
+};
+
+struct inj_origins {
+	struct inj_origin_dump *dumps;
+	size_t nr_dumps;
+	struct inj_origin *v;
+	size_t n;
+};
+
+/* Identity of path now. 0 (present 0 when the file does not exist) or -errno. */
+int inj_file_id_get(const char *path, struct inj_file_id *id);
+/* 0 if path still has identity id; else -ESTALE with what differs in msg. */
+int inj_file_id_check(const char *path, const struct inj_file_id *id, char *msg, size_t len);
+/* Section bytes (malloc'd) <-> origins. Decoding checks every length; errors name the byte
+ * offset inside the section. */
+int inj_origins_encode(const struct inj_origins *o, void **buf, size_t *size);
+int inj_origins_decode(struct inj_origins *o, const void *buf, size_t size, char *err,
+		       size_t errlen);
+struct pd_reader;
+/* The origins section of an opened perf.data: 0, -ENOENT (none), or -EINVAL with a message
+ * naming input. */
+int inj_origins_read(const struct pd_reader *r, const char *input, struct inj_origins *o,
+		     char *err, size_t errlen);
+void inj_origins_free(struct inj_origins *o);
+/* Load index of the CODE_LOAD record at file offset off in x, or INJ_NONE. */
+uint32_t inj_load_at_offset(const struct jd_index *x, uint64_t off);
+/* Opens the dump of origin dump k after checking the identities of it and its companion:
+ * -ESTALE with a message saying what changed, or another -errno. */
+int inj_origins_open_dump(const struct inj_origins *o, size_t k, struct jd_index **x,
+			  char *err, size_t errlen);
+
+struct sym_session;
+/* Gives ss the ELFs r's origins section names, built in memory on first use and kept for the
+ * run (ondemand.c). 1 attached, 0 when r has no origins section, -errno with a message. */
+int inj_ondemand_attach(struct sym_session *ss, const struct pd_reader *r, const char *input,
+			char *err, size_t errlen);
+
+/* `inject --elfs-for INJECTED`: writes the ELF files an --no-elfs output names, where the
+ * file-writing path would have (beside the dump; into cache_root too unless NULL). 0, or
+ * -errno with a message; per-ELF failures are counted in *st. */
+int inj_elfs_for(const char *injected, const char *cache_root, int threads,
+		 struct inj_pool_stats *st, char *err, size_t errlen);
 
 /* The placeholder DSO name an unload maps over code that is gone (docs/inject.md). */
 #define INJ_UNLOADED_NAME "[jit-unloaded]"

@@ -41,5 +41,7 @@ int inj_prescan(struct inj_run_state *s);
 int inj_emit_pending(struct inj_run_state *s, uint64_t limit, int all);
 /* Adds the BUILD_ID entries of every sampled generation (file mode). */
 int inj_emit_build_ids(struct inj_run_state *s);
+/* --no-elfs: the origins section of every ELF the file-writing path would write (noelfs.c). */
+int inj_emit_origins(struct inj_run_state *s);
 
 #endif

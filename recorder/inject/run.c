@@ -19,7 +19,7 @@ static void on_hit(void *ctx, struct inj_dump *d, uint32_t load, unsigned how)
 	if (!(l->flags & (INJ_HIT_SAMPLE | INJ_HIT_CHAIN)))
 		s->st->loads_hit++;
 	l->flags |= how;
-	if (!(l->flags & INJ_QUEUED)) {	/* --all queued every load already */
+	if (!(l->flags & INJ_QUEUED) && s->pool) {	/* --all queued every load already */
 		l->flags |= INJ_QUEUED;
 		if (inj_pool_push(s->pool, d, load) < 0)
 			l->flags &= ~INJ_QUEUED;
@@ -144,18 +144,20 @@ static int finish(struct inj_run_state *s)
 	if (rc < 0)
 		return rc;
 	inj_sim_flush(s->sim);
-	for (uint64_t done, queued; s->o->progress_elfs;) {
+	for (uint64_t done, queued; s->o->progress_elfs && s->pool;) {
 		inj_pool_progress(s->pool, &done, &queued);
 		s->o->progress_elfs(s->o->ctx, done, queued);
 		if (done == queued)
 			break;
 		usleep(100000);
 	}
-	inj_pool_finish(s->pool, &s->st->pool);
+	if (s->pool)
+		inj_pool_finish(s->pool, &s->st->pool);
 	s->pool = NULL;
 	if (!s->o->out_pipe) {
 		if ((rc = pd_writer_copy_features(s->w, s->r)) < 0 ||
-		    (rc = inj_emit_build_ids(s)) < 0) {
+		    (rc = inj_emit_build_ids(s)) < 0 ||
+		    (s->o->no_elfs && (rc = inj_emit_origins(s)) < 0)) {
 			if (!s->err[0])
 				snprintf(s->err, s->errlen, "%s: features: %s", s->o->output,
 					 strerror(-rc));
@@ -187,7 +189,13 @@ int inj_run(const struct inj_opts *o, struct inj_stats *st, char *err, size_t er
 	rc = pd_writer_open_fd(&s.w, o->out_fd, o->output, o->out_pipe ? PD_WRITER_PIPE : 0);
 	if (rc == 0 && !(s.sim = inj_sim_new(on_hit, &s)))
 		rc = -ENOMEM;
-	if (rc == 0)
+	if (rc == 0 && o->no_elfs && o->out_pipe) {
+		snprintf(err, errlen, "--no-elfs needs a file output: the origins section is "
+			 "written at its end");
+		rc = -EINVAL;
+		goto out;
+	}
+	if (rc == 0 && !o->no_elfs)
 		rc = inj_pool_new(&s.pool, o->threads, o->cache_root);
 	if (rc < 0) {
 		snprintf(err, errlen, "%s: %s", o->output, strerror(-rc));

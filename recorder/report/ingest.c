@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "recorder/inject/inject.h"
 #include "recorder/perfdata/perfdata.h"
 #include "recorder/report/report_int.h"
 #include "recorder/symbols/symbols.h"
@@ -379,6 +380,10 @@ int rp_ingest(struct rp_session *s, const struct rp_ingest_opts *o, char *err, s
 		rc = -ENOMEM;
 		goto out;
 	}
+	/* `inject --no-elfs`: its jitted ELFs are built in memory when first needed. */
+	if ((rc = inj_ondemand_attach(in.ss, in.r, o->input, err, errlen)) < 0)
+		goto out;
+	rc = 0;
 	for (size_t i = 0; o->archives && o->archives[i]; i++) {
 		rc = sym_session_add_source(in.ss, o->archives[i]);
 		if (rc < 0) {

@@ -57,6 +57,14 @@ struct sym_session *sym_session_new(const struct sym_opts *opts)
 	return s;
 }
 
+int sym_session_set_provider(struct sym_session *s, const struct sym_provider *p)
+{
+	if (s->prov.get)
+		return -EBUSY;
+	s->prov = *p;
+	return 0;
+}
+
 void sym_session_free(struct sym_session *s)
 {
 	if (!s)
@@ -83,6 +91,8 @@ void sym_session_free(struct sym_session *s)
 	free(s->kref_name);
 	free(s->buildid_dir);
 	find_end_debuginfod(s);
+	if (s->prov.fini)
+		s->prov.fini(s->prov.ctx);
 	free(s);
 }
 

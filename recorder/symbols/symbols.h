@@ -71,6 +71,20 @@ void sym_session_free(struct sym_session *s);
  * Sources added first are tried first, before the build-id cache. 0 or -errno. */
 int sym_session_add_source(struct sym_session *s, const char *dir_or_archive);
 
+/* An ELF made in memory on demand (jitprof inject --no-elfs leaves no files): asked first,
+ * before any other source, for every DSO with a recorded build-id. Returns 1 with *image
+ * (malloc'd, the session takes it) and *what (malloc'd, where it came from, for messages),
+ * 0 when it does not know the build-id, or -errno with msg set (reported as a warning; the
+ * other sources are still tried, and every candidate's build-id is checked as usual).
+ * fini(ctx) runs at sym_session_free. One provider per session; 0 or -EBUSY. */
+struct sym_provider {
+	int (*get)(void *ctx, const struct sym_build_id *id, const char *long_name,
+		   void **image, size_t *len, char **what, char *msg, size_t msglen);
+	void (*fini)(void *ctx);
+	void *ctx;
+};
+int sym_session_set_provider(struct sym_session *s, const struct sym_provider *p);
+
 /* ---- events, fed in timestamp order (time in the recording's clock, ns) ---------------- */
 #define SYM_PID_KERNEL UINT32_MAX	/* pid of kernel maps (-1 in the records) */
 

@@ -196,6 +196,7 @@ struct sym_session {
 	struct kallsyms kall;		/* from a kallsyms file */
 	void *dbgd;			/* debuginfod_client */
 	int dbgd_tried;
+	struct sym_provider prov;	/* get NULL: none */
 };
 
 /* util.c */

@@ -120,6 +120,13 @@ Test(input, file_name_from_integers)
 	cr_assert_str_eq(buf, "jitted-4294967295-18446744073709551615.so");
 	char small[8];
 	cr_assert_eq(synth_file_name(&l.in, small, sizeof(small)), -ENAMETOOLONG);
+	l.in.file_seq = 4294967295u;	/* the longest name there is */
+	cr_assert_eq(synth_file_name(&l.in, buf, sizeof(buf)), 0);
+	cr_assert_str_eq(buf, "jitted-4294967295-18446744073709551615-4294967295.so");
+	cr_assert_eq(synth_file_name(&l.in, buf, strlen(buf)), -ENAMETOOLONG, "no room for NUL");
+	l.in.pid = 0, l.in.code_index = 0, l.in.file_seq = 3;
+	cr_assert_eq(synth_file_name(&l.in, buf, sizeof(buf)), 0);
+	cr_assert_str_eq(buf, "jitted-0-0-3.so");
 }
 
 /* Writes n copies of load d into a fresh dump in dir; its path (malloc'd), code_index each. */
