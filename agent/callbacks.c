@@ -251,14 +251,16 @@ void JNICALL agent_on_compiled_load(jvmtiEnv *jvmti, jmethodID method, jint code
 				    const jvmtiAddrLocationMap *map, const void *compile_info)
 {
 	uint64_t t0 = agent_now_ns(), lo = (uintptr_t)code_addr, code_index = 0;
-	struct jd_ext_load_info info = { .tier = JD_TIER_UNKNOWN, .level = -1 };
+	struct jd_ext_load_info info = { .tier = JD_TIER_UNKNOWN, .level = -1, .compile_id = -1,
+					 .osr_bci = -1, .flags = JD_LOAD_IDS };
+	struct agent_nmethod nm;
 	struct jd_ext_inline inl = { 0 };
 	struct jd_load_desc d = { 0 };
 	const struct agent_options *o = &agent_g.opt;
 	struct agent_method *m;
 	struct scratch *s;
 	unsigned loads;
-	int osr = 0, rc;
+	int rc;
 
 	(void)map_length;
 	(void)map;
@@ -272,12 +274,15 @@ void JNICALL agent_on_compiled_load(jvmtiEnv *jvmti, jmethodID method, jint code
 	}
 	loads = atomic_fetch_add(&m->loads, 1) + 1;
 	info.generation = agent_backfilling ? 0 : loads;
-	info.flags = agent_backfilling ? JD_LOAD_BACKFILLED : 0;
-	if (agent_tier_lookup(code_addr, (uint64_t)code_size, &info.level, &osr) == 0) {
+	info.flags |= agent_backfilling ? JD_LOAD_BACKFILLED : 0;
+	if (agent_tier_lookup(code_addr, (uint64_t)code_size, &nm) == 0) {
+		info.level = nm.level;
+		info.compile_id = nm.compile_id;
+		info.osr_bci = nm.osr_bci;
 		/* level 0: a native wrapper or method-handle intrinsic, no compiler tier */
 		info.tier = info.level >= 4 ? JD_TIER_C2 : info.level >= 1 ? JD_TIER_C1
 					    : JD_TIER_OTHER;
-		if (osr)
+		if (nm.osr_bci >= 0)
 			info.flags |= JD_LOAD_OSR;
 	}
 	d.name = m->name;

@@ -113,6 +113,7 @@ enum jd_tier {
 
 #define JD_LOAD_BACKFILLED (1u << 0)	/* reported after the fact (attach, GenerateEvents) */
 #define JD_LOAD_OSR        (1u << 1)
+#define JD_LOAD_IDS        (1u << 2)	/* compile_id/osr_bci are set: LOAD_INFO version 2 */
 
 struct jd_ext_load_info {
 	uint64_t code_index, code_addr;
@@ -120,6 +121,10 @@ struct jd_ext_load_info {
 	uint32_t tier;		/* enum jd_tier */
 	uint32_t flags;		/* JD_LOAD_* */
 	int32_t  level;		/* runtime's own tier number, -1 unknown */
+	/* Read (and written) only with JD_LOAD_IDS in flags, so a caller built against the
+	 * 24-byte version of this struct is never read past its end. */
+	int32_t  compile_id;	/* the runtime's compile id, -1 unknown */
+	int32_t  osr_bci;	/* OSR entry bytecode index, -1 for a normal entry or unknown */
 };
 
 struct jd_inline_frame {

@@ -27,8 +27,14 @@ static void usage(FILE *out)
 		"      --generations       every generation of methods compiled more than once\n"
 		"      --method REGEX      only methods matching REGEX (with --generations); with\n"
 		"                          other outputs, only samples with such a frame\n"
+		"      --jvm-log FILE      HotSpot's compilation log of the recorded JVM (run it with\n"
+		"                          -XX:+UnlockDiagnosticVMOptions -XX:+LogCompilation\n"
+		"                          -XX:LogFile=FILE): why each generation ended, what it\n"
+		"                          inlined (with --generations and --compare)\n"
 		"      --compare METHOD GEN_A GEN_B\n"
-		"                          two generations per source line and per instruction\n"
+		"                          two generations per source line, inlining decision\n"
+		"                          and instruction (aligned by code); METHOD is the exact\n"
+		"                          name or a regex naming one method (several: exit 2)\n"
 		"      --json              the table (and --generations) as JSON; with -g each row's\n"
 		"                          heaviest call stacks\n"
 		"      --collapsed         folded stacks (flamegraph.pl, speedscope)\n"
@@ -69,9 +75,9 @@ static void usage(FILE *out)
 enum {
 	OPT_GENERATIONS = 256, OPT_METHOD, OPT_COMPARE, OPT_JSON, OPT_COLLAPSED, OPT_FLAME,
 	OPT_NO_DEMANGLE, OPT_SYMFS, OPT_ARCHIVE, OPT_KALLSYMS, OPT_CALL_GRAPH, OPT_PLIMIT,
-	OPT_INLINE, OPT_NOP, OPT_BUILDID_DIR, OPT_NO_INLINE, OPT_SPLIT_GENS, OPT_PID, OPT_TID,
-	OPT_TIME, OPT_MIN_WIDTH, OPT_REVERSE, OPT_HTML, OPT_SPEEDSCOPE,
-	OPT_PPROF, OPT_DIFF, OPT_DIFF_GENS,
+	OPT_INLINE, OPT_NOP, OPT_BUILDID_DIR, OPT_JVM_LOG, OPT_NO_INLINE, OPT_SPLIT_GENS, OPT_PID,
+	OPT_TID, OPT_TIME, OPT_MIN_WIDTH, OPT_REVERSE, OPT_HTML, OPT_SPEEDSCOPE, OPT_PPROF, OPT_DIFF,
+	OPT_DIFF_GENS,
 };
 
 static const struct option longopts[] = {
@@ -83,6 +89,7 @@ static const struct option longopts[] = {
 	{ "generations", no_argument, NULL, OPT_GENERATIONS },
 	{ "method", required_argument, NULL, OPT_METHOD },
 	{ "compare", required_argument, NULL, OPT_COMPARE },
+	{ "jvm-log", required_argument, NULL, OPT_JVM_LOG },
 	{ "json", no_argument, NULL, OPT_JSON },
 	{ "collapsed", no_argument, NULL, OPT_COLLAPSED },
 	{ "flamegraph", required_argument, NULL, OPT_FLAME },
@@ -114,7 +121,8 @@ static const struct option longopts[] = {
 
 struct report_args {
 	struct rp_ingest_opts in;
-	const char *sort, *method, *flame, *cmp_method;
+	const char *sort, *method, *flame, *cmp_method, *jvm_log;
+	struct rp_jvmlog *jl;		/* --jvm-log, joined into the session */
 	const char *archives[16];
 	int nr_archives;
 	uint32_t cmp_a, cmp_b;
@@ -262,6 +270,7 @@ static int parse_args(int argc, char **argv, struct report_args *a)
 			break;
 		case OPT_GENERATIONS: a->generations = 1; break;
 		case OPT_METHOD: a->method = optarg; break;
+		case OPT_JVM_LOG: a->jvm_log = optarg; break;
 		case OPT_COMPARE:
 			if (optind + 1 >= argc || parse_gen(argv[optind], &a->cmp_a) ||
 			    parse_gen(argv[optind + 1], &a->cmp_b))
@@ -478,11 +487,22 @@ static int run(struct report_args *a, struct rp_session *s)
 	/* Loads also give lines from the jitdump when the ELF's DWARF cannot be read. */
 	a->in.want_loads = a->in.want_lines || gen_key || stacks;
 	a->in.want_code = a->compare;
+	a->in.want_sites = a->jvm_log != NULL;
 	a->in.archives = a->nr_archives ? a->archives : NULL;
+	/* A log that is no log is refused before the (longer) read of the recording. */
+	if (a->jvm_log && (rc = rp_jvmlog_open(&a->jl, a->jvm_log, err, sizeof(err))))
+		return cli_error("--jvm-log: %s", err);
 	rc = rp_ingest(s, &a->in, err, sizeof(err));
 	cli_progress_end();
 	if (rc)
 		return cli_error("%s", err[0] ? err : strerror(-rc));
+	if (a->jvm_log) {
+		if ((rc = rp_session_join_jvmlog(s, a->jl, err, sizeof(err))))
+			return cli_error("--jvm-log %s: %s", a->jvm_log, err);
+		if (rp_jvmlog_cut(a->jl))
+			cli_warn("--jvm-log: truncated log used up to the cut: %s",
+				 rp_jvmlog_cut(a->jl));
+	}
 	rp_set_split_generations(s, a->split_gens);
 	/* --generations lists the methods matching --method; elsewhere it keeps the samples
 	 * with such a method on their stack. */
@@ -519,6 +539,8 @@ static int run(struct report_args *a, struct rp_session *s)
 		return rp_print_collapsed(stdout, s) ? cli_error("writing stdout failed") : 0;
 	if (a->compare) {
 		rc = rp_print_compare(stdout, s, a->cmp_method, a->cmp_a, a->cmp_b, err, sizeof(err));
+		if (rc == -ENOTUNIQ)	/* an ambiguous METHOD is a usage error */
+			return cli_error("--compare: %s", err), 2;
 		return rc ? cli_error("--compare: %s", err) : 0;
 	}
 	if (a->generations && !a->json) {
@@ -566,6 +588,7 @@ int cmd_report(int argc, char **argv)
 	if (CLI_LEAK_CHECKED) {
 		rp_session_free(s);
 		rp_session_free(a.base);
+		rp_jvmlog_free(a.jl);
 	} else {
 		kept_session = s;
 	}

@@ -9,6 +9,13 @@
 #include <stdint.h>
 #include <stdio.h>
 
+/* Where a source line's code starts, as an offset in its load (the jitdump's DEBUG_INFO, the
+ * table our ELFs' DWARF line program is written from). */
+struct rp_src_line { uint64_t off; const char *file; uint32_t line; };
+
+/* A call the compile inlined, with the caller's source line (the agent's inline stacks). */
+struct rp_call_site { const char *callee, *caller; uint32_t line; };	/* "pkg.Cls.name" */
+
 /* One code load of a jitted method in one process: a "generation" (ARCHITECTURE.md §3). */
 struct rp_load {
 	uint32_t pid;
@@ -28,8 +35,18 @@ struct rp_load {
 	uint64_t code_addr;	/* runtime address of the method's first byte */
 	uint64_t code_size;
 	const uint8_t *code;	/* retained code bytes (owned by the session), or NULL */
+	const struct rp_src_line *lines;	/* with code: source line per offset, or NULL */
+	size_t nr_lines;
+	const struct rp_call_site *sites;	/* with want_sites, or NULL */
+	size_t nr_sites;
 	/* filled in by rp_session_finish() */
 	uint64_t samples, period;
+	/* From the companion file (ingest) or tests; -1 unknown. */
+	int32_t level, compile_id, osr_bci;
+	uint64_t unload_time;		/* 0: not unloaded during the recording */
+	/* From HotSpot's compilation log (rp_session_join_jvmlog), NULL/0 without one. */
+	const struct rp_jvm_code *jvm;
+	uint64_t not_entrant_time;	/* recording clock; 0: never made not entrant */
 };
 
 /* Tiers beyond enum jd_tier, from V8's name markers (identity.c). */
@@ -240,14 +257,85 @@ void rp_set_split_generations(struct rp_session *s, int on);
 int rp_split_generations(const struct rp_session *s);
 unsigned rp_stack_tag(const struct rp_session *s);
 
+/* ---- HotSpot's compilation log (-XX:+LogCompilation), jvmlog.c / jvmjoin.c ------------ */
+
+enum rp_end_kind {
+	RP_END_RUNNING = 0,	/* still the method's code at the end of the recording */
+	RP_END_REPLACED,	/* a newer generation took over (higher tier, or recompiled) */
+	RP_END_DEOPT,		/* made not entrant after an uncommon trap */
+	RP_END_DEPENDENCY,	/* made not entrant when a class-hierarchy dependency broke */
+	RP_END_UNLOADED,
+	RP_END_NOT_ENTRANT,	/* made not entrant, cause not in the log */
+};
+const char *rp_end_kind_name(enum rp_end_kind k);
+
+struct rp_jvm_inline {
+	const char *caller, *callee;	/* "pkg.Class.name" */
+	int32_t bci;			/* call site in caller, -1 unknown */
+	int ok;				/* inlined */
+	const char *why;		/* HotSpot's reason ("inline (hot)", "too big", ...) */
+};
+
+/* One nmethod as the log tells it. */
+struct rp_jvm_code {
+	int32_t compile_id, level, osr_bci;	/* osr_bci -1: normal entry */
+	const char *method;		/* "pkg.Class name (sig)", as the log writes it */
+	uint64_t entry, size;
+	double stamp;			/* installed, seconds since the JVM started */
+	double not_entrant;		/* seconds since start; < 0: never */
+	enum rp_end_kind end;		/* RP_END_RUNNING unless made not entrant */
+	const char *reason, *action;	/* trap reason/action, dependency type */
+	const char *trap_method;	/* where it trapped (jvms), or the witness class */
+	int32_t trap_bci;
+	uint64_t trap_thread;		/* the runtime thread that trapped, 0 none */
+	struct rp_jvm_inline *inl;
+	size_t nr_inl;
+};
+
+struct rp_jvmlog;
+
+/* Reads the whole log with libxml2's streaming reader. A log cut short (the JVM killed before
+ * it merged its compiler threads' logs) is kept up to the cut: rp_jvmlog_cut() says where.
+ * -EINVAL with file and offset in err for anything that is not a HotSpot compilation log. */
+int rp_jvmlog_open(struct rp_jvmlog **out, const char *path, char *err, size_t errlen);
+void rp_jvmlog_free(struct rp_jvmlog *jl);
+uint32_t rp_jvmlog_pid(const struct rp_jvmlog *jl);
+size_t rp_jvmlog_nr_codes(const struct rp_jvmlog *jl);
+const struct rp_jvm_code *rp_jvmlog_code(const struct rp_jvmlog *jl, size_t i);
+const struct rp_jvm_code *rp_jvmlog_find(const struct rp_jvmlog *jl, int32_t compile_id);
+uint64_t rp_jvmlog_bytes(const struct rp_jvmlog *jl);	/* bytes read */
+/* NULL when complete, else "<file>: cut at byte N: <libxml2's message>". */
+const char *rp_jvmlog_cut(const struct rp_jvmlog *jl);
+
+/* Joins the log's nmethods to the session's loads of its process: by compile id (checked
+ * against the entry address) where the companion file gave one, else by entry address, the
+ * nearest in time. Sets load->jvm and load->not_entrant_time; the session keeps jl for the
+ * views (the caller still owns it). -ESRCH with a message when the log belongs to another
+ * process or matches no load. */
+int rp_session_join_jvmlog(struct rp_session *s, const struct rp_jvmlog *jl, char *err,
+			   size_t errlen);
+const struct rp_jvmlog *rp_session_jvmlog(const struct rp_session *s);
+
 /* ---- Generations summary (shared by the table, JSON and tests) -------------------- */
 
 struct rp_gen_line { const char *file; uint32_t line; uint64_t samples; };
 
+enum rp_until_src {
+	RP_UNTIL_END = 0,	/* the recording's end */
+	RP_UNTIL_NEXT_GEN,	/* the load of the next non-OSR generation (OSR: same bci) */
+	RP_UNTIL_NOT_ENTRANT,	/* the JVM log's make_not_entrant */
+	RP_UNTIL_UNLOAD,	/* the runtime's unload event */
+};
+const char *rp_until_src_name(enum rp_until_src u);
+
 struct rp_gen_row {
 	const struct rp_load *load;
 	uint64_t samples, proc_samples;	/* this generation's / the process's */
-	double rel_load_s, lifetime_s, share, per_sec;
+	double rel_load_s, lifetime_s, share, per_sec;	/* per_sec over the active period */
+	double active_from_s, active_until_s;	/* seconds from the recording's start */
+	enum rp_until_src until_src;
+	enum rp_end_kind ended_by;
+	const struct rp_load *next;	/* the generation that took over, or NULL */
 	struct rp_gen_line hot[3];
 	int nr_hot;
 };
@@ -289,7 +377,8 @@ struct rp_ingest_opts {
 	int want_callchain;		/* -g, --collapsed, --flamegraph */
 	int want_inline;		/* inlined frames in call chains */
 	int want_loads;			/* jitted loads as generations */
-	int want_code;			/* retain code bytes of sampled loads (compare) */
+	int want_code;			/* retain code bytes and lines of every load (compare) */
+	int want_sites;			/* inlined call sites' lines (--jvm-log) */
 	int fast_exit;			/* the process ends after the report: keep the symbol
 					 * session (hundreds of thousands of strings) instead of
 					 * freeing it piece by piece */

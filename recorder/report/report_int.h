@@ -39,6 +39,7 @@ struct rp_session {
 	struct rp_u64map dso_bid;	/* interned DSO name -> index + 1 into bids */
 	const char **bids;		/* interned hex build-ids */
 	size_t nr_bids, bids_cap;
+	const struct rp_jvmlog *jvmlog;	/* joined by rp_session_join_jvmlog, not owned */
 };
 
 uint64_t rp_hash_bytes(const void *buf, size_t len, uint64_t h);
@@ -62,6 +63,26 @@ const char *rp_srcline_str(const struct rp_frame *f, char *buf, size_t len);
 void rp_json_str(FILE *out, const char *str);
 void rp_xml_str(FILE *out, const char *str);
 
+
+/* gen_explain.c: the generations table's columns and detail lines, its source notes, and
+ * the per-generation JSON fields of docs/generations.schema.json. */
+void rp_gen_print_head(FILE *out);
+void rp_gen_print_row(FILE *out, const struct rp_gen_row *r);
+void rp_gen_print_detail(FILE *out, const struct rp_gen_row *r);
+void rp_gen_print_sources(FILE *out, const struct rp_session *s);
+void rp_gen_json_fields(FILE *out, const struct rp_gen_row *r);
+void rp_gen_json_sources(FILE *out, const struct rp_session *s);	/* "jvm_log": ... */
+
+/* sites.c: the agent's inline stacks as (callee, caller, line) call sites of a load; the
+ * line of a callee/caller pair, 0 when unknown or ambiguous. */
+struct jd_ext_inline;
+void rp_keep_call_sites(struct rp_session *s, const struct jd_ext_inline *in, struct rp_load *l);
+uint32_t rp_call_site_line(const struct rp_load *l, const char *callee, const char *caller);
+
+/* compare_align.c: instructions hashed without their numbers, and an LCS pairing. */
+struct rp_pair { long a, b; };	/* indexes, -1 = no counterpart on that side */
+uint64_t rp_insn_norm_hash(const char *mnemonic, const char *ops);
+long rp_align(const uint64_t *a, size_t na, const uint64_t *b, size_t nb, struct rp_pair **out);
 
 /* Distinct folded stacks with their sample counts, sorted (collapsed and flame graph). */
 #define RP_STACK_MAX (64u << 10)

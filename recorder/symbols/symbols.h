@@ -182,5 +182,10 @@ int sym_dso_read_file(struct sym_session *s, struct sym_dso *d, void **buf, size
  * bytes copied (may be short at a section end) or -errno. */
 long sym_dso_read_code(struct sym_session *s, struct sym_dso *d, uint64_t addr, void *buf,
 		       size_t len);
+/* The DWARF line table rows with addresses in [lo, hi) (ELF vaddr space), in table order:
+ * fn(ctx, addr, file, line) for each (end-of-sequence rows left out). 0 or -errno (-ENOENT:
+ * no DWARF there). */
+int sym_dso_lines(struct sym_session *s, struct sym_dso *d, uint64_t lo, uint64_t hi,
+		  void (*fn)(void *ctx, uint64_t addr, const char *file, int line), void *ctx);
 
 #endif

@@ -19,17 +19,22 @@ static size_t table_gens(const char *out, const char *method, unsigned *gens,
 	size_t n = 0;
 	while (n < max) {
 		unsigned g;
-		char tier[16];
-		double loaded, life;
+		char tier[16], lvl[16], id[16], by[32];
+		double from, until;
 		unsigned long code, smp;
-		if (sscanf(p, " %u %15s %lfs %lfs %lu %lu", &g, tier, &loaded, &life, &code, &smp) != 6)
+		if (sscanf(p, " %u %15s %15s %15s %lfs %lfs %31s %lu %lu", &g, tier, lvl, id, &from,
+			   &until, by, &code, &smp) != 9)
 			break;
+		cr_assert_leq(from, until, "generation %u active from %f until %f", g, from, until);
 		gens[n] = g;
 		samples[n++] = smp;
-		p = strchr(p, '\n');
+		/* the JVM log's detail lines under a row start with more spaces */
+		do {
+			p = strchr(p, '\n');
+			p = p ? p + 1 : NULL;
+		} while (p && !strncmp(p, "        ", 8));
 		if (!p)
 			break;
-		p++;
 	}
 	return n;
 }

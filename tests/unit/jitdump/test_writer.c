@@ -254,6 +254,59 @@ Test(writer, companion_only_when_needed)
 	free(dir);
 }
 
+/* LOAD_INFO is versioned by size: 48 bytes without JD_LOAD_IDS (what older agents wrote, and
+ * what a caller of the 24-byte struct gets), 56 with compile_id and osr_bci. Both read back;
+ * a version-1 record gives -1 for both. The flag on a 48-byte record is damage, refused. */
+Test(writer, load_info_versions)
+{
+	char *dir, ext[4200];
+	struct jd_writer *w = jdt_writer(&dir, 0);
+	uint8_t c = 0xc3, *buf;
+	struct jd_ext_load_info v1 = { .generation = 1, .tier = JD_TIER_C1, .level = 3,
+				       .compile_id = 99, .osr_bci = 98 };
+	struct jd_ext_load_info v2 = { .generation = 2, .tier = JD_TIER_C2, .level = 4,
+				       .flags = JD_LOAD_IDS | JD_LOAD_OSR, .compile_id = 4711,
+				       .osr_bci = 23 };
+	struct jd_load_desc d = { .name = "f", .code_addr = 1, .code = &c, .code_size = 1,
+				  .info = &v1 };
+	struct jd_record rec;
+	struct jd_reader *r;
+	size_t len;
+
+	cr_assert_eq(jd_write_load(w, &d, NULL), 0);
+	d.info = &v2;
+	cr_assert_eq(jd_write_load(w, &d, NULL), 0);
+	jd_ext_path(jd_writer_path(w), ext, sizeof(ext));
+	cr_assert_eq(jd_writer_close(w), 0);
+	r = open_or_die(ext);
+	next_or_die(r, &rec, JD_EXT_LOAD_INFO);
+	cr_assert_eq(rec.total_size, 48);
+	cr_assert_eq(rec.u.load_info.level, 3);
+	cr_assert_eq(rec.u.load_info.compile_id, -1, "ids without JD_LOAD_IDS must not be written");
+	cr_assert_eq(rec.u.load_info.osr_bci, -1);
+	next_or_die(r, &rec, JD_EXT_LOAD_INFO);
+	cr_assert_eq(rec.total_size, 56);
+	cr_assert_eq(rec.u.load_info.generation, 2);
+	cr_assert_eq(rec.u.load_info.compile_id, 4711);
+	cr_assert_eq(rec.u.load_info.osr_bci, 23);
+	cr_assert_eq(rec.u.load_info.flags, JD_LOAD_IDS | JD_LOAD_OSR);
+	jd_reader_close(r);
+
+	/* The flag set in the 48-byte record: refused with its offset. */
+	buf = tu_read_file(ext, &len);
+	cr_assert_not_null(buf);
+	uint32_t flags = JD_LOAD_IDS;
+	memcpy(buf + 40 + 16 + 24, &flags, 4);
+	cr_assert_eq(jd_reader_open_mem(&r, buf, len, "damaged.jitprof"), 0);
+	cr_assert_lt(jd_reader_next(r, &rec), 0);
+	cr_assert(strstr(jd_reader_error(r), "no room"), "%s", jd_reader_error(r));
+	cr_assert(strstr(jd_reader_error(r), "damaged.jitprof"), "%s", jd_reader_error(r));
+	jd_reader_close(r);
+	free(buf);
+	tu_rmtree(dir);
+	free(dir);
+}
+
 /* A unit far bigger than the buffer goes out whole and in order, between buffered ones. */
 Test(writer, unit_bigger_than_buffer)
 {
