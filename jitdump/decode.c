@@ -313,3 +313,9 @@ int jd_decode(struct jd_record *rec, const uint8_t *p, int sw, struct jd_decode_
 	}
 	return bad(msg, len, "unknown record id %u", rec->id);
 }
+
+const char *jd_tier_name(uint32_t tier)
+{
+	static const char *const names[] = { "unknown", "interp", "C1", "C2", "stub", "other" };
+	return tier < sizeof(names) / sizeof(names[0]) ? names[tier] : "?";
+}

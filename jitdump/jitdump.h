@@ -110,6 +110,9 @@ enum jd_tier {
 	JD_TIER_STUB = 4,
 	JD_TIER_OTHER = 5,
 };
+/* The one spelling of a tier, as every view prints it: "unknown", "interp", "C1", "C2",
+ * "stub", "other"; "?" for a value this version does not know. */
+const char *jd_tier_name(uint32_t tier);
 
 #define JD_LOAD_BACKFILLED (1u << 0)	/* reported after the fact (attach, GenerateEvents) */
 #define JD_LOAD_OSR        (1u << 1)
@@ -219,7 +222,7 @@ int jd_is_marker_name(const char *path, uint32_t *pid);
 
 /* ---- Index: a whole dump plus its companion, one entry per code load ---------------------
  * What synth, inject and report consume. Generation = the nth load of a name in this dump
- * (ARCHITECTURE.md contract 3), derived for any writer's dump. Entries are in file order. */
+ * (docs/ARCHITECTURE.md, contract 3), derived for any writer's dump. Entries are in file order. */
 
 struct jd_load_entry {
 	struct jd_code_load load;	/* name/code point into the mapped dump */
@@ -278,8 +281,14 @@ enum jd_clock {
 };
 
 struct jd_writer_opts {
-	size_t size;		/* sizeof(struct jd_writer_opts): lets the struct grow (0 = this
-				 * header's size) */
+	/* sizeof(struct jd_writer_opts) the caller was built with (0 = this header's): an older
+	 * caller gets defaults for what it lacks, a newer one's unknown non-zero bytes are
+	 * refused with -EINVAL (docs/ARCHITECTURE.md, "Options structs"). `size` is the old
+	 * spelling. */
+	union {
+		size_t sz;
+		size_t size;
+	};
 	const char *dir;	/* NULL: $JITDUMPDIR, else $HOME/.debug/jit (created 0700) */
 	enum jd_clock clock;
 	size_t buffer_size;	/* 0: 64 KiB */

@@ -45,9 +45,10 @@ static void usage(FILE *out)
 		"made with -k mono; arch-timestamp dumps are converted with its TIME_CONV.\n");
 }
 
-static void on_warn(void *ctx, const char *msg)
+static void on_warn(void *ctx, enum jp_level level, const char *msg)
 {
 	(void)ctx;
+	(void)level;
 	cli_warn("%s", msg);
 }
 
@@ -181,7 +182,7 @@ int cmd_inject(int argc, char **argv)
 		return cli_error("%s: %s", o.output, strerror(-rc));
 	o.out_fd = out.fd;
 	o.out_pipe = out.unseekable;
-	o.warn = on_warn;
+	o.log.fn = on_warn;
 	o.progress_bytes = on_progress;
 	if (isatty(STDERR_FILENO))
 		o.progress_elfs = on_progress_elfs;

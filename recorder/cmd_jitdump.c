@@ -160,12 +160,6 @@ static const char *type_name(uint32_t id)
 	return "UNKNOWN";
 }
 
-static const char *tier_name(uint32_t t)
-{
-	static const char *n[] = { "unknown", "interpreter", "c1", "c2", "stub", "other" };
-	return t <= JD_TIER_OTHER ? n[t] : "?";
-}
-
 static const char *mach_name(uint32_t m)
 {
 	switch (m) {
@@ -291,7 +285,7 @@ static void print_record(struct out *o, const struct jd_record *r)
 		f_u64(o, "code_index", r->u.load_info.code_index);
 		f_addr(o, "code_addr", r->u.load_info.code_addr);
 		f_u64(o, "generation", r->u.load_info.generation);
-		f_str(o, "tier", tier_name(r->u.load_info.tier));
+		f_str(o, "tier", jd_tier_name(r->u.load_info.tier));
 		f_i64(o, "level", r->u.load_info.level);
 		f_u64(o, "flags", r->u.load_info.flags);
 		f_u64(o, "info_version", r->u.load_info.flags & JD_LOAD_IDS ? 2 : 1);

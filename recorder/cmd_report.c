@@ -146,7 +146,7 @@ static struct rp_session *volatile kept_session;
 
 /* Missing or refused files are warnings (-q silences them); damage in the input is always
  * said. Neither stops the report: it covers what could be read. */
-static void on_report(void *ctx, int level, const char *msg)
+static void on_report(void *ctx, enum jp_level level, const char *msg)
 {
 	(void)ctx;
 	if (level >= 2 || (level == 1 && !quiet))
@@ -574,7 +574,7 @@ int cmd_report(int argc, char **argv)
 {
 	struct report_args a = { .sort = "comm,dso,sym", .plimit = 0.5 };
 	a.in.input = "perf.data";
-	a.in.report = on_report;
+	a.in.log.fn = on_report;
 	a.in.progress = on_progress;
 	int rc = parse_args(argc, argv, &a);
 	if (rc)

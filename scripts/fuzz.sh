@@ -46,7 +46,7 @@ build_target() {
 		srcs+=("${f[@]}")
 	done
 	# up to date when no C source or header of the tree changed since the last build
-	if [ -x "$bin" ] && [ -z "$(find agent jitdump recorder synth tests/fuzz tests/lib \
+	if [ -x "$bin" ] && [ -z "$(find agent jitdump lib recorder synth tests/fuzz tests/lib \
 		-name '*.[ch]' -newer "$bin" -print -quit)" ] && [ "$0" -ot "$bin" ]; then
 		return 0
 	fi

@@ -1,7 +1,7 @@
 /* dumps.c - one jitdump as inject sees it: the build-id of every load (computed in parallel
  * without building ELFs), and the time-ordered list of what the dump does to the address space
  * (loads, moves, our agent's unloads) that run.c merges into the recording. */
-#include "recorder/inject/inject.h"
+#include "recorder/inject/inject_int.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -152,14 +152,14 @@ int inj_elfs_for(const char *injected, const char *cache_root, int threads,
 	struct inj_origins o;
 	struct inj_pool *pool = NULL;
 	struct inj_dump *dumps = NULL;
-	int rc = pd_reader_open(&r, injected, NULL);
+	struct jp_errbuf eb = { err, errlen };
+	struct pd_reader_opts ro = { .sz = sizeof(ro), .log = { jp_log_errbuf, &eb } };
+	if (errlen)
+		err[0] = 0;
 	memset(st, 0, sizeof(*st));
-	if (rc < 0) {
-		snprintf(err, errlen, "%s", r && *pd_reader_error(r) ? pd_reader_error(r)
-								   : strerror(-rc));
-		pd_reader_close(r);
+	int rc = pd_reader_open(&r, injected, &ro);	/* its message names file and offset */
+	if (rc < 0)
 		return rc;
-	}
 	rc = inj_origins_read(r, injected, &o, err, errlen);
 	pd_reader_close(r);
 	if (rc == -ENOENT)

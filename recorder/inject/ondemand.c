@@ -4,7 +4,7 @@
  * identity (a changed dump is refused, never mis-symbolized), reads only that load's records
  * at the offsets the origins give, and builds its ELF with synth exactly as the file-writing
  * path would, checking its build-id again. */
-#include "recorder/inject/inject.h"
+#include "recorder/inject/inject_int.h"
 
 #include <errno.h>
 #include <fcntl.h>

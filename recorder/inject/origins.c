@@ -2,7 +2,7 @@
  * its encoder and its validating decoder (readers beside writers), and the dump identities
  * (size, mtime, SHA-1 of the first page) that let a later reader refuse a dump that changed
  * instead of building wrong ELFs from it. Layout: docs/inject.md. */
-#include "recorder/inject/inject.h"
+#include "recorder/inject/inject_int.h"
 
 #include <errno.h>
 #include <fcntl.h>

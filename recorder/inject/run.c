@@ -4,6 +4,7 @@
  * records not newer than the newest time read so far are written before the round mark, so
  * perf's ordered reader sees them in time order while memory stays bounded by the dumps'
  * indexes, never by the recording. */
+#include "lib/opts.h"
 #include "recorder/inject/inject_int.h"
 
 #include <errno.h>
@@ -167,21 +168,18 @@ static int finish(struct inj_run_state *s)
 	return 0;
 }
 
-int inj_run(const struct inj_opts *o, struct inj_stats *st, char *err, size_t errlen)
+int inj_run(const struct inj_opts *opts, struct inj_stats *st, char *err, size_t errlen)
 {
+	struct inj_opts oc;
+	if (JP_OPTS_TAKE(&oc, opts))
+		return snprintf(err, errlen, "inject: unknown options"), -EINVAL;
+	const struct inj_opts *o = &oc;
 	struct inj_run_state s = { .o = o, .st = st, .err = err, .errlen = errlen };
 	int rc;
 	memset(st, 0, sizeof(*st));
 	err[0] = 0;
-	if ((rc = pd_reader_open(&s.r, o->input, NULL)) < 0) {
-		/* The reader's message names the file and offset already. */
-		if (s.r && *pd_reader_error(s.r))
-			snprintf(err, errlen, "%s", pd_reader_error(s.r));
-		else
-			snprintf(err, errlen, "%s: %s", o->input, strerror(-rc));
-		pd_reader_close(s.r);
+	if ((rc = inj_reader_open(&s, &s.r)) < 0)
 		return rc;
-	}
 	if (pd_reader_nr_features_dropped(s.r))
 		inj_warnf(&s, "%s: %u header feature section(s) cut off or outside the file are "
 			  "left out", o->input,

@@ -2,7 +2,7 @@
  * are known when it is read, so their ends cut the address space once into elementary
  * segments; mapping a load sets the owner of the few segments it spans, and "which parts does
  * this load still own" (for unloads) is a walk over the same segments. Flat arrays, no tree. */
-#include "recorder/inject/inject.h"
+#include "recorder/inject/inject_int.h"
 
 #include <errno.h>
 #include <stdlib.h>

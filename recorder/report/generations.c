@@ -10,18 +10,15 @@
 #include "jitdump/jitdump.h"
 #include "recorder/report/report_int.h"
 
+/* jitdump's spelling (jd_tier_name); an empty cell ("-") when the runtime did not say. */
 const char *rp_tier_name(uint32_t tier)
 {
-	switch (tier) {
-	case JD_TIER_INTERPRETER: return "interp";
-	case JD_TIER_C1: return "C1";
-	case JD_TIER_C2: return "C2";
-	case JD_TIER_STUB: return "stub";
-	case JD_TIER_OTHER: return "other";
+	switch (tier) {	/* the report's own V8 tiers (identity.c), then jitdump's */
 	case RP_TIER_BASELINE: return "baseline";
 	case RP_TIER_MIDTIER: return "maglev";
 	case RP_TIER_OPTIMIZED: return "turbofan";
-	default: return "-";
+	default:
+		return tier == JD_TIER_UNKNOWN || tier > JD_TIER_OTHER ? "-" : jd_tier_name(tier);
 	}
 }
 

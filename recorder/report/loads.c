@@ -16,50 +16,6 @@
 #include "recorder/symbols/symbols.h"
 #include "synth/synth.h"
 
-struct note_info { uint32_t generation, tier, flags; };
-
-static int parse_note(const void *buf, size_t len, struct note_info *ni)
-{
-	int found = 0;
-	Elf *e = elf_memory((char *)buf, len);
-	size_t shstrndx;
-	if (!e)
-		return 0;
-	if (elf_getshdrstrndx(e, &shstrndx) != 0)
-		goto out;
-	for (Elf_Scn *scn = elf_nextscn(e, NULL); scn && !found; scn = elf_nextscn(e, scn)) {
-		GElf_Shdr sh;
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
-			continue;
-		Elf_Data *d = elf_getdata(scn, NULL);
-		GElf_Nhdr nh;
-		size_t off = 0, name_off, desc_off, next;
-		while (d && (next = gelf_getnote(d, off, &nh, &name_off, &desc_off)) > 0) {
-			const char *nm = (const char *)d->d_buf + name_off;
-			size_t pl = strlen(SYNTH_NOTE_PREFIX);
-			/* The owner name is one NUL-terminated line of key=value text. */
-			if (nh.n_type == SYNTH_NOTE_TYPE && nh.n_namesz > pl &&
-			    !memchr(nm, 0, pl) && !memcmp(nm, SYNTH_NOTE_PREFIX, pl) &&
-			    memchr(nm, 0, nh.n_namesz)) {
-				const char *g = strstr(nm, " generation="), *t = strstr(nm, " tier=");
-				const char *f = strstr(nm, " flags="), *n = strstr(nm, " name=");
-				if (g && (!n || g < n))
-					ni->generation = (uint32_t)strtoul(g + 12, NULL, 10);
-				if (t && (!n || t < n))
-					ni->tier = (uint32_t)strtoul(t + 6, NULL, 10);
-				if (f && (!n || f < n))
-					ni->flags = (uint32_t)strtoul(f + 7, NULL, 10);
-				found = 1;
-				break;
-			}
-			off = next;
-		}
-	}
-out:
-	elf_end(e);
-	return found;
-}
-
 /* One jitdump per (directory, pid), indexed by code_index. */
 struct dump {
 	char dir[PATH_MAX];
@@ -284,11 +240,11 @@ int rp_ingest_loads(struct rp_session *s, struct sym_session *ss, const struct r
 			if (bid && bid->size)
 				l->build_id = rp_intern(s, sym_build_id_hex(bid, hex));
 		}
-		struct note_info ni = { 0 };
+		struct synth_note ni = { 0 };
 		void *buf = NULL;
 		size_t len = 0;
 		if (res.dso && sym_dso_read_file(ss, res.dso, &buf, &len) == 0)
-			parse_note(buf, len, &ni);
+			synth_note_read(buf, len, &ni);
 		free(buf);
 		l->generation = ni.generation ? ni.generation : je ? je->generation : 0;
 		l->tier = ni.tier ? ni.tier : je && je->info ? je->info->tier : 0;

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <zlib.h>
 
-#include "profile.pb-c.h"
+#include <profile.pb-c.h>	/* protoc-c output, build/gen/ (module.mk) */
 #include "recorder/report/report_int.h"
 
 typedef Perftools__Profiles__Profile Profile;

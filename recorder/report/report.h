@@ -9,6 +9,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "lib/log.h"
+
 /* Where a source line's code starts, as an offset in its load (the jitdump's DEBUG_INFO, the
  * table our ELFs' DWARF line program is written from). */
 struct rp_src_line { uint64_t off; const char *file; uint32_t line; };
@@ -16,7 +18,8 @@ struct rp_src_line { uint64_t off; const char *file; uint32_t line; };
 /* A call the compile inlined, with the caller's source line (the agent's inline stacks). */
 struct rp_call_site { const char *callee, *caller; uint32_t line; };	/* "pkg.Cls.name" */
 
-/* One code load of a jitted method in one process: a "generation" (ARCHITECTURE.md §3). */
+/* One code load of a jitted method in one process: a "generation" (docs/ARCHITECTURE.md,
+ * contract 3). */
 struct rp_load {
 	uint32_t pid;
 	const char *method;	/* display name (demangled unless --no-demangle), interned */
@@ -174,7 +177,6 @@ struct rp_hist {
 	size_t nr_entries;
 	uint64_t total_period, total_samples;
 	const struct rp_session *s;
-	uint32_t *members_block;	/* private */
 };
 
 /* need_members: keep per-entry sample lists (call graph). -ENOMEM on failure. */
@@ -369,6 +371,7 @@ const char *rp_load_tier(const struct rp_load *l);
 struct sym_session;
 
 struct rp_ingest_opts {
+	size_t sz;		/* sizeof(struct rp_ingest_opts) (0 = this header's): lib/opts.h's rule */
 	const char *input;		/* perf.data path or "-" */
 	const char *symfs, *vmlinux, *kallsyms, *buildid_dir;
 	const char *const *archives;	/* NULL-terminated list of --archive files/dirs, or NULL */
@@ -382,8 +385,8 @@ struct rp_ingest_opts {
 	int fast_exit;			/* the process ends after the report: keep the symbol
 					 * session (hundreds of thousands of strings) instead of
 					 * freeing it piece by piece */
-	/* level 0 info, 1 warning, 2 error; and progress in bytes of the data section. */
-	void (*report)(void *ctx, int level, const char *msg);
+	struct jp_log log;		/* info, warnings (missing files), errors (damage) */
+	/* Progress in bytes of the data section. */
 	void (*progress)(void *ctx, uint64_t done, uint64_t total);
 	/* Called once after the last event, while the symbol session still lives (archive
 	 * collects the DSOs here); a negative return fails the ingest. */
@@ -391,7 +394,8 @@ struct rp_ingest_opts {
 	void *ctx;
 };
 
-/* 0, or -errno with a message naming the file in err. */
+/* 0, or -errno with a message naming the file in err; -EINVAL for options with fields this
+ * version does not know. */
 int rp_ingest(struct rp_session *s, const struct rp_ingest_opts *o, char *err, size_t errlen);
 /* 1 if basename(path) is "jitted-<pid>-<n>.so" (perf inject's and ours), pid and n out. */
 int rp_is_jitted_name(const char *path, uint32_t *pid, uint64_t *idx);

@@ -3,6 +3,7 @@
 #ifndef JITPROF_REPORT_INT_H
 #define JITPROF_REPORT_INT_H
 
+#include "lib/strset.h"
 #include "recorder/report/report.h"
 
 #define RP_CHUNK (1u << 20)
@@ -25,8 +26,7 @@ void rp_map_free(struct rp_u64map *m);
 
 struct rp_session {
 	struct rp_chunk *arena;
-	const char **strs;		/* open-addressing intern table */
-	size_t str_cap, nr_strs;
+	struct jp_strset strs;		/* interned strings (lib/strset.h) */
 	struct rp_load *loads;
 	size_t nr_loads, loads_cap;
 	struct rp_sample *samples;

@@ -8,6 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "lib/log.h"
+
 /* ---- build-ids ------------------------------------------------------------------------ */
 #define SYM_BUILD_ID_MAX 20
 #define SYM_BUILD_ID_HEX (2 * SYM_BUILD_ID_MAX + 1)
@@ -41,10 +43,8 @@ int sym_java_demangle(const char *in, char *out, size_t outlen);
 struct sym_session;
 struct sym_dso;
 
-enum sym_level { SYM_LVL_INFO, SYM_LVL_WARN, SYM_LVL_ERROR };
-
 struct sym_opts {
-	size_t sz;			/* sizeof(struct sym_opts): lets the struct grow */
+	size_t sz;			/* sizeof(struct sym_opts): lib/opts.h's rule */
 	const char *buildid_dir;	/* NULL: $PERF_BUILDID_DIR, else $HOME/.debug */
 	const char *symfs;		/* --symfs DIR: recorded paths are looked up under DIR */
 	const char *vmlinux;		/* kernel image with symbols (relocated by recorded _text) */
@@ -52,13 +52,13 @@ struct sym_opts {
 	int no_demangle;		/* 1: raw names (--no-demangle) */
 	int no_debuginfod;		/* 1: never ask debuginfod even if DEBUGINFOD_URLS is set */
 	int no_lines;			/* 1: never read DWARF (sym_result srcfile stays NULL) */
-	/* Messages (refused build-ids, missing files...). NULL: kept silent. Each distinct
+	/* Messages (refused build-ids, missing files...). fn NULL: kept silent. Each distinct
 	 * message is reported once. */
-	void (*report)(void *ctx, enum sym_level level, const char *msg);
-	void *report_ctx;
+	struct jp_log log;
 };
 
-/* NULL opts = defaults. Returns NULL only on out of memory. */
+/* NULL opts = defaults. Returns NULL on out of memory, or with errno EINVAL when opts
+ * carries fields this version does not know (lib/opts.h). */
 struct sym_session *sym_session_new(const struct sym_opts *opts);
 void sym_session_free(struct sym_session *s);
 
@@ -113,7 +113,8 @@ int sym_add_build_id(struct sym_session *s, const char *filename, const uint8_t 
 struct pd_event;
 struct pd_reader;
 int sym_feed_event(struct sym_session *s, const struct pd_event *ev);
-/* Every entry of the recording's build-id table (file mode) as sym_add_build_id. */
+/* Every entry of the recording's build-id table (file mode) as sym_add_build_id; an entry
+ * without an id is skipped, only -ENOMEM stops. */
 int sym_feed_build_ids(struct sym_session *s, const struct pd_reader *r);
 
 /* The comm of a thread at time (the last COMM at or before it; the process's before any);

@@ -2,7 +2,7 @@
  * recorder/report/jvmlog.c with libxml2's streaming reader from a hostile file, then joined
  * to a small hand-made session (compile ids and addresses the seeds use) and the generations
  * view built, so every field the reader fills is used.
- * fuzz-srcs: recorder/report/ recorder/symbols/ recorder/perfdata/ synth/ jitdump/ tests/lib/testutil.c
+ * fuzz-srcs: lib/ recorder/report/ recorder/inject/ recorder/symbols/ recorder/perfdata/ synth/ jitdump/ tests/lib/testutil.c
  * fuzz-libs: -lelf -ldw -ldebuginfod -larchive -lcrypto -lzstd -lcapstone -liberty -lxml2 -lm -lpthread */
 #include <stdint.h>
 #include <stdio.h>

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "recorder/inject/inject.h"
+#include "recorder/inject/inject_int.h"
 #include "tests/fuzz/jd_touch.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -8,7 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "recorder/inject/inject.h"
+#include "recorder/inject/inject_int.h"
 #include "recorder/perfdata/perfdata.h"
 #include "tests/lib/testutil.h"
 #include "tests/unit/inject/runfix.h"

@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "recorder/inject/inject.h"
+#include "recorder/inject/inject_int.h"
 
 #define NLOADS 40
 #define SLOTS 8

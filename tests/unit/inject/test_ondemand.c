@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "recorder/inject/inject.h"
+#include "recorder/inject/inject_int.h"
 #include "recorder/perfdata/perfdata.h"
 #include "recorder/symbols/symbols.h"
 #include "tests/lib/testutil.h"
@@ -19,7 +19,7 @@
 
 static char msgs[8192];
 
-static void collect(void *ctx, enum sym_level level, const char *msg)
+static void collect(void *ctx, enum jp_level level, const char *msg)
 {
 	(void)ctx;
 	(void)level;
@@ -32,7 +32,7 @@ static void collect(void *ctx, enum sym_level level, const char *msg)
 static struct sym_session *session(struct pd_reader **r)
 {
 	struct sym_opts so = { .sz = sizeof(so), .buildid_dir = "/nonexistent",
-			       .no_debuginfod = 1, .report = collect };
+			       .no_debuginfod = 1, .log = { collect, NULL } };
 	struct sym_session *s = sym_session_new(&so);
 	char err[512];
 	struct pd_event ev;

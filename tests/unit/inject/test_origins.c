@@ -11,7 +11,7 @@
 #include <unistd.h>
 #include <fcntl.h>
 
-#include "recorder/inject/inject.h"
+#include "recorder/inject/inject_int.h"
 #include "tests/lib/testutil.h"
 
 static struct inj_origins sample(void)

@@ -14,7 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "recorder/inject/inject.h"
+#include "recorder/inject/inject_int.h"
 #include "recorder/perfdata/perfdata.h"
 #include "tests/lib/testutil.h"
 #include "tests/unit/inject/runfix.h"
@@ -129,9 +129,10 @@ Test(run, refuses_a_recording_off_the_dumps_clock, .fini = rf_cleanup)
 static int warnings;
 static char last_warning[1024];
 
-static void on_warn(void *ctx, const char *msg)
+static void on_warn(void *ctx, enum jp_level level, const char *msg)
 {
 	(void)ctx;
+	(void)level;
 	warnings++;
 	snprintf(last_warning, sizeof(last_warning), "%s", msg);
 }
@@ -144,7 +145,7 @@ Test(run, damaged_recording_is_injected_up_to_the_damage, .fini = rf_cleanup)
 	cr_assert_eq(truncate(data, sb.st_size - 13), 0);
 	int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	struct inj_opts o = { .input = data, .output = out, .out_fd = fd, .out_pipe = 1,
-			      .cache_root = cache, .threads = 2, .warn = on_warn };
+			      .cache_root = cache, .threads = 2, .log = { on_warn, NULL } };
 	struct inj_stats st;
 	char err[512];
 	warnings = 0;
@@ -185,6 +186,37 @@ Test(run, arch_dump_without_time_conv_is_refused, .fini = rf_cleanup)
 	cr_assert_lt(inj_run(&o, &st, err, sizeof(err)), 0);
 	close(fd);
 	cr_assert(strstr(err, "TIME_CONV"), "%s", err);
+}
+
+/* lib/opts.h's rule: unknown non-zero bytes past this version's inj_opts are refused. */
+Test(run, opts_with_unknown_tail_refused)
+{
+	struct inj_stats st;
+	char err[256] = "";
+	struct { struct inj_opts o; uint64_t newer; } big;
+	memset(&big, 0, sizeof(big));
+	big.o.sz = sizeof(big);
+	big.o.input = "/nonexistent/perf.data";
+	big.newer = 1;
+	cr_assert_eq(inj_run(&big.o, &st, err, sizeof(err)), -EINVAL);
+	big.newer = 0;
+	cr_assert_eq(inj_run(&big.o, &st, err, sizeof(err)), -ENOENT);
+	cr_assert_not_null(strstr(err, "/nonexistent/perf.data"), "%s", err);
+}
+
+/* A file that is not perf.data: the reader's own words (file, offset, cause) reach err, and
+ * nothing half-open is left to close (the reader's rule: *out NULL on failure). */
+Test(run, not_perf_data_says_where_and_why, .fini = rf_cleanup)
+{
+	struct inj_stats st;
+	char err[1024] = "", path[600], want[800];
+	dir = tu_tmpdir("injrun-bad");
+	snprintf(path, sizeof(path), "%s/bad.data", dir);
+	cr_assert_eq(tu_write_file(path, "NOTPERF!........", 16), 0);
+	struct inj_opts o = { .sz = sizeof(o), .input = path, .output = "-", .out_fd = -1 };
+	cr_assert_eq(inj_run(&o, &st, err, sizeof(err)), -EINVAL);
+	snprintf(want, sizeof(want), "%s: offset 0: not a perf.data file (bad magic)", path);
+	cr_assert_str_eq(err, want);
 }
 
 /* The origins section of out, decoded. */

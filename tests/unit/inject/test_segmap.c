@@ -2,7 +2,7 @@
  * the way perf's newest-mapping-wins rule resolves them, and the runs an unload releases. */
 #include <criterion/criterion.h>
 
-#include "recorder/inject/inject.h"
+#include "recorder/inject/inject_int.h"
 
 static struct inj_bounds bd;
 static struct inj_segmap m;

@@ -18,6 +18,35 @@
 #include "tests/lib/testutil.h"
 #include "tests/unit/jitdump/jdt.h"
 
+/* lib/opts.h's rule on the installed ABI: an older caller's smaller struct gets defaults
+ * (whatever lies beyond its sz is not read), a newer caller's unknown non-zero bytes are
+ * refused with -EINVAL, zero ones accepted. */
+Test(writer, opts_size_rule)
+{
+	char *dir = tu_tmpdir("jd-opts");
+	struct jd_writer *w;
+	struct jd_writer_opts small;
+	memset(&small, 0xff, sizeof(small));	/* garbage clock/buffer/... past sz */
+	small.sz = offsetof(struct jd_writer_opts, dir) + sizeof(small.dir);
+	small.dir = dir;
+	cr_assert_eq(jd_writer_open(&w, &small), 0);
+	cr_assert_eq(jd_writer_close(w), 0);
+
+	struct { struct jd_writer_opts o; uint64_t newer; } big;
+	memset(&big, 0, sizeof(big));
+	big.o.sz = sizeof(big);
+	big.o.dir = dir;
+	big.newer = 1;
+	w = (struct jd_writer *)&big;
+	cr_assert_eq(jd_writer_open(&w, &big.o), -EINVAL);
+	cr_assert_null(w);
+	big.newer = 0;
+	cr_assert_eq(jd_writer_open(&w, &big.o), 0);
+	cr_assert_eq(jd_writer_close(w), 0);
+	tu_rmtree(dir);
+	free(dir);
+}
+
 static uint64_t mono_ns(clockid_t c)
 {
 	struct timespec ts;
@@ -559,4 +588,16 @@ Test(writer, bad_arguments)
 	cr_assert_null(w);
 	tu_rmtree(dir);
 	free(dir);
+}
+
+/* One spelling of tiers for every view (report's table and `jitprof jitdump` alike). */
+Test(writer, tier_names)
+{
+	cr_assert_str_eq(jd_tier_name(JD_TIER_UNKNOWN), "unknown");
+	cr_assert_str_eq(jd_tier_name(JD_TIER_INTERPRETER), "interp");
+	cr_assert_str_eq(jd_tier_name(JD_TIER_C1), "C1");
+	cr_assert_str_eq(jd_tier_name(JD_TIER_C2), "C2");
+	cr_assert_str_eq(jd_tier_name(JD_TIER_STUB), "stub");
+	cr_assert_str_eq(jd_tier_name(JD_TIER_OTHER), "other");
+	cr_assert_str_eq(jd_tier_name(JD_TIER_OTHER + 1), "?");
 }

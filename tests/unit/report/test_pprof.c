@@ -6,7 +6,7 @@
 #include <string.h>
 #include <zlib.h>
 
-#include "profile.pb-c.h"
+#include <profile.pb-c.h>	/* protoc-c output, build/gen/ (module.mk) */
 #include "tests/unit/report/rptest.h"
 
 static int pprof(FILE *fp, void *arg)

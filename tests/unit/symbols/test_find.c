@@ -32,7 +32,7 @@ TestSuite(find, .init = setup, .fini = teardown);
 static struct sym_session *session(const char *buildid_dir, const char *symfs)
 {
 	struct sym_opts o = { .sz = sizeof(o), .buildid_dir = buildid_dir, .symfs = symfs,
-			      .no_debuginfod = 1, .report = st_collect };
+			      .no_debuginfod = 1, .log = { st_collect, NULL } };
 	struct sym_session *s = sym_session_new(&o);
 	cr_assert(s);
 	return s;
