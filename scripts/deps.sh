@@ -11,6 +11,7 @@ pkgs=(
 	openjdk-17-jdk-headless nodejs npm
 	python3 libxml2-utils libxml2-dev python3-jsonschema
 	chromium golang-go libprotobuf-c-dev protobuf-c-compiler zlib1g-dev
+	libc6-dbg
 )
 missing=()
 for p in "${pkgs[@]}"; do
