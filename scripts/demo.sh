@@ -7,6 +7,7 @@
 #   dump      jitprof jitdump --stats                      what the agent wrote
 #   inject    jitprof inject --jit                         -> perf.jit.data + one ELF per sampled generation
 #   report    jitprof report, then jitprof report --generations
+#   html      jitprof report --html: flame graph, generations timeline, top table in one page
 #
 # Environment: DEMO_PHASE_MS (per Generations phase, default 1000), DEMO_DIR (default BUILD/demo).
 # Any failing step stops the demo with its exit code and the command that failed.
@@ -84,9 +85,16 @@ stage_report() {
 	run "$jitprof" report -i "$work/perf.jit.data" --generations
 }
 
+stage_html() {
+	stage "html: the interactive report (flame graph, generations timeline, top table)"
+	run "$jitprof" report -q -i "$work/perf.jit.data" --html "$work/report.html"
+	echo "open $(realpath "$work/report.html") in a browser"
+}
+
 stage_setup
 stage_record
 stage_dump
 stage_inject
 stage_report
 stage "done: files in $work"
+stage_html
