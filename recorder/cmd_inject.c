@@ -33,6 +33,8 @@ static void usage(FILE *out)
 		"                         32, as they mostly wait on the file system; hashing: CPUs)\n"
 		"  -q, --quiet            no summary\n"
 		"  -h, --help             this text\n\n"
+		"Exit status 3: the recording names no jitdump, or none could be read (nothing\n"
+		"was injected; the output is a plain copy). 2: usage. 1: other errors.\n\n"
 		"The recording must be on the dumps' clock: CLOCK_MONOTONIC dumps need a recording\n"
 		"made with -k mono; arch-timestamp dumps are converted with its TIME_CONV.\n");
 }
@@ -147,8 +149,17 @@ int cmd_inject(int argc, char **argv)
 	if (st.pool.failed)
 		cli_warn("%llu ELF(s) could not be written; first: %s",
 			 (unsigned long long)st.pool.failed, st.pool.first_error);
-	if (!st.dumps && !st.dumps_missing)
-		cli_warn("%s names no jitdump (jit-PID.dump mapping): nothing injected", o.input);
 	summary(&o, &st, o.cache_root);
+	/* Asked to inject and nothing was: a forgotten agent must not pass for success. The
+	 * output is still a faithful copy, for pipelines that go on regardless. */
+	if (!st.dumps) {
+		if (st.dumps_missing)
+			return cli_error("none of the %llu jitdump(s) %s names could be read: "
+					 "nothing injected (moved? use --jit-dir DIR)",
+					 (unsigned long long)st.dumps_missing, o.input), 3;
+		return cli_error("%s names no jitdump (no jit-PID.dump mapping: the program ran "
+				 "without a JIT agent, e.g. java -agentpath:libagent.so, or "
+				 "node --perf-prof): nothing injected", o.input), 3;
+	}
 	return 0;
 }

@@ -1,0 +1,434 @@
+/* cmd_profile.c - `jitprof profile`: one command from a program or a running JVM to a report.
+ * Launch: the command runs under `jitprof record -k mono -g` with what its runtime needs for
+ * JIT dumps (libagent.so and -XX:+PreserveFramePointer for a JVM, --perf-prof for node);
+ * attach: libagent.so is loaded through the JVM's attach listener (recorder/attach/), the
+ * process is recorded, then the agent is stopped. Either way inject and report follow, as
+ * child processes of this same executable, and the data stays in <OUT>.jitprof/. */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "recorder/attach/attach.h"
+#include "recorder/cli.h"
+#include "recorder/perfdata/perfdata.h"
+#include "recorder/profile/profile.h"
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: jitprof profile [-d SECONDS] [-o OUT] [-F HZ] [--java] (-p PID | -- CMD ARGS)\n\n"
+		"Records CMD, or the running Java VM PID, with call graphs, merges its JIT-compiled\n"
+		"code and writes a report, in one step. A JVM gets libagent.so and\n"
+		"-XX:+PreserveFramePointer (java on the command line, or any command with --java,\n"
+		"through JAVA_TOOL_OPTIONS); node gets --perf-prof --interpreted-frames-native-stack;\n"
+		"other programs are recorded and whatever jitdumps they write are merged. With -p the\n"
+		"agent is loaded through the JVM's attach mechanism (as jcmd does), back-fills the\n"
+		"code compiled so far, and is stopped again at the end, so PID can be profiled again.\n\n"
+		"  -d, --duration SECONDS  stop after SECONDS (also 500ms, 2m; default: until CMD\n"
+		"                          exits, or until Ctrl-C)\n"
+		"  -o, --output OUT        the report (default profile.txt); its extension picks\n"
+		"                          the format: %s\n"
+		"  -F, --freq HZ           sampling frequency (default 999)\n"
+		"  -p, --pid PID           attach to this running Java VM\n"
+		"      --java              CMD starts a JVM although it is not called java\n"
+		"  -q, --quiet             only errors and the closing line\n"
+		"  -V, --version           jitprof's version\n"
+		"  -h, --help              this text\n\n"
+		"The recording (perf.data), the merged recording (perf.jit.data), the jitdumps and\n"
+		"one ELF per sampled method generation stay in OUT's name with .jitprof instead of\n"
+		"its extension, for 'jitprof report -i DIR/perf.jit.data' or perf report later.\n",
+		prof_formats_list());
+}
+
+struct profile {
+	unsigned long duration_ms;
+	const char *out, *freq;
+	pid_t pid;
+	int force_java, quiet;
+	char **cmd;
+	const struct prof_format *fmt;
+	char exe[PATH_MAX], dir[PATH_MAX], data[PATH_MAX + 16], jitdata[PATH_MAX + 16];
+	int workload_status;
+};
+
+static volatile sig_atomic_t got_signal;
+static volatile pid_t recording_pid;
+
+/* Ctrl-C (or SIGTERM) ends the recording, not the profile: inject and report still run. */
+static void on_signal(int sig)
+{
+	got_signal = sig;
+	if (recording_pid > 0)
+		kill(recording_pid, SIGINT);
+}
+
+static int parse_args(struct profile *p, int argc, char **argv)
+{
+	enum { OPT_JAVA = 256 };
+	static const struct option longopts[] = {
+		{ "duration", required_argument, NULL, 'd' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "freq", required_argument, NULL, 'F' },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "java", no_argument, NULL, OPT_JAVA },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "version", no_argument, NULL, 'V' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	char *end;
+	long v;
+	int c;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+d:o:F:p:qVh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'd':
+			if (prof_parse_duration(optarg, &p->duration_ms))
+				return cli_error("-d: '%s' is not a duration (seconds, or 500ms, 2m)",
+						 optarg), 2;
+			break;
+		case 'o': p->out = optarg; break;
+		case 'F':
+			v = strtol(optarg, &end, 10);
+			if (*end || v <= 0)
+				return cli_error("-F: '%s' is not a frequency in Hz", optarg), 2;
+			p->freq = optarg;
+			break;
+		case 'p':
+			v = strtol(optarg, &end, 10);
+			if (*end || v <= 0 || v > INT_MAX)
+				return cli_error("-p: '%s' is not a process id", optarg), 2;
+			p->pid = (pid_t)v;
+			break;
+		case OPT_JAVA: p->force_java = 1; break;
+		case 'q': p->quiet = 1; break;
+		case 'V': printf("jitprof %s\n", JITPROF_VERSION); exit(0);
+		case 'h': usage(stdout); exit(0);
+		default: usage(stderr); return 2;
+		}
+	}
+	if (optind < argc)
+		p->cmd = argv + optind;
+	if (!!p->cmd == !!p->pid) {
+		usage(stderr);
+		return cli_error(p->pid ? "-p and a command exclude each other"
+				 : "nothing to profile: give -p PID or -- COMMAND"), 2;
+	}
+	if (!(p->fmt = prof_format_of(p->out)))
+		return cli_error("-o %s: unknown output format; the extension picks it: %s", p->out,
+				 prof_formats_list()), 2;
+	if (p->fmt->missing)
+		return cli_error("-o %s: %s (%s); use %s", p->out, p->fmt->what, p->fmt->missing,
+				 prof_formats_list()), 2;
+	return 0;
+}
+
+/* Starts exe with args; its stdout goes to out_fd when >= 0. */
+static pid_t spawn(const char *exe, char *const *args, int out_fd)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		if (out_fd >= 0 && dup2(out_fd, STDOUT_FILENO) < 0)
+			_exit(127);
+		execv(exe, args);
+		fprintf(stderr, "jitprof profile: error: cannot run %s: %s\n", exe, strerror(errno));
+		_exit(127);
+	}
+	return pid;
+}
+
+/* Waits for pid; after deadline_ms (0: none) it is asked to stop with SIGINT. Exit status,
+ * 128+signal, or -1. */
+static int wait_child(pid_t pid, unsigned long deadline_ms)
+{
+	struct timespec t0, now, tick = { 0, 20 * 1000 * 1000 };
+	int status, stopped = 0;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		pid_t r = waitpid(pid, &status, WNOHANG);
+		if (r == pid)
+			return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+		if (r < 0 && errno != EINTR)
+			return -1;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		unsigned long el = (unsigned long)((now.tv_sec - t0.tv_sec) * 1000 +
+						   (now.tv_nsec - t0.tv_nsec) / 1000000);
+		if (deadline_ms && !stopped && el >= deadline_ms) {
+			kill(pid, SIGINT);
+			stopped = 1;
+		}
+		nanosleep(&tick, NULL);
+	}
+}
+
+static int run_tool(struct profile *p, char *const *args, int out_fd)
+{
+	pid_t pid = spawn(p->exe, args, out_fd);
+	return pid < 0 ? -1 : wait_child(pid, 0);
+}
+
+/* The data directory, made fresh: an old jitdump of the same pid would stop the agent
+ * (it never writes over an existing file), old ELFs would be mistaken for this run's. */
+static int prepare_dir(struct profile *p)
+{
+	char tmp[PATH_MAX];
+	int rc = prof_data_dir(p->out, p->fmt, tmp, sizeof(tmp));
+
+	if (rc)
+		return cli_error("-o %s: name too long", p->out);
+	if (mkdir(tmp, 0755) && errno != EEXIST)
+		return cli_error("cannot create %s: %s", tmp, strerror(errno));
+	if (!realpath(tmp, p->dir))
+		return cli_error("%s: %s", tmp, strerror(errno));
+	snprintf(p->data, sizeof(p->data), "%s/perf.data", p->dir);
+	snprintf(p->jitdata, sizeof(p->jitdata), "%s/perf.jit.data", p->dir);
+	char cmd[PATH_MAX * 2 + 200];
+	/* Only names this command writes there. */
+	snprintf(cmd, sizeof(cmd), "find '%s' -maxdepth 1 -type f \\( -name 'jit-*.dump' -o "
+		 "-name 'jit-*.dump.jitprof' -o -name 'jitted-*.so' -o -name 'perf.data' -o -name "
+		 "'perf.jit.data' \\) -delete", p->dir);
+	if (strchr(p->dir, '\'') || system(cmd) != 0)
+		return cli_error("cannot clear the old files in %s", p->dir);
+	return 0;
+}
+
+/* `jitprof record -k mono -g -F HZ -o DIR/perf.data` plus -p PID or -- CMD. */
+static int record(struct profile *p, char **cmd)
+{
+	char pid[16];
+	char *args[16 + 1] = { p->exe, "record", "-q", "-k", "mono", "-g", "-F",
+			       (char *)(p->freq ? p->freq : "999"), "-o", p->data };
+	int n = 10, st;
+	pid_t child;
+	char **all;
+
+	if (cmd) {
+		size_t nc = 0;
+		while (cmd[nc])
+			nc++;
+		if (!(all = calloc((size_t)n + 2 + nc, sizeof(char *))))
+			return cli_error("out of memory");
+		memcpy(all, args, (size_t)n * sizeof(char *));
+		all[n] = "--";
+		memcpy(all + n + 1, cmd, nc * sizeof(char *));
+	} else {
+		snprintf(pid, sizeof(pid), "%d", (int)p->pid);
+		args[n++] = "-p";
+		args[n++] = pid;
+		all = args;
+	}
+	child = spawn(p->exe, all, -1);
+	if (all != args)
+		free(all);
+	if (child < 0)
+		return cli_error("fork: %s", strerror(errno));
+	recording_pid = child;
+	st = wait_child(child, p->duration_ms);
+	recording_pid = 0;
+	if (access(p->data, F_OK))
+		return cli_error("the recording failed (no %s)", p->data);
+	p->workload_status = cmd ? st : 0;
+	return 0;
+}
+
+/* java CMD / node CMD / --java CMD: what the runtime gets, then the recording. */
+static int launch(struct profile *p)
+{
+	char lib[PATH_MAX], agentpath[PATH_MAX * 2 + 32], env[8192], err[PATH_MAX + 256];
+	const char *jargs[PROF_JAVA_NARGS];
+	char **argv = p->cmd, **mine = NULL;
+	int rc;
+
+	switch (prof_runtime_of(p->cmd[0], p->force_java)) {
+	case PROF_RT_JAVA:
+		if (prof_find_agent(p->exe, lib, sizeof(lib), err, sizeof(err)) ||
+		    prof_java_args(agentpath, sizeof(agentpath), lib, p->dir, jargs, err,
+				   sizeof(err)))
+			return cli_error("%s", err);
+		if (!p->force_java) {
+			argv = mine = prof_argv_insert(p->cmd, jargs, PROF_JAVA_NARGS);
+		} else if (prof_env_append(env, sizeof(env), getenv("JAVA_TOOL_OPTIONS"), jargs,
+					   PROF_JAVA_NARGS) ||
+			   setenv("JAVA_TOOL_OPTIONS", env, 1)) {
+			return cli_error("JAVA_TOOL_OPTIONS too long");
+		}
+		break;
+	case PROF_RT_NODE:
+		argv = mine = prof_argv_insert(p->cmd, prof_node_args, PROF_NODE_NARGS);
+		break;
+	case PROF_RT_OTHER:
+		break;
+	}
+	if (!argv)
+		return cli_error("out of memory");
+	rc = record(p, argv);
+	free(mine);
+	return rc;
+}
+
+static int exists(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0;
+}
+
+/* -p PID: agent in, record, agent stopped (only when it is ours). */
+static int attach(struct profile *p)
+{
+	char lib[PATH_MAX], opts[PATH_MAX + 16], dump[PATH_MAX + 32], err[1024];
+	struct att_proc proc;
+	int arc = -1, ours, rc;
+
+	if (att_proc_read(p->pid, &proc, err, sizeof(err)) || att_check(&proc, err, sizeof(err)))
+		return cli_error("%s", err);
+	if (proc.other_mntns)
+		return cli_error("Java VM %d runs in another mount namespace (a container): "
+				 "attaching there is not supported yet; run jitprof inside it",
+				 (int)p->pid);
+	if (prof_find_agent(p->exe, lib, sizeof(lib), err, sizeof(err)))
+		return cli_error("%s", err);
+	if (strchr(p->dir, ','))
+		return cli_error("%s holds a comma, which splits the agent's options: choose "
+				 "another -o", p->dir);
+	/* The JVM's user writes the dumps there. */
+	if (geteuid() == 0 && proc.uid != 0 && chown(p->dir, proc.uid, proc.gid))
+		return cli_error("chown %s: %s", p->dir, strerror(errno));
+	snprintf(opts, sizeof(opts), "dir=%s", p->dir);
+	snprintf(dump, sizeof(dump), "%s/jit-%d.dump", p->dir, (int)proc.nspid);
+	rc = att_load_agent(&proc, lib, opts, 20000, &arc, err, sizeof(err));
+	if (rc)
+		return cli_error("%s", err);
+	ours = exists(dump);
+	if (!ours) {
+		if (att_find_dump(&proc, dump, sizeof(dump)))
+			return cli_error("libagent.so was loaded into Java VM %d (return code %d) "
+					 "but wrote no %s/jit-%d.dump: the reason is on the JVM's "
+					 "stderr", (int)p->pid, arc, p->dir, (int)proc.nspid);
+		cli_info("Java VM %d already has a JIT agent writing %s: using that dump (it "
+			 "keeps running after this profile)", (int)p->pid, dump);
+	} else {
+		cli_info("libagent.so loaded into Java VM %d, writing %s", (int)p->pid, dump);
+	}
+	rc = record(p, NULL);
+	if (ours) {
+		char err2[1024];
+		if (att_load_agent(&proc, lib, "stop", 20000, &arc, err2, sizeof(err2)) &&
+		    !(kill(p->pid, 0) && errno == ESRCH))
+			cli_warn("could not stop the agent in Java VM %d: %s", (int)p->pid, err2);
+	}
+	return rc;
+}
+
+/* Samples in a recording, and code loads of jitted methods (MMAP2 of jitted-*.so). */
+static void count(const char *path, unsigned long long *samples, unsigned long long *loads)
+{
+	struct pd_reader *r;
+	struct pd_event ev;
+
+	*samples = *loads = 0;
+	if (pd_reader_open(&r, path, NULL))
+		return;
+	while (pd_reader_next(r, &ev) == 1) {
+		if (ev.type == 9)	/* PERF_RECORD_SAMPLE */
+			(*samples)++;
+		else if (ev.type == 10 && ev.u.mmap.filename &&
+			 strstr(ev.u.mmap.filename, "/jitted-"))
+			(*loads)++;
+	}
+	pd_reader_close(r);
+}
+
+static int report(struct profile *p, int injected)
+{
+	char *in = injected ? p->jitdata : p->data;
+	char *table[] = { p->exe, "report", "-q", "-i", in, NULL };
+	char *gens[] = { p->exe, "report", "-q", "-i", in, "--generations", NULL };
+	char *flag[] = { p->exe, "report", "-q", "-i", in, (char *)p->fmt->flag,
+			 (char *)p->out, NULL };
+	struct cli_outfile o = { 0 };
+	int rc, null_fd = -1;
+
+	if (p->fmt->flag_takes_file) {
+		null_fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+		rc = run_tool(p, flag, null_fd);
+		close(null_fd);
+		return rc ? cli_error("the report failed") : 0;
+	}
+	if ((rc = cli_outfile_open(&o, p->out)) < 0)
+		return cli_error("%s: %s", p->out, strerror(-rc));
+	fflush(o.fp);
+	if (p->fmt->flag) {
+		flag[6] = NULL;
+		rc = run_tool(p, flag, o.fd);
+	} else {
+		rc = run_tool(p, table, o.fd);
+		if (!rc && injected) {
+			if (write(o.fd, "\n", 1) != 1)
+				rc = -1;
+			else
+				rc = run_tool(p, gens, o.fd);
+		}
+	}
+	if (rc) {
+		cli_outfile_abort(&o);
+		return cli_error("the report failed");
+	}
+	if ((rc = cli_outfile_commit(&o)) < 0)
+		return cli_error("%s: %s", p->out, strerror(-rc));
+	return 0;
+}
+
+int cmd_profile(int argc, char **argv)
+{
+	struct profile p = { .out = "profile.txt" };
+	struct sigaction sa = { .sa_handler = on_signal }, old_int, old_term;
+	unsigned long long samples, loads;
+	ssize_t n;
+	int rc, injected;
+
+	if ((rc = parse_args(&p, argc, argv)))
+		return rc;
+	cli_set_quiet(p.quiet);
+	if ((n = readlink("/proc/self/exe", p.exe, sizeof(p.exe) - 1)) <= 0)
+		return cli_error("cannot find my own executable: %s", strerror(errno));
+	p.exe[n] = '\0';
+	if ((rc = prepare_dir(&p)))
+		return rc;
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+	rc = p.pid ? attach(&p) : launch(&p);
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+	if (rc)
+		return rc;
+
+	char *inject[] = { p.exe, "inject", "-q", "-i", p.data, "-o", p.jitdata, NULL };
+	rc = run_tool(&p, inject, -1);
+	/* 3: the recording names no jitdump; the report then shows the native profile. */
+	injected = rc == 0;
+	if (rc && rc != 3)
+		return cli_error("inject failed (exit %d); the recording is %s", rc, p.data);
+	if ((rc = report(&p, injected)))
+		return rc;
+	count(injected ? p.jitdata : p.data, &samples, &loads);
+	char status[64] = "";
+	if (p.workload_status)
+		snprintf(status, sizeof(status), "; the command exited with status %d",
+			 p.workload_status);
+	/* The closing line is said even with -q: it names where everything went. */
+	fprintf(stderr, "jitprof profile: %s (%s) from %llu samples, %llu jitted code loads; "
+		"data in %s/%s\n", p.out, p.fmt->what, samples, loads, p.dir, status);
+	return 0;
+}

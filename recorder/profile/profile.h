@@ -1,0 +1,58 @@
+/* profile.h - the decisions behind `jitprof profile` that need no process (recorder/profile/,
+ * librecorder-profile.a): which report an output name asks for, where the recording is kept,
+ * which runtime a command starts and what it needs added to run with JIT dumps, and where
+ * libagent.so lives. cmd_profile.c runs the processes. Prefix prof_. docs/profile.md. */
+#ifndef JITPROF_PROFILE_H
+#define JITPROF_PROFILE_H
+
+#include <stddef.h>
+
+/* One output format, chosen by OUT's extension. */
+struct prof_format {
+	const char *ext;	/* ".txt", ".svg", ... */
+	const char *what;	/* for messages: "flame graph SVG" */
+	const char *flag;	/* the report option that makes it, NULL for the text report */
+	int flag_takes_file;	/* flag FILE (written by report) rather than stdout */
+	const char *missing;	/* non-NULL: this jitprof cannot make it yet, and why */
+};
+
+/* The format OUT's extension names; NULL when the extension is not one of ours (then
+ * prof_formats_list names the known ones). */
+const struct prof_format *prof_format_of(const char *out);
+const char *prof_formats_list(void);
+
+/* "<OUT without its format extension>.jitprof": the directory beside OUT that keeps
+ * perf.data, perf.jit.data, the jitdumps and their ELFs. 0 or -ENAMETOOLONG. */
+int prof_data_dir(const char *out, const struct prof_format *f, char *buf, size_t len);
+
+enum prof_runtime { PROF_RT_OTHER, PROF_RT_JAVA, PROF_RT_NODE };
+
+/* What argv[0] starts: "java" (any path) or anything with force_java, "node"/"nodejs". */
+enum prof_runtime prof_runtime_of(const char *argv0, int force_java);
+
+/* The JVM options profile adds: "-agentpath:LIB=dir=DIR" and -XX:+PreserveFramePointer.
+ * -EINVAL with a reason in err when LIB or DIR cannot be passed (a comma splits the agent's
+ * options; a quote or whitespace breaks JAVA_TOOL_OPTIONS). */
+#define PROF_JAVA_NARGS 2
+int prof_java_args(char *agentpath, size_t len, const char *lib, const char *dir,
+		   const char *args[PROF_JAVA_NARGS], char *err, size_t errlen);
+/* The V8 flags that make node write a jitdump with walkable frames. */
+#define PROF_NODE_NARGS 2
+extern const char *const prof_node_args[PROF_NODE_NARGS];
+
+/* A new NULL-terminated argv: argv[0], then add[0..nadd), then argv[1...]. malloc'd array
+ * (strings shared); NULL when out of memory. */
+char **prof_argv_insert(char *const *argv, const char *const *add, int nadd);
+/* The value to set JAVA_TOOL_OPTIONS (or NODE_OPTIONS) to: existing (may be NULL) then
+ * add[], space separated. 0 or -ENAMETOOLONG. */
+int prof_env_append(char *buf, size_t len, const char *existing, const char *const *add,
+		    int nadd);
+
+/* libagent.so for this jitprof: $JITPROF_AGENT, else beside the executable exe (the build
+ * tree), else <exe's dir>/../lib/ (installed). 0, or -ENOENT with the places tried in err. */
+int prof_find_agent(const char *exe, char *buf, size_t len, char *err, size_t errlen);
+
+/* Seconds ("3", "2.5", "1m" and "500ms" too) into milliseconds; -EINVAL unless 0 < v. */
+int prof_parse_duration(const char *s, unsigned long *ms);
+
+#endif
