@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "recorder/attach/attach.h"
+#include "jitdump/jitdump.h"
 #include "recorder/cli.h"
 #include "recorder/perfdata/perfdata.h"
 #include "recorder/profile/profile.h"
@@ -331,21 +332,28 @@ static int attach(struct profile *p)
 	return rc;
 }
 
-/* Samples in a recording, and code loads of jitted methods (MMAP2 of jitted-*.so). */
-static void count(const char *path, unsigned long long *samples, unsigned long long *loads)
+struct counts {
+	unsigned long long samples, loads, markers;
+};
+
+/* Samples in a recording, code loads of jitted methods (MMAP2 of jitted-*.so) and jitdump
+ * markers (mappings of jit-PID.dump). */
+static void count(const char *path, struct counts *c)
 {
 	struct pd_reader *r;
 	struct pd_event ev;
+	uint32_t pid;
 
-	*samples = *loads = 0;
+	memset(c, 0, sizeof(*c));
 	if (pd_reader_open(&r, path, NULL))
 		return;
 	while (pd_reader_next(r, &ev) == 1) {
-		if (ev.type == 9)	/* PERF_RECORD_SAMPLE */
-			(*samples)++;
-		else if (ev.type == 10 && ev.u.mmap.filename &&
-			 strstr(ev.u.mmap.filename, "/jitted-"))
-			(*loads)++;
+		if (ev.type == 9) {	/* PERF_RECORD_SAMPLE */
+			c->samples++;
+		} else if ((ev.type == 1 || ev.type == 10) && ev.u.mmap.filename) {
+			c->loads += strstr(ev.u.mmap.filename, "/jitted-") != NULL;
+			c->markers += jd_is_marker_name(ev.u.mmap.filename, &pid);
+		}
 	}
 	pd_reader_close(r);
 }
@@ -394,7 +402,6 @@ int cmd_profile(int argc, char **argv)
 {
 	struct profile p = { .out = "profile.txt" };
 	struct sigaction sa = { .sa_handler = on_signal }, old_int, old_term;
-	unsigned long long samples, loads;
 	ssize_t n;
 	int rc, injected;
 
@@ -414,21 +421,27 @@ int cmd_profile(int argc, char **argv)
 	if (rc)
 		return rc;
 
+	struct counts c;
+	count(p.data, &c);
 	char *inject[] = { p.exe, "inject", "-q", "-i", p.data, "-o", p.jitdata, NULL };
-	rc = run_tool(&p, inject, -1);
-	/* 3: the recording names no jitdump; the report then shows the native profile. */
-	injected = rc == 0;
-	if (rc && rc != 3)
-		return cli_error("inject failed (exit %d); the recording is %s", rc, p.data);
+	injected = 0;
+	if (c.markers) {
+		if ((rc = run_tool(&p, inject, -1)))
+			return cli_error("inject failed (exit %d); the recording is %s", rc, p.data);
+		injected = 1;
+		count(p.jitdata, &c);
+	} else {
+		cli_warn("no process of the recording wrote a jitdump: the report shows native "
+			 "code only%s", p.pid ? "" : " (a JVM not started as 'java'? add --java)");
+	}
 	if ((rc = report(&p, injected)))
 		return rc;
-	count(injected ? p.jitdata : p.data, &samples, &loads);
 	char status[64] = "";
 	if (p.workload_status)
 		snprintf(status, sizeof(status), "; the command exited with status %d",
 			 p.workload_status);
 	/* The closing line is said even with -q: it names where everything went. */
 	fprintf(stderr, "jitprof profile: %s (%s) from %llu samples, %llu jitted code loads; "
-		"data in %s/%s\n", p.out, p.fmt->what, samples, loads, p.dir, status);
+		"data in %s/%s\n", p.out, p.fmt->what, c.samples, c.loads, p.dir, status);
 	return 0;
 }
