@@ -1,0 +1,139 @@
+/* profile_attach.c - `jitprof profile -d S -p PID` on a running JVM: the agent goes in through
+ * the attach listener (no jcmd), the report names the JVM's hot Java methods, the agent is
+ * stopped at the end so a second profile of the same JVM works, a JVM that already runs the
+ * agent is profiled with its own dump (left running), and a process that is no JVM is refused
+ * without being signalled. On every JDK under /usr/lib/jvm. */
+#include "tests/e2e/profile_util.h"
+
+static const char *const long_run[] = { "8000", NULL };	/* ms per phase: outlives the test */
+
+/* A JVM running Generations, ready for attach: libjvm mapped and main running a while. */
+static pid_t start_jvm(const struct ag_jdk *jdk, const char *agent_opts, const char *log)
+{
+	pid_t pid = ag_spawn(jdk, agent_opts, pf_gen_jvmargs, "jitprof.samples.Generations",
+			     long_run, log);
+	ag_sleep_ms(1500);
+	cr_assert_eq(kill(pid, 0), 0, "JVM %d died: %s", (int)pid, (char *)tu_read_file(log, NULL));
+	return pid;
+}
+
+static void profile_pid(struct tu_result *r, pid_t pid, const char *out)
+{
+	char p[16];
+
+	snprintf(p, sizeof(p), "%d", (int)pid);
+	const char *args[] = { "-d", "3", "-p", p, "-o", out, NULL };
+	pf_profile(r, args, 300);
+}
+
+/* The text report at out names jitted Generations code. */
+static void expect_java_report(const struct ag_jdk *jdk, const char *out)
+{
+	char *rep = tu_read_file(out, NULL);
+
+	cr_assert_not_null(rep, "JDK %d: no %s", jdk->major, out);
+	cr_expect(strstr(rep, "jitted-") && strstr(rep, "[.] jitprof.samples.Generations."),
+		  "JDK %d: no jitted Generations method in %s:\n%.3000s", jdk->major, out, rep);
+	cr_expect(strstr(rep, "# Generations of jitted methods"), "JDK %d: %s", jdk->major, out);
+	free(rep);
+}
+
+static void twice_one(const struct ag_jdk *jdk)
+{
+	char *dir = tu_tmpdir("profile-attach"), log[PATH_MAX], out[PATH_MAX], want[PATH_MAX];
+	struct tu_result r;
+	pid_t pid;
+
+	AG_FMT(log, "%s/jvm.log", dir);
+	pid = start_jvm(jdk, NULL, log);
+	for (int round = 1; round <= 2; round++) {
+		AG_FMT(out, "%s/y%d.txt", dir, round);
+		profile_pid(&r, pid, out);
+		cr_assert_eq(r.status, 0, "JDK %d, profile %d: %s", jdk->major, round, r.err);
+		AG_FMT(want, "libagent.so loaded into Java VM %d, writing %s/y%d.jitprof/jit-",
+		       (int)pid, dir, round);
+		cr_expect(strstr(r.err, want), "JDK %d: %s", jdk->major, r.err);
+		AG_FMT(want, "jitprof profile: %s (text report) from ", out);
+		cr_expect(ag_starts(pf_last_line(r.err), want), "JDK %d: %s", jdk->major, r.err);
+		tu_result_free(&r);
+		expect_java_report(jdk, out);
+		/* Detached cleanly: the agent said so, and the JVM runs on. */
+		AG_FMT(want, "jitprof agent: stopped; %s/y%d.jitprof/jit-", dir, round);
+		cr_expect(pf_wait_for(log, want, 10000), "JDK %d: no '%s' in the JVM's output",
+			  jdk->major, want);
+		cr_expect_eq(kill(pid, 0), 0, "JDK %d: the JVM died", jdk->major);
+	}
+	char *s = tu_read_file(log, NULL);
+	/* SIGQUIT went only to start the listener: no thread dump on the JVM's stdout. */
+	cr_expect_null(strstr(s, "Full thread dump"), "JDK %d: %s", jdk->major, s);
+	free(s);
+	pf_kill(pid);
+	tu_rmtree(dir);
+	free(dir);
+}
+
+Test(profile_attach, twice_to_one_jvm, .timeout = 900)
+{
+	ag_each_jdk(twice_one);
+}
+
+static void has_agent_one(const struct ag_jdk *jdk)
+{
+	char *dir = tu_tmpdir("profile-attach"), log[PATH_MAX], out[PATH_MAX], want[PATH_MAX];
+	char opts[PATH_MAX + 8];
+	struct tu_result r;
+	pid_t pid;
+
+	AG_FMT(log, "%s/jvm.log", dir);
+	AG_FMT(opts, "dir=%s", dir);
+	pid = start_jvm(jdk, opts, log);
+	AG_FMT(out, "%s/z.txt", dir);
+	profile_pid(&r, pid, out);
+	cr_assert_eq(r.status, 0, "JDK %d: %s", jdk->major, r.err);
+	AG_FMT(want, "Java VM %d already has a JIT agent writing %s/jit-%d.dump: using that dump",
+	       (int)pid, dir, (int)pid);
+	cr_expect(strstr(r.err, want), "JDK %d: %s", jdk->major, r.err);
+	tu_result_free(&r);
+	expect_java_report(jdk, out);
+	char *s = tu_read_file(log, NULL);
+	cr_expect(strstr(s, "jitprof agent: already writing "), "JDK %d: %s", jdk->major, s);
+	cr_expect_null(strstr(s, "jitprof agent: stopped"), "the user's agent was stopped: %s", s);
+	free(s);
+	pf_kill(pid);
+	tu_rmtree(dir);
+	free(dir);
+}
+
+Test(profile_attach, jvm_that_already_has_the_agent, .timeout = 600)
+{
+	ag_each_jdk(has_agent_one);
+}
+
+Test(profile_attach, not_a_jvm_is_refused_unharmed, .timeout = 60)
+{
+	char *dir = tu_tmpdir("profile-attach"), out[PATH_MAX], want[256];
+	struct tu_result r;
+	pid_t pid = fork();
+
+	cr_assert_neq(pid, -1);
+	if (pid == 0) {
+		execlp("sleep", "sleep", "60", (char *)NULL);
+		_exit(127);
+	}
+	ag_sleep_ms(200);
+	AG_FMT(out, "%s/n.txt", dir);
+	profile_pid(&r, pid, out);
+	cr_expect_eq(r.status, 1, "%s", r.err);
+	AG_FMT(want, "jitprof profile: error: process %d is not a Java VM (no libjvm.so in its "
+	       "mappings)", (int)pid);
+	cr_expect(strstr(r.err, want), "%s", r.err);
+	cr_expect_eq(kill(pid, 0), 0, "the process was killed");
+	tu_result_free(&r);
+	pf_kill(pid);
+	profile_pid(&r, 0x7ffffff0, out);
+	cr_expect_eq(r.status, 1, "%s", r.err);
+	cr_expect(strstr(r.err, "no process 2147483632"), "%s", r.err);
+	tu_result_free(&r);
+	tu_rmtree(dir);
+	free(dir);
+}
