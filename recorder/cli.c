@@ -45,6 +45,22 @@ int cli_error(const char *fmt, ...)
 	return 1;
 }
 
+int cli_version(void)
+{
+	printf("jitprof %s\n", JITPROF_VERSION);
+	return 0;
+}
+
+int cli_usage_error(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsay("error: ", fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "see '%s --help'\n", command);
+	return 2;
+}
+
 void cli_warn(const char *fmt, ...)
 {
 	va_list ap;

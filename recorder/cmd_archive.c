@@ -34,6 +34,7 @@ static void usage(FILE *out)
 		"      --symfs DIR      look for recorded files under DIR\n"
 		"      --buildid-dir D  the build-id cache (default $PERF_BUILDID_DIR or ~/.debug)\n"
 		"  -v, --verbose        name every file added\n"
+		"  -V, --version        jitprof's version\n"
 		"  -h, --help           this text\n");
 }
 
@@ -238,6 +239,7 @@ int cmd_archive(int argc, char **argv)
 		{ "symfs", required_argument, NULL, 's' },
 		{ "buildid-dir", required_argument, NULL, 'b' },
 		{ "verbose", no_argument, NULL, 'v' },
+		{ "version", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -247,7 +249,7 @@ int cmd_archive(int argc, char **argv)
 	const char *output = NULL;
 	int c;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "i:o:vh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "i:o:vVh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'i': in.input = optarg; break;
 		case 'o': output = optarg; break;
@@ -255,11 +257,12 @@ int cmd_archive(int argc, char **argv)
 		case 'b': in.buildid_dir = job.buildid_dir = optarg; break;
 		case 'v': job.verbose = 1; break;
 		case 'h': usage(stdout); return 0;
+		case 'V': return cli_version();
 		default: usage(stderr); return 2;
 		}
 	}
 	if (optind < argc)
-		return cli_error("unexpected argument '%s' (see --help)", argv[optind]);
+		return cli_usage_error("unexpected argument '%s'", argv[optind]);
 	char defout[4096];
 	if (!output) {
 		snprintf(defout, sizeof(defout), "%s.tar.zst", in.input);

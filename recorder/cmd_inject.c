@@ -24,7 +24,8 @@ static void usage(FILE *out)
 		"generations that received samples, beside the dump and into the build-id cache.\n\n"
 		"  -j, --jit              inject jitted code (the only mode; accepted for perf's habit)\n"
 		"  -i, --input FILE       perf.data to read, or - for a pipe (default perf.data)\n"
-		"  -o, --output FILE      perf.data to write, or - for a pipe on stdout (default -)\n"
+		"  -o, --output FILE      perf.data to write, or - for a pipe on stdout (default\n"
+		"                         perf.jit.data beside the input; stdout for input -)\n"
 		"      --jit-dir DIR      read the dumps from DIR instead of the recorded paths\n"
 		"      --all              write the ELF of every generation, not only sampled ones\n"
 		"      --buildid-dir DIR  build-id cache root (default $PERF_BUILDID_DIR or ~/.debug)\n"
@@ -32,6 +33,7 @@ static void usage(FILE *out)
 		"      --threads N        worker threads (default: ELF writers 4 per CPU, at least\n"
 		"                         32, as they mostly wait on the file system; hashing: CPUs)\n"
 		"  -q, --quiet            no summary\n"
+		"  -V, --version          jitprof's version\n"
 		"  -h, --help             this text\n\n"
 		"Exit status 3: the recording names no jitdump, or none could be read (nothing\n"
 		"was injected; the output is a plain copy). 2: usage. 1: other errors.\n\n"
@@ -69,6 +71,7 @@ static const struct option longopts[] = {
 	{ "no-buildid-cache", no_argument, NULL, OPT_NO_CACHE },
 	{ "threads", required_argument, NULL, OPT_THREADS },
 	{ "quiet", no_argument, NULL, 'q' },
+	{ "version", no_argument, NULL, 'V' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -89,14 +92,33 @@ static void summary(const struct inj_opts *o, const struct inj_stats *st, const 
 			 "from there", (unsigned long long)st->clamped, o->input);
 }
 
+/* No -o: perf.jit.data beside the input (a pipe in gives a pipe out), never the input. */
+static int default_output(struct inj_opts *o, char *buf, size_t len)
+{
+	char dir[4096], a[4096], b[4096];
+
+	if (!strcmp(o->input, "-")) {
+		o->output = "-";
+		return 0;
+	}
+	if (inj_dirname(o->input, dir, sizeof(dir)) < 0 ||
+	    snprintf(buf, len, "%s/perf.jit.data", dir) >= (int)len)
+		return cli_error("%s: path too long", o->input);
+	if (!inj_abspath(o->input, a, sizeof(a)) && !inj_abspath(buf, b, sizeof(b)) &&
+	    !strcmp(a, b))
+		return cli_usage_error("%s is the default output: give -o FILE", o->input);
+	o->output = buf;
+	return 0;
+}
+
 int cmd_inject(int argc, char **argv)
 {
-	struct inj_opts o = { .input = "perf.data", .output = "-" };
+	struct inj_opts o = { .input = "perf.data" };
 	const char *cache = NULL;
-	char cache_buf[4096], err[1024];
-	int no_cache = 0, c, quiet = 0;
+	char cache_buf[4096], err[1024], out_buf[4096];
+	int no_cache = 0, c, quiet = 0, rc;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "ji:o:qh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "ji:o:qVh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'j': break;
 		case 'i': o.input = optarg; break;
@@ -105,9 +127,17 @@ int cmd_inject(int argc, char **argv)
 		case OPT_ALL: o.all = 1; break;
 		case OPT_BUILDID_DIR: cache = optarg; break;
 		case OPT_NO_CACHE: no_cache = 1; break;
-		case OPT_THREADS: o.threads = atoi(optarg); break;
+		case OPT_THREADS: {
+			char *end;
+			long t = strtol(optarg, &end, 10);
+			if (*end || t < 1 || t > 4096)
+				return cli_usage_error("--threads: '%s' is not 1..4096", optarg);
+			o.threads = (int)t;
+			break;
+		}
 		case 'q': quiet = 1; break;
 		case 'h': usage(stdout); return 0;
+		case 'V': return cli_version();
 		default: usage(stderr); return 2;
 		}
 	}
@@ -116,6 +146,8 @@ int cmd_inject(int argc, char **argv)
 		return 2;
 	}
 	cli_set_quiet(quiet);
+	if (!o.output && (rc = default_output(&o, out_buf, sizeof(out_buf))))
+		return rc;
 	if (!no_cache && !cache) {
 		if (synth_cache_default_root(cache_buf, sizeof(cache_buf)) < 0)
 			return cli_error("no build-id cache directory ($HOME unset?); use "
@@ -127,7 +159,6 @@ int cmd_inject(int argc, char **argv)
 		return cli_error("refusing to write perf.data to a terminal; use -o FILE");
 
 	struct cli_outfile out;
-	int rc;
 	if ((rc = cli_outfile_open(&out, o.output)) < 0)
 		return cli_error("%s: %s", o.output, strerror(-rc));
 	o.out_fd = out.fd;

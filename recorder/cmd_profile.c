@@ -113,7 +113,7 @@ static int parse_args(struct profile *p, int argc, char **argv)
 			break;
 		case OPT_JAVA: p->force_java = 1; break;
 		case 'q': p->quiet = 1; break;
-		case 'V': printf("jitprof %s\n", JITPROF_VERSION); exit(0);
+		case 'V': exit(cli_version());
 		case 'h': usage(stdout); exit(0);
 		default: usage(stderr); return 2;
 		}

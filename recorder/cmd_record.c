@@ -28,7 +28,8 @@ static void usage(FILE *out)
 		"  -a         all CPUs, all processes\n"
 		"  -o FILE    output (default perf.data)\n"
 		"  -m PAGES   ring buffer data pages per CPU (power of two, default 256)\n"
-		"  -q         no progress or summary\n");
+		"  -q         no progress or summary\n"
+		"  -V         jitprof's version (--version)\n");
 }
 
 static int parse_u64(const char *s, uint64_t *v)
@@ -55,6 +56,7 @@ int cmd_record(int argc, char **argv)
 		{ "output", required_argument, NULL, 'o' },
 		{ "mmap-pages", required_argument, NULL, 'm' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct rec_opts o = { .clockid = -1, .orig_argc = argc, .orig_argv = (const char *const *)argv };
@@ -63,11 +65,13 @@ int cmd_record(int argc, char **argv)
 	int c, err;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+hk:F:c:e:gp:ao:m:q", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+hk:F:c:e:gp:ao:m:qV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'h':
 			usage(stdout);
 			return 0;
+		case 'V':
+			return cli_version();
 		case 'k':
 			if ((o.clockid = rec_parse_clock(optarg)) < 0)
 				return cli_error("unknown clock '%s' (mono, raw, boot, realtime, tai)",

@@ -35,10 +35,11 @@ static void usage(FILE *out)
 		"      --archive FILE      a `jitprof archive` file (or cache-like directory) to find\n"
 		"                          ELFs by build-id in; may be repeated\n"
 		"      --buildid-dir DIR   the build-id cache (default $PERF_BUILDID_DIR or ~/.debug)\n"
-		"  -k, --vmlinux FILE      kernel image for kernel symbols\n"
+		"      --vmlinux FILE      kernel image for kernel symbols\n"
 		"      --kallsyms FILE     kernel symbols (default /proc/kallsyms when it matches)\n"
 		"  -q, --quiet             no warnings (missing or refused files)\n"
 		"      --stdio, --no-children   accepted for perf compatibility\n"
+		"  -V, --version           jitprof's version\n"
 		"  -h, --help              this text\n");
 }
 
@@ -70,6 +71,7 @@ static const struct option longopts[] = {
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "stdio", no_argument, NULL, OPT_NOP },
 	{ "no-children", no_argument, NULL, OPT_NOP },
+	{ "version", no_argument, NULL, 'V' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -143,18 +145,26 @@ static int parse_args(int argc, char **argv, struct report_args *a)
 			i--;
 		}
 	}
-	while ((c = getopt_long(argc, argv, "i:s:n:gk:qh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "i:s:n:gqVh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'i': a->in.input = optarg; break;
 		case 's': a->sort = optarg; a->sort_given = 1; break;
-		case 'n': a->rows = strtoul(optarg, NULL, 10); break;
+		case 'n': {
+			char *end;
+			a->rows = strtoul(optarg, &end, 10);
+			if (!*optarg || *end || optarg[0] == '-')
+				return cli_usage_error("-n: '%s' is not a number of rows", optarg);
+			break;
+		}
 		case 'g': a->graph = RP_GRAPH_CALLEE; break;
 		case 'k': a->in.vmlinux = optarg; break;
 		case 'q': cli_set_quiet(1); quiet = 1; break;
 		case 'h': usage(stdout); exit(0);
+		case 'V': exit(cli_version());
 		case OPT_CALL_GRAPH:
 			if (parse_graph(optarg, &a->graph))
-				return cli_error("--call-graph: '%s' is not caller, callee or none", optarg);
+				return cli_usage_error("--call-graph: '%s' is not caller, callee or "
+						       "none", optarg);
 			break;
 		case OPT_PLIMIT: a->plimit = strtod(optarg, NULL); break;
 		case OPT_GENERATIONS: a->generations = 1; break;
@@ -162,8 +172,8 @@ static int parse_args(int argc, char **argv, struct report_args *a)
 		case OPT_COMPARE:
 			if (optind + 1 >= argc || parse_gen(argv[optind], &a->cmp_a) ||
 			    parse_gen(argv[optind + 1], &a->cmp_b))
-				return cli_error("--compare takes METHOD GEN_A GEN_B (generation numbers "
-						 "from 1)");
+				return cli_usage_error("--compare takes METHOD GEN_A GEN_B (generation "
+						       "numbers from 1)");
 			a->cmp_method = optarg;
 			a->compare = 1;
 			optind += 2;
@@ -177,7 +187,7 @@ static int parse_args(int argc, char **argv, struct report_args *a)
 		case OPT_BUILDID_DIR: a->in.buildid_dir = optarg; break;
 		case OPT_ARCHIVE:
 			if (a->nr_archives + 1 >= (int)(sizeof(a->archives) / sizeof(a->archives[0])))
-				return cli_error("too many --archive options");
+				return cli_usage_error("too many --archive options");
 			a->archives[a->nr_archives++] = optarg;
 			break;
 		case OPT_KALLSYMS: a->in.kallsyms = optarg; break;
@@ -188,7 +198,7 @@ static int parse_args(int argc, char **argv, struct report_args *a)
 		}
 	}
 	if (optind < argc)
-		return cli_error("unexpected argument '%s' (see --help)", argv[optind]);
+		return cli_usage_error("unexpected argument '%s'", argv[optind]);
 	return 0;
 }
 
@@ -199,7 +209,7 @@ static int run(struct report_args *a, struct rp_session *s)
 	char err[512] = "";
 	int rc = rp_parse_sort(a->sort, keys, &nr_keys, err, sizeof(err));
 	if (rc)
-		return cli_error("--sort: %s", err);
+		return cli_usage_error("--sort: %s", err);
 	int gen_key = 0, line_key = 0;
 	for (int k = 0; k < nr_keys; k++) {
 		gen_key |= keys[k] == RP_KEY_GENERATION;

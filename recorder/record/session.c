@@ -271,6 +271,10 @@ static void progress(struct session *s)
 {
 	char what[96];
 
+	/* A workload writes to the same terminal: a \r-updated line would run into its
+	 * output, so it gets only the closing summary. */
+	if (s->o->argv)
+		return;
 	snprintf(what, sizeof(what), "recording, %.1f MB written, samples",
 		 (double)pd_writer_bytes(s->w) / 1e6);
 	cli_progress(what, s->st->samples, 0);

@@ -31,6 +31,7 @@ struct ingest {
 	unsigned res_flags;
 	struct rp_live live;		/* mapped jitted loads per process */
 	uint64_t end_time;		/* when the loads end_load() ends, end */
+	struct rp_checks checks;	/* forgotten prerequisites (checks.c) */
 };
 
 /* "jitted-<pid>-<n>.so": what both perf inject and jitprof inject name a code load. */
@@ -64,6 +65,7 @@ static void on_mmap(struct ingest *in, const struct pd_event *ev, uint64_t time)
 	sym_mmap(in->ss, m->pid, m->tid, m->start, m->len, m->pgoff, m->filename,
 		 m->has_build_id ? m->build_id : NULL, m->has_build_id ? m->build_id_size : 0,
 		 cpumode, time);
+	rp_checks_mmap(&in->checks, m->filename);
 	if (!in->o->want_loads || !rp_is_jitted_name(m->filename, NULL, NULL))
 		return;
 	struct rp_session *s = in->s;
@@ -203,6 +205,7 @@ static int on_sample(struct ingest *in, const struct pd_event *ev)
 	uint32_t nr = 0;
 	int cpumode = ev->misc & PERF_RECORD_MISC_CPUMODE_MASK;
 	nr += resolve(in, ps->pid, ps->ip, ps->time, cpumode, frames, MAX_FRAMES);
+	uint32_t leaf_frames = nr;
 	if (in->o->want_callchain && ps->callchain) {
 		int ctx_mode = cpumode;
 		int skipped_self = 0;
@@ -225,6 +228,8 @@ static int on_sample(struct ingest *in, const struct pd_event *ev)
 				      MAX_FRAMES - nr);
 		}
 	}
+	rp_checks_sample(&in->checks, ps->pid, (ps->sample_type & PERF_SAMPLE_CALLCHAIN) != 0,
+			 cpumode == PERF_RECORD_MISC_USER, frames, leaf_frames, nr);
 	uint64_t period = ps->period;
 	if (!(ps->sample_type & PERF_SAMPLE_PERIOD) && ev->evsel)
 		period = ev->evsel->attr.sample_period;
@@ -387,6 +392,7 @@ int rp_ingest(struct rp_session *s, const struct rp_ingest_opts *o, char *err, s
 		rp_set_event_name(s, in.evsel->name);
 	if (in.other_evsels && o->report)
 		o->report(o->ctx, 1, "more than one event has samples: reporting the first only");
+	rp_checks_report(&in.checks, o);
 	if (o->want_loads)
 		rc = rp_ingest_loads(s, in.ss, in.load_src, o, err, errlen);
 	rp_session_finish(s);

@@ -64,6 +64,7 @@ static void launch_one(const struct ag_jdk *jdk)
 	cr_expect(strstr(r.out, "jitprof.samples.Generations.runPhase(") &&
 		  strstr(r.out, ";" PF_TOTAL), "JDK %d: no stack reaches total() through its "
 		  "callers:\n%.2000s", jdk->major, r.out);
+	cr_expect_null(strstr(r.err, "frame pointers"), "JDK %d: %s", jdk->major, r.err);
 	tu_result_free(&r);
 	tu_rmtree(dir);
 	free(dir);
