@@ -9,7 +9,7 @@ pkgs=(
 	libzstd-dev zstd libcriterion-dev libarchive-dev
 	binutils gdb linux-perf
 	openjdk-17-jdk-headless nodejs
-	python3 libxml2-utils
+	python3 libxml2-utils help2man
 )
 missing=()
 for p in "${pkgs[@]}"; do

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "tests/lib/testutil.h"
 
@@ -139,4 +140,48 @@ Test(profile_cli, inject_writes_beside_its_input, .timeout = 60)
 	tu_result_free(&r);
 	tu_rmtree(dir);
 	free(dir);
+}
+
+/* Man pages are the --help texts (help2man): one per command, each with its options. */
+Test(profile_cli, man_pages_from_the_help_texts)
+{
+	char path[PATH_MAX];
+
+	if (!tu_have("help2man")) {
+		fprintf(stderr, "profile_cli: man pages not checked, help2man is not installed\n");
+		return;
+	}
+	for (size_t i = 0; i < NR_CMDS; i++) {
+		snprintf(path, sizeof(path), "%s", tu_build("man/jitprof-"));
+		strncat(path, cmds[i], sizeof(path) - strlen(path) - 4);
+		strcat(path, ".1");
+		char *s = tu_read_file(path, NULL);
+		cr_assert_not_null(s, "no %s (make man)", path);
+		cr_expect(strstr(s, ".SH NAME\njitprof "), "%s", path);
+		cr_expect(strstr(s, "\\-\\-version"), "%s lacks --version", path);
+		free(s);
+	}
+	char *s = tu_read_file(tu_build("man/jitprof-profile.1"), NULL);
+	cr_assert_not_null(s);
+	cr_expect(strstr(s, "\\-\\-duration"), "profile's page lacks --duration");
+	free(s);
+}
+
+/* The completion reads commands and options from the same --help texts. */
+Test(profile_cli, bash_completion)
+{
+	char cwd[PATH_MAX], cmd[3 * PATH_MAX + 512];
+	struct tu_result r;
+
+	if (!tu_have("bash"))
+		cr_skip_test("no bash");
+	cr_assert_not_null(getcwd(cwd, sizeof(cwd)));
+	snprintf(exe, sizeof(exe), "%s", tu_build("jitprof"));
+	snprintf(cmd, sizeof(cmd), "bash -c 'complete() { :; }; . %s/scripts/completion.bash; "
+		 "COMP_WORDS=(%s pro); COMP_CWORD=1; _jitprof; echo \"${COMPREPLY[*]}\"; "
+		 "COMP_WORDS=(%s profile --du); COMP_CWORD=2; _jitprof; echo \"${COMPREPLY[*]}\"'",
+		 cwd, exe, exe);
+	cr_assert_eq(tu_sh(&r, cmd, 30), 0);
+	cr_expect_str_eq(r.out, "profile\n--duration\n", "%s %s", r.out, r.err);
+	tu_result_free(&r);
 }
