@@ -163,3 +163,64 @@ Test(profile_launch, usage_errors_exit_2)
 		cr_expect(strstr(r.err, "-o x.html: HTML report"), "%s", r.err);
 	tu_result_free(&r);
 }
+
+/* --java: a command not called java (here a shell that execs it) gets the agent and frame
+ * pointers through JAVA_TOOL_OPTIONS. */
+Test(profile_launch, java_flag_through_java_tool_options, .timeout = 300)
+{
+	struct ag_jdk jdk;
+	char *dir = tu_tmpdir("profile-javaflag"), out[PATH_MAX], sh[2 * PATH_MAX];
+	struct tu_result r;
+
+	cr_assert_eq(ag_jdks(&jdk, 1), 1, "no JDK under /usr/lib/jvm");
+	AG_FMT(out, "%s/j.txt", dir);
+	AG_FMT(sh, "exec %s/bin/java -cp %s jitprof.samples.Generations 200", jdk.home,
+	       ag_classpath());
+	const char *args[] = { "-o", out, "--java", "--", "sh", "-c", sh, NULL };
+	pf_profile(&r, args, 300);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_expect(strstr(r.err, "Picked up JAVA_TOOL_OPTIONS: -agentpath:"), "%s", r.err);
+	cr_expect(strstr(r.err, "-XX:+PreserveFramePointer"), "%s", r.err);
+	char *s = tu_read_file(out, NULL);
+	cr_assert_not_null(s);
+	cr_expect(strstr(s, "[.] jitprof.samples.Generations."), "%.3000s", s);
+	free(s);
+	tu_result_free(&r);
+	tu_rmtree(dir);
+	free(dir);
+}
+
+/* node gets --perf-prof --interpreted-frames-native-stack: its JS functions are named. */
+Test(profile_launch, node_command, .timeout = 300)
+{
+	char *dir = tu_tmpdir("profile-node"), out[PATH_MAX], js[PATH_MAX];
+	struct tu_result r;
+	static const char prog[] =
+		"function hot(n) { let s = 0; for (let i = 0; i < n; i++) s += Math.sqrt(i) * (i & 7);"
+		" return s; }\nlet t = 0; const end = Date.now() + 1000;\n"
+		"while (Date.now() < end) t += hot(100000);\nconsole.log('node done', t > 0);\n";
+
+	if (!tu_have("node")) {
+		fprintf(stderr, "profile_launch: node_command skipped, node is not installed\n");
+		tu_rmtree(dir);
+		free(dir);
+		return;
+	}
+	AG_FMT(out, "%s/n.txt", dir);
+	AG_FMT(js, "%s/hot.js", dir);
+	cr_assert_eq(tu_write_file(js, prog, sizeof(prog) - 1), 0);
+	char cmd[4 * PATH_MAX], exe[PATH_MAX];
+	cr_assert_not_null(realpath(tu_build("jitprof"), exe));
+	/* node writes its dump in its working directory: the test's own. */
+	AG_FMT(cmd, "cd %s && %s profile -o %s -- node %s", dir, exe, out, js);
+	cr_assert_eq(tu_sh(&r, cmd, 300), 0);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_expect(strstr(r.out, "node done true"), "%s", r.out);
+	char *s = tu_read_file(out, NULL);
+	cr_assert_not_null(s);
+	cr_expect(strstr(s, "[.] JS:*hot ") || strstr(s, "[.] JS:~hot "), "%.3000s", s);
+	free(s);
+	tu_result_free(&r);
+	tu_rmtree(dir);
+	free(dir);
+}
