@@ -17,8 +17,9 @@ static void usage(FILE *out)
 		"                      [-o FILE|-] [-- CMD ARGS]\n\n"
 		"Samples CMD (or process PID, or every CPU) with perf_event_open and writes\n"
 		"perf.data that perf report/script read (FILE '-': pipe mode on stdout).\n\n"
-		"  -k CLOCK   sample clock: mono (CLOCK_MONOTONIC, 1), raw, boot, realtime, tai;\n"
-		"             use mono to match jitdump files\n"
+		"  -k CLOCK   sample clock: mono (CLOCK_MONOTONIC, 1; the default: jitdump files\n"
+		"             use it), raw, boot, realtime, tai, or perf (the kernel's perf\n"
+		"             clock, perf record's default)\n"
 		"  -F HZ      sampling frequency (default 4000)\n"
 		"  -c N       sample every N events instead of a frequency\n"
 		"  -e EVENT   cycles (default where the CPU has them, else cpu-clock), cpu-clock,\n"
@@ -59,7 +60,9 @@ int cmd_record(int argc, char **argv)
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct rec_opts o = { .clockid = -1, .orig_argc = argc, .orig_argv = (const char *const *)argv };
+	/* CLOCK_MONOTONIC unless asked otherwise: what jitdumps are stamped with, so a JIT
+	 * recording never fails at inject time for a forgotten -k mono. */
+	struct rec_opts o = { .clockid = 1, .orig_argc = argc, .orig_argv = (const char *const *)argv };
 	struct rec_stats st;
 	uint64_t v;
 	int c, err;
@@ -73,9 +76,11 @@ int cmd_record(int argc, char **argv)
 		case 'V':
 			return cli_version();
 		case 'k':
-			if ((o.clockid = rec_parse_clock(optarg)) < 0)
-				return cli_error("unknown clock '%s' (mono, raw, boot, realtime, tai)",
-						 optarg), 2;
+			if (!strcmp(optarg, "perf"))
+				o.clockid = -1;
+			else if ((o.clockid = rec_parse_clock(optarg)) < 0)
+				return cli_error("unknown clock '%s' (mono, raw, boot, realtime, tai, "
+						 "perf)", optarg), 2;
 			break;
 		case 'F':
 			if (parse_u64(optarg, &o.freq) || !o.freq)

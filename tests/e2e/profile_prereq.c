@@ -1,6 +1,7 @@
 /* profile_prereq.c - every prerequisite `jitprof profile` takes care of, forgotten by hand,
  * gets its message instead of a silently poorer result: report -g of a recording without
- * call chains; a JVM without -XX:+PreserveFramePointer (jitted samples without callers); a
+ * call chains (recorded without -k, which no longer matters: record's clock is mono); a JVM
+ * without -XX:+PreserveFramePointer (jitted samples without callers); a
  * recording not injected; a JVM without the agent (report warns, inject exits 3). The
  * agent's own messages are in agent_options.c. One JDK: these are the tools' messages. */
 #include "tests/e2e/profile_util.h"
@@ -12,8 +13,8 @@ struct rec {
 
 static char exe[PATH_MAX];
 
-/* `jitprof record -k mono [-g] -o DIR/perf.data -- java [agent] Generations`. */
-static void record_java(struct rec *rc, int callchain, int agent)
+/* `jitprof record [-k mono] [-g] -o DIR/perf.data -- java [agent] Generations`. */
+static void record_java(struct rec *rc, int mono, int callchain, int agent)
 {
 	struct ag_jdk jdk;
 	struct ag_cmd c;
@@ -33,8 +34,10 @@ static void record_java(struct rec *rc, int callchain, int agent)
 	argv[n++] = exe;
 	argv[n++] = "record";
 	argv[n++] = "-q";
-	argv[n++] = "-k";
-	argv[n++] = "mono";
+	if (mono) {
+		argv[n++] = "-k";
+		argv[n++] = "mono";
+	}
 	if (callchain)
 		argv[n++] = "-g";
 	argv[n++] = "-o";
@@ -93,7 +96,8 @@ Test(profile_prereq, call_graph_of_a_recording_without_chains, .timeout = 300)
 	struct rec rc;
 	char want[PATH_MAX + 200];
 
-	record_java(&rc, 0, 1);
+	/* Without -k: record's default clock is the dumps' one, so inject succeeds. */
+	record_java(&rc, 0, 0, 1);
 	inject_ok(&rc);
 	const char *args[] = { "report", "-g", "-i", rc.jit, NULL };
 	char *err = err_of(args);
@@ -112,7 +116,7 @@ Test(profile_prereq, no_frame_pointers_and_not_injected, .timeout = 300)
 	struct rec rc;
 	char want[PATH_MAX + 200], *err;
 
-	record_java(&rc, 1, 1);
+	record_java(&rc, 1, 1, 1);
 	const char *raw[] = { "report", "-i", rc.data, NULL };
 	err = err_of(raw);
 	cr_expect(strstr(err, "%) are in JIT code and "), "%s", err);
@@ -145,7 +149,7 @@ Test(profile_prereq, jvm_without_the_agent, .timeout = 300)
 	struct tu_result r;
 	char want[PATH_MAX + 300];
 
-	record_java(&rc, 0, 0);
+	record_java(&rc, 1, 0, 0);
 	const char *rep[] = { "report", "-i", rc.data, NULL };
 	char *err = err_of(rep);
 	AG_FMT(want, "are in JIT code (anonymous executable memory) and no jitdump was injected: "
