@@ -149,12 +149,12 @@ static pid_t spawn(const char *exe, char *const *args, int out_fd)
 	return pid;
 }
 
-/* Waits for pid; after deadline_ms (0: none) it is asked to stop with SIGINT. Exit status,
- * 128+signal, or -1. */
-static int wait_child(pid_t pid, unsigned long deadline_ms)
+/* Waits for pid; after deadline_ms (0: none) it is asked to stop with SIGINT (*stopped set).
+ * Exit status, 128+signal, or -1. */
+static int wait_child(pid_t pid, unsigned long deadline_ms, int *stopped)
 {
 	struct timespec t0, now, tick = { 0, 20 * 1000 * 1000 };
-	int status, stopped = 0;
+	int status;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (;;) {
@@ -166,9 +166,9 @@ static int wait_child(pid_t pid, unsigned long deadline_ms)
 		clock_gettime(CLOCK_MONOTONIC, &now);
 		unsigned long el = (unsigned long)((now.tv_sec - t0.tv_sec) * 1000 +
 						   (now.tv_nsec - t0.tv_nsec) / 1000000);
-		if (deadline_ms && !stopped && el >= deadline_ms) {
+		if (deadline_ms && !*stopped && el >= deadline_ms) {
 			kill(pid, SIGINT);
-			stopped = 1;
+			*stopped = 1;
 		}
 		nanosleep(&tick, NULL);
 	}
@@ -177,7 +177,8 @@ static int wait_child(pid_t pid, unsigned long deadline_ms)
 static int run_tool(struct profile *p, char *const *args, int out_fd)
 {
 	pid_t pid = spawn(p->exe, args, out_fd);
-	return pid < 0 ? -1 : wait_child(pid, 0);
+	int stopped = 0;
+	return pid < 0 ? -1 : wait_child(pid, 0, &stopped);
 }
 
 /* The data directory, made fresh: an old jitdump of the same pid would stop the agent
@@ -211,7 +212,7 @@ static int record(struct profile *p, char **cmd)
 	char pid[16];
 	char *args[16 + 1] = { p->exe, "record", "-q", "-k", "mono", "-g", "-F",
 			       (char *)(p->freq ? p->freq : "999"), "-o", p->data };
-	int n = 10, st;
+	int n = 10, st, stopped = 0;
 	pid_t child;
 	char **all;
 
@@ -236,11 +237,12 @@ static int record(struct profile *p, char **cmd)
 	if (child < 0)
 		return cli_error("fork: %s", strerror(errno));
 	recording_pid = child;
-	st = wait_child(child, p->duration_ms);
+	st = wait_child(child, p->duration_ms, &stopped);
 	recording_pid = 0;
 	if (access(p->data, F_OK))
 		return cli_error("the recording failed (no %s)", p->data);
-	p->workload_status = cmd ? st : 0;
+	/* A command we stopped (-d, Ctrl-C) ends by our signal: not worth a mention. */
+	p->workload_status = cmd && !stopped && !got_signal ? st : 0;
 	return 0;
 }
 

@@ -224,3 +224,27 @@ Test(profile_launch, node_command, .timeout = 300)
 	tu_rmtree(dir);
 	free(dir);
 }
+
+/* -d ends the recording (and the command) and the report follows; a command's own failure is
+ * named in the closing line, a stop of ours is not. */
+Test(profile_launch, duration_and_exit_status, .timeout = 120)
+{
+	char *dir = tu_tmpdir("profile-dur"), out[PATH_MAX];
+	struct tu_result r;
+
+	AG_FMT(out, "%s/d.txt", dir);
+	const char *spin[] = { "-d", "1", "-o", out, "--", "sh", "-c", "while :; do :; done",
+			       NULL };
+	pf_profile(&r, spin, 100);	/* would never end without -d */
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_expect_null(strstr(r.err, "exited with status"), "%s", r.err);
+	cr_expect(pf_exists(out));
+	tu_result_free(&r);
+	const char *fail[] = { "-o", out, "--", "sh", "-c", "exit 3", NULL };
+	pf_profile(&r, fail, 100);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_expect(strstr(pf_last_line(r.err), "; the command exited with status 3"), "%s", r.err);
+	tu_result_free(&r);
+	tu_rmtree(dir);
+	free(dir);
+}
