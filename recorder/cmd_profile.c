@@ -58,6 +58,7 @@ struct profile {
 	char **cmd;
 	const struct prof_format *fmt;
 	char exe[PATH_MAX], dir[PATH_MAX], data[PATH_MAX + 16], jitdata[PATH_MAX + 16];
+	char jit_dir[PATH_MAX];		/* inject's --jit-dir: dumps not where the JVM wrote them */
 	int workload_status;
 };
 
@@ -196,13 +197,7 @@ static int prepare_dir(struct profile *p)
 		return cli_error("%s: %s", tmp, strerror(errno));
 	snprintf(p->data, sizeof(p->data), "%s/perf.data", p->dir);
 	snprintf(p->jitdata, sizeof(p->jitdata), "%s/perf.jit.data", p->dir);
-	char cmd[PATH_MAX * 2 + 200];
-	/* Only names this command writes there. */
-	snprintf(cmd, sizeof(cmd), "find '%s' -maxdepth 1 -type f \\( -name 'jit-*.dump' -o "
-		 "-name 'jit-*.dump.jitprof' -o -name 'jitted-*.so' -o -name 'perf.data' -o -name "
-		 "'perf.jit.data' \\) -delete", p->dir);
-	if (strchr(p->dir, '\'') || system(cmd) != 0)
-		return cli_error("cannot clear the old files in %s", p->dir);
+	prof_clear_dir(p->dir);
 	return 0;
 }
 
@@ -288,29 +283,56 @@ static int exists(const char *path)
 }
 
 /* -p PID: agent in, record, agent stopped (only when it is ours). */
+/* Where the agent goes and writes, as the JVM sees it (lib, dir) and as we do (ours): the
+ * data directory itself, or for a JVM in another mount namespace copies in its /tmp. */
+struct placement {
+	char lib[PATH_MAX], dir[PATH_MAX], ours[PATH_MAX];
+	int staged;
+};
+
+static int place(struct profile *p, const struct att_proc *proc, struct placement *pl)
+{
+	char lib[PATH_MAX], err[PATH_MAX + 256];
+
+	if (prof_find_agent(p->exe, lib, sizeof(lib), err, sizeof(err)))
+		return cli_error("%s", err);
+	pl->staged = proc->other_mntns;
+	if (pl->staged) {
+		if (prof_stage_agent(proc->root, lib, proc->uid, proc->gid, pl->lib,
+				     sizeof(pl->lib), err, sizeof(err)) ||
+		    prof_stage_dir(proc->root, proc->uid, proc->gid, pl->dir, sizeof(pl->dir),
+				   pl->ours, sizeof(pl->ours), err, sizeof(err)))
+			return cli_error("Java VM %d lives in another mount namespace: %s",
+					 (int)p->pid, err);
+		return 0;
+	}
+	if (strchr(p->dir, ','))
+		return cli_error("%s holds a comma, which splits the agent's options: choose "
+				 "another -o", p->dir);
+	/* The JVM's user writes the dumps there. */
+	if (geteuid() == 0 && proc->uid != 0 && chown(p->dir, proc->uid, proc->gid))
+		return cli_error("chown %s: %s", p->dir, strerror(errno));
+	snprintf(pl->lib, sizeof(pl->lib), "%s", lib);
+	snprintf(pl->dir, sizeof(pl->dir), "%s", p->dir);
+	snprintf(pl->ours, sizeof(pl->ours), "%s", p->dir);
+	return 0;
+}
+
+/* -p PID: agent in, record, agent stopped (only when it is ours). */
 static int attach(struct profile *p)
 {
-	char lib[PATH_MAX], opts[PATH_MAX + 16], dump[PATH_MAX + 32], err[1024];
+	char opts[PATH_MAX + 16], dump[PATH_MAX + 32], err[1024];
+	struct placement pl;
 	struct att_proc proc;
 	int arc = -1, ours, rc;
 
 	if (att_proc_read(p->pid, &proc, err, sizeof(err)) || att_check(&proc, err, sizeof(err)))
 		return cli_error("%s", err);
-	if (proc.other_mntns)
-		return cli_error("Java VM %d runs in another mount namespace (a container): "
-				 "attaching there is not supported yet; run jitprof inside it",
-				 (int)p->pid);
-	if (prof_find_agent(p->exe, lib, sizeof(lib), err, sizeof(err)))
-		return cli_error("%s", err);
-	if (strchr(p->dir, ','))
-		return cli_error("%s holds a comma, which splits the agent's options: choose "
-				 "another -o", p->dir);
-	/* The JVM's user writes the dumps there. */
-	if (geteuid() == 0 && proc.uid != 0 && chown(p->dir, proc.uid, proc.gid))
-		return cli_error("chown %s: %s", p->dir, strerror(errno));
-	snprintf(opts, sizeof(opts), "dir=%s", p->dir);
-	snprintf(dump, sizeof(dump), "%s/jit-%d.dump", p->dir, (int)proc.nspid);
-	rc = att_load_agent(&proc, lib, opts, 20000, &arc, err, sizeof(err));
+	if ((rc = place(p, &proc, &pl)))
+		return rc;
+	snprintf(opts, sizeof(opts), "dir=%s", pl.dir);
+	snprintf(dump, sizeof(dump), "%s/jit-%d.dump", pl.ours, (int)proc.nspid);
+	rc = att_load_agent(&proc, pl.lib, opts, 20000, &arc, err, sizeof(err));
 	if (rc)
 		return cli_error("%s", err);
 	ours = exists(dump);
@@ -318,18 +340,28 @@ static int attach(struct profile *p)
 		if (att_find_dump(&proc, dump, sizeof(dump)))
 			return cli_error("libagent.so was loaded into Java VM %d (return code %d) "
 					 "but wrote no %s/jit-%d.dump: the reason is on the JVM's "
-					 "stderr", (int)p->pid, arc, p->dir, (int)proc.nspid);
+					 "stderr", (int)p->pid, arc, pl.dir, (int)proc.nspid);
 		cli_info("Java VM %d already has a JIT agent writing %s: using that dump (it "
 			 "keeps running after this profile)", (int)p->pid, dump);
+		/* Read where we see it (another namespace's path is not ours). */
+		if (proc.other_mntns)
+			snprintf(p->jit_dir, sizeof(p->jit_dir), "%.*s",
+				 (int)(strrchr(dump, '/') - dump), dump);
 	} else {
 		cli_info("libagent.so loaded into Java VM %d, writing %s", (int)p->pid, dump);
 	}
 	rc = record(p, NULL);
 	if (ours) {
 		char err2[1024];
-		if (att_load_agent(&proc, lib, "stop", 20000, &arc, err2, sizeof(err2)) &&
+		if (att_load_agent(&proc, pl.lib, "stop", 20000, &arc, err2, sizeof(err2)) &&
 		    !(kill(p->pid, 0) && errno == ESRCH))
 			cli_warn("could not stop the agent in Java VM %d: %s", (int)p->pid, err2);
+	}
+	if (pl.staged) {
+		if (ours && prof_collect_dumps(pl.ours, p->dir, err, sizeof(err)))
+			return cli_error("%s", err);
+		if (ours)
+			snprintf(p->jit_dir, sizeof(p->jit_dir), "%s", p->dir);
 	}
 	return rc;
 }
@@ -425,7 +457,8 @@ int cmd_profile(int argc, char **argv)
 
 	struct counts c;
 	count(p.data, &c);
-	char *inject[] = { p.exe, "inject", "-q", "-i", p.data, "-o", p.jitdata, NULL };
+	char *inject[] = { p.exe, "inject", "-q", "-i", p.data, "-o", p.jitdata,
+			   p.jit_dir[0] ? "--jit-dir" : NULL, p.jit_dir, NULL };
 	injected = 0;
 	if (c.markers) {
 		if ((rc = run_tool(&p, inject, -1)))

@@ -6,6 +6,7 @@
 #define JITPROF_PROFILE_H
 
 #include <stddef.h>
+#include <sys/types.h>
 
 /* One output format, chosen by OUT's extension. */
 struct prof_format {
@@ -51,6 +52,22 @@ int prof_env_append(char *buf, size_t len, const char *existing, const char *con
 /* libagent.so for this jitprof: $JITPROF_AGENT, else beside the executable exe (the build
  * tree), else <exe's dir>/../lib/ (installed). 0, or -ENOENT with the places tried in err. */
 int prof_find_agent(const char *exe, char *buf, size_t len, char *err, size_t errlen);
+
+/* ---- stage.c: a JVM in another mount namespace, reached through root = "/proc/PID/root" */
+
+/* libagent.so copied into the target's /tmp (kept when the bytes are the same), owned by
+ * uid:gid; target gets the path the JVM sees. 0 or -errno with err. */
+int prof_stage_agent(const char *root, const char *lib, uid_t uid, gid_t gid, char *target,
+		     size_t len, char *err, size_t errlen);
+/* A fresh directory in the target's /tmp for the agent's dumps: target = the JVM's path,
+ * ours = the same through root. */
+int prof_stage_dir(const char *root, uid_t uid, gid_t gid, char *target, size_t tlen,
+		   char *ours, size_t olen, char *err, size_t errlen);
+/* Moves the dumps (jit-*.dump*) from one directory into another, then removes from. */
+int prof_collect_dumps(const char *from, const char *to, char *err, size_t errlen);
+/* Removes what a profile writes in dir (jit-*.dump*, jitted-*.so, perf.data, perf.jit.data):
+ * the agent never writes over an existing dump, and old ELFs are not this run's. */
+void prof_clear_dir(const char *dir);
 
 /* Seconds ("3", "2.5", "1m" and "500ms" too) into milliseconds; -EINVAL unless 0 < v. */
 int prof_parse_duration(const char *s, unsigned long *ms);

@@ -1,8 +1,9 @@
 /* profile_attach.c - `jitprof profile -d S -p PID` on a running JVM: the agent goes in through
  * the attach listener (no jcmd), the report names the JVM's hot Java methods, the agent is
  * stopped at the end so a second profile of the same JVM works, a JVM that already runs the
- * agent is profiled with its own dump (left running), and a process that is no JVM is refused
- * without being signalled. On every JDK under /usr/lib/jvm. */
+ * agent is profiled with its own dump (left running), a JVM in its own mount namespace (its own
+ * /tmp, as in a container) is reached through /proc/PID/root, and a process that is no JVM is
+ * refused without being signalled. On every JDK under /usr/lib/jvm. */
 #include "tests/e2e/profile_util.h"
 
 static const char *const long_run[] = { "8000", NULL };	/* ms per phase: outlives the test */
@@ -134,6 +135,57 @@ Test(profile_attach, not_a_jvm_is_refused_unharmed, .timeout = 60)
 	cr_expect_eq(r.status, 1, "%s", r.err);
 	cr_expect(strstr(r.err, "no process 2147483632"), "%s", r.err);
 	tu_result_free(&r);
+	tu_rmtree(dir);
+	free(dir);
+}
+
+/* A JVM with its own /tmp (unshare -m + tmpfs): its attach socket, the agent copy and the
+ * dump directory live there, reached through /proc/PID/root; the dumps come back into the
+ * data directory. Twice, as the second load must find the same agent copy. */
+Test(profile_attach, jvm_in_another_mount_namespace, .timeout = 600)
+{
+	char *dir = tu_tmpdir("profile-attach"), log[PATH_MAX], out[PATH_MAX], want[PATH_MAX];
+	char sh[2 * PATH_MAX], java[PATH_MAX];
+	struct ag_jdk jdk;
+	struct tu_result r;
+
+	cr_assert_eq(ag_jdks(&jdk, 1), 1, "no JDK under /usr/lib/jvm");
+	if (!tu_have("unshare") || tu_sh(&r, "unshare -m sh -c 'mount -t tmpfs none /tmp'", 30) ||
+	    r.status != 0) {
+		fprintf(stderr, "profile_attach: mount namespace part skipped: unshare -m with a "
+			"tmpfs /tmp is not allowed here\n");
+		tu_result_free(&r);
+		return;
+	}
+	tu_result_free(&r);
+	AG_FMT(log, "%s/jvm.log", dir);
+	AG_FMT(java, "%s/bin/java", jdk.home);
+	AG_FMT(sh, "mount -t tmpfs none /tmp && exec %s -XX:+IgnoreUnrecognizedVMOptions "
+	       "-XX:+EnableDynamicAgentLoading -cp %s jitprof.samples.Generations 8000", java,
+	       ag_classpath());
+	pid_t pid = fork();
+	cr_assert_neq(pid, -1);
+	if (pid == 0) {
+		int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		if (fd < 0 || dup2(fd, 1) < 0 || dup2(fd, 2) < 0)
+			_exit(127);
+		execlp("unshare", "unshare", "-m", "sh", "-c", sh, (char *)NULL);
+		_exit(127);
+	}
+	ag_sleep_ms(2500);
+	cr_assert_eq(kill(pid, 0), 0, "JVM died: %s", (char *)tu_read_file(log, NULL));
+	for (int round = 1; round <= 2; round++) {
+		AG_FMT(out, "%s/m%d.txt", dir, round);
+		profile_pid(&r, pid, out);
+		cr_assert_eq(r.status, 0, "profile %d: %s", round, r.err);
+		AG_FMT(want, "writing /proc/%d/root/tmp/.jitprof-profile-", (int)pid);
+		cr_expect(strstr(r.err, want), "%s", r.err);
+		tu_result_free(&r);
+		expect_java_report(&jdk, out);
+		AG_FMT(want, "%s/m%d.jitprof/jit-%d.dump", dir, round, (int)pid);
+		cr_expect(pf_exists(want), "the dump was not brought back to %s", want);
+	}
+	pf_kill(pid);
 	tu_rmtree(dir);
 	free(dir);
 }
