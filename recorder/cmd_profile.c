@@ -26,11 +26,13 @@
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"usage: jitprof profile [-d SECONDS] [-o OUT] [-F HZ] [--java] (-p PID | -- CMD ARGS)\n\n"
+		"usage: jitprof profile [-d SECONDS] [-o OUT] [-F HZ] [--java|--node]\n"
+		"                       (-p PID | -- CMD ARGS)\n\n"
 		"Records CMD, or the running Java VM PID, with call graphs, merges its JIT-compiled\n"
 		"code and writes a report, in one step. A JVM gets libagent.so and\n"
 		"-XX:+PreserveFramePointer (java on the command line, or any command with --java,\n"
-		"through JAVA_TOOL_OPTIONS); node gets --perf-prof --interpreted-frames-native-stack;\n"
+		"through JAVA_TOOL_OPTIONS); node gets --perf-prof --interpreted-frames-native-stack\n"
+		"(on its command line, or in NODE_OPTIONS with --node);\n"
 		"other programs are recorded and whatever jitdumps they write are merged. With -p the\n"
 		"agent is loaded through the JVM's attach mechanism (as jcmd does), back-fills the\n"
 		"code compiled so far, and is stopped again at the end, so PID can be profiled again.\n\n"
@@ -41,6 +43,8 @@ static void usage(FILE *out)
 		"  -F, --freq HZ           sampling frequency (default 999)\n"
 		"  -p, --pid PID           attach to this running Java VM\n"
 		"      --java              CMD starts a JVM although it is not called java\n"
+		"                          (the flags go in JAVA_TOOL_OPTIONS)\n"
+		"      --node              CMD starts node (npm, a script): NODE_OPTIONS\n"
 		"  -q, --quiet             only errors and the closing line\n"
 		"  -V, --version           jitprof's version\n"
 		"  -h, --help              this text\n\n"
@@ -54,7 +58,8 @@ struct profile {
 	unsigned long duration_ms;
 	const char *out, *freq;
 	pid_t pid;
-	int force_java, quiet;
+	enum prof_runtime forced;	/* --java, --node */
+	int quiet;
 	char **cmd;
 	const struct prof_format *fmt;
 	char exe[PATH_MAX], dir[PATH_MAX], data[PATH_MAX + 16], jitdata[PATH_MAX + 16];
@@ -75,13 +80,14 @@ static void on_signal(int sig)
 
 static int parse_args(struct profile *p, int argc, char **argv)
 {
-	enum { OPT_JAVA = 256 };
+	enum { OPT_JAVA = 256, OPT_NODE };
 	static const struct option longopts[] = {
 		{ "duration", required_argument, NULL, 'd' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "freq", required_argument, NULL, 'F' },
 		{ "pid", required_argument, NULL, 'p' },
 		{ "java", no_argument, NULL, OPT_JAVA },
+		{ "node", no_argument, NULL, OPT_NODE },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
@@ -112,7 +118,8 @@ static int parse_args(struct profile *p, int argc, char **argv)
 				return cli_error("-p: '%s' is not a process id", optarg), 2;
 			p->pid = (pid_t)v;
 			break;
-		case OPT_JAVA: p->force_java = 1; break;
+		case OPT_JAVA: p->forced = PROF_RT_JAVA; break;
+		case OPT_NODE: p->forced = PROF_RT_NODE; break;
 		case 'q': p->quiet = 1; break;
 		case 'V': exit(cli_version());
 		case 'h': usage(stdout); exit(0);
@@ -241,36 +248,39 @@ static int record(struct profile *p, char **cmd)
 	return 0;
 }
 
-/* java CMD / node CMD / --java CMD: what the runtime gets, then the recording. */
+/* What the runtime gets, then the recording: on the command line of java or node itself,
+ * else (--java, --node: a script or launcher that starts it) in JAVA_TOOL_OPTIONS or
+ * NODE_OPTIONS, after what is there. */
 static int launch(struct profile *p)
 {
 	char lib[PATH_MAX], agentpath[PATH_MAX * 2 + 32], env[8192], err[PATH_MAX + 256];
 	const char *jargs[PROF_JAVA_NARGS];
+	const char *const *add = NULL;
+	const char *var = NULL;
 	char **argv = p->cmd, **mine = NULL;
-	int rc;
+	enum prof_runtime rt = prof_runtime_of(p->cmd[0], p->forced);
+	int rc, nadd = 0;
 
-	switch (prof_runtime_of(p->cmd[0], p->force_java)) {
-	case PROF_RT_JAVA:
+	if (rt == PROF_RT_JAVA) {
 		if (prof_find_agent(p->exe, lib, sizeof(lib), err, sizeof(err)) ||
 		    prof_java_args(agentpath, sizeof(agentpath), lib, p->dir, jargs, err,
 				   sizeof(err)))
 			return cli_error("%s", err);
-		if (!p->force_java) {
-			argv = mine = prof_argv_insert(p->cmd, jargs, PROF_JAVA_NARGS);
-		} else if (prof_env_append(env, sizeof(env), getenv("JAVA_TOOL_OPTIONS"), jargs,
-					   PROF_JAVA_NARGS) ||
-			   setenv("JAVA_TOOL_OPTIONS", env, 1)) {
-			return cli_error("JAVA_TOOL_OPTIONS too long");
-		}
-		break;
-	case PROF_RT_NODE:
-		argv = mine = prof_argv_insert(p->cmd, prof_node_args, PROF_NODE_NARGS);
-		break;
-	case PROF_RT_OTHER:
-		break;
+		add = jargs;
+		nadd = PROF_JAVA_NARGS;
+		var = "JAVA_TOOL_OPTIONS";
+	} else if (rt == PROF_RT_NODE) {
+		add = prof_node_args;
+		nadd = PROF_NODE_NARGS;
+		var = "NODE_OPTIONS";
 	}
-	if (!argv)
-		return cli_error("out of memory");
+	if (add && prof_runtime_direct(p->cmd[0], rt)) {
+		if (!(argv = mine = prof_argv_insert(p->cmd, add, nadd)))
+			return cli_error("out of memory");
+	} else if (add && (prof_env_append(env, sizeof(env), getenv(var), add, nadd) ||
+			   setenv(var, env, 1))) {
+		return cli_error("%s too long", var);
+	}
 	rc = record(p, argv);
 	free(mine);
 	return rc;

@@ -47,16 +47,26 @@ int prof_data_dir(const char *out, const struct prof_format *f, char *buf, size_
 	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
 }
 
-enum prof_runtime prof_runtime_of(const char *argv0, int force_java)
+static enum prof_runtime by_name(const char *argv0)
 {
 	const char *base = strrchr(argv0, '/');
 
 	base = base ? base + 1 : argv0;
-	if (force_java || !strcmp(base, "java"))
+	if (!strcmp(base, "java"))
 		return PROF_RT_JAVA;
 	if (!strcmp(base, "node") || !strcmp(base, "nodejs"))
 		return PROF_RT_NODE;
 	return PROF_RT_OTHER;
+}
+
+enum prof_runtime prof_runtime_of(const char *argv0, enum prof_runtime forced)
+{
+	return forced != PROF_RT_OTHER ? forced : by_name(argv0);
+}
+
+int prof_runtime_direct(const char *argv0, enum prof_runtime rt)
+{
+	return rt != PROF_RT_OTHER && by_name(argv0) == rt;
 }
 
 int prof_java_args(char *agentpath, size_t len, const char *lib, const char *dir,

@@ -28,8 +28,12 @@ int prof_data_dir(const char *out, const struct prof_format *f, char *buf, size_
 
 enum prof_runtime { PROF_RT_OTHER, PROF_RT_JAVA, PROF_RT_NODE };
 
-/* What argv[0] starts: "java" (any path) or anything with force_java, "node"/"nodejs". */
-enum prof_runtime prof_runtime_of(const char *argv0, int force_java);
+/* What argv[0] starts: "java" (any path), "node"/"nodejs"; forced (--java, --node) wins
+ * unless it is PROF_RT_OTHER. */
+enum prof_runtime prof_runtime_of(const char *argv0, enum prof_runtime forced);
+/* 1 when argv[0] itself is the runtime (flags go on its command line), 0 when the runtime
+ * runs somewhere below it (flags go in JAVA_TOOL_OPTIONS / NODE_OPTIONS). */
+int prof_runtime_direct(const char *argv0, enum prof_runtime rt);
 
 /* The JVM options profile adds: "-agentpath:LIB=dir=DIR" and -XX:+PreserveFramePointer.
  * -EINVAL with a reason in err when LIB or DIR cannot be passed (a comma splits the agent's

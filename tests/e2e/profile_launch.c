@@ -190,7 +190,8 @@ Test(profile_launch, java_flag_through_java_tool_options, .timeout = 300)
 	free(dir);
 }
 
-/* node gets --perf-prof --interpreted-frames-native-stack: its JS functions are named. */
+/* node gets --perf-prof --interpreted-frames-native-stack: its JS functions are named. On
+ * node's command line, and with --node through NODE_OPTIONS for a command that starts it. */
 Test(profile_launch, node_command, .timeout = 300)
 {
 	char *dir = tu_tmpdir("profile-node"), out[PATH_MAX], js[PATH_MAX];
@@ -211,16 +212,23 @@ Test(profile_launch, node_command, .timeout = 300)
 	cr_assert_eq(tu_write_file(js, prog, sizeof(prog) - 1), 0);
 	char cmd[4 * PATH_MAX], exe[PATH_MAX];
 	cr_assert_not_null(realpath(tu_build("jitprof"), exe));
-	/* node writes its dump in its working directory: the test's own. */
-	AG_FMT(cmd, "cd %s && %s profile -o %s -- node %s", dir, exe, out, js);
-	cr_assert_eq(tu_sh(&r, cmd, 300), 0);
-	cr_assert_eq(r.status, 0, "%s", r.err);
-	cr_expect(strstr(r.out, "node done true"), "%s", r.out);
-	char *s = tu_read_file(out, NULL);
-	cr_assert_not_null(s);
-	cr_expect(strstr(s, "[.] JS:*hot ") || strstr(s, "[.] JS:~hot "), "%.3000s", s);
-	free(s);
-	tu_result_free(&r);
+	for (int way = 0; way < 2; way++) {
+		/* node writes its dump in its working directory: the test's own. */
+		if (way == 0)
+			AG_FMT(cmd, "cd %s && %s profile -o %s -- node %s", dir, exe, out, js);
+		else
+			AG_FMT(cmd, "cd %s && %s profile --node -o %s -- sh -c 'exec node %s'", dir,
+			       exe, out, js);
+		cr_assert_eq(tu_sh(&r, cmd, 300), 0);
+		cr_assert_eq(r.status, 0, "%s", r.err);
+		cr_expect(strstr(r.out, "node done true"), "%s", r.out);
+		char *s = tu_read_file(out, NULL);
+		cr_assert_not_null(s);
+		cr_expect(strstr(s, "[.] JS:*hot ") || strstr(s, "[.] JS:~hot "), "way %d:\n%.3000s",
+			  way, s);
+		free(s);
+		tu_result_free(&r);
+	}
 	tu_rmtree(dir);
 	free(dir);
 }

@@ -39,13 +39,20 @@ Test(plan, data_dir_replaces_the_extension)
 
 Test(plan, runtime_of_command)
 {
-	cr_assert_eq(prof_runtime_of("java", 0), PROF_RT_JAVA);
-	cr_assert_eq(prof_runtime_of("/usr/lib/jvm/x/bin/java", 0), PROF_RT_JAVA);
-	cr_assert_eq(prof_runtime_of("./gradlew", 1), PROF_RT_JAVA);
-	cr_assert_eq(prof_runtime_of("./gradlew", 0), PROF_RT_OTHER);
-	cr_assert_eq(prof_runtime_of("javac", 0), PROF_RT_OTHER);
-	cr_assert_eq(prof_runtime_of("/usr/bin/node", 0), PROF_RT_NODE);
-	cr_assert_eq(prof_runtime_of("nodejs", 0), PROF_RT_NODE);
+	cr_assert_eq(prof_runtime_of("java", PROF_RT_OTHER), PROF_RT_JAVA);
+	cr_assert_eq(prof_runtime_of("/usr/lib/jvm/x/bin/java", PROF_RT_OTHER), PROF_RT_JAVA);
+	cr_assert_eq(prof_runtime_of("./gradlew", PROF_RT_JAVA), PROF_RT_JAVA);
+	cr_assert_eq(prof_runtime_of("./gradlew", PROF_RT_OTHER), PROF_RT_OTHER);
+	cr_assert_eq(prof_runtime_of("javac", PROF_RT_OTHER), PROF_RT_OTHER);
+	cr_assert_eq(prof_runtime_of("/usr/bin/node", PROF_RT_OTHER), PROF_RT_NODE);
+	cr_assert_eq(prof_runtime_of("nodejs", PROF_RT_OTHER), PROF_RT_NODE);
+	cr_assert_eq(prof_runtime_of("npm", PROF_RT_NODE), PROF_RT_NODE);
+	/* Flags on the command line only when the command is the runtime itself. */
+	cr_assert(prof_runtime_direct("/usr/bin/java", PROF_RT_JAVA));
+	cr_assert_not(prof_runtime_direct("./gradlew", PROF_RT_JAVA));
+	cr_assert(prof_runtime_direct("node", PROF_RT_NODE));
+	cr_assert_not(prof_runtime_direct("npm", PROF_RT_NODE));
+	cr_assert_not(prof_runtime_direct("java", PROF_RT_NODE));
 }
 
 Test(plan, java_args_and_refusals)
