@@ -136,10 +136,38 @@ static int parse_args(struct profile *p, int argc, char **argv)
 	if (!(p->fmt = prof_format_of(p->out)))
 		return cli_error("-o %s: unknown output format; the extension picks it: %s", p->out,
 				 prof_formats_list()), 2;
-	if (p->fmt->missing)
-		return cli_error("-o %s: %s (%s); use %s", p->out, p->fmt->what, p->fmt->missing,
-				 prof_formats_list()), 2;
 	return 0;
+}
+
+/* 1 when `jitprof report --help` offers flag: formats follow what this build's report
+ * makes, whichever outputs it has. */
+static int report_offers(const char *exe, const char *flag)
+{
+	char buf[16384], *p;
+	size_t got = 0;
+	ssize_t n;
+	int fds[2], st, found = 0;
+	pid_t pid;
+
+	if (pipe2(fds, O_CLOEXEC))
+		return 0;
+	if ((pid = fork()) == 0) {
+		if (dup2(fds[1], STDOUT_FILENO) < 0)
+			_exit(127);
+		execl(exe, exe, "report", "--help", (char *)NULL);
+		_exit(127);
+	}
+	close(fds[1]);
+	while (pid > 0 && got + 1 < sizeof(buf) &&
+	       (n = read(fds[0], buf + got, sizeof(buf) - 1 - got)) > 0)
+		got += (size_t)n;
+	close(fds[0]);
+	if (pid > 0)
+		waitpid(pid, &st, 0);
+	buf[got] = '\0';
+	for (p = buf; (p = strstr(p, flag)); p++)
+		found |= p[strlen(flag)] == ' ' || p[strlen(flag)] == ',';
+	return found;
 }
 
 /* Starts exe with args; its stdout goes to out_fd when >= 0. */
@@ -455,6 +483,10 @@ int cmd_profile(int argc, char **argv)
 	if ((n = readlink("/proc/self/exe", p.exe, sizeof(p.exe) - 1)) <= 0)
 		return cli_error("cannot find my own executable: %s", strerror(errno));
 	p.exe[n] = '\0';
+	if (p.fmt->flag && !report_offers(p.exe, p.fmt->flag))
+		return cli_usage_error("-o %s: the %s needs 'jitprof report %s', which this build "
+				       "does not have; use %s", p.out, p.fmt->what, p.fmt->flag,
+				       prof_formats_list());
 	if ((rc = prepare_dir(&p)))
 		return rc;
 	sigaction(SIGINT, &sa, &old_int);

@@ -11,13 +11,15 @@
 #include <string.h>
 #include <unistd.h>
 
+/* Longer extensions first: ".speedscope.json" before ".json". */
 static const struct prof_format formats[] = {
-	{ ".txt", "text report", NULL, 0, NULL },
-	{ ".svg", "flame graph SVG", "--flamegraph", 1, NULL },
-	{ ".json", "JSON report", "--json", 0, NULL },
-	{ ".collapsed", "folded stacks", "--collapsed", 0, NULL },
-	{ ".html", "HTML report", NULL, 0, "jitprof report has no HTML output in this build" },
-	{ ".pb.gz", "pprof profile", NULL, 0, "jitprof report has no pprof output in this build" },
+	{ ".txt", "text report", NULL, 0 },
+	{ ".svg", "flame graph SVG", "--flamegraph", 1 },
+	{ ".speedscope.json", "speedscope profile", "--speedscope", 1 },
+	{ ".json", "JSON report", "--json", 0 },
+	{ ".collapsed", "folded stacks", "--collapsed", 0 },
+	{ ".html", "HTML report", "--html", 1 },
+	{ ".pb.gz", "pprof profile", "--pprof", 1 },
 };
 #define NR_FORMATS (sizeof(formats) / sizeof(formats[0]))
 
@@ -37,7 +39,8 @@ const struct prof_format *prof_format_of(const char *out)
 
 const char *prof_formats_list(void)
 {
-	return ".txt, .svg, .json, .collapsed (.html, .pb.gz once report makes them)";
+	return ".txt, .svg, .json, .collapsed, and .html, .pb.gz, .speedscope.json where "
+	       "'jitprof report' makes them";
 }
 
 int prof_data_dir(const char *out, const struct prof_format *f, char *buf, size_t len)

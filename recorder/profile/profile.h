@@ -14,11 +14,11 @@ struct prof_format {
 	const char *what;	/* for messages: "flame graph SVG" */
 	const char *flag;	/* the report option that makes it, NULL for the text report */
 	int flag_takes_file;	/* flag FILE (written by report) rather than stdout */
-	const char *missing;	/* non-NULL: this jitprof cannot make it yet, and why */
 };
 
-/* The format OUT's extension names; NULL when the extension is not one of ours (then
- * prof_formats_list names the known ones). */
+/* The format OUT's extension names (the longest matching one); NULL when the extension is
+ * not one of ours (then prof_formats_list names the known ones). Whether this build's report
+ * has the flag is for the caller to ask (`jitprof report --help`). */
 const struct prof_format *prof_format_of(const char *out);
 const char *prof_formats_list(void);
 

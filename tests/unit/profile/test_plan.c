@@ -19,7 +19,10 @@ Test(plan, format_by_extension)
 	cr_assert(prof_format_of("a/b.svg")->flag_takes_file);
 	cr_assert_str_eq(prof_format_of("b.json")->flag, "--json");
 	cr_assert_str_eq(prof_format_of("b.collapsed")->flag, "--collapsed");
-	cr_assert_str_eq(prof_format_of("p.pb.gz")->ext, ".pb.gz");
+	cr_assert_str_eq(prof_format_of("p.pb.gz")->flag, "--pprof");
+	cr_assert_str_eq(prof_format_of("p.html")->flag, "--html");
+	cr_assert_str_eq(prof_format_of("p.speedscope.json")->flag, "--speedscope",
+			 "the longer extension wins");
 	cr_assert_null(prof_format_of("x.gz"));
 	cr_assert_null(prof_format_of(".txt"), "an extension alone is no name");
 	cr_assert_null(prof_format_of("x"));
