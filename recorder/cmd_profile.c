@@ -494,8 +494,10 @@ int cmd_profile(int argc, char **argv)
 	rc = p.pid ? attach(&p) : launch(&p);
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
-	if (rc)
+	if (rc) {
+		rmdir(p.dir);	/* a refused attach leaves nothing behind (kept if not empty) */
 		return rc;
+	}
 
 	struct counts c;
 	count(p.data, &c);

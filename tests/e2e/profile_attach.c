@@ -112,7 +112,7 @@ Test(profile_attach, jvm_that_already_has_the_agent, .timeout = 600)
 
 Test(profile_attach, not_a_jvm_is_refused_unharmed, .timeout = 60)
 {
-	char *dir = tu_tmpdir("profile-attach"), out[PATH_MAX], want[256];
+	char *dir = tu_tmpdir("profile-attach"), out[PATH_MAX], want[PATH_MAX + 64];
 	struct tu_result r;
 	pid_t pid = fork();
 
@@ -129,6 +129,8 @@ Test(profile_attach, not_a_jvm_is_refused_unharmed, .timeout = 60)
 	       "mappings)", (int)pid);
 	cr_expect(strstr(r.err, want), "%s", r.err);
 	cr_expect_eq(kill(pid, 0), 0, "the process was killed");
+	AG_FMT(want, "%s/n.jitprof", dir);
+	cr_expect_not(pf_exists(want), "a refused profile left %s", want);
 	tu_result_free(&r);
 	pf_kill(pid);
 	profile_pid(&r, 0x7ffffff0, out);
