@@ -51,6 +51,13 @@ int cli_version(void)
 	return 0;
 }
 
+int cli_refuse_binary_tty(const char *path, const char *what)
+{
+	if (!path || strcmp(path, "-") || !isatty(STDOUT_FILENO))
+		return 0;
+	return cli_usage_error("refusing to write %s to a terminal; use -o FILE or a pipe", what);
+}
+
 int cli_usage_error(const char *fmt, ...)
 {
 	va_list ap;

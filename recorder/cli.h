@@ -22,6 +22,9 @@
 #endif
 
 void cli_set_command(const char *name);
+/* Output "-" (stdout) for binary data while stdout is a terminal: refused as a usage error
+ * (returns 2, said with what), else 0. No command writes binary into a terminal. */
+int cli_refuse_binary_tty(const char *path, const char *what);
 /* -V/--version of every command: prints "jitprof VERSION" on stdout, returns 0. */
 int cli_version(void);
 /* A usage error: the message, then where the help is; returns 2, the exit status of every

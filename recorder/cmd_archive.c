@@ -269,7 +269,10 @@ int cmd_archive(int argc, char **argv)
 		output = defout;
 	}
 	struct cli_outfile o;
-	int rc = cli_outfile_open(&o, output);
+	int rc = cli_refuse_binary_tty(output, "an archive");
+	if (rc)
+		return rc;
+	rc = cli_outfile_open(&o, output);
 	if (rc)
 		return cli_error("%s: %s", output, strerror(-rc));
 	job.a = archive_write_new();

@@ -155,8 +155,8 @@ int cmd_inject(int argc, char **argv)
 		cache = cache_buf;
 	}
 	o.cache_root = no_cache ? NULL : cache;
-	if (!strcmp(o.output, "-") && isatty(STDOUT_FILENO))
-		return cli_error("refusing to write perf.data to a terminal; use -o FILE");
+	if ((rc = cli_refuse_binary_tty(o.output, "perf.data")))
+		return rc;
 
 	struct cli_outfile out;
 	if ((rc = cli_outfile_open(&out, o.output)) < 0)

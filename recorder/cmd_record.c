@@ -125,6 +125,8 @@ int cmd_record(int argc, char **argv)
 		return cli_error("-F and -c exclude each other"), 2;
 	if (o.pid && o.system_wide)
 		return cli_error("-p and -a exclude each other"), 2;
+	if ((err = cli_refuse_binary_tty(o.output, "perf.data")))
+		return err;
 	if (optind < argc)
 		o.argv = argv + optind;
 	if (!o.argv && !o.pid && !o.system_wide) {

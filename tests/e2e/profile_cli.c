@@ -185,3 +185,28 @@ Test(profile_cli, bash_completion)
 	cr_expect_str_eq(r.out, "profile\n--duration\n", "%s %s", r.out, r.err);
 	tu_result_free(&r);
 }
+
+/* No command writes binary into a terminal: record, inject and archive refuse "-o -" there
+ * (script(1) gives the command a terminal as its stdout). */
+Test(profile_cli, no_binary_to_a_terminal, .timeout = 60)
+{
+	char cmd[2 * PATH_MAX], abs[PATH_MAX];
+	struct tu_result r;
+	const char *const cmds3[] = { "record -q -o - -- true", "inject -i /nonexistent -o -",
+				      "archive -i /nonexistent -o -" };
+
+	if (!tu_have("script")) {
+		fprintf(stderr, "profile_cli: terminal part skipped, script(1) is not installed\n");
+		return;
+	}
+	cr_assert_not_null(realpath(tu_build("jitprof"), abs));
+	for (size_t i = 0; i < 3; i++) {
+		snprintf(cmd, sizeof(cmd), "script -qc '%s %s; echo rc=$?' /dev/null", abs, cmds3[i]);
+		cr_assert_eq(tu_sh(&r, cmd, 30), 0);
+		cr_expect(strstr(r.out, "refusing to write") && strstr(r.out, "to a terminal"),
+			  "%s: %s", cmds3[i], r.out);
+		cr_expect(strstr(r.out, "rc=2"), "%s: %s", cmds3[i], r.out);
+		cr_expect_null(strstr(r.out, "PERFILE2"), "%s wrote perf.data", cmds3[i]);
+		tu_result_free(&r);
+	}
+}
