@@ -165,12 +165,15 @@ Test(profile_attach, jvm_in_another_mount_namespace, .timeout = 600)
 	AG_FMT(sh, "mount -t tmpfs none /tmp && exec %s -XX:+IgnoreUnrecognizedVMOptions "
 	       "-XX:+EnableDynamicAgentLoading -cp %s jitprof.samples.Generations 8000", java,
 	       ag_classpath());
+	const char *const *env = ag_env();	/* a sanitized agent needs its runtime first */
 	pid_t pid = fork();
 	cr_assert_neq(pid, -1);
 	if (pid == 0) {
 		int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 		if (fd < 0 || dup2(fd, 1) < 0 || dup2(fd, 2) < 0)
 			_exit(127);
+		for (int i = 0; env && env[i]; i++)
+			putenv((char *)env[i]);
 		execlp("unshare", "unshare", "-m", "sh", "-c", sh, (char *)NULL);
 		_exit(127);
 	}
