@@ -267,6 +267,8 @@ static int record(struct profile *p, char **cmd)
 	if (child < 0)
 		return cli_error("fork: %s", strerror(errno));
 	recording_pid = child;
+	if (got_signal)		/* Ctrl-C came while the agent went in: a recording of nothing */
+		kill(child, SIGINT);
 	st = wait_child(child, p->duration_ms, &stopped);
 	recording_pid = 0;
 	if (access(p->data, F_OK))
