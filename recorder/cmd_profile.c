@@ -39,7 +39,8 @@ static void usage(FILE *out)
 		"  -d, --duration SECONDS  stop after SECONDS (also 500ms, 2m; default: until CMD\n"
 		"                          exits, or until Ctrl-C)\n"
 		"  -o, --output OUT        the report (default profile.txt); its extension picks\n"
-		"                          the format: %s\n"
+		"                          the format: .txt .svg .json .collapsed, and .html\n"
+		"                          .pb.gz .speedscope.json where jitprof report has them\n"
 		"  -F, --freq HZ           sampling frequency (default 999)\n"
 		"  -p, --pid PID           attach to this running Java VM\n"
 		"      --java              CMD starts a JVM although it is not called java\n"
@@ -50,8 +51,7 @@ static void usage(FILE *out)
 		"  -h, --help              this text\n\n"
 		"The recording (perf.data), the merged recording (perf.jit.data), the jitdumps and\n"
 		"one ELF per sampled method generation stay in OUT's name with .jitprof instead of\n"
-		"its extension, for 'jitprof report -i DIR/perf.jit.data' or perf report later.\n",
-		prof_formats_list());
+		"its extension, for 'jitprof report -i DIR/perf.jit.data' or perf report later.\n");
 }
 
 struct profile {
@@ -102,20 +102,20 @@ static int parse_args(struct profile *p, int argc, char **argv)
 		switch (c) {
 		case 'd':
 			if (prof_parse_duration(optarg, &p->duration_ms))
-				return cli_error("-d: '%s' is not a duration (seconds, or 500ms, 2m)",
-						 optarg), 2;
+				return cli_usage_error("-d: '%s' is not a duration (seconds, or 500ms, "
+						       "2m)", optarg);
 			break;
 		case 'o': p->out = optarg; break;
 		case 'F':
 			v = strtol(optarg, &end, 10);
 			if (*end || v <= 0)
-				return cli_error("-F: '%s' is not a frequency in Hz", optarg), 2;
+				return cli_usage_error("-F: '%s' is not a frequency in Hz", optarg);
 			p->freq = optarg;
 			break;
 		case 'p':
 			v = strtol(optarg, &end, 10);
 			if (*end || v <= 0 || v > INT_MAX)
-				return cli_error("-p: '%s' is not a process id", optarg), 2;
+				return cli_usage_error("-p: '%s' is not a process id", optarg);
 			p->pid = (pid_t)v;
 			break;
 		case OPT_JAVA: p->forced = PROF_RT_JAVA; break;
@@ -128,14 +128,12 @@ static int parse_args(struct profile *p, int argc, char **argv)
 	}
 	if (optind < argc)
 		p->cmd = argv + optind;
-	if (!!p->cmd == !!p->pid) {
-		usage(stderr);
-		return cli_error(p->pid ? "-p and a command exclude each other"
-				 : "nothing to profile: give -p PID or -- COMMAND"), 2;
-	}
+	if (!!p->cmd == !!p->pid)
+		return cli_usage_error(p->pid ? "-p and a command exclude each other"
+				       : "nothing to profile: give -p PID or -- COMMAND");
 	if (!(p->fmt = prof_format_of(p->out)))
-		return cli_error("-o %s: unknown output format; the extension picks it: %s", p->out,
-				 prof_formats_list()), 2;
+		return cli_usage_error("-o %s: unknown output format; the extension picks it: %s",
+				       p->out, prof_formats_list());
 	return 0;
 }
 
