@@ -272,3 +272,26 @@ Test(profile_launch, duration_and_exit_status, .timeout = 120)
 	tu_rmtree(dir);
 	free(dir);
 }
+
+/* Any other program that writes its own jitdump (samples/minijit, a toy JIT): recorded and
+ * merged with nothing added; its three generations of checksum are in the report. */
+Test(profile_launch, program_with_its_own_jitdump, .timeout = 300)
+{
+	char *dir = tu_tmpdir("profile-minijit"), out[PATH_MAX], mj[PATH_MAX];
+	struct tu_result r;
+
+	AG_FMT(out, "%s/m.txt", dir);
+	cr_assert_not_null(realpath(tu_build("minijit"), mj), "minijit not built");
+	const char *args[] = { "-o", out, "--", mj, NULL };
+	pf_profile(&r, args, 300);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_expect_null(strstr(r.err, "no process of the recording wrote a jitdump"), "%s", r.err);
+	char *s = tu_read_file(out, NULL);
+	cr_assert_not_null(s);
+	cr_expect(strstr(s, "[.] checksum"), "%.2000s", s);
+	cr_expect_eq(pf_generations(s, "checksum"), 3, "%.4000s", s);
+	free(s);
+	tu_result_free(&r);
+	tu_rmtree(dir);
+	free(dir);
+}
