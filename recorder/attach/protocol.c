@@ -50,29 +50,33 @@ static int connect_to(const char *path)
 }
 
 /* The trigger file: in the JVM's working directory, else its /tmp. It must belong to the
- * JVM's user (HotSpot ignores it otherwise), so root hands it over. */
+ * JVM's user (HotSpot ignores it otherwise), so root hands it over; where that fails (a
+ * root-squashed mount) the next place is tried. */
 static int create_trigger(const struct att_proc *p, char *path, size_t len)
 {
 	const char *where[2] = { "cwd", "root/tmp" };
-	int fd = -1, e = 0;
+	int chown_it = geteuid() == 0 && (p->uid != 0 || p->gid != 0), e = ENOENT;
 
-	for (int i = 0; i < 2 && fd < 0; i++) {
+	for (int i = 0; i < 2; i++) {
 		snprintf(path, len, "/proc/%d/%s/.attach_pid%d", (int)p->pid, where[i],
 			 (int)p->nspid);
-		fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
-		if (fd < 0)
-			e = errno;
-	}
-	if (fd < 0)
-		return -e;
-	if (geteuid() == 0 && (p->uid != 0 || p->gid != 0) && fchown(fd, p->uid, p->gid)) {
-		e = errno;
-		close(fd);
+		/* A fresh file of ours: never one planted under that name (we may chown it). */
 		unlink(path);
-		return -e;
+		int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+		if (fd < 0) {
+			e = errno;
+			continue;
+		}
+		if (chown_it && fchown(fd, p->uid, p->gid)) {
+			e = errno;
+			close(fd);
+			unlink(path);
+			continue;
+		}
+		close(fd);
+		return 0;
 	}
-	close(fd);
-	return 0;
+	return -e;
 }
 
 /* Connected socket to a listener that is up, starting it when needed. */
@@ -198,7 +202,6 @@ int att_load_agent(const struct att_proc *p, const char *lib, const char *option
 		return -EPROTO;
 	}
 	if (result != 0) {
-		reply[strcspn(reply, "\0")] = '\0';
 		for (char *s = reply; *s; s++)
 			if (*s == '\n')
 				*s = ' ';
