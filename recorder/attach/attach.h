@@ -16,6 +16,7 @@ struct att_proc {
 	int is_jvm;		/* libjvm.so is mapped */
 	int catches_quit;	/* SIGQUIT has a handler (HotSpot's attach trigger) */
 	int other_mntns;	/* lives in another mount namespace than we do */
+	int attach_disabled;	/* -XX:+DisableAttachMechanism on its command line */
 	char root[64];		/* "/proc/PID/root": the target's view of the file system */
 };
 
@@ -24,8 +25,8 @@ struct att_proc {
 int att_proc_read(pid_t pid, struct att_proc *p, char *err, size_t errlen);
 
 /* Whether this process may attach to p: the same effective user, or root; a JVM; one that
- * handles SIGQUIT (a JVM started with -Xrs would be killed by it). 0 or -EPERM/-EINVAL with
- * the refusal in err. */
+ * handles SIGQUIT (a JVM started with -Xrs would be killed by it) and was not started with
+ * -XX:+DisableAttachMechanism. 0 or -EPERM/-EINVAL with the refusal in err. */
 int att_check(const struct att_proc *p, char *err, size_t errlen);
 
 /* The first mapped "jit-N.dump" in p's mappings (a jitdump marker: a JIT agent already writes

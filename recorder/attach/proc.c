@@ -4,6 +4,7 @@
 #include "recorder/attach/attach.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -84,6 +85,30 @@ static int each_mapping(const struct att_proc *p, int (*fn)(void *ctx, const cha
 	return rc;
 }
 
+/* 1 when the last of the command line's -XX:[+-]DisableAttachMechanism turns it on. */
+static int attach_disabled(pid_t pid)
+{
+	char path[64], buf[1 << 16];
+	int fd, on = 0;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	for (ssize_t i = 0; i < n; i += (ssize_t)strlen(buf + i) + 1) {
+		if (!strcmp(buf + i, "-XX:+DisableAttachMechanism"))
+			on = 1;
+		else if (!strcmp(buf + i, "-XX:-DisableAttachMechanism"))
+			on = 0;
+	}
+	return on;
+}
+
 static int jvm_fn(void *ctx, const char *file)
 {
 	(void)ctx;
@@ -114,6 +139,7 @@ int att_proc_read(pid_t pid, struct att_proc *p, char *err, size_t errlen)
 		return rc;
 	}
 	p->is_jvm = rc == 1;
+	p->attach_disabled = p->is_jvm && attach_disabled(pid);
 	return 0;
 }
 
@@ -131,6 +157,12 @@ int att_check(const struct att_proc *p, char *err, size_t errlen)
 		snprintf(err, errlen, "process %d is not a Java VM (no libjvm.so in its mappings); "
 			 "to profile another program use 'jitprof record -p %d'", (int)p->pid,
 			 (int)p->pid);
+		return -EINVAL;
+	}
+	if (p->attach_disabled) {
+		snprintf(err, errlen, "Java VM %d was started with -XX:+DisableAttachMechanism: it "
+			 "accepts no agent after start; restart it without, or launch it under "
+			 "'jitprof profile -- java ...'", (int)p->pid);
 		return -EINVAL;
 	}
 	if (!p->catches_quit) {

@@ -194,3 +194,28 @@ Test(profile_attach, jvm_in_another_mount_namespace, .timeout = 600)
 	tu_rmtree(dir);
 	free(dir);
 }
+
+/* A JVM that refuses attach is told apart at once, by its command line, not after a wait. */
+Test(profile_attach, jvm_with_attach_disabled_is_refused_at_once, .timeout = 120)
+{
+	char *dir = tu_tmpdir("profile-attach"), log[PATH_MAX], out[PATH_MAX], want[256];
+	const char *jvmargs[] = { "-XX:+DisableAttachMechanism", NULL };
+	const char *args[] = { "8000", NULL };
+	struct ag_jdk jdk;
+	struct tu_result r;
+
+	cr_assert_eq(ag_jdks(&jdk, 1), 1, "no JDK under /usr/lib/jvm");
+	AG_FMT(log, "%s/jvm.log", dir);
+	pid_t pid = ag_spawn(&jdk, NULL, jvmargs, "jitprof.samples.Generations", args, log);
+	ag_sleep_ms(1500);
+	AG_FMT(out, "%s/d.txt", dir);
+	profile_pid(&r, pid, out);
+	cr_expect_eq(r.status, 1, "%s", r.err);
+	AG_FMT(want, "Java VM %d was started with -XX:+DisableAttachMechanism", (int)pid);
+	cr_expect(strstr(r.err, want), "%s", r.err);
+	cr_expect_eq(kill(pid, 0), 0, "the JVM was harmed");
+	tu_result_free(&r);
+	pf_kill(pid);
+	tu_rmtree(dir);
+	free(dir);
+}

@@ -54,6 +54,10 @@ Test(attach, refusals)
 	cr_assert(strstr(err, "does not handle SIGQUIT"), "%s", err);
 	p.catches_quit = 1;
 	cr_assert_eq(att_check(&p, err, sizeof(err)), 0);
+	p.attach_disabled = 1;
+	cr_assert_eq(att_check(&p, err, sizeof(err)), -EINVAL);
+	cr_assert(strstr(err, "was started with -XX:+DisableAttachMechanism"), "%s", err);
+	p.attach_disabled = 0;
 	p.uid = geteuid() + 1;
 	if (geteuid() == 0) {
 		cr_assert_eq(att_check(&p, err, sizeof(err)), 0, "root may attach to anyone");
