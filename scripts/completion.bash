@@ -22,6 +22,12 @@ _jitprof()
 	-o|--output|-i|--input|--flamegraph|--archive|--symfs|--buildid-dir|--jit-dir|--vmlinux|--kallsyms)
 		COMPREPLY=($(compgen -f -- "$cur"))
 		return 0 ;;
+	-k|--clockid)
+		COMPREPLY=($(compgen -W "mono raw boot realtime tai perf" -- "$cur"))
+		return 0 ;;
+	--call-graph)
+		COMPREPLY=($(compgen -W "caller callee none" -- "$cur"))
+		return 0 ;;
 	-p|--pid)
 		COMPREPLY=($(compgen -W "$(ps -eo pid= 2>/dev/null)" -- "$cur"))
 		return 0 ;;
