@@ -505,13 +505,17 @@ int cmd_profile(int argc, char **argv)
 			   p.jit_dir[0] ? "--jit-dir" : NULL, p.jit_dir, NULL };
 	injected = 0;
 	if (c.markers) {
-		if ((rc = run_tool(&p, inject, -1)))
+		rc = run_tool(&p, inject, -1);
+		/* 3: the dumps named could not be read (inject said why): report the rest. */
+		if (rc && rc != 3)
 			return cli_error("inject failed (exit %d); the recording is %s", rc, p.data);
-		injected = 1;
-		count(p.jitdata, &c);
+		injected = rc == 0;
+		if (injected)
+			count(p.jitdata, &c);
 	} else {
 		cli_warn("no process of the recording wrote a jitdump: the report shows native "
-			 "code only%s", p.pid ? "" : " (a JVM not started as 'java'? add --java)");
+			 "code only%s", p.pid ? "" : " (a JVM or node started by a script? add "
+			 "--java or --node)");
 	}
 	if ((rc = report(&p, injected)))
 		return rc;
