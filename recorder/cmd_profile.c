@@ -356,10 +356,42 @@ static int place(struct profile *p, const struct att_proc *proc, struct placemen
 	return 0;
 }
 
+/* A dump an earlier `jitprof profile` left running (killed before its stop): in a data
+ * directory (*.jitprof/) or a staged one (/tmp/.jitprof-profile-N/). */
+static int left_by_profile(const char *dump)
+{
+	const char *slash = strrchr(dump, '/');
+	size_t dn = slash ? (size_t)(slash - dump) : 0;
+
+	return (dn > 8 && !strncmp(slash - 8, ".jitprof", 8)) ||
+	       strstr(dump, "/.jitprof-profile-") != NULL;
+}
+
+/* Loads the agent and tells whether it writes our dump (1), or another agent's is there (0,
+ * its path in dump). */
+static int load(struct profile *p, const struct att_proc *proc, const struct placement *pl,
+		char *dump, size_t len)
+{
+	char opts[PATH_MAX + 16], err[1024];
+	int arc = -1;
+
+	snprintf(opts, sizeof(opts), "dir=%s", pl->dir);
+	snprintf(dump, len, "%s/jit-%d.dump", pl->ours, (int)proc->nspid);
+	if (att_load_agent(proc, pl->lib, opts, 20000, &arc, err, sizeof(err)))
+		return cli_error("%s", err), -1;
+	if (exists(dump))
+		return 1;
+	if (att_find_dump(proc, dump, len))
+		return cli_error("libagent.so was loaded into Java VM %d (return code %d) but "
+				 "wrote no %s/jit-%d.dump: the reason is on the JVM's stderr",
+				 (int)p->pid, arc, pl->dir, (int)proc->nspid), -1;
+	return 0;
+}
+
 /* -p PID: agent in, record, agent stopped (only when it is ours). */
 static int attach(struct profile *p)
 {
-	char opts[PATH_MAX + 16], dump[PATH_MAX + 32], err[1024];
+	char dump[PATH_MAX + 32], err[1024];
 	struct placement pl;
 	struct att_proc proc;
 	int arc = -1, ours, rc;
@@ -368,17 +400,17 @@ static int attach(struct profile *p)
 		return cli_error("%s", err);
 	if ((rc = place(p, &proc, &pl)))
 		return rc;
-	snprintf(opts, sizeof(opts), "dir=%s", pl.dir);
-	snprintf(dump, sizeof(dump), "%s/jit-%d.dump", pl.ours, (int)proc.nspid);
-	rc = att_load_agent(&proc, pl.lib, opts, 20000, &arc, err, sizeof(err));
-	if (rc)
-		return cli_error("%s", err);
-	ours = exists(dump);
+	if ((ours = load(p, &proc, &pl, dump, sizeof(dump))) < 0)
+		return 1;
+	if (!ours && left_by_profile(dump)) {
+		cli_warn("Java VM %d still runs the agent of an earlier jitprof profile that did "
+			 "not end (writing %s): stopped, and started again here", (int)p->pid, dump);
+		if (att_load_agent(&proc, pl.lib, "stop", 20000, &arc, err, sizeof(err)))
+			return cli_error("%s", err);
+		if ((ours = load(p, &proc, &pl, dump, sizeof(dump))) < 0)
+			return 1;
+	}
 	if (!ours) {
-		if (att_find_dump(&proc, dump, sizeof(dump)))
-			return cli_error("libagent.so was loaded into Java VM %d (return code %d) "
-					 "but wrote no %s/jit-%d.dump: the reason is on the JVM's "
-					 "stderr", (int)p->pid, arc, pl.dir, (int)proc.nspid);
 		cli_info("Java VM %d already has a JIT agent writing %s: using that dump (it "
 			 "keeps running after this profile)", (int)p->pid, dump);
 		/* Read where we see it (another namespace's path is not ours). */

@@ -219,3 +219,40 @@ Test(profile_attach, jvm_with_attach_disabled_is_refused_at_once, .timeout = 120
 	tu_rmtree(dir);
 	free(dir);
 }
+
+/* An earlier profile killed before its stop leaves the agent writing into its data directory:
+ * the next profile stops that one and starts its own. The left-over agent is loaded here with
+ * jcmd and the "dir:" spelling that survives jcmd's argument splitting. */
+Test(profile_attach, agent_left_by_an_earlier_profile, .timeout = 300)
+{
+	char *dir = tu_tmpdir("profile-attach"), log[PATH_MAX], out[PATH_MAX], want[PATH_MAX];
+	char cmd[3 * PATH_MAX];
+	struct ag_jdk jdk;
+	struct tu_result r;
+
+	cr_assert_eq(ag_jdks(&jdk, 1), 1, "no JDK under /usr/lib/jvm");
+	AG_FMT(log, "%s/jvm.log", dir);
+	pid_t pid = start_jvm(&jdk, NULL, log);
+	AG_FMT(cmd, "%s/bin/jcmd %d JVMTI.agent_load %s dir:%s/old.jitprof", jdk.home, (int)pid,
+	       ag_agent_path(), dir);
+	cr_assert_eq(tu_sh(&r, cmd, 120), 0);
+	cr_assert(strstr(r.out, "return code: 0"), "%s %s", r.out, r.err);
+	tu_result_free(&r);
+	AG_FMT(want, "jitprof agent: writing %s/old.jitprof/jit-%d.dump", dir, (int)pid);
+	cr_assert(pf_wait_for(log, want, 10000), "jcmd's dir: was not taken whole");
+
+	AG_FMT(out, "%s/z.txt", dir);
+	profile_pid(&r, pid, out);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	AG_FMT(want, "Java VM %d still runs the agent of an earlier jitprof profile that did not "
+	       "end (writing %s/old.jitprof/jit-%d.dump): stopped, and started again here",
+	       (int)pid, dir, (int)pid);
+	cr_expect(strstr(r.err, want), "%s", r.err);
+	tu_result_free(&r);
+	expect_java_report(&jdk, out);
+	AG_FMT(want, "jitprof agent: stopped; %s/z.jitprof/jit-", dir);
+	cr_expect(pf_wait_for(log, want, 10000), "no '%s'", want);
+	pf_kill(pid);
+	tu_rmtree(dir);
+	free(dir);
+}
