@@ -256,3 +256,51 @@ Test(profile_attach, agent_left_by_an_earlier_profile, .timeout = 300)
 	tu_rmtree(dir);
 	free(dir);
 }
+
+/* Without -d the recording lasts until Ctrl-C (SIGINT to jitprof): then the agent is stopped
+ * and the report written as with -d, and the exit status is 0. */
+Test(profile_attach, until_ctrl_c, .timeout = 300)
+{
+	char *dir = tu_tmpdir("profile-attach"), log[PATH_MAX], out[PATH_MAX], want[PATH_MAX];
+	char exe[PATH_MAX], p[16], plog[PATH_MAX + 16];
+	struct ag_jdk jdk;
+	int st;
+
+	cr_assert_eq(ag_jdks(&jdk, 1), 1, "no JDK under /usr/lib/jvm");
+	AG_FMT(log, "%s/jvm.log", dir);
+	AG_FMT(plog, "%s/profile.log", dir);
+	pid_t jvm = start_jvm(&jdk, NULL, log);
+	AG_FMT(exe, "%s", tu_build("jitprof"));
+	AG_FMT(out, "%s/c.txt", dir);
+	snprintf(p, sizeof(p), "%d", (int)jvm);
+	const char *const *env = ag_env();
+	pid_t prof = fork();
+	cr_assert_neq(prof, -1);
+	if (prof == 0) {
+		int fd = open(plog, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		if (fd < 0 || dup2(fd, 2) < 0)
+			_exit(127);
+		for (int i = 0; env && env[i]; i++)
+			putenv((char *)env[i]);
+		execl(exe, exe, "profile", "-p", p, "-o", out, (char *)NULL);
+		_exit(127);
+	}
+	AG_FMT(want, "libagent.so loaded into Java VM %d", (int)jvm);
+	cr_assert(pf_wait_for(plog, want, 60000), "the agent never went in: %s",
+		  (char *)tu_read_file(plog, NULL));
+	ag_sleep_ms(2000);
+	kill(prof, SIGINT);
+	cr_assert_eq(waitpid(prof, &st, 0), prof);
+	char *err = tu_read_file(plog, NULL);
+	cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 0, "status %d: %s", st, err);
+	AG_FMT(want, "jitprof profile: %s (text report) from ", out);
+	cr_expect(strstr(err, want), "%s", err);
+	free(err);
+	expect_java_report(&jdk, out);
+	AG_FMT(want, "jitprof agent: stopped; %s/c.jitprof/jit-", dir);
+	cr_expect(pf_wait_for(log, want, 10000), "no '%s'", want);
+	cr_expect_eq(kill(jvm, 0), 0, "the JVM died");
+	pf_kill(jvm);
+	tu_rmtree(dir);
+	free(dir);
+}
