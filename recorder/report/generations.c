@@ -238,8 +238,9 @@ int rp_print_generations(FILE *out, const struct rp_session *s, const char *meth
 	fprintf(out, "# Samples in code already unloaded: %" PRIu64 ", in unknown code: %" PRIu64
 		"\n#\n", v.unloaded_samples, v.unknown_samples);
 	if (!s->nr_loads)
-		fprintf(out, "# no jitted code loads in this recording: inject it first "
-			"(jitprof inject --jit -i IN -o OUT)\n");
+		fprintf(out, "# no jitted code loads in this recording: it was not injected "
+			"(jitprof inject --jit -i IN -o OUT), or no process wrote a jitdump "
+			"(inject then exits 3 and says so)\n");
 	else if (!v.nr_methods)
 		fprintf(out, "# no method %s\n", method_regex ? "matches --method" :
 			"has more than one generation");
