@@ -502,6 +502,26 @@ static int report(struct profile *p, int injected)
 	return 0;
 }
 
+/* "; hottest: SYMBOL (P%)" from the first row of a text report's table, or "". */
+static void hottest(const char *report, char *buf, size_t len)
+{
+	char line[4096];
+	FILE *f = fopen(report, "re");
+
+	buf[0] = '\0';
+	while (f && fgets(line, sizeof(line), f)) {
+		char *sym = strstr(line, "] ");
+		double pct;
+		if (line[0] == '#' || sscanf(line, " %lf%%", &pct) != 1 || !sym)
+			continue;
+		sym[strcspn(sym, "\n")] = '\0';
+		snprintf(buf, len, "; hottest: %.200s (%.1f%%)", sym + 2, pct);
+		break;
+	}
+	if (f)
+		fclose(f);
+}
+
 int cmd_profile(int argc, char **argv)
 {
 	struct profile p = { .out = "profile.txt" };
@@ -551,12 +571,14 @@ int cmd_profile(int argc, char **argv)
 	}
 	if ((rc = report(&p, injected)))
 		return rc;
-	char status[64] = "";
+	char status[64] = "", hot[256] = "";
 	if (p.workload_status)
 		snprintf(status, sizeof(status), "; the command exited with status %d",
 			 p.workload_status);
+	if (!p.fmt->flag)
+		hottest(p.out, hot, sizeof(hot));
 	/* The closing line is said even with -q: it names where everything went. */
-	fprintf(stderr, "jitprof profile: %s (%s) from %llu samples, %llu jitted code loads; "
-		"data in %s/%s\n", p.out, p.fmt->what, c.samples, c.loads, p.dir, status);
+	fprintf(stderr, "jitprof profile: %s (%s) from %llu samples, %llu jitted code loads%s; "
+		"data in %s/%s\n", p.out, p.fmt->what, c.samples, c.loads, hot, p.dir, status);
 	return 0;
 }

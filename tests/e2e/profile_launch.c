@@ -33,6 +33,9 @@ static void launch_one(const struct ag_jdk *jdk)
 	AG_FMT(want, "jitprof profile: %s (text report) from ", out);
 	cr_expect(ag_starts(pf_last_line(r.err), want), "JDK %d, last line: %s", jdk->major,
 		  pf_last_line(r.err));
+	/* The closing line names the hottest row of the table, a jitted Java method here. */
+	cr_expect(strstr(pf_last_line(r.err), "; hottest: jitprof.samples.Generations."),
+		  "JDK %d, last line: %s", jdk->major, pf_last_line(r.err));
 	cr_expect(strstr(r.err, "jitprof agent: writing "), "JDK %d: %s", jdk->major, r.err);
 
 	char *rep = tu_read_file(out, NULL);
