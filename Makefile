@@ -30,10 +30,11 @@ INSTALL_BINS :=
 INSTALL_LIBS :=
 INSTALL_HDRS :=
 
-.PHONY: all check demo bench fuzz install clean deps unit e2e
+.PHONY: all check check-deps demo bench fuzz install clean deps unit e2e
 all: real-all
 
 include mk/rules.mk
+include mk/deps.mk
 include $(sort $(wildcard */module.mk */*/module.mk))
 include mk/tests.mk
 
@@ -42,8 +43,14 @@ real-all: $(ALL_TARGETS)
 deps:
 	@scripts/deps.sh
 
-# check = set-up, build, every test. Unit tests first: they are fast and pinpoint.
+# The #includes (and docs/ARCHITECTURE.md's table) against mk/deps.mk's module direction.
+check-deps:
+	@scripts/check-deps.sh
+
+# check = set-up, dependency direction, build, every test. Unit tests first: they are fast
+# and pinpoint.
 check: deps
+	@$(MAKE) --no-print-directory check-deps
 	@$(MAKE) --no-print-directory all
 	@$(MAKE) --no-print-directory unit e2e
 

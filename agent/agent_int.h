@@ -82,9 +82,14 @@ void agent_methods_free(void);
 /* ---- tier.c: HotSpot's exported VMStructs ---- */
 /* 0 if this JVM exports the VMStructs the lookup needs. */
 int agent_tier_init(void);
-/* Tier of the nmethod whose code starts at code_addr with code_size bytes, read from the code
- * cache; -ENOENT when it cannot be read with certainty (tier is then unknown). */
-int agent_tier_lookup(const void *code_addr, uint64_t code_size, int32_t *level, int *osr);
+struct agent_nmethod {
+	int32_t level;		/* HotSpot comp level 0-4 */
+	int32_t compile_id;	/* -1 when this JVM does not export it */
+	int32_t osr_bci;	/* -1 for a normal (non-OSR) entry */
+};
+/* The nmethod whose code starts at code_addr with code_size bytes, read from the code cache;
+ * -ENOENT when it cannot be read with certainty (everything is then unknown). */
+int agent_tier_lookup(const void *code_addr, uint64_t code_size, struct agent_nmethod *out);
 
 /* ---- stats.c ---- */
 /* Writes the JD_EXT_AGENT_STATS record and, with verbose, one summary line on stderr. */

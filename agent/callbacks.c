@@ -3,6 +3,7 @@
  * companion file), CompiledMethodUnload and DynamicCodeGenerated. Per-thread scratch buffers
  * grow geometrically and are reused, so a compile allocates nothing per pc. */
 #include "agent/agent_int.h"
+#include "agent/ranges.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -199,9 +200,11 @@ static long build_stacks(struct scratch *s, jvmtiEnv *jvmti, const void *compile
 	return (long)np;
 }
 
-/* DEBUG_INFO rows: per pc the innermost frame that has a file and a line (a frame without
- * one, e.g. a hidden class, falls back to its caller's call site), consecutive repeats
- * dropped, one row per address. */
+/* DEBUG_INFO rows from the ranges: per range the innermost frame that has a file and a line (a
+ * frame without one, e.g. a hidden class, falls back to its caller's call site), consecutive
+ * repeats dropped, one row per address. A range with no line at all (the method-entry
+ * descriptor, bci -1) joins the previous row, or the first row when it leads, so the code
+ * before the first real line (the prologue) is on the method's first line. */
 static size_t build_lines(struct scratch *s, size_t np)
 {
 	size_t n = 0;
@@ -230,7 +233,7 @@ static size_t build_lines(struct scratch *s, size_t np)
 		if (n > 0 && s->lines[n - 1].line == line && strcmp(s->lines[n - 1].file, file) == 0)
 			continue;
 		l = &s->lines[n++];
-		l->addr = p->addr;
+		l->addr = n == 1 ? s->pcs[0].addr : p->addr;
 		l->line = line;
 		l->discrim = 0;
 		l->file = file;
@@ -248,14 +251,16 @@ void JNICALL agent_on_compiled_load(jvmtiEnv *jvmti, jmethodID method, jint code
 				    const jvmtiAddrLocationMap *map, const void *compile_info)
 {
 	uint64_t t0 = agent_now_ns(), lo = (uintptr_t)code_addr, code_index = 0;
-	struct jd_ext_load_info info = { .tier = JD_TIER_UNKNOWN, .level = -1 };
+	struct jd_ext_load_info info = { .tier = JD_TIER_UNKNOWN, .level = -1, .compile_id = -1,
+					 .osr_bci = -1, .flags = JD_LOAD_IDS };
+	struct agent_nmethod nm;
 	struct jd_ext_inline inl = { 0 };
 	struct jd_load_desc d = { 0 };
 	const struct agent_options *o = &agent_g.opt;
 	struct agent_method *m;
 	struct scratch *s;
 	unsigned loads;
-	int osr = 0, rc;
+	int rc;
 
 	(void)map_length;
 	(void)map;
@@ -269,12 +274,15 @@ void JNICALL agent_on_compiled_load(jvmtiEnv *jvmti, jmethodID method, jint code
 	}
 	loads = atomic_fetch_add(&m->loads, 1) + 1;
 	info.generation = agent_backfilling ? 0 : loads;
-	info.flags = agent_backfilling ? JD_LOAD_BACKFILLED : 0;
-	if (agent_tier_lookup(code_addr, (uint64_t)code_size, &info.level, &osr) == 0) {
+	info.flags |= agent_backfilling ? JD_LOAD_BACKFILLED : 0;
+	if (agent_tier_lookup(code_addr, (uint64_t)code_size, &nm) == 0) {
+		info.level = nm.level;
+		info.compile_id = nm.compile_id;
+		info.osr_bci = nm.osr_bci;
 		/* level 0: a native wrapper or method-handle intrinsic, no compiler tier */
 		info.tier = info.level >= 4 ? JD_TIER_C2 : info.level >= 1 ? JD_TIER_C1
 					    : JD_TIER_OTHER;
-		if (osr)
+		if (nm.osr_bci >= 0)
 			info.flags |= JD_LOAD_OSR;
 	}
 	d.name = m->name;
@@ -287,6 +295,8 @@ void JNICALL agent_on_compiled_load(jvmtiEnv *jvmti, jmethodID method, jint code
 		long np = build_stacks(s, jvmti, compile_info, lo, lo + (uint64_t)code_size,
 				       &nr_methods);
 
+		if (np > 0)
+			np = (long)agent_pcs_to_ranges(s->pcs, (size_t)np, lo);
 		if (np > 0 && o->lines) {
 			d.nr_lines = build_lines(s, (size_t)np);	/* may move s->lines */
 			d.lines = s->lines;

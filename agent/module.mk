@@ -15,5 +15,6 @@ $(BUILD)/libagent.so: $(AGENT_OBJS) $(BUILD)/libjitdump.a agent/exports.map
 ALL_TARGETS  += $(BUILD)/libagent.so
 INSTALL_LIBS += $(BUILD)/libagent.so
 
-# Unit tests (tests/unit/agent): the option parser alone, as a fuzz target would link it.
-UNIT_LIBS_agent := $(BUILD)/obj/agent/options.o
+# Unit tests (tests/unit/agent): the option parser (as a fuzz target would link it) and the
+# descriptor-to-range rule, both without a JVM.
+UNIT_LIBS_agent := $(BUILD)/obj/agent/options.o $(BUILD)/obj/agent/ranges.o

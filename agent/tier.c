@@ -2,8 +2,8 @@
  * through the VMStructs tables libjvm.so exports for its serviceability agent
  * (gHotSpotVMStructs, gHotSpotVMTypes). From the code address we walk CodeHeap's segment map
  * to the block start, as CodeHeap::find_block_for does, and accept the nmethod found there only
- * if its code begin AND size equal what JVMTI reported; then _comp_level and _entry_bci (OSR)
- * are read. Anything missing or inconsistent -> -ENOENT and the tier stays unknown. */
+ * if its code begin AND size equal what JVMTI reported; then _comp_level, _entry_bci (OSR)
+ * and _compile_id are read. Anything missing or inconsistent -> -ENOENT and the tier stays unknown. */
 #include "agent/agent_int.h"
 
 #include <dlfcn.h>
@@ -25,6 +25,7 @@ static struct {
 	long code_begin, code_end;	/* JDK <= 22: address fields */
 	long code_offset, data_offset;	/* JDK >= 23: int offsets from the blob */
 	long stub_offset, comp_level, entry_bci;
+	long compile_id;	/* -1: this JVM does not export nmethod::_compile_id */
 	long comp_level_size;
 } vm;
 
@@ -153,6 +154,7 @@ int agent_tier_init(void)
 	vm.stub_offset = field(&s, "nmethod", "_stub_offset", NULL);
 	vm.comp_level = field(&s, "nmethod", "_comp_level", &lvl_type);
 	vm.entry_bci = field(&s, "nmethod", "_entry_bci", NULL);
+	vm.compile_id = field(&s, "nmethod", "_compile_id", NULL);
 	vm.comp_level_size = type_size(&t, lvl_type);
 	if (!vm.heaps || vm.heaps == (uintptr_t)-1 || vm.ga_len < 0 || vm.ga_data < 0 ||
 	    vm.heap_memory < 0 || vm.heap_segmap < 0 || vm.heap_log2 < 0 || vm.vs_low < 0 ||
@@ -209,7 +211,7 @@ static uintptr_t block_of(uintptr_t heap, uintptr_t a, uintptr_t *hi)
 	return block;
 }
 
-int agent_tier_lookup(const void *code_addr, uint64_t code_size, int32_t *level, int *osr)
+int agent_tier_lookup(const void *code_addr, uint64_t code_size, struct agent_nmethod *out)
 {
 	uintptr_t a = (uintptr_t)code_addr, heaps, block = 0, hi = 0, nm, begin, end1, end2;
 	const uintptr_t *data;
@@ -227,7 +229,8 @@ int agent_tier_lookup(const void *code_addr, uint64_t code_size, int32_t *level,
 		return -ENOENT;
 	nm = block + (uintptr_t)vm.hb_size;
 	reach = max4(vm.code_begin, vm.code_end, vm.code_offset, vm.data_offset);
-	reach = max4(reach, vm.stub_offset, vm.comp_level, vm.entry_bci) + 8;
+	reach = max4(reach, vm.stub_offset, vm.comp_level, vm.entry_bci);
+	reach = (reach > vm.compile_id ? reach : vm.compile_id) + 8;
 	if (nm + (uintptr_t)reach > hi)
 		return -ENOENT;
 	if (vm.code_begin >= 0) {
@@ -245,7 +248,12 @@ int agent_tier_lookup(const void *code_addr, uint64_t code_size, int32_t *level,
 	lvl = read_int(nm + vm.comp_level, vm.comp_level_size);
 	if (lvl < 0 || lvl > 4)
 		return -ENOENT;
-	*level = lvl;
-	*osr = *(const int32_t *)(nm + vm.entry_bci) != INVOCATION_ENTRY_BCI;
+	out->level = lvl;
+	out->osr_bci = *(const int32_t *)(nm + vm.entry_bci);
+	if (out->osr_bci < 0)
+		out->osr_bci = INVOCATION_ENTRY_BCI;
+	out->compile_id = vm.compile_id >= 0 ? *(const int32_t *)(nm + vm.compile_id) : -1;
+	if (out->compile_id < 0)
+		out->compile_id = -1;
 	return 0;
 }

@@ -186,6 +186,15 @@ static int dec_load_info(struct jd_record *rec, const uint8_t *p, int sw, char *
 	i->tier = jd_get32(p + 36, sw);
 	i->flags = jd_get32(p + 40, sw);
 	i->level = (int32_t)jd_get32(p + 44, sw);
+	i->compile_id = i->osr_bci = -1;
+	/* Version 1 (48 bytes) has no ids; a flag without the bytes is a damaged record. */
+	if (!(i->flags & JD_LOAD_IDS))
+		return 0;
+	if (rec->total_size < JD_EXT_LOAD_INFO2_SIZE)
+		return bad(msg, len, "LOAD_INFO of %u bytes flags compile ids but has no room "
+			   "for them (%u needed)", rec->total_size, JD_EXT_LOAD_INFO2_SIZE);
+	i->compile_id = (int32_t)jd_get32(p + 48, sw);
+	i->osr_bci = (int32_t)jd_get32(p + 52, sw);
 	return 0;
 }
 
@@ -303,4 +312,10 @@ int jd_decode(struct jd_record *rec, const uint8_t *p, int sw, struct jd_decode_
 		return dec_stats(rec, p, sw, msg, len);
 	}
 	return bad(msg, len, "unknown record id %u", rec->id);
+}
+
+const char *jd_tier_name(uint32_t tier)
+{
+	static const char *const names[] = { "unknown", "interp", "C1", "C2", "stub", "other" };
+	return tier < sizeof(names) / sizeof(names[0]) ? names[tier] : "?";
 }

@@ -130,15 +130,24 @@ uint8_t *jd_enc_close(uint8_t *p, uint64_t ts)
 	return jd_enc_prefix(p, JD_CODE_CLOSE, JD_CLOSE_SIZE, ts);
 }
 
+uint32_t jd_load_info_size(const struct jd_ext_load_info *i)
+{
+	return i->flags & JD_LOAD_IDS ? JD_EXT_LOAD_INFO2_SIZE : JD_EXT_LOAD_INFO_SIZE;
+}
+
 uint8_t *jd_enc_load_info(uint8_t *p, uint64_t ts, const struct jd_ext_load_info *i)
 {
-	p = jd_enc_prefix(p, JD_EXT_LOAD_INFO, JD_EXT_LOAD_INFO_SIZE, ts);
+	p = jd_enc_prefix(p, JD_EXT_LOAD_INFO, jd_load_info_size(i), ts);
 	p = jd_put64(p, i->code_index);
 	p = jd_put64(p, i->code_addr);
 	p = jd_put32(p, i->generation);
 	p = jd_put32(p, i->tier);
 	p = jd_put32(p, i->flags);
-	return jd_put32(p, (uint32_t)i->level);
+	p = jd_put32(p, (uint32_t)i->level);
+	if (!(i->flags & JD_LOAD_IDS))
+		return p;
+	p = jd_put32(p, (uint32_t)i->compile_id);
+	return jd_put32(p, (uint32_t)i->osr_bci);
 }
 
 static const char *str_or_empty(const char *s)

@@ -33,6 +33,7 @@ struct jd_index {
 	uint64_t pend_addr;
 	int pend_debug;
 	const struct jd_unwinding_info *pend_unwind;
+	uint64_t pend_debug_off, pend_unwind_off;
 	char warning[1024];
 };
 
@@ -83,6 +84,7 @@ static int on_debug(struct jd_index *x, const struct jd_record *r)
 	x->pend_nr = r->u.debug.nr_entry;
 	x->pend_addr = r->u.debug.code_addr;
 	x->pend_debug = 1;
+	x->pend_debug_off = r->offset;
 	return 0;
 }
 
@@ -101,11 +103,13 @@ static int on_load(struct jd_index *x, const struct jd_record *r)
 		if (x->pend_addr == e->load.code_addr) {
 			e->lines = x->pend_lines;
 			e->nr_lines = x->pend_nr;
+			e->debug_offset = x->pend_debug_off;
 		} else {
 			x->counts.debug_mismatched++;
 		}
 	}
 	e->unwind = x->pend_unwind;
+	e->unwind_offset = x->pend_unwind ? x->pend_unwind_off : 0;
 	x->pend_debug = 0;
 	x->pend_unwind = NULL;
 	return 0;
@@ -136,6 +140,7 @@ static int on_dump_record(struct jd_index *x, const struct jd_record *r)
 		if (x->pend_unwind)
 			x->counts.unwind_orphaned++;
 		x->pend_unwind = jd_arena_dup(&x->arena, &r->u.unwind, sizeof(r->u.unwind));
+		x->pend_unwind_off = r->offset;
 		return x->pend_unwind ? 0 : -ENOMEM;
 	case JD_CODE_MOVE:
 		return on_move(x, r);
@@ -237,10 +242,12 @@ static int on_ext_record(struct jd_index *x, const struct jd_record *r)
 			break;
 		entry(x, i)->info = jd_arena_dup(&x->arena, &r->u.load_info,
 						 sizeof(r->u.load_info));
+		entry(x, i)->info_offset = r->offset;
 		return entry(x, i)->info ? 0 : -ENOMEM;
 	case JD_EXT_INLINE:
 		if (!find_by_index(x, r->u.inl.code_index, &i))
 			break;
+		entry(x, i)->inl_offset = r->offset;
 		return copy_inline(x, entry(x, i), &r->u.inl);
 	case JD_EXT_UNLOAD:
 		if (r->u.unload.code_index ? !find_by_index(x, r->u.unload.code_index, &i)

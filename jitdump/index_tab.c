@@ -63,13 +63,20 @@ static uint64_t hash_u64(uint64_t k)
 	return k;
 }
 
-/* FNV-1a, then mixed: FNV's low bits (the ones a power-of-two table uses) only see the low
- * bits of each byte, which clusters names that differ in a few digits. */
+/* Eight bytes a step (a multiply-xorshift over words), then mixed: a byte-wise FNV over every
+ * name was a tenth of indexing a 200k-load dump. */
 static uint64_t hash_str(const char *s)
 {
-	uint64_t h = 1469598103934665603ull;
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	size_t n = strlen(s);
+	uint64_t h = 1469598103934665603ull ^ n, w;
+	for (; n >= 8; n -= 8, s += 8) {
+		memcpy(&w, s, 8);
+		h = (h ^ w) * 0x9e3779b97f4a7c15ull;
+		h ^= h >> 29;
+	}
+	w = 0;
+	memcpy(&w, s, n);
+	h = (h ^ w) * 0x9e3779b97f4a7c15ull;
 	return hash_u64(h);
 }
 

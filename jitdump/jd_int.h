@@ -13,7 +13,8 @@
 #pragma GCC visibility push(hidden)
 
 /* Companion record sizes (prefix included); layouts in docs/jitdump.md. */
-#define JD_EXT_LOAD_INFO_SIZE   48u
+#define JD_EXT_LOAD_INFO_SIZE   48u	/* version 1: up to level */
+#define JD_EXT_LOAD_INFO2_SIZE  56u	/* version 2: + i32 compile_id, osr_bci (JD_LOAD_IDS) */
 #define JD_EXT_INLINE_FIXED     40u
 #define JD_EXT_INLINE_PC_FIXED  12u	/* u64 addr, u32 depth */
 #define JD_EXT_INLINE_FRAME     8u	/* u32 method, i32 line */
@@ -71,6 +72,8 @@ uint8_t *jd_enc_load_head(uint8_t *p, uint64_t ts, const struct jd_code_load *l,
 			  uint32_t total);
 uint8_t *jd_enc_move(uint8_t *p, uint64_t ts, const struct jd_code_move *m);
 uint8_t *jd_enc_close(uint8_t *p, uint64_t ts);
+/* Version 2 (56 bytes) when i->flags has JD_LOAD_IDS, else version 1 (48 bytes). */
+uint32_t jd_load_info_size(const struct jd_ext_load_info *i);
 uint8_t *jd_enc_load_info(uint8_t *p, uint64_t ts, const struct jd_ext_load_info *i);
 uint64_t jd_inline_size(const struct jd_ext_inline *in);
 uint8_t *jd_enc_inline(uint8_t *p, uint64_t ts, const struct jd_ext_inline *in,

@@ -110,9 +110,13 @@ enum jd_tier {
 	JD_TIER_STUB = 4,
 	JD_TIER_OTHER = 5,
 };
+/* The one spelling of a tier, as every view prints it: "unknown", "interp", "C1", "C2",
+ * "stub", "other"; "?" for a value this version does not know. */
+const char *jd_tier_name(uint32_t tier);
 
 #define JD_LOAD_BACKFILLED (1u << 0)	/* reported after the fact (attach, GenerateEvents) */
 #define JD_LOAD_OSR        (1u << 1)
+#define JD_LOAD_IDS        (1u << 2)	/* compile_id/osr_bci are set: LOAD_INFO version 2 */
 
 struct jd_ext_load_info {
 	uint64_t code_index, code_addr;
@@ -120,6 +124,10 @@ struct jd_ext_load_info {
 	uint32_t tier;		/* enum jd_tier */
 	uint32_t flags;		/* JD_LOAD_* */
 	int32_t  level;		/* runtime's own tier number, -1 unknown */
+	/* Read (and written) only with JD_LOAD_IDS in flags, so a caller built against the
+	 * 24-byte version of this struct is never read past its end. */
+	int32_t  compile_id;	/* the runtime's compile id, -1 unknown */
+	int32_t  osr_bci;	/* OSR entry bytecode index, -1 for a normal entry or unknown */
 };
 
 struct jd_inline_frame {
@@ -214,7 +222,7 @@ int jd_is_marker_name(const char *path, uint32_t *pid);
 
 /* ---- Index: a whole dump plus its companion, one entry per code load ---------------------
  * What synth, inject and report consume. Generation = the nth load of a name in this dump
- * (ARCHITECTURE.md contract 3), derived for any writer's dump. Entries are in file order. */
+ * (docs/ARCHITECTURE.md, contract 3), derived for any writer's dump. Entries are in file order. */
 
 struct jd_load_entry {
 	struct jd_code_load load;	/* name/code point into the mapped dump */
@@ -227,6 +235,11 @@ struct jd_load_entry {
 	const struct jd_ext_load_info *info;	/* NULL without companion data */
 	const struct jd_ext_inline *inl;	/* NULL without companion data */
 	uint64_t unload_time;		/* 0: never unloaded */
+	/* File offsets of the records joined to it (0: none): its DEBUG_INFO and UNWINDING_INFO
+	 * in the dump, its load info and inline record in the companion. With them and the
+	 * generation, one load can be read again alone without an index (a reader over the
+	 * header and that record: jd_reader_open_mem). */
+	uint64_t debug_offset, unwind_offset, info_offset, inl_offset;
 };
 
 struct jd_move_entry {
@@ -268,8 +281,14 @@ enum jd_clock {
 };
 
 struct jd_writer_opts {
-	size_t size;		/* sizeof(struct jd_writer_opts): lets the struct grow (0 = this
-				 * header's size) */
+	/* sizeof(struct jd_writer_opts) the caller was built with (0 = this header's): an older
+	 * caller gets defaults for what it lacks, a newer one's unknown non-zero bytes are
+	 * refused with -EINVAL (docs/ARCHITECTURE.md, "Options structs"). `size` is the old
+	 * spelling. */
+	union {
+		size_t sz;
+		size_t size;
+	};
 	const char *dir;	/* NULL: $JITDUMPDIR, else $HOME/.debug/jit (created 0700) */
 	enum jd_clock clock;
 	size_t buffer_size;	/* 0: 64 KiB */

@@ -1,17 +1,38 @@
-# libjitdump: the jitdump format, writer and reader. libc (and pthreads) only.
+# libjitdump: the jitdump format, writer and reader. libc (and pthreads) only. Installed for
+# other JITs: libjitdump.so.1 (SONAME, symbols versioned JITDUMP_1 by libjitdump.map),
+# libjitdump.so -> libjitdump.so.1 for the linker, jitdump.h and jitdump.pc.
 JITDUMP_SRCS := $(wildcard jitdump/*.c)
 JITDUMP_OBJS := $(call objs_of,$(JITDUMP_SRCS))
+JITDUMP_SOVERSION := 1
+JITDUMP_VERSION := 1.0.0
 
 $(BUILD)/libjitdump.a: $(JITDUMP_OBJS)
 	@mkdir -p $(@D)
 	rm -f $@ && ar rcs $@ $^
 
-$(BUILD)/libjitdump.so: $(JITDUMP_OBJS)
+$(BUILD)/libjitdump.so.$(JITDUMP_SOVERSION): $(JITDUMP_OBJS) jitdump/libjitdump.map
 	@mkdir -p $(@D)
-	$(CC) $(ALL_LDFLAGS) -shared -Wl,-soname,libjitdump.so -o $@ $^ -lpthread
+	$(CC) $(ALL_LDFLAGS) -shared -Wl,-soname,libjitdump.so.$(JITDUMP_SOVERSION) \
+		-Wl,--version-script=jitdump/libjitdump.map -Wl,-z,defs \
+		-o $@ $(JITDUMP_OBJS) -lpthread
 
-ALL_TARGETS  += $(BUILD)/libjitdump.a $(BUILD)/libjitdump.so
-INSTALL_LIBS += $(BUILD)/libjitdump.a $(BUILD)/libjitdump.so
+$(BUILD)/libjitdump.so: $(BUILD)/libjitdump.so.$(JITDUMP_SOVERSION)
+	ln -sf libjitdump.so.$(JITDUMP_SOVERSION) $@
+
+$(BUILD)/jitdump.pc: jitdump/jitdump.pc.in Makefile
+	@mkdir -p $(@D)
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(JITDUMP_VERSION)|' $< > $@
+
+ALL_TARGETS  += $(BUILD)/libjitdump.a $(BUILD)/libjitdump.so $(BUILD)/jitdump.pc
+INSTALL_LIBS += $(BUILD)/libjitdump.a $(BUILD)/libjitdump.so.$(JITDUMP_SOVERSION)
 INSTALL_HDRS += jitdump/jitdump.h
 UNIT_LIBS_jitdump := $(BUILD)/libjitdump.a
 UNIT_LDLIBS_jitdump := -lpthread
+
+# The linker's name and the pkg-config file, after the generic install has copied the rest.
+.PHONY: install-jitdump
+install: install-jitdump
+install-jitdump: $(BUILD)/libjitdump.so $(BUILD)/jitdump.pc
+	install -d $(DESTDIR)$(PREFIX)/lib/pkgconfig
+	ln -sf libjitdump.so.$(JITDUMP_SOVERSION) $(DESTDIR)$(PREFIX)/lib/libjitdump.so
+	install -m 0644 $(BUILD)/jitdump.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/jitdump.pc

@@ -39,12 +39,20 @@ static int write_ext_load(struct jd_writer *w, const struct jd_load_desc *d, uin
 	int rc = ext_ready(w);
 	if (rc)
 		return rc;
-	size_t n = (d->info ? JD_EXT_LOAD_INFO_SIZE : 0) + (size_t)isize;
+	struct jd_ext_load_info i = { 0 };
+	if (d->info) {
+		/* The version-1 part always; the ids only when the caller's struct has them. */
+		memcpy(&i, d->info, offsetof(struct jd_ext_load_info, compile_id));
+		if (i.flags & JD_LOAD_IDS) {
+			i.compile_id = d->info->compile_id;
+			i.osr_bci = d->info->osr_bci;
+		}
+	}
+	size_t n = (d->info ? jd_load_info_size(&i) : 0) + (size_t)isize;
 	uint8_t *p = jd_sink_claim(w, &w->ext, n), *q = p;
 	if (!p)
 		return w->err;
 	if (d->info) {
-		struct jd_ext_load_info i = *d->info;
 		i.code_index = index;
 		i.code_addr = d->code_addr;
 		q = jd_enc_load_info(q, ts, &i);

@@ -4,6 +4,7 @@
  * was flushed is in the file even if the process dies right after. Fork: see fork.c. */
 #include "jitdump/jd_int.h"
 #include "jitdump/writer_int.h"
+#include "lib/opts.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -175,13 +176,10 @@ void jd_writer_drop_files(struct jd_writer *w)
 
 int jd_writer_open(struct jd_writer **out, const struct jd_writer_opts *opts)
 {
-	struct jd_writer_opts o = { 0 };
+	struct jd_writer_opts o;
 	*out = NULL;
-	if (opts) {
-		/* size 0 is taken as "this version's struct" so designated initializers work. */
-		size_t n = opts->size ? opts->size : sizeof(o);
-		memcpy(&o, opts, n < sizeof(o) ? n : sizeof(o));
-	}
+	if (JP_OPTS_TAKE(&o, opts))
+		return -EINVAL;
 	int rc = jd_clock_check(o.clock);
 	if (rc)
 		return rc;

@@ -1,12 +1,13 @@
 # Unit tests: every directory tests/unit/<m>/ becomes one Criterion binary build/tests/unit-<m>,
-# linked with what module <m> declares in UNIT_LIBS_<m> (and UNIT_LDLIBS_<m>).
+# linked with what module <m> declares in UNIT_LIBS_<m> (and UNIT_LDLIBS_<m>), archives in
+# mk/deps.mk's order (each before what it uses: no --start-group hides a cycle).
 UNIT_DIRS := $(notdir $(wildcard tests/unit/*))
 UNIT_BINS := $(foreach m,$(UNIT_DIRS),$(BUILD)/tests/unit-$(m))
 
 define unit_rule
 $(BUILD)/tests/unit-$(1): $(call objs_of,$(wildcard tests/unit/$(1)/*.c tests/lib/*.c)) $$(UNIT_LIBS_$(1))
 	@mkdir -p $$(@D)
-	$$(CC) $$(ALL_LDFLAGS) -o $$@ -Wl,--start-group $$^ -Wl,--end-group $$(UNIT_LDLIBS_$(1)) -lcriterion -lpthread
+	$$(CC) $$(ALL_LDFLAGS) -o $$@ $$^ $$(UNIT_LDLIBS_$(1)) -lcriterion -lpthread
 endef
 $(foreach m,$(UNIT_DIRS),$(eval $(call unit_rule,$(m))))
 
@@ -19,7 +20,7 @@ E2E_BINS := $(foreach n,$(E2E_NAMES),$(BUILD)/tests/e2e-$(n))
 define e2e_rule
 $(BUILD)/tests/e2e-$(1): $(BUILD)/obj/tests/e2e/$(1).o $(call objs_of,$(wildcard tests/lib/*.c)) $$(E2E_LIBS_$(1)) $(BUILD)/libjitdump.a
 	@mkdir -p $$(@D)
-	$$(CC) $$(ALL_LDFLAGS) -o $$@ -Wl,--start-group $$^ -Wl,--end-group $$(E2E_LDLIBS_$(1)) -lcriterion -lpthread
+	$$(CC) $$(ALL_LDFLAGS) -o $$@ $$^ $$(E2E_LDLIBS_$(1)) -lcriterion -lpthread
 endef
 $(foreach n,$(E2E_NAMES),$(eval $(call e2e_rule,$(n))))
 

@@ -224,7 +224,7 @@ static int collect(void *ctx, struct sym_session *ss)
 	return 0;
 }
 
-static void on_report(void *ctx, int level, const char *msg)
+static void on_report(void *ctx, enum jp_level level, const char *msg)
 {
 	struct archive_job *j = ctx;
 	if (level >= 1 && j->verbose)
@@ -244,8 +244,8 @@ int cmd_archive(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct archive_job job = { 0 };
-	struct rp_ingest_opts in = { .input = "perf.data", .finish = collect, .report = on_report,
-				     .ctx = &job };
+	struct rp_ingest_opts in = { .input = "perf.data", .finish = collect,
+				     .log = { on_report, &job }, .ctx = &job };
 	const char *output = NULL;
 	int c;
 	optind = 1;

@@ -112,46 +112,40 @@ static int mark_hit(struct hits *h, struct sym_dso *d)
 	return 0;
 }
 
-static int feed(struct sym_session *s, struct hits *h, const struct pd_event *ev)
+struct replay {
+	struct sym_session *s;
+	struct hits h;
+};
+
+static int feed(void *ctx, const struct pd_event *ev)
 {
-	int rc = sym_feed_event(s, ev);
-	if (rc != 1)
-		return rc;
-	struct sym_dso *d = sym_dso_at(s, ev->u.sample.pid, ev->u.sample.ip, pd_event_time(ev),
-				       ev->misc & 7, NULL);
-	return d ? mark_hit(h, d) : 0;
+	struct replay *rp = ctx;
+	return sym_feed_event(rp->s, ev);
+}
+
+/* A sample marks the DSO it landed in. */
+static int on_sample(void *ctx, const struct pd_event *ev)
+{
+	struct replay *rp = ctx;
+	struct sym_dso *d = sym_dso_at(rp->s, ev->u.sample.pid, ev->u.sample.ip,
+				       pd_event_time(ev), ev->misc & PERF_RECORD_MISC_CPUMODE_MASK,
+				       NULL);
+	return d ? mark_hit(&rp->h, d) : 0;
 }
 
 /* Replays the recording in perf's time order, marking the DSO of every sample. */
-static int replay(struct pd_reader *r, struct sym_session *s, struct hits *h)
+static int replay(struct pd_reader *r, struct replay *rp)
 {
-	struct pd_ordered *q = pd_ordered_new(r);
-	struct pd_event ev;
-	int rc = q ? 0 : -ENOMEM, got;
-	while (!rc && (got = pd_reader_next(r, &ev)) > 0) {
-		if (ev.type == PD_RECORD_FINISHED_ROUND) {
-			pd_ordered_round(q);
-		} else if (ev.type == PD_RECORD_HEADER_BUILD_ID) {
-			rc = feed(s, h, &ev);
-			continue;
-		} else if ((rc = pd_ordered_push(q, &ev, pd_event_time(&ev)))) {
-			break;
-		}
-		struct pd_event out;
-		while (!rc && pd_ordered_pop(q, &out) > 0)
-			rc = feed(s, h, &out);
-	}
-	if (!rc && got < 0) {
+	const struct pd_tool tool = {
+		.sz = sizeof(tool), .sample = on_sample, .mmap = feed, .comm = feed,
+		.fork = feed, .exit = feed, .build_id = feed, .ctx = rp,
+	};
+	int damage;
+	int rc = pd_replay(r, &tool, &damage);
+	if (!rc && damage < 0) {
 		cli_error("%s", pd_reader_error(r));
 		rc = -EINVAL;
 	}
-	if (!rc) {
-		struct pd_event out;
-		pd_ordered_flush(q);
-		while (!rc && pd_ordered_pop(q, &out) > 0)
-			rc = feed(s, h, &out);
-	}
-	pd_ordered_free(q);
 	return rc;
 }
 
@@ -176,9 +170,12 @@ static void print_hits(struct sym_session *s, const struct hits *h)
 static int list_recording(const char *input, int with_hits)
 {
 	struct pd_reader *r;
-	int rc = pd_reader_open(&r, input, NULL);
+	char err[1024] = "";
+	struct jp_errbuf eb = { err, sizeof(err) };
+	struct pd_reader_opts ro = { .sz = sizeof(ro), .log = { jp_log_errbuf, &eb } };
+	int rc = pd_reader_open(&r, input, &ro);
 	if (rc)
-		return cli_error("%s: %s", input, strerror(-rc));
+		return cli_error("%s", err);	/* names the file and offset */
 	if (!with_hits && !pd_reader_is_pipe(r) && pd_reader_has_feature(r, PD_FEAT_BUILD_ID)) {
 		rc = print_table(r);
 		pd_reader_close(r);
@@ -186,17 +183,17 @@ static int list_recording(const char *input, int with_hits)
 	}
 	struct sym_opts o = { .sz = sizeof(o), .no_debuginfod = 1, .no_lines = 1 };
 	struct sym_session *s = sym_session_new(&o);
-	struct hits h = { 0 };
+	struct replay rp = { .s = s };
 	if (!s) {
 		pd_reader_close(r);
 		return cli_error("out of memory");
 	}
 	rc = sym_feed_build_ids(s, r);
 	if (!rc)
-		rc = replay(r, s, &h);
+		rc = replay(r, &rp);
 	if (!rc)
-		print_hits(s, &h);
-	free(h.v);
+		print_hits(s, &rp.h);
+	free(rp.h.v);
 	sym_session_free(s);
 	pd_reader_close(r);
 	return rc ? 1 : 0;

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,15 +22,23 @@ static void usage(FILE *out)
 		"(jit-PID.dump, found through the marker mappings in the recording) into the\n"
 		"recording: one MMAP2 per code load carrying the build-id of an ELF made for that\n"
 		"generation, in time order with the recorded events. ELFs are written only for the\n"
-		"generations that received samples, beside the dump and into the build-id cache.\n\n"
+		"generations that received samples, beside the dump (as perf does).\n\n"
 		"  -j, --jit              inject jitted code (the only mode; accepted for perf's habit)\n"
 		"  -i, --input FILE       perf.data to read, or - for a pipe (default perf.data)\n"
 		"  -o, --output FILE      perf.data to write, or - for a pipe on stdout (default\n"
 		"                         perf.jit.data beside the input; stdout for input -)\n"
 		"      --jit-dir DIR      read the dumps from DIR instead of the recorded paths\n"
 		"      --all              write the ELF of every generation, not only sampled ones\n"
-		"      --buildid-dir DIR  build-id cache root (default $PERF_BUILDID_DIR or ~/.debug)\n"
-		"      --no-buildid-cache do not place the ELFs in the build-id cache\n"
+		"      --no-elfs          write no ELF file: record where each comes from (dump,\n"
+		"                         identity, record offset) in the output; jitprof report,\n"
+		"                         archive and buildid-list build them in memory on demand\n"
+		"                         (needs a file output)\n"
+		"      --elfs-for FILE    write the ELF files of a --no-elfs output FILE (for perf\n"
+		"                         report), then exit; -i/-o are not used\n"
+		"      --cache            also copy the ELFs into the build-id cache\n"
+		"      --buildid-dir DIR  build-id cache root (default $PERF_BUILDID_DIR or ~/.debug);\n"
+		"                         implies --cache\n"
+		"      --no-buildid-cache no build-id cache (the default; kept for old scripts)\n"
 		"      --threads N        worker threads (default: ELF writers 4 per CPU, at least\n"
 		"                         32, as they mostly wait on the file system; hashing: CPUs)\n"
 		"  -q, --quiet            no summary\n"
@@ -41,9 +50,10 @@ static void usage(FILE *out)
 		"made with -k mono; arch-timestamp dumps are converted with its TIME_CONV.\n");
 }
 
-static void on_warn(void *ctx, const char *msg)
+static void on_warn(void *ctx, enum jp_level level, const char *msg)
 {
 	(void)ctx;
+	(void)level;
 	cli_warn("%s", msg);
 }
 
@@ -59,7 +69,8 @@ static void on_progress_elfs(void *ctx, uint64_t done, uint64_t total)
 	cli_progress("writing ELFs", done, total);
 }
 
-enum { OPT_JIT_DIR = 256, OPT_ALL, OPT_BUILDID_DIR, OPT_NO_CACHE, OPT_THREADS };
+enum { OPT_JIT_DIR = 256, OPT_ALL, OPT_BUILDID_DIR, OPT_NO_CACHE, OPT_THREADS, OPT_NO_ELFS,
+       OPT_ELFS_FOR, OPT_CACHE };
 
 static const struct option longopts[] = {
 	{ "jit", no_argument, NULL, 'j' },
@@ -70,6 +81,9 @@ static const struct option longopts[] = {
 	{ "buildid-dir", required_argument, NULL, OPT_BUILDID_DIR },
 	{ "no-buildid-cache", no_argument, NULL, OPT_NO_CACHE },
 	{ "threads", required_argument, NULL, OPT_THREADS },
+	{ "no-elfs", no_argument, NULL, OPT_NO_ELFS },
+	{ "elfs-for", required_argument, NULL, OPT_ELFS_FOR },
+	{ "cache", no_argument, NULL, OPT_CACHE },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "version", no_argument, NULL, 'V' },
 	{ "help", no_argument, NULL, 'h' },
@@ -83,10 +97,15 @@ static void summary(const struct inj_opts *o, const struct inj_stats *st, const 
 		 (unsigned long long)st->dumps, (unsigned long long)st->loads,
 		 (unsigned long long)st->moves, (unsigned long long)st->unloads,
 		 (unsigned long long)st->loads_hit);
-	cli_info("ELFs: %llu written, %llu already there%s%s%s; %llu dropped //anon-style maps",
-		 (unsigned long long)st->pool.written, (unsigned long long)st->pool.reused,
-		 cache ? " (build-id cache " : "", cache ? cache : "", cache ? ")" : "",
-		 (unsigned long long)st->anon_dropped);
+	if (o->no_elfs)
+		cli_info("ELFs: none written, %llu recorded by origin (built on demand); %llu "
+			 "dropped //anon-style maps", (unsigned long long)st->origins,
+			 (unsigned long long)st->anon_dropped);
+	else
+		cli_info("ELFs: %llu written, %llu already there%s%s%s; %llu dropped //anon-style "
+			 "maps", (unsigned long long)st->pool.written,
+			 (unsigned long long)st->pool.reused, cache ? " (build-id cache " : "",
+			 cache ? cache : "", cache ? ")" : "", (unsigned long long)st->anon_dropped);
 	if (st->clamped)
 		cli_info("%llu code loads predate their marker's place in %s and take effect "
 			 "from there", (unsigned long long)st->clamped, o->input);
@@ -95,28 +114,44 @@ static void summary(const struct inj_opts *o, const struct inj_stats *st, const 
 /* No -o: perf.jit.data beside the input (a pipe in gives a pipe out), never the input. */
 static int default_output(struct inj_opts *o, char *buf, size_t len)
 {
-	char dir[4096], a[4096], b[4096];
+	char real[PATH_MAX], same[PATH_MAX];
+	const char *slash;
 
 	if (!strcmp(o->input, "-")) {
 		o->output = "-";
 		return 0;
 	}
-	if (inj_dirname(o->input, dir, sizeof(dir)) < 0 ||
-	    snprintf(buf, len, "%s/perf.jit.data", dir) >= (int)len)
+	slash = strrchr(o->input, '/');
+	if (snprintf(buf, len, "%.*s%sperf.jit.data", slash ? (int)(slash - o->input) : 0,
+		     o->input, slash ? "/" : "") >= (int)len)
 		return cli_error("%s: path too long", o->input);
-	if (!inj_abspath(o->input, a, sizeof(a)) && !inj_abspath(buf, b, sizeof(b)) &&
-	    !strcmp(a, b))
+	if (realpath(o->input, real) && realpath(buf, same) && !strcmp(real, same))
 		return cli_usage_error("%s is the default output: give -o FILE", o->input);
 	o->output = buf;
+	return 0;
+}
+
+static int elfs_for_cmd(const char *injected, const char *cache, int threads)
+{
+	struct inj_pool_stats st;
+	char err[1024];
+	if (inj_elfs_for(injected, cache, threads, &st, err, sizeof(err)) < 0)
+		return cli_error("%s", err);
+	if (st.failed)
+		return cli_error("%llu ELF(s) could not be written; first: %s",
+				 (unsigned long long)st.failed, st.first_error);
+	cli_info("ELFs for %s: %llu written, %llu already there%s%s%s", injected,
+		 (unsigned long long)st.written, (unsigned long long)st.reused,
+		 cache ? " (build-id cache " : "", cache ? cache : "", cache ? ")" : "");
 	return 0;
 }
 
 int cmd_inject(int argc, char **argv)
 {
 	struct inj_opts o = { .input = "perf.data" };
-	const char *cache = NULL;
+	const char *cache = NULL, *elfs_for = NULL;
 	char cache_buf[4096], err[1024], out_buf[4096];
-	int no_cache = 0, c, quiet = 0, rc;
+	int no_cache = 0, want_cache = 0, c, quiet = 0, rc;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "ji:o:qVh", longopts, NULL)) != -1) {
 		switch (c) {
@@ -125,8 +160,11 @@ int cmd_inject(int argc, char **argv)
 		case 'o': o.output = optarg; break;
 		case OPT_JIT_DIR: o.jit_dir = optarg; break;
 		case OPT_ALL: o.all = 1; break;
-		case OPT_BUILDID_DIR: cache = optarg; break;
+		case OPT_BUILDID_DIR: cache = optarg; want_cache = 1; break;
 		case OPT_NO_CACHE: no_cache = 1; break;
+		case OPT_CACHE: want_cache = 1; break;
+		case OPT_NO_ELFS: o.no_elfs = 1; break;
+		case OPT_ELFS_FOR: elfs_for = optarg; break;
 		case OPT_THREADS: {
 			char *end;
 			long t = strtol(optarg, &end, 10);
@@ -145,16 +183,32 @@ int cmd_inject(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
+	if (o.no_elfs && elfs_for) {
+		fprintf(stderr, "jitprof inject: --no-elfs cannot be combined with --elfs-for\n");
+		return 2;
+	}
 	cli_set_quiet(quiet);
-	if (!o.output && (rc = default_output(&o, out_buf, sizeof(out_buf))))
+	if (!elfs_for && !o.output && (rc = default_output(&o, out_buf, sizeof(out_buf))))
 		return rc;
-	if (!no_cache && !cache) {
+	if (no_cache || o.no_elfs)
+		want_cache = 0;
+	if (want_cache && !cache) {
 		if (synth_cache_default_root(cache_buf, sizeof(cache_buf)) < 0)
 			return cli_error("no build-id cache directory ($HOME unset?); use "
 					 "--buildid-dir DIR or --no-buildid-cache");
 		cache = cache_buf;
 	}
-	o.cache_root = no_cache ? NULL : cache;
+	o.cache_root = want_cache ? cache : NULL;
+	if (elfs_for)
+		return elfs_for_cmd(elfs_for, o.cache_root, o.threads);
+	if (o.no_elfs && !strcmp(o.output, "-") && !isatty(STDOUT_FILENO)) {
+		struct stat sb;
+		if (fstat(STDOUT_FILENO, &sb) == 0 && !S_ISREG(sb.st_mode)) {
+			fprintf(stderr, "jitprof inject: --no-elfs needs a file output (-o FILE): "
+				"the origins of the ELFs are written at its end\n");
+			return 2;
+		}
+	}
 	if ((rc = cli_refuse_binary_tty(o.output, "perf.data")))
 		return rc;
 
@@ -163,7 +217,7 @@ int cmd_inject(int argc, char **argv)
 		return cli_error("%s: %s", o.output, strerror(-rc));
 	o.out_fd = out.fd;
 	o.out_pipe = out.unseekable;
-	o.warn = on_warn;
+	o.log.fn = on_warn;
 	o.progress_bytes = on_progress;
 	if (isatty(STDERR_FILENO))
 		o.progress_elfs = on_progress_elfs;

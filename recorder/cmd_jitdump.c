@@ -161,12 +161,6 @@ static const char *type_name(uint32_t id)
 	return "UNKNOWN";
 }
 
-static const char *tier_name(uint32_t t)
-{
-	static const char *n[] = { "unknown", "interpreter", "c1", "c2", "stub", "other" };
-	return t <= JD_TIER_OTHER ? n[t] : "?";
-}
-
 static const char *mach_name(uint32_t m)
 {
 	switch (m) {
@@ -292,9 +286,19 @@ static void print_record(struct out *o, const struct jd_record *r)
 		f_u64(o, "code_index", r->u.load_info.code_index);
 		f_addr(o, "code_addr", r->u.load_info.code_addr);
 		f_u64(o, "generation", r->u.load_info.generation);
-		f_str(o, "tier", tier_name(r->u.load_info.tier));
+		f_str(o, "tier", jd_tier_name(r->u.load_info.tier));
 		f_i64(o, "level", r->u.load_info.level);
 		f_u64(o, "flags", r->u.load_info.flags);
+		f_u64(o, "info_version", r->u.load_info.flags & JD_LOAD_IDS ? 2 : 1);
+		/* version 1 records (and loads the runtime could not name) say "unknown" */
+		if (r->u.load_info.compile_id >= 0)
+			f_i64(o, "compile_id", r->u.load_info.compile_id);
+		else
+			f_str(o, "compile_id", "unknown");
+		if (r->u.load_info.osr_bci >= 0)
+			f_i64(o, "osr_bci", r->u.load_info.osr_bci);
+		else
+			f_str(o, "osr_bci", r->u.load_info.flags & JD_LOAD_OSR ? "unknown" : "none");
 		break;
 	case JD_EXT_INLINE:
 		print_inline(o, &r->u.inl);

@@ -2,6 +2,7 @@
  * the recorder engine (recorder/record/). Prints the summary, returns the workload's status. */
 #include <errno.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,6 +45,61 @@ static int parse_u64(const char *s, uint64_t *v)
 	return 0;
 }
 
+static volatile sig_atomic_t stop_signal;
+
+static void on_stop(int sig)
+{
+	stop_signal = sig;
+}
+
+/* The engine's messages; counted so a failure it already explained is not said twice. */
+static void on_log(void *ctx, enum jp_level level, const char *msg)
+{
+	int *errors = ctx;
+	if (level == JP_LOG_ERROR) {
+		++*errors;
+		cli_error("%s", msg);
+	} else if (level == JP_LOG_WARN) {
+		cli_warn("%s", msg);
+	}
+}
+
+static void on_progress(void *ctx, uint64_t samples, uint64_t bytes)
+{
+	char what[96];
+	(void)ctx;
+	snprintf(what, sizeof(what), "recording, %.1f MB written, samples", (double)bytes / 1e6);
+	cli_progress(what, samples, 0);
+}
+
+/* Signals and the output file are the command's: SIGINT/SIGTERM raise the engine's stop flag,
+ * the file appears whole on success and not at all on failure. */
+static int run(struct rec_opts *o, struct rec_stats *st)
+{
+	struct sigaction sa = { .sa_handler = on_stop };
+	struct cli_outfile out = { 0 };
+	const char *path = o->output ? o->output : "perf.data";
+	int err;
+
+	stop_signal = 0;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	o->stop = &stop_signal;
+	/* A workload writes to the same terminal: a \r-updated line would run into its
+	 * output, so it gets only the closing summary. */
+	o->progress = o->argv ? NULL : on_progress;
+	if ((err = cli_outfile_open(&out, path)))
+		return err;
+	o->out_fd = out.fd;
+	err = rec_run(o, st);
+	cli_progress_end();
+	if (!err && strcmp(path, "-"))
+		err = cli_outfile_commit(&out);
+	if (strcmp(path, "-") && out.tmp)
+		cli_outfile_abort(&out);	/* no half-written file left behind */
+	return err;
+}
+
 int cmd_record(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -65,7 +121,7 @@ int cmd_record(int argc, char **argv)
 	struct rec_opts o = { .clockid = 1, .orig_argc = argc, .orig_argv = (const char *const *)argv };
 	struct rec_stats st;
 	uint64_t v;
-	int c, err;
+	int c, err, logged = 0;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "+hk:F:c:e:gp:ao:m:qV", longopts, NULL)) != -1) {
@@ -145,7 +201,8 @@ int cmd_record(int argc, char **argv)
 		cl[i + 1] = argv[i];
 	o.orig_argc = argc + 1;
 	o.orig_argv = cl;
-	err = rec_run(&o, &st);
+	o.log = (struct jp_log){ on_log, &logged };
+	err = run(&o, &st);
 	free(cl);
 	if (err == -EACCES || err == -EPERM) {
 		FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
@@ -162,6 +219,8 @@ int cmd_record(int argc, char **argv)
 				 "space only, use -e cpu-clock:u), or grant CAP_PERFMON.",
 				 lvl, o.system_wide ? -1 : 1);
 	}
+	if (err && logged)
+		return 1;	/* the engine said why */
 	if (err)
 		return cli_error("record failed: %s", strerror(-err));
 	if (!o.quiet) {

@@ -18,14 +18,22 @@ static void usage(FILE *out)
 		"  -i, --input FILE        perf.data to read (default perf.data; - for stdin)\n"
 		"  -s, --sort KEYS         comma list of comm,pid,dso,sym,srcline,generation\n"
 		"                          (default comm,dso,sym)\n"
-		"  -g [caller|callee]      call graph under each row (default callee: leaf first)\n"
+		"  -g [caller|callee]      call graph under each row, as perf report -g prints it\n"
+		"                          (default caller: outermost frame first, as perf 6.1)\n"
 		"      --call-graph MODE   callee, caller or none\n"
-		"      --percent-limit P   hide call graph branches under P%% (default 0.5)\n"
+		"      --percent-limit P   hide rows and call graph branches under P%%\n"
+		"                          (default: rows 0, branches 0.5, as perf)\n"
 		"  -n, --rows N            print only the first N rows\n"
 		"      --generations       every generation of methods compiled more than once\n"
 		"      --method REGEX      only methods matching REGEX (with --generations)\n"
+		"      --jvm-log FILE      HotSpot's compilation log of the recorded JVM (run it with\n"
+		"                          -XX:+UnlockDiagnosticVMOptions -XX:+LogCompilation\n"
+		"                          -XX:LogFile=FILE): why each generation ended, what it\n"
+		"                          inlined (with --generations and --compare)\n"
 		"      --compare METHOD GEN_A GEN_B\n"
-		"                          two generations per source line and per instruction\n"
+		"                          two generations per source line, inlining decision\n"
+		"                          and instruction (aligned by code); METHOD is the exact\n"
+		"                          name or a regex naming one method (several: exit 2)\n"
 		"      --json              the table (and --generations) as JSON\n"
 		"      --collapsed         folded stacks (flamegraph.pl, speedscope)\n"
 		"      --flamegraph FILE   interactive flame graph SVG\n"
@@ -46,7 +54,7 @@ static void usage(FILE *out)
 enum {
 	OPT_GENERATIONS = 256, OPT_METHOD, OPT_COMPARE, OPT_JSON, OPT_COLLAPSED, OPT_FLAME,
 	OPT_NO_DEMANGLE, OPT_SYMFS, OPT_ARCHIVE, OPT_KALLSYMS, OPT_CALL_GRAPH, OPT_PLIMIT,
-	OPT_INLINE, OPT_NOP, OPT_BUILDID_DIR,
+	OPT_INLINE, OPT_NOP, OPT_BUILDID_DIR, OPT_JVM_LOG,
 };
 
 static const struct option longopts[] = {
@@ -58,6 +66,7 @@ static const struct option longopts[] = {
 	{ "generations", no_argument, NULL, OPT_GENERATIONS },
 	{ "method", required_argument, NULL, OPT_METHOD },
 	{ "compare", required_argument, NULL, OPT_COMPARE },
+	{ "jvm-log", required_argument, NULL, OPT_JVM_LOG },
 	{ "json", no_argument, NULL, OPT_JSON },
 	{ "collapsed", no_argument, NULL, OPT_COLLAPSED },
 	{ "flamegraph", required_argument, NULL, OPT_FLAME },
@@ -78,13 +87,15 @@ static const struct option longopts[] = {
 
 struct report_args {
 	struct rp_ingest_opts in;
-	const char *sort, *method, *flame, *cmp_method;
+	const char *sort, *method, *flame, *cmp_method, *jvm_log;
+	struct rp_jvmlog *jl;		/* --jvm-log, joined into the session */
 	const char *archives[16];
 	int nr_archives;
 	uint32_t cmp_a, cmp_b;
 	int generations, json, collapsed, compare, sort_given;
 	enum rp_graph_mode graph;
 	double plimit;
+	int plimit_given;
 	size_t rows;
 };
 
@@ -94,7 +105,7 @@ static struct rp_session *volatile kept_session;
 
 /* Missing or refused files are warnings (-q silences them); damage in the input is always
  * said. Neither stops the report: it covers what could be read. */
-static void on_report(void *ctx, int level, const char *msg)
+static void on_report(void *ctx, enum jp_level level, const char *msg)
 {
 	(void)ctx;
 	if (level >= 2 || (level == 1 && !quiet))
@@ -134,6 +145,7 @@ static int parse_gen(const char *v, uint32_t *g)
 static int parse_args(int argc, char **argv, struct report_args *a)
 {
 	int c;
+	char *end;
 	optind = 1;
 	for (int i = 1; i + 1 < argc; i++) {
 		enum rp_graph_mode g;
@@ -156,7 +168,7 @@ static int parse_args(int argc, char **argv, struct report_args *a)
 				return cli_usage_error("-n: '%s' is not a number of rows", optarg);
 			break;
 		}
-		case 'g': a->graph = RP_GRAPH_CALLEE; break;
+		case 'g': a->graph = RP_GRAPH_CALLER; break;
 		case 'k': a->in.vmlinux = optarg; break;
 		case 'q': cli_set_quiet(1); quiet = 1; break;
 		case 'h': usage(stdout); exit(0);
@@ -166,9 +178,15 @@ static int parse_args(int argc, char **argv, struct report_args *a)
 				return cli_usage_error("--call-graph: '%s' is not caller, callee or "
 						       "none", optarg);
 			break;
-		case OPT_PLIMIT: a->plimit = strtod(optarg, NULL); break;
+		case OPT_PLIMIT:
+			a->plimit = strtod(optarg, &end);
+			if (!*optarg || *end || !(a->plimit >= 0 && a->plimit <= 100))
+				return cli_error("--percent-limit: '%s' is not a percentage", optarg);
+			a->plimit_given = 1;
+			break;
 		case OPT_GENERATIONS: a->generations = 1; break;
 		case OPT_METHOD: a->method = optarg; break;
+		case OPT_JVM_LOG: a->jvm_log = optarg; break;
 		case OPT_COMPARE:
 			if (optind + 1 >= argc || parse_gen(argv[optind], &a->cmp_a) ||
 			    parse_gen(argv[optind + 1], &a->cmp_b))
@@ -221,11 +239,22 @@ static int run(struct report_args *a, struct rp_session *s)
 	a->in.want_loads = a->in.want_lines || gen_key || tagged;
 	a->in.want_callchain = a->graph != RP_GRAPH_NONE || tagged;
 	a->in.want_code = a->compare;
+	a->in.want_sites = a->jvm_log != NULL;
 	a->in.archives = a->nr_archives ? a->archives : NULL;
+	/* A log that is no log is refused before the (longer) read of the recording. */
+	if (a->jvm_log && (rc = rp_jvmlog_open(&a->jl, a->jvm_log, err, sizeof(err))))
+		return cli_error("--jvm-log: %s", err);
 	rc = rp_ingest(s, &a->in, err, sizeof(err));
 	cli_progress_end();
 	if (rc)
 		return cli_error("%s", err[0] ? err : strerror(-rc));
+	if (a->jvm_log) {
+		if ((rc = rp_session_join_jvmlog(s, a->jl, err, sizeof(err))))
+			return cli_error("--jvm-log %s: %s", a->jvm_log, err);
+		if (rp_jvmlog_cut(a->jl))
+			cli_warn("--jvm-log: truncated log used up to the cut: %s",
+				 rp_jvmlog_cut(a->jl));
+	}
 
 	if (a->flame) {
 		struct cli_outfile o;
@@ -245,6 +274,8 @@ static int run(struct report_args *a, struct rp_session *s)
 		return rp_print_collapsed(stdout, s) ? cli_error("writing stdout failed") : 0;
 	if (a->compare) {
 		rc = rp_print_compare(stdout, s, a->cmp_method, a->cmp_a, a->cmp_b, err, sizeof(err));
+		if (rc == -ENOTUNIQ)	/* an ambiguous METHOD is a usage error */
+			return cli_error("--compare: %s", err), 2;
 		return rc ? cli_error("--compare: %s", err) : 0;
 	}
 	if (a->generations && !a->json) {
@@ -260,7 +291,8 @@ static int run(struct report_args *a, struct rp_session *s)
 		rc = rp_print_json(stdout, &h, s, a->method, a->generations);
 	} else {
 		struct rp_table_opts to = { .max_rows = a->rows, .graph = a->graph,
-					    .graph_min_percent = a->plimit };
+					    .graph_min_percent = a->plimit,
+					    .min_percent = a->plimit_given ? a->plimit : 0 };
 		rc = rp_print_table(stdout, &h, &to);
 	}
 	rp_hist_free(&h);
@@ -273,7 +305,7 @@ int cmd_report(int argc, char **argv)
 {
 	struct report_args a = { .sort = "comm,dso,sym", .plimit = 0.5 };
 	a.in.input = "perf.data";
-	a.in.report = on_report;
+	a.in.log.fn = on_report;
 	a.in.progress = on_progress;
 	int rc = parse_args(argc, argv, &a);
 	if (rc)
@@ -284,9 +316,10 @@ int cmd_report(int argc, char **argv)
 	a.in.fast_exit = !CLI_LEAK_CHECKED;
 	rc = run(&a, s);
 	/* The session dies with the process: freeing it piece by piece only costs time. */
-	if (CLI_LEAK_CHECKED)
+	if (CLI_LEAK_CHECKED) {
 		rp_session_free(s);
-	else
+		rp_jvmlog_free(a.jl);
+	} else
 		kept_session = s;
 	return rc;
 }

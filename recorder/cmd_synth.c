@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "jitdump/jitdump.h"
+#include "lib/pool.h"
 #include "recorder/cli.h"
 #include "synth/synth.h"
 
@@ -73,7 +74,6 @@ struct pool {
 	const uint32_t *seqs;
 	struct result *res;
 	size_t n;
-	atomic_size_t next, done;
 	atomic_int stop;
 };
 
@@ -111,7 +111,13 @@ static void one_load(struct pool *p, size_t i)
 	}
 	int rc = synth_input_drop_bad_debug(&in, err, sizeof(err));
 	if (rc == 1)
-		r->warning = load_msg(p, e, err, "; its ELF has the symbol only");
+		r->warning = load_msg(p, e, err, "; its ELF is made without it");
+	size_t dropped = rc >= 0 ? synth_lines_dropped(&in) : 0;
+	if (dropped && !r->warning) {
+		snprintf(err, sizeof(err), "%zu line-table entries outside the code or out of order "
+			 "dropped", dropped);
+		r->warning = load_msg(p, e, err, ", the rest of the table kept");
+	}
 	rc = rc < 0 ? rc : synth_build(&in, &elf, err, sizeof(err));
 	if (rc) {
 		free(r->warning);
@@ -123,9 +129,9 @@ static void one_load(struct pool *p, size_t i)
 	if (synth_file_name(&in, file, sizeof(file)) ||
 	    snprintf(path, sizeof(path), "%s/%s", o->dir, file) >= (int)sizeof(path))
 		snprintf(err, sizeof(err), "%s: output path too long", o->dir);
-	else if (!synth_write_file(&elf, path, err, sizeof(err)) &&
-		 (!o->cache || synth_cache_add(&elf, o->cache, path, err, sizeof(err)) >= 0))
-		r->what = WRITTEN;
+	else if (!synth_place(&elf, path, o->cache, &(struct synth_placed){ 0 }, err,
+			      sizeof(err)))
+		r->what = WRITTEN;	/* cache first, then the file: inject's order */
 	if (r->what == WRITTEN) {
 		synth_build_id_hex(elf.build_id, r->hex);
 		r->path = strdup(path);
@@ -137,31 +143,30 @@ static void one_load(struct pool *p, size_t i)
 	synth_elf_free(&elf);
 }
 
-static void *worker(void *arg)
+static void job(void *ctx, void *arg)
 {
-	struct pool *p = arg;
-	for (size_t i; !atomic_load(&p->stop) && (i = atomic_fetch_add(&p->next, 1)) < p->n;) {
-		one_load(p, i);
-		atomic_fetch_add(&p->done, 1);
-	}
-	return NULL;
+	struct pool *p = ctx;
+	if (!atomic_load(&p->stop))	/* after a fatal error the rest is skipped */
+		one_load(p, *(size_t *)arg);
 }
 
-/* Workers build and write; this thread shows progress (cli_progress is not thread-safe). */
+/* Workers build and write (lib/pool.c); this thread shows progress (cli_progress is not
+ * thread-safe). */
 static void run_pool(struct pool *p, unsigned threads)
 {
-	pthread_t th[16];
-	unsigned started = 0;
-	while (started < threads && !pthread_create(&th[started], NULL, worker, p))
-		started++;
-	if (!started)
-		worker(p);
-	while (started && atomic_load(&p->done) < p->n && !atomic_load(&p->stop)) {
-		cli_progress("synthesizing", atomic_load(&p->done), p->n);
+	struct jp_pool *pool;
+	uint64_t done, queued;
+	if (jp_pool_new(&pool, (int)threads, sizeof(size_t), job, p) < 0)
+		pool = NULL;
+	for (size_t i = 0; i < p->n; i++)
+		if (!pool || jp_pool_push(pool, &i) < 0)
+			job(p, &i);	/* no threads (or no memory): here */
+	while (pool && (jp_pool_progress(pool, &done, &queued), done < queued) &&
+	       !atomic_load(&p->stop)) {
+		cli_progress("synthesizing", done, p->n);
 		usleep(50000);
 	}
-	for (unsigned t = 0; t < started; t++)
-		pthread_join(th[t], NULL);
+	jp_pool_finish(pool);
 	cli_progress_end();
 }
 
@@ -226,10 +231,8 @@ static int parse(int argc, char **argv, struct synth_opts *o)
 		return 2;
 	}
 	o->dump = argv[optind];
-	if (!o->threads) {
-		long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-		o->threads = cpus < 1 ? 1 : cpus > 16 ? 16 : (unsigned)cpus;
-	}
+	if (!o->threads)
+		o->threads = (unsigned)jp_default_threads();
 	if (want_cache && !o->cache) {
 		if (synth_cache_default_root(o->cache_buf, sizeof(o->cache_buf)))
 			return cli_error("no build-id cache: set $HOME or $PERF_BUILDID_DIR");

@@ -3,16 +3,26 @@
 # commands (recorder/*.c, one file per subcommand) and main.c make the binary.
 RECORDER_SUBDIRS := $(notdir $(patsubst %/,%,$(sort $(dir $(wildcard recorder/*/*.c)))))
 RECORDER_CMD_SRCS := $(wildcard recorder/*.c)
-RECORDER_LDLIBS := -lelf -ldw -lcrypto -lcapstone -ldebuginfod -larchive -lzstd -lpthread -lm
+RECORDER_LDLIBS := -lelf -ldw -lcrypto -lcapstone -ldebuginfod -larchive -lzstd -liberty -lxml2 -lpthread -lm
+# libxml2's headers live under their own directory (jvmlog.c's streaming reader).
+$(call objs_of,recorder/report/jvmlog.c): MODULE_CFLAGS := $(shell pkg-config --cflags libxml-2.0 2>/dev/null || echo -I/usr/include/libxml2)
+
+# Link order from mk/deps.mk: every archive before the archives it uses, no --start-group, so
+# a call against the documented direction fails the link instead of hiding in a group.
+RECORDER_LINK_ORDER := $(foreach m,$(MODULES),$(if $(filter recorder/%,$(DIR_$(m))),$(notdir $(DIR_$(m)))))
+$(if $(filter-out $(RECORDER_LINK_ORDER),$(RECORDER_SUBDIRS)),\
+  $(error recorder/$(filter-out $(RECORDER_LINK_ORDER),$(RECORDER_SUBDIRS)) is not a module in mk/deps.mk))
+RECORDER_SUBLIBS := $(foreach s,$(RECORDER_LINK_ORDER),$(BUILD)/librecorder-$(s).a)
+# Everything a command may call, in link order.
+RECORDER_LINK_LIBS := $(RECORDER_SUBLIBS) $(BUILD)/libsynth.a $(BUILD)/libjitdump.a $(BUILD)/libjp.a
 
 define recorder_sublib
 $(BUILD)/librecorder-$(1).a: $(call objs_of,$(wildcard recorder/$(1)/*.c))
 	@mkdir -p $$(@D)
 	rm -f $$@ && ar rcs $$@ $$^
-UNIT_LIBS_$(1) ?= $(BUILD)/librecorder-$(1).a $(BUILD)/librecorder-cmd.a $(RECORDER_SUBLIBS) $(BUILD)/libsynth.a $(BUILD)/libjitdump.a
+UNIT_LIBS_$(1) ?= $(BUILD)/librecorder-cmd.a $(RECORDER_LINK_LIBS)
 UNIT_LDLIBS_$(1) ?= $(RECORDER_LDLIBS)
 endef
-RECORDER_SUBLIBS := $(foreach s,$(RECORDER_SUBDIRS),$(BUILD)/librecorder-$(s).a)
 $(foreach s,$(RECORDER_SUBDIRS),$(eval $(call recorder_sublib,$(s))))
 
 # The command files except main.c, as an archive for tests that call a command's pieces.
@@ -20,9 +30,8 @@ $(BUILD)/librecorder-cmd.a: $(call objs_of,$(filter-out recorder/main.c,$(RECORD
 	@mkdir -p $(@D)
 	rm -f $@ && ar rcs $@ $^
 
-# Sub-archives may call each other (report uses symbols, symbols uses perfdata): group them.
-$(BUILD)/jitprof: $(call objs_of,$(RECORDER_CMD_SRCS)) $(RECORDER_SUBLIBS) $(BUILD)/libsynth.a $(BUILD)/libjitdump.a
-	$(CC) $(ALL_LDFLAGS) -o $@ $(call objs_of,$(RECORDER_CMD_SRCS)) -Wl,--start-group $(RECORDER_SUBLIBS) $(BUILD)/libsynth.a -Wl,--end-group $(BUILD)/libjitdump.a $(RECORDER_LDLIBS)
+$(BUILD)/jitprof: $(call objs_of,$(RECORDER_CMD_SRCS)) $(RECORDER_LINK_LIBS)
+	$(CC) $(ALL_LDFLAGS) -o $@ $(call objs_of,$(RECORDER_CMD_SRCS)) $(RECORDER_LINK_LIBS) $(RECORDER_LDLIBS)
 
 ALL_TARGETS  += $(BUILD)/jitprof
 INSTALL_BINS += $(BUILD)/jitprof

@@ -6,10 +6,10 @@ set -euo pipefail
 pkgs=(
 	build-essential clang llvm libclang-rt-14-dev pkg-config
 	libelf-dev libdw-dev elfutils libssl-dev libcapstone-dev libdebuginfod-dev debuginfod
-	libzstd-dev zstd libcriterion-dev libarchive-dev
+	libzstd-dev zstd libcriterion-dev libarchive-dev libiberty-dev
 	binutils gdb linux-perf
 	openjdk-17-jdk-headless nodejs
-	python3 libxml2-utils help2man
+	python3 libxml2-utils libxml2-dev python3-jsonschema help2man
 )
 missing=()
 for p in "${pkgs[@]}"; do

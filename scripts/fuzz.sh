@@ -18,8 +18,11 @@ only=${FUZZ_ONLY:-}
 cc=${FUZZ_CC:-clang}
 out=build/fuzz
 # shellcheck disable=SC2054  # the commas belong to -fsanitize=
+# libxml2's headers (recorder/report/jvmlog.c) live in their own directory.
+# shellcheck disable=SC2207
 cflags=(-std=gnu11 -g -O1 -D_GNU_SOURCE -I. -fno-omit-frame-pointer
-	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined)
+	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
+	$(pkg-config --cflags libxml-2.0 2>/dev/null || echo -I/usr/include/libxml2))
 shopt -s nullglob
 
 die() { echo "fuzz: $*" >&2; exit 1; }
@@ -43,7 +46,7 @@ build_target() {
 		srcs+=("${f[@]}")
 	done
 	# up to date when no C source or header of the tree changed since the last build
-	if [ -x "$bin" ] && [ -z "$(find agent jitdump recorder synth tests/fuzz tests/lib \
+	if [ -x "$bin" ] && [ -z "$(find agent jitdump lib recorder synth tests/fuzz tests/lib \
 		-name '*.[ch]' -newer "$bin" -print -quit)" ] && [ "$0" -ot "$bin" ]; then
 		return 0
 	fi

@@ -15,7 +15,7 @@ enum id_tag {
 };
 
 /* Bump when the ELF layout changes, so old cache entries are never taken for new files. */
-static const char scheme[] = "jitprof-synth-1";
+static const char scheme[] = "jitprof-synth-2";
 
 /* The digest is fetched once (an implicit EVP_sha1() fetch per call costs a lock in
  * OpenSSL 3); after pthread_once it is only read, so threads share it safely. */
@@ -81,10 +81,12 @@ static void h_str(struct hasher *h, enum id_tag tag, const char *s)
 	h_field(h, tag, s, strlen(s));
 }
 
+/* The rows the line program uses, as given (synth_line_next). */
 static void hash_lines(struct hasher *h, const struct synth_input *in)
 {
-	for (size_t i = 0; i < in->nr_lines; i++) {
-		const struct jd_line *l = &in->lines[i];
+	struct synth_line_it it;
+	synth_line_it_init(&it, in->lines, in->nr_lines, in->code_addr, in->code_size);
+	for (const struct jd_line *l; (l = synth_line_next(&it));) {
 		size_t flen = strlen(l->file);
 		h_u64(h, (uint64_t)TAG_LINE << 56 | (16 + flen));
 		h_u64(h, l->addr);

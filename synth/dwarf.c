@@ -323,19 +323,38 @@ static struct jd_line *lines_from_inline(const struct jd_ext_inline *x, size_t *
 	return v;
 }
 
+/* The rows the line program encodes: the usable ones (synth_line_next), the first moved to the
+ * code start so the code before a runtime's first entry (the prologue) has its line. */
+static struct jd_line *usable_rows(const struct synth_input *in, const struct jd_line *rows,
+				   size_t n, size_t *out_n)
+{
+	struct jd_line *v = malloc((n ? n : 1) * sizeof(*v));
+	struct synth_line_it it;
+	*out_n = 0;
+	if (!v)
+		return NULL;
+	synth_line_it_init(&it, rows, n, in->code_addr, in->code_size);
+	for (const struct jd_line *l; (l = synth_line_next(&it));)
+		v[(*out_n)++] = *l;
+	if (*out_n)
+		v[0].addr = in->code_addr;
+	return v;
+}
+
 int synth_dwarf_build(const struct synth_input *in, uint64_t text_vaddr, struct synth_dwarf *d,
 		      char *err, size_t errlen)
 {
 	memset(d, 0, sizeof(*d));
-	const struct jd_line *lines = in->lines;
-	size_t n = in->nr_lines;
-	struct jd_line *derived = NULL;
+	size_t n = 0, nd = 0;
+	struct jd_line *derived = NULL, *lines;
 	struct synth_dw_files files = { 0 };
-	if (!n && in->inl) {
-		if (!(derived = lines_from_inline(in->inl, &n)))
-			return synth_err(err, errlen, -ENOMEM, "out of memory for line rows");
-		lines = derived;
-	}
+	if (!in->nr_lines && in->inl && !(derived = lines_from_inline(in->inl, &nd)))
+		return synth_err(err, errlen, -ENOMEM, "out of memory for line rows");
+	lines = derived ? usable_rows(in, derived, nd, &n)
+			: usable_rows(in, in->lines, in->nr_lines, &n);
+	free(derived);
+	if (!lines)
+		return synth_err(err, errlen, -ENOMEM, "out of memory for line rows");
 	/* Every file the DIEs name must be in the table the line header lists. */
 	for (size_t i = 0; i < n; i++)
 		synth_dw_file(&files, lines[i].file);
@@ -348,7 +367,7 @@ int synth_dwarf_build(const struct synth_input *in, uint64_t text_vaddr, struct 
 	write_aranges(&d->aranges, text_vaddr, in->code_size);
 	int oom = files.oom || d->abbrev.oom || d->info.oom || d->line.oom || d->aranges.oom;
 	synth_dw_files_free(&files);
-	free(derived);
+	free(lines);
 	if (rc || oom) {
 		synth_dwarf_free(d);
 		return synth_err(err, errlen, rc ? rc : -ENOMEM, "out of memory encoding DWARF");

@@ -1,4 +1,4 @@
-/* dwarf_int.h - synth's own DWARF 4 encoder (DWARF-NOTES.md says why not libdwarf): the four
+/* dwarf_int.h - synth's own DWARF 4 encoder (docs/synth.md says why not libdwarf): the four
  * sections one jitted function needs, plus the pieces its unit tests check byte for byte. */
 #ifndef JITPROF_SYNTH_DWARF_INT_H
 #define JITPROF_SYNTH_DWARF_INT_H

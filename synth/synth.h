@@ -30,6 +30,18 @@ extern "C" {
 #define SYNTH_NOTE_PREFIX "jitprof/1 "
 #define SYNTH_NOTE_TYPE   1u
 
+/* The note parsed back (note.c, beside the writer). name points into the parsed bytes. */
+struct synth_note {
+	uint32_t generation, tier, flags, pid;
+	uint64_t code_index, timestamp, code_addr;
+	const char *name;
+};
+/* Parses a note's owner text (len bytes, NUL inside): 0, or -EINVAL if it is not ours or is
+ * malformed. Keys a later writer adds are skipped. */
+int synth_note_parse(const char *text, size_t len, struct synth_note *n);
+/* Finds our note in an ELF image in memory: 1 with *n filled, 0 if there is none. */
+int synth_note_read(const void *elf, size_t size, struct synth_note *n);
+
 /* One code load and everything that shapes its ELF. Pointers are borrowed, never freed. */
 struct synth_input {
 	uint16_t e_machine;		/* EM_X86_64, EM_AARCH64, EM_RISCV; 0 = this host's */
@@ -43,7 +55,8 @@ struct synth_input {
 	uint64_t code_addr;
 	const uint8_t *code;
 	uint64_t code_size;
-	const struct jd_line *lines;	/* ascending addr, inside [code_addr, code_addr+size) */
+	const struct jd_line *lines;	/* ascending addr, inside [code_addr, code_addr+size);
+					 * entries that are not are dropped one by one */
 	size_t nr_lines;
 	const struct jd_ext_inline *inl;	/* NULL: no inline scopes */
 	const uint8_t *unwind;		/* .eh_frame then .eh_frame_hdr (jitdump §2.8), or NULL */
@@ -56,12 +69,16 @@ struct synth_input {
 void synth_input_from_load(struct synth_input *in, const struct jd_header *hdr,
 			   const struct jd_load_entry *e);
 
-/* Checks everything synth_build would refuse (code_size 0, oversized name, lines unsorted or
- * outside the code, inconsistent unwind sizes, bad inline tables). 0 or -EINVAL/-ENOTSUP. */
+/* Checks everything synth_build would refuse (code_size 0, oversized name, inconsistent unwind
+ * sizes, bad inline tables). 0 or -EINVAL/-ENOTSUP. A line table is never refused: its bad
+ * entries are dropped one by one (synth_lines_dropped counts them). */
 int synth_validate(const struct synth_input *in, char *err, size_t errlen);
-/* For callers that prefer a symbol-only ELF to none: when only the line table, inline table or
- * unwind data are bad (real dumps carry such: node 20 writes garbage DEBUG_INFO entries for
- * some code), drops what is bad and returns 1 with the reason in err; 0 if in was valid; a
+/* Line-table entries synth_build leaves out because they are unusable: outside the code, below
+ * an earlier entry's address, a negative line, a missing or oversized file name. Rows with line
+ * 0 ("no line") are not counted: their range joins the row before them. */
+size_t synth_lines_dropped(const struct synth_input *in);
+/* For callers that prefer an ELF without them to none: when only the inline table or unwind
+ * data are bad (real dumps carry such), drops what is bad and returns 1 with the reason in err; 0 if in was valid; a
  * negative errno if in cannot make an ELF at all. Use it before synth_build_id too, so ids and
  * ELFs agree. */
 int synth_input_drop_bad_debug(struct synth_input *in, char *err, size_t errlen);
@@ -121,6 +138,16 @@ int synth_cache_link_path(const char *root, const uint8_t id[SYNTH_BUILD_ID_SIZE
  * Returns 0 when written, 1 when an identical file (and link) was already there. */
 int synth_cache_add(const struct synth_elf *e, const char *root, const char *abs_path,
 		    char *err, size_t errlen);
+
+/* The one way a built ELF is placed (inject's writers and `jitprof synth`): the cache entry
+ * first (cache_root NULL: none), as a copy of its own - placed after the file at path it would
+ * hard-link that file, and `perf inject --jit` rewrites jitted-PID-N.so in place (O_TRUNC),
+ * which would turn our cache entry into perf's ELF - then the file at path unless it already
+ * holds these bytes. Both are tried (a read-only dump directory still leaves the cache);
+ * *out says what happened; 0, or the first failure's -errno with its message in err. */
+struct synth_placed { int written, reused, cached, cache_reused; };
+int synth_place(const struct synth_elf *e, const char *path, const char *cache_root,
+		struct synth_placed *out, char *err, size_t errlen);
 
 #ifdef __cplusplus
 }

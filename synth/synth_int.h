@@ -15,6 +15,19 @@ uint16_t synth_machine(const struct synth_input *in);
 /* The unwind blob's record chain and header (eh_frame.c); sizes already checked. */
 int synth_check_unwind(const struct synth_input *in, char *err, size_t errlen);
 
+/* The usable rows of a line table (lines.c), in order: inside [code_addr, +code_size), not
+ * below the previous usable row (line 0 included), a file name, line > 0. Line 0 rows are skipped silently; the
+ * other refused rows are counted in bad. */
+struct synth_line_it {
+	const struct jd_line *rows;
+	size_t n, i, kept, bad;
+	uint64_t lo, size, last;
+	int seen;		/* a row inside the code was seen: last is set */
+};
+void synth_line_it_init(struct synth_line_it *it, const struct jd_line *rows, size_t n,
+			uint64_t code_addr, uint64_t code_size);
+const struct jd_line *synth_line_next(struct synth_line_it *it);	/* NULL at the end */
+
 /* Growable buffer. Errors are sticky: after a failed allocation every append is a no-op and
  * buf.oom is set, so encoders check once at the end. Targets are little-endian only. */
 struct synth_buf {

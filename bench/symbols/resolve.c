@@ -16,6 +16,32 @@ static double now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+struct bench {
+	struct sym_session *s;
+	unsigned flags;
+	uint64_t samples, named, lined;
+};
+
+static int feed(void *ctx, const struct pd_event *ev)
+{
+	struct bench *b = ctx;
+	sym_feed_event(b->s, ev);
+	return 0;
+}
+
+static int on_sample(void *ctx, const struct pd_event *ev)
+{
+	struct bench *b = ctx;
+	struct sym_result res;
+	if (sym_resolve(b->s, ev->u.sample.pid, ev->u.sample.ip, pd_event_time(ev),
+			ev->misc & PERF_RECORD_MISC_CPUMODE_MASK, b->flags, &res))
+		return 0;
+	b->samples++;
+	b->named += res.sym != NULL;
+	b->lined += res.srcfile != NULL;
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
@@ -32,41 +58,21 @@ int main(int argc, char **argv)
 	}
 	struct sym_opts o = { .sz = sizeof(o), .no_debuginfod = 1 };
 	struct sym_session *s = sym_session_new(&o);
-	struct pd_ordered *q = pd_ordered_new(r);
-	uint64_t samples = 0, named = 0, lined = 0;
-	struct pd_event ev, out;
+	struct bench b = { .s = s, .flags = flags };
+	const struct pd_tool tool = { .sample = on_sample, .mmap = feed, .comm = feed,
+				      .fork = feed, .exit = feed, .build_id = feed, .ctx = &b };
+	int damage;
 	sym_feed_build_ids(s, r);
-	for (int more = 1; more;) {
-		int got = pd_reader_next(r, &ev);
-		if (got < 0) {
-			fprintf(stderr, "%s\n", pd_reader_error(r));
-			return 1;
-		}
-		if (!got) {
-			pd_ordered_flush(q);
-			more = 0;
-		} else if (ev.type == PD_RECORD_FINISHED_ROUND) {
-			pd_ordered_round(q);
-		} else if (pd_ordered_push(q, &ev, pd_event_time(&ev))) {
-			return 1;
-		}
-		while (pd_ordered_pop(q, &out) > 0) {
-			if (sym_feed_event(s, &out) != 1)
-				continue;
-			struct sym_result res;
-			if (sym_resolve(s, out.u.sample.pid, out.u.sample.ip, pd_event_time(&out),
-					out.misc & 7, flags, &res))
-				continue;
-			samples++;
-			named += res.sym != NULL;
-			lined += res.srcfile != NULL;
-		}
+	if (pd_replay(r, &tool, &damage) < 0)
+		return 1;
+	if (damage < 0) {
+		fprintf(stderr, "%s\n", pd_reader_error(r));
+		return 1;
 	}
-	pd_ordered_free(q);
 	sym_session_free(s);
 	pd_reader_close(r);
 	printf("%llu samples, %llu with a symbol, %llu with a source line, %.3f s\n",
-	       (unsigned long long)samples, (unsigned long long)named, (unsigned long long)lined,
-	       now() - t0);
+	       (unsigned long long)b.samples, (unsigned long long)b.named,
+	       (unsigned long long)b.lined, now() - t0);
 	return 0;
 }

@@ -1,7 +1,7 @@
 /* dumps.c - one jitdump as inject sees it: the build-id of every load (computed in parallel
  * without building ELFs), and the time-ordered list of what the dump does to the address space
  * (loads, moves, our agent's unloads) that run.c merges into the recording. */
-#include "recorder/inject/inject.h"
+#include "recorder/inject/inject_int.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -21,12 +21,17 @@ uint64_t inj_load_map_len(const struct jd_load_entry *e)
 int inj_load_path(const struct inj_dump *d, uint32_t i, char *buf, size_t len)
 {
 	struct synth_input in;
-	char name[64];
+	char name[SYNTH_FILE_NAME_MAX];
 	inj_load_input(d, i, &in);
 	if (synth_file_name(&in, name, sizeof(name)) < 0)
 		return -ENAMETOOLONG;
-	int n = snprintf(buf, len, "%s/%s", d->dir, name);
-	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+	size_t dl = strlen(d->dir), nl = strlen(name);
+	if (dl + 1 + nl >= len)
+		return -ENAMETOOLONG;
+	memcpy(buf, d->dir, dl);	/* one MMAP2 name per load: no snprintf */
+	buf[dl] = '/';
+	memcpy(buf + dl + 1, name, nl + 1);
+	return 0;
 }
 
 static int cmp_ev(const void *a, const void *b)
@@ -37,6 +42,14 @@ static int cmp_ev(const void *a, const void *b)
 	if (x->kind != y->kind)
 		return x->kind < y->kind ? -1 : 1;
 	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+static int evs_sorted(const struct inj_ev *v, size_t n)
+{
+	for (size_t i = 1; i < n; i++)
+		if (cmp_ev(&v[i - 1], &v[i]) > 0)
+			return 0;
+	return 1;
 }
 
 struct ci_pair { uint64_t code_index; uint32_t load; };
@@ -84,6 +97,8 @@ static void bid_one(void *ctx, size_t i)
 	int rc = synth_input_drop_bad_debug(&in, NULL, 0);
 	if (rc > 0)
 		l->flags |= INJ_NOLINES;	/* each thread touches only its own load */
+	if (rc >= 0 && synth_lines_dropped(&in))
+		l->flags |= INJ_TRIMMED;
 	uint64_t off = synth_text_offset(&in);
 	if (rc < 0 || off > UINT32_MAX || synth_build_id(&in, l->build_id, NULL, 0) < 0) {
 		l->flags |= INJ_BAD;
@@ -152,7 +167,7 @@ static int build_timeline(struct inj_dump *d, const struct inj_dump_opts *o)
 	if (o->arch_time)
 		for (size_t i = 0; i < k; i++)
 			d->evs[i].time = inj_tsc_to_perf_time(o->tc, d->evs[i].time);
-	if (k > 1)
+	if (k > 1 && !evs_sorted(d->evs, k))	/* loads alone come in time order */
 		qsort(d->evs, k, sizeof(*d->evs), cmp_ev);
 	int rc = inj_bounds_init(&d->bounds, r, nr);
 	free(r);
@@ -218,6 +233,12 @@ int inj_dump_init(struct inj_dump *d, struct jd_index *x, const char *path,
 	for (size_t i = 0; i < d->nr_loads; i++) {
 		d->nr_bad += (d->loads[i].flags & INJ_BAD) != 0;
 		d->nr_nolines += (d->loads[i].flags & (INJ_BAD | INJ_NOLINES)) == INJ_NOLINES;
+		if ((d->loads[i].flags & (INJ_BAD | INJ_TRIMMED)) == INJ_TRIMMED) {
+			struct synth_input in;
+			inj_load_input(d, (uint32_t)i, &in);
+			d->nr_trimmed++;
+			d->nr_rows_dropped += synth_lines_dropped(&in);
+		}
 	}
 	if (d->nr_bad || d->nr_nolines)
 		first_bad_message(d, d->nr_bad ? INJ_BAD : INJ_NOLINES);

@@ -1,10 +1,259 @@
-/* inject_int.h - the state of one inject run, shared by the stream driver (run.c) and the
- * emitter of synthetic records (emit.c). Not part of the module's face. */
+/* inject_int.h - inject's pieces behind inj_run, one file each: segment maps (segmap.c), the
+ * per-dump timeline (dumps.c), the ordered replay that finds sampled generations (sim.c), the
+ * ELF writer pool (elfpool.c), clocks (clock.c), names (names.c), and the state of one run
+ * shared by the stream driver (run.c) and the emitter of synthetic records (emit.c). Not part
+ * of the module's face; unit tests use it. */
 #ifndef JITPROF_INJECT_INT_H
 #define JITPROF_INJECT_INT_H
 
+#include "jitdump/jitdump.h"
 #include "recorder/inject/inject.h"
 #include "recorder/perfdata/perfdata.h"
+
+/* ---- Names: markers, dump location, the runtime's anonymous code mappings -------------- */
+
+/* 1 if filename is a runtime's anonymous code mapping that perf drops once the process has a
+ * jitdump ("//anon", "[anon:", "/memfd:"). */
+int inj_is_anon_code(const char *filename);
+/* Where to read the dump a marker names: jit_dir/basename(marker) when jit_dir is set, else
+ * the marker path itself. 0 or -ENAMETOOLONG. */
+int inj_dump_path(const char *marker, const char *jit_dir, char *buf, size_t len);
+/* Directory part of path ("." for a bare name) into buf. */
+int inj_dirname(const char *path, char *buf, size_t len);
+/* Absolute, lexically normalised form of path (no ".", "..", "//"); cwd for relative. */
+int inj_abspath(const char *path, char *buf, size_t len);
+
+/* ---- Clocks ----------------------------------------------------------------------------- */
+
+struct inj_time_conv {		/* PERF_RECORD_TIME_CONV */
+	uint64_t time_shift, time_mult, time_zero;
+	uint64_t time_cycles, time_mask;
+	int cap_user_time_zero, cap_user_time_short;
+	int valid;
+};
+/* TIME_CONV record body (after the 8-byte header) -> *tc. size = header.size. */
+int inj_time_conv_parse(struct inj_time_conv *tc, const void *rec, size_t size);
+/* An arch (TSC) timestamp on the recording's clock, as perf converts it. */
+uint64_t inj_tsc_to_perf_time(const struct inj_time_conv *tc, uint64_t cyc);
+
+/* ---- Segment maps: which load owns an address, as time goes by ----------------------------
+ * The starts and ends of every range a dump can map cut the address space into elementary
+ * segments; every later question (who owns this ip, which parts does this load still own)
+ * is then a binary search plus a walk over a few segments, with no tree to balance. */
+
+#define INJ_NONE UINT32_MAX
+
+struct inj_bounds {
+	uint64_t *b;		/* sorted, unique */
+	size_t nb;		/* segments: nb - 1 */
+};
+struct inj_range { uint64_t start, end; };
+
+int inj_bounds_init(struct inj_bounds *bd, const struct inj_range *r, size_t n);
+void inj_bounds_fini(struct inj_bounds *bd);
+/* Segment index holding addr, or -1 when addr is outside every range's hull. */
+long inj_bounds_find(const struct inj_bounds *bd, uint64_t addr);
+
+struct inj_segmap {
+	const struct inj_bounds *bd;
+	uint32_t *owner;	/* per segment; INJ_NONE = nothing of ours */
+	uint64_t *when;		/* time the owner was set (0 never) */
+};
+int inj_segmap_init(struct inj_segmap *m, const struct inj_bounds *bd);
+void inj_segmap_fini(struct inj_segmap *m);
+/* Every segment inside [start, end) becomes owner's at time t. */
+void inj_segmap_assign(struct inj_segmap *m, uint64_t start, uint64_t end, uint32_t owner,
+		       uint64_t t);
+/* The segments inside [start, end) still owned by owner become INJ_NONE at time t; fn gets
+ * each maximal run [s, e) released. Returns how many runs. */
+size_t inj_segmap_release(struct inj_segmap *m, uint64_t start, uint64_t end, uint32_t owner,
+			  uint64_t t, void (*fn)(void *ctx, uint64_t s, uint64_t e), void *ctx);
+/* 1 with the owner and its time if addr is inside a segment that has ever been set, else 0. */
+int inj_segmap_lookup(const struct inj_segmap *m, uint64_t addr, uint32_t *owner,
+		      uint64_t *when);
+
+/* ---- One dump: its loads' build-ids and its timeline of mapping events -------------------- */
+
+enum inj_ev_kind { INJ_EV_LOAD = 0, INJ_EV_MOVE = 1, INJ_EV_UNLOAD = 2 };
+
+struct inj_ev {
+	uint64_t time;		/* effective (converted, clamped) */
+	uint32_t idx;		/* load index (LOAD, UNLOAD) or move index (MOVE) */
+	uint32_t kind;
+};
+
+#define INJ_HIT_SAMPLE  1u	/* a sample's ip landed in it */
+#define INJ_HIT_CHAIN   2u	/* a callchain entry landed in it */
+#define INJ_QUEUED      4u	/* handed to the ELF writer */
+#define INJ_BAD         8u	/* synth refuses it: no MMAP2, no ELF (perf skips it too) */
+#define INJ_NOLINES    16u	/* inline/unwind data refused by synth: ELF made without them */
+#define INJ_TRIMMED    32u	/* some line-table entries unusable: dropped, the rest kept */
+
+struct inj_load {
+	uint8_t build_id[20];
+	uint8_t flags;		/* INJ_HIT_*, INJ_QUEUED, INJ_BAD, INJ_NOLINES, INJ_TRIMMED */
+	uint32_t text_off;	/* MMAP2 pgoff: where synth puts .text in this load's ELF */
+	uint32_t move_idx;	/* first move of this load's code_index, INJ_NONE if none */
+};
+
+struct inj_dump {
+	struct jd_index *x;
+	char *path;		/* where it was read */
+	char *dir;		/* absolute directory: the ELFs go here */
+	uint32_t pid;		/* process the marker belongs to (the MMAP's pid) */
+	uint32_t nspid;		/* pid in the dump's name */
+	uint64_t marker_time;
+	uint32_t marker_cpu;
+	uint16_t e_machine;
+	uint32_t *file_seqs;	/* per load: synth_index_file_seqs (repeated code_index values) */
+	size_t nr_bad;		/* loads synth refused */
+	size_t nr_nolines;	/* loads whose inline/unwind data synth refused */
+	size_t nr_trimmed, nr_rows_dropped;	/* loads with unusable line entries, entries */
+	char bad_msg[256];	/* the first refusal */
+	size_t nr_loads, nr_moves;
+	struct inj_load *loads;
+	uint32_t *move_load;	/* per move: load index it moves, INJ_NONE when unknown */
+	struct inj_ev *evs;	/* time order */
+	size_t nr_evs, next_ev;
+	size_t clamped;		/* events moved later to stay in perf's ordering window */
+	struct inj_bounds bounds;
+	struct inj_segmap emit_map;	/* state as of the last emitted event */
+	struct inj_segmap sim_map;	/* state as of the replay (sim.c) */
+};
+
+struct inj_dump_opts {
+	int arch_time;		/* dump uses TSC: convert with tc */
+	const struct inj_time_conv *tc;
+	int threads;		/* for build-ids */
+};
+/* Builds the timeline and build-ids of an opened index (takes ownership of x; call
+ * inj_dump_fini also after a failure). */
+int inj_dump_init(struct inj_dump *d, struct jd_index *x, const char *path,
+		  const struct inj_dump_opts *o, char *err, size_t errlen);
+void inj_dump_fini(struct inj_dump *d);
+/* Raises every pending event time below floor to floor; returns how many moved. */
+size_t inj_dump_clamp(struct inj_dump *d, uint64_t floor);
+struct synth_input;
+/* synth's input for load i of d, as inject builds it (without the line tables synth refused). */
+void inj_load_input(const struct inj_dump *d, uint32_t i, struct synth_input *in);
+/* "<dir>/jitted-<pid>-<code_index>.so" for load i of d: the MMAP2 name and the ELF's path. */
+int inj_load_path(const struct inj_dump *d, uint32_t i, char *buf, size_t len);
+/* MMAP2 len of load i (code, plus mapped unwind data as perf maps it). */
+uint64_t inj_load_map_len(const struct jd_load_entry *e);
+
+/* ---- The ordered replay that finds which loads were sampled (sim.c) ----------------------
+ * Mirrors perf's ordered-events discipline on the output stream: mapping changes and samples
+ * are applied in time order, released one FINISHED_ROUND late, so a sample is charged to the
+ * generation perf will show it in. */
+
+struct inj_sim;
+typedef void (*inj_hit_fn)(void *ctx, struct inj_dump *d, uint32_t load, unsigned how);
+
+struct inj_sim *inj_sim_new(inj_hit_fn fn, void *ctx);
+void inj_sim_free(struct inj_sim *s);
+int inj_sim_add_dump(struct inj_sim *s, struct inj_dump *d);
+/* Queue a mapping change of d (owner INJ_NONE = release) over [start, end). */
+int inj_sim_map(struct inj_sim *s, struct inj_dump *d, uint64_t time, uint64_t start,
+		uint64_t end, uint32_t owner);
+/* lazy: dumps may still be discovered (pipe input), so samples of processes without a dump
+ * are held too and resolved when released; otherwise they are dropped at once. */
+void inj_sim_set_lazy(struct inj_sim *s, int lazy);
+/* Queue a sample: ip plus callchain entries (user context only is kept). */
+int inj_sim_sample(struct inj_sim *s, uint32_t pid, uint64_t time, uint64_t ip,
+		   const uint64_t *chain, uint64_t nr_chain, int ip_user);
+/* A FINISHED_ROUND was written; release what perf would release. */
+void inj_sim_round(struct inj_sim *s);
+/* End of input: release everything. */
+void inj_sim_flush(struct inj_sim *s);
+size_t inj_sim_queued(const struct inj_sim *s);
+uint64_t inj_sim_flush_limit(const struct inj_sim *s);	/* what perf has flushed up to */
+void inj_sim_seen(struct inj_sim *s, uint64_t time);	/* any queued event's time */
+
+/* ---- The ELF writer pool (elfpool.c) ------------------------------------------------------ */
+
+struct inj_pool;
+/* cache_root NULL: no build-id cache. inj_pool_push on a NULL pool (--no-elfs) does nothing. */
+int inj_pool_new(struct inj_pool **p, int threads, const char *cache_root);
+int inj_pool_push(struct inj_pool *p, struct inj_dump *d, uint32_t load);
+/* ELFs finished so far and ELFs queued in all. */
+void inj_pool_progress(struct inj_pool *p, uint64_t *done, uint64_t *queued);
+/* Waits for every queued ELF, stops the threads, frees p. */
+void inj_pool_finish(struct inj_pool *p, struct inj_pool_stats *st);
+
+/* Runs fn(ctx, i) for i in [0, n) on up to threads threads. */
+void inj_parallel_for(size_t n, int threads, void (*fn)(void *ctx, size_t i), void *ctx);
+/* Default thread count: online CPUs, at most 16. */
+int inj_default_threads(void);
+
+/* ---- ELFs without files: their origins (origins.c, noelfs.c, ondemand.c) -----------------
+ * `inject --no-elfs` writes, instead of ELF files, where each one comes from: a perf.data
+ * feature section (id INJ_FEAT_ORIGINS, above every feature perf knows, which perf skips)
+ * naming each dump with its identity (size, mtime, SHA-1 of its first page; the same for its
+ * companion) and, per ELF, its build-id, the dump's file offset of its CODE_LOAD and its
+ * code_index. report/archive build those ELFs in memory on demand (ondemand.c); `inject
+ * --elfs-for` writes them as files later. Format: docs/inject.md. */
+
+#define INJ_FEAT_ORIGINS 200u
+#define INJ_ORIGINS_MAGIC "JPORIGN1"
+
+struct inj_file_id {		/* identity of a file as inject read it */
+	uint64_t size, mtime_ns;
+	uint8_t head_sha1[20];	/* SHA-1 of its first min(size, 4096) bytes */
+	int present;
+};
+
+struct inj_origin_dump {
+	char *path;		/* absolute path the dump was read from */
+	struct inj_file_id dump, comp;	/* the dump and its companion "<path>.jitprof" */
+};
+
+#define INJ_ORIGIN_NOLINES 1u	/* built without its line tables (synth refused them) */
+
+struct inj_origin {
+	uint8_t build_id[20];
+	uint32_t dump;		/* index into dumps */
+	uint32_t file_seq;	/* synth_input.file_seq */
+	uint32_t flags;		/* INJ_ORIGIN_* */
+	uint64_t offset;	/* of the CODE_LOAD record in the dump */
+	uint64_t code_index;
+	uint32_t generation;	/* the index's: nth load of its name in the dump */
+	/* the records the index joined to it (0: none), read again alone by ondemand.c */
+	uint64_t debug_offset, unwind_offset;	/* in the dump */
+	uint64_t info_offset, inl_offset;	/* in the companion */
+};
+
+struct inj_origins {
+	struct inj_origin_dump *dumps;
+	size_t nr_dumps;
+	struct inj_origin *v;
+	size_t n;
+};
+
+/* Identity of path now. 0 (present 0 when the file does not exist) or -errno. */
+int inj_file_id_get(const char *path, struct inj_file_id *id);
+/* 0 if path still has identity id; else -ESTALE with what differs in msg. */
+int inj_file_id_check(const char *path, const struct inj_file_id *id, char *msg, size_t len);
+/* Section bytes (malloc'd) <-> origins. Decoding checks every length; errors name the byte
+ * offset inside the section. */
+int inj_origins_encode(const struct inj_origins *o, void **buf, size_t *size);
+int inj_origins_decode(struct inj_origins *o, const void *buf, size_t size, char *err,
+		       size_t errlen);
+struct pd_reader;
+/* The origins section of an opened perf.data: 0, -ENOENT (none), or -EINVAL with a message
+ * naming input. */
+int inj_origins_read(const struct pd_reader *r, const char *input, struct inj_origins *o,
+		     char *err, size_t errlen);
+void inj_origins_free(struct inj_origins *o);
+/* Load index of the CODE_LOAD record at file offset off in x, or INJ_NONE. */
+uint32_t inj_load_at_offset(const struct jd_index *x, uint64_t off);
+/* Opens the dump of origin dump k after checking the identities of it and its companion:
+ * -ESTALE with a message saying what changed, or another -errno. */
+int inj_origins_open_dump(const struct inj_origins *o, size_t k, struct jd_index **x,
+			  char *err, size_t errlen);
+
+/* The placeholder DSO name an unload maps over code that is gone (docs/inject.md). */
+#define INJ_UNLOADED_NAME "[jit-unloaded]"
+
 
 struct inj_run_state {
 	const struct inj_opts *o;
@@ -35,11 +284,15 @@ int inj_marker_take(struct inj_run_state *s, const struct pd_reader *r,
 int inj_marker_drop_anon(struct inj_run_state *s, const struct pd_event *ev);
 /* File input: finds every marker (and TIME_CONV) before the main pass. */
 int inj_prescan(struct inj_run_state *s);
+/* Opens the input; on failure its message (file and offset) is in s->err. */
+int inj_reader_open(struct inj_run_state *s, struct pd_reader **r);
 
 /* Emits, in time order across dumps, every pending synthetic record not newer than limit
  * (all of them when all is set), feeding the replay as it goes. */
 int inj_emit_pending(struct inj_run_state *s, uint64_t limit, int all);
 /* Adds the BUILD_ID entries of every sampled generation (file mode). */
 int inj_emit_build_ids(struct inj_run_state *s);
+/* --no-elfs: the origins section of every ELF the file-writing path would write (noelfs.c). */
+int inj_emit_origins(struct inj_run_state *s);
 
 #endif

@@ -13,13 +13,10 @@
 
 void inj_warnf(struct inj_run_state *s, const char *fmt, ...)
 {
-	char msg[1024];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	jp_vlogf(&s->o->log, JP_LOG_WARN, fmt, ap);
 	va_end(ap);
-	if (s->o->warn)
-		s->o->warn(s->o->ctx, msg);
 }
 
 /* perf inject's rule: a monotonic dump needs every event on CLOCK_MONOTONIC. */
@@ -122,8 +119,12 @@ int inj_marker_take(struct inj_run_state *s, const struct pd_reader *r,
 	if (d->nr_bad)
 		inj_warnf(s, "%s: %zu code loads not injected (%s)", path, d->nr_bad, d->bad_msg);
 	else if (d->nr_nolines)
-		inj_warnf(s, "%s: %zu code loads injected without their line tables (%s)", path,
-			  d->nr_nolines, d->bad_msg);
+		inj_warnf(s, "%s: %zu code loads injected without their inline or unwind tables "
+			  "(%s)", path, d->nr_nolines, d->bad_msg);
+	if (d->nr_trimmed)
+		inj_warnf(s, "%s: %zu line-table entries outside their code or out of order dropped "
+			  "in %zu code loads (the rest of each table kept)", path, d->nr_rows_dropped,
+			  d->nr_trimmed);
 	if (s->o->all)
 		for (uint32_t i = 0; i < d->nr_loads; i++)
 			if (!(d->loads[i].flags & (INJ_BAD | INJ_QUEUED))) {
@@ -146,19 +147,20 @@ int inj_marker_drop_anon(struct inj_run_state *s, const struct pd_event *ev)
 	return 0;
 }
 
+int inj_reader_open(struct inj_run_state *s, struct pd_reader **r)
+{
+	struct jp_errbuf eb = { s->err, s->errlen };
+	struct pd_reader_opts ro = { .sz = sizeof(ro), .log = { jp_log_errbuf, &eb } };
+	return pd_reader_open(r, s->o->input, &ro);	/* its message names file and offset */
+}
+
 int inj_prescan(struct inj_run_state *s)
 {
 	struct pd_reader *r = NULL;
 	struct pd_event ev;
-	int rc = pd_reader_open(&r, s->o->input, NULL);
-	if (rc < 0) {
-		if (r && *pd_reader_error(r))	/* names the file and offset already */
-			snprintf(s->err, s->errlen, "%s", pd_reader_error(r));
-		else
-			snprintf(s->err, s->errlen, "%s: %s", s->o->input, strerror(-rc));
-		pd_reader_close(r);
+	int rc = inj_reader_open(s, &r);
+	if (rc < 0)
 		return rc;
-	}
 	while ((rc = pd_reader_next(r, &ev)) > 0) {
 		if (ev.type == PD_RECORD_TIME_CONV && !s->tc.valid)
 			inj_time_conv_parse(&s->tc, ev.raw, ev.size);

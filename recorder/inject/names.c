@@ -1,7 +1,7 @@
 /* names.c - the file names inject reasons about: which mappings are a runtime's anonymous
  * code (dropped once a dump describes that code, as perf does), where a marker's dump is read
  * from (--jit-dir), and normalised absolute paths for MMAP2 names and the build-id cache. */
-#include "recorder/inject/inject.h"
+#include "recorder/inject/inject_int.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -4,6 +4,7 @@
  * records not newer than the newest time read so far are written before the round mark, so
  * perf's ordered reader sees them in time order while memory stays bounded by the dumps'
  * indexes, never by the recording. */
+#include "lib/opts.h"
 #include "recorder/inject/inject_int.h"
 
 #include <errno.h>
@@ -19,7 +20,7 @@ static void on_hit(void *ctx, struct inj_dump *d, uint32_t load, unsigned how)
 	if (!(l->flags & (INJ_HIT_SAMPLE | INJ_HIT_CHAIN)))
 		s->st->loads_hit++;
 	l->flags |= how;
-	if (!(l->flags & INJ_QUEUED)) {	/* --all queued every load already */
+	if (!(l->flags & INJ_QUEUED) && s->pool) {	/* --all queued every load already */
 		l->flags |= INJ_QUEUED;
 		if (inj_pool_push(s->pool, d, load) < 0)
 			l->flags &= ~INJ_QUEUED;
@@ -144,18 +145,20 @@ static int finish(struct inj_run_state *s)
 	if (rc < 0)
 		return rc;
 	inj_sim_flush(s->sim);
-	for (uint64_t done, queued; s->o->progress_elfs;) {
+	for (uint64_t done, queued; s->o->progress_elfs && s->pool;) {
 		inj_pool_progress(s->pool, &done, &queued);
 		s->o->progress_elfs(s->o->ctx, done, queued);
 		if (done == queued)
 			break;
 		usleep(100000);
 	}
-	inj_pool_finish(s->pool, &s->st->pool);
+	if (s->pool)
+		inj_pool_finish(s->pool, &s->st->pool);
 	s->pool = NULL;
 	if (!s->o->out_pipe) {
 		if ((rc = pd_writer_copy_features(s->w, s->r)) < 0 ||
-		    (rc = inj_emit_build_ids(s)) < 0) {
+		    (rc = inj_emit_build_ids(s)) < 0 ||
+		    (s->o->no_elfs && (rc = inj_emit_origins(s)) < 0)) {
 			if (!s->err[0])
 				snprintf(s->err, s->errlen, "%s: features: %s", s->o->output,
 					 strerror(-rc));
@@ -165,21 +168,18 @@ static int finish(struct inj_run_state *s)
 	return 0;
 }
 
-int inj_run(const struct inj_opts *o, struct inj_stats *st, char *err, size_t errlen)
+int inj_run(const struct inj_opts *opts, struct inj_stats *st, char *err, size_t errlen)
 {
+	struct inj_opts oc;
+	if (JP_OPTS_TAKE(&oc, opts))
+		return snprintf(err, errlen, "inject: unknown options"), -EINVAL;
+	const struct inj_opts *o = &oc;
 	struct inj_run_state s = { .o = o, .st = st, .err = err, .errlen = errlen };
 	int rc;
 	memset(st, 0, sizeof(*st));
 	err[0] = 0;
-	if ((rc = pd_reader_open(&s.r, o->input, NULL)) < 0) {
-		/* The reader's message names the file and offset already. */
-		if (s.r && *pd_reader_error(s.r))
-			snprintf(err, errlen, "%s", pd_reader_error(s.r));
-		else
-			snprintf(err, errlen, "%s: %s", o->input, strerror(-rc));
-		pd_reader_close(s.r);
+	if ((rc = inj_reader_open(&s, &s.r)) < 0)
 		return rc;
-	}
 	if (pd_reader_nr_features_dropped(s.r))
 		inj_warnf(&s, "%s: %u header feature section(s) cut off or outside the file are "
 			  "left out", o->input,
@@ -187,7 +187,13 @@ int inj_run(const struct inj_opts *o, struct inj_stats *st, char *err, size_t er
 	rc = pd_writer_open_fd(&s.w, o->out_fd, o->output, o->out_pipe ? PD_WRITER_PIPE : 0);
 	if (rc == 0 && !(s.sim = inj_sim_new(on_hit, &s)))
 		rc = -ENOMEM;
-	if (rc == 0)
+	if (rc == 0 && o->no_elfs && o->out_pipe) {
+		snprintf(err, errlen, "--no-elfs needs a file output: the origins section is "
+			 "written at its end");
+		rc = -EINVAL;
+		goto out;
+	}
+	if (rc == 0 && !o->no_elfs)
 		rc = inj_pool_new(&s.pool, o->threads, o->cache_root);
 	if (rc < 0) {
 		snprintf(err, errlen, "%s: %s", o->output, strerror(-rc));

@@ -2,16 +2,36 @@
  * are known when it is read, so their ends cut the address space once into elementary
  * segments; mapping a load sets the owner of the few segments it spans, and "which parts does
  * this load still own" (for unloads) is a walk over the same segments. Flat arrays, no tree. */
-#include "recorder/inject/inject.h"
+#include "recorder/inject/inject_int.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-static int cmp_u64(const void *a, const void *b)
+/* LSD radix sort, 16 bits a pass: a 200k-load dump has 400k bounds, which qsort's indirect
+ * compares took 50 ms to order; passes whose digit is the same everywhere (the high bits of
+ * addresses in one code heap) are skipped. tmp holds n elements, cnt 1 << 16. */
+static void radix_sort(uint64_t *v, uint64_t *tmp, size_t *cnt, size_t n)
 {
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return x < y ? -1 : x > y;
+	uint64_t diff = 0;
+	for (size_t i = 1; i < n; i++)
+		diff |= v[i] ^ v[0];
+	for (unsigned shift = 0; shift < 64; shift += 16) {
+		if (!((diff >> shift) & 0xffff))
+			continue;
+		memset(cnt, 0, (1u << 16) * sizeof(*cnt));
+		for (size_t i = 0; i < n; i++)
+			cnt[(v[i] >> shift) & 0xffff]++;
+		size_t sum = 0;
+		for (size_t d = 0; d < (1u << 16); d++) {
+			size_t c = cnt[d];
+			cnt[d] = sum;
+			sum += c;
+		}
+		for (size_t i = 0; i < n; i++)
+			tmp[cnt[(v[i] >> shift) & 0xffff]++] = v[i];
+		memcpy(v, tmp, n * sizeof(*v));
+	}
 }
 
 int inj_bounds_init(struct inj_bounds *bd, const struct inj_range *r, size_t n)
@@ -29,8 +49,19 @@ int inj_bounds_init(struct inj_bounds *bd, const struct inj_range *r, size_t n)
 		bd->b[k++] = r[i].start;
 		bd->b[k++] = r[i].end;
 	}
-	if (k > 1)
-		qsort(bd->b, k, sizeof(uint64_t), cmp_u64);
+	if (k > 1) {
+		uint64_t *tmp = malloc(k * sizeof(uint64_t));
+		size_t *cnt = malloc((1u << 16) * sizeof(size_t));
+		if (!tmp || !cnt) {
+			free(tmp);
+			free(cnt);
+			inj_bounds_fini(bd);
+			return -ENOMEM;
+		}
+		radix_sort(bd->b, tmp, cnt, k);
+		free(tmp);
+		free(cnt);
+	}
 	size_t u = 0;
 	for (size_t i = 0; i < k; i++)
 		if (u == 0 || bd->b[u - 1] != bd->b[i])

@@ -3,7 +3,7 @@
  * released with perf's FINISHED_ROUND rule (flush up to the newest time seen before the
  * previous round). Only samples of processes that have a dump, and only their ips inside a
  * dump's ranges, are queued, so memory follows the jitted samples of about one round. */
-#include "recorder/inject/inject.h"
+#include "recorder/inject/inject_int.h"
 
 #include <errno.h>
 #include <linux/perf_event.h>

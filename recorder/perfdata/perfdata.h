@@ -1,9 +1,10 @@
 /* perfdata.h - the perf.data format, the whole public face of recorder/perfdata/: a streaming
  * reader (file and pipe mode, either byte order), a writer (file and pipe mode), helpers for the
- * sample_id ("sid") trailer and an ordered-events queue. Layouts: FORMATS-perfdata.md.
+ * sample_id ("sid") trailer, an ordered-events queue and the replay driver. docs/perfdata.md.
  *
- * Conventions: functions return 0 (or a count) on success and a negative errno on failure; the
- * reader keeps a message naming the file and byte offset (pd_reader_error). Nothing here prints.
+ * Conventions: functions return 0 (or a count) on success and a negative errno on failure; a
+ * failed open gives its message (file and byte offset) to the options' log, later errors are
+ * kept for pd_reader_error. Nothing here prints.
  */
 #ifndef JITPROF_PERFDATA_H
 #define JITPROF_PERFDATA_H
@@ -12,6 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <linux/perf_event.h>
+
+#include "lib/log.h"
 
 /* ---------------------------------------------------------------------------------------
  * Constants the kernel uapi header does not carry (perf-synthesized types and features).
@@ -219,11 +222,13 @@ int pd_decode_attr(const struct perf_event_attr *attr, const void *rec, size_t s
  * Reader. Streams the data section in constant memory (bounded window, pread/read).
  */
 struct pd_reader_opts {
-	size_t sz;		/* sizeof(struct pd_reader_opts), for growth */
+	size_t sz;		/* sizeof(struct pd_reader_opts): lib/opts.h's rule */
 	size_t window;		/* read buffer bytes (0 = 1 MiB) */
+	struct jp_log log;	/* where a failed open says why ("FILE: offset 0: ...") */
 };
 
-/* path: a file, or "-" for stdin. File vs pipe mode and byte order are detected. */
+/* path: a file, or "-" for stdin. File vs pipe mode and byte order are detected. Either
+ * succeeds, or sets *r = NULL with everything released and the reason sent to opts->log. */
 int pd_reader_open(struct pd_reader **r, const char *path, const struct pd_reader_opts *opts);
 /* Takes ownership of fd; name is used in error messages. */
 int pd_reader_open_fd(struct pd_reader **r, int fd, const char *name,
@@ -359,5 +364,33 @@ size_t pd_ordered_queued(const struct pd_ordered *q);
 
 /* Time of an event for ordering: sample time, else sid time, else 0. */
 uint64_t pd_event_time(const struct pd_event *ev);
+
+/* ---------------------------------------------------------------------------------------
+ * Replay: perf's perf_tool. One callback per record type; pd_replay reads r to its end and
+ * owns the time ordering (the queue above, FINISHED_ROUND by FINISHED_ROUND), so no consumer
+ * writes the read-order-dispatch loop. HEADER_BUILD_ID is delivered at once (it applies
+ * regardless of time); every other record in time order. A NULL callback skips its records.
+ * A callback's negative return stops the replay and is returned.
+ */
+struct pd_tool {
+	size_t sz;		/* sizeof(struct pd_tool) (0 = this header's): lib/opts.h's rule */
+	int (*sample)(void *ctx, const struct pd_event *ev);
+	int (*mmap)(void *ctx, const struct pd_event *ev);	/* MMAP and MMAP2 */
+	int (*comm)(void *ctx, const struct pd_event *ev);
+	int (*fork)(void *ctx, const struct pd_event *ev);
+	int (*exit)(void *ctx, const struct pd_event *ev);
+	int (*lost)(void *ctx, const struct pd_event *ev);	/* LOST and LOST_SAMPLES */
+	int (*build_id)(void *ctx, const struct pd_event *ev);	/* HEADER_BUILD_ID */
+	int (*other)(void *ctx, const struct pd_event *ev);	/* any other type */
+	int (*finished_round)(void *ctx);	/* after a round's events were delivered */
+	/* Every 64 Ki records: bytes of the data section read (total 0 in a pipe). */
+	void (*progress)(void *ctx, uint64_t done, uint64_t total);
+	void *ctx;
+};
+
+/* 0 at the end of the input, or a callback's (or -ENOMEM's) negative errno. Damage in the
+ * input ends the replay like the end of data, after everything before it was delivered;
+ * *damage (may be NULL) gets the reader's -errno then (pd_reader_error says where), else 0. */
+int pd_replay(struct pd_reader *r, const struct pd_tool *tool, int *damage);
 
 #endif

@@ -5,12 +5,15 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <byteswap.h>
 
+#include "lib/opts.h"
 #include "recorder/perfdata/perfdata_int.h"
 
 int pd_set_err(struct pd_reader *r, int err, uint64_t off, const char *fmt, ...)
@@ -29,6 +32,8 @@ int pd_set_err(struct pd_reader *r, int err, uint64_t off, const char *fmt, ...)
 
 const char *pd_reader_error(const struct pd_reader *r)
 {
+	if (!r)
+		return "no reader";
 	return r->err[0] ? r->err : "no error";
 }
 
@@ -114,6 +119,23 @@ static int grow(uint8_t **p, size_t *cap, size_t need)
 	return 0;
 }
 
+/* The caller's log, if its options are new enough to carry one. */
+static const struct jp_log *opts_log(const struct pd_reader_opts *opts)
+{
+	if (!opts || jp_opts_sz(opts, sizeof(*opts)) < offsetof(struct pd_reader_opts, log) +
+						       sizeof(opts->log))
+		return NULL;
+	return &opts->log;
+}
+
+/* A failed open hands nothing back: the message goes to the log, everything is released. */
+static int open_failed(struct pd_reader *r, int err, const struct pd_reader_opts *opts)
+{
+	jp_logf(opts_log(opts), JP_LOG_ERROR, "%s", r->err);
+	pd_reader_close(r);
+	return err;
+}
+
 int pd_reader_open_fd(struct pd_reader **out, int fd, const char *name,
 		      const struct pd_reader_opts *opts)
 {
@@ -122,27 +144,39 @@ int pd_reader_open_fd(struct pd_reader **out, int fd, const char *name,
 	int err;
 
 	*out = NULL;
+	if (!JP_OPTS_VALID(opts, struct pd_reader_opts)) {
+		free(r);
+		close(fd);
+		jp_logf(opts_log(opts), JP_LOG_ERROR, "%s: unknown reader options",
+			name ? name : "(fd)");
+		return -EINVAL;
+	}
 	if (!r) {
 		close(fd);
+		jp_logf(opts_log(opts), JP_LOG_ERROR, "%s: %s", name ? name : "(fd)",
+			strerror(ENOMEM));
 		return -ENOMEM;
 	}
 	r->fd = fd;
 	r->path = strdup(name ? name : "(fd)");
-	r->buf_cap = opts && opts->sz >= sizeof(*opts) && opts->window ? opts->window : 1u << 20;
+	struct pd_reader_opts o;
+	jp_opts_copy(&o, sizeof(o), opts);
+	r->buf_cap = o.window ? o.window : 1u << 20;
 	if (r->buf_cap < 4096)
 		r->buf_cap = 4096;
 	r->buf = malloc(r->buf_cap);
 	r->data_end = UINT64_MAX;
 	if (!r->path || !r->buf) {
-		pd_reader_close(r);
-		return -ENOMEM;
+		snprintf(r->err, sizeof(r->err), "%s: %s", name ? name : "(fd)",
+			 strerror(ENOMEM));
+		return open_failed(r, -ENOMEM, opts);
 	}
 	/* Read the first 16 bytes through the window: it works for pipes and files alike. */
 	r->pipe = true;
 	err = fill(r, 16);
 	if (err) {
 		err = pd_set_err(r, -EINVAL, 0, "too short for a perf.data header");
-		goto fail;
+		return open_failed(r, err, opts);
 	}
 	memcpy(hdr, r->buf, 16);
 	if (hdr[0] == PD_MAGIC2_SWAPPED) {
@@ -150,7 +184,7 @@ int pd_reader_open_fd(struct pd_reader **out, int fd, const char *name,
 		hdr[1] = bswap_64(hdr[1]);
 	} else if (hdr[0] != PD_MAGIC2) {
 		err = pd_set_err(r, -EINVAL, 0, "not a perf.data file (bad magic)");
-		goto fail;
+		return open_failed(r, err, opts);
 	}
 	if (hdr[1] == sizeof(struct pd_pipe_header)) {
 		r->buf_pos = 16;
@@ -163,13 +197,13 @@ int pd_reader_open_fd(struct pd_reader **out, int fd, const char *name,
 	r->eof = false;
 	r->buf_len = r->buf_pos = 0;
 	err = pd_open_file_mode(r, r->buf);
-	if (err)
-		goto fail;
+	if (err) {
+		if (!r->err[0])
+			pd_set_err(r, err, 0, "%s", strerror(-err));
+		return open_failed(r, err, opts);
+	}
 	*out = r;
 	return 0;
-fail:
-	*out = r;	/* keep the message readable: caller closes */
-	return err;
 }
 
 int pd_reader_open(struct pd_reader **out, const char *path, const struct pd_reader_opts *opts)
@@ -182,8 +216,10 @@ int pd_reader_open(struct pd_reader **out, const char *path, const struct pd_rea
 		fd = open(path, O_RDONLY | O_CLOEXEC);
 	}
 	if (fd < 0) {
+		int err = -errno;
 		*out = NULL;
-		return -errno;
+		jp_logf(opts_log(opts), JP_LOG_ERROR, "%s: %s", path, strerror(-err));
+		return err;
 	}
 	return pd_reader_open_fd(out, fd, strcmp(path, "-") ? path : "<stdin>", opts);
 }

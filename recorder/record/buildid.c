@@ -1,11 +1,10 @@
 /* buildid.c - build-ids for mappings the kernel gave none for: a side thread reads the ELF
- * note (libelf + dwelf) as MMAP2 records arrive, so the recorder's loop never waits on disk
+ * note (lib/buildid.c) as MMAP2 records arrive, so the recorder's loop never waits on disk
  * and the id can follow the mapping into the stream (pipe mode too). Also the kernel's own
  * id from /sys/kernel/notes. */
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
-#include <elfutils/libdwelf.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,15 +12,23 @@
 #include <sys/auxv.h>
 #include <unistd.h>
 
+#include "lib/buildid.h"
 #include "recorder/record/record_int.h"
+
+/* The id into id/size: 0, or -ENOENT. */
+static int elf_id(Elf *elf, uint8_t id[PD_BUILD_ID_MAX], size_t *size)
+{
+	int n = jp_elf_build_id(elf, id, PD_BUILD_ID_MAX);
+	*size = n > 0 ? (size_t)n : 0;
+	return n > 0 ? 0 : -ENOENT;
+}
 
 /* [vdso] is the same kernel image in every process: read our own, from memory. */
 static int vdso_build_id(uint8_t id[PD_BUILD_ID_MAX], size_t *size)
 {
 	const GElf_Ehdr *eh = (const void *)getauxval(AT_SYSINFO_EHDR);
 	Elf *elf;
-	const void *p;
-	ssize_t n;
+	int rc;
 
 	if (!eh || memcmp(eh->e_ident, ELFMAG, SELFMAG) || eh->e_ident[EI_CLASS] != ELFCLASS64)
 		return -ENOENT;
@@ -29,21 +36,15 @@ static int vdso_build_id(uint8_t id[PD_BUILD_ID_MAX], size_t *size)
 	elf = elf_memory((char *)eh, eh->e_shoff + (size_t)eh->e_shnum * eh->e_shentsize);
 	if (!elf)
 		return -ENOEXEC;
-	n = dwelf_elf_gnu_build_id(elf, &p);
-	if (n > 0) {
-		*size = (size_t)n < PD_BUILD_ID_MAX ? (size_t)n : PD_BUILD_ID_MAX;
-		memcpy(id, p, *size);
-	}
+	rc = elf_id(elf, id, size);
 	elf_end(elf);
-	return n > 0 ? 0 : -ENOENT;
+	return rc;
 }
 
 int rec_read_build_id(const char *path, uint8_t id[PD_BUILD_ID_MAX], size_t *size)
 {
-	int fd;
+	int fd, rc;
 	Elf *elf;
-	const void *p;
-	ssize_t n;
 
 	*size = 0;
 	if (!strcmp(path, "[vdso]"))
@@ -57,46 +58,18 @@ int rec_read_build_id(const char *path, uint8_t id[PD_BUILD_ID_MAX], size_t *siz
 		close(fd);
 		return -ENOEXEC;
 	}
-	n = dwelf_elf_gnu_build_id(elf, &p);
-	if (n > 0) {
-		*size = (size_t)n < PD_BUILD_ID_MAX ? (size_t)n : PD_BUILD_ID_MAX;
-		memcpy(id, p, *size);
-	}
+	rc = elf_id(elf, id, size);
 	elf_end(elf);
 	close(fd);
-	return n > 0 ? 0 : -ENOENT;
+	return rc;
 }
 
-/* /sys/kernel/notes and /sys/module/M/notes/.note.gnu.build-id are raw sequences of ELF notes:
- * {namesz, descsz, type, name, desc}. */
+/* /sys/kernel/notes and /sys/module/M/notes/.note.gnu.build-id are raw sequences of ELF notes. */
 int rec_notes_build_id(const char *path, uint8_t id[PD_BUILD_ID_MAX], size_t *size)
 {
-	uint8_t buf[4096];
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
-	size_t off = 0;
-
-	*size = 0;
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, sizeof(buf));
-	close(fd);
-	while (n > 0 && off + 12 <= (size_t)n) {
-		uint32_t nsz, dsz, type;
-		memcpy(&nsz, buf + off, 4);
-		memcpy(&dsz, buf + off + 4, 4);
-		memcpy(&type, buf + off + 8, 4);
-		size_t name = off + 12, desc = name + (((nsz) + 3u) & ~3u);
-		if (nsz > (size_t)n || dsz > (size_t)n || desc + dsz > (size_t)n)
-			break;
-		if (type == NT_GNU_BUILD_ID && nsz == 4 && !memcmp(buf + name, "GNU", 4)) {
-			*size = dsz < PD_BUILD_ID_MAX ? dsz : PD_BUILD_ID_MAX;
-			memcpy(id, buf + desc, *size);
-			return 0;
-		}
-		off = desc + (((dsz) + 3u) & ~3u);
-	}
-	return -ENOENT;
+	int n = jp_notes_file_build_id(path, id, PD_BUILD_ID_MAX);
+	*size = n > 0 ? (size_t)n : 0;
+	return n > 0 ? 0 : n;
 }
 
 int rec_kernel_build_id(uint8_t id[PD_BUILD_ID_MAX], size_t *size)

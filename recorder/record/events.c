@@ -10,7 +10,6 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "recorder/cli.h"
 #include "recorder/record/record_int.h"
 
 struct named_event {
@@ -156,8 +155,8 @@ static int open_fallbacks(struct rec_events *ev, const struct rec_opts *o, pid_t
 			ev->attr.exclude_kernel = ev->attr.exclude_hv = 1;
 			fd = open_fallbacks(ev, o, pid, cpu);
 			if (fd >= 0)
-				cli_warn("kernel profiling not permitted: recording user space only "
-					 "(kernel.perf_event_paranoid)");
+				jp_logf(&o->log, JP_LOG_WARN, "kernel profiling not permitted: "
+					"recording user space only (kernel.perf_event_paranoid)");
 		}
 		return fd;
 	}
@@ -245,8 +244,9 @@ int rec_events_open(struct rec_events *ev, const struct rec_opts *o, const pid_t
 	if (o->event) {
 		err = parse_event(o->event, &ev->attr, ev->name, sizeof(ev->name));
 		if (err)
-			return cli_error("unknown event '%s' (try cycles, cpu-clock, task-clock, "
-					 "instructions, page-faults, rHEX)", o->event), err;
+			return jp_logf(&o->log, JP_LOG_ERROR, "unknown event '%s' (try cycles, "
+				       "cpu-clock, task-clock, instructions, page-faults, rHEX)",
+				       o->event), err;
 	} else {
 		ev->attr.type = PERF_TYPE_HARDWARE;
 		ev->attr.config = PERF_COUNT_HW_CPU_CYCLES;

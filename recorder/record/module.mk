@@ -4,5 +4,5 @@ E2E_LIBS_record_perf := $(BUILD)/librecorder-perfdata.a
 E2E_LIBS_record_read := $(BUILD)/librecorder-perfdata.a
 E2E_LIBS_record_ctl := $(BUILD)/librecorder-perfdata.a
 # Unit tests link the record and perfdata archives and cli.o only, not every command.
-UNIT_LIBS_record := $(BUILD)/librecorder-record.a $(BUILD)/librecorder-perfdata.a $(BUILD)/obj/recorder/cli.o
+UNIT_LIBS_record := $(BUILD)/librecorder-record.a $(BUILD)/librecorder-perfdata.a $(BUILD)/libjp.a
 UNIT_LDLIBS_record := -lelf -ldw -lpthread

@@ -4,11 +4,15 @@
 #ifndef JITPROF_RECORD_H
 #define JITPROF_RECORD_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "lib/log.h"
+
 struct rec_opts {
+	size_t sz;		/* sizeof(struct rec_opts) (0 = this header's): lib/opts.h's rule */
 	int clockid;		/* -1: the kernel's perf clock (no use_clockid) */
 	uint64_t freq;		/* -F (0: use period) */
 	uint64_t period;	/* -c */
@@ -16,12 +20,19 @@ struct rec_opts {
 	bool callchain;		/* -g */
 	pid_t pid;		/* -p (0: none) */
 	bool system_wide;	/* -a */
-	const char *output;	/* -o; "-" = pipe mode on stdout */
+	const char *output;	/* -o; "-" = pipe mode on stdout (names the output in messages) */
+	int out_fd;		/* where the recording is written (the caller opens and commits it) */
 	char **argv;		/* workload (NULL-terminated) or NULL */
 	size_t mmap_pages;	/* data pages per CPU buffer (power of two; 0 = default) */
 	int orig_argc;		/* the command line, for the CMDLINE feature */
 	const char *const *orig_argv;
 	bool quiet;
+	struct jp_log log;	/* errors and warnings, one line each */
+	/* Set (to the signal number) by the caller's SIGINT/SIGTERM handler: stop cleanly. */
+	const volatile sig_atomic_t *stop;
+	/* After every drain pass: samples so far, bytes written so far. */
+	void (*progress)(void *ctx, uint64_t samples, uint64_t bytes);
+	void *ctx;
 };
 
 struct rec_stats {
@@ -38,7 +49,8 @@ struct rec_stats {
  * CLOCK_* spellings / numbers of those). Returns the clockid or -EINVAL. */
 int rec_parse_clock(const char *s);
 
-/* Runs a whole recording. Returns 0 or -errno; messages go to stderr through cli.h. */
+/* Runs a whole recording. Returns 0 or -errno; messages go to o->log. A library: it prints
+ * nothing and installs no signal handler. */
 int rec_run(const struct rec_opts *o, struct rec_stats *st);
 
 #endif

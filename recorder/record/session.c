@@ -1,7 +1,8 @@
 /* session.c - one recording from start to finish: the workload held on a pipe until its
  * events are open, synthesis, the drain loop (FINISHED_ROUND after every pass that found
- * data), build-ids from the side thread, a clean stop on SIGINT/SIGTERM/workload exit, and
- * the features written at the end. */
+ * data), build-ids from the side thread, a clean stop when the caller's stop flag is raised
+ * (its SIGINT/SIGTERM handler) or the workload exits, and the features written at the end.
+ * A library: messages go to o->log, progress to o->progress; it installs no signal handler. */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -14,22 +15,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "recorder/cli.h"
+#include "lib/opts.h"
 #include "recorder/record/record_int.h"
-
-static volatile sig_atomic_t got_signal;
-static volatile sig_atomic_t child_done;
-
-static void on_signal(int sig)
-{
-	got_signal = sig;
-}
-
-static void on_child(int sig)
-{
-	(void)sig;
-	child_done = 1;
-}
 
 struct session {
 	const struct rec_opts *o;
@@ -198,10 +185,33 @@ static int start_workload(struct session *s)
 	close(s->err_fd);
 	s->err_fd = -1;
 	if (n == (ssize_t)sizeof(e)) {
-		cli_error("cannot run '%s': %s", s->o->argv[0], strerror(e));
+		jp_logf(&s->o->log, JP_LOG_ERROR, "cannot run '%s': %s", s->o->argv[0],
+			strerror(e));
 		return -e;
 	}
 	return 0;
+}
+
+static int stop_requested(const struct session *s)
+{
+	return s->o->stop ? *s->o->stop : 0;
+}
+
+static void reap(struct session *s, int status)
+{
+	s->reaped = true;
+	s->st->workload_status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/* Polled by the drain loop (no SIGCHLD handler: signals belong to the command). */
+static bool workload_exited(struct session *s)
+{
+	int status;
+
+	if (s->child <= 0 || s->reaped || waitpid(s->child, &status, WNOHANG) != s->child)
+		return false;
+	reap(s, status);
+	return true;
 }
 
 static void stop_workload(struct session *s, int sig)
@@ -216,9 +226,7 @@ static void stop_workload(struct session *s, int sig)
 	for (int i = 0; i < 500; i++) {
 		pid_t r = waitpid(s->child, &status, sig ? WNOHANG : 0);
 		if (r == s->child) {
-			s->reaped = true;
-			s->st->workload_status = WIFEXITED(status) ? WEXITSTATUS(status)
-								   : 128 + WTERMSIG(status);
+			reap(s, status);
 			return;
 		}
 		if (r < 0)
@@ -269,15 +277,8 @@ static int finish_build_ids(struct session *s)
 
 static void progress(struct session *s)
 {
-	char what[96];
-
-	/* A workload writes to the same terminal: a \r-updated line would run into its
-	 * output, so it gets only the closing summary. */
-	if (s->o->argv)
-		return;
-	snprintf(what, sizeof(what), "recording, %.1f MB written, samples",
-		 (double)pd_writer_bytes(s->w) / 1e6);
-	cli_progress(what, s->st->samples, 0);
+	if (s->o->progress)
+		s->o->progress(s->o->ctx, s->st->samples, pd_writer_bytes(s->w));
 }
 
 static int loop(struct session *s)
@@ -289,15 +290,12 @@ static int loop(struct session *s)
 		return -ENOMEM;
 	for (size_t i = 0; i < s->ev.nrings; i++)
 		pfd[i] = (struct pollfd){ .fd = s->ev.rings[i].fd, .events = POLLIN };
-	while (!err && !got_signal) {
+	while (!err && !stop_requested(s)) {
 		poll(pfd, s->ev.nrings, 100);
 		err = drain_all(s);
 		progress(s);
-		if (child_done && s->child > 0) {
-			stop_workload(s, 0);
-			if (s->reaped)
-				break;
-		}
+		if (workload_exited(s))
+			break;
 		if (s->o->pid && kill(s->o->pid, 0) && errno == ESRCH)
 			break;	/* the attached process is gone */
 	}
@@ -316,7 +314,7 @@ static int setup(struct session *s)
 	if (workload && (err = fork_workload(s)))
 		return err;
 	if (o->pid && (err = rec_list_threads(o->pid, &tids, &ntids)))
-		return cli_error("no such process %d", (int)o->pid), err;
+		return jp_logf(&o->log, JP_LOG_ERROR, "no such process %d", (int)o->pid), err;
 	if (workload && !o->system_wide && !o->pid) {
 		tids = malloc(sizeof(pid_t));
 		if (!tids)
@@ -355,26 +353,24 @@ static int setup(struct session *s)
 	return workload ? start_workload(s) : 0;
 }
 
-int rec_run(const struct rec_opts *o, struct rec_stats *st)
+int rec_run(const struct rec_opts *opts, struct rec_stats *st)
 {
+	struct rec_opts oc;
+	if (JP_OPTS_TAKE(&oc, opts))
+		return -EINVAL;
+	const struct rec_opts *o = &oc;
 	struct session s = { .o = o, .st = st, .go_fd = -1, .err_fd = -1 };
-	struct cli_outfile out = { 0 };
-	struct sigaction sa = { .sa_handler = on_signal }, sc = { .sa_handler = on_child };
 	const char *path = o->output ? o->output : "perf.data";
 	bool pipe_mode = !strcmp(path, "-");
 	int err, err2;
 
 	memset(st, 0, sizeof(*st));
-	got_signal = child_done = 0;
 	/* One fd per (thread, CPU): -p on a big process needs more than the default 1024. */
 	struct rlimit nofile;
 	if (!getrlimit(RLIMIT_NOFILE, &nofile) && nofile.rlim_cur < nofile.rlim_max) {
 		nofile.rlim_cur = nofile.rlim_max;
 		setrlimit(RLIMIT_NOFILE, &nofile);
 	}
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGCHLD, &sc, NULL);
 	s.sc.pipe = pipe_mode;
 	s.tmp = malloc(1u << 16);
 	s.sc.hits = rec_hits_new();
@@ -382,17 +378,15 @@ int rec_run(const struct rec_opts *o, struct rec_stats *st)
 		err = -ENOMEM;
 		goto out;
 	}
-	if ((err = cli_outfile_open(&out, path)))
-		goto out;
-	if ((err = pd_writer_open_fd(&s.w, out.fd, path, pipe_mode ? PD_WRITER_PIPE : 0)))
+	if ((err = pd_writer_open_fd(&s.w, o->out_fd, path, pipe_mode ? PD_WRITER_PIPE : 0)))
 		goto out;
 	s.sc.w = s.w;
 	err = setup(&s);
 	if (!err)
 		err = loop(&s);
 	rec_events_disable(&s.ev);
-	if (got_signal)
-		stop_workload(&s, got_signal);
+	if (stop_requested(&s))
+		stop_workload(&s, stop_requested(&s));
 	/* What the kernel wrote before the disable is still in the buffers. */
 	err2 = drain_all(&s);
 	err = err ? err : err2;
@@ -402,23 +396,17 @@ int rec_run(const struct rec_opts *o, struct rec_stats *st)
 	err2 = pd_writer_close(s.w);
 	s.w = NULL;
 	err = err ? err : err2;
-	cli_progress_end();
-	if (!err && !pipe_mode)
-		err = cli_outfile_commit(&out);
 out:
-	if (!pipe_mode && out.tmp)
-		cli_outfile_abort(&out);	/* no half-written file left behind */
 	if (s.w)
 		pd_writer_close(s.w);
 	if (s.go_fd >= 0)
 		close(s.go_fd);	/* the held workload sees EOF and exits */
 	if (s.err_fd >= 0)
 		close(s.err_fd);
-	stop_workload(&s, s.reaped ? 0 : (got_signal ? got_signal : 0));
+	stop_workload(&s, s.reaped ? 0 : stop_requested(&s));
 	rec_events_close(&s.ev);
 	rec_bid_free(s.sc.bids);
 	rec_hits_free(s.sc.hits);
 	free(s.tmp);
-	signal(SIGCHLD, SIG_DFL);
 	return err;
 }

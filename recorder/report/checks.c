@@ -68,8 +68,7 @@ void rp_checks_sample(struct rp_checks *c, uint32_t pid, int has_chain, int user
 
 static void say(const struct rp_ingest_opts *o, const char *msg)
 {
-	if (o->report)
-		o->report(o->ctx, 1, msg);
+	jp_logf(&o->log, JP_LOG_WARN, "%s", msg);
 }
 
 void rp_checks_report(const struct rp_checks *c, const struct rp_ingest_opts *o)

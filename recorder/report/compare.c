@@ -61,8 +61,8 @@ static size_t count_range(const struct gen_samples *g, uint64_t lo, uint64_t hi)
 	return n;
 }
 
-/* Picks the loads: an exact method name first, else a regex; both generations in one
- * process, the process with the most samples in them when several qualify. */
+/* Picks the loads: an exact method name (rp_load_title) first, else a regex; both
+ * generations in one process, the one with the most samples in them when several qualify. */
 static int find_pair(const struct rp_session *s, const char *method, uint32_t ga, uint32_t gb,
 		     uint32_t *ia, uint32_t *ib, char *err, size_t errlen)
 {
@@ -70,19 +70,45 @@ static int find_pair(const struct rp_session *s, const char *method, uint32_t ga
 	int have_re = regcomp(&re, method, REG_EXTENDED | REG_NOSUB) == 0;
 	int exact = 0;
 	for (size_t i = 0; i < s->nr_loads; i++)
-		exact |= s->loads[i].method && !strcmp(s->loads[i].method, method);
+		exact |= rp_load_title(&s->loads[i]) && !strcmp(rp_load_title(&s->loads[i]), method);
 	uint64_t best = 0;
 	int found = 0;
 	*ia = *ib = 0;
+	/* A pattern naming several methods is refused with the candidates: picking one of them
+	 * silently compares the wrong code. */
+	const char *cand[21];
+	size_t len = 0, nr = 0;
+	for (size_t i = 0; !exact && have_re && i < s->nr_loads && nr < 21; i++) {
+		const struct rp_load *l = &s->loads[i];
+		const char *id = rp_load_ident(l), *title = rp_load_title(l);
+		size_t k = 0;
+		while (k < nr && cand[k] != id)	/* identities are interned */
+			k++;
+		if (!id || !title || l->runtime || k < nr || regexec(&re, title, 0, NULL, 0))
+			continue;
+		cand[nr++] = id;
+		len += (size_t)snprintf(err + len, len < errlen ? errlen - len : 0, "%s%s",
+					nr == 1 ? "" : "\n  ", nr < 21 ? title : "...");
+	}
+	if (nr > 1) {
+		char list[4096];
+		snprintf(list, sizeof(list), "%s", err);
+		snprintf(err, errlen, "'%s' matches %zu methods, give one exactly:\n  %s", method, nr,
+			 list);
+		regfree(&re);
+		return -ENOTUNIQ;
+	}
 	for (size_t i = 0; i < s->nr_loads; i++) {
 		const struct rp_load *a = &s->loads[i];
-		if (!a->method || a->generation != ga)
+		const char *id = rp_load_ident(a), *title = rp_load_title(a);
+		if (!id || !title || a->runtime || a->generation != ga)
 			continue;
-		if (exact ? strcmp(a->method, method) : !have_re || regexec(&re, a->method, 0, NULL, 0))
+		if (exact ? strcmp(title, method) : !have_re || regexec(&re, title, 0, NULL, 0))
 			continue;
 		for (size_t j = 0; j < s->nr_loads; j++) {
 			const struct rp_load *b = &s->loads[j];
-			if (b->method != a->method || b->pid != a->pid || b->generation != gb)
+			if (rp_load_ident(b) != id || b->runtime || b->pid != a->pid ||
+			    b->generation != gb)
 				continue;
 			if (!found || a->samples + b->samples > best) {
 				best = a->samples + b->samples;
@@ -151,45 +177,153 @@ static int print_lines(FILE *out, const struct gen_samples *g)
 	return 0;
 }
 
-/* One generation's listing as lines of at most COL characters. */
-static char **listing(csh cs, const struct gen_samples *g, size_t *nr)
+/* One instruction of a listing: its text (sample share, offset, instruction, named target),
+ * its normalized hash for the alignment, and the source line it starts, if any. */
+struct row {
+	char text[2 * COL];
+	uint64_t hash;
+	const struct rp_src_line *src;
+};
+
+/* The load of pid whose code holds addr, loaded last before (or with) at. */
+static const struct rp_load *load_at(const struct rp_session *s, uint32_t pid, uint64_t addr,
+				     uint64_t at)
+{
+	const struct rp_load *best = NULL;
+	for (size_t i = 0; i < s->nr_loads; i++) {
+		const struct rp_load *l = &s->loads[i];
+		if (l->pid != pid || addr < l->code_addr || addr - l->code_addr >= l->code_size ||
+		    l->load_time > at || (best && best->load_time > l->load_time))
+			continue;
+		best = l;
+	}
+	return best;
+}
+
+/* " <name>" for a direct call/jump target: inside the method "<+off>", else the method, stub
+ * or jitted dso whose code holds it. */
+static void name_target(const struct rp_session *s, const struct rp_load *self, const cs_insn *in,
+			char *buf, size_t len)
+{
+	char *end;
+	buf[0] = '\0';
+	if (strcmp(in->mnemonic, "call") && in->mnemonic[0] != 'j' && strcmp(in->mnemonic, "b") &&
+	    strcmp(in->mnemonic, "bl"))
+		return;
+	const char *o = in->op_str[0] == '#' ? in->op_str + 1 : in->op_str;
+	uint64_t t = strtoull(o, &end, 16);
+	if (end == o || *end || strncmp(o, "0x", 2))
+		return;
+	if (t >= self->code_addr && t - self->code_addr < self->code_size) {
+		snprintf(buf, len, " <+%" PRIx64 ">", t - self->code_addr);
+		return;
+	}
+	const struct rp_load *l = load_at(s, self->pid, t, self->load_time);
+	const char *name = l ? rp_load_title(l) : NULL;
+	if (name && l->generation && !l->runtime)
+		snprintf(buf, len, " <%s [gen %u]>", name, l->generation);
+	else if (l)
+		snprintf(buf, len, " <%s>", name ? name : l->dso ? l->dso : "jitted");
+}
+
+/* The line entry starting at off, or NULL. Entries are ascending by offset. */
+static const struct rp_src_line *line_at(const struct rp_load *l, uint64_t lo, uint64_t hi,
+					 size_t *k)
+{
+	const struct rp_src_line *found = NULL;
+	while (*k < l->nr_lines && l->lines[*k].off < hi) {
+		if (l->lines[*k].off >= lo)
+			found = &l->lines[*k];
+		++*k;
+	}
+	return found;
+}
+
+/* One generation's listing; *nr rows (0 with a note row when there is no code). */
+static struct row *listing(csh cs, const struct rp_session *s, const struct gen_samples *g,
+			   size_t *nr)
 {
 	const struct rp_load *l = g->l;
-	*nr = 0;
-	if (!l->code || !l->code_size) {
-		char **v = malloc(sizeof(*v));
-		if (v && (v[0] = strdup("(code bytes not retained)")))
-			*nr = 1;
-		return v;
-	}
+	const struct rp_src_line *prev = NULL;
 	cs_insn *insn = NULL;
-	size_t count = cs_disasm(cs, l->code, l->code_size, l->code_addr, 0, &insn);
-	char **v = calloc(count + 1, sizeof(*v));
+	size_t count = 0, k = 0;
+	*nr = 0;
+	if (l->code && l->code_size)
+		count = cs_disasm(cs, l->code, l->code_size, l->code_addr, 0, &insn);
+	struct row *v = calloc(count + 1, sizeof(*v));
 	if (!v) {
 		cs_free(insn, count);
 		return NULL;
 	}
+	if (!l->code || !l->code_size) {
+		snprintf(v[(*nr)++].text, sizeof(v->text), "(no code: no ELF and no dump for it)");
+		return v;
+	}
 	for (size_t i = 0; i < count; i++) {
 		uint64_t off = insn[i].address - l->code_addr;
 		uint64_t hits = count_range(g, off, off + insn[i].size);
-		char line[256];
+		char pct[16] = "", tgt[160];
+		struct row *r = &v[(*nr)++];
 		if (hits)
-			snprintf(line, sizeof(line), "%6.2f%% %6" PRIx64 ": %s %s",
-				 g->n ? 100.0 * hits / g->n : 0, insn[i].address - l->code_addr,
-				 insn[i].mnemonic, insn[i].op_str);
-		else
-			snprintf(line, sizeof(line), "        %6" PRIx64 ": %s %s",
-				 insn[i].address - l->code_addr, insn[i].mnemonic, insn[i].op_str);
-		v[(*nr)++] = strndup(line, COL);
+			snprintf(pct, sizeof(pct), "%6.2f%%", g->n ? 100.0 * hits / g->n : 0);
+		name_target(s, l, &insn[i], tgt, sizeof(tgt));
+		if (snprintf(r->text, sizeof(r->text), "%7s %5" PRIx64 ": %s %s%s", pct, off,
+			     insn[i].mnemonic, insn[i].op_str, tgt) >= (int)sizeof(r->text))
+			memcpy(r->text + sizeof(r->text) - 4, "...", 4);	/* a long name */
+		r->hash = rp_insn_norm_hash(insn[i].mnemonic, insn[i].op_str);
+		const struct rp_src_line *src = line_at(l, off, off + insn[i].size, &k);
+		if (src && (!prev || src->file != prev->file || src->line != prev->line))
+			r->src = prev = src;
 	}
-	uint64_t done = count ? insn[count - 1].address + insn[count - 1].size - l->code_addr : 0;
-	if (done < l->code_size)
-		v[(*nr)++] = strdup("(rest not decodable: data or padding)");
 	cs_free(insn, count);
 	return v;
 }
 
-static int print_insns(FILE *out, const struct gen_samples *g)
+static void src_text(const struct row *r, char *buf, size_t len)
+{
+	if (r && r->src)
+		snprintf(buf, len, "  ; %s:%u", r->src->file ? r->src->file : "??", r->src->line);
+	else
+		buf[0] = '\0';
+}
+
+static int print_aligned(FILE *out, const struct row *a, size_t na, const struct row *b,
+			 size_t nb)
+{
+	uint64_t *ha = malloc((na + 1) * sizeof(*ha)), *hb = malloc((nb + 1) * sizeof(*hb));
+	struct rp_pair *p = NULL;
+	long n = -ENOMEM;
+	if (ha && hb) {
+		for (size_t i = 0; i < na; i++)
+			ha[i] = a[i].hash;
+		for (size_t i = 0; i < nb; i++)
+			hb[i] = b[i].hash;
+		n = rp_align(ha, na, hb, nb, &p);
+	}
+	free(ha);
+	free(hb);
+	if (n < 0)
+		return (int)n;
+	fprintf(out, "\n# Per instruction, aligned by code (LCS over instructions without their "
+		"numbers; '-' only in A, '+' only in B, '~' same instruction, other numbers)\n");
+	fprintf(out, "    %-*s | %s\n", COL, "gen A", "gen B");
+	for (long i = 0; i < n; i++) {
+		const struct row *ra = p[i].a >= 0 ? &a[p[i].a] : NULL;
+		const struct row *rb = p[i].b >= 0 ? &b[p[i].b] : NULL;
+		char sa[COL + 1], sb[COL + 1];
+		src_text(ra, sa, sizeof(sa));
+		src_text(rb, sb, sizeof(sb));
+		if (sa[0] || sb[0])
+			fprintf(out, "    %-*s | %s\n", COL, sa, sb);
+		char mark = !ra ? '+' : !rb ? '-' :
+			    strcmp(strchr(ra->text, ':'), strchr(rb->text, ':')) ? '~' : ' ';
+		fprintf(out, "  %c %-*s | %s\n", mark, COL, ra ? ra->text : "", rb ? rb->text : "");
+	}
+	free(p);
+	return 0;
+}
+
+static int print_insns(FILE *out, const struct rp_session *s, const struct gen_samples *g)
 {
 	csh cs;
 #if defined(__aarch64__)
@@ -199,23 +333,68 @@ static int print_insns(FILE *out, const struct gen_samples *g)
 #endif
 		return -ENOTSUP;
 	size_t na, nb;
-	char **a = listing(cs, &g[0], &na), **b = listing(cs, &g[1], &nb);
+	struct row *a = listing(cs, s, &g[0], &na), *b = listing(cs, s, &g[1], &nb);
 	cs_close(&cs);
-	int rc = a && b ? 0 : -ENOMEM;
-	if (!rc) {
-		fprintf(out, "\n# Per instruction (offset from the method start)\n");
-		fprintf(out, "  %-*s | %s\n", COL, "gen A", "gen B");
-		for (size_t i = 0; i < na || i < nb; i++)
-			fprintf(out, "  %-*s | %s\n", COL, i < na && a[i] ? a[i] : "",
-				i < nb && b[i] ? b[i] : "");
-	}
-	for (size_t i = 0; a && i < na; i++)
-		free(a[i]);
-	for (size_t i = 0; b && i < nb; i++)
-		free(b[i]);
+	int rc = a && b ? print_aligned(out, a, na, b, nb) : -ENOMEM;
 	free(a);
 	free(b);
 	return rc;
+}
+
+static int same_site(const struct rp_jvm_inline *x, const struct rp_jvm_inline *y)
+{
+	return x->bci == y->bci && !strcmp(x->callee ? x->callee : "", y->callee ? y->callee : "") &&
+	       !strcmp(x->caller ? x->caller : "", y->caller ? y->caller : "");
+}
+
+static const struct rp_jvm_inline *find_site(const struct rp_jvm_code *c,
+					     const struct rp_jvm_inline *x)
+{
+	for (size_t i = 0; c && i < c->nr_inl; i++)
+		if (same_site(&c->inl[i], x))
+			return &c->inl[i];
+	return NULL;
+}
+
+static void print_decision(FILE *out, const char *side, const struct rp_jvm_inline *d)
+{
+	fprintf(out, "     %s %s at %s bci %d: %s (%s)\n", side, d->callee ? d->callee : "?",
+		d->caller ? d->caller : "?", d->bci, d->ok ? "inlined" : "not inlined",
+		d->why ? d->why : "");
+}
+
+/* The inlining decisions (JVM log) that differ: a call site only one compile looked at, or
+ * one decided differently. */
+static void print_inline_diff(FILE *out, const struct rp_load *la, const struct rp_load *lb)
+{
+	const struct rp_jvm_code *a = la->jvm, *b = lb->jvm;
+	size_t n = 0;
+	fprintf(out, "\n# Inlining decisions that differ\n");
+	if (!a || !b) {
+		fprintf(out, "  (need the JVM's compilation log: --jvm-log FILE%s)\n",
+			a || b ? "; one generation was not found in it" : "");
+		return;
+	}
+	for (size_t i = 0; i < a->nr_inl; i++) {
+		const struct rp_jvm_inline *x = &a->inl[i], *y = find_site(b, x);
+		if (y && x->ok == y->ok)
+			continue;
+		print_decision(out, "A:", x);
+		if (y)
+			print_decision(out, "B:", y);
+		else
+			fprintf(out, "     B: no such call site\n");
+		n++;
+	}
+	for (size_t i = 0; i < b->nr_inl; i++) {
+		if (find_site(a, &b->inl[i]))
+			continue;
+		fprintf(out, "     A: no such call site\n");
+		print_decision(out, "B:", &b->inl[i]);
+		n++;
+	}
+	if (!n)
+		fprintf(out, "  none (%zu and %zu decisions)\n", a->nr_inl, b->nr_inl);
 }
 
 int rp_print_compare(FILE *out, const struct rp_session *s, const char *method,
@@ -238,7 +417,9 @@ int rp_print_compare(FILE *out, const struct rp_session *s, const char *method,
 		}
 		rc = print_lines(out, g);
 		if (!rc)
-			rc = print_insns(out, g);
+			print_inline_diff(out, g[0].l, g[1].l);
+		if (!rc)
+			rc = print_insns(out, s, g);
 	}
 	for (int k = 0; k < 2; k++) {
 		free(g[k].ips);

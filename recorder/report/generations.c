@@ -10,15 +10,15 @@
 #include "jitdump/jitdump.h"
 #include "recorder/report/report_int.h"
 
+/* jitdump's spelling (jd_tier_name); an empty cell ("-") when the runtime did not say. */
 const char *rp_tier_name(uint32_t tier)
 {
-	switch (tier) {
-	case JD_TIER_INTERPRETER: return "interp";
-	case JD_TIER_C1: return "C1";
-	case JD_TIER_C2: return "C2";
-	case JD_TIER_STUB: return "stub";
-	case JD_TIER_OTHER: return "other";
-	default: return "-";
+	switch (tier) {	/* the report's own V8 tiers (identity.c), then jitdump's */
+	case RP_TIER_BASELINE: return "baseline";
+	case RP_TIER_MIDTIER: return "maglev";
+	case RP_TIER_OPTIMIZED: return "turbofan";
+	default:
+		return tier == JD_TIER_UNKNOWN || tier > JD_TIER_OTHER ? "-" : jd_tier_name(tier);
 	}
 }
 
@@ -49,7 +49,10 @@ static int load_ptr_order(const void *pa, const void *pb)
 	const struct rp_load *b = *(const struct rp_load *const *)pb;
 	if (a->pid != b->pid)
 		return a->pid < b->pid ? -1 : 1;
-	int c = strcmp(a->method ? a->method : "", b->method ? b->method : "");
+	if (a->runtime != b->runtime)
+		return a->runtime < b->runtime ? -1 : 1;
+	const char *x = rp_load_ident(a), *y = rp_load_ident(b);
+	int c = strcmp(x ? x : "", y ? y : "");
 	if (c)
 		return c;
 	if (a->generation != b->generation)
@@ -99,6 +102,55 @@ static int method_order(const void *pa, const void *pb)
 	if (a->pid != b->pid)
 		return a->pid < b->pid ? -1 : 1;
 	return strcmp(a->method, b->method);
+}
+
+const char *rp_until_src_name(enum rp_until_src u)
+{
+	static const char *const n[] = { "recording_end", "next_generation", "not_entrant",
+					 "unload" };
+	return (size_t)u < sizeof(n) / sizeof(n[0]) ? n[u] : "?";
+}
+
+/* The load that takes over from l: the next non-OSR load of the method for normal code; for
+ * OSR code the next OSR load at the same loop (any OSR load when a bci is unknown). */
+static int takes_over(const struct rp_load *l, const struct rp_load *o)
+{
+	int lo = !!(l->flags & JD_LOAD_OSR), oo = !!(o->flags & JD_LOAD_OSR);
+	if (o->load_time <= l->load_time || lo != oo)
+		return 0;
+	return !lo || l->compile_id <= 0 || o->compile_id <= 0 || l->osr_bci == o->osr_bci;
+}
+
+/* active_from/active_until of one row among its method's loads ([i, j) of order), and how
+ * it ended: the JVM log's word where it has one, else what ended its active period. */
+static void active_period(const struct rp_session *s, struct rp_gen_row *r,
+			  const struct rp_load *const *order, size_t i, size_t j)
+{
+	const struct rp_load *l = r->load;
+	uint64_t until = s->end > l->load_time ? s->end : l->load_time;
+	r->until_src = RP_UNTIL_END;
+	r->next = NULL;
+	for (size_t k = i; k < j; k++)
+		if (takes_over(l, order[k]) && (!r->next || order[k]->load_time < r->next->load_time))
+			r->next = order[k];
+	if (r->next && r->next->load_time < until)
+		until = r->next->load_time, r->until_src = RP_UNTIL_NEXT_GEN;
+	if (l->not_entrant_time && l->not_entrant_time < until)
+		until = l->not_entrant_time, r->until_src = RP_UNTIL_NOT_ENTRANT;
+	if (l->unload_time && l->unload_time < until)
+		until = l->unload_time, r->until_src = RP_UNTIL_UNLOAD;
+	r->active_from_s = l->load_time > s->start ? (l->load_time - s->start) / 1e9 : 0;
+	r->active_until_s = until > s->start ? (until - s->start) / 1e9 : 0;
+	double span = r->active_until_s - r->active_from_s;
+	r->per_sec = span > 0 ? l->samples / span : 0;
+	if (l->jvm && l->jvm->end != RP_END_RUNNING)
+		r->ended_by = l->jvm->end;
+	else if (r->until_src == RP_UNTIL_NEXT_GEN)
+		r->ended_by = RP_END_REPLACED;
+	else if (r->until_src == RP_UNTIL_UNLOAD)
+		r->ended_by = RP_END_UNLOADED;
+	else
+		r->ended_by = RP_END_RUNNING;
 }
 
 static uint64_t proc_samples(const struct rp_session *s, uint32_t pid)
@@ -151,11 +203,18 @@ int rp_gen_view_build(struct rp_gen_view *v, const struct rp_session *s,
 
 	for (size_t i = 0; i < s->nr_loads;) {
 		size_t j = i;
+		const char *ident = rp_load_ident(order[i]);
 		while (j < s->nr_loads && order[j]->pid == order[i]->pid &&
-		       order[j]->method == order[i]->method)
+		       order[j]->runtime == order[i]->runtime && rp_load_ident(order[j]) == ident)
 			j++;
-		int match = order[i]->method &&
-			    (method_regex ? !regexec(&re, order[i]->method, 0, NULL, 0) : j - i > 1);
+		/* Runtime code: distinct blobs sharing a name, counted apart, never generations. */
+		for (size_t k = i; k < j && order[i]->runtime; k++) {
+			v->runtime_loads++;
+			v->runtime_samples += order[k]->samples;
+		}
+		const char *title = rp_load_title(order[i]);
+		int match = title && !order[i]->runtime &&
+			    (method_regex ? !regexec(&re, title, 0, NULL, 0) : j - i > 1);
 		if (!match) {
 			i = j;
 			continue;
@@ -165,7 +224,7 @@ int rp_gen_view_build(struct rp_gen_view *v, const struct rp_session *s,
 			goto out;
 		v->methods = m;
 		m = &v->methods[v->nr_methods++];
-		*m = (struct rp_gen_method){ .pid = order[i]->pid, .method = order[i]->method };
+		*m = (struct rp_gen_method){ .pid = order[i]->pid, .method = title };
 		m->rows = calloc(j - i, sizeof(*m->rows));
 		if (!m->rows)
 			goto out;
@@ -185,7 +244,7 @@ int rp_gen_view_build(struct rp_gen_view *v, const struct rp_session *s,
 			r->rel_load_s = l->load_time > s->start ? (l->load_time - s->start) / 1e9 : 0;
 			r->lifetime_s = end > l->load_time ? (end - l->load_time) / 1e9 : 0;
 			r->share = psamples ? (double)l->samples / psamples : 0;
-			r->per_sec = r->lifetime_s > 0 ? l->samples / r->lifetime_s : 0;
+			active_period(s, r, order, i, j);
 			/* hits are sorted by load index: find this load's run. */
 			uint32_t idx = (uint32_t)(l - s->loads) + 1;
 			size_t lo = 0, hi = nr_hits;
@@ -236,7 +295,9 @@ int rp_print_generations(FILE *out, const struct rp_session *s, const char *meth
 	fprintf(out, "# Generations of jitted methods: recording %.3f s, %" PRIu64 " samples\n",
 		span, v.total_samples);
 	fprintf(out, "# Samples in code already unloaded: %" PRIu64 ", in unknown code: %" PRIu64
-		"\n#\n", v.unloaded_samples, v.unknown_samples);
+		"\n", v.unloaded_samples, v.unknown_samples);
+	rp_gen_print_sources(out, s);
+	fputs("#\n", out);
 	if (!s->nr_loads)
 		fprintf(out, "# no jitted code loads in this recording: it was not injected "
 			"(jitprof inject --jit -i IN -o OUT), or no process wrote a jitdump "
@@ -256,24 +317,18 @@ int rp_print_generations(FILE *out, const struct rp_session *s, const char *meth
 		fprintf(out, "%s%s  (pid %u, %zu generation%s, %" PRIu64 " samples)\n",
 			i > quiet ? "\n" : "",
 			m->method, m->pid, m->nr_rows, m->nr_rows == 1 ? "" : "s", total);
-		fprintf(out, "  %4s  %-6s  %9s  %9s  %7s  %7s  %7s  %9s  %s\n", "gen", "tier",
-			"loaded", "lifetime", "code", "samples", "share", "samples/s",
-			"hottest lines");
+		rp_gen_print_head(out);
 		for (size_t k = 0; k < m->nr_rows; k++) {
-			const struct rp_gen_row *r = &m->rows[k];
-			fprintf(out, "  %4u  %-6s  %8.3fs  %8.3fs  %7" PRIu64 "  %7" PRIu64
-				"  %6.2f%%  %9.1f  ", r->load->generation, rp_load_tier(r->load),
-				r->rel_load_s, r->lifetime_s, r->load->code_size, r->samples,
-				100 * r->share, r->per_sec);
-			for (int h = 0; h < r->nr_hot; h++)
-				fprintf(out, "%s%s:%u (%.0f%%)", h ? ", " : "", r->hot[h].file,
-					r->hot[h].line, 100.0 * r->hot[h].samples / r->samples);
-			fprintf(out, "%s\n", r->nr_hot ? "" : "-");
+			rp_gen_print_row(out, &m->rows[k]);
+			rp_gen_print_detail(out, &m->rows[k]);
 		}
 	}
 	if (quiet)
 		fprintf(out, "\n# %zu more method%s with several generations and no samples "
 			"(--method REGEX shows them)\n", quiet, quiet == 1 ? "" : "s");
+	if (v.runtime_loads)
+		fprintf(out, "\n# runtime code (stubs, adapters, interpreter; not generations): %zu "
+			"loads, %" PRIu64 " samples\n", v.runtime_loads, v.runtime_samples);
 	rp_gen_view_free(&v);
 	return ferror(out) ? -EIO : 0;
 }

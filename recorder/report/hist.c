@@ -243,8 +243,8 @@ int rp_hist_build(struct rp_hist *h, const struct rp_session *s, const enum rp_k
 				e->members[e->nr_members++] = (uint32_t)i;
 			}
 			free(pos);
-			/* The first entry's members pointer is the block's start; keep it. */
-			h->members_block = all;
+			if (!h->nr_entries)
+				free(all);	/* no entry points into it */
 		}
 	}
 	free(owner);
@@ -255,10 +255,21 @@ int rp_hist_build(struct rp_hist *h, const struct rp_session *s, const enum rp_k
 	return rc;
 }
 
+/* The members block: entries point into it, the lowest pointer is its start (entries are
+ * sorted after they got their slices). Kept out of the public struct. */
+static uint32_t *members_block(const struct rp_hist *h)
+{
+	uint32_t *b = NULL;
+	for (size_t e = 0; e < h->nr_entries; e++)
+		if (h->entries[e].members && (!b || h->entries[e].members < b))
+			b = h->entries[e].members;
+	return b;
+}
+
 void rp_hist_free(struct rp_hist *h)
 {
+	free(members_block(h));
 	free(h->entries);
-	free(h->members_block);
 	memset(h, 0, sizeof(*h));
 }
 

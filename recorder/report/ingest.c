@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/opts.h"
+#include "recorder/inject/inject.h"
 #include "recorder/perfdata/perfdata.h"
 #include "recorder/report/report_int.h"
 #include "recorder/symbols/symbols.h"
@@ -61,10 +63,6 @@ static void end_load(void *ctx, uint32_t idx)
 static void on_mmap(struct ingest *in, const struct pd_event *ev, uint64_t time)
 {
 	const struct pd_mmap *m = &ev->u.mmap;
-	int cpumode = ev->misc & PERF_RECORD_MISC_CPUMODE_MASK;
-	sym_mmap(in->ss, m->pid, m->tid, m->start, m->len, m->pgoff, m->filename,
-		 m->has_build_id ? m->build_id : NULL, m->has_build_id ? m->build_id_size : 0,
-		 cpumode, time);
 	rp_checks_mmap(&in->checks, m->filename);
 	if (!in->o->want_loads || !rp_is_jitted_name(m->filename, NULL, NULL))
 		return;
@@ -242,132 +240,125 @@ static int on_sample(struct ingest *in, const struct pd_event *ev)
 	return rp_add_sample(in->s, &smp, frames, nr);
 }
 
-static int dispatch(struct ingest *in, const struct pd_event *ev)
+static void note_time(struct ingest *in, uint64_t time)
 {
-	uint64_t time = pd_event_time(ev);
 	if (time) {
 		if (!in->first_time || time < in->first_time)
 			in->first_time = time;
 		if (time > in->last_time)
 			in->last_time = time;
 	}
-	switch (ev->type) {
-	case PERF_RECORD_MMAP:
-	case PERF_RECORD_MMAP2:
-		on_mmap(in, ev, time);
-		return 0;
-	case PERF_RECORD_COMM:
-		return sym_comm(in->ss, ev->u.comm.pid, ev->u.comm.tid, ev->u.comm.comm, time);
-	case PERF_RECORD_FORK:
-		return sym_fork(in->ss, ev->u.task.pid, ev->u.task.ppid, ev->u.task.tid,
-				ev->u.task.ptid, time);
-	case PERF_RECORD_EXIT:
-		return sym_exit(in->ss, ev->u.task.pid, ev->u.task.ppid, ev->u.task.tid,
-				ev->u.task.ptid, time);
-	case PERF_RECORD_LOST_SAMPLES:
-		in->s->lost += ev->u.lost.lost;
-		return 0;
-	case PD_RECORD_HEADER_BUILD_ID:
-		return sym_add_build_id(in->ss, ev->u.build_id.filename, ev->u.build_id.build_id,
-					ev->u.build_id.size, ev->u.build_id.cpumode & 7);
-	case PERF_RECORD_SAMPLE:
-		return on_sample(in, ev);
-	default:
-		return 0;
-	}
 }
 
-static int drain(struct ingest *in, struct pd_ordered *q)
+/* Only running out of memory stops a report: a refused map or comm loses one record. */
+static int keep_going(int e)
 {
-	struct pd_event ev;
-	int rc;
-	while ((rc = pd_ordered_pop(q, &ev)) == 1) {
-		int e = dispatch(in, &ev);
-		if (e == -ENOMEM)
-			return e;
-	}
-	return rc;
+	return e == -ENOMEM ? e : 0;
+}
+
+static int ev_mmap(void *ctx, const struct pd_event *ev)
+{
+	struct ingest *in = ctx;
+	uint64_t time = pd_event_time(ev);
+	note_time(in, time);
+	sym_feed_event(in->ss, ev);
+	on_mmap(in, ev, time);
+	return 0;
+}
+
+/* COMM, FORK, EXIT, HEADER_BUILD_ID: the symbol session's alone (symbols/feed.c). */
+static int ev_feed(void *ctx, const struct pd_event *ev)
+{
+	struct ingest *in = ctx;
+	note_time(in, pd_event_time(ev));
+	return keep_going(sym_feed_event(in->ss, ev));
+}
+
+static int ev_lost(void *ctx, const struct pd_event *ev)
+{
+	struct ingest *in = ctx;
+	note_time(in, pd_event_time(ev));
+	if (ev->type == PERF_RECORD_LOST_SAMPLES)
+		in->s->lost += ev->u.lost.lost;
+	return 0;
+}
+
+static int ev_sample(void *ctx, const struct pd_event *ev)
+{
+	struct ingest *in = ctx;
+	note_time(in, pd_event_time(ev));
+	return keep_going(on_sample(in, ev));
+}
+
+static int ev_other(void *ctx, const struct pd_event *ev)
+{
+	note_time(ctx, pd_event_time(ev));
+	return 0;
+}
+
+static void ev_progress(void *ctx, uint64_t done, uint64_t total)
+{
+	struct ingest *in = ctx;
+	in->o->progress(in->o->ctx, done, total);
 }
 
 static int read_events(struct ingest *in, char *err, size_t errlen)
 {
-	struct pd_ordered *q = pd_ordered_new(in->r);
-	if (!q)
-		return -ENOMEM;
-	struct pd_event ev;
-	int rc;
-	uint64_t n = 0;
-	while ((rc = pd_reader_next(in->r, &ev)) == 1) {
-		if (ev.type == PD_RECORD_FINISHED_ROUND) {
-			pd_ordered_round(q);
-			if ((rc = drain(in, q)) < 0)
-				break;
-			continue;
-		}
-		if (ev.type == PD_RECORD_HEADER_BUILD_ID) {
-			/* Applies regardless of time: hand it over at once. */
-			dispatch(in, &ev);
-			continue;
-		}
-		if ((rc = pd_ordered_push(q, &ev, pd_event_time(&ev))) < 0)
-			break;
-		if (in->o->progress && !(++n & 0xffff))
-			in->o->progress(in->o->ctx, pd_reader_data_size(in->r) ?
-					ev.offset - pd_reader_data_offset(in->r) : 0,
-					pd_reader_data_size(in->r));
+	const struct pd_tool tool = {
+		.sz = sizeof(tool), .sample = ev_sample, .mmap = ev_mmap, .comm = ev_feed,
+		.fork = ev_feed, .exit = ev_feed, .build_id = ev_feed, .lost = ev_lost,
+		.other = ev_other, .progress = in->o->progress ? ev_progress : NULL, .ctx = in,
+	};
+	int damage;
+	int rc = pd_replay(in->r, &tool, &damage);
+	if (rc < 0) {
+		snprintf(err, errlen, "%s: %s", in->o->input, strerror(-rc));
+		return rc;
 	}
-	if (rc < 0)
+	if (damage < 0) {
 		snprintf(err, errlen, "%s", pd_reader_error(in->r));
-	int damaged = rc;
-	pd_ordered_flush(q);
-	rc = drain(in, q);
-	pd_ordered_free(q);
-	if (damaged < 0 && in->o->report) {
-		/* Everything before the damage was delivered: report on it, but say so. */
-		in->o->report(in->o->ctx, 2, err);
-		err[0] = 0;
+		if (in->o->log.fn) {
+			/* Everything before the damage was delivered: report on it, but say so. */
+			jp_logf(&in->o->log, JP_LOG_ERROR, "%s", err);
+			err[0] = 0;
+		}
 	}
-	return rc < 0 ? rc : 0;
+	return 0;
 }
 
-static void sym_report(void *ctx, enum sym_level level, const char *msg)
+int rp_ingest(struct rp_session *s, const struct rp_ingest_opts *opts, char *err, size_t errlen)
 {
-	const struct rp_ingest_opts *o = ctx;
-	if (o->report)
-		o->report(o->ctx, level == SYM_LVL_INFO ? 0 : 1, msg);	/* never fatal here */
-}
-
-int rp_ingest(struct rp_session *s, const struct rp_ingest_opts *o, char *err, size_t errlen)
-{
+	struct rp_ingest_opts oc;
+	if (JP_OPTS_TAKE(&oc, opts))
+		return snprintf(err, errlen, "report: unknown ingest options"), -EINVAL;
+	const struct rp_ingest_opts *o = &oc;
 	struct ingest in = { .s = s, .o = o };
 	struct sym_opts so = {
 		.sz = sizeof(so), .symfs = o->symfs, .vmlinux = o->vmlinux,
 		.kallsyms = o->kallsyms, .no_demangle = o->no_demangle,
-		.no_lines = !o->want_lines, .report = sym_report, .report_ctx = (void *)o,
+		.no_lines = !o->want_lines, .log = o->log,
 		.buildid_dir = o->buildid_dir,
 	};
 	in.res_flags = o->want_lines ? SYM_RES_LINES : 0;
-	int rc = pd_reader_open(&in.r, o->input, NULL);
-	if (rc < 0) {
-		/* The reader's message names the file and offset already. */
-		if (in.r && *pd_reader_error(in.r))
-			snprintf(err, errlen, "%s", pd_reader_error(in.r));
-		else
-			snprintf(err, errlen, "%s: %s", o->input, strerror(-rc));
-		pd_reader_close(in.r);
+	struct jp_errbuf eb = { err, errlen };
+	struct pd_reader_opts ro = { .sz = sizeof(ro), .log = { jp_log_errbuf, &eb } };
+	if (errlen)
+		err[0] = 0;
+	int rc = pd_reader_open(&in.r, o->input, &ro);	/* its message names file and offset */
+	if (rc < 0)
 		return rc;
-	}
-	if (pd_reader_nr_features_dropped(in.r) && o->report) {
-		char msg[600];
-		snprintf(msg, sizeof(msg), "%s: %u header feature section(s) cut off or outside "
-			 "the file are left out", o->input, pd_reader_nr_features_dropped(in.r));
-		o->report(o->ctx, 1, msg);
-	}
+	if (pd_reader_nr_features_dropped(in.r))
+		jp_logf(&o->log, JP_LOG_WARN, "%s: %u header feature section(s) cut off or outside "
+			"the file are left out", o->input, pd_reader_nr_features_dropped(in.r));
 	in.ss = sym_session_new(&so);
 	if (!in.ss) {
 		rc = -ENOMEM;
 		goto out;
 	}
+	/* `inject --no-elfs`: its jitted ELFs are built in memory when first needed. */
+	if ((rc = inj_ondemand_attach(in.ss, in.r, o->input, err, errlen)) < 0)
+		goto out;
+	rc = 0;
 	for (size_t i = 0; o->archives && o->archives[i]; i++) {
 		rc = sym_session_add_source(in.ss, o->archives[i]);
 		if (rc < 0) {
@@ -376,9 +367,9 @@ int rp_ingest(struct rp_session *s, const struct rp_ingest_opts *o, char *err, s
 			goto out;
 		}
 	}
-	for (size_t i = 0; i < pd_reader_nr_build_ids(in.r); i++) {
-		const struct pd_build_id_ev *b = pd_reader_build_id(in.r, i);
-		sym_add_build_id(in.ss, b->filename, b->build_id, b->size, b->cpumode & 7);
+	if ((rc = sym_feed_build_ids(in.ss, in.r)) < 0) {
+		snprintf(err, errlen, "%s: %s", o->input, strerror(-rc));
+		goto out;
 	}
 	if ((rc = read_events(&in, err, errlen)) < 0)
 		goto out;
@@ -390,8 +381,9 @@ int rp_ingest(struct rp_session *s, const struct rp_ingest_opts *o, char *err, s
 	rp_set_span(s, first, last);
 	if (in.evsel && in.evsel->name)
 		rp_set_event_name(s, in.evsel->name);
-	if (in.other_evsels && o->report)
-		o->report(o->ctx, 1, "more than one event has samples: reporting the first only");
+	if (in.other_evsels)
+		jp_logf(&o->log, JP_LOG_WARN,
+			"more than one event has samples: reporting the first only");
 	rp_checks_report(&in.checks, o);
 	if (o->want_loads)
 		rc = rp_ingest_loads(s, in.ss, in.load_src, o, err, errlen);

@@ -16,50 +16,6 @@
 #include "recorder/symbols/symbols.h"
 #include "synth/synth.h"
 
-struct note_info { uint32_t generation, tier, flags; };
-
-static int parse_note(const void *buf, size_t len, struct note_info *ni)
-{
-	int found = 0;
-	Elf *e = elf_memory((char *)buf, len);
-	size_t shstrndx;
-	if (!e)
-		return 0;
-	if (elf_getshdrstrndx(e, &shstrndx) != 0)
-		goto out;
-	for (Elf_Scn *scn = elf_nextscn(e, NULL); scn && !found; scn = elf_nextscn(e, scn)) {
-		GElf_Shdr sh;
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
-			continue;
-		Elf_Data *d = elf_getdata(scn, NULL);
-		GElf_Nhdr nh;
-		size_t off = 0, name_off, desc_off, next;
-		while (d && (next = gelf_getnote(d, off, &nh, &name_off, &desc_off)) > 0) {
-			const char *nm = (const char *)d->d_buf + name_off;
-			size_t pl = strlen(SYNTH_NOTE_PREFIX);
-			/* The owner name is one NUL-terminated line of key=value text. */
-			if (nh.n_type == SYNTH_NOTE_TYPE && nh.n_namesz > pl &&
-			    !memchr(nm, 0, pl) && !memcmp(nm, SYNTH_NOTE_PREFIX, pl) &&
-			    memchr(nm, 0, nh.n_namesz)) {
-				const char *g = strstr(nm, " generation="), *t = strstr(nm, " tier=");
-				const char *f = strstr(nm, " flags="), *n = strstr(nm, " name=");
-				if (g && (!n || g < n))
-					ni->generation = (uint32_t)strtoul(g + 12, NULL, 10);
-				if (t && (!n || t < n))
-					ni->tier = (uint32_t)strtoul(t + 6, NULL, 10);
-				if (f && (!n || f < n))
-					ni->flags = (uint32_t)strtoul(f + 7, NULL, 10);
-				found = 1;
-				break;
-			}
-			off = next;
-		}
-	}
-out:
-	elf_end(e);
-	return found;
-}
-
 /* One jitdump per (directory, pid), indexed by code_index. */
 struct dump {
 	char dir[PATH_MAX];
@@ -146,6 +102,72 @@ static uint64_t *count_samples(const struct rp_session *s)
 	return n;
 }
 
+/* The dump's line table as offsets, for --compare's interleaved source. */
+static void keep_lines(struct rp_session *s, const struct jd_load_entry *je, struct rp_load *l)
+{
+	struct rp_src_line *v;
+	size_t n = 0;
+	if (!je || !je->nr_lines || !(v = malloc(je->nr_lines * sizeof(*v))))
+		return;
+	for (size_t i = 0; i < je->nr_lines; i++) {
+		const struct jd_line *jl = &je->lines[i];
+		const char *b = jl->file ? strrchr(jl->file, '/') : NULL;
+		if (jl->addr < je->load.code_addr || jl->addr - je->load.code_addr >= l->code_size)
+			continue;
+		v[n++] = (struct rp_src_line){ jl->addr - je->load.code_addr,
+					       rp_intern(s, b ? b + 1 : jl->file),
+					       jl->line > 0 ? (uint32_t)jl->line : 0 };
+	}
+	l->lines = n ? (const void *)rp_keep_bytes(s, v, n * sizeof(*v)) : NULL;
+	l->nr_lines = l->lines ? n : 0;
+	free(v);
+}
+
+struct dw_rows {
+	struct rp_session *s;
+	uint64_t start;
+	struct rp_src_line *v;
+	size_t n, cap;
+};
+
+static void dw_row(void *ctx, uint64_t addr, const char *file, int line)
+{
+	struct dw_rows *r = ctx;
+	const char *b = file ? strrchr(file, '/') : NULL;
+	if (r->n == r->cap) {
+		size_t cap = r->cap ? 2 * r->cap : 64;
+		struct rp_src_line *v = realloc(r->v, cap * sizeof(*v));
+		if (!v)
+			return;
+		r->v = v;
+		r->cap = cap;
+	}
+	r->v[r->n++] = (struct rp_src_line){ addr - r->start, rp_intern(r->s, b ? b + 1 : file),
+					     line > 0 ? (uint32_t)line : 0 };
+}
+
+static int src_line_order(const void *pa, const void *pb)
+{
+	const struct rp_src_line *a = pa, *b = pb;
+	return a->off < b->off ? -1 : a->off > b->off;
+}
+
+/* No dump beside the ELF (an archive, a moved recording): the ELF's own DWARF line table. */
+static void keep_dwarf_lines(struct rp_session *s, struct sym_session *ss, struct sym_dso *d,
+			     uint64_t sym_start, struct rp_load *l)
+{
+	struct dw_rows r = { .s = s, .start = sym_start };
+	if (l->lines || !d || sym_dso_lines(ss, d, sym_start, sym_start + l->code_size, dw_row,
+					    &r) || !r.n) {
+		free(r.v);
+		return;
+	}
+	qsort(r.v, r.n, sizeof(*r.v), src_line_order);
+	l->lines = (const void *)rp_keep_bytes(s, r.v, r.n * sizeof(*r.v));
+	l->nr_lines = l->lines ? r.n : 0;
+	free(r.v);
+}
+
 static void load_code(struct rp_session *s, struct sym_session *ss, struct sym_dso *d,
 		      uint64_t sym_start, const struct jd_load_entry *je, struct rp_load *l)
 {
@@ -161,6 +183,8 @@ static void load_code(struct rp_session *s, struct sym_session *ss, struct sym_d
 		l->code = rp_keep_bytes(s, je->load.code, je->load.code_size),
 		l->code_size = je->load.code_size;
 	free(buf);
+	keep_lines(s, je, l);
+	keep_dwarf_lines(s, ss, d, sym_start, l);
 }
 
 int rp_ingest_loads(struct rp_session *s, struct sym_session *ss, const struct rp_load_src *src,
@@ -216,18 +240,25 @@ int rp_ingest_loads(struct rp_session *s, struct sym_session *ss, const struct r
 			if (bid && bid->size)
 				l->build_id = rp_intern(s, sym_build_id_hex(bid, hex));
 		}
-		struct note_info ni = { 0 };
+		struct synth_note ni = { 0 };
 		void *buf = NULL;
 		size_t len = 0;
 		if (res.dso && sym_dso_read_file(ss, res.dso, &buf, &len) == 0)
-			parse_note(buf, len, &ni);
+			synth_note_read(buf, len, &ni);
 		free(buf);
 		l->generation = ni.generation ? ni.generation : je ? je->generation : 0;
 		l->tier = ni.tier ? ni.tier : je && je->info ? je->info->tier : 0;
 		l->flags = ni.tier ? ni.flags : je && je->info ? je->info->flags : 0;
 		if (je && je->unload_time && (!l->end_time || je->unload_time < l->end_time))
 			l->end_time = je->unload_time;
-		if (o->want_code && hits[i + 1])
+		l->unload_time = je ? je->unload_time : 0;
+		l->level = je && je->info ? je->info->level : -1;
+		l->compile_id = je && je->info ? je->info->compile_id : -1;
+		l->osr_bci = je && je->info ? je->info->osr_bci : -1;
+		if (o->want_sites && je)
+			rp_keep_call_sites(s, je->inl, l);
+		/* Sampled or not: the ELF's .text where inject wrote one, else the dump. */
+		if (o->want_code)
 			load_code(s, ss, res.dso, res.sym_start, je, l);
 	}
 	for (size_t i = 0; i < s->nr_samples; i++) {
@@ -244,6 +275,12 @@ int rp_ingest_loads(struct rp_session *s, struct sym_session *ss, const struct r
 				line_from_dump(s, je_of[f->load - 1], f);
 		}
 	}
+	/* The dumps' names are the runtimes' own: they say which runtime made each load. */
+	const char **raw = calloc(s->nr_loads + 1, sizeof(*raw));
+	for (size_t i = 0; raw && i < s->nr_loads; i++)
+		raw[i] = je_of[i] ? je_of[i]->load.name : NULL;
+	int rc = raw ? rp_identify_loads(s, raw) : -1;
+	free(raw);
 	for (size_t i = 0; i < nr_dumps; i++) {
 		jd_index_close(dumps[i].x);
 		rp_map_free(&dumps[i].by_index);
@@ -251,5 +288,5 @@ int rp_ingest_loads(struct rp_session *s, struct sym_session *ss, const struct r
 	free(dumps);
 	free(hits);
 	free(je_of);
-	return 0;
+	return rc < 0 ? -ENOMEM : 0;
 }

@@ -38,11 +38,25 @@ void rp_xml_str(FILE *out, const char *str)
 	}
 }
 
-static void json_generations(FILE *out, const struct rp_gen_view *v)
+static void json_hot(FILE *out, const struct rp_gen_row *r)
+{
+	fputc('[', out);
+	for (int h = 0; h < r->nr_hot; h++) {
+		fprintf(out, "%s{\"file\": ", h ? ", " : "");
+		rp_json_str(out, r->hot[h].file);
+		fprintf(out, ", \"line\": %u, \"samples\": %" PRIu64 "}", r->hot[h].line,
+			r->hot[h].samples);
+	}
+	fputc(']', out);
+}
+
+static void json_generations(FILE *out, const struct rp_gen_view *v, const struct rp_session *s)
 {
 	fprintf(out, ",\n \"generations\": {\"total_samples\": %" PRIu64 ", \"unloaded_samples\": %"
-		PRIu64 ", \"unknown_samples\": %" PRIu64 ", \"methods\": [", v->total_samples,
+		PRIu64 ", \"unknown_samples\": %" PRIu64 ", ", v->total_samples,
 		v->unloaded_samples, v->unknown_samples);
+	rp_gen_json_sources(out, s);
+	fprintf(out, ", \"methods\": [");
 	for (size_t i = 0; i < v->nr_methods; i++) {
 		const struct rp_gen_method *m = &v->methods[i];
 		fprintf(out, "%s\n  {\"pid\": %u, \"method\": ", i ? "," : "", m->pid);
@@ -63,14 +77,14 @@ static void json_generations(FILE *out, const struct rp_gen_view *v)
 				rp_json_str(out, r->load->build_id);
 			else
 				fputs("null", out);
-			fprintf(out, ", \"hottest_lines\": [");
-			for (int h = 0; h < r->nr_hot; h++) {
-				fprintf(out, "%s{\"file\": ", h ? ", " : "");
-				rp_json_str(out, r->hot[h].file);
-				fprintf(out, ", \"line\": %u, \"samples\": %" PRIu64 "}", r->hot[h].line,
-					r->hot[h].samples);
-			}
-			fprintf(out, "]}");
+			fprintf(out, ", \"hottest_lines\": ");
+			json_hot(out, r);
+			fprintf(out, ", ");
+			rp_gen_json_fields(out, r);
+			/* hot_lines: the schema's name; hottest_lines kept for older readers */
+			fprintf(out, ", \"hot_lines\": ");
+			json_hot(out, r);
+			fprintf(out, "}");
 		}
 		fprintf(out, "]}");
 	}
@@ -107,7 +121,7 @@ int rp_print_json(FILE *out, const struct rp_hist *h, const struct rp_session *s
 		int rc = rp_gen_view_build(&v, s, method_regex, err, sizeof(err));
 		if (rc)
 			return rc;
-		json_generations(out, &v);
+		json_generations(out, &v, s);
 		rp_gen_view_free(&v);
 	}
 	fprintf(out, "}\n");
@@ -130,7 +144,8 @@ static size_t stack_of(const struct rp_session *s, const struct rp_sample *smp, 
 	char name[1024];
 	size_t n = (size_t)snprintf(buf, len, "%s", smp->comm ? smp->comm : "?");
 	for (uint32_t i = smp->nr; i-- > 0 && n + 2 < len;) {
-		rp_frame_name(s, &s->frames[smp->first + i], 1, name, sizeof(name));
+		rp_frame_name(s, &s->frames[smp->first + i], RP_NAME_GEN | RP_NAME_KMARK, name,
+			      sizeof(name));
 		for (char *p = name; *p; p++)
 			if (*p == ';' || *p == '\n')
 				*p = ':';

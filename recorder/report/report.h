@@ -9,10 +9,25 @@
 #include <stdint.h>
 #include <stdio.h>
 
-/* One code load of a jitted method in one process: a "generation" (ARCHITECTURE.md §3). */
+#include "lib/log.h"
+
+/* Where a source line's code starts, as an offset in its load (the jitdump's DEBUG_INFO, the
+ * table our ELFs' DWARF line program is written from). */
+struct rp_src_line { uint64_t off; const char *file; uint32_t line; };
+
+/* A call the compile inlined, with the caller's source line (the agent's inline stacks). */
+struct rp_call_site { const char *callee, *caller; uint32_t line; };	/* "pkg.Cls.name" */
+
+/* One code load of a jitted method in one process: a "generation" (docs/ARCHITECTURE.md,
+ * contract 3). */
 struct rp_load {
 	uint32_t pid;
 	const char *method;	/* display name (demangled unless --no-demangle), interned */
+	const char *ident;	/* the identity its generations share, interned: a JVM method's
+				 * class + name + signature as the JVM wrote it, a V8 function
+				 * without its tier marker; NULL: the method name (rp_load_ident) */
+	const char *title;	/* how views name that identity when not the method name (V8) */
+	uint8_t runtime;	/* runtime code (stubs, adapters, ...): no generations */
 	const char *dso;	/* short dso name, e.g. jitted-123-7.so, interned */
 	const char *build_id;	/* hex, interned, or NULL */
 	uint32_t generation;	/* 1, 2, ...; 0 = unknown */
@@ -23,9 +38,35 @@ struct rp_load {
 	uint64_t code_addr;	/* runtime address of the method's first byte */
 	uint64_t code_size;
 	const uint8_t *code;	/* retained code bytes (owned by the session), or NULL */
+	const struct rp_src_line *lines;	/* with code: source line per offset, or NULL */
+	size_t nr_lines;
+	const struct rp_call_site *sites;	/* with want_sites, or NULL */
+	size_t nr_sites;
 	/* filled in by rp_session_finish() */
 	uint64_t samples, period;
+	/* From the companion file (ingest) or tests; -1 unknown. */
+	int32_t level, compile_id, osr_bci;
+	uint64_t unload_time;		/* 0: not unloaded during the recording */
+	/* From HotSpot's compilation log (rp_session_join_jvmlog), NULL/0 without one. */
+	const struct rp_jvm_code *jvm;
+	uint64_t not_entrant_time;	/* recording clock; 0: never made not entrant */
 };
+
+/* Tiers beyond enum jd_tier, from V8's name markers (identity.c). */
+#define RP_TIER_BASELINE  16u	/* '^' Sparkplug */
+#define RP_TIER_MIDTIER   17u	/* '+' Maglev */
+#define RP_TIER_OPTIMIZED 18u	/* '*' TurboFan */
+
+/* The method identity whose recompiles are l's generations, and its readable name. */
+static inline const char *rp_load_ident(const struct rp_load *l)
+{
+	return l->ident ? l->ident : l->method;
+}
+
+static inline const char *rp_load_title(const struct rp_load *l)
+{
+	return l->title ? l->title : l->method;
+}
 
 /* Frame flags. */
 #define RP_FRAME_KERNEL   (1u << 0)	/* printed [k] */
@@ -113,7 +154,6 @@ struct rp_hist {
 	size_t nr_entries;
 	uint64_t total_period, total_samples;
 	const struct rp_session *s;
-	uint32_t *members_block;	/* private */
 };
 
 /* need_members: keep per-entry sample lists (call graph). -ENOMEM on failure. */
@@ -133,6 +173,7 @@ struct rp_table_opts {
 	size_t max_rows;		/* 0 = all */
 	enum rp_graph_mode graph;
 	double graph_min_percent;	/* branches below are hidden (perf's 0.5) */
+	double min_percent;		/* rows below are hidden (perf's --percent-limit, 0) */
 };
 
 /* perf report --stdio --no-children look-alike. */
@@ -150,19 +191,93 @@ int rp_print_generations(FILE *out, const struct rp_session *s, const char *meth
 int rp_print_compare(FILE *out, const struct rp_session *s, const char *method,
 		     uint32_t gen_a, uint32_t gen_b, char *err, size_t errlen);
 
-/* Frame name as used in stacks: symbol, or dso+address when unresolved; when tag is set,
- * " [gen N]" after jitted frames and "_[k]" after kernel ones (flamegraph.pl's mark). */
-const char *rp_frame_name(const struct rp_session *s, const struct rp_frame *f, int tag_gen,
+/* Frame name as used in stacks: symbol, or dso+address when unresolved; with RP_NAME_GEN
+ * " [gen N]" after jitted frames, with RP_NAME_KMARK "_[k]" after kernel ones (flamegraph.pl's
+ * mark; perf's text graphs have none). */
+#define RP_NAME_GEN   1u
+#define RP_NAME_KMARK 2u
+const char *rp_frame_name(const struct rp_session *s, const struct rp_frame *f, unsigned tag,
 			  char *buf, size_t len);
+
+/* ---- HotSpot's compilation log (-XX:+LogCompilation), jvmlog.c / jvmjoin.c ------------ */
+
+enum rp_end_kind {
+	RP_END_RUNNING = 0,	/* still the method's code at the end of the recording */
+	RP_END_REPLACED,	/* a newer generation took over (higher tier, or recompiled) */
+	RP_END_DEOPT,		/* made not entrant after an uncommon trap */
+	RP_END_DEPENDENCY,	/* made not entrant when a class-hierarchy dependency broke */
+	RP_END_UNLOADED,
+	RP_END_NOT_ENTRANT,	/* made not entrant, cause not in the log */
+};
+const char *rp_end_kind_name(enum rp_end_kind k);
+
+struct rp_jvm_inline {
+	const char *caller, *callee;	/* "pkg.Class.name" */
+	int32_t bci;			/* call site in caller, -1 unknown */
+	int ok;				/* inlined */
+	const char *why;		/* HotSpot's reason ("inline (hot)", "too big", ...) */
+};
+
+/* One nmethod as the log tells it. */
+struct rp_jvm_code {
+	int32_t compile_id, level, osr_bci;	/* osr_bci -1: normal entry */
+	const char *method;		/* "pkg.Class name (sig)", as the log writes it */
+	uint64_t entry, size;
+	double stamp;			/* installed, seconds since the JVM started */
+	double not_entrant;		/* seconds since start; < 0: never */
+	enum rp_end_kind end;		/* RP_END_RUNNING unless made not entrant */
+	const char *reason, *action;	/* trap reason/action, dependency type */
+	const char *trap_method;	/* where it trapped (jvms), or the witness class */
+	int32_t trap_bci;
+	uint64_t trap_thread;		/* the runtime thread that trapped, 0 none */
+	struct rp_jvm_inline *inl;
+	size_t nr_inl;
+};
+
+struct rp_jvmlog;
+
+/* Reads the whole log with libxml2's streaming reader. A log cut short (the JVM killed before
+ * it merged its compiler threads' logs) is kept up to the cut: rp_jvmlog_cut() says where.
+ * -EINVAL with file and offset in err for anything that is not a HotSpot compilation log. */
+int rp_jvmlog_open(struct rp_jvmlog **out, const char *path, char *err, size_t errlen);
+void rp_jvmlog_free(struct rp_jvmlog *jl);
+uint32_t rp_jvmlog_pid(const struct rp_jvmlog *jl);
+size_t rp_jvmlog_nr_codes(const struct rp_jvmlog *jl);
+const struct rp_jvm_code *rp_jvmlog_code(const struct rp_jvmlog *jl, size_t i);
+const struct rp_jvm_code *rp_jvmlog_find(const struct rp_jvmlog *jl, int32_t compile_id);
+uint64_t rp_jvmlog_bytes(const struct rp_jvmlog *jl);	/* bytes read */
+/* NULL when complete, else "<file>: cut at byte N: <libxml2's message>". */
+const char *rp_jvmlog_cut(const struct rp_jvmlog *jl);
+
+/* Joins the log's nmethods to the session's loads of its process: by compile id (checked
+ * against the entry address) where the companion file gave one, else by entry address, the
+ * nearest in time. Sets load->jvm and load->not_entrant_time; the session keeps jl for the
+ * views (the caller still owns it). -ESRCH with a message when the log belongs to another
+ * process or matches no load. */
+int rp_session_join_jvmlog(struct rp_session *s, const struct rp_jvmlog *jl, char *err,
+			   size_t errlen);
+const struct rp_jvmlog *rp_session_jvmlog(const struct rp_session *s);
 
 /* ---- Generations summary (shared by the table, JSON and tests) -------------------- */
 
 struct rp_gen_line { const char *file; uint32_t line; uint64_t samples; };
 
+enum rp_until_src {
+	RP_UNTIL_END = 0,	/* the recording's end */
+	RP_UNTIL_NEXT_GEN,	/* the load of the next non-OSR generation (OSR: same bci) */
+	RP_UNTIL_NOT_ENTRANT,	/* the JVM log's make_not_entrant */
+	RP_UNTIL_UNLOAD,	/* the runtime's unload event */
+};
+const char *rp_until_src_name(enum rp_until_src u);
+
 struct rp_gen_row {
 	const struct rp_load *load;
 	uint64_t samples, proc_samples;	/* this generation's / the process's */
-	double rel_load_s, lifetime_s, share, per_sec;
+	double rel_load_s, lifetime_s, share, per_sec;	/* per_sec over the active period */
+	double active_from_s, active_until_s;	/* seconds from the recording's start */
+	enum rp_until_src until_src;
+	enum rp_end_kind ended_by;
+	const struct rp_load *next;	/* the generation that took over, or NULL */
 	struct rp_gen_line hot[3];
 	int nr_hot;
 };
@@ -180,6 +295,8 @@ struct rp_gen_view {
 	uint64_t unknown_samples;	/* leaf in no mapping, or jitted code already unloaded */
 	uint64_t unloaded_samples;
 	uint64_t total_samples;
+	size_t runtime_loads;		/* runtime code (rp_load.runtime): not generations */
+	uint64_t runtime_samples;
 };
 
 int rp_gen_view_build(struct rp_gen_view *v, const struct rp_session *s,
@@ -194,6 +311,7 @@ const char *rp_load_tier(const struct rp_load *l);
 struct sym_session;
 
 struct rp_ingest_opts {
+	size_t sz;		/* sizeof(struct rp_ingest_opts) (0 = this header's): lib/opts.h's rule */
 	const char *input;		/* perf.data path or "-" */
 	const char *symfs, *vmlinux, *kallsyms, *buildid_dir;
 	const char *const *archives;	/* NULL-terminated list of --archive files/dirs, or NULL */
@@ -202,12 +320,13 @@ struct rp_ingest_opts {
 	int want_callchain;		/* -g, --collapsed, --flamegraph */
 	int want_inline;		/* inlined frames in call chains */
 	int want_loads;			/* jitted loads as generations */
-	int want_code;			/* retain code bytes of sampled loads (compare) */
+	int want_code;			/* retain code bytes and lines of every load (compare) */
+	int want_sites;			/* inlined call sites' lines (--jvm-log) */
 	int fast_exit;			/* the process ends after the report: keep the symbol
 					 * session (hundreds of thousands of strings) instead of
 					 * freeing it piece by piece */
-	/* level 0 info, 1 warning, 2 error; and progress in bytes of the data section. */
-	void (*report)(void *ctx, int level, const char *msg);
+	struct jp_log log;		/* info, warnings (missing files), errors (damage) */
+	/* Progress in bytes of the data section. */
 	void (*progress)(void *ctx, uint64_t done, uint64_t total);
 	/* Called once after the last event, while the symbol session still lives (archive
 	 * collects the DSOs here); a negative return fails the ingest. */
@@ -215,7 +334,8 @@ struct rp_ingest_opts {
 	void *ctx;
 };
 
-/* 0, or -errno with a message naming the file in err. */
+/* 0, or -errno with a message naming the file in err; -EINVAL for options with fields this
+ * version does not know. */
 int rp_ingest(struct rp_session *s, const struct rp_ingest_opts *o, char *err, size_t errlen);
 /* 1 if basename(path) is "jitted-<pid>-<n>.so" (perf inject's and ours), pid and n out. */
 int rp_is_jitted_name(const char *path, uint32_t *pid, uint64_t *idx);

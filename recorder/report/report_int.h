@@ -3,6 +3,7 @@
 #ifndef JITPROF_REPORT_INT_H
 #define JITPROF_REPORT_INT_H
 
+#include "lib/strset.h"
 #include "recorder/report/report.h"
 
 #define RP_CHUNK (1u << 20)
@@ -15,8 +16,7 @@ struct rp_chunk {
 
 struct rp_session {
 	struct rp_chunk *arena;
-	const char **strs;		/* open-addressing intern table */
-	size_t str_cap, nr_strs;
+	struct jp_strset strs;		/* interned strings (lib/strset.h) */
 	struct rp_load *loads;
 	size_t nr_loads, loads_cap;
 	struct rp_sample *samples;
@@ -25,6 +25,7 @@ struct rp_session {
 	size_t nr_frames, frames_cap;
 	uint64_t start, end, lost;
 	const char *event;
+	const struct rp_jvmlog *jvmlog;	/* joined by rp_session_join_jvmlog, not owned */
 };
 
 uint64_t rp_hash_bytes(const void *buf, size_t len, uint64_t h);
@@ -58,6 +59,26 @@ int rp_map_put(struct rp_u64map *m, uint64_t key, uint32_t val);
 int rp_map_get(const struct rp_u64map *m, uint64_t key, uint32_t *val);	/* 1 found */
 void rp_map_free(struct rp_u64map *m);
 
+/* gen_explain.c: the generations table's columns and detail lines, its source notes, and
+ * the per-generation JSON fields of docs/generations.schema.json. */
+void rp_gen_print_head(FILE *out);
+void rp_gen_print_row(FILE *out, const struct rp_gen_row *r);
+void rp_gen_print_detail(FILE *out, const struct rp_gen_row *r);
+void rp_gen_print_sources(FILE *out, const struct rp_session *s);
+void rp_gen_json_fields(FILE *out, const struct rp_gen_row *r);
+void rp_gen_json_sources(FILE *out, const struct rp_session *s);	/* "jvm_log": ... */
+
+/* sites.c: the agent's inline stacks as (callee, caller, line) call sites of a load; the
+ * line of a callee/caller pair, 0 when unknown or ambiguous. */
+struct jd_ext_inline;
+void rp_keep_call_sites(struct rp_session *s, const struct jd_ext_inline *in, struct rp_load *l);
+uint32_t rp_call_site_line(const struct rp_load *l, const char *callee, const char *caller);
+
+/* compare_align.c: instructions hashed without their numbers, and an LCS pairing. */
+struct rp_pair { long a, b; };	/* indexes, -1 = no counterpart on that side */
+uint64_t rp_insn_norm_hash(const char *mnemonic, const char *ops);
+long rp_align(const uint64_t *a, size_t na, const uint64_t *b, size_t nb, struct rp_pair **out);
+
 /* Distinct folded stacks with their sample counts, sorted (collapsed and flame graph). */
 #define RP_STACK_MAX (64u << 10)
 struct rp_stack { char *stack; uint64_t count; };
@@ -85,6 +106,12 @@ struct rp_load_src {
 };
 /* Names, generations, tiers, unload times and code of the loads ingest found (loads.c).
  * src[i] describes load i+1. */
+/* Generation identity per runtime (identity.c): sets ident, runtime and V8 tiers of every
+ * load; raw[i] is load i's name as its runtime wrote it (NULL: unknown). 0 or -1 (memory). */
+int rp_identify_loads(struct rp_session *s, const char *const *raw);
+/* V8's tier for a name marker ('~' '^' '+' '*'), 0 for anything else. */
+uint32_t rp_v8_tier(char marker);
+
 /* ---- checks.c: forgotten prerequisites seen while ingesting ---- */
 struct rp_checks {
 	uint64_t samples;
@@ -101,7 +128,7 @@ void rp_checks_mmap(struct rp_checks *c, const char *filename);
 /* One resolved sample: f[0..leaf_frames) the ip (inlined frames first), then its callers. */
 void rp_checks_sample(struct rp_checks *c, uint32_t pid, int has_chain, int user,
 		      const struct rp_frame *f, uint32_t leaf_frames, uint32_t nr);
-/* The warnings, through o->report (level 1). */
+/* The warnings, through o->log (JP_LOG_WARN). */
 void rp_checks_report(const struct rp_checks *c, const struct rp_ingest_opts *o);
 
 int rp_ingest_loads(struct rp_session *s, struct sym_session *ss, const struct rp_load_src *src,

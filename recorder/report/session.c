@@ -6,7 +6,7 @@
 
 #include "recorder/report/report_int.h"
 
-/* Strings and code bytes go into big chunks: millions of small mallocs would dominate. */
+/* Code bytes go into big chunks: millions of small mallocs would dominate. */
 static void *arena_alloc(struct rp_session *s, size_t len)
 {
 	len = (len + 7) & ~(size_t)7;
@@ -41,12 +41,6 @@ int rp_session_new(struct rp_session **out)
 	struct rp_session *s = calloc(1, sizeof(*s));
 	if (!s)
 		return -ENOMEM;
-	s->str_cap = 1024;
-	s->strs = calloc(s->str_cap, sizeof(*s->strs));
-	if (!s->strs) {
-		free(s);
-		return -ENOMEM;
-	}
 	s->event = "cpu-clock";
 	*out = s;
 	return 0;
@@ -61,54 +55,16 @@ void rp_session_free(struct rp_session *s)
 		free(s->arena);
 		s->arena = n;
 	}
-	free(s->strs);
+	jp_strset_free(&s->strs);
 	free(s->loads);
 	free(s->samples);
 	free(s->frames);
 	free(s);
 }
 
-static int str_grow(struct rp_session *s)
-{
-	size_t cap = s->str_cap * 2;
-	const char **n = calloc(cap, sizeof(*n));
-	if (!n)
-		return -ENOMEM;
-	for (size_t i = 0; i < s->str_cap; i++) {
-		const char *p = s->strs[i];
-		if (!p)
-			continue;
-		size_t j = rp_hash_bytes(p, strlen(p), 0) & (cap - 1);
-		while (n[j])
-			j = (j + 1) & (cap - 1);
-		n[j] = p;
-	}
-	free(s->strs);
-	s->strs = n;
-	s->str_cap = cap;
-	return 0;
-}
-
 const char *rp_intern(struct rp_session *s, const char *str)
 {
-	if (!str)
-		return NULL;
-	size_t len = strlen(str);
-	if (s->nr_strs * 2 >= s->str_cap && str_grow(s))
-		return NULL;
-	size_t j = rp_hash_bytes(str, len, 0) & (s->str_cap - 1);
-	while (s->strs[j]) {
-		if (!strcmp(s->strs[j], str))
-			return s->strs[j];
-		j = (j + 1) & (s->str_cap - 1);
-	}
-	char *p = arena_alloc(s, len + 1);
-	if (!p)
-		return NULL;
-	memcpy(p, str, len + 1);
-	s->strs[j] = p;
-	s->nr_strs++;
-	return p;
+	return jp_strset_add(&s->strs, str);
 }
 
 const uint8_t *rp_keep_bytes(struct rp_session *s, const void *buf, size_t len)
@@ -212,15 +168,17 @@ static int load_order(const void *a, const void *b)
 	const struct rp_load *y = *(const struct rp_load *const *)b;
 	if (x->pid != y->pid)
 		return x->pid < y->pid ? -1 : 1;
-	if (x->method != y->method)
-		return strcmp(x->method ? x->method : "", y->method ? y->method : "");
+	const char *ix = rp_load_ident(x), *iy = rp_load_ident(y);
+	if (ix != iy)
+		return strcmp(ix ? ix : "", iy ? iy : "");
 	if (x->load_time != y->load_time)
 		return x->load_time < y->load_time ? -1 : 1;
 	return x < y ? -1 : x > y;
 }
 
 /* Generations for loads that carried none (no note, no dump): the order of loads of the
- * same method name in one process, which is what contract 3 defines anyway. */
+ * same method identity (rp_load_ident) in one process, which is what contract 3
+ * (docs/ARCHITECTURE.md) defines. */
 static void number_generations(struct rp_session *s)
 {
 	if (!s->nr_loads)
@@ -235,7 +193,8 @@ static void number_generations(struct rp_session *s)
 	for (size_t i = 0; i < s->nr_loads;) {
 		size_t j = i;
 		int clash = 0;
-		while (j < s->nr_loads && v[j]->pid == v[i]->pid && v[j]->method == v[i]->method)
+		while (j < s->nr_loads && v[j]->pid == v[i]->pid &&
+		       rp_load_ident(v[j]) == rp_load_ident(v[i]))
 			j++;
 		/* Numbers from notes or dumps are kept unless two loads of the group share one
 		 * (a name the dump spelled differently from the ELF symbol): then load order. */

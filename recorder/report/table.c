@@ -27,10 +27,12 @@ struct cg_tree {
 	size_t nr, cap;
 };
 
+/* perf's CCKEY_FUNCTION: one symbol of one DSO (so each generation of a method, its own
+ * jitted ELF, stays a frame of its own), else one address. */
 static int same_frame(const struct rp_frame *a, const struct rp_frame *b)
 {
 	if (a->sym || b->sym)
-		return a->sym == b->sym && a->load == b->load;
+		return a->sym == b->sym && a->dso == b->dso && a->load == b->load;
 	return a->ip == b->ip;
 }
 
@@ -94,6 +96,10 @@ struct cg_print {
 	char prefix[1024];
 };
 
+/* perf's graph printer (callchain__fprintf_graph): a node whose only child carries all of its
+ * weight continues the chain on the next line; otherwise each child at or above the threshold
+ * is a branch, "|" line then "|--P%--name" (" --" for the last), and the chains under it are
+ * drawn one level further right. No blank lines inside a graph. */
 static void cg_print_node(struct cg_print *p, uint32_t node, size_t plen)
 {
 	char name[512];
@@ -103,11 +109,10 @@ static void cg_print_node(struct cg_print *p, uint32_t node, size_t plen)
 	for (size_t i = 0; i < n; i++)
 		if (100.0 * p->t->n[kids[i]].period / p->total >= p->min_pct)
 			shown++;
-	/* A single child carrying all of its parent's weight continues the chain. */
 	if (n == 1 && p->t->n[kids[0]].period == p->t->n[node].period) {
 		uint32_t c = kids[0];
 		fprintf(p->out, "%.*s%s\n", (int)plen, p->prefix,
-			rp_frame_name(p->s, p->t->n[c].f, 1, name, sizeof(name)));
+			rp_frame_name(p->s, p->t->n[c].f, RP_NAME_GEN, name, sizeof(name)));
 		free(kids);
 		cg_print_node(p, c, plen);
 		return;
@@ -119,9 +124,9 @@ static void cg_print_node(struct cg_print *p, uint32_t node, size_t plen)
 		if (pct < p->min_pct)
 			continue;
 		int last = ++k == shown;
-		fprintf(p->out, "%.*s|\n", (int)plen, p->prefix);
+		fprintf(p->out, "%.*s|          \n", (int)plen, p->prefix);
 		fprintf(p->out, "%.*s%s--%.2f%%--%s\n", (int)plen, p->prefix, last ? " " : "|",
-			pct, rp_frame_name(p->s, p->t->n[c].f, 1, name, sizeof(name)));
+			pct, rp_frame_name(p->s, p->t->n[c].f, RP_NAME_GEN, name, sizeof(name)));
 		size_t nlen = plen;
 		if (plen + 16 < sizeof(p->prefix)) {
 			memcpy(p->prefix + plen, last ? "           " : "|          ", 11);
@@ -129,8 +134,6 @@ static void cg_print_node(struct cg_print *p, uint32_t node, size_t plen)
 		}
 		cg_print_node(p, c, nlen);
 	}
-	if (shown)
-		fprintf(p->out, "%.*s\n", (int)plen, p->prefix);
 	free(kids);
 }
 
@@ -138,6 +141,9 @@ static int print_graph(FILE *out, const struct rp_hist *h, const struct rp_entry
 		       const struct rp_table_opts *o)
 {
 	const struct rp_session *s = h->s;
+	/* Under the threshold every branch would be hidden: perf prints no graph at all. */
+	if (!h->total_period || 100.0 * e->period / h->total_period < o->graph_min_percent)
+		return 0;
 	struct cg_tree t = { .cap = 64, .nr = 1 };	/* node 0: the root */
 	t.n = calloc(t.cap, sizeof(*t.n));
 	if (!t.n)
@@ -158,22 +164,18 @@ static int print_graph(FILE *out, const struct rp_hist *h, const struct rp_entry
 	}
 	struct cg_print p = { .out = out, .s = s, .t = &t, .total = h->total_period,
 			      .min_pct = o->graph_min_percent };
-	memset(p.prefix, ' ', 12);
-	fprintf(out, "            |\n");
-	uint32_t *kids;
-	size_t n = cg_children(&t, 0, &kids);
-	/* The first level is printed as perf's "---name" trunk(s). */
-	for (size_t i = 0; i < n; i++) {
+	memset(p.prefix, ' ', 15);
+	uint32_t only = t.n[0].child;
+	if (only && !t.n[only].sibling) {
+		/* One first frame: perf's "---name" trunk, the chain continuing below it. */
 		char name[512];
-		uint32_t c = kids[i];
-		if (i && 100.0 * t.n[c].period / h->total_period < o->graph_min_percent)
-			continue;
-		fprintf(out, "            ---%s\n", rp_frame_name(s, t.n[c].f, 1, name, sizeof(name)));
-		memset(p.prefix, ' ', 15);
-		cg_print_node(&p, c, 15);
+		fprintf(out, "            |\n            ---%s\n",
+			rp_frame_name(s, t.n[only].f, RP_NAME_GEN, name, sizeof(name)));
+		cg_print_node(&p, only, 15);
+	} else {
+		cg_print_node(&p, 0, 12);	/* several: branches from the start */
 	}
 	fprintf(out, "\n");
-	free(kids);
 	free(t.n);
 	return 0;
 }
@@ -212,6 +214,8 @@ int rp_print_table(FILE *out, const struct rp_hist *h, const struct rp_table_opt
 	for (size_t i = 0; i < rows; i++) {
 		const struct rp_entry *e = &h->entries[i];
 		double pct = h->total_period ? 100.0 * e->period / h->total_period : 0;
+		if (pct < o->min_percent)
+			break;	/* entries come heaviest first */
 		fprintf(out, "%9.2f%%", pct);
 		for (int k = 0; k < h->nr_keys; k++)
 			fprintf(out, "  %-*s", k + 1 < h->nr_keys ? (int)width[k] : 0,
@@ -228,16 +232,16 @@ int rp_print_table(FILE *out, const struct rp_hist *h, const struct rp_table_opt
 	return ferror(out) ? -EIO : 0;
 }
 
-const char *rp_frame_name(const struct rp_session *s, const struct rp_frame *f, int tag_gen,
+const char *rp_frame_name(const struct rp_session *s, const struct rp_frame *f, unsigned tag,
 			  char *buf, size_t len)
 {
 	const struct rp_load *l = f->load && f->load <= s->nr_loads ? &s->loads[f->load - 1]
 								       : NULL;
 	if (!f->sym)
 		snprintf(buf, len, "%s+0x%" PRIx64, f->dso ? f->dso : "[unknown]", f->ip);
-	else if (tag_gen && l && !(f->flags & RP_FRAME_INLINED))
+	else if ((tag & RP_NAME_GEN) && l && !(f->flags & RP_FRAME_INLINED))
 		snprintf(buf, len, "%s [gen %u]", f->sym, l->generation);
-	else if (tag_gen && (f->flags & RP_FRAME_KERNEL))
+	else if ((tag & RP_NAME_KMARK) && (f->flags & RP_FRAME_KERNEL))
 		snprintf(buf, len, "%s_[k]", f->sym);	/* flamegraph.pl's kernel annotation */
 	else
 		snprintf(buf, len, "%s", f->sym);

@@ -1,6 +1,7 @@
 /* dso.c - the DSO registry (one entry per recorded name + build-id), perf-style short names,
  * opening the located ELF once, and translating file offsets from the maps into the ELF's
  * virtual addresses, where symbols and DWARF live. */
+#include "lib/buildid.h"
 #include "recorder/symbols/symbols_int.h"
 
 #include <errno.h>
@@ -299,26 +300,9 @@ long sym_dso_read_code(struct sym_session *s, struct sym_dso *d, uint64_t addr, 
 
 int dso_elf_build_id(Elf *elf, struct sym_build_id *id)
 {
-	for (Elf_Scn *scn = NULL; (scn = elf_nextscn(elf, scn));) {
-		GElf_Shdr sh;
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
-			continue;
-		Elf_Data *data = elf_getdata(scn, NULL);
-		if (!data)
-			continue;
-		GElf_Nhdr nh;
-		size_t off = 0, name_off, desc_off, next;
-		while ((next = gelf_getnote(data, off, &nh, &name_off, &desc_off)) > 0) {
-			if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
-			    !memcmp((const char *)data->d_buf + name_off, "GNU", 4) &&
-			    nh.n_descsz > 0) {
-				id->size = nh.n_descsz > SYM_BUILD_ID_MAX ? SYM_BUILD_ID_MAX
-									  : nh.n_descsz;
-				memcpy(id->data, (const char *)data->d_buf + desc_off, id->size);
-				return 0;
-			}
-			off = next;
-		}
-	}
-	return -ENOENT;
+	int n = jp_elf_build_id(elf, id->data, SYM_BUILD_ID_MAX);
+	if (n <= 0)
+		return -ENOENT;
+	id->size = (uint8_t)n;
+	return 0;
 }

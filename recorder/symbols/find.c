@@ -204,12 +204,27 @@ static int from_debuginfod(struct sym_session *s, struct sym_dso *d, int debug, 
 	return 1;
 }
 
+/* The session's provider of in-memory ELFs (jitted code injected without files). */
+static int from_provider(struct sym_session *s, struct sym_dso *d, struct cand *c)
+{
+	char msg[512] = "";
+	if (!s->prov.get || !d->bid.size)
+		return 0;
+	int rc = s->prov.get(s->prov.ctx, &d->bid, d->long_name, &c->image, &c->len, &c->path,
+			     msg, sizeof(msg));
+	if (rc < 0)
+		sess_msg(s, SYM_LVL_WARN, "%s", msg[0] ? msg : strerror(-rc));
+	return rc > 0;
+}
+
 /* Tries the candidates in order; step is the index of the next one. */
 static int next_cand(struct sym_session *s, struct sym_dso *d, int debug, int step,
 		     struct cand *c)
 {
 	char buf[4096];
 	switch (step) {
+	case -1:
+		return !debug && from_provider(s, d, c);
 	case 0: {
 		char *p = NULL;
 		if (!d->bid.size ||
@@ -253,7 +268,7 @@ static int next_cand(struct sym_session *s, struct sym_dso *d, int debug, int st
 static int locate(struct sym_session *s, struct sym_dso *d, int debug, struct cand *out,
 		  Elf **elf)
 {
-	for (int step = 0;; step++) {
+	for (int step = -1;; step++) {
 		struct cand c = { -1, NULL, 0, NULL };
 		int r = next_cand(s, d, debug, step, &c);
 		if (r < 0)

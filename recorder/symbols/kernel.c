@@ -3,6 +3,7 @@
  * build-id matches the recorded one. Addresses are moved by the difference between the
  * recorded runtime address of the reference symbol (_text, from the kernel map's pgoff) and
  * that symbol's address in the file, which undoes KASLR and a reboot in between. */
+#include "lib/buildid.h"
 #include "recorder/symbols/symbols_int.h"
 
 #include <errno.h>
@@ -91,31 +92,11 @@ static int load_kallsyms(struct sym_session *s, const char *path)
 
 int sym_kernel_build_id(struct sym_build_id *id)
 {
-	char *notes;
-	size_t len;
-	int rc = sym_read_all("/sys/kernel/notes", &notes, &len);
-	if (rc)
-		return rc;
-	rc = -ENOENT;
-	for (size_t off = 0; off + 12 <= len;) {
-		uint32_t namesz, descsz, type;
-		memcpy(&namesz, notes + off, 4);
-		memcpy(&descsz, notes + off + 4, 4);
-		memcpy(&type, notes + off + 8, 4);
-		size_t name_pad = (namesz + 3u) & ~3u, desc_pad = (descsz + 3u) & ~3u;
-		if (name_pad > len - off - 12 || desc_pad > len - off - 12 - name_pad)
-			break;
-		if (type == NT_GNU_BUILD_ID && namesz == 4 && !memcmp(notes + off + 12, "GNU", 4) &&
-		    descsz) {
-			id->size = descsz > SYM_BUILD_ID_MAX ? SYM_BUILD_ID_MAX : (uint8_t)descsz;
-			memcpy(id->data, notes + off + 12 + name_pad, id->size);
-			rc = 0;
-			break;
-		}
-		off += 12 + name_pad + desc_pad;
-	}
-	free(notes);
-	return rc;
+	int n = jp_notes_file_build_id("/sys/kernel/notes", id->data, SYM_BUILD_ID_MAX);
+	if (n <= 0)
+		return n < 0 ? n : -ENOENT;
+	id->size = (uint8_t)n;
+	return 0;
 }
 
 /* This host's running kernel is the recorded one only if /sys/kernel/notes says so. */

@@ -224,3 +224,27 @@ int lines_lookup(struct sym_session *s, struct sym_dso *d, struct sym_cached *c)
 	c->n_inline = (unsigned)k;
 	return 0;
 }
+
+int sym_dso_lines(struct sym_session *s, struct sym_dso *d, uint64_t lo, uint64_t hi,
+		  void (*fn)(void *ctx, uint64_t addr, const char *file, int line), void *ctx)
+{
+	Dwarf_Die cu;
+	Dwarf_Lines *lines;
+	size_t n;
+	int rc = dw_open(s, d);
+	if (rc)
+		return rc;
+	if (find_cu(d, lo, &cu) || dwarf_getsrclines(&cu, &lines, &n))
+		return -ENOENT;
+	for (size_t i = 0; i < n; i++) {
+		Dwarf_Line *l = dwarf_onesrcline(lines, i);
+		Dwarf_Addr a;
+		int line;
+		bool end;
+		if (!l || dwarf_lineaddr(l, &a) || a < lo || a >= hi || dwarf_lineno(l, &line) ||
+		    (!dwarf_lineendsequence(l, &end) && end))
+			continue;
+		fn(ctx, a, dwarf_linesrc(l, NULL, NULL), line);
+	}
+	return 0;
+}

@@ -1,5 +1,6 @@
 /* session.c - the symbol session: options, de-duplicated messages, the event feed (MMAP/COMM/FORK/EXIT/build-ids) and sym_resolve with its per-DSO result cache.
  * Report resolves millions of samples, so every answer is computed once per (dso, addr). */
+#include "lib/opts.h"
 #include "recorder/symbols/symbols_int.h"
 
 #include <errno.h>
@@ -9,7 +10,7 @@
 #include <string.h>
 
 
-void sess_msg(struct sym_session *s, enum sym_level lvl, const char *fmt, ...)
+void sess_msg(struct sym_session *s, enum jp_level lvl, const char *fmt, ...)
 {
 	char buf[1024];
 	va_list ap;
@@ -26,21 +27,20 @@ void sess_msg(struct sym_session *s, enum sym_level lvl, const char *fmt, ...)
 	if (!(s->msgs[s->n_msgs] = strdup(buf)))
 		return;
 	s->n_msgs++;
-	if (s->o.report)
-		s->o.report(s->o.report_ctx, lvl, buf);
+	jp_logf(&s->o.log, lvl, "%s", buf);
 }
 
 
 struct sym_session *sym_session_new(const struct sym_opts *opts)
 {
+	if (!JP_OPTS_VALID(opts, struct sym_opts)) {
+		errno = EINVAL;
+		return NULL;
+	}
 	struct sym_session *s = calloc(1, sizeof(*s));
 	if (!s)
 		return NULL;
-	if (opts) {
-		size_t n = opts->sz && opts->sz < sizeof(s->o) ? opts->sz : sizeof(s->o);
-		memcpy(&s->o, opts, n);
-	}
-	s->o.sz = sizeof(s->o);
+	jp_opts_copy(&s->o, sizeof(s->o), opts);
 	const char *dir = s->o.buildid_dir;
 	char tmp[4096];
 	if (!dir)
@@ -55,6 +55,14 @@ struct sym_session *sym_session_new(const struct sym_opts *opts)
 	}
 	elf_version(EV_CURRENT);
 	return s;
+}
+
+int sym_session_set_provider(struct sym_session *s, const struct sym_provider *p)
+{
+	if (s->prov.get)
+		return -EBUSY;
+	s->prov = *p;
+	return 0;
 }
 
 void sym_session_free(struct sym_session *s)
@@ -74,15 +82,15 @@ void sym_session_free(struct sym_session *s)
 	symtab_free(&s->ksyms);
 	kallsyms_free(&s->kall);
 	source_free_all(s);
-	for (size_t i = 0; i < s->str_cap; i++)
-		free(s->strs[i]);
-	free(s->strs);
+	jp_strset_free(&s->strs);
 	for (size_t i = 0; i < s->n_msgs; i++)
 		free(s->msgs[i]);
 	free(s->msgs);
 	free(s->kref_name);
 	free(s->buildid_dir);
 	find_end_debuginfod(s);
+	if (s->prov.fini)
+		s->prov.fini(s->prov.ctx);
 	free(s);
 }
 

@@ -8,6 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "lib/log.h"
+
 /* ---- build-ids ------------------------------------------------------------------------ */
 #define SYM_BUILD_ID_MAX 20
 #define SYM_BUILD_ID_HEX (2 * SYM_BUILD_ID_MAX + 1)
@@ -41,10 +43,8 @@ int sym_java_demangle(const char *in, char *out, size_t outlen);
 struct sym_session;
 struct sym_dso;
 
-enum sym_level { SYM_LVL_INFO, SYM_LVL_WARN, SYM_LVL_ERROR };
-
 struct sym_opts {
-	size_t sz;			/* sizeof(struct sym_opts): lets the struct grow */
+	size_t sz;			/* sizeof(struct sym_opts): lib/opts.h's rule */
 	const char *buildid_dir;	/* NULL: $PERF_BUILDID_DIR, else $HOME/.debug */
 	const char *symfs;		/* --symfs DIR: recorded paths are looked up under DIR */
 	const char *vmlinux;		/* kernel image with symbols (relocated by recorded _text) */
@@ -52,13 +52,13 @@ struct sym_opts {
 	int no_demangle;		/* 1: raw names (--no-demangle) */
 	int no_debuginfod;		/* 1: never ask debuginfod even if DEBUGINFOD_URLS is set */
 	int no_lines;			/* 1: never read DWARF (sym_result srcfile stays NULL) */
-	/* Messages (refused build-ids, missing files...). NULL: kept silent. Each distinct
+	/* Messages (refused build-ids, missing files...). fn NULL: kept silent. Each distinct
 	 * message is reported once. */
-	void (*report)(void *ctx, enum sym_level level, const char *msg);
-	void *report_ctx;
+	struct jp_log log;
 };
 
-/* NULL opts = defaults. Returns NULL only on out of memory. */
+/* NULL opts = defaults. Returns NULL on out of memory, or with errno EINVAL when opts
+ * carries fields this version does not know (lib/opts.h). */
 struct sym_session *sym_session_new(const struct sym_opts *opts);
 void sym_session_free(struct sym_session *s);
 
@@ -70,6 +70,20 @@ void sym_session_free(struct sym_session *s);
  *     [kernel.kallsyms]/<hex-id>/kallsyms         the kernel's symbols
  * Sources added first are tried first, before the build-id cache. 0 or -errno. */
 int sym_session_add_source(struct sym_session *s, const char *dir_or_archive);
+
+/* An ELF made in memory on demand (jitprof inject --no-elfs leaves no files): asked first,
+ * before any other source, for every DSO with a recorded build-id. Returns 1 with *image
+ * (malloc'd, the session takes it) and *what (malloc'd, where it came from, for messages),
+ * 0 when it does not know the build-id, or -errno with msg set (reported as a warning; the
+ * other sources are still tried, and every candidate's build-id is checked as usual).
+ * fini(ctx) runs at sym_session_free. One provider per session; 0 or -EBUSY. */
+struct sym_provider {
+	int (*get)(void *ctx, const struct sym_build_id *id, const char *long_name,
+		   void **image, size_t *len, char **what, char *msg, size_t msglen);
+	void (*fini)(void *ctx);
+	void *ctx;
+};
+int sym_session_set_provider(struct sym_session *s, const struct sym_provider *p);
 
 /* ---- events, fed in timestamp order (time in the recording's clock, ns) ---------------- */
 #define SYM_PID_KERNEL UINT32_MAX	/* pid of kernel maps (-1 in the records) */
@@ -99,7 +113,8 @@ int sym_add_build_id(struct sym_session *s, const char *filename, const uint8_t 
 struct pd_event;
 struct pd_reader;
 int sym_feed_event(struct sym_session *s, const struct pd_event *ev);
-/* Every entry of the recording's build-id table (file mode) as sym_add_build_id. */
+/* Every entry of the recording's build-id table (file mode) as sym_add_build_id; an entry
+ * without an id is skipped, only -ENOMEM stops. */
 int sym_feed_build_ids(struct sym_session *s, const struct pd_reader *r);
 
 /* The comm of a thread at time (the last COMM at or before it; the process's before any);
@@ -168,5 +183,10 @@ int sym_dso_read_file(struct sym_session *s, struct sym_dso *d, void **buf, size
  * bytes copied (may be short at a section end) or -errno. */
 long sym_dso_read_code(struct sym_session *s, struct sym_dso *d, uint64_t addr, void *buf,
 		       size_t len);
+/* The DWARF line table rows with addresses in [lo, hi) (ELF vaddr space), in table order:
+ * fn(ctx, addr, file, line) for each (end-of-sequence rows left out). 0 or -errno (-ENOENT:
+ * no DWARF there). */
+int sym_dso_lines(struct sym_session *s, struct sym_dso *d, uint64_t lo, uint64_t hi,
+		  void (*fn)(void *ctx, uint64_t addr, const char *file, int line), void *ctx);
 
 #endif

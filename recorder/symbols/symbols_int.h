@@ -8,7 +8,13 @@
 #include <stddef.h>
 #include <elfutils/libdw.h>
 
+#include "lib/strset.h"
 #include "recorder/symbols/symbols.h"
+
+/* Message levels inside the module: the shared log's (lib/log.h). */
+#define SYM_LVL_INFO JP_LOG_INFO
+#define SYM_LVL_WARN JP_LOG_WARN
+#define SYM_LVL_ERROR JP_LOG_ERROR
 
 /* ---- one symbol table (ELF or kallsyms), sorted by start ---- */
 struct sym_entry {
@@ -181,9 +187,7 @@ struct sym_session {
 	size_t proc_cap, n_procs;
 	uint64_t seq;
 	struct sym_chunk *arena;	/* DSOs and their names: freed with the session */
-	/* string interning */
-	char **strs;
-	size_t str_cap, n_strs;
+	struct jp_strset strs;		/* interned strings (lib/strset.h) */
 	/* message de-duplication */
 	char **msgs;
 	size_t n_msgs;
@@ -196,6 +200,7 @@ struct sym_session {
 	struct kallsyms kall;		/* from a kallsyms file */
 	void *dbgd;			/* debuginfod_client */
 	int dbgd_tried;
+	struct sym_provider prov;	/* get NULL: none */
 };
 
 /* util.c */
@@ -217,7 +222,7 @@ char *sess_strdup(struct sym_session *s, const char *str);
 void sess_arena_free(struct sym_session *s);
 
 /* session.c */
-void sess_msg(struct sym_session *s, enum sym_level lvl, const char *fmt, ...)
+void sess_msg(struct sym_session *s, enum jp_level lvl, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
 /* cxxnames.c: the name perf shows for a raw symbol name (interned), or raw itself */

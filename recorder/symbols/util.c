@@ -8,14 +8,6 @@
 #include <string.h>
 #include <sys/mman.h>
 
-static uint64_t hash_str(const char *s)
-{
-	uint64_t h = 1469598103934665603ull;
-	for (; *s; s++)
-		h = (h ^ (uint8_t)*s) * 1099511628211ull;
-	return h;
-}
-
 int sym_grow(void *arrp, size_t *cap, size_t n, size_t elem)
 {
 	void **arr = arrp;
@@ -155,31 +147,5 @@ void sym_sort_keys(struct sym_key *v, size_t n)
 
 const char *sess_intern(struct sym_session *s, const char *str)
 {
-	if (!str)
-		return NULL;
-	if (s->n_strs * 2 >= s->str_cap) {
-		size_t ncap = s->str_cap ? s->str_cap * 2 : 1024;
-		char **nv = calloc(ncap, sizeof(*nv));
-		if (!nv)
-			return NULL;
-		for (size_t i = 0; i < s->str_cap; i++) {
-			if (!s->strs[i])
-				continue;
-			size_t j = hash_str(s->strs[i]) & (ncap - 1);
-			while (nv[j])
-				j = (j + 1) & (ncap - 1);
-			nv[j] = s->strs[i];
-		}
-		free(s->strs);
-		s->strs = nv;
-		s->str_cap = ncap;
-	}
-	size_t j = hash_str(str) & (s->str_cap - 1);
-	for (; s->strs[j]; j = (j + 1) & (s->str_cap - 1))
-		if (!strcmp(s->strs[j], str))
-			return s->strs[j];
-	if (!(s->strs[j] = strdup(str)))
-		return NULL;
-	s->n_strs++;
-	return s->strs[j];
+	return jp_strset_add(&s->strs, str);
 }

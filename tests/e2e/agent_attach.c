@@ -1,8 +1,8 @@
 /* agent_attach.c - late attach: `jcmd PID JVMTI.agent_load libagent.so dir=...` into a running
  * JVM back-fills the code that already exists (flagged BACKFILLED, generation 0 = unknown),
  * then records new compiles normally; the JVM finishes unaffected. The JVM's own list of its
- * compiled code (`jcmd PID Compiler.codelist`) is the oracle for the tiers the agent read from
- * VMStructs. On every JDK found. */
+ * compiled code (`jcmd PID Compiler.codelist`) is the oracle for the tiers and compile ids the
+ * agent read from VMStructs. On every JDK found. */
 #include "tests/e2e/agent_util.h"
 
 #include <sys/wait.h>
@@ -11,7 +11,7 @@
 
 struct code {		/* one line of Compiler.codelist */
 	uint64_t begin;
-	int level;
+	int level, id;
 };
 
 /* "<id> <level> <state> <name> [<blob>, <code begin> - <code end>]" lines into codes;
@@ -38,6 +38,7 @@ static size_t codelist(const struct ag_jdk *jdk, pid_t pid, struct code *codes)
 			   name, &blob, &begin, &end) != 7)
 			continue;
 		codes[n].begin = begin;
+		codes[n].id = id;
 		codes[n++].level = level;
 		hot |= level == 4 && strstr(name, "Generations.total(") != NULL;
 	}
@@ -107,6 +108,13 @@ static void attach_one(const struct ag_jdk *jdk)
 					     jdk->major, e->load.name,
 					     (unsigned long)e->load.code_addr, e->info->level,
 					     codes[k].level);
+				/* and so is its compile id, version-2 LOAD_INFO */
+				cr_expect(e->info->flags & JD_LOAD_IDS, "%s: no ids", e->load.name);
+				cr_expect_eq(e->info->compile_id, codes[k].id,
+					     "JDK %d: %s at %#lx: compile id %d, the JVM says %d",
+					     jdk->major, e->load.name,
+					     (unsigned long)e->load.code_addr, e->info->compile_id,
+					     codes[k].id);
 				tiers_checked++;
 			}
 		if (e->info->tier == JD_TIER_STUB)

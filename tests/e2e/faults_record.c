@@ -72,7 +72,7 @@ static void count(const char *path, struct rec_counts *c)
 	pd_reader_close(r);
 }
 
-static void record(struct tu_result *r, const char *workload, const char *const *extra)
+static void record_workload(struct tu_result *r, const char *workload, const char *const *extra)
 {
 	char *argv[24] = { (char *)tu_build("jitprof"), "record", "-k", "mono", "-e",
 			   "page-faults", "-c", "1", "-o", data };
@@ -93,7 +93,7 @@ Test(faults_record, workload_forks_and_execs)
 	struct rec_counts c;
 	/* three children that each exec a new program and fault pages, then the shell execs
 	 * another shell that faults pages too */
-	record(&r, "for i in 1 2 3; do sh -c 'i=0; while [ $i -lt 40 ]; do x=$(echo a); "
+	record_workload(&r, "for i in 1 2 3; do sh -c 'i=0; while [ $i -lt 40 ]; do x=$(echo a); "
 		   "i=$((i+1)); done' & done; wait; exec sh -c 'for i in 1 2 3 4 5 6 7 8; do "
 		   "x=$(echo b); done'", NULL);
 	cr_assert_eq(r.status, 0, "%s", r.err);
@@ -110,7 +110,7 @@ Test(faults_record, workload_sigkilled)
 {
 	struct tu_result r;
 	struct rec_counts c;
-	record(&r, "i=0; while [ $i -lt 50 ]; do x=$(echo a); i=$((i+1)); done; kill -9 $$", NULL);
+	record_workload(&r, "i=0; while [ $i -lt 50 ]; do x=$(echo a); i=$((i+1)); done; kill -9 $$", NULL);
 	cr_assert_eq(r.status, 128 + SIGKILL, "the workload's death is the status: %d %s",
 		     r.status, r.err);
 	tu_result_free(&r);
@@ -222,7 +222,7 @@ Test(faults_record, lost_samples_are_counted)
 	struct tu_result r;
 	struct rec_counts c;
 	const char *extra[] = { "-m", "1", "-g", NULL };
-	record(&r, "i=0; while [ $i -lt 1500 ]; do x=$(echo a); i=$((i+1)); done", extra);
+	record_workload(&r, "i=0; while [ $i -lt 1500 ]; do x=$(echo a); i=$((i+1)); done", extra);
 	cr_assert_eq(r.status, 0, "%s", r.err);
 	count(data, &c);
 	unsigned long long said = 0;

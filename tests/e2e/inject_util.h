@@ -5,6 +5,7 @@
 #define JITPROF_E2E_INJECT_UTIL_H
 
 #include <criterion/criterion.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -140,6 +141,83 @@ static inline void iu_copy_prefixed(const char *src, const char *dst, const char
 	cr_assert_eq(tu_sh(&r, cmd, 60), 0);
 	cr_assert_eq(r.status, 0, "%s: %s", cmd, r.err);
 	tu_result_free(&r);
+}
+
+/* ---- Producers and recorders of the inject e2e tests ---------------------------------- */
+
+enum producer { MINIJIT, JAVA, NODE };
+enum recorder { PERF, JITPROF, PERF_ZSTD };
+
+static const char node_js[] =
+	"function fib(n) { return n < 2 ? n : fib(n - 1) + fib(n - 2); }\n"
+	"function work(k) { let s = 0; for (let i = 0; i < 30; i++) s += fib(20 + i % 3) * k;"
+	" return s; }\n"
+	"let t = Date.now(), acc = 0;\n"
+	"while (Date.now() - t < 1200) acc += work(acc & 7);\n"
+	"console.log('done', acc > 0);\n";
+
+static inline int have_built(const char *name)
+{
+	return access(tu_build(name), F_OK) == 0;
+}
+
+/* An absolute path of a built artifact (the commands run in the test's directory). */
+static inline const char *abs_build(const char *name, char *buf, size_t len)
+{
+	const char *b = tu_build(name);
+	char cwd[1024];
+	if (b[0] == '/')
+		snprintf(buf, len, "%s", b);
+	else
+		snprintf(buf, len, "%s/%s", getcwd(cwd, sizeof(cwd)) ? cwd : ".", b);
+	return buf;
+}
+
+/* The workload's command line, run in dir (node writes its dump to the cwd). */
+static inline int producer_cmd(enum producer p, const char *dir, char *buf, size_t len)
+{
+	char js[600], a[1200], b[1200];
+	switch (p) {
+	case MINIJIT:
+		if (!have_built("minijit"))
+			cr_skip_test("minijit is not built");
+		return snprintf(buf, len, "'%s' --dir '%s' --seconds 0.3",
+				abs_build("minijit", a, sizeof(a)), dir);
+	case JAVA:
+		if (!tu_have("java"))
+			cr_skip_test("java is not installed");
+		if (!have_built("libagent.so") || !have_built("java/.built"))
+			cr_skip_test("the agent or samples/java is not built");
+		abs_build("libagent.so", a, sizeof(a));
+		return snprintf(buf, len, "%sjava -XX:+PreserveFramePointer -agentpath:'%s'=dir='%s' "
+				"-cp '%s' jitprof.samples.Generations 500", tu_java_env_sh(a), a, dir,
+				abs_build("java", b, sizeof(b)));
+	case NODE:
+		if (!tu_have("node"))
+			cr_skip_test("node is not installed");
+		snprintf(js, sizeof(js), "%s/work.js", dir);
+		cr_assert_eq(tu_write_file(js, node_js, sizeof(node_js) - 1), 0);
+		return snprintf(buf, len, "node --perf-prof --interpreted-frames-native-stack '%s'",
+				js);
+	}
+	return 0;
+}
+
+static inline void record(enum producer p, enum recorder r, const char *dir, const char *data)
+{
+	char work[3000], cmd[8192], jp[1200];
+	if (!tu_have("perf"))
+		cr_skip_test("perf is not installed");
+	producer_cmd(p, dir, work, sizeof(work));
+	if (r == JITPROF && !have_built("jitprof"))
+		cr_skip_test("jitprof is not built");
+	snprintf(cmd, sizeof(cmd), "cd '%s' && %s record -q %s-k mono -F 999 -g -o '%s' -- %s "
+		 ">/dev/null", dir, r == JITPROF ? abs_build("jitprof", jp, sizeof(jp)) : "perf",
+		 r == PERF_ZSTD ? "-z " : "", data, work);
+	struct tu_result res;
+	cr_assert_eq(tu_sh(&res, cmd, 120), 0);
+	cr_assert_eq(res.status, 0, "%s\n%s", cmd, res.err);
+	tu_result_free(&res);
 }
 
 #endif

@@ -25,10 +25,14 @@ static void make_dump(void)
 	uint8_t code[32] = { 0xc3 };
 	struct jd_line lines[] = { { 0x1000, 3, 0, "m.c" }, { 0x1008, 4, 0, "m.c" } };
 	struct jd_ext_load_info info = { .generation = 1, .tier = JD_TIER_C1, .level = 3 };
+	/* the last one in LOAD_INFO version 2, with HotSpot's compile id and OSR bci */
+	struct jd_ext_load_info v2 = { .generation = 3, .tier = JD_TIER_C2, .level = 4,
+				       .flags = JD_LOAD_IDS | JD_LOAD_OSR, .compile_id = 42,
+				       .osr_bci = 7 };
 	for (int i = 0; i < 3; i++) {
 		struct jd_load_desc d = { .name = "m", .code_addr = 0x1000, .code = code,
 					  .code_size = 10u + (unsigned)i, .lines = lines,
-					  .nr_lines = 2, .info = &info };
+					  .nr_lines = 2, .info = i == 2 ? &v2 : &info };
 		cr_assert_eq(jd_write_load(w, &d, NULL), 0);
 	}
 	struct jd_load_desc d = { .name = "other\x01", .code_addr = 0x2000, .code = code,
@@ -122,6 +126,18 @@ Test(jitdump_cmd, json_parses)
 		cr_assert_str_eq(p.out, "9 4 4\n");
 		tu_result_free(&p);
 	}
+	tu_result_free(&r);
+}
+
+Test(jitdump_cmd, companion_ids_by_version)
+{
+	struct tu_result r = run("--companion", NULL, dump);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_assert_eq(tu_count(r.out, "info_version=1 compile_id=unknown osr_bci=none"), 2, "%s",
+		     r.out);
+	cr_assert(strstr(r.out, "size=56"), "%s", r.out);
+	cr_assert(strstr(r.out, "level=4 flags=6 info_version=2 compile_id=42 osr_bci=7"), "%s",
+		  r.out);
 	tu_result_free(&r);
 }
 

@@ -189,6 +189,21 @@ Test(record_ctl, usage_errors)
 	tu_result_free(&r);
 }
 
+/* The engine says why it failed, once; the command adds no second, wrong reason. */
+Test(record_ctl, unknown_event_said_once)
+{
+	struct tu_result r;
+	char *argv[] = { (char *)tu_build("jitprof"), "record", "-e", "bogus", "-o", data, "--",
+			 "true", NULL };
+	cr_assert_eq(tu_run(&r, argv, NULL, NULL, 0, 30), 0);
+	cr_assert_neq(r.status, 0);
+	cr_assert_eq(tu_count(r.err, "unknown event 'bogus'"), 1, "%s", r.err);
+	cr_assert_eq(tu_count(r.err, "error"), 1, "one error line only: %s", r.err);
+	cr_assert_null(strstr(r.err, "record failed"), "%s", r.err);
+	cr_assert_neq(access(data, F_OK), 0, "no output after a failure");
+	tu_result_free(&r);
+}
+
 Test(record_ctl, summary_reports_samples)
 {
 	struct tu_result r;

@@ -132,13 +132,22 @@ Test(record_read, perf_system_wide_counts_match)
 	compare_with_perf(data, &t);
 }
 
-/* Our ordered-events queue gives samples in the order perf script prints them. */
+struct print_ctx { FILE *out; size_t n; };
+
+static int print_sample(void *ctx, const struct pd_event *ev)
+{
+	struct print_ctx *pc = ctx;
+	fprintf(pc->out, "%u %lx\n", ev->u.sample.tid, (unsigned long)ev->u.sample.ip);
+	pc->n++;
+	return 0;
+}
+
+/* Our replay driver (its ordered-events queue) gives samples in the order perf script
+ * prints them. */
 Test(record_read, ordered_samples_match_perf_script)
 {
 	struct tu_result r;
 	struct pd_reader *rd;
-	struct pd_ordered *q;
-	struct pd_event ev;
 	char line[128];
 	size_t n = 0;
 	FILE *ours;
@@ -151,27 +160,13 @@ Test(record_read, ordered_samples_match_perf_script)
 	char *scr[] = { "perf", "script", "-i", data, "-F", "tid,ip", "-G", NULL };
 	ru_ok(&r, scr, 60);
 	cr_assert_eq(pd_reader_open(&rd, data, NULL), 0);
-	q = pd_ordered_new(rd);
 	char *buf = NULL;
 	size_t blen = 0;
 	ours = open_memstream(&buf, &blen);
-	while (pd_reader_next(rd, &ev) > 0) {
-		if (ev.type == PD_RECORD_FINISHED_ROUND)
-			pd_ordered_round(q);
-		else if (ev.type == PERF_RECORD_SAMPLE)
-			cr_assert_eq(pd_ordered_push(q, &ev, pd_event_time(&ev)), 0);
-		struct pd_event out;
-		while (pd_ordered_pop(q, &out) > 0) {
-			fprintf(ours, "%u %lx\n", out.u.sample.tid, (unsigned long)out.u.sample.ip);
-			n++;
-		}
-	}
-	pd_ordered_flush(q);
-	struct pd_event out;
-	while (pd_ordered_pop(q, &out) > 0) {
-		fprintf(ours, "%u %lx\n", out.u.sample.tid, (unsigned long)out.u.sample.ip);
-		n++;
-	}
+	struct print_ctx pc = { ours, 0 };
+	const struct pd_tool tool = { .sample = print_sample, .ctx = &pc };
+	cr_assert_eq(pd_replay(rd, &tool, NULL), 0);
+	n = pc.n;
 	fclose(ours);
 	/* perf script: "<tid>  <ip>" with padding; normalize to "tid ip". */
 	char *norm = NULL;
@@ -190,7 +185,6 @@ Test(record_read, ordered_samples_match_perf_script)
 	cr_assert_str_eq(buf, norm, "sample order differs from perf script");
 	free(buf);
 	free(norm);
-	pd_ordered_free(q);
 	pd_reader_close(rd);
 	tu_result_free(&r);
 }

@@ -19,17 +19,22 @@ static size_t table_gens(const char *out, const char *method, unsigned *gens,
 	size_t n = 0;
 	while (n < max) {
 		unsigned g;
-		char tier[16];
-		double loaded, life;
+		char tier[16], lvl[16], id[16], by[32];
+		double from, until;
 		unsigned long code, smp;
-		if (sscanf(p, " %u %15s %lfs %lfs %lu %lu", &g, tier, &loaded, &life, &code, &smp) != 6)
+		if (sscanf(p, " %u %15s %15s %15s %lfs %lfs %31s %lu %lu", &g, tier, lvl, id, &from,
+			   &until, by, &code, &smp) != 9)
 			break;
+		cr_assert_leq(from, until, "generation %u active from %f until %f", g, from, until);
 		gens[n] = g;
 		samples[n++] = smp;
-		p = strchr(p, '\n');
+		/* the JVM log's detail lines under a row start with more spaces */
+		do {
+			p = strchr(p, '\n');
+			p = p ? p + 1 : NULL;
+		} while (p && !strncmp(p, "        ", 8));
 		if (!p)
 			break;
-		p++;
 	}
 	return n;
 }
@@ -103,21 +108,10 @@ Test(report_generations, minijit)
 
 Test(report_generations, java_generations_sample)
 {
-	char agent[PATH_MAX], classes[PATH_MAX], home[PATH_MAX], data[PATH_MAX];
-	if (!tu_have("perf") || !tu_have("java"))
-		cr_skip_test("perf or java is not installed");
-	if (!realpath(tu_build("libagent.so"), agent) || !realpath(tu_build("java"), classes))
-		cr_skip_test("the agent or samples/java are not built");
+	char home[PATH_MAX], data[PATH_MAX];
 	snprintf(home, sizeof(home), "%s/home", dir);
+	rx_record_java(home, "-g", "Generations 600");
 	struct tu_result r;
-	rx_ok(&r, "mkdir -p '%s/jit' '%s' && cd '%s' && HOME='%s' perf record -q -k mono -g "
-	      "-o perf.data %sjava -agentpath:'%s'=dir='%s/jit' -cp '%s' "
-	      "jitprof.samples.Generations 600 >/dev/null", dir, home, dir, home,
-	      tu_java_env_sh(agent), agent, dir, classes);
-	tu_result_free(&r);
-	rx_ok(&r, "cd '%s' && HOME='%s' '%s' inject --jit -q -i perf.data -o perf.jit.data", dir,
-	      home, rx_jitprof);
-	tu_result_free(&r);
 	snprintf(data, sizeof(data), "%s/perf.jit.data", dir);
 	check(home, data, "Generations\\.total\\(",
 	      "jitprof.samples.Generations.total(jitprof.samples.Generations$Shape[])");
@@ -128,5 +122,121 @@ Test(report_generations, java_generations_sample)
 	cr_assert(strstr(r.out, "jitprof.samples.Generations.total(jitprof.samples.Generations$"
 			 "Shape[]);jitprof.samples.Generations$Square.area() "),
 		  "no inlined Square.area() frame under total()");
+	tu_result_free(&r);
+}
+
+/* Every block header of a --generations table ("NAME  (pid N, G generations, S samples)"). */
+static size_t gen_blocks(const char *out, char (*names)[512], unsigned *gens, size_t max)
+{
+	size_t n = 0;
+	char line[1024];
+	for (const char *p = out; n < max && rx_next_line(&p, line, sizeof(line));) {
+		char *h = strstr(line, "  (pid ");
+		unsigned pid;
+		if (line[0] == ' ' || line[0] == '#' || !h ||
+		    sscanf(h, "  (pid %u, %u generation", &pid, &gens[n]) != 2)
+			continue;
+		*h = 0;
+		snprintf(names[n++], 512, "%.511s", line);
+	}
+	return n;
+}
+
+/* `jitprof record -k mono -- CMD` in dir (CMD run from there), then inject into
+ * dir/perf.jit.data. 0 when this machine has no perf events (said on stderr). */
+static int record_and_inject(const char *home, const char *what, const char *cmd)
+{
+	struct tu_result r;
+	int rc = rx_sh(&r, "mkdir -p '%s/jit' '%s' && cd '%s' && HOME='%s' '%s' record -q -k mono "
+		       "-o perf.data -- %s >/dev/null", dir, home, dir, home, rx_jitprof, cmd);
+	cr_assert_eq(rc, 0);
+	if (r.status != 0 && strstr(r.err, "perf_event_open")) {
+		fprintf(stderr, "report_generations: %s part skipped: %s\n", what, r.err);
+		tu_result_free(&r);
+		return 0;
+	}
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	tu_result_free(&r);
+	rx_ok(&r, "cd '%s' && HOME='%s' '%s' inject --jit -q -i perf.data -o perf.jit.data", dir,
+	      home, rx_jitprof);
+	tu_result_free(&r);
+	return 1;
+}
+
+/* HotSpot's stubs, adapters and interpreter are runtime code, never a method's generations;
+ * the Java method keeps its recompiles. */
+Test(report_generations, java_runtime_code_is_not_generations)
+{
+	char agent[PATH_MAX], classes[PATH_MAX], home[PATH_MAX];
+	if (!tu_have("java"))
+		cr_skip_test("java is not installed");
+	if (!realpath(tu_build("libagent.so"), agent) || !realpath(tu_build("java"), classes))
+		cr_skip_test("the agent or samples/java are not built");
+	snprintf(home, sizeof(home), "%s/home", dir);
+	char cmd[4 * PATH_MAX];
+	snprintf(cmd, sizeof(cmd), "%sjava -agentpath:'%s'=dir='%s/jit' -cp '%s' "
+		 "jitprof.samples.Generations 400", tu_java_env_sh(agent), agent, dir, classes);
+	if (!record_and_inject(home, "java", cmd))
+		return;
+	struct tu_result r;
+	/* --method . lists every identity, sampled or not. */
+	rx_ok(&r, "HOME='%s' '%s' report -i '%s/perf.jit.data' --generations --method . 2>/dev/null",
+	      home, rx_jitprof, dir);
+	char names[512][512];
+	unsigned gens[512];
+	size_t n = gen_blocks(r.out, names, gens, 512), total = 0;
+	cr_assert_gt(n, 0, "%s", r.out);
+	for (size_t i = 0; i < n; i++) {
+		cr_assert(strchr(names[i], '(') && strchr(names[i], '.'),
+			  "'%s' is not a Java method:\n%s", names[i], r.out);
+		cr_assert(!strstr(names[i], "adapters") && !strstr(names[i], "stub"),
+			  "runtime code '%s' listed as a method", names[i]);
+		total += strstr(names[i], "Generations.total(") && gens[i] >= 2;
+	}
+	cr_assert_eq(total, 1, "total() with its recompiles:\n%s", r.out);
+	cr_assert(strstr(r.out, "\n# runtime code (stubs, adapters, interpreter; not generations): "),
+		  "%s", r.out);
+	cr_assert(!strstr(r.out, "  stub  "), "a stub tier in a generation row:\n%s", r.out);
+	tu_result_free(&r);
+}
+
+/* node --perf-prof names a function's code JS:~f, JS:^f, JS:+f, JS:*f (Ignition, Sparkplug,
+ * Maglev, TurboFan): one identity, the marker its tier. */
+Test(report_generations, node_tiers_are_generations)
+{
+	char home[PATH_MAX], js[PATH_MAX];
+	if (!tu_have("node"))
+		cr_skip_test("node is not installed");
+	snprintf(home, sizeof(home), "%s/home", dir);
+	snprintf(js, sizeof(js), "%s/tiers.js", dir);
+	static const char prog[] =
+		"function scan(a, k) {\n"
+		"  let s = 0;\n"
+		"  for (let i = 0; i < a.length; i++) s += (a[i] * k) % 7;\n"
+		"  return s;\n"
+		"}\n"
+		"const a = Array.from({ length: 2000 }, (_, i) => i);\n"
+		"let t = 0;\n"
+		"const end = Date.now() + 1200;\n"
+		"while (Date.now() < end) t += scan(a, 3);\n"
+		"console.log(t > 0);\n";
+	cr_assert_eq(tu_write_file(js, prog, sizeof(prog) - 1), 0);
+	if (!record_and_inject(home, "node", "node --perf-prof --interpreted-frames-native-stack "
+			       "tiers.js"))
+		return;
+	struct tu_result r;
+	rx_ok(&r, "HOME='%s' '%s' report -i '%s/perf.jit.data' --generations --method scan "
+	      "2>/dev/null", home, rx_jitprof, dir);
+	char names[64][512], want[PATH_MAX + 32];
+	unsigned gens[64];
+	size_t n = gen_blocks(r.out, names, gens, 64);
+	snprintf(want, sizeof(want), "JS:scan %s:1:14", js);
+	cr_assert_eq(n, 1, "one identity for scan's tiers:\n%s", r.out);
+	cr_assert_str_eq(names[0], want, "%s", r.out);
+	cr_assert_geq(gens[0], 2, "%s", r.out);
+	/* Tiers from the markers: the interpreter's code and at least one compiled tier. */
+	cr_assert(strstr(r.out, "  interp  "), "%s", r.out);
+	cr_assert(strstr(r.out, "  turbofan  ") || strstr(r.out, "  baseline  ") ||
+		  strstr(r.out, "  maglev  "), "%s", r.out);
 	tu_result_free(&r);
 }

@@ -104,18 +104,73 @@ __attribute__((unused)) static void rx_record_minijit(const char *dir, const cha
 	tu_result_free(&r);
 }
 
+/* The next line of *p into line (cut to fit), *p moved past it; 0 at the end of the text. */
+__attribute__((unused)) static int rx_next_line(const char **p, char *line, size_t len)
+{
+	if (!**p)
+		return 0;
+	const char *e = strchr(*p, '\n');
+	size_t l = e ? (size_t)(e - *p) : strlen(*p);
+	snprintf(line, len, "%.*s", (int)(l < len ? l : len - 1), *p);
+	*p += l + (e ? 1 : 0);
+	return 1;
+}
+
+/* A C program built in dir from src (cc CFLAGS -o prog prog.c) and run under
+ * `perf record RECORD_OPTS -o perf.data ./prog ARGS`, HOME=home. Skips the test (saying why on
+ * stderr) where cc or perf is missing or perf record cannot run. */
+__attribute__((unused)) static void rx_build_and_record(const char *home, const char *prog,
+							const char *src, const char *cflags,
+							const char *record_opts, const char *args)
+{
+	if (!tu_have("perf") || !tu_have("cc"))
+		cr_skip_test("perf or cc is not installed");
+	char path[PATH_MAX];
+	snprintf(path, sizeof(path), "%s/%s.c", dir, prog);
+	cr_assert_eq(tu_write_file(path, src, strlen(src)), 0);
+	struct tu_result r;
+	rx_ok(&r, "cd '%s' && cc %s -o %s %s.c", dir, cflags, prog, prog);
+	tu_result_free(&r);
+	cr_assert_eq(rx_sh(&r, "mkdir -p '%s' && cd '%s' && HOME='%s' perf record -q %s "
+			 "-o perf.data ./%s %s", home, dir, home, record_opts, prog, args), 0);
+	if (r.status != 0) {
+		fprintf(stderr, "%s: skipped, perf record failed here: %s\n", prog, r.err);
+		tu_result_free(&r);
+		cr_skip_test("perf record failed");
+	}
+	tu_result_free(&r);
+}
+
+/* `perf record -q -k mono PERF_OPTS -o perf.data java -agentpath:libagent.so=dir=DIR/jit -cp
+ * <samples> jitprof.samples.MAIN` in dir (MAIN with its arguments), then `jitprof inject` into
+ * dir/perf.jit.data. Skips the test where perf, java, the agent or the samples are missing. */
+__attribute__((unused)) static void rx_record_java(const char *home, const char *perf_opts,
+						   const char *main)
+{
+	char agent[PATH_MAX], classes[PATH_MAX];
+	if (!tu_have("perf") || !tu_have("java"))
+		cr_skip_test("perf or java is not installed");
+	if (!realpath(tu_build("libagent.so"), agent) || !realpath(tu_build("java"), classes))
+		cr_skip_test("the agent or samples/java are not built");
+	struct tu_result r;
+	rx_ok(&r, "mkdir -p '%s/jit' '%s' && cd '%s' && HOME='%s' perf record -q -k mono %s "
+	      "-o perf.data %sjava -agentpath:'%s'=dir='%s/jit' -cp '%s' jitprof.samples.%s "
+	      ">/dev/null", dir, home, dir, home, perf_opts, tu_java_env_sh(agent), agent, dir,
+	      classes, main);
+	tu_result_free(&r);
+	rx_ok(&r, "cd '%s' && HOME='%s' '%s' inject --jit -q -i perf.data -o perf.jit.data", dir,
+	      home, rx_jitprof);
+	tu_result_free(&r);
+}
+
 /* The rows of a perf-style table ("  12.34%  comm  dso  [.] sym"), whitespace runs made one
  * space. Symbol text is cut at the first '(' and at " [clone": perf 6.1 prints C++ names
  * without parameters and Java signatures wrongly (issue 7), so only names compare. */
 __attribute__((unused)) static size_t rx_rows(const char *out, char (*rows)[512], size_t max)
 {
 	size_t n = 0;
-	for (const char *p = out; *p && n < max;) {
-		const char *e = strchr(p, '\n');
-		size_t l = e ? (size_t)(e - p) : strlen(p);
-		char line[1024];
-		snprintf(line, sizeof(line), "%.*s", (int)(l < sizeof(line) ? l : sizeof(line) - 1), p);
-		p += l + (e ? 1 : 0);
+	char line[1024];
+	for (const char *p = out; n < max && rx_next_line(&p, line, sizeof(line));) {
 		double pct;
 		int off = 0;
 		if (line[0] == '#' || sscanf(line, " %lf%%%n", &pct, &off) != 1 || !off)

@@ -106,3 +106,26 @@ Test(buildid_list, bad_input)
 	cr_expect_eq(r.status, 2);
 	tu_result_free(&r);
 }
+
+/* A file that is not perf.data gets the reader's precise message (file, offset, cause), the
+ * same words report prints, not a bare errno string. */
+Test(buildid_list, not_perf_data_names_offset_and_cause)
+{
+	char *dir = tu_tmpdir("bidl-bad");
+	char path[4200], want[4400], cmd[8800];
+	struct tu_result r;
+	snprintf(path, sizeof(path), "%s/not.data", dir);
+	cr_assert_eq(tu_write_file(path, "NOTPERF!........", 16), 0);
+	snprintf(want, sizeof(want), "%s: offset 0: not a perf.data file (bad magic)", path);
+	const char *verbs[] = { "buildid-list -i", "report --stdio -i" };
+	for (size_t i = 0; i < 2; i++) {
+		snprintf(cmd, sizeof(cmd), "%s %s %s", tu_build("jitprof"), verbs[i], path);
+		cr_assert_eq(tu_sh(&r, cmd, 30), 0);
+		cr_expect_eq(r.status, 1, "%s: exit %d", verbs[i], r.status);
+		cr_expect(strstr(r.err, want), "%s: %s", verbs[i], r.err);
+		cr_expect_not(strstr(r.err, "Invalid argument"), "%s: %s", verbs[i], r.err);
+		tu_result_free(&r);
+	}
+	tu_rmtree(dir);
+	free(dir);
+}

@@ -41,7 +41,7 @@ static void stop_server(void)
 	}
 }
 
-static void collect(void *ctx, enum sym_level level, const char *msg)
+static void collect(void *ctx, enum jp_level level, const char *msg)
 {
 	(void)ctx;
 	(void)level;
@@ -148,7 +148,7 @@ Test(debuginfod, clean_home_resolves_through_debuginfod, .timeout = 120, .fini =
 	setenv("DEBUGINFOD_CACHE_PATH", cache, 1);
 	setenv("HOME", home, 1);
 	unsetenv("PERF_BUILDID_DIR");
-	struct sym_opts o = { .sz = sizeof(o), .report = collect };
+	struct sym_opts o = { .sz = sizeof(o), .log = { collect, NULL } };
 	struct sym_session *s = sym_session_new(&o);
 	uint64_t work = nm_addr(full, "work");
 	/* the DSO exists nowhere locally: neither at the recorded path nor in HOME's cache */

@@ -50,33 +50,30 @@ static void feed(struct sym_session *s, struct sample_out *so, const struct pd_e
 	so->n++;
 }
 
+struct replay { struct sym_session *s; struct sample_out *so; };
+
+static int on_event(void *ctx, const struct pd_event *ev)
+{
+	struct replay *rp = ctx;
+	feed(rp->s, rp->so, ev);
+	return 0;
+}
+
 /* Replays the recording in time order as perf does (rounds, then the rest). */
 static void resolve_all(const char *data, struct sample_out *so)
 {
 	struct pd_reader *r;
 	cr_assert_eq(pd_reader_open(&r, data, NULL), 0);
 	struct sym_opts o = { .sz = sizeof(o), .no_demangle = 1, .no_debuginfod = 1 };
-	struct sym_session *s = sym_session_new(&o);
-	cr_assert_eq(sym_feed_build_ids(s, r), 0);
-	struct pd_ordered *q = pd_ordered_new(r);
-	struct pd_event ev, out;
-	int got;
-	while ((got = pd_reader_next(r, &ev)) > 0) {
-		if (ev.type == PD_RECORD_FINISHED_ROUND)
-			pd_ordered_round(q);
-		else if (ev.type == PD_RECORD_HEADER_BUILD_ID)
-			cr_assert_eq(sym_feed_event(s, &ev), 0);
-		else
-			cr_assert_eq(pd_ordered_push(q, &ev, pd_event_time(&ev)), 0);
-		while (pd_ordered_pop(q, &out) > 0)
-			feed(s, so, &out);
-	}
-	cr_assert_eq(got, 0, "%s", pd_reader_error(r));
-	pd_ordered_flush(q);
-	while (pd_ordered_pop(q, &out) > 0)
-		feed(s, so, &out);
-	pd_ordered_free(q);
-	sym_session_free(s);
+	struct replay rp = { sym_session_new(&o), so };
+	cr_assert_eq(sym_feed_build_ids(rp.s, r), 0);
+	const struct pd_tool tool = { .sample = on_event, .mmap = on_event, .comm = on_event,
+				      .fork = on_event, .exit = on_event, .build_id = on_event,
+				      .ctx = &rp };
+	int damage;
+	cr_assert_eq(pd_replay(r, &tool, &damage), 0);
+	cr_assert_eq(damage, 0, "%s", pd_reader_error(r));
+	sym_session_free(rp.s);
 	pd_reader_close(r);
 }
 

@@ -506,8 +506,8 @@ Test(synth_tools, inline_without_files)
 	free(dir);
 }
 
-/* The command's own behaviour: stubs skipped unless --all, the build-id cache option, damaged
- * line tables kept as symbol-only ELFs, and errors that name the file. */
+/* The command's own behaviour: stubs skipped unless --all, the build-id cache option and
+ * errors that name the file. */
 Test(synth_tools, command_options)
 {
 	char *dir = tu_tmpdir("synth-cmd");

@@ -3,8 +3,8 @@
  * from its magic on, a companion file). The dump is placed under --jit-dir with the name every
  * marker in the recording asks for. Promise checked: when inject succeeds, what it wrote is a
  * perf.data our reader reads to the end without an error.
- * fuzz-srcs: recorder/inject/ recorder/perfdata/ synth/ jitdump/ tests/lib/testutil.c
- * fuzz-libs: -lelf -ldw -lcrypto -lpthread */
+ * fuzz-srcs: lib/ recorder/inject/ recorder/symbols/ recorder/perfdata/ synth/ jitdump/ tests/lib/testutil.c
+ * fuzz-libs: -lelf -ldw -ldebuginfod -larchive -lcrypto -lzstd -liberty -lpthread */
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -59,10 +59,8 @@ static size_t companion_start(const uint8_t *p, size_t n)
 static void place_dumps(const uint8_t *dump, size_t n)
 {
 	struct pd_reader *r = NULL;
-	if (pd_reader_open(&r, in_path, NULL) < 0) {
-		pd_reader_close(r);	/* a failed open may still hand back the reader */
+	if (pd_reader_open(&r, in_path, NULL) < 0)
 		return;
-	}
 	struct pd_event ev;
 	size_t split = companion_start(dump, n), placed = 0;
 	while (placed < 8 && pd_reader_next(r, &ev) == 1) {
@@ -84,9 +82,10 @@ static void place_dumps(const uint8_t *dump, size_t n)
 	pd_reader_close(r);
 }
 
-static void quiet(void *ctx, const char *msg)
+static void quiet(void *ctx, enum jp_level level, const char *msg)
 {
 	(void)ctx;
+	(void)level;
 	if (msg)
 		sink += strlen(msg);
 }
@@ -128,7 +127,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	struct inj_opts o = {
 		.input = in_path, .output = out_path, .out_fd = fd, .jit_dir = jit_dir,
-		.all = 1, .threads = 1, .warn = quiet, .ctx = NULL,
+		.all = 1, .threads = 1, .log = { quiet, NULL },
 	};
 	struct inj_stats st;
 	char err[512];

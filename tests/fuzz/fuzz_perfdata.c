@@ -1,7 +1,8 @@
 /* fuzz_perfdata.c - libFuzzer target: the perf.data reader, every input read twice: from a
  * memfd (seekable: file mode as perf record writes it, header, attrs, feature table) and from
  * a pipe (streamed: how `perf record -o -` output arrives). Every event is decoded and pushed
- * through the ordered-events queue, every feature parser is called.
+ * through the ordered-events queue, every feature parser is called; then the memfd once more
+ * through pd_replay, the driver every consumer uses.
  * fuzz-srcs: recorder/perfdata/
  * fuzz-libs: */
 #include <errno.h>
@@ -117,11 +118,8 @@ static void read_all(int fd, size_t size)
 {
 	struct pd_reader *r = NULL;
 	struct pd_reader_opts o = { .sz = sizeof(o), .window = 4096 };	/* small: many refills */
-	if (pd_reader_open_fd(&r, fd, "fuzz.data", &o) < 0) {
-		if (r)
-			pd_reader_close(r);
+	if (pd_reader_open_fd(&r, fd, "fuzz.data", &o) < 0)
 		return;
-	}
 	struct pd_ordered *q = pd_ordered_new(r);
 	struct pd_event ev;
 	uint64_t n = 0;
@@ -154,12 +152,49 @@ static void read_all(int fd, size_t size)
 	pd_reader_close(r);
 }
 
+static int on_any(void *ctx, const struct pd_event *ev)
+{
+	(void)ctx;
+	touch_event(ev);
+	return 0;
+}
+
+static int on_round(void *ctx)
+{
+	(void)ctx;
+	sink++;
+	return 0;
+}
+
+/* Every callback of the replay driver; whatever the input, it ends (0) or says damage. */
+static void replay_all(int fd)
+{
+	struct pd_reader *r = NULL;
+	if (pd_reader_open_fd(&r, fd, "fuzz.data", NULL) < 0)
+		return;
+	const struct pd_tool t = { .sample = on_any, .mmap = on_any, .comm = on_any,
+				   .fork = on_any, .exit = on_any, .lost = on_any,
+				   .build_id = on_any, .other = on_any, .finished_round = on_round };
+	int damage;
+	int rc = pd_replay(r, &t, &damage);
+	PROMISE(rc == 0 || rc == -ENOMEM, "replay failed without a callback error");
+	sink += (uint64_t)-damage;
+	pd_reader_close(r);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	int fd = memfd_create("fuzz.data", 0);
 	if (fd < 0 || (size && write(fd, data, size) != (ssize_t)size))
 		abort();
+	int again = dup(fd);
+	/* The reader starts with read(2) (it cannot know a pipe from a file yet): from 0. */
+	lseek(fd, 0, SEEK_SET);
 	read_all(fd, size);	/* takes ownership of fd */
+	if (again >= 0 && lseek(again, 0, SEEK_SET) == 0)
+		replay_all(again);
+	else if (again >= 0)
+		close(again);
 
 	int p[2];
 	if (pipe(p) < 0)

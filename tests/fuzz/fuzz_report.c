@@ -3,8 +3,8 @@
  * every output: table with call graph, JSON, folded stacks, flame graph, generations view.
  * The ELFs of the minijit seeds sit in a private build-id cache, so injected recordings
  * resolve their jitted generations; nothing is looked up on the host (empty --symfs).
- * fuzz-srcs: recorder/report/ recorder/symbols/ recorder/perfdata/ synth/ jitdump/ tests/lib/testutil.c
- * fuzz-libs: -lelf -ldw -ldebuginfod -larchive -lcrypto -lzstd -lcapstone -lm -lpthread */
+ * fuzz-srcs: lib/ recorder/report/ recorder/inject/ recorder/symbols/ recorder/perfdata/ synth/ jitdump/ tests/lib/testutil.c
+ * fuzz-libs: -lelf -ldw -ldebuginfod -larchive -lcrypto -lzstd -lcapstone -liberty -lxml2 -lm -lpthread */
 #include <dirent.h>
 #include <fcntl.h>
 #include <stdint.h>
@@ -23,7 +23,7 @@ static char dir[200], data_path[300], symfs[300], cache[300];
 static FILE *devnull;
 static volatile uint64_t sink;
 
-static void quiet(void *ctx, int level, const char *msg)
+static void quiet(void *ctx, enum jp_level level, const char *msg)
 {
 	(void)ctx;
 	sink += (uint64_t)level + strlen(msg);
@@ -120,7 +120,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct rp_ingest_opts o = {
 		.input = data_path, .symfs = symfs, .buildid_dir = cache,
 		.want_lines = 1, .want_callchain = 1, .want_inline = 1, .want_loads = 1,
-		.want_code = 1, .report = quiet,
+		.want_code = 1, .log = { quiet, NULL },
 	};
 	char err[512];
 	if (rp_ingest(s, &o, err, sizeof(err)) == 0)

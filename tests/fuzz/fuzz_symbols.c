@@ -2,8 +2,8 @@
  * an ELF file (a jitted-*.so synth wrote, or any small ELF, as mutated): it is mapped into a
  * process, addresses across it are resolved with symbols, source lines and inline chains, code
  * is read for disassembly, and its build-id note is parsed.
- * fuzz-srcs: recorder/symbols/ recorder/perfdata/
- * fuzz-libs: -lelf -ldw -ldebuginfod -larchive -lcrypto -lzstd -lpthread */
+ * fuzz-srcs: lib/ recorder/symbols/ recorder/perfdata/
+ * fuzz-libs: -lelf -ldw -ldebuginfod -larchive -lcrypto -lzstd -liberty -lpthread */
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <stdint.h>

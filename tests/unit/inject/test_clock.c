@@ -3,7 +3,7 @@
 #include <criterion/criterion.h>
 #include <string.h>
 
-#include "recorder/inject/inject.h"
+#include "recorder/inject/inject_int.h"
 
 static size_t make_rec(uint8_t *rec, size_t size, uint64_t shift, uint64_t mult, uint64_t zero,
 		       uint64_t cycles, uint64_t mask, int cap_short)

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "recorder/inject/inject.h"
+#include "recorder/inject/inject_int.h"
 #include "synth/synth.h"
 #include "tests/lib/testutil.h"
 

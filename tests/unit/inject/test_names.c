@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "recorder/inject/inject.h"
+#include "recorder/inject/inject_int.h"
 
 Test(names, anon_code_prefixes_are_perfs)
 {

@@ -5,6 +5,7 @@
  * sampled generations and ELF files for them only. File and pipe input, marker late in the
  * file (after samples it explains). */
 #include <criterion/criterion.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
@@ -13,83 +14,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "recorder/inject/inject.h"
+#include "recorder/inject/inject_int.h"
 #include "recorder/perfdata/perfdata.h"
 #include "tests/lib/testutil.h"
-
-#define NLOADS 40
-#define SLOTS 8
-#define T0 1000000ull
-
-static char *dir;
-static char dump[4096], data[4200], out[4200], cache[4200];
-static uint64_t code_index[NLOADS];
-
-static void sample(struct pd_writer *w, uint32_t pid, uint64_t t, uint64_t ip)
-{
-	uint64_t rec[5] = { 0, ip, (uint64_t)pid | (uint64_t)pid << 32, t, 1 };
-	struct perf_event_header h = { PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, sizeof(rec) };
-	memcpy(rec, &h, sizeof(h));
-	cr_assert_eq(pd_writer_write(w, rec, sizeof(rec)), 0);
-}
-
-static void map(struct pd_writer *w, uint32_t pid, uint64_t t, uint64_t start, const char *f)
-{
-	struct pd_mmap2_args m = { .pid = pid, .tid = pid, .cpumode = PERF_RECORD_MISC_USER,
-				   .start = start, .len = 4096, .prot = PROT_READ | PROT_EXEC,
-				   .flags = MAP_PRIVATE, .filename = f };
-	struct pd_sid sid = { .pid = pid, .tid = pid, .time = t };
-	cr_assert_eq(pd_writer_mmap2(w, &m, &sid), 0);
-}
-
-/* Loads every 100 ns in SLOTS reused slots; samples 50 ns after each load, in the newest load;
- * a round every 4 samples; the marker written only after the first round. */
-static void make_input(unsigned flags)
-{
-	static const uint8_t code[48] = { 0x55, [47] = 0xc3 };
-	uint32_t pid = (uint32_t)getpid();
-	dir = tu_tmpdir("injrun");
-	snprintf(data, sizeof(data), "%s/perf.data", dir);
-	snprintf(out, sizeof(out), "%s/out.data", dir);
-	snprintf(cache, sizeof(cache), "%s/cache", dir);
-	struct jd_writer_opts o = { .size = sizeof(o), .dir = dir };
-	struct jd_writer *jw;
-	cr_assert_eq(jd_writer_open(&jw, &o), 0);
-	snprintf(dump, sizeof(dump), "%s", jd_writer_path(jw));
-	for (int i = 0; i < NLOADS; i++) {
-		char name[32];
-		snprintf(name, sizeof(name), "Lt;m%d()V", i % 5);
-		struct jd_load_desc ld = { .name = name, .code_addr = 0x40000 + (i % SLOTS) * 0x100,
-					   .code = code, .code_size = sizeof(code),
-					   .timestamp = T0 + 100 * (uint64_t)i };
-		cr_assert_eq(jd_write_load(jw, &ld, &code_index[i]), 0);
-	}
-	cr_assert_eq(jd_writer_close(jw), 0);
-
-	struct pd_writer *w;
-	cr_assert_eq(pd_writer_open(&w, data, flags), 0);
-	struct perf_event_attr a = { .type = PERF_TYPE_SOFTWARE, .size = sizeof(a),
-				     .sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID |
-						    PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD,
-				     .sample_id_all = 1, .mmap2 = 1, .comm = 1, .use_clockid = 1,
-				     .clockid = CLOCK_MONOTONIC, .sample_period = 1 };
-	uint64_t id = 7;
-	cr_assert_eq(pd_writer_add_attr(w, &a, &id, 1, "cpu-clock"), 0);
-	for (int i = 0; i < NLOADS; i++) {
-		/* Only even loads are sampled. */
-		if (i % 2 == 0)
-			sample(w, pid, T0 + 100 * (uint64_t)i + 50, 0x40000 + (i % SLOTS) * 0x100 + 8);
-		if (i % 4 == 3) {
-			if (i == 3) {	/* late in the file, early in time */
-				map(w, pid, T0 - 10, 0x7000000, dump);
-				map(w, pid, T0 - 5, 0x40000, "//anon");
-			}
-			cr_assert_eq(pd_writer_finished_round(w), 0);
-		}
-	}
-	cr_assert_eq(pd_writer_close(w), 0);
-}
-
+#include "tests/unit/inject/runfix.h"
 static void run(int pipe_out)
 {
 	int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
@@ -109,7 +37,7 @@ static void run(int pipe_out)
 }
 
 /* Replays perf's ordered-events rule over out and checks what inject added. */
-static void check_output(int expect_build_id_table)
+static void check_output(int expect_build_id_table, int expect_elfs)
 {
 	struct pd_reader *r;
 	struct pd_event ev;
@@ -154,33 +82,28 @@ static void check_output(int expect_build_id_table)
 		struct stat sb;
 		snprintf(p, sizeof(p), "%s/jitted-%d-%llu.so", dir, getpid(),
 			 (unsigned long long)code_index[i]);
-		cr_assert_eq(stat(p, &sb) == 0, i % 2 == 0, "%s: ELF only when sampled", p);
+		cr_assert_eq(stat(p, &sb) == 0, expect_elfs && i % 2 == 0,
+			     "%s: ELF only when sampled (and not --no-elfs)", p);
 	}
 }
 
-static void cleanup(void)
+Test(run, file_in_file_out, .fini = rf_cleanup)
 {
-	tu_rmtree(dir);
-	free(dir);
-}
-
-Test(run, file_in_file_out, .fini = cleanup)
-{
-	make_input(0);
+	rf_make_input(0);
 	run(0);
-	check_output(1);
+	check_output(1, 1);
 }
 
-Test(run, pipe_in_pipe_out, .fini = cleanup)
+Test(run, pipe_in_pipe_out, .fini = rf_cleanup)
 {
-	make_input(PD_WRITER_PIPE);
+	rf_make_input(PD_WRITER_PIPE);
 	run(1);
-	check_output(0);
+	check_output(0, 1);
 }
 
-Test(run, refuses_a_recording_off_the_dumps_clock, .fini = cleanup)
+Test(run, refuses_a_recording_off_the_dumps_clock, .fini = rf_cleanup)
 {
-	make_input(0);
+	rf_make_input(0);
 	/* Same recording without -k mono: rewrite the attr's use_clockid bit in place. */
 	struct pd_reader *r;
 	cr_assert_eq(pd_reader_open(&r, data, NULL), 0);
@@ -206,22 +129,23 @@ Test(run, refuses_a_recording_off_the_dumps_clock, .fini = cleanup)
 static int warnings;
 static char last_warning[1024];
 
-static void on_warn(void *ctx, const char *msg)
+static void on_warn(void *ctx, enum jp_level level, const char *msg)
 {
 	(void)ctx;
+	(void)level;
 	warnings++;
 	snprintf(last_warning, sizeof(last_warning), "%s", msg);
 }
 
-Test(run, damaged_recording_is_injected_up_to_the_damage, .fini = cleanup)
+Test(run, damaged_recording_is_injected_up_to_the_damage, .fini = rf_cleanup)
 {
-	make_input(PD_WRITER_PIPE);	/* pipe format: no header promising a size */
+	rf_make_input(PD_WRITER_PIPE);	/* pipe format: no header promising a size */
 	struct stat sb;
 	cr_assert_eq(stat(data, &sb), 0);
 	cr_assert_eq(truncate(data, sb.st_size - 13), 0);
 	int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	struct inj_opts o = { .input = data, .output = out, .out_fd = fd, .out_pipe = 1,
-			      .cache_root = cache, .threads = 2, .warn = on_warn };
+			      .cache_root = cache, .threads = 2, .log = { on_warn, NULL } };
 	struct inj_stats st;
 	char err[512];
 	warnings = 0;
@@ -232,9 +156,9 @@ Test(run, damaged_recording_is_injected_up_to_the_damage, .fini = cleanup)
 	cr_assert_eq(st.loads, NLOADS, "every load is still merged");
 }
 
-Test(run, arch_dump_without_time_conv_is_refused, .fini = cleanup)
+Test(run, arch_dump_without_time_conv_is_refused, .fini = rf_cleanup)
 {
-	make_input(0);
+	rf_make_input(0);
 	char adir[4300];
 	snprintf(adir, sizeof(adir), "%s/arch", dir);
 	cr_assert_eq(mkdir(adir, 0755), 0);
@@ -262,4 +186,208 @@ Test(run, arch_dump_without_time_conv_is_refused, .fini = cleanup)
 	cr_assert_lt(inj_run(&o, &st, err, sizeof(err)), 0);
 	close(fd);
 	cr_assert(strstr(err, "TIME_CONV"), "%s", err);
+}
+
+/* lib/opts.h's rule: unknown non-zero bytes past this version's inj_opts are refused. */
+Test(run, opts_with_unknown_tail_refused)
+{
+	struct inj_stats st;
+	char err[256] = "";
+	struct { struct inj_opts o; uint64_t newer; } big;
+	memset(&big, 0, sizeof(big));
+	big.o.sz = sizeof(big);
+	big.o.input = "/nonexistent/perf.data";
+	big.newer = 1;
+	cr_assert_eq(inj_run(&big.o, &st, err, sizeof(err)), -EINVAL);
+	big.newer = 0;
+	cr_assert_eq(inj_run(&big.o, &st, err, sizeof(err)), -ENOENT);
+	cr_assert_not_null(strstr(err, "/nonexistent/perf.data"), "%s", err);
+}
+
+/* A file that is not perf.data: the reader's own words (file, offset, cause) reach err, and
+ * nothing half-open is left to close (the reader's rule: *out NULL on failure). */
+Test(run, not_perf_data_says_where_and_why, .fini = rf_cleanup)
+{
+	struct inj_stats st;
+	char err[1024] = "", path[600], want[800];
+	dir = tu_tmpdir("injrun-bad");
+	snprintf(path, sizeof(path), "%s/bad.data", dir);
+	cr_assert_eq(tu_write_file(path, "NOTPERF!........", 16), 0);
+	struct inj_opts o = { .sz = sizeof(o), .input = path, .output = "-", .out_fd = -1 };
+	cr_assert_eq(inj_run(&o, &st, err, sizeof(err)), -EINVAL);
+	snprintf(want, sizeof(want), "%s: offset 0: not a perf.data file (bad magic)", path);
+	cr_assert_str_eq(err, want);
+}
+
+/* The origins section of out, decoded. */
+static void read_origins(struct inj_origins *o)
+{
+	struct pd_reader *r;
+	char err[512];
+	cr_assert_eq(pd_reader_open(&r, out, NULL), 0);
+	cr_assert_eq(inj_origins_read(r, out, o, err, sizeof(err)), 0, "%s", err);
+	pd_reader_close(r);
+}
+
+Test(run, no_elfs_records_origins_instead_of_files, .fini = rf_cleanup)
+{
+	struct inj_stats st;
+	char err[512];
+	rf_make_input(0);
+	cr_assert_eq(rf_run_no_elfs(0, &st, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(st.loads_hit, NLOADS / 2);
+	cr_assert_eq(st.origins, NLOADS / 2);
+	cr_assert_eq(st.pool.written, 0);
+	check_output(1, 0);	/* same MMAP2s and build-id table, no file */
+
+	struct inj_origins o;
+	read_origins(&o);
+	cr_assert_eq(o.nr_dumps, 1);
+	char abs[4096];
+	cr_assert_eq(inj_abspath(dump, abs, sizeof(abs)), 0);
+	cr_assert_str_eq(o.dumps[0].path, abs);
+	cr_assert(o.dumps[0].dump.present);
+	cr_assert_eq(o.n, NLOADS / 2);
+	/* Each entry names a sampled (even) load by its record, with the build-id of the
+	 * MMAP2 that names it in the output's build-id table. */
+	struct pd_reader *r;
+	cr_assert_eq(pd_reader_open(&r, out, NULL), 0);
+	for (size_t i = 0; i < o.n; i++) {
+		int k = -1;
+		for (int j = 0; j < NLOADS; j++)
+			if (code_index[j] == o.v[i].code_index)
+				k = j;
+		cr_assert(k >= 0 && k % 2 == 0, "origin of unsampled load %d", k);
+		int found = 0;
+		for (size_t b = 0; b < pd_reader_nr_build_ids(r); b++)
+			found |= !memcmp(pd_reader_build_id(r, b)->build_id, o.v[i].build_id, 20);
+		cr_assert(found, "origin %zu: build-id not in the table", i);
+	}
+	pd_reader_close(r);
+	inj_origins_free(&o);
+}
+
+Test(run, no_elfs_needs_a_file_output, .fini = rf_cleanup)
+{
+	struct inj_stats st;
+	char err[512];
+	rf_make_input(0);
+	cr_assert_eq(rf_run_no_elfs(1, &st, err, sizeof(err)), -EINVAL);
+	cr_assert(strstr(err, "file output"), "%s", err);
+}
+
+Test(run, elfs_for_writes_the_files_the_file_path_would, .fini = rf_cleanup)
+{
+	struct inj_stats st;
+	struct inj_pool_stats ps;
+	char err[512], p[4300], q[4320];
+	rf_make_input(0);
+	run(0);		/* the file-writing path first: keep one of its ELFs aside */
+	for (int i = 0; i < NLOADS; i += 2) {
+		snprintf(p, sizeof(p), "%s/jitted-%d-%llu.so", dir, getpid(),
+			 (unsigned long long)code_index[i]);
+		snprintf(q, sizeof(q), "%s.filepath", p);
+		cr_assert_eq(i ? unlink(p) : rename(p, q), 0);
+	}
+	cr_assert_eq(rf_run_no_elfs(0, &st, err, sizeof(err)), 0, "%s", err);
+	check_output(1, 0);
+	cr_assert_eq(inj_elfs_for(out, NULL, 2, &ps, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(ps.written, NLOADS / 2);
+	cr_assert_eq(ps.failed, 0, "%s", ps.first_error);
+	check_output(1, 1);
+	snprintf(p, sizeof(p), "%s/jitted-%d-%llu.so", dir, getpid(),
+		 (unsigned long long)code_index[0]);
+	snprintf(q, sizeof(q), "%s.filepath", p);
+	size_t na, nb;
+	char *a = tu_read_file(p, &na), *b = tu_read_file(q, &nb);
+	cr_assert(a && b && na == nb && !memcmp(a, b, na), "ELF bytes differ");
+	free(a);
+	free(b);
+}
+
+Test(run, elfs_for_refuses_a_changed_dump, .fini = rf_cleanup)
+{
+	struct inj_stats st;
+	struct inj_pool_stats ps;
+	char err[512];
+	rf_make_input(0);
+	cr_assert_eq(rf_run_no_elfs(0, &st, err, sizeof(err)), 0, "%s", err);
+	FILE *f = fopen(dump, "a");	/* one byte more: the dump is not the one injected */
+	cr_assert_not_null(f);
+	fputc(0, f);
+	fclose(f);
+	cr_assert_eq(inj_elfs_for(out, NULL, 2, &ps, err, sizeof(err)), -ESTALE);
+	cr_assert(strstr(err, "changed since inject"), "%s", err);
+	check_output(1, 0);
+}
+
+Test(run, elfs_for_an_output_without_origins_is_refused, .fini = rf_cleanup)
+{
+	struct inj_pool_stats ps;
+	char err[512];
+	rf_make_input(0);
+	cr_assert_eq(inj_elfs_for(data, NULL, 2, &ps, err, sizeof(err)), -ENOENT);
+	cr_assert(strstr(err, "no origins section"), "%s", err);
+}
+
+/* A dump rewritten in place past its first page with its mtime put back passes the identity
+ * check; the ELF built from it no longer hashes to the recorded build-id and is refused. */
+Test(run, elfs_for_refuses_an_elf_whose_build_id_changed, .fini = rf_cleanup)
+{
+	struct inj_stats st;
+	struct inj_pool_stats ps;
+	struct stat sb;
+	char err[512];
+	rf_make_input(0);
+	cr_assert_eq(rf_run_no_elfs(0, &st, err, sizeof(err)), 0, "%s", err);
+	struct jd_index *x;
+	cr_assert_eq(jd_index_open(&x, dump, err, sizeof(err)), 0, "%s", err);
+	const struct jd_load_entry *e = jd_index_load(x, NLOADS - 2);	/* sampled, late */
+	uint64_t at = e->offset + 56 + strlen(e->load.name) + 1;	/* its first code byte */
+	jd_index_close(x);
+	cr_assert_gt(at, 4096, "the load must lie past the hashed first page");
+	cr_assert_eq(stat(dump, &sb), 0);
+	int fd = open(dump, O_WRONLY);
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(pwrite(fd, "\x90", 1, (off_t)at), 1);
+	close(fd);
+	struct timespec ts[2] = { sb.st_atim, sb.st_mtim };
+	cr_assert_eq(utimensat(AT_FDCWD, dump, ts, 0), 0);
+	cr_assert_eq(inj_elfs_for(out, NULL, 2, &ps, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(ps.failed, 1);
+	cr_assert(strstr(ps.first_error, "differs from its MMAP2"), "%s", ps.first_error);
+	cr_assert_eq(ps.written, NLOADS / 2 - 1);
+	char p[4300];
+	snprintf(p, sizeof(p), "%s/jitted-%d-%llu.so", dir, getpid(),
+		 (unsigned long long)code_index[NLOADS - 2]);
+	cr_assert_neq(stat(p, &sb), 0, "%s written from a changed dump", p);
+}
+
+/* Injecting a --no-elfs output again (its markers are consumed: nothing new to inject) keeps
+ * its origins instead of writing an empty section over them. */
+Test(run, no_elfs_output_injected_again_keeps_its_origins, .fini = rf_cleanup)
+{
+	struct inj_stats st;
+	struct inj_origins a, b;
+	char err[512], again[4300];
+	rf_make_input(0);
+	cr_assert_eq(rf_run_no_elfs(0, &st, err, sizeof(err)), 0, "%s", err);
+	read_origins(&a);
+	snprintf(again, sizeof(again), "%s/again.data", dir);
+	int fd = open(again, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	cr_assert_geq(fd, 0);
+	struct inj_opts o = { .input = out, .output = again, .out_fd = fd, .threads = 2,
+			      .no_elfs = 1 };
+	cr_assert_eq(inj_run(&o, &st, err, sizeof(err)), 0, "%s", err);
+	close(fd);
+	cr_assert_eq(st.dumps, 0);
+	cr_assert_eq(rename(again, out), 0);
+	read_origins(&b);
+	cr_assert_eq(b.nr_dumps, a.nr_dumps);
+	cr_assert_eq(b.n, a.n);
+	cr_assert_str_eq(b.dumps[0].path, a.dumps[0].path);
+	for (size_t i = 0; i < a.n; i++)
+		cr_assert_eq(memcmp(&a.v[i], &b.v[i], sizeof(a.v[i])), 0, "entry %zu", i);
+	inj_origins_free(&a);
+	inj_origins_free(&b);
 }

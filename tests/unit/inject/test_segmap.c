@@ -2,7 +2,7 @@
  * the way perf's newest-mapping-wins rule resolves them, and the runs an unload releases. */
 #include <criterion/criterion.h>
 
-#include "recorder/inject/inject.h"
+#include "recorder/inject/inject_int.h"
 
 static struct inj_bounds bd;
 static struct inj_segmap m;
@@ -94,4 +94,39 @@ Test(segmap, empty_map_is_harmless)
 	cr_assert_eq(inj_bounds_find(&bd, 0), -1);
 	inj_segmap_assign(&m, 1, 2, 3, 4);
 	cr_assert_eq(owner_at(1), 0xdead);
+}
+
+/* Many ranges whose ends differ in every 16-bit digit: every radix pass runs, and the result
+ * must equal a plain sorted, de-duplicated list. */
+static int cmp64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+Test(segmap, many_bounds_sorted_like_qsort)
+{
+	enum { N = 50000 };
+	static struct inj_range r[N];
+	static uint64_t want[2 * N];
+	uint64_t x = 88172645463325252ull;
+	size_t k = 0;
+	for (size_t i = 0; i < N; i++) {
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;	/* xorshift64 */
+		uint64_t s = x >> 1, len = 1 + (x & 0xffff);
+		if (i % 7 == 0 && i)
+			s = r[i - 1].start;	/* duplicates */
+		r[i] = (struct inj_range){ s, s + len };
+		want[k++] = s;
+		want[k++] = s + len;
+	}
+	qsort(want, k, sizeof(*want), cmp64);
+	size_t u = 0;
+	for (size_t i = 0; i < k; i++)
+		if (!u || want[u - 1] != want[i])
+			want[u++] = want[i];
+	setup_ranges(r, N);
+	cr_assert_eq(bd.nb, u);
+	for (size_t i = 0; i < u; i++)
+		cr_assert_eq(bd.b[i], want[i], "bound %zu", i);
 }

@@ -5,7 +5,7 @@
 #include <linux/perf_event.h>
 #include <string.h>
 
-#include "recorder/inject/inject.h"
+#include "recorder/inject/inject_int.h"
 
 static struct inj_dump d;
 static uint32_t hits[8][4];	/* [load][how] */

@@ -2,6 +2,7 @@
  * (perf's rule plus the address check), companion data joined by code_index, unloads by index
  * or by address and time, moves, and perf's agent's dump. */
 #include <criterion/criterion.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +20,20 @@ static struct jd_index *open_index(const char *path)
 	int rc = jd_index_open(&x, path, err, sizeof(err));
 	cr_assert_eq(rc, 0, "%s", err);
 	return x;
+}
+
+/* The id of the record at byte offset off of a dump or companion (0: none starts there). */
+static uint32_t id_at(const char *path, uint64_t off)
+{
+	struct jd_reader *r;
+	struct jd_record rec;
+	uint32_t id = 0;
+	cr_assert_eq(jd_reader_open(&r, path), 0);
+	while (!id && jd_reader_next(r, &rec) == 1)
+		if (rec.offset == off)
+			id = rec.id;
+	jd_reader_close(r);
+	return id;
 }
 
 Test(index, generations_lines_unwind_companion)
@@ -103,6 +118,24 @@ Test(index, generations_lines_unwind_companion)
 	cr_assert(strstr(jd_index_warning(x), "1 companion records name no load"), "%s",
 		  jd_index_warning(x));
 	cr_assert_eq(jd_index_stats(x)->per_id[JD_CODE_LOAD], 5);
+	/* The offsets of the joined records are those of the records of that kind. */
+	char ext[4200];
+	snprintf(ext, sizeof(ext), "%s.jitprof", path);
+	for (size_t i = 0; i < 5; i++) {
+		e = jd_index_load(x, i);
+		cr_assert_eq(id_at(path, e->offset), JD_CODE_LOAD);
+		cr_assert_eq(e->debug_offset != 0, d[i].nr_lines != 0, "load %zu", i);
+		if (e->debug_offset)
+			cr_assert_eq(id_at(path, e->debug_offset), JD_CODE_DEBUG_INFO);
+		cr_assert_eq(e->unwind_offset != 0, d[i].unwind != NULL, "load %zu", i);
+		if (e->unwind_offset)
+			cr_assert_eq(id_at(path, e->unwind_offset), JD_CODE_UNWINDING_INFO);
+		cr_assert_eq(e->info_offset != 0, i == 2);
+		cr_assert_eq(e->inl_offset != 0, i == 2);
+	}
+	e = jd_index_load(x, 2);
+	cr_assert_eq(id_at(ext, e->info_offset), JD_EXT_LOAD_INFO);
+	cr_assert_eq(id_at(ext, e->inl_offset), JD_EXT_INLINE);
 	jd_index_close(x);
 	tu_rmtree(dir);
 	free(dir);
@@ -233,7 +266,7 @@ Test(index, a_million_loads, .timeout = 120)
 	}
 #ifndef JDT_ASAN
 	cr_log_info("index: %ld bytes per load", (after - before) * 1024 / (long)n);
-	/* 136-byte entries + line tables + the ~70-byte records mapped: well under 400 B/load. */
+	/* 168-byte entries + line tables + the ~70-byte records mapped: well under 400 B/load. */
 	cr_assert_lt((after - before) * 1024 / (long)n, 400, "%ld KB for %zu loads",
 		     after - before, n);
 #else

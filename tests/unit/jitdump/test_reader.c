@@ -326,8 +326,9 @@ Test(reader, byte_swapped_companion)
 	struct jd_inline_frame f[] = { { 1, 300 }, { 0, -1 } };
 	struct jd_inline_pc pc[] = { { 0x10, 2, f }, { 0x12, 1, f + 1 } };
 	struct jd_ext_inline in = { .nr_methods = 2, .nr_pcs = 2, .methods = m, .pcs = pc };
-	struct jd_ext_load_info info = { .generation = 7, .tier = JD_TIER_C1, .flags = 3,
-					 .level = -1 };
+	struct jd_ext_load_info info = { .generation = 7, .tier = JD_TIER_C1,
+					 .flags = 3 | JD_LOAD_IDS, .level = -1,
+					 .compile_id = 0x0a0b0c, .osr_bci = 0x1234 };
 	struct jd_load_desc d = { .name = "outer", .code_addr = 0x10, .code = code, .code_size = 4,
 				  .info = &info, .inl = &in };
 	cr_assert_eq(jd_write_load(w, &d, NULL), 0);
@@ -350,7 +351,9 @@ Test(reader, byte_swapped_companion)
 	cr_assert_eq(rec.id, JD_EXT_LOAD_INFO);
 	cr_assert_eq(rec.u.load_info.generation, 7);
 	cr_assert_eq(rec.u.load_info.level, -1);
-	cr_assert_eq(rec.u.load_info.flags, 3);
+	cr_assert_eq(rec.u.load_info.flags, 3 | JD_LOAD_IDS);
+	cr_assert_eq(rec.u.load_info.compile_id, 0x0a0b0c);
+	cr_assert_eq(rec.u.load_info.osr_bci, 0x1234);
 	cr_assert_eq(jd_reader_next(r, &rec), 1);
 	cr_assert_eq(rec.id, JD_EXT_INLINE);
 	cr_assert_eq(rec.u.inl.nr_pcs, 2);

@@ -18,6 +18,35 @@
 #include "tests/lib/testutil.h"
 #include "tests/unit/jitdump/jdt.h"
 
+/* lib/opts.h's rule on the installed ABI: an older caller's smaller struct gets defaults
+ * (whatever lies beyond its sz is not read), a newer caller's unknown non-zero bytes are
+ * refused with -EINVAL, zero ones accepted. */
+Test(writer, opts_size_rule)
+{
+	char *dir = tu_tmpdir("jd-opts");
+	struct jd_writer *w;
+	struct jd_writer_opts small;
+	memset(&small, 0xff, sizeof(small));	/* garbage clock/buffer/... past sz */
+	small.sz = offsetof(struct jd_writer_opts, dir) + sizeof(small.dir);
+	small.dir = dir;
+	cr_assert_eq(jd_writer_open(&w, &small), 0);
+	cr_assert_eq(jd_writer_close(w), 0);
+
+	struct { struct jd_writer_opts o; uint64_t newer; } big;
+	memset(&big, 0, sizeof(big));
+	big.o.sz = sizeof(big);
+	big.o.dir = dir;
+	big.newer = 1;
+	w = (struct jd_writer *)&big;
+	cr_assert_eq(jd_writer_open(&w, &big.o), -EINVAL);
+	cr_assert_null(w);
+	big.newer = 0;
+	cr_assert_eq(jd_writer_open(&w, &big.o), 0);
+	cr_assert_eq(jd_writer_close(w), 0);
+	tu_rmtree(dir);
+	free(dir);
+}
+
 static uint64_t mono_ns(clockid_t c)
 {
 	struct timespec ts;
@@ -250,6 +279,59 @@ Test(writer, companion_only_when_needed)
 	jd_ext_path(jd_writer_path(w), ext, sizeof(ext));
 	cr_assert_eq(jd_writer_close(w), 0);
 	cr_assert_not(file_exists(ext));
+	tu_rmtree(dir);
+	free(dir);
+}
+
+/* LOAD_INFO is versioned by size: 48 bytes without JD_LOAD_IDS (what older agents wrote, and
+ * what a caller of the 24-byte struct gets), 56 with compile_id and osr_bci. Both read back;
+ * a version-1 record gives -1 for both. The flag on a 48-byte record is damage, refused. */
+Test(writer, load_info_versions)
+{
+	char *dir, ext[4200];
+	struct jd_writer *w = jdt_writer(&dir, 0);
+	uint8_t c = 0xc3, *buf;
+	struct jd_ext_load_info v1 = { .generation = 1, .tier = JD_TIER_C1, .level = 3,
+				       .compile_id = 99, .osr_bci = 98 };
+	struct jd_ext_load_info v2 = { .generation = 2, .tier = JD_TIER_C2, .level = 4,
+				       .flags = JD_LOAD_IDS | JD_LOAD_OSR, .compile_id = 4711,
+				       .osr_bci = 23 };
+	struct jd_load_desc d = { .name = "f", .code_addr = 1, .code = &c, .code_size = 1,
+				  .info = &v1 };
+	struct jd_record rec;
+	struct jd_reader *r;
+	size_t len;
+
+	cr_assert_eq(jd_write_load(w, &d, NULL), 0);
+	d.info = &v2;
+	cr_assert_eq(jd_write_load(w, &d, NULL), 0);
+	jd_ext_path(jd_writer_path(w), ext, sizeof(ext));
+	cr_assert_eq(jd_writer_close(w), 0);
+	r = open_or_die(ext);
+	next_or_die(r, &rec, JD_EXT_LOAD_INFO);
+	cr_assert_eq(rec.total_size, 48);
+	cr_assert_eq(rec.u.load_info.level, 3);
+	cr_assert_eq(rec.u.load_info.compile_id, -1, "ids without JD_LOAD_IDS must not be written");
+	cr_assert_eq(rec.u.load_info.osr_bci, -1);
+	next_or_die(r, &rec, JD_EXT_LOAD_INFO);
+	cr_assert_eq(rec.total_size, 56);
+	cr_assert_eq(rec.u.load_info.generation, 2);
+	cr_assert_eq(rec.u.load_info.compile_id, 4711);
+	cr_assert_eq(rec.u.load_info.osr_bci, 23);
+	cr_assert_eq(rec.u.load_info.flags, JD_LOAD_IDS | JD_LOAD_OSR);
+	jd_reader_close(r);
+
+	/* The flag set in the 48-byte record: refused with its offset. */
+	buf = tu_read_file(ext, &len);
+	cr_assert_not_null(buf);
+	uint32_t flags = JD_LOAD_IDS;
+	memcpy(buf + 40 + 16 + 24, &flags, 4);
+	cr_assert_eq(jd_reader_open_mem(&r, buf, len, "damaged.jitprof"), 0);
+	cr_assert_lt(jd_reader_next(r, &rec), 0);
+	cr_assert(strstr(jd_reader_error(r), "no room"), "%s", jd_reader_error(r));
+	cr_assert(strstr(jd_reader_error(r), "damaged.jitprof"), "%s", jd_reader_error(r));
+	jd_reader_close(r);
+	free(buf);
 	tu_rmtree(dir);
 	free(dir);
 }
@@ -506,4 +588,16 @@ Test(writer, bad_arguments)
 	cr_assert_null(w);
 	tu_rmtree(dir);
 	free(dir);
+}
+
+/* One spelling of tiers for every view (report's table and `jitprof jitdump` alike). */
+Test(writer, tier_names)
+{
+	cr_assert_str_eq(jd_tier_name(JD_TIER_UNKNOWN), "unknown");
+	cr_assert_str_eq(jd_tier_name(JD_TIER_INTERPRETER), "interp");
+	cr_assert_str_eq(jd_tier_name(JD_TIER_C1), "C1");
+	cr_assert_str_eq(jd_tier_name(JD_TIER_C2), "C2");
+	cr_assert_str_eq(jd_tier_name(JD_TIER_STUB), "stub");
+	cr_assert_str_eq(jd_tier_name(JD_TIER_OTHER), "other");
+	cr_assert_str_eq(jd_tier_name(JD_TIER_OTHER + 1), "?");
 }

@@ -21,7 +21,7 @@ void pdt_attr(struct perf_event_attr *a)
 	a->clockid = 1;
 }
 
-static void put_sample(struct pd_writer *w, uint64_t id, uint64_t ip, uint32_t pid, uint64_t t)
+void pdt_sample(struct pd_writer *w, uint64_t id, uint64_t ip, uint32_t pid, uint64_t t)
 {
 	uint64_t rec[1 + 6 + 1 + 4];
 	struct perf_event_header *h = (void *)rec;
@@ -77,7 +77,7 @@ void pdt_write(const char *path, int pipe, size_t nsamples, struct pdt_expect *e
 	exp->fork = 1;
 	for (size_t i = 0; i < nsamples; i++) {
 		uint64_t ip = (i & 1 ? 0x7f0000000100 : 0x400100) + i;
-		put_sample(w, ids[i & 1], ip, 42, 2000 + 10 * i);
+		pdt_sample(w, ids[i & 1], ip, 42, 2000 + 10 * i);
 		if (!i)
 			exp->first_ip = ip;
 		exp->last_time = 2000 + 10 * i;
@@ -104,13 +104,11 @@ int pdt_count(const char *path, struct pdt_counts *c)
 	int err, k;
 
 	memset(c, 0, sizeof(*c));
-	err = pd_reader_open(&r, path, NULL);
-	if (err) {
-		if (r)
-			snprintf(c->err, sizeof(c->err), "%s", pd_reader_error(r));
-		pd_reader_close(r);
+	struct jp_errbuf eb = { c->err, sizeof(c->err) };
+	struct pd_reader_opts o = { .sz = sizeof(o), .log = { jp_log_errbuf, &eb } };
+	err = pd_reader_open(&r, path, &o);
+	if (err)
 		return err;
-	}
 	while ((k = pd_reader_next(r, &ev)) > 0) {
 		c->records++;
 		switch (ev.type) {

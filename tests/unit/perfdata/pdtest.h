@@ -15,6 +15,8 @@ struct pdt_expect {
 
 /* The attr every test file uses: IP|TID|TIME|PERIOD|CPU|IDENTIFIER|CALLCHAIN, sample_id_all. */
 void pdt_attr(struct perf_event_attr *a);
+/* One sample record of pdt_attr's layout (id, ip, pid = tid, time; a 3-deep callchain). */
+void pdt_sample(struct pd_writer *w, uint64_t id, uint64_t ip, uint32_t pid, uint64_t t);
 /* Writes nsamples samples (3-deep callchains), 2 MMAP2 (one build-id variant), COMM, FORK,
  * features and build-ids to path. pipe: pipe mode. */
 void pdt_write(const char *path, int pipe, size_t nsamples, struct pdt_expect *exp);

@@ -168,15 +168,71 @@ Test(reader, corrupted_bytes_never_crash)
 Test(reader, bad_magic_and_empty)
 {
 	struct pd_reader *r;
+	char err[512] = "";
+	struct jp_errbuf eb = { err, sizeof(err) };
+	struct pd_reader_opts o = { .sz = sizeof(o), .log = { jp_log_errbuf, &eb } };
 
 	cr_assert_eq(tu_write_file(cut, "NOTPERF!........", 16), 0);
-	cr_assert_eq(pd_reader_open(&r, cut, NULL), -EINVAL);
-	cr_assert_not_null(strstr(pd_reader_error(r), "magic"));
-	pd_reader_close(r);
+	cr_assert_eq(pd_reader_open(&r, cut, &o), -EINVAL);
+	cr_assert_not_null(strstr(err, "magic"));
 	cr_assert_eq(tu_write_file(cut, "", 0), 0);
 	cr_assert_eq(pd_reader_open(&r, cut, NULL), -EINVAL);
-	pd_reader_close(r);
 	cr_assert_eq(pd_reader_open(&r, "/nonexistent/perf.data", NULL), -ENOENT);
+}
+
+/* A failed open hands back nothing (no half-open reader to close) and says why, with the
+ * file and the byte offset, through the log it was given. */
+Test(reader, failed_open_releases_everything_and_logs_file_and_offset)
+{
+	struct pd_reader *r = (struct pd_reader *)&r;	/* any non-NULL garbage */
+	char err[512] = "";
+	struct jp_errbuf eb = { err, sizeof(err) };
+	struct pd_reader_opts o = { .sz = sizeof(o), .log = { jp_log_errbuf, &eb } };
+	char want[800];
+
+	cr_assert_eq(tu_write_file(cut, "NOTPERF!........", 16), 0);
+	cr_assert_eq(pd_reader_open(&r, cut, &o), -EINVAL);
+	cr_assert_null(r);
+	snprintf(want, sizeof(want), "%s: offset 0: not a perf.data file (bad magic)", cut);
+	cr_assert_str_eq(err, want);
+
+	err[0] = 0;
+	r = (struct pd_reader *)&r;
+	cr_assert_eq(tu_write_file(cut, "PERFILE2", 8), 0);
+	cr_assert_eq(pd_reader_open(&r, cut, &o), -EINVAL);
+	cr_assert_null(r);
+	cr_assert_not_null(strstr(err, "offset 0: too short"), "%s", err);
+
+	err[0] = 0;
+	r = (struct pd_reader *)&r;
+	cr_assert_eq(pd_reader_open(&r, "/nonexistent/perf.data", &o), -ENOENT);
+	cr_assert_null(r);
+	cr_assert_str_eq(err, "/nonexistent/perf.data: No such file or directory");
+}
+
+/* lib/opts.h's rule: a smaller struct gets defaults, a larger one with an unknown non-zero
+ * tail is refused with -EINVAL (and the fd it was given is not leaked). */
+Test(reader, opts_size_rule)
+{
+	struct pd_reader *r;
+	struct pd_reader_opts small;
+	struct pdt_expect e;
+	pdt_write(path, 0, 10, &e);
+	memset(&small, 0xff, sizeof(small));	/* garbage window and log past sz */
+	small.sz = offsetof(struct pd_reader_opts, window);
+	cr_assert_eq(pd_reader_open(&r, path, &small), 0);
+	pd_reader_close(r);
+
+	struct { struct pd_reader_opts o; uint64_t newer; } big;
+	memset(&big, 0, sizeof(big));
+	big.o.sz = sizeof(big);
+	big.newer = 1;
+	r = (struct pd_reader *)&big;
+	cr_assert_eq(pd_reader_open(&r, path, &big.o), -EINVAL);
+	cr_assert_null(r);
+	big.newer = 0;
+	cr_assert_eq(pd_reader_open(&r, path, &big.o), 0);
+	pd_reader_close(r);
 }
 
 Test(reader, from_a_real_pipe_small_window)

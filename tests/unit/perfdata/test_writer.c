@@ -261,3 +261,42 @@ Test(writer, file_without_records_reads_clean)
 	cr_assert_eq(c.end, 0, "%s", c.err);
 	cr_assert_eq(c.samples + c.mmap2 + c.comm + c.fork, 0);
 }
+
+/* The build-id table: one entry per (pid, filename), a later id for the same pair replacing the
+ * earlier in place, in first-added order, for tens of thousands of entries (inject adds one
+ * per sampled generation). */
+Test(writer, build_id_table_dedupes_by_pid_and_name)
+{
+	enum { N = 30000 };
+	struct pd_writer *w;
+	struct perf_event_attr a;
+	struct pd_reader *r;
+	char name[64];
+	uint8_t id[20] = { 0 };
+
+	pdt_attr(&a);
+	cr_assert_eq(pd_writer_open(&w, path, 0), 0);
+	cr_assert_geq(pd_writer_add_attr(w, &a, NULL, 0, NULL), 0);
+	for (int pass = 0; pass < 2; pass++)
+		for (int i = 0; i < N; i++) {
+			snprintf(name, sizeof(name), "/d/jitted-1-%d.so", i);
+			id[0] = (uint8_t)pass;
+			memcpy(id + 1, &i, sizeof(i));
+			/* pass 1 replaces the even ones; the odd ones get a second pid */
+			cr_assert_eq(pd_writer_add_build_id(w, i % 2 && pass ? 7 : -1,
+							    PERF_RECORD_MISC_USER, id, 20, name), 0);
+		}
+	cr_assert_eq(pd_writer_close(w), 0);
+	cr_assert_eq(pd_reader_open(&r, path, NULL), 0);
+	cr_assert_eq(pd_reader_nr_build_ids(r), N + N / 2);
+	for (int i = 0; i < N; i++) {
+		const struct pd_build_id_ev *b = pd_reader_build_id(r, (size_t)i);
+		int got;
+		snprintf(name, sizeof(name), "/d/jitted-1-%d.so", i);
+		cr_assert_str_eq(b->filename, name);
+		memcpy(&got, b->build_id + 1, sizeof(got));
+		cr_assert_eq(got, i);
+		cr_assert_eq(b->build_id[0], i % 2 ? 0 : 1, "entry %d", i);
+	}
+	pd_reader_close(r);
+}

@@ -158,3 +158,49 @@ Test(table, perf_layout_and_callgraph)
 	rp_hist_free(&h);
 	rp_session_free(s);
 }
+
+/* perf's graph: branches from the start when the first frames differ (no "---" trunk), no
+ * blank lines inside, kernel frames unmarked, no graph under a row below the threshold, and
+ * with min_percent (--percent-limit) no rows below it. */
+Test(table, graph_like_perf)
+{
+	struct rp_session *s = rt_session();
+	struct rt_frame a[] = { F("x.so", "leaf", 1), F("x.so", "main", 3), END };
+	struct rt_frame b[] = { F("x.so", "leaf", 1), F("[kernel.kallsyms]", "do_syscall_64", 9),
+				END };
+	struct rt_frame rare[] = { F("x.so", "rare", 5), F("x.so", "main", 3), END };
+	b[1].flags = RP_FRAME_KERNEL;
+	for (int i = 0; i < 600; i++)
+		rt_sample(s, "prog", 7, 0, 1000, i % 3 ? a : b);
+	rt_sample(s, "prog", 7, 0, 1000, rare);
+	enum rp_key keys[] = { RP_KEY_SYM };
+	struct rp_hist h;
+	cr_assert_eq(rp_hist_build(&h, s, keys, 1, 1), 0);
+	table_hist = &h;
+	struct rp_table_opts o = { .graph = RP_GRAPH_CALLER, .graph_min_percent = 0.5 };
+	char *out = rt_capture(print_table, &o);
+	/* leaf's callers in caller order start at main or at the kernel frame: two branches. */
+	const char *leaf = strstr(out, "[.] leaf\n");
+	cr_assert_not_null(leaf, "%s", out);
+	cr_assert(!strncmp(leaf + 9, "            |          \n            |--66.", 41), "%s", out);
+	cr_assert(strstr(out, " --33.28%--do_syscall_64\n"), "kernel frame unmarked:\n%s", out);
+	cr_assert_null(strstr(out, "_[k]"), "%s", out);
+	cr_assert_null(strstr(out, "---"), "no trunk over two first frames:\n%s", out);
+	/* rare (0.17%) is a row without a graph: the next line is the end of the output. */
+	const char *r = strstr(out, "[.] rare\n");
+	cr_assert_not_null(r, "%s", out);
+	cr_assert_eq(r[9], '\0', "a graph under a row below 0.5%%:\n%s", out);
+	for (const char *p = out; *p; p = strchr(p, '\n') + 1) {
+		size_t l = strcspn(p, "\n"), sp = strspn(p, " ");
+		cr_assert(l == 0 || sp < l, "whitespace-only line in\n%s", out);
+		if (!p[l])
+			break;
+	}
+	free(out);
+	o.min_percent = 1;
+	out = rt_capture(print_table, &o);
+	cr_assert_null(strstr(out, "rare"), "--percent-limit hides rows:\n%s", out);
+	free(out);
+	rp_hist_free(&h);
+	rp_session_free(s);
+}

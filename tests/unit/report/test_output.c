@@ -151,8 +151,8 @@ Test(output, compare_two_generations)
 	cr_assert(strstr(out, "L.java:3"), "%s", out);
 	cr_assert(strstr(out, "L.java:4"), "%s", out);
 	/* gen 1: both samples on the nop at +1; gen 2: all five on the nop at +3. */
-	cr_assert(strstr(out, "100.00%      1: nop"), "%s", out);
-	cr_assert(strstr(out, "100.00%      3: nop"), "%s", out);
+	cr_assert(strstr(out, "100.00%     1: nop"), "%s", out);
+	cr_assert(strstr(out, "100.00%     3: nop"), "%s", out);
 	cr_assert(strstr(out, "0: xor rax, rax"), "%s", out);
 	free(out);
 	c.b = 9;

@@ -91,7 +91,7 @@ int st_map(struct sym_session *s, uint32_t pid, const char *recorded, const char
 
 char st_msgs[16384];
 
-void st_collect(void *ctx, enum sym_level level, const char *msg)
+void st_collect(void *ctx, enum jp_level level, const char *msg)
 {
 	(void)ctx;
 	(void)level;

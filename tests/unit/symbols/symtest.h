@@ -21,7 +21,7 @@ int st_map(struct sym_session *s, uint32_t pid, const char *recorded, const char
 	   uint64_t base, const struct sym_build_id *bid);
 /* A report callback appending every message (one per line) to st_msgs. */
 extern char st_msgs[16384];
-void st_collect(void *ctx, enum sym_level level, const char *msg);
+void st_collect(void *ctx, enum jp_level level, const char *msg);
 /* A symbol's value from `nm` (the oracle). */
 uint64_t st_nm_addr(const char *path, const char *sym);
 /* Runs a shell command line that must succeed. */

@@ -2,6 +2,7 @@
  * as `perf buildid-cache` fills it, --symfs, archives of the cache (tar.zst, tar.gz), separate
  * debug files, and refusal of any file whose build-id differs from the recorded one. */
 #include <criterion/criterion.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,7 +32,7 @@ TestSuite(find, .init = setup, .fini = teardown);
 static struct sym_session *session(const char *buildid_dir, const char *symfs)
 {
 	struct sym_opts o = { .sz = sizeof(o), .buildid_dir = buildid_dir, .symfs = symfs,
-			      .no_debuginfod = 1, .report = st_collect };
+			      .no_debuginfod = 1, .log = { st_collect, NULL } };
 	struct sym_session *s = sym_session_new(&o);
 	cr_assert(s);
 	return s;
@@ -234,4 +235,69 @@ Test(find, separate_debug_file_in_cache)
 		cr_expect_str_eq(r.inl[r.n_inline - 1].func, "other");
 	sym_session_free(s);
 	free(so), free(cache), free(dbg);
+}
+
+/* A provider serving one ELF's bytes for one build-id (what inject --no-elfs leaves). */
+struct prov_ctx {
+	struct sym_build_id id;
+	const char *path;
+	int calls, fini, fail;
+};
+
+static int prov_get(void *ctx, const struct sym_build_id *id, const char *long_name,
+		    void **image, size_t *len, char **what, char *msg, size_t msglen)
+{
+	struct prov_ctx *p = ctx;
+	(void)long_name;
+	if (!sym_build_id_equal(id, &p->id))
+		return 0;
+	p->calls++;
+	if (p->fail) {
+		snprintf(msg, msglen, "the dump changed: refused");
+		return -ESTALE;
+	}
+	*image = tu_read_file(p->path, len);
+	*what = strdup("in memory");
+	return *image ? 1 : -EIO;
+}
+
+static void prov_fini(void *ctx)
+{
+	((struct prov_ctx *)ctx)->fini++;
+}
+
+Test(find, provider_serves_elfs_that_have_no_file)
+{
+	char *so = st_build(dir, "libt.so", "-fPIC -shared");
+	char *gone = path_in("no-such-dir/jitted-1-2.so");
+	struct prov_ctx p = { .path = so };
+	cr_assert_eq(sym_elf_build_id(so, &p.id, NULL, 0), 0);
+	struct sym_provider pv = { prov_get, prov_fini, &p };
+	struct sym_session *s = session("/nonexistent", NULL);
+	cr_assert_eq(sym_session_set_provider(s, &pv), 0);
+	cr_assert_eq(sym_session_set_provider(s, &pv), -EBUSY);
+	cr_assert_eq(st_map(s, 9, gone, so, BASE, &p.id), 0);
+	struct sym_result r;
+	cr_assert_eq(sym_resolve(s, 9, BASE + st_nm_addr(so, "work") + 4, 2, 2, SYM_RES_LINES,
+				 &r), 0);
+	cr_expect_str_eq(r.sym ? r.sym : "(none)", "work");
+	cr_expect_not_null(r.srcfile, "lines from the in-memory image");
+	const char *found = NULL;
+	cr_assert_eq(sym_dso_find(s, r.dso, &found), 0);
+	cr_expect_str_eq(found, "in memory");
+	cr_assert_eq(sym_resolve(s, 9, BASE + st_nm_addr(so, "other"), 2, 2, 0, &r), 0);
+	cr_expect_eq(p.calls, 1, "built once per session, not per lookup");
+	sym_session_free(s);
+	cr_expect_eq(p.fini, 1);
+
+	/* A refusal is reported and leaves the DSO without symbols, never another file. */
+	p = (struct prov_ctx){ .id = p.id, .path = so, .fail = 1 };
+	s = session("/nonexistent", NULL);
+	cr_assert_eq(sym_session_set_provider(s, &pv), 0);
+	cr_assert_eq(st_map(s, 9, gone, so, BASE, &p.id), 0);
+	cr_assert_eq(sym_resolve(s, 9, BASE + st_nm_addr(so, "work") + 4, 2, 2, 0, &r), 0);
+	cr_expect_null(r.sym);
+	cr_expect(strstr(st_msgs, "the dump changed: refused"), "%s", st_msgs);
+	sym_session_free(s);
+	free(so), free(gone);
 }

@@ -42,7 +42,7 @@ static struct sym_session *kernel_session(const char *kallsyms, const char *vmli
 					  uint64_t recorded_text)
 {
 	struct sym_opts o = { .sz = sizeof(o), .buildid_dir = "/nonexistent", .kallsyms = kallsyms,
-			      .vmlinux = vmlinux, .no_debuginfod = 1, .report = st_collect };
+			      .vmlinux = vmlinux, .no_debuginfod = 1, .log = { st_collect, NULL } };
 	struct sym_session *s = sym_session_new(&o);
 	cr_assert(s);
 	cr_assert_eq(sym_mmap(s, SYM_PID_KERNEL, 0, recorded_text, 0x1000000, recorded_text,
@@ -160,7 +160,7 @@ Test(kernel, host_proc_kallsyms)
 Test(kernel, host_kallsyms_refused_for_another_kernel)
 {
 	struct sym_opts o = { .sz = sizeof(o), .buildid_dir = "/nonexistent", .no_debuginfod = 1,
-			      .report = st_collect };
+			      .log = { st_collect, NULL } };
 	struct sym_session *s = sym_session_new(&o);
 	uint8_t other[20] = { 0xde, 0xad, 0xbe, 0xef };
 	cr_assert_eq(sym_mmap(s, SYM_PID_KERNEL, 0, KTEXT, 0x1000000, KTEXT,

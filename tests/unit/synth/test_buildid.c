@@ -39,7 +39,7 @@ Test(buildid, recipe_recomputed)
 	l.in.nr_lines = 0;
 	EVP_MD_CTX *c = EVP_MD_CTX_new();
 	EVP_DigestInit_ex(c, EVP_sha1(), NULL);
-	field(c, 1, "jitprof-synth-1", 15);
+	field(c, 1, "jitprof-synth-2", 15);
 	num(c, 2, 62);
 	field(c, 3, l.in.name, strlen(l.in.name));
 	num(c, 4, 2);

@@ -187,3 +187,44 @@ Test(file, cache_replaces_a_stale_link)
 	tu_rmtree(root);
 	free(root);
 }
+
+/* synth_place, the one build -> cache -> write order: a new ELF's cache entry is a copy of its
+ * own (an in-place rewrite of the file beside the dump, as perf inject --jit does, leaves the
+ * cache alone), the second placement reuses both, and a directory that cannot take the file
+ * still leaves the cache entry and says why. */
+Test(file, place_caches_first_as_a_copy)
+{
+	char *root = tu_tmpdir("synth-place");
+	struct synth_elf e;
+	struct synth_placed pl;
+	built(&e, 1);
+	char dso[PATH_MAX], elf[PATH_MAX], err[256] = "", cache[PATH_MAX];
+	snprintf(dso, sizeof(dso), "%s/jitted-5-6.so", root);
+	snprintf(cache, sizeof(cache), "%s/cache", root);
+	cr_assert_eq(synth_place(&e, dso, cache, &pl, err, sizeof(err)), 0, "%s", err);
+	cr_assert(pl.cached && pl.written && !pl.reused && !pl.cache_reused);
+	synth_cache_elf_path(cache, dso, e.build_id, elf, sizeof(elf));
+	struct stat a, b;
+	cr_assert_eq(stat(dso, &a), 0);
+	cr_assert_eq(stat(elf, &b), 0);
+	cr_assert_neq(a.st_ino, b.st_ino, "the cache entry must not share the dump's file");
+
+	cr_assert_eq(synth_place(&e, dso, cache, &pl, err, sizeof(err)), 0, "%s", err);
+	cr_assert(pl.reused && pl.cache_reused && !pl.written && !pl.cached);
+
+	/* A regular file where the dump directory should be: the file cannot be written. */
+	char notdir[PATH_MAX], in_it[PATH_MAX + 32];
+	snprintf(notdir, sizeof(notdir), "%s/notdir", root);
+	snprintf(in_it, sizeof(in_it), "%s/jitted-5-7.so", notdir);
+	cr_assert_eq(tu_write_file(notdir, "x", 1), 0);
+	struct synth_elf e2;
+	built(&e2, 2);
+	err[0] = 0;
+	cr_assert_lt(synth_place(&e2, in_it, cache, &pl, err, sizeof(err)), 0);
+	cr_assert(pl.cached && !pl.written);
+	cr_assert_not_null(strstr(err, in_it), "%s", err);
+	synth_elf_free(&e);
+	synth_elf_free(&e2);
+	tu_rmtree(root);
+	free(root);
+}

@@ -1,5 +1,5 @@
 /* test_input.c - synth/input.c and synth/eh_frame.c: every refusal names what is wrong, the
- * symbol-only fallback, file names from integers, and filling the input from a real dump
+ * fallback without bad inline/unwind data, bad line entries counted one by one, file names from integers, and filling the input from a real dump
  * written with libjitdump and read back through its index. */
 #include <criterion/criterion.h>
 #include <elf.h>
@@ -35,12 +35,6 @@ Test(input, refusals)
 	refused(&l, -EINVAL, "longer than 4096");
 	st_load_init(&l, 1); l.in.name = "";
 	refused(&l, -EINVAL, "empty method name");
-	st_load_init(&l, 1); l.lines[3].addr = ST_CODE_ADDR + ST_CODE_SIZE;
-	refused(&l, -EINVAL, "line entry 3: address 0x7f0000001040 outside the code");
-	st_load_init(&l, 1); l.lines[4].addr = ST_CODE_ADDR;
-	refused(&l, -EINVAL, "line entry 4: address 0x7f0000001000 below the previous");
-	st_load_init(&l, 1); l.lines[1].line = -3;
-	refused(&l, -EINVAL, "line entry 1: negative line");
 	st_load_init(&l, 1); l.in.e_machine = EM_SPARC;
 	refused(&l, -ENOTSUP, "e_machine 2 not supported");
 	st_load_init(&l, 1); l.f[2][0].method = 7;
@@ -68,19 +62,41 @@ Test(input, validate_accepts_edges)
 	cr_assert_eq(synth_validate(&l.in, err, sizeof(err)), 0, "%s", err);
 }
 
+/* Bad line entries are dropped one by one and counted; line 0 is "no line", not bad. */
+Test(input, bad_line_entries_counted_one_by_one)
+{
+	struct st_load l;
+	char err[128];
+	st_load_init(&l, 1);
+	cr_assert_eq(synth_lines_dropped(&l.in), 0);
+	l.lines[3].addr = ST_CODE_ADDR + ST_CODE_SIZE;	/* outside */
+	cr_assert_eq(synth_lines_dropped(&l.in), 1);
+	l.lines[4].addr = ST_CODE_ADDR;			/* below the previous usable row */
+	cr_assert_eq(synth_lines_dropped(&l.in), 2);
+	l.lines[1].line = -3;
+	cr_assert_eq(synth_lines_dropped(&l.in), 3);
+	l.lines[5].file = NULL;
+	cr_assert_eq(synth_lines_dropped(&l.in), 4);
+	l.lines[2].line = 0;
+	cr_assert_eq(synth_lines_dropped(&l.in), 4, "line 0 is not an error");
+	cr_assert_eq(synth_validate(&l.in, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(synth_input_drop_bad_debug(&l.in, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(l.in.nr_lines, 6, "the table is kept");
+}
+
 Test(input, drop_bad_debug_keeps_the_symbol)
 {
 	struct st_load l;
 	st_load_init(&l, 1);
 	st_add_unwind(&l);
-	l.lines[2].addr = 0x10;		/* outside */
+	l.lines[2].addr = 0x10;		/* outside: only this entry goes */
+	l.f[2][0].method = 7;		/* bad inline table */
 	l.unwind[48] = 9;		/* bad header */
 	char err[256];
 	cr_assert_eq(synth_input_drop_bad_debug(&l.in, err, sizeof(err)), 1);
-	cr_assert_not_null(strstr(err, "line entry 2"), "%s", err);
-	cr_assert_eq(l.in.nr_lines, 0);
-	cr_assert_null(l.in.lines);
-	cr_assert_not_null(l.in.inl, "the inline table was fine");
+	cr_assert_not_null(strstr(err, "inline pc 2"), "%s", err);
+	cr_assert_eq(l.in.nr_lines, 6);
+	cr_assert_null(l.in.inl);
 	cr_assert_eq(l.in.unwind_size, 0);
 	struct synth_elf e;
 	cr_assert_eq(synth_build(&l.in, &e, err, sizeof(err)), 0, "%s", err);
@@ -104,6 +120,13 @@ Test(input, file_name_from_integers)
 	cr_assert_str_eq(buf, "jitted-4294967295-18446744073709551615.so");
 	char small[8];
 	cr_assert_eq(synth_file_name(&l.in, small, sizeof(small)), -ENAMETOOLONG);
+	l.in.file_seq = 4294967295u;	/* the longest name there is */
+	cr_assert_eq(synth_file_name(&l.in, buf, sizeof(buf)), 0);
+	cr_assert_str_eq(buf, "jitted-4294967295-18446744073709551615-4294967295.so");
+	cr_assert_eq(synth_file_name(&l.in, buf, strlen(buf)), -ENAMETOOLONG, "no room for NUL");
+	l.in.pid = 0, l.in.code_index = 0, l.in.file_seq = 3;
+	cr_assert_eq(synth_file_name(&l.in, buf, sizeof(buf)), 0);
+	cr_assert_str_eq(buf, "jitted-0-0-3.so");
 }
 
 /* Writes n copies of load d into a fresh dump in dir; its path (malloc'd), code_index each. */

@@ -248,3 +248,38 @@ Test(libdw, unknown_call_file_is_left_out)
 	free(scopes);
 	close_dw(&d);
 }
+
+/* Line of code address a (0: no row covers it). */
+static int line_at(struct dw *d, uint64_t a)
+{
+	Dwarf_Die cu;
+	int ln = 0;
+	uint64_t pc = vaddr(d, a);
+	if (!dwarf_addrdie(d->dbg, pc, &cu))
+		return 0;
+	Dwarf_Line *line = dwarf_getsrc_die(&cu, pc);
+	if (line)
+		dwarf_lineno(line, &ln);
+	return ln;
+}
+
+/* A bad entry costs only itself; line 0 rows leave their range to the row before; the code
+ * before the first row (a prologue) is on the first row's line. */
+Test(libdw, bad_rows_dropped_one_by_one)
+{
+	struct st_load l;
+	st_load_init(&l, 0);
+	l.lines[0].addr = ST_CODE_ADDR + 0x04;		/* rows start after a prologue */
+	l.lines[2].addr = ST_CODE_ADDR + ST_CODE_SIZE + 8;	/* outside: dropped */
+	l.lines[3].line = 0;				/* no line: 0x18.. joins row 1 */
+	struct dw d;
+	open_dw(&d, &l);
+	cr_assert_eq(line_at(&d, ST_CODE_ADDR), 10, "prologue");
+	cr_assert_eq(line_at(&d, ST_CODE_ADDR + 0x04), 10);
+	cr_assert_eq(line_at(&d, ST_CODE_ADDR + 0x08), 12);
+	cr_assert_eq(line_at(&d, ST_CODE_ADDR + 0x10), 12, "the outside row took nothing");
+	cr_assert_eq(line_at(&d, ST_CODE_ADDR + 0x18), 12, "line 0 joined the row before");
+	cr_assert_eq(line_at(&d, ST_CODE_ADDR + 0x20), 13, "rows after the bad ones are kept");
+	cr_assert_eq(synth_lines_dropped(&l.in), 1);
+	close_dw(&d);
+}

@@ -1,0 +1,59 @@
+/* log.h - the one error and log convention of jitprof's libraries: functions return 0 or a
+ * negative errno, and every message goes through one `struct jp_log` the caller hands in with
+ * the options (libbpf's print callback, per object instead of global). Nothing in a library
+ * prints; a NULL fn drops messages. Header-only so every module can use it without a link
+ * dependency. */
+#ifndef JITPROF_LIB_LOG_H
+#define JITPROF_LIB_LOG_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+
+/* Ordered by severity; the values are what report and symbols used before (0, 1, 2). */
+enum jp_level { JP_LOG_INFO = 0, JP_LOG_WARN = 1, JP_LOG_ERROR = 2 };
+
+typedef void jp_log_fn(void *ctx, enum jp_level level, const char *msg);
+
+struct jp_log {
+	jp_log_fn *fn;		/* NULL: messages are dropped */
+	void *ctx;
+};
+
+static inline void jp_vlogf(const struct jp_log *log, enum jp_level level, const char *fmt,
+			    va_list ap)
+{
+	char msg[1024];
+
+	if (!log || !log->fn)
+		return;
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	log->fn(log->ctx, level, msg);
+}
+
+static inline __attribute__((format(printf, 3, 4)))
+void jp_logf(const struct jp_log *log, enum jp_level level, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	jp_vlogf(log, level, fmt, ap);
+	va_end(ap);
+}
+
+/* A log that keeps the first error-level message in a caller's buffer: for callers that
+ * return one error string (ctx = struct jp_errbuf *). */
+struct jp_errbuf {
+	char *buf;
+	size_t len;
+};
+
+static inline void jp_log_errbuf(void *ctx, enum jp_level level, const char *msg)
+{
+	struct jp_errbuf *e = ctx;
+
+	if (level == JP_LOG_ERROR && e->len && !e->buf[0])
+		snprintf(e->buf, e->len, "%s", msg);
+}
+
+#endif

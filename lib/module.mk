@@ -1,0 +1,13 @@
+# lib: helpers several modules share and none owns (elfutils' lib/, libbpf's strset.h): the log
+# and options conventions (header-only), the GNU build-id note reader. libjp.a; the libraries
+# above it link it last.
+LIB_SRCS := $(wildcard lib/*.c)
+LIB_OBJS := $(call objs_of,$(LIB_SRCS))
+
+$(BUILD)/libjp.a: $(LIB_OBJS)
+	@mkdir -p $(@D)
+	rm -f $@ && ar rcs $@ $^
+
+ALL_TARGETS += $(BUILD)/libjp.a
+UNIT_LIBS_lib := $(BUILD)/libjp.a
+UNIT_LDLIBS_lib := -lelf -ldw -lpthread

@@ -1,0 +1,21 @@
+/* strset.h - the one string interner (libbpf's strset idea): equal strings give the same
+ * pointer, so users compare pointers; strings live in big chunks until jp_strset_free. Used by
+ * report's session and symbols' session. Not thread-safe (one per session). */
+#ifndef JITPROF_LIB_STRSET_H
+#define JITPROF_LIB_STRSET_H
+
+#include <stddef.h>
+
+struct jp_strset_chunk;
+
+struct jp_strset {			/* zero-initialized = empty */
+	struct jp_strset_chunk *chunks;
+	const char **slots;		/* open addressing, power-of-two size, <= half full */
+	size_t cap, n;
+};
+
+/* The interned copy of str; NULL for NULL, or on out of memory. */
+const char *jp_strset_add(struct jp_strset *s, const char *str);
+void jp_strset_free(struct jp_strset *s);	/* leaves *s empty, usable again */
+
+#endif

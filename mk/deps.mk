@@ -1,0 +1,36 @@
+# deps.mk - the allowed direction between our modules, written once. A module may include the
+# public header of each module it USES (its own files freely), never another module's *_int.h.
+# MODULES is in link order, every module before the modules it uses: the archives link in
+# that order without --start-group, so a call against the direction fails the link.
+# scripts/check-deps.sh (`make check-deps`, part of `make check`) checks every #include of
+# the tree and the table in docs/ARCHITECTURE.md against this file; `--write-doc` rewrites
+# that table from it.
+MODULES := commands agent minijit report inject record attach profile symbols perfdata synth jitdump lib
+
+DIR_commands := recorder
+DIR_agent := agent
+DIR_minijit := samples/minijit
+DIR_inject := recorder/inject
+DIR_record := recorder/record
+DIR_attach := recorder/attach
+DIR_profile := recorder/profile
+DIR_report := recorder/report
+DIR_symbols := recorder/symbols
+DIR_perfdata := recorder/perfdata
+DIR_synth := synth
+DIR_jitdump := jitdump
+DIR_lib := lib
+
+USES_commands := report inject record attach profile symbols perfdata synth jitdump lib
+USES_agent := jitdump
+USES_minijit := jitdump
+USES_inject := symbols perfdata synth jitdump lib
+USES_record := perfdata lib
+USES_attach :=
+USES_profile :=
+USES_report := inject symbols perfdata synth jitdump lib
+USES_symbols := perfdata lib
+USES_perfdata := lib
+USES_synth := jitdump
+USES_jitdump := lib
+USES_lib :=

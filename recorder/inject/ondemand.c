@@ -1,0 +1,337 @@
+/* ondemand.c - the ELFs of an `inject --no-elfs` recording, built in memory when a reader
+ * (report, archive and every export through them) first needs one: a symbols provider that
+ * finds the build-id in the origins section, opens the dump once per run after checking its
+ * identity (a changed dump is refused, never mis-symbolized), reads only that load's records
+ * at the offsets the origins give, and builds its ELF with synth exactly as the file-writing
+ * path would, checking its build-id again. */
+#include "recorder/inject/inject_int.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "recorder/perfdata/perfdata.h"
+#include "recorder/symbols/symbols.h"
+#include "synth/synth.h"
+
+/* The records of one load, each read alone: pread of the file's header and of the record into
+ * one buffer, and a reader over that buffer (the reader owns the byte order and every length
+ * check). Nothing of the dump is indexed or mapped beyond the few records an ELF needs. */
+enum { R_LOAD, R_DEBUG, R_UNWIND, R_INFO, R_INL, NR_RECS };
+
+struct one_rec {
+	uint8_t *buf;
+	struct jd_reader *r;
+	struct jd_record rec;
+};
+
+struct od_file {
+	int fd;			/* -1: absent (a dump without companion) */
+	uint8_t *hdr;		/* the file's header as written */
+	uint32_t hdr_size;
+	int swap;
+	const char *path;
+};
+
+struct od_dump {
+	struct od_file f[2];	/* the dump, its companion */
+	struct jd_header header;
+	int state;		/* 0 not opened, 1 open, -1 refused */
+	char msg[600];
+};
+
+struct ondemand {
+	struct inj_origins o;
+	struct od_dump *dumps;
+	uint32_t *by_id;	/* entry indexes sorted by build-id */
+	char comp_path[4096 + 16];
+};
+
+static void one_rec_free(struct one_rec *o)
+{
+	jd_reader_close(o->r);
+	free(o->buf);
+	memset(o, 0, sizeof(*o));
+}
+
+static int pread_all(int fd, void *buf, size_t len, uint64_t off)
+{
+	size_t got = 0;
+	while (got < len) {
+		ssize_t n = pread(fd, (uint8_t *)buf + got, len - got, (off_t)(off + got));
+		if (n <= 0)
+			return n < 0 ? -errno : -EIO;
+		got += (size_t)n;
+	}
+	return 0;
+}
+
+static uint32_t get32(const uint8_t *p, int swap)
+{
+	uint32_t v;
+	memcpy(&v, p, 4);
+	return swap ? __builtin_bswap32(v) : v;
+}
+
+static int file_open(struct od_file *f, const char *path, char *msg, size_t msglen)
+{
+	uint8_t h[12];
+	struct jd_reader *r = NULL;
+	f->path = path;
+	f->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (f->fd < 0 || pread_all(f->fd, h, sizeof(h), 0) < 0) {
+		snprintf(msg, msglen, "%s: cannot read its header", path);
+		return -EIO;
+	}
+	f->swap = get32(h, 0) != JD_MAGIC && get32(h, 0) != JD_EXT_MAGIC;
+	f->hdr_size = get32(h + 8, f->swap);
+	/* A header extension is allowed; one past 64 KiB is not a dump we wrote or know. */
+	if (f->hdr_size < 40 || f->hdr_size > (64u << 10) || !(f->hdr = malloc(f->hdr_size)) ||
+	    pread_all(f->fd, f->hdr, f->hdr_size, 0) < 0) {
+		snprintf(msg, msglen, "%s: header of %u bytes unreadable", path, f->hdr_size);
+		return -EINVAL;
+	}
+	if (jd_reader_open_mem(&r, f->hdr, f->hdr_size, path) < 0) {
+		snprintf(msg, msglen, "%s", jd_reader_error(NULL));
+		return -EINVAL;
+	}
+	jd_reader_close(r);
+	return 0;
+}
+
+/* The record of kind id at offset off of f, or 0 with msg set. */
+static int record_at(const struct od_file *f, uint64_t off, uint32_t id, struct one_rec *o,
+		     char *msg, size_t msglen)
+{
+	uint8_t prefix[8];
+	if (f->fd < 0 || off < f->hdr_size || pread_all(f->fd, prefix, 8, off) < 0)
+		goto bad;
+	uint32_t size = get32(prefix + 4, f->swap);
+	if (size < 16 || size > (256u << 20) || !(o->buf = malloc((size_t)f->hdr_size + size)))
+		goto bad;
+	memcpy(o->buf, f->hdr, f->hdr_size);
+	if (pread_all(f->fd, o->buf + f->hdr_size, size, off) < 0 ||
+	    jd_reader_open_mem(&o->r, o->buf, (size_t)f->hdr_size + size, f->path) < 0 ||
+	    jd_reader_next(o->r, &o->rec) != 1 || o->rec.id != id)
+		goto bad;
+	o->rec.offset = off;
+	return 1;
+bad:
+	one_rec_free(o);
+	snprintf(msg, msglen, "%s: no record %u at offset %llu as the recording says: refused",
+		 f->path ? f->path : "companion", id, (unsigned long long)off);
+	return 0;
+}
+
+static int cmp_id(const void *a, const void *b, void *ctx)
+{
+	const struct inj_origins *o = ctx;
+	const uint32_t *x = a, *y = b;
+	int c = memcmp(o->v[*x].build_id, o->v[*y].build_id, 20);
+	return c ? c : (*x > *y) - (*x < *y);
+}
+
+static const struct inj_origin *lookup(const struct ondemand *od, const struct sym_build_id *id)
+{
+	size_t lo = 0, hi = od->o.n;
+	if (id->size != 20)
+		return NULL;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = memcmp(od->o.v[od->by_id[mid]].build_id, id->data, 20);
+		if (!c)
+			return &od->o.v[od->by_id[mid]];
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+/* Checks the identities of the dump and its companion, then opens them (no parsing). */
+static int open_dump(struct ondemand *od, uint32_t k)
+{
+	struct od_dump *dd = &od->dumps[k];
+	const struct inj_origin_dump *d = &od->o.dumps[k];
+	char err[500] = "", *comp = od->comp_path;
+	if (dd->state)
+		return dd->state;
+	dd->state = -1;
+	if (jd_ext_path(d->path, comp, sizeof(od->comp_path)) < 0) {
+		snprintf(dd->msg, sizeof(dd->msg), "%s: path too long", d->path);
+		return -1;
+	}
+	if (inj_file_id_check(d->path, &d->dump, err, sizeof(err)) < 0 ||
+	    inj_file_id_check(comp, &d->comp, err, sizeof(err)) < 0) {
+		snprintf(dd->msg, sizeof(dd->msg), "%s: its jitted ELFs are refused (rerun jitprof "
+			 "inject on the recording)", err);
+		return -1;
+	}
+	if (file_open(&dd->f[0], d->path, dd->msg, sizeof(dd->msg)) < 0)
+		return -1;
+	if (d->comp.present) {
+		char *cp = strdup(comp);
+		if (!cp || file_open(&dd->f[1], cp, dd->msg, sizeof(dd->msg)) < 0) {
+			if (!cp)
+				snprintf(dd->msg, sizeof(dd->msg), "out of memory");
+			return -1;
+		}
+	}
+	struct jd_reader *r;
+	if (jd_reader_open_mem(&r, dd->f[0].hdr, dd->f[0].hdr_size, d->path) < 0)
+		return -1;
+	dd->header = *jd_reader_header(r);
+	jd_reader_close(r);
+	dd->state = 1;
+	return 1;
+}
+
+/* The index entry of origin e, rebuilt from its own records only. */
+static int entry_of(struct od_dump *dd, const struct inj_origin *e, struct jd_load_entry *le,
+		    struct one_rec rec[NR_RECS], char *msg, size_t msglen)
+{
+	const struct od_file *dump = &dd->f[0], *comp = &dd->f[1];
+	memset(le, 0, sizeof(*le));
+	if (!record_at(dump, e->offset, JD_CODE_LOAD, &rec[R_LOAD], msg, msglen))
+		return 0;
+	le->load = rec[R_LOAD].rec.u.load;
+	le->timestamp = rec[R_LOAD].rec.timestamp;
+	le->offset = e->offset;
+	le->generation = e->generation;
+	if (le->load.code_index != e->code_index) {
+		snprintf(msg, msglen, "%s: code load at offset %llu is not code_index %llu: "
+			 "refused", dump->path, (unsigned long long)e->offset,
+			 (unsigned long long)e->code_index);
+		return 0;
+	}
+	if (e->debug_offset) {
+		if (!record_at(dump, e->debug_offset, JD_CODE_DEBUG_INFO, &rec[R_DEBUG], msg, msglen))
+			return 0;
+		le->lines = rec[R_DEBUG].rec.u.debug.entries;
+		le->nr_lines = rec[R_DEBUG].rec.u.debug.nr_entry;
+	}
+	if (e->unwind_offset) {
+		if (!record_at(dump, e->unwind_offset, JD_CODE_UNWINDING_INFO, &rec[R_UNWIND], msg,
+			       msglen))
+			return 0;
+		le->unwind = &rec[R_UNWIND].rec.u.unwind;
+	}
+	if (e->info_offset) {
+		if (!record_at(comp, e->info_offset, JD_EXT_LOAD_INFO, &rec[R_INFO], msg, msglen))
+			return 0;
+		le->info = &rec[R_INFO].rec.u.load_info;
+	}
+	if (e->inl_offset) {
+		if (!record_at(comp, e->inl_offset, JD_EXT_INLINE, &rec[R_INL], msg, msglen))
+			return 0;
+		le->inl = &rec[R_INL].rec.u.inl;
+	}
+	return 1;
+}
+
+static int get(void *ctx, const struct sym_build_id *id, const char *long_name, void **image,
+	       size_t *len, char **what, char *msg, size_t msglen)
+{
+	struct ondemand *od = ctx;
+	const struct inj_origin *e = lookup(od, id);
+	struct one_rec rec[NR_RECS] = { 0 };
+	struct jd_load_entry le;
+	int rc = 1;
+	char err[400] = "";
+	(void)long_name;
+	if (!e)
+		return 0;
+	struct od_dump *dd = &od->dumps[e->dump];
+	const char *path = od->o.dumps[e->dump].path;
+	if (open_dump(od, e->dump) < 0) {
+		snprintf(msg, msglen, "%s", dd->msg);
+		return -ESTALE;
+	}
+	struct synth_input in;
+	struct synth_elf elf = { 0 };
+	char *w = NULL;
+	if (!entry_of(dd, e, &le, rec, msg, msglen)) {
+		rc = -ESTALE;
+		goto out;
+	}
+	/* exactly as inject made its build-id (inj_load_input) */
+	synth_input_from_load(&in, &dd->header, &le);
+	in.file_seq = e->file_seq;
+	if (e->flags & INJ_ORIGIN_NOLINES)
+		synth_input_drop_bad_debug(&in, NULL, 0);
+	if (synth_build(&in, &elf, err, sizeof(err)) < 0) {
+		snprintf(msg, msglen, "%s: code load at offset %llu: %s", path,
+			 (unsigned long long)e->offset, err);
+		rc = -EINVAL;
+	} else if (memcmp(elf.build_id, e->build_id, 20)) {
+		snprintf(msg, msglen, "%s: code load at offset %llu no longer makes the ELF the "
+			 "recording names (build-id differs): refused", path,
+			 (unsigned long long)e->offset);
+		rc = -ESTALE;
+	} else if (!(w = malloc(strlen(path) + 48))) {
+		rc = -ENOMEM;
+	} else {
+		sprintf(w, "%s@%llu", path, (unsigned long long)e->offset);
+		*image = elf.data;	/* the session frees it */
+		*len = elf.size;
+		*what = w;
+		elf.data = NULL;
+	}
+	synth_elf_free(&elf);
+out:
+	for (int i = 0; i < NR_RECS; i++)
+		one_rec_free(&rec[i]);
+	return rc;
+}
+
+static void fini(void *ctx)
+{
+	struct ondemand *od = ctx;
+	for (size_t k = 0; od->dumps && k < od->o.nr_dumps; k++) {
+		struct od_dump *dd = &od->dumps[k];
+		for (int i = 0; i < 2; i++) {
+			if (dd->f[i].fd >= 0)
+				close(dd->f[i].fd);
+			free(dd->f[i].hdr);
+		}
+		free((char *)dd->f[1].path);
+	}
+	free(od->dumps);
+	free(od->by_id);
+	inj_origins_free(&od->o);
+	free(od);
+}
+
+int inj_ondemand_attach(struct sym_session *ss, const struct pd_reader *r, const char *input,
+			char *err, size_t errlen)
+{
+	struct ondemand *od = calloc(1, sizeof(*od));
+	if (!od)
+		return -ENOMEM;
+	int rc = inj_origins_read(r, input, &od->o, err, errlen);
+	if (rc < 0) {
+		free(od);
+		return rc == -ENOENT ? 0 : rc;
+	}
+	od->dumps = calloc(od->o.nr_dumps + 1, sizeof(*od->dumps));
+	for (size_t k = 0; od->dumps && k < od->o.nr_dumps; k++)
+		od->dumps[k].f[0].fd = od->dumps[k].f[1].fd = -1;
+	od->by_id = calloc(od->o.n + 1, sizeof(*od->by_id));
+	if (!od->dumps || !od->by_id) {
+		fini(od);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < od->o.n; i++)
+		od->by_id[i] = (uint32_t)i;
+	qsort_r(od->by_id, od->o.n, sizeof(*od->by_id), cmp_id, &od->o);
+	struct sym_provider p = { get, fini, od };
+	if ((rc = sym_session_set_provider(ss, &p)) < 0) {
+		fini(od);
+		return rc;
+	}
+	return 1;
+}

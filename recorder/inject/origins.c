@@ -1,0 +1,295 @@
+/* origins.c - the INJ_FEAT_ORIGINS section `inject --no-elfs` writes in place of ELF files:
+ * its encoder and its validating decoder (readers beside writers), and the dump identities
+ * (size, mtime, SHA-1 of the first page) that let a later reader refuse a dump that changed
+ * instead of building wrong ELFs from it. Layout: docs/inject.md. */
+#include "recorder/inject/inject_int.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <openssl/evp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define HEAD_BYTES 4096
+#define HDR_SIZE 32		/* magic[8], version u32, nr_dumps u32, nr_entries u64, 0 u64 */
+#define ID_SIZE 40		/* size u64, mtime u64, sha1[20], present u32 */
+#define ENTRY_SIZE 88		/* build-id[20], dump u32, file_seq u32, flags u32, offset u64,
+				 * code_index u64, generation u32, 0 u32, debug, unwind, info and
+				 * inline record offsets u64 */
+
+int inj_file_id_get(const char *path, struct inj_file_id *id)
+{
+	uint8_t head[HEAD_BYTES];
+	struct stat sb;
+	memset(id, 0, sizeof(*id));
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT ? 0 : -errno;
+	int rc = 0;
+	ssize_t got = 0;
+	if (fstat(fd, &sb) < 0) {
+		rc = -errno;
+		goto out;
+	}
+	id->size = (uint64_t)sb.st_size;
+	id->mtime_ns = (uint64_t)sb.st_mtim.tv_sec * 1000000000ull + (uint64_t)sb.st_mtim.tv_nsec;
+	while (got < HEAD_BYTES && (uint64_t)got < id->size) {
+		ssize_t n = pread(fd, head + got, (size_t)(HEAD_BYTES - got), got);
+		if (n <= 0) {
+			rc = n < 0 ? -errno : -EIO;
+			goto out;
+		}
+		got += n;
+	}
+	unsigned len = 0;
+	if (!EVP_Digest(head, (size_t)got, id->head_sha1, &len, EVP_sha1(), NULL) || len != 20)
+		rc = -EIO;
+	id->present = 1;
+out:
+	close(fd);
+	return rc;
+}
+
+int inj_file_id_check(const char *path, const struct inj_file_id *id, char *msg, size_t len)
+{
+	struct inj_file_id now;
+	int rc = inj_file_id_get(path, &now);
+	if (rc < 0) {
+		snprintf(msg, len, "%s: %s", path, strerror(-rc));
+		return rc;
+	}
+	if (!now.present && !id->present)
+		return 0;
+	if (!now.present || !id->present)
+		snprintf(msg, len, "%s %s since inject", path, now.present ? "appeared" : "is gone");
+	else if (now.size != id->size)
+		snprintf(msg, len, "%s changed since inject: %llu bytes, %llu then", path,
+			 (unsigned long long)now.size, (unsigned long long)id->size);
+	else if (memcmp(now.head_sha1, id->head_sha1, 20))
+		snprintf(msg, len, "%s changed since inject: its first bytes differ", path);
+	else if (now.mtime_ns != id->mtime_ns)
+		snprintf(msg, len, "%s changed since inject: modified at another time", path);
+	else
+		return 0;
+	return -ESTALE;
+}
+
+/* Little-endian on every host: the section may be read on another machine. */
+static uint8_t *put64(uint8_t *p, uint64_t v)
+{
+	for (int i = 0; i < 8; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+	return p + 8;
+}
+
+static uint8_t *put32(uint8_t *p, uint32_t v)
+{
+	for (int i = 0; i < 4; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+	return p + 4;
+}
+
+static uint64_t get64(const uint8_t *p)
+{
+	uint64_t v = 0;
+	for (int i = 7; i >= 0; i--)
+		v = v << 8 | p[i];
+	return v;
+}
+
+static uint32_t get32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static uint8_t *put_id(uint8_t *p, const struct inj_file_id *id)
+{
+	p = put64(p, id->size);
+	p = put64(p, id->mtime_ns);
+	memcpy(p, id->head_sha1, 20);
+	return put32(p + 20, (uint32_t)id->present);
+}
+
+static void get_id(const uint8_t *p, struct inj_file_id *id)
+{
+	id->size = get64(p);
+	id->mtime_ns = get64(p + 8);
+	memcpy(id->head_sha1, p + 16, 20);
+	id->present = get32(p + 36) != 0;
+}
+
+/* A dump: two identities, the path's length (NUL included, padded to 8) and the path. */
+static size_t path_room(const char *path)
+{
+	return (strlen(path) + 1 + 7) & ~(size_t)7;
+}
+
+int inj_origins_encode(const struct inj_origins *o, void **buf, size_t *size)
+{
+	size_t n = HDR_SIZE + o->n * ENTRY_SIZE;
+	for (size_t k = 0; k < o->nr_dumps; k++)
+		n += 2 * ID_SIZE + 8 + path_room(o->dumps[k].path);
+	uint8_t *b = calloc(1, n), *p = b;
+	if (!b)
+		return -ENOMEM;
+	memcpy(p, INJ_ORIGINS_MAGIC, 8);
+	p = put32(p + 8, 1);
+	p = put32(p, (uint32_t)o->nr_dumps);
+	p = put64(p, o->n);
+	p = put64(p, 0);
+	for (size_t k = 0; k < o->nr_dumps; k++) {
+		size_t room = path_room(o->dumps[k].path);
+		p = put_id(p, &o->dumps[k].dump);
+		p = put_id(p, &o->dumps[k].comp);
+		p = put64(p, room);
+		memcpy(p, o->dumps[k].path, strlen(o->dumps[k].path));
+		p += room;
+	}
+	for (size_t i = 0; i < o->n; i++) {
+		const struct inj_origin *e = &o->v[i];
+		memcpy(p, e->build_id, 20);
+		p = put32(p + 20, e->dump);
+		p = put32(p, e->file_seq);
+		p = put32(p, e->flags);
+		p = put64(p, e->offset);
+		p = put64(p, e->code_index);
+		p = put32(p, e->generation);
+		p = put32(p, 0);
+		p = put64(p, e->debug_offset);
+		p = put64(p, e->unwind_offset);
+		p = put64(p, e->info_offset);
+		p = put64(p, e->inl_offset);
+	}
+	*buf = b;
+	*size = n;
+	return 0;
+}
+
+#define NEED(want, what) do { \
+	if ((size_t)(end - p) < (size_t)(want)) { \
+		snprintf(err, errlen, "origins section: %s at byte %zu cut off", what, \
+			 (size_t)(p - (const uint8_t *)buf)); \
+		goto bad; \
+	} } while (0)
+
+int inj_origins_decode(struct inj_origins *o, const void *buf, size_t size, char *err,
+		       size_t errlen)
+{
+	const uint8_t *p = buf, *end = p + size;
+	memset(o, 0, sizeof(*o));
+	NEED(HDR_SIZE, "header");
+	if (memcmp(p, INJ_ORIGINS_MAGIC, 8) || get32(p + 8) != 1) {
+		snprintf(err, errlen, "origins section: not magic %s version 1", INJ_ORIGINS_MAGIC);
+		goto bad;
+	}
+	uint32_t nd = get32(p + 12);
+	uint64_t ne = get64(p + 16);
+	p += HDR_SIZE;
+	/* Every dump takes at least 2 * ID_SIZE + 16 bytes, every entry ENTRY_SIZE. */
+	if (nd > size / (2 * ID_SIZE + 16) || ne > size / ENTRY_SIZE) {
+		snprintf(err, errlen, "origins section: %u dumps, %llu entries do not fit in %zu "
+			 "bytes", nd, (unsigned long long)ne, size);
+		goto bad;
+	}
+	o->dumps = calloc(nd + 1, sizeof(*o->dumps));
+	o->v = calloc(ne + 1, sizeof(*o->v));
+	if (!o->dumps || !o->v) {
+		snprintf(err, errlen, "out of memory");
+		inj_origins_free(o);
+		return -ENOMEM;
+	}
+	for (uint32_t k = 0; k < nd; k++) {
+		NEED(2 * ID_SIZE + 8, "dump identity");
+		get_id(p, &o->dumps[k].dump);
+		get_id(p + ID_SIZE, &o->dumps[k].comp);
+		uint64_t room = get64(p + 2 * ID_SIZE);
+		p += 2 * ID_SIZE + 8;
+		NEED(room, "dump path");
+		if (!room || !memchr(p, 0, room) || p[0] != '/') {
+			snprintf(err, errlen, "origins section: dump path at byte %zu is not an "
+				 "absolute NUL-terminated path", (size_t)(p - (const uint8_t *)buf));
+			goto bad;
+		}
+		if (!(o->dumps[k].path = strdup((const char *)p))) {
+			snprintf(err, errlen, "out of memory");
+			inj_origins_free(o);
+			return -ENOMEM;
+		}
+		o->nr_dumps++;
+		p += room;
+	}
+	for (uint64_t i = 0; i < ne; i++) {
+		struct inj_origin *e = &o->v[i];
+		NEED(ENTRY_SIZE, "entry");
+		memcpy(e->build_id, p, 20);
+		e->dump = get32(p + 20);
+		e->file_seq = get32(p + 24);
+		e->flags = get32(p + 28);
+		e->offset = get64(p + 32);
+		e->code_index = get64(p + 40);
+		e->generation = get32(p + 48);
+		e->debug_offset = get64(p + 56);
+		e->unwind_offset = get64(p + 64);
+		e->info_offset = get64(p + 72);
+		e->inl_offset = get64(p + 80);
+		if (e->dump >= nd) {
+			snprintf(err, errlen, "origins section: entry at byte %zu names dump %u of %u",
+				 (size_t)(p - (const uint8_t *)buf), e->dump, nd);
+			goto bad;
+		}
+		p += ENTRY_SIZE;
+		o->n++;
+	}
+	return 0;
+bad:
+	inj_origins_free(o);
+	return -EINVAL;
+}
+
+void inj_origins_free(struct inj_origins *o)
+{
+	for (size_t k = 0; k < o->nr_dumps; k++)
+		free(o->dumps[k].path);
+	free(o->dumps);
+	free(o->v);
+	memset(o, 0, sizeof(*o));
+}
+
+uint32_t inj_load_at_offset(const struct jd_index *x, uint64_t off)
+{
+	size_t lo = 0, hi = jd_index_nr_loads(x);
+	while (lo < hi) {	/* entries are in file order */
+		size_t mid = lo + (hi - lo) / 2;
+		uint64_t o = jd_index_load(x, mid)->offset;
+		if (o == off)
+			return (uint32_t)mid;
+		if (o < off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return INJ_NONE;
+}
+
+int inj_origins_open_dump(const struct inj_origins *o, size_t k, struct jd_index **x,
+			  char *err, size_t errlen)
+{
+	const struct inj_origin_dump *d = &o->dumps[k];
+	char comp[4096 + 16];
+	int rc;
+	*x = NULL;
+	if ((rc = jd_ext_path(d->path, comp, sizeof(comp))) < 0) {
+		snprintf(err, errlen, "%s: path too long", d->path);
+		return rc;
+	}
+	if ((rc = inj_file_id_check(d->path, &d->dump, err, errlen)) < 0 ||
+	    (rc = inj_file_id_check(comp, &d->comp, err, errlen)) < 0)
+		return rc;
+	char msg[512] = "";
+	if ((rc = jd_index_open(x, d->path, msg, sizeof(msg))) < 0)
+		snprintf(err, errlen, "%s: %s", d->path, msg[0] ? msg : strerror(-rc));
+	return rc;
+}

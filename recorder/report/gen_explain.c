@@ -1,0 +1,210 @@
+/* gen_explain.c - what the generations table and JSON say about each generation beyond its
+ * samples: HotSpot's level, compile id and OSR bci, its active period and what ended it, and
+ * (with --jvm-log) the trap or dependency behind a deoptimization and the inlining decisions. */
+#include <inttypes.h>
+#include <string.h>
+
+#include "jitdump/jitdump.h"
+#include "recorder/report/report_int.h"
+
+#define MAX_INLINE_SHOWN 8	/* per generation in the table; JSON has them all */
+
+/* Level and compile id are the companion's (or the log's), never guessed. */
+static int32_t row_level(const struct rp_load *l)
+{
+	if (l->compile_id > 0 || l->tier == JD_TIER_C1 || l->tier == JD_TIER_C2 ||
+	    l->tier == JD_TIER_OTHER)
+		return l->level;
+	return l->jvm ? l->jvm->level : -1;
+}
+
+static int32_t row_compile_id(const struct rp_load *l)
+{
+	return l->compile_id > 0 ? l->compile_id : l->jvm ? l->jvm->compile_id : -1;
+}
+
+static int32_t row_osr_bci(const struct rp_load *l)
+{
+	if (l->jvm && l->jvm->osr_bci >= 0)
+		return l->jvm->osr_bci;
+	return (l->flags & JD_LOAD_OSR) && l->compile_id > 0 ? l->osr_bci : -1;
+}
+
+static void num_or_dash(FILE *out, const char *fmt, int32_t v)
+{
+	char b[16];
+	snprintf(b, sizeof(b), "%d", v);
+	fprintf(out, fmt, v >= 0 ? b : "-");
+}
+
+void rp_gen_print_head(FILE *out)
+{
+	fprintf(out, "  %4s  %-8s  %3s  %6s  %9s  %9s  %-15s  %7s  %7s  %7s  %9s  %-10s  %s\n",
+		"gen", "tier", "lvl", "id", "active", "until", "until by", "code", "samples",
+		"share", "samples/s", "ended", "hottest lines");
+}
+
+void rp_gen_print_row(FILE *out, const struct rp_gen_row *r)
+{
+	const struct rp_load *l = r->load;
+	fprintf(out, "  %4u  %-8s  ", l->generation, rp_load_tier(l));
+	num_or_dash(out, "%3s  ", row_level(l));
+	num_or_dash(out, "%6s  ", row_compile_id(l));
+	fprintf(out, "%8.3fs  %8.3fs  %-15s  %7" PRIu64 "  %7" PRIu64 "  %6.2f%%  %9.1f  %-10s  ",
+		r->active_from_s, r->active_until_s, rp_until_src_name(r->until_src), l->code_size,
+		r->samples, 100 * r->share, r->per_sec, rp_end_kind_name(r->ended_by));
+	for (int h = 0; h < r->nr_hot; h++)
+		fprintf(out, "%s%s:%u (%.0f%%)", h ? ", " : "", r->hot[h].file, r->hot[h].line,
+			100.0 * r->hot[h].samples / r->samples);
+	fprintf(out, "%s\n", r->nr_hot ? "" : "-");
+}
+
+/* The log's detail under a row: why it was made not entrant, then what it inlined. */
+void rp_gen_print_detail(FILE *out, const struct rp_gen_row *r)
+{
+	const struct rp_jvm_code *c = r->load->jvm;
+	if (!c)
+		return;
+	if (c->end == RP_END_DEOPT)
+		fprintf(out, "        deoptimized: %s, action %s, at %s bci %d\n",
+			c->reason ? c->reason : "?", c->action ? c->action : "?",
+			c->trap_method ? c->trap_method : "?", c->trap_bci);
+	else if (c->end == RP_END_DEPENDENCY)
+		fprintf(out, "        dependency broken: %s (by %s)\n", c->reason ? c->reason : "?",
+			c->trap_method ? c->trap_method : "?");
+	for (size_t i = 0; i < c->nr_inl && i < MAX_INLINE_SHOWN; i++) {
+		const struct rp_jvm_inline *in = &c->inl[i];
+		uint32_t line = rp_call_site_line(r->load, in->callee, in->caller);
+		char at[32] = "";
+		if (line)
+			snprintf(at, sizeof(at), " line %u", line);
+		fprintf(out, "        %s %s at %s%s bci %d: %s\n", in->ok ? "inlined    " :
+			"not inlined", in->callee ? in->callee : "?", in->caller ? in->caller : "?",
+			at, in->bci, in->why ? in->why : "");
+	}
+	if (c->nr_inl > MAX_INLINE_SHOWN)
+		fprintf(out, "        ... %zu more inlining decisions (--json has them all)\n",
+			c->nr_inl - MAX_INLINE_SHOWN);
+}
+
+#define NO_LOG "no JVM compilation log (--jvm-log FILE): end reasons are inferred from " \
+	"loads and unloads only; no deoptimization reasons, no inlining decisions, no " \
+	"not-entrant times"
+
+static size_t nr_joined(const struct rp_session *s)
+{
+	size_t joined = 0;
+	for (size_t i = 0; i < s->nr_loads; i++)
+		joined += s->loads[i].jvm != NULL;
+	return joined;
+}
+
+/* What the header says about the sources the view could use. */
+void rp_gen_print_sources(FILE *out, const struct rp_session *s)
+{
+	const struct rp_jvmlog *jl = s->jvmlog;
+	if (!jl) {
+		fprintf(out, "# %s\n", NO_LOG);
+		return;
+	}
+	fprintf(out, "# JVM compilation log: process %u, %zu nmethods, %zu loads joined\n",
+		rp_jvmlog_pid(jl), rp_jvmlog_nr_codes(jl), nr_joined(s));
+	if (rp_jvmlog_cut(jl))
+		fprintf(out, "# JVM compilation log truncated, used up to the cut: %s\n",
+			rp_jvmlog_cut(jl));
+}
+
+static void json_str_or_null(FILE *out, const char *s)
+{
+	if (s)
+		rp_json_str(out, s);
+	else
+		fputs("null", out);
+}
+
+static void json_int_or_null(FILE *out, int32_t v)
+{
+	if (v >= 0)
+		fprintf(out, "%d", v);
+	else
+		fputs("null", out);
+}
+
+/* For a replaced generation: whether its successor is a higher tier or the same again. */
+static const char *replaced_how(const struct rp_gen_row *r)
+{
+	int32_t a, b;
+	if (r->ended_by != RP_END_REPLACED || !r->next)
+		return NULL;
+	a = row_level(r->load);
+	b = row_level(r->next);
+	if (a < 0 || b < 0)
+		return NULL;
+	return b > a ? "higher_tier" : b == a ? "recompiled" : "lower_tier";
+}
+
+/* The fields of docs/generations.schema.json, after the row's opening brace. */
+void rp_gen_json_fields(FILE *out, const struct rp_gen_row *r)
+{
+	const struct rp_load *l = r->load;
+	const struct rp_jvm_code *c = l->jvm;
+	fprintf(out, "\"gen\": %u, \"code_addr\": %" PRIu64 ", \"level\": ", l->generation,
+		l->code_addr);
+	json_int_or_null(out, row_level(l));
+	fputs(", \"compile_id\": ", out);
+	json_int_or_null(out, row_compile_id(l));
+	fputs(", \"osr_bci\": ", out);
+	json_int_or_null(out, row_osr_bci(l));
+	fprintf(out, ", \"active_from\": %.6f, \"active_until\": %.6f, \"active_until_source\": "
+		"\"%s\", \"samples_per_s\": %.3f, \"ended_by\": {\"kind\": \"%s\", \"reason\": ",
+		r->active_from_s, r->active_until_s, rp_until_src_name(r->until_src), r->per_sec,
+		rp_end_kind_name(r->ended_by));
+	int logged = c && c->end == r->ended_by;
+	json_str_or_null(out, logged && c->reason ? c->reason : replaced_how(r));
+	fputs(", \"action\": ", out);
+	json_str_or_null(out, logged ? c->action : NULL);
+	fputs(", \"method\": ", out);
+	json_str_or_null(out, logged ? c->trap_method : NULL);
+	fputs(", \"bci\": ", out);
+	json_int_or_null(out, logged ? c->trap_bci : -1);
+	fputs(", \"by_gen\": ", out);
+	json_int_or_null(out, r->ended_by == RP_END_REPLACED && r->next ?
+			 (int32_t)r->next->generation : -1);
+	/* The log names a bytecode index, not a line; lines need the class file. */
+	fputs(", \"line\": null}, \"inlined\": ", out);
+	if (!c) {
+		fputs("null", out);
+		return;
+	}
+	fputc('[', out);
+	for (size_t i = 0; i < c->nr_inl; i++) {
+		const struct rp_jvm_inline *in = &c->inl[i];
+		fprintf(out, "%s{\"callee\": ", i ? ", " : "");
+		json_str_or_null(out, in->callee);
+		fputs(", \"caller\": ", out);
+		json_str_or_null(out, in->caller);
+		fputs(", \"bci\": ", out);
+		json_int_or_null(out, in->bci);
+		uint32_t line = rp_call_site_line(l, in->callee, in->caller);
+		fputs(", \"line\": ", out);
+		json_int_or_null(out, line ? (int32_t)line : -1);
+		fprintf(out, ", \"ok\": %s, \"why\": ", in->ok ? "true" : "false");
+		json_str_or_null(out, in->why);
+		fputc('}', out);
+	}
+	fputc(']', out);
+}
+
+void rp_gen_json_sources(FILE *out, const struct rp_session *s)
+{
+	const struct rp_jvmlog *jl = s->jvmlog;
+	if (!jl) {
+		fputs("\"jvm_log\": null, \"missing\": ", out);
+		rp_json_str(out, NO_LOG);
+		return;
+	}
+	fprintf(out, "\"jvm_log\": {\"pid\": %u, \"nmethods\": %zu, \"joined\": %zu, "
+		"\"truncated\": ", rp_jvmlog_pid(jl), rp_jvmlog_nr_codes(jl), nr_joined(s));
+	json_str_or_null(out, rp_jvmlog_cut(jl));
+	fputc('}', out);
+}

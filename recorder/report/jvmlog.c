@@ -1,0 +1,427 @@
+/* jvmlog.c - HotSpot's own account of its compiled code (-XX:+LogCompilation), read with
+ * libxml2's streaming reader in one pass: every nmethod (compile id, level, entry, install
+ * time), how it stopped being entered (the runtime's uncommon_trap / dependency_failed /
+ * make_not_entrant records, in the <tty> stream) and each compile task's inlining decisions
+ * (the compiler threads' <compilation_log> sections the JVM appends when it exits). */
+#include <errno.h>
+#include <inttypes.h>
+#include <libxml/xmlreader.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "recorder/report/report_int.h"
+
+#define MAX_IDS (1u << 20)	/* per-task method/klass ids beyond this are ignored */
+
+struct rp_jvmlog {
+	uint32_t pid;
+	struct rp_jvm_code *codes;
+	size_t nr, cap;
+	struct rp_u64map by_id;		/* compile_id + 1 -> index + 1 */
+	char **strs;			/* every string the codes point to */
+	size_t nr_strs, strs_cap;
+	uint64_t bytes;
+	char cut[512];
+};
+
+/* The parse state that spans elements. */
+struct pstate {
+	struct rp_jvmlog *jl;
+	xmlTextReaderPtr r;
+	/* runtime (tty) side */
+	char thread[32];			/* current <writer thread> */
+	struct rp_jvm_code *trap;		/* code of the open runtime uncommon_trap */
+	int in_trap_depth;			/* its depth, -1 none */
+	struct { const char *type, *witness; double stamp; char thread[32]; } dep;	/* last dependency_failed */
+	/* compiler (task) side */
+	struct rp_jvm_code *task;
+	char **names;				/* per-task id -> "holder.name" or klass name */
+	size_t names_cap;
+	struct { int depth; uint32_t method; int32_t bci; } parse[64];
+	int nr_parse;
+	struct { uint32_t callee; int32_t bci; uint32_t caller; int open; } call;
+	char errmsg[256];
+};
+
+static const char *keep(struct rp_jvmlog *jl, const char *s)
+{
+	if (!s)
+		return NULL;
+	if (jl->nr_strs == jl->strs_cap) {
+		size_t n = jl->strs_cap ? 2 * jl->strs_cap : 256;
+		char **v = realloc(jl->strs, n * sizeof(*v));
+		if (!v)
+			return NULL;
+		jl->strs = v;
+		jl->strs_cap = n;
+	}
+	char *d = strdup(s);
+	if (d)
+		jl->strs[jl->nr_strs++] = d;
+	return d;
+}
+
+static char *attr(struct pstate *p, const char *name)
+{
+	return (char *)xmlTextReaderGetAttribute(p->r, (const xmlChar *)name);
+}
+
+static int64_t attr_int(struct pstate *p, const char *name, int64_t dflt)
+{
+	char *v = attr(p, name), *end;
+	int64_t n = dflt;
+	if (v) {
+		n = strtoll(v, &end, 0);
+		if (end == v)
+			n = dflt;
+	}
+	xmlFree(v);
+	return n;
+}
+
+static double attr_double(struct pstate *p, const char *name, double dflt)
+{
+	char *v = attr(p, name), *end;
+	double d = dflt;
+	if (v) {
+		d = strtod(v, &end);
+		if (end == v)
+			d = dflt;
+	}
+	xmlFree(v);
+	return d;
+}
+
+static const char *attr_keep(struct pstate *p, const char *name)
+{
+	char *v = attr(p, name);
+	const char *k = keep(p->jl, v);
+	xmlFree(v);
+	return k;
+}
+
+/* The code with this compile id, created on first mention. */
+static struct rp_jvm_code *code_of(struct rp_jvmlog *jl, int64_t id)
+{
+	uint32_t v;
+	if (id <= 0 || id > INT32_MAX)
+		return NULL;
+	if (rp_map_get(&jl->by_id, (uint64_t)id + 1, &v))
+		return &jl->codes[v - 1];
+	if (jl->nr == jl->cap) {
+		size_t n = jl->cap ? 2 * jl->cap : 256;
+		struct rp_jvm_code *c = realloc(jl->codes, n * sizeof(*c));
+		if (!c)
+			return NULL;
+		jl->codes = c;
+		jl->cap = n;
+	}
+	if (rp_map_put(&jl->by_id, (uint64_t)id + 1, (uint32_t)jl->nr + 1))
+		return NULL;
+	struct rp_jvm_code *c = &jl->codes[jl->nr++];
+	*c = (struct rp_jvm_code){ .compile_id = (int32_t)id, .level = -1, .osr_bci = -1,
+				   .not_entrant = -1, .trap_bci = -1, .stamp = -1 };
+	return c;
+}
+
+static void set_name(struct pstate *p, int64_t id, const char *name)
+{
+	if (id < 0 || id >= MAX_IDS || !name)
+		return;
+	if ((size_t)id >= p->names_cap) {
+		size_t n = p->names_cap ? p->names_cap : 1024;
+		while (n <= (size_t)id)
+			n *= 2;
+		char **v = realloc(p->names, n * sizeof(*v));
+		if (!v)
+			return;
+		memset(v + p->names_cap, 0, (n - p->names_cap) * sizeof(*v));
+		p->names = v;
+		p->names_cap = n;
+	}
+	free(p->names[id]);
+	p->names[id] = strdup(name);
+}
+
+static const char *name_of(struct pstate *p, int64_t id)
+{
+	return id >= 0 && (size_t)id < p->names_cap ? p->names[id] : NULL;
+}
+
+static void clear_names(struct pstate *p)
+{
+	for (size_t i = 0; i < p->names_cap; i++) {
+		free(p->names[i]);
+		p->names[i] = NULL;
+	}
+}
+
+static void add_inline(struct pstate *p, int ok)
+{
+	struct rp_jvm_code *c = p->task;
+	if (!c || !p->call.open)
+		return;
+	p->call.open = 0;
+	struct rp_jvm_inline *v = realloc(c->inl, (c->nr_inl + 1) * sizeof(*v));
+	if (!v)
+		return;
+	c->inl = v;
+	v[c->nr_inl++] = (struct rp_jvm_inline){
+		.caller = keep(p->jl, name_of(p, p->call.caller)),
+		.callee = keep(p->jl, name_of(p, p->call.callee)),
+		.bci = p->call.bci, .ok = ok, .why = attr_keep(p, "reason"),
+	};
+}
+
+/* <method id holder name .../>: remembered as "holder.name" for the calls that follow. */
+static void on_method(struct pstate *p)
+{
+	char *holder = attr(p, "holder"), *name = attr(p, "name");
+	const char *h = holder ? name_of(p, strtoll(holder, NULL, 10)) : NULL;
+	char buf[1024];
+	snprintf(buf, sizeof(buf), "%s%s%s", h ? h : "", h ? "." : "", name ? name : "?");
+	set_name(p, attr_int(p, "id", -1), buf);
+	xmlFree(holder);
+	xmlFree(name);
+}
+
+static void on_task_element(struct pstate *p, const char *n, int depth)
+{
+	while (p->nr_parse && p->parse[p->nr_parse - 1].depth >= depth)
+		p->nr_parse--;	/* parses closed since */
+	if (!strcmp(n, "klass") || !strcmp(n, "type")) {
+		char *name = attr(p, "name");
+		set_name(p, attr_int(p, "id", -1), name);
+		xmlFree(name);
+	} else if (!strcmp(n, "method")) {
+		on_method(p);
+	} else if (!strcmp(n, "parse") && p->nr_parse < 64) {
+		p->parse[p->nr_parse++] = (typeof(p->parse[0])){
+			depth, (uint32_t)attr_int(p, "method", 0), -1 };
+	} else if (!strcmp(n, "bc") && p->nr_parse) {
+		p->parse[p->nr_parse - 1].bci = (int32_t)attr_int(p, "bci", -1);
+	} else if (!strcmp(n, "call") && p->nr_parse) {
+		p->call.open = 1;
+		p->call.callee = (uint32_t)attr_int(p, "method", 0);
+		p->call.caller = p->parse[p->nr_parse - 1].method;
+		p->call.bci = p->parse[p->nr_parse - 1].bci;
+	} else if (!strcmp(n, "inline_success") || !strcmp(n, "inline_fail")) {
+		add_inline(p, n[7] == 's');
+	}
+}
+
+/* make_not_entrant: why, from what the same thread logged just before it. */
+static void on_not_entrant(struct pstate *p, struct rp_jvm_code *c, double stamp)
+{
+	c->not_entrant = stamp;
+	/* A trap's thread makes its code not entrant itself; a compiler thread never traps. */
+	if (c->trap_thread && c->trap_thread == strtoull(p->thread, NULL, 10)) {
+		c->end = RP_END_DEOPT;
+	} else if (p->dep.type && p->dep.stamp == stamp && !strcmp(p->dep.thread, p->thread)) {
+		c->end = RP_END_DEPENDENCY;
+		c->action = NULL;
+		c->trap_bci = -1;
+		c->reason = p->dep.type;
+		c->trap_method = p->dep.witness;
+	} else {
+		/* A compiler thread retires the old code when it installs the new one. */
+		c->end = RP_END_REPLACED;
+		c->reason = c->action = c->trap_method = NULL;
+		c->trap_bci = -1;
+	}
+}
+
+static void on_tty_element(struct pstate *p, const char *n, int depth)
+{
+	if (!strcmp(n, "writer")) {
+		char *t = attr(p, "thread");
+		snprintf(p->thread, sizeof(p->thread), "%s", t ? t : "");
+		xmlFree(t);
+	} else if (!strcmp(n, "nmethod")) {
+		struct rp_jvm_code *c = code_of(p->jl, attr_int(p, "compile_id", -1));
+		if (!c)
+			return;
+		c->level = (int32_t)attr_int(p, "level", -1);
+		c->entry = (uint64_t)attr_int(p, "entry", 0);
+		c->size = (uint64_t)attr_int(p, "size", 0);
+		c->stamp = attr_double(p, "stamp", -1);
+		if (!c->method)
+			c->method = attr_keep(p, "method");
+	} else if (!strcmp(n, "task_queued")) {
+		struct rp_jvm_code *c = code_of(p->jl, attr_int(p, "compile_id", -1));
+		if (c)
+			c->osr_bci = (int32_t)attr_int(p, "osr_bci", -1);
+	} else if (!strcmp(n, "uncommon_trap")) {
+		int64_t id = attr_int(p, "compile_id", -1);
+		struct rp_jvm_code *c;
+		/* without compile_id: a compile-time trap point, not a runtime trap; the last
+		 * trap before the code is made not entrant is the one that did it */
+		if (id <= 0 || !(c = code_of(p->jl, id)) || c->not_entrant >= 0)
+			return;
+		c->trap_thread = strtoull(p->thread, NULL, 10);
+		c->reason = attr_keep(p, "reason");
+		c->action = attr_keep(p, "action");
+		c->trap_method = NULL;
+		c->trap_bci = -1;
+		/* an empty element has no end event: nothing of it stays open */
+		if (!xmlTextReaderIsEmptyElement(p->r)) {
+			p->trap = c;
+			p->in_trap_depth = depth;
+		}
+	} else if (!strcmp(n, "jvms") && p->trap && depth == p->in_trap_depth + 1 &&
+		   !p->trap->trap_method) {
+		/* the innermost frame comes first */
+		p->trap->trap_method = attr_keep(p, "method");
+		p->trap->trap_bci = (int32_t)attr_int(p, "bci", -1);
+	} else if (!strcmp(n, "dependency_failed")) {
+		p->dep.type = attr_keep(p, "type");
+		p->dep.witness = attr_keep(p, "witness");
+		p->dep.stamp = attr_double(p, "stamp", -2);
+		snprintf(p->dep.thread, sizeof(p->dep.thread), "%s", p->thread);
+	} else if (!strcmp(n, "make_not_entrant")) {
+		struct rp_jvm_code *c = code_of(p->jl, attr_int(p, "compile_id", -1));
+		if (c && c->not_entrant < 0)
+			on_not_entrant(p, c, attr_double(p, "stamp", -1));
+	}
+}
+
+static void on_error(void *arg, const char *msg, xmlParserSeverities sev,
+		     xmlTextReaderLocatorPtr loc)
+{
+	struct pstate *p = arg;
+	(void)loc;
+	/* the first error is the one that stopped the reader; warnings do not stop it */
+	if (sev != XML_PARSER_SEVERITY_ERROR && sev != XML_PARSER_SEVERITY_VALIDITY_ERROR)
+		return;
+	if (!p->errmsg[0]) {
+		snprintf(p->errmsg, sizeof(p->errmsg), "%s", msg);
+		p->errmsg[strcspn(p->errmsg, "\n")] = '\0';
+	}
+}
+
+static int parse(struct pstate *p, const char *path, char *err, size_t errlen)
+{
+	int rc, root = 0, in_tty = 0;
+	while ((rc = xmlTextReaderRead(p->r)) == 1) {
+		int type = xmlTextReaderNodeType(p->r), depth = xmlTextReaderDepth(p->r);
+		const char *n = (const char *)xmlTextReaderConstLocalName(p->r);
+		if (type == XML_READER_TYPE_END_ELEMENT) {
+			if (!strcmp(n, "tty"))
+				in_tty = 0;
+			else if (!strcmp(n, "uncommon_trap"))
+				p->trap = NULL, p->in_trap_depth = -1;
+			else if (!strcmp(n, "task"))
+				p->task = NULL;
+			continue;
+		}
+		if (type != XML_READER_TYPE_ELEMENT || !n)
+			continue;
+		if (!root) {
+			if (strcmp(n, "hotspot_log"))
+				return snprintf(err, errlen, "%s: not a HotSpot compilation log (root "
+						"element <%s>, expected <hotspot_log>: -XX:+LogCompilation)",
+						path, n), -EINVAL;
+			p->jl->pid = (uint32_t)attr_int(p, "process", 0);
+			root = 1;
+			continue;
+		}
+		if (depth == 1 && !strcmp(n, "tty")) {
+			in_tty = !xmlTextReaderIsEmptyElement(p->r);
+		} else if (in_tty) {
+			on_tty_element(p, n, depth);
+		} else if (!strcmp(n, "task")) {
+			p->task = code_of(p->jl, attr_int(p, "compile_id", -1));
+			p->nr_parse = 0;
+			p->call.open = 0;
+			clear_names(p);
+			if (p->task && !p->task->method)
+				p->task->method = attr_keep(p, "method");
+			if (p->task)
+				p->task->osr_bci = (int32_t)attr_int(p, "osr_bci", p->task->osr_bci);
+		} else if (p->task) {
+			on_task_element(p, n, depth);
+		}
+	}
+	p->jl->bytes = (uint64_t)xmlTextReaderByteConsumed(p->r);
+	if (rc < 0 && !root)
+		return snprintf(err, errlen, "%s: not a HotSpot compilation log at byte %" PRIu64
+				": %s", path, p->jl->bytes, p->errmsg[0] ? p->errmsg : "unreadable"),
+		       -EINVAL;
+	if (!root)
+		return snprintf(err, errlen, "%s: empty, not a HotSpot compilation log", path),
+		       -EINVAL;
+	if (rc < 0)
+		snprintf(p->jl->cut, sizeof(p->jl->cut), "%s: cut at byte %" PRIu64 ": %s", path,
+			 p->jl->bytes, p->errmsg[0] ? p->errmsg : "unreadable");
+	return 0;
+}
+
+int rp_jvmlog_open(struct rp_jvmlog **out, const char *path, char *err, size_t errlen)
+{
+	struct pstate p = { .in_trap_depth = -1 };
+	int rc;
+	*out = NULL;
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return snprintf(err, errlen, "%s: %s", path, strerror(errno)), -errno;
+	fclose(f);
+	p.jl = calloc(1, sizeof(*p.jl));
+	/* NONET: nothing is fetched for a log. No NOENT, no HUGE: entities stay unexpanded and
+	 * libxml2 keeps its size limits, so a hostile file cannot blow up memory. */
+	p.r = p.jl ? xmlReaderForFile(path, NULL, XML_PARSE_NONET) : NULL;
+	if (!p.r) {
+		rp_jvmlog_free(p.jl);
+		return snprintf(err, errlen, "%s: cannot read", path), -ENOMEM;
+	}
+	xmlTextReaderSetErrorHandler(p.r, on_error, &p);
+	rc = parse(&p, path, err, errlen);
+	xmlFreeTextReader(p.r);
+	clear_names(&p);
+	free(p.names);
+	if (rc) {
+		rp_jvmlog_free(p.jl);
+		return rc;
+	}
+	*out = p.jl;
+	return 0;
+}
+
+void rp_jvmlog_free(struct rp_jvmlog *jl)
+{
+	if (!jl)
+		return;
+	for (size_t i = 0; i < jl->nr; i++)
+		free(jl->codes[i].inl);
+	for (size_t i = 0; i < jl->nr_strs; i++)
+		free(jl->strs[i]);
+	free(jl->strs);
+	free(jl->codes);
+	rp_map_free(&jl->by_id);
+	free(jl);
+}
+
+uint32_t rp_jvmlog_pid(const struct rp_jvmlog *jl) { return jl->pid; }
+size_t rp_jvmlog_nr_codes(const struct rp_jvmlog *jl) { return jl->nr; }
+uint64_t rp_jvmlog_bytes(const struct rp_jvmlog *jl) { return jl->bytes; }
+const char *rp_jvmlog_cut(const struct rp_jvmlog *jl) { return jl->cut[0] ? jl->cut : NULL; }
+
+const struct rp_jvm_code *rp_jvmlog_code(const struct rp_jvmlog *jl, size_t i)
+{
+	return i < jl->nr ? &jl->codes[i] : NULL;
+}
+
+const struct rp_jvm_code *rp_jvmlog_find(const struct rp_jvmlog *jl, int32_t compile_id)
+{
+	uint32_t v;
+	if (compile_id <= 0 || !rp_map_get(&jl->by_id, (uint64_t)compile_id + 1, &v))
+		return NULL;
+	return &jl->codes[v - 1];
+}
+
+const char *rp_end_kind_name(enum rp_end_kind k)
+{
+	static const char *const n[] = { "running", "replaced", "deopt", "dependency",
+					 "unloaded", "not_entrant" };
+	return (size_t)k < sizeof(n) / sizeof(n[0]) ? n[k] : "?";
+}

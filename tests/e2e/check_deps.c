@@ -1,0 +1,87 @@
+/* check_deps.c - scripts/check-deps.sh (`make check-deps`): the tree itself follows
+ * mk/deps.mk; in a small tree of its own it finds an include against the direction, an
+ * include of another module's internal header, a wrong link order and a stale table. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "tests/lib/testutil.h"
+
+static char *dir;
+
+static void put(const char *rel, const char *text)
+{
+	char path[4200];
+	snprintf(path, sizeof(path), "%s/%s", dir, rel);
+	char *slash = strrchr(path, '/');
+	*slash = 0;
+	char cmd[4300];
+	snprintf(cmd, sizeof(cmd), "mkdir -p '%s'", path);
+	cr_assert_eq(system(cmd), 0);
+	*slash = '/';
+	cr_assert_eq(tu_write_file(path, text, strlen(text)), 0);
+}
+
+static struct tu_result run(const char *args)
+{
+	char cmd[8400], cwd[4096];
+	struct tu_result r;
+	cr_assert_not_null(getcwd(cwd, sizeof(cwd)));
+	snprintf(cmd, sizeof(cmd), "CHECK_DEPS_ROOT=%s %s/scripts/check-deps.sh %s", dir, cwd,
+		 args);
+	cr_assert_eq(tu_sh(&r, cmd, 60), 0);
+	return r;
+}
+
+Test(check_deps, the_tree_follows_its_direction)
+{
+	struct tu_result r;
+	cr_assert_eq(tu_sh(&r, "scripts/check-deps.sh", 120), 0);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	tu_result_free(&r);
+}
+
+Test(check_deps, violations_found)
+{
+	dir = tu_tmpdir("check-deps");
+	put("mk/deps.mk", "MODULES := top low\nDIR_top := top\nDIR_low := low\n"
+			  "USES_top := low\nUSES_low :=\n");
+	put("docs/ARCHITECTURE.md", "x\n<!-- deps:begin (generated from mk/deps.mk by "
+		"scripts/check-deps.sh --write-doc) -->\n<!-- deps:end -->\n");
+	put("low/low.h", "int low(void);\n");
+	put("low/low_int.h", "int low_int(void);\n");
+	put("low/low.c", "#include \"low/low.h\"\n#include \"low/low_int.h\"\n");
+	put("top/top.c", "#include \"low/low.h\"\n");
+	struct tu_result r = run("--write-doc");
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	tu_result_free(&r);
+	r = run("");
+	cr_assert_eq(r.status, 0, "a clean tree: %s", r.err);
+	tu_result_free(&r);
+
+	put("low/bad.c", "#include \"top/top.h\"\n");		/* against the direction */
+	put("top/peek.c", "#include \"low/low_int.h\"\n");	/* another module's insides */
+	r = run("");
+	cr_assert_eq(r.status, 1);
+	cr_assert_not_null(strstr(r.err, "low/bad.c:1: low may not include \"top/top.h\""),
+			   "%s", r.err);
+	cr_assert_not_null(strstr(r.err, "top/peek.c:1: \"low/low_int.h\" is internal to low"),
+			   "%s", r.err);
+	tu_result_free(&r);
+
+	put("mk/deps.mk", "MODULES := low top\nDIR_top := top\nDIR_low := low\n"
+			  "USES_top := low\nUSES_low :=\n");
+	put("low/bad.c", "\n");
+	put("top/peek.c", "\n");
+	r = run("");
+	cr_assert_eq(r.status, 1);
+	cr_assert_not_null(strstr(r.err, "top uses low but MODULES lists low first"), "%s",
+			   r.err);
+	cr_assert_not_null(strstr(r.err, "dependency table differs"), "%s", r.err);
+	tu_result_free(&r);
+	tu_rmtree(dir);
+	free(dir);
+}

@@ -1,0 +1,103 @@
+/* report_callgraph.c - `jitprof report -g` against `perf report -g --stdio --no-children` on
+ * a recording with deep stacks (a recursive program built here): about as many lines as
+ * perf's (within 1.5x), no whitespace-only lines, no graph under rows below the threshold,
+ * --percent-limit hiding rows, kernel frames without flamegraph.pl's "_[k]"; and the same
+ * size check on a JVM recording injected. */
+#include "tests/e2e/report_util.h"
+
+TestSuite(report_callgraph, .init = rx_setup, .fini = rx_teardown, .timeout = 300);
+
+static const char deep_c[] =
+	"#include <stdlib.h>\n"
+	"volatile unsigned long sink;\n"
+	"__attribute__((noinline)) static void leaf(int n)\n"
+	"{ for (int i = 0; i < n; i++) sink += i * 7; }\n"
+	"__attribute__((noinline)) static void leaf2(int n)\n"
+	"{ for (int i = 0; i < n; i++) sink ^= i * 3; }\n"
+	"__attribute__((noinline)) static void rec(int d, int w)\n"
+	"{\n"
+	"	if (d == 0) { if (w & 1) leaf(2000); else leaf2(1000); return; }\n"
+	"	rec(d - 1, w);\n"
+	"	if (d % 3 == 0) rec(d - 2 > 0 ? d - 2 : 0, w + 1);\n"
+	"}\n"
+	"int main(int argc, char **argv)\n"
+	"{\n"
+	"	long n = argc > 1 ? atol(argv[1]) : 300;\n"
+	"	for (long i = 0; i < n; i++) rec(14, (int)i);\n"
+	"	return 0;\n"
+	"}\n";
+
+/* Lines with something other than blanks. */
+static size_t nonblank(const char *s)
+{
+	size_t n = 0;
+	char line[4096];
+	for (const char *p = s; rx_next_line(&p, line, sizeof(line));)
+		n += strspn(line, " \t") < strlen(line);
+	return n;
+}
+
+static void no_blank_runs(const char *out)
+{
+	char line[4096];
+	for (const char *p = out; rx_next_line(&p, line, sizeof(line));)
+		cr_assert(!line[0] || strspn(line, " \t") < strlen(line),
+			  "a whitespace-only line in\n%s", out);
+}
+
+/* perf report -g and ours on dir/DATA: within 1.5x of each other in non-blank lines, ours
+ * without whitespace-only lines. Returns our output (valid until the next call). */
+static const char *compare_sizes(const char *home, const char *data)
+{
+	static struct tu_result ours;
+	struct tu_result perf;
+	tu_result_free(&ours);
+	rx_ok(&perf, "cd '%s' && HOME='%s' perf report -i '%s' -g --stdio --no-children "
+	      "2>/dev/null", dir, home, data);
+	rx_ok(&ours, "cd '%s' && HOME='%s' '%s' report -i '%s' -g 2>/dev/null", dir, home,
+	      rx_jitprof, data);
+	size_t np = nonblank(perf.out), no = nonblank(ours.out);
+	cr_assert_gt(np, 20, "perf printed little:\n%s", perf.out);
+	cr_assert(no * 2 <= np * 3 && np * 2 <= no * 3,
+		  "%zu non-blank lines, perf %zu:\n%s\n---- perf:\n%s", no, np, ours.out, perf.out);
+	no_blank_runs(ours.out);
+	tu_result_free(&perf);
+	return ours.out;
+}
+
+Test(report_callgraph, size_and_shape_like_perf)
+{
+	char home[PATH_MAX];
+	snprintf(home, sizeof(home), "%s/home", dir);
+	rx_build_and_record(home, "deep", deep_c, "-O1 -fno-omit-frame-pointer",
+			    "-g -F 2000", "100000");
+	const char *ours = compare_sizes(home, "perf.data");
+	cr_assert_null(strstr(ours, "_[k]"), "%s", ours);
+	/* The recursion's branches: perf's "|--P%--rec" lines appear in ours too. */
+	cr_assert_gt(tu_count(ours, "--rec\n"), 2, "%s", ours);
+	cr_assert(strstr(ours, "            ---"), "%s", ours);
+	struct tu_result r;
+	/* --percent-limit: rows and branches under it are gone. */
+	rx_ok(&r, "cd '%s' && HOME='%s' '%s' report -i perf.data -g --percent-limit 5 "
+	      "2>/dev/null", dir, home, rx_jitprof);
+	char line[4096];
+	for (const char *p = r.out; rx_next_line(&p, line, sizeof(line));) {
+		double pct;
+		if (line[0] != '#' && sscanf(line, " %lf%%", &pct) == 1)
+			cr_assert_geq(pct, 5.0, "row under the limit: %s", line);
+		const char *b = strstr(line, "--");
+		if (b && sscanf(b, "--%lf%%--", &pct) == 1)
+			cr_assert_geq(pct, 5.0, "branch under the limit: %s", line);
+	}
+	tu_result_free(&r);
+}
+
+/* The same on jitted code: a JVM under perf record -g with our agent, injected; every jitted
+ * frame is a method generation. */
+Test(report_callgraph, java_size_like_perf)
+{
+	char home[PATH_MAX];
+	snprintf(home, sizeof(home), "%s/home", dir);
+	rx_record_java(home, "-g -F 1000", "Generations 300");
+	compare_sizes(home, "perf.jit.data");
+}

@@ -1,0 +1,51 @@
+/* fuzz_jvmlog.c - libFuzzer target: HotSpot's compilation log (`report --jvm-log`) read by
+ * recorder/report/jvmlog.c with libxml2's streaming reader from a hostile file, then joined
+ * to a small hand-made session (compile ids and addresses the seeds use) and the generations
+ * view built, so every field the reader fills is used.
+ * fuzz-srcs: lib/ recorder/report/ recorder/inject/ recorder/symbols/ recorder/perfdata/ synth/ jitdump/ tests/lib/testutil.c
+ * fuzz-libs: -lelf -ldw -ldebuginfod -larchive -lcrypto -lzstd -lcapstone -liberty -lxml2 -lm -lpthread */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "recorder/report/report.h"
+
+static char path[64];
+static FILE *devnull;
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct rp_jvmlog *jl;
+	struct rp_session *s;
+	char err[512];
+	FILE *f;
+
+	if (!path[0]) {
+		snprintf(path, sizeof(path), "/tmp/fuzz-jvmlog-%d.log", (int)getpid());
+		devnull = fopen("/dev/null", "w");
+	}
+	if (!(f = fopen(path, "w")))
+		return 0;
+	fwrite(data, 1, size, f);
+	fclose(f);
+	if (rp_jvmlog_open(&jl, path, err, sizeof(err)))
+		return 0;
+	if (rp_session_new(&s) == 0) {
+		rp_set_span(s, 0, 2000000000ull);
+		for (int i = 1; i <= 4; i++) {
+			struct rp_load l = { .pid = 4242, .method = rp_intern(s, "A.m()"),
+					     .generation = (uint32_t)i, .load_time = 100000000ull * i,
+					     .code_addr = 0x1000u * (unsigned)i, .code_size = 100,
+					     .compile_id = i % 2 ? i : -1, .level = 4, .osr_bci = -1 };
+			rp_add_load(s, &l);
+		}
+		rp_session_finish(s);
+		if (rp_session_join_jvmlog(s, jl, err, sizeof(err)) == 0 && devnull)
+			rp_print_generations(devnull, s, "A", err, sizeof(err));
+		rp_session_free(s);
+	}
+	rp_jvmlog_free(jl);
+	return 0;
+}

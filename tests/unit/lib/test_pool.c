@@ -1,0 +1,64 @@
+/* test_pool.c - lib/pool.c, the one thread pool: every job queued (more than the ring holds at
+ * first) runs exactly once with its own bytes, progress counts them, and parallel-for covers
+ * each index once for empty, small and large ranges. */
+#include <criterion/criterion.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+
+#include "lib/pool.h"
+
+enum { N = 5000 };
+
+struct job { size_t idx; uint64_t tag; };
+static atomic_int runs[N];
+
+static void run(void *ctx, void *arg)
+{
+	const struct job *j = arg;
+	cr_assert_eq(ctx, (void *)runs);
+	cr_assert_eq(j->tag, j->idx * 7 + 1, "a job's bytes arrive as pushed");
+	atomic_fetch_add(&runs[j->idx], 1);
+}
+
+Test(pool, every_job_once_through_growth)
+{
+	struct jp_pool *p;
+	uint64_t done, queued;
+	for (size_t i = 0; i < N; i++)
+		atomic_store(&runs[i], 0);
+	cr_assert_eq(jp_pool_new(&p, 4, sizeof(struct job), run, runs), 0);
+	for (size_t i = 0; i < N; i++) {
+		struct job j = { i, i * 7 + 1 };
+		cr_assert_eq(jp_pool_push(p, &j), 0);
+	}
+	jp_pool_progress(p, &done, &queued);
+	cr_assert_eq(queued, N);
+	cr_assert_leq(done, N);
+	jp_pool_finish(p);
+	for (size_t i = 0; i < N; i++)
+		cr_assert_eq(atomic_load(&runs[i]), 1, "job %zu ran %d times", i,
+			     atomic_load(&runs[i]));
+}
+
+static atomic_int seen[100000];
+
+static void mark(void *ctx, size_t i)
+{
+	(void)ctx;
+	atomic_fetch_add(&seen[i], 1);
+}
+
+Test(pool, parallel_for_covers_each_index_once)
+{
+	static const size_t sizes[] = { 0, 1, 255, 257, 100000 };
+	for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
+		for (size_t i = 0; i < 100000; i++)
+			atomic_store(&seen[i], 0);
+		jp_parallel_for(sizes[k], 0, mark, NULL);
+		for (size_t i = 0; i < 100000; i++)
+			cr_assert_eq(atomic_load(&seen[i]), i < sizes[k] ? 1 : 0, "n %zu, index %zu",
+				     sizes[k], i);
+	}
+	cr_assert_geq(jp_default_threads(), 1);
+	cr_assert_leq(jp_default_threads(), 16);
+}

@@ -1,0 +1,50 @@
+/* test_strset.c - lib/strset.c, the one interner: equal strings give one pointer across
+ * table growth and chunk boundaries, distinct strings stay distinct, free empties it. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/strset.h"
+
+Test(strset, equal_strings_one_pointer_through_growth)
+{
+	struct jp_strset s = { 0 };
+	enum { N = 20000 };
+	static const char *first[N];
+	char buf[64];
+	for (int i = 0; i < N; i++) {
+		snprintf(buf, sizeof(buf), "name-%d", i);
+		first[i] = jp_strset_add(&s, buf);
+		cr_assert_not_null(first[i]);
+		cr_assert_str_eq(first[i], buf);
+	}
+	cr_assert_eq(s.n, N);
+	for (int i = 0; i < N; i++) {
+		snprintf(buf, sizeof(buf), "name-%d", i);
+		cr_assert_eq(jp_strset_add(&s, buf), first[i], "%s interned twice", buf);
+	}
+	cr_assert_eq(s.n, N);
+	cr_assert_null(jp_strset_add(&s, NULL));
+	cr_assert_str_eq(jp_strset_add(&s, ""), "");
+	jp_strset_free(&s);
+	cr_assert_eq(s.n, 0);
+	cr_assert_str_eq(jp_strset_add(&s, "again"), "again");
+	jp_strset_free(&s);
+}
+
+Test(strset, string_longer_than_a_chunk)
+{
+	struct jp_strset s = { 0 };
+	size_t len = 200000;
+	char *big = malloc(len + 1);
+	cr_assert_not_null(big);
+	memset(big, 'x', len);
+	big[len] = 0;
+	const char *p = jp_strset_add(&s, big);
+	cr_assert_not_null(p);
+	cr_assert_eq(strlen(p), len);
+	cr_assert_eq(jp_strset_add(&s, big), p);
+	free(big);
+	jp_strset_free(&s);
+}

@@ -1,0 +1,88 @@
+/* test_identity.c - recorder/report/identity.c: what a generation is per runtime. HotSpot:
+ * the JVM's class + name + signature, stubs/adapters/interpreter/tier "other" as runtime code;
+ * V8: the function and its script position without the tier marker, the marker its tier;
+ * anything else: the name. Then session.c numbers generations within each identity. */
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "jitdump/jitdump.h"
+#include "recorder/report/report_int.h"
+#include "tests/unit/report/rptest.h"
+
+static uint32_t add(struct rp_session *s, uint32_t pid, const char *method, uint32_t tier,
+		    uint64_t t)
+{
+	uint32_t i = rt_load(s, pid, method, 0, t, 0, 0x1000 * t, 0x40);
+	rp_load_at(s, i)->tier = tier;
+	return i;
+}
+
+Test(identity, per_runtime)
+{
+	/* pid, name as the runtime wrote it, as shown, tier. A JVM (pid 7): two loads of f, two
+	 * methods the readable name cannot tell apart (a covariant bridge), stubs and a
+	 * method-handle intrinsic. node (pid 8): scan through its four tiers, another function,
+	 * a builtin. minijit (pid 9): tier "other" is just an unnamed tier there. */
+	static const struct { uint32_t pid; const char *raw, *shown; uint32_t tier; } tab[] = {
+		{ 7, "Lp/A;f()V", "p.A.f()", JD_TIER_C1 },
+		{ 7, "Lp/A;f()V", "p.A.f()", JD_TIER_C2 },
+		{ 7, "Lp/A;g()Ljava/lang/Object;", "p.A.g()", JD_TIER_C2 },
+		{ 7, "Lp/A;g()Lp/B;", "p.A.g()", JD_TIER_C2 },
+		{ 7, "itable stub", "itable stub", JD_TIER_UNKNOWN },
+		{ 7, "Interpreter", "Interpreter", JD_TIER_STUB },
+		{ 7, "Ljava/lang/invoke/MethodHandle;linkToStatic(L;)V",
+		  "java.lang.invoke.MethodHandle.linkToStatic()", JD_TIER_OTHER },
+		{ 8, "JS:~scan /x.js:1:14", NULL, JD_TIER_UNKNOWN },
+		{ 8, "JS:^scan /x.js:1:14", NULL, JD_TIER_UNKNOWN },
+		{ 8, "JS:+scan /x.js:1:14", NULL, JD_TIER_UNKNOWN },
+		{ 8, "JS:*scan /x.js:1:14", NULL, JD_TIER_UNKNOWN },
+		{ 8, "JS:~other /x.js:5:1", NULL, JD_TIER_UNKNOWN },
+		{ 8, "Builtin:ArrayPush", NULL, JD_TIER_UNKNOWN },
+		{ 9, "checksum", NULL, JD_TIER_OTHER },
+		{ 9, "checksum", NULL, JD_TIER_OTHER },
+	};
+	struct rp_session *s = rt_session();
+	const char *raw[16] = { 0 };
+	uint32_t l[16];
+	size_t n = sizeof(tab) / sizeof(tab[0]);
+	for (size_t i = 0; i < n; i++) {
+		raw[i] = tab[i].raw;
+		l[i] = add(s, tab[i].pid, tab[i].shown ? tab[i].shown : tab[i].raw, tab[i].tier,
+			   i + 1);
+	}
+	cr_assert_eq(rp_identify_loads(s, raw), 0);
+	rp_session_finish(s);
+	const struct rp_load *L[16];
+	for (size_t i = 0; i < n; i++)
+		L[i] = rp_load_at(s, l[i]);
+	/* JVM */
+	cr_expect_eq(rp_load_ident(L[0]), rp_load_ident(L[1]));
+	cr_expect_eq(L[0]->generation, 1);
+	cr_expect_eq(L[1]->generation, 2);
+	cr_expect_str_eq(rp_load_title(L[0]), "p.A.f()");
+	cr_expect_neq(rp_load_ident(L[2]), rp_load_ident(L[3]), "two methods, one readable name");
+	cr_expect_eq(L[2]->generation, 1);
+	cr_expect_eq(L[3]->generation, 1);
+	for (int i = 0; i < 4; i++)
+		cr_expect_eq(L[i]->runtime, 0, "load %d", i);
+	for (int i = 4; i < 7; i++)
+		cr_expect_eq(L[i]->runtime, 1, "load %d is runtime code", i);
+	/* V8 */
+	static const uint32_t tiers[4] = { JD_TIER_INTERPRETER, RP_TIER_BASELINE, RP_TIER_MIDTIER,
+					   RP_TIER_OPTIMIZED };
+	for (int i = 7; i < 11; i++) {
+		cr_expect_str_eq(rp_load_ident(L[i]), "JS:scan /x.js:1:14");
+		cr_expect_str_eq(rp_load_title(L[i]), "JS:scan /x.js:1:14");
+		cr_expect_eq(L[i]->tier, tiers[i - 7]);
+		cr_expect_eq(L[i]->generation, (uint32_t)(i - 6));
+		cr_expect_eq(L[i]->runtime, 0);
+	}
+	cr_expect_str_eq(rp_load_ident(L[11]), "JS:other /x.js:5:1");
+	cr_expect_str_eq(rp_load_ident(L[12]), "Builtin:ArrayPush");
+	cr_expect_eq(L[12]->runtime, 0);
+	cr_expect_eq(L[12]->tier, JD_TIER_UNKNOWN);
+	/* minijit */
+	cr_expect_eq(L[13]->runtime, 0);
+	cr_expect_eq(L[14]->generation, 2);
+	rp_session_free(s);
+}
