@@ -185,6 +185,9 @@ static long build_stacks(struct scratch *s, jvmtiEnv *jvmti, const void *compile
 					return idx;
 				s->frames[nf + out->depth].method = (uint32_t)idx;
 				s->frames[nf + out->depth].line = agent_method_line(m, p->bcis[f]);
+				/* kept so a bci the JVM names elsewhere (a deopt trap in its
+				 * compilation log) can be put on this line */
+				s->frames[nf + out->depth].bci = (int32_t)p->bcis[f];
 				out->depth++;
 			}
 			/* frames[] is final now: pointers into it stay valid. */
@@ -306,6 +309,7 @@ void JNICALL agent_on_compiled_load(jvmtiEnv *jvmti, jmethodID method, jint code
 			inl.nr_pcs = (uint32_t)np;
 			inl.methods = s->methods;
 			inl.pcs = s->pcs;
+			inl.flags = JD_INLINE_BCI;
 			d.inl = &inl;
 		}
 	}

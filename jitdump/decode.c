@@ -240,6 +240,16 @@ static int dec_inline(struct jd_record *rec, const uint8_t *p, int sw, struct jd
 		b->methods[i].name = n;
 		b->methods[i].file = f;
 	}
+	/* Version 2 is version 1 followed by exactly one bci per frame; any other tail is damage
+	 * (strings cut short or a count that lies), so it is refused rather than half-read. */
+	uint64_t bci_off = off, tail = total - off;
+	in->flags = 0;
+	if (tail == nframes * JD_EXT_INLINE_BCI && nframes > 0)
+		in->flags = JD_INLINE_BCI;
+	else if (tail != 0)
+		return bad(msg, len, "INLINE record has %llu bytes after its strings: neither none "
+			   "(version 1) nor one bci per frame (%llu, version 2)",
+			   (unsigned long long)tail, (unsigned long long)nframes * JD_EXT_INLINE_BCI);
 	off = JD_EXT_INLINE_FIXED;
 	struct jd_inline_frame *fr = b->frames;
 	for (uint32_t i = 0; i < in->nr_pcs; i++) {
@@ -251,6 +261,11 @@ static int dec_inline(struct jd_record *rec, const uint8_t *p, int sw, struct jd
 		for (uint32_t k = 0; k < pc->depth; k++, fr++, off += JD_EXT_INLINE_FRAME) {
 			fr->method = jd_get32(p + off, sw);
 			fr->line = (int32_t)jd_get32(p + off + 4, sw);
+			fr->bci = -1;
+			if (in->flags & JD_INLINE_BCI) {
+				fr->bci = (int32_t)jd_get32(p + bci_off, sw);
+				bci_off += JD_EXT_INLINE_BCI;
+			}
 			if (fr->method >= in->nr_methods)
 				return bad(msg, len, "INLINE pc %u frame %u names method %u of %u",
 					   i, k, fr->method, in->nr_methods);

@@ -158,8 +158,9 @@ static const char *str_or_empty(const char *s)
 uint64_t jd_inline_size(const struct jd_ext_inline *in)
 {
 	uint64_t n = JD_EXT_INLINE_FIXED;
+	uint32_t frame = JD_EXT_INLINE_FRAME + (in->flags & JD_INLINE_BCI ? JD_EXT_INLINE_BCI : 0);
 	for (uint32_t i = 0; i < in->nr_pcs; i++) {
-		n += JD_EXT_INLINE_PC_FIXED + (uint64_t)in->pcs[i].depth * JD_EXT_INLINE_FRAME;
+		n += JD_EXT_INLINE_PC_FIXED + (uint64_t)in->pcs[i].depth * frame;
 		if (n > UINT32_MAX)
 			return 0;
 	}
@@ -194,6 +195,11 @@ uint8_t *jd_enc_inline(uint8_t *p, uint64_t ts, const struct jd_ext_inline *in, 
 		p = jd_put_bytes(p, n, strlen(n) + 1);
 		p = jd_put_bytes(p, f, strlen(f) + 1);
 	}
+	/* Version 2's bcis go after everything version 1 has, so an older reader, which reads a
+	 * record up to its strings and skips the rest by size, still reads it. */
+	for (uint32_t i = 0; (in->flags & JD_INLINE_BCI) && i < in->nr_pcs; i++)
+		for (uint32_t k = 0; k < in->pcs[i].depth; k++)
+			p = jd_put32(p, (uint32_t)in->pcs[i].frames[k].bci);
 	return p;
 }
 

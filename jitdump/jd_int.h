@@ -18,6 +18,7 @@
 #define JD_EXT_INLINE_FIXED     40u
 #define JD_EXT_INLINE_PC_FIXED  12u	/* u64 addr, u32 depth */
 #define JD_EXT_INLINE_FRAME     8u	/* u32 method, i32 line */
+#define JD_EXT_INLINE_BCI       4u	/* version 2: one i32 bci per frame after the strings */
 #define JD_EXT_UNLOAD_SIZE      40u
 #define JD_EXT_STATS_SIZE       64u
 #define JD_CLOSE_SIZE           16u

@@ -133,7 +133,10 @@ struct jd_ext_load_info {
 struct jd_inline_frame {
 	uint32_t method;	/* index into the record's method table */
 	int32_t line;		/* 0 = unknown */
+	int32_t bci;		/* bytecode index; read only with JD_INLINE_BCI, -1 = unknown */
 };
+
+#define JD_INLINE_BCI (1u << 0)	/* frames carry bcis: INLINE version 2 */
 
 struct jd_inline_pc {
 	uint64_t addr;
@@ -151,6 +154,10 @@ struct jd_ext_inline {
 	uint32_t nr_methods, nr_pcs;
 	const struct jd_inline_method *methods;
 	const struct jd_inline_pc *pcs;	/* ascending addr */
+	/* JD_INLINE_*. Without JD_INLINE_BCI the writer ignores frames' bci (a caller that
+	 * predates it leaves it 0, a valid bci) and writes version 1; the reader sets it for a
+	 * version-2 record and gives bci -1 for version 1. */
+	uint32_t flags;
 };
 
 struct jd_ext_unload {

@@ -219,6 +219,7 @@ static void print_inline(struct out *o, const struct jd_ext_inline *in)
 	f_u64(o, "code_index", in->code_index);
 	f_addr(o, "code_addr", in->code_addr);
 	f_u64(o, "methods", in->nr_methods);
+	f_u64(o, "inline_version", in->flags & JD_INLINE_BCI ? 2 : 1);
 	list_begin(o, "pcs");
 	for (uint32_t i = 0; i < in->nr_pcs; i++) {
 		const struct jd_inline_pc *pc = &in->pcs[i];
@@ -233,6 +234,8 @@ static void print_inline(struct out *o, const struct jd_ext_inline *in)
 			f_str(o, "method", m->name);
 			f_str(o, "file", m->file);
 			f_i64(o, "line", pc->frames[k].line);
+			if (in->flags & JD_INLINE_BCI)	/* version 1 has none: left out */
+				f_i64(o, "bci", pc->frames[k].bci);
 			obj_end(o);
 		}
 		list_end(o);

@@ -65,16 +65,21 @@ void rp_gen_print_detail(FILE *out, const struct rp_gen_row *r)
 	const struct rp_jvm_code *c = r->load->jvm;
 	if (!c)
 		return;
-	if (c->end == RP_END_DEOPT)
-		fprintf(out, "        deoptimized: %s, action %s, at %s bci %d\n",
+	if (c->end == RP_END_DEOPT) {
+		uint32_t line = rp_bci_line(r->load, c->trap_method, c->trap_bci);
+		char at[32] = "";
+		if (line)
+			snprintf(at, sizeof(at), " line %u", line);
+		fprintf(out, "        deoptimized: %s, action %s, at %s%s bci %d\n",
 			c->reason ? c->reason : "?", c->action ? c->action : "?",
-			c->trap_method ? c->trap_method : "?", c->trap_bci);
+			c->trap_method ? c->trap_method : "?", at, c->trap_bci);
+	}
 	else if (c->end == RP_END_DEPENDENCY)
 		fprintf(out, "        dependency broken: %s (by %s)\n", c->reason ? c->reason : "?",
 			c->trap_method ? c->trap_method : "?");
 	for (size_t i = 0; i < c->nr_inl && i < MAX_INLINE_SHOWN; i++) {
 		const struct rp_jvm_inline *in = &c->inl[i];
-		uint32_t line = rp_call_site_line(r->load, in->callee, in->caller);
+		uint32_t line = rp_call_site_line(r->load, in->callee, in->caller, in->bci);
 		char at[32] = "";
 		if (line)
 			snprintf(at, sizeof(at), " line %u", line);
@@ -170,8 +175,12 @@ void rp_gen_json_fields(FILE *out, const struct rp_gen_row *r)
 	fputs(", \"by_gen\": ", out);
 	json_int_or_null(out, r->ended_by == RP_END_REPLACED && r->next ?
 			 (int32_t)r->next->generation : -1);
-	/* The log names a bytecode index, not a line; lines need the class file. */
-	fputs(", \"line\": null}, \"inlined\": ", out);
+	/* The log names a bytecode index; the agent's inline stacks (version 2) put it on a
+	 * line when a pc descriptor of this generation has that (method, bci). */
+	uint32_t tline = logged ? rp_bci_line(l, c->trap_method, c->trap_bci) : 0;
+	fputs(", \"line\": ", out);
+	json_int_or_null(out, tline ? (int32_t)tline : -1);
+	fputs("}, \"inlined\": ", out);
 	if (!c) {
 		fputs("null", out);
 		return;
@@ -185,7 +194,7 @@ void rp_gen_json_fields(FILE *out, const struct rp_gen_row *r)
 		json_str_or_null(out, in->caller);
 		fputs(", \"bci\": ", out);
 		json_int_or_null(out, in->bci);
-		uint32_t line = rp_call_site_line(l, in->callee, in->caller);
+		uint32_t line = rp_call_site_line(l, in->callee, in->caller, in->bci);
 		fputs(", \"line\": ", out);
 		json_int_or_null(out, line ? (int32_t)line : -1);
 		fprintf(out, ", \"ok\": %s, \"why\": ", in->ok ? "true" : "false");

@@ -17,6 +17,8 @@ struct rp_src_line { uint64_t off; const char *file; uint32_t line; };
 
 /* A call the compile inlined, with the caller's source line (the agent's inline stacks). */
 struct rp_call_site { const char *callee, *caller; uint32_t line; };	/* "pkg.Cls.name" */
+/* A (method, bci) the agent's inline stacks put on a source line (INLINE version 2). */
+struct rp_bci_line { const char *method; int32_t bci; uint32_t line; };	/* "pkg.Cls.name" */
 
 /* One code load of a jitted method in one process: a "generation" (docs/ARCHITECTURE.md,
  * contract 3). */
@@ -42,6 +44,8 @@ struct rp_load {
 	size_t nr_lines;
 	const struct rp_call_site *sites;	/* with want_sites, or NULL */
 	size_t nr_sites;
+	const struct rp_bci_line *bci_lines;	/* idem, each (method, bci) once */
+	size_t nr_bci_lines;
 	/* filled in by rp_session_finish() */
 	uint64_t samples, period;
 	/* From the companion file (ingest) or tests; -1 unknown. */

@@ -72,7 +72,12 @@ void rp_gen_json_sources(FILE *out, const struct rp_session *s);	/* "jvm_log": .
  * line of a callee/caller pair, 0 when unknown or ambiguous. */
 struct jd_ext_inline;
 void rp_keep_call_sites(struct rp_session *s, const struct jd_ext_inline *in, struct rp_load *l);
-uint32_t rp_call_site_line(const struct rp_load *l, const char *callee, const char *caller);
+uint32_t rp_call_site_line(const struct rp_load *l, const char *callee, const char *caller,
+			   int32_t bci);
+/* The source line of bytecode bci of a method named as HotSpot's log does ("pkg.Cls name
+ * (sig)" or "pkg/Cls.name"), from the load's recorded (method, bci, line) triples; 0 when
+ * the agent recorded no bci there (INLINE version 1, or a bci no pc descriptor has). */
+uint32_t rp_bci_line(const struct rp_load *l, const char *method, int32_t bci);
 
 /* compare_align.c: instructions hashed without their numbers, and an LCS pairing. */
 struct rp_pair { long a, b; };	/* indexes, -1 = no counterpart on that side */

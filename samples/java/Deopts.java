@@ -56,7 +56,7 @@ public final class Deopts {
     }
 
     static int branchy(int x) {
-        if (x < 0) {
+        if (x < 0) { // MARK unstable_if: the trap re-executes this if (tests/e2e/report_deopts)
             return negative(x);
         }
         return x * 3 + 1;
@@ -67,7 +67,7 @@ public final class Deopts {
     }
 
     static int poly(Shape s) {
-        return s.area() * 2 + 1;
+        return s.area() * 2 + 1; // MARK call area: poly's call site of area()
     }
 
     static int cha(Animal a) {

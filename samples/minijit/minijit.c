@@ -136,10 +136,10 @@ static void build_tables(struct tables *t, const struct mj_code *c, uint64_t add
 		};
 		uint32_t depth = 0;
 		if (m->inl_line) {
-			t->frames[i][depth++] = (struct jd_inline_frame){ 1, m->inl_line };
+			t->frames[i][depth++] = (struct jd_inline_frame){ 1, m->inl_line, -1 };
 			t->has_inline = 1;
 		}
-		t->frames[i][depth++] = (struct jd_inline_frame){ 0, m->line };
+		t->frames[i][depth++] = (struct jd_inline_frame){ 0, m->line, -1 };
 		t->pcs[i] = (struct jd_inline_pc){ addr + m->off, depth, t->frames[i] };
 	}
 	t->inl = (struct jd_ext_inline){

@@ -1,7 +1,8 @@
 /* agent_dump.c - libagent.so inside a real JVM, on every JDK under /usr/lib/jvm: the dump and
  * its companion parse cleanly; every Java load with line information carries DEBUG_INFO; the
  * lines of a known method match its source; Generations' hot method shows several generations
- * with tiers read from the JVM; inline stacks, stubs, unloads and the agent's stats appear. */
+ * with tiers read from the JVM; inline stacks (version 2: a bci per frame, one line per bci),
+ * stubs, unloads and the agent's stats appear. */
 #include "tests/e2e/agent_util.h"
 
 #define GEN "Ljitprof/samples/Generations;"
@@ -64,6 +65,30 @@ static int inlined_area(const struct jd_ext_inline *inl)
 	return 0;
 }
 
+/* INLINE version 2: every frame with a line has the bci it came from, and one (method, bci)
+ * is on one line wherever it appears in the load (a bci has one line in the class file). */
+static void check_bcis(const struct ag_jdk *jdk, const char *name, const struct jd_ext_inline *inl)
+{
+	if (!inl)
+		return;
+	cr_expect(inl->flags & JD_INLINE_BCI, "JDK %d: %s: INLINE version 1", jdk->major, name);
+	for (uint32_t i = 0; i < inl->nr_pcs; i++)
+		for (uint32_t f = 0; f < inl->pcs[i].depth; f++) {
+			const struct jd_inline_frame *a = &inl->pcs[i].frames[f];
+			if (a->line > 0)
+				cr_expect_geq(a->bci, 0, "JDK %d: %s: line %d without a bci",
+					      jdk->major, name, a->line);
+			for (uint32_t j = 0; a->bci >= 0 && j < i; j++)
+				for (uint32_t g = 0; g < inl->pcs[j].depth; g++) {
+					const struct jd_inline_frame *b = &inl->pcs[j].frames[g];
+					cr_expect(b->method != a->method || b->bci != a->bci ||
+						  b->line == a->line, "JDK %d: %s: bci %d on lines "
+						  "%d and %d", jdk->major, name, a->bci, a->line,
+						  b->line);
+				}
+		}
+}
+
 static void check_generations_dump(const struct ag_jdk *jdk, const char *dump)
 {
 	char ext[PATH_MAX], err[512];
@@ -124,6 +149,8 @@ static void check_generations_dump(const struct ag_jdk *jdk, const char *dump)
 			c2 += e->info->tier == JD_TIER_C2;
 			inl_seen |= inlined_area(e->inl);
 		}
+		if (ag_starts(name, GEN))
+			check_bcis(jdk, name, e->inl);
 	}
 	cr_expect_geq(totals, 2, "JDK %d: total() loaded %zu times", jdk->major, totals);
 	cr_expect(c1 > 0 && c2 > 0, "JDK %d: total() tiers C1 %zu C2 %zu", jdk->major, c1, c2);

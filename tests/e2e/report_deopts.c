@@ -3,7 +3,8 @@
  * dependency each end the first C2 generation of their method; active periods are ordered and
  * normal-entry generations do not overlap; every compile id `jcmd Compiler.codelist` listed
  * during the run is the generation with that level and code address; the JSON validates
- * against docs/generations.schema.json (checks in report_deopts.py). Also: without the log the
+ * against docs/generations.schema.json (checks in report_deopts.py); the unstable_if trap and
+ * poly's inlined area() call are on the lines Deopts.java marks ("// MARK ..."). Also: without the log the
  * report still works and says what it lacks; another process's log is refused; a cut log is
  * used up to the cut and the report says so. */
 #include "tests/e2e/report_util.h"
@@ -32,9 +33,26 @@ static void run_deopts(const struct ag_jdk *jdk, const char *wd, const char *age
 	tu_result_free(&r);
 }
 
+/* The line of Deopts.java carrying "// MARK what", 0 when none: expectations come from the
+ * source, never a number written here. */
+static int marked_line(const char *src, const char *what)
+{
+	char buf[512], mark[64];
+	int no = 0, found = 0;
+	FILE *f = fopen(src, "r");
+	snprintf(mark, sizeof(mark), "// MARK %s", what);
+	while (f && !found && fgets(buf, sizeof(buf), f)) {
+		no++;
+		found = strstr(buf, mark) != NULL;
+	}
+	if (f)
+		fclose(f);
+	return found ? no : 0;
+}
+
 static void check_jdk(const struct ag_jdk *jdk)
 {
-	char agent[PATH_MAX], classes[PATH_MAX], script[PATH_MAX], schema[PATH_MAX];
+	char agent[PATH_MAX], classes[PATH_MAX], script[PATH_MAX], schema[PATH_MAX], src[PATH_MAX];
 	char wd[PATH_MAX + 32];
 	struct tu_result r;
 
@@ -42,14 +60,16 @@ static void check_jdk(const struct ag_jdk *jdk)
 		cr_skip_test("the agent or samples/java are not built");
 	cr_assert_not_null(realpath("tests/e2e/report_deopts.py", script));
 	cr_assert_not_null(realpath("docs/generations.schema.json", schema));
+	cr_assert_not_null(realpath("samples/java/Deopts.java", src));
 	snprintf(wd, sizeof(wd), "%s/jdk%d", dir, jdk->major);
 	run_deopts(jdk, wd, agent, classes);
 
 	rx_ok(&r, "cd '%s' && '%s' report -i perf.jit.data --generations --json --jvm-log comp.log "
-	      "--method '%s' >g.json && python3 '%s' g.json codelist.txt '%s'", wd, rx_jitprof,
-	      METHODS, script, schema);
+	      "--method '%s' >g.json && python3 '%s' g.json codelist.txt '%s' '%s'", wd,
+	      rx_jitprof, METHODS, script, schema, src);
 	fprintf(stderr, "report_deopts: JDK %d:\n%s", jdk->major, r.out);
 	cr_expect(!strstr(r.out, "FAIL"), "JDK %d:\n%s", jdk->major, r.out);
+	cr_expect(strstr(r.out, "OK branchy trap"), "JDK %d: no trap line:\n%s", jdk->major, r.out);
 	cr_expect(strstr(r.out, "OK branchy") && strstr(r.out, "OK poly") && strstr(r.out, "OK cha"),
 		  "JDK %d:\n%s", jdk->major, r.out);
 	tu_result_free(&r);
@@ -58,6 +78,12 @@ static void check_jdk(const struct ag_jdk *jdk)
 	rx_ok(&r, "cd '%s' && '%s' report -i perf.jit.data --generations --jvm-log comp.log "
 	      "--method '%s'", wd, rx_jitprof, METHODS);
 	cr_expect(strstr(r.out, "deoptimized: unstable_if"), "JDK %d:\n%s", jdk->major, r.out);
+	/* ... on the line of the if whose never-taken branch C2 pruned (the trap's bci). */
+	char at[96];
+	int if_line = marked_line(src, "unstable_if");
+	cr_assert_gt(if_line, 0, "no \"// MARK unstable_if\" in %s", src);
+	snprintf(at, sizeof(at), "Deopts branchy (I)I line %d bci ", if_line);
+	cr_expect(strstr(r.out, at), "JDK %d: no \"%s\":\n%s", jdk->major, at, r.out);
 	cr_expect(strstr(r.out, "dependency broken: "), "JDK %d:\n%s", jdk->major, r.out);
 	cr_expect(!strstr(r.out, "truncated"), "%s", r.out);
 	tu_result_free(&r);

@@ -1,5 +1,6 @@
 # report_deopts.py - the checks of tests/e2e/report_deopts.c on `jitprof report --generations
-# --json --jvm-log` of samples/java/Deopts: argv = json file, codelist file, schema file.
+# --json --jvm-log` of samples/java/Deopts: argv = json file, codelist file, schema file,
+# Deopts.java (its "// MARK <what>" comments say which source line each line number must be).
 # Prints "OK ..." lines, or "FAIL ..." lines the C test reports; "NOTE ..." for skipped parts.
 import json
 import re
@@ -8,6 +9,13 @@ import sys
 doc = json.load(open(sys.argv[1]))["generations"]
 codelist = open(sys.argv[2]).read()
 fails = []
+marks = {}
+for no, text in enumerate(open(sys.argv[4]), 1):
+    m = re.search(r"// MARK (unstable_if|call \w+)", text)
+    if m:
+        marks[m.group(1)] = no
+if set(marks) != {"unstable_if", "call area"}:
+    fails.append("Deopts.java markers: %s" % marks)
 try:
     import jsonschema
     jsonschema.validate(doc, json.load(open(sys.argv[3])))
@@ -44,6 +52,22 @@ for name, (kind, reasons) in expect.items():
         print("OK %s gen %d ended by %s %s" % (name, c2[0]["gen"], e["kind"], e["reason"]))
     if kind == "deopt" and (e["method"] is None or "Deopts" not in e["method"]):
         fails.append("%s: trap without its method: %s" % (name, e))
+    # The trap's bci on its line: the agent's inline stacks (version 2) hold (method, bci).
+    if name == "branchy" and e["kind"] == "deopt":
+        if e["line"] != marks.get("unstable_if"):
+            fails.append("branchy: unstable_if trap at line %s, the pruned if is line %s (%s)"
+                         % (e["line"], marks.get("unstable_if"), e))
+        else:
+            print("OK branchy trap bci %s at line %d" % (e["bci"], e["line"]))
+    # Call sites of area() inlined into poly: the line of the call, by its bci.
+    if name == "poly":
+        for g in gens:
+            for i in g["inlined"] or []:
+                if (i["callee"] or "").endswith(".area") and \
+                        (i["caller"] or "").endswith("Deopts.poly") and i["ok"] and \
+                        i["line"] is not None and i["line"] != marks.get("call area"):
+                    fails.append("poly gen %d: area() inlined at line %s, the call is line %s"
+                                 % (g["gen"], i["line"], marks.get("call area")))
     # Active periods: ordered, and normal-entry generations never overlap.
     normal = sorted((g for g in gens if g["osr_bci"] is None), key=lambda g: g["gen"])
     for a, b in zip(normal, normal[1:]):

@@ -132,7 +132,7 @@ static void decode(struct bytes *b, struct synth_input *in)
 							(uint32_t)take(b, 1) % 5, frames[i] };
 			for (uint32_t d = 0; d < pcs[i].depth; d++)
 				frames[i][d] = (struct jd_inline_frame){ (uint32_t)take(b, 1) % 6,
-									 (int32_t)take(b, 2) };
+									 (int32_t)take(b, 2), -1 };
 		}
 		inl.methods = methods;
 		inl.pcs = pcs;

@@ -56,9 +56,13 @@ static inline void jd_touch_inline(const struct jd_ext_inline *in)
 	}
 	for (uint32_t i = 0; i < in->nr_pcs; i++) {
 		const struct jd_inline_pc *pc = &in->pcs[i];
-		for (uint32_t d = 0; d < pc->depth; d++)
+		for (uint32_t d = 0; d < pc->depth; d++) {
 			JD_PROMISE(pc->frames[d].method < in->nr_methods,
 				   "inline frame names a method outside the table");
+			JD_PROMISE((in->flags & JD_INLINE_BCI) || pc->frames[d].bci == -1,
+				   "a version-1 inline frame has a bci");
+			jd_touch_sink += (uint32_t)pc->frames[d].bci;
+		}
 		jd_touch_sink += pc->addr;
 	}
 }

@@ -44,7 +44,7 @@ Test(index, generations_lines_unwind_companion)
 	struct jd_line l1[] = { { 0x100, 1, 0, "m.c" }, { 0x104, 2, 0, "m.c" } };
 	struct jd_line l2[] = { { 0x100, 7, 0, "m.c" } };
 	struct jd_inline_method meth[] = { { "m", "m.c" } };
-	struct jd_inline_frame fr[] = { { 0, 3 } };
+	struct jd_inline_frame fr[] = { { 0, 3, -1 } };
 	struct jd_inline_pc pc[] = { { 0x102, 1, fr } };
 	struct jd_ext_inline inl = { .nr_methods = 1, .nr_pcs = 1, .methods = meth, .pcs = pc };
 	struct jd_ext_load_info info = { .generation = 2, .tier = JD_TIER_C2, .level = 4 };

@@ -323,7 +323,7 @@ Test(reader, byte_swapped_companion)
 	struct jd_writer *w = jdt_writer(&dir, 0);
 	uint8_t code[4] = { 0 };
 	struct jd_inline_method m[] = { { "outer", "O.java" }, { "inner", "I.java" } };
-	struct jd_inline_frame f[] = { { 1, 300 }, { 0, -1 } };
+	struct jd_inline_frame f[] = { { 1, 300, -1 }, { 0, -1, -1 } };
 	struct jd_inline_pc pc[] = { { 0x10, 2, f }, { 0x12, 1, f + 1 } };
 	struct jd_ext_inline in = { .nr_methods = 2, .nr_pcs = 2, .methods = m, .pcs = pc };
 	struct jd_ext_load_info info = { .generation = 7, .tier = JD_TIER_C1,

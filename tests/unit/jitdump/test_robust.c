@@ -18,7 +18,7 @@ static uint8_t *sample_ext(size_t *len, char **dir)
 	struct jd_writer *w = jdt_writer(dir, 0);
 	uint8_t code[6] = { 1, 2, 3, 4, 5, 6 };
 	struct jd_inline_method m[] = { { "outer", "O.java" }, { "inner", "I.java" } };
-	struct jd_inline_frame f[] = { { 1, 3 }, { 0, 9 } };
+	struct jd_inline_frame f[] = { { 1, 3, -1 }, { 0, 9, -1 } };
 	struct jd_inline_pc pc[] = { { 0x10, 2, f }, { 0x12, 1, f + 1 } };
 	struct jd_ext_inline in = { .nr_methods = 2, .nr_pcs = 2, .methods = m, .pcs = pc };
 	struct jd_ext_load_info info = { .generation = 2, .tier = JD_TIER_C1, .level = 3 };

@@ -84,7 +84,7 @@ Test(writer, every_record_round_trips)
 		{ 0x7008, 40, 0, "Bar.java" }, { 0x7010, 7, 0, NULL },
 	};
 	struct jd_inline_method meth[] = { { "LFoo;run()V", "Foo.java" }, { "LBar;get()I", "" } };
-	struct jd_inline_frame fr0[] = { { 1, 40 }, { 0, 6 } }, fr1[] = { { 0, 7 } };
+	struct jd_inline_frame fr0[] = { { 1, 40, -1 }, { 0, 6, -1 } }, fr1[] = { { 0, 7, -1 } };
 	struct jd_inline_pc pcs[] = { { 0x7008, 2, fr0 }, { 0x7010, 1, fr1 } };
 	struct jd_ext_inline inl = { .nr_methods = 2, .nr_pcs = 2, .methods = meth, .pcs = pcs };
 	struct jd_ext_load_info info = { .generation = 3, .tier = JD_TIER_C2,
@@ -329,6 +329,64 @@ Test(writer, load_info_versions)
 	cr_assert_eq(jd_reader_open_mem(&r, buf, len, "damaged.jitprof"), 0);
 	cr_assert_lt(jd_reader_next(r, &rec), 0);
 	cr_assert(strstr(jd_reader_error(r), "no room"), "%s", jd_reader_error(r));
+	cr_assert(strstr(jd_reader_error(r), "damaged.jitprof"), "%s", jd_reader_error(r));
+	jd_reader_close(r);
+	free(buf);
+	tu_rmtree(dir);
+	free(dir);
+}
+
+/* INLINE is versioned by size too: version 1 (no JD_INLINE_BCI, what older agents wrote and
+ * what a caller leaving bci 0 gets) reads back with bci -1; version 2 appends one i32 bci per
+ * frame after the strings, so an older reader, which stops at the strings, still reads the
+ * rest. A tail of any other length is damage, refused with the file's name. */
+Test(writer, inline_versions)
+{
+	char *dir, ext[4200];
+	struct jd_writer *w = jdt_writer(&dir, 0);
+	uint8_t c = 0xc3, *buf;
+	struct jd_inline_method meth[] = { { "LFoo;run()V", "Foo.java" }, { "LBar;get()I", "" } };
+	struct jd_inline_frame fr0[] = { { 1, 40, 3 }, { 0, 6, 17 } }, fr1[] = { { 0, 7, 0 } };
+	struct jd_inline_pc pcs[] = { { 1, 2, fr0 }, { 2, 1, fr1 } };
+	struct jd_ext_inline inl = { .nr_methods = 2, .nr_pcs = 2, .methods = meth, .pcs = pcs };
+	struct jd_load_desc d = { .name = "f", .code_addr = 1, .code = &c, .code_size = 1,
+				  .inl = &inl };
+	struct jd_record rec;
+	struct jd_reader *r;
+	size_t len;
+
+	cr_assert_eq(jd_write_load(w, &d, NULL), 0);
+	inl.flags = JD_INLINE_BCI;
+	cr_assert_eq(jd_write_load(w, &d, NULL), 0);
+	jd_ext_path(jd_writer_path(w), ext, sizeof(ext));
+	cr_assert_eq(jd_writer_close(w), 0);
+	r = open_or_die(ext);
+	next_or_die(r, &rec, JD_EXT_INLINE);
+	uint32_t v1size = rec.total_size;
+	cr_assert_eq(rec.u.inl.flags, 0);
+	cr_assert_eq(rec.u.inl.pcs[0].frames[1].line, 6);
+	cr_assert_eq(rec.u.inl.pcs[0].frames[1].bci, -1, "bcis without JD_INLINE_BCI are unknown");
+	cr_assert_eq(rec.u.inl.pcs[1].frames[0].bci, -1);
+	next_or_die(r, &rec, JD_EXT_INLINE);
+	cr_assert_eq(rec.total_size, v1size + 3 * 4, "one i32 per frame: %u", rec.total_size);
+	cr_assert_eq(rec.u.inl.flags, JD_INLINE_BCI);
+	cr_assert_eq(rec.u.inl.pcs[0].frames[0].bci, 3);
+	cr_assert_eq(rec.u.inl.pcs[0].frames[1].bci, 17);
+	cr_assert_eq(rec.u.inl.pcs[0].frames[1].line, 6);
+	cr_assert_eq(rec.u.inl.pcs[1].frames[0].bci, 0);
+	cr_assert_str_eq(rec.u.inl.methods[1].name, "LBar;get()I");
+	uint64_t v2off = rec.offset;
+	jd_reader_close(r);
+
+	/* The version-2 record cut by 4 bytes (its size says so): two of three bcis. */
+	buf = tu_read_file(ext, &len);
+	cr_assert(buf && len >= v2off + rec.total_size);
+	uint32_t cut = rec.total_size - 4;
+	memcpy(buf + v2off + 4, &cut, 4);
+	cr_assert_eq(jd_reader_open_mem(&r, buf, v2off + cut, "damaged.jitprof"), 0);
+	cr_assert_eq(jd_reader_next(r, &rec), 1);
+	cr_assert_lt(jd_reader_next(r, &rec), 0);
+	cr_assert(strstr(jd_reader_error(r), "bci per frame"), "%s", jd_reader_error(r));
 	cr_assert(strstr(jd_reader_error(r), "damaged.jitprof"), "%s", jd_reader_error(r));
 	jd_reader_close(r);
 	free(buf);

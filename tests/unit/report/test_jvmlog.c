@@ -296,19 +296,49 @@ Test(jvmlog, call_site_lines_from_inline_stacks)
 	struct rp_load *l = rp_load_at(s, rt_load(s, 1, "A.m()", 1, 1, 0, 0x1000, 64));
 	struct jd_inline_method meth[] = { { "La/A;m()V", "A.java" }, { "La/B;area()I", "B.java" },
 					   { "La/B;big(I)I", "B.java" } };
-	struct jd_inline_frame f0[] = { { 1, 7 }, { 0, 14 } };		/* B.area at A.m:14 */
-	struct jd_inline_frame f1[] = { { 2, 3 }, { 1, 8 }, { 0, 14 } };	/* B.big at B.area:8 */
-	struct jd_inline_frame f2[] = { { 2, 3 }, { 0, 20 } };		/* B.big at A.m:20 */
-	struct jd_inline_frame f3[] = { { 2, 3 }, { 0, 21 } };		/* ... and at A.m:21 */
+	struct jd_inline_frame f0[] = { { 1, 7, -1 }, { 0, 14, -1 } };		/* B.area at A.m:14 */
+	struct jd_inline_frame f1[] = { { 2, 3, -1 }, { 1, 8, -1 }, { 0, 14, -1 } };	/* B.big at B.area:8 */
+	struct jd_inline_frame f2[] = { { 2, 3, -1 }, { 0, 20, -1 } };		/* B.big at A.m:20 */
+	struct jd_inline_frame f3[] = { { 2, 3, -1 }, { 0, 21, -1 } };		/* ... and at A.m:21 */
 	struct jd_inline_pc pcs[] = { { 0x1000, 2, f0 }, { 0x1004, 3, f1 }, { 0x1008, 2, f0 },
 				      { 0x100c, 2, f2 }, { 0x1010, 2, f3 } };
 	struct jd_ext_inline in = { .nr_methods = 3, .nr_pcs = 5, .methods = meth, .pcs = pcs };
 	rp_keep_call_sites(s, &in, l);
 	cr_assert_eq(l->nr_sites, 4, "distinct (callee, caller, line): %zu", l->nr_sites);
-	cr_assert_eq(rp_call_site_line(l, "a.B.area", "a.A.m"), 14);
-	cr_assert_eq(rp_call_site_line(l, "a.B.big", "a.B.area"), 8);
-	cr_assert_eq(rp_call_site_line(l, "a.B.big", "a.A.m"), 0, "two lines: unknown");
-	cr_assert_eq(rp_call_site_line(l, "a.C.x", "a.A.m"), 0);
+	cr_assert_eq(rp_call_site_line(l, "a.B.area", "a.A.m", 5), 14);
+	cr_assert_eq(rp_call_site_line(l, "a.B.big", "a.B.area", 5), 8);
+	cr_assert_eq(rp_call_site_line(l, "a.B.big", "a.A.m", 5), 0, "two lines: unknown");
+	cr_assert_eq(rp_call_site_line(l, "a.C.x", "a.A.m", 5), 0);
+	cr_assert_eq(l->nr_bci_lines, 0, "version 1 stacks have no bcis");
+	cr_assert_eq(rp_bci_line(l, "a.A m ()V", 5), 0);
+	rp_session_free(s);
+}
+
+/* With bcis (INLINE version 2) a (method, bci) the log names -- a trap, a call site -- is on
+ * the line the stacks put it, in whichever spelling the log uses; an unknown bci stays 0,
+ * and a call made from two lines gets each its own line by bci. */
+Test(jvmlog, bci_lines_from_inline_stacks_v2)
+{
+	struct rp_session *s = rt_session();
+	struct rp_load *l = rp_load_at(s, rt_load(s, 1, "A.m()", 1, 1, 0, 0x1000, 64));
+	struct jd_inline_method meth[] = { { "La/A;m()V", "A.java" }, { "La/B;big(I)I", "B.java" } };
+	struct jd_inline_frame f0[] = { { 0, 12, 4 } };			/* A.m bci 4: line 12 */
+	struct jd_inline_frame f1[] = { { 1, 3, 0 }, { 0, 20, 9 } };	/* B.big at A.m bci 9 */
+	struct jd_inline_frame f2[] = { { 1, 3, 0 }, { 0, 21, 15 } };	/* ... and at bci 15 */
+	struct jd_inline_pc pcs[] = { { 0x1000, 1, f0 }, { 0x1004, 2, f1 }, { 0x1008, 2, f2 },
+				      { 0x100c, 1, f0 } };
+	struct jd_ext_inline in = { .nr_methods = 2, .nr_pcs = 4, .methods = meth, .pcs = pcs,
+				    .flags = JD_INLINE_BCI };
+	rp_keep_call_sites(s, &in, l);
+	cr_assert_eq(l->nr_bci_lines, 4, "distinct (method, bci, line): %zu", l->nr_bci_lines);
+	cr_assert_eq(rp_bci_line(l, "a.A m ()V", 4), 12, "log's jvms spelling");
+	cr_assert_eq(rp_bci_line(l, "a/A.m", 4), 12, "log's holder.name spelling");
+	cr_assert_eq(rp_bci_line(l, "a.A m ()V", 5), 0, "no descriptor at bci 5");
+	cr_assert_eq(rp_bci_line(l, "a.A x ()V", 4), 0);
+	cr_assert_eq(rp_bci_line(l, NULL, 4), 0);
+	cr_assert_eq(rp_call_site_line(l, "a.B.big", "a/A.m", 9), 20);
+	cr_assert_eq(rp_call_site_line(l, "a.B.big", "a/A.m", 15), 21);
+	cr_assert_eq(rp_call_site_line(l, "a.B.big", "a/A.m", 7), 0, "two lines, unknown bci");
 	rp_session_free(s);
 }
 
@@ -375,16 +405,26 @@ Test(jvmlog, json_fields)
 	rp_load_at(s, l[0])->level = 3;
 	for (int i = 1; i < 4; i++)
 		rp_load_at(s, l[i])->level = 4;
+	/* Generation 3 (compile 3) with version-2 inline stacks: the trap's bci 26 of A.m and
+	 * B.area's call at bci 14 are on lines 33 and 31. */
+	struct jd_inline_method meth[] = { { "LA;m()V", "A.java" }, { "LB;area()I", "B.java" } };
+	struct jd_inline_frame f0[] = { { 0, 33, 26 } }, f1[] = { { 1, 5, 0 }, { 0, 31, 14 } };
+	struct jd_inline_pc pcs[] = { { 0x3000, 1, f0 }, { 0x3008, 2, f1 } };
+	struct jd_ext_inline in = { .nr_methods = 2, .nr_pcs = 2, .methods = meth, .pcs = pcs,
+				    .flags = JD_INLINE_BCI };
+	rp_keep_call_sites(s, &in, rp_load_at(s, l[2]));
 	cr_assert_eq(rp_session_join_jvmlog(s, jl, err, sizeof(err)), 0, "%s", err);
 	char *out = rt_capture(print_json_gens, s);
 	static const char *const want[] = {
+		"\"method\": \"A m ()V\", \"bci\": 26, \"by_gen\": null, \"line\": 33}",
+		"{\"callee\": \"B.area\", \"caller\": \"A.m\", \"bci\": 14, \"line\": 31, ",
 		"\"gen\": 1, \"code_addr\": 4096, \"level\": 3, \"compile_id\": 1, \"osr_bci\": null",
 		"\"kind\": \"replaced\", \"reason\": \"higher_tier\"", "\"by_gen\": 3",
 		"\"osr_bci\": 5",
 		"\"kind\": \"dependency\", \"reason\": \"abstract_with_unique_concrete_subtype\"",
 		"\"kind\": \"deopt\", \"reason\": \"unstable_if\", \"action\": \"reinterpret\", "
 		"\"method\": \"A m ()V\", \"bci\": 26",
-		"{\"callee\": \"B.area\", \"caller\": \"A.m\", \"bci\": 14, \"line\": null, "
+		"{\"callee\": \"B.area\", \"caller\": \"A.m\", \"bci\": 14, \"line\": 31, "
 		"\"ok\": true, \"why\": \"inline (hot)\"}",
 		"\"active_until_source\": \"not_entrant\"", "\"jvm_log\": {\"pid\": 4242",
 	};

@@ -29,9 +29,9 @@ void st_load_init(struct st_load *l, int with_inline)
 	l->methods[2] = (struct jd_inline_method){ "Lcom/acme/Baz;deep()V", baz };
 	/* frames[0] innermost ... frames[depth-1] = Foo.bar itself. */
 	static const struct { unsigned depth; struct jd_inline_frame f[3]; } stacks[6] = {
-		{ 1, { { 0, 10 } } }, { 1, { { 0, 12 } } }, { 2, { { 1, 40 }, { 0, 12 } } },
-		{ 3, { { 2, 41 }, { 1, 42 }, { 0, 12 } } }, { 1, { { 0, 13 } } },
-		{ 1, { { 0, 13 } } },
+		{ 1, { { 0, 10, -1 } } }, { 1, { { 0, 12, -1 } } }, { 2, { { 1, 40, -1 }, { 0, 12, -1 } } },
+		{ 3, { { 2, 41, -1 }, { 1, 42, -1 }, { 0, 12, -1 } } }, { 1, { { 0, 13, -1 } } },
+		{ 1, { { 0, 13, -1 } } },
 	};
 	for (unsigned i = 0; i < 6; i++) {
 		memcpy(l->f[i], stacks[i].f, sizeof(l->f[i]));

@@ -147,11 +147,11 @@ Test(libdw, interrupted_inline_gets_two_ranges)
 	struct st_load l;
 	st_load_init(&l, 1);
 	l.pcs[4].depth = 2;	/* Bar.inl again at 0x20, after a non-inlined... */
-	l.f[4][0] = (struct jd_inline_frame){ 1, 44 };
-	l.f[4][1] = (struct jd_inline_frame){ 0, 13 };
+	l.f[4][0] = (struct jd_inline_frame){ 1, 44, -1 };
+	l.f[4][1] = (struct jd_inline_frame){ 0, 13, -1 };
 	l.pcs[1].depth = 2;	/* ... and once before it at 0x08 with another call line */
-	l.f[1][0] = (struct jd_inline_frame){ 1, 39 };
-	l.f[1][1] = (struct jd_inline_frame){ 0, 11 };
+	l.f[1][0] = (struct jd_inline_frame){ 1, 39, -1 };
+	l.f[1][1] = (struct jd_inline_frame){ 0, 11, -1 };
 	struct dw d;
 	open_dw(&d, &l);
 	static const struct { unsigned off; int call_line; } want[] = {
