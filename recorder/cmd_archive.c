@@ -3,7 +3,8 @@
  * another machine needs nothing else. Layout (shared with recorder/symbols, docs/report.md):
  *     <path>/<build-id>/elf                   the ELF (path = recorded name without '/')
  *     .build-id/<xx>/<rest>                   symlink -> ../../<path>/<build-id>
- *     [kernel.kallsyms]/<build-id>/kallsyms   the kernel's symbols, when they match */
+ *     [kernel.kallsyms]/<build-id>/kallsyms   the kernel's symbols, when they match
+ *     [vdso]/<build-id>/vdso                  the vdso image (saved by record, as perf) */
 #include <archive.h>
 #include <archive_entry.h>
 #include <errno.h>
@@ -179,8 +180,9 @@ static int add_dso(struct archive_job *j, struct sym_session *ss, struct sym_dso
 			cli_warn("%s (%s): not found, not archived", sym_dso_long_name(d), hex);
 		return 0;
 	}
-	const char *file = kernel ? "kallsyms" : "elf";
 	const char *name = kernel ? "[kernel.kallsyms]" : sym_dso_long_name(d);
+	/* perf's names: the vdso image is [vdso]/<id>/vdso */
+	const char *file = kernel ? "kallsyms" : !strcmp(name, "[vdso]") ? "vdso" : "elf";
 	int rc = member_dir(name, dir, sizeof(dir));
 	if (!rc) {
 		snprintf(path, sizeof(path), "%s/%s/%s", dir, hex, file);

@@ -25,8 +25,9 @@ static void usage(FILE *out)
 		"generations that received samples, beside the dump (as perf does).\n\n"
 		"  -j, --jit              inject jitted code (the only mode; accepted for perf's habit)\n"
 		"  -i, --input FILE       perf.data to read, or - for a pipe (default perf.data)\n"
-		"  -o, --output FILE      perf.data to write, or - for a pipe on stdout (default\n"
-		"                         perf.jit.data beside the input; stdout for input -)\n"
+		"  -o, --output FILE      perf.data to write, or - for pipe mode on stdout (also when\n"
+		"                         stdout is a file, as perf) (default perf.jit.data beside\n"
+		"                         the input; stdout for input -)\n"
 		"      --jit-dir DIR      read the dumps from DIR instead of the recorded paths\n"
 		"      --all              write the ELF of every generation, not only sampled ones\n"
 		"      --no-elfs          write no ELF file: record where each comes from (dump,\n"
@@ -41,13 +42,17 @@ static void usage(FILE *out)
 		"      --no-buildid-cache no build-id cache (the default; kept for old scripts)\n"
 		"      --threads N        worker threads (default: ELF writers 4 per CPU, at least\n"
 		"                         32, as they mostly wait on the file system; hashing: CPUs)\n"
+		"      --follow-wait MS   pipe input: wait up to MS in all per dump for a running\n"
+		"                         writer to write its code loads up to the stream's time\n"
+		"                         (default %d; -1: never wait, still re-read as dumps grow)\n"
 		"  -q, --quiet            no summary\n"
 		"  -V, --version          jitprof's version\n"
 		"  -h, --help             this text\n\n"
 		"Exit status 3: the recording names no jitdump, or none could be read (nothing\n"
 		"was injected; the output is a plain copy). 2: usage. 1: other errors.\n\n"
 		"The recording must be on the dumps' clock: CLOCK_MONOTONIC dumps need a recording\n"
-		"made with -k mono; arch-timestamp dumps are converted with its TIME_CONV.\n");
+		"made with -k mono; arch-timestamp dumps are converted with its TIME_CONV.\n",
+		INJ_FOLLOW_WAIT_MS);
 }
 
 static void on_warn(void *ctx, enum jp_level level, const char *msg)
@@ -70,7 +75,7 @@ static void on_progress_elfs(void *ctx, uint64_t done, uint64_t total)
 }
 
 enum { OPT_JIT_DIR = 256, OPT_ALL, OPT_BUILDID_DIR, OPT_NO_CACHE, OPT_THREADS, OPT_NO_ELFS,
-       OPT_ELFS_FOR, OPT_CACHE };
+       OPT_ELFS_FOR, OPT_CACHE, OPT_FOLLOW };
 
 static const struct option longopts[] = {
 	{ "jit", no_argument, NULL, 'j' },
@@ -81,6 +86,7 @@ static const struct option longopts[] = {
 	{ "buildid-dir", required_argument, NULL, OPT_BUILDID_DIR },
 	{ "no-buildid-cache", no_argument, NULL, OPT_NO_CACHE },
 	{ "threads", required_argument, NULL, OPT_THREADS },
+	{ "follow-wait", required_argument, NULL, OPT_FOLLOW },
 	{ "no-elfs", no_argument, NULL, OPT_NO_ELFS },
 	{ "elfs-for", required_argument, NULL, OPT_ELFS_FOR },
 	{ "cache", no_argument, NULL, OPT_CACHE },
@@ -107,8 +113,18 @@ static void summary(const struct inj_opts *o, const struct inj_stats *st, const 
 			 (unsigned long long)st->pool.reused, cache ? " (build-id cache " : "",
 			 cache ? cache : "", cache ? ")" : "", (unsigned long long)st->anon_dropped);
 	if (st->clamped)
-		cli_info("%llu code loads predate their marker's place in %s and take effect "
-			 "from there", (unsigned long long)st->clamped, o->input);
+		cli_info("%llu code loads were read after %s had passed their time (marker or dump "
+			 "written late) and take effect from there", (unsigned long long)st->clamped,
+			 o->input);
+	if (st->rereads || st->wait_ms)
+		cli_info("dumps followed as they grew: %llu re-reads, %llu ms waiting for their "
+			 "writers", (unsigned long long)st->rereads, (unsigned long long)st->wait_ms);
+	if (st->unresolved)
+		cli_info("%llu samples fell in jitted code ranges where no code load was mapped at "
+			 "their time: they stay unresolved", (unsigned long long)st->unresolved);
+	if (st->behind)
+		cli_info("%llu dump(s) still short of the stream's time when --follow-wait ran out: "
+			 "loads written later take effect where read", (unsigned long long)st->behind);
 }
 
 /* No -o: perf.jit.data beside the input (a pipe in gives a pipe out), never the input. */
@@ -173,6 +189,17 @@ int cmd_inject(int argc, char **argv)
 			o.threads = (int)t;
 			break;
 		}
+		case OPT_FOLLOW: {
+			char *end;
+			long v = strtol(optarg, &end, 10);
+			if (*end || end == optarg || v < -1 || v > 3600000) {
+				fprintf(stderr, "jitprof inject: --follow-wait: %s is not -1 or a "
+					"number of milliseconds\n", optarg);
+				return 2;
+			}
+			o.follow_wait_ms = v ? (int)v : -1;
+			break;
+		}
 		case 'q': quiet = 1; break;
 		case 'h': usage(stdout); return 0;
 		case 'V': return cli_version();
@@ -216,7 +243,9 @@ int cmd_inject(int argc, char **argv)
 	if ((rc = cli_outfile_open(&out, o.output)) < 0)
 		return cli_error("%s: %s", o.output, strerror(-rc));
 	o.out_fd = out.fd;
-	o.out_pipe = out.unseekable;
+	/* '-' is pipe mode even when stdout is a regular file, as perf: `cat out | report -i -`
+	 * must read it. */
+	o.out_pipe = out.unseekable || out.is_stdout;
 	o.log.fn = on_warn;
 	o.progress_bytes = on_progress;
 	if (isatty(STDERR_FILENO))

@@ -10,6 +10,7 @@
 
 #include "recorder/cli.h"
 #include "recorder/record/record.h"
+#include "synth/synth.h"
 
 static void usage(FILE *out)
 {
@@ -31,7 +32,13 @@ static void usage(FILE *out)
 		"  -o FILE    output (default perf.data)\n"
 		"  -m PAGES   ring buffer data pages per CPU (power of two, default 256)\n"
 		"  -q         no progress or summary\n"
-		"  -V         jitprof's version (--version)\n");
+		"  -N, --no-buildid-cache  do not save the vdso image in the build-id cache\n"
+		"  --buildid-dir DIR       build-id cache (default $PERF_BUILDID_DIR or ~/.debug)\n"
+		"  --keep-deleted          a mapped file deleted while mapped: its contents (read\n"
+		"                          back through /proc/PID/map_files) go to the cache too\n\n"
+		"The vdso image (in no file) goes to the build-id cache as [vdso]/<id>/vdso, as\n"
+		"perf does, so its samples get names here and in `jitprof archive`.\n"
+		"  -V, --version           jitprof's version\n");
 }
 
 static int parse_u64(const char *s, uint64_t *v)
@@ -113,18 +120,23 @@ int cmd_record(int argc, char **argv)
 		{ "output", required_argument, NULL, 'o' },
 		{ "mmap-pages", required_argument, NULL, 'm' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "no-buildid-cache", no_argument, NULL, 'N' },
+		{ "buildid-dir", required_argument, NULL, 'B' },
+		{ "keep-deleted", no_argument, NULL, 'K' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	/* CLOCK_MONOTONIC unless asked otherwise: what jitdumps are stamped with, so a JIT
 	 * recording never fails at inject time for a forgotten -k mono. */
 	struct rec_opts o = { .clockid = 1, .orig_argc = argc, .orig_argv = (const char *const *)argv };
+	char cache[4096];
+	bool no_cache = false;
 	struct rec_stats st;
 	uint64_t v;
 	int c, err, logged = 0;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+hk:F:c:e:gp:ao:m:qV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+hk:F:c:e:gp:ao:m:qNV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'h':
 			usage(stdout);
@@ -172,6 +184,15 @@ int cmd_record(int argc, char **argv)
 			o.quiet = true;
 			cli_set_quiet(1);
 			break;
+		case 'N':
+			no_cache = true;
+			break;
+		case 'B':
+			o.buildid_dir = optarg;
+			break;
+		case 'K':
+			o.keep_deleted = true;
+			break;
 		default:
 			usage(stderr);
 			return 2;
@@ -179,6 +200,12 @@ int cmd_record(int argc, char **argv)
 	}
 	if (o.freq && o.period)
 		return cli_error("-F and -c exclude each other"), 2;
+	if (no_cache && o.keep_deleted)
+		return cli_error("--keep-deleted needs the build-id cache (drop -N)"), 2;
+	if (no_cache)
+		o.buildid_dir = NULL;
+	else if (!o.buildid_dir && synth_cache_default_root(cache, sizeof(cache)) == 0)
+		o.buildid_dir = cache;
 	if (o.pid && o.system_wide)
 		return cli_error("-p and -a exclude each other"), 2;
 	if ((err = cli_refuse_binary_tty(o.output, "perf.data")))
@@ -232,5 +259,16 @@ int cmd_record(int argc, char **argv)
 	if (st.lost)
 		cli_warn("%llu samples lost (ring buffer full): try a lower -F or a larger -m",
 			 (unsigned long long)st.lost);
+	if (st.held_rounds)
+		cli_info("pipe: %llu round(s) held %llu ms in all until the build-ids of the DSOs "
+			 "they sampled were out", (unsigned long long)st.held_rounds,
+			 (unsigned long long)st.held_ms);
+	if (st.kept_deleted)
+		cli_info("%llu deleted mapped file(s) kept in %s", (unsigned long long)st.kept_deleted,
+			 o.buildid_dir);
+	if (st.late_dsos)
+		cli_warn("pipe: %llu DSO(s) sampled before their build-id could be read (held up to "
+			 "%d ms): a reader meets those samples first", (unsigned long long)st.late_dsos,
+			 REC_BID_HOLD_MS);
 	return st.workload_status;
 }

@@ -10,6 +10,7 @@ pkgs=(
 	binutils gdb linux-perf
 	openjdk-17-jdk-headless nodejs
 	python3 libxml2-utils libxml2-dev python3-jsonschema help2man
+	libc6-dbg
 )
 missing=()
 for p in "${pkgs[@]}"; do

@@ -93,6 +93,8 @@ static void bid_one(void *ctx, size_t i)
 	struct inj_dump *d = ctx;
 	struct inj_load *l = &d->loads[i];
 	struct synth_input in;
+	if (l->flags & INJ_OLD)
+		return;		/* an earlier part of the dump has it */
 	inj_load_input(d, (uint32_t)i, &in);
 	int rc = synth_input_drop_bad_debug(&in, NULL, 0);
 	if (rc > 0)
@@ -110,7 +112,7 @@ static void bid_one(void *ctx, size_t i)
 /* The message of the first refused load (or refused line table), asked again serially. */
 static void first_bad_message(struct inj_dump *d, unsigned flag)
 {
-	for (size_t i = 0; i < d->nr_loads; i++) {
+	for (size_t i = d->first_load; i < d->nr_loads; i++) {
 		if (!(d->loads[i].flags & flag))
 			continue;
 		struct synth_input in;
@@ -129,6 +131,20 @@ static void first_bad_message(struct inj_dump *d, unsigned flag)
 }
 
 
+/* The newest CODE_LOAD or CODE_MOVE of the whole file read so far, on perf's clock: what a
+ * followed dump is known to cover. */
+static uint64_t newest_record(const struct inj_dump *d, const struct inj_dump_opts *o)
+{
+	uint64_t t = 0;
+	for (size_t i = 0; i < d->nr_loads; i++)
+		if (jd_index_load(d->x, i)->timestamp > t)
+			t = jd_index_load(d->x, i)->timestamp;
+	for (size_t i = 0; i < d->nr_moves; i++)
+		if (jd_index_move(d->x, i)->timestamp > t)
+			t = jd_index_move(d->x, i)->timestamp;
+	return o->arch_time && t ? inj_tsc_to_perf_time(o->tc, t) : t;
+}
+
 static int build_timeline(struct inj_dump *d, const struct inj_dump_opts *o)
 {
 	size_t nr_unl = 0;
@@ -142,7 +158,7 @@ static int build_timeline(struct inj_dump *d, const struct inj_dump_opts *o)
 		return -ENOMEM;
 	}
 	size_t k = 0, nr = 0;
-	for (size_t i = 0; i < d->nr_loads; i++) {
+	for (size_t i = d->first_load; i < d->nr_loads; i++) {
 		const struct jd_load_entry *e = jd_index_load(d->x, i);
 		uint64_t len = inj_load_map_len(e);
 		if (d->loads[i].flags & INJ_BAD)
@@ -153,10 +169,10 @@ static int build_timeline(struct inj_dump *d, const struct inj_dump_opts *o)
 		if (e->unload_time)
 			d->evs[k++] = (struct inj_ev){ e->unload_time, (uint32_t)i, INJ_EV_UNLOAD };
 	}
-	for (size_t i = 0; i < d->nr_moves; i++) {
+	for (size_t i = d->first_move; i < d->nr_moves; i++) {
 		const struct jd_move_entry *m = jd_index_move(d->x, i);
 		uint32_t l = d->move_load[i];
-		if (l == INJ_NONE || (d->loads[l].flags & INJ_BAD))
+		if (l == INJ_NONE || (d->loads[l].flags & (INJ_BAD | INJ_OLD)))
 			continue;
 		uint64_t a = m->move.new_code_addr, len = m->move.code_size;
 		if (a + len > a)
@@ -167,6 +183,7 @@ static int build_timeline(struct inj_dump *d, const struct inj_dump_opts *o)
 	if (o->arch_time)
 		for (size_t i = 0; i < k; i++)
 			d->evs[i].time = inj_tsc_to_perf_time(o->tc, d->evs[i].time);
+	d->newest = newest_record(d, o);
 	if (k > 1 && !evs_sorted(d->evs, k))	/* loads alone come in time order */
 		qsort(d->evs, k, sizeof(*d->evs), cmp_ev);
 	int rc = inj_bounds_init(&d->bounds, r, nr);
@@ -227,10 +244,20 @@ int inj_dump_init(struct inj_dump *d, struct jd_index *x, const char *path,
 	d->loads = calloc(d->nr_loads + 1, sizeof(*d->loads));
 	d->file_seqs = calloc(d->nr_loads + 1, sizeof(*d->file_seqs));
 	if (!d->path || !d->dir || !d->loads || !d->file_seqs ||
-	    synth_index_file_seqs(x, d->file_seqs) < 0)
+	    synth_index_file_seqs(x, d->file_seqs) < 0 || link_moves(d) < 0)
 		goto nomem;
+	/* A later part of a followed dump: what earlier parts read is theirs, except the loads
+	 * this part's moves map again. */
+	d->first_load = o->first_load < d->nr_loads ? o->first_load : d->nr_loads;
+	d->first_move = o->first_move < d->nr_moves ? o->first_move : d->nr_moves;
+	for (size_t i = 0; i < d->first_load; i++)
+		d->loads[i].flags |= INJ_OLD;
+	for (size_t i = d->first_move; i < d->nr_moves; i++)
+		if (d->move_load[i] != INJ_NONE)
+			d->loads[d->move_load[i]].flags &= (uint8_t)~INJ_OLD;
+	d->closed = jd_index_stats(x)->per_id[JD_CODE_CLOSE] > 0;
 	inj_parallel_for(d->nr_loads, o->threads, bid_one, d);
-	for (size_t i = 0; i < d->nr_loads; i++) {
+	for (size_t i = d->first_load; i < d->nr_loads; i++) {
 		d->nr_bad += (d->loads[i].flags & INJ_BAD) != 0;
 		d->nr_nolines += (d->loads[i].flags & (INJ_BAD | INJ_NOLINES)) == INJ_NOLINES;
 		if ((d->loads[i].flags & (INJ_BAD | INJ_TRIMMED)) == INJ_TRIMMED) {
@@ -242,7 +269,7 @@ int inj_dump_init(struct inj_dump *d, struct jd_index *x, const char *path,
 	}
 	if (d->nr_bad || d->nr_nolines)
 		first_bad_message(d, d->nr_bad ? INJ_BAD : INJ_NOLINES);
-	if (link_moves(d) < 0 || build_timeline(d, o) < 0)
+	if (build_timeline(d, o) < 0)
 		goto nomem;
 	return 0;
 nomem:
@@ -261,6 +288,7 @@ void inj_dump_fini(struct inj_dump *d)
 	free(d->file_seqs);
 	free(d->path);
 	free(d->dir);
+	free(d->marker);
 	if (d->x)
 		jd_index_close(d->x);
 	memset(d, 0, sizeof(*d));

@@ -37,7 +37,13 @@ struct inj_opts {
 	void (*progress_bytes)(void *ctx, uint64_t done, uint64_t total);
 	/* While the last ELFs are written: ELFs done out of queued. */
 	void (*progress_elfs)(void *ctx, uint64_t done, uint64_t total);
+	/* Pipe input: how long in all (ms) to wait for one live writer's dump to reach the
+	 * stream's time before going on without its newer loads; 0 = INJ_FOLLOW_WAIT_MS, <0
+	 * never wait (the dumps are still re-read as they grow). */
+	int follow_wait_ms;
 };
+
+#define INJ_FOLLOW_WAIT_MS 5000
 
 struct inj_stats {
 	uint64_t records_in, records_out;
@@ -48,6 +54,11 @@ struct inj_stats {
 	uint64_t loads_hit;
 	uint64_t dumps_salvaged;	/* dumps with a damaged tail */
 	uint64_t origins;		/* --no-elfs: ELFs recorded by origin instead of written */
+	uint64_t rereads;		/* a followed dump read again after it grew */
+	uint64_t wait_ms;		/* waited for live writers, in all */
+	uint64_t behind;		/* dumps a live writer had not yet written up to the
+					 * stream's time when the wait bound ran out */
+	uint64_t unresolved;		/* samples in a dump's code ranges no load covered */
 	struct inj_pool_stats pool;
 };
 

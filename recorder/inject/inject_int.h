@@ -88,10 +88,12 @@ struct inj_ev {
 #define INJ_BAD         8u	/* synth refuses it: no MMAP2, no ELF (perf skips it too) */
 #define INJ_NOLINES    16u	/* inline/unwind data refused by synth: ELF made without them */
 #define INJ_TRIMMED    32u	/* some line-table entries unusable: dropped, the rest kept */
+#define INJ_OLD        64u	/* read by an earlier part of a followed dump: not mapped here */
 
 struct inj_load {
 	uint8_t build_id[20];
-	uint8_t flags;		/* INJ_HIT_*, INJ_QUEUED, INJ_BAD, INJ_NOLINES, INJ_TRIMMED */
+	uint8_t flags;		/* INJ_HIT_*, INJ_QUEUED, INJ_BAD, INJ_NOLINES, INJ_TRIMMED,
+				 * INJ_OLD */
 	uint32_t text_off;	/* MMAP2 pgoff: where synth puts .text in this load's ELF */
 	uint32_t move_idx;	/* first move of this load's code_index, INJ_NONE if none */
 };
@@ -119,12 +121,23 @@ struct inj_dump {
 	struct inj_bounds bounds;
 	struct inj_segmap emit_map;	/* state as of the last emitted event */
 	struct inj_segmap sim_map;	/* state as of the replay (sim.c) */
+	/* A dump read while its writer still runs is followed: each re-read of the grown file
+	 * is one more inj_dump (a "part") owning only the loads and moves after the previous
+	 * part's; the replay already lets the newest mapping of a pid win across dumps. */
+	size_t first_load, first_move;	/* this part maps loads/moves from here on */
+	uint64_t newest;	/* newest record time read (perf clock) */
+	int closed;		/* CODE_CLOSE read: the writer is done */
+	int64_t size;		/* file size when read */
+	char *marker;		/* the marker's file name, as the writer mapped it */
+	uint64_t waited_us;	/* time spent waiting for this file to grow (all parts) */
+	int superseded;		/* a later part re-read the file */
 };
 
 struct inj_dump_opts {
 	int arch_time;		/* dump uses TSC: convert with tc */
 	const struct inj_time_conv *tc;
 	int threads;		/* for build-ids */
+	size_t first_load, first_move;	/* 0 for a whole dump; else the previous part's ends */
 };
 /* Builds the timeline and build-ids of an opened index (takes ownership of x; call
  * inj_dump_fini also after a failure). */
@@ -167,6 +180,8 @@ void inj_sim_round(struct inj_sim *s);
 void inj_sim_flush(struct inj_sim *s);
 size_t inj_sim_queued(const struct inj_sim *s);
 uint64_t inj_sim_flush_limit(const struct inj_sim *s);	/* what perf has flushed up to */
+/* Sample ips inside a dump's code ranges that no load covered at their time so far. */
+uint64_t inj_sim_unresolved(const struct inj_sim *s);
 void inj_sim_seen(struct inj_sim *s, uint64_t time);	/* any queued event's time */
 
 /* ---- The ELF writer pool (elfpool.c) ------------------------------------------------------ */
@@ -280,6 +295,12 @@ void inj_warnf(struct inj_run_state *s, const char *fmt, ...)
  * already found (the prescan said what it had to about the others). */
 int inj_marker_take(struct inj_run_state *s, const struct pd_reader *r,
 		    const struct pd_event *ev, int open_new);
+/* Pipe input: each dump whose file grew since it was read is read again (one more part) until
+ * it holds records up to time upto; a writer that still has its marker mapped is waited for,
+ * up to the run's bound per dump. 0, or <0 to refuse the run. */
+int inj_follow(struct inj_run_state *s, const struct pd_reader *r, uint64_t upto);
+/* Says once, for the newest part of a dump, that its tail was damaged. */
+void inj_dump_warn_salvaged(struct inj_run_state *s, struct inj_dump *d);
 /* 1 if the record is a runtime's anonymous code mapping perf would drop. */
 int inj_marker_drop_anon(struct inj_run_state *s, const struct pd_event *ev);
 /* File input: finds every marker (and TIME_CONV) before the main pass. */

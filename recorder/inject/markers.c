@@ -9,7 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 void inj_warnf(struct inj_run_state *s, const char *fmt, ...)
 {
@@ -53,30 +55,43 @@ static int already_have(struct inj_run_state *s, uint32_t pid, const char *path)
 	return 0;
 }
 
-int inj_marker_take(struct inj_run_state *s, const struct pd_reader *r,
-		    const struct pd_event *ev, int open_new)
+/* Where a dump's marker was seen: what every part of that dump inherits. */
+struct marker_src {
+	uint32_t pid, nspid, cpu;
+	uint64_t time, offset;
+	const char *name;
+};
+
+/* Reads the dump at path and adds it to the run: the whole dump, or (prev set) one more part
+ * of a followed dump with what was written since prev was read. 1 added, 0 nothing added
+ * (unusable: warned; or no new record in the grown file), <0 refuse the run. */
+static int add_part(struct inj_run_state *s, const struct pd_reader *r, const char *path,
+		    const struct marker_src *m, struct inj_dump *prev)
 {
-	const struct pd_mmap *m = &ev->u.mmap;
-	uint32_t nspid;
-	char path[4096], err[512];
-	if (!jd_is_marker_name(m->filename, &nspid))
-		return 0;
-	if (inj_dump_path(m->filename, s->o->jit_dir, path, sizeof(path)) < 0) {
-		inj_warnf(s, "%s: path too long, not injected", m->filename);
+	struct jd_index *x = NULL;
+	struct stat sb;
+	char err[512] = "";
+	int64_t size = stat(path, &sb) ? -1 : (int64_t)sb.st_size;
+	int rc = jd_index_open(&x, path, err, sizeof(err));
+	if (rc < 0 && prev) {
+		prev->closed = 1;	/* stop following; what was read stays */
+		inj_warnf(s, "jitdump %s: cannot read it again as it grew, its later code stays "
+			  "unnamed: %s", path, err[0] ? err : strerror(-rc));
 		return 0;
 	}
-	if (already_have(s, m->pid, path))
-		return 1;
-	if (!open_new)
-		return 0;	/* the prescan found it unusable and said so */
-	struct jd_index *x = NULL;
-	err[0] = 0;
-	int rc = jd_index_open(&x, path, err, sizeof(err));
 	if (rc < 0) {
 		s->st->dumps_missing++;
 		inj_warnf(s, "jitdump %s (marker at offset %llu of %s) unusable, its code stays "
-		      "unnamed: %s", path, (unsigned long long)ev->offset, s->o->input,
+		      "unnamed: %s", path, (unsigned long long)m->offset, s->o->input,
 		      err[0] ? err : strerror(-rc));
+		return 0;
+	}
+	if (prev && jd_index_nr_loads(x) <= prev->nr_loads &&
+	    jd_index_nr_moves(x) <= prev->nr_moves) {
+		/* grown by a partial record or by what we do not map: nothing new yet */
+		prev->size = size;
+		prev->closed = jd_index_stats(x)->per_id[JD_CODE_CLOSE] > 0;
+		jd_index_close(x);
 		return 0;
 	}
 	struct inj_dump *d = calloc(1, sizeof(*d));
@@ -89,33 +104,37 @@ int inj_marker_take(struct inj_run_state *s, const struct pd_reader *r,
 	}
 	s->dumps = nd;
 	int arch = (jd_index_header(x)->flags & JD_FLAGS_ARCH_TIMESTAMP) != 0;
-	struct inj_dump_opts dopts = { arch, &s->tc, s->o->threads };
+	struct inj_dump_opts dopts = { arch, &s->tc, s->o->threads, prev ? prev->nr_loads : 0,
+				       prev ? prev->nr_moves : 0 };
 	rc = inj_dump_init(d, x, path, &dopts, err, sizeof(err));
 	if (rc == 0)
 		rc = check_clock(s, r, d, arch);
 	else
 		snprintf(s->err, s->errlen, "%s", err);
+	if (rc == 0 && !(d->marker = strdup(m->name)))
+		rc = -ENOMEM;
 	if (rc < 0) {
 		inj_dump_fini(d);
 		free(d);
 		return rc;
 	}
-	d->pid = m->pid == (uint32_t)-1 || m->pid == 0 ? nspid : m->pid;
-	d->nspid = nspid;
-	d->marker_time = ev->has_sid ? ev->sid.time : 0;
-	d->marker_cpu = ev->has_sid ? ev->sid.cpu : 0;
+	d->pid = m->pid;
+	d->nspid = m->nspid;
+	d->marker_time = m->time;
+	d->marker_cpu = m->cpu;
+	d->size = size;
+	if (prev) {
+		prev->superseded = 1;
+		d->waited_us = prev->waited_us;
+		s->st->rereads++;
+	} else {
+		s->st->dumps++;
+	}
 	s->dumps[s->nr_dumps++] = d;
-	s->st->dumps++;
 	if ((rc = inj_sim_add_dump(s->sim, d)) < 0)
 		return rc;
 	/* perf has already flushed up to here: earlier loads take effect now instead. */
 	s->st->clamped += inj_dump_clamp(d, inj_sim_flush_limit(s->sim));
-	const char *w = jd_index_warning(x);
-	if (w && *w) {
-		s->st->dumps_salvaged++;
-		inj_warnf(s, "%s: salvaged: the %zu code loads before the damage are injected, "
-			  "what follows it is dropped (%s)", path, d->nr_loads, w);
-	}
 	if (d->nr_bad)
 		inj_warnf(s, "%s: %zu code loads not injected (%s)", path, d->nr_bad, d->bad_msg);
 	else if (d->nr_nolines)
@@ -126,13 +145,104 @@ int inj_marker_take(struct inj_run_state *s, const struct pd_reader *r,
 			  "in %zu code loads (the rest of each table kept)", path, d->nr_rows_dropped,
 			  d->nr_trimmed);
 	if (s->o->all)
-		for (uint32_t i = 0; i < d->nr_loads; i++)
+		for (uint32_t i = (uint32_t)d->first_load; i < d->nr_loads; i++)
 			if (!(d->loads[i].flags & (INJ_BAD | INJ_QUEUED))) {
 				d->loads[i].flags |= INJ_QUEUED;
 				if ((rc = inj_pool_push(s->pool, d, i)) < 0)
 					return rc;
 			}
 	return 1;
+}
+
+int inj_marker_take(struct inj_run_state *s, const struct pd_reader *r,
+		    const struct pd_event *ev, int open_new)
+{
+	const struct pd_mmap *m = &ev->u.mmap;
+	uint32_t nspid;
+	char path[4096];
+	if (!jd_is_marker_name(m->filename, &nspid))
+		return 0;
+	if (inj_dump_path(m->filename, s->o->jit_dir, path, sizeof(path)) < 0) {
+		inj_warnf(s, "%s: path too long, not injected", m->filename);
+		return 0;
+	}
+	if (already_have(s, m->pid, path))
+		return 1;
+	if (!open_new)
+		return 0;	/* the prescan found it unusable and said so */
+	struct marker_src src = {
+		.pid = m->pid == (uint32_t)-1 || m->pid == 0 ? nspid : m->pid, .nspid = nspid,
+		.cpu = ev->has_sid ? ev->sid.cpu : 0, .time = ev->has_sid ? ev->sid.time : 0,
+		.offset = ev->offset, .name = m->filename,
+	};
+	return add_part(s, r, path, &src, NULL);
+}
+
+/* A whole dump's tail damage, said once per dump: at once for a complete recording, at the
+ * end for a followed one (a live writer's file often ends in a partial record meanwhile). */
+void inj_dump_warn_salvaged(struct inj_run_state *s, struct inj_dump *d)
+{
+	const char *w = jd_index_warning(d->x);
+	if (!w || !*w || d->superseded)
+		return;
+	s->st->dumps_salvaged++;
+	inj_warnf(s, "%s: salvaged: the %zu code loads before the damage are injected, what "
+		  "follows it is dropped (%s)", d->path, d->nr_loads, w);
+}
+
+/* 1 while the writer still has its marker mapped: it may write more. Only a live pipe
+ * asks, and the marker's name in the writer's own maps tells a reused pid apart. */
+static int writer_alive(const struct inj_dump *d)
+{
+	char maps[64], line[4608];
+	snprintf(maps, sizeof(maps), "/proc/%u/maps", d->pid);
+	FILE *f = fopen(maps, "re");
+	int alive = 0;
+	while (f && !alive && fgets(line, sizeof(line), f)) {
+		char *nl = strchr(line, '\n'), *p = strchr(line, '/');
+		if (nl)
+			*nl = 0;
+		alive = p && !strcmp(p, d->marker);
+	}
+	if (f)
+		fclose(f);
+	return alive;
+}
+
+#define FOLLOW_POLL_US 10000
+
+int inj_follow(struct inj_run_state *s, const struct pd_reader *r, uint64_t upto)
+{
+	long long budget_ms = s->o->follow_wait_ms ? s->o->follow_wait_ms : INJ_FOLLOW_WAIT_MS;
+	size_t n = s->nr_dumps;
+	for (size_t i = 0; i < n; i++) {
+		struct inj_dump *d = s->dumps[i];
+		while (!d->superseded && !d->closed && d->newest < upto) {
+			struct stat sb;
+			if (!stat(d->path, &sb) && (int64_t)sb.st_size != d->size) {
+				struct marker_src src = { d->pid, d->nspid, d->marker_cpu,
+							  d->marker_time, 0, d->marker };
+				int rc = add_part(s, r, d->path, &src, d);
+				if (rc < 0)
+					return rc;
+				if (rc > 0)
+					d = s->dumps[s->nr_dumps - 1];
+				continue;
+			}
+			if (budget_ms < 0 || !writer_alive(d))
+				break;
+			if (d->waited_us >= (uint64_t)budget_ms * 1000) {
+				if (d->waited_us != UINT64_MAX)
+					s->st->behind++;	/* once per dump */
+				d->waited_us = UINT64_MAX;
+				break;
+			}
+			usleep(FOLLOW_POLL_US);
+			d->waited_us += FOLLOW_POLL_US;
+			s->st->wait_ms += FOLLOW_POLL_US / 1000;
+		}
+	}
+	return 0;
 }
 
 int inj_marker_drop_anon(struct inj_run_state *s, const struct pd_event *ev)

@@ -1,5 +1,6 @@
 /* run.c - the streaming driver of `jitprof inject --jit`: after the markers' dumps are found
- * (prescan of a file; as markers arrive in a pipe) their loads are pending synthetic MMAP2s;
+ * (prescan of a file; as markers arrive in a pipe, then followed as they grow) their loads are
+ * pending synthetic MMAP2s;
  * the recording streams through record by record, and at every FINISHED_ROUND the pending
  * records not newer than the newest time read so far are written before the round mark, so
  * perf's ordered reader sees them in time order while memory stays bounded by the dumps'
@@ -91,6 +92,10 @@ static int handle(struct inj_run_state *s, const struct pd_event *ev)
 		break;
 	}
 	case PD_RECORD_FINISHED_ROUND:
+		/* A pipe may be live: each dump must be read up to this round before its loads
+		 * are merged and the round's samples released. */
+		if (!s->prescanned && (rc = inj_follow(s, s->r, s->max_seen)) < 0)
+			return rc;
 		if ((rc = inj_emit_pending(s, s->max_seen, 0)) < 0)
 			return rc;
 		if ((rc = pd_writer_finished_round(s->w)) < 0)
@@ -141,10 +146,15 @@ static int stream(struct inj_run_state *s)
 
 static int finish(struct inj_run_state *s)
 {
-	int rc = inj_emit_pending(s, 0, 1);
+	int rc = s->prescanned ? 0 : inj_follow(s, s->r, s->max_seen);
+	if (rc == 0)
+		rc = inj_emit_pending(s, 0, 1);
 	if (rc < 0)
 		return rc;
+	for (size_t i = 0; i < s->nr_dumps; i++)
+		inj_dump_warn_salvaged(s, s->dumps[i]);
 	inj_sim_flush(s->sim);
+	s->st->unresolved = inj_sim_unresolved(s->sim);
 	for (uint64_t done, queued; s->o->progress_elfs && s->pool;) {
 		inj_pool_progress(s->pool, &done, &queued);
 		s->o->progress_elfs(s->o->ctx, done, queued);

@@ -35,6 +35,7 @@ struct inj_sim {
 	inj_hit_fn fn;
 	void *ctx;
 	int lazy;		/* dumps may still arrive: keep samples of any process */
+	uint64_t unresolved;	/* sample ips in a dump's code ranges no load covered then */
 };
 
 struct inj_sim *inj_sim_new(inj_hit_fn fn, void *ctx)
@@ -119,6 +120,14 @@ static void heap_pop(struct inj_sim *s, struct item *out)
 		s->h[i] = last;
 }
 
+static int in_some_dump(const struct inj_sim *s, uint32_t pid, uint64_t ip)
+{
+	for (size_t i = 0; i < s->nr_dumps; i++)
+		if (s->dumps[i]->pid == pid && inj_bounds_find(&s->dumps[i]->bounds, ip) >= 0)
+			return 1;
+	return 0;
+}
+
 static void resolve(struct inj_sim *s, uint32_t pid, uint64_t ip, unsigned how)
 {
 	struct inj_dump *best = NULL;
@@ -140,6 +149,8 @@ static void resolve(struct inj_sim *s, uint32_t pid, uint64_t ip, unsigned how)
 	}
 	if (found && best_owner != INJ_NONE)
 		s->fn(s->ctx, best, best_owner, how);
+	else if (how == INJ_HIT_SAMPLE && in_some_dump(s, pid, ip))
+		s->unresolved++;	/* jitted code perf will show as [unknown] */
 }
 
 static void apply(struct inj_sim *s, struct item *it)
@@ -185,20 +196,21 @@ int inj_sim_map(struct inj_sim *s, struct inj_dump *d, uint64_t time, uint64_t s
 	return queue(s, &it);
 }
 
-static int in_some_dump(const struct inj_sim *s, uint32_t pid, uint64_t ip)
-{
-	for (size_t i = 0; i < s->nr_dumps; i++)
-		if (s->dumps[i]->pid == pid && inj_bounds_find(&s->dumps[i]->bounds, ip) >= 0)
-			return 1;
-	return 0;
-}
 
+/* Whether pid's dumps say which of its addresses can matter: it has one, and (pipe input) no
+ * dump of it may still grow, since a load read later may cover any address. */
 static int pid_has_dump(const struct inj_sim *s, uint32_t pid)
 {
-	for (size_t i = 0; i < s->nr_dumps; i++)
-		if (s->dumps[i]->pid == pid)
-			return 1;
-	return 0;
+	int has = 0;
+	for (size_t i = 0; i < s->nr_dumps; i++) {
+		const struct inj_dump *d = s->dumps[i];
+		if (d->pid != pid)
+			continue;
+		if (s->lazy && !d->closed && !d->superseded)
+			return 0;
+		has = 1;
+	}
+	return has;
 }
 
 /* Whether ip can matter: inside a dump's ranges, or anything while pid has no dump yet. */
@@ -283,6 +295,11 @@ void inj_sim_flush(struct inj_sim *s)
 size_t inj_sim_queued(const struct inj_sim *s)
 {
 	return s->n;
+}
+
+uint64_t inj_sim_unresolved(const struct inj_sim *s)
+{
+	return s->unresolved;
 }
 
 uint64_t inj_sim_flush_limit(const struct inj_sim *s)

@@ -3,6 +3,7 @@
  * and the id can follow the mapping into the stream (pipe mode too). Also the kernel's own
  * id from /sys/kernel/notes. */
 #include <errno.h>
+#include <inttypes.h>
 #include <fcntl.h>
 #include <gelf.h>
 #include <pthread.h>
@@ -10,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "lib/buildid.h"
@@ -80,6 +82,10 @@ int rec_kernel_build_id(uint8_t id[PD_BUILD_ID_MAX], size_t *size)
 struct req {
 	char *path;
 	pid_t pid;
+	uint64_t start, end;		/* the mapping, 0/0: unknown */
+	bool keep_only;			/* the kernel gave the id: only keep a deleted file */
+	uint8_t id[PD_BUILD_ID_MAX];
+	uint8_t id_size;
 };
 
 struct rec_bid_thread {
@@ -91,7 +97,85 @@ struct rec_bid_thread {
 	struct rec_bid_result *res;
 	size_t rn, rcap;
 	bool stop;
+	const char *keep_root;		/* --keep-deleted: the build-id cache */
+	size_t kept;
 };
+
+static const char deleted_tag[] = " (deleted)";
+
+/* The recorded name without the " (deleted)" /proc/PID/maps appends. */
+static void clean_name(const char *path, char *out, size_t len)
+{
+	size_t n = strlen(path), t = sizeof(deleted_tag) - 1;
+	if (n > t && !strcmp(path + n - t, deleted_tag))
+		n -= t;
+	snprintf(out, len, "%.*s", (int)n, path);
+}
+
+/* 1 if the file the process mapped is no longer at its path (deleted, maybe replaced): its
+ * build-id differs from the one read through map_files, or it is gone. */
+static bool file_gone(const struct req *r, const uint8_t *id, size_t id_size)
+{
+	char name[4200], alt[4300];
+	uint8_t got[PD_BUILD_ID_MAX];
+	size_t got_size = 0;
+	clean_name(r->path, name, sizeof(name));
+	if (strcmp(name, r->path))
+		return true;
+	if (rec_read_build_id(name, got, &got_size) && r->pid > 0) {
+		snprintf(alt, sizeof(alt), "/proc/%d/root%s", (int)r->pid, name);
+		rec_read_build_id(alt, got, &got_size);
+	}
+	return got_size != id_size || memcmp(got, id, id_size);
+}
+
+/* --keep-deleted: the mapped file's bytes, read through map_files, into the cache. */
+static void keep_file(struct rec_bid_thread *t, const struct req *r, const char *mf,
+		      const uint8_t *id, size_t id_size)
+{
+	char name[4200];
+	struct stat st;
+	int fd = open(mf, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	void *buf = NULL;
+	if (!fstat(fd, &st) && S_ISREG(st.st_mode) && st.st_size > 0 &&
+	    (uint64_t)st.st_size <= (1ull << 32) && (buf = malloc((size_t)st.st_size))) {
+		size_t got = 0;
+		ssize_t n = 1;
+		while (got < (size_t)st.st_size && (n = pread(fd, (char *)buf + got,
+							     (size_t)st.st_size - got, (off_t)got)) > 0)
+			got += (size_t)n;
+		clean_name(r->path, name, sizeof(name));
+		if (got == (size_t)st.st_size &&
+		    !rec_cache_save(t->keep_root, name, id, id_size, "elf", buf, got))
+			__atomic_add_fetch(&t->kept, 1, __ATOMIC_RELAXED);
+	}
+	free(buf);
+	close(fd);
+}
+
+/* One request: the id from the path (or the process's root), else through map_files; and
+ * with --keep-deleted a file that is gone is kept. 1 if a result is to be posted. */
+static int serve(struct rec_bid_thread *t, struct req *r, struct rec_bid_result *res)
+{
+	char alt[4200], mf[128] = "";
+	if (r->pid > 0 && r->end > r->start)
+		snprintf(mf, sizeof(mf), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, (int)r->pid,
+			 r->start, r->end);
+	if (r->keep_only) {
+		memcpy(res->id, r->id, r->id_size);
+		res->size = r->id_size;
+	} else if (rec_read_build_id(r->path, res->id, &res->size) && r->pid > 0) {
+		/* The mapping may live in another mount namespace. */
+		snprintf(alt, sizeof(alt), "/proc/%d/root%s", (int)r->pid, r->path);
+		if (rec_read_build_id(alt, res->id, &res->size) && mf[0])
+			rec_read_build_id(mf, res->id, &res->size);	/* deleted */
+	}
+	if (t->keep_root && mf[0] && res->size && file_gone(r, res->id, res->size))
+		keep_file(t, r, mf, res->id, res->size);
+	return !r->keep_only;
+}
 
 static void *worker(void *arg)
 {
@@ -107,13 +191,12 @@ static void *worker(void *arg)
 		pthread_mutex_unlock(&t->mu);
 
 		struct rec_bid_result res = { .path = r.path };
-		char alt[4200];
-		if (rec_read_build_id(r.path, res.id, &res.size) && r.pid > 0) {
-			/* The mapping may live in another mount namespace. */
-			snprintf(alt, sizeof(alt), "/proc/%d/root%s", (int)r.pid, r.path);
-			rec_read_build_id(alt, res.id, &res.size);
-		}
+		int post = serve(t, &r, &res);
 		pthread_mutex_lock(&t->mu);
+		if (!post) {
+			free(res.path);
+			continue;
+		}
 		if (t->rn == t->rcap) {
 			size_t n = t->rcap ? 2 * t->rcap : 64;
 			struct rec_bid_result *p = realloc(t->res, n * sizeof(*p));
@@ -130,7 +213,7 @@ static void *worker(void *arg)
 	return NULL;
 }
 
-int rec_bid_start(struct rec_bid_thread **out)
+int rec_bid_start(struct rec_bid_thread **out, const char *keep_root)
 {
 	struct rec_bid_thread *t = calloc(1, sizeof(*t));
 	int err;
@@ -138,6 +221,7 @@ int rec_bid_start(struct rec_bid_thread **out)
 	*out = NULL;
 	if (!t)
 		return -ENOMEM;
+	t->keep_root = keep_root;
 	pthread_mutex_init(&t->mu, NULL);
 	pthread_cond_init(&t->cv, NULL);
 	elf_version(EV_CURRENT);
@@ -150,13 +234,29 @@ int rec_bid_start(struct rec_bid_thread **out)
 	return 0;
 }
 
+size_t rec_bid_kept(struct rec_bid_thread *t)
+{
+	return __atomic_load_n(&t->kept, __ATOMIC_RELAXED);
+}
+
 int rec_bid_request(struct rec_bid_thread *t, const char *path, pid_t pid)
+{
+	return rec_bid_request_map(t, path, pid, 0, 0, NULL, 0);
+}
+
+int rec_bid_request_map(struct rec_bid_thread *t, const char *path, pid_t pid, uint64_t start,
+			uint64_t end, const uint8_t *id, size_t id_size)
 {
 	char *p = strdup(path);
 	int err = 0;
+	struct req rq = { p, pid, start, end, id != NULL, { 0 }, 0 };
 
 	if (!p)
 		return -ENOMEM;
+	if (id) {
+		rq.id_size = (uint8_t)(id_size < PD_BUILD_ID_MAX ? id_size : PD_BUILD_ID_MAX);
+		memcpy(rq.id, id, rq.id_size);
+	}
 	pthread_mutex_lock(&t->mu);
 	if (t->qn == t->qcap && t->qhead) {
 		/* Compact consumed entries before growing. */
@@ -175,7 +275,7 @@ int rec_bid_request(struct rec_bid_thread *t, const char *path, pid_t pid)
 		}
 	}
 	if (!err) {
-		t->q[t->qn++] = (struct req){ p, pid };
+		t->q[t->qn++] = rq;
 		pthread_cond_signal(&t->cv);
 	} else {
 		free(p);

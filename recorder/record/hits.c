@@ -224,7 +224,7 @@ static struct rec_dso *lookup(struct proc *p, uint64_t ip)
 	return NULL;
 }
 
-static bool resolve(struct rec_hits *h, uint32_t pid, uint64_t ip, uint16_t cpumode)
+static struct rec_dso *resolve(struct rec_hits *h, uint32_t pid, uint64_t ip, uint16_t cpumode)
 {
 	bool kernel = cpumode == PERF_RECORD_MISC_KERNEL;
 	uint32_t cur = kernel ? KERNEL_PID : pid;
@@ -233,31 +233,33 @@ static bool resolve(struct rec_hits *h, uint32_t pid, uint64_t ip, uint16_t cpum
 		struct proc *p = find_proc(h, cur, false);
 		struct rec_dso *d;
 		if (!p)
-			return false;
+			return NULL;
 		if ((d = lookup(p, ip))) {
 			d->hit = true;
-			return true;
+			return d;
 		}
 		if (p->ppid == KERNEL_PID - 1)
-			return false;
+			return NULL;
 		cur = p->ppid;
 	}
-	return false;
+	return NULL;
 }
 
-void rec_hits_sample(struct rec_hits *h, uint32_t pid, uint64_t ip, uint16_t cpumode)
+struct rec_dso *rec_hits_sample(struct rec_hits *h, uint32_t pid, uint64_t ip, uint16_t cpumode)
 {
-	if (resolve(h, pid, ip, cpumode) || h->nmiss >= MAX_MISSES)
-		return;
+	struct rec_dso *d = resolve(h, pid, ip, cpumode);
+	if (d || h->nmiss >= MAX_MISSES)
+		return d;
 	if (h->nmiss == h->capmiss) {
 		size_t n = h->capmiss ? 2 * h->capmiss : 256;
 		struct miss *m = realloc(h->misses, n * sizeof(*m));
 		if (!m)
-			return;
+			return NULL;
 		h->misses = m;
 		h->capmiss = n;
 	}
 	h->misses[h->nmiss++] = (struct miss){ pid, cpumode, ip };
+	return NULL;
 }
 
 void rec_hits_finish(struct rec_hits *h)

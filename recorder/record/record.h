@@ -33,7 +33,12 @@ struct rec_opts {
 	/* After every drain pass: samples so far, bytes written so far. */
 	void (*progress)(void *ctx, uint64_t samples, uint64_t bytes);
 	void *ctx;
+	const char *buildid_dir;	/* build-id cache for the vdso image; NULL: none */
+	bool keep_deleted;	/* deleted mapped files' contents into buildid_dir too */
 };
+
+/* Pipe mode: how long one round may wait for the build-ids its samples need. */
+#define REC_BID_HOLD_MS 1000
 
 struct rec_stats {
 	uint64_t samples;
@@ -41,6 +46,12 @@ struct rec_stats {
 	uint64_t records;
 	uint64_t bytes;
 	uint64_t build_ids;	/* build-ids resolved by the side thread */
+	uint64_t held_rounds;	/* pipe mode: rounds held until the build-ids they need */
+	uint64_t held_ms;	/* ... and the time spent waiting for them */
+	uint64_t late_dsos;	/* DSOs whose samples went out before their build-id could be
+				 * read (REC_BID_HOLD_MS ran out) */
+	int vdso_saved;		/* 1: the vdso image went to the build-id cache */
+	uint64_t kept_deleted;	/* deleted mapped files kept in the build-id cache */
 	int workload_status;	/* exit code of the workload (128+sig if killed), or 0 */
 	char event_name[64];
 };

@@ -57,8 +57,17 @@ struct rec_bid_result {
 	uint8_t id[PD_BUILD_ID_MAX];
 	size_t size;		/* 0: no build-id could be read */
 };
-int rec_bid_start(struct rec_bid_thread **t);
+/* keep_root: with --keep-deleted, the build-id cache the contents of deleted mapped files go
+ * to (NULL: none are kept). */
+int rec_bid_start(struct rec_bid_thread **t, const char *keep_root);
 int rec_bid_request(struct rec_bid_thread *t, const char *path, pid_t pid);
+/* A mapping [start, end) of pid: its build-id is read from path, else (the file was deleted
+ * or replaced) through /proc/PID/map_files while the process lives. id non-NULL: the kernel
+ * gave it already, only keep the file if it was deleted (no result is posted). */
+int rec_bid_request_map(struct rec_bid_thread *t, const char *path, pid_t pid, uint64_t start,
+			uint64_t end, const uint8_t *id, size_t id_size);
+/* Deleted files whose contents went to the cache so far. */
+size_t rec_bid_kept(struct rec_bid_thread *t);
 /* Takes up to max finished results; returns their number. */
 size_t rec_bid_poll(struct rec_bid_thread *t, struct rec_bid_result *out, size_t max);
 /* Finishes the queue, joins the thread (results stay pollable), frees with rec_bid_free. */
@@ -72,6 +81,8 @@ struct rec_dso {
 	uint16_t cpumode;
 	bool hit;
 	enum rec_bid_state state;
+	bool late;		/* pipe mode: its build-id outlasted the hold once; not waited for
+				 * again (a hung file system must not stall every round) */
 	uint8_t id[PD_BUILD_ID_MAX];
 	uint8_t id_size;
 };
@@ -83,10 +94,38 @@ int rec_hits_mmap(struct rec_hits *h, uint32_t pid, uint64_t start, uint64_t len
 		  struct rec_dso *d);
 void rec_hits_fork(struct rec_hits *h, uint32_t pid, uint32_t ppid);
 void rec_hits_exec(struct rec_hits *h, uint32_t pid);
-void rec_hits_sample(struct rec_hits *h, uint32_t pid, uint64_t ip, uint16_t cpumode);
+/* Marks the DSO at ip hit and returns it (NULL: not mapped yet, looked up again at finish). */
+struct rec_dso *rec_hits_sample(struct rec_hits *h, uint32_t pid, uint64_t ip, uint16_t cpumode);
 void rec_hits_finish(struct rec_hits *h);
 size_t rec_hits_nr_dsos(const struct rec_hits *h);
 struct rec_dso *rec_hits_dso_at(struct rec_hits *h, size_t i);
+
+/* ---- cache.c ---- */
+/* buf as <root>/<name>/<hex id>/<kind> (written whole, then renamed) with the link
+ * <root>/.build-id/xx/rest -> ../../<name>/<hex> (perf's layout). name: a recorded path
+ * (leading '/' dropped; no "..") or "[vdso]". */
+int rec_cache_save(const char *root, const char *name, const uint8_t *id, size_t id_size,
+		   const char *kind, const void *buf, size_t len);
+/* This process's vdso image as [vdso]/<hex>/vdso, if its build-id is id. */
+int rec_vdso_save(const char *root, const uint8_t *id, size_t id_size);
+
+/* ---- hold.c ---- */
+struct rec_hold {
+	uint8_t *buf;		/* the round's records, as drained */
+	size_t len, cap;
+	struct rec_dso **wait;	/* DSOs hit while their build-id was being read */
+	size_t nwait, capwait;
+};
+int rec_hold_record(struct rec_hold *h, const struct perf_event_header *hdr);
+/* Notes that the round hit d; only a DSO whose build-id is still being read is waited for. */
+int rec_hold_need(struct rec_hold *h, struct rec_dso *d);
+/* How many noted DSOs are still without a result from the side thread. */
+size_t rec_hold_pending(const struct rec_hold *h);
+/* The hold ran out: the noted DSOs still without a result are marked late. */
+void rec_hold_give_up(struct rec_hold *h);
+/* Writes the held round and starts the next one. */
+int rec_hold_flush(struct rec_hold *h, struct pd_writer *w);
+void rec_hold_free(struct rec_hold *h);
 
 /* ---- synth.c ---- */
 struct rec_synth_ctx {
@@ -94,6 +133,7 @@ struct rec_synth_ctx {
 	struct rec_hits *hits;
 	struct rec_bid_thread *bids;
 	bool pipe;
+	bool keep_deleted;	/* --keep-deleted: every file map is looked at by the side thread */
 };
 /* "[kernel.kallsyms]_text" with pgoff = runtime _text and the kernel build-id, then one map
  * per loaded module ("[name]", as perf names modules it has no path for). */

@@ -25,6 +25,7 @@ struct session {
 	struct pd_writer *w;
 	struct rec_synth_ctx sc;
 	uint8_t *tmp;
+	struct rec_hold hold;	/* pipe mode: the round being drained */
 	uint64_t first_time, last_time;
 	pid_t child;
 	int go_fd, err_fd;
@@ -56,6 +57,7 @@ static int sink(void *ctx, const struct perf_event_header *h)
 {
 	struct session *s = ctx;
 	struct pd_event e;
+	struct rec_dso *d;
 
 	s->st->records++;
 	if (pd_decode_attr(&s->ev.attr, h, h->size, &e) == 0) {
@@ -66,8 +68,10 @@ static int sink(void *ctx, const struct perf_event_header *h)
 				s->first_time = e.u.sample.time;
 			if (e.u.sample.time > s->last_time)
 				s->last_time = e.u.sample.time;
-			rec_hits_sample(s->sc.hits, e.u.sample.pid, e.u.sample.ip,
-					h->misc & PERF_RECORD_MISC_CPUMODE_MASK);
+			d = rec_hits_sample(s->sc.hits, e.u.sample.pid, e.u.sample.ip,
+					    h->misc & PERF_RECORD_MISC_CPUMODE_MASK);
+			if (s->sc.pipe && rec_hold_need(&s->hold, d))
+				return -ENOMEM;
 			break;
 		case PERF_RECORD_MMAP:
 		case PERF_RECORD_MMAP2:
@@ -88,6 +92,8 @@ static int sink(void *ctx, const struct perf_event_header *h)
 			break;
 		}
 	}
+	if (s->sc.pipe)
+		return rec_hold_record(&s->hold, h);
 	return pd_writer_write(s->w, h, h->size);
 }
 
@@ -120,9 +126,41 @@ static int take_build_ids(struct session *s)
 	return err;
 }
 
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* Pipe mode: the held round goes out once the build-ids its samples need are out, or when
+ * REC_BID_HOLD_MS ran out (those DSOs are counted). */
+static int release_round(struct session *s)
+{
+	uint64_t start = now_ms();
+	size_t pending;
+	int err;
+
+	while (!(err = take_build_ids(s)) && (pending = rec_hold_pending(&s->hold))) {
+		if (now_ms() - start >= REC_BID_HOLD_MS) {
+			s->st->late_dsos += pending;
+			rec_hold_give_up(&s->hold);
+			break;
+		}
+		struct timespec ts = { 0, 1000 * 1000 };
+		nanosleep(&ts, NULL);
+	}
+	if (s->hold.nwait) {
+		s->st->held_rounds++;
+		s->st->held_ms += now_ms() - start;
+	}
+	return err ? err : rec_hold_flush(&s->hold, s->w);
+}
+
 static int drain_all(struct session *s)
 {
 	bool any = false;
+	int err;
 
 	for (size_t i = 0; i < s->ev.nrings; i++) {
 		long n = rec_ring_drain(&s->ev.rings[i], s->tmp, sink, s);
@@ -130,11 +168,10 @@ static int drain_all(struct session *s)
 			return (int)n;
 		any |= n > 0;
 	}
-	if (any) {
-		int err = pd_writer_finished_round(s->w);
-		if (err)
-			return err;
-	}
+	if (s->sc.pipe && (err = release_round(s)))
+		return err;
+	if (any && (err = pd_writer_finished_round(s->w)))
+		return err;
 	return take_build_ids(s);
 }
 
@@ -262,6 +299,7 @@ static int finish_build_ids(struct session *s)
 	int err = 0;
 
 	rec_bid_stop(s->sc.bids);
+	s->st->kept_deleted = rec_bid_kept(s->sc.bids);
 	err = take_build_ids(s);
 	rec_hits_finish(s->sc.hits);
 	for (size_t i = 0; i < rec_hits_nr_dsos(s->sc.hits) && !err && !s->sc.pipe; i++) {
@@ -272,6 +310,15 @@ static int finish_build_ids(struct session *s)
 	}
 	if (!err && !s->sc.pipe && s->st->samples)
 		err = pd_writer_set_sample_time(s->w, s->first_time, s->last_time);
+	/* The vdso is in no file: a report can name its samples only from the cached image. */
+	struct rec_dso *vdso = rec_hits_dso(s->sc.hits, "[vdso]", PERF_RECORD_MISC_USER);
+	if (!err && s->o->buildid_dir && vdso && vdso->hit && vdso->state == BID_KNOWN) {
+		int rc = rec_vdso_save(s->o->buildid_dir, vdso->id, vdso->id_size);
+		s->st->vdso_saved = rc == 0;
+		if (rc)
+			jp_logf(&s->o->log, JP_LOG_WARN, "vdso image not saved in %s: %s",
+				s->o->buildid_dir, strerror(-rc));
+	}
 	return err;
 }
 
@@ -372,9 +419,10 @@ int rec_run(const struct rec_opts *opts, struct rec_stats *st)
 		setrlimit(RLIMIT_NOFILE, &nofile);
 	}
 	s.sc.pipe = pipe_mode;
+	s.sc.keep_deleted = o->keep_deleted && o->buildid_dir;
 	s.tmp = malloc(1u << 16);
 	s.sc.hits = rec_hits_new();
-	if (!s.tmp || !s.sc.hits || rec_bid_start(&s.sc.bids)) {
+	if (!s.tmp || !s.sc.hits || rec_bid_start(&s.sc.bids, o->keep_deleted ? o->buildid_dir : NULL)) {
 		err = -ENOMEM;
 		goto out;
 	}
@@ -408,5 +456,6 @@ out:
 	rec_bid_free(s.sc.bids);
 	rec_hits_free(s.sc.hits);
 	free(s.tmp);
+	rec_hold_free(&s.hold);
 	return err;
 }

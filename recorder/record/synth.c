@@ -25,13 +25,19 @@ void rec_note_mmap(struct rec_synth_ctx *c, const struct pd_mmap *m, uint16_t mi
 	if (!d)
 		return;
 	rec_hits_mmap(c->hits, m->pid, m->start, m->len, d);
+	bool file = m->filename[0] == '/';
 	if (m->has_build_id && m->build_id_size) {
 		d->state = BID_KNOWN;
 		d->id_size = m->build_id_size;
 		memcpy(d->id, m->build_id, m->build_id_size);
+		/* --keep-deleted: the side thread looks whether the file is still there */
+		if (c->keep_deleted && file && c->bids)
+			rec_bid_request_map(c->bids, m->filename, (pid_t)m->pid, m->start,
+					    m->start + m->len, m->build_id, m->build_id_size);
 	} else if (d->state == BID_UNKNOWN && c->bids &&
-		   (m->filename[0] == '/' || !strcmp(m->filename, "[vdso]"))) {
-		if (!rec_bid_request(c->bids, m->filename, (pid_t)m->pid))
+		   (file || !strcmp(m->filename, "[vdso]"))) {
+		if (!rec_bid_request_map(c->bids, m->filename, (pid_t)m->pid, m->start,
+					 m->start + m->len, NULL, 0))
 			d->state = BID_REQUESTED;
 	}
 }

@@ -27,11 +27,17 @@ static size_t underscores(const char *s)
 }
 
 /* perf's choose_best_symbol: sized, then not weak, then global, fewer leading underscores,
- * then the longer name. Negative when a is better. */
-static int better(const struct sym_entry *a, const struct sym_entry *b)
+ * then the longer name; on a tie the one first in the file stays (0 here: sort_dedupe walks
+ * each address's symbols in file order), e.g. libc's dlopen@GLIBC_2.2.5 before
+ * dlopen@@GLIBC_2.34. "Sized" as perf 6.1 sees it: it gives each size-0 symbol the next
+ * symbol's start as its end *before* dropping duplicates, so of several size-0 names at one
+ * address only the last in the file has a length (libjvm's _SafeFetchN_fault after
+ * SafeFetchN_impl). Negative when a is better. */
+static int better(const struct sym_entry *a, int a_sized, const struct sym_entry *b,
+		  int b_sized)
 {
-	if (!a->size != !b->size)
-		return a->size ? -1 : 1;
+	if (a_sized != b_sized)
+		return a_sized ? -1 : 1;
 	/* a non-weak one over a weak one, then a global one over a local one */
 	if ((a->rank == 1) != (b->rank == 1))
 		return a->rank == 1 ? 1 : -1;
@@ -41,9 +47,7 @@ static int better(const struct sym_entry *a, const struct sym_entry *b)
 	if (ua != ub)
 		return ua < ub ? -1 : 1;
 	size_t la = strlen(a->raw), lb = strlen(b->raw);
-	if (la != lb)
-		return la > lb ? -1 : 1;
-	return strcmp(a->raw, b->raw);
+	return la != lb ? (la > lb ? -1 : 1) : 0;
 }
 
 static int entry_cmp(const void *x, const void *y)
@@ -51,7 +55,7 @@ static int entry_cmp(const void *x, const void *y)
 	const struct sym_entry *a = x, *b = y;
 	if (a->start != b->start)
 		return a->start < b->start ? -1 : 1;
-	return better(a, b);
+	return better(a, a->size != 0, b, b->size != 0);
 }
 
 /* Sorted by address, one entry per address (the best name), through a sort of 16-byte keys:
@@ -70,13 +74,21 @@ static int sort_dedupe(struct sym_table *t)
 	sym_sort_keys(keys, t->n);
 	size_t k = 0;
 	for (size_t i = 0; i < t->n;) {
+		size_t end = i + 1;
+		while (end < t->n && keys[end].key == keys[i].key)
+			end++;
 		const struct sym_entry *best = &t->v[keys[i].idx];
-		size_t j = i + 1;
-		for (; j < t->n && keys[j].key == keys[i].key; j++)
-			if (better(&t->v[keys[j].idx], best) < 0)
-				best = &t->v[keys[j].idx];
+		int best_sized = best->size || end == i + 1;
+		for (size_t j = i + 1; j < end; j++) {
+			const struct sym_entry *e = &t->v[keys[j].idx];
+			int sized = e->size || j == end - 1;
+			if (better(e, sized, best, best_sized) < 0) {
+				best = e;
+				best_sized = sized;
+			}
+		}
 		nv[k++] = *best;
-		i = j;
+		i = end;
 	}
 	free(keys);
 	free(t->v);

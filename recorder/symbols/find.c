@@ -204,6 +204,31 @@ static int from_debuginfod(struct sym_session *s, struct sym_dso *d, int debug, 
 	return 1;
 }
 
+int find_kernel_debuginfod(struct sym_session *s, const struct sym_build_id *id, char **path)
+{
+	debuginfod_client *cl = dbgd(s);
+	*path = NULL;
+	if (!cl || !id->size)
+		return -ENOENT;
+	/* a distribution serves vmlinux as the kernel's debuginfo (Debian: linux-image-*-dbg) */
+	int fd = dbgd_api()->find_debuginfo(cl, id->data, id->size, path);
+	if (fd < 0) {
+		free(*path);
+		*path = NULL;
+		fd = dbgd_api()->find_executable(cl, id->data, id->size, path);
+	}
+	if (fd < 0) {
+		char hex[SYM_BUILD_ID_HEX];
+		sess_msg(s, SYM_LVL_INFO, "debuginfod: no vmlinux for build-id %s: %s",
+			 sym_build_id_hex(id, hex), strerror(-fd));
+		free(*path);
+		*path = NULL;
+		return fd;
+	}
+	close(fd);
+	return *path ? 0 : -ENOENT;
+}
+
 /* The session's provider of in-memory ELFs (jitted code injected without files). */
 static int from_provider(struct sym_session *s, struct sym_dso *d, struct cand *c)
 {
@@ -227,8 +252,10 @@ static int next_cand(struct sym_session *s, struct sym_dso *d, int debug, int st
 		return !debug && from_provider(s, d, c);
 	case 0: {
 		char *p = NULL;
-		if (!d->bid.size ||
-		    source_lookup(s, &d->bid, debug ? "debug" : "elf", &p, &c->image, &c->len))
+		int vdso = !strcmp(d->long_name, "[vdso]");
+		if (!d->bid.size || (vdso && debug) ||
+		    source_lookup(s, &d->bid, vdso ? "vdso" : debug ? "debug" : "elf", &p, &c->image,
+				  &c->len))
 			return 0;
 		if (c->image) {
 			c->path = p;
@@ -327,14 +354,30 @@ int find_debug_file(struct sym_session *s, struct sym_dso *d)
 {
 	if (d->dbg_elf)
 		return 0;
-	if (!d->elf || !d->bid.size || d->dbg_fd == -2)
+	if (!d->elf || d->dbg_fd == -2)
 		return -ENOENT;
 	if (has_section(d->elf, ".debug_info") && has_section(d->elf, ".symtab"))
 		return -ENOENT;
 	d->dbg_fd = -2;	/* tried */
 	struct cand c;
 	Elf *elf = NULL;
-	if (locate(s, d, 1, &c, &elf))
+	/* Nothing recorded (perf's pipe mode, older recordings): the file in use names its debug
+	 * file by its own build-id, else by its .gnu_debuglink. */
+	struct sym_build_id recorded = d->bid;
+	if (!d->bid.size)
+		dso_elf_build_id(d->elf, &d->bid);
+	int rc = d->bid.size ? locate(s, d, 1, &c, &elf) : -ENOENT;
+	d->bid = recorded;
+	if (rc && !d->bid.size) {
+		char buf[4096];
+		c = (struct cand){ -1, NULL, 0, NULL };
+		rc = debuglink_find(d->elf, d->path, d->long_name, s->o.symfs, buf, sizeof(buf));
+		if (!rc && !(open_path(&c, buf) && cand_check(s, d, &c, &elf))) {
+			cand_drop(&c);
+			rc = -ENOENT;
+		}
+	}
+	if (rc)
 		return -ENOENT;
 	keep_elf(elf, &c.fd);
 	d->dbg_fd = c.fd;

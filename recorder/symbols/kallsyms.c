@@ -140,37 +140,6 @@ static const char *ks_name(const struct kallsyms *k, uint32_t off, size_t *len, 
 	return p;
 }
 
-/* perf's binding of a kallsyms type: W/w weak (1), other uppercase global (2), local (0) */
-static int binding(const struct kallsyms *k, uint32_t off)
-{
-	const char *p = memchr(k->text + off, ' ', k->len - off);
-	if (!p || p + 1 >= k->text + k->len)
-		return 0;
-	return p[1] == 'W' || p[1] == 'w' ? 1 : p[1] >= 'A' && p[1] <= 'Z' ? 2 : 0;
-}
-
-/* perf's choose_best_symbol for symbols without sizes: not weak, then global, fewer leading
- * underscores, the longer name, then the smaller name. Negative when a is better. */
-static int ks_better(const struct kallsyms *k, uint32_t a, uint32_t b)
-{
-	int ra = binding(k, a), rb = binding(k, b);
-	if ((ra == 1) != (rb == 1))
-		return ra == 1 ? 1 : -1;
-	if ((ra == 2) != (rb == 2))
-		return ra == 2 ? -1 : 1;
-	size_t la, lb, ua = 0, ub = 0;
-	const char *na = ks_name(k, a, &la, NULL), *nb = ks_name(k, b, &lb, NULL);
-	while (ua < la && na[ua] == '_')
-		ua++;
-	while (ub < lb && nb[ub] == '_')
-		ub++;
-	if (ua != ub)
-		return ua < ub ? -1 : 1;
-	if (la != lb)
-		return la > lb ? -1 : 1;
-	return memcmp(na, nb, la);
-}
-
 static int ksym_cmp(const void *x, const void *y)
 {
 	const struct ksym *a = x, *b = y;
@@ -247,14 +216,18 @@ static void relocate(struct kallsyms *k, int64_t delta)
 	}
 }
 
-/* One symbol per address, the one perf would name it by. */
+/* One symbol per address, the one perf names it by: the last in file order. perf 6.1 sets
+ * each kallsyms symbol's end to the next one's start *before* it drops duplicates, so of the
+ * names at one address only the last has a length, and choose_best_symbol's first rule (a
+ * sized symbol over an empty one) settles it: __x86_indirect_thunk_rax after
+ * __pi___x86_indirect_thunk_rax, __x64_sys_rt_sigreturn after __ia32_sys_rt_sigreturn. The
+ * entries are sorted by (address, line), so the last of a run is that one. */
 static void dedupe(struct kallsyms *k)
 {
 	size_t w = 0;
 	for (size_t i = 0; i < k->n; i++) {
 		if (w && k->v[w - 1].addr == k->v[i].addr) {
-			if (ks_better(k, k->v[i].line, k->v[w - 1].line) < 0)
-				k->v[w - 1] = k->v[i];
+			k->v[w - 1] = k->v[i];
 			continue;
 		}
 		k->v[w++] = k->v[i];

@@ -1,4 +1,5 @@
-/* kernel.c - kernel symbols: a vmlinux (--vmlinux), a kallsyms file (option, archive, or the
+/* kernel.c - kernel symbols: a vmlinux (--vmlinux, or over debuginfod by the recorded build-id
+ * when the running kernel is another), a kallsyms file (option, archive, or the
  * build-id cache's [kernel.kallsyms]/<id>/kallsyms), else this host's /proc/kallsyms when its
  * build-id matches the recorded one. Addresses are moved by the difference between the
  * recorded runtime address of the reference symbol (_text, from the kernel map's pgoff) and
@@ -140,9 +141,20 @@ int kernel_load(struct sym_session *s)
 		if (s->buildid_dir && !load_kallsyms(s, buf))
 			return 0;
 	}
-	if (!host_kernel_matches(s))
-		return -ENOENT;
-	return load_kallsyms(s, "/proc/kallsyms");
+	if (host_kernel_matches(s))
+		return load_kallsyms(s, "/proc/kallsyms");
+	/* Another machine's kernel: its vmlinux by build-id over debuginfod (the vmlinux's own
+	 * build-id is checked again by load_vmlinux). */
+	char *path = NULL;
+	int rc = find_kernel_debuginfod(s, &s->kdso->bid, &path);
+	if (!rc) {
+		rc = load_vmlinux(s, path);
+		if (!rc)
+			sess_msg(s, SYM_LVL_INFO, "[kernel.kallsyms]: symbols from %s (debuginfod)",
+				 path);
+	}
+	free(path);
+	return rc ? -ENOENT : 0;
 }
 
 struct sym_entry *kernel_find(struct sym_session *s, uint64_t addr)

@@ -270,6 +270,10 @@ int source_lookup(struct sym_session *s, const struct sym_build_id *id, const ch
 		snprintf(buf, sizeof(buf), "%s/.build-id/%.2s/%s", src->root, hex, hex + 2);
 		if (!strcmp(kind, "elf") && exists_file(buf))
 			return (*path = strdup(buf)) ? 0 : -ENOMEM;
+		/* the vdso's own place, for archives that carry no .build-id links */
+		snprintf(buf, sizeof(buf), "%s/[vdso]/%s/vdso", src->root, hex);
+		if (!strcmp(kind, "vdso") && exists_file(buf))
+			return (*path = strdup(buf)) ? 0 : -ENOMEM;
 	}
 	return -ENOENT;
 }

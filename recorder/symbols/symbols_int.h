@@ -246,6 +246,13 @@ int dso_open(struct sym_session *s, struct sym_dso *d);
 /* file offset -> ELF vaddr, using PT_LOAD headers (sections when there are none). */
 uint64_t dso_off_to_vaddr(struct sym_dso *d, uint64_t off);
 int dso_elf_build_id(Elf *elf, struct sym_build_id *id);
+/* find.c: a vmlinux with the kernel build-id id over debuginfod; *path (malloc'd) in the
+ * client's cache. */
+int find_kernel_debuginfod(struct sym_session *s, const struct sym_build_id *id, char **path);
+/* debuglink.c: the debug file elf's .gnu_debuglink names, beside the file found or under
+ * symfs/usr/lib/debug/<recorded dir>, with the CRC32 the link asks; its path into out. */
+int debuglink_find(Elf *elf, const char *found, const char *recorded, const char *symfs,
+		   char *out, size_t len);
 
 /* find.c: locate, verify, and open (fd or image) the file of a DSO */
 int find_dso_file(struct sym_session *s, struct sym_dso *d);

@@ -84,3 +84,112 @@ Test(inject_interop, java_agent_perf_record, .timeout = 120) { interop(JAVA, PER
 Test(inject_interop, java_agent_jitprof_record, .timeout = 120) { interop(JAVA, JITPROF); }
 Test(inject_interop, node_perf_prof_perf_record, .timeout = 120) { interop(NODE, PERF); }
 Test(inject_interop, node_perf_prof_jitprof_record, .timeout = 120) { interop(NODE, JITPROF); }
+
+/* "N code loads" and "M generations sampled" of inject's summary. */
+static void summary_counts(const char *err, unsigned long *loads, unsigned long *gens)
+{
+	const char *p = strstr(err, "dump(s): ");
+	cr_assert_not_null(p, "%s", err);
+	cr_assert_eq(sscanf(p, "dump(s): %lu code loads, %*u moves, %*u unloads as MMAP2; %lu "
+			    "generations sampled", loads, gens), 2, "%s", err);
+}
+
+static unsigned long run_counts(const char *cmd, unsigned long *gens, char **err)
+{
+	struct tu_result res;
+	unsigned long loads;
+	cr_assert_eq(tu_sh(&res, cmd, 240), 0);
+	cr_assert_eq(res.status, 0, "%s\n%s", cmd, res.err);
+	summary_counts(res.err, &loads, gens);
+	if (err)
+		*err = strdup(res.err);
+	tu_result_free(&res);
+	return loads;
+}
+
+/* Live pipes: {jitprof, perf} record -o - | jitprof inject -i - -o - while the workload still
+ * runs and writes its dump. inject follows the dump as it grows, so it must inject exactly the
+ * code loads the dump holds in the end and charge exactly the generations it charges when the
+ * same stream, saved by tee, is injected after the workload is gone; `-o -` into a file is pipe
+ * mode, which `cat | jitprof report -i -` reads; jitprof's and perf's reports of the live
+ * output are those of the saved one. */
+static void live(enum producer p, enum recorder r)
+{
+	char *dir = tu_tmpdir("injlive");
+	char work[3000], jp[1200], cmd[8192];
+	cr_assert_not_null(dir);
+	if (!tu_have("perf"))
+		cr_skip_test("perf is not installed");
+	if (!have_built("jitprof"))
+		cr_skip_test("jitprof is not built");
+	producer_cmd(p, dir, work, sizeof(work));
+	abs_build("jitprof", jp, sizeof(jp));
+	snprintf(cmd, sizeof(cmd), "cd '%s' && %s record -q -k mono -F 999 -g -o - -- %s "
+		 "2>/dev/null | tee live.pipe | DEBUGINFOD_URLS= '%s' inject --jit -i - -o - "
+		 "--buildid-dir cache > live.data", dir, r == JITPROF ? jp : "perf", work, jp);
+	unsigned long gens_live, gens_saved;
+	char *err;
+	unsigned long loads_live = run_counts(cmd, &gens_live, &err);
+	snprintf(cmd, sizeof(cmd), "cd '%s' && DEBUGINFOD_URLS= '%s' inject --jit -i - -o "
+		 "saved.data --buildid-dir cache < live.pipe", dir, jp);
+	unsigned long loads_saved = run_counts(cmd, &gens_saved, NULL);
+	cr_log_info("live: %lu loads, %lu generations sampled; %s", loads_live, gens_live, err);
+	cr_assert_gt(loads_live, 0, "%s", err);
+	cr_assert_eq(loads_live, loads_saved, "live %lu code loads, saved stream %lu:\n%s",
+		     loads_live, loads_saved, err);
+	cr_assert_eq(gens_live, gens_saved, "live %lu generations sampled, saved stream %lu:\n%s",
+		     gens_live, gens_saved, err);
+	cr_assert_null(strstr(err, "take effect from there"), "%s", err);
+	free(err);
+	if (p != NODE) {
+		/* Every load the dump holds at the end (node writes some synth refuses). */
+		snprintf(cmd, sizeof(cmd), "cd '%s' && '%s' jitdump --stats jit-*.dump | awk "
+			 "'$1 == \"CODE_LOAD\" { print $2 }'", dir, jp);
+		struct tu_result res;
+		cr_assert_eq(tu_sh(&res, cmd, 60), 0);
+		cr_assert_eq(strtoul(res.out, NULL, 10), loads_live, "dump: %s", res.out);
+		tu_result_free(&res);
+	}
+
+	char path[700];
+	snprintf(path, sizeof(path), "%s/live.data", dir);
+	size_t len = 0;
+	unsigned char *bytes = tu_read_file(path, &len);
+	cr_assert(bytes && len > 16 && !memcmp(bytes, "PERFILE2", 8));
+	uint64_t hsize;
+	memcpy(&hsize, bytes + 8, 8);
+	cr_assert_eq(hsize, 16, "-o - into a file: pipe mode (16-byte header), not %llu",
+		     (unsigned long long)hsize);
+	free(bytes);
+	struct tu_result a, b;
+	snprintf(cmd, sizeof(cmd), "cd '%s' && cat live.data | HOME='%s' '%s' report -i - --sort "
+		 "dso,sym 2>/dev/null | grep -v '^#'", dir, dir, jp);
+	cr_assert_eq(tu_sh(&a, cmd, 120), 0);
+	snprintf(cmd, sizeof(cmd), "cd '%s' && HOME='%s' '%s' report -i saved.data --sort "
+		 "dso,sym 2>/dev/null | grep -v '^#'", dir, dir, jp);
+	cr_assert_eq(tu_sh(&b, cmd, 120), 0);
+	cr_assert(strstr(a.out, "jitted-"), "%.2000s", a.out);
+	cr_assert_str_eq(a.out, b.out, "jitprof report, live then saved:\n%.3000s\n%.3000s", a.out,
+			 b.out);
+	tu_result_free(&a);
+	tu_result_free(&b);
+	char cache[700];
+	snprintf(cache, sizeof(cache), "%s/cache", dir);
+	struct iu_rows pa, pb;
+	iu_report(&pa, path, cache);
+	snprintf(path, sizeof(path), "%s/saved.data", dir);
+	iu_report(&pb, path, cache);
+	cr_assert_gt(iu_jitted_total(&pa), 0);
+	cr_assert_geq(iu_compare_top(&pb, &pa, 10), 1);
+	iu_rows_free(&pa);
+	iu_rows_free(&pb);
+	tu_rmtree(dir);
+	free(dir);
+}
+
+Test(inject_interop, live_pipe_minijit_jitprof_record, .timeout = 240) { live(MINIJIT, JITPROF); }
+Test(inject_interop, live_pipe_minijit_perf_record, .timeout = 240) { live(MINIJIT, PERF); }
+Test(inject_interop, live_pipe_java_jitprof_record, .timeout = 240) { live(JAVA, JITPROF); }
+Test(inject_interop, live_pipe_java_perf_record, .timeout = 240) { live(JAVA, PERF); }
+Test(inject_interop, live_pipe_node_jitprof_record, .timeout = 240) { live(NODE, JITPROF); }
+Test(inject_interop, live_pipe_node_perf_record, .timeout = 240) { live(NODE, PERF); }

@@ -51,7 +51,12 @@ Test(record_perf, file_opens_in_perf_without_warnings)
 	free(copy);
 	cr_assert_eq(rows, d.ndsos);
 	cr_assert_eq(total, d.samples);
-	cr_assert_str_eq(d.names[ru_top(&d)], "libc.so.6", "the loop lives in dash and libc");
+	/* The loop lives in the shell and libc; which of them leads depends on the shell. */
+	char shell[PATH_MAX], libc[PATH_MAX];
+	ru_loop_files(shell, sizeof(shell), libc, sizeof(libc));
+	const char *top = d.names[ru_top(&d)];
+	cr_assert(!strcmp(top, "libc.so.6") || !strcmp(top, strrchr(shell, '/') + 1),
+		  "top DSO %s, neither libc.so.6 nor %s", top, shell);
 	tu_result_free(&r);
 
 	char *scr[] = { "perf", "script", "-i", data, "-F", "ip,dso", "-G", NULL };
@@ -64,7 +69,11 @@ Test(record_perf, file_opens_in_perf_without_warnings)
 	ru_ok(&r, bl, 60);
 	ru_no_warnings("perf buildid-list", r.err);
 	cr_assert_not_null(strstr(r.out, "libc.so.6"), "%s", r.out);
-	cr_assert_not_null(strstr(r.out, "[kernel.kallsyms]"), "%s", r.out);
+	/* perf lists DSOs with samples: the kernel only when the loop was sampled in it */
+	bool kernel_hit = false;
+	for (size_t i = 0; i < d.ndsos; i++)
+		kernel_hit |= !strcmp(d.names[i], "[kernel.kallsyms]");
+	cr_assert_eq(strstr(r.out, "[kernel.kallsyms]") != NULL, kernel_hit, "%s", r.out);
 	tu_result_free(&r);
 }
 
@@ -190,8 +199,10 @@ Test(record_perf, pipe_mode_into_perf_report)
 		 "-i %s", tu_build("jitprof"), RU_LOOP, data, data);
 	cr_assert_eq(tu_sh(&r, cmd, 60), 0);
 	cr_assert_eq(r.status, 0, "%s\n%s", r.out, r.err);
-	cr_assert_not_null(strstr(r.out, "/usr/lib/x86_64-linux-gnu/libc.so.6"), "%s", r.out);
-	cr_assert_not_null(strstr(r.out, "/usr/bin/dash"), "%s", r.out);
+	char shell[PATH_MAX], libc[PATH_MAX];
+	ru_loop_files(shell, sizeof(shell), libc, sizeof(libc));
+	cr_assert_not_null(strstr(r.out, libc), "%s not in:\n%s", libc, r.out);
+	cr_assert_not_null(strstr(r.out, shell), "%s not in:\n%s", shell, r.out);
 	tu_result_free(&r);
 }
 
@@ -220,4 +231,69 @@ Test(record_perf, kernel_map_carries_runtime_text)
 		}
 	cr_assert(found);
 	pd_reader_close(rd);
+}
+
+/* Pipe mode: a DSO whose build-id the recorder reads itself (the kernel gave none in the
+ * MMAP2: the vdso always, a file whose page was not cached) gets its type-67 record before the
+ * first sample in it, so a pipe reader knows every build-id before it needs one. The workload
+ * spends its time in clock_gettime, i.e. in the vdso. */
+Test(record_perf, pipe_build_ids_precede_their_samples)
+{
+	static const char clk[] =
+		"#include <time.h>\n"
+		"int main(void) { struct timespec a, b; clock_gettime(CLOCK_MONOTONIC, &a);\n"
+		" do clock_gettime(CLOCK_MONOTONIC, &b); while ((b.tv_sec - a.tv_sec) * 1000000000L"
+		" + b.tv_nsec - a.tv_nsec < 300000000L); return 0; }\n";
+	char src[600], cmd[2048];
+	struct tu_result r;
+	snprintf(src, sizeof(src), "%s/clk.c", dir);
+	cr_assert_eq(tu_write_file(src, clk, sizeof(clk) - 1), 0);
+	snprintf(cmd, sizeof(cmd), "cc -O1 -o %s/clk %s && %s record -F 4000 -o - -- %s/clk > %s",
+		 dir, src, tu_build("jitprof"), dir, data);
+	cr_assert_eq(tu_sh(&r, cmd, 60), 0);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	tu_result_free(&r);
+
+	struct ru_dsos d = { 0 };
+	struct pd_reader *rd;
+	struct pd_event ev;
+	char with_id[64][256];
+	size_t nids = 0, checked = 0, early = 0;
+	d.maps = calloc(65536, sizeof(*d.maps));
+	/* first pass: the DSOs that got a type-67 record anywhere in the stream */
+	cr_assert_eq(pd_reader_open(&rd, data, NULL), 0);
+	while (pd_reader_next(rd, &ev) > 0)
+		if (ev.type == PD_RECORD_HEADER_BUILD_ID && nids < 64)
+			snprintf(with_id[nids++], 256, "%s", ev.u.build_id.filename);
+	pd_reader_close(rd);
+	/* second pass, in stream order: no sample in such a DSO before its record */
+	bool seen[64] = { false };
+	cr_assert_eq(pd_reader_open(&rd, data, NULL), 0);
+	while (pd_reader_next(rd, &ev) > 0) {
+		if (ev.type == PD_RECORD_HEADER_BUILD_ID) {
+			for (size_t i = 0; i < nids; i++)
+				seen[i] |= !strcmp(with_id[i], ev.u.build_id.filename);
+			continue;
+		}
+		if (ev.type != PERF_RECORD_SAMPLE) {
+			ru_dso_event(&d, &ev, NULL);
+			continue;
+		}
+		const char *dso = ru_lookup(&d, (ev.misc & 7) == PERF_RECORD_MISC_KERNEL ?
+					    UINT32_MAX : ev.u.sample.pid, ev.u.sample.ip);
+		for (size_t i = 0; i < nids; i++)
+			if (!strcmp(with_id[i], dso)) {
+				cr_assert(seen[i], "a sample in %s at offset %llu comes before its "
+					  "build-id record", dso, (unsigned long long)ev.offset);
+				checked++;
+				early += !strcmp(dso, "[vdso]");
+			}
+	}
+	pd_reader_close(rd);
+	free(d.maps);
+	cr_assert_gt(nids, 0, "the recorder read no build-id itself (not even the vdso's)");
+	if (!early)
+		/* clock_gettime goes through the kernel where the clocksource has no vDSO path */
+		fprintf(stderr, "part skipped: no sample landed in the vdso here (%zu samples in "
+			"other DSOs whose build-id the recorder read were checked)\n", checked);
 }

@@ -6,6 +6,7 @@
 #define JITPROF_RECORD_UTIL_H
 
 #include <criterion/criterion.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +33,17 @@ static void teardown(void)
 {
 	tu_rmtree(dir);
 	free(dir);
+}
+
+/* Where this machine keeps what RU_LOOP runs in, as the kernel names it in a map: the shell
+ * behind /bin/sh and the libc (ours, from /proc/self/maps: the same file the shell maps). */
+static inline void ru_loop_files(char *shell, size_t slen, char *libc, size_t llen)
+{
+	char *rp = realpath("/bin/sh", NULL);
+	snprintf(shell, slen, "%s", rp ? rp : "/bin/sh");
+	free(rp);
+	tu_self_map_path("/libc.so.6", libc, llen);
+	cr_assert(libc[0], "no libc.so.6 in /proc/self/maps");
 }
 
 static inline void ru_require_perf(void)

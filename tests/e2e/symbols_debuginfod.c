@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "recorder/perfdata/perfdata.h"
 #include "recorder/symbols/symbols.h"
 #include "tests/lib/testutil.h"
 
@@ -83,13 +84,13 @@ static uint64_t nm_addr(const char *path, const char *sym)
 
 /* Waits until the server has scanned the directory: a probe fetch through its own empty
  * client cache (emptied each time: the client remembers misses). */
-static int wait_ready(const char *dir, const char *url, const char *hex)
+static int wait_ready(const char *dir, const char *url, const char *kind, const char *hex)
 {
 	char cmd[9000];
 	for (int i = 0; i < 120; i++) {
 		snprintf(cmd, sizeof(cmd),
 			 "rm -rf %s/probe && DEBUGINFOD_URLS=%s DEBUGINFOD_CACHE_PATH=%s/probe "
-			 "debuginfod-find executable %s >/dev/null 2>&1", dir, url, dir, hex);
+			 "debuginfod-find %s %s >/dev/null 2>&1", dir, url, dir, kind, hex);
 		struct tu_result r;
 		if (tu_sh(&r, cmd, 30) == 0 && r.status == 0) {
 			tu_result_free(&r);
@@ -100,6 +101,30 @@ static int wait_ready(const char *dir, const char *url, const char *hex)
 		nanosleep(&ts, NULL);
 	}
 	return 0;
+}
+
+/* `debuginfod -F dir/srv` on a free port of 127.0.0.1 (stopped by stop_server); 1 once it
+ * serves the artifact kind ("executable", "debuginfo") of build-id hex. */
+static int start_server(const char *dir, char *url, size_t urllen, const char *kind,
+			const char *hex)
+{
+	int port = free_port();
+	snprintf(url, urllen, "http://127.0.0.1:%d", port);
+	srv = fork();
+	cr_assert_geq(srv, 0);
+	if (srv == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGTERM);
+		char portarg[16], db[4200], scan[4200];
+		snprintf(portarg, sizeof(portarg), "%d", port);
+		snprintf(db, sizeof(db), "%s/db.sqlite", dir);
+		snprintf(scan, sizeof(scan), "%s/srv", dir);
+		freopen("/dev/null", "w", stdout);
+		freopen("/dev/null", "w", stderr);
+		execlp("debuginfod", "debuginfod", "-F", "-p", portarg, "-d", db, "-t", "1", "-g", "0",
+		       scan, (char *)NULL);
+		_exit(127);
+	}
+	return wait_ready(dir, url, kind, hex);
 }
 
 Test(debuginfod, clean_home_resolves_through_debuginfod, .timeout = 120, .fini = stop_server)
@@ -122,23 +147,7 @@ Test(debuginfod, clean_home_resolves_through_debuginfod, .timeout = 120, .fini =
 	cr_assert_eq(sym_elf_build_id(full, &bid, NULL, 0), 0);
 	sym_build_id_hex(&bid, hex);
 
-	int port = free_port();
-	snprintf(url, sizeof(url), "http://127.0.0.1:%d", port);
-	srv = fork();
-	cr_assert_geq(srv, 0);
-	if (srv == 0) {
-		prctl(PR_SET_PDEATHSIG, SIGTERM);
-		char portarg[16], db[4200], scan[4200];
-		snprintf(portarg, sizeof(portarg), "%d", port);
-		snprintf(db, sizeof(db), "%s/db.sqlite", dir);
-		snprintf(scan, sizeof(scan), "%s/srv", dir);
-		freopen("/dev/null", "w", stdout);
-		freopen("/dev/null", "w", stderr);
-		execlp("debuginfod", "debuginfod", "-F", "-p", portarg, "-d", db, "-t", "1", "-g", "0",
-		       scan, (char *)NULL);
-		_exit(127);
-	}
-	int ready = wait_ready(dir, url, hex);
+	int ready = start_server(dir, url, sizeof(url), "executable", hex);
 
 	char cache[4200], home[4200], bdir[4300];
 	snprintf(cache, sizeof(cache), "%s/client-cache", dir);
@@ -176,6 +185,113 @@ Test(debuginfod, clean_home_resolves_through_debuginfod, .timeout = 120, .fini =
 	cr_assert_eq(sym_dso_find(s, r.dso, &found), 0);
 	cr_expect(!strncmp(found, cache, strlen(cache)), "fetched into the client cache: %s", found);
 	sym_session_free(s);
+	stop_server();
+	tu_rmtree(dir);
+	free(dir);
+}
+
+/* Kernel symbols of a recording made on another kernel: its vmlinux, found over debuginfod by
+ * the recorded kernel build-id. The server holds a vmlinux-like ELF built here with the
+ * running kernel's build-id (-Wl,--build-id=0x...) and functions dbgd_fn<i> at chosen offsets
+ * from _text; the recording (written here) has samples at those offsets from the running
+ * _text. "Another machine": the report runs where /sys/kernel/notes is hidden (a mount
+ * namespace), so the running kernel cannot vouch for /proc/kallsyms. */
+Test(debuginfod, kernel_vmlinux_by_build_id, .timeout = 120, .fini = stop_server)
+{
+	if (!tu_have("debuginfod") || !tu_have("debuginfod-find") || !tu_have("unshare"))
+		cr_skip_test("debuginfod or unshare is not installed");
+	struct sym_build_id kid;
+	if (sym_kernel_build_id(&kid))
+		cr_skip_test("the running kernel has no build-id in /sys/kernel/notes");
+	char *dir = tu_tmpdir("sym-dbgd-k");
+	char cmd[9000], url[64], hex[SYM_BUILD_ID_HEX], data[4200];
+	static const uint64_t offs[] = { 0x1000, 0x201040, 0x300080 };
+	sym_build_id_hex(&kid, hex);
+	/* the ELF: .ktext (NOBITS, so the file stays small) at a vmlinux-like address */
+	size_t k = (size_t)snprintf(cmd, sizeof(cmd), "cd %s && mkdir srv home && { printf "
+				    "'.section .ktext,\"ax\",@nobits\\n.globl _text\\n_text:\\n'",
+				    dir);
+	uint64_t at = 0;
+	for (size_t i = 0; i < 3; i++) {
+		k += (size_t)snprintf(cmd + k, sizeof(cmd) - k, "; printf '.skip %llu\\n.globl "
+				      "dbgd_fn%zu\\n.type dbgd_fn%zu,@function\\ndbgd_fn%zu:\\n"
+				      ".skip 64\\n.size dbgd_fn%zu,64\\n'",
+				      (unsigned long long)(offs[i] - at), i, i, i, i);
+		at = offs[i] + 64;
+	}
+	snprintf(cmd + k, sizeof(cmd) - k, "; } > k.s && as -o k.o k.s && echo 'int dbgd_marker(void)"
+		 " { return 1; }' > c.c && cc -g -O1 -c c.c && ld -o srv/vmlinux -z noexecstack "
+		 "-Ttext=0xffffffff80000000 --section-start=.ktext=0xffffffff81000000 -e _text "
+		 "--build-id=0x%s k.o c.o", hex);
+	sh(cmd);
+
+	/* the recording: the running kernel's map and build-id, one sample per function */
+	struct tu_result r;
+	cr_assert_eq(tu_sh(&r, "awk '$3 == \"_text\" { print $1; exit }' /proc/kallsyms", 30), 0);
+	uint64_t text = strtoull(r.out, NULL, 16);
+	tu_result_free(&r);
+	if (!text)
+		text = 0xffffffff81000000ull;	/* hidden here: any address will do */
+	snprintf(data, sizeof(data), "%s/k.data", dir);
+	struct perf_event_attr a = { .size = sizeof(a), .type = PERF_TYPE_SOFTWARE,
+				     .sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID |
+						    PERF_SAMPLE_TIME, .sample_id_all = 1,
+				     .sample_period = 1 };
+	struct pd_writer *w;
+	cr_assert_eq(pd_writer_open(&w, data, 0), 0);
+	cr_assert_geq(pd_writer_add_attr(w, &a, NULL, 0, "cpu-clock"), 0);
+	struct pd_sid sid = { .pid = 7, .tid = 7, .time = 1 };
+	cr_assert_eq(pd_writer_comm(w, 7, 7, "kwork", true, &sid), 0);
+	struct pd_mmap2_args km = { .pid = UINT32_MAX, .cpumode = PERF_RECORD_MISC_KERNEL,
+				    .start = text, .len = ~0ull - text, .pgoff = text,
+				    .filename = "[kernel.kallsyms]_text" };
+	cr_assert_eq(pd_writer_mmap2(w, &km, &sid), 0);
+	cr_assert_eq(pd_writer_add_build_id(w, -1, PERF_RECORD_MISC_KERNEL, kid.data, kid.size,
+					    "[kernel.kallsyms]"), 0);
+	for (size_t i = 0; i < 3; i++)
+		for (size_t n = 0; n <= i; n++) {	/* 1, 2, 3 samples: one row each */
+			struct { struct perf_event_header h; uint64_t ip; uint32_t pid, tid;
+				 uint64_t time; } smp = { { PERF_RECORD_SAMPLE, PERF_RECORD_MISC_KERNEL,
+							    sizeof(smp) }, text + offs[i] + 4 + n,
+							  7, 7, 10 + i * 4 + n };
+			cr_assert_eq(pd_writer_write(w, &smp, sizeof(smp)), 0);
+		}
+	cr_assert_eq(pd_writer_close(w), 0);
+
+	int ready = start_server(dir, url, sizeof(url), "debuginfo", hex);
+	cr_assert(ready, "debuginfod on %s did not serve %s in time", url, hex);
+	char jp[4200];
+	cr_assert_not_null(realpath(tu_build("jitprof"), jp));
+	/* a mount namespace where the running kernel's notes are hidden needs privileges */
+	snprintf(cmd, sizeof(cmd), "cd %s && : > nonotes && unshare -m sh -c 'mount --bind nonotes "
+		 "/sys/kernel/notes && test ! -s /sys/kernel/notes'", dir);
+	cr_assert_eq(tu_sh(&r, cmd, 60), 0);
+	if (r.status) {
+		fprintf(stderr, "part skipped: cannot hide /sys/kernel/notes in a mount namespace "
+			"here (%s): the debuginfod vmlinux is not tried\n", r.err);
+		tu_result_free(&r);
+		goto out;
+	}
+	tu_result_free(&r);
+	snprintf(cmd, sizeof(cmd), "cd %s && unshare -m sh -c 'mount --bind nonotes "
+		 "/sys/kernel/notes && HOME=$PWD/home DEBUGINFOD_CACHE_PATH=$PWD/cache "
+		 "DEBUGINFOD_URLS=%s %s report -i k.data --sort sym 2>&1'", dir, url, jp);
+	cr_assert_eq(tu_sh(&r, cmd, 120), 0);
+	cr_assert_eq(r.status, 0, "%s%s", r.out, r.err);
+	for (size_t i = 0; i < 3; i++) {
+		char want[32];
+		snprintf(want, sizeof(want), "[k] dbgd_fn%zu", i);
+		cr_assert(strstr(r.out, want), "%s missing:\n%s", want, r.out);
+	}
+	tu_result_free(&r);
+	/* without debuginfod the same report names none of them */
+	snprintf(cmd, sizeof(cmd), "cd %s && unshare -m sh -c 'mount --bind nonotes "
+		 "/sys/kernel/notes && HOME=$PWD/home DEBUGINFOD_URLS= %s report -i k.data "
+		 "--sort sym 2>&1'", dir, jp);
+	cr_assert_eq(tu_sh(&r, cmd, 120), 0);
+	cr_assert_null(strstr(r.out, "dbgd_fn"), "%s", r.out);
+	tu_result_free(&r);
+out:
 	stop_server();
 	tu_rmtree(dir);
 	free(dir);

@@ -334,8 +334,8 @@ static void write_hand_dump(const char *dir, uint32_t machine, const uint8_t *co
 					 { "Lcom/acme/Bar;inl()V", bar },
 					 { "Lcom/acme/Foo;tiny()I", foo } };
 	struct jd_inline_frame f[4][3] = {
-		{ { 0, 10 } }, { { 1, 40 }, { 0, 12 } }, { { 2, 7 }, { 1, 41 }, { 0, 12 } },
-		{ { 0, 13 } },
+		{ { 0, 10, -1 } }, { { 1, 40, -1 }, { 0, 12, -1 } },
+		{ { 2, 7, -1 }, { 1, 41, -1 }, { 0, 12, -1 } }, { { 0, 13, -1 } },
 	};
 	static const uint32_t depth[4] = { 1, 2, 3, 1 };
 	struct jd_inline_pc pcs[4];
@@ -484,7 +484,7 @@ Test(synth_tools, inline_without_files)
 	uint8_t code[16];
 	memset(code, 0x90, sizeof(code));
 	struct jd_inline_method m[2] = { { "LA;a()V", "" }, { "LB;b()V", "" } };
-	struct jd_inline_frame f[2] = { { 1, 5 }, { 0, 7 } };
+	struct jd_inline_frame f[2] = { { 1, 5, -1 }, { 0, 7, -1 } };
 	struct jd_inline_pc pcs[1] = { { 0x6000, 2, f } };
 	struct jd_ext_inline inl = { .nr_methods = 2, .nr_pcs = 1, .methods = m, .pcs = pcs };
 	struct jd_load_desc d = { .name = "LA;a()V", .code_addr = 0x6000, .code = code,

@@ -281,3 +281,20 @@ const char *tu_java_env_sh(const char *agent_so)
 	tu_result_free(&r);
 	return buf;
 }
+
+const char *tu_self_map_path(const char *needle, char *buf, size_t len)
+{
+	char line[4608];
+	FILE *f = fopen("/proc/self/maps", "re");
+	buf[0] = 0;
+	while (f && !buf[0] && fgets(line, sizeof(line), f)) {
+		char *p = strchr(line, '/'), *nl = strchr(line, '\n');
+		if (nl)
+			*nl = 0;
+		if (p && strstr(p, needle))
+			snprintf(buf, len, "%s", p);
+	}
+	if (f)
+		fclose(f);
+	return buf;
+}

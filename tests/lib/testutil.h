@@ -39,6 +39,9 @@ const char *tu_java_env_sh(const char *agent_so);
 /* Whole-file helpers. */
 void *tu_read_file(const char *path, size_t *len);
 int tu_write_file(const char *path, const void *buf, size_t len);
+/* The path of the first file in this process's maps whose path contains needle (such as
+ * "/libc.so.6": the libc every program here maps), or "" . Returns buf. */
+const char *tu_self_map_path(const char *needle, char *buf, size_t len);
 /* Count of non-overlapping occurrences of needle in hay. */
 size_t tu_count(const char *hay, const char *needle);
 

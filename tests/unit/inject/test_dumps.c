@@ -118,6 +118,35 @@ Test(dumps, clamp_raises_only_the_pending_prefix)
 	cr_assert_eq(d.evs[3].time, 400);
 }
 
+/* A later part of a followed dump (first_load 1, first_move 0: load 0 was read before): its
+ * timeline has load 1's and 2's loads and the move of load 1, never load 0 again (its unload
+ * stays with the part that mapped it); newest is the file's newest record; CODE_CLOSE read. */
+Test(dumps, later_part_maps_only_what_is_new)
+{
+	struct jd_index *x = NULL;
+	char err[256];
+	cr_assert_eq(jd_index_open(&x, d.path, err, sizeof(err)), 0, "%s", err);
+	struct inj_dump p = { 0 };
+	struct inj_dump_opts dopts = { .threads = 2, .first_load = 1, .first_move = 0 };
+	cr_assert_eq(inj_dump_init(&p, x, d.path, &dopts, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(p.first_load, 1);
+	cr_assert(p.loads[0].flags & INJ_OLD);
+	cr_assert_eq(p.loads[1].flags & INJ_OLD, 0);
+	cr_assert_eq(p.nr_evs, 3);
+	uint32_t kinds[] = { INJ_EV_LOAD, INJ_EV_MOVE, INJ_EV_LOAD };
+	uint32_t idx[] = { 1, 0, 2 };
+	for (size_t i = 0; i < 3; i++) {
+		cr_assert_eq(p.evs[i].kind, kinds[i], "event %zu", i);
+		cr_assert_eq(p.evs[i].idx, idx[i], "event %zu", i);
+	}
+	cr_assert_eq(memcmp(p.loads[2].build_id, d.loads[2].build_id, SYNTH_BUILD_ID_SIZE), 0);
+	cr_assert_geq(inj_bounds_find(&p.bounds, 0x3000), 0, "the move's range is this part's");
+	cr_assert_eq(p.newest, 500);
+	cr_assert_eq(d.newest, 500);
+	cr_assert(p.closed && d.closed, "the writer closed the dump");
+	inj_dump_fini(&p);
+}
+
 /* perf's own JVMTI agent repeats code_index values (the fixture has such pairs): every load
  * must still get a file of its own, named as synth names it. */
 Test(repeated_code_index, one_file_per_load)

@@ -117,3 +117,16 @@ Test(sim, samples_outside_every_dump_are_not_queued)
 	cr_assert_eq(inj_sim_queued(s), 1);
 	inj_sim_free(s);
 }
+
+Test(sim, samples_in_jitted_ranges_no_load_covered_are_counted)
+{
+	struct inj_sim *s = new_sim();
+	cr_assert_eq(inj_sim_sample(s, 42, 90, 0x1010, NULL, 0, 1), 0);	/* before the load */
+	cr_assert_eq(inj_sim_sample(s, 42, 95, 0x5000, NULL, 0, 1), 0);	/* not jitted code */
+	cr_assert_eq(inj_sim_map(s, &d, 100, 0x1000, 0x1200, 0), 0);
+	cr_assert_eq(inj_sim_sample(s, 42, 150, 0x1010, NULL, 0, 1), 0);
+	inj_sim_flush(s);
+	cr_assert_eq(hits[0][INJ_HIT_SAMPLE], 1);
+	cr_assert_eq(inj_sim_unresolved(s), 1, "only the jitted address before its load");
+	inj_sim_free(s);
+}

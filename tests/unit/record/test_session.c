@@ -45,7 +45,7 @@ Test(buildid, side_thread_answers)
 	uint8_t direct[PD_BUILD_ID_MAX];
 	size_t dn, got = 0;
 
-	cr_assert_eq(rec_bid_start(&t), 0);
+	cr_assert_eq(rec_bid_start(&t, NULL), 0);
 	cr_assert_eq(rec_bid_request(t, "/bin/sh", 0), 0);
 	cr_assert_eq(rec_bid_request(t, "/nonexistent/x", 0), 0);
 	for (int i = 0; i < 2000 && got < 2; i++) {
