@@ -8,26 +8,11 @@
 #     difference (the join and the detail lines are included: an upper bound on the cost).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-build=${JITPROF_BUILD:-build}
-jitprof=$(realpath "$build/jitprof")
-agent=$(realpath "$build/libagent.so" 2>/dev/null || true)
-classdir=$(realpath "$build/java" 2>/dev/null || true)
+. bench/lib/java_env.sh
 classes=${BENCH_GEN_CLASSES:-200}
 rounds=${BENCH_GEN_ROUNDS:-300}
 runs=${BENCH_RUNS:-3}
-
-for need in perf java; do
-	command -v "$need" >/dev/null || { echo "generations bench: $need not installed, skipped"; exit 0; }
-done
-[ -n "$agent" ] && [ -f "$build/java/.built" ] ||
-	{ echo "generations bench: agent or samples/java not built, skipped"; exit 0; }
-
-work=$(mktemp -d "${TMPDIR:-/tmp}/jitprof-bench-gens.XXXXXX")
-trap 'rm -rf "$work"' EXIT
-export HOME="$work/home" DEBUGINFOD_URLS=
-mkdir -p "$HOME" "$work/jit"
-cp "$jitprof" "$work/jitprof"
-jitprof=$work/jitprof
+java_bench_env generations
 logflags=(-XX:+UnlockDiagnosticVMOptions -XX:+LogCompilation)
 
 best() {	# best N CMD...: minimum wall seconds over N runs

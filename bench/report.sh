@@ -7,26 +7,10 @@
 # BENCH_RUNS (default 3) for the fast cases; perf's srcline run once (it is the slow one).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-build=${JITPROF_BUILD:-build}
-jitprof=$(realpath "$build/jitprof")
-agent=$(realpath "$build/libagent.so" 2>/dev/null || true)
-classdir=$(realpath "$build/java" 2>/dev/null || true)
+. bench/lib/java_env.sh
 classes=${BENCH_REPORT_CLASSES:-330}
 runs=${BENCH_RUNS:-3}
-
-for need in perf java; do
-	command -v "$need" >/dev/null || { echo "report bench: $need not installed, skipped"; exit 0; }
-done
-[ -n "$agent" ] && [ -f "$build/java/.built" ] ||
-	{ echo "report bench: agent or samples/java not built, skipped"; exit 0; }
-
-work=$(mktemp -d "${TMPDIR:-/tmp}/jitprof-bench-report.XXXXXX")
-trap 'rm -rf "$work"' EXIT
-export HOME="$work/home" DEBUGINFOD_URLS=
-mkdir -p "$HOME" "$work/jit"
-# A private copy: a rebuild during the run must not swap the binary being measured.
-cp "$jitprof" "$work/jitprof"
-jitprof=$work/jitprof
+java_bench_env report
 
 echo "report bench: recording StartupHeavy ($classes classes x 100 methods) ..."
 (cd "$work" && perf record -q -k mono -g -F 999 -o perf.data java -Xbatch \

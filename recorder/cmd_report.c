@@ -25,7 +25,8 @@ static void usage(FILE *out)
 		"                          (default: rows 0, branches 0.5, as perf)\n"
 		"  -n, --rows N            print only the first N rows\n"
 		"      --generations       every generation of methods compiled more than once\n"
-		"      --method REGEX      only methods matching REGEX (with --generations)\n"
+		"      --method REGEX      only methods matching REGEX (with --generations); with\n"
+		"                          other outputs, only samples with such a frame\n"
 		"      --jvm-log FILE      HotSpot's compilation log of the recorded JVM (run it with\n"
 		"                          -XX:+UnlockDiagnosticVMOptions -XX:+LogCompilation\n"
 		"                          -XX:LogFile=FILE): why each generation ended, what it\n"
@@ -34,10 +35,31 @@ static void usage(FILE *out)
 		"                          two generations per source line, inlining decision\n"
 		"                          and instruction (aligned by code); METHOD is the exact\n"
 		"                          name or a regex naming one method (several: exit 2)\n"
-		"      --json              the table (and --generations) as JSON\n"
+		"      --json              the table (and --generations) as JSON; with -g each row's\n"
+		"                          heaviest call stacks\n"
 		"      --collapsed         folded stacks (flamegraph.pl, speedscope)\n"
 		"      --flamegraph FILE   interactive flame graph SVG\n"
-		"      --inline            show inlined functions in call chains\n"
+		"      --html FILE         one self-contained interactive page: flame graph, generations\n"
+		"                          timeline, top table (--sort, -n), hottest lines\n"
+		"      --speedscope FILE   speedscope's JSON: one sampled profile per thread, in time\n"
+		"                          order\n"
+		"      --pprof FILE        pprof's profile.proto, gzipped (go tool pprof FILE)\n"
+		"      --min-width PX      frames narrower merge into one box (default 1; --html 0.1)\n"
+		"      --reverse           flame graph of callers: leaf functions at the root\n"
+		"      --diff BASE NEW     flame graph of NEW coloured by change since BASE (red: a\n"
+		"                          larger share, blue: smaller); replaces -i\n"
+		"      --diff-generations METHOD GEN_A GEN_B\n"
+		"                          the same for the samples through generation GEN_B of\n"
+		"                          METHOD (regex) against those through GEN_A\n"
+		"      --no-inline         no inlined functions in call chains (shown by default,\n"
+		"                          marked _[i])\n"
+		"      --split-generations one frame per generation of a method (\" [gen N]\") in\n"
+		"                          folded stacks, flame graphs and exports (default: one frame;\n"
+		"                          -g's text graph keeps them apart, as perf does)\n"
+		"      --pid PID           only samples of process PID\n"
+		"      --tid TID           only samples of thread TID\n"
+		"      --time START,END    only samples between START and END seconds after the\n"
+		"                          recording's start (either may be empty)\n"
 		"      --no-demangle       raw symbol names\n"
 		"      --symfs DIR         look for recorded files under DIR\n"
 		"      --archive FILE      a `jitprof archive` file (or cache-like directory) to find\n"
@@ -54,7 +76,9 @@ static void usage(FILE *out)
 enum {
 	OPT_GENERATIONS = 256, OPT_METHOD, OPT_COMPARE, OPT_JSON, OPT_COLLAPSED, OPT_FLAME,
 	OPT_NO_DEMANGLE, OPT_SYMFS, OPT_ARCHIVE, OPT_KALLSYMS, OPT_CALL_GRAPH, OPT_PLIMIT,
-	OPT_INLINE, OPT_NOP, OPT_BUILDID_DIR, OPT_JVM_LOG,
+	OPT_INLINE, OPT_NOP, OPT_BUILDID_DIR, OPT_JVM_LOG, OPT_NO_INLINE, OPT_SPLIT_GENS, OPT_PID,
+	OPT_TID, OPT_TIME, OPT_MIN_WIDTH, OPT_REVERSE, OPT_HTML, OPT_SPEEDSCOPE, OPT_PPROF, OPT_DIFF,
+	OPT_DIFF_GENS,
 };
 
 static const struct option longopts[] = {
@@ -71,6 +95,18 @@ static const struct option longopts[] = {
 	{ "collapsed", no_argument, NULL, OPT_COLLAPSED },
 	{ "flamegraph", required_argument, NULL, OPT_FLAME },
 	{ "inline", no_argument, NULL, OPT_INLINE },
+	{ "no-inline", no_argument, NULL, OPT_NO_INLINE },
+	{ "split-generations", no_argument, NULL, OPT_SPLIT_GENS },
+	{ "pid", required_argument, NULL, OPT_PID },
+	{ "tid", required_argument, NULL, OPT_TID },
+	{ "time", required_argument, NULL, OPT_TIME },
+	{ "min-width", required_argument, NULL, OPT_MIN_WIDTH },
+	{ "reverse", no_argument, NULL, OPT_REVERSE },
+	{ "html", required_argument, NULL, OPT_HTML },
+	{ "speedscope", required_argument, NULL, OPT_SPEEDSCOPE },
+	{ "pprof", required_argument, NULL, OPT_PPROF },
+	{ "diff", required_argument, NULL, OPT_DIFF },
+	{ "diff-generations", required_argument, NULL, OPT_DIFF_GENS },
 	{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
 	{ "symfs", required_argument, NULL, OPT_SYMFS },
 	{ "archive", required_argument, NULL, OPT_ARCHIVE },
@@ -92,7 +128,14 @@ struct report_args {
 	const char *archives[16];
 	int nr_archives;
 	uint32_t cmp_a, cmp_b;
-	int generations, json, collapsed, compare, sort_given;
+	int generations, json, collapsed, compare, sort_given, split_gens, reverse;
+	int rows_given, graph_given, no_inline;
+	const char *html, *speedscope, *pprof, *diff_base, *diff_method;
+	uint32_t diff_gen_a, diff_gen_b;
+	int input_given;
+	struct rp_session *base;
+	double min_width;
+	struct rp_filter filter;
 	enum rp_graph_mode graph;
 	double plimit;
 	int plimit_given;
@@ -141,6 +184,49 @@ static int parse_gen(const char *v, uint32_t *g)
 	return 0;
 }
 
+static int parse_id(const char *v, uint32_t *id)
+{
+	char *end;
+	errno = 0;
+	unsigned long n = strtoul(v, &end, 10);
+	if (!*v || *end || errno || n > INT32_MAX)
+		return -EINVAL;
+	*id = (uint32_t)n;
+	return 0;
+}
+
+/* "START,END" in seconds after the recording's start; either side may be empty. */
+static int parse_time(const char *v, struct rp_filter *f)
+{
+	const char *comma = strchr(v, ',');
+	if (!comma)
+		return -EINVAL;
+	double t[2] = { 0, 0 };
+	const char *part[2] = { v, comma + 1 };
+	size_t len[2] = { (size_t)(comma - v), strlen(comma + 1) };
+	for (int i = 0; i < 2; i++) {
+		if (!len[i])
+			continue;
+		char buf[64], *end;
+		if (len[i] >= sizeof(buf))
+			return -EINVAL;
+		memcpy(buf, part[i], len[i]);
+		buf[len[i]] = 0;
+		t[i] = strtod(buf, &end);
+		if (*end || !(t[i] >= 0) || t[i] > 1e9)
+			return -EINVAL;
+	}
+	if (len[1] && t[1] <= t[0])
+		return -EINVAL;
+	f->from_ns = (uint64_t)(t[0] * 1e9);
+	f->to_ns = len[1] ? (uint64_t)(t[1] * 1e9) : 0;
+	return 0;
+}
+
+/* Usage errors exit 2, like getopt's. */
+/* Every usage error exits 2 and says where the help is (cli.c). */
+#define usage_error(...) cli_usage_error(__VA_ARGS__)
+
 /* perf users type "-g caller": fold a mode word after -g into --call-graph. */
 static int parse_args(int argc, char **argv, struct report_args *a)
 {
@@ -151,6 +237,7 @@ static int parse_args(int argc, char **argv, struct report_args *a)
 		enum rp_graph_mode g;
 		if (!strcmp(argv[i], "-g") && !parse_graph(argv[i + 1], &g)) {
 			a->graph = g;
+			a->graph_given = 1;
 			memmove(&argv[i], &argv[i + 2], (size_t)(argc - i - 2) * sizeof(*argv));
 			argc -= 2;
 			argv[argc] = NULL;
@@ -159,24 +246,25 @@ static int parse_args(int argc, char **argv, struct report_args *a)
 	}
 	while ((c = getopt_long(argc, argv, "i:s:n:gqVh", longopts, NULL)) != -1) {
 		switch (c) {
-		case 'i': a->in.input = optarg; break;
+		case 'i': a->in.input = optarg; a->input_given = 1; break;
 		case 's': a->sort = optarg; a->sort_given = 1; break;
 		case 'n': {
 			char *end;
 			a->rows = strtoul(optarg, &end, 10);
-			if (!*optarg || *end || optarg[0] == '-')
-				return cli_usage_error("-n: '%s' is not a number of rows", optarg);
+			if (!*optarg || *end)
+				return usage_error("-n: '%s' is not a number of rows", optarg);
+			a->rows_given = 1;
 			break;
 		}
-		case 'g': a->graph = RP_GRAPH_CALLER; break;
+		case 'g': a->graph = RP_GRAPH_CALLER; a->graph_given = 1; break;
 		case 'k': a->in.vmlinux = optarg; break;
 		case 'q': cli_set_quiet(1); quiet = 1; break;
 		case 'h': usage(stdout); exit(0);
 		case 'V': exit(cli_version());
 		case OPT_CALL_GRAPH:
 			if (parse_graph(optarg, &a->graph))
-				return cli_usage_error("--call-graph: '%s' is not caller, callee or "
-						       "none", optarg);
+				return usage_error("--call-graph: '%s' is not caller, callee or none", optarg);
+			a->graph_given = 1;
 			break;
 		case OPT_PLIMIT:
 			a->plimit = strtod(optarg, &end);
@@ -190,8 +278,8 @@ static int parse_args(int argc, char **argv, struct report_args *a)
 		case OPT_COMPARE:
 			if (optind + 1 >= argc || parse_gen(argv[optind], &a->cmp_a) ||
 			    parse_gen(argv[optind + 1], &a->cmp_b))
-				return cli_usage_error("--compare takes METHOD GEN_A GEN_B (generation "
-						       "numbers from 1)");
+				return usage_error("--compare takes METHOD GEN_A GEN_B (generation numbers "
+						 "from 1)");
 			a->cmp_method = optarg;
 			a->compare = 1;
 			optind += 2;
@@ -199,13 +287,53 @@ static int parse_args(int argc, char **argv, struct report_args *a)
 		case OPT_JSON: a->json = 1; break;
 		case OPT_COLLAPSED: a->collapsed = 1; break;
 		case OPT_FLAME: a->flame = optarg; break;
-		case OPT_INLINE: a->in.want_inline = 1; break;
+		case OPT_INLINE: a->no_inline = 0; break;	/* the default now */
+		case OPT_HTML: a->html = optarg; break;
+		case OPT_SPEEDSCOPE: a->speedscope = optarg; break;
+		case OPT_PPROF: a->pprof = optarg; break;
+		case OPT_DIFF_GENS:
+			if (optind + 1 >= argc || parse_gen(argv[optind], &a->diff_gen_a) ||
+			    parse_gen(argv[optind + 1], &a->diff_gen_b))
+				return usage_error("--diff-generations takes METHOD GEN_A GEN_B "
+						   "(generation numbers from 1)");
+			a->diff_method = optarg;
+			optind += 2;
+			break;
+		case OPT_DIFF:
+			if (optind >= argc)
+				return usage_error("--diff takes two recordings: BASE NEW");
+			a->diff_base = optarg;
+			a->in.input = argv[optind++];
+			break;
+		case OPT_NO_INLINE: a->no_inline = 1; break;
+		case OPT_SPLIT_GENS: a->split_gens = 1; break;
+		case OPT_PID:
+		case OPT_TID:
+			if (parse_id(optarg, c == OPT_PID ? &a->filter.pid : &a->filter.tid))
+				return usage_error("--%s: '%s' is not a process/thread id",
+						 c == OPT_PID ? "pid" : "tid", optarg);
+			*(c == OPT_PID ? &a->filter.has_pid : &a->filter.has_tid) = 1;
+			break;
+		case OPT_MIN_WIDTH: {
+			char *end;
+			a->min_width = strtod(optarg, &end);
+			if (!*optarg || *end || !(a->min_width > 0) || a->min_width > 1000)
+				return usage_error("--min-width: '%s' is not a width in pixels (0 < W <= "
+						 "1000)", optarg);
+			break;
+		}
+		case OPT_REVERSE: a->reverse = 1; break;
+		case OPT_TIME:
+			if (parse_time(optarg, &a->filter))
+				return usage_error("--time: '%s' is not START,END in seconds (0 <= START "
+						 "< END; either may be empty)", optarg);
+			break;
 		case OPT_NO_DEMANGLE: a->in.no_demangle = 1; break;
 		case OPT_SYMFS: a->in.symfs = optarg; break;
 		case OPT_BUILDID_DIR: a->in.buildid_dir = optarg; break;
 		case OPT_ARCHIVE:
 			if (a->nr_archives + 1 >= (int)(sizeof(a->archives) / sizeof(a->archives[0])))
-				return cli_usage_error("too many --archive options");
+				return usage_error("too many --archive options");
 			a->archives[a->nr_archives++] = optarg;
 			break;
 		case OPT_KALLSYMS: a->in.kallsyms = optarg; break;
@@ -216,7 +344,126 @@ static int parse_args(int argc, char **argv, struct report_args *a)
 		}
 	}
 	if (optind < argc)
-		return cli_usage_error("unexpected argument '%s'", argv[optind]);
+		return usage_error("unexpected argument '%s' (see --help)", argv[optind]);
+	return 0;
+}
+
+/* One output per flag: the stdout views exclude each other (--json may carry
+ * --generations); files are written besides, and then stdout stays empty unless a stdout
+ * view was asked for. An option no requested output uses is an error that says why. */
+static int check_outputs(struct report_args *a)
+{
+	int files = !!a->flame + !!a->html + !!a->speedscope + !!a->pprof;
+	int views = a->json + a->collapsed + a->compare + (a->generations && !a->json);
+	int stacks = a->collapsed || a->flame || a->html || a->speedscope || a->pprof;
+	int table = !views && !files;
+	if (views > 1)
+		return usage_error("--json, --collapsed, --generations and --compare are separate "
+				   "outputs on stdout: ask for one (--json may add --generations)");
+	if (a->sort_given && !(table || a->json || a->html))
+		return usage_error("--sort orders the rows of the table, --json and --html; the "
+				   "outputs asked for have no rows");
+	if (a->rows_given && !(table || a->json || a->html))
+		return usage_error("-n limits the rows of the table, --json and --html; the outputs "
+				   "asked for have no rows");
+	if (a->graph_given && a->graph != RP_GRAPH_NONE && !table && !stacks && !a->json)
+		return usage_error("-g adds call stacks to the table's and --json's rows "
+				   "(--collapsed, --flamegraph, --html and the exports always hold them)");
+	if ((a->reverse || a->min_width > 0) && !a->flame && !a->html)
+		return usage_error("--reverse and --min-width shape the flame graph (--flamegraph, "
+				   "--html)");
+	if (a->split_gens && !stacks)
+		return usage_error("--split-generations changes folded stacks, flame graphs and "
+				   "exports (-g's text graph always keeps generations apart)");
+	if (a->no_inline && !stacks && a->graph == RP_GRAPH_NONE)
+		return usage_error("--no-inline changes call stacks: use it with -g, --collapsed, "
+				   "--flamegraph, --html or an export");
+	if ((a->diff_base || a->diff_method) &&
+	    (!a->flame || a->html || a->speedscope || a->pprof || views))
+		return usage_error("--diff and --diff-generations colour the flame graph: use them "
+				   "with --flamegraph only");
+	if (a->diff_base && a->diff_method)
+		return usage_error("--diff and --diff-generations: one comparison at a time");
+	if (a->diff_method && a->method)
+		return usage_error("--diff-generations names its method: drop --method");
+	if (a->diff_base && a->input_given)
+		return usage_error("--diff BASE NEW names both recordings: drop -i");
+	if (a->reverse && a->html)
+		return usage_error("--reverse is for the SVG: the HTML report's Invert button shows "
+				   "callers");
+	return 0;
+}
+
+struct file_job {
+	struct report_args *a;
+	struct rp_session *s;
+	const enum rp_key *keys;
+	int nr_keys;
+	char title[512];
+};
+
+static int write_flame(FILE *fp, struct file_job *j)
+{
+	struct rp_flame_opts fo = { .title = j->title, .min_width = j->a->min_width,
+				    .reverse = j->a->reverse, .base = j->a->base };
+	return rp_write_flamegraph(fp, j->s, &fo);
+}
+
+static int write_html(FILE *fp, struct file_job *j)
+{
+	struct rp_html_opts ho = { .title = j->title, .keys = j->keys, .nr_keys = j->nr_keys,
+				   .max_rows = j->a->rows, .min_width = j->a->min_width };
+	return rp_write_html(fp, j->s, &ho);
+}
+
+static int write_speedscope(FILE *fp, struct file_job *j)
+{
+	return rp_write_speedscope(fp, j->s, j->title);
+}
+
+static int write_pprof(FILE *fp, struct file_job *j)
+{
+	return rp_write_pprof(fp, j->s);
+}
+
+/* Written to a temporary name and renamed: a failed run leaves no half file. */
+static int write_file(const char *path, int (*fn)(FILE *, struct file_job *),
+		      struct file_job *j)
+{
+	struct cli_outfile o;
+	int rc;
+	if ((rc = cli_outfile_open(&o, path)))
+		return cli_error("%s: %s", path, strerror(-rc));
+	if ((rc = fn(o.fp, j))) {
+		cli_outfile_abort(&o);
+		return cli_error("%s: %s", path, strerror(-rc));
+	}
+	if ((rc = cli_outfile_commit(&o)))
+		return cli_error("%s: %s", path, strerror(-rc));
+	return 0;
+}
+
+/* --diff's base recording, read and filtered as the shown one. */
+static int ingest_base(struct report_args *a, struct rp_session *s)
+{
+	char err[512] = "";
+	struct rp_ingest_opts in = a->in;
+	struct rp_filter f = a->filter;
+	if (a->diff_base)
+		in.input = a->diff_base;
+	else
+		f.generation = a->diff_gen_a;
+	in.fast_exit = 0;
+	int rc = rp_session_new(&a->base);
+	if (rc)
+		return cli_error("out of memory");
+	rc = rp_ingest(a->base, &in, err, sizeof(err));
+	cli_progress_end();
+	if (rc)
+		return cli_error("%s", err[0] ? err : strerror(-rc));
+	rp_set_split_generations(a->base, rp_split_generations(s));
+	if ((rc = rp_session_filter(a->base, &f, err, sizeof(err))))
+		return cli_error("%s", err);
 	return 0;
 }
 
@@ -227,17 +474,22 @@ static int run(struct report_args *a, struct rp_session *s)
 	char err[512] = "";
 	int rc = rp_parse_sort(a->sort, keys, &nr_keys, err, sizeof(err));
 	if (rc)
-		return cli_usage_error("--sort: %s", err);
+		return usage_error("--sort: %s", err);
+	if ((rc = check_outputs(a)))
+		return rc;
 	int gen_key = 0, line_key = 0;
 	for (int k = 0; k < nr_keys; k++) {
 		gen_key |= keys[k] == RP_KEY_GENERATION;
 		line_key |= keys[k] == RP_KEY_SRCLINE;
 	}
-	int tagged = a->collapsed || a->flame;
-	a->in.want_lines = a->generations || a->compare || line_key || a->in.want_inline;
+	int stacks = a->collapsed || a->flame || a->html || a->speedscope || a->pprof;
+	a->in.want_callchain = a->graph != RP_GRAPH_NONE || stacks;
+	/* Inline chains come from DWARF lines: read them only for call chains. */
+	a->in.want_inline = !a->no_inline && a->in.want_callchain;
+	a->in.want_lines = a->generations || a->compare || line_key || a->in.want_inline ||
+			   a->html;
 	/* Loads also give lines from the jitdump when the ELF's DWARF cannot be read. */
-	a->in.want_loads = a->in.want_lines || gen_key || tagged;
-	a->in.want_callchain = a->graph != RP_GRAPH_NONE || tagged;
+	a->in.want_loads = a->in.want_lines || gen_key || stacks;
 	a->in.want_code = a->compare;
 	a->in.want_sites = a->jvm_log != NULL;
 	a->in.archives = a->nr_archives ? a->archives : NULL;
@@ -255,21 +507,38 @@ static int run(struct report_args *a, struct rp_session *s)
 			cli_warn("--jvm-log: truncated log used up to the cut: %s",
 				 rp_jvmlog_cut(a->jl));
 	}
-
-	if (a->flame) {
-		struct cli_outfile o;
-		if ((rc = cli_outfile_open(&o, a->flame)))
-			return cli_error("%s: %s", a->flame, strerror(-rc));
-		char title[512];
-		snprintf(title, sizeof(title), "jitprof: %s", a->in.input);
-		rc = rp_write_flamegraph(o.fp, s, title);
-		if (rc) {
-			cli_outfile_abort(&o);
-			return cli_error("%s: %s", a->flame, strerror(-rc));
-		}
-		if ((rc = cli_outfile_commit(&o)))
-			return cli_error("%s: %s", a->flame, strerror(-rc));
+	rp_set_split_generations(s, a->split_gens);
+	/* --generations lists the methods matching --method; elsewhere it keeps the samples
+	 * with such a method on their stack. */
+	if (!a->generations && !a->compare)
+		a->filter.method_regex = a->method;
+	if (a->diff_method) {
+		a->filter.method_regex = a->diff_method;
+		a->filter.generation = a->diff_gen_b;
 	}
+	if ((rc = rp_session_filter(s, &a->filter, err, sizeof(err))))
+		return rc == -EINVAL ? usage_error("--method: %s", err) : cli_error("%s", err);
+
+	if ((a->diff_base || a->diff_method) && (rc = ingest_base(a, s)))
+		return rc;
+	int files = a->flame || a->html || a->speedscope || a->pprof;
+	struct file_job job = { .a = a, .s = s, .keys = keys, .nr_keys = nr_keys };
+	if (a->diff_method)
+		snprintf(job.title, sizeof(job.title), "jitprof: %s, generation %u of %s against "
+			 "generation %u", a->in.input, a->diff_gen_b, a->diff_method, a->diff_gen_a);
+	else if (a->diff_base)
+		snprintf(job.title, sizeof(job.title), "jitprof: %s against %s", a->in.input,
+			 a->diff_base);
+	else
+		snprintf(job.title, sizeof(job.title), "jitprof: %s", a->in.input);
+	if (a->flame && (rc = write_file(a->flame, write_flame, &job)))
+		return rc;
+	if (a->html && (rc = write_file(a->html, write_html, &job)))
+		return rc;
+	if (a->speedscope && (rc = write_file(a->speedscope, write_speedscope, &job)))
+		return rc;
+	if (a->pprof && (rc = write_file(a->pprof, write_pprof, &job)))
+		return rc;
 	if (a->collapsed)
 		return rp_print_collapsed(stdout, s) ? cli_error("writing stdout failed") : 0;
 	if (a->compare) {
@@ -282,13 +551,17 @@ static int run(struct report_args *a, struct rp_session *s)
 		rc = rp_print_generations(stdout, s, a->method, err, sizeof(err));
 		return rc ? cli_error("%s", err[0] ? err : strerror(-rc)) : 0;
 	}
-	if (a->flame && !a->json && a->graph == RP_GRAPH_NONE && !a->sort_given)
-		return 0;	/* only the SVG was asked for */
+	if (files && !a->json)
+		return 0;	/* only files were asked for */
 	struct rp_hist h;
 	if ((rc = rp_hist_build(&h, s, keys, nr_keys, a->graph != RP_GRAPH_NONE)))
 		return cli_error("aggregating samples: %s", strerror(-rc));
 	if (a->json) {
+		size_t all = h.nr_entries;
+		if (a->rows && a->rows < h.nr_entries)
+			h.nr_entries = a->rows;	/* -n: the first rows, as the table */
 		rc = rp_print_json(stdout, &h, s, a->method, a->generations);
+		h.nr_entries = all;
 	} else {
 		struct rp_table_opts to = { .max_rows = a->rows, .graph = a->graph,
 					    .graph_min_percent = a->plimit,
@@ -318,8 +591,10 @@ int cmd_report(int argc, char **argv)
 	/* The session dies with the process: freeing it piece by piece only costs time. */
 	if (CLI_LEAK_CHECKED) {
 		rp_session_free(s);
+		rp_session_free(a.base);
 		rp_jvmlog_free(a.jl);
-	} else
+	} else {
 		kept_session = s;
+	}
 	return rc;
 }

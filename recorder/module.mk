@@ -3,7 +3,8 @@
 # commands (recorder/*.c, one file per subcommand) and main.c make the binary.
 RECORDER_SUBDIRS := $(notdir $(patsubst %/,%,$(sort $(dir $(wildcard recorder/*/*.c)))))
 RECORDER_CMD_SRCS := $(wildcard recorder/*.c)
-RECORDER_LDLIBS := -lelf -ldw -lcrypto -lcapstone -ldebuginfod -larchive -lzstd -liberty -lxml2 -lpthread -lm
+RECORDER_LDLIBS := -lelf -ldw -lcrypto -lcapstone -ldebuginfod -larchive -lzstd -liberty -lxml2 \
+	-lprotobuf-c -lz -lpthread -lm
 # libxml2's headers live under their own directory (jvmlog.c's streaming reader).
 $(call objs_of,recorder/report/jvmlog.c): MODULE_CFLAGS := $(shell pkg-config --cflags libxml-2.0 2>/dev/null || echo -I/usr/include/libxml2)
 

@@ -7,6 +7,7 @@
 #   dump      jitprof jitdump --stats                      what the agent wrote
 #   inject    jitprof inject --jit                         -> perf.jit.data + one ELF per sampled generation
 #   report    jitprof report, then jitprof report --generations
+#   html      jitprof report --html: flame graph, generations timeline, top table in one page
 #   profile   the same in one command: jitprof profile -o profile.txt -- java ...; then
 #             jitprof profile -d 2 -p PID on a running JVM (attach, no jcmd)
 #
@@ -106,10 +107,17 @@ stage_profile() {
 	show_head 12 cat "$work/attach2.txt"
 }
 
+stage_html() {
+	stage "html: the interactive report (flame graph, generations timeline, top table)"
+	run "$jitprof" report -q -i "$work/perf.jit.data" --html "$work/report.html"
+	echo "open $(realpath "$work/report.html") in a browser"
+}
+
 stage_setup
 stage_record
 stage_dump
 stage_inject
 stage_report
+stage_html
 stage_profile
 stage "done: files in $work"

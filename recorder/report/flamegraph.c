@@ -1,9 +1,13 @@
 /* flamegraph.c - a self-contained interactive flame graph SVG (no external scripts or fonts):
- * click a frame to zoom, click the root or "Reset Zoom" to go back, "Search" highlights a
- * regex. Jitted frames are coloured by generation (a distinct hue per generation number,
- * and " [gen N]" in the name) so two generations of one method never look alike. */
+ * as tall as the deepest visible stack, frames narrower than --min-width merged into one
+ * "[N narrow frames]" box, coloured by kind (interpreted, C1, C2, inlined, native, kernel)
+ * with a legend; opens scrolled to the root under a pinned header; click to zoom, Search
+ * highlights a regex and says what share it matched. --reverse draws callers under each leaf function (icicle). With a base session (--diff A B)
+ * the picture is B's, each frame red where its share of samples grew since A, blue where it
+ * shrank (flamegraph.pl's difffolded colours). */
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,69 +16,16 @@
 #define FG_WIDTH 1200
 #define FG_PAD 10
 #define FG_ROW 16
-#define FG_TOP 40
-
-struct fnode {
-	const char *name;	/* points into a stack string */
-	size_t name_len;
-	uint64_t count;
-	uint32_t child, sibling;
-	uint32_t depth;
-};
-
-struct ftree {
-	struct fnode *n;
-	size_t nr, cap;
-	uint32_t max_depth;
-};
-
-static uint32_t ft_child(struct ftree *t, uint32_t parent, const char *name, size_t len)
-{
-	for (uint32_t c = t->n[parent].child; c; c = t->n[c].sibling)
-		if (t->n[c].name_len == len && !memcmp(t->n[c].name, name, len))
-			return c;
-	if (t->nr == t->cap) {
-		size_t cap = t->cap * 2;
-		struct fnode *p = realloc(t->n, cap * sizeof(*p));
-		if (!p)
-			return 0;
-		t->n = p;
-		t->cap = cap;
-	}
-	uint32_t idx = (uint32_t)t->nr++;
-	t->n[idx] = (struct fnode){ .name = name, .name_len = len, .sibling = t->n[parent].child,
-				    .depth = t->n[parent].depth + 1 };
-	t->n[parent].child = idx;
-	if (t->n[idx].depth > t->max_depth)
-		t->max_depth = t->n[idx].depth;
-	return idx;
-}
-
-/* Colours: generations get evenly spread hues; kernel orange, inlined teal, other native
- * frames warm red-yellow varied by name so neighbours stay distinguishable. */
-static void frame_color(const char *name, size_t len, char *buf, size_t blen)
-{
-	const char *g = NULL;
-	for (size_t i = 0; i + 6 < len; i++)
-		if (!memcmp(name + i, " [gen ", 6))
-			g = name + i + 6;
-	uint64_t h = rp_hash_bytes(name, len, 0);
-	if (g) {
-		unsigned gen = (unsigned)strtoul(g, NULL, 10);
-		static const int hues[] = { 210, 130, 280, 30, 340, 180, 60, 250 };
-		snprintf(buf, blen, "hsl(%d,70%%,%d%%)", hues[(gen ? gen - 1 : 0) % 8],
-			 55 + (int)((gen ? gen - 1 : 0) / 8 % 3) * 8);
-	} else if (len > 4 && !memcmp(name + len - 4, "_[k]", 4)) {
-		snprintf(buf, blen, "rgb(230,%d,50)", 120 + (int)(h % 60));
-	} else {
-		snprintf(buf, blen, "rgb(%d,%d,55)", 200 + (int)(h % 55), 80 + (int)((h >> 8) % 100));
-	}
-}
+#define FG_TOP 84
 
 static const char script[] =
-	"var W=%d,P=%d,gs=[],zoomed=null;\n"
+	"var W=%d,P=%d,REV=%d,gs=[],tot=1;\n"
+	/* The root row at the bottom of the first screen, the header pinned at the top. */
+	"function pin(){document.getElementById('hdr').setAttribute('transform',"
+	"'translate(0,'+(window.pageYOffset||0)+')');}\n"
 	"function init(){gs=Array.prototype.slice.call(document.querySelectorAll('g.f'));"
-	"gs.forEach(function(g){g.onclick=function(){zoom(g)};});label();}\n"
+	"gs.forEach(function(g){g.onclick=function(){zoom(g)};if(A(g,'data-d')==0)tot=A(g,'data-c');});"
+	"label();window.addEventListener('scroll',pin);if(!REV)window.scrollTo(0,1e9);pin();}\n"
 	"function A(g,n){return parseFloat(g.getAttribute(n));}\n"
 	"function fit(g,x,w){var r=g.querySelector('rect'),t=g.querySelector('text');"
 	"r.setAttribute('x',x);r.setAttribute('width',Math.max(w-0.5,0));t.setAttribute('x',x+3);"
@@ -87,110 +38,199 @@ static const char script[] =
 	"if(gd<d&&gx<=x+1e-6&&gx+gw>=x+w-1e-6){fit(g,P,W);g.style.display='';}"
 	"else if(gd>=d&&gx>=x-1e-6&&gx+gw<=x+w+1e-6){fit(g,P+(gx-x)/w*W,gw/w*W);g.style.display='';}"
 	"else g.style.display='none';});}\n"
-	"function search(){var s=prompt('Search (regex):','');if(s===null)return;var re=new RegExp(s),"
-	"m=0,tot=0;gs.forEach(function(g){var r=g.querySelector('rect'),hit=s!==''&&re.test(g.getAttribute('data-n'));"
+	/* Frames come in pre-order, so x never decreases: a match starting inside the last
+	 * counted one is nested in it and not counted twice. */
+	"function find(s){var re=new RegExp(s),m=0,end=-1;gs.forEach(function(g){"
+	"var r=g.querySelector('rect'),hit=s!==''&&re.test(g.getAttribute('data-n'));"
 	"if(!r.getAttribute('data-fill'))r.setAttribute('data-fill',r.getAttribute('fill'));"
 	"r.setAttribute('fill',hit?'rgb(230,0,230)':r.getAttribute('data-fill'));"
-	"if(A(g,'data-d')==0)tot=A(g,'data-c');});"
-	"document.getElementById('matched').textContent=s?'Search: '+s:'';}\n";
+	"if(hit&&A(g,'data-x')>=end-1e-6){m+=A(g,'data-c');end=A(g,'data-x')+A(g,'data-w');}});"
+	"var pct=(100*m/tot).toFixed(2);document.getElementById('matched').textContent="
+	"s?'Matched: '+pct+'%%':'';return pct;}\n"
+	"function search(){var s=prompt('Search (regex):','');if(s!==null)find(s);}\n";
 
-static void emit(FILE *out, const struct ftree *t, uint32_t node, double x, double scale)
+struct emit_ctx {
+	FILE *out;
+	const struct rp_session *s, *base;
+	const struct rp_tree *t, *bt;	/* bt: the base's tree (diff) */
+	double scale;
+	uint32_t max_depth;
+	int reverse;
+};
+
+#define NO_BASE UINT32_MAX
+
+/* The child of base node b named like name (NO_BASE: none). A scan: a node's children are
+ * few next to the samples. */
+static uint32_t base_child(const struct emit_ctx *e, uint32_t b, const struct rp_tnode *n,
+			   const char *name)
 {
-	const struct fnode *n = &t->n[node];
-	double w = n->count * scale;
-	double y = FG_TOP + (t->max_depth - n->depth) * FG_ROW;
-	char color[64];
-	char *name = strndup(n->name, n->name_len);
-	if (!name)
-		return;
-	frame_color(n->name, n->name_len, color, sizeof(color));
-	double pct = t->n[0].count ? 100.0 * n->count / t->n[0].count : 0;
-	fprintf(out, "<g class=\"f\" data-x=\"%.3f\" data-w=\"%.3f\" data-d=\"%u\" data-c=\"%" PRIu64
-		"\" data-n=\"", x, w, n->depth, n->count);
-	rp_xml_str(out, name);
-	fprintf(out, "\"><title>");
-	rp_xml_str(out, name);
-	fprintf(out, " (%" PRIu64 " samples, %.2f%%)</title><rect x=\"%.3f\" y=\"%.1f\" width=\"%.3f\""
-		" height=\"%d\" fill=\"%s\" rx=\"2\"/><text x=\"%.3f\" y=\"%.1f\"></text></g>\n",
-		n->count, pct, x, y, w > 0.5 ? w - 0.5 : 0, FG_ROW - 1, color, x + 3, y + 11.5);
-	free(name);
-	for (uint32_t c = n->child; c; c = t->n[c].sibling) {
-		emit(out, t, c, x, scale);
-		x += t->n[c].count * scale;
+	char buf[1024];
+	if (b == NO_BASE)
+		return NO_BASE;
+	for (uint32_t c = e->bt->n[b].child; c; c = e->bt->n[c].sibling) {
+		const struct rp_tnode *x = &e->bt->n[c];
+		/* The narrow frames of one parent, however many, are the same box. */
+		if (n->narrow ? x->narrow > 0 :
+		    !x->narrow && !strcmp(rp_tnode_name(e->base, x, buf, sizeof(buf)), name))
+			return c;
+	}
+	return NO_BASE;
+}
+
+/* White when the share did not move, to full red (grew) or blue (shrank) at 5 points. */
+static void diff_color(const struct emit_ctx *e, const struct rp_tnode *n, uint32_t b,
+		       char *buf, size_t len, double *delta)
+{
+	double now = 100.0 * n->count / (e->t->n[0].count ? e->t->n[0].count : 1);
+	double was = b != NO_BASE ? 100.0 * e->bt->n[b].count /
+				    (e->bt->n[0].count ? e->bt->n[0].count : 1) : 0;
+	*delta = now - was;
+	double f = *delta / 5;
+	f = f > 1 ? 1 : f < -1 ? -1 : f;
+	int fade = 255 - (int)(fabs(f) * 200);
+	if (f >= 0)
+		snprintf(buf, len, "rgb(255,%d,%d)", fade, fade);
+	else
+		snprintf(buf, len, "rgb(%d,%d,255)", fade, fade);
+}
+
+static void emit(struct emit_ctx *e, uint32_t node, uint32_t bnode, double x)
+{
+	const struct rp_tnode *n = &e->t->n[node];
+	double delta = 0;
+	double w = n->count * e->scale;
+	double y = e->reverse ? FG_TOP + n->depth * FG_ROW
+			      : FG_TOP + (e->max_depth - n->depth) * FG_ROW;
+	char color[64], name[1024];
+	rp_tnode_name(e->s, n, name, sizeof(name));
+	enum rp_kind k = rp_tnode_kind(n);
+	if (e->bt)
+		diff_color(e, n, bnode, color, sizeof(color), &delta);
+	else if (n->narrow)
+		snprintf(color, sizeof(color), "#bbb");
+	else if (!n->f)
+		snprintf(color, sizeof(color), "#d9d6c8");	/* all, commands */
+	else
+		rp_kind_color(k, (rp_hash_bytes(name, strlen(name), 0) % 1000) / 1000.0, color,
+			      sizeof(color));
+	double pct = e->t->n[0].count ? 100.0 * n->count / e->t->n[0].count : 0;
+	fprintf(e->out, "<g class=\"f\" data-x=\"%.2f\" data-w=\"%.2f\" data-d=\"%u\" data-c=\"%"
+		PRIu64 "\" data-k=\"%s\" data-n=\"", x, w, n->depth, n->count,
+		n->narrow ? "narrow" : n->f ? rp_kind_name(k) : "root");
+	rp_xml_str(e->out, name);
+	fprintf(e->out, "\"><title>");
+	rp_xml_str(e->out, name);
+	if (e->bt)
+		fprintf(e->out, " (%+.2f points since the base)", delta);
+	fprintf(e->out, " (%" PRIu64 " samples, %.2f%%)</title><rect x=\"%.2f\" y=\"%d\" "
+		"width=\"%.2f\" height=\"%d\" fill=\"%s\" rx=\"2\"%s/><text x=\"%.2f\" y=\"%.1f\">"
+		"</text></g>\n", n->count, pct, x, (int)y, w > 0.5 ? w - 0.5 : 0, FG_ROW - 1, color,
+		e->bt ? " stroke=\"#bbb\" stroke-width=\"0.5\"" : "", x + 3, y + 11.5);
+	for (uint32_t c = n->child; c; c = e->t->n[c].sibling) {
+		uint32_t bc = e->bt ? base_child(e, bnode, &e->t->n[c],
+						 rp_tnode_name(e->s, &e->t->n[c], name, sizeof(name)))
+				    : NO_BASE;
+		emit(e, c, bc, x);
+		x += e->t->n[c].count * e->scale;
 	}
 }
 
-/* Children were prepended; reverse each list so the order follows the sorted stacks. */
-static void reverse_children(struct ftree *t, uint32_t node)
+/* One swatch per kind that has frames in the picture. */
+static void legend(FILE *out, const struct rp_tree *t)
 {
-	uint32_t prev = 0, c = t->n[node].child;
-	while (c) {
-		uint32_t next = t->n[c].sibling;
-		t->n[c].sibling = prev;
-		prev = c;
-		c = next;
+	uint64_t seen[RP_KIND__MAX] = { 0 };
+	for (size_t i = 1; i < t->nr; i++)
+		if (!t->n[i].dropped && t->n[i].f)
+			seen[rp_tnode_kind(&t->n[i])]++;
+	static const enum rp_kind order[] = { RP_KIND_INTERP, RP_KIND_C1, RP_KIND_C2,
+					      RP_KIND_INLINED, RP_KIND_JIT, RP_KIND_NATIVE,
+					      RP_KIND_KERNEL };
+	int x = FG_PAD;
+	fprintf(out, "<g id=\"legend\">");
+	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
+		char color[64];
+		if (!seen[order[i]])
+			continue;
+		rp_kind_color(order[i], 0.5, color, sizeof(color));
+		fprintf(out, "<rect x=\"%d\" y=\"58\" width=\"14\" height=\"14\" fill=\"%s\"/>"
+			"<text class=\"lg\" x=\"%d\" y=\"70\">%s</text>", x, color, x + 18,
+			rp_kind_label(order[i]));
+		x += 34 + 7 * (int)strlen(rp_kind_label(order[i]));
 	}
-	t->n[node].child = prev;
-	for (c = prev; c; c = t->n[c].sibling)
-		reverse_children(t, c);
+	fprintf(out, "<rect x=\"%d\" y=\"58\" width=\"14\" height=\"14\" fill=\"#bbb\"/>"
+		"<text class=\"lg\" x=\"%d\" y=\"70\">narrow frames merged</text></g>\n", x, x + 18);
 }
 
-int rp_write_flamegraph(FILE *out, const struct rp_session *s, const char *title)
+/* Title, what the picture holds, the controls and the legend: after the frames, so that the
+ * script can keep it on top of them at the top of the window (pin()). */
+static void header(FILE *out, const struct rp_session *s, const struct rp_flame_opts *o,
+		   const struct rp_tree *t)
 {
-	struct rp_stacks st;
-	int rc = rp_collapse(s, &st);
+	char desc[256];
+	rp_describe(s, desc, sizeof(desc));
+	fprintf(out, "<g id=\"hdr\"><rect width=\"%d\" height=\"%d\" fill=\"#f8f8f0\" "
+		"fill-opacity=\"0.95\"/>\n<text id=\"title\" x=\"%d\" y=\"22\" "
+		"text-anchor=\"middle\" style=\"font-size:17px\">", FG_WIDTH, FG_TOP - 6,
+		FG_WIDTH / 2);
+	rp_xml_str(out, o->title ? o->title : "jitprof flame graph");
+	fprintf(out, "</text>\n<text id=\"subtitle\" x=\"%d\" y=\"42\" text-anchor=\"middle\">",
+		FG_WIDTH / 2);
+	rp_xml_str(out, desc);
+	fprintf(out, "%s%s</text>\n<text class=\"ui\" x=\"%d\" y=\"22\" onclick=\"label()\">Reset "
+		"Zoom</text>\n<text class=\"ui\" x=\"%d\" y=\"22\" onclick=\"search()\">Search</text>\n"
+		"<text id=\"matched\" x=\"%d\" y=\"42\" text-anchor=\"end\"></text>\n",
+		o->reverse ? ", callers (reversed)" : o->base ? ", differential" : "",
+		s->split_gens ? ", generations split" : "", FG_PAD, FG_WIDTH - 60,
+		FG_WIDTH - FG_PAD);
+	if (o->base)
+		fprintf(out, "<text class=\"lg\" x=\"%d\" y=\"70\">differential: red = a larger share "
+			"of samples than in the base, blue = smaller (full colour at 5 points)</text>\n",
+			FG_PAD);
+	else
+		legend(out, t);
+	fprintf(out, "</g>\n");
+}
+
+int rp_write_flamegraph(FILE *out, const struct rp_session *s, const struct rp_flame_opts *o)
+{
+	struct rp_tree t;
+	int rc = rp_tree_build(&t, s, o->reverse);
 	if (rc)
 		return rc;
-	struct ftree t = { .cap = 1024, .nr = 1 };
-	t.n = calloc(t.cap, sizeof(*t.n));
-	if (!t.n) {
-		rp_stacks_free(&st);
-		return -ENOMEM;
-	}
-	t.n[0].name = "all";
-	t.n[0].name_len = 3;
-	for (size_t i = 0; i < st.n && !rc; i++) {
-		uint32_t node = 0;
-		t.n[0].count += st.v[i].count;
-		for (const char *p = st.v[i].stack; *p;) {
-			size_t len = strcspn(p, ";");
-			node = ft_child(&t, node, p, len);
-			if (!node) {
-				rc = -ENOMEM;
-				break;
-			}
-			t.n[node].count += st.v[i].count;
-			p += len;
-			if (*p == ';')
-				p++;
+	double usable = FG_WIDTH - 2 * FG_PAD;
+	double scale = t.n[0].count ? usable / t.n[0].count : 0;
+	double min_w = o->min_width > 0 ? o->min_width : 1.0;
+	rp_tree_prune(&t, scale > 0 ? (uint64_t)(min_w / scale + 0.999999) : 1);
+	rp_tree_sort(&t);
+	int height = FG_TOP + (int)(t.max_depth + 1) * FG_ROW + 10;
+	fprintf(out, "<?xml version=\"1.0\" standalone=\"no\"?>\n"
+		"<svg version=\"1.1\" width=\"%d\" height=\"%d\" onload=\"init()\" "
+		"viewBox=\"0 0 %d %d\" xmlns=\"http://www.w3.org/2000/svg\">\n"
+		"<style>text{font-family:monospace;font-size:12px;fill:#000;pointer-events:none}"
+		" g.f:hover rect{stroke:#000;stroke-width:0.5;cursor:pointer}"
+		" .ui{cursor:pointer;font-family:sans-serif;pointer-events:all;fill:#225}"
+		" .lg{font-family:sans-serif}</style>\n<script><![CDATA[\n",
+		FG_WIDTH, height, FG_WIDTH, height);
+	fprintf(out, script, FG_WIDTH - 2 * FG_PAD, FG_PAD, o->reverse);
+	fprintf(out, "]]></script>\n<rect width=\"100%%\" height=\"100%%\" fill=\"#f8f8f0\"/>\n");
+	struct rp_tree bt = { 0 };
+	if (o->base) {
+		if ((rc = rp_tree_build(&bt, o->base, o->reverse))) {
+			rp_tree_free(&t);
+			return rc;
 		}
+		/* Merged as the picture is, at the same width in its own scale. */
+		double bscale = bt.n[0].count ? usable / bt.n[0].count : 0;
+		rp_tree_prune(&bt, bscale > 0 ? (uint64_t)(min_w / bscale + 0.999999) : 1);
 	}
-	if (!rc) {
-		reverse_children(&t, 0);
-		int height = FG_TOP + (int)(t.max_depth + 1) * FG_ROW + 30;
-		fprintf(out, "<?xml version=\"1.0\" standalone=\"no\"?>\n"
-			"<svg version=\"1.1\" width=\"%d\" height=\"%d\" onload=\"init()\" "
-			"viewBox=\"0 0 %d %d\" xmlns=\"http://www.w3.org/2000/svg\">\n"
-			"<style>text{font-family:monospace;font-size:12px;fill:#000;pointer-events:none}"
-			" g.f:hover rect{stroke:#000;stroke-width:0.5;cursor:pointer}"
-			" .ui{cursor:pointer;font-family:sans-serif}</style>\n<script><![CDATA[\n",
-			FG_WIDTH, height, FG_WIDTH, height);
-		fprintf(out, script, FG_WIDTH - 2 * FG_PAD, FG_PAD);
-		fprintf(out, "]]></script>\n<rect width=\"100%%\" height=\"100%%\" fill=\"#f8f8f0\"/>\n"
-			"<text x=\"%d\" y=\"20\" text-anchor=\"middle\" style=\"font-size:16px\">",
-			FG_WIDTH / 2);
-		rp_xml_str(out, title ? title : "jitprof flame graph");
-		fprintf(out, "</text>\n<text class=\"ui\" x=\"%d\" y=\"20\" onclick=\"label()\">Reset "
-			"Zoom</text>\n<text class=\"ui\" x=\"%d\" y=\"20\" onclick=\"search()\">Search"
-			"</text>\n<text id=\"matched\" x=\"%d\" y=\"%d\"></text>\n", FG_PAD,
-			FG_WIDTH - 70, FG_PAD, height - 10);
-		double scale = t.n[0].count ? (double)(FG_WIDTH - 2 * FG_PAD) / t.n[0].count : 0;
-		emit(out, &t, 0, FG_PAD, scale);
-		fprintf(out, "</svg>\n");
-	}
-	free(t.n);
-	rp_stacks_free(&st);
-	if (rc)
-		return rc;
+	struct emit_ctx e = { .out = out, .s = s, .base = o->base, .t = &t,
+			      .bt = o->base ? &bt : NULL, .scale = scale,
+			      .max_depth = t.max_depth, .reverse = o->reverse };
+	emit(&e, 0, 0, FG_PAD);
+	header(out, s, o, &t);
+	fprintf(out, "</svg>\n");
+	rp_tree_free(&t);
+	rp_tree_free(&bt);
 	return ferror(out) ? -EIO : 0;
 }

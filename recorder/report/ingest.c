@@ -190,6 +190,22 @@ static uint32_t resolve(struct ingest *in, uint32_t pid, uint64_t ip, uint64_t t
 	return n;
 }
 
+/* The recorded build-id of every DSO, under the name frames give it (the exports' mappings). */
+static int dso_build_ids(struct ingest *in)
+{
+	char hex[SYM_BUILD_ID_HEX];
+	for (struct sym_dso *d = sym_dso_next(in->ss, NULL); d; d = sym_dso_next(in->ss, d)) {
+		const struct sym_build_id *id = sym_dso_build_id(d);
+		if (!id || !id->size)
+			continue;
+		int rc = rp_set_dso_build_id(in->s, dso_display(in, sym_dso_short_name(d)),
+					     sym_build_id_hex(id, hex));
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
 static int on_sample(struct ingest *in, const struct pd_event *ev)
 {
 	const struct pd_sample *ps = &ev->u.sample;
@@ -385,7 +401,9 @@ int rp_ingest(struct rp_session *s, const struct rp_ingest_opts *opts, char *err
 		jp_logf(&o->log, JP_LOG_WARN,
 			"more than one event has samples: reporting the first only");
 	rp_checks_report(&in.checks, o);
-	if (o->want_loads)
+	if (o->want_callchain)
+		rc = dso_build_ids(&in);
+	if (!rc && o->want_loads)
 		rc = rp_ingest_loads(s, in.ss, in.load_src, o, err, errlen);
 	rp_session_finish(s);
 	if (!rc && o->finish)

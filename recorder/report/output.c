@@ -1,6 +1,7 @@
 /* output.c - machine-readable outputs: JSON (the table's rows, and the generations view when
  * asked, with the same numbers the tables print) and folded stacks for flamegraph.pl or
- * speedscope (one line per distinct stack, root first). */
+ * speedscope (one line per distinct stack, root first). With -g each JSON row carries its
+ * heaviest call stacks. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -91,6 +92,66 @@ static void json_generations(FILE *out, const struct rp_gen_view *v, const struc
 	fprintf(out, "]}");
 }
 
+/* With -g (the hist kept its members): the row's distinct call stacks, heaviest first, each
+ * outermost frame first, as the folded stacks name frames. */
+#define JSON_STACKS 20
+struct stack_row { uint32_t id; uint64_t samples; };
+
+static int by_samples_desc(const void *a, const void *b)
+{
+	const struct stack_row *x = a, *y = b;
+	if (x->samples != y->samples)
+		return x->samples > y->samples ? -1 : 1;
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+static int json_stacks(FILE *out, const struct rp_session *s, const struct rp_entry *e)
+{
+	struct rp_strtab st = { 0 };
+	struct stack_row *rows = calloc(e->nr_members + 1, sizeof(*rows));
+	char *buf = malloc(RP_STACK_MAX), name[1024];
+	int rc = rows && buf ? 0 : -ENOMEM;
+	for (uint32_t m = 0; m < e->nr_members && !rc; m++) {
+		const struct rp_sample *smp = &s->samples[e->members[m]];
+		size_t n = 0;
+		buf[0] = 0;
+		for (uint32_t i = smp->nr; i-- > 0 && n + 2 < RP_STACK_MAX;) {
+			rp_frame_name(s, &s->frames[smp->first + i], rp_stack_tag(s), name,
+				      sizeof(name));
+			n += (size_t)snprintf(buf + n, RP_STACK_MAX - n, "%s%s", n ? "\x1f" : "", name);
+		}
+		uint32_t id;
+		if ((rc = rp_strtab_id(&st, buf, 0, &id)))
+			break;
+		rows[id].id = id;
+		rows[id].samples++;
+	}
+	if (!rc) {
+		qsort(rows, st.n, sizeof(*rows), by_samples_desc);
+		fprintf(out, ", \"stacks\": [");
+		for (size_t i = 0; i < st.n && i < JSON_STACKS; i++) {
+			fprintf(out, "%s{\"samples\": %" PRIu64 ", \"frames\": [", i ? ", " : "",
+				rows[i].samples);
+			const char *p = st.str[rows[i].id];
+			for (int k = 0; *p; k++) {
+				size_t l = strcspn(p, "\x1f");
+				snprintf(name, sizeof(name), "%.*s", (int)l, p);
+				fputs(k ? ", " : "", out);
+				rp_json_str(out, name);
+				p += l;
+				if (*p)
+					p++;
+			}
+			fputs("]}", out);
+		}
+		fputc(']', out);
+	}
+	rp_strtab_free(&st);
+	free(rows);
+	free(buf);
+	return rc;
+}
+
 int rp_print_json(FILE *out, const struct rp_hist *h, const struct rp_session *s,
 		  const char *method_regex, int with_generations)
 {
@@ -110,7 +171,16 @@ int rp_print_json(FILE *out, const struct rp_hist *h, const struct rp_session *s
 			e->period, e->samples);
 		for (int k = 0; k < h->nr_keys; k++) {
 			fprintf(out, ", \"%s\": ", rp_key_name(h->keys[k]));
-			rp_json_str(out, rp_entry_key_str(h, e, h->keys[k], buf, sizeof(buf)));
+			const char *v = rp_entry_key_str(h, e, h->keys[k], buf, sizeof(buf));
+			/* The table's "[.] "/"[k] " mark is not part of the name. */
+			if (h->keys[k] == RP_KEY_SYM && v[0] == '[' && v[2] == ']' && v[3] == ' ')
+				v += 4;
+			rp_json_str(out, v);
+		}
+		if (e->members) {
+			int rc = json_stacks(out, s, e);
+			if (rc)
+				return rc;
 		}
 		fputc('}', out);
 	}
@@ -144,8 +214,7 @@ static size_t stack_of(const struct rp_session *s, const struct rp_sample *smp, 
 	char name[1024];
 	size_t n = (size_t)snprintf(buf, len, "%s", smp->comm ? smp->comm : "?");
 	for (uint32_t i = smp->nr; i-- > 0 && n + 2 < len;) {
-		rp_frame_name(s, &s->frames[smp->first + i], RP_NAME_GEN | RP_NAME_KMARK, name,
-			      sizeof(name));
+		rp_frame_name(s, &s->frames[smp->first + i], rp_stack_tag(s), name, sizeof(name));
 		for (char *p = name; *p; p++)
 			if (*p == ';' || *p == '\n')
 				*p = ':';

@@ -78,6 +78,10 @@ static inline const char *rp_load_title(const struct rp_load *l)
 #define RP_FRAME_UNKNOWN  (1u << 2)	/* no mapping covered the address */
 #define RP_FRAME_UNLOADED (1u << 3)	/* jitted code already replaced/unloaded at that time */
 
+/* What a frame is, for colours, legends and exports (JIT: stubs and code of unknown tier). */
+enum rp_kind { RP_KIND_NATIVE, RP_KIND_KERNEL, RP_KIND_INLINED, RP_KIND_INTERP, RP_KIND_C1,
+	       RP_KIND_C2, RP_KIND_JIT, RP_KIND__MAX };
+
 struct rp_frame {
 	const char *dso;	/* interned short name; "[unknown]" when no map */
 	const char *sym;	/* interned; NULL = unresolved (printed as the address) */
@@ -129,6 +133,25 @@ void rp_set_span(struct rp_session *s, uint64_t start, uint64_t end);
 void rp_get_span(const struct rp_session *s, uint64_t *start, uint64_t *end);
 void rp_set_event_name(struct rp_session *s, const char *name);
 void rp_set_lost(struct rp_session *s, uint64_t lost);
+/* The build-id (hex) of the DSO frames name dso (interned by this session); NULL if none.
+ * The exports write it with each mapping. 0 or -ENOMEM. */
+int rp_set_dso_build_id(struct rp_session *s, const char *dso, const char *hex);
+const char *rp_dso_build_id(const struct rp_session *s, const char *dso);
+
+/* Which samples the outputs see: one process, one thread, a time window (ns after the
+ * recording's start; end 0 = open) and samples with a frame whose symbol matches a regex
+ * (and, when generation is set, that is jitted code of that generation). */
+struct rp_filter {
+	int has_pid, has_tid;
+	uint32_t pid, tid;
+	uint64_t from_ns, to_ns;
+	const char *method_regex;
+	uint32_t generation;		/* with method_regex: only a frame of that generation */
+};
+/* Drops every other sample (and recounts the loads' samples). 0, or -EINVAL with the bad
+ * regex in err, or -ENOMEM. */
+int rp_session_filter(struct rp_session *s, const struct rp_filter *f, char *err,
+		      size_t errlen);
 
 /* Fills load sample counts and missing generation numbers (order of loads of the same
  * method per pid) and open lifetimes. Call once after the last sample. */
@@ -186,7 +209,32 @@ int rp_print_json(FILE *out, const struct rp_hist *h, const struct rp_session *s
 		  const char *method_regex, int with_generations);
 /* Folded stacks "comm;outer;...;leaf count", generations tagged " [gen N]". */
 int rp_print_collapsed(FILE *out, const struct rp_session *s);
-int rp_write_flamegraph(FILE *out, const struct rp_session *s, const char *title);
+struct rp_flame_opts {
+	const char *title;		/* NULL: "jitprof flame graph" */
+	double min_width;		/* px; narrower frames merge (0: 1 px) */
+	int reverse;			/* icicle of callers: leaf functions at the root */
+	const struct rp_session *base;	/* differential: coloured by change since this one */
+};
+int rp_write_flamegraph(FILE *out, const struct rp_session *s, const struct rp_flame_opts *o);
+/* One self-contained interactive HTML file: flame graph, generations timeline, top table
+ * (by keys, max_rows rows, default 50) and hottest lines. */
+struct rp_html_opts {
+	const char *title;
+	const enum rp_key *keys;
+	int nr_keys;
+	size_t max_rows;
+	double min_width;		/* px of a 1200 px view; narrower frames merge (0: 0.1) */
+};
+int rp_write_html(FILE *out, const struct rp_session *s, const struct rp_html_opts *o);
+/* pprof's profile.proto, gzipped: locations with their inline chains, mappings with
+ * build-ids; values samples and the event's period. */
+int rp_write_pprof(FILE *out, const struct rp_session *s);
+/* speedscope's file format: one sampled profile per thread, samples in time order. */
+int rp_write_speedscope(FILE *out, const struct rp_session *s, const char *name);
+/* "cpu-clock, 9937 samples, 2.43 s" for titles. */
+void rp_describe(const struct rp_session *s, char *buf, size_t len);
+/* The CSS colour of a frame kind, l = 0..1 varies the lightness (names stay apart). */
+void rp_kind_color(enum rp_kind k, double l, char *buf, size_t len);
 
 /* The generations view; method_regex NULL = all methods with > 1 generation. */
 int rp_print_generations(FILE *out, const struct rp_session *s, const char *method_regex,
@@ -196,12 +244,24 @@ int rp_print_compare(FILE *out, const struct rp_session *s, const char *method,
 		     uint32_t gen_a, uint32_t gen_b, char *err, size_t errlen);
 
 /* Frame name as used in stacks: symbol, or dso+address when unresolved; with RP_NAME_GEN
- * " [gen N]" after jitted frames, with RP_NAME_KMARK "_[k]" after kernel ones (flamegraph.pl's
- * mark; perf's text graphs have none). */
+ * " [gen N]" after jitted methods (never runtime code: stubs, the interpreter), with
+ * RP_NAME_KMARK "_[k]" after kernel frames (flamegraph.pl's mark; perf's text graphs have
+ * none), with RP_NAME_IMARK "_[i]" after inlined ones. */
 #define RP_NAME_GEN   1u
 #define RP_NAME_KMARK 2u
+#define RP_NAME_IMARK 4u
+#define RP_NAME_GRAPH (RP_NAME_GEN | RP_NAME_IMARK)	/* the text call graph (-g) */
 const char *rp_frame_name(const struct rp_session *s, const struct rp_frame *f, unsigned tag,
 			  char *buf, size_t len);
+
+enum rp_kind rp_frame_kind(const struct rp_session *s, const struct rp_frame *f);
+const char *rp_kind_name(enum rp_kind k);	/* "C2", "inlined", ... (ids in files) */
+const char *rp_kind_label(enum rp_kind k);	/* as legends say it */
+/* Stack views (folded stacks, pictures, exports) merge a method's generations into one
+ * frame unless split (default 0); rp_stack_tag is the rp_frame_name tag they use. */
+void rp_set_split_generations(struct rp_session *s, int on);
+int rp_split_generations(const struct rp_session *s);
+unsigned rp_stack_tag(const struct rp_session *s);
 
 /* ---- HotSpot's compilation log (-XX:+LogCompilation), jvmlog.c / jvmjoin.c ------------ */
 

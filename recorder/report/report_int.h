@@ -14,6 +14,16 @@ struct rp_chunk {
 	char data[];
 };
 
+/* Non-zero u64 key -> u32 value. Zero-initialise; rp_map_free releases. */
+struct rp_u64map {
+	uint64_t *k;
+	uint32_t *v;
+	size_t cap, n;
+};
+int rp_map_put(struct rp_u64map *m, uint64_t key, uint32_t val);
+int rp_map_get(const struct rp_u64map *m, uint64_t key, uint32_t *val);	/* 1 found */
+void rp_map_free(struct rp_u64map *m);
+
 struct rp_session {
 	struct rp_chunk *arena;
 	struct jp_strset strs;		/* interned strings (lib/strset.h) */
@@ -25,6 +35,10 @@ struct rp_session {
 	size_t nr_frames, frames_cap;
 	uint64_t start, end, lost;
 	const char *event;
+	int split_gens;			/* stack views: one frame per generation */
+	struct rp_u64map dso_bid;	/* interned DSO name -> index + 1 into bids */
+	const char **bids;		/* interned hex build-ids */
+	size_t nr_bids, bids_cap;
 	const struct rp_jvmlog *jvmlog;	/* joined by rp_session_join_jvmlog, not owned */
 };
 
@@ -49,15 +63,6 @@ const char *rp_srcline_str(const struct rp_frame *f, char *buf, size_t len);
 void rp_json_str(FILE *out, const char *str);
 void rp_xml_str(FILE *out, const char *str);
 
-/* Non-zero u64 key -> u32 value. Zero-initialise; rp_map_free releases. */
-struct rp_u64map {
-	uint64_t *k;
-	uint32_t *v;
-	size_t cap, n;
-};
-int rp_map_put(struct rp_u64map *m, uint64_t key, uint32_t val);
-int rp_map_get(const struct rp_u64map *m, uint64_t key, uint32_t *val);	/* 1 found */
-void rp_map_free(struct rp_u64map *m);
 
 /* gen_explain.c: the generations table's columns and detail lines, its source notes, and
  * the per-generation JSON fields of docs/generations.schema.json. */
@@ -90,6 +95,46 @@ struct rp_stack { char *stack; uint64_t count; };
 struct rp_stacks { struct rp_stack *v; size_t n; };
 int rp_collapse(const struct rp_session *s, struct rp_stacks *out);
 void rp_stacks_free(struct rp_stacks *st);
+
+/* The samples' stacks as a tree (flame graph, HTML): one node per distinct path of frames,
+ * root = all samples, then the command, then frames outermost first (or, reversed, leaf
+ * first: callers under each function). Frames are equal as the call graph's are: one
+ * method's generations are one node unless split. */
+struct rp_tnode {
+	const struct rp_frame *f;	/* representative frame; NULL for the root and comms */
+	const char *comm;		/* the command node's name */
+	uint64_t count;
+	uint32_t child, sibling, parent;
+	uint32_t depth;
+	uint32_t kinds[RP_KIND__MAX];	/* samples per frame kind (merged generations differ) */
+	uint32_t narrow;		/* > 0: this node stands for that many narrow frames */
+	uint8_t dropped;		/* pruned */
+};
+struct rp_tree { struct rp_tnode *n; size_t nr, cap; uint32_t max_depth; };
+int rp_tree_build(struct rp_tree *t, const struct rp_session *s, int reverse);
+void rp_tree_free(struct rp_tree *t);
+/* The node's most frequent kind, and its name as stacks print it (tagged). */
+enum rp_kind rp_tnode_kind(const struct rp_tnode *n);
+const char *rp_tnode_name(const struct rp_session *s, const struct rp_tnode *n, char *buf,
+			  size_t len);
+/* Children narrower than min_count samples are replaced by one node "[N narrow frames]"
+ * (dropped if that too is narrow); depth recomputed. Returns the nodes kept. */
+size_t rp_tree_prune(struct rp_tree *t, uint64_t min_count);
+/* Children in order: heaviest first for stable pictures. */
+void rp_tree_sort(struct rp_tree *t);
+
+/* Distinct (string, tag) pairs numbered from 0 in first-seen order (strtab.c). Zero-init. */
+struct rp_strtab {
+	struct rp_u64map idx;
+	char **str;
+	uintptr_t *tag;
+	size_t n, cap;
+};
+int rp_strtab_id(struct rp_strtab *t, const char *str, uintptr_t tag, uint32_t *id);
+void rp_strtab_free(struct rp_strtab *t);
+
+/* recorder/report/html/report.{js,css}, NUL-terminated (generated at build time). */
+extern const char rp_html_js[], rp_html_css[];
 
 /* Mapped code loads per process as disjoint intervals (live.c). */
 struct rp_live_ent { uint32_t pid, idx; uint64_t start, end; };

@@ -59,6 +59,8 @@ void rp_session_free(struct rp_session *s)
 	free(s->loads);
 	free(s->samples);
 	free(s->frames);
+	rp_map_free(&s->dso_bid);
+	free(s->bids);
 	free(s);
 }
 

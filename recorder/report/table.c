@@ -112,7 +112,7 @@ static void cg_print_node(struct cg_print *p, uint32_t node, size_t plen)
 	if (n == 1 && p->t->n[kids[0]].period == p->t->n[node].period) {
 		uint32_t c = kids[0];
 		fprintf(p->out, "%.*s%s\n", (int)plen, p->prefix,
-			rp_frame_name(p->s, p->t->n[c].f, RP_NAME_GEN, name, sizeof(name)));
+			rp_frame_name(p->s, p->t->n[c].f, RP_NAME_GRAPH, name, sizeof(name)));
 		free(kids);
 		cg_print_node(p, c, plen);
 		return;
@@ -126,7 +126,7 @@ static void cg_print_node(struct cg_print *p, uint32_t node, size_t plen)
 		int last = ++k == shown;
 		fprintf(p->out, "%.*s|          \n", (int)plen, p->prefix);
 		fprintf(p->out, "%.*s%s--%.2f%%--%s\n", (int)plen, p->prefix, last ? " " : "|",
-			pct, rp_frame_name(p->s, p->t->n[c].f, RP_NAME_GEN, name, sizeof(name)));
+			pct, rp_frame_name(p->s, p->t->n[c].f, RP_NAME_GRAPH, name, sizeof(name)));
 		size_t nlen = plen;
 		if (plen + 16 < sizeof(p->prefix)) {
 			memcpy(p->prefix + plen, last ? "           " : "|          ", 11);
@@ -170,7 +170,7 @@ static int print_graph(FILE *out, const struct rp_hist *h, const struct rp_entry
 		/* One first frame: perf's "---name" trunk, the chain continuing below it. */
 		char name[512];
 		fprintf(out, "            |\n            ---%s\n",
-			rp_frame_name(s, t.n[only].f, RP_NAME_GEN, name, sizeof(name)));
+			rp_frame_name(s, t.n[only].f, RP_NAME_GRAPH, name, sizeof(name)));
 		cg_print_node(&p, only, 15);
 	} else {
 		cg_print_node(&p, 0, 12);	/* several: branches from the start */
@@ -239,7 +239,9 @@ const char *rp_frame_name(const struct rp_session *s, const struct rp_frame *f, 
 								       : NULL;
 	if (!f->sym)
 		snprintf(buf, len, "%s+0x%" PRIx64, f->dso ? f->dso : "[unknown]", f->ip);
-	else if ((tag & RP_NAME_GEN) && l && !(f->flags & RP_FRAME_INLINED))
+	else if ((tag & RP_NAME_IMARK) && (f->flags & RP_FRAME_INLINED))
+		snprintf(buf, len, "%s_[i]", f->sym);
+	else if ((tag & RP_NAME_GEN) && l && !l->runtime && !(f->flags & RP_FRAME_INLINED))
 		snprintf(buf, len, "%s [gen %u]", f->sym, l->generation);
 	else if ((tag & RP_NAME_KMARK) && (f->flags & RP_FRAME_KERNEL))
 		snprintf(buf, len, "%s_[k]", f->sym);	/* flamegraph.pl's kernel annotation */

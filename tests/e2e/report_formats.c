@@ -4,16 +4,10 @@
  * names, and --help / bad input behave. */
 #include "tests/e2e/report_util.h"
 
-static char home[PATH_MAX], data[PATH_MAX];
+#define home rx_home
+#define data rx_data
 
-static void setup(void)
-{
-	rx_setup();
-	snprintf(home, sizeof(home), "%s/home", dir);
-	snprintf(data, sizeof(data), "%s/perf.jit.data", dir);
-}
-
-TestSuite(report_formats, .init = setup, .fini = rx_teardown, .timeout = 240);
+TestSuite(report_formats, .init = rx_setup_recording, .fini = rx_teardown, .timeout = 240);
 
 static void recording(void)
 {
@@ -52,12 +46,14 @@ Test(report_formats, collapsed_matches_call_graph)
 {
 	recording();
 	struct tu_result c, t, g;
-	rx_ok(&c, "HOME='%s' '%s' report -i '%s' --collapsed 2>/dev/null", home, rx_jitprof, data);
+	/* Leaves as the table keys them: one frame per generation, no inlined frames. */
+	rx_ok(&c, "HOME='%s' '%s' report -i '%s' --collapsed --split-generations --no-inline "
+	      "2>/dev/null", home, rx_jitprof, data);
 	/* Per leaf: the folded counts add up to the table's samples for that row. */
 	rx_ok(&t, "HOME='%s' '%s' report -i '%s' --sort generation,sym --json 2>/dev/null | "
 	      "python3 -c 'import json,sys\n"
 	      "for r in json.load(sys.stdin)[\"rows\"]:\n"
-	      "  if r[\"generation\"] != \"-\": print(r[\"samples\"], r[\"sym\"][4:], \"[\" + "
+	      "  if r[\"generation\"] != \"-\": print(r[\"samples\"], r[\"sym\"], \"[\" + "
 	      "r[\"generation\"].split()[0] + \" \" + r[\"generation\"].split()[1] + \"]\")'",
 	      home, rx_jitprof, data);
 	int rows = 0;
@@ -76,8 +72,8 @@ Test(report_formats, collapsed_matches_call_graph)
 	}
 	cr_assert_geq(rows, 3, "%s", t.out);
 	/* The caller-first call graph's trunk for the top row is the folded stacks' root. */
-	rx_ok(&g, "HOME='%s' '%s' report -i '%s' -g caller --sort sym -n 1 2>/dev/null", home,
-	      rx_jitprof, data);
+	rx_ok(&g, "HOME='%s' '%s' report -i '%s' -g caller --sort sym -n 1 --no-inline 2>/dev/null",
+	      home, rx_jitprof, data);
 	const char *trunk = strstr(g.out, "---");
 	cr_assert_not_null(trunk, "%s", g.out);
 	char root[256];
@@ -94,8 +90,8 @@ Test(report_formats, flamegraph_svg)
 {
 	recording();
 	struct tu_result r;
-	rx_ok(&r, "HOME='%s' '%s' report -i '%s' --flamegraph '%s/fg.svg' 2>/dev/null", home,
-	      rx_jitprof, data, dir);
+	rx_ok(&r, "HOME='%s' '%s' report -i '%s' --flamegraph '%s/fg.svg' --split-generations "
+	      "2>/dev/null", home, rx_jitprof, data, dir);
 	tu_result_free(&r);
 	if (tu_have("xmllint")) {
 		rx_ok(&r, "xmllint --noout '%s/fg.svg'", dir);

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "tests/lib/testutil.h"
 
@@ -28,6 +29,15 @@ __attribute__((unused)) static void rx_setup(void)
 	if (!realpath(tu_build("minijit"), rx_minijit))
 		rx_minijit[0] = 0;
 	dir = tu_tmpdir("report");
+}
+
+/* Tests on one recording: dir/home as HOME, dir/perf.jit.data as the injected file. */
+__attribute__((unused)) static char rx_home[PATH_MAX], rx_data[PATH_MAX];
+__attribute__((unused)) static void rx_setup_recording(void)
+{
+	rx_setup();
+	snprintf(rx_home, sizeof(rx_home), "%s/home", dir);
+	snprintf(rx_data, sizeof(rx_data), "%s/perf.jit.data", dir);
 }
 
 __attribute__((unused)) static void rx_teardown(void)
@@ -160,6 +170,26 @@ __attribute__((unused)) static void rx_record_java(const char *home, const char 
 	tu_result_free(&r);
 	rx_ok(&r, "cd '%s' && HOME='%s' '%s' inject --jit -q -i perf.data -o perf.jit.data", dir,
 	      home, rx_jitprof);
+	tu_result_free(&r);
+}
+
+/* 1 when tests/browser/NAME can run here (node, /usr/bin/chromium, the npm packages that
+ * `make deps` installs); its absolute path in script. Tests run from the checkout's root. */
+__attribute__((unused)) static int rx_have_browser(char *script, const char *name)
+{
+	char rel[128];
+	snprintf(rel, sizeof(rel), "tests/browser/%s", name);
+	return tu_have("node") && !access("/usr/bin/chromium", X_OK) && realpath(rel, script) &&
+	       !access("tests/browser/node_modules/puppeteer-core", F_OK);
+}
+
+/* jitprof report -q -i rx_data OPTION dir/FILE: the file written, nothing on stdout. */
+__attribute__((unused)) static void rx_report_to_file(const char *option, const char *file)
+{
+	struct tu_result r;
+	rx_ok(&r, "HOME='%s' '%s' report -q -i '%s' %s '%s/%s'", rx_home, rx_jitprof, rx_data,
+	      option, dir, file);
+	cr_assert_str_eq(r.out, "", "%s: nothing but the file on stdout: %s", option, r.out);
 	tu_result_free(&r);
 }
 

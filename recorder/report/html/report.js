@@ -1,0 +1,264 @@
+/* report.js - the interactive half of `jitprof report --html` (embedded into the file at
+ * build time; no network, no libraries). Reads the JSON in <script id="data"> and draws:
+ * a flame graph on a canvas (click zooms, search highlights and prints the matched share,
+ * Invert shows callers), the generations timeline (one lane per generation over the
+ * recording's time axis), the top table and the hottest source lines. */
+(function () {
+	'use strict';
+	var D = JSON.parse(document.getElementById('data').textContent);
+	var ROW = 17, HIT = 'rgb(230,0,230)';
+	var $ = function (id) { return document.getElementById(id); };
+	var el = function (tag, attrs, text) {
+		var e = document.createElement(tag);
+		for (var k in attrs || {}) e.setAttribute(k, attrs[k]);
+		if (text !== undefined) e.textContent = text;
+		return e;
+	};
+	var svgEl = function (tag, attrs) {
+		var e = document.createElementNS('http://www.w3.org/2000/svg', tag);
+		for (var k in attrs || {}) e.setAttribute(k, attrs[k]);
+		return e;
+	};
+	function pct(n, tot) { return tot ? (100 * n / tot).toFixed(2) + '%' : '0%'; }
+	function hash(s) {
+		var h = 2166136261;
+		for (var i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 16777619);
+		return (h >>> 0) / 4294967296;
+	}
+	function kindColor(k, name) {
+		var c = D.colors[k];
+		return 'hsl(' + c[0] + ',' + c[1] + '%,' + (c[2] - 8 + Math.floor(hash(name) * 16)) + '%)';
+	}
+
+	/* ---- flame graph ------------------------------------------------------------------ */
+	var canvas = $('flame'), ctx = canvas.getContext('2d');
+	var T = null, zoomed = 0, re = null, inverted = false;
+
+	/* Pre-order arrays (name, kind, count, depth) -> x of every node, in samples. */
+	function layout(t) {
+		var n = t.c.length, x = new Float64Array(n), next = [0], maxd = 0;
+		for (var i = 0; i < n; i++) {
+			var d = t.d[i];
+			x[i] = next[d] || 0;
+			next[d] = x[i] + t.c[i];
+			next[d + 1] = x[i];
+			if (d > maxd) maxd = d;
+		}
+		t.x = x;
+		t.maxd = maxd;
+		return t;
+	}
+	function name(i) {
+		var k = T.n[i];
+		return k < 0 ? (T.m[i] ? '[' + T.m[i] + ' narrow frames]' : 'all') : D.names[k];
+	}
+	function isAncestor(a, b) {	/* a is b or above b */
+		return T.d[a] <= T.d[b] && T.x[a] <= T.x[b] + 1e-9 &&
+			T.x[a] + T.c[a] >= T.x[b] + T.c[b] - 1e-9;
+	}
+	function visible(i) {
+		return isAncestor(i, zoomed) || isAncestor(zoomed, i);
+	}
+	function geometry(i) {
+		var W = canvas.clientWidth, z = zoomed;
+		if (T.d[i] < T.d[z]) return [0, W];
+		var s = W / T.c[z];
+		return [(T.x[i] - T.x[z]) * s, T.c[i] * s];
+	}
+	function draw() {
+		var W = canvas.clientWidth, maxd = 0;
+		for (var j = 0; j < T.c.length; j++)	/* as tall as what can be seen */
+			if (T.d[j] > maxd && visible(j) && geometry(j)[1] >= 1) maxd = T.d[j];
+		var H = (maxd + 1) * ROW + 4;
+		var r = window.devicePixelRatio || 1;
+		canvas.style.height = H + 'px';
+		canvas.width = W * r;
+		canvas.height = H * r;
+		ctx.setTransform(r, 0, 0, r, 0, 0);
+		ctx.font = '12px monospace';
+		ctx.textBaseline = 'middle';
+		var drawn = 0;
+		for (var i = 0; i < T.c.length; i++) {
+			if (!visible(i)) continue;
+			var g = geometry(i);
+			if (g[1] < 0.3) continue;
+			var y = T.d[i] * ROW, nm = name(i);
+			ctx.fillStyle = re && T.n[i] >= 0 && re.test(nm) ? HIT :
+				T.n[i] < 0 ? (T.m[i] ? '#bbb' : '#d9d6c8') : kindColor(T.k[i], nm);
+			ctx.fillRect(g[0], y, Math.max(g[1] - 0.5, 0.5), ROW - 1);
+			drawn++;
+			var chars = Math.floor((g[1] - 6) / 7.2);
+			if (chars > 2) {
+				ctx.fillStyle = '#000';
+				ctx.fillText(chars >= nm.length ? nm : nm.substring(0, chars - 2) + '..',
+					     g[0] + 3, y + ROW / 2);
+			}
+		}
+		canvas.setAttribute('data-drawn', drawn);
+	}
+	function nodeAt(px, py) {
+		var d = Math.floor(py / ROW);
+		for (var i = 0; i < T.c.length; i++) {
+			if (T.d[i] !== d || !visible(i)) continue;
+			var g = geometry(i);
+			if (px >= g[0] && px < g[0] + g[1]) return i;
+		}
+		return -1;
+	}
+	function gensOf(nm) {
+		var base = nm.replace(/_\[i\]$/, '').replace(/ \[gen \d+\]$/, '');
+		for (var i = 0; i < D.timeline.length; i++)
+			if (D.timeline[i].method === base) return D.timeline[i];
+		return null;
+	}
+	function details(i) {
+		var nm = name(i), txt = nm + '\n' + D.kinds[T.k[i]] + ', ' + T.c[i] + ' samples, ' +
+			pct(T.c[i], T.c[0]) + ' of all';
+		var m = gensOf(nm);
+		if (m) txt += '\ngenerations: ' + m.gens.map(function (g) {
+			return 'gen ' + g.gen + ' ' + g.tier + ' ' + g.samples;
+		}).join(', ');
+		$('details').textContent = txt;
+	}
+	function zoom(i) {
+		zoomed = i < 0 ? 0 : i;
+		canvas.setAttribute('data-zoom', name(zoomed));
+		details(zoomed);
+		draw();
+	}
+	/* The share of samples under matched frames, each counted once (pre-order: x never
+	 * decreases, so a match starting before the last counted one's end is inside it). */
+	function search(s) {
+		re = s ? new RegExp(s) : null;
+		var m = 0, end = -1;
+		if (re) for (var i = 1; i < T.c.length; i++) {
+			if (T.n[i] < 0 || !re.test(name(i)) || T.x[i] < end - 1e-9) continue;
+			m += T.c[i];
+			end = T.x[i] + T.c[i];
+		}
+		$('matched').textContent = re ? 'Matched: ' + pct(m, T.c[0]) : '';
+		draw();
+		return m;
+	}
+	function use(tree) {
+		T = layout(tree);
+		zoomed = 0;
+		$('flame-mode').textContent = inverted ? 'callers (inverted): leaf functions first'
+						     : 'callees: outermost caller first';
+		search($('search').value);
+	}
+	canvas.addEventListener('click', function (e) {
+		var r = canvas.getBoundingClientRect();
+		zoom(nodeAt(e.clientX - r.left, e.clientY - r.top));
+	});
+	canvas.addEventListener('mousemove', function (e) {
+		var r = canvas.getBoundingClientRect(), i = nodeAt(e.clientX - r.left, e.clientY - r.top);
+		canvas.title = i < 0 ? '' : name(i) + ' (' + T.c[i] + ' samples, ' + pct(T.c[i], T.c[0]) + ')';
+	});
+	$('search').addEventListener('keydown', function (e) {
+		if (e.key === 'Enter') search(this.value);
+	});
+	$('search-btn').onclick = function () { search($('search').value); };
+	$('reset').onclick = function () { $('search').value = ''; zoom(0); search(''); };
+	$('invert').onclick = function () { inverted = !inverted; use(inverted ? D.rtree : D.tree); };
+	window.addEventListener('resize', draw);
+
+	/* ---- legend, header --------------------------------------------------------------- */
+	var lg = $('legend');
+	D.present.forEach(function (k) {
+		var s = el('span');
+		var sw = el('i');
+		sw.style.background = kindColor(k, 'x');
+		s.appendChild(sw);
+		s.appendChild(document.createTextNode(D.labels[k]));
+		lg.appendChild(s);
+	});
+
+	/* ---- generations timeline --------------------------------------------------------- */
+	function timeline() {
+		var box = $('timeline'), W = Math.max(box.clientWidth - 130, 300), LH = 20;
+		var tierColor = { 'C1': 4, 'C2': 5, 'interp': 3, 'baseline': 4, 'maglev': 4,
+			'turbofan': 5 };
+		if (!D.timeline.length) box.appendChild(el('p', {}, 'No method was compiled more than once.'));
+		D.timeline.forEach(function (m) {
+			var div = el('div', { 'class': 'method', 'data-method': m.method });
+			div.appendChild(el('div', { 'class': 'name' }, m.method + '  (pid ' + m.pid + ', ' +
+				m.gens.length + ' generations, ' + m.samples + ' samples)'));
+			var max = 1;
+			m.gens.forEach(function (g) { g.hist.forEach(function (v) { if (v > max) max = v; }); });
+			var svg = svgEl('svg', { 'class': 'tl', width: W + 130, height: m.gens.length * LH + 18 });
+			m.gens.forEach(function (g, row) {
+				var y = row * LH, k = tierColor[g.tier.split('/')[0]];
+				var col = k === undefined ? 'hsl(280,45%,60%)' : kindColor(k, g.tier);
+				var lane = svgEl('g', { 'class': 'lane', 'data-gen': g.gen, 'data-samples': g.samples });
+				var lbl = svgEl('text', { x: 0, y: y + 13, 'font-size': 11, 'font-family': 'monospace' });
+				lbl.textContent = 'gen ' + g.gen + ' ' + g.tier;
+				lane.appendChild(lbl);
+				var x0 = 120 + g.load / D.duration_s * W, x1 = 120 + g.end / D.duration_s * W;
+				lane.appendChild(svgEl('rect', { x: x0, y: y + 3, width: Math.max(x1 - x0, 1),
+					height: LH - 6, fill: col, 'fill-opacity': 0.25 }));
+				var bw = W / g.hist.length;
+				g.hist.forEach(function (v, b) {
+					if (!v) return;
+					var h = Math.max(2, (LH - 6) * v / max);
+					lane.appendChild(svgEl('rect', { x: 120 + b * bw, y: y + LH - 3 - h,
+						width: Math.max(bw - 0.5, 0.5), height: h, fill: col }));
+				});
+				lane.appendChild(svgEl('rect', { x: x0 - 1, y: y + 1, width: 2, height: LH - 2,
+					fill: '#333' }));	/* load */
+				if (g.unloaded) lane.appendChild(svgEl('rect', { x: x1 - 1, y: y + 1, width: 2,
+					height: LH - 2, fill: '#c00' }));	/* unload */
+				var tip = svgEl('title');
+				tip.textContent = 'gen ' + g.gen + ' ' + g.tier + ': loaded ' + g.load.toFixed(3) +
+					' s, until ' + g.end.toFixed(3) + ' s' + (g.unloaded ? ' (unloaded)' : '') +
+					', ' + g.samples + ' samples';
+				lane.appendChild(tip);
+				svg.appendChild(lane);
+			});
+			var axis = svgEl('text', { x: 120, y: m.gens.length * LH + 14, 'font-size': 10 });
+			axis.textContent = '0 s';
+			svg.appendChild(axis);
+			var axis2 = svgEl('text', { x: 120 + W, y: m.gens.length * LH + 14, 'font-size': 10,
+				'text-anchor': 'end' });
+			axis2.textContent = D.duration_s.toFixed(2) + ' s';
+			svg.appendChild(axis2);
+			div.appendChild(svg);
+			box.appendChild(div);
+		});
+	}
+
+	/* ---- tables ----------------------------------------------------------------------- */
+	function table(id, head, rows) {
+		var t = $(id), tr = el('tr');
+		head.forEach(function (h) { tr.appendChild(el('th', {}, h)); });
+		t.appendChild(tr);
+		rows.forEach(function (r) {
+			var tr = el('tr');
+			r.forEach(function (v, i) { tr.appendChild(el('td', i < 2 ? { 'class': 'num' } : {}, v)); });
+			t.appendChild(tr);
+		});
+	}
+	table('top', ['Overhead', 'Samples'].concat(D.top.keys), D.top.rows.map(function (r) {
+		return [r.pct.toFixed(2) + '%', r.samples].concat(r.v);
+	}));
+	table('lines', ['Overhead', 'Samples', 'Source:Line'], D.lines.map(function (r) {
+		return [r.pct.toFixed(2) + '%', r.samples, r.line];
+	}));
+
+	$('title').textContent = D.title;
+	$('desc').textContent = D.desc;
+	timeline();
+	use(D.tree);
+	/* For tests and the console: where a frame of that name is drawn (CSS px in the canvas). */
+	function where(nm) {
+		for (var i = 0; i < T.c.length; i++) {
+			if (name(i) !== nm || !visible(i)) continue;
+			var g = geometry(i);
+			if (g[1] >= 4) return { x: g[0] + g[1] / 2, y: T.d[i] * ROW + ROW / 2 };
+		}
+		return null;
+	}
+	window.jitprof = { search: search, zoom: zoom, where: where,
+			   nodes: function () { return T.c.length; } };
+	document.body.setAttribute('data-ready', '1');
+})();

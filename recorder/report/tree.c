@@ -1,0 +1,230 @@
+/* tree.c - the samples' stacks as a tree of frames, shared by the pictures (flame graph SVG,
+ * HTML): built once from the session (a hash of (parent, frame) finds a child in O(1) even
+ * under a node with thousands of callees), frames too narrow to see merged, children ordered
+ * heaviest first. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "recorder/report/report_int.h"
+
+/* What makes two frames one node: one symbol (a method's generations merged unless split;
+ * an inlined copy apart from the compiled code), or one address when unresolved. */
+static uint64_t frame_key(const struct rp_session *s, const struct rp_frame *f)
+{
+	if (!f->sym)
+		return f->ip * 0x9e3779b97f4a7c15ull + 1;
+	uint64_t k = (uintptr_t)f->sym;
+	if (s->split_gens)
+		k ^= (uint64_t)f->load << 40;
+	else if (f->flags & RP_FRAME_INLINED)
+		k ^= 1ull << 62;
+	return k;
+}
+
+static int same(const struct rp_session *s, const struct rp_tnode *n, const struct rp_frame *f,
+		const char *comm)
+{
+	if (!n->f || !f)
+		return !n->f && !f && n->comm == comm;
+	return frame_key(s, n->f) == frame_key(s, f) && n->f->sym == f->sym;
+}
+
+static uint64_t mix(uint64_t parent, uint64_t key)
+{
+	uint64_t h = (parent + 1) * 0xff51afd7ed558ccdull ^ key;
+	h ^= h >> 33;
+	h *= 0xc4ceb9fe1a85ec53ull;
+	h ^= h >> 29;
+	return h ? h : 1;
+}
+
+static uint32_t child_of(struct rp_tree *t, struct rp_u64map *idx, const struct rp_session *s,
+			 uint32_t parent, const struct rp_frame *f, const char *comm)
+{
+	uint64_t h = mix(parent, f ? frame_key(s, f) : (uintptr_t)comm);
+	uint32_t c;
+	if (rp_map_get(idx, h, &c) && t->n[c].parent == parent && same(s, &t->n[c], f, comm))
+		return c;
+	for (c = t->n[parent].child; c; c = t->n[c].sibling)	/* a hash collision */
+		if (same(s, &t->n[c], f, comm))
+			return c;
+	if (t->nr == t->cap) {
+		size_t cap = t->cap * 2;
+		struct rp_tnode *p = realloc(t->n, cap * sizeof(*p));
+		if (!p)
+			return 0;
+		t->n = p;
+		t->cap = cap;
+	}
+	c = (uint32_t)t->nr++;
+	t->n[c] = (struct rp_tnode){ .f = f, .comm = comm, .parent = parent,
+				     .sibling = t->n[parent].child,
+				     .depth = t->n[parent].depth + 1 };
+	t->n[parent].child = c;
+	if (t->n[c].depth > t->max_depth)
+		t->max_depth = t->n[c].depth;
+	if (rp_map_put(idx, h, c) < 0)
+		return 0;
+	return c;
+}
+
+int rp_tree_build(struct rp_tree *t, const struct rp_session *s, int reverse)
+{
+	struct rp_u64map idx = { 0 };
+	memset(t, 0, sizeof(*t));
+	t->cap = 1024;
+	t->nr = 1;
+	t->n = calloc(t->cap, sizeof(*t->n));
+	if (!t->n)
+		return -ENOMEM;
+	int rc = 0;
+	for (size_t i = 0; i < s->nr_samples && !rc; i++) {
+		const struct rp_sample *smp = &s->samples[i];
+		uint32_t node = 0;
+		t->n[0].count++;
+		/* Flame: comm, outermost ... leaf. Reversed: leaf ... outermost, comm. */
+		for (uint32_t k = 0; k <= smp->nr; k++) {
+			const struct rp_frame *f = NULL;
+			if (!reverse && k)
+				f = &s->frames[smp->first + smp->nr - k];
+			else if (reverse && k < smp->nr)
+				f = &s->frames[smp->first + k];
+			node = child_of(t, &idx, s, node, f, f ? NULL : smp->comm);
+			if (!node) {
+				rc = -ENOMEM;
+				break;
+			}
+			t->n[node].count++;
+			t->n[node].kinds[f ? rp_frame_kind(s, f) : RP_KIND_NATIVE]++;
+		}
+	}
+	rp_map_free(&idx);
+	if (rc)
+		rp_tree_free(t);
+	return rc;
+}
+
+void rp_tree_free(struct rp_tree *t)
+{
+	free(t->n);
+	memset(t, 0, sizeof(*t));
+}
+
+enum rp_kind rp_tnode_kind(const struct rp_tnode *n)
+{
+	int best = RP_KIND_NATIVE;
+	for (int k = 0; k < RP_KIND__MAX; k++)
+		if (n->kinds[k] > n->kinds[best])
+			best = k;
+	return (enum rp_kind)best;
+}
+
+const char *rp_tnode_name(const struct rp_session *s, const struct rp_tnode *n, char *buf,
+			  size_t len)
+{
+	if (n->f)
+		return rp_frame_name(s, n->f, rp_stack_tag(s), buf, len);
+	if (n->comm)
+		snprintf(buf, len, "%s", n->comm);
+	else if (n->narrow)
+		snprintf(buf, len, "[%u narrow frames]", n->narrow);
+	else
+		snprintf(buf, len, "all");
+	return buf;
+}
+
+static int by_count(const void *a, const void *b, void *ctx)
+{
+	const struct rp_tree *t = ctx;
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	if (t->n[x].count != t->n[y].count)
+		return t->n[x].count > t->n[y].count ? -1 : 1;
+	return x < y ? -1 : x > y;
+}
+
+/* Visits nodes depth first without recursion (stacks can be 1000 frames deep). */
+static void sort_children(struct rp_tree *t, uint32_t node, uint32_t **buf, size_t *cap)
+{
+	size_t n = 0;
+	for (uint32_t c = t->n[node].child; c; c = t->n[c].sibling)
+		n++;
+	if (n < 2)
+		return;
+	if (n > *cap) {
+		uint32_t *p = realloc(*buf, n * sizeof(*p));
+		if (!p)
+			return;	/* unsorted is still correct */
+		*buf = p;
+		*cap = n;
+	}
+	n = 0;
+	for (uint32_t c = t->n[node].child; c; c = t->n[c].sibling)
+		(*buf)[n++] = c;
+	qsort_r(*buf, n, sizeof(**buf), by_count, t);
+	t->n[node].child = (*buf)[0];
+	for (size_t i = 0; i < n; i++)
+		t->n[(*buf)[i]].sibling = i + 1 < n ? (*buf)[i + 1] : 0;
+}
+
+void rp_tree_sort(struct rp_tree *t)
+{
+	uint32_t *buf = NULL;
+	size_t cap = 0;
+	/* Nodes are created after their parent: any order of visiting parents works. */
+	for (size_t i = 0; i < t->nr; i++)
+		sort_children(t, (uint32_t)i, &buf, &cap);
+	free(buf);
+}
+
+size_t rp_tree_prune(struct rp_tree *t, uint64_t min_count)
+{
+	if (!min_count)
+		min_count = 1;
+	/* Parents come before children in the array: one forward pass decides what stays. */
+	size_t kept = 0;
+	t->max_depth = 0;
+	for (size_t i = 0; i < t->nr; i++) {
+		if (i && (t->n[i].dropped || t->n[t->n[i].parent].dropped)) {
+			t->n[i].dropped = 1;
+			continue;
+		}
+		kept++;
+		if (t->n[i].depth > t->max_depth)
+			t->max_depth = t->n[i].depth;
+		uint64_t narrow = 0;
+		uint32_t nr_narrow = 0, kinds[RP_KIND__MAX] = { 0 };
+		uint32_t *link = &t->n[i].child, prev = 0;
+		while (*link) {
+			struct rp_tnode *c = &t->n[*link];
+			if (c->count >= min_count) {
+				prev = *link;
+				link = &c->sibling;
+				continue;
+			}
+			narrow += c->count;
+			nr_narrow += c->narrow ? c->narrow : 1;
+			for (int k = 0; k < RP_KIND__MAX; k++)
+				kinds[k] += c->kinds[k];
+			c->dropped = 1;
+			*link = c->sibling;
+		}
+		if (narrow < min_count || nr_narrow < 2)
+			continue;
+		/* The frames too narrow to draw, as one: their share stays visible. */
+		if (t->nr == t->cap) {
+			struct rp_tnode *p = realloc(t->n, t->cap * 2 * sizeof(*p));
+			if (!p)
+				continue;
+			t->n = p;
+			t->cap *= 2;
+		}
+		uint32_t m = (uint32_t)t->nr++;
+		t->n[m] = (struct rp_tnode){ .count = narrow, .parent = (uint32_t)i,
+					     .depth = t->n[i].depth + 1, .narrow = nr_narrow };
+		memcpy(t->n[m].kinds, kinds, sizeof(kinds));
+		*(prev ? &t->n[prev].sibling : &t->n[i].child) = m;
+	}
+	return kept;
+}

@@ -1,0 +1,230 @@
+/* report_views.c - the flame graph and the options every view shares, on samples/java
+ * Generations (phase 1's C2 code of total() inlines Square.area()): the SVG parses (xmllint),
+ * is fitted and merged, shows the inlined area() frames by default and they hold what
+ * --sort srcline charges to area()'s lines inside other methods; --no-inline and
+ * --split-generations change that; --pid/--tid/--time/--method filter; options that cannot
+ * apply are usage errors. */
+#include <math.h>
+
+#include "tests/e2e/report_util.h"
+
+#define home rx_home
+#define data rx_data
+
+TestSuite(report_views, .init = rx_setup_recording, .fini = rx_teardown, .timeout = 300);
+
+/* The first and last line of Square.area() in the sample's source: computed here, not
+ * remembered. */
+static void area_lines(unsigned *first, unsigned *last)
+{
+	char src[PATH_MAX];
+	snprintf(src, sizeof(src), "%s/../samples/java/Generations.java", tu_build("."));
+	size_t len;
+	char *text = tu_read_file(src, &len);
+	if (!text)
+		text = tu_read_file("samples/java/Generations.java", &len);
+	cr_assert_not_null(text, "samples/java/Generations.java not found");
+	unsigned line = 1;
+	int in_square = 0;
+	*first = *last = 0;
+	for (char *p = text; *p; p++) {
+		if (!strncmp(p, "class Square", 12))
+			in_square = 1;
+		if (in_square && !*first && !strncmp(p, "double area()", 13))
+			*first = line;
+		if (*first && !*last && *p == '}')
+			*last = line;
+		if (*p == '\n')
+			line++;
+	}
+	free(text);
+	cr_assert(*first && *last >= *first, "Square.area() not found in the source");
+}
+
+static double xpath_num(const char *svg, const char *expr)
+{
+	struct tu_result r;
+	rx_ok(&r, "xmllint --xpath '%s' '%s'", expr, svg);
+	double v = strtod(r.out, NULL);
+	tu_result_free(&r);
+	return v;
+}
+
+#define AREA_I "jitprof.samples.Generations$Square.area()_[i]"
+
+Test(report_views, flamegraph_java_inlined)
+{
+	if (!tu_have("xmllint") || !tu_have("python3"))
+		cr_skip_test("xmllint or python3 is not installed");
+	rx_record_java(home, "-g", "Generations 600");
+	char svg[PATH_MAX];
+	snprintf(svg, sizeof(svg), "%s/fg.svg", dir);
+	rx_report_to_file("--flamegraph", "fg.svg");
+	struct tu_result r;
+	rx_ok(&r, "xmllint --noout '%s'", svg);
+	tu_result_free(&r);
+
+	double frames = xpath_num(svg, "count(//*[@class=\"f\"])");
+	double total = xpath_num(svg, "sum(//*[@class=\"f\" and @data-d=\"0\"]/@data-c)");
+	double narrow = xpath_num(svg, "count(//*[@class=\"f\"][@data-w < 1])");
+	double area = xpath_num(svg, "sum(//*[@class=\"f\" and @data-n=\"" AREA_I "\"]/@data-c)");
+	double area_k = xpath_num(svg, "count(//*[@data-n=\"" AREA_I "\" and @data-k=\"inlined\"])");
+	double height = xpath_num(svg, "string(/*/@height)");
+	cr_assert_geq(frames, 10, "too few frames (%g)", frames);
+	cr_assert_eq(narrow, 0, "%g frames narrower than a pixel", narrow);
+	cr_assert_gt(area, 0, "no inlined Square.area() frame by default");
+	cr_assert_geq(area_k, 1, "inlined frames not marked as such");
+	cr_assert_lt(height, 84 + 16 * 200, "height %g", height);
+	/* Search says its share; a legend; the title names the samples. */
+	rx_ok(&r, "grep -c 'Matched: ' '%s' && grep -c '>inlined</text>' '%s' && "
+	      "grep -c ', %g samples, ' '%s'", svg, svg, total, svg);
+	tu_result_free(&r);
+
+	/* Opened in Chromium: the first screen shows the root (scrolled to the bottom), the
+	 * header pinned over it, a good part of it drawn. */
+	char script[PATH_MAX];
+	if (rx_have_browser(script, "flamegraph_svg.js")) {
+		char shots[PATH_MAX];
+		snprintf(shots, sizeof(shots), "%s", tu_build("screenshots"));
+		mkdir(shots, 0755);
+		rx_ok(&r, "node '%s' '%s' '%s'", script, svg, shots);
+		fprintf(stderr, "report_views: %s", r.out);
+		double h = strtod(strstr(r.out, "\"height\":") + 9, NULL);
+		double sc = strtod(strstr(r.out, "\"scrolled\":") + 11, NULL);
+		char pin[64];
+		snprintf(pin, sizeof(pin), "\"pinned\":\"translate(0,%g)\"", sc);
+		cr_assert(strstr(r.out, "\"errors\":[]"), "%s", r.out);
+		cr_assert_leq(fabs(sc - (h > 600 ? h - 600 : 0)), 1, "not at the root: %s", r.out);
+		cr_assert(strstr(r.out, pin), "header not pinned: %s", r.out);
+		cr_assert_gt(strtod(strstr(r.out, "\"nonBackground\":") + 16, NULL), 0.05, "%s",
+			     r.out);
+		tu_result_free(&r);
+	} else {
+		fprintf(stderr, "report_views: SVG not opened in Chromium: node, chromium or "
+			"tests/browser's npm packages (make deps) are missing\n");
+	}
+	/* What --sort srcline charges to area()'s lines inside other methods' code. */
+	unsigned first, last;
+	area_lines(&first, &last);
+	rx_ok(&r, "HOME='%s' '%s' report -q -i '%s' --sort sym,srcline --json | python3 -c '"
+	      "import json,sys\n"
+	      "n=0\n"
+	      "for r in json.load(sys.stdin)[\"rows\"]:\n"
+	      "  f,_,l=r[\"srcline\"].rpartition(\":\")\n"
+	      "  if f==\"Generations.java\" and l.isdigit() and %u<=int(l)<=%u and "
+	      "\"Square.area\" not in r[\"sym\"]: n+=r[\"samples\"]\n"
+	      "print(n)'", home, rx_jitprof, data, first, last);
+	double expect = strtod(r.out, NULL);
+	tu_result_free(&r);
+	cr_assert_gt(expect, 0, "no samples on Square.area()'s lines %u-%u", first, last);
+	/* Shares of all samples within 1 point (the line table and the inline scopes of one
+	 * pc may disagree at the edges of an inlined range). */
+	cr_assert_leq(fabs(area - expect), total * 0.01,
+		      "inlined area() frames %g samples, srcline %g, of %g", area, expect, total);
+
+	/* --no-inline: gone; --split-generations: total() as several generations. */
+	rx_ok(&r, "HOME='%s' '%s' report -q -i '%s' --flamegraph '%s' --no-inline", home,
+	      rx_jitprof, data, svg);
+	tu_result_free(&r);
+	cr_assert_eq(xpath_num(svg, "count(//*[@data-n=\"" AREA_I "\"])"), 0);
+	rx_ok(&r, "HOME='%s' '%s' report -q -i '%s' --flamegraph '%s' --split-generations "
+	      "--min-width 0.01", home, rx_jitprof, data, svg);
+	tu_result_free(&r);
+	cr_assert_geq(xpath_num(svg, "count(//*[starts-with(@data-n, \"jitprof.samples.Generations"
+				".total(jitprof.samples.Generations$Shape[]) [gen \")])"), 2);
+	cr_assert_eq(xpath_num(svg, "count(//*[starts-with(@data-n, \"Interpreter [gen\")])"), 0,
+		     "the interpreter carries no generation");
+	/* A recording against itself: nothing changed, every frame white. */
+	rx_ok(&r, "HOME='%s' '%s' report -q --diff '%s' '%s' --flamegraph '%s'", home, rx_jitprof,
+	      data, data, svg);
+	tu_result_free(&r);
+	cr_assert_gt(xpath_num(svg, "count(//*[@class=\"f\"])"), 10);
+	cr_assert_eq(xpath_num(svg, "count(//*[@class=\"f\"]/*[local-name()=\"rect\" and "
+			       "@fill!=\"rgb(255,255,255)\"])"), 0, "a change against itself");
+	/* Two sampled generations of total(): the later one against the earlier, coloured. */
+	rx_ok(&r, "HOME='%s' '%s' report -q -i '%s' --generations --method '^%s' --json | "
+	      "python3 -c 'import json,sys\n"
+	      "g=[x for x in json.load(sys.stdin)[\"generations\"][\"methods\"][0][\"generations\"]"
+	      " if x[\"samples\"]]\n"
+	      "g=sorted(sorted(g, key=lambda x: -x[\"samples\"])[:2], key=lambda x: x[\"generation\"])\n"
+	      "print(*[x[\"generation\"] for x in g])'", home, rx_jitprof, data,
+	      "jitprof\\.samples\\.Generations\\.total\\(");
+	unsigned ga, gb;
+	if (sscanf(r.out, "%u %u", &ga, &gb) == 2) {
+		tu_result_free(&r);
+		rx_ok(&r, "HOME='%s' '%s' report -q -i '%s' --flamegraph '%s' --diff-generations "
+		      "'Generations\\.total\\(' %u %u", home, rx_jitprof, data, svg, ga, gb);
+		cr_assert_geq(xpath_num(svg, "count(//*[@class=\"f\"]/*[local-name()=\"rect\" and "
+					"@fill!=\"rgb(255,255,255)\"])"), 1, "generations %u and %u alike", ga,
+			      gb);
+		cr_assert_eq(xpath_num(svg, "count(//*[@data-d=\"1\"])"), 1, "one command");
+	} else {
+		fprintf(stderr, "report_views: fewer than two sampled generations of total(), "
+			"--diff-generations not checked: %s\n", r.out);
+	}
+	tu_result_free(&r);
+	/* Reversed: the inlined leaf sits right on the root. */
+	rx_ok(&r, "HOME='%s' '%s' report -q -i '%s' --flamegraph '%s' --reverse", home,
+	      rx_jitprof, data, svg);
+	tu_result_free(&r);
+	cr_assert_eq(xpath_num(svg, "count(//*[@data-d=\"1\" and @data-n=\"" AREA_I "\"])"), 1);
+}
+
+/* Filters on a quick minijit recording: every output sees the same samples. */
+Test(report_views, filters_and_usage_errors)
+{
+	if (!tu_have("perf"))
+		cr_skip_test("perf is not installed");
+	rx_record_minijit(dir, home);
+	struct tu_result r;
+	rx_ok(&r, "cd '%s' && HOME='%s' '%s' inject --jit -q -i perf.data -o perf.jit.data", dir,
+	      home, rx_jitprof);
+	tu_result_free(&r);
+	/* --pid of the heaviest process keeps its samples (its --sort pid row), a pid no
+	 * process has keeps nothing. */
+	rx_ok(&r, "HOME='%s' '%s' report -q -i '%s' --sort pid --json | python3 -c 'import json,"
+	      "sys\nd=json.load(sys.stdin)\nr=d[\"rows\"][0]\n"
+	      "print(d[\"samples\"], r[\"samples\"], r[\"pid\"].split(\":\")[0])'",
+	      home, rx_jitprof, data);
+	unsigned long all, mine, pid;
+	cr_assert_eq(sscanf(r.out, "%lu %lu %lu", &all, &mine, &pid), 3, "%s", r.out);
+	tu_result_free(&r);
+	rx_ok(&r, "HOME='%s' '%s' report -q -i '%s' --pid %lu --collapsed | awk '{n+=$NF} END "
+	      "{print n}'", home, rx_jitprof, data, pid);
+	cr_assert_eq(strtoul(r.out, NULL, 10), mine, "%s", r.out);
+	tu_result_free(&r);
+	rx_ok(&r, "HOME='%s' '%s' report -q -i '%s' --pid 2147483647 --json", home, rx_jitprof,
+	      data);
+	cr_assert(strstr(r.out, "\"samples\": 0,"), "%s", r.out);
+	tu_result_free(&r);
+	/* A time window keeps a part; --method keeps samples with checksum on the stack. */
+	rx_ok(&r, "HOME='%s' '%s' report -q -i '%s' --time 0,0.1 --json", home, rx_jitprof, data);
+	unsigned long part = strtoul(strstr(r.out, "\"samples\": ") + 11, NULL, 10);
+	cr_assert(part > 0 && part < all, "window 0-0.1 s: %lu of %lu", part, all);
+	tu_result_free(&r);
+	rx_ok(&r, "HOME='%s' '%s' report -q -i '%s' --method '^checksum$' --collapsed", home,
+	      rx_jitprof, data);
+	for (const char *p = r.out; *p; p = strchr(p, '\n') + 1) {
+		cr_assert(strstr(p, ";checksum") && strstr(p, ";checksum") < strchr(p, '\n'),
+			  "a stack without checksum: %.200s", p);
+	}
+	tu_result_free(&r);
+
+	/* Usage errors: exit 2 with the reason. */
+	static const char *const bad[][2] = {
+		{ "--time 5,1", "--time" }, { "--pid x", "--pid" }, { "--min-width 0", "--min-width" },
+		{ "--method '('", "regular expression" },
+		{ "--json --collapsed", "ask for one" }, { "--flamegraph x.svg --sort sym", "--sort" },
+		{ "--reverse", "--reverse" }, { "--generations -g", "-g adds" },
+		{ "--pprof x.pb.gz -n 3", "-n limits" },
+		{ "--diff a.data", "two recordings" },
+		{ "--flamegraph x.svg --diff-generations m 1", "GEN_A GEN_B" }, { "--diff a b --html x.html", "--flamegraph only" },
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		cr_assert_eq(rx_sh(&r, "HOME='%s' '%s' report -q -i '%s' %s", home, rx_jitprof, data,
+				   bad[i][0]), 0);
+		cr_assert_eq(r.status, 2, "%s: exit %d", bad[i][0], r.status);
+		cr_assert(strstr(r.err, bad[i][1]), "%s: %s", bad[i][0], r.err);
+		tu_result_free(&r);
+	}
+}

@@ -1,0 +1,84 @@
+/* test_pprof.c - recorder/report/pprof.c: the gzipped profile unpacks with libprotobuf-c; an
+ * inlined frame and the frame of its pc are one location whose lines go innermost first;
+ * jitted code's mapping carries its build-id; values are samples and period. */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include <profile.pb-c.h>	/* protoc-c output, build/gen/ (module.mk) */
+#include "tests/unit/report/rptest.h"
+
+static int pprof(FILE *fp, void *arg)
+{
+	return rp_write_pprof(fp, arg);
+}
+
+/* The capture is gzip: inflate it (zlib, gzip header). */
+static uint8_t *gunzip(const uint8_t *in, size_t len, size_t *out_len)
+{
+	size_t cap = 1 << 20;
+	uint8_t *out = malloc(cap);
+	z_stream z = { .next_in = (uint8_t *)in, .avail_in = (uInt)len, .next_out = out,
+		       .avail_out = (uInt)cap };
+	cr_assert_eq(inflateInit2(&z, 15 + 16), Z_OK);
+	cr_assert_eq(inflate(&z, Z_FINISH), Z_STREAM_END);
+	*out_len = z.total_out;
+	inflateEnd(&z);
+	return out;
+}
+
+Test(pprof, inline_chain_one_location)
+{
+	struct rp_session *s = rt_session();
+	uint32_t g = rt_load(s, 7, "hot", 1, 10, 0, 0x1000, 0x100);
+	rp_load_at(s, g)->build_id = rp_intern(s, "00112233445566778899aabbccddeeff00112233");
+	struct rt_frame f[] = { { .dso = "jitted-7-1.so", .sym = "area", .file = "S.java",
+				  .line = 27, .flags = RP_FRAME_INLINED, .ip = 0x1010 },
+				{ .dso = "jitted-7-1.so", .sym = "hot", .file = "S.java", .line = 49,
+				  .load = g, .ip = 0x1010 },
+				{ .dso = "app", .sym = "main", .ip = 0x50 }, { 0 } };
+	for (int i = 0; i < 3; i++)
+		rt_sample(s, "java", 7, 100 + i, 1000, f);
+	rp_set_span(s, 100, 200);
+	rp_session_finish(s);
+	cr_assert_eq(rp_set_dso_build_id(s, rp_intern(s, "app"),
+					 "abcdef0123456789abcdef0123456789abcdef01"), 0);
+
+	char *gz = NULL;
+	size_t gzlen = 0;
+	FILE *fp = open_memstream(&gz, &gzlen);
+	cr_assert_eq(pprof(fp, s), 0);
+	fclose(fp);
+	size_t len;
+	uint8_t *raw = gunzip((uint8_t *)gz, gzlen, &len);
+	Perftools__Profiles__Profile *p = perftools__profiles__profile__unpack(NULL, len, raw);
+	cr_assert_not_null(p, "libprotobuf-c cannot unpack it");
+	cr_assert_eq(p->n_sample, 3);
+	cr_assert_eq(p->n_location, 2, "the inlined frame shares its pc's location");
+	cr_assert_eq(p->sample[0]->n_location_id, 2);
+	cr_assert_eq(p->sample[0]->value[0], 1);
+	cr_assert_eq(p->sample[0]->value[1], 1000);
+	const Perftools__Profiles__Location *leaf = p->location[p->sample[0]->location_id[0] - 1];
+	cr_assert_eq(leaf->address, 0x1010);
+	cr_assert_eq(leaf->n_line, 2);
+	const char *inner = p->string_table[p->function[leaf->line[0]->function_id - 1]->name];
+	const char *outer = p->string_table[p->function[leaf->line[1]->function_id - 1]->name];
+	cr_assert_str_eq(inner, "area");
+	cr_assert_str_eq(outer, "hot");
+	cr_assert_eq(leaf->line[0]->line, 27);
+	const Perftools__Profiles__Mapping *m = p->mapping[leaf->mapping_id - 1];
+	cr_assert_str_eq(p->string_table[m->filename], "jitted-7-1.so");
+	cr_assert_str_eq(p->string_table[m->build_id], "00112233445566778899aabbccddeeff00112233");
+	cr_assert_str_eq(p->string_table[p->sample_type[1]->unit], "nanoseconds");
+	/* A native DSO's mapping carries the build-id the session was given for it. */
+	const Perftools__Profiles__Location *root =
+		p->location[p->sample[0]->location_id[1] - 1];
+	m = p->mapping[root->mapping_id - 1];
+	cr_assert_str_eq(p->string_table[m->filename], "app");
+	cr_assert_str_eq(p->string_table[m->build_id], "abcdef0123456789abcdef0123456789abcdef01");
+	perftools__profiles__profile__free_unpacked(p, NULL);
+	free(raw);
+	free(gz);
+	rp_session_free(s);
+}
