@@ -154,7 +154,9 @@ Test(profile_launch, usage_errors_exit_2)
 	struct tu_result r;
 	const char *none[] = { NULL };
 	const char *both[] = { "-p", "1", "--", "true", NULL };
-	const char *html[] = { "-o", "x.html", "--", "true", NULL };
+	char *dir = tu_tmpdir("profile-usage"), html_out[PATH_MAX];
+	AG_FMT(html_out, "%s/x.html", dir);	/* may succeed: never in the working directory */
+	const char *html[] = { "-o", html_out, "--", "true", NULL };
 	const char *bad[] = { "-o", "x.docx", "--", "true", NULL };
 	const char *dur[] = { "-d", "soon", "--", "true", NULL };
 
@@ -176,11 +178,13 @@ Test(profile_launch, usage_errors_exit_2)
 	tu_result_free(&r);
 	pf_profile(&r, html, 30);
 	if (r.status == 2)	/* a build whose report makes no HTML: refused by name */
-		cr_expect(strstr(r.err, "-o x.html: the HTML report needs 'jitprof report --html', "
+		cr_expect(strstr(r.err, "x.html: the HTML report needs 'jitprof report --html', "
 				 "which this build does not have"), "%s", r.err);
 	else
 		cr_expect_eq(r.status, 0, "%s", r.err);
 	tu_result_free(&r);
+	tu_rmtree(dir);
+	free(dir);
 }
 
 /* --java: a command not called java (here a shell that execs it) gets the agent and frame
