@@ -126,6 +126,7 @@ static void flusher_start(void)
 
 	if (agent_g.opt.flush_ms == 0)
 		return;
+	flusher.stop = 0;
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&flusher.cv, &ca);
@@ -299,21 +300,79 @@ static void backfill(jvmtiEnv *jvmti)
 	agent_backfilling = 0;
 }
 
+/* Turns the code events off after a stop (HotSpot then stops paying for compile_info) or
+ * back on for a restart; VMDeath stays on. */
+static void set_code_events(jvmtiEventMode mode)
+{
+	static const jvmtiEvent evs[] = { JVMTI_EVENT_COMPILED_METHOD_LOAD,
+		JVMTI_EVENT_COMPILED_METHOD_UNLOAD, JVMTI_EVENT_DYNAMIC_CODE_GENERATED };
+
+	for (size_t i = 0; agent_g.jvmti && i < sizeof(evs) / sizeof(evs[0]); i++)
+		(*agent_g.jvmti)->SetEventNotificationMode(agent_g.jvmti, mode, evs[i], NULL);
+}
+
+/* The "stop" command (jitprof profile's detach): the dump is finished and closed as at VM
+ * death, so it is whole for the reader, and a later load starts a new one. */
+static jint stop_command(const struct agent_options *o)
+{
+	char path[AGENT_DIR_MAX + 64];
+
+	if (!agent_g.w || !atomic_load(&agent_g.active)) {
+		agent_warn("stop: not writing a jitdump, nothing to stop");
+		return JNI_OK;
+	}
+	snprintf(path, sizeof(path), "%s", jd_writer_path(agent_g.w));
+	set_code_events(JVMTI_DISABLE);
+	agent_shutdown();
+	if (!o->quiet)
+		agent_warn("stopped; %s is complete", path);
+	return JNI_OK;
+}
+
+/* A load after an earlier one: a stopped (or failed) agent starts over with the new
+ * options, a running one is left alone. 1 when start() should go on. */
+static int load_again(const struct agent_options *o)
+{
+	if (agent_g.w && atomic_load(&agent_g.active)) {
+		if (!o->quiet)
+			agent_warn("already writing %s; this load changes nothing",
+				   jd_writer_path(agent_g.w));
+		return 0;
+	}
+	agent_shutdown();
+	atomic_store(&agent_g.shut, 0);
+	atomic_store(&agent_g.failed, 0);
+	atomic_store(&agent_g.st.callback_ns, 0);
+	atomic_store(&agent_g.st.records, 0);
+	atomic_store(&agent_g.st.loads, 0);
+	atomic_store(&agent_g.st.unloads, 0);
+	atomic_store(&agent_g.st.dropped, 0);
+	return 1;
+}
+
 static jint start(JavaVM *vm, const char *options, int attach)
 {
-	char err[256];
+	struct agent_options o;
+	char err[512];
+	int again = agent_g.vm != NULL;
 
-	if (agent_g.vm) {
-		agent_warn("already loaded in this JVM; ignoring the second load");
+	if (agent_options_parse(&o, options, err, sizeof(err))) {
+		if (again) {
+			agent_warn("%s; this load changes nothing", err);
+		} else {
+			agent_g.vm = vm;
+			agent_fail("%s", err);
+		}
 		return JNI_OK;
 	}
+	if (o.stop)
+		return stop_command(&o);
+	if (again && !load_again(&o))
+		return JNI_OK;
 	agent_g.vm = vm;
 	agent_g.attached = attach;
-	if (agent_options_parse(&agent_g.opt, options, err, sizeof(err))) {
-		agent_fail("%s", err);
-		return JNI_OK;
-	}
-	if (agent_tier_init() && agent_g.opt.verbose)
+	agent_g.opt = o;
+	if (!again && agent_tier_init() && agent_g.opt.verbose)
 		agent_warn("no HotSpot VMStructs here: tiers are recorded as unknown");
 	/* The writer first: without a file there is nothing to enable events for. */
 	if (open_writer())
@@ -325,10 +384,11 @@ static jint start(JavaVM *vm, const char *options, int attach)
 		agent_g.w = NULL;
 		return JNI_OK;
 	}
-	if (agent_g.opt.verbose)
+	/* Said even without verbose: a dump nobody knows about is a silent prerequisite. */
+	if (!agent_g.opt.quiet)
 		agent_warn("writing %s", jd_writer_path(agent_g.w));
 	flusher_start();
-	if (attach)
+	if (attach || again)
 		backfill(agent_g.jvmti);
 	return JNI_OK;
 }

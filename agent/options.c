@@ -79,14 +79,32 @@ static int parse_ms(const char *v, size_t n, unsigned *out)
 }
 
 static const char *const known[] = { "dir", "clock", "lines", "inline", "unload", "stubs",
-				     "flush", "verbose" };
+				     "flush", "verbose", "quiet", "stop" };
+
+/* Flags: a key alone means on ("verbose"), and "key=off" works too. */
+static int *flag_of(struct agent_options *o, const char *key, size_t kn)
+{
+	return eq(key, kn, "verbose") ? &o->verbose : eq(key, kn, "quiet") ? &o->quiet :
+	       eq(key, kn, "stop") ? &o->stop : NULL;
+}
+
+/* The key ends at the first '=' or ':': jcmd drops "=value" from an unquoted argument, so
+ * "dir:/x" is the spelling that survives it. */
+static const char *separator(const char *item, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (item[i] == '=' || item[i] == ':')
+			return item + i;
+	return NULL;
+}
 
 /* One "key[=value]" item of n bytes. */
 static int parse_item(struct agent_options *o, const char *item, size_t n, char *err,
 		      size_t errlen)
 {
-	const char *eqs = memchr(item, '=', n);
+	const char *eqs = separator(item, n);
 	size_t kn = eqs ? (size_t)(eqs - item) : n, i;
+	int *flag;
 	const char *v = eqs ? eqs + 1 : NULL;
 	size_t vn = eqs ? n - kn - 1 : 0;
 	char key[65], val[65];
@@ -96,16 +114,18 @@ static int parse_item(struct agent_options *o, const char *item, size_t n, char 
 		;
 	if (i == sizeof(known) / sizeof(known[0])) {
 		snprintf(err, errlen, "unknown option '%s' (known: dir= clock= lines= inline= "
-			 "unload= stubs= flush= verbose)", shown(key, item, kn));
+			 "unload= stubs= flush= verbose quiet stop)", shown(key, item, kn));
 		return -EINVAL;
 	}
-	if (eq(item, kn, "verbose")) {
+	if ((flag = flag_of(o, item, kn))) {
 		if (v)
-			rc = parse_bool(v, vn, &o->verbose);
+			rc = parse_bool(v, vn, flag);
 		else
-			o->verbose = 1;
+			*flag = 1;
 	} else if (!v) {
-		snprintf(err, errlen, "option '%s' needs a value", shown(key, item, kn));
+		snprintf(err, errlen, "option '%s' needs a value (jcmd drops '=value' from an "
+			 "unquoted argument: write %s:VALUE, or quote twice: '\"%s=VALUE\"')",
+			 shown(key, item, kn), key, key);
 		return -EINVAL;
 	} else if (eq(item, kn, "dir")) {
 		if (vn == 0 || vn >= sizeof(o->dir) || memchr(v, '\0', vn)) {

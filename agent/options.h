@@ -20,6 +20,8 @@ struct agent_options {
 	int stubs;		/* DynamicCodeGenerated -> named loads */
 	unsigned flush_ms;	/* periodic flush; 0 = only at exit */
 	int verbose;
+	int quiet;		/* no start line naming the dump */
+	int stop;		/* a command, not a setting: stop writing and close the dump */
 };
 
 /* Sets *o to the defaults. */

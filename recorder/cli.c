@@ -52,6 +52,29 @@ int cli_error(const char *fmt, ...)
 	return 1;
 }
 
+int cli_version(void)
+{
+	printf("jitprof %s\n", JITPROF_VERSION);
+	return 0;
+}
+
+int cli_refuse_binary_tty(const char *path, const char *what)
+{
+	if (!path || strcmp(path, "-") || !isatty(STDOUT_FILENO))
+		return 0;
+	return cli_usage_error("refusing to write %s to a terminal; use -o FILE or a pipe", what);
+}
+
+int cli_usage_error(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsay("error: ", fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "see '%s --help'\n", command);
+	return 2;
+}
+
 void cli_warn(const char *fmt, ...)
 {
 	va_list ap;

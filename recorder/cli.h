@@ -24,6 +24,14 @@
 #endif
 
 void cli_set_command(const char *name);
+/* Output "-" (stdout) for binary data while stdout is a terminal: refused as a usage error
+ * (returns 2, said with what), else 0. No command writes binary into a terminal. */
+int cli_refuse_binary_tty(const char *path, const char *what);
+/* -V/--version of every command: prints "jitprof VERSION" on stdout, returns 0. */
+int cli_version(void);
+/* A usage error: the message, then where the help is; returns 2, the exit status of every
+ * usage error. */
+int cli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* "jitprof <cmd>: error: ..." on stderr. Returns 1 so commands can `return cli_error(...)`. */
 int cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

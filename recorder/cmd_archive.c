@@ -37,6 +37,7 @@ static void usage(FILE *out)
 		"      --symfs DIR      look for recorded files under DIR\n"
 		"      --buildid-dir D  the build-id cache (default $PERF_BUILDID_DIR or ~/.debug)\n"
 		"  -v, --verbose        name every file added\n"
+		"  -V, --version        jitprof's version\n"
 		"  -h, --help           this text\n");
 }
 
@@ -248,6 +249,7 @@ int cmd_archive(int argc, char **argv)
 		{ "symfs", required_argument, NULL, 's' },
 		{ "buildid-dir", required_argument, NULL, 'b' },
 		{ "verbose", no_argument, NULL, 'v' },
+		{ "version", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -257,7 +259,7 @@ int cmd_archive(int argc, char **argv)
 	const char *output = NULL;
 	int c, force = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "i:fo:vh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "i:fo:vVh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'i': in.input = optarg; break;
 		case 'f': force = 1; break;
@@ -266,11 +268,12 @@ int cmd_archive(int argc, char **argv)
 		case 'b': in.buildid_dir = job.buildid_dir = optarg; break;
 		case 'v': job.verbose = 1; break;
 		case 'h': usage(stdout); return 0;
+		case 'V': return cli_version();
 		default: usage(stderr); return 2;
 		}
 	}
 	if (optind < argc)
-		return cli_error("unexpected argument '%s' (see --help)", argv[optind]);
+		return cli_usage_error("unexpected argument '%s'", argv[optind]);
 	if (cli_check_input_owner(in.input, force))
 		return 1;
 	char defout[4096];
@@ -279,7 +282,10 @@ int cmd_archive(int argc, char **argv)
 		output = defout;
 	}
 	struct cli_outfile o;
-	int rc = cli_outfile_open(&o, output);
+	int rc = cli_refuse_binary_tty(output, "an archive");
+	if (rc)
+		return rc;
+	rc = cli_outfile_open(&o, output);
 	if (rc)
 		return cli_error("%s: %s", output, sio_strerror(rc));
 	job.a = archive_write_new();

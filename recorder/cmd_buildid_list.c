@@ -16,15 +16,16 @@
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"usage: jitprof buildid-list [-i FILE] [-H] [-k]\n\n"
+		"usage: jitprof buildid-list [-i FILE] [-H] [--kernel]\n\n"
 		"Lists the build-ids of the DSOs a recording refers to, as `perf buildid-list`:\n"
 		"one \"<build-id> <filename>\" line each. If FILE is an ELF file, prints its\n"
 		"build-id alone.\n\n"
 		"  -i, --input FILE   perf.data (file or pipe mode, - for stdin) or an ELF file\n"
 		"                     (default perf.data)\n"
 		"  -H, --with-hits    only DSOs that samples landed in\n"
-		"  -k, --kernel       the running kernel's build-id\n"
+		"      --kernel       the running kernel's build-id\n"
 		"  -f, --force        accepted for perf's habit\n"
+		"  -V, --version      jitprof's version\n"
 		"  -h, --help         this text\n");
 }
 
@@ -34,6 +35,7 @@ static const struct option longopts[] = {
 	{ "kernel", no_argument, NULL, 'k' },
 	{ "force", no_argument, NULL, 'f' },
 	{ "verbose", no_argument, NULL, 'v' },
+	{ "version", no_argument, NULL, 'V' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -202,7 +204,7 @@ int cmd_buildid_list(int argc, char **argv)
 	const char *input = "perf.data";
 	int with_hits = 0, kernel = 0, c;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "i:Hkfvh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "i:HfvVh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'i':
 			input = optarg;
@@ -219,6 +221,8 @@ int cmd_buildid_list(int argc, char **argv)
 		case 'h':
 			usage(stdout);
 			return 0;
+		case 'V':
+			return cli_version();
 		default:
 			usage(stderr);
 			return 2;

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,7 +27,8 @@ static void usage(FILE *out)
 		"  -i, --input FILE       perf.data to read, or - for a pipe (default perf.data)\n"
 		"  -f, --force            read a FILE owned by another user than you or root\n"
 		"  -o, --output FILE      perf.data to write, or - for pipe mode on stdout (also when\n"
-		"                         stdout is a file, as perf) (default -)\n"
+		"                         stdout is a file, as perf) (default perf.jit.data beside\n"
+		"                         the input; stdout for input -)\n"
 		"      --jit-dir DIR      read the dumps from DIR instead of the recorded paths\n"
 		"      --all              write the ELF of every generation, not only sampled ones\n"
 		"      --no-elfs          write no ELF file: record where each comes from (dump,\n"
@@ -45,7 +47,10 @@ static void usage(FILE *out)
 		"                         writer to write its code loads up to the stream's time\n"
 		"                         (default %d; -1: never wait, still re-read as dumps grow)\n"
 		"  -q, --quiet            no summary\n"
+		"  -V, --version          jitprof's version\n"
 		"  -h, --help             this text\n\n"
+		"Exit status 3: the recording names no jitdump, or none could be read (nothing\n"
+		"was injected; the output is a plain copy). 2: usage. 1: other errors.\n\n"
 		"The recording must be on the dumps' clock: CLOCK_MONOTONIC dumps need a recording\n"
 		"made with -k mono; arch-timestamp dumps are converted with its TIME_CONV.\n",
 		INJ_FOLLOW_WAIT_MS);
@@ -88,6 +93,7 @@ static const struct option longopts[] = {
 	{ "elfs-for", required_argument, NULL, OPT_ELFS_FOR },
 	{ "cache", no_argument, NULL, OPT_CACHE },
 	{ "quiet", no_argument, NULL, 'q' },
+	{ "version", no_argument, NULL, 'V' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -123,6 +129,26 @@ static void summary(const struct inj_opts *o, const struct inj_stats *st, const 
 			 "loads written later take effect where read", (unsigned long long)st->behind);
 }
 
+/* No -o: perf.jit.data beside the input (a pipe in gives a pipe out), never the input. */
+static int default_output(struct inj_opts *o, char *buf, size_t len)
+{
+	char real[PATH_MAX], same[PATH_MAX];
+	const char *slash;
+
+	if (!strcmp(o->input, "-")) {
+		o->output = "-";
+		return 0;
+	}
+	slash = strrchr(o->input, '/');
+	if (snprintf(buf, len, "%.*s%sperf.jit.data", slash ? (int)(slash - o->input) : 0,
+		     o->input, slash ? "/" : "") >= (int)len)
+		return cli_error("%s: path too long", o->input);
+	if (realpath(o->input, real) && realpath(buf, same) && !strcmp(real, same))
+		return cli_usage_error("%s is the default output: give -o FILE", o->input);
+	o->output = buf;
+	return 0;
+}
+
 static int elfs_for_cmd(const char *injected, const char *cache, int threads)
 {
 	struct inj_pool_stats st;
@@ -140,12 +166,12 @@ static int elfs_for_cmd(const char *injected, const char *cache, int threads)
 
 int cmd_inject(int argc, char **argv)
 {
-	struct inj_opts o = { .input = "perf.data", .output = "-" };
+	struct inj_opts o = { .input = "perf.data" };
 	const char *cache = NULL, *elfs_for = NULL;
-	char cache_buf[4096], err[1024];
-	int no_cache = 0, want_cache = 0, c, quiet = 0, force = 0;
+	char cache_buf[4096], err[1024], out_buf[4096];
+	int no_cache = 0, want_cache = 0, c, quiet = 0, rc, force = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "ji:o:fqh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "ji:o:fqVh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'j': break;
 		case 'i': o.input = optarg; break;
@@ -158,7 +184,14 @@ int cmd_inject(int argc, char **argv)
 		case OPT_CACHE: want_cache = 1; break;
 		case OPT_NO_ELFS: o.no_elfs = 1; break;
 		case OPT_ELFS_FOR: elfs_for = optarg; break;
-		case OPT_THREADS: o.threads = atoi(optarg); break;
+		case OPT_THREADS: {
+			char *end;
+			long t = strtol(optarg, &end, 10);
+			if (*end || t < 1 || t > 4096)
+				return cli_usage_error("--threads: '%s' is not 1..4096", optarg);
+			o.threads = (int)t;
+			break;
+		}
 		case OPT_FOLLOW: {
 			char *end;
 			long v = strtol(optarg, &end, 10);
@@ -172,6 +205,7 @@ int cmd_inject(int argc, char **argv)
 		}
 		case 'q': quiet = 1; break;
 		case 'h': usage(stdout); return 0;
+		case 'V': return cli_version();
 		default: usage(stderr); return 2;
 		}
 	}
@@ -186,6 +220,8 @@ int cmd_inject(int argc, char **argv)
 		return 2;
 	}
 	cli_set_quiet(quiet);
+	if (!elfs_for && !o.output && (rc = default_output(&o, out_buf, sizeof(out_buf))))
+		return rc;
 	if (no_cache || o.no_elfs)
 		want_cache = 0;
 	if (want_cache && !cache) {
@@ -209,11 +245,10 @@ int cmd_inject(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (!strcmp(o.output, "-") && isatty(STDOUT_FILENO))
-		return cli_error("refusing to write perf.data to a terminal; use -o FILE");
+	if ((rc = cli_refuse_binary_tty(o.output, "perf.data")))
+		return rc;
 
 	struct cli_outfile out;
-	int rc;
 	if ((rc = cli_outfile_open(&out, o.output)) < 0)
 		return cli_error("%s: %s", o.output, sio_strerror(rc));
 	o.out_fd = out.fd;
@@ -237,8 +272,17 @@ int cmd_inject(int argc, char **argv)
 	if (st.pool.failed)
 		cli_warn("%llu ELF(s) could not be written; first: %s",
 			 (unsigned long long)st.pool.failed, st.pool.first_error);
-	if (!st.dumps && !st.dumps_missing)
-		cli_warn("%s names no jitdump (jit-PID.dump mapping): nothing injected", o.input);
 	summary(&o, &st, o.cache_root);
+	/* Asked to inject and nothing was: a forgotten agent must not pass for success. The
+	 * output is still a faithful copy, for pipelines that go on regardless. */
+	if (!st.dumps) {
+		if (st.dumps_missing)
+			return cli_error("none of the %llu jitdump(s) %s names could be read: "
+					 "nothing injected (moved? use --jit-dir DIR)",
+					 (unsigned long long)st.dumps_missing, o.input), 3;
+		return cli_error("%s names no jitdump (no jit-PID.dump mapping: the program ran "
+				 "without a JIT agent, e.g. java -agentpath:libagent.so, or "
+				 "node --perf-prof): nothing injected", o.input), 3;
+	}
 	return 0;
 }

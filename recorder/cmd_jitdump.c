@@ -21,11 +21,12 @@ static void usage(FILE *out)
 		"Shows a jitdump (jit-PID.dump, from any writer) or a jitprof companion file\n"
 		"(jit-PID.dump.jitprof): the header, then every record on one line with its byte\n"
 		"offset (line-table entries and inline stacks indented below their record).\n\n"
-		"  -j, --json        the same as one JSON document\n"
-		"  -s, --stats       counts and bytes per record type, loads (= generations) and\n"
+		"      --json        the same as one JSON document\n"
+		"      --stats       counts and bytes per record type, loads (= generations) and\n"
 		"                    code bytes per method name\n"
-		"  -c, --companion   also read FILE.jitprof (generation/tier, inline stacks,\n"
+		"      --companion   also read FILE.jitprof (generation/tier, inline stacks,\n"
 		"                    unloads, agent accounting) when it exists\n"
+		"  -V, --version     jitprof's version\n"
 		"  -h, --help        this text\n\n"
 		"Exit status: 0 when the file was read to its end (a partial record at the tail is\n"
 		"a warning), 1 on damage (reported with its offset) or an unreadable file.\n");
@@ -524,18 +525,20 @@ int cmd_jitdump(int argc, char **argv)
 		{ "json", no_argument, NULL, 'j' },
 		{ "stats", no_argument, NULL, 's' },
 		{ "companion", no_argument, NULL, 'c' },
+		{ "version", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct opts op = { 0 };
 	int c;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "jsch", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "Vh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'j': op.json = 1; break;
 		case 's': op.stats = 1; break;
 		case 'c': op.companion = 1; break;
 		case 'h': usage(stdout); return 0;
+		case 'V': return cli_version();
 		default: usage(stderr); return 2;
 		}
 	}

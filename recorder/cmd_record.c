@@ -19,8 +19,9 @@ static void usage(FILE *out)
 		"                      [-o FILE|-] [-- CMD ARGS]\n\n"
 		"Samples CMD (or process PID, or every CPU) with perf_event_open and writes\n"
 		"perf.data that perf report/script read (FILE '-': pipe mode on stdout).\n\n"
-		"  -k CLOCK   sample clock: mono (CLOCK_MONOTONIC, 1), raw, boot, realtime, tai;\n"
-		"             use mono to match jitdump files\n"
+		"  -k CLOCK   sample clock: mono (CLOCK_MONOTONIC, 1; the default: jitdump files\n"
+		"             use it), raw, boot, realtime, tai, or perf (the kernel's perf\n"
+		"             clock, perf record's default)\n"
 		"  -F HZ      sampling frequency (default 4000)\n"
 		"  -c N       sample every N events instead of a frequency\n"
 		"  -e EVENT   cycles (default where the CPU has them, else cpu-clock), cpu-clock,\n"
@@ -36,7 +37,8 @@ static void usage(FILE *out)
 		"  --keep-deleted          a mapped file deleted while mapped: its contents (read\n"
 		"                          back through /proc/PID/map_files) go to the cache too\n\n"
 		"The vdso image (in no file) goes to the build-id cache as [vdso]/<id>/vdso, as\n"
-		"perf does, so its samples get names here and in `jitprof archive`.\n");
+		"perf does, so its samples get names here and in `jitprof archive`.\n"
+		"  -V, --version           jitprof's version\n");
 }
 
 static int parse_u64(const char *s, uint64_t *v)
@@ -90,7 +92,9 @@ static int run(struct rec_opts *o, struct rec_stats *st)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	o->stop = &stop_signal;
-	o->progress = on_progress;
+	/* A workload writes to the same terminal: a \r-updated line would run into its
+	 * output, so it gets only the closing summary. */
+	o->progress = o->argv ? NULL : on_progress;
 	if ((err = cli_outfile_open(&out, path)))
 		return err;
 	o->out_fd = out.fd;
@@ -119,9 +123,12 @@ int cmd_record(int argc, char **argv)
 		{ "no-buildid-cache", no_argument, NULL, 'N' },
 		{ "buildid-dir", required_argument, NULL, 'B' },
 		{ "keep-deleted", no_argument, NULL, 'K' },
+		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct rec_opts o = { .clockid = -1, .orig_argc = argc, .orig_argv = (const char *const *)argv };
+	/* CLOCK_MONOTONIC unless asked otherwise: what jitdumps are stamped with, so a JIT
+	 * recording never fails at inject time for a forgotten -k mono. */
+	struct rec_opts o = { .clockid = 1, .orig_argc = argc, .orig_argv = (const char *const *)argv };
 	char cache[4096];
 	bool no_cache = false;
 	struct rec_stats st;
@@ -129,15 +136,19 @@ int cmd_record(int argc, char **argv)
 	int c, err, logged = 0;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+hk:F:c:e:gp:ao:m:qN", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+hk:F:c:e:gp:ao:m:qNV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'h':
 			usage(stdout);
 			return 0;
+		case 'V':
+			return cli_version();
 		case 'k':
-			if ((o.clockid = rec_parse_clock(optarg)) < 0)
-				return cli_error("unknown clock '%s' (mono, raw, boot, realtime, tai)",
-						 optarg), 2;
+			if (!strcmp(optarg, "perf"))
+				o.clockid = -1;
+			else if ((o.clockid = rec_parse_clock(optarg)) < 0)
+				return cli_error("unknown clock '%s' (mono, raw, boot, realtime, tai, "
+						 "perf)", optarg), 2;
 			break;
 		case 'F':
 			if (parse_u64(optarg, &o.freq) || !o.freq)
@@ -197,6 +208,8 @@ int cmd_record(int argc, char **argv)
 		o.buildid_dir = cache;
 	if (o.pid && o.system_wide)
 		return cli_error("-p and -a exclude each other"), 2;
+	if ((err = cli_refuse_binary_tty(o.output, "perf.data")))
+		return err;
 	if (optind < argc)
 		o.argv = argv + optind;
 	if (!o.argv && !o.pid && !o.system_wide) {

@@ -66,10 +66,11 @@ static void usage(FILE *out)
 		"      --archive FILE      a `jitprof archive` file (or cache-like directory) to find\n"
 		"                          ELFs by build-id in; may be repeated\n"
 		"      --buildid-dir DIR   the build-id cache (default $PERF_BUILDID_DIR or ~/.debug)\n"
-		"  -k, --vmlinux FILE      kernel image for kernel symbols\n"
+		"      --vmlinux FILE      kernel image for kernel symbols\n"
 		"      --kallsyms FILE     kernel symbols (default /proc/kallsyms when it matches)\n"
 		"  -q, --quiet             no warnings (missing or refused files)\n"
 		"      --stdio, --no-children   accepted for perf compatibility\n"
+		"  -V, --version           jitprof's version\n"
 		"  -h, --help              this text\n");
 }
 
@@ -117,6 +118,7 @@ static const struct option longopts[] = {
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "stdio", no_argument, NULL, OPT_NOP },
 	{ "no-children", no_argument, NULL, OPT_NOP },
+	{ "version", no_argument, NULL, 'V' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -225,7 +227,8 @@ static int parse_time(const char *v, struct rp_filter *f)
 }
 
 /* Usage errors exit 2, like getopt's. */
-#define usage_error(...) (cli_error(__VA_ARGS__) + 1)
+/* Every usage error exits 2 and says where the help is (cli.c). */
+#define usage_error(...) cli_usage_error(__VA_ARGS__)
 
 /* perf users type "-g caller": fold a mode word after -g into --call-graph. */
 static int parse_args(int argc, char **argv, struct report_args *a)
@@ -244,7 +247,7 @@ static int parse_args(int argc, char **argv, struct report_args *a)
 			i--;
 		}
 	}
-	while ((c = getopt_long(argc, argv, "i:fs:n:gk:qh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "i:fs:n:gqVh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'i': a->in.input = optarg; a->input_given = 1; break;
 		case 'f': a->force = 1; break;
@@ -261,6 +264,7 @@ static int parse_args(int argc, char **argv, struct report_args *a)
 		case 'k': a->in.vmlinux = optarg; break;
 		case 'q': cli_set_quiet(1); quiet = 1; break;
 		case 'h': usage(stdout); exit(0);
+		case 'V': exit(cli_version());
 		case OPT_CALL_GRAPH:
 			if (parse_graph(optarg, &a->graph))
 				return usage_error("--call-graph: '%s' is not caller, callee or none", optarg);

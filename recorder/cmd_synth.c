@@ -33,6 +33,7 @@ static void usage(FILE *out)
 		"      --buildid-dir DIR cache root (default $PERF_BUILDID_DIR or ~/.debug)\n"
 		"      --threads N       ELF writer threads (default: online CPUs, at most 16)\n"
 		"  -q, --quiet           no summary line\n"
+		"  -V, --version         jitprof's version\n"
 		"  -h, --help            this text\n");
 }
 
@@ -45,6 +46,7 @@ static const struct option longopts[] = {
 	{ "buildid-dir", required_argument, NULL, OPT_CACHE_DIR },
 	{ "threads", required_argument, NULL, OPT_THREADS },
 	{ "quiet", no_argument, NULL, 'q' },
+	{ "version", no_argument, NULL, 'V' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -204,7 +206,7 @@ static int parse(int argc, char **argv, struct synth_opts *o)
 {
 	int ch, want_cache = 0;
 	optind = 1;
-	while ((ch = getopt_long(argc, argv, "o:qh", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "o:qVh", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'o': o->dir = optarg; break;
 		case OPT_ALL: o->all = 1; break;
@@ -220,6 +222,7 @@ static int parse(int argc, char **argv, struct synth_opts *o)
 		}
 		case 'q': o->quiet = 1; break;
 		case 'h': usage(stdout); return 0;
+		case 'V': return cli_version();
 		default: usage(stderr); return 2;
 		}
 	}

@@ -8,6 +8,8 @@
 #   inject    jitprof inject --jit                         -> perf.jit.data + one ELF per sampled generation
 #   report    jitprof report, then jitprof report --generations
 #   html      jitprof report --html: flame graph, generations timeline, top table in one page
+#   profile   the same in one command: jitprof profile -o profile.txt -- java ...; then
+#             jitprof profile -d 2 -p PID on a running JVM (attach, no jcmd)
 #
 # Environment: DEMO_PHASE_MS (per Generations phase, default 1000), DEMO_DIR (default BUILD/demo).
 # Any failing step stops the demo with its exit code and the command that failed.
@@ -85,6 +87,26 @@ stage_report() {
 	run "$jitprof" report -i "$work/perf.jit.data" --generations
 }
 
+# The whole flow again in one command: agent, frame pointers, clock, inject and report added
+# by jitprof profile; then the same for a JVM that is already running.
+stage_profile() {
+	stage "profile: all of the above in one command"
+	run "$jitprof" profile -o "$work/profile.txt" -- java \
+		-XX:Tier4InvocationThreshold=2000000 -XX:Tier4MinInvocationThreshold=400000 \
+		-XX:Tier4CompileThreshold=8000000 -XX:Tier4BackEdgeThreshold=80000000 \
+		-cp "$build/java" jitprof.samples.Generations "$phase_ms"
+	show_head 14 cat "$work/profile.txt"
+	stage "profile: attach to a running JVM for 2 s, twice"
+	java -cp "$build/java" jitprof.samples.Generations 20000 >/dev/null 2>&1 &
+	local pid=$!
+	trap 'kill '"$pid"' 2>/dev/null || true' EXIT
+	sleep 2
+	run "$jitprof" profile -d 2 -p "$pid" -o "$work/attach1.txt"
+	run "$jitprof" profile -d 2 -p "$pid" -o "$work/attach2.txt"
+	kill "$pid"
+	show_head 12 cat "$work/attach2.txt"
+}
+
 stage_html() {
 	stage "html: the interactive report (flame graph, generations timeline, top table)"
 	run "$jitprof" report -q -i "$work/perf.jit.data" --html "$work/report.html"
@@ -96,5 +118,6 @@ stage_record
 stage_dump
 stage_inject
 stage_report
-stage "done: files in $work"
 stage_html
+stage_profile
+stage "done: files in $work"

@@ -9,7 +9,7 @@ pkgs=(
 	libzstd-dev zstd libcriterion-dev libarchive-dev libiberty-dev
 	binutils gdb linux-perf
 	openjdk-17-jdk-headless nodejs npm
-	python3 libxml2-utils libxml2-dev python3-jsonschema
+	python3 libxml2-utils libxml2-dev python3-jsonschema help2man
 	chromium golang-go libprotobuf-c-dev protobuf-c-compiler zlib1g-dev
 	libc6-dbg
 )

@@ -299,8 +299,9 @@ int rp_print_generations(FILE *out, const struct rp_session *s, const char *meth
 	rp_gen_print_sources(out, s);
 	fputs("#\n", out);
 	if (!s->nr_loads)
-		fprintf(out, "# no jitted code loads in this recording: inject it first "
-			"(jitprof inject --jit -i IN -o OUT)\n");
+		fprintf(out, "# no jitted code loads in this recording: it was not injected "
+			"(jitprof inject --jit -i IN -o OUT), or no process wrote a jitdump "
+			"(inject then exits 3 and says so)\n");
 	else if (!v.nr_methods)
 		fprintf(out, "# no method %s\n", method_regex ? "matches --method" :
 			"has more than one generation");

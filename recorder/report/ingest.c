@@ -33,6 +33,7 @@ struct ingest {
 	unsigned res_flags;
 	struct rp_live live;		/* mapped jitted loads per process */
 	uint64_t end_time;		/* when the loads end_load() ends, end */
+	struct rp_checks checks;	/* forgotten prerequisites (checks.c) */
 };
 
 /* "jitted-<pid>-<n>.so": what both perf inject and jitprof inject name a code load. */
@@ -62,6 +63,7 @@ static void end_load(void *ctx, uint32_t idx)
 static void on_mmap(struct ingest *in, const struct pd_event *ev, uint64_t time)
 {
 	const struct pd_mmap *m = &ev->u.mmap;
+	rp_checks_mmap(&in->checks, m->filename);
 	if (!in->o->want_loads || !rp_is_jitted_name(m->filename, NULL, NULL))
 		return;
 	struct rp_session *s = in->s;
@@ -217,6 +219,7 @@ static int on_sample(struct ingest *in, const struct pd_event *ev)
 	uint32_t nr = 0;
 	int cpumode = ev->misc & PERF_RECORD_MISC_CPUMODE_MASK;
 	nr += resolve(in, ps->pid, ps->ip, ps->time, cpumode, frames, MAX_FRAMES);
+	uint32_t leaf_frames = nr;
 	if (in->o->want_callchain && ps->callchain) {
 		int ctx_mode = cpumode;
 		int skipped_self = 0;
@@ -239,6 +242,8 @@ static int on_sample(struct ingest *in, const struct pd_event *ev)
 				      MAX_FRAMES - nr);
 		}
 	}
+	rp_checks_sample(&in->checks, ps->pid, (ps->sample_type & PERF_SAMPLE_CALLCHAIN) != 0,
+			 cpumode == PERF_RECORD_MISC_USER, frames, leaf_frames, nr);
 	uint64_t period = ps->period;
 	if (!(ps->sample_type & PERF_SAMPLE_PERIOD) && ev->evsel)
 		period = ev->evsel->attr.sample_period;
@@ -395,6 +400,7 @@ int rp_ingest(struct rp_session *s, const struct rp_ingest_opts *opts, char *err
 	if (in.other_evsels)
 		jp_logf(&o->log, JP_LOG_WARN,
 			"more than one event has samples: reporting the first only");
+	rp_checks_report(&in.checks, o);
 	if (o->want_callchain)
 		rc = dso_build_ids(&in);
 	if (!rc && o->want_loads)

@@ -162,6 +162,25 @@ int rp_identify_loads(struct rp_session *s, const char *const *raw);
 /* V8's tier for a name marker ('~' '^' '+' '*'), 0 for anything else. */
 uint32_t rp_v8_tier(char marker);
 
+/* ---- checks.c: forgotten prerequisites seen while ingesting ---- */
+struct rp_checks {
+	uint64_t samples;
+	uint64_t jit_leaf, jit_leaf_alone;	/* leaf in jitted code; of those, no caller */
+	uint64_t anon_leaf;			/* leaf in JIT code no jitdump described */
+	uint32_t anon_pid;			/* the first such sample's process */
+	uint64_t jitted_maps, markers;		/* MMAPs of jitted-*.so, of jit-PID.dump */
+	char marker[256];			/* the first marker's path */
+	int chains;				/* samples carry call chains */
+	const char *last_dso;			/* is_jitted's one remembered answer */
+	int last_jitted;
+};
+void rp_checks_mmap(struct rp_checks *c, const char *filename);
+/* One resolved sample: f[0..leaf_frames) the ip (inlined frames first), then its callers. */
+void rp_checks_sample(struct rp_checks *c, uint32_t pid, int has_chain, int user,
+		      const struct rp_frame *f, uint32_t leaf_frames, uint32_t nr);
+/* The warnings, through o->log (JP_LOG_WARN). */
+void rp_checks_report(const struct rp_checks *c, const struct rp_ingest_opts *o);
+
 int rp_ingest_loads(struct rp_session *s, struct sym_session *ss, const struct rp_load_src *src,
 		    const struct rp_ingest_opts *o, char *err, size_t errlen);
 

@@ -236,6 +236,13 @@ static __attribute__((unused)) char *ag_find_dump(const char *dir)
 	return found;
 }
 
+/* The agent's lines in a JVM's stderr other than its start line ("jitprof agent: writing
+ * PATH", said once unless quiet): its warnings. */
+static __attribute__((unused)) size_t ag_warnings(const char *err)
+{
+	return tu_count(err, "jitprof agent") - tu_count(err, "jitprof agent: writing ");
+}
+
 static __attribute__((unused)) int ag_starts(const char *s, const char *prefix)
 {
 	return strncmp(s, prefix, strlen(prefix)) == 0;

@@ -214,8 +214,12 @@ Test(inject_synth, missing_dump_warns_and_the_rest_is_injected, .timeout = 60)
 	cr_assert_eq(unlink(g.dump), 0);
 	struct tu_result r;
 	inject(&r, &g, g.data, g.out, NULL);
-	cr_assert_eq(r.status, 0, "%s", r.err);
+	/* The recording's only dump is gone: nothing injected is an error (exit 3), and the
+	 * output is still the whole recording. */
+	cr_assert_eq(r.status, 3, "%s", r.err);
 	cr_assert(strstr(r.err, "warning") && strstr(r.err, g.dump), "%s", r.err);
+	cr_assert(strstr(r.err, "error: none of the 1 jitdump(s)") &&
+		  strstr(r.err, "could be read: nothing injected"), "%s", r.err);
 	tu_result_free(&r);
 	struct iu_rows rows;
 	iu_report(&rows, g.out, g.cache);

@@ -106,3 +106,29 @@ Test(options, messages_stay_one_printable_line)
 	cr_expect_eq(parse("bo\tgus\x7f=1"), -EINVAL);
 	cr_expect(strstr(err, "'bo?gus?'"), "%s", err);
 }
+
+/* jcmd drops "=value" from an unquoted argument: "dir:/x" survives it, and the message for a
+ * value lost on the way says so. */
+Test(options, colon_spelling_and_jcmd_hint)
+{
+	cr_expect_eq(parse("dir:/tmp/j,clock:raw,lines:off"), 0, "%s", err);
+	cr_expect_str_eq(o.dir, "/tmp/j");
+	cr_expect_eq(o.clock, JD_CLOCK_MONOTONIC_RAW);
+	cr_expect_eq(o.lines, 0);
+	cr_expect_eq(parse("dir=/a:b"), 0, "%s", err);
+	cr_expect_str_eq(o.dir, "/a:b", "the first separator ends the key");
+	cr_expect_eq(parse("dir"), -EINVAL);
+	cr_expect_str_eq(err, "option 'dir' needs a value (jcmd drops '=value' from an unquoted "
+			      "argument: write dir:VALUE, or quote twice: '\"dir=VALUE\"')");
+}
+
+Test(options, quiet_and_stop_flags)
+{
+	cr_expect_eq(parse("quiet"), 0, "%s", err);
+	cr_expect_eq(o.quiet, 1);
+	cr_expect_eq(o.stop, 0);
+	cr_expect_eq(parse("stop,quiet=off"), 0, "%s", err);
+	cr_expect_eq(o.stop, 1);
+	cr_expect_eq(o.quiet, 0);
+	cr_expect_eq(parse("stop=maybe"), -EINVAL);
+}

@@ -1,0 +1,183 @@
+/* plan.c - what `jitprof profile` decides before it starts anything: the report format from
+ * OUT's extension, the data directory beside OUT, the runtime a command starts and the flags
+ * it needs, and where libagent.so is. Pure string work, unit-tested. */
+#include "recorder/profile/profile.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Longer extensions first: ".speedscope.json" before ".json". */
+static const struct prof_format formats[] = {
+	{ ".txt", "text report", NULL, 0 },
+	{ ".svg", "flame graph SVG", "--flamegraph", 1 },
+	{ ".speedscope.json", "speedscope profile", "--speedscope", 1 },
+	{ ".json", "JSON report", "--json", 0 },
+	{ ".collapsed", "folded stacks", "--collapsed", 0 },
+	{ ".html", "HTML report", "--html", 1 },
+	{ ".pb.gz", "pprof profile", "--pprof", 1 },
+};
+#define NR_FORMATS (sizeof(formats) / sizeof(formats[0]))
+
+static int ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+	return n > m && !strcmp(s + n - m, suffix);
+}
+
+const struct prof_format *prof_format_of(const char *out)
+{
+	for (size_t i = 0; i < NR_FORMATS; i++)
+		if (ends_with(out, formats[i].ext))
+			return &formats[i];
+	return NULL;
+}
+
+const char *prof_formats_list(void)
+{
+	return ".txt, .svg, .json, .collapsed, and .html, .pb.gz, .speedscope.json where "
+	       "'jitprof report' makes them";
+}
+
+int prof_data_dir(const char *out, const struct prof_format *f, char *buf, size_t len)
+{
+	size_t stem = strlen(out) - strlen(f->ext);
+	int n = snprintf(buf, len, "%.*s.jitprof", (int)stem, out);
+	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+}
+
+static enum prof_runtime by_name(const char *argv0)
+{
+	const char *base = strrchr(argv0, '/');
+
+	base = base ? base + 1 : argv0;
+	if (!strcmp(base, "java"))
+		return PROF_RT_JAVA;
+	if (!strcmp(base, "node") || !strcmp(base, "nodejs"))
+		return PROF_RT_NODE;
+	return PROF_RT_OTHER;
+}
+
+enum prof_runtime prof_runtime_of(const char *argv0, enum prof_runtime forced)
+{
+	return forced != PROF_RT_OTHER ? forced : by_name(argv0);
+}
+
+int prof_runtime_direct(const char *argv0, enum prof_runtime rt)
+{
+	return rt != PROF_RT_OTHER && by_name(argv0) == rt;
+}
+
+int prof_java_args(char *agentpath, size_t len, const char *lib, const char *dir,
+		   const char *args[PROF_JAVA_NARGS], char *err, size_t errlen)
+{
+	const char *bad = strchr(dir, ',') ? dir : NULL;
+	int n;
+
+	if (!bad && strpbrk(dir, " \t\n\"'"))
+		bad = dir;
+	if (!bad && strpbrk(lib, ",= \t\n\"'"))
+		bad = lib;
+	if (bad) {
+		snprintf(err, errlen, "'%s' holds a comma, quote or white space, which the JVM's "
+			 "option parsing would split: choose another -o", bad);
+		return -EINVAL;
+	}
+	n = snprintf(agentpath, len, "-agentpath:%s=dir=%s", lib, dir);
+	if (n < 0 || (size_t)n >= len) {
+		snprintf(err, errlen, "agent path too long");
+		return -ENAMETOOLONG;
+	}
+	args[0] = agentpath;
+	args[1] = "-XX:+PreserveFramePointer";
+	return 0;
+}
+
+const char *const prof_node_args[PROF_NODE_NARGS] = { "--perf-prof",
+						       "--interpreted-frames-native-stack" };
+
+char **prof_argv_insert(char *const *argv, const char *const *add, int nadd)
+{
+	size_t n = 0;
+	char **v;
+
+	while (argv[n])
+		n++;
+	if (!(v = calloc(n + (size_t)nadd + 1, sizeof(*v))))
+		return NULL;
+	v[0] = argv[0];
+	for (int i = 0; i < nadd; i++)
+		v[1 + i] = (char *)add[i];
+	for (size_t i = 1; i < n; i++)
+		v[(size_t)nadd + i] = argv[i];
+	return v;
+}
+
+int prof_env_append(char *buf, size_t len, const char *existing, const char *const *add,
+		    int nadd)
+{
+	size_t off = 0;
+	int n = snprintf(buf, len, "%s", existing ? existing : "");
+
+	if (n < 0 || (size_t)n >= len)
+		return -ENAMETOOLONG;
+	off = (size_t)n;
+	for (int i = 0; i < nadd; i++) {
+		n = snprintf(buf + off, len - off, "%s%s", off ? " " : "", add[i]);
+		if (n < 0 || (size_t)n >= len - off)
+			return -ENAMETOOLONG;
+		off += (size_t)n;
+	}
+	return 0;
+}
+
+int prof_find_agent(const char *exe, char *buf, size_t len, char *err, size_t errlen)
+{
+	const char *env = getenv("JITPROF_AGENT");
+	const char *rel[] = { "libagent.so", "../lib/libagent.so", "../lib/jitprof/libagent.so" };
+	char dir[PATH_MAX];
+	const char *slash = strrchr(exe, '/');
+
+	if (env && *env) {
+		if (!realpath(env, buf) || access(buf, R_OK)) {
+			snprintf(err, errlen, "JITPROF_AGENT=%s: %s", env, strerror(errno));
+			return -ENOENT;
+		}
+		return 0;
+	}
+	snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - exe) : 1, slash ? exe : ".");
+	for (size_t i = 0; i < sizeof(rel) / sizeof(rel[0]); i++) {
+		char p[PATH_MAX + 64];
+		snprintf(p, sizeof(p), "%s/%s", dir, rel[i]);
+		if (len >= PATH_MAX && realpath(p, buf) && !access(buf, R_OK))
+			return 0;
+	}
+	snprintf(err, errlen, "libagent.so not found beside %s nor in %s/../lib; set "
+		 "JITPROF_AGENT=/path/libagent.so", exe, dir);
+	return -ENOENT;
+}
+
+int prof_parse_duration(const char *s, unsigned long *ms)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || !isfinite(v) || v <= 0)
+		return -EINVAL;
+	if (!strcmp(end, "ms"))
+		v /= 1000;
+	else if (!strcmp(end, "m"))
+		v *= 60;
+	else if (*end && strcmp(end, "s"))
+		return -EINVAL;
+	if (v * 1000 < 1 || v > 86400.0 * 365)
+		return -EINVAL;
+	*ms = (unsigned long)(v * 1000);
+	return 0;
+}

@@ -1,0 +1,79 @@
+/* profile.h - the decisions behind `jitprof profile` that need no process (recorder/profile/,
+ * librecorder-profile.a): which report an output name asks for, where the recording is kept,
+ * which runtime a command starts and what it needs added to run with JIT dumps, and where
+ * libagent.so lives. cmd_profile.c runs the processes. Prefix prof_. docs/profile.md. */
+#ifndef JITPROF_PROFILE_H
+#define JITPROF_PROFILE_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+/* One output format, chosen by OUT's extension. */
+struct prof_format {
+	const char *ext;	/* ".txt", ".svg", ... */
+	const char *what;	/* for messages: "flame graph SVG" */
+	const char *flag;	/* the report option that makes it, NULL for the text report */
+	int flag_takes_file;	/* flag FILE (written by report) rather than stdout */
+};
+
+/* The format OUT's extension names (the longest matching one); NULL when the extension is
+ * not one of ours (then prof_formats_list names the known ones). Whether this build's report
+ * has the flag is for the caller to ask (`jitprof report --help`). */
+const struct prof_format *prof_format_of(const char *out);
+const char *prof_formats_list(void);
+
+/* "<OUT without its format extension>.jitprof": the directory beside OUT that keeps
+ * perf.data, perf.jit.data, the jitdumps and their ELFs. 0 or -ENAMETOOLONG. */
+int prof_data_dir(const char *out, const struct prof_format *f, char *buf, size_t len);
+
+enum prof_runtime { PROF_RT_OTHER, PROF_RT_JAVA, PROF_RT_NODE };
+
+/* What argv[0] starts: "java" (any path), "node"/"nodejs"; forced (--java, --node) wins
+ * unless it is PROF_RT_OTHER. */
+enum prof_runtime prof_runtime_of(const char *argv0, enum prof_runtime forced);
+/* 1 when argv[0] itself is the runtime (flags go on its command line), 0 when the runtime
+ * runs somewhere below it (flags go in JAVA_TOOL_OPTIONS / NODE_OPTIONS). */
+int prof_runtime_direct(const char *argv0, enum prof_runtime rt);
+
+/* The JVM options profile adds: "-agentpath:LIB=dir=DIR" and -XX:+PreserveFramePointer.
+ * -EINVAL with a reason in err when LIB or DIR cannot be passed (a comma splits the agent's
+ * options; a quote or whitespace breaks JAVA_TOOL_OPTIONS). */
+#define PROF_JAVA_NARGS 2
+int prof_java_args(char *agentpath, size_t len, const char *lib, const char *dir,
+		   const char *args[PROF_JAVA_NARGS], char *err, size_t errlen);
+/* The V8 flags that make node write a jitdump with walkable frames. */
+#define PROF_NODE_NARGS 2
+extern const char *const prof_node_args[PROF_NODE_NARGS];
+
+/* A new NULL-terminated argv: argv[0], then add[0..nadd), then argv[1...]. malloc'd array
+ * (strings shared); NULL when out of memory. */
+char **prof_argv_insert(char *const *argv, const char *const *add, int nadd);
+/* The value to set JAVA_TOOL_OPTIONS (or NODE_OPTIONS) to: existing (may be NULL) then
+ * add[], space separated. 0 or -ENAMETOOLONG. */
+int prof_env_append(char *buf, size_t len, const char *existing, const char *const *add,
+		    int nadd);
+
+/* libagent.so for this jitprof: $JITPROF_AGENT, else beside the executable exe (the build
+ * tree), else <exe's dir>/../lib/ (installed). 0, or -ENOENT with the places tried in err. */
+int prof_find_agent(const char *exe, char *buf, size_t len, char *err, size_t errlen);
+
+/* ---- stage.c: a JVM in another mount namespace, reached through root = "/proc/PID/root" */
+
+/* libagent.so copied into the target's /tmp (kept when the bytes are the same), owned by
+ * uid:gid; target gets the path the JVM sees. 0 or -errno with err. */
+int prof_stage_agent(const char *root, const char *lib, uid_t uid, gid_t gid, char *target,
+		     size_t len, char *err, size_t errlen);
+/* A fresh directory in the target's /tmp for the agent's dumps: target = the JVM's path,
+ * ours = the same through root. */
+int prof_stage_dir(const char *root, uid_t uid, gid_t gid, char *target, size_t tlen,
+		   char *ours, size_t olen, char *err, size_t errlen);
+/* Moves the dumps (jit-*.dump*) from one directory into another, then removes from. */
+int prof_collect_dumps(const char *from, const char *to, char *err, size_t errlen);
+/* Removes what a profile writes in dir (jit-*.dump*, jitted-*.so, perf.data, perf.jit.data):
+ * the agent never writes over an existing dump, and old ELFs are not this run's. */
+void prof_clear_dir(const char *dir);
+
+/* Seconds ("3", "2.5", "1m" and "500ms" too) into milliseconds; -EINVAL unless 0 < v. */
+int prof_parse_duration(const char *s, unsigned long *ms);
+
+#endif

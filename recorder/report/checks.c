@@ -1,0 +1,111 @@
+/* checks.c - the prerequisites a report can see were forgotten, said instead of silently
+ * giving a poorer report: call graphs asked of a recording without call chains, jitted code
+ * sampled with no callers (HotSpot without -XX:+PreserveFramePointer), and JIT code sampled
+ * while no jitdump was injected (no agent, or inject not run). Fed by ingest.c. */
+#include "recorder/report/report_int.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "jitdump/jitdump.h"
+#include "recorder/perfdata/perfdata.h"
+
+/* Worth a warning from this many samples on: a handful proves nothing. */
+#define CHECK_MIN_SAMPLES 20
+
+static int is_anon_code(const char *dso)
+{
+	return dso && (!strncmp(dso, "//anon", 6) || !strncmp(dso, "[anon", 5) ||
+		       !strncmp(dso, "[JIT] tid ", 10) || !strncmp(dso, "/memfd:", 7));
+}
+
+static int is_jitted(struct rp_checks *c, const char *dso)
+{
+	/* dso strings are interned: one remembered answer spares a parse per sample. */
+	if (dso != c->last_dso) {
+		c->last_dso = dso;
+		c->last_jitted = dso && rp_is_jitted_name(dso, NULL, NULL);
+	}
+	return c->last_jitted;
+}
+
+void rp_checks_mmap(struct rp_checks *c, const char *filename)
+{
+	uint32_t pid;
+
+	if (!filename)
+		return;
+	if (rp_is_jitted_name(filename, NULL, NULL)) {
+		c->jitted_maps++;
+	} else if (jd_is_marker_name(filename, &pid) == 1) {
+		if (!c->markers++)
+			snprintf(c->marker, sizeof(c->marker), "%s", filename);
+	}
+}
+
+void rp_checks_sample(struct rp_checks *c, uint32_t pid, int has_chain, int user,
+		      const struct rp_frame *f, uint32_t leaf_frames, uint32_t nr)
+{
+	const struct rp_frame *leaf = &f[leaf_frames ? leaf_frames - 1 : 0];
+
+	c->samples++;
+	c->chains |= has_chain;
+	if (!user || !nr)
+		return;
+	if (f[0].load || is_jitted(c, leaf->dso)) {
+		c->jit_leaf++;
+		/* No caller, or one the walk could not place: the frame-pointer chain broke at
+		 * the jitted frame. */
+		if (nr == leaf_frames ||
+		    (nr == leaf_frames + 1 && (f[nr - 1].flags & RP_FRAME_UNKNOWN) &&
+		     !is_anon_code(f[nr - 1].dso) && !is_jitted(c, f[nr - 1].dso)))
+			c->jit_leaf_alone++;
+	} else if (is_anon_code(leaf->dso)) {
+		if (!c->anon_leaf++)
+			c->anon_pid = pid;
+	}
+}
+
+static void say(const struct rp_ingest_opts *o, const char *msg)
+{
+	jp_logf(&o->log, JP_LOG_WARN, "%s", msg);
+}
+
+void rp_checks_report(const struct rp_checks *c, const struct rp_ingest_opts *o)
+{
+	char msg[1024];
+
+	if (o->want_callchain && c->samples && !c->chains) {
+		snprintf(msg, sizeof(msg), "call chains asked for (-g, --collapsed, --flamegraph) "
+			 "but %s was recorded without them: record with -g (jitprof record -g, "
+			 "perf record -g); only the sampled functions are shown", o->input);
+		say(o, msg);
+	}
+	if (o->want_callchain && c->chains && c->jit_leaf >= CHECK_MIN_SAMPLES &&
+	    c->jit_leaf_alone * 2 > c->jit_leaf) {
+		snprintf(msg, sizeof(msg), "%llu of %llu samples in jitted code have no caller: "
+			 "Java frames have no frame pointers: add -XX:+PreserveFramePointer to the "
+			 "JVM's options (jitprof profile adds it)",
+			 (unsigned long long)c->jit_leaf_alone, (unsigned long long)c->jit_leaf);
+		say(o, msg);
+	}
+	if (c->anon_leaf >= CHECK_MIN_SAMPLES && c->anon_leaf * 20 >= c->samples &&
+	    !c->jitted_maps) {
+		double pct = 100.0 * (double)c->anon_leaf / (double)c->samples;
+		if (c->markers)
+			snprintf(msg, sizeof(msg), "%llu samples (%.1f%%) are in JIT code and %s "
+				 "names %llu jitdump(s) (%s) but was not injected: run 'jitprof "
+				 "inject -i %s' and report its output (perf.jit.data)",
+				 (unsigned long long)c->anon_leaf, pct, o->input,
+				 (unsigned long long)c->markers, c->marker, o->input);
+		else
+			snprintf(msg, sizeof(msg), "%llu samples (%.1f%%) are in JIT code (anonymous "
+				 "executable memory) and no jitdump was injected: no process of %s "
+				 "mapped one (expected jit-%u.dump in libagent.so's dir=, default "
+				 "$JITDUMPDIR or ~/.debug/jit, or in node's working directory with "
+				 "--perf-prof): start java with -agentpath:libagent.so, or use "
+				 "'jitprof profile'",
+				 (unsigned long long)c->anon_leaf, pct, o->input, c->anon_pid);
+		say(o, msg);
+	}
+}

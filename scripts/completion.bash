@@ -1,0 +1,44 @@
+# bash completion for jitprof (installed as share/bash-completion/completions/jitprof).
+# Commands and options come from jitprof's own --help texts at completion time, so this file
+# never goes out of date with the commands.
+_jitprof()
+{
+	local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]} cmd="" i
+	for ((i = 1; i < COMP_CWORD; i++)); do
+		case ${COMP_WORDS[i]} in
+		--) return 0 ;;	# the profiled command's own words: leave them to the default
+		-*) ;;
+		*) cmd=${COMP_WORDS[i]}; break ;;
+		esac
+	done
+	if [[ -z $cmd ]]; then
+		local cmds
+		cmds=$("${COMP_WORDS[0]}" --help 2>/dev/null |
+			sed -n '/^commands:/,/^$/s/^  \([a-z-]*\) .*/\1/p')
+		COMPREPLY=($(compgen -W "$cmds --help --version" -- "$cur"))
+		return 0
+	fi
+	case $prev in
+	-o|--output|-i|--input|--flamegraph|--archive|--symfs|--buildid-dir|--jit-dir|--vmlinux|--kallsyms)
+		COMPREPLY=($(compgen -f -- "$cur"))
+		return 0 ;;
+	-k|--clockid)
+		COMPREPLY=($(compgen -W "mono raw boot realtime tai perf" -- "$cur"))
+		return 0 ;;
+	--call-graph)
+		COMPREPLY=($(compgen -W "caller callee none" -- "$cur"))
+		return 0 ;;
+	-p|--pid)
+		COMPREPLY=($(compgen -W "$(ps -eo pid= 2>/dev/null)" -- "$cur"))
+		return 0 ;;
+	esac
+	if [[ $cur == -* ]]; then
+		local opts
+		opts=$("${COMP_WORDS[0]}" "$cmd" --help 2>/dev/null |
+			grep -o -- '--\?-[A-Za-z][A-Za-z-]*' | sort -u)
+		COMPREPLY=($(compgen -W "$opts" -- "$cur"))
+		return 0
+	fi
+	COMPREPLY=($(compgen -f -- "$cur"))
+}
+complete -F _jitprof jitprof

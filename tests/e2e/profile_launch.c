@@ -1,0 +1,304 @@
+/* profile_launch.c - `jitprof profile -o OUT -- CMD`: a java command gets the agent, frame
+ * pointers and the clock without being asked, and the report names the hot method with its
+ * generations; the output format follows OUT's extension; the data stays beside OUT; a
+ * program that writes no jitdump still gets its (native) report, with a warning; usage
+ * errors exit 2. On every JDK under /usr/lib/jvm. */
+#include "tests/e2e/profile_util.h"
+
+static void launch_one(const struct ag_jdk *jdk)
+{
+	char *dir = tu_tmpdir("profile-launch"), out[PATH_MAX], java[PATH_MAX], path[PATH_MAX + 64];
+	char want[PATH_MAX + 64];
+	const char *args[40];
+	struct tu_result r;
+	int n = 0;
+
+	AG_FMT(out, "%s/x.txt", dir);
+	AG_FMT(java, "%s/bin/java", jdk->home);
+	args[n++] = "-o";
+	args[n++] = out;
+	args[n++] = "--";
+	args[n++] = java;
+	for (int i = 0; pf_gen_jvmargs[i]; i++)
+		args[n++] = pf_gen_jvmargs[i];
+	args[n++] = "-cp";
+	args[n++] = ag_classpath();
+	args[n++] = "jitprof.samples.Generations";
+	args[n++] = "400";
+	args[n] = NULL;
+	pf_profile(&r, args, 300);
+	cr_assert_eq(r.status, 0, "JDK %d: %s", jdk->major, r.err);
+	/* The workload's own output is left alone, on stdout. */
+	cr_expect(strstr(r.out, "generations done true"), "JDK %d stdout: %s", jdk->major, r.out);
+	AG_FMT(want, "jitprof profile: %s (text report) from ", out);
+	cr_expect(ag_starts(pf_last_line(r.err), want), "JDK %d, last line: %s", jdk->major,
+		  pf_last_line(r.err));
+	/* The closing line names the hottest row of the table, a jitted Java method here. */
+	cr_expect(strstr(pf_last_line(r.err), "; hottest: jitprof.samples.Generations."),
+		  "JDK %d, last line: %s", jdk->major, pf_last_line(r.err));
+	cr_expect(strstr(r.err, "jitprof agent: writing "), "JDK %d: %s", jdk->major, r.err);
+
+	char *rep = tu_read_file(out, NULL);
+	cr_assert_not_null(rep, "JDK %d: no %s", jdk->major, out);
+	cr_expect(strstr(rep, "[.] " PF_TOTAL), "JDK %d: total() not in the table:\n%s",
+		  jdk->major, rep);
+	cr_expect_geq(pf_generations(rep, PF_TOTAL), 2, "JDK %d: generations of total():\n%s",
+		      jdk->major, rep);
+	free(rep);
+
+	/* Kept for later: perf.data, the merged recording, the dump and the ELFs. */
+	AG_FMT(path, "%s/x.jitprof/perf.data", dir);
+	cr_expect(pf_exists(path), "%s", path);
+	AG_FMT(path, "%s/x.jitprof/perf.jit.data", dir);
+	cr_expect(pf_exists(path), "%s", path);
+	AG_FMT(path, "%s/x.jitprof", dir);
+	char *dump = ag_find_dump(path);
+	cr_expect_not_null(dump, "no jitdump in %s", path);
+	free(dump);
+
+	/* Call chains through compiled Java frames (-g plus -XX:+PreserveFramePointer): some
+	 * stack has a jitted caller of total(). */
+	char cmd[2 * PATH_MAX], exe[PATH_MAX];
+	AG_FMT(exe, "%s", tu_build("jitprof"));
+	AG_FMT(cmd, "%s report -q -i %s/x.jitprof/perf.jit.data --collapsed", exe, dir);
+	tu_result_free(&r);
+	cr_assert_eq(tu_sh(&r, cmd, 120), 0);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_expect(strstr(r.out, "jitprof.samples.Generations.runPhase(") &&
+		  strstr(r.out, ";" PF_TOTAL), "JDK %d: no stack reaches total() through its "
+		  "callers:\n%.2000s", jdk->major, r.out);
+	cr_expect_null(strstr(r.err, "frame pointers"), "JDK %d: %s", jdk->major, r.err);
+	tu_result_free(&r);
+	tu_rmtree(dir);
+	free(dir);
+}
+
+Test(profile_launch, java_command_gives_hot_methods_with_generations, .timeout = 900)
+{
+	ag_each_jdk(launch_one);
+}
+
+/* One short run per format: the file is what report makes for that flag. */
+Test(profile_launch, format_follows_the_extension, .timeout = 600)
+{
+	/* flag: offered only where this build's report has it (checked in its --help). */
+	static const struct { const char *name, *starts, *flag; } fmts[] = {
+		{ "p.svg", "<?xml", NULL }, { "p.json", "{", NULL }, { "p.collapsed", NULL, NULL },
+		{ "p.html", "<", "--html " }, { "p.speedscope.json", "{", "--speedscope " },
+		{ "p.pb.gz", "\x1f\x8b", "--pprof " },
+	};
+	struct ag_jdk jdk;
+	char *dir = tu_tmpdir("profile-fmt"), out[PATH_MAX], java[PATH_MAX], help[PATH_MAX + 32];
+	struct tu_result r, h;
+
+	cr_assert_eq(ag_jdks(&jdk, 1), 1, "no JDK under /usr/lib/jvm");
+	AG_FMT(java, "%s/bin/java", jdk.home);
+	AG_FMT(help, "%s report --help", tu_build("jitprof"));
+	cr_assert_eq(tu_sh(&h, help, 30), 0);
+	for (size_t i = 0; i < sizeof(fmts) / sizeof(fmts[0]); i++) {
+		if (fmts[i].flag && !strstr(h.out, fmts[i].flag)) {
+			fprintf(stderr, "profile_launch: %s not checked: report has no %s\n",
+				fmts[i].name, fmts[i].flag);
+			continue;
+		}
+		AG_FMT(out, "%s/%s", dir, fmts[i].name);
+		const char *args[] = { "-q", "-o", out, "--", java, "-cp", ag_classpath(),
+				       "jitprof.samples.Generations", "100", NULL };
+		pf_profile(&r, args, 300);
+		cr_assert_eq(r.status, 0, "%s: %s", fmts[i].name, r.err);
+		char *s = tu_read_file(out, NULL);
+		cr_assert_not_null(s, "no %s", out);
+		if (fmts[i].starts)
+			cr_expect(ag_starts(s, fmts[i].starts), "%s starts with %.40s", fmts[i].name,
+				  s);
+		else	/* folded stacks: the main thread's lines are there */
+			cr_expect(ag_starts(s, "java;") || strstr(s, "\njava;"), "%.200s", s);
+		if (strcmp(fmts[i].name, "p.pb.gz"))	/* compressed */
+			cr_expect(strstr(s, "Generations"), "%s names no Generations method",
+				  fmts[i].name);
+		free(s);
+		tu_result_free(&r);
+	}
+	tu_result_free(&h);
+	tu_rmtree(dir);
+	free(dir);
+}
+
+/* A program that writes no jitdump: recorded and reported all the same, with the reason
+ * the report has no jitted code. */
+Test(profile_launch, program_without_jitdump_gets_a_native_report, .timeout = 120)
+{
+	char *dir = tu_tmpdir("profile-native"), out[PATH_MAX];
+	struct tu_result r;
+
+	AG_FMT(out, "%s/n.txt", dir);
+	const char *args[] = { "-o", out, "--", "sh", "-c",
+			       "i=0; while [ $i -lt 30000 ]; do i=$((i+1)); done; echo ran", NULL };
+	pf_profile(&r, args, 120);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_expect_str_eq(r.out, "ran\n");
+	cr_expect(strstr(r.err, "jitprof profile: warning: no process of the recording wrote a "
+			 "jitdump: the report shows native code only"), "%s", r.err);
+	cr_expect(strstr(pf_last_line(r.err), "0 jitted code loads"), "%s", r.err);
+	char *s = tu_read_file(out, NULL);
+	cr_assert_not_null(s);
+	cr_expect(strstr(s, "# Samples: "), "%s", s);
+	free(s);
+	tu_result_free(&r);
+	tu_rmtree(dir);
+	free(dir);
+}
+
+Test(profile_launch, usage_errors_exit_2)
+{
+	struct tu_result r;
+	const char *none[] = { NULL };
+	const char *both[] = { "-p", "1", "--", "true", NULL };
+	char *dir = tu_tmpdir("profile-usage"), html_out[PATH_MAX];
+	AG_FMT(html_out, "%s/x.html", dir);	/* may succeed: never in the working directory */
+	const char *html[] = { "-o", html_out, "--", "true", NULL };
+	const char *bad[] = { "-o", "x.docx", "--", "true", NULL };
+	const char *dur[] = { "-d", "soon", "--", "true", NULL };
+
+	pf_profile(&r, none, 30);
+	cr_expect_eq(r.status, 2);
+	cr_expect(strstr(r.err, "nothing to profile: give -p PID or -- COMMAND"), "%s", r.err);
+	tu_result_free(&r);
+	pf_profile(&r, both, 30);
+	cr_expect_eq(r.status, 2);
+	cr_expect(strstr(r.err, "-p and a command exclude each other"), "%s", r.err);
+	tu_result_free(&r);
+	pf_profile(&r, bad, 30);
+	cr_expect_eq(r.status, 2);
+	cr_expect(strstr(r.err, "-o x.docx: unknown output format"), "%s", r.err);
+	tu_result_free(&r);
+	pf_profile(&r, dur, 30);
+	cr_expect_eq(r.status, 2);
+	cr_expect(strstr(r.err, "-d: 'soon' is not a duration"), "%s", r.err);
+	tu_result_free(&r);
+	pf_profile(&r, html, 30);
+	if (r.status == 2)	/* a build whose report makes no HTML: refused by name */
+		cr_expect(strstr(r.err, "x.html: the HTML report needs 'jitprof report --html', "
+				 "which this build does not have"), "%s", r.err);
+	else
+		cr_expect_eq(r.status, 0, "%s", r.err);
+	tu_result_free(&r);
+	tu_rmtree(dir);
+	free(dir);
+}
+
+/* --java: a command not called java (here a shell that execs it) gets the agent and frame
+ * pointers through JAVA_TOOL_OPTIONS. */
+Test(profile_launch, java_flag_through_java_tool_options, .timeout = 300)
+{
+	struct ag_jdk jdk;
+	char *dir = tu_tmpdir("profile-javaflag"), out[PATH_MAX], sh[2 * PATH_MAX];
+	struct tu_result r;
+
+	cr_assert_eq(ag_jdks(&jdk, 1), 1, "no JDK under /usr/lib/jvm");
+	AG_FMT(out, "%s/j.txt", dir);
+	AG_FMT(sh, "exec %s/bin/java -cp %s jitprof.samples.Generations 200", jdk.home,
+	       ag_classpath());
+	const char *args[] = { "-o", out, "--java", "--", "sh", "-c", sh, NULL };
+	pf_profile(&r, args, 300);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_expect(strstr(r.err, "Picked up JAVA_TOOL_OPTIONS: -agentpath:"), "%s", r.err);
+	cr_expect(strstr(r.err, "-XX:+PreserveFramePointer"), "%s", r.err);
+	char *s = tu_read_file(out, NULL);
+	cr_assert_not_null(s);
+	cr_expect(strstr(s, "[.] jitprof.samples.Generations."), "%.3000s", s);
+	free(s);
+	tu_result_free(&r);
+	tu_rmtree(dir);
+	free(dir);
+}
+
+/* node gets --perf-prof --interpreted-frames-native-stack: its JS functions are named. On
+ * node's command line, and with --node through NODE_OPTIONS for a command that starts it. */
+Test(profile_launch, node_command, .timeout = 300)
+{
+	char *dir = tu_tmpdir("profile-node"), out[PATH_MAX], js[PATH_MAX];
+	struct tu_result r;
+	static const char prog[] =
+		"function hot(n) { let s = 0; for (let i = 0; i < n; i++) s += Math.sqrt(i) * (i & 7);"
+		" return s; }\nlet t = 0; const end = Date.now() + 1000;\n"
+		"while (Date.now() < end) t += hot(100000);\nconsole.log('node done', t > 0);\n";
+
+	if (!tu_have("node")) {
+		fprintf(stderr, "profile_launch: node_command skipped, node is not installed\n");
+		tu_rmtree(dir);
+		free(dir);
+		return;
+	}
+	AG_FMT(out, "%s/n.txt", dir);
+	AG_FMT(js, "%s/hot.js", dir);
+	cr_assert_eq(tu_write_file(js, prog, sizeof(prog) - 1), 0);
+	char cmd[4 * PATH_MAX], exe[PATH_MAX];
+	cr_assert_not_null(realpath(tu_build("jitprof"), exe));
+	for (int way = 0; way < 2; way++) {
+		/* node writes its dump in its working directory: the test's own. */
+		if (way == 0)
+			AG_FMT(cmd, "cd %s && %s profile -o %s -- node %s", dir, exe, out, js);
+		else
+			AG_FMT(cmd, "cd %s && %s profile --node -o %s -- sh -c 'exec node %s'", dir,
+			       exe, out, js);
+		cr_assert_eq(tu_sh(&r, cmd, 300), 0);
+		cr_assert_eq(r.status, 0, "%s", r.err);
+		cr_expect(strstr(r.out, "node done true"), "%s", r.out);
+		char *s = tu_read_file(out, NULL);
+		cr_assert_not_null(s);
+		cr_expect(strstr(s, "[.] JS:*hot ") || strstr(s, "[.] JS:~hot "), "way %d:\n%.3000s",
+			  way, s);
+		free(s);
+		tu_result_free(&r);
+	}
+	tu_rmtree(dir);
+	free(dir);
+}
+
+/* -d ends the recording (and the command) and the report follows; a command's own failure is
+ * named in the closing line, a stop of ours is not. */
+Test(profile_launch, duration_and_exit_status, .timeout = 120)
+{
+	char *dir = tu_tmpdir("profile-dur"), out[PATH_MAX];
+	struct tu_result r;
+
+	AG_FMT(out, "%s/d.txt", dir);
+	const char *spin[] = { "-d", "1", "-o", out, "--", "sh", "-c", "while :; do :; done",
+			       NULL };
+	pf_profile(&r, spin, 100);	/* would never end without -d */
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_expect_null(strstr(r.err, "exited with status"), "%s", r.err);
+	cr_expect(pf_exists(out));
+	tu_result_free(&r);
+	const char *fail[] = { "-o", out, "--", "sh", "-c", "exit 3", NULL };
+	pf_profile(&r, fail, 100);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_expect(strstr(pf_last_line(r.err), "; the command exited with status 3"), "%s", r.err);
+	tu_result_free(&r);
+	tu_rmtree(dir);
+	free(dir);
+}
+
+/* Any other program that writes its own jitdump (samples/minijit, a toy JIT): recorded and
+ * merged with nothing added; its three generations of checksum are in the report. */
+Test(profile_launch, program_with_its_own_jitdump, .timeout = 300)
+{
+	char *dir = tu_tmpdir("profile-minijit"), out[PATH_MAX], mj[PATH_MAX];
+	struct tu_result r;
+
+	AG_FMT(out, "%s/m.txt", dir);
+	cr_assert_not_null(realpath(tu_build("minijit"), mj), "minijit not built");
+	const char *args[] = { "-o", out, "--", mj, NULL };
+	pf_profile(&r, args, 300);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_expect_null(strstr(r.err, "no process of the recording wrote a jitdump"), "%s", r.err);
+	char *s = tu_read_file(out, NULL);
+	cr_assert_not_null(s);
+	cr_expect(strstr(s, "[.] checksum"), "%.2000s", s);
+	cr_expect_eq(pf_generations(s, "checksum"), 3, "%.4000s", s);
+	free(s);
+	tu_result_free(&r);
+	tu_rmtree(dir);
+	free(dir);
+}

@@ -1,0 +1,98 @@
+/* profile_util.h - what the profile_*.c end-to-end tests share: running `jitprof profile`,
+ * the Generations sample's JVM options, and reading the text report it writes. Header-only
+ * (static functions) because each tests/e2e/<name>.c is linked alone. */
+#ifndef JITPROF_E2E_PROFILE_UTIL_H
+#define JITPROF_E2E_PROFILE_UTIL_H
+
+#include "tests/e2e/agent_util.h"
+
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+/* Long C1 phase, so every generation of total() collects samples (Generations.java). */
+static const char *const pf_gen_jvmargs[] = {
+	"-XX:Tier4InvocationThreshold=2000000", "-XX:Tier4MinInvocationThreshold=400000",
+	"-XX:Tier4CompileThreshold=8000000", "-XX:Tier4BackEdgeThreshold=80000000",
+	"-XX:+IgnoreUnrecognizedVMOptions", "-XX:+EnableDynamicAgentLoading", NULL,
+};
+
+#define PF_TOTAL "jitprof.samples.Generations.total(jitprof.samples.Generations$Shape[])"
+
+/* `jitprof profile ARGS...` (NULL-terminated) with the sanitizer env of the agent. */
+static __attribute__((unused)) void pf_profile(struct tu_result *r, const char *const *args,
+					       unsigned timeout_s)
+{
+	const char *argv[80];
+	char exe[PATH_MAX];
+	int n = 0;
+
+	snprintf(exe, sizeof(exe), "%s", tu_build("jitprof"));	/* tu_build's buffer is shared */
+	ag_env();
+	argv[n++] = exe;
+	argv[n++] = "profile";
+	for (int i = 0; args[i] && n < 79; i++)
+		argv[n++] = args[i];
+	argv[n] = NULL;
+	cr_assert_eq(tu_run(r, (char *const *)argv, ag_env(), NULL, 0, timeout_s), 0,
+		     "cannot run jitprof");
+}
+
+/* How many generations the report's generations view gives method (0 when absent). */
+static __attribute__((unused)) int pf_generations(const char *report, const char *method)
+{
+	char head[1024];
+	const char *p;
+	int n = 0;
+
+	snprintf(head, sizeof(head), "%s  (pid ", method);
+	if (!(p = strstr(report, head)) || !(p = strchr(p + strlen(head), ',')))
+		return 0;
+	return sscanf(p, ", %d generations", &n) == 1 ? n : 0;
+}
+
+/* The last line of s (without its newline), in a static buffer. */
+static __attribute__((unused)) const char *pf_last_line(const char *s)
+{
+	static char buf[4096];
+	size_t n = strlen(s);
+
+	while (n && s[n - 1] == '\n')
+		n--;
+	size_t b = n;
+	while (b && s[b - 1] != '\n')
+		b--;
+	snprintf(buf, sizeof(buf), "%.*s", (int)(n - b), s + b);
+	return buf;
+}
+
+static __attribute__((unused)) int pf_exists(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0;
+}
+
+/* Waits until the file at path contains needle (at most timeout_ms); 1 when it does. */
+static __attribute__((unused)) int pf_wait_for(const char *path, const char *needle,
+					       long timeout_ms)
+{
+	for (long t = 0; t < timeout_ms; t += 50) {
+		char *s = tu_read_file(path, NULL);
+		int ok = s && strstr(s, needle);
+		free(s);
+		if (ok)
+			return 1;
+		ag_sleep_ms(50);
+	}
+	return 0;
+}
+
+static __attribute__((unused)) void pf_kill(pid_t pid)
+{
+	int st;
+
+	kill(pid, SIGKILL);
+	waitpid(pid, &st, 0);
+}
+
+#endif

@@ -1,0 +1,152 @@
+/* test_plan.c - recorder/profile/plan.c: output formats by extension, the data directory,
+ * runtimes and the flags they get, the agent's location, durations. */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "recorder/profile/profile.h"
+#include "tests/lib/testutil.h"
+
+Test(plan, format_by_extension)
+{
+	cr_assert_null(prof_format_of("x.txt")->flag);
+	cr_assert_str_eq(prof_format_of("a/b.svg")->flag, "--flamegraph");
+	cr_assert(prof_format_of("a/b.svg")->flag_takes_file);
+	cr_assert_str_eq(prof_format_of("b.json")->flag, "--json");
+	cr_assert_str_eq(prof_format_of("b.collapsed")->flag, "--collapsed");
+	cr_assert_str_eq(prof_format_of("p.pb.gz")->flag, "--pprof");
+	cr_assert_str_eq(prof_format_of("p.html")->flag, "--html");
+	cr_assert_str_eq(prof_format_of("p.speedscope.json")->flag, "--speedscope",
+			 "the longer extension wins");
+	cr_assert_null(prof_format_of("x.gz"));
+	cr_assert_null(prof_format_of(".txt"), "an extension alone is no name");
+	cr_assert_null(prof_format_of("x"));
+}
+
+Test(plan, data_dir_replaces_the_extension)
+{
+	char buf[64];
+
+	cr_assert_eq(prof_data_dir("out/x.txt", prof_format_of("out/x.txt"), buf, sizeof(buf)), 0);
+	cr_assert_str_eq(buf, "out/x.jitprof");
+	cr_assert_eq(prof_data_dir("p.pb.gz", prof_format_of("p.pb.gz"), buf, sizeof(buf)), 0);
+	cr_assert_str_eq(buf, "p.jitprof");
+	cr_assert_eq(prof_data_dir("a-very-long-name.txt", prof_format_of("x.txt"), buf, 8),
+		     -ENAMETOOLONG);
+}
+
+Test(plan, runtime_of_command)
+{
+	cr_assert_eq(prof_runtime_of("java", PROF_RT_OTHER), PROF_RT_JAVA);
+	cr_assert_eq(prof_runtime_of("/usr/lib/jvm/x/bin/java", PROF_RT_OTHER), PROF_RT_JAVA);
+	cr_assert_eq(prof_runtime_of("./gradlew", PROF_RT_JAVA), PROF_RT_JAVA);
+	cr_assert_eq(prof_runtime_of("./gradlew", PROF_RT_OTHER), PROF_RT_OTHER);
+	cr_assert_eq(prof_runtime_of("javac", PROF_RT_OTHER), PROF_RT_OTHER);
+	cr_assert_eq(prof_runtime_of("/usr/bin/node", PROF_RT_OTHER), PROF_RT_NODE);
+	cr_assert_eq(prof_runtime_of("nodejs", PROF_RT_OTHER), PROF_RT_NODE);
+	cr_assert_eq(prof_runtime_of("npm", PROF_RT_NODE), PROF_RT_NODE);
+	/* Flags on the command line only when the command is the runtime itself. */
+	cr_assert(prof_runtime_direct("/usr/bin/java", PROF_RT_JAVA));
+	cr_assert_not(prof_runtime_direct("./gradlew", PROF_RT_JAVA));
+	cr_assert(prof_runtime_direct("node", PROF_RT_NODE));
+	cr_assert_not(prof_runtime_direct("npm", PROF_RT_NODE));
+	cr_assert_not(prof_runtime_direct("java", PROF_RT_NODE));
+}
+
+Test(plan, java_args_and_refusals)
+{
+	char ap[256], err[256];
+	const char *a[PROF_JAVA_NARGS];
+
+	cr_assert_eq(prof_java_args(ap, sizeof(ap), "/l/libagent.so", "/d/x.jitprof", a, err,
+				    sizeof(err)), 0);
+	cr_assert_str_eq(a[0], "-agentpath:/l/libagent.so=dir=/d/x.jitprof");
+	cr_assert_str_eq(a[1], "-XX:+PreserveFramePointer");
+	cr_assert_eq(prof_java_args(ap, sizeof(ap), "/l/libagent.so", "/d/a,b", a, err,
+				    sizeof(err)), -EINVAL);
+	cr_assert(strstr(err, "'/d/a,b' holds a comma"), "%s", err);
+	cr_assert_eq(prof_java_args(ap, sizeof(ap), "/l/lib agent.so", "/d", a, err, sizeof(err)),
+		     -EINVAL);
+	cr_assert_eq(prof_java_args(ap, 20, "/l/libagent.so", "/d/x", a, err, sizeof(err)),
+		     -ENAMETOOLONG);
+}
+
+Test(plan, argv_insert_after_the_program)
+{
+	char *argv[] = { "java", "-cp", "x", "Main", NULL };
+	const char *add[] = { "-A", "-B" };
+	char **v = prof_argv_insert(argv, add, 2);
+
+	cr_assert_not_null(v);
+	const char *want[] = { "java", "-A", "-B", "-cp", "x", "Main" };
+	for (int i = 0; i < 6; i++)
+		cr_assert_str_eq(v[i], want[i]);
+	cr_assert_null(v[6]);
+	free(v);
+}
+
+Test(plan, env_append_keeps_what_was_there)
+{
+	char buf[64];
+	const char *add[] = { "-A", "-B" };
+
+	cr_assert_eq(prof_env_append(buf, sizeof(buf), NULL, add, 2), 0);
+	cr_assert_str_eq(buf, "-A -B");
+	cr_assert_eq(prof_env_append(buf, sizeof(buf), "-Xmx1g", add, 2), 0);
+	cr_assert_str_eq(buf, "-Xmx1g -A -B");
+	cr_assert_eq(prof_env_append(buf, 8, "-Xmx1g", add, 2), -ENAMETOOLONG);
+}
+
+Test(plan, durations)
+{
+	unsigned long ms;
+
+	cr_assert_eq(prof_parse_duration("3", &ms), 0);
+	cr_assert_eq(ms, 3000);
+	cr_assert_eq(prof_parse_duration("2.5", &ms), 0);
+	cr_assert_eq(ms, 2500);
+	cr_assert_eq(prof_parse_duration("500ms", &ms), 0);
+	cr_assert_eq(ms, 500);
+	cr_assert_eq(prof_parse_duration("2m", &ms), 0);
+	cr_assert_eq(ms, 120000);
+	cr_assert_eq(prof_parse_duration("0", &ms), -EINVAL);
+	cr_assert_eq(prof_parse_duration("-1", &ms), -EINVAL);
+	cr_assert_eq(prof_parse_duration("3x", &ms), -EINVAL);
+	cr_assert_eq(prof_parse_duration("", &ms), -EINVAL);
+	cr_assert_eq(prof_parse_duration("nan", &ms), -EINVAL);
+}
+
+/* Build tree (beside the executable) first, then the installed lib directory. */
+Test(plan, agent_found_beside_the_executable_or_in_lib)
+{
+	char *dir = tu_tmpdir("plan");
+	char bin[PATH_MAX], exe[PATH_MAX + 16], lib[PATH_MAX + 32], so[PATH_MAX], err[512];
+
+	unsetenv("JITPROF_AGENT");
+	snprintf(bin, sizeof(bin), "%s/bin", dir);
+	snprintf(exe, sizeof(exe), "%s/jitprof", bin);
+	cr_assert_eq(mkdir(bin, 0755), 0);
+	cr_assert_eq(prof_find_agent(exe, so, sizeof(so), err, sizeof(err)), -ENOENT);
+	cr_assert(strstr(err, "JITPROF_AGENT="), "%s", err);
+	snprintf(lib, sizeof(lib), "%s/lib", dir);
+	cr_assert_eq(mkdir(lib, 0755), 0);
+	snprintf(lib, sizeof(lib), "%s/lib/libagent.so", dir);
+	cr_assert_eq(tu_write_file(lib, "x", 1), 0);
+	cr_assert_eq(prof_find_agent(exe, so, sizeof(so), err, sizeof(err)), 0, "%s", err);
+	cr_assert(strstr(so, "/lib/libagent.so"), "%s", so);
+	snprintf(lib, sizeof(lib), "%s/libagent.so", bin);
+	cr_assert_eq(tu_write_file(lib, "x", 1), 0);
+	cr_assert_eq(prof_find_agent(exe, so, sizeof(so), err, sizeof(err)), 0);
+	cr_assert(strstr(so, "/bin/libagent.so"), "%s", so);
+	setenv("JITPROF_AGENT", "/nonexistent/libagent.so", 1);
+	cr_assert_eq(prof_find_agent(exe, so, sizeof(so), err, sizeof(err)), -ENOENT);
+	cr_assert(strstr(err, "JITPROF_AGENT=/nonexistent/libagent.so"), "%s", err);
+	unsetenv("JITPROF_AGENT");
+	tu_rmtree(dir);
+	free(dir);
+}

@@ -1,0 +1,110 @@
+/* test_stage.c - recorder/profile/stage.c with a directory standing in for /proc/PID/root:
+ * the agent copy (kept when unchanged, replaced by rename when not), the staged dump
+ * directory, dumps brought back, and only a profile's own files cleared. */
+#include <criterion/criterion.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "recorder/profile/profile.h"
+#include "tests/lib/testutil.h"
+
+static char *root, tmpdir[PATH_MAX];
+
+static void setup(void)
+{
+	root = tu_tmpdir("stage");
+	snprintf(tmpdir, sizeof(tmpdir), "%s/tmp", root);
+	cr_assert_eq(mkdir(tmpdir, 0777), 0);
+}
+
+static void teardown(void)
+{
+	tu_rmtree(root);
+	free(root);
+}
+
+static ino_t inode(const char *p)
+{
+	struct stat st;
+	cr_assert_eq(stat(p, &st), 0, "%s", p);
+	return st.st_ino;
+}
+
+Test(stage, agent_copy_kept_or_replaced, .init = setup, .fini = teardown)
+{
+	char lib[PATH_MAX + 8], target[256], ours[PATH_MAX + 300], err[512];
+
+	snprintf(lib, sizeof(lib), "%s/lib.so", root);
+	cr_assert_eq(tu_write_file(lib, "AGENT-1", 7), 0);
+	cr_assert_eq(prof_stage_agent(root, lib, getuid(), getgid(), target, sizeof(target), err,
+				      sizeof(err)), 0, "%s", err);
+	snprintf(ours, sizeof(ours), "%s%s", root, target);
+	cr_assert(!strncmp(target, "/tmp/.jitprof-libagent-", 23), "%s", target);
+	char *s = tu_read_file(ours, NULL);
+	cr_assert_str_eq(s, "AGENT-1");
+	free(s);
+	ino_t first = inode(ours);
+	cr_assert_eq(prof_stage_agent(root, lib, getuid(), getgid(), target, sizeof(target), err,
+				      sizeof(err)), 0);
+	cr_assert_eq(inode(ours), first, "an unchanged copy is kept (the JVM may have it mapped)");
+	cr_assert_eq(tu_write_file(lib, "AGENT-2", 7), 0);
+	cr_assert_eq(prof_stage_agent(root, lib, getuid(), getgid(), target, sizeof(target), err,
+				      sizeof(err)), 0);
+	s = tu_read_file(ours, NULL);
+	cr_assert_str_eq(s, "AGENT-2");
+	free(s);
+	cr_assert_neq(inode(ours), first, "a changed copy is a new file, not rewritten in place");
+}
+
+Test(stage, dumps_staged_and_brought_back, .init = setup, .fini = teardown)
+{
+	char target[256], ours[PATH_MAX + 300], data[PATH_MAX + 8], p[2 * PATH_MAX], err[512];
+
+	cr_assert_eq(prof_stage_dir(root, getuid(), getgid(), target, sizeof(target), ours,
+				    sizeof(ours), err, sizeof(err)), 0, "%s", err);
+	cr_assert(!strncmp(target, "/tmp/.jitprof-profile-", 22), "%s", target);
+	snprintf(p, sizeof(p), "%s%s", root, target);
+	cr_assert_str_eq(ours, p);
+	snprintf(p, sizeof(p), "%s/jit-7.dump", ours);
+	cr_assert_eq(tu_write_file(p, "D", 1), 0);
+	snprintf(p, sizeof(p), "%s/jit-7.dump.jitprof", ours);
+	cr_assert_eq(tu_write_file(p, "C", 1), 0);
+	snprintf(data, sizeof(data), "%s/data", root);
+	cr_assert_eq(mkdir(data, 0755), 0);
+	cr_assert_eq(prof_collect_dumps(ours, data, err, sizeof(err)), 0, "%s", err);
+	snprintf(p, sizeof(p), "%s/jit-7.dump", data);
+	cr_assert_eq(access(p, F_OK), 0);
+	snprintf(p, sizeof(p), "%s/jit-7.dump.jitprof", data);
+	cr_assert_eq(access(p, F_OK), 0);
+	cr_assert_neq(access(ours, F_OK), 0, "the staged directory is removed");
+}
+
+Test(stage, clear_removes_only_a_profiles_files, .init = setup, .fini = teardown)
+{
+	const char *gone[] = { "jit-1.dump", "jit-1.dump.jitprof", "jitted-1-2.so", "perf.data",
+			       "perf.jit.data" };
+	const char *kept[] = { "notes.txt", "perf.data.old", "jitprof.so" };
+	char p[2 * PATH_MAX];
+
+	for (size_t i = 0; i < 5; i++) {
+		snprintf(p, sizeof(p), "%s/%s", root, gone[i]);
+		cr_assert_eq(tu_write_file(p, "x", 1), 0);
+	}
+	for (size_t i = 0; i < 3; i++) {
+		snprintf(p, sizeof(p), "%s/%s", root, kept[i]);
+		cr_assert_eq(tu_write_file(p, "x", 1), 0);
+	}
+	prof_clear_dir(root);
+	for (size_t i = 0; i < 5; i++) {
+		snprintf(p, sizeof(p), "%s/%s", root, gone[i]);
+		cr_expect_neq(access(p, F_OK), 0, "%s left", gone[i]);
+	}
+	for (size_t i = 0; i < 3; i++) {
+		snprintf(p, sizeof(p), "%s/%s", root, kept[i]);
+		cr_expect_eq(access(p, F_OK), 0, "%s removed", kept[i]);
+	}
+}
