@@ -247,8 +247,8 @@ Test(security_inject, fifo_or_device_dump_is_a_warning_not_a_hang, .timeout = 12
 			 t, kind ? "ln -s /dev/zero \"$d\"" : "mkfifo \"$d\"");
 		sh_ok(cmd);
 		struct tu_result r;
-		inject(&r, data, out, cache);
-		cr_assert_eq(r.status, 0, "%s", r.err);
+		inject(&r, data, out, cache);	/* no dump readable: inject says so and fails */
+		cr_assert(r.status < 128, "inject died of a signal: %d", r.status);
 		cr_assert(strstr(r.err, "unusable") && strstr(r.err, kind ? "a symlink, not followed" :
 							     "not a regular file"), "%s", r.err);
 		tu_result_free(&r);
