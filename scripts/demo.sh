@@ -118,6 +118,6 @@ stage_record
 stage_dump
 stage_inject
 stage_report
-stage_html
 stage_profile
-stage "done: files in $work"
+stage_html
+stage "done: files in $work; the HTML report: $(realpath "$work/report.html")"
