@@ -286,7 +286,7 @@ int sym_dso_lines(struct sym_session *s, struct sym_dso *d, uint64_t lo, uint64_
 	int rc = dw_open(s, d);
 	if (rc)
 		return rc;
-	if (find_cu(d, lo, &cu) || dwarf_getsrclines(&cu, &lines, &n))
+	if (!find_cu(d, lo, &cu) || dwarf_getsrclines(&cu, &lines, &n))
 		return -ENOENT;
 	for (size_t i = 0; i < n; i++) {
 		Dwarf_Line *l = dwarf_onesrcline(lines, i);

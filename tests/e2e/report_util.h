@@ -42,7 +42,8 @@ __attribute__((unused)) static void rx_setup_recording(void)
 
 __attribute__((unused)) static void rx_teardown(void)
 {
-	tu_rmtree(dir);
+	if (!getenv("JITPROF_KEEP_TEST_DIR"))
+		tu_rmtree(dir);
 	free(dir);
 }
 
