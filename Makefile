@@ -43,9 +43,10 @@ real-all: $(ALL_TARGETS)
 deps:
 	@scripts/deps.sh
 
-# The #includes (and docs/ARCHITECTURE.md's table) against mk/deps.mk's module direction.
-check-deps:
-	@scripts/check-deps.sh
+# The #includes, the calls between the built objects (so it builds first) and
+# docs/ARCHITECTURE.md's table against mk/deps.mk's module direction.
+check-deps: real-all
+	@BUILD=$(BUILD) scripts/check-deps.sh
 
 # check = set-up, dependency direction, build, every test. Unit tests first: they are fast
 # and pinpoint.

@@ -3,13 +3,19 @@
 # `perf inject --jit` on the same inputs in the same run: wall and CPU time, peak RSS, files
 # created, `cat` of the inputs (the physical limit: reading them once), `jitprof report --sort
 # dso,sym` on each output against `perf report` on perf's, and file-system calls per ELF
-# (strace -c -f) of the file-writing path next to perf inject's.
+# (strace -c -f) of the file-writing path next to perf inject's; files and bytes each injector
+# writes, and the file system's floor for writing as many (a perl loop).
 # Inputs: a synthetic run of INJBENCH_LOADS (default 200000) code loads from inject-gen (90% of
 # its samples in 16 hot address slots whose code is recompiled as the slots are reused: the
 # sampled share of a real start-up), a sample-dense synthetic run (INJBENCH_DENSE_LOADS loads,
-# ten times as many samples spread uniformly: most loads sampled, as in javac), and a Java
+# ten times as many samples spread uniformly: most loads sampled, as in javac), the same
+# 20k samples spread uniformly over INJBENCH_UNIFORM_LOADS loads, and a Java
 # start-up (samples/java StartupHeavy with our agent, INJBENCH_CLASSES x 100 methods, 30k+
-# loads) when java and the agent are built. Prints figures; asserts nothing. Needs perf.
+# loads) when java and the agent are built, and javac compiling the JDK's java.util.stream
+# sources (from the JDK's lib/src.zip, INJBENCH_SRCZIP; skipped with a message when absent):
+# a real sample-dense program recorded with `jitprof record -k mono -g`. INJBENCH_CASES picks
+# cases (default "synthetic dense uniform strace java javac"). Prints figures; asserts nothing.
+# Needs perf.
 set -euo pipefail
 build=${JITPROF_BUILD:-build}
 jitprof=$(realpath "$build/jitprof")
@@ -21,6 +27,8 @@ dense_loads=${INJBENCH_DENSE_LOADS:-20000}
 classes=${INJBENCH_CLASSES:-330}
 strace_loads=${INJBENCH_STRACE_LOADS:-20000}
 perf_timeout=${INJBENCH_PERF_TIMEOUT:-900}
+cases=" ${INJBENCH_CASES:-synthetic dense uniform strace java javac} "
+want() { [[ $cases == *" $1 "* ]]; }
 for f in "$jitprof" "$gen"; do
 	[ -x "$f" ] || { echo "inject bench: $f missing (make $f)"; exit 1; }
 done
@@ -29,20 +37,41 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/injbench.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 export DEBUGINFOD_URLS=
 
+# tree_size DIR: "files bytes" (regular files and links under DIR, their sizes summed).
+tree_size() {
+	find "$1" \( -type f -o -type l \) -printf '%s\n' | awk '{ n++; b += $1 } END { print n + 0, b + 0 }'
+}
+
 # measure NAME DIR CMD...: runs CMD with HOME and the build-id cache inside DIR, prints
-# "wall_s cpu_s rss_mb files" (files = new files under DIR after the run).
+# "wall_s cpu_s rss_mb files bytes" (files, bytes = new files under DIR after the run, and
+# what they hold).
 measure() {
 	local name=$1 dir=$2; shift 2
-	local before after wall usr sys rss
-	before=$(find "$dir" -type f -o -type l | wc -l)
+	local nb bb na ba wall usr sys rss
+	read -r nb bb < <(tree_size "$dir")
 	HOME=$dir/home PERF_BUILDID_DIR=$dir/home/.debug \
 		/usr/bin/time -f "%e %U %S %M" -o "$tmp/$name.time" timeout "$perf_timeout" "$@" \
 		> "$tmp/$name.out" 2> "$tmp/$name.err" ||
 		echo "($name exited $?: $(tail -n 2 "$tmp/$name.err"))" >&2
-	after=$(find "$dir" -type f -o -type l | wc -l)
+	read -r na ba < <(tree_size "$dir")
 	read -r wall usr sys rss < <(tail -n 1 "$tmp/$name.time")
 	echo "$wall $(awk -v u="$usr" -v s="$sys" 'BEGIN { printf "%.2f", u + s }') \
-$((rss / 1024)) $((after - before))"
+$((rss / 1024)) $((na - nb)) $((ba - bb))"
+}
+
+# floor LABEL FILES BYTES: the file system's own price for what an injector writes: a perl
+# loop creating FILES new files of BYTES in all (O_CREAT|O_EXCL, one write, close) in a fresh
+# directory beside the others, timed like the tools.
+floor() {
+	local label=$1 n=$2 bytes=$3 fw fc
+	mkdir -p "$tmp/$label-floor"
+	read -r fw fc _ < <(measure "$label-floor" "$tmp/$label-floor" perl -MFcntl -e '
+		my ($d, $n, $bytes) = @ARGV; my $b = "x" x int($bytes / $n);
+		for my $i (1 .. $n) {
+			sysopen(my $f, "$d/jitted-1-$i.so", O_WRONLY | O_CREAT | O_EXCL, 0644) or die "$!";
+			syswrite($f, $b) == length($b) or die "$!"; close($f);
+		}' "$tmp/$label-floor" "$n" "$bytes")
+	echo "$label: the file system's floor (perl creating $n files, $bytes bytes): ${fw} s (cpu ${fc} s)"
 }
 
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", (b > 0 ? a / b : 0) }'; }
@@ -51,12 +80,14 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", (b > 0 ? a / b : 0) }'
 fs_calls() {
 	local name=$1; shift
 	strace -f -c -o "$tmp/$name.strace" "$@" > /dev/null 2>&1 || true
-	awk '$NF ~ /^(open|openat|creat|close|read|pread64|write|pwrite64|writev|lseek|stat|fstat|lstat|newfstatat|statx|access|faccessat|faccessat2|mkdir|mkdirat|link|linkat|symlink|symlinkat|rename|renameat|renameat2|unlink|unlinkat|readlink|readlinkat|fsync|fdatasync|ftruncate|fchmod|fchmodat|getdents64|mmap|munmap)$/ \
+	awk '$NF ~ /^(open|openat|openat2|creat|close|read|pread64|write|pwrite64|writev|lseek|stat|fstat|lstat|newfstatat|statx|access|faccessat|faccessat2|mkdir|mkdirat|link|linkat|symlink|symlinkat|rename|renameat|renameat2|unlink|unlinkat|readlink|readlinkat|fsync|fdatasync|ftruncate|fchmod|fchmodat|getdents64|mmap|munmap)$/ \
 		{ n += $4 } END { print n + 0 }' "$tmp/$name.strace"
 }
 
 # compare LABEL DATA DUMPDIR: perf inject on the dump where the recording names it; ours on
-# copies (file path and --no-elfs), each with its own HOME/cache; then the reports.
+# copies (file path and --no-elfs), each with its own HOME/cache; then the reports. Every
+# output perf.data goes outside the directories whose new files are counted: the files and
+# bytes are the ELFs alone, for both tools.
 compare() {
 	local label=$1 data=$2 dumpdir=$3
 	local files=$tmp/$label-files lazy=$tmp/$label-lazy
@@ -72,16 +103,16 @@ compare() {
 		rm -f "$tmp/$label.cat"
 	done
 	cw=$(awk -v n="$best" 'BEGIN { printf "%.3f", n / 1e9 }')
-	read -r lw lc lr lf < <(measure "$label-noelfs" "$lazy" \
-		"$jitprof" inject --jit -q --no-elfs -i "$data" -o "$lazy/out.data" --jit-dir "$lazy")
-	read -r jw jc jr jf < <(measure "$label-files" "$files" \
-		"$jitprof" inject --jit -q -i "$data" -o "$files/out.data" --jit-dir "$files")
-	read -r pw pc pr pf < <(measure "$label-perf" "$dumpdir" \
+	read -r lw lc lr lf _ < <(measure "$label-noelfs" "$lazy" \
+		"$jitprof" inject --jit -q --no-elfs -i "$data" -o "$tmp/$label-lazy.data" --jit-dir "$lazy")
+	read -r jw jc jr jf jb < <(measure "$label-files" "$files" \
+		"$jitprof" inject --jit -q -i "$data" -o "$tmp/$label-files.data" --jit-dir "$files")
+	read -r pw pc pr pf pb < <(measure "$label-perf" "$dumpdir" \
 		perf inject --jit -i "$data" -o "$tmp/$label-perf/out.data")
 	read -r rlw rlc rlr _ < <(measure "$label-rep-noelfs" "$lazy" \
-		"$jitprof" report -i "$lazy/out.data" --sort dso,sym)
+		"$jitprof" report -i "$tmp/$label-lazy.data" --sort dso,sym)
 	read -r rfw rfc rfr _ < <(measure "$label-rep-files" "$files" \
-		"$jitprof" report -i "$files/out.data" --sort dso,sym)
+		"$jitprof" report -i "$tmp/$label-files.data" --sort dso,sym)
 	read -r rpw rpc rpr _ < <(measure "$label-rep-perf" "$dumpdir" \
 		perf report -i "$tmp/$label-perf/out.data" --stdio --no-children -g none \
 		--sort dso,sym)
@@ -89,13 +120,14 @@ compare() {
 	cmp -s "$tmp/$label-rep-noelfs.out" "$tmp/$label-rep-files.out" && same=identical
 	echo "$label: cat of the inputs ${cw} s"
 	echo "$label: inject --no-elfs ${lw} s (cpu ${lc} s), ${lr} MB, ${lf} files;" \
-	     "writing ELFs ${jw} s (cpu ${jc} s), ${jr} MB, ${jf} files;" \
-	     "perf inject ${pw} s (cpu ${pc} s), ${pr} MB, ${pf} files"
+	     "writing ELFs ${jw} s (cpu ${jc} s), ${jr} MB, ${jf} files, ${jb} bytes;" \
+	     "perf inject ${pw} s (cpu ${pc} s), ${pr} MB, ${pf} files, ${pb} bytes"
 	echo "$label: --no-elfs vs perf: $(ratio "$pw" "$lw")x wall, $(ratio "$pc" "$lc")x cpu," \
 	     "memory $(ratio "$lr" "$pr") of perf's; vs cat: $(ratio "$lw" "$cw")x cat's time wall," \
 	     "$(ratio "$lc" "$cw")x in cpu"
 	echo "$label: writing ELFs vs perf: $(ratio "$pw" "$jw")x wall, $(ratio "$pc" "$jc")x cpu," \
 	     "memory $(ratio "$jr" "$pr")"
+	[ "${INJBENCH_FLOOR:-1}" = 0 ] || floor "$label" "$jf" "$jb"
 	echo "$label: report --sort dso,sym: on --no-elfs ${rlw} s (cpu ${rlc} s, ${rlr} MB)," \
 	     "on files ${rfw} s (cpu ${rfc} s, ${rfr} MB) [$same output, $(ratio "$rlw" "$rfw")x the time];" \
 	     "perf report ${rpw} s (cpu ${rpc} s, ${rpr} MB)"
@@ -136,19 +168,74 @@ synthetic() {	# LABEL LOADS SAMPLES HOT
 }
 
 # 1. Synthetic start-up-like: 90% of the samples in 16 hot slots.
-synthetic syn "$loads" "$samples" "$hot"
-compare synthetic "$tmp/syn/perf.data" "$tmp/syn"
+if want synthetic; then
+	synthetic syn "$loads" "$samples" "$hot"
+	compare synthetic "$tmp/syn/perf.data" "$tmp/syn"
+fi
 
-# 2. Sample-dense: ten samples per load, uniform, so most loads are sampled.
-synthetic dense "$dense_loads" $((dense_loads * 10)) 0
-compare dense "$tmp/dense/perf.data" "$tmp/dense"
+# 2. Sample-dense: ten samples per load, uniform, so most loads are sampled; then
+# the sample-dense file path again, in ROUNDS rounds on fresh inputs (default 3): ours,
+# perf inject and the file system's floor (a perl loop creating as many files of as many
+# bytes), in a rotating order, because creating 20k files costs 20-600 us each here depending
+# on what the other tenants of the disk just did; the best of each and their ratios.
+dense_rounds() {
+	local n=$1 i k name dir t w c out bo="" bp="" bf="" co="" cp="" cf=""
+	for i in $(seq 1 "$n"); do
+		synthetic "dr$i" "$dense_loads" $((dense_loads * 10)) 0 > /dev/null
+		mkdir -p "$tmp/dr$i-files/home" "$tmp/dr$i-floor"
+		cp "$tmp/dr$i"/jit-* "$tmp/dr$i-files/"
+		out=""
+		for k in 0 1 2; do
+			case $(( (k + i) % 3 )) in
+			0) name=ours; read -r w c _ _ _ < <(measure "dr$i-files" "$tmp/dr$i-files" \
+				"$jitprof" inject --jit -q -i "$tmp/dr$i/perf.data" -o "$tmp/dr$i-files.data" \
+				--jit-dir "$tmp/dr$i-files")
+			   [ -z "$bo" ] || awk -v a="$w" -v b="$bo" 'BEGIN { exit !(a < b) }' && bo=$w
+			   [ -z "$co" ] || awk -v a="$c" -v b="$co" 'BEGIN { exit !(a < b) }' && co=$c ;;
+			1) name=perf; read -r w c _ _ _ < <(measure "dr$i-perf" "$tmp/dr$i" \
+				perf inject --jit -i "$tmp/dr$i/perf.data" -o "$tmp/dr$i-perf.data")
+			   [ -z "$bp" ] || awk -v a="$w" -v b="$bp" 'BEGIN { exit !(a < b) }' && bp=$w
+			   [ -z "$cp" ] || awk -v a="$c" -v b="$cp" 'BEGIN { exit !(a < b) }' && cp=$c ;;
+			2) name=floor; read -r w c < <(floor "dr$i" "$dense_elfs" "$dense_bytes" |
+				sed 's/.*: \([0-9.]*\) s (cpu \([0-9.]*\) s)$/\1 \2/')
+			   [ -z "$bf" ] || awk -v a="$w" -v b="$bf" 'BEGIN { exit !(a < b) }' && bf=$w
+			   [ -z "$cf" ] || awk -v a="$c" -v b="$cf" 'BEGIN { exit !(a < b) }' && cf=$c ;;
+			esac
+			out="$out $name ${w} s (cpu ${c});"
+		done
+		echo "dense round $i (load $(cut -d' ' -f1 /proc/loadavg)):$out"
+	done
+	echo "dense, best of $n: writing ELFs ${bo} s (cpu ${co}), perf inject ${bp} s (cpu ${cp})," \
+	     "floor ${bf} s (cpu ${cf}): vs perf $(ratio "$bp" "$bo")x wall, $(ratio "$cp" "$co")x cpu;" \
+	     "ours $(ratio "$bo" "$bf")x the floor's wall, $(ratio "$co" "$cf")x its cpu;" \
+	     "perf $(ratio "$bp" "$bf")x / $(ratio "$cp" "$cf")x"
+}
+if want dense; then
+	synthetic dense "$dense_loads" $((dense_loads * 10)) 0
+	compare dense "$tmp/dense/perf.data" "$tmp/dense"
+	dense_elfs=$jf dense_bytes=$jb	# what our file path wrote there: the floor writes as much
+	rounds=${INJBENCH_DENSE_ROUNDS:-3}
+	[ "$rounds" -le 0 ] || dense_rounds "$rounds"
+fi
+
+# 2b. Uniform sampling over INJBENCH_UNIFORM_LOADS loads (default 200000; 0 skips): issue 17's
+# worst case for the file path (about one load in ten sampled, each an ELF file).
+uniform_loads=${INJBENCH_UNIFORM_LOADS:-200000}
+if want uniform && [ "$uniform_loads" -gt 0 ]; then
+	synthetic uni "$uniform_loads" "$samples" 0
+	compare uniform "$tmp/uni/perf.data" "$tmp/uni"
+fi
 
 # 3. File-system calls per ELF, on a smaller sample-dense run (perf inject under strace is slow).
-synthetic sc "$strace_loads" $((strace_loads * 10)) 0
-syscalls strace "$tmp/sc/perf.data" "$tmp/sc" "$strace_loads"
+if want strace; then
+	synthetic sc "$strace_loads" $((strace_loads * 10)) 0
+	syscalls strace "$tmp/sc/perf.data" "$tmp/sc" "$strace_loads"
+fi
 
 # 4. Java start-up-heavy run with our agent (skipped when not built).
-if command -v java > /dev/null && [ -f "$build/libagent.so" ] && [ -f "$build/java/.built" ]; then
+if ! want java; then
+	:
+elif command -v java > /dev/null && [ -f "$build/libagent.so" ] && [ -f "$build/java/.built" ]; then
 	mkdir -p "$tmp/java"
 	agent=$(realpath "$build/libagent.so"); cp=$(realpath "$build/java")
 	perf record -q -k mono -F 999 -g -o "$tmp/java/perf.data" -- java -Xbatch \
@@ -160,4 +247,30 @@ if command -v java > /dev/null && [ -f "$build/libagent.so" ] && [ -f "$build/ja
 	compare java "$tmp/java/perf.data" "$tmp/java"
 else
 	echo "java: skipped (java, build/libagent.so or samples/java not built)"
+fi
+
+# 5. javac compiling java.util.stream (37 files of the JDK's own sources, patched into
+# java.base): most of its jitted code is sampled, as in any real compile.
+javac_bin=$(command -v javac || true)
+srczip=${INJBENCH_SRCZIP:-${javac_bin:+$(dirname "$(readlink -f "$javac_bin")")/../lib/src.zip}}
+if ! want javac; then
+	:
+elif [ -z "$javac_bin" ] || [ ! -f "$build/libagent.so" ]; then
+	echo "javac: skipped (javac or build/libagent.so missing)"
+elif [ ! -r "$srczip" ]; then
+	echo "javac: skipped (${srczip:-src.zip}: no JDK sources; install openjdk-17-source or set" \
+	     "INJBENCH_SRCZIP)"
+else
+	mkdir -p "$tmp/javac/src" "$tmp/javac/out" "$tmp/jc"
+	unzip -q "$srczip" 'java.base/java/util/stream/*' -d "$tmp/javac/src"
+	agent=$(realpath "$build/libagent.so")
+	"$jitprof" record -q -k mono -g -o "$tmp/jc/perf.data" -- "$javac_bin" \
+		-J-XX:+PreserveFramePointer -J-agentpath:"$agent"=dir="$tmp/jc" -nowarn \
+		--patch-module java.base="$tmp/javac/src/java.base" -d "$tmp/javac/out" \
+		"$tmp/javac/src/java.base/java/util/stream/"*.java > /dev/null 2>&1
+	d=$(ls "$tmp/jc"/jit-*.dump | head -n 1)
+	echo "javac java.util.stream: $("$jitprof" jitdump --stats "$d" 2>/dev/null |
+		grep -m1 'CODE_LOAD' || true); dump + companion + perf.data" \
+	     "$(cat "$tmp/jc"/jit-* "$tmp/jc/perf.data" | wc -c) bytes"
+	compare javac "$tmp/jc/perf.data" "$tmp/jc"
 fi

@@ -21,6 +21,7 @@ struct jd_index {
 	struct jd_arena arena;
 	struct jd_load_entry **chunks;
 	size_t nr_chunks, nr_loads;
+	size_t chunk0_cap;	/* the first chunk grows to CHUNK: a dump of 3 loads needs no 640 KB */
 	struct jd_move_entry *moves;
 	size_t nr_moves, moves_cap;
 	const struct jd_ext_agent_stats *agent_stats;
@@ -55,6 +56,16 @@ static struct jd_load_entry *new_entry(struct jd_index *x)
 {
 	if (x->nr_loads >= UINT32_MAX - 1)
 		return NULL;
+	/* Entries never move once the index is built (callers keep pointers); while it is
+	 * being built nothing holds one across new_entry, so the first chunk may grow. */
+	if (x->nr_loads && x->nr_loads == x->chunk0_cap && x->chunk0_cap < CHUNK) {
+		size_t n = x->chunk0_cap * 4 < CHUNK ? x->chunk0_cap * 4 : CHUNK;
+		void *p = realloc(x->chunks[0], n * sizeof(struct jd_load_entry));
+		if (!p)
+			return NULL;
+		x->chunks[0] = p;
+		x->chunk0_cap = n;
+	}
 	if ((x->nr_loads & (CHUNK - 1)) == 0) {
 		size_t c = x->nr_loads >> CHUNK_SHIFT;
 		if (c == x->nr_chunks) {
@@ -65,9 +76,12 @@ static struct jd_load_entry *new_entry(struct jd_index *x)
 			x->chunks = p;
 			x->nr_chunks = n;
 		}
-		x->chunks[c] = malloc(CHUNK * sizeof(struct jd_load_entry));
+		size_t n = c ? CHUNK : 16;
+		x->chunks[c] = malloc(n * sizeof(struct jd_load_entry));
 		if (!x->chunks[c])
 			return NULL;
+		if (!c)
+			x->chunk0_cap = n;
 	}
 	struct jd_load_entry *e = entry(x, x->nr_loads++);
 	memset(e, 0, sizeof(*e));
@@ -298,12 +312,9 @@ int jd_index_open_at(struct jd_index **out, int dirfd, const char *name, const c
 	struct jd_index *x = calloc(1, sizeof(*x));
 	if (!x)
 		return -ENOMEM;
-	int rc = jd_reader_open_at(&x->dump, dirfd, name, display);
-	if (rc) {
-		if (err && errlen)
-			snprintf(err, errlen, "%s", jd_reader_error(NULL));
+	int rc = jd_reader_open_at(&x->dump, dirfd, name, display, err, errlen);
+	if (rc)
 		goto fail;
-	}
 	rc = read_all(x, x->dump, on_dump_record);
 	if (x->pend_debug)
 		x->counts.debug_orphaned++;
@@ -313,10 +324,11 @@ int jd_index_open_at(struct jd_index **out, int dirfd, const char *name, const c
 	if (!rc && !jd_reader_is_ext(x->dump) && !jd_ext_path(name, ext, sizeof(ext)) &&
 	    !jd_ext_path(display, ext_display, sizeof(ext_display)) &&
 	    faccessat(dirfd, ext, F_OK, AT_SYMLINK_NOFOLLOW) == 0) {
-		if (jd_reader_open_at(&x->ext, dirfd, ext, ext_display) == 0)
+		char why[512];
+		if (jd_reader_open_at(&x->ext, dirfd, ext, ext_display, why, sizeof(why)) == 0)
 			rc = read_all(x, x->ext, on_ext_record);
 		else
-			add_warning(x, jd_reader_error(NULL));
+			add_warning(x, why);
 	}
 	if (rc) {
 		if (err && errlen)

@@ -5,6 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Blocks double from ARENA_FIRST to ARENA_BLOCK: a dump of a few loads needs no 1 MiB block
+ * (under ASan a fresh mapping per index, one per fuzzing execution of inject), and a big one
+ * reaches full blocks after a few small ones. */
+#define ARENA_FIRST (4u << 10)
 #define ARENA_BLOCK (1u << 20)
 
 struct jd_arena_block {
@@ -18,14 +22,20 @@ void *jd_arena_alloc(struct jd_arena *a, size_t n)
 	n = (n + 7) & ~(size_t)7;
 	struct jd_arena_block *b = a->head;
 	if (!b || b->cap - b->used < n) {
-		size_t cap = n > ARENA_BLOCK / 4 ? n : ARENA_BLOCK;
+		int one_off = n > ARENA_BLOCK / 4;
+		size_t cap = n;
+		if (!one_off) {
+			cap = !b ? ARENA_FIRST : b->cap < ARENA_BLOCK / 2 ? b->cap * 2 : ARENA_BLOCK;
+			while (cap < n)
+				cap *= 2;
+		}
 		b = malloc(sizeof(*b) + cap);
 		if (!b)
 			return NULL;
 		b->used = 0;
 		b->cap = cap;
 		/* A big one-off block goes behind the current one so its free space stays usable. */
-		if (cap != ARENA_BLOCK && a->head) {
+		if (one_off && a->head) {
 			b->next = a->head->next;
 			a->head->next = b;
 		} else {
@@ -90,7 +100,7 @@ struct slot_ops {
 /* Doubles a table (power-of-two capacity, linear probing), reinserting every used slot. */
 static int grow(void **slots, size_t *cap, const struct slot_ops *ops)
 {
-	size_t ncap = *cap ? *cap * 2 : 1024;
+	size_t ncap = *cap ? *cap * 2 : 16;	/* small dumps are most dumps (and fuzz inputs) */
 	char *ns = calloc(ncap, ops->size), *old = *slots;
 	if (!ns)
 		return -1;

@@ -3,6 +3,7 @@
 #ifndef JITPROF_JD_INT_H
 #define JITPROF_JD_INT_H
 
+#include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -22,6 +23,31 @@
 #define JD_EXT_UNLOAD_SIZE      40u
 #define JD_EXT_STATS_SIZE       64u
 #define JD_CLOSE_SIZE           16u
+
+/* The options rule of lib/opts.h (docs/ARCHITECTURE.md, "Options structs"), copied because
+ * libjitdump depends on libc only: 0 with dst (dst_size bytes) holding what the caller's
+ * struct has and zero (the default) for the rest, or -EINVAL when the caller's struct is
+ * larger than ours and a byte we do not know is not zero. The first member is size_t sz
+ * (0 = this header's size). Not inlined, as lib/opts.h says why. */
+static __attribute__((noinline, unused))
+int jd_opts_take(void *dst, size_t dst_size, const void *opts)
+{
+	size_t sz = 0;
+	memset(dst, 0, dst_size);
+	if (opts) {
+		memcpy(&sz, opts, sizeof(sz));
+		if (!sz)
+			sz = dst_size;
+		if (sz < sizeof(size_t))
+			return -EINVAL;
+		for (size_t i = dst_size; i < sz; i++)
+			if (((const uint8_t *)opts)[i])
+				return -22;
+		memcpy(dst, opts, sz < dst_size ? sz : dst_size);
+	}
+	memcpy(dst, &dst_size, sizeof(dst_size));
+	return 0;
+}
 
 /* Fields are read with memcpy: records are unpadded, so nothing in the file is aligned. */
 static inline uint32_t jd_get32(const uint8_t *p, int swap)

@@ -3,7 +3,11 @@
  * can link, and a validating zero-copy reader. Depends on libc only.
  *
  * Conventions: functions return 0 (or a count) on success and a negative errno on failure;
- * readers put a human message naming the file and byte offset into jd_reader_error(). */
+ * a constructor that fails leaves *out NULL with everything released and its message in the
+ * caller's err buffer; an open reader's damage message is its own jd_reader_error(r). No
+ * global or thread-local error state. (The rest of jitprof logs through lib/log.h's jp_log;
+ * libjitdump is installed for other JITs and depends on libc only, so it keeps caller
+ * buffers, and applies lib/opts.h's options rule through a copy of its own.) */
 #ifndef JITPROF_JITDUMP_H
 #define JITPROF_JITDUMP_H
 
@@ -201,16 +205,20 @@ struct jd_reader_stats {
 
 struct jd_reader;
 
-/* Opens and validates the header. Works for dumps and companion files (by magic). On failure
- * *out is NULL and jd_reader_error(NULL) holds the message (per thread, until the next open). */
-int jd_reader_open(struct jd_reader **out, const char *path);
+/* Opens and validates the header. Works for dumps and companion files (by magic). 0, or a
+ * negative errno with *out NULL (nothing to close) and the message, naming the file and
+ * offset, in err (errlen bytes; err may be NULL). No state survives the call: the library
+ * keeps no global or thread-local error. */
+int jd_reader_open(struct jd_reader **out, const char *path, char *err, size_t errlen);
 /* Same for name relative to dirfd; with a real dirfd (not AT_FDCWD) a final symlink is not
  * followed. Regular files only (a FIFO never blocks the open); the bytes are copied, so a
  * file that shrinks meanwhile reads as truncated instead of faulting. display names the file
  * in messages (NULL: name). */
-int jd_reader_open_at(struct jd_reader **out, int dirfd, const char *name, const char *display);
+int jd_reader_open_at(struct jd_reader **out, int dirfd, const char *name, const char *display,
+		      char *err, size_t errlen);
 /* Same over caller memory (kept alive by the caller); name is used in messages. */
-int jd_reader_open_mem(struct jd_reader **out, const void *buf, size_t len, const char *name);
+int jd_reader_open_mem(struct jd_reader **out, const void *buf, size_t len, const char *name,
+		       char *err, size_t errlen);
 void jd_reader_close(struct jd_reader *r);
 
 /* 1 = a record in *rec, 0 = clean end (possibly after a salvaged partial tail, see stats),
@@ -220,7 +228,8 @@ int jd_reader_next(struct jd_reader *r, struct jd_record *rec);
 
 const struct jd_header *jd_reader_header(const struct jd_reader *r);
 const struct jd_reader_stats *jd_reader_stats(const struct jd_reader *r);
-const char *jd_reader_error(const struct jd_reader *r);	/* "" when none; NULL: see open */
+/* This reader's damage message ("" when none); each reader has its own. */
+const char *jd_reader_error(const struct jd_reader *r);
 /* After a clean end: "N bytes of a partial record at offset X" (with the file), or "". */
 const char *jd_reader_warning(const struct jd_reader *r);
 uint64_t jd_reader_size(const struct jd_reader *r);	/* bytes in the file */

@@ -9,13 +9,15 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 struct jd_reader {
 	const uint8_t *base;
 	size_t len;
-	int owned;		/* base is ours to free */
+	int owned;		/* base is ours to free: 1 malloc'd, 2 mmap'd (size map_len) */
+	size_t map_len;
 	int swap;
 	int is_ext;
 	int failed;		/* sticky: the negative errno of the damage seen */
@@ -81,41 +83,70 @@ static int parse_header(struct jd_reader *r)
 	return 0;
 }
 
-/* A failed open leaves no reader behind, so its message is kept per thread for
- * jd_reader_error(NULL). */
-static __thread char open_err[512];
-
-static int open_failed(struct jd_reader *r, int rc)
+/* A failed open leaves no reader behind: its message goes to the caller's err (no state is
+ * kept between calls, so any thread may open any file). */
+static int open_failed(struct jd_reader *r, int rc, char *err, size_t errlen)
 {
-	if (r->err[0])
-		snprintf(open_err, sizeof(open_err), "%s", r->err);
-	else
-		snprintf(open_err, sizeof(open_err), "%s", strerror(-rc));
+	if (err && errlen)
+		snprintf(err, errlen, "%s", r && r->err[0] ? r->err : strerror(-rc));
 	jd_reader_close(r);
 	return rc;
 }
 
-static int open_common(struct jd_reader **out, struct jd_reader *r, const char *name)
+static int open_common(struct jd_reader **out, struct jd_reader *r, const char *name,
+		       char *err, size_t errlen)
 {
 	r->path = strdup(name ? name : "<memory>");
 	if (!r->path)
-		return open_failed(r, -ENOMEM);
+		return open_failed(r, -ENOMEM, err, errlen);
 	int rc = parse_header(r);
 	if (rc)
-		return open_failed(r, rc);
+		return open_failed(r, rc, err, errlen);
 	*out = r;
 	return 0;
 }
 
-int jd_reader_open_mem(struct jd_reader **out, const void *buf, size_t len, const char *name)
+int jd_reader_open_mem(struct jd_reader **out, const void *buf, size_t len, const char *name,
+		       char *err, size_t errlen)
 {
 	*out = NULL;
 	struct jd_reader *r = calloc(1, sizeof(*r));
 	if (!r)
-		return -ENOMEM;
+		return open_failed(NULL, -ENOMEM, err, errlen);
 	r->base = buf;
 	r->len = len;
-	return open_common(out, r, name);
+	return open_common(out, r, name, err, errlen);
+}
+
+/* The copy of a large dump goes into anonymous memory asking for huge pages: faulting a
+ * 50 MB copy in 4 KiB pages is 12k page faults. Not the file mapped (see read_fd): this
+ * memory is ours whatever happens to the file. */
+#define BIG_COPY (4u << 20)
+
+static void *big_alloc(struct jd_reader *r, size_t cap)
+{
+	if (cap >= BIG_COPY) {
+		void *p = mmap(NULL, cap, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (p != MAP_FAILED) {
+#ifdef MADV_HUGEPAGE
+			madvise(p, cap, MADV_HUGEPAGE);	/* a hint: refused is fine */
+#endif
+			r->owned = 2;
+			r->map_len = cap;
+			return p;
+		}
+	}
+	r->owned = 1;
+	return malloc(cap ? cap : 1);
+}
+
+static void big_free(struct jd_reader *r, void *p)
+{
+	if (r->owned == 2)
+		munmap(p, r->map_len);
+	else
+		free(p);
+	r->owned = 0;
 }
 
 /* The whole file, copied: a dump another user owns can be truncated while we read it, and a
@@ -134,7 +165,7 @@ static int read_fd(struct jd_reader *r, int fd)
 	if ((uint64_t)st.st_size >= SIZE_MAX)
 		return -EFBIG;
 	size_t cap = (size_t)st.st_size, got = 0;
-	uint8_t *b = malloc(cap ? cap : 1);
+	uint8_t *b = big_alloc(r, cap);
 	if (!b)
 		return -ENOMEM;
 	while (got < cap) {	/* bytes appended meanwhile are left for the next reader */
@@ -143,7 +174,7 @@ static int read_fd(struct jd_reader *r, int fd)
 			continue;
 		if (n < 0) {
 			int rc = -errno;
-			free(b);
+			big_free(r, b);
 			return rc;
 		}
 		if (n == 0)
@@ -152,16 +183,16 @@ static int read_fd(struct jd_reader *r, int fd)
 	}
 	r->base = b;
 	r->len = got;
-	r->owned = 1;
 	return 0;
 }
 
-int jd_reader_open_at(struct jd_reader **out, int dirfd, const char *name, const char *display)
+int jd_reader_open_at(struct jd_reader **out, int dirfd, const char *name, const char *display,
+		      char *err, size_t errlen)
 {
 	*out = NULL;
 	struct jd_reader *r = calloc(1, sizeof(*r));
 	if (!r)
-		return -ENOMEM;
+		return open_failed(NULL, -ENOMEM, err, errlen);
 	int flags = O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY;
 	if (dirfd != AT_FDCWD)
 		flags |= O_NOFOLLOW;
@@ -176,14 +207,14 @@ int jd_reader_open_at(struct jd_reader **out, int dirfd, const char *name, const
 			 rc == -EINVAL ? "not a regular file" :
 			 rc == -ELOOP && dirfd != AT_FDCWD ? "a symlink, not followed" :
 			 strerror(-rc));
-		return open_failed(r, rc);
+		return open_failed(r, rc, err, errlen);
 	}
-	return open_common(out, r, display);
+	return open_common(out, r, display, err, errlen);
 }
 
-int jd_reader_open(struct jd_reader **out, const char *path)
+int jd_reader_open(struct jd_reader **out, const char *path, char *err, size_t errlen)
 {
-	return jd_reader_open_at(out, AT_FDCWD, path, path);
+	return jd_reader_open_at(out, AT_FDCWD, path, path, err, errlen);
 }
 
 void jd_reader_close(struct jd_reader *r)
@@ -191,7 +222,7 @@ void jd_reader_close(struct jd_reader *r)
 	if (!r)
 		return;
 	if (r->owned)
-		free((void *)r->base);
+		big_free(r, (void *)r->base);
 	jd_decode_bufs_free(&r->bufs);
 	free(r->path);
 	free(r);
@@ -262,7 +293,7 @@ const struct jd_reader_stats *jd_reader_stats(const struct jd_reader *r)
 
 const char *jd_reader_error(const struct jd_reader *r)
 {
-	return r ? r->err : open_err;
+	return r->err;
 }
 
 const char *jd_reader_warning(const struct jd_reader *r)

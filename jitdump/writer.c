@@ -4,7 +4,6 @@
  * was flushed is in the file even if the process dies right after. Fork: see fork.c. */
 #include "jitdump/jd_int.h"
 #include "jitdump/writer_int.h"
-#include "lib/opts.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -196,7 +195,7 @@ int jd_writer_open(struct jd_writer **out, const struct jd_writer_opts *opts)
 {
 	struct jd_writer_opts o;
 	*out = NULL;
-	if (JP_OPTS_TAKE(&o, opts))
+	if (jd_opts_take(&o, sizeof(o), opts))
 		return -EINVAL;
 	int rc = jd_clock_check(o.clock);
 	if (rc)

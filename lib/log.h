@@ -56,4 +56,20 @@ static inline void jp_log_errbuf(void *ctx, enum jp_level level, const char *msg
 		snprintf(e->buf, e->len, "%s", msg);
 }
 
+/* A log into the array buf (emptied): `synth_build(in, &elf, JP_ERRBUF_LOG(err))`. The
+ * compound literals live until the end of the caller's block. */
+static inline const struct jp_log *jp_errbuf_log(struct jp_log *log, struct jp_errbuf *e,
+						 char *buf, size_t len)
+{
+	e->buf = buf;
+	e->len = len;
+	if (len)
+		buf[0] = 0;
+	log->fn = jp_log_errbuf;
+	log->ctx = e;
+	return log;
+}
+#define JP_ERRBUF_LOG(buf) \
+	jp_errbuf_log(&(struct jp_log){ 0 }, &(struct jp_errbuf){ 0 }, (buf), sizeof(buf))
+
 #endif

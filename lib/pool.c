@@ -22,6 +22,7 @@ struct jp_pool {
 	void *ctx;
 	pthread_t th[MAX_THREADS];
 	int nt;
+	int inline_jobs;	/* threads == 1: jobs run in jp_pool_push, no thread */
 };
 
 static void *worker(void *arg)
@@ -52,8 +53,8 @@ int jp_default_threads(void)
 	return n < 1 ? 1 : n > 16 ? 16 : (int)n;
 }
 
-int jp_pool_new(struct jp_pool **out, int threads, size_t job_size,
-		void (*fn)(void *ctx, void *job), void *ctx)
+static int pool_new(struct jp_pool **out, int threads, int one_inline, size_t job_size,
+		    void (*fn)(void *ctx, void *job), void *ctx)
 {
 	struct jp_pool *p = calloc(1, sizeof(*p));
 
@@ -61,17 +62,25 @@ int jp_pool_new(struct jp_pool **out, int threads, size_t job_size,
 	if (!p)
 		return -ENOMEM;
 	p->job_size = job_size ? job_size : 1;
-	p->cap = 1024;
 	p->fn = fn;
 	p->ctx = ctx;
-	if (!(p->q = malloc(p->cap * p->job_size))) {
-		free(p);
-		return -ENOMEM;
-	}
 	pthread_mutex_init(&p->mu, NULL);
 	pthread_cond_init(&p->cv, NULL);
 	if (threads <= 0)
 		threads = jp_default_threads();
+	/* One worker would only hand each job across a thread and back: a thread start, a
+	 * join and two wakeups per pool, which was most of a fuzzing execution of inject. Such
+	 * a pool has no queue either. (jp_pool_new_worker asks for a real thread.) */
+	if (threads == 1 && one_inline) {
+		p->inline_jobs = 1;
+		*out = p;
+		return 0;
+	}
+	p->cap = 1024;
+	if (!(p->q = malloc(p->cap * p->job_size))) {
+		jp_pool_finish(p);
+		return -ENOMEM;
+	}
 	for (int i = 0; i < threads && i < MAX_THREADS; i++)
 		if (pthread_create(&p->th[p->nt], NULL, worker, p) == 0)
 			p->nt++;
@@ -81,6 +90,18 @@ int jp_pool_new(struct jp_pool **out, int threads, size_t job_size,
 	}
 	*out = p;
 	return 0;
+}
+
+int jp_pool_new(struct jp_pool **out, int threads, size_t job_size,
+		void (*fn)(void *ctx, void *job), void *ctx)
+{
+	return pool_new(out, threads, 1, job_size, fn, ctx);
+}
+
+int jp_pool_new_worker(struct jp_pool **out, size_t job_size, void (*fn)(void *ctx, void *job),
+		       void *ctx)
+{
+	return pool_new(out, 1, 0, job_size, fn, ctx);
 }
 
 /* Copies the live part of the ring, in order, into one twice as large. */
@@ -104,6 +125,23 @@ static int grow(struct jp_pool *p)
 
 int jp_pool_push(struct jp_pool *p, const void *job)
 {
+	if (p->inline_jobs) {
+		unsigned char copy[256];
+		void *j = p->job_size <= sizeof(copy) ? copy : malloc(p->job_size);
+		if (!j)
+			return -ENOMEM;
+		memcpy(j, job, p->job_size);	/* the job gets a copy, as from the queue */
+		pthread_mutex_lock(&p->mu);
+		p->queued++;
+		pthread_mutex_unlock(&p->mu);
+		p->fn(p->ctx, j);
+		pthread_mutex_lock(&p->mu);
+		p->finished++;
+		pthread_mutex_unlock(&p->mu);
+		if (j != copy)
+			free(j);
+		return 0;
+	}
 	pthread_mutex_lock(&p->mu);
 	if (p->tail - p->head == p->cap && grow(p) < 0) {
 		pthread_mutex_unlock(&p->mu);

@@ -10,10 +10,15 @@
 
 struct jp_pool;
 
-/* threads <= 0: jp_default_threads(); at most 64 start. 0, -ENOMEM, or -EAGAIN when no
- * thread could start (*out NULL then: the caller runs the work itself). */
+/* threads <= 0: jp_default_threads(); at most 64 start. threads == 1 starts none: each job
+ * runs in the caller, inside jp_pool_push. 0, -ENOMEM, or -EAGAIN when no thread could start
+ * (*out NULL then: the caller runs the work itself). */
 int jp_pool_new(struct jp_pool **out, int threads, size_t job_size,
 		void (*fn)(void *ctx, void *job), void *ctx);
+/* One thread that runs the jobs beside the caller (work that overlaps the caller's own, where
+ * jp_pool_new's threads == 1 would run it in the caller). Returns as jp_pool_new. */
+int jp_pool_new_worker(struct jp_pool **out, size_t job_size, void (*fn)(void *ctx, void *job),
+		       void *ctx);
 /* Queues a copy of job_size bytes at job. 0 or -ENOMEM. */
 int jp_pool_push(struct jp_pool *p, const void *job);
 /* Jobs finished so far and jobs ever queued. */

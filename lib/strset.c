@@ -1,5 +1,7 @@
-/* strset.c - see strset.h. FNV-1a hash, linear probing, strings copied into 64 KiB chunks:
- * millions of small mallocs would dominate a report. */
+/* strset.c - see strset.h. Linear probing over (hash, string) slots, strings copied into
+ * 64 KiB chunks: millions of small mallocs would dominate a report. A report interns every
+ * frame's names, so each slot keeps its full hash: a probe compares hashes before strings and
+ * growing never re-reads (strlen + rehash) the strings already in. */
 #include "lib/strset.h"
 
 #include <stdint.h>
@@ -14,11 +16,26 @@ struct jp_strset_chunk {
 	char data[];
 };
 
-static uint64_t hash(const char *p, size_t len)
+/* Eight bytes a step (names and paths are tens of bytes long), mixed by a multiply and a
+ * shift; the tail is read bytewise so nothing past the string's end is touched. Returns the
+ * length through *lenp: the one pass over the string does both. */
+static uint64_t hash(const char *p, size_t *lenp)
 {
+	const uint64_t m = 0x9e3779b97f4a7c15ull;
 	uint64_t h = 0xcbf29ce484222325ull;
-	for (size_t i = 0; i < len; i++)
-		h = (h ^ (uint8_t)p[i]) * 0x100000001b3ull;
+	size_t len = strlen(p), i = 0;
+	for (; i + 8 <= len; i += 8) {
+		uint64_t w;
+		memcpy(&w, p + i, 8);
+		h = (h ^ w) * m;
+		h ^= h >> 29;
+	}
+	uint64_t t = 0;
+	for (size_t k = 0; i + k < len; k++)
+		t |= (uint64_t)(uint8_t)p[i + k] << (8 * k);
+	h = (h ^ t ^ len) * m;
+	h ^= h >> 32;
+	*lenp = len;
 	return h;
 }
 
@@ -43,14 +60,14 @@ static char *store(struct jp_strset *s, const char *str, size_t len)
 static int grow(struct jp_strset *s)
 {
 	size_t cap = s->cap ? s->cap * 2 : 1024;
-	const char **v = calloc(cap, sizeof(*v));
+	struct jp_strset_slot *v = calloc(cap, sizeof(*v));
 	if (!v)
 		return -1;
 	for (size_t i = 0; i < s->cap; i++) {
-		if (!s->slots[i])
+		if (!s->slots[i].str)
 			continue;
-		size_t j = hash(s->slots[i], strlen(s->slots[i])) & (cap - 1);
-		while (v[j])
+		size_t j = s->slots[i].hash & (cap - 1);
+		while (v[j].str)
 			j = (j + 1) & (cap - 1);
 		v[j] = s->slots[i];
 	}
@@ -66,15 +83,16 @@ const char *jp_strset_add(struct jp_strset *s, const char *str)
 		return NULL;
 	if (s->n * 2 >= s->cap && grow(s))
 		return NULL;
-	size_t len = strlen(str);
-	size_t j = hash(str, len) & (s->cap - 1);
-	for (; s->slots[j]; j = (j + 1) & (s->cap - 1))
-		if (!strcmp(s->slots[j], str))
-			return s->slots[j];
+	size_t len;
+	uint64_t h = hash(str, &len);
+	size_t j = h & (s->cap - 1);
+	for (; s->slots[j].str; j = (j + 1) & (s->cap - 1))
+		if (s->slots[j].hash == h && !memcmp(s->slots[j].str, str, len + 1))
+			return s->slots[j].str;
 	const char *p = store(s, str, len + 1);
 	if (!p)
 		return NULL;
-	s->slots[j] = p;
+	s->slots[j] = (struct jp_strset_slot){ h, p };
 	s->n++;
 	return p;
 }

@@ -5,12 +5,18 @@
 #define JITPROF_LIB_STRSET_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 struct jp_strset_chunk;
 
+struct jp_strset_slot {
+	uint64_t hash;			/* the string's full hash, beside it: one cache line */
+	const char *str;		/* NULL: empty */
+};
+
 struct jp_strset {			/* zero-initialized = empty */
 	struct jp_strset_chunk *chunks;
-	const char **slots;		/* open addressing, power-of-two size, <= half full */
+	struct jp_strset_slot *slots;	/* open addressing, power-of-two size, <= half full */
 	size_t cap, n;
 };
 

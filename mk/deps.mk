@@ -3,8 +3,8 @@
 # MODULES is in link order, every module before the modules it uses: the archives link in
 # that order without --start-group, so a call against the direction fails the link.
 # scripts/check-deps.sh (`make check-deps`, part of `make check`) checks every #include of
-# the tree and the table in docs/ARCHITECTURE.md against this file; `--write-doc` rewrites
-# that table from it.
+# the tree, every call between the modules' built objects (nm) and the table in
+# docs/ARCHITECTURE.md against this file; `--write-doc` rewrites that table from it.
 MODULES := commands agent minijit report inject record attach profile symbols perfdata synth jitdump lib safeio
 
 DIR_commands := recorder
@@ -26,13 +26,13 @@ USES_commands := report inject record attach profile symbols perfdata synth jitd
 USES_agent := jitdump safeio
 USES_minijit := jitdump
 USES_inject := symbols perfdata synth jitdump lib safeio
-USES_record := perfdata lib
+USES_record := perfdata lib safeio
 USES_attach :=
 USES_profile :=
 USES_report := inject symbols perfdata synth jitdump lib safeio
 USES_symbols := perfdata lib safeio
 USES_perfdata := lib
-USES_synth := jitdump
-USES_jitdump := lib
+USES_synth := jitdump lib safeio
+USES_jitdump :=
 USES_lib :=
 USES_safeio :=

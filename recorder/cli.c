@@ -83,6 +83,42 @@ void cli_warn(const char *fmt, ...)
 	va_end(ap);
 }
 
+static void log_pass(struct cli_log *l, enum jp_level level, const char *msg)
+{
+	if (l->fn)
+		l->fn(l->ctx, level, msg);
+	else if (level == JP_LOG_INFO)
+		cli_info("%s", msg);
+	else
+		cli_warn("%s", msg);
+}
+
+void cli_log_msg(void *ctx, enum jp_level level, const char *msg)
+{
+	struct cli_log *l = ctx;
+	if (l->holding) {
+		l->holding = 0;
+		log_pass(l, JP_LOG_ERROR, l->held);
+	}
+	if (level != JP_LOG_ERROR) {
+		log_pass(l, level, msg);
+		return;
+	}
+	snprintf(l->held, sizeof(l->held), "%s", msg);
+	l->holding = 1;
+}
+
+int cli_log_done(struct cli_log *l, int rc)
+{
+	int held = l->holding;
+	l->holding = 0;
+	if (rc < 0)
+		return cli_error("%s", held ? l->held : strerror(-rc));
+	if (held)
+		log_pass(l, JP_LOG_ERROR, l->held);
+	return 0;
+}
+
 void cli_info(const char *fmt, ...)
 {
 	if (quiet)

@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "lib/log.h"
 #include "safeio/safeio.h"
 
 #define JITPROF_VERSION "0.1.0"
@@ -37,6 +38,25 @@ int cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void cli_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void cli_set_quiet(int quiet);
+
+/* A library's log (lib/log.h) as a command prints it. Libraries return -errno and log the
+ * failure they return last, at JP_LOG_ERROR; they also log, at the same level, damage they
+ * went on from. So each message goes to fn (the command's policy: quiet, verbose) as it
+ * comes, except the latest error-level one, held until the next message or cli_log_done:
+ * printed as the command's error when the call failed, else through fn like the others.
+ * fn NULL: warnings and errors as cli_warn, info as cli_info. */
+struct cli_log {
+	jp_log_fn *fn;
+	void *ctx;
+	char held[1024];
+	int holding;
+};
+/* The jp_log_fn of a struct cli_log (ctx). */
+void cli_log_msg(void *ctx, enum jp_level level, const char *msg);
+#define CLI_LOG(l) ((struct jp_log){ cli_log_msg, (l) })
+/* After the library call: rc < 0 prints the held message (else strerror) as the error and
+ * returns 1; otherwise passes a held message on through fn and returns 0. */
+int cli_log_done(struct cli_log *l, int rc);
 /* perf's rule for a recording: one owned by neither the current user nor root is refused
  * unless forced (-f): its owner chose every path and name in it. Returns 0, or prints the
  * error and returns 1 (path "-", or one that does not exist, is left to the reader). */

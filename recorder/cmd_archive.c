@@ -124,22 +124,28 @@ static int slurp(const char *path, void **buf, size_t *len)
 static int read_debug_file(const struct archive_job *j, const struct sym_build_id *bid,
 			   const char *hex, void **buf, size_t *len)
 {
-	char cand[2][4200];
+	char cand[2][4200], home[4200];
 	const char *cache = j->buildid_dir ? j->buildid_dir : getenv("PERF_BUILDID_DIR");
 	snprintf(cand[0], sizeof(cand[0]), "%s/usr/lib/debug/.build-id/%.2s/%s.debug",
 		 j->symfs ? j->symfs : "", hex, hex + 2);
-	if (cache)
-		snprintf(cand[1], sizeof(cand[1]), "%s/.build-id/%.2s/%s/debug", cache, hex, hex + 2);
-	else
-		snprintf(cand[1], sizeof(cand[1]), "%s/.debug/.build-id/%.2s/%s/debug",
-			 getenv("HOME") ? getenv("HOME") : "", hex, hex + 2);
-	for (int i = 0; i < 2; i++) {
-		struct sym_build_id got;
-		if (!sym_elf_build_id(cand[i], &got, NULL, 0) && sym_build_id_equal(&got, bid) &&
-		    !slurp(cand[i], buf, len))
-			return 0;
+	if (!cache) {
+		snprintf(home, sizeof(home), "%s/.debug", getenv("HOME") ? getenv("HOME") : "");
+		cache = home;
 	}
-	return -ENOENT;
+	/* the cache's file, opened beneath it without following what is planted inside, and
+	 * read through its descriptor */
+	int fd = sym_cache_open(cache, bid, NULL, "debug");
+	snprintf(cand[1], sizeof(cand[1]), "/proc/self/fd/%d", fd);
+	int rc = -ENOENT;
+	for (int i = 0; i < 2 && rc; i++) {
+		struct sym_build_id got;
+		if ((i == 0 || fd >= 0) && !sym_elf_build_id(cand[i], &got, NULL, 0) &&
+		    sym_build_id_equal(&got, bid) && !slurp(cand[i], buf, len))
+			rc = 0;
+	}
+	if (fd >= 0)
+		close(fd);
+	return rc;
 }
 
 /* The running kernel's symbols, if it is the kernel the recording saw: its build-id note
@@ -255,7 +261,8 @@ int cmd_archive(int argc, char **argv)
 	};
 	struct archive_job job = { 0 };
 	struct rp_ingest_opts in = { .input = "perf.data", .finish = collect,
-				     .log = { on_report, &job }, .ctx = &job };
+				     .ctx = &job };
+	struct cli_log log = { .fn = on_report, .ctx = &job };
 	const char *output = NULL;
 	int c, force = 0;
 	optind = 1;
@@ -300,21 +307,25 @@ int cmd_archive(int argc, char **argv)
 	}
 	struct rp_session *s;
 	char err[512] = "";
+	in.log = CLI_LOG(&log);
 	if (rp_session_new(&s)) {
 		rc = -ENOMEM;
 	} else {
-		rc = rp_ingest(s, &in, err, sizeof(err));
+		rc = rp_ingest(s, &in);
 		rp_session_free(s);
 	}
+	int ingest_rc = rc;
 	if (archive_write_close(job.a) != ARCHIVE_OK && !rc) {
 		snprintf(err, sizeof(err), "%.200s: %.200s", output, archive_error_string(job.a));
 		rc = -EIO;
 	}
 	archive_write_free(job.a);
-	if (rc) {
+	if (rc)
 		cli_outfile_abort(&o);
+	if (cli_log_done(&log, ingest_rc))
+		return 1;
+	if (rc)
 		return cli_error("%s", err[0] ? err : strerror(-rc));
-	}
 	if ((rc = cli_outfile_commit(&o)))
 		return cli_error("%s: %s", output, sio_strerror(rc));
 	fprintf(stderr, "%s: %zu file%s (%zu bytes before compression)%s", output, job.added,

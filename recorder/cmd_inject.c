@@ -114,6 +114,10 @@ static void summary(const struct inj_opts *o, const struct inj_stats *st, const 
 			 "maps", (unsigned long long)st->pool.written,
 			 (unsigned long long)st->pool.reused, cache ? " (build-id cache " : "",
 			 cache ? cache : "", cache ? ")" : "", (unsigned long long)st->anon_dropped);
+	if (st->dumps_indexed && st->dumps_indexed < st->dumps + st->rereads)
+		cli_info("%llu dump file(s) read and indexed once for the %llu processes and parts "
+			 "naming them", (unsigned long long)st->dumps_indexed,
+			 (unsigned long long)(st->dumps + st->rereads));
 	if (st->clamped)
 		cli_info("%llu code loads were read after %s had passed their time (marker or dump "
 			 "written late) and take effect from there", (unsigned long long)st->clamped,
@@ -152,9 +156,10 @@ static int default_output(struct inj_opts *o, char *buf, size_t len)
 static int elfs_for_cmd(const char *injected, const char *cache, int threads)
 {
 	struct inj_pool_stats st;
-	char err[1024];
-	if (inj_elfs_for(injected, cache, threads, &st, err, sizeof(err)) < 0)
-		return cli_error("%s", err);
+	struct cli_log log = { 0 };
+	int rc = inj_elfs_for(injected, cache, threads, &st, &CLI_LOG(&log));
+	if (cli_log_done(&log, rc))
+		return 1;
 	if (st.failed)
 		return cli_error("%llu ELF(s) could not be written; first: %s",
 				 (unsigned long long)st.failed, st.first_error);
@@ -168,7 +173,7 @@ int cmd_inject(int argc, char **argv)
 {
 	struct inj_opts o = { .input = "perf.data" };
 	const char *cache = NULL, *elfs_for = NULL;
-	char cache_buf[4096], err[1024], out_buf[4096];
+	char cache_buf[4096], out_buf[4096];
 	int no_cache = 0, want_cache = 0, c, quiet = 0, rc, force = 0;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "ji:o:fqVh", longopts, NULL)) != -1) {
@@ -255,18 +260,19 @@ int cmd_inject(int argc, char **argv)
 	/* '-' is pipe mode even when stdout is a regular file, as perf: `cat out | report -i -`
 	 * must read it. */
 	o.out_pipe = out.unseekable || out.is_stdout;
-	o.log.fn = on_warn;
+	struct cli_log log = { .fn = on_warn };
+	o.log = CLI_LOG(&log);
 	o.progress_bytes = on_progress;
 	if (isatty(STDERR_FILENO))
 		o.progress_elfs = on_progress_elfs;
 
 	struct inj_stats st;
-	rc = inj_run(&o, &st, err, sizeof(err));
+	rc = inj_run(&o, &st);
 	cli_progress_end();
-	if (rc < 0) {
+	if (rc < 0)
 		cli_outfile_abort(&out);
-		return cli_error("%s", err);
-	}
+	if (cli_log_done(&log, rc))
+		return 1;
 	if ((rc = cli_outfile_commit(&out)) < 0)
 		return cli_error("%s: %s", o.output, sio_strerror(rc));
 	if (st.pool.failed)

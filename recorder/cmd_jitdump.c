@@ -460,10 +460,11 @@ struct opts {
 static int show_file(struct out *o, const struct opts *op, const char *path, int *warned)
 {
 	struct jd_reader *r;
-	if (jd_reader_open(&r, path)) {
+	char err[512];
+	if (jd_reader_open(&r, path, err, sizeof(err))) {
 		if (o->json)
-			f_str(o, "error", jd_reader_error(NULL));
-		return cli_error("%s", jd_reader_error(NULL));
+			f_str(o, "error", err);
+		return cli_error("%s", err);
 	}
 	struct stats s = { 0 };
 	struct jd_record rec;

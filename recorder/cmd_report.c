@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "recorder/cli.h"
+#include "recorder/cmd_report.h"
 #include "recorder/report/report.h"
 
 static void usage(FILE *out)
@@ -20,9 +21,10 @@ static void usage(FILE *out)
 		"  -s, --sort KEYS         comma list of comm,pid,dso,sym,srcline,generation\n"
 		"                          (default comm,dso,sym)\n"
 		"  -g [caller|callee]      call graph under each row, as perf report -g prints it\n"
-		"                          (default caller: outermost frame first, as perf 6.1)\n"
+		"                          (default caller: outermost frame first, as perf 6.1);\n"
+		"                          with --json each row's stacks, in that order\n"
 		"      --call-graph MODE   callee, caller or none\n"
-		"      --percent-limit P   hide rows and call graph branches under P%%\n"
+		"      --percent-limit P   hide rows (table, --json) and call graph branches under P%%\n"
 		"                          (default: rows 0, branches 0.5, as perf)\n"
 		"  -n, --rows N            print only the first N rows\n"
 		"      --generations       every generation of methods compiled more than once\n"
@@ -47,16 +49,17 @@ static void usage(FILE *out)
 		"      --pprof FILE        pprof's profile.proto, gzipped (go tool pprof FILE)\n"
 		"      --min-width PX      frames narrower merge into one box (default 1; --html 0.1)\n"
 		"      --reverse           flame graph of callers: leaf functions at the root\n"
-		"      --diff BASE NEW     flame graph of NEW coloured by change since BASE (red: a\n"
-		"                          larger share, blue: smaller); replaces -i\n"
+		"      --diff BASE NEW     flame graph (--flamegraph, --html) of NEW coloured by change\n"
+		"                          since BASE (red: a larger share, blue: smaller); replaces -i\n"
 		"      --diff-generations METHOD GEN_A GEN_B\n"
 		"                          the same for the samples through generation GEN_B of\n"
 		"                          METHOD (regex) against those through GEN_A\n"
 		"      --no-inline         no inlined functions in call chains (shown by default,\n"
 		"                          marked _[i])\n"
 		"      --split-generations one frame per generation of a method (\" [gen N]\") in\n"
-		"                          folded stacks, flame graphs and exports (default: one frame;\n"
-		"                          -g's text graph keeps them apart, as perf does)\n"
+		"                          call stacks: -g, folded stacks, flame graphs and exports\n"
+		"                          (default: one frame per method; the table's rows stay one\n"
+		"                          per generation's ELF, as perf's)\n"
 		"      --pid PID           only samples of process PID\n"
 		"      --tid TID           only samples of thread TID\n"
 		"      --time START,END    only samples between START and END seconds after the\n"
@@ -123,27 +126,6 @@ static const struct option longopts[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-struct report_args {
-	struct rp_ingest_opts in;
-	const char *sort, *method, *flame, *cmp_method, *jvm_log;
-	struct rp_jvmlog *jl;		/* --jvm-log, joined into the session */
-	const char *archives[16];
-	int nr_archives;
-	int force;		/* -f: read a recording of another user */
-	uint32_t cmp_a, cmp_b;
-	int generations, json, collapsed, compare, sort_given, split_gens, reverse;
-	int rows_given, graph_given, no_inline;
-	const char *html, *speedscope, *pprof, *diff_base, *diff_method;
-	uint32_t diff_gen_a, diff_gen_b;
-	int input_given;
-	struct rp_session *base;
-	double min_width;
-	struct rp_filter filter;
-	enum rp_graph_mode graph;
-	double plimit;
-	int plimit_given;
-	size_t rows;
-};
 
 static int quiet;
 /* Reachable until exit, so leak checkers do not count what is deliberately not freed. */
@@ -352,52 +334,6 @@ static int parse_args(int argc, char **argv, struct report_args *a)
 	return cli_check_input_owner(a->in.input, a->force);
 }
 
-/* One output per flag: the stdout views exclude each other (--json may carry
- * --generations); files are written besides, and then stdout stays empty unless a stdout
- * view was asked for. An option no requested output uses is an error that says why. */
-static int check_outputs(struct report_args *a)
-{
-	int files = !!a->flame + !!a->html + !!a->speedscope + !!a->pprof;
-	int views = a->json + a->collapsed + a->compare + (a->generations && !a->json);
-	int stacks = a->collapsed || a->flame || a->html || a->speedscope || a->pprof;
-	int table = !views && !files;
-	if (views > 1)
-		return usage_error("--json, --collapsed, --generations and --compare are separate "
-				   "outputs on stdout: ask for one (--json may add --generations)");
-	if (a->sort_given && !(table || a->json || a->html))
-		return usage_error("--sort orders the rows of the table, --json and --html; the "
-				   "outputs asked for have no rows");
-	if (a->rows_given && !(table || a->json || a->html))
-		return usage_error("-n limits the rows of the table, --json and --html; the outputs "
-				   "asked for have no rows");
-	if (a->graph_given && a->graph != RP_GRAPH_NONE && !table && !stacks && !a->json)
-		return usage_error("-g adds call stacks to the table's and --json's rows "
-				   "(--collapsed, --flamegraph, --html and the exports always hold them)");
-	if ((a->reverse || a->min_width > 0) && !a->flame && !a->html)
-		return usage_error("--reverse and --min-width shape the flame graph (--flamegraph, "
-				   "--html)");
-	if (a->split_gens && !stacks)
-		return usage_error("--split-generations changes folded stacks, flame graphs and "
-				   "exports (-g's text graph always keeps generations apart)");
-	if (a->no_inline && !stacks && a->graph == RP_GRAPH_NONE)
-		return usage_error("--no-inline changes call stacks: use it with -g, --collapsed, "
-				   "--flamegraph, --html or an export");
-	if ((a->diff_base || a->diff_method) &&
-	    (!a->flame || a->html || a->speedscope || a->pprof || views))
-		return usage_error("--diff and --diff-generations colour the flame graph: use them "
-				   "with --flamegraph only");
-	if (a->diff_base && a->diff_method)
-		return usage_error("--diff and --diff-generations: one comparison at a time");
-	if (a->diff_method && a->method)
-		return usage_error("--diff-generations names its method: drop --method");
-	if (a->diff_base && a->input_given)
-		return usage_error("--diff BASE NEW names both recordings: drop -i");
-	if (a->reverse && a->html)
-		return usage_error("--reverse is for the SVG: the HTML report's Invert button shows "
-				   "callers");
-	return 0;
-}
-
 struct file_job {
 	struct report_args *a;
 	struct rp_session *s;
@@ -416,7 +352,8 @@ static int write_flame(FILE *fp, struct file_job *j)
 static int write_html(FILE *fp, struct file_job *j)
 {
 	struct rp_html_opts ho = { .title = j->title, .keys = j->keys, .nr_keys = j->nr_keys,
-				   .max_rows = j->a->rows, .min_width = j->a->min_width };
+				   .max_rows = j->a->rows, .min_width = j->a->min_width,
+				   .base = j->a->base };
 	return rp_write_html(fp, j->s, &ho);
 }
 
@@ -461,10 +398,10 @@ static int ingest_base(struct report_args *a, struct rp_session *s)
 	int rc = rp_session_new(&a->base);
 	if (rc)
 		return cli_error("out of memory");
-	rc = rp_ingest(a->base, &in, err, sizeof(err));
+	rc = rp_ingest(a->base, &in);
 	cli_progress_end();
-	if (rc)
-		return cli_error("%s", err[0] ? err : strerror(-rc));
+	if (cli_log_done(a->in.log.ctx, rc))
+		return 1;
 	rp_set_split_generations(a->base, rp_split_generations(s));
 	if ((rc = rp_session_filter(a->base, &f, err, sizeof(err))))
 		return cli_error("%s", err);
@@ -479,7 +416,7 @@ static int run(struct report_args *a, struct rp_session *s)
 	int rc = rp_parse_sort(a->sort, keys, &nr_keys, err, sizeof(err));
 	if (rc)
 		return usage_error("--sort: %s", err);
-	if ((rc = check_outputs(a)))
+	if ((rc = report_check_outputs(a)))
 		return rc;
 	int gen_key = 0, line_key = 0;
 	for (int k = 0; k < nr_keys; k++) {
@@ -492,18 +429,23 @@ static int run(struct report_args *a, struct rp_session *s)
 	a->in.want_inline = !a->no_inline && a->in.want_callchain;
 	a->in.want_lines = a->generations || a->compare || line_key || a->in.want_inline ||
 			   a->html;
-	/* Loads also give lines from the jitdump when the ELF's DWARF cannot be read. */
-	a->in.want_loads = a->in.want_lines || gen_key || stacks;
+	/* Loads also give lines from the jitdump when the ELF's DWARF cannot be read; call
+	 * stacks need them to know a method's generations (one frame unless split). */
+	a->in.want_loads = a->in.want_lines || gen_key || a->in.want_callchain;
 	a->in.want_code = a->compare;
+	/* Nothing of a jitted ELF but its symbol is read: an --no-elfs recording's are built
+	 * without their line tables (their records not even read). */
+	a->in.jitted_symbols_only = !a->in.want_lines && !a->in.want_inline && !a->in.want_code &&
+				    !a->jvm_log;
 	a->in.want_sites = a->jvm_log != NULL;
 	a->in.archives = a->nr_archives ? a->archives : NULL;
 	/* A log that is no log is refused before the (longer) read of the recording. */
 	if (a->jvm_log && (rc = rp_jvmlog_open(&a->jl, a->jvm_log, err, sizeof(err))))
 		return cli_error("--jvm-log: %s", err);
-	rc = rp_ingest(s, &a->in, err, sizeof(err));
+	rc = rp_ingest(s, &a->in);
 	cli_progress_end();
-	if (rc)
-		return cli_error("%s", err[0] ? err : strerror(-rc));
+	if (cli_log_done(a->in.log.ctx, rc))
+		return 1;
 	if (a->jvm_log) {
 		if ((rc = rp_session_join_jvmlog(s, a->jl, err, sizeof(err))))
 			return cli_error("--jvm-log %s: %s", a->jvm_log, err);
@@ -564,6 +506,11 @@ static int run(struct report_args *a, struct rp_session *s)
 		size_t all = h.nr_entries;
 		if (a->rows && a->rows < h.nr_entries)
 			h.nr_entries = a->rows;	/* -n: the first rows, as the table */
+		/* --percent-limit: rows come heaviest first, cut at the first one under it. */
+		for (size_t i = 0; a->plimit_given && i < h.nr_entries; i++)
+			if (100.0 * h.entries[i].period < a->plimit * h.total_period)
+				h.nr_entries = i;
+		h.leaf_first = a->graph == RP_GRAPH_CALLEE;
 		rc = rp_print_json(stdout, &h, s, a->method, a->generations);
 		h.nr_entries = all;
 	} else {
@@ -582,7 +529,8 @@ int cmd_report(int argc, char **argv)
 {
 	struct report_args a = { .sort = "comm,dso,sym", .plimit = 0.5 };
 	a.in.input = "perf.data";
-	a.in.log.fn = on_report;
+	static struct cli_log report_log = { .fn = on_report };
+	a.in.log = CLI_LOG(&report_log);
 	a.in.progress = on_progress;
 	int rc = parse_args(argc, argv, &a);
 	if (rc)

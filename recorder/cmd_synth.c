@@ -109,7 +109,7 @@ static void one_load(struct pool *p, size_t i)
 		r->what = SKIPPED;
 		return;
 	}
-	int rc = synth_input_drop_bad_debug(&in, err, sizeof(err));
+	int rc = synth_input_drop_bad_debug(&in, JP_ERRBUF_LOG(err));
 	if (rc == 1)
 		r->warning = load_msg(p, e, err, "; its ELF is made without it");
 	size_t dropped = rc >= 0 ? synth_lines_dropped(&in) : 0;
@@ -118,7 +118,7 @@ static void one_load(struct pool *p, size_t i)
 			 "dropped", dropped);
 		r->warning = load_msg(p, e, err, ", the rest of the table kept");
 	}
-	rc = rc < 0 ? rc : synth_build(&in, &elf, err, sizeof(err));
+	rc = rc < 0 ? rc : synth_build(&in, &elf, JP_ERRBUF_LOG(err));
 	if (rc) {
 		free(r->warning);
 		r->warning = load_msg(p, e, err, "");
@@ -129,8 +129,8 @@ static void one_load(struct pool *p, size_t i)
 	if (synth_file_name(&in, file, sizeof(file)) ||
 	    snprintf(path, sizeof(path), "%s/%s", o->dir, file) >= (int)sizeof(path))
 		snprintf(err, sizeof(err), "%s: output path too long", o->dir);
-	else if (!synth_place(&elf, path, o->cache, &(struct synth_placed){ 0 }, err,
-			      sizeof(err)))
+	else if (!synth_place(&elf, path, o->cache, &(struct synth_placed){ 0 },
+			      JP_ERRBUF_LOG(err)))
 		r->what = WRITTEN;	/* cache first, then the file: inject's order */
 	if (r->what == WRITTEN) {
 		synth_build_id_hex(elf.build_id, r->hex);

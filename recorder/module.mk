@@ -39,4 +39,6 @@ ALL_TARGETS  += $(BUILD)/jitprof
 INSTALL_BINS += $(BUILD)/jitprof
 
 # tests/unit/cli: the shared command helpers alone.
-UNIT_LIBS_cli := $(BUILD)/obj/recorder/cli.o $(BUILD)/libsafeio.a
+# and which of report's options go together (cmd_report_check.c: no call into report/).
+UNIT_LIBS_cli := $(BUILD)/obj/recorder/cli.o $(BUILD)/obj/recorder/cmd_report_check.o \
+	$(BUILD)/libsafeio.a

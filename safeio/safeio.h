@@ -27,6 +27,14 @@ int sio_open_regular(const char *path);
  * component at a time with O_NOFOLLOW). Regular files only, never blocking; read-only. */
 int sio_open_beneath(int dirfd, const char *rel);
 
+/* The directory rel beneath dirfd as an O_PATH descriptor, under the same rules (no symlink,
+ * no "..", not absolute): -ELOOP when a component is a symlink, -ENOTDIR when it is another
+ * non-directory. sio_mkdirs_beneath creates what is missing (mkdirat, mode) on the way and
+ * refuses the same; nothing is created past a refused component. Used for the build-id
+ * cache, whose root is the user's choice but whose insides are walked, never followed. */
+int sio_opendir_beneath(int dirfd, const char *rel);
+int sio_mkdirs_beneath(int dirfd, const char *rel, mode_t mode);
+
 /* Reads the whole of fd from offset 0 into a malloc'd buffer (NUL-terminated, not counted),
  * refusing with -EFBIG a file of more than max bytes (0: no limit). The bytes are ours once
  * read: a file that shrinks or grows meanwhile cannot fault us. */
@@ -58,6 +66,17 @@ int sio_out_open_path(struct sio_out *o, const char *path, mode_t mode);
 /* Closes fd and names the file; on failure nothing is left behind. */
 int sio_out_commit(struct sio_out *o);
 void sio_out_abort(struct sio_out *o);
+
+/* A file that did not exist, created beneath dirfd at name (one component) with the bytes of
+ * iov (at most SIO_CREATE_IOV_MAX parts) and mode whatever the umask: one openat with
+ * O_CREAT|O_EXCL|O_NOFOLLOW, the writes, a close. -EEXIST when anything is at the name
+ * (nothing there is opened or followed: replace it through sio_out). The name exists while
+ * the bytes are written, and is removed if writing them fails: for directories where nobody
+ * else can replace or remove a name of ours (sio_dir_check). */
+struct iovec;
+#define SIO_CREATE_IOV_MAX 8
+int sio_create_new(int dirfd, const char *name, const struct iovec *iov, int iovcnt,
+		   mode_t mode);
 
 /* Text for a terminal: 1 if s holds a control character (below 0x20, or 0x7f); a malloc'd
  * copy with each one written as the four characters \xNN (NULL: out of memory). */

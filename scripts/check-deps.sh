@@ -2,7 +2,9 @@
 # check-deps.sh - `make check-deps`: every #include "..." of the tree's modules against the
 # allowed direction in mk/deps.mk (a module includes its own files and the public headers of
 # the modules it USES, never another module's *_int.h; MODULES lists each module before the
-# ones it uses), and the dependency table in docs/ARCHITECTURE.md against the same data.
+# ones it uses), every call between the modules' built objects against the same direction
+# (BUILD=dir: where make put them, default build), and the dependency table in
+# docs/ARCHITECTURE.md against the same data.
 #   scripts/check-deps.sh              check, exit 1 with one line per violation
 #   scripts/check-deps.sh --write-doc  rewrite the table in docs/ARCHITECTURE.md
 # Tests, benches and fuzz targets are not modules: they may include what they test.
@@ -94,6 +96,53 @@ for m in "${modules[@]}"; do
 	done
 done
 
+# Every call between modules, from the built objects ($BUILD/obj/<dir>/<file>.o, as make
+# builds them; `make check-deps` builds first): each symbol an object leaves undefined
+# (nm -u) that another module's object defines (nm --defined-only) must belong to a module
+# in USES of the caller's. Symbols no module defines (libc, libelf, generated code) are not
+# ours to check. This catches what the include check cannot: a prototype written by hand,
+# and a call from a file whose header the include check allowed for its types only.
+BUILD=${BUILD:-build}
+allobj=()
+calls_input() {	# O obj module / S module uses... / D obj sym / U obj sym, for the awk below
+	local m f o
+	for m in "${modules[@]}"; do
+		echo "S $m ${uses[$m]}"
+		for f in "${dir[$m]}"/*.c; do
+			o="$BUILD/obj/${f%.c}.o"
+			[ -e "$o" ] && echo "O $o $m"
+		done
+	done
+	[ "${#allobj[@]}" -gt 0 ] || return 0
+	nm -A -g --defined-only "${allobj[@]}" 2>/dev/null |
+		awk '{ split($1, a, ":") } NF == 3 && $2 ~ /^[A-Z]$/ { print "D", a[1], $3 }'
+	nm -A -u "${allobj[@]}" 2>/dev/null | awk '{ split($1, a, ":"); print "U", a[1], $NF }'
+}
+for m in "${modules[@]}"; do
+	for f in "${dir[$m]}"/*.c; do
+		[ -e "$BUILD/obj/${f%.c}.o" ] && allobj+=("$BUILD/obj/${f%.c}.o")
+	done
+done
+nobj=${#allobj[@]}
+if [ "$nobj" -eq 0 ]; then
+	echo "check-deps: calls not checked: no objects under $BUILD/obj (build first)" >&2
+fi
+while IFS= read -r v; do say "$v"; done < <(calls_input | awk '
+	$1 == "S" { for (i = 3; i <= NF; i++) uses[$2 " " $i] = 1; next }
+	$1 == "O" { mod[$2] = $3; next }
+	$1 == "D" { if (!($3 in def)) def[$3] = $2; next }
+	$1 == "U" { u[++n] = $2; us[n] = $3 }
+	END {
+		for (i = 1; i <= n; i++) {
+			o = u[i]; s = us[i]
+			if (!(s in def)) continue		# not ours: libc, libelf, ...
+			m = mod[o]; t = mod[def[s]]
+			if (m == t || ((m " " t) in uses)) continue
+			printf "%s: %s calls %s (defined by %s, in %s), but %s is not in USES_%s\n",
+			       o, m, s, t, def[s], t, m
+		}
+	}')
+
 # Every subdirectory of recorder/ with C files is a module (the link order names them all).
 for d in recorder/*/; do
 	d=${d%/}
@@ -106,5 +155,6 @@ want=$(table)
 got=$(awk -v b="$BEGIN" -v e="$END" '$0 == e { p = 0 } p; $0 == b { p = 1 }' "$DOC")
 [ "$want" = "$got" ] || say "$DOC: the dependency table differs from $DATA (run $0 --write-doc)"
 
-[ "$bad" -eq 0 ] && echo "check-deps: ${#modules[@]} modules, every include follows $DATA"
+[ "$bad" -eq 0 ] && echo "check-deps: ${#modules[@]} modules, every include and every call" \
+	"between the $nobj objects follows $DATA"
 exit "$bad"

@@ -52,21 +52,36 @@ static const struct abbrev_def abbrevs[] = {
 	{ AB_INLINED_NOFILE, 0, DW_TAG_inlined_subroutine, INL_ATTRS() },
 };
 
+/* The table is the same in every ELF: encoded on the stack and appended with one copy (byte by
+ * byte through the buffer it was a tenth of building an ELF in memory). */
+#define ABBREV_BYTES (sizeof(abbrevs) / sizeof(abbrevs[0]) * (3 + 3 + 1 + 9 * 2 * 3 + 2) + 1)
+
+static void put_uleb(uint8_t *t, size_t *n, uint32_t v)
+{
+	do {
+		t[(*n)++] = (uint8_t)((v & 0x7f) | (v >> 7 ? 0x80 : 0));
+		v >>= 7;
+	} while (v);
+}
+
 void synth_dw_abbrev(struct synth_buf *b)
 {
+	uint8_t t[ABBREV_BYTES];
+	size_t n = 0;
 	for (size_t i = 0; i < sizeof(abbrevs) / sizeof(abbrevs[0]); i++) {
 		const struct abbrev_def *a = &abbrevs[i];
-		synth_buf_uleb(b, a->code);
-		synth_buf_uleb(b, a->tag);
-		synth_buf_u8(b, a->children ? DW_CHILDREN_yes : DW_CHILDREN_no);
-		for (unsigned k = 0; a->attrs[k][0]; k++) {
-			synth_buf_uleb(b, a->attrs[k][0]);
-			synth_buf_uleb(b, a->attrs[k][1]);
+		put_uleb(t, &n, a->code);
+		put_uleb(t, &n, a->tag);
+		t[n++] = a->children ? DW_CHILDREN_yes : DW_CHILDREN_no;
+		for (unsigned k = 0; k < 9 && a->attrs[k][0]; k++) {
+			put_uleb(t, &n, a->attrs[k][0]);
+			put_uleb(t, &n, a->attrs[k][1]);
 		}
-		synth_buf_u8(b, 0);
-		synth_buf_u8(b, 0);
+		t[n++] = 0;
+		t[n++] = 0;
 	}
-	synth_buf_u8(b, 0);
+	t[n++] = 0;
+	synth_buf_bytes(b, t, n);
 }
 
 int synth_dw_readable_name(const char *name, char *buf, size_t len)
@@ -342,19 +357,19 @@ static struct jd_line *usable_rows(const struct synth_input *in, const struct jd
 }
 
 int synth_dwarf_build(const struct synth_input *in, uint64_t text_vaddr, struct synth_dwarf *d,
-		      char *err, size_t errlen)
+		      const struct jp_log *log)
 {
 	memset(d, 0, sizeof(*d));
 	size_t n = 0, nd = 0;
 	struct jd_line *derived = NULL, *lines;
 	struct synth_dw_files files = { 0 };
 	if (!in->nr_lines && in->inl && !(derived = lines_from_inline(in->inl, &nd)))
-		return synth_err(err, errlen, -ENOMEM, "out of memory for line rows");
+		return synth_err(log, -ENOMEM, "out of memory for line rows");
 	lines = derived ? usable_rows(in, derived, nd, &n)
 			: usable_rows(in, in->lines, in->nr_lines, &n);
 	free(derived);
 	if (!lines)
-		return synth_err(err, errlen, -ENOMEM, "out of memory for line rows");
+		return synth_err(log, -ENOMEM, "out of memory for line rows");
 	/* Every file the DIEs name must be in the table the line header lists. */
 	for (size_t i = 0; i < n; i++)
 		synth_dw_file(&files, lines[i].file);
@@ -370,7 +385,7 @@ int synth_dwarf_build(const struct synth_input *in, uint64_t text_vaddr, struct 
 	free(lines);
 	if (rc || oom) {
 		synth_dwarf_free(d);
-		return synth_err(err, errlen, rc ? rc : -ENOMEM, "out of memory encoding DWARF");
+		return synth_err(log, rc ? rc : -ENOMEM, "out of memory encoding DWARF");
 	}
 	return 0;
 }

@@ -20,7 +20,7 @@ struct synth_dwarf {
 /* Encodes all four sections for in, with code_addr placed at text_vaddr. in must have passed
  * synth_validate. */
 int synth_dwarf_build(const struct synth_input *in, uint64_t text_vaddr, struct synth_dwarf *d,
-		      char *err, size_t errlen);
+		      const struct jp_log *log);
 void synth_dwarf_free(struct synth_dwarf *d);
 
 /* The fixed abbreviation table (.debug_abbrev). */

@@ -166,10 +166,14 @@ static void plan_layout(struct plan *p, struct parts *pt, const struct synth_inp
 	}
 	uint64_t off = p->alloc_end;
 	off = put_tail(p, S_NOTE_JP, pt->jpnote.p, pt->jpnote.len, SHT_NOTE, 4, off);
-	off = put_tail(p, S_ABBREV, pt->dw.abbrev.p, pt->dw.abbrev.len, SHT_PROGBITS, 1, off);
-	off = put_tail(p, S_INFO, pt->dw.info.p, pt->dw.info.len, SHT_PROGBITS, 1, off);
-	off = put_tail(p, S_LINE, pt->dw.line.p, pt->dw.line.len, SHT_PROGBITS, 1, off);
-	off = put_tail(p, S_ARANGES, pt->dw.aranges.p, pt->dw.aranges.len, SHT_PROGBITS, 1, off);
+	if (pt->dw.info.len) {	/* none in a symbols-only ELF (synth_build_symbols) */
+		off = put_tail(p, S_ABBREV, pt->dw.abbrev.p, pt->dw.abbrev.len, SHT_PROGBITS, 1,
+			       off);
+		off = put_tail(p, S_INFO, pt->dw.info.p, pt->dw.info.len, SHT_PROGBITS, 1, off);
+		off = put_tail(p, S_LINE, pt->dw.line.p, pt->dw.line.len, SHT_PROGBITS, 1, off);
+		off = put_tail(p, S_ARANGES, pt->dw.aranges.p, pt->dw.aranges.len, SHT_PROGBITS,
+			       1, off);
+	}
 	off = put_tail(p, S_SYMTAB, pt->sym, sizeof(pt->sym), SHT_SYMTAB, 8, off);
 	p->s[S_SYMTAB].dtype = ELF_T_SYM;
 	p->s[S_SYMTAB].entsize = sizeof(Elf64_Sym);
@@ -279,12 +283,12 @@ static int place_sections(uint8_t *img, Elf64_Shdr *shdrs, const struct plan *p)
 }
 
 static int write_elf(const struct plan *p, const struct synth_input *in, uint64_t text,
-		     struct synth_elf *out, char *err, size_t errlen)
+		     struct synth_elf *out, const struct jp_log *log)
 {
 	size_t size = p->shoff + (p->nsec + 1) * sizeof(Elf64_Shdr);
 	uint8_t *img = calloc(1, size);
 	if (!img)
-		return synth_err(err, errlen, -ENOMEM, "out of memory for a %zu-byte ELF", size);
+		return synth_err(log, -ENOMEM, "out of memory for a %zu-byte ELF", size);
 	Elf64_Ehdr eh;
 	Elf64_Phdr ph[3];
 	Elf64_Shdr sh[S_COUNT];
@@ -295,27 +299,26 @@ static int write_elf(const struct plan *p, const struct synth_input *in, uint64_
 	    place_sections(img, sh, p) ||
 	    xlate(img + p->shoff, sh, (p->nsec + 1) * sizeof(sh[0]), ELF_T_SHDR)) {
 		free(img);
-		return synth_err(err, errlen, -EIO, "libelf: %s", elf_errmsg(-1));
+		return synth_err(log, -EIO, "libelf: %s", elf_errmsg(-1));
 	}
 	out->data = img;
 	out->size = size;
 	return 0;
 }
 
-int synth_build(const struct synth_input *in, struct synth_elf *out, char *err, size_t errlen)
+/* The ELF of in under the build-id out->build_id already holds (in validated), with its
+ * DWARF unless symbols_only. */
+static int build(const struct synth_input *in, int symbols_only, struct synth_elf *out,
+		 const struct jp_log *log)
 {
-	memset(out, 0, sizeof(*out));
-	int rc = synth_build_id(in, out->build_id, err, errlen);	/* validates too */
-	if (rc)
-		return rc;
+	int rc;
 	pthread_once(&elf_once, init_libelf);
 	if (!elf_ok)
-		return synth_err(err, errlen, -ENOSYS, "libelf: %s", elf_errmsg(-1));
+		return synth_err(log, -ENOSYS, "libelf: %s", elf_errmsg(-1));
 
 	struct parts pt = { 0 };
 	uint64_t text = synth_text_offset(in);
-	rc = synth_dwarf_build(in, text, &pt.dw, err, errlen);
-	if (rc)
+	if (!symbols_only && (rc = synth_dwarf_build(in, text, &pt.dw, log)))
 		return rc;
 	build_notes(&pt.idnote, &pt.jpnote, in, out->build_id);
 	synth_buf_u8(&pt.strtab, 0);
@@ -330,9 +333,9 @@ int synth_build(const struct synth_input *in, struct synth_elf *out, char *err, 
 	pt.sym[1].st_size = in->code_size;
 
 	if (pt.idnote.oom || pt.jpnote.oom || pt.strtab.oom || pt.shstrtab.oom)
-		rc = synth_err(err, errlen, -ENOMEM, "out of memory building sections");
+		rc = synth_err(log, -ENOMEM, "out of memory building sections");
 	else
-		rc = write_elf(&p, in, text, out, err, errlen);
+		rc = write_elf(&p, in, text, out, log);
 	free_parts(&pt);
 	if (rc)
 		return rc;
@@ -340,6 +343,30 @@ int synth_build(const struct synth_input *in, struct synth_elf *out, char *err, 
 	out->map_len = in->mapped_size ? ALIGN_UP(in->code_size, 8) + in->mapped_size
 				       : in->code_size;
 	return 0;
+}
+
+int synth_build(const struct synth_input *in, struct synth_elf *out, const struct jp_log *log)
+{
+	memset(out, 0, sizeof(*out));
+	int rc = synth_build_id(in, out->build_id, log);	/* validates too */
+	if (rc)
+		return rc;
+	return build(in, 0, out, log);
+}
+
+int synth_build_symbols(const struct synth_input *in, const uint8_t id[SYNTH_BUILD_ID_SIZE],
+			struct synth_elf *out, const struct jp_log *log)
+{
+	struct synth_input lite = *in;
+	lite.lines = NULL;
+	lite.nr_lines = 0;
+	lite.inl = NULL;
+	memset(out, 0, sizeof(*out));
+	int rc = synth_validate(&lite, log);
+	if (rc)
+		return rc;
+	memcpy(out->build_id, id, SYNTH_BUILD_ID_SIZE);
+	return build(&lite, 1, out, log);
 }
 
 void synth_elf_free(struct synth_elf *e)

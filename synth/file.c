@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "safeio/safeio.h"
 #include "synth/synth_int.h"
 
 static int tmp_name(char *buf, size_t len, const char *path)
@@ -18,8 +19,7 @@ static int tmp_name(char *buf, size_t len, const char *path)
 	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
 }
 
-static int write_all(int fd, const struct synth_elf *e, const char *what, char *err,
-		     size_t errlen)
+static int write_all(int fd, const struct synth_elf *e, const char *what, const struct jp_log *log)
 {
 	size_t done = 0;
 	while (done < e->size) {
@@ -27,14 +27,14 @@ static int write_all(int fd, const struct synth_elf *e, const char *what, char *
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w <= 0)
-			return synth_err(err, errlen, w < 0 ? -errno : -EIO,
+			return synth_err(log, w < 0 ? -errno : -EIO,
 					 "%s: write at byte %zu: %s", what, done,
 					 w < 0 ? strerror(errno) : "short write");
 		done += (size_t)w;
 	}
 	/* 0644 whatever the umask: perf and debuginfod servers read these files. */
 	if (fchmod(fd, 0644))
-		return synth_err(err, errlen, -errno, "%s: chmod: %s", what, strerror(errno));
+		return synth_err(log, -errno, "%s: chmod: %s", what, strerror(errno));
 	return 0;
 }
 
@@ -42,7 +42,7 @@ static int write_all(int fd, const struct synth_elf *e, const char *what, char *
  * one linkat: half the directory operations of temp + rename, which is what a new file
  * costs on ext4. Returns 1 when this is not possible (no O_TMPFILE, no /proc, or the name
  * exists: replacing a file needs the rename), and the caller falls back. */
-static int write_tmpfile(const struct synth_elf *e, const char *path, char *err, size_t errlen)
+static int write_tmpfile(const struct synth_elf *e, const char *path, const struct jp_log *log)
 {
 	char dir[PATH_MAX], proc[64];
 	const char *slash = strrchr(path, '/');
@@ -53,7 +53,7 @@ static int write_tmpfile(const struct synth_elf *e, const char *path, char *err,
 	int fd = open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return 1;
-	int rc = write_all(fd, e, path, err, errlen);
+	int rc = write_all(fd, e, path, log);
 	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
 	if (!rc && linkat(AT_FDCWD, proc, AT_FDCWD, path, AT_SYMLINK_FOLLOW))
 		rc = 1;
@@ -61,22 +61,22 @@ static int write_tmpfile(const struct synth_elf *e, const char *path, char *err,
 	return rc;
 }
 
-int synth_write_file(const struct synth_elf *e, const char *path, char *err, size_t errlen)
+int synth_write_file(const struct synth_elf *e, const char *path, const struct jp_log *log)
 {
-	int rc = write_tmpfile(e, path, err, errlen);
+	int rc = write_tmpfile(e, path, log);
 	if (rc <= 0)
 		return rc;
 	char tmp[PATH_MAX];
 	if (tmp_name(tmp, sizeof(tmp), path))
-		return synth_err(err, errlen, -ENAMETOOLONG, "%s: path too long", path);
+		return synth_err(log, -ENAMETOOLONG, "%s: path too long", path);
 	int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 	if (fd < 0)
-		return synth_err(err, errlen, -errno, "%s: %s", tmp, strerror(errno));
-	rc = write_all(fd, e, tmp, err, errlen);
+		return synth_err(log, -errno, "%s: %s", tmp, strerror(errno));
+	rc = write_all(fd, e, tmp, log);
 	if (close(fd) && !rc)
-		rc = synth_err(err, errlen, -errno, "%s: close: %s", tmp, strerror(errno));
+		rc = synth_err(log, -errno, "%s: close: %s", tmp, strerror(errno));
 	if (!rc && rename(tmp, path))
-		rc = synth_err(err, errlen, -errno, "rename %s -> %s: %s", tmp, path,
+		rc = synth_err(log, -errno, "rename %s -> %s: %s", tmp, path,
 			       strerror(errno));
 	if (rc)
 		unlink(tmp);
@@ -158,9 +158,9 @@ static int make_parents(char *path)
 	return rc == -EEXIST ? 0 : rc;
 }
 
-static int same_file(const char *path, const struct synth_elf *e)
+/* fd (closed here) holds exactly e's bytes. */
+static int same_fd(int fd, const struct synth_elf *e)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 	if (fd < 0)
 		return 0;
 	struct stat st;
@@ -175,66 +175,129 @@ static int same_file(const char *path, const struct synth_elf *e)
 	return same;
 }
 
-/* The link, replaced atomically when it points elsewhere. 1 if it was already right. */
-static int place_link(const char *link, const char *target, char *err, size_t errlen)
+static int same_file(const char *path, const struct synth_elf *e)
 {
-	char cur[PATH_MAX], tmp[PATH_MAX];
-	ssize_t n = readlink(link, cur, sizeof(cur) - 1);
+	return same_fd(open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW), e);
+}
+
+/* The link, replaced atomically when it points elsewhere; dirfd is .build-id/xx, walked to
+ * without following links. 1 if it was already right. */
+static int place_link_at(int dirfd, const char *name, const char *target, const char *what,
+			 const struct jp_log *log)
+{
+	char cur[PATH_MAX], tmp[NAME_MAX + 1];
+	ssize_t n = readlinkat(dirfd, name, cur, sizeof(cur) - 1);
 	if (n >= 0) {
 		cur[n] = 0;
 		if (!strcmp(cur, target))
 			return 1;
 	}
 	/* No link yet (the usual case): create it in place; else replace it atomically. */
-	if (n < 0 && errno == ENOENT && !symlink(target, link))
+	if (n < 0 && errno == ENOENT && !symlinkat(target, dirfd, name))
 		return 0;
-	if (tmp_name(tmp, sizeof(tmp), link))
-		return synth_err(err, errlen, -ENAMETOOLONG, "%s: path too long", link);
-	unlink(tmp);
-	if (symlink(target, tmp) || rename(tmp, link)) {
+	if (tmp_name(tmp, sizeof(tmp), name))
+		return synth_err(log, -ENAMETOOLONG, "%s: name too long", what);
+	unlinkat(dirfd, tmp, 0);
+	if (symlinkat(target, dirfd, tmp) || renameat(dirfd, tmp, dirfd, name)) {
 		int rc = -errno;
-		unlink(tmp);
-		return synth_err(err, errlen, rc, "%s: symlink: %s", link, strerror(-rc));
+		unlinkat(dirfd, tmp, 0);
+		return synth_err(log, rc, "%s: symlink: %s", what, strerror(-rc));
 	}
 	return 0;
 }
 
-int synth_cache_add(const struct synth_elf *e, const char *root, const char *abs_path,
-		    char *err, size_t errlen)
+/* The cache root is followed as the user named it (and made when missing); everything
+ * beneath it is walked by safeio and never followed: a symlink planted inside the cache
+ * (~/.debug/tmp -> /root/x) must not carry our writes elsewhere. */
+static int open_cache_root(const char *root, const struct jp_log *log)
 {
-	char elf[PATH_MAX], lnk[PATH_MAX], target[PATH_MAX], hex[SYNTH_BUILD_ID_HEX];
+	char p[PATH_MAX];
+	int fd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0 && errno == ENOENT && !fmt(p, sizeof(p), "%s/%s%s", root, ".", "") &&
+	    !make_parents(p))
+		fd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	return fd >= 0 ? fd : synth_err(log, -errno, "%s: build-id cache: %s", root,
+					strerror(errno));
+}
+
+/* <rel> beneath the cache root, created when missing; a link or non-directory on the way is
+ * refused with a message that says so, and nothing is written there. */
+static int cache_dir(int rootfd, const char *root, const char *rel, const struct jp_log *log)
+{
+	int fd = sio_mkdirs_beneath(rootfd, rel, 0755);
+	if (fd == -ELOOP)
+		return synth_err(log, fd, "%s/%s: a symbolic link inside the build-id "
+				 "cache: refused, nothing written there", root, rel);
+	if (fd < 0)
+		return synth_err(log, fd, "%s/%s: mkdir in the build-id cache: %s", root,
+				 rel, fd == -ENOTDIR ? "a component is not a directory"
+						     : strerror(-fd));
+	return fd;
+}
+
+/* e written whole as name in dirfd: an existing symlink there is replaced, not followed; a
+ * FIFO or device refused. */
+static int write_at(int dirfd, const char *name, const struct synth_elf *e, const char *what,
+		    const struct jp_log *log)
+{
+	struct sio_out o;
+	int rc = sio_out_open(&o, dirfd, name, 0644);
+	if (rc)
+		return synth_err(log, rc, "%s: %s", what, sio_strerror(rc));
+	if ((rc = write_all(o.fd, e, what, log))) {
+		sio_out_abort(&o);
+		return rc;
+	}
+	rc = sio_out_commit(&o);
+	return rc ? synth_err(log, rc, "%s: %s", what, sio_strerror(rc)) : 0;
+}
+
+int synth_cache_add(const struct synth_elf *e, const char *root, const char *abs_path,
+		    const struct jp_log *log)
+{
+	char elf[PATH_MAX], rel[PATH_MAX], lnk[PATH_MAX], target[PATH_MAX],
+		hex[SYNTH_BUILD_ID_HEX], xx[16];
 	if (check_abs_path(abs_path))
-		return synth_err(err, errlen, -EINVAL,
+		return synth_err(log, -EINVAL,
 				 "%s: cache needs an absolute path without ./.. parts", abs_path);
 	synth_build_id_hex(e->build_id, hex);
+	snprintf(xx, sizeof(xx), ".build-id/%.2s", hex);
 	if (synth_cache_elf_path(root, abs_path, e->build_id, elf, sizeof(elf)) ||
 	    synth_cache_link_path(root, e->build_id, lnk, sizeof(lnk)) ||
+	    fmt(rel, sizeof(rel), "%s/%s%s", abs_path + 1, hex, "") ||
 	    fmt(target, sizeof(target), "../..%s/%s%s", abs_path, hex, ""))
-		return synth_err(err, errlen, -ENAMETOOLONG, "%s: cache path too long", abs_path);
-	int rc = make_parents(elf);
-	if (!rc)
-		rc = make_parents(lnk);
-	if (rc)
-		return synth_err(err, errlen, rc, "%s: mkdir: %s", elf, strerror(-rc));
-	int had = same_file(elf, e);
+		return synth_err(log, -ENAMETOOLONG, "%s: cache path too long", abs_path);
+	int rootfd = open_cache_root(root, log), dfd = -1, lfd = -1, rc;
+	if (rootfd < 0)
+		return rootfd;
+	if ((rc = dfd = cache_dir(rootfd, root, rel, log)) < 0 ||
+	    (rc = lfd = cache_dir(rootfd, root, xx, log)) < 0)
+		goto out;
+	int had = same_fd(sio_open_beneath(dfd, "elf"), e);
 	/* Always a copy of our own, never a hard link to the file at abs_path as perf makes: that
 	 * file's owner could rewrite the cache entry after the fact, and build-ids come from
 	 * content, so every later report of the same code would show her bytes. */
-	if (!had && (rc = synth_write_file(e, elf, err, errlen)))
-		return rc;
-	rc = place_link(lnk, target, err, errlen);
-	if (rc < 0)
-		return rc;
-	return had && rc == 1;
+	if (!had && (rc = write_at(dfd, "elf", e, elf, log)))
+		goto out;
+	rc = place_link_at(lfd, hex + 2, target, lnk, log);
+	if (rc >= 0)
+		rc = had && rc == 1;
+out:
+	if (dfd >= 0)
+		close(dfd);
+	if (lfd >= 0)
+		close(lfd);
+	close(rootfd);
+	return rc;
 }
 
 int synth_place(const struct synth_elf *e, const char *path, const char *cache_root,
-		struct synth_placed *out, char *err, size_t errlen)
+		struct synth_placed *out, const struct jp_log *log)
 {
 	int rc = 0;
 	memset(out, 0, sizeof(*out));
 	if (cache_root) {
-		int c = synth_cache_add(e, cache_root, path, err, errlen);
+		int c = synth_cache_add(e, cache_root, path, log);
 		rc = c < 0 ? c : 0;
 		out->cached = c == 0;
 		out->cache_reused = c == 1;
@@ -243,13 +306,10 @@ int synth_place(const struct synth_elf *e, const char *path, const char *cache_r
 		out->reused = 1;
 		return rc;
 	}
-	char werr[512];
-	int w = synth_write_file(e, path, werr, sizeof(werr));
-	if (w < 0 && !rc) {
+	/* The first failure is the one logged. */
+	int w = synth_write_file(e, path, rc ? NULL : log);
+	if (w < 0 && !rc)
 		rc = w;
-		if (errlen)
-			snprintf(err, errlen, "%s", werr);
-	}
 	out->written = w == 0;
 	return rc;
 }

@@ -16,14 +16,12 @@
 #define MAX_UNWIND_SIZE (64ull << 20)
 #define MAX_INLINE_DEPTH 1024u
 
-int synth_err(char *err, size_t errlen, int rc, const char *fmt, ...)
+int synth_err(const struct jp_log *log, int rc, const char *fmt, ...)
 {
-	if (err && errlen) {
-		va_list ap;
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
+	va_list ap;
+	va_start(ap, fmt);
+	jp_vlogf(log, JP_LOG_ERROR, fmt, ap);
+	va_end(ap);
 	return rc;
 }
 
@@ -124,7 +122,15 @@ static int cmp_key(const void *a, const void *b)
 
 int synth_index_file_seqs(const struct jd_index *x, uint32_t *seqs)
 {
-	size_t n = jd_index_nr_loads(x);
+	size_t n = jd_index_nr_loads(x), up = 1;
+	/* Writers number their loads in order: then no code_index repeats and no sort is needed. */
+	while (up < n && jd_index_load(x, up - 1)->load.code_index <
+			 jd_index_load(x, up)->load.code_index)
+		up++;
+	if (up >= n) {
+		memset(seqs, 0, n * sizeof(*seqs));
+		return 0;
+	}
 	struct seq_key *k = malloc((n ? n : 1) * sizeof(*k));
 	if (!k)
 		return -ENOMEM;
@@ -144,39 +150,39 @@ static int in_code(const struct synth_input *in, uint64_t addr)
 	return addr >= in->code_addr && addr - in->code_addr < in->code_size;
 }
 
-static int check_inline(const struct synth_input *in, char *err, size_t errlen)
+static int check_inline(const struct synth_input *in, const struct jp_log *log)
 {
 	const struct jd_ext_inline *x = in->inl;
 	if (!x)
 		return 0;
 	if ((x->nr_methods && !x->methods) || (x->nr_pcs && !x->pcs))
-		return synth_err(err, errlen, -EINVAL, "inline table: missing arrays");
+		return synth_err(log, -EINVAL, "inline table: missing arrays");
 	for (uint32_t m = 0; m < x->nr_methods; m++) {
 		const struct jd_inline_method *jm = &x->methods[m];
 		if (!jm->name || !jm->file ||
 		    strnlen(jm->name, SYNTH_NAME_MAX + 1) > SYNTH_NAME_MAX || !jm->name[0] ||
 		    strnlen(jm->file, SYNTH_NAME_MAX + 1) > SYNTH_NAME_MAX)
-			return synth_err(err, errlen, -EINVAL,
+			return synth_err(log, -EINVAL,
 					 "inline method %" PRIu32 ": name/file missing, empty or "
 					 "longer than %d", m, SYNTH_NAME_MAX);
 	}
 	for (uint32_t i = 0; i < x->nr_pcs; i++) {
 		const struct jd_inline_pc *p = &x->pcs[i];
 		if (!in_code(in, p->addr))
-			return synth_err(err, errlen, -EINVAL,
+			return synth_err(log, -EINVAL,
 					 "inline pc %" PRIu32 ": address 0x%" PRIx64
 					 " outside the code", i, p->addr);
 		if (i && p->addr <= x->pcs[i - 1].addr)
-			return synth_err(err, errlen, -EINVAL,
+			return synth_err(log, -EINVAL,
 					 "inline pc %" PRIu32 ": address 0x%" PRIx64
 					 " not above the previous one", i, p->addr);
 		if (p->depth > MAX_INLINE_DEPTH || (p->depth && !p->frames))
-			return synth_err(err, errlen, -EINVAL,
+			return synth_err(log, -EINVAL,
 					 "inline pc %" PRIu32 ": depth %" PRIu32 " invalid", i,
 					 p->depth);
 		for (uint32_t d = 0; d < p->depth; d++)
 			if (p->frames[d].method >= x->nr_methods || p->frames[d].line < 0)
-				return synth_err(err, errlen, -EINVAL,
+				return synth_err(log, -EINVAL,
 						 "inline pc %" PRIu32 " frame %" PRIu32
 						 ": method %" PRIu32 " of %" PRIu32 " or line %d",
 						 i, d, p->frames[d].method, x->nr_methods,
@@ -185,70 +191,68 @@ static int check_inline(const struct synth_input *in, char *err, size_t errlen)
 	return 0;
 }
 
-static int check_unwind(const struct synth_input *in, char *err, size_t errlen)
+static int check_unwind(const struct synth_input *in, const struct jp_log *log)
 {
 	if (!in->unwind_size)
 		return 0;
 	if (!in->unwind || in->unwind_size > MAX_UNWIND_SIZE)
-		return synth_err(err, errlen, -EINVAL, "unwind data: %" PRIu64
+		return synth_err(log, -EINVAL, "unwind data: %" PRIu64
 				 " bytes missing or over the limit", in->unwind_size);
 	if (in->eh_frame_hdr_size > in->unwind_size || in->mapped_size > in->unwind_size)
-		return synth_err(err, errlen, -EINVAL,
+		return synth_err(log, -EINVAL,
 				 "unwind data: eh_frame_hdr_size %" PRIu64 " / mapped_size %"
 				 PRIu64 " exceed unwinding_size %" PRIu64, in->eh_frame_hdr_size,
 				 in->mapped_size, in->unwind_size);
-	return synth_check_unwind(in, err, errlen);
+	return synth_check_unwind(in, log);
 }
 
 /* What must hold whatever the debug data: the ELF's identity and its code. */
-static int check_core(const struct synth_input *in, char *err, size_t errlen)
+static int check_core(const struct synth_input *in, const struct jp_log *log)
 {
 	uint16_t m = synth_machine(in);
 	if (m != EM_X86_64 && m != EM_AARCH64 && m != EM_RISCV)
-		return synth_err(err, errlen, -ENOTSUP,
+		return synth_err(log, -ENOTSUP,
 				 "e_machine %u not supported (x86-64, aarch64, riscv64)", m);
 	if (!in->name || !in->name[0])
-		return synth_err(err, errlen, -EINVAL, "empty method name");
+		return synth_err(log, -EINVAL, "empty method name");
 	size_t nlen = strnlen(in->name, SYNTH_NAME_MAX + 1);
 	if (nlen > SYNTH_NAME_MAX)
-		return synth_err(err, errlen, -EINVAL, "method name longer than %d bytes",
+		return synth_err(log, -EINVAL, "method name longer than %d bytes",
 				 SYNTH_NAME_MAX);
 	if (!in->code_size)
-		return synth_err(err, errlen, -EINVAL, "code_size is 0");
+		return synth_err(log, -EINVAL, "code_size is 0");
 	if (!in->code || in->code_size > MAX_CODE_SIZE)
-		return synth_err(err, errlen, -EINVAL, "code_size %" PRIu64
+		return synth_err(log, -EINVAL, "code_size %" PRIu64
 				 " over the limit or code missing", in->code_size);
 	if (in->code_addr > UINT64_MAX - in->code_size)
-		return synth_err(err, errlen, -EINVAL, "code 0x%" PRIx64 "+0x%" PRIx64
+		return synth_err(log, -EINVAL, "code 0x%" PRIx64 "+0x%" PRIx64
 				 " wraps the address space", in->code_addr, in->code_size);
 	return 0;
 }
 
-int synth_validate(const struct synth_input *in, char *err, size_t errlen)
+int synth_validate(const struct synth_input *in, const struct jp_log *log)
 {
-	int rc = check_core(in, err, errlen);
+	int rc = check_core(in, log);
 	if (!rc)
-		rc = check_inline(in, err, errlen);
+		rc = check_inline(in, log);
 	if (!rc)
-		rc = check_unwind(in, err, errlen);
+		rc = check_unwind(in, log);
 	return rc;
 }
 
-int synth_input_drop_bad_debug(struct synth_input *in, char *err, size_t errlen)
+int synth_input_drop_bad_debug(struct synth_input *in, const struct jp_log *log)
 {
-	int rc = check_core(in, err, errlen), dropped = 0;
+	int rc = check_core(in, log), dropped = 0;
 	if (rc)
 		return rc;
-	/* err keeps the first reason: later checks write only into a scratch buffer. */
-	char scratch[256];
-	char *e = err;
-	size_t elen = errlen;
-	if (check_inline(in, e, elen)) {
+	/* Only the first reason is logged: later checks log nowhere. */
+	const struct jp_log *l = log;
+	if (check_inline(in, l)) {
 		in->inl = NULL;
-		e = scratch, elen = sizeof(scratch);
+		l = NULL;
 		dropped = 1;
 	}
-	if (check_unwind(in, e, elen)) {
+	if (check_unwind(in, l)) {
 		in->unwind = NULL;
 		in->unwind_size = in->eh_frame_hdr_size = in->mapped_size = 0;
 		dropped = 1;

@@ -3,7 +3,8 @@
  * the runtime's unwind tables and a vendor note saying which generation it is.
  *
  * Conventions: functions return 0 (or a documented positive value) on success and a negative
- * errno on failure, with a message in the caller's err buffer (may be NULL). Everything is
+ * errno on failure, with its message sent at JP_LOG_ERROR through the caller's log (lib/log.h;
+ * NULL drops it; jp_errbuf_log keeps it in a buffer). Everything is
  * thread-safe: no mutable static state, one libelf handle per call. docs/synth.md. */
 #ifndef JITPROF_SYNTH_H
 #define JITPROF_SYNTH_H
@@ -12,6 +13,7 @@
 #include <stdint.h>
 
 #include "jitdump/jitdump.h"
+#include "lib/log.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -72,22 +74,23 @@ void synth_input_from_load(struct synth_input *in, const struct jd_header *hdr,
 /* Checks everything synth_build would refuse (code_size 0, oversized name, inconsistent unwind
  * sizes, bad inline tables). 0 or -EINVAL/-ENOTSUP. A line table is never refused: its bad
  * entries are dropped one by one (synth_lines_dropped counts them). */
-int synth_validate(const struct synth_input *in, char *err, size_t errlen);
+int synth_validate(const struct synth_input *in, const struct jp_log *log);
 /* Line-table entries synth_build leaves out because they are unusable: outside the code, below
  * an earlier entry's address, a negative line, a missing or oversized file name. Rows with line
  * 0 ("no line") are not counted: their range joins the row before them. */
 size_t synth_lines_dropped(const struct synth_input *in);
 /* For callers that prefer an ELF without them to none: when only the inline table or unwind
- * data are bad (real dumps carry such), drops what is bad and returns 1 with the reason in err; 0 if in was valid; a
+ * data are bad (real dumps carry such), drops what is bad and returns 1 with the first reason
+ * logged (at JP_LOG_ERROR: the input is damaged, yet the call succeeds); 0 if in was valid; a
  * negative errno if in cannot make an ELF at all. Use it before synth_build_id too, so ids and
  * ELFs agree. */
-int synth_input_drop_bad_debug(struct synth_input *in, char *err, size_t errlen);
+int synth_input_drop_bad_debug(struct synth_input *in, const struct jp_log *log);
 
 /* The deterministic build-id without building the ELF: SHA-1 (libcrypto EVP) over tagged,
  * length-prefixed fields: e_machine, name, generation, code_index, code_addr, tier, code,
  * line table, inline table, unwind data. Equal to the id synth_build writes. */
 int synth_build_id(const struct synth_input *in, uint8_t id[SYNTH_BUILD_ID_SIZE],
-		   char *err, size_t errlen);
+		   const struct jp_log *log);
 /* Lower-case hex, NUL-terminated. */
 void synth_build_id_hex(const uint8_t id[SYNTH_BUILD_ID_SIZE], char hex[SYNTH_BUILD_ID_HEX]);
 
@@ -100,7 +103,14 @@ struct synth_elf {
 	uint64_t map_len;	/* MMAP2 len: code_size, or ALIGN_8(code_size)+mapped_size */
 };
 
-int synth_build(const struct synth_input *in, struct synth_elf *out, char *err, size_t errlen);
+int synth_build(const struct synth_input *in, struct synth_elf *out, const struct jp_log *log);
+/* The same ELF without what only line and inline lookups read (no DWARF at all; .text, the
+ * symbol, the notes and the unwind data as synth_build makes them, so the .text offset is the
+ * same), under id: the build-id synth_build gives the whole input, which
+ * the caller vouches for (a reader that needs symbols only, from a dump whose identity it
+ * checked, need not hash lines it will never read). */
+int synth_build_symbols(const struct synth_input *in, const uint8_t id[SYNTH_BUILD_ID_SIZE],
+			struct synth_elf *out, const struct jp_log *log);
 /* The .text offset (MMAP2 pgoff) synth_build will give in, without building: 0xe0, or 0x110
  * when in carries unwind data with an .eh_frame_hdr (one more program header). */
 uint64_t synth_text_offset(const struct synth_input *in);
@@ -118,7 +128,7 @@ int synth_index_file_seqs(const struct jd_index *x, uint32_t *seqs);
 /* Nothing half-written is ever visible at path: a new file is written unnamed (O_TMPFILE)
  * and linked in whole; an existing one is replaced by "<path>.tmp.<pid>.<tid>"
  * (O_NOFOLLOW|O_EXCL) renamed over it. Mode 0644. */
-int synth_write_file(const struct synth_elf *e, const char *path, char *err, size_t errlen);
+int synth_write_file(const struct synth_elf *e, const char *path, const struct jp_log *log);
 
 /* ---- perf's build-id cache ------------------------------------------------------------
  * root is the cache directory (callers resolve $PERF_BUILDID_DIR, else $HOME/.debug;
@@ -137,17 +147,17 @@ int synth_cache_link_path(const char *root, const uint8_t id[SYNTH_BUILD_ID_SIZE
  * holds these bytes, the cache entry is a hard link to it (as perf does), else a copy.
  * Returns 0 when written, 1 when an identical file (and link) was already there. */
 int synth_cache_add(const struct synth_elf *e, const char *root, const char *abs_path,
-		    char *err, size_t errlen);
+		    const struct jp_log *log);
 
 /* The one way a built ELF is placed (inject's writers and `jitprof synth`): the cache entry
  * first (cache_root NULL: none), as a copy of its own - placed after the file at path it would
  * hard-link that file, and `perf inject --jit` rewrites jitted-PID-N.so in place (O_TRUNC),
  * which would turn our cache entry into perf's ELF - then the file at path unless it already
  * holds these bytes. Both are tried (a read-only dump directory still leaves the cache);
- * *out says what happened; 0, or the first failure's -errno with its message in err. */
+ * *out says what happened; 0, or the first failure's -errno with its message logged. */
 struct synth_placed { int written, reused, cached, cache_reused; };
 int synth_place(const struct synth_elf *e, const char *path, const char *cache_root,
-		struct synth_placed *out, char *err, size_t errlen);
+		struct synth_placed *out, const struct jp_log *log);
 
 #ifdef __cplusplus
 }

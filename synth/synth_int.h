@@ -8,14 +8,15 @@
 
 #include "synth/synth.h"
 
-int synth_err(char *err, size_t errlen, int rc, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
+/* Logs the message at JP_LOG_ERROR through log (NULL: dropped); returns rc. */
+int synth_err(const struct jp_log *log, int rc, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 uint16_t synth_host_machine(void);
 uint16_t synth_machine(const struct synth_input *in);
 /* The unwind blob's record chain and header (eh_frame.c); sizes already checked. */
-int synth_check_unwind(const struct synth_input *in, char *err, size_t errlen);
+int synth_check_unwind(const struct synth_input *in, const struct jp_log *log);
 
-/* The usable rows of a line table (lines.c), in order: inside [code_addr, +code_size), not
+/* The usable rows of a line table (line_rows.c), in order: inside [code_addr, +code_size), not
  * below the previous usable row (line 0 included), a file name, line > 0. Line 0 rows are skipped silently; the
  * other refused rows are counted in bad. */
 struct synth_line_it {

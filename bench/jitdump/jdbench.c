@@ -76,8 +76,9 @@ static int readall(const char *path)
 {
 	double t0 = now_s();
 	struct jd_reader *r;
-	if (jd_reader_open(&r, path)) {
-		fprintf(stderr, "%s\n", jd_reader_error(NULL));
+	char err[512];
+	if (jd_reader_open(&r, path, err, sizeof(err))) {
+		fprintf(stderr, "%s\n", err);
 		return 1;
 	}
 	struct jd_record rec;

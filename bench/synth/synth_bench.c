@@ -79,8 +79,8 @@ static int pass_range(struct jd_index *x, const uint32_t *seqs, enum mode m, con
 		uint8_t id[SYNTH_BUILD_ID_SIZE];
 		synth_input_from_load(&in, jd_index_header(x), jd_index_load(x, i));
 		in.file_seq = seqs[i];
-		int rc = m == IDS ? synth_build_id(&in, id, err, sizeof(err))
-				  : synth_build(&in, &e, err, sizeof(err));
+		int rc = m == IDS ? synth_build_id(&in, id, JP_ERRBUF_LOG(err))
+				  : synth_build(&in, &e, JP_ERRBUF_LOG(err));
 		if (rc)
 			return fprintf(stderr, "synth-bench: load %zu: %s\n", i, err), 1;
 		if (m == IDS)
@@ -88,10 +88,10 @@ static int pass_range(struct jd_index *x, const uint32_t *seqs, enum mode m, con
 		synth_file_name(&in, name, sizeof(name));
 		snprintf(path, sizeof(path), "%s/%s", out, name);
 		if (m == FILES || m == FILES_MT)
-			rc = synth_write_file(&e, path, err, sizeof(err));
+			rc = synth_write_file(&e, path, JP_ERRBUF_LOG(err));
 		else if (m == CACHE)	/* as inject does: the file, then its cache entry */
-			rc = synth_write_file(&e, path, err, sizeof(err)) ||
-			     synth_cache_add(&e, cache, path, err, sizeof(err)) < 0;
+			rc = synth_write_file(&e, path, JP_ERRBUF_LOG(err)) ||
+			     synth_cache_add(&e, cache, path, JP_ERRBUF_LOG(err)) < 0;
 		synth_elf_free(&e);
 		if (rc)
 			return fprintf(stderr, "synth-bench: %s\n", err), 1;

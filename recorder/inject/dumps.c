@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lib/pool.h"
 #include "safeio/safeio.h"
 #include "synth/synth.h"
 
@@ -87,29 +88,54 @@ void inj_load_input(const struct inj_dump *d, uint32_t i, struct synth_input *in
 	synth_input_from_load(in, jd_index_header(d->x), jd_index_load(d->x, i));
 	in->file_seq = d->file_seqs ? d->file_seqs[i] : 0;
 	if (d->loads[i].flags & INJ_NOLINES)
-		synth_input_drop_bad_debug(in, NULL, 0);
+		synth_input_drop_bad_debug(in, NULL);
 }
 
-/* Build-id and .text offset of one load, without building its ELF. */
-static void bid_one(void *ctx, size_t i)
+/* Build-id and .text offset of one load of a file, without building its ELF. */
+struct hash_job {
+	struct inj_dfile *f;
+	const uint32_t *idx;
+};
+
+static void bid_one(void *ctx, size_t k)
 {
-	struct inj_dump *d = ctx;
-	struct inj_load *l = &d->loads[i];
+	const struct hash_job *j = ctx;
+	struct inj_dfile *f = j->f;
+	uint32_t i = j->idx[k];
+	struct inj_load *l = &f->loads[i];
 	struct synth_input in;
-	if (l->flags & INJ_OLD)
-		return;		/* an earlier part of the dump has it */
-	inj_load_input(d, (uint32_t)i, &in);
-	int rc = synth_input_drop_bad_debug(&in, NULL, 0);
+	synth_input_from_load(&in, jd_index_header(f->x), jd_index_load(f->x, i));
+	in.file_seq = f->file_seqs[i];
+	int rc = synth_input_drop_bad_debug(&in, NULL);
+	uint8_t fl = INJ_HASHED;	/* each thread touches only its own load */
 	if (rc > 0)
-		l->flags |= INJ_NOLINES;	/* each thread touches only its own load */
+		fl |= INJ_NOLINES;
 	if (rc >= 0 && synth_lines_dropped(&in))
-		l->flags |= INJ_TRIMMED;
+		fl |= INJ_TRIMMED;
 	uint64_t off = synth_text_offset(&in);
-	if (rc < 0 || off > UINT32_MAX || synth_build_id(&in, l->build_id, NULL, 0) < 0) {
-		l->flags |= INJ_BAD;
-		return;
-	}
-	l->text_off = (uint32_t)off;
+	if (rc < 0 || off > UINT32_MAX || synth_build_id(&in, l->build_id, NULL) < 0)
+		fl |= INJ_BAD;
+	else
+		l->text_off = (uint32_t)off;
+	l->flags = fl;
+}
+
+/* Hashes the loads of f that d maps and nobody hashed yet: each load once per file, however
+ * many processes and parts map it. */
+static int hash_needed(struct inj_dump *d, int threads)
+{
+	struct inj_dfile *f = d->df;
+	uint32_t *idx = malloc((d->nr_loads + 1) * sizeof(*idx));
+	if (!idx)
+		return -ENOMEM;
+	size_t n = 0;
+	for (size_t i = 0; i < d->nr_loads; i++)
+		if (!(d->loads[i].flags & INJ_OLD) && !(f->loads[i].flags & INJ_HASHED))
+			idx[n++] = (uint32_t)i;
+	struct hash_job j = { f, idx };
+	jp_parallel_for(n, threads, bid_one, &j);
+	free(idx);
+	return 0;
 }
 
 /* The message of the first refused load (or refused line table), asked again serially. */
@@ -123,8 +149,8 @@ static void first_bad_message(struct inj_dump *d, unsigned flag)
 		char err[200] = "";
 		const struct jd_load_entry *ent = jd_index_load(d->x, i);
 		synth_input_from_load(&in, jd_index_header(d->x), ent);
-		if (synth_validate(&in, err, sizeof(err)) == 0 &&
-		    synth_build(&in, &e, err, sizeof(err)) == 0)
+		if (synth_validate(&in, JP_ERRBUF_LOG(err)) == 0 &&
+		    synth_build(&in, &e, JP_ERRBUF_LOG(err)) == 0)
 			snprintf(err, sizeof(err), "refused once, accepted now");
 		synth_elf_free(&e);
 		snprintf(d->bad_msg, sizeof(d->bad_msg), "code load at offset %llu: %s",
@@ -199,28 +225,66 @@ static int build_timeline(struct inj_dump *d, const struct inj_dump_opts *o)
 	return 0;
 }
 
-static int link_moves(struct inj_dump *d)
+static int link_moves(struct inj_dfile *f, size_t nr_loads, size_t nr_moves)
 {
-	struct ci_pair *p = calloc(d->nr_loads + 1, sizeof(*p));
-	d->move_load = calloc(d->nr_moves + 1, sizeof(uint32_t));
-	if (!p || !d->move_load) {
+	struct ci_pair *p = calloc(nr_loads + 1, sizeof(*p));
+	f->move_load = calloc(nr_moves + 1, sizeof(uint32_t));
+	if (!p || !f->move_load) {
 		free(p);
 		return -ENOMEM;
 	}
-	for (size_t i = 0; i < d->nr_loads; i++) {
-		p[i] = (struct ci_pair){ jd_index_load(d->x, i)->load.code_index, (uint32_t)i };
-		d->loads[i].move_idx = INJ_NONE;
+	for (size_t i = 0; i < nr_loads; i++)
+		f->loads[i].move_idx = INJ_NONE;
+	if (!nr_moves) {	/* nothing to link: no sort of every load by code_index */
+		free(p);
+		return 0;
 	}
-	if (d->nr_loads > 1)
-		qsort(p, d->nr_loads, sizeof(*p), cmp_ci);
-	for (size_t i = 0; i < d->nr_moves; i++) {
-		uint32_t l = find_ci(p, d->nr_loads, jd_index_move(d->x, i)->move.code_index);
-		d->move_load[i] = l;
-		if (l != INJ_NONE && d->loads[l].move_idx == INJ_NONE)
-			d->loads[l].move_idx = (uint32_t)i;
+	for (size_t i = 0; i < nr_loads; i++)
+		p[i] = (struct ci_pair){ jd_index_load(f->x, i)->load.code_index, (uint32_t)i };
+	if (nr_loads > 1)
+		qsort(p, nr_loads, sizeof(*p), cmp_ci);
+	for (size_t i = 0; i < nr_moves; i++) {
+		uint32_t l = find_ci(p, nr_loads, jd_index_move(f->x, i)->move.code_index);
+		f->move_load[i] = l;
+		if (l != INJ_NONE && f->loads[l].move_idx == INJ_NONE)
+			f->loads[l].move_idx = (uint32_t)i;
 	}
 	free(p);
 	return 0;
+}
+
+int inj_dfile_new(struct inj_dfile **out, struct jd_index *x)
+{
+	size_t nl = jd_index_nr_loads(x), nm = jd_index_nr_moves(x);
+	struct inj_dfile *f = calloc(1, sizeof(*f));
+	*out = NULL;
+	if (!f) {
+		jd_index_close(x);
+		return -ENOMEM;
+	}
+	f->x = x;
+	f->refs = 1;
+	f->loads = calloc(nl + 1, sizeof(*f->loads));
+	f->file_seqs = calloc(nl + 1, sizeof(*f->file_seqs));
+	if (!f->loads || !f->file_seqs || synth_index_file_seqs(x, f->file_seqs) < 0 ||
+	    link_moves(f, nl, nm) < 0) {
+		inj_dfile_put(f);
+		return -ENOMEM;
+	}
+	*out = f;
+	return 0;
+}
+
+void inj_dfile_put(struct inj_dfile *f)
+{
+	if (!f || --f->refs)
+		return;
+	free(f->loads);
+	free(f->file_seqs);
+	free(f->move_load);
+	if (f->x)
+		jd_index_close(f->x);
+	free(f);
 }
 
 int inj_dump_init(struct inj_dump *d, struct jd_index *x, const char *path,
@@ -230,10 +294,18 @@ int inj_dump_init(struct inj_dump *d, struct jd_index *x, const char *path,
 	int rc;
 	memset(d, 0, sizeof(*d));
 	d->dirfd = -1;
-	d->x = x;
-	d->nr_loads = jd_index_nr_loads(x);
-	d->nr_moves = jd_index_nr_moves(x);
-	d->e_machine = (uint16_t)jd_index_header(x)->elf_mach;
+	if (o->file) {
+		d->df = o->file;
+		d->df->refs++;
+	} else if (inj_dfile_new(&d->df, x) < 0) {
+		goto nomem;
+	}
+	d->x = d->df->x;
+	d->file_seqs = d->df->file_seqs;
+	d->move_load = d->df->move_load;
+	d->nr_loads = jd_index_nr_loads(d->x);
+	d->nr_moves = jd_index_nr_moves(d->x);
+	d->e_machine = (uint16_t)jd_index_header(d->x)->elf_mach;
 	if (d->nr_loads > UINT32_MAX - 1 || d->nr_moves > UINT32_MAX - 1) {
 		snprintf(err, errlen, "%s: too many records", path);
 		return -EOVERFLOW;
@@ -246,9 +318,7 @@ int inj_dump_init(struct inj_dump *d, struct jd_index *x, const char *path,
 	d->path = strdup(path);
 	d->dir = strdup(abs);
 	d->loads = calloc(d->nr_loads + 1, sizeof(*d->loads));
-	d->file_seqs = calloc(d->nr_loads + 1, sizeof(*d->file_seqs));
-	if (!d->path || !d->dir || !d->loads || !d->file_seqs ||
-	    synth_index_file_seqs(x, d->file_seqs) < 0 || link_moves(d) < 0)
+	if (!d->path || !d->dir || !d->loads)
 		goto nomem;
 	/* A later part of a followed dump: what earlier parts read is theirs, except the loads
 	 * this part's moves map again. */
@@ -259,8 +329,18 @@ int inj_dump_init(struct inj_dump *d, struct jd_index *x, const char *path,
 	for (size_t i = d->first_move; i < d->nr_moves; i++)
 		if (d->move_load[i] != INJ_NONE)
 			d->loads[d->move_load[i]].flags &= (uint8_t)~INJ_OLD;
-	d->closed = jd_index_stats(x)->per_id[JD_CODE_CLOSE] > 0;
-	inj_parallel_for(d->nr_loads, o->threads, bid_one, d);
+	d->closed = jd_index_stats(d->x)->per_id[JD_CODE_CLOSE] > 0;
+	if (hash_needed(d, o->threads) < 0)
+		goto nomem;
+	for (size_t i = 0; i < d->nr_loads; i++) {
+		struct inj_load *l = &d->loads[i];
+		if (l->flags & INJ_OLD) {	/* an earlier part of the dump has it */
+			l->move_idx = d->df->loads[i].move_idx;
+			continue;
+		}
+		*l = d->df->loads[i];
+		l->flags &= INJ_BAD | INJ_NOLINES | INJ_TRIMMED;
+	}
 	for (size_t i = d->first_load; i < d->nr_loads; i++) {
 		d->nr_bad += (d->loads[i].flags & INJ_BAD) != 0;
 		d->nr_nolines += (d->loads[i].flags & (INJ_BAD | INJ_NOLINES)) == INJ_NOLINES;
@@ -303,16 +383,20 @@ void inj_dump_fini(struct inj_dump *d)
 	inj_segmap_fini(&d->sim_map);
 	inj_bounds_fini(&d->bounds);
 	free(d->evs);
-	free(d->move_load);
 	free(d->loads);
-	free(d->file_seqs);
 	free(d->path);
 	free(d->dir);
 	free(d->marker);
 	if (d->dirfd > 0)	/* 0: a zeroed inj_dump that never had one, not stdin */
 		close(d->dirfd);
-	if (d->x)
-		jd_index_close(d->x);
+	if (d->df) {
+		inj_dfile_put(d->df);	/* x, file_seqs and move_load are the file's */
+	} else {
+		free(d->file_seqs);
+		free(d->move_load);
+		if (d->x)
+			jd_index_close(d->x);
+	}
 	memset(d, 0, sizeof(*d));
 	d->dirfd = -1;
 }

@@ -61,26 +61,35 @@ struct inj_stats {
 	uint64_t behind;		/* dumps a live writer had not yet written up to the
 					 * stream's time when the wait bound ran out */
 	uint64_t unresolved;		/* samples in a dump's code ranges no load covered */
+	uint64_t dumps_indexed;		/* dump files read and indexed (shared by the processes
+					 * and parts naming the same file) */
 	struct inj_pool_stats pool;
 };
 
-/* 0 on success; a negative errno with a message in err when the output must not be used. */
-int inj_run(const struct inj_opts *o, struct inj_stats *st, char *err, size_t errlen);
+/* 0 on success; a negative errno when the output must not be used, its message sent last
+ * (after every warning) through o->log at JP_LOG_ERROR. Warnings go at JP_LOG_WARN. */
+int inj_run(const struct inj_opts *o, struct inj_stats *st);
 
 /* ---- ELFs without files (--no-elfs; the origins format is in inject_int.h) ------------- */
 
 struct pd_reader;
 struct sym_session;
 /* Gives ss the ELFs r's origins section names, built in memory on first use and kept for the
- * run (ondemand.c). 1 attached, 0 when r has no origins section, -errno with a message. */
+ * run (ondemand.c). flags: INJ_OD_SYMBOLS_ONLY for a reader that looks up symbols and nothing
+ * else (no lines, inline frames or code: `report --sort dso,sym`): each ELF is built without
+ * its line table and inline scopes, under the recorded build-id (synth_build_symbols), and
+ * those records are not read. 1 attached, 0 when r has no origins section, -errno with its
+ * message logged (JP_LOG_ERROR; log may be NULL). */
+#define INJ_OD_SYMBOLS_ONLY 1u
 int inj_ondemand_attach(struct sym_session *ss, const struct pd_reader *r, const char *input,
-			char *err, size_t errlen);
+			unsigned flags, const struct jp_log *log);
 
 /* `inject --elfs-for INJECTED`: writes the ELF files an --no-elfs output names, where the
  * file-writing path would have (beside the dump; into cache_root too unless NULL). 0, or
- * -errno with a message; per-ELF failures are counted in *st. */
+ * -errno with its message logged (JP_LOG_ERROR; log may be NULL); per-ELF failures are
+ * counted in *st. */
 int inj_elfs_for(const char *injected, const char *cache_root, int threads,
-		 struct inj_pool_stats *st, char *err, size_t errlen);
+		 struct inj_pool_stats *st, const struct jp_log *log);
 
 
 #endif

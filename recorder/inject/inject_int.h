@@ -1,6 +1,6 @@
 /* inject_int.h - inject's pieces behind inj_run, one file each: segment maps (segmap.c), the
  * per-dump timeline (dumps.c), the ordered replay that finds sampled generations (sim.c), the
- * ELF writer pool (elfpool.c), clocks (clock.c), names (names.c), and the state of one run
+ * ELF writer pool (elfpool.c), clocks (time_conv.c), names (names.c), and the state of one run
  * shared by the stream driver (run.c) and the emitter of synthetic records (emit.c). Not part
  * of the module's face; unit tests use it. */
 #ifndef JITPROF_INJECT_INT_H
@@ -46,6 +46,12 @@ uint64_t inj_tsc_to_perf_time(const struct inj_time_conv *tc, uint64_t cyc);
 struct inj_bounds {
 	uint64_t *b;		/* sorted, unique */
 	size_t nb;		/* segments: nb - 1 */
+	/* Where to start looking: bucket k of the hull, (addr - b[0]) >> shift, begins at
+	 * segment lut[k], so a lookup is a short search instead of a binary search over every
+	 * bound (those were a seventh of `inject --no-elfs` on a sample-dense run). */
+	uint32_t *lut;		/* nlut + 1 entries; NULL: plain binary search */
+	size_t nlut;
+	unsigned shift;
 };
 struct inj_range { uint64_t start, end; };
 
@@ -89,6 +95,7 @@ struct inj_ev {
 #define INJ_NOLINES    16u	/* inline/unwind data refused by synth: ELF made without them */
 #define INJ_TRIMMED    32u	/* some line-table entries unusable: dropped, the rest kept */
 #define INJ_OLD        64u	/* read by an earlier part of a followed dump: not mapped here */
+#define INJ_HASHED    128u	/* inj_dfile only: build_id, text_off and the flags are known */
 
 struct inj_load {
 	uint8_t build_id[20];
@@ -98,13 +105,33 @@ struct inj_load {
 	uint32_t move_idx;	/* first move of this load's code_index, INJ_NONE if none */
 };
 
+/* One dump file as read once (issue 16 finding 9): every inj_dump (a process whose marker
+ * names the file, or a later part of a followed dump) that reads the same file — same dev and
+ * inode, same size, mtime and ctime — shares its index, and each load's build-id is hashed
+ * once, whichever process or part first needs it. Counted references, one per inj_dump. */
+struct inj_dfile {
+	struct jd_index *x;
+	uint64_t dev, ino;	/* ino 0: never shared (identity unknown or changed while read) */
+	int64_t size;
+	uint64_t mtime_ns, ctime_ns;
+	struct inj_load *loads;	/* build_id, text_off, move_idx; flags INJ_HASHED, INJ_BAD,
+				 * INJ_NOLINES, INJ_TRIMMED */
+	uint32_t *file_seqs;	/* per load: synth_index_file_seqs (repeated code_index values) */
+	uint32_t *move_load;	/* per move: load index it moves, INJ_NONE when unknown */
+	unsigned refs;
+};
+/* A dfile of index x (owned from here on, closed on failure too), refs 1, nothing hashed. */
+int inj_dfile_new(struct inj_dfile **out, struct jd_index *x);
+void inj_dfile_put(struct inj_dfile *f);	/* drops one reference; frees at 0 */
+
 struct inj_dump {
+	struct inj_dfile *df;	/* the file's shared index: x, file_seqs and move_load are its
+				 * (NULL: this inj_dump owns x and file_seqs, as noelfs.c's) */
 	struct jd_index *x;
 	char *path;		/* where it was read */
 	char *dir;		/* absolute directory, as text: the ELFs' names */
 	int dirfd;		/* the directory the dump was really opened from (-1: none) */
 	int beside;		/* ELFs may be written into dirfd: it is the running user's */
-	uint64_t dev, ino;	/* the dump file: at most INJ_MAX_PIDS_PER_DUMP processes name it */
 	uint32_t pid;		/* process the marker belongs to (the MMAP's pid) */
 	uint32_t nspid;		/* pid in the dump's name */
 	uint64_t marker_time;
@@ -136,9 +163,10 @@ struct inj_dump {
 	int superseded;		/* a later part re-read the file */
 };
 
-/* Markers of more processes than this naming one dump file: the rest are not injected. Each
- * costs the dump's timeline and one MMAP2 per load in the output again (perf itself takes a
- * marker only for the process its name says; a fork may share the mapping). */
+/* Markers of more processes than this naming one dump file: the rest are not injected (and
+ * the file is not read for them). The index and build-ids are shared (inj_dfile), but each
+ * process still costs the dump's timeline and one MMAP2 per load in the output again (perf
+ * itself takes a marker only for the process its name says; a fork may share the mapping). */
 #define INJ_MAX_PIDS_PER_DUMP 8u
 
 struct inj_dump_opts {
@@ -146,9 +174,11 @@ struct inj_dump_opts {
 	const struct inj_time_conv *tc;
 	int threads;		/* for build-ids */
 	size_t first_load, first_move;	/* 0 for a whole dump; else the previous part's ends */
+	struct inj_dfile *file;	/* the file read already (x is then NULL): shared, one more
+				 * reference taken */
 };
-/* Builds the timeline and build-ids of an opened index (takes ownership of x; call
- * inj_dump_fini also after a failure). */
+/* Builds the timeline and build-ids of an opened index (takes ownership of x, made a new
+ * inj_dfile; or shares o->file; call inj_dump_fini also after a failure). */
 int inj_dump_init(struct inj_dump *d, struct jd_index *x, const char *path,
 		  const struct inj_dump_opts *o, char *err, size_t errlen);
 void inj_dump_fini(struct inj_dump *d);
@@ -210,11 +240,6 @@ int inj_pool_push(struct inj_pool *p, struct inj_dump *d, uint32_t load);
 void inj_pool_progress(struct inj_pool *p, uint64_t *done, uint64_t *queued);
 /* Waits for every queued ELF, stops the threads, frees p. */
 void inj_pool_finish(struct inj_pool *p, struct inj_pool_stats *st);
-
-/* Runs fn(ctx, i) for i in [0, n) on up to threads threads. */
-void inj_parallel_for(size_t n, int threads, void (*fn)(void *ctx, size_t i), void *ctx);
-/* Default thread count: online CPUs, at most 16. */
-int inj_default_threads(void);
 
 /* ---- ELFs without files: their origins (origins.c, noelfs.c, ondemand.c) -----------------
  * `inject --no-elfs` writes, instead of ELF files, where each one comes from: a perf.data

@@ -56,14 +56,52 @@ static int already_have(struct inj_run_state *s, uint32_t pid, const char *path)
 	return 0;
 }
 
+static int same_file(const struct inj_dfile *f, const struct stat *sb)
+{
+	return f->ino && f->ino == (uint64_t)sb->st_ino && f->dev == (uint64_t)sb->st_dev &&
+	       f->size == (int64_t)sb->st_size &&
+	       f->mtime_ns == (uint64_t)sb->st_mtim.tv_sec * 1000000000u + sb->st_mtim.tv_nsec &&
+	       f->ctime_ns == (uint64_t)sb->st_ctim.tv_sec * 1000000000u + sb->st_ctim.tv_nsec;
+}
+
+/* The file read already, by a marker of another process or by another part (issue 16 finding
+ * 9: markers of many pids naming one large dump must not read and index it once per pid). */
+static struct inj_dfile *find_file(const struct inj_run_state *s, const struct stat *sb)
+{
+	for (size_t i = 0; i < s->nr_dumps; i++)
+		if (s->dumps[i]->df && same_file(s->dumps[i]->df, sb))
+			return s->dumps[i]->df;
+	return NULL;
+}
+
+/* Processes whose markers name this dump file already (INJ_MAX_PIDS_PER_DUMP bounds them:
+ * each costs the dump's timeline and an MMAP2 per load in the output again). */
+static unsigned pids_of_file(const struct inj_run_state *s, const struct stat *sb)
+{
+	unsigned n = 0;
+	for (size_t i = 0; i < s->nr_dumps; i++) {
+		const struct inj_dfile *f = s->dumps[i]->df;
+		n += !s->dumps[i]->superseded && f && f->ino == (uint64_t)sb->st_ino &&
+		     f->dev == (uint64_t)sb->st_dev && sb->st_ino;
+	}
+	return n;
+}
+
 /* The dump is opened through its directory, and that directory fd is where its ELFs go: the
  * text of a recorded path can name one directory while its symlinks lead the kernel to
- * another, so only the directory actually reached is ever written to (issue 16). */
-static int open_dump(const char *path, int *dirfd, struct stat *sb, struct jd_index **x,
+ * another, so only the directory actually reached is ever written to (issue 16). The file is
+ * indexed only when no other process or part read the same one (*f then set, shared); a file
+ * named by INJ_MAX_PIDS_PER_DUMP processes already is not read again (-E2BIG). */
+static int open_dump(struct inj_run_state *s, const char *path, int count_pids, int *dirfd,
+		     struct stat *sb, int *shareable, struct inj_dfile **f, struct jd_index **x,
 		     char *err, size_t errlen)
 {
 	char dir[4096];
+	struct stat after;
 	const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path;
+	*f = NULL;
+	*x = NULL;
+	*shareable = 0;
 	if (inj_dirname(path, dir, sizeof(dir)) < 0)
 		return -ENAMETOOLONG;
 	*dirfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
@@ -72,25 +110,31 @@ static int open_dump(const char *path, int *dirfd, struct stat *sb, struct jd_in
 		snprintf(err, errlen, "%.400s: %s", dir, strerror(-rc));
 		return rc;
 	}
+	int rc = 0;
 	if (fstatat(*dirfd, base, sb, AT_SYMLINK_NOFOLLOW))
 		memset(sb, 0, sizeof(*sb));
-	int rc = jd_index_open_at(x, *dirfd, base, path, err, errlen);
+	if (count_pids && pids_of_file(s, sb) >= INJ_MAX_PIDS_PER_DUMP) {
+		snprintf(err, errlen, "named by more than %u processes (INJ_MAX_PIDS_PER_DUMP)",
+			 INJ_MAX_PIDS_PER_DUMP);
+		rc = -E2BIG;
+	} else if (sb->st_ino && (*f = find_file(s, sb))) {
+		return 0;
+	} else if ((rc = jd_index_open_at(x, *dirfd, base, path, err, errlen)) >= 0) {
+		s->st->dumps_indexed++;
+		/* Changed while read (a live writer): this index is nobody else's. */
+		*shareable = sb->st_ino && !fstatat(*dirfd, base, &after, AT_SYMLINK_NOFOLLOW) &&
+			     after.st_ino == sb->st_ino && after.st_dev == sb->st_dev &&
+			     after.st_size == sb->st_size &&
+			     after.st_mtim.tv_sec == sb->st_mtim.tv_sec &&
+			     after.st_mtim.tv_nsec == sb->st_mtim.tv_nsec &&
+			     after.st_ctim.tv_sec == sb->st_ctim.tv_sec &&
+			     after.st_ctim.tv_nsec == sb->st_ctim.tv_nsec;
+	}
 	if (rc < 0) {
 		close(*dirfd);
 		*dirfd = -1;
 	}
 	return rc;
-}
-
-/* Processes whose markers name this dump file already (INJ_MAX_PIDS_PER_DUMP bounds them:
- * each costs the dump's timeline and an MMAP2 per load in the output again). */
-static unsigned pids_of_file(const struct inj_run_state *s, const struct stat *sb)
-{
-	unsigned n = 0;
-	for (size_t i = 0; i < s->nr_dumps; i++)
-		n += !s->dumps[i]->superseded && s->dumps[i]->ino == (uint64_t)sb->st_ino &&
-		     s->dumps[i]->dev == (uint64_t)sb->st_dev && sb->st_ino;
-	return n;
 }
 
 /* ELFs go beside the dump only in a directory of the user running inject (or the sticky
@@ -118,18 +162,13 @@ static int add_part(struct inj_run_state *s, const struct pd_reader *r, const ch
 		    const struct marker_src *m, struct inj_dump *prev)
 {
 	struct jd_index *x = NULL;
+	struct inj_dfile *f = NULL;
 	struct stat sb;
 	char err[512] = "";
 	int dirfd = -1;
-	int rc = open_dump(path, &dirfd, &sb, &x, err, sizeof(err));
+	int shareable;
+	int rc = open_dump(s, path, !prev, &dirfd, &sb, &shareable, &f, &x, err, sizeof(err));
 	int64_t size = sb.st_ino ? (int64_t)sb.st_size : -1;
-	if (rc >= 0 && !prev && pids_of_file(s, &sb) >= INJ_MAX_PIDS_PER_DUMP) {
-		jd_index_close(x);
-		close(dirfd);
-		snprintf(err, sizeof(err), "named by more than %u processes (INJ_MAX_PIDS_PER_DUMP)",
-			 INJ_MAX_PIDS_PER_DUMP);
-		rc = -E2BIG;
-	}
 	if (rc < 0 && prev) {
 		prev->closed = 1;	/* stop following; what was read stays */
 		inj_warnf(s, "jitdump %s: cannot read it again as it grew, its later code stays "
@@ -143,12 +182,14 @@ static int add_part(struct inj_run_state *s, const struct pd_reader *r, const ch
 		      err[0] ? err : strerror(-rc));
 		return 0;
 	}
-	if (prev && jd_index_nr_loads(x) <= prev->nr_loads &&
-	    jd_index_nr_moves(x) <= prev->nr_moves) {
+	const struct jd_index *cur = f ? f->x : x;
+	if (prev && jd_index_nr_loads(cur) <= prev->nr_loads &&
+	    jd_index_nr_moves(cur) <= prev->nr_moves) {
 		/* grown by a partial record or by what we do not map: nothing new yet */
 		prev->size = size;
-		prev->closed = jd_index_stats(x)->per_id[JD_CODE_CLOSE] > 0;
-		jd_index_close(x);
+		prev->closed = jd_index_stats(cur)->per_id[JD_CODE_CLOSE] > 0;
+		if (x)
+			jd_index_close(x);
 		close(dirfd);
 		return 0;
 	}
@@ -156,19 +197,25 @@ static int add_part(struct inj_run_state *s, const struct pd_reader *r, const ch
 	struct inj_dump **nd = realloc(s->dumps, (s->nr_dumps + 1) * sizeof(*nd));
 	if (!d || !nd) {
 		free(d);
-		jd_index_close(x);
+		if (x)
+			jd_index_close(x);
 		close(dirfd);
 		snprintf(s->err, s->errlen, "out of memory");
 		return -ENOMEM;
 	}
 	s->dumps = nd;
-	int arch = (jd_index_header(x)->flags & JD_FLAGS_ARCH_TIMESTAMP) != 0;
+	int arch = (jd_index_header(cur)->flags & JD_FLAGS_ARCH_TIMESTAMP) != 0;
 	struct inj_dump_opts dopts = { arch, &s->tc, s->o->threads, prev ? prev->nr_loads : 0,
-				       prev ? prev->nr_moves : 0 };
+				       prev ? prev->nr_moves : 0, f };
 	rc = inj_dump_init(d, x, path, &dopts, err, sizeof(err));
 	d->dirfd = dirfd;	/* closed by inj_dump_fini from here on */
-	d->dev = (uint64_t)sb.st_dev;
-	d->ino = (uint64_t)sb.st_ino;
+	if (!f && d->df && shareable) {	/* its identity, for the next marker naming it */
+		d->df->dev = (uint64_t)sb.st_dev;
+		d->df->ino = (uint64_t)sb.st_ino;
+		d->df->size = (int64_t)sb.st_size;
+		d->df->mtime_ns = (uint64_t)sb.st_mtim.tv_sec * 1000000000u + sb.st_mtim.tv_nsec;
+		d->df->ctime_ns = (uint64_t)sb.st_ctim.tv_sec * 1000000000u + sb.st_ctim.tv_nsec;
+	}
 	if (rc == 0)
 		trust_dir(s, d);
 	if (rc == 0)
@@ -293,8 +340,16 @@ int inj_follow(struct inj_run_state *s, const struct pd_reader *r, uint64_t upto
 					d = s->dumps[s->nr_dumps - 1];
 				continue;
 			}
-			if (budget_ms < 0 || !writer_alive(d))
+			if (budget_ms < 0)
 				break;
+			if (!writer_alive(d)) {
+				/* Gone, but it may have written its last records between the stat
+				 * above and its exit: look once more, or a sample of this round
+				 * would meet its load's MMAP2 only a round later. */
+				if (!stat(d->path, &sb) && (int64_t)sb.st_size != d->size)
+					continue;
+				break;
+			}
 			if (d->waited_us >= (uint64_t)budget_ms * 1000) {
 				if (d->waited_us != UINT64_MAX)
 					s->st->behind++;	/* once per dump */
@@ -328,21 +383,39 @@ int inj_reader_open(struct inj_run_state *s, struct pd_reader **r)
 	return pd_reader_open(r, s->o->input, &ro);	/* its message names file and offset */
 }
 
+struct prescan {
+	struct inj_run_state *s;
+	const struct pd_reader *r;
+};
+
+static int prescan_mmap(void *ctx, const struct pd_event *ev)
+{
+	struct prescan *p = ctx;
+	int rc = inj_marker_take(p->s, p->r, ev, 1);
+	return rc < 0 ? rc : 0;
+}
+
+static int prescan_other(void *ctx, const struct pd_event *ev)
+{
+	struct prescan *p = ctx;
+	if (ev->type == PD_RECORD_TIME_CONV && !p->s->tc.valid)
+		inj_time_conv_parse(&p->s->tc, ev->raw, ev->size);
+	return 0;
+}
+
+/* Through the one replay driver in file order, as the main pass (run.c says why): the first
+ * TIME_CONV in the file is the one taken, before the markers after it. */
 int inj_prescan(struct inj_run_state *s)
 {
 	struct pd_reader *r = NULL;
-	struct pd_event ev;
 	int rc = inj_reader_open(s, &r);
 	if (rc < 0)
 		return rc;
-	while ((rc = pd_reader_next(r, &ev)) > 0) {
-		if (ev.type == PD_RECORD_TIME_CONV && !s->tc.valid)
-			inj_time_conv_parse(&s->tc, ev.raw, ev.size);
-		if (ev.type != PERF_RECORD_MMAP && ev.type != PERF_RECORD_MMAP2)
-			continue;
-		if ((rc = inj_marker_take(s, r, &ev, 1)) < 0)
-			break;
-	}
+	struct prescan p = { s, r };
+	const struct pd_tool tool = { .sz = sizeof(tool), .mmap = prescan_mmap,
+				      .other = prescan_other, .ctx = &p,
+				      .flags = PD_TOOL_FILE_ORDER | PD_TOOL_SKIP_SAMPLES };
+	rc = pd_replay(r, &tool, NULL);
 	pd_reader_close(r);
 	s->prescanned = 1;
 	return rc < 0 && s->err[0] ? rc : 0;	/* damage: the main pass reports it */

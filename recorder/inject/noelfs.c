@@ -147,8 +147,8 @@ int inj_origins_read(const struct pd_reader *r, const char *input, struct inj_or
 	return rc;
 }
 
-int inj_elfs_for(const char *injected, const char *cache_root, int threads,
-		 struct inj_pool_stats *st, char *err, size_t errlen)
+static int elfs_for(const char *injected, const char *cache_root, int threads,
+		    struct inj_pool_stats *st, char *err, size_t errlen)
 {
 	struct pd_reader *r = NULL;
 	struct inj_origins o;
@@ -214,5 +214,15 @@ out:
 		inj_dump_fini(&dumps[k]);
 	free(dumps);
 	inj_origins_free(&o);
+	return rc;
+}
+
+int inj_elfs_for(const char *injected, const char *cache_root, int threads,
+		 struct inj_pool_stats *st, const struct jp_log *log)
+{
+	char err[1024] = "";
+	int rc = elfs_for(injected, cache_root, threads, st, err, sizeof(err));
+	if (rc < 0)
+		jp_logf(log, JP_LOG_ERROR, "%s", err[0] ? err : strerror(-rc));
 	return rc;
 }

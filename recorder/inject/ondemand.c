@@ -3,7 +3,8 @@
  * finds the build-id in the origins section, opens the dump once per run after checking its
  * identity (a changed dump is refused, never mis-symbolized), reads only that load's records
  * at the offsets the origins give, and builds its ELF with synth exactly as the file-writing
- * path would, checking its build-id again. */
+ * path would, checking its build-id again; or, for a reader that needs symbols only, the ELF
+ * without line tables and inline scopes (whose records are then not read at all). */
 #include "recorder/inject/inject_int.h"
 
 #include <errno.h>
@@ -11,15 +12,22 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "recorder/perfdata/perfdata.h"
 #include "recorder/symbols/symbols.h"
+#include "safeio/safeio.h"
 #include "synth/synth.h"
 
-/* The records of one load, each read alone: pread of the file's header and of the record into
- * one buffer, and a reader over that buffer (the reader owns the byte order and every length
- * check). Nothing of the dump is indexed or mapped beyond the few records an ELF needs. */
+/* The records of one load, each read alone: the file's header and the record copied into one
+ * buffer, and a reader over that buffer (the reader owns the byte order and every length
+ * check). Nothing of the dump is indexed or mapped. A file is read with one pread per record
+ * while a run samples few of its loads; once those preads have read an eighth of it (a
+ * sample-dense run: thousands of ELFs), the whole file is read once into memory instead, up
+ * to OD_WHOLE_MAX (copied, never mapped: a file another user shrinks cannot fault us), and
+ * every later record is copied from there. */
+#define OD_WHOLE_MAX (1ull << 30)
 enum { R_LOAD, R_DEBUG, R_UNWIND, R_INFO, R_INL, NR_RECS };
 
 struct one_rec {
@@ -34,6 +42,11 @@ struct od_file {
 	uint32_t hdr_size;
 	int swap;
 	const char *path;
+	uint64_t size;		/* at open (fstat) */
+	uint64_t preads;	/* bytes read by pread so far */
+	uint8_t *all;		/* the whole file once read (see OD_WHOLE_MAX), or NULL */
+	size_t all_len;
+	int whole_tried;
 };
 
 struct od_dump {
@@ -44,6 +57,7 @@ struct od_dump {
 };
 
 struct ondemand {
+	int symbols_only;	/* INJ_OD_SYMBOLS_ONLY */
 	struct inj_origins o;
 	struct od_dump *dumps;
 	uint32_t *by_id;	/* entry indexes sorted by build-id */
@@ -69,6 +83,26 @@ static int pread_all(int fd, void *buf, size_t len, uint64_t off)
 	return 0;
 }
 
+/* len bytes at off of f: from the copy of the whole file once it is read, else by pread (and
+ * the whole file read once the preads add up to an eighth of it). */
+static int read_at(struct od_file *f, void *buf, size_t len, uint64_t off)
+{
+	if (!f->all && !f->whole_tried && f->preads >= f->size / 8) {
+		f->whole_tried = 1;
+		if (f->size <= OD_WHOLE_MAX && sio_read_all(f->fd, OD_WHOLE_MAX, &f->all,
+							    &f->all_len) < 0)
+			f->all = NULL;	/* keep to pread: it reports what is wrong */
+	}
+	if (f->all) {
+		if (off > f->all_len || len > f->all_len - off)
+			return -EIO;
+		memcpy(buf, f->all + off, len);
+		return 0;
+	}
+	f->preads += len;
+	return pread_all(f->fd, buf, len, off);
+}
+
 static uint32_t get32(const uint8_t *p, int swap)
 {
 	uint32_t v;
@@ -80,12 +114,14 @@ static int file_open(struct od_file *f, const char *path, char *msg, size_t msgl
 {
 	uint8_t h[12];
 	struct jd_reader *r = NULL;
+	struct stat st;
 	f->path = path;
 	f->fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (f->fd < 0 || pread_all(f->fd, h, sizeof(h), 0) < 0) {
+	if (f->fd < 0 || fstat(f->fd, &st) < 0 || pread_all(f->fd, h, sizeof(h), 0) < 0) {
 		snprintf(msg, msglen, "%s: cannot read its header", path);
 		return -EIO;
 	}
+	f->size = (uint64_t)st.st_size;
 	f->swap = get32(h, 0) != JD_MAGIC && get32(h, 0) != JD_EXT_MAGIC;
 	f->hdr_size = get32(h + 8, f->swap);
 	/* A header extension is allowed; one past 64 KiB is not a dump we wrote or know. */
@@ -94,27 +130,25 @@ static int file_open(struct od_file *f, const char *path, char *msg, size_t msgl
 		snprintf(msg, msglen, "%s: header of %u bytes unreadable", path, f->hdr_size);
 		return -EINVAL;
 	}
-	if (jd_reader_open_mem(&r, f->hdr, f->hdr_size, path) < 0) {
-		snprintf(msg, msglen, "%s", jd_reader_error(NULL));
+	if (jd_reader_open_mem(&r, f->hdr, f->hdr_size, path, msg, msglen) < 0)
 		return -EINVAL;
-	}
 	jd_reader_close(r);
 	return 0;
 }
 
 /* The record of kind id at offset off of f, or 0 with msg set. */
-static int record_at(const struct od_file *f, uint64_t off, uint32_t id, struct one_rec *o,
+static int record_at(struct od_file *f, uint64_t off, uint32_t id, struct one_rec *o,
 		     char *msg, size_t msglen)
 {
 	uint8_t prefix[8];
-	if (f->fd < 0 || off < f->hdr_size || pread_all(f->fd, prefix, 8, off) < 0)
+	if (f->fd < 0 || off < f->hdr_size || read_at(f, prefix, 8, off) < 0)
 		goto bad;
 	uint32_t size = get32(prefix + 4, f->swap);
 	if (size < 16 || size > (256u << 20) || !(o->buf = malloc((size_t)f->hdr_size + size)))
 		goto bad;
 	memcpy(o->buf, f->hdr, f->hdr_size);
-	if (pread_all(f->fd, o->buf + f->hdr_size, size, off) < 0 ||
-	    jd_reader_open_mem(&o->r, o->buf, (size_t)f->hdr_size + size, f->path) < 0 ||
+	if (read_at(f, o->buf + f->hdr_size, size, off) < 0 ||
+	    jd_reader_open_mem(&o->r, o->buf, (size_t)f->hdr_size + size, f->path, NULL, 0) < 0 ||
 	    jd_reader_next(o->r, &o->rec) != 1 || o->rec.id != id)
 		goto bad;
 	o->rec.offset = off;
@@ -182,7 +216,7 @@ static int open_dump(struct ondemand *od, uint32_t k)
 		}
 	}
 	struct jd_reader *r;
-	if (jd_reader_open_mem(&r, dd->f[0].hdr, dd->f[0].hdr_size, d->path) < 0)
+	if (jd_reader_open_mem(&r, dd->f[0].hdr, dd->f[0].hdr_size, d->path, NULL, 0) < 0)
 		return -1;
 	dd->header = *jd_reader_header(r);
 	jd_reader_close(r);
@@ -191,10 +225,10 @@ static int open_dump(struct ondemand *od, uint32_t k)
 }
 
 /* The index entry of origin e, rebuilt from its own records only. */
-static int entry_of(struct od_dump *dd, const struct inj_origin *e, struct jd_load_entry *le,
-		    struct one_rec rec[NR_RECS], char *msg, size_t msglen)
+static int entry_of(struct od_dump *dd, const struct inj_origin *e, int symbols_only,
+		    struct jd_load_entry *le, struct one_rec rec[NR_RECS], char *msg, size_t msglen)
 {
-	const struct od_file *dump = &dd->f[0], *comp = &dd->f[1];
+	struct od_file *dump = &dd->f[0], *comp = &dd->f[1];
 	memset(le, 0, sizeof(*le));
 	if (!record_at(dump, e->offset, JD_CODE_LOAD, &rec[R_LOAD], msg, msglen))
 		return 0;
@@ -208,7 +242,7 @@ static int entry_of(struct od_dump *dd, const struct inj_origin *e, struct jd_lo
 			 (unsigned long long)e->code_index);
 		return 0;
 	}
-	if (e->debug_offset) {
+	if (e->debug_offset && !symbols_only) {
 		if (!record_at(dump, e->debug_offset, JD_CODE_DEBUG_INFO, &rec[R_DEBUG], msg, msglen))
 			return 0;
 		le->lines = rec[R_DEBUG].rec.u.debug.entries;
@@ -225,7 +259,7 @@ static int entry_of(struct od_dump *dd, const struct inj_origin *e, struct jd_lo
 			return 0;
 		le->info = &rec[R_INFO].rec.u.load_info;
 	}
-	if (e->inl_offset) {
+	if (e->inl_offset && !symbols_only) {
 		if (!record_at(comp, e->inl_offset, JD_EXT_INLINE, &rec[R_INL], msg, msglen))
 			return 0;
 		le->inl = &rec[R_INL].rec.u.inl;
@@ -254,7 +288,7 @@ static int get(void *ctx, const struct sym_build_id *id, const char *long_name, 
 	struct synth_input in;
 	struct synth_elf elf = { 0 };
 	char *w = NULL;
-	if (!entry_of(dd, e, &le, rec, msg, msglen)) {
+	if (!entry_of(dd, e, od->symbols_only, &le, rec, msg, msglen)) {
 		rc = -ESTALE;
 		goto out;
 	}
@@ -262,8 +296,14 @@ static int get(void *ctx, const struct sym_build_id *id, const char *long_name, 
 	synth_input_from_load(&in, &dd->header, &le);
 	in.file_seq = e->file_seq;
 	if (e->flags & INJ_ORIGIN_NOLINES)
-		synth_input_drop_bad_debug(&in, NULL, 0);
-	if (synth_build(&in, &elf, err, sizeof(err)) < 0) {
+		synth_input_drop_bad_debug(&in, NULL);
+	/* Symbols only: no line or inline record read, so the id cannot be recomputed; the
+	 * dump's identity, checked when it was opened, and the load record's code_index
+	 * (entry_of) vouch for it. */
+	int built = od->symbols_only ? synth_build_symbols(&in, e->build_id, &elf,
+							   JP_ERRBUF_LOG(err))
+				     : synth_build(&in, &elf, JP_ERRBUF_LOG(err));
+	if (built < 0) {
 		snprintf(msg, msglen, "%s: code load at offset %llu: %s", path,
 			 (unsigned long long)e->offset, err);
 		rc = -EINVAL;
@@ -297,6 +337,7 @@ static void fini(void *ctx)
 			if (dd->f[i].fd >= 0)
 				close(dd->f[i].fd);
 			free(dd->f[i].hdr);
+			free(dd->f[i].all);
 		}
 		free((char *)dd->f[1].path);
 	}
@@ -306,12 +347,13 @@ static void fini(void *ctx)
 	free(od);
 }
 
-int inj_ondemand_attach(struct sym_session *ss, const struct pd_reader *r, const char *input,
-			char *err, size_t errlen)
+static int attach(struct sym_session *ss, const struct pd_reader *r, const char *input,
+		  unsigned flags, char *err, size_t errlen)
 {
 	struct ondemand *od = calloc(1, sizeof(*od));
 	if (!od)
 		return -ENOMEM;
+	od->symbols_only = !!(flags & INJ_OD_SYMBOLS_ONLY);
 	int rc = inj_origins_read(r, input, &od->o, err, errlen);
 	if (rc < 0) {
 		free(od);
@@ -334,4 +376,14 @@ int inj_ondemand_attach(struct sym_session *ss, const struct pd_reader *r, const
 		return rc;
 	}
 	return 1;
+}
+
+int inj_ondemand_attach(struct sym_session *ss, const struct pd_reader *r, const char *input,
+			unsigned flags, const struct jp_log *log)
+{
+	char err[1024] = "";
+	int rc = attach(ss, r, input, flags, err, sizeof(err));
+	if (rc < 0)
+		jp_logf(log, JP_LOG_ERROR, "%s", err[0] ? err : strerror(-rc));
+	return rc;
 }

@@ -91,18 +91,6 @@ static int handle(struct inj_run_state *s, const struct pd_event *ev)
 		}
 		break;
 	}
-	case PD_RECORD_FINISHED_ROUND:
-		/* A pipe may be live: each dump must be read up to this round before its loads
-		 * are merged and the round's samples released. */
-		if (!s->prescanned && (rc = inj_follow(s, s->r, s->max_seen)) < 0)
-			return rc;
-		if ((rc = inj_emit_pending(s, s->max_seen, 0)) < 0)
-			return rc;
-		if ((rc = pd_writer_finished_round(s->w)) < 0)
-			goto werr;
-		s->st->records_out++;
-		inj_sim_round(s->sim);
-		return 0;
 	default:
 		break;
 	}
@@ -116,23 +104,95 @@ werr:
 	return rc;
 }
 
+/* A FINISHED_ROUND where the recording has it: the pending synthetic records up to the newest
+ * time read so far go out before the round mark. */
+static int round_end(struct inj_run_state *s)
+{
+	int rc;
+	/* A pipe may be live: each dump must be read up to this round before its loads are
+	 * merged and the round's samples released. */
+	if (!s->prescanned && (rc = inj_follow(s, s->r, s->max_seen)) < 0)
+		return rc;
+	if ((rc = inj_emit_pending(s, s->max_seen, 0)) < 0)
+		return rc;
+	if ((rc = pd_writer_finished_round(s->w)) < 0) {
+		snprintf(s->err, s->errlen, "%s: writing: %s", s->o->output, strerror(-rc));
+		return rc;
+	}
+	s->st->records_out++;
+	inj_sim_round(s->sim);
+	return 0;
+}
+
+/* The stream goes through perfdata's one replay driver (pd_replay), in its file-order mode:
+ * inject copies the recording, so every record is written where the file has it (time
+ * ordering is perf's job when it reads our output), and the merge of the synthetic MMAP2s
+ * hangs on the recording's own FINISHED_ROUND marks, in place. A time-ordered replay would
+ * reorder the copy and move the round marks (docs/ARCHITECTURE.md, "One replay driver"). */
+struct stream_ctx {
+	struct inj_run_state *s;
+	uint64_t base, total;	/* the data section, for progress */
+	uint64_t last_off;	/* of the last record (a round mark has no event) */
+};
+
+/* Counts a record in and starts the output at the first record that is not an attr. */
+static int record_in(struct stream_ctx *c, uint32_t type)
+{
+	struct inj_run_state *s = c->s;
+	int rc;
+	s->st->records_in++;
+	if (!s->w_started && type != PD_RECORD_HEADER_ATTR && (rc = start_writer(s)) < 0) {
+		snprintf(s->err, s->errlen, "%s: %s", s->o->output, strerror(-rc));
+		return rc;
+	}
+	return 0;
+}
+
+static void progress(struct stream_ctx *c)
+{
+	struct inj_run_state *s = c->s;
+	if (s->o->progress_bytes && (s->st->records_in & 0xffff) == 0)
+		s->o->progress_bytes(s->o->ctx, c->last_off - c->base, c->total);
+}
+
+static int on_record(void *ctx, const struct pd_event *ev)
+{
+	struct stream_ctx *c = ctx;
+	int rc = record_in(c, ev->type);
+	if (rc == 0)
+		rc = handle(c->s, ev);
+	c->last_off = ev->offset;
+	if (rc == 0)
+		progress(c);
+	return rc;
+}
+
+static int on_round(void *ctx)
+{
+	struct stream_ctx *c = ctx;
+	int rc = record_in(c, PD_RECORD_FINISHED_ROUND);
+	if (rc == 0)
+		rc = round_end(c->s);
+	if (rc == 0)
+		progress(c);
+	return rc;
+}
+
 static int stream(struct inj_run_state *s)
 {
-	struct pd_event ev;
-	uint64_t total = pd_reader_data_size(s->r), base = pd_reader_data_offset(s->r);
-	int rc;
-	while ((rc = pd_reader_next(s->r, &ev)) > 0) {
-		s->st->records_in++;
-		if (!s->w_started && ev.type != PD_RECORD_HEADER_ATTR && (rc = start_writer(s)) < 0) {
-			snprintf(s->err, s->errlen, "%s: %s", s->o->output, strerror(-rc));
-			return rc;
-		}
-		if ((rc = handle(s, &ev)) < 0)
-			return rc;
-		if (s->o->progress_bytes && (s->st->records_in & 0xffff) == 0)
-			s->o->progress_bytes(s->o->ctx, ev.offset - base, total);
-	}
-	if (rc < 0) {
+	struct stream_ctx c = { .s = s, .total = pd_reader_data_size(s->r),
+				.base = pd_reader_data_offset(s->r) };
+	c.last_off = c.base;
+	const struct pd_tool tool = {
+		.sz = sizeof(tool), .sample = on_record, .mmap = on_record, .comm = on_record,
+		.fork = on_record, .exit = on_record, .lost = on_record, .build_id = on_record,
+		.other = on_record, .finished_round = on_round, .ctx = &c,
+		.flags = PD_TOOL_FILE_ORDER,
+	};
+	int damage, rc = pd_replay(s->r, &tool, &damage);
+	if (rc < 0)
+		return rc;
+	if (damage < 0) {
 		/* Everything before the damage has been merged; say where it stopped. */
 		inj_warnf(s, "%s; the %llu records before it are injected, the rest is dropped",
 			  pd_reader_error(s->r), (unsigned long long)s->st->records_in);
@@ -178,18 +238,27 @@ static int finish(struct inj_run_state *s)
 	return 0;
 }
 
-int inj_run(const struct inj_opts *opts, struct inj_stats *st, char *err, size_t errlen)
+/* The run's pieces (emit.c, markers.c, noelfs.c ...) leave the fatal message in s->err; it
+ * goes out through the log once, last, after every warning. */
+int inj_run(const struct inj_opts *opts, struct inj_stats *st)
 {
 	struct inj_opts oc;
-	if (JP_OPTS_TAKE(&oc, opts))
-		return snprintf(err, errlen, "inject: unknown options"), -EINVAL;
+	char err[1024] = "";
+	size_t errlen = sizeof(err);
+	if (JP_OPTS_TAKE(&oc, opts)) {
+		/* The log sits inside the part of the struct we know: say why before refusing. */
+		jp_opts_copy(&oc, sizeof(oc), opts);
+		jp_logf(&oc.log, JP_LOG_ERROR, "inject: unknown options");
+		return -EINVAL;
+	}
 	const struct inj_opts *o = &oc;
 	struct inj_run_state s = { .o = o, .st = st, .err = err, .errlen = errlen };
 	int rc;
 	memset(st, 0, sizeof(*st));
-	err[0] = 0;
-	if ((rc = inj_reader_open(&s, &s.r)) < 0)
+	if ((rc = inj_reader_open(&s, &s.r)) < 0) {
+		jp_logf(&o->log, JP_LOG_ERROR, "%s", err[0] ? err : strerror(-rc));
 		return rc;
+	}
 	if (pd_reader_nr_features_dropped(s.r))
 		inj_warnf(&s, "%s: %u header feature section(s) cut off or outside the file are "
 			  "left out", o->input,
@@ -236,5 +305,7 @@ out:
 	}
 	free(s.dumps);
 	pd_reader_close(s.r);
+	if (rc < 0)
+		jp_logf(&o->log, JP_LOG_ERROR, "%s", err[0] ? err : strerror(-rc));
 	return rc;
 }

@@ -10,28 +10,60 @@
 
 /* LSD radix sort, 16 bits a pass: a 200k-load dump has 400k bounds, which qsort's indirect
  * compares took 50 ms to order; passes whose digit is the same everywhere (the high bits of
- * addresses in one code heap) are skipped. tmp holds n elements, cnt 1 << 16. */
-static void radix_sort(uint64_t *v, uint64_t *tmp, size_t *cnt, size_t n)
+ * addresses in one code heap) are skipped. A small dump sorts 8 bits a pass instead: clearing
+ * a 64k-entry count table per pass would cost more than its few bounds (and was most of a
+ * fuzzing execution). tmp holds n elements, cnt 1 << bits. */
+static void radix_sort(uint64_t *v, uint64_t *tmp, size_t *cnt, size_t n, unsigned bits)
 {
-	uint64_t diff = 0;
+	uint64_t diff = 0, mask = (1u << bits) - 1;
 	for (size_t i = 1; i < n; i++)
 		diff |= v[i] ^ v[0];
-	for (unsigned shift = 0; shift < 64; shift += 16) {
-		if (!((diff >> shift) & 0xffff))
+	for (unsigned shift = 0; shift < 64; shift += bits) {
+		if (!((diff >> shift) & mask))
 			continue;
-		memset(cnt, 0, (1u << 16) * sizeof(*cnt));
+		memset(cnt, 0, ((size_t)1 << bits) * sizeof(*cnt));
 		for (size_t i = 0; i < n; i++)
-			cnt[(v[i] >> shift) & 0xffff]++;
+			cnt[(v[i] >> shift) & mask]++;
 		size_t sum = 0;
-		for (size_t d = 0; d < (1u << 16); d++) {
+		for (size_t d = 0; d <= mask; d++) {
 			size_t c = cnt[d];
 			cnt[d] = sum;
 			sum += c;
 		}
 		for (size_t i = 0; i < n; i++)
-			tmp[cnt[(v[i] >> shift) & 0xffff]++] = v[i];
+			tmp[cnt[(v[i] >> shift) & mask]++] = v[i];
 		memcpy(v, tmp, n * sizeof(*v));
 	}
+}
+
+/* Twice as many buckets as bounds (code heaps leave most of the hull empty, so the used part
+ * still gets a few bounds a bucket); none for a handful of bounds or when memory is short
+ * (the binary search then covers everything, as it would anyway). */
+static void build_lut(struct inj_bounds *bd)
+{
+	if (bd->nb < 16 || bd->nb > UINT32_MAX)
+		return;
+	uint64_t span = bd->b[bd->nb - 1] - bd->b[0];
+	size_t want = bd->nb * 2;
+	unsigned shift = 0;
+	while ((span >> shift) >= want)
+		shift++;
+	size_t nlut = (size_t)(span >> shift) + 1;
+	uint32_t *lut = malloc((nlut + 1) * sizeof(*lut));
+	if (!lut)
+		return;
+	/* lut[k]: the last segment starting at or before bucket k's first address. */
+	size_t seg = 0;
+	for (size_t k = 0; k < nlut; k++) {
+		uint64_t a = bd->b[0] + ((uint64_t)k << shift);
+		while (seg + 1 < bd->nb - 1 && bd->b[seg + 1] <= a)
+			seg++;
+		lut[k] = (uint32_t)seg;
+	}
+	lut[nlut] = (uint32_t)(bd->nb - 1);
+	bd->lut = lut;
+	bd->nlut = nlut;
+	bd->shift = shift;
 }
 
 int inj_bounds_init(struct inj_bounds *bd, const struct inj_range *r, size_t n)
@@ -50,15 +82,16 @@ int inj_bounds_init(struct inj_bounds *bd, const struct inj_range *r, size_t n)
 		bd->b[k++] = r[i].end;
 	}
 	if (k > 1) {
+		unsigned bits = k < (1u << 14) ? 8 : 16;
 		uint64_t *tmp = malloc(k * sizeof(uint64_t));
-		size_t *cnt = malloc((1u << 16) * sizeof(size_t));
+		size_t *cnt = malloc(((size_t)1 << bits) * sizeof(size_t));
 		if (!tmp || !cnt) {
 			free(tmp);
 			free(cnt);
 			inj_bounds_fini(bd);
 			return -ENOMEM;
 		}
-		radix_sort(bd->b, tmp, cnt, k);
+		radix_sort(bd->b, tmp, cnt, k, bits);
 		free(tmp);
 		free(cnt);
 	}
@@ -67,12 +100,14 @@ int inj_bounds_init(struct inj_bounds *bd, const struct inj_range *r, size_t n)
 		if (u == 0 || bd->b[u - 1] != bd->b[i])
 			bd->b[u++] = bd->b[i];
 	bd->nb = u;
+	build_lut(bd);
 	return 0;
 }
 
 void inj_bounds_fini(struct inj_bounds *bd)
 {
 	free(bd->b);
+	free(bd->lut);
 	memset(bd, 0, sizeof(*bd));
 }
 
@@ -81,6 +116,12 @@ long inj_bounds_find(const struct inj_bounds *bd, uint64_t addr)
 	if (bd->nb < 2 || addr < bd->b[0] || addr >= bd->b[bd->nb - 1])
 		return -1;
 	size_t lo = 0, hi = bd->nb - 1;	/* invariant: b[lo] <= addr < b[hi] */
+	if (bd->lut) {
+		size_t k = (size_t)((addr - bd->b[0]) >> bd->shift);
+		lo = bd->lut[k];
+		if (bd->lut[k + 1] + 1 < hi)
+			hi = bd->lut[k + 1] + 1;
+	}
 	while (hi - lo > 1) {
 		size_t mid = lo + (hi - lo) / 2;
 		if (bd->b[mid] <= addr)

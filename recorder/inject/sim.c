@@ -25,9 +25,19 @@ struct item {
 	int ip_hit;		/* SAMPLE: ips[0] is the sample's own ip */
 };
 
+/* The queue is a heap plus a FIFO per kind of item: an item not older than its kind's FIFO's
+ * newest goes to that FIFO (mapping changes are emitted in time order, samples mostly come in
+ * it) and the rest to the heap; the next item is the earliest of the three heads. Same order
+ * as one heap, without a heap's log n moves per item (a tenth of `inject --no-elfs`). */
+struct fifo {
+	struct item *q;		/* q[h .. t), nondecreasing (time, seq) */
+	size_t h, t, cap;
+};
+
 struct inj_sim {
 	struct item *h;
 	size_t n, cap;
+	struct fifo f[2];	/* by kind */
 	uint64_t seq;
 	uint64_t max_ts, next_flush, last_flush;
 	struct inj_dump **dumps;
@@ -36,6 +46,8 @@ struct inj_sim {
 	void *ctx;
 	int lazy;		/* dumps may still arrive: keep samples of any process */
 	uint64_t unresolved;	/* sample ips in a dump's code ranges no load covered then */
+	uint64_t *scratch;	/* a chain's kept ips, before they are copied to their item */
+	size_t scratch_cap;
 };
 
 struct inj_sim *inj_sim_new(inj_hit_fn fn, void *ctx)
@@ -60,7 +72,13 @@ void inj_sim_free(struct inj_sim *s)
 		return;
 	for (size_t i = 0; i < s->n; i++)
 		item_free(&s->h[i]);
+	for (int k = 0; k < 2; k++) {
+		for (size_t i = s->f[k].h; i < s->f[k].t; i++)
+			item_free(&s->f[k].q[i]);
+		free(s->f[k].q);
+	}
 	free(s->h);
+	free(s->scratch);
 	free(s->dumps);
 	free(s);
 }
@@ -98,6 +116,53 @@ static int heap_push(struct inj_sim *s, struct item *it)
 	}
 	s->h[i] = *it;
 	return 0;
+}
+
+static void heap_pop(struct inj_sim *s, struct item *out);
+
+static int fifo_push(struct inj_sim *s, struct fifo *f, struct item *it)
+{
+	if (f->t == f->cap && f->h > 0) {	/* slide the live part down */
+		memmove(f->q, f->q + f->h, (f->t - f->h) * sizeof(*f->q));
+		f->t -= f->h;
+		f->h = 0;
+	}
+	if (f->t == f->cap) {
+		size_t nc = f->cap ? 2 * f->cap : 1024;
+		struct item *nq = realloc(f->q, nc * sizeof(*nq));
+		if (!nq)
+			return -ENOMEM;
+		f->q = nq;
+		f->cap = nc;
+	}
+	it->seq = s->seq++;
+	f->q[f->t++] = *it;
+	return 0;
+}
+
+/* Takes the earliest queued item into *out; 0 when the queue is empty or (all unset) the
+ * earliest is newer than limit. */
+static int take(struct inj_sim *s, uint64_t limit, int all, struct item *out)
+{
+	const struct item *best = s->n ? &s->h[0] : NULL;
+	struct fifo *bf = NULL;
+	for (int k = 0; k < 2; k++) {
+		struct fifo *f = &s->f[k];
+		if (f->h < f->t && (!best || before(&f->q[f->h], best))) {
+			best = &f->q[f->h];
+			bf = f;
+		}
+	}
+	if (!best || (!all && best->time > limit))
+		return 0;
+	if (!bf) {
+		heap_pop(s, out);
+		return 1;
+	}
+	*out = bf->q[bf->h++];
+	if (bf->h == bf->t)
+		bf->h = bf->t = 0;
+	return 1;
 }
 
 static void heap_pop(struct inj_sim *s, struct item *out)
@@ -168,11 +233,9 @@ static void apply(struct inj_sim *s, struct item *it)
 
 static void drain(struct inj_sim *s, uint64_t limit, int all)
 {
-	while (s->n && (all || s->h[0].time <= limit)) {
-		struct item it;
-		heap_pop(s, &it);
+	struct item it;
+	while (take(s, limit, all, &it))
 		apply(s, &it);
-	}
 }
 
 static int queue(struct inj_sim *s, struct item *it)
@@ -182,7 +245,9 @@ static int queue(struct inj_sim *s, struct item *it)
 		apply(s, it);
 		return 0;
 	}
-	int rc = heap_push(s, it);
+	struct fifo *f = &s->f[it->kind == ITEM_SAMPLE];
+	int rc = f->h == f->t || it->time >= f->q[f->t - 1].time ? fifo_push(s, f, it)
+								 : heap_push(s, it);
 	if (rc < 0)
 		item_free(it);
 	return rc;
@@ -219,8 +284,8 @@ static int keep_ip(const struct inj_sim *s, uint32_t pid, int known, uint64_t ip
 	return !known || in_some_dump(s, pid, ip);
 }
 
-/* The callchain entries that can matter: user context, kept by keep_ip. A chain without
- * context markers is all user. out NULL: count only. */
+/* The callchain entries that can matter: user context, kept by keep_ip, into out (room for
+ * nr). */
 static size_t chain_ips(const struct inj_sim *s, uint32_t pid, int known, const uint64_t *chain,
 			uint64_t nr, uint64_t *out)
 {
@@ -232,11 +297,8 @@ static size_t chain_ips(const struct inj_sim *s, uint32_t pid, int known, const 
 			user = v == (uint64_t)PERF_CONTEXT_USER;
 			continue;
 		}
-		if (user && keep_ip(s, pid, known, v)) {
-			if (out)
-				out[k] = v;
-			k++;
-		}
+		if (user && keep_ip(s, pid, known, v))
+			out[k++] = v;
 	}
 	return k;
 }
@@ -250,7 +312,18 @@ int inj_sim_sample(struct inj_sim *s, uint32_t pid, uint64_t time, uint64_t ip,
 	if (!known && !s->lazy)
 		return 0;
 	int ip_in = ip_user && keep_ip(s, pid, known, ip);
-	size_t keep = chain_ips(s, pid, known, chain, nr_chain, NULL);
+	/* One pass over the chain (each kept ip is a search of the dumps' code bounds) into
+	 * scratch; the item then gets a copy of just what was kept. */
+	if (nr_chain > s->scratch_cap) {
+		if (nr_chain > SIZE_MAX / sizeof(uint64_t))
+			return -ENOMEM;
+		uint64_t *p = realloc(s->scratch, nr_chain * sizeof(uint64_t));
+		if (!p)
+			return -ENOMEM;
+		s->scratch = p;
+		s->scratch_cap = nr_chain;
+	}
+	size_t keep = nr_chain ? chain_ips(s, pid, known, chain, nr_chain, s->scratch) : 0;
 	if (!ip_in && !keep)
 		return 0;
 	it.nips = (uint32_t)(ip_in + keep);
@@ -263,7 +336,7 @@ int inj_sim_sample(struct inj_sim *s, uint32_t pid, uint64_t time, uint64_t ip,
 			return -ENOMEM;
 		if (ip_in)
 			it.ips[0] = ip;
-		chain_ips(s, pid, known, chain, nr_chain, it.ips + ip_in);
+		memcpy(it.ips + ip_in, s->scratch, keep * sizeof(uint64_t));
 	}
 	return queue(s, &it);
 }
@@ -294,7 +367,7 @@ void inj_sim_flush(struct inj_sim *s)
 
 size_t inj_sim_queued(const struct inj_sim *s)
 {
-	return s->n;
+	return s->n + (s->f[0].t - s->f[0].h) + (s->f[1].t - s->f[1].h);
 }
 
 uint64_t inj_sim_unresolved(const struct inj_sim *s)

@@ -122,34 +122,50 @@ static void parse_event_desc(struct pd_reader *r, const uint8_t *p, size_t size)
 	}
 }
 
-int pd_reader_store_feature(struct pd_reader *r, unsigned feat, const void *data, size_t size,
-			    uint64_t off)
+void pd_reader_take_feature(struct pd_reader *r, unsigned feat, void *data, size_t size)
 {
 	struct pd_feat *f;
 
-	(void)off;
-	if (feat >= PD_FEAT_MAX)
-		return 0;
+	if (feat >= PD_FEAT_MAX) {
+		free(data);
+		return;
+	}
 	f = &r->feats[feat];
 	free(f->data);
-	f->data = malloc(size ? size : 1);
-	if (!f->data) {
-		f->present = false;
-		return -ENOMEM;
-	}
-	memcpy(f->data, data, size);
+	f->data = data;
 	f->size = size;
 	f->present = true;
+	pd_feat_bit(r->feat_bits, feat, true);
 	if (feat == PD_FEAT_BUILD_ID)
 		parse_build_ids(r, data, size);
 	else if (feat == PD_FEAT_EVENT_DESC)
 		parse_event_desc(r, data, size);
+}
+
+int pd_reader_store_feature(struct pd_reader *r, unsigned feat, const void *data, size_t size,
+			    uint64_t off)
+{
+	void *copy;
+
+	(void)off;
+	if (feat >= PD_FEAT_MAX)
+		return 0;
+	copy = malloc(size ? size : 1);
+	if (!copy) {
+		free(r->feats[feat].data);
+		r->feats[feat].data = NULL;
+		r->feats[feat].present = false;
+		pd_feat_bit(r->feat_bits, feat, false);
+		return -ENOMEM;
+	}
+	memcpy(copy, data, size);
+	pd_reader_take_feature(r, feat, copy, size);
 	return 0;
 }
 
 void pd_reader_free_features(struct pd_reader *r)
 {
-	for (unsigned i = 0; i < PD_FEAT_MAX; i++)
+	PD_FOR_EACH_FEAT(i, r->feat_bits)
 		free(r->feats[i].data);
 	for (size_t i = 0; i < r->nr_bids; i++)
 		free((char *)r->bids[i].filename);

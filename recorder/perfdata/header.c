@@ -214,25 +214,45 @@ static int read_attrs(struct pd_reader *r, const struct pd_file_header *h, uint6
 	return err;
 }
 
+/* Up to n bytes at off (file mode): how many were read before the end of the file or an
+ * error. */
+static size_t pread_upto(struct pd_reader *r, void *dst, size_t n, uint64_t off)
+{
+	size_t got = 0;
+
+	while (got < n) {
+		ssize_t k = pread(r->fd, (uint8_t *)dst + got, n - got, (off_t)(off + got));
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			break;
+		got += (size_t)k;
+	}
+	return got;
+}
+
+/* The table is read in one pread and each section straight into the buffer the reader keeps:
+ * a recording has a few dozen features, and each used to cost two preads and a copy. */
 static int read_feature_table(struct pd_reader *r, const struct pd_file_header *h,
 			      uint64_t fsize)
 {
-	uint64_t at = r->data_end;
-	struct pd_file_section sec;
+	struct pd_file_section tab[PD_FEAT_MAX];
+	unsigned nr = 0, i = 0;
 
-	for (unsigned f = 0; f < PD_FEAT_MAX; f++) {
+	for (unsigned k = 0; k < 4; k++)
+		nr += (unsigned)__builtin_popcountll(h->features[k]);
+	/* A cut-off table loses features, not the data before it. */
+	size_t have = pread_upto(r, tab, nr * sizeof(tab[0]), r->data_end) / sizeof(tab[0]);
+
+	PD_FOR_EACH_FEAT(f, h->features) {
 		void *buf;
 		int err;
 
-		if (!(h->features[f / 64] >> (f % 64) & 1))
-			continue;
-		/* A cut-off table loses features, not the data before it. */
-		if (pread_full(r, &sec, sizeof(sec), at)) {
-			for (; f < PD_FEAT_MAX; f++)
-				r->feats_dropped += h->features[f / 64] >> (f % 64) & 1;
+		if (i == have) {
+			r->feats_dropped += nr - i;
 			return 0;
 		}
-		at += sizeof(sec);
+		struct pd_file_section sec = tab[i++];
 		if (r->swap) {
 			sec.offset = bswap_64(sec.offset);
 			sec.size = bswap_64(sec.size);
@@ -246,14 +266,13 @@ static int read_feature_table(struct pd_reader *r, const struct pd_file_header *
 		if (!buf)
 			return -ENOMEM;
 		err = pread_full(r, buf, sec.size, sec.offset);
-		if (!err) {
-			if (r->swap)
-				pd_swap_feature(f, buf, sec.size);
-			err = pd_reader_store_feature(r, f, buf, sec.size, sec.offset);
+		if (err) {
+			free(buf);
+			continue;
 		}
-		free(buf);
-		if (err == -ENOMEM)
-			return err;
+		if (r->swap)
+			pd_swap_feature(f, buf, sec.size);
+		pd_reader_take_feature(r, f, buf, sec.size);
 	}
 	return 0;
 }

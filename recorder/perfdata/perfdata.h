@@ -387,7 +387,16 @@ uint64_t pd_event_time(const struct pd_event *ev);
  * writes the read-order-dispatch loop. HEADER_BUILD_ID is delivered at once (it applies
  * regardless of time); every other record in time order. A NULL callback skips its records.
  * A callback's negative return stops the replay and is returned.
+ * With PD_TOOL_FILE_ORDER (perf_tool's ordered_events = false) there is no queue: every record
+ * goes to its callback at once, in file order, and each FINISHED_ROUND to finished_round
+ * where it stands. For a consumer that copies the recording record by record (inject), whose
+ * output must keep the file's order and round marks.
  */
+#define PD_TOOL_FILE_ORDER 1u
+/* With PD_TOOL_FILE_ORDER and no sample callback: samples are read past, not decoded (a
+ * damaged one is then not reported). For a pass that looks at other records only (inject's
+ * prescan for markers); the reader decodes them again once the replay returns. */
+#define PD_TOOL_SKIP_SAMPLES 2u
 struct pd_tool {
 	size_t sz;		/* sizeof(struct pd_tool) (0 = this header's): lib/opts.h's rule */
 	int (*sample)(void *ctx, const struct pd_event *ev);
@@ -402,6 +411,7 @@ struct pd_tool {
 	/* Every 64 Ki records: bytes of the data section read (total 0 in a pipe). */
 	void (*progress)(void *ctx, uint64_t done, uint64_t total);
 	void *ctx;
+	uint64_t flags;		/* PD_TOOL_FILE_ORDER, PD_TOOL_SKIP_SAMPLES */
 };
 
 /* 0 at the end of the input, or a callback's (or -ENOMEM's) negative errno. Damage in the

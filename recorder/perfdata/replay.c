@@ -1,6 +1,7 @@
 /* replay.c - the one read-order-dispatch loop (perf's perf_tool + ordered events): records
  * are queued and handed to the tool's callback for their type in time order, round by round
- * (FINISHED_ROUND), HEADER_BUILD_ID at once. Consumers write callbacks, never the loop. */
+ * (FINISHED_ROUND), HEADER_BUILD_ID at once; or, for a tool that copies the recording, every
+ * record at once in file order. Consumers write callbacks, never the loop. */
 #include <errno.h>
 
 #include "lib/opts.h"
@@ -90,6 +91,35 @@ static int replay(struct pd_reader *r, const struct pd_tool *t, struct pd_ordere
 	return drain(t, q);
 }
 
+/* PD_TOOL_FILE_ORDER: perf_tool's ordered_events = false. A consumer that copies the
+ * recording (inject) must write records where the file has them: sorting them would change
+ * its output, and its own merge needs each round mark where it stands. */
+static int replay_file_order(struct pd_reader *r, const struct pd_tool *t, int *damage)
+{
+	struct pd_event ev;
+	uint64_t n = 0;
+	int got, rc;
+
+	r->skip_samples = (t->flags & PD_TOOL_SKIP_SAMPLES) && !t->sample;
+	while ((got = pd_reader_next(r, &ev)) == 1) {
+		if (ev.type == PD_RECORD_FINISHED_ROUND)
+			rc = t->finished_round ? t->finished_round(t->ctx) : 0;
+		else
+			rc = deliver(t, &ev);
+		if (rc < 0) {
+			r->skip_samples = false;
+			return rc;
+		}
+		if (t->progress && !(++n & 0xffff))
+			t->progress(t->ctx, pd_reader_data_size(r) ?
+					    ev.offset - pd_reader_data_offset(r) : 0,
+				    pd_reader_data_size(r));
+	}
+	r->skip_samples = false;
+	*damage = got < 0 ? got : 0;
+	return 0;
+}
+
 int pd_replay(struct pd_reader *r, const struct pd_tool *tool, int *damage)
 {
 	struct pd_tool t;
@@ -100,6 +130,8 @@ int pd_replay(struct pd_reader *r, const struct pd_tool *tool, int *damage)
 	*damage = 0;
 	if (JP_OPTS_TAKE(&t, tool))
 		return -EINVAL;
+	if (t.flags & PD_TOOL_FILE_ORDER)
+		return replay_file_order(r, &t, damage);
 	struct pd_ordered *q = pd_ordered_new(r);
 	if (!q)
 		return -ENOMEM;

@@ -27,10 +27,32 @@ static int flush(struct pd_writer *w)
 	return 0;
 }
 
+/* The buffer starts small and doubles up to BUF_MAX before the first flush: an output of a
+ * few KB (most injections of a short run, every fuzzing execution) needs no 256 KiB buffer,
+ * which under ASan is a fresh mapping per writer. A failed growth just flushes sooner. */
+#define BUF_MIN (16u << 10)
+#define BUF_MAX (256u << 10)
+
+static void grow_buf(struct pd_writer *w, size_t need)
+{
+	size_t cap = w->cap;
+	while (cap < need && cap < BUF_MAX)
+		cap *= 2;
+	if (cap > BUF_MAX)
+		cap = BUF_MAX;
+	uint8_t *b = realloc(w->buf, cap);
+	if (b) {
+		w->buf = b;
+		w->cap = cap;
+	}
+}
+
 int pd_writer_emit(struct pd_writer *w, const void *p, size_t n)
 {
 	if (w->err || !n)
 		return w->err;
+	if (w->len + n > w->cap && w->cap < BUF_MAX)
+		grow_buf(w, n > BUF_MAX - w->len ? BUF_MAX : w->len + n);
 	if (w->len + n > w->cap && flush(w))
 		return w->err;
 	if (n >= w->cap) {
@@ -63,7 +85,7 @@ int pd_writer_open_fd(struct pd_writer **out, int fd, const char *name, unsigned
 	w->fd = fd;
 	w->pipe = flags & PD_WRITER_PIPE;
 	w->name = strdup(name ? name : "(fd)");
-	w->cap = 256u << 10;
+	w->cap = BUF_MIN;
 	w->buf = malloc(w->cap);
 	if (!w->name || !w->buf) {
 		free(w->name);
@@ -86,6 +108,7 @@ int pd_writer_open(struct pd_writer **out, const char *path, unsigned flags)
 {
 	int fd, err;
 
+	*out = NULL;
 	if (!strcmp(path, "-")) {
 		fd = dup(1);
 		flags |= PD_WRITER_PIPE;
@@ -187,8 +210,8 @@ static int start_pipe(struct pd_writer *w)
 		if (!err && a->nr_ids)
 			err = pd_writer_emit(w, a->ids, 8 * a->nr_ids);
 	}
-	for (unsigned f = 0; f < PD_FEAT_MAX && !err; f++)
-		if (w->feats[f].present && f != PD_FEAT_BUILD_ID)
+	PD_FOR_EACH_FEAT(f, w->feat_bits)
+		if (!err && f != PD_FEAT_BUILD_ID)
 			err = pd_writer_emit_feature_record(w, f);
 	for (size_t i = 0; i < w->nr_attrs && !err; i++)
 		err = emit_event_name(w, &w->attrs[i]);
@@ -348,14 +371,11 @@ static int finish_file(struct pd_writer *w)
 		err = pd_writer_build_features(w);
 	if (err)
 		return err;
-	for (unsigned f = 0; f < PD_FEAT_MAX; f++)
-		if (w->feats[f].present)
-			nr++;
+	PD_FOR_EACH_FEAT(f, w->feat_bits)
+		nr++;
 	off = data_end + nr * sizeof(struct pd_file_section);
 	nr = 0;
-	for (unsigned f = 0; f < PD_FEAT_MAX; f++) {
-		if (!w->feats[f].present)
-			continue;
+	PD_FOR_EACH_FEAT(f, w->feat_bits) {
 		sec[nr].offset = off;
 		sec[nr].size = w->feats[f].size;
 		off += w->feats[f].size;
@@ -363,8 +383,8 @@ static int finish_file(struct pd_writer *w)
 		nr++;
 	}
 	err = pd_writer_emit(w, sec, nr * sizeof(sec[0]));
-	for (unsigned f = 0; f < PD_FEAT_MAX && !err; f++)
-		if (w->feats[f].present)
+	PD_FOR_EACH_FEAT(f, w->feat_bits)
+		if (!err)
 			err = pd_writer_emit(w, w->feats[f].data, w->feats[f].size);
 	if (!err)
 		err = flush(w);

@@ -45,6 +45,7 @@ int pd_writer_set_feature(struct pd_writer *w, unsigned feat, const void *data, 
 	f->data = copy;
 	f->size = size;
 	f->present = true;
+	pd_feat_bit(w->feat_bits, feat, true);
 	/* Pipe mode after the start: the feature goes inline, where it is read at once. */
 	if (w->pipe && w->started && feat != PD_FEAT_BUILD_ID)
 		return pd_writer_emit_feature_record(w, feat);
@@ -308,11 +309,13 @@ int pd_writer_copy_features(struct pd_writer *w, const struct pd_reader *r)
 {
 	int err = 0;
 
-	for (unsigned f = 1; f < PD_FEAT_MAX && !err; f++) {
+	PD_FOR_EACH_FEAT(f, r->feat_bits) {
+		if (err)
+			break;
 		size_t sz;
 		const void *p = pd_reader_feature(r, f, &sz);
 		/* COMPRESSED describes records the reader has already unpacked. */
-		if (!p || f == PD_FEAT_BUILD_ID || f == PD_FEAT_EVENT_DESC ||
+		if (!p || f == 0 || f == PD_FEAT_BUILD_ID || f == PD_FEAT_EVENT_DESC ||
 		    f == PD_FEAT_COMPRESSED)
 			continue;
 		err = pd_writer_set_feature(w, f, p, sz);
@@ -327,7 +330,7 @@ int pd_writer_copy_features(struct pd_writer *w, const struct pd_reader *r)
 
 void pd_writer_free_features(struct pd_writer *w)
 {
-	for (unsigned f = 0; f < PD_FEAT_MAX; f++)
+	PD_FOR_EACH_FEAT(f, w->feat_bits)
 		free(w->feats[f].data);
 	for (size_t i = 0; i < w->nr_bids; i++)
 		free(w->bids[i].filename);

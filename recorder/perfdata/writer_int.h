@@ -35,6 +35,7 @@ struct pd_writer {
 	struct pd_wattr *attrs;
 	size_t nr_attrs;
 	struct pd_feat feats[PD_FEAT_MAX];
+	uint64_t feat_bits[4];	/* which feats are present */
 	bool auto_event_desc;	/* EVENT_DESC generated from the attrs at close */
 	struct pd_wbuild_id *bids;
 	size_t nr_bids, cap_bids;

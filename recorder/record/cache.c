@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "recorder/record/record_int.h"
+#include "safeio/safeio.h"
 
 /* [start, end) of [vdso] in our own maps. */
 static int own_vdso(uint64_t *start, uint64_t *end)
@@ -29,23 +30,29 @@ static int own_vdso(uint64_t *start, uint64_t *end)
 	return rc;
 }
 
-/* mkdir -p of path's directory part (0755). */
-static int mkdirs(char *path)
+/* The cache root, followed as the user named it (made when missing). */
+static int open_root(const char *root)
 {
-	for (char *p = strchr(path + 1, '/'); p; p = strchr(p + 1, '/')) {
-		*p = 0;
-		int rc = mkdir(path, 0755) && errno != EEXIST ? -errno : 0;
-		*p = '/';
-		if (rc)
-			return rc;
+	int fd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0 && errno == ENOENT) {
+		char path[4200];
+		snprintf(path, sizeof(path), "%s/", root);
+		for (char *p = strchr(path + 1, '/'); p; p = strchr(p + 1, '/')) {
+			*p = 0;
+			int bad = mkdir(path, 0755) && errno != EEXIST;
+			*p = '/';
+			if (bad)
+				return -errno;
+		}
+		fd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	}
-	return 0;
+	return fd < 0 ? -errno : fd;
 }
 
-/* path holds exactly len bytes equal to buf. */
-static int same_bytes(const char *path, const void *buf, size_t len)
+/* dirfd/name holds exactly len bytes equal to buf (a link there does not count). */
+static int same_bytes(int dirfd, const char *name, const void *buf, size_t len)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	int fd = sio_open_beneath(dirfd, name);
 	if (fd < 0)
 		return 0;
 	char *have = malloc(len + 1);
@@ -56,68 +63,80 @@ static int same_bytes(const char *path, const void *buf, size_t len)
 	return same;
 }
 
-/* Written whole under a temporary name, then renamed: never half there. */
-static int put_file(char *path, const void *buf, size_t len)
+/* Written whole and named only then (safeio's fresh output: a link or FIFO planted at the
+ * name is replaced or refused, never followed). */
+static int put_file(int dirfd, const char *name, const void *buf, size_t len)
 {
-	char tmp[4300];
-	int rc = mkdirs(path);
-	if (rc || same_bytes(path, buf, len))
-		return rc;
-	snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid());
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
-	if (fd < 0)
-		return -errno;
-	ssize_t n = write(fd, buf, len);
-	rc = n == (ssize_t)len ? 0 : n < 0 ? -errno : -EIO;
-	if (close(fd) && !rc)
-		rc = -errno;
-	if (!rc && rename(tmp, path))
-		rc = -errno;
+	if (same_bytes(dirfd, name, buf, len))
+		return 0;
+	struct sio_out o;
+	int rc = sio_out_open(&o, dirfd, name, 0644);
 	if (rc)
-		unlink(tmp);
-	return rc;
+		return rc;
+	ssize_t n = write(o.fd, buf, len);
+	rc = n == (ssize_t)len ? 0 : n < 0 ? -errno : -EIO;
+	if (!rc && fchmod(o.fd, 0644))
+		rc = -errno;
+	if (rc) {
+		sio_out_abort(&o);
+		return rc;
+	}
+	return sio_out_commit(&o);
 }
 
-static int put_link(char *path, const char *target)
+static int put_link(int dirfd, const char *name, const char *target)
 {
-	char have[4200], tmp[4300];
-	ssize_t n = readlink(path, have, sizeof(have) - 1);
+	char have[4200], tmp[300];
+	ssize_t n = readlinkat(dirfd, name, have, sizeof(have) - 1);
 	if (n >= 0 && (have[n] = 0, !strcmp(have, target)))
 		return 0;
-	int rc = mkdirs(path);
-	if (rc)
-		return rc;
-	snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid());
-	unlink(tmp);
-	if (symlink(target, tmp) || rename(tmp, path)) {
+	snprintf(tmp, sizeof(tmp), "%s.tmp.%d", name, (int)getpid());
+	unlinkat(dirfd, tmp, 0);
+	int rc = 0;
+	if (symlinkat(target, dirfd, tmp) || renameat(dirfd, tmp, dirfd, name)) {
 		rc = -errno;
-		unlink(tmp);
+		unlinkat(dirfd, tmp, 0);
 	}
 	return rc;
 }
 
+/* Beneath the root everything is walked, never followed (safeio): a symlink planted inside
+ * the cache cannot carry our files elsewhere (-ELOOP). */
 int rec_cache_save(const char *root, const char *name, const uint8_t *id, size_t id_size,
 		   const char *kind, const void *buf, size_t len)
 {
-	char hex[2 * PD_BUILD_ID_MAX + 1], path[4200], target[4200];
+	char hex[2 * PD_BUILD_ID_MAX + 1], rel[4200], target[4200];
 	while (*name == '/')
 		name++;
 	if (!id_size || id_size > PD_BUILD_ID_MAX || !*name || strstr(name, "..") ||
-	    strstr(name, "//") || strstr(name, "/./"))
+	    strstr(name, "//") || strstr(name, "/./") || strchr(kind, '/'))
 		return -EINVAL;
 	for (size_t i = 0; i < id_size; i++)
 		snprintf(hex + 2 * i, 3, "%02x", id[i]);
-	int n = snprintf(path, sizeof(path), "%s/%s/%s/%s", root, name, hex, kind);
-	if (n < 0 || (size_t)n >= sizeof(path))
+	int n = snprintf(rel, sizeof(rel), "%s/%s", name, hex);
+	if (n < 0 || (size_t)n >= sizeof(rel))
 		return -ENAMETOOLONG;
-	int rc = put_file(path, buf, len);
-	if (rc)
-		return rc;
-	snprintf(path, sizeof(path), "%s/.build-id/%.2s/%s", root, hex, hex + 2);
 	n = snprintf(target, sizeof(target), "../../%s/%s", name, hex);
 	if (n < 0 || (size_t)n >= sizeof(target))
 		return -ENAMETOOLONG;
-	return put_link(path, target);
+	int rootfd = open_root(root);
+	if (rootfd < 0)
+		return rootfd;
+	int dfd = sio_mkdirs_beneath(rootfd, rel, 0755), lfd = -1, rc = dfd < 0 ? dfd : 0;
+	if (!rc)
+		rc = put_file(dfd, kind, buf, len);
+	if (!rc) {
+		snprintf(rel, sizeof(rel), ".build-id/%.2s", hex);
+		lfd = rc = sio_mkdirs_beneath(rootfd, rel, 0755);
+	}
+	if (rc >= 0)
+		rc = put_link(lfd, hex + 2, target);
+	if (dfd >= 0)
+		close(dfd);
+	if (lfd >= 0)
+		close(lfd);
+	close(rootfd);
+	return rc;
 }
 
 int rec_vdso_save(const char *root, const uint8_t *id, size_t id_size)

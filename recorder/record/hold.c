@@ -1,6 +1,6 @@
 /* hold.c - pipe mode's promise that a build-id comes before the samples that need it: the
  * records of one drain round are held here, with the DSOs whose build-id the side thread is
- * still reading and that the round's samples hit; session.c waits for those (bounded), sends
+ * still reading and that the round's samples hit; recording.c waits for those (bounded), sends
  * their build-id records, then the round. A file keeps its table at the end instead. */
 #include <errno.h>
 #include <stdlib.h>

@@ -1,6 +1,6 @@
 /* record_int.h - the pieces of recorder/record/ and how they meet: events.c (perf_event_open
- * per CPU, ring buffers), synth.c (/proc and kernel maps), buildid.c (the side thread),
- * hits.c (which DSOs got samples), session.c (the loop that ties them to a pd_writer). */
+ * per CPU, ring buffers), proc_snapshot.c (/proc and kernel maps), buildid_thread.c (the side thread),
+ * hits.c (which DSOs got samples), recording.c (the loop that ties them to a pd_writer). */
 #ifndef JITPROF_RECORD_INT_H
 #define JITPROF_RECORD_INT_H
 
@@ -46,7 +46,7 @@ void rec_events_close(struct rec_events *ev);
 typedef int (*rec_sink_fn)(void *ctx, const struct perf_event_header *h);
 long rec_ring_drain(struct rec_ring *r, uint8_t *tmp, rec_sink_fn fn, void *ctx);
 
-/* ---- buildid.c ---- */
+/* ---- buildid_thread.c ---- */
 int rec_read_build_id(const char *path, uint8_t id[PD_BUILD_ID_MAX], size_t *size);
 int rec_kernel_build_id(uint8_t id[PD_BUILD_ID_MAX], size_t *size);
 int rec_notes_build_id(const char *path, uint8_t id[PD_BUILD_ID_MAX], size_t *size);
@@ -103,7 +103,8 @@ struct rec_dso *rec_hits_dso_at(struct rec_hits *h, size_t i);
 /* ---- cache.c ---- */
 /* buf as <root>/<name>/<hex id>/<kind> (written whole, then renamed) with the link
  * <root>/.build-id/xx/rest -> ../../<name>/<hex> (perf's layout). name: a recorded path
- * (leading '/' dropped; no "..") or "[vdso]". */
+ * (leading '/' dropped; no "..") or "[vdso]". Beneath root nothing is followed: a symlink
+ * planted inside the cache is refused with -ELOOP (safeio). */
 int rec_cache_save(const char *root, const char *name, const uint8_t *id, size_t id_size,
 		   const char *kind, const void *buf, size_t len);
 /* This process's vdso image as [vdso]/<hex>/vdso, if its build-id is id. */
@@ -127,7 +128,7 @@ void rec_hold_give_up(struct rec_hold *h);
 int rec_hold_flush(struct rec_hold *h, struct pd_writer *w);
 void rec_hold_free(struct rec_hold *h);
 
-/* ---- synth.c ---- */
+/* ---- proc_snapshot.c ---- */
 struct rec_synth_ctx {
 	struct pd_writer *w;
 	struct rec_hits *hits;

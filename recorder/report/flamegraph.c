@@ -4,7 +4,8 @@
  * with a legend; opens scrolled to the root under a pinned header; click to zoom, Search
  * highlights a regex and says what share it matched. --reverse draws callers under each leaf function (icicle). With a base session (--diff A B)
  * the picture is B's, each frame red where its share of samples grew since A, blue where it
- * shrank (flamegraph.pl's difffolded colours). */
+ * shrank (flamegraph.pl's difffolded colours). A method's generations are one frame (unless
+ * split): its tooltip gives each generation's samples. */
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -56,27 +57,52 @@ struct emit_ctx {
 	double scale;
 	uint32_t max_depth;
 	int reverse;
+	struct rp_strtab gen_names;	/* methods compiled more than once: ids < nr_gen_text */
+	char **gen_text;		/* per such method: "; generations: gen 1 C1 17, ..." */
+	size_t nr_gen_text;
 };
 
-#define NO_BASE UINT32_MAX
-
-/* The child of base node b named like name (NO_BASE: none). A scan: a node's children are
- * few next to the samples. */
-static uint32_t base_child(const struct emit_ctx *e, uint32_t b, const struct rp_tnode *n,
-			   const char *name)
+/* The tooltips' per-generation split of the methods compiled more than once (the --generations
+ * view: each generation's samples with it as leaf). Without it the tooltips say less. */
+static void gen_texts(struct emit_ctx *e)
 {
-	char buf[1024];
-	if (b == NO_BASE)
-		return NO_BASE;
-	for (uint32_t c = e->bt->n[b].child; c; c = e->bt->n[c].sibling) {
-		const struct rp_tnode *x = &e->bt->n[c];
-		/* The narrow frames of one parent, however many, are the same box. */
-		if (n->narrow ? x->narrow > 0 :
-		    !x->narrow && !strcmp(rp_tnode_name(e->base, x, buf, sizeof(buf)), name))
-			return c;
+	struct rp_gen_view v;
+	char err[128];
+	if (e->s->split_gens || rp_gen_view_build(&v, e->s, NULL, err, sizeof(err)))
+		return;
+	e->gen_text = calloc(v.nr_methods + 1, sizeof(*e->gen_text));
+	for (size_t m = 0; e->gen_text && m < v.nr_methods; m++) {
+		uint32_t id;
+		char *t = NULL;
+		size_t len = 0;
+		FILE *fp;
+		if (rp_strtab_id(&e->gen_names, v.methods[m].method, 0, &id) || id != e->nr_gen_text)
+			continue;	/* a name already seen (another process): the first kept */
+		if (!(fp = open_memstream(&t, &len)))
+			break;
+		fputs("; generations:", fp);
+		for (size_t k = 0; k < v.methods[m].nr_rows; k++) {
+			const struct rp_gen_row *g = &v.methods[m].rows[k];
+			fprintf(fp, "%s gen %u %s %" PRIu64, k ? "," : "", g->load->generation,
+				rp_load_tier(g->load), g->samples);
+		}
+		fclose(fp);
+		e->gen_text[e->nr_gen_text++] = t;
 	}
-	return NO_BASE;
+	rp_gen_view_free(&v);
 }
+
+static const char *gen_text(struct emit_ctx *e, const struct rp_tnode *n)
+{
+	uint32_t id;
+	if (!e->nr_gen_text || !n->f || !n->f->sym || !n->f->load ||
+	    (n->f->flags & RP_FRAME_INLINED) ||
+	    rp_strtab_id(&e->gen_names, n->f->sym, 0, &id) || id >= e->nr_gen_text)
+		return "";
+	return e->gen_text[id];
+}
+
+#define NO_BASE RP_NO_NODE
 
 /* White when the share did not move, to full red (grew) or blue (shrank) at 5 points. */
 static void diff_color(const struct emit_ctx *e, const struct rp_tnode *n, uint32_t b,
@@ -123,13 +149,16 @@ static void emit(struct emit_ctx *e, uint32_t node, uint32_t bnode, double x)
 	rp_xml_str(e->out, name);
 	if (e->bt)
 		fprintf(e->out, " (%+.2f points since the base)", delta);
-	fprintf(e->out, " (%" PRIu64 " samples, %.2f%%)</title><rect x=\"%.2f\" y=\"%d\" "
+	fprintf(e->out, " (%" PRIu64 " samples, %.2f%%", n->count, pct);
+	rp_xml_str(e->out, gen_text(e, n));
+	fprintf(e->out, ")</title><rect x=\"%.2f\" y=\"%d\" "
 		"width=\"%.2f\" height=\"%d\" fill=\"%s\" rx=\"2\"%s/><text x=\"%.2f\" y=\"%.1f\">"
-		"</text></g>\n", n->count, pct, x, (int)y, w > 0.5 ? w - 0.5 : 0, FG_ROW - 1, color,
+		"</text></g>\n", x, (int)y, w > 0.5 ? w - 0.5 : 0, FG_ROW - 1, color,
 		e->bt ? " stroke=\"#bbb\" stroke-width=\"0.5\"" : "", x + 3, y + 11.5);
 	for (uint32_t c = n->child; c; c = e->t->n[c].sibling) {
-		uint32_t bc = e->bt ? base_child(e, bnode, &e->t->n[c],
-						 rp_tnode_name(e->s, &e->t->n[c], name, sizeof(name)))
+		uint32_t bc = e->bt ? rp_tree_match(e->base, e->bt, bnode, &e->t->n[c],
+						    rp_tnode_name(e->s, &e->t->n[c], name,
+								  sizeof(name)))
 				    : NO_BASE;
 		emit(e, c, bc, x);
 		x += e->t->n[c].count * e->scale;
@@ -227,10 +256,15 @@ int rp_write_flamegraph(FILE *out, const struct rp_session *s, const struct rp_f
 	struct emit_ctx e = { .out = out, .s = s, .base = o->base, .t = &t,
 			      .bt = o->base ? &bt : NULL, .scale = scale,
 			      .max_depth = t.max_depth, .reverse = o->reverse };
+	gen_texts(&e);
 	emit(&e, 0, 0, FG_PAD);
 	header(out, s, o, &t);
 	fprintf(out, "</svg>\n");
 	rp_tree_free(&t);
 	rp_tree_free(&bt);
+	for (size_t i = 0; i < e.nr_gen_text; i++)
+		free(e.gen_text[i]);
+	free(e.gen_text);
+	rp_strtab_free(&e.gen_names);
 	return ferror(out) ? -EIO : 0;
 }

@@ -90,6 +90,13 @@ unsigned rp_stack_tag(const struct rp_session *s)
 	return RP_NAME_KMARK | RP_NAME_IMARK | (s->split_gens ? RP_NAME_GEN : 0);
 }
 
+uint32_t rp_frame_split_load(const struct rp_session *s, const struct rp_frame *f)
+{
+	if (!s->split_gens || !f->load || f->load > s->nr_loads)
+		return 0;
+	return s->loads[f->load - 1].runtime ? 0 : f->load;	/* stubs have no generations */
+}
+
 static int keep(const struct rp_session *s, const struct rp_sample *smp,
 		const struct rp_filter *f, const regex_t *re)
 {

@@ -174,7 +174,7 @@ int rp_hist_build(struct rp_hist *h, const struct rp_session *s, const enum rp_k
 		cap *= 2;
 	uint32_t *slot = malloc(cap * sizeof(*slot));	/* entry index + 1, 0 = free */
 	uint32_t *owner = malloc((s->nr_samples + 1) * sizeof(*owner));
-	size_t ecap = 1024;
+	size_t ecap = s->nr_samples < 1024 ? s->nr_samples + 1 : 1024;	/* rows <= samples */
 	h->entries = malloc(ecap * sizeof(*h->entries));
 	if (!slot || !owner || !h->entries) {
 		free(slot);

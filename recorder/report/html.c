@@ -1,9 +1,11 @@
 /* html.c - `jitprof report --html`: one self-contained file (no network): the page skeleton,
  * the CSS and JS from recorder/report/html/ (embedded at build time) and the data as JSON in
  * <script id="data">: both stack trees (callees and callers), the generations of the hot
- * methods with their samples per time bucket, the top table and the hottest lines. */
+ * methods with their samples per time bucket, the top table and the hottest lines; with a
+ * base session (--diff), each frame's change of share since the base. */
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,9 +15,39 @@
 #define HTML_METHODS 12
 #define HTML_LINES 30
 
-/* Pre-order arrays of the kept nodes: n (name index, -1 root/narrow), k, c, d, m. */
+/* Differential (bt, base's tree, pruned): per node of t, how its share of all samples moved
+ * since the base, in hundredths of a point; nodes come after their parents in order. */
+static long *tree_deltas(const struct rp_session *s, const struct rp_tree *t,
+			 const uint32_t *order, size_t n, const struct rp_session *base,
+			 const struct rp_tree *bt)
+{
+	uint32_t *match = malloc(t->nr * sizeof(*match));
+	long *delta = malloc((n + 1) * sizeof(*delta));
+	char buf[1024];
+	if (!match || !delta) {
+		free(match);
+		free(delta);
+		return NULL;
+	}
+	double all = t->n[0].count ? (double)t->n[0].count : 1;
+	double ball = bt->n[0].count ? (double)bt->n[0].count : 1;
+	for (size_t j = 0; j < n; j++) {
+		uint32_t i = order[j];
+		const struct rp_tnode *x = &t->n[i];
+		match[i] = !i ? 0 : rp_tree_match(base, bt, match[x->parent], x,
+						    rp_tnode_name(s, x, buf, sizeof(buf)));
+		double was = match[i] != RP_NO_NODE ? 100.0 * bt->n[match[i]].count / ball : 0;
+		delta[j] = lround((100.0 * x->count / all - was) * 100);
+	}
+	free(match);
+	return delta;
+}
+
+/* Pre-order arrays of the kept nodes: n (name index, -1 root/narrow), k, c, d, m, and with
+ * a base tree p (change of share since the base, hundredths of a point). */
 static int json_tree(FILE *out, const struct rp_session *s, struct rp_tree *t,
-		     struct rp_strtab *nm, uint64_t min_count, uint32_t *present)
+		     struct rp_strtab *nm, uint64_t min_count, uint32_t *present,
+		     const struct rp_session *base, const struct rp_tree *bt)
 {
 	rp_tree_prune(t, min_count);
 	rp_tree_sort(t);
@@ -52,11 +84,16 @@ static int json_tree(FILE *out, const struct rp_session *s, struct rp_tree *t,
 		}
 	}
 	free(stack);
+	long *delta = bt ? tree_deltas(s, t, order, n, base, bt) : NULL;
+	if (bt && !delta) {
+		free(order);
+		return -ENOMEM;
+	}
 	char buf[1024];
-	static const char *const field[] = { "n", "k", "c", "d", "m" };
+	static const char *const field[] = { "n", "k", "c", "d", "m", "p" };
 	int rc = 0;
 	fputc('{', out);
-	for (int f = 0; f < 5 && !rc; f++) {
+	for (int f = 0; f < (bt ? 6 : 5) && !rc; f++) {
 		fprintf(out, "%s\"%s\":[", f ? "," : "", field[f]);
 		for (size_t j = 0; j < n && !rc; j++) {
 			const struct rp_tnode *x = &t->n[order[j]];
@@ -77,6 +114,7 @@ static int json_tree(FILE *out, const struct rp_session *s, struct rp_tree *t,
 			case 2: v = (long)x->count; break;
 			case 3: v = x->depth; break;
 			case 4: v = x->narrow; break;
+			case 5: v = delta[j]; break;
 			}
 			fprintf(out, "%s%ld", j ? "," : "", v);
 		}
@@ -84,6 +122,7 @@ static int json_tree(FILE *out, const struct rp_session *s, struct rp_tree *t,
 	}
 	fputc('}', out);
 	free(order);
+	free(delta);
 	return rc;
 }
 
@@ -222,12 +261,21 @@ static int write_data(FILE *out, const struct rp_session *s, const struct rp_htm
 	uint64_t min_count = (uint64_t)(s->nr_samples * (o->min_width > 0 ? o->min_width : 0.1) /
 					1200.0);
 	int rc = 0;
+	fprintf(out, ",\"diff\":%s", o->base ? "true" : "false");
 	for (int rev = 0; rev < 2 && !rc; rev++) {
+		struct rp_tree bt = { 0 };
 		fprintf(out, ",\"%s\":", rev ? "rtree" : "tree");
 		if ((rc = rp_tree_build(&t, s, rev)))
 			break;
-		rc = json_tree(out, s, &t, &nm, min_count, present);
+		/* The base merged as the picture is, at the same width in its own scale. */
+		if (o->base && !(rc = rp_tree_build(&bt, o->base, rev)))
+			rp_tree_prune(&bt, (uint64_t)(o->base->nr_samples *
+						      (o->min_width > 0 ? o->min_width : 0.1) / 1200.0));
+		if (!rc)
+			rc = json_tree(out, s, &t, &nm, min_count, present, o->base,
+				       o->base ? &bt : NULL);
 		rp_tree_free(&t);
+		rp_tree_free(&bt);
 	}
 	if (rc)
 		goto out;
@@ -293,12 +341,18 @@ int rp_write_html(FILE *out, const struct rp_session *s, const struct rp_html_op
 		"</section>\n<section><h2>Top</h2><table id=\"top\"></table></section>\n"
 		"<section><h2>Hottest source lines</h2><table id=\"lines\"></table></section>\n"
 		"<script id=\"data\" type=\"application/json\">", rp_html_css);
-	/* Inside <script>, only "</" can end the element early: "<\/" is the same JSON. */
-	for (size_t i = 0; i < len; i++) {
-		if (buf[i] == '<' && i + 1 < len && buf[i + 1] == '/')
-			fputs("<\\", out);
-		else
-			fputc(buf[i], out);
+	/* Inside <script>, only "</" can end the element early: "<\/" is the same JSON. Runs
+	 * between them go out in one fwrite each (a byte at a time took the stream's lock per
+	 * byte of a data block that is megabytes on a big recording). */
+	for (const char *p = buf, *end = buf + len; p < end;) {
+		const char *lt = memmem(p, (size_t)(end - p), "</", 2);
+		size_t n = (size_t)((lt ? lt : end) - p);
+		fwrite(p, 1, n, out);
+		p += n;
+		if (lt) {
+			fputs("<\\/", out);
+			p += 2;
+		}
 	}
 	free(buf);
 	fprintf(out, "</script>\n<script>\n%s</script>\n</body></html>\n", rp_html_js);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "lib/opts.h"
+#include "safeio/safeio.h"
 #include "recorder/inject/inject.h"
 #include "recorder/perfdata/perfdata.h"
 #include "recorder/report/report_int.h"
@@ -34,16 +35,101 @@ struct ingest {
 	struct rp_live live;		/* mapped jitted loads per process */
 	uint64_t end_time;		/* when the loads end_load() ends, end */
 	struct rp_checks checks;	/* forgotten prerequisites (checks.c) */
+	/* The symbol session's strings are interned there and stay put: what each one becomes
+	 * in our session (display name, interned copy, base name) is remembered by pointer, so
+	 * a frame costs three pointer lookups instead of three strlen + hash + strcmp (and an
+	 * sscanf for the DSO) per address of every call chain. */
+	struct memo { const void **k; const char **v; size_t cap, n; } m_dso, m_sym, m_file;
 };
 
-/* "jitted-<pid>-<n>.so": what both perf inject and jitprof inject name a code load. */
+/* The value remembered for key (may be NULL: "none"), or 0 with *slot where it goes. */
+static int memo_get(struct memo *m, const void *key, const char **val, size_t *slot)
+{
+	if (!m->cap)
+		return *slot = 0, 0;
+	size_t j = ((uintptr_t)key * 0x9e3779b97f4a7c15ull >> 17) & (m->cap - 1);
+	for (; m->k[j]; j = (j + 1) & (m->cap - 1))
+		if (m->k[j] == key)
+			return *val = m->v[j], 1;
+	*slot = j;
+	return 0;
+}
+
+static void memo_put(struct memo *m, const void *key, const char *val, size_t slot)
+{
+	if ((m->n + 1) * 2 > m->cap) {	/* grow, then find the slot again */
+		struct memo g = { .cap = m->cap ? m->cap * 2 : 1024 };
+		g.k = calloc(g.cap, sizeof(*g.k));
+		g.v = malloc(g.cap * sizeof(*g.v));
+		if (!g.k || !g.v) {
+			free(g.k);
+			free(g.v);
+			return;		/* not remembered: computed again next time */
+		}
+		for (size_t i = 0; i < m->cap; i++)
+			if (m->k[i]) {
+				const char *unused;
+				size_t at;
+				memo_get(&g, m->k[i], &unused, &at);
+				g.k[at] = m->k[i], g.v[at] = m->v[i], g.n++;
+			}
+		free(m->k);
+		free(m->v);
+		*m = g;
+		const char *unused;
+		memo_get(m, key, &unused, &slot);
+	}
+	m->k[slot] = key;
+	m->v[slot] = val;
+	m->n++;
+}
+
+static void memo_free(struct memo *m)
+{
+	free(m->k);
+	free(m->v);
+}
+
+/* Plain decimal digits (at most 19: no overflow) at *s, advancing it; 0 if none. */
+static int digits(const char **s, unsigned long long *v)
+{
+	const char *q = *s;
+	unsigned long long x = 0;
+	for (; *q >= '0' && *q <= '9'; q++) {
+		if (q - *s >= 19)
+			return 0;
+		x = x * 10 + (unsigned)(*q - '0');
+	}
+	if (q == *s)
+		return 0;
+	*s = q;
+	*v = x;
+	return 1;
+}
+
+/* "jitted-<pid>-<n>.so": what both perf inject and jitprof inject name a code load. Asked
+ * for every mmap and sampled DSO name, so plain digits are parsed by hand; anything else
+ * (a sign, spaces, 20+ digits) gets sscanf's exact answer. */
 int rp_is_jitted_name(const char *path, uint32_t *pid, uint64_t *idx)
 {
 	const char *b = strrchr(path, '/');
 	b = b ? b + 1 : path;
 	unsigned long long p, n;
 	int end = 0;
-	if (sscanf(b, "jitted-%llu-%llu.so%n", &p, &n, &end) != 2 || b[end])
+	if (strncmp(b, "jitted-", 7))
+		return 0;
+	const char *q = b + 7;
+	if (digits(&q, &p)) {
+		if (*q != '-')
+			return 0;
+		q++;
+		if (digits(&q, &n)) {
+			if (strcmp(q, ".so"))
+				return 0;
+			end = -1;
+		}
+	}
+	if (end == 0 && (sscanf(b, "jitted-%llu-%llu.so%n", &p, &n, &end) != 2 || b[end]))
 		return 0;
 	if (pid)
 		*pid = (uint32_t)p;
@@ -84,6 +170,8 @@ static void on_mmap(struct ingest *in, const struct pd_event *ev, uint64_t time)
 		in->load_src[moved - 1].map_time = time;
 		return;
 	}
+	/* its dump is indexed meanwhile, for rp_ingest_loads */
+	rp_prefetch_dump(s, m->filename, m->pid);
 	struct rp_load l = { .pid = m->pid, .load_time = time, .code_addr = m->start,
 			     .code_size = m->len };
 	uint32_t idx = rp_add_load(s, &l);
@@ -144,12 +232,41 @@ static const char *dso_display(struct ingest *in, const char *name)
 	return rp_intern(in->s, name);
 }
 
+/* fn(in, str) through the memo m (str non-NULL, owned by the symbol session). */
+static const char *memo_of(struct ingest *in, struct memo *m, const char *str,
+			   const char *(*fn)(struct ingest *in, const char *str))
+{
+	const char *v;
+	size_t slot;
+	if (!str)
+		return fn(in, str);
+	if (memo_get(m, str, &v, &slot))
+		return v;
+	v = fn(in, str);
+	if (v)		/* NULL is out of memory: not an answer to keep */
+		memo_put(m, str, v, slot);
+	return v;
+}
+
+static const char *intern_of(struct ingest *in, const char *str)
+{
+	return rp_intern(in->s, str);
+}
+
+static const char *base_intern_of(struct ingest *in, const char *path)
+{
+	return rp_intern(in->s, base_name(path));
+}
+
+#define DSO_OF(in, name) memo_of(in, &(in)->m_dso, name, dso_display)
+#define SYM_OF(in, name) memo_of(in, &(in)->m_sym, name, intern_of)
+#define FILE_OF(in, path) memo_of(in, &(in)->m_file, path, base_intern_of)
+
 /* Resolves one address into frames (inlined frames first when asked), returns how many. */
 static uint32_t resolve(struct ingest *in, uint32_t pid, uint64_t ip, uint64_t time,
 			int cpumode, struct rp_frame *out, uint32_t room)
 {
 	struct sym_result res;
-	struct rp_session *s = in->s;
 	if (!room)
 		return 0;
 	memset(&res, 0, sizeof(res));
@@ -159,18 +276,18 @@ static uint32_t resolve(struct ingest *in, uint32_t pid, uint64_t ip, uint64_t t
 	if (in->o->want_inline && res.n_inline > 1) {
 		for (unsigned i = 0; i + 1 < res.n_inline && n + 1 < room; i++) {
 			out[n++] = (struct rp_frame){
-				.dso = dso_display(in, res.dso_name),
-				.sym = rp_intern(s, res.inl[i].func),
-				.srcfile = rp_intern(s, base_name(res.inl[i].file)),
+				.dso = DSO_OF(in, res.dso_name),
+				.sym = SYM_OF(in, res.inl[i].func),
+				.srcfile = FILE_OF(in, res.inl[i].file),
 				.line = res.inl[i].line, .flags = RP_FRAME_INLINED, .ip = ip,
 			};
 		}
 	}
 	struct rp_frame *f = &out[n++];
 	*f = (struct rp_frame){
-		.dso = dso_display(in, res.dso_name),
-		.sym = rp_intern(s, res.sym),
-		.srcfile = rp_intern(s, base_name(res.srcfile)),
+		.dso = DSO_OF(in, res.dso_name),
+		.sym = SYM_OF(in, res.sym),
+		.srcfile = FILE_OF(in, res.srcfile),
 		.line = res.line, .ip = ip, .symoff = res.sym_off,
 		.addr = res.dso && !res.kernel ? res.dso_addr : ip,
 	};
@@ -183,27 +300,85 @@ static uint32_t resolve(struct ingest *in, uint32_t pid, uint64_t ip, uint64_t t
 		f->flags |= RP_FRAME_UNKNOWN;
 	f->load = load_of(in, res.dso);
 	if (f->load) {
-		const struct rp_load *l = &s->loads[f->load - 1];
+		const struct rp_load *l = &in->s->loads[f->load - 1];
 		if (l->end_time && time >= l->end_time)
 			f->flags |= RP_FRAME_UNLOADED;
 	}
 	return n;
 }
 
-/* The recorded build-id of every DSO, under the name frames give it (the exports' mappings). */
+/* The display names the frames carry, as a set of (hash, interned string): dso_build_ids
+ * asks it of every DSO, most of which (unsampled jitted code) no frame names. */
+struct name_set { uint64_t *h; const char **v; size_t cap; };
+
+static uint64_t name_hash(const char *str)
+{
+	return rp_hash_bytes(str, strlen(str), 0) | 1;	/* 0 marks an empty slot */
+}
+
+static const char *name_set_find(const struct name_set *ns, const char *str)
+{
+	uint64_t h = name_hash(str);
+	for (size_t j = h & (ns->cap - 1); ns->h[j]; j = (j + 1) & (ns->cap - 1))
+		if (ns->h[j] == h && !strcmp(ns->v[j], str))
+			return ns->v[j];
+	return NULL;
+}
+
+static int name_set_of_frames(struct ingest *in, struct name_set *ns)
+{
+	ns->cap = 64;
+	while (ns->cap < 2 * in->m_dso.n + 2)
+		ns->cap *= 2;
+	ns->h = calloc(ns->cap, sizeof(*ns->h));
+	ns->v = calloc(ns->cap, sizeof(*ns->v));
+	if (!ns->h || !ns->v)
+		return -ENOMEM;
+	for (size_t i = 0; i < in->m_dso.cap; i++) {
+		const char *d = in->m_dso.k[i] ? in->m_dso.v[i] : NULL;
+		if (!d || name_set_find(ns, d))
+			continue;
+		uint64_t h = name_hash(d);
+		size_t j = h & (ns->cap - 1);
+		while (ns->h[j])
+			j = (j + 1) & (ns->cap - 1);
+		ns->h[j] = h;
+		ns->v[j] = d;
+	}
+	return 0;
+}
+
+/* The recorded build-id of every DSO a frame names, under that name (the exports' mappings:
+ * pprof looks them up by frame). DSOs in the same order as before, so where two share a name
+ * the same one wins; a DSO whose display name no frame carries is skipped without interning
+ * its name (tens of thousands of unsampled jitted ELFs in a Java start-up). */
 static int dso_build_ids(struct ingest *in)
 {
 	char hex[SYM_BUILD_ID_HEX];
-	for (struct sym_dso *d = sym_dso_next(in->ss, NULL); d; d = sym_dso_next(in->ss, d)) {
+	struct name_set used = { 0 };
+	int rc = name_set_of_frames(in, &used);
+	for (struct sym_dso *d = sym_dso_next(in->ss, NULL); !rc && d; d = sym_dso_next(in->ss, d)) {
 		const struct sym_build_id *id = sym_dso_build_id(d);
 		if (!id || !id->size)
 			continue;
-		int rc = rp_set_dso_build_id(in->s, dso_display(in, sym_dso_short_name(d)),
-					     sym_build_id_hex(id, hex));
-		if (rc)
-			return rc;
+		const char *sn = sym_dso_short_name(d), *name;
+		size_t slot;
+		/* Known by pointer (a frame's DSO), else by string when the display name is the
+		 * short name itself (no control characters to escape, not a perf-PID.map). */
+		if (!memo_get(&in->m_dso, sn, &name, &slot)) {
+			const char *b = strrchr(sn, '/');
+			b = b ? b + 1 : sn;
+			if (strncmp(b, "perf-", 5) && !sio_has_controls(sn)) {
+				if (!name_set_find(&used, sn))
+					continue;	/* no frame shows it */
+			}
+			name = dso_display(in, sn);
+		}
+		rc = rp_set_dso_build_id(in->s, name, sym_build_id_hex(id, hex));
 	}
-	return 0;
+	free(used.h);
+	free(used.v);
+	return rc;
 }
 
 static int on_sample(struct ingest *in, const struct pd_event *ev)
@@ -331,23 +506,14 @@ static int read_events(struct ingest *in, char *err, size_t errlen)
 		snprintf(err, errlen, "%s: %s", in->o->input, strerror(-rc));
 		return rc;
 	}
-	if (damage < 0) {
-		snprintf(err, errlen, "%s", pd_reader_error(in->r));
-		if (in->o->log.fn) {
-			/* Everything before the damage was delivered: report on it, but say so. */
-			jp_logf(&in->o->log, JP_LOG_ERROR, "%s", err);
-			err[0] = 0;
-		}
-	}
+	if (damage < 0)	/* everything before the damage was delivered: report on it, say so */
+		jp_logf(&in->o->log, JP_LOG_ERROR, "%s", pd_reader_error(in->r));
 	return 0;
 }
 
-int rp_ingest(struct rp_session *s, const struct rp_ingest_opts *opts, char *err, size_t errlen)
+/* The steps leave the fatal message in err; rp_ingest logs it, last. */
+static int ingest(struct rp_session *s, const struct rp_ingest_opts *o, char *err, size_t errlen)
 {
-	struct rp_ingest_opts oc;
-	if (JP_OPTS_TAKE(&oc, opts))
-		return snprintf(err, errlen, "report: unknown ingest options"), -EINVAL;
-	const struct rp_ingest_opts *o = &oc;
 	struct ingest in = { .s = s, .o = o };
 	struct sym_opts so = {
 		.sz = sizeof(so), .symfs = o->symfs, .vmlinux = o->vmlinux,
@@ -372,7 +538,10 @@ int rp_ingest(struct rp_session *s, const struct rp_ingest_opts *opts, char *err
 		goto out;
 	}
 	/* `inject --no-elfs`: its jitted ELFs are built in memory when first needed. */
-	if ((rc = inj_ondemand_attach(in.ss, in.r, o->input, err, errlen)) < 0)
+	if ((rc = inj_ondemand_attach(in.ss, in.r, o->input,
+				      o->jitted_symbols_only ? INJ_OD_SYMBOLS_ONLY : 0,
+				      jp_errbuf_log(&(struct jp_log){ 0 },
+					&(struct jp_errbuf){ 0 }, err, errlen))) < 0)
 		goto out;
 	rc = 0;
 	for (size_t i = 0; o->archives && o->archives[i]; i++) {
@@ -409,8 +578,12 @@ int rp_ingest(struct rp_session *s, const struct rp_ingest_opts *opts, char *err
 	if (!rc && o->finish)
 		rc = o->finish(o->ctx, in.ss);
 out:
+	rp_prefetch_end(s);	/* a worker left running (an error before the loads) */
 	rp_map_free(&in.path_load);
 	rp_map_free(&in.dso_load);
+	memo_free(&in.m_dso);
+	memo_free(&in.m_sym);
+	memo_free(&in.m_file);
 	free(in.load_src);
 	rp_live_free(&in.live);
 	if (o->fast_exit && !rc && !kept_ss) {
@@ -419,5 +592,22 @@ out:
 	} else
 		sym_session_free(in.ss);
 	pd_reader_close(in.r);
+	return rc;
+}
+
+int rp_ingest(struct rp_session *s, const struct rp_ingest_opts *opts)
+{
+	struct rp_ingest_opts oc;
+	char err[1024] = "";
+	int rc;
+	if (JP_OPTS_TAKE(&oc, opts)) {
+		jp_opts_copy(&oc, sizeof(oc), opts);	/* the log is in the part we know */
+		snprintf(err, sizeof(err), "report: unknown ingest options");
+		rc = -EINVAL;
+	} else {
+		rc = ingest(s, &oc, err, sizeof(err));
+	}
+	if (rc < 0)
+		jp_logf(&oc.log, JP_LOG_ERROR, "%s", err[0] ? err : strerror(-rc));
 	return rc;
 }

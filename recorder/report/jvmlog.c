@@ -33,7 +33,11 @@ struct pstate {
 	char thread[32];			/* current <writer thread> */
 	struct rp_jvm_code *trap;		/* code of the open runtime uncommon_trap */
 	int in_trap_depth;			/* its depth, -1 none */
-	struct { const char *type, *witness; double stamp; char thread[32]; } dep;	/* last dependency_failed */
+	/* The last dependency_failed, open while its thread logs only more of them and the
+	 * make_not_entrant records of the code they invalidate (the class-loading thread marks
+	 * every dependent, then makes each not entrant: one batch, which may cross a
+	 * millisecond of the stamps). */
+	struct { const char *type, *witness; char thread[32]; int open; } dep;
 	/* compiler (task) side */
 	struct rp_jvm_code *task;
 	char **names;				/* per-task id -> "holder.name" or klass name */
@@ -218,7 +222,7 @@ static void on_not_entrant(struct pstate *p, struct rp_jvm_code *c, double stamp
 	/* A trap's thread makes its code not entrant itself; a compiler thread never traps. */
 	if (c->trap_thread && c->trap_thread == strtoull(p->thread, NULL, 10)) {
 		c->end = RP_END_DEOPT;
-	} else if (p->dep.type && p->dep.stamp == stamp && !strcmp(p->dep.thread, p->thread)) {
+	} else if (p->dep.open && !strcmp(p->dep.thread, p->thread)) {
 		c->end = RP_END_DEPENDENCY;
 		c->action = NULL;
 		c->trap_bci = -1;
@@ -234,6 +238,10 @@ static void on_not_entrant(struct pstate *p, struct rp_jvm_code *c, double stamp
 
 static void on_tty_element(struct pstate *p, const char *n, int depth)
 {
+	/* anything else the dependency's thread logs ends its batch */
+	if (p->dep.open && strcmp(n, "writer") && strcmp(n, "dependency_failed") &&
+	    strcmp(n, "make_not_entrant") && !strcmp(p->dep.thread, p->thread))
+		p->dep.open = 0;
 	if (!strcmp(n, "writer")) {
 		char *t = attr(p, "thread");
 		snprintf(p->thread, sizeof(p->thread), "%s", t ? t : "");
@@ -277,8 +285,8 @@ static void on_tty_element(struct pstate *p, const char *n, int depth)
 	} else if (!strcmp(n, "dependency_failed")) {
 		p->dep.type = attr_keep(p, "type");
 		p->dep.witness = attr_keep(p, "witness");
-		p->dep.stamp = attr_double(p, "stamp", -2);
 		snprintf(p->dep.thread, sizeof(p->dep.thread), "%s", p->thread);
+		p->dep.open = 1;
 	} else if (!strcmp(n, "make_not_entrant")) {
 		struct rp_jvm_code *c = code_of(p->jl, attr_int(p, "compile_id", -1));
 		if (c && c->not_entrant < 0)

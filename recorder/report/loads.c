@@ -1,6 +1,6 @@
 /* loads.c - what each jitted load is: method name and code size from its ELF symbol, then
  * generation and tier from our ELF's .note.jitprof, else from the jitdump beside the ELFs
- * (perf inject puts them in the dump's directory), else from load order (session.c). The
+ * (perf inject puts them in the dump's directory), else from load order (model.c). The
  * dump also gives unload times, and code bytes when the ELF is not at hand. */
 #include <errno.h>
 #include <gelf.h>
@@ -10,8 +10,10 @@
 #include <linux/perf_event.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "jitdump/jitdump.h"
+#include "lib/pool.h"
 #include "recorder/report/report_int.h"
 #include "recorder/symbols/symbols.h"
 #include "synth/synth.h"
@@ -24,16 +26,50 @@ struct dump {
 	struct rp_u64map by_index;	/* code_index + 1 -> entry + 1 */
 };
 
-static struct dump *dump_for(struct dump **dumps, size_t *nr, const char *path, uint32_t pid)
+/* The directory part of a jitted ELF's path: its length, or -1 if too long. */
+static long dir_len(const char *path, const char **dir)
 {
 	const char *slash = strrchr(path, '/');
 	size_t dl = slash ? (size_t)(slash - path) : 1;
-	const char *dir = slash ? path : ".";
-	if (dl >= PATH_MAX - 32)
+	*dir = slash ? path : ".";
+	return dl >= PATH_MAX - 32 ? -1 : (long)dl;
+}
+
+static int same_dump(const struct dump *d, const char *dir, size_t dl, uint32_t pid)
+{
+	return d->pid == pid && strlen(d->dir) == dl && !strncmp(d->dir, dir, dl);
+}
+
+#define DUMP_PATH_MAX (PATH_MAX + 32)
+
+/* The path of d's dump: perf's jit-PID.dump in its directory. */
+static const char *dump_path(const struct dump *d, char buf[DUMP_PATH_MAX])
+{
+	snprintf(buf, DUMP_PATH_MAX, "%s/jit-%u.dump", d->dir, d->pid);
+	return buf;
+}
+
+/* Indexes d's dump (d->dir and d->pid set). Touches nothing but *d: runs on a worker. */
+static void index_dump(struct dump *d)
+{
+	char buf[DUMP_PATH_MAX];
+	if (jd_index_open(&d->x, dump_path(d, buf), NULL, 0) < 0) {
+		d->x = NULL;
+		return;
+	}
+	for (size_t i = 0; i < jd_index_nr_loads(d->x); i++)
+		rp_map_put(&d->by_index, jd_index_load(d->x, i)->load.code_index + 1,
+			   (uint32_t)i + 1);
+}
+
+static struct dump *dump_for(struct dump **dumps, size_t *nr, const char *path, uint32_t pid)
+{
+	const char *dir;
+	long dl = dir_len(path, &dir);
+	if (dl < 0)
 		return NULL;
 	for (size_t i = 0; i < *nr; i++)
-		if ((*dumps)[i].pid == pid && strlen((*dumps)[i].dir) == dl &&
-		    !strncmp((*dumps)[i].dir, dir, dl))
+		if (same_dump(&(*dumps)[i], dir, (size_t)dl, pid))
 			return &(*dumps)[i];
 	struct dump *n = realloc(*dumps, (*nr + 1) * sizeof(*n));
 	if (!n)
@@ -41,18 +77,116 @@ static struct dump *dump_for(struct dump **dumps, size_t *nr, const char *path, 
 	*dumps = n;
 	struct dump *d = &n[(*nr)++];
 	memset(d, 0, sizeof(*d));
-	memcpy(d->dir, dir, dl);
+	memcpy(d->dir, dir, (size_t)dl);
 	d->pid = pid;
-	char dump_path[PATH_MAX + 32];
-	snprintf(dump_path, sizeof(dump_path), "%s/jit-%u.dump", d->dir, pid);
-	if (jd_index_open(&d->x, dump_path, NULL, 0) < 0) {
-		d->x = NULL;
-		return d;
-	}
-	for (size_t i = 0; i < jd_index_nr_loads(d->x); i++)
-		rp_map_put(&d->by_index, jd_index_load(d->x, i)->load.code_index + 1,
-			   (uint32_t)i + 1);
+	index_dump(d);
 	return d;
+}
+
+/* ---- dumps indexed while the recording is replayed ----
+ * Indexing a Java start-up's dump (tens of MB, every load) was a third of a call-graph
+ * report after the replay; it needs nothing the replay makes, so the first mmap of a
+ * jitted ELF from each (directory, pid) starts it on one worker thread, and
+ * rp_ingest_loads takes the result (a dump under RP_PREFETCH_MIN_BYTES is indexed at once,
+ * in the caller). Without a thread it is done there as before. */
+#define RP_PREFETCH_MIN_BYTES (1 << 20)
+struct rp_prefetch {
+	struct jp_pool *pool;	/* started by the first dump of RP_PREFETCH_MIN_BYTES or more */
+	struct dump **v;	/* each allocated alone: the worker fills it in place */
+	size_t n, cap;
+	int off;		/* no worker could start: do not try again */
+};
+
+static void prefetch_job(void *ctx, void *job)
+{
+	(void)ctx;
+	index_dump(*(struct dump **)job);
+}
+
+void rp_prefetch_dump(struct rp_session *s, const char *path, uint32_t pid)
+{
+	struct rp_prefetch *pf = s->prefetch;
+	const char *dir;
+	long dl = dir_len(path, &dir);
+	if (dl < 0 || (pf && pf->off))
+		return;
+	for (size_t i = pf ? pf->n : 0; i-- > 0;)	/* the latest first: usually the one */
+		if (same_dump(pf->v[i], dir, (size_t)dl, pid))
+			return;
+	if (!pf && !(pf = s->prefetch = calloc(1, sizeof(*pf))))
+		return;
+	if (pf->n == pf->cap) {
+		size_t cap = pf->cap ? 2 * pf->cap : 4;
+		struct dump **v = realloc(pf->v, cap * sizeof(*v));
+		if (!v)
+			return;
+		pf->v = v;
+		pf->cap = cap;
+	}
+	struct dump *d = calloc(1, sizeof(*d));
+	if (!d)
+		return;
+	memcpy(d->dir, dir, (size_t)dl);
+	d->pid = pid;
+	/* A small dump is indexed here and now: starting and joining a thread costs more than
+	 * indexing it (and most of a fuzzing execution of report). */
+	char buf[DUMP_PATH_MAX];
+	struct stat st;
+	if (stat(dump_path(d, buf), &st) || st.st_size < RP_PREFETCH_MIN_BYTES) {
+		index_dump(d);
+		pf->v[pf->n++] = d;
+		return;
+	}
+	if (!pf->pool && jp_pool_new_worker(&pf->pool, sizeof(struct dump *), prefetch_job, NULL)) {
+		pf->pool = NULL;
+		pf->off = 1;
+		free(d);
+		return;
+	}
+	if (jp_pool_push(pf->pool, &d)) {
+		free(d);
+		return;
+	}
+	pf->v[pf->n++] = d;
+}
+
+/* Waits for the worker; the indexed dumps move to *dumps (malloc'd, *nr of them). */
+static void prefetch_take(struct rp_session *s, struct dump **dumps, size_t *nr)
+{
+	struct rp_prefetch *pf = s->prefetch;
+	if (!pf)
+		return;
+	jp_pool_finish(pf->pool);
+	pf->pool = NULL;
+	struct dump *v = pf->n ? malloc(pf->n * sizeof(*v)) : NULL;
+	for (size_t i = 0; i < pf->n; i++) {
+		if (v) {
+			v[i] = *pf->v[i];
+		} else {
+			jd_index_close(pf->v[i]->x);
+			rp_map_free(&pf->v[i]->by_index);
+		}
+		free(pf->v[i]);
+	}
+	if (v) {
+		*dumps = v;
+		*nr = pf->n;
+	}
+	free(pf->v);
+	free(pf);
+	s->prefetch = NULL;
+}
+
+void rp_prefetch_end(struct rp_session *s)
+{
+	struct dump *v = NULL;
+	size_t n = 0;
+	prefetch_take(s, &v, &n);
+	for (size_t i = 0; i < n; i++) {
+		jd_index_close(v[i].x);
+		rp_map_free(&v[i].by_index);
+	}
+	free(v);
 }
 
 static const struct jd_load_entry *dump_entry(struct dump *d, uint64_t code_index)
@@ -195,6 +329,7 @@ int rp_ingest_loads(struct rp_session *s, struct sym_session *ss, const struct r
 	elf_version(EV_CURRENT);
 	struct dump *dumps = NULL;
 	size_t nr_dumps = 0;
+	prefetch_take(s, &dumps, &nr_dumps);
 	uint64_t *hits = count_samples(s);
 	const struct jd_load_entry **je_of = calloc(s->nr_loads + 1, sizeof(*je_of));
 	if (!je_of || !hits) {

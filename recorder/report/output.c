@@ -12,13 +12,19 @@
 void rp_json_str(FILE *out, const char *str)
 {
 	fputc('"', out);
-	for (const unsigned char *p = (const unsigned char *)(str ? str : ""); *p; p++) {
+	for (const unsigned char *p = (const unsigned char *)(str ? str : ""); *p;) {
+		size_t n = 0;	/* a run that needs no escape goes out in one fwrite */
+		while (p[n] && p[n] != '"' && p[n] != '\\' && p[n] >= 0x20)
+			n++;
+		fwrite(p, 1, n, out);
+		p += n;
+		if (!*p)
+			break;
 		if (*p == '"' || *p == '\\')
 			fprintf(out, "\\%c", *p);
-		else if (*p < 0x20)
-			fprintf(out, "\\u%04x", *p);
 		else
-			fputc(*p, out);
+			fprintf(out, "\\u%04x", *p);
+		p++;
 	}
 	fputc('"', out);
 }
@@ -26,6 +32,14 @@ void rp_json_str(FILE *out, const char *str)
 void rp_xml_str(FILE *out, const char *str)
 {
 	for (const unsigned char *p = (const unsigned char *)(str ? str : ""); *p; p++) {
+		size_t n = 0;	/* a run that needs no escape goes out in one fwrite */
+		while (p[n] >= 0x20 && !strchr("<>&\"'", p[n]))
+			n++;
+		if (n) {
+			fwrite(p, 1, n, out);
+			p += n - 1;
+			continue;
+		}
 		switch (*p) {
 		case '<': fputs("&lt;", out); break;
 		case '>': fputs("&gt;", out); break;
@@ -93,7 +107,7 @@ static void json_generations(FILE *out, const struct rp_gen_view *v, const struc
 }
 
 /* With -g (the hist kept its members): the row's distinct call stacks, heaviest first, each
- * outermost frame first, as the folded stacks name frames. */
+ * outermost frame first (leaf first with -g callee), as the folded stacks name frames. */
 #define JSON_STACKS 20
 struct stack_row { uint32_t id; uint64_t samples; };
 
@@ -105,7 +119,8 @@ static int by_samples_desc(const void *a, const void *b)
 	return x->id < y->id ? -1 : x->id > y->id;
 }
 
-static int json_stacks(FILE *out, const struct rp_session *s, const struct rp_entry *e)
+static int json_stacks(FILE *out, const struct rp_session *s, const struct rp_entry *e,
+		       int leaf_first)
 {
 	struct rp_strtab st = { 0 };
 	struct stack_row *rows = calloc(e->nr_members + 1, sizeof(*rows));
@@ -115,7 +130,8 @@ static int json_stacks(FILE *out, const struct rp_session *s, const struct rp_en
 		const struct rp_sample *smp = &s->samples[e->members[m]];
 		size_t n = 0;
 		buf[0] = 0;
-		for (uint32_t i = smp->nr; i-- > 0 && n + 2 < RP_STACK_MAX;) {
+		for (uint32_t k = 0; k < smp->nr && n + 2 < RP_STACK_MAX; k++) {
+			uint32_t i = leaf_first ? k : smp->nr - 1 - k;
 			rp_frame_name(s, &s->frames[smp->first + i], rp_stack_tag(s), name,
 				      sizeof(name));
 			n += (size_t)snprintf(buf + n, RP_STACK_MAX - n, "%s%s", n ? "\x1f" : "", name);
@@ -178,7 +194,7 @@ int rp_print_json(FILE *out, const struct rp_hist *h, const struct rp_session *s
 			rp_json_str(out, v);
 		}
 		if (e->members) {
-			int rc = json_stacks(out, s, e);
+			int rc = json_stacks(out, s, e, h->leaf_first);
 			if (rc)
 				return rc;
 		}
@@ -223,6 +239,23 @@ static size_t stack_of(const struct rp_session *s, const struct rp_sample *smp, 
 	return n < len ? n : len - 1;
 }
 
+/* The table's hash of a folded stack (a kilobyte or more per sample of a deep Java stack):
+ * eight bytes a step. Only the table sees it: the output is sorted by the strings. */
+static uint64_t stack_hash(const char *p, size_t len)
+{
+	uint64_t h = 0xcbf29ce484222325ull ^ len;
+	size_t i = 0;
+	for (; i + 8 <= len; i += 8) {
+		uint64_t w;
+		memcpy(&w, p + i, 8);
+		h = (h ^ w) * 0x9e3779b97f4a7c15ull;
+		h ^= h >> 29;
+	}
+	for (; i < len; i++)
+		h = (h ^ (uint8_t)p[i]) * 0x100000001b3ull;
+	return h ^ h >> 32;
+}
+
 int rp_collapse(const struct rp_session *s, struct rp_stacks *out)
 {
 	size_t cap = 1024;
@@ -239,7 +272,7 @@ int rp_collapse(const struct rp_session *s, struct rp_stacks *out)
 	size_t n = 0;
 	for (size_t i = 0; i < s->nr_samples; i++) {
 		size_t len = stack_of(s, &s->samples[i], buf, RP_STACK_MAX);
-		uint64_t hsh = rp_hash_bytes(buf, len, 0);
+		uint64_t hsh = stack_hash(buf, len);
 		size_t j = hsh & (cap - 1);
 		while (t[j].stack && (t[j].hash != hsh || strcmp(t[j].stack, buf)))
 			j = (j + 1) & (cap - 1);

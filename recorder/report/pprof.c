@@ -62,7 +62,8 @@ static int64_t sid(struct pp *p, const char *str)
 static uint64_t function_id(struct pp *p, const struct rp_frame *f)
 {
 	char name[1024], key[1100];
-	rp_frame_name(p->s, f, 0, name, sizeof(name));
+	/* pprof marks inlining itself: only the generation, when split, goes in the name. */
+	rp_frame_name(p->s, f, rp_stack_tag(p->s) & RP_NAME_GEN, name, sizeof(name));
 	snprintf(key, sizeof(key), "%s\n%s", name, f->srcfile ? f->srcfile : "");
 	uint32_t id;
 	if (rp_strtab_id(&p->fkey, key, 0, &id))

@@ -181,6 +181,7 @@ struct rp_hist {
 	size_t nr_entries;
 	uint64_t total_period, total_samples;
 	const struct rp_session *s;
+	int leaf_first;			/* --json's stacks leaf first (-g callee); 0 after build */
 };
 
 /* need_members: keep per-entry sample lists (call graph). -ENOMEM on failure. */
@@ -224,6 +225,7 @@ struct rp_html_opts {
 	int nr_keys;
 	size_t max_rows;
 	double min_width;		/* px of a 1200 px view; narrower frames merge (0: 0.1) */
+	const struct rp_session *base;	/* differential: coloured by change since this one */
 };
 int rp_write_html(FILE *out, const struct rp_session *s, const struct rp_html_opts *o);
 /* pprof's profile.proto, gzipped: locations with their inline chains, mappings with
@@ -250,15 +252,16 @@ int rp_print_compare(FILE *out, const struct rp_session *s, const char *method,
 #define RP_NAME_GEN   1u
 #define RP_NAME_KMARK 2u
 #define RP_NAME_IMARK 4u
-#define RP_NAME_GRAPH (RP_NAME_GEN | RP_NAME_IMARK)	/* the text call graph (-g) */
+#define RP_NAME_GRAPH (RP_NAME_GEN | RP_NAME_IMARK)	/* -g --split-generations */
 const char *rp_frame_name(const struct rp_session *s, const struct rp_frame *f, unsigned tag,
 			  char *buf, size_t len);
 
 enum rp_kind rp_frame_kind(const struct rp_session *s, const struct rp_frame *f);
 const char *rp_kind_name(enum rp_kind k);	/* "C2", "inlined", ... (ids in files) */
 const char *rp_kind_label(enum rp_kind k);	/* as legends say it */
-/* Stack views (folded stacks, pictures, exports) merge a method's generations into one
- * frame unless split (default 0); rp_stack_tag is the rp_frame_name tag they use. */
+/* Stack views (-g's text graph, --json's stacks, folded stacks, pictures, exports) merge a
+ * method's generations into one frame unless split (default 0); rp_stack_tag is the
+ * rp_frame_name tag of all but -g (which has no kernel mark). */
 void rp_set_split_generations(struct rp_session *s, int on);
 int rp_split_generations(const struct rp_session *s);
 unsigned rp_stack_tag(const struct rp_session *s);
@@ -396,11 +399,16 @@ struct rp_ingest_opts {
 	 * collects the DSOs here); a negative return fails the ingest. */
 	int (*finish)(void *ctx, struct sym_session *ss);
 	void *ctx;
+	/* The ELFs of an `inject --no-elfs` recording are built with their symbols only (no line
+	 * tables or inline scopes, whose records are then not read): for a report that reads
+	 * neither. Never for archive, which packs the ELFs. */
+	int jitted_symbols_only;
 };
 
-/* 0, or -errno with a message naming the file in err; -EINVAL for options with fields this
- * version does not know. */
-int rp_ingest(struct rp_session *s, const struct rp_ingest_opts *o, char *err, size_t errlen);
+/* 0, or -errno with its message naming the file logged through o->log at JP_LOG_ERROR, last
+ * (damage it read past is logged at that level too, and the call succeeds); -EINVAL for
+ * options with fields this version does not know. */
+int rp_ingest(struct rp_session *s, const struct rp_ingest_opts *o);
 /* 1 if basename(path) is "jitted-<pid>-<n>.so" (perf inject's and ours), pid and n out. */
 int rp_is_jitted_name(const char *path, uint32_t *pid, uint64_t *idx);
 

@@ -40,9 +40,15 @@ struct rp_session {
 	const char **bids;		/* interned hex build-ids */
 	size_t nr_bids, bids_cap;
 	const struct rp_jvmlog *jvmlog;	/* joined by rp_session_join_jvmlog, not owned */
+	struct rp_prefetch *prefetch;	/* dumps indexed during ingest (loads.c) */
 };
 
 uint64_t rp_hash_bytes(const void *buf, size_t len, uint64_t h);
+
+/* The load that sets a frame apart from the other generations of its method in stack views:
+ * its own with --split-generations (rp_set_split_generations), else 0 (one frame per method;
+ * runtime code, which has no generations, always 0). frames.c. */
+uint32_t rp_frame_split_load(const struct rp_session *s, const struct rp_frame *f);
 
 static inline const struct rp_frame *rp_leaf(const struct rp_session *s,
 					     const struct rp_sample *smp)
@@ -122,6 +128,12 @@ const char *rp_tnode_name(const struct rp_session *s, const struct rp_tnode *n, 
 size_t rp_tree_prune(struct rp_tree *t, uint64_t min_count);
 /* Children in order: heaviest first for stable pictures. */
 void rp_tree_sort(struct rp_tree *t);
+/* Differential pictures: the child of node b of base's tree bt that matches node n (named
+ * name) of the shown tree: the same name, or both the narrow frames of their parent.
+ * RP_NO_NODE when there is none (b itself may be RP_NO_NODE). */
+#define RP_NO_NODE UINT32_MAX
+uint32_t rp_tree_match(const struct rp_session *base, const struct rp_tree *bt, uint32_t b,
+		       const struct rp_tnode *n, const char *name);
 
 /* Distinct (string, tag) pairs numbered from 0 in first-seen order (strtab.c). Zero-init. */
 struct rp_strtab {
@@ -183,5 +195,9 @@ void rp_checks_report(const struct rp_checks *c, const struct rp_ingest_opts *o)
 
 int rp_ingest_loads(struct rp_session *s, struct sym_session *ss, const struct rp_load_src *src,
 		    const struct rp_ingest_opts *o, char *err, size_t errlen);
+/* Starts indexing the jitdump beside a jitted ELF's path (once per directory and pid) on a
+ * worker, for rp_ingest_loads; rp_prefetch_end waits for and drops what it did not take. */
+void rp_prefetch_dump(struct rp_session *s, const char *jitted_path, uint32_t pid);
+void rp_prefetch_end(struct rp_session *s);
 
 #endif

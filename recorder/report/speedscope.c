@@ -30,9 +30,79 @@ static int by_samples(const void *a, const void *b)
 	return x->tid < y->tid ? -1 : x->tid > y->tid;
 }
 
+/* A frame's id in the frame table by what its name and file are made of, so a frame seen
+ * before costs one hash of 40 bytes instead of printing its name and hashing that (a third
+ * of this export on a 200k-sample recording). Keys keep every field the name can depend on
+ * (rp_frame_name): two frames with equal keys get equal names, so equal ids. */
+struct fkey { const char *dso, *sym, *file; uint64_t ip; uint32_t flags, load; };
+struct fmemo { struct fkey *k; uint32_t *id; size_t cap, n; };
+
+static struct fkey key_of(const struct rp_frame *f)
+{
+	struct fkey k;
+	memset(&k, 0, sizeof(k));
+	k.dso = f->dso, k.sym = f->sym, k.file = f->srcfile, k.flags = f->flags, k.load = f->load;
+	k.ip = f->sym ? 0 : f->ip;	/* in the name only when there is no symbol */
+	return k;
+}
+
+/* 1 and *id when known, else 0 and *slot where it goes. */
+static int memo_find(const struct fmemo *m, const struct fkey *k, uint32_t *id, size_t *slot)
+{
+	size_t j = rp_hash_bytes(k, sizeof(*k), 0) & (m->cap - 1);
+	for (; m->id[j]; j = (j + 1) & (m->cap - 1))
+		if (!memcmp(&m->k[j], k, sizeof(*k)))
+			return *id = m->id[j] - 1, 1;
+	*slot = j;
+	return 0;
+}
+
+static int memo_put(struct fmemo *m, const struct fkey *k, uint32_t id)
+{
+	size_t slot;
+	uint32_t unused;
+	if ((m->n + 1) * 2 > m->cap) {
+		struct fmemo g = { .cap = m->cap ? 2 * m->cap : 1024 };
+		g.k = malloc(g.cap * sizeof(*g.k));
+		g.id = calloc(g.cap, sizeof(*g.id));
+		if (!g.k || !g.id) {
+			free(g.k);
+			free(g.id);
+			return -ENOMEM;
+		}
+		for (size_t i = 0; i < m->cap; i++)
+			if (m->id[i] && !memo_find(&g, &m->k[i], &unused, &slot)) {
+				g.k[slot] = m->k[i];
+				g.id[slot] = m->id[i];
+				g.n++;
+			}
+		free(m->k);
+		free(m->id);
+		*m = g;
+	}
+	if (!memo_find(m, k, &unused, &slot)) {
+		m->k[slot] = *k;
+		m->id[slot] = id + 1;
+		m->n++;
+	}
+	return 0;
+}
+
+/* ",123": fprintf's work without its format parsing, per frame. */
+static void put_id(FILE *out, int comma, uint32_t id)
+{
+	char b[16], *p = b + sizeof(b);
+	do
+		*--p = (char)('0' + id % 10);
+	while (id /= 10);
+	if (comma)
+		*--p = ',';
+	fwrite(p, 1, (size_t)(b + sizeof(b) - p), out);
+}
+
 /* The profiles go to a buffer first: the frame table they build comes before them. */
 static int profiles(FILE *out, const struct rp_session *s, struct rp_strtab *fr,
-		    const uint32_t *order, const struct thread *th, size_t nth)
+		    struct fmemo *memo, const uint32_t *order, const struct thread *th, size_t nth)
 {
 	char name[1024];
 	int ns = s->event && (strstr(s->event, "cpu-clock") || strstr(s->event, "task-clock"));
@@ -52,13 +122,17 @@ static int profiles(FILE *out, const struct rp_session *s, struct rp_strtab *fr,
 			fprintf(out, "%s[", any++ ? "," : "");
 			for (uint32_t k = smp->nr; k-- > 0;) {
 				const struct rp_frame *f = &s->frames[smp->first + k];
+				struct fkey key = key_of(f);
 				uint32_t id;
-				const char *nm = rp_frame_name(s, f, rp_stack_tag(s), name,
-							       sizeof(name));
-				int rc = rp_strtab_id(fr, nm, (uintptr_t)f->srcfile, &id);
-				if (rc)
-					return rc;
-				fprintf(out, "%s%u", k + 1 < smp->nr ? "," : "", id);
+				size_t slot;
+				if (!memo->cap || !memo_find(memo, &key, &id, &slot)) {
+					const char *nm = rp_frame_name(s, f, rp_stack_tag(s), name,
+								       sizeof(name));
+					int rc = rp_strtab_id(fr, nm, (uintptr_t)f->srcfile, &id);
+					if (rc || (rc = memo_put(memo, &key, id)))
+						return rc;
+				}
+				put_id(out, k + 1 < smp->nr, id);
 			}
 			fputc(']', out);
 		}
@@ -81,6 +155,7 @@ int rp_write_speedscope(FILE *out, const struct rp_session *s, const char *name)
 	struct thread *th = calloc(s->nr_samples + 1, sizeof(*th));
 	struct rp_u64map tix = { 0 };
 	struct rp_strtab fr = { 0 };
+	struct fmemo memo = { 0 };
 	char *buf = NULL;
 	size_t len = 0, nth = 0;
 	int rc = -ENOMEM;
@@ -104,7 +179,7 @@ int rp_write_speedscope(FILE *out, const struct rp_session *s, const char *name)
 	qsort(th, nth, sizeof(*th), by_samples);
 	if (!(mem = open_memstream(&buf, &len)))
 		goto out;
-	rc = profiles(mem, s, &fr, order, th, nth);
+	rc = profiles(mem, s, &fr, &memo, order, th, nth);
 	if (fclose(mem) && !rc)
 		rc = -ENOMEM;
 	if (rc)
@@ -132,5 +207,7 @@ out:
 	free(th);
 	rp_map_free(&tix);
 	rp_strtab_free(&fr);
+	free(memo.k);
+	free(memo.id);
 	return rc;
 }

@@ -27,20 +27,34 @@ struct cg_tree {
 	size_t nr, cap;
 };
 
-/* perf's CCKEY_FUNCTION: one symbol of one DSO (so each generation of a method, its own
- * jitted ELF, stays a frame of its own), else one address. */
-static int same_frame(const struct rp_frame *a, const struct rp_frame *b)
+/* perf's CCKEY_FUNCTION: one symbol of one DSO, else one address; except for jitted code,
+ * where every load is its own ELF (so perf splits them): a method's generations are one
+ * frame, as in every stack view, unless --split-generations; runtime stubs always one; an
+ * inlined function is one frame whichever code inlined it (the next frame tells). */
+static int same_frame(const struct rp_session *s, const struct rp_frame *a,
+		      const struct rp_frame *b)
 {
-	if (a->sym || b->sym)
-		return a->sym == b->sym && a->dso == b->dso && a->load == b->load;
-	return a->ip == b->ip;
+	if (!a->sym && !b->sym)
+		return a->ip == b->ip;
+	if (a->sym != b->sym || ((a->flags ^ b->flags) & RP_FRAME_INLINED))
+		return 0;
+	if ((a->load && b->load) || (a->flags & RP_FRAME_INLINED))
+		return rp_frame_split_load(s, a) == rp_frame_split_load(s, b);
+	return a->dso == b->dso && a->load == b->load;
 }
 
-static uint32_t cg_child(struct cg_tree *t, uint32_t parent, const struct rp_frame *f)
+/* Names as perf's, inlined frames marked; " [gen N]" only when generations are split. */
+static unsigned graph_tag(const struct rp_session *s)
+{
+	return rp_split_generations(s) ? RP_NAME_GRAPH : RP_NAME_IMARK;
+}
+
+static uint32_t cg_child(const struct rp_session *s, struct cg_tree *t, uint32_t parent,
+			 const struct rp_frame *f)
 {
 	uint32_t *link = &t->n[parent].child;
 	for (uint32_t c = *link; c; c = t->n[c].sibling) {
-		if (same_frame(t->n[c].f, f))
+		if (same_frame(s, t->n[c].f, f))
 			return c;
 		link = &t->n[c].sibling;
 	}
@@ -112,7 +126,7 @@ static void cg_print_node(struct cg_print *p, uint32_t node, size_t plen)
 	if (n == 1 && p->t->n[kids[0]].period == p->t->n[node].period) {
 		uint32_t c = kids[0];
 		fprintf(p->out, "%.*s%s\n", (int)plen, p->prefix,
-			rp_frame_name(p->s, p->t->n[c].f, RP_NAME_GRAPH, name, sizeof(name)));
+			rp_frame_name(p->s, p->t->n[c].f, graph_tag(p->s), name, sizeof(name)));
 		free(kids);
 		cg_print_node(p, c, plen);
 		return;
@@ -126,7 +140,7 @@ static void cg_print_node(struct cg_print *p, uint32_t node, size_t plen)
 		int last = ++k == shown;
 		fprintf(p->out, "%.*s|          \n", (int)plen, p->prefix);
 		fprintf(p->out, "%.*s%s--%.2f%%--%s\n", (int)plen, p->prefix, last ? " " : "|",
-			pct, rp_frame_name(p->s, p->t->n[c].f, RP_NAME_GRAPH, name, sizeof(name)));
+			pct, rp_frame_name(p->s, p->t->n[c].f, graph_tag(p->s), name, sizeof(name)));
 		size_t nlen = plen;
 		if (plen + 16 < sizeof(p->prefix)) {
 			memcpy(p->prefix + plen, last ? "           " : "|          ", 11);
@@ -154,7 +168,7 @@ static int print_graph(FILE *out, const struct rp_hist *h, const struct rp_entry
 		t.n[0].period += smp->period;
 		for (uint32_t i = 0; i < smp->nr; i++) {
 			uint32_t fi = o->graph == RP_GRAPH_CALLER ? smp->nr - 1 - i : i;
-			node = cg_child(&t, node, &s->frames[smp->first + fi]);
+			node = cg_child(s, &t, node, &s->frames[smp->first + fi]);
 			if (!node) {
 				free(t.n);
 				return -ENOMEM;
@@ -170,7 +184,7 @@ static int print_graph(FILE *out, const struct rp_hist *h, const struct rp_entry
 		/* One first frame: perf's "---name" trunk, the chain continuing below it. */
 		char name[512];
 		fprintf(out, "            |\n            ---%s\n",
-			rp_frame_name(s, t.n[only].f, RP_NAME_GRAPH, name, sizeof(name)));
+			rp_frame_name(s, t.n[only].f, graph_tag(s), name, sizeof(name)));
 		cg_print_node(&p, only, 15);
 	} else {
 		cg_print_node(&p, 0, 12);	/* several: branches from the start */
@@ -238,7 +252,9 @@ const char *rp_frame_name(const struct rp_session *s, const struct rp_frame *f, 
 	const struct rp_load *l = f->load && f->load <= s->nr_loads ? &s->loads[f->load - 1]
 								       : NULL;
 	if (!f->sym)
-		snprintf(buf, len, "%s+0x%" PRIx64, f->dso ? f->dso : "[unknown]", f->ip);
+		/* the DSO-relative address, as the --sort sym row prints it: stable across
+		 * ASLR and runs, so the same unnamed code is one frame in every process */
+		snprintf(buf, len, "%s+0x%" PRIx64, f->dso ? f->dso : "[unknown]", f->addr);
 	else if ((tag & RP_NAME_IMARK) && (f->flags & RP_FRAME_INLINED))
 		snprintf(buf, len, "%s_[i]", f->sym);
 	else if ((tag & RP_NAME_GEN) && l && !l->runtime && !(f->flags & RP_FRAME_INLINED))

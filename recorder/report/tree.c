@@ -15,10 +15,8 @@ static uint64_t frame_key(const struct rp_session *s, const struct rp_frame *f)
 {
 	if (!f->sym)
 		return f->ip * 0x9e3779b97f4a7c15ull + 1;
-	uint64_t k = (uintptr_t)f->sym;
-	if (s->split_gens)
-		k ^= (uint64_t)f->load << 40;
-	else if (f->flags & RP_FRAME_INLINED)
+	uint64_t k = (uintptr_t)f->sym ^ (uint64_t)rp_frame_split_load(s, f) << 40;
+	if (f->flags & RP_FRAME_INLINED)
 		k ^= 1ull << 62;
 	return k;
 }
@@ -74,7 +72,11 @@ int rp_tree_build(struct rp_tree *t, const struct rp_session *s, int reverse)
 {
 	struct rp_u64map idx = { 0 };
 	memset(t, 0, sizeof(*t));
-	t->cap = 1024;
+	/* nodes <= 1 + frames + samples: a small recording needs no 1024-node start */
+	t->cap = 1;
+	for (size_t i = 0; i < s->nr_samples && t->cap < 1024; i++)
+		t->cap += (size_t)s->samples[i].nr + 1;
+	t->cap = t->cap < 1024 ? t->cap : 1024;
 	t->nr = 1;
 	t->n = calloc(t->cap, sizeof(*t->n));
 	if (!t->n)
@@ -227,4 +229,20 @@ size_t rp_tree_prune(struct rp_tree *t, uint64_t min_count)
 		*(prev ? &t->n[prev].sibling : &t->n[i].child) = m;
 	}
 	return kept;
+}
+
+uint32_t rp_tree_match(const struct rp_session *base, const struct rp_tree *bt, uint32_t b,
+		       const struct rp_tnode *n, const char *name)
+{
+	char buf[1024];
+	if (b == RP_NO_NODE)
+		return RP_NO_NODE;
+	for (uint32_t c = bt->n[b].child; c; c = bt->n[c].sibling) {
+		const struct rp_tnode *x = &bt->n[c];
+		/* The narrow frames of one parent, however many, are the same box. */
+		if (n->narrow ? x->narrow > 0 :
+		    !x->narrow && !strcmp(rp_tnode_name(base, x, buf, sizeof(buf)), name))
+			return c;
+	}
+	return RP_NO_NODE;
 }

@@ -5,6 +5,16 @@
 
 #include "recorder/report/report_int.h"
 
+/* A multiply-xorshift mix of the whole key at once (keys are pointers and small indexes):
+ * looked up for every resolved frame, where a bytewise hash cost eight dependent multiplies. */
+static size_t slot_of(uint64_t key)
+{
+	key ^= key >> 33;
+	key *= 0xff51afd7ed558ccdull;
+	key ^= key >> 33;
+	return (size_t)key;
+}
+
 int rp_map_put(struct rp_u64map *m, uint64_t key, uint32_t val)
 {
 	if ((m->n + 1) * 2 > m->cap) {
@@ -23,7 +33,7 @@ int rp_map_put(struct rp_u64map *m, uint64_t key, uint32_t val)
 		free(m->v);
 		*m = g;
 	}
-	size_t j = rp_hash_bytes(&key, sizeof(key), 0) & (m->cap - 1);
+	size_t j = slot_of(key) & (m->cap - 1);
 	while (m->k[j] && m->k[j] != key)
 		j = (j + 1) & (m->cap - 1);
 	if (!m->k[j])
@@ -37,7 +47,7 @@ int rp_map_get(const struct rp_u64map *m, uint64_t key, uint32_t *val)
 {
 	if (!m->cap)
 		return 0;
-	size_t j = rp_hash_bytes(&key, sizeof(key), 0) & (m->cap - 1);
+	size_t j = slot_of(key) & (m->cap - 1);
 	for (; m->k[j]; j = (j + 1) & (m->cap - 1))
 		if (m->k[j] == key) {
 			*val = m->v[j];

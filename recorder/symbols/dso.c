@@ -139,11 +139,8 @@ void dso_release(struct sym_dso *d)
 	free(d->image);
 	free(d->dbg_image);
 	for (size_t i = 0; i < d->cache_cap; i++)
-		for (struct sym_cached *c = d->cache[i], *n; c; c = n) {
-			n = c->next;
-			free(c->inl);
-			free(c);
-		}
+		for (struct sym_cached *c = d->cache[i]; c; c = c->next)
+			free(c->inl);	/* the entries themselves are the arena's */
 	free(d->cache);
 	symtab_free(&d->syms);
 	free(d->phdrs);

@@ -73,10 +73,10 @@ refuse:
  * are mmapped by libelf and let go of their fd after opening (see keep_elf). */
 #define SMALL_FILE (256u << 10)
 
-static int open_path(struct cand *c, const char *path)
+/* fd (ours now, negative: nothing) as the candidate named path. */
+static int open_fd(struct cand *c, int fd, const char *path)
 {
-	/* A recorded path may name a FIFO or a device: never block on it, never read it. */
-	c->fd = sio_open_regular(path);
+	c->fd = fd;
 	if (c->fd < 0) {
 		c->fd = -1;
 		return 0;
@@ -112,6 +112,12 @@ fail:
 	return 0;
 }
 
+static int open_path(struct cand *c, const char *path)
+{
+	/* A recorded path may name a FIFO or a device: never block on it, never read it. */
+	return open_fd(c, sio_open_regular(path), path);
+}
+
 /* An mmapped ELF needs its descriptor no more once libelf has mapped it. */
 static void keep_elf(Elf *elf, int *fd)
 {
@@ -122,24 +128,20 @@ static void keep_elf(Elf *elf, int *fd)
 }
 
 /* perf's cache: .build-id/xx/rest links to the <path>/<id> directory (append the kind
- * file), or, in the old layout, is the file itself. */
+ * file), or, in the old layout, is the file itself; walked without following anything
+ * planted inside the cache (sym_cache_open). */
 static int find_in_cache(const char *root, const struct sym_build_id *id, const char *kind,
-		  struct cand *c)
+			 struct cand *c)
 {
 	char hex[SYM_BUILD_ID_HEX], path[4096];
-	struct stat st;
 	if (!root || !id->size)
 		return 0;
-	sym_build_id_hex(id, hex);
-	snprintf(path, sizeof(path), "%s/.build-id/%.2s/%s", root, hex, hex + 2);
-	if (stat(path, &st))
+	int fd = sym_cache_open(root, id, NULL, kind);
+	if (fd < 0)
 		return 0;
-	if (S_ISDIR(st.st_mode)) {
-		size_t n = strlen(path);
-		snprintf(path + n, sizeof(path) - n, "/%s", kind);
-		return open_path(c, path);
-	}
-	return !strcmp(kind, "elf") && open_path(c, path);
+	sym_build_id_hex(id, hex);
+	snprintf(path, sizeof(path), "%s/.build-id/%.2s/%s/%s", root, hex, hex + 2, kind);
+	return open_fd(c, fd, path);
 }
 
 /* libdebuginfod is loaded only when DEBUGINFOD_URLS asks for it: linked, it and its ~30

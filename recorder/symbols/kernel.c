@@ -127,7 +127,7 @@ int kernel_load(struct sym_session *s)
 	if (s->o.kallsyms)
 		return load_kallsyms(s, s->o.kallsyms);
 	if (s->kdso && s->kdso->bid.size) {
-		char *path = NULL, hex[SYM_BUILD_ID_HEX], buf[4096];
+		char *path = NULL, buf[64];
 		void *img;
 		size_t len;
 		if (!source_lookup(s, &s->kdso->bid, "kallsyms", &path, &img, &len)) {
@@ -136,10 +136,17 @@ int kernel_load(struct sym_session *s)
 			if (!rc)
 				return 0;
 		}
-		snprintf(buf, sizeof(buf), "%s/[kernel.kallsyms]/%s/kallsyms",
-			 s->buildid_dir ? s->buildid_dir : "", sym_build_id_hex(&s->kdso->bid, hex));
-		if (s->buildid_dir && !load_kallsyms(s, buf))
-			return 0;
+		/* the cache's copy, opened beneath the cache without following links, then read
+		 * through the descriptor's /proc path */
+		int fd = sym_cache_open(s->buildid_dir, &s->kdso->bid, "[kernel.kallsyms]",
+					"kallsyms");
+		if (fd >= 0) {
+			snprintf(buf, sizeof(buf), "/proc/self/fd/%d", fd);
+			int rc = load_kallsyms(s, buf);
+			close(fd);
+			if (!rc)
+				return 0;
+		}
 	}
 	if (host_kernel_matches(s))
 		return load_kallsyms(s, "/proc/kallsyms");

@@ -118,6 +118,11 @@ static int dw_open(struct sym_session *s, struct sym_dso *d)
 
 void lines_free(struct sym_dso *d)
 {
+	for (size_t i = 0; i < d->n_cus; i++)
+		if (d->cus[i].owns_scopes) {
+			free(d->cus[i].scopes->subs);
+			free(d->cus[i].scopes);
+		}
 	if (d->dw)
 		dwarf_end(d->dw);
 	d->dw = NULL;
@@ -137,20 +142,60 @@ static struct cu_range *find_cu(struct sym_dso *d, uint64_t addr, Dwarf_Die *cud
 	return NULL;
 }
 
+/* The tags libdw's scope walk (__libdw_visit_scopes) descends into. */
+static bool may_have_scopes(int tag)
+{
+	switch (tag) {
+	case DW_TAG_compile_unit: case DW_TAG_module: case DW_TAG_lexical_block:
+	case DW_TAG_with_stmt: case DW_TAG_catch_block: case DW_TAG_try_block:
+	case DW_TAG_entry_point: case DW_TAG_inlined_subroutine: case DW_TAG_subprogram:
+	case DW_TAG_namespace: case DW_TAG_class_type: case DW_TAG_structure_type:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* Notes the DIE at st[sp] if libdw's scope walk reaches it (desc[sp - 1]: every ancestor
+ * is a scope), and whether the walk descends below it. */
+static int note_die(struct cu_scopes *cs, Dwarf_Die *die, bool *desc, int sp)
+{
+	desc[sp] = false;
+	if (!desc[sp - 1])
+		return 0;
+	int tag = dwarf_tag(die);
+	if (tag == DW_TAG_imported_unit)
+		cs->imports = 1;
+	else if (tag == DW_TAG_subprogram) {
+		if (sym_grow(&cs->subs, &cs->cap, cs->n, sizeof(*cs->subs)))
+			return -ENOMEM;
+		cs->subs[cs->n++] = dwarf_dieoffset(die);
+	}
+	desc[sp] = may_have_scopes(tag);
+	return 0;
+}
+
 /* 1 if no DIE of the CU nests deeper than SYM_DWARF_MAX_DEPTH, found by a walk that keeps its
- * own stack (dwarf_child and dwarf_siblingof do not recurse). */
-static int cu_depth_ok(Dwarf_Die *cudie)
+ * own stack (dwarf_child and dwarf_siblingof do not recurse); the same walk fills cs. A
+ * negative errno when cs could not be filled. */
+static int cu_walk(Dwarf_Die *cudie, struct cu_scopes *cs)
 {
 	static __thread Dwarf_Die st[SYM_DWARF_MAX_DEPTH + 2];
+	static __thread bool desc[SYM_DWARF_MAX_DEPTH + 2];
 	int sp = 0;
 	st[0] = *cudie;
+	desc[0] = true;
 	if (dwarf_child(&st[0], &st[1]) != 0)
 		return 1;
 	sp = 1;
+	if (note_die(cs, &st[1], desc, 1))
+		return -ENOMEM;
 	for (;;) {
 		if (dwarf_haschildren(&st[sp]) && dwarf_child(&st[sp], &st[sp + 1]) == 0) {
 			if (++sp > SYM_DWARF_MAX_DEPTH)
 				return 0;
+			if (note_die(cs, &st[sp], desc, sp))
+				return -ENOMEM;
 			continue;
 		}
 		while (sp > 0) {
@@ -158,6 +203,8 @@ static int cu_depth_ok(Dwarf_Die *cudie)
 			int r = dwarf_siblingof(&st[sp], &next);
 			if (r == 0) {
 				st[sp] = next;
+				if (note_die(cs, &st[sp], desc, sp))
+					return -ENOMEM;
 				break;
 			}
 			if (r < 0)
@@ -173,10 +220,21 @@ static int depth_ok(struct sym_session *s, struct sym_dso *d, struct cu_range *c
 		    Dwarf_Die *cudie)
 {
 	if (!cu->depth) {
-		int v = cu_depth_ok(cudie) ? 1 : -1;
+		struct cu_scopes *cs = calloc(1, sizeof(*cs));
+		int rc = cs ? cu_walk(cudie, cs) : -ENOMEM;
+		int v = rc > 0 ? 1 : -1;
+		if (rc < 0) {	/* no memory: no inline frames this time, walked again next */
+			if (cs)
+				free(cs->subs);
+			free(cs);
+			return 0;
+		}
+		cu->owns_scopes = 1;
 		for (size_t i = 0; i < d->n_cus; i++)	/* every range of this CU */
-			if (d->cus[i].cu_off == cu->cu_off)
+			if (d->cus[i].cu_off == cu->cu_off) {
 				d->cus[i].depth = v;
+				d->cus[i].scopes = cs;
+			}
 		if (v < 0)
 			sess_msg(s, SYM_LVL_WARN, "%s: DWARF unit at offset %llu nests deeper than "
 				 "%u levels (SYM_DWARF_MAX_DEPTH): its inline frames are not read",
@@ -219,6 +277,82 @@ static const char *call_file(struct sym_session *s, Dwarf_Die *cudie, Dwarf_Die 
 	return sess_intern(s, dwarf_filesrc(files, fileidx, NULL, NULL));
 }
 
+#define SLOW_PATH (-1)
+
+static int off_cmp(const void *a, const void *b)
+{
+	Dwarf_Off x = *(const Dwarf_Off *)a, y = *(const Dwarf_Off *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* What dwarf_getscopes(cudie, addr) then dwarf_getscopes_die(innermost) give, without their
+ * cost: both walk the whole CU for every address (the first to find an inline's abstract
+ * origin, the second to find the innermost DIE's parents), 12% of a call-graph report on a
+ * Java start-up (libc's CUs are large). The path is found by descending into the first child
+ * that contains addr, as libdw's pruned walk does; the origin is looked up among the CU's
+ * reachable subprograms, which is where libdw's walk finds it or finds nothing (then it
+ * returns no scopes). Fills *scopes innermost first up to the CU; returns their number, 0
+ * for none, SLOW_PATH where libdw decides (imported units, a range error libdw may
+ * tolerate, an origin that is no subprogram), or -ENOMEM. */
+static int scope_path(const struct cu_scopes *cs, Dwarf_Die *cudie, uint64_t addr,
+		      Dwarf_Die **scopes)
+{
+	static __thread Dwarf_Die path[SYM_DWARF_MAX_DEPTH + 2];
+	int n = 0, inl = -1, r;
+	if (!cs || cs->imports)
+		return SLOW_PATH;
+	path[n++] = *cudie;
+	for (;;) {
+		Dwarf_Die child;
+		int tag = 0;
+		bool found = false;
+		if ((r = dwarf_child(&path[n - 1], &child)) != 0)
+			break;
+		do {
+			tag = dwarf_tag(&child);
+			if (tag == DW_TAG_imported_unit)
+				return SLOW_PATH;
+			int h = dwarf_haspc(&child, addr);
+			if (h < 0)
+				return SLOW_PATH;
+			if (h > 0) {
+				found = true;
+				break;
+			}
+		} while ((r = dwarf_siblingof(&child, &child)) == 0);
+		if (r < 0 || n > SYM_DWARF_MAX_DEPTH)
+			return SLOW_PATH;
+		if (!found)
+			break;
+		if (tag == DW_TAG_inlined_subroutine)
+			inl = n;
+		path[n++] = child;
+		if (!may_have_scopes(tag) || !dwarf_haschildren(&child))
+			break;
+	}
+	if (n == 1)
+		return 0;	/* no DIE of the CU contains addr */
+	if (inl >= 0) {
+		Dwarf_Attribute attr;
+		Dwarf_Die origin;
+		if (!dwarf_formref_die(dwarf_attr(&path[inl], DW_AT_abstract_origin, &attr),
+				       &origin))
+			return 0;
+		if (dwarf_tag(&origin) != DW_TAG_subprogram)
+			return SLOW_PATH;
+		Dwarf_Off off = dwarf_dieoffset(&origin);
+		if (!bsearch(&off, cs->subs, cs->n, sizeof(*cs->subs), off_cmp))
+			return 0;
+	}
+	Dwarf_Die *v = malloc((size_t)n * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	for (int i = 0; i < n; i++)
+		v[i] = path[n - 1 - i];
+	*scopes = v;
+	return n;
+}
+
 int lines_lookup(struct sym_session *s, struct sym_dso *d, struct sym_cached *c)
 {
 	Dwarf_Die cudie;
@@ -237,13 +371,18 @@ int lines_lookup(struct sym_session *s, struct sym_dso *d, struct sym_cached *c)
 	Dwarf_Die *scopes = NULL, inner;
 	if (!depth_ok(s, d, cu, &cudie))
 		return 0;
-	int n = dwarf_getscopes(&cudie, c->addr, &scopes);
-	if (n <= 0)
-		return 0;
-	inner = scopes[0];
-	free(scopes);
-	scopes = NULL;
-	n = dwarf_getscopes_die(&inner, &scopes);
+	int n = scope_path(cu->scopes, &cudie, c->addr, &scopes);
+	if (n == -ENOMEM)
+		return n;
+	if (n == SLOW_PATH) {
+		n = dwarf_getscopes(&cudie, c->addr, &scopes);
+		if (n <= 0)
+			return 0;
+		inner = scopes[0];
+		free(scopes);
+		scopes = NULL;
+		n = dwarf_getscopes_die(&inner, &scopes);
+	}
 	if (n <= 0)
 		return 0;
 	/* frames: each inlined_subroutine up to the enclosing subprogram, innermost first */

@@ -31,6 +31,15 @@ int sym_elf_build_id(const char *path, struct sym_build_id *id, char *err, size_
 /* The running kernel's build-id (/sys/kernel/notes). 0, -ENOENT or -errno. */
 int sym_kernel_build_id(struct sym_build_id *id);
 
+/* A file of perf's build-id cache at root, opened read-only: with name, <name>/<hex>/<kind>
+ * (name's leading '/' dropped); without, through the link .build-id/xx/rest -> ../../<p>/<hex>
+ * (then <p>/<hex>/<kind>; the old layout's file itself for "elf"). The root is followed as
+ * named; beneath it no symlink but that one is followed, and its target only inside the
+ * root: a link planted in the cache is refused (-ELOOP/-EXDEV), FIFOs and devices too.
+ * Returns the fd or a negative errno. */
+int sym_cache_open(const char *root, const struct sym_build_id *id, const char *name,
+		   const char *kind);
+
 /* ---- Java names ----------------------------------------------------------------------- */
 /* "Lgenerations/Shape;area([Lgenerations/Shape;I)D" ->
  * "generations.Shape.area(generations.Shape[], int)". Also accepts "Class.method(sig)" and

@@ -78,10 +78,21 @@ struct sym_cached {
 	struct sym_inline *inl;
 };
 
+/* What one walk of a CU (on its first inline lookup) learnt for the lookups that follow:
+ * the subprograms libdw's scope search can reach (an inline's abstract origin is found only
+ * among them) and whether the CU imports partial units (then libdw's own search is used). */
+struct cu_scopes {
+	Dwarf_Off *subs;	/* DIE offsets, ascending (the walk is in DIE order) */
+	size_t n, cap;
+	int imports;
+};
+
 struct cu_range {
 	uint64_t lo, hi;
 	Dwarf_Off cu_off;
 	int depth;		/* 0 not yet walked, 1 nesting within SYM_DWARF_MAX_DEPTH, -1 deeper */
+	int owns_scopes;	/* this range allocated scopes (the CU's other ranges share it) */
+	struct cu_scopes *scopes;	/* set with depth */
 };
 
 /* DIE nesting read for inline frames: libdw's dwarf_getscopes recurses once per level, and
@@ -227,7 +238,7 @@ void *sess_alloc(struct sym_session *s, size_t n);
 char *sess_strdup(struct sym_session *s, const char *str);
 void sess_arena_free(struct sym_session *s);
 
-/* session.c */
+/* resolver.c */
 void sess_msg(struct sym_session *s, enum jp_level lvl, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 

@@ -26,10 +26,11 @@ async function withChromium(fn, extraArgs = []) {
 }
 
 // Share of sampled pixels unlike bg ([r,g,b]; default: the bottom-right pixel), distinct
-// colours, and pure-magenta (search highlight) pixels of the PNG file png.
-async function pixelStats(page, png, bg) {
+// colours, and pure-magenta (search highlight) pixels of the PNG file png; band ({ top, h } in
+// image pixels) limits the count to those rows.
+async function pixelStats(page, png, bg, band) {
 	const b64 = fs.readFileSync(png).toString('base64');
-	return page.evaluate(async (data, bg) => {
+	return page.evaluate(async (data, bg, band) => {
 		const img = new Image();
 		img.src = 'data:image/png;base64,' + data;
 		await img.decode();
@@ -38,8 +39,9 @@ async function pixelStats(page, png, bg) {
 		c.height = img.height;
 		const x = c.getContext('2d');
 		x.drawImage(img, 0, 0);
-		const d = x.getImageData(0, 0, c.width, c.height).data;
-		const ref = bg || [d[d.length - 4], d[d.length - 3], d[d.length - 2]];
+		const all = x.getImageData(0, 0, c.width, c.height).data;
+		const ref = bg || [all[all.length - 4], all[all.length - 3], all[all.length - 2]];
+		const d = band ? x.getImageData(0, band.top, c.width, band.h).data : all;
 		let other = 0, magenta = 0;
 		const colours = new Set();
 		for (let i = 0; i < d.length; i += 16) {
@@ -49,7 +51,7 @@ async function pixelStats(page, png, bg) {
 			colours.add((d[i] << 16) | (d[i + 1] << 8) | d[i + 2]);
 		}
 		return { nonBackground: other / (d.length / 16), colours: colours.size, magenta };
-	}, b64, bg || null);
+	}, b64, bg || null, band || null);
 }
 
 module.exports = { withChromium, pixelStats };

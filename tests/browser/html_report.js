@@ -44,6 +44,15 @@ withChromium(async (browser) => {
 			out.details = await page.$eval('#details', (e) => e.textContent);
 			await flame.screenshot({ path: shot('html-zoom.png') });
 			out.zoomShot = await pixelStats(page, shot('html-zoom.png'));
+			// The zoomed frame: as wide as the canvas, its row drawn edge to edge (counted
+			// against the shot's own background, the bottom-right pixel).
+			const z = await page.evaluate((n) => window.jitprof.where(n), zoomName);
+			out.zoomWidth = z ? z.w / box.width : 0;
+			if (z) {
+				const r = await page.evaluate(() => window.devicePixelRatio || 1);
+				out.zoomRow = await pixelStats(page, shot('html-zoom.png'), null,
+					{ top: Math.round(z.top * r), h: Math.floor(z.h * r) });
+			}
 		}
 		out.lanes = await page.$$eval('.method', (ms, m) => {
 			const d = ms.find((x) => x.getAttribute('data-method') === m);

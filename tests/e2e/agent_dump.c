@@ -5,6 +5,9 @@
  * stubs, unloads and the agent's stats appear. */
 #include "tests/e2e/agent_util.h"
 
+/* The last failed open's message (jd_reader_open* take the caller's buffer). */
+static char jd_err[512];
+
 #define GEN "Ljitprof/samples/Generations;"
 #define TOTAL GEN "total([Ljitprof/samples/Generations$Shape;)D"
 #define MIX GEN "mix(JI)J"
@@ -18,7 +21,7 @@ static uint64_t parse_clean(const char *path)
 	uint64_t n = 0;
 	int rc;
 
-	cr_assert_eq(jd_reader_open(&r, path), 0, "%s does not open", path);
+	cr_assert_eq(jd_reader_open(&r, path, jd_err, sizeof(jd_err)), 0, "%s does not open", path);
 	while ((rc = jd_reader_next(r, &rec)) > 0)
 		n++;
 	cr_assert_eq(rc, 0, "%s: %s", path, jd_reader_error(r));

@@ -189,6 +189,52 @@ Test(inject_synth, all_writes_every_generation_and_reruns_reuse, .timeout = 120)
 	gen_free(&g);
 }
 
+/* A file of ours beside the dump is created fresh (O_EXCL); on a rerun a name already there
+ * is never written through: a changed file is replaced by another inode (a hard link to the
+ * old one keeps the old bytes) and a planted symlink is replaced, its target untouched. */
+Test(inject_synth, rerun_replaces_changed_files_and_links_never_writes_through, .timeout = 120)
+{
+	struct gen g;
+	const char *args[] = { "--loads", "60", "--samples", "300", NULL };
+	gen_run(&g, args);
+	inject_ok(&g, "--all");
+	char a[700], b[700], keep[700], outside[700];
+	snprintf(a, sizeof(a), "%s/jitted-%lu-%lu.so", g.dir, g.pid, g.ci[0]);
+	snprintf(b, sizeof(b), "%s/jitted-%lu-%lu.so", g.dir, g.pid, g.ci[1]);
+	snprintf(keep, sizeof(keep), "%s/keep", g.dir);
+	snprintf(outside, sizeof(outside), "%s/outside", g.dir);
+	struct stat sa, sb;
+	cr_assert_eq(stat(a, &sa), 0, "%s", a);
+	cr_assert_eq(sa.st_mode & 07777, 0644);
+	cr_assert_eq(link(a, keep), 0);
+	FILE *f = fopen(a, "r+");	/* change the file in place: its bytes now differ */
+	cr_assert(f);
+	cr_assert_eq(fputs("XXXX", f) >= 0, 1);
+	fclose(f);
+	f = fopen(outside, "w");
+	cr_assert(f);
+	fputs("not an ELF", f);
+	fclose(f);
+	cr_assert_eq(unlink(b), 0);
+	cr_assert_eq(symlink(outside, b), 0);
+	struct tu_result r;
+	inject(&r, &g, g.data, g.out, "--all");
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	tu_result_free(&r);
+	cr_assert_eq(stat(a, &sb), 0);
+	cr_assert_neq(sb.st_ino, sa.st_ino, "the changed file was rewritten in place");
+	char *old = tu_read_file(keep, NULL);
+	cr_assert(old && !strncmp(old, "XXXX", 4), "the old inode was written to");
+	free(old);
+	cr_assert_eq(lstat(b, &sb), 0);
+	cr_assert(S_ISREG(sb.st_mode), "the planted link is still there");
+	char *o = tu_read_file(outside, NULL);
+	cr_assert(o && !strcmp(o, "not an ELF"), "the link's target was written");
+	free(o);
+	check_truth(&g, g.out);
+	gen_free(&g);
+}
+
 Test(inject_synth, foreign_clock_is_refused_and_leaves_no_file, .timeout = 60)
 {
 	struct gen g;

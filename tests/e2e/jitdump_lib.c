@@ -50,6 +50,28 @@ Test(jitdump_lib, soname_and_versioned_exports)
 		n++;
 	}
 	cr_assert_gt(n, 10, "only %zu exports", n);
+	free(out);
+	/* and the other way: every function jitdump.h declares is exported (the version script
+	 * names them one by one, so a new one left out of it would be hidden) */
+	snprintf(cmd, sizeof(cmd), "nm -D --defined-only %s", tu_build("libjitdump.so.1"));
+	out = sh_out(cmd);
+	for (const char *p = hdr; (p = strstr(p, "jd_")); p++) {
+		size_t len = strspn(p, "abcdefghijklmnopqrstuvwxyz_0123456789");
+		/* a declaration: at a line start after its return type, name followed by '(' */
+		if (p[len] != '(' || (p > hdr && (p[-1] != ' ' && p[-1] != '*')))
+			continue;
+		const char *bol = p;
+		while (bol > hdr && bol[-1] != '\n')
+			bol--;
+		if (*bol == ' ' || *bol == '\t' || *bol == '/' || *bol == '#')
+			continue;	/* a comment or a macro, not a declaration */
+		char want[300], want_ver[300];	/* nm may print the version after the name */
+		snprintf(want, sizeof(want), " %.*s\n", (int)len, p);
+		snprintf(want_ver, sizeof(want_ver), " %.*s@", (int)len, p);
+		cr_assert(strstr(out, want) || strstr(out, want_ver),
+			  "%.*s is in jitdump.h but not exported (jitdump/libjitdump.map)", (int)len,
+			  p);
+	}
 	free(hdr);
 	free(out);
 }

@@ -44,6 +44,14 @@ for name, (kind, reasons) in expect.items():
     if not c2:
         fails.append("%s: no C2 generation in %s" % (name, [(g["gen"], g["level"]) for g in gens]))
         continue
+    # HotSpot may recompile a method at C2 before the phase that breaks it (a C2 generation
+    # made not entrant by a recompilation of its own, with no trap or dependency to report):
+    # that generation ends "replaced", truthfully. The generation that meets the phase is the
+    # first one ended any other way; the ones replaced before it are printed.
+    while len(c2) > 1 and c2[0]["ended_by"]["kind"] == "replaced":
+        print("NOTE %s gen %d: replaced by gen %d before its phase" % (name, c2[0]["gen"],
+                                                                      c2[1]["gen"]))
+        c2 = c2[1:]
     e = c2[0]["ended_by"]
     if e["kind"] != kind or (reasons and e["reason"] not in reasons):
         fails.append("%s gen %d: ended by %s, expected %s %s" % (name, c2[0]["gen"], e, kind,

@@ -170,6 +170,103 @@ Test(report_views, flamegraph_java_inlined)
 	cr_assert_eq(xpath_num(svg, "count(//*[@data-d=\"1\" and @data-n=\"" AREA_I "\"])"), 1);
 }
 
+/* Sums the counts of folded stacks (on stdin) with a frame named exactly NAME, or starting
+ * with NAME when it ends in a space: one count per stack. */
+#define SUM_FRAMES "python3 -c 'import sys\n" \
+	"n=sys.argv[1]\nt=0\n" \
+	"for l in sys.stdin:\n" \
+	"  s,_,c=l.rstrip().rpartition(\" \")\n" \
+	"  fr=s.split(\";\")\n" \
+	"  if any(f==n or (n.endswith(\" \") and f.startswith(n)) for f in fr): t+=int(c)\n" \
+	"print(t)'"
+
+/* -g callee --sort comm: the first-level branches (12 spaces, then "|--" or " --") named
+ * NAME, or starting with NAME when it ends in a space: how many, and their sum. */
+#define FIRST_LEVEL "python3 -c 'import sys,re\n" \
+	"n=sys.argv[1]\nk=0\nt=0.0\n" \
+	"for l in sys.stdin:\n" \
+	"  m=re.match(r\"^ {12}[| ]--([0-9.]+)%%--(.*)$\", l.rstrip(\"\\n\"))\n" \
+	"  if m and (m.group(2)==n or (n.endswith(\" \") and m.group(2).startswith(n))):\n" \
+	"    k+=1; t+=float(m.group(1))\n" \
+	"print(k, t)'"
+
+/* A method's generations are one frame by default in -g and --collapsed, one per generation
+ * with --split-generations, with the same samples: minijit's checksum has three. */
+Test(report_views, generations_one_frame_minijit)
+{
+	if (!tu_have("perf") || !tu_have("python3"))
+		cr_skip_test("perf or python3 is not installed");
+	rx_record_minijit(dir, home);
+	struct tu_result r;
+	rx_ok(&r, "cd '%s' && HOME='%s' '%s' inject --jit -q -i perf.data -o perf.jit.data", dir,
+	      home, rx_jitprof);
+	tu_result_free(&r);
+	/* Folded stacks: no generation by default; split, each of the three is there. */
+	rx_ok(&r, "HOME='%s' '%s' report -q -i '%s' --collapsed", home, rx_jitprof, data);
+	cr_assert_null(strstr(r.out, "[gen "), "%.2000s", r.out);
+	cr_assert(strstr(r.out, ";checksum"), "%.2000s", r.out);
+	tu_result_free(&r);
+	rx_ok(&r, "HOME='%s' '%s' report -q -i '%s' --collapsed --split-generations", home,
+	      rx_jitprof, data);
+	unsigned gens = 0;
+	for (unsigned g = 1; g <= 3; g++) {
+		char name[64];
+		snprintf(name, sizeof(name), ";checksum [gen %u]", g);
+		gens += strstr(r.out, name) != NULL;
+	}
+	/* A generation can go unsampled on a loaded machine: at least two must show. */
+	cr_assert_geq(gens, 2, "%.3000s", r.out);
+	tu_result_free(&r);
+	rx_ok(&r, "HOME='%s' '%s' report -q -i '%s' --collapsed | " SUM_FRAMES " checksum", home,
+	      rx_jitprof, data);
+	unsigned long merged = strtoul(r.out, NULL, 10);
+	tu_result_free(&r);
+	rx_ok(&r, "HOME='%s' '%s' report -q -i '%s' --collapsed --split-generations | "
+	      SUM_FRAMES " 'checksum [gen '", home, rx_jitprof, data);
+	unsigned long split = strtoul(r.out, NULL, 10);
+	tu_result_free(&r);
+	cr_assert_gt(merged, 0);
+	cr_assert_eq(merged, split, "checksum: %lu samples merged, %lu split", merged, split);
+
+	/* -g (callee order, one row): checksum once at the first level, its generations
+	 * several times with --split-generations, the same share in all. */
+	unsigned n1, n2;
+	double p1, p2;
+	rx_ok(&r, "HOME='%s' '%s' report -q -i '%s' -g callee --sort comm --percent-limit 0 | "
+	      FIRST_LEVEL " checksum", home, rx_jitprof, data);
+	cr_assert_eq(sscanf(r.out, "%u %lf", &n1, &p1), 2, "%s", r.out);
+	tu_result_free(&r);
+	rx_ok(&r, "HOME='%s' '%s' report -q -i '%s' -g callee --sort comm --percent-limit 0 "
+	      "--split-generations | " FIRST_LEVEL " 'checksum [gen '", home, rx_jitprof, data);
+	cr_assert_eq(sscanf(r.out, "%u %lf", &n2, &p2), 2, "%s", r.out);
+	tu_result_free(&r);
+	rx_ok(&r, "HOME='%s' '%s' report -q -i '%s' -g callee --sort comm --percent-limit 0",
+	      home, rx_jitprof, data);
+	cr_assert_null(strstr(r.out, "[gen "), "%.3000s", r.out);
+	tu_result_free(&r);
+	cr_assert_eq(n1, 1, "checksum %u times at the first level", n1);
+	cr_assert_geq(n2, 2, "checksum's generations %u times at the first level", n2);
+	/* Each printed share is rounded to 0.01. */
+	cr_assert_leq(fabs(p1 - p2), 0.01 * (n2 + 1), "checksum %.2f%%, its generations %.2f%%",
+		      p1, p2);
+
+	/* The flame graph's one checksum frame says its generations in its tooltip. */
+	char svg[PATH_MAX];
+	size_t len;
+	snprintf(svg, sizeof(svg), "%s/gens.svg", dir);
+	rx_ok(&r, "HOME='%s' '%s' report -q -i '%s' --flamegraph '%s'", home, rx_jitprof, data,
+	      svg);
+	tu_result_free(&r);
+	char *text = tu_read_file(svg, &len);
+	cr_assert_not_null(text);
+	const char *tip = strstr(text, "<title>checksum (");
+	cr_assert_not_null(tip, "no checksum frame");
+	cr_assert(strstr(tip, "; generations: gen 1 ") &&
+		  strstr(tip, "; generations: gen 1 ") < strstr(tip, "</title>"),
+		  "checksum's tooltip: %.200s", tip);
+	free(text);
+}
+
 /* Filters on a quick minijit recording: every output sees the same samples. */
 Test(report_views, filters_and_usage_errors)
 {
@@ -210,6 +307,31 @@ Test(report_views, filters_and_usage_errors)
 	}
 	tu_result_free(&r);
 
+	/* --json honours -g callee (stacks leaf first: the row's symbol is the first frame after
+	 * the inlined ones, or a kernel frame interrupted it) and --percent-limit (rows at or
+	 * over it). */
+	rx_ok(&r, "HOME='%s' '%s' report -q -i '%s' --json -g callee --sort sym | python3 -c '"
+	      "import json,sys\n"
+	      "for row in json.load(sys.stdin)[\"rows\"]:\n"
+	      "  for st in row[\"stacks\"]:\n"
+	      "    f=[x for x in st[\"frames\"] if not x.endswith(\"_[i]\")][0]\n"
+	      "    a=f.rsplit(\"+0x\",1)\n"	/* unnamed: dso+0xADDR, the row: 0xADDR */
+	      "    same=len(a)==2 and row[\"sym\"].startswith(\"0x\") and "
+	      "int(a[1],16)==int(row[\"sym\"],16)\n"
+	      "    assert row[\"sym\"].startswith(f) or same or f.endswith(\"_[k]\"), "
+	      "(row[\"sym\"], st)\n"
+	      "print(\"ok\")'", home, rx_jitprof, data);
+	cr_assert_str_eq(r.out, "ok\n");
+	tu_result_free(&r);
+	rx_ok(&r, "HOME='%s' '%s' report -q -i '%s' --json --sort sym --percent-limit 10 | "
+	      "python3 -c 'import json,sys\nrows=json.load(sys.stdin)[\"rows\"]\n"
+	      "print(len(rows), min(r[\"overhead\"] for r in rows))'", home, rx_jitprof, data);
+	unsigned nrows;
+	double least;
+	cr_assert_eq(sscanf(r.out, "%u %lf", &nrows, &least), 2, "%s", r.out);
+	cr_assert_geq(least, 10.0, "a row under --percent-limit 10: %s", r.out);
+	tu_result_free(&r);
+
 	/* Usage errors: exit 2 with the reason. */
 	static const char *const bad[][2] = {
 		{ "--time 5,1", "--time" }, { "--pid x", "--pid" }, { "--min-width 0", "--min-width" },
@@ -217,8 +339,13 @@ Test(report_views, filters_and_usage_errors)
 		{ "--json --collapsed", "ask for one" }, { "--flamegraph x.svg --sort sym", "--sort" },
 		{ "--reverse", "--reverse" }, { "--generations -g", "-g adds" },
 		{ "--pprof x.pb.gz -n 3", "-n limits" },
+		{ "--split-generations", "--split-generations changes call stacks" },
+		{ "--collapsed -g callee", "outermost first" },
+		{ "--flamegraph x.svg --percent-limit 5", "--percent-limit" },
+		{ "--jvm-log x.log", "--jvm-log explains generations" },
+		{ "--compare checksum 1 2 --method fill", "names its method" },
 		{ "--diff a.data", "two recordings" },
-		{ "--flamegraph x.svg --diff-generations m 1", "GEN_A GEN_B" }, { "--diff a b --html x.html", "--flamegraph only" },
+		{ "--flamegraph x.svg --diff-generations m 1", "GEN_A GEN_B" }, { "--diff a b --pprof x.pb.gz", "--flamegraph or --html only" },
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		cr_assert_eq(rx_sh(&r, "HOME='%s' '%s' report -q -i '%s' %s", home, rx_jitprof, data,

@@ -258,3 +258,35 @@ Test(security_inject, fifo_or_device_dump_is_a_warning_not_a_hang, .timeout = 12
 	tu_rmtree(t);
 	free(t);
 }
+
+/* A symlink planted inside the build-id cache (<cache>/<first dir of the dump's path> ->
+ * elsewhere): nothing is written through it, inject says why in a warning, and the ELFs
+ * still go beside the dump (its directory is ours). */
+Test(security_inject, symlink_inside_the_cache_is_not_followed, .timeout = 180)
+{
+	char *t = tu_tmpdir("sec-clink");
+	char cmd[40000], d[4200], data[4400], out[4400], cache[4400], away[4400], first[4200];
+	snprintf(d, sizeof(d), "%s/d", t);
+	snprintf(data, sizeof(data), "%s/perf.data", d);
+	snprintf(out, sizeof(out), "%s/out.data", t);
+	snprintf(cache, sizeof(cache), "%s/cache", t);
+	snprintf(away, sizeof(away), "%s/away", t);
+	/* the cache entry's first directory is the dump path's first component */
+	snprintf(first, sizeof(first), "%.*s", (int)strcspn(d + 1, "/"), d + 1);
+	snprintf(cmd, sizeof(cmd), "mkdir '%s' '%s' '%s' && ln -s '%s' '%s/%s'", d, cache, away,
+		 away, cache, first);
+	sh_ok(cmd);
+	gen(d, d, data);
+	struct tu_result r;
+	inject(&r, data, out, cache);
+	cr_assert_not_null(strstr(r.err, "symbolic link inside the build-id cache"),
+			   "no warning naming the planted link: %s", r.err);
+	tu_result_free(&r);
+	snprintf(cmd, sizeof(cmd), "find '%s' -mindepth 1 | wc -l", away);
+	cr_assert_eq(tu_sh(&r, cmd, 60), 0);
+	cr_assert_eq(atoi(r.out), 0, "written through the link into %s: %s", away, r.out);
+	tu_result_free(&r);
+	cr_assert_eq(count_jitted(d), 10, "the ELFs beside the dump are still written");
+	tu_rmtree(t);
+	free(t);
+}

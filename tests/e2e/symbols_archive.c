@@ -56,7 +56,7 @@ Test(archive, another_machine_same_symbols_mismatch_refused, .init = setup, .fin
 		  ">/dev/null && HOME=$PWD/A $J inject -q --jit -i A/p.data -o pj.data%s", env, ""));
 	char *base = must("%s && HOME=$PWD/A $J report -q -i pj.data --sort dso,sym%s", env, "");
 	cr_assert(strstr(base, "checksum"), "jitted methods resolved on A:\n%s", base);
-	cr_assert(strstr(base, "] run"), "minijit's own code resolved on A:\n%s", base);
+	cr_assert(strstr(base, "[.] run\n"), "minijit's own code resolved on A:\n%s", base);
 	char *ids = must("%s && HOME=$PWD/A $J buildid-list -i pj.data | grep /A/bin/minijit%s",
 			 env, "");
 	free(must("%s && HOME=$PWD/A $J archive -i pj.data -o p.tar.zst 2>/dev/null && rm -rf A%s", env,
@@ -80,7 +80,7 @@ Test(archive, another_machine_same_symbols_mismatch_refused, .init = setup, .fin
 	cr_assert_eq(r.status, 0, "%s", r.err);
 	cr_expect(strstr(r.err, want_id), "recorded id %s not named:\n%s", want_id, r.err);
 	cr_expect(strstr(r.err, true_id), "found id %s not named:\n%s", true_id, r.err);
-	cr_expect(!strstr(r.out, "] run"), "the wrong file was used:\n%s", r.out);
+	cr_expect(!strstr(r.out, "[.] run\n"), "the wrong file was used:\n%s", r.out);
 	tu_result_free(&r);
 	free(base), free(ids), free(other), free(bare), free(true_id);
 }

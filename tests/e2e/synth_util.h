@@ -86,8 +86,8 @@ static inline void su_synth(struct su_set *s, const char *dump, const char *outd
 		char name[SYNTH_FILE_NAME_MAX], hex[SYNTH_BUILD_ID_HEX], line[8192];
 		synth_input_from_load(&l->in, jd_index_header(s->x), jd_index_load(s->x, i));
 		l->in.file_seq = seqs[i];
-		cr_assert_geq(synth_input_drop_bad_debug(&l->in, err, sizeof(err)), 0, "%s", err);
-		cr_assert_eq(synth_build(&l->in, &l->elf, err, sizeof(err)), 0, "%s", err);
+		cr_assert_geq(synth_input_drop_bad_debug(&l->in, JP_ERRBUF_LOG(err)), 0, "%s", err);
+		cr_assert_eq(synth_build(&l->in, &l->elf, JP_ERRBUF_LOG(err)), 0, "%s", err);
 		synth_file_name(&l->in, name, sizeof(name));
 		snprintf(l->path, sizeof(l->path), "%s/%s", outdir, name);
 		size_t len;

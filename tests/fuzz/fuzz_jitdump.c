@@ -3,6 +3,7 @@
  * fuzz-srcs: jitdump/
  * fuzz-libs: -lpthread */
 #include <stddef.h>
+#include <stdlib.h>
 #include <stdint.h>
 
 #include "jitdump/jitdump.h"
@@ -11,9 +12,11 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct jd_reader *r = NULL;
-	if (jd_reader_open_mem(&r, data, size, "fuzz.dump") < 0) {
-		jd_touch_str(jd_reader_error(r));
-		jd_reader_close(r);
+	char err[512];
+	if (jd_reader_open_mem(&r, data, size, "fuzz.dump", err, sizeof(err)) < 0) {
+		jd_touch_str(err);
+		if (r)
+			abort();	/* a failed open leaves nothing behind */
 		return 0;
 	}
 	struct jd_record rec;

@@ -4,7 +4,7 @@
  * accepts builds into an ELF libelf can walk, whose build-id equals synth_build_id's; what it
  * refuses, build refuses too. An input that starts like a jitdump is read as one instead, and
  * each of its loads checked the same way.
- * fuzz-srcs: synth/ jitdump/
+ * fuzz-srcs: synth/ jitdump/ safeio/
  * fuzz-libs: -lelf -lcrypto -lpthread */
 #include <elf.h>
 #include <gelf.h>
@@ -170,9 +170,9 @@ static void walk_elf(const struct synth_elf *e, const char *err)
 static void check(const struct synth_input *in)
 {
 	char err[512] = "";
-	int valid = synth_validate(in, err, sizeof(err)) == 0;
+	int valid = synth_validate(in, JP_ERRBUF_LOG(err)) == 0;
 	struct synth_elf e = { 0 };
-	int built = synth_build(in, &e, err, sizeof(err));
+	int built = synth_build(in, &e, JP_ERRBUF_LOG(err));
 	if (!valid) {
 		PROMISE(built < 0, "synth_build accepted what synth_validate refused");
 		PROMISE(err[0], "refused without a message");
@@ -181,7 +181,7 @@ static void check(const struct synth_input *in)
 	PROMISE(built == 0, "synth_build refused what synth_validate accepted");
 	walk_elf(&e, err);
 	uint8_t id[SYNTH_BUILD_ID_SIZE];
-	PROMISE(synth_build_id(in, id, err, sizeof(err)) == 0, "no build-id for a valid input");
+	PROMISE(synth_build_id(in, id, JP_ERRBUF_LOG(err)) == 0, "no build-id for a valid input");
 	PROMISE(memcmp(id, e.build_id, sizeof(id)) == 0, "build-id differs from the ELF's");
 	synth_elf_free(&e);
 }
@@ -191,10 +191,8 @@ static void check(const struct synth_input *in)
 static void from_dump(const uint8_t *data, size_t size)
 {
 	struct jd_reader *r;
-	if (jd_reader_open_mem(&r, data, size, "fuzz.dump") < 0) {
-		jd_reader_close(r);
+	if (jd_reader_open_mem(&r, data, size, "fuzz.dump", NULL, 0) < 0)
 		return;
-	}
 	struct jd_record rec;
 	struct jd_load_entry e = { .generation = 1 };
 	struct jd_unwinding_info unwind;

@@ -136,6 +136,15 @@ many_dump=$("$build/inject-gen" --dir "$tmp/many" -o "$tmp/many.data" --loads 4 
 python3 -c 'import struct,sys; sys.stdout.buffer.write(struct.pack("<I", int(sys.argv[1])))' \
 	"$(stat -c %s "$tmp/many.data")" >"$out/inject/many-pids-one-dump"
 cat "$tmp/many.data" "$many_dump" >>"$out/inject/many-pids-one-dump"
+# ... and 6 more pids, under the limit, on a dump with moves and unloads: every pid injected
+# from the one shared index (inj_dfile: build-ids and move links once, a timeline per pid)
+mkdir -p "$tmp/shared"
+shared_dump=$("$build/inject-gen" --dir "$tmp/shared" -o "$tmp/shared.data" --loads 6 \
+	--samples 16 --names 2 --slots 2 --moves --unloads --extra-markers 6 |
+	sed -n 's/^dump //p')
+python3 -c 'import struct,sys; sys.stdout.buffer.write(struct.pack("<I", int(sys.argv[1])))' \
+	"$(stat -c %s "$tmp/shared.data")" >"$out/inject/pids-share-one-dump"
+cat "$tmp/shared.data" "$shared_dump" >>"$out/inject/pids-share-one-dump"
 # finding 7, 60 attrs sharing one area of 200 ids; finding 8, COMPRESSED records of a few
 # dozen bytes inflating to 16 KiB of FINISHED_ROUNDs each; finding 5, an ELF whose one DWARF
 # unit nests 600 lexical blocks (SYM_DWARF_MAX_DEPTH is 512)

@@ -2,7 +2,8 @@
  * build time; no network, no libraries). Reads the JSON in <script id="data"> and draws:
  * a flame graph on a canvas (click zooms, search highlights and prints the matched share,
  * Invert shows callers), the generations timeline (one lane per generation over the
- * recording's time axis), the top table and the hottest source lines. */
+ * recording's time axis), the top table and the hottest source lines. With --diff, the
+ * flame graph is coloured by how each frame's share moved since the base (D.diff, T.p). */
 (function () {
 	'use strict';
 	var D = JSON.parse(document.getElementById('data').textContent);
@@ -28,6 +29,15 @@
 	function kindColor(k, name) {
 		var c = D.colors[k];
 		return 'hsl(' + c[0] + ',' + c[1] + '%,' + (c[2] - 8 + Math.floor(hash(name) * 16)) + '%)';
+	}
+	/* As the SVG's: white unchanged, to full red (a larger share) or blue at 5 points. */
+	function diffColor(points) {
+		var f = Math.max(-1, Math.min(1, points / 5)), fade = 255 - Math.round(Math.abs(f) * 200);
+		return f >= 0 ? 'rgb(255,' + fade + ',' + fade + ')' : 'rgb(' + fade + ',' + fade + ',255)';
+	}
+	function change(i) {
+		var p = T.p[i] / 100;
+		return (p >= 0 ? '+' : '') + p.toFixed(2) + ' points since the base';
 	}
 
 	/* ---- flame graph ------------------------------------------------------------------ */
@@ -84,8 +94,14 @@
 			if (g[1] < 0.3) continue;
 			var y = T.d[i] * ROW, nm = name(i);
 			ctx.fillStyle = re && T.n[i] >= 0 && re.test(nm) ? HIT :
+				D.diff ? diffColor(T.p[i] / 100) :
 				T.n[i] < 0 ? (T.m[i] ? '#bbb' : '#d9d6c8') : kindColor(T.k[i], nm);
 			ctx.fillRect(g[0], y, Math.max(g[1] - 0.5, 0.5), ROW - 1);
+			if (D.diff) {	/* white frames on the light page need an edge */
+				ctx.strokeStyle = '#bbb';
+				ctx.lineWidth = 0.5;
+				ctx.strokeRect(g[0], y, Math.max(g[1] - 0.5, 0.5), ROW - 1);
+			}
 			drawn++;
 			var chars = Math.floor((g[1] - 6) / 7.2);
 			if (chars > 2) {
@@ -113,7 +129,7 @@
 	}
 	function details(i) {
 		var nm = name(i), txt = nm + '\n' + D.kinds[T.k[i]] + ', ' + T.c[i] + ' samples, ' +
-			pct(T.c[i], T.c[0]) + ' of all';
+			pct(T.c[i], T.c[0]) + ' of all' + (D.diff ? ', ' + change(i) : '');
 		var m = gensOf(nm);
 		if (m) txt += '\ngenerations: ' + m.gens.map(function (g) {
 			return 'gen ' + g.gen + ' ' + g.tier + ' ' + g.samples;
@@ -143,8 +159,9 @@
 	function use(tree) {
 		T = layout(tree);
 		zoomed = 0;
-		$('flame-mode').textContent = inverted ? 'callers (inverted): leaf functions first'
-						     : 'callees: outermost caller first';
+		$('flame-mode').textContent = (inverted ? 'callers (inverted): leaf functions first'
+						      : 'callees: outermost caller first') +
+			(D.diff ? '; differential: red grew, blue shrank since the base' : '');
 		search($('search').value);
 	}
 	canvas.addEventListener('click', function (e) {
@@ -153,7 +170,8 @@
 	});
 	canvas.addEventListener('mousemove', function (e) {
 		var r = canvas.getBoundingClientRect(), i = nodeAt(e.clientX - r.left, e.clientY - r.top);
-		canvas.title = i < 0 ? '' : name(i) + ' (' + T.c[i] + ' samples, ' + pct(T.c[i], T.c[0]) + ')';
+		canvas.title = i < 0 ? '' : name(i) + ' (' + T.c[i] + ' samples, ' + pct(T.c[i], T.c[0]) +
+			(D.diff ? ', ' + change(i) : '') + ')';
 	});
 	$('search').addEventListener('keydown', function (e) {
 		if (e.key === 'Enter') search(this.value);
@@ -165,7 +183,16 @@
 
 	/* ---- legend, header --------------------------------------------------------------- */
 	var lg = $('legend');
-	D.present.forEach(function (k) {
+	if (D.diff) [[5, 'a larger share of samples than in the base'], [-5, 'a smaller one'],
+		     [0, 'unchanged (full colour at 5 points)']].forEach(function (d) {
+		var s = el('span'), sw = el('i');
+		sw.style.background = diffColor(d[0]);
+		sw.style.border = '1px solid #bbb';
+		s.appendChild(sw);
+		s.appendChild(document.createTextNode(d[1]));
+		lg.appendChild(s);
+	});
+	else D.present.forEach(function (k) {
 		var s = el('span');
 		var sw = el('i');
 		sw.style.background = kindColor(k, 'x');
@@ -249,16 +276,32 @@
 	$('desc').textContent = D.desc;
 	timeline();
 	use(D.tree);
-	/* For tests and the console: where a frame of that name is drawn (CSS px in the canvas). */
+	/* For tests and the console: where a frame of that name is drawn (CSS px in the canvas:
+	 * its centre, its width, and the top of its row). */
 	function where(nm) {
 		for (var i = 0; i < T.c.length; i++) {
 			if (name(i) !== nm || !visible(i)) continue;
 			var g = geometry(i);
-			if (g[1] >= 4) return { x: g[0] + g[1] / 2, y: T.d[i] * ROW + ROW / 2 };
+			if (g[1] >= 4) return { x: g[0] + g[1] / 2, y: T.d[i] * ROW + ROW / 2,
+						w: g[1], top: T.d[i] * ROW, h: ROW - 1 };
 		}
 		return null;
 	}
-	window.jitprof = { search: search, zoom: zoom, where: where,
+	/* The largest change of share in points (0 without --diff), for tests. */
+	function maxChange() {
+		var m = 0;
+		for (var i = 0; D.diff && i < T.c.length; i++) m = Math.max(m, Math.abs(T.p[i]) / 100);
+		return m;
+	}
+	/* The same over the frames drawn at least 2 px wide: what a screenshot can show. */
+	function maxDrawnChange() {
+		var m = 0;
+		for (var i = 0; D.diff && i < T.c.length; i++)
+			if (visible(i) && geometry(i)[1] >= 2) m = Math.max(m, Math.abs(T.p[i]) / 100);
+		return m;
+	}
+	window.jitprof = { search: search, zoom: zoom, where: where, maxChange: maxChange,
+			   maxDrawnChange: maxDrawnChange,
 			   nodes: function () { return T.c.length; } };
 	document.body.setAttribute('data-ready', '1');
 })();

@@ -4,6 +4,7 @@
 
 #define LLVMFuzzerTestOneInput fuzzreg_report
 int fuzzreg_report(const uint8_t *data, size_t size);
+#define FUZZ_REPORT_EVERY_OUTPUT 1
 #include "tests/fuzz/fuzz_report.c"
 #include "tests/unit/fuzzreg/replay.h"
 

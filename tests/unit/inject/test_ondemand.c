@@ -2,9 +2,11 @@
  * output finds every sampled generation's ELF in memory, byte for byte the ELF the file path
  * writes, built once per session; a dump changed since inject is refused with its reason, and
  * so is an ELF whose build-id no longer matches (a dump rewritten past its hashed first page
- * with its mtime put back). */
+ * with its mtime put back). For a symbols-only reader each ELF has the file's symbol, .text
+ * offset and build-id, and no line table. */
 #include <criterion/criterion.h>
 #include <fcntl.h>
+#include <gelf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,7 +31,7 @@ static void collect(void *ctx, enum jp_level level, const char *msg)
 
 /* A session over out (no build-id cache, no debuginfod) with its events and build-ids fed and
  * the --no-elfs provider attached. */
-static struct sym_session *session(struct pd_reader **r)
+static struct sym_session *session_flags(struct pd_reader **r, unsigned flags)
 {
 	struct sym_opts so = { .sz = sizeof(so), .buildid_dir = "/nonexistent",
 			       .no_debuginfod = 1, .log = { collect, NULL } };
@@ -39,11 +41,56 @@ static struct sym_session *session(struct pd_reader **r)
 	msgs[0] = 0;
 	cr_assert_not_null(s);
 	cr_assert_eq(pd_reader_open(r, out, NULL), 0);
-	cr_assert_eq(inj_ondemand_attach(s, *r, out, err, sizeof(err)), 1, "%s", err);
+	cr_assert_eq(inj_ondemand_attach(s, *r, out, flags, JP_ERRBUF_LOG(err)), 1, "%s", err);
 	cr_assert_eq(sym_feed_build_ids(s, *r), 0);
 	while (pd_reader_next(*r, &ev) > 0)
 		cr_assert_geq(sym_feed_event(s, &ev), 0);
 	return s;
+}
+
+static struct sym_session *session(struct pd_reader **r)
+{
+	return session_flags(r, 0);
+}
+
+/* What a reader of symbols sees in an ELF image: its one function symbol, where .text lies
+ * in the file, its build-id note, and whether it has a section named want. */
+struct elf_face {
+	char sym[256];
+	uint64_t value, size, text_offset;
+	uint8_t id[20];
+	int has;
+};
+
+static void face_of(const void *img, size_t len, const char *want, struct elf_face *f)
+{
+	memset(f, 0, sizeof(*f));
+	cr_assert_neq(elf_version(EV_CURRENT), EV_NONE);
+	Elf *e = elf_memory((char *)img, len);
+	cr_assert_not_null(e);
+	size_t shstr;
+	cr_assert_eq(elf_getshdrstrndx(e, &shstr), 0);
+	for (Elf_Scn *scn = NULL; (scn = elf_nextscn(e, scn));) {
+		GElf_Shdr sh;
+		cr_assert_not_null(gelf_getshdr(scn, &sh));
+		const char *name = elf_strptr(e, shstr, sh.sh_name);
+		cr_assert_not_null(name);
+		f->has |= !strcmp(name, want);
+		Elf_Data *d = elf_getdata(scn, NULL);
+		if (!strcmp(name, ".text"))
+			f->text_offset = sh.sh_offset;
+		if (sh.sh_type == SHT_SYMTAB && d) {
+			GElf_Sym sym;
+			cr_assert_not_null(gelf_getsym(d, 1, &sym));
+			snprintf(f->sym, sizeof(f->sym), "%s", elf_strptr(e, sh.sh_link, sym.st_name));
+			f->value = sym.st_value;
+			f->size = sym.st_size;
+		}
+		if (sh.sh_type == SHT_NOTE && d && d->d_size >= 16 + 20 &&
+		    !memcmp((char *)d->d_buf + 12, "GNU", 4))
+			memcpy(f->id, (char *)d->d_buf + 16, 20);
+	}
+	elf_end(e);
 }
 
 /* The DSO of load i (its MMAP2 name), or NULL. */
@@ -67,7 +114,8 @@ static void inject_both(void)
 	int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	cr_assert_geq(fd, 0);
 	struct inj_opts o = { .input = data, .output = out, .out_fd = fd, .threads = 2 };
-	cr_assert_eq(inj_run(&o, &st, err, sizeof(err)), 0, "%s", err);
+	o.log = *JP_ERRBUF_LOG(err);
+	cr_assert_eq(inj_run(&o, &st), 0, "%s", err);
 	close(fd);
 	cr_assert_eq(rf_run_no_elfs(0, &st, err, sizeof(err)), 0, "%s", err);
 }
@@ -151,6 +199,46 @@ Test(ondemand, an_elf_whose_build_id_changed_is_refused, .fini = rf_cleanup)
 	cr_assert_eq(sym_dso_find(s, dso_of(s, 0), NULL), 0, "%s", msgs);	/* untouched */
 	cr_assert_neq(sym_dso_find(s, dso_of(s, NLOADS - 2), NULL), 0);
 	cr_assert(strstr(msgs, "build-id differs"), "%s", msgs);
+	sym_session_free(s);
+	pd_reader_close(r);
+}
+
+Test(ondemand, symbols_only_elfs_keep_symbol_offset_and_build_id, .fini = rf_cleanup)
+{
+	struct pd_reader *r;
+	inject_both();
+	struct sym_session *s = session_flags(&r, INJ_OD_SYMBOLS_ONLY);
+	int compared = 0;
+	for (int i = 2; i < NLOADS; i += 2) {
+		struct sym_dso *d = dso_of(s, i);
+		size_t len, rlen;
+		void *img;
+		cr_assert_not_null(d, "load %d", i);
+		char *ref = ref_elf(i, &rlen);
+		if (!ref)
+			continue;	/* not a sampled generation: no file to compare with */
+		char p[4300];
+		snprintf(p, sizeof(p), "%s/jitted-%d-%llu.so", dir, getpid(),
+			 (unsigned long long)code_index[i]);
+		cr_assert_eq(unlink(p), 0);	/* only the provider can give it now */
+		cr_assert_eq(sym_dso_find(s, d, NULL), 0, "load %d: %s", i, msgs);
+		cr_assert_eq(sym_dso_read_file(s, d, &img, &len), 0);
+		struct elf_face lite, full;
+		face_of(img, len, ".debug_line", &lite);
+		face_of(ref, rlen, ".debug_line", &full);
+		cr_assert(full.has, "load %d: the file path's ELF has a line table", i);
+		cr_assert_not(lite.has, "load %d: a symbols-only ELF carries a line table", i);
+		cr_assert_lt(len, rlen);
+		cr_assert_str_eq(lite.sym, full.sym);
+		cr_assert_eq(lite.value, full.value);
+		cr_assert_eq(lite.size, full.size);
+		cr_assert_eq(lite.text_offset, full.text_offset);
+		cr_assert_arr_eq(lite.id, full.id, 20, "load %d: build-id", i);
+		free(ref);
+		free(img);
+		compared++;
+	}
+	cr_assert_gt(compared, 0, "no sampled generation to compare");
 	sym_session_free(s);
 	pd_reader_close(r);
 }

@@ -26,7 +26,8 @@ static void run(int pipe_out)
 			      .cache_root = cache, .threads = 2 };
 	struct inj_stats st;
 	char err[512];
-	cr_assert_eq(inj_run(&o, &st, err, sizeof(err)), 0, "%s", err);
+	o.log = *JP_ERRBUF_LOG(err);
+	cr_assert_eq(inj_run(&o, &st), 0, "%s", err);
 	close(fd);
 	cr_assert_eq(st.dumps, 1);
 	cr_assert_eq(st.loads, NLOADS);
@@ -121,7 +122,8 @@ Test(run, refuses_a_recording_off_the_dumps_clock, .fini = rf_cleanup)
 	struct inj_opts o = { .input = data, .output = out, .out_fd = ofd, .threads = 1 };
 	struct inj_stats st;
 	char err[512];
-	cr_assert_lt(inj_run(&o, &st, err, sizeof(err)), 0);
+	o.log = *JP_ERRBUF_LOG(err);
+	cr_assert_lt(inj_run(&o, &st), 0);
 	close(ofd);
 	cr_assert(strstr(err, "-k mono"), "%s", err);
 }
@@ -147,9 +149,8 @@ Test(run, damaged_recording_is_injected_up_to_the_damage, .fini = rf_cleanup)
 	struct inj_opts o = { .input = data, .output = out, .out_fd = fd, .out_pipe = 1,
 			      .cache_root = cache, .threads = 2, .log = { on_warn, NULL } };
 	struct inj_stats st;
-	char err[512];
 	warnings = 0;
-	cr_assert_eq(inj_run(&o, &st, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(inj_run(&o, &st), 0, "%s", last_warning);
 	close(fd);
 	cr_assert_geq(warnings, 1);
 	cr_assert(strstr(last_warning, data), "the warning names the file: %s", last_warning);
@@ -183,13 +184,69 @@ Test(run, arch_dump_without_time_conv_is_refused, .fini = rf_cleanup)
 			      .threads = 1 };
 	struct inj_stats st;
 	char err[512];
-	cr_assert_lt(inj_run(&o, &st, err, sizeof(err)), 0);
+	o.log = *JP_ERRBUF_LOG(err);
+	cr_assert_lt(inj_run(&o, &st), 0);
 	close(fd);
 	cr_assert(strstr(err, "TIME_CONV"), "%s", err);
 }
 
-/* Issue 16 finding 9: markers of many pids naming one dump share its index and build-ids;
- * past INJ_MAX_PIDS_PER_DUMP processes the rest are refused with a warning naming the limit. */
+/* Build-ids of the MMAP2s of pid in out, in file order; returns how many. */
+static size_t mmap2_ids(uint32_t pid, uint8_t (*ids)[20], size_t cap)
+{
+	struct pd_reader *r;
+	struct pd_event ev;
+	size_t n = 0;
+	cr_assert_eq(pd_reader_open(&r, out, NULL), 0);
+	while (pd_reader_next(r, &ev) > 0)
+		if (ev.type == PERF_RECORD_MMAP2 && ev.u.mmap.pid == pid &&
+		    ev.u.mmap.has_build_id && n < cap)
+			memcpy(ids[n++], ev.u.mmap.build_id, 20);
+	pd_reader_close(r);
+	return n;
+}
+
+/* Issue 16 finding 9: markers of several pids naming one dump file read and index it once (a
+ * copy of it, another file, is indexed on its own), and each pid still gets every load's
+ * MMAP2 with the build-ids a single-pid run gives. */
+Test(run, pids_naming_one_dump_share_its_index, .fini = rf_cleanup, .timeout = 60)
+{
+	rf_make_input(0);
+	run(0);
+	uint8_t want[NLOADS][20], got[NLOADS][20];
+	cr_assert_eq(mmap2_ids((uint32_t)getpid(), want, NLOADS), NLOADS);
+	char copy[4300], cmd[9000], two[4300];
+	snprintf(copy, sizeof(copy), "%s/c/%s", dir, strrchr(dump, '/') + 1);
+	snprintf(cmd, sizeof(cmd), "mkdir %s/c && cp %s %s", dir, dump, copy);
+	cr_assert_eq(system(cmd), 0);
+	snprintf(two, sizeof(two), "%s/two.data", dir);
+	struct pd_writer *w = rf_open_recording(two, 0);
+	for (unsigned k = 0; k < 3; k++)
+		rf_map(w, 60000 + k, T0 - 10, 0x7000000, dump);
+	rf_map(w, 60003, T0 - 10, 0x7000000, copy);
+	for (unsigned k = 0; k < 4; k++)
+		rf_sample(w, 60000 + k, T0 + 50, 0x40008);
+	cr_assert_eq(pd_writer_close(w), 0);
+	int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	struct inj_opts o = { .input = two, .output = out, .out_fd = fd, .cache_root = cache,
+			      .threads = 2 };
+	struct inj_stats st;
+	char err[512];
+	o.log = *JP_ERRBUF_LOG(err);
+	cr_assert_eq(inj_run(&o, &st), 0, "%s", err);
+	close(fd);
+	cr_assert_eq(st.dumps, 4);
+	cr_assert_eq(st.dumps_indexed, 2, "one index for the dump, one for its copy, not %llu",
+		     (unsigned long long)st.dumps_indexed);
+	cr_assert_eq(st.pool.failed, 0, "%s", st.pool.first_error);
+	for (unsigned k = 0; k < 4; k++) {
+		cr_assert_eq(mmap2_ids(60000 + k, got, NLOADS), NLOADS, "pid %u", 60000 + k);
+		cr_assert_eq(memcmp(got, want, sizeof(want)), 0, "pid %u's build-ids", 60000 + k);
+	}
+}
+
+/* Issue 16 finding 9: markers of many pids naming one dump share its index and build-ids (it
+ * is read once, not once per marker); past INJ_MAX_PIDS_PER_DUMP processes the rest are
+ * refused with a warning naming the limit, and the output holds the MMAP2s of only that many. */
 Test(run, many_pids_naming_one_dump_are_bounded, .fini = rf_cleanup, .timeout = 60)
 {
 	rf_make_input(0);
@@ -206,11 +263,13 @@ Test(run, many_pids_naming_one_dump_are_bounded, .fini = rf_cleanup, .timeout = 
 	struct inj_opts o = { .input = many, .output = out, .out_fd = fd, .cache_root = cache,
 			      .threads = 2, .log = { on_warn, NULL } };
 	struct inj_stats st;
-	char err[512];
 	warnings = 0;
-	cr_assert_eq(inj_run(&o, &st, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(inj_run(&o, &st), 0, "%s", last_warning);
 	close(fd);
 	cr_assert_eq(st.dumps, INJ_MAX_PIDS_PER_DUMP);
+	cr_assert_eq(st.dumps_indexed, 1, "the dump indexed %llu times",
+		     (unsigned long long)st.dumps_indexed);
+	cr_assert_eq(st.mmaps_emitted, (uint64_t)INJ_MAX_PIDS_PER_DUMP * NLOADS);
 	cr_assert_eq(st.pool.failed, 0, "%s", st.pool.first_error);
 	cr_assert_geq(warnings, (int)(npids - INJ_MAX_PIDS_PER_DUMP));
 	cr_assert(strstr(last_warning, "INJ_MAX_PIDS_PER_DUMP") && strstr(last_warning, dump),
@@ -227,9 +286,11 @@ Test(run, opts_with_unknown_tail_refused)
 	big.o.sz = sizeof(big);
 	big.o.input = "/nonexistent/perf.data";
 	big.newer = 1;
-	cr_assert_eq(inj_run(&big.o, &st, err, sizeof(err)), -EINVAL);
+	big.o.log = *JP_ERRBUF_LOG(err);
+	cr_assert_eq(inj_run(&big.o, &st), -EINVAL);
 	big.newer = 0;
-	cr_assert_eq(inj_run(&big.o, &st, err, sizeof(err)), -ENOENT);
+	big.o.log = *JP_ERRBUF_LOG(err);
+	cr_assert_eq(inj_run(&big.o, &st), -ENOENT);
 	cr_assert_not_null(strstr(err, "/nonexistent/perf.data"), "%s", err);
 }
 
@@ -243,7 +304,8 @@ Test(run, not_perf_data_says_where_and_why, .fini = rf_cleanup)
 	snprintf(path, sizeof(path), "%s/bad.data", dir);
 	cr_assert_eq(tu_write_file(path, "NOTPERF!........", 16), 0);
 	struct inj_opts o = { .sz = sizeof(o), .input = path, .output = "-", .out_fd = -1 };
-	cr_assert_eq(inj_run(&o, &st, err, sizeof(err)), -EINVAL);
+	o.log = *JP_ERRBUF_LOG(err);
+	cr_assert_eq(inj_run(&o, &st), -EINVAL);
 	snprintf(want, sizeof(want), "%s: offset 0: not a perf.data file (bad magic)", path);
 	cr_assert_str_eq(err, want);
 }
@@ -320,7 +382,7 @@ Test(run, elfs_for_writes_the_files_the_file_path_would, .fini = rf_cleanup)
 	}
 	cr_assert_eq(rf_run_no_elfs(0, &st, err, sizeof(err)), 0, "%s", err);
 	check_output(1, 0);
-	cr_assert_eq(inj_elfs_for(out, NULL, 2, &ps, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(inj_elfs_for(out, NULL, 2, &ps, JP_ERRBUF_LOG(err)), 0, "%s", err);
 	cr_assert_eq(ps.written, NLOADS / 2);
 	cr_assert_eq(ps.failed, 0, "%s", ps.first_error);
 	check_output(1, 1);
@@ -345,7 +407,7 @@ Test(run, elfs_for_refuses_a_changed_dump, .fini = rf_cleanup)
 	cr_assert_not_null(f);
 	fputc(0, f);
 	fclose(f);
-	cr_assert_eq(inj_elfs_for(out, NULL, 2, &ps, err, sizeof(err)), -ESTALE);
+	cr_assert_eq(inj_elfs_for(out, NULL, 2, &ps, JP_ERRBUF_LOG(err)), -ESTALE);
 	cr_assert(strstr(err, "changed since inject"), "%s", err);
 	check_output(1, 0);
 }
@@ -355,7 +417,7 @@ Test(run, elfs_for_an_output_without_origins_is_refused, .fini = rf_cleanup)
 	struct inj_pool_stats ps;
 	char err[512];
 	rf_make_input(0);
-	cr_assert_eq(inj_elfs_for(data, NULL, 2, &ps, err, sizeof(err)), -ENOENT);
+	cr_assert_eq(inj_elfs_for(data, NULL, 2, &ps, JP_ERRBUF_LOG(err)), -ENOENT);
 	cr_assert(strstr(err, "no origins section"), "%s", err);
 }
 
@@ -382,7 +444,7 @@ Test(run, elfs_for_refuses_an_elf_whose_build_id_changed, .fini = rf_cleanup)
 	close(fd);
 	struct timespec ts[2] = { sb.st_atim, sb.st_mtim };
 	cr_assert_eq(utimensat(AT_FDCWD, dump, ts, 0), 0);
-	cr_assert_eq(inj_elfs_for(out, NULL, 2, &ps, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(inj_elfs_for(out, NULL, 2, &ps, JP_ERRBUF_LOG(err)), 0, "%s", err);
 	cr_assert_eq(ps.failed, 1);
 	cr_assert(strstr(ps.first_error, "differs from its MMAP2"), "%s", ps.first_error);
 	cr_assert_eq(ps.written, NLOADS / 2 - 1);
@@ -407,7 +469,8 @@ Test(run, no_elfs_output_injected_again_keeps_its_origins, .fini = rf_cleanup)
 	cr_assert_geq(fd, 0);
 	struct inj_opts o = { .input = out, .output = again, .out_fd = fd, .threads = 2,
 			      .no_elfs = 1 };
-	cr_assert_eq(inj_run(&o, &st, err, sizeof(err)), 0, "%s", err);
+	o.log = *JP_ERRBUF_LOG(err);
+	cr_assert_eq(inj_run(&o, &st), 0, "%s", err);
 	close(fd);
 	cr_assert_eq(st.dumps, 0);
 	cr_assert_eq(rename(again, out), 0);

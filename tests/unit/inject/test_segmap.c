@@ -130,3 +130,59 @@ Test(segmap, many_bounds_sorted_like_qsort)
 	for (size_t i = 0; i < u; i++)
 		cr_assert_eq(bd.b[i], want[i], "bound %zu", i);
 }
+
+/* The plain binary search inj_bounds_find must agree with whatever shortcut it takes. */
+static long find_ref(uint64_t addr)
+{
+	if (bd.nb < 2 || addr < bd.b[0] || addr >= bd.b[bd.nb - 1])
+		return -1;
+	size_t lo = 0, hi = bd.nb - 1;
+	while (hi - lo > 1) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (bd.b[mid] <= addr)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return (long)lo;
+}
+
+static void check_find_everywhere(uint64_t seed)
+{
+	for (size_t i = 0; i < bd.nb; i++)
+		for (int d = -1; d <= 1; d++) {
+			uint64_t a = bd.b[i] + (uint64_t)(int64_t)d;
+			cr_assert_eq(inj_bounds_find(&bd, a), find_ref(a), "at bound %zu%+d", i, d);
+		}
+	uint64_t x = seed, lo = bd.b[0], span = bd.b[bd.nb - 1] - lo;
+	for (int i = 0; i < 100000; i++) {
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		uint64_t a = lo + x % (span + 2) - 1;
+		cr_assert_eq(inj_bounds_find(&bd, a), find_ref(a), "at %#llx",
+			     (unsigned long long)a);
+	}
+}
+
+/* A code heap (ranges packed in 64 MB, reused slots) plus one range far away: the lookup
+ * table's buckets are crowded at one end and empty in between. */
+Test(segmap, find_agrees_with_binary_search)
+{
+	enum { N = 30000 };
+	static struct inj_range r[N];
+	uint64_t x = 0x9e3779b97f4a7c15ull;
+	for (size_t i = 0; i + 1 < N; i++) {
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		uint64_t s = 0x7f0000000000ull + (x % 4096) * 0x4000 + (x >> 50) % 64;
+		r[i] = (struct inj_range){ s, s + 16 + (x >> 40) % 0x8000 };
+	}
+	r[N - 1] = (struct inj_range){ 0x10000, 0x20000 };
+	setup_ranges(r, N);
+	cr_assert_gt(bd.nb, 1000);
+	check_find_everywhere(7);
+	cr_assert_not_null(bd.lut, "a table for this many bounds");
+	teardown();
+	/* and a few bounds: no table, the plain search */
+	setup_ranges(r, 5);
+	cr_assert_null(bd.lut);
+	check_find_everywhere(11);
+}

@@ -58,6 +58,25 @@ Test(sim, samples_are_charged_in_time_order_within_a_round)
 	inj_sim_free(s);
 }
 
+/* Items in time order and items older than the newest queued (the queue keeps them apart:
+ * a FIFO and a heap) are still applied in one (time, arrival) order. */
+Test(sim, late_items_are_applied_in_time_order_among_in_order_ones)
+{
+	struct inj_sim *s = new_sim();
+	inj_sim_map(s, &d, 100, 0x1000, 0x1200, 0);
+	inj_sim_sample(s, 42, 300, 0x1150, NULL, 0, 1);	/* load 1 maps it at 200 */
+	inj_sim_map(s, &d, 200, 0x1100, 0x1300, 1);	/* older than the sample at 300 */
+	inj_sim_sample(s, 42, 150, 0x1150, NULL, 0, 1);	/* still load 0's */
+	inj_sim_map(s, &d, 300, 0x1100, 0x1300, INJ_NONE);	/* same time, after the sample */
+	inj_sim_sample(s, 42, 300, 0x1150, NULL, 0, 1);	/* released: nobody's */
+	cr_assert_eq(inj_sim_queued(s), 6);
+	inj_sim_flush(s);
+	cr_assert_eq(inj_sim_queued(s), 0);
+	cr_assert_eq(hits[0][INJ_HIT_SAMPLE], 1);
+	cr_assert_eq(hits[1][INJ_HIT_SAMPLE], 1);
+	inj_sim_free(s);
+}
+
 Test(sim, newest_mapping_wins_and_unload_charges_nobody)
 {
 	struct inj_sim *s = new_sim();

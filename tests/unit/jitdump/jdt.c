@@ -8,6 +8,9 @@
 
 #include "tests/lib/testutil.h"
 
+/* The last failed open's message (jd_reader_open* take the caller's buffer). */
+static char jd_err[512];
+
 struct jd_writer *jdt_writer(char **dir, size_t buffer_size)
 {
 	*dir = tu_tmpdir("jd");
@@ -23,9 +26,9 @@ int jdt_count_mem(const void *buf, size_t len, struct jdt_counts *c, char *err, 
 {
 	memset(c, 0, sizeof(*c));
 	struct jd_reader *r;
-	int rc = jd_reader_open_mem(&r, buf, len, "mem");
+	int rc = jd_reader_open_mem(&r, buf, len, "mem", jd_err, sizeof(jd_err));
 	if (rc) {
-		snprintf(err, errlen, "%s", jd_reader_error(NULL));
+		snprintf(err, errlen, "%s", jd_err);
 		return rc;
 	}
 	struct jd_record rec;

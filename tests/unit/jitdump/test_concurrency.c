@@ -11,6 +11,9 @@
 #include "tests/lib/testutil.h"
 #include "tests/unit/jitdump/jdt.h"
 
+/* The last failed open's message (jd_reader_open* take the caller's buffer). */
+static char jd_err[512];
+
 #define THREADS 8
 #define PER_THREAD 3000
 
@@ -75,7 +78,7 @@ Test(concurrency, eight_threads_units_stay_whole)
 	cr_assert_eq(jd_writer_close(w), 0);
 
 	struct jd_reader *r;
-	cr_assert_eq(jd_reader_open(&r, path), 0);
+	cr_assert_eq(jd_reader_open(&r, path, jd_err, sizeof(jd_err)), 0);
 	struct jd_record rec;
 	int next_i[THREADS] = { 0 };
 	uint8_t *seen = calloc(THREADS * PER_THREAD + 1, 1);

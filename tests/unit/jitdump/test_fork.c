@@ -14,6 +14,9 @@
 #include "tests/lib/testutil.h"
 #include "tests/unit/jitdump/jdt.h"
 
+/* The last failed open's message (jd_reader_open* take the caller's buffer). */
+static char jd_err[512];
+
 static int write_one(struct jd_writer *w, const char *name, uint64_t addr)
 {
 	static const uint8_t code[4] = { 0x90, 0x90, 0x90, 0xc3 };
@@ -26,7 +29,7 @@ static int write_one(struct jd_writer *w, const char *name, uint64_t addr)
 static void names_in(const char *path, char *out, size_t len, uint32_t *hdr_pid)
 {
 	struct jd_reader *r;
-	cr_assert_eq(jd_reader_open(&r, path), 0, "%s", jd_reader_error(NULL));
+	cr_assert_eq(jd_reader_open(&r, path, jd_err, sizeof(jd_err)), 0, "%s", jd_err);
 	*hdr_pid = jd_reader_header(r)->pid;
 	struct jd_record rec;
 	out[0] = 0;
@@ -137,7 +140,7 @@ Test(fork, fork_while_threads_write, .timeout = 60)
 	snprintf(parent, sizeof(parent), "%s", jd_writer_path(w));
 	cr_assert_eq(jd_writer_close(w), 0);
 	struct jd_reader *r;
-	cr_assert_eq(jd_reader_open(&r, parent), 0);
+	cr_assert_eq(jd_reader_open(&r, parent, jd_err, sizeof(jd_err)), 0);
 	struct jd_record rec;
 	int rc;
 	while ((rc = jd_reader_next(r, &rec)) > 0)

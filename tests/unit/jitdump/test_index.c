@@ -11,6 +11,9 @@
 #include "tests/lib/testutil.h"
 #include "tests/unit/jitdump/jdt.h"
 
+/* The last failed open's message (jd_reader_open* take the caller's buffer). */
+static char jd_err[512];
+
 #define FIXTURE "../shared/fixtures/perf-jvmti/jit-27543.dump"
 
 static struct jd_index *open_index(const char *path)
@@ -28,7 +31,7 @@ static uint32_t id_at(const char *path, uint64_t off)
 	struct jd_reader *r;
 	struct jd_record rec;
 	uint32_t id = 0;
-	cr_assert_eq(jd_reader_open(&r, path), 0);
+	cr_assert_eq(jd_reader_open(&r, path, jd_err, sizeof(jd_err)), 0);
 	while (!id && jd_reader_next(r, &rec) == 1)
 		if (rec.offset == off)
 			id = rec.id;
@@ -148,7 +151,7 @@ Test(index, mismatched_debug_info_not_attached)
 	size_t len;
 	uint8_t *buf = jdt_sample_dump(&len, &dir);
 	struct jd_reader *r;
-	cr_assert_eq(jd_reader_open_mem(&r, buf, len, "s"), 0);
+	cr_assert_eq(jd_reader_open_mem(&r, buf, len, "s", jd_err, sizeof(jd_err)), 0);
 	struct jd_record rec;
 	uint64_t at = 0;
 	while (jd_reader_next(r, &rec) > 0 && !at)
@@ -215,6 +218,7 @@ Test(index, perf_agent_fixture)
 }
 
 #include <sys/resource.h>
+
 
 #if defined(__SANITIZE_ADDRESS__)
 #define JDT_ASAN 1

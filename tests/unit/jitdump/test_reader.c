@@ -14,6 +14,9 @@
 #include "tests/lib/testutil.h"
 #include "tests/unit/jitdump/jdt.h"
 
+/* The last failed open's message (jd_reader_open* take the caller's buffer). */
+static char jd_err[512];
+
 #define FIXTURE "../shared/fixtures/perf-jvmti/jit-27543.dump"
 
 struct rec_copy {
@@ -26,7 +29,7 @@ struct rec_copy {
 static size_t digest(const void *buf, size_t len, struct rec_copy *out, size_t max, int *swapped)
 {
 	struct jd_reader *r;
-	cr_assert_eq(jd_reader_open_mem(&r, buf, len, "d"), 0, "%s", jd_reader_error(NULL));
+	cr_assert_eq(jd_reader_open_mem(&r, buf, len, "d", jd_err, sizeof(jd_err)), 0, "%s", jd_err);
 	*swapped = jd_reader_stats(r)->byte_swapped;
 	struct jd_record rec;
 	size_t n = 0;
@@ -119,16 +122,16 @@ Test(reader, header_extension_is_skipped)
 	cr_assert_eq(c1.per_id[JD_CODE_LOAD], 3);
 	cr_assert_eq(c1.lines, c0.lines);
 	struct jd_reader *r;
-	cr_assert_eq(jd_reader_open_mem(&r, big, len + extra, "x"), 0);
+	cr_assert_eq(jd_reader_open_mem(&r, big, len + extra, "x", jd_err, sizeof(jd_err)), 0);
 	cr_assert_eq(jd_reader_header(r)->total_size, hs);
 	jd_reader_close(r);
 	/* A header claiming more than the file is damage at offset 8. */
 	hs = (uint32_t)(len + extra + 1);
 	memcpy(big + 8, &hs, 4);
-	cr_assert_eq(jd_reader_open_mem(&r, big, len + extra, "x.dump"), -EINVAL);
+	cr_assert_eq(jd_reader_open_mem(&r, big, len + extra, "x.dump", jd_err, sizeof(jd_err)), -EINVAL);
 	cr_assert_null(r);
-	cr_assert(strstr(jd_reader_error(NULL), "x.dump: offset 8:"), "%s",
-		  jd_reader_error(NULL));
+	cr_assert(strstr(jd_err, "x.dump: offset 8:"), "%s",
+		  jd_err);
 	free(big);
 	free(buf);
 	tu_rmtree(dir);
@@ -160,7 +163,7 @@ Test(reader, unknown_ids_skipped_and_counted)
 	off += len - 40;
 	off += put_rec(big + off, 0xffffffffu, 33);
 	struct jd_reader *r;
-	cr_assert_eq(jd_reader_open_mem(&r, big, off, "u"), 0);
+	cr_assert_eq(jd_reader_open_mem(&r, big, off, "u", jd_err, sizeof(jd_err)), 0);
 	struct jd_record rec;
 	uint64_t n = 0;
 	int rc;
@@ -187,7 +190,7 @@ Test(reader, partial_tail_is_salvaged)
 	/* Drop the CLOSE (16 bytes) and 10 bytes of the MOVE before it. */
 	size_t cut = len - 16 - 10;
 	struct jd_reader *r;
-	cr_assert_eq(jd_reader_open_mem(&r, buf, cut, "t.dump"), 0);
+	cr_assert_eq(jd_reader_open_mem(&r, buf, cut, "t.dump", jd_err, sizeof(jd_err)), 0);
 	struct jd_record rec;
 	int n = 0, rc;
 	while ((rc = jd_reader_next(r, &rec)) > 0)
@@ -207,6 +210,41 @@ Test(reader, partial_tail_is_salvaged)
 	free(dir);
 }
 
+/* Each reader keeps its own damage message, a failed open says why in the caller's buffer
+ * and leaves nothing to close, and a NULL buffer is allowed: no global or per-thread error. */
+Test(reader, errors_belong_to_their_reader)
+{
+	char *dir;
+	size_t len;
+	uint8_t *buf = jdt_sample_dump(&len, &dir);
+	uint8_t *bad = malloc(len);
+	cr_assert_not_null(bad);
+	memcpy(bad, buf, len);
+	uint64_t huge = 1000;	/* the first UNWINDING_INFO's eh_frame_hdr_size */
+	memcpy(bad + 40 + 24, &huge, 8);
+	struct jd_reader *a, *b, *c = (struct jd_reader *)1;
+	struct jd_record rec;
+	cr_assert_eq(jd_reader_open_mem(&a, bad, len, "a.dump", NULL, 0), 0);
+	cr_assert_eq(jd_reader_open_mem(&b, buf, len, "b.dump", NULL, 0), 0);
+	cr_assert_eq(jd_reader_next(a, &rec), -EINVAL);
+	char err[256] = "untouched";
+	cr_assert_eq(jd_reader_open_mem(&c, buf, 10, "c.dump", err, sizeof(err)), -EINVAL);
+	cr_assert_null(c, "a failed open leaves *out NULL");
+	cr_assert(strstr(err, "c.dump: offset 0"), "%s", err);
+	cr_assert_eq(jd_reader_open_mem(&c, buf, 10, "c.dump", NULL, 0), -EINVAL);
+	cr_assert(strstr(jd_reader_error(a), "a.dump: offset 40"), "%s", jd_reader_error(a));
+	cr_assert_str_eq(jd_reader_error(b), "", "b read nothing bad: %s", jd_reader_error(b));
+	while (jd_reader_next(b, &rec) > 0)
+		;
+	cr_assert_str_eq(jd_reader_error(b), "");
+	jd_reader_close(a);
+	jd_reader_close(b);
+	free(bad);
+	free(buf);
+	tu_rmtree(dir);
+	free(dir);
+}
+
 Test(reader, damage_names_file_and_offset)
 {
 	char *dir;
@@ -216,7 +254,7 @@ Test(reader, damage_names_file_and_offset)
 	/* First record is the UNWINDING_INFO at 40; its eh_frame_hdr_size is at 40+24. */
 	uint64_t huge = 1000;
 	memcpy(buf + 40 + 24, &huge, 8);
-	cr_assert_eq(jd_reader_open_mem(&r, buf, len, "bad.dump"), 0);
+	cr_assert_eq(jd_reader_open_mem(&r, buf, len, "bad.dump", jd_err, sizeof(jd_err)), 0);
 	struct jd_record rec;
 	cr_assert_eq(jd_reader_next(r, &rec), -EINVAL);
 	cr_assert(strstr(jd_reader_error(r), "bad.dump: offset 40: UNWINDING_INFO"), "%s",
@@ -226,17 +264,17 @@ Test(reader, damage_names_file_and_offset)
 	/* total_size below the prefix */
 	uint32_t small = 8;
 	memcpy(buf + 44, &small, 4);
-	cr_assert_eq(jd_reader_open_mem(&r, buf, len, "bad.dump"), 0);
+	cr_assert_eq(jd_reader_open_mem(&r, buf, len, "bad.dump", jd_err, sizeof(jd_err)), 0);
 	cr_assert_eq(jd_reader_next(r, &rec), -EINVAL);
 	cr_assert(strstr(jd_reader_error(r), "offset 40"), "%s", jd_reader_error(r));
 	jd_reader_close(r);
 	memcpy(buf, "ELF!", 4);
-	cr_assert_eq(jd_reader_open_mem(&r, buf, len, "bad.dump"), -EINVAL);
-	cr_assert(strstr(jd_reader_error(NULL), "bad magic"));
-	cr_assert_eq(jd_reader_open_mem(&r, buf, 20, "short.dump"), -EINVAL);
-	cr_assert(strstr(jd_reader_error(NULL), "short.dump: offset 0"));
-	cr_assert_eq(jd_reader_open(&r, "/nonexistent/jit-1.dump"), -ENOENT);
-	cr_assert(strstr(jd_reader_error(NULL), "/nonexistent/jit-1.dump"));
+	cr_assert_eq(jd_reader_open_mem(&r, buf, len, "bad.dump", jd_err, sizeof(jd_err)), -EINVAL);
+	cr_assert(strstr(jd_err, "bad magic"));
+	cr_assert_eq(jd_reader_open_mem(&r, buf, 20, "short.dump", jd_err, sizeof(jd_err)), -EINVAL);
+	cr_assert(strstr(jd_err, "short.dump: offset 0"));
+	cr_assert_eq(jd_reader_open(&r, "/nonexistent/jit-1.dump", jd_err, sizeof(jd_err)), -ENOENT);
+	cr_assert(strstr(jd_err, "/nonexistent/jit-1.dump"));
 	free(buf);
 	tu_rmtree(dir);
 	free(dir);
@@ -254,27 +292,27 @@ Test(reader, hostile_lengths)
 	put_rec(f + 40, JD_CODE_LOAD, 60);
 	uint64_t cs = 3;	/* leaves one byte, 0xab, for the name */
 	memcpy(f + 40 + 40, &cs, 8);
-	cr_assert_eq(jd_reader_open_mem(&r, f, 100, "h"), 0);
+	cr_assert_eq(jd_reader_open_mem(&r, f, 100, "h", jd_err, sizeof(jd_err)), 0);
 	cr_assert_eq(jd_reader_next(r, &rec), -EINVAL, "name overlapping code accepted");
 	cr_assert(strstr(jd_reader_error(r), "NUL-terminated"), "%s", jd_reader_error(r));
 	jd_reader_close(r);
 	cs = UINT64_MAX - 10;
 	memcpy(f + 40 + 40, &cs, 8);
-	cr_assert_eq(jd_reader_open_mem(&r, f, 100, "h"), 0);
+	cr_assert_eq(jd_reader_open_mem(&r, f, 100, "h", jd_err, sizeof(jd_err)), 0);
 	cr_assert_eq(jd_reader_next(r, &rec), -EINVAL, "wrapping code_size accepted");
 	jd_reader_close(r);
 	/* DEBUG_INFO claiming 2^60 entries. */
 	put_rec(f + 40, JD_CODE_DEBUG_INFO, 80);
 	uint64_t ne = 1ull << 60;
 	memcpy(f + 40 + 24, &ne, 8);
-	cr_assert_eq(jd_reader_open_mem(&r, f, 120, "h"), 0);
+	cr_assert_eq(jd_reader_open_mem(&r, f, 120, "h", jd_err, sizeof(jd_err)), 0);
 	cr_assert_eq(jd_reader_next(r, &rec), -EINVAL);
 	cr_assert(strstr(jd_reader_error(r), "nr_entry"), "%s", jd_reader_error(r));
 	jd_reader_close(r);
 	/* One entry whose name has no NUL inside the record. */
 	ne = 1;
 	memcpy(f + 40 + 24, &ne, 8);
-	cr_assert_eq(jd_reader_open_mem(&r, f, 120, "h"), 0);
+	cr_assert_eq(jd_reader_open_mem(&r, f, 120, "h", jd_err, sizeof(jd_err)), 0);
 	cr_assert_eq(jd_reader_next(r, &rec), -EINVAL);
 	jd_reader_close(r);
 }
@@ -286,7 +324,7 @@ Test(reader, perf_agent_fixture)
 	if (!buf)
 		cr_skip_test("fixture %s absent (needs shared/ beside the clone)", FIXTURE);
 	struct jd_reader *r;
-	cr_assert_eq(jd_reader_open(&r, FIXTURE), 0, "%s", jd_reader_error(NULL));
+	cr_assert_eq(jd_reader_open(&r, FIXTURE, jd_err, sizeof(jd_err)), 0, "%s", jd_err);
 	cr_assert_eq(jd_reader_header(r)->pid, 27543);
 	struct jd_record rec;
 	uint64_t lines = 0, named = 0, index_prev = 0;
@@ -346,7 +384,7 @@ Test(reader, byte_swapped_companion)
 	uint8_t *buf = tu_read_file(ext, &len);
 	cr_assert_eq(jdt_swap_file(buf, len), 0);
 	struct jd_reader *r;
-	cr_assert_eq(jd_reader_open_mem(&r, buf, len, "sw.jitprof"), 0, "%s", jd_reader_error(NULL));
+	cr_assert_eq(jd_reader_open_mem(&r, buf, len, "sw.jitprof", jd_err, sizeof(jd_err)), 0, "%s", jd_err);
 	cr_assert(jd_reader_is_ext(r));
 	cr_assert_eq(jd_reader_stats(r)->byte_swapped, 1);
 	struct jd_record rec;
@@ -394,7 +432,7 @@ Test(reader, untrusted_files, .timeout = 20)
 	cr_assert_eq(tu_write_file(p, buf, len), 0);
 	struct jd_reader *r;
 	struct jd_record rec;
-	cr_assert_eq(jd_reader_open(&r, p), 0);
+	cr_assert_eq(jd_reader_open(&r, p, jd_err, sizeof(jd_err)), 0);
 	cr_assert_eq(truncate(p, 0), 0);
 	uint64_t n = 0;
 	int rc;
@@ -409,15 +447,15 @@ Test(reader, untrusted_files, .timeout = 20)
 
 	snprintf(p, sizeof(p), "%s/jit-8.dump", dir);
 	cr_assert_eq(mkfifo(p, 0600), 0);
-	cr_assert_eq(jd_reader_open(&r, p), -EINVAL);
-	cr_assert(strstr(jd_reader_error(NULL), "not a regular file"), "%s", jd_reader_error(NULL));
-	cr_assert_eq(jd_reader_open(&r, "/dev/zero"), -EINVAL);
+	cr_assert_eq(jd_reader_open(&r, p, jd_err, sizeof(jd_err)), -EINVAL);
+	cr_assert(strstr(jd_err, "not a regular file"), "%s", jd_err);
+	cr_assert_eq(jd_reader_open(&r, "/dev/zero", jd_err, sizeof(jd_err)), -EINVAL);
 
 	int dfd = open(dir, O_RDONLY | O_DIRECTORY);
 	snprintf(p, sizeof(p), "%s/jit-9.dump", dir);
 	cr_assert_eq(symlink("jit-7.dump", p), 0);
-	cr_assert_eq(jd_reader_open_at(&r, dfd, "jit-9.dump", p), -ELOOP);
-	cr_assert(strstr(jd_reader_error(NULL), p), "%s", jd_reader_error(NULL));
+	cr_assert_eq(jd_reader_open_at(&r, dfd, "jit-9.dump", p, jd_err, sizeof(jd_err)), -ELOOP);
+	cr_assert(strstr(jd_err, p), "%s", jd_err);
 	close(dfd);
 	free(buf);
 	tu_rmtree(dir);

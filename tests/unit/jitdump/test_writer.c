@@ -18,6 +18,9 @@
 #include "tests/lib/testutil.h"
 #include "tests/unit/jitdump/jdt.h"
 
+/* The last failed open's message (jd_reader_open* take the caller's buffer). */
+static char jd_err[512];
+
 /* lib/opts.h's rule on the installed ABI: an older caller's smaller struct gets defaults
  * (whatever lies beyond its sz is not read), a newer caller's unknown non-zero bytes are
  * refused with -EINVAL, zero ones accepted. */
@@ -57,8 +60,8 @@ static uint64_t mono_ns(clockid_t c)
 static struct jd_reader *open_or_die(const char *path)
 {
 	struct jd_reader *r = NULL;
-	int rc = jd_reader_open(&r, path);
-	cr_assert_eq(rc, 0, "open %s: %s", path, jd_reader_error(NULL));
+	int rc = jd_reader_open(&r, path, jd_err, sizeof(jd_err));
+	cr_assert_eq(rc, 0, "open %s: %s", path, jd_err);
 	return r;
 }
 
@@ -326,7 +329,7 @@ Test(writer, load_info_versions)
 	cr_assert_not_null(buf);
 	uint32_t flags = JD_LOAD_IDS;
 	memcpy(buf + 40 + 16 + 24, &flags, 4);
-	cr_assert_eq(jd_reader_open_mem(&r, buf, len, "damaged.jitprof"), 0);
+	cr_assert_eq(jd_reader_open_mem(&r, buf, len, "damaged.jitprof", jd_err, sizeof(jd_err)), 0);
 	cr_assert_lt(jd_reader_next(r, &rec), 0);
 	cr_assert(strstr(jd_reader_error(r), "no room"), "%s", jd_reader_error(r));
 	cr_assert(strstr(jd_reader_error(r), "damaged.jitprof"), "%s", jd_reader_error(r));
@@ -383,7 +386,7 @@ Test(writer, inline_versions)
 	cr_assert(buf && len >= v2off + rec.total_size);
 	uint32_t cut = rec.total_size - 4;
 	memcpy(buf + v2off + 4, &cut, 4);
-	cr_assert_eq(jd_reader_open_mem(&r, buf, v2off + cut, "damaged.jitprof"), 0);
+	cr_assert_eq(jd_reader_open_mem(&r, buf, v2off + cut, "damaged.jitprof", jd_err, sizeof(jd_err)), 0);
 	cr_assert_eq(jd_reader_next(r, &rec), 1);
 	cr_assert_lt(jd_reader_next(r, &rec), 0);
 	cr_assert(strstr(jd_reader_error(r), "bci per frame"), "%s", jd_reader_error(r));

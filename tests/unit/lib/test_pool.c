@@ -2,6 +2,7 @@
  * first) runs exactly once with its own bytes, progress counts them, and parallel-for covers
  * each index once for empty, small and large ranges. */
 #include <criterion/criterion.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 
@@ -38,6 +39,72 @@ Test(pool, every_job_once_through_growth)
 	for (size_t i = 0; i < N; i++)
 		cr_assert_eq(atomic_load(&runs[i]), 1, "job %zu ran %d times", i,
 			     atomic_load(&runs[i]));
+}
+
+/* threads == 1: no thread; each job has run when its push returns, on the caller's thread. */
+static pthread_t ran_on;
+
+static void run_here(void *ctx, void *arg)
+{
+	run(ctx, arg);
+	ran_on = pthread_self();
+}
+
+Test(pool, one_thread_runs_jobs_in_the_caller)
+{
+	struct jp_pool *p;
+	uint64_t done, queued;
+	for (size_t i = 0; i < 10; i++)
+		atomic_store(&runs[i], 0);
+	cr_assert_eq(jp_pool_new(&p, 1, sizeof(struct job), run_here, runs), 0);
+	for (size_t i = 0; i < 10; i++) {
+		struct job j = { i, i * 7 + 1 };
+		ran_on = 0;
+		cr_assert_eq(jp_pool_push(p, &j), 0);
+		cr_assert_eq(atomic_load(&runs[i]), 1, "job %zu not run by its push", i);
+		cr_assert(pthread_equal(ran_on, pthread_self()), "job %zu ran on another thread", i);
+	}
+	jp_pool_progress(p, &done, &queued);
+	cr_assert_eq(done, 10);
+	cr_assert_eq(queued, 10);
+	jp_pool_finish(p);
+}
+
+/* jp_pool_new_worker: one thread, not the caller's; every job runs once, in order. */
+static pthread_t worker_of[10];
+static atomic_int order_next;
+static atomic_int order_bad;
+
+static void run_elsewhere(void *ctx, void *arg)
+{
+	struct job *j = arg;
+	run(ctx, arg);
+	worker_of[j->idx] = pthread_self();
+	if (atomic_fetch_add(&order_next, 1) != (int)j->idx)
+		atomic_store(&order_bad, 1);
+}
+
+Test(pool, worker_runs_jobs_beside_the_caller)
+{
+	struct jp_pool *p;
+	for (size_t i = 0; i < 10; i++)
+		atomic_store(&runs[i], 0);
+	atomic_store(&order_next, 0);
+	atomic_store(&order_bad, 0);
+	cr_assert_eq(jp_pool_new_worker(&p, sizeof(struct job), run_elsewhere, runs), 0);
+	for (size_t i = 0; i < 10; i++) {
+		struct job j = { i, i * 7 + 1 };
+		cr_assert_eq(jp_pool_push(p, &j), 0);
+	}
+	jp_pool_finish(p);
+	for (size_t i = 0; i < 10; i++) {
+		cr_assert_eq(atomic_load(&runs[i]), 1, "job %zu ran %d times", i,
+			     atomic_load(&runs[i]));
+		cr_assert(!pthread_equal(worker_of[i], pthread_self()), "job %zu ran in the caller",
+			  i);
+		cr_assert(pthread_equal(worker_of[i], worker_of[0]), "job %zu on a second thread", i);
+	}
+	cr_assert_eq(atomic_load(&order_bad), 0, "jobs ran out of order");
 }
 
 static atomic_int seen[100000];

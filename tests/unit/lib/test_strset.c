@@ -48,3 +48,28 @@ Test(strset, string_longer_than_a_chunk)
 	free(big);
 	jp_strset_free(&s);
 }
+
+/* The hash reads eight bytes a step and the tail bytewise: every prefix of one string (each
+ * length around the word boundaries) is its own entry, and found again as itself. */
+Test(strset, prefixes_across_word_boundaries_stay_distinct)
+{
+	struct jp_strset s = { 0 };
+	const char *full = "jitted-12345-678.so/with/a/longer/tail";
+	size_t n = strlen(full);
+	const char *got[64];
+	char buf[64];
+	for (size_t len = 0; len <= n; len++) {
+		memcpy(buf, full, len);
+		buf[len] = 0;
+		got[len] = jp_strset_add(&s, buf);
+		cr_assert_not_null(got[len]);
+		cr_assert_eq(strlen(got[len]), len);
+	}
+	cr_assert_eq(s.n, n + 1);
+	for (size_t len = 0; len <= n; len++) {
+		memcpy(buf, full, len);
+		buf[len] = 0;
+		cr_assert_eq(jp_strset_add(&s, buf), got[len], "prefix of %zu bytes", len);
+	}
+	jp_strset_free(&s);
+}

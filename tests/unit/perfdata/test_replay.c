@@ -109,6 +109,44 @@ Test(replay, time_order_per_round_build_id_at_once)
 	pd_reader_close(r);
 }
 
+/* The file written by write_rounds replayed with these flags (and the sample callback unless
+ * no_sample): what the callbacks saw, in t->log; no damage. */
+static void replay_flags(struct trace *t, uint64_t flags, int no_sample)
+{
+	struct pd_reader *r;
+	int damage = 1;
+	cr_assert_eq(pd_reader_open(&r, path, NULL), 0);
+	struct pd_tool tool = tool_for(t);
+	if (no_sample)
+		tool.sample = NULL;
+	tool.flags = flags;
+	cr_assert_eq(pd_replay(r, &tool, &damage), 0);
+	cr_assert_eq(damage, 0);
+	pd_reader_close(r);
+}
+
+/* PD_TOOL_FILE_ORDER (inject's copy): no queue, every record where the file has it, each
+ * round mark in place. */
+Test(replay, file_order_delivers_as_written)
+{
+	struct trace t = { .log = "" };
+	write_rounds();
+	replay_flags(&t, PD_TOOL_FILE_ORDER, 0);
+	cr_assert_str_eq(t.log, "S3000 S1500 C1000 R0 B0 S2000 R0 M3500 S4000");
+}
+
+/* PD_TOOL_SKIP_SAMPLES without a sample callback: the other records as before, samples read
+ * past; with a sample callback the flag changes nothing. */
+Test(replay, skip_samples_reads_past_them_without_a_sample_callback)
+{
+	struct trace t = { .log = "" }, t2 = { .log = "" };
+	write_rounds();
+	replay_flags(&t, PD_TOOL_FILE_ORDER | PD_TOOL_SKIP_SAMPLES, 1);
+	cr_assert_str_eq(t.log, "C1000 R0 B0 R0 M3500");
+	replay_flags(&t2, PD_TOOL_FILE_ORDER | PD_TOOL_SKIP_SAMPLES, 0);
+	cr_assert_str_eq(t2.log, "S3000 S1500 C1000 R0 B0 S2000 R0 M3500 S4000");
+}
+
 Test(replay, callback_error_stops_and_is_returned)
 {
 	struct pd_reader *r;

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "recorder/report/report_int.h"
 #include "tests/lib/testutil.h"
 #include "tests/unit/report/rptest.h"
 
@@ -76,5 +77,72 @@ Test(escape, table_and_generations_print_no_control_characters)
 	cr_assert(strstr(out, "\\\\x1b]0;pwned"), "JSON escapes the backslash: %s", out);
 	free(out);
 	rp_hist_free(&h);
+	rp_session_free(s);
+}
+
+static const char *str_arg;
+
+static int json_str(FILE *fp, void *arg)
+{
+	(void)arg;
+	rp_json_str(fp, str_arg);
+	return 0;
+}
+
+static int xml_str(FILE *fp, void *arg)
+{
+	(void)arg;
+	rp_xml_str(fp, str_arg);
+	return 0;
+}
+
+static int html_page(FILE *fp, void *arg)
+{
+	enum rp_key k = RP_KEY_SYM;
+	struct rp_html_opts o = { .keys = &k, .nr_keys = 1 };
+	return rp_write_html(fp, arg, &o);
+}
+
+/* The escapers write plain runs whole and escape exactly the characters their syntax needs,
+ * at the start, in the middle and at the end of a string. */
+Test(escape, json_and_xml_strings_escape_what_their_syntax_needs)
+{
+	static const struct { const char *in, *json, *xml; } c[] = {
+		{ "", "\"\"", "" },
+		{ "plain run()", "\"plain run()\"", "plain run()" },
+		{ "\"a\\b\"", "\"\\\"a\\\\b\\\"\"", "&quot;a\\b&quot;" },
+		{ "<T>&'x'\n", "\"<T>&'x'\\u000a\"", "&lt;T&gt;&amp;&apos;x&apos;?" },
+		{ "\x01tail", "\"\\u0001tail\"", "?tail" },
+	};
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		str_arg = c[i].in;
+		char *out = rt_capture(json_str, NULL);
+		cr_assert_str_eq(out, c[i].json, "JSON of case %zu", i);
+		free(out);
+		out = rt_capture(xml_str, NULL);
+		cr_assert_str_eq(out, c[i].xml, "XML of case %zu", i);
+		free(out);
+	}
+}
+
+/* A name holding "</script>" cannot end the HTML page's data block early: it is written
+ * "<\/script>" (the same JSON), and only the page's own elements close scripts. */
+Test(escape, html_data_cannot_close_its_script_element)
+{
+	struct rp_session *s = rt_session();
+	uint32_t g = rt_load(s, 5, "A.m</script><script>alert(1)</script>()", 0, 10, 0, 0x1000,
+			     16);
+	struct rt_frame f[] = { { .dso = "jitted-5-1.so", .sym = "A.m</script>()", .load = g,
+				  .ip = 0x1001 }, { 0 } };
+	rt_sample(s, "java", 5, 15, 10, f);
+	rp_set_span(s, 0, 100);
+	rp_session_finish(s);
+	char *out = rt_capture(html_page, s);
+	cr_assert(strstr(out, "A.m<\\/script>()"), "the name, escaped, is in the page");
+	size_t closes = 0;
+	for (const char *p = out; (p = strstr(p, "</script>")); p++)
+		closes++;
+	cr_assert_eq(closes, 2, "only the data and the code blocks close: %zu", closes);
+	free(out);
 	rp_session_free(s);
 }

@@ -53,7 +53,8 @@ Test(frames, kinds_and_names)
 	cr_assert_str_eq(rp_frame_name(s, &f[1], rp_stack_tag(s), buf, sizeof(buf)), "hot [gen 2]");
 	/* A stub is runtime code, not a method: no generation even when split. */
 	cr_assert_str_eq(rp_frame_name(s, &f[2], rp_stack_tag(s), buf, sizeof(buf)), "call_stub");
-	/* -g's text graph: generations apart, inlined frames marked, kernel unmarked. */
+	/* -g's text graph with --split-generations: generations apart, inlined frames
+	 * marked, kernel unmarked. */
 	rp_set_split_generations(s, 0);
 	cr_assert_str_eq(rp_frame_name(s, &f[1], RP_NAME_GRAPH, buf, sizeof(buf)), "hot [gen 2]");
 	cr_assert_str_eq(rp_frame_name(s, &f[0], RP_NAME_GRAPH, buf, sizeof(buf)), "area_[i]");

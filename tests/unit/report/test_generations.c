@@ -1,4 +1,4 @@
-/* test_generations.c - recorder/report/generations.c and session.c: generation numbering,
+/* test_generations.c - recorder/report/generations.c and model.c: generation numbering,
  * the per-generation rows (share, lifetime, rate, hottest lines), unloaded/unknown samples,
  * the --method filter and the printed view. */
 #include <criterion/criterion.h>

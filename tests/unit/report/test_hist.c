@@ -204,3 +204,50 @@ Test(table, graph_like_perf)
 	rp_hist_free(&h);
 	rp_session_free(s);
 }
+
+/* -g: a method's generations (each its own ELF) are one frame unless split, then one per
+ * generation named " [gen N]" with the same samples in all; runtime code (a stub loaded
+ * twice) never splits. */
+Test(table, graph_generations_one_frame)
+{
+	struct rp_session *s = rt_session();
+	uint32_t g1 = rt_load(s, 5, "loop", 1, 10, 20, 0x1000, 0x100);
+	uint32_t g2 = rt_load(s, 5, "loop", 2, 20, 0, 0x2000, 0x100);
+	uint32_t st1 = rt_load(s, 5, "call_stub", 1, 5, 0, 0x3000, 0x100);
+	uint32_t st2 = rt_load(s, 5, "call_stub", 1, 5, 0, 0x4000, 0x100);
+	rp_load_at(s, st1)->runtime = rp_load_at(s, st2)->runtime = 1;
+	struct rt_frame a[] = { F("libc.so.6", "work", 0x10),
+				{ .dso = "jitted-5-1.so", .sym = "loop", .load = g1, .ip = 0x1001 },
+				{ .dso = "jitted-5-3.so", .sym = "call_stub", .load = st1, .ip = 0x3001 },
+				F("app", "main", 0x50), END };
+	struct rt_frame b[] = { F("libc.so.6", "work", 0x10),
+				{ .dso = "jitted-5-2.so", .sym = "loop", .load = g2, .ip = 0x2001 },
+				{ .dso = "jitted-5-4.so", .sym = "call_stub", .load = st2, .ip = 0x4001 },
+				F("app", "main", 0x50), END };
+	for (int i = 0; i < 4; i++)
+		rt_sample(s, "app", 5, 15, 1000, a);
+	for (int i = 0; i < 6; i++)
+		rt_sample(s, "app", 5, 25, 1000, b);
+	rp_session_finish(s);
+	enum rp_key keys[] = { RP_KEY_COMM };
+	struct rp_hist h;
+	cr_assert_eq(rp_hist_build(&h, s, keys, 1, 1), 0);
+	table_hist = &h;
+	struct rp_table_opts o = { .graph = RP_GRAPH_CALLER, .graph_min_percent = 0.5 };
+	char *out = rt_capture(print_table, &o);
+	/* One chain: main, the stub, loop, work, each on its own line. */
+	cr_assert(strstr(out, "---main\n               call_stub\n               loop\n"
+			      "               work\n"), "%s", out);
+	cr_assert_null(strstr(out, "[gen"), "%s", out);
+	cr_assert_null(strstr(out, "%--"), "a branch where there is one chain:\n%s", out);
+	free(out);
+	rp_set_split_generations(s, 1);
+	out = rt_capture(print_table, &o);
+	cr_assert(strstr(out, "---main\n               call_stub\n"), "%s", out);
+	cr_assert(strstr(out, "|--60.00%--loop [gen 2]\n"), "%s", out);
+	cr_assert(strstr(out, " --40.00%--loop [gen 1]\n"), "%s", out);
+	cr_assert_null(strstr(out, "call_stub [gen"), "%s", out);
+	free(out);
+	rp_hist_free(&h);
+	rp_session_free(s);
+}

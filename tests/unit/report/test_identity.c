@@ -1,7 +1,7 @@
 /* test_identity.c - recorder/report/identity.c: what a generation is per runtime. HotSpot:
  * the JVM's class + name + signature, stubs/adapters/interpreter/tier "other" as runtime code;
  * V8: the function and its script position without the tier marker, the marker its tier;
- * anything else: the name. Then session.c numbers generations within each identity. */
+ * anything else: the name. Then model.c numbers generations within each identity. */
 #include <criterion/criterion.h>
 #include <string.h>
 

@@ -435,3 +435,57 @@ Test(jvmlog, json_fields)
 	rp_jvmlog_free(jl);
 	free(path);
 }
+
+/* A class load's batch: its thread logs the failed dependencies, then makes each dependent
+ * not entrant; the stamps may cross a millisecond and another thread may write in between.
+ * What that thread logs after the batch, and a compiler thread retiring code, are not the
+ * dependency's doing. */
+Test(jvmlog, dependency_batch_across_a_millisecond)
+{
+	static const char *log =
+		"<?xml version='1.0' encoding='UTF-8'?>\n"
+		"<hotspot_log version='160 1' process='4242' time_ms='1'>\n"
+		"<tty>\n"
+		"<writer thread='8'/>\n"
+		"<nmethod compile_id='1' compiler='c2' level='4' entry='0x1000' size='100' "
+		"method='A m ()V' stamp='0.100'/>\n"
+		"<nmethod compile_id='2' compiler='c2' level='4' entry='0x2000' size='100' "
+		"method='A n ()V' stamp='0.110'/>\n"
+		"<nmethod compile_id='3' compiler='c2' level='4' entry='0x3000' size='100' "
+		"method='A o ()V' stamp='0.120'/>\n"
+		"<nmethod compile_id='4' compiler='c1' level='3' entry='0x4000' size='100' "
+		"method='A p ()V' stamp='0.130'/>\n"
+		"<writer thread='9'/>\n"
+		"<dependency_failed type='abstract_with_unique_concrete_subtype' ctxk='A' x='B' "
+		"witness='C' stamp='2.530'/>\n"
+		"<make_not_entrant thread='9' reason='marked for deoptimization' compile_id='1' "
+		"compiler='c2' level='4' stamp='2.530'/>\n"
+		"<writer thread='8'/>\n"
+		"<nmethod compile_id='5' compiler='c1' level='3' entry='0x5000' size='100' "
+		"method='A q ()V' stamp='2.531'/>\n"
+		"<writer thread='9'/>\n"
+		"<make_not_entrant thread='9' compile_id='2' compiler='c2' level='4' "
+		"stamp='2.531'/>\n"
+		"<task_queued compile_id='6' method='A m ()V' bytes='7' stamp='2.531'/>\n"
+		"<make_not_entrant thread='9' compile_id='3' compiler='c2' level='4' "
+		"stamp='2.532'/>\n"
+		"<writer thread='8'/>\n"
+		"<make_not_entrant thread='8' compile_id='4' compiler='c1' level='3' "
+		"stamp='2.533'/>\n"
+		"</tty>\n"
+		"<hotspot_log_done stamp='3.0'/>\n"
+		"</hotspot_log>\n";
+	char *path = write_log("batch.log", log, NULL);
+	struct rp_jvmlog *jl = open_ok(path);
+	const struct rp_jvm_code *c1 = rp_jvmlog_find(jl, 1), *c2 = rp_jvmlog_find(jl, 2);
+	const struct rp_jvm_code *c3 = rp_jvmlog_find(jl, 3), *c4 = rp_jvmlog_find(jl, 4);
+	cr_assert(c1 && c2 && c3 && c4);
+	cr_assert_eq(c1->end, RP_END_DEPENDENCY);
+	cr_assert_eq(c2->end, RP_END_DEPENDENCY, "the batch crossed a millisecond");
+	cr_assert_str_eq(c2->reason, "abstract_with_unique_concrete_subtype");
+	cr_assert_str_eq(c2->trap_method, "C");
+	cr_assert_eq(c3->end, RP_END_REPLACED, "logged after the batch ended");
+	cr_assert_eq(c4->end, RP_END_REPLACED, "another thread");
+	rp_jvmlog_free(jl);
+	free(path);
+}

@@ -299,3 +299,32 @@ Test(output, compare_two_generations)
 	free(out);
 	rp_session_free(s);
 }
+
+/* --json with -g: the stacks name a method once unless generations are split. */
+static struct rp_hist *json_hist;
+static int print_json(FILE *fp, void *arg)
+{
+	return rp_print_json(fp, json_hist, arg, NULL, 0);
+}
+
+Test(output, json_stacks_generations)
+{
+	struct rp_session *s = stacks();
+	enum rp_key keys[] = { RP_KEY_COMM };
+	struct rp_hist h;
+	cr_assert_eq(rp_hist_build(&h, s, keys, 1, 1), 0);
+	json_hist = &h;
+	char *out = rt_capture(print_json, s);
+	cr_assert(strstr(out, "{\"samples\": 7, \"frames\": [\"main\", \"loop<T>;x\"]}"), "%s", out);
+	cr_assert_null(strstr(out, "[gen"), "%s", out);
+	free(out);
+	rp_set_split_generations(s, 1);
+	out = rt_capture(print_json, s);
+	cr_assert(strstr(out, "{\"samples\": 5, \"frames\": [\"main\", \"loop<T>;x [gen 2]\"]}"),
+		  "%s", out);
+	cr_assert(strstr(out, "{\"samples\": 2, \"frames\": [\"main\", \"loop<T>;x [gen 1]\"]}"),
+		  "%s", out);
+	free(out);
+	rp_hist_free(&h);
+	rp_session_free(s);
+}

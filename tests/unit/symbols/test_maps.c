@@ -1,4 +1,4 @@
-/* test_maps.c - maps over time (recorder/symbols/maps.c, session.c): an address reused by a
+/* test_maps.c - maps over time (recorder/symbols/maps.c, resolver.c): an address reused by a
  * later map resolves to it from its timestamp on, FORK copies the parent's maps, EXIT ends
  * them, COMM names threads over time. The files named here do not exist: only maps matter. */
 #include <criterion/criterion.h>

@@ -1,4 +1,4 @@
-/* test_sort.c - sym_sort_keys (recorder/symbols/session.c), the sort behind every symbol
+/* test_sort.c - sym_sort_keys (recorder/symbols/resolver.c), the sort behind every symbol
  * table: against qsort on random keys with many ties, sorted and reversed input. */
 #include <criterion/criterion.h>
 #include <stdlib.h>

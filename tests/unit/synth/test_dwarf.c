@@ -72,7 +72,7 @@ Test(dwarf, unit_headers_and_aranges)
 	st_load_init(&l, 1);
 	struct synth_dwarf d;
 	char err[256];
-	cr_assert_eq(synth_dwarf_build(&l.in, 0xe0, &d, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(synth_dwarf_build(&l.in, 0xe0, &d, JP_ERRBUF_LOG(err)), 0, "%s", err);
 	/* .debug_info: unit_length covers the rest; v4, abbrev offset 0, 8-byte addresses. */
 	uint32_t ulen = d.info.p[0] | d.info.p[1] << 8 | d.info.p[2] << 16 | (uint32_t)d.info.p[3] << 24;
 	cr_assert_eq(ulen + 4, d.info.len);
@@ -96,7 +96,7 @@ Test(dwarf, non_java_unit_has_no_language)
 	l.in.name = "JS:*fib /tmp/x.js:3:13";
 	struct synth_dwarf d;
 	char err[256];
-	cr_assert_eq(synth_dwarf_build(&l.in, 0xe0, &d, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(synth_dwarf_build(&l.in, 0xe0, &d, JP_ERRBUF_LOG(err)), 0, "%s", err);
 	cr_assert_eq(d.info.p[11], 2, "abbreviation 2: compile unit without DW_AT_language");
 	synth_dwarf_free(&d);
 }

@@ -12,7 +12,7 @@
 static Elf *build(struct st_load *l, struct synth_elf *e)
 {
 	char err[256];
-	cr_assert_eq(synth_build(&l->in, e, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(synth_build(&l->in, e, JP_ERRBUF_LOG(err)), 0, "%s", err);
 	Elf *elf = st_elf(e);
 	cr_assert_not_null(elf, "%s", elf_errmsg(-1));
 	return elf;
@@ -184,7 +184,7 @@ Test(elf, free_is_safe_twice)
 	struct st_load l;
 	st_load_init(&l, 0);
 	char err[64];
-	cr_assert_eq(synth_build(&l.in, &e, err, sizeof(err)), 0);
+	cr_assert_eq(synth_build(&l.in, &e, JP_ERRBUF_LOG(err)), 0);
 	synth_elf_free(&e);
 	cr_assert_null(e.data);
 	synth_elf_free(&e);
@@ -236,4 +236,55 @@ Test(elf, equals_elf_update_output)
 	close(fd);
 	elf_end(src);
 	synth_elf_free(&e);
+}
+
+/* synth_build_symbols: the id given, no DWARF, and everything a symbol lookup reads as the
+ * whole ELF has it: .text at the same offset with the code, the symbol, the unwind data. */
+Test(elf, symbols_only_keeps_text_symbol_unwind_under_the_given_id)
+{
+	struct st_load l;
+	st_load_init(&l, 1);
+	st_add_unwind(&l);
+	struct synth_elf full, lite;
+	char err[256];
+	Elf *fe = build(&l, &full);
+	uint8_t id[SYNTH_BUILD_ID_SIZE];
+	memcpy(id, full.build_id, sizeof(id));
+	cr_assert_eq(synth_build_symbols(&l.in, id, &lite, JP_ERRBUF_LOG(err)), 0, "%s", err);
+	Elf *le = st_elf(&lite);
+	cr_assert_not_null(le, "%s", elf_errmsg(-1));
+	cr_assert_arr_eq(lite.build_id, id, sizeof(id));
+	cr_assert_eq(lite.text_offset, full.text_offset);
+	cr_assert_eq(lite.map_len, full.map_len);
+	cr_assert_lt(lite.size, full.size);
+	GElf_Shdr sh;
+	for (const char *const *n = (const char *const[]){ ".debug_info", ".debug_line",
+							   ".debug_abbrev", ".debug_aranges", NULL };
+	     *n; n++) {
+		cr_assert_not_null(st_section(fe, *n, &sh), "the whole ELF has %s", *n);
+		cr_assert_null(st_section(le, *n, &sh), "a symbols-only ELF has %s", *n);
+	}
+	/* the same bytes from the program headers through .eh_frame_hdr: the allocated part
+	 * (the ELF header differs: its section count and table offset) */
+	GElf_Shdr ft, lt;
+	cr_assert_not_null(st_section(fe, ".eh_frame_hdr", &ft));
+	cr_assert_not_null(st_section(le, ".eh_frame_hdr", &lt));
+	cr_assert_eq(lt.sh_offset, ft.sh_offset);
+	cr_assert_eq(memcmp(lite.data + sizeof(Elf64_Ehdr), full.data + sizeof(Elf64_Ehdr),
+			    ft.sh_offset + ft.sh_size - sizeof(Elf64_Ehdr)), 0,
+		     "the loaded part of the two ELFs differs");
+	GElf_Shdr fsym, lsym;
+	Elf_Scn *fs = st_section(fe, ".symtab", &fsym), *ls = st_section(le, ".symtab", &lsym);
+	cr_assert(fs && ls);
+	GElf_Sym a, b;
+	cr_assert_not_null(gelf_getsym(elf_getdata(fs, NULL), 1, &a));
+	cr_assert_not_null(gelf_getsym(elf_getdata(ls, NULL), 1, &b));
+	cr_assert_str_eq(elf_strptr(le, lsym.sh_link, b.st_name),
+			 elf_strptr(fe, fsym.sh_link, a.st_name));
+	cr_assert_eq(b.st_value, a.st_value);
+	cr_assert_eq(b.st_size, a.st_size);
+	elf_end(fe);
+	elf_end(le);
+	synth_elf_free(&full);
+	synth_elf_free(&lite);
 }

@@ -18,7 +18,7 @@ static void built(struct synth_elf *e, uint32_t generation)
 	st_load_init(&l, 1);
 	l.in.generation = generation;
 	char err[256];
-	cr_assert_eq(synth_build(&l.in, e, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(synth_build(&l.in, e, JP_ERRBUF_LOG(err)), 0, "%s", err);
 }
 
 static size_t entries(const char *dir)
@@ -40,7 +40,7 @@ Test(file, write_is_whole_and_0644)
 	char path[PATH_MAX], err[256];
 	snprintf(path, sizeof(path), "%s/jitted-1-1.so", dir);
 	mode_t old = umask(077);
-	cr_assert_eq(synth_write_file(&e, path, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(synth_write_file(&e, path, JP_ERRBUF_LOG(err)), 0, "%s", err);
 	umask(old);
 	struct stat st;
 	cr_assert_eq(stat(path, &st), 0);
@@ -52,9 +52,9 @@ Test(file, write_is_whole_and_0644)
 	free(back);
 	cr_assert_eq(entries(dir), 1, "no temp file left");
 	/* Overwrites atomically; a missing directory is an error naming the temp path. */
-	cr_assert_eq(synth_write_file(&e, path, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(synth_write_file(&e, path, JP_ERRBUF_LOG(err)), 0, "%s", err);
 	snprintf(path, sizeof(path), "%s/nodir/x.so", dir);
-	cr_assert_eq(synth_write_file(&e, path, err, sizeof(err)), -ENOENT);
+	cr_assert_eq(synth_write_file(&e, path, JP_ERRBUF_LOG(err)), -ENOENT);
 	cr_assert_not_null(strstr(err, "nodir/x.so.tmp."), "%s", err);
 	synth_elf_free(&e);
 	tu_rmtree(dir);
@@ -101,7 +101,7 @@ Test(file, cache_add_layout_and_skip)
 	built(&g2, 2);
 	char err[256], elf[PATH_MAX], link[PATH_MAX], target[PATH_MAX], hex[41];
 	const char *dso = "/tmp/jitdir/jitted-77-3.so";
-	cr_assert_eq(synth_cache_add(&e, root, dso, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(synth_cache_add(&e, root, dso, JP_ERRBUF_LOG(err)), 0, "%s", err);
 	synth_cache_elf_path(root, dso, e.build_id, elf, sizeof(elf));
 	synth_cache_link_path(root, e.build_id, link, sizeof(link));
 	synth_build_id_hex(e.build_id, hex);
@@ -125,15 +125,15 @@ Test(file, cache_add_layout_and_skip)
 
 	struct stat st1, st2;
 	stat(elf, &st1);
-	cr_assert_eq(synth_cache_add(&e, root, dso, err, sizeof(err)), 1, "identical: skipped");
+	cr_assert_eq(synth_cache_add(&e, root, dso, JP_ERRBUF_LOG(err)), 1, "identical: skipped");
 	stat(elf, &st2);
 	cr_assert_eq(st1.st_ino, st2.st_ino, "not rewritten");
 	/* Same path, another generation: a second build-id directory beside the first. */
-	cr_assert_eq(synth_cache_add(&g2, root, dso, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(synth_cache_add(&g2, root, dso, JP_ERRBUF_LOG(err)), 0, "%s", err);
 	char dsodir[PATH_MAX];
 	snprintf(dsodir, sizeof(dsodir), "%s%s", root, dso);
 	cr_assert_eq(entries(dsodir), 2);
-	cr_assert_eq(synth_cache_add(&e, root, "../x", err, sizeof(err)), -EINVAL);
+	cr_assert_eq(synth_cache_add(&e, root, "../x", JP_ERRBUF_LOG(err)), -EINVAL);
 	synth_elf_free(&e);
 	synth_elf_free(&g2);
 	tu_rmtree(root);
@@ -151,8 +151,8 @@ Test(file, cache_copies_never_links_the_dso_file)
 	char dso[PATH_MAX], elf[PATH_MAX], err[256], cache[PATH_MAX];
 	snprintf(dso, sizeof(dso), "%s/jitted-5-6.so", root);
 	snprintf(cache, sizeof(cache), "%s/cache", root);
-	cr_assert_eq(synth_write_file(&e, dso, err, sizeof(err)), 0, "%s", err);
-	cr_assert_eq(synth_cache_add(&e, cache, dso, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(synth_write_file(&e, dso, JP_ERRBUF_LOG(err)), 0, "%s", err);
+	cr_assert_eq(synth_cache_add(&e, cache, dso, JP_ERRBUF_LOG(err)), 0, "%s", err);
 	synth_cache_elf_path(cache, dso, e.build_id, elf, sizeof(elf));
 	struct stat a, b;
 	cr_assert_eq(stat(dso, &a), 0);
@@ -185,7 +185,7 @@ Test(file, cache_replaces_a_stale_link)
 	cr_assert_eq(tu_sh(&r, cmd, 10), 0);
 	cr_assert_eq(r.status, 0);
 	tu_result_free(&r);
-	cr_assert_eq(synth_cache_add(&e, root, "/x/jitted-1-1.so", err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(synth_cache_add(&e, root, "/x/jitted-1-1.so", JP_ERRBUF_LOG(err)), 0, "%s", err);
 	ssize_t n = readlink(lnk, target, sizeof(target) - 1);
 	cr_assert_gt(n, 0);
 	target[n] = 0;
@@ -208,7 +208,7 @@ Test(file, place_caches_first_as_a_copy)
 	char dso[PATH_MAX], elf[PATH_MAX], err[256] = "", cache[PATH_MAX];
 	snprintf(dso, sizeof(dso), "%s/jitted-5-6.so", root);
 	snprintf(cache, sizeof(cache), "%s/cache", root);
-	cr_assert_eq(synth_place(&e, dso, cache, &pl, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(synth_place(&e, dso, cache, &pl, JP_ERRBUF_LOG(err)), 0, "%s", err);
 	cr_assert(pl.cached && pl.written && !pl.reused && !pl.cache_reused);
 	synth_cache_elf_path(cache, dso, e.build_id, elf, sizeof(elf));
 	struct stat a, b;
@@ -216,7 +216,7 @@ Test(file, place_caches_first_as_a_copy)
 	cr_assert_eq(stat(elf, &b), 0);
 	cr_assert_neq(a.st_ino, b.st_ino, "the cache entry must not share the dump's file");
 
-	cr_assert_eq(synth_place(&e, dso, cache, &pl, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(synth_place(&e, dso, cache, &pl, JP_ERRBUF_LOG(err)), 0, "%s", err);
 	cr_assert(pl.reused && pl.cache_reused && !pl.written && !pl.cached);
 
 	/* A regular file where the dump directory should be: the file cannot be written. */
@@ -227,7 +227,7 @@ Test(file, place_caches_first_as_a_copy)
 	struct synth_elf e2;
 	built(&e2, 2);
 	err[0] = 0;
-	cr_assert_lt(synth_place(&e2, in_it, cache, &pl, err, sizeof(err)), 0);
+	cr_assert_lt(synth_place(&e2, in_it, cache, &pl, JP_ERRBUF_LOG(err)), 0);
 	cr_assert(pl.cached && !pl.written);
 	cr_assert_not_null(strstr(err, in_it), "%s", err);
 	synth_elf_free(&e);

@@ -16,11 +16,11 @@ static void refused(struct st_load *l, int rc, const char *needle)
 {
 	char err[256] = "";
 	struct synth_elf e;
-	cr_assert_eq(synth_build(&l->in, &e, err, sizeof(err)), rc, "%s", err);
+	cr_assert_eq(synth_build(&l->in, &e, JP_ERRBUF_LOG(err)), rc, "%s", err);
 	cr_assert_null(e.data);
 	cr_assert_not_null(strstr(err, needle), "message '%s' lacks '%s'", err, needle);
 	uint8_t id[20];
-	cr_assert_eq(synth_build_id(&l->in, id, NULL, 0), rc, "build-id refuses alike");
+	cr_assert_eq(synth_build_id(&l->in, id, NULL), rc, "build-id refuses alike");
 }
 
 Test(input, refusals)
@@ -56,10 +56,10 @@ Test(input, validate_accepts_edges)
 	struct st_load l;
 	st_load_init(&l, 1);
 	char err[128];
-	cr_assert_eq(synth_validate(&l.in, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(synth_validate(&l.in, JP_ERRBUF_LOG(err)), 0, "%s", err);
 	l.lines[5].addr = ST_CODE_ADDR + ST_CODE_SIZE - 1;	/* last byte */
 	l.lines[1].line = 0;					/* "no line" is allowed */
-	cr_assert_eq(synth_validate(&l.in, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(synth_validate(&l.in, JP_ERRBUF_LOG(err)), 0, "%s", err);
 }
 
 /* Bad line entries are dropped one by one and counted; line 0 is "no line", not bad. */
@@ -79,8 +79,8 @@ Test(input, bad_line_entries_counted_one_by_one)
 	cr_assert_eq(synth_lines_dropped(&l.in), 4);
 	l.lines[2].line = 0;
 	cr_assert_eq(synth_lines_dropped(&l.in), 4, "line 0 is not an error");
-	cr_assert_eq(synth_validate(&l.in, err, sizeof(err)), 0, "%s", err);
-	cr_assert_eq(synth_input_drop_bad_debug(&l.in, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(synth_validate(&l.in, JP_ERRBUF_LOG(err)), 0, "%s", err);
+	cr_assert_eq(synth_input_drop_bad_debug(&l.in, JP_ERRBUF_LOG(err)), 0, "%s", err);
 	cr_assert_eq(l.in.nr_lines, 6, "the table is kept");
 }
 
@@ -93,20 +93,20 @@ Test(input, drop_bad_debug_keeps_the_symbol)
 	l.f[2][0].method = 7;		/* bad inline table */
 	l.unwind[48] = 9;		/* bad header */
 	char err[256];
-	cr_assert_eq(synth_input_drop_bad_debug(&l.in, err, sizeof(err)), 1);
+	cr_assert_eq(synth_input_drop_bad_debug(&l.in, JP_ERRBUF_LOG(err)), 1);
 	cr_assert_not_null(strstr(err, "inline pc 2"), "%s", err);
 	cr_assert_eq(l.in.nr_lines, 6);
 	cr_assert_null(l.in.inl);
 	cr_assert_eq(l.in.unwind_size, 0);
 	struct synth_elf e;
-	cr_assert_eq(synth_build(&l.in, &e, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(synth_build(&l.in, &e, JP_ERRBUF_LOG(err)), 0, "%s", err);
 	synth_elf_free(&e);
 
 	st_load_init(&l, 1);
-	cr_assert_eq(synth_input_drop_bad_debug(&l.in, err, sizeof(err)), 0);
+	cr_assert_eq(synth_input_drop_bad_debug(&l.in, JP_ERRBUF_LOG(err)), 0);
 	cr_assert_eq(l.in.nr_lines, 6);
 	l.in.code_size = 0;
-	cr_assert_eq(synth_input_drop_bad_debug(&l.in, err, sizeof(err)), -EINVAL);
+	cr_assert_eq(synth_input_drop_bad_debug(&l.in, JP_ERRBUF_LOG(err)), -EINVAL);
 }
 
 Test(input, file_name_from_integers)
@@ -184,7 +184,7 @@ Test(input, from_index_entry)
 		cr_assert_eq(in[i].unwind_size, 68);
 		cr_assert_eq(in[i].eh_frame_hdr_size, 20);
 		cr_assert(!memcmp(in[i].code, l.code, ST_CODE_SIZE));
-		cr_assert_eq(synth_build_id(&in[i], id[i], err, sizeof(err)), 0, "%s", err);
+		cr_assert_eq(synth_build_id(&in[i], id[i], JP_ERRBUF_LOG(err)), 0, "%s", err);
 	}
 	cr_assert(memcmp(id[0], id[1], 20), "generations 1 and 2 share a build-id");
 	jd_index_close(x);

@@ -18,7 +18,7 @@ struct dw {
 static void open_dw(struct dw *d, struct st_load *l)
 {
 	char err[256];
-	cr_assert_eq(synth_build(&l->in, &d->e, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(synth_build(&l->in, &d->e, JP_ERRBUF_LOG(err)), 0, "%s", err);
 	d->elf = st_elf(&d->e);
 	d->dbg = dwarf_begin_elf(d->elf, DWARF_C_READ, NULL);
 	cr_assert_not_null(d->dbg, "%s", dwarf_errmsg(-1));

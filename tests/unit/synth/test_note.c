@@ -21,7 +21,7 @@ Test(note, written_note_reads_back)
 	l.in.code_index = 77;
 	l.in.timestamp = 123456789;
 	l.in.name = "Lcom/acme/Foo;bar with spaces(I)I";
-	cr_assert_eq(synth_build(&l.in, &e, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(synth_build(&l.in, &e, JP_ERRBUF_LOG(err)), 0, "%s", err);
 	cr_assert_eq(synth_note_read(e.data, e.size, &n), 1);
 	cr_assert_eq(n.generation, 3);
 	cr_assert_eq(n.tier, JD_TIER_C2);

@@ -1,4 +1,4 @@
-/* test_buildid.c - synth/buildid.c: the recipe of docs/synth.md recomputed independently,
+/* test_buildid_hash.c - synth/buildid_hash.c: the recipe of docs/synth.md recomputed independently,
  * determinism, sensitivity to every field that shapes the ELF, and thread safety. */
 #include <criterion/criterion.h>
 #include <openssl/evp.h>
@@ -10,7 +10,7 @@
 static void id_of(const struct synth_input *in, uint8_t id[20])
 {
 	char err[256];
-	cr_assert_eq(synth_build_id(in, id, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(synth_build_id(in, id, JP_ERRBUF_LOG(err)), 0, "%s", err);
 }
 
 static void field(EVP_MD_CTX *c, unsigned tag, const void *p, uint64_t len)
@@ -64,8 +64,8 @@ Test(buildid, equals_elf_and_is_deterministic)
 	id_of(&l.in, id);
 	struct synth_elf a, b;
 	char err[256];
-	cr_assert_eq(synth_build(&l.in, &a, err, sizeof(err)), 0, "%s", err);
-	cr_assert_eq(synth_build(&l.in, &b, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(synth_build(&l.in, &a, JP_ERRBUF_LOG(err)), 0, "%s", err);
+	cr_assert_eq(synth_build(&l.in, &b, JP_ERRBUF_LOG(err)), 0, "%s", err);
 	cr_assert(!memcmp(id, a.build_id, 20));
 	cr_assert_eq(a.size, b.size);
 	cr_assert(!memcmp(a.data, b.data, a.size), "two builds differ");
@@ -135,7 +135,7 @@ static void *thread_ids(void *arg)
 	st_load_init(&l, 1);
 	char err[128];
 	for (int i = 0; i < 200; i++)
-		if (synth_build_id(&l.in, out, err, sizeof(err)))
+		if (synth_build_id(&l.in, out, JP_ERRBUF_LOG(err)))
 			memset(out, 0, 20);
 	return NULL;
 }

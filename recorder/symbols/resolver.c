@@ -1,4 +1,4 @@
-/* session.c - the symbol session: options, de-duplicated messages, the event feed (MMAP/COMM/FORK/EXIT/build-ids) and sym_resolve with its per-DSO result cache.
+/* resolver.c - the symbol session: options, de-duplicated messages, the event feed (MMAP/COMM/FORK/EXIT/build-ids) and sym_resolve with its per-DSO result cache.
  * Report resolves millions of samples, so every answer is computed once per (dso, addr). */
 #include "lib/opts.h"
 #include "recorder/symbols/symbols_int.h"
@@ -259,7 +259,11 @@ int sym_exit(struct sym_session *s, uint32_t pid, uint32_t ppid, uint32_t tid, u
 
 /* ---- resolution ---- */
 
-static struct sym_cached *cache_get(struct sym_dso *d, uint64_t addr)
+/* The cache entry of (d, addr), made on first use. A jitted DSO holds one method and is hit
+ * at a handful of addresses, and a sample-dense run has tens of thousands of them: each
+ * table starts at 16 buckets (not hundreds), and the entries come from the session's arena
+ * (no malloc per address; freed with the session). */
+static struct sym_cached *cache_get(struct sym_session *s, struct sym_dso *d, uint64_t addr)
 {
 	if (d->cache_cap) {
 		for (struct sym_cached *c = d->cache[(addr * 0x9e3779b97f4a7c15ull >> 20) &
@@ -269,7 +273,7 @@ static struct sym_cached *cache_get(struct sym_dso *d, uint64_t addr)
 				return c;
 	}
 	if (d->cache_n >= d->cache_cap) {
-		size_t ncap = d->cache_cap ? d->cache_cap * 4 : 256;
+		size_t ncap = d->cache_cap ? d->cache_cap * 4 : 16;
 		struct sym_cached **nv = calloc(ncap, sizeof(*nv));
 		if (!nv)
 			return NULL;
@@ -284,7 +288,7 @@ static struct sym_cached *cache_get(struct sym_dso *d, uint64_t addr)
 		d->cache = nv;
 		d->cache_cap = ncap;
 	}
-	struct sym_cached *c = calloc(1, sizeof(*c));
+	struct sym_cached *c = sess_alloc(s, sizeof(*c));	/* zeroed */
 	if (!c)
 		return NULL;
 	size_t j = (addr * 0x9e3779b97f4a7c15ull >> 20) & (d->cache_cap - 1);
@@ -359,7 +363,7 @@ int sym_resolve(struct sym_session *s, uint32_t pid, uint64_t addr, uint64_t tim
 		daddr = dso_off_to_vaddr(d, addr - m->start + m->pgoff);
 	}
 	out->dso_addr = daddr;
-	struct sym_cached *c = cache_get(d, daddr);
+	struct sym_cached *c = cache_get(s, d, daddr);
 	if (!c)
 		return -ENOMEM;
 	if (c->lines_done < 0) {

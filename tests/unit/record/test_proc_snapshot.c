@@ -1,4 +1,4 @@
-/* test_synth.c - recorder/record/synth.c: module maps from a /proc/modules-format file (this
+/* test_proc_snapshot.c - recorder/record/proc_snapshot.c: module maps from a /proc/modules-format file (this
  * machine has none, so a made-up one), and /proc synthesis of this very process: COMM and
  * executable maps, with the DSOs noted for the hit and build-id tables. */
 #include <criterion/criterion.h>

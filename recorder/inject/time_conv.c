@@ -1,4 +1,4 @@
-/* clock.c - putting a dump's timestamps on the recording's clock. Monotonic dumps need a
+/* time_conv.c - putting a dump's timestamps on the recording's clock. Monotonic dumps need a
  * CLOCK_MONOTONIC recording (checked in run.c); arch-timestamp (TSC) dumps are converted with
  * the recording's TIME_CONV exactly as perf's tsc_to_perf_time() does. */
 #include "recorder/inject/inject_int.h"

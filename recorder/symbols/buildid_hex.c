@@ -1,4 +1,4 @@
-/* buildid.c - build-ids as bytes and as the lowercase hex perf prints and files by, and
+/* buildid_hex.c - build-ids as bytes and as the lowercase hex perf prints and files by, and
  * reading the GNU build-id note of an ELF file. */
 #include "recorder/symbols/symbols_int.h"
 

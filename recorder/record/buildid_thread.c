@@ -1,4 +1,4 @@
-/* buildid.c - build-ids for mappings the kernel gave none for: a side thread reads the ELF
+/* buildid_thread.c - build-ids for mappings the kernel gave none for: a side thread reads the ELF
  * note (lib/buildid.c) as MMAP2 records arrive, so the recorder's loop never waits on disk
  * and the id can follow the mapping into the stream (pipe mode too). Also the kernel's own
  * id from /sys/kernel/notes. */

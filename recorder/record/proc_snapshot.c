@@ -1,4 +1,4 @@
-/* synth.c - what existed before the events were opened, written as perf record writes it:
+/* proc_snapshot.c - what existed before the events were opened, written as perf record writes it:
  * the kernel map "[kernel.kallsyms]_text" with pgoff = runtime _text (so a report elsewhere
  * can undo KASLR), and COMM/FORK/MMAP2 for processes read from /proc. Every mapping seen,
  * synthesized or live, also goes through rec_note_mmap (DSO hits, build-id requests). */

@@ -1,4 +1,4 @@
-/* session.c - the report's in-memory model: interned strings (so aggregation compares
+/* model.c - the report's in-memory model: interned strings (so aggregation compares
  * pointers), loads of jitted code, samples and their frames in flat arrays. */
 #include <errno.h>
 #include <stdlib.h>
@@ -39,6 +39,7 @@ uint64_t rp_hash_bytes(const void *buf, size_t len, uint64_t h)
 
 int rp_session_new(struct rp_session **out)
 {
+	*out = NULL;
 	struct rp_session *s = calloc(1, sizeof(*s));
 	if (!s)
 		return -ENOMEM;

@@ -1,4 +1,4 @@
-/* test_session.c - recorder/record/session.c and buildid.c pieces that need no perf events:
+/* test_recording.c - recorder/record/recording.c and buildid_thread.c pieces that need no perf events:
  * every -k spelling, build-ids read from ELF files, /sys/kernel/notes and the vdso, and the
  * side thread answering requests. */
 #include <criterion/criterion.h>

@@ -1,4 +1,4 @@
-/* test_clock.c - recorder/inject/clock.c: TIME_CONV parsing (old and new sizes) and the TSC
+/* test_time_conv.c - recorder/inject/time_conv.c: TIME_CONV parsing (old and new sizes) and the TSC
  * conversion, checked against the formula perf documents and a wide-multiply reference. */
 #include <criterion/criterion.h>
 #include <string.h>

@@ -1,4 +1,4 @@
-/* session.c - one recording from start to finish: the workload held on a pipe until its
+/* recording.c - one recording from start to finish: the workload held on a pipe until its
  * events are open, synthesis, the drain loop (FINISHED_ROUND after every pass that found
  * data), build-ids from the side thread, a clean stop when the caller's stop flag is raised
  * (its SIGINT/SIGTERM handler) or the workload exits, and the features written at the end.

@@ -1,4 +1,4 @@
-/* buildid.c - the deterministic build-id: SHA-1 (libcrypto EVP) over every input that shapes
+/* buildid_hash.c - the deterministic build-id: SHA-1 (libcrypto EVP) over every input that shapes
  * the ELF, each field as u64 (tag << 56 | length) followed by its bytes, so no two different
  * inputs serialize alike. The generation is a field: two generations never share an id. */
 #include <errno.h>
@@ -21,10 +21,36 @@ static const char scheme[] = "jitprof-synth-2";
  * OpenSSL 3); after pthread_once it is only read, so threads share it safely. */
 static pthread_once_t md_once = PTHREAD_ONCE_INIT;
 static EVP_MD *md_sha1;
+/* One digest context per thread, kept between build-ids: a new context per load (allocation,
+ * the digest's reference count bumped by every hashing thread at once, the provider context
+ * made and freed) cost more than hashing a small load's bytes. Freed when its thread ends. */
+static pthread_key_t ctx_key;
+static int ctx_key_ok;
+
+static void free_ctx(void *p)
+{
+	EVP_MD_CTX_free(p);
+}
 
 static void fetch_md(void)
 {
 	md_sha1 = EVP_MD_fetch(NULL, "SHA1", NULL);
+	ctx_key_ok = pthread_key_create(&ctx_key, free_ctx) == 0;
+}
+
+/* This thread's context (a fresh one, to be freed by the caller, when there is no key). */
+static EVP_MD_CTX *thread_ctx(int *owned)
+{
+	EVP_MD_CTX *c = ctx_key_ok ? pthread_getspecific(ctx_key) : NULL;
+	*owned = 0;
+	if (c)
+		return c;
+	if (!(c = EVP_MD_CTX_new()))
+		return NULL;
+	if (ctx_key_ok && pthread_setspecific(ctx_key, c) == 0)
+		return c;
+	*owned = 1;
+	return c;
 }
 
 /* Small fields are staged so a line table is a few EVP updates, not thousands. */
@@ -112,17 +138,18 @@ static void hash_inline(struct hasher *h, const struct jd_ext_inline *x)
 }
 
 int synth_build_id(const struct synth_input *in, uint8_t id[SYNTH_BUILD_ID_SIZE],
-		   char *err, size_t errlen)
+		   const struct jp_log *log)
 {
-	int rc = synth_validate(in, err, errlen);
+	int rc = synth_validate(in, log);
 	if (rc)
 		return rc;
 	pthread_once(&md_once, fetch_md);
 	if (!md_sha1)
-		return synth_err(err, errlen, -ENOSYS, "libcrypto has no SHA1 digest");
-	struct hasher h = { .ctx = EVP_MD_CTX_new() };
+		return synth_err(log, -ENOSYS, "libcrypto has no SHA1 digest");
+	int owned;
+	struct hasher h = { .ctx = thread_ctx(&owned) };
 	if (!h.ctx)
-		return synth_err(err, errlen, -ENOMEM, "EVP_MD_CTX_new failed");
+		return synth_err(log, -ENOMEM, "EVP_MD_CTX_new failed");
 	if (!EVP_DigestInit_ex(h.ctx, md_sha1, NULL))
 		h.bad = 1;
 	h_str(&h, TAG_SCHEME, scheme);
@@ -146,9 +173,10 @@ int synth_build_id(const struct synth_input *in, uint8_t id[SYNTH_BUILD_ID_SIZE]
 	unsigned mdlen = 0;
 	if (!h.bad && !EVP_DigestFinal_ex(h.ctx, md, &mdlen))
 		h.bad = 1;
-	EVP_MD_CTX_free(h.ctx);
+	if (owned)
+		EVP_MD_CTX_free(h.ctx);
 	if (h.bad || mdlen < SYNTH_BUILD_ID_SIZE)
-		return synth_err(err, errlen, -EIO, "SHA-1 computation failed");
+		return synth_err(log, -EIO, "SHA-1 computation failed");
 	memcpy(id, md, SYNTH_BUILD_ID_SIZE);
 	return 0;
 }

@@ -1,4 +1,4 @@
-/* lines.c - which rows of a runtime's line table synth uses. Real dumps carry a few bad
+/* line_rows.c - which rows of a runtime's line table synth uses. Real dumps carry a few bad
  * entries (node 20 writes DEBUG_INFO rows outside their code): each costs only itself, the rest
  * of its table is kept. Line 0 ("no line") rows are left out so their range joins the row
  * before them, and the line program starts the first row at the code (dwarf.c). */

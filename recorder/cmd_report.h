@@ -1,0 +1,34 @@
+/* cmd_report.h - what `jitprof report`'s files share: the parsed command line
+ * (cmd_report.c) and the check of which options go together (cmd_report_check.c). */
+#ifndef JITPROF_CMD_REPORT_H
+#define JITPROF_CMD_REPORT_H
+
+#include "recorder/report/report.h"
+
+struct report_args {
+	struct rp_ingest_opts in;
+	const char *sort, *method, *flame, *cmp_method, *jvm_log;
+	struct rp_jvmlog *jl;		/* --jvm-log, joined into the session */
+	const char *archives[16];
+	int nr_archives;
+	int force;		/* -f: read a recording of another user */
+	uint32_t cmp_a, cmp_b;
+	int generations, json, collapsed, compare, sort_given, split_gens, reverse;
+	int rows_given, graph_given, no_inline;
+	const char *html, *speedscope, *pprof, *diff_base, *diff_method;
+	uint32_t diff_gen_a, diff_gen_b;
+	int input_given;
+	struct rp_session *base;
+	double min_width;
+	struct rp_filter filter;
+	enum rp_graph_mode graph;
+	double plimit;
+	int plimit_given;
+	size_t rows;
+};
+
+/* One output per flag, and no option that no requested output uses: 0, or a usage error
+ * said on stderr and 2 (the exit code of usage errors). */
+int report_check_outputs(const struct report_args *a);
+
+#endif
