@@ -100,6 +100,72 @@ int sym_kernel_build_id(struct sym_build_id *id)
 	return 0;
 }
 
+/* 1 when fd's text is this host's /proc/kallsyms byte for byte. perf inject and perf report
+ * cache the running kernel's /proc/kallsyms under the *recorded* kernel's build-id when the
+ * two differ (a perf defect, seen with perf 6.1 on a recording from another kernel build):
+ * such an entry names another kernel's addresses. Two builds differ within the first symbols
+ * (their addresses move), so a genuine entry stops the comparison early; a copy costs one
+ * read of /proc/kallsyms. fd is left at its start. */
+static int is_running_kallsyms(int fd)
+{
+	int proc = open("/proc/kallsyms", O_RDONLY | O_CLOEXEC);
+	if (proc < 0)
+		return 0;
+	static char a[65536], b[65536];
+	size_t na = 0, nb = 0;
+	int same = 1;
+	for (;;) {
+		if (!na) {
+			ssize_t n = read(fd, a, sizeof(a));
+			if (n < 0) {
+				same = 0;
+				break;
+			}
+			na = (size_t)n;
+		}
+		if (!nb) {
+			ssize_t n = read(proc, b, sizeof(b));
+			if (n < 0) {
+				same = 0;
+				break;
+			}
+			nb = (size_t)n;
+		}
+		if (!na || !nb) {
+			same = !na && !nb;
+			break;
+		}
+		size_t m = na < nb ? na : nb;
+		if (memcmp(a, b, m)) {
+			same = 0;
+			break;
+		}
+		memmove(a, a + m, na - m);
+		memmove(b, b + m, nb - m);
+		na -= m;
+		nb -= m;
+	}
+	close(proc);
+	lseek(fd, 0, SEEK_SET);
+	return same;
+}
+
+/* A cached or archived kallsyms for the recorded build-id that is in truth this host's (see
+ * is_running_kallsyms) while this host runs another kernel build: refused, said once. */
+static int foreign_id_running_text(struct sym_session *s, int fd, const char *path)
+{
+	struct sym_build_id id;
+	char h1[SYM_BUILD_ID_HEX], h2[SYM_BUILD_ID_HEX];
+	if (sym_kernel_build_id(&id) || sym_build_id_equal(&id, &s->kdso->bid) ||
+	    !is_running_kallsyms(fd))
+		return 0;
+	sess_msg(s, SYM_LVL_WARN,
+		 "%s: a copy of this host's /proc/kallsyms (running kernel %s) filed under the "
+		 "recorded kernel's build-id %s (perf caches it so): refused, kernel samples stay "
+		 "unresolved", path, sym_build_id_hex(&id, h1), sym_build_id_hex(&s->kdso->bid, h2));
+	return 1;
+}
+
 /* This host's running kernel is the recorded one only if /sys/kernel/notes says so. */
 static int host_kernel_matches(struct sym_session *s)
 {
@@ -131,7 +197,11 @@ int kernel_load(struct sym_session *s)
 		void *img;
 		size_t len;
 		if (!source_lookup(s, &s->kdso->bid, "kallsyms", &path, &img, &len)) {
-			int rc = load_kallsyms(s, path);
+			int afd = open(path, O_RDONLY | O_CLOEXEC);
+			int rc = afd >= 0 && foreign_id_running_text(s, afd, path) ? -ENOENT :
+				 load_kallsyms(s, path);
+			if (afd >= 0)
+				close(afd);
 			free(path);
 			if (!rc)
 				return 0;
@@ -142,7 +212,12 @@ int kernel_load(struct sym_session *s)
 					"kallsyms");
 		if (fd >= 0) {
 			snprintf(buf, sizeof(buf), "/proc/self/fd/%d", fd);
-			int rc = load_kallsyms(s, buf);
+			char shown[4200];
+			snprintf(shown, sizeof(shown), "%s/[kernel.kallsyms]/%s/kallsyms",
+				 s->buildid_dir ? s->buildid_dir : "~/.debug",
+				 sym_build_id_hex(&s->kdso->bid, (char[SYM_BUILD_ID_HEX]){ 0 }));
+			int rc = foreign_id_running_text(s, fd, shown) ? -ENOENT :
+				 load_kallsyms(s, buf);
 			close(fd);
 			if (!rc)
 				return 0;

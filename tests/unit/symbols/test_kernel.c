@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "recorder/symbols/symbols.h"
 #include "tests/lib/testutil.h"
@@ -207,4 +208,62 @@ Test(kernel, kallsyms_32bit_addresses)
 	expect_ksym(s, 0xc1000201ull, "helper", 1);
 	sym_session_free(s);
 	free(ks);
+}
+
+/* The build-id cache's [kernel.kallsyms]/<id>/kallsyms names the recorded kernel's addresses
+ * when the id is another machine's: used (here a small text of our own). But perf inject and
+ * perf report file this host's /proc/kallsyms under a foreign recorded id: a byte-for-byte copy
+ * of the running kernel's, while the running build-id is another, is refused and said. */
+static struct sym_session *cached_kallsyms_session(const char *text, size_t len,
+						   const uint8_t *id)
+{
+	char path[4400];
+	snprintf(path, sizeof(path), "%s/[kernel.kallsyms]", dir);
+	mkdir(path, 0755);
+	strcat(path, "/de00000000000000000000000000000000000001");
+	cr_assert_eq(mkdir(path, 0755), 0);
+	strcat(path, "/kallsyms");
+	cr_assert_eq(tu_write_file(path, text, len), 0);
+	struct sym_opts o = { .sz = sizeof(o), .buildid_dir = dir, .no_debuginfod = 1,
+			      .log = { st_collect, NULL } };
+	struct sym_session *s = sym_session_new(&o);
+	cr_assert(s);
+	cr_assert_eq(sym_mmap(s, SYM_PID_KERNEL, 0, KTEXT, 0x1000000, KTEXT,
+			      "[kernel.kallsyms]_text", id, 20, 1, 0), 0);
+	return s;
+}
+
+Test(kernel, cached_kallsyms_of_the_recorded_id)
+{
+	static const uint8_t id[20] = { 0xde, [19] = 0x01 };
+	struct sym_session *s = cached_kallsyms_session(kallsyms_text, strlen(kallsyms_text), id);
+	expect_ksym(s, KTEXT + 0x104, "start_kernel", 4);
+	sym_session_free(s);
+}
+
+Test(kernel, cached_copy_of_the_running_kallsyms_refused)
+{
+	struct sym_build_id running;
+	size_t len = 0;
+	if (sym_kernel_build_id(&running))
+		cr_skip_test("/sys/kernel/notes gives no build-id here");
+	char *text = tu_read_file("/proc/kallsyms", &len);
+	cr_assert(text && len);
+	char *line = strstr(text, " T schedule\n");
+	if (!line || !strncmp(text, "0000000000000000", 16)) {
+		free(text);
+		cr_skip_test("/proc/kallsyms shows no addresses here (kptr_restrict)");
+	}
+	while (line > text && line[-1] != '\n')
+		line--;
+	uint64_t addr = strtoull(line, NULL, 16);
+	static const uint8_t id[20] = { 0xde, [19] = 0x01 };	/* not the running kernel's */
+	cr_assert(running.size != 20 || memcmp(running.data, id, 20));
+	struct sym_session *s = cached_kallsyms_session(text, len, id);
+	free(text);
+	struct sym_result r;
+	cr_assert_eq(sym_resolve(s, 1, addr + 1, 1, 1, 0, &r), 0);
+	cr_expect_null(r.sym, "named %s from this host's symbols", r.sym);
+	cr_expect(strstr(st_msgs, "a copy of this host's /proc/kallsyms"), "%s", st_msgs);
+	sym_session_free(s);
 }
