@@ -438,6 +438,12 @@ static int run(struct report_args *a, struct rp_session *s)
 	a->in.jitted_symbols_only = !a->in.want_lines && !a->in.want_inline && !a->in.want_code &&
 				    !a->jvm_log;
 	a->in.want_sites = a->jvm_log != NULL;
+	/* Frames alone: the loads no frame lands in need no names. Every generation is listed
+	 * by --generations, --compare, --jvm-log, the generation key, --split-generations'
+	 * numbering, and the flame graph's tooltips (--html's too). */
+	a->in.sampled_loads_only = a->in.want_loads && !a->generations && !a->compare &&
+				   !a->jvm_log && !gen_key && !a->split_gens && !a->flame &&
+				   !a->html && !a->diff_method;
 	a->in.archives = a->nr_archives ? a->archives : NULL;
 	/* A log that is no log is refused before the (longer) read of the recording. */
 	if (a->jvm_log && (rc = rp_jvmlog_open(&a->jl, a->jvm_log, err, sizeof(err))))

@@ -51,7 +51,7 @@ static int has_pid(const uint32_t *v, size_t n, uint32_t pid)
 	return 0;
 }
 
-int rp_identify_loads(struct rp_session *s, const char *const *raw)
+int rp_identify_loads(struct rp_session *s, const char *const *raw, const unsigned char *unnamed)
 {
 	uint32_t *jvms = malloc((s->nr_loads + 1) * sizeof(*jvms));
 	size_t nr_jvms = 0;
@@ -65,6 +65,8 @@ int rp_identify_loads(struct rp_session *s, const char *const *raw)
 		const char *name = raw[i] ? raw[i] : l->method;
 		size_t m = v8_marker(name);
 		l->ident = l->title = NULL;
+		if (unnamed && unnamed[i])
+			continue;	/* left unnamed (sampled_loads_only): no identity asked */
 		/* In a JVM, tier "other" is a native wrapper or method-handle intrinsic (level
 		 * 0): blobs per signature, not compiles of the method; elsewhere (minijit) it is
 		 * just a tier the runtime does not name. */

@@ -340,13 +340,16 @@ int rp_ingest_loads(struct rp_session *s, struct sym_session *ss, const struct r
 	for (size_t i = 0; i < s->nr_loads; i++) {
 		struct rp_load *l = &s->loads[i];
 		const char *path = src[i].path;
-		const char *base = strrchr(path, '/');
-		l->dso = rp_intern(s, base ? base + 1 : path);
 		uint64_t code_index = 0;
 		const struct jd_load_entry *je = NULL;
 		if (rp_is_jitted_name(path, NULL, &code_index))
 			je = dump_entry(dump_for(&dumps, &nr_dumps, path, l->pid), code_index);
-		je_of[i] = je;
+		je_of[i] = je;	/* its raw name still says which processes are JVMs */
+		/* No frame lands in it and no output lists it: left unnamed (see the option). */
+		if (o->sampled_loads_only && !hits[i + 1])
+			continue;
+		const char *base = strrchr(path, '/');
+		l->dso = rp_intern(s, base ? base + 1 : path);
 		/* Inject writes ELFs for sampled generations only: ask the symbols (and maybe
 		 * warn about a missing file) only where samples need them or no dump tells. */
 		struct sym_result res;
@@ -412,10 +415,16 @@ int rp_ingest_loads(struct rp_session *s, struct sym_session *ss, const struct r
 	}
 	/* The dumps' names are the runtimes' own: they say which runtime made each load. */
 	const char **raw = calloc(s->nr_loads + 1, sizeof(*raw));
-	for (size_t i = 0; raw && i < s->nr_loads; i++)
+	unsigned char *unnamed = o->sampled_loads_only ? calloc(s->nr_loads + 1, 1) : NULL;
+	for (size_t i = 0; raw && i < s->nr_loads; i++) {
 		raw[i] = je_of[i] ? je_of[i]->load.name : NULL;
-	int rc = raw ? rp_identify_loads(s, raw) : -1;
+		if (unnamed)
+			unnamed[i] = !hits[i + 1];
+	}
+	int rc = raw && (unnamed || !o->sampled_loads_only) ?
+		 rp_identify_loads(s, raw, unnamed) : -1;
 	free(raw);
+	free(unnamed);
 	for (size_t i = 0; i < nr_dumps; i++) {
 		jd_index_close(dumps[i].x);
 		rp_map_free(&dumps[i].by_index);

@@ -188,6 +188,28 @@ static int load_order(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+static int u32_order(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* Two loads of v[0..n) with the same non-zero generation number (sorted in scratch: a group
+ * can hold every unnamed load of a process, tens of thousands). */
+static int numbers_clash(struct rp_load *const *v, size_t n, uint32_t *scratch)
+{
+	size_t m = 0;
+	for (size_t k = 0; k < n; k++)
+		if (v[k]->generation)
+			scratch[m++] = v[k]->generation;
+	if (m > 1)
+		qsort(scratch, m, sizeof(*scratch), u32_order);
+	for (size_t k = 1; k < m; k++)
+		if (scratch[k] == scratch[k - 1])
+			return 1;
+	return 0;
+}
+
 /* Generations for loads that carried none (no note, no dump): the order of loads of the
  * same method identity (rp_load_ident) in one process, which is what contract 3
  * (docs/ARCHITECTURE.md) defines. */
@@ -196,28 +218,30 @@ static void number_generations(struct rp_session *s)
 	if (!s->nr_loads)
 		return;
 	struct rp_load **v = malloc(s->nr_loads * sizeof(*v));
-	if (!v)
+	uint32_t *scratch = malloc(s->nr_loads * sizeof(*scratch));
+	if (!v || !scratch) {
+		free(v);
+		free(scratch);
 		return;
+	}
 	for (size_t i = 0; i < s->nr_loads; i++)
 		v[i] = &s->loads[i];
 	if (s->nr_loads > 1)
 		qsort(v, s->nr_loads, sizeof(*v), load_order);
 	for (size_t i = 0; i < s->nr_loads;) {
 		size_t j = i;
-		int clash = 0;
 		while (j < s->nr_loads && v[j]->pid == v[i]->pid &&
 		       rp_load_ident(v[j]) == rp_load_ident(v[i]))
 			j++;
 		/* Numbers from notes or dumps are kept unless two loads of the group share one
 		 * (a name the dump spelled differently from the ELF symbol): then load order. */
-		for (size_t a = i; a < j && !clash; a++)
-			for (size_t b = a + 1; b < j && !clash; b++)
-				clash = v[a]->generation && v[a]->generation == v[b]->generation;
+		int clash = numbers_clash(v + i, j - i, scratch);
 		for (size_t k = i; k < j; k++)
 			if (clash || !v[k]->generation)
 				v[k]->generation = (uint32_t)(k - i + 1);
 		i = j;
 	}
+	free(scratch);
 	free(v);
 }
 

@@ -403,6 +403,12 @@ struct rp_ingest_opts {
 	 * tables or inline scopes, whose records are then not read): for a report that reads
 	 * neither. Never for archive, which packs the ELFs. */
 	int jitted_symbols_only;
+	/* Only the loads some frame lands in are named (method, dso, identity): for outputs that
+	 * show frames and nothing of the loads no sample touched (-g, --collapsed, --pprof,
+	 * --speedscope). A Java start-up has tens of thousands of loads, a few thousand sampled;
+	 * the generations view, the flame graph's tooltips, --html, --split-generations and the
+	 * generation key list or number every load and must not set it. */
+	int sampled_loads_only;
 };
 
 /* 0, or -errno with its message naming the file logged through o->log at JP_LOG_ERROR, last

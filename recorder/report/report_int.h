@@ -169,8 +169,11 @@ struct rp_load_src {
 /* Names, generations, tiers, unload times and code of the loads ingest found (loads.c).
  * src[i] describes load i+1. */
 /* Generation identity per runtime (identity.c): sets ident, runtime and V8 tiers of every
- * load; raw[i] is load i's name as its runtime wrote it (NULL: unknown). 0 or -1 (memory). */
-int rp_identify_loads(struct rp_session *s, const char *const *raw);
+ * load; raw[i] is load i's name as its runtime wrote it (NULL: unknown). unnamed[i] set
+ * (unnamed may be NULL): load i gets no identity, its raw name only tells whether its process
+ * is a JVM. 0 or -1 (memory). */
+int rp_identify_loads(struct rp_session *s, const char *const *raw,
+		      const unsigned char *unnamed);
 /* V8's tier for a name marker ('~' '^' '+' '*'), 0 for anything else. */
 uint32_t rp_v8_tier(char marker);
 

@@ -129,3 +129,35 @@ Test(report_views_export, pprof_top)
 		cr_assert_geq(atoi(r.out), 1, "libc's mapping lacks its build-id");
 	tu_result_free(&r);
 }
+
+/* Frame-only outputs name only the loads some frame lands in (most of a JVM's are never
+ * sampled); beside a flame graph, whose tooltips list every generation, all are named. What
+ * they print must not change: stdout and files compared both ways. */
+Test(report_views_export, frame_outputs_same_with_every_load_named)
+{
+	if (!tu_have("python3"))
+		cr_skip_test("python3 is not installed");
+	rx_record_java(home, "-g", "Generations 600");
+	/* (the text table is no output beside a flame graph: its -g is --json's tree) */
+	static const char *const outputs[] = { "--collapsed", "--collapsed --no-inline",
+					       "--json -g", "--json -g caller --sort dso,sym",
+					       "--pprof @.pb.gz", "--speedscope @.json" };
+	for (size_t i = 0; i < sizeof(outputs) / sizeof(outputs[0]); i++) {
+		char a[256], b[256];
+		const char *at = strchr(outputs[i], '@');
+		int n = at ? (int)(at - outputs[i]) : (int)strlen(outputs[i]);
+		snprintf(a, sizeof(a), "%.*s%s%s", n, outputs[i], at ? "\"$D\"/a" : "", at ? at + 1 : "");
+		snprintf(b, sizeof(b), "%.*s%s%s", n, outputs[i], at ? "\"$D\"/b" : "", at ? at + 1 : "");
+		struct tu_result r;
+		rx_ok(&r, "D='%s'; cd \"$D\" && HOME='%s' '%s' report -q -i '%s' %s > a.out && "
+		      "HOME='%s' '%s' report -q -i '%s' %s --flamegraph fg.svg > b.out && "
+		      "cmp a.out b.out && if [ -e a%s ]; then "
+		      "python3 -c 'import gzip,sys\n"
+		      "r=lambda p: gzip.open(p).read() if p.endswith(\".gz\") else open(p,\"rb\").read()\n"
+		      "sys.exit(r(sys.argv[1]) != r(sys.argv[2]))' a%s b%s; fi && wc -c < a.out",
+		      dir, home, rx_jitprof, data, a, home, rx_jitprof, data, b,
+		      at ? at + 1 : ".none", at ? at + 1 : "", at ? at + 1 : "");
+		cr_assert(at || atol(r.out) > 0, "%s: nothing printed", outputs[i]);
+		tu_result_free(&r);
+	}
+}

@@ -77,6 +77,28 @@ Test(generations, given_numbers_kept_clashes_renumbered)
 	rp_session_free(s);
 }
 
+/* A clash is two loads of one group with the same number, wherever they sit in the group:
+ * here the last two of a large group (the unnamed loads of a process are one group), beside
+ * numbers only some loads carry. */
+Test(generations, clash_found_in_a_large_group)
+{
+	struct rp_session *s = rt_session();
+	enum { N = 3000 };
+	uint32_t first = 0, last = 0;
+	for (uint32_t i = 0; i < N; i++) {
+		uint32_t gen = i + 1 >= N - 1 ? 9000 : i % 3 ? i + 10 : 0;
+		last = rt_load(s, 1, "m", gen, 10 + i, 0, 0x1000 + 0x100 * i, 16);
+		first = first ? first : last;
+	}
+	uint32_t kept = rt_load(s, 1, "n", 9000, 10, 0, 0x900000, 16);
+	rp_session_finish(s);
+	cr_assert_eq(rp_load_at(s, first)->generation, 1);
+	cr_assert_eq(rp_load_at(s, first + 1)->generation, 2, "renumbered by load order");
+	cr_assert_eq(rp_load_at(s, last)->generation, N);
+	cr_assert_eq(rp_load_at(s, kept)->generation, 9000, "no clash in its own group");
+	rp_session_free(s);
+}
+
 Test(generations, view_rows)
 {
 	uint32_t l[4];

@@ -50,7 +50,7 @@ Test(identity, per_runtime)
 		l[i] = add(s, tab[i].pid, tab[i].shown ? tab[i].shown : tab[i].raw, tab[i].tier,
 			   i + 1);
 	}
-	cr_assert_eq(rp_identify_loads(s, raw), 0);
+	cr_assert_eq(rp_identify_loads(s, raw, NULL), 0);
 	rp_session_finish(s);
 	const struct rp_load *L[16];
 	for (size_t i = 0; i < n; i++)
@@ -84,5 +84,21 @@ Test(identity, per_runtime)
 	/* minijit */
 	cr_expect_eq(L[13]->runtime, 0);
 	cr_expect_eq(L[14]->generation, 2);
+	rp_session_free(s);
+}
+
+/* Loads no frame lands in are left unnamed for frame-only outputs: they get no identity, yet
+ * their raw names still make their process a JVM: here the only Java-named load is unnamed,
+ * and the stub beside it is runtime code only because its process is a JVM. */
+Test(identity, unnamed_loads_still_find_jvms)
+{
+	struct rp_session *s = rt_session();
+	const char *raw[2] = { "Lp/A;f()V", "itable stub" };
+	uint32_t f = add(s, 7, "p.A.f()", JD_TIER_C2, 1);
+	uint32_t stub = add(s, 7, "itable stub", JD_TIER_UNKNOWN, 2);
+	const unsigned char unnamed[2] = { 1, 0 };
+	cr_assert_eq(rp_identify_loads(s, raw, unnamed), 0);
+	cr_expect_null(rp_load_at(s, f)->ident, "an unnamed load gets no identity");
+	cr_expect_eq(rp_load_at(s, stub)->runtime, 1, "the process is still a JVM");
 	rp_session_free(s);
 }
