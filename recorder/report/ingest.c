@@ -39,104 +39,8 @@ struct ingest {
 	 * in our session (display name, interned copy, base name) is remembered by pointer, so
 	 * a frame costs three pointer lookups instead of three strlen + hash + strcmp (and an
 	 * sscanf for the DSO) per address of every call chain. */
-	struct memo { const void **k; const char **v; size_t cap, n; } m_dso, m_sym, m_file;
+	struct rp_memo m_dso, m_sym, m_file;
 };
-
-/* The value remembered for key (may be NULL: "none"), or 0 with *slot where it goes. */
-static int memo_get(struct memo *m, const void *key, const char **val, size_t *slot)
-{
-	if (!m->cap)
-		return *slot = 0, 0;
-	size_t j = ((uintptr_t)key * 0x9e3779b97f4a7c15ull >> 17) & (m->cap - 1);
-	for (; m->k[j]; j = (j + 1) & (m->cap - 1))
-		if (m->k[j] == key)
-			return *val = m->v[j], 1;
-	*slot = j;
-	return 0;
-}
-
-static void memo_put(struct memo *m, const void *key, const char *val, size_t slot)
-{
-	if ((m->n + 1) * 2 > m->cap) {	/* grow, then find the slot again */
-		struct memo g = { .cap = m->cap ? m->cap * 2 : 1024 };
-		g.k = calloc(g.cap, sizeof(*g.k));
-		g.v = malloc(g.cap * sizeof(*g.v));
-		if (!g.k || !g.v) {
-			free(g.k);
-			free(g.v);
-			return;		/* not remembered: computed again next time */
-		}
-		for (size_t i = 0; i < m->cap; i++)
-			if (m->k[i]) {
-				const char *unused;
-				size_t at;
-				memo_get(&g, m->k[i], &unused, &at);
-				g.k[at] = m->k[i], g.v[at] = m->v[i], g.n++;
-			}
-		free(m->k);
-		free(m->v);
-		*m = g;
-		const char *unused;
-		memo_get(m, key, &unused, &slot);
-	}
-	m->k[slot] = key;
-	m->v[slot] = val;
-	m->n++;
-}
-
-static void memo_free(struct memo *m)
-{
-	free(m->k);
-	free(m->v);
-}
-
-/* Plain decimal digits (at most 19: no overflow) at *s, advancing it; 0 if none. */
-static int digits(const char **s, unsigned long long *v)
-{
-	const char *q = *s;
-	unsigned long long x = 0;
-	for (; *q >= '0' && *q <= '9'; q++) {
-		if (q - *s >= 19)
-			return 0;
-		x = x * 10 + (unsigned)(*q - '0');
-	}
-	if (q == *s)
-		return 0;
-	*s = q;
-	*v = x;
-	return 1;
-}
-
-/* "jitted-<pid>-<n>.so": what both perf inject and jitprof inject name a code load. Asked
- * for every mmap and sampled DSO name, so plain digits are parsed by hand; anything else
- * (a sign, spaces, 20+ digits) gets sscanf's exact answer. */
-int rp_is_jitted_name(const char *path, uint32_t *pid, uint64_t *idx)
-{
-	const char *b = strrchr(path, '/');
-	b = b ? b + 1 : path;
-	unsigned long long p, n;
-	int end = 0;
-	if (strncmp(b, "jitted-", 7))
-		return 0;
-	const char *q = b + 7;
-	if (digits(&q, &p)) {
-		if (*q != '-')
-			return 0;
-		q++;
-		if (digits(&q, &n)) {
-			if (strcmp(q, ".so"))
-				return 0;
-			end = -1;
-		}
-	}
-	if (end == 0 && (sscanf(b, "jitted-%llu-%llu.so%n", &p, &n, &end) != 2 || b[end]))
-		return 0;
-	if (pid)
-		*pid = (uint32_t)p;
-	if (idx)
-		*idx = n;
-	return 1;
-}
 
 static void end_load(void *ctx, uint32_t idx)
 {
@@ -233,18 +137,18 @@ static const char *dso_display(struct ingest *in, const char *name)
 }
 
 /* fn(in, str) through the memo m (str non-NULL, owned by the symbol session). */
-static const char *memo_of(struct ingest *in, struct memo *m, const char *str,
+static const char *memo_of(struct ingest *in, struct rp_memo *m, const char *str,
 			   const char *(*fn)(struct ingest *in, const char *str))
 {
 	const char *v;
 	size_t slot;
 	if (!str)
 		return fn(in, str);
-	if (memo_get(m, str, &v, &slot))
+	if (rp_memo_get(m, str, &v, &slot))
 		return v;
 	v = fn(in, str);
 	if (v)		/* NULL is out of memory: not an answer to keep */
-		memo_put(m, str, v, slot);
+		rp_memo_put(m, str, v, slot);
 	return v;
 }
 
@@ -365,7 +269,7 @@ static int dso_build_ids(struct ingest *in)
 		size_t slot;
 		/* Known by pointer (a frame's DSO), else by string when the display name is the
 		 * short name itself (no control characters to escape, not a perf-PID.map). */
-		if (!memo_get(&in->m_dso, sn, &name, &slot)) {
+		if (!rp_memo_get(&in->m_dso, sn, &name, &slot)) {
 			const char *b = strrchr(sn, '/');
 			b = b ? b + 1 : sn;
 			if (strncmp(b, "perf-", 5) && !sio_has_controls(sn)) {
@@ -581,9 +485,9 @@ out:
 	rp_prefetch_end(s);	/* a worker left running (an error before the loads) */
 	rp_map_free(&in.path_load);
 	rp_map_free(&in.dso_load);
-	memo_free(&in.m_dso);
-	memo_free(&in.m_sym);
-	memo_free(&in.m_file);
+	rp_memo_free(&in.m_dso);
+	rp_memo_free(&in.m_sym);
+	rp_memo_free(&in.m_file);
 	free(in.load_src);
 	rp_live_free(&in.live);
 	if (o->fast_exit && !rc && !kept_ss) {

@@ -24,6 +24,30 @@ int rp_map_put(struct rp_u64map *m, uint64_t key, uint32_t val);
 int rp_map_get(const struct rp_u64map *m, uint64_t key, uint32_t *val);	/* 1 found */
 void rp_map_free(struct rp_u64map *m);
 
+/* A memo from pointers to strings (memo.c); a value may be NULL. */
+struct rp_memo {
+	const void **k;
+	const char **v;
+	size_t cap, n;
+};
+/* 1 with *val remembered for key, or 0 with *slot where rp_memo_put puts it. Inline: asked
+ * three times per frame of every call chain. */
+static inline int rp_memo_get(const struct rp_memo *m, const void *key, const char **val,
+			      size_t *slot)
+{
+	if (!m->cap)
+		return *slot = 0, 0;
+	size_t j = ((uintptr_t)key * 0x9e3779b97f4a7c15ull >> 17) & (m->cap - 1);
+	for (; m->k[j]; j = (j + 1) & (m->cap - 1))
+		if (m->k[j] == key)
+			return *val = m->v[j], 1;
+	*slot = j;
+	return 0;
+}
+/* Remembers val for key at slot (from rp_memo_get); out of memory: not remembered. */
+void rp_memo_put(struct rp_memo *m, const void *key, const char *val, size_t slot);
+void rp_memo_free(struct rp_memo *m);
+
 struct rp_session {
 	struct rp_chunk *arena;
 	struct jp_strset strs;		/* interned strings (lib/strset.h) */

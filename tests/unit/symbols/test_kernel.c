@@ -137,19 +137,27 @@ Test(kernel, vmlinux_relocated)
 	sym_session_free(s);
 }
 
+/* This host's /proc/kallsyms (its text in *text, its length in *len) and the address of
+ * schedule in it; skips the test where addresses are hidden (kptr_restrict). */
+static uint64_t running_schedule(char **text, size_t *len)
+{
+	*text = tu_read_file("/proc/kallsyms", len);
+	cr_assert(*text && *len);
+	char *line = strstr(*text, " T schedule\n");
+	if (!line || !strncmp(*text, "0000000000000000", 16)) {
+		free(*text);
+		cr_skip_test("/proc/kallsyms shows no addresses here (kptr_restrict)");
+	}
+	while (line > *text && line[-1] != '\n')
+		line--;
+	return strtoull(line, NULL, 16);
+}
+
 Test(kernel, host_proc_kallsyms)
 {
 	size_t len = 0;
-	char *text = tu_read_file("/proc/kallsyms", &len);
-	cr_assert(text && len);
-	char *line = strstr(text, " T schedule\n");
-	if (!line || !strncmp(text, "0000000000000000", 16)) {
-		free(text);
-		cr_skip_test("/proc/kallsyms shows no addresses here (kptr_restrict)");
-	}
-	while (line > text && line[-1] != '\n')
-		line--;
-	uint64_t addr = strtoull(line, NULL, 16);
+	char *text;
+	uint64_t addr = running_schedule(&text, &len);
 	free(text);
 	/* no kernel map recorded and no build-id: the running kernel's symbols are used */
 	struct sym_opts o = { .sz = sizeof(o), .buildid_dir = "/nonexistent", .no_debuginfod = 1 };
@@ -247,16 +255,8 @@ Test(kernel, cached_copy_of_the_running_kallsyms_refused)
 	size_t len = 0;
 	if (sym_kernel_build_id(&running))
 		cr_skip_test("/sys/kernel/notes gives no build-id here");
-	char *text = tu_read_file("/proc/kallsyms", &len);
-	cr_assert(text && len);
-	char *line = strstr(text, " T schedule\n");
-	if (!line || !strncmp(text, "0000000000000000", 16)) {
-		free(text);
-		cr_skip_test("/proc/kallsyms shows no addresses here (kptr_restrict)");
-	}
-	while (line > text && line[-1] != '\n')
-		line--;
-	uint64_t addr = strtoull(line, NULL, 16);
+	char *text;
+	uint64_t addr = running_schedule(&text, &len);
 	static const uint8_t id[20] = { 0xde, [19] = 0x01 };	/* not the running kernel's */
 	cr_assert(running.size != 20 || memcmp(running.data, id, 20));
 	struct sym_session *s = cached_kallsyms_session(text, len, id);
