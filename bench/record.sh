@@ -20,8 +20,8 @@ loop="end=\$((\$(date +%s) + $secs)); while [ \$(date +%s) -lt \$end ]; do i=0; 
 workload=(/usr/bin/time -f "%U %S" -o "$tmp/inner" sh -c "($loop) & ($loop) & wait")
 
 cpu() { awk '{ printf "%.3f", $1 + $2 }' "$1"; }
-lost() { perf report -i "$1" --stdio 2>/dev/null | sed -n 's/^# Total Lost Samples: \([0-9]*\).*/\1/p' | head -1; }
-samples() { perf report -i "$1" --stdio -D 2>/dev/null | sed -n 's/^ *SAMPLE events: *\([0-9]*\).*/\1/p' | head -1; }
+lost() { perf report -i "$1" --stdio 2>/dev/null | sed -n 's/^# Total Lost Samples: \([0-9]*\).*/\1/p' | awk 'NR == 1'; }
+samples() { perf report -i "$1" --stdio -D 2>/dev/null | sed -n 's/^ *SAMPLE events: *\([0-9]*\).*/\1/p' | awk 'NR == 1'; }
 
 run() {	# tag, name, output, command...
 	local tag=$1 name=$2 out=$3; shift 3

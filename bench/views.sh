@@ -45,8 +45,9 @@ best_wall() {	# best_wall CMD...: the shortest wall time in seconds of $runs run
 views() {	# views NAME
 	local d=$work/$1 base graph
 	local samples
+	# awk reads to the end: an early exit (head) would fail the pipeline by SIGPIPE
 	samples=$("$jitprof" report -q -i "$d/perf.jit.data" --json |
-		sed -n 's/.*"samples": \([0-9]*\),.*/\1/p' | head -n 1)
+		sed -n 's/.*"samples": \([0-9]*\),.*/\1/p' | awk 'NR == 1')
 	base=$(best_wall "$jitprof" report -q -i "$d/perf.jit.data" --sort dso,sym)
 	graph=$(best_wall "$jitprof" report -q -i "$d/perf.jit.data" --sort dso,sym -g)
 	printf 'views bench: %s: %s samples; --sort dso,sym %.3f s, with -g %.3f s\n' "$1" \
