@@ -1,7 +1,8 @@
 /* write.c - the record-appending calls. A load is encoded as one unit (UNWINDING_INFO,
  * DEBUG_INFO, then the CODE_LOAD whose code bytes are the unit's tail) under the writer's
- * lock, with its code_index taken inside that lock; its companion records follow in the
- * companion file, created on first use. */
+ * lock, with its code_index taken inside that lock; its companion records (in the companion
+ * file, created on first use) are buffered first, and the companion is flushed before the
+ * dump whenever the dump is written (writer.c), so no reader sees a load without them. */
 #include "jitdump/jd_int.h"
 #include "jitdump/writer_int.h"
 
@@ -95,6 +96,11 @@ int jd_write_load(struct jd_writer *w, const struct jd_load_desc *d, uint64_t *c
 		.code_index = ++w->next_index,
 		.name = d->name,
 	};
+	/* The companion records first: they may be written out with the dump unit below. A
+	 * companion that cannot be written costs its records, never the load (the error is
+	 * returned all the same, as it was when the companion came second). */
+	int ext_rc = (d->info || d->inl) && !w->no_ext ?
+		     write_ext_load(w, d, ts, l.code_index, isize) : 0;
 	uint8_t *p = jd_sink_claim(w, &w->dump, head), *q = p;
 	if (!p) {
 		rc = w->err;
@@ -107,8 +113,8 @@ int jd_write_load(struct jd_writer *w, const struct jd_load_desc *d, uint64_t *c
 				 (uint32_t)dsize);
 	jd_enc_load_head(q, ts, &l, (uint32_t)lsize);
 	rc = jd_sink_commit(w, &w->dump, p, head, d->code, d->code_size);
-	if (!rc && (d->info || d->inl) && !w->no_ext)
-		rc = write_ext_load(w, d, ts, l.code_index, isize);
+	if (!rc)
+		rc = ext_rc;
 	if (!rc && code_index)
 		*code_index = l.code_index;
 out:

@@ -1,6 +1,6 @@
 /* writer.c - the thread-safe buffered jitdump writer. One mutex per writer guards its buffer,
  * its code_index counter and both files (dump and lazily created companion), so the records of
- * one load reach the file as one unit. Output goes through write(2)/writev(2) only: whatever
+ * one load reach the file as one unit, its companion records no later than its dump unit. Output goes through write(2)/writev(2) only: whatever
  * was flushed is in the file even if the process dies right after. Fork: see fork.c. */
 #include "jitdump/jd_int.h"
 #include "jitdump/writer_int.h"
@@ -52,6 +52,15 @@ static int set_err(struct jd_writer *w, int rc)
 static int sink_write(struct jd_writer *w, struct jd_sink *s, const void *extra, size_t n,
 		      const void *tail, size_t tail_len)
 {
+	/* The companion's buffered records first: a reader following the files while we run
+	 * (inject on a live pipe) must find a load's companion records once its CODE_LOAD is in
+	 * the dump, or it builds that generation without them (another ELF, another build-id
+	 * than after the run). write.c buffers a load's companion records before its dump unit. */
+	if (s == &w->dump && w->ext.fd >= 0 && w->ext.len) {
+		int rc = sink_write(w, &w->ext, NULL, 0, NULL, 0);
+		if (rc)
+			return rc;
+	}
 	struct iovec iov[3];
 	int k = 0;
 	if (s->len)

@@ -217,6 +217,19 @@ static void live(enum producer p, enum recorder r)
 		tu_result_free(&res);
 	}
 
+	/* The same ELF for a generation both name: a load read live has all its records
+	 * (companion included) as the saved stream's has; otherwise the second inject replaces
+	 * the file and the live output's build-id names no file any more. */
+	struct tu_result ids;
+	snprintf(cmd, sizeof(cmd), "cd '%s' && for f in live.data saved.data; do '%s' buildid-list "
+		 "-i $f | grep '/jitted-' | sort -u > $f.ids; done && awk 'NR == FNR { id[$2] = $1; "
+		 "next } ($2 in id) && id[$2] != $1 { print $2 \": live \" id[$2] \", saved \" $1 }' "
+		 "live.data.ids saved.data.ids | head -5", dir, jp);
+	cr_assert_eq(tu_sh(&ids, cmd, 120), 0);
+	cr_assert_eq(ids.status, 0, "%s", ids.err);
+	cr_assert_str_eq(ids.out, "", "live and saved build-ids differ:\n%s", ids.out);
+	tu_result_free(&ids);
+
 	char path[700];
 	snprintf(path, sizeof(path), "%s/live.data", dir);
 	size_t len = 0;

@@ -687,3 +687,43 @@ Test(writer, tier_names)
 	cr_assert_str_eq(jd_tier_name(JD_TIER_OTHER), "other");
 	cr_assert_str_eq(jd_tier_name(JD_TIER_OTHER + 1), "?");
 }
+
+/* A reader following the files while the writer runs (inject on a live pipe) must find a
+ * load's companion records as soon as its CODE_LOAD is on disk: with small buffers that flush
+ * at different times, after every write the companion file on disk holds a LOAD_INFO for
+ * every CODE_LOAD the dump file on disk holds. */
+Test(writer, companion_never_behind_the_dump)
+{
+	char *dir;
+	struct jd_writer *w = jdt_writer(&dir, 256);
+	char ext[4200];
+	jd_ext_path(jd_writer_path(w), ext, sizeof(ext));
+	uint8_t code[40];
+	memset(code, 0x90, sizeof(code));
+	size_t checked = 0;
+	for (int i = 0; i < 200; i++) {
+		struct jd_ext_load_info info = { .generation = 1, .tier = JD_TIER_C2 };
+		struct jd_load_desc d = { .name = "method_with_a_name", .code_addr = 0x1000 + 64 * i,
+					  .code = code, .code_size = sizeof(code) - (size_t)(i % 7),
+					  .info = &info };
+		cr_assert_eq(jd_write_load(w, &d, NULL), 0);
+		size_t dl = 0, el = 0;
+		void *db = tu_read_file(jd_writer_path(w), &dl), *eb = tu_read_file(ext, &el);
+		struct jdt_counts dc = { 0 }, ec = { 0 };
+		char err[512];
+		if (db && dl > 40)
+			jdt_count_mem(db, dl, &dc, err, sizeof(err));
+		if (eb && el > 40)
+			jdt_count_mem(eb, el, &ec, err, sizeof(err));
+		cr_assert_geq(ec.ext, dc.per_id[JD_CODE_LOAD], "after load %d: %lu loads in the "
+			      "dump on disk, %lu companion records", i,
+			      (unsigned long)dc.per_id[JD_CODE_LOAD], (unsigned long)ec.ext);
+		checked += dc.per_id[JD_CODE_LOAD] > 0;
+		free(db);
+		free(eb);
+	}
+	cr_assert_gt(checked, 100, "the dump reached the disk while loads were written");
+	cr_assert_eq(jd_writer_close(w), 0);
+	tu_rmtree(dir);
+	free(dir);
+}
