@@ -61,6 +61,16 @@ static size_t at_entry(const struct by_entry *e, uint64_t entry, size_t *lo)
 	return b;
 }
 
+/* offset + seconds (a log stamp, at most 1e9 s: jvmlog.c) in ns, saturated: the offset comes
+ * from recorded times, which a damaged recording can put anywhere. */
+static int64_t at_stamp(int64_t offset, double seconds)
+{
+	int64_t ns = (int64_t)(seconds * 1e9), r;
+	if (__builtin_add_overflow(offset, ns, &r))
+		return ns > 0 ? INT64_MAX : INT64_MIN;
+	return r;
+}
+
 /* Among the codes at the load's address, the one installed nearest the load in time. */
 static const struct rp_jvm_code *nearest(const struct by_entry *e, const struct rp_load *l,
 					 int64_t offset)
@@ -69,7 +79,7 @@ static const struct rp_jvm_code *nearest(const struct by_entry *e, const struct 
 	uint64_t bd = UINT64_MAX;
 	size_t i, end = at_entry(e, l->code_addr, &i);
 	for (; i < end; i++) {
-		int64_t t = offset + (int64_t)(e->v[i]->stamp * 1e9);
+		int64_t t = at_stamp(offset, e->v[i]->stamp);
 		uint64_t d = t > (int64_t)l->load_time ? (uint64_t)t - l->load_time
 						       : l->load_time - (uint64_t)t;
 		if (d < bd)
@@ -110,7 +120,7 @@ int rp_session_join_jvmlog(struct rp_session *s, const struct rp_jvmlog *jl, cha
 			continue;
 		of_pid++;
 		if ((c = direct(jl, &e, l)))
-			off[nr_off++] = (int64_t)l->load_time - (int64_t)(c->stamp * 1e9);
+			off[nr_off++] = at_stamp((int64_t)l->load_time, -c->stamp);
 	}
 	if (!of_pid || !nr_off) {
 		char pids[128] = "";
@@ -149,7 +159,7 @@ int rp_session_join_jvmlog(struct rp_session *s, const struct rp_jvmlog *jl, cha
 		joined++;
 		l->jvm = c;
 		if (c->not_entrant >= 0) {
-			int64_t t = offset + (int64_t)(c->not_entrant * 1e9);
+			int64_t t = at_stamp(offset, c->not_entrant);
 			/* The log's milliseconds must not end a generation before it began. */
 			l->not_entrant_time = t > (int64_t)l->load_time ? (uint64_t)t : l->load_time;
 		}

@@ -84,13 +84,18 @@ static int64_t attr_int(struct pstate *p, const char *name, int64_t dflt)
 	return n;
 }
 
+/* Stamps are seconds since the JVM started: anything not in [0, JVM_STAMP_MAX] is damage,
+ * read as "none" (dflt). The bound keeps every stamp in nanoseconds far inside int64_t
+ * (jvmjoin.c converts them; 3.3e68 from a fuzzed log overflowed the conversion). */
+#define JVM_STAMP_MAX 1e9	/* 31 years */
+
 static double attr_double(struct pstate *p, const char *name, double dflt)
 {
 	char *v = attr(p, name), *end;
 	double d = dflt;
 	if (v) {
 		d = strtod(v, &end);
-		if (end == v)
+		if (end == v || !(d >= 0 && d <= JVM_STAMP_MAX))	/* NaN fails both */
 			d = dflt;
 	}
 	xmlFree(v);

@@ -489,3 +489,36 @@ Test(jvmlog, dependency_batch_across_a_millisecond)
 	rp_jvmlog_free(jl);
 	free(path);
 }
+
+/* A stamp is seconds since the JVM started: one out of range (3.3e68, as a fuzzer wrote it,
+ * whose nanoseconds overflowed the join's int64 arithmetic), infinite, NaN or negative is
+ * damage read as "no stamp"; the join still runs. */
+Test(jvmlog, stamps_out_of_range_are_none)
+{
+	static const char *const bad[] = { "3.3e68", "inf", "nan", "-5", "1e10" };
+	for (size_t k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
+		char log[2048], err[512] = "";
+		snprintf(log, sizeof(log),
+			 "<?xml version='1.0' encoding='UTF-8'?>\n"
+			 "<hotspot_log version='160 1' process='4242' time_ms='1'>\n<tty>\n"
+			 "<nmethod compile_id='1' compiler='c1' level='3' entry='0x1000' "
+			 "size='100' method='A m ()V' stamp='%s'/>\n"
+			 "<make_not_entrant thread='7' compile_id='1' compiler='c1' level='3' "
+			 "stamp='%s'/>\n</tty>\n</hotspot_log>\n", bad[k], bad[k]);
+		char *path = write_log("bad.log", log, NULL);
+		struct rp_jvmlog *jl = open_ok(path);
+		const struct rp_jvm_code *c = rp_jvmlog_find(jl, 1);
+		cr_assert_not_null(c, "%s", bad[k]);
+		cr_expect_lt(c->stamp, 0, "stamp '%s' read as %g", bad[k], c->stamp);
+		cr_expect_lt(c->not_entrant, 0, "not-entrant stamp '%s' read as %g", bad[k],
+			     c->not_entrant);
+		struct rp_session *s = rt_session();
+		uint32_t l = rt_load(s, 4242, "A.m()", 1, UINT64_MAX / 2, 0, 0x1000, 100);
+		rp_load_at(s, l)->compile_id = 1;
+		rp_session_finish(s);
+		cr_expect_eq(rp_session_join_jvmlog(s, jl, err, sizeof(err)), 0, "%s", err);
+		rp_session_free(s);
+		rp_jvmlog_free(jl);
+		free(path);
+	}
+}
