@@ -25,18 +25,6 @@ static int why_not_dir(int dirfd, const char *name, int err)
 	return -err;
 }
 
-static int has_dotdot(const char *p)
-{
-	for (;;) {
-		size_t n = strcspn(p, "/");
-		if (n == 2 && p[0] == '.' && p[1] == '.')
-			return 1;
-		if (!p[n])
-			return 0;
-		p += n + 1;
-	}
-}
-
 /* One O_NOFOLLOW component at a time; a link anywhere stops the walk with -ELOOP. */
 static int opendir_walk(int dirfd, const char *rel)
 {
@@ -74,7 +62,7 @@ static int opendir_walk(int dirfd, const char *rel)
 int sio_opendir_beneath(int dirfd, const char *rel)
 {
 	static int no_openat2;	/* as in sio_open_beneath: every thread learns the same */
-	if (rel[0] == '/' || has_dotdot(rel))
+	if (rel[0] == '/' || sio_has_dotdot(rel))
 		return -EXDEV;
 	if (!__atomic_load_n(&no_openat2, __ATOMIC_RELAXED)) {
 		struct open_how how = {
@@ -127,7 +115,7 @@ static int mkdirs(int dirfd, char *rel, mode_t mode)
 int sio_mkdirs_beneath(int dirfd, const char *rel, mode_t mode)
 {
 	size_t n = strlen(rel);
-	if (rel[0] == '/' || has_dotdot(rel))
+	if (rel[0] == '/' || sio_has_dotdot(rel))
 		return -EXDEV;
 	if (!n || n >= PATH_MAX)
 		return n ? -ENAMETOOLONG : -EINVAL;

@@ -92,9 +92,7 @@ int sio_open_beneath_walk(int dirfd, const char *rel)
 	return rc;
 }
 
-/* openat2's RESOLVE_BENEATH lets ".." through while it stays inside: we refuse it outright,
- * as the walk does. */
-static int has_dotdot(const char *p)
+int sio_has_dotdot(const char *p)
 {
 	for (;;) {
 		size_t n = strcspn(p, "/");
@@ -109,7 +107,7 @@ static int has_dotdot(const char *p)
 int sio_open_beneath(int dirfd, const char *rel)
 {
 	static int no_openat2;	/* racy but idempotent: every thread learns the same */
-	if (has_dotdot(rel))
+	if (sio_has_dotdot(rel))
 		return -EXDEV;
 	if (!__atomic_load_n(&no_openat2, __ATOMIC_RELAXED)) {
 		struct open_how how = {

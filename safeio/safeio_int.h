@@ -1,5 +1,5 @@
-/* safeio_int.h - what the unit tests reach inside safeio: the fallback walk, so it is tested
- * on kernels that have openat2 too. */
+/* safeio_int.h - what safeio's files share and the unit tests reach: the fallback walk, so it
+ * is tested on kernels that have openat2 too. */
 #ifndef JITPROF_SAFEIO_INT_H
 #define JITPROF_SAFEIO_INT_H
 
@@ -9,5 +9,8 @@
 int sio_open_beneath_walk(int dirfd, const char *rel);
 /* Turns a fresh O_NONBLOCK fd into a blocking one on a regular file; closes it otherwise. */
 int sio_regular_or_close(int fd);
+/* 1 if the relative path has a ".." component: refused outright by every beneath call
+ * (openat2's RESOLVE_BENEATH would let one through while it stays inside). */
+int sio_has_dotdot(const char *p);
 
 #endif
