@@ -1,8 +1,9 @@
-/* main.c - the jitprof command: dispatches to one subcommand per file (commands.h).
- * Nothing else lives here. */
+/* main.c - the jitprof command: dispatches to one subcommand per file (commands.h), the batch
+ * ones with glibc's malloc tuned first. Nothing else lives here. */
 #include <stdio.h>
 #include <string.h>
 
+#include "lib/malloc_tune.h"
 #include "recorder/cli.h"
 
 #define JITPROF_COMMAND(name, summary) int cmd_##name(int argc, char **argv);
@@ -31,6 +32,19 @@ static int name_matches(const char *cname, const char *typed)
 			return 0;
 	}
 	return !*cname && !*typed;
+}
+
+/* The commands that make one pass over a recording or a dump, allocating as they go: they
+ * run with glibc's malloc tuned (lib/malloc_tune.h). record and profile are left as they
+ * are: they start the user's program, whose memory behaviour is what is being measured. */
+static int batch_command(const char *cname)
+{
+	static const char *const batch[] = { "inject", "report", "archive", "buildid_list",
+					     "jitdump", "synth" };
+	for (size_t i = 0; i < sizeof(batch) / sizeof(batch[0]); i++)
+		if (!strcmp(batch[i], cname))
+			return 1;
+	return 0;
 }
 
 static void print_name(FILE *out, const char *cname)
@@ -77,6 +91,8 @@ int main(int argc, char **argv)
 	}
 	for (const struct command *c = commands; c->name; c++) {
 		if (name_matches(c->name, name)) {
+			if (batch_command(c->name))
+				jp_malloc_tune(argv);
 			cli_set_command(c->name);
 			return c->fn(argc - 1, argv + 1);
 		}
