@@ -32,6 +32,7 @@ struct ingest {
 	size_t load_src_cap;
 	uint64_t first_time, last_time;
 	unsigned res_flags;
+	size_t last_later;		/* samples before this may hold RP_FRAME_LINES_LATER */
 	struct rp_live live;		/* mapped jitted loads per process */
 	uint64_t end_time;		/* when the loads end_load() ends, end */
 	struct rp_checks checks;	/* forgotten prerequisites (checks.c) */
@@ -197,6 +198,10 @@ static uint32_t resolve(struct ingest *in, uint32_t pid, uint64_t ip, uint64_t t
 	};
 	if (res.kernel || cpumode == PERF_RECORD_MISC_KERNEL)
 		f->flags |= RP_FRAME_KERNEL;
+	if (res.lines_later) {
+		f->flags |= RP_FRAME_LINES_LATER;
+		in->last_later = in->s->nr_samples + 1;	/* the sample being made */
+	}
 	const char *dn = res.dso_name ? res.dso_name : "";
 	/* Anonymous executable memory no jitdump described is "unknown code". */
 	if (!res.dso || !strncmp(dn, "//anon", 6) || !strncmp(dn, "[anon", 5) ||
@@ -415,6 +420,64 @@ static int read_events(struct ingest *in, char *err, size_t errlen)
 	return 0;
 }
 
+/* The frames the replay made while their DSO's DWARF was still being read (on the symbols'
+ * worker) have no lines: each such sample's frames are made again now, as the replay would
+ * have made them, the cut at MAX_FRAMES included. Only the samples of the replay's first
+ * moments, before the read finished, are touched. */
+static int fill_lines_later(struct ingest *in)
+{
+	struct rp_session *s = in->s;
+	struct rp_frame buf[MAX_FRAMES];
+	in->res_flags &= ~SYM_RES_NO_WAIT;
+	for (size_t i = 0; i < in->last_later; i++) {
+		const struct rp_sample *smp = &s->samples[i];
+		const struct rp_frame *f = &s->frames[smp->first];
+		uint32_t k = 0, nr = 0;
+		while (k < smp->nr && !(f[k].flags & RP_FRAME_LINES_LATER))
+			k++;
+		if (k == smp->nr)
+			continue;
+		/* One address at a time: its inlined frames, then its own (the last of the run). */
+		for (k = 0; k < smp->nr && nr < MAX_FRAMES; k++) {
+			if (f[k].flags & RP_FRAME_LINES_LATER) {
+				/* Read ahead only for user-space DSOs: the mode is the frame's. */
+				int mode = f[k].flags & RP_FRAME_KERNEL ? PERF_RECORD_MISC_KERNEL
+									: PERF_RECORD_MISC_USER;
+				nr += resolve(in, smp->pid, f[k].ip, smp->time, mode, buf + nr,
+					      MAX_FRAMES - nr);
+				continue;
+			}
+			uint32_t end = k;
+			while (end + 1 < smp->nr && (f[end].flags & RP_FRAME_INLINED))
+				end++;
+			/* As resolve() cuts a run that does not fit: inlined frames first. */
+			for (; k < end && nr + 1 < MAX_FRAMES; k++)
+				buf[nr++] = f[k];
+			k = end;
+			buf[nr++] = f[k];
+		}
+		int rc = rp_set_sample_frames(s, i, buf, nr);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/* The build-id table names the DSOs samples hit: the DWARF of those with a separate debug file
+ * (libc's takes libdw 50 ms to inflate) is read on a worker while the replay runs, not at
+ * their first frame. Jitted ELFs carry a few KB of DWARF each and are left to the replay. */
+static int read_dwarf_ahead(struct ingest *in)
+{
+	for (struct sym_dso *d = sym_dso_next(in->ss, NULL); d; d = sym_dso_next(in->ss, d)) {
+		if (sym_dso_is_kernel(d) || rp_is_jitted_name(sym_dso_long_name(d), NULL, NULL))
+			continue;
+		int rc = sym_dso_read_dwarf_ahead(in->ss, d);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
 /* The steps leave the fatal message in err; rp_ingest logs it, last. */
 static int ingest(struct rp_session *s, const struct rp_ingest_opts *o, char *err, size_t errlen)
 {
@@ -425,7 +488,7 @@ static int ingest(struct rp_session *s, const struct rp_ingest_opts *o, char *er
 		.no_lines = !o->want_lines, .log = o->log,
 		.buildid_dir = o->buildid_dir,
 	};
-	in.res_flags = o->want_lines ? SYM_RES_LINES : 0;
+	in.res_flags = o->want_lines ? SYM_RES_LINES | SYM_RES_NO_WAIT : 0;
 	struct jp_errbuf eb = { err, errlen };
 	struct pd_reader_opts ro = { .sz = sizeof(ro), .log = { jp_log_errbuf, &eb } };
 	if (errlen)
@@ -460,8 +523,16 @@ static int ingest(struct rp_session *s, const struct rp_ingest_opts *o, char *er
 		snprintf(err, errlen, "%s: %s", o->input, strerror(-rc));
 		goto out;
 	}
+	if (o->want_lines && (rc = read_dwarf_ahead(&in)) < 0) {
+		snprintf(err, errlen, "%s", strerror(-rc));
+		goto out;
+	}
 	if ((rc = read_events(&in, err, errlen)) < 0)
 		goto out;
+	if ((rc = fill_lines_later(&in)) < 0) {
+		snprintf(err, errlen, "%s", strerror(-rc));
+		goto out;
+	}
 	uint64_t first = 0, last = 0;
 	if (pd_reader_feat_sample_time(in.r, &first, &last) < 0 || !first) {
 		first = in.first_time;

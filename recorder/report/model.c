@@ -119,21 +119,42 @@ size_t rp_nr_loads(const struct rp_session *s)
 	return s->nr_loads;
 }
 
-int rp_add_sample(struct rp_session *s, const struct rp_sample *smp,
-		  const struct rp_frame *frames, uint32_t nr)
+/* nr frames appended to the session's array as sample d's (first, nr). 0 or -ENOMEM. */
+static int put_frames(struct rp_session *s, struct rp_sample *d, const struct rp_frame *frames,
+		      uint32_t nr)
 {
-	if (grow((void **)&s->samples, &s->samples_cap, s->nr_samples, sizeof(*s->samples)))
-		return -ENOMEM;
 	while (s->nr_frames + nr > s->frames_cap)
 		if (grow((void **)&s->frames, &s->frames_cap, s->frames_cap, sizeof(*s->frames)))
 			return -ENOMEM;
-	struct rp_sample *d = &s->samples[s->nr_samples++];
-	*d = *smp;
 	d->first = (uint32_t)s->nr_frames;
 	d->nr = nr;
 	if (nr)
 		memcpy(&s->frames[s->nr_frames], frames, nr * sizeof(*frames));
 	s->nr_frames += nr;
+	return 0;
+}
+
+int rp_add_sample(struct rp_session *s, const struct rp_sample *smp,
+		  const struct rp_frame *frames, uint32_t nr)
+{
+	if (grow((void **)&s->samples, &s->samples_cap, s->nr_samples, sizeof(*s->samples)))
+		return -ENOMEM;
+	struct rp_sample d = *smp;
+	if (put_frames(s, &d, frames, nr))
+		return -ENOMEM;
+	s->samples[s->nr_samples++] = d;
+	return 0;
+}
+
+int rp_set_sample_frames(struct rp_session *s, size_t i, const struct rp_frame *frames,
+			 uint32_t nr)
+{
+	struct rp_sample *d = &s->samples[i];
+	uint32_t first = d->first, old = d->nr;
+	if (put_frames(s, d, frames, nr))
+		return -ENOMEM;
+	/* The old frames stay behind as zeroes: no load, counted by nobody. */
+	memset(&s->frames[first], 0, old * sizeof(*s->frames));
 	return 0;
 }
 

@@ -227,4 +227,12 @@ int rp_ingest_loads(struct rp_session *s, struct sym_session *ss, const struct r
 void rp_prefetch_dump(struct rp_session *s, const char *jitted_path, uint32_t pid);
 void rp_prefetch_end(struct rp_session *s);
 
+/* ingest.c only: a frame resolved while its DSO's DWARF was still being read on the symbols'
+ * worker, so without its line and inline frames; made again once the replay is over. */
+#define RP_FRAME_LINES_LATER (1u << 31)
+/* model.c: sample i's frames replaced by nr new ones (appended; the old ones zeroed). 0 or
+ * -ENOMEM. */
+int rp_set_sample_frames(struct rp_session *s, size_t i, const struct rp_frame *frames,
+			 uint32_t nr);
+
 #endif

@@ -389,7 +389,8 @@ int find_debug_file(struct sym_session *s, struct sym_dso *d)
 	}
 	if (rc)
 		return -ENOENT;
-	keep_elf(elf, &c.fd);
+	/* A mapped debug file keeps its descriptor: its DWARF may be read on another thread
+	 * through a handle of its own (dwarf_ahead.c). A report holds a few, one per library. */
 	d->dbg_fd = c.fd;
 	d->dbg_image = c.image;
 	d->dbg_elf = elf;

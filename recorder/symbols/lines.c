@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int has_debug_info(Elf *elf)
+int lines_has_debug_info(Elf *elf)
 {
 	size_t shstrndx;
 	if (!elf || elf_getshdrstrndx(elf, &shstrndx))
@@ -32,21 +32,26 @@ static int cu_cmp(const void *a, const void *b)
 	return x->lo < y->lo ? -1 : x->lo > y->lo;
 }
 
-static int add_cu_range(struct sym_dso *d, size_t *cap, uint64_t lo, uint64_t hi,
-			Dwarf_Off off)
+/* The CU ranges being indexed. */
+struct cu_index {
+	struct cu_range *v;
+	size_t n, cap;
+};
+
+static int add_cu_range(struct cu_index *x, uint64_t lo, uint64_t hi, Dwarf_Off off)
 {
 	if (hi <= lo)
 		return 0;
-	if (sym_grow(&d->cus, cap, d->n_cus, sizeof(*d->cus)))
+	if (sym_grow(&x->v, &x->cap, x->n, sizeof(*x->v)))
 		return -ENOMEM;
-	d->cus[d->n_cus++] = (struct cu_range){ .lo = lo, .hi = hi, .cu_off = off };
+	x->v[x->n++] = (struct cu_range){ .lo = lo, .hi = hi, .cu_off = off };
 	return 0;
 }
 
 /* A CU with a line table but no address ranges (perf inject --jit writes such DWARF v2:
  * only DW_AT_stmt_list; no .debug_aranges either): its ranges are its line table's
  * sequences, from the first row to the end_sequence row. */
-static int index_line_table(struct sym_dso *d, size_t *cap, Dwarf_Die *cudie)
+static int index_line_table(struct cu_index *x, Dwarf_Die *cudie)
 {
 	Dwarf_Lines *lines;
 	size_t n;
@@ -63,7 +68,7 @@ static int index_line_table(struct sym_dso *d, size_t *cap, Dwarf_Die *cudie)
 		if (a < lo)
 			lo = a;
 		if (end) {
-			int rc = add_cu_range(d, cap, lo, a, off);
+			int rc = add_cu_range(x, lo, a, off);
 			if (rc)
 				return rc;
 			lo = UINT64_MAX;
@@ -72,38 +77,42 @@ static int index_line_table(struct sym_dso *d, size_t *cap, Dwarf_Die *cudie)
 	return 0;
 }
 
-static int index_cus(struct sym_dso *d)
+int lines_index_cus(Dwarf *dw, struct cu_range **cus, size_t *n_cus)
 {
 	Dwarf_CU *cu = NULL;
 	Dwarf_Die cudie;
-	size_t cap = 0;
+	struct cu_index x = { 0 };
 	int rc = 0;
-	while (!rc && dwarf_get_units(d->dw, cu, &cu, NULL, NULL, &cudie, NULL) == 0) {
+	while (!rc && dwarf_get_units(dw, cu, &cu, NULL, NULL, &cudie, NULL) == 0) {
 		Dwarf_Addr base, lo, hi;
 		ptrdiff_t off = 0;
 		if (!dwarf_hasattr(&cudie, DW_AT_low_pc) && !dwarf_hasattr(&cudie, DW_AT_ranges)) {
 			if (dwarf_hasattr(&cudie, DW_AT_stmt_list))
-				rc = index_line_table(d, &cap, &cudie);
+				rc = index_line_table(&x, &cudie);
 			continue;
 		}
 		while (!rc && (off = dwarf_ranges(&cudie, off, &base, &lo, &hi)) > 0)
-			rc = add_cu_range(d, &cap, lo, hi, dwarf_dieoffset(&cudie));
+			rc = add_cu_range(&x, lo, hi, dwarf_dieoffset(&cudie));
 	}
-	if (d->n_cus)
-		qsort(d->cus, d->n_cus, sizeof(*d->cus), cu_cmp);
+	if (x.n)
+		qsort(x.v, x.n, sizeof(*x.v), cu_cmp);
+	*cus = x.v;
+	*n_cus = x.n;
 	return rc;
 }
 
 static int dw_open(struct sym_session *s, struct sym_dso *d)
 {
+	if (d->dw_ahead)
+		return dwarf_ahead_take(s, d);
 	if (d->dw_tried)
 		return d->dw ? 0 : -ENOENT;
 	d->dw_tried = 1;
 	if (sym_dso_find(s, d, NULL) || dso_open(s, d))
 		return -ENOENT;
 	Elf *elf = d->elf;
-	if (!has_debug_info(elf)) {
-		if (find_debug_file(s, d) || !has_debug_info(d->dbg_elf))
+	if (!lines_has_debug_info(elf)) {
+		if (find_debug_file(s, d) || !lines_has_debug_info(d->dbg_elf))
 			return -ENOENT;
 		elf = d->dbg_elf;
 	}
@@ -113,7 +122,7 @@ static int dw_open(struct sym_session *s, struct sym_dso *d)
 			 dwarf_errmsg(-1));
 		return -EINVAL;
 	}
-	return index_cus(d);
+	return lines_index_cus(d->dw, &d->cus, &d->n_cus);
 }
 
 void lines_free(struct sym_dso *d)
@@ -123,9 +132,13 @@ void lines_free(struct sym_dso *d)
 			free(d->cus[i].scopes->subs);
 			free(d->cus[i].scopes);
 		}
+	dwarf_ahead_drop(d);
 	if (d->dw)
 		dwarf_end(d->dw);
 	d->dw = NULL;
+	if (d->dw_elf)
+		elf_end(d->dw_elf);
+	d->dw_elf = NULL;
 	free(d->cus);
 	d->cus = NULL;
 	d->n_cus = 0;

@@ -59,8 +59,10 @@ struct sym_session *sym_session_new(const struct sym_opts *opts)
 
 void sym_session_remove_files(struct sym_session *s)
 {
-	if (s)
-		source_remove_all_files(s);
+	if (!s)
+		return;
+	dwarf_ahead_end(s);	/* its worker may be reading a file being removed */
+	source_remove_all_files(s);
 }
 
 int sym_session_set_provider(struct sym_session *s, const struct sym_provider *p)
@@ -81,6 +83,7 @@ void sym_session_free(struct sym_session *s)
 			proc_free(p);
 		}
 	free(s->procs);
+	dwarf_ahead_end(s);
 	for (struct sym_dso *d = s->dsos; d; d = d->next)
 		dso_release(d);
 	sess_arena_free(s);
@@ -376,8 +379,12 @@ int sym_resolve(struct sym_session *s, uint32_t pid, uint64_t addr, uint64_t tim
 		}
 	}
 	if ((flags & SYM_RES_LINES) && !c->lines_done && !s->o.no_lines && !d->kernel) {
-		c->lines_done = 1;
-		lines_lookup(s, d, c);
+		if ((flags & SYM_RES_NO_WAIT) && dwarf_ahead_busy(d)) {
+			out->lines_later = 1;
+		} else {
+			c->lines_done = 1;
+			lines_lookup(s, d, c);
+		}
 	}
 	if (c->sym) {
 		if (!c->sym->name)

@@ -163,9 +163,13 @@ struct sym_result {
 	unsigned n_inline;		/* inline chain, innermost first; the outermost entry is */
 	const struct sym_inline *inl;	/* the enclosing real function */
 	int kernel;			/* 1 for kernel addresses */
+	int lines_later;		/* SYM_RES_NO_WAIT left the lines out */
 };
 
 #define SYM_RES_LINES	1u	/* also fill srcfile/line/inline chain (reads DWARF once) */
+#define SYM_RES_NO_WAIT	2u	/* with SYM_RES_LINES: where the DSO's DWARF is still being
+				 * read ahead (sym_dso_read_dwarf_ahead), no lines but
+				 * lines_later set: ask again later */
 
 /* Resolves addr of process pid at time. cpumode (misc & 7) tells kernel (1) from user (2)
  * addresses; 0 = guess from the address. Returns 0 (out filled; dso/sym may be NULL) or
@@ -197,6 +201,11 @@ int sym_dso_find(struct sym_session *s, struct sym_dso *d, const char **path);
 /* Reads the whole located ELF into memory (for `jitprof archive`): *buf malloc'd by us,
  * freed by the caller. 0 or -errno. */
 int sym_dso_read_file(struct sym_session *s, struct sym_dso *d, void **buf, size_t *len);
+/* Starts reading d's DWARF on a worker thread when it sits in a separate debug file (libdw
+ * inflates libc's 10 MB whole, ~50 ms): the first line lookup in d then waits only for what
+ * is left of it. For the DSOs a recording's build-id table names, before the replay, by a
+ * session that asks for lines. 0 (started, or nothing to start) or -ENOMEM. */
+int sym_dso_read_dwarf_ahead(struct sym_session *s, struct sym_dso *d);
 /* Code bytes at DSO address addr (ELF vaddr space), for disassembly. Returns the number of
  * bytes copied (may be short at a section end) or -errno. */
 long sym_dso_read_code(struct sym_session *s, struct sym_dso *d, uint64_t addr, void *buf,

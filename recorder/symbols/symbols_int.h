@@ -9,6 +9,7 @@
 #include <elfutils/libdw.h>
 
 #include "lib/strset.h"
+struct jp_pool;
 #include "recorder/symbols/symbols.h"
 
 /* Message levels inside the module: the shared log's (lib/log.h). */
@@ -138,6 +139,8 @@ struct sym_dso {
 
 	int dw_tried;
 	Dwarf *dw;
+	Elf *dw_elf;			/* dw's own handle when it was read ahead */
+	struct dw_ahead *dw_ahead;	/* being read ahead (dwarf_ahead.c) */
 	struct cu_range *cus;
 	size_t n_cus;
 
@@ -218,6 +221,8 @@ struct sym_session {
 	void *dbgd;			/* debuginfod_client */
 	int dbgd_tried;
 	struct sym_provider prov;	/* get NULL: none */
+	struct jp_pool *dw_pool;	/* reads DWARF ahead (dwarf_ahead.c) */
+	int dw_pool_off;		/* no worker could start */
 };
 
 /* util.c */
@@ -295,8 +300,23 @@ int elfsym_table(Elf *elf, struct sym_table *t);
 int plt_symbols(struct sym_session *s, Elf *elf, struct sym_table *t);
 
 /* lines.c */
+int lines_has_debug_info(Elf *elf);
+/* The address ranges of dw's CUs, sorted by start (*cus malloc'd, NULL if none). 0 or
+ * -ENOMEM (what was indexed is still returned). Touches nothing but its arguments. */
+int lines_index_cus(Dwarf *dw, struct cu_range **cus, size_t *n_cus);
 int lines_lookup(struct sym_session *s, struct sym_dso *d, struct sym_cached *c);
 void lines_free(struct sym_dso *d);
+
+/* dwarf_ahead.c */
+/* dw_open for a DSO being read ahead: waits for the worker, adopts its Dwarf (or reports why
+ * there is none). 0 or -errno, as dw_open. */
+int dwarf_ahead_take(struct sym_session *s, struct sym_dso *d);
+/* 1 while d's DWARF is being read ahead (it will be ready later without waiting now). */
+int dwarf_ahead_busy(const struct sym_dso *d);
+/* Waits for and frees a read-ahead nobody took. */
+void dwarf_ahead_drop(struct sym_dso *d);
+/* Waits for the worker and stops it (before the DSOs are released). */
+void dwarf_ahead_end(struct sym_session *s);
 
 /* kernel.c */
 int kernel_load(struct sym_session *s);
