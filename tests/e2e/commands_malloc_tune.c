@@ -78,15 +78,18 @@ static struct observed observe(const char *cmd, const char *const *env)
 	struct observed o = { 0 };
 	/* Sleeping: blocked reading the pipe, past any re-execution (which happens before the
 	 * command reads anything). */
+	int status;
 	for (int i = 0; i < 1000 && proc_state(pid) != 'S'; i++) {
 		struct timespec ts = { 0, 10 * 1000 * 1000 };
 		nanosleep(&ts, NULL);
+		cr_assert_eq(waitpid(pid, &status, WNOHANG), 0,
+			     "%s %s ended (status %d) before reading its input", tu_build("jitprof"),
+			     cmd, status);
 	}
 	cr_assert_eq(proc_state(pid), 'S', "jitprof %s never waited for its input", cmd);
 	o.environ = proc_text(pid, "environ");
 	o.comm = proc_text(pid, "comm");
 	close(fds[1]);
-	int status;
 	if (waitpid(pid, &status, 0) != pid) {
 		kill(pid, SIGKILL);
 		waitpid(pid, &status, 0);
