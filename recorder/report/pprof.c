@@ -185,6 +185,28 @@ static void pp_free(struct pp *p)
 	free(p->line_start);
 }
 
+#define SAME_FAILED ((int64_t *)-1)
+
+/* The values of the sample among smp[0 .. ns) with o's locations and sm's pid and tid, or NULL
+ * after remembering ns as the one for them (SAME_FAILED: out of memory). */
+static int64_t *same_sample(struct rp_u64map *same, const Sample *smp, size_t ns,
+			    const Sample *o, const struct rp_sample *sm)
+{
+	uint64_t key[2] = { sm->pid, sm->tid };
+	uint64_t h = rp_hash_bytes(o->location_id, o->n_location_id * sizeof(*o->location_id),
+				   rp_hash_bytes(key, sizeof(key), 0)) | 1;
+	uint32_t v;
+	for (; rp_map_get(same, h, &v); h += 2) {
+		const Sample *q = &smp[v - 1];
+		if (q->n_location_id == o->n_location_id &&
+		    (uint64_t)q->label[0]->num == sm->pid && (uint64_t)q->label[1]->num == sm->tid &&
+		    !memcmp(q->location_id, o->location_id,
+			    o->n_location_id * sizeof(*o->location_id)))
+			return q->value;
+	}
+	return rp_map_put(same, h, (uint32_t)ns + 1) < 0 ? SAME_FAILED : NULL;
+}
+
 int rp_write_pprof(FILE *out, const struct rp_session *s)
 {
 	struct pp p = { .s = s };
@@ -200,6 +222,7 @@ int rp_write_pprof(FILE *out, const struct rp_session *s)
 	uint64_t *ids = calloc(s->nr_frames + 1, sizeof(*ids));
 	void **ptrs = NULL;
 	uint8_t *buf = NULL;
+	struct rp_u64map same = { 0 };	/* (stack, pid, tid) -> sample index + 1 */
 	int rc = -ENOMEM;
 	if (!smp || !smpp || !lab || !labp || !vals || !ids || sid(&p, "") != 0)
 		goto out;
@@ -209,10 +232,10 @@ int rp_write_pprof(FILE *out, const struct rp_session *s)
 	vt[1].type = sid(&p, ns ? "cpu" : s->event);
 	vt[1].unit = sid(&p, ns ? "nanoseconds" : "count");
 	int64_t k_pid = sid(&p, "pid"), k_tid = sid(&p, "tid");
-	size_t nid = 0;
+	size_t nid = 0, nsmp = 0;
 	for (size_t i = 0; i < s->nr_samples; i++) {
 		const struct rp_sample *sm = &s->samples[i];
-		Sample *o = &smp[i];
+		Sample *o = &smp[nsmp];
 		perftools__profiles__sample__init(o);
 		o->location_id = &ids[nid];
 		/* Leaf first: each run of inlined frames ends at the frame of its pc. */
@@ -228,19 +251,30 @@ int rp_write_pprof(FILE *out, const struct rp_session *s)
 			o->n_location_id++;
 			k += n;
 		}
-		o->value = &vals[2 * i];
+		/* Samples of one stack in one thread are one Sample with their values summed, as
+		 * pprof reads them (a 250k-sample recording has a few thousand stacks). */
+		int64_t *prev = same_sample(&same, smp, nsmp, o, sm);
+		if (prev == SAME_FAILED)
+			goto out;
+		if (prev) {
+			prev[0]++;
+			prev[1] += (int64_t)sm->period;
+			nid -= o->n_location_id;
+			continue;
+		}
+		o->value = &vals[2 * nsmp];
 		o->n_value = 2;
 		o->value[0] = 1;
 		o->value[1] = (int64_t)sm->period;
-		o->label = &labp[2 * i];
+		o->label = &labp[2 * nsmp];
 		o->n_label = 2;
 		for (int l = 0; l < 2; l++) {
-			perftools__profiles__label__init(&lab[2 * i + l]);
-			lab[2 * i + l].key = l ? k_tid : k_pid;
-			lab[2 * i + l].num = l ? sm->tid : sm->pid;
-			labp[2 * i + l] = &lab[2 * i + l];
+			perftools__profiles__label__init(&lab[2 * nsmp + l]);
+			lab[2 * nsmp + l].key = l ? k_tid : k_pid;
+			lab[2 * nsmp + l].num = l ? sm->tid : sm->pid;
+			labp[2 * nsmp + l] = &lab[2 * nsmp + l];
 		}
-		smpp[i] = o;
+		smpp[nsmp++] = o;
 	}
 	/* Pointer arrays for the repeated messages (the Line arrays moved while growing). */
 	size_t np = p.nloc + p.nlines + p.nfn + p.nmap;
@@ -262,7 +296,7 @@ int rp_write_pprof(FILE *out, const struct rp_session *s)
 		mp[i] = &p.map[i];
 	prof.n_sample_type = 2;
 	prof.sample_type = vtp;
-	prof.n_sample = s->nr_samples;
+	prof.n_sample = nsmp;
 	prof.sample = smpp;
 	prof.n_location = p.nloc;
 	prof.location = lp;
@@ -284,6 +318,7 @@ int rp_write_pprof(FILE *out, const struct rp_session *s)
 	if (!rc && ferror(out))
 		rc = -EIO;
 out:
+	rp_map_free(&same);
 	free(buf);
 	free(ptrs);
 	free(smp);

@@ -1,6 +1,7 @@
 /* test_pprof.c - recorder/report/pprof.c: the gzipped profile unpacks with libprotobuf-c; an
  * inlined frame and the frame of its pc are one location whose lines go innermost first;
- * jitted code's mapping carries its build-id; values are samples and period. */
+ * jitted code's mapping carries its build-id; values are samples and period, summed over the
+ * samples of one stack in one thread (one Sample each), never across stacks or threads. */
 #include <criterion/criterion.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,11 +55,11 @@ Test(pprof, inline_chain_one_location)
 	uint8_t *raw = gunzip((uint8_t *)gz, gzlen, &len);
 	Perftools__Profiles__Profile *p = perftools__profiles__profile__unpack(NULL, len, raw);
 	cr_assert_not_null(p, "libprotobuf-c cannot unpack it");
-	cr_assert_eq(p->n_sample, 3);
+	cr_assert_eq(p->n_sample, 1, "three samples of one stack in one thread are one Sample");
 	cr_assert_eq(p->n_location, 2, "the inlined frame shares its pc's location");
 	cr_assert_eq(p->sample[0]->n_location_id, 2);
-	cr_assert_eq(p->sample[0]->value[0], 1);
-	cr_assert_eq(p->sample[0]->value[1], 1000);
+	cr_assert_eq(p->sample[0]->value[0], 3);
+	cr_assert_eq(p->sample[0]->value[1], 3000);
 	const Perftools__Profiles__Location *leaf = p->location[p->sample[0]->location_id[0] - 1];
 	cr_assert_eq(leaf->address, 0x1010);
 	cr_assert_eq(leaf->n_line, 2);
@@ -80,5 +81,57 @@ Test(pprof, inline_chain_one_location)
 	perftools__profiles__profile__free_unpacked(p, NULL);
 	free(raw);
 	free(gz);
+	rp_session_free(s);
+}
+
+/* The unpacked profile of s (freed by the caller with free_unpacked). */
+static Perftools__Profiles__Profile *unpacked(struct rp_session *s)
+{
+	char *gz = NULL;
+	size_t gzlen = 0, len;
+	FILE *fp = open_memstream(&gz, &gzlen);
+	cr_assert_eq(pprof(fp, s), 0);
+	fclose(fp);
+	uint8_t *raw = gunzip((uint8_t *)gz, gzlen, &len);
+	Perftools__Profiles__Profile *p = perftools__profiles__profile__unpack(NULL, len, raw);
+	cr_assert_not_null(p);
+	free(raw);
+	free(gz);
+	return p;
+}
+
+Test(pprof, samples_summed_per_stack_and_thread_only)
+{
+	struct rp_session *s = rt_session();
+	struct rt_frame a[] = { { .dso = "app", .sym = "leaf", .ip = 0x10 },
+				{ .dso = "app", .sym = "main", .ip = 0x50 }, { 0 } };
+	struct rt_frame b[] = { { .dso = "app", .sym = "other", .ip = 0x20 },
+				{ .dso = "app", .sym = "main", .ip = 0x50 }, { 0 } };
+	rt_sample(s, "app", 7, 100, 10, a);
+	rt_sample(s, "app", 7, 101, 20, b);
+	rt_sample(s, "app", 8, 102, 40, a);	/* the same stack in another process */
+	rt_sample(s, "app", 7, 103, 80, a);
+	rt_sample(s, "app", 8, 104, 160, a);
+	rt_sample(s, "app", 7, 105, 320, a);
+	rp_set_span(s, 100, 200);
+	rp_session_finish(s);
+	Perftools__Profiles__Profile *p = unpacked(s);
+	cr_assert_eq(p->n_sample, 3);
+	/* in order of first appearance: (a, 7), (b, 7), (a, 8) */
+	static const int64_t want[3][3] = { { 7, 3, 10 + 80 + 320 }, { 7, 1, 20 },
+					    { 8, 2, 40 + 160 } };
+	int64_t total = 0;
+	for (int i = 0; i < 3; i++) {
+		const Perftools__Profiles__Sample *sm = p->sample[i];
+		cr_assert_eq(sm->n_label, 2);
+		cr_assert_eq(sm->label[0]->num, want[i][0], "sample %d pid", i);
+		cr_assert_eq(sm->value[0], want[i][1], "sample %d count", i);
+		cr_assert_eq(sm->value[1], want[i][2], "sample %d period", i);
+		total += sm->value[0];
+	}
+	cr_assert_eq(total, 6, "every sample counted once");
+	cr_assert_neq(p->sample[0]->location_id[0], p->sample[1]->location_id[0]);
+	cr_assert_eq(p->sample[0]->location_id[0], p->sample[2]->location_id[0]);
+	perftools__profiles__profile__free_unpacked(p, NULL);
 	rp_session_free(s);
 }
