@@ -224,13 +224,37 @@ static int stack_order(const void *a, const void *b)
 }
 
 /* "comm;outer;...;leaf" of one sample; semicolons inside names would split frames. */
+/* Appends ";" and a symbol with its mark to buf at n, ';' and newlines made ':', when all of
+ * it fits and the name is no longer than rp_frame_name's buffer would keep; else 0. */
+static size_t append_fixed(char *buf, size_t n, size_t len, const char *sym, const char *suffix,
+			   size_t name_max)
+{
+	size_t ls = strlen(sym), lx = strlen(suffix);
+	if (ls + lx >= name_max || n + 1 + ls + lx >= len)
+		return 0;
+	char *q = buf + n;
+	*q++ = ';';
+	for (size_t i = 0; i < ls; i++)
+		*q++ = sym[i] == ';' || sym[i] == '\n' ? ':' : sym[i];
+	memcpy(q, suffix, lx + 1);
+	return 1 + ls + lx;
+}
+
 static size_t stack_of(const struct rp_session *s, const struct rp_sample *smp, char *buf,
 		       size_t len)
 {
 	char name[1024];
+	unsigned tag = rp_stack_tag(s);
 	size_t n = (size_t)snprintf(buf, len, "%s", smp->comm ? smp->comm : "?");
 	for (uint32_t i = smp->nr; i-- > 0 && n + 2 < len;) {
-		rp_frame_name(s, &s->frames[smp->first + i], rp_stack_tag(s), name, sizeof(name));
+		const struct rp_frame *f = &s->frames[smp->first + i];
+		const char *suffix, *sym = rp_frame_name_fixed(s, f, tag, &suffix);
+		size_t added = sym ? append_fixed(buf, n, len, sym, suffix, sizeof(name)) : 0;
+		if (added) {	/* most frames: no formatting */
+			n += added;
+			continue;
+		}
+		rp_frame_name(s, f, tag, name, sizeof(name));
 		for (char *p = name; *p; p++)
 			if (*p == ';' || *p == '\n')
 				*p = ':';

@@ -255,6 +255,10 @@ int rp_print_compare(FILE *out, const struct rp_session *s, const char *method,
 #define RP_NAME_GRAPH (RP_NAME_GEN | RP_NAME_IMARK)	/* -g --split-generations */
 const char *rp_frame_name(const struct rp_session *s, const struct rp_frame *f, unsigned tag,
 			  char *buf, size_t len);
+/* rp_frame_name as a symbol and a fixed mark ("", "_[i]", "_[k]") without formatting: the
+ * symbol, or NULL where the name is formatted (an address, a generation). */
+const char *rp_frame_name_fixed(const struct rp_session *s, const struct rp_frame *f,
+				unsigned tag, const char **suffix);
 
 enum rp_kind rp_frame_kind(const struct rp_session *s, const struct rp_frame *f);
 const char *rp_kind_name(enum rp_kind k);	/* "C2", "inlined", ... (ids in files) */

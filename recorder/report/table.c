@@ -246,22 +246,34 @@ int rp_print_table(FILE *out, const struct rp_hist *h, const struct rp_table_opt
 	return ferror(out) ? -EIO : 0;
 }
 
-const char *rp_frame_name(const struct rp_session *s, const struct rp_frame *f, unsigned tag,
-			  char *buf, size_t len)
+const char *rp_frame_name_fixed(const struct rp_session *s, const struct rp_frame *f,
+				unsigned tag, const char **suffix)
 {
 	const struct rp_load *l = f->load && f->load <= s->nr_loads ? &s->loads[f->load - 1]
 								       : NULL;
+	*suffix = "";
 	if (!f->sym)
+		return NULL;
+	if ((tag & RP_NAME_IMARK) && (f->flags & RP_FRAME_INLINED))
+		*suffix = "_[i]";
+	else if ((tag & RP_NAME_GEN) && l && !l->runtime && !(f->flags & RP_FRAME_INLINED))
+		return NULL;
+	else if ((tag & RP_NAME_KMARK) && (f->flags & RP_FRAME_KERNEL))
+		*suffix = "_[k]";	/* flamegraph.pl's kernel annotation */
+	return f->sym;
+}
+
+const char *rp_frame_name(const struct rp_session *s, const struct rp_frame *f, unsigned tag,
+			  char *buf, size_t len)
+{
+	const char *suffix, *sym = rp_frame_name_fixed(s, f, tag, &suffix);
+	if (sym)
+		snprintf(buf, len, "%s%s", sym, suffix);
+	else if (!f->sym)
 		/* the DSO-relative address, as the --sort sym row prints it: stable across
 		 * ASLR and runs, so the same unnamed code is one frame in every process */
 		snprintf(buf, len, "%s+0x%" PRIx64, f->dso ? f->dso : "[unknown]", f->addr);
-	else if ((tag & RP_NAME_IMARK) && (f->flags & RP_FRAME_INLINED))
-		snprintf(buf, len, "%s_[i]", f->sym);
-	else if ((tag & RP_NAME_GEN) && l && !l->runtime && !(f->flags & RP_FRAME_INLINED))
-		snprintf(buf, len, "%s [gen %u]", f->sym, l->generation);
-	else if ((tag & RP_NAME_KMARK) && (f->flags & RP_FRAME_KERNEL))
-		snprintf(buf, len, "%s_[k]", f->sym);	/* flamegraph.pl's kernel annotation */
 	else
-		snprintf(buf, len, "%s", f->sym);
+		snprintf(buf, len, "%s [gen %u]", f->sym, s->loads[f->load - 1].generation);
 	return buf;
 }

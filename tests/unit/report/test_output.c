@@ -63,6 +63,31 @@ Test(output, collapsed_stacks)
 	rp_session_free(s);
 }
 
+/* A name longer than a frame name's 1023 characters is cut there, as it always was, and an
+ * inlined frame with ';' (made ':') and a newline (escaped by the session's interner) in its
+ * name keeps its mark: the names written without formatting match the formatted ones. */
+Test(output, collapsed_long_and_odd_names)
+{
+	struct rp_session *s = rt_session();
+	char longname[2001];
+	memset(longname, 'n', 2000);
+	longname[2000] = 0;
+	struct rt_frame f[] = { { .dso = "app", .sym = "in;li\nne", .flags = RP_FRAME_INLINED,
+				  .ip = 0x10 },
+				{ .dso = "app", .sym = longname, .ip = 0x10 },
+				{ .dso = "app", .sym = NULL, .ip = 0x99 }, { 0 } };
+	f[2].dso = "app";
+	rt_sample(s, "app", 7, 100, 1, f);
+	rp_session_finish(s);
+	char *out = rt_capture(collapsed, s);
+	char want[1200];
+	snprintf(want, sizeof(want), "app;app+0x99;%.1023s;in:li\\x0ane_[i] 1\n", longname);
+	cr_assert_str_eq(out, want, "ends %s, want %s (%zu, %zu bytes)", out + strlen(out) - 20,
+			 want + strlen(want) - 20, strlen(out), strlen(want));
+	free(out);
+	rp_session_free(s);
+}
+
 struct json_arg { struct rp_hist *h; struct rp_session *s; };
 static int json(FILE *fp, void *arg)
 {
