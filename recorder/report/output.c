@@ -223,23 +223,24 @@ static int stack_order(const void *a, const void *b)
 	return strcmp(((const struct stack_count *)a)->stack, ((const struct stack_count *)b)->stack);
 }
 
-/* "comm;outer;...;leaf" of one sample; semicolons inside names would split frames. */
-/* Appends ";" and a symbol with its mark to buf at n, ';' and newlines made ':', when all of
- * it fits and the name is no longer than rp_frame_name's buffer would keep; else 0. */
-static size_t append_fixed(char *buf, size_t n, size_t len, const char *sym, const char *suffix,
-			   size_t name_max)
+/* Appends ";", name and suffix to buf at n, ';' and newlines in the name made ':', cut to
+ * len as snprintf cuts; returns what snprintf would (the uncut length). */
+static size_t append_name(char *buf, size_t n, size_t len, const char *name, const char *suffix)
 {
-	size_t ls = strlen(sym), lx = strlen(suffix);
-	if (ls + lx >= name_max || n + 1 + ls + lx >= len)
-		return 0;
+	size_t ln = strlen(name), lx = strlen(suffix), want = 1 + ln + lx;
+	size_t room = n < len ? len - n - 1 : 0;
 	char *q = buf + n;
-	*q++ = ';';
-	for (size_t i = 0; i < ls; i++)
-		*q++ = sym[i] == ';' || sym[i] == '\n' ? ':' : sym[i];
-	memcpy(q, suffix, lx + 1);
-	return 1 + ls + lx;
+	for (size_t i = 0; i < want && i < room; i++) {
+		char c = !i ? ';' : i <= ln ? name[i - 1] : suffix[i - 1 - ln];
+		*q++ = i && i <= ln && (c == ';' || c == '\n') ? ':' : c;
+	}
+	if (n < len)
+		*q = 0;
+	return want;
 }
 
+/* "comm;outer;...;leaf" of one sample; semicolons inside names would split frames. A frame
+ * whose name is its symbol and a fixed mark (nearly all) is copied, not formatted. */
 static size_t stack_of(const struct rp_session *s, const struct rp_sample *smp, char *buf,
 		       size_t len)
 {
@@ -249,16 +250,12 @@ static size_t stack_of(const struct rp_session *s, const struct rp_sample *smp, 
 	for (uint32_t i = smp->nr; i-- > 0 && n + 2 < len;) {
 		const struct rp_frame *f = &s->frames[smp->first + i];
 		const char *suffix, *sym = rp_frame_name_fixed(s, f, tag, &suffix);
-		size_t added = sym ? append_fixed(buf, n, len, sym, suffix, sizeof(name)) : 0;
-		if (added) {	/* most frames: no formatting */
-			n += added;
-			continue;
+		/* rp_frame_name's buffer cuts a longer name: the same cut either way */
+		if (!sym || strlen(sym) + strlen(suffix) >= sizeof(name)) {
+			sym = rp_frame_name(s, f, tag, name, sizeof(name));
+			suffix = "";
 		}
-		rp_frame_name(s, f, tag, name, sizeof(name));
-		for (char *p = name; *p; p++)
-			if (*p == ';' || *p == '\n')
-				*p = ':';
-		n += (size_t)snprintf(buf + n, len - n, ";%s", name);
+		n += append_name(buf, n, len, sym, suffix);
 	}
 	return n < len ? n : len - 1;
 }
