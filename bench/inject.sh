@@ -9,7 +9,8 @@
 # its samples in 16 hot address slots whose code is recompiled as the slots are reused: the
 # sampled share of a real start-up), a sample-dense synthetic run (INJBENCH_DENSE_LOADS loads,
 # ten times as many samples spread uniformly: most loads sampled, as in javac), the same
-# 20k samples spread uniformly over INJBENCH_UNIFORM_LOADS loads, and a Java
+# 20k samples spread uniformly over INJBENCH_UNIFORM_LOADS loads (both file paths also in
+# INJBENCH_DENSE_ROUNDS / INJBENCH_UNIFORM_ROUNDS rounds, default 3, best of each), and a Java
 # start-up (samples/java StartupHeavy with our agent, INJBENCH_CLASSES x 100 methods, 30k+
 # loads) when java and the agent are built, and javac compiling the JDK's java.util.stream
 # sources (from the JDK's lib/src.zip, INJBENCH_SRCZIP; skipped with a message when absent):
@@ -174,38 +175,44 @@ if want synthetic; then
 fi
 
 # 2. Sample-dense: ten samples per load, uniform, so most loads are sampled; then
-# the sample-dense file path again, in ROUNDS rounds on fresh inputs (default 3): ours,
-# perf inject and the file system's floor (a perl loop creating as many files of as many
-# bytes), in a rotating order, because creating 20k files costs 20-600 us each here depending
-# on what the other tenants of the disk just did; the best of each and their ratios.
-dense_rounds() {
-	local n=$1 i k name dir t w c out bo="" bp="" bf="" co="" cp="" cf=""
+# the sample-dense file path again in rounds (file_rounds).
+#
+# file_rounds LABEL N LOADS SAMPLES FILES BYTES: the file path in N rounds on fresh inputs
+# (LOADS code loads, SAMPLES samples spread uniformly): ours, perf inject and the file
+# system's floor (a perl loop creating FILES files of BYTES in all), in a rotating order,
+# because creating a file costs 20-600 us here depending on what the other tenants of the
+# disk just did (ext4 skips the inodes freed in the last 30 s: nothing is deleted until the
+# bench ends); the best of each and their ratios.
+file_rounds() {
+	local label=$1 n=$2 nl=$3 ns=$4 nf=$5 nb=$6 i k name w c out
+	local bo="" bp="" bf="" co="" cp="" cf=""
 	for i in $(seq 1 "$n"); do
-		synthetic "dr$i" "$dense_loads" $((dense_loads * 10)) 0 > /dev/null
-		mkdir -p "$tmp/dr$i-files/home" "$tmp/dr$i-floor"
-		cp "$tmp/dr$i"/jit-* "$tmp/dr$i-files/"
+		synthetic "$label$i" "$nl" "$ns" 0 > /dev/null
+		mkdir -p "$tmp/$label$i-files/home" "$tmp/$label$i-floor"
+		cp "$tmp/$label$i"/jit-* "$tmp/$label$i-files/"
 		out=""
 		for k in 0 1 2; do
 			case $(( (k + i) % 3 )) in
-			0) name=ours; read -r w c _ _ _ < <(measure "dr$i-files" "$tmp/dr$i-files" \
-				"$jitprof" inject --jit -q -i "$tmp/dr$i/perf.data" -o "$tmp/dr$i-files.data" \
-				--jit-dir "$tmp/dr$i-files")
+			0) name=ours; read -r w c _ _ _ < <(measure "$label$i-files" \
+				"$tmp/$label$i-files" "$jitprof" inject --jit -q \
+				-i "$tmp/$label$i/perf.data" -o "$tmp/$label$i-files.data" \
+				--jit-dir "$tmp/$label$i-files")
 			   [ -z "$bo" ] || awk -v a="$w" -v b="$bo" 'BEGIN { exit !(a < b) }' && bo=$w
 			   [ -z "$co" ] || awk -v a="$c" -v b="$co" 'BEGIN { exit !(a < b) }' && co=$c ;;
-			1) name=perf; read -r w c _ _ _ < <(measure "dr$i-perf" "$tmp/dr$i" \
-				perf inject --jit -i "$tmp/dr$i/perf.data" -o "$tmp/dr$i-perf.data")
+			1) name=perf; read -r w c _ _ _ < <(measure "$label$i-perf" "$tmp/$label$i" \
+				perf inject --jit -i "$tmp/$label$i/perf.data" -o "$tmp/$label$i-perf.data")
 			   [ -z "$bp" ] || awk -v a="$w" -v b="$bp" 'BEGIN { exit !(a < b) }' && bp=$w
 			   [ -z "$cp" ] || awk -v a="$c" -v b="$cp" 'BEGIN { exit !(a < b) }' && cp=$c ;;
-			2) name=floor; read -r w c < <(floor "dr$i" "$dense_elfs" "$dense_bytes" |
+			2) name=floor; read -r w c < <(floor "$label$i" "$nf" "$nb" |
 				sed 's/.*: \([0-9.]*\) s (cpu \([0-9.]*\) s)$/\1 \2/')
 			   [ -z "$bf" ] || awk -v a="$w" -v b="$bf" 'BEGIN { exit !(a < b) }' && bf=$w
 			   [ -z "$cf" ] || awk -v a="$c" -v b="$cf" 'BEGIN { exit !(a < b) }' && cf=$c ;;
 			esac
 			out="$out $name ${w} s (cpu ${c});"
 		done
-		echo "dense round $i (load $(cut -d' ' -f1 /proc/loadavg)):$out"
+		echo "$label round $i (load $(cut -d' ' -f1 /proc/loadavg)):$out"
 	done
-	echo "dense, best of $n: writing ELFs ${bo} s (cpu ${co}), perf inject ${bp} s (cpu ${cp})," \
+	echo "$label, best of $n: writing ELFs ${bo} s (cpu ${co}), perf inject ${bp} s (cpu ${cp})," \
 	     "floor ${bf} s (cpu ${cf}): vs perf $(ratio "$bp" "$bo")x wall, $(ratio "$cp" "$co")x cpu;" \
 	     "ours $(ratio "$bo" "$bf")x the floor's wall, $(ratio "$co" "$cf")x its cpu;" \
 	     "perf $(ratio "$bp" "$bf")x / $(ratio "$cp" "$cf")x"
@@ -215,15 +222,21 @@ if want dense; then
 	compare dense "$tmp/dense/perf.data" "$tmp/dense"
 	dense_elfs=$jf dense_bytes=$jb	# what our file path wrote there: the floor writes as much
 	rounds=${INJBENCH_DENSE_ROUNDS:-3}
-	[ "$rounds" -le 0 ] || dense_rounds "$rounds"
+	[ "$rounds" -le 0 ] ||
+		file_rounds dense "$rounds" "$dense_loads" $((dense_loads * 10)) "$dense_elfs" "$dense_bytes"
 fi
 
 # 2b. Uniform sampling over INJBENCH_UNIFORM_LOADS loads (default 200000; 0 skips): issue 17's
-# worst case for the file path (about one load in ten sampled, each an ELF file).
+# worst case for the file path (about one load in ten sampled, each an ELF file); then the
+# file path in INJBENCH_UNIFORM_ROUNDS rounds (default 3; 0 skips) as for sample-dense.
 uniform_loads=${INJBENCH_UNIFORM_LOADS:-200000}
 if want uniform && [ "$uniform_loads" -gt 0 ]; then
 	synthetic uni "$uniform_loads" "$samples" 0
 	compare uniform "$tmp/uni/perf.data" "$tmp/uni"
+	uni_elfs=$jf uni_bytes=$jb
+	rounds=${INJBENCH_UNIFORM_ROUNDS:-3}
+	[ "$rounds" -le 0 ] ||
+		file_rounds uniform "$rounds" "$uniform_loads" "$samples" "$uni_elfs" "$uni_bytes"
 fi
 
 # 3. File-system calls per ELF, on a smaller sample-dense run (perf inject under strace is slow).
