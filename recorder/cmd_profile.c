@@ -26,7 +26,7 @@
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"usage: jitprof profile [-d SECONDS] [-o OUT] [-F HZ] [--java|--node]\n"
+		"usage: jitprof profile [-d SECONDS] [-o OUT] [-F HZ] [--java|--node] [--elfs]\n"
 		"                       (-p PID | -- CMD ARGS)\n\n"
 		"Records CMD, or the running Java VM PID, with call graphs, merges its JIT-compiled\n"
 		"code and writes a report, in one step. A JVM gets libagent.so and\n"
@@ -42,6 +42,9 @@ static void usage(FILE *out)
 		"                          the format: .txt .svg .json .collapsed, and .html\n"
 		"                          .pb.gz .speedscope.json where jitprof report has them\n"
 		"  -F, --freq HZ           sampling frequency (default 999)\n"
+		"      --elfs              also write one ELF file per sampled method generation\n"
+		"                          into the data directory, for perf report (by default\n"
+		"                          jitprof builds them in memory when it reads the data)\n"
 		"  -p, --pid PID           attach to this running Java VM\n"
 		"      --java              CMD starts a JVM although it is not called java\n"
 		"                          (the flags go in JAVA_TOOL_OPTIONS)\n"
@@ -49,9 +52,10 @@ static void usage(FILE *out)
 		"  -q, --quiet             only errors and the closing line\n"
 		"  -V, --version           jitprof's version\n"
 		"  -h, --help              this text\n\n"
-		"The recording (perf.data), the merged recording (perf.jit.data), the jitdumps and\n"
-		"one ELF per sampled method generation stay in OUT's name with .jitprof instead of\n"
-		"its extension, for 'jitprof report -i DIR/perf.jit.data' or perf report later.\n");
+		"The recording (perf.data), the merged recording (perf.jit.data) and the jitdumps\n"
+		"stay in OUT's name with .jitprof instead of its extension (DIR), for 'jitprof\n"
+		"report -i DIR/perf.jit.data' later; for perf report, write the ELFs first with\n"
+		"'jitprof inject --elfs-for DIR/perf.jit.data' (or profile with --elfs).\n");
 }
 
 struct profile {
@@ -60,6 +64,7 @@ struct profile {
 	pid_t pid;
 	enum prof_runtime forced;	/* --java, --node */
 	int quiet;
+	int elfs;	/* --elfs: inject writes the ELF files (default --no-elfs) */
 	char **cmd;
 	const struct prof_format *fmt;
 	char exe[PATH_MAX], dir[PATH_MAX], data[PATH_MAX + 16], jitdata[PATH_MAX + 16];
@@ -80,7 +85,7 @@ static void on_signal(int sig)
 
 static int parse_args(struct profile *p, int argc, char **argv)
 {
-	enum { OPT_JAVA = 256, OPT_NODE };
+	enum { OPT_JAVA = 256, OPT_NODE, OPT_ELFS };
 	static const struct option longopts[] = {
 		{ "duration", required_argument, NULL, 'd' },
 		{ "output", required_argument, NULL, 'o' },
@@ -88,6 +93,7 @@ static int parse_args(struct profile *p, int argc, char **argv)
 		{ "pid", required_argument, NULL, 'p' },
 		{ "java", no_argument, NULL, OPT_JAVA },
 		{ "node", no_argument, NULL, OPT_NODE },
+		{ "elfs", no_argument, NULL, OPT_ELFS },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
@@ -120,6 +126,7 @@ static int parse_args(struct profile *p, int argc, char **argv)
 			break;
 		case OPT_JAVA: p->forced = PROF_RT_JAVA; break;
 		case OPT_NODE: p->forced = PROF_RT_NODE; break;
+		case OPT_ELFS: p->elfs = 1; break;
 		case 'q': p->quiet = 1; break;
 		case 'V': exit(cli_version());
 		case 'h': usage(stdout); exit(0);
@@ -553,8 +560,17 @@ int cmd_profile(int argc, char **argv)
 
 	struct counts c;
 	count(p.data, &c);
-	char *inject[] = { p.exe, "inject", "-q", "-i", p.data, "-o", p.jitdata,
-			   p.jit_dir[0] ? "--jit-dir" : NULL, p.jit_dir, NULL };
+	/* --no-elfs unless asked: the report builds the sampled generations' ELFs in memory,
+	 * no file per generation (docs/inject.md); --elfs-for writes them later for perf. */
+	char *inject[12] = { p.exe, "inject", "-q", "-i", p.data, "-o", p.jitdata };
+	int ni = 7;
+	if (!p.elfs)
+		inject[ni++] = "--no-elfs";
+	if (p.jit_dir[0]) {
+		inject[ni++] = "--jit-dir";
+		inject[ni++] = p.jit_dir;
+	}
+	inject[ni] = NULL;
 	injected = 0;
 	if (c.markers) {
 		rc = run_tool(&p, inject, -1);

@@ -46,7 +46,8 @@ static void launch_one(const struct ag_jdk *jdk)
 		      jdk->major, rep);
 	free(rep);
 
-	/* Kept for later: perf.data, the merged recording, the dump and the ELFs. */
+	/* Kept for later: perf.data, the merged recording and the dump; no ELF file (inject
+	 * --no-elfs: the report built the sampled generations in memory). */
 	AG_FMT(path, "%s/x.jitprof/perf.data", dir);
 	cr_expect(pf_exists(path), "%s", path);
 	AG_FMT(path, "%s/x.jitprof/perf.jit.data", dir);
@@ -55,6 +56,8 @@ static void launch_one(const struct ag_jdk *jdk)
 	char *dump = ag_find_dump(path);
 	cr_expect_not_null(dump, "no jitdump in %s", path);
 	free(dump);
+	cr_expect_eq(pf_count_elfs(path), 0, "JDK %d: ELF files written by default in %s",
+		     jdk->major, path);
 
 	/* Call chains through compiled Java frames (-g plus -XX:+PreserveFramePointer): some
 	 * stack has a jitted caller of total(). */
@@ -68,6 +71,22 @@ static void launch_one(const struct ag_jdk *jdk)
 		  strstr(r.out, ";" PF_TOTAL), "JDK %d: no stack reaches total() through its "
 		  "callers:\n%.2000s", jdk->major, r.out);
 	cr_expect_null(strstr(r.err, "frame pointers"), "JDK %d: %s", jdk->major, r.err);
+	tu_result_free(&r);
+
+	/* What the help says for perf report: the ELFs written afterwards, one per sampled
+	 * generation, and perf resolves the hot method in them. */
+	AG_FMT(cmd, "%s inject --elfs-for %s/x.jitprof/perf.jit.data", exe, dir);
+	cr_assert_eq(tu_sh(&r, cmd, 120), 0);
+	cr_expect_eq(r.status, 0, "JDK %d: %s", jdk->major, r.err);
+	AG_FMT(path, "%s/x.jitprof", dir);
+	cr_expect_gt(pf_count_elfs(path), 0, "JDK %d: --elfs-for wrote no ELF in %s", jdk->major,
+		     path);
+	tu_result_free(&r);
+	AG_FMT(cmd, "perf report -i %s/x.jitprof/perf.jit.data --stdio --no-children -g none "
+	       "--sort sym 2>&1", dir);
+	cr_assert_eq(tu_sh(&r, cmd, 120), 0);
+	cr_expect(strstr(r.out, "] jitprof.samples.Generations."), "JDK %d: perf report names "
+		  "no Generations method:\n%.2000s", jdk->major, r.out);
 	tu_result_free(&r);
 	tu_rmtree(dir);
 	free(dir);
@@ -102,8 +121,17 @@ Test(profile_launch, format_follows_the_extension, .timeout = 600)
 			continue;
 		}
 		AG_FMT(out, "%s/%s", dir, fmts[i].name);
-		const char *args[] = { "-q", "-o", out, "--", java, "-cp", ag_classpath(),
+		/* --elfs once (the first format): the ELF files beside the data, for perf */
+		const char *args[12];
+		int n = 0;
+		args[n++] = "-q";
+		args[n++] = "-o";
+		args[n++] = out;
+		if (!i)
+			args[n++] = "--elfs";
+		const char *rest[] = { "--", java, "-cp", ag_classpath(),
 				       "jitprof.samples.Generations", "100", NULL };
+		memcpy(args + n, rest, sizeof(rest));
 		pf_profile(&r, args, 300);
 		cr_assert_eq(r.status, 0, "%s: %s", fmts[i].name, r.err);
 		char *s = tu_read_file(out, NULL);
@@ -113,6 +141,12 @@ Test(profile_launch, format_follows_the_extension, .timeout = 600)
 				  s);
 		else	/* folded stacks: the main thread's lines are there */
 			cr_expect(ag_starts(s, "java;") || strstr(s, "\njava;"), "%.200s", s);
+		char data[PATH_MAX + 16];
+		AG_FMT(data, "%s/%.*s.jitprof", dir, (int)strcspn(fmts[i].name, "."), fmts[i].name);
+		if (i)
+			cr_expect_eq(pf_count_elfs(data), 0, "%s: ELF files without --elfs", data);
+		else
+			cr_expect_gt(pf_count_elfs(data), 0, "%s: no ELF file with --elfs", data);
 		if (strcmp(fmts[i].name, "p.pb.gz"))	/* compressed */
 			cr_expect(strstr(s, "Generations"), "%s names no Generations method",
 				  fmts[i].name);

@@ -66,6 +66,21 @@ static __attribute__((unused)) const char *pf_last_line(const char *s)
 	return buf;
 }
 
+/* How many jitted-*.so files dir holds (-1: no such directory). */
+static __attribute__((unused)) int pf_count_elfs(const char *dir)
+{
+	struct dirent *de;
+	int n = 0;
+	DIR *d = opendir(dir);
+
+	if (!d)
+		return -1;
+	while ((de = readdir(d)))
+		n += !strncmp(de->d_name, "jitted-", 7) && strstr(de->d_name, ".so") != NULL;
+	closedir(d);
+	return n;
+}
+
 static __attribute__((unused)) int pf_exists(const char *path)
 {
 	struct stat st;
