@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "jitdump/jitdump.h"
+#include "safeio/safeio.h"
 #include "recorder/cli.h"
 
 static void usage(FILE *out)
@@ -38,26 +39,15 @@ struct out {
 	int first;		/* no field yet in the current JSON object */
 };
 
-/* Length of the valid UTF-8 sequence at s, or 0 (JSON must stay valid whatever the file says). */
-static int utf8_len(const unsigned char *s)
-{
-	int n = s[0] >= 0xf0 && s[0] <= 0xf4 ? 4 : s[0] >= 0xe0 ? 3 : s[0] >= 0xc2 ? 2 : 0;
-	if (s[0] >= 0xf5)
-		return 0;
-	for (int i = 1; i < n; i++)
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-	return n;
-}
-
-/* Strings come from the file: JSON-escaped, or made harmless for a terminal. */
+/* Strings come from the file: JSON-escaped, or made harmless for a terminal (JSON must stay
+ * valid whatever the file says: a byte that is not UTF-8 goes out escaped). */
 static void put_str(struct out *o, const char *str)
 {
 	const unsigned char *s = (const unsigned char *)str;
 	if (o->json)
 		fputc('"', o->fp);
 	while (*s) {
-		int n = *s >= 0x80 ? utf8_len(s) : 1;
+		int n = (int)sio_utf8_len(s);
 		if (*s < 0x20 || *s == 0x7f || !n) {
 			fprintf(o->fp, o->json ? "\\u%04x" : "\\x%02x", *s);
 			n = 1;

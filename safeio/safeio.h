@@ -78,9 +78,20 @@ struct iovec;
 int sio_create_new(int dirfd, const char *name, const struct iovec *iov, int iovcnt,
 		   mode_t mode);
 
-/* Text for a terminal: 1 if s holds a control character (below 0x20, or 0x7f); a malloc'd
- * copy with each one written as the four characters \xNN (NULL: out of memory). */
+/* Text for a terminal, JSON or XML: 1 if s holds a byte that is not printable UTF-8 (a control
+ * character: below 0x20, 0x7f, U+0080-U+009F; or a byte that is not valid UTF-8); a malloc'd
+ * copy with each such byte written as the four characters \xNN (NULL: out of memory). */
 int sio_has_controls(const char *s);
 char *sio_escape_controls(const char *s);
+
+/* The length (1-4) of the valid UTF-8 sequence at s, whose first byte is not NUL; 0 when the
+ * bytes there are not one (a stray continuation byte, a cut, overlong or surrogate sequence,
+ * above U+10FFFF). */
+size_t sio_utf8_len(const unsigned char *s);
+/* 1 when s is valid UTF-8 of at most max bytes without control characters (a tab allowed):
+ * what a file or symbol name that means something looks like. */
+int sio_utf8_is_text(const char *s, size_t max);
+/* U+FFFD, what an output writes for a byte that is not valid UTF-8. */
+#define SIO_UTF8_REPLACEMENT "\xef\xbf\xbd"
 
 #endif

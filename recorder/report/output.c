@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "safeio/safeio.h"
 #include "recorder/report/report_int.h"
 
 void rp_json_str(FILE *out, const char *str)
@@ -14,12 +15,21 @@ void rp_json_str(FILE *out, const char *str)
 	fputc('"', out);
 	for (const unsigned char *p = (const unsigned char *)(str ? str : ""); *p;) {
 		size_t n = 0;	/* a run that needs no escape goes out in one fwrite */
-		while (p[n] && p[n] != '"' && p[n] != '\\' && p[n] >= 0x20)
+		while (p[n] >= 0x20 && p[n] < 0x80 && p[n] != '"' && p[n] != '\\')
 			n++;
 		fwrite(p, 1, n, out);
 		p += n;
 		if (!*p)
 			break;
+		if (*p >= 0x80) {	/* JSON is UTF-8: a byte that is not goes out as U+FFFD */
+			n = sio_utf8_len(p);
+			if (n)
+				fwrite(p, 1, n, out);
+			else
+				fputs("\\ufffd", out);
+			p += n ? n : 1;
+			continue;
+		}
 		if (*p == '"' || *p == '\\')
 			fprintf(out, "\\%c", *p);
 		else
@@ -31,13 +41,22 @@ void rp_json_str(FILE *out, const char *str)
 
 void rp_xml_str(FILE *out, const char *str)
 {
-	for (const unsigned char *p = (const unsigned char *)(str ? str : ""); *p; p++) {
+	for (const unsigned char *p = (const unsigned char *)(str ? str : ""); *p;) {
 		size_t n = 0;	/* a run that needs no escape goes out in one fwrite */
-		while (p[n] >= 0x20 && !strchr("<>&\"'", p[n]))
+		while (p[n] >= 0x20 && p[n] < 0x80 && !strchr("<>&\"'", p[n]))
 			n++;
 		if (n) {
 			fwrite(p, 1, n, out);
-			p += n - 1;
+			p += n;
+			continue;
+		}
+		if (*p >= 0x80) {	/* XML must be well-formed UTF-8: U+FFFD for a bad byte */
+			n = sio_utf8_len(p);
+			if (n)
+				fwrite(p, 1, n, out);
+			else
+				fputs(SIO_UTF8_REPLACEMENT, out);
+			p += n ? n : 1;
 			continue;
 		}
 		switch (*p) {
@@ -48,8 +67,9 @@ void rp_xml_str(FILE *out, const char *str)
 		case '\'': fputs("&apos;", out); break;
 		default:
 			/* XML 1.0 forbids most control characters even escaped. */
-			fputc(*p < 0x20 ? '?' : *p, out);
+			fputc('?', out);
 		}
+		p++;
 	}
 }
 

@@ -1,6 +1,6 @@
 /* test_escape.c - issue 16 finding 12: names and paths from a recording that hold terminal
- * escape sequences reach the table and the generations view as visible \xNN text, never as
- * raw control characters; JSON stays valid. */
+ * escape sequences, or bytes that are not UTF-8, reach the table and the generations view as
+ * visible \xNN text, never as raw bytes; JSON and XML stay valid. */
 #include <criterion/criterion.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,6 +46,9 @@ Test(escape, interned_names_are_escaped_once)
 	cr_assert_eq(a, b, "the same name must intern to the same string");
 	cr_assert_str_eq(a, "m\\x1b]0;pwned\\x07\\x1b[2J()");
 	cr_assert_str_eq(rp_intern(s, "plain()"), "plain()");
+	/* bytes that are not UTF-8 (node 20's file names from freed memory) the same way */
+	cr_assert_str_eq(rp_intern(s, "\xe3k.js"), "\\xe3k.js");
+	cr_assert_str_eq(rp_intern(s, "Caf\xc3\xa9.java"), "Caf\xc3\xa9.java");
 	rp_session_free(s);
 }
 
@@ -113,6 +116,10 @@ Test(escape, json_and_xml_strings_escape_what_their_syntax_needs)
 		{ "\"a\\b\"", "\"\\\"a\\\\b\\\"\"", "&quot;a\\b&quot;" },
 		{ "<T>&'x'\n", "\"<T>&'x'\\u000a\"", "&lt;T&gt;&amp;&apos;x&apos;?" },
 		{ "\x01tail", "\"\\u0001tail\"", "?tail" },
+		/* UTF-8 goes through; a byte that is not UTF-8 becomes U+FFFD, so that JSON and
+		 * XML parsers (and the browsers reading the views) accept the file */
+		{ "Caf\xc3\xa9()", "\"Caf\xc3\xa9()\"", "Caf\xc3\xa9()" },
+		{ "\xe3k\xc3", "\"\\ufffdk\\ufffd\"", "\xef\xbf\xbdk\xef\xbf\xbd" },
 	};
 	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
 		str_arg = c[i].in;
