@@ -111,7 +111,9 @@ static void h_str(struct hasher *h, enum id_tag tag, const char *s)
 static void hash_lines(struct hasher *h, const struct synth_input *in)
 {
 	struct synth_line_it it;
-	synth_line_it_init(&it, in->lines, in->nr_lines, in->code_addr, in->code_size);
+	char script[SYNTH_NAME_MAX + 1];
+	synth_line_it_init(&it, in->lines, in->nr_lines, in->code_addr, in->code_size,
+			   synth_name_script(in->name, script, sizeof(script)));
 	for (const struct jd_line *l; (l = synth_line_next(&it));) {
 		size_t flen = strlen(l->file);
 		h_u64(h, (uint64_t)TAG_LINE << 56 | (16 + flen));

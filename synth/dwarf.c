@@ -341,14 +341,14 @@ static struct jd_line *lines_from_inline(const struct jd_ext_inline *x, size_t *
 /* The rows the line program encodes: the usable ones (synth_line_next), the first moved to the
  * code start so the code before a runtime's first entry (the prologue) has its line. */
 static struct jd_line *usable_rows(const struct synth_input *in, const struct jd_line *rows,
-				   size_t n, size_t *out_n)
+				   size_t n, size_t *out_n, const char *script)
 {
 	struct jd_line *v = malloc((n ? n : 1) * sizeof(*v));
 	struct synth_line_it it;
 	*out_n = 0;
 	if (!v)
 		return NULL;
-	synth_line_it_init(&it, rows, n, in->code_addr, in->code_size);
+	synth_line_it_init(&it, rows, n, in->code_addr, in->code_size, script);
 	for (const struct jd_line *l; (l = synth_line_next(&it));)
 		v[(*out_n)++] = *l;
 	if (*out_n)
@@ -365,8 +365,11 @@ int synth_dwarf_build(const struct synth_input *in, uint64_t text_vaddr, struct 
 	struct synth_dw_files files = { 0 };
 	if (!in->nr_lines && in->inl && !(derived = lines_from_inline(in->inl, &nd)))
 		return synth_err(log, -ENOMEM, "out of memory for line rows");
-	lines = derived ? usable_rows(in, derived, nd, &n)
-			: usable_rows(in, in->lines, in->nr_lines, &n);
+	/* renamed rows point into script: it lives as long as lines */
+	char script_buf[SYNTH_NAME_MAX + 1];
+	const char *script = synth_name_script(in->name, script_buf, sizeof(script_buf));
+	lines = derived ? usable_rows(in, derived, nd, &n, script)
+			: usable_rows(in, in->lines, in->nr_lines, &n, script);
 	free(derived);
 	if (!lines)
 		return synth_err(log, -ENOMEM, "out of memory for line rows");

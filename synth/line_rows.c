@@ -1,28 +1,59 @@
 /* line_rows.c - which rows of a runtime's line table synth uses. Real dumps carry a few bad
  * entries (node 20 writes DEBUG_INFO rows outside their code): each costs only itself, the rest
- * of its table is kept. Line 0 ("no line") rows are left out so their range joins the row
+ * of its table is kept. node 20 also writes the file names of a user script's rows from freed
+ * memory: such a row keeps its address and line and takes the script its load names instead
+ * ("JS:*fib /x/fib.js:1:13"), and the fragments of the old string that read as further rows
+ * fall outside the code, out of order or without a name, and are dropped. Line 0 ("no line") rows are left out so their range joins the row
  * before them, and the line program starts the first row at the code (dwarf.c). */
+#include <stdint.h>
 #include <string.h>
 
+#include "safeio/safeio.h"
 #include "synth/synth_int.h"
 
 void synth_line_it_init(struct synth_line_it *it, const struct jd_line *rows, size_t n,
-			uint64_t code_addr, uint64_t code_size)
+			uint64_t code_addr, uint64_t code_size, const char *script)
 {
 	memset(it, 0, sizeof(*it));
 	it->rows = rows;
 	it->n = n;
 	it->lo = code_addr;
 	it->size = code_size;
+	it->script = script;
+}
+
+const char *synth_name_script(const char *name, char *buf, size_t len)
+{
+	/* " PATH:LINE:COL" at the end: two numbers after the last two colons */
+	const char *sp = name ? strrchr(name, ' ') : NULL, *end = sp ? sp + strlen(sp) : NULL;
+	for (int k = 0; end && k < 2; k++) {
+		const char *p = end;
+		while (p > sp + 1 && p[-1] >= '0' && p[-1] <= '9')
+			p--;
+		end = p < end && p > sp + 1 && p[-1] == ':' ? p - 1 : NULL;
+	}
+	if (!end || end == sp + 1 || (size_t)(end - sp - 1) >= len)
+		return NULL;
+	memcpy(buf, sp + 1, (size_t)(end - sp - 1));
+	buf[end - sp - 1] = 0;
+	return sio_utf8_is_text(buf, SIZE_MAX) ? buf : NULL;
 }
 
 const struct jd_line *synth_line_next(struct synth_line_it *it)
 {
 	while (it->i < it->n) {
 		const struct jd_line *l = &it->rows[it->i++];
+		const char *file = l->file;
+		int renamed = 0;
+		if (file && file[0] && file != it->text_file) {
+			if (sio_utf8_is_text(file, SIZE_MAX))
+				it->text_file = file;
+			else
+				renamed = 1, file = it->script;
+		}
 		int ok = l->addr >= it->lo && l->addr - it->lo < it->size &&
-			 (!it->seen || l->addr >= it->last) && l->line >= 0 && l->file &&
-			 strnlen(l->file, SYNTH_NAME_MAX + 1) <= SYNTH_NAME_MAX;
+			 (!it->seen || l->addr >= it->last) && l->line >= 0 && file && file[0] &&
+			 strnlen(file, SYNTH_NAME_MAX + 1) <= SYNTH_NAME_MAX;
 		if (!ok) {
 			it->bad++;
 			continue;
@@ -32,16 +63,37 @@ const struct jd_line *synth_line_next(struct synth_line_it *it)
 		if (l->line == 0)
 			continue;
 		it->kept++;
+		if (renamed) {
+			it->renamed++;
+			it->cur = *l;
+			it->cur.file = file;
+			return &it->cur;
+		}
 		return l;
 	}
 	return NULL;
 }
 
+/* The rows walked with the load's script, for the counts. */
+static void walk(const struct synth_input *in, struct synth_line_it *it)
+{
+	char script[SYNTH_NAME_MAX + 1];
+	synth_line_it_init(it, in->lines, in->nr_lines, in->code_addr, in->code_size,
+			   synth_name_script(in->name, script, sizeof(script)));
+	while (synth_line_next(it))
+		;
+}
+
 size_t synth_lines_dropped(const struct synth_input *in)
 {
 	struct synth_line_it it;
-	synth_line_it_init(&it, in->lines, in->nr_lines, in->code_addr, in->code_size);
-	while (synth_line_next(&it))
-		;
+	walk(in, &it);
 	return it.bad;
+}
+
+size_t synth_lines_renamed(const struct synth_input *in)
+{
+	struct synth_line_it it;
+	walk(in, &it);
+	return it.renamed;
 }

@@ -76,9 +76,17 @@ void synth_input_from_load(struct synth_input *in, const struct jd_header *hdr,
  * entries are dropped one by one (synth_lines_dropped counts them). */
 int synth_validate(const struct synth_input *in, const struct jp_log *log);
 /* Line-table entries synth_build leaves out because they are unusable: outside the code, below
- * an earlier entry's address, a negative line, a missing or oversized file name. Rows with line
- * 0 ("no line") are not counted: their range joins the row before them. */
+ * an earlier entry's address, a negative line, a missing, empty or oversized file name (a file
+ * name that is not text counts as missing when the load's name gives no script). Rows with
+ * line 0 ("no line") are not counted: their range joins the row before them. */
 size_t synth_lines_dropped(const struct synth_input *in);
+/* Rows whose file name is not text (invalid UTF-8, control characters: node 20 writes some
+ * from freed memory) that synth_build keeps with the script the load's name gives instead. */
+size_t synth_lines_renamed(const struct synth_input *in);
+/* The script a load's name ends with, " PATH:LINE:COL" as V8 names code ("JS:*fib
+ * /x/fib.js:1:13" -> "/x/fib.js"), copied into buf; NULL when the name ends otherwise, PATH
+ * does not fit or is not text. */
+const char *synth_name_script(const char *name, char *buf, size_t len);
 /* For callers that prefer an ELF without them to none: when only the inline table or unwind
  * data are bad (real dumps carry such), drops what is bad and returns 1 with the first reason
  * logged (at JP_LOG_ERROR: the input is damaged, yet the call succeeds); 0 if in was valid; a

@@ -21,12 +21,16 @@ int synth_check_unwind(const struct synth_input *in, const struct jp_log *log);
  * other refused rows are counted in bad. */
 struct synth_line_it {
 	const struct jd_line *rows;
-	size_t n, i, kept, bad;
+	size_t n, i, kept, bad, renamed;
 	uint64_t lo, size, last;
 	int seen;		/* a row inside the code was seen: last is set */
+	const char *script;	/* the file of rows whose own is not text, or NULL */
+	const char *text_file;	/* the last file name found to be text (rows share them) */
+	struct jd_line cur;	/* such a row, renamed */
 };
+/* script: synth_name_script of the load's name, owned by the caller while the rows are used */
 void synth_line_it_init(struct synth_line_it *it, const struct jd_line *rows, size_t n,
-			uint64_t code_addr, uint64_t code_size);
+			uint64_t code_addr, uint64_t code_size, const char *script);
 const struct jd_line *synth_line_next(struct synth_line_it *it);	/* NULL at the end */
 
 /* Growable buffer. Errors are sticky: after a failed allocation every append is a no-op and

@@ -31,6 +31,11 @@ struct opts {
 	unsigned long truncate;
 	unsigned seed;
 	unsigned hot;		/* percent of samples in the 16 hot slots (0 = uniform) */
+	int lines;		/* a DEBUG_INFO table per load: Bench.java lines 10-13 */
+	unsigned long bad_names;	/* with lines: every Nth load's table names a file with
+					 * bytes that are not text, as node 20 writes (0: none);
+					 * every other one of those is named as V8 names code of a
+					 * script ("JS:*mN /bench/Bench.js:1:1") */
 };
 
 struct slot { long load; uint64_t addr, size; };	/* load: index, -1 empty */
@@ -138,7 +143,7 @@ static void usage(void)
 	fprintf(stderr, "usage: inject-gen --dir DIR -o PERF.DATA [--loads N] [--samples N] "
 			"[--names N] [--slots N] [--moves] [--unloads] [--arch] [--pipe] "
 			"[--no-mono] [--anon] [--callchain] [--late-marker] [--hot PCT] [--truncate BYTES] "
-			"[--seed N] [--marker-dir DIR] [--extra-markers N]\n");
+			"[--seed N] [--marker-dir DIR] [--extra-markers N] [--lines] [--bad-names N]\n");
 	exit(2);
 }
 
@@ -152,7 +157,8 @@ static void parse(int argc, char **argv, struct opts *o)
 		{ "truncate", 1, NULL, 't' }, { "seed", 1, NULL, 'r' },
 		{ "callchain", 0, NULL, 'c' }, { "late-marker", 0, NULL, 'L' },
 		{ "hot", 1, NULL, 'h' }, { "marker-dir", 1, NULL, 'K' },
-		{ "extra-markers", 1, NULL, 'X' },
+		{ "extra-markers", 1, NULL, 'X' }, { "lines", 0, NULL, 'I' },
+		{ "bad-names", 1, NULL, 'B' },
 		{ NULL, 0, NULL, 0 } };
 	int c;
 	*o = (struct opts){ .loads = 1000, .samples = 10000, .names = 100, .slots = 64, .seed = 1 };
@@ -177,6 +183,8 @@ static void parse(int argc, char **argv, struct opts *o)
 		case 'h': o->hot = (unsigned)strtoul(optarg, NULL, 0); break;
 		case 't': o->truncate = strtoul(optarg, NULL, 0); break;
 		case 'r': o->seed = (unsigned)strtoul(optarg, NULL, 0); break;
+		case 'I': o->lines = 1; break;
+		case 'B': o->bad_names = strtoul(optarg, NULL, 0); break;
 		default: usage();
 		}
 	}
@@ -261,13 +269,29 @@ int main(int argc, char **argv)
 				}
 		}
 		char name[64];
-		snprintf(name, sizeof(name), "Lbench/C%lu;m%lu(I)I", i % o.names % 7,
-			 i % o.names);
+		int bad = o.lines && o.bad_names && i % o.bad_names == o.bad_names - 1;
+		if (bad && i % (2 * o.bad_names) == o.bad_names - 1)
+			snprintf(name, sizeof(name), "JS:*m%lu /bench/Bench.js:1:1", i % o.names);
+		else
+			snprintf(name, sizeof(name), "Lbench/C%lu;m%lu(I)I", i % o.names % 7,
+				 i % o.names);
 		uint64_t size = 32 + rnd() % 256;
 		for (uint64_t k = 0; k < size; k++)
 			code[k] = (uint8_t)rnd();
 		struct jd_load_desc ld = { .name = name, .code_addr = sl->addr, .code = code,
 					   .code_size = size, .timestamp = dump_time(&o, lt) };
+		/* four rows, a quarter of the code each; the second one's file name garbled
+		 * in every bad_names-th load (bytes from freed memory, as node 20 writes) */
+		struct jd_line rows[4];
+		if (o.lines) {
+			for (int r = 0; r < 4; r++)
+				rows[r] = (struct jd_line){ .addr = sl->addr + size * (uint64_t)r / 4,
+							    .line = 10 + r, .file = "Bench.java" };
+			if (bad)
+				rows[1].file = "\xe3k\x02";
+			ld.lines = rows;
+			ld.nr_lines = 4;
+		}
 		if ((rc = jd_write_load(jw, &ld, &ci[i])) < 0)
 			die("load", rc);
 		live += sl->load < 0;

@@ -93,7 +93,8 @@ struct inj_ev {
 #define INJ_QUEUED      4u	/* handed to the ELF writer */
 #define INJ_BAD         8u	/* synth refuses it: no MMAP2, no ELF (perf skips it too) */
 #define INJ_NOLINES    16u	/* inline/unwind data refused by synth: ELF made without them */
-#define INJ_TRIMMED    32u	/* some line-table entries unusable: dropped, the rest kept */
+#define INJ_TRIMMED    32u	/* some line-table entries unusable (dropped, the rest kept) or
+				 * renamed (synth_lines_renamed) */
 #define INJ_OLD        64u	/* read by an earlier part of a followed dump: not mapped here */
 #define INJ_HASHED    128u	/* inj_dfile only: build_id, text_off and the flags are known */
 
@@ -141,6 +142,8 @@ struct inj_dump {
 	size_t nr_bad;		/* loads synth refused */
 	size_t nr_nolines;	/* loads whose inline/unwind data synth refused */
 	size_t nr_trimmed, nr_rows_dropped;	/* loads with unusable line entries, entries */
+	size_t nr_renamed, nr_rows_renamed;	/* loads with entries whose file name is not
+						 * text, given their load's script; entries */
 	char bad_msg[256];	/* the first refusal */
 	size_t nr_loads, nr_moves;
 	struct inj_load *loads;

@@ -255,6 +255,10 @@ static int add_part(struct inj_run_state *s, const struct pd_reader *r, const ch
 		inj_warnf(s, "%s: %zu line-table entries outside their code or out of order dropped "
 			  "in %zu code loads (the rest of each table kept)", path, d->nr_rows_dropped,
 			  d->nr_trimmed);
+	if (d->nr_renamed)
+		inj_warnf(s, "%s: %zu line-table entries in %zu code loads name their file with "
+			  "bytes that are not text (node 20 writes such names): given the script "
+			  "their load names instead", path, d->nr_rows_renamed, d->nr_renamed);
 	if (s->o->all)
 		for (uint32_t i = (uint32_t)d->first_load; i < d->nr_loads; i++)
 			if (!(d->loads[i].flags & (INJ_BAD | INJ_QUEUED))) {

@@ -14,6 +14,7 @@
 
 #include "jitdump/jitdump.h"
 #include "lib/pool.h"
+#include "safeio/safeio.h"
 #include "recorder/report/report_int.h"
 #include "recorder/symbols/symbols.h"
 #include "synth/synth.h"
@@ -197,6 +198,17 @@ static const struct jd_load_entry *dump_entry(struct dump *d, uint64_t code_inde
 	return jd_index_load(d->x, v - 1);
 }
 
+/* A dump row's file as synth reads it: its own when it is text, else the script its load names
+ * (node 20 writes some file names from freed memory); NULL: the row is not used. */
+static const char *row_file(const struct jd_load_entry *je, const struct jd_line *jl,
+			    char *buf, size_t len)
+{
+	if (!jl->file || !jl->file[0])
+		return NULL;
+	return sio_utf8_is_text(jl->file, SIZE_MAX) ? jl->file
+						    : synth_name_script(je->load.name, buf, len);
+}
+
 /* The dump's DEBUG_INFO line for a frame whose ELF gave none (libdw cannot read the DWARF
  * of every writer's ELFs, and perf's carry no .debug_aranges): the last entry at or below
  * the address, as perf's own line mapping does. */
@@ -217,8 +229,11 @@ static void line_from_dump(struct rp_session *s, const struct jd_load_entry *je,
 		else
 			hi = mid;
 	}
-	const char *file = je->lines[lo].file;
-	const char *b = file ? strrchr(file, '/') : NULL;
+	char script[SYNTH_NAME_MAX + 1];
+	const char *file = row_file(je, &je->lines[lo], script, sizeof(script));
+	if (!file)
+		return;
+	const char *b = strrchr(file, '/');
 	f->srcfile = rp_intern(s, b ? b + 1 : file);
 	f->line = je->lines[lo].line > 0 ? (uint32_t)je->lines[lo].line : 0;
 }
@@ -243,13 +258,16 @@ static void keep_lines(struct rp_session *s, const struct jd_load_entry *je, str
 	size_t n = 0;
 	if (!je || !je->nr_lines || !(v = malloc(je->nr_lines * sizeof(*v))))
 		return;
+	char script[SYNTH_NAME_MAX + 1];
 	for (size_t i = 0; i < je->nr_lines; i++) {
 		const struct jd_line *jl = &je->lines[i];
-		const char *b = jl->file ? strrchr(jl->file, '/') : NULL;
-		if (jl->addr < je->load.code_addr || jl->addr - je->load.code_addr >= l->code_size)
+		const char *file = row_file(je, jl, script, sizeof(script));
+		if (!file || jl->addr < je->load.code_addr ||
+		    jl->addr - je->load.code_addr >= l->code_size)
 			continue;
+		const char *b = strrchr(file, '/');
 		v[n++] = (struct rp_src_line){ jl->addr - je->load.code_addr,
-					       rp_intern(s, b ? b + 1 : jl->file),
+					       rp_intern(s, b ? b + 1 : file),
 					       jl->line > 0 ? (uint32_t)jl->line : 0 };
 	}
 	l->lines = n ? (const void *)rp_keep_bytes(s, v, n * sizeof(*v)) : NULL;

@@ -303,9 +303,13 @@ Test(faults_extreme, inject_and_report_name_every_extreme_load, .timeout = 120)
 			int i = named[k];
 			snprintf(dso, sizeof(dso), "jitted-%u-%llu.so", r.pid,
 				 (unsigned long long)r.code_index[i]);
-			/* up to a control character: jitprof prints those as \xNN (issue 16) */
+			/* up to a byte that is not printable ASCII: jitprof prints control
+			 * characters and bytes that are not UTF-8 as \xNN (issue 16) */
 			char prefix[24];
-			size_t plen = strcspn(r.names[i], "\x01\x02\x1b\x7f");
+			size_t plen = 0;
+			while ((unsigned char)r.names[i][plen] >= 0x20 &&
+			       (unsigned char)r.names[i][plen] < 0x7f)
+				plen++;
 			snprintf(prefix, sizeof(prefix), "%.*s", (int)(plen < 12 ? plen : 12),
 				 r.names[i]);
 			assert_row(who, t.out, dso, prefix, want[k], (unsigned)c.samples);

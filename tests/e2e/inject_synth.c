@@ -2,7 +2,8 @@
  * ground truth (samples per code load) is known exactly, and on the perf-jvmti fixture, with
  * perf report/script as the readers: attribution per generation across address reuse, moves,
  * unloads, pipes and arch timestamps; sampled-only ELFs, reuse, refusal of a foreign clock,
- * missing and truncated dumps, and agreement with `perf inject --jit`. */
+ * missing and truncated dumps, line rows whose file names are not text, and agreement with
+ * `perf inject --jit`. */
 #include <dirent.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -286,6 +287,51 @@ Test(inject_synth, truncated_dump_is_salvaged, .timeout = 60)
 	cr_assert(strstr(r.err, "salvaged"), "%s", r.err);
 	tu_result_free(&r);
 	check_truth(&g, g.out);
+	gen_free(&g);
+}
+
+/* Line-table rows that name their file with bytes that are not text (node 20 writes such names
+ * from freed memory): a row keeps its line and takes the script its load's name gives (V8:
+ * "JS:*fib /x/fib.js:1:13"), or is dropped when the name gives none; both are counted, and no
+ * output shows the bytes. Both paths: ELF files and --no-elfs. The generator garbles the
+ * second of four rows (Bench.java:10-13) in every tenth load, code indexes 10, 30, ... named
+ * as V8 names code of /bench/Bench.js, code indexes 20, 40, ... as Java methods. */
+Test(inject_synth, line_rows_naming_files_that_are_not_text, .timeout = 120)
+{
+	struct gen g;
+	const char *args[] = { "--loads", "200", "--samples", "2000", "--hot", "0", "--lines",
+			       "--bad-names", "10", NULL };
+	gen_run(&g, args);
+	unsigned long renamed = 0;
+	for (size_t i = 0; i < g.n; i++)
+		renamed += g.ci[i] % 20 == 10 ? g.want[i] : 0;
+	cr_assert_gt(renamed, 0, "no sample in a V8-named load");
+	char noelfs[600], cmd[2048];
+	snprintf(noelfs, sizeof(noelfs), "%s/noelfs.data", g.dir);
+	const char *outs[] = { g.out, noelfs };
+	for (int k = 0; k < 2; k++) {
+		struct tu_result r;
+		inject(&r, &g, g.data, outs[k], k ? "--no-elfs" : NULL);
+		cr_assert_eq(r.status, 0, "%s", r.err);
+		cr_assert(strstr(r.err, "10 line-table entries in 10 code loads name their file with "
+				 "bytes that are not text"), "%s", r.err);
+		cr_assert(strstr(r.err, "10 line-table entries outside their code or out of order "
+				 "dropped in 10 code loads"), "%s", r.err);
+		tu_result_free(&r);
+		snprintf(cmd, sizeof(cmd), "'%s' report -q -i '%s' --sort srcline --buildid-dir '%s' "
+			 "&& '%s' report -q -i '%s' --sort srcline --json --buildid-dir '%s'",
+			 tu_build("jitprof"), outs[k], g.cache, tu_build("jitprof"), outs[k], g.cache);
+		cr_assert_eq(tu_sh(&r, cmd, 120), 0);
+		cr_assert_eq(r.status, 0, "%s", r.err);
+		cr_assert(strstr(r.out, "Bench.js:11"), "the renamed rows' line:\n%s", r.out);
+		cr_assert_null(strstr(r.out, "Bench.js:1"  "0"), "only the renamed rows: %s", r.out);
+		cr_assert(strstr(r.out, "Bench.java:10") && strstr(r.out, "Bench.java:13"), "%s",
+			  r.out);
+		cr_assert_null(strstr(r.out, "??:0"), "every sample has a line: %s", r.out);
+		cr_assert_null(strstr(r.out, "\xe3k"), "the garbled name is shown: %s", r.out);
+		cr_assert_null(strstr(r.out, "\\xe3"), "the garbled name is shown: %s", r.out);
+		tu_result_free(&r);
+	}
 	gen_free(&g);
 }
 

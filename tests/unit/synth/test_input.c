@@ -84,6 +84,39 @@ Test(input, bad_line_entries_counted_one_by_one)
 	cr_assert_eq(l.in.nr_lines, 6, "the table is kept");
 }
 
+Test(input, script_of_a_load_name)
+{
+	char b[64];
+	cr_assert_str_eq(synth_name_script("JS:*fib /x/fib.js:1:13", b, sizeof(b)), "/x/fib.js");
+	cr_assert_str_eq(synth_name_script("JS:~ node:internal/util:12:3", b, sizeof(b)),
+			 "node:internal/util");
+	cr_assert_null(synth_name_script("Lcom/acme/Foo;bar(I)I", b, sizeof(b)));
+	cr_assert_null(synth_name_script("x.js:1:13", b, sizeof(b)), "no space before it");
+	cr_assert_null(synth_name_script("JS:*f /x.js:1", b, sizeof(b)), "one number");
+	cr_assert_null(synth_name_script("JS:*f /x.js:a:1", b, sizeof(b)));
+	cr_assert_null(synth_name_script("JS:*f :1:2", b, sizeof(b)), "no path");
+	cr_assert_null(synth_name_script("JS:*f \xe3k:1:2", b, sizeof(b)), "not text");
+	cr_assert_null(synth_name_script("JS:*f /a/long/path.js:1:2", b, 8), "does not fit");
+	cr_assert_null(synth_name_script(NULL, b, sizeof(b)));
+}
+
+/* node 20 writes some rows' file names from freed memory: such a row keeps its line with the
+ * script the load's name gives, or is dropped without one; counted either way. */
+Test(input, rows_whose_file_is_not_text)
+{
+	struct st_load l;
+	st_load_init(&l, 1);
+	l.lines[2].file = "\xb6~\x02H\x0b\x7f";
+	cr_assert_eq(synth_lines_dropped(&l.in), 1, "no script in a Java name");
+	cr_assert_eq(synth_lines_renamed(&l.in), 0);
+	l.in.name = "JS:*fib /x/fib.js:1:13";
+	cr_assert_eq(synth_lines_dropped(&l.in), 0);
+	cr_assert_eq(synth_lines_renamed(&l.in), 1);
+	l.lines[3].file = "";	/* what follows such a name: a fragment read as a row */
+	cr_assert_eq(synth_lines_dropped(&l.in), 1, "an empty file name");
+	cr_assert_eq(synth_lines_renamed(&l.in), 1);
+}
+
 Test(input, drop_bad_debug_keeps_the_symbol)
 {
 	struct st_load l;
