@@ -1,7 +1,9 @@
 /* checks.c - the prerequisites a report can see were forgotten, said instead of silently
- * giving a poorer report: call graphs asked of a recording without call chains, jitted code
- * sampled with no callers (HotSpot without -XX:+PreserveFramePointer), and JIT code sampled
- * while no jitdump was injected (no agent, or inject not run). Fed by ingest.c. */
+ * giving a poorer report: call graphs asked of a recording without call chains, or whose user
+ * stacks were copied to be unwound later (perf record --call-graph dwarf: jitprof does not
+ * unwind them), jitted code sampled with no callers (HotSpot without
+ * -XX:+PreserveFramePointer), and JIT code sampled while no jitdump was injected (no agent,
+ * or inject not run). Fed by ingest.c. */
 #include "recorder/report/report_int.h"
 
 #include <stdio.h>
@@ -43,13 +45,14 @@ void rp_checks_mmap(struct rp_checks *c, const char *filename)
 	}
 }
 
-void rp_checks_sample(struct rp_checks *c, uint32_t pid, int has_chain, int user,
+void rp_checks_sample(struct rp_checks *c, uint32_t pid, uint64_t sample_type, int user,
 		      const struct rp_frame *f, uint32_t leaf_frames, uint32_t nr)
 {
 	const struct rp_frame *leaf = &f[leaf_frames ? leaf_frames - 1 : 0];
 
 	c->samples++;
-	c->chains |= has_chain;
+	c->chains |= (sample_type & PERF_SAMPLE_CALLCHAIN) != 0;
+	c->stack_user += (sample_type & PERF_SAMPLE_STACK_USER) != 0;
 	if (!user || !nr)
 		return;
 	if (f[0].load || is_jitted(c, leaf->dso)) {
@@ -79,6 +82,18 @@ void rp_checks_report(const struct rp_checks *c, const struct rp_ingest_opts *o)
 		snprintf(msg, sizeof(msg), "call chains asked for (-g, --collapsed, --flamegraph) "
 			 "but %s was recorded without them: record with -g (jitprof record -g, "
 			 "perf record -g); only the sampled functions are shown", o->input);
+		say(o, msg);
+	}
+	if (o->want_callchain && c->stack_user) {
+		/* The chain perf recorded ends at the sampled user function: the callers are in
+		 * the stack copy, for an unwinder with the binaries' CFI (and jitted code has
+		 * none from HotSpot). Said whatever else is said: the graph is poorer either way. */
+		snprintf(msg, sizeof(msg), "%s was recorded with --call-graph dwarf: its %llu "
+			 "samples carry copies of the user stack, which jitprof report does not "
+			 "unwind, so user-space callers are missing; record with frame pointers "
+			 "(perf record -g, jitprof record -g; -XX:+PreserveFramePointer for Java), or "
+			 "read the stacks with perf report", o->input,
+			 (unsigned long long)c->stack_user);
 		say(o, msg);
 	}
 	if (o->want_callchain && c->chains && c->jit_leaf >= CHECK_MIN_SAMPLES &&

@@ -326,8 +326,8 @@ static int on_sample(struct ingest *in, const struct pd_event *ev)
 				      MAX_FRAMES - nr);
 		}
 	}
-	rp_checks_sample(&in->checks, ps->pid, (ps->sample_type & PERF_SAMPLE_CALLCHAIN) != 0,
-			 cpumode == PERF_RECORD_MISC_USER, frames, leaf_frames, nr);
+	rp_checks_sample(&in->checks, ps->pid, ps->sample_type, cpumode == PERF_RECORD_MISC_USER,
+			 frames, leaf_frames, nr);
 	uint64_t period = ps->period;
 	if (!(ps->sample_type & PERF_SAMPLE_PERIOD) && ev->evsel)
 		period = ev->evsel->attr.sample_period;

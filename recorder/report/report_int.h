@@ -210,12 +210,14 @@ struct rp_checks {
 	uint64_t jitted_maps, markers;		/* MMAPs of jitted-*.so, of jit-PID.dump */
 	char marker[256];			/* the first marker's path */
 	int chains;				/* samples carry call chains */
+	uint64_t stack_user;			/* samples carrying a copy of the user stack
+						 * (--call-graph dwarf), which is not unwound */
 	const char *last_dso;			/* is_jitted's one remembered answer */
 	int last_jitted;
 };
 void rp_checks_mmap(struct rp_checks *c, const char *filename);
 /* One resolved sample: f[0..leaf_frames) the ip (inlined frames first), then its callers. */
-void rp_checks_sample(struct rp_checks *c, uint32_t pid, int has_chain, int user,
+void rp_checks_sample(struct rp_checks *c, uint32_t pid, uint64_t sample_type, int user,
 		      const struct rp_frame *f, uint32_t leaf_frames, uint32_t nr);
 /* The warnings, through o->log (JP_LOG_WARN). */
 void rp_checks_report(const struct rp_checks *c, const struct rp_ingest_opts *o);
