@@ -3,8 +3,9 @@
  * of its table is kept. node 20 also writes the file names of a user script's rows from freed
  * memory: such a row keeps its address and line and takes the script its load names instead
  * ("JS:*fib /x/fib.js:1:13"), and the fragments of the old string that read as further rows
- * fall outside the code, out of order or without a name, and are dropped. Line 0 ("no line") rows are left out so their range joins the row
- * before them, and the line program starts the first row at the code (dwarf.c). */
+ * fall outside the code, out of order or without a name, and are dropped. Line 0 ("no line")
+ * rows are left out so their range joins the row before them, and the line program starts the
+ * first row at the code (dwarf.c). */
 #include <stdint.h>
 #include <string.h>
 

@@ -67,7 +67,8 @@ static void escaped_is(const char *in, const char *want)
 Test(text, escape_keeps_printable_utf8_and_writes_the_rest_as_xNN)
 {
 	escaped_is("plain()", "plain()");
-	escaped_is("Caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x94\xa5", "Caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x94\xa5");
+	escaped_is("Caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x94\xa5",
+		   "Caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x94\xa5");
 	escaped_is("m\x1b[2J", "m\\x1b[2J");
 	escaped_is("a\tb\x7f", "a\\x09b\\x7f");
 	escaped_is("\xe3k\x02:1", "\\xe3k\\x02:1");	/* node 20's file name */
