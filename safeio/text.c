@@ -63,6 +63,10 @@ int sio_utf8_is_text(const char *str, size_t max)
 int sio_has_controls(const char *str)
 {
 	for (const unsigned char *s = (const unsigned char *)str; *s;) {
+		if (*s >= 0x20 && *s < 0x7f) {	/* printable ASCII, nearly every byte */
+			s++;
+			continue;
+		}
 		size_t n = printable_len(s);
 		if (!n)
 			return 1;
