@@ -87,7 +87,8 @@ void rp_checks_report(const struct rp_checks *c, const struct rp_ingest_opts *o)
 	if (o->want_callchain && c->stack_user) {
 		/* The chain perf recorded ends at the sampled user function: the callers are in
 		 * the stack copy, for an unwinder with the binaries' CFI (and jitted code has
-		 * none from HotSpot). Said whatever else is said: the graph is poorer either way. */
+		 * none from HotSpot). It also explains jitted samples without callers: the
+		 * frame-pointer warning below is not said then. */
 		snprintf(msg, sizeof(msg), "%s was recorded with --call-graph dwarf: its %llu "
 			 "samples carry copies of the user stack, which jitprof report does not "
 			 "unwind, so user-space callers are missing; record with frame pointers "
@@ -96,7 +97,7 @@ void rp_checks_report(const struct rp_checks *c, const struct rp_ingest_opts *o)
 			 (unsigned long long)c->stack_user);
 		say(o, msg);
 	}
-	if (o->want_callchain && c->chains && c->jit_leaf >= CHECK_MIN_SAMPLES &&
+	if (o->want_callchain && c->chains && !c->stack_user && c->jit_leaf >= CHECK_MIN_SAMPLES &&
 	    c->jit_leaf_alone * 2 > c->jit_leaf) {
 		snprintf(msg, sizeof(msg), "%llu of %llu samples in jitted code have no caller: "
 			 "Java frames have no frame pointers: add -XX:+PreserveFramePointer to the "

@@ -1,0 +1,69 @@
+/* test_checks.c - the forgotten prerequisites a report says (checks.c), fed samples as ingest
+ * feeds them: jitted samples without callers ask for -XX:+PreserveFramePointer, except in a
+ * recording with --call-graph dwarf, whose own warning explains them; a recording without call
+ * chains; nothing said for a report that asks no call graph. */
+#include <criterion/criterion.h>
+#include <linux/perf_event.h>
+#include <string.h>
+
+#include "recorder/report/report_int.h"
+
+static char said[4096];
+
+static void keep(void *ctx, enum jp_level level, const char *msg)
+{
+	(void)ctx;
+	if (level == JP_LOG_WARN && strlen(said) + strlen(msg) + 2 < sizeof(said)) {
+		strcat(said, msg);
+		strcat(said, "\n");
+	}
+}
+
+/* n user samples whose only frame is jitted (a load): no caller. */
+static void feed(struct rp_checks *c, uint64_t sample_type, int n)
+{
+	struct rp_frame f = { .dso = "jitted-1-2.so", .sym = "m()", .load = 1, .ip = 0x1000 };
+	for (int i = 0; i < n; i++)
+		rp_checks_sample(c, 1, sample_type, 1, &f, 1, 1);
+}
+
+static const char *report(const struct rp_checks *c, int callchain)
+{
+	struct rp_ingest_opts o = { .input = "x.data", .want_callchain = callchain,
+				    .log = { keep, NULL } };
+	said[0] = 0;
+	rp_checks_report(c, &o);
+	return said;
+}
+
+Test(checks, jitted_samples_without_callers_ask_for_frame_pointers)
+{
+	struct rp_checks c = { 0 };
+	feed(&c, PERF_SAMPLE_IP | PERF_SAMPLE_CALLCHAIN, 30);
+	const char *s = report(&c, 1);
+	cr_assert(strstr(s, "30 of 30 samples in jitted code have no caller"), "%s", s);
+	cr_assert_null(strstr(s, "--call-graph dwarf"), "%s", s);
+	cr_assert_str_empty(report(&c, 0), "no call graph asked, nothing said");
+}
+
+Test(checks, dwarf_stack_copies_explain_the_missing_callers)
+{
+	struct rp_checks c = { 0 };
+	feed(&c, PERF_SAMPLE_IP | PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER |
+		 PERF_SAMPLE_STACK_USER, 30);
+	const char *s = report(&c, 1);
+	cr_assert(strstr(s, "x.data was recorded with --call-graph dwarf: its 30 samples carry "
+			 "copies of the user stack"), "%s", s);
+	cr_assert_null(strstr(s, "have no caller"), "the frame-pointer advice is wrong here: %s",
+		       s);
+	cr_assert_str_empty(report(&c, 0), "no call graph asked, nothing said");
+}
+
+Test(checks, recording_without_chains)
+{
+	struct rp_checks c = { 0 };
+	feed(&c, PERF_SAMPLE_IP, 5);
+	const char *s = report(&c, 1);
+	cr_assert(strstr(s, "call chains asked for (-g, --collapsed, --flamegraph) but x.data was "
+			 "recorded without them"), "%s", s);
+}
