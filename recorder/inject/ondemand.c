@@ -4,7 +4,9 @@
  * identity (a changed dump is refused, never mis-symbolized), reads only that load's records
  * at the offsets the origins give, and builds its ELF with synth exactly as the file-writing
  * path would, checking its build-id again; or, for a reader that needs symbols only, the ELF
- * without line tables and inline scopes (whose records are then not read at all). */
+ * without line tables and inline scopes (whose records are then not read at all). A dump gone
+ * from its recorded path is looked for beside the recording read (a moved profile directory,
+ * `mv` or `cp -a`), under the same file name and with the same identity. */
 #include "recorder/inject/inject_int.h"
 
 #include <errno.h>
@@ -51,6 +53,7 @@ struct od_file {
 
 struct od_dump {
 	struct od_file f[2];	/* the dump, its companion */
+	char *moved;		/* the dump's path beside the recording when not at its own */
 	struct jd_header header;
 	int state;		/* 0 not opened, 1 open, -1 refused */
 	char msg[600];
@@ -58,6 +61,7 @@ struct od_dump {
 
 struct ondemand {
 	int symbols_only;	/* INJ_OD_SYMBOLS_ONLY */
+	char *input_dir;	/* the recording's directory; NULL: read from a pipe */
 	struct inj_origins o;
 	struct od_dump *dumps;
 	uint32_t *by_id;	/* entry indexes sorted by build-id */
@@ -186,6 +190,27 @@ static const struct inj_origin *lookup(const struct ondemand *od, const struct s
 	return NULL;
 }
 
+/* The dump at its recorded path; gone from there, a file of its name (jit-PID.dump) beside the
+ * recording read, if there is one: its identity is checked all the same. */
+static const char *dump_path(struct ondemand *od, uint32_t k)
+{
+	struct od_dump *dd = &od->dumps[k];
+	const char *path = od->o.dumps[k].path, *base = strrchr(path, '/');
+	struct stat st;
+	if (dd->moved)
+		return dd->moved;
+	if (!od->input_dir || !base || jd_is_marker_name(base + 1, NULL) != 1 ||
+	    stat(path, &st) == 0 || errno != ENOENT)
+		return path;
+	char *moved = NULL;
+	if (asprintf(&moved, "%s%s", od->input_dir, base) < 0)
+		return path;
+	if (strcmp(moved, path) && stat(moved, &st) == 0 && S_ISREG(st.st_mode))
+		return dd->moved = moved;
+	free(moved);
+	return path;
+}
+
 /* Checks the identities of the dump and its companion, then opens them (no parsing). */
 static int open_dump(struct ondemand *od, uint32_t k)
 {
@@ -195,17 +220,22 @@ static int open_dump(struct ondemand *od, uint32_t k)
 	if (dd->state)
 		return dd->state;
 	dd->state = -1;
-	if (jd_ext_path(d->path, comp, sizeof(od->comp_path)) < 0) {
-		snprintf(dd->msg, sizeof(dd->msg), "%s: path too long", d->path);
+	const char *path = dump_path(od, k);
+	if (jd_ext_path(path, comp, sizeof(od->comp_path)) < 0) {
+		snprintf(dd->msg, sizeof(dd->msg), "%s: path too long", path);
 		return -1;
 	}
-	if (inj_file_id_check(d->path, &d->dump, err, sizeof(err)) < 0 ||
+	if (inj_file_id_check(path, &d->dump, err, sizeof(err)) < 0 ||
 	    inj_file_id_check(comp, &d->comp, err, sizeof(err)) < 0) {
-		snprintf(dd->msg, sizeof(dd->msg), "%s: its jitted ELFs are refused (rerun jitprof "
-			 "inject on the recording)", err);
+		struct stat st;
+		int gone = stat(path, &st) < 0 && errno == ENOENT;
+		snprintf(dd->msg, sizeof(dd->msg), "%s: its jitted ELFs are refused (%s)", err,
+			 gone && od->input_dir ? "copy the dump and its .jitprof companion beside "
+			 "the recording, keeping their times (mv, cp -a), or report an archive made "
+			 "where they are (jitprof archive)" : "rerun jitprof inject on the recording");
 		return -1;
 	}
-	if (file_open(&dd->f[0], d->path, dd->msg, sizeof(dd->msg)) < 0)
+	if (file_open(&dd->f[0], path, dd->msg, sizeof(dd->msg)) < 0)
 		return -1;
 	if (d->comp.present) {
 		char *cp = strdup(comp);
@@ -216,7 +246,7 @@ static int open_dump(struct ondemand *od, uint32_t k)
 		}
 	}
 	struct jd_reader *r;
-	if (jd_reader_open_mem(&r, dd->f[0].hdr, dd->f[0].hdr_size, d->path, NULL, 0) < 0)
+	if (jd_reader_open_mem(&r, dd->f[0].hdr, dd->f[0].hdr_size, path, NULL, 0) < 0)
 		return -1;
 	dd->header = *jd_reader_header(r);
 	jd_reader_close(r);
@@ -280,7 +310,7 @@ static int get(void *ctx, const struct sym_build_id *id, const char *long_name, 
 	if (!e)
 		return 0;
 	struct od_dump *dd = &od->dumps[e->dump];
-	const char *path = od->o.dumps[e->dump].path;
+	const char *path = dump_path(od, e->dump);
 	if (open_dump(od, e->dump) < 0) {
 		snprintf(msg, msglen, "%s", dd->msg);
 		return -ESTALE;
@@ -340,7 +370,9 @@ static void fini(void *ctx)
 			free(dd->f[i].all);
 		}
 		free((char *)dd->f[1].path);
+		free(dd->moved);
 	}
+	free(od->input_dir);
 	free(od->dumps);
 	free(od->by_id);
 	inj_origins_free(&od->o);
@@ -358,6 +390,11 @@ static int attach(struct sym_session *ss, const struct pd_reader *r, const char 
 	if (rc < 0) {
 		free(od);
 		return rc == -ENOENT ? 0 : rc;
+	}
+	if (input && strcmp(input, "-")) {	/* "dir/x.data" -> "dir", "x.data" -> "." */
+		const char *slash = strrchr(input, '/');
+		od->input_dir = slash ? strndup(input, (size_t)(slash - input + (slash == input)))
+				      : strdup(".");
 	}
 	od->dumps = calloc(od->o.nr_dumps + 1, sizeof(*od->dumps));
 	for (size_t k = 0; od->dumps && k < od->o.nr_dumps; k++)

@@ -247,8 +247,10 @@ static int from_provider(struct sym_session *s, struct sym_dso *d, struct cand *
 		return 0;
 	int rc = s->prov.get(s->prov.ctx, &d->bid, d->long_name, &c->image, &c->len, &c->path,
 			     msg, sizeof(msg));
-	if (rc < 0)
+	if (rc < 0) {
 		sess_msg(s, SYM_LVL_WARN, "%s", msg[0] ? msg : strerror(-rc));
+		d->prov_refused = 1;
+	}
 	return rc > 0;
 }
 
@@ -326,7 +328,11 @@ int find_dso_file(struct sym_session *s, struct sym_dso *d)
 	if (d->kernel || d->anon || (d->long_name[0] == '[' && strcmp(d->long_name, "[vdso]")))
 		return -ENOENT;
 	if (locate(s, d, 0, &c, &elf)) {
-		if (d->bid.size)
+		/* The provider's one message (a dump gone or changed since inject) covers all
+		 * its ELFs: one "not found" each would bury it. */
+		if (d->prov_refused)
+			;
+		else if (d->bid.size)
 			sess_msg(s, SYM_LVL_WARN,
 				 "%s with build id %s not found, continuing without symbols",
 				 d->long_name, sym_build_id_hex(&d->bid, hex));

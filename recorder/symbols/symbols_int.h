@@ -118,6 +118,7 @@ struct sym_dso {
 	uint32_t anon_pid;
 
 	int find_done, find_rc;
+	int prov_refused;		/* the provider refused its build-id and said why */
 	char *path;			/* where we found it, for messages */
 	void *image;			/* in memory (archive member, malloc'd) */
 	size_t image_len;

@@ -116,6 +116,23 @@ static void noelfs(enum producer p)
 	tu_result_free(&res);
 	cr_assert_eq(count_elfs(lazy), nfiles);
 
+	/* A moved directory (mv keeps the dumps' identity): gone from their recorded paths, the
+	 * dumps beside the recording read are used, and the report is the same. */
+	snprintf(cmd, sizeof(cmd), "rm -f '%s'/jitted-* && mv '%s'/jit-* '%s'/", lazy, lazy, dir);
+	sh_ok(cmd, &res);
+	tu_result_free(&res);
+	report(&ra, a, "--sort dso,sym");
+	report(&rb, b, "--sort dso,sym");
+	cr_assert(ra.out_len == rb.out_len && !memcmp(ra.out, rb.out, ra.out_len),
+		  "report with the dumps beside the recording differs:\n%.1500s\n---\n%.1500s\n%s",
+		  ra.out, rb.out, rb.err);
+	cr_assert_null(strstr(rb.err, "since inject"), "%s", rb.err);
+	tu_result_free(&ra);
+	tu_result_free(&rb);
+	snprintf(cmd, sizeof(cmd), "mv '%s'/jit-* '%s'/", dir, lazy);
+	sh_ok(cmd, &res);
+	tu_result_free(&res);
+
 	/* A dump changed after inject: refused by name, never used to name samples. */
 	snprintf(cmd, sizeof(cmd), "rm -f '%s'/jitted-* && printf x >> \"$(ls '%s'/jit-*.dump | "
 		 "head -n 1)\"", lazy, lazy);
