@@ -12,7 +12,7 @@
 #include "recorder/report/report_int.h"
 
 /* "Lpkg/Cls;name(args)ret" (or an array class "[..;"), as HotSpot agents write names. */
-static int is_jvm_name(const char *n)
+int rp_is_jvm_name(const char *n)
 {
 	if (!n || (n[0] != 'L' && n[0] != '['))
 		return 0;
@@ -58,21 +58,21 @@ int rp_identify_loads(struct rp_session *s, const char *const *raw, const unsign
 	if (!jvms)
 		return -1;
 	for (size_t i = 0; i < s->nr_loads; i++)
-		if (is_jvm_name(raw[i]) && !has_pid(jvms, nr_jvms, s->loads[i].pid))
+		if (rp_is_jvm_name(raw[i]) && !has_pid(jvms, nr_jvms, s->loads[i].pid))
 			jvms[nr_jvms++] = s->loads[i].pid;
 	for (size_t i = 0; i < s->nr_loads; i++) {
 		struct rp_load *l = &s->loads[i];
-		const char *name = raw[i] ? raw[i] : l->method;
-		size_t m = v8_marker(name);
 		l->ident = l->title = NULL;
 		if (unnamed && unnamed[i])
 			continue;	/* left unnamed (sampled_loads_only): no identity asked */
+		const char *name = raw[i] ? raw[i] : l->method;
+		size_t m = v8_marker(name);
 		/* In a JVM, tier "other" is a native wrapper or method-handle intrinsic (level
 		 * 0): blobs per signature, not compiles of the method; elsewhere (minijit) it is
 		 * just a tier the runtime does not name. */
 		int jvm = has_pid(jvms, nr_jvms, l->pid);
 		l->runtime = l->tier == JD_TIER_STUB ||
-			     (jvm && (l->tier == JD_TIER_OTHER || (raw[i] && !is_jvm_name(raw[i]))));
+			     (jvm && (l->tier == JD_TIER_OTHER || (raw[i] && !rp_is_jvm_name(raw[i]))));
 		if (l->runtime)
 			continue;
 		if (m) {
@@ -81,7 +81,7 @@ int rp_identify_loads(struct rp_session *s, const char *const *raw, const unsign
 			l->ident = l->title = rp_intern(s, buf);
 			if (!l->tier)
 				l->tier = rp_v8_tier(name[m]);
-		} else if (jvm && is_jvm_name(raw[i])) {
+		} else if (jvm && rp_is_jvm_name(raw[i])) {
 			/* exact: the readable name drops the return type (covariant bridges) */
 			l->ident = rp_intern(s, raw[i]);
 		}

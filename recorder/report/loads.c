@@ -355,16 +355,25 @@ int rp_ingest_loads(struct rp_session *s, struct sym_session *ss, const struct r
 		free(je_of);
 		return -ENOMEM;
 	}
+	struct rp_u64map jvm_pids = { 0 };	/* processes a load's raw name showed to be JVMs */
+	uint32_t one;
 	for (size_t i = 0; i < s->nr_loads; i++) {
 		struct rp_load *l = &s->loads[i];
 		const char *path = src[i].path;
+		/* No frame lands in it and no output lists it: left unnamed (see the option). */
+		int unnamed = o->sampled_loads_only && !hits[i + 1];
+		/* Its raw name would only say its process is a JVM (rp_identify_loads): once one
+		 * load did, the dump is not asked (a start-up's 34k loads, a few hundred sampled). */
+		if (unnamed && rp_map_get(&jvm_pids, (uint64_t)l->pid + 1, &one))
+			continue;
 		uint64_t code_index = 0;
 		const struct jd_load_entry *je = NULL;
 		if (rp_is_jitted_name(path, NULL, &code_index))
 			je = dump_entry(dump_for(&dumps, &nr_dumps, path, l->pid), code_index);
 		je_of[i] = je;	/* its raw name still says which processes are JVMs */
-		/* No frame lands in it and no output lists it: left unnamed (see the option). */
-		if (o->sampled_loads_only && !hits[i + 1])
+		if (je && rp_is_jvm_name(je->load.name))	/* failing, later loads are asked too */
+			(void)rp_map_put(&jvm_pids, (uint64_t)l->pid + 1, 1);
+		if (unnamed)
 			continue;
 		const char *base = strrchr(path, '/');
 		l->dso = rp_intern(s, base ? base + 1 : path);
@@ -448,6 +457,7 @@ int rp_ingest_loads(struct rp_session *s, struct sym_session *ss, const struct r
 		rp_map_free(&dumps[i].by_index);
 	}
 	free(dumps);
+	rp_map_free(&jvm_pids);
 	free(hits);
 	free(je_of);
 	return rc < 0 ? -ENOMEM : 0;

@@ -195,11 +195,15 @@ struct rp_load_src {
 /* Generation identity per runtime (identity.c): sets ident, runtime and V8 tiers of every
  * load; raw[i] is load i's name as its runtime wrote it (NULL: unknown). unnamed[i] set
  * (unnamed may be NULL): load i gets no identity, its raw name only tells whether its process
- * is a JVM. 0 or -1 (memory). */
+ * is a JVM (so an unnamed load's raw name may be left NULL once another load of its process
+ * has a JVM name). 0 or -1 (memory). */
 int rp_identify_loads(struct rp_session *s, const char *const *raw,
 		      const unsigned char *unnamed);
 /* V8's tier for a name marker ('~' '^' '+' '*'), 0 for anything else. */
 uint32_t rp_v8_tier(char marker);
+/* 1 for a name as HotSpot agents write methods ("Lpkg/Cls;name(args)ret"): its process is a
+ * JVM (rp_identify_loads). */
+int rp_is_jvm_name(const char *n);
 
 /* ---- checks.c: forgotten prerequisites seen while ingesting ---- */
 struct rp_checks {

@@ -157,7 +157,18 @@ Test(report_views, flamegraph_java_inlined)
 		cr_assert_geq(xpath_num(svg, "count(//*[@class=\"f\"]/*[local-name()=\"rect\" and "
 					"@fill!=\"rgb(255,255,255)\"])"), 1, "generations %u and %u alike", ga,
 			      gb);
-		cr_assert_eq(xpath_num(svg, "count(//*[@data-d=\"1\"])"), 1, "one command");
+		/* The samples of those generations are the Java main thread's ("java"): a stray
+		 * sample whose thread's name perf recorded late may name another command. */
+		double all = xpath_num(svg, "sum(//*[@data-d=\"0\"]/@data-c)");
+		double java = xpath_num(svg, "sum(//*[@data-d=\"1\" and @data-n=\"java\"]/@data-c)");
+		if (java < all) {
+			struct tu_result names;
+			rx_ok(&names, "xmllint --xpath '//*[@data-d=\"1\"]/@data-n' '%s'", svg);
+			fprintf(stderr, "report_views: --diff-generations, commands: %s (java %g of "
+				"%g samples)\n", names.out, java, all);
+			tu_result_free(&names);
+		}
+		cr_assert_geq(java, all * 0.95, "java: %g of %g samples", java, all);
 	} else {
 		fprintf(stderr, "report_views: fewer than two sampled generations of total(), "
 			"--diff-generations not checked: %s\n", r.out);
