@@ -40,20 +40,26 @@ const char *synth_name_script(const char *name, char *buf, size_t len)
 	return sio_utf8_is_text(buf, SIZE_MAX) ? buf : NULL;
 }
 
+const char *synth_line_file(const char *file, const char *script)
+{
+	if (!file || !file[0])
+		return NULL;
+	return sio_utf8_is_text(file, SIZE_MAX) ? file : script;
+}
+
 const struct jd_line *synth_line_next(struct synth_line_it *it)
 {
 	while (it->i < it->n) {
 		const struct jd_line *l = &it->rows[it->i++];
-		const char *file = l->file;
-		int renamed = 0;
-		if (file && file[0] && file != it->text_file) {
-			if (sio_utf8_is_text(file, SIZE_MAX))
-				it->text_file = file;
-			else
-				renamed = 1, file = it->script;
-		}
+		/* rows share their file's string: the last one found to be text is not decoded
+		 * again */
+		const char *file = l->file && l->file == it->text_file ? l->file :
+				   synth_line_file(l->file, it->script);
+		int renamed = file && file != l->file;
+		if (file && !renamed)
+			it->text_file = file;
 		int ok = l->addr >= it->lo && l->addr - it->lo < it->size &&
-			 (!it->seen || l->addr >= it->last) && l->line >= 0 && file && file[0] &&
+			 (!it->seen || l->addr >= it->last) && l->line >= 0 && file &&
 			 strnlen(file, SYNTH_NAME_MAX + 1) <= SYNTH_NAME_MAX;
 		if (!ok) {
 			it->bad++;
@@ -75,26 +81,27 @@ const struct jd_line *synth_line_next(struct synth_line_it *it)
 	return NULL;
 }
 
-/* The rows walked with the load's script, for the counts. */
-static void walk(const struct synth_input *in, struct synth_line_it *it)
+size_t synth_lines_count(const struct synth_input *in, size_t *renamed)
 {
+	struct synth_line_it it;
 	char script[SYNTH_NAME_MAX + 1];
-	synth_line_it_init(it, in->lines, in->nr_lines, in->code_addr, in->code_size,
+	synth_line_it_init(&it, in->lines, in->nr_lines, in->code_addr, in->code_size,
 			   synth_name_script(in->name, script, sizeof(script)));
-	while (synth_line_next(it))
+	while (synth_line_next(&it))
 		;
+	if (renamed)
+		*renamed = it.renamed;
+	return it.bad;
 }
 
 size_t synth_lines_dropped(const struct synth_input *in)
 {
-	struct synth_line_it it;
-	walk(in, &it);
-	return it.bad;
+	return synth_lines_count(in, NULL);
 }
 
 size_t synth_lines_renamed(const struct synth_input *in)
 {
-	struct synth_line_it it;
-	walk(in, &it);
-	return it.renamed;
+	size_t renamed;
+	synth_lines_count(in, &renamed);
+	return renamed;
 }

@@ -83,6 +83,13 @@ size_t synth_lines_dropped(const struct synth_input *in);
 /* Rows whose file name is not text (invalid UTF-8, control characters: node 20 writes some
  * from freed memory) that synth_build keeps with the script the load's name gives instead. */
 size_t synth_lines_renamed(const struct synth_input *in);
+/* Both in one walk of the rows: the dropped ones, and the renamed ones in *renamed (may be
+ * NULL). */
+size_t synth_lines_count(const struct synth_input *in, size_t *renamed);
+/* The file of a line row with file name file, as synth reads it: file when it is text, else
+ * script (synth_name_script of the load's name, may be NULL); NULL for a missing or empty
+ * name. Readers of a dump's rows use it to agree with the ELFs. */
+const char *synth_line_file(const char *file, const char *script);
 /* The script a load's name ends with, " PATH:LINE:COL" as V8 names code ("JS:*fib
  * /x/fib.js:1:13" -> "/x/fib.js"), copied into buf; NULL when the name ends otherwise, PATH
  * does not fit or is not text. */

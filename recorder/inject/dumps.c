@@ -110,7 +110,8 @@ static void bid_one(void *ctx, size_t k)
 	uint8_t fl = INJ_HASHED;	/* each thread touches only its own load */
 	if (rc > 0)
 		fl |= INJ_NOLINES;
-	if (rc >= 0 && (synth_lines_dropped(&in) || synth_lines_renamed(&in)))
+	size_t renamed = 0;
+	if (rc >= 0 && (synth_lines_count(&in, &renamed) || renamed))
 		fl |= INJ_TRIMMED;
 	uint64_t off = synth_text_offset(&in);
 	if (rc < 0 || off > UINT32_MAX || synth_build_id(&in, l->build_id, NULL) < 0)
@@ -347,8 +348,7 @@ int inj_dump_init(struct inj_dump *d, struct jd_index *x, const char *path,
 		if ((d->loads[i].flags & (INJ_BAD | INJ_TRIMMED)) == INJ_TRIMMED) {
 			struct synth_input in;
 			inj_load_input(d, (uint32_t)i, &in);
-			size_t dropped = synth_lines_dropped(&in);
-			size_t renamed = synth_lines_renamed(&in);
+			size_t renamed, dropped = synth_lines_count(&in, &renamed);
 			d->nr_trimmed += dropped != 0;
 			d->nr_rows_dropped += dropped;
 			d->nr_renamed += renamed != 0;

@@ -53,6 +53,7 @@ struct od_file {
 
 struct od_dump {
 	struct od_file f[2];	/* the dump, its companion */
+	const char *path;	/* where it was opened: the recorded path or moved */
 	char *moved;		/* the dump's path beside the recording when not at its own */
 	struct jd_header header;
 	int state;		/* 0 not opened, 1 open, -1 refused */
@@ -197,8 +198,6 @@ static const char *dump_path(struct ondemand *od, uint32_t k)
 	struct od_dump *dd = &od->dumps[k];
 	const char *path = od->o.dumps[k].path, *base = strrchr(path, '/');
 	struct stat st;
-	if (dd->moved)
-		return dd->moved;
 	if (!od->input_dir || !base || jd_is_marker_name(base + 1, NULL) != 1 ||
 	    stat(path, &st) == 0 || errno != ENOENT)
 		return path;
@@ -220,7 +219,7 @@ static int open_dump(struct ondemand *od, uint32_t k)
 	if (dd->state)
 		return dd->state;
 	dd->state = -1;
-	const char *path = dump_path(od, k);
+	const char *path = dd->path = dump_path(od, k);
 	if (jd_ext_path(path, comp, sizeof(od->comp_path)) < 0) {
 		snprintf(dd->msg, sizeof(dd->msg), "%s: path too long", path);
 		return -1;
@@ -310,11 +309,11 @@ static int get(void *ctx, const struct sym_build_id *id, const char *long_name, 
 	if (!e)
 		return 0;
 	struct od_dump *dd = &od->dumps[e->dump];
-	const char *path = dump_path(od, e->dump);
 	if (open_dump(od, e->dump) < 0) {
 		snprintf(msg, msglen, "%s", dd->msg);
 		return -ESTALE;
 	}
+	const char *path = dd->path;
 	struct synth_input in;
 	struct synth_elf elf = { 0 };
 	char *w = NULL;

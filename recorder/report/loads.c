@@ -14,7 +14,6 @@
 
 #include "jitdump/jitdump.h"
 #include "lib/pool.h"
-#include "safeio/safeio.h"
 #include "recorder/report/report_int.h"
 #include "recorder/symbols/symbols.h"
 #include "synth/synth.h"
@@ -198,17 +197,6 @@ static const struct jd_load_entry *dump_entry(struct dump *d, uint64_t code_inde
 	return jd_index_load(d->x, v - 1);
 }
 
-/* A dump row's file as synth reads it: its own when it is text, else the script its load names
- * (node 20 writes some file names from freed memory); NULL: the row is not used. */
-static const char *row_file(const struct jd_load_entry *je, const struct jd_line *jl,
-			    char *buf, size_t len)
-{
-	if (!jl->file || !jl->file[0])
-		return NULL;
-	return sio_utf8_is_text(jl->file, SIZE_MAX) ? jl->file
-						    : synth_name_script(je->load.name, buf, len);
-}
-
 /* The dump's DEBUG_INFO line for a frame whose ELF gave none (libdw cannot read the DWARF
  * of every writer's ELFs, and perf's carry no .debug_aranges): the last entry at or below
  * the address, as perf's own line mapping does. */
@@ -229,8 +217,10 @@ static void line_from_dump(struct rp_session *s, const struct jd_load_entry *je,
 		else
 			hi = mid;
 	}
+	/* the row's file as synth reads it (node 20 writes some names from freed memory) */
 	char script[SYNTH_NAME_MAX + 1];
-	const char *file = row_file(je, &je->lines[lo], script, sizeof(script));
+	const char *file = synth_line_file(je->lines[lo].file,
+					   synth_name_script(je->load.name, script, sizeof(script)));
 	if (!file)
 		return;
 	const char *b = strrchr(file, '/');
@@ -258,10 +248,11 @@ static void keep_lines(struct rp_session *s, const struct jd_load_entry *je, str
 	size_t n = 0;
 	if (!je || !je->nr_lines || !(v = malloc(je->nr_lines * sizeof(*v))))
 		return;
-	char script[SYNTH_NAME_MAX + 1];
+	char buf[SYNTH_NAME_MAX + 1];
+	const char *script = synth_name_script(je->load.name, buf, sizeof(buf));
 	for (size_t i = 0; i < je->nr_lines; i++) {
 		const struct jd_line *jl = &je->lines[i];
-		const char *file = row_file(je, jl, script, sizeof(script));
+		const char *file = synth_line_file(jl->file, script);	/* as synth reads it */
 		if (!file || jl->addr < je->load.code_addr ||
 		    jl->addr - je->load.code_addr >= l->code_size)
 			continue;

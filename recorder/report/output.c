@@ -10,6 +10,19 @@
 #include "safeio/safeio.h"
 #include "recorder/report/report_int.h"
 
+/* The UTF-8 sequence at p (its first byte >= 0x80) written as it is, or bad for a byte that is
+ * not one: JSON and XML are UTF-8, and their parsers refuse a file that is not. The bytes used. */
+static size_t put_utf8(FILE *out, const unsigned char *p, const char *bad)
+{
+	size_t n = sio_utf8_len(p);
+	if (!n) {
+		fputs(bad, out);
+		return 1;
+	}
+	fwrite(p, 1, n, out);
+	return n;
+}
+
 void rp_json_str(FILE *out, const char *str)
 {
 	fputc('"', out);
@@ -21,13 +34,8 @@ void rp_json_str(FILE *out, const char *str)
 		p += n;
 		if (!*p)
 			break;
-		if (*p >= 0x80) {	/* JSON is UTF-8: a byte that is not goes out as U+FFFD */
-			n = sio_utf8_len(p);
-			if (n)
-				fwrite(p, 1, n, out);
-			else
-				fputs("\\ufffd", out);
-			p += n ? n : 1;
+		if (*p >= 0x80) {
+			p += put_utf8(out, p, "\\ufffd");
 			continue;
 		}
 		if (*p == '"' || *p == '\\')
@@ -50,13 +58,8 @@ void rp_xml_str(FILE *out, const char *str)
 			p += n;
 			continue;
 		}
-		if (*p >= 0x80) {	/* XML must be well-formed UTF-8: U+FFFD for a bad byte */
-			n = sio_utf8_len(p);
-			if (n)
-				fwrite(p, 1, n, out);
-			else
-				fputs(SIO_UTF8_REPLACEMENT, out);
-			p += n ? n : 1;
+		if (*p >= 0x80) {
+			p += put_utf8(out, p, SIO_UTF8_REPLACEMENT);
 			continue;
 		}
 		switch (*p) {
