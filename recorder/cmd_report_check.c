@@ -36,9 +36,9 @@ int report_check_outputs(const struct report_args *a)
 				   "table's -g branches); the outputs asked for have no rows");
 	if (a->compare && a->method)
 		return usage_error("--compare names its method: drop --method");
-	if (a->jvm_log && !a->generations && !a->compare)
+	if (a->jvm_log && !a->generations && !a->compare && !a->html)
 		return usage_error("--jvm-log explains generations: use it with --generations (also "
-				   "with --json) or --compare");
+				   "with --json), --compare or --html (the timeline)");
 	if ((a->reverse || a->min_width > 0) && !a->flame && !a->html)
 		return usage_error("--reverse and --min-width shape the flame graph (--flamegraph, "
 				   "--html)");

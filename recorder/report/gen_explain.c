@@ -59,24 +59,36 @@ void rp_gen_print_row(FILE *out, const struct rp_gen_row *r)
 	fprintf(out, "%s\n", r->nr_hot ? "" : "-");
 }
 
-/* The log's detail under a row: why it was made not entrant, then what it inlined. */
-void rp_gen_print_detail(FILE *out, const struct rp_gen_row *r)
+size_t rp_gen_end_detail(const struct rp_gen_row *r, char *buf, size_t len)
 {
 	const struct rp_jvm_code *c = r->load->jvm;
-	if (!c)
-		return;
-	if (c->end == RP_END_DEOPT) {
+	int n = 0;
+	if (len)
+		buf[0] = '\0';
+	if (c && c->end == RP_END_DEOPT) {
 		uint32_t line = rp_bci_line(r->load, c->trap_method, c->trap_bci);
 		char at[32] = "";
 		if (line)
 			snprintf(at, sizeof(at), " line %u", line);
-		fprintf(out, "        deoptimized: %s, action %s, at %s%s bci %d\n",
-			c->reason ? c->reason : "?", c->action ? c->action : "?",
-			c->trap_method ? c->trap_method : "?", at, c->trap_bci);
+		n = snprintf(buf, len, "deoptimized: %s, action %s, at %s%s bci %d",
+			     c->reason ? c->reason : "?", c->action ? c->action : "?",
+			     c->trap_method ? c->trap_method : "?", at, c->trap_bci);
+	} else if (c && c->end == RP_END_DEPENDENCY) {
+		n = snprintf(buf, len, "dependency broken: %s (by %s)", c->reason ? c->reason : "?",
+			     c->trap_method ? c->trap_method : "?");
 	}
-	else if (c->end == RP_END_DEPENDENCY)
-		fprintf(out, "        dependency broken: %s (by %s)\n", c->reason ? c->reason : "?",
-			c->trap_method ? c->trap_method : "?");
+	return n > 0 ? (size_t)n : 0;
+}
+
+/* The log's detail under a row: why it was made not entrant, then what it inlined. */
+void rp_gen_print_detail(FILE *out, const struct rp_gen_row *r)
+{
+	const struct rp_jvm_code *c = r->load->jvm;
+	char why[1024];
+	if (!c)
+		return;
+	if (rp_gen_end_detail(r, why, sizeof(why)))
+		fprintf(out, "        %s\n", why);
 	for (size_t i = 0; i < c->nr_inl && i < MAX_INLINE_SHOWN; i++) {
 		const struct rp_jvm_inline *in = &c->inl[i];
 		uint32_t line = rp_call_site_line(r->load, in->callee, in->caller, in->bci);
@@ -202,6 +214,23 @@ void rp_gen_json_fields(FILE *out, const struct rp_gen_row *r)
 		fputc('}', out);
 	}
 	fputc(']', out);
+}
+
+void rp_gen_html_fields(FILE *out, const struct rp_gen_row *r)
+{
+	const struct rp_load *l = r->load;
+	char why[1024];
+	fputs("\"level\":", out);
+	json_int_or_null(out, row_level(l));
+	fputs(",\"id\":", out);
+	json_int_or_null(out, row_compile_id(l));
+	fprintf(out, ",\"from\":%.6f,\"until\":%.6f,\"until_by\":\"%s\",\"ended\":\"%s\","
+		"\"by_gen\":", r->active_from_s, r->active_until_s, rp_until_src_name(r->until_src),
+		rp_end_kind_name(r->ended_by));
+	json_int_or_null(out, r->ended_by == RP_END_REPLACED && r->next ?
+			 (int32_t)r->next->generation : -1);
+	fputs(",\"why\":", out);
+	json_str_or_null(out, rp_gen_end_detail(r, why, sizeof(why)) ? why : replaced_how(r));
 }
 
 void rp_gen_json_sources(FILE *out, const struct rp_session *s)

@@ -186,7 +186,9 @@ static int json_timeline(FILE *out, const struct rp_session *s, const struct rp_
 				g->load->end_time && end < dur - 1e-6 ? "true" : "false", g->samples);
 			for (int b = 0; b < HTML_BUCKETS; b++)
 				fprintf(out, "%s%u", b ? "," : "", hist[r][b]);
-			fprintf(out, "]}");
+			fputs("],", out);
+			rp_gen_html_fields(out, g);
+			fputc('}', out);
 		}
 		fprintf(out, "]}");
 	}

@@ -99,6 +99,14 @@ void rp_xml_str(FILE *out, const char *str);
 void rp_gen_print_head(FILE *out);
 void rp_gen_print_row(FILE *out, const struct rp_gen_row *r);
 void rp_gen_print_detail(FILE *out, const struct rp_gen_row *r);
+/* What the JVM log says ended r, one line ("deoptimized: unstable_if, action reinterpret, at
+ * ... line 27 bci 12", "dependency broken: ..."), into buf; its length, 0 when it says
+ * nothing. */
+size_t rp_gen_end_detail(const struct rp_gen_row *r, char *buf, size_t len);
+/* The HTML timeline's fields of one generation (after the row's opening brace): level, compile
+ * id, active period, what ended it, by which generation, and the log's why (or how it was
+ * replaced: "higher_tier", ...). */
+void rp_gen_html_fields(FILE *out, const struct rp_gen_row *r);
 void rp_gen_print_sources(FILE *out, const struct rp_session *s);
 void rp_gen_json_fields(FILE *out, const struct rp_gen_row *r);
 void rp_gen_json_sources(FILE *out, const struct rp_session *s);	/* "jvm_log": ... */

@@ -1,7 +1,8 @@
 // html_report.js HTML OUTDIR SEARCH ZOOM METHOD - drives `jitprof report --html`'s page in
 // headless Chromium (puppeteer-core, /usr/bin/chromium or $CHROMIUM): opens it, searches SEARCH,
-// clicks the frame named ZOOM, counts the timeline lanes of METHOD, saves screenshots in
-// OUTDIR and prints what it saw as one JSON line; tests/e2e/report_views_html.c judges it.
+// clicks the frame named ZOOM, counts the timeline lanes of METHOD and reads how each ended,
+// saves screenshots in OUTDIR and prints what it saw as one JSON line;
+// tests/e2e/report_views_html.c judges it.
 'use strict';
 const path = require('path');
 const { withChromium, pixelStats } = require('./chromium');
@@ -57,6 +58,14 @@ withChromium(async (browser) => {
 		out.lanes = await page.$$eval('.method', (ms, m) => {
 			const d = ms.find((x) => x.getAttribute('data-method') === m);
 			return d ? d.querySelectorAll('.lane').length : -1;
+		}, method);
+		// Each lane's end of activity: the marker's kind and the words beside it.
+		out.ends = await page.$$eval('.method', (ms, m) => {
+			const d = ms.find((x) => x.getAttribute('data-method') === m);
+			return d ? Array.from(d.querySelectorAll('.lane')).map((l) => {
+				const u = l.querySelector('.until'), w = l.querySelector('.why');
+				return u ? u.getAttribute('data-ended') + ': ' + (w ? w.textContent : '') : '';
+			}) : [];
 		}, method);
 		const tl = await page.$('#timeline');
 		await tl.screenshot({ path: shot('html-timeline.png') });

@@ -3,7 +3,8 @@
  * dependency each end the first C2 generation of their method; active periods are ordered and
  * normal-entry generations do not overlap; every compile id `jcmd Compiler.codelist` listed
  * during the run is the generation with that level and code address; the JSON validates
- * against docs/generations.schema.json (checks in report_deopts.py); the unstable_if trap and
+ * against docs/generations.schema.json (checks in report_deopts.py); --html's timeline marks
+ * the lanes the trap and the dependency ended; the unstable_if trap and
  * poly's inlined area() call are on the lines Deopts.java marks ("// MARK ..."). Also: without the log the
  * report still works and says what it lacks; another process's log is refused; a cut log is
  * used up to the cut and the report says so. */
@@ -86,6 +87,17 @@ static void check_jdk(const struct ag_jdk *jdk)
 	cr_expect(strstr(r.out, at), "JDK %d: no \"%s\":\n%s", jdk->major, at, r.out);
 	cr_expect(strstr(r.out, "dependency broken: "), "JDK %d:\n%s", jdk->major, r.out);
 	cr_expect(!strstr(r.out, "truncated"), "%s", r.out);
+	tu_result_free(&r);
+
+	/* --html's timeline says the same per lane: the trap and the broken dependency beside
+	 * the lanes they ended (the timeline holds the methods with samples). */
+	rx_ok(&r, "cd '%s' && '%s' report -q -i perf.jit.data --html t.html --jvm-log comp.log && "
+	      "grep -o '\"ended\":\"[a-z_]*\",\"by_gen\":[0-9a-z]*,\"why\":\"[a-z]*[ a-z]*: "
+	      "[a-z_]*' t.html | sort -u", wd, rx_jitprof);
+	cr_expect(strstr(r.out, "\"ended\":\"deopt\",\"by_gen\":null,\"why\":\"deoptimized: "
+			 "unstable_if"), "JDK %d:\n%s", jdk->major, r.out);
+	cr_expect(strstr(r.out, "\"ended\":\"dependency\",\"by_gen\":null,\"why\":\"dependency "
+			 "broken: "), "JDK %d:\n%s", jdk->major, r.out);
 	tu_result_free(&r);
 
 	/* --compare of cha's first C2 generation and its recompile: the inlining decision about

@@ -3,7 +3,8 @@
  * request and no script error, the flame graph renders (pixel statistics of screenshots kept
  * in build/screenshots/), searching the inlined area() frames highlights them and prints the
  * share the folded stacks give, a click zooms, and the timeline has one lane per generation of
- * total() as --generations counts them. */
+ * total() as --generations counts them, each marked where its activity ended as --generations
+ * says (the replaced ones naming their successor). */
 #include <math.h>
 #include <unistd.h>
 
@@ -50,6 +51,21 @@ Test(report_views_html, chromium)
 	int gens = atoi(r.out);
 	tu_result_free(&r);
 	cr_assert_geq(gens, 2, "total() has %d generations", gens);
+	/* How each generation's lane should end: marked by what ended it, unless it ran to the
+	 * recording's end. */
+	rx_ok(&r, "HOME='%s' '%s' report -q -i '%s' --generations --method '^%s$' --json | "
+	      "python3 -c 'import json,sys\n"
+	      "g=json.load(sys.stdin)[\"generations\"][\"methods\"][0][\"generations\"]\n"
+	      "print(\";\".join(x[\"ended_by\"][\"kind\"] if x[\"ended_by\"][\"kind\"]!=\"running\""
+	      " and x[\"active_until_source\"]!=\"recording_end\" else \"\" for x in g))'", home,
+	      rx_jitprof, data,
+	      "jitprof\\.samples\\.Generations\\.total\\(jitprof\\.samples\\.Generations\\$Shape"
+	      "\\[\\]\\)");
+	char want_ends[512];
+	snprintf(want_ends, sizeof(want_ends), "%.*s", (int)strcspn(r.out, "\n"), r.out);
+	tu_result_free(&r);
+	cr_assert(strchr(want_ends, ';') && strstr(want_ends, "replaced"),
+		  "total() has no replaced generation: %s", want_ends);
 
 	snprintf(shots, sizeof(shots), "%s", tu_build("screenshots"));
 	mkdir(shots, 0755);
@@ -80,8 +96,27 @@ Test(report_views_html, chromium)
 	cr_assert_gt(jnum(strstr(o, "\"zoomShot\""), "nonBackground"), 0.05, "%s", o);
 	cr_assert_geq(jnum(o, "zoomWidth"), 0.99, "%s", o);
 	cr_assert_gt(jnum(strstr(o, "\"zoomRow\""), "nonBackground"), 0.9, "%s", o);
-	/* The timeline: one lane per generation. */
+	/* The timeline: one lane per generation, each ending as --generations says (the
+	 * replaced ones name their successor beside the marker). */
 	cr_assert_eq((int)jnum(o, "lanes"), gens, "%s", o);
+	char got_ends[512] = "";
+	const char *e = strstr(o, "\"ends\":[");
+	cr_assert_not_null(e, "%s", o);
+	e += strlen("\"ends\":[");
+	for (int first = 1; *e == '"'; first = 0) {
+		const char *q = strchr(e + 1, '"'), *colon = strchr(e + 1, ':');
+		cr_assert_not_null(q, "%s", o);
+		int kind = colon && colon < q ? (int)(colon - e - 1) : 0;
+		size_t n = strlen(got_ends);
+		snprintf(got_ends + n, sizeof(got_ends) - n, "%s%.*s", first ? "" : ";", kind, e + 1);
+		if (kind && !strncmp(e + 1, "replaced", 8))
+			cr_expect(!strncmp(colon, ": replaced by gen ", 18), "%.*s", (int)(q - e), e);
+		e = q + 1;
+		if (*e == ',')
+			e++;
+	}
+	cr_expect_str_eq(got_ends, want_ends, "lanes ended: page %s, --generations %s", got_ends,
+			 want_ends);
 	cr_assert_gt(jnum(strstr(o, "\"timeline\""), "nonBackground"), 0.05, "%s", o);
 	cr_assert_lt(jnum(o, "loadMs"), 20000, "%s", o);
 	tu_result_free(&r);

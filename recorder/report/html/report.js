@@ -202,6 +202,18 @@
 	});
 
 	/* ---- generations timeline --------------------------------------------------------- */
+	/* What ended a generation, as its lane marks it; null while it still ran at the end. */
+	function endOf(g) {
+		if (g.ended === 'running' || g.until_by === 'recording_end') return null;
+		if (g.ended === 'replaced') return { color: '#555', label: (g.by_gen !== null ?
+			'replaced by gen ' + g.by_gen : 'replaced') + (g.why ? ' (' + g.why.replace(/_/g, ' ') + ')' : '') };
+		if (g.ended === 'unloaded') return { color: '#c00', label: 'unloaded' };
+		var why = g.why ? g.why.split(',')[0] : '';
+		if (g.ended === 'deopt') return { color: '#c45a00', label: why || 'deoptimized' };
+		if (g.ended === 'dependency') return { color: '#c45a00', label: why || 'dependency broken' };
+		return { color: '#c45a00', label: 'made not entrant' };
+	}
+
 	function timeline() {
 		var box = $('timeline'), W = Math.max(box.clientWidth - 130, 300), LH = 20;
 		var tierColor = { 'C1': 4, 'C2': 5, 'interp': 3, 'baseline': 4, 'maglev': 4,
@@ -221,9 +233,15 @@
 				var lbl = svgEl('text', { x: 0, y: y + 13, 'font-size': 11, 'font-family': 'monospace' });
 				lbl.textContent = 'gen ' + g.gen + ' ' + g.tier;
 				lane.appendChild(lbl);
-				var x0 = 120 + g.load / D.duration_s * W, x1 = 120 + g.end / D.duration_s * W;
-				lane.appendChild(svgEl('rect', { x: x0, y: y + 3, width: Math.max(x1 - x0, 1),
+				var X = function (t) { return 120 + Math.min(Math.max(t, 0), D.duration_s) / D.duration_s * W; };
+				var x0 = X(g.load), x1 = X(g.end), xu = X(Math.min(Math.max(g.until, g.load), g.end));
+				/* Active: from its load until it ended (the next generation took over, it
+				 * was made not entrant, unloaded); then, fainter, the time its code stayed
+				 * in memory unused. */
+				lane.appendChild(svgEl('rect', { x: x0, y: y + 3, width: Math.max(xu - x0, 1),
 					height: LH - 6, fill: col, 'fill-opacity': 0.25 }));
+				if (x1 > xu + 0.5) lane.appendChild(svgEl('rect', { 'class': 'idle', x: xu, y: y + 3,
+					width: x1 - xu, height: LH - 6, fill: col, 'fill-opacity': 0.07 }));
 				var bw = W / g.hist.length;
 				g.hist.forEach(function (v, b) {
 					if (!v) return;
@@ -233,12 +251,30 @@
 				});
 				lane.appendChild(svgEl('rect', { x: x0 - 1, y: y + 1, width: 2, height: LH - 2,
 					fill: '#333' }));	/* load */
-				if (g.unloaded) lane.appendChild(svgEl('rect', { x: x1 - 1, y: y + 1, width: 2,
-					height: LH - 2, fill: '#c00' }));	/* unload */
+				var end = endOf(g);
+				if (end) {
+					lane.appendChild(svgEl('rect', { 'class': 'until', 'data-ended': g.ended,
+						x: xu - 1, y: y + 1, width: 2, height: LH - 2, fill: end.color }));
+					var txt = svgEl('text', { 'class': 'why', y: y + 13, 'font-size': 10,
+						fill: end.color });
+					txt.textContent = end.label;
+					var room = 120 + W - (xu + 4);
+					if (room >= end.label.length * 6) txt.setAttribute('x', xu + 4);
+					else { txt.setAttribute('x', xu - 4); txt.setAttribute('text-anchor', 'end'); }
+					lane.appendChild(txt);
+				}
+				if (g.unloaded && (!end || x1 - xu > 2)) lane.appendChild(svgEl('rect', {
+					x: x1 - 1, y: y + 1, width: 2, height: LH - 2, fill: '#c00' }));	/* unload */
 				var tip = svgEl('title');
-				tip.textContent = 'gen ' + g.gen + ' ' + g.tier + ': loaded ' + g.load.toFixed(3) +
-					' s, until ' + g.end.toFixed(3) + ' s' + (g.unloaded ? ' (unloaded)' : '') +
-					', ' + g.samples + ' samples';
+				tip.textContent = 'gen ' + g.gen + ' ' + g.tier +
+					(g.level !== null ? ', level ' + g.level : '') +
+					(g.id !== null ? ', compile id ' + g.id : '') + ': ' + g.samples + ' samples\n' +
+					'loaded ' + g.load.toFixed(3) + ' s, active until ' + g.until.toFixed(3) + ' s (' +
+					g.until_by.replace(/_/g, ' ') + ')' +
+					(g.end > g.until + 5e-4 ? ', in memory until ' + g.end.toFixed(3) + ' s' +
+					 (g.unloaded ? ' (unloaded)' : '') : '') +
+					(end ? '\nended: ' + end.label : '') +
+					(g.why && g.ended !== 'replaced' ? '\n' + g.why : '');
 				lane.appendChild(tip);
 				svg.appendChild(lane);
 			});
