@@ -4,6 +4,7 @@
  * attach: libagent.so is loaded through the JVM's attach listener (recorder/attach/), the
  * process is recorded, then the agent is stopped. Either way inject and report follow, as
  * child processes of this same executable, and the data stays in <OUT>.jitprof/. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -27,7 +28,7 @@ static void usage(FILE *out)
 {
 	fprintf(out,
 		"usage: jitprof profile [-d SECONDS] [-o OUT] [-F HZ] [--java|--node] [--elfs]\n"
-		"                       (-p PID | -- CMD ARGS)\n\n"
+		"                       [--jvm-log] (-p PID | -- CMD ARGS)\n\n"
 		"Records CMD, or the running Java VM PID, with call graphs, merges its JIT-compiled\n"
 		"code and writes a report, in one step. A JVM gets libagent.so and\n"
 		"-XX:+PreserveFramePointer (java on the command line, or any command with --java,\n"
@@ -45,6 +46,12 @@ static void usage(FILE *out)
 		"      --elfs              also write one ELF file per sampled method generation\n"
 		"                          into the data directory, for perf report (by default\n"
 		"                          jitprof builds them in memory when it reads the data)\n"
+		"      --jvm-log           also run the JVM with HotSpot's compilation log\n"
+		"                          (-XX:+LogCompilation, into DIR/jvm-pid<PID>.log) and\n"
+		"                          join it: why each generation ended (the deoptimization\n"
+		"                          and its reason) and what it inlined, in the text report's\n"
+		"                          generations and the HTML timeline (.txt and .html; a JVM\n"
+		"                          started here, not -p)\n"
 		"  -p, --pid PID           attach to this running Java VM\n"
 		"      --java              CMD starts a JVM although it is not called java\n"
 		"                          (the flags go in JAVA_TOOL_OPTIONS)\n"
@@ -65,6 +72,8 @@ struct profile {
 	enum prof_runtime forced;	/* --java, --node */
 	int quiet;
 	int elfs;	/* --elfs: inject writes the ELF files (default --no-elfs) */
+	int jvm_log;	/* --jvm-log: HotSpot's compilation log written and joined */
+	char jvm_log_path[PATH_MAX + 32];	/* the log found after the run, or "" */
 	char **cmd;
 	const struct prof_format *fmt;
 	char exe[PATH_MAX], dir[PATH_MAX], data[PATH_MAX + 16], jitdata[PATH_MAX + 16];
@@ -85,7 +94,7 @@ static void on_signal(int sig)
 
 static int parse_args(struct profile *p, int argc, char **argv)
 {
-	enum { OPT_JAVA = 256, OPT_NODE, OPT_ELFS };
+	enum { OPT_JAVA = 256, OPT_NODE, OPT_ELFS, OPT_JVM_LOG };
 	static const struct option longopts[] = {
 		{ "duration", required_argument, NULL, 'd' },
 		{ "output", required_argument, NULL, 'o' },
@@ -94,6 +103,7 @@ static int parse_args(struct profile *p, int argc, char **argv)
 		{ "java", no_argument, NULL, OPT_JAVA },
 		{ "node", no_argument, NULL, OPT_NODE },
 		{ "elfs", no_argument, NULL, OPT_ELFS },
+		{ "jvm-log", no_argument, NULL, OPT_JVM_LOG },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
@@ -127,6 +137,7 @@ static int parse_args(struct profile *p, int argc, char **argv)
 		case OPT_JAVA: p->forced = PROF_RT_JAVA; break;
 		case OPT_NODE: p->forced = PROF_RT_NODE; break;
 		case OPT_ELFS: p->elfs = 1; break;
+		case OPT_JVM_LOG: p->jvm_log = 1; break;
 		case 'q': p->quiet = 1; break;
 		case 'V': exit(cli_version());
 		case 'h': usage(stdout); exit(0);
@@ -141,6 +152,15 @@ static int parse_args(struct profile *p, int argc, char **argv)
 	if (!(p->fmt = prof_format_of(p->out)))
 		return cli_usage_error("-o %s: unknown output format; the extension picks it: %s",
 				       p->out, prof_formats_list());
+	if (p->jvm_log && p->pid)
+		return cli_usage_error("--jvm-log: a running JVM cannot start HotSpot's compilation "
+				       "log; start it with -XX:+UnlockDiagnosticVMOptions "
+				       "-XX:+LogCompilation -XX:LogFile=FILE and pass 'jitprof report "
+				       "--jvm-log FILE', or profile the command that starts it");
+	if (p->jvm_log && p->fmt->flag && strcmp(p->fmt->flag, "--html"))
+		return cli_usage_error("--jvm-log explains generations: in the text report (.txt) "
+				       "and the HTML report's timeline (.html), not in the %s",
+				       p->fmt->what);
 	return 0;
 }
 
@@ -289,7 +309,8 @@ static int record(struct profile *p, char **cmd)
 static int launch(struct profile *p)
 {
 	char lib[PATH_MAX], agentpath[PATH_MAX * 2 + 32], env[8192], err[PATH_MAX + 256];
-	const char *jargs[PROF_JAVA_NARGS];
+	const char *jargs[PROF_JAVA_NARGS + PROF_JVMLOG_NARGS];
+	char logfile[PATH_MAX + 32];
 	const char *const *add = NULL;
 	const char *var = NULL;
 	char **argv = p->cmd, **mine = NULL;
@@ -304,6 +325,15 @@ static int launch(struct profile *p)
 		add = jargs;
 		nadd = PROF_JAVA_NARGS;
 		var = "JAVA_TOOL_OPTIONS";
+		if (p->jvm_log) {
+			if (prof_jvm_log_args(logfile, sizeof(logfile), p->dir, jargs + nadd, err,
+					      sizeof(err)))
+				return cli_error("%s", err);
+			nadd += PROF_JVMLOG_NARGS;
+		}
+	} else if (p->jvm_log) {
+		return cli_usage_error("--jvm-log is HotSpot's compilation log, and %s starts no JVM "
+				       "(add --java if it does)", p->cmd[0]);
 	} else if (rt == PROF_RT_NODE) {
 		add = prof_node_args;
 		nadd = PROF_NODE_NARGS;
@@ -443,24 +473,33 @@ static int attach(struct profile *p)
 	return rc;
 }
 
+#define MAX_LOGS 32
+
 struct counts {
 	unsigned long long samples, loads, markers;
+	/* samples of the processes that wrote a compilation log (--jvm-log) */
+	pid_t log_pid[MAX_LOGS];
+	unsigned long long log_samples[MAX_LOGS];
+	int nr_logs;
 };
 
 /* Samples in a recording, code loads of jitted methods (MMAP2 of jitted-*.so) and jitdump
- * markers (mappings of jit-PID.dump). */
+ * markers (mappings of jit-PID.dump); the samples of each pid in c->log_pid. */
 static void count(const char *path, struct counts *c)
 {
 	struct pd_reader *r;
 	struct pd_event ev;
 	uint32_t pid;
 
-	memset(c, 0, sizeof(*c));
+	c->samples = c->loads = c->markers = 0;
+	memset(c->log_samples, 0, sizeof(c->log_samples));
 	if (pd_reader_open(&r, path, NULL))
 		return;
 	while (pd_reader_next(r, &ev) == 1) {
 		if (ev.type == 9) {	/* PERF_RECORD_SAMPLE */
 			c->samples++;
+			for (int i = 0; i < c->nr_logs; i++)
+				c->log_samples[i] += (pid_t)ev.u.sample.pid == c->log_pid[i];
 		} else if ((ev.type == 1 || ev.type == 10) && ev.u.mmap.filename) {
 			c->loads += strstr(ev.u.mmap.filename, "/jitted-") != NULL;
 			c->markers += jd_is_marker_name(ev.u.mmap.filename, &pid);
@@ -469,13 +508,71 @@ static void count(const char *path, struct counts *c)
 	pd_reader_close(r);
 }
 
+/* The processes whose compilation log (jvm-pid<PID>.log) is in the data directory. */
+static void find_jvm_logs(struct profile *p, struct counts *c)
+{
+	DIR *d = opendir(p->dir);
+	struct dirent *de;
+	pid_t pid;
+
+	c->nr_logs = 0;
+	while (d && (de = readdir(d)) && c->nr_logs < MAX_LOGS)
+		if ((pid = prof_jvm_log_pid(de->d_name)))
+			c->log_pid[c->nr_logs++] = pid;
+	if (d)
+		closedir(d);
+}
+
+/* The log of the JVM with the most samples (a launcher may start more than one). */
+static void pick_jvm_log(struct profile *p, const struct counts *c)
+{
+	int best = -1;
+
+	for (int i = 0; i < c->nr_logs; i++)
+		if (best < 0 || c->log_samples[i] > c->log_samples[best])
+			best = i;
+	if (best < 0) {
+		cli_warn("--jvm-log: no JVM wrote its compilation log into %s (killed before it "
+			 "could?): the report has no deoptimization reasons", p->dir);
+		return;
+	}
+	snprintf(p->jvm_log_path, sizeof(p->jvm_log_path), "%s/jvm-pid%d.log", p->dir,
+		 (int)c->log_pid[best]);
+	if (c->nr_logs > 1)
+		cli_info("%d JVMs wrote a compilation log: joining that of process %d, which has the "
+			 "most samples (%llu)", c->nr_logs, (int)c->log_pid[best],
+			 c->log_samples[best]);
+}
+
+static int report_once(struct profile *p, int injected, const char *log);
+
+/* The report, with the JVM's compilation log when there is one; a log the report cannot join
+ * (not this run's, unreadable) costs the explanations, not the report. */
 static int report(struct profile *p, int injected)
+{
+	const char *log = injected && p->jvm_log_path[0] ? p->jvm_log_path : NULL;
+	int rc = report_once(p, injected, log);
+
+	if (rc && log) {
+		cli_warn("the report with %s failed (its message is above): writing it without the "
+			 "JVM's compilation log", log);
+		rc = report_once(p, injected, NULL);
+	}
+	return rc ? cli_error("the report failed") : 0;
+}
+
+static int report_once(struct profile *p, int injected, const char *log)
 {
 	char *in = injected ? p->jitdata : p->data;
 	char *table[] = { p->exe, "report", "-q", "-i", in, NULL };
-	char *gens[] = { p->exe, "report", "-q", "-i", in, "--generations", NULL };
+	char *gens[] = { p->exe, "report", "-q", "-i", in, "--generations", NULL, NULL, NULL };
 	char *flag[] = { p->exe, "report", "-q", "-i", in, (char *)p->fmt->flag,
-			 (char *)p->out, NULL };
+			 (char *)p->out, NULL, NULL, NULL };
+
+	if (log) {
+		gens[6] = flag[7] = "--jvm-log";
+		gens[7] = flag[8] = (char *)log;
+	}
 	struct cli_outfile o = { 0 };
 	int rc, null_fd = -1;
 
@@ -483,10 +580,12 @@ static int report(struct profile *p, int injected)
 		null_fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
 		rc = run_tool(p, flag, null_fd);
 		close(null_fd);
-		return rc ? cli_error("the report failed") : 0;
+		return rc ? -1 : 0;
 	}
-	if ((rc = cli_outfile_open(&o, p->out)) < 0)
-		return cli_error("%s: %s", p->out, strerror(-rc));
+	if ((rc = cli_outfile_open(&o, p->out)) < 0) {
+		cli_error("%s: %s", p->out, strerror(-rc));
+		return -1;
+	}
 	fflush(o.fp);
 	if (p->fmt->flag) {
 		flag[6] = NULL;
@@ -502,10 +601,12 @@ static int report(struct profile *p, int injected)
 	}
 	if (rc) {
 		cli_outfile_abort(&o);
-		return cli_error("the report failed");
+		return -1;
 	}
-	if ((rc = cli_outfile_commit(&o)) < 0)
-		return cli_error("%s: %s", p->out, strerror(-rc));
+	if ((rc = cli_outfile_commit(&o)) < 0) {
+		cli_error("%s: %s", p->out, strerror(-rc));
+		return -1;
+	}
 	return 0;
 }
 
@@ -559,7 +660,13 @@ int cmd_profile(int argc, char **argv)
 	}
 
 	struct counts c;
+	if (p.jvm_log)
+		find_jvm_logs(&p, &c);
+	else
+		c.nr_logs = 0;
 	count(p.data, &c);
+	if (p.jvm_log)
+		pick_jvm_log(&p, &c);
 	/* --no-elfs unless asked: the report builds the sampled generations' ELFs in memory,
 	 * no file per generation (docs/inject.md); --elfs-for writes them later for perf. */
 	char *inject[12] = { p.exe, "inject", "-q", "-i", p.data, "-o", p.jitdata };

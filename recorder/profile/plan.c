@@ -97,6 +97,37 @@ int prof_java_args(char *agentpath, size_t len, const char *lib, const char *dir
 	return 0;
 }
 
+int prof_jvm_log_args(char *logfile, size_t len, const char *dir,
+		      const char *args[PROF_JVMLOG_NARGS], char *err, size_t errlen)
+{
+	if (strchr(dir, '%')) {
+		snprintf(err, errlen, "'%s' holds a '%%', which HotSpot would expand in "
+			 "-XX:LogFile: choose another -o", dir);
+		return -EINVAL;
+	}
+	int n = snprintf(logfile, len, "-XX:LogFile=%s/jvm-%%p.log", dir);
+	if (n < 0 || (size_t)n >= len) {
+		snprintf(err, errlen, "log file path too long");
+		return -ENAMETOOLONG;
+	}
+	args[0] = "-XX:+UnlockDiagnosticVMOptions";
+	args[1] = "-XX:+LogCompilation";
+	args[2] = logfile;
+	return 0;
+}
+
+pid_t prof_jvm_log_pid(const char *name)
+{
+	char *end;
+	if (strncmp(name, "jvm-pid", 7) || name[7] < '1' || name[7] > '9')
+		return 0;
+	errno = 0;
+	unsigned long v = strtoul(name + 7, &end, 10);
+	if (errno || v > INT_MAX || strcmp(end, ".log"))
+		return 0;
+	return (pid_t)v;
+}
+
 const char *const prof_node_args[PROF_NODE_NARGS] = { "--perf-prof",
 						       "--interpreted-frames-native-stack" };
 

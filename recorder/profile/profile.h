@@ -41,6 +41,15 @@ int prof_runtime_direct(const char *argv0, enum prof_runtime rt);
 #define PROF_JAVA_NARGS 2
 int prof_java_args(char *agentpath, size_t len, const char *lib, const char *dir,
 		   const char *args[PROF_JAVA_NARGS], char *err, size_t errlen);
+/* With profile --jvm-log: the JVM options that make HotSpot write its compilation log into
+ * DIR/jvm-pid<PID>.log (HotSpot turns "%p" into "pid" and the process id), for report's
+ * --jvm-log. -EINVAL with a reason in err when DIR holds a '%' (HotSpot would expand it). */
+#define PROF_JVMLOG_NARGS 3
+int prof_jvm_log_args(char *logfile, size_t len, const char *dir,
+		      const char *args[PROF_JVMLOG_NARGS], char *err, size_t errlen);
+/* The process id a log's file name ("jvm-pid<PID>.log") gives; 0 when it is no such name. */
+pid_t prof_jvm_log_pid(const char *name);
+
 /* The V8 flags that make node write a jitdump with walkable frames. */
 #define PROF_NODE_NARGS 2
 extern const char *const prof_node_args[PROF_NODE_NARGS];
@@ -69,7 +78,8 @@ int prof_stage_dir(const char *root, uid_t uid, gid_t gid, char *target, size_t 
 		   char *ours, size_t olen, char *err, size_t errlen);
 /* Moves the dumps (jit-*.dump*) from one directory into another, then removes from. */
 int prof_collect_dumps(const char *from, const char *to, char *err, size_t errlen);
-/* Removes what a profile writes in dir (jit-*.dump*, jitted-*.so, perf.data, perf.jit.data):
+/* Removes what a profile writes in dir (jit-*.dump*, jitted-*.so, jvm-pid*.log, perf.data,
+ * perf.jit.data):
  * the agent never writes over an existing dump, and old ELFs are not this run's. */
 void prof_clear_dir(const char *dir);
 

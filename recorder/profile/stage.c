@@ -114,7 +114,7 @@ static int is_dump_file(const char *name)
 /* What a profile leaves in its data directory. */
 static int is_profile_file(const char *name)
 {
-	return is_dump_file(name) || !strcmp(name, "perf.data") ||
+	return is_dump_file(name) || prof_jvm_log_pid(name) || !strcmp(name, "perf.data") ||
 	       !strcmp(name, "perf.jit.data") || (!strncmp(name, "jitted-", 7) &&
 						  strstr(name, ".so"));
 }

@@ -3,6 +3,8 @@
  * generations; the output format follows OUT's extension; the data stays beside OUT; a
  * program that writes no jitdump still gets its (native) report, with a warning; usage
  * errors exit 2. On every JDK under /usr/lib/jvm. */
+#include <dirent.h>
+
 #include "tests/e2e/profile_util.h"
 
 static void launch_one(const struct ag_jdk *jdk)
@@ -242,6 +244,80 @@ Test(profile_launch, java_flag_through_java_tool_options, .timeout = 300)
 	cr_assert_not_null(s);
 	cr_expect(strstr(s, "[.] jitprof.samples.Generations."), "%.3000s", s);
 	free(s);
+	tu_result_free(&r);
+	tu_rmtree(dir);
+	free(dir);
+}
+
+/* --jvm-log: the JVM writes HotSpot's compilation log into the data directory and the report
+ * joins it. Deopts drives branchy() into an unstable_if trap and cha() into a broken
+ * dependency: the text report's generations say so under the generation that ended, and the
+ * HTML timeline carries the same reason for that lane. Where it cannot apply, exit 2. */
+Test(profile_launch, jvm_log_explains_deopts, .timeout = 600)
+{
+	struct ag_jdk jdk;
+	char *dir = tu_tmpdir("profile-jvmlog"), out[PATH_MAX], html[PATH_MAX], java[PATH_MAX];
+	char path[PATH_MAX + 64];
+	struct tu_result r;
+
+	cr_assert_eq(ag_jdks(&jdk, 1), 1, "no JDK under /usr/lib/jvm");
+	AG_FMT(out, "%s/d.txt", dir);
+	AG_FMT(java, "%s/bin/java", jdk.home);
+	const char *args[] = { "--jvm-log", "-o", out, "--", java, "-cp", ag_classpath(),
+			       "jitprof.samples.Deopts", "700", NULL };
+	pf_profile(&r, args, 400);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_expect(strstr(r.out, "deopts done true"), "stdout: %s", r.out);
+	tu_result_free(&r);
+	char *rep = tu_read_file(out, NULL);
+	cr_assert_not_null(rep, "no %s", out);
+	cr_expect(strstr(rep, "# JVM compilation log: process "), "%.3000s", rep);
+	cr_expect(strstr(rep, "deoptimized: unstable_if"), "no unstable_if trap:\n%s", rep);
+	cr_expect(strstr(rep, "dependency broken: "), "no broken dependency:\n%s", rep);
+	free(rep);
+	AG_FMT(path, "%s/d.jitprof", dir);
+	DIR *d = opendir(path);
+	struct dirent *de;
+	int logs = 0;
+	while (d && (de = readdir(d)))
+		logs += !strncmp(de->d_name, "jvm-pid", 7) && strstr(de->d_name, ".log");
+	if (d)
+		closedir(d);
+	cr_expect_eq(logs, 1, "compilation logs in %s: %d", path, logs);
+
+	/* The HTML timeline: a lane that ended by branchy()'s trap (in branchy() or where C2
+	 * inlined it: the timeline shows the methods with samples). */
+	AG_FMT(html, "%s/d.html", dir);
+	args[2] = html;
+	pf_profile(&r, args, 400);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	tu_result_free(&r);
+	char *page = tu_read_file(html, NULL);
+	cr_assert_not_null(page, "no %s", html);
+	cr_expect(strstr(page, "\"ended\":\"deopt\",\"by_gen\":null,\"why\":\"deoptimized: "
+			 "unstable_if, action "), "no lane of the timeline ended by the trap");
+	free(page);
+
+	/* Where it cannot apply: a running JVM, an output without generations, no JVM. */
+	const char *attach[] = { "--jvm-log", "-p", "1", NULL };
+	pf_profile(&r, attach, 30);
+	cr_expect_eq(r.status, 2);
+	cr_expect(strstr(r.err, "a running JVM cannot start HotSpot's compilation log"), "%s",
+		  r.err);
+	tu_result_free(&r);
+	AG_FMT(path, "%s/d.svg", dir);
+	const char *svg[] = { "--jvm-log", "-o", path, "--", java, "-version", NULL };
+	pf_profile(&r, svg, 30);
+	cr_expect_eq(r.status, 2);
+	cr_expect(strstr(r.err, "--jvm-log explains generations: in the text report (.txt) and "
+			 "the HTML report's timeline (.html), not in the flame graph SVG"), "%s",
+		  r.err);
+	tu_result_free(&r);
+	const char *other[] = { "--jvm-log", "-o", out, "--", "true", NULL };
+	pf_profile(&r, other, 30);
+	cr_expect_eq(r.status, 2);
+	cr_expect(strstr(r.err, "--jvm-log is HotSpot's compilation log, and true starts no JVM"),
+		  "%s", r.err);
 	tu_result_free(&r);
 	tu_rmtree(dir);
 	free(dir);

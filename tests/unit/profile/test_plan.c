@@ -76,6 +76,33 @@ Test(plan, java_args_and_refusals)
 		     -ENAMETOOLONG);
 }
 
+Test(plan, jvm_log_args_name_the_log_per_process)
+{
+	const char *a[PROF_JVMLOG_NARGS];
+	char lf[PATH_MAX], err[256];
+
+	cr_assert_eq(prof_jvm_log_args(lf, sizeof(lf), "/d/x.jitprof", a, err, sizeof(err)), 0);
+	cr_assert_str_eq(a[0], "-XX:+UnlockDiagnosticVMOptions");
+	cr_assert_str_eq(a[1], "-XX:+LogCompilation");
+	cr_assert_str_eq(a[2], "-XX:LogFile=/d/x.jitprof/jvm-%p.log");
+	/* HotSpot expands % sequences in LogFile: a directory holding one is refused. */
+	cr_assert_eq(prof_jvm_log_args(lf, sizeof(lf), "/d/100%p", a, err, sizeof(err)), -EINVAL);
+	cr_assert(strstr(err, "'/d/100%p' holds a '%'"), "%s", err);
+	cr_assert_eq(prof_jvm_log_args(lf, 20, "/d/x.jitprof", a, err, sizeof(err)),
+		     -ENAMETOOLONG);
+}
+
+Test(plan, jvm_log_pid_from_the_name_hotspot_gives)
+{
+	cr_assert_eq(prof_jvm_log_pid("jvm-pid4242.log"), 4242);
+	cr_assert_eq(prof_jvm_log_pid("jvm-pid1.log"), 1);
+	const char *not[] = { "jvm-pid.log", "jvm-pid0.log", "jvm-pid012.log", "jvm-pid12.log.1",
+			      "jvm-pid12", "jvm-12.log", "jvm-pid-3.log", "jvm-pid99999999999.log",
+			      "perf.data", "" };
+	for (size_t i = 0; i < sizeof(not) / sizeof(not[0]); i++)
+		cr_expect_eq(prof_jvm_log_pid(not[i]), 0, "'%s'", not[i]);
+}
+
 Test(plan, argv_insert_after_the_program)
 {
 	char *argv[] = { "java", "-cp", "x", "Main", NULL };

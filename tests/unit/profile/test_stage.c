@@ -86,24 +86,25 @@ Test(stage, dumps_staged_and_brought_back, .init = setup, .fini = teardown)
 Test(stage, clear_removes_only_a_profiles_files, .init = setup, .fini = teardown)
 {
 	const char *gone[] = { "jit-1.dump", "jit-1.dump.jitprof", "jitted-1-2.so", "perf.data",
-			       "perf.jit.data" };
-	const char *kept[] = { "notes.txt", "perf.data.old", "jitprof.so" };
+			       "perf.jit.data", "jvm-pid42.log" };
+	const char *kept[] = { "notes.txt", "perf.data.old", "jitprof.so", "jvm-pid42.log.old",
+			       "jvm.log" };
 	char p[2 * PATH_MAX];
 
-	for (size_t i = 0; i < 5; i++) {
+	for (size_t i = 0; i < 6; i++) {
 		snprintf(p, sizeof(p), "%s/%s", root, gone[i]);
 		cr_assert_eq(tu_write_file(p, "x", 1), 0);
 	}
-	for (size_t i = 0; i < 3; i++) {
+	for (size_t i = 0; i < 5; i++) {
 		snprintf(p, sizeof(p), "%s/%s", root, kept[i]);
 		cr_assert_eq(tu_write_file(p, "x", 1), 0);
 	}
 	prof_clear_dir(root);
-	for (size_t i = 0; i < 5; i++) {
+	for (size_t i = 0; i < 6; i++) {
 		snprintf(p, sizeof(p), "%s/%s", root, gone[i]);
 		cr_expect_neq(access(p, F_OK), 0, "%s left", gone[i]);
 	}
-	for (size_t i = 0; i < 3; i++) {
+	for (size_t i = 0; i < 5; i++) {
 		snprintf(p, sizeof(p), "%s/%s", root, kept[i]);
 		cr_expect_eq(access(p, F_OK), 0, "%s removed", kept[i]);
 	}
