@@ -252,7 +252,8 @@ Test(profile_launch, java_flag_through_java_tool_options, .timeout = 300)
 /* --jvm-log: the JVM writes HotSpot's compilation log into the data directory and the report
  * joins it. Deopts drives branchy() into an unstable_if trap and cha() into a broken
  * dependency: the text report's generations say so under the generation that ended, and the
- * HTML timeline carries the same reason for that lane. Where it cannot apply, exit 2. */
+ * HTML timeline carries the same reason for that lane; of two JVMs a launcher starts, the log
+ * of the one with the samples is joined. Where it cannot apply, exit 2. */
 Test(profile_launch, jvm_log_explains_deopts, .timeout = 600)
 {
 	struct ag_jdk jdk;
@@ -297,6 +298,22 @@ Test(profile_launch, jvm_log_explains_deopts, .timeout = 600)
 	cr_expect(strstr(page, "\"ended\":\"deopt\",\"by_gen\":null,\"why\":\"deoptimized: "
 			 "unstable_if, action "), "no lane of the timeline ended by the trap");
 	free(page);
+
+	/* A launcher starting two JVMs (through JAVA_TOOL_OPTIONS): each writes its log, the
+	 * one with the samples is joined, and said so. */
+	char sh[3 * PATH_MAX];
+	AG_FMT(sh, "'%s' -version 2>/dev/null; exec '%s' -cp '%s' jitprof.samples.Deopts 300",
+	       java, java, ag_classpath());
+	const char *two[] = { "--jvm-log", "--java", "-o", out, "--", "sh", "-c", sh, NULL };
+	pf_profile(&r, two, 400);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_expect(strstr(r.err, "2 JVMs wrote a compilation log: joining that of process "),
+		  "%s", r.err);
+	tu_result_free(&r);
+	rep = tu_read_file(out, NULL);
+	cr_assert_not_null(rep, "no %s", out);
+	cr_expect(strstr(rep, "# JVM compilation log: process "), "%.3000s", rep);
+	free(rep);
 
 	/* Where it cannot apply: a running JVM, an output without generations, no JVM. */
 	const char *attach[] = { "--jvm-log", "-p", "1", NULL };
