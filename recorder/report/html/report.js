@@ -214,6 +214,12 @@
 		return { color: '#c45a00', label: 'made not entrant' };
 	}
 
+	var measure = document.createElement('canvas').getContext('2d');
+	function textWidth(t) {
+		measure.font = '10px sans-serif';
+		return measure.measureText(t).width;
+	}
+
 	function timeline() {
 		var box = $('timeline'), W = Math.max(box.clientWidth - 130, 300), LH = 20;
 		var tierColor = { 'C1': 4, 'C2': 5, 'interp': 3, 'baseline': 4, 'maglev': 4,
@@ -255,12 +261,15 @@
 				if (end) {
 					lane.appendChild(svgEl('rect', { 'class': 'until', 'data-ended': g.ended,
 						x: xu - 1, y: y + 1, width: 2, height: LH - 2, fill: end.color }));
-					var txt = svgEl('text', { 'class': 'why', y: y + 13, 'font-size': 10,
-						fill: end.color });
+					/* Beside the mark, after it where it fits, else before it; on a light
+					 * backing so the lane's bars do not cross the words. */
+					var tw = textWidth(end.label), right = 120 + W - (xu + 4) >= tw;
+					var tx = right ? xu + 4 : Math.max(xu - 4 - tw, 0);
+					lane.appendChild(svgEl('rect', { x: tx - 1, y: y + 4, width: tw + 2, height: LH - 8,
+						fill: '#fff', 'fill-opacity': 0.75 }));
+					var txt = svgEl('text', { 'class': 'why', x: tx, y: y + 13, 'font-size': 10,
+						'font-family': 'sans-serif', fill: end.color });
 					txt.textContent = end.label;
-					var room = 120 + W - (xu + 4);
-					if (room >= end.label.length * 6) txt.setAttribute('x', xu + 4);
-					else { txt.setAttribute('x', xu - 4); txt.setAttribute('text-anchor', 'end'); }
 					lane.appendChild(txt);
 				}
 				if (g.unloaded && (!end || x1 - xu > 2)) lane.appendChild(svgEl('rect', {
