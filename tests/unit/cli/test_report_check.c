@@ -60,8 +60,11 @@ Test(opts_check, rows_logs_methods_diffs)
 	a = none();
 	a.jvm_log = "comp.log";
 	cr_assert_eq(report_check_outputs(&a), 2, "--jvm-log: the table does not use it");
+	a.flame = "x.svg";
+	cr_assert_eq(report_check_outputs(&a), 2, "--jvm-log: nor does the flame graph");
+	a.flame = NULL;
 	a.html = "x.html";
-	cr_assert_eq(report_check_outputs(&a), 2, "--jvm-log: nor does the HTML page");
+	cr_assert_eq(report_check_outputs(&a), 0, "--jvm-log: the HTML timeline's reasons");
 	a.html = NULL;
 	a.generations = 1;
 	cr_assert_eq(report_check_outputs(&a), 0);
