@@ -305,10 +305,17 @@ int inj_origins_read(const struct pd_reader *r, const char *input, struct inj_or
 void inj_origins_free(struct inj_origins *o);
 /* Load index of the CODE_LOAD record at file offset off in x, or INJ_NONE. */
 uint32_t inj_load_at_offset(const struct jd_index *x, uint64_t off);
-/* Opens the dump of origin dump k after checking the identities of it and its companion:
- * -ESTALE with a message saying what changed, or another -errno. */
-int inj_origins_open_dump(const struct inj_origins *o, size_t k, struct jd_index **x,
-			  char *err, size_t errlen);
+/* The directory of a recording read from a file ("dir/x.data" -> "dir", "x.data" -> "."),
+ * malloc'd; NULL for a pipe ("-", NULL) or out of memory. */
+char *inj_input_dir(const char *input);
+/* Where origin dump k is read: its recorded path, or, gone from there, a regular file of its
+ * name (jit-PID.dump) in input_dir, the directory of the recording that names it (moved with
+ * it: mv, cp -a). malloc'd, NULL when out of memory. Its identity is checked all the same. */
+char *inj_origin_dump_path(const struct inj_origins *o, size_t k, const char *input_dir);
+/* Opens origin dump k, read at path (inj_origin_dump_path), after checking the identities of
+ * it and its companion: -ESTALE with a message saying what changed, or another -errno. */
+int inj_origins_open_dump(const struct inj_origins *o, size_t k, const char *path,
+			  struct jd_index **x, char *err, size_t errlen);
 
 /* The placeholder DSO name an unload maps over code that is gone (docs/inject.md). */
 #define INJ_UNLOADED_NAME "[jit-unloaded]"

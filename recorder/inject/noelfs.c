@@ -148,7 +148,7 @@ int inj_origins_read(const struct pd_reader *r, const char *input, struct inj_or
 }
 
 static int elfs_for(const char *injected, const char *cache_root, int threads,
-		    struct inj_pool_stats *st, char *err, size_t errlen)
+		    struct inj_pool_stats *st, int *moved, char *err, size_t errlen)
 {
 	struct pd_reader *r = NULL;
 	struct inj_origins o;
@@ -175,15 +175,23 @@ static int elfs_for(const char *injected, const char *cache_root, int threads,
 		snprintf(err, errlen, "%s", strerror(-rc));
 		goto out;
 	}
+	/* A dump moved with the recording (a profile directory moved) is read, and its ELFs are
+	 * written, where it is now. */
+	char *input_dir = inj_input_dir(injected);
 	for (size_t k = 0; k < o.nr_dumps; k++) {
 		struct jd_index *x;
-		if ((rc = inj_origins_open_dump(&o, k, &x, err, errlen)) < 0)
-			goto out;
-		if ((rc = pool_dump(&dumps[k], x, o.dumps[k].path)) < 0) {
-			snprintf(err, errlen, "%s: %s", o.dumps[k].path, strerror(-rc));
+		char *path = inj_origin_dump_path(&o, k, input_dir);
+		rc = path ? inj_origins_open_dump(&o, k, path, &x, err, errlen) : -ENOMEM;
+		*moved += path && strcmp(path, o.dumps[k].path);
+		if (rc == 0 && (rc = pool_dump(&dumps[k], x, path)) < 0)
+			snprintf(err, errlen, "%s: %s", path, strerror(-rc));
+		free(path);
+		if (rc < 0) {
+			free(input_dir);
 			goto out;
 		}
 	}
+	free(input_dir);
 	for (size_t i = 0; i < o.n; i++) {
 		const struct inj_origin *e = &o.v[i];
 		struct inj_dump *d = &dumps[e->dump];
@@ -221,8 +229,13 @@ int inj_elfs_for(const char *injected, const char *cache_root, int threads,
 		 struct inj_pool_stats *st, const struct jp_log *log)
 {
 	char err[1024] = "";
-	int rc = elfs_for(injected, cache_root, threads, st, err, sizeof(err));
+	int moved = 0;
+	int rc = elfs_for(injected, cache_root, threads, st, &moved, err, sizeof(err));
 	if (rc < 0)
 		jp_logf(log, JP_LOG_ERROR, "%s", err[0] ? err : strerror(-rc));
+	else if (moved && !cache_root)	/* its MMAP2s name the directory the dumps were in */
+		jp_logf(log, JP_LOG_WARN, "%s was moved since inject: its mappings name the old "
+			"directory, so perf report finds the ELFs written beside it only in the "
+			"build-id cache: add --cache", injected);
 	return rc;
 }

@@ -53,8 +53,7 @@ struct od_file {
 
 struct od_dump {
 	struct od_file f[2];	/* the dump, its companion */
-	const char *path;	/* where it was opened: the recorded path or moved */
-	char *moved;		/* the dump's path beside the recording when not at its own */
+	char *path;		/* where it is read (inj_origin_dump_path): recorded, or moved */
 	struct jd_header header;
 	int state;		/* 0 not opened, 1 open, -1 refused */
 	char msg[600];
@@ -191,25 +190,6 @@ static const struct inj_origin *lookup(const struct ondemand *od, const struct s
 	return NULL;
 }
 
-/* The dump at its recorded path; gone from there, a file of its name (jit-PID.dump) beside the
- * recording read, if there is one: its identity is checked all the same. */
-static const char *dump_path(struct ondemand *od, uint32_t k)
-{
-	struct od_dump *dd = &od->dumps[k];
-	const char *path = od->o.dumps[k].path, *base = strrchr(path, '/');
-	struct stat st;
-	if (!od->input_dir || !base || jd_is_marker_name(base + 1, NULL) != 1 ||
-	    stat(path, &st) == 0 || errno != ENOENT)
-		return path;
-	char *moved = NULL;
-	if (asprintf(&moved, "%s%s", od->input_dir, base) < 0)
-		return path;
-	if (strcmp(moved, path) && stat(moved, &st) == 0 && S_ISREG(st.st_mode))
-		return dd->moved = moved;
-	free(moved);
-	return path;
-}
-
 /* Checks the identities of the dump and its companion, then opens them (no parsing). */
 static int open_dump(struct ondemand *od, uint32_t k)
 {
@@ -219,7 +199,11 @@ static int open_dump(struct ondemand *od, uint32_t k)
 	if (dd->state)
 		return dd->state;
 	dd->state = -1;
-	const char *path = dd->path = dump_path(od, k);
+	const char *path = dd->path = inj_origin_dump_path(&od->o, k, od->input_dir);
+	if (!path) {
+		snprintf(dd->msg, sizeof(dd->msg), "out of memory");
+		return -1;
+	}
 	if (jd_ext_path(path, comp, sizeof(od->comp_path)) < 0) {
 		snprintf(dd->msg, sizeof(dd->msg), "%s: path too long", path);
 		return -1;
@@ -369,7 +353,7 @@ static void fini(void *ctx)
 			free(dd->f[i].all);
 		}
 		free((char *)dd->f[1].path);
-		free(dd->moved);
+		free(dd->path);
 	}
 	free(od->input_dir);
 	free(od->dumps);
@@ -390,11 +374,7 @@ static int attach(struct sym_session *ss, const struct pd_reader *r, const char 
 		free(od);
 		return rc == -ENOENT ? 0 : rc;
 	}
-	if (input && strcmp(input, "-")) {	/* "dir/x.data" -> "dir", "x.data" -> "." */
-		const char *slash = strrchr(input, '/');
-		od->input_dir = slash ? strndup(input, (size_t)(slash - input + (slash == input)))
-				      : strdup(".");
-	}
+	od->input_dir = inj_input_dir(input);
 	od->dumps = calloc(od->o.nr_dumps + 1, sizeof(*od->dumps));
 	for (size_t k = 0; od->dumps && k < od->o.nr_dumps; k++)
 		od->dumps[k].f[0].fd = od->dumps[k].f[1].fd = -1;

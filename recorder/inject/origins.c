@@ -274,22 +274,45 @@ uint32_t inj_load_at_offset(const struct jd_index *x, uint64_t off)
 	return INJ_NONE;
 }
 
-int inj_origins_open_dump(const struct inj_origins *o, size_t k, struct jd_index **x,
-			  char *err, size_t errlen)
+char *inj_input_dir(const char *input)
+{
+	if (!input || !strcmp(input, "-"))
+		return NULL;
+	const char *slash = strrchr(input, '/');
+	return slash ? strndup(input, (size_t)(slash - input + (slash == input))) : strdup(".");
+}
+
+char *inj_origin_dump_path(const struct inj_origins *o, size_t k, const char *input_dir)
+{
+	const char *path = o->dumps[k].path, *base = strrchr(path, '/');
+	struct stat st;
+	char *moved = NULL;
+	if (input_dir && base && jd_is_marker_name(base + 1, NULL) == 1 &&
+	    stat(path, &st) < 0 && errno == ENOENT &&
+	    asprintf(&moved, "%s%s", input_dir, base) >= 0) {
+		if (strcmp(moved, path) && stat(moved, &st) == 0 && S_ISREG(st.st_mode))
+			return moved;
+		free(moved);
+	}
+	return strdup(path);
+}
+
+int inj_origins_open_dump(const struct inj_origins *o, size_t k, const char *path,
+			  struct jd_index **x, char *err, size_t errlen)
 {
 	const struct inj_origin_dump *d = &o->dumps[k];
 	char comp[4096 + 16];
 	int rc;
 	*x = NULL;
-	if ((rc = jd_ext_path(d->path, comp, sizeof(comp))) < 0) {
-		snprintf(err, errlen, "%s: path too long", d->path);
+	if ((rc = jd_ext_path(path, comp, sizeof(comp))) < 0) {
+		snprintf(err, errlen, "%s: path too long", path);
 		return rc;
 	}
-	if ((rc = inj_file_id_check(d->path, &d->dump, err, errlen)) < 0 ||
+	if ((rc = inj_file_id_check(path, &d->dump, err, errlen)) < 0 ||
 	    (rc = inj_file_id_check(comp, &d->comp, err, errlen)) < 0)
 		return rc;
 	char msg[512] = "";
-	if ((rc = jd_index_open(x, d->path, msg, sizeof(msg))) < 0)
-		snprintf(err, errlen, "%s: %s", d->path, msg[0] ? msg : strerror(-rc));
+	if ((rc = jd_index_open(x, path, msg, sizeof(msg))) < 0)
+		snprintf(err, errlen, "%s: %s", path, msg[0] ? msg : strerror(-rc));
 	return rc;
 }

@@ -129,7 +129,17 @@ static void noelfs(enum producer p)
 	cr_assert_null(strstr(rb.err, "since inject"), "%s", rb.err);
 	tu_result_free(&ra);
 	tu_result_free(&rb);
-	snprintf(cmd, sizeof(cmd), "mv '%s'/jit-* '%s'/", dir, lazy);
+	/* ... and --elfs-for writes the same files where the dumps are now, saying that perf
+	 * then needs the build-id cache (the mappings name the old directory). */
+	snprintf(cmd, sizeof(cmd), "'%s' inject --elfs-for '%s' && cd '%s' && for f in jitted-*; "
+		 "do cmp \"$f\" '%s'/\"$f\" || exit 1; done", tu_build("jitprof"), b, files, dir);
+	sh_ok(cmd, &res);
+	cr_assert(strstr(res.err, "was moved since inject") && strstr(res.err, "add --cache"),
+		  "%s", res.err);
+	tu_result_free(&res);
+	cr_assert_eq(count_elfs(dir), nfiles);
+	cr_assert_eq(count_elfs(lazy), 0);
+	snprintf(cmd, sizeof(cmd), "rm -f '%s'/jitted-* && mv '%s'/jit-* '%s'/", dir, dir, lazy);
 	sh_ok(cmd, &res);
 	tu_result_free(&res);
 
