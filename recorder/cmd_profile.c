@@ -78,6 +78,7 @@ struct profile {
 	const struct prof_format *fmt;
 	char exe[PATH_MAX], dir[PATH_MAX], data[PATH_MAX + 16], jitdata[PATH_MAX + 16];
 	char jit_dir[PATH_MAX];		/* inject's --jit-dir: dumps not where the JVM wrote them */
+	char cwd[PATH_MAX];		/* where a launched command starts ("" unknown) */
 	int workload_status;
 };
 
@@ -474,9 +475,14 @@ static int attach(struct profile *p)
 }
 
 #define MAX_LOGS 32
+#define MAX_MARKED 64
 
 struct counts {
 	unsigned long long samples, loads, markers;
+	/* the processes whose jitdump is in the working directory (node's), and whether any
+	 * other process's is elsewhere */
+	pid_t cwd_dump_pid[MAX_MARKED];
+	int nr_cwd_dumps, dumps_elsewhere;
 	/* samples of the processes that wrote a compilation log (--jvm-log) */
 	pid_t log_pid[MAX_LOGS];
 	unsigned long long log_samples[MAX_LOGS];
@@ -485,13 +491,15 @@ struct counts {
 
 /* Samples in a recording, code loads of jitted methods (MMAP2 of jitted-*.so) and jitdump
  * markers (mappings of jit-PID.dump); the samples of each pid in c->log_pid. */
-static void count(const char *path, struct counts *c)
+static void count(const char *path, const char *cwd, struct counts *c)
 {
 	struct pd_reader *r;
 	struct pd_event ev;
 	uint32_t pid;
+	size_t cwd_len = strlen(cwd);
 
 	c->samples = c->loads = c->markers = 0;
+	c->nr_cwd_dumps = c->dumps_elsewhere = 0;
 	memset(c->log_samples, 0, sizeof(c->log_samples));
 	if (pd_reader_open(&r, path, NULL))
 		return;
@@ -502,7 +510,20 @@ static void count(const char *path, struct counts *c)
 				c->log_samples[i] += (pid_t)ev.u.sample.pid == c->log_pid[i];
 		} else if ((ev.type == 1 || ev.type == 10) && ev.u.mmap.filename) {
 			c->loads += strstr(ev.u.mmap.filename, "/jitted-") != NULL;
-			c->markers += jd_is_marker_name(ev.u.mmap.filename, &pid);
+			if (!jd_is_marker_name(ev.u.mmap.filename, &pid))
+				continue;
+			c->markers++;
+			const char *f = ev.u.mmap.filename, *slash = strrchr(f, '/');
+			int seen = 0;
+			for (int i = 0; i < c->nr_cwd_dumps; i++)
+				seen |= c->cwd_dump_pid[i] == (pid_t)pid;
+			if (seen)
+				continue;
+			if (cwd[0] && slash && (size_t)(slash - f) == cwd_len &&
+			    !strncmp(f, cwd, cwd_len) && c->nr_cwd_dumps < MAX_MARKED)
+				c->cwd_dump_pid[c->nr_cwd_dumps++] = (pid_t)pid;
+			else
+				c->dumps_elsewhere = 1;
 		}
 	}
 	pd_reader_close(r);
@@ -542,6 +563,21 @@ static void pick_jvm_log(struct profile *p, const struct counts *c)
 		cli_info("%d JVMs wrote a compilation log: joining that of process %d, which has the "
 			 "most samples (%llu)", c->nr_logs, (int)c->log_pid[best],
 			 c->log_samples[best]);
+}
+
+/* node (20) writes its jitdump, and V8 its code log, in its working directory: into the data
+ * directory with the rest, when every dump of the recording is there (inject then reads them
+ * with --jit-dir), so that a profile leaves nothing beside the user's files. */
+static void tidy_node_files(struct profile *p, const struct counts *c)
+{
+	if (prof_runtime_of(p->cmd[0], p->forced) != PROF_RT_NODE || !p->cwd[0] ||
+	    !c->nr_cwd_dumps || c->dumps_elsewhere || !strcmp(p->cwd, p->dir))
+		return;
+	int moved = prof_move_node_files(p->cwd, p->dir, c->cwd_dump_pid, c->nr_cwd_dumps);
+	if (moved == c->nr_cwd_dumps)
+		snprintf(p->jit_dir, sizeof(p->jit_dir), "%s", p->dir);
+	else if (moved)		/* all or none: inject reads the dumps from one place */
+		prof_move_node_files(p->dir, p->cwd, c->cwd_dump_pid, c->nr_cwd_dumps);
 }
 
 static int report_once(struct profile *p, int injected, const char *log);
@@ -643,6 +679,8 @@ int cmd_profile(int argc, char **argv)
 	if ((n = readlink("/proc/self/exe", p.exe, sizeof(p.exe) - 1)) <= 0)
 		return cli_error("cannot find my own executable: %s", strerror(errno));
 	p.exe[n] = '\0';
+	if (!getcwd(p.cwd, sizeof(p.cwd)))
+		p.cwd[0] = '\0';
 	if (p.fmt->flag && !report_offers(p.exe, p.fmt->flag))
 		return cli_usage_error("-o %s: the %s needs 'jitprof report %s', which this build "
 				       "does not have; use %s", p.out, p.fmt->what, p.fmt->flag,
@@ -664,7 +702,9 @@ int cmd_profile(int argc, char **argv)
 		find_jvm_logs(&p, &c);
 	else
 		c.nr_logs = 0;
-	count(p.data, &c);
+	count(p.data, p.cwd, &c);
+	if (p.cmd)
+		tidy_node_files(&p, &c);
 	if (p.jvm_log)
 		pick_jvm_log(&p, &c);
 	/* --no-elfs unless asked: the report builds the sampled generations' ELFs in memory,
@@ -686,7 +726,7 @@ int cmd_profile(int argc, char **argv)
 			return cli_error("inject failed (exit %d); the recording is %s", rc, p.data);
 		injected = rc == 0;
 		if (injected)
-			count(p.jitdata, &c);
+			count(p.jitdata, "", &c);
 	} else {
 		cli_warn("no process of the recording wrote a jitdump: the report shows native "
 			 "code only%s", p.pid ? "" : " (a JVM or node started by a script? add "

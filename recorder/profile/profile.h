@@ -83,6 +83,15 @@ int prof_collect_dumps(const char *from, const char *to, char *err, size_t errle
  * the agent never writes over an existing dump, and old ELFs are not this run's. */
 void prof_clear_dir(const char *dir);
 
+/* node writes its jitdump (jit-PID.dump) and V8 its code log (isolate-0xADDR-PID-v8.log) in its
+ * working directory, with no option to put the dump elsewhere: the process id such a name
+ * gives, 0 for any other name. */
+pid_t prof_node_file_pid(const char *name);
+/* Moves the files of prof_node_file_pid whose pid is one of pids[0..n) from one directory
+ * into another (rename only: regular files, not symbolic links; a file that cannot be renamed
+ * stays). How many dumps (jit-PID.dump) moved. */
+int prof_move_node_files(const char *from, const char *to, const pid_t *pids, int n);
+
 /* Seconds ("3", "2.5", "1m" and "500ms" too) into milliseconds; -EINVAL unless 0 < v. */
 int prof_parse_duration(const char *s, unsigned long *ms);
 

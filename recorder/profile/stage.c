@@ -4,8 +4,10 @@
  * and the dumps are brought back into the data directory after the agent stopped. */
 #include "recorder/profile/profile.h"
 
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -111,10 +113,67 @@ static int is_dump_file(const char *name)
 	return !strncmp(name, "jit-", 4) && (strstr(name, ".dump") != NULL);
 }
 
+/* A positive decimal pid, without a leading zero, ending where *end points. */
+static pid_t pid_at(const char *s, const char **end)
+{
+	unsigned long v = 0;
+	const char *p = s;
+
+	if (*p < '1' || *p > '9')
+		return 0;
+	while (*p >= '0' && *p <= '9' && v <= INT_MAX)
+		v = v * 10 + (unsigned long)(*p++ - '0');
+	*end = p;
+	return v <= INT_MAX ? (pid_t)v : 0;
+}
+
+pid_t prof_node_file_pid(const char *name)
+{
+	const char *end;
+	pid_t pid;
+
+	if (!strncmp(name, "jit-", 4))
+		return (pid = pid_at(name + 4, &end)) && !strcmp(end, ".dump") ? pid : 0;
+	if (strncmp(name, "isolate-0x", 10))
+		return 0;
+	const char *p = name + 10;
+	while (isxdigit((unsigned char)*p))
+		p++;
+	if (p == name + 10 || *p != '-')
+		return 0;
+	return (pid = pid_at(p + 1, &end)) && !strcmp(end, "-v8.log") ? pid : 0;
+}
+
+int prof_move_node_files(const char *from, const char *to, const pid_t *pids, int n)
+{
+	DIR *d = opendir(from);
+	struct dirent *de;
+	int moved = 0;
+
+	while (d && (de = readdir(d))) {
+		pid_t pid = prof_node_file_pid(de->d_name);
+		char a[4200], b[4200];
+		struct stat st;
+		int ours = 0;
+		for (int i = 0; pid && i < n; i++)
+			ours |= pids[i] == pid;
+		if (!ours || snprintf(a, sizeof(a), "%s/%s", from, de->d_name) >= (int)sizeof(a) ||
+		    snprintf(b, sizeof(b), "%s/%s", to, de->d_name) >= (int)sizeof(b) ||
+		    lstat(a, &st) || !S_ISREG(st.st_mode))
+			continue;
+		if (!rename(a, b))
+			moved += !strncmp(de->d_name, "jit-", 4);
+	}
+	if (d)
+		closedir(d);
+	return moved;
+}
+
 /* What a profile leaves in its data directory. */
 static int is_profile_file(const char *name)
 {
-	return is_dump_file(name) || prof_jvm_log_pid(name) || !strcmp(name, "perf.data") ||
+	return is_dump_file(name) || prof_jvm_log_pid(name) || prof_node_file_pid(name) ||
+	       !strcmp(name, "perf.data") ||
 	       !strcmp(name, "perf.jit.data") || (!strncmp(name, "jitted-", 7) &&
 						  strstr(name, ".so"));
 }

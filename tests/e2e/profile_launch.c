@@ -363,7 +363,8 @@ Test(profile_launch, node_command, .timeout = 300)
 	char cmd[4 * PATH_MAX], exe[PATH_MAX];
 	cr_assert_not_null(realpath(tu_build("jitprof"), exe));
 	for (int way = 0; way < 2; way++) {
-		/* node writes its dump in its working directory: the test's own. */
+		/* node writes its dump in its working directory: the test's own (profile moves it
+		 * into the data directory afterwards). */
 		if (way == 0)
 			AG_FMT(cmd, "cd %s && %s profile -o %s -- node %s", dir, exe, out, js);
 		else
@@ -377,6 +378,18 @@ Test(profile_launch, node_command, .timeout = 300)
 		cr_expect(strstr(s, "[.] JS:*hot ") || strstr(s, "[.] JS:~hot "), "way %d:\n%.3000s",
 			  way, s);
 		free(s);
+		tu_result_free(&r);
+		/* node's dump and V8's log went into the data directory: nothing is left beside
+		 * the user's files, and the report reads the dump there again. */
+		AG_FMT(cmd, "cd %s && ls jit-*.dump isolate-*.log 2>/dev/null; echo; ls n.jitprof",
+		       dir);
+		cr_assert_eq(tu_sh(&r, cmd, 30), 0);
+		cr_expect_eq(r.out[0], '\n', "way %d: left in the working directory: %s", way, r.out);
+		cr_expect(strstr(r.out, "\njit-"), "way %d: no dump in n.jitprof: %s", way, r.out);
+		tu_result_free(&r);
+		AG_FMT(cmd, "%s report -q -i %s/n.jitprof/perf.jit.data -n 5", exe, dir);
+		cr_assert_eq(tu_sh(&r, cmd, 120), 0);
+		cr_expect(strstr(r.out, "JS:"), "way %d: %s%s", way, r.out, r.err);
 		tu_result_free(&r);
 	}
 	tu_rmtree(dir);

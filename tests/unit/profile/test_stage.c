@@ -1,7 +1,9 @@
 /* test_stage.c - recorder/profile/stage.c with a directory standing in for /proc/PID/root:
  * the agent copy (kept when unchanged, replaced by rename when not), the staged dump
- * directory, dumps brought back, and only a profile's own files cleared. */
+ * directory, dumps brought back, and only a profile's own files cleared; node's dump and V8
+ * log moved out of the working directory by pid. */
 #include <criterion/criterion.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -86,12 +88,12 @@ Test(stage, dumps_staged_and_brought_back, .init = setup, .fini = teardown)
 Test(stage, clear_removes_only_a_profiles_files, .init = setup, .fini = teardown)
 {
 	const char *gone[] = { "jit-1.dump", "jit-1.dump.jitprof", "jitted-1-2.so", "perf.data",
-			       "perf.jit.data", "jvm-pid42.log" };
+			       "perf.jit.data", "jvm-pid42.log", "isolate-0xab-7-v8.log" };
 	const char *kept[] = { "notes.txt", "perf.data.old", "jitprof.so", "jvm-pid42.log.old",
 			       "jvm.log" };
 	char p[2 * PATH_MAX];
 
-	for (size_t i = 0; i < 6; i++) {
+	for (size_t i = 0; i < 7; i++) {
 		snprintf(p, sizeof(p), "%s/%s", root, gone[i]);
 		cr_assert_eq(tu_write_file(p, "x", 1), 0);
 	}
@@ -100,7 +102,7 @@ Test(stage, clear_removes_only_a_profiles_files, .init = setup, .fini = teardown
 		cr_assert_eq(tu_write_file(p, "x", 1), 0);
 	}
 	prof_clear_dir(root);
-	for (size_t i = 0; i < 6; i++) {
+	for (size_t i = 0; i < 7; i++) {
 		snprintf(p, sizeof(p), "%s/%s", root, gone[i]);
 		cr_expect_neq(access(p, F_OK), 0, "%s left", gone[i]);
 	}
@@ -108,4 +110,55 @@ Test(stage, clear_removes_only_a_profiles_files, .init = setup, .fini = teardown
 		snprintf(p, sizeof(p), "%s/%s", root, kept[i]);
 		cr_expect_eq(access(p, F_OK), 0, "%s removed", kept[i]);
 	}
+}
+
+Test(stage, node_file_names)
+{
+	cr_assert_eq(prof_node_file_pid("jit-4242.dump"), 4242);
+	cr_assert_eq(prof_node_file_pid("isolate-0x2d1a8d00-7813-v8.log"), 7813);
+	const char *not[] = { "jit-.dump", "jit-0.dump", "jit-12.dump.jitprof", "jit-12.dumpx",
+			      "isolate-0x-12-v8.log", "isolate-2d1a-12-v8.log",
+			      "isolate-0x2d1a-12-v8.log.1", "isolate-0x2d1a--12-v8.log",
+			      "jit-99999999999.dump", "v8.log", "" };
+	for (size_t i = 0; i < sizeof(not) / sizeof(not[0]); i++)
+		cr_expect_eq(prof_node_file_pid(not[i]), 0, "'%s'", not[i]);
+}
+
+/* Only the files of the pids asked for, only regular files, renamed; the count is dumps. */
+Test(stage, node_files_moved_by_pid, .init = setup, .fini = teardown)
+{
+	const char *names[] = { "jit-10.dump", "isolate-0xab-10-v8.log", "jit-11.dump",
+				"isolate-0xcd-11-v8.log", "jit-12.dump", "app.js" };
+	char from[PATH_MAX + 8], to[PATH_MAX + 8], p[2 * PATH_MAX], q[2 * PATH_MAX];
+	snprintf(from, sizeof(from), "%s/cwd", root);
+	snprintf(to, sizeof(to), "%s/cwd/x.jitprof", root);
+	cr_assert_eq(mkdir(from, 0755), 0);
+	cr_assert_eq(mkdir(to, 0755), 0);
+	for (size_t i = 0; i < 6; i++) {
+		snprintf(p, sizeof(p), "%s/%s", from, names[i]);
+		cr_assert_eq(tu_write_file(p, "x", 1), 0);
+	}
+	/* pid 12's "dump" is a symbolic link: never followed or moved */
+	snprintf(p, sizeof(p), "%s/jit-12.dump", from);
+	cr_assert_eq(unlink(p), 0);
+	cr_assert_eq(symlink("app.js", p), 0);
+	pid_t pids[] = { 10, 12 };
+	cr_assert_eq(prof_move_node_files(from, to, pids, 2), 1);
+	const char *moved[] = { "jit-10.dump", "isolate-0xab-10-v8.log" };
+	const char *stayed[] = { "jit-11.dump", "isolate-0xcd-11-v8.log", "jit-12.dump", "app.js" };
+	for (size_t i = 0; i < 2; i++) {
+		snprintf(p, sizeof(p), "%s/%s", to, moved[i]);
+		snprintf(q, sizeof(q), "%s/%s", from, moved[i]);
+		cr_expect_eq(access(p, F_OK), 0, "%s not moved", moved[i]);
+		cr_expect_neq(access(q, F_OK), 0, "%s left", moved[i]);
+	}
+	for (size_t i = 0; i < 4; i++) {
+		snprintf(q, sizeof(q), "%s/%s", from, stayed[i]);
+		cr_expect_eq(faccessat(AT_FDCWD, q, F_OK, AT_SYMLINK_NOFOLLOW), 0, "%s moved",
+			     stayed[i]);
+	}
+	/* and back, as profile does when not every dump could move */
+	cr_assert_eq(prof_move_node_files(to, from, pids, 2), 1);
+	snprintf(q, sizeof(q), "%s/jit-10.dump", from);
+	cr_expect_eq(access(q, F_OK), 0);
 }
