@@ -445,6 +445,11 @@ static int run(struct report_args *a, struct rp_session *s)
 	a->in.sampled_loads_only = a->in.want_loads && !a->generations && !a->compare &&
 				   !a->jvm_log && !gen_key && !a->split_gens && !a->flame &&
 				   !a->html && !a->diff_method;
+	/* The flame graph's tooltips and --html's timeline list every generation of a method
+	 * with samples, and of no other. */
+	a->in.sampled_methods_only = a->in.want_loads && !a->in.sampled_loads_only &&
+				     !a->generations && !a->compare && !a->jvm_log && !gen_key &&
+				     !a->split_gens && !a->diff_method;
 	a->in.archives = a->nr_archives ? a->archives : NULL;
 	/* A log that is no log is refused before the (longer) read of the recording. */
 	if (a->jvm_log && (rc = rp_jvmlog_open(&a->jl, a->jvm_log, err, sizeof(err))))

@@ -43,6 +43,21 @@ static size_t v8_marker(const char *n)
 	return (size_t)(colon + 1 - n);
 }
 
+uint64_t rp_raw_ident_hash(uint32_t pid, const char *raw)
+{
+	/* FNV-1a over the pid, then the name without V8's tier marker: what rp_identify_loads
+	 * makes the identity of (an equal name is an equal identity; a collision only names one
+	 * load more). */
+	uint64_t h = 0xcbf29ce484222325ull;
+	size_t m = v8_marker(raw);
+	for (int i = 0; i < 4; i++)
+		h = (h ^ ((pid >> (8 * i)) & 0xff)) * 0x100000001b3ull;
+	for (size_t i = 0; raw[i]; i++)
+		if (!m || i != m)
+			h = (h ^ (unsigned char)raw[i]) * 0x100000001b3ull;
+	return h ? h : 1;
+}
+
 static int has_pid(const uint32_t *v, size_t n, uint32_t pid)
 {
 	for (size_t i = 0; i < n; i++)

@@ -330,6 +330,31 @@ static void load_code(struct rp_session *s, struct sym_session *ss, struct sym_d
 	keep_dwarf_lines(s, ss, d, sym_start, l);
 }
 
+/* For sampled_methods_only: the identities of the sampled loads (rp_raw_ident_hash of their
+ * runtime's names) into idents, and into all_named the processes (pid + 1) with a sampled load
+ * whose name the dump does not give (its identity comes from its ELF symbol, so every load of
+ * that process is named). */
+static int sampled_methods(struct rp_session *s, const struct rp_load_src *src,
+			   const uint64_t *hits, struct dump **dumps, size_t *nr_dumps,
+			   struct rp_u64map *idents, struct rp_u64map *all_named)
+{
+	for (size_t i = 0; i < s->nr_loads; i++) {
+		const struct rp_load *l = &s->loads[i];
+		uint64_t code_index = 0;
+		const struct jd_load_entry *je = NULL;
+		if (!hits[i + 1])
+			continue;
+		if (rp_is_jitted_name(src[i].path, NULL, &code_index))
+			je = dump_entry(dump_for(dumps, nr_dumps, src[i].path, l->pid), code_index);
+		int rc = je && je->load.name ?
+			 rp_map_put(idents, rp_raw_ident_hash(l->pid, je->load.name), 1) :
+			 rp_map_put(all_named, (uint64_t)l->pid + 1, 1);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
 int rp_ingest_loads(struct rp_session *s, struct sym_session *ss, const struct rp_load_src *src,
 		    const struct rp_ingest_opts *o, char *err, size_t errlen)
 {
@@ -347,12 +372,34 @@ int rp_ingest_loads(struct rp_session *s, struct sym_session *ss, const struct r
 		return -ENOMEM;
 	}
 	struct rp_u64map jvm_pids = { 0 };	/* processes a load's raw name showed to be JVMs */
+	struct rp_u64map sampled_idents = { 0 }, all_named = { 0 };	/* sampled_methods_only */
 	uint32_t one;
+	if (o->sampled_methods_only &&
+	    sampled_methods(s, src, hits, &dumps, &nr_dumps, &sampled_idents, &all_named) < 0) {
+		rp_map_free(&sampled_idents);
+		rp_map_free(&all_named);
+		free(hits);
+		free(je_of);
+		return -ENOMEM;
+	}
 	for (size_t i = 0; i < s->nr_loads; i++) {
 		struct rp_load *l = &s->loads[i];
 		const char *path = src[i].path;
-		/* No frame lands in it and no output lists it: left unnamed (see the option). */
+		/* No frame lands in it and no output lists it: left unnamed (see the options). */
 		int unnamed = o->sampled_loads_only && !hits[i + 1];
+		if (o->sampled_methods_only && !hits[i + 1] &&
+		    !rp_map_get(&all_named, (uint64_t)l->pid + 1, &one)) {
+			uint64_t code_index = 0;
+			const struct jd_load_entry *je = NULL;
+			if (rp_is_jitted_name(path, NULL, &code_index))
+				je = dump_entry(dump_for(&dumps, &nr_dumps, path, l->pid), code_index);
+			if (je && je->load.name &&
+			    !rp_map_get(&sampled_idents, rp_raw_ident_hash(l->pid, je->load.name),
+					&one)) {
+				je_of[i] = je;	/* its raw name says which processes are JVMs */
+				continue;
+			}
+		}
 		/* Its raw name would only say its process is a JVM (rp_identify_loads): once one
 		 * load did, the dump is not asked (a start-up's 34k loads, a few hundred sampled). */
 		if (unnamed && rp_map_get(&jvm_pids, (uint64_t)l->pid + 1, &one))
@@ -433,14 +480,14 @@ int rp_ingest_loads(struct rp_session *s, struct sym_session *ss, const struct r
 	}
 	/* The dumps' names are the runtimes' own: they say which runtime made each load. */
 	const char **raw = calloc(s->nr_loads + 1, sizeof(*raw));
-	unsigned char *unnamed = o->sampled_loads_only ? calloc(s->nr_loads + 1, 1) : NULL;
+	int some_unnamed = o->sampled_loads_only || o->sampled_methods_only;
+	unsigned char *unnamed = some_unnamed ? calloc(s->nr_loads + 1, 1) : NULL;
 	for (size_t i = 0; raw && i < s->nr_loads; i++) {
 		raw[i] = je_of[i] ? je_of[i]->load.name : NULL;
-		if (unnamed)
-			unnamed[i] = !hits[i + 1];
+		if (unnamed)	/* no method given it above */
+			unnamed[i] = !hits[i + 1] && !s->loads[i].method && !s->loads[i].dso;
 	}
-	int rc = raw && (unnamed || !o->sampled_loads_only) ?
-		 rp_identify_loads(s, raw, unnamed) : -1;
+	int rc = raw && (unnamed || !some_unnamed) ? rp_identify_loads(s, raw, unnamed) : -1;
 	free(raw);
 	free(unnamed);
 	for (size_t i = 0; i < nr_dumps; i++) {
@@ -449,6 +496,8 @@ int rp_ingest_loads(struct rp_session *s, struct sym_session *ss, const struct r
 	}
 	free(dumps);
 	rp_map_free(&jvm_pids);
+	rp_map_free(&sampled_idents);
+	rp_map_free(&all_named);
 	free(hits);
 	free(je_of);
 	return rc < 0 ? -ENOMEM : 0;

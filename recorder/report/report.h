@@ -413,6 +413,9 @@ struct rp_ingest_opts {
 	 * the generations view, the flame graph's tooltips, --html, --split-generations and the
 	 * generation key list or number every load and must not set it. */
 	int sampled_loads_only;
+	/* Only the loads of methods some frame lands in are named: every generation of those
+	 * methods (the flame graph's tooltips, --html's timeline), none of the rest. */
+	int sampled_methods_only;
 };
 
 /* 0, or -errno with its message naming the file logged through o->log at JP_LOG_ERROR, last

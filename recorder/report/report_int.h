@@ -207,6 +207,9 @@ struct rp_load_src {
  * has a JVM name). 0 or -1 (memory). */
 int rp_identify_loads(struct rp_session *s, const char *const *raw,
 		      const unsigned char *unnamed);
+/* A non-zero hash of the method identity rp_identify_loads gives a load of process pid with
+ * the runtime's name raw (V8's tier marker left out): equal identities hash equal. */
+uint64_t rp_raw_ident_hash(uint32_t pid, const char *raw);
 /* V8's tier for a name marker ('~' '^' '+' '*'), 0 for anything else. */
 uint32_t rp_v8_tier(char marker);
 /* 1 for a name as HotSpot agents write methods ("Lpkg/Cls;name(args)ret"): its process is a

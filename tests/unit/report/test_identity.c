@@ -102,3 +102,37 @@ Test(identity, unnamed_loads_still_find_jvms)
 	cr_expect_eq(rp_load_at(s, stub)->runtime, 1, "the process is still a JVM");
 	rp_session_free(s);
 }
+
+/* The flame graph and --html name only the loads of sampled methods, found by
+ * rp_raw_ident_hash of the runtime's names: equal identities (as rp_identify_loads makes
+ * them) must hash equal, and here, with no collision, different ones differently. */
+Test(identity, raw_hash_follows_identity)
+{
+	static const struct { uint32_t pid; const char *raw; } tab[] = {
+		{ 7, "Lp/A;f()V" }, { 7, "Lp/A;f()V" }, { 7, "Lp/A;g()Ljava/lang/Object;" },
+		{ 7, "Lp/A;g()Lp/B;" }, { 8, "Lp/A;f()V" }, { 9, "JS:~scan /x.js:1:14" },
+		{ 9, "JS:^scan /x.js:1:14" }, { 9, "JS:*scan /x.js:1:14" },
+		{ 9, "JS:*scan /x.js:1:15" }, { 9, "JS:~other /x.js:5:1" }, { 10, "checksum" },
+		{ 10, "checksum" }, { 10, "checksum2" },
+	};
+	size_t n = sizeof(tab) / sizeof(tab[0]);
+	struct rp_session *s = rt_session();
+	const char *raw[16] = { 0 };
+	uint32_t l[16];
+	for (size_t i = 0; i < n; i++) {
+		raw[i] = tab[i].raw;
+		l[i] = add(s, tab[i].pid, tab[i].raw, JD_TIER_UNKNOWN, i + 1);
+	}
+	cr_assert_eq(rp_identify_loads(s, raw, NULL), 0);
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = 0; j < n; j++) {
+			const struct rp_load *a = rp_load_at(s, l[i]), *b = rp_load_at(s, l[j]);
+			int same = a->pid == b->pid && rp_load_ident(a) == rp_load_ident(b);
+			int hashed = rp_raw_ident_hash(tab[i].pid, tab[i].raw) ==
+				     rp_raw_ident_hash(tab[j].pid, tab[j].raw);
+			cr_expect_eq(same, hashed, "%u '%s' and %u '%s'", tab[i].pid, tab[i].raw,
+				     tab[j].pid, tab[j].raw);
+		}
+	cr_expect_neq(rp_raw_ident_hash(1, ""), 0);
+	rp_session_free(s);
+}
