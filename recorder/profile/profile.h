@@ -88,8 +88,8 @@ void prof_clear_dir(const char *dir);
  * gives, 0 for any other name. */
 pid_t prof_node_file_pid(const char *name);
 /* Moves the files of prof_node_file_pid whose pid is one of pids[0..n) from one directory
- * into another (rename only: regular files, not symbolic links; a file that cannot be renamed
- * stays). How many dumps (jit-PID.dump) moved. */
+ * into another (rename only: regular files of ours, not symbolic links; a file that cannot be
+ * renamed stays). How many dumps (jit-PID.dump) moved. */
 int prof_move_node_files(const char *from, const char *to, const pid_t *pids, int n);
 
 /* Seconds ("3", "2.5", "1m" and "500ms" too) into milliseconds; -EINVAL unless 0 < v. */

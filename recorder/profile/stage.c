@@ -159,8 +159,8 @@ int prof_move_node_files(const char *from, const char *to, const pid_t *pids, in
 			ours |= pids[i] == pid;
 		if (!ours || snprintf(a, sizeof(a), "%s/%s", from, de->d_name) >= (int)sizeof(a) ||
 		    snprintf(b, sizeof(b), "%s/%s", to, de->d_name) >= (int)sizeof(b) ||
-		    lstat(a, &st) || !S_ISREG(st.st_mode))
-			continue;
+		    lstat(a, &st) || !S_ISREG(st.st_mode) || st.st_uid != geteuid())
+			continue;	/* in a shared directory, only what our process wrote */
 		if (!rename(a, b))
 			moved += !strncmp(de->d_name, "jit-", 4);
 	}
