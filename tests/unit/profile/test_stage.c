@@ -142,8 +142,18 @@ Test(stage, node_files_moved_by_pid, .init = setup, .fini = teardown)
 	snprintf(p, sizeof(p), "%s/jit-12.dump", from);
 	cr_assert_eq(unlink(p), 0);
 	cr_assert_eq(symlink("app.js", p), 0);
+	/* another user's file of such a name (root can make one): left alone */
+	char other[2 * PATH_MAX];
+	snprintf(other, sizeof(other), "%s/isolate-0xee-10-v8.log", from);
+	int as_root = geteuid() == 0;
+	if (as_root) {
+		cr_assert_eq(tu_write_file(other, "x", 1), 0);
+		cr_assert_eq(chown(other, 65534, 65534), 0);
+	}
 	pid_t pids[] = { 10, 12 };
 	cr_assert_eq(prof_move_node_files(from, to, pids, 2), 1);
+	if (as_root)
+		cr_expect_eq(access(other, F_OK), 0, "another user's file was moved");
 	const char *moved[] = { "jit-10.dump", "isolate-0xab-10-v8.log" };
 	const char *stayed[] = { "jit-11.dump", "isolate-0xcd-11-v8.log", "jit-12.dump", "app.js" };
 	for (size_t i = 0; i < 2; i++) {
