@@ -7,8 +7,10 @@
 #   dump      jitprof jitdump --stats                      what the agent wrote
 #   inject    jitprof inject --jit                         -> perf.jit.data + one ELF per sampled generation
 #   report    jitprof report, then jitprof report --generations
-#   html      jitprof report --html: flame graph, generations timeline, top table in one page
-#   profile   the same in one command: jitprof profile -o profile.txt -- java ...; then
+#   html      jitprof report --html --jvm-log on the profile's data: flame graph, generations
+#             timeline with what ended each generation, top table in one page
+#   profile   the same in one command, with HotSpot's compilation log joined (why each
+#             generation ended): jitprof profile --jvm-log -o profile.txt -- java ...; then
 #             jitprof profile -d 2 -p PID on a running JVM (attach, no jcmd)
 #
 # Environment: DEMO_PHASE_MS (per Generations phase, default 1000), DEMO_DIR (default BUILD/demo).
@@ -90,12 +92,14 @@ stage_report() {
 # The whole flow again in one command: agent, frame pointers, clock, inject and report added
 # by jitprof profile; then the same for a JVM that is already running.
 stage_profile() {
-	stage "profile: all of the above in one command"
-	run "$jitprof" profile -o "$work/profile.txt" -- java \
+	stage "profile: all of the above in one command, with the JVM's compilation log (--jvm-log)"
+	run "$jitprof" profile --jvm-log -o "$work/profile.txt" -- java \
 		-XX:Tier4InvocationThreshold=2000000 -XX:Tier4MinInvocationThreshold=400000 \
 		-XX:Tier4CompileThreshold=8000000 -XX:Tier4BackEdgeThreshold=80000000 \
 		-cp "$build/java" jitprof.samples.Generations "$phase_ms"
 	show_head 14 cat "$work/profile.txt"
+	stage "profile: the generations of total(), and what ended each (the JVM's log)"
+	show_head 30 sed -n '/^jitprof.samples.Generations.total(/,/^$/p' "$work/profile.txt"
 	stage "profile: attach to a running JVM for 2 s, twice"
 	java -cp "$build/java" jitprof.samples.Generations 20000 >/dev/null 2>&1 &
 	local pid=$!
@@ -109,7 +113,11 @@ stage_profile() {
 
 stage_html() {
 	stage "html: the interactive report (flame graph, generations timeline, top table)"
-	run "$jitprof" report -q -i "$work/perf.jit.data" --html "$work/report.html"
+	local log
+	log=$(ls "$work"/profile.jitprof/jvm-pid*.log 2>/dev/null | head -n 1)
+	[ -n "$log" ] || die "the profile's JVM wrote no compilation log in $work/profile.jitprof"
+	run "$jitprof" report -q -i "$work/profile.jitprof/perf.jit.data" --jvm-log "$log" \
+		--html "$work/report.html"
 	echo "open $(realpath "$work/report.html") in a browser"
 }
 
