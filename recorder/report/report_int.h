@@ -180,9 +180,17 @@ void rp_strtab_free(struct rp_strtab *t);
 /* recorder/report/html/report.{js,css}, NUL-terminated (generated at build time). */
 extern const char rp_html_js[], rp_html_css[];
 
-/* Mapped code loads per process as disjoint intervals (live.c). */
+/* Mapped code loads per process as disjoint intervals (live.c), in order of (pid, start),
+ * kept in chunks of at most RP_LIVE_CHUNK: a new load is placed with a move of one chunk,
+ * not of every load after it (a JVM's code cache reuses addresses all over). */
+#define RP_LIVE_CHUNK 128
 struct rp_live_ent { uint32_t pid, idx; uint64_t start, end; };
-struct rp_live { struct rp_live_ent *v; size_t n, cap; };
+struct rp_live_chunk { size_t n; struct rp_live_ent v[RP_LIVE_CHUNK]; };
+struct rp_live {
+	struct rp_live_chunk **c;	/* in order; none empty */
+	size_t nc, capc;
+	size_t n;			/* intervals in all */
+};
 /* Maps load idx at [start, start+len) in pid: every load it overlaps is passed to ended()
  * and forgotten. 0 or -ENOMEM. */
 int rp_live_claim(struct rp_live *lv, uint32_t pid, uint64_t start, uint64_t len, uint32_t idx,
