@@ -187,6 +187,14 @@ static void pp_free(struct pp *p)
 
 #define SAME_FAILED ((int64_t *)-1)
 
+/* sum + period in pprof's signed values, held at INT64_MAX: a recording's periods are the
+ * kernel's (or anyone's) u64s, and a damaged one must not wrap the sum around. */
+static int64_t add_period(int64_t sum, uint64_t period)
+{
+	uint64_t room = (uint64_t)INT64_MAX - (uint64_t)sum;	/* sum >= 0 */
+	return period >= room ? INT64_MAX : sum + (int64_t)period;
+}
+
 /* The values of the sample among smp[0 .. ns) with o's locations and sm's pid and tid, or NULL
  * after remembering ns as the one for them (SAME_FAILED: out of memory). */
 static int64_t *same_sample(struct rp_u64map *same, const Sample *smp, size_t ns,
@@ -258,14 +266,14 @@ int rp_write_pprof(FILE *out, const struct rp_session *s)
 			goto out;
 		if (prev) {
 			prev[0]++;
-			prev[1] += (int64_t)sm->period;
+			prev[1] = add_period(prev[1], sm->period);
 			nid -= o->n_location_id;
 			continue;
 		}
 		o->value = &vals[2 * nsmp];
 		o->n_value = 2;
 		o->value[0] = 1;
-		o->value[1] = (int64_t)sm->period;
+		o->value[1] = add_period(0, sm->period);
 		o->label = &labp[2 * nsmp];
 		o->n_label = 2;
 		for (int l = 0; l < 2; l++) {
@@ -305,7 +313,7 @@ int rp_write_pprof(FILE *out, const struct rp_session *s)
 	prof.n_mapping = p.nmap;
 	prof.mapping = mp;
 	prof.period_type = &vt[1];
-	prof.period = s->nr_samples ? (int64_t)s->samples[0].period : 0;
+	prof.period = s->nr_samples ? add_period(0, s->samples[0].period) : 0;
 	/* time_nanos stays unset: the recording's clock is CLOCK_MONOTONIC, not wall time. */
 	prof.duration_nanos = s->end > s->start ? (int64_t)(s->end - s->start) : 0;
 	prof.n_string_table = p.str.n;
