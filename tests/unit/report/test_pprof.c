@@ -1,7 +1,8 @@
 /* test_pprof.c - recorder/report/pprof.c: the gzipped profile unpacks with libprotobuf-c; an
  * inlined frame and the frame of its pc are one location whose lines go innermost first;
  * jitted code's mapping carries its build-id; values are samples and period, summed over the
- * samples of one stack in one thread (one Sample each), never across stacks or threads. */
+ * samples of one stack in one thread (one Sample each), never across stacks or threads, and
+ * held at INT64_MAX. */
 #include <criterion/criterion.h>
 #include <stdlib.h>
 #include <string.h>
@@ -132,6 +133,28 @@ Test(pprof, samples_summed_per_stack_and_thread_only)
 	cr_assert_eq(total, 6, "every sample counted once");
 	cr_assert_neq(p->sample[0]->location_id[0], p->sample[1]->location_id[0]);
 	cr_assert_eq(p->sample[0]->location_id[0], p->sample[2]->location_id[0]);
+	perftools__profiles__profile__free_unpacked(p, NULL);
+	rp_session_free(s);
+}
+
+/* Periods are u64s from the recording: a damaged one must not wrap pprof's int64 values
+ * (found by fuzzing): a lone huge period and a sum past INT64_MAX are held there. */
+Test(pprof, huge_periods_held_at_int64_max)
+{
+	struct rp_session *s = rt_session();
+	struct rt_frame a[] = { { .dso = "app", .sym = "leaf", .ip = 0x10 }, { 0 } };
+	struct rt_frame b[] = { { .dso = "app", .sym = "other", .ip = 0x20 }, { 0 } };
+	rt_sample(s, "app", 7, 100, 8430738502437571509ull, a);
+	rt_sample(s, "app", 7, 101, 2810246167479190503ull, a);
+	rt_sample(s, "app", 7, 102, UINT64_MAX, b);
+	rp_set_span(s, 100, 200);
+	rp_session_finish(s);
+	Perftools__Profiles__Profile *p = unpacked(s);
+	cr_assert_eq(p->n_sample, 2);
+	cr_expect_eq(p->sample[0]->value[0], 2);
+	cr_expect_eq(p->sample[0]->value[1], INT64_MAX);
+	cr_expect_eq(p->sample[1]->value[1], INT64_MAX);
+	cr_expect_geq(p->period, 0);
 	perftools__profiles__profile__free_unpacked(p, NULL);
 	rp_session_free(s);
 }
