@@ -233,6 +233,30 @@ void rp_gen_html_fields(FILE *out, const struct rp_gen_row *r)
 	json_str_or_null(out, rp_gen_end_detail(r, why, sizeof(why)) ? why : replaced_how(r));
 }
 
+void rp_gen_html_sources(FILE *out, const struct rp_session *s)
+{
+	const struct rp_jvmlog *jl = s->jvmlog;
+	char buf[1024];
+	if (jl) {
+		snprintf(buf, sizeof(buf), "HotSpot's compilation log of process %u joined: %zu "
+			 "nmethods, %zu loads.%s%s", rp_jvmlog_pid(jl), rp_jvmlog_nr_codes(jl),
+			 nr_joined(s), rp_jvmlog_cut(jl) ? " Truncated, used up to the cut: " : "",
+			 rp_jvmlog_cut(jl) ? rp_jvmlog_cut(jl) : "");
+		rp_json_str(out, buf);
+		return;
+	}
+	int hotspot = 0;
+	for (size_t i = 0; i < s->nr_loads && !hotspot; i++)
+		hotspot = s->loads[i].tier == JD_TIER_C1 || s->loads[i].tier == JD_TIER_C2;
+	if (hotspot)
+		rp_json_str(out, "No HotSpot compilation log: what ended each generation is inferred "
+			    "from loads and unloads. For the deoptimization or broken dependency "
+			    "behind it: jitprof report --html ... --jvm-log FILE, or jitprof profile "
+			    "--jvm-log.");
+	else
+		fputs("null", out);
+}
+
 void rp_gen_json_sources(FILE *out, const struct rp_session *s)
 {
 	const struct rp_jvmlog *jl = s->jvmlog;

@@ -303,6 +303,8 @@ static int write_data(FILE *out, const struct rp_session *s, const struct rp_htm
 	rp_gen_view_free(&v);
 	if (rc)
 		goto out;
+	fprintf(out, ",\"timeline_sources\":");
+	rp_gen_html_sources(out, s);
 	fprintf(out, ",\"top\":");
 	if ((rc = json_rows(out, s, o->keys, o->nr_keys, o->max_rows ? o->max_rows : 50, 1)))
 		goto out;

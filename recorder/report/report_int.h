@@ -107,6 +107,9 @@ size_t rp_gen_end_detail(const struct rp_gen_row *r, char *buf, size_t len);
  * id, active period, what ended it, by which generation, and the log's why (or how it was
  * replaced: "higher_tier", ...). */
 void rp_gen_html_fields(FILE *out, const struct rp_gen_row *r);
+/* The HTML timeline's line on its sources, as a JSON string: the JVM log joined, or for
+ * HotSpot code without one how to get the reasons; null for other runtimes. */
+void rp_gen_html_sources(FILE *out, const struct rp_session *s);
 void rp_gen_print_sources(FILE *out, const struct rp_session *s);
 void rp_gen_json_fields(FILE *out, const struct rp_gen_row *r);
 void rp_gen_json_sources(FILE *out, const struct rp_session *s);	/* "jvm_log": ... */

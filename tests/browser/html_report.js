@@ -67,6 +67,10 @@ withChromium(async (browser) => {
 				return u ? u.getAttribute('data-ended') + ': ' + (w ? w.textContent : '') : '';
 			}) : [];
 		}, method);
+		out.sources = await page.$eval('#timeline', (t) => {
+			const p = t.querySelector('#timeline-sources');
+			return p ? p.textContent : null;
+		});
 		const tl = await page.$('#timeline');
 		await tl.screenshot({ path: shot('html-timeline.png') });
 		out.timeline = await pixelStats(page, shot('html-timeline.png'));

@@ -99,6 +99,10 @@ static void check_jdk(const struct ag_jdk *jdk)
 	cr_expect(strstr(r.out, "\"ended\":\"dependency\",\"by_gen\":null,\"why\":\"dependency "
 			 "broken: "), "JDK %d:\n%s", jdk->major, r.out);
 	tu_result_free(&r);
+	rx_ok(&r, "cd '%s' && grep -o '\"timeline_sources\":\"[^\"]*' t.html", wd);
+	cr_expect(strstr(r.out, "HotSpot's compilation log of process "), "JDK %d: %s", jdk->major,
+		  r.out);
+	tu_result_free(&r);
 
 	/* --compare of cha's first C2 generation and its recompile: the inlining decision about
 	 * Cat.sound()/Dog.sound() differs; code of both listed, aligned, with source lines. An

@@ -117,6 +117,9 @@ Test(report_views_html, chromium)
 	}
 	cr_expect_str_eq(got_ends, want_ends, "lanes ended: page %s, --generations %s", got_ends,
 			 want_ends);
+	/* HotSpot code and no compilation log: the page says how to get the reasons. */
+	cr_expect(strstr(o, "\"sources\":\"No HotSpot compilation log: ") &&
+		  strstr(o, "--jvm-log FILE, or jitprof profile --jvm-log."), "%s", o);
 	cr_assert_gt(jnum(strstr(o, "\"timeline\""), "nonBackground"), 0.05, "%s", o);
 	cr_assert_lt(jnum(o, "loadMs"), 20000, "%s", o);
 	tu_result_free(&r);

@@ -224,6 +224,8 @@
 		var box = $('timeline'), W = Math.max(box.clientWidth - 130, 300), LH = 20;
 		var tierColor = { 'C1': 4, 'C2': 5, 'interp': 3, 'baseline': 4, 'maglev': 4,
 			'turbofan': 5 };
+		if (D.timeline_sources) box.appendChild(el('p', { 'class': 'sources', id: 'timeline-sources' },
+			D.timeline_sources));
 		if (!D.timeline.length) box.appendChild(el('p', {}, 'No method was compiled more than once.'));
 		D.timeline.forEach(function (m) {
 			var div = el('div', { 'class': 'method', 'data-method': m.method });
