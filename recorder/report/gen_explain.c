@@ -147,6 +147,12 @@ static void json_int_or_null(FILE *out, int32_t v)
 		fputs("null", out);
 }
 
+/* The generation that replaced r, -1 when none did. */
+static int32_t by_gen(const struct rp_gen_row *r)
+{
+	return r->ended_by == RP_END_REPLACED && r->next ? (int32_t)r->next->generation : -1;
+}
+
 /* For a replaced generation: whether its successor is a higher tier or the same again. */
 static const char *replaced_how(const struct rp_gen_row *r)
 {
@@ -185,8 +191,7 @@ void rp_gen_json_fields(FILE *out, const struct rp_gen_row *r)
 	fputs(", \"bci\": ", out);
 	json_int_or_null(out, logged ? c->trap_bci : -1);
 	fputs(", \"by_gen\": ", out);
-	json_int_or_null(out, r->ended_by == RP_END_REPLACED && r->next ?
-			 (int32_t)r->next->generation : -1);
+	json_int_or_null(out, by_gen(r));
 	/* The log names a bytecode index; the agent's inline stacks (version 2) put it on a
 	 * line when a pc descriptor of this generation has that (method, bci). */
 	uint32_t tline = logged ? rp_bci_line(l, c->trap_method, c->trap_bci) : 0;
@@ -224,11 +229,9 @@ void rp_gen_html_fields(FILE *out, const struct rp_gen_row *r)
 	json_int_or_null(out, row_level(l));
 	fputs(",\"id\":", out);
 	json_int_or_null(out, row_compile_id(l));
-	fprintf(out, ",\"from\":%.6f,\"until\":%.6f,\"until_by\":\"%s\",\"ended\":\"%s\","
-		"\"by_gen\":", r->active_from_s, r->active_until_s, rp_until_src_name(r->until_src),
-		rp_end_kind_name(r->ended_by));
-	json_int_or_null(out, r->ended_by == RP_END_REPLACED && r->next ?
-			 (int32_t)r->next->generation : -1);
+	fprintf(out, ",\"until\":%.6f,\"until_by\":\"%s\",\"ended\":\"%s\",\"by_gen\":",
+		r->active_until_s, rp_until_src_name(r->until_src), rp_end_kind_name(r->ended_by));
+	json_int_or_null(out, by_gen(r));
 	fputs(",\"why\":", out);
 	json_str_or_null(out, rp_gen_end_detail(r, why, sizeof(why)) ? why : replaced_how(r));
 }

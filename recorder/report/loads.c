@@ -330,6 +330,16 @@ static void load_code(struct rp_session *s, struct sym_session *ss, struct sym_d
 	keep_dwarf_lines(s, ss, d, sym_start, l);
 }
 
+/* The dump entry of the load mapped from jitted ELF path in process pid, or NULL. */
+static const struct jd_load_entry *load_entry(struct dump **dumps, size_t *nr_dumps,
+					      const char *path, uint32_t pid)
+{
+	uint64_t code_index = 0;
+	if (!rp_is_jitted_name(path, NULL, &code_index))
+		return NULL;
+	return dump_entry(dump_for(dumps, nr_dumps, path, pid), code_index);
+}
+
 /* For sampled_methods_only: the identities of the sampled loads (rp_raw_ident_hash of their
  * runtime's names) into idents, and into all_named the processes (pid + 1) with a sampled load
  * whose name the dump does not give (its identity comes from its ELF symbol, so every load of
@@ -340,12 +350,9 @@ static int sampled_methods(struct rp_session *s, const struct rp_load_src *src,
 {
 	for (size_t i = 0; i < s->nr_loads; i++) {
 		const struct rp_load *l = &s->loads[i];
-		uint64_t code_index = 0;
-		const struct jd_load_entry *je = NULL;
 		if (!hits[i + 1])
 			continue;
-		if (rp_is_jitted_name(src[i].path, NULL, &code_index))
-			je = dump_entry(dump_for(dumps, nr_dumps, src[i].path, l->pid), code_index);
+		const struct jd_load_entry *je = load_entry(dumps, nr_dumps, src[i].path, l->pid);
 		int rc = je && je->load.name ?
 			 rp_map_put(idents, rp_raw_ident_hash(l->pid, je->load.name), 1) :
 			 rp_map_put(all_named, (uint64_t)l->pid + 1, 1);
@@ -387,30 +394,20 @@ int rp_ingest_loads(struct rp_session *s, struct sym_session *ss, const struct r
 		const char *path = src[i].path;
 		/* No frame lands in it and no output lists it: left unnamed (see the options). */
 		int unnamed = o->sampled_loads_only && !hits[i + 1];
-		if (o->sampled_methods_only && !hits[i + 1] &&
-		    !rp_map_get(&all_named, (uint64_t)l->pid + 1, &one)) {
-			uint64_t code_index = 0;
-			const struct jd_load_entry *je = NULL;
-			if (rp_is_jitted_name(path, NULL, &code_index))
-				je = dump_entry(dump_for(&dumps, &nr_dumps, path, l->pid), code_index);
-			if (je && je->load.name &&
-			    !rp_map_get(&sampled_idents, rp_raw_ident_hash(l->pid, je->load.name),
-					&one)) {
-				je_of[i] = je;	/* its raw name says which processes are JVMs */
-				continue;
-			}
-		}
 		/* Its raw name would only say its process is a JVM (rp_identify_loads): once one
 		 * load did, the dump is not asked (a start-up's 34k loads, a few hundred sampled). */
 		if (unnamed && rp_map_get(&jvm_pids, (uint64_t)l->pid + 1, &one))
 			continue;
-		uint64_t code_index = 0;
-		const struct jd_load_entry *je = NULL;
-		if (rp_is_jitted_name(path, NULL, &code_index))
-			je = dump_entry(dump_for(&dumps, &nr_dumps, path, l->pid), code_index);
+		const struct jd_load_entry *je = load_entry(&dumps, &nr_dumps, path, l->pid);
 		je_of[i] = je;	/* its raw name still says which processes are JVMs */
-		if (je && rp_is_jvm_name(je->load.name))	/* failing, later loads are asked too */
+		if (unnamed && je && rp_is_jvm_name(je->load.name))	/* failing, later ones asked */
 			(void)rp_map_put(&jvm_pids, (uint64_t)l->pid + 1, 1);
+		/* No frame lands in it, nor in its method: the flame graph and --html list it
+		 * nowhere (sampled_methods_only). */
+		if (o->sampled_methods_only && !hits[i + 1] && je && je->load.name &&
+		    !rp_map_get(&all_named, (uint64_t)l->pid + 1, &one) &&
+		    !rp_map_get(&sampled_idents, rp_raw_ident_hash(l->pid, je->load.name), &one))
+			unnamed = 1;
 		if (unnamed)
 			continue;
 		const char *base = strrchr(path, '/');

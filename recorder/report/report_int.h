@@ -104,8 +104,8 @@ void rp_gen_print_detail(FILE *out, const struct rp_gen_row *r);
  * nothing. */
 size_t rp_gen_end_detail(const struct rp_gen_row *r, char *buf, size_t len);
 /* The HTML timeline's fields of one generation (after the row's opening brace): level, compile
- * id, active period, what ended it, by which generation, and the log's why (or how it was
- * replaced: "higher_tier", ...). */
+ * id, end of its active period, what ended it, by which generation, and the log's why (or how
+ * it was replaced: "higher_tier", ...). */
 void rp_gen_html_fields(FILE *out, const struct rp_gen_row *r);
 /* The HTML timeline's line on its sources, as a JSON string: the JVM log joined, or for
  * HotSpot code without one how to get the reasons; null for other runtimes. */
