@@ -1,10 +1,10 @@
 /* cmd_profile.c - `jitprof profile`: one command from a program or a running JVM to a report.
  * Launch: the command runs under `jitprof record -k mono -g` with what its runtime needs for
  * JIT dumps (libagent.so and -XX:+PreserveFramePointer for a JVM, --perf-prof for node);
- * attach: libagent.so is loaded through the JVM's attach listener (recorder/attach/), the
+ * attach: libagent.so is loaded through the JVM's attach listener (cmd_profile_attach.c), the
  * process is recorded, then the agent is stopped. Either way inject and report follow, as
- * child processes of this same executable, and the data stays in <OUT>.jitprof/. */
-#include <dirent.h>
+ * child processes of this same executable, and the data stays in <OUT>.jitprof/ (what is read
+ * from it between the steps: cmd_profile_data.c). */
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -18,10 +18,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "recorder/attach/attach.h"
-#include "jitdump/jitdump.h"
 #include "recorder/cli.h"
-#include "recorder/perfdata/perfdata.h"
+#include "recorder/cmd_profile.h"
 #include "recorder/profile/profile.h"
 
 static void usage(FILE *out)
@@ -64,23 +62,6 @@ static void usage(FILE *out)
 		"report -i DIR/perf.jit.data' later; for perf report, write the ELFs first with\n"
 		"'jitprof inject --elfs-for DIR/perf.jit.data' (or profile with --elfs).\n");
 }
-
-struct profile {
-	unsigned long duration_ms;
-	const char *out, *freq;
-	pid_t pid;
-	enum prof_runtime forced;	/* --java, --node */
-	int quiet;
-	int elfs;	/* --elfs: inject writes the ELF files (default --no-elfs) */
-	int jvm_log;	/* --jvm-log: HotSpot's compilation log written and joined */
-	char jvm_log_path[PATH_MAX + 32];	/* the log found after the run, or "" */
-	char **cmd;
-	const struct prof_format *fmt;
-	char exe[PATH_MAX], dir[PATH_MAX], data[PATH_MAX + 16], jitdata[PATH_MAX + 16];
-	char jit_dir[PATH_MAX];		/* inject's --jit-dir: dumps not where the JVM wrote them */
-	char cwd[PATH_MAX];		/* where a launched command starts ("" unknown) */
-	int workload_status;
-};
 
 static volatile sig_atomic_t got_signal;
 static volatile pid_t recording_pid;
@@ -263,7 +244,7 @@ static int prepare_dir(struct profile *p)
 }
 
 /* `jitprof record -k mono -g -F HZ -o DIR/perf.data` plus -p PID or -- CMD. */
-static int record(struct profile *p, char **cmd)
+int profile_record(struct profile *p, char **cmd)
 {
 	char pid[16];
 	char *args[16 + 1] = { p->exe, "record", "-q", "-k", "mono", "-g", "-F",
@@ -347,238 +328,12 @@ static int launch(struct profile *p)
 			   setenv(var, env, 1))) {
 		return cli_error("%s too long", var);
 	}
-	rc = record(p, argv);
+	rc = profile_record(p, argv);
 	free(mine);
 	return rc;
 }
 
-static int exists(const char *path)
-{
-	struct stat st;
-	return stat(path, &st) == 0;
-}
 
-/* -p PID: agent in, record, agent stopped (only when it is ours). */
-/* Where the agent goes and writes, as the JVM sees it (lib, dir) and as we do (ours): the
- * data directory itself, or for a JVM in another mount namespace copies in its /tmp. */
-struct placement {
-	char lib[PATH_MAX], dir[PATH_MAX], ours[PATH_MAX];
-	int staged;
-};
-
-static int place(struct profile *p, const struct att_proc *proc, struct placement *pl)
-{
-	char lib[PATH_MAX], err[PATH_MAX + 256];
-
-	if (prof_find_agent(p->exe, lib, sizeof(lib), err, sizeof(err)))
-		return cli_error("%s", err);
-	pl->staged = proc->other_mntns;
-	if (pl->staged) {
-		if (prof_stage_agent(proc->root, lib, proc->uid, proc->gid, pl->lib,
-				     sizeof(pl->lib), err, sizeof(err)) ||
-		    prof_stage_dir(proc->root, proc->uid, proc->gid, pl->dir, sizeof(pl->dir),
-				   pl->ours, sizeof(pl->ours), err, sizeof(err)))
-			return cli_error("Java VM %d lives in another mount namespace: %s",
-					 (int)p->pid, err);
-		return 0;
-	}
-	if (strchr(p->dir, ','))
-		return cli_error("%s holds a comma, which splits the agent's options: choose "
-				 "another -o", p->dir);
-	/* The JVM's user writes the dumps there. */
-	if (geteuid() == 0 && proc->uid != 0 && chown(p->dir, proc->uid, proc->gid))
-		return cli_error("chown %s: %s", p->dir, strerror(errno));
-	snprintf(pl->lib, sizeof(pl->lib), "%s", lib);
-	snprintf(pl->dir, sizeof(pl->dir), "%s", p->dir);
-	snprintf(pl->ours, sizeof(pl->ours), "%s", p->dir);
-	return 0;
-}
-
-/* A dump an earlier `jitprof profile` left running (killed before its stop): in a data
- * directory (*.jitprof/) or a staged one (/tmp/.jitprof-profile-N/). */
-static int left_by_profile(const char *dump)
-{
-	const char *slash = strrchr(dump, '/');
-	size_t dn = slash ? (size_t)(slash - dump) : 0;
-
-	return (dn > 8 && !strncmp(slash - 8, ".jitprof", 8)) ||
-	       strstr(dump, "/.jitprof-profile-") != NULL;
-}
-
-/* Loads the agent and tells whether it writes our dump (1), or another agent's is there (0,
- * its path in dump). */
-static int load(struct profile *p, const struct att_proc *proc, const struct placement *pl,
-		char *dump, size_t len)
-{
-	char opts[PATH_MAX + 16], err[1024];
-	int arc = -1;
-
-	snprintf(opts, sizeof(opts), "dir=%s", pl->dir);
-	snprintf(dump, len, "%s/jit-%d.dump", pl->ours, (int)proc->nspid);
-	if (att_load_agent(proc, pl->lib, opts, 20000, &arc, err, sizeof(err)))
-		return cli_error("%s", err), -1;
-	if (exists(dump))
-		return 1;
-	if (att_find_dump(proc, dump, len))
-		return cli_error("libagent.so was loaded into Java VM %d (return code %d) but "
-				 "wrote no %s/jit-%d.dump: the reason is on the JVM's stderr",
-				 (int)p->pid, arc, pl->dir, (int)proc->nspid), -1;
-	return 0;
-}
-
-/* -p PID: agent in, record, agent stopped (only when it is ours). */
-static int attach(struct profile *p)
-{
-	char dump[PATH_MAX + 32], err[1024];
-	struct placement pl;
-	struct att_proc proc;
-	int arc = -1, ours, rc;
-
-	if (att_proc_read(p->pid, &proc, err, sizeof(err)) || att_check(&proc, err, sizeof(err)))
-		return cli_error("%s", err);
-	if ((rc = place(p, &proc, &pl)))
-		return rc;
-	if ((ours = load(p, &proc, &pl, dump, sizeof(dump))) < 0)
-		return 1;
-	if (!ours && left_by_profile(dump)) {
-		cli_warn("Java VM %d still runs the agent of an earlier jitprof profile that did "
-			 "not end (writing %s): stopped, and started again here", (int)p->pid, dump);
-		if (att_load_agent(&proc, pl.lib, "stop", 20000, &arc, err, sizeof(err)))
-			return cli_error("%s", err);
-		if ((ours = load(p, &proc, &pl, dump, sizeof(dump))) < 0)
-			return 1;
-	}
-	if (!ours) {
-		cli_info("Java VM %d already has a JIT agent writing %s: using that dump (it "
-			 "keeps running after this profile)", (int)p->pid, dump);
-		/* Read where we see it (another namespace's path is not ours). */
-		if (proc.other_mntns)
-			snprintf(p->jit_dir, sizeof(p->jit_dir), "%.*s",
-				 (int)(strrchr(dump, '/') - dump), dump);
-	} else {
-		cli_info("libagent.so loaded into Java VM %d, writing %s", (int)p->pid, dump);
-	}
-	rc = record(p, NULL);
-	if (ours) {
-		char err2[1024];
-		if (att_load_agent(&proc, pl.lib, "stop", 20000, &arc, err2, sizeof(err2)) &&
-		    !(kill(p->pid, 0) && errno == ESRCH))
-			cli_warn("could not stop the agent in Java VM %d: %s", (int)p->pid, err2);
-	}
-	if (pl.staged) {
-		if (ours && prof_collect_dumps(pl.ours, p->dir, err, sizeof(err)))
-			return cli_error("%s", err);
-		if (ours)
-			snprintf(p->jit_dir, sizeof(p->jit_dir), "%s", p->dir);
-	}
-	return rc;
-}
-
-#define MAX_LOGS 32
-#define MAX_MARKED 64
-
-struct counts {
-	unsigned long long samples, loads, markers;
-	/* the processes whose jitdump is in the working directory (node's), and whether any
-	 * other process's is elsewhere */
-	pid_t cwd_dump_pid[MAX_MARKED];
-	int nr_cwd_dumps, dumps_elsewhere;
-	/* samples of the processes that wrote a compilation log (--jvm-log) */
-	pid_t log_pid[MAX_LOGS];
-	unsigned long long log_samples[MAX_LOGS];
-	int nr_logs;
-};
-
-/* Samples in a recording, code loads of jitted methods (MMAP2 of jitted-*.so) and jitdump
- * markers (mappings of jit-PID.dump); the samples of each pid in c->log_pid. */
-static void count(const char *path, const char *cwd, struct counts *c)
-{
-	struct pd_reader *r;
-	struct pd_event ev;
-	uint32_t pid;
-	size_t cwd_len = strlen(cwd);
-
-	c->samples = c->loads = c->markers = 0;
-	c->nr_cwd_dumps = c->dumps_elsewhere = 0;
-	memset(c->log_samples, 0, sizeof(c->log_samples));
-	if (pd_reader_open(&r, path, NULL))
-		return;
-	while (pd_reader_next(r, &ev) == 1) {
-		if (ev.type == 9) {	/* PERF_RECORD_SAMPLE */
-			c->samples++;
-			for (int i = 0; i < c->nr_logs; i++)
-				c->log_samples[i] += (pid_t)ev.u.sample.pid == c->log_pid[i];
-		} else if ((ev.type == 1 || ev.type == 10) && ev.u.mmap.filename) {
-			c->loads += strstr(ev.u.mmap.filename, "/jitted-") != NULL;
-			if (!jd_is_marker_name(ev.u.mmap.filename, &pid))
-				continue;
-			c->markers++;
-			const char *f = ev.u.mmap.filename, *slash = strrchr(f, '/');
-			int seen = 0;
-			for (int i = 0; i < c->nr_cwd_dumps; i++)
-				seen |= c->cwd_dump_pid[i] == (pid_t)pid;
-			if (seen)
-				continue;
-			if (cwd[0] && slash && (size_t)(slash - f) == cwd_len &&
-			    !strncmp(f, cwd, cwd_len) && c->nr_cwd_dumps < MAX_MARKED)
-				c->cwd_dump_pid[c->nr_cwd_dumps++] = (pid_t)pid;
-			else
-				c->dumps_elsewhere = 1;
-		}
-	}
-	pd_reader_close(r);
-}
-
-/* The processes whose compilation log (jvm-pid<PID>.log) is in the data directory. */
-static void find_jvm_logs(struct profile *p, struct counts *c)
-{
-	DIR *d = opendir(p->dir);
-	struct dirent *de;
-	pid_t pid;
-
-	c->nr_logs = 0;
-	while (d && (de = readdir(d)) && c->nr_logs < MAX_LOGS)
-		if ((pid = prof_jvm_log_pid(de->d_name)))
-			c->log_pid[c->nr_logs++] = pid;
-	if (d)
-		closedir(d);
-}
-
-/* The log of the JVM with the most samples (a launcher may start more than one). */
-static void pick_jvm_log(struct profile *p, const struct counts *c)
-{
-	int best = -1;
-
-	for (int i = 0; i < c->nr_logs; i++)
-		if (best < 0 || c->log_samples[i] > c->log_samples[best])
-			best = i;
-	if (best < 0) {
-		cli_warn("--jvm-log: no JVM wrote its compilation log into %s (killed before it "
-			 "could?): the report has no deoptimization reasons", p->dir);
-		return;
-	}
-	snprintf(p->jvm_log_path, sizeof(p->jvm_log_path), "%s/jvm-pid%d.log", p->dir,
-		 (int)c->log_pid[best]);
-	if (c->nr_logs > 1)
-		cli_info("%d JVMs wrote a compilation log: joining that of process %d, which has the "
-			 "most samples (%llu)", c->nr_logs, (int)c->log_pid[best],
-			 c->log_samples[best]);
-}
-
-/* node (20) writes its jitdump, and V8 its code log, in its working directory: into the data
- * directory with the rest, when every dump of the recording is there (inject then reads them
- * with --jit-dir), so that a profile leaves nothing beside the user's files. */
-static void tidy_node_files(struct profile *p, const struct counts *c)
-{
-	if (prof_runtime_of(p->cmd[0], p->forced) != PROF_RT_NODE || !p->cwd[0] ||
-	    !c->nr_cwd_dumps || c->dumps_elsewhere || !strcmp(p->cwd, p->dir))
-		return;
-	int moved = prof_move_node_files(p->cwd, p->dir, c->cwd_dump_pid, c->nr_cwd_dumps);
-	if (moved == c->nr_cwd_dumps)
-		snprintf(p->jit_dir, sizeof(p->jit_dir), "%s", p->dir);
-	else if (moved)		/* all or none: inject reads the dumps from one place */
-		prof_move_node_files(p->dir, p->cwd, c->cwd_dump_pid, c->nr_cwd_dumps);
-}
 
 static int report_once(struct profile *p, int injected, const char *log);
 
@@ -646,25 +401,6 @@ static int report_once(struct profile *p, int injected, const char *log)
 	return 0;
 }
 
-/* "; hottest: SYMBOL (P%)" from the first row of a text report's table, or "". */
-static void hottest(const char *report, char *buf, size_t len)
-{
-	char line[4096];
-	FILE *f = fopen(report, "re");
-
-	buf[0] = '\0';
-	while (f && fgets(line, sizeof(line), f)) {
-		char *sym = strstr(line, "] ");
-		double pct;
-		if (line[0] == '#' || sscanf(line, " %lf%%", &pct) != 1 || !sym)
-			continue;
-		sym[strcspn(sym, "\n")] = '\0';
-		snprintf(buf, len, "; hottest: %.200s (%.1f%%)", sym + 2, pct);
-		break;
-	}
-	if (f)
-		fclose(f);
-}
 
 int cmd_profile(int argc, char **argv)
 {
@@ -689,7 +425,7 @@ int cmd_profile(int argc, char **argv)
 		return rc;
 	sigaction(SIGINT, &sa, &old_int);
 	sigaction(SIGTERM, &sa, &old_term);
-	rc = p.pid ? attach(&p) : launch(&p);
+	rc = p.pid ? profile_attach(&p) : launch(&p);
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
 	if (rc) {
@@ -699,14 +435,14 @@ int cmd_profile(int argc, char **argv)
 
 	struct counts c;
 	if (p.jvm_log)
-		find_jvm_logs(&p, &c);
+		profile_find_jvm_logs(&p, &c);
 	else
 		c.nr_logs = 0;
-	count(p.data, p.cwd, &c);
+	profile_count(p.data, p.cwd, &c);
 	if (p.cmd)
-		tidy_node_files(&p, &c);
+		profile_tidy_node_files(&p, &c);
 	if (p.jvm_log)
-		pick_jvm_log(&p, &c);
+		profile_pick_jvm_log(&p, &c);
 	/* --no-elfs unless asked: the report builds the sampled generations' ELFs in memory,
 	 * no file per generation (docs/inject.md); --elfs-for writes them later for perf. */
 	char *inject[12] = { p.exe, "inject", "-q", "-i", p.data, "-o", p.jitdata };
@@ -726,7 +462,7 @@ int cmd_profile(int argc, char **argv)
 			return cli_error("inject failed (exit %d); the recording is %s", rc, p.data);
 		injected = rc == 0;
 		if (injected)
-			count(p.jitdata, "", &c);
+			profile_count(p.jitdata, "", &c);
 	} else {
 		cli_warn("no process of the recording wrote a jitdump: the report shows native "
 			 "code only%s", p.pid ? "" : " (a JVM or node started by a script? add "
@@ -739,7 +475,7 @@ int cmd_profile(int argc, char **argv)
 		snprintf(status, sizeof(status), "; the command exited with status %d",
 			 p.workload_status);
 	if (!p.fmt->flag)
-		hottest(p.out, hot, sizeof(hot));
+		profile_hottest(p.out, hot, sizeof(hot));
 	/* The closing line is said even with -q: it names where everything went. */
 	fprintf(stderr, "jitprof profile: %s (%s) from %llu samples, %llu jitted code loads%s; "
 		"data in %s/%s\n", p.out, p.fmt->what, c.samples, c.loads, hot, p.dir, status);

@@ -1,0 +1,66 @@
+/* cmd_profile.h - what `jitprof profile`'s files share: the run's state (cmd_profile.c runs
+ * the processes), attaching to a running JVM (cmd_profile_attach.c) and what is read once the
+ * recording is over (cmd_profile_data.c: counts, the JVM's compilation log, node's files, the
+ * closing line's hottest row). */
+#ifndef JITPROF_CMD_PROFILE_H
+#define JITPROF_CMD_PROFILE_H
+
+#include <limits.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "recorder/profile/profile.h"
+
+struct profile {
+	unsigned long duration_ms;
+	const char *out, *freq;
+	pid_t pid;
+	enum prof_runtime forced;	/* --java, --node */
+	int quiet;
+	int elfs;	/* --elfs: inject writes the ELF files (default --no-elfs) */
+	int jvm_log;	/* --jvm-log: HotSpot's compilation log written and joined */
+	char jvm_log_path[PATH_MAX + 32];	/* the log found after the run, or "" */
+	char **cmd;
+	const struct prof_format *fmt;
+	char exe[PATH_MAX], dir[PATH_MAX], data[PATH_MAX + 16], jitdata[PATH_MAX + 16];
+	char jit_dir[PATH_MAX];		/* inject's --jit-dir: dumps not where the JVM wrote them */
+	char cwd[PATH_MAX];		/* where a launched command starts ("" unknown) */
+	int workload_status;
+};
+
+#define MAX_LOGS 32
+#define MAX_MARKED 64
+
+struct counts {
+	unsigned long long samples, loads, markers;
+	/* the processes whose jitdump is in the working directory (node's), and whether any
+	 * other process's is elsewhere */
+	pid_t cwd_dump_pid[MAX_MARKED];
+	int nr_cwd_dumps, dumps_elsewhere;
+	/* samples of the processes that wrote a compilation log (--jvm-log) */
+	pid_t log_pid[MAX_LOGS];
+	unsigned long long log_samples[MAX_LOGS];
+	int nr_logs;
+};
+
+/* `jitprof record -k mono -g` of cmd (a launched command) or of p->pid, into p->data, until it
+ * ends or -d passed (cmd_profile.c). 0, or a message said and 1. */
+int profile_record(struct profile *p, char **cmd);
+/* -p PID: the agent loaded, the JVM recorded, the agent stopped (cmd_profile_attach.c). */
+int profile_attach(struct profile *p);
+
+/* Samples in a recording, code loads of jitted methods (MMAP2 of jitted-*.so) and jitdump
+ * markers (mappings of jit-PID.dump); the processes whose dump is in cwd (none for ""); the
+ * samples of each pid in c->log_pid (set by profile_find_jvm_logs, or nr_logs 0). */
+void profile_count(const char *path, const char *cwd, struct counts *c);
+/* The processes whose compilation log (jvm-pid<PID>.log) is in the data directory. */
+void profile_find_jvm_logs(struct profile *p, struct counts *c);
+/* p->jvm_log_path: the log of the JVM with the most samples, or a warning when none. */
+void profile_pick_jvm_log(struct profile *p, const struct counts *c);
+/* node's dump and V8's log from the working directory into the data directory (p->jit_dir set)
+ * when every dump of the recording is there. */
+void profile_tidy_node_files(struct profile *p, const struct counts *c);
+/* "; hottest: SYMBOL (P%)" from the first row of a text report's table, or "". */
+void profile_hottest(const char *report, char *buf, size_t len);
+
+#endif
