@@ -2,7 +2,8 @@
  * as tall as the deepest visible stack, frames narrower than --min-width merged into one
  * "[N narrow frames]" box, coloured by kind (interpreted, C1, C2, inlined, native, kernel)
  * with a legend; opens scrolled to the root under a pinned header; click to zoom, Search
- * highlights a regex and says what share it matched. --reverse draws callers under each leaf function (icicle). With a base session (--diff A B)
+ * highlights what the text names (as typed, or as a regex) and says what share it matched.
+ * --reverse draws callers under each leaf function (icicle). With a base session (--diff A B)
  * the picture is B's, each frame red where its share of samples grew since A, blue where it
  * shrank (flamegraph.pl's difffolded colours). A method's generations are one frame (unless
  * split): its tooltip gives each generation's samples. */
@@ -41,14 +42,17 @@ static const char script[] =
 	"else g.style.display='none';});}\n"
 	/* Frames come in pre-order, so x never decreases: a match starting inside the last
 	 * counted one is nested in it and not counted twice. */
-	"function find(s){var re=new RegExp(s),m=0,end=-1;gs.forEach(function(g){"
-	"var r=g.querySelector('rect'),hit=s!==''&&re.test(g.getAttribute('data-n'));"
+	/* The text as typed, or as a regex when it is one: Java and JavaScript names are full of
+	 * regex characters ($ in lambdas, parentheses in signatures); see html/report.js. */
+	"function find(s){var re=null,m=0,end=-1;try{re=new RegExp(s);}catch(e){}"
+	"gs.forEach(function(g){var r=g.querySelector('rect'),n=g.getAttribute('data-n'),"
+	"hit=s!==''&&(n.indexOf(s)>=0||(re!==null&&re.test(n)));"
 	"if(!r.getAttribute('data-fill'))r.setAttribute('data-fill',r.getAttribute('fill'));"
 	"r.setAttribute('fill',hit?'rgb(230,0,230)':r.getAttribute('data-fill'));"
 	"if(hit&&A(g,'data-x')>=end-1e-6){m+=A(g,'data-c');end=A(g,'data-x')+A(g,'data-w');}});"
 	"var pct=(100*m/tot).toFixed(2);document.getElementById('matched').textContent="
 	"s?'Matched: '+pct+'%%':'';return pct;}\n"
-	"function search(){var s=prompt('Search (regex):','');if(s!==null)find(s);}\n";
+	"function search(){var s=prompt('Search (text or regex):','');if(s!==null)find(s);}\n";
 
 struct emit_ctx {
 	FILE *out;

@@ -336,7 +336,7 @@ int rp_write_html(FILE *out, const struct rp_session *s, const struct rp_html_op
 	fprintf(out, "</title>\n<style>\n%s</style></head>\n<body>\n"
 		"<header><h1 id=\"title\"></h1><div class=\"sub\" id=\"desc\"></div></header>\n"
 		"<nav><button id=\"reset\">Reset zoom</button><input id=\"search\" "
-		"placeholder=\"Search (regex), Enter\"><button id=\"search-btn\">Search</button>"
+		"placeholder=\"Search: text or regex, Enter\"><button id=\"search-btn\">Search</button>"
 		"<button id=\"invert\">Invert</button><span id=\"matched\"></span></nav>\n"
 		"<section><h2>Flame graph <small id=\"flame-mode\"></small></h2>"
 		"<div class=\"legend\" id=\"legend\"></div><canvas id=\"flame\"></canvas>"

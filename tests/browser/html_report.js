@@ -1,6 +1,7 @@
 // html_report.js HTML OUTDIR SEARCH ZOOM METHOD - drives `jitprof report --html`'s page in
 // headless Chromium (puppeteer-core, /usr/bin/chromium or $CHROMIUM): opens it, searches SEARCH,
 // clicks the frame named ZOOM, counts the timeline lanes of METHOD and reads how each ended,
+// then searches METHOD as typed and its text up to '(' (what the search box shows for each),
 // saves screenshots in OUTDIR and prints what it saw as one JSON line;
 // tests/e2e/report_views_html.c judges it.
 'use strict';
@@ -74,6 +75,16 @@ withChromium(async (browser) => {
 		const tl = await page.$('#timeline');
 		await tl.screenshot({ path: shot('html-timeline.png') });
 		out.timeline = await pixelStats(page, shot('html-timeline.png'));
+		// Searching METHOD as typed (a Java name: $, dots, parentheses, brackets), then
+		// its text up to the '(' (no valid regex): both are looked for as text.
+		const typed = async (t) => {
+			await page.$eval('#search', (e) => { e.value = ''; });
+			await page.type('#search', t);
+			await page.keyboard.press('Enter');
+			return page.$eval('#matched', (e) => e.textContent);
+		};
+		out.typedMatched = await typed(method);
+		out.unbalancedMatched = await typed(method.substring(0, method.indexOf('(') + 1));
 		out.errors = errors;
 	}
 	console.log(JSON.stringify(out));

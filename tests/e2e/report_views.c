@@ -87,7 +87,7 @@ Test(report_views, flamegraph_java_inlined)
 		char shots[PATH_MAX];
 		snprintf(shots, sizeof(shots), "%s", tu_build("screenshots"));
 		mkdir(shots, 0755);
-		rx_ok(&r, "node '%s' '%s' '%s'", script, svg, shots);
+		rx_ok(&r, "node '%s' '%s' '%s' '" AREA_I "'", script, svg, shots);
 		fprintf(stderr, "report_views: %s", r.out);
 		double h = strtod(strstr(r.out, "\"height\":") + 9, NULL);
 		double sc = strtod(strstr(r.out, "\"scrolled\":") + 11, NULL);
@@ -98,6 +98,13 @@ Test(report_views, flamegraph_java_inlined)
 		cr_assert(strstr(r.out, pin), "header not pinned: %s", r.out);
 		cr_assert_gt(strtod(strstr(r.out, "\"nonBackground\":") + 16, NULL), 0.05, "%s",
 			     r.out);
+		/* area()'s frame name typed as shown ($, parentheses, brackets: as a regex it
+		 * would match nothing) finds the frames, their share as the file gives it. */
+		const char *m = strstr(r.out, "\"matched\":\"Matched: ");
+		cr_assert_not_null(m, "%s", r.out);
+		double shown = strtod(m + strlen("\"matched\":\"Matched: "), NULL);
+		cr_assert_leq(fabs(shown - 100 * area / total), 0.01, "search says %.2f%%, frames "
+			      "%.2f%%", shown, 100 * area / total);
 		tu_result_free(&r);
 	} else {
 		fprintf(stderr, "report_views: SVG not opened in Chromium: node, chromium or "

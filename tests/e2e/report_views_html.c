@@ -4,7 +4,8 @@
  * in build/screenshots/), searching the inlined area() frames highlights them and prints the
  * share the folded stacks give, a click zooms, and the timeline has one lane per generation of
  * total() as --generations counts them, each marked where its activity ended as --generations
- * says (the replaced ones naming their successor). */
+ * says (the replaced ones naming their successor); a Java name typed into the search as shown
+ * is found as text. */
 #include <math.h>
 #include <unistd.h>
 
@@ -17,15 +18,19 @@ TestSuite(report_views_html, .init = rx_setup_recording, .fini = rx_teardown, .t
 
 #define TOTAL "jitprof.samples.Generations.total(jitprof.samples.Generations$Shape[])"
 
-/* A number after "key": in the script's one-line JSON. */
-static double jnum(const char *json, const char *key)
+/* The number that follows "key":TEXT in the script's one-line JSON (TEXT "" for a number,
+ * "\"Matched: " for what the search box printed). */
+static double jnum_as(const char *json, const char *key, const char *text)
 {
 	char k[128];
-	snprintf(k, sizeof(k), "\"%s\":", key);
+	snprintf(k, sizeof(k), "\"%s\":%s", key, text);
 	const char *p = strstr(json, k);
-	cr_assert_not_null(p, "no %s in %s", key, json);
+	cr_assert_not_null(p, "no %s in %s", k, json);
 	return strtod(p + strlen(k), NULL);
 }
+
+#define jnum(json, key) jnum_as(json, key, "")
+#define jmatched(json, key) jnum_as(json, key, "\"Matched: ")
 
 Test(report_views_html, chromium)
 {
@@ -121,6 +126,10 @@ Test(report_views_html, chromium)
 	cr_expect(strstr(o, "\"sources\":\"No HotSpot compilation log: ") &&
 		  strstr(o, "--jvm-log FILE, or jitprof profile --jvm-log."), "%s", o);
 	cr_assert_gt(jnum(strstr(o, "\"timeline\""), "nonBackground"), 0.05, "%s", o);
+	/* A Java name typed as shown ($, parentheses, brackets: no regex would match it), and
+	 * its text cut after the '(' (no valid regex at all): both found as text, no error. */
+	cr_assert_gt(jmatched(o, "typedMatched"), 0, "%s", o);
+	cr_assert_gt(jmatched(o, "unbalancedMatched"), 0, "%s", o);
 	cr_assert_lt(jnum(o, "loadMs"), 20000, "%s", o);
 	tu_result_free(&r);
 }

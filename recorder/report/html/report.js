@@ -42,7 +42,7 @@
 
 	/* ---- flame graph ------------------------------------------------------------------ */
 	var canvas = $('flame'), ctx = canvas.getContext('2d');
-	var T = null, zoomed = 0, re = null, inverted = false;
+	var T = null, zoomed = 0, hit = null, inverted = false;
 
 	/* Pre-order arrays (name, kind, count, depth) -> x of every node, in samples. */
 	function layout(t) {
@@ -93,7 +93,7 @@
 			var g = geometry(i);
 			if (g[1] < 0.3) continue;
 			var y = T.d[i] * ROW, nm = name(i);
-			ctx.fillStyle = re && T.n[i] >= 0 && re.test(nm) ? HIT :
+			ctx.fillStyle = hit && T.n[i] >= 0 && hit(nm) ? HIT :
 				D.diff ? diffColor(T.p[i] / 100) :
 				T.n[i] < 0 ? (T.m[i] ? '#bbb' : '#d9d6c8') : kindColor(T.k[i], nm);
 			ctx.fillRect(g[0], y, Math.max(g[1] - 0.5, 0.5), ROW - 1);
@@ -142,17 +142,27 @@
 		details(zoomed);
 		draw();
 	}
+	/* What the user typed, as meant: Java and JavaScript names are full of regex characters
+	 * ($ in lambdas and inner classes, parentheses and dots in signatures), so a name matches
+	 * when it contains the text as typed, or when the text is a regex that matches it; a
+	 * text that is no valid regex is only looked for as typed. */
+	function matcher(s) {
+		if (!s) return null;
+		var re = null;
+		try { re = new RegExp(s); } catch (e) { re = null; }
+		return function (nm) { return nm.indexOf(s) >= 0 || (re !== null && re.test(nm)); };
+	}
 	/* The share of samples under matched frames, each counted once (pre-order: x never
 	 * decreases, so a match starting before the last counted one's end is inside it). */
 	function search(s) {
-		re = s ? new RegExp(s) : null;
+		hit = matcher(s);
 		var m = 0, end = -1;
-		if (re) for (var i = 1; i < T.c.length; i++) {
-			if (T.n[i] < 0 || !re.test(name(i)) || T.x[i] < end - 1e-9) continue;
+		if (hit) for (var i = 1; i < T.c.length; i++) {
+			if (T.n[i] < 0 || !hit(name(i)) || T.x[i] < end - 1e-9) continue;
 			m += T.c[i];
 			end = T.x[i] + T.c[i];
 		}
-		$('matched').textContent = re ? 'Matched: ' + pct(m, T.c[0]) : '';
+		$('matched').textContent = hit ? 'Matched: ' + pct(m, T.c[0]) : '';
 		draw();
 		return m;
 	}
