@@ -28,7 +28,8 @@ static void usage(FILE *out)
 		"                          (default: rows 0, branches 0.5, as perf)\n"
 		"  -n, --rows N            print only the first N rows\n"
 		"      --generations       every generation of methods compiled more than once\n"
-		"      --method REGEX      only methods matching REGEX (with --generations); with\n"
+		"      --method NAME       only methods whose name contains NAME as typed, or that\n"
+		"                          NAME matches as a regex (with --generations); with\n"
 		"                          other outputs, only samples with such a frame\n"
 		"      --jvm-log FILE      HotSpot's compilation log of the recorded JVM (run it with\n"
 		"                          -XX:+UnlockDiagnosticVMOptions -XX:+LogCompilation\n"
@@ -38,7 +39,8 @@ static void usage(FILE *out)
 		"      --compare METHOD GEN_A GEN_B\n"
 		"                          two generations per source line, inlining decision\n"
 		"                          and instruction (aligned by code); METHOD is the exact\n"
-		"                          name or a regex naming one method (several: exit 2)\n"
+		"                          name, or names one method as --method does (several:\n"
+		"                          exit 2)\n"
 		"      --json              the table (and --generations) as JSON; with -g each row's\n"
 		"                          heaviest call stacks\n"
 		"      --collapsed         folded stacks (flamegraph.pl, speedscope)\n"
@@ -54,7 +56,7 @@ static void usage(FILE *out)
 		"                          since BASE (red: a larger share, blue: smaller); replaces -i\n"
 		"      --diff-generations METHOD GEN_A GEN_B\n"
 		"                          the same for the samples through generation GEN_B of\n"
-		"                          METHOD (regex) against those through GEN_A\n"
+		"                          METHOD (as --method) against those through GEN_A\n"
 		"      --no-inline         no inlined functions in call chains (shown by default,\n"
 		"                          marked _[i])\n"
 		"      --split-generations one frame per generation of a method (\" [gen N]\") in\n"
@@ -388,7 +390,6 @@ static int write_file(const char *path, int (*fn)(FILE *, struct file_job *),
 /* --diff's base recording, read and filtered as the shown one. */
 static int ingest_base(struct report_args *a, struct rp_session *s)
 {
-	char err[512] = "";
 	struct rp_ingest_opts in = a->in;
 	struct rp_filter f = a->filter;
 	if (a->diff_base)
@@ -404,9 +405,21 @@ static int ingest_base(struct report_args *a, struct rp_session *s)
 	if (cli_log_done(a->in.log.ctx, rc))
 		return 1;
 	rp_set_split_generations(a->base, rp_split_generations(s));
-	if ((rc = rp_session_filter(a->base, &f, err, sizeof(err))))
-		return cli_error("%s", err);
+	rp_session_filter(a->base, &f);
 	return 0;
+}
+
+/* A method named as shown matches as typed; one that is no regex either may be a mistyped
+ * regex: said, not refused. */
+static void note_method_names(const struct report_args *a)
+{
+	const char *names[] = { a->method, a->cmp_method, a->diff_method };
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		char why[128];
+		if (names[i] && !rp_name_is_regex(names[i], why, sizeof(why)))
+			cli_warn("'%s' is no regular expression (%s): it matches the methods whose "
+				 "names contain it as typed", names[i], why);
+	}
 }
 
 static int run(struct report_args *a, struct rp_session *s)
@@ -419,6 +432,7 @@ static int run(struct report_args *a, struct rp_session *s)
 		return usage_error("--sort: %s", err);
 	if ((rc = report_check_outputs(a)))
 		return rc;
+	note_method_names(a);
 	int gen_key = 0, line_key = 0;
 	for (int k = 0; k < nr_keys; k++) {
 		gen_key |= keys[k] == RP_KEY_GENERATION;
@@ -426,8 +440,11 @@ static int run(struct report_args *a, struct rp_session *s)
 	}
 	int stacks = a->collapsed || a->flame || a->html || a->speedscope || a->pprof;
 	a->in.want_callchain = a->graph != RP_GRAPH_NONE || stacks;
-	/* Inline chains come from DWARF lines: read them only for call chains. */
-	a->in.want_inline = !a->no_inline && a->in.want_callchain;
+	/* Inline chains come from DWARF lines: read them for call chains, and for --method on
+	 * the other outputs, which keeps the samples with a frame of the method, inlined ones
+	 * included (a method C2 inlined everywhere has no frame of its own). */
+	int method_filter = (a->method && !a->generations && !a->compare) || a->diff_method;
+	a->in.want_inline = !a->no_inline && (a->in.want_callchain || method_filter);
 	a->in.want_lines = a->generations || a->compare || line_key || a->in.want_inline ||
 			   a->html;
 	/* Loads also give lines from the jitdump when the ELF's DWARF cannot be read; call
@@ -474,8 +491,7 @@ static int run(struct report_args *a, struct rp_session *s)
 		a->filter.method_regex = a->diff_method;
 		a->filter.generation = a->diff_gen_b;
 	}
-	if ((rc = rp_session_filter(s, &a->filter, err, sizeof(err))))
-		return rc == -EINVAL ? usage_error("--method: %s", err) : cli_error("%s", err);
+	rp_session_filter(s, &a->filter);
 
 	if ((a->diff_base || a->diff_method) && (rc = ingest_base(a, s)))
 		return rc;
@@ -532,8 +548,6 @@ static int run(struct report_args *a, struct rp_session *s)
 		rc = rp_print_table(stdout, &h, &to);
 	}
 	rp_hist_free(&h);
-	if (rc == -EINVAL)
-		return cli_error("%s", "bad --method regular expression");
 	return rc ? cli_error("writing the report failed: %s", strerror(-rc)) : 0;
 }
 

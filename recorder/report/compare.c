@@ -4,7 +4,6 @@
 #include <capstone/capstone.h>
 #include <errno.h>
 #include <inttypes.h>
-#include <regex.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -61,13 +60,13 @@ static size_t count_range(const struct gen_samples *g, uint64_t lo, uint64_t hi)
 	return n;
 }
 
-/* Picks the loads: an exact method name (rp_load_title) first, else a regex; both
+/* Picks the loads: an exact method name (rp_load_title) first, else as --method matches; both
  * generations in one process, the one with the most samples in them when several qualify. */
 static int find_pair(const struct rp_session *s, const char *method, uint32_t ga, uint32_t gb,
 		     uint32_t *ia, uint32_t *ib, char *err, size_t errlen)
 {
-	regex_t re;
-	int have_re = regcomp(&re, method, REG_EXTENDED | REG_NOSUB) == 0;
+	struct rp_name_match nm;
+	rp_name_match_init(&nm, method);
 	int exact = 0;
 	for (size_t i = 0; i < s->nr_loads; i++)
 		exact |= rp_load_title(&s->loads[i]) && !strcmp(rp_load_title(&s->loads[i]), method);
@@ -78,13 +77,13 @@ static int find_pair(const struct rp_session *s, const char *method, uint32_t ga
 	 * silently compares the wrong code. */
 	const char *cand[21];
 	size_t len = 0, nr = 0;
-	for (size_t i = 0; !exact && have_re && i < s->nr_loads && nr < 21; i++) {
+	for (size_t i = 0; !exact && i < s->nr_loads && nr < 21; i++) {
 		const struct rp_load *l = &s->loads[i];
 		const char *id = rp_load_ident(l), *title = rp_load_title(l);
 		size_t k = 0;
 		while (k < nr && cand[k] != id)	/* identities are interned */
 			k++;
-		if (!id || !title || l->runtime || k < nr || regexec(&re, title, 0, NULL, 0))
+		if (!id || !title || l->runtime || k < nr || !rp_name_matches(&nm, title))
 			continue;
 		cand[nr++] = id;
 		len += (size_t)snprintf(err + len, len < errlen ? errlen - len : 0, "%s%s",
@@ -95,7 +94,7 @@ static int find_pair(const struct rp_session *s, const char *method, uint32_t ga
 		snprintf(list, sizeof(list), "%s", err);
 		snprintf(err, errlen, "'%s' matches %zu methods, give one exactly:\n  %s", method, nr,
 			 list);
-		regfree(&re);
+		rp_name_match_fini(&nm);
 		return -ENOTUNIQ;
 	}
 	for (size_t i = 0; i < s->nr_loads; i++) {
@@ -103,7 +102,7 @@ static int find_pair(const struct rp_session *s, const char *method, uint32_t ga
 		const char *id = rp_load_ident(a), *title = rp_load_title(a);
 		if (!id || !title || a->runtime || a->generation != ga)
 			continue;
-		if (exact ? strcmp(title, method) : !have_re || regexec(&re, title, 0, NULL, 0))
+		if (exact ? strcmp(title, method) : !rp_name_matches(&nm, title))
 			continue;
 		for (size_t j = 0; j < s->nr_loads; j++) {
 			const struct rp_load *b = &s->loads[j];
@@ -118,8 +117,7 @@ static int find_pair(const struct rp_session *s, const char *method, uint32_t ga
 			}
 		}
 	}
-	if (have_re)
-		regfree(&re);
+	rp_name_match_fini(&nm);
 	if (!found) {
 		snprintf(err, errlen, "no process has generations %u and %u of a method %s '%s'", ga,
 			 gb, exact ? "named" : "matching", method);

@@ -3,7 +3,6 @@
  * method's generations are one frame, and the sample filter (--pid, --tid, --time, --method)
  * applied once so that every output sees the same samples. */
 #include <errno.h>
-#include <regex.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -98,7 +97,7 @@ uint32_t rp_frame_split_load(const struct rp_session *s, const struct rp_frame *
 }
 
 static int keep(const struct rp_session *s, const struct rp_sample *smp,
-		const struct rp_filter *f, const regex_t *re)
+		const struct rp_filter *f, const struct rp_name_match *m)
 {
 	if (f->has_pid && smp->pid != f->pid)
 		return 0;
@@ -107,40 +106,31 @@ static int keep(const struct rp_session *s, const struct rp_sample *smp,
 	uint64_t rel = smp->time >= s->start ? smp->time - s->start : 0;
 	if (rel < f->from_ns || (f->to_ns && rel > f->to_ns))
 		return 0;
-	if (!re)
+	if (!m)
 		return 1;
 	for (uint32_t i = 0; i < smp->nr; i++) {
 		const struct rp_frame *fr = &s->frames[smp->first + i];
 		if (f->generation && (!fr->load || s->loads[fr->load - 1].generation != f->generation))
 			continue;
-		if (fr->sym && !regexec(re, fr->sym, 0, NULL, 0))
+		if (rp_name_matches(m, fr->sym))
 			return 1;
 	}
 	return 0;
 }
 
-int rp_session_filter(struct rp_session *s, const struct rp_filter *f, char *err,
-		      size_t errlen)
+void rp_session_filter(struct rp_session *s, const struct rp_filter *f)
 {
-	regex_t re;
-	if (f->method_regex) {
-		int rc = regcomp(&re, f->method_regex, REG_EXTENDED | REG_NOSUB);
-		if (rc) {
-			char msg[128];
-			regerror(rc, &re, msg, sizeof(msg));
-			snprintf(err, errlen, "bad regular expression '%s': %s", f->method_regex, msg);
-			return -EINVAL;
-		}
-	}
+	struct rp_name_match m;
+	if (f->method_regex)
+		rp_name_match_init(&m, f->method_regex);
 	size_t n = 0;
 	for (size_t i = 0; i < s->nr_samples; i++)
-		if (keep(s, &s->samples[i], f, f->method_regex ? &re : NULL))
+		if (keep(s, &s->samples[i], f, f->method_regex ? &m : NULL))
 			s->samples[n++] = s->samples[i];
 	s->nr_samples = n;
 	if (f->method_regex)
-		regfree(&re);
+		rp_name_match_fini(&m);
 	rp_session_finish(s);
-	return 0;
 }
 
 void rp_describe(const struct rp_session *s, char *buf, size_t len)

@@ -165,16 +165,11 @@ int rp_gen_view_build(struct rp_gen_view *v, const struct rp_session *s,
 		      const char *method_regex, char *err, size_t errlen)
 {
 	memset(v, 0, sizeof(*v));
-	regex_t re;
-	if (method_regex) {
-		int rc = regcomp(&re, method_regex, REG_EXTENDED | REG_NOSUB);
-		if (rc) {
-			char msg[256];
-			regerror(rc, &re, msg, sizeof(msg));
-			snprintf(err, errlen, "--method '%s': %s", method_regex, msg);
-			return -EINVAL;
-		}
-	}
+	struct rp_name_match nm;
+	(void)err;
+	(void)errlen;
+	if (method_regex)
+		rp_name_match_init(&nm, method_regex);
 	int ret = -ENOMEM;
 	struct hit *hits = malloc((s->nr_samples + 1) * sizeof(*hits));
 	const struct rp_load **order = malloc((s->nr_loads + 1) * sizeof(*order));
@@ -214,7 +209,7 @@ int rp_gen_view_build(struct rp_gen_view *v, const struct rp_session *s,
 		}
 		const char *title = rp_load_title(order[i]);
 		int match = title && !order[i]->runtime &&
-			    (method_regex ? !regexec(&re, title, 0, NULL, 0) : j - i > 1);
+			    (method_regex ? rp_name_matches(&nm, title) : j - i > 1);
 		if (!match) {
 			i = j;
 			continue;
@@ -268,7 +263,7 @@ int rp_gen_view_build(struct rp_gen_view *v, const struct rp_session *s,
 	ret = 0;
 out:
 	if (method_regex)
-		regfree(&re);
+		rp_name_match_fini(&nm);
 	free(hits);
 	free(order);
 	if (ret)

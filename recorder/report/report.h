@@ -148,10 +148,9 @@ struct rp_filter {
 	const char *method_regex;
 	uint32_t generation;		/* with method_regex: only a frame of that generation */
 };
-/* Drops every other sample (and recounts the loads' samples). 0, or -EINVAL with the bad
- * regex in err, or -ENOMEM. */
-int rp_session_filter(struct rp_session *s, const struct rp_filter *f, char *err,
-		      size_t errlen);
+/* Drops every other sample (and recounts the loads' samples). method_regex matches as
+ * --method says (rp_name_is_regex): as typed, or as a regex when it is one. */
+void rp_session_filter(struct rp_session *s, const struct rp_filter *f);
 
 /* Fills load sample counts and missing generation numbers (order of loads of the same
  * method per pid) and open lifetimes. Call once after the last sample. */
@@ -237,6 +236,10 @@ int rp_write_speedscope(FILE *out, const struct rp_session *s, const char *name)
 void rp_describe(const struct rp_session *s, char *buf, size_t len);
 /* The CSS colour of a frame kind, l = 0..1 varies the lightness (names stay apart). */
 void rp_kind_color(enum rp_kind k, double l, char *buf, size_t len);
+
+/* 1 when text is a valid extended regex; else 0 with why regcomp refused it (the text then
+ * matches method names as typed only). */
+int rp_name_is_regex(const char *text, char *why, size_t len);
 
 /* The generations view; method_regex NULL = all methods with > 1 generation. */
 int rp_print_generations(FILE *out, const struct rp_session *s, const char *method_regex,

@@ -3,6 +3,8 @@
 #ifndef JITPROF_REPORT_INT_H
 #define JITPROF_REPORT_INT_H
 
+#include <regex.h>
+
 #include "lib/strset.h"
 #include "recorder/report/report.h"
 
@@ -66,6 +68,18 @@ struct rp_session {
 	const struct rp_jvmlog *jvmlog;	/* joined by rp_session_join_jvmlog, not owned */
 	struct rp_prefetch *prefetch;	/* dumps indexed during ingest (loads.c) */
 };
+
+/* A method's name as --method, --compare and --diff-generations take it (name_match.c): it
+ * matches a name that contains it as typed, or, when it is a valid extended regex, a name the
+ * regex matches. */
+struct rp_name_match {
+	const char *text;
+	regex_t re;
+	int have_re;
+};
+void rp_name_match_init(struct rp_name_match *m, const char *text);
+int rp_name_matches(const struct rp_name_match *m, const char *name);	/* NULL name: 0 */
+void rp_name_match_fini(struct rp_name_match *m);
 
 uint64_t rp_hash_bytes(const void *buf, size_t len, uint64_t h);
 

@@ -110,6 +110,28 @@ Test(report_views, flamegraph_java_inlined)
 		fprintf(stderr, "report_views: SVG not opened in Chromium: node, chromium or "
 			"tests/browser's npm packages (make deps) are missing\n");
 	}
+	/* --method takes Java names as shown ($, parentheses, brackets): total() by its full
+	 * name is the one method --generations lists; the inlined-only area() keeps samples in
+	 * the flat table (its frames come from the leaf's inline chain), as many as have it
+	 * innermost, no more than those with it anywhere on the stack (-g). */
+	rx_ok(&r, "HOME='%s' '%s' report -q -i '%s' --generations --method "
+	      "'jitprof.samples.Generations.total(jitprof.samples.Generations$Shape[])' --json | "
+	      "python3 -c 'import json,sys\nm=json.load(sys.stdin)[\"generations\"][\"methods\"]\n"
+	      "print(len(m), m[0][\"method\"])'", home, rx_jitprof, data);
+	cr_assert_str_eq(r.out, "1 jitprof.samples.Generations.total(jitprof.samples."
+			 "Generations$Shape[])\n");
+	tu_result_free(&r);
+	rx_ok(&r, "HOME='%s' '%s' report -q -i '%s' --method 'Generations$Square.area()' --json",
+	      home, rx_jitprof, data);
+	unsigned long flat = strtoul(strstr(r.out, "\"samples\": ") + 11, NULL, 10);
+	tu_result_free(&r);
+	rx_ok(&r, "HOME='%s' '%s' report -q -i '%s' --method 'Generations$Square.area()' -g "
+	      "--json", home, rx_jitprof, data);
+	unsigned long stacked = strtoul(strstr(r.out, "\"samples\": ") + 11, NULL, 10);
+	tu_result_free(&r);
+	cr_assert(flat > 0 && flat <= stacked, "area(): %lu samples flat, %lu with -g", flat,
+		  stacked);
+
 	/* What --sort srcline charges to area()'s lines inside other methods' code. */
 	unsigned first, last;
 	area_lines(&first, &last);
@@ -325,6 +347,14 @@ Test(report_views, filters_and_usage_errors)
 	}
 	tu_result_free(&r);
 
+	/* --method that is no regex: matched as typed (nothing here has a '(' in its name),
+	 * with a warning that says so. */
+	rx_ok(&r, "HOME='%s' '%s' report -q -i '%s' --method 'checksum(' --json", home,
+	      rx_jitprof, data);
+	cr_assert(strstr(r.out, "\"samples\": 0,"), "%s", r.out);
+	cr_assert(strstr(r.err, "'checksum(' is no regular expression"), "%s", r.err);
+	tu_result_free(&r);
+
 	/* --json honours -g callee (stacks leaf first: the row's symbol is the first frame after
 	 * the inlined ones, or a kernel frame interrupted it) and --percent-limit (rows at or
 	 * over it). */
@@ -353,7 +383,6 @@ Test(report_views, filters_and_usage_errors)
 	/* Usage errors: exit 2 with the reason. */
 	static const char *const bad[][2] = {
 		{ "--time 5,1", "--time" }, { "--pid x", "--pid" }, { "--min-width 0", "--min-width" },
-		{ "--method '('", "regular expression" },
 		{ "--json --collapsed", "ask for one" }, { "--flamegraph x.svg --sort sym", "--sort" },
 		{ "--reverse", "--reverse" }, { "--generations -g", "-g adds" },
 		{ "--pprof x.pb.gz -n 3", "-n limits" },
