@@ -5,6 +5,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "lib/opts.h"
 #include "safeio/safeio.h"
@@ -55,6 +56,8 @@ static void on_mmap(struct ingest *in, const struct pd_event *ev, uint64_t time)
 {
 	const struct pd_mmap *m = &ev->u.mmap;
 	rp_checks_mmap(&in->checks, m->filename);
+	rp_note_mapping(in->s, m->pid, m->filename, m->is_mmap2 ? (m->prot & PROT_EXEC) != 0
+			: !(ev->misc & PERF_RECORD_MISC_MMAP_DATA));
 	if (!in->o->want_loads || !rp_is_jitted_name(m->filename, NULL, NULL))
 		return;
 	struct rp_session *s = in->s;

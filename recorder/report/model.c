@@ -63,6 +63,7 @@ void rp_session_free(struct rp_session *s)
 	free(s->frames);
 	rp_map_free(&s->dso_bid);
 	free(s->bids);
+	free(s->exes);
 	free(s);
 }
 

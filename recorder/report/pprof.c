@@ -104,6 +104,32 @@ static uint64_t mapping_id(struct pp *p, const struct rp_frame *f)
 	return m->id;
 }
 
+/* pprof names the first mapping as the profile's binary ("File:", its build-id): that of the
+ * program of the process with the most samples, when its mappings named one (procs.c), not
+ * whatever DSO the first sample's leaf happens to be in (often the kernel). */
+static int main_mapping(struct pp *p)
+{
+	const struct rp_session *s = p->s;
+	struct rp_u64map count = { 0 };
+	uint32_t best_pid = 0, best = 0;
+	for (size_t i = 0; i < s->nr_samples; i++) {
+		uint32_t n = 0;
+		rp_map_get(&count, s->samples[i].pid, &n);
+		if (rp_map_put(&count, s->samples[i].pid, ++n) < 0) {
+			rp_map_free(&count);
+			return -ENOMEM;
+		}
+		if (n > best) {
+			best = n;
+			best_pid = s->samples[i].pid;
+		}
+	}
+	rp_map_free(&count);
+	const char *exe = best ? rp_process_exe(s, best_pid) : NULL;
+	struct rp_frame f = { .dso = exe };
+	return exe && !mapping_id(p, &f) ? -ENOMEM : 0;
+}
+
 static int same_pc(const struct rp_frame *a, const struct rp_frame *b)
 {
 	return a->ip == b->ip && a->sym == b->sym && a->load == b->load && a->dso == b->dso;
@@ -240,6 +266,8 @@ int rp_write_pprof(FILE *out, const struct rp_session *s)
 	vt[1].type = sid(&p, ns ? "cpu" : s->event);
 	vt[1].unit = sid(&p, ns ? "nanoseconds" : "count");
 	int64_t k_pid = sid(&p, "pid"), k_tid = sid(&p, "tid");
+	if (main_mapping(&p) < 0)
+		goto out;
 	size_t nid = 0, nsmp = 0;
 	for (size_t i = 0; i < s->nr_samples; i++) {
 		const struct rp_sample *sm = &s->samples[i];

@@ -67,6 +67,8 @@ struct rp_session {
 	size_t nr_bids, bids_cap;
 	const struct rp_jvmlog *jvmlog;	/* joined by rp_session_join_jvmlog, not owned */
 	struct rp_prefetch *prefetch;	/* dumps indexed during ingest (loads.c) */
+	struct rp_proc_exe { uint32_t pid; const char *name; } *exes;	/* procs.c */
+	size_t nr_exes, exes_cap;
 };
 
 /* A method's name as --method, --compare and --diff-generations take it (name_match.c): it
@@ -80,6 +82,11 @@ struct rp_name_match {
 void rp_name_match_init(struct rp_name_match *m, const char *text);
 int rp_name_matches(const struct rp_name_match *m, const char *name);	/* NULL name: 0 */
 void rp_name_match_fini(struct rp_name_match *m);
+
+/* procs.c: a mapping of process pid (exec: mapped executable) that may be its program's;
+ * the program's file name, interned, once one was seen (else NULL). */
+void rp_note_mapping(struct rp_session *s, uint32_t pid, const char *path, int exec);
+const char *rp_process_exe(const struct rp_session *s, uint32_t pid);
 
 uint64_t rp_hash_bytes(const void *buf, size_t len, uint64_t h);
 

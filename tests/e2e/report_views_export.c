@@ -2,7 +2,8 @@
  * --speedscope is accepted by speedscope's own importer (its page from npm, in headless
  * Chromium: tests/browser/speedscope_import.js), holds every sample in time order with the
  * inlined area() frames; --pprof is read by `go tool pprof`, whose -top lists the functions
- * jitprof's table puts first, with inlined functions as their own lines. */
+ * jitprof's table puts first, with inlined functions as their own lines, under a header that
+ * names the program that ran. */
 #include <math.h>
 #include <unistd.h>
 
@@ -110,6 +111,15 @@ Test(report_views_export, pprof_top)
 	rx_ok(&r, "cd '%s' && HOME='%s' GOCACHE='%s/go' go tool pprof -top p.pb.gz 2>/dev/null",
 	      dir, home, dir);
 	cr_assert(strstr(r.out, "area() (inline)"), "%s", r.out);
+	tu_result_free(&r);
+	/* Its header names the program that ran (the JVM's binary, as this machine resolves
+	 * `java`), not the DSO of the first sample's leaf. */
+	rx_ok(&r, "cd '%s' && echo \"File: $(basename \"$(readlink -f \"$(command -v java)\")\")\" "
+	      "&& HOME='%s' GOCACHE='%s/go' go tool pprof -top p.pb.gz 2>/dev/null | head -1", dir,
+	      home, dir);
+	const char *nl = strchr(r.out, '\n');
+	cr_assert(nl && !strncmp(r.out, nl + 1, (size_t)(nl - r.out + 1)), "pprof's header, "
+		  "then the expected one:\n%s", r.out);
 	tu_result_free(&r);
 	/* Jitted code's mappings carry the ELFs' build-ids. */
 	rx_ok(&r, "cd '%s' && HOME='%s' GOCACHE='%s/go' go tool pprof -raw p.pb.gz 2>/dev/null | "

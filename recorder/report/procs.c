@@ -1,0 +1,56 @@
+/* procs.c - each process's executable, as its mappings give it: what an export names the
+ * profile's main binary (pprof shows the first mapping as "File:", and the recording's first
+ * frames are often the kernel's). The first file mapped executable in a process that is no
+ * shared library, jitted code, jitdump marker or anonymous memory is its executable: the
+ * kernel maps the program before its libraries, and perf's synthesized mappings list
+ * /proc/PID/maps in address order, where the program comes first. */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "jitdump/jitdump.h"
+#include "recorder/report/report_int.h"
+
+/* A shared library as pprof tells them apart: "*.so" or "*.so.N...". */
+static int is_library(const char *base)
+{
+	const char *so = strstr(base, ".so");
+	for (; so; so = strstr(so + 1, ".so"))
+		if (!so[3] || so[3] == '.' || so[3] == '_')
+			return 1;
+	return 0;
+}
+
+void rp_note_mapping(struct rp_session *s, uint32_t pid, const char *path, int exec)
+{
+	uint32_t marker;
+	if (!exec || !path || path[0] != '/' || !strncmp(path, "//", 2) ||
+	    !strncmp(path, "/memfd:", 7) || rp_is_jitted_name(path, NULL, NULL) ||
+	    jd_is_marker_name(path, &marker) == 1)
+		return;
+	const char *base = strrchr(path, '/') + 1;
+	if (!*base || is_library(base))
+		return;
+	for (size_t i = 0; i < s->nr_exes; i++)
+		if (s->exes[i].pid == pid)
+			return;	/* the first one is the program */
+	if (s->nr_exes == s->exes_cap) {
+		size_t cap = s->exes_cap ? 2 * s->exes_cap : 8;
+		struct rp_proc_exe *p = realloc(s->exes, cap * sizeof(*p));
+		if (!p)
+			return;	/* then no name: the export goes without it */
+		s->exes = p;
+		s->exes_cap = cap;
+	}
+	const char *name = rp_intern(s, base);
+	if (name)
+		s->exes[s->nr_exes++] = (struct rp_proc_exe){ pid, name };
+}
+
+const char *rp_process_exe(const struct rp_session *s, uint32_t pid)
+{
+	for (size_t i = 0; i < s->nr_exes; i++)
+		if (s->exes[i].pid == pid)
+			return s->exes[i].name;
+	return NULL;
+}

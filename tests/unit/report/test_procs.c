@@ -1,0 +1,31 @@
+/* test_procs.c - recorder/report/procs.c: which mapping is a process's program (what pprof's
+ * header names): the first executable file that is no library, jitted code, jitdump marker or
+ * anonymous memory; each process its own. */
+#include <criterion/criterion.h>
+
+#include "recorder/report/report_int.h"
+#include "tests/unit/report/rptest.h"
+
+Test(procs, first_program_mapping_of_each_process)
+{
+	struct rp_session *s = rt_session();
+	rp_note_mapping(s, 7, "/usr/lib/jvm/java-17/bin/java", 0);	/* not executable */
+	rp_note_mapping(s, 7, "/tmp/jit-7.dump", 1);			/* jitdump marker */
+	rp_note_mapping(s, 7, "/tmp/jitted-7-3.so", 1);
+	rp_note_mapping(s, 7, "//anon", 1);
+	rp_note_mapping(s, 7, "[vdso]", 1);
+	rp_note_mapping(s, 7, "/usr/lib/x86_64-linux-gnu/libc.so.6", 1);
+	rp_note_mapping(s, 7, "/usr/lib/jvm/java-17/lib/server/libjvm.so", 1);
+	rp_note_mapping(s, 7, "/usr/lib/libfoo.so_1", 1);
+	cr_assert_null(rp_process_exe(s, 7), "no program mapped yet");
+	rp_note_mapping(s, 7, "/usr/lib/jvm/java-17/bin/java", 1);
+	rp_note_mapping(s, 7, "/usr/bin/other", 1);
+	rp_note_mapping(s, 8, "/usr/bin/node", 1);
+	cr_assert_str_eq(rp_process_exe(s, 7), "java", "the first one wins");
+	cr_assert_str_eq(rp_process_exe(s, 8), "node");
+	cr_assert_null(rp_process_exe(s, 9));
+	/* a program whose name only contains ".so" is not a library */
+	rp_note_mapping(s, 9, "/opt/sonar/bin/app.sock-server", 1);
+	cr_assert_str_eq(rp_process_exe(s, 9), "app.sock-server");
+	rp_session_free(s);
+}
