@@ -11,6 +11,29 @@
 /* The last failed open's message (jd_reader_open* take the caller's buffer). */
 static char jd_err[512];
 
+uint64_t jdt_clock_ns(clockid_t c)
+{
+	struct timespec ts;
+	clock_gettime(c, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+struct jd_reader *jdt_open_or_die(const char *path)
+{
+	struct jd_reader *r = NULL;
+	int rc = jd_reader_open(&r, path, jd_err, sizeof(jd_err));
+	cr_assert_eq(rc, 0, "open %s: %s", path, jd_err);
+	return r;
+}
+
+void jdt_next_or_die(struct jd_reader *r, struct jd_record *rec, uint32_t id)
+{
+	int rc = jd_reader_next(r, rec);
+	cr_assert_eq(rc, 1, "expected record id %u, got rc %d (%s)", id, rc, jd_reader_error(r));
+	cr_assert_eq(rec->id, id, "expected id %u at offset %llu, got %u", id,
+		     (unsigned long long)rec->offset, rec->id);
+}
+
 struct jd_writer *jdt_writer(char **dir, size_t buffer_size)
 {
 	*dir = tu_tmpdir("jd");

@@ -6,8 +6,17 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "jitdump/jitdump.h"
+
+/* Now on clock c, in ns. */
+uint64_t jdt_clock_ns(clockid_t c);
+
+/* Opens a reader on path, or fails the test with the reader's message. */
+struct jd_reader *jdt_open_or_die(const char *path);
+/* The next record, which must be of kind id, or fails the test. */
+void jdt_next_or_die(struct jd_reader *r, struct jd_record *rec, uint32_t id);
 
 /* Opens a writer in a new temp dir (*dir, malloc'd; remove with tu_rmtree). */
 struct jd_writer *jdt_writer(char **dir, size_t buffer_size);
