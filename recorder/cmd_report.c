@@ -486,9 +486,9 @@ static int run(struct report_args *a, struct rp_session *s)
 	/* --generations lists the methods matching --method; elsewhere it keeps the samples
 	 * with such a method on their stack. */
 	if (!a->generations && !a->compare)
-		a->filter.method_regex = a->method;
+		a->filter.method = a->method;
 	if (a->diff_method) {
-		a->filter.method_regex = a->diff_method;
+		a->filter.method = a->diff_method;
 		a->filter.generation = a->diff_gen_b;
 	}
 	rp_session_filter(s, &a->filter);
@@ -522,7 +522,7 @@ static int run(struct report_args *a, struct rp_session *s)
 		return rc ? cli_error("--compare: %s", err) : 0;
 	}
 	if (a->generations && !a->json) {
-		rc = rp_print_generations(stdout, s, a->method, err, sizeof(err));
+		rc = rp_print_generations(stdout, s, a->method);
 		return rc ? cli_error("%s", err[0] ? err : strerror(-rc)) : 0;
 	}
 	if (files && !a->json)

@@ -71,8 +71,7 @@ struct emit_ctx {
 static void gen_texts(struct emit_ctx *e)
 {
 	struct rp_gen_view v;
-	char err[128];
-	if (e->s->split_gens || rp_gen_view_build(&v, e->s, NULL, err, sizeof(err)))
+	if (e->s->split_gens || rp_gen_view_build(&v, e->s, NULL))
 		return;
 	e->gen_text = calloc(v.nr_methods + 1, sizeof(*e->gen_text));
 	for (size_t m = 0; e->gen_text && m < v.nr_methods; m++) {

@@ -121,14 +121,14 @@ static int keep(const struct rp_session *s, const struct rp_sample *smp,
 void rp_session_filter(struct rp_session *s, const struct rp_filter *f)
 {
 	struct rp_name_match m;
-	if (f->method_regex)
-		rp_name_match_init(&m, f->method_regex);
+	if (f->method)
+		rp_name_match_init(&m, f->method);
 	size_t n = 0;
 	for (size_t i = 0; i < s->nr_samples; i++)
-		if (keep(s, &s->samples[i], f, f->method_regex ? &m : NULL))
+		if (keep(s, &s->samples[i], f, f->method ? &m : NULL))
 			s->samples[n++] = s->samples[i];
 	s->nr_samples = n;
-	if (f->method_regex)
+	if (f->method)
 		rp_name_match_fini(&m);
 	rp_session_finish(s);
 }

@@ -161,15 +161,12 @@ static uint64_t proc_samples(const struct rp_session *s, uint32_t pid)
 	return n;
 }
 
-int rp_gen_view_build(struct rp_gen_view *v, const struct rp_session *s,
-		      const char *method_regex, char *err, size_t errlen)
+int rp_gen_view_build(struct rp_gen_view *v, const struct rp_session *s, const char *method)
 {
 	memset(v, 0, sizeof(*v));
 	struct rp_name_match nm;
-	(void)err;
-	(void)errlen;
-	if (method_regex)
-		rp_name_match_init(&nm, method_regex);
+	if (method)
+		rp_name_match_init(&nm, method);
 	int ret = -ENOMEM;
 	struct hit *hits = malloc((s->nr_samples + 1) * sizeof(*hits));
 	const struct rp_load **order = malloc((s->nr_loads + 1) * sizeof(*order));
@@ -209,7 +206,7 @@ int rp_gen_view_build(struct rp_gen_view *v, const struct rp_session *s,
 		}
 		const char *title = rp_load_title(order[i]);
 		int match = title && !order[i]->runtime &&
-			    (method_regex ? rp_name_matches(&nm, title) : j - i > 1);
+			    (method ? rp_name_matches(&nm, title) : j - i > 1);
 		if (!match) {
 			i = j;
 			continue;
@@ -262,7 +259,7 @@ int rp_gen_view_build(struct rp_gen_view *v, const struct rp_session *s,
 		qsort(v->methods, v->nr_methods, sizeof(*v->methods), method_order);
 	ret = 0;
 out:
-	if (method_regex)
+	if (method)
 		rp_name_match_fini(&nm);
 	free(hits);
 	free(order);
@@ -279,11 +276,10 @@ void rp_gen_view_free(struct rp_gen_view *v)
 	memset(v, 0, sizeof(*v));
 }
 
-int rp_print_generations(FILE *out, const struct rp_session *s, const char *method_regex,
-			 char *err, size_t errlen)
+int rp_print_generations(FILE *out, const struct rp_session *s, const char *method)
 {
 	struct rp_gen_view v;
-	int rc = rp_gen_view_build(&v, s, method_regex, err, errlen);
+	int rc = rp_gen_view_build(&v, s, method);
 	if (rc)
 		return rc;
 	double span = s->end > s->start ? (s->end - s->start) / 1e9 : 0;
@@ -298,14 +294,14 @@ int rp_print_generations(FILE *out, const struct rp_session *s, const char *meth
 			"(jitprof inject --jit -i IN -o OUT), or no process wrote a jitdump "
 			"(inject then exits 3 and says so)\n");
 	else if (!v.nr_methods)
-		fprintf(out, "# no method %s\n", method_regex ? "matches --method" :
+		fprintf(out, "# no method %s\n", method ? "matches --method" :
 			"has more than one generation");
 	size_t quiet = 0;
 	for (size_t i = 0; i < v.nr_methods; i++) {
 		const struct rp_gen_method *m = &v.methods[i];
 		uint64_t total = method_samples(m);
 		/* Unsampled recompiles (stubs, startup code) would bury the answer. */
-		if (!total && !method_regex) {
+		if (!total && !method) {
 			quiet++;
 			continue;
 		}

@@ -236,7 +236,7 @@ static int write_data(FILE *out, const struct rp_session *s, const struct rp_htm
 	struct rp_strtab nm = { 0 };
 	struct rp_tree t;
 	struct rp_gen_view v;
-	char desc[256], err[256];
+	char desc[256];
 	uint32_t present[RP_KIND__MAX] = { 0 };
 	rp_describe(s, desc, sizeof(desc));
 	fprintf(out, "{\"title\":");
@@ -297,7 +297,7 @@ static int write_data(FILE *out, const struct rp_session *s, const struct rp_htm
 		rp_json_str(out, nm.str[i]);
 	}
 	fprintf(out, "],\"timeline\":");
-	if ((rc = rp_gen_view_build(&v, s, NULL, err, sizeof(err))))
+	if ((rc = rp_gen_view_build(&v, s, NULL)))
 		goto out;
 	rc = json_timeline(out, s, &v);
 	rp_gen_view_free(&v);

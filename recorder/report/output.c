@@ -192,7 +192,7 @@ static int json_stacks(FILE *out, const struct rp_session *s, const struct rp_en
 }
 
 int rp_print_json(FILE *out, const struct rp_hist *h, const struct rp_session *s,
-		  const char *method_regex, int with_generations)
+		  const char *method, int with_generations)
 {
 	char buf[4096];
 	fprintf(out, "{\"event\": ");
@@ -226,8 +226,7 @@ int rp_print_json(FILE *out, const struct rp_hist *h, const struct rp_session *s
 	fprintf(out, "]");
 	if (with_generations) {
 		struct rp_gen_view v;
-		char err[256];
-		int rc = rp_gen_view_build(&v, s, method_regex, err, sizeof(err));
+		int rc = rp_gen_view_build(&v, s, method);
 		if (rc)
 			return rc;
 		json_generations(out, &v, s);

@@ -145,10 +145,10 @@ struct rp_filter {
 	int has_pid, has_tid;
 	uint32_t pid, tid;
 	uint64_t from_ns, to_ns;
-	const char *method_regex;
-	uint32_t generation;		/* with method_regex: only a frame of that generation */
+	const char *method;		/* --method: samples with a frame it names (name_match) */
+	uint32_t generation;		/* with method: only a frame of that generation */
 };
-/* Drops every other sample (and recounts the loads' samples). method_regex matches as
+/* Drops every other sample (and recounts the loads' samples). method matches as
  * --method says (rp_name_is_regex): as typed, or as a regex when it is one. */
 void rp_session_filter(struct rp_session *s, const struct rp_filter *f);
 
@@ -206,7 +206,7 @@ struct rp_table_opts {
 /* perf report --stdio --no-children look-alike. */
 int rp_print_table(FILE *out, const struct rp_hist *h, const struct rp_table_opts *o);
 int rp_print_json(FILE *out, const struct rp_hist *h, const struct rp_session *s,
-		  const char *method_regex, int with_generations);
+		  const char *method, int with_generations);
 /* Folded stacks "comm;outer;...;leaf count", generations tagged " [gen N]". */
 int rp_print_collapsed(FILE *out, const struct rp_session *s);
 struct rp_flame_opts {
@@ -241,9 +241,9 @@ void rp_kind_color(enum rp_kind k, double l, char *buf, size_t len);
  * matches method names as typed only). */
 int rp_name_is_regex(const char *text, char *why, size_t len);
 
-/* The generations view; method_regex NULL = all methods with > 1 generation. */
-int rp_print_generations(FILE *out, const struct rp_session *s, const char *method_regex,
-			 char *err, size_t errlen);
+/* The generations view; method NULL = all methods with > 1 generation, else those it names
+ * (as --method: as typed, or as a regex when it is one). 0 or -ENOMEM. */
+int rp_print_generations(FILE *out, const struct rp_session *s, const char *method);
 /* Per source line and per instruction share of two generations of one method. */
 int rp_print_compare(FILE *out, const struct rp_session *s, const char *method,
 		     uint32_t gen_a, uint32_t gen_b, char *err, size_t errlen);
@@ -373,8 +373,8 @@ struct rp_gen_view {
 	uint64_t runtime_samples;
 };
 
-int rp_gen_view_build(struct rp_gen_view *v, const struct rp_session *s,
-		      const char *method_regex, char *err, size_t errlen);
+/* method as rp_print_generations takes it. 0 or -ENOMEM. */
+int rp_gen_view_build(struct rp_gen_view *v, const struct rp_session *s, const char *method);
 void rp_gen_view_free(struct rp_gen_view *v);
 const char *rp_tier_name(uint32_t tier);
 /* The tier as the views print it: "C2", or "C2/osr" for on-stack-replacement code. */

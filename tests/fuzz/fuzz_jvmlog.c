@@ -43,7 +43,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		rp_session_finish(s);
 		if (rp_session_join_jvmlog(s, jl, err, sizeof(err)) == 0 && devnull)
-			rp_print_generations(devnull, s, "A", err, sizeof(err));
+			rp_print_generations(devnull, s, "A");
 		rp_session_free(s);
 	}
 	rp_jvmlog_free(jl);

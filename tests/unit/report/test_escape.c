@@ -30,8 +30,7 @@ static int print_table(FILE *fp, void *arg)
 
 static int print_gens(FILE *fp, void *arg)
 {
-	char err[256];
-	return rp_print_generations(fp, arg, NULL, err, sizeof(err));
+	return rp_print_generations(fp, arg, NULL);
 }
 
 static int print_json(FILE *fp, void *arg)

@@ -80,11 +80,11 @@ Test(frames, filter)
 	rp_session_filter(s, &f);
 	cr_assert_eq(rp_nr_samples(s), 4);
 	cr_assert_eq(rp_load_at(s, c2)->samples, 4, "load counts follow the filter");
-	f = (struct rp_filter){ .method_regex = "^are" };
+	f = (struct rp_filter){ .method = "^are" };
 	rp_session_filter(s, &f);
 	cr_assert_eq(rp_nr_samples(s), 4, "inlined frames count for --method");
 	/* No valid regex: matched as typed, and no frame's name holds "(". */
-	f = (struct rp_filter){ .method_regex = "(" };
+	f = (struct rp_filter){ .method = "(" };
 	rp_session_filter(s, &f);
 	cr_assert_eq(rp_nr_samples(s), 0);
 	rp_session_free(s);

@@ -208,7 +208,7 @@ static void check_joined(int with_ids)
 	for (int i = 0; i < 4; i++)
 		cr_assert_eq(rp_load_at(s, l[i])->jvm, rp_jvmlog_find(jl, i + 1), "load %d", i);
 	struct rp_gen_view v;
-	cr_assert_eq(rp_gen_view_build(&v, s, "A", err, sizeof(err)), 0);
+	cr_assert_eq(rp_gen_view_build(&v, s, "A"), 0);
 	const struct rp_gen_row *r = v.methods[0].rows;
 	cr_assert_eq(v.methods[0].nr_rows, 4);
 	/* C1: until the C2 load (0.3 s), which is also when the log retired it. */
@@ -261,7 +261,6 @@ Test(jvmlog, another_process_refused)
 Test(jvmlog, active_periods_without_log)
 {
 	struct rp_session *s = rt_session();
-	char err[256];
 	rp_set_span(s, 0, 10 * S);
 	uint32_t a = rt_load(s, 1, "m", 1, 1 * S, 0, 0x1000, 16);
 	uint32_t o = rt_load(s, 1, "m", 2, 2 * S, 0, 0x2000, 16);
@@ -271,7 +270,7 @@ Test(jvmlog, active_periods_without_log)
 	rp_load_at(s, c)->unload_time = 7 * S;
 	rp_session_finish(s);
 	struct rp_gen_view v;
-	cr_assert_eq(rp_gen_view_build(&v, s, "m", err, sizeof(err)), 0);
+	cr_assert_eq(rp_gen_view_build(&v, s, "m"), 0);
 	const struct rp_gen_row *r = v.methods[0].rows;
 	cr_assert_float_eq(r[0].active_until_s, 3.0, 1e-9);
 	cr_assert_eq(r[0].until_src, RP_UNTIL_NEXT_GEN);
