@@ -242,7 +242,7 @@ void rp_kind_color(enum rp_kind k, double l, char *buf, size_t len);
 int rp_name_is_regex(const char *text, char *why, size_t len);
 
 /* The generations view; method NULL = all methods with > 1 generation, else those it names
- * (as --method: as typed, or as a regex when it is one). 0 or -ENOMEM. */
+ * (as --method: as typed, or as a regex when it is one). 0, -ENOMEM, or -EIO (a failed write). */
 int rp_print_generations(FILE *out, const struct rp_session *s, const char *method);
 /* Per source line and per instruction share of two generations of one method. */
 int rp_print_compare(FILE *out, const struct rp_session *s, const char *method,
