@@ -392,7 +392,8 @@ Test(report_views, filters_and_usage_errors)
 		{ "--jvm-log x.log", "--jvm-log explains generations" },
 		{ "--compare checksum 1 2 --method fill", "names its method" },
 		{ "--diff a.data", "two recordings" },
-		{ "--flamegraph x.svg --diff-generations m 1", "GEN_A GEN_B" }, { "--diff a b --pprof x.pb.gz", "--flamegraph or --html only" },
+		{ "--flamegraph x.svg --diff-generations m 1", "GEN_A GEN_B" },
+		{ "--diff a b --pprof x.pb.gz", "--flamegraph or --html only" },
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		cr_assert_eq(rx_sh(&r, "HOME='%s' '%s' report -q -i '%s' %s", home, rx_jitprof, data,
