@@ -377,6 +377,18 @@ static int ev_feed(void *ctx, const struct pd_event *ev)
 	return keep_going(sym_feed_event(in->ss, ev));
 }
 
+/* COMM and FORK also say which program a process runs now (procs.c): an exec replaces it, a
+ * new process starts with its parent's. */
+static int ev_task(void *ctx, const struct pd_event *ev)
+{
+	struct ingest *in = ctx;
+	if (ev->type == PERF_RECORD_COMM && ev->u.comm.exec)
+		rp_note_exec(in->s, ev->u.comm.pid);
+	else if (ev->type == PERF_RECORD_FORK && ev->u.task.pid != ev->u.task.ppid)
+		rp_note_fork(in->s, ev->u.task.ppid, ev->u.task.pid);
+	return ev_feed(ctx, ev);
+}
+
 static int ev_lost(void *ctx, const struct pd_event *ev)
 {
 	struct ingest *in = ctx;
@@ -408,8 +420,8 @@ static void ev_progress(void *ctx, uint64_t done, uint64_t total)
 static int read_events(struct ingest *in, char *err, size_t errlen)
 {
 	const struct pd_tool tool = {
-		.sz = sizeof(tool), .sample = ev_sample, .mmap = ev_mmap, .comm = ev_feed,
-		.fork = ev_feed, .exit = ev_feed, .build_id = ev_feed, .lost = ev_lost,
+		.sz = sizeof(tool), .sample = ev_sample, .mmap = ev_mmap, .comm = ev_task,
+		.fork = ev_task, .exit = ev_feed, .build_id = ev_feed, .lost = ev_lost,
 		.other = ev_other, .progress = in->o->progress ? ev_progress : NULL, .ctx = in,
 	};
 	int damage;

@@ -3,7 +3,9 @@
  * frames are often the kernel's). The first file mapped executable in a process that is no
  * shared library, jitted code, jitdump marker or anonymous memory is its executable: the
  * kernel maps the program before its libraries, and perf's synthesized mappings list
- * /proc/PID/maps in address order, where the program comes first. */
+ * /proc/PID/maps in address order, where the program comes first. An exec starts over (a
+ * launcher such as env or a shell script runs first in the pid a JVM ends up in); a new
+ * process runs its parent's program until it execs. */
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -21,6 +23,27 @@ static int is_library(const char *base)
 	return 0;
 }
 
+static struct rp_proc_exe *find(const struct rp_session *s, uint32_t pid)
+{
+	for (size_t i = 0; i < s->nr_exes; i++)
+		if (s->exes[i].pid == pid)
+			return &s->exes[i];
+	return NULL;
+}
+
+static void set(struct rp_session *s, uint32_t pid, const char *name)
+{
+	if (s->nr_exes == s->exes_cap) {
+		size_t cap = s->exes_cap ? 2 * s->exes_cap : 8;
+		struct rp_proc_exe *p = realloc(s->exes, cap * sizeof(*p));
+		if (!p)
+			return;	/* then no name: the export goes without it */
+		s->exes = p;
+		s->exes_cap = cap;
+	}
+	s->exes[s->nr_exes++] = (struct rp_proc_exe){ pid, name };
+}
+
 void rp_note_mapping(struct rp_session *s, uint32_t pid, const char *path, int exec)
 {
 	uint32_t marker;
@@ -31,26 +54,31 @@ void rp_note_mapping(struct rp_session *s, uint32_t pid, const char *path, int e
 	const char *base = strrchr(path, '/') + 1;
 	if (!*base || is_library(base))
 		return;
-	for (size_t i = 0; i < s->nr_exes; i++)
-		if (s->exes[i].pid == pid)
-			return;	/* the first one is the program */
-	if (s->nr_exes == s->exes_cap) {
-		size_t cap = s->exes_cap ? 2 * s->exes_cap : 8;
-		struct rp_proc_exe *p = realloc(s->exes, cap * sizeof(*p));
-		if (!p)
-			return;	/* then no name: the export goes without it */
-		s->exes = p;
-		s->exes_cap = cap;
-	}
+	if (find(s, pid))
+		return;	/* the first one since the exec is the program */
 	const char *name = rp_intern(s, base);
 	if (name)
-		s->exes[s->nr_exes++] = (struct rp_proc_exe){ pid, name };
+		set(s, pid, name);
+}
+
+void rp_note_exec(struct rp_session *s, uint32_t pid)
+{
+	struct rp_proc_exe *e = find(s, pid);
+	if (e)
+		*e = s->exes[--s->nr_exes];
+}
+
+void rp_note_fork(struct rp_session *s, uint32_t parent, uint32_t child)
+{
+	const struct rp_proc_exe *p = find(s, parent);
+	const char *name = p ? p->name : NULL;
+	rp_note_exec(s, child);	/* a pid used again */
+	if (name)
+		set(s, child, name);
 }
 
 const char *rp_process_exe(const struct rp_session *s, uint32_t pid)
 {
-	for (size_t i = 0; i < s->nr_exes; i++)
-		if (s->exes[i].pid == pid)
-			return s->exes[i].name;
-	return NULL;
+	const struct rp_proc_exe *e = find(s, pid);
+	return e ? e->name : NULL;
 }

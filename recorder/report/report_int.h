@@ -83,9 +83,13 @@ void rp_name_match_init(struct rp_name_match *m, const char *text);
 int rp_name_matches(const struct rp_name_match *m, const char *name);	/* NULL name: 0 */
 void rp_name_match_fini(struct rp_name_match *m);
 
-/* procs.c: a mapping of process pid (exec: mapped executable) that may be its program's;
- * the program's file name, interned, once one was seen (else NULL). */
+/* procs.c: a mapping of process pid (exec: mapped executable) that may be its program's, an
+ * exec in pid (its next program mapping is the new program's), a new process child of parent
+ * (it runs the parent's program until it execs); the program's file name, interned, once one
+ * was seen (else NULL). */
 void rp_note_mapping(struct rp_session *s, uint32_t pid, const char *path, int exec);
+void rp_note_exec(struct rp_session *s, uint32_t pid);
+void rp_note_fork(struct rp_session *s, uint32_t parent, uint32_t child);
 const char *rp_process_exe(const struct rp_session *s, uint32_t pid);
 
 uint64_t rp_hash_bytes(const void *buf, size_t len, uint64_t h);

@@ -1,6 +1,6 @@
 /* test_procs.c - recorder/report/procs.c: which mapping is a process's program (what pprof's
  * header names): the first executable file that is no library, jitted code, jitdump marker or
- * anonymous memory; each process its own. */
+ * anonymous memory; each process its own, an exec starting over, a child its parent's. */
 #include <criterion/criterion.h>
 
 #include "recorder/report/report_int.h"
@@ -27,5 +27,27 @@ Test(procs, first_program_mapping_of_each_process)
 	/* a program whose name only contains ".so" is not a library */
 	rp_note_mapping(s, 9, "/opt/sonar/bin/app.sock-server", 1);
 	cr_assert_str_eq(rp_process_exe(s, 9), "app.sock-server");
+	rp_session_free(s);
+}
+
+/* A launcher (env, a shell script) execs the JVM in its own pid: the program is the one
+ * mapped after the last exec; a child runs its parent's until it execs. */
+Test(procs, exec_and_fork)
+{
+	struct rp_session *s = rt_session();
+	rp_note_mapping(s, 7, "/usr/bin/env", 1);
+	cr_assert_str_eq(rp_process_exe(s, 7), "env");
+	rp_note_exec(s, 7);
+	cr_assert_null(rp_process_exe(s, 7));
+	rp_note_mapping(s, 7, "/usr/lib/jvm/java-17/bin/java", 1);
+	cr_assert_str_eq(rp_process_exe(s, 7), "java");
+	rp_note_fork(s, 7, 8);
+	cr_assert_str_eq(rp_process_exe(s, 8), "java");
+	rp_note_exec(s, 8);
+	rp_note_mapping(s, 8, "/usr/bin/node", 1);
+	cr_assert_str_eq(rp_process_exe(s, 8), "node");
+	cr_assert_str_eq(rp_process_exe(s, 7), "java", "the parent keeps its own");
+	rp_note_fork(s, 9, 10);	/* a parent never seen: nothing known */
+	cr_assert_null(rp_process_exe(s, 10));
 	rp_session_free(s);
 }
