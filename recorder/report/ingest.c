@@ -5,7 +5,6 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include "lib/opts.h"
 #include "safeio/safeio.h"
@@ -56,8 +55,7 @@ static void on_mmap(struct ingest *in, const struct pd_event *ev, uint64_t time)
 {
 	const struct pd_mmap *m = &ev->u.mmap;
 	rp_checks_mmap(&in->checks, m->filename);
-	rp_note_mapping(in->s, m->pid, m->filename, m->is_mmap2 ? (m->prot & PROT_EXEC) != 0
-			: !(ev->misc & PERF_RECORD_MISC_MMAP_DATA));
+	rp_note_process_event(in->s, ev);
 	if (!in->o->want_loads || !rp_is_jitted_name(m->filename, NULL, NULL))
 		return;
 	struct rp_session *s = in->s;
@@ -377,15 +375,10 @@ static int ev_feed(void *ctx, const struct pd_event *ev)
 	return keep_going(sym_feed_event(in->ss, ev));
 }
 
-/* COMM and FORK also say which program a process runs now (procs.c): an exec replaces it, a
- * new process starts with its parent's. */
+/* COMM and FORK: also which program a process runs (procs.c). */
 static int ev_task(void *ctx, const struct pd_event *ev)
 {
-	struct ingest *in = ctx;
-	if (ev->type == PERF_RECORD_COMM && ev->u.comm.exec)
-		rp_note_exec(in->s, ev->u.comm.pid);
-	else if (ev->type == PERF_RECORD_FORK && ev->u.task.pid != ev->u.task.ppid)
-		rp_note_fork(in->s, ev->u.task.ppid, ev->u.task.pid);
+	rp_note_process_event(((struct ingest *)ctx)->s, ev);
 	return ev_feed(ctx, ev);
 }
 

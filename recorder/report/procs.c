@@ -11,6 +11,7 @@
 #include <sys/mman.h>
 
 #include "jitdump/jitdump.h"
+#include "recorder/perfdata/perfdata.h"
 #include "recorder/report/report_int.h"
 
 /* A shared library as pprof tells them apart: "*.so" or "*.so.N...". */
@@ -81,4 +82,16 @@ const char *rp_process_exe(const struct rp_session *s, uint32_t pid)
 {
 	const struct rp_proc_exe *e = find(s, pid);
 	return e ? e->name : NULL;
+}
+
+void rp_note_process_event(struct rp_session *s, const struct pd_event *ev)
+{
+	const struct pd_mmap *m = &ev->u.mmap;
+	if (ev->type == PERF_RECORD_MMAP || ev->type == PERF_RECORD_MMAP2)
+		rp_note_mapping(s, m->pid, m->filename, m->is_mmap2 ? (m->prot & PROT_EXEC) != 0
+				: !(ev->misc & PERF_RECORD_MISC_MMAP_DATA));
+	else if (ev->type == PERF_RECORD_COMM && ev->u.comm.exec)
+		rp_note_exec(s, ev->u.comm.pid);
+	else if (ev->type == PERF_RECORD_FORK && ev->u.task.pid != ev->u.task.ppid)
+		rp_note_fork(s, ev->u.task.ppid, ev->u.task.pid);
 }

@@ -88,6 +88,9 @@ void rp_name_match_fini(struct rp_name_match *m);
  * (it runs the parent's program until it execs); the program's file name, interned, once one
  * was seen (else NULL). */
 void rp_note_mapping(struct rp_session *s, uint32_t pid, const char *path, int exec);
+/* The one of those an MMAP, MMAP2, COMM or FORK event says (others: nothing). */
+struct pd_event;
+void rp_note_process_event(struct rp_session *s, const struct pd_event *ev);
 void rp_note_exec(struct rp_session *s, uint32_t pid);
 void rp_note_fork(struct rp_session *s, uint32_t parent, uint32_t child);
 const char *rp_process_exe(const struct rp_session *s, uint32_t pid);

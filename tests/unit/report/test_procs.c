@@ -2,7 +2,9 @@
  * header names): the first executable file that is no library, jitted code, jitdump marker or
  * anonymous memory; each process its own, an exec starting over, a child its parent's. */
 #include <criterion/criterion.h>
+#include <sys/mman.h>
 
+#include "recorder/perfdata/perfdata.h"
 #include "recorder/report/report_int.h"
 #include "tests/unit/report/rptest.h"
 
@@ -49,5 +51,32 @@ Test(procs, exec_and_fork)
 	cr_assert_str_eq(rp_process_exe(s, 7), "java", "the parent keeps its own");
 	rp_note_fork(s, 9, 10);	/* a parent never seen: nothing known */
 	cr_assert_null(rp_process_exe(s, 10));
+	rp_session_free(s);
+}
+
+/* The events that say it, as the replay hands them over. */
+Test(procs, from_events)
+{
+	struct rp_session *s = rt_session();
+	struct pd_event ev = { .type = PERF_RECORD_MMAP2 };
+	ev.u.mmap = (struct pd_mmap){ .pid = 5, .is_mmap2 = true, .prot = PROT_READ,
+				      .filename = "/usr/bin/env" };
+	rp_note_process_event(s, &ev);
+	cr_assert_null(rp_process_exe(s, 5), "not mapped executable");
+	ev.u.mmap.prot = PROT_READ | PROT_EXEC;
+	rp_note_process_event(s, &ev);
+	cr_assert_str_eq(rp_process_exe(s, 5), "env");
+	ev = (struct pd_event){ .type = PERF_RECORD_COMM };
+	ev.u.comm = (struct pd_comm){ .pid = 5, .tid = 5, .comm = "java", .exec = true };
+	rp_note_process_event(s, &ev);
+	cr_assert_null(rp_process_exe(s, 5), "exec forgets the launcher");
+	ev = (struct pd_event){ .type = PERF_RECORD_MMAP, .misc = PERF_RECORD_MISC_USER };
+	ev.u.mmap = (struct pd_mmap){ .pid = 5, .filename = "/usr/lib/jvm/x/bin/java" };
+	rp_note_process_event(s, &ev);
+	cr_assert_str_eq(rp_process_exe(s, 5), "java", "MMAP without MISC_MMAP_DATA: code");
+	ev = (struct pd_event){ .type = PERF_RECORD_FORK };
+	ev.u.task = (struct pd_task){ .pid = 6, .ppid = 5, .tid = 6, .ptid = 5 };
+	rp_note_process_event(s, &ev);
+	cr_assert_str_eq(rp_process_exe(s, 6), "java");
 	rp_session_free(s);
 }
