@@ -64,6 +64,7 @@ void rp_session_free(struct rp_session *s)
 	rp_map_free(&s->dso_bid);
 	free(s->bids);
 	free(s->exes);
+	rp_map_free(&s->exe_of);
 	free(s);
 }
 

@@ -24,16 +24,24 @@ static int is_library(const char *base)
 	return 0;
 }
 
+/* pid's entry (its program, or NULL since an exec), or NULL when none was ever made: found
+ * through a map, since every mapping of a system-wide recording asks. */
 static struct rp_proc_exe *find(const struct rp_session *s, uint32_t pid)
 {
-	for (size_t i = 0; i < s->nr_exes; i++)
-		if (s->exes[i].pid == pid)
-			return &s->exes[i];
-	return NULL;
+	uint32_t i;
+	return rp_map_get(&s->exe_of, (uint64_t)pid + 1, &i) ? &s->exes[i - 1] : NULL;
 }
 
+/* pid's program is name from now on. */
 static void set(struct rp_session *s, uint32_t pid, const char *name)
 {
+	struct rp_proc_exe *e = find(s, pid);
+	if (e) {
+		e->name = name;
+		return;
+	}
+	if (!name)
+		return;
 	if (s->nr_exes == s->exes_cap) {
 		size_t cap = s->exes_cap ? 2 * s->exes_cap : 8;
 		struct rp_proc_exe *p = realloc(s->exes, cap * sizeof(*p));
@@ -42,6 +50,8 @@ static void set(struct rp_session *s, uint32_t pid, const char *name)
 		s->exes = p;
 		s->exes_cap = cap;
 	}
+	if (rp_map_put(&s->exe_of, (uint64_t)pid + 1, (uint32_t)s->nr_exes + 1) < 0)
+		return;
 	s->exes[s->nr_exes++] = (struct rp_proc_exe){ pid, name };
 }
 
@@ -55,27 +65,23 @@ void rp_note_mapping(struct rp_session *s, uint32_t pid, const char *path, int e
 	const char *base = strrchr(path, '/') + 1;
 	if (!*base || is_library(base))
 		return;
-	if (find(s, pid))
+	const struct rp_proc_exe *e = find(s, pid);
+	if (e && e->name)
 		return;	/* the first one since the exec is the program */
-	const char *name = rp_intern(s, base);
-	if (name)
-		set(s, pid, name);
+	set(s, pid, rp_intern(s, base));
 }
 
 void rp_note_exec(struct rp_session *s, uint32_t pid)
 {
 	struct rp_proc_exe *e = find(s, pid);
 	if (e)
-		*e = s->exes[--s->nr_exes];
+		e->name = NULL;
 }
 
 void rp_note_fork(struct rp_session *s, uint32_t parent, uint32_t child)
 {
 	const struct rp_proc_exe *p = find(s, parent);
-	const char *name = p ? p->name : NULL;
-	rp_note_exec(s, child);	/* a pid used again */
-	if (name)
-		set(s, child, name);
+	set(s, child, p ? p->name : NULL);	/* NULL: a pid used again forgets its old one */
 }
 
 const char *rp_process_exe(const struct rp_session *s, uint32_t pid)

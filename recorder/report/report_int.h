@@ -69,6 +69,7 @@ struct rp_session {
 	struct rp_prefetch *prefetch;	/* dumps indexed during ingest (loads.c) */
 	struct rp_proc_exe { uint32_t pid; const char *name; } *exes;	/* procs.c */
 	size_t nr_exes, exes_cap;
+	struct rp_u64map exe_of;	/* pid + 1 -> index + 1 into exes */
 };
 
 /* A method's name as --method, --compare and --diff-generations take it (name_match.c): it
