@@ -113,9 +113,9 @@ static int main_mapping(struct pp *p)
 	struct rp_u64map count = { 0 };
 	uint32_t best_pid = 0, best = 0;
 	for (size_t i = 0; i < s->nr_samples; i++) {
-		uint32_t n = 0;
-		rp_map_get(&count, s->samples[i].pid, &n);
-		if (rp_map_put(&count, s->samples[i].pid, ++n) < 0) {
+		uint32_t n = 0;	/* keys pid + 1: the idle task's samples are pid 0 */
+		rp_map_get(&count, (uint64_t)s->samples[i].pid + 1, &n);
+		if (rp_map_put(&count, (uint64_t)s->samples[i].pid + 1, ++n) < 0) {
 			rp_map_free(&count);
 			return -ENOMEM;
 		}

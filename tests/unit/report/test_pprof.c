@@ -2,13 +2,14 @@
  * inlined frame and the frame of its pc are one location whose lines go innermost first;
  * jitted code's mapping carries its build-id; values are samples and period, summed over the
  * samples of one stack in one thread (one Sample each), never across stacks or threads, and
- * held at INT64_MAX. */
+ * held at INT64_MAX; the first mapping is the busiest process's program. */
 #include <criterion/criterion.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
 
 #include <profile.pb-c.h>	/* protoc-c output, build/gen/ (module.mk) */
+#include "recorder/report/report_int.h"
 #include "tests/unit/report/rptest.h"
 
 static int pprof(FILE *fp, void *arg)
@@ -155,6 +156,36 @@ Test(pprof, huge_periods_held_at_int64_max)
 	cr_expect_eq(p->sample[0]->value[1], INT64_MAX);
 	cr_expect_eq(p->sample[1]->value[1], INT64_MAX);
 	cr_expect_geq(p->period, 0);
+	perftools__profiles__profile__free_unpacked(p, NULL);
+	rp_session_free(s);
+}
+
+/* The first mapping (pprof's "File:") is the program of the process with the most samples,
+ * whatever the first sample's leaf is in; pid 0 (the idle task of a system-wide recording)
+ * counts like any other. */
+Test(pprof, first_mapping_is_the_busiest_program)
+{
+	struct rp_session *s = rt_session();
+	struct rt_frame k[] = { { .dso = "[kernel.kallsyms]", .sym = "idle",
+				  .flags = RP_FRAME_KERNEL, .ip = 0xffffffff81000000ull }, { 0 } };
+	struct rt_frame a[] = { { .dso = "libc.so.6", .sym = "memcpy", .ip = 0x50 }, { 0 } };
+	rp_note_mapping(s, 7, "/usr/bin/app", 1);
+	rp_note_mapping(s, 0, "/usr/lib/systemd/idle-thing", 1);
+	rt_sample(s, "app", 7, 100, 1, k);	/* the first sample: a kernel leaf */
+	for (int i = 0; i < 3; i++)
+		rt_sample(s, "app", 7, 101 + i, 1, a);
+	rp_set_span(s, 100, 200);
+	rp_session_finish(s);
+	Perftools__Profiles__Profile *p = unpacked(s);
+	cr_assert_geq(p->n_mapping, 1);
+	cr_assert_str_eq(p->string_table[p->mapping[0]->filename], "app");
+	perftools__profiles__profile__free_unpacked(p, NULL);
+	/* Now the idle task has more samples. */
+	for (int i = 0; i < 5; i++)
+		rt_sample(s, "swapper", 0, 110 + i, 1, k);
+	rp_session_finish(s);
+	p = unpacked(s);
+	cr_assert_str_eq(p->string_table[p->mapping[0]->filename], "idle-thing");
 	perftools__profiles__profile__free_unpacked(p, NULL);
 	rp_session_free(s);
 }
