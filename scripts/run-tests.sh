@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
 # Runs Criterion test binaries one after another, keeps going after a failure, and prints one
-# closing line with the totals so a reader (or CI) sees the whole result at once.
+# closing block with the totals so a reader (or CI) sees the whole result at once. A failing
+# binary's assertion messages are repeated in that block: CI logs are often read from the
+# tail, and the failure itself scrolled away long before.
 set -uo pipefail
 passed=0; failed=0; bad=()
+details=$(mktemp)
+trap 'rm -f "$details"' EXIT
 # Leaks inside Criterion itself are not ours (SANITIZE=1 builds).
 export LSAN_OPTIONS="suppressions=$(cd "$(dirname "$0")/.." && pwd)/tests/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
 for bin in "$@"; do
@@ -18,9 +22,17 @@ for bin in "$@"; do
 	if [ "$rc" -ne 0 ] || [ -z "$line" ]; then
 		bad+=("${bin##*/}")
 		[ -z "$line" ] && failed=$((failed + 1))
+		{
+			echo "-- ${bin##*/} (exit $rc): its failures, again"
+			# Criterion's failure lines and what precedes them; a crash's sanitizer report.
+			grep -a -B3 -A12 -E '\[FAIL\]|Assertion Failed|CRASH|ERROR: AddressSanitizer|runtime error:|Timed out' "$out" | head -n 80
+		} >>"$details"
 	fi
 	rm -f "$out"
 done
-[ ${#bad[@]} -gt 0 ] && echo "failing binaries: ${bad[*]}"
+if [ ${#bad[@]} -gt 0 ]; then
+	cat "$details"
+	echo "failing binaries: ${bad[*]}"
+fi
 echo "tests: $passed passed, $failed failed"
 [ ${#bad[@]} -eq 0 ]

@@ -33,6 +33,13 @@ int att_check(const struct att_proc *p, char *err, size_t errlen);
  * one) as a path in our file system view; 0 when found, -ENOENT when none. */
 int att_find_dump(const struct att_proc *p, char *path, size_t len);
 
+/* A socket file at the target's /tmp/.java_pid<nspid> that nobody listens on (left by a
+ * killed JVM that had this pid) is removed: HotSpot cannot replace one of another user in the
+ * sticky /tmp, and its listener then fails without a word. 0 when there is none, it listens,
+ * it is gone or the JVM's user owns it; -EPERM with the reason in err when another user's
+ * remains (we are not root). att_load_agent calls it before it starts the listener. */
+int att_clear_stale_socket(const struct att_proc *p, char *err, size_t errlen);
+
 /* Loads the agent library `lib` (a path valid inside the target) with `options` through the
  * attach listener: starts it if needed (.attach_pid file + SIGQUIT), then sends
  * "1\0load\0lib\0true\0options\0" on the target's /tmp/.java_pid<nspid> socket. timeout_ms

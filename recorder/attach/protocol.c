@@ -79,6 +79,36 @@ static int create_trigger(const struct att_proc *p, char *path, size_t len)
 	return -e;
 }
 
+int att_clear_stale_socket(const struct att_proc *p, char *err, size_t errlen)
+{
+	char sock[128];
+	struct stat st;
+	int fd, rc;
+
+	if ((rc = socket_path(p, sock, sizeof(sock))))
+		return rc;
+	if ((fd = connect_to(sock)) >= 0) {
+		close(fd);
+		return 0;
+	}
+	/* Refused: a socket file nobody listens on, left by a JVM of this pid that was killed
+	 * before it could remove it. Not ours to open (HotSpot makes it 0600): another user's,
+	 * and no live JVM of that user has this pid. */
+	if ((fd != -ECONNREFUSED && fd != -EACCES) || lstat(sock, &st) || !S_ISSOCK(st.st_mode))
+		return 0;
+	if (fd == -EACCES && st.st_uid == p->uid)
+		return 0;	/* the JVM's own, closed to us: not for us to judge */
+	if (!unlink(sock) || st.st_uid == p->uid)
+		return 0;	/* gone, or the JVM's own user replaces it */
+	/* /tmp is sticky: neither we nor the JVM may replace another user's file, so HotSpot's
+	 * listener would fail to start and say nothing. */
+	snprintf(err, errlen, "%s is a socket that uid %u left behind (a process %d of theirs "
+		 "was killed before it could remove it): Java VM %d (uid %u) cannot replace it, "
+		 "so its attach listener cannot start; remove it as root", sock + strlen(p->root),
+		 (unsigned)st.st_uid, (int)p->nspid, (int)p->pid, (unsigned)p->uid);
+	return -EPERM;
+}
+
 /* Connected socket to a listener that is up, starting it when needed. */
 static int open_listener(const struct att_proc *p, unsigned timeout_ms, char *err,
 			 size_t errlen)
@@ -91,6 +121,8 @@ static int open_listener(const struct att_proc *p, unsigned timeout_ms, char *er
 		return rc;
 	if ((fd = connect_to(sock)) >= 0)
 		return fd;
+	if ((rc = att_clear_stale_socket(p, err, errlen)))
+		return rc;
 	if ((rc = create_trigger(p, trig, sizeof(trig)))) {
 		snprintf(err, errlen, "cannot create the attach trigger .attach_pid%d in the "
 			 "working directory or /tmp of process %d: %s", (int)p->nspid, (int)p->pid,

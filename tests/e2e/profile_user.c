@@ -6,8 +6,11 @@
  * back afterwards. */
 #include "tests/e2e/profile_util.h"
 
+#include <errno.h>
 #include <grp.h>
 #include <pwd.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 
 #define PF_USER "jitprof-e2e"
 #define PARANOID "/proc/sys/kernel/perf_event_paranoid"
@@ -71,7 +74,40 @@ static char *user_dir(const struct passwd *pw, char *prefix, size_t len)
 	return dir;
 }
 
-/* The JVM as the test user, in the background; log in dir. */
+/* The end of what the JVM in dir printed (a thread dump says a SIGQUIT came but found no
+ * attach trigger), for a failure's message; static, so valid until the next call. */
+static const char *jvm_log(const char *dir)
+{
+	static char tail[4096];
+	char path[PATH_MAX + 16];
+	size_t len = 0;
+
+	AG_FMT(path, "%s/jvm.log", dir);
+	char *s = tu_read_file(path, &len);
+	snprintf(tail, sizeof(tail), "%s", !s ? "(none)" : len < sizeof(tail) ? s
+						 : s + len - (sizeof(tail) - 1));
+	free(s);
+	return tail;
+}
+
+/* A socket that nobody listens on at /tmp/.java_pid<pid>, root's and 0600: what a JVM of
+ * root's with that pid leaves when it is killed. */
+static void plant_stale_socket(pid_t pid)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "/tmp/.java_pid%d", (int)pid);
+	unlink(sa.sun_path);
+	cr_assert_eq(bind(fd, (struct sockaddr *)&sa, sizeof(sa)), 0, "%s", strerror(errno));
+	cr_assert_eq(chmod(sa.sun_path, 0600), 0);
+	close(fd);
+}
+
+/* The JVM as the test user, in the background; log in dir. An earlier killed JVM of
+ * another user with this pid may have left its /tmp/.java_pid<pid>, which this user could
+ * never replace: removed, so the run does not depend on the pids this machine handed out
+ * before (the case itself is tested with a planted one). */
 static pid_t user_jvm(const struct ag_jdk *jdk, const struct passwd *pw, const char *dir)
 {
 	char log[PATH_MAX + 16], java[PATH_MAX + 16];
@@ -97,6 +133,10 @@ static pid_t user_jvm(const struct ag_jdk *jdk, const struct passwd *pw, const c
 		      "jitprof.samples.Generations", "8000", (char *)NULL);
 		_exit(127);
 	}
+	struct stat st;
+	AG_FMT(java, "/tmp/.java_pid%d", (int)pid);
+	if (!lstat(java, &st) && st.st_uid != pw->pw_uid)
+		unlink(java);
 	ag_sleep_ms(2000);
 	cr_assert_eq(kill(pid, 0), 0, "the JVM as %s died: %s", PF_USER,
 		     (char *)tu_read_file(log, NULL));
@@ -142,11 +182,23 @@ Test(profile_user, own_jvm_with_paranoid_2, .timeout = 600, .fini = restore_para
 	cr_expect(strstr(rep, "[.] jitprof.samples.Generations."), "%.3000s", rep);
 	free(rep);
 
-	/* Attach to the user's own JVM, as that user. */
+	/* Attach to the user's own JVM, as that user. First with a socket root's killed JVM of
+	 * that pid left in /tmp: the user can remove it no more than the JVM can replace it, so
+	 * jitprof says so at once instead of waiting for a listener that cannot start. */
 	pid_t pid = user_jvm(&jdk, pw, dir);
+	plant_stale_socket(pid);
 	AG_FMT(cmd, "%s %s profile -d 2 -p %d -o a.txt", prefix, exe, (int)pid);
 	cr_assert_eq(tu_sh(&r, cmd, 300), 0);
-	cr_expect_eq(r.status, 0, "as %s: %s", PF_USER, r.err);
+	cr_expect_eq(r.status, 1, "%s", r.err);
+	char want[128];
+	AG_FMT(want, "/tmp/.java_pid%d is a socket that uid 0 left behind", (int)pid);
+	cr_expect(strstr(r.err, want) && strstr(r.err, "remove it as root"), "%s", r.err);
+	tu_result_free(&r);
+	AG_FMT(path, "/tmp/.java_pid%d", (int)pid);
+	cr_assert_eq(unlink(path), 0);
+	cr_assert_eq(tu_sh(&r, cmd, 300), 0);
+	cr_expect_eq(r.status, 0, "as %s: %s\nthe JVM's output:\n%s", PF_USER, r.err,
+		     jvm_log(dir));
 	tu_result_free(&r);
 	AG_FMT(path, "%s/a.txt", dir);
 	rep = tu_read_file(path, NULL);
@@ -193,14 +245,17 @@ Test(profile_user, another_users_process, .timeout = 600)
 	tu_result_free(&r);
 	pf_kill(mine);
 
-	/* Root may attach to the user's JVM: the JVM, running as the user, writes the dump. */
+	/* Root may attach to the user's JVM: the JVM, running as the user, writes the dump. A
+	 * socket root's killed JVM of the same pid left in /tmp would keep the user's JVM from
+	 * starting its listener: jitprof, as root, removes it. */
 	pid_t pid = user_jvm(&jdk, pw, dir);
+	plant_stale_socket(pid);
 	char out[PATH_MAX + 16], p[16];
 	AG_FMT(out, "%s/root.txt", dir);
 	snprintf(p, sizeof(p), "%d", (int)pid);
 	const char *args[] = { "-d", "2", "-p", p, "-o", out, NULL };
 	pf_profile(&r, args, 300);
-	cr_expect_eq(r.status, 0, "%s", r.err);
+	cr_expect_eq(r.status, 0, "%s\nthe JVM's output:\n%s", r.err, jvm_log(dir));
 	tu_result_free(&r);
 	char *rep = tu_read_file(out, NULL);
 	cr_expect(rep && strstr(rep, "[.] jitprof.samples.Generations."), "%.3000s", rep);

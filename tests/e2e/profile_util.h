@@ -102,10 +102,19 @@ static __attribute__((unused)) int pf_wait_for(const char *path, const char *nee
 	return 0;
 }
 
+/* Ends a JVM the test started: SIGTERM first, so that it removes its /tmp/.java_pid<pid>
+ * (a killed JVM leaves it behind, and a later JVM of another user that gets the pid could not
+ * start its attach listener), SIGKILL after 5 s. */
 static __attribute__((unused)) void pf_kill(pid_t pid)
 {
 	int st;
 
+	kill(pid, SIGTERM);
+	for (int i = 0; i < 100; i++) {
+		if (waitpid(pid, &st, WNOHANG) == pid)
+			return;
+		ag_sleep_ms(50);
+	}
 	kill(pid, SIGKILL);
 	waitpid(pid, &st, 0);
 }
