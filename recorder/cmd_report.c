@@ -65,6 +65,8 @@ static void usage(FILE *out)
 		"                          per generation's ELF, as perf's)\n"
 		"      --pid PID           only samples of process PID\n"
 		"      --tid TID           only samples of thread TID\n"
+		"      --event NAME        the event to report when the recording has several\n"
+		"                          (perf record -e a,b; default: the first with samples)\n"
 		"      --time START,END    only samples between START and END seconds after the\n"
 		"                          recording's start (either may be empty)\n"
 		"      --no-demangle       raw symbol names\n"
@@ -84,7 +86,7 @@ enum {
 	OPT_GENERATIONS = 256, OPT_METHOD, OPT_COMPARE, OPT_JSON, OPT_COLLAPSED, OPT_FLAME,
 	OPT_NO_DEMANGLE, OPT_SYMFS, OPT_ARCHIVE, OPT_KALLSYMS, OPT_CALL_GRAPH, OPT_PLIMIT,
 	OPT_INLINE, OPT_NOP, OPT_BUILDID_DIR, OPT_JVM_LOG, OPT_NO_INLINE, OPT_SPLIT_GENS, OPT_PID,
-	OPT_TID, OPT_TIME, OPT_MIN_WIDTH, OPT_REVERSE, OPT_HTML, OPT_SPEEDSCOPE, OPT_PPROF, OPT_DIFF,
+	OPT_TID, OPT_EVENT, OPT_TIME, OPT_MIN_WIDTH, OPT_REVERSE, OPT_HTML, OPT_SPEEDSCOPE, OPT_PPROF, OPT_DIFF,
 	OPT_DIFF_GENS,
 };
 
@@ -107,6 +109,7 @@ static const struct option longopts[] = {
 	{ "split-generations", no_argument, NULL, OPT_SPLIT_GENS },
 	{ "pid", required_argument, NULL, OPT_PID },
 	{ "tid", required_argument, NULL, OPT_TID },
+	{ "event", required_argument, NULL, OPT_EVENT },
 	{ "time", required_argument, NULL, OPT_TIME },
 	{ "min-width", required_argument, NULL, OPT_MIN_WIDTH },
 	{ "reverse", no_argument, NULL, OPT_REVERSE },
@@ -294,6 +297,7 @@ static int parse_args(int argc, char **argv, struct report_args *a)
 			a->diff_base = optarg;
 			a->in.input = argv[optind++];
 			break;
+		case OPT_EVENT: a->in.event = optarg; break;
 		case OPT_NO_INLINE: a->no_inline = 1; break;
 		case OPT_SPLIT_GENS: a->split_gens = 1; break;
 		case OPT_PID:

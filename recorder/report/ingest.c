@@ -535,6 +535,8 @@ static int ingest(struct rp_session *s, const struct rp_ingest_opts *o, char *er
 		snprintf(err, errlen, "%s", strerror(-rc));
 		goto out;
 	}
+	if (o->event && (rc = rp_pick_event(in.r, o->event, o->input, &in.evsel, err, errlen)))
+		goto out;
 	if ((rc = read_events(&in, err, errlen)) < 0)
 		goto out;
 	if ((rc = fill_lines_later(&in)) < 0) {
@@ -549,9 +551,8 @@ static int ingest(struct rp_session *s, const struct rp_ingest_opts *o, char *er
 	rp_set_span(s, first, last);
 	if (in.evsel && in.evsel->name)
 		rp_set_event_name(s, in.evsel->name);
-	if (in.other_evsels)
-		jp_logf(&o->log, JP_LOG_WARN,
-			"more than one event has samples: reporting the first only");
+	if (in.other_evsels && !o->event)
+		rp_warn_other_events(in.r, in.evsel, &o->log);
 	rp_checks_report(&in.checks, o);
 	if (o->want_callchain)
 		rc = dso_build_ids(&in);

@@ -419,6 +419,9 @@ struct rp_ingest_opts {
 	/* Only the loads of methods some frame lands in are named: every generation of those
 	 * methods (the flame graph's tooltips, --html's timeline), none of the rest. */
 	int sampled_methods_only;
+	/* --event: the event reported when the recording has several (NULL: the first with
+	 * samples, and a warning names the others). */
+	const char *event;
 };
 
 /* 0, or -errno with its message naming the file logged through o->log at JP_LOG_ERROR, last

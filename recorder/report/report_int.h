@@ -84,6 +84,16 @@ void rp_name_match_init(struct rp_name_match *m, const char *text);
 int rp_name_matches(const struct rp_name_match *m, const char *name);	/* NULL name: 0 */
 void rp_name_match_fini(struct rp_name_match *m);
 
+/* events.c: the event a report reads. rp_pick_event finds the one called name ("cpu-clock"
+ * also names "cpu-clock:ppp"); -ENOENT with the file's events listed in err otherwise.
+ * rp_warn_other_events says that others had samples and which one is reported. */
+struct pd_reader;
+struct pd_evsel;
+int rp_pick_event(const struct pd_reader *r, const char *name, const char *file,
+		  const struct pd_evsel **out, char *err, size_t errlen);
+void rp_warn_other_events(const struct pd_reader *r, const struct pd_evsel *chosen,
+			  const struct jp_log *log);
+
 /* procs.c: a mapping of process pid (exec: mapped executable) that may be its program's, an
  * exec in pid (its next program mapping is the new program's), a new process child of parent
  * (it runs the parent's program until it execs); the program's file name, interned, once one

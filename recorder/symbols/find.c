@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -254,6 +255,27 @@ static int from_provider(struct sym_session *s, struct sym_dso *d, struct cand *
 	return rc > 0;
 }
 
+/* A [vdso] recorded without a build-id (perf record -z writes none) has nothing to compare
+ * with: this host's own vdso stands in, as the running kallsyms does for such a kernel, and as
+ * perf does. A copy, so that it is freed like any other candidate's image. */
+static int running_vdso(struct sym_session *s, struct cand *c)
+{
+	const GElf_Ehdr *eh = (const void *)getauxval(AT_SYSINFO_EHDR);
+	size_t len;
+
+	if (!eh || memcmp(eh->e_ident, ELFMAG, SELFMAG) || eh->e_ident[EI_CLASS] != ELFCLASS64)
+		return 0;
+	len = eh->e_shoff + (size_t)eh->e_shnum * eh->e_shentsize;
+	if (len > (1u << 20) || !(c->image = malloc(len)))
+		return 0;
+	memcpy(c->image, eh, len);
+	c->len = len;
+	c->path = strdup("this host's [vdso]");
+	sess_msg(s, SYM_LVL_INFO, "[vdso]: the recording names no build-id, so this host's "
+		 "vdso is used for its symbols");
+	return 1;
+}
+
 /* Tries the candidates in order; step is the index of the next one. */
 static int next_cand(struct sym_session *s, struct sym_dso *d, int debug, int step,
 		     struct cand *c)
@@ -284,7 +306,7 @@ static int next_cand(struct sym_session *s, struct sym_dso *d, int debug, int st
 		return find_in_cache(s->buildid_dir, &d->bid, debug ? "debug" : "elf", c);
 	case 2:
 		if (!strcmp(d->long_name, "[vdso]"))
-			return 0;
+			return !debug && !d->bid.size && running_vdso(s, c);
 		if (debug) {
 			char hex[SYM_BUILD_ID_HEX];
 			if (!d->bid.size)
