@@ -303,6 +303,7 @@ int pd_open_file_mode(struct pd_reader *r, const uint8_t *first16)
 	r->data_offset = h.data.offset;
 	/* data.size 0: recording never finalized; read what is there (perf warns the same). */
 	r->data_end = h.data.size ? h.data.offset + h.data.size : (uint64_t)st.st_size;
+	r->unfinished = !h.data.size;
 	if (r->data_end < r->data_offset)
 		return pd_set_err(r, -EINVAL, 48, "data size overflows");
 	if (h.data.size && (err = read_feature_table(r, &h, (uint64_t)st.st_size)))

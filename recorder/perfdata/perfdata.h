@@ -264,6 +264,10 @@ bool pd_reader_has_feature(const struct pd_reader *r, unsigned feat);
 /* File mode: how many features the header flags but the file does not hold (a feature table
  * or section cut off or pointing outside the file); each is left out, the data is unharmed. */
 unsigned pd_reader_nr_features_dropped(const struct pd_reader *r);
+/* 1 when the header's data size is 0: a recording perf record never finalized (killed, or
+ * out of space). Its events are read up to the end of the file, and it has no feature
+ * sections (no build-ids); the caller says so. */
+int pd_reader_unfinished(const struct pd_reader *r);
 const void *pd_reader_feature(const struct pd_reader *r, unsigned feat, size_t *size);
 
 /* Parsed features (valid only if present; return -ENOENT if absent, -EINVAL if malformed). */

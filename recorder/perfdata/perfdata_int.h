@@ -105,6 +105,7 @@ static inline unsigned pd_feat_next(const uint64_t bits[4], unsigned f)
 	for (unsigned f = pd_feat_next(bits, 0); f < PD_FEAT_MAX; f = pd_feat_next(bits, f + 1))
 
 struct pd_reader {
+	bool unfinished;	/* the header's data size is 0: perf record never finalized it */
 	char *path;
 	int fd;
 	bool pipe;

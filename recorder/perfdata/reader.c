@@ -370,6 +370,11 @@ static int next_decompressed(struct pd_reader *r, struct pd_event *ev)
 	return finish(r, ev, r->rec, h.size, r->dsrc_off);
 }
 
+int pd_reader_unfinished(const struct pd_reader *r)
+{
+	return r->unfinished;
+}
+
 unsigned pd_reader_nr_features_dropped(const struct pd_reader *r)
 {
 	return r->feats_dropped;

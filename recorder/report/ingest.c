@@ -504,9 +504,7 @@ static int ingest(struct rp_session *s, const struct rp_ingest_opts *o, char *er
 	int rc = pd_reader_open(&in.r, o->input, &ro);	/* its message names file and offset */
 	if (rc < 0)
 		return rc;
-	if (pd_reader_nr_features_dropped(in.r))
-		jp_logf(&o->log, JP_LOG_WARN, "%s: %u header feature section(s) cut off or outside "
-			"the file are left out", o->input, pd_reader_nr_features_dropped(in.r));
+	rp_checks_header(in.r, o);
 	in.ss = sym_session_new(&so);
 	if (!in.ss) {
 		rc = -ENOMEM;

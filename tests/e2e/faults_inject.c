@@ -171,6 +171,31 @@ Test(faults_inject, truncated_recording_is_salvaged_or_refused_cleanly, .timeout
 	gen_free(&g);
 }
 
+/* A recording perf record never finalized (killed): data size 0 in the header and nothing
+ * after the data. inject and report read it all, and say why it has no build-ids. */
+Test(faults_inject, unfinished_recording_is_read_and_said, .timeout = 120)
+{
+	struct gen g;
+	struct fu_counts in, c;
+	size_t len;
+	char *bytes = gen_bytes(&g, &in, &len);
+	struct pd_reader *r = NULL;
+	cr_assert_eq(pd_reader_open(&r, g.data, NULL), 0);
+	uint64_t d0 = pd_reader_data_offset(r), d1 = d0 + pd_reader_data_size(r), zero = 0;
+	pd_reader_close(r);
+	memcpy(bytes + 48, &zero, sizeof(zero));	/* perf_file_header.data.size */
+	char cut[600], out[600];
+	snprintf(cut, sizeof(cut), "%s/unfinished.data", g.dir);
+	snprintf(out, sizeof(out), "%s/unfinished-out.data", g.dir);
+	cr_assert_eq(tu_write_file(cut, bytes, d1), 0);
+	check_damaged(&g, cut, out, 0, in.samples, "perf record did not finish it");
+	fu_assert_reads_clean(out, &c);
+	cr_assert_eq(c.samples, in.samples, "samples lost from an unfinished recording");
+	check_report(&g, cut, "perf record did not finish it");
+	free(bytes);
+	gen_free(&g);
+}
+
 /* Fuzz finding F5: a record whose size runs past the data section, or is below a header. */
 Test(faults_inject, damaged_record_is_salvaged_up_to_it, .timeout = 120)
 {

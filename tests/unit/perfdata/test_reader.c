@@ -325,3 +325,36 @@ Test(reader, shared_id_areas_are_bounded, .timeout = 60)
 	tu_rmtree(dir);
 	free(dir);
 }
+
+/* A recording perf record never finalized (killed): data size 0 in the header. Its events
+ * are read to the end of the file, and the reader says it is unfinished. */
+Test(reader, unfinished_recording_read_to_the_end)
+{
+	struct pdt_expect e;
+	struct pdt_counts full, c;
+	struct pd_reader *r;
+	size_t len;
+	uint8_t *buf;
+
+	pdt_write(path, 0, 64, &e);
+	cr_assert_eq(pdt_count(path, &full), 0);
+	cr_assert_eq(pd_reader_open(&r, path, NULL), 0);
+	cr_assert_eq(pd_reader_unfinished(r), 0);
+	pd_reader_close(r);
+	buf = tu_read_file(path, &len);
+	uint64_t data_off, data_size, zero = 0;
+	memcpy(&data_off, buf + 40, 8);	/* struct perf_file_section data: offset, size */
+	memcpy(&data_size, buf + 48, 8);
+	memcpy(buf + 48, &zero, 8);
+	/* What perf leaves: the data, no feature sections after it. */
+	cr_assert_leq(data_off + data_size, len);
+	cr_assert_eq(tu_write_file(cut, buf, data_off + data_size), 0);
+	cr_assert_eq(pd_reader_open(&r, cut, NULL), 0);
+	cr_assert_eq(pd_reader_unfinished(r), 1);
+	pd_reader_close(r);
+	cr_assert_eq(pdt_count(cut, &c), 0, "%s", c.err);
+	cr_assert_eq(c.end, 0, "%s", c.err);
+	cr_assert_eq(c.samples, full.samples);
+	cr_assert_eq(c.samples, 64);
+	free(buf);
+}
