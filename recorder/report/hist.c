@@ -294,7 +294,8 @@ const char *rp_entry_key_str(const struct rp_hist *h, const struct rp_entry *e,
 		snprintf(buf, len, "%s", smp->comm ? smp->comm : ":?");
 		break;
 	case RP_KEY_PID:
-		snprintf(buf, len, "%7u:%s", smp->pid, smp->comm ? smp->comm : "");
+		/* signed, as perf prints it: a sample without a task has pid -1 */
+		snprintf(buf, len, "%7d:%s", (int)smp->pid, smp->comm ? smp->comm : "");
 		break;
 	case RP_KEY_DSO:
 		snprintf(buf, len, "%s", f->dso ? f->dso : "[unknown]");

@@ -337,7 +337,7 @@ static int on_sample(struct ingest *in, const struct pd_event *ev)
 		.comm = rp_intern(in->s, sym_comm_of(in->ss, ps->pid, ps->tid, ps->time)),
 	};
 	if (!smp.comm)
-		smp.comm = rp_intern(in->s, ":-1");
+		smp.comm = rp_comm_unknown(in->s, ps->pid, ps->tid);
 	return rp_add_sample(in->s, &smp, frames, nr);
 }
 

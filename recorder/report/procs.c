@@ -90,6 +90,17 @@ const char *rp_process_exe(const struct rp_session *s, uint32_t pid)
 	return e ? e->name : NULL;
 }
 
+const char *rp_comm_unknown(struct rp_session *s, uint32_t pid, uint32_t tid)
+{
+	char buf[16];
+
+	/* perf's names: the idle task is "swapper"; a thread no COMM named, ":TID". */
+	if (pid == 0 && tid == 0)
+		return rp_intern(s, "swapper");
+	snprintf(buf, sizeof(buf), ":%d", (int)tid);
+	return rp_intern(s, buf);
+}
+
 void rp_note_process_event(struct rp_session *s, const struct pd_event *ev)
 {
 	const struct pd_mmap *m = &ev->u.mmap;

@@ -105,6 +105,9 @@ void rp_note_process_event(struct rp_session *s, const struct pd_event *ev);
 void rp_note_exec(struct rp_session *s, uint32_t pid);
 void rp_note_fork(struct rp_session *s, uint32_t parent, uint32_t child);
 const char *rp_process_exe(const struct rp_session *s, uint32_t pid);
+/* The command of a sample whose thread no COMM event named, as perf shows it: "swapper" for
+ * the idle task (pid 0), else ":TID" (":-1" for samples without a task), interned. */
+const char *rp_comm_unknown(struct rp_session *s, uint32_t pid, uint32_t tid);
 
 uint64_t rp_hash_bytes(const void *buf, size_t len, uint64_t h);
 

@@ -80,3 +80,15 @@ Test(procs, from_events)
 	cr_assert_str_eq(rp_process_exe(s, 6), "java");
 	rp_session_free(s);
 }
+
+/* A sample's thread that no COMM named gets perf's name: the idle task "swapper", any other
+ * ":TID", a sample without a task ":-1". */
+Test(procs, names_of_unnamed_threads_as_perf_gives_them)
+{
+	struct rp_session *s = rt_session();
+	cr_assert_str_eq(rp_comm_unknown(s, 0, 0), "swapper");
+	cr_assert_str_eq(rp_comm_unknown(s, 42, 43), ":43");
+	cr_assert_str_eq(rp_comm_unknown(s, UINT32_MAX, UINT32_MAX), ":-1");
+	cr_assert_eq(rp_comm_unknown(s, 42, 43), rp_comm_unknown(s, 42, 43), "interned");
+	rp_session_free(s);
+}
