@@ -94,6 +94,11 @@ int main(int argc, char **argv)
 			if (batch_command(c->name))
 				jp_malloc_tune(argv);
 			cli_set_command(c->name);
+			/* getopt names the program after argv[0] in its messages: "jitprof
+			 * report: unrecognized option", as our own errors say it. */
+			char prog[64];
+			snprintf(prog, sizeof(prog), "jitprof %s", name);
+			argv[1] = prog;
 			return c->fn(argc - 1, argv + 1);
 		}
 	}

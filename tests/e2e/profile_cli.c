@@ -56,6 +56,11 @@ Test(profile_cli, unknown_option_exits_2_everywhere)
 		const char *args[] = { cmds[i], "--no-such-option", NULL };
 		run(&r, args);
 		cr_expect_eq(r.status, 2, "%s: %d %s", cmds[i], r.status, r.err);
+		/* named as the user typed the command, as every other message of ours */
+		char want[128];
+		snprintf(want, sizeof(want), "jitprof %s: unrecognized option '--no-such-option'",
+			 cmds[i]);
+		cr_expect(!strncmp(r.err, want, strlen(want)), "%s", r.err);
 		tu_result_free(&r);
 	}
 }
