@@ -316,7 +316,7 @@ int rp_print_generations(FILE *out, const struct rp_session *s, const char *meth
 	}
 	if (quiet)
 		fprintf(out, "\n# %zu more method%s with several generations and no samples "
-			"(--method REGEX shows them)\n", quiet, quiet == 1 ? "" : "s");
+			"(--method NAME shows them)\n", quiet, quiet == 1 ? "" : "s");
 	if (v.runtime_loads)
 		fprintf(out, "\n# runtime code (stubs, adapters, interpreter; not generations): %zu "
 			"loads, %" PRIu64 " samples\n", v.runtime_loads, v.runtime_samples);
