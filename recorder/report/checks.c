@@ -77,6 +77,7 @@ void rp_checks_sample(struct rp_checks *c, uint32_t pid, uint64_t sample_type, i
 	} else if (is_anon_code(leaf->dso)) {
 		if (!c->anon_leaf++)
 			c->anon_pid = pid;
+		c->anon_unnamed += !leaf->sym;
 	}
 }
 
@@ -116,14 +117,16 @@ void rp_checks_report(const struct rp_checks *c, const struct rp_ingest_opts *o)
 			 (unsigned long long)c->jit_leaf_alone, (unsigned long long)c->jit_leaf);
 		say(o, msg);
 	}
-	if (c->anon_leaf >= CHECK_MIN_SAMPLES && c->anon_leaf * 20 >= c->samples &&
-	    !c->jitted_maps) {
-		double pct = 100.0 * (double)c->anon_leaf / (double)c->samples;
+	/* Without a jitdump, code a /tmp/perf-PID.map names (node --perf-basic-prof) is no
+	 * forgotten step: only nameless code is worth the warning then. */
+	uint64_t n = c->markers ? c->anon_leaf : c->anon_unnamed;
+	if (n >= CHECK_MIN_SAMPLES && n * 20 >= c->samples && !c->jitted_maps) {
+		double pct = 100.0 * (double)n / (double)c->samples;
 		if (c->markers)
 			snprintf(msg, sizeof(msg), "%llu samples (%.1f%%) are in JIT code and %s "
 				 "names %llu jitdump(s) (%s) but was not injected: run 'jitprof "
 				 "inject -i %s' and report its output (perf.jit.data)",
-				 (unsigned long long)c->anon_leaf, pct, o->input,
+				 (unsigned long long)n, pct, o->input,
 				 (unsigned long long)c->markers, c->marker, o->input);
 		else
 			snprintf(msg, sizeof(msg), "%llu samples (%.1f%%) are in JIT code (anonymous "
@@ -132,7 +135,7 @@ void rp_checks_report(const struct rp_checks *c, const struct rp_ingest_opts *o)
 				 "$JITDUMPDIR or ~/.debug/jit, or in node's working directory with "
 				 "--perf-prof): start java with -agentpath:libagent.so, or use "
 				 "'jitprof profile'",
-				 (unsigned long long)c->anon_leaf, pct, o->input, c->anon_pid);
+				 (unsigned long long)n, pct, o->input, c->anon_pid);
 		say(o, msg);
 	}
 }

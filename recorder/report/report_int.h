@@ -274,6 +274,7 @@ struct rp_checks {
 	uint64_t samples;
 	uint64_t jit_leaf, jit_leaf_alone;	/* leaf in jitted code; of those, no caller */
 	uint64_t anon_leaf;			/* leaf in JIT code no jitdump described */
+	uint64_t anon_unnamed;			/* of those, no name either (no perf-PID.map) */
 	uint32_t anon_pid;			/* the first such sample's process */
 	uint64_t jitted_maps, markers;		/* MMAPs of jitted-*.so, of jit-PID.dump */
 	char marker[256];			/* the first marker's path */

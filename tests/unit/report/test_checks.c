@@ -67,3 +67,31 @@ Test(checks, recording_without_chains)
 	cr_assert(strstr(s, "call chains asked for (-g, --collapsed, --flamegraph) but x.data was "
 			 "recorded without them"), "%s", s);
 }
+
+/* n user samples in anonymous executable memory: named (a /tmp/perf-PID.map) or not. */
+static void feed_anon(struct rp_checks *c, const char *sym, int n)
+{
+	struct rp_frame f = { .dso = "//anon", .sym = sym, .ip = 0x7000 };
+	for (int i = 0; i < n; i++)
+		rp_checks_sample(c, 9, PERF_SAMPLE_IP, 1, &f, 1, 1);
+}
+
+/* JIT code without a jitdump: worth saying when it is nameless; not when a perf map names
+ * it (node --perf-basic-prof); always when the recording mapped a dump it was not given. */
+Test(checks, jit_code_without_a_jitdump)
+{
+	struct rp_checks c = { 0 };
+	feed_anon(&c, NULL, 30);
+	const char *s = report(&c, 0);
+	cr_assert(strstr(s, "30 samples (100.0%) are in JIT code (anonymous executable memory) "
+			 "and no jitdump was injected"), "%s", s);
+
+	struct rp_checks named = { 0 };
+	feed_anon(&named, "JS:*fib /tmp/w.js:2:13", 30);
+	cr_assert_str_empty(report(&named, 0), "named by a perf map, nothing forgotten");
+
+	rp_checks_mmap(&named, "/tmp/jit-9.dump");
+	s = report(&named, 0);
+	cr_assert(strstr(s, "30 samples (100.0%) are in JIT code and x.data names 1 jitdump(s) "
+			 "(/tmp/jit-9.dump) but was not injected"), "%s", s);
+}
