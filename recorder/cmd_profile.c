@@ -52,8 +52,10 @@ static void usage(FILE *out)
 		"                          started here, not -p)\n"
 		"  -p, --pid PID           attach to this running Java VM\n"
 		"      --java              CMD starts a JVM although it is not called java\n"
-		"                          (the flags go in JAVA_TOOL_OPTIONS)\n"
-		"      --node              CMD starts node (npm, a script): NODE_OPTIONS\n"
+		"                          (the flags go in JAVA_TOOL_OPTIONS), or java that\n"
+		"                          starts other JVMs, which inherit them from there\n"
+		"      --node              CMD starts node (npm, a script), or node that forks\n"
+		"                          node: NODE_OPTIONS\n"
 		"  -q, --quiet             only errors and the closing line\n"
 		"  -V, --version           jitprof's version\n"
 		"  -h, --help              this text\n\n"
@@ -286,7 +288,8 @@ int profile_record(struct profile *p, char **cmd)
 }
 
 /* What the runtime gets, then the recording: on the command line of java or node itself,
- * else (--java, --node: a script or launcher that starts it) in JAVA_TOOL_OPTIONS or
+ * else (--java, --node: a script or launcher that starts it, or a runtime that starts
+ * others, which inherit the environment and not the command line) in JAVA_TOOL_OPTIONS or
  * NODE_OPTIONS, after what is there. */
 static int launch(struct profile *p)
 {
@@ -321,7 +324,7 @@ static int launch(struct profile *p)
 		nadd = PROF_NODE_NARGS;
 		var = "NODE_OPTIONS";
 	}
-	if (add && prof_runtime_direct(p->cmd[0], rt)) {
+	if (add && p->forced == PROF_RT_OTHER && prof_runtime_direct(p->cmd[0], rt)) {
 		if (!(argv = mine = prof_argv_insert(p->cmd, add, nadd)))
 			return cli_error("out of memory");
 	} else if (add && (prof_env_append(env, sizeof(env), getenv(var), add, nadd) ||
@@ -355,9 +358,13 @@ static int report(struct profile *p, int injected)
 static int report_once(struct profile *p, int injected, const char *log)
 {
 	char *in = injected ? p->jitdata : p->data;
-	char *table[] = { p->exe, "report", "-q", "-i", in, NULL };
+	/* The report's warnings are the profile's (a JVM the profiled one started got no agent,
+	 * say), once (--stdio: a no-op in the place of -q): the generations that follow the
+	 * table are read quietly. */
+	char *q = p->quiet ? "-q" : "--stdio";
+	char *table[] = { p->exe, "report", q, "-i", in, NULL };
 	char *gens[] = { p->exe, "report", "-q", "-i", in, "--generations", NULL, NULL, NULL };
-	char *flag[] = { p->exe, "report", "-q", "-i", in, (char *)p->fmt->flag,
+	char *flag[] = { p->exe, "report", q, "-i", in, (char *)p->fmt->flag,
 			 (char *)p->out, NULL, NULL, NULL };
 
 	if (log) {

@@ -42,15 +42,16 @@ static int is_jitted(struct rp_checks *c, const char *dso)
 	return c->last_jitted;
 }
 
-void rp_checks_mmap(struct rp_checks *c, const char *filename)
+void rp_checks_mmap(struct rp_checks *c, uint32_t pid, const char *filename)
 {
-	uint32_t pid;
+	uint32_t dump_pid;
 
 	if (!filename)
 		return;
 	if (rp_is_jitted_name(filename, NULL, NULL)) {
 		c->jitted_maps++;
-	} else if (jd_is_marker_name(filename, &pid) == 1) {
+		(void)rp_map_put(&c->jitted_pids, (uint64_t)pid + 1, 1);
+	} else if (jd_is_marker_name(filename, &dump_pid) == 1) {
 		if (!c->markers++)
 			snprintf(c->marker, sizeof(c->marker), "%s", filename);
 	}
@@ -77,8 +78,38 @@ void rp_checks_sample(struct rp_checks *c, uint32_t pid, uint64_t sample_type, i
 	} else if (is_anon_code(leaf->dso)) {
 		if (!c->anon_leaf++)
 			c->anon_pid = pid;
-		c->anon_unnamed += !leaf->sym;
+		if (!leaf->sym) {
+			uint32_t n = 0;
+			c->anon_unnamed++;
+			rp_map_get(&c->anon_by_pid, (uint64_t)pid + 1, &n);
+			(void)rp_map_put(&c->anon_by_pid, (uint64_t)pid + 1, n + 1);
+		}
 	}
+}
+
+void rp_checks_free(struct rp_checks *c)
+{
+	rp_map_free(&c->anon_by_pid);
+	rp_map_free(&c->jitted_pids);
+}
+
+/* Some processes had a jitdump and one with nameless JIT code had none: a process the
+ * profiled one started (a JVM launching JVMs, node forking node) did not inherit flags given
+ * on the command line. The one with the most such samples, or 0. */
+static uint32_t process_without_dump(const struct rp_checks *c, uint64_t *samples)
+{
+	uint32_t worst = 0, one;
+
+	*samples = 0;
+	for (size_t i = 0; c->jitted_maps && i < c->anon_by_pid.cap; i++) {
+		uint64_t key = c->anon_by_pid.k[i];
+		if (key && !rp_map_get(&c->jitted_pids, key, &one) &&
+		    c->anon_by_pid.v[i] > *samples) {
+			*samples = c->anon_by_pid.v[i];
+			worst = (uint32_t)(key - 1);
+		}
+	}
+	return worst;
 }
 
 static void say(const struct rp_ingest_opts *o, const char *msg)
@@ -136,6 +167,18 @@ void rp_checks_report(const struct rp_checks *c, const struct rp_ingest_opts *o)
 				 "--perf-prof): start java with -agentpath:libagent.so, or use "
 				 "'jitprof profile'",
 				 (unsigned long long)n, pct, o->input, c->anon_pid);
+		say(o, msg);
+	}
+	uint64_t alone;
+	uint32_t pid = process_without_dump(c, &alone);
+	if (alone >= CHECK_MIN_SAMPLES && alone * 20 >= c->samples) {
+		snprintf(msg, sizeof(msg), "process %u: %llu samples (%.1f%%) in JIT code that no "
+			 "jitdump describes, while other processes of %s have one: a process the "
+			 "profiled one started (a JVM that starts JVMs, node forking node) does not "
+			 "inherit flags given on a command line; jitprof profile --java (or --node) "
+			 "puts them in JAVA_TOOL_OPTIONS (NODE_OPTIONS), which every child inherits",
+			 pid, (unsigned long long)alone, 100.0 * (double)alone / (double)c->samples,
+			 o->input);
 		say(o, msg);
 	}
 }

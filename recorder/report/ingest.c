@@ -54,7 +54,7 @@ static void end_load(void *ctx, uint32_t idx)
 static void on_mmap(struct ingest *in, const struct pd_event *ev, uint64_t time)
 {
 	const struct pd_mmap *m = &ev->u.mmap;
-	rp_checks_mmap(&in->checks, m->filename);
+	rp_checks_mmap(&in->checks, m->pid, m->filename);
 	rp_note_process_event(in->s, ev);
 	if (!in->o->want_loads || !rp_is_jitted_name(m->filename, NULL, NULL))
 		return;
@@ -561,6 +561,7 @@ static int ingest(struct rp_session *s, const struct rp_ingest_opts *o, char *er
 		rc = o->finish(o->ctx, in.ss);
 out:
 	rp_prefetch_end(s);	/* a worker left running (an error before the loads) */
+	rp_checks_free(&in.checks);
 	rp_map_free(&in.path_load);
 	rp_map_free(&in.dso_load);
 	rp_memo_free(&in.m_dso);

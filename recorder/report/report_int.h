@@ -275,6 +275,8 @@ struct rp_checks {
 	uint64_t jit_leaf, jit_leaf_alone;	/* leaf in jitted code; of those, no caller */
 	uint64_t anon_leaf;			/* leaf in JIT code no jitdump described */
 	uint64_t anon_unnamed;			/* of those, no name either (no perf-PID.map) */
+	struct rp_u64map anon_by_pid;		/* pid + 1 -> its anon_unnamed samples */
+	struct rp_u64map jitted_pids;		/* pid + 1 -> 1: a jitted ELF was mapped */
 	uint32_t anon_pid;			/* the first such sample's process */
 	uint64_t jitted_maps, markers;		/* MMAPs of jitted-*.so, of jit-PID.dump */
 	char marker[256];			/* the first marker's path */
@@ -284,10 +286,13 @@ struct rp_checks {
 	const char *last_dso;			/* is_jitted's one remembered answer */
 	int last_jitted;
 };
-void rp_checks_mmap(struct rp_checks *c, const char *filename);
+/* A mapping of process pid (the jitted ELFs' own names carry the pid the runtime saw, which
+ * in a container is not this one). */
+void rp_checks_mmap(struct rp_checks *c, uint32_t pid, const char *filename);
 /* One resolved sample: f[0..leaf_frames) the ip (inlined frames first), then its callers. */
 void rp_checks_sample(struct rp_checks *c, uint32_t pid, uint64_t sample_type, int user,
 		      const struct rp_frame *f, uint32_t leaf_frames, uint32_t nr);
+void rp_checks_free(struct rp_checks *c);
 /* The warnings, through o->log (JP_LOG_WARN). */
 void rp_checks_report(const struct rp_checks *c, const struct rp_ingest_opts *o);
 /* What the file's header says of its state: never finalized, feature sections dropped. */

@@ -249,6 +249,64 @@ Test(profile_launch, java_flag_through_java_tool_options, .timeout = 300)
 	free(dir);
 }
 
+/* How many files in dir are named prefix...suffix. */
+static int files_named(const char *dir, const char *prefix, const char *suffix)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	size_t np = strlen(prefix), ns = strlen(suffix);
+	int n = 0;
+
+	while (d && (de = readdir(d))) {
+		size_t len = strlen(de->d_name);
+		n += len > np + ns && !strncmp(de->d_name, prefix, np) &&
+		     !strcmp(de->d_name + len - ns, suffix);
+	}
+	if (d)
+		closedir(d);
+	return n;
+}
+
+/* A JVM that starts another (ForkJvm, as build tools do): flags on java's command line miss
+ * the child, and the report says so, naming --java; with --java both JVMs write a dump and
+ * both programs' methods are named. */
+Test(profile_launch, a_jvm_that_starts_jvms, .timeout = 300)
+{
+	struct ag_jdk jdk;
+	char *dir = tu_tmpdir("profile-fork"), out[PATH_MAX], java[PATH_MAX];
+	char path[PATH_MAX + 64];
+	struct tu_result r;
+
+	cr_assert_eq(ag_jdks(&jdk, 1), 1, "no JDK under /usr/lib/jvm");
+	AG_FMT(out, "%s/f.txt", dir);
+	AG_FMT(java, "%s/bin/java", jdk.home);
+	const char *plain[] = { "-o", out, "--", java, "-cp", ag_classpath(),
+				"jitprof.samples.ForkJvm", "400", NULL };
+	pf_profile(&r, plain, 300);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_expect(strstr(r.out, "forkjvm parent true, child exit 0"), "stdout: %s", r.out);
+	cr_expect(strstr(r.err, "in JIT code that no jitdump describes, while other processes") &&
+		  strstr(r.err, "jitprof profile --java"), "%s", r.err);
+	tu_result_free(&r);
+
+	const char *forced[] = { "--java", "-o", out, "--", java, "-cp", ag_classpath(),
+				 "jitprof.samples.ForkJvm", "400", NULL };
+	pf_profile(&r, forced, 300);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_expect_null(strstr(r.err, "no jitdump describes"), "%s", r.err);
+	tu_result_free(&r);
+	AG_FMT(path, "%s/f.jitprof", dir);
+	int dumps = files_named(path, "jit-", ".dump");
+	cr_expect_eq(dumps, 2, "dumps in %s: %d", path, dumps);
+	char *rep = tu_read_file(out, NULL);
+	cr_assert_not_null(rep, "no %s", out);
+	cr_expect(strstr(rep, "[.] jitprof.samples.ForkJvm.spin(long)") &&
+		  strstr(rep, "[.] jitprof.samples.Generations."), "%.3000s", rep);
+	free(rep);
+	tu_rmtree(dir);
+	free(dir);
+}
+
 /* --jvm-log: the JVM writes HotSpot's compilation log into the data directory and the report
  * joins it. Deopts drives branchy() into an unstable_if trap and cha() into a broken
  * dependency: the text report's generations say so under the generation that ended, and the
@@ -277,13 +335,7 @@ Test(profile_launch, jvm_log_explains_deopts, .timeout = 600)
 	cr_expect(strstr(rep, "dependency broken: "), "no broken dependency:\n%s", rep);
 	free(rep);
 	AG_FMT(path, "%s/d.jitprof", dir);
-	DIR *d = opendir(path);
-	struct dirent *de;
-	int logs = 0;
-	while (d && (de = readdir(d)))
-		logs += !strncmp(de->d_name, "jvm-pid", 7) && strstr(de->d_name, ".log");
-	if (d)
-		closedir(d);
+	int logs = files_named(path, "jvm-pid", ".log");
 	cr_expect_eq(logs, 1, "compilation logs in %s: %d", path, logs);
 
 	/* The HTML timeline: a lane that ended by branchy()'s trap (in branchy() or where C2

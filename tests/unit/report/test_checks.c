@@ -68,12 +68,18 @@ Test(checks, recording_without_chains)
 			 "recorded without them"), "%s", s);
 }
 
-/* n user samples in anonymous executable memory: named (a /tmp/perf-PID.map) or not. */
-static void feed_anon(struct rp_checks *c, const char *sym, int n)
+/* n user samples of process pid in anonymous executable memory: named (a
+ * /tmp/perf-PID.map) or not. */
+static void feed_anon_of(struct rp_checks *c, uint32_t pid, const char *sym, int n)
 {
 	struct rp_frame f = { .dso = "//anon", .sym = sym, .ip = 0x7000 };
 	for (int i = 0; i < n; i++)
-		rp_checks_sample(c, 9, PERF_SAMPLE_IP, 1, &f, 1, 1);
+		rp_checks_sample(c, pid, PERF_SAMPLE_IP, 1, &f, 1, 1);
+}
+
+static void feed_anon(struct rp_checks *c, const char *sym, int n)
+{
+	feed_anon_of(c, 9, sym, n);
 }
 
 /* JIT code without a jitdump: worth saying when it is nameless; not when a perf map names
@@ -90,8 +96,30 @@ Test(checks, jit_code_without_a_jitdump)
 	feed_anon(&named, "JS:*fib /tmp/w.js:2:13", 30);
 	cr_assert_str_empty(report(&named, 0), "named by a perf map, nothing forgotten");
 
-	rp_checks_mmap(&named, "/tmp/jit-9.dump");
+	rp_checks_mmap(&named, 9, "/tmp/jit-9.dump");
 	s = report(&named, 0);
 	cr_assert(strstr(s, "30 samples (100.0%) are in JIT code and x.data names 1 jitdump(s) "
 			 "(/tmp/jit-9.dump) but was not injected"), "%s", s);
+	rp_checks_free(&c);
+	rp_checks_free(&named);
+}
+
+/* A JVM that started another: the parent's code injected, the child's nameless. The child is
+ * named, with the way to give it the agent; a child with its own dump is not. */
+Test(checks, a_process_without_the_others_jitdump)
+{
+	struct rp_checks c = { 0 };
+	rp_checks_mmap(&c, 100, "/tmp/d/jitted-100-7.so");
+	feed(&c, PERF_SAMPLE_IP, 40);			/* pid 1's jitted code */
+	feed_anon_of(&c, 200, NULL, 30);
+	feed_anon_of(&c, 300, NULL, 25);
+	const char *s = report(&c, 0);
+	cr_assert(strstr(s, "process 200: 30 samples (31.6%) in JIT code that no jitdump "
+			 "describes, while other processes of x.data have one") &&
+		  strstr(s, "jitprof profile --java"), "%s", s);
+	cr_assert_null(strstr(s, "no jitdump was injected"), "some were: %s", s);
+	rp_checks_mmap(&c, 200, "/tmp/d/jitted-200-1.so");
+	rp_checks_mmap(&c, 300, "/tmp/d/jitted-12-1.so");	/* in a container: its own pid */
+	cr_assert_str_empty(report(&c, 0), "every process has its dump");
+	rp_checks_free(&c);
 }
