@@ -2,8 +2,9 @@
  * giving a poorer report: call graphs asked of a recording without call chains, or whose user
  * stacks were copied to be unwound later (perf record --call-graph dwarf: jitprof does not
  * unwind them), jitted code sampled with no callers (HotSpot without
- * -XX:+PreserveFramePointer), and JIT code sampled while no jitdump was injected (no agent,
- * or inject not run). Fed by ingest.c. */
+ * -XX:+PreserveFramePointer), JIT code sampled while no jitdump was injected (no agent,
+ * or inject not run), or in one process while others had theirs (a JVM the profiled one
+ * started), and what the file's header says of it. Fed by ingest.c. */
 #include "recorder/report/report_int.h"
 
 #include <stdio.h>
