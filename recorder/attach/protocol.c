@@ -135,11 +135,18 @@ static int open_listener(const struct att_proc *p, unsigned timeout_ms, char *er
 		snprintf(err, errlen, "cannot signal process %d: %s", (int)p->pid, strerror(-rc));
 		return rc;
 	}
-	/* Sent once: a JVM whose listener is already up answers another SIGQUIT with a thread
-	 * dump on its stdout. */
-	while ((fd = connect_to(sock)) < 0 && waited < timeout_ms) {
-		if (kill(p->pid, 0) && errno == ESRCH)
+	/* Once more at half the time, as jcmd does: a JVM can lose the first signal (still
+	 * starting, its listener's start failed). Not more often: a JVM whose listener is up
+	 * answers every further SIGQUIT with a thread dump on its stdout. */
+	int resent = 0;
+	for (;;) {
+		fd = connect_to(sock);
+		if (fd >= 0 || waited >= timeout_ms || (kill(p->pid, 0) && errno == ESRCH))
 			break;
+		if (!resent && waited > timeout_ms / 2 && fd == -ENOENT) {
+			resent = 1;
+			kill(p->pid, SIGQUIT);
+		}
 		sleep_ms(step);
 		waited += step;
 		step = step < 200 ? step * 2 : 200;

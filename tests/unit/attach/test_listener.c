@@ -1,6 +1,8 @@
-/* test_stale_socket.c - att_clear_stale_socket: a /tmp/.java_pid<nspid> that nobody listens
- * on goes, a listening one stays, and another user's that we may not remove is named in the
- * error (HotSpot could not replace it, and would fail to start its listener silently). */
+/* test_listener.c - starting a JVM's attach listener. att_clear_stale_socket: a
+ * /tmp/.java_pid<nspid> that nobody listens on goes, a listening one stays, and another user's
+ * that we may not remove is named in the error (HotSpot could not replace it, and would fail
+ * to start its listener silently). A target that ignores the first SIGQUIT gets a second at
+ * half the timeout, as jcmd sends it. */
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <stdio.h>
@@ -8,8 +10,12 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <signal.h>
+#include <stdlib.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include "tests/lib/testutil.h"
 
 #include "recorder/attach/attach.h"
 
@@ -48,7 +54,7 @@ static int exists(const char *path)
 	return lstat(path, &st) == 0;
 }
 
-Test(attach_stale, a_listening_socket_stays)
+Test(attach_listener, a_listening_socket_stays)
 {
 	struct att_proc p = target(geteuid());
 	char path[64], err[512] = "";
@@ -60,7 +66,7 @@ Test(attach_stale, a_listening_socket_stays)
 	unlink(path);
 }
 
-Test(attach_stale, a_socket_nobody_listens_on_goes)
+Test(attach_listener, a_socket_nobody_listens_on_goes)
 {
 	struct att_proc p = target(geteuid());
 	char path[64], err[512] = "";
@@ -73,7 +79,7 @@ Test(attach_stale, a_socket_nobody_listens_on_goes)
 	cr_assert_eq(att_clear_stale_socket(&p, err, sizeof(err)), 0, "%s", err);
 }
 
-Test(attach_stale, another_users_that_we_may_not_remove_is_named)
+Test(attach_listener, another_users_that_we_may_not_remove_is_named)
 {
 	struct att_proc p = target(65534);
 	char path[64], err[512] = "";
@@ -105,4 +111,71 @@ Test(attach_stale, another_users_that_we_may_not_remove_is_named)
 	/* Root removes it. */
 	cr_assert_eq(att_clear_stale_socket(&p, err, sizeof(err)), 0, "%s", err);
 	cr_assert_not(exists(path));
+}
+
+static volatile sig_atomic_t quits;
+
+static void on_quit(int sig)
+{
+	(void)sig;
+	quits++;
+}
+
+/* A JVM that misses the first SIGQUIT: it opens its listener at the second and answers one
+ * load request as HotSpot does. Exits with the number of SIGQUITs it got. */
+static void fake_jvm(int ready_fd)
+{
+	struct sigaction sa = { .sa_handler = on_quit };
+	struct sockaddr_un un = { .sun_family = AF_UNIX };
+	char req[512];
+
+	sigaction(SIGQUIT, &sa, NULL);
+	if (write(ready_fd, "r", 1) != 1)
+		_exit(100);
+	for (int i = 0; i < 1000 && quits < 2; i++)
+		usleep(10000);
+	if (quits < 2)
+		_exit(101);
+	snprintf(un.sun_path, sizeof(un.sun_path), "/tmp/.java_pid%d", (int)getpid());
+	unlink(un.sun_path);
+	int l = socket(AF_UNIX, SOCK_STREAM, 0);
+	if (l < 0 || bind(l, (struct sockaddr *)&un, sizeof(un)) || listen(l, 1))
+		_exit(102);
+	int c = accept(l, NULL, NULL);
+	ssize_t n = c >= 0 ? read(c, req, sizeof(req)) : -1;
+	if (n <= 0 || write(c, "0\nreturn code: 0\n", 17) != 17)
+		_exit(103);
+	close(c);
+	close(l);
+	unlink(un.sun_path);
+	_exit(quits);
+}
+
+Test(attach_listener, a_lost_first_signal_is_sent_again, .timeout = 30)
+{
+	char *dir = tu_tmpdir("attach-quit"), err[1024] = "";
+	int pfd[2], st, arc = -1;
+	char c;
+
+	cr_assert_eq(pipe(pfd), 0);
+	pid_t child = fork();
+	cr_assert_neq(child, -1);
+	if (child == 0) {
+		close(pfd[0]);
+		if (chdir(dir))	/* the trigger goes into the target's working directory */
+			_exit(104);
+		fake_jvm(pfd[1]);
+	}
+	close(pfd[1]);
+	cr_assert_eq(read(pfd[0], &c, 1), 1, "the fake JVM did not start");
+	close(pfd[0]);
+	struct att_proc p = { .pid = child, .nspid = child, .uid = geteuid(), .gid = getegid() };
+	snprintf(p.root, sizeof(p.root), "/proc/%d/root", (int)child);
+	int rc = att_load_agent(&p, "/x/libagent.so", "", 2000, &arc, err, sizeof(err));
+	cr_assert_eq(waitpid(child, &st, 0), child);
+	cr_assert_eq(rc, 0, "%s", err);
+	cr_assert_eq(arc, 0);
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 2, "the fake JVM: status %d", st);
+	tu_rmtree(dir);
+	free(dir);
 }
