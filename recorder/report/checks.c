@@ -174,9 +174,9 @@ void rp_checks_report(const struct rp_checks *c, const struct rp_ingest_opts *o)
 	uint32_t pid = process_without_dump(c, &alone);
 	if (alone >= CHECK_MIN_SAMPLES && alone * 20 >= c->samples) {
 		snprintf(msg, sizeof(msg), "process %u: %llu samples (%.1f%%) in JIT code that no "
-			 "jitdump describes, while other processes of %s have one: a process the "
-			 "profiled one started (a JVM that starts JVMs, node forking node) does not "
-			 "inherit flags given on a command line; jitprof profile --java (or --node) "
+			 "jitdump describes, while other processes of %s have one; if the profiled "
+			 "program started it (a JVM that starts JVMs, node forking node), it did not "
+			 "inherit flags given on a command line: jitprof profile --java (or --node) "
 			 "puts them in JAVA_TOOL_OPTIONS (NODE_OPTIONS), which every child inherits",
 			 pid, (unsigned long long)alone, 100.0 * (double)alone / (double)c->samples,
 			 o->input);
