@@ -7,7 +7,7 @@ pkgs=(
 	build-essential clang llvm libclang-rt-14-dev pkg-config
 	libelf-dev libdw-dev elfutils libssl-dev libcapstone-dev libdebuginfod-dev debuginfod
 	libzstd-dev zstd libcriterion-dev libarchive-dev libiberty-dev
-	binutils gdb linux-perf
+	binutils gdb linux-perf strace
 	openjdk-17-jdk-headless nodejs npm
 	python3 libxml2-utils libxml2-dev python3-jsonschema help2man
 	chromium golang-go libprotobuf-c-dev protobuf-c-compiler zlib1g-dev

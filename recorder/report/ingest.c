@@ -76,8 +76,10 @@ static void on_mmap(struct ingest *in, const struct pd_event *ev, uint64_t time)
 		in->load_src[moved - 1].map_time = time;
 		return;
 	}
-	/* its dump is indexed meanwhile, for rp_ingest_loads */
-	rp_prefetch_dump(s, m->filename, m->pid);
+	/* its dump is indexed meanwhile, for rp_ingest_loads (which, naming sampled loads only,
+	 * reads their names from their ELFs' notes and indexes a dump only when one lacks it) */
+	if (!in->o->sampled_loads_only)
+		rp_prefetch_dump(s, m->filename, m->pid);
 	struct rp_load l = { .pid = m->pid, .load_time = time, .code_addr = m->start,
 			     .code_size = m->len };
 	uint32_t idx = rp_add_load(s, &l);

@@ -23,6 +23,7 @@ struct dump {
 	char dir[PATH_MAX];
 	uint32_t pid;
 	struct jd_index *x;		/* NULL: none there */
+	int err;			/* why not (-errno) */
 	struct rp_u64map by_index;	/* code_index + 1 -> entry + 1 */
 };
 
@@ -53,7 +54,7 @@ static const char *dump_path(const struct dump *d, char buf[DUMP_PATH_MAX])
 static void index_dump(struct dump *d)
 {
 	char buf[DUMP_PATH_MAX];
-	if (jd_index_open(&d->x, dump_path(d, buf), NULL, 0) < 0) {
+	if ((d->err = jd_index_open(&d->x, dump_path(d, buf), NULL, 0)) < 0) {
 		d->x = NULL;
 		return;
 	}
@@ -362,6 +363,48 @@ static int sampled_methods(struct rp_session *s, const struct rp_load_src *src,
 	return 0;
 }
 
+/* The runtime's name from the note synth puts in every ELF it writes (inject's, and the
+ * in-memory ones of `inject --no-elfs`), interned; NULL for another writer's ELF (perf
+ * inject's) or none. */
+static const char *noted_name(struct rp_session *s, struct sym_session *ss,
+			      const struct rp_load *l, uint64_t map_time)
+{
+	struct sym_result res;
+	struct synth_note ni;
+	void *buf = NULL;
+	size_t len = 0;
+	const char *name = NULL;
+
+	memset(&res, 0, sizeof(res));
+	if (sym_resolve(ss, l->pid, l->code_addr, map_time, PERF_RECORD_MISC_USER, 0, &res) < 0 ||
+	    !res.dso || sym_dso_read_file(ss, res.dso, &buf, &len))
+		return NULL;
+	if (synth_note_read(buf, len, &ni) && ni.name && ni.name[0])
+		name = rp_intern(s, ni.name);
+	free(buf);
+	return name;
+}
+
+/* For the outputs that name only the sampled loads: each one's runtime name from its ELF's
+ * note where it has one, so that its dump is not read (a Java start-up's: tens of MB, 34k
+ * loads, for a few thousand sampled). The processes those names show to be JVMs go into
+ * jvm_pids, so their unsampled loads ask the dump nothing either. noted[i]: load i + 1's. */
+static const char **noted_names(struct rp_session *s, struct sym_session *ss,
+				const struct rp_load_src *src, const uint64_t *hits,
+				struct rp_u64map *jvm_pids)
+{
+	const char **noted = calloc(s->nr_loads + 1, sizeof(*noted));
+
+	for (size_t i = 0; noted && i < s->nr_loads; i++) {
+		const struct rp_load *l = &s->loads[i];
+		if (!hits[i + 1] || !(noted[i] = noted_name(s, ss, l, src[i].map_time)))
+			continue;
+		if (rp_is_jvm_name(noted[i]))
+			(void)rp_map_put(jvm_pids, (uint64_t)l->pid + 1, 1);
+	}
+	return noted;
+}
+
 int rp_ingest_loads(struct rp_session *s, struct sym_session *ss, const struct rp_load_src *src,
 		    const struct rp_ingest_opts *o, char *err, size_t errlen)
 {
@@ -389,6 +432,8 @@ int rp_ingest_loads(struct rp_session *s, struct sym_session *ss, const struct r
 		free(je_of);
 		return -ENOMEM;
 	}
+	const char **noted = o->sampled_loads_only ? noted_names(s, ss, src, hits, &jvm_pids)
+						   : NULL;
 	for (size_t i = 0; i < s->nr_loads; i++) {
 		struct rp_load *l = &s->loads[i];
 		const char *path = src[i].path;
@@ -398,7 +443,8 @@ int rp_ingest_loads(struct rp_session *s, struct sym_session *ss, const struct r
 		 * load did, the dump is not asked (a start-up's 34k loads, a few hundred sampled). */
 		if (unnamed && rp_map_get(&jvm_pids, (uint64_t)l->pid + 1, &one))
 			continue;
-		const struct jd_load_entry *je = load_entry(&dumps, &nr_dumps, path, l->pid);
+		const struct jd_load_entry *je = noted && noted[i] ? NULL
+					       : load_entry(&dumps, &nr_dumps, path, l->pid);
 		je_of[i] = je;	/* its raw name still says which processes are JVMs */
 		if (unnamed && je && rp_is_jvm_name(je->load.name))	/* failing, later ones asked */
 			(void)rp_map_put(&jvm_pids, (uint64_t)l->pid + 1, 1);
@@ -426,13 +472,15 @@ int rp_ingest_loads(struct rp_session *s, struct sym_session *ss, const struct r
 				l->code_size = res.sym_size;
 			l->code_addr -= res.sym_off;
 		}
-		if (je && je->load.name) {
+		const char *raw = je ? je->load.name : noted ? noted[i] : NULL;
+		if (raw) {
 			/* One source of names for all loads of a dump, sampled or not. */
 			char name[4096];
-			if (o->no_demangle || !sym_java_demangle(je->load.name, name, sizeof(name)))
-				snprintf(name, sizeof(name), "%s", je->load.name);
+			if (o->no_demangle || !sym_java_demangle(raw, name, sizeof(name)))
+				snprintf(name, sizeof(name), "%s", raw);
 			l->method = rp_intern(s, name);
-			l->code_size = je->load.code_size;
+			if (je)
+				l->code_size = je->load.code_size;
 		}
 		if (res.dso) {
 			char hex[SYM_BUILD_ID_HEX];
@@ -480,11 +528,19 @@ int rp_ingest_loads(struct rp_session *s, struct sym_session *ss, const struct r
 	int some_unnamed = o->sampled_loads_only || o->sampled_methods_only;
 	unsigned char *unnamed = some_unnamed ? calloc(s->nr_loads + 1, 1) : NULL;
 	for (size_t i = 0; raw && i < s->nr_loads; i++) {
-		raw[i] = je_of[i] ? je_of[i]->load.name : NULL;
+		raw[i] = je_of[i] ? je_of[i]->load.name : noted ? noted[i] : NULL;
 		if (unnamed)	/* no method given it above */
 			unnamed[i] = !hits[i + 1] && !s->loads[i].method && !s->loads[i].dso;
 	}
 	int rc = raw && (unnamed || !some_unnamed) ? rp_identify_loads(s, raw, unnamed) : -1;
+	/* Once per dump, instead of the file warnings of each ELF inject did not write. */
+	for (size_t i = 0; i < nr_dumps; i++) {
+		char buf[DUMP_PATH_MAX];
+		if (!dumps[i].x)
+			jp_logf(&o->log, JP_LOG_WARN, "%s: %s: the generations no sample landed in "
+				"(inject wrote ELFs for the sampled ones) stay unnamed",
+				dump_path(&dumps[i], buf), strerror(-dumps[i].err));
+	}
 	free(raw);
 	free(unnamed);
 	for (size_t i = 0; i < nr_dumps; i++) {
@@ -492,6 +548,7 @@ int rp_ingest_loads(struct rp_session *s, struct sym_session *ss, const struct r
 		rp_map_free(&dumps[i].by_index);
 	}
 	free(dumps);
+	free(noted);
 	rp_map_free(&jvm_pids);
 	rp_map_free(&sampled_idents);
 	rp_map_free(&all_named);

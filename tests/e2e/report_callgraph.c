@@ -124,3 +124,54 @@ Test(report_callgraph, java_size_like_perf)
 	rx_record_java(home, "-g -F 1000", "Generations 300");
 	compare_sizes(home, "perf.jit.data");
 }
+
+/* Stack outputs name only the sampled generations, and an ELF inject wrote carries its
+ * method's runtime name in its note: they read no dump (strace: never opened), where a Java
+ * start-up's is tens of MB, read whole for a few thousand sampled loads. With the dumps moved
+ * away, -g, the folded stacks and pprof's export are the same as with them; --generations,
+ * which lists every generation, still needs them and says so, once per dump. */
+Test(report_callgraph, stack_outputs_need_no_dump)
+{
+	char home[PATH_MAX];
+	struct tu_result r;
+	snprintf(home, sizeof(home), "%s/home", dir);
+	rx_record_java(home, "-g -F 1000", "Generations 300");
+	static const char *const outs[] = { "-g", "--collapsed", "--json -g" };
+	char *with[3];
+	for (int i = 0; i < 3; i++) {
+		rx_ok(&r, "cd '%s' && HOME='%s' '%s' report -i perf.jit.data %s 2>/dev/null", dir,
+		      home, rx_jitprof, outs[i]);
+		with[i] = strdup(r.out);
+		tu_result_free(&r);
+	}
+	rx_ok(&r, "cd '%s' && HOME='%s' '%s' report -q -i perf.jit.data --pprof with.pb.gz", dir,
+	      home, rx_jitprof);
+	tu_result_free(&r);
+	/* Not even opened while it is there. */
+	if (tu_have("strace")) {
+		rx_ok(&r, "cd '%s' && HOME='%s' strace -f -e trace=open,openat -o trace.txt '%s' "
+		      "report -q -i perf.jit.data -g >/dev/null && grep -c 'jit-[0-9]*\.dump' "
+		      "trace.txt || true", dir, home, rx_jitprof);
+		cr_expect_eq(atoi(r.out), 0, "report -g opened the dump %s times", r.out);
+		tu_result_free(&r);
+	} else {
+		fprintf(stderr, "part skipped: strace is not installed (make deps installs it)\n");
+	}
+	rx_ok(&r, "cd '%s' && mkdir away && mv jit/jit-*.dump* away/", dir);
+	tu_result_free(&r);
+	for (int i = 0; i < 3; i++) {
+		rx_ok(&r, "cd '%s' && HOME='%s' '%s' report -i perf.jit.data %s 2>/dev/null", dir,
+		      home, rx_jitprof, outs[i]);
+		cr_expect_str_eq(r.out, with[i], "%s differs without the dump", outs[i]);
+		tu_result_free(&r);
+		free(with[i]);
+	}
+	rx_ok(&r, "cd '%s' && HOME='%s' '%s' report -q -i perf.jit.data --pprof without.pb.gz && "
+	      "cmp with.pb.gz without.pb.gz", dir, home, rx_jitprof);
+	tu_result_free(&r);
+	cr_assert_eq(rx_sh(&r, "cd '%s' && HOME='%s' '%s' report -i perf.jit.data --generations",
+			   dir, home, rx_jitprof), 0);
+	cr_expect(strstr(r.err, "jit-") && strstr(r.err, ".dump"), "the missing dump unsaid: %s",
+		  r.err);
+	tu_result_free(&r);
+}
