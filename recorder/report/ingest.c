@@ -34,6 +34,7 @@ struct ingest {
 	unsigned res_flags;
 	size_t last_later;		/* samples before this may hold RP_FRAME_LINES_LATER */
 	struct rp_live live;		/* mapped jitted loads per process */
+	struct rp_pending pending;	/* sampled_loads_only: jitted ELFs mapped, no frame yet */
 	uint64_t end_time;		/* when the loads end_load() ends, end */
 	struct rp_checks checks;	/* forgotten prerequisites (checks.c) */
 	/* The symbol session's strings are interned there and stay put: what each one becomes
@@ -51,6 +52,28 @@ static void end_load(void *ctx, uint32_t idx)
 		l->end_time = in->end_time;
 }
 
+/* A load for the jitted ELF path mapped by pid at start..+len, and where it came from. */
+static uint32_t add_load(struct ingest *in, const char *path, uint32_t pid, uint64_t start,
+			 uint64_t len, uint64_t load_time, uint64_t map_time)
+{
+	struct rp_load l = { .pid = pid, .load_time = load_time, .code_addr = start,
+			     .code_size = len };
+	uint32_t idx = rp_add_load(in->s, &l);
+	if (!idx)
+		return 0;
+	if (idx > in->load_src_cap) {
+		size_t cap = in->load_src_cap ? in->load_src_cap * 2 : 256;
+		struct rp_load_src *p = realloc(in->load_src, cap * sizeof(*p));
+		if (!p)
+			return 0;
+		in->load_src = p;
+		in->load_src_cap = cap;
+	}
+	in->load_src[idx - 1] = (struct rp_load_src){ path, map_time };
+	rp_map_put(&in->path_load, (uintptr_t)path, idx);
+	return idx;
+}
+
 static void on_mmap(struct ingest *in, const struct pd_event *ev, uint64_t time)
 {
 	const struct pd_mmap *m = &ev->u.mmap;
@@ -61,6 +84,18 @@ static void on_mmap(struct ingest *in, const struct pd_event *ev, uint64_t time)
 	struct rp_session *s = in->s;
 	const char *path = rp_intern(s, m->filename);
 	uint32_t moved = 0;
+	/* Outputs that name only sampled loads make one when a frame lands in it (load_of):
+	 * no live ranges, no end times, which only the generation views show. */
+	if (in->o->sampled_loads_only) {
+		if (path && rp_map_get(&in->path_load, (uintptr_t)path, &moved) &&
+		    s->loads[moved - 1].pid == m->pid) {	/* moved after a frame made it */
+			s->loads[moved - 1].code_addr = m->start;
+			in->load_src[moved - 1].map_time = time;
+		} else {
+			rp_pending_note(&in->pending, path, m->pid, m->start, m->len, time);
+		}
+		return;
+	}
 	/* The same ELF mapped again in one process is a CODE_MOVE (both injects name the
 	 * file by code_index): the same generation at a new address. */
 	if (path && rp_map_get(&in->path_load, (uintptr_t)path, &moved) &&
@@ -76,28 +111,13 @@ static void on_mmap(struct ingest *in, const struct pd_event *ev, uint64_t time)
 		in->load_src[moved - 1].map_time = time;
 		return;
 	}
-	/* its dump is indexed meanwhile, for rp_ingest_loads (which, naming sampled loads only,
-	 * reads their names from their ELFs' notes and indexes a dump only when one lacks it) */
-	if (!in->o->sampled_loads_only)
-		rp_prefetch_dump(s, m->filename, m->pid);
-	struct rp_load l = { .pid = m->pid, .load_time = time, .code_addr = m->start,
-			     .code_size = m->len };
-	uint32_t idx = rp_add_load(s, &l);
-	if (!idx)
-		return;
+	/* its dump is indexed meanwhile, for rp_ingest_loads */
+	rp_prefetch_dump(s, m->filename, m->pid);
+	uint32_t idx = path ? add_load(in, path, m->pid, m->start, m->len, time, time) : 0;
 	/* An earlier load at an overlapping address in this process ends here. */
 	in->end_time = time;
-	rp_live_claim(&in->live, m->pid, m->start, m->len, idx, end_load, in);
-	if (idx > in->load_src_cap) {
-		size_t cap = in->load_src_cap ? in->load_src_cap * 2 : 256;
-		struct rp_load_src *p = realloc(in->load_src, cap * sizeof(*p));
-		if (!p)
-			return;
-		in->load_src = p;
-		in->load_src_cap = cap;
-	}
-	in->load_src[idx - 1] = (struct rp_load_src){ path, time };
-	rp_map_put(&in->path_load, (uintptr_t)path, idx);
+	if (idx)
+		rp_live_claim(&in->live, m->pid, m->start, m->len, idx, end_load, in);
 }
 
 /* The load a resolved frame belongs to (0 = not jitted code). */
@@ -110,8 +130,11 @@ static uint32_t load_of(struct ingest *in, struct sym_dso *d)
 		return v;
 	v = 0;
 	const char *p = rp_intern(in->s, sym_dso_long_name(d));
+	const struct rp_pending_map *pm;
 	if (p)
 		rp_map_get(&in->path_load, (uintptr_t)p, &v);
+	if (!v && in->o->sampled_loads_only && (pm = rp_pending_get(&in->pending, p)))
+		v = add_load(in, p, pm->pid, pm->start, pm->len, pm->load_time, pm->map_time);
 	rp_map_put(&in->dso_load, (uintptr_t)d, v);
 	return v;
 }
@@ -219,47 +242,6 @@ static uint32_t resolve(struct ingest *in, uint32_t pid, uint64_t ip, uint64_t t
 	return n;
 }
 
-/* The display names the frames carry, as a set of (hash, interned string): dso_build_ids
- * asks it of every DSO, most of which (unsampled jitted code) no frame names. */
-struct name_set { uint64_t *h; const char **v; size_t cap; };
-
-static uint64_t name_hash(const char *str)
-{
-	return rp_hash_bytes(str, strlen(str), 0) | 1;	/* 0 marks an empty slot */
-}
-
-static const char *name_set_find(const struct name_set *ns, const char *str)
-{
-	uint64_t h = name_hash(str);
-	for (size_t j = h & (ns->cap - 1); ns->h[j]; j = (j + 1) & (ns->cap - 1))
-		if (ns->h[j] == h && !strcmp(ns->v[j], str))
-			return ns->v[j];
-	return NULL;
-}
-
-static int name_set_of_frames(struct ingest *in, struct name_set *ns)
-{
-	ns->cap = 64;
-	while (ns->cap < 2 * in->m_dso.n + 2)
-		ns->cap *= 2;
-	ns->h = calloc(ns->cap, sizeof(*ns->h));
-	ns->v = calloc(ns->cap, sizeof(*ns->v));
-	if (!ns->h || !ns->v)
-		return -ENOMEM;
-	for (size_t i = 0; i < in->m_dso.cap; i++) {
-		const char *d = in->m_dso.k[i] ? in->m_dso.v[i] : NULL;
-		if (!d || name_set_find(ns, d))
-			continue;
-		uint64_t h = name_hash(d);
-		size_t j = h & (ns->cap - 1);
-		while (ns->h[j])
-			j = (j + 1) & (ns->cap - 1);
-		ns->h[j] = h;
-		ns->v[j] = d;
-	}
-	return 0;
-}
-
 /* The recorded build-id of every DSO a frame names, under that name (the exports' mappings:
  * pprof looks them up by frame). DSOs in the same order as before, so where two share a name
  * the same one wins; a DSO whose display name no frame carries is skipped without interning
@@ -267,8 +249,8 @@ static int name_set_of_frames(struct ingest *in, struct name_set *ns)
 static int dso_build_ids(struct ingest *in)
 {
 	char hex[SYM_BUILD_ID_HEX];
-	struct name_set used = { 0 };
-	int rc = name_set_of_frames(in, &used);
+	struct rp_name_set used = { 0 };
+	int rc = rp_name_set_of_memo(&used, &in->m_dso);
 	for (struct sym_dso *d = sym_dso_next(in->ss, NULL); !rc && d; d = sym_dso_next(in->ss, d)) {
 		const struct sym_build_id *id = sym_dso_build_id(d);
 		if (!id || !id->size)
@@ -281,15 +263,14 @@ static int dso_build_ids(struct ingest *in)
 			const char *b = strrchr(sn, '/');
 			b = b ? b + 1 : sn;
 			if (strncmp(b, "perf-", 5) && !sio_has_controls(sn)) {
-				if (!name_set_find(&used, sn))
+				if (!rp_name_set_find(&used, sn))
 					continue;	/* no frame shows it */
 			}
 			name = dso_display(in, sn);
 		}
 		rc = rp_set_dso_build_id(in->s, name, sym_build_id_hex(id, hex));
 	}
-	free(used.h);
-	free(used.v);
+	rp_name_set_free(&used);
 	return rc;
 }
 
@@ -565,6 +546,7 @@ out:
 	rp_prefetch_end(s);	/* a worker left running (an error before the loads) */
 	rp_checks_free(&in.checks);
 	rp_map_free(&in.path_load);
+	rp_pending_free(&in.pending);
 	rp_map_free(&in.dso_load);
 	rp_memo_free(&in.m_dso);
 	rp_memo_free(&in.m_sym);

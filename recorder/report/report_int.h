@@ -94,6 +94,30 @@ int rp_pick_event(const struct pd_reader *r, const char *name, const char *file,
 void rp_warn_other_events(const struct pd_reader *r, const struct pd_evsel *chosen,
 			  const struct jp_log *log);
 
+/* name_set.c: the values of a memo (display names) as a set of strings, found by string:
+ * 0 or -ENOMEM (free it either way). */
+struct rp_name_set { uint64_t *h; const char **v; size_t cap; };
+int rp_name_set_of_memo(struct rp_name_set *ns, const struct rp_memo *m);
+const char *rp_name_set_find(const struct rp_name_set *ns, const char *str);
+void rp_name_set_free(struct rp_name_set *ns);
+
+/* pending.c: jitted mappings (by interned ELF path) not yet made loads: the outputs that name
+ * only sampled loads make one at the first frame in it. A second mapping of the same ELF in
+ * its process is a CODE_MOVE: the place and time are updated, the load time kept. */
+struct rp_pending_map {
+	uint32_t pid;
+	uint64_t start, len, load_time, map_time;
+};
+struct rp_pending {
+	struct rp_u64map by_path;	/* interned path -> index + 1 */
+	struct rp_pending_map *v;
+	size_t n, cap;
+};
+void rp_pending_note(struct rp_pending *p, const char *path, uint32_t pid, uint64_t start,
+		     uint64_t len, uint64_t time);
+const struct rp_pending_map *rp_pending_get(const struct rp_pending *p, const char *path);
+void rp_pending_free(struct rp_pending *p);
+
 /* procs.c: a mapping of process pid (exec: mapped executable) that may be its program's, an
  * exec in pid (its next program mapping is the new program's), a new process child of parent
  * (it runs the parent's program until it execs); the program's file name, interned, once one
