@@ -7,6 +7,7 @@
 #include <gelf.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <unistd.h>
 
 static int take(const uint8_t *desc, size_t dsz, uint8_t *id, size_t max)
@@ -124,4 +125,14 @@ out:
 		close(fd);
 	free(buf);
 	return rc;
+}
+
+const void *jp_vdso_image(size_t *len)
+{
+	const Elf64_Ehdr *eh = (const void *)getauxval(AT_SYSINFO_EHDR);
+
+	if (!eh || memcmp(eh->e_ident, ELFMAG, SELFMAG) || eh->e_ident[EI_CLASS] != ELFCLASS64)
+		return NULL;
+	*len = eh->e_shoff + (size_t)eh->e_shnum * eh->e_shentsize;
+	return eh;
 }

@@ -16,5 +16,9 @@ int jp_notes_build_id(const void *notes, size_t len, uint8_t *id, size_t max);
 int jp_elf_build_id(Elf *elf, uint8_t *id, size_t max);
 /* Reads a whole small file (a notes file under /sys) and looks in it: size or -errno. */
 int jp_notes_file_build_id(const char *path, uint8_t *id, size_t max);
+/* This process's vdso as the kernel maps it (the same image in every process): its ELF
+ * image and, in *len, its length up to the end of its section headers; NULL when there is
+ * none or it is no 64-bit ELF. */
+const void *jp_vdso_image(size_t *len);
 
 #endif

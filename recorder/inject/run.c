@@ -259,14 +259,7 @@ int inj_run(const struct inj_opts *opts, struct inj_stats *st)
 		jp_logf(&o->log, JP_LOG_ERROR, "%s", err[0] ? err : strerror(-rc));
 		return rc;
 	}
-	if (pd_reader_unfinished(s.r))
-		inj_warnf(&s, "%s: the header's data size is 0: perf record did not finish it "
-			  "(killed, or the disk full?); the events are read up to the end of the "
-			  "file, and it holds no build-ids", o->input);
-	if (pd_reader_nr_features_dropped(s.r))
-		inj_warnf(&s, "%s: %u header feature section(s) cut off or outside the file are "
-			  "left out", o->input,
-			  pd_reader_nr_features_dropped(s.r));
+	pd_reader_log_header(s.r, o->input, &o->log);
 	rc = pd_writer_open_fd(&s.w, o->out_fd, o->output, o->out_pipe ? PD_WRITER_PIPE : 0);
 	if (rc == 0 && !(s.sim = inj_sim_new(on_hit, &s)))
 		rc = -ENOMEM;

@@ -268,6 +268,10 @@ unsigned pd_reader_nr_features_dropped(const struct pd_reader *r);
  * out of space). Its events are read up to the end of the file, and it has no feature
  * sections (no build-ids); the caller says so. */
 int pd_reader_unfinished(const struct pd_reader *r);
+/* What the header says of the file's state, as warnings through log naming it name: never
+ * finalized (pd_reader_unfinished), feature sections dropped. Every command that reads a
+ * recording says the same. */
+void pd_reader_log_header(const struct pd_reader *r, const char *name, const struct jp_log *log);
 const void *pd_reader_feature(const struct pd_reader *r, unsigned feat, size_t *size);
 
 /* Parsed features (valid only if present; return -ENOENT if absent, -EINVAL if malformed). */

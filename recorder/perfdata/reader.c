@@ -375,6 +375,17 @@ int pd_reader_unfinished(const struct pd_reader *r)
 	return r->unfinished;
 }
 
+void pd_reader_log_header(const struct pd_reader *r, const char *name, const struct jp_log *log)
+{
+	if (r->unfinished)
+		jp_logf(log, JP_LOG_WARN, "%s: the header's data size is 0: perf record did not "
+			"finish it (killed, or the disk full?); the events are read up to the end of "
+			"the file, and it holds no build-ids", name);
+	if (r->feats_dropped)
+		jp_logf(log, JP_LOG_WARN, "%s: %u header feature section(s) cut off or outside the "
+			"file are left out", name, r->feats_dropped);
+}
+
 unsigned pd_reader_nr_features_dropped(const struct pd_reader *r)
 {
 	return r->feats_dropped;

@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/auxv.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -28,14 +27,15 @@ static int elf_id(Elf *elf, uint8_t id[PD_BUILD_ID_MAX], size_t *size)
 /* [vdso] is the same kernel image in every process: read our own, from memory. */
 static int vdso_build_id(uint8_t id[PD_BUILD_ID_MAX], size_t *size)
 {
-	const GElf_Ehdr *eh = (const void *)getauxval(AT_SYSINFO_EHDR);
+	size_t len;
+	const void *image = jp_vdso_image(&len);
 	Elf *elf;
 	int rc;
 
-	if (!eh || memcmp(eh->e_ident, ELFMAG, SELFMAG) || eh->e_ident[EI_CLASS] != ELFCLASS64)
+	if (!image)
 		return -ENOENT;
 	elf_version(EV_CURRENT);
-	elf = elf_memory((char *)eh, eh->e_shoff + (size_t)eh->e_shnum * eh->e_shentsize);
+	elf = elf_memory((char *)image, len);
 	if (!elf)
 		return -ENOEXEC;
 	rc = elf_id(elf, id, size);

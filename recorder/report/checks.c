@@ -4,7 +4,7 @@
  * unwind them), jitted code sampled with no callers (HotSpot without
  * -XX:+PreserveFramePointer), JIT code sampled while no jitdump was injected (no agent,
  * or inject not run), or in one process while others had theirs (a JVM the profiled one
- * started), and what the file's header says of it. Fed by ingest.c. */
+ * started). Fed by ingest.c. */
 #include "recorder/report/report_int.h"
 
 #include <stdio.h>
@@ -12,17 +12,6 @@
 
 #include "jitdump/jitdump.h"
 #include "recorder/perfdata/perfdata.h"
-
-void rp_checks_header(const struct pd_reader *r, const struct rp_ingest_opts *o)
-{
-	if (pd_reader_unfinished(r))
-		jp_logf(&o->log, JP_LOG_WARN, "%s: the header's data size is 0: perf record did "
-			"not finish it (killed, or the disk full?); the events are read up to the "
-			"end of the file, and it holds no build-ids", o->input);
-	if (pd_reader_nr_features_dropped(r))
-		jp_logf(&o->log, JP_LOG_WARN, "%s: %u header feature section(s) cut off or outside "
-			"the file are left out", o->input, pd_reader_nr_features_dropped(r));
-}
 
 /* Worth a warning from this many samples on: a handful proves nothing. */
 #define CHECK_MIN_SAMPLES 20

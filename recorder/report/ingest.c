@@ -487,7 +487,7 @@ static int ingest(struct rp_session *s, const struct rp_ingest_opts *o, char *er
 	int rc = pd_reader_open(&in.r, o->input, &ro);	/* its message names file and offset */
 	if (rc < 0)
 		return rc;
-	rp_checks_header(in.r, o);
+	pd_reader_log_header(in.r, o->input, &o->log);
 	in.ss = sym_session_new(&so);
 	if (!in.ss) {
 		rc = -ENOMEM;

@@ -363,46 +363,43 @@ static int sampled_methods(struct rp_session *s, const struct rp_load_src *src,
 	return 0;
 }
 
-/* The runtime's name from the note synth puts in every ELF it writes (inject's, and the
- * in-memory ones of `inject --no-elfs`), interned; NULL for another writer's ELF (perf
- * inject's) or none. */
-static const char *noted_name(struct rp_session *s, struct sym_session *ss,
-			      const struct rp_load *l, uint64_t map_time)
+/* The note synth puts in every ELF it writes (inject's, and the in-memory ones of `inject
+ * --no-elfs`), its runtime name interned (the file's copy is freed); zeroed for another
+ * writer's ELF (perf inject's) or none. */
+static void read_note(struct rp_session *s, struct sym_session *ss, struct sym_dso *d,
+		      struct synth_note *ni)
 {
-	struct sym_result res;
-	struct synth_note ni;
 	void *buf = NULL;
 	size_t len = 0;
-	const char *name = NULL;
 
-	memset(&res, 0, sizeof(res));
-	if (sym_resolve(ss, l->pid, l->code_addr, map_time, PERF_RECORD_MISC_USER, 0, &res) < 0 ||
-	    !res.dso || sym_dso_read_file(ss, res.dso, &buf, &len))
-		return NULL;
-	if (synth_note_read(buf, len, &ni) && ni.name && ni.name[0])
-		name = rp_intern(s, ni.name);
+	memset(ni, 0, sizeof(*ni));
+	if (d && sym_dso_read_file(ss, d, &buf, &len) == 0 && synth_note_read(buf, len, ni))
+		ni->name = ni->name && ni->name[0] ? rp_intern(s, ni->name) : NULL;
 	free(buf);
-	return name;
 }
 
-/* For the outputs that name only the sampled loads: each one's runtime name from its ELF's
- * note where it has one, so that its dump is not read (a Java start-up's: tens of MB, 34k
- * loads, for a few thousand sampled). The processes those names show to be JVMs go into
- * jvm_pids, so their unsampled loads ask the dump nothing either. noted[i]: load i + 1's. */
-static const char **noted_names(struct rp_session *s, struct sym_session *ss,
-				const struct rp_load_src *src, const uint64_t *hits,
-				struct rp_u64map *jvm_pids)
+/* For the outputs that name only the sampled loads: each one's note, whose runtime name spares
+ * reading its dump (a Java start-up's: tens of MB, 34k loads, for a few thousand sampled). The
+ * processes those names show to be JVMs go into jvm_pids, so their unsampled loads ask the
+ * dump nothing either. notes[i]: load i + 1's. */
+static struct synth_note *sampled_notes(struct rp_session *s, struct sym_session *ss,
+					const struct rp_load_src *src, const uint64_t *hits,
+					struct rp_u64map *jvm_pids)
 {
-	const char **noted = calloc(s->nr_loads + 1, sizeof(*noted));
+	struct synth_note *notes = calloc(s->nr_loads + 1, sizeof(*notes));
 
-	for (size_t i = 0; noted && i < s->nr_loads; i++) {
+	for (size_t i = 0; notes && i < s->nr_loads; i++) {
 		const struct rp_load *l = &s->loads[i];
-		if (!hits[i + 1] || !(noted[i] = noted_name(s, ss, l, src[i].map_time)))
+		struct sym_result res;
+		memset(&res, 0, sizeof(res));
+		if (!hits[i + 1] || sym_resolve(ss, l->pid, l->code_addr, src[i].map_time,
+						PERF_RECORD_MISC_USER, 0, &res) < 0)
 			continue;
-		if (rp_is_jvm_name(noted[i]))
+		read_note(s, ss, res.dso, &notes[i]);
+		if (rp_is_jvm_name(notes[i].name))
 			(void)rp_map_put(jvm_pids, (uint64_t)l->pid + 1, 1);
 	}
-	return noted;
+	return notes;
 }
 
 int rp_ingest_loads(struct rp_session *s, struct sym_session *ss, const struct rp_load_src *src,
@@ -432,8 +429,8 @@ int rp_ingest_loads(struct rp_session *s, struct sym_session *ss, const struct r
 		free(je_of);
 		return -ENOMEM;
 	}
-	const char **noted = o->sampled_loads_only ? noted_names(s, ss, src, hits, &jvm_pids)
-						   : NULL;
+	struct synth_note *notes = o->sampled_loads_only ? sampled_notes(s, ss, src, hits,
+									    &jvm_pids) : NULL;
 	for (size_t i = 0; i < s->nr_loads; i++) {
 		struct rp_load *l = &s->loads[i];
 		const char *path = src[i].path;
@@ -443,7 +440,8 @@ int rp_ingest_loads(struct rp_session *s, struct sym_session *ss, const struct r
 		 * load did, the dump is not asked (a start-up's 34k loads, a few hundred sampled). */
 		if (unnamed && rp_map_get(&jvm_pids, (uint64_t)l->pid + 1, &one))
 			continue;
-		const struct jd_load_entry *je = noted && noted[i] ? NULL
+		const char *noted = notes ? notes[i].name : NULL;
+		const struct jd_load_entry *je = noted ? NULL
 					       : load_entry(&dumps, &nr_dumps, path, l->pid);
 		je_of[i] = je;	/* its raw name still says which processes are JVMs */
 		if (unnamed && je && rp_is_jvm_name(je->load.name))	/* failing, later ones asked */
@@ -472,7 +470,7 @@ int rp_ingest_loads(struct rp_session *s, struct sym_session *ss, const struct r
 				l->code_size = res.sym_size;
 			l->code_addr -= res.sym_off;
 		}
-		const char *raw = je ? je->load.name : noted ? noted[i] : NULL;
+		const char *raw = je ? je->load.name : noted;
 		if (raw) {
 			/* One source of names for all loads of a dump, sampled or not. */
 			char name[4096];
@@ -488,12 +486,11 @@ int rp_ingest_loads(struct rp_session *s, struct sym_session *ss, const struct r
 			if (bid && bid->size)
 				l->build_id = rp_intern(s, sym_build_id_hex(bid, hex));
 		}
-		struct synth_note ni = { 0 };
-		void *buf = NULL;
-		size_t len = 0;
-		if (res.dso && sym_dso_read_file(ss, res.dso, &buf, &len) == 0)
-			synth_note_read(buf, len, &ni);
-		free(buf);
+		struct synth_note ni;
+		if (notes && hits[i + 1])
+			ni = notes[i];	/* read already */
+		else
+			read_note(s, ss, res.dso, &ni);
 		l->generation = ni.generation ? ni.generation : je ? je->generation : 0;
 		l->tier = ni.tier ? ni.tier : je && je->info ? je->info->tier : 0;
 		l->flags = ni.tier ? ni.flags : je && je->info ? je->info->flags : 0;
@@ -528,7 +525,7 @@ int rp_ingest_loads(struct rp_session *s, struct sym_session *ss, const struct r
 	int some_unnamed = o->sampled_loads_only || o->sampled_methods_only;
 	unsigned char *unnamed = some_unnamed ? calloc(s->nr_loads + 1, 1) : NULL;
 	for (size_t i = 0; raw && i < s->nr_loads; i++) {
-		raw[i] = je_of[i] ? je_of[i]->load.name : noted ? noted[i] : NULL;
+		raw[i] = je_of[i] ? je_of[i]->load.name : notes ? notes[i].name : NULL;
 		if (unnamed)	/* no method given it above */
 			unnamed[i] = !hits[i + 1] && !s->loads[i].method && !s->loads[i].dso;
 	}
@@ -548,7 +545,7 @@ int rp_ingest_loads(struct rp_session *s, struct sym_session *ss, const struct r
 		rp_map_free(&dumps[i].by_index);
 	}
 	free(dumps);
-	free(noted);
+	free(notes);
 	rp_map_free(&jvm_pids);
 	rp_map_free(&sampled_idents);
 	rp_map_free(&all_named);

@@ -319,8 +319,6 @@ void rp_checks_sample(struct rp_checks *c, uint32_t pid, uint64_t sample_type, i
 void rp_checks_free(struct rp_checks *c);
 /* The warnings, through o->log (JP_LOG_WARN). */
 void rp_checks_report(const struct rp_checks *c, const struct rp_ingest_opts *o);
-/* What the file's header says of its state: never finalized, feature sections dropped. */
-void rp_checks_header(const struct pd_reader *r, const struct rp_ingest_opts *o);
 
 int rp_ingest_loads(struct rp_session *s, struct sym_session *ss, const struct rp_load_src *src,
 		    const struct rp_ingest_opts *o, char *err, size_t errlen);

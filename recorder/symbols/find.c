@@ -4,6 +4,7 @@
  * message naming both ids and never used. */
 #include "recorder/symbols/symbols_int.h"
 
+#include "lib/buildid.h"
 #include "safeio/safeio.h"
 
 #include <dlfcn.h>
@@ -13,7 +14,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/auxv.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -260,15 +260,12 @@ static int from_provider(struct sym_session *s, struct sym_dso *d, struct cand *
  * perf does. A copy, so that it is freed like any other candidate's image. */
 static int running_vdso(struct sym_session *s, struct cand *c)
 {
-	const GElf_Ehdr *eh = (const void *)getauxval(AT_SYSINFO_EHDR);
 	size_t len;
+	const void *image = jp_vdso_image(&len);
 
-	if (!eh || memcmp(eh->e_ident, ELFMAG, SELFMAG) || eh->e_ident[EI_CLASS] != ELFCLASS64)
+	if (!image || len > (1u << 20) || !(c->image = malloc(len)))
 		return 0;
-	len = eh->e_shoff + (size_t)eh->e_shnum * eh->e_shentsize;
-	if (len > (1u << 20) || !(c->image = malloc(len)))
-		return 0;
-	memcpy(c->image, eh, len);
+	memcpy(c->image, image, len);
 	c->len = len;
 	c->path = strdup("this host's [vdso]");
 	sess_msg(s, SYM_LVL_INFO, "[vdso]: the recording names no build-id, so this host's "
