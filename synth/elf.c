@@ -141,6 +141,17 @@ uint64_t synth_text_offset(const struct synth_input *in)
 	return ALIGN_UP(sizeof(Elf64_Ehdr) + nphdr * sizeof(Elf64_Phdr) + ID_NOTE_SIZE, 16);
 }
 
+/* End of the allocated part (.text, then the unwind tables where the runtime put them): the
+ * one PT_LOAD covers [0, this). */
+static uint64_t alloc_end_of(const struct synth_input *in)
+{
+	uint64_t text = synth_text_offset(in);
+	if (!in->unwind_size)
+		return text + in->code_size;
+	return text + (ALIGN_UP(in->code_addr + in->code_size, 8) - in->code_addr) +
+	       in->unwind_size;
+}
+
 static void plan_layout(struct plan *p, struct parts *pt, const struct synth_input *in)
 {
 	memset(p, 0, sizeof(*p));
@@ -354,19 +365,42 @@ int synth_build(const struct synth_input *in, struct synth_elf *out, const struc
 	return build(in, 0, out, log);
 }
 
+/* in without what only line and inline lookups read, validated into *lite. 0 or the error. */
+static int symbols_input(const struct synth_input *in, struct synth_input *lite,
+			 const struct jp_log *log)
+{
+	*lite = *in;
+	lite->lines = NULL;
+	lite->nr_lines = 0;
+	lite->inl = NULL;
+	return synth_validate(lite, log);
+}
+
 int synth_build_symbols(const struct synth_input *in, const uint8_t id[SYNTH_BUILD_ID_SIZE],
 			struct synth_elf *out, const struct jp_log *log)
 {
-	struct synth_input lite = *in;
-	lite.lines = NULL;
-	lite.nr_lines = 0;
-	lite.inl = NULL;
+	struct synth_input lite;
 	memset(out, 0, sizeof(*out));
-	int rc = synth_validate(&lite, log);
+	int rc = symbols_input(in, &lite, log);
 	if (rc)
 		return rc;
 	memcpy(out->build_id, id, SYNTH_BUILD_ID_SIZE);
 	return build(&lite, 1, out, log);
+}
+
+int synth_symbol(const struct synth_input *in, struct synth_symbol *out,
+		 const struct jp_log *log)
+{
+	struct synth_input lite;	/* what synth_build_symbols validates */
+	memset(out, 0, sizeof(*out));
+	int rc = symbols_input(in, &lite, log);
+	if (rc)
+		return rc;
+	out->load_size = alloc_end_of(in);
+	out->value = synth_text_offset(in);
+	out->size = in->code_size;
+	out->name = in->name;
+	return 0;
 }
 
 void synth_elf_free(struct synth_elf *e)

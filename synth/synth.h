@@ -126,6 +126,18 @@ int synth_build(const struct synth_input *in, struct synth_elf *out, const struc
  * checked, need not hash lines it will never read). */
 int synth_build_symbols(const struct synth_input *in, const uint8_t id[SYNTH_BUILD_ID_SIZE],
 			struct synth_elf *out, const struct jp_log *log);
+/* What a reader of symbols alone takes from the ELF synth_build_symbols would make, without
+ * making it (a report over tens of thousands of sampled generations need not build and parse
+ * an ELF per generation for one name): its one PT_LOAD, [0, load_size) at file offset ==
+ * vaddr, and its one symbol, a global function at value (the .text offset) of size bytes
+ * named name (in's, borrowed). Validates in as synth_build_symbols does: 0 or its error. */
+struct synth_symbol {
+	uint64_t load_size;
+	uint64_t value, size;
+	const char *name;
+};
+int synth_symbol(const struct synth_input *in, struct synth_symbol *out,
+		 const struct jp_log *log);
 /* The .text offset (MMAP2 pgoff) synth_build will give in, without building: 0xe0, or 0x110
  * when in carries unwind data with an .eh_frame_hdr (one more program header). */
 uint64_t synth_text_offset(const struct synth_input *in);

@@ -81,6 +81,10 @@ struct sym_session;
  * those records are not read. 1 attached, 0 when r has no origins section, -errno with its
  * message logged (JP_LOG_ERROR; log may be NULL). */
 #define INJ_OD_SYMBOLS_ONLY 1u
+/* With INJ_OD_SYMBOLS_ONLY, for a reader that never reads a jitted ELF's bytes (no note, no
+ * file): no ELF is built at all; each load's symbol and layout are given straight
+ * (sym_provider.get_symbols, synth_symbol), the same as the ELF would give. */
+#define INJ_OD_NO_ELF 2u
 int inj_ondemand_attach(struct sym_session *ss, const struct pd_reader *r, const char *input,
 			unsigned flags, const struct jp_log *log);
 

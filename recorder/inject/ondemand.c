@@ -280,23 +280,41 @@ static int entry_of(struct od_dump *dd, const struct inj_origin *e, int symbols_
 	return 1;
 }
 
+/* The origin of build-id id and its dump, opened: 1, 0 when the recording names no such ELF,
+ * or -ESTALE with msg set (the dump is gone or changed). */
+static int origin_of(struct ondemand *od, const struct sym_build_id *id,
+		     const struct inj_origin **e, struct od_dump **dd, char *msg, size_t msglen)
+{
+	if (!(*e = lookup(od, id)))
+		return 0;
+	*dd = &od->dumps[(*e)->dump];
+	if (open_dump(od, (*e)->dump) < 0) {
+		snprintf(msg, msglen, "%s", (*dd)->msg);
+		return -ESTALE;
+	}
+	return 1;
+}
+
+/* "DUMP@OFFSET", malloc'd: where an ELF came from, for messages. NULL: out of memory. */
+static char *origin_name(const struct od_dump *dd, const struct inj_origin *e)
+{
+	char *w = NULL;
+	return asprintf(&w, "%s@%llu", dd->path, (unsigned long long)e->offset) < 0 ? NULL : w;
+}
+
 static int get(void *ctx, const struct sym_build_id *id, const char *long_name, void **image,
 	       size_t *len, char **what, char *msg, size_t msglen)
 {
 	struct ondemand *od = ctx;
-	const struct inj_origin *e = lookup(od, id);
+	const struct inj_origin *e;
+	struct od_dump *dd;
 	struct one_rec rec[NR_RECS] = { 0 };
 	struct jd_load_entry le;
-	int rc = 1;
+	int rc = origin_of(od, id, &e, &dd, msg, msglen);
 	char err[400] = "";
 	(void)long_name;
-	if (!e)
-		return 0;
-	struct od_dump *dd = &od->dumps[e->dump];
-	if (open_dump(od, e->dump) < 0) {
-		snprintf(msg, msglen, "%s", dd->msg);
-		return -ESTALE;
-	}
+	if (rc <= 0)
+		return rc;
 	const char *path = dd->path;
 	struct synth_input in;
 	struct synth_elf elf = { 0 };
@@ -325,16 +343,59 @@ static int get(void *ctx, const struct sym_build_id *id, const char *long_name, 
 			 "recording names (build-id differs): refused", path,
 			 (unsigned long long)e->offset);
 		rc = -ESTALE;
-	} else if (!(w = malloc(strlen(path) + 48))) {
+	} else if (!(w = origin_name(dd, e))) {
 		rc = -ENOMEM;
 	} else {
-		sprintf(w, "%s@%llu", path, (unsigned long long)e->offset);
 		*image = elf.data;	/* the session frees it */
 		*len = elf.size;
 		*what = w;
 		elf.data = NULL;
 	}
 	synth_elf_free(&elf);
+out:
+	for (int i = 0; i < NR_RECS; i++)
+		one_rec_free(&rec[i]);
+	return rc;
+}
+
+/* get's shortcut for INJ_OD_NO_ELF: the load's record alone (no line or inline record, no
+ * ELF), its symbol and layout as synth_build_symbols would lay them out. */
+static int get_symbols(void *ctx, const struct sym_build_id *id, const char *long_name,
+		       struct sym_provided *out, char *msg, size_t msglen)
+{
+	struct ondemand *od = ctx;
+	const struct inj_origin *e;
+	struct od_dump *dd;
+	struct one_rec rec[NR_RECS] = { 0 };
+	struct jd_load_entry le;
+	struct synth_input in;
+	struct synth_symbol sym;
+	char err[400] = "";
+	int rc = origin_of(od, id, &e, &dd, msg, msglen);
+	(void)long_name;
+	if (rc <= 0)
+		return rc;
+	if (!entry_of(dd, e, 1, &le, rec, msg, msglen)) {
+		rc = -ESTALE;
+		goto out;
+	}
+	synth_input_from_load(&in, &dd->header, &le);
+	if (synth_symbol(&in, &sym, JP_ERRBUF_LOG(err)) < 0) {
+		snprintf(msg, msglen, "%s: code load at offset %llu: %s", dd->path,
+			 (unsigned long long)e->offset, err);
+		rc = -EINVAL;
+		goto out;
+	}
+	*out = (struct sym_provided){ .seg_off = 0, .seg_size = sym.load_size, .seg_vaddr = 0,
+				      .sym_start = sym.value, .sym_size = sym.size };
+	/* the name lies in the record, freed below: a copy goes to the session */
+	out->sym_name = strdup(sym.name);
+	out->what = origin_name(dd, e);
+	if (!out->sym_name || !out->what) {
+		free(out->sym_name);
+		free(out->what);
+		rc = -ENOMEM;
+	}
 out:
 	for (int i = 0; i < NR_RECS; i++)
 		one_rec_free(&rec[i]);
@@ -386,7 +447,8 @@ static int attach(struct sym_session *ss, const struct pd_reader *r, const char 
 	for (size_t i = 0; i < od->o.n; i++)
 		od->by_id[i] = (uint32_t)i;
 	qsort_r(od->by_id, od->o.n, sizeof(*od->by_id), cmp_id, &od->o);
-	struct sym_provider p = { get, fini, od };
+	struct sym_provider p = { get, fini, od,
+				  od->symbols_only && (flags & INJ_OD_NO_ELF) ? get_symbols : NULL };
 	if ((rc = sym_session_set_provider(ss, &p)) < 0) {
 		fini(od);
 		return rc;

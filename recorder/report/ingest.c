@@ -493,9 +493,12 @@ static int ingest(struct rp_session *s, const struct rp_ingest_opts *o, char *er
 		rc = -ENOMEM;
 		goto out;
 	}
-	/* `inject --no-elfs`: its jitted ELFs are built in memory when first needed. */
-	if ((rc = inj_ondemand_attach(in.ss, in.r, o->input,
-				      o->jitted_symbols_only ? INJ_OD_SYMBOLS_ONLY : 0,
+	/* `inject --no-elfs`: its jitted ELFs are built in memory when first needed; not at all
+	 * when their symbols are all that is read (the loads read each ELF's note). */
+	unsigned od_flags = !o->jitted_symbols_only ? 0
+			    : o->want_loads ? INJ_OD_SYMBOLS_ONLY
+					    : INJ_OD_SYMBOLS_ONLY | INJ_OD_NO_ELF;
+	if ((rc = inj_ondemand_attach(in.ss, in.r, o->input, od_flags,
 				      jp_errbuf_log(&(struct jp_log){ 0 },
 					&(struct jp_errbuf){ 0 }, err, errlen))) < 0)
 		goto out;

@@ -158,6 +158,11 @@ static int add_range(struct phdr_map **v, size_t *n, uint64_t off, uint64_t sz, 
 	return 0;
 }
 
+int dso_add_segment(struct sym_dso *d, uint64_t off, uint64_t size, uint64_t vaddr)
+{
+	return add_range(&d->phdrs, &d->n_phdrs, off, size, vaddr);
+}
+
 /* Offset -> vaddr tables: PT_LOAD segments, and allocated sections for ELFs without
  * program headers (perf's own jitted-*.so are such). */
 static int read_layout(struct sym_dso *d)

@@ -244,7 +244,7 @@ int find_kernel_debuginfod(struct sym_session *s, const struct sym_build_id *id,
 static int from_provider(struct sym_session *s, struct sym_dso *d, struct cand *c)
 {
 	char msg[512] = "";
-	if (!s->prov.get || !d->bid.size)
+	if (!s->prov.get || !d->bid.size || d->prov_refused)
 		return 0;
 	int rc = s->prov.get(s->prov.ctx, &d->bid, d->long_name, &c->image, &c->len, &c->path,
 			     msg, sizeof(msg));
@@ -253,6 +253,39 @@ static int from_provider(struct sym_session *s, struct sym_dso *d, struct cand *
 		d->prov_refused = 1;
 	}
 	return rc > 0;
+}
+
+/* The provider's symbols without an ELF (sym_provider.get_symbols): 1 when d has them, 0
+ * when the provider does not know d (or has no such shortcut), -1 when it refused d (said,
+ * and d->prov_refused set). The
+ * symbol passes the filters an ELF's would (elfsym.c load_table: a name, not "$..."). */
+static int symbols_from_provider(struct sym_session *s, struct sym_dso *d)
+{
+	char msg[512] = "";
+	struct sym_provided p = { 0 };
+	if (!s->prov.get_symbols || !d->bid.size)
+		return 0;
+	int rc = s->prov.get_symbols(s->prov.ctx, &d->bid, d->long_name, &p, msg, sizeof(msg));
+	if (rc < 0) {
+		sess_msg(s, SYM_LVL_WARN, "%s", msg[0] ? msg : strerror(-rc));
+		d->prov_refused = 1;
+		return -1;
+	}
+	if (rc == 0)
+		return 0;
+	const char *raw = p.sym_name && *p.sym_name && p.sym_name[0] != '$'
+				  ? sess_intern(s, p.sym_name) : NULL;
+	free(p.sym_name);
+	d->path = p.what;
+	d->layout_done = 1;	/* no ELF to open: the layout is the provider's */
+	d->syms_loaded = 1;
+	if (dso_add_segment(d, p.seg_off, p.seg_size, p.seg_vaddr) ||
+	    (raw && symtab_add(&d->syms, p.sym_start, p.sym_size, raw, NULL, 2))) {
+		sess_msg(s, SYM_LVL_WARN, "%s: out of memory for its symbols", d->long_name);
+		return 1;	/* the DSO stays without symbols, as an ELF that failed to load */
+	}
+	symtab_finish(&d->syms);
+	return 1;
 }
 
 /* A [vdso] recorded without a build-id (perf record -z writes none) has nothing to compare
@@ -346,6 +379,9 @@ int find_dso_file(struct sym_session *s, struct sym_dso *d)
 	char hex[SYM_BUILD_ID_HEX];
 	if (d->kernel || d->anon || (d->long_name[0] == '[' && strcmp(d->long_name, "[vdso]")))
 		return -ENOENT;
+	/* refused there (prov_refused set): the other sources are still tried, as after get */
+	if (symbols_from_provider(s, d) > 0)
+		return 0;
 	if (locate(s, d, 0, &c, &elf)) {
 		/* The provider's one message (a dump gone or changed since inject) covers all
 		 * its ELFs: one "not found" each would bury it. */

@@ -89,6 +89,17 @@ void sym_session_remove_files(struct sym_session *s);
  * Sources added first are tried first, before the build-id cache. 0 or -errno. */
 int sym_session_add_source(struct sym_session *s, const char *dir_or_archive);
 
+/* A DSO's layout and symbol as a provider knows them without an ELF: one loaded segment
+ * (file offsets [seg_off, seg_off + seg_size) at seg_vaddr) and one function symbol at
+ * sym_start (ELF vaddr space) of sym_size bytes, named sym_name. sym_name and what (where it
+ * came from, for messages) are malloc'd; the session takes both. */
+struct sym_provided {
+	uint64_t seg_off, seg_size, seg_vaddr;
+	uint64_t sym_start, sym_size;
+	char *sym_name;
+	char *what;
+};
+
 /* An ELF made in memory on demand (jitprof inject --no-elfs leaves no files): asked first,
  * before any other source, for every DSO with a recorded build-id. Returns 1 with *image
  * (malloc'd, the session takes it) and *what (malloc'd, where it came from, for messages),
@@ -100,6 +111,12 @@ struct sym_provider {
 		   void **image, size_t *len, char **what, char *msg, size_t msglen);
 	void (*fini)(void *ctx);
 	void *ctx;
+	/* Optional, asked before get: the DSO's symbols without its ELF, for a session that
+	 * reads nothing else of it (no lines, code or file: the provider knows when it was set
+	 * up so). Returns as get does; on 1 the DSO has what *out gives and no ELF (its lines,
+	 * code and file are then not found). */
+	int (*get_symbols)(void *ctx, const struct sym_build_id *id, const char *long_name,
+			   struct sym_provided *out, char *msg, size_t msglen);
 };
 int sym_session_set_provider(struct sym_session *s, const struct sym_provider *p);
 

@@ -266,6 +266,9 @@ struct sym_dso *dso_get(struct sym_session *s, const char *long_name,
 void dso_release(struct sym_dso *d);
 /* Opens the located file's ELF (after sym_dso_find). 0 or -errno. */
 int dso_open(struct sym_session *s, struct sym_dso *d);
+/* One more offset -> vaddr range (a PT_LOAD) of a DSO whose layout is known without its ELF.
+ * 0 or -ENOMEM. */
+int dso_add_segment(struct sym_dso *d, uint64_t off, uint64_t size, uint64_t vaddr);
 /* file offset -> ELF vaddr, using PT_LOAD headers (sections when there are none). */
 uint64_t dso_off_to_vaddr(struct sym_dso *d, uint64_t off);
 int dso_elf_build_id(Elf *elf, struct sym_build_id *id);

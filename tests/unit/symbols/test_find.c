@@ -322,11 +322,10 @@ struct prov_ctx {
 	int calls, fini, fail;
 };
 
-static int prov_get(void *ctx, const struct sym_build_id *id, const char *long_name,
-		    void **image, size_t *len, char **what, char *msg, size_t msglen)
+/* Whether p answers for id: 1, 0 (not its id) or its refusal (p->fail). */
+static int prov_answers(struct prov_ctx *p, const struct sym_build_id *id, char *msg,
+			size_t msglen)
 {
-	struct prov_ctx *p = ctx;
-	(void)long_name;
 	if (!sym_build_id_equal(id, &p->id))
 		return 0;
 	p->calls++;
@@ -334,6 +333,17 @@ static int prov_get(void *ctx, const struct sym_build_id *id, const char *long_n
 		snprintf(msg, msglen, "the dump changed: refused");
 		return -ESTALE;
 	}
+	return 1;
+}
+
+static int prov_get(void *ctx, const struct sym_build_id *id, const char *long_name,
+		    void **image, size_t *len, char **what, char *msg, size_t msglen)
+{
+	struct prov_ctx *p = ctx;
+	int rc = prov_answers(p, id, msg, msglen);
+	(void)long_name;
+	if (rc <= 0)
+		return rc;
 	*image = tu_read_file(p->path, len);
 	*what = strdup("in memory");
 	return *image ? 1 : -EIO;
@@ -350,7 +360,7 @@ Test(find, provider_serves_elfs_that_have_no_file)
 	char *gone = path_in("no-such-dir/jitted-1-2.so");
 	struct prov_ctx p = { .path = so };
 	cr_assert_eq(sym_elf_build_id(so, &p.id, NULL, 0), 0);
-	struct sym_provider pv = { prov_get, prov_fini, &p };
+	struct sym_provider pv = { .get = prov_get, .fini = prov_fini, .ctx = &p };
 	struct sym_session *s = session("/nonexistent", NULL);
 	cr_assert_eq(sym_session_set_provider(s, &pv), 0);
 	cr_assert_eq(sym_session_set_provider(s, &pv), -EBUSY);
@@ -378,4 +388,64 @@ Test(find, provider_serves_elfs_that_have_no_file)
 	cr_expect(strstr(st_msgs, "the dump changed: refused"), "%s", st_msgs);
 	sym_session_free(s);
 	free(so), free(gone);
+}
+
+/* The symbols-only shortcut: a DSO's symbol and layout without an ELF. */
+static int prov_symbols(void *ctx, const struct sym_build_id *id, const char *long_name,
+			struct sym_provided *out, char *msg, size_t msglen)
+{
+	int rc = prov_answers(ctx, id, msg, msglen);
+	(void)long_name;
+	if (rc <= 0)
+		return rc;
+	/* the one segment starts at file offset 0x100, loaded at vaddr 0x4100 */
+	*out = (struct sym_provided){ .seg_off = 0x100, .seg_size = 0x200, .seg_vaddr = 0x4100,
+				      .sym_start = 0x4140, .sym_size = 0x40 };
+	out->sym_name = strdup("Lcom/acme/Foo;bar(I)I");
+	out->what = strdup("without an ELF");
+	return 1;
+}
+
+Test(find, provider_gives_symbols_without_an_elf)
+{
+	char *gone = path_in("no-such-dir/jitted-1-3.so");
+	struct prov_ctx p = { .id = { .size = 20 } };
+	memset(p.id.data, 0xab, 20);
+	struct sym_provider pv = { prov_get, prov_fini, &p, prov_symbols };
+	struct sym_session *s = session("/nonexistent", NULL);
+	cr_assert_eq(sym_session_set_provider(s, &pv), 0);
+	/* mapped at 0x900000 from file offset 0x100: ip 0x900050 is file offset 0x150, vaddr
+	 * 0x4150, 0x10 into the symbol */
+	cr_assert_eq(sym_mmap(s, 9, 9, 0x900000, 0x200, 0x100, gone, p.id.data, 20, 2, 1), 0);
+	struct sym_result r;
+	cr_assert_eq(sym_resolve(s, 9, 0x900050, 3, 2, 0, &r), 0);
+	cr_expect_str_eq(r.sym ? r.sym : "(none)", "com.acme.Foo.bar(int)",
+			 "demangled as an ELF's symbol would be");
+	cr_expect_eq(r.dso_addr, 0x4150);
+	cr_expect_eq(r.sym_off, 0x10);
+	cr_assert_eq(sym_resolve(s, 9, 0x900010, 3, 2, 0, &r), 0);
+	cr_expect_null(r.sym, "before the symbol: none");
+	cr_expect_eq(p.calls, 1, "asked once per DSO");
+	const char *found = NULL;
+	cr_assert_eq(sym_dso_find(s, r.dso, &found), 0);
+	cr_expect_str_eq(found, "without an ELF");
+	void *buf = NULL;
+	size_t len = 0;
+	cr_expect_lt(sym_dso_read_file(s, r.dso, &buf, &len), 0, "no file to read");
+	uint8_t code[4];
+	cr_expect_lt(sym_dso_read_code(s, r.dso, 0x4150, code, sizeof(code)), 0, "no code");
+	sym_session_free(s);
+	cr_expect_eq(p.fini, 1);
+
+	/* refused: said once, no symbol, and the ELF path is not asked again */
+	p = (struct prov_ctx){ .id = p.id, .fail = 1 };
+	s = session("/nonexistent", NULL);
+	cr_assert_eq(sym_session_set_provider(s, &pv), 0);
+	cr_assert_eq(sym_mmap(s, 9, 9, 0x900000, 0x200, 0x100, gone, p.id.data, 20, 2, 1), 0);
+	cr_assert_eq(sym_resolve(s, 9, 0x900050, 3, 2, 0, &r), 0);
+	cr_expect_null(r.sym);
+	cr_expect(strstr(st_msgs, "the dump changed: refused"), "%s", st_msgs);
+	cr_expect_eq(p.calls, 1, "get is not asked after get_symbols refused");
+	sym_session_free(s);
+	free(gone);
 }

@@ -288,3 +288,42 @@ Test(elf, symbols_only_keeps_text_symbol_unwind_under_the_given_id)
 	synth_elf_free(&full);
 	synth_elf_free(&lite);
 }
+
+/* synth_symbol: the PT_LOAD and the symbol the ELF would hold, with and without unwind data
+ * (which moves the .text offset and extends the load), and the same refusal. */
+Test(elf, symbol_without_elf_is_what_the_elf_holds)
+{
+	for (int unwind = 0; unwind < 2; unwind++) {
+		struct st_load l;
+		st_load_init(&l, 1);
+		if (unwind)
+			st_add_unwind(&l);
+		struct synth_elf e;
+		Elf *elf = build(&l, &e);
+		struct synth_symbol sym;
+		char err[256];
+		cr_assert_eq(synth_symbol(&l.in, &sym, JP_ERRBUF_LOG(err)), 0, "%s", err);
+		GElf_Phdr load;
+		cr_assert_not_null(gelf_getphdr(elf, 0, &load));
+		cr_assert_eq(load.p_type, PT_LOAD);
+		cr_assert_eq(load.p_offset, 0);
+		cr_assert_eq(load.p_vaddr, 0);
+		cr_assert_eq(sym.load_size, load.p_filesz, "unwind %d: %llu vs %llu", unwind,
+			     (unsigned long long)sym.load_size, (unsigned long long)load.p_filesz);
+		GElf_Shdr sh;
+		Elf_Scn *ss = st_section(elf, ".symtab", &sh);
+		cr_assert_not_null(ss);
+		GElf_Sym s1;
+		cr_assert_not_null(gelf_getsym(elf_getdata(ss, NULL), 1, &s1));
+		cr_assert_str_eq(sym.name, elf_strptr(elf, sh.sh_link, s1.st_name));
+		cr_assert_eq(sym.value, s1.st_value);
+		cr_assert_eq(sym.size, s1.st_size);
+		elf_end(elf);
+		synth_elf_free(&e);
+	}
+	struct st_load bad;
+	st_load_init(&bad, 0);
+	bad.in.code_size = 0;
+	struct synth_symbol sym;
+	cr_assert_lt(synth_symbol(&bad.in, &sym, NULL), 0, "code_size 0 makes no ELF");
+}
