@@ -242,3 +242,43 @@ Test(ondemand, symbols_only_elfs_keep_symbol_offset_and_build_id, .fini = rf_cle
 	sym_session_free(s);
 	pd_reader_close(r);
 }
+
+/* INJ_OD_NO_ELF: every sample of the output resolves to the same DSO address, symbol and
+ * offset as through the symbols-only ELFs, with no ELF to read. */
+Test(ondemand, symbols_without_elfs_resolve_as_the_elfs_do, .fini = rf_cleanup)
+{
+	struct pd_reader *ra, *rb, *rs;
+	inject_both();
+	struct sym_session *a = session_flags(&ra, INJ_OD_SYMBOLS_ONLY);
+	struct sym_session *b = session_flags(&rb, INJ_OD_SYMBOLS_ONLY | INJ_OD_NO_ELF);
+	cr_assert_eq(pd_reader_open(&rs, out, NULL), 0);
+	struct pd_event ev;
+	int named = 0;
+	while (pd_reader_next(rs, &ev) > 0) {
+		if (ev.type != PERF_RECORD_SAMPLE)
+			continue;
+		const struct pd_sample *ps = &ev.u.sample;
+		struct sym_result x, y;
+		cr_assert_eq(sym_resolve(a, ps->pid, ps->ip, ps->time, 2, 0, &x), 0);
+		cr_assert_eq(sym_resolve(b, ps->pid, ps->ip, ps->time, 2, 0, &y), 0);
+		cr_assert_str_eq(y.dso_name, x.dso_name);
+		cr_assert_eq(y.dso_addr, x.dso_addr, "%s", x.dso_name);
+		cr_assert_str_eq(y.sym ? y.sym : "(none)", x.sym ? x.sym : "(none)", "%s",
+				 x.dso_name);
+		cr_assert_eq(y.sym_off, x.sym_off);
+		cr_assert_eq(y.sym_size, x.sym_size);
+		if (y.sym && strstr(y.dso_name, "jitted-")) {
+			void *img = NULL;
+			size_t len;
+			cr_assert_lt(sym_dso_read_file(b, y.dso, &img, &len), 0, "an ELF was built");
+			named++;
+		}
+	}
+	cr_assert_gt(named, 0, "no sample in a jitted ELF");
+	cr_assert_eq(msgs[0], 0, "%s", msgs);
+	sym_session_free(a);
+	sym_session_free(b);
+	pd_reader_close(ra);
+	pd_reader_close(rb);
+	pd_reader_close(rs);
+}
