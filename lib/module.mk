@@ -11,3 +11,6 @@ $(BUILD)/libjp.a: $(LIB_OBJS)
 ALL_TARGETS += $(BUILD)/libjp.a
 UNIT_LIBS_lib := $(BUILD)/libjp.a
 UNIT_LDLIBS_lib := -lelf -ldw -lpthread
+# libarchive is loaded on first use (archive_api.h), in the version built against.
+$(call objs_of,lib/archive_api.c): MODULE_CFLAGS := \
+	-DJP_SONAME_ARCHIVE='"$(call soname_of,archive,libarchive.so.13)"'

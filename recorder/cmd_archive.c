@@ -5,14 +5,13 @@
  *     .build-id/<xx>/<rest>                   symlink -> ../../<path>/<build-id>
  *     [kernel.kallsyms]/<build-id>/kallsyms   the kernel's symbols, when they match
  *     [vdso]/<build-id>/vdso                  the vdso image (saved by record, as perf) */
-#include <archive.h>
-#include <archive_entry.h>
 #include <errno.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "lib/archive_api.h"
 #include "recorder/cli.h"
 #include "recorder/report/report.h"
 #include "recorder/symbols/symbols.h"
@@ -41,31 +40,33 @@ static void usage(FILE *out)
 		"  -h, --help           this text\n");
 }
 
+static const struct jp_archive_api *la;	/* libarchive, loaded by cmd_archive */
+
 static int add_entry(struct archive *a, const char *path, const void *buf, size_t len,
 		     const char *link)
 {
-	struct archive_entry *e = archive_entry_new();
+	struct archive_entry *e = la->entry_new();
 	if (!e)
 		return -ENOMEM;
-	archive_entry_set_pathname(e, path);
+	la->entry_set_pathname(e, path);
 	/* Fixed times and owners: the same recording archives to the same bytes. */
-	archive_entry_set_mtime(e, 0, 0);
-	archive_entry_set_uid(e, 0);
-	archive_entry_set_gid(e, 0);
+	la->entry_set_mtime(e, 0, 0);
+	la->entry_set_uid(e, 0);
+	la->entry_set_gid(e, 0);
 	if (link) {
-		archive_entry_set_filetype(e, AE_IFLNK);
-		archive_entry_set_perm(e, 0777);
-		archive_entry_set_symlink(e, link);
-		archive_entry_set_size(e, 0);
+		la->entry_set_filetype(e, AE_IFLNK);
+		la->entry_set_perm(e, 0777);
+		la->entry_set_symlink(e, link);
+		la->entry_set_size(e, 0);
 	} else {
-		archive_entry_set_filetype(e, AE_IFREG);
-		archive_entry_set_perm(e, 0644);
-		archive_entry_set_size(e, (la_int64_t)len);
+		la->entry_set_filetype(e, AE_IFREG);
+		la->entry_set_perm(e, 0644);
+		la->entry_set_size(e, (la_int64_t)len);
 	}
-	int rc = archive_write_header(a, e) == ARCHIVE_OK ? 0 : -EIO;
-	if (!rc && !link && len && archive_write_data(a, buf, len) != (la_ssize_t)len)
+	int rc = la->write_header(a, e) == ARCHIVE_OK ? 0 : -EIO;
+	if (!rc && !link && len && la->write_data(a, buf, len) != (la_ssize_t)len)
 		rc = -EIO;
-	archive_entry_free(e);
+	la->entry_free(e);
 	return rc;
 }
 
@@ -292,17 +293,20 @@ int cmd_archive(int argc, char **argv)
 	int rc = cli_refuse_binary_tty(output, "an archive");
 	if (rc)
 		return rc;
+	char lerr[600];
+	if (!(la = jp_archive_api(lerr, sizeof(lerr))))
+		return cli_error("%s: cannot write an archive: %s", output, lerr);
 	rc = cli_outfile_open(&o, output);
 	if (rc)
 		return cli_error("%s: %s", output, sio_strerror(rc));
-	job.a = archive_write_new();
-	if (!job.a || archive_write_add_filter_zstd(job.a) != ARCHIVE_OK ||
-	    archive_write_set_format_pax_restricted(job.a) != ARCHIVE_OK ||
-	    archive_write_open_fd(job.a, o.fd) != ARCHIVE_OK) {
+	job.a = la->write_new();
+	if (!job.a || la->write_add_filter_zstd(job.a) != ARCHIVE_OK ||
+	    la->write_set_format_pax_restricted(job.a) != ARCHIVE_OK ||
+	    la->write_open_fd(job.a, o.fd) != ARCHIVE_OK) {
 		cli_outfile_abort(&o);
 		rc = cli_error("%s: cannot start the archive: %s", output,
-			       job.a ? archive_error_string(job.a) : "out of memory");
-		archive_write_free(job.a);
+			       job.a ? la->error_string(job.a) : "out of memory");
+		la->write_free(job.a);
 		return rc;
 	}
 	struct rp_session *s;
@@ -315,11 +319,11 @@ int cmd_archive(int argc, char **argv)
 		rp_session_free(s);
 	}
 	int ingest_rc = rc;
-	if (archive_write_close(job.a) != ARCHIVE_OK && !rc) {
-		snprintf(err, sizeof(err), "%.200s: %.200s", output, archive_error_string(job.a));
+	if (la->write_close(job.a) != ARCHIVE_OK && !rc) {
+		snprintf(err, sizeof(err), "%.200s: %.200s", output, la->error_string(job.a));
 		rc = -EIO;
 	}
-	archive_write_free(job.a);
+	la->write_free(job.a);
 	if (rc)
 		cli_outfile_abort(&o);
 	if (cli_log_done(&log, ingest_rc))

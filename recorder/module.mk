@@ -3,10 +3,15 @@
 # commands (recorder/*.c, one file per subcommand) and main.c make the binary.
 RECORDER_SUBDIRS := $(notdir $(patsubst %/,%,$(sort $(dir $(wildcard recorder/*/*.c)))))
 RECORDER_CMD_SRCS := $(wildcard recorder/*.c)
-RECORDER_LDLIBS := -lelf -ldw -lcrypto -lcapstone -ldebuginfod -larchive -lzstd -liberty -lxml2 \
+RECORDER_LDLIBS := -lelf -ldw -lcrypto -ldebuginfod -lzstd -liberty \
 	-lprotobuf-c -lz -lpthread -lm
+# capstone (--compare), libxml2 (--jvm-log) and libarchive (lib/archive_api.h) are loaded when
+# first used (lib/dynload.h), not linked: each would cost every run milliseconds at start.
+$(call objs_of,recorder/report/compare.c): MODULE_CFLAGS := \
+	-DJP_SONAME_CAPSTONE='"$(call soname_of,capstone,libcapstone.so.4)"'
 # libxml2's headers live under their own directory (jvmlog.c's streaming reader).
-$(call objs_of,recorder/report/jvmlog.c): MODULE_CFLAGS := $(shell pkg-config --cflags libxml-2.0 2>/dev/null || echo -I/usr/include/libxml2)
+$(call objs_of,recorder/report/jvmlog.c): MODULE_CFLAGS := $(shell pkg-config --cflags libxml-2.0 2>/dev/null || echo -I/usr/include/libxml2) \
+	-DJP_SONAME_XML2='"$(call soname_of,xml2,libxml2.so.2)"'
 
 # Link order from mk/deps.mk: every archive before the archives it uses, no --start-group, so
 # a call against the documented direction fails the link instead of hiding in a group.

@@ -7,7 +7,26 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/dynload.h"
 #include "recorder/report/report_int.h"
+
+/* capstone is loaded by --compare alone (lib/dynload.h: linked, its relocations cost every
+ * run ~6 ms at start). Its soname comes from the build (recorder/module.mk). */
+#ifndef JP_SONAME_CAPSTONE
+#define JP_SONAME_CAPSTONE "libcapstone.so.4"
+#endif
+static struct {
+	__typeof__(cs_open) *open;
+	__typeof__(cs_close) *close;
+	__typeof__(cs_disasm) *disasm;
+	__typeof__(cs_free) *free;
+} cs_api;
+static struct jp_dynlib capstone = {
+	.soname = JP_SONAME_CAPSTONE,
+	.names = (const char *const[]){ "cs_open", "cs_close", "cs_disasm", "cs_free" },
+	.slots = (void **)&cs_api,
+	.n = sizeof(cs_api) / sizeof(void *),
+};
 
 #define COL 60
 
@@ -247,10 +266,10 @@ static struct row *listing(csh cs, const struct rp_session *s, const struct gen_
 	size_t count = 0, k = 0;
 	*nr = 0;
 	if (l->code && l->code_size)
-		count = cs_disasm(cs, l->code, l->code_size, l->code_addr, 0, &insn);
+		count = cs_api.disasm(cs, l->code, l->code_size, l->code_addr, 0, &insn);
 	struct row *v = calloc(count + 1, sizeof(*v));
 	if (!v) {
-		cs_free(insn, count);
+		cs_api.free(insn, count);
 		return NULL;
 	}
 	if (!l->code || !l->code_size) {
@@ -273,7 +292,7 @@ static struct row *listing(csh cs, const struct rp_session *s, const struct gen_
 		if (src && (!prev || src->file != prev->file || src->line != prev->line))
 			r->src = prev = src;
 	}
-	cs_free(insn, count);
+	cs_api.free(insn, count);
 	return v;
 }
 
@@ -324,15 +343,19 @@ static int print_aligned(FILE *out, const struct row *a, size_t na, const struct
 static int print_insns(FILE *out, const struct rp_session *s, const struct gen_samples *g)
 {
 	csh cs;
+	if (jp_dynload(&capstone)) {
+		fprintf(out, "\n# Per instruction: not shown (%s)\n", capstone.err);
+		return 0;
+	}
 #if defined(__aarch64__)
-	if (cs_open(CS_ARCH_ARM64, CS_MODE_ARM, &cs) != CS_ERR_OK)
+	if (cs_api.open(CS_ARCH_ARM64, CS_MODE_ARM, &cs) != CS_ERR_OK)
 #else
-	if (cs_open(CS_ARCH_X86, CS_MODE_64, &cs) != CS_ERR_OK)
+	if (cs_api.open(CS_ARCH_X86, CS_MODE_64, &cs) != CS_ERR_OK)
 #endif
 		return -ENOTSUP;
 	size_t na, nb;
 	struct row *a = listing(cs, s, &g[0], &na), *b = listing(cs, s, &g[1], &nb);
-	cs_close(&cs);
+	cs_api.close(&cs);
 	int rc = a && b ? print_aligned(out, a, na, b, nb) : -ENOMEM;
 	free(a);
 	free(b);

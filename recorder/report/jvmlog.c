@@ -10,7 +10,45 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/dynload.h"
 #include "recorder/report/report_int.h"
+
+/* libxml2 (and the ICU it brings) is loaded by --jvm-log alone (lib/dynload.h: linked, it
+ * costs every run ~4 ms at start). Its soname comes from the build (recorder/module.mk). */
+#ifndef JP_SONAME_XML2
+#define JP_SONAME_XML2 "libxml2.so.2"
+#endif
+static struct {
+	__typeof__(xmlReaderForFile) *reader_for_file;
+	__typeof__(xmlTextReaderSetErrorHandler) *set_error_handler;
+	__typeof__(xmlTextReaderRead) *read;
+	__typeof__(xmlTextReaderNodeType) *node_type;
+	__typeof__(xmlTextReaderDepth) *depth;
+	__typeof__(xmlTextReaderConstLocalName) *const_local_name;
+	__typeof__(xmlTextReaderIsEmptyElement) *is_empty_element;
+	__typeof__(xmlTextReaderGetAttribute) *get_attribute;
+	__typeof__(xmlTextReaderByteConsumed) *byte_consumed;
+	__typeof__(xmlFreeTextReader) *free_reader;
+	/* the library's free function, a variable (never set here: xmlMemSetup is not
+	 * called), not the per-thread accessor the headers' xmlFree macro expands to */
+	xmlFreeFunc *free_fn;
+} xml;
+static struct jp_dynlib libxml2 = {
+	.soname = JP_SONAME_XML2,
+	.names = (const char *const[]){ "xmlReaderForFile", "xmlTextReaderSetErrorHandler",
+					"xmlTextReaderRead", "xmlTextReaderNodeType",
+					"xmlTextReaderDepth", "xmlTextReaderConstLocalName",
+					"xmlTextReaderIsEmptyElement", "xmlTextReaderGetAttribute",
+					"xmlTextReaderByteConsumed", "xmlFreeTextReader", "xmlFree" },
+	.slots = (void **)&xml,
+	.n = sizeof(xml) / sizeof(void *),
+};
+
+static void xml_free(void *p)
+{
+	if (p)
+		(*xml.free_fn)(p);
+}
 
 #define MAX_IDS (1u << 20)	/* per-task method/klass ids beyond this are ignored */
 
@@ -68,7 +106,7 @@ static const char *keep(struct rp_jvmlog *jl, const char *s)
 
 static char *attr(struct pstate *p, const char *name)
 {
-	return (char *)xmlTextReaderGetAttribute(p->r, (const xmlChar *)name);
+	return (char *)xml.get_attribute(p->r, (const xmlChar *)name);
 }
 
 static int64_t attr_int(struct pstate *p, const char *name, int64_t dflt)
@@ -80,7 +118,7 @@ static int64_t attr_int(struct pstate *p, const char *name, int64_t dflt)
 		if (end == v)
 			n = dflt;
 	}
-	xmlFree(v);
+	xml_free(v);
 	return n;
 }
 
@@ -98,7 +136,7 @@ static double attr_double(struct pstate *p, const char *name, double dflt)
 		if (end == v || !(d >= 0 && d <= JVM_STAMP_MAX))	/* NaN fails both */
 			d = dflt;
 	}
-	xmlFree(v);
+	xml_free(v);
 	return d;
 }
 
@@ -106,7 +144,7 @@ static const char *attr_keep(struct pstate *p, const char *name)
 {
 	char *v = attr(p, name);
 	const char *k = keep(p->jl, v);
-	xmlFree(v);
+	xml_free(v);
 	return k;
 }
 
@@ -191,8 +229,8 @@ static void on_method(struct pstate *p)
 	char buf[1024];
 	snprintf(buf, sizeof(buf), "%s%s%s", h ? h : "", h ? "." : "", name ? name : "?");
 	set_name(p, attr_int(p, "id", -1), buf);
-	xmlFree(holder);
-	xmlFree(name);
+	xml_free(holder);
+	xml_free(name);
 }
 
 static void on_task_element(struct pstate *p, const char *n, int depth)
@@ -202,7 +240,7 @@ static void on_task_element(struct pstate *p, const char *n, int depth)
 	if (!strcmp(n, "klass") || !strcmp(n, "type")) {
 		char *name = attr(p, "name");
 		set_name(p, attr_int(p, "id", -1), name);
-		xmlFree(name);
+		xml_free(name);
 	} else if (!strcmp(n, "method")) {
 		on_method(p);
 	} else if (!strcmp(n, "parse") && p->nr_parse < 64) {
@@ -250,7 +288,7 @@ static void on_tty_element(struct pstate *p, const char *n, int depth)
 	if (!strcmp(n, "writer")) {
 		char *t = attr(p, "thread");
 		snprintf(p->thread, sizeof(p->thread), "%s", t ? t : "");
-		xmlFree(t);
+		xml_free(t);
 	} else if (!strcmp(n, "nmethod")) {
 		struct rp_jvm_code *c = code_of(p->jl, attr_int(p, "compile_id", -1));
 		if (!c)
@@ -278,7 +316,7 @@ static void on_tty_element(struct pstate *p, const char *n, int depth)
 		c->trap_method = NULL;
 		c->trap_bci = -1;
 		/* an empty element has no end event: nothing of it stays open */
-		if (!xmlTextReaderIsEmptyElement(p->r)) {
+		if (!xml.is_empty_element(p->r)) {
 			p->trap = c;
 			p->in_trap_depth = depth;
 		}
@@ -316,9 +354,9 @@ static void on_error(void *arg, const char *msg, xmlParserSeverities sev,
 static int parse(struct pstate *p, const char *path, char *err, size_t errlen)
 {
 	int rc, root = 0, in_tty = 0;
-	while ((rc = xmlTextReaderRead(p->r)) == 1) {
-		int type = xmlTextReaderNodeType(p->r), depth = xmlTextReaderDepth(p->r);
-		const char *n = (const char *)xmlTextReaderConstLocalName(p->r);
+	while ((rc = xml.read(p->r)) == 1) {
+		int type = xml.node_type(p->r), depth = xml.depth(p->r);
+		const char *n = (const char *)xml.const_local_name(p->r);
 		if (type == XML_READER_TYPE_END_ELEMENT) {
 			if (!strcmp(n, "tty"))
 				in_tty = 0;
@@ -340,7 +378,7 @@ static int parse(struct pstate *p, const char *path, char *err, size_t errlen)
 			continue;
 		}
 		if (depth == 1 && !strcmp(n, "tty")) {
-			in_tty = !xmlTextReaderIsEmptyElement(p->r);
+			in_tty = !xml.is_empty_element(p->r);
 		} else if (in_tty) {
 			on_tty_element(p, n, depth);
 		} else if (!strcmp(n, "task")) {
@@ -356,7 +394,7 @@ static int parse(struct pstate *p, const char *path, char *err, size_t errlen)
 			on_task_element(p, n, depth);
 		}
 	}
-	p->jl->bytes = (uint64_t)xmlTextReaderByteConsumed(p->r);
+	p->jl->bytes = (uint64_t)xml.byte_consumed(p->r);
 	if (rc < 0 && !root)
 		return snprintf(err, errlen, "%s: not a HotSpot compilation log at byte %" PRIu64
 				": %s", path, p->jl->bytes, p->errmsg[0] ? p->errmsg : "unreadable"),
@@ -379,17 +417,20 @@ int rp_jvmlog_open(struct rp_jvmlog **out, const char *path, char *err, size_t e
 	if (!f)
 		return snprintf(err, errlen, "%s: %s", path, strerror(errno)), -errno;
 	fclose(f);
+	if (jp_dynload(&libxml2))
+		return snprintf(err, errlen, "%s: cannot read a compilation log: %s", path,
+				libxml2.err), -ENOTSUP;
 	p.jl = calloc(1, sizeof(*p.jl));
 	/* NONET: nothing is fetched for a log. No NOENT, no HUGE: entities stay unexpanded and
 	 * libxml2 keeps its size limits, so a hostile file cannot blow up memory. */
-	p.r = p.jl ? xmlReaderForFile(path, NULL, XML_PARSE_NONET) : NULL;
+	p.r = p.jl ? xml.reader_for_file(path, NULL, XML_PARSE_NONET) : NULL;
 	if (!p.r) {
 		rp_jvmlog_free(p.jl);
 		return snprintf(err, errlen, "%s: cannot read", path), -ENOMEM;
 	}
-	xmlTextReaderSetErrorHandler(p.r, on_error, &p);
+	xml.set_error_handler(p.r, on_error, &p);
 	rc = parse(&p, path, err, errlen);
-	xmlFreeTextReader(p.r);
+	xml.free_reader(p.r);
 	clear_names(&p);
 	free(p.names);
 	if (rc) {

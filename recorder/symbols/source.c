@@ -6,8 +6,8 @@
  * to disk. */
 #include "recorder/symbols/symbols_int.h"
 
-#include <archive.h>
-#include <archive_entry.h>
+#include "lib/archive_api.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -110,6 +110,8 @@ static int note_link(struct sym_source *src, const char *rel, const char *target
 	return 0;
 }
 
+static const struct jp_archive_api *la;	/* libarchive, loaded by unpack */
+
 /* A member's bytes into fd, within the archive's budget: a small archive of one huge
  * compressed-zero member must not fill the temporary directory. */
 static int copy_member(struct archive *a, int fd, struct sym_source *src)
@@ -118,7 +120,7 @@ static int copy_member(struct archive *a, int fd, struct sym_source *src)
 	size_t n;
 	la_int64_t off;
 	int r;
-	while ((r = archive_read_data_block(a, &buf, &n, &off)) == ARCHIVE_OK) {
+	while ((r = la->read_data_block(a, &buf, &n, &off)) == ARCHIVE_OK) {
 		if (n > src->budget - src->unpacked_bytes)
 			return -EFBIG;
 		src->unpacked_bytes += n;
@@ -130,18 +132,18 @@ static int copy_member(struct archive *a, int fd, struct sym_source *src)
 
 static int unpack_entry(struct archive *a, struct archive_entry *ent, struct sym_source *src)
 {
-	char *rel = clean_rel("", archive_entry_pathname(ent));
+	char *rel = clean_rel("", la->entry_pathname(ent));
 	char path[4096];
 	int rc = 0;
 	if (!rel)
 		return 0;
 	int is_link = !strncmp(rel, ".build-id/", 10);
-	mode_t type = archive_entry_filetype(ent);
-	const char *hard = archive_entry_hardlink(ent);
+	mode_t type = la->entry_filetype(ent);
+	const char *hard = la->entry_hardlink(ent);
 	snprintf(path, sizeof(path), "%s/%s", src->root, rel);
 	if (type == AE_IFLNK) {
 		if (is_link)
-			rc = note_link(src, rel, archive_entry_symlink(ent), 0);
+			rc = note_link(src, rel, la->entry_symlink(ent), 0);
 	} else if (hard) {
 		char *hrel = clean_rel("", hard), hpath[4096];
 		if (hrel && !(rc = mkdirs(path))) {
@@ -171,7 +173,11 @@ static int unpack_entry(struct archive *a, struct archive_entry *ent, struct sym
 static int unpack(struct sym_session *s, const char *file, struct sym_source *src)
 {
 	const char *tmp = getenv("TMPDIR");
-	char tmpl[4096];
+	char tmpl[4096], err[600];
+	if (!(la = jp_archive_api(err, sizeof(err)))) {
+		sess_msg(s, SYM_LVL_ERROR, "%s: cannot read an archive: %s", file, err);
+		return -ENOTSUP;
+	}
 	snprintf(tmpl, sizeof(tmpl), "%s/jitprof-archive.XXXXXX", tmp && *tmp ? tmp : "/tmp");
 	if (!mkdtemp(tmpl))
 		return -errno;
@@ -182,23 +188,23 @@ static int unpack(struct sym_session *s, const char *file, struct sym_source *sr
 	src->budget = s->o.archive_budget ? s->o.archive_budget : SYM_ARCHIVE_BUDGET_BASE;
 	if (!s->o.archive_budget && !stat(file, &st) && st.st_size > 0)
 		src->budget += SYM_ARCHIVE_BUDGET_RATIO * (uint64_t)st.st_size;
-	struct archive *a = archive_read_new();
+	struct archive *a = la->read_new();
 	if (!a)
 		return -ENOMEM;
-	archive_read_support_filter_all(a);
-	archive_read_support_format_all(a);
+	la->read_support_filter_all(a);
+	la->read_support_format_all(a);
 	int rc = 0;
-	if (archive_read_open_filename(a, file, 1 << 16) != ARCHIVE_OK) {
-		sess_msg(s, SYM_LVL_ERROR, "%s: %s", file, archive_error_string(a));
+	if (la->read_open_filename(a, file, 1 << 16) != ARCHIVE_OK) {
+		sess_msg(s, SYM_LVL_ERROR, "%s: %s", file, la->error_string(a));
 		rc = -EINVAL;
 	}
 	struct archive_entry *ent;
 	while (!rc) {
-		int r = archive_read_next_header(a, &ent);
+		int r = la->read_next_header(a, &ent);
 		if (r == ARCHIVE_EOF)
 			break;
 		if (r < ARCHIVE_WARN) {
-			sess_msg(s, SYM_LVL_ERROR, "%s: %s", file, archive_error_string(a));
+			sess_msg(s, SYM_LVL_ERROR, "%s: %s", file, la->error_string(a));
 			rc = -EINVAL;
 			break;
 		}
@@ -210,7 +216,7 @@ static int unpack(struct sym_session *s, const char *file, struct sym_source *sr
 				 (unsigned long long)(SYM_ARCHIVE_BUDGET_BASE >> 20),
 				 SYM_ARCHIVE_BUDGET_RATIO);
 	}
-	archive_read_free(a);
+	la->read_free(a);
 	return rc;
 }
 

@@ -1,7 +1,8 @@
 /* commands_malloc_tune.c - the batch commands (report, inject, ...) run with glibc's malloc
  * tuned (lib/malloc_tune.h): the running process's own environment shows the tunables, it is
  * still named "jitprof", and a user's own malloc tunables or JITPROF_MALLOC_TUNE=0 leave it
- * untuned; record is never re-executed. Observed on a `jitprof report -i -` that waits for
+ * untuned; record is never re-executed; the libraries of a few commands (capstone, libarchive,
+ * libxml2, libdebuginfod) are not loaded at start. Observed on a `jitprof report -i -` that waits for
  * its input on a pipe, so the process is looked at in its final image. */
 #include <criterion/criterion.h>
 #include <fcntl.h>
@@ -43,6 +44,7 @@ static char proc_state(pid_t pid)
 struct observed {
 	char *environ;
 	char *comm;
+	char *maps;
 };
 
 /* Starts `jitprof ARGS -i -` with env_extra set (NULL-terminated "NAME=value" or "NAME" to
@@ -89,6 +91,7 @@ static struct observed observe(const char *cmd, const char *const *env)
 	cr_assert_eq(proc_state(pid), 'S', "jitprof %s never waited for its input", cmd);
 	o.environ = proc_text(pid, "environ");
 	o.comm = proc_text(pid, "comm");
+	o.maps = proc_text(pid, "maps");
 	close(fds[1]);
 	if (waitpid(pid, &status, 0) != pid) {
 		kill(pid, SIGKILL);
@@ -103,6 +106,7 @@ static void observed_free(struct observed *o)
 {
 	free(o->environ);
 	free(o->comm);
+	free(o->maps);
 }
 
 static int tuned(const struct observed *o)
@@ -122,6 +126,27 @@ Test(malloc_tune, report_runs_tuned_under_its_own_name)
 	else
 		cr_assert(!tuned(&o), "a sanitized build re-executed");
 	observed_free(&o);
+}
+
+/* The libraries only some commands use are loaded when first used (lib/dynload.h), so a
+ * report that reads its input has none of them mapped: each would cost every start ms. */
+Test(malloc_tune, libraries_for_some_commands_are_not_loaded_at_start)
+{
+	const char *env[] = { "GLIBC_TUNABLES", JP_MALLOC_TUNE_ENV, NULL };
+	for (const char *const *cmd = (const char *const[]){ "report", "inject", NULL }; *cmd;
+	     cmd++) {
+		struct observed o = observe(*cmd, env);
+		cr_assert_not_null(o.maps);
+		cr_assert(strstr(o.maps, "libelf"), "no libelf in the maps of jitprof %s:\n%s",
+			  *cmd, o.maps);
+		for (const char *const *lib = (const char *const[]){ "libcapstone", "libarchive",
+								     "libxml2", "libdebuginfod",
+								     NULL };
+		     *lib; lib++)
+			cr_expect_null(strstr(o.maps, *lib), "jitprof %s starts with %s mapped",
+				       *cmd, *lib);
+		observed_free(&o);
+	}
 }
 
 Test(malloc_tune, users_glibc_tunables_kept_after_ours)
