@@ -488,6 +488,7 @@ static int ingest(struct rp_session *s, const struct rp_ingest_opts *o, char *er
 	if (rc < 0)
 		return rc;
 	pd_reader_log_header(in.r, o->input, &o->log);
+	rp_session_reserve(s, pd_reader_data_size(in.r), o->want_callchain);
 	in.ss = sym_session_new(&so);
 	if (!in.ss) {
 		rc = -ENOMEM;

@@ -251,3 +251,28 @@ Test(table, graph_generations_one_frame)
 	rp_hist_free(&h);
 	rp_session_free(s);
 }
+
+/* rp_session_reserve: the room made ahead is used (no sample or frame moves while it lasts),
+ * a recording of unknown size reserves nothing, and past the room the arrays grow as before. */
+Test(model, reserved_room_holds_samples_in_place)
+{
+	struct rp_session *s;
+	cr_assert_eq(rp_session_new(&s), 0);
+	rp_session_reserve(s, 0, 1);
+	cr_assert_null(rp_frames(s), "room made for a recording of unknown size");
+	rp_session_reserve(s, 32 * 1000, 0);	/* 1000 samples of at least 32 bytes */
+	struct rp_frame f = { .dso = rp_intern(s, "a.so"), .sym = rp_intern(s, "f") };
+	struct rp_sample smp = { .time = 1, .period = 1 };
+	cr_assert_eq(rp_add_sample(s, &smp, &f, 1), 0);
+	const struct rp_sample *first = rp_sample_at(s, 0);
+	const struct rp_frame *frames = rp_frames(s);
+	for (int i = 1; i < 1000; i++)
+		cr_assert_eq(rp_add_sample(s, &smp, &f, 1), 0);
+	cr_assert_eq(rp_sample_at(s, 0), first, "the samples moved within the reserved room");
+	cr_assert_eq(rp_frames(s), frames, "the frames moved within the reserved room");
+	for (int i = 0; i < 5000; i++)
+		cr_assert_eq(rp_add_sample(s, &smp, &f, 1), 0);
+	cr_assert_eq(rp_nr_samples(s), 6000);
+	cr_assert_str_eq(rp_frames(s)[5999].sym, "f");
+	rp_session_free(s);
+}
