@@ -341,6 +341,21 @@ struct sym_dso *sym_dso_at(struct sym_session *s, uint32_t pid, uint64_t addr, u
 	return d;
 }
 
+#define FEW_SYMS 4
+
+/* out's symbol fields from e (demangled on its first use). */
+static void set_sym(struct sym_session *s, struct sym_result *out, struct sym_entry *e,
+		    uint64_t daddr)
+{
+	if (!e->name)
+		e->name = sess_demangle(s, e->raw);
+	out->sym = e->name;
+	out->sym_raw = e->raw;
+	out->sym_start = e->start;
+	out->sym_size = e->size;
+	out->sym_off = daddr - e->start;
+}
+
 int sym_resolve(struct sym_session *s, uint32_t pid, uint64_t addr, uint64_t time, int cpumode,
 		unsigned flags, struct sym_result *out)
 {
@@ -366,6 +381,16 @@ int sym_resolve(struct sym_session *s, uint32_t pid, uint64_t addr, uint64_t tim
 		daddr = dso_off_to_vaddr(d, addr - m->start + m->pgoff);
 	}
 	out->dso_addr = daddr;
+	/* A session that never looks up lines, in a DSO of a few symbols (a jitted ELF has
+	 * one): the table is searched directly. The per-address cache would cost two more
+	 * cache misses than the search, for each of the tens of thousands of DSOs a
+	 * sample-dense run hits. */
+	if (s->o.no_lines && !d->kernel && elfsym_load(s, d) == 0 && d->syms.n <= FEW_SYMS) {
+		struct sym_entry *e = symtab_find(&d->syms, daddr);
+		if (e)
+			set_sym(s, out, e, daddr);
+		return 0;
+	}
 	struct sym_cached *c = cache_get(s, d, daddr);
 	if (!c)
 		return -ENOMEM;
@@ -386,15 +411,8 @@ int sym_resolve(struct sym_session *s, uint32_t pid, uint64_t addr, uint64_t tim
 			lines_lookup(s, d, c);
 		}
 	}
-	if (c->sym) {
-		if (!c->sym->name)
-			c->sym->name = sess_demangle(s, c->sym->raw);
-		out->sym = c->sym->name;
-		out->sym_raw = c->sym->raw;
-		out->sym_start = c->sym->start;
-		out->sym_size = c->sym->size;
-		out->sym_off = daddr - c->sym->start;
-	}
+	if (c->sym)
+		set_sym(s, out, c->sym, daddr);
 	out->srcfile = c->srcfile;
 	out->line = c->line;
 	out->n_inline = c->n_inline;

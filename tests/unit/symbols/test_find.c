@@ -449,3 +449,48 @@ Test(find, provider_gives_symbols_without_an_elf)
 	sym_session_free(s);
 	free(gone);
 }
+
+/* A session that never reads lines names every address as one that does: in a DSO of one
+ * symbol (searched directly, without the per-address cache) and in a shared library of
+ * many (through the cache), before, inside and past the symbol. */
+Test(find, sessions_without_lines_name_addresses_alike)
+{
+	char *so = st_build(dir, "libt.so", "-fPIC -shared");
+	char *gone = path_in("no-such-dir/jitted-1-4.so");
+	struct prov_ctx p = { .id = { .size = 20 } };
+	memset(p.id.data, 0xcd, 20);
+	struct sym_provider pv = { prov_get, prov_fini, &p, prov_symbols };
+	struct sym_session *v[2];
+	for (int k = 0; k < 2; k++) {
+		struct sym_opts o = { .sz = sizeof(o), .buildid_dir = "/nonexistent",
+				      .no_debuginfod = 1, .no_lines = k, .log = { st_collect, NULL } };
+		cr_assert_not_null(v[k] = sym_session_new(&o));
+		cr_assert_eq(sym_session_set_provider(v[k], &pv), 0);
+		cr_assert_eq(sym_mmap(v[k], 9, 9, 0x900000, 0x200, 0x100, gone, p.id.data, 20, 2, 1),
+			     0);
+		cr_assert_eq(st_map(v[k], 9, so, so, BASE, NULL), 0);
+	}
+	const uint64_t addrs[] = { 0x900010, 0x900040, 0x900050, 0x90007f, 0x900080,
+				   BASE + st_nm_addr(so, "work"), BASE + st_nm_addr(so, "work") + 4,
+				   BASE + st_nm_addr(so, "other") + 1 };
+	for (size_t i = 0; i < sizeof(addrs) / sizeof(addrs[0]); i++) {
+		struct sym_result a, b;
+		cr_assert_eq(sym_resolve(v[0], 9, addrs[i], 3, 2, 0, &a), 0);
+		cr_assert_eq(sym_resolve(v[1], 9, addrs[i], 3, 2, 0, &b), 0);
+		cr_assert_str_eq(b.sym ? b.sym : "(none)", a.sym ? a.sym : "(none)", "%#llx",
+				 (unsigned long long)addrs[i]);
+		cr_assert_eq(b.sym_off, a.sym_off);
+		cr_assert_eq(b.sym_start, a.sym_start);
+		cr_assert_eq(b.sym_size, a.sym_size);
+		cr_assert_eq(b.dso_addr, a.dso_addr);
+		cr_assert_null(b.srcfile);
+	}
+	struct sym_result r;
+	cr_assert_eq(sym_resolve(v[1], 9, 0x900050, 3, 2, 0, &r), 0);
+	cr_assert_str_eq(r.sym, "com.acme.Foo.bar(int)");
+	cr_assert_eq(sym_resolve(v[1], 9, BASE + st_nm_addr(so, "work") + 4, 3, 2, 0, &r), 0);
+	cr_assert_str_eq(r.sym, "work");
+	for (int k = 0; k < 2; k++)
+		sym_session_free(v[k]);
+	free(so), free(gone);
+}
