@@ -57,10 +57,9 @@ static int no_map(const struct rp_frame *f)
 	return !f->dso || !strcmp(f->dso, "[unknown]");
 }
 
-static uint64_t key_hash(const struct rp_session *s, const struct rp_sample *smp,
+static uint64_t key_hash(const struct rp_sample *smp, const struct rp_frame *f,
 			 const enum rp_key *keys, int nr)
 {
-	const struct rp_frame *f = rp_leaf(s, smp);
 	uint64_t v[RP_MAX_KEYS * 2];
 	int n = 0;
 	for (int i = 0; i < nr; i++) {
@@ -99,11 +98,12 @@ static int cmp_u64(uint64_t a, uint64_t b)
 	return a < b ? -1 : a > b;
 }
 
-/* Orders two samples by one key; 0 means "same entry" for that key. */
+/* Orders two samples, of leaf frames fa and fb, by one key; 0 means "same entry" for that
+ * key. */
 static int key_cmp(const struct rp_session *s, const struct rp_sample *a,
-		   const struct rp_sample *b, enum rp_key k)
+		   const struct rp_frame *fa, const struct rp_sample *b,
+		   const struct rp_frame *fb, enum rp_key k)
 {
-	const struct rp_frame *fa = rp_leaf(s, a), *fb = rp_leaf(s, b);
 	int c;
 	switch (k) {
 	case RP_KEY_COMM: return cmp_str(a->comm, b->comm);
@@ -154,7 +154,8 @@ static int entry_order(const void *pa, const void *pb)
 	if (a->period != b->period)
 		return a->period > b->period ? -1 : 1;
 	for (int i = 0; i < sort_hist->nr_keys; i++) {
-		int c = key_cmp(sort_hist->s, a->first, b->first, sort_hist->keys[i]);
+		int c = key_cmp(sort_hist->s, a->first, a->leaf, b->first, b->leaf,
+				sort_hist->keys[i]);
 		if (c)
 			return c;
 	}
@@ -186,7 +187,8 @@ int rp_hist_build(struct rp_hist *h, const struct rp_session *s, const enum rp_k
 	memset(slot, 0, cap * sizeof(*slot));
 	for (size_t i = 0; i < s->nr_samples; i++) {
 		const struct rp_sample *smp = &s->samples[i];
-		size_t j = key_hash(s, smp, h->keys, h->nr_keys) & (cap - 1);
+		const struct rp_frame *leaf = rp_leaf(s, smp);
+		size_t j = key_hash(smp, leaf, h->keys, h->nr_keys) & (cap - 1);
 		for (;; j = (j + 1) & (cap - 1)) {
 			if (!slot[j]) {
 				if (h->nr_entries == ecap) {
@@ -203,12 +205,13 @@ int rp_hist_build(struct rp_hist *h, const struct rp_session *s, const enum rp_k
 				struct rp_entry *e = &h->entries[h->nr_entries];
 				memset(e, 0, sizeof(*e));
 				e->first = smp;
+				e->leaf = leaf;
 				slot[j] = (uint32_t)++h->nr_entries;
 				break;
 			}
-			const struct rp_sample *o = h->entries[slot[j] - 1].first;
+			const struct rp_entry *o = &h->entries[slot[j] - 1];
 			int k = 0;
-			while (k < h->nr_keys && !key_cmp(s, smp, o, h->keys[k]))
+			while (k < h->nr_keys && !key_cmp(s, smp, leaf, o->first, o->leaf, h->keys[k]))
 				k++;
 			if (k == h->nr_keys)
 				break;
@@ -288,7 +291,7 @@ const char *rp_entry_key_str(const struct rp_hist *h, const struct rp_entry *e,
 			     enum rp_key k, char *buf, size_t len)
 {
 	const struct rp_sample *smp = e->first;
-	const struct rp_frame *f = rp_leaf(h->s, smp);
+	const struct rp_frame *f = e->leaf;
 	switch (k) {
 	case RP_KEY_COMM:
 		snprintf(buf, len, "%s", smp->comm ? smp->comm : ":?");

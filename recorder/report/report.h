@@ -172,6 +172,7 @@ const char *rp_key_name(enum rp_key k);
 
 struct rp_entry {
 	const struct rp_sample *first;	/* a representative sample (its leaf gives the keys) */
+	const struct rp_frame *leaf;	/* rp_leaf of first, kept: the sort reads it often */
 	uint64_t period, samples;
 	uint32_t nr_members;		/* samples in this entry, indexes in members[] */
 	uint32_t *members;		/* sample indexes (for the call graph) */
