@@ -144,3 +144,103 @@ Test(ordered, queue_is_bounded_without_rounds, .timeout = 60)
 	pd_ordered_free(q);
 	free(extra);
 }
+
+/* Pushes an event of time t whose offset is its arrival number n. */
+static void push_nth(struct pd_ordered *q, uint64_t t, uint64_t n)
+{
+	uint64_t rec[2] = { 0, t };
+	struct perf_event_header *h = (void *)rec;
+	struct pd_event ev = { .raw = rec, .size = sizeof(rec), .type = 99, .offset = n };
+	h->type = 99;
+	h->size = sizeof(rec);
+	cr_assert_eq(pd_ordered_push(q, &ev, t), 0);
+}
+
+static int by_time_then_arrival(const void *a, const void *b)
+{
+	const uint64_t *x = a, *y = b;	/* {time, arrival} */
+	if (x[0] != y[0])
+		return x[0] < y[0] ? -1 : 1;
+	return x[1] < y[1] ? -1 : x[1] > y[1];
+}
+
+/* The reference: what a queue holding qn events (time, arrival) releases up to limit (all of
+ * them when flush), in (time, arrival) order, appended to ref; the rest stay in q. */
+static void ref_release(uint64_t (*q)[2], size_t *qn, uint64_t limit, int flush,
+			uint64_t (*ref)[2], size_t *nref)
+{
+	qsort(q, *qn, sizeof(q[0]), by_time_then_arrival);
+	size_t k = 0;
+	for (size_t i = 0; i < *qn; i++) {
+		if (flush || q[i][0] <= limit) {
+			ref[*nref][0] = q[i][0];
+			ref[*nref][1] = q[i][1];
+			(*nref)++;
+		} else {
+			q[k][0] = q[i][0];
+			q[k][1] = q[i][1];
+			k++;
+		}
+	}
+	*qn = k;
+}
+
+/* In-order stretches (which skip the heap) mixed with stragglers, equal times and rounds:
+ * the events come out exactly as a queue sorted by (time, arrival) releases them, round by
+ * round and at the end. */
+Test(ordered, in_order_stretches_and_stragglers_pop_as_a_sorted_queue)
+{
+	enum { N = 20000 };
+	static uint64_t held[N][2], ref[N][2], out[N][2];
+	struct pd_ordered *q = pd_ordered_new(NULL);
+	unsigned seed = 11;
+	uint64_t t = 1000, max_time = 0, round_max = 0;
+	size_t np = 0, no = 0, nheld = 0, nref = 0;
+	int got;
+	struct pd_event ev;
+
+	while (np < N) {
+		seed = seed * 1103515245u + 12345u;
+		unsigned r = seed >> 16;
+		uint64_t when;
+		if (r % 8 == 0)
+			when = t > 500 ? t - r % 500 : t;	/* a straggler from another CPU */
+		else if (r % 8 == 1)
+			when = t;			/* an equal time */
+		else
+			when = t += r % 7;		/* in order */
+		push_nth(q, when, np);
+		held[nheld][0] = when;
+		held[nheld][1] = np;
+		nheld++;
+		np++;
+		max_time = when > max_time ? when : max_time;
+		if (r % 97 == 0) {	/* a round: what is not newer than the last one's max goes */
+			pd_ordered_round(q);
+			ref_release(held, &nheld, round_max, 0, ref, &nref);
+			round_max = max_time;
+			while ((got = pd_ordered_pop(q, &ev)) == 1) {
+				memcpy(&out[no][0], (const uint8_t *)ev.raw + 8, 8);
+				out[no][1] = ev.offset;
+				no++;
+			}
+			cr_assert_eq(no, nref, "round after event %zu: %zu released, %zu expected",
+				     np, no, nref);
+		}
+	}
+	pd_ordered_flush(q);
+	ref_release(held, &nheld, 0, 1, ref, &nref);
+	while ((got = pd_ordered_pop(q, &ev)) == 1) {
+		memcpy(&out[no][0], (const uint8_t *)ev.raw + 8, 8);
+		out[no][1] = ev.offset;
+		no++;
+	}
+	cr_assert_eq(no, N);
+	cr_assert_eq(nref, N);
+	for (size_t i = 0; i < N; i++)
+		cr_assert(out[i][0] == ref[i][0] && out[i][1] == ref[i][1],
+			  "event %zu: time %llu #%llu, the sorted queue gives %llu #%llu", i,
+			  (unsigned long long)out[i][0], (unsigned long long)out[i][1],
+			  (unsigned long long)ref[i][0], (unsigned long long)ref[i][1]);
+	pd_ordered_free(q);
+}
