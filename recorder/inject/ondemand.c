@@ -64,7 +64,8 @@ struct ondemand {
 	char *input_dir;	/* the recording's directory; NULL: read from a pipe */
 	struct inj_origins o;
 	struct od_dump *dumps;
-	uint32_t *by_id;	/* entry indexes sorted by build-id */
+	uint32_t *by_id;	/* open addressing: entry index + 1 by build-id, 0 free */
+	size_t by_id_cap;	/* a power of two, at least twice the entries */
 	char comp_path[4096 + 16];
 };
 
@@ -164,29 +165,43 @@ bad:
 	return 0;
 }
 
-static int cmp_id(const void *a, const void *b, void *ctx)
+/* A build-id is a SHA-1: its first 8 bytes are already spread. */
+static size_t id_slot(const uint8_t *id, size_t cap)
 {
-	const struct inj_origins *o = ctx;
-	const uint32_t *x = a, *y = b;
-	int c = memcmp(o->v[*x].build_id, o->v[*y].build_id, 20);
-	return c ? c : (*x > *y) - (*x < *y);
+	uint64_t h;
+	memcpy(&h, id, sizeof(h));
+	return (size_t)(h * 0x9e3779b97f4a7c15ull >> 17) & (cap - 1);
+}
+
+/* The table of the entries by build-id (the first entry of an id wins: its duplicates make
+ * the same ELF). 0 or -ENOMEM. */
+static int index_ids(struct ondemand *od)
+{
+	size_t cap = 64;
+	while (cap < 2 * od->o.n + 2)
+		cap *= 2;
+	if (!(od->by_id = calloc(cap, sizeof(*od->by_id))))
+		return -ENOMEM;
+	od->by_id_cap = cap;
+	for (size_t i = 0; i < od->o.n; i++) {
+		const uint8_t *id = od->o.v[i].build_id;
+		size_t j = id_slot(id, cap);
+		while (od->by_id[j] && memcmp(od->o.v[od->by_id[j] - 1].build_id, id, 20))
+			j = (j + 1) & (cap - 1);
+		if (!od->by_id[j])
+			od->by_id[j] = (uint32_t)i + 1;
+	}
+	return 0;
 }
 
 static const struct inj_origin *lookup(const struct ondemand *od, const struct sym_build_id *id)
 {
-	size_t lo = 0, hi = od->o.n;
-	if (id->size != 20)
+	if (id->size != 20 || !od->by_id_cap)
 		return NULL;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		int c = memcmp(od->o.v[od->by_id[mid]].build_id, id->data, 20);
-		if (!c)
-			return &od->o.v[od->by_id[mid]];
-		if (c < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	for (size_t j = id_slot(id->data, od->by_id_cap); od->by_id[j];
+	     j = (j + 1) & (od->by_id_cap - 1))
+		if (!memcmp(od->o.v[od->by_id[j] - 1].build_id, id->data, 20))
+			return &od->o.v[od->by_id[j] - 1];
 	return NULL;
 }
 
@@ -439,14 +454,10 @@ static int attach(struct sym_session *ss, const struct pd_reader *r, const char 
 	od->dumps = calloc(od->o.nr_dumps + 1, sizeof(*od->dumps));
 	for (size_t k = 0; od->dumps && k < od->o.nr_dumps; k++)
 		od->dumps[k].f[0].fd = od->dumps[k].f[1].fd = -1;
-	od->by_id = calloc(od->o.n + 1, sizeof(*od->by_id));
-	if (!od->dumps || !od->by_id) {
+	if (!od->dumps || index_ids(od) < 0) {
 		fini(od);
 		return -ENOMEM;
 	}
-	for (size_t i = 0; i < od->o.n; i++)
-		od->by_id[i] = (uint32_t)i;
-	qsort_r(od->by_id, od->o.n, sizeof(*od->by_id), cmp_id, &od->o);
 	struct sym_provider p = { get, fini, od,
 				  od->symbols_only && (flags & INJ_OD_NO_ELF) ? get_symbols : NULL };
 	if ((rc = sym_session_set_provider(ss, &p)) < 0) {
