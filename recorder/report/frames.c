@@ -109,7 +109,7 @@ static int keep(const struct rp_session *s, const struct rp_sample *smp,
 	if (!m)
 		return 1;
 	for (uint32_t i = 0; i < smp->nr; i++) {
-		const struct rp_frame *fr = &s->frames[smp->first + i];
+		const struct rp_frame *fr = rp_chain_frame(s, smp->first + i);
 		if (f->generation && (!fr->load || s->loads[fr->load - 1].generation != f->generation))
 			continue;
 		if (rp_name_matches(m, fr->sym))

@@ -415,6 +415,12 @@ static int read_events(struct ingest *in, char *err, size_t errlen)
  * worker) have no lines: each such sample's frames are made again now, as the replay would
  * have made them, the cut at MAX_FRAMES included. Only the samples of the replay's first
  * moments, before the read finished, are touched. */
+static const struct rp_frame *nth(const struct rp_session *s, const struct rp_sample *smp,
+				  uint32_t k)
+{
+	return rp_chain_frame(s, smp->first + k);
+}
+
 static int fill_lines_later(struct ingest *in)
 {
 	struct rp_session *s = in->s;
@@ -422,30 +428,29 @@ static int fill_lines_later(struct ingest *in)
 	in->res_flags &= ~SYM_RES_NO_WAIT;
 	for (size_t i = 0; i < in->last_later; i++) {
 		const struct rp_sample *smp = &s->samples[i];
-		const struct rp_frame *f = &s->frames[smp->first];
 		uint32_t k = 0, nr = 0;
-		while (k < smp->nr && !(f[k].flags & RP_FRAME_LINES_LATER))
+		while (k < smp->nr && !(nth(s, smp, k)->flags & RP_FRAME_LINES_LATER))
 			k++;
 		if (k == smp->nr)
 			continue;
 		/* One address at a time: its inlined frames, then its own (the last of the run). */
 		for (k = 0; k < smp->nr && nr < MAX_FRAMES; k++) {
-			if (f[k].flags & RP_FRAME_LINES_LATER) {
+			if (nth(s, smp, k)->flags & RP_FRAME_LINES_LATER) {
 				/* Read ahead only for user-space DSOs: the mode is the frame's. */
-				int mode = f[k].flags & RP_FRAME_KERNEL ? PERF_RECORD_MISC_KERNEL
+				int mode = nth(s, smp, k)->flags & RP_FRAME_KERNEL ? PERF_RECORD_MISC_KERNEL
 									: PERF_RECORD_MISC_USER;
-				nr += resolve(in, smp->pid, f[k].ip, smp->time, mode, buf + nr,
+				nr += resolve(in, smp->pid, nth(s, smp, k)->ip, smp->time, mode, buf + nr,
 					      MAX_FRAMES - nr);
 				continue;
 			}
 			uint32_t end = k;
-			while (end + 1 < smp->nr && (f[end].flags & RP_FRAME_INLINED))
+			while (end + 1 < smp->nr && (nth(s, smp, end)->flags & RP_FRAME_INLINED))
 				end++;
 			/* As resolve() cuts a run that does not fit: inlined frames first. */
 			for (; k < end && nr + 1 < MAX_FRAMES; k++)
-				buf[nr++] = f[k];
+				buf[nr++] = *nth(s, smp, k);
 			k = end;
-			buf[nr++] = f[k];
+			buf[nr++] = *nth(s, smp, k);
 		}
 		int rc = rp_set_sample_frames(s, i, buf, nr);
 		if (rc)
@@ -488,6 +493,8 @@ static int ingest(struct rp_session *s, const struct rp_ingest_opts *o, char *er
 	if (rc < 0)
 		return rc;
 	pd_reader_log_header(in.r, o->input, &o->log);
+	if (o->want_callchain)	/* stacks repeat a few thousand frames over and over */
+		rp_session_share_frames(s);
 	rp_session_reserve(s, pd_reader_data_size(in.r), o->want_callchain);
 	in.ss = sym_session_new(&so);
 	if (!in.ss) {

@@ -236,9 +236,14 @@ static uint64_t *count_samples(const struct rp_session *s)
 	uint64_t *n = calloc(s->nr_loads + 1, sizeof(*n));
 	if (!n)
 		return NULL;
-	for (size_t i = 0; i < s->nr_frames; i++)
-		if (s->frames[i].load)
-			n[s->frames[i].load]++;
+	for (size_t i = 0; i < s->nr_samples; i++) {
+		const struct rp_sample *smp = &s->samples[i];
+		for (uint32_t k = 0; k < smp->nr; k++) {
+			uint32_t load = rp_chain_frame(s, smp->first + k)->load;
+			if (load)
+				n[load]++;
+		}
+	}
 	return n;
 }
 
@@ -506,18 +511,27 @@ int rp_ingest_loads(struct rp_session *s, struct sym_session *ss, const struct r
 		if (o->want_code)
 			load_code(s, ss, res.dso, res.sym_start, je, l);
 	}
-	for (size_t i = 0; i < s->nr_samples; i++) {
+	/* A frame's line from the dump depends on the frame alone: each distinct frame is
+	 * given its own, for every sample that refers to it. */
+	for (size_t i = 0; o->want_lines && i < s->nr_frames; i++) {
+		struct rp_frame *f = &s->frames[i];
+		if (f->load && !f->srcfile && !(f->flags & RP_FRAME_INLINED))
+			line_from_dump(s, je_of[f->load - 1], f);
+	}
+	int edit_rc = rp_frames_edited(s);
+	/* Samples after their code was unloaded belong to no generation: that depends on the
+	 * sample's time, so such a reference is given a frame of its own. */
+	for (size_t i = 0; !edit_rc && i < s->nr_samples; i++) {
 		const struct rp_sample *smp = &s->samples[i];
-		for (uint32_t k = 0; k < smp->nr; k++) {
-			struct rp_frame *f = &s->frames[smp->first + k];
+		for (uint32_t k = 0; !edit_rc && k < smp->nr; k++) {
+			const struct rp_frame *f = rp_chain_frame(s, smp->first + k);
 			const struct rp_load *l = f->load ? &s->loads[f->load - 1] : NULL;
-			if (!l)
+			if (!l || !l->end_time || smp->time < l->end_time ||
+			    (f->flags & RP_FRAME_UNLOADED))
 				continue;
-			/* Samples after their code was unloaded belong to no generation. */
-			if (l->end_time && smp->time >= l->end_time)
-				f->flags |= RP_FRAME_UNLOADED;
-			if (o->want_lines && !f->srcfile && !(f->flags & RP_FRAME_INLINED))
-				line_from_dump(s, je_of[f->load - 1], f);
+			struct rp_frame u = *f;
+			u.flags |= RP_FRAME_UNLOADED;
+			edit_rc = rp_chain_set(s, smp->first + k, &u);
 		}
 	}
 	/* The dumps' names are the runtimes' own: they say which runtime made each load. */
@@ -529,7 +543,8 @@ int rp_ingest_loads(struct rp_session *s, struct sym_session *ss, const struct r
 		if (unnamed)	/* no method given it above */
 			unnamed[i] = !hits[i + 1] && !s->loads[i].method && !s->loads[i].dso;
 	}
-	int rc = raw && (unnamed || !some_unnamed) ? rp_identify_loads(s, raw, unnamed) : -1;
+	int rc = !edit_rc && raw && (unnamed || !some_unnamed) ? rp_identify_loads(s, raw, unnamed)
+							       : -1;
 	/* Once per dump, instead of the file warnings of each ELF inject did not write. */
 	for (size_t i = 0; i < nr_dumps; i++) {
 		char buf[DUMP_PATH_MAX];

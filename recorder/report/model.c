@@ -60,7 +60,7 @@ void rp_session_free(struct rp_session *s)
 	jp_strset_free(&s->strs);
 	free(s->loads);
 	free(s->samples);
-	free(s->frames);
+	rp_frames_free(s);
 	rp_map_free(&s->dso_bid);
 	free(s->bids);
 	free(s->exes);
@@ -105,9 +105,8 @@ static int grow(void **arr, size_t *cap, size_t n, size_t elem)
 
 /* Room for about as many samples and frames as a recording of data_size bytes can hold, made
  * before the first: grown by doubling instead, each array is copied and its pages faulted in
- * about twice over (on a 200k-sample recording a fifth of a report's time went to clearing
- * the pages of the copies). Pages never touched cost nothing, so the bound may be generous;
- * it is capped, and a recording with more grows as before. */
+ * about twice over. Pages never touched cost nothing, so the bound may be generous; it is
+ * capped, and a recording with more grows as before. */
 #define RESERVE_MAX (1u << 24)
 void rp_session_reserve(struct rp_session *s, uint64_t data_size, int callchains)
 {
@@ -121,10 +120,7 @@ void rp_session_reserve(struct rp_session *s, uint64_t data_size, int callchains
 		s->samples = p;
 		s->samples_cap = ns;
 	}
-	if (nf > s->frames_cap && (p = realloc(s->frames, nf * sizeof(*s->frames)))) {
-		s->frames = p;
-		s->frames_cap = nf;
-	}
+	rp_frames_reserve(s, nf);
 }
 
 uint32_t rp_add_load(struct rp_session *s, const struct rp_load *l)
@@ -145,28 +141,14 @@ size_t rp_nr_loads(const struct rp_session *s)
 	return s->nr_loads;
 }
 
-/* nr frames appended to the session's array as sample d's (first, nr). 0 or -ENOMEM. */
-static int put_frames(struct rp_session *s, struct rp_sample *d, const struct rp_frame *frames,
-		      uint32_t nr)
-{
-	while (s->nr_frames + nr > s->frames_cap)
-		if (grow((void **)&s->frames, &s->frames_cap, s->frames_cap, sizeof(*s->frames)))
-			return -ENOMEM;
-	d->first = (uint32_t)s->nr_frames;
-	d->nr = nr;
-	if (nr)
-		memcpy(&s->frames[s->nr_frames], frames, nr * sizeof(*frames));
-	s->nr_frames += nr;
-	return 0;
-}
-
 int rp_add_sample(struct rp_session *s, const struct rp_sample *smp,
 		  const struct rp_frame *frames, uint32_t nr)
 {
 	if (grow((void **)&s->samples, &s->samples_cap, s->nr_samples, sizeof(*s->samples)))
 		return -ENOMEM;
 	struct rp_sample d = *smp;
-	if (put_frames(s, &d, frames, nr))
+	d.nr = nr;
+	if (rp_chain_push(s, frames, nr, &d.first))
 		return -ENOMEM;
 	s->samples[s->nr_samples++] = d;
 	return 0;
@@ -175,12 +157,13 @@ int rp_add_sample(struct rp_session *s, const struct rp_sample *smp,
 int rp_set_sample_frames(struct rp_session *s, size_t i, const struct rp_frame *frames,
 			 uint32_t nr)
 {
+	/* The old references stay behind, reached by no sample. */
 	struct rp_sample *d = &s->samples[i];
-	uint32_t first = d->first, old = d->nr;
-	if (put_frames(s, d, frames, nr))
+	uint32_t first;
+	if (rp_chain_push(s, frames, nr, &first))
 		return -ENOMEM;
-	/* The old frames stay behind as zeroes: no load, counted by nobody. */
-	memset(&s->frames[first], 0, old * sizeof(*s->frames));
+	d->first = first;
+	d->nr = nr;
 	return 0;
 }
 
@@ -194,10 +177,6 @@ const struct rp_sample *rp_sample_at(const struct rp_session *s, size_t i)
 	return &s->samples[i];
 }
 
-const struct rp_frame *rp_frames(const struct rp_session *s)
-{
-	return s->frames;
-}
 
 void rp_set_span(struct rp_session *s, uint64_t start, uint64_t end)
 {

@@ -155,7 +155,7 @@ static int json_stacks(FILE *out, const struct rp_session *s, const struct rp_en
 		buf[0] = 0;
 		for (uint32_t k = 0; k < smp->nr && n + 2 < RP_STACK_MAX; k++) {
 			uint32_t i = leaf_first ? k : smp->nr - 1 - k;
-			rp_frame_name(s, &s->frames[smp->first + i], rp_stack_tag(s), name,
+			rp_frame_name(s, rp_chain_frame(s, smp->first + i), rp_stack_tag(s), name,
 				      sizeof(name));
 			n += (size_t)snprintf(buf + n, RP_STACK_MAX - n, "%s%s", n ? "\x1f" : "", name);
 		}
@@ -270,7 +270,7 @@ static size_t stack_of(const struct rp_session *s, const struct rp_sample *smp, 
 	unsigned tag = rp_stack_tag(s);
 	size_t n = (size_t)snprintf(buf, len, "%s", smp->comm ? smp->comm : "?");
 	for (uint32_t i = smp->nr; i-- > 0 && n + 2 < len;) {
-		const struct rp_frame *f = &s->frames[smp->first + i];
+		const struct rp_frame *f = rp_chain_frame(s, smp->first + i);
 		const char *suffix, *sym = rp_frame_name_fixed(s, f, tag, &suffix);
 		/* rp_frame_name's buffer cuts a longer name: the same cut either way */
 		if (!sym || strlen(sym) + strlen(suffix) >= sizeof(name)) {

@@ -135,16 +135,18 @@ static int same_pc(const struct rp_frame *a, const struct rp_frame *b)
 	return a->ip == b->ip && a->sym == b->sym && a->load == b->load && a->dso == b->dso;
 }
 
-/* The location of frames[first .. first+n) (inlined frames, then the frame of the pc). */
+/* The location of the chain's frames [first .. first+n) (inlined frames, then the frame of
+ * the pc). */
 static uint64_t location_id(struct pp *p, uint32_t first, uint32_t n)
 {
-	const struct rp_frame *fr = p->s->frames, *f = &fr[first + n - 1];
+	const struct rp_session *s = p->s;
+	const struct rp_frame *f = rp_chain_frame(s, first + n - 1);
 	uint64_t h = rp_hash_bytes(&f->ip, sizeof(f->ip), (uintptr_t)f->sym ^
 				   ((uint64_t)f->load << 32) ^ (uintptr_t)f->dso) | 1;
 	uint32_t v;
 	while (rp_map_get(&p->loc_of, h, &v)) {
-		const struct rp_frame *g = &fr[p->loc_first[v - 1]];
-		if (same_pc(&fr[first], g))
+		const struct rp_frame *g = rp_chain_frame(s, p->loc_first[v - 1]);
+		if (same_pc(rp_chain_frame(s, first), g))
 			return v;
 		h += 2;
 	}
@@ -169,9 +171,9 @@ static uint64_t location_id(struct pp *p, uint32_t first, uint32_t n)
 		if (!ln)
 			return 0;
 		perftools__profiles__line__init(ln);
-		if (!(ln->function_id = function_id(p, &fr[first + k])))
+		if (!(ln->function_id = function_id(p, rp_chain_frame(s, first + k))))
 			return 0;
-		ln->line = fr[first + k].line;
+		ln->line = rp_chain_frame(s, first + k)->line;
 	}
 	if (rp_map_put(&p->loc_of, h, (uint32_t)p->nloc) < 0)
 		return 0;
@@ -253,7 +255,7 @@ int rp_write_pprof(FILE *out, const struct rp_session *s)
 	Label *lab = calloc(2 * s->nr_samples + 1, sizeof(*lab));
 	Label **labp = calloc(2 * s->nr_samples + 1, sizeof(*labp));
 	int64_t *vals = calloc(2 * s->nr_samples + 1, sizeof(*vals));
-	uint64_t *ids = calloc(s->nr_frames + 1, sizeof(*ids));
+	uint64_t *ids = calloc(s->nr_chain + 1, sizeof(*ids));
 	void **ptrs = NULL;
 	uint8_t *buf = NULL;
 	struct rp_u64map same = { 0 };	/* (stack, pid, tid) -> sample index + 1 */
@@ -278,7 +280,7 @@ int rp_write_pprof(FILE *out, const struct rp_session *s)
 		for (uint32_t k = 0; k < sm->nr;) {
 			uint32_t n = 1;
 			while (k + n <= sm->nr - 1 &&
-			       (s->frames[sm->first + k + n - 1].flags & RP_FRAME_INLINED))
+			       (rp_chain_frame(s, sm->first + k + n - 1)->flags & RP_FRAME_INLINED))
 				n++;
 			uint64_t id = location_id(&p, sm->first + k, n);
 			if (!id)

@@ -100,8 +100,8 @@ struct rp_sample {
 	uint64_t period;
 	uint32_t pid, tid;
 	const char *comm;	/* interned */
-	uint32_t first;		/* index of the leaf frame in the session's frame array */
-	uint32_t nr;		/* frames[first] = leaf ... frames[first+nr-1] = outermost caller */
+	uint32_t first;		/* its frames: rp_sample_frame(s, smp, 0) = leaf ... */
+	uint32_t nr;		/* ... rp_sample_frame(s, smp, nr - 1) = outermost caller */
 };
 
 struct rp_session;
@@ -130,7 +130,12 @@ int rp_add_sample(struct rp_session *s, const struct rp_sample *smp,
 		  const struct rp_frame *frames, uint32_t nr);
 size_t rp_nr_samples(const struct rp_session *s);
 const struct rp_sample *rp_sample_at(const struct rp_session *s, size_t i);
-const struct rp_frame *rp_frames(const struct rp_session *s);
+/* Frame k of sample smp: 0 the leaf ... smp->nr - 1 the outermost caller. Samples may share
+ * frames: never written through. */
+const struct rp_frame *rp_sample_frame(const struct rp_session *s, const struct rp_sample *smp,
+				       uint32_t k);
+/* Call-graph sessions: equal frames are stored once (before the first sample is added). */
+void rp_session_share_frames(struct rp_session *s);
 
 /* The recording's time span (first/last event), for load times and open-ended lifetimes. */
 void rp_set_span(struct rp_session *s, uint64_t start, uint64_t end);

@@ -57,8 +57,15 @@ struct rp_session {
 	size_t nr_loads, loads_cap;
 	struct rp_sample *samples;
 	size_t nr_samples, samples_cap;
+	/* frame_table.c: each distinct frame once (when shared), and the samples' stacks as
+	 * indexes into them */
 	struct rp_frame *frames;
 	size_t nr_frames, frames_cap;
+	uint32_t *chain;		/* sample i's frames: chain[first .. first + nr) */
+	size_t nr_chain, chain_cap;
+	uint32_t *fslots;		/* frame lookup: index + 1, 0 free (shared frames) */
+	size_t fslots_cap;
+	int share_frames;
 	uint64_t start, end, lost;
 	const char *event;
 	int split_gens;			/* stack views: one frame per generation */
@@ -140,15 +147,35 @@ uint64_t rp_hash_bytes(const void *buf, size_t len, uint64_t h);
  * runtime code, which has no generations, always 0). frames.c. */
 uint32_t rp_frame_split_load(const struct rp_session *s, const struct rp_frame *f);
 
+/* ---- frame_table.c: the frames and the chains of references to them ---- */
+/* The frame at position pos of the chain (sample smp's frame k is at smp->first + k). */
+static inline const struct rp_frame *rp_chain_frame(const struct rp_session *s, size_t pos)
+{
+	return &s->frames[s->chain[pos]];
+}
+/* nr frames appended to the chain, *first their position. 0 or -ENOMEM. */
+int rp_chain_push(struct rp_session *s, const struct rp_frame *frames, uint32_t nr,
+		  uint32_t *first);
+/* The chain's reference at pos made f (looked up or added). 0 or -ENOMEM. */
+int rp_chain_set(struct rp_session *s, size_t pos, const struct rp_frame *f);
+/* After frames were edited in place (s->frames[i], for every sample that refers to them): the
+ * lookup is rebuilt. 0 or -ENOMEM. */
+int rp_frames_edited(struct rp_session *s);
+/* Room for refs references (and as many frames unless shared). */
+void rp_frames_reserve(struct rp_session *s, size_t refs);
+void rp_frames_free(struct rp_session *s);
+
 static inline const struct rp_frame *rp_leaf(const struct rp_session *s,
 					     const struct rp_sample *smp)
 {
 	static const struct rp_frame none = { .dso = "[unknown]", .flags = RP_FRAME_UNKNOWN };
 	/* Inlined-only frames precede the frame of the ip itself, which carries the ELF
 	 * symbol (perf's sym) and the innermost source line (perf's srcline). */
-	for (uint32_t i = 0; i < smp->nr; i++)
-		if (!(s->frames[smp->first + i].flags & RP_FRAME_INLINED))
-			return &s->frames[smp->first + i];
+	for (uint32_t i = 0; i < smp->nr; i++) {
+		const struct rp_frame *f = rp_chain_frame(s, smp->first + i);
+		if (!(f->flags & RP_FRAME_INLINED))
+			return f;
+	}
 	return &none;
 }
 

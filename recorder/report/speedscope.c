@@ -121,7 +121,7 @@ static int profiles(FILE *out, const struct rp_session *s, struct rp_strtab *fr,
 			total += smp->period;
 			fprintf(out, "%s[", any++ ? "," : "");
 			for (uint32_t k = smp->nr; k-- > 0;) {
-				const struct rp_frame *f = &s->frames[smp->first + k];
+				const struct rp_frame *f = rp_chain_frame(s, smp->first + k);
 				struct fkey key = key_of(f);
 				uint32_t id;
 				size_t slot;

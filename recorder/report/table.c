@@ -168,7 +168,7 @@ static int print_graph(FILE *out, const struct rp_hist *h, const struct rp_entry
 		t.n[0].period += smp->period;
 		for (uint32_t i = 0; i < smp->nr; i++) {
 			uint32_t fi = o->graph == RP_GRAPH_CALLER ? smp->nr - 1 - i : i;
-			node = cg_child(s, &t, node, &s->frames[smp->first + fi]);
+			node = cg_child(s, &t, node, rp_chain_frame(s, smp->first + fi));
 			if (!node) {
 				free(t.n);
 				return -ENOMEM;

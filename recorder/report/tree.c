@@ -90,9 +90,9 @@ int rp_tree_build(struct rp_tree *t, const struct rp_session *s, int reverse)
 		for (uint32_t k = 0; k <= smp->nr; k++) {
 			const struct rp_frame *f = NULL;
 			if (!reverse && k)
-				f = &s->frames[smp->first + smp->nr - k];
+				f = rp_chain_frame(s, smp->first + smp->nr - k);
 			else if (reverse && k < smp->nr)
-				f = &s->frames[smp->first + k];
+				f = rp_chain_frame(s, smp->first + k);
 			node = child_of(t, &idx, s, node, f, f ? NULL : smp->comm);
 			if (!node) {
 				rc = -ENOMEM;

@@ -31,7 +31,10 @@ static char *sh_ok(const char *fmt, const char *a, const char *b)
 	return out;
 }
 
-/* The symbol of the first [vdso] row of a perf-style table ("" when none). */
+/* The symbol of the first [vdso] row of a perf-style table that names one ("" when none).
+ * Rows of bare addresses are passed over: a kernel's vdso may keep its hottest code in a
+ * function it does not export (6.18's clock_gettime spends most of its time before the first
+ * exported symbol), which neither perf nor we can name. */
 static void top_vdso(const char *table, char *sym, size_t len)
 {
 	sym[0] = 0;
@@ -43,6 +46,8 @@ static void top_vdso(const char *table, char *sym, size_t len)
 		if (!s || (e && s > e))
 			continue;
 		s += 4;
+		if (!strncmp(s, "0x", 2))
+			continue;
 		size_t n = e ? (size_t)(e - s) : strlen(s);
 		while (n && s[n - 1] == ' ')
 			n--;
@@ -84,13 +89,14 @@ Test(vdso, saved_by_record_and_named_here_and_from_archives)
 	char *perf = sh_ok("%s && HOME=$PWD/A perf report -i j.data --stdio --no-children "
 			   "2>/dev/null%s", env, "");
 	top_vdso(perf, want, sizeof(want));
+	int in_vdso = strstr(perf, "[vdso]") != NULL;
 	free(perf);
-	if (!want[0]) {
+	if (!in_vdso) {
 		fprintf(stderr, "part skipped: no sample in the vdso here (clock_gettime does not "
 			"use it on this clocksource)\n");
 		return;
 	}
-	cr_assert(strncmp(want, "0x", 2), "perf names no vdso symbol from our cache");
+	cr_assert(want[0], "perf names no vdso symbol from our cache");
 	char *ours = sh_ok("%s && HOME=$PWD/A $J report -i j.data 2>/dev/null%s", env, "");
 	top_vdso(ours, sym, sizeof(sym));
 	cr_assert_str_eq(sym, want, "%s", ours);
@@ -104,7 +110,7 @@ Test(vdso, saved_by_record_and_named_here_and_from_archives)
 	free(ours);
 	ours = sh_ok("%s && HOME=$PWD/B $J report -i j.data 2>/dev/null%s", env, "");
 	top_vdso(ours, sym, sizeof(sym));
-	cr_assert(!sym[0] || !strncmp(sym, "0x", 2), "named without any copy: %s", sym);
+	cr_assert(!sym[0], "named without any copy: %s", sym);
 	free(ours);
 
 	/* perf's recording and perf's archive, packed and unpacked */
@@ -120,7 +126,7 @@ Test(vdso, saved_by_record_and_named_here_and_from_archives)
 	cr_assert_eq(tu_sh(&r, cmd, 120), 0);
 	int archived = r.status == 0;
 	tu_result_free(&r);
-	if (!archived || !want[0] || !strncmp(want, "0x", 2)) {
+	if (!archived || !want[0]) {
 		fprintf(stderr, "part skipped: perf archive unusable here or perf named no vdso "
 			"symbol (%s)\n", want);
 		return;

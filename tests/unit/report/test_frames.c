@@ -39,32 +39,34 @@ Test(frames, kinds_and_names)
 	uint32_t c2, stub;
 	struct rp_session *s = session(&c2, &stub);
 	const struct rp_sample *smp = rp_sample_at(s, 0);
-	const struct rp_frame *f = rp_frames(s) + smp->first;
-	cr_assert_eq(rp_frame_kind(s, &f[0]), RP_KIND_INLINED);
-	cr_assert_eq(rp_frame_kind(s, &f[1]), RP_KIND_C2);
-	cr_assert_eq(rp_frame_kind(s, &f[3]), RP_KIND_NATIVE);
+	const struct rp_frame *f[4];
+	for (uint32_t k = 0; k < 4; k++)
+		f[k] = rp_sample_frame(s, smp, k);
+	cr_assert_eq(rp_frame_kind(s, f[0]), RP_KIND_INLINED);
+	cr_assert_eq(rp_frame_kind(s, f[1]), RP_KIND_C2);
+	cr_assert_eq(rp_frame_kind(s, f[3]), RP_KIND_NATIVE);
 	cr_assert_str_eq(rp_kind_name(RP_KIND_C2), "C2");
 	char buf[128];
-	cr_assert_str_eq(rp_frame_name(s, &f[0], rp_stack_tag(s), buf, sizeof(buf)), "area_[i]");
-	cr_assert_str_eq(rp_frame_name(s, &f[1], rp_stack_tag(s), buf, sizeof(buf)), "hot");
-	cr_assert_str_eq(rp_frame_name(s, &f[0], 0, buf, sizeof(buf)), "area");
+	cr_assert_str_eq(rp_frame_name(s, f[0], rp_stack_tag(s), buf, sizeof(buf)), "area_[i]");
+	cr_assert_str_eq(rp_frame_name(s, f[1], rp_stack_tag(s), buf, sizeof(buf)), "hot");
+	cr_assert_str_eq(rp_frame_name(s, f[0], 0, buf, sizeof(buf)), "area");
 	rp_set_split_generations(s, 1);
-	cr_assert_str_eq(rp_frame_name(s, &f[1], rp_stack_tag(s), buf, sizeof(buf)), "hot [gen 2]");
+	cr_assert_str_eq(rp_frame_name(s, f[1], rp_stack_tag(s), buf, sizeof(buf)), "hot [gen 2]");
 	/* A stub is runtime code, not a method: no generation even when split. */
-	cr_assert_str_eq(rp_frame_name(s, &f[2], rp_stack_tag(s), buf, sizeof(buf)), "call_stub");
+	cr_assert_str_eq(rp_frame_name(s, f[2], rp_stack_tag(s), buf, sizeof(buf)), "call_stub");
 	/* -g's text graph with --split-generations: generations apart, inlined frames
 	 * marked, kernel unmarked. */
 	rp_set_split_generations(s, 0);
-	cr_assert_str_eq(rp_frame_name(s, &f[1], RP_NAME_GRAPH, buf, sizeof(buf)), "hot [gen 2]");
-	cr_assert_str_eq(rp_frame_name(s, &f[0], RP_NAME_GRAPH, buf, sizeof(buf)), "area_[i]");
+	cr_assert_str_eq(rp_frame_name(s, f[1], RP_NAME_GRAPH, buf, sizeof(buf)), "hot [gen 2]");
+	cr_assert_str_eq(rp_frame_name(s, f[0], RP_NAME_GRAPH, buf, sizeof(buf)), "area_[i]");
 	/* V8's tiers by role: TurboFan code is the optimized tier, Sparkplug the first. */
 	rp_load_at(s, c2)->tier = RP_TIER_OPTIMIZED;
-	cr_assert_eq(rp_frame_kind(s, &f[1]), RP_KIND_C2);
+	cr_assert_eq(rp_frame_kind(s, f[1]), RP_KIND_C2);
 	rp_load_at(s, c2)->tier = RP_TIER_BASELINE;
-	cr_assert_eq(rp_frame_kind(s, &f[1]), RP_KIND_C1);
+	cr_assert_eq(rp_frame_kind(s, f[1]), RP_KIND_C1);
 	cr_assert_str_eq(rp_kind_label(RP_KIND_C1), "C1 / baseline");
 	const struct rp_sample *ks = rp_sample_at(s, 10);
-	cr_assert_eq(rp_frame_kind(s, rp_frames(s) + ks->first), RP_KIND_KERNEL);
+	cr_assert_eq(rp_frame_kind(s, rp_sample_frame(s, ks, 0)), RP_KIND_KERNEL);
 	rp_session_free(s);
 }
 

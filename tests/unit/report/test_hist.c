@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "recorder/report/report_int.h"
 #include "tests/unit/report/rptest.h"
 
 #define F(d, s, a) { .dso = d, .sym = s, .ip = a }
@@ -252,27 +253,77 @@ Test(table, graph_generations_one_frame)
 	rp_session_free(s);
 }
 
-/* rp_session_reserve: the room made ahead is used (no sample or frame moves while it lasts),
- * a recording of unknown size reserves nothing, and past the room the arrays grow as before. */
+/* rp_session_reserve: the room made ahead is used (no sample moves while it lasts), a recording
+ * of unknown size reserves nothing, and past the room the arrays grow as before. */
 Test(model, reserved_room_holds_samples_in_place)
 {
 	struct rp_session *s;
 	cr_assert_eq(rp_session_new(&s), 0);
 	rp_session_reserve(s, 0, 1);
-	cr_assert_null(rp_frames(s), "room made for a recording of unknown size");
-	rp_session_reserve(s, 32 * 1000, 0);	/* 1000 samples of at least 32 bytes */
 	struct rp_frame f = { .dso = rp_intern(s, "a.so"), .sym = rp_intern(s, "f") };
 	struct rp_sample smp = { .time = 1, .period = 1 };
 	cr_assert_eq(rp_add_sample(s, &smp, &f, 1), 0);
+	cr_assert_eq(rp_nr_samples(s), 1);
+	rp_session_free(s);
+
+	cr_assert_eq(rp_session_new(&s), 0);
+	rp_session_reserve(s, 32 * 1000, 0);	/* 1000 samples of at least 32 bytes */
+	f = (struct rp_frame){ .dso = rp_intern(s, "a.so"), .sym = rp_intern(s, "f") };
+	cr_assert_eq(rp_add_sample(s, &smp, &f, 1), 0);
 	const struct rp_sample *first = rp_sample_at(s, 0);
-	const struct rp_frame *frames = rp_frames(s);
 	for (int i = 1; i < 1000; i++)
 		cr_assert_eq(rp_add_sample(s, &smp, &f, 1), 0);
 	cr_assert_eq(rp_sample_at(s, 0), first, "the samples moved within the reserved room");
-	cr_assert_eq(rp_frames(s), frames, "the frames moved within the reserved room");
 	for (int i = 0; i < 5000; i++)
 		cr_assert_eq(rp_add_sample(s, &smp, &f, 1), 0);
 	cr_assert_eq(rp_nr_samples(s), 6000);
-	cr_assert_str_eq(rp_frames(s)[5999].sym, "f");
+	cr_assert_str_eq(rp_sample_frame(s, rp_sample_at(s, 5999), 0)->sym, "f");
 	rp_session_free(s);
+}
+
+/* Shared frames (call-graph sessions): equal frames are stored once, yet every sample reads
+ * its own frames back, in order, as it gave them; a frame that differs in any field is a
+ * frame of its own; and the same samples read the same without sharing. */
+Test(model, shared_frames_read_back_per_sample)
+{
+	struct rp_session *v[2];
+	const char *names[] = { "main", "work", "leaf", "other" };
+	for (int share = 0; share < 2; share++) {
+		struct rp_session *s;
+		cr_assert_eq(rp_session_new(&s), 0);
+		if (share)
+			rp_session_share_frames(s);
+		for (int i = 0; i < 3000; i++) {
+			struct rp_frame fr[4];
+			uint32_t nr = 1 + i % 4;
+			for (uint32_t k = 0; k < nr; k++)
+				fr[k] = (struct rp_frame){ .dso = rp_intern(s, "a.so"),
+							   .sym = rp_intern(s, names[(i + k) % 4]),
+							   .ip = 0x1000 + 16 * ((i + k) % 4),
+							   .line = (uint32_t)(k == 0 ? i % 3 : 0),
+							   .flags = k == 1 && i % 5 == 0 ?
+								    RP_FRAME_INLINED : 0 };
+			struct rp_sample smp = { .time = (uint64_t)i, .period = 1 };
+			cr_assert_eq(rp_add_sample(s, &smp, fr, nr), 0);
+		}
+		v[share] = s;
+	}
+	for (size_t i = 0; i < 3000; i++) {
+		const struct rp_sample *a = rp_sample_at(v[0], i), *b = rp_sample_at(v[1], i);
+		cr_assert_eq(a->nr, b->nr);
+		for (uint32_t k = 0; k < a->nr; k++) {
+			const struct rp_frame *x = rp_sample_frame(v[0], a, k);
+			const struct rp_frame *y = rp_sample_frame(v[1], b, k);
+			cr_assert_str_eq(x->sym, y->sym, "sample %zu frame %u", i, k);
+			cr_assert_eq(x->ip, y->ip);
+			cr_assert_eq(x->line, y->line);
+			cr_assert_eq(x->flags, y->flags);
+		}
+	}
+	/* 4 symbols x 3 lines at the leaf, the inlined variant: a few dozen distinct frames */
+	cr_assert_lt(v[1]->nr_frames, 64, "%zu frames stored for 7500 references",
+		     v[1]->nr_frames);
+	cr_assert_eq(v[0]->nr_frames, v[0]->nr_chain, "unshared: one frame per reference");
+	for (int share = 0; share < 2; share++)
+		rp_session_free(v[share]);
 }
