@@ -68,9 +68,51 @@ static uint32_t child_of(struct rp_tree *t, struct rp_u64map *idx, const struct 
 	return c;
 }
 
+/* The path of the sample before: per level its key (a frame's reference in the chain, or the
+ * command), the node and the kind. A sample whose outer levels are the previous sample's (the
+ * same thread a moment later, mostly) takes those nodes again without looking them up: equal
+ * references are the same frame, under the same parent the same node. */
+struct prev_path {
+	uint64_t *key;
+	uint32_t *node;
+	uint8_t *comm, *kind;
+	size_t n, cap;
+};
+
+static int path_room(struct prev_path *p, size_t levels)
+{
+	if (levels <= p->cap)
+		return 0;
+	size_t cap = levels * 2;
+	uint64_t *key = realloc(p->key, cap * sizeof(*key));
+	if (key)
+		p->key = key;
+	uint32_t *node = realloc(p->node, cap * sizeof(*node));
+	if (node)
+		p->node = node;
+	uint8_t *comm = realloc(p->comm, cap), *kind = comm ? realloc(p->kind, cap) : NULL;
+	if (comm)
+		p->comm = comm;
+	if (kind)
+		p->kind = kind;
+	if (!key || !node || !comm || !kind)
+		return -ENOMEM;
+	p->cap = cap;
+	return 0;
+}
+
+static void path_free(struct prev_path *p)
+{
+	free(p->key);
+	free(p->node);
+	free(p->comm);
+	free(p->kind);
+}
+
 int rp_tree_build(struct rp_tree *t, const struct rp_session *s, int reverse)
 {
 	struct rp_u64map idx = { 0 };
+	struct prev_path prev = { 0 };
 	memset(t, 0, sizeof(*t));
 	/* nodes <= 1 + frames + samples: a small recording needs no 1024-node start */
 	t->cap = 1;
@@ -84,24 +126,41 @@ int rp_tree_build(struct rp_tree *t, const struct rp_session *s, int reverse)
 	int rc = 0;
 	for (size_t i = 0; i < s->nr_samples && !rc; i++) {
 		const struct rp_sample *smp = &s->samples[i];
+		size_t levels = (size_t)smp->nr + 1;
 		uint32_t node = 0;
+		int same_so_far = 1;
+		if ((rc = path_room(&prev, levels)))
+			break;
 		t->n[0].count++;
 		/* Flame: comm, outermost ... leaf. Reversed: leaf ... outermost, comm. */
-		for (uint32_t k = 0; k <= smp->nr; k++) {
-			const struct rp_frame *f = NULL;
-			if (!reverse && k)
-				f = rp_chain_frame(s, smp->first + smp->nr - k);
-			else if (reverse && k < smp->nr)
-				f = rp_chain_frame(s, smp->first + k);
-			node = child_of(t, &idx, s, node, f, f ? NULL : smp->comm);
-			if (!node) {
-				rc = -ENOMEM;
-				break;
+		for (size_t k = 0; k < levels; k++) {
+			int comm = reverse ? k == smp->nr : k == 0;
+			size_t pos = reverse ? smp->first + k : smp->first + smp->nr - k;
+			uint64_t key = comm ? (uintptr_t)smp->comm : s->chain[pos];
+			enum rp_kind kind;
+			if (same_so_far && k < prev.n && prev.key[k] == key && prev.comm[k] == comm) {
+				node = prev.node[k];
+				kind = prev.kind[k];
+			} else {
+				same_so_far = 0;
+				const struct rp_frame *f = comm ? NULL : rp_chain_frame(s, pos);
+				node = child_of(t, &idx, s, node, f, f ? NULL : smp->comm);
+				if (!node) {
+					rc = -ENOMEM;
+					break;
+				}
+				kind = f ? rp_frame_kind(s, f) : RP_KIND_NATIVE;
+				prev.key[k] = key;
+				prev.comm[k] = (uint8_t)comm;
+				prev.node[k] = node;
+				prev.kind[k] = (uint8_t)kind;
 			}
 			t->n[node].count++;
-			t->n[node].kinds[f ? rp_frame_kind(s, f) : RP_KIND_NATIVE]++;
+			t->n[node].kinds[kind]++;
 		}
+		prev.n = levels;
 	}
+	path_free(&prev);
 	rp_map_free(&idx);
 	if (rc)
 		rp_tree_free(t);

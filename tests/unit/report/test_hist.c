@@ -327,3 +327,62 @@ Test(model, shared_frames_read_back_per_sample)
 	for (int share = 0; share < 2; share++)
 		rp_session_free(v[share]);
 }
+
+/* The stack tree of samples that repeat their outer frames (taken again from the sample
+ * before) is the tree of the same samples where no frame is shared (each looked up): node for
+ * node, in both directions. */
+Test(model, tree_reuses_the_previous_path_exactly)
+{
+	struct rp_session *v[2];
+	const char *names[] = { "main", "run", "work", "leafA", "leafB", "inl" };
+	for (int share = 0; share < 2; share++) {
+		struct rp_session *s;
+		cr_assert_eq(rp_session_new(&s), 0);
+		if (share)
+			rp_session_share_frames(s);
+		unsigned seed = 5;
+		for (int i = 0; i < 4000; i++) {
+			seed = seed * 1103515245u + 12345u;
+			unsigned r = seed >> 16;
+			/* leaf first: [inl?] leaf work run main, stacks of 2-5 frames */
+			struct rp_frame fr[5];
+			uint32_t nr = 0;
+			if (r % 3 == 0)
+				fr[nr++] = (struct rp_frame){ .dso = rp_intern(s, "a.so"),
+							      .sym = rp_intern(s, names[5]),
+							      .ip = 0x40, .flags = RP_FRAME_INLINED };
+			fr[nr++] = (struct rp_frame){ .dso = rp_intern(s, "a.so"),
+						      .sym = rp_intern(s, names[3 + r % 2]),
+						      .ip = 0x40 + r % 4 };
+			for (int k = 2; k >= (int)(r % 3); k--)
+				fr[nr++] = (struct rp_frame){ .dso = rp_intern(s, "a.so"),
+							      .sym = rp_intern(s, names[k]),
+							      .ip = 0x10 * (uint64_t)(k + 1) };
+			struct rp_sample smp = { .time = (uint64_t)i, .period = 1, .tid = 1 + r % 2,
+						 .comm = rp_intern(s, r % 7 ? "app" : "gc") };
+			cr_assert_eq(rp_add_sample(s, &smp, fr, nr), 0);
+		}
+		v[share] = s;
+	}
+	for (int reverse = 0; reverse < 2; reverse++) {
+		struct rp_tree a, b;
+		cr_assert_eq(rp_tree_build(&a, v[0], reverse), 0);
+		cr_assert_eq(rp_tree_build(&b, v[1], reverse), 0);
+		cr_assert_eq(a.nr, b.nr, "reverse %d: %zu and %zu nodes", reverse, a.nr, b.nr);
+		cr_assert_gt(a.nr, 10);
+		for (size_t i = 0; i < a.nr; i++) {
+			cr_assert_eq(a.n[i].count, b.n[i].count, "node %zu", i);
+			cr_assert_eq(a.n[i].parent, b.n[i].parent);
+			cr_assert_eq(a.n[i].depth, b.n[i].depth);
+			cr_assert_eq(a.n[i].comm ? strcmp(a.n[i].comm, b.n[i].comm) : !!b.n[i].comm, 0);
+			cr_assert_eq(!a.n[i].f, !b.n[i].f);
+			if (a.n[i].f)
+				cr_assert_str_eq(a.n[i].f->sym, b.n[i].f->sym);
+			cr_assert_arr_eq(a.n[i].kinds, b.n[i].kinds, sizeof(a.n[i].kinds));
+		}
+		rp_tree_free(&a);
+		rp_tree_free(&b);
+	}
+	for (int share = 0; share < 2; share++)
+		rp_session_free(v[share]);
+}
