@@ -312,9 +312,28 @@ int rp_collapse(const struct rp_session *s, struct rp_stacks *out)
 		free(buf);
 		return -ENOMEM;
 	}
+	/* Samples with the same command and frame references fold to the same string: a
+	 * sample whose references were seen goes to that string's slot without making it
+	 * again (refs: a sample with those references + 1, and the slot it folded to). */
+	struct { uint32_t sample, slot; } *refs = calloc(cap, sizeof(*refs));
 	size_t n = 0;
-	for (size_t i = 0; i < s->nr_samples; i++) {
-		size_t len = stack_of(s, &s->samples[i], buf, RP_STACK_MAX);
+	for (size_t i = 0; refs && i < s->nr_samples; i++) {
+		const struct rp_sample *smp = &s->samples[i];
+		uint64_t rh = stack_hash((const char *)&s->chain[smp->first],
+					 smp->nr * sizeof(*s->chain)) ^ (uintptr_t)smp->comm;
+		size_t r = rh & (cap - 1);
+		for (; refs[r].sample; r = (r + 1) & (cap - 1)) {
+			const struct rp_sample *o = &s->samples[refs[r].sample - 1];
+			if (o->comm == smp->comm && o->nr == smp->nr &&
+			    !memcmp(&s->chain[o->first], &s->chain[smp->first],
+				    smp->nr * sizeof(*s->chain)))
+				break;
+		}
+		if (refs[r].sample) {
+			t[refs[r].slot].count++;
+			continue;
+		}
+		size_t len = stack_of(s, smp, buf, RP_STACK_MAX);
 		uint64_t hsh = stack_hash(buf, len);
 		size_t j = hsh & (cap - 1);
 		while (t[j].stack && (t[j].hash != hsh || strcmp(t[j].stack, buf)))
@@ -327,8 +346,15 @@ int rp_collapse(const struct rp_session *s, struct rp_stacks *out)
 			n++;
 		}
 		t[j].count++;
+		refs[r].sample = (uint32_t)i + 1;
+		refs[r].slot = (uint32_t)j;
 	}
 	free(buf);
+	if (!refs) {
+		free(t);
+		return -ENOMEM;
+	}
+	free(refs);
 	/* Compact and sort: stable output, and what flamegraph.pl expects. */
 	size_t k = 0;
 	for (size_t j = 0; j < cap; j++)

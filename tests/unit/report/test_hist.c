@@ -328,42 +328,46 @@ Test(model, shared_frames_read_back_per_sample)
 		rp_session_free(v[share]);
 }
 
+/* 4000 samples of 2-5 frames (an inlined one at times) that repeat their outer frames, in two
+ * threads and two commands; with equal frames shared or each frame stored apart. */
+static struct rp_session *repeating_stacks(int share)
+{
+	const char *names[] = { "main", "run", "work", "leafA", "leafB", "inl" };
+	struct rp_session *s;
+	cr_assert_eq(rp_session_new(&s), 0);
+	if (share)
+		rp_session_share_frames(s);
+	unsigned seed = 5;
+	for (int i = 0; i < 4000; i++) {
+		seed = seed * 1103515245u + 12345u;
+		unsigned r = seed >> 16;
+		/* leaf first: [inl] leaf work [run [main]] */
+		struct rp_frame fr[5];
+		uint32_t nr = 0;
+		if (r % 3 == 0)
+			fr[nr++] = (struct rp_frame){ .dso = rp_intern(s, "a.so"),
+						      .sym = rp_intern(s, names[5]), .ip = 0x40,
+						      .flags = RP_FRAME_INLINED };
+		fr[nr++] = (struct rp_frame){ .dso = rp_intern(s, "a.so"),
+					      .sym = rp_intern(s, names[3 + r % 2]),
+					      .ip = 0x40 + r % 4 };
+		for (int k = 2; k >= (int)(r % 3); k--)
+			fr[nr++] = (struct rp_frame){ .dso = rp_intern(s, "a.so"),
+						      .sym = rp_intern(s, names[k]),
+						      .ip = 0x10 * (uint64_t)(k + 1) };
+		struct rp_sample smp = { .time = (uint64_t)i, .period = 1, .tid = 1 + r % 2,
+					 .comm = rp_intern(s, r % 7 ? "app" : "gc") };
+		cr_assert_eq(rp_add_sample(s, &smp, fr, nr), 0);
+	}
+	return s;
+}
+
 /* The stack tree of samples that repeat their outer frames (taken again from the sample
  * before) is the tree of the same samples where no frame is shared (each looked up): node for
  * node, in both directions. */
 Test(model, tree_reuses_the_previous_path_exactly)
 {
-	struct rp_session *v[2];
-	const char *names[] = { "main", "run", "work", "leafA", "leafB", "inl" };
-	for (int share = 0; share < 2; share++) {
-		struct rp_session *s;
-		cr_assert_eq(rp_session_new(&s), 0);
-		if (share)
-			rp_session_share_frames(s);
-		unsigned seed = 5;
-		for (int i = 0; i < 4000; i++) {
-			seed = seed * 1103515245u + 12345u;
-			unsigned r = seed >> 16;
-			/* leaf first: [inl?] leaf work run main, stacks of 2-5 frames */
-			struct rp_frame fr[5];
-			uint32_t nr = 0;
-			if (r % 3 == 0)
-				fr[nr++] = (struct rp_frame){ .dso = rp_intern(s, "a.so"),
-							      .sym = rp_intern(s, names[5]),
-							      .ip = 0x40, .flags = RP_FRAME_INLINED };
-			fr[nr++] = (struct rp_frame){ .dso = rp_intern(s, "a.so"),
-						      .sym = rp_intern(s, names[3 + r % 2]),
-						      .ip = 0x40 + r % 4 };
-			for (int k = 2; k >= (int)(r % 3); k--)
-				fr[nr++] = (struct rp_frame){ .dso = rp_intern(s, "a.so"),
-							      .sym = rp_intern(s, names[k]),
-							      .ip = 0x10 * (uint64_t)(k + 1) };
-			struct rp_sample smp = { .time = (uint64_t)i, .period = 1, .tid = 1 + r % 2,
-						 .comm = rp_intern(s, r % 7 ? "app" : "gc") };
-			cr_assert_eq(rp_add_sample(s, &smp, fr, nr), 0);
-		}
-		v[share] = s;
-	}
+	struct rp_session *v[2] = { repeating_stacks(0), repeating_stacks(1) };
 	for (int reverse = 0; reverse < 2; reverse++) {
 		struct rp_tree a, b;
 		cr_assert_eq(rp_tree_build(&a, v[0], reverse), 0);
@@ -383,6 +387,29 @@ Test(model, tree_reuses_the_previous_path_exactly)
 		rp_tree_free(&a);
 		rp_tree_free(&b);
 	}
+	for (int share = 0; share < 2; share++)
+		rp_session_free(v[share]);
+}
+
+/* Folded stacks: samples whose frame references were seen fold to the string made once; the
+ * stacks and counts are those of the same samples with nothing shared. */
+Test(model, folded_stacks_of_repeated_references)
+{
+	struct rp_session *v[2] = { repeating_stacks(0), repeating_stacks(1) };
+	struct rp_stacks a, b;
+	cr_assert_eq(rp_collapse(v[0], &a), 0);
+	cr_assert_eq(rp_collapse(v[1], &b), 0);
+	cr_assert_eq(a.n, b.n);
+	cr_assert_gt(a.n, 5);
+	uint64_t total = 0;
+	for (size_t i = 0; i < a.n; i++) {
+		cr_assert_str_eq(a.v[i].stack, b.v[i].stack);
+		cr_assert_eq(a.v[i].count, b.v[i].count, "%s", a.v[i].stack);
+		total += b.v[i].count;
+	}
+	cr_assert_eq(total, 4000);
+	rp_stacks_free(&a);
+	rp_stacks_free(&b);
 	for (int share = 0; share < 2; share++)
 		rp_session_free(v[share]);
 }
