@@ -102,7 +102,8 @@ static void put_id(FILE *out, int comma, uint32_t id)
 
 /* The profiles go to a buffer first: the frame table they build comes before them. */
 static int profiles(FILE *out, const struct rp_session *s, struct rp_strtab *fr,
-		    struct fmemo *memo, const uint32_t *order, const struct thread *th, size_t nth)
+		    struct fmemo *memo, const uint32_t *order, const struct thread *th, size_t nth,
+		    uint32_t *by_ref)
 {
 	char name[1024];
 	int ns = s->event && (strstr(s->event, "cpu-clock") || strstr(s->event, "task-clock"));
@@ -121,9 +122,14 @@ static int profiles(FILE *out, const struct rp_session *s, struct rp_strtab *fr,
 			total += smp->period;
 			fprintf(out, "%s[", any++ ? "," : "");
 			for (uint32_t k = smp->nr; k-- > 0;) {
+				/* a frame reference seen before: its id at once */
+				uint32_t ref = s->chain[smp->first + k], id;
+				if (by_ref[ref]) {
+					put_id(out, k + 1 < smp->nr, by_ref[ref] - 1);
+					continue;
+				}
 				const struct rp_frame *f = rp_chain_frame(s, smp->first + k);
 				struct fkey key = key_of(f);
-				uint32_t id;
 				size_t slot;
 				if (!memo->cap || !memo_find(memo, &key, &id, &slot)) {
 					const char *nm = rp_frame_name(s, f, rp_stack_tag(s), name,
@@ -132,6 +138,7 @@ static int profiles(FILE *out, const struct rp_session *s, struct rp_strtab *fr,
 					if (rc || (rc = memo_put(memo, &key, id)))
 						return rc;
 				}
+				by_ref[ref] = id + 1;
 				put_id(out, k + 1 < smp->nr, id);
 			}
 			fputc(']', out);
@@ -153,6 +160,7 @@ int rp_write_speedscope(FILE *out, const struct rp_session *s, const char *name)
 {
 	uint32_t *order = malloc((s->nr_samples + 1) * sizeof(*order));
 	struct thread *th = calloc(s->nr_samples + 1, sizeof(*th));
+	uint32_t *by_ref = calloc(s->nr_frames + 1, sizeof(*by_ref));	/* frame -> id + 1 */
 	struct rp_u64map tix = { 0 };
 	struct rp_strtab fr = { 0 };
 	struct fmemo memo = { 0 };
@@ -160,13 +168,15 @@ int rp_write_speedscope(FILE *out, const struct rp_session *s, const char *name)
 	size_t len = 0, nth = 0;
 	int rc = -ENOMEM;
 	FILE *mem = NULL;
-	if (!order || !th)
+	if (!order || !th || !by_ref)
 		goto out;
+	int sorted = 1;
 	for (size_t i = 0; i < s->nr_samples; i++) {
 		const struct rp_sample *smp = &s->samples[i];
 		uint64_t key = ((uint64_t)smp->pid << 32 | smp->tid) + 1;
 		uint32_t t;
 		order[i] = (uint32_t)i;
+		sorted &= !i || s->samples[i - 1].time <= smp->time;
 		if (!rp_map_get(&tix, key, &t)) {
 			t = (uint32_t)nth++;
 			th[t] = (struct thread){ smp->pid, smp->tid, smp->comm, 0 };
@@ -175,11 +185,12 @@ int rp_write_speedscope(FILE *out, const struct rp_session *s, const char *name)
 		}
 		th[t].samples++;
 	}
-	qsort_r(order, s->nr_samples, sizeof(*order), by_time, (void *)s);
+	if (!sorted)	/* the replay adds them in time order: mostly already so */
+		qsort_r(order, s->nr_samples, sizeof(*order), by_time, (void *)s);
 	qsort(th, nth, sizeof(*th), by_samples);
 	if (!(mem = open_memstream(&buf, &len)))
 		goto out;
-	rc = profiles(mem, s, &fr, &memo, order, th, nth);
+	rc = profiles(mem, s, &fr, &memo, order, th, nth, by_ref);
 	if (fclose(mem) && !rc)
 		rc = -ENOMEM;
 	if (rc)
@@ -205,6 +216,7 @@ out:
 	free(buf);
 	free(order);
 	free(th);
+	free(by_ref);
 	rp_map_free(&tix);
 	rp_strtab_free(&fr);
 	free(memo.k);

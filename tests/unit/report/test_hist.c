@@ -413,3 +413,24 @@ Test(model, folded_stacks_of_repeated_references)
 	for (int share = 0; share < 2; share++)
 		rp_session_free(v[share]);
 }
+
+/* speedscope's file: a frame reference seen before gets its id at once; the file is the one
+ * the same samples give with nothing shared. */
+Test(model, speedscope_of_repeated_references)
+{
+	char *buf[2] = { NULL, NULL };
+	size_t len[2] = { 0, 0 };
+	for (int share = 0; share < 2; share++) {
+		struct rp_session *s = repeating_stacks(share);
+		FILE *f = open_memstream(&buf[share], &len[share]);
+		cr_assert_not_null(f);
+		cr_assert_eq(rp_write_speedscope(f, s, "t"), 0);
+		fclose(f);
+		rp_session_free(s);
+	}
+	cr_assert_gt(len[0], 1000);
+	cr_assert(len[0] == len[1] && !memcmp(buf[0], buf[1], len[0]),
+		  "the files differ:\n%.400s\n---\n%.400s", buf[0], buf[1]);
+	free(buf[0]);
+	free(buf[1]);
+}
