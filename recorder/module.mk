@@ -3,10 +3,11 @@
 # commands (recorder/*.c, one file per subcommand) and main.c make the binary.
 RECORDER_SUBDIRS := $(notdir $(patsubst %/,%,$(sort $(dir $(wildcard recorder/*/*.c)))))
 RECORDER_CMD_SRCS := $(wildcard recorder/*.c)
-RECORDER_LDLIBS := -lelf -ldw -lcrypto -ldebuginfod -lzstd -liberty \
+RECORDER_LDLIBS := -lelf -ldw -lcrypto -lzstd -liberty \
 	-lprotobuf-c -lz -lpthread -lm
 # capstone (--compare), libxml2 (--jvm-log) and libarchive (lib/archive_api.h) are loaded when
-# first used (lib/dynload.h), not linked: each would cost every run milliseconds at start.
+# first used (lib/dynload.h), not linked: each would cost every run milliseconds at start; so is
+# libdebuginfod (recorder/symbols/find.c, when DEBUGINFOD_URLS asks for it).
 $(call objs_of,recorder/report/compare.c): MODULE_CFLAGS := \
 	-DJP_SONAME_CAPSTONE='"$(call soname_of,capstone,libcapstone.so.4)"'
 # libxml2's headers live under their own directory (jvmlog.c's streaming reader).

@@ -5,7 +5,7 @@ UNIT_LIBS_fuzzreg = $(BUILD)/librecorder-report.a $(BUILD)/librecorder-inject.a 
 	$(BUILD)/librecorder-symbols.a \
 	$(BUILD)/librecorder-perfdata.a \
 	$(BUILD)/libsynth.a $(BUILD)/libjitdump.a $(BUILD)/libjp.a $(BUILD)/libsafeio.a $(BUILD)/obj/agent/options.o
-UNIT_LDLIBS_fuzzreg = -lelf -ldw -ldebuginfod -lcrypto -lzstd -liberty \
+UNIT_LDLIBS_fuzzreg = -lelf -ldw -lcrypto -lzstd -liberty \
 	-lprotobuf-c -lz -lm -lpthread
 
 # Issue 8's fault tests (tests/e2e/faults_*.c) read perf.data files with our reader.
