@@ -1,6 +1,6 @@
 # lib: helpers several modules share and none owns (elfutils' lib/, libbpf's strset.h): the log
-# and options conventions (header-only), the GNU build-id note reader. libjp.a; the libraries
-# above it link it last.
+# and options conventions (header-only), the GNU build-id note reader, the libraries loaded on
+# first use (dynload.c, archive_api.c). libjp.a; the libraries above it link it last.
 LIB_SRCS := $(wildcard lib/*.c)
 LIB_OBJS := $(call objs_of,$(LIB_SRCS))
 
