@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "lib/hash_seed.h"
 #include "recorder/perfdata/perfdata.h"
 #include "recorder/symbols/symbols.h"
 #include "safeio/safeio.h"
@@ -165,12 +166,17 @@ bad:
 	return 0;
 }
 
-/* A build-id is a SHA-1: its first 8 bytes are already spread. */
+/* All 20 bytes, seeded (lib/hash_seed.h): the ids come from the recording, and a crafted one
+ * must not make its origins collide. */
 static size_t id_slot(const uint8_t *id, size_t cap)
 {
-	uint64_t h;
-	memcpy(&h, id, sizeof(h));
-	return (size_t)(h * 0x9e3779b97f4a7c15ull >> 17) & (cap - 1);
+	uint64_t w[3] = { 0, 0, 0 }, h = jp_hash_seed();
+	memcpy(w, id, 20);
+	for (int i = 0; i < 3; i++) {
+		h = (h ^ w[i]) * 0x9e3779b97f4a7c15ull;
+		h ^= h >> 29;
+	}
+	return (size_t)(h ^ h >> 32) & (cap - 1);
 }
 
 /* The table of the entries by build-id (the first entry of an id wins: its duplicates make

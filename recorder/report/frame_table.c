@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/hash_seed.h"
 #include "recorder/report/report_int.h"
 
 /* Field by field: a frame's padding is never compared or hashed. Looked up once per frame
@@ -16,7 +17,8 @@
  * and the symbol, and are left to the comparison. */
 static uint64_t frame_hash(const struct rp_frame *f)
 {
-	uint64_t h = f->ip * 0x9e3779b97f4a7c15ull;
+	/* seeded: the addresses come from the recording (lib/hash_seed.h) */
+	uint64_t h = (f->ip ^ jp_hash_seed()) * 0x9e3779b97f4a7c15ull;
 	h ^= ((uintptr_t)f->sym + ((uint64_t)f->load << 20)) * 0xc2b2ae3d27d4eb4full;
 	h ^= ((uintptr_t)f->srcfile ^ ((uint64_t)f->line << 32 | f->flags)) * 0x165667b19e3779f9ull;
 	h ^= (uintptr_t)f->dso;

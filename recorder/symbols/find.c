@@ -257,8 +257,8 @@ static int from_provider(struct sym_session *s, struct sym_dso *d, struct cand *
 
 /* The provider's symbols without an ELF (sym_provider.get_symbols): 1 when d has them, 0
  * when the provider does not know d (or has no such shortcut), -1 when it refused d (said,
- * and d->prov_refused set). The
- * symbol passes the filters an ELF's would (elfsym.c load_table: a name, not "$..."). */
+ * and d->prov_refused set). The symbol passes the filters an ELF's would (elfsym.c
+ * load_table: a name, not "$..."). */
 static int symbols_from_provider(struct sym_session *s, struct sym_dso *d)
 {
 	char msg[512] = "";
