@@ -15,15 +15,18 @@
 #ifndef JP_SONAME_CAPSTONE
 #define JP_SONAME_CAPSTONE "libcapstone.so.4"
 #endif
+/* Each field is the capstone function of its name: the list gives both. */
+#define CS_FNS(X) X(cs_open) X(cs_close) X(cs_disasm) X(cs_free)
 static struct {
-	__typeof__(cs_open) *open;
-	__typeof__(cs_close) *close;
-	__typeof__(cs_disasm) *disasm;
-	__typeof__(cs_free) *free;
+#define CS_FIELD(f) __typeof__(f) *f;
+	CS_FNS(CS_FIELD)
+#undef CS_FIELD
 } cs_api;
 static struct jp_dynlib capstone = {
 	.soname = JP_SONAME_CAPSTONE,
-	.names = (const char *const[]){ "cs_open", "cs_close", "cs_disasm", "cs_free" },
+#define CS_NAME(f) #f,
+	.names = (const char *const[]){ CS_FNS(CS_NAME) },
+#undef CS_NAME
 	.slots = (void **)&cs_api,
 	.n = sizeof(cs_api) / sizeof(void *),
 };
@@ -266,10 +269,10 @@ static struct row *listing(csh cs, const struct rp_session *s, const struct gen_
 	size_t count = 0, k = 0;
 	*nr = 0;
 	if (l->code && l->code_size)
-		count = cs_api.disasm(cs, l->code, l->code_size, l->code_addr, 0, &insn);
+		count = cs_api.cs_disasm(cs, l->code, l->code_size, l->code_addr, 0, &insn);
 	struct row *v = calloc(count + 1, sizeof(*v));
 	if (!v) {
-		cs_api.free(insn, count);
+		cs_api.cs_free(insn, count);
 		return NULL;
 	}
 	if (!l->code || !l->code_size) {
@@ -292,7 +295,7 @@ static struct row *listing(csh cs, const struct rp_session *s, const struct gen_
 		if (src && (!prev || src->file != prev->file || src->line != prev->line))
 			r->src = prev = src;
 	}
-	cs_api.free(insn, count);
+	cs_api.cs_free(insn, count);
 	return v;
 }
 
@@ -348,14 +351,14 @@ static int print_insns(FILE *out, const struct rp_session *s, const struct gen_s
 		return 0;
 	}
 #if defined(__aarch64__)
-	if (cs_api.open(CS_ARCH_ARM64, CS_MODE_ARM, &cs) != CS_ERR_OK)
+	if (cs_api.cs_open(CS_ARCH_ARM64, CS_MODE_ARM, &cs) != CS_ERR_OK)
 #else
-	if (cs_api.open(CS_ARCH_X86, CS_MODE_64, &cs) != CS_ERR_OK)
+	if (cs_api.cs_open(CS_ARCH_X86, CS_MODE_64, &cs) != CS_ERR_OK)
 #endif
 		return -ENOTSUP;
 	size_t na, nb;
 	struct row *a = listing(cs, s, &g[0], &na), *b = listing(cs, s, &g[1], &nb);
-	cs_api.close(&cs);
+	cs_api.cs_close(&cs);
 	int rc = a && b ? print_aligned(out, a, na, b, nb) : -ENOMEM;
 	free(a);
 	free(b);

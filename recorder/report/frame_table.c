@@ -34,21 +34,6 @@ static int frame_eq(const struct rp_frame *a, const struct rp_frame *b)
 	       a->addr == b->addr && a->symoff == b->symoff;
 }
 
-static int grow_to(void **arr, size_t *cap, size_t need, size_t elem)
-{
-	if (need <= *cap)
-		return 0;
-	size_t ncap = *cap ? *cap : 256;
-	while (ncap < need)
-		ncap *= 2;
-	void *p = realloc(*arr, ncap * elem);
-	if (!p)
-		return -ENOMEM;
-	*arr = p;
-	*cap = ncap;
-	return 0;
-}
-
 /* The slot of f in the lookup table: where it is, or the free slot it would take. */
 static size_t slot_of(const struct rp_session *s, const struct rp_frame *f)
 {
@@ -95,7 +80,7 @@ static int frame_put(struct rp_session *s, const struct rp_frame *f, uint32_t *i
 		}
 	}
 	if (s->nr_frames >= UINT32_MAX ||
-	    grow_to((void **)&s->frames, &s->frames_cap, s->nr_frames + 1, sizeof(*s->frames)))
+	    rp_grow(&s->frames, &s->frames_cap, s->nr_frames + 1, sizeof(*s->frames)))
 		return -ENOMEM;
 	s->frames[s->nr_frames] = *f;
 	*idx = (uint32_t)s->nr_frames++;
@@ -108,7 +93,7 @@ int rp_chain_push(struct rp_session *s, const struct rp_frame *frames, uint32_t 
 		  uint32_t *first)
 {
 	if (s->nr_chain + nr > UINT32_MAX ||
-	    grow_to((void **)&s->chain, &s->chain_cap, s->nr_chain + nr, sizeof(*s->chain)))
+	    rp_grow(&s->chain, &s->chain_cap, s->nr_chain + nr, sizeof(*s->chain)))
 		return -ENOMEM;
 	*first = (uint32_t)s->nr_chain;
 	for (uint32_t k = 0; k < nr; k++)

@@ -61,14 +61,8 @@ static uint32_t add_load(struct ingest *in, const char *path, uint32_t pid, uint
 	uint32_t idx = rp_add_load(in->s, &l);
 	if (!idx)
 		return 0;
-	if (idx > in->load_src_cap) {
-		size_t cap = in->load_src_cap ? in->load_src_cap * 2 : 256;
-		struct rp_load_src *p = realloc(in->load_src, cap * sizeof(*p));
-		if (!p)
-			return 0;
-		in->load_src = p;
-		in->load_src_cap = cap;
-	}
+	if (rp_grow(&in->load_src, &in->load_src_cap, idx, sizeof(*in->load_src)))
+		return 0;
 	in->load_src[idx - 1] = (struct rp_load_src){ path, map_time };
 	rp_map_put(&in->path_load, (uintptr_t)path, idx);
 	return idx;

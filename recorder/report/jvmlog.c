@@ -18,28 +18,25 @@
 #ifndef JP_SONAME_XML2
 #define JP_SONAME_XML2 "libxml2.so.2"
 #endif
+/* Each field is the libxml2 function of its name: the list gives both. xmlFree is the
+ * library's free function, a variable (never set here: xmlMemSetup is not called), not the
+ * per-thread accessor the headers' xmlFree macro expands to. */
+#define XML_FNS(X)                                                                         \
+	X(xmlReaderForFile) X(xmlTextReaderSetErrorHandler) X(xmlTextReaderRead)             \
+	X(xmlTextReaderNodeType) X(xmlTextReaderDepth) X(xmlTextReaderConstLocalName)       \
+	X(xmlTextReaderIsEmptyElement) X(xmlTextReaderGetAttribute)                          \
+	X(xmlTextReaderByteConsumed) X(xmlFreeTextReader)
 static struct {
-	__typeof__(xmlReaderForFile) *reader_for_file;
-	__typeof__(xmlTextReaderSetErrorHandler) *set_error_handler;
-	__typeof__(xmlTextReaderRead) *read;
-	__typeof__(xmlTextReaderNodeType) *node_type;
-	__typeof__(xmlTextReaderDepth) *depth;
-	__typeof__(xmlTextReaderConstLocalName) *const_local_name;
-	__typeof__(xmlTextReaderIsEmptyElement) *is_empty_element;
-	__typeof__(xmlTextReaderGetAttribute) *get_attribute;
-	__typeof__(xmlTextReaderByteConsumed) *byte_consumed;
-	__typeof__(xmlFreeTextReader) *free_reader;
-	/* the library's free function, a variable (never set here: xmlMemSetup is not
-	 * called), not the per-thread accessor the headers' xmlFree macro expands to */
-	xmlFreeFunc *free_fn;
+#define XML_FIELD(f) __typeof__(f) *f;
+	XML_FNS(XML_FIELD)
+#undef XML_FIELD
+	xmlFreeFunc *free_fn;	/* "xmlFree", last */
 } xml;
 static struct jp_dynlib libxml2 = {
 	.soname = JP_SONAME_XML2,
-	.names = (const char *const[]){ "xmlReaderForFile", "xmlTextReaderSetErrorHandler",
-					"xmlTextReaderRead", "xmlTextReaderNodeType",
-					"xmlTextReaderDepth", "xmlTextReaderConstLocalName",
-					"xmlTextReaderIsEmptyElement", "xmlTextReaderGetAttribute",
-					"xmlTextReaderByteConsumed", "xmlFreeTextReader", "xmlFree" },
+#define XML_NAME(f) #f,
+	.names = (const char *const[]){ XML_FNS(XML_NAME) "xmlFree" },
+#undef XML_NAME
 	.slots = (void **)&xml,
 	.n = sizeof(xml) / sizeof(void *),
 };
@@ -106,7 +103,7 @@ static const char *keep(struct rp_jvmlog *jl, const char *s)
 
 static char *attr(struct pstate *p, const char *name)
 {
-	return (char *)xml.get_attribute(p->r, (const xmlChar *)name);
+	return (char *)xml.xmlTextReaderGetAttribute(p->r, (const xmlChar *)name);
 }
 
 static int64_t attr_int(struct pstate *p, const char *name, int64_t dflt)
@@ -316,7 +313,7 @@ static void on_tty_element(struct pstate *p, const char *n, int depth)
 		c->trap_method = NULL;
 		c->trap_bci = -1;
 		/* an empty element has no end event: nothing of it stays open */
-		if (!xml.is_empty_element(p->r)) {
+		if (!xml.xmlTextReaderIsEmptyElement(p->r)) {
 			p->trap = c;
 			p->in_trap_depth = depth;
 		}
@@ -354,9 +351,9 @@ static void on_error(void *arg, const char *msg, xmlParserSeverities sev,
 static int parse(struct pstate *p, const char *path, char *err, size_t errlen)
 {
 	int rc, root = 0, in_tty = 0;
-	while ((rc = xml.read(p->r)) == 1) {
-		int type = xml.node_type(p->r), depth = xml.depth(p->r);
-		const char *n = (const char *)xml.const_local_name(p->r);
+	while ((rc = xml.xmlTextReaderRead(p->r)) == 1) {
+		int type = xml.xmlTextReaderNodeType(p->r), depth = xml.xmlTextReaderDepth(p->r);
+		const char *n = (const char *)xml.xmlTextReaderConstLocalName(p->r);
 		if (type == XML_READER_TYPE_END_ELEMENT) {
 			if (!strcmp(n, "tty"))
 				in_tty = 0;
@@ -378,7 +375,7 @@ static int parse(struct pstate *p, const char *path, char *err, size_t errlen)
 			continue;
 		}
 		if (depth == 1 && !strcmp(n, "tty")) {
-			in_tty = !xml.is_empty_element(p->r);
+			in_tty = !xml.xmlTextReaderIsEmptyElement(p->r);
 		} else if (in_tty) {
 			on_tty_element(p, n, depth);
 		} else if (!strcmp(n, "task")) {
@@ -394,7 +391,7 @@ static int parse(struct pstate *p, const char *path, char *err, size_t errlen)
 			on_task_element(p, n, depth);
 		}
 	}
-	p->jl->bytes = (uint64_t)xml.byte_consumed(p->r);
+	p->jl->bytes = (uint64_t)xml.xmlTextReaderByteConsumed(p->r);
 	if (rc < 0 && !root)
 		return snprintf(err, errlen, "%s: not a HotSpot compilation log at byte %" PRIu64
 				": %s", path, p->jl->bytes, p->errmsg[0] ? p->errmsg : "unreadable"),
@@ -423,14 +420,14 @@ int rp_jvmlog_open(struct rp_jvmlog **out, const char *path, char *err, size_t e
 	p.jl = calloc(1, sizeof(*p.jl));
 	/* NONET: nothing is fetched for a log. No NOENT, no HUGE: entities stay unexpanded and
 	 * libxml2 keeps its size limits, so a hostile file cannot blow up memory. */
-	p.r = p.jl ? xml.reader_for_file(path, NULL, XML_PARSE_NONET) : NULL;
+	p.r = p.jl ? xml.xmlReaderForFile(path, NULL, XML_PARSE_NONET) : NULL;
 	if (!p.r) {
 		rp_jvmlog_free(p.jl);
 		return snprintf(err, errlen, "%s: cannot read", path), -ENOMEM;
 	}
-	xml.set_error_handler(p.r, on_error, &p);
+	xml.xmlTextReaderSetErrorHandler(p.r, on_error, &p);
 	rc = parse(&p, path, err, errlen);
-	xml.free_reader(p.r);
+	xml.xmlFreeTextReader(p.r);
 	clear_names(&p);
 	free(p.names);
 	if (rc) {

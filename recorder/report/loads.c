@@ -513,12 +513,15 @@ int rp_ingest_loads(struct rp_session *s, struct sym_session *ss, const struct r
 	}
 	/* A frame's line from the dump depends on the frame alone: each distinct frame is
 	 * given its own, for every sample that refers to it. */
+	int given = 0;
 	for (size_t i = 0; o->want_lines && i < s->nr_frames; i++) {
 		struct rp_frame *f = &s->frames[i];
-		if (f->load && !f->srcfile && !(f->flags & RP_FRAME_INLINED))
+		if (f->load && !f->srcfile && !(f->flags & RP_FRAME_INLINED)) {
 			line_from_dump(s, je_of[f->load - 1], f);
+			given |= f->srcfile != NULL;
+		}
 	}
-	int edit_rc = rp_frames_edited(s);
+	int edit_rc = given ? rp_frames_edited(s) : 0;
 	/* Samples after their code was unloaded belong to no generation: that depends on the
 	 * sample's time, so such a reference is given a frame of its own. */
 	for (size_t i = 0; !edit_rc && i < s->nr_samples; i++) {

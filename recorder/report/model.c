@@ -89,13 +89,14 @@ const uint8_t *rp_keep_bytes(struct rp_session *s, const void *buf, size_t len)
 	return p;
 }
 
-/* Doubles *arr when n reaches *cap. */
-static int grow(void **arr, size_t *cap, size_t n, size_t elem)
+int rp_grow(void *arrp, size_t *cap, size_t need, size_t elem)
 {
-	if (n < *cap)
+	if (need <= *cap)
 		return 0;
-	size_t ncap = *cap ? *cap * 2 : 256;
-	void *p = realloc(*arr, ncap * elem);
+	size_t ncap = *cap ? *cap : 256;
+	while (ncap < need)
+		ncap *= 2;
+	void **arr = arrp, *p = realloc(*arr, ncap * elem);
 	if (!p)
 		return -ENOMEM;
 	*arr = p;
@@ -125,7 +126,7 @@ void rp_session_reserve(struct rp_session *s, uint64_t data_size, int callchains
 
 uint32_t rp_add_load(struct rp_session *s, const struct rp_load *l)
 {
-	if (grow((void **)&s->loads, &s->loads_cap, s->nr_loads, sizeof(*s->loads)))
+	if (rp_grow(&s->loads, &s->loads_cap, s->nr_loads + 1, sizeof(*s->loads)))
 		return 0;
 	s->loads[s->nr_loads++] = *l;
 	return (uint32_t)s->nr_loads;
@@ -144,7 +145,7 @@ size_t rp_nr_loads(const struct rp_session *s)
 int rp_add_sample(struct rp_session *s, const struct rp_sample *smp,
 		  const struct rp_frame *frames, uint32_t nr)
 {
-	if (grow((void **)&s->samples, &s->samples_cap, s->nr_samples, sizeof(*s->samples)))
+	if (rp_grow(&s->samples, &s->samples_cap, s->nr_samples + 1, sizeof(*s->samples)))
 		return -ENOMEM;
 	struct rp_sample d = *smp;
 	d.nr = nr;

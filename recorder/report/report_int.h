@@ -147,6 +147,10 @@ uint64_t rp_hash_bytes(const void *buf, size_t len, uint64_t h);
  * runtime code, which has no generations, always 0). frames.c. */
 uint32_t rp_frame_split_load(const struct rp_session *s, const struct rp_frame *f);
 
+/* Room for need elements in *arrp (a pointer to the array), *cap of them elem bytes each,
+ * doubling from 256. The array may move. 0 or -ENOMEM (untouched then). model.c. */
+int rp_grow(void *arrp, size_t *cap, size_t need, size_t elem);
+
 /* ---- frame_table.c: the frames and the chains of references to them ---- */
 /* The frame at position pos of the chain (sample smp's frame k is at smp->first + k). */
 static inline const struct rp_frame *rp_chain_frame(const struct rp_session *s, size_t pos)

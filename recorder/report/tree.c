@@ -48,14 +48,8 @@ static uint32_t child_of(struct rp_tree *t, struct rp_u64map *idx, const struct 
 	for (c = t->n[parent].child; c; c = t->n[c].sibling)	/* a hash collision */
 		if (same(s, &t->n[c], f, comm))
 			return c;
-	if (t->nr == t->cap) {
-		size_t cap = t->cap * 2;
-		struct rp_tnode *p = realloc(t->n, cap * sizeof(*p));
-		if (!p)
-			return 0;
-		t->n = p;
-		t->cap = cap;
-	}
+	if (rp_grow(&t->n, &t->cap, t->nr + 1, sizeof(*t->n)))
+		return 0;
 	c = (uint32_t)t->nr++;
 	t->n[c] = (struct rp_tnode){ .f = f, .comm = comm, .parent = parent,
 				     .sibling = t->n[parent].child,
