@@ -43,11 +43,49 @@ static long *tree_deltas(const struct rp_session *s, const struct rp_tree *t,
 	return delta;
 }
 
+/* The names' table index of each frame of the session's table (UINT32_MAX: not named yet):
+ * a frame is at many nodes of both trees, and naming and hashing it at each was a third of
+ * the page's writing. */
+struct name_ids {
+	uint32_t *id;
+	size_t n;
+};
+
+static int node_name_id(const struct rp_session *s, const struct rp_tnode *x,
+			struct rp_strtab *nm, struct name_ids *ni, uint32_t *id)
+{
+	char buf[1024];
+	size_t ref = x->f ? (size_t)(x->f - s->frames) : SIZE_MAX;
+	if (ref < ni->n && ni->id[ref] != UINT32_MAX) {
+		*id = ni->id[ref];
+		return 0;
+	}
+	int rc = rp_strtab_id(nm, rp_tnode_name(s, x, buf, sizeof(buf)), 0, id);
+	if (!rc && ref < ni->n)
+		ni->id[ref] = *id;
+	return rc;
+}
+
+/* A long in decimal after sep (0: none), without printf's parsing per number. */
+static void put_long(FILE *out, char sep, long v)
+{
+	char b[24], *p = b + sizeof(b);
+	unsigned long u = v < 0 ? 0ul - (unsigned long)v : (unsigned long)v;
+	do
+		*--p = (char)('0' + u % 10);
+	while (u /= 10);
+	if (v < 0)
+		*--p = '-';
+	if (sep)
+		*--p = sep;
+	fwrite_unlocked(p, 1, (size_t)(b + sizeof(b) - p), out);
+}
+
 /* Pre-order arrays of the kept nodes: n (name index, -1 root/narrow), k, c, d, m, and with
  * a base tree p (change of share since the base, hundredths of a point). */
 static int json_tree(FILE *out, const struct rp_session *s, struct rp_tree *t,
-		     struct rp_strtab *nm, uint64_t min_count, uint32_t *present,
-		     const struct rp_session *base, const struct rp_tree *bt)
+		     struct rp_strtab *nm, struct name_ids *ni, uint64_t min_count,
+		     uint32_t *present, const struct rp_session *base, const struct rp_tree *bt)
 {
 	rp_tree_prune(t, min_count);
 	rp_tree_sort(t);
@@ -89,7 +127,6 @@ static int json_tree(FILE *out, const struct rp_session *s, struct rp_tree *t,
 		free(order);
 		return -ENOMEM;
 	}
-	char buf[1024];
 	static const char *const field[] = { "n", "k", "c", "d", "m", "p" };
 	int rc = 0;
 	fputc('{', out);
@@ -103,7 +140,7 @@ static int json_tree(FILE *out, const struct rp_session *s, struct rp_tree *t,
 			case 0:
 				if (!x->f && !x->comm)
 					v = -1;
-				else if (!(rc = rp_strtab_id(nm, rp_tnode_name(s, x, buf, sizeof(buf)), 0, &id)))
+				else if (!(rc = node_name_id(s, x, nm, ni, &id)))
 					v = id;
 				break;
 			case 1:
@@ -116,7 +153,7 @@ static int json_tree(FILE *out, const struct rp_session *s, struct rp_tree *t,
 			case 4: v = x->narrow; break;
 			case 5: v = delta[j]; break;
 			}
-			fprintf(out, "%s%ld", j ? "," : "", v);
+			put_long(out, j ? ',' : 0, v);
 		}
 		fputc(']', out);
 	}
@@ -185,7 +222,7 @@ static int json_timeline(FILE *out, const struct rp_session *s, const struct rp_
 				g->load->generation, rp_load_tier(g->load), g->rel_load_s, end,
 				g->load->end_time && end < dur - 1e-6 ? "true" : "false", g->samples);
 			for (int b = 0; b < HTML_BUCKETS; b++)
-				fprintf(out, "%s%u", b ? "," : "", hist[r][b]);
+				put_long(out, b ? ',' : 0, hist[r][b]);
 			fputs("],", out);
 			rp_gen_html_fields(out, g);
 			fputc('}', out);
@@ -234,6 +271,7 @@ static int json_rows(FILE *out, const struct rp_session *s, const enum rp_key *k
 static int write_data(FILE *out, const struct rp_session *s, const struct rp_html_opts *o)
 {
 	struct rp_strtab nm = { 0 };
+	struct name_ids ni = { malloc(s->nr_frames * sizeof(*ni.id)), s->nr_frames };
 	struct rp_tree t;
 	struct rp_gen_view v;
 	char desc[256];
@@ -263,6 +301,10 @@ static int write_data(FILE *out, const struct rp_session *s, const struct rp_htm
 	uint64_t min_count = (uint64_t)(s->nr_samples * (o->min_width > 0 ? o->min_width : 0.1) /
 					1200.0);
 	int rc = 0;
+	if (ni.id)
+		memset(ni.id, 0xff, ni.n * sizeof(*ni.id));
+	else
+		ni.n = 0;	/* each node named on its own, as before */
 	fprintf(out, ",\"diff\":%s", o->base ? "true" : "false");
 	for (int rev = 0; rev < 2 && !rc; rev++) {
 		struct rp_tree bt = { 0 };
@@ -274,7 +316,7 @@ static int write_data(FILE *out, const struct rp_session *s, const struct rp_htm
 			rp_tree_prune(&bt, (uint64_t)(o->base->nr_samples *
 						      (o->min_width > 0 ? o->min_width : 0.1) / 1200.0));
 		if (!rc)
-			rc = json_tree(out, s, &t, &nm, min_count, present, o->base,
+			rc = json_tree(out, s, &t, &nm, &ni, min_count, present, o->base,
 				       o->base ? &bt : NULL);
 		rp_tree_free(&t);
 		rp_tree_free(&bt);
@@ -314,6 +356,7 @@ static int write_data(FILE *out, const struct rp_session *s, const struct rp_htm
 	fputc('}', out);
 out:
 	rp_strtab_free(&nm);
+	free(ni.id);
 	return rc;
 }
 
