@@ -92,10 +92,12 @@ static uint32_t process_without_dump(const struct rp_checks *c, uint64_t *sample
 
 	*samples = 0;
 	for (size_t i = 0; c->jitted_maps && i < c->anon_by_pid.cap; i++) {
-		uint64_t key = c->anon_by_pid.k[i];
+		uint64_t key = c->anon_by_pid.slot[i].k;
+		uint32_t n = c->anon_by_pid.slot[i].v;
+		/* the slots' order is the seeded hash's: a tie goes to the lowest pid */
 		if (key && !rp_map_get(&c->jitted_pids, key, &one) &&
-		    c->anon_by_pid.v[i] > *samples) {
-			*samples = c->anon_by_pid.v[i];
+		    (n > *samples || (n == *samples && n && key - 1 < worst))) {
+			*samples = n;
 			worst = (uint32_t)(key - 1);
 		}
 	}

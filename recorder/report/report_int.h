@@ -17,14 +17,33 @@ struct rp_chunk {
 };
 
 /* Non-zero u64 key -> u32 value. Zero-initialise; rp_map_free releases. */
+/* Key and value side by side: a lookup is one cache miss, not two (ingest asks these maps
+ * per resolved frame and per load: a Java start-up's 34k). */
+struct rp_u64slot {
+	uint64_t k;	/* 0: empty */
+	uint32_t v;
+};
 struct rp_u64map {
-	uint64_t *k;
-	uint32_t *v;
+	struct rp_u64slot *slot;
 	size_t cap, n;
+	uint64_t seed;	/* the run's hash seed, taken when the first slots are made */
 };
 int rp_map_put(struct rp_u64map *m, uint64_t key, uint32_t val);
 int rp_map_get(const struct rp_u64map *m, uint64_t key, uint32_t *val);	/* 1 found */
 void rp_map_free(struct rp_u64map *m);
+
+/* Any u64 key (a dump's code indexes) to a non-zero u32: an array when the keys, at most
+ * max_key, are dense for n of them (runtimes number their loads 0, 1, 2...: looked up in
+ * the order they come), else the hash map. A later put of a key replaces its value. */
+struct rp_idxmap {
+	uint32_t *dense;
+	uint64_t nr_dense;
+	struct rp_u64map map;	/* keys + 1 */
+};
+void rp_idxmap_init(struct rp_idxmap *m, uint64_t max_key, size_t n);
+int rp_idxmap_put(struct rp_idxmap *m, uint64_t key, uint32_t val);	/* 0 or -errno */
+uint32_t rp_idxmap_get(const struct rp_idxmap *m, uint64_t key);	/* 0: none */
+void rp_idxmap_free(struct rp_idxmap *m);
 
 /* A memo from pointers to strings (memo.c); a value may be NULL. */
 struct rp_memo {
@@ -141,6 +160,8 @@ const char *rp_process_exe(const struct rp_session *s, uint32_t pid);
 const char *rp_comm_unknown(struct rp_session *s, uint32_t pid, uint32_t tid);
 
 uint64_t rp_hash_bytes(const void *buf, size_t len, uint64_t h);
+/* A faster hash of longer keys (folded stacks, frame references), seeded per run. */
+uint64_t rp_hash_words(const void *buf, size_t len);
 
 /* The load that sets a frame apart from the other generations of its method in stack views:
  * its own with --split-generations (rp_set_split_generations), else 0 (one frame per method;
