@@ -282,23 +282,6 @@ static size_t stack_of(const struct rp_session *s, const struct rp_sample *smp, 
 	return n < len ? n : len - 1;
 }
 
-/* The table's hash of a folded stack (a kilobyte or more per sample of a deep Java stack):
- * eight bytes a step. Only the table sees it: the output is sorted by the strings. */
-static uint64_t stack_hash(const char *p, size_t len)
-{
-	uint64_t h = 0xcbf29ce484222325ull ^ len;
-	size_t i = 0;
-	for (; i + 8 <= len; i += 8) {
-		uint64_t w;
-		memcpy(&w, p + i, 8);
-		h = (h ^ w) * 0x9e3779b97f4a7c15ull;
-		h ^= h >> 29;
-	}
-	for (; i < len; i++)
-		h = (h ^ (uint8_t)p[i]) * 0x100000001b3ull;
-	return h ^ h >> 32;
-}
-
 int rp_collapse(const struct rp_session *s, struct rp_stacks *out)
 {
 	size_t cap = 1024;
@@ -319,7 +302,7 @@ int rp_collapse(const struct rp_session *s, struct rp_stacks *out)
 	size_t n = 0;
 	for (size_t i = 0; refs && i < s->nr_samples; i++) {
 		const struct rp_sample *smp = &s->samples[i];
-		uint64_t rh = stack_hash((const char *)&s->chain[smp->first],
+		uint64_t rh = rp_hash_words((const char *)&s->chain[smp->first],
 					 smp->nr * sizeof(*s->chain)) ^ (uintptr_t)smp->comm;
 		size_t r = rh & (cap - 1);
 		for (; refs[r].sample; r = (r + 1) & (cap - 1)) {
@@ -334,7 +317,7 @@ int rp_collapse(const struct rp_session *s, struct rp_stacks *out)
 			continue;
 		}
 		size_t len = stack_of(s, smp, buf, RP_STACK_MAX);
-		uint64_t hsh = stack_hash(buf, len);
+		uint64_t hsh = rp_hash_words(buf, len);
 		size_t j = hsh & (cap - 1);
 		while (t[j].stack && (t[j].hash != hsh || strcmp(t[j].stack, buf)))
 			j = (j + 1) & (cap - 1);

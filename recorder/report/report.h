@@ -123,9 +123,10 @@ size_t rp_nr_loads(const struct rp_session *s);
 /* Adds a sample with its frames (leaf first); strings must be interned by this session.
  * Returns 0 or -ENOMEM. */
 /* Makes room ahead for the samples and frames of a recording whose data section is data_size
- * bytes (0: unknown, nothing done), callchains when each sample's call chain is kept. Only
- * spares the copies of growing: nothing fails without it. */
-void rp_session_reserve(struct rp_session *s, uint64_t data_size, int callchains);
+ * bytes (0: unknown, nothing done), callchains when each sample's call chain is kept, and for
+ * its loads when loads (every jitted mapping becomes one). Only spares the copies of growing:
+ * nothing fails without it. */
+void rp_session_reserve(struct rp_session *s, uint64_t data_size, int callchains, int loads);
 int rp_add_sample(struct rp_session *s, const struct rp_sample *smp,
 		  const struct rp_frame *frames, uint32_t nr);
 size_t rp_nr_samples(const struct rp_session *s);

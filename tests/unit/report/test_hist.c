@@ -259,7 +259,7 @@ Test(model, reserved_room_holds_samples_in_place)
 {
 	struct rp_session *s;
 	cr_assert_eq(rp_session_new(&s), 0);
-	rp_session_reserve(s, 0, 1);
+	rp_session_reserve(s, 0, 1, 1);
 	struct rp_frame f = { .dso = rp_intern(s, "a.so"), .sym = rp_intern(s, "f") };
 	struct rp_sample smp = { .time = 1, .period = 1 };
 	cr_assert_eq(rp_add_sample(s, &smp, &f, 1), 0);
@@ -267,7 +267,7 @@ Test(model, reserved_room_holds_samples_in_place)
 	rp_session_free(s);
 
 	cr_assert_eq(rp_session_new(&s), 0);
-	rp_session_reserve(s, 32 * 1000, 0);	/* 1000 samples of at least 32 bytes */
+	rp_session_reserve(s, 32 * 1000, 0, 0);	/* 1000 samples of at least 32 bytes */
 	f = (struct rp_frame){ .dso = rp_intern(s, "a.so"), .sym = rp_intern(s, "f") };
 	cr_assert_eq(rp_add_sample(s, &smp, &f, 1), 0);
 	const struct rp_sample *first = rp_sample_at(s, 0);
@@ -279,6 +279,23 @@ Test(model, reserved_room_holds_samples_in_place)
 	cr_assert_eq(rp_nr_samples(s), 6000);
 	cr_assert_str_eq(rp_sample_frame(s, rp_sample_at(s, 5999), 0)->sym, "f");
 	rp_session_free(s);
+
+	/* Loads: room for one per 72 bytes (an MMAP2 record's least), asked for or not. */
+	for (int want = 0; want < 2; want++) {
+		cr_assert_eq(rp_session_new(&s), 0);
+		rp_session_reserve(s, 72 * 600, 0, want);
+		struct rp_load l = { .pid = 1, .method = rp_intern(s, "m") };
+		cr_assert_eq(rp_add_load(s, &l), 1);
+		const struct rp_load *l1 = rp_load_at(s, 1);
+		for (int i = 1; i < 600; i++)
+			cr_assert_eq(rp_add_load(s, &l), (uint32_t)i + 1);
+		if (want)	/* without: realloc may or may not move them */
+			cr_assert_eq(rp_load_at(s, 1), l1, "the loads moved within the reserved room");
+		for (int i = 0; i < 1000; i++)
+			cr_assert_neq(rp_add_load(s, &l), 0);
+		cr_assert_str_eq(rp_load_at(s, 1600)->method, "m");
+		rp_session_free(s);
+	}
 }
 
 /* Shared frames (call-graph sessions): equal frames are stored once, yet every sample reads

@@ -135,4 +135,21 @@ Test(identity, raw_hash_follows_identity)
 		}
 	cr_expect_neq(rp_raw_ident_hash(1, ""), 0);
 	rp_session_free(s);
+
+	/* Names longer than the hash's stack buffer follow the same rule: the tier marker
+	 * taken out, the rest compared whole. */
+	static char tiers[3][3000];
+	const char marks[3] = { '~', '*', 0 };
+	for (int k = 0; k < 3; k++) {
+		char *p = tiers[k] + snprintf(tiers[k], sizeof(tiers[k]), "JS:");
+		if (marks[k])
+			*p++ = marks[k];
+		memset(p, 'f', 2500);
+		strcpy(p + 2500, " /x.js:1:1");
+	}
+	cr_expect_eq(rp_raw_ident_hash(9, tiers[0]), rp_raw_ident_hash(9, tiers[1]));
+	cr_expect_eq(rp_raw_ident_hash(9, tiers[0]), rp_raw_ident_hash(9, tiers[2]));
+	cr_expect_neq(rp_raw_ident_hash(9, tiers[0]), rp_raw_ident_hash(8, tiers[0]));
+	tiers[1][2000] = 'g';
+	cr_expect_neq(rp_raw_ident_hash(9, tiers[0]), rp_raw_ident_hash(9, tiers[1]));
 }
