@@ -34,7 +34,8 @@ struct ingest {
 	unsigned res_flags;
 	size_t last_later;		/* samples before this may hold RP_FRAME_LINES_LATER */
 	struct rp_live live;		/* mapped jitted loads per process */
-	struct rp_pending pending;	/* sampled_loads_only: jitted ELFs mapped, no frame yet */
+	struct rp_pending pending;	/* sampled_loads_only, sampled_methods_only: jitted ELFs
+					 * mapped, no load made of them yet */
 	uint64_t end_time;		/* when the loads end_load() ends, end */
 	struct rp_checks checks;	/* forgotten prerequisites (checks.c) */
 	/* The symbol session's strings are interned there and stay put: what each one becomes
@@ -68,6 +69,65 @@ static uint32_t add_load(struct ingest *in, const char *path, uint32_t pid, uint
 	return idx;
 }
 
+/* A pending mapping's live range ended (sampled_methods_only): as end_load would end its
+ * load, and that load too once one was made of it. */
+static void end_pending(void *ctx, uint32_t id)
+{
+	struct ingest *in = ctx;
+	struct rp_pending_map *pm = &in->pending.v[id - 1];
+	if (!pm->end_time && pm->load_time <= in->end_time)
+		pm->end_time = in->end_time;
+	if (pm->load)
+		end_load(in, pm->load);
+}
+
+/* A pending mapping made a load: the first frame in it, or (rp_ingest_loads) a generation of
+ * a sampled method. Its end so far goes with it; later ones reach it through end_pending. */
+static uint32_t load_of_pending(struct ingest *in, struct rp_pending_map *pm)
+{
+	uint32_t v = add_load(in, pm->path, pm->pid, pm->start, pm->len, pm->load_time,
+			      pm->map_time);
+	if (v && in->o->sampled_methods_only) {
+		pm->load = v;
+		in->s->loads[v - 1].end_time = pm->end_time;
+	}
+	return v;
+}
+
+static uint32_t promote(void *ctx, uint32_t id, const struct rp_load_src **src)
+{
+	struct ingest *in = ctx;
+	uint32_t v = load_of_pending(in, &in->pending.v[id - 1]);
+	*src = in->load_src;
+	return v;
+}
+
+/* sampled_methods_only: every jitted mapping pending (a Java start-up's 34k, of which the
+ * flame graph and --html show a few thousand), with its live range and end kept as a load's
+ * would be, and its dump indexed meanwhile. */
+static void pending_with_ends(struct ingest *in, const struct pd_mmap *m, const char *path,
+			      uint64_t time)
+{
+	int moved;
+	uint64_t old_start = 0;
+	uint32_t id = rp_pending_note(&in->pending, path, m->pid, m->start, m->len, time, &moved,
+				      &old_start);
+	if (!id)
+		return;
+	struct rp_pending_map *pm = &in->pending.v[id - 1];
+	if (moved) {	/* its old range is free now; the new one ends whatever was there */
+		rp_live_remove(&in->live, m->pid, old_start, id);
+		if (pm->load) {
+			in->s->loads[pm->load - 1].code_addr = m->start;
+			in->load_src[pm->load - 1].map_time = time;
+		}
+	} else {
+		rp_prefetch_dump(in->s, m->filename, m->pid);
+	}
+	in->end_time = time;
+	rp_live_claim(&in->live, m->pid, m->start, m->len, id, end_pending, in);
+}
+
 static void on_mmap(struct ingest *in, const struct pd_event *ev, uint64_t time)
 {
 	const struct pd_mmap *m = &ev->u.mmap;
@@ -86,8 +146,15 @@ static void on_mmap(struct ingest *in, const struct pd_event *ev, uint64_t time)
 			s->loads[moved - 1].code_addr = m->start;
 			in->load_src[moved - 1].map_time = time;
 		} else {
-			rp_pending_note(&in->pending, path, m->pid, m->start, m->len, time);
+			int unused_moved;
+			uint64_t unused_start;
+			rp_pending_note(&in->pending, path, m->pid, m->start, m->len, time,
+					&unused_moved, &unused_start);
 		}
+		return;
+	}
+	if (in->o->sampled_methods_only) {
+		pending_with_ends(in, m, path, time);
 		return;
 	}
 	/* The same ELF mapped again in one process is a CODE_MOVE (both injects name the
@@ -124,11 +191,12 @@ static uint32_t load_of(struct ingest *in, struct sym_dso *d)
 		return v;
 	v = 0;
 	const char *p = rp_intern(in->s, sym_dso_long_name(d));
-	const struct rp_pending_map *pm;
+	struct rp_pending_map *pm;
 	if (p)
 		rp_map_get(&in->path_load, (uintptr_t)p, &v);
-	if (!v && in->o->sampled_loads_only && (pm = rp_pending_get(&in->pending, p)))
-		v = add_load(in, p, pm->pid, pm->start, pm->len, pm->load_time, pm->map_time);
+	if (!v && (in->o->sampled_loads_only || in->o->sampled_methods_only) &&
+	    (pm = rp_pending_get(&in->pending, p)))
+		v = load_of_pending(in, pm);
 	rp_map_put(&in->dso_load, (uintptr_t)d, v);
 	return v;
 }
@@ -491,7 +559,7 @@ static int ingest(struct rp_session *s, const struct rp_ingest_opts *o, char *er
 		rp_session_share_frames(s);
 	/* every jitted MMAP2 is a load unless only sampled ones are made */
 	rp_session_reserve(s, pd_reader_data_size(in.r), o->want_callchain,
-			   o->want_loads && !o->sampled_loads_only);
+			   o->want_loads && !o->sampled_loads_only && !o->sampled_methods_only);
 	in.ss = sym_session_new(&so);
 	if (!in.ss) {
 		rc = -ENOMEM;
@@ -544,8 +612,10 @@ static int ingest(struct rp_session *s, const struct rp_ingest_opts *o, char *er
 	rp_checks_report(&in.checks, o);
 	if (o->want_callchain)
 		rc = dso_build_ids(&in);
+	struct rp_promote pr = { &in.pending, promote, &in };
 	if (!rc && o->want_loads)
-		rc = rp_ingest_loads(s, in.ss, in.load_src, o, err, errlen);
+		rc = rp_ingest_loads(s, in.ss, in.load_src, o->sampled_methods_only ? &pr : NULL, o,
+				     err, errlen);
 	rp_session_finish(s);
 	if (!rc && o->finish)
 		rc = o->finish(o->ctx, in.ss);

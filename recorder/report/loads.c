@@ -377,6 +377,44 @@ static int sampled_methods(struct rp_session *s, const struct rp_load_src *src,
 	return 0;
 }
 
+/* sampled_methods_only: the pending mappings that are generations of a sampled method (or of
+ * a process whose loads are all named, or without a dump entry: named from their ELF) made
+ * loads, as they were when every mapping was one; and in each process one with a JVM's name
+ * when no load had such a name, so that rp_identify_loads knows the same JVMs. */
+static int promote_generations(const struct rp_session *s, const struct rp_promote *pr,
+			       const struct rp_load_src **src, struct dump **dumps,
+			       size_t *nr_dumps, const struct rp_u64map *idents,
+			       const struct rp_u64map *all_named)
+{
+	struct rp_u64map jvm = { 0 };	/* pid + 1: a load has a JVM's name */
+	uint32_t one;
+	int rc = 0;
+	for (size_t i = 0; i < s->nr_loads && rc >= 0; i++) {
+		const struct jd_load_entry *je = load_entry(dumps, nr_dumps, (*src)[i].path,
+							    s->loads[i].pid);
+		if (je && rp_is_jvm_name(je->load.name))
+			rc = rp_map_put(&jvm, (uint64_t)s->loads[i].pid + 1, 1);
+	}
+	for (size_t id = 1; rc >= 0 && id <= pr->pending->n; id++) {
+		const struct rp_pending_map *pm = &pr->pending->v[id - 1];
+		if (pm->load)
+			continue;
+		const struct jd_load_entry *je = load_entry(dumps, nr_dumps, pm->path, pm->pid);
+		const char *name = je ? je->load.name : NULL;
+		int keep = !name || rp_map_get(all_named, (uint64_t)pm->pid + 1, &one) ||
+			   rp_map_get(idents, rp_raw_ident_hash(pm->pid, name), &one);
+		if (!keep && rp_is_jvm_name(name) &&
+		    !rp_map_get(&jvm, (uint64_t)pm->pid + 1, &one)) {
+			keep = 1;
+			rc = rp_map_put(&jvm, (uint64_t)pm->pid + 1, 1);
+		}
+		if (keep && rc >= 0 && !pr->promote(pr->ctx, (uint32_t)id, src))
+			rc = -ENOMEM;
+	}
+	rp_map_free(&jvm);
+	return rc < 0 ? rc : 0;
+}
+
 /* The note synth puts in every ELF it writes (inject's, and the in-memory ones of `inject
  * --no-elfs`), its runtime name interned (the file's copy is freed); zeroed for another
  * writer's ELF (perf inject's) or none. */
@@ -417,7 +455,8 @@ static struct synth_note *sampled_notes(struct rp_session *s, struct sym_session
 }
 
 int rp_ingest_loads(struct rp_session *s, struct sym_session *ss, const struct rp_load_src *src,
-		    const struct rp_ingest_opts *o, char *err, size_t errlen)
+		    const struct rp_promote *pr, const struct rp_ingest_opts *o, char *err,
+		    size_t errlen)
 {
 	(void)err;
 	(void)errlen;
@@ -426,22 +465,30 @@ int rp_ingest_loads(struct rp_session *s, struct sym_session *ss, const struct r
 	size_t nr_dumps = 0;
 	prefetch_take(s, &dumps, &nr_dumps);
 	uint64_t *hits = count_samples(s);
-	const struct jd_load_entry **je_of = calloc(s->nr_loads + 1, sizeof(*je_of));
-	if (!je_of || !hits) {
-		free(hits);
-		free(je_of);
-		return -ENOMEM;
-	}
 	struct rp_u64map jvm_pids = { 0 };	/* processes a load's raw name showed to be JVMs */
 	struct rp_u64map sampled_idents = { 0 }, all_named = { 0 };	/* sampled_methods_only */
 	uint32_t one;
-	if (o->sampled_methods_only &&
-	    sampled_methods(s, src, hits, &dumps, &nr_dumps, &sampled_idents, &all_named) < 0) {
+	int rc = hits ? 0 : -ENOMEM;
+	if (!rc && o->sampled_methods_only)
+		rc = sampled_methods(s, src, hits, &dumps, &nr_dumps, &sampled_idents, &all_named);
+	if (!rc && pr && pr->pending->n) {	/* the other generations of those methods */
+		size_t before = s->nr_loads;
+		rc = promote_generations(s, pr, &src, &dumps, &nr_dumps, &sampled_idents,
+					 &all_named);
+		if (!rc && s->nr_loads != before) {	/* they have no frame */
+			free(hits);
+			rc = (hits = count_samples(s)) ? 0 : -ENOMEM;
+		}
+	}
+	const struct jd_load_entry **je_of = rc ? NULL : calloc(s->nr_loads + 1, sizeof(*je_of));
+	if (!je_of) {
 		rp_map_free(&sampled_idents);
 		rp_map_free(&all_named);
 		free(hits);
-		free(je_of);
-		return -ENOMEM;
+		for (size_t i = 0; i < nr_dumps; i++)
+			dump_index_free(&dumps[i]);
+		free(dumps);
+		return rc ? rc : -ENOMEM;
 	}
 	struct synth_note *notes = o->sampled_loads_only ? sampled_notes(s, ss, src, hits,
 									    &jvm_pids) : NULL;
@@ -555,7 +602,7 @@ int rp_ingest_loads(struct rp_session *s, struct sym_session *ss, const struct r
 		if (unnamed)	/* no method given it above */
 			unnamed[i] = !hits[i + 1] && !s->loads[i].method && !s->loads[i].dso;
 	}
-	int rc = !edit_rc && raw && (unnamed || !some_unnamed) ? rp_identify_loads(s, raw, unnamed)
+	rc = !edit_rc && raw && (unnamed || !some_unnamed) ? rp_identify_loads(s, raw, unnamed)
 							       : -1;
 	/* Once per dump, instead of the file warnings of each ELF inject did not write. */
 	for (size_t i = 0; i < nr_dumps; i++) {

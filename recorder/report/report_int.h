@@ -128,20 +128,27 @@ const char *rp_name_set_find(const struct rp_name_set *ns, const char *str);
 void rp_name_set_free(struct rp_name_set *ns);
 
 /* pending.c: jitted mappings (by interned ELF path) not yet made loads: the outputs that name
- * only sampled loads make one at the first frame in it. A second mapping of the same ELF in
- * its process is a CODE_MOVE: the place and time are updated, the load time kept. */
+ * only sampled loads make one at the first frame in it (and the flame graph and --html, the
+ * other generations of the sampled methods, once the replay is over). A second mapping of
+ * the same ELF in its process is a CODE_MOVE: the place and time are updated, the load time
+ * kept. */
 struct rp_pending_map {
 	uint32_t pid;
+	uint32_t load;		/* the load made of it, or 0 */
 	uint64_t start, len, load_time, map_time;
+	uint64_t end_time;	/* its end as a load's (the flame graph's and --html's live ranges) */
+	const char *path;	/* interned */
 };
 struct rp_pending {
 	struct rp_u64map by_path;	/* interned path -> index + 1 */
 	struct rp_pending_map *v;
 	size_t n, cap;
 };
-void rp_pending_note(struct rp_pending *p, const char *path, uint32_t pid, uint64_t start,
-		     uint64_t len, uint64_t time);
-const struct rp_pending_map *rp_pending_get(const struct rp_pending *p, const char *path);
+/* Its id (index + 1; 0: no memory or no path); *old_start set, and 1 returned in *moved,
+ * when it was a move of an ELF mapped before in the process. */
+uint32_t rp_pending_note(struct rp_pending *p, const char *path, uint32_t pid, uint64_t start,
+			 uint64_t len, uint64_t time, int *moved, uint64_t *old_start);
+struct rp_pending_map *rp_pending_get(const struct rp_pending *p, const char *path);
 void rp_pending_free(struct rp_pending *p);
 
 /* procs.c: a mapping of process pid (exec: mapped executable) that may be its program's, an
@@ -372,8 +379,16 @@ void rp_checks_free(struct rp_checks *c);
 /* The warnings, through o->log (JP_LOG_WARN). */
 void rp_checks_report(const struct rp_checks *c, const struct rp_ingest_opts *o);
 
+/* For sampled_methods_only: the pending mappings, and how ingest makes one (by id) a load
+ * (its index, 0 if not), its load sources (*src) perhaps moved by it. */
+struct rp_promote {
+	struct rp_pending *pending;
+	uint32_t (*promote)(void *ctx, uint32_t id, const struct rp_load_src **src);
+	void *ctx;
+};
 int rp_ingest_loads(struct rp_session *s, struct sym_session *ss, const struct rp_load_src *src,
-		    const struct rp_ingest_opts *o, char *err, size_t errlen);
+		    const struct rp_promote *pr, const struct rp_ingest_opts *o, char *err,
+		    size_t errlen);
 /* Starts indexing the jitdump beside a jitted ELF's path (once per directory and pid) on a
  * worker, for rp_ingest_loads; rp_prefetch_end waits for and drops what it did not take. */
 void rp_prefetch_dump(struct rp_session *s, const char *jitted_path, uint32_t pid);

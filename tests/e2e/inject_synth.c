@@ -449,3 +449,90 @@ Test(inject_synth, output_to_a_fifo_is_refused_stdout_is_the_pipe, .timeout = 60
 	check_truth(&g, g.out);
 	gen_free(&g);
 }
+
+/* "gen G S, ..." of each method --generations lists (every load of it, sampled or not), by
+ * name, in *names / *lists (n of them). */
+static size_t generation_lists(char *text, char names[][128], char lists[][2048], size_t max)
+{
+	size_t n = 0;
+	char *save = NULL;
+	for (char *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+		char *pid = strstr(l, "  (pid ");
+		unsigned g;
+		char f[10][64];
+		if (l[0] != ' ' && l[0] != '#' && pid && n < max) {
+			snprintf(names[n], sizeof(names[n]), "%.*s", (int)(pid - l), l);
+			lists[n++][0] = 0;
+		} else if (n && sscanf(l, " %u %63s %63s %63s %63s %63s %63s %63s %63s", &g, f[0],
+				       f[1], f[2], f[3], f[4], f[5], f[6], f[7]) == 9) {
+			size_t k = strlen(lists[n - 1]);
+			snprintf(lists[n - 1] + k, sizeof(lists[n - 1]) - k, "%sgen %u %s",
+				 k ? ", " : "", g, f[7]);
+		}
+	}
+	return n;
+}
+
+/* The flame graph names a method's generations in its tooltip: made loads when the replay
+ * is over (only its first frame made a load of a mapping), they must be the same, unsampled
+ * ones included, as --generations lists with every mapping a load; moves and unloads too. */
+Test(inject_synth, flame_graph_lists_every_generation_of_sampled_methods, .timeout = 120)
+{
+	struct gen g;
+	const char *args[] = { "--loads", "600", "--samples", "300", "--names", "40", "--slots",
+			       "64", "--hot", "0", "--moves", "--unloads", "--callchain", NULL };
+	gen_run(&g, args);
+	inject_ok(&g, NULL);
+	struct tu_result r;
+	char cmd[4096], svg[600];
+	snprintf(svg, sizeof(svg), "%s/fg.svg", g.dir);
+	snprintf(cmd, sizeof(cmd), "'%s' report -q -i '%s' --generations",
+		 tu_build("jitprof"), g.out);
+	cr_assert_eq(tu_sh(&r, cmd, 60), 0);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	static char names[64][128], lists[64][2048];
+	size_t n = generation_lists(r.out, names, lists, 64);
+	tu_result_free(&r);
+	cr_assert_gt(n, 5, "%zu methods with generations", n);
+	snprintf(cmd, sizeof(cmd), "'%s' report -q -i '%s' --flamegraph '%s'", tu_build("jitprof"),
+		 g.out, svg);
+	cr_assert_eq(tu_sh(&r, cmd, 60), 0);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	tu_result_free(&r);
+	size_t len;
+	char *text = tu_read_file(svg, &len);
+	cr_assert_not_null(text);
+	size_t tips = 0, unsampled = 0;
+	for (char *t = strstr(text, "<title>"); t; t = strstr(t + 1, "<title>")) {
+		char *end = strstr(t, "</title>"), *gens = strstr(t, "; generations: ");
+		if (!end || !gens || gens > end)
+			continue;
+		size_t m = 0;
+		while (m < n && strncmp(t + 7, names[m], strlen(names[m])))
+			m++;
+		cr_assert_lt(m, n, "a tooltip of a method --generations does not list: %.*s",
+			     (int)(end - t), t);
+		/* "gen G TIER S" -> "gen G S" */
+		char got[2048] = "";
+		for (char *p = gens + 15; p < end && *p != ')';) {
+			unsigned gn;
+			char tier[64];
+			unsigned long smp;
+			int used = 0;
+			cr_assert_eq(sscanf(p, "gen %u %63s %lu%n", &gn, tier, &smp, &used), 3,
+				     "%.*s", (int)(end - t), t);
+			size_t k = strlen(got);
+			snprintf(got + k, sizeof(got) - k, "%sgen %u %lu", k ? ", " : "", gn, smp);
+			unsampled += !smp;
+			p += used;
+			p += *p == ',' ? 2 : 0;
+		}
+		cr_assert_str_eq(got, lists[m], "%s: tooltip %s, --generations %s", names[m], got,
+				 lists[m]);
+		tips++;
+	}
+	cr_assert_gt(tips, 5, "%zu tooltips with generations", tips);
+	cr_assert_gt(unsampled, 0, "no unsampled generation: the case is not tested");
+	free(text);
+	gen_free(&g);
+}

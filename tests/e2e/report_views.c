@@ -304,6 +304,15 @@ Test(report_views, generations_one_frame_minijit)
 	cr_assert(strstr(tip, "; generations: gen 1 ") &&
 		  strstr(tip, "; generations: gen 1 ") < strstr(tip, "</title>"),
 		  "checksum's tooltip: %.200s", tip);
+	/* All three, sampled or not (a mapping no frame landed in is made a load once the
+	 * replay shows its method sampled). */
+	for (unsigned g = 1; g <= 3; g++) {
+		char want[32];
+		snprintf(want, sizeof(want), " gen %u ", g);
+		const char *at = strstr(tip, want);
+		cr_assert(at && at < strstr(tip, "</title>"), "no%s in checksum's tooltip: %.300s",
+			  want, tip);
+	}
 	free(text);
 }
 
