@@ -16,7 +16,8 @@ struct jp_pool;
 int jp_pool_new(struct jp_pool **out, int threads, size_t job_size,
 		void (*fn)(void *ctx, void *job), void *ctx);
 /* One thread that runs the jobs beside the caller (work that overlaps the caller's own, where
- * jp_pool_new's threads == 1 would run it in the caller). Returns as jp_pool_new. */
+ * jp_pool_new's threads == 1 would run it in the caller), at a lower priority (nice + 5) than
+ * the caller, which waits for the result. Returns as jp_pool_new. */
 int jp_pool_new_worker(struct jp_pool **out, size_t job_size, void (*fn)(void *ctx, void *job),
 		       void *ctx);
 /* Queues a copy of job_size bytes at job. 0 or -ENOMEM. */

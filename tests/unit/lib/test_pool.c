@@ -2,9 +2,12 @@
  * first) runs exactly once with its own bytes, progress counts them, and parallel-for covers
  * each index once for empty, small and large ranges. */
 #include <criterion/criterion.h>
+#include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
 #include "lib/pool.h"
 
@@ -105,6 +108,55 @@ Test(pool, worker_runs_jobs_beside_the_caller)
 		cr_assert(pthread_equal(worker_of[i], worker_of[0]), "job %zu on a second thread", i);
 	}
 	cr_assert_eq(atomic_load(&order_bad), 0, "jobs ran out of order");
+}
+
+/* The worker beside the caller runs below it (nice + 5, capped at 19); a pool's workers for
+ * parallel work run at the caller's priority. */
+static atomic_int nice_seen;
+
+static void note_nice(void *ctx, void *arg)
+{
+	(void)ctx;
+	(void)arg;
+	errno = 0;
+	int n = getpriority(PRIO_PROCESS, (id_t)gettid());
+	atomic_store(&nice_seen, errno ? 1000 : n);
+}
+
+static void *try_lower(void *arg)
+{
+	errno = 0;
+	int n = getpriority(PRIO_PROCESS, (id_t)gettid());
+	*(int *)arg = !errno && setpriority(PRIO_PROCESS, (id_t)gettid(), n + 1) == 0;
+	return NULL;
+}
+
+Test(pool, worker_beside_the_caller_runs_below_it)
+{
+	errno = 0;
+	int mine = getpriority(PRIO_PROCESS, (id_t)gettid());
+	cr_assert_eq(errno, 0);
+	int can = 0;	/* a sandbox may refuse the call: then there is nothing to check */
+	pthread_t t;
+	cr_assert_eq(pthread_create(&t, NULL, try_lower, &can), 0);
+	pthread_join(t, NULL);
+	if (!can || mine >= 19)
+		cr_skip_test("a thread cannot lower its own priority here (nice %d)", mine);
+	struct jp_pool *p;
+	char unused = 0;
+	cr_assert_eq(jp_pool_new_worker(&p, 1, note_nice, NULL), 0);
+	cr_assert_eq(jp_pool_push(p, &unused), 0);
+	jp_pool_finish(p);
+	int want = mine + 5 > 19 ? 19 : mine + 5;
+	cr_assert_eq(atomic_load(&nice_seen), want, "worker nice %d, caller %d",
+		     atomic_load(&nice_seen), mine);
+	cr_assert_eq(jp_pool_new(&p, 2, 1, note_nice, NULL), 0);
+	cr_assert_eq(jp_pool_push(p, &unused), 0);
+	jp_pool_finish(p);
+	cr_assert_eq(atomic_load(&nice_seen), mine, "a parallel pool's worker at nice %d, not %d",
+		     atomic_load(&nice_seen), mine);
+	errno = 0;
+	cr_assert_eq(getpriority(PRIO_PROCESS, (id_t)gettid()), mine, "the caller's own changed");
 }
 
 static atomic_int seen[100000];
