@@ -361,7 +361,8 @@ static const struct jd_load_entry *load_entry(struct dump **dumps, size_t *nr_du
  * that process is named). */
 static int sampled_methods(struct rp_session *s, const struct rp_load_src *src,
 			   const uint64_t *hits, struct dump **dumps, size_t *nr_dumps,
-			   struct rp_u64map *idents, struct rp_u64map *all_named)
+			   struct rp_u64map *idents, struct rp_u64map *all_named,
+			   struct rp_u64map *jvm)
 {
 	for (size_t i = 0; i < s->nr_loads; i++) {
 		const struct rp_load *l = &s->loads[i];
@@ -371,6 +372,8 @@ static int sampled_methods(struct rp_session *s, const struct rp_load_src *src,
 		int rc = je && je->load.name ?
 			 rp_map_put(idents, rp_raw_ident_hash(l->pid, je->load.name), 1) :
 			 rp_map_put(all_named, (uint64_t)l->pid + 1, 1);
+		if (!rc && je && rp_is_jvm_name(je->load.name))
+			rc = rp_map_put(jvm, (uint64_t)l->pid + 1, 1);
 		if (rc < 0)
 			return rc;
 	}
@@ -381,20 +384,13 @@ static int sampled_methods(struct rp_session *s, const struct rp_load_src *src,
  * a process whose loads are all named, or without a dump entry: named from their ELF) made
  * loads, as they were when every mapping was one; and in each process one with a JVM's name
  * when no load had such a name, so that rp_identify_loads knows the same JVMs. */
-static int promote_generations(const struct rp_session *s, const struct rp_promote *pr,
-			       const struct rp_load_src **src, struct dump **dumps,
-			       size_t *nr_dumps, const struct rp_u64map *idents,
-			       const struct rp_u64map *all_named)
+static int promote_generations(const struct rp_promote *pr, const struct rp_load_src **src,
+			       struct dump **dumps, size_t *nr_dumps,
+			       const struct rp_u64map *idents, const struct rp_u64map *all_named,
+			       struct rp_u64map *jvm)
 {
-	struct rp_u64map jvm = { 0 };	/* pid + 1: a load has a JVM's name */
 	uint32_t one;
 	int rc = 0;
-	for (size_t i = 0; i < s->nr_loads && rc >= 0; i++) {
-		const struct jd_load_entry *je = load_entry(dumps, nr_dumps, (*src)[i].path,
-							    s->loads[i].pid);
-		if (je && rp_is_jvm_name(je->load.name))
-			rc = rp_map_put(&jvm, (uint64_t)s->loads[i].pid + 1, 1);
-	}
 	for (size_t id = 1; rc >= 0 && id <= pr->pending->n; id++) {
 		const struct rp_pending_map *pm = &pr->pending->v[id - 1];
 		if (pm->load)
@@ -404,14 +400,13 @@ static int promote_generations(const struct rp_session *s, const struct rp_promo
 		int keep = !name || rp_map_get(all_named, (uint64_t)pm->pid + 1, &one) ||
 			   rp_map_get(idents, rp_raw_ident_hash(pm->pid, name), &one);
 		if (!keep && rp_is_jvm_name(name) &&
-		    !rp_map_get(&jvm, (uint64_t)pm->pid + 1, &one)) {
+		    !rp_map_get(jvm, (uint64_t)pm->pid + 1, &one)) {
 			keep = 1;
-			rc = rp_map_put(&jvm, (uint64_t)pm->pid + 1, 1);
+			rc = rp_map_put(jvm, (uint64_t)pm->pid + 1, 1);
 		}
 		if (keep && rc >= 0 && !pr->promote(pr->ctx, (uint32_t)id, src))
 			rc = -ENOMEM;
 	}
-	rp_map_free(&jvm);
 	return rc < 0 ? rc : 0;
 }
 
@@ -466,21 +461,25 @@ int rp_ingest_loads(struct rp_session *s, struct sym_session *ss, const struct r
 	prefetch_take(s, &dumps, &nr_dumps);
 	uint64_t *hits = count_samples(s);
 	struct rp_u64map jvm_pids = { 0 };	/* processes a load's raw name showed to be JVMs */
-	struct rp_u64map sampled_idents = { 0 }, all_named = { 0 };	/* sampled_methods_only */
+	/* sampled_methods_only: the sampled identities, the processes named whole, the
+	 * processes a sampled load's name shows to be JVMs */
+	struct rp_u64map sampled_idents = { 0 }, all_named = { 0 }, sampled_jvms = { 0 };
 	uint32_t one;
 	int rc = hits ? 0 : -ENOMEM;
 	if (!rc && o->sampled_methods_only)
-		rc = sampled_methods(s, src, hits, &dumps, &nr_dumps, &sampled_idents, &all_named);
+		rc = sampled_methods(s, src, hits, &dumps, &nr_dumps, &sampled_idents, &all_named,
+				     &sampled_jvms);
 	if (!rc && pr && pr->pending->n) {	/* the other generations of those methods */
 		size_t before = s->nr_loads;
-		rc = promote_generations(s, pr, &src, &dumps, &nr_dumps, &sampled_idents,
-					 &all_named);
+		rc = promote_generations(pr, &src, &dumps, &nr_dumps, &sampled_idents, &all_named,
+					 &sampled_jvms);
 		if (!rc && s->nr_loads != before) {	/* they have no frame */
 			free(hits);
 			rc = (hits = count_samples(s)) ? 0 : -ENOMEM;
 		}
 	}
 	const struct jd_load_entry **je_of = rc ? NULL : calloc(s->nr_loads + 1, sizeof(*je_of));
+	rp_map_free(&sampled_jvms);
 	if (!je_of) {
 		rp_map_free(&sampled_idents);
 		rp_map_free(&all_named);
