@@ -303,8 +303,8 @@ static void summarize(struct jd_index *x)
 	}
 }
 
-int jd_index_open_at(struct jd_index **out, int dirfd, const char *name, const char *display,
-		     char *err, size_t errlen)
+int jd_index_open_flags(struct jd_index **out, int dirfd, const char *name, const char *display,
+			unsigned flags, char *err, size_t errlen)
 {
 	*out = NULL;
 	if (!display)
@@ -325,10 +325,13 @@ int jd_index_open_at(struct jd_index **out, int dirfd, const char *name, const c
 	    !jd_ext_path(display, ext_display, sizeof(ext_display)) &&
 	    faccessat(dirfd, ext, F_OK, AT_SYMLINK_NOFOLLOW) == 0) {
 		char why[512];
-		if (jd_reader_open_at(&x->ext, dirfd, ext, ext_display, why, sizeof(why)) == 0)
+		if (jd_reader_open_at(&x->ext, dirfd, ext, ext_display, why, sizeof(why)) == 0) {
+			if (flags & JD_INDEX_NO_INLINE)
+				jd_reader_skip_id(x->ext, JD_EXT_INLINE);
 			rc = read_all(x, x->ext, on_ext_record);
-		else
+		} else {
 			add_warning(x, why);
+		}
 	}
 	if (rc) {
 		if (err && errlen)
@@ -341,6 +344,12 @@ int jd_index_open_at(struct jd_index **out, int dirfd, const char *name, const c
 fail:
 	jd_index_close(x);
 	return rc;
+}
+
+int jd_index_open_at(struct jd_index **out, int dirfd, const char *name, const char *display,
+		     char *err, size_t errlen)
+{
+	return jd_index_open_flags(out, dirfd, name, display, 0, err, errlen);
 }
 
 int jd_index_open(struct jd_index **out, const char *dump_path, char *err, size_t errlen)

@@ -198,6 +198,7 @@ struct jd_reader_stats {
 	uint64_t per_id[JD_CODE_MAX_PERF];
 	uint64_t ext_records;		/* jitprof extension records delivered */
 	uint64_t unknown_skipped;	/* unknown ids skipped by size */
+	uint64_t passed_over;		/* known ids skipped as asked (jd_reader_skip_id) */
 	uint64_t truncated_bytes;	/* bytes of a partial record at the tail */
 	uint64_t truncated_offset;
 	int byte_swapped;
@@ -225,6 +226,10 @@ void jd_reader_close(struct jd_reader *r);
  * negative errno = damage; the message is in jd_reader_error() and every record before the
  * damage has been delivered. Unknown ids are skipped and counted, never returned. */
 int jd_reader_next(struct jd_reader *r, struct jd_record *rec);
+/* From now on records of id (a perf id below 32 or a JD_EXT_* id) are passed over by size,
+ * neither decoded nor checked nor returned, for a caller that never reads them: decoding a
+ * companion's inline stacks costs more than the rest of it. 0, or -EINVAL for another id. */
+int jd_reader_skip_id(struct jd_reader *r, uint32_t id);
 
 const struct jd_header *jd_reader_header(const struct jd_reader *r);
 const struct jd_reader_stats *jd_reader_stats(const struct jd_reader *r);
@@ -278,6 +283,11 @@ int jd_index_open(struct jd_index **out, const char *dump_path, char *err, size_
  * neither followed if a symlink: what inject opens is then known to sit in dirfd. */
 int jd_index_open_at(struct jd_index **out, int dirfd, const char *name, const char *display,
 		     char *err, size_t errlen);
+/* What jd_index_open_flags may leave out, for a caller that never reads it. */
+#define JD_INDEX_NO_INLINE (1u << 0)	/* the companion's inline stacks: inl NULL, inl_offset 0 */
+/* jd_index_open_at, leaving out what flags (JD_INDEX_*) say. */
+int jd_index_open_flags(struct jd_index **out, int dirfd, const char *name, const char *display,
+			unsigned flags, char *err, size_t errlen);
 void jd_index_close(struct jd_index *x);
 const struct jd_header *jd_index_header(const struct jd_index *x);
 size_t jd_index_nr_loads(const struct jd_index *x);

@@ -21,6 +21,8 @@ struct jd_reader {
 	int swap;
 	int is_ext;
 	int failed;		/* sticky: the negative errno of the damage seen */
+	uint32_t skip_perf;	/* bit id: records passed over undecoded (jd_reader_skip_id) */
+	uint32_t skip_ext;	/* bit id - JD_EXT_LOAD_INFO: the same for the companion's */
 	uint64_t off;
 	char *path;
 	struct jd_header hdr;
@@ -237,6 +239,25 @@ static void partial_tail(struct jd_reader *r, uint64_t left)
 	r->off = r->len;
 }
 
+int jd_reader_skip_id(struct jd_reader *r, uint32_t id)
+{
+	if (id < 32)
+		r->skip_perf |= 1u << id;
+	else if (id >= JD_EXT_LOAD_INFO && id - JD_EXT_LOAD_INFO < 32)
+		r->skip_ext |= 1u << (id - JD_EXT_LOAD_INFO);
+	else
+		return -EINVAL;
+	return 0;
+}
+
+static int skip_asked(const struct jd_reader *r, uint32_t id)
+{
+	if (id < 32)
+		return r->skip_perf >> id & 1;
+	return id >= JD_EXT_LOAD_INFO && id - JD_EXT_LOAD_INFO < 32 &&
+	       (r->skip_ext >> (id - JD_EXT_LOAD_INFO) & 1);
+}
+
 int jd_reader_next(struct jd_reader *r, struct jd_record *rec)
 {
 	for (;;) {
@@ -264,6 +285,11 @@ int jd_reader_next(struct jd_reader *r, struct jd_record *rec)
 		}
 		if (!jd_id_known(rec->id)) {
 			r->st.unknown_skipped++;
+			r->off += rec->total_size;
+			continue;
+		}
+		if (skip_asked(r, rec->id)) {
+			r->st.passed_over++;
 			r->off += rec->total_size;
 			continue;
 		}

@@ -557,6 +557,7 @@ static int ingest(struct rp_session *s, const struct rp_ingest_opts *o, char *er
 	pd_reader_log_header(in.r, o->input, &o->log);
 	if (o->want_callchain)	/* stacks repeat a few thousand frames over and over */
 		rp_session_share_frames(s);
+	s->dump_inline = o->want_sites;
 	/* every jitted MMAP2 is a load unless only sampled ones are made */
 	rp_session_reserve(s, pd_reader_data_size(in.r), o->want_callchain,
 			   o->want_loads && !o->sampled_loads_only && !o->sampled_methods_only);

@@ -3,6 +3,7 @@
  * (perf inject puts them in the dump's directory), else from load order (model.c). The
  * dump also gives unload times, and code bytes when the ELF is not at hand. */
 #include <errno.h>
+#include <fcntl.h>
 #include <gelf.h>
 #include <inttypes.h>
 #include <libelf.h>
@@ -24,8 +25,15 @@ struct dump {
 	uint32_t pid;
 	struct jd_index *x;		/* NULL: none there */
 	int err;			/* why not (-errno) */
+	unsigned flags;			/* JD_INDEX_*: what its index leaves out */
 	struct rp_idxmap by_index;	/* code_index -> entry + 1 */
 };
+
+/* What the session's dump indexes leave out. */
+static unsigned index_flags(const struct rp_session *s)
+{
+	return s->dump_inline ? 0 : JD_INDEX_NO_INLINE;
+}
 
 static void dump_index_free(struct dump *d)
 {
@@ -60,7 +68,8 @@ static const char *dump_path(const struct dump *d, char buf[DUMP_PATH_MAX])
 static void index_dump(struct dump *d)
 {
 	char buf[DUMP_PATH_MAX];
-	if ((d->err = jd_index_open(&d->x, dump_path(d, buf), NULL, 0)) < 0) {
+	if ((d->err = jd_index_open_flags(&d->x, AT_FDCWD, dump_path(d, buf), NULL, d->flags,
+					  NULL, 0)) < 0) {
 		d->x = NULL;
 		return;
 	}
@@ -77,7 +86,8 @@ static void index_dump(struct dump *d)
 			      (uint32_t)i + 1);
 }
 
-static struct dump *dump_for(struct dump **dumps, size_t *nr, const char *path, uint32_t pid)
+static struct dump *dump_for(struct dump **dumps, size_t *nr, const char *path, uint32_t pid,
+			     unsigned flags)
 {
 	const char *dir;
 	long dl = dir_len(path, &dir);
@@ -94,6 +104,7 @@ static struct dump *dump_for(struct dump **dumps, size_t *nr, const char *path, 
 	memset(d, 0, sizeof(*d));
 	memcpy(d->dir, dir, (size_t)dl);
 	d->pid = pid;
+	d->flags = flags;
 	index_dump(d);
 	return d;
 }
@@ -143,6 +154,7 @@ void rp_prefetch_dump(struct rp_session *s, const char *path, uint32_t pid)
 		return;
 	memcpy(d->dir, dir, (size_t)dl);
 	d->pid = pid;
+	d->flags = index_flags(s);
 	/* A small dump is indexed here and now: starting and joining a thread costs more than
 	 * indexing it (and most of a fuzzing execution of report). */
 	char buf[DUMP_PATH_MAX];
@@ -347,12 +359,12 @@ static void load_code(struct rp_session *s, struct sym_session *ss, struct sym_d
 
 /* The dump entry of the load mapped from jitted ELF path in process pid, or NULL. */
 static const struct jd_load_entry *load_entry(struct dump **dumps, size_t *nr_dumps,
-					      const char *path, uint32_t pid)
+					      const char *path, uint32_t pid, unsigned flags)
 {
 	uint64_t code_index = 0;
 	if (!rp_is_jitted_name(path, NULL, &code_index))
 		return NULL;
-	return dump_entry(dump_for(dumps, nr_dumps, path, pid), code_index);
+	return dump_entry(dump_for(dumps, nr_dumps, path, pid, flags), code_index);
 }
 
 /* For sampled_methods_only: the identities of the sampled loads (rp_raw_ident_hash of their
@@ -368,7 +380,8 @@ static int sampled_methods(struct rp_session *s, const struct rp_load_src *src,
 		const struct rp_load *l = &s->loads[i];
 		if (!hits[i + 1])
 			continue;
-		const struct jd_load_entry *je = load_entry(dumps, nr_dumps, src[i].path, l->pid);
+		const struct jd_load_entry *je = load_entry(dumps, nr_dumps, src[i].path, l->pid,
+							    index_flags(s));
 		int rc = je && je->load.name ?
 			 rp_map_put(idents, rp_raw_ident_hash(l->pid, je->load.name), 1) :
 			 rp_map_put(all_named, (uint64_t)l->pid + 1, 1);
@@ -385,7 +398,7 @@ static int sampled_methods(struct rp_session *s, const struct rp_load_src *src,
  * loads, as they were when every mapping was one; and in each process one with a JVM's name
  * when no load had such a name, so that rp_identify_loads knows the same JVMs. */
 static int promote_generations(const struct rp_promote *pr, const struct rp_load_src **src,
-			       struct dump **dumps, size_t *nr_dumps,
+			       struct dump **dumps, size_t *nr_dumps, unsigned flags,
 			       const struct rp_u64map *idents, const struct rp_u64map *all_named,
 			       struct rp_u64map *jvm)
 {
@@ -395,7 +408,8 @@ static int promote_generations(const struct rp_promote *pr, const struct rp_load
 		const struct rp_pending_map *pm = &pr->pending->v[id - 1];
 		if (pm->load)
 			continue;
-		const struct jd_load_entry *je = load_entry(dumps, nr_dumps, pm->path, pm->pid);
+		const struct jd_load_entry *je = load_entry(dumps, nr_dumps, pm->path, pm->pid,
+							    flags);
 		const char *name = je ? je->load.name : NULL;
 		int keep = !name || rp_map_get(all_named, (uint64_t)pm->pid + 1, &one) ||
 			   rp_map_get(idents, rp_raw_ident_hash(pm->pid, name), &one);
@@ -471,7 +485,8 @@ int rp_ingest_loads(struct rp_session *s, struct sym_session *ss, const struct r
 				     &sampled_jvms);
 	if (!rc && pr && pr->pending->n) {	/* the other generations of those methods */
 		size_t before = s->nr_loads;
-		rc = promote_generations(pr, &src, &dumps, &nr_dumps, &sampled_idents, &all_named,
+		rc = promote_generations(pr, &src, &dumps, &nr_dumps, index_flags(s),
+					 &sampled_idents, &all_named,
 					 &sampled_jvms);
 		if (!rc && s->nr_loads != before) {	/* they have no frame */
 			free(hits);
@@ -502,7 +517,8 @@ int rp_ingest_loads(struct rp_session *s, struct sym_session *ss, const struct r
 			continue;
 		const char *noted = notes ? notes[i].name : NULL;
 		const struct jd_load_entry *je = noted ? NULL
-					       : load_entry(&dumps, &nr_dumps, path, l->pid);
+					       : load_entry(&dumps, &nr_dumps, path, l->pid,
+							    index_flags(s));
 		je_of[i] = je;	/* its raw name still says which processes are JVMs */
 		if (unnamed && je && rp_is_jvm_name(je->load.name))	/* failing, later ones asked */
 			(void)rp_map_put(&jvm_pids, (uint64_t)l->pid + 1, 1);

@@ -93,6 +93,8 @@ struct rp_session {
 	size_t nr_bids, bids_cap;
 	const struct rp_jvmlog *jvmlog;	/* joined by rp_session_join_jvmlog, not owned */
 	struct rp_prefetch *prefetch;	/* dumps indexed during ingest (loads.c) */
+	int dump_inline;		/* they keep the companion's inline stacks (--jvm-log's
+					 * call sites): a third of a start-up's index otherwise */
 	struct rp_proc_exe { uint32_t pid; const char *name; } *exes;	/* procs.c */
 	size_t nr_exes, exes_cap;
 	struct rp_u64map exe_of;	/* pid + 1 -> index + 1 into exes */

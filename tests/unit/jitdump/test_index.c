@@ -3,6 +3,7 @@
  * or by address and time, moves, and perf's agent's dump. */
 #include <criterion/criterion.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -140,6 +141,93 @@ Test(index, generations_lines_unwind_companion)
 	cr_assert_eq(id_at(ext, e->info_offset), JD_EXT_LOAD_INFO);
 	cr_assert_eq(id_at(ext, e->inl_offset), JD_EXT_INLINE);
 	jd_index_close(x);
+	tu_rmtree(dir);
+	free(dir);
+}
+
+/* JD_INDEX_NO_INLINE: the companion's inline stacks are passed over undecoded (a report that
+ * never reads them), and everything else it joins is there as without the flag. */
+Test(index, no_inline_leaves_out_only_the_inline_stacks)
+{
+	char *dir;
+	struct jd_writer *w = jdt_writer(&dir, 0);
+	uint8_t code[8] = { 0 };
+	struct jd_inline_method meth[] = { { "callee", "c.java" } };
+	struct jd_inline_frame fr[] = { { 0, 5, -1 } };
+	struct jd_inline_pc pc[] = { { 0x104, 1, fr } };
+	struct jd_ext_inline inl = { .nr_methods = 1, .nr_pcs = 1, .methods = meth, .pcs = pc };
+	struct jd_ext_load_info info = { .generation = 1, .tier = JD_TIER_C1, .level = 3 };
+	struct jd_load_desc d[] = {
+		{ .name = "m", .code_addr = 0x100, .code = code, .code_size = 8, .info = &info,
+		  .inl = &inl, .timestamp = 100 },
+		{ .name = "m", .code_addr = 0x200, .code = code, .code_size = 8, .inl = &inl,
+		  .timestamp = 110 },
+	};
+	uint64_t ci[2];
+	for (int i = 0; i < 2; i++)
+		cr_assert_eq(jd_write_load(w, &d[i], &ci[i]), 0);
+	struct jd_ext_unload u = { .code_addr = 0x100, .code_index = ci[0] };
+	cr_assert_eq(jd_write_unload(w, &u, 120), 0);
+	char path[4096];
+	snprintf(path, sizeof(path), "%s", jd_writer_path(w));
+	cr_assert_eq(jd_writer_close(w), 0);
+
+	struct jd_index *full = open_index(path), *x;
+	char err[512];
+	cr_assert_eq(jd_index_open_flags(&x, AT_FDCWD, path, NULL, JD_INDEX_NO_INLINE, err,
+					 sizeof(err)), 0, "%s", err);
+	cr_assert_eq(jd_index_nr_loads(x), 2);
+	for (size_t i = 0; i < 2; i++) {
+		const struct jd_load_entry *a = jd_index_load(full, i), *b = jd_index_load(x, i);
+		cr_assert_not_null(a->inl, "load %zu: the full index has its inline stack", i);
+		cr_assert_null(b->inl, "load %zu", i);
+		cr_assert_eq(b->inl_offset, 0);
+		cr_assert_eq(b->generation, a->generation);
+		cr_assert_eq(b->info != NULL, a->info != NULL);
+		cr_assert_eq(b->unload_time, a->unload_time);
+		cr_assert_eq(b->info_offset, a->info_offset);
+	}
+	cr_assert_eq(jd_index_load(x, 0)->info->tier, JD_TIER_C1);
+	cr_assert_eq(jd_index_load(x, 0)->unload_time, 120);
+	cr_assert_str_eq(jd_index_warning(x), "");
+	jd_index_close(full);
+	jd_index_close(x);
+	tu_rmtree(dir);
+	free(dir);
+}
+
+/* jd_reader_skip_id: the ids asked are passed over and counted, others still delivered; an
+ * id that is neither perf's nor ours is refused. */
+Test(index, reader_passes_over_the_ids_asked)
+{
+	char *dir;
+	struct jd_writer *w = jdt_writer(&dir, 0);
+	uint8_t code[4] = { 0 };
+	struct jd_line l[] = { { 0x100, 1, 0, "m.c" } };
+	struct jd_load_desc d = { .name = "m", .code_addr = 0x100, .code = code, .code_size = 4,
+				  .lines = l, .nr_lines = 1, .timestamp = 100 };
+	cr_assert_eq(jd_write_load(w, &d, NULL), 0);
+	d.code_addr = 0x200;
+	l[0].addr = 0x200;
+	cr_assert_eq(jd_write_load(w, &d, NULL), 0);
+	char path[4096];
+	snprintf(path, sizeof(path), "%s", jd_writer_path(w));
+	cr_assert_eq(jd_writer_close(w), 0);
+	struct jd_reader *r;
+	cr_assert_eq(jd_reader_open(&r, path, jd_err, sizeof(jd_err)), 0, "%s", jd_err);
+	cr_assert_eq(jd_reader_skip_id(r, 0x7777), -EINVAL);
+	cr_assert_eq(jd_reader_skip_id(r, JD_CODE_DEBUG_INFO), 0);
+	struct jd_record rec;
+	int loads = 0, rc;
+	while ((rc = jd_reader_next(r, &rec)) == 1) {
+		cr_assert_neq(rec.id, JD_CODE_DEBUG_INFO);
+		loads += rec.id == JD_CODE_LOAD;
+	}
+	cr_assert_eq(rc, 0);
+	cr_assert_eq(loads, 2);
+	cr_assert_eq(jd_reader_stats(r)->passed_over, 2);
+	cr_assert_eq(jd_reader_stats(r)->per_id[JD_CODE_DEBUG_INFO], 0);
+	jd_reader_close(r);
 	tu_rmtree(dir);
 	free(dir);
 }
