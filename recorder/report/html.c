@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/pool.h"
 #include "recorder/report/report_int.h"
 
 #define HTML_BUCKETS 100
@@ -84,10 +83,12 @@ static void put_long(FILE *out, char sep, long v)
 
 /* Pre-order arrays of the kept nodes: n (name index, -1 root/narrow), k, c, d, m, and with
  * a base tree p (change of share since the base, hundredths of a point). */
-static int json_tree(FILE *out, const struct rp_session *s, const struct rp_tree *t,
-		     struct rp_strtab *nm, struct name_ids *ni, uint32_t *present,
-		     const struct rp_session *base, const struct rp_tree *bt)
+static int json_tree(FILE *out, const struct rp_session *s, struct rp_tree *t,
+		     struct rp_strtab *nm, struct name_ids *ni, uint64_t min_count,
+		     uint32_t *present, const struct rp_session *base, const struct rp_tree *bt)
 {
+	rp_tree_prune(t, min_count);
+	rp_tree_sort(t);
 	size_t cap = t->max_depth + 2, n = 0, sp = 0;
 	uint32_t *stack = malloc(cap * sizeof(*stack)), *order = NULL;
 	if (!stack || !(order = malloc(t->nr * sizeof(*order)))) {
@@ -159,80 +160,6 @@ static int json_tree(FILE *out, const struct rp_session *s, const struct rp_tree
 	fputc('}', out);
 	free(order);
 	free(delta);
-	return rc;
-}
-
-/* One of the page's stack trees built, its narrow frames merged and its children ordered,
- * and with --diff its base's built and merged at the same width in its own scale. */
-struct tree_job {
-	const struct rp_session *s, *base;
-	int rev, rc;
-	uint64_t min_count, base_min;
-	struct rp_tree t, bt;
-};
-
-static void tree_make(struct tree_job *j)
-{
-	if ((j->rc = rp_tree_build(&j->t, j->s, j->rev)))
-		return;
-	if (j->base && (j->rc = rp_tree_build(&j->bt, j->base, j->rev))) {
-		rp_tree_free(&j->t);
-		return;
-	}
-	if (j->base)
-		rp_tree_prune(&j->bt, j->base_min);
-	rp_tree_prune(&j->t, j->min_count);
-	rp_tree_sort(&j->t);
-}
-
-static void tree_job_run(void *ctx, void *job)
-{
-	(void)ctx;
-	tree_make(*(struct tree_job **)job);
-}
-
-static void tree_job_free(struct tree_job *j)
-{
-	if (j->rc)
-		return;	/* tree_make left nothing behind */
-	rp_tree_free(&j->t);
-	rp_tree_free(&j->bt);
-}
-
-/* Both trees: the callers' one made on a worker while the callees' one is made here (the
- * replay's workers are done by now and the second CPU idle; on a Java start-up the two trees
- * were half of the page's writing). Without a worker, one after the other. */
-static int json_trees(FILE *out, const struct rp_session *s, const struct rp_html_opts *o,
-		      uint64_t min_count, struct rp_strtab *nm, struct name_ids *ni,
-		      uint32_t *present)
-{
-	double mw = o->min_width > 0 ? o->min_width : 0.1;
-	struct tree_job jobs[2];
-	for (int rev = 0; rev < 2; rev++)
-		jobs[rev] = (struct tree_job){
-			.s = s, .base = o->base, .rev = rev, .min_count = min_count,
-			.base_min = o->base ? (uint64_t)(o->base->nr_samples * mw / 1200.0) : 0 };
-	struct tree_job *callers = &jobs[1];
-	struct jp_pool *pool = NULL;
-	if (jp_pool_new_worker(&pool, sizeof(callers), tree_job_run, NULL)) {
-		pool = NULL;
-	} else if (jp_pool_push(pool, &callers)) {
-		jp_pool_finish(pool);
-		pool = NULL;
-	}
-	tree_make(&jobs[0]);
-	if (pool)
-		jp_pool_finish(pool);
-	else
-		tree_make(callers);
-	int rc = jobs[0].rc ? jobs[0].rc : jobs[1].rc;
-	for (int rev = 0; rev < 2 && !rc; rev++) {
-		fprintf(out, ",\"%s\":", rev ? "rtree" : "tree");
-		rc = json_tree(out, s, &jobs[rev].t, nm, ni, present, o->base,
-			       o->base ? &jobs[rev].bt : NULL);
-	}
-	tree_job_free(&jobs[0]);
-	tree_job_free(&jobs[1]);
 	return rc;
 }
 
@@ -345,6 +272,7 @@ static int write_data(FILE *out, const struct rp_session *s, const struct rp_htm
 {
 	struct rp_strtab nm = { 0 };
 	struct name_ids ni = { malloc(s->nr_frames * sizeof(*ni.id)), s->nr_frames };
+	struct rp_tree t;
 	struct rp_gen_view v;
 	char desc[256];
 	uint32_t present[RP_KIND__MAX] = { 0 };
@@ -378,7 +306,22 @@ static int write_data(FILE *out, const struct rp_session *s, const struct rp_htm
 	else
 		ni.n = 0;	/* each node named on its own, as before */
 	fprintf(out, ",\"diff\":%s", o->base ? "true" : "false");
-	if ((rc = json_trees(out, s, o, min_count, &nm, &ni, present)))
+	for (int rev = 0; rev < 2 && !rc; rev++) {
+		struct rp_tree bt = { 0 };
+		fprintf(out, ",\"%s\":", rev ? "rtree" : "tree");
+		if ((rc = rp_tree_build(&t, s, rev)))
+			break;
+		/* The base merged as the picture is, at the same width in its own scale. */
+		if (o->base && !(rc = rp_tree_build(&bt, o->base, rev)))
+			rp_tree_prune(&bt, (uint64_t)(o->base->nr_samples *
+						      (o->min_width > 0 ? o->min_width : 0.1) / 1200.0));
+		if (!rc)
+			rc = json_tree(out, s, &t, &nm, &ni, min_count, present, o->base,
+				       o->base ? &bt : NULL);
+		rp_tree_free(&t);
+		rp_tree_free(&bt);
+	}
+	if (rc)
 		goto out;
 	fprintf(out, ",\"present\":[");
 	static const enum rp_kind order[] = { RP_KIND_INTERP, RP_KIND_C1, RP_KIND_C2,
