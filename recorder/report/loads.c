@@ -413,8 +413,9 @@ static int promote_generations(const struct rp_promote *pr, const struct rp_load
 		const char *name = je ? je->load.name : NULL;
 		int keep = !name || rp_map_get(all_named, (uint64_t)pm->pid + 1, &one) ||
 			   rp_map_get(idents, rp_raw_ident_hash(pm->pid, name), &one);
-		if (!keep && rp_is_jvm_name(name) &&
-		    !rp_map_get(jvm, (uint64_t)pm->pid + 1, &one)) {
+		/* the process first: once it has its JVM-named load, no name is parsed */
+		if (!keep && !rp_map_get(jvm, (uint64_t)pm->pid + 1, &one) &&
+		    rp_is_jvm_name(name)) {
 			keep = 1;
 			rc = rp_map_put(jvm, (uint64_t)pm->pid + 1, 1);
 		}

@@ -380,8 +380,9 @@ static struct rp_session *repeating_stacks(int share)
 }
 
 /* The stack tree of samples that repeat their outer frames (taken again from the sample
- * before) is the tree of the same samples where no frame is shared (each looked up): node for
- * node, in both directions. */
+ * before) and whole stacks (shared frames: built once per distinct stack, weighted) is the
+ * tree of the same samples where no frame is shared (every sample its own stack, each frame
+ * looked up): node for node, in both directions. */
 Test(model, tree_reuses_the_previous_path_exactly)
 {
 	struct rp_session *v[2] = { repeating_stacks(0), repeating_stacks(1) };
