@@ -117,12 +117,21 @@ static void path_free(struct prev_path *p)
  * between one sample and the next: per sample, one hash of its references instead of a lookup
  * per frame. A group's references are copied together, so telling stacks apart reads no
  * earlier sample's chain (a cache miss each). */
+struct stack_group {
+	uint32_t sample;	/* the first with the stack */
+	uint32_t weight;	/* samples with it */
+	uint32_t ref;		/* its references: refs[ref .. ref + that sample's nr) */
+};
+struct group_slot {
+	uint64_t hash;
+	uint32_t group;		/* index + 1, 0 free */
+};
 struct stack_groups {
-	struct { uint32_t sample, weight, ref; } *v;	/* ref: its references in refs */
+	struct stack_group *v;
 	size_t n, cap;
 	uint32_t *refs;
 	size_t nr_refs, refs_cap;
-	struct { uint64_t hash; uint32_t group; } *slot;	/* group + 1, 0 free */
+	struct group_slot *slot;
 	size_t slots;
 };
 
@@ -136,16 +145,16 @@ static void groups_free(struct stack_groups *g)
 static int groups_rehash(struct stack_groups *g)
 {
 	size_t cap = g->slots ? g->slots * 2 : 1024;
-	void *ns = calloc(cap, sizeof(*g->slot));
+	struct group_slot *ns = calloc(cap, sizeof(*ns));
 	if (!ns)
 		return -ENOMEM;
 	for (size_t i = 0; i < g->slots; i++) {
 		if (!g->slot[i].group)
 			continue;
 		size_t j = g->slot[i].hash & (cap - 1);
-		while (((typeof(g->slot))ns)[j].group)
+		while (ns[j].group)
 			j = (j + 1) & (cap - 1);
-		((typeof(g->slot))ns)[j] = g->slot[i];
+		ns[j] = g->slot[i];
 	}
 	free(g->slot);
 	g->slot = ns;
@@ -153,39 +162,43 @@ static int groups_rehash(struct stack_groups *g)
 	return 0;
 }
 
+/* Sample smp has group k's stack. */
+static int same_stack(const struct rp_session *s, const struct stack_groups *g, uint32_t k,
+		      const struct rp_sample *smp)
+{
+	const struct rp_sample *o = &s->samples[g->v[k].sample];
+	return o->comm == smp->comm && o->nr == smp->nr &&
+	       (!smp->nr || !memcmp(&g->refs[g->v[k].ref], &s->chain[smp->first],
+				    smp->nr * sizeof(*g->refs)));
+}
+
 static int group_stacks(const struct rp_session *s, struct stack_groups *g)
 {
 	memset(g, 0, sizeof(*g));
 	for (size_t i = 0; i < s->nr_samples; i++) {
 		const struct rp_sample *smp = &s->samples[i];
-		const uint32_t *refs = &s->chain[smp->first];
-		size_t bytes = smp->nr * sizeof(*refs);
-		uint64_t h = rp_hash_words(refs, bytes) ^ (uintptr_t)smp->comm * 0x9e3779b97f4a7c15ull;
+		size_t bytes = smp->nr * sizeof(*s->chain);
+		uint64_t h = (smp->nr ? rp_hash_words(&s->chain[smp->first], bytes) : 0) ^
+			     (uintptr_t)smp->comm * 0x9e3779b97f4a7c15ull;
 		if ((g->n + 1) * 2 > g->slots && groups_rehash(g))
 			return -ENOMEM;
 		size_t j = h & (g->slots - 1);
-		for (; g->slot[j].group; j = (j + 1) & (g->slots - 1)) {
-			uint32_t k = g->slot[j].group - 1;
-			const struct rp_sample *o = &s->samples[g->v[k].sample];
-			if (g->slot[j].hash == h && o->comm == smp->comm && o->nr == smp->nr &&
-			    !memcmp(&g->refs[g->v[k].ref], refs, bytes))
-				break;
-		}
+		while (g->slot[j].group &&
+		       (g->slot[j].hash != h || !same_stack(s, g, g->slot[j].group - 1, smp)))
+			j = (j + 1) & (g->slots - 1);
 		if (g->slot[j].group) {
 			g->v[g->slot[j].group - 1].weight++;
 			continue;
 		}
 		if (rp_grow(&g->v, &g->cap, g->n + 1, sizeof(*g->v)) ||
-		    rp_grow(&g->refs, &g->refs_cap, g->nr_refs + smp->nr, sizeof(*g->refs)) ||
-		    g->nr_refs + smp->nr > UINT32_MAX)
+		    g->nr_refs + smp->nr > UINT32_MAX ||
+		    rp_grow(&g->refs, &g->refs_cap, g->nr_refs + smp->nr + 1, sizeof(*g->refs)))
 			return -ENOMEM;
-		memcpy(&g->refs[g->nr_refs], refs, bytes);
-		g->v[g->n].sample = (uint32_t)i;
-		g->v[g->n].weight = 1;
-		g->v[g->n].ref = (uint32_t)g->nr_refs;
+		if (smp->nr)
+			memcpy(&g->refs[g->nr_refs], &s->chain[smp->first], bytes);
+		g->v[g->n] = (struct stack_group){ (uint32_t)i, 1, (uint32_t)g->nr_refs };
 		g->nr_refs += smp->nr;
-		g->slot[j].hash = h;
-		g->slot[j].group = (uint32_t)++g->n;
+		g->slot[j] = (struct group_slot){ h, (uint32_t)++g->n };
 	}
 	return 0;
 }
