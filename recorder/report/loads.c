@@ -3,221 +3,17 @@
  * (perf inject puts them in the dump's directory), else from load order (model.c). The
  * dump also gives unload times, and code bytes when the ELF is not at hand. */
 #include <errno.h>
-#include <fcntl.h>
 #include <gelf.h>
 #include <inttypes.h>
 #include <libelf.h>
-#include <limits.h>
 #include <linux/perf_event.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "jitdump/jitdump.h"
-#include "lib/pool.h"
 #include "recorder/report/report_int.h"
 #include "recorder/symbols/symbols.h"
 #include "synth/synth.h"
-
-/* One jitdump per (directory, pid), indexed by code_index. */
-struct dump {
-	char dir[PATH_MAX];
-	uint32_t pid;
-	struct jd_index *x;		/* NULL: none there */
-	int err;			/* why not (-errno) */
-	unsigned flags;			/* JD_INDEX_*: what its index leaves out */
-	struct rp_idxmap by_index;	/* code_index -> entry + 1 */
-};
-
-/* What the session's dump indexes leave out. */
-static unsigned index_flags(const struct rp_session *s)
-{
-	return s->dump_inline ? 0 : JD_INDEX_NO_INLINE;
-}
-
-static void dump_index_free(struct dump *d)
-{
-	jd_index_close(d->x);
-	rp_idxmap_free(&d->by_index);
-}
-
-/* The directory part of a jitted ELF's path: its length, or -1 if too long. */
-static long dir_len(const char *path, const char **dir)
-{
-	const char *slash = strrchr(path, '/');
-	size_t dl = slash ? (size_t)(slash - path) : 1;
-	*dir = slash ? path : ".";
-	return dl >= PATH_MAX - 32 ? -1 : (long)dl;
-}
-
-static int same_dump(const struct dump *d, const char *dir, size_t dl, uint32_t pid)
-{
-	return d->pid == pid && strlen(d->dir) == dl && !strncmp(d->dir, dir, dl);
-}
-
-#define DUMP_PATH_MAX (PATH_MAX + 32)
-
-/* The path of d's dump: perf's jit-PID.dump in its directory. */
-static const char *dump_path(const struct dump *d, char buf[DUMP_PATH_MAX])
-{
-	snprintf(buf, DUMP_PATH_MAX, "%s/jit-%u.dump", d->dir, d->pid);
-	return buf;
-}
-
-/* Indexes d's dump (d->dir and d->pid set). Touches nothing but *d: runs on a worker. */
-static void index_dump(struct dump *d)
-{
-	char buf[DUMP_PATH_MAX];
-	if ((d->err = jd_index_open_flags(&d->x, AT_FDCWD, dump_path(d, buf), NULL, d->flags,
-					  NULL, 0)) < 0) {
-		d->x = NULL;
-		return;
-	}
-	/* An array for dense code indexes: a Java start-up's 34k hashed lookups, in random
-	 * order through a megabyte, were a third of rp_ingest_loads. */
-	size_t n = jd_index_nr_loads(d->x);
-	uint64_t max = 0;
-	for (size_t i = 0; i < n; i++)
-		if (jd_index_load(d->x, i)->load.code_index > max)
-			max = jd_index_load(d->x, i)->load.code_index;
-	rp_idxmap_init(&d->by_index, max, n);
-	for (size_t i = 0; i < n; i++)
-		rp_idxmap_put(&d->by_index, jd_index_load(d->x, i)->load.code_index,
-			      (uint32_t)i + 1);
-}
-
-static struct dump *dump_for(struct dump **dumps, size_t *nr, const char *path, uint32_t pid,
-			     unsigned flags)
-{
-	const char *dir;
-	long dl = dir_len(path, &dir);
-	if (dl < 0)
-		return NULL;
-	for (size_t i = 0; i < *nr; i++)
-		if (same_dump(&(*dumps)[i], dir, (size_t)dl, pid))
-			return &(*dumps)[i];
-	struct dump *n = realloc(*dumps, (*nr + 1) * sizeof(*n));
-	if (!n)
-		return NULL;
-	*dumps = n;
-	struct dump *d = &n[(*nr)++];
-	memset(d, 0, sizeof(*d));
-	memcpy(d->dir, dir, (size_t)dl);
-	d->pid = pid;
-	d->flags = flags;
-	index_dump(d);
-	return d;
-}
-
-/* ---- dumps indexed while the recording is replayed ----
- * Indexing a Java start-up's dump (tens of MB, every load) was a third of a call-graph
- * report after the replay; it needs nothing the replay makes, so the first mmap of a
- * jitted ELF from each (directory, pid) starts it on one worker thread, and
- * rp_ingest_loads takes the result (a dump under RP_PREFETCH_MIN_BYTES is indexed at once,
- * in the caller). Without a thread it is done there as before. */
-#define RP_PREFETCH_MIN_BYTES (1 << 20)
-struct rp_prefetch {
-	struct jp_pool *pool;	/* started by the first dump of RP_PREFETCH_MIN_BYTES or more */
-	struct dump **v;	/* each allocated alone: the worker fills it in place */
-	size_t n, cap;
-	int off;		/* no worker could start: do not try again */
-};
-
-static void prefetch_job(void *ctx, void *job)
-{
-	(void)ctx;
-	index_dump(*(struct dump **)job);
-}
-
-void rp_prefetch_dump(struct rp_session *s, const char *path, uint32_t pid)
-{
-	struct rp_prefetch *pf = s->prefetch;
-	const char *dir;
-	long dl = dir_len(path, &dir);
-	if (dl < 0 || (pf && pf->off))
-		return;
-	for (size_t i = pf ? pf->n : 0; i-- > 0;)	/* the latest first: usually the one */
-		if (same_dump(pf->v[i], dir, (size_t)dl, pid))
-			return;
-	if (!pf && !(pf = s->prefetch = calloc(1, sizeof(*pf))))
-		return;
-	if (pf->n == pf->cap) {
-		size_t cap = pf->cap ? 2 * pf->cap : 4;
-		struct dump **v = realloc(pf->v, cap * sizeof(*v));
-		if (!v)
-			return;
-		pf->v = v;
-		pf->cap = cap;
-	}
-	struct dump *d = calloc(1, sizeof(*d));
-	if (!d)
-		return;
-	memcpy(d->dir, dir, (size_t)dl);
-	d->pid = pid;
-	d->flags = index_flags(s);
-	/* A small dump is indexed here and now: starting and joining a thread costs more than
-	 * indexing it (and most of a fuzzing execution of report). */
-	char buf[DUMP_PATH_MAX];
-	struct stat st;
-	if (stat(dump_path(d, buf), &st) || st.st_size < RP_PREFETCH_MIN_BYTES) {
-		index_dump(d);
-		pf->v[pf->n++] = d;
-		return;
-	}
-	if (!pf->pool && jp_pool_new_worker(&pf->pool, sizeof(struct dump *), prefetch_job, NULL)) {
-		pf->pool = NULL;
-		pf->off = 1;
-		free(d);
-		return;
-	}
-	if (jp_pool_push(pf->pool, &d)) {
-		free(d);
-		return;
-	}
-	pf->v[pf->n++] = d;
-}
-
-/* Waits for the worker; the indexed dumps move to *dumps (malloc'd, *nr of them). */
-static void prefetch_take(struct rp_session *s, struct dump **dumps, size_t *nr)
-{
-	struct rp_prefetch *pf = s->prefetch;
-	if (!pf)
-		return;
-	jp_pool_finish(pf->pool);
-	pf->pool = NULL;
-	struct dump *v = pf->n ? malloc(pf->n * sizeof(*v)) : NULL;
-	for (size_t i = 0; i < pf->n; i++) {
-		if (v) {
-			v[i] = *pf->v[i];
-		} else {
-			dump_index_free(pf->v[i]);
-		}
-		free(pf->v[i]);
-	}
-	if (v) {
-		*dumps = v;
-		*nr = pf->n;
-	}
-	free(pf->v);
-	free(pf);
-	s->prefetch = NULL;
-}
-
-void rp_prefetch_end(struct rp_session *s)
-{
-	struct dump *v = NULL;
-	size_t n = 0;
-	prefetch_take(s, &v, &n);
-	for (size_t i = 0; i < n; i++)
-		dump_index_free(&v[i]);
-	free(v);
-}
-
-static const struct jd_load_entry *dump_entry(struct dump *d, uint64_t code_index)
-{
-	uint32_t v = d && d->x ? rp_idxmap_get(&d->by_index, code_index) : 0;
-	return v ? jd_index_load(d->x, v - 1) : NULL;
-}
 
 /* The dump's DEBUG_INFO line for a frame whose ELF gave none (libdw cannot read the DWARF
  * of every writer's ELFs, and perf's carry no .debug_aranges): the last entry at or below
@@ -357,22 +153,12 @@ static void load_code(struct rp_session *s, struct sym_session *ss, struct sym_d
 	keep_dwarf_lines(s, ss, d, sym_start, l);
 }
 
-/* The dump entry of the load mapped from jitted ELF path in process pid, or NULL. */
-static const struct jd_load_entry *load_entry(struct dump **dumps, size_t *nr_dumps,
-					      const char *path, uint32_t pid, unsigned flags)
-{
-	uint64_t code_index = 0;
-	if (!rp_is_jitted_name(path, NULL, &code_index))
-		return NULL;
-	return dump_entry(dump_for(dumps, nr_dumps, path, pid, flags), code_index);
-}
-
 /* For sampled_methods_only: the identities of the sampled loads (rp_raw_ident_hash of their
  * runtime's names) into idents, and into all_named the processes (pid + 1) with a sampled load
  * whose name the dump does not give (its identity comes from its ELF symbol, so every load of
  * that process is named). */
 static int sampled_methods(struct rp_session *s, const struct rp_load_src *src,
-			   const uint64_t *hits, struct dump **dumps, size_t *nr_dumps,
+			   const uint64_t *hits, struct rp_dumps *dumps,
 			   struct rp_u64map *idents, struct rp_u64map *all_named,
 			   struct rp_u64map *jvm)
 {
@@ -380,8 +166,7 @@ static int sampled_methods(struct rp_session *s, const struct rp_load_src *src,
 		const struct rp_load *l = &s->loads[i];
 		if (!hits[i + 1])
 			continue;
-		const struct jd_load_entry *je = load_entry(dumps, nr_dumps, src[i].path, l->pid,
-							    index_flags(s));
+		const struct jd_load_entry *je = rp_dumps_entry(dumps, src[i].path, l->pid);
 		int rc = je && je->load.name ?
 			 rp_map_put(idents, rp_raw_ident_hash(l->pid, je->load.name), 1) :
 			 rp_map_put(all_named, (uint64_t)l->pid + 1, 1);
@@ -398,7 +183,7 @@ static int sampled_methods(struct rp_session *s, const struct rp_load_src *src,
  * loads, as they were when every mapping was one; and in each process one with a JVM's name
  * when no load had such a name, so that rp_identify_loads knows the same JVMs. */
 static int promote_generations(const struct rp_promote *pr, const struct rp_load_src **src,
-			       struct dump **dumps, size_t *nr_dumps, unsigned flags,
+			       struct rp_dumps *dumps,
 			       const struct rp_u64map *idents, const struct rp_u64map *all_named,
 			       struct rp_u64map *jvm)
 {
@@ -408,8 +193,7 @@ static int promote_generations(const struct rp_promote *pr, const struct rp_load
 		const struct rp_pending_map *pm = &pr->pending->v[id - 1];
 		if (pm->load)
 			continue;
-		const struct jd_load_entry *je = load_entry(dumps, nr_dumps, pm->path, pm->pid,
-							    flags);
+		const struct jd_load_entry *je = rp_dumps_entry(dumps, pm->path, pm->pid);
 		const char *name = je ? je->load.name : NULL;
 		int keep = !name || rp_map_get(all_named, (uint64_t)pm->pid + 1, &one) ||
 			   rp_map_get(idents, rp_raw_ident_hash(pm->pid, name), &one);
@@ -471,9 +255,8 @@ int rp_ingest_loads(struct rp_session *s, struct sym_session *ss, const struct r
 	(void)err;
 	(void)errlen;
 	elf_version(EV_CURRENT);
-	struct dump *dumps = NULL;
-	size_t nr_dumps = 0;
-	prefetch_take(s, &dumps, &nr_dumps);
+	struct rp_dumps dumps;
+	rp_dumps_take(s, &dumps);
 	uint64_t *hits = count_samples(s);
 	struct rp_u64map jvm_pids = { 0 };	/* processes a load's raw name showed to be JVMs */
 	/* sampled_methods_only: the sampled identities, the processes named whole, the
@@ -482,12 +265,11 @@ int rp_ingest_loads(struct rp_session *s, struct sym_session *ss, const struct r
 	uint32_t one;
 	int rc = hits ? 0 : -ENOMEM;
 	if (!rc && o->sampled_methods_only)
-		rc = sampled_methods(s, src, hits, &dumps, &nr_dumps, &sampled_idents, &all_named,
+		rc = sampled_methods(s, src, hits, &dumps, &sampled_idents, &all_named,
 				     &sampled_jvms);
 	if (!rc && pr && pr->pending->n) {	/* the other generations of those methods */
 		size_t before = s->nr_loads;
-		rc = promote_generations(pr, &src, &dumps, &nr_dumps, index_flags(s),
-					 &sampled_idents, &all_named,
+		rc = promote_generations(pr, &src, &dumps, &sampled_idents, &all_named,
 					 &sampled_jvms);
 		if (!rc && s->nr_loads != before) {	/* they have no frame */
 			free(hits);
@@ -500,9 +282,7 @@ int rp_ingest_loads(struct rp_session *s, struct sym_session *ss, const struct r
 		rp_map_free(&sampled_idents);
 		rp_map_free(&all_named);
 		free(hits);
-		for (size_t i = 0; i < nr_dumps; i++)
-			dump_index_free(&dumps[i]);
-		free(dumps);
+		rp_dumps_free(&dumps);
 		return rc ? rc : -ENOMEM;
 	}
 	struct synth_note *notes = o->sampled_loads_only ? sampled_notes(s, ss, src, hits,
@@ -518,8 +298,7 @@ int rp_ingest_loads(struct rp_session *s, struct sym_session *ss, const struct r
 			continue;
 		const char *noted = notes ? notes[i].name : NULL;
 		const struct jd_load_entry *je = noted ? NULL
-					       : load_entry(&dumps, &nr_dumps, path, l->pid,
-							    index_flags(s));
+					       : rp_dumps_entry(&dumps, path, l->pid);
 		je_of[i] = je;	/* its raw name still says which processes are JVMs */
 		if (unnamed && je && rp_is_jvm_name(je->load.name))	/* failing, later ones asked */
 			(void)rp_map_put(&jvm_pids, (uint64_t)l->pid + 1, 1);
@@ -620,19 +399,10 @@ int rp_ingest_loads(struct rp_session *s, struct sym_session *ss, const struct r
 	}
 	rc = !edit_rc && raw && (unnamed || !some_unnamed) ? rp_identify_loads(s, raw, unnamed)
 							       : -1;
-	/* Once per dump, instead of the file warnings of each ELF inject did not write. */
-	for (size_t i = 0; i < nr_dumps; i++) {
-		char buf[DUMP_PATH_MAX];
-		if (!dumps[i].x)
-			jp_logf(&o->log, JP_LOG_WARN, "%s: %s: the generations no sample landed in "
-				"(inject wrote ELFs for the sampled ones) stay unnamed",
-				dump_path(&dumps[i], buf), strerror(-dumps[i].err));
-	}
+	rp_dumps_warn_unread(&dumps, &o->log);
 	free(raw);
 	free(unnamed);
-	for (size_t i = 0; i < nr_dumps; i++)
-		dump_index_free(&dumps[i]);
-	free(dumps);
+	rp_dumps_free(&dumps);
 	free(notes);
 	rp_map_free(&jvm_pids);
 	rp_map_free(&sampled_idents);

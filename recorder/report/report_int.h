@@ -92,7 +92,7 @@ struct rp_session {
 	const char **bids;		/* interned hex build-ids */
 	size_t nr_bids, bids_cap;
 	const struct rp_jvmlog *jvmlog;	/* joined by rp_session_join_jvmlog, not owned */
-	struct rp_prefetch *prefetch;	/* dumps indexed during ingest (loads.c) */
+	struct rp_prefetch *prefetch;	/* dumps indexed during ingest (dumps.c) */
 	int dump_inline;		/* they keep the companion's inline stacks (--jvm-log's
 					 * call sites): a third of a start-up's index otherwise */
 	struct rp_proc_exe { uint32_t pid; const char *name; } *exes;	/* procs.c */
@@ -391,10 +391,26 @@ struct rp_promote {
 int rp_ingest_loads(struct rp_session *s, struct sym_session *ss, const struct rp_load_src *src,
 		    const struct rp_promote *pr, const struct rp_ingest_opts *o, char *err,
 		    size_t errlen);
-/* Starts indexing the jitdump beside a jitted ELF's path (once per directory and pid) on a
- * worker, for rp_ingest_loads; rp_prefetch_end waits for and drops what it did not take. */
+/* dumps.c: the jitdumps beside the jitted ELFs, one per (directory, pid).
+ * rp_prefetch_dump starts indexing the one of a jitted ELF's path on a worker, during the
+ * replay; rp_dumps_take waits for them and takes them over (rp_ingest_loads), and
+ * rp_prefetch_end waits for and drops what was not taken. rp_dumps_entry is the dump entry
+ * of the load mapped from a jitted ELF's path in process pid (the dump indexed now if no
+ * worker did), or NULL; rp_dumps_warn_unread names once each dump that could not be read. */
+struct rp_dump;
+struct rp_dumps {
+	struct rp_dump *v;
+	size_t n;
+	unsigned flags;		/* JD_INDEX_*: what their indexes leave out */
+};
+struct jd_load_entry;
 void rp_prefetch_dump(struct rp_session *s, const char *jitted_path, uint32_t pid);
+void rp_dumps_take(struct rp_session *s, struct rp_dumps *d);
 void rp_prefetch_end(struct rp_session *s);
+const struct jd_load_entry *rp_dumps_entry(struct rp_dumps *d, const char *jitted_path,
+					   uint32_t pid);
+void rp_dumps_warn_unread(const struct rp_dumps *d, const struct jp_log *log);
+void rp_dumps_free(struct rp_dumps *d);
 
 /* ingest.c only: a frame resolved while its DSO's DWARF was still being read on the symbols'
  * worker, so without its line and inline frames; made again once the replay is over. */
