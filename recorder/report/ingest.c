@@ -10,6 +10,7 @@
 #include "safeio/safeio.h"
 #include "recorder/inject/inject.h"
 #include "recorder/perfdata/perfdata.h"
+#include "recorder/report/ingest_int.h"
 #include "recorder/report/report_int.h"
 #include "recorder/symbols/symbols.h"
 
@@ -18,168 +19,6 @@
 /* A symbol session kept for the process's life (fast_exit), reachable from here so leak
  * checkers do not count it. */
 static struct sym_session *volatile kept_ss;
-
-struct ingest {
-	struct rp_session *s;
-	struct sym_session *ss;
-	const struct rp_ingest_opts *o;
-	struct pd_reader *r;
-	const struct pd_evsel *evsel;	/* the event reported (the first with samples) */
-	int other_evsels;
-	struct rp_u64map path_load;	/* interned jitted path -> load index */
-	struct rp_u64map dso_load;		/* struct sym_dso * -> load index + 1 (0 = not jitted) */
-	struct rp_load_src *load_src;	/* per load: interned recorded path, mapping time */
-	size_t load_src_cap;
-	uint64_t first_time, last_time;
-	unsigned res_flags;
-	size_t last_later;		/* samples before this may hold RP_FRAME_LINES_LATER */
-	struct rp_live live;		/* mapped jitted loads per process */
-	struct rp_pending pending;	/* sampled_loads_only, sampled_methods_only: jitted ELFs
-					 * mapped, no load made of them yet */
-	uint64_t end_time;		/* when the loads end_load() ends, end */
-	struct rp_checks checks;	/* forgotten prerequisites (checks.c) */
-	/* The symbol session's strings are interned there and stay put: what each one becomes
-	 * in our session (display name, interned copy, base name) is remembered by pointer, so
-	 * a frame costs three pointer lookups instead of three strlen + hash + strcmp (and an
-	 * sscanf for the DSO) per address of every call chain. */
-	struct rp_memo m_dso, m_sym, m_file;
-};
-
-static void end_load(void *ctx, uint32_t idx)
-{
-	struct ingest *in = ctx;
-	struct rp_load *l = &in->s->loads[idx - 1];
-	if (!l->end_time && l->load_time <= in->end_time)
-		l->end_time = in->end_time;
-}
-
-/* A load for the jitted ELF path mapped by pid at start..+len, and where it came from. */
-static uint32_t add_load(struct ingest *in, const char *path, uint32_t pid, uint64_t start,
-			 uint64_t len, uint64_t load_time, uint64_t map_time)
-{
-	struct rp_load l = { .pid = pid, .load_time = load_time, .code_addr = start,
-			     .code_size = len };
-	uint32_t idx = rp_add_load(in->s, &l);
-	if (!idx)
-		return 0;
-	if (rp_grow(&in->load_src, &in->load_src_cap, idx, sizeof(*in->load_src)))
-		return 0;
-	in->load_src[idx - 1] = (struct rp_load_src){ path, map_time };
-	rp_map_put(&in->path_load, (uintptr_t)path, idx);
-	return idx;
-}
-
-/* A pending mapping's live range ended (sampled_methods_only): as end_load would end its
- * load, and that load too once one was made of it. */
-static void end_pending(void *ctx, uint32_t id)
-{
-	struct ingest *in = ctx;
-	struct rp_pending_map *pm = &in->pending.v[id - 1];
-	if (!pm->end_time && pm->load_time <= in->end_time)
-		pm->end_time = in->end_time;
-	if (pm->load)
-		end_load(in, pm->load);
-}
-
-/* A pending mapping made a load: the first frame in it, or (rp_ingest_loads) a generation of
- * a sampled method. Its end so far goes with it; later ones reach it through end_pending. */
-static uint32_t load_of_pending(struct ingest *in, struct rp_pending_map *pm)
-{
-	uint32_t v = add_load(in, pm->path, pm->pid, pm->start, pm->len, pm->load_time,
-			      pm->map_time);
-	if (v && in->o->sampled_methods_only) {
-		pm->load = v;
-		in->s->loads[v - 1].end_time = pm->end_time;
-	}
-	return v;
-}
-
-static uint32_t promote(void *ctx, uint32_t id, const struct rp_load_src **src)
-{
-	struct ingest *in = ctx;
-	uint32_t v = load_of_pending(in, &in->pending.v[id - 1]);
-	*src = in->load_src;
-	return v;
-}
-
-/* sampled_methods_only: every jitted mapping pending (a Java start-up's 34k, of which the
- * flame graph and --html show a few thousand), with its live range and end kept as a load's
- * would be, and its dump indexed meanwhile. */
-static void pending_with_ends(struct ingest *in, const struct pd_mmap *m, const char *path,
-			      uint64_t time)
-{
-	int moved;
-	uint64_t old_start = 0;
-	uint32_t id = rp_pending_note(&in->pending, path, m->pid, m->start, m->len, time, &moved,
-				      &old_start);
-	if (!id)
-		return;
-	struct rp_pending_map *pm = &in->pending.v[id - 1];
-	if (moved) {	/* its old range is free now; the new one ends whatever was there */
-		rp_live_remove(&in->live, m->pid, old_start, id);
-		if (pm->load) {
-			in->s->loads[pm->load - 1].code_addr = m->start;
-			in->load_src[pm->load - 1].map_time = time;
-		}
-	} else {
-		rp_prefetch_dump(in->s, m->filename, m->pid);
-	}
-	in->end_time = time;
-	rp_live_claim(&in->live, m->pid, m->start, m->len, id, end_pending, in);
-}
-
-static void on_mmap(struct ingest *in, const struct pd_event *ev, uint64_t time)
-{
-	const struct pd_mmap *m = &ev->u.mmap;
-	rp_checks_mmap(&in->checks, m->pid, m->filename);
-	rp_note_process_event(in->s, ev);
-	if (!in->o->want_loads || !rp_is_jitted_name(m->filename, NULL, NULL))
-		return;
-	struct rp_session *s = in->s;
-	const char *path = rp_intern(s, m->filename);
-	uint32_t moved = 0;
-	/* Outputs that name only sampled loads make one when a frame lands in it (load_of):
-	 * no live ranges, no end times, which only the generation views show. */
-	if (in->o->sampled_loads_only) {
-		if (path && rp_map_get(&in->path_load, (uintptr_t)path, &moved) &&
-		    s->loads[moved - 1].pid == m->pid) {	/* moved after a frame made it */
-			s->loads[moved - 1].code_addr = m->start;
-			in->load_src[moved - 1].map_time = time;
-		} else {
-			int unused_moved;
-			uint64_t unused_start;
-			rp_pending_note(&in->pending, path, m->pid, m->start, m->len, time,
-					&unused_moved, &unused_start);
-		}
-		return;
-	}
-	if (in->o->sampled_methods_only) {
-		pending_with_ends(in, m, path, time);
-		return;
-	}
-	/* The same ELF mapped again in one process is a CODE_MOVE (both injects name the
-	 * file by code_index): the same generation at a new address. */
-	if (path && rp_map_get(&in->path_load, (uintptr_t)path, &moved) &&
-	    s->loads[moved - 1].pid != m->pid)
-		moved = 0;
-	if (moved) {
-		/* Its old range is free now; the new one ends whatever was there. */
-		struct rp_load *l = &s->loads[moved - 1];
-		rp_live_remove(&in->live, l->pid, l->code_addr, moved);
-		in->end_time = time;
-		rp_live_claim(&in->live, m->pid, m->start, m->len, moved, end_load, in);
-		l->code_addr = m->start;
-		in->load_src[moved - 1].map_time = time;
-		return;
-	}
-	/* its dump is indexed meanwhile, for rp_ingest_loads */
-	rp_prefetch_dump(s, m->filename, m->pid);
-	uint32_t idx = path ? add_load(in, path, m->pid, m->start, m->len, time, time) : 0;
-	/* An earlier load at an overlapping address in this process ends here. */
-	in->end_time = time;
-	if (idx)
-		rp_live_claim(&in->live, m->pid, m->start, m->len, idx, end_load, in);
-}
 
 /* The load a resolved frame belongs to (0 = not jitted code). */
 static uint32_t load_of(struct ingest *in, struct sym_dso *d)
@@ -196,7 +35,7 @@ static uint32_t load_of(struct ingest *in, struct sym_dso *d)
 		rp_map_get(&in->path_load, (uintptr_t)p, &v);
 	if (!v && (in->o->sampled_loads_only || in->o->sampled_methods_only) &&
 	    (pm = rp_pending_get(&in->pending, p)))
-		v = load_of_pending(in, pm);
+		v = rp_ingest_load_of_pending(in, pm);
 	rp_map_put(&in->dso_load, (uintptr_t)d, v);
 	return v;
 }
@@ -408,7 +247,7 @@ static int ev_mmap(void *ctx, const struct pd_event *ev)
 	uint64_t time = pd_event_time(ev);
 	note_time(in, time);
 	sym_feed_event(in->ss, ev);
-	on_mmap(in, ev, time);
+	rp_ingest_on_mmap(in, ev, time);
 	return 0;
 }
 
@@ -613,7 +452,7 @@ static int ingest(struct rp_session *s, const struct rp_ingest_opts *o, char *er
 	rp_checks_report(&in.checks, o);
 	if (o->want_callchain)
 		rc = dso_build_ids(&in);
-	struct rp_promote pr = { &in.pending, promote, &in };
+	struct rp_promote pr = { &in.pending, rp_ingest_promote, &in };
 	if (!rc && o->want_loads)
 		rc = rp_ingest_loads(s, in.ss, in.load_src, o->sampled_methods_only ? &pr : NULL, o,
 				     err, errlen);

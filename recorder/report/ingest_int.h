@@ -1,0 +1,43 @@
+/* ingest_int.h - what ingest.c and ingest_maps.c share: the state of one ingest (a replay
+ * of a perf.data into a report session). Private to those two files. */
+#ifndef JITPROF_RECORDER_REPORT_INGEST_INT_H
+#define JITPROF_RECORDER_REPORT_INGEST_INT_H
+
+#include "recorder/perfdata/perfdata.h"
+#include "recorder/report/report_int.h"
+
+struct ingest {
+	struct rp_session *s;
+	struct sym_session *ss;
+	const struct rp_ingest_opts *o;
+	struct pd_reader *r;
+	const struct pd_evsel *evsel;	/* the event reported (the first with samples) */
+	int other_evsels;
+	struct rp_u64map path_load;	/* interned jitted path -> load index */
+	struct rp_u64map dso_load;		/* struct sym_dso * -> load index + 1 (0 = not jitted) */
+	struct rp_load_src *load_src;	/* per load: interned recorded path, mapping time */
+	size_t load_src_cap;
+	uint64_t first_time, last_time;
+	unsigned res_flags;
+	size_t last_later;		/* samples before this may hold RP_FRAME_LINES_LATER */
+	struct rp_live live;		/* mapped jitted loads per process */
+	struct rp_pending pending;	/* sampled_loads_only, sampled_methods_only: jitted ELFs
+					 * mapped, no load made of them yet */
+	uint64_t end_time;		/* when the loads end_load() ends, end */
+	struct rp_checks checks;	/* forgotten prerequisites (checks.c) */
+	/* The symbol session's strings are interned there and stay put: what each one becomes
+	 * in our session (display name, interned copy, base name) is remembered by pointer, so
+	 * a frame costs three pointer lookups instead of three strlen + hash + strcmp (and an
+	 * sscanf for the DSO) per address of every call chain. */
+	struct rp_memo m_dso, m_sym, m_file;
+};
+
+/* ingest_maps.c: a jitted ELF's MMAP2 made a load, or kept pending (sampled_loads_only,
+ * sampled_methods_only) with the live range and end a load would have; a pending one made a
+ * load when a frame lands in it (rp_ingest_load_of_pending) or when it is a generation of a
+ * sampled method (rp_ingest_promote, the rp_promote callback). */
+void rp_ingest_on_mmap(struct ingest *in, const struct pd_event *ev, uint64_t time);
+uint32_t rp_ingest_load_of_pending(struct ingest *in, struct rp_pending_map *pm);
+uint32_t rp_ingest_promote(void *ctx, uint32_t id, const struct rp_load_src **src);
+
+#endif
