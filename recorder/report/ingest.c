@@ -29,12 +29,10 @@ static uint32_t load_of(struct ingest *in, struct sym_dso *d)
 	if (rp_map_get(&in->dso_load, (uintptr_t)d, &v))
 		return v;
 	v = 0;
-	const char *p = rp_intern(in->s, sym_dso_long_name(d));
 	struct rp_pending_map *pm;
-	if (p)
-		rp_map_get(&in->path_load, (uintptr_t)p, &v);
+	rp_map_get(&in->path_load, (uintptr_t)sym_dso_long_name(d), &v);
 	if (!v && (in->o->sampled_loads_only || in->o->sampled_methods_only) &&
-	    (pm = rp_pending_get(&in->pending, p)))
+	    (pm = rp_pending_get(&in->pending, d)))
 		v = rp_ingest_load_of_pending(in, pm);
 	rp_map_put(&in->dso_load, (uintptr_t)d, v);
 	return v;
@@ -246,8 +244,9 @@ static int ev_mmap(void *ctx, const struct pd_event *ev)
 	struct ingest *in = ctx;
 	uint64_t time = pd_event_time(ev);
 	note_time(in, time);
-	sym_feed_event(in->ss, ev);
-	rp_ingest_on_mmap(in, ev, time);
+	struct sym_dso *d;
+	sym_feed_mmap(in->ss, ev, &d);
+	rp_ingest_on_mmap(in, ev, d, time);
 	return 0;
 }
 

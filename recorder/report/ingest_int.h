@@ -13,9 +13,9 @@ struct ingest {
 	struct pd_reader *r;
 	const struct pd_evsel *evsel;	/* the event reported (the first with samples) */
 	int other_evsels;
-	struct rp_u64map path_load;	/* interned jitted path -> load index */
+	struct rp_u64map path_load;	/* jitted ELF's DSO name (its pointer) -> load index */
 	struct rp_u64map dso_load;		/* struct sym_dso * -> load index + 1 (0 = not jitted) */
-	struct rp_load_src *load_src;	/* per load: interned recorded path, mapping time */
+	struct rp_load_src *load_src;	/* per load: its DSO's recorded name, mapping time */
 	size_t load_src_cap;
 	uint64_t first_time, last_time;
 	unsigned res_flags;
@@ -36,7 +36,8 @@ struct ingest {
  * sampled_methods_only) with the live range and end a load would have; a pending one made a
  * load when a frame lands in it (rp_ingest_load_of_pending) or when it is a generation of a
  * sampled method (rp_ingest_promote, the rp_promote callback). */
-void rp_ingest_on_mmap(struct ingest *in, const struct pd_event *ev, uint64_t time);
+void rp_ingest_on_mmap(struct ingest *in, const struct pd_event *ev, struct sym_dso *d,
+		       uint64_t time);
 uint32_t rp_ingest_load_of_pending(struct ingest *in, struct rp_pending_map *pm);
 uint32_t rp_ingest_promote(void *ctx, uint32_t id, const struct rp_load_src **src);
 

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "recorder/report/ingest_int.h"
+#include "recorder/symbols/symbols.h"
 
 static void end_load(void *ctx, uint32_t idx)
 {
@@ -66,12 +67,12 @@ uint32_t rp_ingest_promote(void *ctx, uint32_t id, const struct rp_load_src **sr
 /* sampled_methods_only: every jitted mapping pending (a Java start-up's 34k, of which the
  * flame graph and --html show a few thousand), with its live range and end kept as a load's
  * would be, and its dump indexed meanwhile. */
-static void pending_with_ends(struct ingest *in, const struct pd_mmap *m, const char *path,
+static void pending_with_ends(struct ingest *in, const struct pd_mmap *m, struct sym_dso *d,
 			      uint64_t time)
 {
 	int moved;
 	uint64_t old_start = 0;
-	uint32_t id = rp_pending_note(&in->pending, path, m->pid, m->start, m->len, time, &moved,
+	uint32_t id = rp_pending_note(&in->pending, d, m->pid, m->start, m->len, time, &moved,
 				      &old_start);
 	if (!id)
 		return;
@@ -89,7 +90,8 @@ static void pending_with_ends(struct ingest *in, const struct pd_mmap *m, const 
 	rp_live_claim(&in->live, m->pid, m->start, m->len, id, end_pending, in);
 }
 
-void rp_ingest_on_mmap(struct ingest *in, const struct pd_event *ev, uint64_t time)
+void rp_ingest_on_mmap(struct ingest *in, const struct pd_event *ev, struct sym_dso *d,
+		       uint64_t time)
 {
 	const struct pd_mmap *m = &ev->u.mmap;
 	rp_checks_mmap(&in->checks, m->pid, m->filename);
@@ -97,7 +99,9 @@ void rp_ingest_on_mmap(struct ingest *in, const struct pd_event *ev, uint64_t ti
 	if (!in->o->want_loads || !rp_is_jitted_name(m->filename, NULL, NULL))
 		return;
 	struct rp_session *s = in->s;
-	const char *path = rp_intern(s, m->filename);
+	/* The ELF is known by its DSO's name, which the symbol session keeps: one pointer per
+	 * DSO, no copy of 34k paths. */
+	const char *path = d ? sym_dso_long_name(d) : NULL;
 	uint32_t moved = 0;
 	/* Outputs that name only sampled loads make one when a frame lands in it (load_of):
 	 * no live ranges, no end times, which only the generation views show. */
@@ -109,13 +113,13 @@ void rp_ingest_on_mmap(struct ingest *in, const struct pd_event *ev, uint64_t ti
 		} else {
 			int unused_moved;
 			uint64_t unused_start;
-			rp_pending_note(&in->pending, path, m->pid, m->start, m->len, time,
+			rp_pending_note(&in->pending, d, m->pid, m->start, m->len, time,
 					&unused_moved, &unused_start);
 		}
 		return;
 	}
 	if (in->o->sampled_methods_only) {
-		pending_with_ends(in, m, path, time);
+		pending_with_ends(in, m, d, time);
 		return;
 	}
 	/* The same ELF mapped again in one process is a CODE_MOVE (both injects name the

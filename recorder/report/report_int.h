@@ -129,28 +129,29 @@ int rp_name_set_of_memo(struct rp_name_set *ns, const struct rp_memo *m);
 const char *rp_name_set_find(const struct rp_name_set *ns, const char *str);
 void rp_name_set_free(struct rp_name_set *ns);
 
-/* pending.c: jitted mappings (by interned ELF path) not yet made loads: the outputs that name
- * only sampled loads make one at the first frame in it (and the flame graph and --html, the
- * other generations of the sampled methods, once the replay is over). A second mapping of
- * the same ELF in its process is a CODE_MOVE: the place and time are updated, the load time
- * kept. */
+/* pending.c: jitted mappings (by their ELF's DSO in the symbol session, whose tag is the
+ * id) not yet made loads: the outputs that name only sampled loads make one at the first
+ * frame in it (and the flame graph and --html, the other generations of the sampled methods,
+ * once the replay is over). A second mapping of the same ELF in its process is a CODE_MOVE:
+ * the place and time are updated, the load time kept. */
+struct sym_dso;
 struct rp_pending_map {
 	uint32_t pid;
 	uint32_t load;		/* the load made of it, or 0 */
 	uint64_t start, len, load_time, map_time;
 	uint64_t end_time;	/* its end as a load's (the flame graph's and --html's live ranges) */
-	const char *path;	/* interned */
+	const char *path;	/* the DSO's recorded name (the symbol session's) */
+	const struct sym_dso *dso;
 };
 struct rp_pending {
-	struct rp_u64map by_path;	/* interned path -> index + 1 */
 	struct rp_pending_map *v;
 	size_t n, cap;
 };
-/* Its id (index + 1; 0: no memory or no path); *old_start set, and 1 returned in *moved,
- * when it was a move of an ELF mapped before in the process. */
-uint32_t rp_pending_note(struct rp_pending *p, const char *path, uint32_t pid, uint64_t start,
+/* Its id (index + 1, also the DSO's tag; 0: no memory); *old_start set, and 1 returned in
+ * *moved, when it was a move of an ELF mapped before in the process. */
+uint32_t rp_pending_note(struct rp_pending *p, struct sym_dso *d, uint32_t pid, uint64_t start,
 			 uint64_t len, uint64_t time, int *moved, uint64_t *old_start);
-struct rp_pending_map *rp_pending_get(const struct rp_pending *p, const char *path);
+struct rp_pending_map *rp_pending_get(const struct rp_pending *p, const struct sym_dso *d);
 void rp_pending_free(struct rp_pending *p);
 
 /* procs.c: a mapping of process pid (exec: mapped executable) that may be its program's, an

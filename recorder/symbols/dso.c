@@ -234,6 +234,16 @@ const char *sym_dso_long_name(const struct sym_dso *d)
 	return d->long_name;
 }
 
+uint32_t sym_dso_tag(const struct sym_dso *d)
+{
+	return d->tag;
+}
+
+void sym_dso_set_tag(struct sym_dso *d, uint32_t tag)
+{
+	d->tag = tag;
+}
+
 const char *sym_dso_short_name(const struct sym_dso *d)
 {
 	return d->short_name;

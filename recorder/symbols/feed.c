@@ -9,18 +9,25 @@
 
 #include "recorder/perfdata/perfdata.h"
 
+int sym_feed_mmap(struct sym_session *s, const struct pd_event *ev, struct sym_dso **dso)
+{
+	const struct pd_mmap *m = &ev->u.mmap;
+	*dso = NULL;
+	if (ev->type != PERF_RECORD_MMAP && ev->type != PERF_RECORD_MMAP2)
+		return -EINVAL;
+	return mmap_dso(s, m->pid, m->tid, m->start, m->len, m->pgoff, m->filename,
+			m->has_build_id ? m->build_id : NULL, m->has_build_id ? m->build_id_size : 0,
+			ev->misc & PERF_RECORD_MISC_CPUMODE_MASK, pd_event_time(ev), dso);
+}
+
 int sym_feed_event(struct sym_session *s, const struct pd_event *ev)
 {
 	uint64_t t = pd_event_time(ev);
+	struct sym_dso *unused;
 	switch (ev->type) {
 	case PERF_RECORD_MMAP:
-	case PERF_RECORD_MMAP2: {
-		const struct pd_mmap *m = &ev->u.mmap;
-		return sym_mmap(s, m->pid, m->tid, m->start, m->len, m->pgoff, m->filename,
-				m->has_build_id ? m->build_id : NULL,
-				m->has_build_id ? m->build_id_size : 0,
-				ev->misc & PERF_RECORD_MISC_CPUMODE_MASK, t);
-	}
+	case PERF_RECORD_MMAP2:
+		return sym_feed_mmap(s, ev, &unused);
 	case PERF_RECORD_COMM:
 		return sym_comm(s, ev->u.comm.pid, ev->u.comm.tid, ev->u.comm.comm, t);
 	case PERF_RECORD_FORK:

@@ -121,6 +121,15 @@ int sym_mmap(struct sym_session *s, uint32_t pid, uint32_t tid, uint64_t start, 
 	     uint64_t pgoff, const char *filename, const uint8_t *build_id, size_t build_id_len,
 	     int cpumode, uint64_t time)
 {
+	return mmap_dso(s, pid, tid, start, len, pgoff, filename, build_id, build_id_len, cpumode,
+			time, NULL);
+}
+
+/* sym_mmap, and the DSO mapped into *out (when out is not NULL and the map was taken). */
+int mmap_dso(struct sym_session *s, uint32_t pid, uint32_t tid, uint64_t start, uint64_t len,
+	     uint64_t pgoff, const char *filename, const uint8_t *build_id, size_t build_id_len,
+	     int cpumode, uint64_t time, struct sym_dso **out)
+{
 	(void)tid;
 	struct sym_build_id bid = { 0 }, *bp = NULL;
 	if (!filename || start + len < start)
@@ -159,7 +168,10 @@ int sym_mmap(struct sym_session *s, uint32_t pid, uint32_t tid, uint64_t start, 
 	if (!p)
 		return -ENOMEM;
 	struct sym_map m = { start, start + len, pgoff, time, ++s->seq, UINT64_MAX, d };
-	return proc_add_map(p, &m);
+	int rc = proc_add_map(p, &m);
+	if (!rc && out)
+		*out = d;
+	return rc;
 }
 
 int sym_add_build_id(struct sym_session *s, const char *filename, const uint8_t *build_id,

@@ -148,6 +148,9 @@ int sym_add_build_id(struct sym_session *s, const char *filename, const uint8_t 
 struct pd_event;
 struct pd_reader;
 int sym_feed_event(struct sym_session *s, const struct pd_event *ev);
+/* An MMAP or MMAP2 event fed as sym_feed_event does; *dso gets the DSO it maps, NULL when
+ * the map was refused (the caller then knows it by that DSO, no second lookup by name). */
+int sym_feed_mmap(struct sym_session *s, const struct pd_event *ev, struct sym_dso **dso);
 /* Every entry of the recording's build-id table (file mode) as sym_add_build_id; an entry
  * without an id is skipped, only -ENOMEM stops. */
 int sym_feed_build_ids(struct sym_session *s, const struct pd_reader *r);
@@ -210,6 +213,10 @@ const char *sym_dso_short_name(const struct sym_dso *d);
 /* Recorded build-id (size 0 if none was recorded). */
 const struct sym_build_id *sym_dso_build_id(const struct sym_dso *d);
 int sym_dso_is_kernel(const struct sym_dso *d);
+/* A number the caller keeps with a DSO, 0 until set: the report's pending mapping of a jitted
+ * ELF, found from its DSO without a table of its own (a Java start-up maps 34k). */
+uint32_t sym_dso_tag(const struct sym_dso *d);
+void sym_dso_set_tag(struct sym_dso *d, uint32_t tag);
 /* Locates the DSO's file (once; later calls return the same answer): 0 and *path (owned by
  * the session; for archive members, the member's unpacked copy) or -ENOENT. path may be NULL.
  * A candidate whose build-id differs from the recorded one is refused and reported with

@@ -147,6 +147,8 @@ struct sym_dso {
 
 	struct sym_cached **cache;
 	size_t cache_cap, cache_n;
+
+	uint32_t tag;			/* the caller's (sym_dso_set_tag) */
 };
 
 /* ---- maps of one process ---- */
@@ -254,6 +256,9 @@ const char *sess_demangle(struct sym_session *s, const char *raw);
 /* maps.c */
 struct sym_proc *proc_get(struct sym_session *s, uint32_t pid, int create);
 int proc_add_map(struct sym_proc *p, const struct sym_map *m);
+int mmap_dso(struct sym_session *s, uint32_t pid, uint32_t tid, uint64_t start, uint64_t len,
+	     uint64_t pgoff, const char *filename, const uint8_t *build_id, size_t build_id_len,
+	     int cpumode, uint64_t time, struct sym_dso **out);
 int proc_copy_maps(struct sym_proc *dst, const struct sym_proc *src);
 const struct sym_map *proc_find_map(struct sym_proc *p, uint64_t addr, uint64_t time);
 void proc_free(struct sym_proc *p);
@@ -305,6 +310,9 @@ int plt_symbols(struct sym_session *s, Elf *elf, struct sym_table *t);
 
 /* lines.c */
 int lines_has_debug_info(Elf *elf);
+/* How many of libdw's realpath("/proc/self/fd/-1") lines.c answered without asking the
+ * kernel (dwarf_begin_elf on an Elf made from memory asks it each time). */
+extern unsigned long sym_no_fd_realpaths;
 /* The address ranges of dw's CUs, sorted by start (*cus malloc'd, NULL if none). 0 or
  * -ENOMEM (what was indexed is still returned). Touches nothing but its arguments. */
 int lines_index_cus(Dwarf *dw, struct cu_range **cus, size_t *n_cus);
