@@ -4,11 +4,44 @@
  * (ours, perf's jitted ones) resolve as well as gcc's. */
 #include "recorder/symbols/symbols_int.h"
 
+#include <dlfcn.h>
 #include <dwarf.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* libdw's dwarf_begin_elf notes the directory of the file it reads (for dwz and split DWARF)
+ * by realpath("/proc/self/fd/<fd>") (elfutils' __libdw_debugdir), even for an Elf made from
+ * memory, whose fd is -1 and printed unsigned: five readlinks that always fail, 9 us in a
+ * 12 us dwarf_begin_elf, for each of the hundreds of jitted ELFs a call-graph report opens
+ * (all of them read into memory, find.c). That one path is answered here without a system
+ * call; every other realpath (ours, libdw's for real files) goes on to the next definition
+ * (libc's, or a sanitizer's). The answer is the one the kernel gives: no such file. */
+#define NO_FD_PATH "/proc/self/fd/4294967295"
+
+unsigned long sym_no_fd_realpaths;	/* how many were answered here, for the tests */
+
+char *realpath(const char *restrict path, char *restrict resolved)
+{
+	static char *(*next)(const char *restrict, char *restrict);
+	if (path && !strcmp(path, NO_FD_PATH)) {
+		__atomic_add_fetch(&sym_no_fd_realpaths, 1, __ATOMIC_RELAXED);
+		errno = ENOENT;
+		return NULL;
+	}
+	char *(*fn)(const char *restrict, char *restrict) = __atomic_load_n(&next,
+									  __ATOMIC_ACQUIRE);
+	if (!fn) {	/* two threads may both look it up: the same answer */
+		*(void **)&fn = dlsym(RTLD_NEXT, "realpath");
+		if (!fn) {
+			errno = ENOSYS;
+			return NULL;
+		}
+		__atomic_store_n(&next, fn, __ATOMIC_RELEASE);
+	}
+	return fn(path, resolved);
+}
 
 int lines_has_debug_info(Elf *elf)
 {
