@@ -229,8 +229,8 @@ static int64_t *same_sample(struct rp_u64map *same, const Sample *smp, size_t ns
 			    const Sample *o, const struct rp_sample *sm)
 {
 	uint64_t key[2] = { sm->pid, sm->tid };
-	uint64_t h = rp_hash_bytes(o->location_id, o->n_location_id * sizeof(*o->location_id),
-				   rp_hash_bytes(key, sizeof(key), 0)) | 1;
+	uint64_t h = (rp_hash_words(o->location_id, o->n_location_id * sizeof(*o->location_id)) ^
+		      rp_hash_words(key, sizeof(key)) * 0x9e3779b97f4a7c15ull) | 1;
 	uint32_t v;
 	for (; rp_map_get(same, h, &v); h += 2) {
 		const Sample *q = &smp[v - 1];

@@ -49,7 +49,7 @@ static struct fkey key_of(const struct rp_frame *f)
 /* 1 and *id when known, else 0 and *slot where it goes. */
 static int memo_find(const struct fmemo *m, const struct fkey *k, uint32_t *id, size_t *slot)
 {
-	size_t j = rp_hash_bytes(k, sizeof(*k), 0) & (m->cap - 1);
+	size_t j = rp_hash_words(k, sizeof(*k)) & (m->cap - 1);
 	for (; m->id[j]; j = (j + 1) & (m->cap - 1))
 		if (!memcmp(&m->k[j], k, sizeof(*k)))
 			return *id = m->id[j] - 1, 1;
