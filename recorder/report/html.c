@@ -272,7 +272,6 @@ static int write_data(FILE *out, const struct rp_session *s, const struct rp_htm
 {
 	struct rp_strtab nm = { 0 };
 	struct name_ids ni = { malloc(s->nr_frames * sizeof(*ni.id)), s->nr_frames };
-	struct rp_tree t;
 	struct rp_gen_view v;
 	char desc[256];
 	uint32_t present[RP_KIND__MAX] = { 0 };
@@ -306,20 +305,22 @@ static int write_data(FILE *out, const struct rp_session *s, const struct rp_htm
 	else
 		ni.n = 0;	/* each node named on its own, as before */
 	fprintf(out, ",\"diff\":%s", o->base ? "true" : "false");
+	/* Both trees, and the base's, each pair from one pass over its samples' stacks. */
+	struct rp_tree t[2] = { 0 }, bt[2] = { 0 };
+	rc = rp_trees_build(&t[0], &t[1], s);
+	if (!rc && o->base && !(rc = rp_trees_build(&bt[0], &bt[1], o->base)))
+		for (int rev = 0; rev < 2; rev++)	/* merged as the picture is, in its scale */
+			rp_tree_prune(&bt[rev], (uint64_t)(o->base->nr_samples *
+							   (o->min_width > 0 ? o->min_width : 0.1) /
+							   1200.0));
 	for (int rev = 0; rev < 2 && !rc; rev++) {
-		struct rp_tree bt = { 0 };
 		fprintf(out, ",\"%s\":", rev ? "rtree" : "tree");
-		if ((rc = rp_tree_build(&t, s, rev)))
-			break;
-		/* The base merged as the picture is, at the same width in its own scale. */
-		if (o->base && !(rc = rp_tree_build(&bt, o->base, rev)))
-			rp_tree_prune(&bt, (uint64_t)(o->base->nr_samples *
-						      (o->min_width > 0 ? o->min_width : 0.1) / 1200.0));
-		if (!rc)
-			rc = json_tree(out, s, &t, &nm, &ni, min_count, present, o->base,
-				       o->base ? &bt : NULL);
-		rp_tree_free(&t);
-		rp_tree_free(&bt);
+		rc = json_tree(out, s, &t[rev], &nm, &ni, min_count, present, o->base,
+			       o->base ? &bt[rev] : NULL);
+	}
+	for (int rev = 0; rev < 2; rev++) {
+		rp_tree_free(&t[rev]);
+		rp_tree_free(&bt[rev]);
 	}
 	if (rc)
 		goto out;

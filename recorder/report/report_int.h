@@ -281,6 +281,9 @@ struct rp_tnode {
 };
 struct rp_tree { struct rp_tnode *n; size_t nr, cap; uint32_t max_depth; };
 int rp_tree_build(struct rp_tree *t, const struct rp_session *s, int reverse);
+/* The tree and the callers' tree (rev, when not NULL) of the same samples, whose distinct
+ * stacks are found once for both (the HTML report shows both). */
+int rp_trees_build(struct rp_tree *t, struct rp_tree *rev, const struct rp_session *s);
 void rp_tree_free(struct rp_tree *t);
 /* The node's most frequent kind, and its name as stacks print it (tagged). */
 enum rp_kind rp_tnode_kind(const struct rp_tnode *n);

@@ -203,11 +203,13 @@ static int group_stacks(const struct rp_session *s, struct stack_groups *g)
 	return 0;
 }
 
-int rp_tree_build(struct rp_tree *t, const struct rp_session *s, int reverse)
+/* The tree (reverse: the callers') of s's samples from their distinct stacks g. */
+static int build_from(struct rp_tree *t, const struct rp_session *s, const struct stack_groups *g,
+		      int reverse)
 {
 	struct rp_u64map idx = { 0 };
 	struct prev_path prev = { 0 };
-	struct stack_groups g;
+	int rc = 0;
 	memset(t, 0, sizeof(*t));
 	/* nodes <= 1 + frames + samples: a small recording needs no 1024-node start */
 	t->cap = 1;
@@ -218,10 +220,9 @@ int rp_tree_build(struct rp_tree *t, const struct rp_session *s, int reverse)
 	t->n = calloc(t->cap, sizeof(*t->n));
 	if (!t->n)
 		return -ENOMEM;
-	int rc = group_stacks(s, &g);
-	for (size_t i = 0; i < g.n && !rc; i++) {
-		const struct rp_sample *smp = &s->samples[g.v[i].sample];
-		uint32_t w = g.v[i].weight;
+	for (size_t i = 0; i < g->n && !rc; i++) {
+		const struct rp_sample *smp = &s->samples[g->v[i].sample];
+		uint32_t w = g->v[i].weight;
 		size_t levels = (size_t)smp->nr + 1;
 		uint32_t node = 0;
 		int same_so_far = 1;
@@ -256,11 +257,36 @@ int rp_tree_build(struct rp_tree *t, const struct rp_session *s, int reverse)
 		}
 		prev.n = levels;
 	}
-	groups_free(&g);
 	path_free(&prev);
 	rp_map_free(&idx);
 	if (rc)
 		rp_tree_free(t);
+	return rc;
+}
+
+int rp_trees_build(struct rp_tree *t, struct rp_tree *rev, const struct rp_session *s)
+{
+	struct stack_groups g;
+	memset(t, 0, sizeof(*t));
+	if (rev)
+		memset(rev, 0, sizeof(*rev));
+	int rc = group_stacks(s, &g);
+	if (!rc)
+		rc = build_from(t, s, &g, 0);
+	if (!rc && rev && (rc = build_from(rev, s, &g, 1)))
+		rp_tree_free(t);
+	groups_free(&g);
+	return rc;
+}
+
+int rp_tree_build(struct rp_tree *t, const struct rp_session *s, int reverse)
+{
+	struct stack_groups g;
+	memset(t, 0, sizeof(*t));
+	int rc = group_stacks(s, &g);
+	if (!rc)
+		rc = build_from(t, s, &g, reverse);
+	groups_free(&g);
 	return rc;
 }
 

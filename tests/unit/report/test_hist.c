@@ -409,6 +409,43 @@ Test(model, tree_reuses_the_previous_path_exactly)
 		rp_session_free(v[share]);
 }
 
+/* Both trees from one pass over the stacks (the HTML report's) are the trees built one at a
+ * time, node for node, and the reversed one is not the forward one. */
+Test(model, tree_pair_is_the_two_trees)
+{
+	struct rp_session *s = repeating_stacks(1);
+	struct rp_tree pair[2], one[2];
+	cr_assert_eq(rp_trees_build(&pair[0], &pair[1], s), 0);
+	for (int reverse = 0; reverse < 2; reverse++) {
+		cr_assert_eq(rp_tree_build(&one[reverse], s, reverse), 0);
+		const struct rp_tree *a = &pair[reverse], *b = &one[reverse];
+		cr_assert_eq(a->nr, b->nr, "reverse %d: %zu and %zu nodes", reverse, a->nr, b->nr);
+		cr_assert_eq(a->max_depth, b->max_depth);
+		for (size_t i = 0; i < a->nr; i++) {
+			cr_assert_eq(a->n[i].count, b->n[i].count, "node %zu", i);
+			cr_assert_eq(a->n[i].parent, b->n[i].parent);
+			cr_assert_eq(a->n[i].child, b->n[i].child);
+			cr_assert_eq(a->n[i].sibling, b->n[i].sibling);
+			cr_assert_eq(a->n[i].f, b->n[i].f);
+			cr_assert_eq(a->n[i].comm, b->n[i].comm);
+			cr_assert_arr_eq(a->n[i].kinds, b->n[i].kinds, sizeof(a->n[i].kinds));
+		}
+	}
+	int differ = pair[0].nr != pair[1].nr;
+	for (size_t i = 1; !differ && i < pair[0].nr; i++)
+		differ = pair[0].n[i].f != pair[1].n[i].f;
+	cr_assert(differ, "the callers' tree is another tree");
+	struct rp_tree only;
+	cr_assert_eq(rp_trees_build(&only, NULL, s), 0, "the forward tree alone");
+	cr_assert_eq(only.nr, one[0].nr);
+	for (int k = 0; k < 2; k++) {
+		rp_tree_free(&pair[k]);
+		rp_tree_free(&one[k]);
+	}
+	rp_tree_free(&only);
+	rp_session_free(s);
+}
+
 /* Folded stacks: samples whose frame references were seen fold to the string made once; the
  * stacks and counts are those of the same samples with nothing shared. */
 Test(model, folded_stacks_of_repeated_references)
