@@ -31,7 +31,8 @@ const char *rp_load_tier(const struct rp_load *l)
 	return rp_tier_name(l->tier);
 }
 
-struct hit { uint32_t load; uint32_t line; const char *file; };
+/* The samples of one (load, file, line): a sampled leaf frame, counted. */
+struct hit { uint32_t load; uint32_t line; const char *file; uint64_t n; };
 
 static int hit_order(const void *pa, const void *pb)
 {
@@ -60,15 +61,65 @@ static int load_ptr_order(const void *pa, const void *pb)
 	return a->load_time < b->load_time ? -1 : a->load_time > b->load_time;
 }
 
+/* The hits counted so far, found by their (load, file, line). */
+struct hit_table {
+	uint32_t *slot;		/* hit index + 1, 0 free */
+	size_t cap;
+};
+
+static size_t hit_hash(uint32_t load, uint32_t line, const char *file)
+{
+	uint64_t h = ((uint64_t)load << 32 | line) * 0x9e3779b97f4a7c15ull ^ (uintptr_t)file;
+	h *= 0xff51afd7ed558ccdull;
+	return (size_t)(h ^ h >> 32);
+}
+
+static int hit_grow(struct hit_table *t, const struct hit *hits, size_t n)
+{
+	size_t cap = t->cap ? 2 * t->cap : 1024;
+	uint32_t *v = calloc(cap, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		size_t j = hit_hash(hits[i].load, hits[i].line, hits[i].file) & (cap - 1);
+		while (v[j])
+			j = (j + 1) & (cap - 1);
+		v[j] = (uint32_t)i + 1;
+	}
+	free(t->slot);
+	t->slot = v;
+	t->cap = cap;
+	return 0;
+}
+
+/* One more sample of leaf frame f's (load, file, line): a new hit or one more on its own. */
+static int count_hit(struct hit_table *t, struct hit *hits, size_t *n, const struct rp_frame *f)
+{
+	if ((*n + 1) * 2 > t->cap && hit_grow(t, hits, *n))
+		return -ENOMEM;
+	size_t j = hit_hash(f->load, f->line, f->srcfile) & (t->cap - 1);
+	for (; t->slot[j]; j = (j + 1) & (t->cap - 1)) {
+		struct hit *h = &hits[t->slot[j] - 1];
+		if (h->load == f->load && h->line == f->line && h->file == f->srcfile) {
+			h->n++;
+			return 0;
+		}
+	}
+	hits[*n] = (struct hit){ f->load, f->line, f->srcfile, 1 };
+	t->slot[j] = (uint32_t)++*n;
+	return 0;
+}
+
 /* Keeps the three heaviest lines of one load from its run of sorted hits. */
 static void hot_lines(struct rp_gen_row *row, const struct hit *h, size_t n)
 {
 	for (size_t i = 0; i < n;) {
 		size_t j = i;
+		uint64_t samples = 0;
 		while (j < n && h[j].file == h[i].file && h[j].line == h[i].line)
-			j++;
+			samples += h[j++].n;
 		if (h[i].file) {
-			struct rp_gen_line cand = { h[i].file, h[i].line, j - i };
+			struct rp_gen_line cand = { h[i].file, h[i].line, samples };
 			for (int k = 0; k < 3; k++) {
 				if (k >= row->nr_hot || cand.samples > row->hot[k].samples) {
 					struct rp_gen_line t = row->hot[k];
@@ -170,12 +221,16 @@ int rp_gen_view_build(struct rp_gen_view *v, const struct rp_session *s, const c
 	int ret = -ENOMEM;
 	struct hit *hits = malloc((s->nr_samples + 1) * sizeof(*hits));
 	const struct rp_load **order = malloc((s->nr_loads + 1) * sizeof(*order));
+	struct hit_table ht = { 0 };
 	size_t nr_hits = 0;
 	uint64_t psamples = 0;
 	uint32_t last_pid = 0;
 	int have_pid = 0;
 	if (!hits || !order)
 		goto out;
+	/* Counted per (load, file, line) (a dense recording's 200k samples land on a few
+	 * thousand), then those sorted: sorting every sample's hit was most of the HTML page's
+	 * timeline. */
 	for (size_t i = 0; i < s->nr_samples; i++) {
 		const struct rp_frame *f = rp_leaf(s, &s->samples[i]);
 		v->total_samples++;
@@ -183,8 +238,8 @@ int rp_gen_view_build(struct rp_gen_view *v, const struct rp_session *s, const c
 			v->unloaded_samples++;
 		else if (f->flags & RP_FRAME_UNKNOWN)
 			v->unknown_samples++;
-		else if (f->load)
-			hits[nr_hits++] = (struct hit){ f->load, f->line, f->srcfile };
+		else if (f->load && count_hit(&ht, hits, &nr_hits, f))
+			goto out;
 	}
 	if (nr_hits > 1)
 		qsort(hits, nr_hits, sizeof(*hits), hit_order);
@@ -263,6 +318,7 @@ out:
 		rp_name_match_fini(&nm);
 	free(hits);
 	free(order);
+	free(ht.slot);
 	if (ret)
 		rp_gen_view_free(v);
 	return ret;

@@ -98,6 +98,51 @@ Test(generations, clash_found_in_a_large_group)
 	rp_session_free(s);
 }
 
+/* Hottest lines of a generation sampled on thousands of lines, interleaved with another
+ * generation's samples: each line counted over all its samples however they are spread (a
+ * table of lines that grows several times), ties kept in line order. */
+Test(generations, hot_lines_counted_over_many_lines)
+{
+	struct rp_session *s = rt_session();
+	rp_set_span(s, 100 * S, 110 * S);
+	uint32_t a = rt_load(s, 10, "m()", 0, 101 * S, 0, 0x1000, 0x40);
+	uint32_t b = rt_load(s, 10, "m()", 0, 102 * S, 0, 0x2000, 0x40);
+	enum { LINES = 3000 };
+	for (int round = 0; round < 2; round++)
+		for (unsigned line = 1; line <= LINES; line++) {
+			unsigned n = line == 100 || line == 200 ? 25 : line == 300 ? 20 : line % 3;
+			struct rt_frame fa[] = { { .dso = "jitted-10-1.so", .sym = "m()",
+						   .file = "M.java", .line = line, .load = a,
+						   .ip = 0x1000 + line % 0x40 }, { 0 } };
+			struct rt_frame fb[] = { { .dso = "jitted-10-2.so", .sym = "m()",
+						   .file = "M.java", .line = 7, .load = b,
+						   .ip = 0x2000 }, { 0 } };
+			for (unsigned k = 0; k < n; k++) {
+				rt_sample(s, "java", 10, 103 * S, 1, fa);
+				rt_sample(s, "java", 10, 103 * S, 1, fb);
+			}
+		}
+	rp_session_finish(s);
+	struct rp_gen_view v;
+	cr_assert_eq(rp_gen_view_build(&v, s, NULL), 0);
+	cr_assert_eq(v.nr_methods, 1);
+	const struct rp_gen_row *r = v.methods[0].rows;
+	cr_assert_eq(v.methods[0].nr_rows, 2);
+	cr_assert_eq(r[0].load->code_addr, 0x1000);
+	cr_assert_eq(r[0].nr_hot, 3);
+	cr_assert(r[0].hot[0].line == 100 && r[0].hot[0].samples == 50, "%u: %llu",
+		  r[0].hot[0].line, (unsigned long long)r[0].hot[0].samples);
+	cr_assert(r[0].hot[1].line == 200 && r[0].hot[1].samples == 50, "a tie: line order");
+	cr_assert(r[0].hot[2].line == 300 && r[0].hot[2].samples == 40);
+	cr_assert_str_eq(r[0].hot[0].file, "M.java");
+	cr_assert_eq(r[1].nr_hot, 1, "one line");
+	cr_assert_eq(r[1].hot[0].line, 7);
+	cr_assert_eq(r[1].hot[0].samples, r[1].samples, "all of the generation's samples");
+	cr_assert_eq(r[1].samples, r[0].samples);
+	rp_gen_view_free(&v);
+	rp_session_free(s);
+}
+
 Test(generations, view_rows)
 {
 	uint32_t l[4];
