@@ -193,6 +193,7 @@ struct sym_proc {
 	uint64_t hist_until;		/* the latest shadowed_at in hist */
 	struct sym_map *recent;		/* appended since the last merge, unsorted */
 	size_t n_recent, cap_recent;
+	size_t recent_scanned;		/* recent maps lookups went through since the merge */
 	struct sym_comm_ev *comms;
 	size_t n_comms, cap_comms;
 };

@@ -269,3 +269,48 @@ Test(maps, interleaved_against_oracle)
 				 i, (unsigned long long)addr, (unsigned long long)when);
 	}
 }
+
+/* The pattern of a program past its start-up: a few maps now and then (reusing a hot region),
+ * hundreds of lookups in between, some at earlier times. Lookups merge the recent maps once
+ * they have walked enough of them (RECENT_SCAN_BUDGET): the answers stay the oracle's. */
+Test(maps, sparse_maps_many_lookups_against_oracle)
+{
+	enum { NMAPS = 600, BURST = 5, LOOKUPS = 400 };
+	static struct {
+		uint64_t start, end, time;
+	} m[NMAPS];
+	unsigned seed = 4242;
+	uint64_t t = 5000;
+	for (int i = 0; i < NMAPS; i++) {
+		seed = seed * 1103515245u + 12345u;
+		uint64_t slot = (seed >> 9) & 1 ? (seed >> 10) % 16 : 32 + (seed >> 10) % 4000;
+		m[i].start = 0x50000000ull + slot * 0x100;
+		seed = seed * 1103515245u + 12345u;
+		m[i].end = m[i].start + 0x100 * (1 + (seed >> 8) % 3);
+		t += 1 + (seed >> 8) % 3;
+		m[i].time = t;
+		char name[32];
+		snprintf(name, sizeof(name), "/m/%d", i);
+		cr_assert_eq(sym_mmap(s, 79, 79, m[i].start, m[i].end - m[i].start, 0, name, NULL,
+				      0, 2, m[i].time), 0);
+		if ((i + 1) % BURST)
+			continue;
+		for (int q = 0; q < LOOKUPS; q++) {
+			seed = seed * 1103515245u + 12345u;
+			int j = (int)((seed >> 8) % (unsigned)(i + 1));
+			uint64_t addr = m[j].start + (seed >> 4) % (m[j].end - m[j].start + 0x80);
+			seed = seed * 1103515245u + 12345u;
+			uint64_t when = (seed >> 8) % 4 ? t : 4990 + (seed >> 9) % (t - 4989);
+			int want = -1;
+			for (int k = 0; k <= i; k++)
+				if (addr >= m[k].start && addr < m[k].end && m[k].time <= when)
+					want = k;
+			char wname[32];
+			snprintf(wname, sizeof(wname), "%d", want);
+			const char *got = dso_at(79, addr, when);
+			cr_assert_str_eq(got, want < 0 ? "[unknown]" : wname,
+					 "map %d: addr 0x%llx time %llu", i,
+					 (unsigned long long)addr, (unsigned long long)when);
+		}
+	}
+}
