@@ -92,13 +92,34 @@ static const char *base_intern_of(struct ingest *in, const char *path)
 #define SYM_OF(in, name) memo_of(in, &(in)->m_sym, name, intern_of)
 #define FILE_OF(in, path) memo_of(in, &(in)->m_file, path, base_intern_of)
 
-/* Resolves one address into frames (inlined frames first when asked), returns how many. */
+/* A frame of a load ended by time is in unloaded code. */
+static void mark_unloaded(const struct ingest *in, struct rp_frame *f, uint64_t time)
+{
+	f->flags &= ~RP_FRAME_UNLOADED;
+	if (f->load) {
+		const struct rp_load *l = &in->s->loads[f->load - 1];
+		if (l->end_time && time >= l->end_time)
+			f->flags |= RP_FRAME_UNLOADED;
+	}
+}
+
+/* Resolves one address into frames (inlined frames first when asked), returns how many. The
+ * frames made of an address are made again from the memo while the symbol session's answer
+ * stays; only whether its load has ended by then is asked anew. */
 static uint32_t resolve(struct ingest *in, uint32_t pid, uint64_t ip, uint64_t time,
 			int cpumode, struct rp_frame *out, uint32_t room)
 {
 	struct sym_result res;
 	if (!room)
 		return 0;
+	uint64_t epoch = sym_resolve_epoch(in->ss, time);
+	const struct rp_frame *kept;
+	uint32_t nk = rp_res_memo_get(&in->res_memo, epoch, pid, ip, cpumode, &kept);
+	if (nk && nk <= room) {
+		memcpy(out, kept, nk * sizeof(*out));
+		mark_unloaded(in, &out[nk - 1], time);
+		return nk;
+	}
 	memset(&res, 0, sizeof(res));
 	if (sym_resolve(in->ss, pid, ip, time, cpumode, in->res_flags, &res) < 0)
 		res.dso = NULL;
@@ -133,11 +154,11 @@ static uint32_t resolve(struct ingest *in, uint32_t pid, uint64_t ip, uint64_t t
 	    !strncmp(f->dso, "[JIT] tid ", 10))
 		f->flags |= RP_FRAME_UNKNOWN;
 	f->load = load_of(in, res.dso);
-	if (f->load) {
-		const struct rp_load *l = &in->s->loads[f->load - 1];
-		if (l->end_time && time >= l->end_time)
-			f->flags |= RP_FRAME_UNLOADED;
-	}
+	mark_unloaded(in, f, time);
+	/* Kept whole or not at all (cut short by room, another call may have more), and not
+	 * while its lines are still being read. */
+	if (!res.lines_later && n == (in->o->want_inline && res.n_inline > 1 ? res.n_inline : 1))
+		rp_res_memo_put(&in->res_memo, epoch, pid, ip, cpumode, out, n);
 	return n;
 }
 
@@ -464,6 +485,7 @@ out:
 	rp_map_free(&in.path_load);
 	rp_pending_free(&in.pending);
 	rp_map_free(&in.dso_load);
+	rp_res_memo_free(&in.res_memo);
 	rp_memo_free(&in.m_dso);
 	rp_memo_free(&in.m_sym);
 	rp_memo_free(&in.m_file);

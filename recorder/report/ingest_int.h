@@ -15,6 +15,7 @@ struct ingest {
 	int other_evsels;
 	struct rp_u64map path_load;	/* jitted ELF's DSO name (its pointer) -> load index */
 	struct rp_u64map dso_load;		/* struct sym_dso * -> load index + 1 (0 = not jitted) */
+	struct rp_res_memo res_memo;	/* frames made of an address, while they stay so */
 	struct rp_load_src *load_src;	/* per load: its DSO's recorded name, mapping time */
 	size_t load_src_cap;
 	uint64_t first_time, last_time;

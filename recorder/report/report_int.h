@@ -129,6 +129,22 @@ int rp_name_set_of_memo(struct rp_name_set *ns, const struct rp_memo *m);
 const char *rp_name_set_find(const struct rp_name_set *ns, const char *str);
 void rp_name_set_free(struct rp_name_set *ns);
 
+/* res_memo.c: the frames made of one address, kept while the symbol session's answer for it
+ * stays (sym_resolve_epoch; 0: nothing kept). get returns how many (0: none kept) and *f. */
+struct rp_res_slot;
+struct rp_res_memo {
+	struct rp_res_slot *slot;
+	struct rp_frame *f;
+	size_t n, cap;
+	uint64_t epoch, stamp;
+	size_t since;		/* resolutions offered in this epoch */
+};
+uint32_t rp_res_memo_get(struct rp_res_memo *m, uint64_t epoch, uint32_t pid, uint64_t ip,
+			 int cpumode, const struct rp_frame **f);
+void rp_res_memo_put(struct rp_res_memo *m, uint64_t epoch, uint32_t pid, uint64_t ip,
+		     int cpumode, const struct rp_frame *f, uint32_t n);
+void rp_res_memo_free(struct rp_res_memo *m);
+
 /* pending.c: jitted mappings (by their ELF's DSO in the symbol session, whose tag is the
  * id) not yet made loads: the outputs that name only sampled loads make one at the first
  * frame in it (and the flame graph and --html, the other generations of the sampled methods,

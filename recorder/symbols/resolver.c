@@ -168,6 +168,9 @@ int mmap_dso(struct sym_session *s, uint32_t pid, uint32_t tid, uint64_t start, 
 	if (!p)
 		return -ENOMEM;
 	struct sym_map m = { start, start + len, pgoff, time, ++s->seq, UINT64_MAX, d };
+	s->epoch++;
+	if (time > s->max_map_time)
+		s->max_map_time = time;
 	int rc = proc_add_map(p, &m);
 	if (!rc && out)
 		*out = d;
@@ -180,6 +183,7 @@ int sym_add_build_id(struct sym_session *s, const char *filename, const uint8_t 
 	struct sym_build_id bid = { 0 };
 	if (!filename || !build_id || !build_id_len)
 		return -EINVAL;
+	s->epoch++;	/* a DSO not looked for yet may take it */
 	bid.size = build_id_len > SYM_BUILD_ID_MAX ? SYM_BUILD_ID_MAX : build_id_len;
 	memcpy(bid.data, build_id, bid.size);
 	int kernel = (cpumode & 7) == 1 || (cpumode & 7) == 4;
@@ -242,6 +246,7 @@ int sym_fork(struct sym_session *s, uint32_t pid, uint32_t ppid, uint32_t tid, u
 	struct sym_proc *child = proc_get(s, pid, 1);
 	if (!child)
 		return -ENOMEM;
+	s->epoch++;	/* the child's maps: cleared, copied */
 	const char *pc = parent ? sym_comm_of(s, ppid, ptid, time) : NULL;
 	if (pid != ppid) {
 		if (child->exit_time != UINT64_MAX) {
@@ -267,9 +272,20 @@ int sym_exit(struct sym_session *s, uint32_t pid, uint32_t ppid, uint32_t tid, u
 	(void)ppid;
 	(void)ptid;
 	struct sym_proc *p = proc_get(s, pid, 0);
-	if (p && pid == tid)
+	if (p && pid == tid) {
 		p->exit_time = time;
+		s->epoch++;	/* no map of it after that */
+	}
 	return 0;
+}
+
+uint64_t sym_resolve_epoch(const struct sym_session *s, uint64_t time)
+{
+	/* A map that starts after time would answer for later times only: an answer made now
+	 * is not one for later. Else every map is in force at time and later alike: the
+	 * latest over an address answers (a replaced map only answers before the map that
+	 * replaced it), whatever the time, until something is fed. */
+	return time < s->max_map_time ? 0 : s->epoch + 1;
 }
 
 /* ---- resolution ---- */

@@ -204,6 +204,13 @@ int sym_resolve(struct sym_session *s, uint32_t pid, uint64_t addr, uint64_t tim
 struct sym_dso *sym_dso_at(struct sym_session *s, uint32_t pid, uint64_t addr, uint64_t time,
 			   int cpumode, uint64_t *dso_addr);
 
+/* For callers that keep their own resolutions: two sym_resolve calls of one (pid, addr,
+ * cpumode, flags) at times for which this gives the same non-zero number give the same answer
+ * (nothing was fed between them that could change it: a map, fork, exit or build-id), except
+ * an answer with lines_later set. 0: no answer made at time can be kept (a map fed so far
+ * starts after time). */
+uint64_t sym_resolve_epoch(const struct sym_session *s, uint64_t time);
+
 /* ---- DSOs ----------------------------------------------------------------------------- */
 /* Every DSO the session knows (from maps and build-id records), in first-seen order:
  *     for (d = sym_dso_next(s, NULL); d; d = sym_dso_next(s, d)) */

@@ -210,6 +210,8 @@ struct sym_session {
 	struct sym_proc **procs;
 	size_t proc_cap, n_procs;
 	uint64_t seq;
+	uint64_t epoch;			/* sym_resolve_epoch: bumped by what changes answers */
+	uint64_t max_map_time;		/* the latest map's time */
 	struct sym_chunk *arena;	/* DSOs and their names: freed with the session */
 	struct jp_strset strs;		/* interned strings (lib/strset.h) */
 	/* message de-duplication */
