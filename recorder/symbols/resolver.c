@@ -275,17 +275,22 @@ int sym_exit(struct sym_session *s, uint32_t pid, uint32_t ppid, uint32_t tid, u
 	if (p && pid == tid) {
 		p->exit_time = time;
 		s->epoch++;	/* no map of it after that */
+		if (time > s->max_exit_time)
+			s->max_exit_time = time;
 	}
 	return 0;
 }
 
 uint64_t sym_resolve_epoch(const struct sym_session *s, uint64_t time)
 {
-	/* A map that starts after time would answer for later times only: an answer made now
-	 * is not one for later. Else every map is in force at time and later alike: the
-	 * latest over an address answers (a replaced map only answers before the map that
-	 * replaced it), whatever the time, until something is fed. */
-	return time < s->max_map_time ? 0 : s->epoch + 1;
+	/* A map that starts after time would answer for later times only, and a process that
+	 * exits at or after time has its maps at time but not after: an answer made now is not
+	 * one for later. Else every map is in force at time and later alike (the latest over an
+	 * address answers; a replaced map only answers before the map that replaced it) and
+	 * every exited process is gone alike, whatever the time, until something is fed. */
+	return time < s->max_map_time || (s->max_exit_time && time <= s->max_exit_time)
+		       ? 0
+		       : s->epoch + 1;
 }
 
 /* ---- resolution ---- */

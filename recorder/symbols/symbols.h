@@ -208,7 +208,7 @@ struct sym_dso *sym_dso_at(struct sym_session *s, uint32_t pid, uint64_t addr, u
  * cpumode, flags) at times for which this gives the same non-zero number give the same answer
  * (nothing was fed between them that could change it: a map, fork, exit or build-id), except
  * an answer with lines_later set. 0: no answer made at time can be kept (a map fed so far
- * starts after time). */
+ * starts after time, or a process fed as exited exits at or after it). */
 uint64_t sym_resolve_epoch(const struct sym_session *s, uint64_t time);
 
 /* ---- DSOs ----------------------------------------------------------------------------- */

@@ -212,6 +212,7 @@ struct sym_session {
 	uint64_t seq;
 	uint64_t epoch;			/* sym_resolve_epoch: bumped by what changes answers */
 	uint64_t max_map_time;		/* the latest map's time */
+	uint64_t max_exit_time;		/* the latest process exit's (0: none) */
 	struct sym_chunk *arena;	/* DSOs and their names: freed with the session */
 	struct jp_strset strs;		/* interned strings (lib/strset.h) */
 	/* message de-duplication */

@@ -89,6 +89,11 @@ Test(res_memo, epoch_follows_what_is_fed)
 	cr_assert_eq(sym_exit(ss, 6, 5, 6, 5, 160), 0);
 	uint64_t e3 = sym_resolve_epoch(ss, 170);
 	cr_assert(e3 && e3 != e2, "an exit ends them");
+	/* before and at the exit the child's maps answer, after it they do not: no answer
+	 * made there holds later */
+	cr_assert_eq(sym_resolve_epoch(ss, 150), 0);
+	cr_assert_eq(sym_resolve_epoch(ss, 160), 0);
+	cr_assert_eq(sym_resolve_epoch(ss, 161), e3);
 	static const uint8_t id[20] = { 1, 2, 3 };
 	cr_assert_eq(sym_add_build_id(ss, "/x/b.so", id, sizeof(id), 2), 0);
 	uint64_t e4 = sym_resolve_epoch(ss, 170);
