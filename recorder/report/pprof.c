@@ -243,6 +243,42 @@ static int64_t *same_sample(struct rp_u64map *same, const Sample *smp, size_t ns
 	return rp_map_put(same, h, (uint32_t)ns + 1) < 0 ? SAME_FAILED : NULL;
 }
 
+/* Samples already made into a Sample, by their frame references, pid and tid: a sample with
+ * the same ones has the same locations, so it is counted into that Sample without looking
+ * its locations up (a 220k-sample recording repeats a few thousand stacks). Samples with
+ * other references but the same locations still meet in same_sample. */
+struct by_refs {
+	struct rp_u64map map;	/* hash -> entry + 1 */
+	uint32_t *sample;	/* per entry: a sample with those references */
+	uint32_t *smp;		/* per entry: its Sample */
+	size_t n;
+};
+
+static uint64_t refs_hash(const struct rp_session *s, const struct rp_sample *sm)
+{
+	uint64_t h = sm->nr ? rp_hash_words(&s->chain[sm->first], sm->nr * sizeof(*s->chain)) : 0;
+	return (h ^ ((uint64_t)sm->pid << 32 | sm->tid) * 0x9e3779b97f4a7c15ull) | 1;
+}
+
+static int same_refs(const struct rp_session *s, const struct rp_sample *a,
+		     const struct rp_sample *b)
+{
+	return a->pid == b->pid && a->tid == b->tid && a->nr == b->nr &&
+	       (!a->nr || !memcmp(&s->chain[a->first], &s->chain[b->first],
+				  a->nr * sizeof(*s->chain)));
+}
+
+/* The Sample of sample i's references (index + 1), or 0 with *h where to note one. */
+static uint32_t refs_find(const struct by_refs *br, const struct rp_session *s, size_t i,
+			  uint64_t *h)
+{
+	uint32_t v;
+	for (*h = refs_hash(s, &s->samples[i]); rp_map_get(&br->map, *h, &v); *h += 2)
+		if (same_refs(s, &s->samples[br->sample[v - 1]], &s->samples[i]))
+			return br->smp[v - 1] + 1;
+	return 0;
+}
+
 int rp_write_pprof(FILE *out, const struct rp_session *s)
 {
 	struct pp p = { .s = s };
@@ -262,8 +298,11 @@ int rp_write_pprof(FILE *out, const struct rp_session *s)
 	void **ptrs = NULL;
 	uint8_t *buf = NULL;
 	struct rp_u64map same = { 0 };	/* (stack, pid, tid) -> sample index + 1 */
+	struct by_refs br = { .sample = malloc((s->nr_samples + 1) * sizeof(*br.sample)),
+			      .smp = malloc((s->nr_samples + 1) * sizeof(*br.smp)) };
 	int rc = -ENOMEM;
-	if (!smp || !smpp || !lab || !labp || !vals || !ids || sid(&p, "") != 0)
+	if (!smp || !smpp || !lab || !labp || !vals || !ids || !br.sample || !br.smp ||
+	    sid(&p, "") != 0)
 		goto out;
 	int ns = s->event && (strstr(s->event, "cpu-clock") || strstr(s->event, "task-clock"));
 	vt[0].type = sid(&p, "samples");
@@ -276,6 +315,13 @@ int rp_write_pprof(FILE *out, const struct rp_session *s)
 	size_t nid = 0, nsmp = 0;
 	for (size_t i = 0; i < s->nr_samples; i++) {
 		const struct rp_sample *sm = &s->samples[i];
+		uint64_t rh;
+		uint32_t known = refs_find(&br, s, i, &rh);
+		if (known) {
+			smp[known - 1].value[0]++;
+			smp[known - 1].value[1] = add_period(smp[known - 1].value[1], sm->period);
+			continue;
+		}
 		Sample *o = &smp[nsmp];
 		perftools__profiles__sample__init(o);
 		o->location_id = &ids[nid];
@@ -296,6 +342,11 @@ int rp_write_pprof(FILE *out, const struct rp_session *s)
 		 * pprof reads them (a 250k-sample recording has a few thousand stacks). */
 		int64_t *prev = same_sample(&same, smp, nsmp, o, sm);
 		if (prev == SAME_FAILED)
+			goto out;
+		/* these references' Sample from now on: an earlier one, or the one made now */
+		br.sample[br.n] = (uint32_t)i;
+		br.smp[br.n] = prev ? (uint32_t)((prev - vals) / 2) : (uint32_t)nsmp;
+		if (rp_map_put(&br.map, rh, (uint32_t)++br.n) < 0)
 			goto out;
 		if (prev) {
 			prev[0]++;
@@ -360,6 +411,9 @@ int rp_write_pprof(FILE *out, const struct rp_session *s)
 		rc = -EIO;
 out:
 	rp_map_free(&same);
+	rp_map_free(&br.map);
+	free(br.sample);
+	free(br.smp);
 	free(buf);
 	free(ptrs);
 	free(smp);
