@@ -9,7 +9,7 @@
 #                 BENCH_VIEWS_PHASE_MS per phase (default 3000): ~100k samples, deep stacks.
 # Then the HTML report's load time in headless Chromium (tests/browser/html_report.js), when
 # node, chromium and tests/browser's npm packages are there. Best wall time of BENCH_RUNS
-# (default 3) runs.
+# (default 3) rounds, each round running every command once (interleaved).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . bench/lib/java_env.sh
@@ -31,40 +31,45 @@ record() {	# record NAME PERF_ARGS -- JAVA_ARGS...
 	"$jitprof" inject --jit -q -i "$d/perf.data" -o "$d/perf.jit.data"
 }
 
-best_wall() {	# best_wall CMD...: the shortest wall time in seconds of $runs runs
-	local b=1e9 t0 t1
-	for _ in $(seq "$runs"); do
-		t0=$(date +%s.%N)
-		"$@" >/dev/null 2>&1
-		t1=$(date +%s.%N)
-		b=$(awk -v a="$t0" -v z="$t1" -v b="$b" 'BEGIN { d = z - a; print (d < b) ? d : b }')
-	done
-	echo "$b"
+wall_of() {	# wall_of 'CMD': its wall time in seconds (run by this shell: no shell of its own)
+	local t0 t1
+	t0=$(date +%s.%N)
+	eval "$1" >/dev/null 2>&1
+	t1=$(date +%s.%N)
+	awk -v a="$t0" -v z="$t1" 'BEGIN { print z - a }'
 }
 
 views() {	# views NAME
-	local d=$work/$1 base graph
-	local samples
+	local d=$work/$1 samples i k t
 	# awk reads to the end: an early exit (head) would fail the pipeline by SIGPIPE
 	samples=$("$jitprof" report -q -i "$d/perf.jit.data" --json |
 		sed -n 's/.*"samples": \([0-9]*\),.*/\1/p' | awk 'NR == 1')
-	base=$(best_wall "$jitprof" report -q -i "$d/perf.jit.data" --sort dso,sym)
-	graph=$(best_wall "$jitprof" report -q -i "$d/perf.jit.data" --sort dso,sym -g)
+	# Round-robin: each round runs every command once, and each command's best round counts.
+	# A slow minute of the host then falls on all of them alike, where $runs runs of one
+	# view in a row could all land in it (one view's best 20% over the others' in a run).
+	local names=(base graph --flamegraph --html --pprof --speedscope --collapsed)
+	local outs=("" "" "$d/fg.svg" "$d/report.html" "$d/p.pb.gz" "$d/s.json" "$d/collapsed.txt")
+	local cmds=("'$jitprof' report -q -i '$d/perf.jit.data' --sort dso,sym"
+		    "'$jitprof' report -q -i '$d/perf.jit.data' --sort dso,sym -g")
+	for k in 2 3 4 5; do
+		cmds+=("'$jitprof' report -q -i '$d/perf.jit.data' ${names[$k]} '${outs[$k]}'")
+	done
+	cmds+=("'$jitprof' report -q -i '$d/perf.jit.data' --collapsed > '${outs[6]}'")
+	local best=()
+	for k in "${!cmds[@]}"; do best[$k]=1e9; done
+	for i in $(seq "$runs"); do
+		for k in "${!cmds[@]}"; do
+			t=$(wall_of "${cmds[$k]}")
+			best[$k]=$(awk -v a="$t" -v b="${best[$k]}" 'BEGIN { print (a < b) ? a : b }')
+		done
+	done
+	local base=${best[0]} graph=${best[1]}
 	printf 'views bench: %s: %s samples; --sort dso,sym %.3f s, with -g %.3f s\n' "$1" \
 		"$samples" "$base" "$graph"
-	local v out t size
-	for v in "--flamegraph fg.svg" "--html report.html" "--pprof p.pb.gz" \
-		 "--speedscope s.json" "--collapsed"; do
-		set -- $v
-		if [ $# -eq 2 ]; then
-			out=$d/$2
-			t=$(best_wall "$jitprof" report -q -i "$d/perf.jit.data" "$1" "$out")
-		else
-			out=$d/collapsed.txt
-			t=$(best_wall sh -c "'$jitprof' report -q -i '$d/perf.jit.data' $1 > '$out'")
-		fi
-		size=$(stat -c %s "$out")
-		awk -v v="$1" -v t="$t" -v b="$base" -v g="$graph" -v s="$size" 'BEGIN {
+	for k in 2 3 4 5 6; do
+		local size
+		size=$(stat -c %s "${outs[$k]}")
+		awk -v v="${names[$k]}" -v t="${best[$k]}" -v b="$base" -v g="$graph" -v s="$size" 'BEGIN {
 			printf "  %-14s %7.3f s  %5.2fx dso,sym  %5.2fx dso,sym -g  %9.1f KiB\n", v, t,
 			       t / (b > 0 ? b : 1e-3), t / (g > 0 ? g : 1e-3), s / 1024 }'
 	done
