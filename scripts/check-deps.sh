@@ -114,6 +114,13 @@ calls_input() {	# O obj module / S module uses... / D obj sym / U obj sym, for t
 		done
 	done
 	[ "${#allobj[@]}" -gt 0 ] || return 0
+	# A C library function a module defines again stays the C library's to call (symbols'
+	# realpath, which answers libdw's question about /proc/self/fd/-1): not that module's.
+	local libc
+	libc=$(${CC:-cc} -print-file-name=libc.so.6 2>/dev/null)
+	[ -f "$libc" ] || libc=$(ldconfig -p 2>/dev/null | awk '/libc\.so\.6 .*x86-64/ { print $NF; exit }')
+	[ -f "$libc" ] && nm -D --defined-only "$libc" 2>/dev/null |
+		awk '{ sub(/@.*/, "", $NF); print "L", $NF }'
 	nm -A -g --defined-only "${allobj[@]}" 2>/dev/null |
 		awk '{ split($1, a, ":") } NF == 3 && $2 ~ /^[A-Z]$/ { print "D", a[1], $3 }'
 	nm -A -u "${allobj[@]}" 2>/dev/null | awk '{ split($1, a, ":"); print "U", a[1], $NF }'
@@ -130,7 +137,8 @@ fi
 while IFS= read -r v; do say "$v"; done < <(calls_input | awk '
 	$1 == "S" { for (i = 3; i <= NF; i++) uses[$2 " " $i] = 1; next }
 	$1 == "O" { mod[$2] = $3; next }
-	$1 == "D" { if (!($3 in def)) def[$3] = $2; next }
+	$1 == "L" { libc[$2] = 1; next }
+	$1 == "D" { if (!($3 in def) && !($3 in libc)) def[$3] = $2; next }
 	$1 == "U" { u[++n] = $2; us[n] = $3 }
 	END {
 		for (i = 1; i <= n; i++) {

@@ -99,7 +99,7 @@ static void cc(const char *src, const char *obj)
 
 /* A call against the direction that no include shows (a prototype written by hand) is found
  * in the built objects, naming the calling object and the symbol; calls outside our modules
- * (libc) and along the direction are not. */
+ * (libc, even a libc function a module defines again) and along the direction are not. */
 Test(check_deps, call_against_the_direction_found)
 {
 	dir = tu_tmpdir("check-deps-calls");
@@ -130,6 +130,18 @@ Test(check_deps, call_against_the_direction_found)
 				      "build/obj/top/top.o), but top is not in USES_low"),
 			   "%s", r.err);
 	cr_assert_null(strstr(r.err, "strlen"), "libc is not ours to check: %s", r.err);
+	tu_result_free(&r);
+
+	/* top defines a C library function again (as symbols answers libdw's realpath) and low
+	 * calls that function: the C library's to call, not a call into top. */
+	put("low/bad.c", "#include <stdlib.h>\nchar *bad(void) { return realpath(\"/\", 0); }\n");
+	cc("low/bad.c", "low/bad.o");
+	put("top/rp.c", "#include <stddef.h>\nchar *realpath(const char *p, char *r) "
+			"{ (void)p; (void)r; return NULL; }\n");
+	cc("top/rp.c", "top/rp.o");
+	r = run("");
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_assert_not_null(strstr(r.out, "every call between the 4 objects"), "%s", r.out);
 	tu_result_free(&r);
 	tu_rmtree(dir);
 	free(dir);
