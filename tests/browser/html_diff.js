@@ -38,12 +38,15 @@ withChromium(async (browser) => {
 		x.drawImage(img, 0, 0);
 		const d = x.getImageData(0, 0, c.width, c.height).data;
 		let red = 0, blue = 0, white = 0;
-		// Every pixel: a frame that changed most may be a few pixels wide.
+		// Every pixel: a frame that changed most may be a few pixels wide, its colour
+		// blended into its border's grey at the edges, so a pixel counts as red (blue)
+		// when that channel stands 15 levels above both others (a change of 0.3 points at
+		// full colour at 5), whatever its brightness; greys, black text and white do not.
 		for (let i = 0; i < d.length; i += 4) {
 			const [r, g, b] = [d[i], d[i + 1], d[i + 2]];
 			if (r === 255 && g === 255 && b === 255) white++;
-			else if (r === 255 && g === b && g < 240) red++;
-			else if (b === 255 && r === g && r < 240) blue++;
+			else if (r - Math.max(g, b) >= 15) red++;
+			else if (b - Math.max(r, g) >= 15) blue++;
 		}
 		return { red, blue, white, pixels: d.length / 4 };
 	}, b64));
