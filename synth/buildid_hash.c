@@ -107,8 +107,8 @@ static void h_str(struct hasher *h, enum id_tag tag, const char *s)
 	h_field(h, tag, s, strlen(s));
 }
 
-/* The rows the line program uses, as given (synth_line_next). */
-static void hash_lines(struct hasher *h, const struct synth_input *in)
+/* The rows the line program uses, as given (synth_line_next); the walk's counts in *it. */
+static void hash_lines(struct hasher *h, const struct synth_input *in, struct synth_line_it *it_out)
 {
 	struct synth_line_it it;
 	char script[SYNTH_NAME_MAX + 1];
@@ -121,6 +121,7 @@ static void hash_lines(struct hasher *h, const struct synth_input *in)
 		h_u64(h, (uint64_t)(uint32_t)l->line << 32 | (uint32_t)l->discrim);
 		h_bytes(h, l->file, flen);
 	}
+	*it_out = it;
 }
 
 static void hash_inline(struct hasher *h, const struct jd_ext_inline *x)
@@ -139,12 +140,9 @@ static void hash_inline(struct hasher *h, const struct jd_ext_inline *x)
 	}
 }
 
-int synth_build_id(const struct synth_input *in, uint8_t id[SYNTH_BUILD_ID_SIZE],
-		   const struct jp_log *log)
+static int hash_input(const struct synth_input *in, uint8_t id[SYNTH_BUILD_ID_SIZE],
+		      const struct jp_log *log, struct synth_line_it *rows)
 {
-	int rc = synth_validate(in, log);
-	if (rc)
-		return rc;
 	pthread_once(&md_once, fetch_md);
 	if (!md_sha1)
 		return synth_err(log, -ENOSYS, "libcrypto has no SHA1 digest");
@@ -162,7 +160,7 @@ int synth_build_id(const struct synth_input *in, uint8_t id[SYNTH_BUILD_ID_SIZE]
 	h_num(&h, TAG_CODE_ADDR, in->code_addr);
 	h_num(&h, TAG_TIER, in->tier);
 	h_field(&h, TAG_CODE, in->code, in->code_size);
-	hash_lines(&h, in);
+	hash_lines(&h, in, rows);
 	if (in->inl)
 		hash_inline(&h, in->inl);
 	if (in->unwind_size) {
@@ -181,6 +179,24 @@ int synth_build_id(const struct synth_input *in, uint8_t id[SYNTH_BUILD_ID_SIZE]
 		return synth_err(log, -EIO, "SHA-1 computation failed");
 	memcpy(id, md, SYNTH_BUILD_ID_SIZE);
 	return 0;
+}
+
+int synth_build_id(const struct synth_input *in, uint8_t id[SYNTH_BUILD_ID_SIZE],
+		   const struct jp_log *log)
+{
+	struct synth_line_it rows;
+	int rc = synth_validate(in, log);
+	return rc ? rc : hash_input(in, id, log, &rows);
+}
+
+int synth_build_id_counted(const struct synth_input *in, uint8_t id[SYNTH_BUILD_ID_SIZE],
+			   size_t *dropped, size_t *renamed)
+{
+	struct synth_line_it rows;
+	int rc = hash_input(in, id, NULL, &rows);
+	*dropped = rc ? 0 : rows.bad;
+	*renamed = rc ? 0 : rows.renamed;
+	return rc;
 }
 
 void synth_build_id_hex(const uint8_t id[SYNTH_BUILD_ID_SIZE], char hex[SYNTH_BUILD_ID_HEX])

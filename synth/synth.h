@@ -106,6 +106,12 @@ int synth_input_drop_bad_debug(struct synth_input *in, const struct jp_log *log)
  * line table, inline table, unwind data. Equal to the id synth_build writes. */
 int synth_build_id(const struct synth_input *in, uint8_t id[SYNTH_BUILD_ID_SIZE],
 		   const struct jp_log *log);
+/* synth_build_id for an input synth_input_drop_bad_debug has just returned >= 0 for: that
+ * call validated it, so this one does not again, and the line rows' counts (as
+ * synth_lines_count gives them: dropped returned in *dropped, renamed in *renamed) come from
+ * the walk that hashes the rows. inject hashes every load of a dump this way. */
+int synth_build_id_counted(const struct synth_input *in, uint8_t id[SYNTH_BUILD_ID_SIZE],
+			   size_t *dropped, size_t *renamed);
 /* Lower-case hex, NUL-terminated. */
 void synth_build_id_hex(const uint8_t id[SYNTH_BUILD_ID_SIZE], char hex[SYNTH_BUILD_ID_HEX]);
 

@@ -110,14 +110,15 @@ static void bid_one(void *ctx, size_t k)
 	uint8_t fl = INJ_HASHED;	/* each thread touches only its own load */
 	if (rc > 0)
 		fl |= INJ_NOLINES;
-	size_t renamed = 0;
-	if (rc >= 0 && (synth_lines_count(&in, &renamed) || renamed))
-		fl |= INJ_TRIMMED;
+	size_t dropped = 0, renamed = 0;
 	uint64_t off = synth_text_offset(&in);
-	if (rc < 0 || off > UINT32_MAX || synth_build_id(&in, l->build_id, NULL) < 0)
+	if (rc < 0 || off > UINT32_MAX ||
+	    synth_build_id_counted(&in, l->build_id, &dropped, &renamed) < 0)
 		fl |= INJ_BAD;
 	else
 		l->text_off = (uint32_t)off;
+	if (dropped || renamed)
+		fl |= INJ_TRIMMED;
 	l->flags = fl;
 }
 

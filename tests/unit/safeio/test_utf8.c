@@ -55,6 +55,19 @@ Test(text, text_is_valid_utf8_without_controls)
 	cr_assert_not(sio_utf8_is_text("abc\xc3\xa9", 4), "max counts bytes");
 }
 
+Test(text, every_byte_after_an_ascii_run_is_judged_as_the_strict_reading_does)
+{
+	for (int b = 1; b < 256; b++) {
+		char s[] = { 'A', 'b', 'c', (char)b, 'd', 'e', 0 };
+		int want = b == '\t' || (b >= 0x20 && b < 0x7f);	/* alone, >= 0x80 is cut */
+		cr_assert_eq(sio_utf8_is_text(s, 64), want, "byte 0x%02x", b);
+	}
+	cr_assert(sio_utf8_is_text("abc", 3));
+	cr_assert_not(sio_utf8_is_text("abc", 2), "the ASCII run alone passes max");
+	cr_assert(sio_utf8_is_text("ab\xc3\xa9" "cd", 6), "ASCII after a sequence still counts");
+	cr_assert_not(sio_utf8_is_text("ab\xc3\xa9" "cd", 5));
+}
+
 static void escaped_is(const char *in, const char *want)
 {
 	char *e = sio_escape_controls(in);
