@@ -312,7 +312,8 @@ int jd_index_open_flags(struct jd_index **out, int dirfd, const char *name, cons
 	struct jd_index *x = calloc(1, sizeof(*x));
 	if (!x)
 		return -ENOMEM;
-	int rc = jd_reader_open_at(&x->dump, dirfd, name, display, err, errlen);
+	unsigned rflags = flags & JD_INDEX_MAP_OWN ? JD_READER_MAP_OWN : 0;
+	int rc = jd_reader_open_flags(&x->dump, dirfd, name, display, rflags, err, errlen);
 	if (rc)
 		goto fail;
 	rc = read_all(x, x->dump, on_dump_record);
@@ -325,7 +326,8 @@ int jd_index_open_flags(struct jd_index **out, int dirfd, const char *name, cons
 	    !jd_ext_path(display, ext_display, sizeof(ext_display)) &&
 	    faccessat(dirfd, ext, F_OK, AT_SYMLINK_NOFOLLOW) == 0) {
 		char why[512];
-		if (jd_reader_open_at(&x->ext, dirfd, ext, ext_display, why, sizeof(why)) == 0) {
+		if (jd_reader_open_flags(&x->ext, dirfd, ext, ext_display, rflags, why,
+					 sizeof(why)) == 0) {
 			if (flags & JD_INDEX_NO_INLINE)
 				jd_reader_skip_id(x->ext, JD_EXT_INLINE);
 			rc = read_all(x, x->ext, on_ext_record);
@@ -413,6 +415,11 @@ const struct jd_reader_stats *jd_index_stats(const struct jd_index *x)
 const struct jd_index_counts *jd_index_counts(const struct jd_index *x)
 {
 	return &x->counts;
+}
+
+int jd_index_shrunk(const struct jd_index *x)
+{
+	return jd_reader_shrunk(x->dump) || (x->ext && jd_reader_shrunk(x->ext));
 }
 
 const char *jd_index_warning(const struct jd_index *x)

@@ -49,6 +49,15 @@ int jd_opts_take(void *dst, size_t dst_size, const void *opts)
 	return 0;
 }
 
+struct stat;
+/* A read-only mapping of the regular file fd (st its fstat) when the running user owns it and
+ * nobody else may write it, guarded against the file shrinking (map_guard.c); NULL (and *slot
+ * -1) otherwise, and the caller copies the file instead. */
+const void *jd_map_guarded(int fd, const struct stat *st, int *slot);
+/* 1 once a read past the end of a file that shrank under mapping slot found zeros. */
+int jd_map_shrunk(int slot);
+void jd_map_release(int slot, const void *p, size_t len);
+
 /* Fields are read with memcpy: records are unpadded, so nothing in the file is aligned. */
 static inline uint32_t jd_get32(const uint8_t *p, int swap)
 {

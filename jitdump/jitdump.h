@@ -217,6 +217,17 @@ int jd_reader_open(struct jd_reader **out, const char *path, char *err, size_t e
  * in messages (NULL: name). */
 int jd_reader_open_at(struct jd_reader **out, int dirfd, const char *name, const char *display,
 		      char *err, size_t errlen);
+/* With JD_READER_MAP_OWN, jd_reader_open_flags maps a file instead of copying it when the
+ * running user owns it and nobody else may write it. The first such mapping installs a SIGBUS
+ * handler (the one before it still gets every other fault): if the file shrinks while it is
+ * mapped, reads past its new end find zeros instead of faulting and jd_reader_shrunk says so;
+ * a caller asks it before trusting what it read. For programs that own SIGBUS (a JVM) leave
+ * it out. */
+#define JD_READER_MAP_OWN (1u << 0)
+int jd_reader_open_flags(struct jd_reader **out, int dirfd, const char *name,
+			 const char *display, unsigned flags, char *err, size_t errlen);
+int jd_reader_mapped(const struct jd_reader *r);	/* 1 when the file is mapped */
+int jd_reader_shrunk(const struct jd_reader *r);	/* 1 when it shrank meanwhile */
 /* Same over caller memory (kept alive by the caller); name is used in messages. */
 int jd_reader_open_mem(struct jd_reader **out, const void *buf, size_t len, const char *name,
 		       char *err, size_t errlen);
@@ -285,6 +296,9 @@ int jd_index_open_at(struct jd_index **out, int dirfd, const char *name, const c
 		     char *err, size_t errlen);
 /* What jd_index_open_flags may leave out, for a caller that never reads it. */
 #define JD_INDEX_NO_INLINE (1u << 0)	/* the companion's inline stacks: inl NULL, inl_offset 0 */
+/* Not a flag of what is left out: the dump and companion read with JD_READER_MAP_OWN (the
+ * entries then point into the mappings, and jd_index_shrunk says whether to trust them). */
+#define JD_INDEX_MAP_OWN (1u << 1)
 /* jd_index_open_at, leaving out what flags (JD_INDEX_*) say. */
 int jd_index_open_flags(struct jd_index **out, int dirfd, const char *name, const char *display,
 			unsigned flags, char *err, size_t errlen);
@@ -297,6 +311,9 @@ const struct jd_move_entry *jd_index_move(const struct jd_index *x, size_t i);
 const struct jd_ext_agent_stats *jd_index_agent_stats(const struct jd_index *x); /* or NULL */
 const struct jd_reader_stats *jd_index_stats(const struct jd_index *x);
 const char *jd_index_warning(const struct jd_index *x);	/* "" when the dump was whole */
+/* With JD_INDEX_MAP_OWN: 1 when the dump or its companion was mapped and has shrunk since,
+ * so that some of what the entries point to now reads as zeros. */
+int jd_index_shrunk(const struct jd_index *x);
 
 /* What the index could not pair or join (each also summed up in jd_index_warning()). */
 struct jd_index_counts {

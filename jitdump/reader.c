@@ -16,8 +16,11 @@
 struct jd_reader {
 	const uint8_t *base;
 	size_t len;
-	int owned;		/* base is ours to free: 1 malloc'd, 2 mmap'd (size map_len) */
+	int owned;		/* base is ours to free: 1 malloc'd, 2 mmap'd (size map_len), 3 the
+				 * file mapped (map_guard.c, slot map_slot) */
 	size_t map_len;
+	int map_slot;
+	int map_fd;		/* owned == 3: the file, to see whether it shrank */
 	int swap;
 	int is_ext;
 	int failed;		/* sticky: the negative errno of the damage seen */
@@ -117,6 +120,7 @@ int jd_reader_open_mem(struct jd_reader **out, const void *buf, size_t len, cons
 		return open_failed(NULL, -ENOMEM, err, errlen);
 	r->base = buf;
 	r->len = len;
+	r->map_slot = -1;
 	return open_common(out, r, name, err, errlen);
 }
 
@@ -144,7 +148,11 @@ static void *big_alloc(struct jd_reader *r, size_t cap)
 
 static void big_free(struct jd_reader *r, void *p)
 {
-	if (r->owned == 2)
+	if (r->owned == 3) {
+		jd_map_release(r->map_slot, p, r->map_len);
+		close(r->map_fd);
+	}
+	else if (r->owned == 2)
 		munmap(p, r->map_len);
 	else
 		free(p);
@@ -152,9 +160,10 @@ static void big_free(struct jd_reader *r, void *p)
 }
 
 /* The whole file, copied: a dump another user owns can be truncated while we read it, and a
- * mapping would then fault (SIGBUS); a copy cannot. Regular files only: the open does not
- * block on a FIFO, and a device is never read forever. */
-static int read_fd(struct jd_reader *r, int fd)
+ * mapping would then fault (SIGBUS); a copy cannot. With JD_READER_MAP_OWN a file only the
+ * running user can write is mapped instead (map_guard.c). Regular files only: the open
+ * does not block on a FIFO, and a device is never read forever. */
+static int read_fd(struct jd_reader *r, int fd, unsigned flags)
 {
 	struct stat st;
 	if (fstat(fd, &st))
@@ -167,6 +176,18 @@ static int read_fd(struct jd_reader *r, int fd)
 	if ((uint64_t)st.st_size >= SIZE_MAX)
 		return -EFBIG;
 	size_t cap = (size_t)st.st_size, got = 0;
+	if (flags & JD_READER_MAP_OWN) {
+		const void *m = jd_map_guarded(fd, &st, &r->map_slot);
+		r->map_fd = m ? fcntl(fd, F_DUPFD_CLOEXEC, 0) : -1;
+		if (m && r->map_fd >= 0) {
+			r->base = m;
+			r->len = r->map_len = cap;
+			r->owned = 3;
+			return 0;
+		}
+		if (m)
+			jd_map_release(r->map_slot, m, cap);
+	}
 	uint8_t *b = big_alloc(r, cap);
 	if (!b)
 		return -ENOMEM;
@@ -188,18 +209,19 @@ static int read_fd(struct jd_reader *r, int fd)
 	return 0;
 }
 
-int jd_reader_open_at(struct jd_reader **out, int dirfd, const char *name, const char *display,
-		      char *err, size_t errlen)
+int jd_reader_open_flags(struct jd_reader **out, int dirfd, const char *name,
+			 const char *display, unsigned rflags, char *err, size_t errlen)
 {
 	*out = NULL;
 	struct jd_reader *r = calloc(1, sizeof(*r));
 	if (!r)
 		return open_failed(NULL, -ENOMEM, err, errlen);
+	r->map_slot = -1;
 	int flags = O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY;
 	if (dirfd != AT_FDCWD)
 		flags |= O_NOFOLLOW;
 	int fd = openat(dirfd, name, flags);
-	int rc = fd < 0 ? -errno : read_fd(r, fd);
+	int rc = fd < 0 ? -errno : read_fd(r, fd, rflags);
 	if (fd >= 0)
 		close(fd);
 	if (!display)
@@ -212,6 +234,27 @@ int jd_reader_open_at(struct jd_reader **out, int dirfd, const char *name, const
 		return open_failed(r, rc, err, errlen);
 	}
 	return open_common(out, r, display, err, errlen);
+}
+
+int jd_reader_open_at(struct jd_reader **out, int dirfd, const char *name, const char *display,
+		      char *err, size_t errlen)
+{
+	return jd_reader_open_flags(out, dirfd, name, display, 0, err, errlen);
+}
+
+int jd_reader_mapped(const struct jd_reader *r)
+{
+	return r->owned == 3;
+}
+
+/* Either sign: a read past the new end faulted (map_guard.c), or the file is shorter now. The
+ * second is needed too: where the page cache holds the file in large folios, the pages past a
+ * new end that share a folio with the last byte stay mapped and read as zeros, no fault. */
+int jd_reader_shrunk(const struct jd_reader *r)
+{
+	struct stat st;
+	return r->owned == 3 && (jd_map_shrunk(r->map_slot) || fstat(r->map_fd, &st) ||
+				 (uint64_t)st.st_size < r->map_len);
 }
 
 int jd_reader_open(struct jd_reader **out, const char *path, char *err, size_t errlen)

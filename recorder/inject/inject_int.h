@@ -356,6 +356,9 @@ void inj_dump_warn_salvaged(struct inj_run_state *s, struct inj_dump *d);
 int inj_marker_drop_anon(struct inj_run_state *s, const struct pd_event *ev);
 /* File input: finds every marker (and TIME_CONV) before the main pass. */
 int inj_prescan(struct inj_run_state *s);
+/* 0, or -ESTALE with the message in s->err when a dump mapped for the run (--no-elfs) has
+ * shrunk since it was read: what was read from it past its new end is zeros. */
+int inj_dumps_shrunk(struct inj_run_state *s);
 /* Opens the input; on failure its message (file and offset) is in s->err. */
 int inj_reader_open(struct inj_run_state *s, struct pd_reader **r);
 

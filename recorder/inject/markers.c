@@ -87,6 +87,14 @@ static unsigned pids_of_file(const struct inj_run_state *s, const struct stat *s
 	return n;
 }
 
+/* --no-elfs maps the user's own dumps instead of copying them (JD_INDEX_MAP_OWN: a third of
+ * its time went to the copy), and refuses the run if one shrank meanwhile (inj_dumps_shrunk).
+ * Writing ELFs copies: an ELF written from a dump that shrank would stay behind. */
+static unsigned index_flags(const struct inj_run_state *s)
+{
+	return s->o->no_elfs ? JD_INDEX_MAP_OWN : 0;
+}
+
 /* The dump is opened through its directory, and that directory fd is where its ELFs go: the
  * text of a recorded path can name one directory while its symlinks lead the kernel to
  * another, so only the directory actually reached is ever written to (issue 16). The file is
@@ -119,7 +127,8 @@ static int open_dump(struct inj_run_state *s, const char *path, int count_pids, 
 		rc = -E2BIG;
 	} else if (sb->st_ino && (*f = find_file(s, sb))) {
 		return 0;
-	} else if ((rc = jd_index_open_at(x, *dirfd, base, path, err, errlen)) >= 0) {
+	} else if ((rc = jd_index_open_flags(x, *dirfd, base, path, index_flags(s), err,
+					     errlen)) >= 0) {
 		s->st->dumps_indexed++;
 		/* Changed while read (a live writer): this index is nobody else's. */
 		*shareable = sb->st_ino && !fstatat(*dirfd, base, &after, AT_SYMLINK_NOFOLLOW) &&
@@ -377,6 +386,19 @@ int inj_marker_drop_anon(struct inj_run_state *s, const struct pd_event *ev)
 		if (s->dumps[i]->pid == m->pid &&
 		    (!ev->has_sid || ev->sid.time >= s->dumps[i]->marker_time))
 			return 1;
+	return 0;
+}
+
+int inj_dumps_shrunk(struct inj_run_state *s)
+{
+	for (size_t i = 0; i < s->nr_dumps; i++) {
+		if (!jd_index_shrunk(s->dumps[i]->x))
+			continue;
+		snprintf(s->err, s->errlen, "%s: the dump shrank while it was read (truncated by "
+			 "its writer?): its build-ids cannot be trusted; inject it again",
+			 s->dumps[i]->path);
+		return -ESTALE;
+	}
 	return 0;
 }
 

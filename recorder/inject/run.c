@@ -225,6 +225,8 @@ static int finish(struct inj_run_state *s)
 	if (s->pool)
 		inj_pool_finish(s->pool, &s->st->pool);
 	s->pool = NULL;
+	if ((rc = inj_dumps_shrunk(s)) < 0)
+		return rc;
 	if (!s->o->out_pipe) {
 		if ((rc = pd_writer_copy_features(s->w, s->r)) < 0 ||
 		    (rc = inj_emit_build_ids(s)) < 0 ||

@@ -2,6 +2,8 @@
  * (loads, moves, unloads in time order), build-ids equal to synth's, move -> load links, the
  * address bounds, and clamping to perf's flush point. */
 #include <criterion/criterion.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -210,4 +212,28 @@ Test(dumps, parts_share_one_file_and_hash_each_load_once)
 	inj_dump_fini(&late);
 	cr_assert_eq(memcmp(whole.loads[1].build_id, d.loads[1].build_id, SYNTH_BUILD_ID_SIZE), 0);
 	inj_dump_fini(&whole);
+}
+
+/* --no-elfs maps the user's own dumps: one cut short after it was read is refused by name,
+ * with the same build-ids up to then as the copied index gives. */
+Test(dumps, a_mapped_dump_that_shrank_is_refused)
+{
+	struct jd_index *x = NULL;
+	char err[256], msg[512] = "";
+	cr_assert_eq(jd_index_open_flags(&x, AT_FDCWD, d.path, NULL, JD_INDEX_MAP_OWN, err,
+					 sizeof(err)), 0, "%s", err);
+	struct inj_dump m;
+	struct inj_dump_opts o = { .threads = 2 };
+	cr_assert_eq(inj_dump_init(&m, x, d.path, &o, err, sizeof(err)), 0, "%s", err);
+	for (size_t i = 0; i < d.nr_loads; i++)
+		cr_assert_eq(memcmp(m.loads[i].build_id, d.loads[i].build_id,
+				    SYNTH_BUILD_ID_SIZE), 0, "load %zu", i);
+	struct inj_dump *dumps[] = { &m };
+	struct inj_run_state s = { .dumps = dumps, .nr_dumps = 1, .err = msg,
+				   .errlen = sizeof(msg) };
+	cr_assert_eq(inj_dumps_shrunk(&s), 0, "%s", msg);
+	cr_assert_eq(truncate(d.path, 40), 0);
+	cr_assert_eq(inj_dumps_shrunk(&s), -ESTALE);
+	cr_assert(strstr(msg, d.path) && strstr(msg, "shrank"), "%s", msg);
+	inj_dump_fini(&m);
 }
