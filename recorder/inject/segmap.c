@@ -199,13 +199,17 @@ size_t inj_segmap_release(struct inj_segmap *m, uint64_t start, uint64_t end, ui
 	return runs;
 }
 
+int inj_segmap_at(const struct inj_segmap *m, long seg, uint32_t *owner, uint64_t *when)
+{
+	if (seg < 0 || (m->owner[seg] == INJ_NONE && !m->when[seg]))
+		return 0;
+	*owner = m->owner[seg];
+	*when = m->when[seg];
+	return 1;
+}
+
 int inj_segmap_lookup(const struct inj_segmap *m, uint64_t addr, uint32_t *owner,
 		      uint64_t *when)
 {
-	long i = inj_bounds_find(m->bd, addr);
-	if (i < 0 || (m->owner[i] == INJ_NONE && !m->when[i]))
-		return 0;
-	*owner = m->owner[i];
-	*when = m->when[i];
-	return 1;
+	return inj_segmap_at(m, inj_bounds_find(m->bd, addr), owner, when);
 }

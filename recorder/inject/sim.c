@@ -48,6 +48,21 @@ struct inj_sim {
 	uint64_t unresolved;	/* sample ips in a dump's code ranges no load covered then */
 	uint64_t *scratch;	/* a chain's kept ips, before they are copied to their item */
 	size_t scratch_cap;
+	struct seg_memo *memo;	/* MEMO_SIZE entries once a chain is searched */
+};
+
+/* The segment of a dump's code bounds an ip falls in, remembered: call chains repeat the same
+ * return addresses sample after sample, and searching the bounds for each was a third of
+ * `inject --no-elfs` on a deep-stacked program (javac). A dump's bounds never change once it
+ * is added, so an entry never goes stale. */
+#define MEMO_BITS 14
+#define MEMO_SIZE (1u << MEMO_BITS)
+#define MEMO_OUT UINT32_MAX
+
+struct seg_memo {
+	uint64_t ip;
+	uint32_t dump;		/* index + 1; 0 = empty */
+	uint32_t seg;		/* MEMO_OUT: outside the dump's code */
 };
 
 struct inj_sim *inj_sim_new(inj_hit_fn fn, void *ctx)
@@ -79,6 +94,7 @@ void inj_sim_free(struct inj_sim *s)
 	}
 	free(s->h);
 	free(s->scratch);
+	free(s->memo);
 	free(s->dumps);
 	free(s);
 }
@@ -185,10 +201,29 @@ static void heap_pop(struct inj_sim *s, struct item *out)
 		s->h[i] = last;
 }
 
-static int in_some_dump(const struct inj_sim *s, uint32_t pid, uint64_t ip)
+/* inj_bounds_find on dump i's bounds, through the memo (none when it cannot be had). */
+static long seg_of(struct inj_sim *s, size_t i, uint64_t ip)
+{
+	const struct inj_bounds *bd = &s->dumps[i]->bounds;
+	if (!s->memo && bd->nb < MEMO_OUT && i < MEMO_OUT - 1)
+		s->memo = calloc(MEMO_SIZE, sizeof(*s->memo));
+	if (!s->memo || bd->nb >= MEMO_OUT || i >= MEMO_OUT - 1)
+		return inj_bounds_find(bd, ip);
+	uint64_t h = (ip ^ (uint64_t)i << 48) * 0x9e3779b97f4a7c15ull >> (64 - MEMO_BITS);
+	struct seg_memo *m = &s->memo[h];
+	if (m->ip == ip && m->dump == i + 1)
+		return m->seg == MEMO_OUT ? -1 : (long)m->seg;
+	long seg = inj_bounds_find(bd, ip);
+	m->ip = ip;
+	m->dump = (uint32_t)i + 1;
+	m->seg = seg < 0 ? MEMO_OUT : (uint32_t)seg;
+	return seg;
+}
+
+static int in_some_dump(struct inj_sim *s, uint32_t pid, uint64_t ip)
 {
 	for (size_t i = 0; i < s->nr_dumps; i++)
-		if (s->dumps[i]->pid == pid && inj_bounds_find(&s->dumps[i]->bounds, ip) >= 0)
+		if (s->dumps[i]->pid == pid && seg_of(s, i, ip) >= 0)
 			return 1;
 	return 0;
 }
@@ -203,7 +238,7 @@ static void resolve(struct inj_sim *s, uint32_t pid, uint64_t ip, unsigned how)
 		struct inj_dump *d = s->dumps[i];
 		uint32_t o;
 		uint64_t w;
-		if (d->pid != pid || !inj_segmap_lookup(&d->sim_map, ip, &o, &w))
+		if (d->pid != pid || !inj_segmap_at(&d->sim_map, seg_of(s, i, ip), &o, &w))
 			continue;
 		if (!found || w >= best_when) {	/* the newest mapping wins, as in perf */
 			best = d;
@@ -279,14 +314,14 @@ static int pid_has_dump(const struct inj_sim *s, uint32_t pid)
 }
 
 /* Whether ip can matter: inside a dump's ranges, or anything while pid has no dump yet. */
-static int keep_ip(const struct inj_sim *s, uint32_t pid, int known, uint64_t ip)
+static int keep_ip(struct inj_sim *s, uint32_t pid, int known, uint64_t ip)
 {
 	return !known || in_some_dump(s, pid, ip);
 }
 
 /* The callchain entries that can matter: user context, kept by keep_ip, into out (room for
  * nr). */
-static size_t chain_ips(const struct inj_sim *s, uint32_t pid, int known, const uint64_t *chain,
+static size_t chain_ips(struct inj_sim *s, uint32_t pid, int known, const uint64_t *chain,
 			uint64_t nr, uint64_t *out)
 {
 	size_t k = 0;

@@ -149,3 +149,50 @@ Test(sim, samples_in_jitted_ranges_no_load_covered_are_counted)
 	cr_assert_eq(inj_sim_unresolved(s), 1, "only the jitted address before its load");
 	inj_sim_free(s);
 }
+
+static struct inj_dump *hit_dump;
+static uint32_t hits_by_dump[2];
+
+static void on_hit_dump(void *ctx, struct inj_dump *dd, uint32_t load, unsigned how)
+{
+	(void)load;
+	(void)how;
+	struct inj_dump *two = ctx;
+	hits_by_dump[dd == two]++;
+	hit_dump = dd;
+}
+
+/* The segments searched for a call chain are remembered per dump, not per address: two
+ * processes with code at the same address, one of them with that address outside its code,
+ * each get what their own dump says, however the samples alternate. */
+Test(sim, the_same_address_in_two_processes_resolves_per_dump)
+{
+	struct inj_dump e;
+	memset(&e, 0, sizeof(e));
+	e.pid = 43;
+	struct inj_range r[] = { { 0x1000, 0x1080 }, { 0x5000, 0x5100 } };
+	cr_assert_eq(inj_bounds_init(&e.bounds, r, 2), 0);
+	cr_assert_eq(inj_segmap_init(&e.sim_map, &e.bounds), 0);
+	struct inj_sim *s = inj_sim_new(on_hit_dump, &e);
+	cr_assert_not_null(s);
+	cr_assert_eq(inj_sim_add_dump(s, &d), 0);
+	cr_assert_eq(inj_sim_add_dump(s, &e), 0);
+	cr_assert_eq(inj_sim_map(s, &d, 10, 0x1000, 0x1200, 0), 0);
+	cr_assert_eq(inj_sim_map(s, &e, 10, 0x1000, 0x1080, 0), 0);
+	cr_assert_eq(inj_sim_map(s, &e, 10, 0x5000, 0x5100, 1), 0);
+	uint64_t chain[] = { (uint64_t)PERF_CONTEXT_USER, 0x1010, 0x1100, 0x5010 };
+	for (uint64_t t = 20; t < 60; t += 2) {
+		cr_assert_eq(inj_sim_sample(s, 42, t, 0x1100, chain, 4, 1), 0);
+		cr_assert_eq(inj_sim_sample(s, 43, t + 1, 0x1100, chain, 4, 1), 0);
+	}
+	inj_sim_flush(s);
+	/* pid 42: the ip and chain 0x1010, 0x1100 in d (0x5010 is outside it): 3 a sample;
+	 * pid 43: chain 0x1010 and 0x5010 in e (0x1100 is outside it): 2 a sample. */
+	cr_assert_eq(hits_by_dump[0], 20 * 3);
+	cr_assert_eq(hits_by_dump[1], 20 * 2);
+	/* pid 43's sample ip 0x1100 lies between e's two loads: jitted-looking, no load. */
+	cr_assert_eq(inj_sim_unresolved(s), 20);
+	inj_sim_free(s);
+	inj_segmap_fini(&e.sim_map);
+	inj_bounds_fini(&e.bounds);
+}
