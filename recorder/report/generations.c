@@ -110,6 +110,17 @@ static int count_hit(struct hit_table *t, struct hit *hits, size_t *n, const str
 	return 0;
 }
 
+/* Heavier first; between equals the file name, then the line: the hits come sorted by where
+ * the interned names lie in memory, which the order the names were first met decides (the
+ * DWARF read-ahead thread makes that vary from run to run). */
+static int hotter(const struct rp_gen_line *a, const struct rp_gen_line *b)
+{
+	if (a->samples != b->samples)
+		return a->samples > b->samples;
+	int c = strcmp(a->file, b->file);
+	return c ? c < 0 : a->line < b->line;
+}
+
 /* Keeps the three heaviest lines of one load from its run of sorted hits. */
 static void hot_lines(struct rp_gen_row *row, const struct hit *h, size_t n)
 {
@@ -121,7 +132,7 @@ static void hot_lines(struct rp_gen_row *row, const struct hit *h, size_t n)
 		if (h[i].file) {
 			struct rp_gen_line cand = { h[i].file, h[i].line, samples };
 			for (int k = 0; k < 3; k++) {
-				if (k >= row->nr_hot || cand.samples > row->hot[k].samples) {
+				if (k >= row->nr_hot || hotter(&cand, &row->hot[k])) {
 					struct rp_gen_line t = row->hot[k];
 					if (k < row->nr_hot)
 						row->hot[k] = cand, cand = t;

@@ -143,6 +143,38 @@ Test(generations, hot_lines_counted_over_many_lines)
 	rp_session_free(s);
 }
 
+/* Equally hot lines in several files come in file-name order, however the names were first
+ * met (their interned copies lie in memory in that order, and the hits were sorted by it). */
+Test(generations, hot_line_ties_go_by_file_name)
+{
+	struct rp_session *s = rt_session();
+	rp_set_span(s, 100 * S, 110 * S);
+	uint32_t a = rt_load(s, 10, "m()", 0, 101 * S, 0, 0x1000, 0x40);
+	uint32_t b = rt_load(s, 10, "m()", 0, 102 * S, 0, 0x2000, 0x40);	/* a second generation */
+	struct rt_frame fb[] = { { .dso = "jitted-10-2.so", .sym = "m()", .file = "M.java",
+				   .line = 7, .load = b, .ip = 0x2000 }, { 0 } };
+	rt_sample(s, "java", 10, 103 * S, 1, fb);
+	const char *files[] = { "Z.java", "M.java", "A.java", "Q.java" };
+	for (int f = 0; f < 4; f++) {
+		struct rt_frame fr[] = { { .dso = "jitted-10-1.so", .sym = "m()", .file = files[f],
+					   .line = 5, .load = a, .ip = 0x1000 + f }, { 0 } };
+		for (int k = 0; k < 3; k++)
+			rt_sample(s, "java", 10, 103 * S, 1, fr);
+	}
+	rp_session_finish(s);
+	struct rp_gen_view v;
+	cr_assert_eq(rp_gen_view_build(&v, s, NULL), 0);
+	cr_assert_eq(v.nr_methods, 1);
+	const struct rp_gen_row *r = v.methods[0].rows;
+	cr_assert_eq(r[0].load->code_addr, 0x1000);
+	cr_assert_eq(r[0].nr_hot, 3);
+	cr_assert_str_eq(r[0].hot[0].file, "A.java");
+	cr_assert_str_eq(r[0].hot[1].file, "M.java");
+	cr_assert_str_eq(r[0].hot[2].file, "Q.java");
+	rp_gen_view_free(&v);
+	rp_session_free(s);
+}
+
 Test(generations, view_rows)
 {
 	uint32_t l[4];
