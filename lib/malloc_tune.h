@@ -13,6 +13,11 @@
 #define JP_MALLOC_TUNABLES                                                                   \
 	"glibc.malloc.hugetlb=1:glibc.malloc.top_pad=16777216:"                              \
 	"glibc.malloc.trim_threshold=4294967296:glibc.malloc.mmap_threshold=33554432"
+#define JP_MALLOC_TOP_PAD (16 << 20)
+#define JP_MALLOC_MMAP_THRESHOLD (32 << 20)
+/* What jp_malloc_tune_here grows the heap by at once and advises for huge pages: address
+ * space only until used. A run that needs more heap gets the rest in ordinary pages. */
+#define JP_MALLOC_HERE_RESERVE (512 << 20)
 
 /* 1 where jp_malloc_tune re-executes: not in a sanitized build, whose allocator is not
  * glibc's (the tests expect what the build does). */
@@ -47,5 +52,13 @@ int jp_malloc_tunables(const char *user_tunables, const char *tune_env, char *ou
  * untuned). In the re-executed image it puts the caller's GLIBC_TUNABLES back, so that no
  * program this one starts sees ours. */
 void jp_malloc_tune(char **argv);
+
+/* The same tuning in this process, without the re-execution (8-12 ms a run), for a command
+ * whose memory is its main thread's: mallopt for the heap step, trim and mmap thresholds, and
+ * the heap's next JP_MALLOC_HERE_RESERVE bytes advised for huge pages (madvise). What it
+ * cannot do is what the tunable does for the arenas of other threads, so a command whose
+ * threads allocate much (report's read-ahead of DWARF) re-executes instead. Skipped in the
+ * same cases as jp_malloc_tune. inject uses it. */
+void jp_malloc_tune_here(void);
 
 #endif

@@ -91,7 +91,9 @@ int main(int argc, char **argv)
 	}
 	for (const struct command *c = commands; c->name; c++) {
 		if (name_matches(c->name, name)) {
-			if (batch_command(c->name))
+			if (!strcmp(c->name, "inject"))
+				jp_malloc_tune_here();	/* its threads allocate little */
+			else if (batch_command(c->name))
 				jp_malloc_tune(argv);
 			cli_set_command(c->name);
 			/* getopt names the program after argv[0] in its messages: "jitprof

@@ -1,7 +1,7 @@
-/* commands_malloc_tune.c - the batch commands (report, inject, ...) run with glibc's malloc
- * tuned (lib/malloc_tune.h): the running process's own environment shows the tunables, it is
+/* commands_malloc_tune.c - the batch commands (report, ...) run with glibc's malloc tuned
+ * (lib/malloc_tune.h): the running process's own environment shows the tunables, it is
  * still named "jitprof", and a user's own malloc tunables or JITPROF_MALLOC_TUNE=0 leave it
- * untuned; record is never re-executed; the libraries of a few commands (capstone, libarchive,
+ * untuned; inject tunes its heap in its own process instead; record is never re-executed; the libraries of a few commands (capstone, libarchive,
  * libxml2, libdebuginfod) are not loaded at start. Observed on a `jitprof report -i -` that waits for
  * its input on a pipe, so the process is looked at in its final image. */
 #include <criterion/criterion.h>
@@ -45,6 +45,7 @@ struct observed {
 	char *environ;
 	char *comm;
 	char *maps;
+	char *smaps;
 };
 
 /* Starts `jitprof ARGS -i -` with env_extra set (NULL-terminated "NAME=value" or "NAME" to
@@ -92,6 +93,7 @@ static struct observed observe(const char *cmd, const char *const *env)
 	o.environ = proc_text(pid, "environ");
 	o.comm = proc_text(pid, "comm");
 	o.maps = proc_text(pid, "maps");
+	o.smaps = proc_text(pid, "smaps");
 	close(fds[1]);
 	if (waitpid(pid, &status, 0) != pid) {
 		kill(pid, SIGKILL);
@@ -107,6 +109,21 @@ static void observed_free(struct observed *o)
 	free(o->environ);
 	free(o->comm);
 	free(o->maps);
+	free(o->smaps);
+}
+
+/* 1 when the [heap] mapping is advised for huge pages ("hg" in its VmFlags). */
+static int heap_advised(const struct observed *o)
+{
+	const char *h = o->smaps ? strstr(o->smaps, "[heap]") : NULL;
+	const char *f = h ? strstr(h, "VmFlags:") : NULL;
+	const char *end = f ? strchr(f, '\n') : NULL;
+	if (!f || !end)
+		return 0;
+	for (const char *p = f; (p = strstr(p, " hg")) && p < end; p++)
+		if (p[3] == ' ' || p[3] == '\n')
+			return 1;
+	return 0;
 }
 
 static int tuned(const struct observed *o)
@@ -171,8 +188,37 @@ Test(malloc_tune, users_malloc_tunables_and_the_switch_leave_it_untuned)
 	observed_free(&o);
 
 	const char *off[] = { "GLIBC_TUNABLES", JP_MALLOC_TUNE_ENV "=0", NULL };
-	o = observe("inject", off);
+	o = observe("report", off);
 	cr_assert(!tuned(&o), "re-executed with " JP_MALLOC_TUNE_ENV "=0:\n%s", o.environ);
+	observed_free(&o);
+}
+
+/* inject tunes malloc in its own process (jp_malloc_tune_here): no re-execution, and its heap
+ * grown once and advised for huge pages; JITPROF_MALLOC_TUNE=0, or malloc tunables of the
+ * user's own, leave the heap as glibc makes it. */
+Test(malloc_tune, inject_tunes_its_heap_without_reexecuting)
+{
+	int thp = access("/sys/kernel/mm/transparent_hugepage/enabled", F_OK) == 0;
+	const char *env[] = { "GLIBC_TUNABLES", JP_MALLOC_TUNE_ENV, NULL };
+	struct observed o = observe("inject", env);
+	cr_assert(!tuned(&o), "inject re-executed:\n%s", o.environ);
+	cr_assert_str_eq(o.comm, "jitprof\n");
+	if (!thp)
+		cr_log_info("this kernel has no transparent huge pages: the heap's advice is "
+			    "not checked");
+	else if (JP_MALLOC_TUNE_ACTIVE)
+		cr_assert(heap_advised(&o), "inject's heap is not advised for huge pages:\n%s",
+			  o.smaps);
+	observed_free(&o);
+	const char *off[] = { "GLIBC_TUNABLES", JP_MALLOC_TUNE_ENV "=0", NULL };
+	o = observe("inject", off);
+	cr_assert_not(heap_advised(&o), "advised with " JP_MALLOC_TUNE_ENV "=0");
+	observed_free(&o);
+	const char *own[] = { "GLIBC_TUNABLES=glibc.malloc.arena_max=2", JP_MALLOC_TUNE_ENV,
+			      NULL };
+	o = observe("inject", own);
+	cr_assert_not(heap_advised(&o), "advised over the user's malloc tunables");
+	cr_assert(strstr(o.environ, "GLIBC_TUNABLES=glibc.malloc.arena_max=2"));
 	observed_free(&o);
 }
 
