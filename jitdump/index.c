@@ -19,6 +19,7 @@
 struct jd_index {
 	struct jd_reader *dump, *ext;
 	struct jd_arena arena;
+	struct jd_arena ext_arena;	/* the companion's records (index_ext.c) */
 	struct jd_load_entry **chunks;
 	size_t nr_chunks, nr_loads;
 	size_t chunk0_cap;	/* the first chunk grows to CHUNK: a dump of 3 loads needs no 640 KB */
@@ -228,42 +229,22 @@ static int find_by_addr(struct jd_index *x, uint64_t addr, uint64_t t, uint32_t 
 	return 0;
 }
 
-static int copy_inline(struct jd_index *x, struct jd_load_entry *e, const struct jd_ext_inline *in)
-{
-	struct jd_arena *a = &x->arena;
-	struct jd_ext_inline *c = jd_arena_dup(a, in, sizeof(*in));
-	struct jd_inline_method *m = jd_arena_dup(a, in->methods, in->nr_methods * sizeof(*m));
-	struct jd_inline_pc *pcs = jd_arena_dup(a, in->pcs, in->nr_pcs * sizeof(*pcs));
-	if (!c || !m || !pcs)
-		return -ENOMEM;
-	for (uint32_t i = 0; i < in->nr_pcs; i++) {
-		pcs[i].frames = jd_arena_dup(a, in->pcs[i].frames,
-					     in->pcs[i].depth * sizeof(*pcs[i].frames));
-		if (!pcs[i].frames)
-			return -ENOMEM;
-	}
-	c->methods = m;
-	c->pcs = pcs;
-	e->inl = c;
-	return 0;
-}
-
-static int on_ext_record(struct jd_index *x, const struct jd_record *r)
+static int join_ext_record(struct jd_index *x, const struct jd_ext_rec *r)
 {
 	uint32_t i;
 	switch (r->id) {
 	case JD_EXT_LOAD_INFO:
-		if (!find_by_index(x, r->u.load_info.code_index, &i))
+		if (!find_by_index(x, r->u.info->code_index, &i))
 			break;
-		entry(x, i)->info = jd_arena_dup(&x->arena, &r->u.load_info,
-						 sizeof(r->u.load_info));
+		entry(x, i)->info = r->u.info;
 		entry(x, i)->info_offset = r->offset;
-		return entry(x, i)->info ? 0 : -ENOMEM;
+		return 0;
 	case JD_EXT_INLINE:
-		if (!find_by_index(x, r->u.inl.code_index, &i))
+		if (!find_by_index(x, r->u.inl->code_index, &i))
 			break;
 		entry(x, i)->inl_offset = r->offset;
-		return copy_inline(x, entry(x, i), &r->u.inl);
+		entry(x, i)->inl = r->u.inl;
+		return 0;
 	case JD_EXT_UNLOAD:
 		if (r->u.unload.code_index ? !find_by_index(x, r->u.unload.code_index, &i)
 					   : !find_by_addr(x, r->u.unload.code_addr,
@@ -272,12 +253,40 @@ static int on_ext_record(struct jd_index *x, const struct jd_record *r)
 		entry(x, i)->unload_time = r->timestamp ? r->timestamp : 1;
 		return 0;
 	case JD_EXT_AGENT_STATS:
-		x->agent_stats = jd_arena_dup(&x->arena, &r->u.stats, sizeof(r->u.stats));
-		return x->agent_stats ? 0 : -ENOMEM;
+		x->agent_stats = r->u.stats;
+		return 0;
 	default:
 		return 0;
 	}
 	x->counts.ext_unmatched++;
+	return 0;
+}
+
+/* The companion's records joined to the loads in file order, and its warnings after the
+ * dump's: what reading it after the dump gave. */
+static int join_ext(struct jd_index *x, struct jd_ext_read *e)
+{
+	x->ext = e->r;
+	e->r = NULL;
+	x->ext_arena = e->arena;
+	e->arena.head = NULL;
+	if (!x->ext) {
+		add_warning(x, e->why);
+		return 0;
+	}
+	for (size_t k = 0; k < e->n; k++) {
+		int rc = join_ext_record(x, &e->v[k]);
+		if (rc)
+			return rc;
+	}
+	if (e->rc)
+		return e->rc;
+	if (e->damaged) {
+		char msg[600];
+		snprintf(msg, sizeof(msg), "%s (records before it kept)", jd_reader_error(x->ext));
+		add_warning(x, msg);
+	}
+	add_warning(x, jd_reader_warning(x->ext));
 	return 0;
 }
 
@@ -316,24 +325,29 @@ int jd_index_open_flags(struct jd_index **out, int dirfd, const char *name, cons
 	int rc = jd_reader_open_flags(&x->dump, dirfd, name, display, rflags, err, errlen);
 	if (rc)
 		goto fail;
+	/* The companion, if any, is read meanwhile (index_ext.c) and joined after the dump. */
+	char ext[4096], ext_display[4096];
+	struct jd_ext_read er = { .dirfd = dirfd, .name = ext, .display = ext_display,
+				  .reader_flags = rflags,
+				  .no_inline = (flags & JD_INDEX_NO_INLINE) != 0 };
+	int with_ext = !jd_reader_is_ext(x->dump) && !jd_ext_path(name, ext, sizeof(ext)) &&
+		       !jd_ext_path(display, ext_display, sizeof(ext_display)) &&
+		       faccessat(dirfd, ext, F_OK, AT_SYMLINK_NOFOLLOW) == 0;
+	if (with_ext)
+		jd_ext_read_start(&er);
 	rc = read_all(x, x->dump, on_dump_record);
 	if (x->pend_debug)
 		x->counts.debug_orphaned++;
 	if (x->pend_unwind)
 		x->counts.unwind_orphaned++;
-	char ext[4096], ext_display[4096];
-	if (!rc && !jd_reader_is_ext(x->dump) && !jd_ext_path(name, ext, sizeof(ext)) &&
-	    !jd_ext_path(display, ext_display, sizeof(ext_display)) &&
-	    faccessat(dirfd, ext, F_OK, AT_SYMLINK_NOFOLLOW) == 0) {
-		char why[512];
-		if (jd_reader_open_flags(&x->ext, dirfd, ext, ext_display, rflags, why,
-					 sizeof(why)) == 0) {
-			if (flags & JD_INDEX_NO_INLINE)
-				jd_reader_skip_id(x->ext, JD_EXT_INLINE);
-			rc = read_all(x, x->ext, on_ext_record);
-		} else {
-			add_warning(x, why);
-		}
+	if (with_ext) {
+		jd_ext_read_wait(&er);
+		int erc = join_ext(x, &er);
+		if (!rc)
+			rc = erc;
+		jd_reader_close(er.r);
+		jd_arena_free(&er.arena);
+		free(er.v);
 	}
 	if (rc) {
 		if (err && errlen)
@@ -372,6 +386,7 @@ void jd_index_close(struct jd_index *x)
 	jd_u64_tab_free(&x->by_index);
 	jd_u64_tab_free(&x->by_addr);
 	jd_arena_free(&x->arena);
+	jd_arena_free(&x->ext_arena);
 	jd_reader_close(x->dump);
 	jd_reader_close(x->ext);
 	free(x);

@@ -4,8 +4,11 @@
 #ifndef JITPROF_INDEX_INT_H
 #define JITPROF_INDEX_INT_H
 
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "jitdump/jitdump.h"
 
 /* Internal to libjitdump: not exported from libjitdump.so. */
 #pragma GCC visibility push(hidden)
@@ -41,6 +44,40 @@ struct jd_u64_tab {
 int jd_u64_tab_put(struct jd_u64_tab *t, uint64_t key, uint32_t val);	/* replaces */
 int jd_u64_tab_get(const struct jd_u64_tab *t, uint64_t key, uint32_t *val); /* 1 found */
 void jd_u64_tab_free(struct jd_u64_tab *t);
+
+/* One companion record as the index joins it (index_ext.c), its parts in jd_ext_read's
+ * arena. */
+struct jd_ext_rec {
+	uint32_t id;
+	uint64_t offset, timestamp;
+	union {
+		const struct jd_ext_load_info *info;
+		const struct jd_ext_inline *inl;
+		struct jd_ext_unload unload;
+		const struct jd_ext_agent_stats *stats;
+	} u;
+};
+
+/* A companion file read on a thread of its own (index_ext.c). In: where it is and how to
+ * read it. Out, after jd_ext_read_wait: the reader (NULL when the open failed, why says
+ * why), the kept records in file order, rc -ENOMEM when reading stopped for memory, damaged
+ * when the reader stopped at damage (its error says where). */
+struct jd_ext_read {
+	int dirfd;
+	const char *name, *display;
+	unsigned reader_flags;
+	int no_inline;
+	struct jd_reader *r;
+	struct jd_arena arena;
+	struct jd_ext_rec *v;
+	size_t n, cap;
+	int rc, damaged;
+	char why[512];
+	pthread_t thread;
+	int threaded;
+};
+void jd_ext_read_start(struct jd_ext_read *e);	/* on a thread, or here if none starts */
+void jd_ext_read_wait(struct jd_ext_read *e);
 
 #pragma GCC visibility pop
 

@@ -79,6 +79,10 @@ void jp_malloc_tune_here(void)
 		return;	/* sanitized, switched off, or the user's own malloc tunables rule */
 	mallopt(M_MMAP_THRESHOLD, JP_MALLOC_MMAP_THRESHOLD);
 	mallopt(M_TRIM_THRESHOLD, INT_MAX);
+	/* Every thread allocates from the one heap advised below: another thread's own arena
+	 * would get 4 KiB pages (the companion's reader thread, jitdump/index_ext.c, took 40 ms
+	 * more on javac's 12 MB companion). inject's threads allocate little and seldom. */
+	mallopt(M_ARENA_MAX, 1);
 	/* The heap grown once by JP_MALLOC_HERE_RESERVE, untouched (its pages cost nothing
 	 * until used), and that range advised for huge pages: glibc.malloc.hugetlb=1 advises
 	 * each growth as it comes, which no call can ask of a running malloc. One allocation

@@ -54,11 +54,11 @@ int jp_malloc_tunables(const char *user_tunables, const char *tune_env, char *ou
 void jp_malloc_tune(char **argv);
 
 /* The same tuning in this process, without the re-execution (8-12 ms a run), for a command
- * whose memory is its main thread's: mallopt for the heap step, trim and mmap thresholds, and
- * the heap's next JP_MALLOC_HERE_RESERVE bytes advised for huge pages (madvise). What it
- * cannot do is what the tunable does for the arenas of other threads, so a command whose
- * threads allocate much (report's read-ahead of DWARF) re-executes instead. Skipped in the
- * same cases as jp_malloc_tune. inject uses it. */
+ * whose threads allocate little: mallopt for the heap step, trim and mmap thresholds, one
+ * arena for every thread, and the heap's next JP_MALLOC_HERE_RESERVE bytes advised for huge
+ * pages (madvise). A command whose threads allocate much (report's read-ahead of DWARF) would
+ * contend for the one arena, and re-executes instead: the tunable advises each thread's
+ * arena too. Skipped in the same cases as jp_malloc_tune. inject uses it. */
 void jp_malloc_tune_here(void);
 
 #endif

@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "jitdump/jitdump.h"
 #include "tests/lib/testutil.h"
@@ -365,6 +367,64 @@ Test(index, a_million_loads, .timeout = 120)
 	(void)before;
 	(void)after;
 #endif
+	jd_index_close(x);
+	tu_rmtree(dir);
+	free(dir);
+}
+
+/* The companion is read beside the dump (index_ext.c) yet joins and warns as if read after
+ * it: the dump's partial tail is warned about before the companion's damage, the companion's
+ * records before its damage are joined, and a companion that cannot be read is a warning of
+ * its own after the dump's. */
+Test(index, companion_read_meanwhile_warns_after_the_dump)
+{
+	char *dir;
+	struct jd_writer *w = jdt_writer(&dir, 0);
+	uint8_t code[16] = { 0 };
+	uint64_t ci[3];
+	struct jd_ext_load_info info = { .generation = 5, .tier = JD_TIER_C1, .level = 3 };
+	for (int i = 0; i < 3; i++) {
+		char name[8];
+		snprintf(name, sizeof(name), "m%d", i);
+		struct jd_load_desc d = { .name = name, .code_addr = 0x100u * (i + 1), .code = code,
+					  .code_size = 8, .timestamp = 100u + i, .info = &info };
+		cr_assert_eq(jd_write_load(w, &d, &ci[i]), 0);
+	}
+	char path[4096], ext[4200];
+	snprintf(path, sizeof(path), "%s", jd_writer_path(w));
+	cr_assert_eq(jd_writer_close(w), 0);
+	snprintf(ext, sizeof(ext), "%s.jitprof", path);
+	/* the dump: a partial record at its end; the companion: damage after its records */
+	FILE *f = fopen(path, "a");
+	cr_assert_not_null(f);
+	fputs("\x01\x00\x00\x00\xff", f);
+	fclose(f);
+	f = fopen(ext, "a");
+	cr_assert_not_null(f);
+	static const uint8_t bad[16] = { 0x03, 0x00, 0x01, 0x00, 8 };	/* total_size 8 < 16 */
+	fwrite(bad, 1, sizeof(bad), f);
+	fclose(f);
+	struct jd_index *x = open_index(path);
+	const char *warn = jd_index_warning(x), *partial = strstr(warn, "partial record"),
+		   *damage = strstr(warn, "records before it kept");
+	cr_assert(partial && damage && partial < damage, "%s", warn);
+	cr_assert(strstr(damage - 200 > warn ? damage - 200 : warn, ".jitprof"), "%s", warn);
+	for (int i = 0; i < 3; i++) {
+		const struct jd_load_entry *e = jd_index_load(x, (size_t)i);
+		cr_assert_not_null(e->info, "load %d joined its companion record", i);
+		cr_assert_eq(e->info->generation, 5);
+	}
+	jd_index_close(x);
+
+	/* a companion that is no regular file: warned about, after the dump's warning */
+	cr_assert_eq(unlink(ext), 0);
+	cr_assert_eq(mkfifo(ext, 0600), 0);
+	x = open_index(path);
+	warn = jd_index_warning(x);
+	partial = strstr(warn, "partial record");
+	const char *fifo = strstr(warn, "not a regular file");
+	cr_assert(partial && fifo && partial < fifo, "%s", warn);
+	cr_assert_null(jd_index_load(x, 0)->info);
 	jd_index_close(x);
 	tu_rmtree(dir);
 	free(dir);
