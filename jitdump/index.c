@@ -164,23 +164,29 @@ static int on_dump_record(struct jd_index *x, const struct jd_record *r)
 	return 0;
 }
 
-/* Reads every record of one file into the index; damage ends the file with a warning. */
-static int read_all(struct jd_index *x, struct jd_reader *rd,
-		    int (*fn)(struct jd_index *, const struct jd_record *))
+/* How reading a file ended, as warnings: its damage (which ended it, every record before kept)
+ * and its partial tail. */
+static void warn_read_end(struct jd_index *x, const struct jd_reader *rd, int damaged)
 {
-	struct jd_record rec;
-	int rc;
-	while ((rc = jd_reader_next(rd, &rec)) > 0) {
-		int e = fn(x, &rec);
-		if (e)
-			return e;
-	}
-	if (rc < 0) {
+	if (damaged) {
 		char msg[600];
 		snprintf(msg, sizeof(msg), "%s (records before it kept)", jd_reader_error(rd));
 		add_warning(x, msg);
 	}
 	add_warning(x, jd_reader_warning(rd));
+}
+
+/* Reads every record of the dump into the index; damage ends it with a warning. */
+static int read_dump(struct jd_index *x)
+{
+	struct jd_record rec;
+	int rc;
+	while ((rc = jd_reader_next(x->dump, &rec)) > 0) {
+		int e = on_dump_record(x, &rec);
+		if (e)
+			return e;
+	}
+	warn_read_end(x, x->dump, rc < 0);
 	return 0;
 }
 
@@ -281,12 +287,7 @@ static int join_ext(struct jd_index *x, struct jd_ext_read *e)
 	}
 	if (e->rc)
 		return e->rc;
-	if (e->damaged) {
-		char msg[600];
-		snprintf(msg, sizeof(msg), "%s (records before it kept)", jd_reader_error(x->ext));
-		add_warning(x, msg);
-	}
-	add_warning(x, jd_reader_warning(x->ext));
+	warn_read_end(x, x->ext, e->damaged);
 	return 0;
 }
 
@@ -335,7 +336,7 @@ int jd_index_open_flags(struct jd_index **out, int dirfd, const char *name, cons
 		       faccessat(dirfd, ext, F_OK, AT_SYMLINK_NOFOLLOW) == 0;
 	if (with_ext)
 		jd_ext_read_start(&er);
-	rc = read_all(x, x->dump, on_dump_record);
+	rc = read_dump(x);
 	if (x->pend_debug)
 		x->counts.debug_orphaned++;
 	if (x->pend_unwind)

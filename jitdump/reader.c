@@ -151,11 +151,11 @@ static void big_free(struct jd_reader *r, void *p)
 	if (r->owned == 3) {
 		jd_map_release(r->map_slot, p, r->map_len);
 		close(r->map_fd);
-	}
-	else if (r->owned == 2)
+	} else if (r->owned == 2) {
 		munmap(p, r->map_len);
-	else
+	} else {
 		free(p);
+	}
 	r->owned = 0;
 }
 

@@ -108,7 +108,8 @@ static void h_str(struct hasher *h, enum id_tag tag, const char *s)
 }
 
 /* The rows the line program uses, as given (synth_line_next); the walk's counts in *it. */
-static void hash_lines(struct hasher *h, const struct synth_input *in, struct synth_line_it *it_out)
+static void hash_lines(struct hasher *h, const struct synth_input *in,
+		       struct synth_line_it *it_out)
 {
 	struct synth_line_it it;
 	char script[SYNTH_NAME_MAX + 1];

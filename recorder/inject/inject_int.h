@@ -74,10 +74,8 @@ void inj_segmap_assign(struct inj_segmap *m, uint64_t start, uint64_t end, uint3
  * each maximal run [s, e) released. Returns how many runs. */
 size_t inj_segmap_release(struct inj_segmap *m, uint64_t start, uint64_t end, uint32_t owner,
 			  uint64_t t, void (*fn)(void *ctx, uint64_t s, uint64_t e), void *ctx);
-/* 1 with the owner and its time if addr is inside a segment that has ever been set, else 0. */
-int inj_segmap_lookup(const struct inj_segmap *m, uint64_t addr, uint32_t *owner,
-		      uint64_t *when);
-/* The same for the segment inj_bounds_find gave (seg < 0: none). */
+/* 1 with the owner and its time if segment seg (what inj_bounds_find gives for an address;
+ * < 0: none) has ever been set, else 0. */
 int inj_segmap_at(const struct inj_segmap *m, long seg, uint32_t *owner, uint64_t *when);
 
 /* ---- One dump: its loads' build-ids and its timeline of mapping events -------------------- */

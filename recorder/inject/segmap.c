@@ -208,8 +208,3 @@ int inj_segmap_at(const struct inj_segmap *m, long seg, uint32_t *owner, uint64_
 	return 1;
 }
 
-int inj_segmap_lookup(const struct inj_segmap *m, uint64_t addr, uint32_t *owner,
-		      uint64_t *when)
-{
-	return inj_segmap_at(m, inj_bounds_find(m->bd, addr), owner, when);
-}

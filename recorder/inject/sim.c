@@ -205,9 +205,10 @@ static void heap_pop(struct inj_sim *s, struct item *out)
 static long seg_of(struct inj_sim *s, size_t i, uint64_t ip)
 {
 	const struct inj_bounds *bd = &s->dumps[i]->bounds;
-	if (!s->memo && bd->nb < MEMO_OUT && i < MEMO_OUT - 1)
+	int fits = bd->nb < MEMO_OUT && i < MEMO_OUT - 1;	/* segment and dump in 32 bits */
+	if (fits && !s->memo)
 		s->memo = calloc(MEMO_SIZE, sizeof(*s->memo));
-	if (!s->memo || bd->nb >= MEMO_OUT || i >= MEMO_OUT - 1)
+	if (!fits || !s->memo)
 		return inj_bounds_find(bd, ip);
 	uint64_t h = (ip ^ (uint64_t)i << 48) * 0x9e3779b97f4a7c15ull >> (64 - MEMO_BITS);
 	struct seg_memo *m = &s->memo[h];

@@ -94,7 +94,8 @@ Test(map_guard, a_dump_cut_short_under_the_mapping_reads_zeros_and_says_so)
 	cr_assert_eq(stat(path, &st), 0);
 	cr_assert_eq(truncate(path, st.st_size / 2), 0);
 	int loads, good = intact_loads(r, &loads);	/* SIGBUS here would crash the test */
-	cr_assert(jd_reader_shrunk(r), "the reader says the file shrank (%d of %d loads intact)", good, loads);
+	cr_assert(jd_reader_shrunk(r), "the reader says the file shrank (%d of %d loads intact)",
+		  good, loads);
 	cr_assert_lt(good, LOADS, "what lay past the new end is not the code written");
 	cr_assert_gt(good, 0, "what lay before it is");
 	jd_reader_close(r);

@@ -98,6 +98,19 @@ Test(generations, clash_found_in_a_large_group)
 	rp_session_free(s);
 }
 
+/* The finished session's view, of one method whose first row is the load at 0x1000 with
+ * three hot lines; its rows. */
+static const struct rp_gen_row *first_loads_rows(struct rp_gen_view *v, struct rp_session *s)
+{
+	rp_session_finish(s);
+	cr_assert_eq(rp_gen_view_build(v, s, NULL), 0);
+	cr_assert_eq(v->nr_methods, 1);
+	const struct rp_gen_row *r = v->methods[0].rows;
+	cr_assert_eq(r[0].load->code_addr, 0x1000);
+	cr_assert_eq(r[0].nr_hot, 3);
+	return r;
+}
+
 /* Hottest lines of a generation sampled on thousands of lines, interleaved with another
  * generation's samples: each line counted over all its samples however they are spread (a
  * table of lines that grows several times), ties kept in line order. */
@@ -122,14 +135,9 @@ Test(generations, hot_lines_counted_over_many_lines)
 				rt_sample(s, "java", 10, 103 * S, 1, fb);
 			}
 		}
-	rp_session_finish(s);
 	struct rp_gen_view v;
-	cr_assert_eq(rp_gen_view_build(&v, s, NULL), 0);
-	cr_assert_eq(v.nr_methods, 1);
-	const struct rp_gen_row *r = v.methods[0].rows;
+	const struct rp_gen_row *r = first_loads_rows(&v, s);
 	cr_assert_eq(v.methods[0].nr_rows, 2);
-	cr_assert_eq(r[0].load->code_addr, 0x1000);
-	cr_assert_eq(r[0].nr_hot, 3);
 	cr_assert(r[0].hot[0].line == 100 && r[0].hot[0].samples == 50, "%u: %llu",
 		  r[0].hot[0].line, (unsigned long long)r[0].hot[0].samples);
 	cr_assert(r[0].hot[1].line == 200 && r[0].hot[1].samples == 50, "a tie: line order");
@@ -161,13 +169,8 @@ Test(generations, hot_line_ties_go_by_file_name)
 		for (int k = 0; k < 3; k++)
 			rt_sample(s, "java", 10, 103 * S, 1, fr);
 	}
-	rp_session_finish(s);
 	struct rp_gen_view v;
-	cr_assert_eq(rp_gen_view_build(&v, s, NULL), 0);
-	cr_assert_eq(v.nr_methods, 1);
-	const struct rp_gen_row *r = v.methods[0].rows;
-	cr_assert_eq(r[0].load->code_addr, 0x1000);
-	cr_assert_eq(r[0].nr_hot, 3);
+	const struct rp_gen_row *r = first_loads_rows(&v, s);
 	cr_assert_str_eq(r[0].hot[0].file, "A.java");
 	cr_assert_str_eq(r[0].hot[1].file, "M.java");
 	cr_assert_str_eq(r[0].hot[2].file, "Q.java");
