@@ -205,6 +205,10 @@ static void heap_pop(struct inj_sim *s, struct item *out)
 static long seg_of(struct inj_sim *s, size_t i, uint64_t ip)
 {
 	const struct inj_bounds *bd = &s->dumps[i]->bounds;
+	/* Most frames of a chain are in the runtime's own code, outside every jitted range:
+	 * two compares, not a memo slot that is seldom in cache. */
+	if (bd->nb < 2 || ip < bd->b[0] || ip >= bd->b[bd->nb - 1])
+		return -1;
 	int fits = bd->nb < MEMO_OUT && i < MEMO_OUT - 1;	/* segment and dump in 32 bits */
 	if (fits && !s->memo)
 		s->memo = calloc(MEMO_SIZE, sizeof(*s->memo));
