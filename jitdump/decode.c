@@ -144,8 +144,11 @@ static int dec_debug(struct jd_record *rec, const uint8_t *p, int sw, struct jd_
 		if (!f)
 			return bad(msg, len, "DEBUG_INFO entry %llu file name is not NUL-terminated "
 				   "inside the record", (unsigned long long)i);
-		/* "\xff" = same file as the entry before; on a first entry it names nothing. */
-		if (!strcmp(f, JD_SAME_FILE))
+		/* "\xff" = same file as the entry before; on a first entry it names nothing.
+		 * A name spelled out again (perf's JVMTI agent and ours write every row's) is
+		 * given the row before's string too: readers that check a row's name once per
+		 * string (synth) then do it once per run of rows, not per row. */
+		if (!strcmp(f, JD_SAME_FILE) || !strcmp(f, prev))
 			f = prev;
 		e->file = prev = f;
 	}

@@ -51,16 +51,24 @@ const struct jd_line *synth_line_next(struct synth_line_it *it)
 {
 	while (it->i < it->n) {
 		const struct jd_line *l = &it->rows[it->i++];
-		/* rows share their file's string: the last one found to be text is not decoded
-		 * again */
-		const char *file = l->file && l->file == it->text_file ? l->file :
-				   synth_line_file(l->file, it->script);
-		int renamed = file && file != l->file;
-		if (file && !renamed)
-			it->text_file = file;
+		/* rows share their file's string (the jitdump reader makes a repeated name one
+		 * string): the last one found to be text is not decoded or measured again */
+		const char *file;
+		int renamed = 0, fits;
+		if (l->file && l->file == it->text_file) {
+			file = l->file;
+			fits = it->text_fits;
+		} else {
+			file = synth_line_file(l->file, it->script);
+			renamed = file && file != l->file;
+			fits = file && strnlen(file, SYNTH_NAME_MAX + 1) <= SYNTH_NAME_MAX;
+			if (file && !renamed) {
+				it->text_file = file;
+				it->text_fits = fits;
+			}
+		}
 		int ok = l->addr >= it->lo && l->addr - it->lo < it->size &&
-			 (!it->seen || l->addr >= it->last) && l->line >= 0 && file &&
-			 strnlen(file, SYNTH_NAME_MAX + 1) <= SYNTH_NAME_MAX;
+			 (!it->seen || l->addr >= it->last) && l->line >= 0 && fits;
 		if (!ok) {
 			it->bad++;
 			continue;

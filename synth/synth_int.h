@@ -26,6 +26,7 @@ struct synth_line_it {
 	int seen;		/* a row inside the code was seen: last is set */
 	const char *script;	/* the file of rows whose own is not text, or NULL */
 	const char *text_file;	/* the last file name found to be text (rows share them) */
+	int text_fits;		/* and whether it is at most SYNTH_NAME_MAX bytes */
 	struct jd_line cur;	/* such a row, renamed */
 };
 /* script: synth_name_script of the load's name, owned by the caller while the rows are used */
