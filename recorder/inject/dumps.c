@@ -91,10 +91,13 @@ void inj_load_input(const struct inj_dump *d, uint32_t i, struct synth_input *in
 		synth_input_drop_bad_debug(in, NULL);
 }
 
-/* Build-id and .text offset of one load of a file, without building its ELF. */
+/* Build-id and .text offset of one load of a file, without building its ELF; with a hasher
+ * (later), only what the timeline needs: whether synth takes the load, its .text offset and
+ * whether rows of its line table are dropped or renamed, the hash itself queued. */
 struct hash_job {
 	struct inj_dfile *f;
 	const uint32_t *idx;
+	int later;
 };
 
 static void bid_one(void *ctx, size_t k)
@@ -112,19 +115,33 @@ static void bid_one(void *ctx, size_t k)
 		fl |= INJ_NOLINES;
 	size_t dropped = 0, renamed = 0;
 	uint64_t off = synth_text_offset(&in);
-	if (rc < 0 || off > UINT32_MAX ||
-	    synth_build_id_counted(&in, l->build_id, &dropped, &renamed) < 0)
+	if (rc < 0 || off > UINT32_MAX)
 		fl |= INJ_BAD;
-	else
+	else if (j->later)	/* the same walk of the rows as the hash's (synth.h) */
+		dropped = synth_lines_count(&in, &renamed);
+	else if (synth_build_id_counted(&in, l->build_id, &dropped, &renamed) < 0)
+		fl |= INJ_BAD;
+	if (!(fl & INJ_BAD))
 		l->text_off = (uint32_t)off;
 	if (dropped || renamed)
 		fl |= INJ_TRIMMED;
 	l->flags = fl;
 }
 
+int inj_dfile_hash_load(struct inj_dfile *f, uint32_t i)
+{
+	struct synth_input in;
+	size_t dropped, renamed;
+	synth_input_from_load(&in, jd_index_header(f->x), jd_index_load(f->x, i));
+	in.file_seq = f->file_seqs[i];
+	if (f->loads[i].flags & INJ_NOLINES)	/* as bid_one judged it */
+		synth_input_drop_bad_debug(&in, NULL);
+	return synth_build_id_counted(&in, f->loads[i].build_id, &dropped, &renamed);
+}
+
 /* Hashes the loads of f that d maps and nobody hashed yet: each load once per file, however
- * many processes and parts map it. */
-static int hash_needed(struct inj_dump *d, int threads)
+ * many processes and parts map it; with a hasher, judges them here and queues their hashes. */
+static int hash_needed(struct inj_dump *d, const struct inj_dump_opts *o)
 {
 	struct inj_dfile *f = d->df;
 	uint32_t *idx = malloc((d->nr_loads + 1) * sizeof(*idx));
@@ -134,10 +151,26 @@ static int hash_needed(struct inj_dump *d, int threads)
 	for (size_t i = 0; i < d->nr_loads; i++)
 		if (!(d->loads[i].flags & INJ_OLD) && !(f->loads[i].flags & INJ_HASHED))
 			idx[n++] = (uint32_t)i;
-	struct hash_job j = { f, idx };
-	jp_parallel_for(n, threads, bid_one, &j);
+	struct hash_job j = { f, idx, o->hasher != NULL };
+	jp_parallel_for(n, o->threads, bid_one, &j);
+	int rc = 0;
+	if (o->hasher) {	/* refused loads have no MMAP2: nothing to hash */
+		size_t m = 0;
+		for (size_t k = 0; k < n; k++)
+			if (!(f->loads[idx[k]].flags & INJ_BAD))
+				idx[m++] = idx[k];
+		rc = inj_hasher_queue(o->hasher, f, idx, m);
+	}
 	free(idx);
-	return 0;
+	return rc;
+}
+
+void inj_dump_take_ids(struct inj_dump *d)
+{
+	for (size_t i = 0; d->df && d->df->id_state && i < d->nr_loads; i++)
+		if (!(d->loads[i].flags & (INJ_OLD | INJ_BAD)))
+			memcpy(d->loads[i].build_id, d->df->loads[i].build_id,
+			       sizeof(d->loads[i].build_id));
 }
 
 /* The message of the first refused load (or refused line table), asked again serially. */
@@ -282,6 +315,7 @@ void inj_dfile_put(struct inj_dfile *f)
 	if (!f || --f->refs)
 		return;
 	free(f->loads);
+	free(f->id_state);
 	free(f->file_seqs);
 	free(f->move_load);
 	if (f->x)
@@ -332,7 +366,7 @@ int inj_dump_init(struct inj_dump *d, struct jd_index *x, const char *path,
 		if (d->move_load[i] != INJ_NONE)
 			d->loads[d->move_load[i]].flags &= (uint8_t)~INJ_OLD;
 	d->closed = jd_index_stats(d->x)->per_id[JD_CODE_CLOSE] > 0;
-	if (hash_needed(d, o->threads) < 0)
+	if ((rc = hash_needed(d, o)) < 0)
 		goto nomem;
 	for (size_t i = 0; i < d->nr_loads; i++) {
 		struct inj_load *l = &d->loads[i];

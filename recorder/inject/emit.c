@@ -47,8 +47,16 @@ static int emit_load(struct inj_run_state *s, struct inj_dump *d, uint32_t i, ui
 	int rc = inj_load_path(d, i, path, sizeof(path));
 	if (rc < 0)
 		return rc;
+	const uint8_t *id = s->hasher && d->df ? inj_hasher_id(s->hasher, d->df, i) :
+			    d->loads[i].build_id;
+	if (!id) {
+		snprintf(s->err, s->errlen, "%s: code load at offset %llu: its build-id could not "
+			 "be computed (SHA-1 failed in libcrypto)", d->path,
+			 (unsigned long long)e->offset);
+		return -EIO;
+	}
 	rc = write_mmap2(s, d, host_pid(d, e->load.pid), host_pid(d, e->load.tid), t, start, len,
-			 d->loads[i].text_off, d->loads[i].build_id, path);
+			 d->loads[i].text_off, id, path);
 	if (rc < 0)
 		return rc;
 	s->st->mmaps_emitted++;

@@ -119,8 +119,12 @@ struct inj_dfile {
 				 * INJ_NOLINES, INJ_TRIMMED */
 	uint32_t *file_seqs;	/* per load: synth_index_file_seqs (repeated code_index values) */
 	uint32_t *move_load;	/* per move: load index it moves, INJ_NONE when unknown */
+	uint8_t *id_state;	/* per load, with a hasher: whether its build_id is there yet
+				 * (hasher.c; NULL: hashed with its flags) */
 	unsigned refs;
 };
+/* Load i's build-id into f->loads[i] (the input its flags say); 0 or <0. */
+int inj_dfile_hash_load(struct inj_dfile *f, uint32_t i);
 /* A dfile of index x (owned from here on, closed on failure too), refs 1, nothing hashed. */
 int inj_dfile_new(struct inj_dfile **out, struct jd_index *x);
 void inj_dfile_put(struct inj_dfile *f);	/* drops one reference; frees at 0 */
@@ -179,12 +183,15 @@ struct inj_dump_opts {
 	size_t first_load, first_move;	/* 0 for a whole dump; else the previous part's ends */
 	struct inj_dfile *file;	/* the file read already (x is then NULL): shared, one more
 				 * reference taken */
+	struct inj_hasher *hasher;	/* non-NULL: build-ids are hashed behind the stream */
 };
 /* Builds the timeline and build-ids of an opened index (takes ownership of x, made a new
  * inj_dfile; or shares o->file; call inj_dump_fini also after a failure). */
 int inj_dump_init(struct inj_dump *d, struct jd_index *x, const char *path,
 		  const struct inj_dump_opts *o, char *err, size_t errlen);
 void inj_dump_fini(struct inj_dump *d);
+/* After inj_hasher_finish: the build-ids hashed behind the stream into d's own loads. */
+void inj_dump_take_ids(struct inj_dump *d);
 /* Whether ELFs may be written beside d's dump (d->beside): only through d->dirfd (opened from
  * the dump's directory when still -1), and only when that directory is the running user's
  * (or root's sticky /tmp): anywhere else someone else chose what is there and could swap it.
@@ -199,6 +206,25 @@ void inj_load_input(const struct inj_dump *d, uint32_t i, struct synth_input *in
 int inj_load_path(const struct inj_dump *d, uint32_t i, char *buf, size_t len);
 /* MMAP2 len of load i (code, plus mapped unwind data as perf maps it). */
 uint64_t inj_load_map_len(const struct jd_load_entry *e);
+
+/* ---- Build-ids hashed behind the stream (hasher.c) ---------------------------------------
+ * `--no-elfs` on a file: inj_dump_init judges each load (validity, .text offset, trimmed rows:
+ * all the timeline needs) and queues its SHA-1; threads hash in queue order while the prescan
+ * and the stream go on; the stream asks for a load's id when it writes its MMAP2. */
+struct inj_hasher;
+/* threads (<= 0: jp_default_threads()) counts the stream's own: threads - 1 workers, at
+ * least one. 0 or -ENOMEM. */
+int inj_hasher_new(struct inj_hasher **out, int threads);
+/* Queues loads idx[0..n) of f (a reference to f is kept); starts the threads. 0 or -ENOMEM. */
+int inj_hasher_queue(struct inj_hasher *h, struct inj_dfile *f, const uint32_t *idx, size_t n);
+/* Load i's build-id, waited for (or hashed here when nobody has started it); NULL when its
+ * hash failed. f without a hasher's state: its id as hashed before. */
+const uint8_t *inj_hasher_id(struct inj_hasher *h, struct inj_dfile *f, uint32_t i);
+/* No more loads: the caller hashes what is left with the threads, then joins them. 0, or -EIO
+ * with the first failed load named in err. */
+int inj_hasher_finish(struct inj_hasher *h, char *err, size_t errlen);
+/* Stops the threads (unfinished hashes abandoned) and frees h. NULL is a no-op. */
+void inj_hasher_free(struct inj_hasher *h);
 
 /* ---- The ordered replay that finds which loads were sampled (sim.c) ----------------------
  * Mirrors perf's ordered-events discipline on the output stream: mapping changes and samples
@@ -218,7 +244,7 @@ int inj_sim_map(struct inj_sim *s, struct inj_dump *d, uint64_t time, uint64_t s
  * are held too and resolved when released; otherwise they are dropped at once. */
 void inj_sim_set_lazy(struct inj_sim *s, int lazy);
 /* Queue a sample: ip plus callchain entries (user context only is kept). */
-int inj_sim_sample(struct inj_sim *s, uint32_t pid, uint64_t time, uint64_t ip,
+int inj_sim_sample(struct inj_sim *s, uint32_t pid, uint32_t tid, uint64_t time, uint64_t ip,
 		   const uint64_t *chain, uint64_t nr_chain, int ip_user);
 /* A FINISHED_ROUND was written; release what perf would release. */
 void inj_sim_round(struct inj_sim *s);
@@ -329,6 +355,7 @@ struct inj_run_state {
 	int w_started;
 	struct inj_sim *sim;
 	struct inj_pool *pool;
+	struct inj_hasher *hasher;	/* --no-elfs on a file (hasher.c); NULL otherwise */
 	struct inj_dump **dumps;
 	size_t nr_dumps;
 	struct inj_time_conv tc;

@@ -215,7 +215,7 @@ static int add_part(struct inj_run_state *s, const struct pd_reader *r, const ch
 	s->dumps = nd;
 	int arch = (jd_index_header(cur)->flags & JD_FLAGS_ARCH_TIMESTAMP) != 0;
 	struct inj_dump_opts dopts = { arch, &s->tc, s->o->threads, prev ? prev->nr_loads : 0,
-				       prev ? prev->nr_moves : 0, f };
+				       prev ? prev->nr_moves : 0, f, s->hasher };
 	rc = inj_dump_init(d, x, path, &dopts, err, sizeof(err));
 	d->dirfd = dirfd;	/* closed by inj_dump_fini from here on */
 	if (!f && d->df && shareable) {	/* its identity, for the next marker naming it */

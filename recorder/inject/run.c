@@ -84,7 +84,7 @@ static int handle(struct inj_run_state *s, const struct pd_event *ev)
 		if (s->nr_dumps || !s->prescanned) {
 			/* Without a prescan (pipe input) a marker may still come later in the
 			 * file than samples it explains: the replay holds those too. */
-			rc = inj_sim_sample(s->sim, sm->pid, sm->time, sm->ip, sm->callchain,
+			rc = inj_sim_sample(s->sim, sm->pid, sm->tid, sm->time, sm->ip, sm->callchain,
 					    sm->callchain ? sm->nr_callchain : 0, user);
 			if (rc < 0)
 				return rc;
@@ -225,6 +225,12 @@ static int finish(struct inj_run_state *s)
 	if (s->pool)
 		inj_pool_finish(s->pool, &s->st->pool);
 	s->pool = NULL;
+	if (s->hasher) {	/* every load's id, before the dumps' sizes are checked */
+		if ((rc = inj_hasher_finish(s->hasher, s->err, s->errlen)) < 0)
+			return rc;
+		for (size_t i = 0; i < s->nr_dumps; i++)
+			inj_dump_take_ids(s->dumps[i]);
+	}
 	if ((rc = inj_dumps_shrunk(s)) < 0)
 		return rc;
 	if (!s->o->out_pipe) {
@@ -280,7 +286,12 @@ int inj_run(const struct inj_opts *opts, struct inj_stats *st)
 		snprintf(err, errlen, "%s: %s", o->output, strerror(-rc));
 		goto out;
 	}
-	if (!pd_reader_is_pipe(s.r))
+	/* --no-elfs on a file: the SHA-1s run behind the stream. --threads 1 hashes them all
+	 * before it, on the one thread. */
+	if (rc == 0 && o->no_elfs && !pd_reader_is_pipe(s.r) && o->threads != 1 &&
+	    (rc = inj_hasher_new(&s.hasher, o->threads)) < 0)
+		snprintf(err, errlen, "out of memory");
+	if (rc == 0 && !pd_reader_is_pipe(s.r))
 		rc = inj_prescan(&s);
 	inj_sim_set_lazy(s.sim, !s.prescanned);
 	if (rc == 0)
@@ -288,6 +299,7 @@ int inj_run(const struct inj_opts *opts, struct inj_stats *st)
 	if (rc == 0)
 		rc = finish(&s);
 out:
+	inj_hasher_free(s.hasher);	/* its threads read the dumps: stopped first */
 	if (s.pool)
 		inj_pool_finish(s.pool, &st->pool);
 	if (s.w) {

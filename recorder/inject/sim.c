@@ -23,6 +23,9 @@ struct item {
 	uint64_t *ips;		/* SAMPLE: malloc'd, or NULL for the lone ip in ip0 */
 	uint64_t ip0;
 	int ip_hit;		/* SAMPLE: ips[0] is the sample's own ip */
+	uint32_t one;		/* SAMPLE: 1 + the index of the process's only dump, whose code
+				 * segments follow the ips in ips (seg0 for ip0); 0: none */
+	uint32_t seg0;
 };
 
 /* The queue is a heap plus a FIFO per kind of item: an item not older than its kind's FIFO's
@@ -49,6 +52,21 @@ struct inj_sim {
 	uint64_t *scratch;	/* a chain's kept ips, before they are copied to their item */
 	size_t scratch_cap;
 	struct seg_memo *memo;	/* MEMO_SIZE entries once a chain is searched */
+	struct tid_chain *tc;	/* TC_SLOTS entries once a chain is searched */
+};
+
+/* The last call chain of a thread, raw, with each entry's code segment in its process's only
+ * dump (-1: outside it, or a context mark): the next sample of the thread mostly shares its
+ * outer frames, whose segments are then copied instead of searched (dumps' bounds never
+ * change once added, so an entry is right for as long as the dump is its process's only one). */
+#define TC_SLOTS 64
+
+struct tid_chain {
+	uint32_t pid, tid;
+	uint32_t dump;		/* index + 1; 0 = empty */
+	size_t n, cap;
+	uint64_t *raw;
+	int64_t *seg;
 };
 
 /* The segment of a dump's code bounds an ip falls in, remembered: call chains repeat the same
@@ -95,6 +113,11 @@ void inj_sim_free(struct inj_sim *s)
 	free(s->h);
 	free(s->scratch);
 	free(s->memo);
+	for (size_t i = 0; s->tc && i < TC_SLOTS; i++) {
+		free(s->tc[i].raw);
+		free(s->tc[i].seg);
+	}
+	free(s->tc);
 	free(s->dumps);
 	free(s);
 }
@@ -265,6 +288,22 @@ static void apply(struct inj_sim *s, struct item *it)
 		return;
 	}
 	const uint64_t *ips = it->ips ? it->ips : &it->ip0;
+	if (it->one) {	/* the segments were found when it was queued */
+		struct inj_dump *d = s->dumps[it->one - 1];
+		const uint64_t *segs = it->ips ? it->ips + it->nips : NULL;
+		for (uint32_t i = 0; i < it->nips; i++) {
+			unsigned how = i == 0 && it->ip_hit ? INJ_HIT_SAMPLE : INJ_HIT_CHAIN;
+			uint32_t o;
+			uint64_t w;
+			if (inj_segmap_at(&d->sim_map, segs ? (long)segs[i] : (long)it->seg0, &o,
+					  &w) && o != INJ_NONE)
+				s->fn(s->ctx, d, o, how);
+			else if (how == INJ_HIT_SAMPLE)
+				s->unresolved++;	/* in the dump's code, no load's then */
+		}
+		item_free(it);
+		return;
+	}
 	for (uint32_t i = 0; i < it->nips; i++)
 		resolve(s, it->pid, ips[i],
 			i == 0 && it->ip_hit ? INJ_HIT_SAMPLE : INJ_HIT_CHAIN);
@@ -343,7 +382,119 @@ static size_t chain_ips(struct inj_sim *s, uint32_t pid, int known, const uint64
 	return k;
 }
 
-int inj_sim_sample(struct inj_sim *s, uint32_t pid, uint64_t time, uint64_t ip,
+/* The only dump of pid (index), or -1 when it has none or several. */
+static long only_dump(const struct inj_sim *s, uint32_t pid)
+{
+	long one = -1;
+	for (size_t i = 0; i < s->nr_dumps; i++) {
+		if (s->dumps[i]->pid != pid)
+			continue;
+		if (one >= 0)
+			return -1;
+		one = (long)i;
+	}
+	return one;
+}
+
+/* Each entry's segment in dump di (-1: outside, or a context mark), the part shared with the
+ * thread's previous chain copied from it; NULL without memory (the caller searches each). */
+static const int64_t *chain_segs(struct inj_sim *s, size_t di, uint32_t pid, uint32_t tid,
+				 const uint64_t *chain, size_t nr)
+{
+	if (!s->tc && !(s->tc = calloc(TC_SLOTS, sizeof(*s->tc))))
+		return NULL;
+	struct tid_chain *c = &s->tc[(uint32_t)(tid * 0x9e3779b1u) >> (32 - 6)];
+	size_t same = 0;
+	if (c->dump == di + 1 && c->pid == pid && c->tid == tid)
+		while (same < nr && same < c->n && chain[nr - 1 - same] == c->raw[c->n - 1 - same])
+			same++;
+	else
+		c->n = 0;
+	if (nr > c->cap) {
+		uint64_t *raw = realloc(c->raw, nr * sizeof(*raw));
+		if (raw)
+			c->raw = raw;
+		int64_t *seg = raw ? realloc(c->seg, nr * sizeof(*seg)) : NULL;
+		if (!seg) {
+			c->dump = 0;
+			c->n = 0;
+			return NULL;
+		}
+		c->seg = seg;
+		c->cap = nr;
+	}
+	memmove(c->seg + nr - same, c->seg + c->n - same, same * sizeof(*c->seg));
+	memcpy(c->raw, chain, nr * sizeof(*chain));
+	for (size_t i = 0; i < nr - same; i++)
+		c->seg[i] = chain[i] >= (uint64_t)PERF_CONTEXT_MAX ? -1 : seg_of(s, di, chain[i]);
+	c->n = nr;
+	c->pid = pid;
+	c->tid = tid;
+	c->dump = (uint32_t)di + 1;
+	return c->seg;
+}
+
+static int scratch_room(struct inj_sim *s, uint64_t n)
+{
+	if (n <= s->scratch_cap)
+		return 0;
+	if (n > SIZE_MAX / sizeof(uint64_t))
+		return -ENOMEM;
+	uint64_t *p = realloc(s->scratch, n * sizeof(uint64_t));
+	if (!p)
+		return -ENOMEM;
+	s->scratch = p;
+	s->scratch_cap = n;
+	return 0;
+}
+
+/* A sample of a process with one dump (every dump known): its ips are kept with their
+ * segments, so the replay does not search them again. */
+static int sample_one(struct inj_sim *s, struct item *it, size_t di, uint32_t tid, uint64_t ip,
+		      const uint64_t *chain, uint64_t nr_chain, int ip_user)
+{
+	long ipseg = ip_user ? seg_of(s, di, ip) : -1;
+	int ip_in = ipseg >= 0, rc;
+	if ((rc = scratch_room(s, 2 * nr_chain)) < 0)
+		return rc;
+	const int64_t *cseg = nr_chain ? chain_segs(s, di, it->pid, tid, chain, nr_chain) : NULL;
+	uint64_t *kip = s->scratch, *kseg = s->scratch + nr_chain;
+	size_t keep = 0;
+	int user = 1;
+	for (uint64_t i = 0; i < nr_chain; i++) {
+		uint64_t v = chain[i];
+		if (v >= (uint64_t)PERF_CONTEXT_MAX) {
+			user = v == (uint64_t)PERF_CONTEXT_USER;
+			continue;
+		}
+		long seg = !user ? -1 : cseg ? (long)cseg[i] : seg_of(s, di, v);
+		if (seg >= 0) {
+			kip[keep] = v;
+			kseg[keep++] = (uint64_t)seg;
+		}
+	}
+	if (!ip_in && !keep)
+		return 0;
+	it->one = (uint32_t)di + 1;
+	it->nips = (uint32_t)(ip_in + keep);
+	it->ip_hit = ip_in;
+	if (!keep) {
+		it->ip0 = ip;
+		it->seg0 = (uint32_t)ipseg;
+		return queue(s, it);
+	}
+	if (!(it->ips = malloc(2 * (size_t)it->nips * sizeof(uint64_t))))
+		return -ENOMEM;
+	if (ip_in) {
+		it->ips[0] = ip;
+		it->ips[it->nips] = (uint64_t)ipseg;
+	}
+	memcpy(it->ips + ip_in, kip, keep * sizeof(uint64_t));
+	memcpy(it->ips + it->nips + ip_in, kseg, keep * sizeof(uint64_t));
+	return queue(s, it);
+}
+
+int inj_sim_sample(struct inj_sim *s, uint32_t pid, uint32_t tid, uint64_t time, uint64_t ip,
 		   const uint64_t *chain, uint64_t nr_chain, int ip_user)
 {
 	struct item it = { .time = time, .kind = ITEM_SAMPLE, .pid = pid };
@@ -351,18 +502,16 @@ int inj_sim_sample(struct inj_sim *s, uint32_t pid, uint64_t time, uint64_t ip,
 	int known = pid_has_dump(s, pid);
 	if (!known && !s->lazy)
 		return 0;
+	long one = s->lazy ? -1 : only_dump(s, pid);
+	if (one >= 0)	/* segments fit 32 bits: the memo's own condition */
+		if (s->dumps[one]->bounds.nb < MEMO_OUT)
+			return sample_one(s, &it, (size_t)one, tid, ip, chain, nr_chain, ip_user);
 	int ip_in = ip_user && keep_ip(s, pid, known, ip);
 	/* One pass over the chain (each kept ip is a search of the dumps' code bounds) into
 	 * scratch; the item then gets a copy of just what was kept. */
-	if (nr_chain > s->scratch_cap) {
-		if (nr_chain > SIZE_MAX / sizeof(uint64_t))
-			return -ENOMEM;
-		uint64_t *p = realloc(s->scratch, nr_chain * sizeof(uint64_t));
-		if (!p)
-			return -ENOMEM;
-		s->scratch = p;
-		s->scratch_cap = nr_chain;
-	}
+	int rc = scratch_room(s, nr_chain);
+	if (rc < 0)
+		return rc;
 	size_t keep = nr_chain ? chain_ips(s, pid, known, chain, nr_chain, s->scratch) : 0;
 	if (!ip_in && !keep)
 		return 0;

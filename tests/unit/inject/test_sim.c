@@ -49,8 +49,8 @@ Test(sim, samples_are_charged_in_time_order_within_a_round)
 {
 	struct inj_sim *s = new_sim();
 	/* File order: the sample comes first but is newer than the mapping. */
-	cr_assert_eq(inj_sim_sample(s, 42, 150, 0x1010, NULL, 0, 1), 0);
-	cr_assert_eq(inj_sim_sample(s, 42, 90, 0x1010, NULL, 0, 1), 0);	/* before the load */
+	cr_assert_eq(inj_sim_sample(s, 42, 42, 150, 0x1010, NULL, 0, 1), 0);
+	cr_assert_eq(inj_sim_sample(s, 42, 42, 90, 0x1010, NULL, 0, 1), 0);	/* before the load */
 	cr_assert_eq(inj_sim_map(s, &d, 100, 0x1000, 0x1200, 0), 0);
 	cr_assert_eq(inj_sim_queued(s), 3);
 	inj_sim_flush(s);
@@ -64,11 +64,11 @@ Test(sim, late_items_are_applied_in_time_order_among_in_order_ones)
 {
 	struct inj_sim *s = new_sim();
 	inj_sim_map(s, &d, 100, 0x1000, 0x1200, 0);
-	inj_sim_sample(s, 42, 300, 0x1150, NULL, 0, 1);	/* load 1 maps it at 200 */
+	inj_sim_sample(s, 42, 42, 300, 0x1150, NULL, 0, 1);	/* load 1 maps it at 200 */
 	inj_sim_map(s, &d, 200, 0x1100, 0x1300, 1);	/* older than the sample at 300 */
-	inj_sim_sample(s, 42, 150, 0x1150, NULL, 0, 1);	/* still load 0's */
+	inj_sim_sample(s, 42, 42, 150, 0x1150, NULL, 0, 1);	/* still load 0's */
 	inj_sim_map(s, &d, 300, 0x1100, 0x1300, INJ_NONE);	/* same time, after the sample */
-	inj_sim_sample(s, 42, 300, 0x1150, NULL, 0, 1);	/* released: nobody's */
+	inj_sim_sample(s, 42, 42, 300, 0x1150, NULL, 0, 1);	/* released: nobody's */
 	cr_assert_eq(inj_sim_queued(s), 6);
 	inj_sim_flush(s);
 	cr_assert_eq(inj_sim_queued(s), 0);
@@ -82,11 +82,11 @@ Test(sim, newest_mapping_wins_and_unload_charges_nobody)
 	struct inj_sim *s = new_sim();
 	inj_sim_map(s, &d, 100, 0x1000, 0x1200, 0);
 	inj_sim_map(s, &d, 200, 0x1100, 0x1300, 1);
-	inj_sim_sample(s, 42, 250, 0x1150, NULL, 0, 1);	/* overlap: load 1 */
-	inj_sim_sample(s, 42, 250, 0x1050, NULL, 0, 1);	/* load 0's own part */
+	inj_sim_sample(s, 42, 42, 250, 0x1150, NULL, 0, 1);	/* overlap: load 1 */
+	inj_sim_sample(s, 42, 42, 250, 0x1050, NULL, 0, 1);	/* load 0's own part */
 	inj_sim_map(s, &d, 300, 0x1000, 0x1100, INJ_NONE);	/* load 0 unloaded */
-	inj_sim_sample(s, 42, 350, 0x1050, NULL, 0, 1);
-	inj_sim_sample(s, 43, 350, 0x1150, NULL, 0, 1);	/* another process */
+	inj_sim_sample(s, 42, 42, 350, 0x1050, NULL, 0, 1);
+	inj_sim_sample(s, 43, 43, 350, 0x1150, NULL, 0, 1);	/* another process */
 	inj_sim_flush(s);
 	cr_assert_eq(hits[1][INJ_HIT_SAMPLE], 1);
 	cr_assert_eq(hits[0][INJ_HIT_SAMPLE], 1);
@@ -97,7 +97,7 @@ Test(sim, round_rule_releases_one_round_late)
 {
 	struct inj_sim *s = new_sim();
 	inj_sim_map(s, &d, 100, 0x1000, 0x1200, 0);
-	inj_sim_sample(s, 42, 120, 0x1010, NULL, 0, 1);
+	inj_sim_sample(s, 42, 42, 120, 0x1010, NULL, 0, 1);
 	inj_sim_round(s);	/* perf flushes up to 0 here */
 	cr_assert_eq(hits[0][INJ_HIT_SAMPLE], 0);
 	cr_assert_eq(inj_sim_flush_limit(s), 0);
@@ -118,7 +118,7 @@ Test(sim, callchain_entries_count_in_user_context_only)
 	uint64_t chain[] = { (uint64_t)PERF_CONTEXT_KERNEL, 0x1010, (uint64_t)PERF_CONTEXT_USER,
 			     0xffff, 0x1250, 0x1020 };
 	/* A kernel sample: its ip is not ours; 0x1010 sits in kernel context (a coincidence). */
-	cr_assert_eq(inj_sim_sample(s, 42, 200, 0xffffffff81000000ull, chain, 6, 0), 0);
+	cr_assert_eq(inj_sim_sample(s, 42, 42, 200, 0xffffffff81000000ull, chain, 6, 0), 0);
 	inj_sim_flush(s);
 	cr_assert_eq(hits[0][INJ_HIT_CHAIN], 1);
 	cr_assert_eq(hits[1][INJ_HIT_CHAIN], 1);
@@ -129,10 +129,10 @@ Test(sim, callchain_entries_count_in_user_context_only)
 Test(sim, samples_outside_every_dump_are_not_queued)
 {
 	struct inj_sim *s = new_sim();
-	inj_sim_sample(s, 42, 10, 0x5000, NULL, 0, 1);
-	inj_sim_sample(s, 7, 10, 0x1010, NULL, 0, 1);
+	inj_sim_sample(s, 42, 42, 10, 0x5000, NULL, 0, 1);
+	inj_sim_sample(s, 7, 7, 10, 0x1010, NULL, 0, 1);
 	cr_assert_eq(inj_sim_queued(s), 0);
-	inj_sim_sample(s, 42, 10, 0x1010, NULL, 0, 1);
+	inj_sim_sample(s, 42, 42, 10, 0x1010, NULL, 0, 1);
 	cr_assert_eq(inj_sim_queued(s), 1);
 	inj_sim_free(s);
 }
@@ -140,10 +140,10 @@ Test(sim, samples_outside_every_dump_are_not_queued)
 Test(sim, samples_in_jitted_ranges_no_load_covered_are_counted)
 {
 	struct inj_sim *s = new_sim();
-	cr_assert_eq(inj_sim_sample(s, 42, 90, 0x1010, NULL, 0, 1), 0);	/* before the load */
-	cr_assert_eq(inj_sim_sample(s, 42, 95, 0x5000, NULL, 0, 1), 0);	/* not jitted code */
+	cr_assert_eq(inj_sim_sample(s, 42, 42, 90, 0x1010, NULL, 0, 1), 0);	/* before the load */
+	cr_assert_eq(inj_sim_sample(s, 42, 42, 95, 0x5000, NULL, 0, 1), 0);	/* not jitted code */
 	cr_assert_eq(inj_sim_map(s, &d, 100, 0x1000, 0x1200, 0), 0);
-	cr_assert_eq(inj_sim_sample(s, 42, 150, 0x1010, NULL, 0, 1), 0);
+	cr_assert_eq(inj_sim_sample(s, 42, 42, 150, 0x1010, NULL, 0, 1), 0);
 	inj_sim_flush(s);
 	cr_assert_eq(hits[0][INJ_HIT_SAMPLE], 1);
 	cr_assert_eq(inj_sim_unresolved(s), 1, "only the jitted address before its load");
@@ -182,8 +182,8 @@ Test(sim, the_same_address_in_two_processes_resolves_per_dump)
 	cr_assert_eq(inj_sim_map(s, &e, 10, 0x5000, 0x5100, 1), 0);
 	uint64_t chain[] = { (uint64_t)PERF_CONTEXT_USER, 0x1010, 0x1100, 0x5010 };
 	for (uint64_t t = 20; t < 60; t += 2) {
-		cr_assert_eq(inj_sim_sample(s, 42, t, 0x1100, chain, 4, 1), 0);
-		cr_assert_eq(inj_sim_sample(s, 43, t + 1, 0x1100, chain, 4, 1), 0);
+		cr_assert_eq(inj_sim_sample(s, 42, 42, t, 0x1100, chain, 4, 1), 0);
+		cr_assert_eq(inj_sim_sample(s, 43, 43, t + 1, 0x1100, chain, 4, 1), 0);
 	}
 	inj_sim_flush(s);
 	/* pid 42: the ip and chain 0x1010, 0x1100 in d (0x5010 is outside it): 3 a sample;
@@ -195,4 +195,40 @@ Test(sim, the_same_address_in_two_processes_resolves_per_dump)
 	inj_sim_free(s);
 	inj_segmap_fini(&e.sim_map);
 	inj_bounds_fini(&e.bounds);
+}
+
+/* The outer frames a thread's chain shares with its previous one take their segments from it:
+ * what is counted must still be what each chain says, with the context marks of each (an
+ * address shared in kernel context in one chain and user context in the next), the top frames
+ * that differ, and more threads than the cache has slots (each thread's chain its own). */
+Test(sim, chains_sharing_outer_frames_count_as_searched_each)
+{
+	struct inj_sim *s = new_sim();
+	cr_assert_eq(inj_sim_map(s, &d, 10, 0x1000, 0x1100, 0), 0);
+	cr_assert_eq(inj_sim_map(s, &d, 10, 0x1100, 0x1300, 1), 0);
+	uint64_t kern[] = { (uint64_t)PERF_CONTEXT_KERNEL, 0x1010, (uint64_t)PERF_CONTEXT_USER,
+			    0x1250, 0x9000 };
+	uint64_t user[] = { (uint64_t)PERF_CONTEXT_USER, 0x1010, 0x1250, 0x9000 };
+	for (uint64_t t = 20; t < 40; t += 2) {	/* one thread, the two chains in turn */
+		cr_assert_eq(inj_sim_sample(s, 42, 7, t, 0x9100, kern, 5, 1), 0);
+		cr_assert_eq(inj_sim_sample(s, 42, 7, t + 1, 0x9100, user, 4, 1), 0);
+	}
+	inj_sim_flush(s);
+	cr_assert_eq(hits[0][INJ_HIT_CHAIN], 10, "0x1010 counts in user context only");
+	cr_assert_eq(hits[1][INJ_HIT_CHAIN], 20);
+	memset(hits, 0, sizeof(hits));
+	/* 300 threads over 64 slots: each chain's top frame is its thread's (load 1 for even
+	 * threads, load 0 for odd), the two outer frames everybody's. */
+	for (uint32_t round = 0; round < 3; round++)
+		for (uint32_t tid = 1; tid <= 300; tid++) {
+			uint64_t c[] = { (uint64_t)PERF_CONTEXT_USER, tid % 2 ? 0x1050 : 0x1150,
+					 0x1010, 0x9000 };
+			cr_assert_eq(inj_sim_sample(s, 42, tid, 100 + round * 1000 + tid, 0x9100, c,
+						    4, 1), 0);
+		}
+	inj_sim_flush(s);
+	cr_assert_eq(hits[0][INJ_HIT_CHAIN], 3 * (300 + 150), "0x1010 always, 0x1050 when odd");
+	cr_assert_eq(hits[1][INJ_HIT_CHAIN], 3 * 150, "0x1150 when even");
+	cr_assert_eq(hits[0][INJ_HIT_SAMPLE] + hits[1][INJ_HIT_SAMPLE], 0);
+	inj_sim_free(s);
 }
