@@ -363,6 +363,16 @@ static int keep_ip(struct inj_sim *s, uint32_t pid, int known, uint64_t ip)
 	return !known || in_some_dump(s, pid, ip);
 }
 
+/* 1 when chain entry v is an address in user context; a context mark sets *user instead. */
+static int user_entry(uint64_t v, int *user)
+{
+	if (v >= (uint64_t)PERF_CONTEXT_MAX) {
+		*user = v == (uint64_t)PERF_CONTEXT_USER;
+		return 0;
+	}
+	return *user;
+}
+
 /* The callchain entries that can matter: user context, kept by keep_ip, into out (room for
  * nr). */
 static size_t chain_ips(struct inj_sim *s, uint32_t pid, int known, const uint64_t *chain,
@@ -370,15 +380,9 @@ static size_t chain_ips(struct inj_sim *s, uint32_t pid, int known, const uint64
 {
 	size_t k = 0;
 	int user = 1;
-	for (uint64_t i = 0; i < nr; i++) {
-		uint64_t v = chain[i];
-		if (v >= (uint64_t)PERF_CONTEXT_MAX) {
-			user = v == (uint64_t)PERF_CONTEXT_USER;
-			continue;
-		}
-		if (user && keep_ip(s, pid, known, v))
-			out[k++] = v;
-	}
+	for (uint64_t i = 0; i < nr; i++)
+		if (user_entry(chain[i], &user) && keep_ip(s, pid, known, chain[i]))
+			out[k++] = chain[i];
 	return k;
 }
 
@@ -462,14 +466,11 @@ static int sample_one(struct inj_sim *s, struct item *it, size_t di, uint32_t ti
 	size_t keep = 0;
 	int user = 1;
 	for (uint64_t i = 0; i < nr_chain; i++) {
-		uint64_t v = chain[i];
-		if (v >= (uint64_t)PERF_CONTEXT_MAX) {
-			user = v == (uint64_t)PERF_CONTEXT_USER;
+		if (!user_entry(chain[i], &user))
 			continue;
-		}
-		long seg = !user ? -1 : cseg ? (long)cseg[i] : seg_of(s, di, v);
+		long seg = cseg ? (long)cseg[i] : seg_of(s, di, chain[i]);
 		if (seg >= 0) {
-			kip[keep] = v;
+			kip[keep] = chain[i];
 			kseg[keep++] = (uint64_t)seg;
 		}
 	}
