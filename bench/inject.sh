@@ -85,6 +85,23 @@ fs_calls() {
 		{ n += $4 } END { print n + 0 }' "$tmp/$name.strace"
 }
 
+# best_wall N OUT TO CMD...: the least wall time of N runs of CMD in seconds (ns resolution),
+# OUT (the file CMD writes; its standard output when TO is "stdout") removed before each run,
+# outside the timing.
+best_wall() {
+	local n=$1 out=$2 to=$3 best="" t0 t1 sink; shift 3
+	sink=/dev/null
+	[ "$to" != stdout ] || sink=$out
+	for _ in $(seq 1 "$n"); do
+		rm -f "$out"
+		t0=$(date +%s%N)
+		"$@" > "$sink" 2> /dev/null || echo "(best_wall: $1 exited $?)" >&2
+		t1=$(date +%s%N)
+		[ -z "$best" ] || [ $((t1 - t0)) -lt "$best" ] && best=$((t1 - t0))
+	done
+	awk -v n="$best" 'BEGIN { printf "%.4f", n / 1e9 }'
+}
+
 # compare LABEL DATA DUMPDIR: perf inject on the dump where the recording names it; ours on
 # copies (file path and --no-elfs), each with its own HOME/cache; then the reports. Every
 # output perf.data goes outside the directories whose new files are counted: the files and
@@ -95,26 +112,18 @@ compare() {
 	mkdir -p "$files/home" "$lazy/home" "$tmp/$label-perf/home"
 	cp "$dumpdir"/jit-* "$files/"
 	cp "$dumpdir"/jit-* "$lazy/"
-	local t0 t1 best=""
-	for _ in 1 2 3; do	# best of 3, in ns: the inputs are in the page cache by now
-		t0=$(date +%s%N)
-		cat "$dumpdir"/jit-* "$data" > "$tmp/$label.cat"
-		t1=$(date +%s%N)
-		[ -z "$best" ] || [ $((t1 - t0)) -lt "$best" ] && best=$((t1 - t0))
-		rm -f "$tmp/$label.cat"
-	done
-	cw=$(awk -v n="$best" 'BEGIN { printf "%.3f", n / 1e9 }')
-	# --no-elfs best of 3 as cat is: both are a fraction of a second, where one slow
-	# start of the host's (a page-cache or huge-page stall) is most of a single run.
-	local w c m f
-	lw=""
-	for _ in 1 2 3; do
-		read -r w c m f _ < <(measure "$label-noelfs" "$lazy" "$jitprof" inject --jit -q \
-			--no-elfs -i "$data" -o "$tmp/$label-lazy.data" --jit-dir "$lazy")
-		if [ -z "$lw" ] || awk -v a="$w" -v b="$lw" 'BEGIN { exit !(a < b) }'; then
-			lw=$w lc=$c lr=$m lf=$f
-		fi
-	done
+	# cat and --no-elfs alike: the best of 5 runs in ns (both are a fraction of a second,
+	# where one slow start of the host's, a page-cache or huge-page stall, is most of a
+	# single run), each writing a new file (the last run's removed before, untimed: ext4
+	# replacing a file of megabytes costs milliseconds that are neither tool's work).
+	cw=$(best_wall 5 "$tmp/$label.cat" stdout cat "$dumpdir"/jit-* "$data")
+	rm -f "$tmp/$label.cat"
+	lw=$(HOME=$lazy/home best_wall 5 "$tmp/$label-lazy.data" file "$jitprof" inject --jit -q \
+		--no-elfs -i "$data" -o "$tmp/$label-lazy.data" --jit-dir "$lazy")
+	local w
+	rm -f "$tmp/$label-lazy.data"	# and once more for its CPU time, memory and files
+	read -r w lc lr lf _ < <(measure "$label-noelfs" "$lazy" "$jitprof" inject --jit -q \
+		--no-elfs -i "$data" -o "$tmp/$label-lazy.data" --jit-dir "$lazy")
 	read -r jw jc jr jf jb < <(measure "$label-files" "$files" \
 		"$jitprof" inject --jit -q -i "$data" -o "$tmp/$label-files.data" --jit-dir "$files")
 	read -r pw pc pr pf pb < <(measure "$label-perf" "$dumpdir" \
@@ -129,7 +138,7 @@ compare() {
 	local same=differ
 	cmp -s "$tmp/$label-rep-noelfs.out" "$tmp/$label-rep-files.out" && same=identical
 	echo "$label: cat of the inputs ${cw} s"
-	echo "$label: inject --no-elfs ${lw} s (cpu ${lc} s; best of 3), ${lr} MB, ${lf} files;" \
+	echo "$label: inject --no-elfs ${lw} s (best of 5; cpu ${lc} s), ${lr} MB, ${lf} files;" \
 	     "writing ELFs ${jw} s (cpu ${jc} s), ${jr} MB, ${jf} files, ${jb} bytes;" \
 	     "perf inject ${pw} s (cpu ${pc} s), ${pr} MB, ${pf} files, ${pb} bytes"
 	echo "$label: --no-elfs vs perf: $(ratio "$pw" "$lw")x wall, $(ratio "$pc" "$lc")x cpu," \

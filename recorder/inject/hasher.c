@@ -82,25 +82,30 @@ static void hash_unclaimed(struct inj_hasher *h, struct inj_dfile *f, uint32_t i
 	__atomic_store_n(&f->id_state[i], rc < 0 ? ID_FAILED : ID_DONE, __ATOMIC_RELEASE);
 }
 
-/* The next task, waiting for one while the queue is open; 0 when there is none left. */
-static int take(struct inj_hasher *h, struct hash_task *t, int wait)
+/* Up to max next tasks into t, waiting for one while the queue is open (wait set); how many
+ * (0: none left). */
+static size_t take(struct inj_hasher *h, struct hash_task *t, size_t max, int wait)
 {
 	pthread_mutex_lock(&h->mu);
 	while (wait && h->next == h->n && !h->closed && !h->stop)
 		pthread_cond_wait(&h->more, &h->mu);
-	int got = h->next < h->n && !h->stop;
-	if (got)
-		*t = h->tasks[h->next++];
+	size_t got = 0;
+	while (got < max && h->next < h->n && !h->stop)
+		t[got++] = h->tasks[h->next++];
 	pthread_mutex_unlock(&h->mu);
 	return got;
 }
 
+/* A few loads per lock: the lock per load was a tenth of a Java start-up's stream. */
+#define WORKER_BATCH 16
+
 static void *worker(void *arg)
 {
 	struct inj_hasher *h = arg;
-	struct hash_task t;
-	while (take(h, &t, 1))
-		hash_unclaimed(h, t.f, t.load);
+	struct hash_task t[WORKER_BATCH];
+	for (size_t n; (n = take(h, t, WORKER_BATCH, 1));)
+		for (size_t k = 0; k < n; k++)
+			hash_unclaimed(h, t[k].f, t[k].load);
 	return NULL;
 }
 
@@ -167,9 +172,12 @@ const uint8_t *inj_hasher_id(struct inj_hasher *h, struct inj_dfile *f, uint32_t
 		hash_unclaimed(h, f, i);
 		v = __atomic_load_n(&f->id_state[i], __ATOMIC_ACQUIRE);
 	}
-	/* A worker has it: one load's hash is microseconds away. */
-	for (unsigned spins = 0; v == ID_CLAIMED; spins++) {
-		if (spins > 64)
+	/* A worker has it: the wait hashes loads further on meanwhile (needed as much, and
+	 * the CPU would idle otherwise), or spins when none are left untaken. */
+	for (struct hash_task t; v == ID_CLAIMED;) {
+		if (take(h, &t, 1, 0))
+			hash_unclaimed(h, t.f, t.load);
+		else
 			sched_yield();
 		v = __atomic_load_n(&f->id_state[i], __ATOMIC_ACQUIRE);
 	}
@@ -180,7 +188,7 @@ int inj_hasher_finish(struct inj_hasher *h, char *err, size_t errlen)
 {
 	struct hash_task t;
 	close_queue(h);
-	while (take(h, &t, 0))	/* the caller helps instead of waiting */
+	while (take(h, &t, 1, 0))	/* the caller helps instead of waiting */
 		hash_unclaimed(h, t.f, t.load);
 	for (int i = 0; i < h->started; i++)
 		pthread_join(h->tid[i], NULL);

@@ -457,7 +457,9 @@ static int scratch_room(struct inj_sim *s, uint64_t n)
 static int sample_one(struct inj_sim *s, struct item *it, size_t di, uint32_t tid, uint64_t ip,
 		      const uint64_t *chain, uint64_t nr_chain, int ip_user)
 {
-	long ipseg = ip_user ? seg_of(s, di, ip) : -1;
+	/* a sample ip straight to the bounds: sampled addresses repeat far less than a chain's return
+	 * addresses, and a memo miss costs as much as the search (a sample-dense run misses always) */
+	long ipseg = ip_user ? inj_bounds_find(&s->dumps[di]->bounds, ip) : -1;
 	int ip_in = ipseg >= 0, rc;
 	if ((rc = scratch_room(s, 2 * nr_chain)) < 0)
 		return rc;
