@@ -166,8 +166,7 @@ static int decode_sample(const struct perf_event_attr *a, struct cur *c, struct 
 {
 	uint64_t st = a->sample_type;
 
-	memset(s, 0, sizeof(*s));
-	s->sample_type = st;
+	s->sample_type = st;	/* s is zeroed: decode() clears the whole union first */
 	if (st & PERF_SAMPLE_IDENTIFIER)
 		s->id = take64(c);
 	if (st & PERF_SAMPLE_IP)

@@ -358,3 +358,65 @@ Test(reader, unfinished_recording_read_to_the_end)
 	cr_assert_eq(c.samples, 64);
 	free(buf);
 }
+
+/* The reader fills each event afresh without zeroing all of it first (decode() and the
+ * skipped-sample path set what they own): nothing of one record may show in the next. An
+ * AUXTRACE's payload, an MMAP2's file name and sid, then samples: each sample reads as
+ * written, with no payload, no sid flag, nothing of the MMAP2 in its part of the union. */
+Test(reader, no_field_of_a_record_leaks_into_the_next)
+{
+	struct pd_writer *w;
+	struct perf_event_attr a;
+	uint64_t ids[1] = { 101 };
+	struct pd_sid sid = { .pid = 42, .tid = 42, .time = 1000, .id = 101, .cpu = 1 };
+	pdt_attr(&a);
+	cr_assert_eq(pd_writer_open(&w, path, 0), 0);
+	cr_assert_eq(pd_writer_add_attr(w, &a, ids, 1, "cpu-clock"), 0);
+	uint64_t aux[6] = { 0, 4096, 0, 7, 0, 0 };	/* header, size, offset, ref, idx|tid, cpu */
+	struct perf_event_header *h = (void *)aux;
+	h->type = PD_RECORD_AUXTRACE;
+	h->size = sizeof(aux);
+	static uint8_t payload[4096];
+	struct pd_event ev = { .type = PD_RECORD_AUXTRACE, .size = sizeof(aux), .raw = aux,
+			       .extra = payload, .extra_size = sizeof(payload) };
+	cr_assert_eq(pd_writer_write_event(w, &ev), 0);
+	pdt_sample(w, 101, 0x400100, 42, 2000);
+	struct pd_mmap2_args m = { .pid = 42, .tid = 42, .cpumode = PERF_RECORD_MISC_USER,
+				   .start = 0x400000, .len = 0x10000, .prot = 5, .flags = 2,
+				   .filename = "/usr/bin/workload" };
+	cr_assert_eq(pd_writer_mmap2(w, &m, &sid), 0);
+	pdt_sample(w, 101, 0x400200, 42, 3000);
+	cr_assert_eq(pd_writer_close(w), 0);
+
+	struct pd_reader *r;
+	cr_assert_eq(pd_reader_open(&r, path, NULL), 0);
+	int kinds = 0;
+	size_t samples = 0;
+	for (int got; (got = pd_reader_next(r, &ev)) == 1;) {
+		if (ev.type == PD_RECORD_AUXTRACE) {
+			cr_assert_eq(ev.extra_size, sizeof(payload));
+			kinds |= 1;
+		} else if (ev.type == PERF_RECORD_MMAP2) {
+			cr_assert(ev.has_sid);
+			cr_assert_str_eq(ev.u.mmap.filename, "/usr/bin/workload");
+			kinds |= 2;
+		} else if (ev.type == PERF_RECORD_SAMPLE) {
+			const struct pd_sample *s = &ev.u.sample;
+			cr_assert_null(ev.extra, "sample %zu has the AUXTRACE's payload", samples);
+			cr_assert_eq(ev.extra_size, 0);
+			cr_assert(!ev.has_sid);
+			cr_assert_not_null(ev.evsel);
+			cr_assert_eq(s->ip, samples ? 0x400200 : 0x400100);
+			cr_assert_eq(s->time, samples ? 3000u : 2000u);
+			cr_assert_eq(s->nr_callchain, 3);
+			cr_assert_eq(s->raw_size, 0);
+			cr_assert_null(s->raw_data);
+			cr_assert_eq(s->addr + s->weight + s->data_src + s->phys_addr + s->cgroup +
+				     s->stream_id, 0, "a field this attr has not, nonzero");
+			samples++;
+		}
+	}
+	cr_assert_eq(kinds, 3);
+	cr_assert_eq(samples, 2);
+	pd_reader_close(r);
+}
