@@ -32,6 +32,8 @@ struct synth_dw_files {
 	uint32_t *slots;	/* open-addressing hash: 0 empty, else index */
 	uint32_t n, cap_names, nslots;
 	int oom;
+	const char *last;	/* the string asked last and its index: rows and inline frames */
+	uint32_t last_id;	/* ask for one string many times over (no hash, no compare) */
 };
 /* Index (>= 1) of name, adding it when new; 0 on allocation failure. */
 uint32_t synth_dw_file(struct synth_dw_files *f, const char *name);

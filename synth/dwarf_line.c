@@ -44,11 +44,14 @@ uint32_t synth_dw_file(struct synth_dw_files *f, const char *name)
 {
 	if (f->oom)
 		return 0;
+	if (name == f->last)
+		return f->last_id;
+	f->last = name;
 	if (f->nslots) {
 		uint32_t s = hash_str(name) & (f->nslots - 1);
 		for (; f->slots[s]; s = (s + 1) & (f->nslots - 1))
 			if (!strcmp(f->names[f->slots[s] - 1], name))
-				return f->slots[s];
+				return f->last_id = f->slots[s];
 	}
 	if (f->n == f->cap_names && files_grow(f)) {
 		f->oom = 1;
@@ -59,7 +62,7 @@ uint32_t synth_dw_file(struct synth_dw_files *f, const char *name)
 	while (f->slots[s])
 		s = (s + 1) & (f->nslots - 1);
 	f->slots[s] = f->n;
-	return f->n;
+	return f->last_id = f->n;
 }
 
 void synth_dw_files_free(struct synth_dw_files *f)

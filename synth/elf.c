@@ -365,6 +365,17 @@ int synth_build(const struct synth_input *in, struct synth_elf *out, const struc
 	return build(in, 0, out, log);
 }
 
+int synth_build_known(const struct synth_input *in, const uint8_t id[SYNTH_BUILD_ID_SIZE],
+		      struct synth_elf *out, const struct jp_log *log)
+{
+	memset(out, 0, sizeof(*out));
+	int rc = synth_validate(in, log);
+	if (rc)
+		return rc;
+	memcpy(out->build_id, id, SYNTH_BUILD_ID_SIZE);
+	return build(in, 0, out, log);
+}
+
 /* in without what only line and inline lookups read, validated into *lite. 0 or the error. */
 static int symbols_input(const struct synth_input *in, struct synth_input *lite,
 			 const struct jp_log *log)

@@ -125,6 +125,11 @@ struct synth_elf {
 };
 
 int synth_build(const struct synth_input *in, struct synth_elf *out, const struct jp_log *log);
+/* synth_build for an input whose build-id the caller has just computed with synth_build_id or
+ * synth_build_id_counted from this very input (it vouches for id): the same ELF, without
+ * hashing the input a second time (inject's file path hashed every load for its MMAP2). */
+int synth_build_known(const struct synth_input *in, const uint8_t id[SYNTH_BUILD_ID_SIZE],
+		      struct synth_elf *out, const struct jp_log *log);
 /* The same ELF without what only line and inline lookups read (no DWARF at all; .text, the
  * symbol, the notes and the unwind data as synth_build makes them, so the .text offset is the
  * same), under id: the build-id synth_build gives the whole input, which

@@ -368,6 +368,7 @@ int inj_dump_init(struct inj_dump *d, struct jd_index *x, const char *path,
 	d->closed = jd_index_stats(d->x)->per_id[JD_CODE_CLOSE] > 0;
 	if ((rc = hash_needed(d, o)) < 0)
 		goto nomem;
+	d->ids_hashed_here = 1;
 	for (size_t i = 0; i < d->nr_loads; i++) {
 		struct inj_load *l = &d->loads[i];
 		if (l->flags & INJ_OLD) {	/* an earlier part of the dump has it */

@@ -137,7 +137,11 @@ static void do_job(struct inj_pool *p, const struct job *j)
 	int bad;
 
 	inj_load_input(j->d, j->load, &in);
-	if (synth_build(&in, &elf, JP_ERRBUF_LOG(err)) < 0)
+	/* A run's own loads were hashed from this input (in memory, so unchanged since): their
+	 * ids are not computed again; ids read from an injected file (--elfs-for) are. */
+	if ((j->d->ids_hashed_here ? synth_build_known(&in, j->d->loads[j->load].build_id, &elf,
+						       JP_ERRBUF_LOG(err))
+				   : synth_build(&in, &elf, JP_ERRBUF_LOG(err))) < 0)
 		goto failed;
 	if (inj_load_path(j->d, j->load, path, sizeof(path)) < 0) {
 		snprintf(err, sizeof(err), "path too long");

@@ -137,6 +137,8 @@ struct inj_dump {
 	char *dir;		/* absolute directory, as text: the ELFs' names */
 	int dirfd;		/* the directory the dump was really opened from (-1: none) */
 	int beside;		/* ELFs may be written into dirfd: it is the running user's */
+	int ids_hashed_here;	/* loads' build-ids computed by inj_dump_init from the index in
+				 * memory (not read from an injected file's origins) */
 	uint32_t pid;		/* process the marker belongs to (the MMAP's pid) */
 	uint32_t nspid;		/* pid in the dump's name */
 	uint64_t marker_time;

@@ -327,3 +327,29 @@ Test(elf, symbol_without_elf_is_what_the_elf_holds)
 	struct synth_symbol sym;
 	cr_assert_lt(synth_symbol(&bad.in, &sym, NULL), 0, "code_size 0 makes no ELF");
 }
+
+/* synth_build_known: under the id synth_build_id gives the input, the very bytes synth_build
+ * makes (lines, inline tree, unwind data and all), without hashing again; an input synth
+ * refuses is refused the same way whatever id is given. */
+Test(elf, known_id_builds_the_same_bytes)
+{
+	struct st_load l;
+	st_load_init(&l, 1);
+	st_add_unwind(&l);
+	struct synth_elf full, known;
+	char err[256];
+	uint8_t id[SYNTH_BUILD_ID_SIZE];
+	cr_assert_eq(synth_build(&l.in, &full, JP_ERRBUF_LOG(err)), 0, "%s", err);
+	cr_assert_eq(synth_build_id(&l.in, id, JP_ERRBUF_LOG(err)), 0, "%s", err);
+	cr_assert_eq(synth_build_known(&l.in, id, &known, JP_ERRBUF_LOG(err)), 0, "%s", err);
+	cr_assert_eq(known.size, full.size);
+	cr_assert_eq(memcmp(known.data, full.data, full.size), 0, "the ELFs differ");
+	cr_assert_arr_eq(known.build_id, full.build_id, SYNTH_BUILD_ID_SIZE);
+	cr_assert_eq(known.text_offset, full.text_offset);
+	synth_elf_free(&known);
+	l.in.code_size = 0;	/* no code: refused by both */
+	cr_assert_lt(synth_build(&l.in, &known, JP_ERRBUF_LOG(err)), 0);
+	cr_assert_lt(synth_build_known(&l.in, id, &known, JP_ERRBUF_LOG(err)), 0);
+	synth_elf_free(&known);
+	synth_elf_free(&full);
+}
