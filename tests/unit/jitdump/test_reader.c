@@ -461,3 +461,47 @@ Test(reader, untrusted_files, .timeout = 20)
 	tu_rmtree(dir);
 	free(dir);
 }
+
+/* A DEBUG_INFO entry that spells out the entry before's file name again (our agent and perf's
+ * write every entry's in full) comes back with that entry's very string, so a reader that
+ * checks each string once (synth) checks a run of rows once; a different name, even one seen
+ * earlier, is its own. */
+Test(reader, a_repeated_file_name_is_the_entry_befores_string)
+{
+	char *dir = tu_tmpdir("jdrepeat");
+	struct jd_writer_opts o = { .size = sizeof(o), .dir = dir };
+	struct jd_writer *w = NULL;
+	cr_assert_eq(jd_writer_open(&w, &o), 0);
+	static const uint8_t code[32] = { 0xc3 };
+	const struct jd_line rows[] = { { 0x1000, 1, 0, "A.java" }, { 0x1004, 2, 0, "A.java" },
+					{ 0x1008, 3, 0, "B.java" }, { 0x100c, 4, 0, "B.java" },
+					{ 0x1010, 5, 0, "A.java" } };
+	struct jd_load_desc ld = { .name = "Lx;f()V", .code_addr = 0x1000, .code = code,
+				   .code_size = sizeof(code), .lines = rows, .nr_lines = 5 };
+	uint64_t ci;
+	cr_assert_eq(jd_write_load(w, &ld, &ci), 0);
+	char path[4096];
+	snprintf(path, sizeof(path), "%s", jd_writer_path(w));
+	cr_assert_eq(jd_writer_close(w), 0);
+	struct jd_reader *r = NULL;
+	cr_assert_eq(jd_reader_open(&r, path, jd_err, sizeof(jd_err)), 0, "%s", jd_err);
+	struct jd_record rec;
+	int seen = 0;
+	while (jd_reader_next(r, &rec) > 0) {
+		if (rec.id != JD_CODE_DEBUG_INFO)
+			continue;
+		const struct jd_line *e = rec.u.debug.entries;
+		cr_assert_eq(rec.u.debug.nr_entry, 5);
+		for (int i = 0; i < 5; i++)
+			cr_assert_str_eq(e[i].file, rows[i].file, "entry %d", i);
+		cr_assert_eq(e[1].file, e[0].file, "a repeat is the entry before's string");
+		cr_assert_eq(e[3].file, e[2].file);
+		cr_assert_neq(e[2].file, e[1].file);
+		cr_assert_neq(e[4].file, e[3].file);
+		seen = 1;
+	}
+	cr_assert(seen, "no DEBUG_INFO read");
+	jd_reader_close(r);
+	tu_rmtree(dir);
+	free(dir);
+}

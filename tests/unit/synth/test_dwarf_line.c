@@ -84,3 +84,19 @@ Test(dwarf_line, file_table_dedups_many_names)
 	cr_assert_eq(f.n, 3000);
 	synth_dw_files_free(&f);
 }
+
+/* The file table answers a string asked again at once without looking it up (rows and inline
+ * frames repeat one string), and still gives equal names one index whatever their pointers,
+ * different names their own, in the order first asked. */
+Test(dwarf_line, file_indexes_by_name_with_the_last_string_remembered)
+{
+	char a2[] = "A.java";	/* equal bytes, another pointer */
+	const char *a = "A.java", *b = "B.java", *c = "C.java";
+	struct synth_dw_files f = { 0 };
+	const char *ask[] = { a, a, b, b, a2, a, c, c, b, a2 };
+	const uint32_t want[] = { 1, 1, 2, 2, 1, 1, 3, 3, 2, 1 };
+	for (size_t i = 0; i < sizeof(ask) / sizeof(ask[0]); i++)
+		cr_assert_eq(synth_dw_file(&f, ask[i]), want[i], "ask %zu (%s)", i, ask[i]);
+	cr_assert_eq(f.n, 3);
+	synth_dw_files_free(&f);
+}
