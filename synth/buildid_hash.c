@@ -116,11 +116,20 @@ static void hash_lines(struct hasher *h, const struct synth_input *in,
 	char script[SYNTH_NAME_MAX + 1];
 	synth_line_it_init(&it, in->lines, in->nr_lines, in->code_addr, in->code_size,
 			   synth_name_script(in->name, script, sizeof(script)));
+	const char *last = NULL;
+	size_t flen = 0;
 	for (const struct jd_line *l; (l = synth_line_next(&it));) {
-		size_t flen = strlen(l->file);
-		h_u64(h, (uint64_t)TAG_LINE << 56 | (16 + flen));
-		h_u64(h, l->addr);
-		h_u64(h, (uint64_t)(uint32_t)l->line << 32 | (uint32_t)l->discrim);
+		if (l->file != last)	/* rows share their file's string: measured once */
+			flen = strlen(last = l->file);
+		uint64_t v[3] = { htole64((uint64_t)TAG_LINE << 56 | (16 + flen)), htole64(l->addr),
+				  htole64((uint64_t)(uint32_t)l->line << 32 | (uint32_t)l->discrim) };
+		if (sizeof(v) + flen <= sizeof(h->stage) - h->n) {	/* one row, one copy */
+			memcpy(h->stage + h->n, v, sizeof(v));
+			memcpy(h->stage + h->n + sizeof(v), l->file, flen);
+			h->n += sizeof(v) + flen;
+			continue;
+		}
+		h_bytes(h, v, sizeof(v));
 		h_bytes(h, l->file, flen);
 	}
 	*it_out = it;
