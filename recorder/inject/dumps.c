@@ -375,8 +375,13 @@ int inj_dump_init(struct inj_dump *d, struct jd_index *x, const char *path,
 			l->move_idx = d->df->loads[i].move_idx;
 			continue;
 		}
-		*l = d->df->loads[i];
-		l->flags &= INJ_BAD | INJ_NOLINES | INJ_TRIMMED;
+		const struct inj_load *f = &d->df->loads[i];
+		l->flags = f->flags & (INJ_BAD | INJ_NOLINES | INJ_TRIMMED);
+		l->text_off = f->text_off;
+		l->move_idx = f->move_idx;
+		/* hashed behind the stream: a worker may be writing it now (inj_dump_take_ids) */
+		if (!d->df->id_state)
+			memcpy(l->build_id, f->build_id, sizeof(l->build_id));
 	}
 	for (size_t i = d->first_load; i < d->nr_loads; i++) {
 		d->nr_bad += (d->loads[i].flags & INJ_BAD) != 0;

@@ -59,7 +59,8 @@ struct inj_sim {
  * dump (-1: outside it, or a context mark): the next sample of the thread mostly shares its
  * outer frames, whose segments are then copied instead of searched (dumps' bounds never
  * change once added, so an entry is right for as long as the dump is its process's only one). */
-#define TC_SLOTS 64
+#define TC_BITS 6
+#define TC_SLOTS (1u << TC_BITS)
 
 struct tid_chain {
 	uint32_t pid, tid;
@@ -407,7 +408,7 @@ static const int64_t *chain_segs(struct inj_sim *s, size_t di, uint32_t pid, uin
 {
 	if (!s->tc && !(s->tc = calloc(TC_SLOTS, sizeof(*s->tc))))
 		return NULL;
-	struct tid_chain *c = &s->tc[(uint32_t)(tid * 0x9e3779b1u) >> (32 - 6)];
+	struct tid_chain *c = &s->tc[(uint32_t)(tid * 0x9e3779b1u) >> (32 - TC_BITS)];
 	size_t same = 0;
 	if (c->dump == di + 1 && c->pid == pid && c->tid == tid)
 		while (same < nr && same < c->n && chain[nr - 1 - same] == c->raw[c->n - 1 - same])
