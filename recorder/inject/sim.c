@@ -465,7 +465,7 @@ static int sample_one(struct inj_sim *s, struct item *it, size_t di, uint32_t ti
 	if ((rc = scratch_room(s, 2 * nr_chain)) < 0)
 		return rc;
 	const int64_t *cseg = nr_chain ? chain_segs(s, di, it->pid, tid, chain, nr_chain) : NULL;
-	uint64_t *kip = s->scratch, *kseg = s->scratch + nr_chain;
+	uint64_t *kip = s->scratch, *kseg = kip ? kip + nr_chain : NULL;	/* none: no chain */
 	size_t keep = 0;
 	int user = 1;
 	for (uint64_t i = 0; i < nr_chain; i++) {
