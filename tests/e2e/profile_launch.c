@@ -44,8 +44,17 @@ static void launch_one(const struct ag_jdk *jdk)
 	cr_assert_not_null(rep, "JDK %d: no %s", jdk->major, out);
 	cr_expect(strstr(rep, "[.] " PF_TOTAL), "JDK %d: total() not in the table:\n%s",
 		  jdk->major, rep);
-	cr_expect_geq(pf_generations(rep, PF_TOTAL), 2, "JDK %d: generations of total():\n%s",
-		      jdk->major, rep);
+	/* The report lists every generation the dump holds, sampled or not. How many that is
+	 * is the JIT's choice: on a loaded machine tier 4 may not come within the run. */
+	AG_FMT(path, "%s/x.jitprof", dir);
+	char *gdump = ag_find_dump(path);
+	size_t loads = pf_dump_loads(gdump, "Generations;total(");
+	cr_expect_eq((size_t)pf_generations(rep, PF_TOTAL), loads,
+		     "JDK %d: generations of total(), the dump has %zu:\n%s", jdk->major, loads, rep);
+	if (loads < 2)
+		cr_log_warn("JDK %d: the JVM compiled total() only %zu time(s) in this run; the "
+			    "report's generations were checked against that", jdk->major, loads);
+	free(gdump);
 	free(rep);
 
 	/* Kept for later: perf.data, the merged recording and the dump; no ELF file (inject

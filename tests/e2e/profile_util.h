@@ -51,6 +51,21 @@ static __attribute__((unused)) int pf_generations(const char *report, const char
 	return sscanf(p, ", %d generations", &n) == 1 ? n : 0;
 }
 
+/* How many code loads in dump have a name containing what (0 when it cannot be read). */
+static __attribute__((unused)) size_t pf_dump_loads(const char *dump, const char *what)
+{
+	struct jd_index *x;
+	char err[512];
+	size_t n = 0;
+
+	if (!dump || jd_index_open(&x, dump, err, sizeof(err)) != 0)
+		return 0;
+	for (size_t i = 0; i < jd_index_nr_loads(x); i++)
+		n += strstr(jd_index_load(x, i)->load.name, what) != NULL;
+	jd_index_close(x);
+	return n;
+}
+
 /* The last line of s (without its newline), in a static buffer. */
 static __attribute__((unused)) const char *pf_last_line(const char *s)
 {
