@@ -54,10 +54,11 @@ static EVP_MD_CTX *thread_ctx(int *owned)
 	return c;
 }
 
-/* Small fields are staged so a line table is a few EVP updates, not thousands. */
+/* Small fields are staged so a line table is a few EVP updates, not thousands; a field is
+ * written straight into the stage (h_room), so an 8-byte number is one store, not a call. */
 struct hasher {
 	EVP_MD_CTX *ctx;
-	uint8_t stage[512];
+	uint8_t stage[2048];
 	size_t n;
 	int bad;
 };
@@ -69,26 +70,38 @@ static void h_flush(struct hasher *h)
 	h->n = 0;
 }
 
-static void h_bytes(struct hasher *h, const void *p, size_t len)
+/* len bytes of the stage to fill, after flushing it when they do not fit behind what it
+ * holds; NULL when they would not fit even in an empty stage (the caller updates directly). */
+static inline uint8_t *h_room(struct hasher *h, size_t len)
 {
 	if (len > sizeof(h->stage) - h->n) {
 		h_flush(h);
-		if (len > sizeof(h->stage)) {
-			if (!EVP_DigestUpdate(h->ctx, p, len))
-				h->bad = 1;
-			return;
-		}
+		if (len > sizeof(h->stage))
+			return NULL;
 	}
-	memcpy(h->stage + h->n, p, len);
+	uint8_t *p = h->stage + h->n;
 	h->n += len;
+	return p;
 }
 
-/* Little-endian whatever the host: htole64 and one 8-byte store, where a byte loop was a
- * tenth of inject's hashing. */
-static void h_u64(struct hasher *h, uint64_t v)
+static inline void put_u64(uint8_t *p, uint64_t v)
 {
-	uint64_t le = htole64(v);
-	h_bytes(h, &le, 8);
+	uint64_t le = htole64(v);	/* little-endian whatever the host */
+	memcpy(p, &le, 8);
+}
+
+static void h_bytes(struct hasher *h, const void *p, size_t len)
+{
+	uint8_t *d = h_room(h, len);
+	if (d)
+		memcpy(d, p, len);
+	else if (!EVP_DigestUpdate(h->ctx, p, len))
+		h->bad = 1;
+}
+
+static inline void h_u64(struct hasher *h, uint64_t v)
+{
+	put_u64(h_room(h, 8), v);	/* 8 bytes always fit an empty stage */
 }
 
 static void h_field(struct hasher *h, enum id_tag tag, const void *p, size_t len)
@@ -123,10 +136,10 @@ static void hash_lines(struct hasher *h, const struct synth_input *in,
 			flen = strlen(last = l->file);
 		uint64_t v[3] = { htole64((uint64_t)TAG_LINE << 56 | (16 + flen)), htole64(l->addr),
 				  htole64((uint64_t)(uint32_t)l->line << 32 | (uint32_t)l->discrim) };
-		if (sizeof(v) + flen <= sizeof(h->stage) - h->n) {	/* one row, one copy */
-			memcpy(h->stage + h->n, v, sizeof(v));
-			memcpy(h->stage + h->n + sizeof(v), l->file, flen);
-			h->n += sizeof(v) + flen;
+		uint8_t *d = h_room(h, sizeof(v) + flen);	/* one row, one copy */
+		if (d) {
+			memcpy(d, v, sizeof(v));
+			memcpy(d + sizeof(v), l->file, flen);
 			continue;
 		}
 		h_bytes(h, v, sizeof(v));
@@ -143,11 +156,21 @@ static void hash_inline(struct hasher *h, const struct jd_ext_inline *x)
 	}
 	for (uint32_t i = 0; i < x->nr_pcs; i++) {
 		const struct jd_inline_pc *p = &x->pcs[i];
-		h_u64(h, (uint64_t)TAG_INL_PC << 56 | (8 + 8 * (uint64_t)p->depth));
+		uint64_t len = 8 + 8 * (uint64_t)p->depth;
+		uint8_t *d = h_room(h, 8 + len);	/* a pc and its frames in one go */
+		if (d) {
+			put_u64(d, (uint64_t)TAG_INL_PC << 56 | len);
+			put_u64(d + 8, p->addr);
+			for (uint32_t k = 0; k < p->depth; k++)
+				put_u64(d + 16 + 8 * (size_t)k,
+					(uint64_t)p->frames[k].method << 32 |
+					(uint32_t)p->frames[k].line);
+			continue;
+		}
+		h_u64(h, (uint64_t)TAG_INL_PC << 56 | len);
 		h_u64(h, p->addr);
-		for (uint32_t d = 0; d < p->depth; d++)
-			h_u64(h, (uint64_t)p->frames[d].method << 32 |
-				 (uint32_t)p->frames[d].line);
+		for (uint32_t k = 0; k < p->depth; k++)
+			h_u64(h, (uint64_t)p->frames[k].method << 32 | (uint32_t)p->frames[k].line);
 	}
 }
 
