@@ -78,6 +78,18 @@ size_t inj_segmap_release(struct inj_segmap *m, uint64_t start, uint64_t end, ui
  * < 0: none) has ever been set, else 0. */
 int inj_segmap_at(const struct inj_segmap *m, long seg, uint32_t *owner, uint64_t *when);
 
+/* A small set of segments, emptied in O(1) (a stamp per slot): what one sample's call chain
+ * has already kept. Without memory (or with its probes run out) every segment counts as new:
+ * its users must tolerate a duplicate. */
+struct inj_segset {
+	struct inj_segset_slot *slot;
+	uint32_t stamp;
+};
+void inj_segset_clear(struct inj_segset *set);
+/* 1 when seg was not in the set (it is now), 0 when it was. */
+int inj_segset_add(struct inj_segset *set, uint32_t seg);
+void inj_segset_fini(struct inj_segset *set);
+
 /* ---- One dump: its loads' build-ids and its timeline of mapping events -------------------- */
 
 enum inj_ev_kind { INJ_EV_LOAD = 0, INJ_EV_MOVE = 1, INJ_EV_UNLOAD = 2 };

@@ -1,7 +1,8 @@
 /* segmap.c - address -> code load, over time, for one dump. All ranges a dump can ever map
  * are known when it is read, so their ends cut the address space once into elementary
  * segments; mapping a load sets the owner of the few segments it spans, and "which parts does
- * this load still own" (for unloads) is a walk over the same segments. Flat arrays, no tree. */
+ * this load still own" (for unloads) is a walk over the same segments. Flat arrays, no tree.
+ * Also a set of segments emptied in O(1), for what one call chain has already kept. */
 #include "recorder/inject/inject_int.h"
 
 #include <errno.h>
@@ -208,3 +209,47 @@ int inj_segmap_at(const struct inj_segmap *m, long seg, uint32_t *owner, uint64_
 	return 1;
 }
 
+
+/* 256 slots, 16 probes: a chain keeps a few dozen distinct segments at most in practice;
+ * more still work, some of them then kept twice. */
+#define SET_BITS 8
+#define SET_SLOTS (1u << SET_BITS)
+#define SET_PROBES 16
+
+struct inj_segset_slot {
+	uint32_t stamp, seg;	/* live when stamp is the set's */
+};
+
+void inj_segset_clear(struct inj_segset *set)
+{
+	if (!set->slot && !(set->slot = calloc(SET_SLOTS, sizeof(*set->slot))))
+		return;
+	if (++set->stamp == 0) {	/* wrapped: stamps of 4G clears ago would look live */
+		memset(set->slot, 0, SET_SLOTS * sizeof(*set->slot));
+		set->stamp = 1;
+	}
+}
+
+int inj_segset_add(struct inj_segset *set, uint32_t seg)
+{
+	if (!set->slot)
+		return 1;
+	uint32_t j = (seg * 0x9e3779b1u) >> (32 - SET_BITS);
+	for (unsigned p = 0; p < SET_PROBES; p++, j = (j + 1) & (SET_SLOTS - 1)) {
+		struct inj_segset_slot *e = &set->slot[j];
+		if (e->stamp != set->stamp) {
+			*e = (struct inj_segset_slot){ set->stamp, seg };
+			return 1;
+		}
+		if (e->seg == seg)
+			return 0;
+	}
+	return 1;
+}
+
+void inj_segset_fini(struct inj_segset *set)
+{
+	free(set->slot);
+	set->slot = NULL;
+	set->stamp = 0;
+}

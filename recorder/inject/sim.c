@@ -53,6 +53,7 @@ struct inj_sim {
 	size_t scratch_cap;
 	struct seg_memo *memo;	/* MEMO_SIZE entries once a chain is searched */
 	struct tid_chain *tc;	/* TC_SLOTS entries once a chain is searched */
+	struct inj_segset seen;	/* the segments one sample's chain has kept */
 };
 
 /* The last call chain of a thread, raw, with each entry's code segment in its process's only
@@ -83,6 +84,7 @@ struct seg_memo {
 	uint32_t dump;		/* index + 1; 0 = empty */
 	uint32_t seg;		/* MEMO_OUT: outside the dump's code */
 };
+
 
 struct inj_sim *inj_sim_new(inj_hit_fn fn, void *ctx)
 {
@@ -119,6 +121,7 @@ void inj_sim_free(struct inj_sim *s)
 		free(s->tc[i].seg);
 	}
 	free(s->tc);
+	inj_segset_fini(&s->seen);
 	free(s->dumps);
 	free(s);
 }
@@ -468,11 +471,15 @@ static int sample_one(struct inj_sim *s, struct item *it, size_t di, uint32_t ti
 	uint64_t *kip = s->scratch, *kseg = kip ? kip + nr_chain : NULL;	/* none: no chain */
 	size_t keep = 0;
 	int user = 1;
+	/* A hit only sets a load's flag, and a deep recursive chain (javac's tree walks: 16
+	 * jitted frames a sample, 5 distinct) names the same few segments again and again. */
+	if (nr_chain)
+		inj_segset_clear(&s->seen);
 	for (uint64_t i = 0; i < nr_chain; i++) {
 		if (!user_entry(chain[i], &user))
 			continue;
 		long seg = cseg ? (long)cseg[i] : seg_of(s, di, chain[i]);
-		if (seg >= 0) {
+		if (seg >= 0 && inj_segset_add(&s->seen, (uint32_t)seg)) {	/* each once */
 			kip[keep] = chain[i];
 			kseg[keep++] = (uint64_t)seg;
 		}

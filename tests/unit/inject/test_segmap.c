@@ -186,3 +186,50 @@ Test(segmap, find_agrees_with_binary_search)
 	cr_assert_null(bd.lut);
 	check_find_everywhere(11);
 }
+
+/* The set of segments one chain has kept: each once, emptied by a clear, and a set without
+ * its table (no memory yet) calls everything new, which its users must tolerate. */
+Test(segset, adds_each_segment_once_until_cleared)
+{
+	struct inj_segset set = { 0 };
+	cr_assert_eq(inj_segset_add(&set, 7), 1, "no table yet: everything is new");
+	cr_assert_eq(inj_segset_add(&set, 7), 1);
+	inj_segset_clear(&set);
+	cr_assert_eq(inj_segset_add(&set, 7), 1);
+	cr_assert_eq(inj_segset_add(&set, 7), 0);
+	cr_assert_eq(inj_segset_add(&set, 8), 1);
+	cr_assert_eq(inj_segset_add(&set, 0), 1);
+	cr_assert_eq(inj_segset_add(&set, 0), 0);
+	inj_segset_clear(&set);
+	cr_assert_eq(inj_segset_add(&set, 7), 1, "cleared: 7 is new again");
+	cr_assert_eq(inj_segset_add(&set, 8), 1);
+	inj_segset_fini(&set);
+}
+
+Test(segset, many_segments_are_each_reported_new_at_least_once)
+{
+	struct inj_segset set = { 0 };
+	inj_segset_clear(&set);
+	/* More than the table holds: none is ever reported as seen before it was added. */
+	unsigned again = 0;
+	for (uint32_t seg = 0; seg < 2000; seg++)
+		cr_assert_eq(inj_segset_add(&set, seg * 4096u), 1, "segment %u", seg);
+	for (uint32_t seg = 0; seg < 2000; seg++)
+		again += inj_segset_add(&set, seg * 4096u) == 0;
+	cr_assert_gt(again, 100, "a full table still remembers what it holds (%u)", again);
+	inj_segset_fini(&set);
+}
+
+Test(segset, a_wrapped_stamp_forgets_everything)
+{
+	struct inj_segset set = { 0 };
+	inj_segset_clear(&set);
+	cr_assert_eq(inj_segset_add(&set, 42), 1);
+	set.stamp = UINT32_MAX;	/* as after 4G clears: the next one wraps */
+	cr_assert_eq(inj_segset_add(&set, 42), 1, "42 was added under another stamp");
+	inj_segset_clear(&set);
+	cr_assert_eq(set.stamp, 1u);
+	cr_assert_eq(inj_segset_add(&set, 42), 1, "a stamp-1 slot left from before the wrap");
+	cr_assert_eq(inj_segset_add(&set, 42), 0);
+	inj_segset_fini(&set);
+}

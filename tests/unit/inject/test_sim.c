@@ -217,18 +217,37 @@ Test(sim, chains_sharing_outer_frames_count_as_searched_each)
 	cr_assert_eq(hits[0][INJ_HIT_CHAIN], 10, "0x1010 counts in user context only");
 	cr_assert_eq(hits[1][INJ_HIT_CHAIN], 20);
 	memset(hits, 0, sizeof(hits));
-	/* 300 threads over 64 slots: each chain's top frame is its thread's (load 1 for even
-	 * threads, load 0 for odd), the two outer frames everybody's. */
+	/* 300 threads over 64 slots: each chain's top frame is its thread's (load 1's segment
+	 * [0x1100, 0x1200) for even threads, load 0's for odd), the two outer frames everybody's
+	 * (0x1250: load 1 in the segment [0x1200, 0x1300)). A hit per segment a chain names. */
 	for (uint32_t round = 0; round < 3; round++)
 		for (uint32_t tid = 1; tid <= 300; tid++) {
 			uint64_t c[] = { (uint64_t)PERF_CONTEXT_USER, tid % 2 ? 0x1050 : 0x1150,
-					 0x1010, 0x9000 };
+					 0x1250, 0x9000 };
 			cr_assert_eq(inj_sim_sample(s, 42, tid, 100 + round * 1000 + tid, 0x9100, c,
 						    4, 1), 0);
 		}
 	inj_sim_flush(s);
-	cr_assert_eq(hits[0][INJ_HIT_CHAIN], 3 * (300 + 150), "0x1010 always, 0x1050 when odd");
-	cr_assert_eq(hits[1][INJ_HIT_CHAIN], 3 * 150, "0x1150 when even");
+	cr_assert_eq(hits[0][INJ_HIT_CHAIN], 3 * 150, "0x1050 when odd");
+	cr_assert_eq(hits[1][INJ_HIT_CHAIN], 3 * (300 + 150), "0x1250 always, 0x1150 when even");
 	cr_assert_eq(hits[0][INJ_HIT_SAMPLE] + hits[1][INJ_HIT_SAMPLE], 0);
+	inj_sim_free(s);
+}
+
+/* A hit only marks its load, so a chain naming one code segment many times (recursion) hits
+ * it once; distinct segments of one load each hit it, and the sample's own ip counts apart. */
+Test(sim, a_segment_a_chain_repeats_is_hit_once_per_sample)
+{
+	struct inj_sim *s = new_sim();
+	cr_assert_eq(inj_sim_map(s, &d, 10, 0x1000, 0x1100, 0), 0);
+	cr_assert_eq(inj_sim_map(s, &d, 10, 0x1100, 0x1300, 1), 0);
+	uint64_t c[] = { (uint64_t)PERF_CONTEXT_USER, 0x1010, 0x1150, 0x1020, 0x1160, 0x1010,
+			 0x1250, 0x1030, 0x9000 };
+	for (uint64_t t = 20; t < 30; t++)
+		cr_assert_eq(inj_sim_sample(s, 42, 7, t, 0x1040, c, 9, 1), 0);
+	inj_sim_flush(s);
+	cr_assert_eq(hits[0][INJ_HIT_SAMPLE], 10);
+	cr_assert_eq(hits[0][INJ_HIT_CHAIN], 10, "[0x1000, 0x1100) once a sample");
+	cr_assert_eq(hits[1][INJ_HIT_CHAIN], 20, "[0x1100, 0x1200) and [0x1200, 0x1300)");
 	inj_sim_free(s);
 }
