@@ -13,15 +13,68 @@
 
 #include "lib/archive_api.h"
 #include "recorder/cli.h"
+#include "recorder/perfdata/perfdata.h"
 #include "recorder/report/report.h"
 #include "recorder/symbols/symbols.h"
+
+struct listed_id {
+	uint8_t size, data[SYM_BUILD_ID_MAX];
+};
 
 struct archive_job {
 	struct archive *a;
 	const char *symfs, *buildid_dir;
-	size_t added, missing, bytes;
+	size_t added, missing, unsampled, bytes;
 	int verbose;
+	/* The recording's build-id table, sorted: perf and jitprof list there the DSOs
+	 * samples landed in. A DSO it leaves out whose file is absent is no loss: inject
+	 * makes ELFs only for sampled generations, and no report needs the others. */
+	struct listed_id *listed;
+	size_t nr_listed;
+	int have_table;
 };
+
+static int cmp_listed(const void *a, const void *b)
+{
+	const struct listed_id *x = a, *y = b;
+	if (x->size != y->size)
+		return x->size < y->size ? -1 : 1;
+	return memcmp(x->data, y->data, x->size);
+}
+
+/* The table of a file-mode recording (a pipe's cannot be read twice: every absent file then
+ * counts as missing, as before). A table that cannot be read is the same as none. */
+static void read_listed(struct archive_job *j, const char *input)
+{
+	struct pd_reader *r;
+	struct pd_reader_opts ro = { .sz = sizeof(ro) };
+	if (!strcmp(input, "-") || pd_reader_open(&r, input, &ro))
+		return;
+	size_t n = pd_reader_has_feature(r, PD_FEAT_BUILD_ID) ? pd_reader_nr_build_ids(r) : 0;
+	if (n && (j->listed = calloc(n, sizeof(*j->listed)))) {
+		for (size_t i = 0; i < n; i++) {
+			const struct pd_build_id_ev *b = pd_reader_build_id(r, i);
+			struct listed_id *l = &j->listed[j->nr_listed];
+			if (!b->size || b->size > sizeof(l->data))
+				continue;
+			l->size = b->size;
+			memcpy(l->data, b->build_id, b->size);
+			j->nr_listed++;
+		}
+		qsort(j->listed, j->nr_listed, sizeof(*j->listed), cmp_listed);
+		j->have_table = 1;
+	}
+	pd_reader_close(r);
+}
+
+static int is_listed(const struct archive_job *j, const struct sym_build_id *bid)
+{
+	struct listed_id key = { .size = bid->size };
+	if (!j->have_table)
+		return 1;
+	memcpy(key.data, bid->data, bid->size < sizeof(key.data) ? bid->size : sizeof(key.data));
+	return bsearch(&key, j->listed, j->nr_listed, sizeof(key), cmp_listed) != NULL;
+}
 
 static void usage(FILE *out)
 {
@@ -189,6 +242,13 @@ static int add_dso(struct archive_job *j, struct sym_session *ss, struct sym_dso
 	if ((kernel && read_kallsyms(bid, &buf, &len) < 0) ||
 	    (!kernel && (sym_dso_find(ss, d, &found) < 0 ||
 			 sym_dso_read_file(ss, d, &buf, &len) < 0))) {
+		if (!kernel && !is_listed(j, bid)) {
+			j->unsampled++;
+			if (j->verbose)
+				cli_info("%s (%s): not found; no sample landed in it, left out",
+					 sym_dso_long_name(d), hex);
+			return 0;
+		}
 		j->missing++;
 		if (j->verbose)
 			cli_warn("%s (%s): not found, not archived", sym_dso_long_name(d), hex);
@@ -312,6 +372,7 @@ int cmd_archive(int argc, char **argv)
 	struct rp_session *s;
 	char err[512] = "";
 	in.log = CLI_LOG(&log);
+	read_listed(&job, in.input);
 	if (rp_session_new(&s)) {
 		rc = -ENOMEM;
 	} else {
@@ -319,6 +380,7 @@ int cmd_archive(int argc, char **argv)
 		rp_session_free(s);
 	}
 	int ingest_rc = rc;
+	free(job.listed);
 	if (la->write_close(job.a) != ARCHIVE_OK && !rc) {
 		snprintf(err, sizeof(err), "%.200s: %.200s", output, la->error_string(job.a));
 		rc = -EIO;
@@ -332,10 +394,15 @@ int cmd_archive(int argc, char **argv)
 		return cli_error("%s", err[0] ? err : strerror(-rc));
 	if ((rc = cli_outfile_commit(&o)))
 		return cli_error("%s: %s", output, sio_strerror(rc));
-	fprintf(stderr, "%s: %zu file%s (%zu bytes before compression)%s", output, job.added,
-		job.added == 1 ? "" : "s", job.bytes, job.missing ? "" : "\n");
+	fprintf(stderr, "%s: %zu file%s (%zu bytes before compression)", output, job.added,
+		job.added == 1 ? "" : "s", job.bytes);
 	if (job.missing)
-		fprintf(stderr, "; %zu recorded build-id%s not found (-v names them)\n", job.missing,
+		fprintf(stderr, "; %zu recorded build-id%s not found (-v names them)", job.missing,
 			job.missing == 1 ? "" : "s");
+	/* Mostly jitted generations no sample touched, which inject made no ELF for. */
+	if (job.unsampled)
+		fprintf(stderr, "; %zu file%s no sample landed in left out (not found, not needed)",
+			job.unsampled, job.unsampled == 1 ? "" : "s");
+	fputc('\n', stderr);
 	return 0;
 }

@@ -102,6 +102,25 @@ static void launch_one(const struct ag_jdk *jdk)
 	cr_expect(strstr(r.out, "] jitprof.samples.Generations."), "JDK %d: perf report names "
 		  "no Generations method:\n%.2000s", jdk->major, r.out);
 	tu_result_free(&r);
+
+	/* archive packs the sampled generations' ELFs and leaves out the others, which no
+	 * report needs and inject never made, without calling them missing. */
+	AG_FMT(cmd, "%s archive -v -i %s/x.jitprof/perf.jit.data -o %s/x.tar.zst", exe, dir, dir);
+	cr_assert_eq(tu_sh(&r, cmd, 300), 0);
+	cr_expect_eq(r.status, 0, "JDK %d: %s", jdk->major, r.err);
+	const char *left = strstr(r.err, " files no sample landed in left out (not found, not "
+				  "needed)");
+	const char *num = left;
+	while (num && num > r.err && num[-1] >= '0' && num[-1] <= '9')
+		num--;
+	cr_expect(left && num < left && atol(num) > 0, "JDK %d: %s", jdk->major, r.err);
+	for (const char *p = r.err; (p = strstr(p, "/jitted-")); p++) {
+		const char *eol = strchr(p, '\n');
+		const char *bad = strstr(p, "not found, not archived");
+		cr_expect(!bad || (eol && bad > eol), "JDK %d: a sampled generation's ELF is "
+			  "missing: %.300s", jdk->major, p);
+	}
+	tu_result_free(&r);
 	tu_rmtree(dir);
 	free(dir);
 }
