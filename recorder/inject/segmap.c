@@ -209,7 +209,6 @@ int inj_segmap_at(const struct inj_segmap *m, long seg, uint32_t *owner, uint64_
 	return 1;
 }
 
-
 /* 256 slots, 16 probes: a chain keeps a few dozen distinct segments at most in practice;
  * more still work, some of them then kept twice. */
 #define SET_BITS 8

@@ -85,7 +85,6 @@ struct seg_memo {
 	uint32_t seg;		/* MEMO_OUT: outside the dump's code */
 };
 
-
 struct inj_sim *inj_sim_new(inj_hit_fn fn, void *ctx)
 {
 	struct inj_sim *s = calloc(1, sizeof(*s));
