@@ -59,6 +59,7 @@ static void runs_clear(struct sym_runs *rs)
 	for (size_t i = 0; i < rs->n; i++) {
 		free(rs->run[i].v);
 		free(rs->run[i].max_end);
+		free(rs->run[i].start);
 	}
 	rs->n = 0;
 }
@@ -91,9 +92,27 @@ static int map_cmp(const void *a, const void *b)
 
 static void run_ends(struct sym_maplist *l)
 {
-	for (size_t x = 0; x < l->n; x++)
+	for (size_t x = 0; x < l->n; x++) {
 		l->max_end[x] = x && l->max_end[x - 1] > l->v[x].end ? l->max_end[x - 1]
 								      : l->v[x].end;
+		l->start[x] = l->v[x].start;
+	}
+}
+
+/* The number of maps in l starting at or before key (branch-free: the probes' outcomes are
+ * random when samples land all over a JIT's code). */
+static size_t run_upper_bound(const struct sym_maplist *l, uint64_t key)
+{
+	const uint64_t *base = l->start;
+	size_t len = l->n;
+	if (!len)
+		return 0;
+	while (len > 1) {
+		size_t half = len / 2;
+		base = base[half] <= key ? base + half : base;
+		len -= half;
+	}
+	return (size_t)(base - l->start) + (*base <= key);
 }
 
 /* Merges b (the later, smaller run) into a, from the back; b is freed. */
@@ -108,6 +127,10 @@ static int run_merge(struct sym_maplist *a, struct sym_maplist *b)
 	if (!me)
 		return -ENOMEM;
 	a->max_end = me;
+	uint64_t *st = realloc(a->start, n * sizeof(*st));
+	if (!st)
+		return -ENOMEM;
+	a->start = st;
 	size_t i = a->n, j = b->n, k = n;
 	while (j) {
 		if (i && map_cmp(&nv[i - 1], &b->v[j - 1]) > 0)
@@ -120,6 +143,7 @@ static int run_merge(struct sym_maplist *a, struct sym_maplist *b)
 	run_ends(a);
 	free(b->v);
 	free(b->max_end);
+	free(b->start);
 	memset(b, 0, sizeof(*b));
 	return 0;
 }
@@ -174,22 +198,21 @@ static int sort_maps(struct sym_map *v, size_t n)
 static int runs_push(struct sym_runs *rs, struct sym_map *add, size_t n, size_t n_shadowed)
 {
 	uint64_t *me = n ? malloc(n * sizeof(*me)) : NULL;
-	if (!me) {
+	uint64_t *st = n ? malloc(n * sizeof(*st)) : NULL;
+	if (!me || !st) {
 		free(add);
+		free(me);
+		free(st);
 		return n ? -ENOMEM : 0;
 	}
-	if (rs->n == SYM_MAX_RUNS && runs_settle(rs, 1)) {
+	if ((rs->n == SYM_MAX_RUNS && runs_settle(rs, 1)) || sort_maps(add, n)) {
 		free(add);
 		free(me);
-		return -ENOMEM;
-	}
-	if (sort_maps(add, n)) {
-		free(add);
-		free(me);
+		free(st);
 		return -ENOMEM;
 	}
 	struct sym_maplist *l = &rs->run[rs->n++];
-	*l = (struct sym_maplist){ add, me, n, n_shadowed };
+	*l = (struct sym_maplist){ add, me, st, n, n_shadowed };
 	run_ends(l);
 	return runs_settle(rs, 0);
 }
@@ -220,6 +243,7 @@ static int run_retire(struct sym_proc *p, size_t i)
 	if (!keep) {
 		free(l->v);
 		free(l->max_end);
+		free(l->start);
 		memmove(l, l + 1, (p->live.n - i - 1) * sizeof(*l));
 		p->live.n--;
 	}
@@ -285,7 +309,7 @@ static int shadow(struct sym_proc *p, const struct sym_map *m)
 		if (!l->n || l->v[0].start >= m->end || l->max_end[l->n - 1] <= m->start)
 			continue;
 		/* the first map starting at or after m's start */
-		size_t lo = m->start ? sym_upper_bound(l->v, l->n, sizeof(*l->v), m->start - 1) : 0;
+		size_t lo = m->start ? run_upper_bound(l, m->start - 1) : 0;
 		for (size_t i = lo; i < l->n && l->v[i].start < m->end; i++) {
 			struct sym_map *o = &l->v[i];
 			if (o->end <= m->end && later(m, o) && o->shadowed_at == UINT64_MAX) {
@@ -350,7 +374,7 @@ static const struct sym_map *consider(const struct sym_map *m, const struct sym_
 static const struct sym_map *list_find(const struct sym_maplist *l, const struct sym_map *best,
 				       uint64_t addr, uint64_t time)
 {
-	size_t lo = sym_upper_bound(l->v, l->n, sizeof(*l->v), addr);
+	size_t lo = run_upper_bound(l, addr);
 	for (size_t i = lo; i-- > 0;) {
 		if (l->max_end[i] <= addr)
 			break;

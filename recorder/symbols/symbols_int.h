@@ -162,10 +162,13 @@ struct sym_map {
 };
 
 /* One sorted run of maps: by start, max_end[i] = the largest end among v[0..i], so a lookup
- * walks back only over maps that can reach the address. */
+ * walks back only over maps that can reach the address. start[i] = v[i].start: the binary
+ * search reads 8-byte keys side by side instead of one 56-byte map per step (a cache miss
+ * each when tens of thousands of JIT generations are sampled at random). */
 struct sym_maplist {
 	struct sym_map *v;
 	uint64_t *max_end;
+	uint64_t *start;
 	size_t n;
 	size_t n_shadowed;		/* entries a later map has wholly replaced */
 };
