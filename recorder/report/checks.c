@@ -57,7 +57,7 @@ void rp_checks_sample(struct rp_checks *c, uint32_t pid, uint64_t sample_type, i
 	c->stack_user += (sample_type & PERF_SAMPLE_STACK_USER) != 0;
 	if (!user || !nr)
 		return;
-	if (f[0].load || is_jitted(c, leaf->dso)) {
+	if (f[0].load || (leaf->flags & RP_FRAME_JITTED_DSO) || is_jitted(c, leaf->dso)) {
 		c->jit_leaf++;
 		/* No caller, or one the walk could not place: the frame-pointer chain broke at
 		 * the jitted frame. */

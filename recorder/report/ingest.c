@@ -103,6 +103,31 @@ static void mark_unloaded(const struct ingest *in, struct rp_frame *f, uint64_t 
 	}
 }
 
+/* The frame memo of res's DSO (NULL: out of memory; it is asked again next time). */
+static struct dso_frame *dso_frame_of(struct ingest *in, const struct sym_result *res)
+{
+	uint32_t tag = sym_dso_frame_tag(res->dso);
+	if (tag)
+		return &in->dso_frames[tag - 1];
+	if (in->n_dso_frames >= UINT32_MAX - 1 ||
+	    rp_grow(&in->dso_frames, &in->cap_dso_frames, in->n_dso_frames + 1,
+		    sizeof(*in->dso_frames)))
+		return NULL;
+	const char *dso = DSO_OF(in, res->dso_name);
+	if (!dso)
+		return NULL;
+	struct dso_frame *df = &in->dso_frames[in->n_dso_frames++];
+	*df = (struct dso_frame){ .dso = dso, .load = load_of(in, res->dso) };
+	/* Anonymous executable memory no jitdump described is "unknown code". */
+	if (!strncmp(res->dso_name, "//anon", 6) || !strncmp(res->dso_name, "[anon", 5) ||
+	    !strncmp(dso, "[JIT] tid ", 10))
+		df->flags = RP_FRAME_UNKNOWN;
+	else if (rp_is_jitted_name(dso, NULL, NULL))
+		df->flags = RP_FRAME_JITTED_DSO;
+	sym_dso_set_frame_tag(res->dso, (uint32_t)in->n_dso_frames);
+	return df;
+}
+
 /* Resolves one address into frames (inlined frames first when asked), returns how many. The
  * frames made of an address are made again from the memo while the symbol session's answer
  * stays; only whether its load has ended by then is asked anew. */
@@ -136,24 +161,41 @@ static uint32_t resolve(struct ingest *in, uint32_t pid, uint64_t ip, uint64_t t
 	}
 	struct rp_frame *f = &out[n++];
 	*f = (struct rp_frame){
-		.dso = DSO_OF(in, res.dso_name),
-		.sym = SYM_OF(in, res.sym),
-		.srcfile = FILE_OF(in, res.srcfile),
+		.srcfile = res.srcfile ? FILE_OF(in, res.srcfile) : NULL,
 		.line = res.line, .ip = ip, .symoff = res.sym_off,
 		.addr = res.dso && !res.kernel ? res.dso_addr : ip,
 	};
+	struct dso_frame *df = res.dso ? dso_frame_of(in, &res) : NULL;
+	if (df) {
+		f->dso = df->dso;
+		f->flags = df->flags;
+		f->load = df->load;
+		if (!res.sym || res.sym != df->raw_sym) {
+			f->sym = SYM_OF(in, res.sym);
+			if (res.sym && f->sym) {
+				df->raw_sym = res.sym;
+				df->sym = f->sym;
+			}
+		} else {
+			f->sym = df->sym;
+		}
+	} else {	/* no DSO ("[unknown]"), or no memory for its memo */
+		f->dso = DSO_OF(in, res.dso_name);
+		f->sym = SYM_OF(in, res.sym);
+		const char *dn = res.dso_name ? res.dso_name : "";
+		if (!res.dso || !strncmp(dn, "//anon", 6) || !strncmp(dn, "[anon", 5) ||
+		    !strncmp(f->dso, "[JIT] tid ", 10))
+			f->flags |= RP_FRAME_UNKNOWN;
+		else if (rp_is_jitted_name(f->dso, NULL, NULL))
+			f->flags |= RP_FRAME_JITTED_DSO;	/* as the memo would have it */
+		f->load = load_of(in, res.dso);
+	}
 	if (res.kernel || cpumode == PERF_RECORD_MISC_KERNEL)
 		f->flags |= RP_FRAME_KERNEL;
 	if (res.lines_later) {
 		f->flags |= RP_FRAME_LINES_LATER;
 		in->last_later = in->s->nr_samples + 1;	/* the sample being made */
 	}
-	const char *dn = res.dso_name ? res.dso_name : "";
-	/* Anonymous executable memory no jitdump described is "unknown code". */
-	if (!res.dso || !strncmp(dn, "//anon", 6) || !strncmp(dn, "[anon", 5) ||
-	    !strncmp(f->dso, "[JIT] tid ", 10))
-		f->flags |= RP_FRAME_UNKNOWN;
-	f->load = load_of(in, res.dso);
 	mark_unloaded(in, f, time);
 	/* Kept whole or not at all (cut short by room, another call may have more), and not
 	 * while its lines are still being read. */
@@ -192,6 +234,21 @@ static int dso_build_ids(struct ingest *in)
 	}
 	rp_name_set_free(&used);
 	return rc;
+}
+
+/* The sample's command, interned. The symbol session's names stay put, so the last one's
+ * copy is kept by pointer: most samples follow one of the same thread. */
+static const char *comm_of(struct ingest *in, const struct pd_sample *ps)
+{
+	const char *raw = sym_comm_of(in->ss, ps->pid, ps->tid, ps->time);
+	if (raw && raw == in->last_comm_raw)
+		return in->last_comm;
+	const char *c = rp_intern(in->s, raw);
+	if (raw && c) {
+		in->last_comm_raw = raw;
+		in->last_comm = c;
+	}
+	return c;
 }
 
 static int on_sample(struct ingest *in, const struct pd_event *ev)
@@ -237,7 +294,7 @@ static int on_sample(struct ingest *in, const struct pd_event *ev)
 		period = ev->evsel->attr.sample_period;
 	struct rp_sample smp = {
 		.time = ps->time, .period = period ? period : 1, .pid = ps->pid, .tid = ps->tid,
-		.comm = rp_intern(in->s, sym_comm_of(in->ss, ps->pid, ps->tid, ps->time)),
+		.comm = comm_of(in, ps),
 	};
 	if (!smp.comm)
 		smp.comm = rp_comm_unknown(in->s, ps->pid, ps->tid);
@@ -489,6 +546,7 @@ out:
 	rp_memo_free(&in.m_dso);
 	rp_memo_free(&in.m_sym);
 	rp_memo_free(&in.m_file);
+	free(in.dso_frames);
 	free(in.load_src);
 	rp_live_free(&in.live);
 	if (o->fast_exit && !rc && !kept_ss) {

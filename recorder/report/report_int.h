@@ -435,6 +435,11 @@ void rp_dumps_free(struct rp_dumps *d);
 /* ingest.c only: a frame resolved while its DSO's DWARF was still being read on the symbols'
  * worker, so without its line and inline frames; made again once the replay is over. */
 #define RP_FRAME_LINES_LATER (1u << 31)
+/* The frame's DSO is a jitted ELF by its name (jitted-PID-N.so): told once per DSO by ingest,
+ * so that checks.c does not parse the name of each sample's (a sample-dense run's leaves are
+ * in a different one of 20k DSOs nearly every time). A function of the DSO alone, so it does
+ * not split frames the table would otherwise merge. */
+#define RP_FRAME_JITTED_DSO (1u << 30)
 /* model.c: sample i's frames replaced by nr new ones (appended; the old ones zeroed). 0 or
  * -ENOMEM. */
 int rp_set_sample_frames(struct rp_session *s, size_t i, const struct rp_frame *frames,

@@ -244,6 +244,16 @@ void sym_dso_set_tag(struct sym_dso *d, uint32_t tag)
 	d->tag = tag;
 }
 
+uint32_t sym_dso_frame_tag(const struct sym_dso *d)
+{
+	return d->frame_tag;
+}
+
+void sym_dso_set_frame_tag(struct sym_dso *d, uint32_t tag)
+{
+	d->frame_tag = tag;
+}
+
 const char *sym_dso_short_name(const struct sym_dso *d)
 {
 	return d->short_name;

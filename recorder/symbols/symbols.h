@@ -224,6 +224,10 @@ int sym_dso_is_kernel(const struct sym_dso *d);
  * ELF, found from its DSO without a table of its own (a Java start-up maps 34k). */
 uint32_t sym_dso_tag(const struct sym_dso *d);
 void sym_dso_set_tag(struct sym_dso *d, uint32_t tag);
+/* Another, 0 until set: the report's memo of what a frame in the DSO shows (its display name,
+ * load, flags), found without a hash lookup per sample. */
+uint32_t sym_dso_frame_tag(const struct sym_dso *d);
+void sym_dso_set_frame_tag(struct sym_dso *d, uint32_t tag);
 /* Locates the DSO's file (once; later calls return the same answer): 0 and *path (owned by
  * the session; for archive members, the member's unpacked copy) or -ENOENT. path may be NULL.
  * A candidate whose build-id differs from the recorded one is refused and reported with

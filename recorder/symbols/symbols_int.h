@@ -149,6 +149,7 @@ struct sym_dso {
 	size_t cache_cap, cache_n;
 
 	uint32_t tag;			/* the caller's (sym_dso_set_tag) */
+	uint32_t frame_tag;		/* the caller's (sym_dso_set_frame_tag) */
 };
 
 /* ---- maps of one process ---- */
