@@ -196,6 +196,20 @@ static int print_graph(FILE *out, const struct rp_hist *h, const struct rp_entry
 
 /* ---- the table ---------------------------------------------------------------------- */
 
+/* fprintf(out, "  %-*s", width, str) without parsing a format per cell. */
+static void put_cell(FILE *out, const char *str, size_t width)
+{
+	static const char spaces[64] = "                                                               ";
+	size_t l = strlen(str);
+	fputs("  ", out);
+	fwrite(str, 1, l, out);
+	while (l < width) {
+		size_t n = width - l < sizeof(spaces) - 1 ? width - l : sizeof(spaces) - 1;
+		fwrite(spaces, 1, n, out);
+		l += n;
+	}
+}
+
 int rp_print_table(FILE *out, const struct rp_hist *h, const struct rp_table_opts *o)
 {
 	size_t rows = h->nr_entries;
@@ -232,8 +246,8 @@ int rp_print_table(FILE *out, const struct rp_hist *h, const struct rp_table_opt
 			break;	/* entries come heaviest first */
 		fprintf(out, "%9.2f%%", pct);
 		for (int k = 0; k < h->nr_keys; k++)
-			fprintf(out, "  %-*s", k + 1 < h->nr_keys ? (int)width[k] : 0,
-				rp_entry_key_str(h, e, h->keys[k], buf, sizeof(buf)));
+			put_cell(out, rp_entry_key_str(h, e, h->keys[k], buf, sizeof(buf)),
+				 k + 1 < h->nr_keys ? width[k] : 0);
 		fputc('\n', out);
 		if (o->graph != RP_GRAPH_NONE && e->members) {
 			int rc = print_graph(out, h, e, o);
