@@ -54,7 +54,7 @@ static int srcline_by_addr(const struct rp_frame *f)
 
 static int no_map(const struct rp_frame *f)
 {
-	return !f->dso || !strcmp(f->dso, "[unknown]");
+	return !f->dso || (f->dso[0] == '[' && !strcmp(f->dso, "[unknown]"));
 }
 
 static uint64_t key_hash(const struct rp_sample *smp, const struct rp_frame *f,
@@ -111,6 +111,8 @@ static int key_cmp(const struct rp_session *s, const struct rp_sample *a,
 	case RP_KEY_COMM: return cmp_str(a->comm, b->comm);
 	case RP_KEY_PID: return cmp_u64(a->pid, b->pid);
 	case RP_KEY_DSO:
+		if (fa->dso == fb->dso)
+			return 0;	/* interned: the same name (every sample but a row's first) */
 		/* perf sorts samples outside every map after all the others. */
 		if (no_map(fa) != no_map(fb))
 			return no_map(fa) ? 1 : -1;
