@@ -93,11 +93,7 @@ static struct qev *qev_alloc(struct pd_ordered *q, size_t bytes)
 			return NULL;
 		n->live = n->used = 0;
 		q->slab_bytes += SLAB_BYTES;
-		if (s && !s->live) {
-			free(s);	/* else its last event frees it */
-			q->slab_bytes -= SLAB_BYTES;
-		}
-		q->slab = s = n;
+		q->slab = s = n;	/* the one before holds events: its last one frees it */
 	}
 	struct qev *e = (struct qev *)(void *)(s->data + s->used);
 	s->used += need;

@@ -103,6 +103,16 @@ static void mark_unloaded(const struct ingest *in, struct rp_frame *f, uint64_t 
 	}
 }
 
+/* The flags a frame takes from its DSO, by its recorded name and its display name: anonymous
+ * executable memory no jitdump described is "unknown code"; a jitted ELF is told to checks.c. */
+static uint32_t dso_flags(const char *name, const char *display)
+{
+	if (!strncmp(name, "//anon", 6) || !strncmp(name, "[anon", 5) ||
+	    !strncmp(display, "[JIT] tid ", 10))
+		return RP_FRAME_UNKNOWN;
+	return rp_is_jitted_name(display, NULL, NULL) ? RP_FRAME_JITTED_DSO : 0;
+}
+
 /* The frame memo of res's DSO (NULL: out of memory; it is asked again next time). */
 static struct dso_frame *dso_frame_of(struct ingest *in, const struct sym_result *res)
 {
@@ -117,13 +127,8 @@ static struct dso_frame *dso_frame_of(struct ingest *in, const struct sym_result
 	if (!dso)
 		return NULL;
 	struct dso_frame *df = &in->dso_frames[in->n_dso_frames++];
-	*df = (struct dso_frame){ .dso = dso, .load = load_of(in, res->dso) };
-	/* Anonymous executable memory no jitdump described is "unknown code". */
-	if (!strncmp(res->dso_name, "//anon", 6) || !strncmp(res->dso_name, "[anon", 5) ||
-	    !strncmp(dso, "[JIT] tid ", 10))
-		df->flags = RP_FRAME_UNKNOWN;
-	else if (rp_is_jitted_name(dso, NULL, NULL))
-		df->flags = RP_FRAME_JITTED_DSO;
+	*df = (struct dso_frame){ .dso = dso, .load = load_of(in, res->dso),
+				  .flags = dso_flags(res->dso_name, dso) };
 	sym_dso_set_frame_tag(res->dso, (uint32_t)in->n_dso_frames);
 	return df;
 }
@@ -182,12 +187,7 @@ static uint32_t resolve(struct ingest *in, uint32_t pid, uint64_t ip, uint64_t t
 	} else {	/* no DSO ("[unknown]"), or no memory for its memo */
 		f->dso = DSO_OF(in, res.dso_name);
 		f->sym = SYM_OF(in, res.sym);
-		const char *dn = res.dso_name ? res.dso_name : "";
-		if (!res.dso || !strncmp(dn, "//anon", 6) || !strncmp(dn, "[anon", 5) ||
-		    !strncmp(f->dso, "[JIT] tid ", 10))
-			f->flags |= RP_FRAME_UNKNOWN;
-		else if (rp_is_jitted_name(f->dso, NULL, NULL))
-			f->flags |= RP_FRAME_JITTED_DSO;	/* as the memo would have it */
+		f->flags = res.dso && f->dso ? dso_flags(res.dso_name, f->dso) : RP_FRAME_UNKNOWN;
 		f->load = load_of(in, res.dso);
 	}
 	if (res.kernel || cpumode == PERF_RECORD_MISC_KERNEL)
