@@ -162,9 +162,11 @@ Test(profile_attach, jvm_in_another_mount_namespace, .timeout = 600)
 	tu_result_free(&r);
 	AG_FMT(log, "%s/jvm.log", dir);
 	AG_FMT(java, "%s/bin/java", jdk.home);
-	AG_FMT(sh, "mount -t tmpfs none /tmp && exec %s -XX:+IgnoreUnrecognizedVMOptions "
-	       "-XX:+EnableDynamicAgentLoading -cp %s jitprof.samples.Generations 8000", java,
-	       ag_classpath());
+	/* The classes are reached through an fd opened before the tmpfs hides /tmp: a clone of
+	 * this tree under /tmp (where a new user may well put it) is hidden by that mount too. */
+	AG_FMT(sh, "exec 3<'%s' && mount -t tmpfs none /tmp && exec %s "
+	       "-XX:+IgnoreUnrecognizedVMOptions -XX:+EnableDynamicAgentLoading "
+	       "-cp /proc/self/fd/3 jitprof.samples.Generations 8000", ag_classpath(), java);
 	const char *const *env = ag_env();	/* a sanitized agent needs its runtime first */
 	pid_t pid = fork();
 	cr_assert_neq(pid, -1);
