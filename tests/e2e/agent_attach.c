@@ -155,7 +155,7 @@ static void attach_if_jcmd(const struct ag_jdk *jdk)
 	AG_FMT(jcmd, "%s/bin/jcmd", jdk->home);
 	if (access(jcmd, X_OK)) {
 		/* stderr: a Criterion warning would make the binary exit 1 */
-		fprintf(stderr, "part skipped: JDK %s has no jcmd: attach not tested there\n",
+		tu_skip_part("JDK %s has no jcmd: attach not tested there",
 			jdk->home);
 		return;
 	}

@@ -199,8 +199,7 @@ Test(agent_options, untrusted_dirs_and_taken_names, .timeout = 240)
 		last = strtoul(lp, NULL, 10);
 	free(lp);
 	if (!last) {
-		fprintf(stderr, "agent_options: no /proc/sys/kernel/ns_last_pid, taken-name part "
-				"skipped\n");
+		tu_skip_part("no /proc/sys/kernel/ns_last_pid: taken-name part not run");
 	} else {
 		for (unsigned long pid = last + 1; pid <= last + 3000; pid++) {
 			AG_FMT(cmd, "%s/jit-%lu.dump", shared, pid);	/* no process per name */
@@ -216,8 +215,7 @@ Test(agent_options, untrusted_dirs_and_taken_names, .timeout = 240)
 		cr_expect_not_null(d, "no dump under %s", shared);
 		uint32_t pid = 0;
 		if (d && jd_is_marker_name(d, &pid) && (pid <= last || pid > last + 3000)) {
-			fprintf(stderr, "agent_options: the JVM got pid %u, outside the %lu taken "
-					"names; taken-name part skipped\n", pid, last + 1);
+			tu_skip_part("the JVM got pid %u, outside the %lu taken names", pid, last + 1);
 		} else if (d) {
 			cr_expect(jd_is_marker_name(d, NULL), "%s breaks perf's marker rule", d);
 			cr_expect(strstr(d, ".dump/") == NULL && strchr(strstr(d, "/shared/") + 8, '/'),

@@ -79,8 +79,7 @@ Test(jitdump_lib, soname_and_versioned_exports)
 Test(jitdump_lib, make_install_and_pkg_config, .timeout = 600)
 {
 	if (!tu_have("pkg-config") || !tu_have("make") || access("Makefile", R_OK)) {
-		fprintf(stderr, "skipped: needs make, pkg-config and the source tree as cwd\n");
-		return;
+		cr_skip_test("needs make, pkg-config and the source tree as cwd");
 	}
 	char *dir = tu_tmpdir("jd-install");
 	const char *build = getenv("JITPROF_BUILD");

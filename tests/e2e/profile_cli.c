@@ -201,7 +201,7 @@ Test(profile_cli, no_binary_to_a_terminal, .timeout = 60)
 				      "archive -i /nonexistent -o -" };
 
 	if (!tu_have("script")) {
-		fprintf(stderr, "profile_cli: terminal part skipped, script(1) is not installed\n");
+		tu_skip_part("script(1) is not installed: terminal part not run");
 		return;
 	}
 	cr_assert_not_null(realpath(tu_build("jitprof"), abs));

@@ -435,10 +435,8 @@ Test(profile_launch, node_command, .timeout = 300)
 		"while (Date.now() < end) t += hot(100000);\nconsole.log('node done', t > 0);\n";
 
 	if (!tu_have("node")) {
-		fprintf(stderr, "profile_launch: node_command skipped, node is not installed\n");
 		tu_rmtree(dir);
-		free(dir);
-		return;
+		cr_skip_test("node is not installed");
 	}
 	AG_FMT(out, "%s/n.txt", dir);
 	AG_FMT(js, "%s/hot.js", dir);

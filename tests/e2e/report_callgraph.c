@@ -155,7 +155,7 @@ Test(report_callgraph, stack_outputs_need_no_dump)
 		cr_expect_eq(atoi(r.out), 0, "report -g opened the dump %s times", r.out);
 		tu_result_free(&r);
 	} else {
-		fprintf(stderr, "part skipped: strace is not installed (make deps installs it)\n");
+		tu_skip_part("strace is not installed (make deps installs it)");
 	}
 	rx_ok(&r, "cd '%s' && mkdir away && mv jit/jit-*.dump* away/", dir);
 	tu_result_free(&r);

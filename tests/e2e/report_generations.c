@@ -155,7 +155,7 @@ static int record_and_inject(const char *home, const char *what, const char *cmd
 		       "-o perf.data -- %s >/dev/null", dir, home, dir, home, rx_jitprof, cmd);
 	cr_assert_eq(rc, 0);
 	if (r.status != 0 && strstr(r.err, "perf_event_open")) {
-		fprintf(stderr, "report_generations: %s part skipped: %s\n", what, r.err);
+		tu_skip_part("%s: %s", what, r.err);
 		tu_result_free(&r);
 		return 0;
 	}

@@ -145,9 +145,7 @@ __attribute__((unused)) static void rx_build_and_record(const char *home, const 
 	cr_assert_eq(rx_sh(&r, "mkdir -p '%s' && cd '%s' && HOME='%s' perf record -q %s "
 			 "-o perf.data ./%s %s", home, dir, home, record_opts, prog, args), 0);
 	if (r.status != 0) {
-		fprintf(stderr, "%s: skipped, perf record failed here: %s\n", prog, r.err);
-		tu_result_free(&r);
-		cr_skip_test("perf record failed");
+		cr_skip_test("%s: perf record failed here: %s", prog, r.err);
 	}
 	tu_result_free(&r);
 }
@@ -271,8 +269,8 @@ static void rx_compare_with_perf(const char *home, const char *data, size_t top)
 	if (!rx_same_kernel(home, data)) {
 		size_t ka = rx_drop_kernel_rows(ours, na), kb = rx_drop_kernel_rows(theirs, nb);
 		/* stderr, not cr_log_warn: Criterion 2.4 turns a warning into exit status 1 */
-		fprintf(stderr, "part skipped: %s: %zu of our and %zu of perf's kernel rows not "
-			"compared: recorded on another kernel build than the running one\n", data,
+		tu_skip_part("%s: %zu of our and %zu of perf's kernel rows not "
+			"compared: recorded on another kernel build than the running one", data,
 			na - ka, nb - kb);
 		na = ka, nb = kb;
 	}

@@ -47,8 +47,8 @@ Test(report_views_export, speedscope)
 
 	if (!rx_have_browser(script, "speedscope_import.js") ||
 	    access("tests/browser/node_modules/speedscope", F_OK)) {
-		fprintf(stderr, "report_views_export: speedscope import skipped: node, chromium or "
-			"tests/browser's npm packages (make deps) are missing\n");
+		tu_skip_part("speedscope import: node, chromium or tests/browser's npm packages "
+			     "(make deps) are missing");
 		return;
 	}
 	char shots[PATH_MAX];

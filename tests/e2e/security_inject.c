@@ -23,8 +23,7 @@ static int can_chown(void)
 {
 	if (geteuid() == 0)
 		return 1;
-	fprintf(stderr, "security_inject: not root, the other-user part is skipped (chown to "
-			"uid %u needs root)\n", OTHER_UID);
+	tu_skip_part("not root: the other-user part needs chown to uid %u", OTHER_UID);
 	return 0;
 }
 

@@ -73,7 +73,7 @@ Test(aliases, names_at_shared_addresses_are_perfs, .timeout = 300)
 	if (text)
 		alias_addrs("cat /proc/kallsyms", 0, k);
 	else
-		fprintf(stderr, "part skipped: kernel addresses hidden here (kptr_restrict)\n");
+		tu_skip_part("kernel addresses hidden here (kptr_restrict)");
 	/* user space: libc, and a JDK's libjvm when one is installed (SafeFetchN_impl) */
 	const uint64_t base = 0x7f0000000000ull, jbase = 0x7e0000000000ull;
 	snprintf(cmd, sizeof(cmd), "nm -D -n --defined-only '%s'; f=/usr/lib/debug/.build-id/"
@@ -91,7 +91,7 @@ Test(aliases, names_at_shared_addresses_are_perfs, .timeout = 300)
 		alias_addrs(cmd, jbase, u);
 	} else {
 		jvm[0] = 0;
-		fprintf(stderr, "part skipped: no JDK's libjvm.so here\n");
+		tu_skip_part("no JDK's libjvm.so here");
 	}
 	tu_result_free(&r);
 	cr_log_info("%zu kernel, %zu libc, %zu libjvm addresses with aliases", k->n, nlibc,

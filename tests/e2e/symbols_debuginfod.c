@@ -267,8 +267,8 @@ Test(debuginfod, kernel_vmlinux_by_build_id, .timeout = 120, .fini = stop_server
 		 "/sys/kernel/notes && test ! -s /sys/kernel/notes'", dir);
 	cr_assert_eq(tu_sh(&r, cmd, 60), 0);
 	if (r.status) {
-		fprintf(stderr, "part skipped: cannot hide /sys/kernel/notes in a mount namespace "
-			"here (%s): the debuginfod vmlinux is not tried\n", r.err);
+		tu_skip_part("cannot hide /sys/kernel/notes in a mount namespace "
+			"here (%s): the debuginfod vmlinux is not tried", r.err);
 		tu_result_free(&r);
 		goto out;
 	}

@@ -92,8 +92,8 @@ Test(vdso, saved_by_record_and_named_here_and_from_archives)
 	int in_vdso = strstr(perf, "[vdso]") != NULL;
 	free(perf);
 	if (!in_vdso) {
-		fprintf(stderr, "part skipped: no sample in the vdso here (clock_gettime does not "
-			"use it on this clocksource)\n");
+		tu_skip_part("no sample in the vdso here (clock_gettime does not "
+			"use it on this clocksource)");
 		return;
 	}
 	cr_assert(want[0], "perf names no vdso symbol from our cache");
@@ -127,8 +127,8 @@ Test(vdso, saved_by_record_and_named_here_and_from_archives)
 	int archived = r.status == 0;
 	tu_result_free(&r);
 	if (!archived || !want[0]) {
-		fprintf(stderr, "part skipped: perf archive unusable here or perf named no vdso "
-			"symbol (%s)\n", want);
+		tu_skip_part("perf archive unusable here or perf named no vdso "
+			"symbol (%s)", want);
 		return;
 	}
 	const char *const srcs[] = { "p.data.tar.bz2", "un" };

@@ -225,9 +225,9 @@ static void compare_with_perf(const char *data, const char *env)
 	cr_expect_gt(lines_known, 5, "the recording must exercise source lines");
 	if (foreign_kernel)
 		/* stderr, not cr_log_warn: Criterion 2.4 turns a warning into exit status 1 */
-		fprintf(stderr, "part skipped: %s: %zu kernel samples not compared with perf "
+		tu_skip_part("%s: %zu kernel samples not compared with perf "
 			"script: the recording's kernel is not the running one, so perf's names "
-			"for them are this machine's (ours: unresolved, as required)\n", data,
+			"for them are this machine's (ours: unresolved, as required)", data,
 			foreign_kernel);
 	if (arbitrated)
 		fprintf(stderr, "vs_perf: %s: %zu samples whose line perf (binutils) gives "

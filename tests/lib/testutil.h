@@ -42,6 +42,10 @@ int tu_write_file(const char *path, const void *buf, size_t len);
 /* The path of the first file in this process's maps whose path contains needle (such as
  * "/libc.so.6": the libc every program here maps), or "" . Returns buf. */
 const char *tu_self_map_path(const char *needle, char *buf, size_t len);
+/* Says that part of the running test could not be done on this machine, and why (printf
+ * format): "[SKIP-PART] suite::test: why" on stderr, counted by scripts/run-tests.sh. A test
+ * that cannot run at all calls cr_skip_test instead, which tests/lib/skips.c reports. */
+void tu_skip_part(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Count of non-overlapping occurrences of needle in hay. */
 size_t tu_count(const char *hay, const char *needle);
 

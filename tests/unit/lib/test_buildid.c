@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "lib/buildid.h"
+#include "tests/lib/testutil.h"
 
 static size_t put_note(uint8_t *b, uint32_t type, const char *name, const uint8_t *desc,
 		       uint32_t descsz)
@@ -53,7 +54,7 @@ Test(buildid, elf_file_agrees_with_libdw)
 	cr_assert_not_null(elf);
 	ssize_t wn = dwelf_elf_gnu_build_id(elf, &want);
 	if (wn <= 0) {
-		fprintf(stderr, "part skipped: this test binary was linked without a build-id\n");
+		tu_skip_part("this test binary was linked without a build-id");
 		cr_assert_eq(jp_elf_build_id(elf, id, sizeof(id)), -ENOENT);
 	} else {
 		cr_assert_eq(jp_elf_build_id(elf, id, sizeof(id)), wn > 20 ? 20 : wn);
