@@ -14,7 +14,7 @@ static pid_t start_jvm(const struct ag_jdk *jdk, const char *agent_opts, const c
 	pid_t pid = ag_spawn(jdk, agent_opts, pf_gen_jvmargs, "jitprof.samples.Generations",
 			     long_run, log);
 	ag_sleep_ms(1500);
-	cr_assert_eq(kill(pid, 0), 0, "JVM %d died: %s", (int)pid, (char *)tu_read_file(log, NULL));
+	cr_assert(pf_alive(pid), "JVM %d died: %s", (int)pid, (char *)tu_read_file(log, NULL));
 	return pid;
 }
 
@@ -62,7 +62,7 @@ static void twice_one(const struct ag_jdk *jdk)
 		AG_FMT(want, "jitprof agent: stopped; %s/y%d.jitprof/jit-", dir, round);
 		cr_expect(pf_wait_for(log, want, 10000), "JDK %d: no '%s' in the JVM's output",
 			  jdk->major, want);
-		cr_expect_eq(kill(pid, 0), 0, "JDK %d: the JVM died", jdk->major);
+		cr_expect(pf_alive(pid), "JDK %d: the JVM died", jdk->major);
 	}
 	char *s = tu_read_file(log, NULL);
 	/* SIGQUIT went only to start the listener: no thread dump on the JVM's stdout. */
@@ -128,7 +128,7 @@ Test(profile_attach, not_a_jvm_is_refused_unharmed, .timeout = 60)
 	AG_FMT(want, "jitprof profile: error: process %d is not a Java VM (no libjvm.so in its "
 	       "mappings)", (int)pid);
 	cr_expect(strstr(r.err, want), "%s", r.err);
-	cr_expect_eq(kill(pid, 0), 0, "the process was killed");
+	cr_expect(pf_alive(pid), "the process was killed");
 	AG_FMT(want, "%s/n.jitprof", dir);
 	cr_expect_not(pf_exists(want), "a refused profile left %s", want);
 	tu_result_free(&r);
@@ -178,7 +178,7 @@ Test(profile_attach, jvm_in_another_mount_namespace, .timeout = 600)
 		_exit(127);
 	}
 	ag_sleep_ms(2500);
-	cr_assert_eq(kill(pid, 0), 0, "JVM died: %s", (char *)tu_read_file(log, NULL));
+	cr_assert(pf_alive(pid), "JVM died: %s", (char *)tu_read_file(log, NULL));
 	for (int round = 1; round <= 2; round++) {
 		AG_FMT(out, "%s/m%d.txt", dir, round);
 		profile_pid(&r, pid, out);
@@ -213,7 +213,7 @@ Test(profile_attach, jvm_with_attach_disabled_is_refused_at_once, .timeout = 120
 	cr_expect_eq(r.status, 1, "%s", r.err);
 	AG_FMT(want, "Java VM %d was started with -XX:+DisableAttachMechanism", (int)pid);
 	cr_expect(strstr(r.err, want), "%s", r.err);
-	cr_expect_eq(kill(pid, 0), 0, "the JVM was harmed");
+	cr_expect(pf_alive(pid), "the JVM was harmed");
 	tu_result_free(&r);
 	pf_kill(pid);
 	tu_rmtree(dir);
@@ -299,7 +299,7 @@ Test(profile_attach, until_ctrl_c, .timeout = 300)
 	expect_java_report(&jdk, out);
 	AG_FMT(want, "jitprof agent: stopped; %s/c.jitprof/jit-", dir);
 	cr_expect(pf_wait_for(log, want, 10000), "no '%s'", want);
-	cr_expect_eq(kill(jvm, 0), 0, "the JVM died");
+	cr_expect(pf_alive(jvm), "the JVM died");
 	pf_kill(jvm);
 	tu_rmtree(dir);
 	free(dir);

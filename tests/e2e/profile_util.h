@@ -120,6 +120,31 @@ static __attribute__((unused)) int pf_wait_for(const char *path, const char *nee
 /* Ends a JVM the test started: SIGTERM first, so that it removes its /tmp/.java_pid<pid>
  * (a killed JVM leaves it behind, and a later JVM of another user that gets the pid could not
  * start its attach listener), SIGKILL after 5 s. */
+/* 1 while pid runs. kill(pid, 0) alone also succeeds on a child that died and was not reaped
+ * yet (a zombie), so a test asking "did the JVM survive?" could never fail that way: a child
+ * of ours is asked through waitpid (reaping it if it died), anything else through its state
+ * in /proc. */
+static __attribute__((unused)) int pf_alive(pid_t pid)
+{
+	char path[64], *stat, *p;
+	int st, alive;
+
+	pid_t w = waitpid(pid, &st, WNOHANG);
+	if (w == pid)
+		return 0;
+	if (w == 0)
+		return 1;
+	if (kill(pid, 0) != 0)
+		return 0;
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if (!(stat = tu_read_file(path, NULL)))
+		return 0;
+	p = strrchr(stat, ')');
+	alive = p && p[1] == ' ' && p[2] != 'Z' && p[2] != 'X';
+	free(stat);
+	return alive;
+}
+
 static __attribute__((unused)) void pf_kill(pid_t pid)
 {
 	int st;
