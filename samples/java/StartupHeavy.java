@@ -5,7 +5,8 @@
 // HotSpot throttles tier-3 compiles by queue length, so run it with -Xbatch (synchronous
 // compiles) to get them all: java -Xbatch -cp build/java jitprof.samples.StartupHeavy.
 // Usage: java [-Xbatch] -cp build/java jitprof.samples.StartupHeavy [classes] [methods] [calls]
-//        [unload]   (unload: then drop the classes and collect, so their code is unloaded)
+//        [unload [SEEN]]   (unload: then drop the classes and collect, so their code is
+//        unloaded; with SEEN, keep collecting until the file SEEN exists, at most 60 s)
 package jitprof.samples;
 
 import java.io.ByteArrayOutputStream;
@@ -188,7 +189,17 @@ public final class StartupHeavy {
             loader = null;
             System.gc(); // class unloading frees the generated classes' compiled code
             System.gc();
-            Thread.sleep(300); // unload events are posted by a JVM thread: let it run
+            if (args.length > 4) {
+                // Whoever watches the dump says when it has seen the unloads (the file
+                // appears): collecting until then leaves nothing to the GC's timing.
+                java.io.File seen = new java.io.File(args[4]);
+                for (int i = 0; i < 1200 && !seen.exists(); i++) {
+                    System.gc();
+                    Thread.sleep(50);
+                }
+            } else {
+                Thread.sleep(300); // unload events are posted by a JVM thread: let it run
+            }
         }
     }
 }
