@@ -66,6 +66,20 @@ static __attribute__((unused)) size_t pf_dump_loads(const char *dump, const char
 	return n;
 }
 
+/* How many nmethods a HotSpot compilation log (-XX:+LogCompilation) says the JVM installed
+ * for the method whose log name ("pkg.Class name (") is given: the JVM's account, not ours. */
+static __attribute__((unused)) size_t pf_jvm_nmethods(const char *log, const char *method)
+{
+	char *text = tu_read_file(log, NULL), *line, *save = NULL;
+	size_t n = 0;
+
+	for (line = text ? strtok_r(text, "\n", &save) : NULL; line;
+	     line = strtok_r(NULL, "\n", &save))
+		n += strncmp(line, "<nmethod ", 9) == 0 && strstr(line, method) != NULL;
+	free(text);
+	return n;
+}
+
 /* The last line of s (without its newline), in a static buffer. */
 static __attribute__((unused)) const char *pf_last_line(const char *s)
 {
