@@ -49,10 +49,12 @@ check-deps: real-all
 	@BUILD=$(BUILD) scripts/check-deps.sh
 
 # check = set-up, dependency direction, build, every test. Unit tests first: they are fast
-# and pinpoint.
+# and pinpoint. Everything is built CHECK_JOBS at a time (the test binaries too); the test
+# binaries then run one after another, each running its tests two at a time (TEST_JOBS).
+CHECK_JOBS ?= 2
 check: deps
-	@$(MAKE) --no-print-directory check-deps
-	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory -j$(CHECK_JOBS) check-deps
+	@$(MAKE) --no-print-directory -j$(CHECK_JOBS) all $(UNIT_BINS) $(E2E_BINS)
 	@$(MAKE) --no-print-directory unit e2e
 
 demo: deps
