@@ -20,6 +20,9 @@ void cli_set_command(const char *name)
 {
 	static char buf[64];
 	snprintf(buf, sizeof(buf), "jitprof %s", name);
+	for (char *p = buf; *p; p++)	/* as users type it: buildid-list, not buildid_list */
+		if (*p == '_')
+			*p = '-';
 	command = buf;
 }
 
@@ -56,6 +59,26 @@ int cli_version(void)
 {
 	printf("jitprof %s\n", JITPROF_VERSION);
 	return 0;
+}
+
+int cli_usage_brief(void (*usage)(FILE *out))
+{
+	char *text = NULL, *end;
+	size_t len = 0;
+	FILE *mem = open_memstream(&text, &len);
+
+	if (!mem) {
+		usage(stderr);
+		return 2;
+	}
+	usage(mem);
+	fclose(mem);
+	end = text ? strstr(text, "\n\n") : NULL;
+	if (text)
+		fprintf(stderr, "%.*s\n", end ? (int)(end - text) : (int)len, text);
+	free(text);
+	fprintf(stderr, "see '%s --help'\n", command);
+	return 2;
 }
 
 int cli_refuse_binary_tty(const char *path, const char *what)

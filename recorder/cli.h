@@ -33,6 +33,10 @@ int cli_version(void);
 /* A usage error: the message, then where the help is; returns 2, the exit status of every
  * usage error. */
 int cli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* A command line the command cannot take (getopt has said which option): the synopsis of
+ * usage's text (up to its first blank line) and where the rest is, on stderr; returns 2. The
+ * whole help is for --help: a typo should not scroll the error off the screen. */
+int cli_usage_brief(void (*usage)(FILE *out));
 /* "jitprof <cmd>: error: ..." on stderr. Returns 1 so commands can `return cli_error(...)`. */
 int cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -337,7 +337,7 @@ int cmd_archive(int argc, char **argv)
 		case 'v': job.verbose = 1; break;
 		case 'h': usage(stdout); return 0;
 		case 'V': return cli_version();
-		default: usage(stderr); return 2;
+		default: return cli_usage_brief(usage);
 		}
 	}
 	if (optind < argc)

@@ -224,13 +224,11 @@ int cmd_buildid_list(int argc, char **argv)
 		case 'V':
 			return cli_version();
 		default:
-			usage(stderr);
-			return 2;
+			return cli_usage_brief(usage);
 		}
 	}
 	if (optind < argc) {
-		usage(stderr);
-		return 2;
+		return cli_usage_brief(usage);
 	}
 	if (kernel) {
 		struct sym_build_id id;

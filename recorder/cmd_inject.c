@@ -211,14 +211,13 @@ int cmd_inject(int argc, char **argv)
 		case 'q': quiet = 1; break;
 		case 'h': usage(stdout); return 0;
 		case 'V': return cli_version();
-		default: usage(stderr); return 2;
+		default: return cli_usage_brief(usage);
 		}
 	}
 	if (cli_check_input_owner(o.input, force))
 		return 1;
 	if (optind < argc) {
-		usage(stderr);
-		return 2;
+		return cli_usage_brief(usage);
 	}
 	if (o.no_elfs && elfs_for) {
 		fprintf(stderr, "jitprof inject: --no-elfs cannot be combined with --elfs-for\n");

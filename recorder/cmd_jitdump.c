@@ -530,12 +530,11 @@ int cmd_jitdump(int argc, char **argv)
 		case 'c': op.companion = 1; break;
 		case 'h': usage(stdout); return 0;
 		case 'V': return cli_version();
-		default: usage(stderr); return 2;
+		default: return cli_usage_brief(usage);
 		}
 	}
 	if (optind != argc - 1) {
-		usage(stderr);
-		return 2;
+		return cli_usage_brief(usage);
 	}
 	const char *path = argv[optind];
 	char ext[4096];

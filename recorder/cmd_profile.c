@@ -125,7 +125,7 @@ static int parse_args(struct profile *p, int argc, char **argv)
 		case 'q': p->quiet = 1; break;
 		case 'V': exit(cli_version());
 		case 'h': usage(stdout); exit(0);
-		default: usage(stderr); return 2;
+		default: return cli_usage_brief(usage);
 		}
 	}
 	if (optind < argc)

@@ -194,8 +194,7 @@ int cmd_record(int argc, char **argv)
 			o.keep_deleted = true;
 			break;
 		default:
-			usage(stderr);
-			return 2;
+			return cli_usage_brief(usage);
 		}
 	}
 	if (o.freq && o.period)

@@ -332,8 +332,7 @@ static int parse_args(int argc, char **argv, struct report_args *a)
 		case OPT_KALLSYMS: a->in.kallsyms = optarg; break;
 		case OPT_NOP: break;
 		default:
-			usage(stderr);
-			return 2;
+			return cli_usage_brief(usage);
 		}
 	}
 	if (optind < argc)

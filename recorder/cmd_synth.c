@@ -223,12 +223,11 @@ static int parse(int argc, char **argv, struct synth_opts *o)
 		case 'q': o->quiet = 1; break;
 		case 'h': usage(stdout); return 0;
 		case 'V': return cli_version();
-		default: usage(stderr); return 2;
+		default: return cli_usage_brief(usage);
 		}
 	}
 	if (optind + 1 != argc || !o->dir) {
-		usage(stderr);
-		return 2;
+		return cli_usage_brief(usage);
 	}
 	o->dump = argv[optind];
 	if (!o->threads)

@@ -61,6 +61,12 @@ Test(profile_cli, unknown_option_exits_2_everywhere)
 		snprintf(want, sizeof(want), "jitprof %s: unrecognized option '--no-such-option'",
 			 cmds[i]);
 		cr_expect(!strncmp(r.err, want, strlen(want)), "%s", r.err);
+		/* then the synopsis and where the rest is, not the whole help */
+		snprintf(want, sizeof(want), "\nusage: jitprof %s ", cmds[i]);
+		cr_expect(strstr(r.err, want), "%s", r.err);
+		snprintf(want, sizeof(want), "see 'jitprof %s --help'\n", cmds[i]);
+		cr_expect(strstr(r.err, want), "%s", r.err);
+		cr_expect_leq(tu_count(r.err, "\n"), 4, "more than a synopsis: %s", r.err);
 		tu_result_free(&r);
 	}
 }
