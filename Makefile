@@ -1,6 +1,9 @@
 # jitprof: one GNU Makefile for the whole tree. Each module describes its own targets in
 # <module>/module.mk; this file holds the shared flags, the generic rules and the top targets.
 
+# The one version of everything built here: `jitprof --version`, jitdump.pc, the man pages.
+JITPROF_VERSION := 1.0.0
+
 CC       ?= cc
 PREFIX   ?= /usr/local
 DESTDIR  ?=
@@ -17,7 +20,8 @@ endif
 
 WARN     := -Wall -Wextra -Werror
 CFLAGS   ?= -O2 -g
-ALL_CFLAGS = -std=gnu11 $(WARN) $(CFLAGS) -fPIC -D_GNU_SOURCE -I. $(SANFLAGS)
+ALL_CFLAGS = -std=gnu11 $(WARN) $(CFLAGS) -fPIC -D_GNU_SOURCE -I. $(SANFLAGS) \
+	-DJITPROF_VERSION='"$(JITPROF_VERSION)"'
 ALL_LDFLAGS = $(LDFLAGS) $(SANFLAGS)
 
 # Filled in by the module fragments.

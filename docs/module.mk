@@ -5,7 +5,10 @@ $(MAN_STAMP): $(BUILD)/jitprof scripts/man.sh
 	scripts/man.sh $(BUILD)/jitprof $(BUILD)/man
 	@touch $@
 
-ifneq ($(shell command -v help2man 2>/dev/null),)
+# Without help2man (make deps installs it) everything else still builds and installs; the
+# man pages are then left out, and install says so.
+HAVE_HELP2MAN := $(if $(shell command -v help2man 2>/dev/null),1,)
+ifeq ($(HAVE_HELP2MAN),1)
 ALL_TARGETS += $(MAN_STAMP)
 endif
 
@@ -13,9 +16,13 @@ endif
 man: $(MAN_STAMP)
 
 install: install-docs
-install-docs: $(MAN_STAMP)
-	install -d $(DESTDIR)$(PREFIX)/share/man/man1 \
-		$(DESTDIR)$(PREFIX)/share/bash-completion/completions
-	install -m 0644 $(BUILD)/man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+install-docs: $(if $(HAVE_HELP2MAN),$(MAN_STAMP))
+	install -d $(DESTDIR)$(PREFIX)/share/bash-completion/completions
 	install -m 0644 scripts/completion.bash \
 		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/jitprof
+ifeq ($(HAVE_HELP2MAN),1)
+	install -d $(DESTDIR)$(PREFIX)/share/man/man1
+	install -m 0644 $(BUILD)/man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+else
+	@echo "install: help2man is not installed: man pages left out (apt-get install help2man)"
+endif

@@ -4,7 +4,7 @@
 JITDUMP_SRCS := $(wildcard jitdump/*.c)
 JITDUMP_OBJS := $(call objs_of,$(JITDUMP_SRCS))
 JITDUMP_SOVERSION := 1
-JITDUMP_VERSION := 1.0.0
+JITDUMP_VERSION := $(JITPROF_VERSION)
 
 $(BUILD)/libjitdump.a: $(JITDUMP_OBJS)
 	@mkdir -p $(@D)
@@ -32,7 +32,10 @@ UNIT_LDLIBS_jitdump := -lpthread
 # The linker's name and the pkg-config file, after the generic install has copied the rest.
 .PHONY: install-jitdump
 install: install-jitdump
-install-jitdump: $(BUILD)/libjitdump.so $(BUILD)/jitdump.pc
+# jitdump.pc is written for the PREFIX of the install, whatever PREFIX `make` had.
+install-jitdump: $(BUILD)/libjitdump.so jitdump/jitdump.pc.in
 	install -d $(DESTDIR)$(PREFIX)/lib/pkgconfig
 	ln -sf libjitdump.so.$(JITDUMP_SOVERSION) $(DESTDIR)$(PREFIX)/lib/libjitdump.so
-	install -m 0644 $(BUILD)/jitdump.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/jitdump.pc
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(JITDUMP_VERSION)|' \
+		jitdump/jitdump.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/jitdump.pc
+	chmod 0644 $(DESTDIR)$(PREFIX)/lib/pkgconfig/jitdump.pc

@@ -9,7 +9,9 @@
 #include "lib/log.h"
 #include "safeio/safeio.h"
 
-#define JITPROF_VERSION "0.1.0"
+#ifndef JITPROF_VERSION	/* set once, in the Makefile */
+#error "JITPROF_VERSION is set by the Makefile"
+#endif
 
 /* 1 in builds with a leak checker (ASan/LSan): commands then free what they would otherwise
  * leave to process exit for speed, so the checker reports only real leaks. */

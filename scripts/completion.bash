@@ -34,8 +34,11 @@ _jitprof()
 	esac
 	if [[ $cur == -* ]]; then
 		local opts
-		opts=$("${COMP_WORDS[0]}" "$cmd" --help 2>/dev/null |
-			grep -o -- '--\?-[A-Za-z][A-Za-z-]*' | sort -u)
+		# Only the options the help defines (lines that start with one), not every
+		# option its prose mentions (profile's help names inject's --elfs-for).
+		opts=$("${COMP_WORDS[0]}" "$cmd" --help 2>/dev/null | grep -E '^ {1,8}-' |
+			sed -E 's/^ +//; s/^(-[A-Za-z0-9]),? ?(--[A-Za-z][A-Za-z0-9-]*)?.*/\1 \2/;
+				s/^(--[A-Za-z][A-Za-z0-9-]*).*/\1/')
 		COMPREPLY=($(compgen -W "$opts" -- "$cur"))
 		return 0
 	fi

@@ -17,5 +17,9 @@ help2man --no-info --section=1 --version-string="$ver" \
 while read -r cmd summary; do
 	help2man --no-info --section=1 --version-string="$ver" --name="$summary" \
 		--output="$tmp/jitprof-$cmd.1" "$exe $cmd"
+	# help2man titles the page after the program's --version line ("jitprof"): the page
+	# is jitprof-CMD(1), as man(1) and apropos list it.
+	title=$(printf 'JITPROF-%s' "$cmd" | tr '[:lower:]' '[:upper:]')
+	sed -i "s/^\.TH [^\"]* \"1\"/.TH $title \"1\"/" "$tmp/jitprof-$cmd.1"
 done
 mv "$tmp"/*.1 "$out"/

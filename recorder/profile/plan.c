@@ -169,7 +169,8 @@ int prof_env_append(char *buf, size_t len, const char *existing, const char *con
 int prof_find_agent(const char *exe, char *buf, size_t len, char *err, size_t errlen)
 {
 	const char *env = getenv("JITPROF_AGENT");
-	const char *rel[] = { "libagent.so", "../lib/libagent.so", "../lib/jitprof/libagent.so" };
+	const char *rel[] = { "libjitprof-agent.so", "../lib/libjitprof-agent.so",
+			      "../lib/jitprof/libjitprof-agent.so", "libagent.so" };
 	char dir[PATH_MAX];
 	const char *slash = strrchr(exe, '/');
 
@@ -187,8 +188,8 @@ int prof_find_agent(const char *exe, char *buf, size_t len, char *err, size_t er
 		if (len >= PATH_MAX && realpath(p, buf) && !access(buf, R_OK))
 			return 0;
 	}
-	snprintf(err, errlen, "libagent.so not found beside %s nor in %s/../lib; set "
-		 "JITPROF_AGENT=/path/libagent.so", exe, dir);
+	snprintf(err, errlen, "libjitprof-agent.so not found beside %s nor in %s/../lib; set "
+		 "JITPROF_AGENT=/path/libjitprof-agent.so", exe, dir);
 	return -ENOENT;
 }
 

@@ -162,14 +162,19 @@ Test(plan, agent_found_beside_the_executable_or_in_lib)
 	cr_assert(strstr(err, "JITPROF_AGENT="), "%s", err);
 	snprintf(lib, sizeof(lib), "%s/lib", dir);
 	cr_assert_eq(mkdir(lib, 0755), 0);
-	snprintf(lib, sizeof(lib), "%s/lib/libagent.so", dir);
+	snprintf(lib, sizeof(lib), "%s/lib/libjitprof-agent.so", dir);
 	cr_assert_eq(tu_write_file(lib, "x", 1), 0);
 	cr_assert_eq(prof_find_agent(exe, so, sizeof(so), err, sizeof(err)), 0, "%s", err);
-	cr_assert(strstr(so, "/lib/libagent.so"), "%s", so);
+	cr_assert(strstr(so, "/lib/libjitprof-agent.so"), "%s", so);
+	/* the build tree's old name, beside the executable, comes after an installed agent */
 	snprintf(lib, sizeof(lib), "%s/libagent.so", bin);
 	cr_assert_eq(tu_write_file(lib, "x", 1), 0);
 	cr_assert_eq(prof_find_agent(exe, so, sizeof(so), err, sizeof(err)), 0);
-	cr_assert(strstr(so, "/bin/libagent.so"), "%s", so);
+	cr_assert(strstr(so, "/lib/libjitprof-agent.so"), "%s", so);
+	snprintf(lib, sizeof(lib), "%s/libjitprof-agent.so", bin);
+	cr_assert_eq(tu_write_file(lib, "x", 1), 0);
+	cr_assert_eq(prof_find_agent(exe, so, sizeof(so), err, sizeof(err)), 0);
+	cr_assert(strstr(so, "/bin/libjitprof-agent.so"), "%s", so);
 	setenv("JITPROF_AGENT", "/nonexistent/libagent.so", 1);
 	cr_assert_eq(prof_find_agent(exe, so, sizeof(so), err, sizeof(err)), -ENOENT);
 	cr_assert(strstr(err, "JITPROF_AGENT=/nonexistent/libagent.so"), "%s", err);
