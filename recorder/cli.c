@@ -61,6 +61,26 @@ int cli_version(void)
 	return 0;
 }
 
+int cli_check_freq(uint64_t hz)
+{
+	char buf[32] = "";
+	unsigned long long max;
+	FILE *f = fopen("/proc/sys/kernel/perf_event_max_sample_rate", "re");
+
+	if (!f)
+		return 0;
+	if (!fgets(buf, sizeof(buf), f) || sscanf(buf, "%llu", &max) != 1 || max == 0) {
+		fclose(f);
+		return 0;
+	}
+	fclose(f);
+	if (hz <= max)
+		return 0;
+	return cli_usage_error("-F %llu: above the kernel's limit of %llu Hz "
+			       "(kernel.perf_event_max_sample_rate; raise it with sysctl, or ask "
+			       "for less)", (unsigned long long)hz, max);
+}
+
 int cli_usage_brief(void (*usage)(FILE *out))
 {
 	char *text = NULL, *end;

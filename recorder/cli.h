@@ -30,6 +30,11 @@ void cli_set_command(const char *name);
 /* Output "-" (stdout) for binary data while stdout is a terminal: refused as a usage error
  * (returns 2, said with what), else 0. No command writes binary into a terminal. */
 int cli_refuse_binary_tty(const char *path, const char *what);
+/* -F HZ within what the kernel samples at (kernel.perf_event_max_sample_rate, which the
+ * kernel also lowers by itself when sampling takes too long): 0, or the usage error said
+ * with the limit and how to raise it (returns 2). Where the limit cannot be read, 0: the
+ * kernel refuses the event itself then. */
+int cli_check_freq(uint64_t hz);
 /* -V/--version of every command: prints "jitprof VERSION" on stdout, returns 0. */
 int cli_version(void);
 /* A usage error: the message, then where the help is; returns 2, the exit status of every

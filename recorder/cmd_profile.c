@@ -110,6 +110,8 @@ static int parse_args(struct profile *p, int argc, char **argv)
 			v = strtol(optarg, &end, 10);
 			if (*end || v <= 0)
 				return cli_usage_error("-F: '%s' is not a frequency in Hz", optarg);
+			if (cli_check_freq((uint64_t)v))
+				return 2;
 			p->freq = optarg;
 			break;
 		case 'p':

@@ -153,6 +153,8 @@ int cmd_record(int argc, char **argv)
 		case 'F':
 			if (parse_u64(optarg, &o.freq) || !o.freq)
 				return cli_error("bad frequency '%s'", optarg), 2;
+			if ((err = cli_check_freq(o.freq)))
+				return err;
 			break;
 		case 'c':
 			if (parse_u64(optarg, &o.period) || !o.period)

@@ -182,6 +182,28 @@ Test(record_ctl, usage_errors)
 	cr_assert_neq(access(data, F_OK), 0, "no half-written output after a failure");
 	tu_result_free(&r);
 
+	/* -F above what the kernel samples at: refused before anything runs, naming the limit
+	 * (read here: each machine has its own, and the kernel lowers it by itself). */
+	char *lim = tu_read_file("/proc/sys/kernel/perf_event_max_sample_rate", NULL);
+	if (lim) {
+		unsigned long long max = strtoull(lim, NULL, 10);
+		char hz[32], want[64];
+		snprintf(hz, sizeof(hz), "%llu", max + 1);
+		snprintf(want, sizeof(want), "limit of %llu Hz", max);
+		for (int i = 0; i < 2; i++) {
+			char *fast[] = { (char *)tu_build("jitprof"), i ? "profile" : "record", "-F",
+					 hz, "-o", data, "--", "true", NULL };
+			cr_assert_eq(tu_run(&r, fast, NULL, NULL, 0, 30), 0);
+			cr_expect_eq(r.status, 2, "%s -F %s: %s", fast[1], hz, r.err);
+			cr_expect(strstr(r.err, want), "%s", r.err);
+			cr_expect_neq(access(data, F_OK), 0, "%s ran", fast[1]);
+			tu_result_free(&r);
+		}
+		free(lim);
+	} else {
+		tu_skip_part("no /proc/sys/kernel/perf_event_max_sample_rate here");
+	}
+
 	char *help[] = { (char *)tu_build("jitprof"), "record", "--help", NULL };
 	cr_assert_eq(tu_run(&r, help, NULL, NULL, 0, 30), 0);
 	cr_assert_eq(r.status, 0);
