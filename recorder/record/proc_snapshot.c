@@ -13,6 +13,16 @@
 
 #include "recorder/record/record_int.h"
 
+/* A name the kernel gives a mapping that is no file to read a build-id from, though it starts
+ * with '/' (perf's anonymous names): reading "//anon" fails, and the fallback through
+ * /proc/PID/map_files/START-END then finds whatever file was mapped into that range since
+ * (HotSpot maps libjimage.so into reserved anonymous memory): a wrong id under "//anon". */
+static bool is_anon_name(const char *name)
+{
+	return !strcmp(name, "//anon") || !strncmp(name, "/dev/zero", 9) ||
+	       !strncmp(name, "/anon_hugepage", 14) || !strncmp(name, "/SYSV", 5);
+}
+
 void rec_note_mmap(struct rec_synth_ctx *c, const struct pd_mmap *m, uint16_t misc)
 {
 	uint16_t cpumode = misc & PERF_RECORD_MISC_CPUMODE_MASK;
@@ -25,7 +35,7 @@ void rec_note_mmap(struct rec_synth_ctx *c, const struct pd_mmap *m, uint16_t mi
 	if (!d)
 		return;
 	rec_hits_mmap(c->hits, m->pid, m->start, m->len, d);
-	bool file = m->filename[0] == '/';
+	bool file = m->filename[0] == '/' && !is_anon_name(m->filename);
 	if (m->has_build_id && m->build_id_size) {
 		d->state = BID_KNOWN;
 		d->id_size = m->build_id_size;

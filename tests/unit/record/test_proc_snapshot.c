@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "recorder/record/record_int.h"
@@ -106,5 +107,46 @@ Test(synth, this_process_from_proc)
 	pd_reader_close(r);
 	cr_assert(comm && exe);
 	cr_assert_not_null(rec_hits_dso(f.c.hits, self, PERF_RECORD_MISC_USER));
+	free_ctx(&f);
+}
+
+/* An executable anonymous mapping ("//anon", as the kernel names a JIT's code cache) is no file:
+ * no build-id is asked for it, even over a range where a real file is mapped (this process's
+ * own libc here: /proc/self/map_files would give libc's id under "//anon"). */
+Test(synth, anonymous_maps_get_no_build_id)
+{
+	struct fixture f;
+	char line[512], path[256];
+	unsigned long lo = 0, hi = 0;
+	FILE *maps = fopen("/proc/self/maps", "r");
+
+	cr_assert_not_null(maps);
+	while (fgets(line, sizeof(line), maps))
+		if (sscanf(line, "%lx-%lx r-xp %*s %*s %*s %255s", &lo, &hi, path) == 3 &&
+		    strstr(path, "libc"))
+			break;
+	fclose(maps);
+	cr_assert_gt(hi, lo, "no libc text in /proc/self/maps");
+	open_ctx(&f);
+	cr_assert_eq(rec_bid_start(&f.c.bids, NULL), 0);
+	const char *names[] = { "//anon", "/dev/zero (deleted)", "/anon_hugepage (deleted)" };
+	for (size_t i = 0; i < 3; i++) {
+		struct pd_mmap m = { .pid = (uint32_t)getpid(), .tid = (uint32_t)getpid(),
+				     .start = lo, .len = hi - lo, .is_mmap2 = true,
+				     .prot = PROT_READ | PROT_EXEC, .filename = names[i] };
+		rec_note_mmap(&f.c, &m, PERF_RECORD_MISC_USER);
+		struct rec_dso *d = rec_hits_dso(f.c.hits, names[i], PERF_RECORD_MISC_USER);
+		cr_assert_not_null(d);
+		cr_expect_eq(d->state, BID_UNKNOWN, "%s: a build-id was asked for", names[i]);
+	}
+	/* a real file still is */
+	struct pd_mmap m = { .pid = (uint32_t)getpid(), .tid = (uint32_t)getpid(), .start = lo,
+			     .len = hi - lo, .is_mmap2 = true, .prot = PROT_READ | PROT_EXEC,
+			     .filename = path };
+	rec_note_mmap(&f.c, &m, PERF_RECORD_MISC_USER);
+	cr_expect_eq(rec_hits_dso(f.c.hits, path, PERF_RECORD_MISC_USER)->state, BID_REQUESTED);
+	rec_bid_stop(f.c.bids);
+	rec_bid_free(f.c.bids);
+	close_ctx(&f);
 	free_ctx(&f);
 }
