@@ -107,11 +107,13 @@ static void summary(const struct inj_opts *o, const struct inj_stats *st, const 
 		 (unsigned long long)st->loads_hit);
 	if (o->no_elfs)
 		cli_info("ELFs: none written, %llu recorded by origin (built on demand); %llu "
-			 "dropped //anon-style maps", (unsigned long long)st->origins,
+			 "anonymous code maps of dumping processes left out (the loads stand for "
+			 "them)", (unsigned long long)st->origins,
 			 (unsigned long long)st->anon_dropped);
 	else
-		cli_info("ELFs: %llu written, %llu already there%s%s%s; %llu dropped //anon-style "
-			 "maps", (unsigned long long)st->pool.written,
+		cli_info("ELFs: %llu written, %llu already there%s%s%s; %llu anonymous code maps "
+			 "of dumping processes left out (the loads stand for them)",
+			 (unsigned long long)st->pool.written,
 			 (unsigned long long)st->pool.reused, cache ? " (build-id cache " : "",
 			 cache ? cache : "", cache ? ")" : "", (unsigned long long)st->anon_dropped);
 	if (st->dumps_indexed && st->dumps_indexed < st->dumps + st->rereads)
