@@ -66,7 +66,7 @@ static void usage(FILE *out)
 		"      --pid PID           only samples of process PID\n"
 		"      --tid TID           only samples of thread TID\n"
 		"      --event NAME        the event to report when the recording has several\n"
-		"                          (perf record -e a,b; default: the first with samples)\n"
+		"                          (perf record -e a,b; default: the first recorded)\n"
 		"      --time START,END    only samples between START and END seconds after the\n"
 		"                          recording's start (either may be empty)\n"
 		"      --no-demangle       raw symbol names\n"

@@ -1,6 +1,6 @@
 /* events.c - which event a report reads when the recording has several (perf record -e a,b):
- * the one --event names, else the first with samples, with a warning that names the others.
- * Percentages of two events are never summed into one table. */
+ * the one --event names, else the first the recording asked for, with a warning that names
+ * the others and their samples. Percentages of two events are never summed into one table. */
 #include "recorder/perfdata/perfdata.h"
 #include "recorder/report/report_int.h"
 
@@ -17,19 +17,25 @@ static int names(const char *evsel_name, const char *want)
 	       (evsel_name[n] == '\0' || (evsel_name[n] == ':' && !strchr(want, ':')));
 }
 
-/* The file's event names, comma separated ("?" for an unnamed one). */
-static void list_names(const struct pd_reader *r, char *buf, size_t len)
+/* The file's event names, comma separated ("?" for an unnamed one), each with its samples
+ * when counts are given. */
+static void list_names(const struct pd_reader *r, const uint64_t *counts, size_t n, char *buf,
+		       size_t len)
 {
 	size_t off = 0;
 
 	buf[0] = '\0';
 	for (size_t i = 0; i < pd_reader_nr_evsels(r) && off < len; i++) {
 		const struct pd_evsel *e = pd_reader_evsel(r, i);
-		int n = snprintf(buf + off, len - off, "%s%s", i ? ", " : "",
-				 e->name ? e->name : "?");
-		if (n < 0)
+		size_t idx = e->idx > 0 ? (size_t)e->idx : 0;
+		int k = counts ? snprintf(buf + off, len - off, "%s%s (%llu samples)", i ? ", " : "",
+					  e->name ? e->name : "?",
+					  idx < n ? (unsigned long long)counts[idx] : 0ULL)
+			       : snprintf(buf + off, len - off, "%s%s", i ? ", " : "",
+					  e->name ? e->name : "?");
+		if (k < 0)
 			break;
-		off += (size_t)n;
+		off += (size_t)k;
 	}
 }
 
@@ -45,18 +51,33 @@ int rp_pick_event(const struct pd_reader *r, const char *name, const char *file,
 			return 0;
 		}
 	}
-	list_names(r, all, sizeof(all));
+	list_names(r, NULL, 0, all, sizeof(all));
 	snprintf(err, errlen, "%s has no event '%s'; its events: %s", file, name, all);
 	return -ENOENT;
 }
 
-void rp_warn_other_events(const struct pd_reader *r, const struct pd_evsel *chosen,
-			  const struct jp_log *log)
+static int is_dummy(const struct pd_evsel *e)
 {
-	char all[512];
+	return e->attr.type == PERF_TYPE_SOFTWARE && e->attr.config == PERF_COUNT_SW_DUMMY;
+}
 
-	list_names(r, all, sizeof(all));
-	jp_logf(log, JP_LOG_WARN, "more than one event has samples (%s): reporting %s only; "
+const struct pd_evsel *rp_first_event(const struct pd_reader *r)
+{
+	for (size_t i = 0; i < pd_reader_nr_evsels(r); i++) {
+		const struct pd_evsel *e = pd_reader_evsel(r, i);
+		if (!is_dummy(e))
+			return e;
+	}
+	return NULL;
+}
+
+void rp_warn_other_events(const struct pd_reader *r, const struct pd_evsel *chosen,
+			  const uint64_t *counts, size_t n, const struct jp_log *log)
+{
+	char all[1024];
+
+	list_names(r, counts, n, all, sizeof(all));
+	jp_logf(log, JP_LOG_WARN, "the recording has several events: %s; reporting %s only; "
 		"--event NAME chooses another", all,
-		chosen && chosen->name ? chosen->name : "the first");
+		!chosen ? "the first with samples" : chosen->name ? chosen->name : "the first");
 }

@@ -251,9 +251,30 @@ static const char *comm_of(struct ingest *in, const struct pd_sample *ps)
 	return c;
 }
 
+/* Samples per event, for the line that names the events a report left out. */
+static int count_evsel(struct ingest *in, const struct pd_evsel *e)
+{
+	size_t i = e && e->idx > 0 ? (size_t)e->idx : 0;
+
+	if (i >= in->n_evsel_samples) {
+		size_t n = i + 8;
+		uint64_t *c = realloc(in->evsel_samples, n * sizeof(*c));
+		if (!c)
+			return -ENOMEM;
+		memset(c + in->n_evsel_samples, 0, (n - in->n_evsel_samples) * sizeof(*c));
+		in->evsel_samples = c;
+		in->n_evsel_samples = n;
+	}
+	in->evsel_samples[i]++;
+	return 0;
+}
+
 static int on_sample(struct ingest *in, const struct pd_event *ev)
 {
 	const struct pd_sample *ps = &ev->u.sample;
+	int rc;
+	if ((rc = count_evsel(in, ev->evsel)) < 0)
+		return rc;
 	if (ev->evsel && in->evsel && ev->evsel != in->evsel) {
 		in->other_evsels = 1;
 		return 0;
@@ -510,6 +531,8 @@ static int ingest(struct rp_session *s, const struct rp_ingest_opts *o, char *er
 	}
 	if (o->event && (rc = rp_pick_event(in.r, o->event, o->input, &in.evsel, err, errlen)))
 		goto out;
+	if (!o->event)
+		in.evsel = rp_first_event(in.r);
 	if ((rc = read_events(&in, err, errlen)) < 0)
 		goto out;
 	if ((rc = fill_lines_later(&in)) < 0) {
@@ -525,7 +548,8 @@ static int ingest(struct rp_session *s, const struct rp_ingest_opts *o, char *er
 	if (in.evsel && in.evsel->name)
 		rp_set_event_name(s, in.evsel->name);
 	if (in.other_evsels && !o->event)
-		rp_warn_other_events(in.r, in.evsel, &o->log);
+		rp_warn_other_events(in.r, in.evsel, in.evsel_samples, in.n_evsel_samples,
+				     &o->log);
 	rp_checks_report(&in.checks, o);
 	if (o->want_callchain)
 		rc = dso_build_ids(&in);
@@ -547,6 +571,7 @@ out:
 	rp_memo_free(&in.m_sym);
 	rp_memo_free(&in.m_file);
 	free(in.dso_frames);
+	free(in.evsel_samples);
 	free(in.load_src);
 	rp_live_free(&in.live);
 	if (o->fast_exit && !rc && !kept_ss) {

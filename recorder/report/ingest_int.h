@@ -11,8 +11,10 @@ struct ingest {
 	struct sym_session *ss;
 	const struct rp_ingest_opts *o;
 	struct pd_reader *r;
-	const struct pd_evsel *evsel;	/* the event reported (the first with samples) */
+	const struct pd_evsel *evsel;	/* the event reported (the first recorded, events.c) */
 	int other_evsels;
+	uint64_t *evsel_samples;	/* samples per event, by its position in the file */
+	size_t n_evsel_samples;
 	struct rp_u64map path_load;	/* jitted ELF's DSO name (its pointer) -> load index */
 	struct rp_u64map dso_load;		/* struct sym_dso * -> load index + 1 (0 = not jitted) */
 	struct rp_res_memo res_memo;	/* frames made of an address, while they stay so */
