@@ -535,6 +535,7 @@ static int ingest(struct rp_session *s, const struct rp_ingest_opts *o, char *er
 		in.evsel = rp_first_event(in.r);
 	if ((rc = read_events(&in, err, errlen)) < 0)
 		goto out;
+	sym_say_not_found(in.ss);
 	if ((rc = fill_lines_later(&in)) < 0) {
 		snprintf(err, errlen, "%s", strerror(-rc));
 		goto out;

@@ -376,7 +376,6 @@ int find_dso_file(struct sym_session *s, struct sym_dso *d)
 {
 	struct cand c;
 	Elf *elf = NULL;
-	char hex[SYM_BUILD_ID_HEX];
 	if (d->kernel || d->anon || (d->long_name[0] == '[' && strcmp(d->long_name, "[vdso]")))
 		return -ENOENT;
 	/* refused there (prov_refused set): the other sources are still tried, as after get */
@@ -385,15 +384,13 @@ int find_dso_file(struct sym_session *s, struct sym_dso *d)
 	if (locate(s, d, 0, &c, &elf)) {
 		/* The provider's one message (a dump gone or changed since inject) covers all
 		 * its ELFs: one "not found" each would bury it. */
-		if (d->prov_refused)
-			;
-		else if (d->bid.size)
-			sess_msg(s, SYM_LVL_WARN,
-				 "%s with build id %s not found, continuing without symbols",
-				 d->long_name, sym_build_id_hex(&d->bid, hex));
-		else
-			sess_msg(s, SYM_LVL_WARN, "%s not found, continuing without symbols",
-				 d->long_name);
+		if (!d->prov_refused) {
+			if (s->n_not_found < 3) {
+				s->not_found[s->n_not_found] = d->long_name;
+				s->not_found_id[s->n_not_found] = d->bid.size != 0;
+			}
+			s->n_not_found++;
+		}
 		return -ENOENT;
 	}
 	keep_elf(elf, &c.fd);
@@ -457,4 +454,30 @@ int find_debug_file(struct sym_session *s, struct sym_dso *d)
 	d->dbg_elf = elf;
 	free(c.path);
 	return 0;
+}
+
+void sym_say_not_found(struct sym_session *s)
+{
+	char names[3 * 256 + 16] = "";
+	size_t off = 0, n = s->n_not_found < 3 ? s->n_not_found : 3;
+
+	if (!s->n_not_found)
+		return;
+	for (size_t i = 0; i < n && off < sizeof(names); i++) {
+		int k = snprintf(names + off, sizeof(names) - off, "%s%.250s%s", i ? ", " : "",
+				 s->not_found[i], s->not_found_id[i] ? " (by build-id)" : "");
+		if (k < 0)
+			break;
+		off += (size_t)k;
+	}
+	if (s->n_not_found == 1)
+		sess_msg(s, SYM_LVL_WARN, "%s not found here: its samples show addresses, not "
+			 "symbols", names);
+	else
+		sess_msg(s, SYM_LVL_WARN, "%zu ELF files the recording names were not found here "
+			 "(%s%s): their samples show addresses, not symbols. A recording from "
+			 "another machine: 'jitprof archive' there, then --archive FILE here (or "
+			 "DEBUGINFOD_URLS)", s->n_not_found, names,
+			 s->n_not_found > n ? ", ..." : "");
+	s->n_not_found = 0;
 }

@@ -154,6 +154,9 @@ int sym_feed_mmap(struct sym_session *s, const struct pd_event *ev, struct sym_d
 /* Every entry of the recording's build-id table (file mode) as sym_add_build_id; an entry
  * without an id is skipped, only -ENOMEM stops. */
 int sym_feed_build_ids(struct sym_session *s, const struct pd_reader *r);
+/* The ELF files looked for and not found so far, said in one warning (how many, the first
+ * names, and how to report a recording from another machine), then forgotten. */
+void sym_say_not_found(struct sym_session *s);
 
 /* The comm of a thread at time (the last COMM at or before it; the process's before any);
  * NULL if never named. Valid until sym_session_free. */

@@ -222,6 +222,11 @@ struct sym_session {
 	/* message de-duplication */
 	char **msgs;
 	size_t n_msgs;
+	/* ELF files not found: counted, said once by sym_say_not_found (a recording from
+	 * another machine misses hundreds: one warning each buried everything else) */
+	size_t n_not_found;
+	const char *not_found[3];	/* the first ones' names (the arena's) */
+	int not_found_id[3];		/* 1: that one was looked for by build-id */
 	/* kernel */
 	struct sym_dso *kdso;
 	char *kref_name;		/* "_text" from "[kernel.kallsyms]_text" */
