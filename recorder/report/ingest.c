@@ -133,6 +133,31 @@ static struct dso_frame *dso_frame_of(struct ingest *in, const struct sym_result
 	return df;
 }
 
+/* In jitted code a frame's line (and inline chain) is the one of the instruction that ends
+ * where its address starts: a sampled address is where the interrupt found the thread, the
+ * instruction after the one that took the time (an expensive statement's samples otherwise
+ * land on the next statement's first instruction), and a caller's address is the return
+ * address, after its call. The agent's rows start at instruction boundaries, so the row
+ * covering ip - 1 is that instruction's. Not at a function's first byte (ip - 1 is another
+ * function), nor in native code, whose lines stay as perf shows them. */
+static void line_of_previous_instruction(struct ingest *in, uint32_t pid, uint64_t ip,
+					 uint64_t time, int cpumode, struct sym_result *res)
+{
+	struct sym_result prev;
+
+	if (!(in->res_flags & SYM_RES_LINES) || !res->dso || res->kernel || !res->sym ||
+	    !res->sym_off || !rp_is_jitted_name(res->dso_name, NULL, NULL))
+		return;
+	memset(&prev, 0, sizeof(prev));
+	if (sym_resolve(in->ss, pid, ip - 1, time, cpumode, in->res_flags, &prev) < 0 ||
+	    prev.dso != res->dso || prev.sym_start != res->sym_start || prev.lines_later)
+		return;
+	res->srcfile = prev.srcfile;
+	res->line = prev.line;
+	res->n_inline = prev.n_inline;
+	res->inl = prev.inl;
+}
+
 /* Resolves one address into frames (inlined frames first when asked), returns how many. The
  * frames made of an address are made again from the memo while the symbol session's answer
  * stays; only whether its load has ended by then is asked anew. */
@@ -153,6 +178,7 @@ static uint32_t resolve(struct ingest *in, uint32_t pid, uint64_t ip, uint64_t t
 	memset(&res, 0, sizeof(res));
 	if (sym_resolve(in->ss, pid, ip, time, cpumode, in->res_flags, &res) < 0)
 		res.dso = NULL;
+	line_of_previous_instruction(in, pid, ip, time, cpumode, &res);
 	uint32_t n = 0;
 	if (in->o->want_inline && res.n_inline > 1) {
 		for (unsigned i = 0; i + 1 < res.n_inline && n + 1 < room; i++) {
