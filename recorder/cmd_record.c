@@ -161,6 +161,13 @@ int cmd_record(int argc, char **argv)
 				return cli_error("bad period '%s'", optarg), 2;
 			break;
 		case 'e':
+			/* One event per recording for now: a second -e (or "a,b") must not be
+			 * dropped silently. perf record -e a,b records several. */
+			if (o.event || strchr(optarg, ','))
+				return cli_usage_error("one event per recording (-e %s%s%s): record "
+						       "them in separate runs, or with perf "
+						       "record -e a,b", o.event ? o.event : "",
+						       o.event ? " -e " : "", optarg);
 			o.event = optarg;
 			break;
 		case 'g':
