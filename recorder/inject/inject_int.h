@@ -346,7 +346,8 @@ int inj_file_id_get(const char *path, struct inj_file_id *id, char *msg, size_t 
  * SIO_ENOTREG, ... with msg naming path and the reason (never a byte of the file). */
 int inj_file_id_read(const char *path, const struct inj_file_id *id, unsigned flags,
 		     uint8_t **buf, size_t *len, char *msg, size_t mlen);
-/* The same check without keeping the bytes. */
+/* The same check without keeping the bytes (buf NULL in inj_file_id_read too: the file is
+ * hashed a MiB at a time). */
 int inj_file_id_check(const char *path, const struct inj_file_id *id, unsigned flags, char *msg,
 		      size_t len);
 /* Section bytes (malloc'd) <-> origins. Decoding checks every length; errors name the byte

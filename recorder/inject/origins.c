@@ -69,10 +69,43 @@ static int bytes_differ(const char *path, const struct inj_file_id *then,
 	return -ESTALE;
 }
 
+/* The SHA-1 of fd's first size bytes, read a MiB at a time: 0, -ESTALE when it ends sooner
+ * (it shrank), -errno. */
+static int sha1_fd(int fd, uint64_t size, uint8_t out[20])
+{
+	enum { CHUNK = 1 << 20 };
+	EVP_MD_CTX *c = EVP_MD_CTX_new();
+	uint8_t *b = malloc(CHUNK);
+	unsigned dlen = 0;
+	int rc = c && b && EVP_DigestInit_ex(c, EVP_sha1(), NULL) ? 0 : -ENOMEM;
+	for (uint64_t off = 0; !rc && off < size;) {
+		ssize_t n = pread(fd, b, size - off < CHUNK ? (size_t)(size - off) : CHUNK,
+				  (off_t)off);
+		if (n <= 0)
+			rc = n < 0 ? -errno : -ESTALE;
+		else if (!EVP_DigestUpdate(c, b, (size_t)n))
+			rc = -ENOMEM;
+		off += n > 0 ? (uint64_t)n : 0;
+	}
+	if (!rc && (!EVP_DigestFinal_ex(c, out, &dlen) || dlen != 20))
+		rc = -ENOMEM;
+	EVP_MD_CTX_free(c);
+	free(b);
+	return rc;
+}
+
+static int same_times(const struct stat *a, const struct stat *b)
+{
+	return a->st_size == b->st_size && a->st_mtim.tv_sec == b->st_mtim.tv_sec &&
+	       a->st_mtim.tv_nsec == b->st_mtim.tv_nsec && a->st_ctim.tv_sec == b->st_ctim.tv_sec &&
+	       a->st_ctim.tv_nsec == b->st_ctim.tv_nsec;
+}
+
 /* path opened without blocking (a regular file only), checked against then (NULL: nothing to
- * compare) and the owner rule (unless INJ_ID_FORCE), read whole into *buf and hashed; its
- * identity in *now, the file unchanged while read. 0, -ENOENT (no such file, msg unset), or
- * -errno with msg naming path and the reason, never a byte of the file. */
+ * compare) and the owner rule (unless INJ_ID_FORCE), hashed: read whole into *buf when buf
+ * is not NULL (the bytes the caller then uses), else a MiB at a time; its identity in *now,
+ * the file unchanged while read. 0, -ENOENT (no such file, msg unset), or -errno with msg
+ * naming path and the reason, never a byte of the file. */
 static int take(const char *path, const struct inj_file_id *then, unsigned flags, uint8_t **buf,
 		size_t *len, struct inj_file_id *now, char *msg, size_t mlen)
 {
@@ -80,8 +113,10 @@ static int take(const char *path, const struct inj_file_id *then, unsigned flags
 	char why[128];
 	unsigned dlen = 0;
 	int rc = 0, fd = sio_open_regular(path);
-	*buf = NULL;
-	*len = 0;
+	if (buf) {
+		*buf = NULL;
+		*len = 0;
+	}
 	memset(now, 0, sizeof(*now));
 	if (fd == -ENOENT)
 		return fd;
@@ -101,25 +136,23 @@ static int take(const char *path, const struct inj_file_id *then, unsigned flags
 		snprintf(msg, mlen, "%s: %s (-f reads it anyway)", path, why);
 		goto out;
 	}
-	if ((rc = sio_read_all(fd, INJ_ID_READ_MAX, buf, len)) < 0) {
-		snprintf(msg, mlen, "%s: %s", path, rc == -EFBIG ? "larger than the "
-			 "2 GiB read to check it (INJ_ID_READ_MAX)" : strerror(-rc));
-		goto out;
+	if (!buf) {
+		rc = sha1_fd(fd, (uint64_t)sb.st_size, now->sha1);
+	} else if ((rc = sio_read_all(fd, INJ_ID_READ_MAX, buf, len)) == 0) {
+		if (*len != (uint64_t)sb.st_size)
+			rc = -ESTALE;
+		else if (!EVP_Digest(*buf, *len, now->sha1, &dlen, EVP_sha1(), NULL) || dlen != 20)
+			rc = -ENOMEM;
 	}
-	if (!EVP_Digest(*buf, *len, now->sha1, &dlen, EVP_sha1(), NULL) || dlen != 20) {
-		rc = -ENOMEM;
-		snprintf(msg, mlen, "%s: SHA-1 failed", path);
-		goto out;
-	}
-	if (fstat(fd, &after) < 0 || *len != (uint64_t)sb.st_size ||
-	    after.st_size != sb.st_size || after.st_mtim.tv_sec != sb.st_mtim.tv_sec ||
-	    after.st_mtim.tv_nsec != sb.st_mtim.tv_nsec || after.st_ctim.tv_sec != sb.st_ctim.tv_sec ||
-	    after.st_ctim.tv_nsec != sb.st_ctim.tv_nsec) {
-		snprintf(msg, mlen, "%s changed while it was read", path);
+	if (!rc && (fstat(fd, &after) < 0 || !same_times(&sb, &after)))
 		rc = -ESTALE;
-	}
+	if (rc == -ESTALE)
+		snprintf(msg, mlen, "%s changed while it was read", path);
+	else if (rc < 0)
+		snprintf(msg, mlen, "%s: %s", path, rc == -EFBIG ? "larger than the 2 GiB read to "
+			 "check it (INJ_ID_READ_MAX)" : strerror(-rc));
 out:
-	if (rc < 0) {
+	if (rc < 0 && buf) {
 		free(*buf);
 		*buf = NULL;
 		*len = 0;
@@ -130,10 +163,7 @@ out:
 
 int inj_file_id_get(const char *path, struct inj_file_id *id, char *msg, size_t len)
 {
-	uint8_t *buf;
-	size_t n;
-	int rc = take(path, NULL, INJ_ID_FORCE, &buf, &n, id, msg, len);
-	free(buf);
+	int rc = take(path, NULL, INJ_ID_FORCE, NULL, NULL, id, msg, len);
 	return rc == -ENOENT ? 0 : rc;
 }
 
@@ -148,7 +178,7 @@ int inj_file_id_read(const char *path, const struct inj_file_id *id, unsigned fl
 		snprintf(msg, mlen, "%s is gone since inject", path);
 		return -ESTALE;
 	}
-	if (rc == 0 && (rc = bytes_differ(path, id, &now, msg, mlen)) < 0) {
+	if (rc == 0 && (rc = bytes_differ(path, id, &now, msg, mlen)) < 0 && buf) {
 		free(*buf);
 		*buf = NULL;
 		*len = 0;
@@ -159,11 +189,7 @@ int inj_file_id_read(const char *path, const struct inj_file_id *id, unsigned fl
 int inj_file_id_check(const char *path, const struct inj_file_id *id, unsigned flags, char *msg,
 		      size_t len)
 {
-	uint8_t *buf;
-	size_t n;
-	int rc = inj_file_id_read(path, id, flags, &buf, &n, msg, len);
-	free(buf);
-	return rc;
+	return inj_file_id_read(path, id, flags, NULL, NULL, msg, len);
 }
 
 /* Little-endian on every host: the section may be read on another machine. */
