@@ -84,7 +84,8 @@ static void usage(FILE *out)
 		"recorded path, --symfs, debuginfod), into one zstd-compressed tar that\n"
 		"`jitprof report --archive FILE` reads on any machine.\n\n"
 		"  -i, --input FILE     perf.data (default perf.data)\n"
-		"  -f, --force          read a FILE owned by another user than you or root\n"
+		"  -f, --force          read files owned by another user than you or root: FILE,\n"
+		"                       the dumps of an inject --no-elfs FILE, perf maps\n"
 		"  -o, --output FILE    archive to write (default <input>.tar.zst)\n"
 		"      --symfs DIR      look for recorded files under DIR\n"
 		"      --buildid-dir D  the build-id cache (default $PERF_BUILDID_DIR or ~/.debug)\n"
@@ -342,6 +343,7 @@ int cmd_archive(int argc, char **argv)
 	}
 	if (optind < argc)
 		return cli_usage_error("unexpected argument '%s'", argv[optind]);
+	in.force = (size_t)force;	/* the --no-elfs dumps and perf maps it names too */
 	if (cli_check_input_owner(in.input, force))
 		return 1;
 	char defout[4096];

@@ -25,7 +25,8 @@ static void usage(FILE *out)
 		"generations that received samples, beside the dump (as perf does).\n\n"
 		"  -j, --jit              inject jitted code (the only mode; accepted for perf's habit)\n"
 		"  -i, --input FILE       perf.data to read, or - for a pipe (default perf.data)\n"
-		"  -f, --force            read a FILE owned by another user than you or root\n"
+		"  -f, --force            read files owned by another user than you or root: the\n"
+		"                         input, --elfs-for's FILE and the dumps it names\n"
 		"  -o, --output FILE      perf.data to write, or - for pipe mode on stdout (also when\n"
 		"                         stdout is a file, as perf) (default perf.jit.data beside\n"
 		"                         the input; stdout for input -)\n"
@@ -155,11 +156,13 @@ static int default_output(struct inj_opts *o, char *buf, size_t len)
 	return 0;
 }
 
-static int elfs_for_cmd(const char *injected, const char *cache, int threads)
+static int elfs_for_cmd(const char *injected, const char *cache, int threads, int force)
 {
 	struct inj_pool_stats st;
 	struct cli_log log = { 0 };
-	int rc = inj_elfs_for(injected, cache, threads, &st, &CLI_LOG(&log));
+	if (cli_check_input_owner(injected, force))	/* its owner chose the dumps it names */
+		return 1;
+	int rc = inj_elfs_for(injected, cache, threads, force, &st, &CLI_LOG(&log));
 	if (cli_log_done(&log, rc))
 		return 1;
 	if (st.failed)
@@ -242,7 +245,7 @@ int cmd_inject(int argc, char **argv)
 	    synth_cache_default_root(cache_buf, sizeof(cache_buf)) == 0)
 		o.fallback_cache_root = cache_buf;
 	if (elfs_for)
-		return elfs_for_cmd(elfs_for, o.cache_root, o.threads);
+		return elfs_for_cmd(elfs_for, o.cache_root, o.threads, force);
 	if (o.no_elfs && !strcmp(o.output, "-") && !isatty(STDOUT_FILENO)) {
 		struct stat sb;
 		if (fstat(STDOUT_FILENO, &sb) == 0 && !S_ISREG(sb.st_mode)) {

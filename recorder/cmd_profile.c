@@ -364,14 +364,17 @@ static int report_once(struct profile *p, int injected, const char *log)
 	 * say), once (--stdio: a no-op in the place of -q): the generations that follow the
 	 * table are read quietly. */
 	char *q = p->quiet ? "-q" : "--stdio";
-	char *table[] = { p->exe, "report", q, "-i", in, NULL };
-	char *gens[] = { p->exe, "report", "-q", "-i", in, "--generations", NULL, NULL, NULL };
-	char *flag[] = { p->exe, "report", q, "-i", in, (char *)p->fmt->flag,
+	/* Attached to a process the user chose (-p), its dumps are its owner's: -f lets the
+	 * report read them (otherwise a flag the command already has, repeated). */
+	char *f = p->pid ? "-f" : q, *fq = p->pid ? "-f" : "-q";
+	char *table[] = { p->exe, "report", q, f, "-i", in, NULL };
+	char *gens[] = { p->exe, "report", "-q", fq, "-i", in, "--generations", NULL, NULL, NULL };
+	char *flag[] = { p->exe, "report", q, f, "-i", in, (char *)p->fmt->flag,
 			 (char *)p->out, NULL, NULL, NULL };
 
 	if (log) {
-		gens[6] = flag[7] = "--jvm-log";
-		gens[7] = flag[8] = (char *)log;
+		gens[7] = flag[8] = "--jvm-log";
+		gens[8] = flag[9] = (char *)log;
 	}
 	struct cli_outfile o = { 0 };
 	int rc, null_fd = -1;
@@ -388,7 +391,7 @@ static int report_once(struct profile *p, int injected, const char *log)
 	}
 	fflush(o.fp);
 	if (p->fmt->flag) {
-		flag[6] = NULL;
+		flag[7] = NULL;
 		rc = run_tool(p, flag, o.fd);
 	} else {
 		rc = run_tool(p, table, o.fd);

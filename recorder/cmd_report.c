@@ -17,7 +17,9 @@ static void usage(FILE *out)
 		"Overhead per command, shared object and symbol, like perf report --stdio --no-children;\n"
 		"and how each generation of every jitted method performed.\n\n"
 		"  -i, --input FILE        perf.data to read (default perf.data; - for stdin)\n"
-		"  -f, --force             read a FILE owned by another user than you or root\n"
+		"  -f, --force             read files owned by another user than you or root: the\n"
+		"                          recordings, the dumps of an inject --no-elfs recording,\n"
+		"                          /tmp/perf-PID.map files\n"
 		"  -s, --sort KEYS         comma list of comm,pid,dso,sym,srcline,generation\n"
 		"                          (default comm,dso,sym)\n"
 		"  -g [caller|callee]      call graph under each row, as perf report -g prints it\n"
@@ -337,6 +339,9 @@ static int parse_args(int argc, char **argv, struct report_args *a)
 	}
 	if (optind < argc)
 		return usage_error("unexpected argument '%s' (see --help)", argv[optind]);
+	a->in.force = (size_t)a->force;	/* the dumps and perf maps the recordings name */
+	if (a->diff_base && cli_check_input_owner(a->diff_base, a->force))
+		return 1;
 	return cli_check_input_owner(a->in.input, a->force);
 }
 

@@ -33,3 +33,13 @@ int sio_dir_check(int dirfd, uid_t uid, int flags, char *why, size_t whylen)
 	}
 	return 0;
 }
+
+int sio_owner_check(const struct stat *sb, uid_t uid, char *why, size_t whylen)
+{
+	if (sb->st_uid == uid || sb->st_uid == 0)
+		return 0;
+	if (why)
+		snprintf(why, whylen, "owned by uid %u, not by uid %u or root", (unsigned)sb->st_uid,
+			 (unsigned)uid);
+	return -EPERM;
+}

@@ -46,6 +46,10 @@ int sio_read_all(int fd, uint64_t max, uint8_t **buf, size_t *len);
 #define SIO_DIR_OWNER_ONLY 1
 #define SIO_DIR_STICKY_OK 2
 int sio_dir_check(int dirfd, uid_t uid, int flags, char *why, size_t whylen);
+/* File trust, perf's rule for what a recording names: 0 when sb is owned by uid or by root;
+ * -EPERM otherwise, with "owned by uid N, not by uid M or root" in why (may be NULL). */
+struct stat;
+int sio_owner_check(const struct stat *sb, uid_t uid, char *why, size_t whylen);
 
 /* An output file created fresh in a directory and given its name only when complete:
  * an unnamed O_TMPFILE (or an O_EXCL temp of random name) linked or renamed over name.

@@ -85,14 +85,18 @@ struct sym_session;
  * file): no ELF is built at all; each load's symbol and layout are given straight
  * (sym_provider.get_symbols, synth_symbol), the same as the ELF would give. */
 #define INJ_OD_NO_ELF 2u
+/* A dump (or companion) owned by another user than the running one or root is read too (-f);
+ * without it, its ELFs are refused with a warning naming it. */
+#define INJ_OD_FORCE 4u
 int inj_ondemand_attach(struct sym_session *ss, const struct pd_reader *r, const char *input,
 			unsigned flags, const struct jp_log *log);
 
 /* `inject --elfs-for INJECTED`: writes the ELF files an --no-elfs output names, where the
- * file-writing path would have (beside the dump; into cache_root too unless NULL). 0, or
- * -errno with its message logged (JP_LOG_ERROR; log may be NULL); per-ELF failures are
- * counted in *st. */
-int inj_elfs_for(const char *injected, const char *cache_root, int threads,
+ * file-writing path would have (beside the dump; into cache_root too unless NULL). A dump
+ * (or companion) owned by another user than the running one or root is refused unless force
+ * (-f). 0, or -errno with its message logged (JP_LOG_ERROR; log may be NULL); per-ELF
+ * failures are counted in *st. */
+int inj_elfs_for(const char *injected, const char *cache_root, int threads, int force,
 		 struct inj_pool_stats *st, const struct jp_log *log);
 
 

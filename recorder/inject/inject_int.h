@@ -287,17 +287,19 @@ void inj_pool_finish(struct inj_pool *p, struct inj_pool_stats *st);
 /* ---- ELFs without files: their origins (origins.c, noelfs.c, ondemand.c) -----------------
  * `inject --no-elfs` writes, instead of ELF files, where each one comes from: a perf.data
  * feature section (id INJ_FEAT_ORIGINS, above every feature perf knows, which perf skips)
- * naming each dump with its identity (size, mtime, SHA-1 of its first page; the same for its
- * companion) and, per ELF, its build-id, the dump's file offset of its CODE_LOAD and its
+ * naming each dump with its identity (device, inode, size, mtime, ctime, SHA-1 of the whole
+ * file; the same for its companion) and, per ELF, its build-id, the dump's file offset of its CODE_LOAD and its
  * code_index. report/archive build those ELFs in memory on demand (ondemand.c); `inject
  * --elfs-for` writes them as files later. Format: docs/inject.md. */
 
 #define INJ_FEAT_ORIGINS 200u
 #define INJ_ORIGINS_MAGIC "JPORIGN1"
 
+#define INJ_ORIGINS_VERSION 2u	/* 1: a dump's size, mtime and the SHA-1 of its first page */
+
 struct inj_file_id {		/* identity of a file as inject read it */
-	uint64_t size, mtime_ns;
-	uint8_t head_sha1[20];	/* SHA-1 of its first min(size, 4096) bytes */
+	uint64_t dev, ino, size, mtime_ns, ctime_ns;
+	uint8_t sha1[20];	/* SHA-1 of the whole file */
 	int present;
 };
 
@@ -328,10 +330,26 @@ struct inj_origins {
 	size_t n;
 };
 
-/* Identity of path now. 0 (present 0 when the file does not exist) or -errno. */
-int inj_file_id_get(const char *path, struct inj_file_id *id);
-/* 0 if path still has identity id; else -ESTALE with what differs in msg. */
-int inj_file_id_check(const char *path, const struct inj_file_id *id, char *msg, size_t len);
+/* Identity of path now (read whole without blocking, regular files only, unchanged while
+ * read). 0 (present 0 when the file does not exist) or -errno with msg set. */
+int inj_file_id_get(const char *path, struct inj_file_id *id, char *msg, size_t len);
+/* Readers of a dump a recording names. INJ_ID_FORCE (-f): a file owned by another user than
+ * the running one or root is read too. */
+#define INJ_ID_FORCE 1u
+/* The bytes a reader checks a dump against its identity with are held in memory at once. */
+#define INJ_ID_READ_MAX (2ull << 30)
+/* path read whole into *buf (malloc'd; NULL for an absent file id says was absent) once it
+ * is a regular file (opened without blocking), owned by the running user or root (unless
+ * INJ_ID_FORCE), with id's size and mtime, and its bytes have id's SHA-1: the caller uses
+ * these bytes, no others. Device, inode and ctime (a copy or a rename has others) only name
+ * the cause when the bytes differ. 0, or -ESTALE (changed), -EPERM (owner),
+ * SIO_ENOTREG, ... with msg naming path and the reason (never a byte of the file). */
+int inj_file_id_read(const char *path, const struct inj_file_id *id, unsigned flags,
+		     uint8_t **buf, size_t *len, char *msg, size_t mlen);
+/* The same check without keeping the bytes (buf NULL in inj_file_id_read too: the file is
+ * hashed a MiB at a time). */
+int inj_file_id_check(const char *path, const struct inj_file_id *id, unsigned flags, char *msg,
+		      size_t len);
 /* Section bytes (malloc'd) <-> origins. Decoding checks every length; errors name the byte
  * offset inside the section. */
 int inj_origins_encode(const struct inj_origins *o, void **buf, size_t *size);
@@ -353,9 +371,10 @@ char *inj_input_dir(const char *input);
  * it: mv, cp -a). malloc'd, NULL when out of memory. Its identity is checked all the same. */
 char *inj_origin_dump_path(const struct inj_origins *o, size_t k, const char *input_dir);
 /* Opens origin dump k, read at path (inj_origin_dump_path), after checking the identities of
- * it and its companion: -ESTALE with a message saying what changed, or another -errno. */
+ * it and its companion (inj_file_id_check, flags INJ_ID_FORCE or 0): -ESTALE with a message
+ * saying what changed, -EPERM for another user's file, or another -errno. */
 int inj_origins_open_dump(const struct inj_origins *o, size_t k, const char *path,
-			  struct jd_index **x, char *err, size_t errlen);
+			  unsigned flags, struct jd_index **x, char *err, size_t errlen);
 
 /* The placeholder DSO name an unload maps over code that is gone (docs/inject.md). */
 #define INJ_UNLOADED_NAME "[jit-unloaded]"

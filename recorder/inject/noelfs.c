@@ -72,11 +72,9 @@ int inj_emit_origins(struct inj_run_state *s)
 			rc = -ENOMEM;
 			goto out;
 		}
-		if ((rc = inj_file_id_get(abs, &od->dump)) < 0 ||
-		    (rc = inj_file_id_get(comp, &od->comp)) < 0) {
-			snprintf(s->err, s->errlen, "%s: %s", abs, strerror(-rc));
+		if ((rc = inj_file_id_get(abs, &od->dump, s->err, s->errlen)) < 0 ||
+		    (rc = inj_file_id_get(comp, &od->comp, s->err, s->errlen)) < 0)
 			goto out;
-		}
 		for (uint32_t i = 0; i < d->nr_loads; i++) {
 			const struct inj_load *l = &d->loads[i];
 			if (!wanted(s, l))
@@ -147,7 +145,7 @@ int inj_origins_read(const struct pd_reader *r, const char *input, struct inj_or
 	return rc;
 }
 
-static int elfs_for(const char *injected, const char *cache_root, int threads,
+static int elfs_for(const char *injected, const char *cache_root, int threads, int force,
 		    struct inj_pool_stats *st, int *moved, char *err, size_t errlen)
 {
 	struct pd_reader *r = NULL;
@@ -181,7 +179,8 @@ static int elfs_for(const char *injected, const char *cache_root, int threads,
 	for (size_t k = 0; k < o.nr_dumps; k++) {
 		struct jd_index *x;
 		char *path = inj_origin_dump_path(&o, k, input_dir);
-		rc = path ? inj_origins_open_dump(&o, k, path, &x, err, errlen) : -ENOMEM;
+		rc = path ? inj_origins_open_dump(&o, k, path, force ? INJ_ID_FORCE : 0, &x, err,
+						  errlen) : -ENOMEM;
 		*moved += path && strcmp(path, o.dumps[k].path);
 		if (rc == 0 && (rc = pool_dump(&dumps[k], x, path)) < 0)
 			snprintf(err, errlen, "%s: %s", path, strerror(-rc));
@@ -225,12 +224,12 @@ out:
 	return rc;
 }
 
-int inj_elfs_for(const char *injected, const char *cache_root, int threads,
+int inj_elfs_for(const char *injected, const char *cache_root, int threads, int force,
 		 struct inj_pool_stats *st, const struct jp_log *log)
 {
 	char err[1024] = "";
 	int moved = 0;
-	int rc = elfs_for(injected, cache_root, threads, st, &moved, err, sizeof(err));
+	int rc = elfs_for(injected, cache_root, threads, force, st, &moved, err, sizeof(err));
 	if (rc < 0)
 		jp_logf(log, JP_LOG_ERROR, "%s", err[0] ? err : strerror(-rc));
 	else if (moved && !cache_root)	/* its MMAP2s name the directory the dumps were in */

@@ -1,8 +1,9 @@
 /* ondemand.c - the ELFs of an `inject --no-elfs` recording, built in memory when a reader
  * (report, archive and every export through them) first needs one: a symbols provider that
- * finds the build-id in the origins section, opens the dump once per run after checking its
- * identity (a changed dump is refused, never mis-symbolized), reads only that load's records
- * at the offsets the origins give, and builds its ELF with synth exactly as the file-writing
+ * finds the build-id in the origins section, reads the dump whole once per run and checks
+ * those bytes against its identity (a changed dump is refused, never mis-symbolized; a FIFO,
+ * device or another user's file without -f too), parses only that load's records at the
+ * offsets the origins give, and builds its ELF with synth exactly as the file-writing
  * path would, checking its build-id again; or, for a reader that needs symbols only, the ELF
  * without line tables and inline scopes (whose records are then not read at all). A dump gone
  * from its recorded path is looked for beside the recording read (a moved profile directory,
@@ -10,27 +11,22 @@
 #include "recorder/inject/inject_int.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include "lib/hash_seed.h"
 #include "recorder/perfdata/perfdata.h"
 #include "recorder/symbols/symbols.h"
-#include "safeio/safeio.h"
 #include "synth/synth.h"
 
 /* The records of one load, each read alone: the file's header and the record copied into one
  * buffer, and a reader over that buffer (the reader owns the byte order and every length
- * check). Nothing of the dump is indexed or mapped. A file is read with one pread per record
- * while a run samples few of its loads; once those preads have read an eighth of it (a
- * sample-dense run: thousands of ELFs), the whole file is read once into memory instead, up
- * to OD_WHOLE_MAX (copied, never mapped: a file another user shrinks cannot fault us), and
- * every later record is copied from there. */
-#define OD_WHOLE_MAX (1ull << 30)
+ * check). Nothing of the dump is indexed or mapped. A file is read whole into memory when its
+ * first ELF is asked for: its identity is the SHA-1 of those bytes (inj_file_id_read), so
+ * every record is copied from the copy that was checked, never read from the file again (a
+ * file rewritten afterwards cannot reach us; one another user shrinks cannot fault us). */
 enum { R_LOAD, R_DEBUG, R_UNWIND, R_INFO, R_INL, NR_RECS };
 
 struct one_rec {
@@ -40,16 +36,12 @@ struct one_rec {
 };
 
 struct od_file {
-	int fd;			/* -1: absent (a dump without companion) */
-	uint8_t *hdr;		/* the file's header as written */
+	uint8_t *all;		/* the whole file, checked; NULL: absent (a dump without
+				 * companion) */
+	size_t all_len;
 	uint32_t hdr_size;
 	int swap;
 	const char *path;
-	uint64_t size;		/* at open (fstat) */
-	uint64_t preads;	/* bytes read by pread so far */
-	uint8_t *all;		/* the whole file once read (see OD_WHOLE_MAX), or NULL */
-	size_t all_len;
-	int whole_tried;
 };
 
 struct od_dump {
@@ -62,6 +54,7 @@ struct od_dump {
 
 struct ondemand {
 	int symbols_only;	/* INJ_OD_SYMBOLS_ONLY */
+	unsigned id_flags;	/* INJ_ID_FORCE with INJ_OD_FORCE */
 	char *input_dir;	/* the recording's directory; NULL: read from a pipe */
 	struct inj_origins o;
 	struct od_dump *dumps;
@@ -77,36 +70,13 @@ static void one_rec_free(struct one_rec *o)
 	memset(o, 0, sizeof(*o));
 }
 
-static int pread_all(int fd, void *buf, size_t len, uint64_t off)
+/* len bytes at off of f, from its checked copy. */
+static int read_at(const struct od_file *f, void *buf, size_t len, uint64_t off)
 {
-	size_t got = 0;
-	while (got < len) {
-		ssize_t n = pread(fd, (uint8_t *)buf + got, len - got, (off_t)(off + got));
-		if (n <= 0)
-			return n < 0 ? -errno : -EIO;
-		got += (size_t)n;
-	}
+	if (!f->all || off > f->all_len || len > f->all_len - off)
+		return -EIO;
+	memcpy(buf, f->all + off, len);
 	return 0;
-}
-
-/* len bytes at off of f: from the copy of the whole file once it is read, else by pread (and
- * the whole file read once the preads add up to an eighth of it). */
-static int read_at(struct od_file *f, void *buf, size_t len, uint64_t off)
-{
-	if (!f->all && !f->whole_tried && f->preads >= f->size / 8) {
-		f->whole_tried = 1;
-		if (f->size <= OD_WHOLE_MAX && sio_read_all(f->fd, OD_WHOLE_MAX, &f->all,
-							    &f->all_len) < 0)
-			f->all = NULL;	/* keep to pread: it reports what is wrong */
-	}
-	if (f->all) {
-		if (off > f->all_len || len > f->all_len - off)
-			return -EIO;
-		memcpy(buf, f->all + off, len);
-		return 0;
-	}
-	f->preads += len;
-	return pread_all(f->fd, buf, len, off);
 }
 
 static uint32_t get32(const uint8_t *p, int swap)
@@ -116,43 +86,45 @@ static uint32_t get32(const uint8_t *p, int swap)
 	return swap ? __builtin_bswap32(v) : v;
 }
 
-static int file_open(struct od_file *f, const char *path, char *msg, size_t msglen)
+/* path read whole and checked against id (inj_file_id_read), its header parsed. The messages
+ * name the file and what is wrong, never its bytes (a path swapped for another file must not
+ * leak what that file holds). */
+static int file_open(struct od_file *f, const char *path, const struct inj_file_id *id,
+		     unsigned flags, char *msg, size_t msglen)
 {
-	uint8_t h[12];
 	struct jd_reader *r = NULL;
-	struct stat st;
+	int rc;
 	f->path = path;
-	f->fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (f->fd < 0 || fstat(f->fd, &st) < 0 || pread_all(f->fd, h, sizeof(h), 0) < 0) {
-		snprintf(msg, msglen, "%s: cannot read its header", path);
-		return -EIO;
-	}
-	f->size = (uint64_t)st.st_size;
-	f->swap = get32(h, 0) != JD_MAGIC && get32(h, 0) != JD_EXT_MAGIC;
-	f->hdr_size = get32(h + 8, f->swap);
+	if ((rc = inj_file_id_read(path, id, flags, &f->all, &f->all_len, msg, msglen)) < 0)
+		return rc;
+	if (!f->all)
+		return 0;	/* absent, as inject found it */
+	if (f->all_len < 12)
+		goto bad;
+	f->swap = get32(f->all, 0) != JD_MAGIC && get32(f->all, 0) != JD_EXT_MAGIC;
+	f->hdr_size = get32(f->all + 8, f->swap);
 	/* A header extension is allowed; one past 64 KiB is not a dump we wrote or know. */
-	if (f->hdr_size < 40 || f->hdr_size > (64u << 10) || !(f->hdr = malloc(f->hdr_size)) ||
-	    pread_all(f->fd, f->hdr, f->hdr_size, 0) < 0) {
-		snprintf(msg, msglen, "%s: header of %u bytes unreadable", path, f->hdr_size);
-		return -EINVAL;
-	}
-	if (jd_reader_open_mem(&r, f->hdr, f->hdr_size, path, msg, msglen) < 0)
-		return -EINVAL;
+	if (f->hdr_size < 40 || f->hdr_size > (64u << 10) || f->hdr_size > f->all_len ||
+	    jd_reader_open_mem(&r, f->all, f->hdr_size, path, NULL, 0) < 0)
+		goto bad;
 	jd_reader_close(r);
 	return 0;
+bad:
+	snprintf(msg, msglen, "%s: not a jitdump header", path);
+	return -EINVAL;
 }
 
 /* The record of kind id at offset off of f, or 0 with msg set. */
-static int record_at(struct od_file *f, uint64_t off, uint32_t id, struct one_rec *o,
+static int record_at(const struct od_file *f, uint64_t off, uint32_t id, struct one_rec *o,
 		     char *msg, size_t msglen)
 {
 	uint8_t prefix[8];
-	if (f->fd < 0 || off < f->hdr_size || read_at(f, prefix, 8, off) < 0)
+	if (!f->all || off < f->hdr_size || read_at(f, prefix, 8, off) < 0)
 		goto bad;
 	uint32_t size = get32(prefix + 4, f->swap);
 	if (size < 16 || size > (256u << 20) || !(o->buf = malloc((size_t)f->hdr_size + size)))
 		goto bad;
-	memcpy(o->buf, f->hdr, f->hdr_size);
+	memcpy(o->buf, f->all, f->hdr_size);
 	if (read_at(f, o->buf + f->hdr_size, size, off) < 0 ||
 	    jd_reader_open_mem(&o->r, o->buf, (size_t)f->hdr_size + size, f->path, NULL, 0) < 0 ||
 	    jd_reader_next(o->r, &o->rec) != 1 || o->rec.id != id)
@@ -229,28 +201,29 @@ static int open_dump(struct ondemand *od, uint32_t k)
 		snprintf(dd->msg, sizeof(dd->msg), "%s: path too long", path);
 		return -1;
 	}
-	if (inj_file_id_check(path, &d->dump, err, sizeof(err)) < 0 ||
-	    inj_file_id_check(comp, &d->comp, err, sizeof(err)) < 0) {
+	unsigned flags = od->id_flags;
+	char *cp = strdup(comp);
+	if (!cp) {
+		snprintf(dd->msg, sizeof(dd->msg), "out of memory");
+		return -1;
+	}
+	dd->f[1].path = cp;	/* freed with the dump, whatever file_open says */
+	int rc = file_open(&dd->f[0], path, &d->dump, flags, err, sizeof(err));
+	if (rc == 0)
+		rc = file_open(&dd->f[1], cp, &d->comp, flags, err, sizeof(err));
+	if (rc < 0) {
 		struct stat st;
 		int gone = stat(path, &st) < 0 && errno == ENOENT;
-		snprintf(dd->msg, sizeof(dd->msg), "%s: its jitted ELFs are refused (%s)", err,
-			 gone && od->input_dir ? "copy the dump and its .jitprof companion beside "
-			 "the recording, keeping their times (mv, cp -a), or report an archive made "
-			 "where they are (jitprof archive)" : "rerun jitprof inject on the recording");
+		snprintf(dd->msg, sizeof(dd->msg), "%s: its jitted ELFs are refused%s%s%s", err,
+			 rc == -ESTALE ? " (" : "", rc != -ESTALE ? "" : gone && od->input_dir ?
+			 "copy the dump and its .jitprof companion beside the recording, keeping "
+			 "their times (mv, cp -a), or report an archive made where they are "
+			 "(jitprof archive)" : "rerun jitprof inject on the recording",
+			 rc == -ESTALE ? ")" : "");
 		return -1;
-	}
-	if (file_open(&dd->f[0], path, dd->msg, sizeof(dd->msg)) < 0)
-		return -1;
-	if (d->comp.present) {
-		char *cp = strdup(comp);
-		if (!cp || file_open(&dd->f[1], cp, dd->msg, sizeof(dd->msg)) < 0) {
-			if (!cp)
-				snprintf(dd->msg, sizeof(dd->msg), "out of memory");
-			return -1;
-		}
 	}
 	struct jd_reader *r;
-	if (jd_reader_open_mem(&r, dd->f[0].hdr, dd->f[0].hdr_size, path, NULL, 0) < 0)
+	if (jd_reader_open_mem(&r, dd->f[0].all, dd->f[0].hdr_size, path, NULL, 0) < 0)
 		return -1;
 	dd->header = *jd_reader_header(r);
 	jd_reader_close(r);
@@ -428,12 +401,8 @@ static void fini(void *ctx)
 	struct ondemand *od = ctx;
 	for (size_t k = 0; od->dumps && k < od->o.nr_dumps; k++) {
 		struct od_dump *dd = &od->dumps[k];
-		for (int i = 0; i < 2; i++) {
-			if (dd->f[i].fd >= 0)
-				close(dd->f[i].fd);
-			free(dd->f[i].hdr);
+		for (int i = 0; i < 2; i++)
 			free(dd->f[i].all);
-		}
 		free((char *)dd->f[1].path);
 		free(dd->path);
 	}
@@ -451,6 +420,7 @@ static int attach(struct sym_session *ss, const struct pd_reader *r, const char 
 	if (!od)
 		return -ENOMEM;
 	od->symbols_only = !!(flags & INJ_OD_SYMBOLS_ONLY);
+	od->id_flags = (flags & INJ_OD_FORCE) ? INJ_ID_FORCE : 0;
 	int rc = inj_origins_read(r, input, &od->o, err, errlen);
 	if (rc < 0) {
 		free(od);
@@ -458,8 +428,6 @@ static int attach(struct sym_session *ss, const struct pd_reader *r, const char 
 	}
 	od->input_dir = inj_input_dir(input);
 	od->dumps = calloc(od->o.nr_dumps + 1, sizeof(*od->dumps));
-	for (size_t k = 0; od->dumps && k < od->o.nr_dumps; k++)
-		od->dumps[k].f[0].fd = od->dumps[k].f[1].fd = -1;
 	if (!od->dumps || index_ids(od) < 0) {
 		fini(od);
 		return -ENOMEM;

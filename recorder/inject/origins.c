@@ -1,7 +1,8 @@
 /* origins.c - the INJ_FEAT_ORIGINS section `inject --no-elfs` writes in place of ELF files:
  * its encoder and its validating decoder (readers beside writers), and the dump identities
- * (size, mtime, SHA-1 of the first page) that let a later reader refuse a dump that changed
- * instead of building wrong ELFs from it. Layout: docs/inject.md. */
+ * (device, inode, size, mtime, ctime, SHA-1 of the whole file) that let a later reader refuse
+ * a dump that changed instead of building wrong ELFs from it: the reader hashes the very
+ * bytes it then uses. Layout: docs/inject.md. */
 #include "recorder/inject/inject_int.h"
 
 #include <endian.h>
@@ -14,68 +15,181 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define HEAD_BYTES 4096
+#include "safeio/safeio.h"
+
 #define HDR_SIZE 32		/* magic[8], version u32, nr_dumps u32, nr_entries u64, 0 u64 */
-#define ID_SIZE 40		/* size u64, mtime u64, sha1[20], present u32 */
+#define ID_SIZE 64		/* dev, ino, size, mtime, ctime u64, sha1[20], present u32 */
 #define ENTRY_SIZE 88		/* build-id[20], dump u32, file_seq u32, flags u32, offset u64,
 				 * code_index u64, generation u32, 0 u32, debug, unwind, info and
 				 * inline record offsets u64 */
 
-int inj_file_id_get(const char *path, struct inj_file_id *id)
+static void id_of_stat(const struct stat *sb, struct inj_file_id *id)
 {
-	uint8_t head[HEAD_BYTES];
-	struct stat sb;
-	memset(id, 0, sizeof(*id));
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return errno == ENOENT ? 0 : -errno;
-	int rc = 0;
-	ssize_t got = 0;
-	if (fstat(fd, &sb) < 0) {
-		rc = -errno;
-		goto out;
-	}
-	id->size = (uint64_t)sb.st_size;
-	id->mtime_ns = (uint64_t)sb.st_mtim.tv_sec * 1000000000ull + (uint64_t)sb.st_mtim.tv_nsec;
-	while (got < HEAD_BYTES && (uint64_t)got < id->size) {
-		ssize_t n = pread(fd, head + got, (size_t)(HEAD_BYTES - got), got);
-		if (n <= 0) {
-			rc = n < 0 ? -errno : -EIO;
-			goto out;
-		}
-		got += n;
-	}
-	unsigned len = 0;
-	if (!EVP_Digest(head, (size_t)got, id->head_sha1, &len, EVP_sha1(), NULL) || len != 20)
-		rc = -EIO;
+	id->dev = (uint64_t)sb->st_dev;
+	id->ino = (uint64_t)sb->st_ino;
+	id->size = (uint64_t)sb->st_size;
+	id->mtime_ns = (uint64_t)sb->st_mtim.tv_sec * 1000000000ull + (uint64_t)sb->st_mtim.tv_nsec;
+	id->ctime_ns = (uint64_t)sb->st_ctim.tv_sec * 1000000000ull + (uint64_t)sb->st_ctim.tv_nsec;
 	id->present = 1;
-out:
-	close(fd);
-	return rc;
 }
 
-int inj_file_id_check(const char *path, const struct inj_file_id *id, char *msg, size_t len)
+/* Before reading: what differs between the identity then and now's stat, in msg: -ESTALE, or
+ * 0. Device, inode and ctime are not refused here: a copy beside the recording (cp -a) or a
+ * dump renamed away and back has others, and the SHA-1 of its bytes decides (bytes_differ). */
+static int stat_differs(const char *path, const struct inj_file_id *then,
+			const struct inj_file_id *now, char *msg, size_t len)
 {
-	struct inj_file_id now;
-	int rc = inj_file_id_get(path, &now);
-	if (rc < 0) {
-		snprintf(msg, len, "%s: %s", path, strerror(-rc));
-		return rc;
-	}
-	if (!now.present && !id->present)
-		return 0;
-	if (!now.present || !id->present)
-		snprintf(msg, len, "%s %s since inject", path, now.present ? "appeared" : "is gone");
-	else if (now.size != id->size)
+	if (!then->present)
+		snprintf(msg, len, "%s appeared since inject", path);
+	else if (now->size != then->size)
 		snprintf(msg, len, "%s changed since inject: %llu bytes, %llu then", path,
-			 (unsigned long long)now.size, (unsigned long long)id->size);
-	else if (memcmp(now.head_sha1, id->head_sha1, 20))
-		snprintf(msg, len, "%s changed since inject: its first bytes differ", path);
-	else if (now.mtime_ns != id->mtime_ns)
+			 (unsigned long long)now->size, (unsigned long long)then->size);
+	else if (now->mtime_ns != then->mtime_ns)
 		snprintf(msg, len, "%s changed since inject: modified at another time", path);
 	else
 		return 0;
 	return -ESTALE;
+}
+
+/* After reading: -ESTALE when the bytes are not the ones inject hashed, msg naming the likely
+ * cause (the same size and mtime: a rewrite with its mtime put back, touch -r). */
+static int bytes_differ(const char *path, const struct inj_file_id *then,
+			const struct inj_file_id *now, char *msg, size_t len)
+{
+	if (!memcmp(now->sha1, then->sha1, 20))
+		return 0;
+	if (now->dev != then->dev || now->ino != then->ino)
+		snprintf(msg, len, "%s changed since inject: another file (device or inode "
+			 "differs) with other bytes", path);
+	else if (now->ctime_ns != then->ctime_ns)
+		snprintf(msg, len, "%s changed since inject: written again with its mtime put "
+			 "back (ctime differs, its bytes too)", path);
+	else
+		snprintf(msg, len, "%s changed since inject: its bytes differ", path);
+	return -ESTALE;
+}
+
+/* The SHA-1 of fd's first size bytes, read a MiB at a time: 0, -ESTALE when it ends sooner
+ * (it shrank), -errno. */
+static int sha1_fd(int fd, uint64_t size, uint8_t out[20])
+{
+	enum { CHUNK = 1 << 20 };
+	EVP_MD_CTX *c = EVP_MD_CTX_new();
+	uint8_t *b = malloc(CHUNK);
+	unsigned dlen = 0;
+	int rc = c && b && EVP_DigestInit_ex(c, EVP_sha1(), NULL) ? 0 : -ENOMEM;
+	for (uint64_t off = 0; !rc && off < size;) {
+		ssize_t n = pread(fd, b, size - off < CHUNK ? (size_t)(size - off) : CHUNK,
+				  (off_t)off);
+		if (n <= 0)
+			rc = n < 0 ? -errno : -ESTALE;
+		else if (!EVP_DigestUpdate(c, b, (size_t)n))
+			rc = -ENOMEM;
+		off += n > 0 ? (uint64_t)n : 0;
+	}
+	if (!rc && (!EVP_DigestFinal_ex(c, out, &dlen) || dlen != 20))
+		rc = -ENOMEM;
+	EVP_MD_CTX_free(c);
+	free(b);
+	return rc;
+}
+
+static int same_times(const struct stat *a, const struct stat *b)
+{
+	return a->st_size == b->st_size && a->st_mtim.tv_sec == b->st_mtim.tv_sec &&
+	       a->st_mtim.tv_nsec == b->st_mtim.tv_nsec && a->st_ctim.tv_sec == b->st_ctim.tv_sec &&
+	       a->st_ctim.tv_nsec == b->st_ctim.tv_nsec;
+}
+
+/* path opened without blocking (a regular file only), checked against then (NULL: nothing to
+ * compare) and the owner rule (unless INJ_ID_FORCE), hashed: read whole into *buf when buf
+ * is not NULL (the bytes the caller then uses), else a MiB at a time; its identity in *now,
+ * the file unchanged while read. 0, -ENOENT (no such file, msg unset), or -errno with msg
+ * naming path and the reason, never a byte of the file. */
+static int take(const char *path, const struct inj_file_id *then, unsigned flags, uint8_t **buf,
+		size_t *len, struct inj_file_id *now, char *msg, size_t mlen)
+{
+	struct stat sb, after;
+	char why[128];
+	unsigned dlen = 0;
+	int rc = 0, fd = sio_open_regular(path);
+	if (buf) {
+		*buf = NULL;
+		*len = 0;
+	}
+	memset(now, 0, sizeof(*now));
+	if (fd == -ENOENT)
+		return fd;
+	if (fd < 0) {
+		snprintf(msg, mlen, "%s: %s", path, sio_strerror(fd));
+		return fd;
+	}
+	if (fstat(fd, &sb) < 0) {
+		rc = -errno;
+		snprintf(msg, mlen, "%s: %s", path, strerror(-rc));
+		goto out;
+	}
+	id_of_stat(&sb, now);
+	if (then && (rc = stat_differs(path, then, now, msg, mlen)) < 0)
+		goto out;
+	if (!(flags & INJ_ID_FORCE) && (rc = sio_owner_check(&sb, geteuid(), why, sizeof(why)))) {
+		snprintf(msg, mlen, "%s: %s (-f reads it anyway)", path, why);
+		goto out;
+	}
+	if (!buf) {
+		rc = sha1_fd(fd, (uint64_t)sb.st_size, now->sha1);
+	} else if ((rc = sio_read_all(fd, INJ_ID_READ_MAX, buf, len)) == 0) {
+		if (*len != (uint64_t)sb.st_size)
+			rc = -ESTALE;
+		else if (!EVP_Digest(*buf, *len, now->sha1, &dlen, EVP_sha1(), NULL) || dlen != 20)
+			rc = -ENOMEM;
+	}
+	if (!rc && (fstat(fd, &after) < 0 || !same_times(&sb, &after)))
+		rc = -ESTALE;
+	if (rc == -ESTALE)
+		snprintf(msg, mlen, "%s changed while it was read", path);
+	else if (rc < 0)
+		snprintf(msg, mlen, "%s: %s", path, rc == -EFBIG ? "larger than the 2 GiB read to "
+			 "check it (INJ_ID_READ_MAX)" : strerror(-rc));
+out:
+	if (rc < 0 && buf) {
+		free(*buf);
+		*buf = NULL;
+		*len = 0;
+	}
+	close(fd);
+	return rc;
+}
+
+int inj_file_id_get(const char *path, struct inj_file_id *id, char *msg, size_t len)
+{
+	int rc = take(path, NULL, INJ_ID_FORCE, NULL, NULL, id, msg, len);
+	return rc == -ENOENT ? 0 : rc;
+}
+
+int inj_file_id_read(const char *path, const struct inj_file_id *id, unsigned flags,
+		     uint8_t **buf, size_t *len, char *msg, size_t mlen)
+{
+	struct inj_file_id now;
+	int rc = take(path, id, flags, buf, len, &now, msg, mlen);
+	if (rc == -ENOENT) {
+		if (!id->present)
+			return 0;
+		snprintf(msg, mlen, "%s is gone since inject", path);
+		return -ESTALE;
+	}
+	if (rc == 0 && (rc = bytes_differ(path, id, &now, msg, mlen)) < 0 && buf) {
+		free(*buf);
+		*buf = NULL;
+		*len = 0;
+	}
+	return rc;
+}
+
+int inj_file_id_check(const char *path, const struct inj_file_id *id, unsigned flags, char *msg,
+		      size_t len)
+{
+	return inj_file_id_read(path, id, flags, NULL, NULL, msg, len);
 }
 
 /* Little-endian on every host: the section may be read on another machine. */
@@ -107,18 +221,24 @@ static uint32_t get32(const uint8_t *p)
 
 static uint8_t *put_id(uint8_t *p, const struct inj_file_id *id)
 {
+	p = put64(p, id->dev);
+	p = put64(p, id->ino);
 	p = put64(p, id->size);
 	p = put64(p, id->mtime_ns);
-	memcpy(p, id->head_sha1, 20);
+	p = put64(p, id->ctime_ns);
+	memcpy(p, id->sha1, 20);
 	return put32(p + 20, (uint32_t)id->present);
 }
 
 static void get_id(const uint8_t *p, struct inj_file_id *id)
 {
-	id->size = get64(p);
-	id->mtime_ns = get64(p + 8);
-	memcpy(id->head_sha1, p + 16, 20);
-	id->present = get32(p + 36) != 0;
+	id->dev = get64(p);
+	id->ino = get64(p + 8);
+	id->size = get64(p + 16);
+	id->mtime_ns = get64(p + 24);
+	id->ctime_ns = get64(p + 32);
+	memcpy(id->sha1, p + 40, 20);
+	id->present = get32(p + 60) != 0;
 }
 
 /* A dump: two identities, the path's length (NUL included, padded to 8) and the path. */
@@ -136,7 +256,7 @@ int inj_origins_encode(const struct inj_origins *o, void **buf, size_t *size)
 	if (!b)
 		return -ENOMEM;
 	memcpy(p, INJ_ORIGINS_MAGIC, 8);
-	p = put32(p + 8, 1);
+	p = put32(p + 8, INJ_ORIGINS_VERSION);
 	p = put32(p, (uint32_t)o->nr_dumps);
 	p = put64(p, o->n);
 	p = put64(p, 0);
@@ -181,8 +301,13 @@ int inj_origins_decode(struct inj_origins *o, const void *buf, size_t size, char
 	const uint8_t *p = buf, *end = p + size;
 	memset(o, 0, sizeof(*o));
 	NEED(HDR_SIZE, "header");
-	if (memcmp(p, INJ_ORIGINS_MAGIC, 8) || get32(p + 8) != 1) {
-		snprintf(err, errlen, "origins section: not magic %s version 1", INJ_ORIGINS_MAGIC);
+	if (memcmp(p, INJ_ORIGINS_MAGIC, 8)) {
+		snprintf(err, errlen, "origins section: not magic %s", INJ_ORIGINS_MAGIC);
+		goto bad;
+	}
+	if (get32(p + 8) != INJ_ORIGINS_VERSION) {	/* 1 identified a dump too weakly */
+		snprintf(err, errlen, "origins section: version %u, not %u: run jitprof inject "
+			 "--no-elfs again on the recording", get32(p + 8), INJ_ORIGINS_VERSION);
 		goto bad;
 	}
 	uint32_t nd = get32(p + 12);
@@ -298,7 +423,7 @@ char *inj_origin_dump_path(const struct inj_origins *o, size_t k, const char *in
 }
 
 int inj_origins_open_dump(const struct inj_origins *o, size_t k, const char *path,
-			  struct jd_index **x, char *err, size_t errlen)
+			  unsigned flags, struct jd_index **x, char *err, size_t errlen)
 {
 	const struct inj_origin_dump *d = &o->dumps[k];
 	char comp[4096 + 16];
@@ -308,8 +433,10 @@ int inj_origins_open_dump(const struct inj_origins *o, size_t k, const char *pat
 		snprintf(err, errlen, "%s: path too long", path);
 		return rc;
 	}
-	if ((rc = inj_file_id_check(path, &d->dump, err, errlen)) < 0 ||
-	    (rc = inj_file_id_check(comp, &d->comp, err, errlen)) < 0)
+	/* The index reads the files again: what it reads is vouched for by the build-id the
+	 * ELF writer pool checks each ELF against. */
+	if ((rc = inj_file_id_check(path, &d->dump, flags, err, errlen)) < 0 ||
+	    (rc = inj_file_id_check(comp, &d->comp, flags, err, errlen)) < 0)
 		return rc;
 	char msg[512] = "";
 	if ((rc = jd_index_open(x, path, msg, sizeof(msg))) < 0)

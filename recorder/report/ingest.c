@@ -507,7 +507,7 @@ static int ingest(struct rp_session *s, const struct rp_ingest_opts *o, char *er
 		.sz = sizeof(so), .symfs = o->symfs, .vmlinux = o->vmlinux,
 		.kallsyms = o->kallsyms, .no_demangle = o->no_demangle,
 		.no_lines = !o->want_lines, .log = o->log,
-		.buildid_dir = o->buildid_dir,
+		.buildid_dir = o->buildid_dir, .force = o->force,
 	};
 	in.res_flags = o->want_lines ? SYM_RES_LINES | SYM_RES_NO_WAIT : 0;
 	struct jp_errbuf eb = { err, errlen };
@@ -531,9 +531,10 @@ static int ingest(struct rp_session *s, const struct rp_ingest_opts *o, char *er
 	}
 	/* `inject --no-elfs`: its jitted ELFs are built in memory when first needed; not at all
 	 * when their symbols are all that is read (the loads read each ELF's note). */
-	unsigned od_flags = !o->jitted_symbols_only ? 0
-			    : o->want_loads ? INJ_OD_SYMBOLS_ONLY
-					    : INJ_OD_SYMBOLS_ONLY | INJ_OD_NO_ELF;
+	unsigned od_flags = (!o->jitted_symbols_only ? 0
+			     : o->want_loads ? INJ_OD_SYMBOLS_ONLY
+					     : INJ_OD_SYMBOLS_ONLY | INJ_OD_NO_ELF) |
+			    (o->force ? INJ_OD_FORCE : 0);
 	if ((rc = inj_ondemand_attach(in.ss, in.r, o->input, od_flags,
 				      jp_errbuf_log(&(struct jp_log){ 0 },
 					&(struct jp_errbuf){ 0 }, err, errlen))) < 0)

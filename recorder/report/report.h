@@ -433,6 +433,10 @@ struct rp_ingest_opts {
 	/* --event: the event reported when the recording has several (NULL: the first with
 	 * samples, and a warning names the others). */
 	const char *event;
+	/* -f: files the recording names that belong to another user than the running one or
+	 * root are read too (`--no-elfs` dumps, /tmp/perf-PID.map); without it they are
+	 * refused, each with a warning. A size_t keeps the tail free of padding (lib/opts.h). */
+	size_t force;
 };
 
 /* 0, or -errno with its message naming the file logged through o->log at JP_LOG_ERROR, last

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 int symtab_add(struct sym_table *t, uint64_t start, uint64_t size, const char *raw,
@@ -237,8 +238,19 @@ int elfsym_table(Elf *elf, struct sym_table *t)
  * /tmp/perf-PID.map, "START SIZE name" per line in hex, with absolute addresses. */
 static int load_perf_map(struct sym_session *s, struct sym_dso *d)
 {
-	/* The map's name comes from the recording: a FIFO or /dev/zero there must not stall us. */
+	/* The map's name comes from the recording: a FIFO or /dev/zero there must not stall us,
+	 * and one another user wrote in the shared /tmp must not name root's samples (perf's
+	 * rule: unless -f, the running user's or root's only). */
+	struct stat sb;
+	char why[128] = "cannot be checked";
 	int fd = sio_open_regular(d->long_name);
+	if (fd >= 0 && !s->o.force && (fstat(fd, &sb) < 0 ||
+				       sio_owner_check(&sb, geteuid(), why, sizeof(why)) < 0)) {
+		sess_msg(s, JP_LOG_WARN, "%s: %s: its symbols are not read (-f reads them)",
+			 d->long_name, why);
+		close(fd);
+		fd = -EPERM;
+	}
 	FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
 	if (!f) {
 		if (fd >= 0)

@@ -66,6 +66,9 @@ struct sym_opts {
 	struct jp_log log;
 	uint64_t archive_budget;	/* bytes an archive may unpack to; 0: the default,
 					 * SYM_ARCHIVE_BUDGET_BASE + RATIO x its size */
+	/* 1 (-f): a /tmp/perf-PID.map owned by another user than the running one or root is
+	 * read too; 0: it is refused with a warning (perf's rule). A size_t: no tail padding. */
+	size_t force;
 };
 
 /* NULL opts = defaults. Returns NULL on out of memory, or with errno EINVAL when opts

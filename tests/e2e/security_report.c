@@ -1,6 +1,9 @@
 /* security_report.c - issue 16 against `jitprof report` on a recording from someone else:
  * --archive leaves nothing unpacked behind in a release build (finding 10); a recording owned
- * by another user than the runner or root is refused unless -f, as perf does (finding 13). */
+ * by another user than the runner or root is refused unless -f, as perf does (finding 13).
+ * Issue 34: so are a --diff base and the dumps of an `inject --no-elfs` output, for report
+ * and --elfs-for (finding 11); a FIFO or device at such a dump's path is refused at once
+ * (finding 5). */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -85,4 +88,102 @@ Test(security_report, another_users_recording_needs_force)
 	cr_assert_eq(r.status, 0, "%s", r.err);
 	cr_assert(strstr(r.out, "Samples"), "%s", r.out);
 	tu_result_free(&r);
+}
+
+static int root_or_skip(const char *what)
+{
+	if (geteuid() == 0)
+		return 1;
+	fprintf(stderr, "security_report: not root, cannot give files to another uid; %s "
+			"skipped\n", what);
+	return 0;
+}
+
+/* Issue 34 finding 11: the base of `report --diff BASE NEW` is a recording like any other. */
+Test(security_report, another_users_diff_base_needs_force)
+{
+	if (!root_or_skip("--diff owner check"))
+		return;
+	struct tu_result r;
+	sh(&r, "cd '%s' && cp perf.data base.data && chown 54321 base.data && DEBUGINFOD_URLS= "
+	   "'%s' report --diff base.data perf.data --flamegraph o.svg --buildid-dir $PWD/cache",
+	   t, jp());
+	cr_assert_neq(r.status, 0, "another user's --diff base was read without -f");
+	cr_assert(strstr(r.err, "base.data") && strstr(r.err, "uid 54321") && strstr(r.err, "-f"),
+		  "%s", r.err);
+	tu_result_free(&r);
+	sh(&r, "cd '%s' && DEBUGINFOD_URLS= '%s' report -f --diff base.data perf.data "
+	   "--flamegraph o.svg --buildid-dir $PWD/cache", t, jp());
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	tu_result_free(&r);
+}
+
+/* The report of an `inject --no-elfs` output with its dump as it is now (set up by prep). */
+static void lazy_report(struct tu_result *r, const char *prep, const char *flags)
+{
+	char cmd[4000];
+	snprintf(cmd, sizeof(cmd), "cd '%%s' && %s && DEBUGINFOD_URLS= timeout 60 '%%s' report %s "
+		 "-i lazy.data --sort dso,sym --stdio --buildid-dir $PWD/cache", prep, flags);
+	sh(r, cmd, t, jp());
+}
+
+#define INJECT_LAZY "'%s' inject -q --no-elfs -i perf.data -o lazy.data"
+
+/* Finding 11: the dumps an `inject --no-elfs` output names are another user's: report and
+ * --elfs-for refuse them without -f (a warning naming the dump; --elfs-for exits 1), read
+ * them with it; --elfs-for's own input is a recording like -i's. */
+Test(security_report, another_users_noelfs_dumps_need_force)
+{
+	if (!root_or_skip("--no-elfs dump owner check"))
+		return;
+	struct tu_result r;
+	sh(&r, "cd '%s' && " INJECT_LAZY " && chown 54321 jit-*.dump", t, jp());
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	tu_result_free(&r);
+	lazy_report(&r, "true", "");
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_assert(strstr(r.err, ".dump: owned by uid 54321") && strstr(r.err, "-f"), "%s", r.err);
+	cr_assert_null(strstr(r.out, "bench."), "another user's names shown:\n%s", r.out);
+	tu_result_free(&r);
+	lazy_report(&r, "true", "-f");
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_assert(strstr(r.out, "bench."), "-f: no jitted names:\n%s", r.out);
+	tu_result_free(&r);
+	sh(&r, "cd '%s' && '%s' inject -q --elfs-for lazy.data", t, jp());
+	cr_assert_eq(r.status, 1, "%s", r.err);
+	cr_assert(strstr(r.err, "uid 54321") && strstr(r.err, "-f"), "%s", r.err);
+	tu_result_free(&r);
+	sh(&r, "cd '%s' && '%s' inject -q -f --elfs-for lazy.data && ls jitted-*.so", t, jp());
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	tu_result_free(&r);
+	sh(&r, "cd '%s' && chown 54321 lazy.data && '%s' inject -q --elfs-for lazy.data", t, jp());
+	cr_assert_eq(r.status, 1, "%s", r.err);
+	cr_assert(strstr(r.err, "lazy.data") && strstr(r.err, "uid 54321"), "%s", r.err);
+	tu_result_free(&r);
+}
+
+/* Finding 5: a FIFO at the dump's path hung report; /dev/zero (and /dev/urandom, whose bytes
+ * an error then printed) passed an empty dump's identity. Refused at once, no byte shown. */
+Test(security_report, fifo_or_device_at_a_noelfs_dump_is_refused_without_blocking)
+{
+	struct tu_result r;
+	sh(&r, "cd '%s' && " INJECT_LAZY " && mkdir away && mv jit-*.dump away/", t, jp());
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	tu_result_free(&r);
+	const char *preps[] = { "for f in away/*; do mkfifo $(basename $f); done",
+				"for f in away/*; do rm -f $(basename $f); ln -s /dev/zero "
+				"$(basename $f); done",
+				"for f in away/*; do rm -f $(basename $f); ln -s /dev/urandom "
+				"$(basename $f); done" };
+	for (int i = 0; i < 3; i++) {
+		lazy_report(&r, preps[i], "");
+		cr_assert_eq(r.status, 0, "%s: %s", preps[i], r.err);
+		cr_assert(strstr(r.err, ".dump: not a regular file"), "%s: %s", preps[i], r.err);
+		cr_assert_null(strstr(r.err, "header"), "%s", r.err);
+		tu_result_free(&r);
+		sh(&r, "cd '%s' && timeout 60 '%s' inject -q --elfs-for lazy.data", t, jp());
+		cr_assert_eq(r.status, 1, "%s", r.err);
+		cr_assert(strstr(r.err, "not a regular file"), "%s", r.err);
+		tu_result_free(&r);
+	}
 }

@@ -1,7 +1,7 @@
 /* fuzz_origins.c - libFuzzer target: the origins section `inject --no-elfs` writes
  * (inj_origins_decode over any bytes). Promises: a decoded section is self-consistent (every
  * entry names one of its dumps, every path is absolute) and encodes back to the same bytes.
- * fuzz-srcs: recorder/inject/origins.c jitdump/
+ * fuzz-srcs: recorder/inject/origins.c jitdump/ safeio/
  * fuzz-libs: -lcrypto -lpthread */
 #include <stdint.h>
 #include <stdlib.h>

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -107,3 +108,57 @@ void rf_cleanup(void)
 	free(dir);
 }
 
+
+uint64_t rf_rewrite_code(uint32_t load)
+{
+	struct jd_index *x;
+	struct stat sb;
+	char err[512];
+	cr_assert_eq(jd_index_open(&x, dump, err, sizeof(err)), 0, "%s", err);
+	const struct jd_load_entry *e = jd_index_load(x, load);
+	uint64_t at = e->offset + 56 + strlen(e->load.name) + 1;	/* its first code byte */
+	jd_index_close(x);
+	cr_assert_eq(stat(dump, &sb), 0);
+	struct timespec slept = { 0, 20 * 1000 * 1000 };	/* a ctime tick apart */
+	nanosleep(&slept, NULL);
+	int fd = open(dump, O_WRONLY);
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(pwrite(fd, "\x90", 1, (off_t)at), 1);
+	close(fd);
+	struct timespec ts[2] = { sb.st_atim, sb.st_mtim };	/* touch -r */
+	cr_assert_eq(utimensat(AT_FDCWD, dump, ts, 0), 0);
+	return at;
+}
+
+void rf_reidentify(void)
+{
+	struct pd_reader *r;
+	struct inj_origins o;
+	size_t size, len, enc_size;
+	char err[512];
+	void *enc;
+	cr_assert_eq(pd_reader_open(&r, out, NULL), 0);
+	const void *raw = pd_reader_feature(r, INJ_FEAT_ORIGINS, &size);
+	cr_assert_not_null(raw);
+	cr_assert_eq(inj_origins_decode(&o, raw, size, err, sizeof(err)), 0, "%s", err);
+	for (size_t k = 0; k < o.nr_dumps; k++) {
+		char comp[4200];
+		snprintf(comp, sizeof(comp), "%s.jitprof", o.dumps[k].path);
+		cr_assert_eq(inj_file_id_get(o.dumps[k].path, &o.dumps[k].dump, err, sizeof(err)),
+			     0, "%s", err);
+		cr_assert_eq(inj_file_id_get(comp, &o.dumps[k].comp, err, sizeof(err)), 0, "%s",
+			     err);
+	}
+	cr_assert_eq(inj_origins_encode(&o, &enc, &enc_size), 0);
+	cr_assert_eq(enc_size, size);
+	uint8_t *file = tu_read_file(out, &len);
+	cr_assert_not_null(file);
+	uint8_t *at = memmem(file, len, raw, size);
+	cr_assert_not_null(at);
+	memcpy(at, enc, size);	/* same size, same place: only the identities differ */
+	cr_assert_eq(tu_write_file(out, file, len), 0);
+	free(file);
+	free(enc);
+	inj_origins_free(&o);
+	pd_reader_close(r);
+}

@@ -22,6 +22,12 @@ void rf_make_input(unsigned flags);
 /* inject --no-elfs from data to out (pipe_out: pipe mode). */
 int rf_run_no_elfs(int pipe_out, struct inj_stats *st, char *err, size_t errlen);
 void rf_cleanup(void);
+/* One byte of load's code in the dump changed in place, its mtime put back (touch -r): the
+ * byte's offset. */
+uint64_t rf_rewrite_code(uint32_t load);
+/* The identities in out's origins section taken again from the dumps as they are now, as an
+ * inject racing a rewrite would have: only the build-id check can then tell. */
+void rf_reidentify(void);
 /* One user-mode SAMPLE (IP, TID, TIME, PERIOD), and one executable MMAP2 of 4 KiB. */
 struct pd_writer;
 /* A recording at path with the one attr (cpu-clock, IP|TID|TIME|PERIOD, CLOCK_MONOTONIC). */

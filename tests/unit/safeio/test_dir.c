@@ -1,4 +1,5 @@
-/* test_dir.c - safeio/dir.c: who may own a directory we trust, and which modes are refused. */
+/* test_dir.c - safeio/dir.c: who may own a directory we trust, and which modes are refused;
+ * who may own a file a recording names. */
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -47,4 +48,17 @@ Test(dir, owner)
 	int fd = open("/dev/null", O_RDONLY);
 	cr_assert_eq(sio_dir_check(fd, me, 0, NULL, 0), -ENOTDIR);
 	close(fd);
+}
+
+/* A file a recording names: the runner's or root's, or refused with its owner named. */
+Test(dir, file_owner)
+{
+	struct stat sb = { .st_uid = 54321 };
+	char why[128] = "";
+	cr_assert_eq(sio_owner_check(&sb, 54321, why, sizeof(why)), 0);
+	cr_assert_eq(sio_owner_check(&sb, 1000, why, sizeof(why)), -EPERM);
+	cr_assert_str_eq(why, "owned by uid 54321, not by uid 1000 or root");
+	cr_assert_eq(sio_owner_check(&sb, 1000, NULL, 0), -EPERM);
+	sb.st_uid = 0;
+	cr_assert_eq(sio_owner_check(&sb, 1000, why, sizeof(why)), 0, "root's is trusted");
 }

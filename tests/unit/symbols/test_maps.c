@@ -187,6 +187,54 @@ Test(maps, perf_map_file_for_anonymous_code)
 	unlink(path);
 }
 
+static char warned[2048];
+
+static void keep_warning(void *ctx, enum jp_level level, const char *msg)
+{
+	(void)ctx;
+	(void)level;
+	snprintf(warned, sizeof(warned), "%s", msg);
+}
+
+/* The symbol a session with force (-f) or not finds in a perf map another user owns. */
+static const char *foreign_map_sym(uint32_t pid, size_t force, char *buf, size_t len)
+{
+	struct sym_opts o = { .sz = sizeof(o), .buildid_dir = "/nonexistent", .no_debuginfod = 1,
+			      .log = { keep_warning, NULL }, .force = force };
+	struct sym_session *fs = sym_session_new(&o);
+	struct sym_result r;
+	cr_assert(fs);
+	warned[0] = 0;
+	cr_assert_eq(sym_mmap(fs, pid, pid, 0x7f0000000000ull, 0x10000, 0, "//anon", NULL, 0, 2,
+			      0), 0);
+	cr_assert_eq(sym_resolve(fs, pid, 0x7f0000001010ull, 1, 2, 0, &r), 0);
+	snprintf(buf, len, "%s", r.sym ? r.sym : "(none)");
+	sym_session_free(fs);
+	return buf;
+}
+
+/* Issue 34 finding 11: /tmp is everyone's; another user's /tmp/perf-PID.map named root's
+ * samples. Refused unless forced (-f), as perf, with a warning naming it and the way out. */
+Test(maps, another_users_perf_map_is_read_only_when_forced)
+{
+	uint32_t pid = 3100000000u + (uint32_t)getpid() % 1000000u;
+	char path[64], sym[256];
+	if (geteuid() != 0) {
+		cr_log_warn("not root: cannot give a perf map to another user; skipped");
+		return;
+	}
+	snprintf(path, sizeof(path), "/tmp/perf-%u.map", pid);
+	const char *map = "7f0000001000 40 spoofed\n";
+	cr_assert_eq(tu_write_file(path, map, strlen(map)), 0);
+	cr_assert_eq(chown(path, 54321, 54321), 0);
+	cr_expect_str_eq(foreign_map_sym(pid, 0, sym, sizeof(sym)), "(none)");
+	cr_expect(strstr(warned, path) && strstr(warned, "owned by uid 54321") &&
+		  strstr(warned, "-f"), "%s", warned);
+	cr_expect_str_eq(foreign_map_sym(pid, 1, sym, sizeof(sym)), "spoofed");
+	cr_expect_eq(warned[0], 0, "%s", warned);
+	unlink(path);
+}
+
 /* Against a brute-force oracle: random maps over a small range (heavy reuse, partial and
  * whole overlaps, equal times) and random lookups, before and after every map's time. */
 Test(maps, random_against_oracle)
