@@ -1,7 +1,8 @@
 /* test_collect.c - profile_collect_dumps (recorder/cmd_profile_data.c): the dumps a JVM of
  * another user wrote in its staged directory come into the data directory read beneath the
  * directory fd: a link planted there (to a file of root's) is never followed, a FIFO never
- * opened for a blocking read, a file of another owner refused; copies are 0600. */
+ * opened for a blocking read, a file of another owner refused; copies are 0600. The recording
+ * is read only when it is a regular file. */
 #include <criterion/criterion.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -116,4 +117,18 @@ Test(collect, a_signal_stops_it, .init = setup, .fini = teardown)
 	cr_expect_eq(profile_collect_dumps(&prof, stagefd, geteuid(), stage), 1);
 	cr_expect_not(present("jit-7.dump"));
 	profile_signal = 0;
+}
+
+/* A FIFO where the recording should be is not opened for reading (it would block until
+ * someone writes): profile counts nothing and goes on. */
+Test(collect, a_fifo_for_the_recording_is_not_read, .init = setup, .fini = teardown,
+     .timeout = 10)
+{
+	char p[2 * PATH_MAX];
+	struct counts c = { .nr_logs = 0 };
+
+	snprintf(p, sizeof(p), "%s/perf.data", data);
+	cr_assert_eq(mkfifo(p, 0600), 0);
+	profile_count(p, "", &c);
+	cr_expect_eq(c.samples + c.markers + c.loads, 0);
 }
