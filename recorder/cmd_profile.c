@@ -65,13 +65,15 @@ static void usage(FILE *out)
 		"'jitprof inject --elfs-for DIR/perf.jit.data' (or profile with --elfs).\n");
 }
 
-static volatile sig_atomic_t got_signal;
+volatile sig_atomic_t profile_signal;
+static volatile sig_atomic_t recorded;	/* the recording is over: a signal now ends all */
 static volatile pid_t recording_pid;
 
-/* Ctrl-C (or SIGTERM) ends the recording, not the profile: inject and report still run. */
+/* Ctrl-C (or SIGTERM) ends the recording, not the profile: inject and report still run. One
+ * that comes after the recording ends the profile (the running step is stopped). */
 static void on_signal(int sig)
 {
-	got_signal = sig;
+	profile_signal = sig;
 	if (recording_pid > 0)
 		kill(recording_pid, SIGINT);
 }
@@ -217,6 +219,10 @@ static int wait_child(pid_t pid, unsigned long deadline_ms, int *stopped)
 			kill(pid, SIGINT);
 			*stopped = 1;
 		}
+		if (recorded && profile_signal && !*stopped) {
+			kill(pid, SIGTERM);
+			*stopped = 1;
+		}
 		nanosleep(&tick, NULL);
 	}
 }
@@ -228,22 +234,77 @@ static int run_tool(struct profile *p, char *const *args, int out_fd)
 	return pid < 0 ? -1 : wait_child(pid, 0, &stopped);
 }
 
-/* The data directory, made fresh: an old jitdump of the same pid would stop the agent
- * (it never writes over an existing file), old ELFs would be mistaken for this run's. */
+/* Why the existing data directory (dfd) may not be used: it must be ours and writable by
+ * nobody else, or what another user put there (links, FIFOs) or swaps later is ours to read
+ * and write. NULL when it may. */
+static const char *not_ours(int dfd, char *why, size_t len)
+{
+	struct stat st;
+
+	if (fstat(dfd, &st))
+		snprintf(why, len, "%s", strerror(errno));
+	else if (st.st_uid != geteuid())
+		snprintf(why, len, "it belongs to uid %u, not to you (uid %u)",
+			 (unsigned)st.st_uid, (unsigned)geteuid());
+	else if (st.st_mode & 022)
+		snprintf(why, len, "others may write into it (mode %04o)",
+			 (unsigned)(st.st_mode & 07777));
+	else
+		return NULL;
+	return why;
+}
+
+/* The data directory: made fresh (0700), or ours from an earlier run of the same output (a
+ * directory, not a link, that nobody else may write), then cleared of an earlier run's files
+ * (an old jitdump of the same pid would stop the agent, which never writes over one; old ELFs
+ * would be mistaken for this run's). Anything else at the name is refused: profile writes
+ * only where nobody else can plant or swap a name. Opened once, kept in p->dirfd. */
 static int prepare_dir(struct profile *p)
 {
-	char tmp[PATH_MAX];
-	int rc = prof_data_dir(p->out, p->fmt, tmp, sizeof(tmp));
+	char tmp[PATH_MAX], parent[PATH_MAX], why[128];
+	const char *base, *slash;
+	struct stat st;
+	int pfd, dfd;
 
-	if (rc)
+	if (prof_data_dir(p->out, p->fmt, tmp, sizeof(tmp)))
 		return cli_error("-o %s: name too long", p->out);
-	if (mkdir(tmp, 0755) && errno != EEXIST)
+	slash = strrchr(tmp, '/');
+	base = slash ? slash + 1 : tmp;
+	snprintf(parent, sizeof(parent), "%.*s", slash ? (int)(slash - tmp) + !(slash - tmp)
+		 : 1, slash ? tmp : ".");
+	/* The way to it is the user's choice (followed); the directory itself is not. */
+	if ((pfd = open(parent, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
+		return cli_error("%s: %s", parent, strerror(errno));
+	int made = !mkdirat(pfd, base, 0700);
+	if (!made && errno != EEXIST) {
+		close(pfd);
 		return cli_error("cannot create %s: %s", tmp, strerror(errno));
-	if (!realpath(tmp, p->dir))
-		return cli_error("%s: %s", tmp, strerror(errno));
+	}
+	dfd = openat(pfd, base, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (dfd < 0) {
+		int e = errno;
+		int link = !fstatat(pfd, base, &st, AT_SYMLINK_NOFOLLOW) && S_ISLNK(st.st_mode);
+		close(pfd);
+		return cli_error("%s: %s: refused (profile writes only into a directory of its "
+				 "own)", tmp, link ? "a symbolic link" : e == ENOTDIR
+				 ? "not a directory" : strerror(e));
+	}
+	close(pfd);
+	if (!made && not_ours(dfd, why, sizeof(why))) {
+		close(dfd);
+		return cli_error("%s exists and %s: refused (profile writes only into a directory "
+				 "of its own; remove it or choose another -o)", tmp, why);
+	}
+	size_t n = realpath(parent, p->dir) ? strlen(p->dir) : 0;
+	if (!n || snprintf(p->dir + n, sizeof(p->dir) - n, "%s%s", n > 1 ? "/" : "", base) >=
+		  (int)(sizeof(p->dir) - n)) {
+		close(dfd);
+		return cli_error("%s: %s", tmp, n ? "name too long" : strerror(errno));
+	}
+	p->dirfd = dfd;
 	snprintf(p->data, sizeof(p->data), "%s/perf.data", p->dir);
 	snprintf(p->jitdata, sizeof(p->jitdata), "%s/perf.jit.data", p->dir);
-	prof_clear_dir(p->dir);
+	prof_clear_dir(dfd);
 	return 0;
 }
 
@@ -278,14 +339,16 @@ int profile_record(struct profile *p, char **cmd)
 	if (child < 0)
 		return cli_error("fork: %s", strerror(errno));
 	recording_pid = child;
-	if (got_signal)		/* Ctrl-C came while the agent went in: a recording of nothing */
+	if (profile_signal)	/* Ctrl-C came while the agent went in: a recording of nothing */
 		kill(child, SIGINT);
 	st = wait_child(child, p->duration_ms, &stopped);
 	recording_pid = 0;
 	if (access(p->data, F_OK))
 		return cli_error("the recording failed (no %s)", p->data);
 	/* A command we stopped (-d, Ctrl-C) ends by our signal: not worth a mention. */
-	p->workload_status = cmd && !stopped && !got_signal ? st : 0;
+	p->workload_status = cmd && !stopped && !profile_signal ? st : 0;
+	recorded = 1;
+	profile_signal = 0;	/* that one ended the recording; the next ends the profile */
 	return 0;
 }
 
@@ -417,7 +480,7 @@ static int report_once(struct profile *p, int injected, const char *log)
 int cmd_profile(int argc, char **argv)
 {
 	struct profile p = { .out = "profile.txt" };
-	struct sigaction sa = { .sa_handler = on_signal }, old_int, old_term;
+	struct sigaction sa = { .sa_handler = on_signal };
 	ssize_t n;
 	int rc, injected;
 
@@ -435,11 +498,11 @@ int cmd_profile(int argc, char **argv)
 				       prof_formats_list());
 	if ((rc = prepare_dir(&p)))
 		return rc;
-	sigaction(SIGINT, &sa, &old_int);
-	sigaction(SIGTERM, &sa, &old_term);
+	/* Kept to the end: a signal after the recording stops the step that runs (no handler
+	 * would leave a child behind; a read of ours sees EINTR and the flag). */
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
 	rc = p.pid ? profile_attach(&p) : launch(&p);
-	sigaction(SIGINT, &old_int, NULL);
-	sigaction(SIGTERM, &old_term, NULL);
 	if (rc) {
 		rmdir(p.dir);	/* a refused attach leaves nothing behind (kept if not empty) */
 		return rc;
@@ -467,10 +530,10 @@ int cmd_profile(int argc, char **argv)
 	}
 	inject[ni] = NULL;
 	injected = 0;
-	if (c.markers) {
+	if (c.markers && !profile_signal) {
 		rc = run_tool(&p, inject, -1);
 		/* 3: the dumps named could not be read (inject said why): report the rest. */
-		if (rc && rc != 3)
+		if (rc && rc != 3 && !profile_signal)
 			return cli_error("inject failed (exit %d); the recording is %s", rc, p.data);
 		injected = rc == 0;
 		if (injected)
@@ -480,8 +543,11 @@ int cmd_profile(int argc, char **argv)
 			 "code only%s", p.pid ? "" : " (a JVM or node started by a script? add "
 			 "--java or --node)");
 	}
-	if ((rc = report(&p, injected)))
+	if (!profile_signal && (rc = report(&p, injected)))
 		return rc;
+	if (profile_signal)
+		return cli_error("stopped by signal %d; the recording is %s", (int)profile_signal,
+				 p.data);
 	char status[64] = "", hot[256] = "";
 	if (p.workload_status)
 		snprintf(status, sizeof(status), "; the command exited with status %d",

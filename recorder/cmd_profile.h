@@ -6,6 +6,7 @@
 #define JITPROF_CMD_PROFILE_H
 
 #include <limits.h>
+#include <signal.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -23,6 +24,7 @@ struct profile {
 	char **cmd;
 	const struct prof_format *fmt;
 	char exe[PATH_MAX], dir[PATH_MAX], data[PATH_MAX + 16], jitdata[PATH_MAX + 16];
+	int dirfd;		/* dir, opened when it was made (or found ours) */
 	char jit_dir[PATH_MAX];		/* inject's --jit-dir: dumps not where the JVM wrote them */
 	char cwd[PATH_MAX];		/* where a launched command starts ("" unknown) */
 	int workload_status;
@@ -43,6 +45,9 @@ struct counts {
 	int nr_logs;
 };
 
+/* The last SIGINT or SIGTERM profile caught (0: none yet): what a wait or a read checks. */
+extern volatile sig_atomic_t profile_signal;
+
 /* `jitprof record -k mono -g` of cmd (a launched command) or of p->pid, into p->data, until it
  * ends or -d passed (cmd_profile.c). 0, or a message said and 1. */
 int profile_record(struct profile *p, char **cmd);
@@ -53,6 +58,12 @@ int profile_attach(struct profile *p);
  * markers (mappings of jit-PID.dump); the processes whose dump is in cwd (none for ""); the
  * samples of each pid in c->log_pid (set by profile_find_jvm_logs, or nr_logs 0). */
 void profile_count(const char *path, const char *cwd, struct counts *c);
+/* The agent's files (jit-N.dump and its companions) copied from the staged directory stagefd
+ * (where the JVM of uid wrote them; shown: its path for messages) into p->dirfd, 0600: read
+ * beneath the fd (no link followed, regular files of uid only, never blocking, not on FUSE, at
+ * most PROF_DUMP_MAX bytes each). A file refused is a warning; 0, or 1 after an error said. */
+#define PROF_DUMP_MAX (4ull << 30)
+int profile_collect_dumps(struct profile *p, int stagefd, uid_t uid, const char *shown);
 /* The processes whose compilation log (jvm-pid<PID>.log) is in the data directory. */
 void profile_find_jvm_logs(struct profile *p, struct counts *c);
 /* p->jvm_log_path: the log of the JVM with the most samples, or a warning when none. */

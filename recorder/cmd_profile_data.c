@@ -2,13 +2,114 @@
  * samples, loads and dumps it holds, which JVM's compilation log to join (--jvm-log), node's
  * files brought out of the working directory, and the hottest row for the closing line. */
 #include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
+#include <unistd.h>
 
 #include "jitdump/jitdump.h"
 #include "recorder/cli.h"
 #include "recorder/cmd_profile.h"
 #include "recorder/perfdata/perfdata.h"
+#include "safeio/safeio.h"
+
+#define FUSE_MAGIC 0x65735546	/* a read there waits for whoever serves it */
+
+/* Copies size bytes of in into a fresh out; -EINTR once a signal came. */
+static int copy_bytes(int in, struct sio_out *o, uint64_t size)
+{
+	char buf[1 << 16];
+	uint64_t off = 0;
+
+	while (off < size) {
+		size_t want = size - off < sizeof(buf) ? (size_t)(size - off) : sizeof(buf);
+		ssize_t n = pread(in, buf, want, (off_t)off);
+		if (profile_signal)
+			return -EINTR;
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : 0;	/* shrank meanwhile: what there was */
+		for (ssize_t w, done = 0; done < n; done += w)
+			if ((w = write(o->fd, buf + done, (size_t)(n - done))) <= 0) {
+				if (w < 0 && errno == EINTR && !profile_signal) {
+					w = 0;
+					continue;
+				}
+				return w < 0 ? -errno : -EIO;
+			}
+		off += (uint64_t)n;
+	}
+	return 0;
+}
+
+/* One staged file into the data directory; -errno with the reason in why. */
+static int collect_one(struct profile *p, int stagefd, const char *name, uid_t uid, char *why,
+		       size_t len)
+{
+	struct sio_out o;
+	struct statfs fs;
+	struct stat st;
+	int fd = sio_open_beneath(stagefd, name), rc;
+
+	if (fd < 0) {
+		snprintf(why, len, "%s", fd == -ELOOP ? "a symbolic link" : sio_strerror(fd));
+		return fd;
+	}
+	rc = fstat(fd, &st) || fstatfs(fd, &fs) ? -errno : 0;
+	if (!rc && st.st_uid != uid) {
+		snprintf(why, len, "owned by uid %u, not by the JVM's user (uid %u)",
+			 (unsigned)st.st_uid, (unsigned)uid);
+		rc = -EPERM;
+	} else if (!rc && fs.f_type == FUSE_MAGIC) {
+		snprintf(why, len, "on a FUSE file system");
+		rc = -EPERM;
+	} else if (!rc && (uint64_t)st.st_size > PROF_DUMP_MAX) {
+		snprintf(why, len, "%llu bytes, more than the %llu a dump may have",
+			 (unsigned long long)st.st_size, (unsigned long long)PROF_DUMP_MAX);
+		rc = -EFBIG;
+	} else if (rc) {
+		snprintf(why, len, "%s", strerror(-rc));
+	}
+	if (!rc && (rc = sio_out_open(&o, p->dirfd, name, 0600)) < 0)
+		snprintf(why, len, "its copy in the data directory: %s", sio_strerror(rc));
+	else if (!rc && (rc = copy_bytes(fd, &o, (uint64_t)st.st_size)) < 0) {
+		snprintf(why, len, "%s", rc == -EINTR ? "interrupted" : strerror(-rc));
+		sio_out_abort(&o);
+	} else if (!rc && (rc = sio_out_commit(&o)) < 0) {
+		snprintf(why, len, "its copy in the data directory: %s", strerror(-rc));
+	}
+	close(fd);
+	return rc;
+}
+
+int profile_collect_dumps(struct profile *p, int stagefd, uid_t uid, const char *shown)
+{
+	int fd = openat(stagefd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC), rc = 0;
+	DIR *d = fd < 0 ? NULL : fdopendir(fd);
+	struct dirent *de;
+	char why[256];
+
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		return cli_error("%s: %s", shown, strerror(errno));
+	}
+	while (!rc && (de = readdir(d))) {
+		if (!prof_is_dump_file(de->d_name))
+			continue;
+		int r = collect_one(p, stagefd, de->d_name, uid, why, sizeof(why));
+		if (r == -EINTR || r == -ENOSPC || r == -EIO)
+			rc = cli_error("%s/%s: %s", shown, de->d_name, why);
+		else if (r)
+			cli_warn("%s/%s: %s: not read", shown, de->d_name, why);
+	}
+	closedir(d);
+	return rc;
+}
 
 /* Samples in a recording, code loads of jitted methods (MMAP2 of jitted-*.so) and jitdump
  * markers (mappings of jit-PID.dump); the samples of each pid in c->log_pid. */
@@ -22,7 +123,9 @@ void profile_count(const char *path, const char *cwd, struct counts *c)
 	c->samples = c->loads = c->markers = 0;
 	c->nr_cwd_dumps = c->dumps_elsewhere = 0;
 	memset(c->log_samples, 0, sizeof(c->log_samples));
-	if (pd_reader_open(&r, path, NULL))
+	/* A regular file only, never blocking on a FIFO at the name. */
+	int fd = sio_open_regular(path);
+	if (fd < 0 || pd_reader_open_fd(&r, fd, path, NULL))
 		return;
 	while (pd_reader_next(r, &ev) == 1) {
 		if (ev.type == 9) {	/* PERF_RECORD_SAMPLE */

@@ -5,6 +5,7 @@
 #ifndef JITPROF_ATTACH_H
 #define JITPROF_ATTACH_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -51,5 +52,18 @@ int att_load_agent(const struct att_proc *p, const char *lib, const char *option
 /* Parses the listener's reply "<result>\n[return code: <n>\n]..." 0 with *result and
  * *agent_rc (-1 when the reply carries none), -EPROTO for anything else. */
 int att_parse_reply(const char *reply, int *result, int *agent_rc);
+
+/* 1 when talking to p needs its user's ids (we are root and it is another user's): what
+ * the protocol touches in its directories and mount namespace is then done by att_as_user. */
+int att_need_user(const struct att_proc *p);
+
+/* Runs fn(ctx, out) in a child with p's effective uid and gid (no supplementary groups, not
+ * dumpable) when att_need_user(p), else with ours, every fd but keep[0..nkeep) closed; the
+ * child's out (outlen bytes, filled by fn) is copied back into out. fn's return, or -ETIMEDOUT
+ * after timeout_ms, -EINTR once *stop (may be NULL) is set, -EPIPE when the child died without
+ * an answer, -EPERM when the ids could not be taken (the child is killed in each case). */
+int att_as_user(const struct att_proc *p, int (*fn)(void *ctx, void *out), void *ctx,
+		void *out, size_t outlen, const int *keep, int nkeep, unsigned timeout_ms,
+		volatile sig_atomic_t *stop);
 
 #endif

@@ -66,22 +66,25 @@ int prof_env_append(char *buf, size_t len, const char *existing, const char *con
  * tree), else <exe's dir>/../lib/ (installed). 0, or -ENOENT with the places tried in err. */
 int prof_find_agent(const char *exe, char *buf, size_t len, char *err, size_t errlen);
 
-/* ---- stage.c: a JVM in another mount namespace, reached through root = "/proc/PID/root" */
+/* ---- stage.c: where the agent of a JVM of another user, or in another mount namespace,
+ * writes. root = "/proc/PID/root". Run as the JVM's user (a child that dropped root): every
+ * path here is the JVM's user's to follow, create or remove. */
 
-/* libagent.so copied into the target's /tmp (kept when the bytes are the same), owned by
- * uid:gid; target gets the path the JVM sees. 0 or -errno with err. */
-int prof_stage_agent(const char *root, const char *lib, uid_t uid, gid_t gid, char *target,
-		     size_t len, char *err, size_t errlen);
-/* A fresh directory in the target's /tmp for the agent's dumps: target = the JVM's path,
- * ours = the same through root. */
-int prof_stage_dir(const char *root, uid_t uid, gid_t gid, char *target, size_t tlen,
-		   char *ours, size_t olen, char *err, size_t errlen);
-/* Moves the dumps (jit-*.dump*) from one directory into another, then removes from. */
-int prof_collect_dumps(const char *from, const char *to, char *err, size_t errlen);
-/* Removes what a profile writes in dir (jit-*.dump*, jitted-*.so, jvm-pid*.log, perf.data,
- * perf.jit.data):
- * the agent never writes over an existing dump, and old ELFs are not this run's. */
-void prof_clear_dir(const char *dir);
+/* libagent.so (the bytes of libfd) copied into the target's /tmp, kept when the bytes are the
+ * same (else replaced by a rename: the JVM may have it mapped), as
+ * /tmp/.jitprof-libagent-<euid>.so; target gets the path the JVM sees. 0 or -errno with err. */
+int prof_stage_agent(const char *root, int libfd, char *target, size_t len, char *err,
+		     size_t errlen);
+/* A fresh directory (mkdtemp, 0700) in the target's /tmp for the agent's dumps: target = the
+ * JVM's path (/tmp/.jitprof-profile-XXXXXX), ours = the same through root. */
+int prof_stage_dir(const char *root, char *target, size_t tlen, char *ours, size_t olen,
+		   char *err, size_t errlen);
+/* 1 when name is what the agent writes: jit-N.dump and its companions (jit-N.dump.*). */
+int prof_is_dump_file(const char *name);
+/* Removes what a profile writes in the directory dirfd (jit-*.dump*, jitted-*.so,
+ * jvm-pid*.log, perf.data, perf.jit.data): the agent never writes over an existing dump, and
+ * old ELFs are not this run's. Names only (unlinkat): a link there is removed, not followed. */
+void prof_clear_dir(int dirfd);
 
 /* node writes its jitdump (jit-PID.dump) and V8 its code log (isolate-0xADDR-PID-v8.log) in its
  * working directory, with no option to put the dump elsewhere: the process id such a name

@@ -1,7 +1,8 @@
-/* stage.c - a JVM in another mount namespace (a container) sees neither our libagent.so nor
- * our data directory: the agent is copied into its /tmp and its dumps are written in a
- * directory of its /tmp, both reached through /proc/PID/root and handed to the JVM's user,
- * and the dumps are brought back into the data directory after the agent stopped. */
+/* stage.c - a JVM of another user, or in another mount namespace (a container), does not
+ * write into our data directory: its dumps go to a fresh directory of its /tmp and, in another
+ * mount namespace, the agent is copied there too, both reached through /proc/PID/root by a
+ * process running as the JVM's user (cmd_profile_attach.c), never by root. Also what a profile
+ * clears from its data directory, and node's files. */
 #include "recorder/profile/profile.h"
 
 #include <ctype.h>
@@ -15,36 +16,33 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* Copies from -> to through a temporary name and a rename: a copy the JVM has mapped is
- * never rewritten in place. */
-static int copy_file(const char *from, const char *to, uid_t uid, gid_t gid, mode_t mode)
+/* Copies the bytes of fd (from offset 0) to `to` through a temporary name and a rename: a copy
+ * the JVM has mapped is never rewritten in place. */
+static int copy_fd(int in, const char *to, mode_t mode)
 {
 	char tmp[4200], buf[1 << 16];
-	int in, out, rc = 0;
+	int out, rc = 0;
 	ssize_t n;
+	off_t off = 0;
 
 	if (snprintf(tmp, sizeof(tmp), "%s.tmp.%d", to, (int)getpid()) >= (int)sizeof(tmp))
 		return -ENAMETOOLONG;
-	if ((in = open(from, O_RDONLY | O_CLOEXEC)) < 0)
-		return -errno;
 	unlink(tmp);
-	if ((out = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode)) < 0) {
-		rc = -errno;
-		close(in);
-		return rc;
-	}
-	while ((n = read(in, buf, sizeof(buf))) > 0)
+	if ((out = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode)) < 0)
+		return -errno;
+	while ((n = pread(in, buf, sizeof(buf), off)) > 0) {
 		if (write(out, buf, (size_t)n) != n) {
 			rc = -EIO;
 			break;
 		}
+		off += n;
+	}
 	if (n < 0)
 		rc = -errno;
-	if (!rc && geteuid() == 0 && fchown(out, uid, gid))
+	if (!rc && fchmod(out, mode))
 		rc = -errno;
 	if (close(out) && !rc)
 		rc = -errno;
-	close(in);
 	if (!rc && rename(tmp, to))
 		rc = -errno;
 	if (rc)
@@ -52,63 +50,64 @@ static int copy_file(const char *from, const char *to, uid_t uid, gid_t gid, mod
 	return rc;
 }
 
-static int same_bytes(const char *a, const char *b)
+/* 1 when the file at path holds the bytes of fd. */
+static int same_bytes(int fd, const char *path)
 {
-	size_t la, lb;
-	int same = 0;
-	FILE *fa = fopen(a, "re"), *fb = fopen(b, "re");
+	char x[1 << 14], y[1 << 14];
+	int other = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK), same = 0;
+	off_t off = 0;
+	ssize_t la, lb;
 
-	if (fa && fb) {
-		char x[1 << 14], y[1 << 14];
-		do {
-			la = fread(x, 1, sizeof(x), fa);
-			lb = fread(y, 1, sizeof(y), fb);
-		} while (la == lb && la && !memcmp(x, y, la));
-		same = la == lb && la == 0 && !ferror(fa) && !ferror(fb);
-	}
-	if (fa)
-		fclose(fa);
-	if (fb)
-		fclose(fb);
+	if (other < 0)
+		return 0;
+	do {
+		la = pread(fd, x, sizeof(x), off);
+		lb = read(other, y, sizeof(y));
+		off += la > 0 ? la : 0;
+	} while (la > 0 && la == lb && !memcmp(x, y, (size_t)la));
+	same = la == 0 && lb == 0;
+	close(other);
 	return same;
 }
 
-int prof_stage_agent(const char *root, const char *lib, uid_t uid, gid_t gid, char *target,
-		     size_t len, char *err, size_t errlen)
+int prof_stage_agent(const char *root, int libfd, char *target, size_t len, char *err,
+		     size_t errlen)
 {
 	char ours[4200];
 	int rc;
 
 	/* One name per user: a second profile loads the same library, which the JVM then
 	 * finds already loaded (dlopen by path) and the agent restarts. */
-	snprintf(target, len, "/tmp/.jitprof-libagent-%u.so", (unsigned)uid);
+	snprintf(target, len, "/tmp/.jitprof-libagent-%u.so", (unsigned)geteuid());
 	if (snprintf(ours, sizeof(ours), "%s%s", root, target) >= (int)sizeof(ours))
 		return -ENAMETOOLONG;
-	if (same_bytes(lib, ours))
+	if (same_bytes(libfd, ours))
 		return 0;
-	if ((rc = copy_file(lib, ours, uid, gid, 0644))) {
+	if ((rc = copy_fd(libfd, ours, 0644))) {
 		snprintf(err, errlen, "cannot copy libagent.so to %s: %s", ours, strerror(-rc));
 		return rc;
 	}
 	return 0;
 }
 
-int prof_stage_dir(const char *root, uid_t uid, gid_t gid, char *target, size_t tlen,
-		   char *ours, size_t olen, char *err, size_t errlen)
+int prof_stage_dir(const char *root, char *target, size_t tlen, char *ours, size_t olen,
+		   char *err, size_t errlen)
 {
-	snprintf(target, tlen, "/tmp/.jitprof-profile-%d", (int)getpid());
-	snprintf(ours, olen, "%s%s", root, target);
-	prof_clear_dir(ours);
-	rmdir(ours);
-	if (mkdir(ours, 0700) || (geteuid() == 0 && chown(ours, uid, gid))) {
-		snprintf(err, errlen, "cannot create %s: %s", ours, strerror(errno));
-		return -errno;
+	int n = snprintf(ours, olen, "%s/tmp/.jitprof-profile-XXXXXX", root);
+
+	if (n < 0 || (size_t)n >= olen || strlen(ours + strlen(root)) >= tlen)
+		return -ENAMETOOLONG;
+	if (!mkdtemp(ours)) {
+		int e = errno;
+		snprintf(err, errlen, "cannot create a directory in %s/tmp: %s", root,
+			 strerror(e));
+		return -e;
 	}
+	snprintf(target, tlen, "%s", ours + strlen(root));
 	return 0;
 }
 
-/* jit-N.dump and its companion: what the agent writes. */
-static int is_dump_file(const char *name)
+int prof_is_dump_file(const char *name)
 {
 	return !strncmp(name, "jit-", 4) && (strstr(name, ".dump") != NULL);
 }
@@ -172,51 +171,26 @@ int prof_move_node_files(const char *from, const char *to, const pid_t *pids, in
 /* What a profile leaves in its data directory. */
 static int is_profile_file(const char *name)
 {
-	return is_dump_file(name) || prof_jvm_log_pid(name) || prof_node_file_pid(name) ||
+	return prof_is_dump_file(name) || prof_jvm_log_pid(name) || prof_node_file_pid(name) ||
 	       !strcmp(name, "perf.data") ||
 	       !strcmp(name, "perf.jit.data") || (!strncmp(name, "jitted-", 7) &&
 						  strstr(name, ".so"));
 }
 
-void prof_clear_dir(const char *dir)
+void prof_clear_dir(int dirfd)
 {
-	DIR *d = opendir(dir);
+	int fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d = fd < 0 ? NULL : fdopendir(fd);
 	struct dirent *de;
-
-	if (!d)
-		return;
-	while ((de = readdir(d)))
-		if (is_profile_file(de->d_name)) {
-			char p[4200];
-			if (snprintf(p, sizeof(p), "%s/%s", dir, de->d_name) < (int)sizeof(p))
-				unlink(p);
-		}
-	closedir(d);
-}
-
-int prof_collect_dumps(const char *from, const char *to, char *err, size_t errlen)
-{
-	DIR *d = opendir(from);
-	struct dirent *de;
-	int rc = 0;
 
 	if (!d) {
-		snprintf(err, errlen, "%s: %s", from, strerror(errno));
-		return -errno;
+		if (fd >= 0)
+			close(fd);
+		return;
 	}
-	while (!rc && (de = readdir(d))) {
-		char a[4200], b[4200];
-		if (!is_dump_file(de->d_name))
-			continue;
-		if (snprintf(a, sizeof(a), "%s/%s", from, de->d_name) >= (int)sizeof(a) ||
-		    snprintf(b, sizeof(b), "%s/%s", to, de->d_name) >= (int)sizeof(b))
-			continue;
-		if (rename(a, b) && (rc = copy_file(a, b, getuid(), getgid(), 0644)))
-			snprintf(err, errlen, "cannot bring %s to %s: %s", a, b, strerror(-rc));
-		unlink(a);
-	}
+	/* unlinkat removes a name, never what a link there points to */
+	while ((de = readdir(d)))
+		if (is_profile_file(de->d_name))
+			unlinkat(dirfd, de->d_name, 0);
 	closedir(d);
-	if (!rc)
-		rmdir(from);
-	return rc;
 }

@@ -1,7 +1,8 @@
 /* profile_user.c - `jitprof profile` and users: a non-root user with
  * kernel.perf_event_paranoid=2 profiles its own JVM (launch and attach); the same user is
- * refused a process of another user by name; root attaches to that user's JVM (the trigger
- * file and the data directory handed to the JVM's user). Needs root to create the user and
+ * refused a process of another user by name; root attaches to that user's JVM (the attach
+ * done by a child with the JVM's ids, the dumps staged in its /tmp and copied back into root's
+ * data directory). Needs root to create the user and
  * set the sysctl: skipped, with the reason, where that cannot be done. The sysctl is put
  * back afterwards. */
 #include "tests/e2e/profile_util.h"

@@ -1,7 +1,7 @@
 /* test_stage.c - recorder/profile/stage.c with a directory standing in for /proc/PID/root:
  * the agent copy (kept when unchanged, replaced by rename when not), the staged dump
- * directory, dumps brought back, and only a profile's own files cleared; node's dump and V8
- * log moved out of the working directory by pid. */
+ * directory (fresh, 0700), and only a profile's own files cleared (names, not link targets);
+ * node's dump and V8 log moved out of the working directory by pid. */
 #include <criterion/criterion.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -36,53 +36,54 @@ static ino_t inode(const char *p)
 	return st.st_ino;
 }
 
+/* prof_stage_agent from a fresh fd on lib (as profile opens it once per run). */
+static int stage_agent(const char *lib, char *target, size_t len, char *err, size_t errlen)
+{
+	int fd = open(lib, O_RDONLY | O_CLOEXEC);
+	cr_assert_geq(fd, 0, "%s", lib);
+	int rc = prof_stage_agent(root, fd, target, len, err, errlen);
+	close(fd);
+	return rc;
+}
+
 Test(stage, agent_copy_kept_or_replaced, .init = setup, .fini = teardown)
 {
 	char lib[PATH_MAX + 8], target[256], ours[PATH_MAX + 300], err[512];
 
 	snprintf(lib, sizeof(lib), "%s/lib.so", root);
 	cr_assert_eq(tu_write_file(lib, "AGENT-1", 7), 0);
-	cr_assert_eq(prof_stage_agent(root, lib, getuid(), getgid(), target, sizeof(target), err,
-				      sizeof(err)), 0, "%s", err);
+	cr_assert_eq(stage_agent(lib, target, sizeof(target), err, sizeof(err)), 0, "%s", err);
 	snprintf(ours, sizeof(ours), "%s%s", root, target);
 	cr_assert(!strncmp(target, "/tmp/.jitprof-libagent-", 23), "%s", target);
 	char *s = tu_read_file(ours, NULL);
 	cr_assert_str_eq(s, "AGENT-1");
 	free(s);
 	ino_t first = inode(ours);
-	cr_assert_eq(prof_stage_agent(root, lib, getuid(), getgid(), target, sizeof(target), err,
-				      sizeof(err)), 0);
+	cr_assert_eq(stage_agent(lib, target, sizeof(target), err, sizeof(err)), 0);
 	cr_assert_eq(inode(ours), first, "an unchanged copy is kept (the JVM may have it mapped)");
 	cr_assert_eq(tu_write_file(lib, "AGENT-2", 7), 0);
-	cr_assert_eq(prof_stage_agent(root, lib, getuid(), getgid(), target, sizeof(target), err,
-				      sizeof(err)), 0);
+	cr_assert_eq(stage_agent(lib, target, sizeof(target), err, sizeof(err)), 0);
 	s = tu_read_file(ours, NULL);
 	cr_assert_str_eq(s, "AGENT-2");
 	free(s);
 	cr_assert_neq(inode(ours), first, "a changed copy is a new file, not rewritten in place");
 }
 
-Test(stage, dumps_staged_and_brought_back, .init = setup, .fini = teardown)
+/* Each profile gets a directory of its own, 0700, made fresh (never one found there). */
+Test(stage, dump_directory_fresh_and_private, .init = setup, .fini = teardown)
 {
-	char target[256], ours[PATH_MAX + 300], data[PATH_MAX + 8], p[2 * PATH_MAX], err[512];
+	char t1[256], o1[PATH_MAX + 300], t2[256], o2[PATH_MAX + 300], p[2 * PATH_MAX], err[512];
+	struct stat st;
 
-	cr_assert_eq(prof_stage_dir(root, getuid(), getgid(), target, sizeof(target), ours,
-				    sizeof(ours), err, sizeof(err)), 0, "%s", err);
-	cr_assert(!strncmp(target, "/tmp/.jitprof-profile-", 22), "%s", target);
-	snprintf(p, sizeof(p), "%s%s", root, target);
-	cr_assert_str_eq(ours, p);
-	snprintf(p, sizeof(p), "%s/jit-7.dump", ours);
-	cr_assert_eq(tu_write_file(p, "D", 1), 0);
-	snprintf(p, sizeof(p), "%s/jit-7.dump.jitprof", ours);
-	cr_assert_eq(tu_write_file(p, "C", 1), 0);
-	snprintf(data, sizeof(data), "%s/data", root);
-	cr_assert_eq(mkdir(data, 0755), 0);
-	cr_assert_eq(prof_collect_dumps(ours, data, err, sizeof(err)), 0, "%s", err);
-	snprintf(p, sizeof(p), "%s/jit-7.dump", data);
-	cr_assert_eq(access(p, F_OK), 0);
-	snprintf(p, sizeof(p), "%s/jit-7.dump.jitprof", data);
-	cr_assert_eq(access(p, F_OK), 0);
-	cr_assert_neq(access(ours, F_OK), 0, "the staged directory is removed");
+	cr_assert_eq(prof_stage_dir(root, t1, sizeof(t1), o1, sizeof(o1), err, sizeof(err)), 0,
+		     "%s", err);
+	cr_assert(!strncmp(t1, "/tmp/.jitprof-profile-", 22), "%s", t1);
+	snprintf(p, sizeof(p), "%s%s", root, t1);
+	cr_assert_str_eq(o1, p);
+	cr_assert_eq(lstat(o1, &st), 0);
+	cr_expect(S_ISDIR(st.st_mode) && (st.st_mode & 0777) == 0700, "mode %o", st.st_mode);
+	cr_assert_eq(prof_stage_dir(root, t2, sizeof(t2), o2, sizeof(o2), err, sizeof(err)), 0);
+	cr_expect_str_neq(t1, t2);
 }
 
 Test(stage, clear_removes_only_a_profiles_files, .init = setup, .fini = teardown)
@@ -101,7 +102,18 @@ Test(stage, clear_removes_only_a_profiles_files, .init = setup, .fini = teardown
 		snprintf(p, sizeof(p), "%s/%s", root, kept[i]);
 		cr_assert_eq(tu_write_file(p, "x", 1), 0);
 	}
-	prof_clear_dir(root);
+	int fd = open(root, O_PATH | O_DIRECTORY);
+	cr_assert_geq(fd, 0);
+	/* a link of such a name is removed, not what it points to */
+	char outside[PATH_MAX + 16];
+	snprintf(outside, sizeof(outside), "%s/tmp/victim", root);
+	cr_assert_eq(tu_write_file(outside, "v", 1), 0);
+	snprintf(p, sizeof(p), "%s/jit-9.dump", root);
+	cr_assert_eq(symlink(outside, p), 0);
+	prof_clear_dir(fd);
+	close(fd);
+	cr_expect_neq(faccessat(AT_FDCWD, p, F_OK, AT_SYMLINK_NOFOLLOW), 0, "the link stays");
+	cr_expect_eq(access(outside, F_OK), 0, "the link's target was removed");
 	for (size_t i = 0; i < 7; i++) {
 		snprintf(p, sizeof(p), "%s/%s", root, gone[i]);
 		cr_expect_neq(access(p, F_OK), 0, "%s left", gone[i]);
