@@ -3,12 +3,15 @@
  * of two generations, JSON, folded stacks or a flame graph. The work is in recorder/report/. */
 #include <errno.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "recorder/cli.h"
 #include "recorder/cmd_report.h"
 #include "recorder/report/report.h"
+#include "recorder/symbols/symbols.h"
 
 static void usage(FILE *out)
 {
@@ -555,6 +558,27 @@ static int run(struct report_args *a, struct rp_session *s)
 	return rc ? cli_error("writing the report failed: %s", strerror(-rc)) : 0;
 }
 
+/* Interrupted while --archive's files are unpacked: they go with us (issue 34 finding 15). */
+static void on_signal(int sig)
+{
+	sym_remove_unpacked_now();
+	_exit(128 + sig);
+}
+
+static void remove_unpacked_on_signals(void)
+{
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
+	struct sigaction sa = { .sa_handler = on_signal };
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		sigaddset(&sa.sa_mask, sigs[i]);
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
+		struct sigaction old;
+		if (!sigaction(sigs[i], NULL, &old) && old.sa_handler != SIG_IGN)	/* nohup */
+			sigaction(sigs[i], &sa, NULL);
+	}
+}
+
 int cmd_report(int argc, char **argv)
 {
 	struct report_args a = { .sort = "comm,dso,sym", .plimit = 0.5 };
@@ -565,6 +589,8 @@ int cmd_report(int argc, char **argv)
 	int rc = parse_args(argc, argv, &a);
 	if (rc)
 		return rc;
+	if (a.nr_archives)
+		remove_unpacked_on_signals();
 	struct rp_session *s;
 	if (rp_session_new(&s))
 		return cli_error("out of memory");

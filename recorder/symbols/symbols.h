@@ -75,6 +75,12 @@ void sym_session_free(struct sym_session *s);
 /* Removes what the session unpacked (--archive) now, for a caller that keeps the session to
  * the end of the process instead of freeing it: files already opened stay readable. */
 void sym_session_remove_files(struct sym_session *s);
+/* For a command's SIGINT/SIGTERM/SIGHUP handler: removes every directory an archive was
+ * unpacked into by any session of this process, with async-signal-safe calls only (the
+ * process is expected to _exit next; archives still unpacking stop). Directories a crash or
+ * SIGKILL left are removed by the next session that unpacks an archive (nobody holds their
+ * lock any more). */
+void sym_remove_unpacked_now(void);
 /* An archive unpacks to at most BASE + RATIO x its own size: perf's archives hold ELFs and
  * debug files that compress 3-10x; a crafted one reaches 30000x. */
 #define SYM_ARCHIVE_BUDGET_BASE (1ull << 30)

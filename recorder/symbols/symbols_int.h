@@ -308,6 +308,22 @@ int source_lookup(struct sym_session *s, const struct sym_build_id *id, const ch
 void source_free_all(struct sym_session *s);
 void source_remove_all_files(struct sym_session *s);
 
+/* tmpdir.c: the private directory an archive unpacks into ($TMPDIR/jitprof-archive.XXXXXX),
+ * locked while held (flock on fd) and known to sym_remove_unpacked_now. */
+struct sym_tmpdir {
+	int parent, fd, slot;		/* $TMPDIR, the directory (locked), the signal slot */
+	char *path;
+};
+/* Members nest at most this deep (the signal-safe removal recurses once per level). */
+#define SYM_UNPACK_MAX_DEPTH 64
+/* Makes one, after removing those left by runs that are gone. 0 or -errno (t then needs
+ * tmpdir_remove all the same). */
+int tmpdir_make(struct sym_tmpdir *t);
+/* Removes it and all it holds (never following a symlink), and forgets it. */
+void tmpdir_remove(struct sym_tmpdir *t);
+/* 1 once sym_remove_unpacked_now ran: unpack stops creating files. */
+int tmpdir_stopping(void);
+
 /* elfsym.c */
 int elfsym_load(struct sym_session *s, struct sym_dso *d);
 /* .symtab, else .dynsym, of any ELF into t (finished). 0 or -ENOENT. */
