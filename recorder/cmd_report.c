@@ -77,6 +77,10 @@ static void usage(FILE *out)
 		"      --archive FILE      a `jitprof archive` file (or cache-like directory) to find\n"
 		"                          ELFs by build-id in; may be repeated\n"
 		"      --buildid-dir DIR   the build-id cache (default $PERF_BUILDID_DIR or ~/.debug)\n"
+		"      --debuginfod-timeout SECONDS\n"
+		"                          what all debuginfod requests (DEBUGINFOD_URLS) may take\n"
+		"                          together (default 30; each also within its own\n"
+		"                          DEBUGINFOD_TIMEOUT)\n"
 		"      --vmlinux FILE      kernel image for kernel symbols\n"
 		"      --kallsyms FILE     kernel symbols (default /proc/kallsyms when it matches)\n"
 		"  -q, --quiet             no warnings (missing or refused files)\n"
@@ -90,7 +94,7 @@ enum {
 	OPT_NO_DEMANGLE, OPT_SYMFS, OPT_ARCHIVE, OPT_KALLSYMS, OPT_CALL_GRAPH, OPT_PLIMIT,
 	OPT_INLINE, OPT_NOP, OPT_BUILDID_DIR, OPT_JVM_LOG, OPT_NO_INLINE, OPT_SPLIT_GENS, OPT_PID,
 	OPT_TID, OPT_EVENT, OPT_TIME, OPT_MIN_WIDTH, OPT_REVERSE, OPT_HTML, OPT_SPEEDSCOPE, OPT_PPROF, OPT_DIFF,
-	OPT_DIFF_GENS,
+	OPT_DIFF_GENS, OPT_DEBUGINFOD_TIMEOUT,
 };
 
 static const struct option longopts[] = {
@@ -125,6 +129,7 @@ static const struct option longopts[] = {
 	{ "symfs", required_argument, NULL, OPT_SYMFS },
 	{ "archive", required_argument, NULL, OPT_ARCHIVE },
 	{ "buildid-dir", required_argument, NULL, OPT_BUILDID_DIR },
+	{ "debuginfod-timeout", required_argument, NULL, OPT_DEBUGINFOD_TIMEOUT },
 	{ "vmlinux", required_argument, NULL, 'k' },
 	{ "kallsyms", required_argument, NULL, OPT_KALLSYMS },
 	{ "quiet", no_argument, NULL, 'q' },
@@ -327,6 +332,10 @@ static int parse_args(int argc, char **argv, struct report_args *a)
 		case OPT_NO_DEMANGLE: a->in.no_demangle = 1; break;
 		case OPT_SYMFS: a->in.symfs = optarg; break;
 		case OPT_BUILDID_DIR: a->in.buildid_dir = optarg; break;
+		case OPT_DEBUGINFOD_TIMEOUT:
+			if (cli_debuginfod_timeout(optarg, &a->in.debuginfod_timeout))
+				return 2;
+			break;
 		case OPT_ARCHIVE:
 			if (a->nr_archives + 1 >= (int)(sizeof(a->archives) / sizeof(a->archives[0])))
 				return usage_error("too many --archive options");

@@ -433,6 +433,9 @@ struct rp_ingest_opts {
 	/* --event: the event reported when the recording has several (NULL: the first with
 	 * samples, and a warning names the others). */
 	const char *event;
+	/* --debuginfod-timeout: seconds all debuginfod requests may take together (0: the
+	 * default, SYM_DEBUGINFOD_BUDGET_S). */
+	uint64_t debuginfod_timeout;
 };
 
 /* 0, or -errno with its message naming the file logged through o->log at JP_LOG_ERROR, last

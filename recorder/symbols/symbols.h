@@ -66,7 +66,15 @@ struct sym_opts {
 	struct jp_log log;
 	uint64_t archive_budget;	/* bytes an archive may unpack to; 0: the default,
 					 * SYM_ARCHIVE_BUDGET_BASE + RATIO x its size */
+	uint64_t debuginfod_timeout;	/* seconds all debuginfod requests of the session may
+					 * take together; 0: SYM_DEBUGINFOD_BUDGET_S */
 };
+/* A report asks debuginfod for at most this long in all (each request also within its own
+ * DEBUGINFOD_TIMEOUT, libdebuginfod's, 90 s unless set): a server that never answers costs
+ * that, not 90 s per build-id. */
+#define SYM_DEBUGINFOD_BUDGET_S 30
+/* Requests in flight at once (sym_session_debuginfod_ahead), one client each. */
+#define SYM_DEBUGINFOD_THREADS 8
 
 /* NULL opts = defaults. Returns NULL on out of memory, or with errno EINVAL when opts
  * carries fields this version does not know (lib/opts.h). */
@@ -242,6 +250,15 @@ int sym_dso_find(struct sym_session *s, struct sym_dso *d, const char **path);
 /* Reads the whole located ELF into memory (for `jitprof archive`): *buf malloc'd by us,
  * freed by the caller. 0 or -errno. */
 int sym_dso_read_file(struct sym_session *s, struct sym_dso *d, void **buf, size_t *len);
+/* Asks debuginfod (when DEBUGINFOD_URLS names servers), on up to SYM_DEBUGINFOD_THREADS
+ * threads at once, for the files of the n DSOs at dsos that no other source has (the ELF,
+ * then its debug file when that ELF has no symtab or DWARF); their lookups later take these
+ * answers instead of asking one at a time. All within the session's debuginfod budget
+ * (sym_opts.debuginfod_timeout): requests still running when it is spent are aborted, the
+ * rest not made. One warning counts the build-ids not found ("12 build-ids not found on
+ * debuginfod (3 timed out)"). For the DSOs of a recording's build-id table, before the
+ * replay; kernel DSOs and those without a build-id are skipped. 0 or -ENOMEM. */
+int sym_session_debuginfod_ahead(struct sym_session *s, struct sym_dso *const *dsos, size_t n);
 /* Starts reading d's DWARF on a worker thread when it sits in a separate debug file (libdw
  * inflates libc's 10 MB whole, ~50 ms): the first line lookup in d then waits only for what
  * is left of it. For the DSOs a recording's build-id table names, before the replay, by a
