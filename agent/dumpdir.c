@@ -88,8 +88,8 @@ static int walk(int start, const char *path, char *why, size_t whylen)
 	for (char *c = strtok_r(buf, "/", &save); c; c = strtok_r(NULL, "/", &save)) {
 		if (!strcmp(c, "."))
 			continue;
-		char *next = save;
-		while (*next == '/')
+		const char *next = save;	/* what is left, "." and "/" aside */
+		while (*next == '/' || (next[0] == '.' && (next[1] == '/' || !next[1])))
 			next++;
 		size_t sl = strlen(shown);
 		snprintf(shown + sl, sizeof(shown) - sl, "/%s", c);

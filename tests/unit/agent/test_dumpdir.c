@@ -99,6 +99,9 @@ Test(dumpdir, trusted_and_refused, .init = setup, .fini = teardown)
 	choose(sub("lnk", 0), &refused, "symlink");
 	cr_assert(refused);
 	char slash[4500];
+	snprintf(slash, sizeof(slash), "%s/.", sub("lnk", 0));
+	choose(slash, &refused, "symlink");
+	cr_assert(refused, "a trailing /. made the link a step on the way");
 	snprintf(slash, sizeof(slash), "%s/", sub("lnk", 0));
 	char out[4400], warn[9000];
 	cr_assert_eq(open_dir(slash, out, sizeof(out), warn, sizeof(warn)), 0);
