@@ -261,23 +261,22 @@ static int open_writer(void)
 {
 	struct jd_writer_opts wo = { .size = sizeof(wo) };
 	char dir[4096], warn[4096 * 2 + 200];
-	int rc;
+	int rc, fd;
 
-	rc = agent_dump_dir(agent_g.opt.dir, dir, sizeof(dir), warn, sizeof(warn));
+	rc = agent_dump_dir_open(agent_g.opt.dir, &fd, dir, sizeof(dir), warn, sizeof(warn));
 	if (rc < 0) {
-		agent_fail("dir=%s: %s", agent_g.opt.dir, strerror(-rc));
+		agent_fail("cannot use %s as the dump directory (jit-%d.dump): %s", dir,
+			   (int)getpid(), strerror(-rc));
 		return -1;
 	}
 	if (warn[0])
 		agent_warn("%s", warn);
-	wo.dir = dir[0] ? dir : NULL;
 	wo.clock = agent_g.opt.clock;
-	rc = jd_writer_open(&agent_g.w, &wo);
+	rc = jd_writer_open_at(&agent_g.w, fd, dir, &wo);
+	close(fd);
 	if (rc < 0) {
 		agent_g.w = NULL;
-		agent_fail("cannot create %s/jit-%d.dump: %s",
-			   wo.dir ? wo.dir : "the default directory ($JITDUMPDIR or ~/.debug/jit)",
-			   (int)getpid(), strerror(-rc));
+		agent_fail("cannot create %s/jit-%d.dump: %s", dir, (int)getpid(), strerror(-rc));
 		return -1;
 	}
 	return 0;

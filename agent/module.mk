@@ -24,4 +24,4 @@ INSTALL_LIBS += $(BUILD)/libjitprof-agent.so
 # Unit tests (tests/unit/agent): the option parser (as a fuzz target would link it), the
 # descriptor-to-range rule and the dump directory's trust, all without a JVM.
 UNIT_LIBS_agent := $(BUILD)/obj/agent/options.o $(BUILD)/obj/agent/ranges.o \
-	$(BUILD)/obj/agent/dumpdir.o $(BUILD)/libsafeio.a
+	$(BUILD)/obj/agent/dumpdir.o $(BUILD)/libjitdump.a $(BUILD)/libsafeio.a

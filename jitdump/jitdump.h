@@ -378,6 +378,13 @@ struct jd_writer;
  * the writer to jit-<childpid>.dump (docs/jitdump.md). A failed write is sticky: every later
  * call returns it. */
 int jd_writer_open(struct jd_writer **out, const struct jd_writer_opts *opts);
+/* jd_writer_open in a directory the caller opened (dirfd, any fd of a directory, O_PATH will
+ * do; the writer keeps a dup of its own): every file (dump, companion, a forked child's
+ * dump, the private subdirectory) is created beneath that fd, so a directory renamed or a
+ * symlink swapped after the caller checked it cannot redirect a write. dir_name is its name
+ * for jd_writer_path only; opts.dir is not used. */
+int jd_writer_open_at(struct jd_writer **out, int dirfd, const char *dir_name,
+		      const struct jd_writer_opts *opts);
 /* Writes CODE_CLOSE, flushes, unmaps the marker, closes. NULL is a no-op. */
 int jd_writer_close(struct jd_writer *w);
 /* Everything written so far reaches the file(s) with write(2): survives a crash after this. */

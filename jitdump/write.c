@@ -26,12 +26,13 @@ static int ext_ready(struct jd_writer *w)
 {
 	if (w->ext.fd >= 0)
 		return 0;
-	char path[sizeof(w->path) + sizeof(JD_EXT_SUFFIX)];
-	int rc = jd_ext_path(w->path, path, sizeof(path));
+	char name[64];
+	const char *base = strrchr(w->path, '/');
+	int rc = jd_ext_path(base ? base + 1 : w->path, name, sizeof(name));
 	if (rc)
 		return rc;
-	/* Same framing as the dump, told apart by magic, so one reader reads both. */
-	return jd_sink_open(w, &w->ext, path, JD_EXT_MAGIC);
+	/* Same framing as the dump, told apart by magic, so one reader reads both; beside it. */
+	return jd_sink_open(w, &w->ext, name, JD_EXT_MAGIC);
 }
 
 static int write_ext_load(struct jd_writer *w, const struct jd_load_desc *d, uint64_t ts,

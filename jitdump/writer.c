@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
+#include <sys/random.h>
+#include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -118,7 +120,7 @@ int jd_sink_commit(struct jd_writer *w, struct jd_sink *s, const uint8_t *head, 
 	return sink_write(w, s, NULL, 0, tail, tail_len);
 }
 
-int jd_sink_open(struct jd_writer *w, struct jd_sink *s, const char *path, uint32_t magic)
+int jd_sink_open(struct jd_writer *w, struct jd_sink *s, const char *name, uint32_t magic)
 {
 	if (!s->buf) {
 		s->buf = malloc(w->bufsize);
@@ -129,10 +131,11 @@ int jd_sink_open(struct jd_writer *w, struct jd_sink *s, const char *path, uint3
 	s->len = 0;
 	/* The dump directory may be shared (/tmp, $JITDUMPDIR): a symlink or hard link planted
 	 * under our name must not make us truncate and write the file it leads to. A stale file
-	 * of an earlier process with our pid is replaced by a new one, never truncated. */
-	if (unlink(path) && errno != ENOENT)
+	 * of an earlier process with our pid is replaced by a new one, never truncated. Names
+	 * are taken beneath the directory's fd: a path swapped after the open leads nowhere. */
+	if (unlinkat(w->filefd, name, 0) && errno != ENOENT)
 		return -errno;
-	s->fd = open(path, O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC | O_NOFOLLOW, 0644);
+	s->fd = openat(w->filefd, name, O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC | O_NOFOLLOW, 0644);
 	if (s->fd < 0)
 		return -errno;
 	uint8_t h[JD_HEADER_SIZE];
@@ -151,32 +154,63 @@ static void sink_close(struct jd_sink *s)
 	s->len = 0;
 }
 
+/* A directory of random name "jit-<pid>.XXXXXX" made 0700 beneath w->dirfd: its fd, or -errno
+ * (mkdtemp, but beneath a directory fd). */
+static int mkdtemp_at(struct jd_writer *w, char *name, size_t len)
+{
+	static const char set[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+	for (int tries = 0; tries < 100; tries++) {
+		unsigned char r[6];
+		if (getrandom(r, sizeof(r), 0) != (ssize_t)sizeof(r))
+			return -EIO;
+		int n = snprintf(name, len, "jit-%d.", (int)w->pid);
+		if (n < 0 || (size_t)n + sizeof(r) >= len)
+			return -ENAMETOOLONG;
+		for (size_t i = 0; i < sizeof(r); i++)
+			name[n + i] = set[r[i] % (sizeof(set) - 1)];
+		name[n + sizeof(r)] = 0;
+		if (!mkdirat(w->dirfd, name, 0700)) {
+			int fd = openat(w->dirfd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			return fd >= 0 ? fd : -errno;
+		}
+		if (errno != EEXIST)
+			return -errno;
+	}
+	return -EEXIST;
+}
+
 /* The plain name is taken by a file we may not replace (another user's, in a shared sticky
  * directory, perhaps planted to stop us): the dump goes into a fresh private directory of
  * random name beside it, "jit-<pid>.XXXXXX/jit-<pid>.dump", so perf's marker rule (the file
  * name) still holds. Returns first_rc when that fails too. */
-static int open_private(struct jd_writer *w, int first_rc)
+static int open_private(struct jd_writer *w, const char *name, int first_rc)
 {
-	char sub[sizeof(w->path)];
-	int n = snprintf(sub, sizeof(sub), "%s/jit-%d.XXXXXX", w->dir, (int)w->pid);
-	if (n < 0 || (size_t)n >= sizeof(sub) || !mkdtemp(sub))
+	char sub[64];
+	int fd = mkdtemp_at(w, sub, sizeof(sub));
+	if (fd < 0)
 		return first_rc;
-	n = snprintf(w->path, sizeof(w->path), "%s/jit-%d.dump", sub, (int)w->pid);
+	w->filefd = fd;
+	int n = snprintf(w->path, sizeof(w->path), "%s/%s/%s", w->dir, sub, name);
 	if (n < 0 || (size_t)n >= sizeof(w->path))
 		return -ENAMETOOLONG;
-	return jd_sink_open(w, &w->dump, w->path, JD_MAGIC);
+	return jd_sink_open(w, &w->dump, name, JD_MAGIC);
 }
 
 /* The dump of the current pid, its header and the PROT_EXEC marker page perf records. */
 int jd_writer_open_files(struct jd_writer *w)
 {
+	char name[32];
 	w->pid = getpid();
-	int n = snprintf(w->path, sizeof(w->path), "%s/jit-%d.dump", w->dir, (int)w->pid);
+	if (w->filefd != w->dirfd)	/* a parent's private subdirectory */
+		close(w->filefd);
+	w->filefd = w->dirfd;
+	snprintf(name, sizeof(name), "jit-%d.dump", (int)w->pid);
+	int n = snprintf(w->path, sizeof(w->path), "%s/%s", w->dir, name);
 	if (n < 0 || (size_t)n >= sizeof(w->path))
 		return -ENAMETOOLONG;
-	int rc = jd_sink_open(w, &w->dump, w->path, JD_MAGIC);
+	int rc = jd_sink_open(w, &w->dump, name, JD_MAGIC);
 	if (rc == -EEXIST || rc == -EPERM || rc == -EISDIR || rc == -ENOTEMPTY)
-		rc = open_private(w, rc);
+		rc = open_private(w, name, rc);
 	if (rc)
 		return rc;
 	/* MAP_PRIVATE needs a readable fd (WebKit's write-only fd made this fail). */
@@ -200,19 +234,22 @@ void jd_writer_drop_files(struct jd_writer *w)
 	sink_close(&w->ext);
 }
 
-int jd_writer_open(struct jd_writer **out, const struct jd_writer_opts *opts)
+/* The writer of opts (the options as taken in *taken), its files not yet open: 0 or -errno. */
+static int writer_new(struct jd_writer **out, const struct jd_writer_opts *opts,
+		      struct jd_writer_opts *taken)
 {
 	struct jd_writer_opts o;
 	*out = NULL;
 	if (jd_opts_take(&o, sizeof(o), opts))
 		return -EINVAL;
+	*taken = o;
 	int rc = jd_clock_check(o.clock);
 	if (rc)
 		return rc;
 	struct jd_writer *w = calloc(1, sizeof(*w));
 	if (!w)
 		return -ENOMEM;
-	w->dump.fd = w->ext.fd = -1;
+	w->dump.fd = w->ext.fd = w->dirfd = w->filefd = -1;
 	w->clock = o.clock;
 	w->no_ext = o.no_ext;
 	w->shorthand = o.same_file_shorthand;
@@ -221,7 +258,13 @@ int jd_writer_open(struct jd_writer **out, const struct jd_writer_opts *opts)
 	if (w->bufsize < MIN_BUFFER)
 		w->bufsize = MIN_BUFFER;
 	pthread_mutex_init(&w->lock, NULL);
-	rc = jd_dump_dir(o.dir, w->dir, sizeof(w->dir));
+	*out = w;
+	return 0;
+}
+
+/* Opens w's files in w->dirfd (unless rc, the error of getting that fd), or frees w. */
+static int writer_start(struct jd_writer **out, struct jd_writer *w, int rc)
+{
 	if (!rc)
 		rc = jd_writer_open_files(w);
 	if (rc) {
@@ -234,8 +277,45 @@ int jd_writer_open(struct jd_writer **out, const struct jd_writer_opts *opts)
 	return 0;
 }
 
+int jd_writer_open(struct jd_writer **out, const struct jd_writer_opts *opts)
+{
+	struct jd_writer_opts o;
+	struct jd_writer *w;
+	*out = NULL;
+	int rc = writer_new(&w, opts, &o);
+	if (rc)
+		return rc;
+	rc = jd_dump_dir(o.dir, w->dir, sizeof(w->dir));
+	if (!rc && (w->dirfd = open(w->dir, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
+		rc = -errno;
+	return writer_start(out, w, rc);
+}
+
+int jd_writer_open_at(struct jd_writer **out, int dirfd, const char *dir_name,
+		      const struct jd_writer_opts *opts)
+{
+	struct jd_writer_opts o;
+	struct jd_writer *w;
+	*out = NULL;
+	if (dirfd < 0 || !dir_name)
+		return -EINVAL;
+	int rc = writer_new(&w, opts, &o);
+	if (rc)
+		return rc;
+	int n = snprintf(w->dir, sizeof(w->dir), "%s", dir_name);
+	if (n < 0 || (size_t)n >= sizeof(w->dir))
+		rc = -ENAMETOOLONG;
+	else if ((w->dirfd = fcntl(dirfd, F_DUPFD_CLOEXEC, 0)) < 0)
+		rc = -errno;
+	return writer_start(out, w, rc);
+}
+
 void jd_writer_free(struct jd_writer *w)
 {
+	if (w->filefd >= 0 && w->filefd != w->dirfd)
+		close(w->filefd);
+	if (w->dirfd >= 0)
+		close(w->dirfd);
 	pthread_mutex_destroy(&w->lock);
 	free(w->dump.buf);
 	free(w->ext.buf);

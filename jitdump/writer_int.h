@@ -35,15 +35,18 @@ struct jd_writer {
 	size_t marker_len;
 	uint8_t *scratch;		/* heads of units bigger than the buffer */
 	size_t scratch_cap;
-	char dir[PATH_MAX];
+	int dirfd;			/* the dump directory, opened once (O_PATH) */
+	int filefd;			/* where the files are: dirfd or a private subdir */
+	char dir[PATH_MAX];		/* dirfd's name, for jd_writer_path only */
 	char path[PATH_MAX + 32];
 };
 
 int jd_writer_open_files(struct jd_writer *w);
 void jd_writer_drop_files(struct jd_writer *w);
 void jd_writer_free(struct jd_writer *w);
-/* Creates path (O_TRUNC) and writes a header with magic. */
-int jd_sink_open(struct jd_writer *w, struct jd_sink *s, const char *path, uint32_t magic);
+/* Creates name beneath w->filefd (a stale file there is replaced, never followed) and writes
+ * a header with magic. */
+int jd_sink_open(struct jd_writer *w, struct jd_sink *s, const char *name, uint32_t magic);
 int jd_sink_flush(struct jd_writer *w, struct jd_sink *s);
 uint8_t *jd_sink_claim(struct jd_writer *w, struct jd_sink *s, size_t n);
 int jd_sink_commit(struct jd_writer *w, struct jd_sink *s, const uint8_t *head, size_t n,

@@ -118,6 +118,18 @@ int cli_usage_error(const char *fmt, ...)
 	return 2;
 }
 
+int cli_debuginfod_timeout(const char *v, uint64_t *out)
+{
+	char *end;
+	errno = 0;
+	unsigned long n = strtoul(v, &end, 10);
+	if (!*v || *end || errno || !n || n > 86400 || *v == '-')
+		return cli_usage_error("--debuginfod-timeout: '%s' is not a number of seconds "
+				       "(1 to 86400)", v);
+	*out = n;
+	return 0;
+}
+
 void cli_warn(const char *fmt, ...)
 {
 	va_list ap;

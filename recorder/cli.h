@@ -46,6 +46,9 @@ int cli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int cli_usage_brief(void (*usage)(FILE *out));
 /* "jitprof <cmd>: error: ..." on stderr. Returns 1 so commands can `return cli_error(...)`. */
 int cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* --debuginfod-timeout SECONDS of report and archive: a whole number from 1 to 86400 into
+ * *out, 0; else the usage error said, 2. */
+int cli_debuginfod_timeout(const char *v, uint64_t *out);
 void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void cli_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void cli_set_quiet(int quiet);

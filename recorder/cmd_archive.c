@@ -89,6 +89,9 @@ static void usage(FILE *out)
 		"  -o, --output FILE    archive to write (default <input>.tar.zst)\n"
 		"      --symfs DIR      look for recorded files under DIR\n"
 		"      --buildid-dir D  the build-id cache (default $PERF_BUILDID_DIR or ~/.debug)\n"
+		"      --debuginfod-timeout S\n"
+		"                       what all debuginfod requests may take together\n"
+		"                       (default 30 seconds)\n"
 		"  -v, --verbose        name every file added\n"
 		"  -V, --version        jitprof's version\n"
 		"  -h, --help           this text\n");
@@ -316,6 +319,7 @@ int cmd_archive(int argc, char **argv)
 		{ "output", required_argument, NULL, 'o' },
 		{ "symfs", required_argument, NULL, 's' },
 		{ "buildid-dir", required_argument, NULL, 'b' },
+		{ "debuginfod-timeout", required_argument, NULL, 'T' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
@@ -335,6 +339,10 @@ int cmd_archive(int argc, char **argv)
 		case 'o': output = optarg; break;
 		case 's': in.symfs = job.symfs = optarg; break;
 		case 'b': in.buildid_dir = job.buildid_dir = optarg; break;
+		case 'T':
+			if (cli_debuginfod_timeout(optarg, &in.debuginfod_timeout))
+				return 2;
+			break;
 		case 'v': job.verbose = 1; break;
 		case 'h': usage(stdout); return 0;
 		case 'V': return cli_version();

@@ -3,12 +3,15 @@
  * of two generations, JSON, folded stacks or a flame graph. The work is in recorder/report/. */
 #include <errno.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "recorder/cli.h"
 #include "recorder/cmd_report.h"
 #include "recorder/report/report.h"
+#include "recorder/symbols/symbols.h"
 
 static void usage(FILE *out)
 {
@@ -76,6 +79,10 @@ static void usage(FILE *out)
 		"      --archive FILE      a `jitprof archive` file (or cache-like directory) to find\n"
 		"                          ELFs by build-id in; may be repeated\n"
 		"      --buildid-dir DIR   the build-id cache (default $PERF_BUILDID_DIR or ~/.debug)\n"
+		"      --debuginfod-timeout SECONDS\n"
+		"                          what all debuginfod requests (DEBUGINFOD_URLS) may take\n"
+		"                          together (default 30; each also within its own\n"
+		"                          DEBUGINFOD_TIMEOUT)\n"
 		"      --vmlinux FILE      kernel image for kernel symbols\n"
 		"      --kallsyms FILE     kernel symbols (default /proc/kallsyms when it matches)\n"
 		"  -q, --quiet             no warnings (missing or refused files)\n"
@@ -89,7 +96,7 @@ enum {
 	OPT_NO_DEMANGLE, OPT_SYMFS, OPT_ARCHIVE, OPT_KALLSYMS, OPT_CALL_GRAPH, OPT_PLIMIT,
 	OPT_INLINE, OPT_NOP, OPT_BUILDID_DIR, OPT_JVM_LOG, OPT_NO_INLINE, OPT_SPLIT_GENS, OPT_PID,
 	OPT_TID, OPT_EVENT, OPT_TIME, OPT_MIN_WIDTH, OPT_REVERSE, OPT_HTML, OPT_SPEEDSCOPE, OPT_PPROF, OPT_DIFF,
-	OPT_DIFF_GENS,
+	OPT_DIFF_GENS, OPT_DEBUGINFOD_TIMEOUT,
 };
 
 static const struct option longopts[] = {
@@ -124,6 +131,7 @@ static const struct option longopts[] = {
 	{ "symfs", required_argument, NULL, OPT_SYMFS },
 	{ "archive", required_argument, NULL, OPT_ARCHIVE },
 	{ "buildid-dir", required_argument, NULL, OPT_BUILDID_DIR },
+	{ "debuginfod-timeout", required_argument, NULL, OPT_DEBUGINFOD_TIMEOUT },
 	{ "vmlinux", required_argument, NULL, 'k' },
 	{ "kallsyms", required_argument, NULL, OPT_KALLSYMS },
 	{ "quiet", no_argument, NULL, 'q' },
@@ -326,6 +334,10 @@ static int parse_args(int argc, char **argv, struct report_args *a)
 		case OPT_NO_DEMANGLE: a->in.no_demangle = 1; break;
 		case OPT_SYMFS: a->in.symfs = optarg; break;
 		case OPT_BUILDID_DIR: a->in.buildid_dir = optarg; break;
+		case OPT_DEBUGINFOD_TIMEOUT:
+			if (cli_debuginfod_timeout(optarg, &a->in.debuginfod_timeout))
+				return 2;
+			break;
 		case OPT_ARCHIVE:
 			if (a->nr_archives + 1 >= (int)(sizeof(a->archives) / sizeof(a->archives[0])))
 				return usage_error("too many --archive options");
@@ -559,6 +571,27 @@ static int run(struct report_args *a, struct rp_session *s)
 	return rc ? cli_error("writing the report failed: %s", strerror(-rc)) : 0;
 }
 
+/* Interrupted while --archive's files are unpacked: they go with us (issue 34 finding 15). */
+static void on_signal(int sig)
+{
+	sym_remove_unpacked_now();
+	_exit(128 + sig);
+}
+
+static void remove_unpacked_on_signals(void)
+{
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
+	struct sigaction sa = { .sa_handler = on_signal };
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		sigaddset(&sa.sa_mask, sigs[i]);
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
+		struct sigaction old;
+		if (!sigaction(sigs[i], NULL, &old) && old.sa_handler != SIG_IGN)	/* nohup */
+			sigaction(sigs[i], &sa, NULL);
+	}
+}
+
 int cmd_report(int argc, char **argv)
 {
 	struct report_args a = { .sort = "comm,dso,sym", .plimit = 0.5 };
@@ -569,6 +602,8 @@ int cmd_report(int argc, char **argv)
 	int rc = parse_args(argc, argv, &a);
 	if (rc)
 		return rc;
+	if (a.nr_archives)
+		remove_unpacked_on_signals();
 	struct rp_session *s;
 	if (rp_session_new(&s))
 		return cli_error("out of memory");

@@ -499,6 +499,35 @@ static int read_dwarf_ahead(struct ingest *in)
 	return 0;
 }
 
+/* The DSOs the build-id table names that only debuginfod may have are asked for all at once,
+ * a few requests in flight, not one by one at their first frame (50 build-ids against a
+ * server taking 1 s each cost 50 s). Jitted ELFs are left out, as for the DWARF: no server
+ * has them. */
+static int debuginfod_ahead(struct ingest *in)
+{
+	struct sym_dso **v = NULL, **nv;
+	size_t n = 0, cap = 0;
+	int rc = 0;
+	for (struct sym_dso *d = sym_dso_next(in->ss, NULL); d; d = sym_dso_next(in->ss, d)) {
+		if (sym_dso_is_kernel(d) || !sym_dso_build_id(d)->size ||
+		    rp_is_jitted_name(sym_dso_long_name(d), NULL, NULL))
+			continue;
+		if (n == cap) {
+			cap = cap ? 2 * cap : 64;
+			if (!(nv = realloc(v, cap * sizeof(*v)))) {
+				free(v);
+				return -ENOMEM;
+			}
+			v = nv;
+		}
+		v[n++] = d;
+	}
+	if (n)
+		rc = sym_session_debuginfod_ahead(in->ss, v, n);
+	free(v);
+	return rc;
+}
+
 /* The steps leave the fatal message in err; rp_ingest logs it, last. */
 static int ingest(struct rp_session *s, const struct rp_ingest_opts *o, char *err, size_t errlen)
 {
@@ -508,6 +537,7 @@ static int ingest(struct rp_session *s, const struct rp_ingest_opts *o, char *er
 		.kallsyms = o->kallsyms, .no_demangle = o->no_demangle,
 		.no_lines = !o->want_lines, .log = o->log,
 		.buildid_dir = o->buildid_dir, .force = o->force,
+		.debuginfod_timeout = o->debuginfod_timeout,
 	};
 	in.res_flags = o->want_lines ? SYM_RES_LINES | SYM_RES_NO_WAIT : 0;
 	struct jp_errbuf eb = { err, errlen };
@@ -550,6 +580,10 @@ static int ingest(struct rp_session *s, const struct rp_ingest_opts *o, char *er
 	}
 	if ((rc = sym_feed_build_ids(in.ss, in.r)) < 0) {
 		snprintf(err, errlen, "%s: %s", o->input, strerror(-rc));
+		goto out;
+	}
+	if ((rc = debuginfod_ahead(&in)) < 0) {
+		snprintf(err, errlen, "%s", strerror(-rc));
 		goto out;
 	}
 	if (o->want_lines && (rc = read_dwarf_ahead(&in)) < 0) {

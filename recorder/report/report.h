@@ -437,6 +437,9 @@ struct rp_ingest_opts {
 	 * root are read too (`--no-elfs` dumps, /tmp/perf-PID.map); without it they are
 	 * refused, each with a warning. A size_t keeps the tail free of padding (lib/opts.h). */
 	size_t force;
+	/* --debuginfod-timeout: seconds all debuginfod requests may take together (0: the
+	 * default, SYM_DEBUGINFOD_BUDGET_S). */
+	uint64_t debuginfod_timeout;
 };
 
 /* 0, or -errno with its message naming the file logged through o->log at JP_LOG_ERROR, last

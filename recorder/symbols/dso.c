@@ -128,6 +128,7 @@ struct sym_dso *dso_get(struct sym_session *s, const char *long_name,
 void dso_release(struct sym_dso *d)
 {
 	lines_free(d);
+	dbgd_dso_release(d);
 	if (d->elf)
 		elf_end(d->elf);
 	if (d->dbg_elf)

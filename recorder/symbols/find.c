@@ -1,5 +1,5 @@
 /* find.c - finding the file of a DSO by build-id: added sources (archives, directories), the
- * build-id cache in perf's layout, --symfs, the recorded path, then debuginfod. Every
+ * build-id cache in perf's layout, --symfs, the recorded path, then debuginfod (debuginfod.c). Every
  * candidate is checked: one whose build-id differs from the recorded one is refused with a
  * message naming both ids and never used. */
 #include "recorder/symbols/symbols_int.h"
@@ -7,10 +7,9 @@
 #include "lib/buildid.h"
 #include "safeio/safeio.h"
 
-#include <dlfcn.h>
-#include <elfutils/debuginfod.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -145,101 +144,6 @@ static int find_in_cache(const char *root, const struct sym_build_id *id, const 
 	return open_fd(c, fd, path);
 }
 
-/* libdebuginfod is loaded only when DEBUGINFOD_URLS asks for it: linked, it and its ~30
- * dependencies (curl, TLS, LDAP, Kerberos...) cost every jitprof run several ms to load. */
-struct dbgd_api {
-	debuginfod_client *(*begin)(void);
-	void (*end)(debuginfod_client *);
-	int (*find_executable)(debuginfod_client *, const unsigned char *, int, char **);
-	int (*find_debuginfo)(debuginfod_client *, const unsigned char *, int, char **);
-};
-
-static const struct dbgd_api *dbgd_api(void)
-{
-	static struct dbgd_api api;
-	static int tried;
-	if (!tried) {
-		tried = 1;
-		void *h = dlopen("libdebuginfod.so.1", RTLD_LAZY | RTLD_LOCAL);
-		if (h) {
-			*(void **)&api.begin = dlsym(h, "debuginfod_begin");
-			*(void **)&api.end = dlsym(h, "debuginfod_end");
-			*(void **)&api.find_executable = dlsym(h, "debuginfod_find_executable");
-			*(void **)&api.find_debuginfo = dlsym(h, "debuginfod_find_debuginfo");
-		}
-	}
-	return api.begin && api.end && api.find_executable && api.find_debuginfo ? &api : NULL;
-}
-
-void find_end_debuginfod(struct sym_session *s)
-{
-	if (s->dbgd && dbgd_api())
-		dbgd_api()->end(s->dbgd);
-	s->dbgd = NULL;
-}
-
-static debuginfod_client *dbgd(struct sym_session *s)
-{
-	const char *urls = getenv("DEBUGINFOD_URLS");
-	if (s->o.no_debuginfod || !urls || !*urls)
-		return NULL;
-	if (!s->dbgd_tried) {
-		s->dbgd_tried = 1;
-		if (dbgd_api())
-			s->dbgd = dbgd_api()->begin();
-		else
-			sess_msg(s, SYM_LVL_WARN, "DEBUGINFOD_URLS is set but libdebuginfod.so.1 "
-				 "cannot be loaded: %s", dlerror());
-	}
-	return s->dbgd;
-}
-
-static int from_debuginfod(struct sym_session *s, struct sym_dso *d, int debug, struct cand *c)
-{
-	debuginfod_client *cl = dbgd(s);
-	char *path = NULL;
-	if (!cl || !d->bid.size)
-		return 0;
-	int fd = debug ? dbgd_api()->find_debuginfo(cl, d->bid.data, d->bid.size, &path)
-		       : dbgd_api()->find_executable(cl, d->bid.data, d->bid.size, &path);
-	if (fd < 0) {
-		char hex[SYM_BUILD_ID_HEX];
-		sess_msg(s, SYM_LVL_INFO, "debuginfod: no %s for %s (build-id %s): %s",
-			 debug ? "debuginfo" : "executable", d->long_name,
-			 sym_build_id_hex(&d->bid, hex), strerror(-fd));
-		free(path);
-		return 0;
-	}
-	c->fd = fd;
-	c->path = path ? path : strdup("debuginfod");
-	return 1;
-}
-
-int find_kernel_debuginfod(struct sym_session *s, const struct sym_build_id *id, char **path)
-{
-	debuginfod_client *cl = dbgd(s);
-	*path = NULL;
-	if (!cl || !id->size)
-		return -ENOENT;
-	/* a distribution serves vmlinux as the kernel's debuginfo (Debian: linux-image-*-dbg) */
-	int fd = dbgd_api()->find_debuginfo(cl, id->data, id->size, path);
-	if (fd < 0) {
-		free(*path);
-		*path = NULL;
-		fd = dbgd_api()->find_executable(cl, id->data, id->size, path);
-	}
-	if (fd < 0) {
-		char hex[SYM_BUILD_ID_HEX];
-		sess_msg(s, SYM_LVL_INFO, "debuginfod: no vmlinux for build-id %s: %s",
-			 sym_build_id_hex(id, hex), strerror(-fd));
-		free(*path);
-		*path = NULL;
-		return fd;
-	}
-	close(fd);
-	return *path ? 0 : -ENOENT;
-}
-
 /* The session's provider of in-memory ELFs (jitted code injected without files). */
 static int from_provider(struct sym_session *s, struct sym_dso *d, struct cand *c)
 {
@@ -350,16 +254,24 @@ static int next_cand(struct sym_session *s, struct sym_dso *d, int debug, int st
 			return 0;
 		snprintf(buf, sizeof(buf), "%s%s", s->o.symfs ? s->o.symfs : "", d->long_name);
 		return open_path(c, buf);
-	case 3:
-		return from_debuginfod(s, d, debug, c);
+	case 3: {
+		char *path = NULL;
+		int fd = dbgd_find(s, d, debug, &path);
+		if (fd < 0)
+			return 0;
+		c->fd = fd;
+		c->path = path ? path : strdup("debuginfod");
+		return 1;
+	}
 	}
 	return -1;
 }
 
-static int locate(struct sym_session *s, struct sym_dso *d, int debug, struct cand *out,
-		  Elf **elf)
+/* The candidates from step first to step last, in order (next_cand's steps). */
+static int locate_steps(struct sym_session *s, struct sym_dso *d, int debug, int first, int last,
+			struct cand *out, Elf **elf)
 {
-	for (int step = -1;; step++) {
+	for (int step = first; step <= last; step++) {
 		struct cand c = { -1, NULL, 0, NULL };
 		int r = next_cand(s, d, debug, step, &c);
 		if (r < 0)
@@ -370,6 +282,26 @@ static int locate(struct sym_session *s, struct sym_dso *d, int debug, struct ca
 		}
 		cand_drop(&c);
 	}
+	return -ENOENT;
+}
+
+static int locate(struct sym_session *s, struct sym_dso *d, int debug, struct cand *out,
+		  Elf **elf)
+{
+	return locate_steps(s, d, debug, -1, INT_MAX, out, elf);
+}
+
+int find_local(struct sym_session *s, struct sym_dso *d, int debug, int *wants_debug)
+{
+	struct cand c;
+	Elf *elf = NULL;
+	if (locate_steps(s, d, debug, 0, 2, &c, &elf))
+		return 0;
+	if (wants_debug)
+		*wants_debug = find_wants_debug(elf);
+	elf_end(elf);
+	cand_drop(&c);
+	return 1;
 }
 
 int find_dso_file(struct sym_session *s, struct sym_dso *d)
@@ -417,6 +349,11 @@ static int has_section(Elf *elf, const char *want)
 	return 0;
 }
 
+int find_wants_debug(Elf *elf)
+{
+	return !has_section(elf, ".debug_info") || !has_section(elf, ".symtab");
+}
+
 /* Separate debug info, looked for only when the binary lacks DWARF or a symtab. */
 int find_debug_file(struct sym_session *s, struct sym_dso *d)
 {
@@ -424,7 +361,7 @@ int find_debug_file(struct sym_session *s, struct sym_dso *d)
 		return 0;
 	if (!d->elf || d->dbg_fd == -2)
 		return -ENOENT;
-	if (has_section(d->elf, ".debug_info") && has_section(d->elf, ".symtab"))
+	if (!find_wants_debug(d->elf))
 		return -ENOENT;
 	d->dbg_fd = -2;	/* tried */
 	struct cand c;

@@ -228,7 +228,7 @@ int kernel_load(struct sym_session *s)
 	/* Another machine's kernel: its vmlinux by build-id over debuginfod (the vmlinux's own
 	 * build-id is checked again by load_vmlinux). */
 	char *path = NULL;
-	int rc = find_kernel_debuginfod(s, &s->kdso->bid, &path);
+	int rc = dbgd_find_kernel(s, &s->kdso->bid, &path);
 	if (!rc) {
 		rc = load_vmlinux(s, path);
 		if (!rc)

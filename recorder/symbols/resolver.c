@@ -97,7 +97,7 @@ void sym_session_free(struct sym_session *s)
 	free(s->msgs);
 	free(s->kref_name);
 	free(s->buildid_dir);
-	find_end_debuginfod(s);
+	dbgd_end(s);
 	if (s->prov.fini)
 		s->prov.fini(s->prov.ctx);
 	free(s);

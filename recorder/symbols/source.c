@@ -10,7 +10,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,7 +25,7 @@ struct link_ent {
 struct sym_source {
 	struct sym_source *next;
 	char *root;		/* the directory, or where the archive was unpacked */
-	int unpacked;		/* 1: root is ours to remove */
+	struct sym_tmpdir tmp;	/* that directory, when unpacked (tmp.path == root) */
 	uint64_t budget, unpacked_bytes;	/* SYM_ARCHIVE_BUDGET for this archive */
 	struct link_ent *links;
 	size_t n_links;
@@ -134,9 +133,17 @@ static int unpack_entry(struct archive *a, struct archive_entry *ent, struct sym
 {
 	char *rel = clean_rel("", la->entry_pathname(ent));
 	char path[4096];
-	int rc = 0;
-	if (!rel)
+	int rc = 0, depth = 0;
+	if (tmpdir_stopping()) {
+		free(rel);
+		return -EINTR;
+	}
+	for (const char *p = rel; p && *p; p++)
+		depth += *p == '/';
+	if (!rel || depth >= SYM_UNPACK_MAX_DEPTH) {	/* no cache layout nests so deep */
+		free(rel);
 		return 0;
+	}
 	int is_link = !strncmp(rel, ".build-id/", 10);
 	mode_t type = la->entry_filetype(ent);
 	const char *hard = la->entry_hardlink(ent);
@@ -172,18 +179,16 @@ static int unpack_entry(struct archive *a, struct archive_entry *ent, struct sym
 
 static int unpack(struct sym_session *s, const char *file, struct sym_source *src)
 {
-	const char *tmp = getenv("TMPDIR");
-	char tmpl[4096], err[600];
+	char err[600];
 	if (!(la = jp_archive_api(err, sizeof(err)))) {
 		sess_msg(s, SYM_LVL_ERROR, "%s: cannot read an archive: %s", file, err);
 		return -ENOTSUP;
 	}
-	snprintf(tmpl, sizeof(tmpl), "%s/jitprof-archive.XXXXXX", tmp && *tmp ? tmp : "/tmp");
-	if (!mkdtemp(tmpl))
-		return -errno;
-	if (!(src->root = strdup(tmpl)))
+	int rc = tmpdir_make(&src->tmp);
+	if (rc)
+		return rc;
+	if (!(src->root = strdup(src->tmp.path)))
 		return -ENOMEM;
-	src->unpacked = 1;
 	struct stat st;
 	src->budget = s->o.archive_budget ? s->o.archive_budget : SYM_ARCHIVE_BUDGET_BASE;
 	if (!s->o.archive_budget && !stat(file, &st) && st.st_size > 0)
@@ -193,7 +198,6 @@ static int unpack(struct sym_session *s, const char *file, struct sym_source *sr
 		return -ENOMEM;
 	la->read_support_filter_all(a);
 	la->read_support_format_all(a);
-	int rc = 0;
 	if (la->read_open_filename(a, file, 1 << 16) != ARCHIVE_OK) {
 		sess_msg(s, SYM_LVL_ERROR, "%s: %s", file, la->error_string(a));
 		rc = -EINVAL;
@@ -220,19 +224,9 @@ static int unpack(struct sym_session *s, const char *file, struct sym_source *sr
 	return rc;
 }
 
-static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
 static void source_remove_files(struct sym_source *src)
 {
-	if (src->unpacked && src->root)
-		nftw(src->root, rm_one, 16, FTW_DEPTH | FTW_PHYS);
-	src->unpacked = 0;
+	tmpdir_remove(&src->tmp);
 }
 
 void source_remove_all_files(struct sym_session *s)
@@ -259,6 +253,7 @@ int source_add(struct sym_session *s, const char *path)
 	struct sym_source *src = calloc(1, sizeof(*src));
 	if (!src)
 		return -ENOMEM;
+	src->tmp = (struct sym_tmpdir){ -1, -1, -1, NULL };
 	int rc = 0;
 	if (S_ISDIR(st.st_mode))
 		rc = (src->root = strdup(path)) ? 0 : -ENOMEM;

@@ -69,7 +69,15 @@ struct sym_opts {
 	/* 1 (-f): a /tmp/perf-PID.map owned by another user than the running one or root is
 	 * read too; 0: it is refused with a warning (perf's rule). A size_t: no tail padding. */
 	size_t force;
+	uint64_t debuginfod_timeout;	/* seconds all debuginfod requests of the session may
+					 * take together; 0: SYM_DEBUGINFOD_BUDGET_S */
 };
+/* A report asks debuginfod for at most this long in all (each request also within its own
+ * DEBUGINFOD_TIMEOUT, libdebuginfod's, 90 s unless set): a server that never answers costs
+ * that, not 90 s per build-id. */
+#define SYM_DEBUGINFOD_BUDGET_S 30
+/* Requests in flight at once (sym_session_debuginfod_ahead), one client each. */
+#define SYM_DEBUGINFOD_THREADS 8
 
 /* NULL opts = defaults. Returns NULL on out of memory, or with errno EINVAL when opts
  * carries fields this version does not know (lib/opts.h). */
@@ -78,6 +86,12 @@ void sym_session_free(struct sym_session *s);
 /* Removes what the session unpacked (--archive) now, for a caller that keeps the session to
  * the end of the process instead of freeing it: files already opened stay readable. */
 void sym_session_remove_files(struct sym_session *s);
+/* For a command's SIGINT/SIGTERM/SIGHUP handler: removes every directory an archive was
+ * unpacked into by any session of this process, with async-signal-safe calls only (the
+ * process is expected to _exit next; archives still unpacking stop). Directories a crash or
+ * SIGKILL left are removed by the next session that unpacks an archive (nobody holds their
+ * lock any more). */
+void sym_remove_unpacked_now(void);
 /* An archive unpacks to at most BASE + RATIO x its own size: perf's archives hold ELFs and
  * debug files that compress 3-10x; a crafted one reaches 30000x. */
 #define SYM_ARCHIVE_BUDGET_BASE (1ull << 30)
@@ -242,6 +256,15 @@ int sym_dso_find(struct sym_session *s, struct sym_dso *d, const char **path);
 /* Reads the whole located ELF into memory (for `jitprof archive`): *buf malloc'd by us,
  * freed by the caller. 0 or -errno. */
 int sym_dso_read_file(struct sym_session *s, struct sym_dso *d, void **buf, size_t *len);
+/* Asks debuginfod (when DEBUGINFOD_URLS names servers), on up to SYM_DEBUGINFOD_THREADS
+ * threads at once, for the files of the n DSOs at dsos that no other source has (the ELF,
+ * then its debug file when that ELF has no symtab or DWARF); their lookups later take these
+ * answers instead of asking one at a time. All within the session's debuginfod budget
+ * (sym_opts.debuginfod_timeout): requests still running when it is spent are aborted, the
+ * rest not made. One warning counts the build-ids not found ("12 build-ids not found on
+ * debuginfod (3 timed out)"). For the DSOs of a recording's build-id table, before the
+ * replay; kernel DSOs and those without a build-id are skipped. 0 or -ENOMEM. */
+int sym_session_debuginfod_ahead(struct sym_session *s, struct sym_dso *const *dsos, size_t n);
 /* Starts reading d's DWARF on a worker thread when it sits in a separate debug file (libdw
  * inflates libc's 10 MB whole, ~50 ms): the first line lookup in d then waits only for what
  * is left of it. For the DSOs a recording's build-id table names, before the replay, by a

@@ -106,6 +106,7 @@ struct phdr_map {
 };
 
 /* ---- a DSO: one recorded file identity (long name + build-id) ---- */
+struct dbgd_ahead;
 struct sym_dso {
 	struct sym_dso *next;		/* session order */
 	struct sym_dso *hnext;		/* session hash chain */
@@ -150,6 +151,7 @@ struct sym_dso {
 
 	uint32_t tag;			/* the caller's (sym_dso_set_tag) */
 	uint32_t frame_tag;		/* the caller's (sym_dso_set_frame_tag) */
+	struct dbgd_ahead *dbgd;	/* fetched ahead (debuginfod.c), NULL: not */
 };
 
 /* ---- maps of one process ---- */
@@ -236,6 +238,7 @@ struct sym_session {
 	struct kallsyms kall;		/* from a kallsyms file */
 	void *dbgd;			/* debuginfod_client */
 	int dbgd_tried;
+	uint64_t dbgd_deadline;		/* CLOCK_MONOTONIC ns; 0: no request made yet */
 	struct sym_provider prov;	/* get NULL: none */
 	struct jp_pool *dw_pool;	/* reads DWARF ahead (dwarf_ahead.c) */
 	int dw_pool_off;		/* no worker could start */
@@ -290,9 +293,6 @@ int dso_add_segment(struct sym_dso *d, uint64_t off, uint64_t size, uint64_t vad
 /* file offset -> ELF vaddr, using PT_LOAD headers (sections when there are none). */
 uint64_t dso_off_to_vaddr(struct sym_dso *d, uint64_t off);
 int dso_elf_build_id(Elf *elf, struct sym_build_id *id);
-/* find.c: a vmlinux with the kernel build-id id over debuginfod; *path (malloc'd) in the
- * client's cache. */
-int find_kernel_debuginfod(struct sym_session *s, const struct sym_build_id *id, char **path);
 /* debuglink.c: the debug file elf's .gnu_debuglink names, beside the file found or under
  * symfs/usr/lib/debug/<recorded dir>, with the CRC32 the link asks; its path into out. */
 int debuglink_find(Elf *elf, const char *found, const char *recorded, const char *symfs,
@@ -301,8 +301,23 @@ int debuglink_find(Elf *elf, const char *found, const char *recorded, const char
 /* find.c: locate, verify, and open (fd or image) the file of a DSO */
 int find_dso_file(struct sym_session *s, struct sym_dso *d);
 int find_debug_file(struct sym_session *s, struct sym_dso *d);
+/* 1 when a source but the provider and debuginfod has d's file (debug: its debug file) with
+ * the recorded build-id; *wants_debug (may be NULL) then says whether that ELF lacks a symtab
+ * or DWARF, so its debug file would be looked for. */
+int find_local(struct sym_session *s, struct sym_dso *d, int debug, int *wants_debug);
+int find_wants_debug(Elf *elf);
+
+/* debuginfod.c */
+/* d's file (debug: its debug file) from debuginfod: an fd and *path (malloc'd, in the
+ * client's cache; may be NULL), or -errno. What sym_session_debuginfod_ahead fetched is
+ * taken from there; others are asked now, within the session's budget. */
+int dbgd_find(struct sym_session *s, struct sym_dso *d, int debug, char **path);
+/* A vmlinux with the kernel build-id id; *path (malloc'd) in the client's cache. */
+int dbgd_find_kernel(struct sym_session *s, const struct sym_build_id *id, char **path);
 /* Ends the session's debuginfod client, if one was started. */
-void find_end_debuginfod(struct sym_session *s);
+void dbgd_end(struct sym_session *s);
+/* What was fetched ahead for d and never taken. */
+void dbgd_dso_release(struct sym_dso *d);
 
 /* source.c: archives and directories laid out like ~/.debug */
 int source_add(struct sym_session *s, const char *path);
@@ -312,6 +327,22 @@ int source_lookup(struct sym_session *s, const struct sym_build_id *id, const ch
 		  char **path, void **image, size_t *len);
 void source_free_all(struct sym_session *s);
 void source_remove_all_files(struct sym_session *s);
+
+/* tmpdir.c: the private directory an archive unpacks into ($TMPDIR/jitprof-archive.XXXXXX),
+ * locked while held (flock on fd) and known to sym_remove_unpacked_now. */
+struct sym_tmpdir {
+	int parent, fd, slot;		/* $TMPDIR, the directory (locked), the signal slot */
+	char *path;
+};
+/* Members nest at most this deep (the signal-safe removal recurses once per level). */
+#define SYM_UNPACK_MAX_DEPTH 64
+/* Makes one, after removing those left by runs that are gone. 0 or -errno (t then needs
+ * tmpdir_remove all the same). */
+int tmpdir_make(struct sym_tmpdir *t);
+/* Removes it and all it holds (never following a symlink), and forgets it. */
+void tmpdir_remove(struct sym_tmpdir *t);
+/* 1 once sym_remove_unpacked_now ran: unpack stops creating files. */
+int tmpdir_stopping(void);
 
 /* elfsym.c */
 int elfsym_load(struct sym_session *s, struct sym_dso *d);

@@ -3,12 +3,21 @@
  * by another user than the runner or root is refused unless -f, as perf does (finding 13).
  * Issue 34: so are a --diff base and the dumps of an `inject --no-elfs` output, for report
  * and --elfs-for (finding 11); a FIFO or device at such a dump's path is refused at once
- * (finding 5). */
+ * (finding 5).
+ * Issue 34 finding 15: --archive leaves nothing behind either when SIGINT, SIGTERM or SIGHUP
+ * ends it (exit 128+signal), and what
+ * a SIGKILL left is removed by the next run. */
 #include <criterion/criterion.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "tests/e2e/inject_util.h"
@@ -186,4 +195,125 @@ Test(security_report, fifo_or_device_at_a_noelfs_dump_is_refused_without_blockin
 		cr_assert(strstr(r.err, "not a regular file"), "%s", r.err);
 		tu_result_free(&r);
 	}
+}
+/* An archive of 8192 members of 2 KiB each (a second or so to unpack) at t/big.tar.zst. */
+static void big_archive(void)
+{
+	struct tu_result r;
+	sh(&r, "cd '%s' && mkdir -p tmp z/d && head -c 16M /dev/urandom > z/all && "
+	   "split -b 2k -a 4 z/all z/d/f && rm z/all && tar --zstd -C z -cf big.tar.zst d && "
+	   "rm -rf z", t, NULL);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	tu_result_free(&r);
+}
+
+/* The names in t/tmp starting with jitprof-archive, space-separated in out ("" if none). */
+static int unpacked_dirs(char *out, size_t len)
+{
+	char tmp[4400];
+	int n = 0;
+	out[0] = 0;
+	snprintf(tmp, sizeof(tmp), "%s/tmp", t);
+	DIR *d = opendir(tmp);
+	cr_assert(d);
+	for (struct dirent *e; (e = readdir(d));)
+		if (!strncmp(e->d_name, "jitprof-archive", 15)) {
+			size_t k = strlen(out);
+			snprintf(out + k, len - k, "%s ", e->d_name);
+			n++;
+		}
+	closedir(d);
+	return n;
+}
+
+/* `jitprof report --archive big.tar.zst` with TMPDIR=t/tmp, stopped (SIGSTOP) as soon as its
+ * unpacked directory appears: its pid, or -1 when it finished before it was caught. */
+static pid_t report_caught_unpacking(void)
+{
+	char dir[4400];
+	const char *prog = jp();	/* before the chdir: tu_build's path is relative */
+	snprintf(dir, sizeof(dir), "%s", t);
+	pid_t pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		char tmpdir[4500];
+		snprintf(tmpdir, sizeof(tmpdir), "TMPDIR=%s/tmp", dir);
+		if (chdir(dir) || putenv(tmpdir) || setenv("DEBUGINFOD_URLS", "", 1))
+			_exit(126);
+		freopen("/dev/null", "w", stdout);
+		freopen("/dev/null", "w", stderr);
+		execl(prog, "jitprof", "report", "-i", "perf.data", "--archive", "big.tar.zst",
+		      "--buildid-dir", "cache", (char *)NULL);
+		_exit(127);
+	}
+	char names[4096];
+	for (int i = 0; i < 60000; i++) {	/* 6 s of sleeps at most */
+		if (unpacked_dirs(names, sizeof(names))) {
+			kill(pid, SIGSTOP);
+			return pid;
+		}
+		if (waitpid(pid, NULL, WNOHANG) == pid)
+			return -1;
+		struct timespec ts = { 0, 100000 };
+		nanosleep(&ts, NULL);
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	cr_assert_fail("report never unpacked big.tar.zst");
+	return -1;
+}
+
+Test(security_report, signals_remove_the_unpacked_archive, .timeout = 240)
+{
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
+	big_archive();
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
+		pid_t pid = -1;
+		for (int tries = 0; tries < 5 && pid < 0; tries++)
+			pid = report_caught_unpacking();
+		cr_assert_gt(pid, 0, "report always finished before it could be stopped");
+		kill(pid, sigs[i]);
+		kill(pid, SIGCONT);
+		int status;
+		cr_assert_eq(waitpid(pid, &status, 0), pid);
+		cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 128 + sigs[i],
+			  "%s: status %#x, want exit %d", strsignal(sigs[i]), status, 128 + sigs[i]);
+		char names[4096];
+		cr_assert_eq(unpacked_dirs(names, sizeof(names)), 0, "%s left %s",
+			     strsignal(sigs[i]), names);
+	}
+}
+
+/* A SIGKILL (or a crash) leaves the directory: the next report with --archive removes it once
+ * nobody holds its lock and it is older than a few seconds; one that is still locked stays. */
+Test(security_report, the_next_run_removes_what_a_kill_left, .timeout = 240)
+{
+	big_archive();
+	pid_t pid = -1;
+	for (int tries = 0; tries < 5 && pid < 0; tries++)
+		pid = report_caught_unpacking();
+	cr_assert_gt(pid, 0, "report always finished before it could be stopped");
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	char names[4096];
+	cr_assert_eq(unpacked_dirs(names, sizeof(names)), 1, "SIGKILL left nothing to clean? %s",
+		     names);
+	struct tu_result r;
+	/* as if it had been left an hour ago; a second one, of a live run, keeps its lock */
+	sh(&r, "cd '%s'/tmp && mkdir jitprof-archive.live && touch -d '1 hour ago' jitprof-archive.*",
+	   t, NULL);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	tu_result_free(&r);
+	char live[4500];
+	snprintf(live, sizeof(live), "%s/tmp/jitprof-archive.live", t);
+	int lock = open(live, O_RDONLY | O_DIRECTORY);
+	cr_assert(lock >= 0 && !flock(lock, LOCK_EX));
+	sh(&r, "cd '%s' && mkdir -p z/d && echo hi > z/d/f && tar --zstd -C z -cf a.tar.zst d && "
+	   "TMPDIR=$PWD/tmp DEBUGINFOD_URLS= '%s' report -i perf.data --archive a.tar.zst "
+	   "--buildid-dir $PWD/cache >/dev/null && ls -A tmp", t, jp());
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_assert_str_eq(r.out, "jitprof-archive.live\n", "the killed run's directory stays, or "
+			 "the live one went: %s", r.out);
+	tu_result_free(&r);
+	close(lock);
 }

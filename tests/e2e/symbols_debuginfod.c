@@ -5,12 +5,14 @@
 #include <criterion/criterion.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -292,6 +294,149 @@ Test(debuginfod, kernel_vmlinux_by_build_id, .timeout = 120, .fini = stop_server
 	cr_assert_null(strstr(r.out, "dbgd_fn"), "%s", r.out);
 	tu_result_free(&r);
 out:
+	stop_server();
+	tu_rmtree(dir);
+	free(dir);
+}
+
+/* Issue 34 finding 14: a server that answers slowly, or never. A tiny HTTP server on
+ * 127.0.0.1 (python3) answers every request with 404 after delay seconds (delay < 0: never
+ * answers); it serves concurrently and ends by itself after lifetime seconds. */
+static const char *slow_py =
+	"import http.server, os, sys, threading, time\n"
+	"delay, life = float(sys.argv[2]), float(sys.argv[3])\n"
+	"threading.Timer(life, os._exit, [0]).start()\n"
+	"class H(http.server.BaseHTTPRequestHandler):\n"
+	"    def do_GET(self):\n"
+	"        time.sleep(delay if delay >= 0 else life)\n"
+	"        self.send_error(404)\n"
+	"    def log_message(self, *a):\n"
+	"        pass\n"
+	"s = http.server.ThreadingHTTPServer(('127.0.0.1', int(sys.argv[1])), H)\n"
+	"s.daemon_threads = True\n"
+	"s.serve_forever()\n";
+
+static void start_slow_server(const char *dir, double delay, int lifetime, char *url,
+			      size_t urllen)
+{
+	char py[4200], d[32], life[32], portarg[16];
+	int port = free_port();
+	snprintf(url, urllen, "http://127.0.0.1:%d", port);
+	snprintf(py, sizeof(py), "%s/slow.py", dir);
+	cr_assert_eq(tu_write_file(py, slow_py, strlen(slow_py)), 0);
+	snprintf(d, sizeof(d), "%g", delay);
+	snprintf(life, sizeof(life), "%d", lifetime);
+	snprintf(portarg, sizeof(portarg), "%d", port);
+	srv = fork();
+	cr_assert_geq(srv, 0);
+	if (srv == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGTERM);
+		execlp("python3", "python3", py, portarg, d, life, (char *)NULL);
+		_exit(127);
+	}
+	for (int i = 0; i < 100; i++) {	/* listening within 10 s */
+		int fd = socket(AF_INET, SOCK_STREAM, 0);
+		struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(port),
+					 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+		int ok = !connect(fd, (struct sockaddr *)&a, sizeof(a));
+		close(fd);
+		if (ok)
+			return;
+		struct timespec ts = { 0, 100000000 };
+		nanosleep(&ts, NULL);
+	}
+	cr_assert_fail("the slow server did not listen on %s", url);
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static size_t count(const char *hay, const char *needle)
+{
+	size_t n = 0;
+	for (const char *p = hay; (p = strstr(p, needle)); p++)
+		n++;
+	return n;
+}
+
+/* n made-up DSOs (build-ids nobody has) asked for as report asks: ahead, then each found.
+ * Returns the seconds it all took. */
+static double ask(const char *dir, const char *url, size_t n, uint64_t budget)
+{
+	char cache[4200], home[4200];
+	snprintf(cache, sizeof(cache), "%s/client-cache", dir);
+	snprintf(home, sizeof(home), "%s/home", dir);
+	mkdir(home, 0700);
+	setenv("DEBUGINFOD_URLS", url, 1);
+	setenv("DEBUGINFOD_CACHE_PATH", cache, 1);
+	setenv("HOME", home, 1);
+	unsetenv("DEBUGINFOD_TIMEOUT");
+	unsetenv("PERF_BUILDID_DIR");
+	msgs[0] = 0;
+	struct sym_opts o = { .sz = sizeof(o), .log = { collect, NULL },
+			      .debuginfod_timeout = budget };
+	struct sym_session *s = sym_session_new(&o);
+	cr_assert(s);
+	for (size_t i = 0; i < n; i++) {
+		char name[64];
+		uint8_t id[20];
+		snprintf(name, sizeof(name), "/opt/gone/lib%zu.so", i);
+		for (size_t k = 0; k < sizeof(id); k++)
+			id[k] = (uint8_t)(0x5a ^ (i * 31 + k * 7));
+		cr_assert_eq(sym_add_build_id(s, name, id, sizeof(id), 2), 0);
+	}
+	struct sym_dso *v[64];
+	size_t k = 0;
+	for (struct sym_dso *d = sym_dso_next(s, NULL); d && k < 64; d = sym_dso_next(s, d))
+		v[k++] = d;
+	cr_assert_eq(k, n);
+	double t0 = now_s();
+	cr_assert_eq(sym_session_debuginfod_ahead(s, v, k), 0);
+	for (size_t i = 0; i < k; i++)
+		cr_assert_eq(sym_dso_find(s, v[i], NULL), -ENOENT);
+	double took = now_s() - t0;
+	sym_session_free(s);
+	return took;
+}
+
+/* 50 build-ids against a server taking 1 s each: 50 s one by one; a few in flight at once. */
+Test(debuginfod, slow_server_asked_concurrently, .timeout = 120, .fini = stop_server)
+{
+	if (!tu_have("python3"))
+		cr_skip_test("python3 is not installed");
+	char *dir = tu_tmpdir("sym-dbgd-slow");
+	char url[64];
+	start_slow_server(dir, 1.0, 100, url, sizeof(url));
+	double took = ask(dir, url, 50, 0);
+	fprintf(stderr, "debuginfod: 50 build-ids, 1 s each: %.1f s\n", took);
+	cr_expect_lt(took, 20.0, "50 requests of 1 s took %.1f s:\n%s", took, msgs);
+	cr_expect_eq(count(msgs, "50 build-ids not found on debuginfod (0 timed out)"), 1, "%s",
+		     msgs);
+	cr_expect_eq(count(msgs, "not found on debuginfod"), 1, "said once:\n%s", msgs);
+	stop_server();
+	tu_rmtree(dir);
+	free(dir);
+}
+
+/* A server that never answers: 3 build-ids took over 240 s (90 s each, libdebuginfod's own
+ * timeout); now the session's budget (4 s here) bounds them all. */
+Test(debuginfod, silent_server_within_the_budget, .timeout = 120, .fini = stop_server)
+{
+	if (!tu_have("python3"))
+		cr_skip_test("python3 is not installed");
+	char *dir = tu_tmpdir("sym-dbgd-never");
+	char url[64];
+	start_slow_server(dir, -1, 60, url, sizeof(url));
+	double took = ask(dir, url, 3, 4);
+	fprintf(stderr, "debuginfod: 3 build-ids, no answer, budget 4 s: %.1f s\n", took);
+	cr_expect_lt(took, 12.0, "took %.1f s:\n%s", took, msgs);
+	cr_expect_geq(took, 3.0, "gave up before the budget: %.1f s", took);
+	cr_expect_eq(count(msgs, "3 build-ids not found on debuginfod (3 timed out)"), 1, "%s",
+		     msgs);
 	stop_server();
 	tu_rmtree(dir);
 	free(dir);

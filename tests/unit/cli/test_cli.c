@@ -120,3 +120,23 @@ Test(input_owner, perf_rule, .init = cr_redirect_stderr)
 	tu_rmtree(dir);
 	free(dir);
 }
+
+/* --debuginfod-timeout (issue 34 finding 14): whole seconds, 1 to a day; anything else is the
+ * usage error (exit 2) that names the option. */
+Test(debuginfod_timeout, seconds_or_usage_error, .init = cr_redirect_stderr)
+{
+	static const char *const bad[] = { "", "0", "-1", "5s", "1.5", "86401",
+					   "99999999999999999999" };
+	uint64_t v = 7;
+	cli_set_command("t");
+	cr_assert_eq(cli_debuginfod_timeout("5", &v), 0);
+	cr_assert_eq(v, 5);
+	cr_assert_eq(cli_debuginfod_timeout("86400", &v), 0);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		v = 7;
+		cr_assert_eq(cli_debuginfod_timeout(bad[i], &v), 2, "'%s'", bad[i]);
+		cr_assert_eq(v, 7, "'%s' changed the value", bad[i]);
+	}
+	fflush(stderr);
+	cr_assert_stderr_neq_str("");
+}
