@@ -131,20 +131,39 @@ Test(escape, json_and_xml_strings_escape_what_their_syntax_needs)
 	}
 }
 
-/* A name holding "</script>" cannot end the HTML page's data block early: it is written
- * "<\/script>" (the same JSON), and only the page's own elements close scripts. */
-Test(escape, html_data_cannot_close_its_script_element)
+/* A name holding "</script>" cannot end the HTML page's data block early, nor can "<!--" then
+ * "<script>" put the tokenizer into the script-data escaped states (issue 34 finding 13: the
+ * page's own closing tag was then read as data and the page rendered blank): '<', '>' and '&'
+ * are written \u003c, \u003e, \u0026 (the same JSON), U+2028/U+2029 as \u2028/\u2029. */
+Test(escape, html_data_cannot_change_the_parser_state)
 {
 	struct rp_session *s = rt_session();
 	uint32_t g = rt_load(s, 5, "A.m</script><script>alert(1)</script>()", 0, 10, 0, 0x1000,
 			     16);
 	struct rt_frame f[] = { { .dso = "jitted-5-1.so", .sym = "A.m</script>()", .load = g,
 				  .ip = 0x1001 }, { 0 } };
+	struct rt_frame f2[] = { { .dso = "<!--<script>.so", .sym = "B.<!--<script>(&amp;)",
+				   .ip = 0x5001 }, { 0 } };
+	struct rt_frame f3[] = { { .dso = "c.so", .sym = "C.line\xe2\x80\xa8sep\xe2\x80\xa9()",
+				   .ip = 0x6001 }, { 0 } };
 	rt_sample(s, "java", 5, 15, 10, f);
+	rt_sample(s, "java", 5, 16, 10, f2);
+	rt_sample(s, "java", 5, 17, 10, f3);
 	rp_set_span(s, 0, 100);
 	rp_session_finish(s);
 	char *out = rt_capture(html_page, s);
-	cr_assert(strstr(out, "A.m<\\/script>()"), "the name, escaped, is in the page");
+	cr_assert(strstr(out, "A.m\\u003c/script\\u003e()"), "the name, escaped, is in the page");
+	cr_assert(strstr(out, "B.\\u003c!--\\u003cscript\\u003e(\\u0026amp;)"), "%s", out);
+	cr_assert(strstr(out, "C.line\\u2028sep\\u2029()"), "U+2028/9 escaped");
+	const char *data = strstr(out, "<script id=\"data\" type=\"application/json\">");
+	cr_assert_not_null(data);
+	data = strchr(data, '>') + 1;
+	const char *data_end = strstr(data, "</script>");
+	cr_assert_not_null(data_end);
+	cr_assert(!memchr(data, '<', (size_t)(data_end - data)), "a raw '<' in the data block");
+	cr_assert(!memchr(data, '&', (size_t)(data_end - data)), "a raw '&' in the data block");
+	cr_assert(strncmp(data_end, "</script>\n<script>\n", 19) == 0,
+		  "the data block ends where the page ends it");
 	size_t closes = 0;
 	for (const char *p = out; (p = strstr(p, "</script>")); p++)
 		closes++;
