@@ -364,27 +364,20 @@ out:
 /* The JSON of the data block as text no HTML parser reads as markup: '<', '>' and '&' (inside
  * JSON strings only, where \u003c is the same character) never appear raw, so no name can end
  * the element ("</script>") or put the tokenizer into the script-data escaped states ("<!--"
- * then "<script>": the rest of the page, its code too, became data and it rendered blank);
- * U+2028/U+2029, which end a line for older JavaScript, the same way. Runs between them go out
- * in one fwrite each (a byte at a time took the stream's lock per byte of a data block that is
+ * then "<script>": the rest of the page, its code too, became data and it rendered blank).
+ * U+2028/U+2029 never reach here raw (rp_json_str escapes them). Runs between them go out in
+ * one fwrite each (a byte at a time took the stream's lock per byte of a data block that is
  * megabytes on a big recording). */
 static void html_json(FILE *out, const char *p, size_t len)
 {
 	const char *end = p + len;
 	while (p < end) {
-		size_t n = strcspn(p, "<>&\xe2");
+		size_t n = strcspn(p, "<>&");
 		if (n > (size_t)(end - p))
 			n = (size_t)(end - p);
 		fwrite(p, 1, n, out);
-		p += n;
-		if (p == end)
-			break;
-		if (*p != '\xe2')
+		if ((p += n) < end)
 			fprintf(out, "\\u%04x", (unsigned char)*p++);
-		else if (end - p >= 3 && p[1] == '\x80' && (p[2] == '\xa8' || p[2] == '\xa9'))
-			fprintf(out, "\\u%04x", 0x2028 + (p[2] == '\xa9')), p += 3;
-		else
-			fputc(*p++, out);
 	}
 }
 

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "lib/dynload.h"
+#include "safeio/safeio.h"
 #include "recorder/report/report_int.h"
 
 /* libxml2 (and the ICU it brings) is loaded by --jvm-log alone (lib/dynload.h: linked, it
@@ -95,7 +96,9 @@ static const char *keep(struct rp_jvmlog *jl, const char *s)
 		jl->strs = v;
 		jl->strs_cap = n;
 	}
-	char *d = strdup(s);
+	/* a name from the log is shown as the recording's are (model.c's rp_intern): libxml2
+	 * decodes character references, so a C1 or bidirectional control can be in it */
+	char *d = sio_has_controls(s) ? sio_escape_controls(s) : strdup(s);
 	if (d)
 		jl->strs[jl->nr_strs++] = d;
 	return d;
