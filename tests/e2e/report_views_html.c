@@ -244,6 +244,17 @@ Test(report_views_html, hostile_names)
 	rx_ok(&r, "HOME='%s' '%s' report -q -i '%s/perf.data' --html '%s/h.html'", home,
 	      rx_jitprof, dir, dir);
 	tu_result_free(&r);
+	/* the right-to-left override and the separators are shown as \uXXXX text, never raw */
+	char html[PATH_MAX];
+	snprintf(html, sizeof(html), "%s/h.html", dir);
+	size_t len;
+	char *page = tu_read_file(html, &len);
+	cr_assert_not_null(page);
+	cr_assert_null(memmem(page, len, "\xe2\x80\xae", 3), "a raw U+202E in the page");
+	cr_assert_null(memmem(page, len, "\xe2\x80\xa8", 3), "a raw U+2028 in the page");
+	const char *shown = "D.\\\\u202eright-to-left";	/* JSON's escape of "D.\\u202e..." */
+	cr_assert_not_null(memmem(page, len, shown, strlen(shown)));
+	free(page);
 	snprintf(shots, sizeof(shots), "%s", tu_build("screenshots/hostile"));
 	rx_ok(&r, "mkdir -p '%s' && node '%s' '%s/h.html' '%s' script '%s' '%s'", shots, script,
 	      dir, shots, "A.<!--<script>()", "A.<!--<script>()");
