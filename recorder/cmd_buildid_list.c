@@ -61,6 +61,16 @@ static int print_elf(const char *path)
 	return 0;
 }
 
+/* "<build-id> <filename>": the name is the recording's, shown through safeio's escaping (a
+ * path may hold a terminal's escape sequences or bidirectional controls), the id padded to
+ * width. */
+static void print_line(int width, const char *hex, const char *filename)
+{
+	printf("%-*s ", width, hex);
+	sio_fputs_text(filename, stdout);
+	putchar('\n');
+}
+
 /* The table as recorded; perf lists each filename once, first position, last id. */
 static int print_table(const struct pd_reader *r)
 {
@@ -84,7 +94,7 @@ static int print_table(const struct pd_reader *r)
 					last = pd_reader_build_id(r, j);
 			struct sym_build_id id = { .size = last->size };
 			memcpy(id.data, last->build_id, id.size);
-			printf("%s %s\n", sym_build_id_hex(&id, hex), b->filename);
+			print_line(0, sym_build_id_hex(&id, hex), b->filename);
 		}
 	}
 	return 0;
@@ -162,7 +172,7 @@ static void print_hits(struct sym_session *s, const struct hits *h)
 			const struct sym_build_id *id = sym_dso_build_id(d);
 			/* like perf: a hit DSO the recording gave no id is listed with a blank
 			 * one (the file on disk may not be the one that ran) */
-			printf("%-40s %s\n", sym_build_id_hex(id, hex), sym_dso_long_name(d));
+			print_line(40, sym_build_id_hex(id, hex), sym_dso_long_name(d));
 		}
 	}
 }

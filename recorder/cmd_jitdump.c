@@ -39,27 +39,15 @@ struct out {
 	int first;		/* no field yet in the current JSON object */
 };
 
-/* Strings come from the file: JSON-escaped, or made harmless for a terminal (JSON must stay
- * valid whatever the file says: a byte that is not UTF-8 goes out escaped). */
-static void put_str(struct out *o, const char *str)
+/* Strings come from the file: JSON-escaped, or made harmless for a terminal (safeio's one
+ * escaping path: control characters, bidirectional controls, line separators; JSON stays valid
+ * whatever the file says). */
+static void put_str(struct out *o, const char *s)
 {
-	const unsigned char *s = (const unsigned char *)str;
 	if (o->json)
-		fputc('"', o->fp);
-	while (*s) {
-		int n = (int)sio_utf8_len(s);
-		if (*s < 0x20 || *s == 0x7f || !n) {
-			fprintf(o->fp, o->json ? "\\u%04x" : "\\x%02x", *s);
-			n = 1;
-		} else if (o->json && (*s == '"' || *s == '\\')) {
-			fprintf(o->fp, "\\%c", *s);
-		} else {
-			fwrite(s, 1, (size_t)n, o->fp);
-		}
-		s += n;
-	}
-	if (o->json)
-		fputc('"', o->fp);
+		sio_fput_json_str(s, o->fp);
+	else
+		sio_fputs_text(s, o->fp);
 }
 
 static void key(struct out *o, const char *k)

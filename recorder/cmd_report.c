@@ -498,6 +498,8 @@ static int run(struct report_args *a, struct rp_session *s)
 	if (a->jvm_log) {
 		if ((rc = rp_session_join_jvmlog(s, a->jl, err, sizeof(err))))
 			return cli_error("--jvm-log %s: %s", a->jvm_log, err);
+		if (rp_jvmlog_notes(a->jl))
+			cli_warn("--jvm-log: %s", rp_jvmlog_notes(a->jl));
 		if (rp_jvmlog_cut(a->jl))
 			cli_warn("--jvm-log: truncated log used up to the cut: %s",
 				 rp_jvmlog_cut(a->jl));

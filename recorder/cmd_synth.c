@@ -77,13 +77,6 @@ struct pool {
 	atomic_int stop;
 };
 
-/* Names come from the dump: print them, never let them steer the terminal. */
-static void print_name(const char *s)
-{
-	for (; *s; s++)
-		putchar((unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s);
-}
-
 static char *load_msg(const struct pool *p, const struct jd_load_entry *e, const char *err,
 		      const char *tail)
 {
@@ -183,8 +176,11 @@ static int report(const struct pool *p, const struct jd_index *x)
 			cli_warn("%s", r->warning);
 		if (r->what == WRITTEN) {
 			const struct jd_load_entry *e = jd_index_load(x, i);
-			printf("%s %s gen=%" PRIu32 " ", r->hex, r->path, e->generation);
-			print_name(e->load.name);
+			/* names come from the dump: they never steer the terminal */
+			printf("%s ", r->hex);
+			sio_fputs_text(r->path, stdout);
+			printf(" gen=%" PRIu32 " ", e->generation);
+			sio_fputs_text(e->load.name, stdout);
 			putchar('\n');
 			written++;
 		}

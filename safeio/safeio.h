@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 /* Returned for an existing name that is not a regular file (FIFO, device, socket,
@@ -82,11 +83,19 @@ struct iovec;
 int sio_create_new(int dirfd, const char *name, const struct iovec *iov, int iovcnt,
 		   mode_t mode);
 
-/* Text for a terminal, JSON or XML: 1 if s holds a byte that is not printable UTF-8 (a control
- * character: below 0x20, 0x7f, U+0080-U+009F; or a byte that is not valid UTF-8); a malloc'd
- * copy with each such byte written as the four characters \xNN (NULL: out of memory). */
+/* Text from untrusted input shown safely: the one escaping path of every output. Escaped are
+ * the control characters (below 0x20, 0x7f, U+0080-U+009F), bytes that are not valid UTF-8,
+ * the bidirectional controls and marks (U+061C, U+200E, U+200F, U+202A-U+202E,
+ * U+2066-U+2069) and the line and paragraph separators (U+2028, U+2029); in text a single
+ * byte as the four characters \xNN, a character of several bytes as \uXXXX.
+ * sio_has_controls: 1 if s holds anything to escape. sio_escape_controls: a malloc'd escaped
+ * copy (NULL: out of memory). sio_fputs_text: s escaped, to fp (fputs's return). */
 int sio_has_controls(const char *s);
 char *sio_escape_controls(const char *s);
+int sio_fputs_text(const char *s, FILE *fp);
+/* s as a JSON string, quotes included: '"' and '\\' escaped, what text escapes as \uXXXX
+ * (C0 controls \u00NN), a byte that is not UTF-8 as \ufffd: valid JSON whatever s holds. */
+int sio_fput_json_str(const char *s, FILE *fp);
 
 /* The length (1-4) of the valid UTF-8 sequence at s, whose first byte is not NUL; 0 when the
  * bytes there are not one (a stray continuation byte, a cut, overlong or surrogate sequence,

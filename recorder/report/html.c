@@ -361,6 +361,26 @@ out:
 	return rc;
 }
 
+/* The JSON of the data block as text no HTML parser reads as markup: '<', '>' and '&' (inside
+ * JSON strings only, where \u003c is the same character) never appear raw, so no name can end
+ * the element ("</script>") or put the tokenizer into the script-data escaped states ("<!--"
+ * then "<script>": the rest of the page, its code too, became data and it rendered blank).
+ * U+2028/U+2029 never reach here raw (rp_json_str escapes them). Runs between them go out in
+ * one fwrite each (a byte at a time took the stream's lock per byte of a data block that is
+ * megabytes on a big recording). */
+static void html_json(FILE *out, const char *p, size_t len)
+{
+	const char *end = p + len;
+	while (p < end) {
+		size_t n = strcspn(p, "<>&");
+		if (n > (size_t)(end - p))
+			n = (size_t)(end - p);
+		fwrite(p, 1, n, out);
+		if ((p += n) < end)
+			fprintf(out, "\\u%04x", (unsigned char)*p++);
+	}
+}
+
 int rp_write_html(FILE *out, const struct rp_session *s, const struct rp_html_opts *o)
 {
 	char *buf = NULL;
@@ -389,19 +409,7 @@ int rp_write_html(FILE *out, const struct rp_session *s, const struct rp_html_op
 		"</section>\n<section><h2>Top</h2><table id=\"top\"></table></section>\n"
 		"<section><h2>Hottest source lines</h2><table id=\"lines\"></table></section>\n"
 		"<script id=\"data\" type=\"application/json\">", rp_html_css);
-	/* Inside <script>, only "</" can end the element early: "<\/" is the same JSON. Runs
-	 * between them go out in one fwrite each (a byte at a time took the stream's lock per
-	 * byte of a data block that is megabytes on a big recording). */
-	for (const char *p = buf, *end = buf + len; p < end;) {
-		const char *lt = memmem(p, (size_t)(end - p), "</", 2);
-		size_t n = (size_t)((lt ? lt : end) - p);
-		fwrite(p, 1, n, out);
-		p += n;
-		if (lt) {
-			fputs("<\\/", out);
-			p += 2;
-		}
-	}
+	html_json(out, buf, len);
 	free(buf);
 	fprintf(out, "</script>\n<script>\n%s</script>\n</body></html>\n", rp_html_js);
 	return ferror(out) ? -EIO : 0;

@@ -9,8 +9,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "lib/dynload.h"
+#include "safeio/safeio.h"
 #include "recorder/report/report_int.h"
 
 /* libxml2 (and the ICU it brings) is loaded by --jvm-log alone (lib/dynload.h: linked, it
@@ -22,7 +24,7 @@
  * library's free function, a variable (never set here: xmlMemSetup is not called), not the
  * per-thread accessor the headers' xmlFree macro expands to. */
 #define XML_FNS(X)                                                                         \
-	X(xmlReaderForFile) X(xmlTextReaderSetErrorHandler) X(xmlTextReaderRead)             \
+	X(xmlReaderForIO) X(xmlTextReaderSetErrorHandler) X(xmlTextReaderRead)             \
 	X(xmlTextReaderNodeType) X(xmlTextReaderDepth) X(xmlTextReaderConstLocalName)       \
 	X(xmlTextReaderIsEmptyElement) X(xmlTextReaderGetAttribute)                          \
 	X(xmlTextReaderByteConsumed) X(xmlFreeTextReader)
@@ -58,6 +60,7 @@ struct rp_jvmlog {
 	size_t nr_strs, strs_cap;
 	uint64_t bytes;
 	char cut[512];
+	char notes[512];	/* what the guard left out, "" nothing */
 };
 
 /* The parse state that spans elements. */
@@ -95,7 +98,9 @@ static const char *keep(struct rp_jvmlog *jl, const char *s)
 		jl->strs = v;
 		jl->strs_cap = n;
 	}
-	char *d = strdup(s);
+	/* a name from the log is shown as the recording's are (model.c's rp_intern): libxml2
+	 * decodes character references, so a C1 or bidirectional control can be in it */
+	char *d = sio_has_controls(s) ? sio_escape_controls(s) : strdup(s);
 	if (d)
 		jl->strs[jl->nr_strs++] = d;
 	return d;
@@ -405,29 +410,59 @@ static int parse(struct pstate *p, const char *path, char *err, size_t errlen)
 	return 0;
 }
 
+/* What the guard left out of the log, said once for the whole file. */
+static void guard_notes(struct rp_jvmlog *jl, const struct rp_jvmlog_guard *g, const char *path)
+{
+	char *p = jl->notes, *end = jl->notes + sizeof(jl->notes);
+	if (g->doctypes)
+		p += snprintf(p, (size_t)(end - p), "%s: the document type declaration at byte %"
+			      PRIu64 " ignored (HotSpot writes none)", path, g->doctype_off);
+	if (g->refs_dropped && p < end)
+		p += snprintf(p, (size_t)(end - p), "%s%s: %" PRIu64 " references to entities "
+			      "other than XML's predefined ones not expanded ('&' read as '?'), the "
+			      "first at byte %" PRIu64, p > jl->notes ? "; " : "", path,
+			      g->refs_dropped, g->refs_off);
+	if (g->attrs_dropped && p < end)
+		snprintf(p, (size_t)(end - p), "%s%s: %" PRIu64 " attributes past %d in one element "
+			 "ignored, the first at byte %" PRIu64, p > jl->notes ? "; " : "", path,
+			 g->attrs_dropped, RP_JVMLOG_MAX_ATTRS, g->attrs_off);
+}
+
 int rp_jvmlog_open(struct rp_jvmlog **out, const char *path, char *err, size_t errlen)
 {
 	struct pstate p = { .in_trap_depth = -1 };
-	int rc;
+	struct rp_jvmlog_guard *g = NULL;
+	int rc, fd;
 	*out = NULL;
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return snprintf(err, errlen, "%s: %s", path, strerror(errno)), -errno;
-	fclose(f);
-	if (jp_dynload(&libxml2))
+	if ((fd = sio_open_regular(path)) < 0)
+		return snprintf(err, errlen, "%s: %s", path, sio_strerror(fd)), fd;
+	if (jp_dynload(&libxml2)) {
+		close(fd);
 		return snprintf(err, errlen, "%s: cannot read a compilation log: %s", path,
 				libxml2.err), -ENOTSUP;
+	}
 	p.jl = calloc(1, sizeof(*p.jl));
+	g = p.jl ? malloc(sizeof(*g)) : NULL;
+	if (g)
+		rp_jvmlog_guard_init(g, fd);
 	/* NONET: nothing is fetched for a log. No NOENT, no HUGE: entities stay unexpanded and
-	 * libxml2 keeps its size limits, so a hostile file cannot blow up memory. */
-	p.r = p.jl ? xml.xmlReaderForFile(path, NULL, XML_PARSE_NONET) : NULL;
+	 * libxml2 keeps its size limits. The guard's byte scan assumes UTF-8 (HotSpot's), so the
+	 * encoding is fixed: a declared or byte-order-marked other one cannot hide a DOCTYPE. */
+	p.r = g ? xml.xmlReaderForIO(rp_jvmlog_guard_read, NULL, g, path, "UTF-8",
+				    XML_PARSE_NONET | XML_PARSE_IGNORE_ENC) : NULL;
 	if (!p.r) {
+		free(g);
+		close(fd);
 		rp_jvmlog_free(p.jl);
-		return snprintf(err, errlen, "%s: cannot read", path), -ENOMEM;
+		return snprintf(err, errlen, "%s: cannot read: out of memory", path), -ENOMEM;
 	}
 	xml.xmlTextReaderSetErrorHandler(p.r, on_error, &p);
 	rc = parse(&p, path, err, errlen);
 	xml.xmlFreeTextReader(p.r);
+	if (!rc)
+		guard_notes(p.jl, g, path);
+	free(g);
+	close(fd);
 	clear_names(&p);
 	free(p.names);
 	if (rc) {
@@ -456,6 +491,10 @@ uint32_t rp_jvmlog_pid(const struct rp_jvmlog *jl) { return jl->pid; }
 size_t rp_jvmlog_nr_codes(const struct rp_jvmlog *jl) { return jl->nr; }
 uint64_t rp_jvmlog_bytes(const struct rp_jvmlog *jl) { return jl->bytes; }
 const char *rp_jvmlog_cut(const struct rp_jvmlog *jl) { return jl->cut[0] ? jl->cut : NULL; }
+const char *rp_jvmlog_notes(const struct rp_jvmlog *jl)
+{
+	return jl->notes[0] ? jl->notes : NULL;
+}
 
 const struct rp_jvm_code *rp_jvmlog_code(const struct rp_jvmlog *jl, size_t i)
 {

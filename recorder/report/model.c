@@ -91,7 +91,8 @@ void rp_session_free(struct rp_session *s)
 const char *rp_intern(struct rp_session *s, const char *str)
 {
 	/* Names and paths come from the recording and its files: a control character (an escape
-	 * sequence for the terminal the table is printed on) is kept as the text "\xNN". */
+	 * sequence for the terminal the table is printed on) is kept as the text "\xNN", a
+	 * bidirectional control or line separator as "\uXXXX" (safeio's one escaping path). */
 	if (str && sio_has_controls(str)) {
 		char *esc = sio_escape_controls(str);
 		const char *r = esc ? jp_strset_add(&s->strs, esc) : NULL;

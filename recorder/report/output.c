@@ -25,26 +25,7 @@ static size_t put_utf8(FILE *out, const unsigned char *p, const char *bad)
 
 void rp_json_str(FILE *out, const char *str)
 {
-	fputc('"', out);
-	for (const unsigned char *p = (const unsigned char *)(str ? str : ""); *p;) {
-		size_t n = 0;	/* a run that needs no escape goes out in one fwrite */
-		while (p[n] >= 0x20 && p[n] < 0x80 && p[n] != '"' && p[n] != '\\')
-			n++;
-		fwrite(p, 1, n, out);
-		p += n;
-		if (!*p)
-			break;
-		if (*p >= 0x80) {
-			p += put_utf8(out, p, "\\ufffd");
-			continue;
-		}
-		if (*p == '"' || *p == '\\')
-			fprintf(out, "\\%c", *p);
-		else
-			fprintf(out, "\\u%04x", *p);
-		p++;
-	}
-	fputc('"', out);
+	sio_fput_json_str(str ? str : "", out);
 }
 
 void rp_xml_str(FILE *out, const char *str)

@@ -333,6 +333,11 @@ const struct rp_jvm_code *rp_jvmlog_find(const struct rp_jvmlog *jl, int32_t com
 uint64_t rp_jvmlog_bytes(const struct rp_jvmlog *jl);	/* bytes read */
 /* NULL when complete, else "<file>: cut at byte N: <libxml2's message>". */
 const char *rp_jvmlog_cut(const struct rp_jvmlog *jl);
+/* NULL, or what was left out of a log so that it reads in linear time: a DOCTYPE declaration
+ * (HotSpot writes none), references to entities other than XML's five (not expanded: their
+ * '&' read as '?'), attributes of one element past 256; with the byte offset of the first of
+ * each. */
+const char *rp_jvmlog_notes(const struct rp_jvmlog *jl);
 
 /* Joins the log's nmethods to the session's loads of its process: by compile id (checked
  * against the entry address) where the companion file gave one, else by entry address, the

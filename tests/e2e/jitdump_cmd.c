@@ -12,10 +12,15 @@
 
 #define FIXTURE "../shared/fixtures/perf-jvmti/jit-27543.dump"
 
+/* the same name as a Python string literal */
+#define OTHER_PY "other\\x01\\x9b\\u202etxt.exe\\u2028"
+#define OTHER "other\x01\xc2\x9b\xe2\x80\xaetxt.exe\xe2\x80\xa8"
+
 static char dump[4096];
 static char *dir;
 
-/* 3 loads of "m" (3 generations), 1 of "other", lines, a move, companion data. */
+/* 3 loads of "m" (3 generations), 1 of "other" (with a control byte, a C1 control, a
+ * right-to-left override and a line separator in its name), lines, a move, companion data. */
 static void make_dump(void)
 {
 	dir = tu_tmpdir("jdcmd");
@@ -35,7 +40,7 @@ static void make_dump(void)
 					  .nr_lines = 2, .info = i == 2 ? &v2 : &info };
 		cr_assert_eq(jd_write_load(w, &d, NULL), 0);
 	}
-	struct jd_load_desc d = { .name = "other\x01", .code_addr = 0x2000, .code = code,
+	struct jd_load_desc d = { .name = OTHER, .code_addr = 0x2000, .code = code,
 				  .code_size = 32 };
 	cr_assert_eq(jd_write_load(w, &d, NULL), 0);
 	struct jd_code_move m = { .old_code_addr = 0x2000, .new_code_addr = 0x3000,
@@ -98,7 +103,9 @@ Test(jitdump_cmd, every_record_one_line)
 	cr_assert_eq(tu_count(r.out, "CODE_DEBUG_INFO"), 3);
 	cr_assert_eq(tu_count(r.out, "file=m.c line=4"), 3);
 	cr_assert(strstr(r.out, "@40 "), "first record not at offset 40:\n%s", r.out);
-	cr_assert(strstr(r.out, "name=other\\x01"), "control byte not escaped:\n%s", r.out);
+	cr_assert(strstr(r.out, "name=other\\x01\\u009b\\u202etxt.exe\\u2028\n"),
+		  "control characters not escaped:\n%s", r.out);
+	cr_assert(!strstr(r.out, "\xe2\x80") && !strstr(r.out, "\xc2\x9b"), "%s", r.out);
 	cr_assert(strstr(r.out, "new_code_addr=0x3000"));
 	char pid[64];
 	snprintf(pid, sizeof(pid), "pid=%d", (int)getpid());
@@ -113,17 +120,22 @@ Test(jitdump_cmd, json_parses)
 	cr_assert_eq(tu_count(r.out, "\"type\":"), 9 + 4, "%s", r.out);
 	cr_assert_eq(tu_count(r.out, "\"type\":\"LOAD_INFO\""), 3);
 	cr_assert_eq(tu_count(r.out, "\"type\":\"UNLOAD\""), 1);
+	/* the name's controls as \uXXXX escapes, none raw (issue 34 finding 12) */
+	cr_assert(strstr(r.out, "\"other\\u0001\\u009b\\u202etxt.exe\\u2028\""), "%s", r.out);
+	cr_assert(!strstr(r.out, "\xe2\x80") && !strstr(r.out, "\xc2\x9b"), "%s", r.out);
 	if (tu_have("python3")) {
 		char path[4200], cmd[8600];
 		snprintf(path, sizeof(path), "%s/out.json", dir);
 		cr_assert_eq(tu_write_file(path, r.out, r.out_len), 0);
 		snprintf(cmd, sizeof(cmd), "python3 -c 'import json,sys; d=json.load(open(sys.argv[1]));"
 			 "print(len(d[\"records\"]), len(d[\"companion\"][\"records\"]),"
-			 " d[\"records\"][0][\"entries\"][1][\"line\"])' %s", path);
+			 " d[\"records\"][0][\"entries\"][1][\"line\"],"
+			 " [r[\"name\"] for r in d[\"records\"] if r.get(\"name\", \"\").startswith("
+			 "\"other\")] == [\"" OTHER_PY "\"])' %s", path);
 		struct tu_result p;
 		cr_assert_eq(tu_sh(&p, cmd, 60), 0);
 		cr_assert_eq(p.status, 0, "invalid JSON: %s", p.err);
-		cr_assert_str_eq(p.out, "9 4 4\n");
+		cr_assert_str_eq(p.out, "9 4 4 True\n", "the name comes back from the JSON");
 		tu_result_free(&p);
 	}
 	tu_result_free(&r);

@@ -211,3 +211,61 @@ Test(report_views_html, diff)
 	cr_assert_gt(page, 0);
 	cr_assert_leq(fabs(page - svg), 0.011, "page %.2f points, SVG %.2f", page, svg);
 }
+
+/* Issue 34 finding 13: names that would change the HTML parser's state if the page embedded
+ * them raw ("<!--<script>" put the data block in the script-data escaped states, the page's
+ * own code was then read as data and the page stayed blank). A program whose functions and
+ * command name are such names, recorded by perf: the page renders them, runs its code with no
+ * error, and clicking a hostile frame zooms into it. */
+static const char hostile_src[] =
+	"#include <sys/prctl.h>\n#include <time.h>\n"
+	"static volatile unsigned long sink;\n"
+	"#define SPIN(fn, label, n) __attribute__((noinline)) void fn(void) __asm__(label); \\\n"
+	"	void fn(void) { for (unsigned long i = 0; i < (n); i++) sink += i * 7; }\n"
+	"SPIN(f1, \"\\\"A.<!--<script>()\\\"\", 40000000UL)\n"
+	"SPIN(f2, \"\\\"B.</script><script>x()\\\"\", 30000000UL)\n"
+	"SPIN(f3, \"\\\"C.line\\xe2\\x80\\xa8sep\\xe2\\x80\\xa9()\\\"\", 20000000UL)\n"
+	"SPIN(f4, \"\\\"D.\\xe2\\x80\\xaeright-to-left&amp;()\\\"\", 20000000UL)\n"
+	"int main(void)\n{\n	prctl(PR_SET_NAME, \"<!--<script>\");\n"
+	"	struct timespec t0, t;\n	clock_gettime(CLOCK_MONOTONIC, &t0);\n"
+	"	do {\n		f1(); f2(); f3(); f4();\n"
+	"		clock_gettime(CLOCK_MONOTONIC, &t);\n"
+	"	} while ((t.tv_sec - t0.tv_sec) * 1000000000L + (t.tv_nsec - t0.tv_nsec) < "
+	"300000000L);\n	return 0;\n}\n";
+
+Test(report_views_html, hostile_names)
+{
+	char script[PATH_MAX], shots[PATH_MAX];
+	if (!rx_have_browser(script, "html_report.js"))
+		cr_skip_test("node, /usr/bin/chromium or tests/browser's npm packages (make deps) "
+			     "are missing");
+	rx_build_and_record(home, "hostile", hostile_src, "-O1", "-F 2000", "");
+	struct tu_result r;
+	rx_ok(&r, "HOME='%s' '%s' report -q -i '%s/perf.data' --html '%s/h.html'", home,
+	      rx_jitprof, dir, dir);
+	tu_result_free(&r);
+	/* the right-to-left override and the separators are shown as \uXXXX text, never raw */
+	char html[PATH_MAX];
+	snprintf(html, sizeof(html), "%s/h.html", dir);
+	size_t len;
+	char *page = tu_read_file(html, &len);
+	cr_assert_not_null(page);
+	cr_assert_null(memmem(page, len, "\xe2\x80\xae", 3), "a raw U+202E in the page");
+	cr_assert_null(memmem(page, len, "\xe2\x80\xa8", 3), "a raw U+2028 in the page");
+	const char *shown = "D.\\\\u202eright-to-left";	/* JSON's escape of "D.\\u202e..." */
+	cr_assert_not_null(memmem(page, len, shown, strlen(shown)));
+	free(page);
+	snprintf(shots, sizeof(shots), "%s", tu_build("screenshots/hostile"));
+	rx_ok(&r, "mkdir -p '%s' && node '%s' '%s/h.html' '%s' script '%s' '%s'", shots, script,
+	      dir, shots, "A.<!--<script>()", "A.<!--<script>()");
+	const char *o = r.out;
+	fprintf(stderr, "report_views_html hostile names: %s", o);
+	cr_assert(strstr(o, "\"network\":[]"), "the page fetched something: %s", o);
+	cr_assert(strstr(o, "\"errors\":[]"), "script errors: %s", o);
+	cr_assert_geq(jnum(o, "drawn"), 4, "flame graph frames drawn: %s", o);
+	cr_assert_gt(jnum(strstr(o, "\"page\""), "nonBackground"), 0.1, "blank page: %s", o);
+	cr_assert(strstr(o, "\"zoom\":\"A.<!--<script>()\""), "%s", o);
+	cr_assert(strstr(o, "\"details\":\"A.<!--<script>()"), "%s", o);
+	cr_assert_gt(jmatched(o, "typedMatched"), 0, "%s", o);
+	tu_result_free(&r);
+}

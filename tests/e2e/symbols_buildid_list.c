@@ -95,6 +95,34 @@ Test(buildid_list, fresh_perf_record, .timeout = 300)
 	free(dir);
 }
 
+/* Issue 34 finding 12: a recorded path is printed through the one escaping path, in the table
+ * as recorded and with --with-hits: a directory name holding an OSC title sequence, a
+ * right-to-left override and a line separator shows them as \xNN and \uXXXX, never raw. */
+Test(buildid_list, recorded_paths_are_escaped, .timeout = 300)
+{
+	cr_assert(tu_have("perf"), "perf is installed here");
+	char *dir = tu_tmpdir("bidlist-esc");
+	char path[4200], evil[4300], cmd[16384];
+	snprintf(path, sizeof(path), "%s/spin.c", dir);
+	cr_assert_eq(tu_write_file(path, spin_src, strlen(spin_src)), 0);
+	snprintf(evil, sizeof(evil), "%s/t\x1b]0;pwned\x07\xe2\x80\xaegpj\xe2\x80\xa8", dir);
+	cr_assert_eq(mkdir(evil, 0755), 0);
+	snprintf(cmd, sizeof(cmd), "cd %s && gcc -O1 -o spin spin.c && cp spin '%s/' && "
+		 "HOME=%s perf record -q -F 999 -o file.data '%s/spin' 2>&1", dir, evil, dir, evil);
+	free(run(cmd));
+	for (int hits = 0; hits < 2; hits++) {
+		snprintf(cmd, sizeof(cmd), "HOME=%s %s buildid-list %s -i %s/file.data", dir,
+			 tu_build("jitprof"), hits ? "-H" : "", dir);
+		char *out = run(cmd);
+		cr_expect(strstr(out, "/t\\x1b]0;pwned\\x07\\u202egpj\\u2028/spin\n"), "%s", out);
+		cr_expect(!strchr(out, '\x1b') && !strchr(out, '\x07') && !strstr(out, "\xe2\x80"),
+			  "raw controls in %s", out);
+		free(out);
+	}
+	tu_rmtree(dir);
+	free(dir);
+}
+
 Test(buildid_list, bad_input)
 {
 	char cmd[4200];

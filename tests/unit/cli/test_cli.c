@@ -101,6 +101,15 @@ Test(say, control_characters_are_escaped, .init = cr_redirect_stderr)
 	cr_assert_stderr_eq_str("jitprof t: warning: /tmp/a\\x1b]0;x\\x07\\x0a.dump: unusable\n");
 }
 
+/* Issue 34 finding 12: the same for a right-to-left override and a line separator. */
+Test(say, bidi_controls_are_escaped, .init = cr_redirect_stderr)
+{
+	cli_set_command("t");
+	cli_warn("%s: unusable", "/tmp/\xe2\x80\xaepmud.\xe2\x80\xa9x");
+	fflush(stderr);
+	cr_assert_stderr_eq_str("jitprof t: warning: /tmp/\\u202epmud.\\u2029x: unusable\n");
+}
+
 /* Issue 16 finding 13: our own file, stdin and a missing file pass (the reader reports the
  * latter); another uid's file is refused unless forced (root only: chown). */
 Test(input_owner, perf_rule, .init = cr_redirect_stderr)

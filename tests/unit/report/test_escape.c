@@ -82,6 +82,43 @@ Test(escape, table_and_generations_print_no_control_characters)
 	rp_session_free(s);
 }
 
+/* Issue 34 finding 12: a right-to-left override, a bidi isolate, a C1 control and a line
+ * separator in a name reach the table and JSON as visible \uXXXX text, never raw: "evil\u202e
+ * gpj.exe" displayed as "evilexe.jpg" on a terminal, or a name split over two lines. */
+Test(escape, bidi_controls_and_separators_are_shown_escaped)
+{
+	struct rp_session *s = rt_session();
+	struct rt_frame a[] = { { .dso = "lib\xe2\x81\xa6x.so", .sym = "evil\xe2\x80\xaegpj.exe()",
+				  .ip = 0x1001 }, { 0 } };
+	struct rt_frame b[] = { { .dso = "b.so", .sym = "two\xe2\x80\xa8lines\xc2\x9b()",
+				  .ip = 0x2001 }, { 0 } };
+	rt_sample(s, "ja\xe2\x80\x8fva", 5, 15, 10, a);
+	rt_sample(s, "java", 5, 25, 10, b);
+	rp_set_span(s, 0, 100);
+	rp_session_finish(s);
+	enum rp_key keys[] = { RP_KEY_COMM, RP_KEY_DSO, RP_KEY_SYM };
+	cr_assert_eq(rp_hist_build(&h, s, keys, 3, 0), 0);
+	int (*const outputs[])(FILE *, void *) = { print_table, print_json };
+	for (size_t i = 0; i < 2; i++) {
+		char *out = rt_capture(outputs[i], s);
+		cr_assert(!strstr(out, "\xe2\x80") && !strstr(out, "\xe2\x81") &&
+			  !strstr(out, "\xc2\x9b"), "raw bidi or separator in output %zu:\n%s", i,
+			  out);
+		/* the model holds the escaped text; JSON escapes its backslash on top */
+		static const char *const want[2][4] = {
+			{ "evil\\u202egpj.exe()", "two\\u2028lines\\u009b()", "lib\\u2066x.so",
+			  "ja\\u200fva" },
+			{ "evil\\\\u202egpj.exe()", "two\\\\u2028lines\\\\u009b()",
+			  "lib\\\\u2066x.so", "ja\\\\u200fva" } };
+		for (size_t k = 0; k < 4; k++)
+			cr_assert(strstr(out, want[i][k]), "%s not in output %zu:\n%s", want[i][k], i,
+				  out);
+		free(out);
+	}
+	rp_hist_free(&h);
+	rp_session_free(s);
+}
+
 static const char *str_arg;
 
 static int json_str(FILE *fp, void *arg)
@@ -119,6 +156,9 @@ Test(escape, json_and_xml_strings_escape_what_their_syntax_needs)
 		 * XML parsers (and the browsers reading the views) accept the file */
 		{ "Caf\xc3\xa9()", "\"Caf\xc3\xa9()\"", "Caf\xc3\xa9()" },
 		{ "\xe3k\xc3", "\"\\ufffdk\\ufffd\"", "\xef\xbf\xbdk\xef\xbf\xbd" },
+		/* bidirectional controls and line separators (issue 34 finding 12) */
+		{ "r\xe2\x80\xaeL\xe2\x80\xa8", "\"r\\u202eL\\u2028\"",
+		  "r\xe2\x80\xaeL\xe2\x80\xa8" },
 	};
 	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
 		str_arg = c[i].in;
@@ -131,20 +171,40 @@ Test(escape, json_and_xml_strings_escape_what_their_syntax_needs)
 	}
 }
 
-/* A name holding "</script>" cannot end the HTML page's data block early: it is written
- * "<\/script>" (the same JSON), and only the page's own elements close scripts. */
-Test(escape, html_data_cannot_close_its_script_element)
+/* A name holding "</script>" cannot end the HTML page's data block early, nor can "<!--" then
+ * "<script>" put the tokenizer into the script-data escaped states (issue 34 finding 13: the
+ * page's own closing tag was then read as data and the page rendered blank): '<', '>' and '&'
+ * are written \u003c, \u003e, \u0026 (the same JSON); U+2028/U+2029 never appear raw. */
+Test(escape, html_data_cannot_change_the_parser_state)
 {
 	struct rp_session *s = rt_session();
 	uint32_t g = rt_load(s, 5, "A.m</script><script>alert(1)</script>()", 0, 10, 0, 0x1000,
 			     16);
 	struct rt_frame f[] = { { .dso = "jitted-5-1.so", .sym = "A.m</script>()", .load = g,
 				  .ip = 0x1001 }, { 0 } };
+	struct rt_frame f2[] = { { .dso = "<!--<script>.so", .sym = "B.<!--<script>(&amp;)",
+				   .ip = 0x5001 }, { 0 } };
+	struct rt_frame f3[] = { { .dso = "c.so", .sym = "C.line\xe2\x80\xa8sep\xe2\x80\xa9()",
+				   .ip = 0x6001 }, { 0 } };
 	rt_sample(s, "java", 5, 15, 10, f);
+	rt_sample(s, "java", 5, 16, 10, f2);
+	rt_sample(s, "java", 5, 17, 10, f3);
 	rp_set_span(s, 0, 100);
 	rp_session_finish(s);
 	char *out = rt_capture(html_page, s);
-	cr_assert(strstr(out, "A.m<\\/script>()"), "the name, escaped, is in the page");
+	cr_assert(strstr(out, "A.m\\u003c/script\\u003e()"), "the name, escaped, is in the page");
+	cr_assert(strstr(out, "B.\\u003c!--\\u003cscript\\u003e(\\u0026amp;)"), "%s", out);
+	cr_assert(strstr(out, "C.line\\\\u2028sep\\\\u2029()"), "U+2028/9 shown escaped");
+	cr_assert(!strstr(out, "\xe2\x80\xa8") && !strstr(out, "\xe2\x80\xa9"));
+	const char *data = strstr(out, "<script id=\"data\" type=\"application/json\">");
+	cr_assert_not_null(data);
+	data = strchr(data, '>') + 1;
+	const char *data_end = strstr(data, "</script>");
+	cr_assert_not_null(data_end);
+	cr_assert(!memchr(data, '<', (size_t)(data_end - data)), "a raw '<' in the data block");
+	cr_assert(!memchr(data, '&', (size_t)(data_end - data)), "a raw '&' in the data block");
+	cr_assert(strncmp(data_end, "</script>\n<script>\n", 19) == 0,
+		  "the data block ends where the page ends it");
 	size_t closes = 0;
 	for (const char *p = out; (p = strstr(p, "</script>")); p++)
 		closes++;

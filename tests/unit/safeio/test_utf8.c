@@ -1,6 +1,8 @@
 /* test_utf8.c - strict UTF-8: valid sequences of each length, and every kind of invalid one
  * that RFC 3629 names (stray continuation, cut, overlong, surrogate, above U+10FFFF); text
- * for a terminal keeps what is not printable UTF-8 as \xNN. */
+ * for a terminal keeps what is not printable UTF-8 as \xNN, and the characters that reorder or
+ * break lines (issue 34 finding 12) as \uXXXX; JSON strings escape the same set. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <criterion/criterion.h>
@@ -85,7 +87,70 @@ Test(text, escape_keeps_printable_utf8_and_writes_the_rest_as_xNN)
 	escaped_is("m\x1b[2J", "m\\x1b[2J");
 	escaped_is("a\tb\x7f", "a\\x09b\\x7f");
 	escaped_is("\xe3k\x02:1", "\\xe3k\\x02:1");	/* node 20's file name */
-	escaped_is("\xc2\x9b" "31m", "\\xc2\\x9b31m");	/* CSI as a C1 control */
+	escaped_is("\xc2\x9b" "31m", "\\u009b31m");	/* CSI as a C1 control */
 	escaped_is("cut\xc3", "cut\\xc3");
 	escaped_is("\xed\xa0\x80", "\\xed\\xa0\\x80");	/* a surrogate */
+}
+
+/* Issue 34 finding 12: the bidirectional controls and marks and the line and paragraph
+ * separators are valid, printable UTF-8, but reorder what follows them on a terminal or a page
+ * (a name shown as another) or end a line: escaped, each one, and nothing near them. */
+Test(text, bidi_controls_and_line_separators_are_escaped)
+{
+	static const struct { const char *in, *esc; } c[] = {
+		{ "\xd8\x9c", "\\u061c" },
+		{ "\xe2\x80\x8e", "\\u200e" }, { "\xe2\x80\x8f", "\\u200f" },
+		{ "\xe2\x80\xa8", "\\u2028" }, { "\xe2\x80\xa9", "\\u2029" },
+		{ "\xe2\x80\xaa", "\\u202a" }, { "\xe2\x80\xab", "\\u202b" },
+		{ "\xe2\x80\xac", "\\u202c" }, { "\xe2\x80\xad", "\\u202d" },
+		{ "\xe2\x80\xae", "\\u202e" },
+		{ "\xe2\x81\xa6", "\\u2066" }, { "\xe2\x81\xa7", "\\u2067" },
+		{ "\xe2\x81\xa8", "\\u2068" }, { "\xe2\x81\xa9", "\\u2069" },
+		/* their neighbours are text */
+		{ "\xd8\x9b", "\xd8\x9b" }, { "\xe2\x80\x8d", "\xe2\x80\x8d" },
+		{ "\xe2\x80\x90", "\xe2\x80\x90" }, { "\xe2\x80\xa7", "\xe2\x80\xa7" },
+		{ "\xe2\x80\xaf", "\xe2\x80\xaf" }, { "\xe2\x81\xa5", "\xe2\x81\xa5" },
+		{ "\xe2\x81\xaa", "\xe2\x81\xaa" }, { "\xc2\xa0", "\xc2\xa0" },
+	};
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		char in[64], want[64];
+		snprintf(in, sizeof(in), "evil%sgpj.exe", c[i].in);
+		snprintf(want, sizeof(want), "evil%sgpj.exe", c[i].esc);
+		escaped_is(in, want);
+	}
+}
+
+static char *through(int (*fn)(const char *, FILE *), const char *in)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	cr_assert_not_null(f);
+	cr_assert_eq(fn(in, f), 0);
+	fclose(f);
+	return buf;
+}
+
+/* The stream writer is the same escaper; the JSON one escapes the same set as \uXXXX (C0
+ * controls as \u00NN), its own syntax, and a byte that is not UTF-8 as U+FFFD. */
+Test(text, stream_and_json_writers_escape_the_same_set)
+{
+	static const struct { const char *in, *text, *json; } c[] = {
+		{ "", "", "\"\"" },
+		{ "plain()", "plain()", "\"plain()\"" },
+		{ "a\"b\\c", "a\"b\\c", "\"a\\\"b\\\\c\"" },
+		{ "\x1b]0;t\x07", "\\x1b]0;t\\x07", "\"\\u001b]0;t\\u0007\"" },
+		{ "\x7f\xc2\x9b", "\\x7f\\u009b", "\"\\u007f\\u009b\"" },
+		{ "r\xe2\x80\xaeL\xe2\x80\xa8", "r\\u202eL\\u2028", "\"r\\u202eL\\u2028\"" },
+		{ "Caf\xc3\xa9 \xf0\x9f\x94\xa5", "Caf\xc3\xa9 \xf0\x9f\x94\xa5",
+		  "\"Caf\xc3\xa9 \xf0\x9f\x94\xa5\"" },
+		{ "\xe3k\xc3", "\\xe3k\\xc3", "\"\\ufffdk\\ufffd\"" },
+	};
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		char *t = through(sio_fputs_text, c[i].in), *j = through(sio_fput_json_str, c[i].in);
+		cr_assert_str_eq(t, c[i].text, "text of case %zu", i);
+		cr_assert_str_eq(j, c[i].json, "JSON of case %zu", i);
+		free(t);
+		free(j);
+	}
 }
