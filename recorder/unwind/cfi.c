@@ -99,6 +99,7 @@ void unw_cfi_close(struct unw_cfi *c)
 	if (c->elf)
 		elf_end(c->elf);
 	free(c->loads);
+	free(c->rules);
 	free(c);
 }
 

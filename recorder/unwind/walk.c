@@ -9,7 +9,7 @@
 
 #include "recorder/unwind/unwind_int.h"
 
-#define NREGS 17		/* DWARF x86_64: rax rdx rcx rbx rsi rdi rbp rsp r8-r15, rip */
+#define NREGS UNW_NREGS
 #define REG_SP 7
 #define REG_RA 16
 #define EXPR_MAX_OPS 64
@@ -243,9 +243,113 @@ static int step(const struct machine *m, Dwarf_Frame *fr, const struct state *cu
 	return 0;
 }
 
+/* ops as "CFA + off" (a location; a value when is_value): 1, or 0 for any other shape. */
+static int cfa_plus(const Dwarf_Op *ops, size_t nops, int64_t *off, bool *is_value)
+{
+	*is_value = nops && ops[nops - 1].atom == DW_OP_stack_value;
+	nops -= *is_value;
+	if (!nops || nops > 2 || ops[0].atom != DW_OP_call_frame_cfa)
+		return 0;
+	if (nops == 2 && ops[1].atom != DW_OP_plus_uconst)
+		return 0;
+	*off = nops == 2 ? (int64_t)ops[1].number : 0;
+	return 1;
+}
+
+/* The row's rule in the cached shape (r->ok = 0 when it is not). */
+static void compile(Dwarf_Frame *fr, struct unw_rule *r)
+{
+	Dwarf_Op *ops, mem[3];
+	size_t nops;
+	bool is_value;
+
+	memset(r, 0, sizeof(*r));
+	if (dwarf_frame_cfa(fr, &ops, &nops) || nops != 1 || ops[0].atom < DW_OP_breg0 ||
+	    ops[0].atom - DW_OP_breg0 >= NREGS || dwarf_frame_info(fr, NULL, NULL, NULL) != REG_RA)
+		return;
+	r->cfa_reg = (uint8_t)(ops[0].atom - DW_OP_breg0);
+	r->cfa_off = (int64_t)ops[0].number;
+	for (int i = 0; i < NREGS; i++) {
+		r->how[i] = UNW_UNDEF;	/* the sp is the CFA, set apart */
+		if (i == REG_SP || dwarf_frame_register(fr, i, mem, &ops, &nops))
+			continue;
+		if (!nops)
+			r->how[i] = ops ? UNW_UNDEF : UNW_SAME;
+		else if (cfa_plus(ops, nops, &r->off[i], &is_value))
+			r->how[i] = is_value ? UNW_VAL_CFA : UNW_AT_CFA;
+		else
+			return;
+	}
+	r->ok = 1;
+}
+
+/* step() for a compiled rule. */
+static int step_rule(const struct machine *m, const struct unw_rule *r, const struct state *cur,
+		     struct state *next)
+{
+	uint64_t cfa, v;
+
+	if (reg_value(cur, r->cfa_reg, &cfa))
+		return -EINVAL;
+	cfa += (uint64_t)r->cfa_off;
+	*next = (struct state){ 0 };
+	for (int i = 0; i < NREGS; i++) {
+		switch (r->how[i]) {
+		case UNW_SAME:
+			if (!(cur->valid >> i & 1))
+				continue;
+			v = cur->r[i];
+			break;
+		case UNW_UNDEF:
+			continue;
+		case UNW_AT_CFA:
+			if (read_stack(m, cfa + (uint64_t)r->off[i], &v)) {
+				if (i == REG_RA)
+					return -EFAULT;
+				continue;
+			}
+			break;
+		default:
+			v = cfa + (uint64_t)r->off[i];
+		}
+		next->r[i] = v;
+		next->valid |= 1u << i;
+	}
+	next->r[REG_SP] = cfa;
+	next->valid |= 1u << REG_SP;
+	return 0;
+}
+
+/* One step from the pc at vaddr of c: through its cached rule, else libdw's row. 0, -ENOENT
+ * (no row), or step()'s errors. */
+static int step_at(const struct machine *m, struct unw_cfi *c, uint64_t vaddr,
+		   const struct state *cur, struct state *next)
+{
+	struct unw_rule *r = NULL;
+	Dwarf_Frame *fr;
+	int rc;
+
+	if (!c->rules)
+		c->rules = calloc(UNW_RULES, sizeof(*c->rules));
+	if (c->rules) {
+		r = &c->rules[(vaddr ^ vaddr >> 9) % UNW_RULES];
+		if (r->vaddr == vaddr && vaddr && r->ok)
+			return step_rule(m, r, cur, next);
+	}
+	if (unw_cfi_frame(c, vaddr, &fr))
+		return -ENOENT;
+	if (r) {
+		compile(fr, r);
+		r->vaddr = vaddr;
+	}
+	rc = r && r->ok ? step_rule(m, r, cur, next) : step(m, fr, cur, next);
+	free(fr);
+	return rc;
+}
+
 static enum unw_end end_of(int rc)
 {
-	return rc == -EFAULT ? UNW_END_MEMORY : UNW_END_BAD_CFI;
+	return rc == -EFAULT ? UNW_END_MEMORY : rc == -ENOENT ? UNW_END_NO_CFI : UNW_END_BAD_CFI;
 }
 
 int unw_walk(const struct unw_input *in, unw_find_fn find, void *ctx, uint64_t *pcs,
@@ -267,7 +371,6 @@ int unw_walk(const struct unw_input *in, unw_find_fn find, void *ctx, uint64_t *
 	pcs[n++] = cur.r[REG_RA];
 	for (;;) {
 		struct unw_module mod;
-		Dwarf_Frame *fr;
 		uint64_t pc = cur.r[REG_RA], vaddr;
 		/* A caller's pc is a return address: its call is the byte before. */
 		uint64_t at = n == 1 ? pc : pc - 1;
@@ -279,13 +382,11 @@ int unw_walk(const struct unw_input *in, unw_find_fn find, void *ctx, uint64_t *
 		rc = find(ctx, at, &mod);
 		if (rc == -ENOMEM)
 			return rc;
-		if (rc || !mod.cfi || unw_cfi_vaddr(mod.cfi, mod.file_off, &vaddr) ||
-		    unw_cfi_frame(mod.cfi, vaddr, &fr)) {
+		if (rc || !mod.cfi || unw_cfi_vaddr(mod.cfi, mod.file_off, &vaddr)) {
 			*end = UNW_END_NO_CFI;
 			break;
 		}
-		rc = step(&m, fr, &cur, &next);
-		free(fr);
+		rc = step_at(&m, mod.cfi, vaddr, &cur, &next);
 		if (rc) {
 			*end = end_of(rc);
 			break;

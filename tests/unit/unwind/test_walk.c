@@ -2,7 +2,8 @@
  * (asm below), on registers and stack copies made by hand: a real step and the root, then
  * hostile samples (no registers, SIZE 0, a truncated copy, registers pointing outside the
  * copy, a stack that does not move, a stack that repeats itself, CFI we do not evaluate):
- * bounded work, the reason said, never a crash. */
+ * bounded work, the reason said, never a crash; a pc seen again goes through the rule kept
+ * for it (walk.c's cache) with the same answer. */
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <link.h>
@@ -122,6 +123,15 @@ Test(unwind, a_frame_then_the_root)
 	cr_assert_eq(pcs[0], (uint64_t)(uintptr_t)unw_t_frame_body);
 	cr_assert_eq(pcs[1], (uint64_t)(uintptr_t)unw_t_root + 1);
 	cr_assert_eq(end, UNW_END_ROOT, "%s", unw_end_name(end));
+	/* Again through the rules kept per pc: the same answer, and a copy cut short is still
+	 * checked (the kept rule reads through the same bounds). */
+	uint64_t again[UNW_MAX_FRAMES];
+	cr_assert_eq(unw_walk(&s.in, find_self, NULL, again, UNW_MAX_FRAMES, &end), 2);
+	cr_assert_eq(end, UNW_END_ROOT);
+	cr_assert_arr_eq(again, pcs, 2 * sizeof(uint64_t));
+	s.in.stack_size = 12;
+	cr_assert_eq(unw_walk(&s.in, find_self, NULL, again, UNW_MAX_FRAMES, &end), 1);
+	cr_assert_eq(end, UNW_END_MEMORY, "%s", unw_end_name(end));
 }
 
 Test(unwind, no_registers)
