@@ -39,21 +39,7 @@ int main(int argc, char **argv)
 C
 cc -O2 -fomit-frame-pointer -o "$work/w" "$work/w.c"
 
-measure() {	# "WALL CPU" of one run
-	local TIMEFORMAT='%R %U %S' out
-	out=$({ time "$@" >/dev/null 2>&1; } 2>&1)
-	awk '{ printf "%.3f %.3f\n", $1, $2 + $3 }' <<<"$out"
-}
-best() {	# best N CMD...: minimum wall and cpu over N runs
-	local n=$1; shift
-	local bw=1e9 bc=1e9 w c
-	for _ in $(seq "$n"); do
-		read -r w c < <(measure "$@")
-		bw=$(awk -v x="$w" -v y="$bw" 'BEGIN { print (x < y) ? x : y }')
-		bc=$(awk -v x="$c" -v y="$bc" 'BEGIN { print (x < y) ? x : y }')
-	done
-	echo "$bw $bc"
-}
+. bench/lib/best.sh
 lost() { perf report -i "$1" --stdio 2>/dev/null | sed -n 's/^# Total Lost Samples: \([0-9]*\).*/\1/p' | awk 'NR == 1'; }
 
 # Recorder CPU: the workload's own CPU (inner time) taken from the total.
