@@ -15,8 +15,8 @@
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"usage: jitprof record [-k CLOCK] [-F HZ | -c N] [-e EVENT] [-g] [-p PID | -a]\n"
-		"                      [-o FILE|-] [-- CMD ARGS]\n\n"
+		"usage: jitprof record [-k CLOCK] [-F HZ | -c N] [-e EVENT] [-g | --call-graph MODE]\n"
+		"                      [-p PID | -a] [-o FILE|-] [-- CMD ARGS]\n\n"
 		"Samples CMD (or process PID, or every CPU) with perf_event_open and writes\n"
 		"perf.data that perf report/script read (FILE '-': pipe mode on stdout).\n\n"
 		"  -k CLOCK   sample clock: mono (CLOCK_MONOTONIC, 1; the default: jitdump files\n"
@@ -27,6 +27,11 @@ static void usage(FILE *out)
 		"  -e EVENT   cycles (default where the CPU has them, else cpu-clock), cpu-clock,\n"
 		"             task-clock, instructions, cache-misses, page-faults, rHEX; :u :k\n"
 		"  -g         record call chains (frame pointers)\n"
+		"  --call-graph fp|dwarf[,SIZE]\n"
+		"             fp: -g; dwarf: the user registers and SIZE bytes of the user stack\n"
+		"             per sample (default 8192, rounded up to a multiple of 8, at most\n"
+		"             65528), unwound by jitprof report and perf report with the\n"
+		"             binaries' CFI: call graphs without frame pointers\n"
 		"  -p PID     attach to a running process (its threads and future children)\n"
 		"  -a         all CPUs, all processes\n"
 		"  -o FILE    output (default perf.data)\n"
@@ -49,6 +54,30 @@ static int parse_u64(const char *s, uint64_t *v)
 	if (errno || !*s || *end || s[0] == '-')
 		return -EINVAL;
 	*v = x;
+	return 0;
+}
+
+/* --call-graph MODE[,SIZE] as perf spells it. 0 or a usage error (said here). */
+static int parse_call_graph(const char *arg, struct rec_opts *o)
+{
+	const char *comma = strchr(arg, ',');
+	size_t mlen = comma ? (size_t)(comma - arg) : strlen(arg);
+	uint64_t size = REC_STACK_USER_DEFAULT;
+
+	if (mlen == 2 && !strncmp(arg, "fp", 2) && !comma) {
+		o->callchain = true;
+		o->stack_user = 0;
+		return 0;
+	}
+	if (mlen != 5 || strncmp(arg, "dwarf", 5))
+		return cli_error("--call-graph: unknown mode '%s' (fp, dwarf[,SIZE])", arg), 2;
+	if (comma && parse_u64(comma + 1, &size))
+		return cli_error("--call-graph dwarf: bad stack dump size '%s'", comma + 1), 2;
+	if (size > REC_STACK_USER_MAX || (size = (size + 7) & ~7ULL) == 0)
+		return cli_error("--call-graph dwarf: stack dump size %s out of range (1 to %u "
+				 "bytes)", comma + 1, REC_STACK_USER_MAX), 2;
+	o->callchain = false;
+	o->stack_user = (size_t)size;
 	return 0;
 }
 
@@ -123,6 +152,7 @@ int cmd_record(int argc, char **argv)
 		{ "no-buildid-cache", no_argument, NULL, 'N' },
 		{ "buildid-dir", required_argument, NULL, 'B' },
 		{ "keep-deleted", no_argument, NULL, 'K' },
+		{ "call-graph", required_argument, NULL, 'G' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -172,6 +202,11 @@ int cmd_record(int argc, char **argv)
 			break;
 		case 'g':
 			o.callchain = true;
+			o.stack_user = 0;
+			break;
+		case 'G':
+			if ((err = parse_call_graph(optarg, &o)))
+				return err;
 			break;
 		case 'p':
 			if (parse_u64(optarg, &v) || !v || v > 0x7fffffff)

@@ -156,10 +156,16 @@ static void skip_read_values(struct cur *c, uint64_t rf)
 	}
 }
 
+/* The registers after a non-zero abi; NULL if the record is too short for them. */
+static const uint8_t *skip_regs_body(struct cur *c, uint64_t mask)
+{
+	return skip(c, 8ULL * (uint64_t)__builtin_popcountll(mask));
+}
+
 static void skip_regs(struct cur *c, uint64_t mask)
 {
 	if (take64(c) != 0)	/* abi NONE: no registers follow */
-		skip(c, 8ULL * (uint64_t)__builtin_popcountll(mask));
+		skip_regs_body(c, mask);
 }
 
 static int decode_sample(const struct perf_event_attr *a, struct cur *c, struct pd_sample *s)
@@ -217,13 +223,22 @@ static int decode_sample(const struct perf_event_attr *a, struct cur *c, struct 
 			c->bad = true;
 		skip(c, nr * 8 * per);
 	}
-	if (st & PERF_SAMPLE_REGS_USER)
-		skip_regs(c, a->sample_regs_user);
+	if (st & PERF_SAMPLE_REGS_USER) {
+		const uint8_t *at = c->p + 8;
+		if ((s->regs_abi = take64(c)) != 0 && skip_regs_body(c, a->sample_regs_user)) {
+			s->regs_mask = a->sample_regs_user;
+			s->regs = (const uint64_t *)at;
+		}
+	}
 	if (st & PERF_SAMPLE_STACK_USER) {
 		uint64_t sz = take64(c);
 		if (sz) {
-			skip(c, sz);
-			take64(c);	/* dyn_size */
+			const uint8_t *at = skip(c, sz);
+			uint64_t dyn = take64(c);
+			if (at && !c->bad) {
+				s->stack = at;
+				s->stack_size = dyn < sz ? dyn : sz;
+			}
 		}
 	}
 	if (st & (PERF_SAMPLE_WEIGHT | PD_SAMPLE_WEIGHT_STRUCT))

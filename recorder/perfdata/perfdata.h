@@ -151,6 +151,14 @@ struct pd_sample {
 	uint64_t phys_addr;
 	uint64_t cgroup;
 	uint64_t sample_type;		/* the attr's, for the caller's convenience */
+	/* PERF_SAMPLE_REGS_USER: abi 0 = none (a kernel thread); else popcount(regs_mask) u64s
+	 * in the order of the mask's bits (8-aligned in the record). */
+	uint64_t regs_abi, regs_mask;
+	const uint64_t *regs;
+	/* PERF_SAMPLE_STACK_USER: the copy of the user stack from the sampled sp on, its valid
+	 * bytes only (the kernel's dyn_size, never more than the copy); NULL/0: none. */
+	const uint8_t *stack;
+	uint64_t stack_size;
 };
 
 struct pd_mmap {			/* MMAP (type 1) and MMAP2 (type 10) */

@@ -207,8 +207,19 @@ static void init_attr(struct rec_events *ev, const struct rec_opts *o, bool work
 	/* One event only, so no IDENTIFIER (8 bytes a record): every record maps to attr 0. */
 	a->sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
 			 PERF_SAMPLE_PERIOD | PERF_SAMPLE_CPU;
-	if (o->callchain)
+	if (o->callchain || o->stack_user)
 		a->sample_type |= PERF_SAMPLE_CALLCHAIN;
+	if (o->stack_user) {
+		/* perf's --call-graph dwarf: the kernel's part of the chain, the user part left to
+		 * an unwinder reading the registers and the stack copy. */
+		a->sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+		a->exclude_callchain_user = 1;
+		a->sample_regs_user = REC_REGS_USER_X86_64;
+		a->sample_stack_user = (uint32_t)o->stack_user;
+		/* perf's unwinder reads what is not in the copy from the maps' files, data
+		 * segments included (perf record sets it too). */
+		a->mmap_data = 1;
+	}
 	if (o->period) {
 		a->sample_period = o->period;
 	} else {

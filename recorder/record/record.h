@@ -35,7 +35,17 @@ struct rec_opts {
 	void *ctx;
 	const char *buildid_dir;	/* build-id cache for the vdso image; NULL: none */
 	bool keep_deleted;	/* deleted mapped files' contents into buildid_dir too */
+	/* --call-graph dwarf[,SIZE]: bytes of user stack copied per sample with the user
+	 * registers (a multiple of 8, at most REC_STACK_USER_MAX; 0: no copies). */
+	size_t stack_user;
 };
+
+/* --call-graph dwarf: perf's default copy size and the most the kernel's u16 size allows. */
+#define REC_STACK_USER_DEFAULT 8192u
+#define REC_STACK_USER_MAX 65528u
+/* perf's user register mask for x86_64 DWARF unwinding: every general register, ip, flags,
+ * cs and ss; not ds/es/fs/gs (PERF_REG_X86_DS..GS, 12..15). */
+#define REC_REGS_USER_X86_64 0xff0fffULL
 
 /* Pipe mode: how long one round may wait for the build-ids its samples need. */
 #define REC_BID_HOLD_MS 1000

@@ -406,6 +406,9 @@ int rec_run(const struct rec_opts *opts, struct rec_stats *st)
 	if (JP_OPTS_TAKE(&oc, opts))
 		return -EINVAL;
 	const struct rec_opts *o = &oc;
+	if (o->stack_user % 8 || o->stack_user > REC_STACK_USER_MAX)
+		return jp_logf(&o->log, JP_LOG_ERROR, "user stack copy of %zu bytes: a multiple "
+			       "of 8 up to %u wanted", o->stack_user, REC_STACK_USER_MAX), -EINVAL;
 	struct session s = { .o = o, .st = st, .go_fd = -1, .err_fd = -1 };
 	const char *path = o->output ? o->output : "perf.data";
 	bool pipe_mode = !strcmp(path, "-");

@@ -1,7 +1,6 @@
 /* checks.c - the prerequisites a report can see were forgotten, said instead of silently
- * giving a poorer report: call graphs asked of a recording without call chains, or whose user
- * stacks were copied to be unwound later (perf record --call-graph dwarf: jitprof does not
- * unwind them), jitted code sampled with no callers (HotSpot without
+ * giving a poorer report: call graphs asked of a recording without call chains, jitted code
+ * sampled with no callers in frame-pointer chains (HotSpot without
  * -XX:+PreserveFramePointer), JIT code sampled while no jitdump was injected (no agent,
  * or inject not run), or in one process while others had theirs (a JVM the profiled one
  * started). Fed by ingest.c. */
@@ -117,19 +116,6 @@ void rp_checks_report(const struct rp_checks *c, const struct rp_ingest_opts *o)
 		snprintf(msg, sizeof(msg), "call chains asked for (-g, --collapsed, --flamegraph) "
 			 "but %s was recorded without them: record with -g (jitprof record -g, "
 			 "perf record -g); only the sampled functions are shown", o->input);
-		say(o, msg);
-	}
-	if (o->want_callchain && c->stack_user) {
-		/* The chain perf recorded ends at the sampled user function: the callers are in
-		 * the stack copy, for an unwinder with the binaries' CFI (and jitted code has
-		 * none from HotSpot). It also explains jitted samples without callers: the
-		 * frame-pointer warning below is not said then. */
-		snprintf(msg, sizeof(msg), "%s was recorded with --call-graph dwarf: its %llu "
-			 "samples carry copies of the user stack, which jitprof report does not "
-			 "unwind, so user-space callers are missing; record with frame pointers "
-			 "(perf record -g, jitprof record -g; -XX:+PreserveFramePointer for Java), or "
-			 "read the stacks with perf report", o->input,
-			 (unsigned long long)c->stack_user);
 		say(o, msg);
 	}
 	if (o->want_callchain && c->chains && !c->stack_user && c->jit_leaf >= CHECK_MIN_SAMPLES &&

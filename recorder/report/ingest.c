@@ -334,6 +334,19 @@ static int on_sample(struct ingest *in, const struct pd_event *ev)
 				      MAX_FRAMES - nr);
 		}
 	}
+	if (in->o->want_callchain && ps->regs) {
+		/* --call-graph dwarf: the kernel's chain stops where the user stack starts. */
+		uint64_t pcs[UNW_MAX_FRAMES];
+		int early, n = rp_ingest_unwind(in, ps, pcs, &early);
+		if (n < 0)
+			return n;
+		for (int i = cpumode == PERF_RECORD_MISC_USER; i < n && nr < MAX_FRAMES; i++)
+			nr += resolve(in, ps->pid, pcs[i] - (i > 0), ps->time,
+				      PERF_RECORD_MISC_USER, frames + nr, MAX_FRAMES - nr);
+		if (early && nr < MAX_FRAMES)	/* no map at 0: an [unknown] frame */
+			nr += resolve(in, ps->pid, 0, ps->time, PERF_RECORD_MISC_USER,
+				      frames + nr, MAX_FRAMES - nr);
+	}
 	rp_checks_sample(&in->checks, ps->pid, ps->sample_type, cpumode == PERF_RECORD_MISC_USER,
 			 frames, leaf_frames, nr);
 	uint64_t period = ps->period;
@@ -613,6 +626,7 @@ static int ingest(struct rp_session *s, const struct rp_ingest_opts *o, char *er
 		rp_warn_other_events(in.r, in.evsel, in.evsel_samples, in.n_evsel_samples,
 				     &o->log);
 	rp_checks_report(&in.checks, o);
+	rp_ingest_unwind_report(&in);
 	if (o->want_callchain)
 		rc = dso_build_ids(&in);
 	struct rp_promote pr = { &in.pending, rp_ingest_promote, &in };
@@ -634,6 +648,7 @@ out:
 	rp_memo_free(&in.m_file);
 	free(in.dso_frames);
 	free(in.evsel_samples);
+	rp_ingest_unwind_free(&in);
 	free(in.load_src);
 	rp_live_free(&in.live);
 	if (o->fast_exit && !rc && !kept_ss) {

@@ -5,6 +5,15 @@
 
 #include "recorder/perfdata/perfdata.h"
 #include "recorder/report/report_int.h"
+#include "recorder/unwind/unwind.h"
+
+/* unwound.c's state: each DSO's CFI (NULL: none) and how the walks ended. */
+struct rp_unwind {
+	struct rp_u64map by_dso;	/* struct sym_dso * -> index in cfi */
+	struct unw_cfi **cfi;
+	size_t n, cap;
+	uint64_t walks, ends[UNW_END_NR];
+};
 
 struct ingest {
 	struct rp_session *s;
@@ -40,6 +49,7 @@ struct ingest {
 	struct dso_frame *dso_frames;
 	size_t n_dso_frames, cap_dso_frames;
 	const char *last_comm_raw, *last_comm;	/* a sample's command: the session's, ours */
+	struct rp_unwind unwind;
 };
 
 struct dso_frame {
@@ -57,5 +67,13 @@ void rp_ingest_on_mmap(struct ingest *in, const struct pd_event *ev, struct sym_
 		       uint64_t time);
 uint32_t rp_ingest_load_of_pending(struct ingest *in, struct rp_pending_map *pm);
 uint32_t rp_ingest_promote(void *ctx, uint32_t id, const struct rp_load_src **src);
+
+/* unwound.c: ps's user stack unwound from its registers and stack copy into pcs
+ * (UNW_MAX_FRAMES of room): the user ip, then return addresses. Returns their number or
+ * -ENOMEM; *early: the walk stopped before the stack's root. The report's line on the walks
+ * (a warning when many stopped early), and the CFI released. */
+int rp_ingest_unwind(struct ingest *in, const struct pd_sample *ps, uint64_t *pcs, int *early);
+void rp_ingest_unwind_report(const struct ingest *in);
+void rp_ingest_unwind_free(struct ingest *in);
 
 #endif

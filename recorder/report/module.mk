@@ -2,7 +2,7 @@
 # Unit tests link only the archives report uses, so another module's work in progress cannot
 # break them; the e2e tests drive the built `jitprof` and perf.
 UNIT_LIBS_report := $(BUILD)/librecorder-report.a $(BUILD)/librecorder-inject.a \
-	$(BUILD)/librecorder-symbols.a \
+	$(BUILD)/librecorder-unwind.a $(BUILD)/librecorder-symbols.a \
 	$(BUILD)/librecorder-perfdata.a $(BUILD)/libsynth.a $(BUILD)/libjitdump.a $(BUILD)/libjp.a $(BUILD)/libsafeio.a
 
 # The HTML report's JS and CSS are files of their own (recorder/report/html/), turned into C

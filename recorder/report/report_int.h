@@ -392,7 +392,7 @@ struct rp_checks {
 	char marker[256];			/* the first marker's path */
 	int chains;				/* samples carry call chains */
 	uint64_t stack_user;			/* samples carrying a copy of the user stack
-						 * (--call-graph dwarf), which is not unwound */
+						 * (--call-graph dwarf), unwound by unwound.c */
 	const char *last_dso;			/* is_jitted's one remembered answer */
 	int last_jitted;
 };

@@ -85,6 +85,11 @@ cp "$tmp/minijit.jit.data" "$out/perfdata/minijit-injected.data"
 "$build/jitprof" synth "$dump" -o "$tmp/elf" -q >/dev/null
 for so in "$tmp"/elf/jitted-*.so; do cp "$so" "$out/symbols/minijit-${so##*-}"; done
 
+# --call-graph dwarf: user registers and 512-byte stack copies, unwound by the report
+"$build/jitprof" record -q -N --call-graph dwarf,512 -F 500 -o "$tmp/dwarf.data" -- \
+	sh -c 'i=0; while [ $i -lt 20000 ]; do i=$((i+1)); done' >/dev/null
+cp "$tmp/dwarf.data" "$out/report/dwarf-stacks.data"
+
 # inject: u32 length of the recording, the recording, the dump and its companion
 python3 -c 'import struct,sys; sys.stdout.buffer.write(struct.pack("<I", int(sys.argv[1])))' \
 	"$(stat -c %s "$tmp/minijit.data")" >"$out/inject/minijit"

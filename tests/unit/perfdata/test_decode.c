@@ -175,3 +175,52 @@ Test(decode, ksymbol_and_bpf_event)
 	cr_assert_eq(pd_decode_attr(&a, rec, 24, &ev), 0);
 	cr_assert_eq(ev.u.bpf.id, 99);
 }
+
+/* --call-graph dwarf samples: the user registers and the stack copy are handed to the caller
+ * (the unwinder), the copy cut to the kernel's dyn_size and never past its own size, which a
+ * hostile dyn_size cannot stretch; abi 0 means no registers. */
+Test(decode, user_regs_and_stack_copy)
+{
+	struct perf_event_attr a = { .sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_REGS_USER |
+						    PERF_SAMPLE_STACK_USER,
+				     .sample_regs_user = 0x181 /* AX, SP, IP */ };
+	uint64_t rec[1 + 1 + 1 + 3 + 1 + 2 + 1] = { 0 };
+	struct perf_event_header *h = (void *)rec;
+	struct pd_event ev;
+	h->type = PERF_RECORD_SAMPLE;
+	h->size = sizeof(rec);
+	rec[1] = 0x401000;
+	rec[2] = 2;			/* PERF_SAMPLE_REGS_ABI_64 */
+	rec[3] = 11;
+	rec[4] = 0x7ffd0000;
+	rec[5] = 0x401000;
+	rec[6] = 16;			/* the copy's size */
+	rec[7] = 0xaaaa;
+	rec[8] = 0xbbbb;
+	rec[9] = 12;			/* dyn_size: the valid part */
+	cr_assert_eq(pd_decode_attr(&a, rec, h->size, &ev), 0);
+	const struct pd_sample *s = &ev.u.sample;
+	cr_assert_eq(s->regs_abi, 2);
+	cr_assert_eq(s->regs_mask, 0x181);
+	cr_assert(s->regs && s->regs[1] == 0x7ffd0000 && s->regs[2] == 0x401000);
+	cr_assert_eq((const void *)s->stack, (const void *)&rec[7]);
+	cr_assert_eq(s->stack_size, 12);
+	rec[9] = UINT64_MAX;		/* dyn_size past the copy */
+	cr_assert_eq(pd_decode_attr(&a, rec, h->size, &ev), 0);
+	cr_assert_eq(ev.u.sample.stack_size, 16);
+	rec[6] = UINT64_MAX;		/* a copy past the record */
+	cr_assert_eq(pd_decode_attr(&a, rec, h->size, &ev), -EINVAL);
+	cr_assert_null(ev.u.sample.stack);
+	rec[6] = 16;
+	for (uint16_t cut = 8; cut < h->size; cut += 8)
+		cr_assert_eq(pd_decode_attr(&a, rec, cut, &ev), -EINVAL, "cut %u", cut);
+	/* abi 0 (a kernel thread): no registers follow, none handed out. */
+	uint64_t none[1 + 1 + 1 + 1] = { 0 };
+	h = (void *)none;
+	h->type = PERF_RECORD_SAMPLE;
+	h->size = sizeof(none);
+	cr_assert_eq(pd_decode_attr(&a, none, h->size, &ev), 0);
+	cr_assert_null(ev.u.sample.regs);
+	cr_assert_null(ev.u.sample.stack);
+	cr_assert_eq(ev.u.sample.stack_size, 0);
+}

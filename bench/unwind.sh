@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# bench/unwind.sh - call graphs from stack copies (--call-graph dwarf), ours against perf's in
+# the same run: `jitprof report -g` against `perf report -g --stdio --no-children` on one
+# recording (issue 35's target: >= 20x faster), and the recorders' CPU with stack copies
+# (`jitprof record --call-graph dwarf` against `perf record --call-graph dwarf`: <= 1x, 0
+# lost; bench/record.sh's method: recorder CPU = total - the workload's own). The workload: a
+# C program built here without frame pointers, a recursion 24 deep calling into libc
+# (qsort with a comparator) and a CPU loop. Best of BENCH_RUNS (default 3).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build=${JITPROF_BUILD:-build}
+jp=$(realpath "$build/jitprof")
+runs=${BENCH_RUNS:-3}
+secs=${BENCH_UNWIND_SECONDS:-3}
+freq=${BENCH_UNWIND_FREQ:-2000}
+command -v perf >/dev/null || { echo "perf not installed: skipping"; exit 0; }
+command -v cc >/dev/null || { echo "cc not installed: skipping"; exit 0; }
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+cat > "$work/w.c" <<'C'
+#include <stdlib.h>
+#include <time.h>
+volatile unsigned long sink;
+static int cmp(const void *a, const void *b)
+{ return *(const int *)a - *(const int *)b; }
+__attribute__((noinline)) void burn(unsigned n)
+{ unsigned long x = 0; for (unsigned i = 0; i < n; i++) x += i * i ^ (x >> 3); sink = x; }
+__attribute__((noinline)) void sortsome(void)
+{ int v[256]; for (int i = 0; i < 256; i++) v[i] = rand(); qsort(v, 256, sizeof(int), cmp); }
+__attribute__((noinline)) void rec(int d)
+{ if (d == 0) { burn(20000); sortsome(); return; } rec(d - 1); sink++; }
+int main(int argc, char **argv)
+{
+	time_t end = time(NULL) + (argc > 1 ? atoi(argv[1]) : 3);
+	while (time(NULL) < end) rec(24);
+	return 0;
+}
+C
+cc -O2 -fomit-frame-pointer -o "$work/w" "$work/w.c"
+
+. bench/lib/best.sh
+lost() { perf report -i "$1" --stdio 2>/dev/null | sed -n 's/^# Total Lost Samples: \([0-9]*\).*/\1/p' | awk 'NR == 1'; }
+
+# Recorder CPU: the workload's own CPU (inner time) taken from the total.
+rec_cpu() {	# rec_cpu OUT RECORDER-COMMAND... -> "CPU LOST SIZE"
+	local out=$1; shift
+	/usr/bin/time -f "%U %S" -o "$work/outer" "$@" -o "$out" -- /usr/bin/time -f "%U %S" \
+		-o "$work/inner" "$work/w" "$secs" >/dev/null 2>&1
+	awk -v l="$(lost "$out")" -v s="$(stat -c %s "$out")" 'NR == FNR { t = $1 + $2; next }
+		{ printf "%.3f %s %s\n", t - ($1 + $2), l, s }' "$work/outer" "$work/inner"
+}
+jb=1e9; pb=1e9
+for _ in $(seq "$runs"); do
+	read -r jc jl js < <(rec_cpu "$work/j.data" "$jp" record -q -F "$freq" --call-graph dwarf)
+	read -r pc pl ps < <(rec_cpu "$work/p.data" perf record -q -N -k mono -F "$freq" \
+		--call-graph dwarf)
+	echo "record: jitprof $jc s CPU, lost $jl, $js B | perf $pc s CPU, lost $pl, $ps B"
+	jb=$(awk -v x="$jc" -v y="$jb" 'BEGIN { print (x < y) ? x : y }')
+	pb=$(awk -v x="$pc" -v y="$pb" 'BEGIN { print (x < y) ? x : y }')
+done
+awk -v j="$jb" -v p="$pb" 'BEGIN { printf "record --call-graph dwarf, best of runs: jitprof " \
+	"%.3f s, perf %.3f s, ratio jitprof/perf %.2f (target <= 1, 0 lost)\n", j, p,
+	(p > 0 ? j / p : 0) }'
+
+samples=$("$jp" report -i "$work/p.data" 2>/dev/null | sed -n 's/^# Samples: \([0-9]*\).*/\1/p')
+echo "report: perf's recording, $samples samples, $(du -k "$work/p.data" | cut -f1) KiB"
+read -r jw jc < <(best "$runs" "$jp" report -i "$work/p.data" -g)
+read -r pw pc < <(best "$runs" perf report -i "$work/p.data" -g --stdio --no-children)
+awk -v jw="$jw" -v jc="$jc" -v pw="$pw" -v pc="$pc" 'BEGIN {
+	printf "report -g: jitprof %.3f s wall %.3f s cpu | perf %.3f s wall %.3f s cpu | " \
+	       "perf/jitprof %.1fx wall %.1fx cpu (target >= 20x)\n", jw, jc, pw, pc,
+	       pw / (jw > 0 ? jw : 1e-3), pc / (jc > 0 ? jc : 1e-3) }'
+# The same answer? Samples whose stack reaches main, by each.
+jm=$("$jp" report -i "$work/p.data" --collapsed 2>/dev/null | awk '/;main;/ { n += $NF } END { print n + 0 }')
+pm=$(perf script -i "$work/p.data" -F ip,sym 2>/dev/null | awk 'BEGIN { RS = "" } {
+	k = split($0, l, "\n")
+	for (i = 1; i <= k; i++) { m = split(l[i], f, /[ \t]+/); if (f[m] == "main") { n++; break } }
+} END { print n + 0 }')
+echo "report: samples reaching main: jitprof $jm, perf $pm (of $samples)"

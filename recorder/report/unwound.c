@@ -1,0 +1,105 @@
+/* unwound.c - the user callers of a sample that carries the user registers and a copy of the
+ * user stack (record --call-graph dwarf), unwound by recorder/unwind through the CFI of the
+ * DSOs the symbol session maps; each DSO's CFI is opened once and kept for the report. */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "recorder/report/ingest_int.h"
+#include "recorder/symbols/symbols.h"
+
+struct walk_ctx {
+	struct ingest *in;
+	uint32_t pid;
+	uint64_t time;
+};
+
+/* d's CFI, opened on first use (NULL: none; -ENOMEM through *err). */
+static struct unw_cfi *cfi_of(struct ingest *in, struct sym_dso *d, int *err)
+{
+	struct rp_unwind *u = &in->unwind;
+	uint32_t idx;
+	const char *path;
+
+	if (rp_map_get(&u->by_dso, (uintptr_t)d, &idx))
+		return u->cfi[idx];
+	if (u->n >= UINT32_MAX ||
+	    rp_grow(&u->cfi, &u->cap, u->n + 1, sizeof(*u->cfi))) {
+		*err = -ENOMEM;
+		return NULL;
+	}
+	struct unw_cfi *c = NULL;
+	if (!sym_dso_find(in->ss, d, &path) && unw_cfi_open(path, &c) == -ENOMEM) {
+		*err = -ENOMEM;
+		return NULL;
+	}
+	if (rp_map_put(&u->by_dso, (uintptr_t)d, (uint32_t)u->n)) {
+		unw_cfi_close(c);
+		*err = -ENOMEM;
+		return NULL;
+	}
+	u->cfi[u->n++] = c;
+	return c;
+}
+
+static int find(void *ctx, uint64_t pc, struct unw_module *m)
+{
+	struct walk_ctx *w = ctx;
+	int err = 0;
+	struct sym_dso *d = sym_dso_at(w->in->ss, w->pid, pc, w->time, PERF_RECORD_MISC_USER,
+				       &m->file_off);
+
+	if (!d || sym_dso_is_kernel(d))
+		return -ENOENT;
+	m->cfi = cfi_of(w->in, d, &err);
+	return err ? err : m->cfi ? 0 : -ENOENT;
+}
+
+int rp_ingest_unwind(struct ingest *in, const struct pd_sample *ps, uint64_t *pcs,
+		     int *early)
+{
+	const struct unw_input ui = {
+		.regs_abi = ps->regs_abi, .regs_mask = ps->regs_mask, .regs = ps->regs,
+		.stack = ps->stack, .stack_size = ps->stack_size,
+	};
+	struct walk_ctx w = { in, ps->pid, ps->time };
+	enum unw_end end;
+	int n = unw_walk(&ui, find, &w, pcs, UNW_MAX_FRAMES, &end);
+
+	if (n < 0)
+		return n;
+	in->unwind.walks++;
+	in->unwind.ends[end]++;
+	*early = n && end != UNW_END_ROOT;
+	return n;
+}
+
+void rp_ingest_unwind_report(const struct ingest *in)
+{
+	const struct rp_unwind *u = &in->unwind;
+	char msg[512];
+	size_t len = 0;
+	uint64_t early = u->walks - u->ends[UNW_END_ROOT];
+
+	if (!u->walks)
+		return;
+	for (int e = UNW_END_ROOT + 1; e < UNW_END_NR && len < sizeof(msg); e++)
+		if (u->ends[e])
+			len += (size_t)snprintf(msg + len, sizeof(msg) - len, "%s%s %llu",
+						len ? ", " : "", unw_end_name(e),
+						(unsigned long long)u->ends[e]);
+	/* More than a tenth cut short is worth a warning: the callers shown are partial. */
+	jp_logf(&in->o->log, early * 10 > u->walks ? JP_LOG_WARN : JP_LOG_INFO,
+		"%s: %llu user stacks unwound from their copies, %llu to their root%s%s%s",
+		in->o->input, (unsigned long long)u->walks,
+		(unsigned long long)u->ends[UNW_END_ROOT], early ? " (the rest end in an "
+		"[unknown] frame: " : "", early ? msg : "", early ? ")" : "");
+}
+
+void rp_ingest_unwind_free(struct ingest *in)
+{
+	struct rp_unwind *u = &in->unwind;
+	for (size_t i = 0; i < u->n; i++)
+		unw_cfi_close(u->cfi[i]);
+	free(u->cfi);
+	rp_map_free(&u->by_dso);
+}

@@ -1,0 +1,56 @@
+/* unwind.h - user stacks unwound from a sample's registers and copy of the user stack (perf
+ * record --call-graph dwarf) through the binaries' CFI (.eh_frame, .debug_frame, read by
+ * libdw), in a loop of our own: bounded in frames and in work, every read checked against
+ * the copy, a step that does not move up the stack ends the walk (recorder/unwind/,
+ * librecorder-unwind.a). x86_64 only. */
+#ifndef JITPROF_UNWIND_H
+#define JITPROF_UNWIND_H
+
+#include <stdint.h>
+
+/* perf's default --max-stack (PERF_MAX_STACK_DEPTH). */
+#define UNW_MAX_FRAMES 127
+
+/* The CFI of one ELF file, opened once per DSO by the caller and kept with it. */
+struct unw_cfi;
+/* 0 and *out, or -errno (-ENOENT: no CFI in the file, -ENOMEM) with *out NULL. */
+int unw_cfi_open(const char *path, struct unw_cfi **out);
+void unw_cfi_close(struct unw_cfi *c);
+
+/* Where a code address lives, for unw_walk's find callback. */
+struct unw_module {
+	struct unw_cfi *cfi;
+	uint64_t file_off;	/* the address as an offset in the mapped file */
+};
+/* 0 and *m filled, or -ENOENT (no file-backed map, no CFI) or -ENOMEM. */
+typedef int (*unw_find_fn)(void *ctx, uint64_t pc, struct unw_module *m);
+
+/* The sample's PERF_SAMPLE_REGS_USER (perf's x86_64 numbering, packed by mask) and
+ * PERF_SAMPLE_STACK_USER (its valid bytes, from the sampled sp on). */
+struct unw_input {
+	uint64_t regs_abi, regs_mask;
+	const uint64_t *regs;
+	const uint8_t *stack;
+	uint64_t stack_size;
+};
+
+enum unw_end {
+	UNW_END_ROOT,		/* the CFI says there is no caller (or a zero return address) */
+	UNW_END_MAX,		/* max frames */
+	UNW_END_NO_REGS,	/* no ip/sp in the sample (a kernel thread, abi 0, short mask) */
+	UNW_END_NO_CFI,		/* no map, file or CFI row for a pc */
+	UNW_END_MEMORY,		/* a read outside the stack copy */
+	UNW_END_LOOP,		/* a step that does not move up the stack */
+	UNW_END_BAD_CFI,	/* an expression we do not evaluate, or a lost return address */
+	UNW_END_NR
+};
+const char *unw_end_name(enum unw_end e);
+
+/* Unwinds in into pcs (at most max): pcs[0] is the sampled user ip, then each caller's
+ * return address. Returns the number of pcs (0 with UNW_END_NO_REGS) or -ENOMEM (from
+ * find); *end says why the walk stopped: anything but UNW_END_ROOT means the stack goes on
+ * unknown past the last pc. */
+int unw_walk(const struct unw_input *in, unw_find_fn find, void *ctx, uint64_t *pcs,
+	     uint32_t max, enum unw_end *end);
+
+#endif

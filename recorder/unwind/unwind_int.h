@@ -1,0 +1,44 @@
+/* unwind_int.h - what cfi.c and walk.c share: the CFI of one ELF. */
+#ifndef JITPROF_UNWIND_INT_H
+#define JITPROF_UNWIND_INT_H
+
+#include <elfutils/libdw.h>
+#include <libelf.h>
+#include <stddef.h>
+#include <string.h>
+
+#include "recorder/unwind/unwind.h"
+
+struct unw_load { uint64_t off, filesz, vaddr; };
+
+#define UNW_NREGS 17		/* DWARF x86_64: rax rdx rcx rbx rsi rdi rbp rsp r8-r15, rip */
+
+/* A CFI row in the shape nearly every row has (CFA = register + offset; each register the
+ * same, undefined, saved at CFA + offset, or CFA + offset itself), kept per pc so a pc seen
+ * again costs no libdw call. */
+enum unw_how { UNW_SAME, UNW_UNDEF, UNW_AT_CFA, UNW_VAL_CFA };
+struct unw_rule {
+	uint64_t vaddr;		/* the pc looked up (0: empty slot) */
+	uint8_t ok;		/* 0: not in this shape, take libdw's row each time */
+	uint8_t cfa_reg;
+	uint8_t how[UNW_NREGS];
+	int64_t cfa_off;
+	int64_t off[UNW_NREGS];
+};
+#define UNW_RULES 256		/* per ELF, direct-mapped by pc */
+
+struct unw_cfi {
+	Elf *elf;
+	Dwarf *dw;		/* for .debug_frame only */
+	Dwarf_CFI *eh, *debug;	/* either may be NULL, not both */
+	struct unw_load *loads;
+	size_t nloads;
+	struct unw_rule *rules;	/* UNW_RULES, made on first use (NULL: none yet or no memory) */
+};
+
+/* The ELF address of file offset off (0), or -ENOENT outside every PT_LOAD's file bytes. */
+int unw_cfi_vaddr(const struct unw_cfi *c, uint64_t off, uint64_t *vaddr);
+/* The row covering vaddr (0 and *frame, to be freed), or -ENOENT. */
+int unw_cfi_frame(const struct unw_cfi *c, uint64_t vaddr, Dwarf_Frame **frame);
+
+#endif

@@ -1,0 +1,406 @@
+/* walk.c - the unwinding loop: registers from the sample, each step's CFA and caller
+ * registers from the CFI row of the pc, evaluated by a small DWARF expression machine whose
+ * only memory is the sample's copy of the stack. Bounded: max frames, a fixed expression
+ * length and stack, and the stack pointer strictly rising at each step. */
+#include <dwarf.h>
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+
+#include "recorder/unwind/unwind_int.h"
+
+#define NREGS UNW_NREGS
+#define REG_SP 7
+#define REG_RA 16
+#define EXPR_MAX_OPS 64
+#define EXPR_STACK 16
+
+struct state {
+	uint64_t r[NREGS];
+	uint32_t valid;		/* bit per register */
+};
+
+struct machine {
+	const struct unw_input *in;
+	uint64_t stack_base;	/* the sampled sp: where the copy starts */
+};
+
+/* DWARF register -> perf's x86_64 register index (PERF_REG_X86_*). */
+static const uint8_t perf_index[NREGS] = {
+	0, 3, 2, 1, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23, 8,
+};
+
+const char *unw_end_name(enum unw_end e)
+{
+	static const char *const names[UNW_END_NR] = {
+		"root", "max frames", "no registers", "no CFI", "read outside the stack copy",
+		"no progress up the stack", "CFI not evaluated",
+	};
+	return (unsigned)e < UNW_END_NR ? names[e] : "?";
+}
+
+static int initial_state(const struct unw_input *in, struct state *st)
+{
+	if (!in->regs_abi || !in->regs)
+		return -ENOENT;
+	memset(st, 0, sizeof(*st));
+	for (int i = 0; i < NREGS; i++) {
+		unsigned k = perf_index[i];
+		if (!(in->regs_mask >> k & 1))
+			continue;
+		unsigned at = (unsigned)__builtin_popcountll(in->regs_mask & ((1ULL << k) - 1));
+		memcpy(&st->r[i], &in->regs[at], 8);
+		st->valid |= 1u << i;
+	}
+	uint32_t need = 1u << REG_SP | 1u << REG_RA;
+	return (st->valid & need) == need ? 0 : -ENOENT;
+}
+
+/* 8 bytes at addr from the stack copy (0), or -EFAULT. */
+static int read_stack(const struct machine *m, uint64_t addr, uint64_t *v)
+{
+	uint64_t off = addr - m->stack_base;
+	if (addr < m->stack_base || off > m->in->stack_size || m->in->stack_size - off < 8)
+		return -EFAULT;
+	memcpy(v, m->in->stack + off, 8);
+	return 0;
+}
+
+static int reg_value(const struct state *st, uint64_t reg, uint64_t *v)
+{
+	if (reg >= NREGS || !(st->valid >> reg & 1))
+		return -EINVAL;
+	*v = st->r[reg];
+	return 0;
+}
+
+/* Binary operators on the two top entries (a below b). -EINVAL: not one. */
+static int binary(uint8_t op, uint64_t a, uint64_t b, uint64_t *out)
+{
+	switch (op) {
+	case DW_OP_plus:  *out = a + b; return 0;
+	case DW_OP_minus: *out = a - b; return 0;
+	case DW_OP_mul:   *out = a * b; return 0;
+	case DW_OP_and:   *out = a & b; return 0;
+	case DW_OP_or:    *out = a | b; return 0;
+	case DW_OP_xor:   *out = a ^ b; return 0;
+	case DW_OP_shl:   *out = b < 64 ? a << b : 0; return 0;
+	case DW_OP_shr:   *out = b < 64 ? a >> b : 0; return 0;
+	case DW_OP_shra:  *out = (uint64_t)((int64_t)a >> (b < 64 ? b : 63)); return 0;
+	case DW_OP_eq:    *out = a == b; return 0;
+	case DW_OP_ne:    *out = a != b; return 0;
+	case DW_OP_lt:    *out = (int64_t)a < (int64_t)b; return 0;
+	case DW_OP_gt:    *out = (int64_t)a > (int64_t)b; return 0;
+	case DW_OP_le:    *out = (int64_t)a <= (int64_t)b; return 0;
+	case DW_OP_ge:    *out = (int64_t)a >= (int64_t)b; return 0;
+	default: return -EINVAL;
+	}
+}
+
+/* One operation that pushes a value of its own (constants, registers, the CFA). */
+static int push_op(const Dwarf_Op *op, const struct state *st, uint64_t cfa, uint64_t *v)
+{
+	uint8_t a = op->atom;
+	if (a >= DW_OP_lit0 && a <= DW_OP_lit31) {
+		*v = a - DW_OP_lit0;
+		return 0;
+	}
+	if (a >= DW_OP_breg0 && a <= DW_OP_breg31) {
+		if (reg_value(st, a - DW_OP_breg0, v))
+			return -EINVAL;
+		*v += op->number;
+		return 0;
+	}
+	switch (a) {
+	case DW_OP_const1u: case DW_OP_const1s: case DW_OP_const2u: case DW_OP_const2s:
+	case DW_OP_const4u: case DW_OP_const4s: case DW_OP_const8u: case DW_OP_const8s:
+	case DW_OP_constu: case DW_OP_consts:
+		*v = op->number;
+		return 0;
+	case DW_OP_bregx:
+		if (reg_value(st, op->number, v))
+			return -EINVAL;
+		*v += op->number2;
+		return 0;
+	case DW_OP_call_frame_cfa:
+		*v = cfa;
+		return 0;
+	default:
+		return -EINVAL;
+	}
+}
+
+/* Evaluates ops; *is_value: they end in DW_OP_stack_value (else the result is an address).
+ * 0, -EFAULT (a read outside the copy) or -EINVAL (anything we do not evaluate). */
+static int eval(const struct machine *m, const struct state *st, uint64_t cfa,
+		const Dwarf_Op *ops, size_t nops, uint64_t *out, bool *is_value)
+{
+	uint64_t stk[EXPR_STACK];
+	size_t sp = 0;
+
+	*is_value = false;
+	if (!nops || nops > EXPR_MAX_OPS)
+		return -EINVAL;
+	for (size_t i = 0; i < nops; i++) {
+		const Dwarf_Op *op = &ops[i];
+		uint64_t v;
+		if (op->atom == DW_OP_stack_value) {
+			if (i + 1 != nops)
+				return -EINVAL;
+			*is_value = true;
+			break;
+		}
+		if (op->atom == DW_OP_nop)
+			continue;
+		if (!push_op(op, st, cfa, &v)) {
+			if (sp == EXPR_STACK)
+				return -EINVAL;
+			stk[sp++] = v;
+			continue;
+		}
+		if (!sp)
+			return -EINVAL;
+		switch (op->atom) {
+		case DW_OP_deref:
+			if (read_stack(m, stk[sp - 1], &stk[sp - 1]))
+				return -EFAULT;
+			continue;
+		case DW_OP_plus_uconst:
+			stk[sp - 1] += op->number;
+			continue;
+		case DW_OP_neg:
+			stk[sp - 1] = -stk[sp - 1];
+			continue;
+		case DW_OP_not:
+			stk[sp - 1] = ~stk[sp - 1];
+			continue;
+		case DW_OP_dup:
+			if (sp == EXPR_STACK)
+				return -EINVAL;
+			stk[sp] = stk[sp - 1];
+			sp++;
+			continue;
+		case DW_OP_drop:
+			sp--;
+			continue;
+		default:
+			if (sp < 2 || binary(op->atom, stk[sp - 2], stk[sp - 1], &v))
+				return -EINVAL;
+			stk[sp - 2] = v;
+			sp--;
+		}
+	}
+	if (!sp)
+		return -EINVAL;
+	*out = stk[sp - 1];
+	return 0;
+}
+
+/* The caller's registers from the row: 0, or -EFAULT / -EINVAL as eval. The CFA is the
+ * caller's sp on x86_64, whatever the row says of rsp. */
+static int step(const struct machine *m, Dwarf_Frame *fr, const struct state *cur,
+		struct state *next)
+{
+	Dwarf_Op *ops, mem[3];
+	size_t nops;
+	uint64_t cfa, v;
+	bool is_value;
+	int ra, rc;
+
+	if (dwarf_frame_cfa(fr, &ops, &nops))
+		return -EINVAL;
+	if ((rc = eval(m, cur, 0, ops, nops, &cfa, &is_value)))
+		return rc;
+	ra = dwarf_frame_info(fr, NULL, NULL, NULL);
+	if (ra != REG_RA)
+		return -EINVAL;
+	*next = (struct state){ 0 };
+	for (int r = 0; r < NREGS; r++) {
+		if (r == REG_SP || dwarf_frame_register(fr, r, mem, &ops, &nops))
+			continue;
+		if (!nops) {
+			if (!ops && (cur->valid >> r & 1)) {	/* same value */
+				next->r[r] = cur->r[r];
+				next->valid |= 1u << r;
+			}
+			continue;	/* else undefined */
+		}
+		if ((rc = eval(m, cur, cfa, ops, nops, &v, &is_value))) {
+			if (r == REG_RA)
+				return rc;
+			continue;	/* a register we cannot recover is unknown, not fatal */
+		}
+		if (!is_value && read_stack(m, v, &v)) {
+			if (r == REG_RA)
+				return -EFAULT;
+			continue;
+		}
+		next->r[r] = v;
+		next->valid |= 1u << r;
+	}
+	next->r[REG_SP] = cfa;
+	next->valid |= 1u << REG_SP;
+	return 0;
+}
+
+/* ops as "CFA + off" (a location; a value when is_value): 1, or 0 for any other shape. */
+static int cfa_plus(const Dwarf_Op *ops, size_t nops, int64_t *off, bool *is_value)
+{
+	*is_value = nops && ops[nops - 1].atom == DW_OP_stack_value;
+	nops -= *is_value;
+	if (!nops || nops > 2 || ops[0].atom != DW_OP_call_frame_cfa)
+		return 0;
+	if (nops == 2 && ops[1].atom != DW_OP_plus_uconst)
+		return 0;
+	*off = nops == 2 ? (int64_t)ops[1].number : 0;
+	return 1;
+}
+
+/* The row's rule in the cached shape (r->ok = 0 when it is not). */
+static void compile(Dwarf_Frame *fr, struct unw_rule *r)
+{
+	Dwarf_Op *ops, mem[3];
+	size_t nops;
+	bool is_value;
+
+	memset(r, 0, sizeof(*r));
+	if (dwarf_frame_cfa(fr, &ops, &nops) || nops != 1 || ops[0].atom < DW_OP_breg0 ||
+	    ops[0].atom - DW_OP_breg0 >= NREGS || dwarf_frame_info(fr, NULL, NULL, NULL) != REG_RA)
+		return;
+	r->cfa_reg = (uint8_t)(ops[0].atom - DW_OP_breg0);
+	r->cfa_off = (int64_t)ops[0].number;
+	for (int i = 0; i < NREGS; i++) {
+		r->how[i] = UNW_UNDEF;	/* the sp is the CFA, set apart */
+		if (i == REG_SP || dwarf_frame_register(fr, i, mem, &ops, &nops))
+			continue;
+		if (!nops)
+			r->how[i] = ops ? UNW_UNDEF : UNW_SAME;
+		else if (cfa_plus(ops, nops, &r->off[i], &is_value))
+			r->how[i] = is_value ? UNW_VAL_CFA : UNW_AT_CFA;
+		else
+			return;
+	}
+	r->ok = 1;
+}
+
+/* step() for a compiled rule. */
+static int step_rule(const struct machine *m, const struct unw_rule *r, const struct state *cur,
+		     struct state *next)
+{
+	uint64_t cfa, v;
+
+	if (reg_value(cur, r->cfa_reg, &cfa))
+		return -EINVAL;
+	cfa += (uint64_t)r->cfa_off;
+	*next = (struct state){ 0 };
+	for (int i = 0; i < NREGS; i++) {
+		switch (r->how[i]) {
+		case UNW_SAME:
+			if (!(cur->valid >> i & 1))
+				continue;
+			v = cur->r[i];
+			break;
+		case UNW_UNDEF:
+			continue;
+		case UNW_AT_CFA:
+			if (read_stack(m, cfa + (uint64_t)r->off[i], &v)) {
+				if (i == REG_RA)
+					return -EFAULT;
+				continue;
+			}
+			break;
+		default:
+			v = cfa + (uint64_t)r->off[i];
+		}
+		next->r[i] = v;
+		next->valid |= 1u << i;
+	}
+	next->r[REG_SP] = cfa;
+	next->valid |= 1u << REG_SP;
+	return 0;
+}
+
+/* One step from the pc at vaddr of c: through its cached rule, else libdw's row. 0, -ENOENT
+ * (no row), or step()'s errors. */
+static int step_at(const struct machine *m, struct unw_cfi *c, uint64_t vaddr,
+		   const struct state *cur, struct state *next)
+{
+	struct unw_rule *r = NULL;
+	Dwarf_Frame *fr;
+	int rc;
+
+	if (!c->rules)
+		c->rules = calloc(UNW_RULES, sizeof(*c->rules));
+	if (c->rules) {
+		r = &c->rules[(vaddr ^ vaddr >> 9) % UNW_RULES];
+		if (r->vaddr == vaddr && vaddr && r->ok)
+			return step_rule(m, r, cur, next);
+	}
+	if (unw_cfi_frame(c, vaddr, &fr))
+		return -ENOENT;
+	if (r) {
+		compile(fr, r);
+		r->vaddr = vaddr;
+	}
+	rc = r && r->ok ? step_rule(m, r, cur, next) : step(m, fr, cur, next);
+	free(fr);
+	return rc;
+}
+
+static enum unw_end end_of(int rc)
+{
+	return rc == -EFAULT ? UNW_END_MEMORY : rc == -ENOENT ? UNW_END_NO_CFI : UNW_END_BAD_CFI;
+}
+
+int unw_walk(const struct unw_input *in, unw_find_fn find, void *ctx, uint64_t *pcs,
+	     uint32_t max, enum unw_end *end)
+{
+	const struct unw_input no_copy = { 0 };
+	struct machine m = { .in = in };
+	struct state cur, next;
+	uint32_t n = 0;
+	int rc;
+
+	if (initial_state(in, &cur) || !max) {
+		*end = max ? UNW_END_NO_REGS : UNW_END_MAX;
+		return 0;
+	}
+	if (!in->stack)
+		m.in = &no_copy;	/* every read fails */
+	m.stack_base = cur.r[REG_SP];
+	pcs[n++] = cur.r[REG_RA];
+	for (;;) {
+		struct unw_module mod;
+		uint64_t pc = cur.r[REG_RA], vaddr;
+		/* A caller's pc is a return address: its call is the byte before. */
+		uint64_t at = n == 1 ? pc : pc - 1;
+
+		if (n >= max) {
+			*end = UNW_END_MAX;
+			break;
+		}
+		rc = find(ctx, at, &mod);
+		if (rc == -ENOMEM)
+			return rc;
+		if (rc || !mod.cfi || unw_cfi_vaddr(mod.cfi, mod.file_off, &vaddr)) {
+			*end = UNW_END_NO_CFI;
+			break;
+		}
+		rc = step_at(&m, mod.cfi, vaddr, &cur, &next);
+		if (rc) {
+			*end = end_of(rc);
+			break;
+		}
+		if (!(next.valid >> REG_RA & 1) || !next.r[REG_RA]) {
+			*end = UNW_END_ROOT;
+			break;
+		}
+		if (next.r[REG_SP] <= cur.r[REG_SP]) {
+			*end = UNW_END_LOOP;
+			break;
+		}
+		pcs[n++] = next.r[REG_RA];
+		cur = next;
+	}
+	return (int)n;
+}

@@ -1,0 +1,173 @@
+/* report_unwind.c - call graphs without frame pointers: a C program built here with -O2
+ * -fomit-frame-pointer calls main -> a -> b -> c (c burns the CPU); `jitprof record
+ * --call-graph dwarf` copies the user stacks, `jitprof report --collapsed`/`-g` unwinds them
+ * through the binaries' CFI (recorder/unwind/) and must show main;a;b;c for >= 90% of c's
+ * samples, as perf does on the same file (perf is the oracle: perf script); the same on a
+ * recording perf made; the --call-graph spellings and the SIZE limit. */
+#include "tests/e2e/report_util.h"
+
+TestSuite(report_unwind, .init = rx_setup, .fini = rx_teardown, .timeout = 300);
+
+static const char cg_c[] =
+	"#include <stdlib.h>\n"
+	"volatile unsigned long sink;\n"
+	"__attribute__((noinline)) void c(unsigned long n)\n"
+	"{ unsigned long x = 0; for (unsigned long i = 0; i < n; i++) x += i * i ^ (x >> 3);"
+	" sink = x; }\n"
+	"__attribute__((noinline)) void b(unsigned long n) { c(n); sink++; }\n"
+	"__attribute__((noinline)) void a(unsigned long n) { b(n); sink++; }\n"
+	"int main(int argc, char **argv)\n"
+	"{ a(argc > 1 ? strtoul(argv[1], 0, 0) : 100000000UL); sink++; return 0; }\n";
+
+static void build_cg(void)
+{
+	struct tu_result r;
+	char path[PATH_MAX];
+	if (!tu_have("cc"))
+		cr_skip_test("cc is not installed");
+	snprintf(path, sizeof(path), "%s/cg.c", dir);
+	cr_assert_eq(tu_write_file(path, cg_c, strlen(cg_c)), 0);
+	rx_ok(&r, "cd '%s' && cc -O2 -fomit-frame-pointer -o cg cg.c", dir);
+	tu_result_free(&r);
+}
+
+/* Of the samples whose leaf is c in a folded output: how many, and how many read exactly
+ * ...;main;a;b;c. */
+static void count_folded(const char *out, unsigned long *in_c, unsigned long *full)
+{
+	char line[8192];
+	*in_c = *full = 0;
+	for (const char *p = out; rx_next_line(&p, line, sizeof(line));) {
+		char *sp = strrchr(line, ' ');
+		if (!sp)
+			continue;
+		*sp = 0;
+		unsigned long n = strtoul(sp + 1, NULL, 10);
+		size_t l = strlen(line);
+		if (l < 2 || strcmp(line + l - 2, ";c"))
+			continue;
+		*in_c += n;
+		if (l >= 11 && !strcmp(line + l - 11, ";main;a;b;c"))
+			*full += n;
+	}
+}
+
+/* The same from `perf script -F sym`: samples are blank-line separated, leaf first. */
+static void count_perf_script(const char *out, unsigned long *in_c, unsigned long *full)
+{
+	char line[4096], syms[64][64];
+	int n = 0;
+	*in_c = *full = 0;
+	for (const char *p = out;;) {
+		int more = rx_next_line(&p, line, sizeof(line));
+		char sym[64];
+		if (more && sscanf(line, " %*x %63s", sym) == 1) {
+			if (n < 64)
+				snprintf(syms[n++], sizeof(syms[0]), "%s", sym);
+			continue;
+		}
+		if (n && !strcmp(syms[0], "c")) {
+			++*in_c;
+			*full += n >= 4 && !strcmp(syms[1], "b") && !strcmp(syms[2], "a") &&
+				 !strcmp(syms[3], "main");
+		}
+		n = 0;
+		if (!more)
+			break;
+	}
+}
+
+Test(report_unwind, dwarf_recording_unwound_like_perf)
+{
+	struct tu_result r;
+	unsigned long in_c, full, p_in_c, p_full;
+	build_cg();
+	rx_ok(&r, "cd '%s' && HOME='%s' '%s' record -q --call-graph dwarf -o jp.data ./cg "
+	      "100000000", dir, dir, rx_jitprof);
+	tu_result_free(&r);
+	rx_ok(&r, "cd '%s' && HOME='%s' '%s' report -i jp.data --collapsed", dir, dir, rx_jitprof);
+	count_folded(r.out, &in_c, &full);
+	cr_assert_geq(in_c, 50, "few samples in c:\n%s", r.out);
+	cr_assert_geq(full * 10, in_c * 9, "%lu of %lu samples in c unwound to main;a;b;c:\n%s",
+		      full, in_c, r.out);
+	cr_assert_null(strstr(r.err, "does not unwind"), "%s", r.err);
+	tu_result_free(&r);
+	rx_ok(&r, "cd '%s' && HOME='%s' '%s' report -i jp.data -g", dir, dir, rx_jitprof);
+	cr_assert(strstr(r.out, "---_start\n") && strstr(r.out, " main\n") &&
+		  strstr(r.out, " b\n"), "%s", r.out);
+	tu_result_free(&r);
+	/* perf reads the recording and unwinds it the same way. */
+	if (!tu_have("perf")) {
+		tu_skip_part("perf is not installed: no oracle for the unwound stacks");
+		return;
+	}
+	rx_ok(&r, "cd '%s' && HOME='%s' perf script -i jp.data -F ip,sym 2>/dev/null", dir, dir);
+	count_perf_script(r.out, &p_in_c, &p_full);
+	tu_result_free(&r);
+	if (p_full * 2 < p_in_c) {
+		tu_skip_part("perf unwound %lu of %lu samples in c here: no oracle", p_full, p_in_c);
+		return;
+	}
+	cr_assert_eq(p_in_c, in_c, "samples in c: perf %lu, ours %lu", p_in_c, in_c);
+	cr_assert(full + in_c / 20 >= p_full && p_full + in_c / 20 >= full,
+		  "unwound to main: perf %lu, ours %lu of %lu", p_full, full, in_c);
+	rx_ok(&r, "cd '%s' && HOME='%s' perf report -i jp.data --stdio --no-children -g caller "
+	      "2>/dev/null", dir, dir);
+	cr_assert(strstr(r.out, "---_start\n") && strstr(r.out, " main\n"), "%s", r.out);
+	tu_result_free(&r);
+}
+
+Test(report_unwind, perf_dwarf_recording_unwound)
+{
+	struct tu_result r;
+	unsigned long in_c, full;
+	build_cg();
+	if (!tu_have("perf"))
+		cr_skip_test("perf is not installed");
+	if (rx_sh(&r, "cd '%s' && HOME='%s' perf record -q --call-graph dwarf -o perf.data ./cg "
+		  "100000000", dir, dir) || r.status) {
+		tu_result_free(&r);
+		cr_skip_test("perf record --call-graph dwarf failed here");
+	}
+	tu_result_free(&r);
+	rx_ok(&r, "cd '%s' && HOME='%s' '%s' report -i perf.data --collapsed", dir, dir,
+	      rx_jitprof);
+	count_folded(r.out, &in_c, &full);
+	cr_assert_geq(in_c, 50, "few samples in c:\n%s", r.out);
+	cr_assert_geq(full * 10, in_c * 9, "%lu of %lu:\n%s", full, in_c, r.out);
+	tu_result_free(&r);
+}
+
+/* perf's spellings: fp is -g, dwarf takes a size rounded up to 8, at most 65528. */
+Test(report_unwind, call_graph_options)
+{
+	struct tu_result r;
+	build_cg();
+	rx_sh(&r, "cd '%s' && '%s' record -q --call-graph dwarf,65529 -o x.data ./cg 1", dir,
+	      rx_jitprof);
+	cr_assert_eq(r.status, 2, "%s", r.err);
+	cr_assert(strstr(r.err, "65528"), "%s", r.err);
+	tu_result_free(&r);
+	const char *bad[] = { "dwarf,0", "dwarf,", "dwarf,x", "lbr", "fp,8", "" };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		rx_sh(&r, "cd '%s' && '%s' record -q --call-graph '%s' -o x.data ./cg 1", dir,
+		      rx_jitprof, bad[i]);
+		cr_assert_eq(r.status, 2, "%s: %s", bad[i], r.err);
+		tu_result_free(&r);
+	}
+	if (!tu_have("perf")) {
+		tu_skip_part("perf is not installed: the attrs are not read back");
+		return;
+	}
+	rx_ok(&r, "cd '%s' && HOME='%s' '%s' record -q --call-graph dwarf,1 -o d.data ./cg 1 && "
+	      "perf evlist -v -i d.data", dir, dir, rx_jitprof);
+	cr_assert(strstr(r.out, "sample_stack_user: 8,") || strstr(r.out, "sample_stack_user: 8\n"),
+		  "%s", r.out);
+	cr_assert(strstr(r.out, "REGS_USER|STACK_USER") && strstr(r.out, "exclude_callchain_user: 1"),
+		  "%s", r.out);
+	tu_result_free(&r);
+	rx_ok(&r, "cd '%s' && HOME='%s' '%s' record -q --call-graph fp -o f.data ./cg 1 && "
+	      "perf evlist -v -i f.data", dir, dir, rx_jitprof);
+	cr_assert(strstr(r.out, "CALLCHAIN") && !strstr(r.out, "STACK_USER"), "%s", r.out);
+	tu_result_free(&r);
+}
