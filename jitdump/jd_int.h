@@ -27,8 +27,10 @@
 /* The options rule of lib/opts.h (docs/ARCHITECTURE.md, "Options structs"), copied because
  * libjitdump depends on libc only: 0 with dst (dst_size bytes) holding what the caller's
  * struct has and zero (the default) for the rest, or -EINVAL when the caller's struct is
- * larger than ours and a byte we do not know is not zero. The first member is size_t sz
- * (0 = this header's size). Not inlined, as lib/opts.h says why. */
+ * larger than ours and a byte we do not know is not zero. The first member is size_t sz,
+ * required: a 0 there was once read as "this header's size", and a program built against an
+ * older, smaller struct then had bytes past its struct read (JD_OPTS sets sz). Not inlined,
+ * as lib/opts.h says why. */
 static __attribute__((noinline, unused))
 int jd_opts_take(void *dst, size_t dst_size, const void *opts)
 {
@@ -36,8 +38,6 @@ int jd_opts_take(void *dst, size_t dst_size, const void *opts)
 	memset(dst, 0, dst_size);
 	if (opts) {
 		memcpy(&sz, opts, sizeof(sz));
-		if (!sz)
-			sz = dst_size;
 		if (sz < sizeof(size_t))
 			return -EINVAL;
 		for (size_t i = dst_size; i < sz; i++)

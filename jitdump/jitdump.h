@@ -333,14 +333,17 @@ enum jd_clock {
 };
 
 struct jd_writer_opts {
-	/* sizeof(struct jd_writer_opts) the caller was built with (0 = this header's): an older
-	 * caller gets defaults for what it lacks, a newer one's unknown non-zero bytes are
-	 * refused with -EINVAL (docs/ARCHITECTURE.md, "Options structs"). `size` is the old
-	 * spelling. */
+	/* sizeof(struct jd_writer_opts) the caller was built with, required (0 is refused with
+	 * -EINVAL; JD_OPTS below sets it): an older caller gets defaults for what it lacks, a
+	 * newer one's unknown non-zero bytes are refused with -EINVAL (docs/ARCHITECTURE.md,
+	 * "Options structs"). `size` is the old spelling. */
 	union {
 		size_t sz;
 		size_t size;
 	};
+/* Declares options struct `type` named name with its sz set and the given fields, the rest
+ * zero (their defaults): JD_OPTS(jd_writer_opts, o, .dir = "/tmp/jit"); jd_writer_open(&w, &o); */
+#define JD_OPTS(type, name, ...) struct type name = { .sz = sizeof(struct type), __VA_ARGS__ }
 	const char *dir;	/* NULL: $JITDUMPDIR, else $HOME/.debug/jit (created 0700) */
 	enum jd_clock clock;
 	size_t buffer_size;	/* 0: 64 KiB */

@@ -113,7 +113,7 @@ static void write_extreme_dump(struct run *r)
 {
 	char dumps[700];
 	snprintf(dumps, sizeof(dumps), "%s/dumps", r->dir);
-	struct jd_writer_opts o = { .dir = dumps, .clock = JD_CLOCK_MONOTONIC };
+	JD_OPTS(jd_writer_opts, o, .dir = dumps, .clock = JD_CLOCK_MONOTONIC);
 	struct jd_writer *w = NULL;
 	r->t_marker = now_mono();
 	cr_assert_eq(jd_writer_open(&w, &o), 0);
@@ -354,8 +354,8 @@ Test(faults_extreme, a_million_loads_in_one_dump, .timeout = 240)
 	run_init(&r, "extreme-1m");
 	char dumps[700];
 	snprintf(dumps, sizeof(dumps), "%s/dumps", r.dir);
-	struct jd_writer_opts o = { .dir = dumps, .clock = JD_CLOCK_MONOTONIC,
-				    .buffer_size = 1 << 20, .no_ext = 1 };
+	JD_OPTS(jd_writer_opts, o, .dir = dumps, .clock = JD_CLOCK_MONOTONIC,
+		.buffer_size = 1 << 20, .no_ext = 1);
 	struct jd_writer *w = NULL;
 	uint8_t code[32];
 	memset(code, 0x90, sizeof(code));

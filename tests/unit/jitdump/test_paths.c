@@ -50,7 +50,7 @@ Test(paths, planted_links_are_not_written_through)
 		unlink(ext);
 		const char *at = which & 1 ? ext : dump;
 		cr_assert_eq(which < 2 ? symlink(victim, at) : link(victim, at), 0);
-		struct jd_writer_opts o = { .dir = dir, .clock = JD_CLOCK_MONOTONIC };
+		JD_OPTS(jd_writer_opts, o, .dir = dir, .clock = JD_CLOCK_MONOTONIC);
 		struct jd_writer *w = NULL;
 		int rc = jd_writer_open(&w, &o);
 		if (rc == 0) {	/* the companion is opened with the first companion record */

@@ -48,6 +48,31 @@ Test(writer, opts_size_rule)
 	free(dir);
 }
 
+/* sz is required: a program built against an older, smaller struct that left sz 0 had the
+ * bytes past its struct read as this version's fields (ASan: a stack-buffer-overflow read).
+ * The older struct here is the 1.0 layout up to `clock`, with live stack bytes after it. */
+Test(writer, opts_without_size_refused)
+{
+	char *dir = tu_tmpdir("jd-opts0");
+	struct jd_writer *w = (struct jd_writer *)dir;
+	struct {
+		size_t sz;
+		const char *dir;
+		enum jd_clock clock;
+	} older = { 0, dir, JD_CLOCK_MONOTONIC };
+	cr_assert_eq(jd_writer_open(&w, (const struct jd_writer_opts *)&older), -EINVAL);
+	cr_assert_null(w);
+	older.sz = sizeof(older);	/* the same caller, saying its size: accepted */
+	cr_assert_eq(jd_writer_open(&w, (const struct jd_writer_opts *)&older), 0);
+	cr_assert_eq(jd_writer_close(w), 0);
+	JD_OPTS(jd_writer_opts, o, .dir = dir);
+	cr_assert_eq(o.sz, sizeof(struct jd_writer_opts));
+	cr_assert_eq(jd_writer_open(&w, &o), 0);
+	cr_assert_eq(jd_writer_close(w), 0);
+	tu_rmtree(dir);
+	free(dir);
+}
+
 Test(writer, every_record_round_trips)
 {
 	char *dir;
