@@ -66,6 +66,8 @@ struct sym_opts {
 	struct jp_log log;
 	uint64_t archive_budget;	/* bytes an archive may unpack to; 0: the default,
 					 * SYM_ARCHIVE_BUDGET_BASE + RATIO x its size */
+	uint64_t archive_max_entries;	/* members (and directories they make) it may have;
+					 * 0: SYM_ARCHIVE_ENTRIES_BASE + 1 per _BYTES of it */
 };
 
 /* NULL opts = defaults. Returns NULL on out of memory, or with errno EINVAL when opts
@@ -79,6 +81,10 @@ void sym_session_remove_files(struct sym_session *s);
  * debug files that compress 3-10x; a crafted one reaches 30000x. */
 #define SYM_ARCHIVE_BUDGET_BASE (1ull << 30)
 #define SYM_ARCHIVE_BUDGET_RATIO 64u
+/* ... and has at most BASE + one per BYTES of its size members and directories they make (an
+ * ELF is a file, a link and a directory or two, and compresses to a kilobyte or more). */
+#define SYM_ARCHIVE_ENTRIES_BASE 16384u
+#define SYM_ARCHIVE_ENTRIES_BYTES 64u
 
 /* An extra lookup source by build-id: a directory laid out like ~/.debug, or an archive
  * file (tar, optionally zstd/gzip/xz compressed) whose members mirror the cache:
