@@ -28,6 +28,8 @@ struct jd_name_slot {
 struct jd_name_tab {
 	struct jd_name_slot *slots;
 	size_t cap, used;
+	uint64_t seed;		/* the per-process hash seed, taken at the first use */
+	size_t probes;		/* occupied slots passed over (the flooding test) */
 };
 /* Increments name's count and returns the new value (1 for a first load), 0 on ENOMEM. */
 uint32_t jd_name_tab_bump(struct jd_name_tab *t, const char *name);
@@ -40,6 +42,8 @@ struct jd_u64_slot {
 struct jd_u64_tab {
 	struct jd_u64_slot *slots;
 	size_t cap, used;
+	uint64_t seed;		/* as jd_name_tab's */
+	size_t probes;		/* slots of other keys passed over by puts */
 };
 int jd_u64_tab_put(struct jd_u64_tab *t, uint64_t key, uint32_t val);	/* replaces */
 int jd_u64_tab_get(const struct jd_u64_tab *t, uint64_t key, uint32_t *val); /* 1 found */

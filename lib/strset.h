@@ -18,6 +18,8 @@ struct jp_strset {			/* zero-initialized = empty */
 	struct jp_strset_chunk *chunks;
 	struct jp_strset_slot *slots;	/* open addressing, power-of-two size, <= half full */
 	size_t cap, n;
+	uint64_t seed;			/* jp_hash_seed, taken when the table is first made */
+	size_t probes;			/* occupied slots adds passed over (the flooding test) */
 };
 
 /* The interned copy of str; NULL for NULL, or on out of memory. */

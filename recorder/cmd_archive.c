@@ -4,11 +4,15 @@
  *     <path>/<build-id>/elf                   the ELF (path = recorded name without '/')
  *     .build-id/<xx>/<rest>                   symlink -> ../../<path>/<build-id>
  *     [kernel.kallsyms]/<build-id>/kallsyms   the kernel's symbols, when they match
- *     [vdso]/<build-id>/vdso                  the vdso image (saved by record, as perf) */
+ *     [vdso]/<build-id>/vdso                  the vdso image (saved by record, as perf)
+ * What it packs is bounded by the recording (ARCHIVE_BUDGET_*): a 183 KB perf.data naming
+ * 1,160 system ELFs packed 995 MB of another user's choosing (issue 34, finding 9). */
 #include <errno.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "lib/archive_api.h"
@@ -16,6 +20,11 @@
 #include "recorder/perfdata/perfdata.h"
 #include "recorder/report/report.h"
 #include "recorder/symbols/symbols.h"
+
+/* Bytes before compression an archive may hold unless --max-size: BASE + RATIO x the
+ * recording's size (a pipe's counts 0). */
+#define ARCHIVE_BUDGET_BASE (256ull << 20)
+#define ARCHIVE_BUDGET_RATIO 1024u
 
 struct listed_id {
 	uint8_t size, data[SYM_BUILD_ID_MAX];
@@ -25,6 +34,9 @@ struct archive_job {
 	struct archive *a;
 	const char *symfs, *buildid_dir;
 	size_t added, missing, unsampled, bytes;
+	uint64_t max_bytes;		/* the budget; UINT64_MAX: none */
+	int max_given;			/* --max-size set it */
+	char refusal[700];		/* why the budget stopped the archive */
 	int verbose;
 	/* The recording's build-id table, sorted: perf and jitprof list there the DSOs
 	 * samples landed in. A DSO it leaves out whose file is absent is no loss: inject
@@ -92,6 +104,8 @@ static void usage(FILE *out)
 		"      --debuginfod-timeout S\n"
 		"                       what all debuginfod requests may take together\n"
 		"                       (default 30 seconds)\n"
+		"      --max-size N     refuse past N bytes before compression (default 256 MiB\n"
+		"                       + 1024x the recording's size; 0: no limit)\n"
 		"  -v, --verbose        name every file added\n"
 		"  -V, --version        jitprof's version\n"
 		"  -h, --help           this text\n");
@@ -232,6 +246,18 @@ static int read_kallsyms(const struct sym_build_id *bid, void **buf, size_t *len
 	return match ? slurp("/proc/kallsyms", buf, len) : -ENOENT;
 }
 
+/* -EFBIG, with the refusal written, when len more bytes would pass the budget. */
+static int budget_take(struct archive_job *j, size_t len, const char *name)
+{
+	if (len <= j->max_bytes - j->bytes)
+		return 0;
+	snprintf(j->refusal, sizeof(j->refusal), "refused: the files the recording names pass "
+		 "%" PRIu64 " bytes before compression at %.300s (%s); nothing written, "
+		 "--max-size lifts the limit", j->max_bytes, name,
+		 j->max_given ? "--max-size" : "256 MiB + 1024x the recording's size");
+	return -EFBIG;
+}
+
 static int add_dso(struct archive_job *j, struct sym_session *ss, struct sym_dso *d)
 {
 	const struct sym_build_id *bid = sym_dso_build_id(d);
@@ -262,6 +288,8 @@ static int add_dso(struct archive_job *j, struct sym_session *ss, struct sym_dso
 	/* perf's names: the vdso image is [vdso]/<id>/vdso */
 	const char *file = kernel ? "kallsyms" : !strcmp(name, "[vdso]") ? "vdso" : "elf";
 	int rc = member_dir(name, dir, sizeof(dir));
+	if (!rc)
+		rc = budget_take(j, len, name);
 	if (!rc) {
 		snprintf(path, sizeof(path), "%s/%s/%s", dir, hex, file);
 		snprintf(link, sizeof(link), ".build-id/%.2s/%s", hex, hex + 2);
@@ -272,7 +300,8 @@ static int add_dso(struct archive_job *j, struct sym_session *ss, struct sym_dso
 		/* Local symbols and lines of stripped libraries live in their debug files. */
 		void *dbg = NULL;
 		size_t dlen = 0;
-		if (!rc && !kernel && !read_debug_file(j, bid, hex, &dbg, &dlen)) {
+		if (!rc && !kernel && !read_debug_file(j, bid, hex, &dbg, &dlen) &&
+		    !(rc = budget_take(j, len + dlen, name))) {
 			snprintf(path, sizeof(path), "%s/%s/debug", dir, hex);
 			rc = add_entry(j->a, path, dbg, dlen, NULL);
 			len += dlen;
@@ -320,6 +349,7 @@ int cmd_archive(int argc, char **argv)
 		{ "symfs", required_argument, NULL, 's' },
 		{ "buildid-dir", required_argument, NULL, 'b' },
 		{ "debuginfod-timeout", required_argument, NULL, 'T' },
+		{ "max-size", required_argument, NULL, 'm' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
@@ -343,6 +373,17 @@ int cmd_archive(int argc, char **argv)
 			if (cli_debuginfod_timeout(optarg, &in.debuginfod_timeout))
 				return 2;
 			break;
+		case 'm': {
+			char *end;
+			errno = 0;
+			unsigned long long v = strtoull(optarg, &end, 10);
+			if (errno || end == optarg || *end || optarg[0] == '-')
+				return cli_usage_error("--max-size wants a number of bytes, not '%s'",
+						       optarg);
+			job.max_bytes = v ? (uint64_t)v : UINT64_MAX;
+			job.max_given = 1;
+			break;
+		}
 		case 'v': job.verbose = 1; break;
 		case 'h': usage(stdout); return 0;
 		case 'V': return cli_version();
@@ -354,6 +395,11 @@ int cmd_archive(int argc, char **argv)
 	in.force = (size_t)force;	/* the --no-elfs dumps and perf maps it names too */
 	if (cli_check_input_owner(in.input, force))
 		return 1;
+	struct stat ist;
+	if (!job.max_given)
+		job.max_bytes = ARCHIVE_BUDGET_BASE +
+				(strcmp(in.input, "-") && !stat(in.input, &ist) && ist.st_size > 0
+				 ? ARCHIVE_BUDGET_RATIO * (uint64_t)ist.st_size : 0);
 	char defout[4096];
 	if (!output) {
 		snprintf(defout, sizeof(defout), "%s.tar.zst", in.input);
@@ -398,6 +444,10 @@ int cmd_archive(int argc, char **argv)
 	la->write_free(job.a);
 	if (rc)
 		cli_outfile_abort(&o);
+	if (ingest_rc == -EFBIG && job.refusal[0]) {
+		cli_log_done(&log, 0);
+		return cli_error("%s: %s", output, job.refusal);
+	}
 	if (cli_log_done(&log, ingest_rc))
 		return 1;
 	if (rc)

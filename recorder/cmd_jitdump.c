@@ -2,7 +2,9 @@
  * the header and every record, one per line with its byte offset, or as JSON, or summed up
  * (--stats: per record type, per method name with its number of loads = generations).
  * Damage is an error naming the offset (records before it are still shown); a partial record
- * at the tail is a warning, since a live or crashed writer leaves one. */
+ * at the tail is a warning, since a live or crashed writer leaves one. What is printed is
+ * bounded by the file (SHOW_BUDGET): the same-file shorthand lets 18 bytes of a dump print a
+ * whole path again, so a 1 MB dump could print gigabytes (issue 34, finding 9). */
 #include <elf.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -14,6 +16,10 @@
 #include "jitdump/jitdump.h"
 #include "safeio/safeio.h"
 #include "recorder/cli.h"
+
+/* The output one file may produce unless --all: an honest dump prints 2-4x its size. */
+#define SHOW_BUDGET_FIXED (16ull << 20)
+#define SHOW_BUDGET_PER_BYTE 16
 
 static void usage(FILE *out)
 {
@@ -27,17 +33,42 @@ static void usage(FILE *out)
 		"                    code bytes per method name\n"
 		"      --companion   also read FILE.jitprof (generation/tier, inline stacks,\n"
 		"                    unloads, agent accounting) when it exists\n"
+		"      --all         show every record however much output it makes (by default\n"
+		"                    a file's output stops past 16 MiB + 16x its size)\n"
 		"  -V, --version     jitprof's version\n"
 		"  -h, --help        this text\n\n"
 		"Exit status: 0 when the file was read to its end (a partial record at the tail is\n"
-		"a warning), 1 on damage (reported with its offset) or an unreadable file.\n");
+		"a warning), 1 on damage (reported with its offset), an unreadable file, or output\n"
+		"cut at its budget (what was left out is said).\n");
 }
 
 struct out {
-	FILE *fp;
+	FILE *fp;		/* a counting stream over stdout (counted_write) */
 	int json;
 	int first;		/* no field yet in the current JSON object */
+	uint64_t written;	/* bytes the stream has passed on */
+	uint64_t limit;		/* no new record or entry once written is past it */
+	uint64_t cut_records, cut_entries;	/* left out for the limit */
 };
+
+static ssize_t counted_write(void *cookie, const char *buf, size_t n)
+{
+	struct out *o = cookie;
+	size_t w = fwrite(buf, 1, n, stdout);
+	o->written += w;
+	return w == n ? (ssize_t)n : -1;
+}
+
+/* Past the budget: the records and entries not yet begun are counted, not printed (lists and
+ * objects already open are closed, so --json stays valid). Checked per record and per entry:
+ * one DEBUG_INFO record may hold a million entries. */
+static int over_budget(struct out *o, uint64_t skipped_entries)
+{
+	if (o->written <= o->limit)
+		return 0;
+	o->cut_entries += skipped_entries;
+	return 1;
+}
 
 /* Strings come from the file: JSON-escaped, or made harmless for a terminal (safeio's one
  * escaping path: control characters, bidirectional controls, line separators; JSON stays valid
@@ -180,7 +211,7 @@ static void print_header(struct out *o, struct jd_reader *r)
 static void print_lines(struct out *o, const struct jd_debug_info *d)
 {
 	list_begin(o, "entries");
-	for (uint64_t i = 0; i < d->nr_entry; i++) {
+	for (uint64_t i = 0; i < d->nr_entry && !over_budget(o, d->nr_entry - i); i++) {
 		item_begin(o);
 		f_addr(o, "addr", d->entries[i].addr);
 		f_str(o, "file", d->entries[i].file);
@@ -199,7 +230,7 @@ static void print_inline(struct out *o, const struct jd_ext_inline *in)
 	f_u64(o, "methods", in->nr_methods);
 	f_u64(o, "inline_version", in->flags & JD_INLINE_BCI ? 2 : 1);
 	list_begin(o, "pcs");
-	for (uint32_t i = 0; i < in->nr_pcs; i++) {
+	for (uint32_t i = 0; i < in->nr_pcs && !over_budget(o, in->nr_pcs - i); i++) {
 		const struct jd_inline_pc *pc = &in->pcs[i];
 		item_begin(o);
 		f_addr(o, "addr", pc->addr);
@@ -431,8 +462,24 @@ out:
 /* ---- driver ---------------------------------------------------------------------------- */
 
 struct opts {
-	int json, stats, companion;
+	int json, stats, companion, all;
 };
+
+/* Says what the budget left out of one file's output; 1 when something was. */
+static int report_cut(struct out *o, const char *path)
+{
+	if (!o->cut_records && !o->cut_entries)
+		return 0;
+	if (o->json) {
+		f_u64(o, "cut_records", o->cut_records);
+		f_u64(o, "cut_entries", o->cut_entries);
+	}
+	fflush(o->fp);
+	cli_error("%s: output stopped past %" PRIu64 " bytes (16 MiB + 16x the file's size): "
+		  "%" PRIu64 " records and %" PRIu64 " line/inline entries not shown; --all "
+		  "shows them", path, o->limit, o->cut_records, o->cut_entries);
+	return 1;
+}
 
 /* Reads one file, printing as asked; 0 read whole, 1 damaged or unreadable. */
 static int show_file(struct out *o, const struct opts *op, const char *path, int *warned)
@@ -447,6 +494,10 @@ static int show_file(struct out *o, const struct opts *op, const char *path, int
 	struct stats s = { 0 };
 	struct jd_record rec;
 	int rc;
+	uint64_t size = jd_reader_size(r);
+	o->limit = op->all || size > (UINT64_MAX - SHOW_BUDGET_FIXED) / SHOW_BUDGET_PER_BYTE
+		   ? UINT64_MAX : o->written + SHOW_BUDGET_FIXED + SHOW_BUDGET_PER_BYTE * size;
+	o->cut_records = o->cut_entries = 0;
 	print_header(o, r);
 	/* What perf would refuse even though we read it (Mono wrote version 2 for years). */
 	const struct jd_header *h = jd_reader_header(r);
@@ -464,6 +515,8 @@ static int show_file(struct out *o, const struct opts *op, const char *path, int
 				rc = -1;
 				break;
 			}
+		} else if (over_budget(o, 0)) {
+			o->cut_records++;
 		} else {
 			print_record(o, &rec);
 		}
@@ -483,8 +536,8 @@ static int show_file(struct out *o, const struct opts *op, const char *path, int
 		fprintf(o->fp, "# %" PRIu64 " records, %" PRIu64 " unknown skipped\n", st->records,
 			st->unknown_skipped);
 	}
+	int ret = report_cut(o, path);
 	fflush(o->fp);
-	int ret = 0;
 	if (rc < 0) {
 		ret = cli_error("%s", rc == -1 ? "out of memory" : jd_reader_error(r));
 	} else if (st->truncated_bytes) {
@@ -504,6 +557,7 @@ int cmd_jitdump(int argc, char **argv)
 		{ "json", no_argument, NULL, 'j' },
 		{ "stats", no_argument, NULL, 's' },
 		{ "companion", no_argument, NULL, 'c' },
+		{ "all", no_argument, NULL, 'a' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -516,6 +570,7 @@ int cmd_jitdump(int argc, char **argv)
 		case 'j': op.json = 1; break;
 		case 's': op.stats = 1; break;
 		case 'c': op.companion = 1; break;
+		case 'a': op.all = 1; break;
 		case 'h': usage(stdout); return 0;
 		case 'V': return cli_version();
 		default: return cli_usage_brief(usage);
@@ -532,7 +587,13 @@ int cmd_jitdump(int argc, char **argv)
 		cli_warn("no companion file %s%s", path, JD_EXT_SUFFIX);
 	static char obuf[1 << 16];
 	setvbuf(stdout, obuf, _IOFBF, sizeof(obuf));
-	struct out o = { stdout, op.json, 1 };
+	struct out o = { NULL, op.json, 1, 0, UINT64_MAX, 0, 0 };
+	/* Counted as it leaves its own 4 KiB buffer: the count lags by at most that much. */
+	o.fp = fopencookie(&o, "w", (cookie_io_functions_t){ .write = counted_write });
+	if (!o.fp)
+		return cli_error("out of memory");
+	static char cbuf[4096];
+	setvbuf(o.fp, cbuf, _IOFBF, sizeof(cbuf));
 	int warned = 0;
 	obj_begin(&o, NULL);
 	int ret = show_file(&o, &op, path, &warned);
@@ -546,7 +607,8 @@ int cmd_jitdump(int argc, char **argv)
 	obj_end(&o);
 	if (o.json)
 		fputc('\n', o.fp);
-	if (fflush(stdout) || ferror(stdout))
+	int werr = fclose(o.fp);
+	if (werr || fflush(stdout) || ferror(stdout))
 		return cli_error("writing the output failed");
 	return ret;
 }

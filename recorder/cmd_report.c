@@ -368,7 +368,8 @@ struct file_job {
 static int write_flame(FILE *fp, struct file_job *j)
 {
 	struct rp_flame_opts fo = { .title = j->title, .min_width = j->a->min_width,
-				    .reverse = j->a->reverse, .base = j->a->base };
+				    .reverse = j->a->reverse, .base = j->a->base,
+				    .log = &j->a->in.log };
 	return rp_write_flamegraph(fp, j->s, &fo);
 }
 
@@ -376,7 +377,7 @@ static int write_html(FILE *fp, struct file_job *j)
 {
 	struct rp_html_opts ho = { .title = j->title, .keys = j->keys, .nr_keys = j->nr_keys,
 				   .max_rows = j->a->rows, .min_width = j->a->min_width,
-				   .base = j->a->base };
+				   .base = j->a->base, .log = &j->a->in.log };
 	return rp_write_html(fp, j->s, &ho);
 }
 

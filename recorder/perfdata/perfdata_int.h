@@ -144,10 +144,14 @@ struct pd_reader {
 	char **cmdline;		/* parsed CMDLINE, NULL-terminated */
 	size_t cmdline_n;
 
-	/* Decompressed COMPRESSED payloads: records in [dpos, dlen) are delivered first. */
+	/* Decompressed COMPRESSED payloads: records in [dpos, dlen) are delivered first; more
+	 * come from the kept payload zin[zin_pos, zin_len) (and zstd's own buffer when zfull). */
 	struct pd_zstd *zstd;
 	uint8_t *dbuf;
 	size_t dlen, dpos, dcap;
+	uint8_t *zin;
+	size_t zin_len, zin_pos, zin_cap;
+	int zfull;			/* the last call filled its output: zstd may hold more */
 	uint64_t dsrc_off;	/* offset of the COMPRESSED record they came from */
 	uint64_t nr_compressed;
 	uint64_t dtotal, dsrc_total;	/* bytes decompressed, compressed bytes read */
@@ -164,6 +168,8 @@ void pd_swap_feature(unsigned feat, void *data, size_t size);
 
 /* compressed.c */
 int pd_decompress(struct pd_reader *r, const void *data, size_t n, uint64_t off);
+/* More of the kept payload inflated after [dpos, dlen): 1 some, 0 none left, or an error. */
+int pd_decompress_more(struct pd_reader *r);
 void pd_zstd_free(struct pd_reader *r);
 
 /* header.c: the file header, attrs, ids, feature table (first16: the bytes already read). */

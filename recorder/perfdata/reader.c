@@ -343,22 +343,28 @@ static int finish(struct pd_reader *r, struct pd_event *ev, const uint8_t *rec, 
 	return err ? err : 1;
 }
 
-/* The next whole record from decompressed COMPRESSED payloads: 1, or 0 if none is whole. */
+/* The next whole record from decompressed COMPRESSED payloads, inflating more of the kept
+ * payload as needed: 1, or 0 if none is whole. */
 static int next_decompressed(struct pd_reader *r, struct pd_event *ev)
 {
 	struct perf_event_header h;
-	size_t left = r->dlen - r->dpos;
 	int err;
 
-	if (left < sizeof(h))
-		return 0;
-	memcpy(&h, r->dbuf + r->dpos, sizeof(h));
-	if (r->swap)
-		h.size = bswap_16(h.size);
-	if (h.size < sizeof(h))
-		return pd_set_err(r, -EINVAL, r->dsrc_off, "bad record inside compressed data");
-	if (left < h.size)
-		return 0;
+	for (;;) {
+		size_t left = r->dlen - r->dpos;
+		if (left >= sizeof(h)) {
+			memcpy(&h, r->dbuf + r->dpos, sizeof(h));
+			if (r->swap)
+				h.size = bswap_16(h.size);
+			if (h.size < sizeof(h))
+				return pd_set_err(r, -EINVAL, r->dsrc_off,
+						  "bad record inside compressed data");
+			if (left >= h.size)
+				break;
+		}
+		if ((err = pd_decompress_more(r)) <= 0)
+			return err;
+	}
 	if ((err = grow(&r->rec, &r->rec_cap, h.size)))
 		return err;
 	memcpy(r->rec, r->dbuf + r->dpos, h.size);
@@ -408,7 +414,7 @@ int pd_reader_next(struct pd_reader *r, struct pd_event *ev)
 	int err;
 
 again:
-	if (r->dpos < r->dlen && (err = next_decompressed(r, ev)))
+	if (r->zstd && (err = next_decompressed(r, ev)))
 		return err;
 	off = r->pos;
 	if (!r->pipe && r->pos >= r->data_end)

@@ -230,6 +230,7 @@ int rp_write_flamegraph(FILE *out, const struct rp_session *s, const struct rp_f
 	int rc = rp_tree_build(&t, s, o->reverse);
 	if (rc)
 		return rc;
+	rp_tree_log_cut(&t, s->tree_max_nodes, o->log);
 	double usable = FG_WIDTH - 2 * FG_PAD;
 	double scale = t.n[0].count ? usable / t.n[0].count : 0;
 	double min_w = o->min_width > 0 ? o->min_width : 1.0;

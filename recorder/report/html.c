@@ -308,6 +308,8 @@ static int write_data(FILE *out, const struct rp_session *s, const struct rp_htm
 	/* Both trees, and the base's, each pair from one pass over its samples' stacks. */
 	struct rp_tree t[2] = { 0 }, bt[2] = { 0 };
 	rc = rp_trees_build(&t[0], &t[1], s);
+	if (!rc)	/* once for both */
+		rp_tree_log_cut(t[0].cut_stacks ? &t[0] : &t[1], s->tree_max_nodes, o->log);
 	if (!rc && o->base && !(rc = rp_trees_build(&bt[0], &bt[1], o->base)))
 		for (int rev = 0; rev < 2; rev++)	/* merged as the picture is, in its scale */
 			rp_tree_prune(&bt[rev], (uint64_t)(o->base->nr_samples *

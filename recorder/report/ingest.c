@@ -315,7 +315,8 @@ static int on_sample(struct ingest *in, const struct pd_event *ev)
 	if (in->o->want_callchain && ps->callchain) {
 		int ctx_mode = cpumode;
 		int skipped_self = 0;
-		for (uint64_t i = 0; i < ps->nr_callchain && nr < MAX_FRAMES; i++) {
+		uint64_t i = 0;
+		for (; i < ps->nr_callchain && nr < MAX_FRAMES; i++) {
 			uint64_t a = ps->callchain[i];
 			if (a >= PERF_CONTEXT_MAX) {
 				if (a == PERF_CONTEXT_KERNEL)
@@ -333,6 +334,7 @@ static int on_sample(struct ingest *in, const struct pd_event *ev)
 			nr += resolve(in, ps->pid, a, ps->time, ctx_mode, frames + nr,
 				      MAX_FRAMES - nr);
 		}
+		in->chains_cut += i < ps->nr_callchain;
 	}
 	if (in->o->want_callchain && ps->regs) {
 		/* --call-graph dwarf: the kernel's chain stops where the user stack starts. */
@@ -627,6 +629,10 @@ static int ingest(struct rp_session *s, const struct rp_ingest_opts *o, char *er
 				     &o->log);
 	rp_checks_report(&in.checks, o);
 	rp_ingest_unwind_report(&in);
+	if (in.chains_cut)
+		jp_logf(&o->log, JP_LOG_WARN, "%" PRIu64 " samples' call chains are deeper than %u "
+			"frames: cut there, their outermost callers left out", in.chains_cut,
+			MAX_FRAMES);
 	if (o->want_callchain)
 		rc = dso_build_ids(&in);
 	struct rp_promote pr = { &in.pending, rp_ingest_promote, &in };

@@ -37,6 +37,7 @@ struct ingest {
 					 * mapped, no load made of them yet */
 	uint64_t end_time;		/* when the loads end_load() ends, end */
 	struct rp_checks checks;	/* forgotten prerequisites (checks.c) */
+	uint64_t chains_cut;		/* samples whose chain passed MAX_FRAMES (said once) */
 	/* The symbol session's strings are interned there and stay put: what each one becomes
 	 * in our session (display name, interned copy, base name) is remembered by pointer, so
 	 * a frame costs three pointer lookups instead of three strlen + hash + strcmp (and an

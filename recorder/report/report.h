@@ -225,6 +225,7 @@ struct rp_flame_opts {
 	double min_width;		/* px; narrower frames merge (0: 1 px) */
 	int reverse;			/* icicle of callers: leaf functions at the root */
 	const struct rp_session *base;	/* differential: coloured by change since this one */
+	const struct jp_log *log;	/* what the node limit cut (NULL: silent) */
 };
 int rp_write_flamegraph(FILE *out, const struct rp_session *s, const struct rp_flame_opts *o);
 /* One self-contained interactive HTML file: flame graph, generations timeline, top table
@@ -236,6 +237,7 @@ struct rp_html_opts {
 	size_t max_rows;
 	double min_width;		/* px of a 1200 px view; narrower frames merge (0: 0.1) */
 	const struct rp_session *base;	/* differential: coloured by change since this one */
+	const struct jp_log *log;	/* what the node limit cut (NULL: silent) */
 };
 int rp_write_html(FILE *out, const struct rp_session *s, const struct rp_html_opts *o);
 /* pprof's profile.proto, gzipped: locations with their inline chains, mappings with

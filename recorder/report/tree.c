@@ -38,8 +38,10 @@ static uint64_t mix(uint64_t parent, uint64_t key)
 	return h ? h : 1;
 }
 
+/* The child of parent for frame f (or command comm), made if new: 0 out of memory,
+ * RP_NO_NODE when a new one would pass max nodes. */
 static uint32_t child_of(struct rp_tree *t, struct rp_u64map *idx, const struct rp_session *s,
-			 uint32_t parent, const struct rp_frame *f, const char *comm)
+			 uint32_t parent, const struct rp_frame *f, const char *comm, size_t max)
 {
 	uint64_t h = mix(parent, f ? frame_key(s, f) : (uintptr_t)comm);
 	uint32_t c;
@@ -54,6 +56,8 @@ static uint32_t child_of(struct rp_tree *t, struct rp_u64map *idx, const struct 
 			if (same(s, &t->n[c], f, comm))
 				return c;
 	}
+	if (t->nr >= max)
+		return RP_NO_NODE;
 	if (rp_grow(&t->n, &t->cap, t->nr + 1, sizeof(*t->n)))
 		return 0;
 	c = (uint32_t)t->nr++;
@@ -210,6 +214,7 @@ static int build_from(struct rp_tree *t, const struct rp_session *s, const struc
 	struct rp_u64map idx = { 0 };
 	struct prev_path prev = { 0 };
 	int rc = 0;
+	size_t max = s->tree_max_nodes ? s->tree_max_nodes : RP_TREE_MAX_NODES;
 	memset(t, 0, sizeof(*t));
 	/* nodes <= 1 + frames + samples: a small recording needs no 1024-node start */
 	t->cap = 1;
@@ -241,8 +246,14 @@ static int build_from(struct rp_tree *t, const struct rp_session *s, const struc
 			} else {
 				same_so_far = 0;
 				const struct rp_frame *f = comm ? NULL : rp_chain_frame(s, pos);
-				node = child_of(t, &idx, s, node, f, f ? NULL : smp->comm);
-				if (!node) {
+				uint32_t c = child_of(t, &idx, s, node, f, f ? NULL : smp->comm, max);
+				if (c == RP_NO_NODE) {	/* the rest of the stack is cut */
+					t->cut_stacks++;
+					t->cut_samples += w;
+					levels = k;
+					break;
+				}
+				if (!(node = c)) {
 					rc = -ENOMEM;
 					break;
 				}
@@ -288,6 +299,15 @@ int rp_tree_build(struct rp_tree *t, const struct rp_session *s, int reverse)
 		rc = build_from(t, s, &g, reverse);
 	groups_free(&g);
 	return rc;
+}
+
+void rp_tree_log_cut(const struct rp_tree *t, uint32_t max_nodes, const struct jp_log *log)
+{
+	if (t->cut_stacks)
+		jp_logf(log, JP_LOG_WARN, "the stacks make more than %u nodes (RP_TREE_MAX_NODES): "
+			"%" PRIu64 " distinct stacks (%" PRIu64 " samples) stop where the limit was "
+			"reached, their samples counted in the frame reached",
+			max_nodes ? max_nodes : RP_TREE_MAX_NODES, t->cut_stacks, t->cut_samples);
 }
 
 void rp_tree_free(struct rp_tree *t)

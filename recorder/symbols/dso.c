@@ -2,6 +2,7 @@
  * opening the located ELF once, and translating file offsets from the maps into the ELF's
  * virtual addresses, where symbols and DWARF live. */
 #include "lib/buildid.h"
+#include "lib/hash_seed.h"
 #include "recorder/symbols/symbols_int.h"
 
 #include <errno.h>
@@ -10,21 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-/* Recorded paths are long and a JIT run maps tens of thousands: hashed a word at a time. */
-static size_t name_hash(const char *s, size_t len)
-{
-	uint64_t h = 0x9e3779b97f4a7c15ull ^ len, w;
-	for (; len >= 8; len -= 8, s += 8) {
-		memcpy(&w, s, 8);
-		h = (h ^ w) * 0xff51afd7ed558ccdull;
-		h ^= h >> 32;
-	}
-	w = 0;
-	memcpy(&w, s, len);
-	h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
-	return (size_t)(h ^ h >> 29);
-}
 
 /* perf's short names: basename for files, "[name]" for kernel modules, "[JIT] tid PID" for
  * a process's anonymous code (its /tmp/perf-PID.map). */
@@ -79,9 +65,14 @@ struct sym_dso *dso_get(struct sym_session *s, const char *long_name,
 			const struct sym_build_id *bid, int kernel, uint32_t pid)
 {
 	struct sym_dso *nobid = NULL, *withbid = NULL;
-	size_t len = strlen(long_name), h = name_hash(long_name, len);
+	/* Recorded paths: seeded, or a recording's crafted names all share one chain. */
+	if (!s->dso_hash_seed)
+		s->dso_hash_seed = jp_hash_seed();	/* odd: never 0 once taken */
+	size_t len = strlen(long_name);
+	size_t h = (size_t)jp_hash_bytes(long_name, len, s->dso_hash_seed);
 	if (s->dso_hash_cap) {
 		for (struct sym_dso *d = s->dso_hash[h & (s->dso_hash_cap - 1)]; d; d = d->hnext) {
+			s->dso_probes++;
 			if (d->hash != h || d->anon_pid != pid || strcmp(d->long_name, long_name))
 				continue;
 			if (bid && sym_build_id_equal(&d->bid, bid))

@@ -71,6 +71,8 @@ struct sym_opts {
 	size_t force;
 	uint64_t debuginfod_timeout;	/* seconds all debuginfod requests of the session may
 					 * take together; 0: SYM_DEBUGINFOD_BUDGET_S */
+	uint64_t archive_max_entries;	/* members (and directories they make) it may have;
+					 * 0: SYM_ARCHIVE_ENTRIES_BASE + 1 per _BYTES of it */
 };
 /* A report asks debuginfod for at most this long in all (each request also within its own
  * DEBUGINFOD_TIMEOUT, libdebuginfod's, 90 s unless set): a server that never answers costs
@@ -96,6 +98,10 @@ void sym_remove_unpacked_now(void);
  * debug files that compress 3-10x; a crafted one reaches 30000x. */
 #define SYM_ARCHIVE_BUDGET_BASE (1ull << 30)
 #define SYM_ARCHIVE_BUDGET_RATIO 64u
+/* ... and has at most BASE + one per BYTES of its size members and directories they make (an
+ * ELF is a file, a link and a directory or two, and compresses to a kilobyte or more). */
+#define SYM_ARCHIVE_ENTRIES_BASE 16384u
+#define SYM_ARCHIVE_ENTRIES_BYTES 64u
 
 /* An extra lookup source by build-id: a directory laid out like ~/.debug, or an archive
  * file (tar, optionally zstd/gzip/xz compressed) whose members mirror the cache:

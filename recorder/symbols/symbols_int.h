@@ -213,6 +213,8 @@ struct sym_session {
 	struct sym_dso *dsos, *dsos_tail;
 	struct sym_dso **dso_hash;
 	size_t dso_hash_cap, n_dsos;
+	uint64_t dso_hash_seed;		/* jp_hash_seed, taken by the first dso_get */
+	size_t dso_probes;		/* chain entries dso_get looked at (the flooding test) */
 	struct sym_proc **procs;
 	size_t proc_cap, n_procs;
 	uint64_t seq;

@@ -218,3 +218,65 @@ Test(jitdump_cmd, perf_agent_fixture_stats)
 	cr_assert(strstr(r.out, "       8         5488  LFixture;fold([LFixture$Op;I)J\n"));
 	tu_result_free(&r);
 }
+
+/* Issue 34, finding 9: with the same-file shorthand 18 bytes of a dump print a whole path
+ * again. 20000 lines naming one 2000-byte file (a 420 KB dump, 40 MB of text): the output
+ * stops past 16 MiB + 16x the file's size, says what it left out and exits 1 (valid JSON
+ * still); --all prints every line. */
+Test(jitdump_cmd, shorthand_output_bounded)
+{
+	enum { NL = 20000, FLEN = 2000 };
+	char *tdir = tu_tmpdir("jdbomb");
+	struct jd_writer_opts o = { .size = sizeof(o), .dir = tdir, .no_ext = 1,
+				    .same_file_shorthand = 1 };
+	struct jd_writer *w;
+	cr_assert_eq(jd_writer_open(&w, &o), 0);
+	char *file = malloc(FLEN + 1);
+	struct jd_line *lines = calloc(NL, sizeof(*lines));
+	cr_assert(file && lines);
+	memset(file, 'f', FLEN);
+	file[FLEN] = 0;
+	for (int i = 0; i < NL; i++)
+		lines[i] = (struct jd_line){ 0x1000 + (uint64_t)i, i + 1, 0, file };
+	uint8_t code[16] = { 0xc3 };
+	struct jd_load_desc d = { .name = "m", .code_addr = 0x1000, .code = code,
+				  .code_size = sizeof(code), .lines = lines, .nr_lines = NL };
+	cr_assert_eq(jd_write_load(w, &d, NULL), 0);
+	char path[4200];
+	snprintf(path, sizeof(path), "%s", jd_writer_path(w));
+	cr_assert_eq(jd_writer_close(w), 0);
+	size_t len;
+	free(tu_read_file(path, &len));
+	cr_assert_lt(len, 500000);
+
+	struct tu_result r = run(NULL, NULL, path);
+	cr_assert_eq(r.status, 1, "%s", r.err);
+	uint64_t limit = (16ull << 20) + 16 * (uint64_t)len;
+	cr_assert_leq(r.out_len, limit + 8192, "%zu bytes for a %zu-byte dump", r.out_len, len);
+	cr_assert_geq(r.out_len, limit);
+	cr_assert(strstr(r.err, "line/inline entries not shown; --all shows them"), "%s", r.err);
+	cr_assert(strstr(r.err, "2 records and "), "%s", r.err);	/* the load, the close */
+	tu_result_free(&r);
+
+	r = run("--json", NULL, path);
+	cr_assert_eq(r.status, 1, "%s", r.err);
+	cr_assert(strstr(r.out, "\"cut_records\":2,\"cut_entries\":"));
+	char cmd[4400];
+	snprintf(cmd, sizeof(cmd), "%s jitdump --json %s | python3 -c 'import json,sys; "
+		 "d = json.load(sys.stdin); print(d[\"cut_entries\"] + "
+		 "sum(len(x.get(\"entries\", [])) for x in d[\"records\"]))'",
+		 tu_build("jitprof"), path);
+	tu_result_free(&r);
+	cr_assert_eq(tu_sh(&r, cmd, 60), 0);
+	cr_assert_eq(atoi(r.out), NL, "%s%s", r.out, r.err);
+	tu_result_free(&r);
+
+	r = run("--all", NULL, path);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_assert_gt(r.out_len, (size_t)NL * FLEN);
+	tu_result_free(&r);
+	free(file);
+	free(lines);
+	tu_rmtree(tdir);
+	free(tdir);
+}

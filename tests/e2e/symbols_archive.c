@@ -1,12 +1,19 @@
 /* symbols_archive.c - "another machine": minijit recorded and injected with HOME=A, packed
  * with `jitprof archive`; then machine A's files (binary, build-id cache, dumps) are gone
  * and `jitprof report` with an empty HOME=B and only the archive must show the same symbols.
- * A file with another build-id at the recorded path is refused, naming both ids. */
+ * A file with another build-id at the recorded path is refused, naming both ids. What an
+ * archive packs is bounded by the recording (--max-size). */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "recorder/perfdata/perfdata.h"
+#include "recorder/symbols/symbols.h"
 #include "tests/lib/testutil.h"
 
 static char *dir;
@@ -83,4 +90,56 @@ Test(archive, another_machine_same_symbols_mismatch_refused, .init = setup, .fin
 	cr_expect(!strstr(r.out, "[.] run\n"), "the wrong file was used:\n%s", r.out);
 	tu_result_free(&r);
 	free(base), free(ids), free(other), free(bare), free(true_id);
+}
+
+/* A recording (a few hundred bytes) naming libc by build-id, as a crafted one names 1,160
+ * system ELFs: archive packs at most --max-size bytes (default 256 MiB + 1024x the
+ * recording's size) and refuses past it, naming the limit, with no archive left behind. */
+Test(archive, size_budget_refuses, .init = setup, .fini = teardown, .timeout = 120)
+{
+	char data[4200], libc[4096], out[4300];
+	snprintf(data, sizeof(data), "%s/a.data", dir);
+	snprintf(out, sizeof(out), "%s/a.tar.zst", dir);
+	cr_assert(tu_self_map_path("/libc.so.6", libc, sizeof(libc))[0]);
+	struct sym_build_id lid;
+	struct stat st;
+	cr_assert_eq(sym_elf_build_id(libc, &lid, NULL, 0), 0);
+	cr_assert_eq(stat(libc, &st), 0);
+	/* no samples, no sample ids: one map and the build-id table */
+	struct perf_event_attr a = { .size = sizeof(a), .sample_type = PERF_SAMPLE_IP };
+	struct pd_writer *w;
+	cr_assert_eq(pd_writer_open(&w, data, 0), 0);
+	cr_assert_geq(pd_writer_add_attr(w, &a, NULL, 0, "cpu-clock"), 0);
+	struct pd_mmap2_args m = { .pid = 77, .tid = 77, .cpumode = PERF_RECORD_MISC_USER,
+				   .start = 0x7f0000000000ull, .len = (uint64_t)st.st_size,
+				   .prot = PROT_READ | PROT_EXEC, .flags = MAP_PRIVATE,
+				   .filename = libc };
+	cr_assert_eq(pd_writer_mmap2(w, &m, NULL), 0);
+	cr_assert_eq(pd_writer_add_build_id(w, -1, PERF_RECORD_MISC_USER, lid.data, lid.size,
+					    libc), 0);
+	cr_assert_eq(pd_writer_close(w), 0);
+
+	char cmd[9000];
+	snprintf(cmd, sizeof(cmd), "%s archive -i %s -o %s --max-size 100000 --buildid-dir %s/none",
+		 tu_build("jitprof"), data, out, dir);
+	struct tu_result r;
+	cr_assert_eq(tu_sh(&r, cmd, 60), 0);
+	cr_assert_eq(r.status, 1, "%s", r.err);
+	cr_assert(strstr(r.err, "refused: the files the recording names pass 100000 bytes before "
+			 "compression at ") && strstr(r.err, "(--max-size); nothing written"),
+		  "%s", r.err);
+	cr_assert_neq(access(out, F_OK), 0, "no archive left behind");
+	tu_result_free(&r);
+	/* the default budget holds libc */
+	snprintf(cmd, sizeof(cmd), "%s archive -i %s -o %s --buildid-dir %s/none",
+		 tu_build("jitprof"), data, out, dir);
+	cr_assert_eq(tu_sh(&r, cmd, 60), 0);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_assert(strstr(r.err, "1 file"), "%s", r.err);
+	tu_result_free(&r);
+	snprintf(cmd, sizeof(cmd), "%s archive -i %s -o %s --max-size 1x", tu_build("jitprof"),
+		 data, out);
+	cr_assert_eq(tu_sh(&r, cmd, 60), 0);
+	cr_assert_eq(r.status, 2, "%s", r.err);
+	tu_result_free(&r);
 }

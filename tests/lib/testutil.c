@@ -298,3 +298,57 @@ const char *tu_self_map_path(const char *needle, char *buf, size_t len)
 		fclose(f);
 	return buf;
 }
+
+uint64_t tu_mul_inverse(uint64_t odd)
+{
+	uint64_t x = odd;	/* right to 3 bits; each Newton step doubles that */
+	for (int i = 0; i < 5; i++)
+		x *= 2 - odd * x;
+	return x;
+}
+
+uint64_t tu_unxorshift(uint64_t y, unsigned s)
+{
+	uint64_t x = y;
+	for (unsigned k = s; k < 64; k += s)
+		x = y ^ (x >> s);
+	return x;
+}
+
+static int word_is_text(uint64_t w)
+{
+	for (int i = 0; i < 8; i++, w >>= 8)
+		if (!(w & 0xff))
+			return 0;
+	return 1;
+}
+
+int tu_name_of_words(uint64_t w0, uint64_t w1, char out[17])
+{
+	if (!word_is_text(w0) || !word_is_text(w1))
+		return 0;
+	memcpy(out, &w0, 8);
+	memcpy(out + 8, &w1, 8);
+	out[16] = 0;
+	return 1;
+}
+
+void tu_crafted_names(char (*out)[17], size_t n, int (*make)(uint64_t i, char out[17]))
+{
+	size_t k = 0;
+	for (uint64_t i = 0; k < n; i++)
+		k += make(i, out[k]) != 0;
+}
+
+void tu_random_names(char (*out)[17], size_t n, const char *prefix, unsigned seed)
+{
+	size_t plen = strlen(prefix);
+	for (size_t i = 0; i < n; i++) {
+		memcpy(out[i], prefix, plen);
+		for (size_t k = plen; k < 16; k++) {
+			seed = seed * 1103515245u + 12345u;
+			out[i][k] = (char)('a' + (seed >> 16) % 26);
+		}
+		out[i][16] = 0;
+	}
+}

@@ -49,4 +49,15 @@ void tu_skip_part(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Count of non-overlapping occurrences of needle in hay. */
 size_t tu_count(const char *hay, const char *needle);
 
+/* For the hash-flooding tests, which craft keys by running an old, unseeded hash backwards:
+ * the inverse of an odd multiplier mod 2^64, and the inverse of y ^= y >> s. */
+uint64_t tu_mul_inverse(uint64_t odd);
+uint64_t tu_unxorshift(uint64_t y, unsigned s);
+/* The 16-byte name of two words, 1 when neither has a NUL byte (else 0, nothing made). */
+int tu_name_of_words(uint64_t w0, uint64_t w1, char out[17]);
+/* out[0..n): make(i, ...) for i = 0, 1, ... keeping the names it made. */
+void tu_crafted_names(char (*out)[17], size_t n, int (*make)(uint64_t i, char out[17]));
+/* out[0..n): prefix, then random lowercase letters to 16 bytes (the same for one seed). */
+void tu_random_names(char (*out)[17], size_t n, const char *prefix, unsigned seed);
+
 #endif

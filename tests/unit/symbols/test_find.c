@@ -239,30 +239,48 @@ Test(find, separate_debug_file_in_cache)
 	free(so), free(cache), free(dbg);
 }
 
-/* Issue 16 finding 10: an archive whose members expand past the budget is refused with the
- * limit named, and what it unpacked is removed with the session. */
-Test(find, archive_over_its_budget_is_refused_and_removed)
+/* Makes DIR/bomb.tar.zst of what make_members (a shell command run in DIR/z) leaves there,
+ * opens it under o with TMPDIR at DIR/tmp: refused with what (the limit) named, and what it
+ * unpacked is removed with the session. */
+static void archive_refused(const char *make_members, struct sym_opts o, const char *what)
 {
 	char cmd[9000], tmp[4200];
 	snprintf(tmp, sizeof(tmp), "%s/tmp", dir);
-	snprintf(cmd, sizeof(cmd), "mkdir -p %s/z/d %s && head -c 4194304 /dev/zero > %s/z/d/big "
-		 "&& cd %s/z && tar --zstd -cf %s/bomb.tar.zst d", dir, tmp, dir, dir, dir);
+	snprintf(cmd, sizeof(cmd), "mkdir -p %s/z/d %s && cd %s/z && %s && tar --zstd -cf "
+		 "%s/bomb.tar.zst d", dir, tmp, dir, make_members, dir);
 	st_run(cmd);
 	setenv("TMPDIR", tmp, 1);
-	struct sym_opts o = { .sz = sizeof(o), .buildid_dir = "/nonexistent",
-			      .no_debuginfod = 1, .log = { st_collect, NULL },
-			      .archive_budget = 1u << 20 };
+	o.sz = sizeof(o);
+	o.buildid_dir = "/nonexistent";
+	o.no_debuginfod = 1;
+	o.log = (struct jp_log){ st_collect, NULL };
 	struct sym_session *s = sym_session_new(&o);
 	cr_assert(s);
 	char *arch = path_in("bomb.tar.zst");
 	st_msgs[0] = 0;
 	cr_assert_lt(sym_session_add_source(s, arch), 0);
-	cr_assert(strstr(st_msgs, "SYM_ARCHIVE_BUDGET") && strstr(st_msgs, "bomb.tar.zst"), "%s",
-		  st_msgs);
+	cr_assert(strstr(st_msgs, what) && strstr(st_msgs, "bomb.tar.zst"), "%s", st_msgs);
 	sym_session_free(s);
 	snprintf(cmd, sizeof(cmd), "test -z \"$(ls -A %s)\"", tmp);
 	st_run(cmd);
 	free(arch);
+}
+
+/* Issue 16 finding 10: an archive whose members expand past the budget is refused with the
+ * limit named, and what it unpacked is removed with the session. */
+Test(find, archive_over_its_budget_is_refused_and_removed)
+{
+	archive_refused("head -c 4194304 /dev/zero > d/big",
+			(struct sym_opts){ .archive_budget = 1u << 20 }, "SYM_ARCHIVE_BUDGET");
+}
+
+/* Issue 34 finding 9: 200,000 empty members in 306 KB unpacked within any byte budget (198 s
+ * creating and removing inodes). Members and the directories they make are counted: 300
+ * empty files in nested directories over a limit of 100. */
+Test(find, archive_of_many_members_is_refused_and_removed)
+{
+	archive_refused("for i in $(seq 300); do mkdir -p d/$i/a && : > d/$i/a/f; done",
+			(struct sym_opts){ .archive_max_entries = 100 }, "SYM_ARCHIVE_ENTRIES");
 }
 
 /* Issue 16 finding 5: 40,000 nested lexical blocks overflowed the stack inside libdw's
