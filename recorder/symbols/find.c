@@ -5,6 +5,7 @@
 #include "recorder/symbols/symbols_int.h"
 
 #include "lib/buildid.h"
+#include "lib/nomem.h"
 #include "safeio/safeio.h"
 
 #include <dlfcn.h>
@@ -40,8 +41,11 @@ static void cand_drop(struct cand *c)
  * with), 0 if refused; *out gets the opened ELF. */
 static int cand_check(struct sym_session *s, struct sym_dso *d, struct cand *c, Elf **out)
 {
+	errno = 0;
 	Elf *elf = c->image ? elf_memory(c->image, c->len)
 			    : elf_begin(c->fd, ELF_C_READ_MMAP, NULL);
+	if (!elf)
+		jp_nomem_if_errno("opening an ELF file");
 	struct sym_build_id got = { 0 };
 	char h1[SYM_BUILD_ID_HEX], h2[SYM_BUILD_ID_HEX];
 	if (!elf || elf_kind(elf) != ELF_K_ELF) {
@@ -83,15 +87,17 @@ static int open_fd(struct cand *c, int fd, const char *path)
 		return 0;
 	}
 	struct stat st;
-	if (fstat(c->fd, &st) || !S_ISREG(st.st_mode) || !(c->path = strdup(path)))
+	if (fstat(c->fd, &st) || !S_ISREG(st.st_mode))
 		goto fail;
+	if (!(c->path = strdup(path)))
+		jp_nomem("a candidate file's name");
 	/* A mapping faults (SIGBUS) when its file shrinks: only files nobody but root and we
 	 * can truncate are mapped, another user's are read whatever their size. */
 	int mappable = st.st_uid == geteuid() || st.st_uid == 0;
 	if (st.st_size > 0 && ((uint64_t)st.st_size <= SMALL_FILE || !mappable)) {
 		size_t len = (size_t)st.st_size, got = 0;
 		if (!(c->image = malloc(len)))
-			goto fail;
+			jp_nomem("reading a candidate file");
 		while (got < len) {
 			ssize_t r = pread(c->fd, (char *)c->image + got, len - got, (off_t)got);
 			if (r <= 0)
