@@ -186,6 +186,8 @@ static int read_dump(struct jd_index *x)
 		if (e)
 			return e;
 	}
+	if (rc == -ENOMEM)
+		return rc;	/* not damage: what follows would be dropped for nothing */
 	warn_read_end(x, x->dump, rc < 0);
 	return 0;
 }
@@ -277,6 +279,8 @@ static int join_ext(struct jd_index *x, struct jd_ext_read *e)
 	x->ext_arena = e->arena;
 	e->arena.head = NULL;
 	if (!x->ext) {
+		if (e->rc)
+			return e->rc;
 		add_warning(x, e->why);
 		return 0;
 	}
