@@ -5,6 +5,9 @@
  *   JITPROF_FAIL_ALLOC=N        arm (0 or unset: count only)
  *   JITPROF_FAIL_ALLOC_LOG=F    at exit, write "<calls> <fired N or 0>" to F
  *   JITPROF_FAIL_ALLOC_TRACE=1  print a backtrace to stderr when the failure fires
+ *   JITPROF_FAIL_ALLOC_SPARE=S,T calls made from a library whose path contains S or T are
+ *                               neither counted nor failed (a library that crashes on its own
+ *                               failed allocations, which no caller can help)
  * glibc's own allocating functions (strdup, asprintf, fopen, ...) call malloc through the
  * interposable symbol, so the family below covers them. */
 #include <dlfcn.h>
@@ -27,6 +30,7 @@ static int (*next_memalign)(void **, size_t, size_t);
 static atomic_ulong calls;
 static unsigned long fail_at, fired;
 static int trace;
+static const char *spare;
 
 /* dlsym may allocate before next_calloc is known: such calls are served from here. */
 static _Alignas(max_align_t) char boot[8192];
@@ -60,9 +64,25 @@ static void resolve(void)
 	resolving = 0;
 }
 
-/* Whether this call is the one to fail (and say where, when asked). */
-static int fail_now(void)
+static int spared(const void *caller)
 {
+	Dl_info di;
+	if (!spare || !dladdr(caller, &di) || !di.dli_fname)
+		return 0;
+	for (const char *s = spare; *s;) {
+		size_t len = strcspn(s, ",");
+		if (len && memmem(di.dli_fname, strlen(di.dli_fname), s, len))
+			return 1;
+		s += len + (s[len] == ',');
+	}
+	return 0;
+}
+
+/* Whether this call, from caller, is the one to fail (and say where, when asked). */
+static int fail_now(const void *caller)
+{
+	if (spared(caller))
+		return 0;
 	unsigned long n = atomic_fetch_add(&calls, 1) + 1;
 	if (!fail_at || n != fail_at)
 		return 0;
@@ -83,7 +103,7 @@ void *malloc(size_t n)
 	resolve();
 	if (!next_malloc)
 		return boot_alloc(n);
-	return fail_now() ? NULL : next_malloc(n);
+	return fail_now(__builtin_return_address(0)) ? NULL : next_malloc(n);
 }
 
 void *calloc(size_t k, size_t n)
@@ -91,7 +111,7 @@ void *calloc(size_t k, size_t n)
 	resolve();
 	if (!next_calloc)
 		return n && k > SIZE_MAX / n ? NULL : boot_alloc(k * n);
-	return fail_now() ? NULL : next_calloc(k, n);
+	return fail_now(__builtin_return_address(0)) ? NULL : next_calloc(k, n);
 }
 
 void *realloc(void *p, size_t n)
@@ -104,7 +124,7 @@ void *realloc(void *p, size_t n)
 				: (size_t)(boot + sizeof(boot) - (char *)p));
 		return q;
 	}
-	return fail_now() ? NULL : next_realloc(p, n);
+	return fail_now(__builtin_return_address(0)) ? NULL : next_realloc(p, n);
 }
 
 void *reallocarray(void *p, size_t k, size_t n)
@@ -127,7 +147,7 @@ void free(void *p)
 int posix_memalign(void **out, size_t align, size_t n)
 {
 	resolve();
-	return fail_now() ? ENOMEM : next_memalign(out, align, n);
+	return fail_now(__builtin_return_address(0)) ? ENOMEM : next_memalign(out, align, n);
 }
 
 void *aligned_alloc(size_t align, size_t n)
@@ -158,6 +178,9 @@ __attribute__((constructor)) static void failalloc_init(void)
 	resolve();
 	atomic_store(&calls, 0);
 	fail_at = at ? strtoul(at, NULL, 10) : 0;
+	spare = getenv("JITPROF_FAIL_ALLOC_SPARE");
+	if (spare && !*spare)
+		spare = NULL;
 }
 
 __attribute__((destructor)) static void failalloc_fini(void)
