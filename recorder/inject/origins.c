@@ -46,8 +46,11 @@ int inj_file_id_get(const char *path, struct inj_file_id *id)
 		}
 		got += n;
 	}
-	/* SHA1, not EVP: see synth/buildid_hash.c (EVP's lazy init crashed out of memory) */
-	SHA1(head, (size_t)got, id->head_sha1);
+	/* SHA1_*, not EVP nor SHA1() (EVP inside in OpenSSL 3): they allocate nothing, and
+	 * EVP's lazy init crashed when one of its allocations failed (synth/buildid_hash.c) */
+	SHA_CTX c;
+	if (!SHA1_Init(&c) || !SHA1_Update(&c, head, (size_t)got) || !SHA1_Final(id->head_sha1, &c))
+		rc = -EIO;
 	id->present = 1;
 out:
 	close(fd);
