@@ -272,6 +272,7 @@ static int symbols_from_provider(struct sym_session *s, struct sym_dso *d)
 	if (!s->prov.get_symbols || !d->bid.size)
 		return 0;
 	int rc = s->prov.get_symbols(s->prov.ctx, &d->bid, d->long_name, &p, msg, sizeof(msg));
+	jp_nomem_check(rc, "building a jitted ELF's symbols");	/* not a refusal */
 	if (rc < 0) {
 		sess_msg(s, SYM_LVL_WARN, "%s", msg[0] ? msg : strerror(-rc));
 		d->prov_refused = 1;
@@ -279,17 +280,16 @@ static int symbols_from_provider(struct sym_session *s, struct sym_dso *d)
 	}
 	if (rc == 0)
 		return 0;
-	const char *raw = p.sym_name && *p.sym_name && p.sym_name[0] != '$'
-				  ? sess_intern(s, p.sym_name) : NULL;
+	int named = p.sym_name && *p.sym_name && p.sym_name[0] != '$';
+	const char *raw = named ? sess_intern(s, p.sym_name) : NULL;
 	free(p.sym_name);
 	d->path = p.what;
 	d->layout_done = 1;	/* no ELF to open: the layout is the provider's */
 	d->syms_loaded = 1;
-	if (dso_add_segment(d, p.seg_off, p.seg_size, p.seg_vaddr) ||
-	    (raw && symtab_add(&d->syms, p.sym_start, p.sym_size, raw, NULL, 2))) {
-		sess_msg(s, SYM_LVL_WARN, "%s: out of memory for its symbols", d->long_name);
-		return 1;	/* the DSO stays without symbols, as an ELF that failed to load */
-	}
+	if ((named && !raw) ||
+	    dso_add_segment(d, p.seg_off, p.seg_size, p.seg_vaddr) ||
+	    (raw && symtab_add(&d->syms, p.sym_start, p.sym_size, raw, NULL, 2)))
+		jp_nomem("a jitted ELF's symbols");	/* without them: [unknown] */
 	symtab_finish(&d->syms);
 	return 1;
 }
