@@ -448,5 +448,7 @@ int inj_prescan(struct inj_run_state *s)
 	rc = pd_replay(r, &tool, NULL);
 	pd_reader_close(r);
 	s->prescanned = 1;
+	if (rc == -ENOMEM && !s->err[0])	/* no memory is no damage: a dump left out */
+		snprintf(s->err, s->errlen, "out of memory (reading the recording's markers)");
 	return rc < 0 && s->err[0] ? rc : 0;	/* damage: the main pass reports it */
 }
