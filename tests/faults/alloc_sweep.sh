@@ -13,6 +13,7 @@
 #   SWEEP_DENSE    every N up to this many (default: all)
 #   SWEEP_POINTS   past SWEEP_DENSE, this many more points spread evenly (default 0)
 #   SWEEP_TRACE    1: each finding's run again with the failing allocation's backtrace
+#   SWEEP_KEEP     set: the work directory (runs' stdout and stderr) is left behind
 # Prints one summary line "NAME: T allocations, R runs: S same, E error, 0 bad" (then the bad
 # ones); exits 1 when a run is bad.
 set -u
@@ -32,7 +33,8 @@ elf_sums() {
 
 # The failing allocation's callers in jitprof, as function (file:line), from a trace.
 where() {
-	sed -n 's/.*jitprof(+\(0x[0-9a-f]*\)).*/\1/p' "$1" | head -6 |
+	local base=${jp##*/}
+	sed -n "s/.*$base(+\(0x[0-9a-f]*\)).*/\1/p" "$1" | head -6 |
 		addr2line -f -s -p -e "$jp" 2>/dev/null
 }
 
