@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "lib/hash_seed.h"
+#include "lib/nomem.h"
 #include "recorder/perfdata/perfdata.h"
 #include "recorder/symbols/symbols.h"
 #include "safeio/safeio.h"
@@ -131,12 +132,15 @@ static int file_open(struct od_file *f, const char *path, char *msg, size_t msgl
 	f->swap = get32(h, 0) != JD_MAGIC && get32(h, 0) != JD_EXT_MAGIC;
 	f->hdr_size = get32(h + 8, f->swap);
 	/* A header extension is allowed; one past 64 KiB is not a dump we wrote or know. */
-	if (f->hdr_size < 40 || f->hdr_size > (64u << 10) || !(f->hdr = malloc(f->hdr_size)) ||
+	if (f->hdr_size >= 40 && f->hdr_size <= (64u << 10) && !(f->hdr = malloc(f->hdr_size)))
+		jp_nomem("reading a jitdump's header");	/* not an unreadable header */
+	if (f->hdr_size < 40 || f->hdr_size > (64u << 10) ||
 	    pread_all(f->fd, f->hdr, f->hdr_size, 0) < 0) {
 		snprintf(msg, msglen, "%s: header of %u bytes unreadable", path, f->hdr_size);
 		return -EINVAL;
 	}
-	if (jd_reader_open_mem(&r, f->hdr, f->hdr_size, path, msg, msglen) < 0)
+	if (jp_nomem_check(jd_reader_open_mem(&r, f->hdr, f->hdr_size, path, msg, msglen),
+			   "reading a jitdump's header") < 0)
 		return -EINVAL;
 	jd_reader_close(r);
 	return 0;
@@ -150,12 +154,17 @@ static int record_at(struct od_file *f, uint64_t off, uint32_t id, struct one_re
 	if (f->fd < 0 || off < f->hdr_size || read_at(f, prefix, 8, off) < 0)
 		goto bad;
 	uint32_t size = get32(prefix + 4, f->swap);
-	if (size < 16 || size > (256u << 20) || !(o->buf = malloc((size_t)f->hdr_size + size)))
+	if (size < 16 || size > (256u << 20))
 		goto bad;
+	if (!(o->buf = malloc((size_t)f->hdr_size + size)))
+		jp_nomem("reading a jitdump record");	/* not a record missing */
 	memcpy(o->buf, f->hdr, f->hdr_size);
-	if (read_at(f, o->buf + f->hdr_size, size, off) < 0 ||
-	    jd_reader_open_mem(&o->r, o->buf, (size_t)f->hdr_size + size, f->path, NULL, 0) < 0 ||
-	    jd_reader_next(o->r, &o->rec) != 1 || o->rec.id != id)
+	if (read_at(f, o->buf + f->hdr_size, size, off) < 0)
+		goto bad;
+	int rc = jd_reader_open_mem(&o->r, o->buf, (size_t)f->hdr_size + size, f->path, NULL, 0);
+	if (!rc)
+		rc = jd_reader_next(o->r, &o->rec);
+	if (jp_nomem_check(rc, "reading a jitdump record") != 1 || o->rec.id != id)
 		goto bad;
 	o->rec.offset = off;
 	return 1;
@@ -221,10 +230,8 @@ static int open_dump(struct ondemand *od, uint32_t k)
 		return dd->state;
 	dd->state = -1;
 	const char *path = dd->path = inj_origin_dump_path(&od->o, k, od->input_dir);
-	if (!path) {
-		snprintf(dd->msg, sizeof(dd->msg), "out of memory");
-		return -1;
-	}
+	if (!path)
+		jp_nomem("a dump's path");	/* not a refused dump */
 	if (jd_ext_path(path, comp, sizeof(od->comp_path)) < 0) {
 		snprintf(dd->msg, sizeof(dd->msg), "%s: path too long", path);
 		return -1;
@@ -243,14 +250,14 @@ static int open_dump(struct ondemand *od, uint32_t k)
 		return -1;
 	if (d->comp.present) {
 		char *cp = strdup(comp);
-		if (!cp || file_open(&dd->f[1], cp, dd->msg, sizeof(dd->msg)) < 0) {
-			if (!cp)
-				snprintf(dd->msg, sizeof(dd->msg), "out of memory");
+		if (!cp)
+			jp_nomem("a companion's name");	/* not a refused dump */
+		if (file_open(&dd->f[1], cp, dd->msg, sizeof(dd->msg)) < 0)
 			return -1;
-		}
 	}
 	struct jd_reader *r;
-	if (jd_reader_open_mem(&r, dd->f[0].hdr, dd->f[0].hdr_size, path, NULL, 0) < 0)
+	if (jp_nomem_check(jd_reader_open_mem(&r, dd->f[0].hdr, dd->f[0].hdr_size, path, NULL, 0),
+			   "reading a jitdump's header") < 0)
 		return -1;
 	dd->header = *jd_reader_header(r);
 	jd_reader_close(r);

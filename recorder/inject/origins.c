@@ -291,8 +291,9 @@ char *inj_origin_dump_path(const struct inj_origins *o, size_t k, const char *in
 	struct stat st;
 	char *moved = NULL;
 	if (input_dir && base && jd_is_marker_name(base + 1, NULL) == 1 &&
-	    stat(path, &st) < 0 && errno == ENOENT &&
-	    asprintf(&moved, "%s%s", input_dir, base) >= 0) {
+	    stat(path, &st) < 0 && errno == ENOENT) {
+		if (asprintf(&moved, "%s%s", input_dir, base) < 0)
+			return NULL;	/* not the recorded path, which is gone */
 		if (strcmp(moved, path) && stat(moved, &st) == 0 && S_ISREG(st.st_mode))
 			return moved;
 		free(moved);
