@@ -25,6 +25,13 @@ static int bad(char *msg, size_t len, const char *fmt, ...)
 	return -EINVAL;
 }
 
+/* Not damage: the reader's caller must not take what follows for a cut file. */
+static int nomem(char *msg, size_t len, const char *what)
+{
+	snprintf(msg, len, "out of memory for %s", what);
+	return -ENOMEM;
+}
+
 /* Grows *arr to hold n elements of size sz (amortized doubling; the arrays live as long as
  * the reader, so a dump's records reuse them). */
 static int reserve(void **arr, size_t *cap, size_t n, size_t sz)
@@ -127,8 +134,7 @@ static int dec_debug(struct jd_record *rec, const uint8_t *p, int sw, struct jd_
 		return bad(msg, len, "DEBUG_INFO nr_entry %llu cannot fit its %u-byte record",
 			   (unsigned long long)d->nr_entry, total);
 	if (reserve((void **)&b->lines, &b->lines_cap, d->nr_entry, sizeof(*b->lines)))
-		return bad(msg, len, "out of memory for %llu line entries",
-			   (unsigned long long)d->nr_entry);
+		return nomem(msg, len, "line entries");
 	uint64_t off = JD_DEBUG_FIXED_SIZE;
 	const char *prev = "";
 	for (uint64_t i = 0; i < d->nr_entry; i++) {
@@ -219,7 +225,7 @@ static int dec_inline(struct jd_record *rec, const uint8_t *p, int sw, struct jd
 			   "record", in->nr_pcs, in->nr_methods, total);
 	if (reserve((void **)&b->pcs, &b->pcs_cap, in->nr_pcs, sizeof(*b->pcs)) ||
 	    reserve((void **)&b->methods, &b->methods_cap, in->nr_methods, sizeof(*b->methods)))
-		return bad(msg, len, "out of memory for an INLINE record");
+		return nomem(msg, len, "an INLINE record");
 	uint64_t off = JD_EXT_INLINE_FIXED, nframes = 0;
 	/* First pass: bounds and the frame total, so frames can go in one array. */
 	for (uint32_t i = 0; i < in->nr_pcs; i++) {
@@ -233,7 +239,7 @@ static int dec_inline(struct jd_record *rec, const uint8_t *p, int sw, struct jd
 		nframes += depth;
 	}
 	if (reserve((void **)&b->frames, &b->frames_cap, nframes, sizeof(*b->frames)))
-		return bad(msg, len, "out of memory for an INLINE record");
+		return nomem(msg, len, "an INLINE record");
 	for (uint32_t i = 0; i < in->nr_methods; i++) {
 		const char *n = take_str(p, &off, total);
 		const char *f = n ? take_str(p, &off, total) : NULL;

@@ -186,6 +186,8 @@ static int read_dump(struct jd_index *x)
 		if (e)
 			return e;
 	}
+	if (rc == -ENOMEM)
+		return rc;	/* not damage: what follows would be dropped for nothing */
 	warn_read_end(x, x->dump, rc < 0);
 	return 0;
 }
@@ -201,25 +203,27 @@ static int build_by_index(struct jd_index *x)
 	return 0;
 }
 
+/* 1 found, 0 not, or -ENOMEM (the table could not be built: no answer). */
 static int find_by_index(struct jd_index *x, uint64_t code_index, uint32_t *i)
 {
-	return build_by_index(x) == 0 && jd_u64_tab_get(&x->by_index, code_index, i);
+	int rc = build_by_index(x);
+	return rc ? rc : jd_u64_tab_get(&x->by_index, code_index, i);
 }
 
-/* Latest load at addr not after time t that is still loaded. */
+/* Latest load at addr not after time t that is still loaded; 1, 0 or -ENOMEM as above. */
 static int find_by_addr(struct jd_index *x, uint64_t addr, uint64_t t, uint32_t *out)
 {
 	if (!x->prev_same_addr) {
 		x->prev_same_addr = malloc((x->nr_loads + 1) * sizeof(uint32_t));
 		if (!x->prev_same_addr)
-			return 0;
+			return -ENOMEM;
 		for (size_t i = 0; i < x->nr_loads; i++) {
 			uint32_t prev;
 			uint64_t a = entry(x, i)->load.code_addr;
 			x->prev_same_addr[i] = jd_u64_tab_get(&x->by_addr, a, &prev) ? prev
 										  : UINT32_MAX;
 			if (jd_u64_tab_put(&x->by_addr, a, (uint32_t)i))
-				return 0;
+				return -ENOMEM;
 		}
 	}
 	uint32_t i;
@@ -238,23 +242,25 @@ static int find_by_addr(struct jd_index *x, uint64_t addr, uint64_t t, uint32_t 
 static int join_ext_record(struct jd_index *x, const struct jd_ext_rec *r)
 {
 	uint32_t i;
+	int found = 0;
 	switch (r->id) {
 	case JD_EXT_LOAD_INFO:
-		if (!find_by_index(x, r->u.info->code_index, &i))
+		if ((found = find_by_index(x, r->u.info->code_index, &i)) <= 0)
 			break;
 		entry(x, i)->info = r->u.info;
 		entry(x, i)->info_offset = r->offset;
 		return 0;
 	case JD_EXT_INLINE:
-		if (!find_by_index(x, r->u.inl->code_index, &i))
+		if ((found = find_by_index(x, r->u.inl->code_index, &i)) <= 0)
 			break;
 		entry(x, i)->inl_offset = r->offset;
 		entry(x, i)->inl = r->u.inl;
 		return 0;
 	case JD_EXT_UNLOAD:
-		if (r->u.unload.code_index ? !find_by_index(x, r->u.unload.code_index, &i)
-					   : !find_by_addr(x, r->u.unload.code_addr,
-							   r->timestamp, &i))
+		found = r->u.unload.code_index
+				? find_by_index(x, r->u.unload.code_index, &i)
+				: find_by_addr(x, r->u.unload.code_addr, r->timestamp, &i);
+		if (found <= 0)
 			break;
 		entry(x, i)->unload_time = r->timestamp ? r->timestamp : 1;
 		return 0;
@@ -264,6 +270,8 @@ static int join_ext_record(struct jd_index *x, const struct jd_ext_rec *r)
 	default:
 		return 0;
 	}
+	if (found < 0)
+		return found;	/* unmatched for want of memory is not unmatched */
 	x->counts.ext_unmatched++;
 	return 0;
 }
@@ -277,6 +285,8 @@ static int join_ext(struct jd_index *x, struct jd_ext_read *e)
 	x->ext_arena = e->arena;
 	e->arena.head = NULL;
 	if (!x->ext) {
+		if (e->rc)
+			return e->rc;
 		add_warning(x, e->why);
 		return 0;
 	}

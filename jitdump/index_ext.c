@@ -54,9 +54,12 @@ static int keep(struct jd_ext_read *e, const struct jd_record *r, struct jd_ext_
 static void *read_ext(void *arg)
 {
 	struct jd_ext_read *e = arg;
-	if (jd_reader_open_flags(&e->r, e->dirfd, e->name, e->display, e->reader_flags, e->why,
-				 sizeof(e->why)))
+	int orc = jd_reader_open_flags(&e->r, e->dirfd, e->name, e->display, e->reader_flags,
+				       e->why, sizeof(e->why));
+	if (orc) {
+		e->rc = orc == -ENOMEM ? orc : 0;	/* no memory is no missing companion */
 		return NULL;
+	}
 	if (e->no_inline)
 		jd_reader_skip_id(e->r, JD_EXT_INLINE);
 	struct jd_record rec;
@@ -79,6 +82,8 @@ static void *read_ext(void *arg)
 		}
 		e->n += (size_t)k;
 	}
+	if (rc == -ENOMEM)
+		e->rc = rc;	/* not damage: the file is fine */
 	e->damaged = rc < 0;
 	return NULL;
 }

@@ -1,6 +1,8 @@
 /* cli.c - error reporting, progress and atomic output files for the jitprof commands. */
 #include "recorder/cli.h"
 
+#include "lib/nomem.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -24,6 +26,7 @@ void cli_set_command(const char *name)
 		if (*p == '_')
 			*p = '-';
 	command = buf;
+	jp_nomem_prefix(buf);
 }
 
 void cli_set_quiet(int q)

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "lib/archive_api.h"
+#include "lib/nomem.h"
 #include "recorder/cli.h"
 #include "recorder/perfdata/perfdata.h"
 #include "recorder/report/report.h"
@@ -165,7 +166,7 @@ static int slurp(const char *path, void **buf, size_t *len)
 		int rc = fd < 0 ? fd : -errno;
 		if (fd >= 0)
 			close(fd);
-		return rc;
+		return jp_nomem_check(rc, "opening a file to archive");
 	}
 	size_t cap = 1 << 16, n = 0;
 	char *b = malloc(cap);
@@ -184,8 +185,8 @@ static int slurp(const char *path, void **buf, size_t *len)
 		cap *= 2;
 	}
 	fclose(fp);
-	if (!b)
-		return -ENOMEM;
+	if (!b)	/* every caller would take it for a file not found */
+		jp_nomem("reading a file to archive");
 	*buf = b;
 	*len = n;
 	return 0;
@@ -271,7 +272,8 @@ static int add_dso(struct archive_job *j, struct sym_session *ss, struct sym_dso
 	int kernel = sym_dso_is_kernel(d) == 1;
 	if ((kernel && read_kallsyms(bid, &buf, &len) < 0) ||
 	    (!kernel && (sym_dso_find(ss, d, &found) < 0 ||
-			 sym_dso_read_file(ss, d, &buf, &len) < 0))) {
+			 jp_nomem_check(sym_dso_read_file(ss, d, &buf, &len),
+					"reading a file to archive") < 0))) {
 		if (!kernel && !is_listed(j, bid)) {
 			j->unsampled++;
 			if (j->verbose)

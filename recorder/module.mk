@@ -47,4 +47,4 @@ INSTALL_BINS += $(BUILD)/jitprof
 # tests/unit/cli: the shared command helpers alone.
 # and which of report's options go together (cmd_report_check.c: no call into report/).
 UNIT_LIBS_cli := $(BUILD)/obj/recorder/cli.o $(BUILD)/obj/recorder/cmd_report_check.o \
-	$(BUILD)/libsafeio.a
+	$(BUILD)/libsafeio.a $(BUILD)/libjp.a

@@ -1,13 +1,19 @@
-/* buildid_hash.c - the deterministic build-id: SHA-1 (libcrypto EVP) over every input that shapes
+/* buildid_hash.c - the deterministic build-id: SHA-1 (libcrypto) over every input that shapes
  * the ELF, each field as u64 (tag << 56 | length) followed by its bytes, so no two different
  * inputs serialize alike. The generation is a field: two generations never share an id. */
 #include <endian.h>
 #include <errno.h>
-#include <pthread.h>
 #include <string.h>
 
-#include <openssl/evp.h>
+/* libcrypto's SHA-1 itself, not through EVP: OpenSSL 3.0's first EVP_MD_fetch makes the
+ * library context and, when one of its allocations fails, goes on to lock a lock it never
+ * made (a crash the allocation-failure sweep found, tests/faults). The low-level functions
+ * allocate nothing and compute the same digest; a context on the stack needs no freeing.
+ * (Deprecated in OpenSSL 3 in favour of EVP, hence the define.) */
+#define OPENSSL_SUPPRESS_DEPRECATED
+#include <openssl/sha.h>
 
+#include "lib/nomem.h"
 #include "synth/synth_int.h"
 
 enum id_tag {
@@ -18,46 +24,10 @@ enum id_tag {
 /* Bump when the ELF layout changes, so old cache entries are never taken for new files. */
 static const char scheme[] = "jitprof-synth-2";
 
-/* The digest is fetched once (an implicit EVP_sha1() fetch per call costs a lock in
- * OpenSSL 3); after pthread_once it is only read, so threads share it safely. */
-static pthread_once_t md_once = PTHREAD_ONCE_INIT;
-static EVP_MD *md_sha1;
-/* One digest context per thread, kept between build-ids: a new context per load (allocation,
- * the digest's reference count bumped by every hashing thread at once, the provider context
- * made and freed) cost more than hashing a small load's bytes. Freed when its thread ends. */
-static pthread_key_t ctx_key;
-static int ctx_key_ok;
-
-static void free_ctx(void *p)
-{
-	EVP_MD_CTX_free(p);
-}
-
-static void fetch_md(void)
-{
-	md_sha1 = EVP_MD_fetch(NULL, "SHA1", NULL);
-	ctx_key_ok = pthread_key_create(&ctx_key, free_ctx) == 0;
-}
-
-/* This thread's context (a fresh one, to be freed by the caller, when there is no key). */
-static EVP_MD_CTX *thread_ctx(int *owned)
-{
-	EVP_MD_CTX *c = ctx_key_ok ? pthread_getspecific(ctx_key) : NULL;
-	*owned = 0;
-	if (c)
-		return c;
-	if (!(c = EVP_MD_CTX_new()))
-		return NULL;
-	if (ctx_key_ok && pthread_setspecific(ctx_key, c) == 0)
-		return c;
-	*owned = 1;
-	return c;
-}
-
-/* Small fields are staged so a line table is a few EVP updates, not thousands; a field is
+/* Small fields are staged so a line table is a few SHA-1 updates, not thousands; a field is
  * written straight into the stage (h_room), so an 8-byte number is one store, not a call. */
 struct hasher {
-	EVP_MD_CTX *ctx;
+	SHA_CTX ctx;
 	uint8_t stage[2048];
 	size_t n;
 	int bad;
@@ -65,7 +35,7 @@ struct hasher {
 
 static void h_flush(struct hasher *h)
 {
-	if (h->n && !EVP_DigestUpdate(h->ctx, h->stage, h->n))
+	if (h->n && !SHA1_Update(&h->ctx, h->stage, h->n))
 		h->bad = 1;
 	h->n = 0;
 }
@@ -95,7 +65,7 @@ static void h_bytes(struct hasher *h, const void *p, size_t len)
 	uint8_t *d = h_room(h, len);
 	if (d)
 		memcpy(d, p, len);
-	else if (!EVP_DigestUpdate(h->ctx, p, len))
+	else if (!SHA1_Update(&h->ctx, p, len))
 		h->bad = 1;
 }
 
@@ -175,20 +145,11 @@ static void hash_inline(struct hasher *h, const struct jd_ext_inline *x)
 }
 
 static int hash_input(const struct synth_input *in, uint8_t id[SYNTH_BUILD_ID_SIZE],
-		      const struct jp_log *log, struct synth_line_it *rows)
+		      struct synth_line_it *rows)
 {
-	pthread_once(&md_once, fetch_md);
-	if (!md_sha1)
-		return synth_err(log, -ENOSYS, "libcrypto has no SHA1 digest");
-	int owned;
 	struct hasher h;	/* the stage is not zeroed: only its first n bytes are read */
-	h.ctx = thread_ctx(&owned);
 	h.n = 0;
-	h.bad = 0;
-	if (!h.ctx)
-		return synth_err(log, -ENOMEM, "EVP_MD_CTX_new failed");
-	if (!EVP_DigestInit_ex(h.ctx, md_sha1, NULL))
-		h.bad = 1;
+	h.bad = !SHA1_Init(&h.ctx);
 	h_str(&h, TAG_SCHEME, scheme);
 	h_num(&h, TAG_MACHINE, synth_machine(in));
 	h_str(&h, TAG_NAME, in->name);
@@ -206,14 +167,13 @@ static int hash_input(const struct synth_input *in, uint8_t id[SYNTH_BUILD_ID_SI
 		h_num(&h, TAG_UNWIND_SIZES, in->mapped_size);
 	}
 	h_flush(&h);
-	uint8_t md[EVP_MAX_MD_SIZE];
-	unsigned mdlen = 0;
-	if (!h.bad && !EVP_DigestFinal_ex(h.ctx, md, &mdlen))
+	uint8_t md[SHA_DIGEST_LENGTH];
+	if (!h.bad && !SHA1_Final(md, &h.ctx))
 		h.bad = 1;
-	if (owned)
-		EVP_MD_CTX_free(h.ctx);
-	if (h.bad || mdlen < SYNTH_BUILD_ID_SIZE)
-		return synth_err(log, -EIO, "SHA-1 computation failed");
+	/* The id names the ELF: no id would be a load left out (never happens with the
+	 * functions above, which only fail on a NULL context; said and stopped all the same) */
+	if (h.bad)
+		jp_fatal("libcrypto: a SHA-1 computation failed");
 	memcpy(id, md, SYNTH_BUILD_ID_SIZE);
 	return 0;
 }
@@ -223,14 +183,14 @@ int synth_build_id(const struct synth_input *in, uint8_t id[SYNTH_BUILD_ID_SIZE]
 {
 	struct synth_line_it rows;
 	int rc = synth_validate(in, log);
-	return rc ? rc : hash_input(in, id, log, &rows);
+	return rc ? rc : hash_input(in, id, &rows);
 }
 
 int synth_build_id_counted(const struct synth_input *in, uint8_t id[SYNTH_BUILD_ID_SIZE],
 			   size_t *dropped, size_t *renamed)
 {
 	struct synth_line_it rows;
-	int rc = hash_input(in, id, NULL, &rows);
+	int rc = hash_input(in, id, &rows);
 	*dropped = rc ? 0 : rows.bad;
 	*renamed = rc ? 0 : rows.renamed;
 	return rc;

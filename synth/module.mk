@@ -8,10 +8,10 @@ $(BUILD)/libsynth.a: $(SYNTH_OBJS)
 	rm -f $@ && ar rcs $@ $^
 
 ALL_TARGETS += $(BUILD)/libsynth.a
-UNIT_LIBS_synth := $(BUILD)/libsynth.a $(BUILD)/libjitdump.a $(BUILD)/libsafeio.a
+UNIT_LIBS_synth := $(BUILD)/libsynth.a $(BUILD)/libjitdump.a $(BUILD)/libsafeio.a $(BUILD)/libjp.a
 UNIT_LDLIBS_synth := $(SYNTH_LDLIBS) -ldw
 
 # End-to-end checks of the ELFs with external tools (tests/e2e/synth_*.c) rebuild every load
 # with libsynth and read it back with libelf/libdw.
-$(foreach n,synth_tools synth_perf,$(eval E2E_LIBS_$(n) := $$(BUILD)/libsynth.a $$(BUILD)/libsafeio.a))
+$(foreach n,synth_tools synth_perf,$(eval E2E_LIBS_$(n) := $$(BUILD)/libsynth.a $$(BUILD)/libsafeio.a $$(BUILD)/libjp.a))
 $(foreach n,synth_tools synth_perf,$(eval E2E_LDLIBS_$(n) := $$(SYNTH_LDLIBS) -ldw))

@@ -15,6 +15,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "lib/nomem.h"
 #include "lib/pool.h"
 #include "safeio/safeio.h"
 #include "synth/synth.h"
@@ -139,9 +140,12 @@ static void do_job(struct inj_pool *p, const struct job *j)
 	inj_load_input(j->d, j->load, &in);
 	/* A run's own loads were hashed from this input (in memory, so unchanged since): their
 	 * ids are not computed again; ids read from an injected file (--elfs-for) are. */
-	if ((j->d->ids_hashed_here ? synth_build_known(&in, j->d->loads[j->load].build_id, &elf,
-						       JP_ERRBUF_LOG(err))
-				   : synth_build(&in, &elf, JP_ERRBUF_LOG(err))) < 0)
+	int rc = j->d->ids_hashed_here ? synth_build_known(&in, j->d->loads[j->load].build_id,
+							   &elf, JP_ERRBUF_LOG(err))
+				       : synth_build(&in, &elf, JP_ERRBUF_LOG(err));
+	if (rc < 0)	/* a sampled generation with no ELF for want of memory: no warning */
+		jp_nomem_check(rc, "building a jitted ELF");
+	if (rc < 0)
 		goto failed;
 	if (inj_load_path(j->d, j->load, path, sizeof(path)) < 0) {
 		snprintf(err, sizeof(err), "path too long");

@@ -178,6 +178,10 @@ static int add_part(struct inj_run_state *s, const struct pd_reader *r, const ch
 	int shareable;
 	int rc = open_dump(s, path, !prev, &dirfd, &sb, &shareable, &f, &x, err, sizeof(err));
 	int64_t size = sb.st_ino ? (int64_t)sb.st_size : -1;
+	if (rc == -ENOMEM) {	/* the dump is fine: its loads may not be left out */
+		snprintf(s->err, s->errlen, "out of memory (reading jitdump %s)", path);
+		return rc;
+	}
 	if (rc < 0 && prev) {
 		prev->closed = 1;	/* stop following; what was read stays */
 		inj_warnf(s, "jitdump %s: cannot read it again as it grew, its later code stays "
@@ -444,5 +448,7 @@ int inj_prescan(struct inj_run_state *s)
 	rc = pd_replay(r, &tool, NULL);
 	pd_reader_close(r);
 	s->prescanned = 1;
+	if (rc == -ENOMEM && !s->err[0])	/* no memory is no damage: a dump left out */
+		snprintf(s->err, s->errlen, "out of memory (reading the recording's markers)");
 	return rc < 0 && s->err[0] ? rc : 0;	/* damage: the main pass reports it */
 }

@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 
 #include "lib/hash_seed.h"
+#include "lib/nomem.h"
 #include "recorder/perfdata/perfdata.h"
 #include "recorder/symbols/symbols.h"
 #include "synth/synth.h"
@@ -105,7 +106,8 @@ static int file_open(struct od_file *f, const char *path, const struct inj_file_
 	f->hdr_size = get32(f->all + 8, f->swap);
 	/* A header extension is allowed; one past 64 KiB is not a dump we wrote or know. */
 	if (f->hdr_size < 40 || f->hdr_size > (64u << 10) || f->hdr_size > f->all_len ||
-	    jd_reader_open_mem(&r, f->all, f->hdr_size, path, NULL, 0) < 0)
+	    jp_nomem_check(jd_reader_open_mem(&r, f->all, f->hdr_size, path, NULL, 0),
+			   "reading a jitdump's header") < 0)
 		goto bad;
 	jd_reader_close(r);
 	return 0;
@@ -122,12 +124,17 @@ static int record_at(const struct od_file *f, uint64_t off, uint32_t id, struct 
 	if (!f->all || off < f->hdr_size || read_at(f, prefix, 8, off) < 0)
 		goto bad;
 	uint32_t size = get32(prefix + 4, f->swap);
-	if (size < 16 || size > (256u << 20) || !(o->buf = malloc((size_t)f->hdr_size + size)))
+	if (size < 16 || size > (256u << 20))
 		goto bad;
+	if (!(o->buf = malloc((size_t)f->hdr_size + size)))
+		jp_nomem("reading a jitdump record");	/* not a record missing */
 	memcpy(o->buf, f->all, f->hdr_size);
-	if (read_at(f, o->buf + f->hdr_size, size, off) < 0 ||
-	    jd_reader_open_mem(&o->r, o->buf, (size_t)f->hdr_size + size, f->path, NULL, 0) < 0 ||
-	    jd_reader_next(o->r, &o->rec) != 1 || o->rec.id != id)
+	if (read_at(f, o->buf + f->hdr_size, size, off) < 0)
+		goto bad;
+	int rc = jd_reader_open_mem(&o->r, o->buf, (size_t)f->hdr_size + size, f->path, NULL, 0);
+	if (!rc)
+		rc = jd_reader_next(o->r, &o->rec);
+	if (jp_nomem_check(rc, "reading a jitdump record") != 1 || o->rec.id != id)
 		goto bad;
 	o->rec.offset = off;
 	return 1;
@@ -193,24 +200,21 @@ static int open_dump(struct ondemand *od, uint32_t k)
 		return dd->state;
 	dd->state = -1;
 	const char *path = dd->path = inj_origin_dump_path(&od->o, k, od->input_dir);
-	if (!path) {
-		snprintf(dd->msg, sizeof(dd->msg), "out of memory");
-		return -1;
-	}
+	if (!path)
+		jp_nomem("a dump's path");	/* not a refused dump */
 	if (jd_ext_path(path, comp, sizeof(od->comp_path)) < 0) {
 		snprintf(dd->msg, sizeof(dd->msg), "%s: path too long", path);
 		return -1;
 	}
 	unsigned flags = od->id_flags;
 	char *cp = strdup(comp);
-	if (!cp) {
-		snprintf(dd->msg, sizeof(dd->msg), "out of memory");
-		return -1;
-	}
+	if (!cp)
+		jp_nomem("a companion's name");	/* not a refused dump */
 	dd->f[1].path = cp;	/* freed with the dump, whatever file_open says */
 	int rc = file_open(&dd->f[0], path, &d->dump, flags, err, sizeof(err));
 	if (rc == 0)
 		rc = file_open(&dd->f[1], cp, &d->comp, flags, err, sizeof(err));
+	jp_nomem_check(rc, "reading a dump");	/* not a refused one */
 	if (rc < 0) {
 		struct stat st;
 		int gone = stat(path, &st) < 0 && errno == ENOENT;
@@ -223,7 +227,8 @@ static int open_dump(struct ondemand *od, uint32_t k)
 		return -1;
 	}
 	struct jd_reader *r;
-	if (jd_reader_open_mem(&r, dd->f[0].all, dd->f[0].hdr_size, path, NULL, 0) < 0)
+	if (jp_nomem_check(jd_reader_open_mem(&r, dd->f[0].all, dd->f[0].hdr_size, path, NULL, 0),
+			   "reading a jitdump's header") < 0)
 		return -1;
 	dd->header = *jd_reader_header(r);
 	jd_reader_close(r);

@@ -8,7 +8,8 @@
 #include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <openssl/evp.h>
+#define OPENSSL_SUPPRESS_DEPRECATED
+#include <openssl/sha.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,27 +72,33 @@ static int bytes_differ(const char *path, const struct inj_file_id *then,
 
 /* The SHA-1 of fd's first size bytes, read a MiB at a time: 0, -ESTALE when it ends sooner
  * (it shrank), -errno. */
+/* SHA1_*, not EVP nor SHA1() (EVP inside in OpenSSL 3): they allocate nothing, and EVP's
+ * lazy init crashed when one of its own allocations failed (synth/buildid_hash.c). */
 static int sha1_fd(int fd, uint64_t size, uint8_t out[20])
 {
 	enum { CHUNK = 1 << 20 };
-	EVP_MD_CTX *c = EVP_MD_CTX_new();
 	uint8_t *b = malloc(CHUNK);
-	unsigned dlen = 0;
-	int rc = c && b && EVP_DigestInit_ex(c, EVP_sha1(), NULL) ? 0 : -ENOMEM;
+	SHA_CTX c;
+	int rc = b && SHA1_Init(&c) ? 0 : -ENOMEM;
 	for (uint64_t off = 0; !rc && off < size;) {
 		ssize_t n = pread(fd, b, size - off < CHUNK ? (size_t)(size - off) : CHUNK,
 				  (off_t)off);
 		if (n <= 0)
 			rc = n < 0 ? -errno : -ESTALE;
-		else if (!EVP_DigestUpdate(c, b, (size_t)n))
-			rc = -ENOMEM;
+		else if (!SHA1_Update(&c, b, (size_t)n))
+			rc = -EIO;
 		off += n > 0 ? (uint64_t)n : 0;
 	}
-	if (!rc && (!EVP_DigestFinal_ex(c, out, &dlen) || dlen != 20))
-		rc = -ENOMEM;
-	EVP_MD_CTX_free(c);
+	if (!rc && !SHA1_Final(out, &c))
+		rc = -EIO;
 	free(b);
 	return rc;
+}
+
+static int sha1_buf(const uint8_t *buf, size_t len, uint8_t out[20])
+{
+	SHA_CTX c;
+	return SHA1_Init(&c) && SHA1_Update(&c, buf, len) && SHA1_Final(out, &c) ? 0 : -EIO;
 }
 
 static int same_times(const struct stat *a, const struct stat *b)
@@ -111,7 +118,6 @@ static int take(const char *path, const struct inj_file_id *then, unsigned flags
 {
 	struct stat sb, after;
 	char why[128];
-	unsigned dlen = 0;
 	int rc = 0, fd = sio_open_regular(path);
 	if (buf) {
 		*buf = NULL;
@@ -141,8 +147,8 @@ static int take(const char *path, const struct inj_file_id *then, unsigned flags
 	} else if ((rc = sio_read_all(fd, INJ_ID_READ_MAX, buf, len)) == 0) {
 		if (*len != (uint64_t)sb.st_size)
 			rc = -ESTALE;
-		else if (!EVP_Digest(*buf, *len, now->sha1, &dlen, EVP_sha1(), NULL) || dlen != 20)
-			rc = -ENOMEM;
+		else
+			rc = sha1_buf(*buf, *len, now->sha1);
 	}
 	if (!rc && (fstat(fd, &after) < 0 || !same_times(&sb, &after)))
 		rc = -ESTALE;
@@ -413,8 +419,9 @@ char *inj_origin_dump_path(const struct inj_origins *o, size_t k, const char *in
 	struct stat st;
 	char *moved = NULL;
 	if (input_dir && base && jd_is_marker_name(base + 1, NULL) == 1 &&
-	    stat(path, &st) < 0 && errno == ENOENT &&
-	    asprintf(&moved, "%s%s", input_dir, base) >= 0) {
+	    stat(path, &st) < 0 && errno == ENOENT) {
+		if (asprintf(&moved, "%s%s", input_dir, base) < 0)
+			return NULL;	/* not the recorded path, which is gone */
 		if (strcmp(moved, path) && stat(moved, &st) == 0 && S_ISREG(st.st_mode))
 			return moved;
 		free(moved);

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include "lib/nomem.h"
 #include "recorder/perfdata/perfdata_int.h"
 
 /* A perf_header_string at *off: u32 len (incl. NUL and padding), bytes. */
@@ -80,7 +81,7 @@ static void parse_build_ids(struct pd_reader *r, const uint8_t *p, size_t size)
 		if (sz < sizeof(struct pd_build_id_rec) || sz > size - off)
 			return;
 		if (pd_reader_add_build_id(r, p + off, sz, true) == -ENOMEM)
-			return;
+			jp_nomem("the recording's build-id table");	/* not one id may be lost */
 		off += sz;
 	}
 }
@@ -117,8 +118,8 @@ static void parse_event_desc(struct pd_reader *r, const uint8_t *p, size_t size)
 			es = (struct pd_evsel *)pd_reader_evsel_by_id(r, id0);
 		if (!es && i < r->nr_evsels)
 			es = &r->evsels[i];
-		if (es && !es->name)
-			es->name = strdup(name);
+		if (es && !es->name && !(es->name = strdup(name)))
+			jp_nomem("an event's name");
 	}
 }
 

@@ -3,6 +3,7 @@
  * virtual addresses, where symbols and DWARF live. */
 #include "lib/buildid.h"
 #include "lib/hash_seed.h"
+#include "lib/nomem.h"
 #include "recorder/symbols/symbols_int.h"
 
 #include <errno.h>
@@ -200,18 +201,22 @@ int dso_open(struct sym_session *s, struct sym_dso *d)
 		return d->elf ? 0 : -ENOENT;
 	if (d->find_rc)
 		return d->find_rc;
+	errno = 0;
 	if (!d->elf && d->image)
 		d->elf = elf_memory(d->image, d->image_len);
 	else if (!d->elf && d->fd >= 0)
 		d->elf = elf_begin(d->fd, ELF_C_READ_MMAP, NULL);
 	d->layout_done = 1;
+	if (!d->elf)
+		jp_nomem_if_errno("opening an ELF file");
 	if (!d->elf || elf_kind(d->elf) != ELF_K_ELF) {
 		if (d->elf)
 			elf_end(d->elf);
 		d->elf = NULL;
 		return -EINVAL;
 	}
-	return read_layout(d);
+	/* a layout cut short would map every later address wrongly */
+	return jp_nomem_check(read_layout(d), "an ELF file's segments");
 }
 
 /* ---- public accessors ---- */
@@ -265,7 +270,7 @@ int sym_dso_find(struct sym_session *s, struct sym_dso *d, const char **path)
 {
 	if (!d->find_done) {
 		d->find_done = 1;
-		d->find_rc = find_dso_file(s, d);
+		d->find_rc = jp_nomem_check(find_dso_file(s, d), "finding a DSO's file");
 	}
 	if (path)
 		*path = d->find_rc ? NULL : d->path;
@@ -314,7 +319,10 @@ long sym_dso_read_code(struct sym_session *s, struct sym_dso *d, uint64_t addr, 
 
 int dso_elf_build_id(Elf *elf, struct sym_build_id *id)
 {
+	errno = 0;
 	int n = jp_elf_build_id(elf, id->data, SYM_BUILD_ID_MAX);
+	if (n <= 0)
+		jp_nomem_if_errno("reading an ELF file's build-id");
 	if (n <= 0)
 		return -ENOENT;
 	id->size = (uint8_t)n;

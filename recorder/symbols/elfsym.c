@@ -2,6 +2,7 @@
  * else .dynsym, filtered and fixed up the way perf does (functions in loaded sections,
  * labels in text sections; zero sizes reach the next symbol; duplicates keep the best-bound name), so the
  * same sample lands on the same name as in perf report. */
+#include "lib/nomem.h"
 #include "recorder/symbols/symbols_int.h"
 
 #include "safeio/safeio.h"
@@ -282,12 +283,12 @@ int elfsym_load(struct sym_session *s, struct sym_dso *d)
 		return d->syms.n ? 0 : -ENOENT;
 	d->syms_loaded = 1;
 	if (d->anon)
-		return load_perf_map(s, d);
+		return jp_nomem_check(load_perf_map(s, d), "a perf map's symbols");
 	if (sym_dso_find(s, d, NULL) || dso_open(s, d))
 		return -ENOENT;
 	Elf *elf = d->elf;
 	if (!find_scn(elf, SHT_SYMTAB) && !find_debug_file(s, d) && d->dbg_elf &&
 	    find_scn(d->dbg_elf, SHT_SYMTAB))
 		elf = d->dbg_elf;
-	return table_of(elf, &d->syms, s, d->elf);
+	return jp_nomem_check(table_of(elf, &d->syms, s, d->elf), "an ELF file's symbols");
 }

@@ -5,6 +5,7 @@
  * is the misc field's CPUMODE bits. */
 #include <errno.h>
 
+#include "lib/nomem.h"
 #include "recorder/symbols/symbols_int.h"
 
 #include "recorder/perfdata/perfdata.h"
@@ -15,12 +16,16 @@ int sym_feed_mmap(struct sym_session *s, const struct pd_event *ev, struct sym_d
 	*dso = NULL;
 	if (ev->type != PERF_RECORD_MMAP && ev->type != PERF_RECORD_MMAP2)
 		return -EINVAL;
-	return mmap_dso(s, m->pid, m->tid, m->start, m->len, m->pgoff, m->filename,
-			m->has_build_id ? m->build_id : NULL, m->has_build_id ? m->build_id_size : 0,
-			ev->misc & PERF_RECORD_MISC_CPUMODE_MASK, pd_event_time(ev), dso);
+	/* callers go on past a map they could not use: one lost to memory is no such map */
+	return jp_nomem_check(mmap_dso(s, m->pid, m->tid, m->start, m->len, m->pgoff, m->filename,
+				       m->has_build_id ? m->build_id : NULL,
+				       m->has_build_id ? m->build_id_size : 0,
+				       ev->misc & PERF_RECORD_MISC_CPUMODE_MASK, pd_event_time(ev),
+				       dso),
+			      "the recorded maps");
 }
 
-int sym_feed_event(struct sym_session *s, const struct pd_event *ev)
+static int feed_event(struct sym_session *s, const struct pd_event *ev)
 {
 	uint64_t t = pd_event_time(ev);
 	struct sym_dso *unused;
@@ -44,6 +49,11 @@ int sym_feed_event(struct sym_session *s, const struct pd_event *ev)
 		return 1;
 	}
 	return 0;
+}
+
+int sym_feed_event(struct sym_session *s, const struct pd_event *ev)
+{
+	return jp_nomem_check(feed_event(s, ev), "the recorded processes");
 }
 
 int sym_feed_build_ids(struct sym_session *s, const struct pd_reader *r)

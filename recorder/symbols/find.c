@@ -5,6 +5,7 @@
 #include "recorder/symbols/symbols_int.h"
 
 #include "lib/buildid.h"
+#include "lib/nomem.h"
 #include "safeio/safeio.h"
 
 #include <errno.h>
@@ -39,8 +40,11 @@ static void cand_drop(struct cand *c)
  * with), 0 if refused; *out gets the opened ELF. */
 static int cand_check(struct sym_session *s, struct sym_dso *d, struct cand *c, Elf **out)
 {
+	errno = 0;
 	Elf *elf = c->image ? elf_memory(c->image, c->len)
 			    : elf_begin(c->fd, ELF_C_READ_MMAP, NULL);
+	if (!elf)
+		jp_nomem_if_errno("opening an ELF file");
 	struct sym_build_id got = { 0 };
 	char h1[SYM_BUILD_ID_HEX], h2[SYM_BUILD_ID_HEX];
 	if (!elf || elf_kind(elf) != ELF_K_ELF) {
@@ -82,15 +86,17 @@ static int open_fd(struct cand *c, int fd, const char *path)
 		return 0;
 	}
 	struct stat st;
-	if (fstat(c->fd, &st) || !S_ISREG(st.st_mode) || !(c->path = strdup(path)))
+	if (fstat(c->fd, &st) || !S_ISREG(st.st_mode))
 		goto fail;
+	if (!(c->path = strdup(path)))
+		jp_nomem("a candidate file's name");
 	/* A mapping faults (SIGBUS) when its file shrinks: only files nobody but root and we
 	 * can truncate are mapped, another user's are read whatever their size. */
 	int mappable = st.st_uid == geteuid() || st.st_uid == 0;
 	if (st.st_size > 0 && ((uint64_t)st.st_size <= SMALL_FILE || !mappable)) {
 		size_t len = (size_t)st.st_size, got = 0;
 		if (!(c->image = malloc(len)))
-			goto fail;
+			jp_nomem("reading a candidate file");
 		while (got < len) {
 			ssize_t r = pread(c->fd, (char *)c->image + got, len - got, (off_t)got);
 			if (r <= 0)
@@ -170,6 +176,7 @@ static int symbols_from_provider(struct sym_session *s, struct sym_dso *d)
 	if (!s->prov.get_symbols || !d->bid.size)
 		return 0;
 	int rc = s->prov.get_symbols(s->prov.ctx, &d->bid, d->long_name, &p, msg, sizeof(msg));
+	jp_nomem_check(rc, "building a jitted ELF's symbols");	/* not a refusal */
 	if (rc < 0) {
 		sess_msg(s, SYM_LVL_WARN, "%s", msg[0] ? msg : strerror(-rc));
 		d->prov_refused = 1;
@@ -177,17 +184,16 @@ static int symbols_from_provider(struct sym_session *s, struct sym_dso *d)
 	}
 	if (rc == 0)
 		return 0;
-	const char *raw = p.sym_name && *p.sym_name && p.sym_name[0] != '$'
-				  ? sess_intern(s, p.sym_name) : NULL;
+	int named = p.sym_name && *p.sym_name && p.sym_name[0] != '$';
+	const char *raw = named ? sess_intern(s, p.sym_name) : NULL;
 	free(p.sym_name);
 	d->path = p.what;
 	d->layout_done = 1;	/* no ELF to open: the layout is the provider's */
 	d->syms_loaded = 1;
-	if (dso_add_segment(d, p.seg_off, p.seg_size, p.seg_vaddr) ||
-	    (raw && symtab_add(&d->syms, p.sym_start, p.sym_size, raw, NULL, 2))) {
-		sess_msg(s, SYM_LVL_WARN, "%s: out of memory for its symbols", d->long_name);
-		return 1;	/* the DSO stays without symbols, as an ELF that failed to load */
-	}
+	if ((named && !raw) ||
+	    dso_add_segment(d, p.seg_off, p.seg_size, p.seg_vaddr) ||
+	    (raw && symtab_add(&d->syms, p.sym_start, p.sym_size, raw, NULL, 2)))
+		jp_nomem("a jitted ELF's symbols");	/* without them: [unknown] */
 	symtab_finish(&d->syms);
 	return 1;
 }

@@ -2,6 +2,7 @@
  * (16 bytes of index per symbol, no name copied), and a symbol's name is copied out only
  * when a sample lands in it. A kernel has ~100k-200k symbols and a profile hits a few
  * hundred, so parsing and interning every name (what perf does) is most of the cost. */
+#include "lib/nomem.h"
 #include "recorder/symbols/symbols_int.h"
 
 #include <errno.h>
@@ -276,10 +277,8 @@ struct sym_entry *kallsyms_find(struct sym_session *s, struct kallsyms *k, uint6
 	snprintf(name, sizeof(name), "%.*s", (int)len, n);
 	struct sym_entry *e = malloc(sizeof(*e));
 	const char *raw = sess_intern(s, name);
-	if (!e || !raw || sym_grow(&k->mat, &k->cap_mat, k->n_mat, sizeof(*k->mat))) {
-		free(e);
-		return NULL;
-	}
+	if (!e || !raw || sym_grow(&k->mat, &k->cap_mat, k->n_mat, sizeof(*k->mat)))
+		jp_nomem("a kernel symbol");	/* NULL would be "no symbol here" */
 	*e = (struct sym_entry){ k->v[i].addr, size, raw, NULL, 0, 0 };
 	k->mat[k->n_mat++] = e;
 	k->v[i].mat = (uint32_t)k->n_mat;

@@ -5,6 +5,7 @@
  * recorded runtime address of the reference symbol (_text, from the kernel map's pgoff) and
  * that symbol's address in the file, which undoes KASLR and a reboot in between. */
 #include "lib/buildid.h"
+#include "lib/nomem.h"
 #include "recorder/symbols/symbols_int.h"
 
 #include <errno.h>
@@ -50,7 +51,10 @@ static int load_vmlinux(struct sym_session *s, const char *path)
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
+	errno = 0;
 	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!elf)
+		jp_nomem_if_errno("opening a vmlinux");
 	int rc = -EINVAL;
 	struct sym_build_id got = { 0 };
 	char h1[SYM_BUILD_ID_HEX], h2[SYM_BUILD_ID_HEX];
@@ -74,7 +78,7 @@ static int load_vmlinux(struct sym_session *s, const char *path)
 	if (elf)
 		elf_end(elf);
 	close(fd);
-	return rc;
+	return jp_nomem_check(rc, "a vmlinux's symbols");
 }
 
 static int load_kallsyms(struct sym_session *s, const char *path)
@@ -88,12 +92,14 @@ static int load_kallsyms(struct sym_session *s, const char *path)
 		kallsyms_free(&s->kall);
 		rc = -ENOENT;
 	}
-	return rc;
+	return jp_nomem_check(rc, "a kallsyms file's symbols");
 }
 
 int sym_kernel_build_id(struct sym_build_id *id)
 {
 	int n = jp_notes_file_build_id("/sys/kernel/notes", id->data, SYM_BUILD_ID_MAX);
+	/* unread, the running kernel would pass for the recorded one or not by chance */
+	jp_nomem_check(n, "the running kernel's build-id");
 	if (n <= 0)
 		return n < 0 ? n : -ENOENT;
 	id->size = (uint8_t)n;

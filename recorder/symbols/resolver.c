@@ -1,5 +1,6 @@
 /* resolver.c - the symbol session: options, de-duplicated messages, the event feed (MMAP/COMM/FORK/EXIT/build-ids) and sym_resolve with its per-DSO result cache.
  * Report resolves millions of samples, so every answer is computed once per (dso, addr). */
+#include "lib/nomem.h"
 #include "lib/opts.h"
 #include "recorder/symbols/symbols_int.h"
 
@@ -398,8 +399,10 @@ int sym_resolve(struct sym_session *s, uint32_t pid, uint64_t addr, uint64_t tim
 	out->dso_name = unknown_name;
 	struct sym_dso *d = map_of(s, pid, addr, time, cpumode, &m, &kernel);
 	out->kernel = kernel;
+	if (!d && kernel)
+		jp_nomem("the kernel's DSO");
 	if (!d)
-		return kernel ? -ENOMEM : 0;
+		return 0;
 	out->dso = d;
 	out->dso_name = d->short_name;
 	if (m) {
@@ -426,7 +429,7 @@ int sym_resolve(struct sym_session *s, uint32_t pid, uint64_t addr, uint64_t tim
 	}
 	struct sym_cached *c = cache_get(s, d, daddr);
 	if (!c)
-		return -ENOMEM;
+		jp_nomem("the symbol cache");	/* the caller would show [unknown] */
 	if (c->lines_done < 0) {
 		c->lines_done = 0;
 		if (d->kernel) {

@@ -1,0 +1,127 @@
+/* faults_alloc.c - issue 34 item 14: a failed allocation never changes an answer. Each test
+ * records minijit with `jitprof record`, then runs one command once per allocation with that
+ * allocation failing (tests/faults/failalloc.c through tests/faults/alloc_sweep.sh): every run
+ * must give the answer of a run without failures (exit 0, same stdout, same output file and
+ * ELFs) or exit non-zero with a message; never a crash, a sanitizer report, a silent exit or
+ * a different answer with exit 0. Every N up to a bound, then a stride (the sweep's summary
+ * line says which); FAULTS_ALLOC_FULL=1 runs every N (minutes: docs/RELIABILITY.md has the
+ * numbers). libarchive's and libzstd's own allocations are spared: libarchive 3.6 crashes on
+ * two of them whatever its caller does. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tests/e2e/inject_util.h"
+#include "tests/lib/testutil.h"
+
+struct rec {
+	char *dir;
+	char cache[600], data[600], jit[600], noelfs[600], copy[600];
+	char jp[1200];
+};
+
+static void sh_ok(const char *cmd, unsigned timeout)
+{
+	struct tu_result r;
+	cr_assert_eq(tu_sh(&r, cmd, timeout), 0, "cannot run: %s", cmd);
+	cr_assert_eq(r.status, 0, "%s\nexited %d:\n%.2000s", cmd, r.status, r.err);
+	tu_result_free(&r);
+}
+
+/* A minijit recording, injected both ways; copy holds a copy of its dumps for inject to run
+ * on (--jit-dir), so the sweep can empty it of ELFs between runs. */
+static void make_recording(struct rec *w)
+{
+	char mj[1200], cmd[8192];
+	if (!have_built("minijit") || !have_built("jitprof") || !have_built("tests/libfailalloc.so"))
+		cr_skip_test("minijit, jitprof or the failalloc shim is not built");
+	w->dir = tu_tmpdir("faults-alloc");
+	cr_assert(w->dir);
+	abs_build("jitprof", w->jp, sizeof(w->jp));
+	snprintf(w->cache, sizeof(w->cache), "%s/cache", w->dir);
+	snprintf(w->data, sizeof(w->data), "%s/perf.data", w->dir);
+	snprintf(w->jit, sizeof(w->jit), "%s/jit.data", w->dir);
+	snprintf(w->noelfs, sizeof(w->noelfs), "%s/noelfs.data", w->dir);
+	snprintf(w->copy, sizeof(w->copy), "%s/copy", w->dir);
+	snprintf(cmd, sizeof(cmd), "cd '%s' && '%s' record -q -k mono -F 999 -g -o '%s' -- '%s' "
+		 "--dir '%s' --seconds 0.3 >/dev/null", w->dir, w->jp, w->data,
+		 abs_build("minijit", mj, sizeof(mj)), w->dir);
+	struct tu_result r;
+	cr_assert_eq(tu_sh(&r, cmd, 120), 0);
+	if (r.status == 77)
+		cr_skip_test("minijit emits x86-64 code only");
+	cr_assert_eq(r.status, 0, "%s\n%.2000s", cmd, r.err);
+	tu_result_free(&r);
+	snprintf(cmd, sizeof(cmd), "export PERF_BUILDID_DIR='%s' DEBUGINFOD_URLS=; cd '%s' && "
+		 "'%s' inject -q --jit -i '%s' -o '%s' && "
+		 "'%s' inject -q --jit --no-elfs -i '%s' -o '%s' && "
+		 "mkdir copy && cp jit-*.dump* copy/", w->cache, w->dir, w->jp, w->data, w->jit,
+		 w->jp, w->data, w->noelfs);
+	sh_ok(cmd, 120);
+}
+
+/* Runs the sweep of one command (args after "--") with every N up to dense, then points
+ * more; out/elfs as alloc_sweep.sh's SWEEP_OUT and SWEEP_ELFS (NULL: none). Then removes
+ * the recording. */
+static void sweep(struct rec *w, const char *name, const char *args, const char *out,
+		  const char *elfs, unsigned dense, unsigned points)
+{
+	char shim[1200], script[1200], cwd[1024], cmd[8192];
+	const char *full = getenv("FAULTS_ALLOC_FULL");
+	unsigned every = full && *full == '1' ? 999999999u : dense;
+	abs_build("tests/libfailalloc.so", shim, sizeof(shim));
+	snprintf(script, sizeof(script), "%s/tests/faults/alloc_sweep.sh",
+		 getcwd(cwd, sizeof(cwd)) ? cwd : ".");
+	snprintf(cmd, sizeof(cmd), "cd '%s' && PERF_BUILDID_DIR='%s' DEBUGINFOD_URLS= "
+		 "SWEEP_JITPROF='%s' SWEEP_SHIM='%s' SWEEP_OUT='%s' SWEEP_ELFS='%s' "
+		 "SWEEP_DENSE=%u SWEEP_POINTS=%u SWEEP_TRACE=1 "
+		 "JITPROF_FAIL_ALLOC_SPARE=libarchive,libzstd "
+		 "ASAN_OPTIONS=verify_asan_link_order=0${ASAN_OPTIONS:+:$ASAN_OPTIONS} "
+		 "'%s' %s -- %s 2>&1", w->dir, w->cache, w->jp, shim, out ? out : "",
+		 elfs ? elfs : "", every, points, script, name, args);
+	struct tu_result r;
+	cr_assert_eq(tu_sh(&r, cmd, 1500), 0, "cannot run %s", cmd);
+	printf("%.*s\n", (int)strcspn(r.out, "\n"), r.out);	/* the summary line */
+	cr_assert_eq(r.status, 0, "the allocation-failure sweep of %s found:\n%.6000s", name,
+		     r.out);
+	tu_result_free(&r);
+	tu_rmtree(w->dir);
+	free(w->dir);
+}
+
+enum cmd { REPORT, REPORT_NO_ELFS, INJECT, INJECT_NO_ELFS, ARCHIVE };
+
+/* Each command's arguments and bounds: every N up to the first number, then the second
+ * many more (report runs ~0.1 s, archive ~0.5 s: zstd over libc and the kernel's symbols). */
+static void sweep_cmd(enum cmd c)
+{
+	static const struct { const char *name; unsigned dense, points; } k[] = {
+		[REPORT] = { "report", 100, 40 }, [REPORT_NO_ELFS] = { "report-no-elfs", 50, 30 },
+		[INJECT] = { "inject", 80, 40 }, [INJECT_NO_ELFS] = { "inject-no-elfs", 50, 30 },
+		[ARCHIVE] = { "archive", 30, 20 },
+	};
+	struct rec w;
+	char args[2000], out[700] = "";
+	make_recording(&w);
+	if (c == REPORT || c == REPORT_NO_ELFS)
+		snprintf(args, sizeof(args), "report -i '%s' --sort dso,sym",
+			 c == REPORT ? w.jit : w.noelfs);
+	if (c == ARCHIVE) {
+		snprintf(out, sizeof(out), "%s/out.tar.zst", w.dir);
+		snprintf(args, sizeof(args), "archive -i '%s' -o '%s'", w.jit, out);
+	} else if (c == INJECT || c == INJECT_NO_ELFS) {
+		snprintf(out, sizeof(out), "%s/out.data", w.copy);
+		snprintf(args, sizeof(args), "inject --jit%s --jit-dir '%s' -i '%s' -o '%s'",
+			 c == INJECT ? "" : " --no-elfs", w.copy, w.data, out);
+	}
+	sweep(&w, k[c].name, args, out[0] ? out : NULL, c == INJECT ? w.copy : NULL,
+	      k[c].dense, k[c].points);
+}
+
+Test(faults_alloc, report, .timeout = 900) { sweep_cmd(REPORT); }
+Test(faults_alloc, report_no_elfs, .timeout = 900) { sweep_cmd(REPORT_NO_ELFS); }
+Test(faults_alloc, inject, .timeout = 900) { sweep_cmd(INJECT); }
+Test(faults_alloc, inject_no_elfs, .timeout = 900) { sweep_cmd(INJECT_NO_ELFS); }
+Test(faults_alloc, archive, .timeout = 900) { sweep_cmd(ARCHIVE); }
