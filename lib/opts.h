@@ -1,6 +1,7 @@
 /* opts.h - the one rule for every public options struct (libbpf's OPTS_VALID idea, our code):
  *   - the first member is `size_t sz`, set by the caller to sizeof(struct ...) it was built
- *     with (0 means "this header's size", for callers built from source with this header);
+ *     with; required: 0 is refused (it once meant "this header's size", and a caller built
+ *     against an older, smaller struct then had bytes past its struct read). JP_OPTS sets it;
  *   - an older caller passes a smaller struct: the fields it does not have get their defaults
  *     (every default is the zero value);
  *   - a newer caller passes a larger struct: the bytes we do not know must be zero, otherwise
@@ -16,15 +17,20 @@
 #include <stdint.h>
 #include <string.h>
 
-/* The size the caller declared (its sz, or known when it wrote 0). */
+/* Declares options struct `type` named name with its sz set and the given fields, the rest
+ * their zero defaults: JP_OPTS(inj_opts, o, .input = "perf.data"); */
+#define JP_OPTS(type, name, ...) struct type name = { .sz = sizeof(struct type), __VA_ARGS__ }
+
+/* The size the caller declared (0 when opts is NULL or its sz is 0: refused by the checks). */
 static inline size_t jp_opts_sz(const void *opts, size_t known)
 {
 	size_t sz;
 
+	(void)known;
 	if (!opts)
 		return 0;
 	memcpy(&sz, opts, sizeof(sz));
-	return sz ? sz : known;
+	return sz;
 }
 
 /* known = sizeof our struct (not the end of its last field, so a field another branch adds
@@ -38,7 +44,7 @@ static __attribute__((noinline, unused)) bool jp_opts_valid(const void *opts, si
 	size_t sz = jp_opts_sz(opts, known);
 
 	if (opts && sz < sizeof(size_t))
-		return false;	/* cannot even hold sz: a caller bug */
+		return false;	/* no size given, or one that cannot even hold sz: a caller bug */
 	if (sz <= known)
 		return true;
 	for (size_t i = known; i < sz; i++)

@@ -358,7 +358,8 @@ int cmd_archive(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct archive_job job = { 0 };
-	struct rp_ingest_opts in = { .input = "perf.data", .finish = collect,
+	struct rp_ingest_opts in = { .sz = sizeof(struct rp_ingest_opts),
+		.input = "perf.data", .finish = collect,
 				     .ctx = &job };
 	struct cli_log log = { .fn = on_report, .ctx = &job };
 	const char *output = NULL;

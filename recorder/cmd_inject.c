@@ -176,7 +176,7 @@ static int elfs_for_cmd(const char *injected, const char *cache, int threads, in
 
 int cmd_inject(int argc, char **argv)
 {
-	struct inj_opts o = { .input = "perf.data" };
+	struct inj_opts o = { .sz = sizeof(struct inj_opts), .input = "perf.data" };
 	const char *cache = NULL, *elfs_for = NULL;
 	char cache_buf[4096], out_buf[4096];
 	int no_cache = 0, want_cache = 0, c, quiet = 0, rc, force = 0;

@@ -158,7 +158,8 @@ int cmd_record(int argc, char **argv)
 	};
 	/* CLOCK_MONOTONIC unless asked otherwise: what jitdumps are stamped with, so a JIT
 	 * recording never fails at inject time for a forgotten -k mono. */
-	struct rec_opts o = { .clockid = 1, .orig_argc = argc, .orig_argv = (const char *const *)argv };
+	struct rec_opts o = { .sz = sizeof(struct rec_opts),
+		.clockid = 1, .orig_argc = argc, .orig_argv = (const char *const *)argv };
 	char cache[4096];
 	bool no_cache = false;
 	struct rec_stats st;

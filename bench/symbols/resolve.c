@@ -59,7 +59,8 @@ int main(int argc, char **argv)
 	struct sym_opts o = { .sz = sizeof(o), .no_debuginfod = 1 };
 	struct sym_session *s = sym_session_new(&o);
 	struct bench b = { .s = s, .flags = flags };
-	const struct pd_tool tool = { .sample = on_sample, .mmap = feed, .comm = feed,
+	const struct pd_tool tool = { .sz = sizeof(struct pd_tool),
+		.sample = on_sample, .mmap = feed, .comm = feed,
 				      .fork = feed, .exit = feed, .build_id = feed, .ctx = &b };
 	int damage;
 	sym_feed_build_ids(s, r);

@@ -164,7 +164,8 @@ Test(record_read, ordered_samples_match_perf_script)
 	size_t blen = 0;
 	ours = open_memstream(&buf, &blen);
 	struct print_ctx pc = { ours, 0 };
-	const struct pd_tool tool = { .sample = print_sample, .ctx = &pc };
+	const struct pd_tool tool = { .sz = sizeof(struct pd_tool),
+		.sample = print_sample, .ctx = &pc };
 	cr_assert_eq(pd_replay(rd, &tool, NULL), 0);
 	n = pc.n;
 	fclose(ours);

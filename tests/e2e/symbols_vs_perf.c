@@ -81,7 +81,8 @@ static void resolve_all(const char *data, const char *buildid_dir, struct sample
 			      .buildid_dir = buildid_dir };
 	struct replay rp = { sym_session_new(&o), so };
 	cr_assert_eq(sym_feed_build_ids(rp.s, r), 0);
-	const struct pd_tool tool = { .sample = on_event, .mmap = on_event, .comm = on_event,
+	const struct pd_tool tool = { .sz = sizeof(struct pd_tool),
+		.sample = on_event, .mmap = on_event, .comm = on_event,
 				      .fork = on_event, .exit = on_event, .build_id = on_event,
 				      .ctx = &rp };
 	int damage;

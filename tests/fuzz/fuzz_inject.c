@@ -159,7 +159,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	int fd = open(out_path, O_RDWR);
 	if (fd < 0)
 		abort();
-	struct inj_opts o = {
+	struct inj_opts o = { .sz = sizeof(struct inj_opts),
 		.input = in_path, .output = out_path, .out_fd = fd, .jit_dir = jit_dir,
 		.all = 1, .threads = 1, .log = { quiet, NULL },
 	};

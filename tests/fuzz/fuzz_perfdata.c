@@ -174,7 +174,8 @@ static void replay_all(int fd)
 	struct pd_reader *r = NULL;
 	if (pd_reader_open_fd(&r, fd, "fuzz.data", NULL) < 0)
 		return;
-	const struct pd_tool t = { .sample = on_any, .mmap = on_any, .comm = on_any,
+	const struct pd_tool t = { .sz = sizeof(struct pd_tool),
+		.sample = on_any, .mmap = on_any, .comm = on_any,
 				   .fork = on_any, .exit = on_any, .lost = on_any,
 				   .build_id = on_any, .other = on_any, .finished_round = on_round };
 	int damage;

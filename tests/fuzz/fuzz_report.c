@@ -209,7 +209,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct rp_session *s;
 	if (rp_session_new(&s))
 		abort();
-	struct rp_ingest_opts o = {
+	struct rp_ingest_opts o = { .sz = sizeof(struct rp_ingest_opts),
 		.input = data_path, .symfs = symfs, .buildid_dir = cache, .kallsyms = kallsyms,
 		.want_lines = 1, .want_callchain = 1, .want_inline = 1, .want_loads = 1,
 		.want_code = 1, .log = { quiet, NULL },

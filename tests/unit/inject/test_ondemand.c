@@ -113,7 +113,8 @@ static void inject_both(void)
 	/* the file path's ELFs first, kept aside as the reference */
 	int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	cr_assert_geq(fd, 0);
-	struct inj_opts o = { .input = data, .output = out, .out_fd = fd, .threads = 2 };
+	struct inj_opts o = { .sz = sizeof(struct inj_opts),
+		.input = data, .output = out, .out_fd = fd, .threads = 2 };
 	o.log = *JP_ERRBUF_LOG(err);
 	cr_assert_eq(inj_run(&o, &st), 0, "%s", err);
 	close(fd);

@@ -22,7 +22,8 @@ static void run(int pipe_out)
 {
 	int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	cr_assert_geq(fd, 0);
-	struct inj_opts o = { .input = data, .output = out, .out_fd = fd, .out_pipe = pipe_out,
+	struct inj_opts o = { .sz = sizeof(struct inj_opts),
+		.input = data, .output = out, .out_fd = fd, .out_pipe = pipe_out,
 			      .cache_root = cache, .threads = 2 };
 	struct inj_stats st;
 	char err[512];
@@ -119,7 +120,8 @@ Test(run, refuses_a_recording_off_the_dumps_clock, .fini = rf_cleanup)
 	cr_assert_eq(pwrite(fd, &flags, 8, (off_t)h.off + 40), 8);
 	close(fd);
 	int ofd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	struct inj_opts o = { .input = data, .output = out, .out_fd = ofd, .threads = 1 };
+	struct inj_opts o = { .sz = sizeof(struct inj_opts),
+		.input = data, .output = out, .out_fd = ofd, .threads = 1 };
 	struct inj_stats st;
 	char err[512];
 	o.log = *JP_ERRBUF_LOG(err);
@@ -146,7 +148,8 @@ Test(run, damaged_recording_is_injected_up_to_the_damage, .fini = rf_cleanup)
 	cr_assert_eq(stat(data, &sb), 0);
 	cr_assert_eq(truncate(data, sb.st_size - 13), 0);
 	int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	struct inj_opts o = { .input = data, .output = out, .out_fd = fd, .out_pipe = 1,
+	struct inj_opts o = { .sz = sizeof(struct inj_opts),
+		.input = data, .output = out, .out_fd = fd, .out_pipe = 1,
 			      .cache_root = cache, .threads = 2, .log = { on_warn, NULL } };
 	struct inj_stats st;
 	warnings = 0;
@@ -180,7 +183,8 @@ Test(run, arch_dump_without_time_conv_is_refused, .fini = rf_cleanup)
 	snprintf(moved, sizeof(moved), "%s/%s", adir, base);
 	cr_assert_eq(rename(apath, moved), 0);
 	int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	struct inj_opts o = { .input = data, .output = out, .out_fd = fd, .jit_dir = adir,
+	struct inj_opts o = { .sz = sizeof(struct inj_opts),
+		.input = data, .output = out, .out_fd = fd, .jit_dir = adir,
 			      .threads = 1 };
 	struct inj_stats st;
 	char err[512];
@@ -227,7 +231,8 @@ Test(run, pids_naming_one_dump_share_its_index, .fini = rf_cleanup, .timeout = 6
 		rf_sample(w, 60000 + k, T0 + 50, 0x40008);
 	cr_assert_eq(pd_writer_close(w), 0);
 	int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	struct inj_opts o = { .input = two, .output = out, .out_fd = fd, .cache_root = cache,
+	struct inj_opts o = { .sz = sizeof(struct inj_opts),
+		.input = two, .output = out, .out_fd = fd, .cache_root = cache,
 			      .threads = 2 };
 	struct inj_stats st;
 	char err[512];
@@ -260,7 +265,8 @@ Test(run, many_pids_naming_one_dump_are_bounded, .fini = rf_cleanup, .timeout = 
 		rf_sample(w, 50000 + k, T0 + 50, 0x40008);
 	cr_assert_eq(pd_writer_close(w), 0);
 	int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	struct inj_opts o = { .input = many, .output = out, .out_fd = fd, .cache_root = cache,
+	struct inj_opts o = { .sz = sizeof(struct inj_opts),
+		.input = many, .output = out, .out_fd = fd, .cache_root = cache,
 			      .threads = 2, .log = { on_warn, NULL } };
 	struct inj_stats st;
 	warnings = 0;
@@ -460,7 +466,8 @@ Test(run, no_elfs_output_injected_again_keeps_its_origins, .fini = rf_cleanup)
 	snprintf(again, sizeof(again), "%s/again.data", dir);
 	int fd = open(again, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	cr_assert_geq(fd, 0);
-	struct inj_opts o = { .input = out, .output = again, .out_fd = fd, .threads = 2,
+	struct inj_opts o = { .sz = sizeof(struct inj_opts),
+		.input = out, .output = again, .out_fd = fd, .threads = 2,
 			      .no_elfs = 1 };
 	o.log = *JP_ERRBUF_LOG(err);
 	cr_assert_eq(inj_run(&o, &st), 0, "%s", err);

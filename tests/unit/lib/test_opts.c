@@ -18,9 +18,19 @@ Test(opts, null_and_exact_size_are_valid)
 	struct demo_opts o = { .sz = sizeof(o), .name = "x", .level = 3 };
 	cr_assert(JP_OPTS_VALID((struct demo_opts *)NULL, struct demo_opts));
 	cr_assert(JP_OPTS_VALID(&o, struct demo_opts));
-	o.sz = 0;	/* built against this header */
-	cr_assert(JP_OPTS_VALID(&o, struct demo_opts));
-	cr_assert_eq(jp_opts_sz(&o, sizeof(o)), sizeof(o));
+	JP_OPTS(demo_opts, m, .level = 2);
+	cr_assert_eq(m.sz, sizeof(m));
+	cr_assert(JP_OPTS_VALID(&m, struct demo_opts));
+}
+
+/* sz is required: 0 once meant "this header's size", so a caller built against an older,
+ * smaller struct that left it 0 had the bytes past its struct read as ours. */
+Test(opts, missing_size_is_refused)
+{
+	struct demo_opts o = { .name = "x", .level = 3 };
+	struct demo_opts c;
+	cr_assert_not(JP_OPTS_VALID(&o, struct demo_opts));
+	cr_assert_eq(JP_OPTS_TAKE(&c, &o), -EINVAL);
 }
 
 Test(opts, smaller_struct_gets_defaults_for_what_it_lacks)

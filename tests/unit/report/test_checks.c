@@ -29,7 +29,8 @@ static void feed(struct rp_checks *c, uint64_t sample_type, int n)
 
 static const char *report(const struct rp_checks *c, int callchain)
 {
-	struct rp_ingest_opts o = { .input = "x.data", .want_callchain = callchain,
+	struct rp_ingest_opts o = { .sz = sizeof(struct rp_ingest_opts),
+		.input = "x.data", .want_callchain = callchain,
 				    .log = { keep, NULL } };
 	said[0] = 0;
 	rp_checks_report(c, &o);

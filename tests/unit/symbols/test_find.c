@@ -273,7 +273,8 @@ static void archive_refused(const char *make_members, struct sym_opts o, const c
 Test(find, archive_over_its_budget_is_refused_and_removed)
 {
 	archive_refused("head -c 4194304 /dev/zero > d/big",
-			(struct sym_opts){ .archive_budget = 1u << 20 }, "SYM_ARCHIVE_BUDGET");
+			(struct sym_opts){ .sz = sizeof(struct sym_opts),
+				.archive_budget = 1u << 20 }, "SYM_ARCHIVE_BUDGET");
 }
 
 /* Issue 34 finding 9: 200,000 empty members in 306 KB unpacked within any byte budget (198 s
@@ -282,7 +283,8 @@ Test(find, archive_over_its_budget_is_refused_and_removed)
 Test(find, archive_of_many_members_is_refused_and_removed)
 {
 	archive_refused("for i in $(seq 300); do mkdir -p d/$i/a && : > d/$i/a/f; done",
-			(struct sym_opts){ .archive_max_entries = 100 }, "SYM_ARCHIVE_ENTRIES");
+			(struct sym_opts){ .sz = sizeof(struct sym_opts),
+				.archive_max_entries = 100 }, "SYM_ARCHIVE_ENTRIES");
 }
 
 /* Issue 16 finding 5: 40,000 nested lexical blocks overflowed the stack inside libdw's
