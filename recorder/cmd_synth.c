@@ -122,7 +122,10 @@ static void one_load(struct pool *p, size_t i)
 	if (rc) {
 		free(r->warning);
 		r->warning = load_msg(p, e, err, "");
-		r->what = REFUSED;
+		/* the load's bytes are refused; libcrypto or memory failing stops the run */
+		r->what = rc == -ENOMEM || rc == -EIO || rc == -ENOSYS ? FATAL : REFUSED;
+		if (r->what == FATAL)
+			atomic_store(&p->stop, 1);
 		return;
 	}
 	r->what = FATAL;

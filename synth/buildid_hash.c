@@ -55,18 +55,26 @@ static EVP_MD_CTX *thread_ctx(int *owned)
 }
 
 /* Small fields are staged so a line table is a few EVP updates, not thousands; a field is
- * written straight into the stage (h_room), so an 8-byte number is one store, not a call. */
+ * written straight into the stage (h_room), so an 8-byte number is one store, not a call.
+ * Once a libcrypto call failed (failed names it), nothing more goes to the context: the
+ * fields are still staged and dropped, and the caller returns an error. */
 struct hasher {
 	EVP_MD_CTX *ctx;
 	uint8_t stage[2048];
 	size_t n;
-	int bad;
+	const char *failed;
 };
+
+static void h_update(struct hasher *h, const void *p, size_t len)
+{
+	if (!h->failed && !EVP_DigestUpdate(h->ctx, p, len))
+		h->failed = "EVP_DigestUpdate";
+}
 
 static void h_flush(struct hasher *h)
 {
-	if (h->n && !EVP_DigestUpdate(h->ctx, h->stage, h->n))
-		h->bad = 1;
+	if (h->n)
+		h_update(h, h->stage, h->n);
 	h->n = 0;
 }
 
@@ -95,8 +103,8 @@ static void h_bytes(struct hasher *h, const void *p, size_t len)
 	uint8_t *d = h_room(h, len);
 	if (d)
 		memcpy(d, p, len);
-	else if (!EVP_DigestUpdate(h->ctx, p, len))
-		h->bad = 1;
+	else
+		h_update(h, p, len);
 }
 
 static inline void h_u64(struct hasher *h, uint64_t v)
@@ -184,11 +192,14 @@ static int hash_input(const struct synth_input *in, uint8_t id[SYNTH_BUILD_ID_SI
 	struct hasher h;	/* the stage is not zeroed: only its first n bytes are read */
 	h.ctx = thread_ctx(&owned);
 	h.n = 0;
-	h.bad = 0;
+	h.failed = NULL;
 	if (!h.ctx)
-		return synth_err(log, -ENOMEM, "EVP_MD_CTX_new failed");
-	if (!EVP_DigestInit_ex(h.ctx, md_sha1, NULL))
-		h.bad = 1;
+		return synth_err(log, -ENOMEM, "build-id: EVP_MD_CTX_new failed");
+	if (!EVP_DigestInit_ex(h.ctx, md_sha1, NULL)) {
+		if (owned)
+			EVP_MD_CTX_free(h.ctx);
+		return synth_err(log, -EIO, "build-id: SHA-1: EVP_DigestInit_ex failed");
+	}
 	h_str(&h, TAG_SCHEME, scheme);
 	h_num(&h, TAG_MACHINE, synth_machine(in));
 	h_str(&h, TAG_NAME, in->name);
@@ -208,12 +219,14 @@ static int hash_input(const struct synth_input *in, uint8_t id[SYNTH_BUILD_ID_SI
 	h_flush(&h);
 	uint8_t md[EVP_MAX_MD_SIZE];
 	unsigned mdlen = 0;
-	if (!h.bad && !EVP_DigestFinal_ex(h.ctx, md, &mdlen))
-		h.bad = 1;
+	if (!h.failed && !EVP_DigestFinal_ex(h.ctx, md, &mdlen))
+		h.failed = "EVP_DigestFinal_ex";
+	if (!h.failed && mdlen < SYNTH_BUILD_ID_SIZE)
+		h.failed = "EVP_DigestFinal_ex (a short digest)";
 	if (owned)
 		EVP_MD_CTX_free(h.ctx);
-	if (h.bad || mdlen < SYNTH_BUILD_ID_SIZE)
-		return synth_err(log, -EIO, "SHA-1 computation failed");
+	if (h.failed)
+		return synth_err(log, -EIO, "build-id: SHA-1: %s failed", h.failed);
 	memcpy(id, md, SYNTH_BUILD_ID_SIZE);
 	return 0;
 }
