@@ -265,6 +265,20 @@ Test(find, archive_over_its_budget_is_refused_and_removed)
 	free(arch);
 }
 
+/* so (freed here) still names work(); the lookup warned with why. */
+static void expect_dwarf_refused(char *so, const char *why)
+{
+	struct sym_build_id bid;
+	cr_assert_eq(sym_elf_build_id(so, &bid, NULL, 0), 0);
+	struct sym_session *s = session("/nonexistent", NULL);
+	st_msgs[0] = 0;
+	struct sym_result r = resolve_work(s, so, so, &bid);
+	cr_expect_str_eq(r.sym ? r.sym : "(none)", "work");
+	cr_expect(strstr(st_msgs, why), "%s", st_msgs);
+	sym_session_free(s);
+	free(so);
+}
+
 /* Issue 16 finding 5: 40,000 nested lexical blocks overflowed the stack inside libdw's
  * recursive dwarf_getscopes. The line lookup now stops at SYM_DWARF_MAX_DEPTH, says so, and
  * still names the function. */
@@ -272,15 +286,36 @@ Test(find, deeply_nested_dwarf_is_refused_not_a_crash, .timeout = 60)
 {
 	char *so = st_build(dir, "libt.so", "-fPIC -shared");
 	st_deep_dwarf(so, 40000);
-	struct sym_build_id bid;
-	cr_assert_eq(sym_elf_build_id(so, &bid, NULL, 0), 0);
-	struct sym_session *s = session("/nonexistent", NULL);
-	st_msgs[0] = 0;
-	struct sym_result r = resolve_work(s, so, so, &bid);
-	cr_expect_str_eq(r.sym ? r.sym : "(none)", "work");
-	cr_expect(strstr(st_msgs, "SYM_DWARF_MAX_DEPTH"), "%s", st_msgs);
-	sym_session_free(s);
-	free(so);
+	expect_dwarf_refused(so, "SYM_DWARF_MAX_DEPTH");
+}
+
+/* Issue 34 finding 6: a unit importing a partial unit that imports the next, 100,000 deep,
+ * overflowed the stack in libdw's dwarf_getscopes (it follows each import recursively, and
+ * searched the chain of imports for a loop at each: quadratic too). The walk that checks a
+ * unit's depth follows imports now and counts them as levels; a loop of imports is refused
+ * as libdw would. The function is still named, the lookup says why its inline frames are not
+ * read. */
+static void expect_imports_refused(unsigned n, enum st_imports how, const char *why)
+{
+	char *so = st_build(dir, "libt.so", "-fPIC -shared");
+	st_import_chain_dwarf(so, n, how);
+	expect_dwarf_refused(so, why);
+}
+
+Test(find, deeply_imported_units_are_refused_not_a_crash, .timeout = 60)
+{
+	expect_imports_refused(100000, ST_IMPORT_CHAIN, "SYM_DWARF_MAX_DEPTH");
+}
+
+Test(find, imported_units_in_a_loop_are_refused, .timeout = 60)
+{
+	expect_imports_refused(3, ST_IMPORT_LOOP, "imports a unit that imports it back");
+}
+
+/* 40 levels of units importing the next twice: 2^40 units for libdw to walk. */
+Test(find, imports_doubling_per_level_are_refused, .timeout = 60)
+{
+	expect_imports_refused(40, ST_IMPORT_TWICE, "SYM_DWARF_IMPORT_BUDGET");
 }
 
 /* Issue 16 finding 11: a recorded library that is a FIFO, and a perf-PID.map that is a FIFO or
