@@ -318,6 +318,39 @@ Test(find, imports_doubling_per_level_are_refused, .timeout = 60)
 	expect_imports_refused(40, ST_IMPORT_TWICE, "SYM_DWARF_IMPORT_BUDGET");
 }
 
+/* Issue 34 finding 6: an ELF symbol named "L" + "A<L" x 250,000 + ";m()V" (a Java name to
+ * the demangler, one level of recursion per '<') crashed the lookup that names a sample's
+ * frame (report's table, --generations, --html). It is shown as it was recorded. */
+Test(find, deeply_generic_java_symbol_shown_as_recorded, .timeout = 60)
+{
+	char *so = st_build(dir, "libt.so", "-fPIC -shared");
+	uint64_t work = st_nm_addr(so, "work");
+	size_t levels = 250000, len = 1 + 3 * levels + 5;
+	char *deep = malloc(len + 1), *p = deep, map[4200], cmd[8600];
+	cr_assert(deep);
+	*p++ = 'L';
+	for (size_t i = 0; i < levels; i++, p += 3)
+		memcpy(p, "A<L", 3);
+	strcpy(p, ";m()V");
+	snprintf(map, sizeof(map), "%s/rename", dir);
+	FILE *f = fopen(map, "w");
+	cr_assert(f);
+	fprintf(f, "work %s\n", deep);
+	fclose(f);
+	snprintf(cmd, sizeof(cmd), "objcopy --redefine-syms='%s' '%s'", map, so);
+	st_run(cmd);
+	struct sym_build_id bid;
+	cr_assert_eq(sym_elf_build_id(so, &bid, NULL, 0), 0);
+	struct sym_session *s = session("/nonexistent", NULL);
+	cr_assert_eq(st_map(s, 9, so, so, BASE, &bid), 0);
+	struct sym_result r;
+	cr_assert_eq(sym_resolve(s, 9, BASE + work + 4, 2, 2, SYM_RES_LINES, &r), 0);
+	cr_expect(r.sym && !strcmp(r.sym, deep), "%.40s", r.sym ? r.sym : "(none)");
+	sym_session_free(s);
+	free(deep);
+	free(so);
+}
+
 /* Issue 16 finding 11: a recorded library that is a FIFO, and a perf-PID.map that is a FIFO or
  * a link to /dev/zero, resolve to nothing instead of blocking or reading forever. */
 Test(find, fifos_and_devices_named_by_the_recording_never_block, .timeout = 30)
