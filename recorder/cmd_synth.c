@@ -58,8 +58,10 @@ struct synth_opts {
 	unsigned threads;
 };
 
-/* What became of one load; printed in load order once all workers are done. */
-enum outcome { WRITTEN, SKIPPED, REFUSED, FATAL };
+/* What became of one load; printed in load order once all workers are done. NOT_RUN first:
+ * the results are calloc'd, and after a fatal error the loads not reached yet keep it (they
+ * were counted and printed as written, with a NULL path). */
+enum outcome { NOT_RUN, WRITTEN, SKIPPED, REFUSED, FATAL };
 
 struct result {
 	enum outcome what;
@@ -115,7 +117,10 @@ static void one_load(struct pool *p, size_t i)
 	if (rc) {
 		free(r->warning);
 		r->warning = load_msg(p, e, err, "");
-		r->what = REFUSED;
+		/* the load's bytes are refused; libcrypto or memory failing stops the run */
+		r->what = rc == -ENOMEM || rc == -EIO || rc == -ENOSYS ? FATAL : REFUSED;
+		if (r->what == FATAL)
+			atomic_store(&p->stop, 1);
 		return;
 	}
 	r->what = FATAL;

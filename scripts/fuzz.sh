@@ -54,6 +54,20 @@ build_target() {
 	"$cc" "${cflags[@]}" -o "$bin" "$src" "${srcs[@]}" $(meta "$src" libs)
 }
 
+# "N/s" and whether the issue's 1M executions per target were reached, or how long they would
+# take at that rate.
+rate_of() {
+	local n=$1 t=$2
+	[ "$t" -gt 0 ] || { echo "no time"; return; }
+	if [ "$n" -ge 1000000 ]; then
+		echo "$((n / t))/s, 1M reached"
+	elif [ "$n" -gt 0 ]; then
+		echo "$((n / t))/s, 1M would take $((1000000 * t / n)) s"
+	else
+		echo "0/s"
+	fi
+}
+
 # libFuzzer's final "stat::<name>: N" line.
 stat_of() { sed -n "s/^stat::$2: *//p" "$1" | tail -n 1; }
 
@@ -98,7 +112,8 @@ for src in tests/fuzz/fuzz_*.c; do
 		summary+=("$t: CRASH after ${execs:-?} executions; inputs in $crashes/, log $log")
 		failed=1
 	else
-		summary+=("$t: ${execs:-0} executions in ${secs} s, coverage ${cov:-?} edges, no crash")
+		rate=$(rate_of "${execs:-0}" "$secs")
+		summary+=("$t: ${execs:-0} executions in ${secs} s ($rate), coverage ${cov:-?} edges, no crash")
 	fi
 done
 

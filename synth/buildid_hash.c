@@ -13,7 +13,6 @@
 #define OPENSSL_SUPPRESS_DEPRECATED
 #include <openssl/sha.h>
 
-#include "lib/nomem.h"
 #include "synth/synth_int.h"
 
 enum id_tag {
@@ -25,18 +24,26 @@ enum id_tag {
 static const char scheme[] = "jitprof-synth-2";
 
 /* Small fields are staged so a line table is a few SHA-1 updates, not thousands; a field is
- * written straight into the stage (h_room), so an 8-byte number is one store, not a call. */
+ * written straight into the stage (h_room), so an 8-byte number is one store, not a call.
+ * Once a libcrypto call failed (failed names it), nothing more goes to the context: the
+ * fields are still staged and dropped, and the caller returns an error. */
 struct hasher {
 	SHA_CTX ctx;
 	uint8_t stage[2048];
 	size_t n;
-	int bad;
+	const char *failed;
 };
+
+static void h_update(struct hasher *h, const void *p, size_t len)
+{
+	if (!h->failed && !SHA1_Update(&h->ctx, p, len))
+		h->failed = "SHA1_Update";
+}
 
 static void h_flush(struct hasher *h)
 {
-	if (h->n && !SHA1_Update(&h->ctx, h->stage, h->n))
-		h->bad = 1;
+	if (h->n)
+		h_update(h, h->stage, h->n);
 	h->n = 0;
 }
 
@@ -65,8 +72,8 @@ static void h_bytes(struct hasher *h, const void *p, size_t len)
 	uint8_t *d = h_room(h, len);
 	if (d)
 		memcpy(d, p, len);
-	else if (!SHA1_Update(&h->ctx, p, len))
-		h->bad = 1;
+	else
+		h_update(h, p, len);
 }
 
 static inline void h_u64(struct hasher *h, uint64_t v)
@@ -145,11 +152,13 @@ static void hash_inline(struct hasher *h, const struct jd_ext_inline *x)
 }
 
 static int hash_input(const struct synth_input *in, uint8_t id[SYNTH_BUILD_ID_SIZE],
-		      struct synth_line_it *rows)
+		      const struct jp_log *log, struct synth_line_it *rows)
 {
 	struct hasher h;	/* the stage is not zeroed: only its first n bytes are read */
 	h.n = 0;
-	h.bad = !SHA1_Init(&h.ctx);
+	h.failed = NULL;
+	if (!SHA1_Init(&h.ctx))
+		return synth_err(log, -EIO, "build-id: SHA-1: SHA1_Init failed");
 	h_str(&h, TAG_SCHEME, scheme);
 	h_num(&h, TAG_MACHINE, synth_machine(in));
 	h_str(&h, TAG_NAME, in->name);
@@ -168,12 +177,12 @@ static int hash_input(const struct synth_input *in, uint8_t id[SYNTH_BUILD_ID_SI
 	}
 	h_flush(&h);
 	uint8_t md[SHA_DIGEST_LENGTH];
-	if (!h.bad && !SHA1_Final(md, &h.ctx))
-		h.bad = 1;
-	/* The id names the ELF: no id would be a load left out (never happens with the
-	 * functions above, which only fail on a NULL context; said and stopped all the same) */
-	if (h.bad)
-		jp_fatal("libcrypto: a SHA-1 computation failed");
+	if (!h.failed && !SHA1_Final(md, &h.ctx))
+		h.failed = "SHA1_Final";
+	/* The id names the ELF: the caller stops on it (inject fails the dump, naming the load;
+	 * synth stops the run), never leaves the load out as if it were damaged. */
+	if (h.failed)
+		return synth_err(log, -EIO, "build-id: SHA-1: %s failed", h.failed);
 	memcpy(id, md, SYNTH_BUILD_ID_SIZE);
 	return 0;
 }
@@ -183,14 +192,14 @@ int synth_build_id(const struct synth_input *in, uint8_t id[SYNTH_BUILD_ID_SIZE]
 {
 	struct synth_line_it rows;
 	int rc = synth_validate(in, log);
-	return rc ? rc : hash_input(in, id, &rows);
+	return rc ? rc : hash_input(in, id, log, &rows);
 }
 
 int synth_build_id_counted(const struct synth_input *in, uint8_t id[SYNTH_BUILD_ID_SIZE],
 			   size_t *dropped, size_t *renamed)
 {
 	struct synth_line_it rows;
-	int rc = hash_input(in, id, &rows);
+	int rc = hash_input(in, id, NULL, &rows);
 	*dropped = rc ? 0 : rows.bad;
 	*renamed = rc ? 0 : rows.renamed;
 	return rc;

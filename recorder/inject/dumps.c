@@ -98,11 +98,12 @@ struct hash_job {
 	struct inj_dfile *f;
 	const uint32_t *idx;
 	int later;
+	uint32_t failed;	/* 1 + a load whose hash failed (the first to fail); 0 none */
 };
 
 static void bid_one(void *ctx, size_t k)
 {
-	const struct hash_job *j = ctx;
+	struct hash_job *j = ctx;
 	struct inj_dfile *f = j->f;
 	uint32_t i = j->idx[k];
 	struct inj_load *l = &f->loads[i];
@@ -119,8 +120,12 @@ static void bid_one(void *ctx, size_t k)
 		fl |= INJ_BAD;
 	else if (j->later)	/* the same walk of the rows as the hash's (synth.h) */
 		dropped = synth_lines_count(&in, &renamed);
-	else if (synth_build_id_counted(&in, l->build_id, &dropped, &renamed) < 0)
+	else if (synth_build_id_counted(&in, l->build_id, &dropped, &renamed) < 0) {
+		uint32_t none = 0;	/* libcrypto failed: the run fails, no load is dropped */
+		__atomic_compare_exchange_n(&j->failed, &none, i + 1, 0, __ATOMIC_RELAXED,
+					    __ATOMIC_RELAXED);
 		fl |= INJ_BAD;
+	}
 	if (!(fl & INJ_BAD))
 		l->text_off = (uint32_t)off;
 	if (dropped || renamed)
@@ -139,9 +144,18 @@ int inj_dfile_hash_load(struct inj_dfile *f, uint32_t i)
 	return synth_build_id_counted(&in, f->loads[i].build_id, &dropped, &renamed);
 }
 
+int inj_dfile_hash_error(const struct inj_dfile *f, uint32_t i, char *err, size_t errlen)
+{
+	snprintf(err, errlen, "code load at offset %llu: its build-id could not be computed "
+		 "(SHA-1 failed in libcrypto)", (unsigned long long)jd_index_load(f->x, i)->offset);
+	return -EIO;
+}
+
 /* Hashes the loads of f that d maps and nobody hashed yet: each load once per file, however
- * many processes and parts map it; with a hasher, judges them here and queues their hashes. */
-static int hash_needed(struct inj_dump *d, const struct inj_dump_opts *o)
+ * many processes and parts map it; with a hasher, judges them here and queues their hashes.
+ * A hash libcrypto failed is an error (err says which load). */
+static int hash_needed(struct inj_dump *d, const struct inj_dump_opts *o, char *err,
+		       size_t errlen)
 {
 	struct inj_dfile *f = d->df;
 	uint32_t *idx = malloc((d->nr_loads + 1) * sizeof(*idx));
@@ -151,10 +165,14 @@ static int hash_needed(struct inj_dump *d, const struct inj_dump_opts *o)
 	for (size_t i = 0; i < d->nr_loads; i++)
 		if (!(d->loads[i].flags & INJ_OLD) && !(f->loads[i].flags & INJ_HASHED))
 			idx[n++] = (uint32_t)i;
-	struct hash_job j = { f, idx, o->hasher != NULL };
+	struct hash_job j = { f, idx, o->hasher != NULL, 0 };
 	jp_parallel_for(n, o->threads, bid_one, &j);
 	int rc = 0;
-	if (o->hasher) {	/* refused loads have no MMAP2: nothing to hash */
+	if (j.failed) {
+		char why[256];
+		rc = inj_dfile_hash_error(f, j.failed - 1, why, sizeof(why));
+		snprintf(err, errlen, "%s: %s", d->path, why);
+	} else if (o->hasher) {	/* refused loads have no MMAP2: nothing to hash */
 		size_t m = 0;
 		for (size_t k = 0; k < n; k++)
 			if (!(f->loads[idx[k]].flags & INJ_BAD))
@@ -366,8 +384,10 @@ int inj_dump_init(struct inj_dump *d, struct jd_index *x, const char *path,
 		if (d->move_load[i] != INJ_NONE)
 			d->loads[d->move_load[i]].flags &= (uint8_t)~INJ_OLD;
 	d->closed = jd_index_stats(d->x)->per_id[JD_CODE_CLOSE] > 0;
-	if ((rc = hash_needed(d, o)) < 0)
+	if ((rc = hash_needed(d, o, err, errlen)) == -ENOMEM)
 		goto nomem;
+	if (rc < 0)
+		return rc;
 	d->ids_hashed_here = 1;
 	for (size_t i = 0; i < d->nr_loads; i++) {
 		struct inj_load *l = &d->loads[i];

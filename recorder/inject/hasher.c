@@ -195,10 +195,7 @@ int inj_hasher_finish(struct inj_hasher *h, char *err, size_t errlen)
 	h->started = 0;
 	if (!h->failed_f)
 		return 0;
-	const struct jd_load_entry *e = jd_index_load(h->failed_f->x, h->failed_load);
-	snprintf(err, errlen, "code load at offset %llu: its build-id could not be computed "
-		 "(SHA-1 failed in libcrypto)", (unsigned long long)e->offset);
-	return -EIO;
+	return inj_dfile_hash_error(h->failed_f, h->failed_load, err, errlen);
 }
 
 void inj_hasher_free(struct inj_hasher *h)

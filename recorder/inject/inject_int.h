@@ -137,6 +137,8 @@ struct inj_dfile {
 };
 /* Load i's build-id into f->loads[i] (the input its flags say); 0 or <0. */
 int inj_dfile_hash_load(struct inj_dfile *f, uint32_t i);
+/* The message for load i of f whose hash failed (libcrypto); returns -EIO. */
+int inj_dfile_hash_error(const struct inj_dfile *f, uint32_t i, char *err, size_t errlen);
 /* A dfile of index x (owned from here on, closed on failure too), refs 1, nothing hashed. */
 int inj_dfile_new(struct inj_dfile **out, struct jd_index *x);
 void inj_dfile_put(struct inj_dfile *f);	/* drops one reference; frees at 0 */

@@ -9,6 +9,7 @@
 struct out {
 	char *buf;
 	size_t cap, len;
+	unsigned depth;		/* type arguments open around the type being read */
 };
 
 static void put(struct out *o, const char *s, size_t n)
@@ -34,9 +35,15 @@ static const char *class_name(const char *p, struct out *o)
 
 static const char *type_sig(const char *p, struct out *o);
 
+/* Each '<' is one level of recursion (type_sig -> type_args -> type_sig): a name is a
+ * recording's bytes, and "L" + "A<L" x 250,000 overflowed the stack. Deeper than the cap is
+ * malformed: the name is then shown as it was recorded. */
 static const char *type_args(const char *p, struct out *o)
 {
 	/* p at '<' */
+	if (o->depth >= SYM_JAVA_MAX_NESTING)
+		return NULL;
+	o->depth++;
 	puts_(o, "<");
 	p++;
 	for (int first = 1; *p != '>'; first = 0) {
@@ -57,6 +64,7 @@ static const char *type_args(const char *p, struct out *o)
 			return NULL;
 	}
 	puts_(o, ">");
+	o->depth--;
 	return p + 1;
 }
 
@@ -109,7 +117,7 @@ static const char *type_sig(const char *p, struct out *o)
 static const char *skip_type_params(const char *p)
 {
 	char scratch[1];
-	struct out sink = { scratch, 0, 0 };
+	struct out sink = { scratch, 0, 0, 0 };
 	p++;
 	while (*p != '>') {
 		const char *colon = strchr(p, ':');
@@ -131,7 +139,7 @@ static const char *skip_type_params(const char *p)
 static const char *method_sig(const char *p, struct out *o)
 {
 	char scratch[1];
-	struct out sink = { scratch, 0, 0 };
+	struct out sink = { scratch, 0, 0, 0 };
 	if (*p == '<' && !(p = skip_type_params(p)))
 		return NULL;
 	if (*p != '(')
@@ -180,7 +188,7 @@ static const char *method_name(const char *p, struct out *o)
 
 int sym_java_demangle(const char *in, char *out, size_t outlen)
 {
-	struct out o = { out, outlen, 0 };
+	struct out o = { out, outlen, 0, 0 };
 	const char *p = in;
 	if (!in)
 		return copy_raw("", out, outlen);

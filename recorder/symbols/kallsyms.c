@@ -177,9 +177,11 @@ static int index_text(struct kallsyms *k, const char *ref_name, uint64_t *ref_ad
 		}
 		const char *eol = memchr(p, '\n', (size_t)(end - p));
 		eol = eol ? eol : end;
-		const char *name = p + 3;
-		char type = name <= eol ? p[1] : 0;
-		int ok = p > line && p - line <= 16 && *p == ' ' && name <= eol && p[2] == ' ';
+		/* " T " fits before the line's end before any of it is read: a file may end
+		 * in digits at a page's end (eol <= end) */
+		int ok = p > line && p - line <= 16 && eol - p >= 3 && *p == ' ' && p[2] == ' ';
+		char type = ok ? p[1] : 0;
+		const char *name = ok ? p + 3 : eol;
 		p = eol + 1;
 		if (!ok)
 			continue;

@@ -4,6 +4,7 @@
  * (ours, perf's jitted ones) resolve as well as gcc's. */
 #include "recorder/symbols/symbols_int.h"
 
+#include <assert.h>
 #include <dlfcn.h>
 #include <dwarf.h>
 #include <errno.h>
@@ -203,16 +204,19 @@ static bool may_have_scopes(int tag)
 }
 
 /* Notes the DIE at st[sp] if libdw's scope walk reaches it (desc[sp - 1]: every ancestor
- * is a scope), and whether the walk descends below it. */
+ * is a scope), and whether the walk descends below it: an imported unit's children are
+ * walked in its place, as siblings of the units it sits among (libdw's walk_children). */
 static int note_die(struct cu_scopes *cs, Dwarf_Die *die, bool *desc, int sp)
 {
 	desc[sp] = false;
 	if (!desc[sp - 1])
 		return 0;
 	int tag = dwarf_tag(die);
-	if (tag == DW_TAG_imported_unit)
+	if (tag == DW_TAG_imported_unit) {
 		cs->imports = 1;
-	else if (tag == DW_TAG_subprogram) {
+		desc[sp] = true;
+		return 0;
+	} else if (tag == DW_TAG_subprogram) {
 		if (sym_grow(&cs->subs, &cs->cap, cs->n, sizeof(*cs->subs)))
 			return -ENOMEM;
 		cs->subs[cs->n++] = dwarf_dieoffset(die);
@@ -221,45 +225,96 @@ static int note_die(struct cu_scopes *cs, Dwarf_Die *die, bool *desc, int sp)
 	return 0;
 }
 
-/* 1 if no DIE of the CU nests deeper than SYM_DWARF_MAX_DEPTH, found by a walk that keeps its
- * own stack (dwarf_child and dwarf_siblingof do not recurse); the same walk fills cs. A
- * negative errno when cs could not be filled. */
+/* The first child of die into *child (0), or 1 for none, <0 damaged; an imported unit's
+ * are those of the unit it imports (*unit: that unit's DIE, else NULL), as libdw follows it. */
+static int first_child(Dwarf_Die *die, Dwarf_Die *child, const void **unit)
+{
+	*unit = NULL;
+	if (dwarf_tag(die) == DW_TAG_imported_unit) {
+		Dwarf_Attribute attr;
+		Dwarf_Die u;
+		if (!dwarf_formref_die(dwarf_attr(die, DW_AT_import, &attr), &u))
+			return 1;
+		*unit = u.addr;
+		return dwarf_child(&u, child);
+	}
+	return dwarf_haschildren(die) ? dwarf_child(die, child) : 1;
+}
+
+enum { WALK_OK = 1, WALK_DEEP = 0, WALK_IMPORTS = -1, WALK_LOOP = -2, WALK_NOMEM = -3 };
+
+/* WALK_OK if libdw's scope walk (dwarf_getscopes, which recurses once per level and once per
+ * imported unit) stays within SYM_DWARF_MAX_DEPTH levels counting both, and reads at most
+ * SYM_DWARF_IMPORT_BUDGET DIEs through imported units (each import is walked again wherever
+ * it is imported: units importing each other twice over double per level); else why not.
+ * Found by a walk that keeps its own stack (dwarf_child and dwarf_siblingof do not recurse);
+ * the same walk fills cs. */
 static int cu_walk(Dwarf_Die *cudie, struct cu_scopes *cs)
 {
 	static __thread Dwarf_Die st[SYM_DWARF_MAX_DEPTH + 2];
 	static __thread bool desc[SYM_DWARF_MAX_DEPTH + 2];
+	static __thread const void *unit[SYM_DWARF_MAX_DEPTH + 2];	/* imported below st[i] */
+	unsigned imported = 0;	/* units open on the stack */
+	size_t budget = SYM_DWARF_IMPORT_BUDGET;
 	int sp = 0;
 	st[0] = *cudie;
 	desc[0] = true;
-	if (dwarf_child(&st[0], &st[1]) != 0)
-		return 1;
-	sp = 1;
-	if (note_die(cs, &st[1], desc, 1))
-		return -ENOMEM;
+	unit[0] = NULL;
 	for (;;) {
-		if (dwarf_haschildren(&st[sp]) && dwarf_child(&st[sp], &st[sp + 1]) == 0) {
+		int r = first_child(&st[sp], &st[sp + 1], &unit[sp]);
+		if (r == 0) {
+			if (unit[sp]) {
+				for (int i = 0; i < sp; i++)
+					if (unit[i] == unit[sp])
+						return WALK_LOOP;	/* libdw refuses it too */
+				imported++;
+			}
 			if (++sp > SYM_DWARF_MAX_DEPTH)
-				return 0;
+				return WALK_DEEP;
+			unit[sp] = NULL;
+			if (imported && !budget--)
+				return WALK_IMPORTS;
 			if (note_die(cs, &st[sp], desc, sp))
-				return -ENOMEM;
+				return WALK_NOMEM;
 			continue;
 		}
+		if (r < 0 && sp == 0)
+			return WALK_OK;	/* damaged: getscopes stops there as well */
+		unit[sp] = NULL;
 		while (sp > 0) {
 			Dwarf_Die next;
-			int r = dwarf_siblingof(&st[sp], &next);
+			r = dwarf_siblingof(&st[sp], &next);
 			if (r == 0) {
 				st[sp] = next;
+				if (imported && !budget--)
+					return WALK_IMPORTS;
 				if (note_die(cs, &st[sp], desc, sp))
-					return -ENOMEM;
+					return WALK_NOMEM;
 				break;
 			}
 			if (r < 0)
-				return 1;	/* damaged: getscopes stops there as well */
+				return WALK_OK;
 			sp--;
+			if (unit[sp]) {	/* the end of an imported unit's children */
+				imported--;
+				unit[sp] = NULL;
+			}
 		}
 		if (sp == 0)
-			return 1;
+			return WALK_OK;
 	}
+}
+
+/* Why cu_walk refused a unit, for the warning. */
+static_assert(SYM_DWARF_MAX_DEPTH == 512 && SYM_DWARF_IMPORT_BUDGET == 1u << 20,
+	      "walk_refusal names the limits");
+static const char *walk_refusal(int rc)
+{
+	if (rc == WALK_LOOP)
+		return "imports a unit that imports it back";
+	if (rc == WALK_IMPORTS)
+		return "reads more than SYM_DWARF_IMPORT_BUDGET (1 Mi) DIEs through imported units";
+	return "nests deeper than SYM_DWARF_MAX_DEPTH (512) levels, imported units counted";
 }
 
 static int depth_ok(struct sym_session *s, struct sym_dso *d, struct cu_range *cu,
@@ -267,14 +322,14 @@ static int depth_ok(struct sym_session *s, struct sym_dso *d, struct cu_range *c
 {
 	if (!cu->depth) {
 		struct cu_scopes *cs = calloc(1, sizeof(*cs));
-		int rc = cs ? cu_walk(cudie, cs) : -ENOMEM;
-		int v = rc > 0 ? 1 : -1;
-		if (rc < 0) {	/* no memory: no inline frames this time, walked again next */
+		int rc = cs ? cu_walk(cudie, cs) : WALK_NOMEM;
+		if (rc == WALK_NOMEM) {	/* no inline frames this time, walked again next */
 			if (cs)
 				free(cs->subs);
 			free(cs);
 			return 0;
 		}
+		int v = rc == WALK_OK ? 1 : -1;
 		cu->owns_scopes = 1;
 		for (size_t i = 0; i < d->n_cus; i++)	/* every range of this CU */
 			if (d->cus[i].cu_off == cu->cu_off) {
@@ -282,10 +337,9 @@ static int depth_ok(struct sym_session *s, struct sym_dso *d, struct cu_range *c
 				d->cus[i].scopes = cs;
 			}
 		if (v < 0)
-			sess_msg(s, SYM_LVL_WARN, "%s: DWARF unit at offset %llu nests deeper than "
-				 "%u levels (SYM_DWARF_MAX_DEPTH): its inline frames are not read",
-				 d->path ? d->path : d->long_name, (unsigned long long)cu->cu_off,
-				 SYM_DWARF_MAX_DEPTH);
+			sess_msg(s, SYM_LVL_WARN, "%s: DWARF unit at offset %llu %s: its inline "
+				 "frames are not read", d->path ? d->path : d->long_name,
+				 (unsigned long long)cu->cu_off, walk_refusal(rc));
 	}
 	return cu->depth > 0;
 }

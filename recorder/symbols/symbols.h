@@ -45,7 +45,9 @@ int sym_cache_open(const char *root, const struct sym_build_id *id, const char *
  * "generations.Shape.area(generations.Shape[], int)". Also accepts "Class.method(sig)" and
  * "Class::method" forms and generic signatures (<T:..>, TT;, Lx<..>;). Names that are not
  * Java signatures are copied unchanged. Always NUL-terminates (truncating) when outlen > 0.
- * Returns 1 if it demangled, 0 if copied unchanged. */
+ * Returns 1 if it demangled, 0 if copied unchanged: also when type arguments nest deeper than
+ * SYM_JAVA_MAX_NESTING (the parser recurses once per level; real code nests a handful). */
+#define SYM_JAVA_MAX_NESTING 64
 int sym_java_demangle(const char *in, char *out, size_t outlen);
 
 /* ---- the session ---------------------------------------------------------------------- */

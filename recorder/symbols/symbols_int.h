@@ -100,6 +100,10 @@ struct cu_range {
  * a crafted CU of 40,000 nested lexical blocks overflowed the stack. Real code nests a few
  * dozen levels. */
 #define SYM_DWARF_MAX_DEPTH 512
+/* DIEs the same check reads through DW_TAG_imported_unit (dwz's partial units) for one CU:
+ * libdw walks an imported unit again wherever it is imported, so units importing each other
+ * twice over double the walk per level. Real CUs import a few units of some thousand DIEs. */
+#define SYM_DWARF_IMPORT_BUDGET (1u << 20)
 
 struct phdr_map {
 	uint64_t off, filesz, vaddr;

@@ -12,6 +12,7 @@
 
 #include "jitdump/jitdump.h"
 #include "tests/fuzz/jd_touch.h"
+#include "tests/fuzz/memfd.h"
 
 static char dir_path[200], dump_path[256], ext_path[300];
 
@@ -63,8 +64,8 @@ static void touch_entry(const struct jd_load_entry *e)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	if (!dump_path[0]) {
-		const char *tmp = getenv("TMPDIR");
-		snprintf(dir_path, sizeof(dir_path), "%s/fuzz-jd-index.XXXXXX", tmp ? tmp : "/tmp");
+		/* in memory (/dev/shm): both files are rewritten for every execution */
+		snprintf(dir_path, sizeof(dir_path), "%s/fuzz-jd-index.XXXXXX", fz_tmp_base());
 		if (!mkdtemp(dir_path))
 			abort();
 		snprintf(dump_path, sizeof(dump_path), "%s/jit-1.dump", dir_path);

@@ -11,8 +11,10 @@
 #include <unistd.h>
 
 #include "recorder/report/report.h"
+#include "tests/fuzz/memfd.h"
 
 static char path[64];
+static int log_fd = -1;
 static FILE *devnull;
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -20,16 +22,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct rp_jvmlog *jl;
 	struct rp_session *s;
 	char err[512];
-	FILE *f;
 
-	if (!path[0]) {
-		snprintf(path, sizeof(path), "/tmp/fuzz-jvmlog-%d.log", (int)getpid());
+	if (log_fd < 0) {	/* the log is a memfd refilled per execution, read by its path */
+		log_fd = fz_memfd("jvm.log", path, sizeof(path));
 		devnull = fopen("/dev/null", "w");
 	}
-	if (!(f = fopen(path, "w")))
-		return 0;
-	fwrite(data, 1, size, f);
-	fclose(f);
+	fz_fill(log_fd, data, size);
 	if (rp_jvmlog_open(&jl, path, err, sizeof(err)))
 		return 0;
 	if (rp_session_new(&s) == 0) {

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "recorder/symbols/symbols.h"
+#include "tests/fuzz/memfd.h"
 
 #define START 0x400000ull
 #define LEN   0x100000ull
@@ -35,8 +36,8 @@ static void cleanup(void)
 
 static void setup(void)
 {
-	const char *tmp = getenv("TMPDIR");
-	snprintf(dir, sizeof(dir), "%s/fuzz-symbols.XXXXXX", tmp ? tmp : "/tmp");
+	/* in memory (/dev/shm): the ELF is rewritten for every execution */
+	snprintf(dir, sizeof(dir), "%s/fuzz-symbols.XXXXXX", fz_tmp_base());
 	if (!mkdtemp(dir))
 		abort();
 	snprintf(path, sizeof(path), "%s/jitted-1-1.so", dir);

@@ -206,4 +206,19 @@ objcopy --remove-section .debug_aranges --remove-section .debug_rnglists \
 	--update-section .debug_abbrev="$tmp/deep.abbrev" \
 	"$out/symbols/small-dwarf.so" "$out/symbols/deep-dwarf.so"
 
+# Java names as agents, perf's map files and V8 write them (fuzz_demangle.c).
+mkdir -p "$out/demangle"
+dm() { printf '%s' "$2" >"$out/demangle/$1"; }
+dm agent-arrays 'Lgenerations/Shape;area([Lgenerations/Shape;I)D'
+dm agent-object 'Ljava/util/HashMap;get(Ljava/lang/Object;)Ljava/lang/Object;'
+dm generic 'Ljava/util/Map<TK;TV;>.Entry<TK;TV;>;'\
+'<T:Ljava/lang/Object;U::Ljava/lang/Comparable<-TU;>;>'\
+'m(Ljava/util/List<+TT;>;[[ITU;Ljava/util/Map<*Ljava/lang/String;>;)V^Ljava/io/IOException;'
+dm colons 'java.util.HashMap::get(Ljava/lang/Object;)Ljava/lang/Object;'
+dm slashes 'java/lang/String.hashCode()I'
+# shellcheck disable=SC2016  # Java's '$' (an inner class)
+dm init 'LFixture;<init>(LFixture$Op;J)V'
+# shellcheck disable=SC2016  # Java's '$' (a lambda)
+dm lambda 'LFixture;lambda$main$0()V'
+dm plain 'Interpreter'
 du -sh "$out"; find "$out" -type f -size +16k -printf 'make-seeds: large seed %p (%s bytes)\n'

@@ -125,42 +125,106 @@ static void put(FILE *f, const void *p, size_t n)
 	cr_assert_eq(fwrite(p, 1, n, f), n);
 }
 
-void st_deep_dwarf(const char *path, unsigned depth)
+/* path's DWARF becomes these .debug_abbrev and .debug_info bytes (objcopy --update-section;
+ * the ranges and aranges sections removed). */
+static void replace_dwarf(const char *path, const void *abbrev, size_t alen, const void *info,
+			  size_t ilen)
 {
-	/* abbrev 1: compile_unit, abbrev 2: lexical_block; both with children, low_pc (addr)
-	 * and high_pc (data4, a length since DWARF 4) */
-	static const uint8_t abbrev[] = { 1, 0x11, 1, 0x11, 0x01, 0x12, 0x06, 0, 0,
-					  2, 0x0b, 1, 0x11, 0x01, 0x12, 0x06, 0, 0, 0 };
-	char info[4200], abbr[4200], cmd[13000];
-	snprintf(info, sizeof(info), "%s.info", path);
-	snprintf(abbr, sizeof(abbr), "%s.abbrev", path);
-	FILE *f = fopen(abbr, "wb");
+	char ipath[4200], apath[4200], cmd[13000];
+	snprintf(ipath, sizeof(ipath), "%s.info", path);
+	snprintf(apath, sizeof(apath), "%s.abbrev", path);
+	FILE *f = fopen(apath, "wb");
 	cr_assert(f);
-	put(f, abbrev, sizeof(abbrev));
+	put(f, abbrev, alen);
 	fclose(f);
-	f = fopen(info, "wb");
+	f = fopen(ipath, "wb");
 	cr_assert(f);
-	uint32_t len = 2 + 4 + 1 + (depth + 1) * (1 + 8 + 4) + depth + 1;
-	uint16_t ver = 4;
-	uint32_t aoff = 0, hi = 1u << 20;
-	uint8_t asz = 8;
-	uint64_t lo = 0;
-	put(f, &len, 4);
-	put(f, &ver, 2);
-	put(f, &aoff, 4);
-	put(f, &asz, 1);
-	for (unsigned i = 0; i <= depth; i++) {
-		uint8_t code = i ? 2 : 1;
-		put(f, &code, 1);
-		put(f, &lo, 8);
-		put(f, &hi, 4);
-	}
-	for (unsigned i = 0; i <= depth; i++)
-		put(f, "", 1);	/* the end of every level's children */
+	put(f, info, ilen);
 	fclose(f);
 	snprintf(cmd, sizeof(cmd), "objcopy --decompress-debug-sections --remove-section "
 		 ".debug_aranges --remove-section .debug_rnglists --remove-section .debug_ranges "
 		 "--update-section .debug_info='%s' --update-section .debug_abbrev='%s' '%s'",
-		 info, abbr, path);
+		 ipath, apath, path);
 	st_run(cmd);
+}
+
+/* A DWARF 4 unit header (32-bit, 8-byte addresses) for a unit of len bytes after it. */
+static void unit_header(FILE *f, uint32_t len)
+{
+	uint32_t aoff = 0, ulen = len + 2 + 4 + 1;
+	uint16_t ver = 4;
+	uint8_t asz = 8;
+	put(f, &ulen, 4);
+	put(f, &ver, 2);
+	put(f, &aoff, 4);
+	put(f, &asz, 1);
+}
+
+/* abbrev 1: compile_unit with children, low_pc (addr) and high_pc (data4, a length since
+ * DWARF 4); 2: lexical_block, the same; 3: imported_unit, DW_AT_import (ref_addr);
+ * 4: partial_unit with children */
+static const uint8_t st_abbrev[] = { 1, 0x11, 1, 0x11, 0x01, 0x12, 0x06, 0, 0,
+				     2, 0x0b, 1, 0x11, 0x01, 0x12, 0x06, 0, 0,
+				     3, 0x3d, 0, 0x18, 0x10, 0, 0,
+				     4, 0x3c, 1, 0, 0, 0 };
+
+/* One DIE of abbrev 1 or 2 covering [0, 1 MiB). */
+static void put_scope(FILE *f, uint8_t code)
+{
+	uint32_t hi = 1u << 20;
+	uint64_t lo = 0;
+	put(f, &code, 1);
+	put(f, &lo, 8);
+	put(f, &hi, 4);
+}
+
+void st_deep_dwarf(const char *path, unsigned depth)
+{
+	char *info;
+	size_t ilen;
+	FILE *f = open_memstream(&info, &ilen);
+	cr_assert(f);
+	unit_header(f, (depth + 1) * (1 + 8 + 4) + depth + 1);
+	for (unsigned i = 0; i <= depth; i++)
+		put_scope(f, i ? 2 : 1);
+	for (unsigned i = 0; i <= depth; i++)
+		put(f, "", 1);	/* the end of every level's children */
+	fclose(f);
+	replace_dwarf(path, st_abbrev, sizeof(st_abbrev), info, ilen);
+	free(info);
+}
+
+/* An imported_unit DIE naming the unit at offset to. */
+static void put_import(FILE *f, uint32_t to)
+{
+	uint8_t code = 3;
+	put(f, &code, 1);
+	put(f, &to, 4);
+}
+
+void st_import_chain_dwarf(const char *path, unsigned n, enum st_imports how)
+{
+	char *info;
+	size_t ilen;
+	FILE *f = open_memstream(&info, &ilen);
+	cr_assert(f);
+	const unsigned per_pu = how == ST_IMPORT_TWICE ? 2 : 1;
+	const uint32_t cu_size = 11 + 13 + 5 + 1, pu_size = 11 + 1 + 5 * per_pu + 1;
+	unit_header(f, 13 + 5 + 1);
+	put_scope(f, 1);
+	put_import(f, cu_size + 11);	/* the partial_unit DIE after its unit's header */
+	put(f, "", 1);
+	for (unsigned k = 0; k < n; k++) {
+		uint8_t code = 4;
+		unit_header(f, 1 + 5 * per_pu + 1);
+		put(f, &code, 1);
+		/* the last one imports the first again, or a unit past the end (nothing) */
+		for (unsigned i = 0; i < per_pu; i++)
+			put_import(f, k + 1 < n ? cu_size + pu_size * (k + 1) + 11
+					: how == ST_IMPORT_LOOP ? cu_size + 11 : 0xfffffff0u);
+		put(f, "", 1);
+	}
+	fclose(f);
+	replace_dwarf(path, st_abbrev, sizeof(st_abbrev), info, ilen);
+	free(info);
 }

@@ -30,5 +30,10 @@ void st_run(const char *cmdline);
 /* Issue 16 finding 5: replaces the DWARF of the ELF at path with one unit of depth nested
  * DW_TAG_lexical_blocks, each covering [0, 1 MiB) (objcopy --update-section). */
 void st_deep_dwarf(const char *path, unsigned depth);
+/* Issue 34 finding 6: one compile unit covering [0, 1 MiB) that imports a partial unit, which
+ * imports the next, n of them; the last imports the first again (LOOP); each imports the next
+ * twice (TWICE: 2^n units walked). */
+enum st_imports { ST_IMPORT_CHAIN, ST_IMPORT_LOOP, ST_IMPORT_TWICE };
+void st_import_chain_dwarf(const char *path, unsigned n, enum st_imports how);
 
 #endif

@@ -1,6 +1,7 @@
 /* test_demangle.c - the Java demangler (recorder/symbols/demangle.c): descriptors, arrays,
  * nested and generic signatures, and names that must pass through unchanged. */
 #include <criterion/criterion.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "recorder/symbols/symbols.h"
@@ -94,4 +95,44 @@ Test(demangle, truncates_safely)
 	memset(big, 'x', sizeof(big));
 	sym_java_demangle("plain", big, 3);
 	cr_expect_str_eq(big, "pl");
+}
+
+/* "L" + "A<L" x n + "B;" + ">;" x n + "m()V": n levels of type arguments (malloc'd). */
+static char *nested(size_t n)
+{
+	char *s = malloc(6 * n + 8), *p = s;
+	cr_assert(s);
+	*p++ = 'L';
+	for (size_t i = 0; i < n; i++, p += 3)
+		memcpy(p, "A<L", 3);
+	memcpy(p, "B;", 2);
+	p += 2;
+	for (size_t i = 0; i < n; i++, p += 2)
+		memcpy(p, ">;", 2);
+	strcpy(p, "m()V");
+	return s;
+}
+
+/* Issue 34 finding 6: each '<' was one more level of recursion, and 250,000 of them (a
+ * recorded symbol or CODE_LOAD name) overflowed the stack. Past SYM_JAVA_MAX_NESTING the name
+ * is shown as recorded; at the cap it is still read. */
+Test(demangle, deep_type_arguments_capped, .timeout = 30)
+{
+	char *deep = nested(250000);
+	size_t len = strlen(deep);
+	char *out = malloc(len + 1);
+	cr_assert(out);
+	cr_expect_eq(sym_java_demangle(deep, out, len + 1), 0);
+	cr_expect_str_eq(out, deep);
+	free(out);
+	free(deep);
+
+	char *at = nested(SYM_JAVA_MAX_NESTING), *past = nested(SYM_JAVA_MAX_NESTING + 1);
+	char buf[2048];
+	cr_expect_eq(sym_java_demangle(at, buf, sizeof(buf)), 1, "%s", buf);
+	cr_expect(!strncmp(buf, "A<A<A<", 6) && strstr(buf, "B>>>"), "%s", buf);
+	cr_expect_eq(sym_java_demangle(past, buf, sizeof(buf)), 0);
+	cr_expect_str_eq(buf, past);
+	free(at);
+	free(past);
 }

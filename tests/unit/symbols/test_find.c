@@ -287,6 +287,21 @@ Test(find, archive_of_many_members_is_refused_and_removed)
 				.archive_max_entries = 100 }, "SYM_ARCHIVE_ENTRIES");
 }
 
+/* so (freed here) still names work(); the lookup warned with why (NULL: about no unit). */
+static void expect_dwarf(char *so, const char *why)
+{
+	struct sym_build_id bid;
+	cr_assert_eq(sym_elf_build_id(so, &bid, NULL, 0), 0);
+	struct sym_session *s = session("/nonexistent", NULL);
+	st_msgs[0] = 0;
+	struct sym_result r = resolve_work(s, so, so, &bid);
+	cr_expect_str_eq(r.sym ? r.sym : "(none)", "work");
+	cr_expect(why ? strstr(st_msgs, why) != NULL : !strstr(st_msgs, "DWARF unit"), "%s",
+		  st_msgs);
+	sym_session_free(s);
+	free(so);
+}
+
 /* Issue 16 finding 5: 40,000 nested lexical blocks overflowed the stack inside libdw's
  * recursive dwarf_getscopes. The line lookup now stops at SYM_DWARF_MAX_DEPTH, says so, and
  * still names the function. */
@@ -294,14 +309,78 @@ Test(find, deeply_nested_dwarf_is_refused_not_a_crash, .timeout = 60)
 {
 	char *so = st_build(dir, "libt.so", "-fPIC -shared");
 	st_deep_dwarf(so, 40000);
+	expect_dwarf(so, "SYM_DWARF_MAX_DEPTH");
+}
+
+/* Issue 34 finding 6: a unit importing a partial unit that imports the next, 100,000 deep,
+ * overflowed the stack in libdw's dwarf_getscopes (it follows each import recursively, and
+ * searched the chain of imports for a loop at each: quadratic too). The walk that checks a
+ * unit's depth follows imports now and counts them as levels; a loop of imports is refused
+ * as libdw would. The function is still named, the lookup says why its inline frames are not
+ * read. */
+static void expect_imports(unsigned n, enum st_imports how, const char *why)
+{
+	char *so = st_build(dir, "libt.so", "-fPIC -shared");
+	st_import_chain_dwarf(so, n, how);
+	expect_dwarf(so, why);
+}
+
+Test(find, deeply_imported_units_are_refused_not_a_crash, .timeout = 60)
+{
+	expect_imports(100000, ST_IMPORT_CHAIN, "SYM_DWARF_MAX_DEPTH");
+}
+
+Test(find, imported_units_in_a_loop_are_refused, .timeout = 60)
+{
+	expect_imports(3, ST_IMPORT_LOOP, "imports a unit that imports it back");
+}
+
+/* Within the limits nothing is refused: 100 units in a chain, 10 levels imported twice
+ * (2,046 imports). */
+Test(find, imported_units_within_the_limits_are_read, .timeout = 60)
+{
+	static const struct { unsigned n; enum st_imports how; } ok[] = {
+		{ 100, ST_IMPORT_CHAIN }, { 10, ST_IMPORT_TWICE } };
+	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++)
+		expect_imports(ok[i].n, ok[i].how, NULL);
+}
+
+/* 40 levels of units importing the next twice: 2^40 units for libdw to walk. */
+Test(find, imports_doubling_per_level_are_refused, .timeout = 60)
+{
+	expect_imports(40, ST_IMPORT_TWICE, "SYM_DWARF_IMPORT_BUDGET");
+}
+
+/* Issue 34 finding 6: an ELF symbol named "L" + "A<L" x 250,000 + ";m()V" (a Java name to
+ * the demangler, one level of recursion per '<') crashed the lookup that names a sample's
+ * frame (report's table, --generations, --html). It is shown as it was recorded. */
+Test(find, deeply_generic_java_symbol_shown_as_recorded, .timeout = 60)
+{
+	char *so = st_build(dir, "libt.so", "-fPIC -shared");
+	uint64_t work = st_nm_addr(so, "work");
+	size_t levels = 250000, len = 1 + 3 * levels + 5;
+	char *deep = malloc(len + 1), *p = deep, map[4200], cmd[8600];
+	cr_assert(deep);
+	*p++ = 'L';
+	for (size_t i = 0; i < levels; i++, p += 3)
+		memcpy(p, "A<L", 3);
+	strcpy(p, ";m()V");
+	snprintf(map, sizeof(map), "%s/rename", dir);
+	FILE *f = fopen(map, "w");
+	cr_assert(f);
+	fprintf(f, "work %s\n", deep);
+	fclose(f);
+	snprintf(cmd, sizeof(cmd), "objcopy --redefine-syms='%s' '%s'", map, so);
+	st_run(cmd);
 	struct sym_build_id bid;
 	cr_assert_eq(sym_elf_build_id(so, &bid, NULL, 0), 0);
 	struct sym_session *s = session("/nonexistent", NULL);
-	st_msgs[0] = 0;
-	struct sym_result r = resolve_work(s, so, so, &bid);
-	cr_expect_str_eq(r.sym ? r.sym : "(none)", "work");
-	cr_expect(strstr(st_msgs, "SYM_DWARF_MAX_DEPTH"), "%s", st_msgs);
+	cr_assert_eq(st_map(s, 9, so, so, BASE, &bid), 0);
+	struct sym_result r;
+	cr_assert_eq(sym_resolve(s, 9, BASE + work + 4, 2, 2, SYM_RES_LINES, &r), 0);
+	cr_expect(r.sym && !strcmp(r.sym, deep), "%.40s", r.sym ? r.sym : "(none)");
 	sym_session_free(s);
+	free(deep);
 	free(so);
 }
 
