@@ -38,6 +38,11 @@ uint64_t rp_hash_bytes(const void *buf, size_t len, uint64_t h)
 	return h;
 }
 
+uint64_t rp_hash_seeded(const void *buf, size_t len, uint64_t tag)
+{
+	return jp_hash_bytes(buf, len, jp_hash_seed() ^ tag);
+}
+
 /* Eight bytes a step: folded stacks are a kilobyte or more per sample of a deep Java stack,
  * and a sample's frame references are hashed per sample by the outputs that fold them.
  * Seeded: the stacks come from the recording. */

@@ -9,13 +9,14 @@
 
 static uint64_t name_hash(const char *str)
 {
-	return rp_hash_bytes(str, strlen(str), 0) | 1;	/* 0 marks an empty slot */
+	return rp_hash_seeded(str, strlen(str), 0) | 1;	/* 0 marks an empty slot */
 }
 
 const char *rp_name_set_find(const struct rp_name_set *ns, const char *str)
 {
 	uint64_t h = name_hash(str);
-	for (size_t j = h & (ns->cap - 1); ns->h[j]; j = (j + 1) & (ns->cap - 1))
+	size_t *probes = (size_t *)&ns->probes;	/* a count, not the set's content */
+	for (size_t j = h & (ns->cap - 1); ns->h[j]; j = (j + 1) & (ns->cap - 1), (*probes)++)
 		if (ns->h[j] == h && !strcmp(ns->v[j], str))
 			return ns->v[j];
 	return NULL;
@@ -36,8 +37,10 @@ int rp_name_set_of_memo(struct rp_name_set *ns, const struct rp_memo *m)
 			continue;
 		uint64_t h = name_hash(d);
 		size_t j = h & (ns->cap - 1);
-		while (ns->h[j])
+		while (ns->h[j]) {
 			j = (j + 1) & (ns->cap - 1);
+			ns->probes++;
+		}
 		ns->h[j] = h;
 		ns->v[j] = d;
 	}

@@ -141,8 +141,8 @@ static uint64_t location_id(struct pp *p, uint32_t first, uint32_t n)
 {
 	const struct rp_session *s = p->s;
 	const struct rp_frame *f = rp_chain_frame(s, first + n - 1);
-	uint64_t h = rp_hash_bytes(&f->ip, sizeof(f->ip), (uintptr_t)f->sym ^
-				   ((uint64_t)f->load << 32) ^ (uintptr_t)f->dso) | 1;
+	uint64_t h = rp_hash_seeded(&f->ip, sizeof(f->ip), (uintptr_t)f->sym ^
+				    ((uint64_t)f->load << 32) ^ (uintptr_t)f->dso) | 1;
 	uint32_t v;
 	while (rp_map_get(&p->loc_of, h, &v)) {
 		const struct rp_frame *g = rp_chain_frame(s, p->loc_first[v - 1]);

@@ -130,7 +130,12 @@ void rp_warn_other_events(const struct pd_reader *r, const struct pd_evsel *chos
 
 /* name_set.c: the values of a memo (display names) as a set of strings, found by string:
  * 0 or -ENOMEM (free it either way). */
-struct rp_name_set { uint64_t *h; const char **v; size_t cap; };
+struct rp_name_set {
+	uint64_t *h;
+	const char **v;
+	size_t cap;
+	size_t probes;		/* slots looked at past the first (a flooding test counts them) */
+};
 int rp_name_set_of_memo(struct rp_name_set *ns, const struct rp_memo *m);
 const char *rp_name_set_find(const struct rp_name_set *ns, const char *str);
 void rp_name_set_free(struct rp_name_set *ns);
@@ -191,7 +196,13 @@ const char *rp_process_exe(const struct rp_session *s, uint32_t pid);
  * the idle task (pid 0), else ":TID" (":-1" for samples without a task), interned. */
 const char *rp_comm_unknown(struct rp_session *s, uint32_t pid, uint32_t tid);
 
+/* Unseeded FNV-1a: for what must come out the same in every run (flame-graph colours by name,
+ * compare's instruction keys), never for a table keyed by a recording's strings: its low bits
+ * are chosen as easily as the names' last bytes. Tables use rp_hash_seeded. */
 uint64_t rp_hash_bytes(const void *buf, size_t len, uint64_t h);
+/* The per-process seeded hash (lib/hash_seed.h) of len bytes, with tag mixed into the seed:
+ * for tables whose keys come from a recording. */
+uint64_t rp_hash_seeded(const void *buf, size_t len, uint64_t tag);
 /* A faster hash of longer keys (folded stacks, frame references), seeded per run. */
 uint64_t rp_hash_words(const void *buf, size_t len);
 

@@ -8,7 +8,7 @@
 
 int rp_strtab_id(struct rp_strtab *t, const char *str, uintptr_t tag, uint32_t *id)
 {
-	uint64_t h = rp_hash_bytes(str, strlen(str), tag) | 1;
+	uint64_t h = rp_hash_seeded(str, strlen(str), tag) | 1;
 	uint32_t v;
 	while (rp_map_get(&t->idx, h, &v)) {
 		if (t->tag[v - 1] == tag && !strcmp(t->str[v - 1], str)) {
