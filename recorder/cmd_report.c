@@ -597,7 +597,8 @@ static void remove_unpacked_on_signals(void)
 
 int cmd_report(int argc, char **argv)
 {
-	struct report_args a = { .sort = "comm,dso,sym", .plimit = 0.5 };
+	struct report_args a = { .in = { .sz = sizeof(struct rp_ingest_opts) },
+				 .sort = "comm,dso,sym", .plimit = 0.5 };
 	a.in.input = "perf.data";
 	static struct cli_log report_log = { .fn = on_report };
 	a.in.log = CLI_LOG(&report_log);
