@@ -8,13 +8,11 @@
 
 #include "tests/lib/testutil.h"
 
+/* Work counted in iterations, not time: under load a library given no CPU in its time would
+ * have no sample, and a library without samples is never looked for. */
 static const char lib_src[] =
-	"#include <time.h>\n"
 	"static volatile unsigned long sink;\n"
-	"void spin_N(void) { struct timespec a, b; clock_gettime(CLOCK_MONOTONIC, &a);\n"
-	" do { for (int i = 0; i < 100000; i++) sink += (unsigned long)i * i;\n"
-	" clock_gettime(CLOCK_MONOTONIC, &b); } while ((b.tv_sec - a.tv_sec) * 1000000000L +\n"
-	" (b.tv_nsec - a.tv_nsec) < 150000000L); }\n";
+	"void spin_N(void) { for (unsigned long i = 0; i < 60000000ul; i++) sink += i * i; }\n";
 static const char main_src[] =
 	"void spin_1(void); void spin_2(void); void spin_3(void); void spin_4(void);\n"
 	"int main(void) { spin_1(); spin_2(); spin_3(); spin_4(); return 0; }\n";
@@ -55,8 +53,13 @@ Test(report_missing, missing_elfs_said_once_with_the_way_out, .timeout = 300)
 	cr_assert_eq(tu_sh(&r, cmd, 120), 0);
 	cr_assert_eq(r.status, 0, "%s", r.err);
 	cr_expect_eq(tu_count(r.err, "not found"), 1, "one warning, not one per file:\n%s", r.err);
-	cr_expect(strstr(r.err, "5 ELF files the recording names were not found here ("), "%s",
-		  r.err);
+	/* the four libraries at least (the program and the vdso too where a sample landed in
+	 * them: the vdso's copy is in the recording machine's cache, as on another machine) */
+	const char *w = strstr(r.err, " ELF files the recording names were not found here (");
+	unsigned long n = 0;
+	while (w && w > r.err && w[-1] >= '0' && w[-1] <= '9')
+		w--;
+	cr_expect(w && sscanf(w, "%lu", &n) == 1 && n >= 4, "%s", r.err);
 	cr_expect(strstr(r.err, "--archive FILE"), "%s", r.err);
 	/* the samples are still there, under addresses of the files that were */
 	cr_expect(strstr(r.out, "libl3.so"), "%.2000s", r.out);
