@@ -104,6 +104,15 @@ static void sweep_cmd(enum cmd c)
 	};
 	struct rec w;
 	char args[2000], out[700] = "";
+	const char *build = getenv("JITPROF_BUILD");
+	/* A sanitized jitprof (make check SANITIZE=1) has two allocators interposed, the shim's
+	 * and ASan's: ASan's own calls fail under the shim (its thread set-up CHECK-fails when
+	 * pthread_getattr_np cannot allocate) and LeakSanitizer reports what a fatal "out of
+	 * memory" exit leaves allocated. The sweep is the plain build's; here only its absence
+	 * is said. */
+	if (build && strstr(build, "san"))
+		cr_skip_test("the allocation-failure sweep runs on the plain build (the shim and "
+			     "ASan's allocator cannot both interpose)");
 	make_recording(&w);
 	if (c == REPORT || c == REPORT_NO_ELFS)
 		snprintf(args, sizeof(args), "report -i '%s' --sort dso,sym",
