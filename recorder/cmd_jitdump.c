@@ -16,6 +16,7 @@
 #include "jitdump/jitdump.h"
 #include "safeio/safeio.h"
 #include "recorder/cli.h"
+#include "recorder/jitdump_out.h"
 
 /* The output one file may produce unless --all: an honest dump prints 2-4x its size. */
 #define SHOW_BUDGET_FIXED (16ull << 20)
@@ -40,122 +41,6 @@ static void usage(FILE *out)
 		"Exit status: 0 when the file was read to its end (a partial record at the tail is\n"
 		"a warning), 1 on damage (reported with its offset), an unreadable file, or output\n"
 		"cut at its budget (what was left out is said).\n");
-}
-
-struct out {
-	FILE *fp;		/* a counting stream over stdout (counted_write) */
-	int json;
-	int first;		/* no field yet in the current JSON object */
-	uint64_t written;	/* bytes the stream has passed on */
-	uint64_t limit;		/* no new record or entry once written is past it */
-	uint64_t cut_records, cut_entries;	/* left out for the limit */
-};
-
-static ssize_t counted_write(void *cookie, const char *buf, size_t n)
-{
-	struct out *o = cookie;
-	size_t w = fwrite(buf, 1, n, stdout);
-	o->written += w;
-	return w == n ? (ssize_t)n : -1;
-}
-
-/* Past the budget: the records and entries not yet begun are counted, not printed (lists and
- * objects already open are closed, so --json stays valid). Checked per record and per entry:
- * one DEBUG_INFO record may hold a million entries. */
-static int over_budget(struct out *o, uint64_t skipped_entries)
-{
-	if (o->written <= o->limit)
-		return 0;
-	o->cut_entries += skipped_entries;
-	return 1;
-}
-
-/* Strings come from the file: JSON-escaped, or made harmless for a terminal (safeio's one
- * escaping path: control characters, bidirectional controls, line separators; JSON stays valid
- * whatever the file says). */
-static void put_str(struct out *o, const char *s)
-{
-	if (o->json)
-		sio_fput_json_str(s, o->fp);
-	else
-		sio_fputs_text(s, o->fp);
-}
-
-static void key(struct out *o, const char *k)
-{
-	if (o->json)
-		fprintf(o->fp, "%s\"%s\":", o->first ? "" : ",", k);
-	else
-		fprintf(o->fp, " %s=", k);
-	o->first = 0;
-}
-
-static void f_u64(struct out *o, const char *k, uint64_t v)
-{
-	key(o, k);
-	fprintf(o->fp, "%" PRIu64, v);
-}
-
-static void f_i64(struct out *o, const char *k, int64_t v)
-{
-	key(o, k);
-	fprintf(o->fp, "%" PRId64, v);
-}
-
-/* Addresses: hex for people, numbers for programs. */
-static void f_addr(struct out *o, const char *k, uint64_t v)
-{
-	key(o, k);
-	fprintf(o->fp, o->json ? "%" PRIu64 : "0x%" PRIx64, v);
-}
-
-static void f_str(struct out *o, const char *k, const char *s)
-{
-	key(o, k);
-	put_str(o, s);
-}
-
-static void obj_begin(struct out *o, const char *k)
-{
-	if (o->json) {
-		if (k)
-			key(o, k);
-		else if (!o->first)
-			fputc(',', o->fp);
-		fputc('{', o->fp);
-	}
-	o->first = 1;
-}
-
-static void obj_end(struct out *o)
-{
-	if (o->json)
-		fputc('}', o->fp);
-	o->first = 0;
-}
-
-static void list_begin(struct out *o, const char *k)
-{
-	if (o->json) {
-		key(o, k);
-		fputc('[', o->fp);
-	}
-	o->first = 1;
-}
-
-static void list_end(struct out *o)
-{
-	if (o->json)
-		fputc(']', o->fp);
-	o->first = 0;
-}
-
-/* A sub-entry: a JSON object in a list, or an indented line for people. */
-static void item_begin(struct out *o)
-{
-	if (!o->json)
-		fputs("\n     ", o->fp);
-	obj_begin(o, NULL);
 }
 
 static const char *type_name(uint32_t id)
@@ -185,151 +70,151 @@ static const char *mach_name(uint32_t m)
 	return "?";
 }
 
-static void print_header(struct out *o, struct jd_reader *r)
+static void print_header(struct jdo_out *o, struct jd_reader *r)
 {
 	const struct jd_header *h = jd_reader_header(r);
 	if (!o->json)
 		fputc('#', o->fp);
-	obj_begin(o, "header");
-	f_str(o, "file", jd_reader_path(r));
-	f_str(o, "kind", jd_reader_is_ext(r) ? "jitprof-companion" : "jitdump");
-	f_u64(o, "version", h->version);
-	f_u64(o, "header_size", h->total_size);
-	f_u64(o, "e_machine", h->elf_mach);
-	f_str(o, "arch", mach_name(h->elf_mach));
-	f_u64(o, "pid", h->pid);
-	f_u64(o, "timestamp", h->timestamp);
-	f_u64(o, "flags", h->flags);
-	f_str(o, "clock", h->flags & JD_FLAGS_ARCH_TIMESTAMP ? "arch" : "monotonic");
-	f_str(o, "byte_order", jd_reader_stats(r)->byte_swapped ? "swapped" : "native");
-	f_u64(o, "file_size", jd_reader_size(r));
-	obj_end(o);
+	jdo_obj_begin(o, "header");
+	jdo_f_str(o, "file", jd_reader_path(r));
+	jdo_f_str(o, "kind", jd_reader_is_ext(r) ? "jitprof-companion" : "jitdump");
+	jdo_f_u64(o, "version", h->version);
+	jdo_f_u64(o, "header_size", h->total_size);
+	jdo_f_u64(o, "e_machine", h->elf_mach);
+	jdo_f_str(o, "arch", mach_name(h->elf_mach));
+	jdo_f_u64(o, "pid", h->pid);
+	jdo_f_u64(o, "timestamp", h->timestamp);
+	jdo_f_u64(o, "flags", h->flags);
+	jdo_f_str(o, "clock", h->flags & JD_FLAGS_ARCH_TIMESTAMP ? "arch" : "monotonic");
+	jdo_f_str(o, "byte_order", jd_reader_stats(r)->byte_swapped ? "swapped" : "native");
+	jdo_f_u64(o, "file_size", jd_reader_size(r));
+	jdo_obj_end(o);
 	if (!o->json)
 		fputc('\n', o->fp);
 }
 
-static void print_lines(struct out *o, const struct jd_debug_info *d)
+static void print_lines(struct jdo_out *o, const struct jd_debug_info *d)
 {
-	list_begin(o, "entries");
-	for (uint64_t i = 0; i < d->nr_entry && !over_budget(o, d->nr_entry - i); i++) {
-		item_begin(o);
-		f_addr(o, "addr", d->entries[i].addr);
-		f_str(o, "file", d->entries[i].file);
-		f_i64(o, "line", d->entries[i].line);
+	jdo_list_begin(o, "entries");
+	for (uint64_t i = 0; i < d->nr_entry && !jdo_over_budget(o, d->nr_entry - i); i++) {
+		jdo_item_begin(o);
+		jdo_f_addr(o, "addr", d->entries[i].addr);
+		jdo_f_str(o, "file", d->entries[i].file);
+		jdo_f_i64(o, "line", d->entries[i].line);
 		if (d->entries[i].discrim || o->json)
-			f_i64(o, "discrim", d->entries[i].discrim);
-		obj_end(o);
+			jdo_f_i64(o, "discrim", d->entries[i].discrim);
+		jdo_obj_end(o);
 	}
-	list_end(o);
+	jdo_list_end(o);
 }
 
-static void print_inline(struct out *o, const struct jd_ext_inline *in)
+static void print_inline(struct jdo_out *o, const struct jd_ext_inline *in)
 {
-	f_u64(o, "code_index", in->code_index);
-	f_addr(o, "code_addr", in->code_addr);
-	f_u64(o, "methods", in->nr_methods);
-	f_u64(o, "inline_version", in->flags & JD_INLINE_BCI ? 2 : 1);
-	list_begin(o, "pcs");
-	for (uint32_t i = 0; i < in->nr_pcs && !over_budget(o, in->nr_pcs - i); i++) {
+	jdo_f_u64(o, "code_index", in->code_index);
+	jdo_f_addr(o, "code_addr", in->code_addr);
+	jdo_f_u64(o, "methods", in->nr_methods);
+	jdo_f_u64(o, "inline_version", in->flags & JD_INLINE_BCI ? 2 : 1);
+	jdo_list_begin(o, "pcs");
+	for (uint32_t i = 0; i < in->nr_pcs && !jdo_over_budget(o, in->nr_pcs - i); i++) {
 		const struct jd_inline_pc *pc = &in->pcs[i];
-		item_begin(o);
-		f_addr(o, "addr", pc->addr);
-		list_begin(o, "frames");
+		jdo_item_begin(o);
+		jdo_f_addr(o, "addr", pc->addr);
+		jdo_list_begin(o, "frames");
 		for (uint32_t k = 0; k < pc->depth; k++) {
 			const struct jd_inline_method *m = &in->methods[pc->frames[k].method];
 			if (!o->json)
 				fputs(k ? " <-" : "", o->fp);
-			obj_begin(o, NULL);
-			f_str(o, "method", m->name);
-			f_str(o, "file", m->file);
-			f_i64(o, "line", pc->frames[k].line);
+			jdo_obj_begin(o, NULL);
+			jdo_f_str(o, "method", m->name);
+			jdo_f_str(o, "file", m->file);
+			jdo_f_i64(o, "line", pc->frames[k].line);
 			if (in->flags & JD_INLINE_BCI)	/* version 1 has none: left out */
-				f_i64(o, "bci", pc->frames[k].bci);
-			obj_end(o);
+				jdo_f_i64(o, "bci", pc->frames[k].bci);
+			jdo_obj_end(o);
 		}
-		list_end(o);
-		obj_end(o);
+		jdo_list_end(o);
+		jdo_obj_end(o);
 	}
-	list_end(o);
+	jdo_list_end(o);
 }
 
-static void print_record(struct out *o, const struct jd_record *r)
+static void print_record(struct jdo_out *o, const struct jd_record *r)
 {
 	if (!o->json)
 		fprintf(o->fp, "@%-8" PRIu64 " %-19s", r->offset, type_name(r->id));
-	obj_begin(o, NULL);
+	jdo_obj_begin(o, NULL);
 	if (o->json) {
-		f_u64(o, "offset", r->offset);
-		f_str(o, "type", type_name(r->id));
+		jdo_f_u64(o, "offset", r->offset);
+		jdo_f_str(o, "type", type_name(r->id));
 	}
-	f_u64(o, "size", r->total_size);
-	f_u64(o, "ts", r->timestamp);
+	jdo_f_u64(o, "size", r->total_size);
+	jdo_f_u64(o, "ts", r->timestamp);
 	switch (r->id) {
 	case JD_CODE_LOAD:
-		f_u64(o, "pid", r->u.load.pid);
-		f_u64(o, "tid", r->u.load.tid);
-		f_u64(o, "code_index", r->u.load.code_index);
-		f_addr(o, "code_addr", r->u.load.code_addr);
+		jdo_f_u64(o, "pid", r->u.load.pid);
+		jdo_f_u64(o, "tid", r->u.load.tid);
+		jdo_f_u64(o, "code_index", r->u.load.code_index);
+		jdo_f_addr(o, "code_addr", r->u.load.code_addr);
 		if (r->u.load.vma != r->u.load.code_addr || o->json)
-			f_addr(o, "vma", r->u.load.vma);
-		f_u64(o, "code_size", r->u.load.code_size);
-		f_str(o, "name", r->u.load.name);
+			jdo_f_addr(o, "vma", r->u.load.vma);
+		jdo_f_u64(o, "code_size", r->u.load.code_size);
+		jdo_f_str(o, "name", r->u.load.name);
 		break;
 	case JD_CODE_MOVE:
-		f_u64(o, "pid", r->u.move.pid);
-		f_u64(o, "tid", r->u.move.tid);
-		f_u64(o, "code_index", r->u.move.code_index);
-		f_addr(o, "old_code_addr", r->u.move.old_code_addr);
-		f_addr(o, "new_code_addr", r->u.move.new_code_addr);
-		f_addr(o, "vma", r->u.move.vma);
-		f_u64(o, "code_size", r->u.move.code_size);
+		jdo_f_u64(o, "pid", r->u.move.pid);
+		jdo_f_u64(o, "tid", r->u.move.tid);
+		jdo_f_u64(o, "code_index", r->u.move.code_index);
+		jdo_f_addr(o, "old_code_addr", r->u.move.old_code_addr);
+		jdo_f_addr(o, "new_code_addr", r->u.move.new_code_addr);
+		jdo_f_addr(o, "vma", r->u.move.vma);
+		jdo_f_u64(o, "code_size", r->u.move.code_size);
 		break;
 	case JD_CODE_DEBUG_INFO:
-		f_addr(o, "code_addr", r->u.debug.code_addr);
-		f_u64(o, "nr_entry", r->u.debug.nr_entry);
+		jdo_f_addr(o, "code_addr", r->u.debug.code_addr);
+		jdo_f_u64(o, "nr_entry", r->u.debug.nr_entry);
 		print_lines(o, &r->u.debug);
 		break;
 	case JD_CODE_UNWINDING_INFO:
-		f_u64(o, "unwinding_size", r->u.unwind.unwinding_size);
-		f_u64(o, "eh_frame_hdr_size", r->u.unwind.eh_frame_hdr_size);
-		f_u64(o, "mapped_size", r->u.unwind.mapped_size);
+		jdo_f_u64(o, "unwinding_size", r->u.unwind.unwinding_size);
+		jdo_f_u64(o, "eh_frame_hdr_size", r->u.unwind.eh_frame_hdr_size);
+		jdo_f_u64(o, "mapped_size", r->u.unwind.mapped_size);
 		break;
 	case JD_EXT_LOAD_INFO:
-		f_u64(o, "code_index", r->u.load_info.code_index);
-		f_addr(o, "code_addr", r->u.load_info.code_addr);
-		f_u64(o, "generation", r->u.load_info.generation);
-		f_str(o, "tier", jd_tier_name(r->u.load_info.tier));
-		f_i64(o, "level", r->u.load_info.level);
-		f_u64(o, "flags", r->u.load_info.flags);
-		f_u64(o, "info_version", r->u.load_info.flags & JD_LOAD_IDS ? 2 : 1);
+		jdo_f_u64(o, "code_index", r->u.load_info.code_index);
+		jdo_f_addr(o, "code_addr", r->u.load_info.code_addr);
+		jdo_f_u64(o, "generation", r->u.load_info.generation);
+		jdo_f_str(o, "tier", jd_tier_name(r->u.load_info.tier));
+		jdo_f_i64(o, "level", r->u.load_info.level);
+		jdo_f_u64(o, "flags", r->u.load_info.flags);
+		jdo_f_u64(o, "info_version", r->u.load_info.flags & JD_LOAD_IDS ? 2 : 1);
 		/* version 1 records (and loads the runtime could not name) say "unknown" */
 		if (r->u.load_info.compile_id >= 0)
-			f_i64(o, "compile_id", r->u.load_info.compile_id);
+			jdo_f_i64(o, "compile_id", r->u.load_info.compile_id);
 		else
-			f_str(o, "compile_id", "unknown");
+			jdo_f_str(o, "compile_id", "unknown");
 		if (r->u.load_info.osr_bci >= 0)
-			f_i64(o, "osr_bci", r->u.load_info.osr_bci);
+			jdo_f_i64(o, "osr_bci", r->u.load_info.osr_bci);
 		else
-			f_str(o, "osr_bci", r->u.load_info.flags & JD_LOAD_OSR ? "unknown" : "none");
+			jdo_f_str(o, "osr_bci", r->u.load_info.flags & JD_LOAD_OSR ? "unknown" : "none");
 		break;
 	case JD_EXT_INLINE:
 		print_inline(o, &r->u.inl);
 		break;
 	case JD_EXT_UNLOAD:
-		f_u64(o, "code_index", r->u.unload.code_index);
-		f_addr(o, "code_addr", r->u.unload.code_addr);
-		f_u64(o, "pid", r->u.unload.pid);
+		jdo_f_u64(o, "code_index", r->u.unload.code_index);
+		jdo_f_addr(o, "code_addr", r->u.unload.code_addr);
+		jdo_f_u64(o, "pid", r->u.unload.pid);
 		break;
 	case JD_EXT_AGENT_STATS:
-		f_u64(o, "callback_ns", r->u.stats.callback_ns);
-		f_u64(o, "records", r->u.stats.records);
-		f_u64(o, "bytes", r->u.stats.bytes);
-		f_u64(o, "loads", r->u.stats.loads);
-		f_u64(o, "unloads", r->u.stats.unloads);
-		f_u64(o, "dropped", r->u.stats.dropped);
+		jdo_f_u64(o, "callback_ns", r->u.stats.callback_ns);
+		jdo_f_u64(o, "records", r->u.stats.records);
+		jdo_f_u64(o, "bytes", r->u.stats.bytes);
+		jdo_f_u64(o, "loads", r->u.stats.loads);
+		jdo_f_u64(o, "unloads", r->u.stats.unloads);
+		jdo_f_u64(o, "dropped", r->u.stats.dropped);
 		break;
 	}
-	obj_end(o);
+	jdo_obj_end(o);
 	if (!o->json)
 		fputc('\n', o->fp);
 }
@@ -391,7 +276,7 @@ static int by_loads(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
-static void print_stats(struct out *o, struct stats *s, const struct jd_reader_stats *rs)
+static void print_stats(struct jdo_out *o, struct stats *s, const struct jd_reader_stats *rs)
 {
 	if (s->nr_loads > 1)
 		qsort(s->loads, s->nr_loads, sizeof(*s->loads), by_name);
@@ -409,8 +294,8 @@ static void print_stats(struct out *o, struct stats *s, const struct jd_reader_s
 	for (size_t i = 0; i < n; i++)
 		regen += rows[i].loads > 1;
 	if (o->json) {
-		obj_begin(o, "stats");
-		obj_begin(o, "types");
+		jdo_obj_begin(o, "stats");
+		jdo_obj_begin(o, "types");
 	} else {
 		fprintf(o->fp, "%-20s %12s %14s\n", "record type", "count", "bytes");
 	}
@@ -419,30 +304,30 @@ static void print_stats(struct out *o, struct stats *s, const struct jd_reader_s
 			id = JD_EXT_LOAD_INFO;
 		int t = type_slot(id);
 		if (o->json) {
-			obj_begin(o, type_name(id));
-			f_u64(o, "count", s->count[t]);
-			f_u64(o, "bytes", s->bytes[t]);
-			obj_end(o);
+			jdo_obj_begin(o, type_name(id));
+			jdo_f_u64(o, "count", s->count[t]);
+			jdo_f_u64(o, "bytes", s->bytes[t]);
+			jdo_obj_end(o);
 		} else if (s->count[t] || id < JD_CODE_MAX_PERF) {
 			fprintf(o->fp, "%-20s %12" PRIu64 " %14" PRIu64 "\n", type_name(id),
 				s->count[t], s->bytes[t]);
 		}
 	}
 	if (o->json) {
-		obj_end(o);
-		f_u64(o, "unknown_skipped", rs->unknown_skipped);
-		f_u64(o, "method_names", n);
-		f_u64(o, "recompiled_names", regen);
-		list_begin(o, "methods");
+		jdo_obj_end(o);
+		jdo_f_u64(o, "unknown_skipped", rs->unknown_skipped);
+		jdo_f_u64(o, "method_names", n);
+		jdo_f_u64(o, "recompiled_names", regen);
+		jdo_list_begin(o, "methods");
 		for (size_t i = 0; i < n; i++) {
-			obj_begin(o, NULL);
-			f_str(o, "name", rows[i].name);
-			f_u64(o, "loads", rows[i].loads);
-			f_u64(o, "code_bytes", rows[i].bytes);
-			obj_end(o);
+			jdo_obj_begin(o, NULL);
+			jdo_f_str(o, "name", rows[i].name);
+			jdo_f_u64(o, "loads", rows[i].loads);
+			jdo_f_u64(o, "code_bytes", rows[i].bytes);
+			jdo_obj_end(o);
 		}
-		list_end(o);
-		obj_end(o);
+		jdo_list_end(o);
+		jdo_obj_end(o);
 	} else {
 		fprintf(o->fp, "%-20s %12" PRIu64 "\n", "unknown (skipped)", rs->unknown_skipped);
 		if (!n)		/* a companion file: no loads, no names */
@@ -451,7 +336,7 @@ static void print_stats(struct out *o, struct stats *s, const struct jd_reader_s
 			       "%8s %12s  %s\n", n, regen, "loads", "code bytes", "name");
 		for (size_t i = 0; i < n; i++) {
 			fprintf(o->fp, "%8" PRIu64 " %12" PRIu64 "  ", rows[i].loads, rows[i].bytes);
-			put_str(o, rows[i].name);
+			jdo_put_str(o, rows[i].name);
 			fputc('\n', o->fp);
 		}
 	}
@@ -466,13 +351,13 @@ struct opts {
 };
 
 /* Says what the budget left out of one file's output; 1 when something was. */
-static int report_cut(struct out *o, const char *path)
+static int report_cut(struct jdo_out *o, const char *path)
 {
 	if (!o->cut_records && !o->cut_entries)
 		return 0;
 	if (o->json) {
-		f_u64(o, "cut_records", o->cut_records);
-		f_u64(o, "cut_entries", o->cut_entries);
+		jdo_f_u64(o, "cut_records", o->cut_records);
+		jdo_f_u64(o, "cut_entries", o->cut_entries);
 	}
 	fflush(o->fp);
 	cli_error("%s: output stopped past %" PRIu64 " bytes (16 MiB + 16x the file's size): "
@@ -482,13 +367,13 @@ static int report_cut(struct out *o, const char *path)
 }
 
 /* Reads one file, printing as asked; 0 read whole, 1 damaged or unreadable. */
-static int show_file(struct out *o, const struct opts *op, const char *path, int *warned)
+static int show_file(struct jdo_out *o, const struct opts *op, const char *path, int *warned)
 {
 	struct jd_reader *r;
 	char err[512];
 	if (jd_reader_open(&r, path, err, sizeof(err))) {
 		if (o->json)
-			f_str(o, "error", err);
+			jdo_f_str(o, "error", err);
 		return cli_error("%s", err);
 	}
 	struct stats s = { 0 };
@@ -508,30 +393,30 @@ static int show_file(struct out *o, const struct opts *op, const char *path, int
 		cli_warn("%s: flags 0x%" PRIx64 " has reserved bits set: perf refuses the dump",
 			 path, h->flags);
 	if (!op->stats)
-		list_begin(o, "records");
+		jdo_list_begin(o, "records");
 	while ((rc = jd_reader_next(r, &rec)) > 0) {
 		if (op->stats) {
 			if (stats_add(&s, &rec)) {
 				rc = -1;
 				break;
 			}
-		} else if (over_budget(o, 0)) {
+		} else if (jdo_over_budget(o, 0)) {
 			o->cut_records++;
 		} else {
 			print_record(o, &rec);
 		}
 	}
 	if (!op->stats)
-		list_end(o);
+		jdo_list_end(o);
 	else if (rc >= 0)
 		print_stats(o, &s, jd_reader_stats(r));
 	const struct jd_reader_stats *st = jd_reader_stats(r);
 	if (o->json) {
-		f_u64(o, "records_read", st->records);
-		f_u64(o, "unknown_skipped", st->unknown_skipped);
-		f_u64(o, "truncated_bytes", st->truncated_bytes);
+		jdo_f_u64(o, "records_read", st->records);
+		jdo_f_u64(o, "unknown_skipped", st->unknown_skipped);
+		jdo_f_u64(o, "truncated_bytes", st->truncated_bytes);
 		if (rc < 0)
-			f_str(o, "error", rc == -1 ? "out of memory" : jd_reader_error(r));
+			jdo_f_str(o, "error", rc == -1 ? "out of memory" : jd_reader_error(r));
 	} else if (!op->stats) {
 		fprintf(o->fp, "# %" PRIu64 " records, %" PRIu64 " unknown skipped\n", st->records,
 			st->unknown_skipped);
@@ -587,24 +472,24 @@ int cmd_jitdump(int argc, char **argv)
 		cli_warn("no companion file %s%s", path, JD_EXT_SUFFIX);
 	static char obuf[1 << 16];
 	setvbuf(stdout, obuf, _IOFBF, sizeof(obuf));
-	struct out o = { NULL, op.json, 1, 0, UINT64_MAX, 0, 0 };
+	struct jdo_out o = { NULL, op.json, 1, 0, UINT64_MAX, 0, 0 };
 	/* Counted as it leaves its own 4 KiB buffer: the count lags by at most that much. */
-	o.fp = fopencookie(&o, "w", (cookie_io_functions_t){ .write = counted_write });
+	o.fp = fopencookie(&o, "w", (cookie_io_functions_t){ .write = jdo_counted_write });
 	if (!o.fp)
 		return cli_error("out of memory");
 	static char cbuf[4096];
 	setvbuf(o.fp, cbuf, _IOFBF, sizeof(cbuf));
 	int warned = 0;
-	obj_begin(&o, NULL);
+	jdo_obj_begin(&o, NULL);
 	int ret = show_file(&o, &op, path, &warned);
 	if (have_ext) {
 		if (!o.json)
 			fputc('\n', o.fp);
-		obj_begin(&o, "companion");
+		jdo_obj_begin(&o, "companion");
 		ret |= show_file(&o, &op, ext, &warned);
-		obj_end(&o);
+		jdo_obj_end(&o);
 	}
-	obj_end(&o);
+	jdo_obj_end(&o);
 	if (o.json)
 		fputc('\n', o.fp);
 	int werr = fclose(o.fp);
