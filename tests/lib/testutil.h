@@ -59,5 +59,11 @@ int tu_name_of_words(uint64_t w0, uint64_t w1, char out[17]);
 void tu_crafted_names(char (*out)[17], size_t n, int (*make)(uint64_t i, char out[17]));
 /* out[0..n): prefix, then random lowercase letters to 16 bytes (the same for one seed). */
 void tu_random_names(char (*out)[17], size_t n, const char *prefix, unsigned seed);
+/* The hash-flooding check every keyed table shares: n names made by collider (crafted to
+ * share one value under a table's old, unseeded hash) and n random ones after prefix, each set
+ * put in a fresh table by probes(), which returns the probes (or chain steps) it counted.
+ * Fails unless the crafted names cost at most twice the random ones (+64 for small tables). */
+void tu_assert_no_flood(size_t n, int (*collider)(uint64_t i, char out[17]), const char *prefix,
+			size_t (*probes)(const char (*names)[17], size_t n));
 
 #endif
