@@ -61,7 +61,7 @@ int main(int argc, char **argv)
 	struct bench b = { .s = s, .flags = flags };
 	const struct pd_tool tool = { .sz = sizeof(struct pd_tool),
 		.sample = on_sample, .mmap = feed, .comm = feed,
-				      .fork = feed, .exit = feed, .build_id = feed, .ctx = &b };
+		.fork = feed, .exit = feed, .build_id = feed, .ctx = &b };
 	int damage;
 	sym_feed_build_ids(s, r);
 	if (pd_replay(r, &tool, &damage) < 0)

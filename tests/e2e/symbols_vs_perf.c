@@ -83,8 +83,8 @@ static void resolve_all(const char *data, const char *buildid_dir, struct sample
 	cr_assert_eq(sym_feed_build_ids(rp.s, r), 0);
 	const struct pd_tool tool = { .sz = sizeof(struct pd_tool),
 		.sample = on_event, .mmap = on_event, .comm = on_event,
-				      .fork = on_event, .exit = on_event, .build_id = on_event,
-				      .ctx = &rp };
+		.fork = on_event, .exit = on_event, .build_id = on_event,
+		.ctx = &rp };
 	int damage;
 	cr_assert_eq(pd_replay(r, &tool, &damage), 0);
 	cr_assert_eq(damage, 0, "%s", pd_reader_error(r));

@@ -176,8 +176,8 @@ static void replay_all(int fd)
 		return;
 	const struct pd_tool t = { .sz = sizeof(struct pd_tool),
 		.sample = on_any, .mmap = on_any, .comm = on_any,
-				   .fork = on_any, .exit = on_any, .lost = on_any,
-				   .build_id = on_any, .other = on_any, .finished_round = on_round };
+		.fork = on_any, .exit = on_any, .lost = on_any,
+		.build_id = on_any, .other = on_any, .finished_round = on_round };
 	int damage;
 	int rc = pd_replay(r, &t, &damage);
 	PROMISE(rc == 0 || rc == -ENOMEM, "replay failed without a callback error");

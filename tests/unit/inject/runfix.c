@@ -96,7 +96,7 @@ int rf_run_no_elfs(int pipe_out, struct inj_stats *st, char *err, size_t errlen)
 	cr_assert_geq(fd, 0);
 	struct inj_opts o = { .sz = sizeof(struct inj_opts),
 		.input = data, .output = out, .out_fd = fd, .out_pipe = pipe_out,
-			      .threads = 2, .no_elfs = 1 };
+		.threads = 2, .no_elfs = 1 };
 	o.log = *jp_errbuf_log(&(struct jp_log){ 0 }, &(struct jp_errbuf){ 0 }, err, errlen);
 	int rc = inj_run(&o, st);
 	close(fd);

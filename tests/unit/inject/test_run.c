@@ -24,7 +24,7 @@ static void run(int pipe_out)
 	cr_assert_geq(fd, 0);
 	struct inj_opts o = { .sz = sizeof(struct inj_opts),
 		.input = data, .output = out, .out_fd = fd, .out_pipe = pipe_out,
-			      .cache_root = cache, .threads = 2 };
+		.cache_root = cache, .threads = 2 };
 	struct inj_stats st;
 	char err[512];
 	o.log = *JP_ERRBUF_LOG(err);
@@ -150,7 +150,7 @@ Test(run, damaged_recording_is_injected_up_to_the_damage, .fini = rf_cleanup)
 	int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	struct inj_opts o = { .sz = sizeof(struct inj_opts),
 		.input = data, .output = out, .out_fd = fd, .out_pipe = 1,
-			      .cache_root = cache, .threads = 2, .log = { on_warn, NULL } };
+		.cache_root = cache, .threads = 2, .log = { on_warn, NULL } };
 	struct inj_stats st;
 	warnings = 0;
 	cr_assert_eq(inj_run(&o, &st), 0, "%s", last_warning);
@@ -185,7 +185,7 @@ Test(run, arch_dump_without_time_conv_is_refused, .fini = rf_cleanup)
 	int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	struct inj_opts o = { .sz = sizeof(struct inj_opts),
 		.input = data, .output = out, .out_fd = fd, .jit_dir = adir,
-			      .threads = 1 };
+		.threads = 1 };
 	struct inj_stats st;
 	char err[512];
 	o.log = *JP_ERRBUF_LOG(err);
@@ -233,7 +233,7 @@ Test(run, pids_naming_one_dump_share_its_index, .fini = rf_cleanup, .timeout = 6
 	int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	struct inj_opts o = { .sz = sizeof(struct inj_opts),
 		.input = two, .output = out, .out_fd = fd, .cache_root = cache,
-			      .threads = 2 };
+		.threads = 2 };
 	struct inj_stats st;
 	char err[512];
 	o.log = *JP_ERRBUF_LOG(err);
@@ -267,7 +267,7 @@ Test(run, many_pids_naming_one_dump_are_bounded, .fini = rf_cleanup, .timeout = 
 	int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	struct inj_opts o = { .sz = sizeof(struct inj_opts),
 		.input = many, .output = out, .out_fd = fd, .cache_root = cache,
-			      .threads = 2, .log = { on_warn, NULL } };
+		.threads = 2, .log = { on_warn, NULL } };
 	struct inj_stats st;
 	warnings = 0;
 	cr_assert_eq(inj_run(&o, &st), 0, "%s", last_warning);
@@ -468,7 +468,7 @@ Test(run, no_elfs_output_injected_again_keeps_its_origins, .fini = rf_cleanup)
 	cr_assert_geq(fd, 0);
 	struct inj_opts o = { .sz = sizeof(struct inj_opts),
 		.input = out, .output = again, .out_fd = fd, .threads = 2,
-			      .no_elfs = 1 };
+		.no_elfs = 1 };
 	o.log = *JP_ERRBUF_LOG(err);
 	cr_assert_eq(inj_run(&o, &st), 0, "%s", err);
 	close(fd);

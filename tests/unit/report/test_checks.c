@@ -31,7 +31,7 @@ static const char *report(const struct rp_checks *c, int callchain)
 {
 	struct rp_ingest_opts o = { .sz = sizeof(struct rp_ingest_opts),
 		.input = "x.data", .want_callchain = callchain,
-				    .log = { keep, NULL } };
+		.log = { keep, NULL } };
 	said[0] = 0;
 	rp_checks_report(c, &o);
 	return said;
