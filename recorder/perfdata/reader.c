@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include <byteswap.h>
 
+#include "lib/grow.h"
 #include "lib/opts.h"
 #include "recorder/perfdata/perfdata_int.h"
 
@@ -101,21 +102,6 @@ static int consume(struct pd_reader *r, void *dst, uint64_t n)
 		r->pos += chunk;
 		n -= chunk;
 	}
-	return 0;
-}
-
-static int grow(uint8_t **p, size_t *cap, size_t need)
-{
-	if (need <= *cap)
-		return 0;
-	size_t n = *cap ? *cap : 4096;
-	while (n < need)
-		n *= 2;
-	uint8_t *q = realloc(*p, n);
-	if (!q)
-		return -ENOMEM;
-	*p = q;
-	*cap = n;
 	return 0;
 }
 
@@ -365,7 +351,7 @@ static int next_decompressed(struct pd_reader *r, struct pd_event *ev)
 		if ((err = pd_decompress_more(r)) <= 0)
 			return err;
 	}
-	if ((err = grow(&r->rec, &r->rec_cap, h.size)))
+	if ((err = jp_grow(&r->rec, &r->rec_cap, h.size, 1, 4096)))
 		return err;
 	memcpy(r->rec, r->dbuf + r->dpos, h.size);
 	r->dpos += h.size;
@@ -448,7 +434,7 @@ again:
 	rec = r->buf + r->buf_pos;
 	/* Copy when the bytes must change or are misaligned for u64 access. */
 	if (r->swap || ((uintptr_t)rec & 7)) {
-		if ((err = grow(&r->rec, &r->rec_cap, h.size)))
+		if ((err = jp_grow(&r->rec, &r->rec_cap, h.size, 1, 4096)))
 			return err;
 		memcpy(r->rec, rec, h.size);
 		memcpy(r->rec, &h, sizeof(h));
@@ -466,14 +452,14 @@ again:
 	extra = extra_size_of(&h, rec);
 	if (extra) {
 		bool keep = extra <= PD_EXTRA_MAX;
-		if (keep && (err = grow(&r->extra, &r->extra_cap, (size_t)extra)))
+		if (keep && (err = jp_grow(&r->extra, &r->extra_cap, (size_t)extra, 1, 4096)))
 			return err;
 		if (!r->pipe && extra > r->data_end - r->pos)
 			return pd_set_err(r, -EINVAL, off, "payload of %llu bytes runs past the data",
 					  (unsigned long long)extra);
 		/* The record bytes may move while the payload streams in: keep a copy. */
 		if (rec != r->rec) {
-			if ((err = grow(&r->rec, &r->rec_cap, h.size)))
+			if ((err = jp_grow(&r->rec, &r->rec_cap, h.size, 1, 4096)))
 				return err;
 			memcpy(r->rec, rec, h.size);
 			rec = r->rec;

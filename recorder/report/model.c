@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/grow.h"
 #include "lib/hash_seed.h"
 #include "recorder/report/report_int.h"
 #include "safeio/safeio.h"
@@ -117,17 +118,7 @@ const uint8_t *rp_keep_bytes(struct rp_session *s, const void *buf, size_t len)
 
 int rp_grow(void *arrp, size_t *cap, size_t need, size_t elem)
 {
-	if (need <= *cap)
-		return 0;
-	size_t ncap = *cap ? *cap : 256;
-	while (ncap < need)
-		ncap *= 2;
-	void **arr = arrp, *p = realloc(*arr, ncap * elem);
-	if (!p)
-		return -ENOMEM;
-	*arr = p;
-	*cap = ncap;
-	return 0;
+	return jp_grow(arrp, cap, need, elem, 256);
 }
 
 /* Room for about as many samples and frames as a recording of data_size bytes can hold, made

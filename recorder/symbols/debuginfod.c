@@ -4,6 +4,7 @@
  * requests, enforced through libdebuginfod's progress callback (called about once a second
  * while a request waits, even for a server that sends nothing). */
 #include "recorder/symbols/symbols_int.h"
+#include "lib/grow.h"
 
 #include "lib/pool.h"
 
@@ -259,7 +260,7 @@ static int want(struct sym_session *s, struct ahead *ah, size_t *cap, struct sym
 		return 0;
 	if (!d->dbgd && !(d->dbgd = calloc(1, sizeof(*d->dbgd))))
 		return -ENOMEM;
-	if (sym_grow(&ah->jobs, cap, ah->n, sizeof(*ah->jobs)))
+	if (jp_grow(&ah->jobs, cap, ah->n + 1, sizeof(*ah->jobs), 8))
 		return -ENOMEM;
 	ah->jobs[ah->n++] = (struct job){ d, debug };
 	return 0;

@@ -4,6 +4,7 @@
  * same sample lands on the same name as in perf report. */
 #include "lib/nomem.h"
 #include "recorder/symbols/symbols_int.h"
+#include "lib/grow.h"
 
 #include "safeio/safeio.h"
 
@@ -17,7 +18,7 @@
 int symtab_add(struct sym_table *t, uint64_t start, uint64_t size, const char *raw,
 	       const char *name, uint8_t rank)
 {
-	if (sym_grow(&t->v, &t->cap, t->n, sizeof(*t->v)))
+	if (JP_GROW_FOR(t->v, t->cap, t->n))
 		return -ENOMEM;
 	t->v[t->n++] = (struct sym_entry){ start, size, raw, name, rank, 0 };
 	return 0;

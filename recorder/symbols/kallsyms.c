@@ -4,6 +4,7 @@
  * hundred, so parsing and interning every name (what perf does) is most of the cost. */
 #include "lib/nomem.h"
 #include "recorder/symbols/symbols_int.h"
+#include "lib/grow.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -190,13 +191,8 @@ static int index_text(struct kallsyms *k, const char *ref_name, uint64_t *ref_ad
 			*ref_addr = addr;
 		if (type != 'T' && type != 't' && type != 'W' && type != 'w')
 			continue;
-		if (k->n == cap) {
-			struct ksym *nv = realloc(k->v, cap * 2 * sizeof(*nv));
-			if (!nv)
-				return -ENOMEM;
-			k->v = nv;
-			cap *= 2;
-		}
+		if (JP_GROW_FOR(k->v, cap, k->n))
+			return -ENOMEM;
 		if (k->n && addr < k->v[k->n - 1].addr)
 			sorted = 0;
 		nonzero |= addr != 0;
@@ -279,7 +275,7 @@ struct sym_entry *kallsyms_find(struct sym_session *s, struct kallsyms *k, uint6
 	snprintf(name, sizeof(name), "%.*s", (int)len, n);
 	struct sym_entry *e = malloc(sizeof(*e));
 	const char *raw = sess_intern(s, name);
-	if (!e || !raw || sym_grow(&k->mat, &k->cap_mat, k->n_mat, sizeof(*k->mat)))
+	if (!e || !raw || JP_GROW_FOR(k->mat, k->cap_mat, k->n_mat))
 		jp_nomem("a kernel symbol");	/* NULL would be "no symbol here" */
 	*e = (struct sym_entry){ k->v[i].addr, size, raw, NULL, 0, 0 };
 	k->mat[k->n_mat++] = e;

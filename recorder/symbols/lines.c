@@ -3,6 +3,7 @@
  * low_pc, else from the CU's line table) are indexed once, so ELFs without .debug_aranges
  * (ours, perf's jitted ones) resolve as well as gcc's. */
 #include "recorder/symbols/symbols_int.h"
+#include "lib/grow.h"
 
 #include <assert.h>
 #include <dlfcn.h>
@@ -76,7 +77,7 @@ static int add_cu_range(struct cu_index *x, uint64_t lo, uint64_t hi, Dwarf_Off 
 {
 	if (hi <= lo)
 		return 0;
-	if (sym_grow(&x->v, &x->cap, x->n, sizeof(*x->v)))
+	if (JP_GROW_FOR(x->v, x->cap, x->n))
 		return -ENOMEM;
 	x->v[x->n++] = (struct cu_range){ .lo = lo, .hi = hi, .cu_off = off };
 	return 0;
@@ -217,7 +218,7 @@ static int note_die(struct cu_scopes *cs, Dwarf_Die *die, bool *desc, int sp)
 		desc[sp] = true;
 		return 0;
 	} else if (tag == DW_TAG_subprogram) {
-		if (sym_grow(&cs->subs, &cs->cap, cs->n, sizeof(*cs->subs)))
+		if (JP_GROW_FOR(cs->subs, cs->cap, cs->n))
 			return -ENOMEM;
 		cs->subs[cs->n++] = dwarf_dieoffset(die);
 	}

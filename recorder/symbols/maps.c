@@ -4,6 +4,7 @@
  * so a lookup walks back only over maps that can reach the address) plus a small unsorted
  * batch of recent ones; a run of 34k JIT loads costs O(n log n), not a merge per batch. */
 #include "recorder/symbols/symbols_int.h"
+#include "lib/grow.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -337,7 +338,7 @@ int proc_add_map(struct sym_proc *p, const struct sym_map *m)
 	int rc;
 	if (p->n_recent == RECENT_MAX && (rc = flush_recent(p)))
 		return rc;
-	if (sym_grow(&p->recent, &p->cap_recent, p->n_recent, sizeof(*p->recent)))
+	if (JP_GROW_FOR(p->recent, p->cap_recent, p->n_recent))
 		return -ENOMEM;
 	if ((rc = shadow(p, m)))
 		return rc;

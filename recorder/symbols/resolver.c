@@ -3,6 +3,7 @@
 #include "lib/nomem.h"
 #include "lib/opts.h"
 #include "recorder/symbols/symbols_int.h"
+#include "lib/grow.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -195,7 +196,7 @@ int sym_add_build_id(struct sym_session *s, const char *filename, const uint8_t 
 
 static int add_comm(struct sym_proc *p, uint32_t tid, const char *comm, uint64_t time)
 {
-	if (sym_grow(&p->comms, &p->cap_comms, p->n_comms, sizeof(*p->comms)))
+	if (JP_GROW_FOR(p->comms, p->cap_comms, p->n_comms))
 		return -ENOMEM;
 	p->comms[p->n_comms++] = (struct sym_comm_ev){ time, tid, comm };
 	return 0;

@@ -254,9 +254,6 @@ struct sym_session {
 /* Elements of n, stride bytes apart, sorted by a uint64_t key at their start: the number of
  * them whose key is <= key (one past the last such). */
 size_t sym_upper_bound(const void *base, size_t n, size_t stride, uint64_t key);
-/* Makes room for one more element in *arrp (n used of *cap, elem bytes each), doubling.
- * 0 or -ENOMEM (the array is untouched then). */
-int sym_grow(void *arrp, size_t *cap, size_t n, size_t elem);
 struct sym_key {
 	uint64_t key, idx;
 };

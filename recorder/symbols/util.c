@@ -1,4 +1,4 @@
-/* util.c - what the symbols files share: growing arrays, binary search and an inline sort
+/* util.c - what the symbols files share: binary search and an inline sort
  * over 8-byte keys, the session's arena (DSOs and their names: freed all at once) and its
  * interned strings. */
 #include "recorder/symbols/symbols_int.h"
@@ -7,22 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-
-int sym_grow(void *arrp, size_t *cap, size_t n, size_t elem)
-{
-	void **arr = arrp;
-	if (n < *cap)
-		return 0;
-	size_t ncap = *cap ? *cap * 2 : 8;
-	if (ncap < *cap || ncap > SIZE_MAX / elem)
-		return -ENOMEM;
-	void *nv = realloc(*arr, ncap * elem);
-	if (!nv)
-		return -ENOMEM;
-	*arr = nv;
-	*cap = ncap;
-	return 0;
-}
 
 size_t sym_upper_bound(const void *base, size_t n, size_t stride, uint64_t key)
 {
