@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "lib/hindex.h"
 #include "synth/synth_int.h"
 
 /* Line program parameters (DWARF 4 standard opcode set). */
@@ -29,8 +30,9 @@ void synth_dw_abbrev(struct synth_buf *b);
 /* De-duplicated file table: names in order of first use, index = position + 1. */
 struct synth_dw_files {
 	const char **names;
-	uint32_t *slots;	/* open-addressing hash: 0 empty, else index */
-	uint32_t n, cap_names, nslots;
+	struct jp_hindex index;	/* name -> its index in names */
+	uint32_t n;
+	size_t cap_names;
 	int oom;
 	const char *last;	/* the string asked last and its index: rows and inline frames */
 	uint32_t last_id;	/* ask for one string many times over (no hash, no compare) */

@@ -5,39 +5,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/grow.h"
 #include "synth/dwarf_int.h"
 
-static uint32_t hash_str(const char *s)
+/* File names come from the dump: the index is seeded (lib/hindex.h). */
+static int name_eq(const void *key, uint32_t idx, const void *ctx)
 {
-	uint32_t h = 2166136261u;	/* FNV-1a */
-	for (; *s; s++)
-		h = (h ^ (uint8_t)*s) * 16777619u;
-	return h;
-}
-
-static int files_grow(struct synth_dw_files *f)
-{
-	uint32_t ncap = f->cap_names ? f->cap_names * 2 : 8;
-	const char **names = realloc(f->names, ncap * sizeof(*names));
-	if (!names)
-		return -1;
-	f->names = names;
-	f->cap_names = ncap;
-	/* Keep the hash at most half full. */
-	uint32_t nslots = ncap * 2;
-	uint32_t *slots = calloc(nslots, sizeof(*slots));
-	if (!slots)
-		return -1;
-	for (uint32_t i = 0; i < f->n; i++) {
-		uint32_t s = hash_str(f->names[i]) & (nslots - 1);
-		while (slots[s])
-			s = (s + 1) & (nslots - 1);
-		slots[s] = i + 1;
-	}
-	free(f->slots);
-	f->slots = slots;
-	f->nslots = nslots;
-	return 0;
+	const struct synth_dw_files *f = ctx;
+	return !strcmp(f->names[idx], key);
 }
 
 uint32_t synth_dw_file(struct synth_dw_files *f, const char *name)
@@ -47,28 +22,23 @@ uint32_t synth_dw_file(struct synth_dw_files *f, const char *name)
 	if (name == f->last)
 		return f->last_id;
 	f->last = name;
-	if (f->nslots) {
-		uint32_t s = hash_str(name) & (f->nslots - 1);
-		for (; f->slots[s]; s = (s + 1) & (f->nslots - 1))
-			if (!strcmp(f->names[f->slots[s] - 1], name))
-				return f->last_id = f->slots[s];
-	}
-	if (f->n == f->cap_names && files_grow(f)) {
+	uint64_t h = jp_hindex_hash(name, strlen(name));
+	int64_t at = jp_hindex_find(&f->index, h, name, name_eq, f);
+	if (at >= 0)
+		return f->last_id = (uint32_t)at + 1;
+	if (f->n >= UINT32_MAX - 1 || JP_GROW_FOR(f->names, f->cap_names, f->n) ||
+	    jp_hindex_add(&f->index, h, f->n)) {
 		f->oom = 1;
 		return 0;
 	}
 	f->names[f->n++] = name;
-	uint32_t s = hash_str(name) & (f->nslots - 1);
-	while (f->slots[s])
-		s = (s + 1) & (f->nslots - 1);
-	f->slots[s] = f->n;
 	return f->last_id = f->n;
 }
 
 void synth_dw_files_free(struct synth_dw_files *f)
 {
 	free(f->names);
-	free(f->slots);
+	jp_hindex_free(&f->index);
 	memset(f, 0, sizeof(*f));
 }
 

@@ -16,7 +16,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "lib/hash_seed.h"
+#include "lib/hindex.h"
 #include "lib/nomem.h"
 #include "recorder/perfdata/perfdata.h"
 #include "recorder/symbols/symbols.h"
@@ -59,8 +59,7 @@ struct ondemand {
 	char *input_dir;	/* the recording's directory; NULL: read from a pipe */
 	struct inj_origins o;
 	struct od_dump *dumps;
-	uint32_t *by_id;	/* open addressing: entry index + 1 by build-id, 0 free */
-	size_t by_id_cap;	/* a power of two, at least twice the entries */
+	struct jp_hindex by_id;	/* build-id -> entry index */
 	char comp_path[4096 + 16];
 };
 
@@ -145,49 +144,34 @@ bad:
 	return 0;
 }
 
-/* All 20 bytes, seeded (lib/hash_seed.h): the ids come from the recording, and a crafted one
- * must not make its origins collide. */
-static size_t id_slot(const uint8_t *id, size_t cap)
+/* Build-ids come from the recording: the index is seeded (lib/hindex.h), so a crafted one
+ * cannot make the origins collide. */
+static int id_eq(const void *key, uint32_t idx, const void *ctx)
 {
-	uint64_t w[3] = { 0, 0, 0 }, h = jp_hash_seed();
-	memcpy(w, id, 20);
-	for (int i = 0; i < 3; i++) {
-		h = (h ^ w[i]) * 0x9e3779b97f4a7c15ull;
-		h ^= h >> 29;
-	}
-	return (size_t)(h ^ h >> 32) & (cap - 1);
+	const struct ondemand *od = ctx;
+	return !memcmp(od->o.v[idx].build_id, key, 20);
 }
 
 /* The table of the entries by build-id (the first entry of an id wins: its duplicates make
  * the same ELF). 0 or -ENOMEM. */
 static int index_ids(struct ondemand *od)
 {
-	size_t cap = 64;
-	while (cap < 2 * od->o.n + 2)
-		cap *= 2;
-	if (!(od->by_id = calloc(cap, sizeof(*od->by_id))))
-		return -ENOMEM;
-	od->by_id_cap = cap;
 	for (size_t i = 0; i < od->o.n; i++) {
 		const uint8_t *id = od->o.v[i].build_id;
-		size_t j = id_slot(id, cap);
-		while (od->by_id[j] && memcmp(od->o.v[od->by_id[j] - 1].build_id, id, 20))
-			j = (j + 1) & (cap - 1);
-		if (!od->by_id[j])
-			od->by_id[j] = (uint32_t)i + 1;
+		uint64_t h = jp_hindex_hash(id, 20);
+		if (jp_hindex_find(&od->by_id, h, id, id_eq, od) < 0 &&
+		    jp_hindex_add(&od->by_id, h, i))
+			return -ENOMEM;
 	}
 	return 0;
 }
 
-static const struct inj_origin *lookup(const struct ondemand *od, const struct sym_build_id *id)
+static const struct inj_origin *lookup(struct ondemand *od, const struct sym_build_id *id)
 {
-	if (id->size != 20 || !od->by_id_cap)
+	if (id->size != 20)
 		return NULL;
-	for (size_t j = id_slot(id->data, od->by_id_cap); od->by_id[j];
-	     j = (j + 1) & (od->by_id_cap - 1))
-		if (!memcmp(od->o.v[od->by_id[j] - 1].build_id, id->data, 20))
-			return &od->o.v[od->by_id[j] - 1];
-	return NULL;
+	int64_t at = jp_hindex_find(&od->by_id, jp_hindex_hash(id->data, 20), id->data, id_eq, od);
+	return at < 0 ? NULL : &od->o.v[at];
 }
 
 /* Checks the identities of the dump and its companion, then opens them (no parsing). */
@@ -413,7 +397,7 @@ static void fini(void *ctx)
 	}
 	free(od->input_dir);
 	free(od->dumps);
-	free(od->by_id);
+	jp_hindex_free(&od->by_id);
 	inj_origins_free(&od->o);
 	free(od);
 }

@@ -6,6 +6,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "lib/grow.h"
 #include "recorder/perfdata/writer_int.h"
 
 #define PD_NAME_ALIGN 64
@@ -169,41 +170,24 @@ static size_t build_id_entry(const struct pd_wbuild_id *b, size_t pad, uint8_t *
 	return n;
 }
 
+/* (pid, filename) -> the entry's index, seeded (lib/hindex.h): filenames come from the
+ * recording. An inject of 20k sampled generations adds 20k entries: a linear search made that
+ * quadratic. */
+struct bid_key {
+	int32_t pid;
+	const char *filename;
+};
+
 static uint64_t bid_hash(int32_t pid, const char *filename)
 {
-	uint64_t h = 1469598103934665603ull ^ (uint32_t)pid;
-	for (const unsigned char *p = (const unsigned char *)filename; *p; p++)
-		h = (h ^ *p) * 1099511628211ull;
-	return h;
+	return jp_hindex_hash(filename, strlen(filename)) ^ (uint32_t)pid;
 }
 
-/* The slot of (pid, filename): its entry, or the empty slot where it would go. An inject of
- * 20k sampled generations adds 20k entries: a linear search made that quadratic. */
-static uint32_t *bid_slot(struct pd_writer *w, int32_t pid, const char *filename)
+static int bid_eq(const void *key, uint32_t idx, const void *ctx)
 {
-	size_t mask = w->bid_slots_cap - 1;
-	for (size_t i = bid_hash(pid, filename) & mask;; i = (i + 1) & mask) {
-		uint32_t *s = &w->bid_slots[i];
-		if (!*s)
-			return s;
-		const struct pd_wbuild_id *b = &w->bids[*s - 1];
-		if (b->pid == pid && !strcmp(b->filename, filename))
-			return s;
-	}
-}
-
-static int bid_slots_grow(struct pd_writer *w)
-{
-	size_t cap = w->bid_slots_cap ? w->bid_slots_cap * 2 : 64;
-	uint32_t *n = calloc(cap, sizeof(*n));
-	if (!n)
-		return -ENOMEM;
-	free(w->bid_slots);
-	w->bid_slots = n;
-	w->bid_slots_cap = cap;
-	for (size_t i = 0; i < w->nr_bids; i++)
-		*bid_slot(w, w->bids[i].pid, w->bids[i].filename) = (uint32_t)i + 1;
-	return 0;
+	const struct bid_key *k = key;
+	const struct pd_wbuild_id *b = &((const struct pd_writer *)ctx)->bids[idx];
+	return b->pid == k->pid && !strcmp(b->filename, k->filename);
 }
 
 int pd_writer_add_build_id(struct pd_writer *w, int32_t pid, uint16_t cpumode,
@@ -222,31 +206,28 @@ int pd_writer_add_build_id(struct pd_writer *w, int32_t pid, uint16_t cpumode,
 		int err = pd_writer_start(w);
 		return err ? err : pd_writer_emit(w, rec, n);
 	}
-	if ((w->nr_bids + 1) * 2 > w->bid_slots_cap && bid_slots_grow(w) < 0)
-		return -ENOMEM;
 	if (w->nr_bids >= UINT32_MAX - 1)
 		return -EOVERFLOW;
-	uint32_t *slot = bid_slot(w, pid, filename);
-	if (*slot) {
-		struct pd_wbuild_id *b = &w->bids[*slot - 1];
+	const struct bid_key key = { pid, filename };
+	uint64_t h = bid_hash(pid, filename);
+	int64_t at = jp_hindex_find(&w->bid_index, h, &key, bid_eq, w);
+	if (at >= 0) {
+		struct pd_wbuild_id *b = &w->bids[at];
 		char *keep = b->filename;
 		*b = nb;
 		b->filename = keep;
 		return 0;
 	}
-	if (w->nr_bids == w->cap_bids) {
-		size_t n = w->cap_bids ? 2 * w->cap_bids : 16;
-		struct pd_wbuild_id *p = realloc(w->bids, n * sizeof(*p));
-		if (!p)
-			return -ENOMEM;
-		w->bids = p;
-		w->cap_bids = n;
-	}
+	if (JP_GROW_FOR(w->bids, w->cap_bids, w->nr_bids))
+		return -ENOMEM;
 	nb.filename = strdup(filename);
 	if (!nb.filename)
 		return -ENOMEM;
+	if (jp_hindex_add(&w->bid_index, h, w->nr_bids)) {
+		free(nb.filename);
+		return -ENOMEM;
+	}
 	w->bids[w->nr_bids++] = nb;
-	*slot = (uint32_t)w->nr_bids;
 	return 0;
 }
 
@@ -335,5 +316,5 @@ void pd_writer_free_features(struct pd_writer *w)
 	for (size_t i = 0; i < w->nr_bids; i++)
 		free(w->bids[i].filename);
 	free(w->bids);
-	free(w->bid_slots);
+	jp_hindex_free(&w->bid_index);
 }

@@ -3,6 +3,7 @@
 #ifndef JITPROF_PERFDATA_WRITER_INT_H
 #define JITPROF_PERFDATA_WRITER_INT_H
 
+#include "lib/hindex.h"
 #include "recorder/perfdata/perfdata_int.h"
 
 struct pd_wattr {
@@ -39,8 +40,7 @@ struct pd_writer {
 	bool auto_event_desc;	/* EVENT_DESC generated from the attrs at close */
 	struct pd_wbuild_id *bids;
 	size_t nr_bids, cap_bids;
-	uint32_t *bid_slots;	/* (pid, filename) -> bids index + 1, open addressing */
-	size_t bid_slots_cap;	/* a power of two, kept over twice nr_bids */
+	struct jp_hindex bid_index;	/* (pid, filename) -> bids index */
 };
 
 int pd_writer_emit(struct pd_writer *w, const void *p, size_t n);
