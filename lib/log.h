@@ -9,6 +9,8 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 /* Ordered by severity; the values are what report and symbols used before (0, 1, 2). */
 enum jp_level { JP_LOG_INFO = 0, JP_LOG_WARN = 1, JP_LOG_ERROR = 2 };
@@ -20,15 +22,30 @@ struct jp_log {
 	void *ctx;
 };
 
+/* The whole message, however long (a path or a name from a file can be long): formatted on
+ * the stack when it fits, else in a buffer of its size. Out of memory for that buffer, the
+ * part that fits is passed on with "..." so a message is never lost. */
 static inline void jp_vlogf(const struct jp_log *log, enum jp_level level, const char *fmt,
 			    va_list ap)
 {
 	char msg[1024];
+	va_list again;
 
 	if (!log || !log->fn)
 		return;
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	log->fn(log->ctx, level, msg);
+	va_copy(again, ap);
+	int n = vsnprintf(msg, sizeof(msg), fmt, ap);
+	char *big = n >= (int)sizeof(msg) ? malloc((size_t)n + 1) : NULL;
+	if (big) {
+		vsnprintf(big, (size_t)n + 1, fmt, again);
+		log->fn(log->ctx, level, big);
+		free(big);
+	} else {
+		if (n >= (int)sizeof(msg))
+			memcpy(msg + sizeof(msg) - 4, "...", 4);
+		log->fn(log->ctx, level, msg);
+	}
+	va_end(again);
 }
 
 static inline __attribute__((format(printf, 3, 4)))
