@@ -103,7 +103,7 @@ static debuginfod_client *dbgd(struct sym_session *s)
 		if (dbgd_api())
 			s->dbgd = dbgd_api()->begin();
 		else
-			sess_msg(s, SYM_LVL_WARN, "DEBUGINFOD_URLS is set but libdebuginfod.so.1 "
+			sess_msg(s, JP_LOG_WARN, "DEBUGINFOD_URLS is set but libdebuginfod.so.1 "
 				 "cannot be loaded (or lacks debuginfod_set_progressfn): %s",
 				 dlerror());
 	}
@@ -181,7 +181,7 @@ int dbgd_find(struct sym_session *s, struct sym_dso *d, int debug, char **path)
 	int fd = query(cl, &d->bid, debug, s->dbgd_deadline, path, &timed_out);
 	if (fd < 0) {
 		char hex[SYM_BUILD_ID_HEX];
-		sess_msg(s, SYM_LVL_INFO, "debuginfod: no %s for %s (build-id %s): %s",
+		sess_msg(s, JP_LOG_INFO, "debuginfod: no %s for %s (build-id %s): %s",
 			 debug ? "debuginfo" : "executable", d->long_name,
 			 sym_build_id_hex(&d->bid, hex), miss_reason(fd, timed_out));
 	}
@@ -201,7 +201,7 @@ int dbgd_find_kernel(struct sym_session *s, const struct sym_build_id *id, char 
 		fd = query(cl, id, 0, s->dbgd_deadline, path, &timed_out);
 	if (fd < 0) {
 		char hex[SYM_BUILD_ID_HEX];
-		sess_msg(s, SYM_LVL_INFO, "debuginfod: no vmlinux for build-id %s: %s",
+		sess_msg(s, JP_LOG_INFO, "debuginfod: no vmlinux for build-id %s: %s",
 			 sym_build_id_hex(id, hex), miss_reason(fd, timed_out));
 		return fd;
 	}
@@ -293,11 +293,11 @@ static void say_misses(struct sym_session *s, const struct ahead *ah)
 	if (!missed)
 		return;
 	if (not_asked)
-		sess_msg(s, SYM_LVL_WARN, "%zu build-ids not found on debuginfod (%zu timed out, "
+		sess_msg(s, JP_LOG_WARN, "%zu build-ids not found on debuginfod (%zu timed out, "
 			 "%zu not asked: the %llu s of --debuginfod-timeout were spent)", missed,
 			 timed_out, not_asked, (unsigned long long)budget_s(s));
 	else
-		sess_msg(s, SYM_LVL_WARN, "%zu build-ids not found on debuginfod (%zu timed out)",
+		sess_msg(s, JP_LOG_WARN, "%zu build-ids not found on debuginfod (%zu timed out)",
 			 missed, timed_out);
 }
 

@@ -123,7 +123,7 @@ int dwarf_ahead_take(struct sym_session *s, struct sym_dso *d)
 		d->cus = a->cus;
 		d->n_cus = a->n_cus;
 	} else {
-		sess_msg(s, SYM_LVL_WARN, "%s: unreadable DWARF: %s", d->path ? d->path : d->long_name,
+		sess_msg(s, JP_LOG_WARN, "%s: unreadable DWARF: %s", d->path ? d->path : d->long_name,
 			 a->err ? a->err : "?");
 		if (a->elf)
 			elf_end(a->elf);

@@ -48,7 +48,7 @@ static int cand_check(struct sym_session *s, struct sym_dso *d, struct cand *c, 
 	struct sym_build_id got = { 0 };
 	char h1[SYM_BUILD_ID_HEX], h2[SYM_BUILD_ID_HEX];
 	if (!elf || elf_kind(elf) != ELF_K_ELF) {
-		sess_msg(s, SYM_LVL_WARN, "%s: not an ELF file, ignored for %s", c->path,
+		sess_msg(s, JP_LOG_WARN, "%s: not an ELF file, ignored for %s", c->path,
 			 d->long_name);
 		goto refuse;
 	}
@@ -57,7 +57,7 @@ static int cand_check(struct sym_session *s, struct sym_dso *d, struct cand *c, 
 		return 1;
 	}
 	if (dso_elf_build_id(elf, &got) || !sym_build_id_equal(&got, &d->bid)) {
-		sess_msg(s, SYM_LVL_WARN,
+		sess_msg(s, JP_LOG_WARN,
 			 "%s: build-id %s differs from the recorded build-id %s of %s: refused",
 			 c->path, got.size ? sym_build_id_hex(&got, h1) : "(none)",
 			 sym_build_id_hex(&d->bid, h2), d->long_name);
@@ -159,7 +159,7 @@ static int from_provider(struct sym_session *s, struct sym_dso *d, struct cand *
 	int rc = s->prov.get(s->prov.ctx, &d->bid, d->long_name, &c->image, &c->len, &c->path,
 			     msg, sizeof(msg));
 	if (rc < 0) {
-		sess_msg(s, SYM_LVL_WARN, "%s", msg[0] ? msg : strerror(-rc));
+		sess_msg(s, JP_LOG_WARN, "%s", msg[0] ? msg : strerror(-rc));
 		d->prov_refused = 1;
 	}
 	return rc > 0;
@@ -178,7 +178,7 @@ static int symbols_from_provider(struct sym_session *s, struct sym_dso *d)
 	int rc = s->prov.get_symbols(s->prov.ctx, &d->bid, d->long_name, &p, msg, sizeof(msg));
 	jp_nomem_check(rc, "building a jitted ELF's symbols");	/* not a refusal */
 	if (rc < 0) {
-		sess_msg(s, SYM_LVL_WARN, "%s", msg[0] ? msg : strerror(-rc));
+		sess_msg(s, JP_LOG_WARN, "%s", msg[0] ? msg : strerror(-rc));
 		d->prov_refused = 1;
 		return -1;
 	}
@@ -211,7 +211,7 @@ static int running_vdso(struct sym_session *s, struct cand *c)
 	memcpy(c->image, image, len);
 	c->len = len;
 	c->path = strdup("this host's [vdso]");
-	sess_msg(s, SYM_LVL_INFO, "[vdso]: the recording names no build-id, so this host's "
+	sess_msg(s, JP_LOG_INFO, "[vdso]: the recording names no build-id, so this host's "
 		 "vdso is used for its symbols");
 	return 1;
 }
@@ -414,10 +414,10 @@ void sym_say_not_found(struct sym_session *s)
 		off += (size_t)k;
 	}
 	if (s->n_not_found == 1)
-		sess_msg(s, SYM_LVL_WARN, "%s not found here: its samples show addresses, not "
+		sess_msg(s, JP_LOG_WARN, "%s not found here: its samples show addresses, not "
 			 "symbols", names);
 	else
-		sess_msg(s, SYM_LVL_WARN, "%zu ELF files the recording names were not found here "
+		sess_msg(s, JP_LOG_WARN, "%zu ELF files the recording names were not found here "
 			 "(%s%s): their samples show addresses, not symbols. A recording from "
 			 "another machine: 'jitprof archive' there, then --archive FILE here (or "
 			 "DEBUGINFOD_URLS)", s->n_not_found, names,

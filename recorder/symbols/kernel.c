@@ -60,7 +60,7 @@ static int load_vmlinux(struct sym_session *s, const char *path)
 	char h1[SYM_BUILD_ID_HEX], h2[SYM_BUILD_ID_HEX];
 	if (elf && s->kdso && s->kdso->bid.size &&
 	    (dso_elf_build_id(elf, &got) || !sym_build_id_equal(&got, &s->kdso->bid))) {
-		sess_msg(s, SYM_LVL_WARN,
+		sess_msg(s, JP_LOG_WARN,
 			 "%s: build-id %s differs from the recorded build-id %s of "
 			 "[kernel.kallsyms]: refused", path,
 			 got.size ? sym_build_id_hex(&got, h1) : "(none)",
@@ -87,7 +87,7 @@ static int load_kallsyms(struct sym_session *s, const char *path)
 	int rc = kallsyms_open(&s->kall, path, s->kref_name ? s->kref_name : "_text",
 			       s->kref_addr);
 	if (rc == -EPERM)
-		sess_msg(s, SYM_LVL_WARN, "%s: all addresses are 0 (kptr_restrict?)", path);
+		sess_msg(s, JP_LOG_WARN, "%s: all addresses are 0 (kptr_restrict?)", path);
 	if (!rc && !s->kall.n) {
 		kallsyms_free(&s->kall);
 		rc = -ENOENT;
@@ -165,7 +165,7 @@ static int foreign_id_running_text(struct sym_session *s, int fd, const char *pa
 	if (sym_kernel_build_id(&id) || sym_build_id_equal(&id, &s->kdso->bid) ||
 	    !is_running_kallsyms(fd))
 		return 0;
-	sess_msg(s, SYM_LVL_WARN,
+	sess_msg(s, JP_LOG_WARN,
 		 "%s: a copy of this host's /proc/kallsyms (running kernel %s) filed under the "
 		 "recorded kernel's build-id %s (perf caches it so): refused, kernel samples stay "
 		 "unresolved", path, sym_build_id_hex(&id, h1), sym_build_id_hex(&s->kdso->bid, h2));
@@ -183,7 +183,7 @@ static int host_kernel_matches(struct sym_session *s)
 		return 0;
 	if (sym_build_id_equal(&id, &s->kdso->bid))
 		return 1;
-	sess_msg(s, SYM_LVL_WARN,
+	sess_msg(s, JP_LOG_WARN,
 		 "/proc/kallsyms: running kernel's build-id %s differs from the recorded "
 		 "build-id %s: refused", sym_build_id_hex(&id, h1), sym_build_id_hex(&s->kdso->bid, h2));
 	return 0;
@@ -238,7 +238,7 @@ int kernel_load(struct sym_session *s)
 	if (!rc) {
 		rc = load_vmlinux(s, path);
 		if (!rc)
-			sess_msg(s, SYM_LVL_INFO, "[kernel.kallsyms]: symbols from %s (debuginfod)",
+			sess_msg(s, JP_LOG_INFO, "[kernel.kallsyms]: symbols from %s (debuginfod)",
 				 path);
 	}
 	free(path);

@@ -153,7 +153,7 @@ static int dw_open(struct sym_session *s, struct sym_dso *d)
 	}
 	d->dw = dwarf_begin_elf(elf, DWARF_C_READ, NULL);
 	if (!d->dw) {
-		sess_msg(s, SYM_LVL_WARN, "%s: unreadable DWARF: %s", d->path ? d->path : d->long_name,
+		sess_msg(s, JP_LOG_WARN, "%s: unreadable DWARF: %s", d->path ? d->path : d->long_name,
 			 dwarf_errmsg(-1));
 		return -EINVAL;
 	}
@@ -338,7 +338,7 @@ static int depth_ok(struct sym_session *s, struct sym_dso *d, struct cu_range *c
 				d->cus[i].scopes = cs;
 			}
 		if (v < 0)
-			sess_msg(s, SYM_LVL_WARN, "%s: DWARF unit at offset %llu %s: its inline "
+			sess_msg(s, JP_LOG_WARN, "%s: DWARF unit at offset %llu %s: its inline "
 				 "frames are not read", d->path ? d->path : d->long_name,
 				 (unsigned long long)cu->cu_off, walk_refusal(rc));
 	}

@@ -12,26 +12,37 @@
 #include <string.h>
 
 
-void sess_msg(struct sym_session *s, enum jp_level lvl, const char *fmt, ...)
+static int msg_eq(const void *key, uint32_t idx, const void *ctx)
 {
-	char buf[1024];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	for (size_t i = 0; i < s->n_msgs; i++)
-		if (!strcmp(s->msgs[i], buf))
-			return;
-	char **nm = realloc(s->msgs, (s->n_msgs + 1) * sizeof(*nm));
-	if (!nm)
-		return;
-	s->msgs = nm;
-	if (!(s->msgs[s->n_msgs] = strdup(buf)))
-		return;
-	s->n_msgs++;
-	jp_logf(&s->o.log, lvl, "%s", buf);
+	return !strcmp(((const struct sym_session *)ctx)->msgs[idx], key);
 }
 
+/* Each distinct message once per session (a missing file is met at every sample), whole
+ * however long. Out of memory to keep it, the message is still said, and the shortage too. */
+void sess_msg(struct sym_session *s, enum jp_level lvl, const char *fmt, ...)
+{
+	char *msg = NULL;
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vasprintf(&msg, fmt, ap);
+	va_end(ap);
+	if (n < 0) {
+		jp_logf(&s->o.log, JP_LOG_ERROR, "out of memory for a message");
+		return;
+	}
+	uint64_t h = jp_hindex_hash(msg, (size_t)n);
+	if (jp_hindex_find(&s->msg_index, h, msg, msg_eq, s) >= 0) {
+		free(msg);
+		return;
+	}
+	jp_logf(&s->o.log, lvl, "%s", msg);
+	if (JP_GROW_FOR(s->msgs, s->cap_msgs, s->n_msgs) ||
+	    jp_hindex_add(&s->msg_index, h, s->n_msgs)) {
+		free(msg);	/* said, not kept: it may be said again */
+		return;
+	}
+	s->msgs[s->n_msgs++] = msg;
+}
 
 struct sym_session *sym_session_new(const struct sym_opts *opts)
 {
@@ -97,6 +108,7 @@ void sym_session_free(struct sym_session *s)
 	for (size_t i = 0; i < s->n_msgs; i++)
 		free(s->msgs[i]);
 	free(s->msgs);
+	jp_hindex_free(&s->msg_index);
 	free(s->kref_name);
 	free(s->buildid_dir);
 	dbgd_end(s);

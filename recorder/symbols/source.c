@@ -192,7 +192,7 @@ static int unpack(struct sym_session *s, const char *file, struct sym_source *sr
 {
 	char err[600];
 	if (!(la = jp_archive_api(err, sizeof(err)))) {
-		sess_msg(s, SYM_LVL_ERROR, "%s: cannot read an archive: %s", file, err);
+		sess_msg(s, JP_LOG_ERROR, "%s: cannot read an archive: %s", file, err);
 		return -ENOTSUP;
 	}
 	int rc = tmpdir_make(&src->tmp);
@@ -214,7 +214,7 @@ static int unpack(struct sym_session *s, const char *file, struct sym_source *sr
 	la->read_support_filter_all(a);
 	la->read_support_format_all(a);
 	if (la->read_open_filename(a, file, 1 << 16) != ARCHIVE_OK) {
-		sess_msg(s, SYM_LVL_ERROR, "%s: %s", file, la->error_string(a));
+		sess_msg(s, JP_LOG_ERROR, "%s: %s", file, la->error_string(a));
 		rc = -EINVAL;
 	}
 	struct archive_entry *ent;
@@ -223,20 +223,20 @@ static int unpack(struct sym_session *s, const char *file, struct sym_source *sr
 		if (r == ARCHIVE_EOF)
 			break;
 		if (r < ARCHIVE_WARN) {
-			sess_msg(s, SYM_LVL_ERROR, "%s: %s", file, la->error_string(a));
+			sess_msg(s, JP_LOG_ERROR, "%s: %s", file, la->error_string(a));
 			rc = -EINVAL;
 			break;
 		}
 		if (!(rc = entry_take(src)))
 			rc = unpack_entry(a, ent, src);
 		if (rc == -EFBIG)
-			sess_msg(s, SYM_LVL_ERROR, "%s: members unpack to more than %llu bytes "
+			sess_msg(s, JP_LOG_ERROR, "%s: members unpack to more than %llu bytes "
 				 "(SYM_ARCHIVE_BUDGET: %llu MiB plus %u times the archive's size)",
 				 file, (unsigned long long)src->budget,
 				 (unsigned long long)(SYM_ARCHIVE_BUDGET_BASE >> 20),
 				 SYM_ARCHIVE_BUDGET_RATIO);
 		else if (rc == -EDQUOT)
-			sess_msg(s, SYM_LVL_ERROR, "%s: more than %llu members and directories "
+			sess_msg(s, JP_LOG_ERROR, "%s: more than %llu members and directories "
 				 "(SYM_ARCHIVE_ENTRIES: %u plus one per %u bytes of the archive)",
 				 file, (unsigned long long)src->max_entries,
 				 SYM_ARCHIVE_ENTRIES_BASE, SYM_ARCHIVE_ENTRIES_BYTES);

@@ -8,14 +8,10 @@
 #include <stddef.h>
 #include <elfutils/libdw.h>
 
+#include "lib/hindex.h"
 #include "lib/strset.h"
 struct jp_pool;
 #include "recorder/symbols/symbols.h"
-
-/* Message levels inside the module: the shared log's (lib/log.h). */
-#define SYM_LVL_INFO JP_LOG_INFO
-#define SYM_LVL_WARN JP_LOG_WARN
-#define SYM_LVL_ERROR JP_LOG_ERROR
 
 /* ---- one symbol table (ELF or kallsyms), sorted by start ---- */
 struct sym_entry {
@@ -229,7 +225,8 @@ struct sym_session {
 	struct jp_strset strs;		/* interned strings (lib/strset.h) */
 	/* message de-duplication */
 	char **msgs;
-	size_t n_msgs;
+	size_t n_msgs, cap_msgs;	/* each distinct message said once (sess_msg) */
+	struct jp_hindex msg_index;	/* a message -> its index in msgs */
 	/* ELF files not found: counted, said once by sym_say_not_found (a recording from
 	 * another machine misses hundreds: one warning each buried everything else) */
 	size_t n_not_found;
