@@ -64,9 +64,10 @@ static void usage(FILE *out)
 		"for 'jitprof report -i DIR/perf.jit.data' later; a later profile into the same\n"
 		"OUT replaces them, one into another OUT keeps them. For perf report, write the\n"
 		"ELFs first with 'jitprof inject --elfs-for DIR/perf.jit.data' (or --elfs).\n\n"
-		"Exit status: 0 when the report was written; the profiled command's own status when\n"
-		"it failed (N, or 128+S when signal S killed it: the report is written all the\n"
-		"same, and a line on stderr says so); 1 when profile failed, 2 on a usage error.\n");
+		"Exit status: 0 when the report was written; the profiled command's own status\n"
+		"when it failed (N, or 128+S when signal S killed it: the report is written all\n"
+		"the same, and a line on stderr says so); 1 when profile failed, 2 on a usage\n"
+		"error.\n");
 }
 
 volatile sig_atomic_t profile_signal;
