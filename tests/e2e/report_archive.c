@@ -106,10 +106,11 @@ Test(report_archive, generations_from_the_archive, .timeout = 300)
 		tu_skip_part("no JDK under /usr/lib/jvm: the generations of a JVM not archived");
 		return;
 	}
-	rx_ok(&r, "cd '%s' && mkdir -p B fresh away && '%s' profile -q -o p.txt -- "
-	      "'%s/bin/java' -cp '%s' jitprof.samples.Generations 100 >/dev/null 2>&1 && "
-	      "'%s' report -q -i p.txt.jitprof/perf.jit.data --generations", dir, rx_jitprof,
-	      jdk.home, ag_classpath(), rx_jitprof);
+	/* (with a sanitized build, the JVM gets the agent's runtime: ag_env_sh) */
+	rx_ok(&r, "cd '%s' && mkdir -p B fresh away && %s'%s' profile -q -o p.txt -- "
+	      "'%s/bin/java' -cp '%s' jitprof.samples.Generations 100 >/dev/null && "
+	      "'%s' report -q -i p.txt.jitprof/perf.jit.data --generations", dir, ag_env_sh(),
+	      rx_jitprof, jdk.home, ag_classpath(), rx_jitprof);
 	char *a = strdup(r.out);
 	tu_result_free(&r);
 	cr_assert_geq(rows_with_ids(a), 2, "JDK %d: no generations with levels and ids:\n%s",
