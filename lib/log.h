@@ -1,8 +1,10 @@
 /* log.h - the one error and log convention of jitprof's libraries: functions return 0 or a
  * negative errno, and every message goes through one `struct jp_log` the caller hands in with
  * the options (libbpf's print callback, per object instead of global). Nothing in a library
- * prints; a NULL fn drops messages. Header-only so every module can use it without a link
- * dependency. */
+ * prints; a NULL fn drops messages. Header-only; a module that logs links safeio, which
+ * formats the message: its own text as it is (newlines are lines), what it quotes (every %s
+ * argument: names and paths read from files) escaped, so that a sink prints the message with
+ * sio_fputs_message and no name can forge a line of it. */
 #ifndef JITPROF_LIB_LOG_H
 #define JITPROF_LIB_LOG_H
 
@@ -11,6 +13,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "safeio/safeio.h"
 
 /* Ordered by severity; the values are what report and symbols used before (0, 1, 2). */
 enum jp_level { JP_LOG_INFO = 0, JP_LOG_WARN = 1, JP_LOG_ERROR = 2 };
@@ -34,10 +38,13 @@ static inline void jp_vlogf(const struct jp_log *log, enum jp_level level, const
 	if (!log || !log->fn)
 		return;
 	va_copy(again, ap);
-	int n = vsnprintf(msg, sizeof(msg), fmt, ap);
+	int n = sio_vsnprintf_text(msg, sizeof(msg), fmt, ap);
 	char *big = n >= (int)sizeof(msg) ? malloc((size_t)n + 1) : NULL;
-	if (big) {
-		vsnprintf(big, (size_t)n + 1, fmt, again);
+	if (n < 0) {
+		snprintf(msg, sizeof(msg), "(a message whose format is not taken: %s)", fmt);
+		log->fn(log->ctx, level, msg);
+	} else if (big) {
+		sio_vsnprintf_text(big, (size_t)n + 1, fmt, again);
 		log->fn(log->ctx, level, big);
 		free(big);
 	} else {

@@ -9,7 +9,7 @@ $(BUILD)/libjp.a: $(LIB_OBJS)
 	rm -f $@ && ar rcs $@ $^
 
 ALL_TARGETS += $(BUILD)/libjp.a
-UNIT_LIBS_lib := $(BUILD)/libjp.a
+UNIT_LIBS_lib := $(BUILD)/libjp.a $(BUILD)/libsafeio.a
 UNIT_LDLIBS_lib := -lelf -ldw -lpthread
 # libarchive is loaded on first use (archive_api.h), in the version built against.
 $(call objs_of,lib/archive_api.c): MODULE_CFLAGS := \

@@ -34,19 +34,44 @@ void cli_set_quiet(int q)
 	quiet = q;
 }
 
-/* One line whatever a recording put in the names and paths quoted: control characters (a
- * terminal's escape sequences) are printed as \xNN. */
-static void vsay(const char *kind, const char *fmt, va_list ap)
+/* "jitprof CMD: KIND" and a message: its own newlines are lines, anything else that is not
+ * printable escaped (a message a library formatted has its data escaped already). */
+static void say(const char *kind, const char *msg)
 {
-	char *msg = NULL, *esc = NULL;
 	if (progress_shown)
 		cli_progress_end();
-	if (vasprintf(&msg, fmt, ap) < 0)
-		msg = NULL;
-	esc = msg ? sio_escape_controls(msg) : NULL;
-	fprintf(stderr, "%s: %s%s\n", command, kind, esc ? esc : "(out of memory)");
-	free(esc);
-	free(msg);
+	fprintf(stderr, "%s: %s", command, kind);
+	sio_fputs_message(msg, stderr);
+	fputc('\n', stderr);
+}
+
+/* The format is the message (printed as it is, lines and all); what it quotes from a
+ * recording, every %s argument, is escaped: a terminal's escape sequences and newlines in a
+ * name show as \xNN and cannot forge a line. */
+static void vsay(const char *kind, const char *fmt, va_list ap)
+{
+	char small[1024], *msg = small;
+	va_list aq;
+
+	va_copy(aq, ap);
+	int n = sio_vsnprintf_text(small, sizeof(small), fmt, aq);
+	va_end(aq);
+	if (n >= (int)sizeof(small) && (msg = malloc((size_t)n + 1)))
+		sio_vsnprintf_text(msg, (size_t)n + 1, fmt, ap);
+	say(kind, n < 0 ? fmt : msg ? msg : small);	/* out of memory: what fits */
+	if (msg != small)
+		free(msg);
+}
+
+int cli_error_msg(const char *lead, const char *msg)
+{
+	char *all = NULL;
+
+	if (asprintf(&all, "%s%s", lead, msg) < 0)
+		all = NULL;
+	say("error: ", all ? all : msg);
+	free(all);
+	return 1;
 }
 
 int cli_error(const char *fmt, ...)
@@ -145,10 +170,10 @@ static void log_pass(struct cli_log *l, enum jp_level level, const char *msg)
 {
 	if (l->fn)
 		l->fn(l->ctx, level, msg);
-	else if (level == JP_LOG_INFO)
-		cli_info("%s", msg);
-	else
-		cli_warn("%s", msg);
+	else if (level != JP_LOG_INFO)
+		say("warning: ", msg);	/* jp_logf escaped what it quotes */
+	else if (!quiet)
+		say("", msg);
 }
 
 void cli_log_msg(void *ctx, enum jp_level level, const char *msg)
@@ -171,7 +196,7 @@ int cli_log_done(struct cli_log *l, int rc)
 	int held = l->holding;
 	l->holding = 0;
 	if (rc < 0)
-		return cli_error("%s", held ? l->held : strerror(-rc));
+		return held ? cli_error_msg("", l->held) : cli_error("%s", strerror(-rc));
 	if (held)
 		log_pass(l, JP_LOG_ERROR, l->held);
 	return 0;

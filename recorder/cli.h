@@ -46,6 +46,9 @@ int cli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int cli_usage_brief(void (*usage)(FILE *out));
 /* "jitprof <cmd>: error: ..." on stderr. Returns 1 so commands can `return cli_error(...)`. */
 int cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* The same for a message a library formatted (sio_snprintf_text, jp_logf: what it quotes
+ * is escaped already), after lead (our own words): its newlines printed as lines. */
+int cli_error_msg(const char *lead, const char *msg);
 /* --debuginfod-timeout SECONDS of report and archive: a whole number from 1 to 86400 into
  * *out, 0; else the usage error said, 2. */
 int cli_debuginfod_timeout(const char *v, uint64_t *out);

@@ -5,6 +5,7 @@
  *     .build-id/<xx>/<rest>                   symlink -> ../../<path>/<build-id>
  *     [kernel.kallsyms]/<build-id>/kallsyms   the kernel's symbols, when they match
  *     [vdso]/<build-id>/vdso                  the vdso image (saved by record, as perf)
+ *     .jitdump/jit-PID.dump[.jitprof]         the jitdumps (cmd_archive_dumps.c)
  * What it packs is bounded by the recording (ARCHIVE_BUDGET_*): a 183 KB perf.data naming
  * 1,160 system ELFs packed 995 MB of another user's choosing (issue 34, finding 9). */
 #include <errno.h>
@@ -18,6 +19,7 @@
 #include "lib/archive_api.h"
 #include "lib/nomem.h"
 #include "recorder/cli.h"
+#include "recorder/cmd_archive.h"
 #include "recorder/perfdata/perfdata.h"
 #include "recorder/report/report.h"
 #include "recorder/symbols/symbols.h"
@@ -26,26 +28,6 @@
  * recording's size (a pipe's counts 0). */
 #define ARCHIVE_BUDGET_BASE (256ull << 20)
 #define ARCHIVE_BUDGET_RATIO 1024u
-
-struct listed_id {
-	uint8_t size, data[SYM_BUILD_ID_MAX];
-};
-
-struct archive_job {
-	struct archive *a;
-	const char *symfs, *buildid_dir;
-	size_t added, missing, unsampled, bytes;
-	uint64_t max_bytes;		/* the budget; UINT64_MAX: none */
-	int max_given;			/* --max-size set it */
-	char refusal[700];		/* why the budget stopped the archive */
-	int verbose;
-	/* The recording's build-id table, sorted: perf and jitprof list there the DSOs
-	 * samples landed in. A DSO it leaves out whose file is absent is no loss: inject
-	 * makes ELFs only for sampled generations, and no report needs the others. */
-	struct listed_id *listed;
-	size_t nr_listed;
-	int have_table;
-};
 
 static int cmp_listed(const void *a, const void *b)
 {
@@ -94,8 +76,9 @@ static void usage(FILE *out)
 	fprintf(out,
 		"usage: jitprof archive [-i perf.data] [-o perf.tar.zst]\n\n"
 		"Packs every ELF the recording refers to, by build-id (the build-id cache, the\n"
-		"recorded path, --symfs, debuginfod), into one zstd-compressed tar that\n"
-		"`jitprof report --archive FILE` reads on any machine.\n\n"
+		"recorded path, --symfs, debuginfod), and the jitdumps beside its jitted ELFs\n"
+		"(every generation, its tier, level and compile id, for --generations), into one\n"
+		"zstd-compressed tar that `jitprof report --archive FILE` reads on any machine.\n\n"
 		"  -i, --input FILE     perf.data (default perf.data)\n"
 		"  -f, --force          read files owned by another user than you or root: FILE,\n"
 		"                       the dumps of an inject --no-elfs FILE, perf maps\n"
@@ -142,6 +125,11 @@ static int add_entry(struct archive *a, const char *path, const void *buf, size_
 	return rc;
 }
 
+int archive_add_file(struct archive_job *j, const char *member, const void *buf, size_t len)
+{
+	return add_entry(j->a, member, buf, len, NULL);
+}
+
 /* The recorded name as a relative member path: no leading '/', no "." or ".." parts. */
 static int member_dir(const char *name, char *out, size_t len)
 {
@@ -158,7 +146,7 @@ static int member_dir(const char *name, char *out, size_t len)
 }
 
 /* Whole small file (procfs files have no size: read until EOF). */
-static int slurp(const char *path, void **buf, size_t *len)
+int archive_slurp(const char *path, void **buf, size_t *len)
 {
 	int fd = sio_open_regular(path);	/* a recorded path: never a FIFO or device */
 	FILE *fp = fd >= 0 ? fdopen(fd, "rb") : NULL;
@@ -213,7 +201,7 @@ static int read_debug_file(const struct archive_job *j, const struct sym_build_i
 	for (int i = 0; i < 2 && rc; i++) {
 		struct sym_build_id got;
 		if ((i == 0 || fd >= 0) && !sym_elf_build_id(cand[i], &got, NULL, 0) &&
-		    sym_build_id_equal(&got, bid) && !slurp(cand[i], buf, len))
+		    sym_build_id_equal(&got, bid) && !archive_slurp(cand[i], buf, len))
 			rc = 0;
 	}
 	if (fd >= 0)
@@ -228,7 +216,7 @@ static int read_kallsyms(const struct sym_build_id *bid, void **buf, size_t *len
 	void *notes;
 	size_t nlen, off = 0;
 	int match = 0;
-	if (slurp("/sys/kernel/notes", &notes, &nlen))
+	if (archive_slurp("/sys/kernel/notes", &notes, &nlen))
 		return -ENOENT;
 	const uint8_t *p = notes;
 	while (off + 12 <= nlen && !match) {
@@ -244,11 +232,11 @@ static int read_kallsyms(const struct sym_build_id *bid, void **buf, size_t *len
 		off = desc_off + ((descsz + 3u) & ~3u);
 	}
 	free(notes);
-	return match ? slurp("/proc/kallsyms", buf, len) : -ENOENT;
+	return match ? archive_slurp("/proc/kallsyms", buf, len) : -ENOENT;
 }
 
 /* -EFBIG, with the refusal written, when len more bytes would pass the budget. */
-static int budget_take(struct archive_job *j, size_t len, const char *name)
+int archive_budget_take(struct archive_job *j, size_t len, const char *name)
 {
 	if (len <= j->max_bytes - j->bytes)
 		return 0;
@@ -291,7 +279,7 @@ static int add_dso(struct archive_job *j, struct sym_session *ss, struct sym_dso
 	const char *file = kernel ? "kallsyms" : !strcmp(name, "[vdso]") ? "vdso" : "elf";
 	int rc = member_dir(name, dir, sizeof(dir));
 	if (!rc)
-		rc = budget_take(j, len, name);
+		rc = archive_budget_take(j, len, name);
 	if (!rc) {
 		snprintf(path, sizeof(path), "%s/%s/%s", dir, hex, file);
 		snprintf(link, sizeof(link), ".build-id/%.2s/%s", hex, hex + 2);
@@ -303,7 +291,7 @@ static int add_dso(struct archive_job *j, struct sym_session *ss, struct sym_dso
 		void *dbg = NULL;
 		size_t dlen = 0;
 		if (!rc && !kernel && !read_debug_file(j, bid, hex, &dbg, &dlen) &&
-		    !(rc = budget_take(j, len + dlen, name))) {
+		    !(rc = archive_budget_take(j, len + dlen, name))) {
 			snprintf(path, sizeof(path), "%s/%s/debug", dir, hex);
 			rc = add_entry(j->a, path, dbg, dlen, NULL);
 			len += dlen;
@@ -332,7 +320,7 @@ static int collect(void *ctx, struct sym_session *ss)
 		if (rc)
 			return rc;
 	}
-	return 0;
+	return archive_add_dumps(j, ss);
 }
 
 static void on_report(void *ctx, enum jp_level level, const char *msg)
@@ -368,7 +356,7 @@ int cmd_archive(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "i:fo:vVh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'i': in.input = optarg; break;
-		case 'f': force = 1; break;
+		case 'f': force = job.force = 1; break;
 		case 'o': output = optarg; break;
 		case 's': in.symfs = job.symfs = optarg; break;
 		case 'b': in.buildid_dir = job.buildid_dir = optarg; break;
@@ -459,6 +447,8 @@ int cmd_archive(int argc, char **argv)
 		return cli_error("%s: %s", output, sio_strerror(rc));
 	fprintf(stderr, "%s: %zu file%s (%zu bytes before compression)", output, job.added,
 		job.added == 1 ? "" : "s", job.bytes);
+	if (job.dumps)	/* report --archive --generations reads them */
+		fprintf(stderr, "; %zu jitdump%s", job.dumps, job.dumps == 1 ? "" : "s");
 	if (job.missing)
 		fprintf(stderr, "; %zu recorded build-id%s not found (-v names them)", job.missing,
 			job.missing == 1 ? "" : "s");

@@ -3,7 +3,7 @@
  * JIT dumps (libagent.so and -XX:+PreserveFramePointer for a JVM, --perf-prof for node);
  * attach: libagent.so is loaded through the JVM's attach listener (cmd_profile_attach.c), the
  * process is recorded, then the agent is stopped. Either way inject and report follow, as
- * child processes of this same executable, and the data stays in <OUT>.jitprof/ (what is read
+ * child processes of this same executable, and the data stays in OUT.jitprof/ (what is read
  * from it between the steps: cmd_profile_data.c). */
 #include <errno.h>
 #include <fcntl.h>
@@ -60,9 +60,14 @@ static void usage(FILE *out)
 		"  -V, --version           jitprof's version\n"
 		"  -h, --help              this text\n\n"
 		"The recording (perf.data), the merged recording (perf.jit.data) and the jitdumps\n"
-		"stay in OUT's name with .jitprof instead of its extension (DIR), for 'jitprof\n"
-		"report -i DIR/perf.jit.data' later; for perf report, write the ELFs first with\n"
-		"'jitprof inject --elfs-for DIR/perf.jit.data' (or profile with --elfs).\n");
+		"stay in OUT.jitprof/ (DIR: p.html keeps p.html.jitprof/, p.svg p.svg.jitprof/),\n"
+		"for 'jitprof report -i DIR/perf.jit.data' later; a later profile into the same\n"
+		"OUT replaces them, one into another OUT keeps them. For perf report, write the\n"
+		"ELFs first with 'jitprof inject --elfs-for DIR/perf.jit.data' (or --elfs).\n\n"
+		"Exit status: 0 when the report was written; the profiled command's own status\n"
+		"when it failed (N, or 128+S when signal S killed it: the report is written all\n"
+		"the same, and a line on stderr says so); 1 when profile failed, 2 on a usage\n"
+		"error.\n");
 }
 
 volatile sig_atomic_t profile_signal;
@@ -266,7 +271,7 @@ static int prepare_dir(struct profile *p)
 	struct stat st;
 	int pfd, dfd;
 
-	if (prof_data_dir(p->out, p->fmt, tmp, sizeof(tmp)))
+	if (prof_data_dir(p->out, tmp, sizeof(tmp)))
 		return cli_error("-o %s: name too long", p->out);
 	slash = strrchr(tmp, '/');
 	base = slash ? slash + 1 : tmp;
@@ -477,6 +482,23 @@ static int report_once(struct profile *p, int injected, const char *log)
 }
 
 
+/* A profiled command that failed makes profile fail the same way (a script or CI job that
+ * profiles a test run still sees the test fail), said once, with the report written. `record`
+ * gave its status as a shell does: N, or 128+S for signal S. */
+static int workload_failed(int status)
+{
+	if (!status)
+		return 0;
+	if (status > 128 && status < 128 + 65)
+		fprintf(stderr, "jitprof profile: the profiled program was killed by signal %d "
+			"(%s), exit status %d; the profile was written\n", status - 128,
+			strsignal(status - 128), status);
+	else
+		fprintf(stderr, "jitprof profile: the profiled program exited with status %d; the "
+			"profile was written\n", status);
+	return status;
+}
+
 int cmd_profile(int argc, char **argv)
 {
 	struct profile p = { .out = "profile.txt" };
@@ -548,14 +570,11 @@ int cmd_profile(int argc, char **argv)
 	if (profile_signal)
 		return cli_error("stopped by signal %d; the recording is %s", (int)profile_signal,
 				 p.data);
-	char status[64] = "", hot[256] = "";
-	if (p.workload_status)
-		snprintf(status, sizeof(status), "; the command exited with status %d",
-			 p.workload_status);
+	char hot[256] = "";
 	if (!p.fmt->flag)
 		profile_hottest(p.out, hot, sizeof(hot));
 	/* The closing line is said even with -q: it names where everything went. */
 	fprintf(stderr, "jitprof profile: %s (%s) from %llu samples, %llu jitted code loads%s; "
-		"data in %s/%s\n", p.out, p.fmt->what, c.samples, c.loads, hot, p.dir, status);
-	return 0;
+		"data in %s/\n", p.out, p.fmt->what, c.samples, c.loads, hot, p.dir);
+	return workload_failed(p.workload_status);
 }

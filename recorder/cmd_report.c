@@ -541,8 +541,8 @@ static int run(struct report_args *a, struct rp_session *s)
 	if (a->compare) {
 		rc = rp_print_compare(stdout, s, a->cmp_method, a->cmp_a, a->cmp_b, err, sizeof(err));
 		if (rc == -ENOTUNIQ)	/* an ambiguous METHOD is a usage error */
-			return cli_error("--compare: %s", err), 2;
-		return rc ? cli_error("--compare: %s", err) : 0;
+			return cli_error_msg("--compare: ", err), 2;
+		return rc ? cli_error_msg("--compare: ", err) : 0;
 	}
 	if (a->generations && !a->json) {
 		rc = rp_print_generations(stdout, s, a->method);

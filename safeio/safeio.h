@@ -6,6 +6,7 @@
 #define JITPROF_SAFEIO_H
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -93,6 +94,19 @@ int sio_create_new(int dirfd, const char *name, const struct iovec *iov, int iov
 int sio_has_controls(const char *s);
 char *sio_escape_controls(const char *s);
 int sio_fputs_text(const char *s, FILE *fp);
+/* Messages that quote data. A message's own text (the format, its newlines included) is
+ * shown as it is; what it quotes from a file or a recording (every %s argument: a name, a
+ * path) is data, escaped as above, so a name cannot end the line or start a fake one.
+ * sio_vsnprintf_text: vsnprintf with every %s argument escaped (precision: at most that many
+ * bytes of the argument, before escaping); the conversions of C99 and %m; the length the
+ * whole message has (buf holds what fits, NUL-terminated when len > 0), or -1 for a
+ * conversion it does not take (%n, %ls). sio_fputs_message: a message so formatted, to fp:
+ * its newlines as lines, anything else escaped (a message built without the rule above). */
+int sio_vsnprintf_text(char *buf, size_t len, const char *fmt, va_list ap)
+	__attribute__((format(printf, 3, 0)));
+int sio_snprintf_text(char *buf, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+int sio_fputs_message(const char *msg, FILE *fp);
 /* s as a JSON string, quotes included: '"' and '\\' escaped, what text escapes as \uXXXX
  * (C0 controls \u00NN), a byte that is not UTF-8 as \ufffd: valid JSON whatever s holds. */
 int sio_fput_json_str(const char *s, FILE *fp);

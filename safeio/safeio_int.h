@@ -13,4 +13,10 @@ int sio_regular_or_close(int fd);
  * (openat2's RESOLVE_BENEATH would let one through while it stays inside). */
 int sio_has_dotdot(const char *p);
 
+/* How sio_escape_to shows what is not plain: text (\xNN, \uXXXX), a JSON string's inside, or
+ * a message: text whose own newlines stay lines (text.c). */
+enum sio_esc { SIO_ESC_TEXT, SIO_ESC_JSON, SIO_ESC_MESSAGE };
+void sio_escape_to(const char *s, enum sio_esc mode, void (*put)(void *, const void *, size_t),
+		   void *ctx);
+
 #endif

@@ -6,6 +6,7 @@
  * or \uXXXX instead, by one escaper that every output goes through. UTF-8 is read strictly:
  * no overlong forms, no surrogates, nothing above U+10FFFF (RFC 3629). */
 #include "safeio/safeio.h"
+#include "safeio/safeio_int.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -135,12 +136,14 @@ int sio_has_controls(const char *str)
 	return 0;
 }
 
-/* s escaped for text (json 0) or as the inside of a JSON string, written by put(ctx, bytes, n):
- * the one escaping path of every output. */
-static void escape_to(const char *str, int json, void (*put)(void *, const void *, size_t),
-		      void *ctx)
+/* s escaped for text, as the inside of a JSON string, or as a message (text whose own
+ * newlines are lines: its data was escaped when it was formatted), written by put(ctx, bytes,
+ * n): the one escaping path of every output. */
+void sio_escape_to(const char *str, enum sio_esc mode,
+		   void (*put)(void *, const void *, size_t), void *ctx)
 {
 	const unsigned char *s = (const unsigned char *)str;
+	int json = mode == SIO_ESC_JSON;
 	for (;;) {
 		size_t n = plain_run(s, json);
 		if (n)
@@ -148,6 +151,10 @@ static void escape_to(const char *str, int json, void (*put)(void *, const void 
 		if (!*(s += n))
 			return;
 		char esc[8];
+		if (mode == SIO_ESC_MESSAGE && *s == '\n') {
+			put(ctx, s++, 1);
+			continue;
+		}
 		escape_char(s, json, &n, esc);
 		if (esc[0])
 			put(ctx, esc, strlen(esc));
@@ -170,7 +177,7 @@ char *sio_escape_controls(const char *str)
 	char *out = malloc(strlen(str) * 4 + 1), *o = out;
 	if (!out)
 		return NULL;
-	escape_to(str, 0, put_mem, &o);
+	sio_escape_to(str, SIO_ESC_TEXT, put_mem, &o);
 	*o = 0;
 	return out;
 }
@@ -182,14 +189,20 @@ static void put_file(void *ctx, const void *p, size_t n)
 
 int sio_fputs_text(const char *s, FILE *fp)
 {
-	escape_to(s, 0, put_file, fp);
+	sio_escape_to(s, SIO_ESC_TEXT, put_file, fp);
 	return ferror(fp) ? EOF : 0;
 }
 
 int sio_fput_json_str(const char *s, FILE *fp)
 {
 	fputc('"', fp);
-	escape_to(s, 1, put_file, fp);
+	sio_escape_to(s, SIO_ESC_JSON, put_file, fp);
 	fputc('"', fp);
+	return ferror(fp) ? EOF : 0;
+}
+
+int sio_fputs_message(const char *msg, FILE *fp)
+{
+	sio_escape_to(msg, SIO_ESC_MESSAGE, put_file, fp);
 	return ferror(fp) ? EOF : 0;
 }

@@ -114,9 +114,9 @@ stage_profile() {
 stage_html() {
 	stage "html: the interactive report (flame graph, generations timeline, top table)"
 	local log
-	log=$(ls "$work"/profile.jitprof/jvm-pid*.log 2>/dev/null | head -n 1)
-	[ -n "$log" ] || die "the profile's JVM wrote no compilation log in $work/profile.jitprof"
-	run "$jitprof" report -q -i "$work/profile.jitprof/perf.jit.data" --jvm-log "$log" \
+	log=$(ls "$work"/profile.txt.jitprof/jvm-pid*.log 2>/dev/null | head -n 1)
+	[ -n "$log" ] || die "the profile's JVM wrote no compilation log in $work/profile.txt.jitprof"
+	run "$jitprof" report -q -i "$work/profile.txt.jitprof/perf.jit.data" --jvm-log "$log" \
 		--html "$work/report.html"
 	echo "open $(realpath "$work/report.html") in a browser"
 }

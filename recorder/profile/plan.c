@@ -43,10 +43,9 @@ const char *prof_formats_list(void)
 	       "'jitprof report' makes them";
 }
 
-int prof_data_dir(const char *out, const struct prof_format *f, char *buf, size_t len)
+int prof_data_dir(const char *out, char *buf, size_t len)
 {
-	size_t stem = strlen(out) - strlen(f->ext);
-	int n = snprintf(buf, len, "%.*s.jitprof", (int)stem, out);
+	int n = snprintf(buf, len, "%s.jitprof", out);
 	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
 }
 

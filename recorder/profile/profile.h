@@ -22,9 +22,11 @@ struct prof_format {
 const struct prof_format *prof_format_of(const char *out);
 const char *prof_formats_list(void);
 
-/* "<OUT without its format extension>.jitprof": the directory beside OUT that keeps
- * perf.data, perf.jit.data, the jitdumps and their ELFs. 0 or -ENAMETOOLONG. */
-int prof_data_dir(const char *out, const struct prof_format *f, char *buf, size_t len);
+/* "<OUT>.jitprof" (p.html -> p.html.jitprof): the directory beside OUT that keeps perf.data,
+ * perf.jit.data, the jitdumps and their ELFs. Named after the whole of OUT, so that profiles
+ * into p.html and p.svg keep a recording each: a run replaces only the data of an earlier
+ * run of the same OUT. 0 or -ENAMETOOLONG. */
+int prof_data_dir(const char *out, char *buf, size_t len);
 
 enum prof_runtime { PROF_RT_OTHER, PROF_RT_JAVA, PROF_RT_NODE };
 

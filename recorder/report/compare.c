@@ -98,6 +98,7 @@ static int find_pair(const struct rp_session *s, const char *method, uint32_t ga
 	/* A pattern naming several methods is refused with the candidates: picking one of them
 	 * silently compares the wrong code. */
 	const char *cand[21];
+	char list[4096];
 	size_t len = 0, nr = 0;
 	for (size_t i = 0; !exact && i < s->nr_loads && nr < 21; i++) {
 		const struct rp_load *l = &s->loads[i];
@@ -108,14 +109,17 @@ static int find_pair(const struct rp_session *s, const char *method, uint32_t ga
 		if (!id || !title || l->runtime || k < nr || !rp_name_matches(&nm, title))
 			continue;
 		cand[nr++] = id;
-		len += (size_t)snprintf(err + len, len < errlen ? errlen - len : 0, "%s%s",
-					nr == 1 ? "" : "\n  ", nr < 21 ? title : "...");
+		/* One per line: the lines are the message's, the names in them data. */
+		int n = sio_snprintf_text(len < sizeof(list) ? list + len : NULL,
+					  len < sizeof(list) ? sizeof(list) - len : 0, "\n  %s",
+					  nr < 21 ? title : "...");
+		len += n > 0 ? (size_t)n : 0;
 	}
 	if (nr > 1) {
-		char list[4096];
-		snprintf(list, sizeof(list), "%s", err);
-		snprintf(err, errlen, "'%s' matches %zu methods, give one exactly:\n  %s", method, nr,
-			 list);
+		int n = sio_snprintf_text(err, errlen, "'%s' matches %zu methods, give one exactly:",
+					  method, nr);
+		if (n >= 0 && (size_t)n < errlen)
+			snprintf(err + n, errlen - (size_t)n, "%s", list);
 		rp_name_match_fini(&nm);
 		return -ENOTUNIQ;
 	}
@@ -141,8 +145,8 @@ static int find_pair(const struct rp_session *s, const char *method, uint32_t ga
 	}
 	rp_name_match_fini(&nm);
 	if (!found) {
-		snprintf(err, errlen, "no process has generations %u and %u of a method %s '%s'", ga,
-			 gb, exact ? "named" : "matching", method);
+		sio_snprintf_text(err, errlen, "no process has generations %u and %u of a method %s "
+				  "'%s'", ga, gb, exact ? "named" : "matching", method);
 		return -ENOENT;
 	}
 	return 0;

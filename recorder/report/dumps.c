@@ -1,10 +1,13 @@
 /* dumps.c - the jitdump beside jitted ELFs (perf inject puts them in the dump's directory),
  * one per (directory, pid), indexed by code_index: on a worker while the recording is
  * replayed (rp_prefetch_dump, at the first jitted mapping of each), or when first asked
- * (rp_dumps_entry). Without --jvm-log the indexes leave the companion's inline stacks out. */
+ * (rp_dumps_entry). Without --jvm-log the indexes leave the companion's inline stacks out.
+ * A dump gone from there (the report runs on another machine) is read from an --archive
+ * that carries it (`jitprof archive`, RP_ARCHIVE_DUMPS), by its file name. */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -12,6 +15,7 @@
 #include "jitdump/jitdump.h"
 #include "lib/pool.h"
 #include "recorder/report/report_int.h"
+#include "recorder/symbols/symbols.h"
 
 /* One jitdump per (directory, pid), indexed by code_index. */
 struct rp_dump {
@@ -21,6 +25,8 @@ struct rp_dump {
 	int err;			/* why not (-errno) */
 	unsigned flags;			/* JD_INDEX_*: what its index leaves out */
 	struct rp_idxmap by_index;	/* code_index -> entry + 1 */
+	char *const *alt;		/* where else it may be (the session's dump_dirs) */
+	size_t nr_alt;
 };
 
 /* What the session's dump indexes leave out. */
@@ -58,12 +64,30 @@ static const char *dump_path(const struct rp_dump *d, char buf[DUMP_PATH_MAX])
 	return buf;
 }
 
+/* An archive's copy of d's dump, when it is not where inject read it: the first of d->alt
+ * holding jit-PID.dump as a regular file (an unpacked archive holds no links). */
+static int index_archived(struct rp_dump *d)
+{
+	char buf[DUMP_PATH_MAX];
+	struct stat st;
+	int rc = -ENOENT;
+
+	for (size_t i = 0; i < d->nr_alt && rc == -ENOENT; i++) {
+		snprintf(buf, sizeof(buf), "%s/jit-%u.dump", d->alt[i], d->pid);
+		if (!lstat(buf, &st) && S_ISREG(st.st_mode))
+			rc = jd_index_open_flags(&d->x, AT_FDCWD, buf, NULL, d->flags, NULL, 0);
+	}
+	return rc;
+}
+
 /* Indexes d's dump (d->dir and d->pid set). Touches nothing but *d: runs on a worker. */
 static void index_dump(struct rp_dump *d)
 {
 	char buf[DUMP_PATH_MAX];
 	if ((d->err = jd_index_open_flags(&d->x, AT_FDCWD, dump_path(d, buf), NULL, d->flags,
-					  NULL, 0)) < 0) {
+					  NULL, 0)) == -ENOENT && d->nr_alt)
+		d->err = index_archived(d);
+	if (d->err < 0) {
 		d->x = NULL;
 		return;
 	}
@@ -126,6 +150,8 @@ void rp_prefetch_dump(struct rp_session *s, const char *path, uint32_t pid)
 	memcpy(d->dir, dir, (size_t)dl);
 	d->pid = pid;
 	d->flags = index_flags(s);
+	d->alt = s->dump_dirs;
+	d->nr_alt = s->nr_dump_dirs;
 	/* A small dump is indexed here and now: starting and joining a thread costs more than
 	 * indexing it (and most of a fuzzing execution of report). */
 	char buf[DUMP_PATH_MAX];
@@ -152,7 +178,8 @@ void rp_prefetch_dump(struct rp_session *s, const char *path, uint32_t pid)
 void rp_dumps_take(struct rp_session *s, struct rp_dumps *d)
 {
 	struct rp_prefetch *pf = s->prefetch;
-	*d = (struct rp_dumps){ .flags = index_flags(s) };
+	*d = (struct rp_dumps){ .flags = index_flags(s), .alt = s->dump_dirs,
+				.nr_alt = s->nr_dump_dirs };
 	if (!pf)
 		return;
 	jp_pool_finish(pf->pool);
@@ -205,6 +232,8 @@ static struct rp_dump *dump_for(struct rp_dumps *ds, const char *path, uint32_t 
 	memcpy(d->dir, dir, (size_t)dl);
 	d->pid = pid;
 	d->flags = ds->flags;
+	d->alt = ds->alt;
+	d->nr_alt = ds->nr_alt;
 	index_dump(d);
 	return d;
 }
@@ -229,4 +258,27 @@ void rp_dumps_warn_unread(const struct rp_dumps *ds, const struct jp_log *log)
 				"(inject wrote ELFs for the sampled ones) stay unnamed",
 				dump_path(&ds->v[i], buf), strerror(-ds->v[i].err));
 	}
+}
+
+int rp_dumps_set_dirs(struct rp_session *s, struct sym_session *ss)
+{
+	const char *root;
+	struct stat st;
+
+	for (size_t i = 0; (root = sym_session_source_root(ss, i)); i++) {
+		char *dir, **v;
+		if (asprintf(&dir, "%s/" RP_ARCHIVE_DUMPS, root) < 0)
+			return -ENOMEM;
+		if (lstat(dir, &st) || !S_ISDIR(st.st_mode)) {
+			free(dir);
+			continue;
+		}
+		if (!(v = realloc(s->dump_dirs, (s->nr_dump_dirs + 1) * sizeof(*v)))) {
+			free(dir);
+			return -ENOMEM;
+		}
+		s->dump_dirs = v;
+		v[s->nr_dump_dirs++] = dir;
+	}
+	return 0;
 }

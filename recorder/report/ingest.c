@@ -593,6 +593,10 @@ static int ingest(struct rp_session *s, const struct rp_ingest_opts *o, char *er
 			goto out;
 		}
 	}
+	if ((rc = rp_dumps_set_dirs(s, in.ss)) < 0) {
+		snprintf(err, errlen, "%s", strerror(-rc));
+		goto out;
+	}
 	if ((rc = sym_feed_build_ids(in.ss, in.r)) < 0) {
 		snprintf(err, errlen, "%s: %s", o->input, strerror(-rc));
 		goto out;

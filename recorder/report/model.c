@@ -84,6 +84,9 @@ void rp_session_free(struct rp_session *s)
 		s->arena = n;
 	}
 	jp_strset_free(&s->strs);
+	for (size_t i = 0; i < s->nr_dump_dirs; i++)
+		free(s->dump_dirs[i]);
+	free(s->dump_dirs);
 	free(s->loads);
 	free(s->samples);
 	rp_frames_free(s);

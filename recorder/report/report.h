@@ -57,6 +57,11 @@ struct rp_load {
 };
 
 /* Tiers beyond enum jd_tier, from V8's name markers (identity.c). */
+/* Where `jitprof archive` puts the jitdumps beside the ELFs (jit-PID.dump and its .jitprof
+ * companion, by file name): report --archive reads a recording's generations from there when
+ * the dumps are not where inject read them (another machine). */
+#define RP_ARCHIVE_DUMPS ".jitdump"
+
 #define RP_TIER_BASELINE  16u	/* '^' Sparkplug */
 #define RP_TIER_MIDTIER   17u	/* '+' Maglev */
 #define RP_TIER_OPTIMIZED 18u	/* '*' TurboFan */

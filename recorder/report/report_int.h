@@ -94,6 +94,10 @@ struct rp_session {
 	size_t nr_bids, bids_cap;
 	const struct rp_jvmlog *jvmlog;	/* joined by rp_session_join_jvmlog, not owned */
 	struct rp_prefetch *prefetch;	/* dumps indexed during ingest (dumps.c) */
+	/* Where else a dump gone from beside its ELFs is looked for: each --archive's
+	 * RP_ARCHIVE_DUMPS directory (set before the replay, read by the indexing worker). */
+	char **dump_dirs;
+	size_t nr_dump_dirs;
 	int dump_inline;		/* they keep the companion's inline stacks (--jvm-log's
 					 * call sites): a third of a start-up's index otherwise */
 	struct rp_proc_exe { uint32_t pid; const char *name; } *exes;	/* procs.c */
@@ -450,7 +454,11 @@ struct rp_dumps {
 	struct rp_dump *v;
 	size_t n;
 	unsigned flags;		/* JD_INDEX_*: what their indexes leave out */
+	char *const *alt;	/* the session's dump_dirs */
+	size_t nr_alt;
 };
+/* Each source's RP_ARCHIVE_DUMPS directory that exists into s->dump_dirs. 0 or -ENOMEM. */
+int rp_dumps_set_dirs(struct rp_session *s, struct sym_session *ss);
 struct jd_load_entry;
 void rp_prefetch_dump(struct rp_session *s, const char *jitted_path, uint32_t pid);
 void rp_dumps_take(struct rp_session *s, struct rp_dumps *d);

@@ -291,6 +291,14 @@ int source_add(struct sym_session *s, const char *path)
 	return 0;
 }
 
+const char *sym_session_source_root(const struct sym_session *s, size_t i)
+{
+	const struct sym_source *src = s->sources;
+	while (src && i--)
+		src = src->next;
+	return src ? src->root : NULL;
+}
+
 void source_free_all(struct sym_session *s)
 {
 	for (struct sym_source *src = s->sources, *n; src; src = n) {

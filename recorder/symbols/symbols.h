@@ -113,6 +113,10 @@ void sym_remove_unpacked_now(void);
  *     [kernel.kallsyms]/<hex-id>/kallsyms         the kernel's symbols
  * Sources added first are tried first, before the build-id cache. 0 or -errno. */
 int sym_session_add_source(struct sym_session *s, const char *dir_or_archive);
+/* The directory of the i-th source added (an archive's: where it was unpacked, a private
+ * directory holding only regular files and directories), NULL past the last: for what an
+ * archive carries beside the ELFs (`jitprof archive`'s jitdumps). */
+const char *sym_session_source_root(const struct sym_session *s, size_t i);
 
 /* A DSO's layout and symbol as a provider knows them without an ELF: one loaded segment
  * (file offsets [seg_off, seg_off + seg_size) at seg_vaddr) and one function symbol at

@@ -51,7 +51,7 @@ static void twice_one(const struct ag_jdk *jdk)
 		AG_FMT(out, "%s/y%d.txt", dir, round);
 		profile_pid(&r, pid, out);
 		cr_assert_eq(r.status, 0, "JDK %d, profile %d: %s", jdk->major, round, r.err);
-		AG_FMT(want, "libagent.so loaded into Java VM %d, writing %s/y%d.jitprof/jit-",
+		AG_FMT(want, "libagent.so loaded into Java VM %d, writing %s/y%d.txt.jitprof/jit-",
 		       (int)pid, dir, round);
 		cr_expect(strstr(r.err, want), "JDK %d: %s", jdk->major, r.err);
 		AG_FMT(want, "jitprof profile: %s (text report) from ", out);
@@ -59,7 +59,7 @@ static void twice_one(const struct ag_jdk *jdk)
 		tu_result_free(&r);
 		expect_java_report(jdk, out);
 		/* Detached cleanly: the agent said so, and the JVM runs on. */
-		AG_FMT(want, "jitprof agent: stopped; %s/y%d.jitprof/jit-", dir, round);
+		AG_FMT(want, "jitprof agent: stopped; %s/y%d.txt.jitprof/jit-", dir, round);
 		cr_expect(pf_wait_for(log, want, 10000), "JDK %d: no '%s' in the JVM's output",
 			  jdk->major, want);
 		cr_expect(pf_alive(pid), "JDK %d: the JVM died", jdk->major);
@@ -129,7 +129,7 @@ Test(profile_attach, not_a_jvm_is_refused_unharmed, .timeout = 60)
 	       "mappings)", (int)pid);
 	cr_expect(strstr(r.err, want), "%s", r.err);
 	cr_expect(pf_alive(pid), "the process was killed");
-	AG_FMT(want, "%s/n.jitprof", dir);
+	AG_FMT(want, "%s/n.txt.jitprof", dir);
 	cr_expect_not(pf_exists(want), "a refused profile left %s", want);
 	tu_result_free(&r);
 	pf_kill(pid);
@@ -187,7 +187,7 @@ Test(profile_attach, jvm_in_another_mount_namespace, .timeout = 600)
 		cr_expect(strstr(r.err, want), "%s", r.err);
 		tu_result_free(&r);
 		expect_java_report(&jdk, out);
-		AG_FMT(want, "%s/m%d.jitprof/jit-%d.dump", dir, round, (int)pid);
+		AG_FMT(want, "%s/m%d.txt.jitprof/jit-%d.dump", dir, round, (int)pid);
 		cr_expect(pf_exists(want), "the dump was not brought back to %s", want);
 	}
 	pf_kill(pid);
@@ -250,7 +250,7 @@ Test(profile_attach, agent_left_by_an_earlier_profile, .timeout = 300)
 	cr_expect(strstr(r.err, want), "%s", r.err);
 	tu_result_free(&r);
 	expect_java_report(&jdk, out);
-	AG_FMT(want, "jitprof agent: stopped; %s/z.jitprof/jit-", dir);
+	AG_FMT(want, "jitprof agent: stopped; %s/z.txt.jitprof/jit-", dir);
 	cr_expect(pf_wait_for(log, want, 10000), "no '%s'", want);
 	pf_kill(pid);
 	tu_rmtree(dir);
@@ -297,7 +297,7 @@ Test(profile_attach, until_ctrl_c, .timeout = 300)
 	cr_expect(strstr(err, want), "%s", err);
 	free(err);
 	expect_java_report(&jdk, out);
-	AG_FMT(want, "jitprof agent: stopped; %s/c.jitprof/jit-", dir);
+	AG_FMT(want, "jitprof agent: stopped; %s/c.txt.jitprof/jit-", dir);
 	cr_expect(pf_wait_for(log, want, 10000), "no '%s'", want);
 	cr_expect(pf_alive(jvm), "the JVM died");
 	pf_kill(jvm);

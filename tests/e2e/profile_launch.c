@@ -60,7 +60,7 @@ static void launch_one(const struct ag_jdk *jdk)
 	cr_expect_eq((size_t)pf_generations(rep, PF_TOTAL), installed > 1 ? installed : 0,
 		     "JDK %d: generations of total(), the JVM installed %zu:\n%s", jdk->major,
 		     installed, rep);
-	AG_FMT(path, "%s/x.jitprof", dir);
+	AG_FMT(path, "%s/x.txt.jitprof", dir);
 	char *gdump = ag_find_dump(path);
 	cr_expect_eq(pf_dump_loads(gdump, "Generations;total("), installed,
 		     "JDK %d: loads of total() in %s", jdk->major, gdump ? gdump : "(no dump)");
@@ -72,11 +72,11 @@ static void launch_one(const struct ag_jdk *jdk)
 
 	/* Kept for later: perf.data, the merged recording and the dump; no ELF file (inject
 	 * --no-elfs: the report built the sampled generations in memory). */
-	AG_FMT(path, "%s/x.jitprof/perf.data", dir);
+	AG_FMT(path, "%s/x.txt.jitprof/perf.data", dir);
 	cr_expect(pf_exists(path), "%s", path);
-	AG_FMT(path, "%s/x.jitprof/perf.jit.data", dir);
+	AG_FMT(path, "%s/x.txt.jitprof/perf.jit.data", dir);
 	cr_expect(pf_exists(path), "%s", path);
-	AG_FMT(path, "%s/x.jitprof", dir);
+	AG_FMT(path, "%s/x.txt.jitprof", dir);
 	char *dump = ag_find_dump(path);
 	cr_expect_not_null(dump, "no jitdump in %s", path);
 	free(dump);
@@ -87,7 +87,7 @@ static void launch_one(const struct ag_jdk *jdk)
 	 * stack has a jitted caller of total(). */
 	char cmd[2 * PATH_MAX], exe[PATH_MAX];
 	AG_FMT(exe, "%s", tu_build("jitprof"));
-	AG_FMT(cmd, "%s report -q -i %s/x.jitprof/perf.jit.data --collapsed", exe, dir);
+	AG_FMT(cmd, "%s report -q -i %s/x.txt.jitprof/perf.jit.data --collapsed", exe, dir);
 	tu_result_free(&r);
 	cr_assert_eq(tu_sh(&r, cmd, 120), 0);
 	cr_assert_eq(r.status, 0, "%s", r.err);
@@ -99,14 +99,14 @@ static void launch_one(const struct ag_jdk *jdk)
 
 	/* What the help says for perf report: the ELFs written afterwards, one per sampled
 	 * generation, and perf resolves the hot method in them. */
-	AG_FMT(cmd, "%s inject --elfs-for %s/x.jitprof/perf.jit.data", exe, dir);
+	AG_FMT(cmd, "%s inject --elfs-for %s/x.txt.jitprof/perf.jit.data", exe, dir);
 	cr_assert_eq(tu_sh(&r, cmd, 120), 0);
 	cr_expect_eq(r.status, 0, "JDK %d: %s", jdk->major, r.err);
-	AG_FMT(path, "%s/x.jitprof", dir);
+	AG_FMT(path, "%s/x.txt.jitprof", dir);
 	cr_expect_gt(pf_count_elfs(path), 0, "JDK %d: --elfs-for wrote no ELF in %s", jdk->major,
 		     path);
 	tu_result_free(&r);
-	AG_FMT(cmd, "perf report -i %s/x.jitprof/perf.jit.data --stdio --no-children -g none "
+	AG_FMT(cmd, "perf report -i %s/x.txt.jitprof/perf.jit.data --stdio --no-children -g none "
 	       "--sort sym 2>&1", dir);
 	cr_assert_eq(tu_sh(&r, cmd, 120), 0);
 	cr_expect(strstr(r.out, "] jitprof.samples.Generations."), "JDK %d: perf report names "
@@ -115,7 +115,7 @@ static void launch_one(const struct ag_jdk *jdk)
 
 	/* archive packs the sampled generations' ELFs and leaves out the others, which no
 	 * report needs and inject never made, without calling them missing. */
-	AG_FMT(cmd, "%s archive -v -i %s/x.jitprof/perf.jit.data -o %s/x.tar.zst", exe, dir, dir);
+	AG_FMT(cmd, "%s archive -v -i %s/x.txt.jitprof/perf.jit.data -o %s/x.tar.zst", exe, dir, dir);
 	cr_assert_eq(tu_sh(&r, cmd, 300), 0);
 	cr_expect_eq(r.status, 0, "JDK %d: %s", jdk->major, r.err);
 	const char *left = strstr(r.err, " files no sample landed in left out (not found, not "
@@ -185,7 +185,7 @@ Test(profile_launch, format_follows_the_extension, .timeout = 600)
 		else	/* folded stacks: the main thread's lines are there */
 			cr_expect(ag_starts(s, "java;") || strstr(s, "\njava;"), "%.200s", s);
 		char data[PATH_MAX + 16];
-		AG_FMT(data, "%s/%.*s.jitprof", dir, (int)strcspn(fmts[i].name, "."), fmts[i].name);
+		AG_FMT(data, "%s/%s.jitprof", dir, fmts[i].name);
 		if (i)
 			cr_expect_eq(pf_count_elfs(data), 0, "%s: ELF files without --elfs", data);
 		else
@@ -336,7 +336,7 @@ Test(profile_launch, a_jvm_that_starts_jvms, .timeout = 300)
 	cr_assert_eq(r.status, 0, "%s", r.err);
 	cr_expect_null(strstr(r.err, "no jitdump describes"), "%s", r.err);
 	tu_result_free(&r);
-	AG_FMT(path, "%s/f.jitprof", dir);
+	AG_FMT(path, "%s/f.txt.jitprof", dir);
 	int dumps = files_named(path, "jit-", ".dump");
 	cr_expect_eq(dumps, 2, "dumps in %s: %d", path, dumps);
 	char *rep = tu_read_file(out, NULL);
@@ -375,7 +375,7 @@ Test(profile_launch, jvm_log_explains_deopts, .timeout = 600)
 	cr_expect(strstr(rep, "deoptimized: unstable_if"), "no unstable_if trap:\n%s", rep);
 	cr_expect(strstr(rep, "dependency broken: "), "no broken dependency:\n%s", rep);
 	free(rep);
-	AG_FMT(path, "%s/d.jitprof", dir);
+	AG_FMT(path, "%s/d.txt.jitprof", dir);
 	int logs = files_named(path, "jvm-pid", ".log");
 	cr_expect_eq(logs, 1, "compilation logs in %s: %d", path, logs);
 
@@ -472,13 +472,13 @@ Test(profile_launch, node_command, .timeout = 300)
 		tu_result_free(&r);
 		/* node's dump and V8's log went into the data directory: nothing is left beside
 		 * the user's files, and the report reads the dump there again. */
-		AG_FMT(cmd, "cd %s && ls jit-*.dump isolate-*.log 2>/dev/null; echo; ls n.jitprof",
+		AG_FMT(cmd, "cd %s && ls jit-*.dump isolate-*.log 2>/dev/null; echo; ls n.txt.jitprof",
 		       dir);
 		cr_assert_eq(tu_sh(&r, cmd, 30), 0);
 		cr_expect_eq(r.out[0], '\n', "way %d: left in the working directory: %s", way, r.out);
-		cr_expect(strstr(r.out, "\njit-"), "way %d: no dump in n.jitprof: %s", way, r.out);
+		cr_expect(strstr(r.out, "\njit-"), "way %d: no dump in n.txt.jitprof: %s", way, r.out);
 		tu_result_free(&r);
-		AG_FMT(cmd, "%s report -q -i %s/n.jitprof/perf.jit.data -n 5", exe, dir);
+		AG_FMT(cmd, "%s report -q -i %s/n.txt.jitprof/perf.jit.data -n 5", exe, dir);
 		cr_assert_eq(tu_sh(&r, cmd, 120), 0);
 		cr_expect(strstr(r.out, "JS:"), "way %d: %s%s", way, r.out, r.err);
 		tu_result_free(&r);
@@ -488,7 +488,8 @@ Test(profile_launch, node_command, .timeout = 300)
 }
 
 /* -d ends the recording (and the command) and the report follows; a command's own failure is
- * named in the closing line, a stop of ours is not. */
+ * profile's exit status (N, 128+S for a signal), said on stderr with the report written; a
+ * stop of ours is not a failure. */
 Test(profile_launch, duration_and_exit_status, .timeout = 120)
 {
 	char *dir = tu_tmpdir("profile-dur"), out[PATH_MAX];
@@ -502,11 +503,66 @@ Test(profile_launch, duration_and_exit_status, .timeout = 120)
 	cr_expect_null(strstr(r.err, "exited with status"), "%s", r.err);
 	cr_expect(pf_exists(out));
 	tu_result_free(&r);
+	unlink(out);
 	const char *fail[] = { "-o", out, "--", "sh", "-c", "exit 3", NULL };
 	pf_profile(&r, fail, 100);
-	cr_assert_eq(r.status, 0, "%s", r.err);
-	cr_expect(strstr(pf_last_line(r.err), "; the command exited with status 3"), "%s", r.err);
+	cr_expect_eq(r.status, 3, "the command's status is profile's: %d %s", r.status, r.err);
+	cr_expect(strstr(pf_last_line(r.err), "the profiled program exited with status 3; the "
+			 "profile was written"), "%s", r.err);
+	cr_expect(strstr(r.err, "jitprof profile: ") && !strstr(r.err, "error:"), "%s", r.err);
+	cr_expect(pf_exists(out), "the report is written all the same");
 	tu_result_free(&r);
+	/* Killed by a signal: 128+S, as a shell reports it; S computed here, not remembered. */
+	char want[128];
+	const char *killed[] = { "-o", out, "--", "sh", "-c", "kill -KILL $$", NULL };
+	pf_profile(&r, killed, 100);
+	cr_expect_eq(r.status, 128 + SIGKILL, "%d %s", r.status, r.err);
+	AG_FMT(want, "killed by signal %d (%s), exit status %d; the profile was written",
+	       SIGKILL, strsignal(SIGKILL), 128 + SIGKILL);
+	cr_expect(strstr(r.err, want), "%s", r.err);
+	tu_result_free(&r);
+	tu_rmtree(dir);
+	free(dir);
+}
+
+/* Two outputs of one stem keep a recording each (p.txt.jitprof/, p.svg.jitprof/): the
+ * second never deletes the first's; a profile into the same OUT again replaces its own. */
+Test(profile_launch, each_output_keeps_its_data, .timeout = 200)
+{
+	char *dir = tu_tmpdir("profile-keep"), txt[PATH_MAX], svg[PATH_MAX], path[PATH_MAX + 64];
+	struct tu_result r;
+	struct stat st;
+
+	AG_FMT(txt, "%s/p.txt", dir);
+	AG_FMT(svg, "%s/p.svg", dir);
+	const char *one[] = { "-o", txt, "--", "sh", "-c", "i=0; while [ $i -lt 200000 ]; do "
+			      "i=$((i+1)); done", NULL };
+	pf_profile(&r, one, 100);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_expect(strstr(r.err, "; data in "), "%s", r.err);
+	AG_FMT(path, "%s/p.txt.jitprof/", dir);
+	cr_expect(strstr(r.err, path), "the closing line names %s: %s", path, r.err);
+	tu_result_free(&r);
+	AG_FMT(path, "%s/p.txt.jitprof/perf.data", dir);
+	cr_assert_eq(stat(path, &st), 0, "%s", path);
+	ino_t first = st.st_ino;
+	const char *two[] = { "-o", svg, "--", "sh", "-c", "i=0; while [ $i -lt 200000 ]; do "
+			      "i=$((i+1)); done", NULL };
+	pf_profile(&r, two, 100);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	tu_result_free(&r);
+	cr_expect_eq(stat(path, &st), 0, "the svg's profile deleted the txt's recording %s", path);
+	cr_expect_eq(st.st_ino, first, "%s was replaced by another output's run", path);
+	AG_FMT(path, "%s/p.svg.jitprof/perf.data", dir);
+	cr_expect(pf_exists(path), "%s", path);
+	/* The same OUT again: its own data replaced, the other's kept. */
+	pf_profile(&r, one, 100);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	tu_result_free(&r);
+	AG_FMT(path, "%s/p.txt.jitprof/perf.data", dir);
+	cr_expect(pf_exists(path), "%s", path);
+	AG_FMT(path, "%s/p.svg.jitprof/perf.data", dir);
+	cr_expect(pf_exists(path), "the txt's second run deleted %s", path);
 	tu_rmtree(dir);
 	free(dir);
 }

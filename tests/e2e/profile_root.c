@@ -123,7 +123,7 @@ static void scene_up(struct scene *s, int own_ns)
 	AG_FMT(s->cwd, "%s/roots", s->dir);
 	AG_FMT(s->secret, "%s/private/secret", s->dir);
 	AG_FMT(s->out, "%s/px.txt", s->dir);
-	AG_FMT(s->data, "%s/px.jitprof", s->dir);
+	AG_FMT(s->data, "%s/px.txt.jitprof", s->dir);
 	cr_assert_eq(tu_write_file(s->lib, "\177ELF", 4), 0);
 	cr_assert_eq(truncate(s->lib, 4096), 0);
 	cr_assert_eq(mkdir(s->cwd, 0755), 0);
@@ -279,41 +279,41 @@ Test(profile_root, planted_data_directory, .timeout = 120)
 	cr_assert_eq(tu_write_file(keep, "KEEP", 4), 0);
 
 	AG_FMT(out, "%s/px.txt", dir);
-	AG_FMT(data, "%s/px.jitprof", dir);
+	AG_FMT(data, "%s/px.txt.jitprof", dir);
 	cr_assert_eq(symlink(victim, data), 0);
 	pf_profile(&r, args, 60);
 	cr_expect_eq(r.status, 1, "%s", r.err);
-	cr_expect(strstr(r.err, "px.jitprof: a symbolic link: refused"), "%s", r.err);
+	cr_expect(strstr(r.err, "px.txt.jitprof: a symbolic link: refused"), "%s", r.err);
 	tu_result_free(&r);
 	char *text = tu_read_file(keep, NULL);
 	cr_expect(text && !strcmp(text, "KEEP"), "the linked directory's perf.data was touched");
 	free(text);
 
 	AG_FMT(out, "%s/pw.txt", dir);
-	AG_FMT(data, "%s/pw.jitprof", dir);
+	AG_FMT(data, "%s/pw.txt.jitprof", dir);
 	cr_assert_eq(mkdir(data, 0777), 0);
 	cr_assert_eq(chmod(data, 0777), 0);
 	pf_profile(&r, args, 60);
 	cr_expect_eq(r.status, 1, "%s", r.err);
-	cr_expect(strstr(r.err, "pw.jitprof exists and others may write into it (mode 0777)"),
+	cr_expect(strstr(r.err, "pw.txt.jitprof exists and others may write into it (mode 0777)"),
 		  "%s", r.err);
 	tu_result_free(&r);
 
 	if (geteuid() == 0) {
 		AG_FMT(out, "%s/py.txt", dir);
-		AG_FMT(data, "%s/py.jitprof", dir);
+		AG_FMT(data, "%s/py.txt.jitprof", dir);
 		cr_assert_eq(mkdir(data, 0755), 0);
 		cr_assert_eq(chown(data, HER, HER), 0);
 		pf_profile(&r, args, 60);
 		cr_expect_eq(r.status, 1, "%s", r.err);
-		cr_expect(strstr(r.err, "py.jitprof exists and it belongs to uid 54321, not to "
+		cr_expect(strstr(r.err, "py.txt.jitprof exists and it belongs to uid 54321, not to "
 				  "you"), "%s", r.err);
 		tu_result_free(&r);
 	}
 
 	/* An earlier run's directory of ours is used again. */
 	AG_FMT(out, "%s/pz.txt", dir);
-	AG_FMT(data, "%s/pz.jitprof", dir);
+	AG_FMT(data, "%s/pz.txt.jitprof", dir);
 	cr_assert_eq(mkdir(data, 0755), 0);
 	pf_profile(&r, args, 60);
 	cr_expect_eq(r.status, 0, "%s", r.err);

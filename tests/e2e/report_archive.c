@@ -1,8 +1,11 @@
 /* report_archive.c - "another machine": record and inject with HOME=A, `jitprof archive`,
  * then report with HOME=B (empty), the dump directory and A gone and --symfs pointing at an
  * empty directory, so only the archive can supply ELFs: the same table, symbol for symbol.
- * And a file whose build-id differs from the recorded one is refused, naming both ids. */
+ * The generations view of a JVM recorded with the agent is the same from the archive as
+ * beside its dumps (every generation, its level and compile id). And a file whose build-id
+ * differs from the recorded one is refused, naming both ids. */
 #include "tests/e2e/report_util.h"
+#include "tests/e2e/agent_util.h"
 
 TestSuite(report_archive, .init = rx_setup, .fini = rx_teardown, .timeout = 240);
 
@@ -76,4 +79,57 @@ Test(report_archive, mismatched_build_id_refused)
 	cr_assert_not_null(row, "%s", r.out);
 	cr_assert(strncmp(strstr(row, "[.] "), "[.] checksum", 12), "%s", r.out);
 	tu_result_free(&r);
+}
+
+/* Rows of a generations view whose level and compile id are numbers ("   3  C2  4  16 ..."). */
+static int rows_with_ids(const char *view)
+{
+	char line[512], tier[16];
+	unsigned gen, lvl, id;
+	int n = 0;
+
+	for (const char *p = view; rx_next_line(&p, line, sizeof(line));)
+		n += sscanf(line, " %u %15s %u %u", &gen, tier, &lvl, &id) == 4;
+	return n;
+}
+
+/* Issue 38: a JVM under the agent, injected --no-elfs (profile's way: no ELF for a generation
+ * no sample landed in), archived; on "another machine" (the dumps moved away, HOME empty, a
+ * fresh directory) report --archive --generations shows the rows it shows beside the dumps,
+ * generations without samples, levels and compile ids included, with at most two warnings. */
+Test(report_archive, generations_from_the_archive, .timeout = 300)
+{
+	struct ag_jdk jdk;
+	struct tu_result r;
+
+	if (ag_jdks(&jdk, 1) < 1) {
+		tu_skip_part("no JDK under /usr/lib/jvm: the generations of a JVM not archived");
+		return;
+	}
+	/* (with a sanitized build, the JVM gets the agent's runtime: ag_env_sh) */
+	rx_ok(&r, "cd '%s' && mkdir -p B fresh away && %s'%s' profile -q -o p.txt -- "
+	      "'%s/bin/java' -cp '%s' jitprof.samples.Generations 100 >/dev/null && "
+	      "'%s' report -q -i p.txt.jitprof/perf.jit.data --generations", dir, ag_env_sh(),
+	      rx_jitprof, jdk.home, ag_classpath(), rx_jitprof);
+	char *a = strdup(r.out);
+	tu_result_free(&r);
+	cr_assert_geq(rows_with_ids(a), 2, "JDK %d: no generations with levels and ids:\n%s",
+		      jdk.major, a);
+	if (!strstr(a, " 0.00% "))
+		cr_log_warn("JDK %d: every generation had samples this run: those without were "
+			    "not checked", jdk.major);
+	rx_ok(&r, "cd '%s' && '%s' archive -i p.txt.jitprof/perf.jit.data -o p.tar.zst && "
+	      "mv p.txt.jitprof/jit-* away/", dir, rx_jitprof);
+	cr_expect(strstr(r.err, "; 1 jitdump"), "%s", r.err);
+	tu_result_free(&r);
+	rx_ok(&r, "cd '%s/fresh' && HOME='%s/B' '%s' report -i ../p.txt.jitprof/perf.jit.data "
+	      "--archive ../p.tar.zst --generations", dir, dir, rx_jitprof);
+	cr_expect_str_eq(r.out, a, "the archive's generations differ:\n%s\nbeside the dumps:\n%s",
+			 r.out, a);
+	size_t lines = 0;
+	for (const char *p = r.err; (p = strchr(p, '\n')); p++)
+		lines++;
+	cr_expect_leq(lines, 2, "%zu warning lines:\n%s", lines, r.err);
+	tu_result_free(&r);
+	free(a);
 }

@@ -135,6 +135,8 @@ static void check_jdk(const struct ag_jdk *jdk)
 	      rx_jitprof);
 	cr_expect_eq(r.status, 2, "ambiguous --compare: status %d", r.status);
 	cr_expect(strstr(r.err, "Deopts.cha(") && strstr(r.err, "Deopts.poly("), "%s", r.err);
+	/* One candidate a line, as lines: the escape is for names, not for the message. */
+	cr_expect(strstr(r.err, "give one exactly:\n  ") && !strstr(r.err, "\\x0a"), "%s", r.err);
 	tu_result_free(&r);
 
 	/* Without the log: still a report, saying what it cannot tell. */

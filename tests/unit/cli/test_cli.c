@@ -101,6 +101,21 @@ Test(say, control_characters_are_escaped, .init = cr_redirect_stderr)
 	cr_assert_stderr_eq_str("jitprof t: warning: /tmp/a\\x1b]0;x\\x07\\x0a.dump: unusable\n");
 }
 
+/* Issue 38: a message of several lines prints as lines; what it quotes stays escaped. A
+ * library's message (already formatted so) keeps its lines too. */
+Test(say, own_newlines_are_lines, .init = cr_redirect_stderr)
+{
+	char lib[128];
+
+	cli_set_command("t");
+	cli_error("'%s' matches 2:\n  %s", "x\n", "a.b\nfake: line");
+	sio_snprintf_text(lib, sizeof(lib), "one\n  %s", "two\x1b");
+	cr_assert_eq(cli_error_msg("--compare: ", lib), 1);
+	fflush(stderr);
+	cr_assert_stderr_eq_str("jitprof t: error: 'x\\x0a' matches 2:\n  a.b\\x0afake: line\n"
+				"jitprof t: error: --compare: one\n  two\\x1b\n");
+}
+
 /* Issue 34 finding 12: the same for a right-to-left override and a line separator. */
 Test(say, bidi_controls_are_escaped, .init = cr_redirect_stderr)
 {

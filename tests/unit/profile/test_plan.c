@@ -28,16 +28,19 @@ Test(plan, format_by_extension)
 	cr_assert_null(prof_format_of("x"));
 }
 
-Test(plan, data_dir_replaces_the_extension)
+/* One directory per output: p.html and p.svg of the same stem keep a recording each. */
+Test(plan, data_dir_named_after_the_whole_output)
 {
-	char buf[64];
+	char buf[64], other[64];
 
-	cr_assert_eq(prof_data_dir("out/x.txt", prof_format_of("out/x.txt"), buf, sizeof(buf)), 0);
-	cr_assert_str_eq(buf, "out/x.jitprof");
-	cr_assert_eq(prof_data_dir("p.pb.gz", prof_format_of("p.pb.gz"), buf, sizeof(buf)), 0);
-	cr_assert_str_eq(buf, "p.jitprof");
-	cr_assert_eq(prof_data_dir("a-very-long-name.txt", prof_format_of("x.txt"), buf, 8),
-		     -ENAMETOOLONG);
+	cr_assert_eq(prof_data_dir("out/x.txt", buf, sizeof(buf)), 0);
+	cr_assert_str_eq(buf, "out/x.txt.jitprof");
+	cr_assert_eq(prof_data_dir("p.pb.gz", buf, sizeof(buf)), 0);
+	cr_assert_str_eq(buf, "p.pb.gz.jitprof");
+	cr_assert_eq(prof_data_dir("p.html", buf, sizeof(buf)), 0);
+	cr_assert_eq(prof_data_dir("p.svg", other, sizeof(other)), 0);
+	cr_assert_str_neq(buf, other);
+	cr_assert_eq(prof_data_dir("a-very-long-name.txt", buf, 8), -ENAMETOOLONG);
 }
 
 Test(plan, runtime_of_command)
