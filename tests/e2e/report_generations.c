@@ -56,15 +56,6 @@ static size_t json_gens(const char *home, const char *data, const char *regex, u
 	return n;
 }
 
-/* The invariant on data: every sample inside its generation's active period, running
- * generations until the end (jitprof report --check-generations). */
-static void check_invariant(const char *home, const char *data)
-{
-	char msg[8192], extra[PATH_MAX + 32];
-	snprintf(extra, sizeof(extra), "--buildid-dir '%s/.debug'", home);
-	cr_assert_eq(tu_check_generations(data, extra, msg, sizeof(msg)), 0, "%s", msg);
-}
-
 /* The hot method has >= 2 generations with samples, and the JSON says the same. */
 static void check(const char *home, const char *data, const char *regex, const char *method)
 {
@@ -104,7 +95,7 @@ Test(report_generations, minijit)
 	tu_result_free(&r);
 	snprintf(data, sizeof(data), "%s/perf.jit.data", dir);
 	check(home, data, "^checksum$", "checksum  (pid");
-	check_invariant(home, data);
+	rx_check_generations(home, data);
 	/* Two sampled generations side by side, per line and per instruction. */
 	rx_ok(&r, "HOME='%s' '%s' report -i '%s' --compare checksum 1 2 2>&1", home, rx_jitprof,
 	      data);
@@ -125,7 +116,7 @@ Test(report_generations, java_generations_sample)
 	snprintf(data, sizeof(data), "%s/perf.jit.data", dir);
 	check(home, data, "Generations\\.total\\(",
 	      "jitprof.samples.Generations.total(jitprof.samples.Generations$Shape[])");
-	check_invariant(home, data);
+	rx_check_generations(home, data);
 	/* Phase 1's C2 code inlines Square.area() into total(): by default the folded stacks
 	 * show it as a frame of its own, marked _[i], under total(). total() itself may be a
 	 * frame of its own C2 code or inlined too (runPhase's OSR code inlines it; which one
@@ -215,7 +206,7 @@ Test(report_generations, java_runtime_code_is_not_generations)
 	tu_result_free(&r);
 	char data[PATH_MAX + 32];
 	snprintf(data, sizeof(data), "%s/perf.jit.data", dir);
-	check_invariant(home, data);
+	rx_check_generations(home, data);
 }
 
 /* prog written to dir/name (its path in js), then `node --perf-prof FLAGS name` recorded and
@@ -269,7 +260,7 @@ Test(report_generations, node_tiers_are_generations)
 	tu_result_free(&r);
 	char data[PATH_MAX + 32];
 	snprintf(data, sizeof(data), "%s/perf.jit.data", dir);
-	check_invariant(home, data);
+	rx_check_generations(home, data);
 }
 
 /* node 20 names a function's OSR code (a hot loop entered mid-call) as its normal TurboFan code
@@ -296,7 +287,7 @@ Test(report_generations, node_osr_code_runs_beside_the_normal_code)
 	if (!node_recording(home, "osr.js", prog, "", js, sizeof(js)))
 		return;
 	snprintf(data, sizeof(data), "%s/perf.jit.data", dir);
-	check_invariant(home, data);
+	rx_check_generations(home, data);
 	struct tu_result r;
 	rx_ok(&r, "HOME='%s' '%s' report -i '%s' --generations --method work 2>/dev/null", home,
 	      rx_jitprof, data);
