@@ -13,90 +13,12 @@
 #include "recorder/report/report.h"
 #include "recorder/symbols/symbols.h"
 
-static void usage(FILE *out)
-{
-	fprintf(out,
-		"usage: jitprof report [-i perf.data] [options]\n\n"
-		"Overhead per command, shared object and symbol, like perf report --stdio --no-children;\n"
-		"and how each generation of every jitted method performed.\n\n"
-		"  -i, --input FILE        perf.data to read (default perf.data; - for stdin)\n"
-		"  -f, --force             read files owned by another user than you or root: the\n"
-		"                          recordings, the dumps of an inject --no-elfs recording,\n"
-		"                          /tmp/perf-PID.map files\n"
-		"  -s, --sort KEYS         comma list of comm,pid,dso,sym,srcline,generation\n"
-		"                          (default comm,dso,sym)\n"
-		"  -g [caller|callee]      call graph under each row, as perf report -g prints it\n"
-		"                          (default caller: outermost frame first, as perf 6.1);\n"
-		"                          with --json each row's stacks, in that order\n"
-		"      --call-graph MODE   callee, caller or none\n"
-		"      --percent-limit P   hide rows (table, --json) and call graph branches under P%%\n"
-		"                          (default: rows 0, branches 0.5, as perf)\n"
-		"  -n, --rows N            print only the first N rows\n"
-		"      --generations       every generation of methods compiled more than once\n"
-		"      --method NAME       only methods whose name contains NAME as typed, or that\n"
-		"                          NAME matches as a regex (with --generations); with\n"
-		"                          other outputs, only samples with such a frame\n"
-		"      --jvm-log FILE      HotSpot's compilation log of the recorded JVM (run it with\n"
-		"                          -XX:+UnlockDiagnosticVMOptions -XX:+LogCompilation\n"
-		"                          -XX:LogFile=FILE): why each generation ended, what it\n"
-		"                          inlined (with --generations, --compare, and --html's\n"
-		"                          timeline)\n"
-		"      --compare METHOD GEN_A GEN_B\n"
-		"                          two generations per source line, inlining decision\n"
-		"                          and instruction (aligned by code); METHOD is the exact\n"
-		"                          name, or names one method as --method does (several:\n"
-		"                          exit 2)\n"
-		"      --json              the table (and --generations) as JSON; with -g each row's\n"
-		"                          heaviest call stacks\n"
-		"      --collapsed         folded stacks (flamegraph.pl, speedscope)\n"
-		"      --flamegraph FILE   interactive flame graph SVG\n"
-		"      --html FILE         one self-contained interactive page: flame graph, generations\n"
-		"                          timeline, top table (--sort, -n), hottest lines\n"
-		"      --speedscope FILE   speedscope's JSON: one sampled profile per thread, in time\n"
-		"                          order\n"
-		"      --pprof FILE        pprof's profile.proto, gzipped (go tool pprof FILE)\n"
-		"      --min-width PX      frames narrower merge into one box (default 1; --html 0.1)\n"
-		"      --reverse           flame graph of callers: leaf functions at the root\n"
-		"      --diff BASE NEW     flame graph (--flamegraph, --html) of NEW coloured by change\n"
-		"                          since BASE (red: a larger share, blue: smaller); replaces -i\n"
-		"      --diff-generations METHOD GEN_A GEN_B\n"
-		"                          the same for the samples through generation GEN_B of\n"
-		"                          METHOD (as --method) against those through GEN_A\n"
-		"      --no-inline         no inlined functions in call chains (shown by default,\n"
-		"                          marked _[i])\n"
-		"      --split-generations one frame per generation of a method (\" [gen N]\") in\n"
-		"                          call stacks: -g, folded stacks, flame graphs and exports\n"
-		"                          (default: one frame per method; the table's rows stay one\n"
-		"                          per generation's ELF, as perf's)\n"
-		"      --pid PID           only samples of process PID\n"
-		"      --tid TID           only samples of thread TID\n"
-		"      --event NAME        the event to report when the recording has several\n"
-		"                          (perf record -e a,b; default: the first recorded)\n"
-		"      --time START,END    only samples between START and END seconds after the\n"
-		"                          recording's start (either may be empty)\n"
-		"      --no-demangle       raw symbol names\n"
-		"      --symfs DIR         look for recorded files under DIR\n"
-		"      --archive FILE      a `jitprof archive` file (or cache-like directory) to find\n"
-		"                          ELFs by build-id in; may be repeated\n"
-		"      --buildid-dir DIR   the build-id cache (default $PERF_BUILDID_DIR or ~/.debug)\n"
-		"      --debuginfod-timeout SECONDS\n"
-		"                          what all debuginfod requests (DEBUGINFOD_URLS) may take\n"
-		"                          together (default 30; each also within its own\n"
-		"                          DEBUGINFOD_TIMEOUT)\n"
-		"      --vmlinux FILE      kernel image for kernel symbols\n"
-		"      --kallsyms FILE     kernel symbols (default /proc/kallsyms when it matches)\n"
-		"  -q, --quiet             no warnings (missing or refused files)\n"
-		"      --stdio, --no-children   accepted for perf compatibility\n"
-		"  -V, --version           jitprof's version\n"
-		"  -h, --help              this text\n");
-}
-
 enum {
 	OPT_GENERATIONS = 256, OPT_METHOD, OPT_COMPARE, OPT_JSON, OPT_COLLAPSED, OPT_FLAME,
 	OPT_NO_DEMANGLE, OPT_SYMFS, OPT_ARCHIVE, OPT_KALLSYMS, OPT_CALL_GRAPH, OPT_PLIMIT,
 	OPT_INLINE, OPT_NOP, OPT_BUILDID_DIR, OPT_JVM_LOG, OPT_NO_INLINE, OPT_SPLIT_GENS, OPT_PID,
 	OPT_TID, OPT_EVENT, OPT_TIME, OPT_MIN_WIDTH, OPT_REVERSE, OPT_HTML, OPT_SPEEDSCOPE, OPT_PPROF, OPT_DIFF,
-	OPT_DIFF_GENS, OPT_DEBUGINFOD_TIMEOUT,
+	OPT_DIFF_GENS, OPT_DEBUGINFOD_TIMEOUT, OPT_CHECK_GENS,
 };
 
 static const struct option longopts[] = {
@@ -107,6 +29,7 @@ static const struct option longopts[] = {
 	{ "call-graph", required_argument, NULL, OPT_CALL_GRAPH },
 	{ "percent-limit", required_argument, NULL, OPT_PLIMIT },
 	{ "generations", no_argument, NULL, OPT_GENERATIONS },
+	{ "check-generations", no_argument, NULL, OPT_CHECK_GENS },
 	{ "method", required_argument, NULL, OPT_METHOD },
 	{ "compare", required_argument, NULL, OPT_COMPARE },
 	{ "jvm-log", required_argument, NULL, OPT_JVM_LOG },
@@ -261,7 +184,7 @@ static int parse_args(int argc, char **argv, struct report_args *a)
 		case 'g': a->graph = RP_GRAPH_CALLER; a->graph_given = 1; break;
 		case 'k': a->in.vmlinux = optarg; break;
 		case 'q': cli_set_quiet(1); quiet = 1; break;
-		case 'h': usage(stdout); exit(0);
+		case 'h': report_usage(stdout); exit(0);
 		case 'V': exit(cli_version());
 		case OPT_CALL_GRAPH:
 			if (parse_graph(optarg, &a->graph))
@@ -275,6 +198,7 @@ static int parse_args(int argc, char **argv, struct report_args *a)
 			a->plimit_given = 1;
 			break;
 		case OPT_GENERATIONS: a->generations = 1; break;
+		case OPT_CHECK_GENS: a->check_gens = a->generations = 1; break;
 		case OPT_METHOD: a->method = optarg; break;
 		case OPT_JVM_LOG: a->jvm_log = optarg; break;
 		case OPT_COMPARE:
@@ -346,7 +270,7 @@ static int parse_args(int argc, char **argv, struct report_args *a)
 		case OPT_KALLSYMS: a->in.kallsyms = optarg; break;
 		case OPT_NOP: break;
 		default:
-			return cli_usage_brief(usage);
+			return cli_usage_brief(report_usage);
 		}
 	}
 	if (optind < argc)
@@ -543,6 +467,12 @@ static int run(struct report_args *a, struct rp_session *s)
 		if (rc == -ENOTUNIQ)	/* an ambiguous METHOD is a usage error */
 			return cli_error_msg("--compare: ", err), 2;
 		return rc ? cli_error_msg("--compare: ", err) : 0;
+	}
+	if (a->check_gens) {
+		struct rp_gen_check c;
+		if ((rc = rp_gen_check(stdout, s, &c)))
+			return cli_error("--check-generations: %s", strerror(-rc));
+		return c.outside || c.bad_rows;
 	}
 	if (a->generations && !a->json) {
 		rc = rp_print_generations(stdout, s, a->method);

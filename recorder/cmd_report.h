@@ -1,5 +1,6 @@
 /* cmd_report.h - what `jitprof report`'s files share: the parsed command line
- * (cmd_report.c) and the check of which options go together (cmd_report_check.c). */
+ * (cmd_report.c), the check of which options go together (cmd_report_check.c) and --help's
+ * text (cmd_report_usage.c). */
 #ifndef JITPROF_CMD_REPORT_H
 #define JITPROF_CMD_REPORT_H
 
@@ -14,6 +15,7 @@ struct report_args {
 	int force;		/* -f: read a recording of another user */
 	uint32_t cmp_a, cmp_b;
 	int generations, json, collapsed, compare, sort_given, split_gens, reverse;
+	int check_gens;		/* --check-generations */
 	int rows_given, graph_given, no_inline;
 	const char *html, *speedscope, *pprof, *diff_base, *diff_method;
 	uint32_t diff_gen_a, diff_gen_b;
@@ -30,5 +32,7 @@ struct report_args {
 /* One output per flag, and no option that no requested output uses: 0, or a usage error
  * said on stderr and 2 (the exit code of usage errors). */
 int report_check_outputs(const struct report_args *a);
+/* --help's text (cmd_report_usage.c). */
+void report_usage(FILE *out);
 
 #endif

@@ -13,6 +13,9 @@ int report_check_outputs(const struct report_args *a)
 {
 	int files = !!a->flame + !!a->html + !!a->speedscope + !!a->pprof;
 	int views = a->json + a->collapsed + a->compare + (a->generations && !a->json);
+	if (a->check_gens && (views > 1 || a->method))
+		return usage_error("--check-generations checks every generation: no other output "
+				   "on stdout, no --method");
 	int stacks = a->collapsed || a->flame || a->html || a->speedscope || a->pprof;
 	int table = !views && !files;
 	if (views > 1)

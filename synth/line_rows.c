@@ -5,7 +5,9 @@
  * ("JS:*fib /x/fib.js:1:13"), and the fragments of the old string that read as further rows
  * fall outside the code, out of order or without a name, and are dropped. Line 0 ("no line")
  * rows are left out so their range joins the row before them, and the line program starts the
- * first row at the code (dwarf.c). */
+ * first row at the code (dwarf.c). A row a few bytes before the code start (a prologue's line:
+ * the runtime counts its entry from before the first instruction) gives the code's first bytes
+ * their line: the last such row is kept, moved to the code start, unless a row starts there. */
 #include <stdint.h>
 #include <string.h>
 
@@ -47,6 +49,27 @@ const char *synth_line_file(const char *file, const char *script)
 	return sio_utf8_is_text(file, SIZE_MAX) ? file : script;
 }
 
+/* The row held before the code: returned at the code start, or counted dropped when a row
+ * starts there (shadowed) or it says "no line" (the first row is moved to the start then). */
+static const struct jd_line *take_before(struct synth_line_it *it, int shadowed)
+{
+	const struct jd_line *b = it->before;
+	it->before = NULL;
+	it->seen = 1;
+	it->last = it->lo;
+	if (shadowed || b->line == 0) {
+		it->bad += shadowed;
+		return NULL;
+	}
+	it->kept++;
+	it->clamped++;
+	it->renamed += it->before_file != b->file;
+	it->cur = *b;
+	it->cur.addr = it->lo;
+	it->cur.file = it->before_file;
+	return &it->cur;
+}
+
 const struct jd_line *synth_line_next(struct synth_line_it *it)
 {
 	while (it->i < it->n) {
@@ -67,11 +90,26 @@ const struct jd_line *synth_line_next(struct synth_line_it *it)
 				it->text_fits = fits;
 			}
 		}
-		int ok = l->addr >= it->lo && l->addr - it->lo < it->size &&
-			 (!it->seen || l->addr >= it->last) && l->line >= 0 && fits;
-		if (!ok) {
+		int usable = (!it->seen || l->addr >= it->last) && l->line >= 0 && fits;
+		if (usable && !it->seen && l->addr < it->lo &&
+		    it->lo - l->addr <= SYNTH_LINE_BEFORE_MAX &&
+		    (!it->before || l->addr >= it->before->addr)) {
+			if (it->before)
+				it->bad++;	/* a later row before the code replaces it */
+			it->before = l;
+			it->before_file = file;
+			continue;
+		}
+		if (!usable || l->addr < it->lo || l->addr - it->lo >= it->size) {
 			it->bad++;
 			continue;
+		}
+		if (it->before) {
+			const struct jd_line *b = take_before(it, l->addr == it->lo);
+			if (b) {
+				it->i--;	/* l is read again after the row before it */
+				return b;
+			}
 		}
 		it->last = l->addr;	/* a line 0 row still orders the ones after it */
 		it->seen = 1;
@@ -86,7 +124,7 @@ const struct jd_line *synth_line_next(struct synth_line_it *it)
 		}
 		return l;
 	}
-	return NULL;
+	return it->before ? take_before(it, 0) : NULL;
 }
 
 size_t synth_lines_count(const struct synth_input *in, size_t *renamed)

@@ -75,7 +75,8 @@ void synth_input_from_load(struct synth_input *in, const struct jd_header *hdr,
  * sizes, bad inline tables). 0 or -EINVAL/-ENOTSUP. A line table is never refused: its bad
  * entries are dropped one by one (synth_lines_dropped counts them). */
 int synth_validate(const struct synth_input *in, const struct jp_log *log);
-/* Line-table entries synth_build leaves out because they are unusable: outside the code, below
+/* Line-table entries synth_build leaves out because they are unusable: outside the code (but for
+ * the last one at most SYNTH_LINE_BEFORE_MAX bytes before it, kept at the code start), below
  * an earlier entry's address, a negative line, a missing, empty or oversized file name (a file
  * name that is not text counts as missing when the load's name gives no script). Rows with
  * line 0 ("no line") are not counted: their range joins the row before them. */
@@ -86,6 +87,10 @@ size_t synth_lines_renamed(const struct synth_input *in);
 /* Both in one walk of the rows: the dropped ones, and the renamed ones in *renamed (may be
  * NULL). */
 size_t synth_lines_count(const struct synth_input *in, size_t *renamed);
+/* How far before the code start a line row may be and still give the code's first bytes its
+ * line (clamped to the start): a prologue's entry is a few bytes early; rows further away are
+ * another code's or garbage, and dropped. */
+#define SYNTH_LINE_BEFORE_MAX 64
 /* The file of a line row with file name file, as synth reads it: file when it is text, else
  * script (synth_name_script of the load's name, may be NULL); NULL for a missing or empty
  * name. Readers of a dump's rows use it to agree with the ELFs. */

@@ -16,7 +16,8 @@ uint16_t synth_machine(const struct synth_input *in);
 /* The unwind blob's record chain and header (eh_frame.c); sizes already checked. */
 int synth_check_unwind(const struct synth_input *in, const struct jp_log *log);
 
-/* The usable rows of a line table (line_rows.c), in order: inside [code_addr, +code_size), not
+/* The usable rows of a line table (line_rows.c), in order: inside [code_addr, +code_size) (the
+ * last row at most SYNTH_LINE_BEFORE_MAX bytes before it moved to code_addr), not
  * below the previous usable row (line 0 included), a file name, line > 0. Line 0 rows are skipped silently; the
  * other refused rows are counted in bad. */
 struct synth_line_it {
@@ -27,8 +28,12 @@ struct synth_line_it {
 	const char *script;	/* the file of rows whose own is not text, or NULL */
 	const char *text_file;	/* the last file name found to be text (rows share them) */
 	int text_fits;		/* and whether it is at most SYNTH_NAME_MAX bytes */
-	struct jd_line cur;	/* such a row, renamed */
+	struct jd_line cur;	/* such a row, renamed, or the row before the code, clamped */
+	const struct jd_line *before;	/* the last row before the code so far, held */
+	const char *before_file;	/* its file as synth reads it */
+	size_t clamped;		/* rows before the code kept at its start (0 or 1) */
 };
+
 /* script: synth_name_script of the load's name, owned by the caller while the rows are used */
 void synth_line_it_init(struct synth_line_it *it, const struct jd_line *rows, size_t n,
 			uint64_t code_addr, uint64_t code_size, const char *script);

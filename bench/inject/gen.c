@@ -36,6 +36,8 @@ struct opts {
 					 * bytes that are not text, as node 20 writes (0: none);
 					 * every other one of those is named as V8 names code of a
 					 * script ("JS:*mN /bench/Bench.js:1:1") */
+	int prologue;		/* with lines: the first row 4 bytes before the code (a
+				 * prologue's line, as some runtimes write it) */
 };
 
 struct slot { long load; uint64_t addr, size; };	/* load: index, -1 empty */
@@ -143,7 +145,7 @@ static void usage(void)
 	fprintf(stderr, "usage: inject-gen --dir DIR -o PERF.DATA [--loads N] [--samples N] "
 			"[--names N] [--slots N] [--moves] [--unloads] [--arch] [--pipe] "
 			"[--no-mono] [--anon] [--callchain] [--late-marker] [--hot PCT] [--truncate BYTES] "
-			"[--seed N] [--marker-dir DIR] [--extra-markers N] [--lines] [--bad-names N]\n");
+			"[--seed N] [--marker-dir DIR] [--extra-markers N] [--lines] [--bad-names N] [--prologue]\n");
 	exit(2);
 }
 
@@ -158,7 +160,7 @@ static void parse(int argc, char **argv, struct opts *o)
 		{ "callchain", 0, NULL, 'c' }, { "late-marker", 0, NULL, 'L' },
 		{ "hot", 1, NULL, 'h' }, { "marker-dir", 1, NULL, 'K' },
 		{ "extra-markers", 1, NULL, 'X' }, { "lines", 0, NULL, 'I' },
-		{ "bad-names", 1, NULL, 'B' },
+		{ "bad-names", 1, NULL, 'B' }, { "prologue", 0, NULL, 'P' },
 		{ NULL, 0, NULL, 0 } };
 	int c;
 	*o = (struct opts){ .loads = 1000, .samples = 10000, .names = 100, .slots = 64, .seed = 1 };
@@ -185,6 +187,7 @@ static void parse(int argc, char **argv, struct opts *o)
 		case 'r': o->seed = (unsigned)strtoul(optarg, NULL, 0); break;
 		case 'I': o->lines = 1; break;
 		case 'B': o->bad_names = strtoul(optarg, NULL, 0); break;
+		case 'P': o->prologue = 1; break;
 		default: usage();
 		}
 	}
@@ -222,6 +225,7 @@ int main(int argc, char **argv)
 	struct slot *slots = calloc(o.slots + o.loads / 50 + 1, sizeof(*slots));
 	uint64_t *ci = calloc(o.loads + 1, sizeof(uint64_t));
 	uint64_t *hits = calloc(o.loads + 1, sizeof(uint64_t));
+	uint64_t line_hits[4] = { 0 };	/* samples per row of the line table (--lines) */
 	size_t nslots = o.slots, live = 0;
 	uint8_t *code = malloc(4096);
 	if (!slots || !ci || !hits || !code)
@@ -247,6 +251,13 @@ int main(int argc, char **argv)
 			write_sample(w, pid, st, ip, o.chain,
 				     caller->load >= 0 ? caller->addr : 0);
 			hits[sl->load]++;
+			/* row r starts at size*r/4; a sample's line is that of the byte before it
+			 * (the instruction that took the time ends there), the first byte's own */
+			uint64_t off = ip - sl->addr ? ip - sl->addr - 1 : 0;
+			int row = 3;
+			while (row && sl->size * (uint64_t)row / 4 > off)
+				row--;
+			line_hits[row]++;
 			if (++next_sample % 1000)
 				continue;
 			if (o.late_marker && next_sample == 1000)
@@ -289,6 +300,8 @@ int main(int argc, char **argv)
 							    .line = 10 + r, .file = "Bench.java" };
 			if (bad)
 				rows[1].file = "\xe3k\x02";
+			if (o.prologue)
+				rows[0].addr -= 4;
 			ld.lines = rows;
 			ld.nr_lines = 4;
 		}
@@ -328,6 +341,8 @@ int main(int argc, char **argv)
 		if (hits[i])
 			printf("expect %llu %llu\n", (unsigned long long)ci[i],
 			       (unsigned long long)hits[i]);
+	for (int r = 0; o.lines && !o.bad_names && r < 4; r++)
+		printf("line Bench.java:%d %llu\n", 10 + r, (unsigned long long)line_hits[r]);
 	free(slots);
 	free(ci);
 	free(hits);

@@ -152,7 +152,27 @@ static int find_pair(const struct rp_session *s, const char *method, uint32_t ga
 	return 0;
 }
 
-struct line_row { const char *file; uint32_t line; uint64_t a, b; };
+/* One instruction of a listing: its text (sample share, offset, instruction, named target),
+ * its normalized hash for the alignment, the source line it starts, if any, the line it is in
+ * (at) and the samples whose line is its own (hits: at ip - 1, as the report reads lines). */
+struct row {
+	char text[2 * COL];
+	uint64_t hash;
+	const struct rp_src_line *src, *at;
+	uint64_t hits;
+};
+
+/* Both generations' listings and their alignment (n < 0: none, the code or capstone missing). */
+struct code_pair {
+	struct row *a, *b;
+	size_t na, nb;
+	struct rp_pair *p;
+	long n;
+};
+
+/* A row of the per-line table: the line of the code in A and in B (one line when the code is
+ * the same and so is its line) and each generation's samples there. */
+struct line_row { const char *file, *file_b; uint32_t line, line_b; uint64_t a, b; };
 
 static int line_order(const void *pa, const void *pb)
 {
@@ -161,53 +181,107 @@ static int line_order(const void *pa, const void *pb)
 	if (mx != my)
 		return mx > my ? -1 : 1;
 	int c = strcmp(x->file ? x->file : "", y->file ? y->file : "");
-	return c ? c : (x->line < y->line ? -1 : x->line > y->line);
+	if (c || x->line != y->line)
+		return c ? c : x->line < y->line ? -1 : 1;
+	c = strcmp(x->file_b ? x->file_b : "", y->file_b ? y->file_b : "");
+	return c ? c : (x->line_b < y->line_b ? -1 : x->line_b > y->line_b);
 }
 
-static int print_lines(FILE *out, const struct gen_samples *g)
+/* Adds a and b samples to the row of (file, line) in A and (file_b, line_b) in B. */
+static void add_line(struct line_row *rows, size_t *n, const struct line_row *r)
 {
-	size_t cap = g[0].n + g[1].n + 1, n = 0;
+	size_t j = 0;
+	while (j < *n && (rows[j].file != r->file || rows[j].line != r->line ||
+			  rows[j].file_b != r->file_b || rows[j].line_b != r->line_b))
+		j++;
+	if (j == *n)
+		rows[(*n)++] = (struct line_row){ r->file, r->file_b, r->line, r->line_b, 0, 0 };
+	rows[j].a += r->a;
+	rows[j].b += r->b;
+}
+
+/* Each generation's samples by its own lines: what there is without the aligned code. */
+static size_t lines_by_samples(const struct gen_samples *g, struct line_row *rows)
+{
+	size_t n = 0;
+	for (int k = 0; k < 2; k++)
+		for (size_t i = 0; i < g[k].n; i++) {
+			const struct rp_frame *f = g[k].frames[i];
+			struct line_row r = { f->srcfile, f->srcfile, f->line, f->line, !k, k };
+			add_line(rows, &n, &r);
+		}
+	return n;
+}
+
+/* The samples of the same code, by its line in A and in B: through the instruction alignment,
+ * so a multiply both compiles made is one row even when the two line tables give it other
+ * lines ("Foo.java:21 | Foo.java:62"); code only one has is a row of its own. */
+static size_t lines_by_code(const struct code_pair *c, struct line_row *rows)
+{
+	size_t n = 0;
+	for (long i = 0; i < c->n; i++) {
+		const struct row *ra = c->p[i].a >= 0 ? &c->a[c->p[i].a] : NULL;
+		const struct row *rb = c->p[i].b >= 0 ? &c->b[c->p[i].b] : NULL;
+		if (!(ra && ra->hits) && !(rb && rb->hits))
+			continue;
+		struct line_row r = { 0 };
+		if (ra && ra->at)
+			r.file = ra->at->file, r.line = ra->at->line;
+		if (rb && rb->at)
+			r.file_b = rb->at->file, r.line_b = rb->at->line;
+		r.a = ra ? ra->hits : 0;
+		r.b = rb ? rb->hits : 0;
+		add_line(rows, &n, &r);
+	}
+	return n;
+}
+
+static void line_text(char *buf, size_t len, const char *file, uint32_t line, int present)
+{
+	if (!present)
+		snprintf(buf, len, "-");
+	else if (file)
+		snprintf(buf, len, "%s:%u", file, line);
+	else
+		snprintf(buf, len, "??:0");
+}
+
+static int print_lines(FILE *out, const struct gen_samples *g, const struct code_pair *c)
+{
+	size_t cap = g[0].n + g[1].n + (c->n > 0 ? (size_t)c->n : 0) + 1, n;
 	struct line_row *rows = calloc(cap, sizeof(*rows));
 	if (!rows)
 		return -ENOMEM;
-	for (int k = 0; k < 2; k++) {
-		for (size_t i = 0; i < g[k].n; i++) {
-			const struct rp_frame *f = g[k].frames[i];
-			size_t j = 0;
-			while (j < n && (rows[j].file != f->srcfile || rows[j].line != f->line))
-				j++;
-			if (j == n)
-				rows[n++] = (struct line_row){ f->srcfile, f->line, 0, 0 };
-			if (k)
-				rows[j].b++;
-			else
-				rows[j].a++;
-		}
-	}
+	int aligned = c->n > 0;
+	n = aligned ? lines_by_code(c, rows) : lines_by_samples(g, rows);
 	if (n > 1)
 		qsort(rows, n, sizeof(*rows), line_order);
-	fprintf(out, "\n# Per source line (share of each generation's samples)\n");
+	if (aligned)
+		fprintf(out, "\n# Per source line of the same code (instructions aligned as below; "
+			"'A | B' where the two line tables differ; share of each generation's "
+			"samples)\n");
+	else
+		fprintf(out, "\n# Per source line (each generation's own lines: one lacks the code "
+			"or the line table to align them through; share of each generation's "
+			"samples)\n");
 	fprintf(out, "  %-40s  %8s  %8s\n", "Source:Line", "gen A", "gen B");
 	for (size_t i = 0; i < n; i++) {
-		char loc[512];
-		if (rows[i].file)
-			snprintf(loc, sizeof(loc), "%s:%u", rows[i].file, rows[i].line);
+		const struct line_row *r = &rows[i];
+		char la[256], lb[256], loc[520];
+		int in_a = !aligned || r->a || r->file, in_b = !aligned || r->b || r->file_b;
+		line_text(la, sizeof(la), r->file, r->line, in_a);
+		line_text(lb, sizeof(lb), r->file_b, r->line_b, in_b);
+		if (!strcmp(la, lb))
+			snprintf(loc, sizeof(loc), "%s", la);
 		else
-			snprintf(loc, sizeof(loc), "??:0");
+			snprintf(loc, sizeof(loc), "%s | %s", la, lb);
 		fprintf(out, "  %-40s  %7.2f%%  %7.2f%%\n", loc,
-			g[0].n ? 100.0 * rows[i].a / g[0].n : 0, g[1].n ? 100.0 * rows[i].b / g[1].n : 0);
+			g[0].n ? 100.0 * r->a / g[0].n : 0, g[1].n ? 100.0 * r->b / g[1].n : 0);
 	}
 	free(rows);
 	return 0;
 }
 
-/* One instruction of a listing: its text (sample share, offset, instruction, named target),
- * its normalized hash for the alignment, and the source line it starts, if any. */
-struct row {
-	char text[2 * COL];
-	uint64_t hash;
-	const struct rp_src_line *src;
-};
 
 /* The load of pid whose code holds addr, loaded last before (or with) at. */
 static const struct rp_load *load_at(const struct rp_session *s, uint32_t pid, uint64_t addr,
@@ -263,6 +337,20 @@ static const struct rp_src_line *line_at(const struct rp_load *l, uint64_t lo, u
 	return found;
 }
 
+/* The line entry the code at off is in (the last starting at or before it), or NULL. */
+static const struct rp_src_line *line_of(const struct rp_load *l, uint64_t off)
+{
+	size_t a = 0, b = l->nr_lines;
+	while (a < b) {
+		size_t m = (a + b) / 2;
+		if (l->lines[m].off <= off)
+			a = m + 1;
+		else
+			b = m;
+	}
+	return a ? &l->lines[a - 1] : NULL;
+}
+
 /* One generation's listing; *nr rows (0 with a note row when there is no code). */
 static struct row *listing(csh cs, const struct rp_session *s, const struct gen_samples *g,
 			   size_t *nr)
@@ -295,6 +383,9 @@ static struct row *listing(csh cs, const struct rp_session *s, const struct gen_
 			     insn[i].mnemonic, insn[i].op_str, tgt) >= (int)sizeof(r->text))
 			memcpy(r->text + sizeof(r->text) - 4, "...", 4);	/* a long name */
 		r->hash = rp_insn_norm_hash(insn[i].mnemonic, insn[i].op_str);
+		/* a sample's line is that of the instruction before its address (ingest.c) */
+		r->hits = count_range(g, off ? off + 1 : 0, off + insn[i].size + 1);
+		r->at = line_of(l, off);
 		const struct rp_src_line *src = line_at(l, off, off + insn[i].size, &k);
 		if (src && (!prev || src->file != prev->file || src->line != prev->line))
 			r->src = prev = src;
@@ -311,23 +402,28 @@ static void src_text(const struct row *r, char *buf, size_t len)
 		buf[0] = '\0';
 }
 
-static int print_aligned(FILE *out, const struct row *a, size_t na, const struct row *b,
-			 size_t nb)
+/* The LCS pairing of both listings' instructions into c->p, c->n pairs; 0 or -ENOMEM. */
+static int align_code(struct code_pair *c)
 {
-	uint64_t *ha = malloc((na + 1) * sizeof(*ha)), *hb = malloc((nb + 1) * sizeof(*hb));
-	struct rp_pair *p = NULL;
-	long n = -ENOMEM;
+	uint64_t *ha = malloc((c->na + 1) * sizeof(*ha)), *hb = malloc((c->nb + 1) * sizeof(*hb));
+	c->n = -ENOMEM;
 	if (ha && hb) {
-		for (size_t i = 0; i < na; i++)
-			ha[i] = a[i].hash;
-		for (size_t i = 0; i < nb; i++)
-			hb[i] = b[i].hash;
-		n = rp_align(ha, na, hb, nb, &p);
+		for (size_t i = 0; i < c->na; i++)
+			ha[i] = c->a[i].hash;
+		for (size_t i = 0; i < c->nb; i++)
+			hb[i] = c->b[i].hash;
+		c->n = rp_align(ha, c->na, hb, c->nb, &c->p);
 	}
 	free(ha);
 	free(hb);
-	if (n < 0)
-		return (int)n;
+	return c->n < 0 ? (int)c->n : 0;
+}
+
+static void print_aligned(FILE *out, const struct code_pair *c)
+{
+	const struct row *a = c->a, *b = c->b;
+	const struct rp_pair *p = c->p;
+	long n = c->n;
 	fprintf(out, "\n# Per instruction, aligned by code (LCS over instructions without their "
 		"numbers; '-' only in A, '+' only in B, '~' same instruction, other numbers)\n");
 	fprintf(out, "    %-*s | %s\n", COL, "gen A", "gen B");
@@ -343,15 +439,18 @@ static int print_aligned(FILE *out, const struct row *a, size_t na, const struct
 			    strcmp(strchr(ra->text, ':'), strchr(rb->text, ':')) ? '~' : ' ';
 		fprintf(out, "  %c %-*s | %s\n", mark, COL, ra ? ra->text : "", rb ? rb->text : "");
 	}
-	free(p);
-	return 0;
 }
 
-static int print_insns(FILE *out, const struct rp_session *s, const struct gen_samples *g)
+/* Both listings and their alignment; c->n < 0 with c->why when there is none to show. */
+static int code_pair(struct code_pair *c, const struct rp_session *s,
+		     const struct gen_samples *g, const char **why)
 {
 	csh cs;
+	memset(c, 0, sizeof(*c));
+	c->n = -1;
+	*why = NULL;
 	if (jp_dynload(&capstone)) {
-		fprintf(out, "\n# Per instruction: not shown (%s)\n", capstone.err);
+		*why = capstone.err;
 		return 0;
 	}
 #if defined(__aarch64__)
@@ -360,13 +459,29 @@ static int print_insns(FILE *out, const struct rp_session *s, const struct gen_s
 	if (cs_api.cs_open(CS_ARCH_X86, CS_MODE_64, &cs) != CS_ERR_OK)
 #endif
 		return -ENOTSUP;
-	size_t na, nb;
-	struct row *a = listing(cs, s, &g[0], &na), *b = listing(cs, s, &g[1], &nb);
+	c->a = listing(cs, s, &g[0], &c->na);
+	c->b = listing(cs, s, &g[1], &c->nb);
 	cs_api.cs_close(&cs);
-	int rc = a && b ? print_aligned(out, a, na, b, nb) : -ENOMEM;
-	free(a);
-	free(b);
-	return rc;
+	if (!c->a || !c->b)
+		return -ENOMEM;
+	return align_code(c);
+}
+
+static void code_pair_free(struct code_pair *c)
+{
+	free(c->a);
+	free(c->b);
+	free(c->p);
+}
+
+/* Lines can go through the aligned code when both generations have code (else a listing is a
+ * note row) and a line table of it (else only their samples' frames have lines). */
+static int lines_alignable(const struct gen_samples *g)
+{
+	for (int k = 0; k < 2; k++)
+		if (!g[k].l->code || !g[k].l->code_size || !g[k].l->nr_lines)
+			return 0;
+	return 1;
 }
 
 static int same_site(const struct rp_jvm_inline *x, const struct rp_jvm_inline *y)
@@ -443,11 +558,19 @@ int rp_print_compare(FILE *out, const struct rp_session *s, const char *method,
 				rp_load_tier(l), l->dso ? l->dso : "?", l->code_size,
 				l->code_addr, g[k].n);
 		}
-		rc = print_lines(out, g);
+		struct code_pair c;
+		const char *why;
+		rc = code_pair(&c, s, g, &why);
+		struct code_pair none = { .n = -1 };
+		if (!rc)
+			rc = print_lines(out, g, lines_alignable(g) ? &c : &none);
 		if (!rc)
 			print_inline_diff(out, g[0].l, g[1].l);
-		if (!rc)
-			rc = print_insns(out, s, g);
+		if (!rc && why)
+			fprintf(out, "\n# Per instruction: not shown (%s)\n", why);
+		else if (!rc)
+			print_aligned(out, &c);
+		code_pair_free(&c);
 	}
 	for (int k = 0; k < 2; k++) {
 		free(g[k].ips);

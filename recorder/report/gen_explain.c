@@ -44,15 +44,26 @@ void rp_gen_print_head(FILE *out)
 		"share", "samples/s", "ended", "hottest lines");
 }
 
+/* A period's end as the table prints it: seconds, or "before" (the attach) when unknown. */
+static void seconds_or_before(FILE *out, double s, int before)
+{
+	if (before)
+		fprintf(out, "%9s  ", "before");
+	else
+		fprintf(out, "%8.3fs  ", s);
+}
+
 void rp_gen_print_row(FILE *out, const struct rp_gen_row *r)
 {
 	const struct rp_load *l = r->load;
 	fprintf(out, "  %4u  %-8s  ", l->generation, rp_load_tier(l));
 	num_or_dash(out, "%3s  ", row_level(l));
 	num_or_dash(out, "%6s  ", row_compile_id(l));
-	fprintf(out, "%8.3fs  %8.3fs  %-15s  %7" PRIu64 "  %7" PRIu64 "  %6.2f%%  %9.1f  %-10s  ",
-		r->active_from_s, r->active_until_s, rp_until_src_name(r->until_src), l->code_size,
-		r->samples, 100 * r->share, r->per_sec, rp_end_kind_name(r->ended_by));
+	seconds_or_before(out, r->active_from_s, r->from_src == RP_FROM_BEFORE_ATTACH);
+	seconds_or_before(out, r->active_until_s, r->until_src == RP_UNTIL_BEFORE_ATTACH);
+	fprintf(out, "%-15s  %7" PRIu64 "  %7" PRIu64 "  %6.2f%%  %9.1f  %-10s  ",
+		rp_until_src_name(r->until_src), l->code_size, r->samples, 100 * r->share,
+		r->per_sec, rp_end_kind_name(r->ended_by));
 	for (int h = 0; h < r->nr_hot; h++)
 		fprintf(out, "%s%s:%u (%.0f%%)", h ? ", " : "", r->hot[h].file, r->hot[h].line,
 			100.0 * r->hot[h].samples / r->samples);
@@ -117,11 +128,32 @@ static size_t nr_joined(const struct rp_session *s)
 }
 
 /* What the header says about the sources the view could use. */
+/* HotSpot code in the recording (tiers our agent names): only then is a JVM log worth asking. */
+static int has_hotspot(const struct rp_session *s)
+{
+	for (size_t i = 0; i < s->nr_loads; i++)
+		if (s->loads[i].tier == JD_TIER_C1 || s->loads[i].tier == JD_TIER_C2)
+			return 1;
+	return 0;
+}
+
 void rp_gen_print_sources(FILE *out, const struct rp_session *s)
 {
 	const struct rp_jvmlog *jl = s->jvmlog;
-	if (!jl) {
+	size_t bf = 0;
+	for (size_t i = 0; i < s->nr_loads; i++)
+		bf += !s->loads[i].runtime && (s->loads[i].flags & JD_LOAD_BACKFILLED);
+	if (bf)
+		fprintf(out, "# agent attached to a running JVM: %zu generations compiled before it, "
+			"numbered by compile id, active from %s\n", bf,
+			jl ? "their install (JVM log)" : "\"before\" (the attach)");
+	if (!jl && has_hotspot(s)) {
 		fprintf(out, "# %s\n", NO_LOG);
+		return;
+	}
+	if (!jl) {
+		fputs("# ends of generations inferred from loads, unloads and samples (the runtime "
+		      "tells no more)\n", out);
 		return;
 	}
 	fprintf(out, "# JVM compilation log: process %u, %zu nmethods, %zu loads joined\n",
@@ -178,9 +210,15 @@ void rp_gen_json_fields(FILE *out, const struct rp_gen_row *r)
 	json_int_or_null(out, row_compile_id(l));
 	fputs(", \"osr_bci\": ", out);
 	json_int_or_null(out, row_osr_bci(l));
-	fprintf(out, ", \"active_from\": %.6f, \"active_until\": %.6f, \"active_until_source\": "
-		"\"%s\", \"samples_per_s\": %.3f, \"ended_by\": {\"kind\": \"%s\", \"reason\": ",
-		r->active_from_s, r->active_until_s, rp_until_src_name(r->until_src), r->per_sec,
+	fputs(", \"active_from\": ", out);
+	if (r->from_src == RP_FROM_BEFORE_ATTACH)
+		fputs("null", out);
+	else
+		fprintf(out, "%.6f", r->active_from_s);
+	fprintf(out, ", \"active_from_source\": \"%s\", \"active_until\": %.6f, "
+		"\"active_until_source\": \"%s\", \"samples_per_s\": %.3f, \"ended_by\": "
+		"{\"kind\": \"%s\", \"reason\": ", rp_from_src_name(r->from_src),
+		r->active_until_s, rp_until_src_name(r->until_src), r->per_sec,
 		rp_end_kind_name(r->ended_by));
 	int logged = c && c->end == r->ended_by;
 	json_str_or_null(out, logged && c->reason ? c->reason : replaced_how(r));
@@ -248,10 +286,7 @@ void rp_gen_html_sources(FILE *out, const struct rp_session *s)
 		rp_json_str(out, buf);
 		return;
 	}
-	int hotspot = 0;
-	for (size_t i = 0; i < s->nr_loads && !hotspot; i++)
-		hotspot = s->loads[i].tier == JD_TIER_C1 || s->loads[i].tier == JD_TIER_C2;
-	if (hotspot)
+	if (has_hotspot(s))
 		rp_json_str(out, "No HotSpot compilation log: what ended each generation is inferred "
 			    "from loads and unloads. For the deoptimization or broken dependency "
 			    "behind it: jitprof report --html ... --jvm-log FILE, or jitprof profile "

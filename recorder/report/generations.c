@@ -169,50 +169,114 @@ static int method_order(const void *pa, const void *pb)
 const char *rp_until_src_name(enum rp_until_src u)
 {
 	static const char *const n[] = { "recording_end", "next_generation", "not_entrant",
-					 "unload" };
+					 "unload", "before_attach", "last_sample" };
 	return (size_t)u < sizeof(n) / sizeof(n[0]) ? n[u] : "?";
 }
 
-/* The load that takes over from l: the next non-OSR load of the method for normal code; for
- * OSR code the next OSR load at the same loop (any OSR load when a bci is unknown). */
+const char *rp_from_src_name(enum rp_from_src f)
+{
+	static const char *const n[] = { "load", "compile", "before_attach" };
+	return (size_t)f < sizeof(n) / sizeof(n[0]) ? n[f] : "?";
+}
+
+static int backfilled(const struct rp_load *l)
+{
+	return !!(l->flags & JD_LOAD_BACKFILLED);
+}
+
+/* Whether o takes over from l: the next non-OSR load of the method for normal code; for OSR
+ * code the next OSR load at the same loop (any OSR load when a bci is unknown). Back-filled
+ * loads (reported together at the attach) succeed one another by compile id, unknown ids
+ * not at all; a load since the attach succeeds every back-filled one. */
 static int takes_over(const struct rp_load *l, const struct rp_load *o)
 {
 	int lo = !!(l->flags & JD_LOAD_OSR), oo = !!(o->flags & JD_LOAD_OSR);
-	if (o->load_time <= l->load_time || lo != oo)
+	if (lo != oo || (lo && l->compile_id > 0 && o->compile_id > 0 &&
+			 l->osr_bci != o->osr_bci))
 		return 0;
-	return !lo || l->compile_id <= 0 || o->compile_id <= 0 || l->osr_bci == o->osr_bci;
+	if (backfilled(o))
+		return backfilled(l) && l->compile_id > 0 && o->compile_id > l->compile_id;
+	return backfilled(l) || o->load_time > l->load_time;
+}
+
+/* Whether a takes over before b (both take over from the same load). */
+static int sooner(const struct rp_load *a, const struct rp_load *b)
+{
+	if (backfilled(a) != backfilled(b))
+		return backfilled(a);
+	return backfilled(a) ? a->compile_id < b->compile_id : a->load_time < b->load_time;
+}
+
+static double rel_s(const struct rp_session *s, uint64_t t)
+{
+	return t > s->start ? (t - s->start) / 1e9 : 0;
+}
+
+/* What the period's end says ended it, unless the JVM log says more. */
+static enum rp_end_kind ended_by(const struct rp_load *l, enum rp_until_src u)
+{
+	if (l->jvm && l->jvm->end != RP_END_RUNNING)
+		return l->jvm->end;
+	switch (u) {
+	case RP_UNTIL_NEXT_GEN:
+	case RP_UNTIL_BEFORE_ATTACH: return RP_END_REPLACED;
+	case RP_UNTIL_UNLOAD: return RP_END_UNLOADED;
+	case RP_UNTIL_NOT_ENTRANT: return RP_END_NOT_ENTRANT;
+	default: return RP_END_RUNNING;
+	}
+}
+
+/* HotSpot code (a tier our agent or perf's named): a newer nmethod of a method makes the older
+ * not entrant when it is installed, so samples after it are activations running on. */
+static int hotspot(const struct rp_load *l)
+{
+	return l->tier == JD_TIER_C1 || l->tier == JD_TIER_C2 || l->jvm;
 }
 
 /* active_from/active_until of one row among its method's loads ([i, j) of order), and how
- * it ended: the JVM log's word where it has one, else what ended its active period. */
+ * it ended: the JVM log's word where it has one, else what ended its active period. The
+ * samples are evidence too: HotSpot code made not entrant (or replaced) runs on in the
+ * activations already in it, so its period lasts until its last sample (last: 0 none); other
+ * code that ran after a later load was not replaced by it (node 20 names V8's OSR code and
+ * the function's normal code alike, and they run side by side): it is running. Not past an
+ * unload: samples there are not the load's (RP_FRAME_UNLOADED). */
 static void active_period(const struct rp_session *s, struct rp_gen_row *r,
-			  const struct rp_load *const *order, size_t i, size_t j)
+			  const struct rp_load *const *order, size_t i, size_t j, uint64_t last)
 {
 	const struct rp_load *l = r->load;
-	uint64_t until = s->end > l->load_time ? s->end : l->load_time;
+	uint64_t end = s->end > l->load_time ? s->end : l->load_time, until = end;
 	r->until_src = RP_UNTIL_END;
 	r->next = NULL;
+	r->from_src = RP_FROM_LOAD;
+	r->from_ns = l->load_time;
+	if (backfilled(l)) {
+		r->from_src = l->install_time ? RP_FROM_COMPILE : RP_FROM_BEFORE_ATTACH;
+		r->from_ns = l->install_time;
+	}
 	for (size_t k = i; k < j; k++)
-		if (takes_over(l, order[k]) && (!r->next || order[k]->load_time < r->next->load_time))
+		if (takes_over(l, order[k]) && (!r->next || sooner(order[k], r->next)))
 			r->next = order[k];
-	if (r->next && r->next->load_time < until)
+	if (r->next && backfilled(r->next))	/* replaced before the attach reported both */
+		until = l->load_time, r->until_src = RP_UNTIL_BEFORE_ATTACH;
+	else if (r->next && r->next->load_time < until)
 		until = r->next->load_time, r->until_src = RP_UNTIL_NEXT_GEN;
 	if (l->not_entrant_time && l->not_entrant_time < until)
 		until = l->not_entrant_time, r->until_src = RP_UNTIL_NOT_ENTRANT;
 	if (l->unload_time && l->unload_time < until)
 		until = l->unload_time, r->until_src = RP_UNTIL_UNLOAD;
-	r->active_from_s = l->load_time > s->start ? (l->load_time - s->start) / 1e9 : 0;
-	r->active_until_s = until > s->start ? (until - s->start) / 1e9 : 0;
-	double span = r->active_until_s - r->active_from_s;
-	r->per_sec = span > 0 ? l->samples / span : 0;
-	if (l->jvm && l->jvm->end != RP_END_RUNNING)
-		r->ended_by = l->jvm->end;
-	else if (r->until_src == RP_UNTIL_NEXT_GEN)
-		r->ended_by = RP_END_REPLACED;
-	else if (r->until_src == RP_UNTIL_UNLOAD)
-		r->ended_by = RP_END_UNLOADED;
-	else
-		r->ended_by = RP_END_RUNNING;
+	if (last > until && r->until_src != RP_UNTIL_UNLOAD && r->until_src != RP_UNTIL_END &&
+	    !hotspot(l))
+		until = end, r->until_src = RP_UNTIL_END, r->next = NULL;
+	r->ended_by = ended_by(l, r->until_src);
+	if (last > until && r->until_src != RP_UNTIL_UNLOAD)
+		until = last, r->until_src = RP_UNTIL_LAST_SAMPLE;
+	r->until_ns = until;
+	r->active_from_s = r->from_ns ? (r->from_ns > s->start ? rel_s(s, r->from_ns)
+					 : -((s->start - r->from_ns) / 1e9)) : 0;
+	r->active_until_s = rel_s(s, until);
+	/* the rate over the part of the period the recording saw */
+	uint64_t seen = r->from_ns > s->start ? r->from_ns : s->start;
+	r->per_sec = until > seen ? l->samples / ((until - seen) / 1e9) : 0;
 }
 
 static uint64_t proc_samples(const struct rp_session *s, uint32_t pid)
@@ -225,6 +289,12 @@ static uint64_t proc_samples(const struct rp_session *s, uint32_t pid)
 
 int rp_gen_view_build(struct rp_gen_view *v, const struct rp_session *s, const char *method)
 {
+	return rp_gen_view_build_all(v, s, method, 0);
+}
+
+int rp_gen_view_build_all(struct rp_gen_view *v, const struct rp_session *s, const char *method,
+			  int all)
+{
 	memset(v, 0, sizeof(*v));
 	struct rp_name_match nm;
 	if (method)
@@ -232,12 +302,13 @@ int rp_gen_view_build(struct rp_gen_view *v, const struct rp_session *s, const c
 	int ret = -ENOMEM;
 	struct hit *hits = malloc((s->nr_samples + 1) * sizeof(*hits));
 	const struct rp_load **order = malloc((s->nr_loads + 1) * sizeof(*order));
+	uint64_t *last = calloc(s->nr_loads + 1, sizeof(*last));	/* per load, 1-based */
 	struct hit_table ht = { 0 };
 	size_t nr_hits = 0;
 	uint64_t psamples = 0;
 	uint32_t last_pid = 0;
 	int have_pid = 0;
-	if (!hits || !order)
+	if (!hits || !order || !last)
 		goto out;
 	/* Counted per (load, file, line) (a dense recording's 200k samples land on a few
 	 * thousand), then those sorted: sorting every sample's hit was most of the HTML page's
@@ -251,6 +322,8 @@ int rp_gen_view_build(struct rp_gen_view *v, const struct rp_session *s, const c
 			v->unknown_samples++;
 		else if (f->load && count_hit(&ht, hits, &nr_hits, f))
 			goto out;
+		else if (f->load && f->load <= s->nr_loads && s->samples[i].time > last[f->load])
+			last[f->load] = s->samples[i].time;
 	}
 	if (nr_hits > 1)
 		qsort(hits, nr_hits, sizeof(*hits), hit_order);
@@ -272,7 +345,7 @@ int rp_gen_view_build(struct rp_gen_view *v, const struct rp_session *s, const c
 		}
 		const char *title = rp_load_title(order[i]);
 		int match = title && !order[i]->runtime &&
-			    (method ? rp_name_matches(&nm, title) : j - i > 1);
+			    (method ? rp_name_matches(&nm, title) : all || j - i > 1);
 		if (!match) {
 			i = j;
 			continue;
@@ -299,10 +372,10 @@ int rp_gen_view_build(struct rp_gen_view *v, const struct rp_session *s, const c
 			r->load = l;
 			r->samples = l->samples;
 			r->proc_samples = psamples;
-			r->rel_load_s = l->load_time > s->start ? (l->load_time - s->start) / 1e9 : 0;
+			r->rel_load_s = rel_s(s, l->load_time);
 			r->lifetime_s = end > l->load_time ? (end - l->load_time) / 1e9 : 0;
 			r->share = psamples ? (double)l->samples / psamples : 0;
-			active_period(s, r, order, i, j);
+			active_period(s, r, order, i, j, last[l - s->loads + 1]);
 			/* hits are sorted by load index: find this load's run. */
 			uint32_t idx = (uint32_t)(l - s->loads) + 1;
 			size_t lo = 0, hi = nr_hits;
@@ -329,6 +402,7 @@ out:
 		rp_name_match_fini(&nm);
 	free(hits);
 	free(order);
+	free(last);
 	free(ht.slot);
 	if (ret)
 		rp_gen_view_free(v);

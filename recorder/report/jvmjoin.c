@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "jitdump/jitdump.h"
 #include "recorder/report/report_int.h"
 
 static int i64_order(const void *pa, const void *pb)
@@ -119,7 +120,8 @@ int rp_session_join_jvmlog(struct rp_session *s, const struct rp_jvmlog *jl, cha
 		if (l->pid != pid)
 			continue;
 		of_pid++;
-		if ((c = direct(jl, &e, l)))
+		/* a back-filled load's time is the attach, not its install */
+		if (!(l->flags & JD_LOAD_BACKFILLED) && (c = direct(jl, &e, l)))
 			off[nr_off++] = at_stamp((int64_t)l->load_time, -c->stamp);
 	}
 	if (!of_pid || !nr_off) {
@@ -158,6 +160,10 @@ int rp_session_join_jvmlog(struct rp_session *s, const struct rp_jvmlog *jl, cha
 			continue;
 		joined++;
 		l->jvm = c;
+		if (c->stamp >= 0) {
+			int64_t t = at_stamp(offset, c->stamp);
+			l->install_time = t > 0 ? (uint64_t)t : 1;
+		}
 		if (c->not_entrant >= 0) {
 			int64_t t = at_stamp(offset, c->not_entrant);
 			/* The log's milliseconds must not end a generation before it began. */

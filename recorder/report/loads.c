@@ -76,11 +76,16 @@ static void keep_lines(struct rp_session *s, const struct jd_load_entry *je, str
 	for (size_t i = 0; i < je->nr_lines; i++) {
 		const struct jd_line *jl = &je->lines[i];
 		const char *file = synth_line_file(jl->file, script);	/* as synth reads it */
-		if (!file || jl->addr < je->load.code_addr ||
-		    jl->addr - je->load.code_addr >= l->code_size)
+		uint64_t start = je->load.code_addr;
+		/* a row a few bytes before the code is its first bytes' line, as synth keeps it */
+		uint64_t off = jl->addr > start ? jl->addr - start : 0;
+		if (!file || (jl->addr < start && start - jl->addr > SYNTH_LINE_BEFORE_MAX) ||
+		    off >= l->code_size)
 			continue;
+		if (!off && n && !v[n - 1].off)
+			n--;	/* a later row before or at the code start replaces one there */
 		const char *b = strrchr(file, '/');
-		v[n++] = (struct rp_src_line){ jl->addr - je->load.code_addr,
+		v[n++] = (struct rp_src_line){ off,
 					       rp_intern(s, b ? b + 1 : file),
 					       jl->line > 0 ? (uint32_t)jl->line : 0 };
 	}

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "jitdump/jitdump.h"
 #include "lib/grow.h"
 #include "lib/hash_seed.h"
 #include "recorder/report/report_int.h"
@@ -264,9 +265,36 @@ static int numbers_clash(struct rp_load *const *v, size_t n, uint32_t *scratch)
 	return 0;
 }
 
+/* Succession among loads of one method when some were back-filled (an agent attached late
+ * reports the code already there, all at the attach and in the code cache's order, C2 before
+ * C1): those first, by compile id (the order the JVM compiled them; unknown ids last, in load
+ * order), then the loads since the attach in load order. */
+static int succession_order(const void *a, const void *b)
+{
+	const struct rp_load *x = *(const struct rp_load *const *)a;
+	const struct rp_load *y = *(const struct rp_load *const *)b;
+	int bx = !!(x->flags & JD_LOAD_BACKFILLED), by = !!(y->flags & JD_LOAD_BACKFILLED);
+	if (bx != by)
+		return by - bx;
+	if (bx && (x->compile_id > 0) != (y->compile_id > 0))
+		return x->compile_id > 0 ? -1 : 1;
+	if (bx && x->compile_id > 0 && x->compile_id != y->compile_id)
+		return x->compile_id < y->compile_id ? -1 : 1;
+	return load_order(a, b);
+}
+
+static int has_backfilled(struct rp_load *const *v, size_t n)
+{
+	for (size_t k = 0; k < n; k++)
+		if (v[k]->flags & JD_LOAD_BACKFILLED)
+			return 1;
+	return 0;
+}
+
 /* Generations for loads that carried none (no note, no dump): the order of loads of the
  * same method identity (rp_load_ident) in one process, which is what contract 3
- * (docs/ARCHITECTURE.md) defines. */
+ * (docs/ARCHITECTURE.md) defines; a method with back-filled loads is numbered in its
+ * succession (succession_order) whatever its notes say. */
 static void number_generations(struct rp_session *s)
 {
 	if (!s->nr_loads)
@@ -289,9 +317,11 @@ static void number_generations(struct rp_session *s)
 			j++;
 		/* Numbers from notes or dumps are kept unless two loads of the group share one
 		 * (a name the dump spelled differently from the ELF symbol): then load order. */
-		int clash = numbers_clash(v + i, j - i, scratch);
+		int clash = numbers_clash(v + i, j - i, scratch), bf = has_backfilled(v + i, j - i);
+		if (bf && j - i > 1)
+			qsort(v + i, j - i, sizeof(*v), succession_order);
 		for (size_t k = i; k < j; k++)
-			if (clash || !v[k]->generation)
+			if (clash || bf || !v[k]->generation)
 				v[k]->generation = (uint32_t)(k - i + 1);
 		i = j;
 	}

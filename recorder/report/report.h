@@ -54,6 +54,9 @@ struct rp_load {
 	/* From HotSpot's compilation log (rp_session_join_jvmlog), NULL/0 without one. */
 	const struct rp_jvm_code *jvm;
 	uint64_t not_entrant_time;	/* recording clock; 0: never made not entrant */
+	/* When the JVM installed it, on the recording's clock (the log's stamp); 0 unknown. What
+	 * tells a back-filled load's (JD_LOAD_BACKFILLED: its load_time is the attach) start. */
+	uint64_t install_time;
 };
 
 /* Tiers beyond enum jd_tier, from V8's name markers (identity.c). */
@@ -364,14 +367,30 @@ enum rp_until_src {
 	RP_UNTIL_NEXT_GEN,	/* the load of the next non-OSR generation (OSR: same bci) */
 	RP_UNTIL_NOT_ENTRANT,	/* the JVM log's make_not_entrant */
 	RP_UNTIL_UNLOAD,	/* the runtime's unload event */
+	RP_UNTIL_BEFORE_ATTACH,	/* back-filled, and so was a later compile of it: replaced
+				 * before the agent attached */
+	RP_UNTIL_LAST_SAMPLE,	/* its last sample: HotSpot code ran on in activations after
+				 * it was made not entrant or replaced */
 };
 const char *rp_until_src_name(enum rp_until_src u);
+
+/* Where a generation's active period starts. */
+enum rp_from_src {
+	RP_FROM_LOAD = 0,	/* its load (the runtime's CODE_LOAD) */
+	RP_FROM_COMPILE,	/* back-filled: when the JVM installed it (the JVM log) */
+	RP_FROM_BEFORE_ATTACH,	/* back-filled, install time unknown: before the attach */
+};
+const char *rp_from_src_name(enum rp_from_src f);
 
 struct rp_gen_row {
 	const struct rp_load *load;
 	uint64_t samples, proc_samples;	/* this generation's / the process's */
 	double rel_load_s, lifetime_s, share, per_sec;	/* per_sec over the active period */
-	double active_from_s, active_until_s;	/* seconds from the recording's start */
+	double active_from_s, active_until_s;	/* seconds from the recording's start (from:
+						 * negative when installed before it, 0 when
+						 * unknown: RP_FROM_BEFORE_ATTACH) */
+	uint64_t from_ns, until_ns;	/* the same on the recording's clock; from 0: unknown */
+	enum rp_from_src from_src;
 	enum rp_until_src until_src;
 	enum rp_end_kind ended_by;
 	const struct rp_load *next;	/* the generation that took over, or NULL */
@@ -398,7 +417,20 @@ struct rp_gen_view {
 
 /* method as rp_print_generations takes it. 0 or -ENOMEM. */
 int rp_gen_view_build(struct rp_gen_view *v, const struct rp_session *s, const char *method);
+/* The same; with all and no method, methods of one generation too (the invariant check). */
+int rp_gen_view_build_all(struct rp_gen_view *v, const struct rp_session *s, const char *method,
+			  int all);
 void rp_gen_view_free(struct rp_gen_view *v);
+
+/* The invariant of the generations view (gen_check.c): every sample of a generation inside its
+ * active period, running generations active until the end, replaced ones replaced by one.
+ * Prints the first findings and a summary line to out; 0 (findings or not), -ENOMEM, -EIO. */
+struct rp_gen_check {
+	uint64_t samples, outside;	/* samples in generations, and those outside their period */
+	size_t generations, bad_rows;	/* generations, and those inconsistent */
+	size_t shown;			/* findings (printed up to 10) */
+};
+int rp_gen_check(FILE *out, const struct rp_session *s, struct rp_gen_check *c);
 const char *rp_tier_name(uint32_t tier);
 /* The tier as the views print it: "C2", or "C2/osr" for on-stack-replacement code. */
 const char *rp_load_tier(const struct rp_load *l);

@@ -73,6 +73,14 @@ static void interop(enum producer p, enum recorder r)
 			  res.out);
 		tu_result_free(&res);
 	}
+	/* Every sample inside its generation's active period, through either inject. */
+	const char *injected[][2] = { { out, cache }, { pout, pcache } };
+	for (int k = 0; k < 2; k++) {
+		char extra[700], msg[8192];
+		snprintf(extra, sizeof(extra), "--buildid-dir '%s'", injected[k][1]);
+		cr_assert_eq(tu_check_generations(injected[k][0], extra, msg, sizeof(msg)), 0, "%s",
+			     msg);
+	}
 	tu_rmtree(dir);
 	free(dir);
 }

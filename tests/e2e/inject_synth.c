@@ -16,6 +16,9 @@ struct gen {
 	unsigned long pid;
 	unsigned long ci[8192], want[8192];
 	size_t n;
+	char line[4][32];	/* with --lines: "Bench.java:L" and its samples */
+	unsigned long line_want[4];
+	size_t nl;
 };
 
 /* Runs inject-gen in a fresh directory with the given extra arguments (NULL-terminated). */
@@ -42,6 +45,8 @@ static void gen_run(struct gen *g, const char *const *extra)
 			continue;
 		if (g->n < 8192 && sscanf(l, "expect %lu %lu", &g->ci[g->n], &g->want[g->n]) == 2)
 			g->n++;
+		if (g->nl < 4 && sscanf(l, "line %31s %lu", g->line[g->nl], &g->line_want[g->nl]) == 2)
+			g->nl++;
 	}
 	tu_result_free(&r);
 	const char *b = strrchr(g->dump, '/');
@@ -72,6 +77,18 @@ static void inject_ok(const struct gen *g, const char *extra)
 	inject(&r, g, g->data, g->out, extra);
 	cr_assert_eq(r.status, 0, "jitprof inject: %s", r.err);
 	tu_result_free(&r);
+}
+
+/* The k-th of both ways to inject g's recording: 0 ELF files into g->out, 1 --no-elfs into
+ * DIR/noelfs.data (path in noelfs); asserts success, leaves inject's output in *r. */
+static const char *inject_way(struct tu_result *r, const struct gen *g, int k, char *noelfs,
+			      size_t len)
+{
+	snprintf(noelfs, len, "%s/noelfs.data", g->dir);
+	const char *out = k ? noelfs : g->out;
+	inject(r, g, g->data, out, k ? "--no-elfs" : NULL);
+	cr_assert_eq(r->status, 0, "%s", r->err);
+	return out;
 }
 
 /* Every generation's report row equals the generator's count, nothing else is jitted. */
@@ -307,12 +324,9 @@ Test(inject_synth, line_rows_naming_files_that_are_not_text, .timeout = 120)
 		renamed += g.ci[i] % 20 == 10 ? g.want[i] : 0;
 	cr_assert_gt(renamed, 0, "no sample in a V8-named load");
 	char noelfs[600], cmd[2048];
-	snprintf(noelfs, sizeof(noelfs), "%s/noelfs.data", g.dir);
-	const char *outs[] = { g.out, noelfs };
 	for (int k = 0; k < 2; k++) {
 		struct tu_result r;
-		inject(&r, &g, g.data, outs[k], k ? "--no-elfs" : NULL);
-		cr_assert_eq(r.status, 0, "%s", r.err);
+		const char *out = inject_way(&r, &g, k, noelfs, sizeof(noelfs));
 		cr_assert(strstr(r.err, "10 line-table entries in 10 code loads name their file with "
 				 "bytes that are not text"), "%s", r.err);
 		cr_assert(strstr(r.err, "10 line-table entries outside their code or out of order "
@@ -320,7 +334,7 @@ Test(inject_synth, line_rows_naming_files_that_are_not_text, .timeout = 120)
 		tu_result_free(&r);
 		snprintf(cmd, sizeof(cmd), "'%s' report -q -i '%s' --sort srcline --buildid-dir '%s' "
 			 "&& '%s' report -q -i '%s' --sort srcline --json --buildid-dir '%s'",
-			 tu_build("jitprof"), outs[k], g.cache, tu_build("jitprof"), outs[k], g.cache);
+			 tu_build("jitprof"), out, g.cache, tu_build("jitprof"), out, g.cache);
 		cr_assert_eq(tu_sh(&r, cmd, 120), 0);
 		cr_assert_eq(r.status, 0, "%s", r.err);
 		cr_assert(strstr(r.out, "Bench.js:11"), "the renamed rows' line:\n%s", r.out);
@@ -330,6 +344,39 @@ Test(inject_synth, line_rows_naming_files_that_are_not_text, .timeout = 120)
 		cr_assert_null(strstr(r.out, "??:0"), "every sample has a line: %s", r.out);
 		cr_assert_null(strstr(r.out, "\xe3k"), "the garbled name is shown: %s", r.out);
 		cr_assert_null(strstr(r.out, "\\xe3"), "the garbled name is shown: %s", r.out);
+		tu_result_free(&r);
+	}
+	gen_free(&g);
+}
+
+/* A runtime whose line table has its first row a few bytes before the code start (a prologue's
+ * line): that row is the code's first bytes' line, not dropped for the next one. The generator
+ * puts row 0 (Bench.java:10) 4 bytes before each load's code and counts the samples of each row
+ * from the addresses it samples; the report's lines must match, ELF files and --no-elfs. */
+Test(inject_synth, line_row_before_the_code_start_is_its_first_bytes_line, .timeout = 120)
+{
+	struct gen g;
+	const char *args[] = { "--loads", "200", "--samples", "2000", "--hot", "0", "--lines",
+			       "--prologue", NULL };
+	gen_run(&g, args);
+	cr_assert_eq(g.nl, 4, "inject-gen gave no line counts");
+	cr_assert_gt(g.line_want[0], 0, "no sample on the prologue's row");
+	char noelfs[600], cmd[2048];
+	for (int k = 0; k < 2; k++) {
+		struct tu_result r;
+		const char *out = inject_way(&r, &g, k, noelfs, sizeof(noelfs));
+		cr_assert_null(strstr(r.err, "dropped"), "the row before the code: %s", r.err);
+		tu_result_free(&r);
+		snprintf(cmd, sizeof(cmd), "'%s' report -q -i '%s' --sort srcline --json "
+			 "--buildid-dir '%s'", tu_build("jitprof"), out, g.cache);
+		cr_assert_eq(tu_sh(&r, cmd, 120), 0);
+		cr_assert_eq(r.status, 0, "%s", r.err);
+		for (size_t i = 0; i < g.nl; i++) {
+			char want[96];
+			snprintf(want, sizeof(want), "\"samples\": %lu, \"srcline\": \"%s\"",
+				 g.line_want[i], g.line[i]);
+			cr_assert(strstr(r.out, want), "%s: %s missing in\n%s", out, want, r.out);
+		}
 		tu_result_free(&r);
 	}
 	gen_free(&g);

@@ -254,6 +254,9 @@ Test(minijit, perf_report_shows_each_generation, .timeout = 120)
 	cr_assert_gt(share(r.out, so, "fill"), 1.0, "fill has no samples:\n%s", r.out);
 	cr_assert_eq(tu_count(r.out, "] checksum"), 3, "checksum not once per generation:\n%s", r.out);
 	tu_result_free(&r);
+	/* perf's ELFs, our report: every sample inside its generation's active period */
+	char msg[8192];
+	cr_assert_eq(tu_check_generations(rc.jit, NULL, msg, sizeof(msg)), 0, "%s", msg);
 	recording_free(&rc);
 }
 

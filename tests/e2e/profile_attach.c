@@ -39,6 +39,26 @@ static void expect_java_report(const struct ag_jdk *jdk, const char *out)
 	free(rep);
 }
 
+/* Generations after the attach (the agent back-fills the code the JVM compiled before it):
+ * said so, numbered by compile id, active from "before" the attach, never a period of nothing
+ * at the start (0.000s-0.000s); every sample inside its generation's period. */
+static void expect_attach_generations(const struct ag_jdk *jdk, const char *dir, int round)
+{
+	char data[PATH_MAX], msg[8192], want[PATH_MAX];
+	AG_FMT(want, "%s/y%d.txt", dir, round);
+	char *rep = tu_read_file(want, NULL);
+	cr_assert_not_null(rep);
+	cr_expect(strstr(rep, "# agent attached to a running JVM: "), "JDK %d:\n%.3000s",
+		  jdk->major, rep);
+	cr_expect_null(strstr(rep, "     0.000s     0.000s  "), "JDK %d:\n%.3000s", jdk->major,
+		       rep);
+	cr_expect(strstr(rep, "     before  "), "JDK %d:\n%.3000s", jdk->major, rep);
+	free(rep);
+	AG_FMT(data, "%s/y%d.jitprof/perf.jit.data", dir, round);
+	cr_expect_eq(tu_check_generations(data, NULL, msg, sizeof(msg)), 0, "JDK %d: %s",
+		     jdk->major, msg);
+}
+
 static void twice_one(const struct ag_jdk *jdk)
 {
 	char *dir = tu_tmpdir("profile-attach"), log[PATH_MAX], out[PATH_MAX], want[PATH_MAX];
@@ -58,6 +78,7 @@ static void twice_one(const struct ag_jdk *jdk)
 		cr_expect(ag_starts(pf_last_line(r.err), want), "JDK %d: %s", jdk->major, r.err);
 		tu_result_free(&r);
 		expect_java_report(jdk, out);
+		expect_attach_generations(jdk, dir, round);
 		/* Detached cleanly: the agent said so, and the JVM runs on. */
 		AG_FMT(want, "jitprof agent: stopped; %s/y%d.txt.jitprof/jit-", dir, round);
 		cr_expect(pf_wait_for(log, want, 10000), "JDK %d: no '%s' in the JVM's output",

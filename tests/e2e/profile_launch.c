@@ -76,6 +76,9 @@ static void launch_one(const struct ag_jdk *jdk)
 	cr_expect(pf_exists(path), "%s", path);
 	AG_FMT(path, "%s/x.txt.jitprof/perf.jit.data", dir);
 	cr_expect(pf_exists(path), "%s", path);
+	char msg[8192];
+	cr_expect_eq(tu_check_generations(path, NULL, msg, sizeof(msg)), 0, "JDK %d: %s",
+		     jdk->major, msg);
 	AG_FMT(path, "%s/x.txt.jitprof", dir);
 	char *dump = ag_find_dump(path);
 	cr_expect_not_null(dump, "no jitdump in %s", path);
@@ -378,6 +381,11 @@ Test(profile_launch, jvm_log_explains_deopts, .timeout = 600)
 	AG_FMT(path, "%s/d.txt.jitprof", dir);
 	int logs = files_named(path, "jvm-pid", ".log");
 	cr_expect_eq(logs, 1, "compilation logs in %s: %d", path, logs);
+	/* With the log's not-entrant times too, every sample is inside its generation's period. */
+	char data[PATH_MAX + 64], extra[2 * PATH_MAX], msg[8192];
+	AG_FMT(data, "%s/perf.jit.data", path);
+	AG_FMT(extra, "--jvm-log \"$(ls '%s'/jvm-pid*.log | head -1)\"", path);
+	cr_expect_eq(tu_check_generations(data, extra, msg, sizeof(msg)), 0, "%s", msg);
 
 	/* The HTML timeline: a lane that ended by branchy()'s trap (in branchy() or where C2
 	 * inlined it: the timeline shows the methods with samples). */
@@ -482,6 +490,10 @@ Test(profile_launch, node_command, .timeout = 300)
 		cr_assert_eq(tu_sh(&r, cmd, 120), 0);
 		cr_expect(strstr(r.out, "JS:"), "way %d: %s%s", way, r.out, r.err);
 		tu_result_free(&r);
+		char data[PATH_MAX + 32], msg[8192];
+		AG_FMT(data, "%s/n.jitprof/perf.jit.data", dir);
+		cr_expect_eq(tu_check_generations(data, NULL, msg, sizeof(msg)), 0, "way %d: %s",
+			     way, msg);
 	}
 	tu_rmtree(dir);
 	free(dir);

@@ -95,6 +95,7 @@ Test(report_generations, minijit)
 	tu_result_free(&r);
 	snprintf(data, sizeof(data), "%s/perf.jit.data", dir);
 	check(home, data, "^checksum$", "checksum  (pid");
+	rx_check_generations(home, data);
 	/* Two sampled generations side by side, per line and per instruction. */
 	rx_ok(&r, "HOME='%s' '%s' report -i '%s' --compare checksum 1 2 2>&1", home, rx_jitprof,
 	      data);
@@ -115,6 +116,7 @@ Test(report_generations, java_generations_sample)
 	snprintf(data, sizeof(data), "%s/perf.jit.data", dir);
 	check(home, data, "Generations\\.total\\(",
 	      "jitprof.samples.Generations.total(jitprof.samples.Generations$Shape[])");
+	rx_check_generations(home, data);
 	/* Phase 1's C2 code inlines Square.area() into total(): by default the folded stacks
 	 * show it as a frame of its own, marked _[i], under total(). total() itself may be a
 	 * frame of its own C2 code or inlined too (runPhase's OSR code inlines it; which one
@@ -202,6 +204,21 @@ Test(report_generations, java_runtime_code_is_not_generations)
 		  "%s", r.out);
 	cr_assert(!strstr(r.out, "  stub  "), "a stub tier in a generation row:\n%s", r.out);
 	tu_result_free(&r);
+	char data[PATH_MAX + 32];
+	snprintf(data, sizeof(data), "%s/perf.jit.data", dir);
+	rx_check_generations(home, data);
+}
+
+/* prog written to dir/name (its path in js), then `node --perf-prof FLAGS name` recorded and
+ * injected into dir/perf.jit.data; 0 when this machine has no perf events. */
+static int node_recording(const char *home, const char *name, const char *prog,
+			  const char *flags, char *js, size_t len)
+{
+	char cmd[512];
+	snprintf(js, len, "%s/%s", dir, name);
+	cr_assert_eq(tu_write_file(js, prog, strlen(prog)), 0);
+	snprintf(cmd, sizeof(cmd), "node --perf-prof %s %s", flags, name);
+	return record_and_inject(home, "node", cmd);
 }
 
 /* node --perf-prof names a function's code JS:~f, JS:^f, JS:+f, JS:*f (Ignition, Sparkplug,
@@ -212,7 +229,6 @@ Test(report_generations, node_tiers_are_generations)
 	if (!tu_have("node"))
 		cr_skip_test("node is not installed");
 	snprintf(home, sizeof(home), "%s/home", dir);
-	snprintf(js, sizeof(js), "%s/tiers.js", dir);
 	static const char prog[] =
 		"function scan(a, k) {\n"
 		"  let s = 0;\n"
@@ -224,9 +240,8 @@ Test(report_generations, node_tiers_are_generations)
 		"const end = Date.now() + 1200;\n"
 		"while (Date.now() < end) t += scan(a, 3);\n"
 		"console.log(t > 0);\n";
-	cr_assert_eq(tu_write_file(js, prog, sizeof(prog) - 1), 0);
-	if (!record_and_inject(home, "node", "node --perf-prof --interpreted-frames-native-stack "
-			       "tiers.js"))
+	if (!node_recording(home, "tiers.js", prog, "--interpreted-frames-native-stack", js,
+			    sizeof(js)))
 		return;
 	struct tu_result r;
 	rx_ok(&r, "HOME='%s' '%s' report -i '%s/perf.jit.data' --generations --method scan "
@@ -242,5 +257,49 @@ Test(report_generations, node_tiers_are_generations)
 	cr_assert(strstr(r.out, "  interp  "), "%s", r.out);
 	cr_assert(strstr(r.out, "  turbofan  ") || strstr(r.out, "  baseline  ") ||
 		  strstr(r.out, "  maglev  "), "%s", r.out);
+	tu_result_free(&r);
+	char data[PATH_MAX + 32];
+	snprintf(data, sizeof(data), "%s/perf.jit.data", dir);
+	rx_check_generations(home, data);
+}
+
+/* node 20 names a function's OSR code (a hot loop entered mid-call) as its normal TurboFan code
+ * ("JS:*work"): the first call's loop runs on in the OSR code after the normal code is in, so
+ * the OSR code is not replaced by it: both run to the end, and every sample is inside its
+ * generation's period. work()'s first call runs a long loop (OSR), the later calls enter the
+ * normal code; each call runs as long as the first. */
+Test(report_generations, node_osr_code_runs_beside_the_normal_code)
+{
+	char home[PATH_MAX], js[PATH_MAX], data[PATH_MAX + 32];
+	if (!tu_have("node"))
+		cr_skip_test("node is not installed");
+	snprintf(home, sizeof(home), "%s/home", dir);
+	static const char prog[] =
+		"function work(ms) {\n"
+		"  let s = 0;\n"
+		"  const end = Date.now() + ms;\n"
+		"  for (let i = 0; Date.now() < end; i++) { s += Math.sqrt(i) * (i & 7); }\n"
+		"  return s;\n"
+		"}\n"
+		"let t = 0;\n"
+		"for (let k = 0; k < 4; k++) t += work(300);\n"
+		"console.log(t > 0);\n";
+	if (!node_recording(home, "osr.js", prog, "", js, sizeof(js)))
+		return;
+	snprintf(data, sizeof(data), "%s/perf.jit.data", dir);
+	rx_check_generations(home, data);
+	struct tu_result r;
+	rx_ok(&r, "HOME='%s' '%s' report -i '%s' --generations --method work 2>/dev/null", home,
+	      rx_jitprof, data);
+	/* no TurboFan generation with samples is said replaced */
+	char line[1024];
+	for (const char *p = r.out; rx_next_line(&p, line, sizeof(line));) {
+		unsigned g;
+		unsigned long n;
+		char tier[32], ended[32];
+		if (sscanf(line, " %u %31s %*s %*s %*s %*s %*s %*s %lu %*s %*s %31s", &g, tier, &n,
+			   ended) == 4 && !strcmp(tier, "turbofan") && n > 0)
+			cr_assert_str_eq(ended, "running", "gen %u:\n%s", g, r.out);
+	}
 	tu_result_free(&r);
 }

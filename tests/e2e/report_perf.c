@@ -31,6 +31,7 @@ Test(report_perf, fixture_injected_by_perf)
 	cr_assert(strstr(r.out, "Fixture.fold(Fixture$Op[], int)  (pid 27543, 8 generations"),
 		  "%s", r.out);
 	tu_result_free(&r);
+	rx_check_generations(home, data);
 }
 
 Test(report_perf, fixture_injected_by_jitprof)
@@ -47,6 +48,7 @@ Test(report_perf, fixture_injected_by_jitprof)
 	snprintf(data, sizeof(data), "%s/perf.jit.data", dir);
 	snprintf(home, sizeof(home), "%s/home", dir);
 	rx_compare_with_perf(home, data, 20);
+	rx_check_generations(home, data);
 }
 
 Test(report_perf, minijit_injected_by_perf_and_by_jitprof)

@@ -65,6 +65,9 @@ Test(replaced, jitprof_record_file_refuses_the_new_file)
 	rx_ok(&r, "cd '%s' && HOME=$PWD/h '%s' record -q -o j.data -- ./prog", dir, rx_jitprof);
 	tu_result_free(&r);
 	replace_and_check("-i j.data", 0);
+	char data[PATH_MAX + 16], msg[8192];
+	snprintf(data, sizeof(data), "%s/j.data", dir);
+	cr_assert_eq(tu_check_generations(data, NULL, msg, sizeof(msg)), 0, "%s", msg);
 }
 
 Test(replaced, jitprof_record_pipe_refuses_the_new_file)

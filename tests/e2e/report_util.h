@@ -72,6 +72,15 @@ __attribute__((unused)) static int rx_sh(struct tu_result *r, const char *fmt, .
  * Copy it into dir with the dump's path in the MMAP record rewritten to dir/jit (a shorter
  * path, NUL-padded: the record keeps its size), so perf inject writes its ELFs there.
  * Returns 0, or -1 when the fixture is not on this machine. */
+/* The invariant on data (every sample inside its generation's active period, running
+ * generations until the end: jitprof report --check-generations) with home's build-id cache. */
+__attribute__((unused)) static void rx_check_generations(const char *home, const char *data)
+{
+	char msg[8192], extra[PATH_MAX + 32];
+	snprintf(extra, sizeof(extra), "--buildid-dir '%s/.debug'", home);
+	cr_assert_eq(tu_check_generations(data, extra, msg, sizeof(msg)), 0, "%s", msg);
+}
+
 __attribute__((unused)) static int rx_fixture(const char *dir)
 {
 	size_t len;

@@ -48,6 +48,10 @@ const char *tu_self_map_path(const char *needle, char *buf, size_t len);
 void tu_skip_part(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Count of non-overlapping occurrences of needle in hay. */
 size_t tu_count(const char *hay, const char *needle);
+/* `jitprof report -q -i data --check-generations extra` (gencheck.c): 0 when every sample is
+ * inside its generation's active period and no generation is inconsistent; msg gets the
+ * command's output either way. */
+int tu_check_generations(const char *data, const char *extra, char *msg, size_t len);
 
 /* For the hash-flooding tests, which craft keys by running an old, unseeded hash backwards:
  * the inverse of an odd multiplier mod 2^64, and the inverse of y ^= y >> s. */

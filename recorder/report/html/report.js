@@ -216,7 +216,8 @@
 	function endOf(g) {
 		if (g.ended === 'running' || g.until_by === 'recording_end') return null;
 		if (g.ended === 'replaced') return { color: '#555', label: (g.by_gen !== null ?
-			'replaced by gen ' + g.by_gen : 'replaced') + (g.why ? ' (' + g.why.replace(/_/g, ' ') + ')' : '') };
+			'replaced by gen ' + g.by_gen : 'replaced') + (g.why ? ' (' + g.why.replace(/_/g, ' ') + ')' : '') +
+			(g.until_by === 'before_attach' ? ' before the attach' : '') };
 		if (g.ended === 'unloaded') return { color: '#c00', label: 'unloaded' };
 		var why = g.why ? g.why.split(',')[0] : '';
 		if (g.ended === 'deopt') return { color: '#c45a00', label: why || 'deoptimized' };

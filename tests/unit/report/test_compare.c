@@ -44,8 +44,10 @@ Test(compare, numbers_do_not_matter_registers_do)
 }
 
 /* gen 1: push rbp; mov eax,1; call <helper>; pop rbp; ret.
- * gen 2: push rbp; nop; mov eax,2; call <helper>; pop rbp; ret. Neither sampled. */
-static struct rp_session *two_gens(void)
+ * gen 2: push rbp; nop; mov eax,2; call <helper>; pop rbp; ret. Neither sampled, or (sampled)
+ * each once after its call, where gen 2's line table puts that call on another line (62) than
+ * gen 1's (11). */
+static struct rp_session *two_gens_sampled(int sampled)
 {
 	static const uint8_t g1[] = { 0x55, 0xb8, 1, 0, 0, 0, 0xe8, 0xf5, 0x0f, 0, 0, 0x5d, 0xc3 };
 	static const uint8_t g2[] = { 0x55, 0x90, 0xb8, 2, 0, 0, 0, 0xe8, 0xf4, 0x0e, 0, 0, 0x5d,
@@ -64,8 +66,27 @@ static struct rp_session *two_gens(void)
 	lb->code = rp_keep_bytes(s, g2, sizeof(g2));
 	la->lines = (const void *)rp_keep_bytes(s, l1, sizeof(l1));
 	la->nr_lines = 2;
+	if (sampled) {
+		struct rp_src_line l2[] = { { 0, rp_intern(s, "Foo.java"), 20 },
+					    { 7, rp_intern(s, "Foo.java"), 62 } };
+		lb->lines = (const void *)rp_keep_bytes(s, l2, sizeof(l2));
+		lb->nr_lines = 2;
+		struct rt_frame fa[] = { { .dso = "jitted-5-1.so", .sym = "Foo.run()",
+					   .file = "Foo.java", .line = 11, .load = a,
+					   .ip = 0x1000 + 11 }, { 0 } };
+		struct rt_frame fb[] = { { .dso = "jitted-5-2.so", .sym = "Foo.run()",
+					   .file = "Foo.java", .line = 62, .load = b,
+					   .ip = 0x1100 + 12 }, { 0 } };
+		rt_sample(s, "java", 5, 3, 1, fa);
+		rt_sample(s, "java", 5, 3, 1, fb);
+	}
 	rp_session_finish(s);
 	return s;
+}
+
+static struct rp_session *two_gens(void)
+{
+	return two_gens_sampled(0);
 }
 
 static int print_cmp(FILE *fp, void *arg)
@@ -86,6 +107,20 @@ Test(compare, aligned_listing)
 	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
 		cr_assert(strstr(out, want[i]), "no '%s' in:\n%s", want[i], out);
 	cr_assert(!strstr(out, "no code"), "unsampled code is listed:\n%s", out);
+	free(out);
+	rp_session_free(s);
+}
+
+/* The per-line table compares the same code: the call both generations make is one row, with
+ * the line each line table gives it, not two rows of 100% and 0%. */
+Test(compare, lines_aligned_through_the_code)
+{
+	struct rp_session *s = two_gens_sampled(1);
+	char *out = rt_capture(print_cmp, s);
+	cr_assert(strstr(out, "# Per source line of the same code"), "%s", out);
+	cr_assert(strstr(out, "  Foo.java:11 | Foo.java:62                  100.00%   100.00%"),
+		  "%s", out);
+	cr_assert(!strstr(out, "  Foo.java:62   "), "B's line alone:\n%s", out);
 	free(out);
 	rp_session_free(s);
 }

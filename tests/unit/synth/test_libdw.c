@@ -283,3 +283,54 @@ Test(libdw, bad_rows_dropped_one_by_one)
 	cr_assert_eq(synth_lines_dropped(&l.in), 1);
 	close_dw(&d);
 }
+
+/* A row a few bytes before the code start (a prologue's line) is the code's first bytes' line,
+ * unless a row starts at the code; only the last such row counts, and rows further away than
+ * SYNTH_LINE_BEFORE_MAX are dropped as before. */
+Test(libdw, row_before_the_code_start_is_kept_at_the_start)
+{
+	struct st_load l;
+	struct dw d;
+	st_load_init(&l, 0);
+	l.lines[0].addr = ST_CODE_ADDR - 4;	/* Foo:10, a prologue's row */
+	open_dw(&d, &l);
+	cr_assert_eq(line_at(&d, ST_CODE_ADDR), 10, "the row before the code");
+	cr_assert_eq(line_at(&d, ST_CODE_ADDR + 0x04), 10);
+	cr_assert_eq(line_at(&d, ST_CODE_ADDR + 0x08), 12);
+	cr_assert_eq(synth_lines_dropped(&l.in), 0);
+	close_dw(&d);
+
+	/* two rows before the code: the later one; the earlier is dropped */
+	l.lines[1].addr = ST_CODE_ADDR - 2;	/* Foo:12 */
+	open_dw(&d, &l);
+	cr_assert_eq(line_at(&d, ST_CODE_ADDR), 12);
+	cr_assert_eq(line_at(&d, ST_CODE_ADDR + 0x10), 40);
+	cr_assert_eq(synth_lines_dropped(&l.in), 1);
+	close_dw(&d);
+
+	/* a row at the code start shadows the one before it */
+	st_load_init(&l, 0);
+	l.lines[0].addr = ST_CODE_ADDR - 4;
+	l.lines[1].addr = ST_CODE_ADDR;		/* Foo:12 */
+	open_dw(&d, &l);
+	cr_assert_eq(line_at(&d, ST_CODE_ADDR), 12);
+	cr_assert_eq(synth_lines_dropped(&l.in), 1);
+	close_dw(&d);
+
+	/* too far before the code: another code's row, dropped; the next row starts the code */
+	st_load_init(&l, 0);
+	l.lines[0].addr = ST_CODE_ADDR - SYNTH_LINE_BEFORE_MAX - 1;
+	open_dw(&d, &l);
+	cr_assert_eq(line_at(&d, ST_CODE_ADDR), 12);
+	cr_assert_eq(synth_lines_dropped(&l.in), 1);
+	close_dw(&d);
+
+	/* the only row is before the code: it covers all of it */
+	st_load_init(&l, 0);
+	l.lines[0].addr = ST_CODE_ADDR - 1;
+	l.in.nr_lines = 1;
+	open_dw(&d, &l);
+	cr_assert_eq(line_at(&d, ST_CODE_ADDR + ST_CODE_SIZE - 1), 10);
+	cr_assert_eq(synth_lines_dropped(&l.in), 0);
+	close_dw(&d);
+}
