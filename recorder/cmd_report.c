@@ -8,95 +8,18 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lib/opts.h"
 #include "recorder/cli.h"
 #include "recorder/cmd_report.h"
 #include "recorder/report/report.h"
 #include "recorder/symbols/symbols.h"
-
-static void usage(FILE *out)
-{
-	fprintf(out,
-		"usage: jitprof report [-i perf.data] [options]\n\n"
-		"Overhead per command, shared object and symbol, like perf report --stdio --no-children;\n"
-		"and how each generation of every jitted method performed.\n\n"
-		"  -i, --input FILE        perf.data to read (default perf.data; - for stdin)\n"
-		"  -f, --force             read files owned by another user than you or root: the\n"
-		"                          recordings, the dumps of an inject --no-elfs recording,\n"
-		"                          /tmp/perf-PID.map files\n"
-		"  -s, --sort KEYS         comma list of comm,pid,dso,sym,srcline,generation\n"
-		"                          (default comm,dso,sym)\n"
-		"  -g [caller|callee]      call graph under each row, as perf report -g prints it\n"
-		"                          (default caller: outermost frame first, as perf 6.1);\n"
-		"                          with --json each row's stacks, in that order\n"
-		"      --call-graph MODE   callee, caller or none\n"
-		"      --percent-limit P   hide rows (table, --json) and call graph branches under P%%\n"
-		"                          (default: rows 0, branches 0.5, as perf)\n"
-		"  -n, --rows N            print only the first N rows\n"
-		"      --generations       every generation of methods compiled more than once\n"
-		"      --method NAME       only methods whose name contains NAME as typed, or that\n"
-		"                          NAME matches as a regex (with --generations); with\n"
-		"                          other outputs, only samples with such a frame\n"
-		"      --jvm-log FILE      HotSpot's compilation log of the recorded JVM (run it with\n"
-		"                          -XX:+UnlockDiagnosticVMOptions -XX:+LogCompilation\n"
-		"                          -XX:LogFile=FILE): why each generation ended, what it\n"
-		"                          inlined (with --generations, --compare, and --html's\n"
-		"                          timeline)\n"
-		"      --compare METHOD GEN_A GEN_B\n"
-		"                          two generations per source line, inlining decision\n"
-		"                          and instruction (aligned by code); METHOD is the exact\n"
-		"                          name, or names one method as --method does (several:\n"
-		"                          exit 2)\n"
-		"      --json              the table (and --generations) as JSON; with -g each row's\n"
-		"                          heaviest call stacks\n"
-		"      --collapsed         folded stacks (flamegraph.pl, speedscope)\n"
-		"      --flamegraph FILE   interactive flame graph SVG\n"
-		"      --html FILE         one self-contained interactive page: flame graph, generations\n"
-		"                          timeline, top table (--sort, -n), hottest lines\n"
-		"      --speedscope FILE   speedscope's JSON: one sampled profile per thread, in time\n"
-		"                          order\n"
-		"      --pprof FILE        pprof's profile.proto, gzipped (go tool pprof FILE)\n"
-		"      --min-width PX      frames narrower merge into one box (default 1; --html 0.1)\n"
-		"      --reverse           flame graph of callers: leaf functions at the root\n"
-		"      --diff BASE NEW     flame graph (--flamegraph, --html) of NEW coloured by change\n"
-		"                          since BASE (red: a larger share, blue: smaller); replaces -i\n"
-		"      --diff-generations METHOD GEN_A GEN_B\n"
-		"                          the same for the samples through generation GEN_B of\n"
-		"                          METHOD (as --method) against those through GEN_A\n"
-		"      --no-inline         no inlined functions in call chains (shown by default,\n"
-		"                          marked _[i])\n"
-		"      --split-generations one frame per generation of a method (\" [gen N]\") in\n"
-		"                          call stacks: -g, folded stacks, flame graphs and exports\n"
-		"                          (default: one frame per method; the table's rows stay one\n"
-		"                          per generation's ELF, as perf's)\n"
-		"      --pid PID           only samples of process PID\n"
-		"      --tid TID           only samples of thread TID\n"
-		"      --event NAME        the event to report when the recording has several\n"
-		"                          (perf record -e a,b; default: the first recorded)\n"
-		"      --time START,END    only samples between START and END seconds after the\n"
-		"                          recording's start (either may be empty)\n"
-		"      --no-demangle       raw symbol names\n"
-		"      --symfs DIR         look for recorded files under DIR\n"
-		"      --archive FILE      a `jitprof archive` file (or cache-like directory) to find\n"
-		"                          ELFs by build-id in; may be repeated\n"
-		"      --buildid-dir DIR   the build-id cache (default $PERF_BUILDID_DIR or ~/.debug)\n"
-		"      --debuginfod-timeout SECONDS\n"
-		"                          what all debuginfod requests (DEBUGINFOD_URLS) may take\n"
-		"                          together (default 30; each also within its own\n"
-		"                          DEBUGINFOD_TIMEOUT)\n"
-		"      --vmlinux FILE      kernel image for kernel symbols\n"
-		"      --kallsyms FILE     kernel symbols (default /proc/kallsyms when it matches)\n"
-		"  -q, --quiet             no warnings (missing or refused files)\n"
-		"      --stdio, --no-children   accepted for perf compatibility\n"
-		"  -V, --version           jitprof's version\n"
-		"  -h, --help              this text\n");
-}
 
 enum {
 	OPT_GENERATIONS = 256, OPT_METHOD, OPT_COMPARE, OPT_JSON, OPT_COLLAPSED, OPT_FLAME,
 	OPT_NO_DEMANGLE, OPT_SYMFS, OPT_ARCHIVE, OPT_KALLSYMS, OPT_CALL_GRAPH, OPT_PLIMIT,
 	OPT_INLINE, OPT_NOP, OPT_BUILDID_DIR, OPT_JVM_LOG, OPT_NO_INLINE, OPT_SPLIT_GENS, OPT_PID,
 	OPT_TID, OPT_EVENT, OPT_TIME, OPT_MIN_WIDTH, OPT_REVERSE, OPT_HTML, OPT_SPEEDSCOPE, OPT_PPROF, OPT_DIFF,
-	OPT_DIFF_GENS, OPT_DEBUGINFOD_TIMEOUT,
+	OPT_DIFF_GENS, OPT_DEBUGINFOD_TIMEOUT, OPT_METHODS,
 };
 
 static const struct option longopts[] = {
@@ -107,6 +30,7 @@ static const struct option longopts[] = {
 	{ "call-graph", required_argument, NULL, OPT_CALL_GRAPH },
 	{ "percent-limit", required_argument, NULL, OPT_PLIMIT },
 	{ "generations", no_argument, NULL, OPT_GENERATIONS },
+	{ "methods", no_argument, NULL, OPT_METHODS },
 	{ "method", required_argument, NULL, OPT_METHOD },
 	{ "compare", required_argument, NULL, OPT_COMPARE },
 	{ "jvm-log", required_argument, NULL, OPT_JVM_LOG },
@@ -261,7 +185,7 @@ static int parse_args(int argc, char **argv, struct report_args *a)
 		case 'g': a->graph = RP_GRAPH_CALLER; a->graph_given = 1; break;
 		case 'k': a->in.vmlinux = optarg; break;
 		case 'q': cli_set_quiet(1); quiet = 1; break;
-		case 'h': usage(stdout); exit(0);
+		case 'h': report_usage(stdout); exit(0);
 		case 'V': exit(cli_version());
 		case OPT_CALL_GRAPH:
 			if (parse_graph(optarg, &a->graph))
@@ -275,6 +199,7 @@ static int parse_args(int argc, char **argv, struct report_args *a)
 			a->plimit_given = 1;
 			break;
 		case OPT_GENERATIONS: a->generations = 1; break;
+		case OPT_METHODS: a->methods = 1; break;
 		case OPT_METHOD: a->method = optarg; break;
 		case OPT_JVM_LOG: a->jvm_log = optarg; break;
 		case OPT_COMPARE:
@@ -346,7 +271,7 @@ static int parse_args(int argc, char **argv, struct report_args *a)
 		case OPT_KALLSYMS: a->in.kallsyms = optarg; break;
 		case OPT_NOP: break;
 		default:
-			return cli_usage_brief(usage);
+			return cli_usage_brief(report_usage);
 		}
 	}
 	if (optind < argc)
@@ -454,23 +379,33 @@ static int run(struct report_args *a, struct rp_session *s)
 	if ((rc = report_check_outputs(a)))
 		return rc;
 	note_method_names(a);
-	int gen_key = 0, line_key = 0;
+	int gen_key = 0, line_key = 0, sym_key = 0, dso_key = 0;
 	for (int k = 0; k < nr_keys; k++) {
 		gen_key |= keys[k] == RP_KEY_GENERATION;
 		line_key |= keys[k] == RP_KEY_SRCLINE;
+		sym_key |= keys[k] == RP_KEY_SYM;
+		dso_key |= keys[k] == RP_KEY_DSO;
 	}
+	/* Method-centric sym rows (method_rank.c) know a method's generations by its loads,
+	 * and its inlined methods by the inline chains. */
+	int methods = (sym_key && !dso_key && !gen_key && !a->split_gens) || a->methods;
 	int stacks = a->collapsed || a->flame || a->html || a->speedscope || a->pprof;
 	a->in.want_callchain = a->graph != RP_GRAPH_NONE || stacks;
 	/* Inline chains come from DWARF lines: read them for call chains, and for --method on
 	 * the other outputs, which keeps the samples with a frame of the method, inlined ones
 	 * included (a method C2 inlined everywhere has no frame of its own). */
 	int method_filter = (a->method && !a->generations && !a->compare) || a->diff_method;
-	a->in.want_inline = !a->no_inline && (a->in.want_callchain || method_filter);
+	a->in.want_inline = !a->no_inline && (a->in.want_callchain || method_filter ||
+					      (methods && !line_key));
 	a->in.want_lines = a->generations || a->compare || line_key || a->in.want_inline ||
-			   a->html;
+			   a->html || a->methods;
+	/* Only the method sym rows want them: a jitted method's inlined callees. */
+	a->in.jitted_lines_only = !a->generations && !a->compare && !line_key && !a->html &&
+				  !a->methods && !a->jvm_log &&
+				  !(!a->no_inline && (a->in.want_callchain || method_filter));
 	/* Loads also give lines from the jitdump when the ELF's DWARF cannot be read; call
 	 * stacks need them to know a method's generations (one frame unless split). */
-	a->in.want_loads = a->in.want_lines || gen_key || a->in.want_callchain;
+	a->in.want_loads = a->in.want_lines || gen_key || a->in.want_callchain || methods;
 	a->in.want_code = a->compare;
 	/* Nothing of a jitted ELF but its symbol is read: an --no-elfs recording's are built
 	 * without their line tables (their records not even read). */
@@ -550,6 +485,11 @@ static int run(struct report_args *a, struct rp_session *s)
 	}
 	if (files && !a->json)
 		return 0;	/* only files were asked for */
+	if (a->methods) {
+		JP_OPTS(rp_methods_opts, mo, .max_rows = a->rows);
+		rc = rp_print_methods(stdout, s, &mo);
+		return rc ? cli_error("writing the report failed: %s", strerror(-rc)) : 0;
+	}
 	struct rp_hist h;
 	if ((rc = rp_hist_build(&h, s, keys, nr_keys, a->graph != RP_GRAPH_NONE)))
 		return cli_error("aggregating samples: %s", strerror(-rc));
