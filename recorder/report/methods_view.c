@@ -60,8 +60,9 @@ static void print_methods(FILE *out, struct mv_ctx *c, const struct rp_hist *h, 
 	if (!samples)
 		return;
 	fprintf(out, "# Jitted methods: %.1f%% of the samples (each sample counted for its innermost "
-		"method, inlined ones included; a method's generations summed%s)\n",
-		100.0 * period / c->total, rp_split_generations(c->s) ? ": not, split" : "");
+		"method, inlined ones included; %s)\n", 100.0 * period / c->total,
+		rp_split_generations(c->s) ? "one row per generation: --split-generations"
+					   : "a method's generations summed");
 	mv_put_head(out, c, "Method");
 	size_t shown = 0;
 	for (size_t i = 0; i < h->nr_entries && shown < max; i++) {
@@ -81,12 +82,12 @@ static void print_methods(FILE *out, struct mv_ctx *c, const struct rp_hist *h, 
 
 /* ---- everything else, grouped --------------------------------------------------------- */
 
-static void print_groups(FILE *out, struct mv_ctx *c, const struct rp_hist *h)
+static int print_groups(FILE *out, struct mv_ctx *c, const struct rp_hist *h)
 {
 	struct mv_groups g;
 	int rc = mv_groups_build(&g, c->s, h);
 	if (rc)
-		return;
+		return rc;
 	if (g.n) {
 		uint64_t period = 0;
 		for (size_t i = 0; i < g.n; i++)
@@ -113,6 +114,7 @@ static void print_groups(FILE *out, struct mv_ctx *c, const struct rp_hist *h)
 	if (g.n)
 		fprintf(out, "#\n");
 	mv_groups_free(&g);
+	return 0;
 }
 
 /* ---- legend and the closing line --------------------------------------------------------- */
@@ -171,8 +173,9 @@ int rp_print_methods(FILE *out, const struct rp_session *s, const struct rp_meth
 		return ferror(out) ? -EIO : 0;
 	}
 	print_methods(out, &c, &h, o.max_rows ? o.max_rows : 25);
-	print_groups(out, &c, &h);
-	rc = mv_print_lines(out, &c, HOT_LINES);
+	rc = print_groups(out, &c, &h);
+	if (!rc)
+		rc = mv_print_lines(out, &c, HOT_LINES);
 	if (!rc) {
 		print_legend(out, &c);
 		print_hottest(out, &c);
