@@ -132,8 +132,10 @@ Test(report_methods, profile_closing_line_names_the_hottest_java_method)
 	char agent[PATH_MAX], classes[PATH_MAX];
 	rx_need_java(agent, classes);
 	struct tu_result r;
-	rx_ok(&r, "cd '%s' && HOME='%s' '%s' profile -q -o p.txt -- java -cp '%s' "
-	      "jitprof.samples.HotLines 2000 inlined", dir, home, rx_jitprof, classes);
+	/* the sanitizer's runtime for a sanitized agent, as the other Java runs get it */
+	rx_ok(&r, "cd '%s' && HOME='%s' %s'%s' profile -q -o p.txt -- java -cp '%s' "
+	      "jitprof.samples.HotLines 2000 inlined", dir, home, tu_java_env_sh(agent),
+	      rx_jitprof, classes);
 	cr_assert(strstr(r.err, "; hottest Java method: " HELPER "_[i] ("), "%s", r.err);
 	tu_result_free(&r);
 	rx_ok(&r, "cd '%s' && head -5 p.txt", dir);
