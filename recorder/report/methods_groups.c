@@ -17,13 +17,28 @@ const struct mv_v8_mark mv_v8_marks[MV_NR_V8] = {
 static const char K_KERNEL[] = "kernel", K_STUBS[] = "stubs",
 		  K_UNKNOWN[] = "unknown";
 
+/* V8 names its own code "Kind:name" ("Builtin:LoadIC", "BytecodeHandler:Add"), a function
+ * "JS:*name" (a tier mark after the kind): the former is the runtime's, not a method. */
+static int v8_runtime_name(const char *n)
+{
+	const char *p = n;
+	while ((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z'))
+		p++;
+	return p != n && *p == ':' && p[1] && !strchr("~^+*", p[1]);
+}
+
+int mv_is_method(const struct rp_session *s, const struct rp_frame *f)
+{
+	return rp_frame_jitted(s, f) && !v8_runtime_name(f->sym);
+}
+
 /* The group of a row's frame: a kind's fixed key, else its DSO. */
 static const char *group_key(const struct rp_session *s, const struct rp_frame *f)
 {
 	if (f->flags & RP_FRAME_KERNEL)
 		return K_KERNEL;
 	if (f->load && f->load <= s->nr_loads)
-		return K_STUBS;	/* a load not a method's: runtime code */
+		return K_STUBS;	/* a load not a method's: runtime code (V8's builtins too) */
 	if (f->sym && !strcmp(f->sym, "Interpreter"))
 		return K_STUBS;
 	if (!f->dso || !strcmp(f->dso, "[unknown]"))
@@ -36,7 +51,7 @@ static const char *group_label(const char *key, char *buf, size_t len)
 	if (key == K_KERNEL)
 		return "kernel";
 	if (key == K_STUBS)
-		return "JIT runtime code: interpreter, stubs, adapters";
+		return "JIT runtime code: interpreter, stubs, builtins";
 	if (key == K_UNKNOWN)
 		return "code in no known mapping (unknown)";
 	if (!strcmp(key, "libjvm.so"))
@@ -61,7 +76,7 @@ int mv_groups_build(struct mv_groups *g, const struct rp_session *s, const struc
 	size_t cap = 0;
 	for (size_t i = 0; i < h->nr_entries; i++) {
 		const struct rp_entry *e = &h->entries[i];
-		if (rp_frame_jitted(s, e->leaf))
+		if (mv_is_method(s, e->leaf))
 			continue;
 		const char *key = group_key(s, e->leaf);
 		size_t k = 0;

@@ -52,7 +52,7 @@ static void print_methods(FILE *out, struct mv_ctx *c, const struct rp_hist *h, 
 {
 	uint64_t period = 0, samples = 0;
 	for (size_t i = 0; i < h->nr_entries; i++)
-		if (rp_frame_jitted(c->s, h->entries[i].leaf)) {
+		if (mv_is_method(c->s, h->entries[i].leaf)) {
 			period += h->entries[i].period;
 			samples += h->entries[i].samples;
 		}
@@ -67,7 +67,7 @@ static void print_methods(FILE *out, struct mv_ctx *c, const struct rp_hist *h, 
 	size_t shown = 0;
 	for (size_t i = 0; i < h->nr_entries && shown < max; i++) {
 		const struct rp_entry *e = &h->entries[i];
-		if (!rp_frame_jitted(c->s, e->leaf))
+		if (!mv_is_method(c->s, e->leaf))
 			continue;
 		char name[1024];
 		if (!shown++)

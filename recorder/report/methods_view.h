@@ -36,6 +36,9 @@ struct mv_groups { struct mv_group *v; size_t n; };
 int mv_groups_build(struct mv_groups *g, const struct rp_session *s, const struct rp_hist *h);
 void mv_groups_free(struct mv_groups *g);
 
+/* A frame that is a method's row: a jitted method's (rp_frame_jitted) whose name is not one
+ * of V8's own code kinds ("Builtin:", "BytecodeHandler:", ...: grouped as runtime code). */
+int mv_is_method(const struct rp_session *s, const struct rp_frame *f);
 /* "Java method", "JavaScript function" or "jitted method", from the frame's runtime. */
 const char *mv_runtime_noun(const struct rp_session *s, const struct rp_frame *f);
 /* The name tag of a method row: inlined marked, " [gen N]" when generations are split. */

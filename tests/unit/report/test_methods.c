@@ -143,3 +143,30 @@ Test(methods, options_struct_needs_its_size)
 	fclose(fp);
 	rp_session_free(s);
 }
+
+/* V8's own code ("Builtin:", "BytecodeHandler:") is the runtime's, grouped with the stubs; a
+ * function ("JS:*f", "JS:~f") is a method, and the legend says its tier mark. */
+Test(methods, v8_builtins_are_runtime_code)
+{
+	struct rp_session *s = rt_session();
+	uint32_t f = rt_load(s, 9, "JS:*f t.js:1:1", 1, 10, 0, 0x1000, 0x100);
+	uint32_t b = rt_load(s, 9, "Builtin:LoadIC", 1, 5, 0, 0x2000, 0x100);
+	struct rt_frame js[] = { { .dso = "jitted-9-1.so", .sym = "JS:*f t.js:1:1", .load = f,
+				   .ip = 0x1001 }, END };
+	struct rt_frame bi[] = { { .dso = "jitted-9-2.so", .sym = "Builtin:LoadIC", .load = b,
+				   .ip = 0x2001 }, END };
+	for (int i = 0; i < 3; i++)
+		rt_sample(s, "node", 9, 15, 1000000, js);
+	rt_sample(s, "node", 9, 15, 1000000, bi);
+	rp_session_finish(s);
+	s->event = "cpu-clock";
+	char *out = rt_capture(print_methods, s);
+	cr_assert(strstr(out, "# Jitted methods: 75.0% of the samples"), "%s", out);
+	cr_assert(strstr(out, "    75.00%         3        3.0 ms  JS:*f t.js:1:1\n"), "%s", out);
+	cr_assert(strstr(out, "    25.00%         1        1.0 ms  JIT runtime code: interpreter, "
+			      "stubs, builtins\n"), "%s", out);
+	cr_assert(strstr(out, "Builtin:LoadIC\n"), "its symbol below the group:\n%s", out);
+	cr_assert(strstr(out, "# Legend: JS:* optimized by V8's TurboFan"), "%s", out);
+	free(out);
+	rp_session_free(s);
+}
