@@ -13,6 +13,14 @@
 
 #define END { 0 }
 
+/* n samples of 1 ms (cpu-clock's period) with frames, at time t. */
+static void ms_samples(struct rp_session *s, const char *comm, uint32_t pid, uint64_t t, int n,
+		       const struct rt_frame *frames)
+{
+	for (int i = 0; i < n; i++)
+		rt_sample(s, comm, pid, t, 1000000, frames);
+}
+
 /* loop: generations 1 (4 samples) and 2 (3), and in gen 2 the code of inner, inlined into
  * loop (5 samples); libc's work with a C inline of its own (2); the kernel (1); a stub (1). */
 static struct rp_session *methods_session(void)
@@ -37,16 +45,12 @@ static struct rp_session *methods_session(void)
 				  .ip = 0xffff1 }, END };
 	struct rt_frame stub[] = { { .dso = "jitted-5-3.so", .sym = "call_stub", .load = st,
 				     .ip = 0x3001 }, END };
-	for (int i = 0; i < 4; i++)
-		rt_sample(s, "app", 5, 15, 1000000, l1);
-	for (int i = 0; i < 3; i++)
-		rt_sample(s, "app", 5, 25, 1000000, l2);
-	for (int i = 0; i < 5; i++)
-		rt_sample(s, "app", 5, 25, 1000000, in);
-	for (int i = 0; i < 2; i++)
-		rt_sample(s, "app", 5, 25, 1000000, nat);
-	rt_sample(s, "app", 5, 25, 1000000, k);
-	rt_sample(s, "app", 5, 25, 1000000, stub);
+	ms_samples(s, "app", 5, 15, 4, l1);
+	ms_samples(s, "app", 5, 25, 3, l2);
+	ms_samples(s, "app", 5, 25, 5, in);
+	ms_samples(s, "app", 5, 25, 2, nat);
+	ms_samples(s, "app", 5, 25, 1, k);
+	ms_samples(s, "app", 5, 25, 1, stub);
 	rp_session_finish(s);
 	return s;
 }
@@ -155,9 +159,8 @@ Test(methods, v8_builtins_are_runtime_code)
 				   .ip = 0x1001 }, END };
 	struct rt_frame bi[] = { { .dso = "jitted-9-2.so", .sym = "Builtin:LoadIC", .load = b,
 				   .ip = 0x2001 }, END };
-	for (int i = 0; i < 3; i++)
-		rt_sample(s, "node", 9, 15, 1000000, js);
-	rt_sample(s, "node", 9, 15, 1000000, bi);
+	ms_samples(s, "node", 9, 15, 3, js);
+	ms_samples(s, "node", 9, 15, 1, bi);
 	rp_session_finish(s);
 	s->event = "cpu-clock";
 	char *out = rt_capture(print_methods, s);
