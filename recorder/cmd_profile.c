@@ -39,7 +39,9 @@ static void usage(FILE *out)
 		"                          exits, or until Ctrl-C)\n"
 		"  -o, --output OUT        the report (default profile.txt); its extension picks\n"
 		"                          the format: .txt .svg .json .collapsed, and .html\n"
-		"                          .pb.gz .speedscope.json where jitprof report has them\n"
+		"                          .pb.gz .speedscope.json where jitprof report has them;\n"
+		"                          .txt is jitprof report --methods (jitted methods first,\n"
+		"                          the rest grouped, hot lines) and --generations\n"
 		"  -F, --freq HZ           sampling frequency (default 999)\n"
 		"      --elfs              also write one ELF file per sampled method generation\n"
 		"                          into the data directory, for perf report (by default\n"
@@ -435,7 +437,8 @@ static int report_once(struct profile *p, int injected, const char *log)
 	/* Attached to a process the user chose (-p), its dumps are its owner's: -f lets the
 	 * report read them (otherwise a flag the command already has, repeated). */
 	char *f = p->pid ? "-f" : q, *fq = p->pid ? "-f" : "-q";
-	char *table[] = { p->exe, "report", q, f, "-i", in, NULL };
+	/* The methods view: jitted methods first, the rest grouped, hot lines with methods. */
+	char *table[] = { p->exe, "report", q, f, "-i", in, "--methods", NULL };
 	char *gens[] = { p->exe, "report", "-q", fq, "-i", in, "--generations", NULL, NULL, NULL };
 	char *flag[] = { p->exe, "report", q, f, "-i", in, (char *)p->fmt->flag,
 			 (char *)p->out, NULL, NULL, NULL };

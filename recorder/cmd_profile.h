@@ -71,7 +71,8 @@ void profile_pick_jvm_log(struct profile *p, const struct counts *c);
 /* node's dump and V8's log from the working directory into the data directory (p->jit_dir set)
  * when every dump of the recording is there. */
 void profile_tidy_node_files(struct profile *p, const struct counts *c);
-/* "; hottest: SYMBOL (P%)" from the first row of a text report's table, or "". */
+/* "; hottest Java method: NAME (P%)" from a text report (the methods view), "; hottest:
+ * SYMBOL (P%)" when it has no jitted method, or "". */
 void profile_hottest(const char *report, char *buf, size_t len);
 
 #endif

@@ -204,21 +204,30 @@ void profile_tidy_node_files(struct profile *p, const struct counts *c)
 		prof_move_node_files(p->dir, p->cwd, c->cwd_dump_pid, c->nr_cwd_dumps);
 }
 
-/* "; hottest: SYMBOL (P%)" from the first row of a text report's table, or "". */
+/* "; hottest Java method: NAME (P%)" from the methods view's closing comment, or for a
+ * recording without jitted methods "; hottest: SYMBOL (P%)" from the heaviest symbol listed
+ * under its groups; "" when there is neither. */
 void profile_hottest(const char *report, char *buf, size_t len)
 {
 	char line[4096];
 	FILE *f = fopen(report, "re");
+	double best = -1;
 
 	buf[0] = '\0';
 	while (f && fgets(line, sizeof(line), f)) {
-		char *sym = strstr(line, "] ");
 		double pct;
-		if (line[0] == '#' || sscanf(line, " %lf%%", &pct) != 1 || !sym)
-			continue;
-		sym[strcspn(sym, "\n")] = '\0';
-		snprintf(buf, len, "; hottest: %.200s (%.1f%%)", sym + 2, pct);
-		break;
+		int n = 0;
+		line[strcspn(line, "\n")] = '\0';
+		if (!strncmp(line, "# hottest ", 10)) {
+			snprintf(buf, len, "; %.250s", line + 2);
+			break;
+		}
+		/* a group's symbol: "    P%  NAME", indented past the numbers */
+		if (line[0] == ' ' && sscanf(line, " %lf%%  %n", &pct, &n) == 1 && n &&
+		    strspn(line, " ") > 20 && pct > best) {
+			best = pct;
+			snprintf(buf, len, "; hottest: %.200s (%.1f%%)", line + n, pct);
+		}
 	}
 	if (f)
 		fclose(f);

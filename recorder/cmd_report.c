@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lib/opts.h"
 #include "recorder/cli.h"
 #include "recorder/cmd_report.h"
 #include "recorder/report/report.h"
@@ -18,7 +19,7 @@ enum {
 	OPT_NO_DEMANGLE, OPT_SYMFS, OPT_ARCHIVE, OPT_KALLSYMS, OPT_CALL_GRAPH, OPT_PLIMIT,
 	OPT_INLINE, OPT_NOP, OPT_BUILDID_DIR, OPT_JVM_LOG, OPT_NO_INLINE, OPT_SPLIT_GENS, OPT_PID,
 	OPT_TID, OPT_EVENT, OPT_TIME, OPT_MIN_WIDTH, OPT_REVERSE, OPT_HTML, OPT_SPEEDSCOPE, OPT_PPROF, OPT_DIFF,
-	OPT_DIFF_GENS, OPT_DEBUGINFOD_TIMEOUT, OPT_CHECK_GENS,
+	OPT_DIFF_GENS, OPT_DEBUGINFOD_TIMEOUT, OPT_CHECK_GENS, OPT_METHODS,
 };
 
 static const struct option longopts[] = {
@@ -30,6 +31,7 @@ static const struct option longopts[] = {
 	{ "percent-limit", required_argument, NULL, OPT_PLIMIT },
 	{ "generations", no_argument, NULL, OPT_GENERATIONS },
 	{ "check-generations", no_argument, NULL, OPT_CHECK_GENS },
+	{ "methods", no_argument, NULL, OPT_METHODS },
 	{ "method", required_argument, NULL, OPT_METHOD },
 	{ "compare", required_argument, NULL, OPT_COMPARE },
 	{ "jvm-log", required_argument, NULL, OPT_JVM_LOG },
@@ -199,6 +201,7 @@ static int parse_args(int argc, char **argv, struct report_args *a)
 			break;
 		case OPT_GENERATIONS: a->generations = 1; break;
 		case OPT_CHECK_GENS: a->check_gens = a->generations = 1; break;
+		case OPT_METHODS: a->methods = 1; break;
 		case OPT_METHOD: a->method = optarg; break;
 		case OPT_JVM_LOG: a->jvm_log = optarg; break;
 		case OPT_COMPARE:
@@ -378,23 +381,33 @@ static int run(struct report_args *a, struct rp_session *s)
 	if ((rc = report_check_outputs(a)))
 		return rc;
 	note_method_names(a);
-	int gen_key = 0, line_key = 0;
+	int gen_key = 0, line_key = 0, sym_key = 0, dso_key = 0;
 	for (int k = 0; k < nr_keys; k++) {
 		gen_key |= keys[k] == RP_KEY_GENERATION;
 		line_key |= keys[k] == RP_KEY_SRCLINE;
+		sym_key |= keys[k] == RP_KEY_SYM;
+		dso_key |= keys[k] == RP_KEY_DSO;
 	}
+	/* Method-centric sym rows (method_rank.c) know a method's generations by its loads,
+	 * and its inlined methods by the inline chains. */
+	int methods = (sym_key && !dso_key && !gen_key && !a->split_gens) || a->methods;
 	int stacks = a->collapsed || a->flame || a->html || a->speedscope || a->pprof;
 	a->in.want_callchain = a->graph != RP_GRAPH_NONE || stacks;
 	/* Inline chains come from DWARF lines: read them for call chains, and for --method on
 	 * the other outputs, which keeps the samples with a frame of the method, inlined ones
 	 * included (a method C2 inlined everywhere has no frame of its own). */
 	int method_filter = (a->method && !a->generations && !a->compare) || a->diff_method;
-	a->in.want_inline = !a->no_inline && (a->in.want_callchain || method_filter);
+	a->in.want_inline = !a->no_inline && (a->in.want_callchain || method_filter ||
+					      (methods && !line_key));
 	a->in.want_lines = a->generations || a->compare || line_key || a->in.want_inline ||
-			   a->html;
+			   a->html || a->methods;
+	/* Only the method sym rows want them: a jitted method's inlined callees. */
+	a->in.jitted_lines_only = !a->generations && !a->compare && !line_key && !a->html &&
+				  !a->methods && !a->jvm_log &&
+				  !(!a->no_inline && (a->in.want_callchain || method_filter));
 	/* Loads also give lines from the jitdump when the ELF's DWARF cannot be read; call
 	 * stacks need them to know a method's generations (one frame unless split). */
-	a->in.want_loads = a->in.want_lines || gen_key || a->in.want_callchain;
+	a->in.want_loads = a->in.want_lines || gen_key || a->in.want_callchain || methods;
 	a->in.want_code = a->compare;
 	/* Nothing of a jitted ELF but its symbol is read: an --no-elfs recording's are built
 	 * without their line tables (their records not even read). */
@@ -480,6 +493,11 @@ static int run(struct report_args *a, struct rp_session *s)
 	}
 	if (files && !a->json)
 		return 0;	/* only files were asked for */
+	if (a->methods) {
+		JP_OPTS(rp_methods_opts, mo, .max_rows = a->rows);
+		rc = rp_print_methods(stdout, s, &mo);
+		return rc ? cli_error("writing the report failed: %s", strerror(-rc)) : 0;
+	}
 	struct rp_hist h;
 	if ((rc = rp_hist_build(&h, s, keys, nr_keys, a->graph != RP_GRAPH_NONE)))
 		return cli_error("aggregating samples: %s", strerror(-rc));

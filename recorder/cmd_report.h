@@ -17,6 +17,7 @@ struct report_args {
 	int generations, json, collapsed, compare, sort_given, split_gens, reverse;
 	int check_gens;		/* --check-generations */
 	int rows_given, graph_given, no_inline;
+	int methods;		/* --methods: the method-centric view (methods_view.c) */
 	const char *html, *speedscope, *pprof, *diff_base, *diff_method;
 	uint32_t diff_gen_a, diff_gen_b;
 	int input_given;
@@ -32,6 +33,9 @@ struct report_args {
 /* One output per flag, and no option that no requested output uses: 0, or a usage error
  * said on stderr and 2 (the exit code of usage errors). */
 int report_check_outputs(const struct report_args *a);
+/* --help's text (cmd_report_usage.c). */
+void report_usage(FILE *out);
+
 /* --help's text (cmd_report_usage.c). */
 void report_usage(FILE *out);
 

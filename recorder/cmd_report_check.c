@@ -12,21 +12,23 @@
 int report_check_outputs(const struct report_args *a)
 {
 	int files = !!a->flame + !!a->html + !!a->speedscope + !!a->pprof;
-	int views = a->json + a->collapsed + a->compare + (a->generations && !a->json);
+	int views = a->json + a->collapsed + a->compare + (a->generations && !a->json) +
+		    a->methods;
 	if (a->check_gens && (views > 1 || a->method))
 		return usage_error("--check-generations checks every generation: no other output "
 				   "on stdout, no --method");
 	int stacks = a->collapsed || a->flame || a->html || a->speedscope || a->pprof;
 	int table = !views && !files;
 	if (views > 1)
-		return usage_error("--json, --collapsed, --generations and --compare are separate "
-				   "outputs on stdout: ask for one (--json may add --generations)");
+		return usage_error("--json, --collapsed, --generations, --compare and --methods are "
+				   "separate outputs on stdout: ask for one (--json may add "
+				   "--generations)");
 	if (a->sort_given && !(table || a->json || a->html))
 		return usage_error("--sort orders the rows of the table, --json and --html; the "
 				   "outputs asked for have no rows");
-	if (a->rows_given && !(table || a->json || a->html))
-		return usage_error("-n limits the rows of the table, --json and --html; the outputs "
-				   "asked for have no rows");
+	if (a->rows_given && !(table || a->json || a->html || a->methods))
+		return usage_error("-n limits the rows of the table, --json, --html and --methods; "
+				   "the outputs asked for have no rows");
 	if (a->graph_given && a->graph != RP_GRAPH_NONE && !table && !stacks && !a->json)
 		return usage_error("-g adds call stacks to the table's and --json's rows "
 				   "(--collapsed, --flamegraph, --html and the exports always hold them)");
@@ -45,10 +47,12 @@ int report_check_outputs(const struct report_args *a)
 	if ((a->reverse || a->min_width > 0) && !a->flame && !a->html)
 		return usage_error("--reverse and --min-width shape the flame graph (--flamegraph, "
 				   "--html)");
-	if (a->split_gens && !stacks && (a->graph == RP_GRAPH_NONE || !(table || a->json)))
-		return usage_error("--split-generations changes call stacks: use it with -g, "
+	if (a->split_gens && !stacks && !table && !a->json && !a->methods)
+		return usage_error("--split-generations splits a method's rows and frames per "
+				   "generation: use it with the table, --json, --methods, -g, "
 				   "--collapsed, --flamegraph, --html or an export");
-	if (a->no_inline && !stacks && a->graph == RP_GRAPH_NONE)
+	if (a->no_inline && !stacks && a->graph == RP_GRAPH_NONE && !a->methods && !table &&
+	    !a->json)
 		return usage_error("--no-inline changes call stacks: use it with -g, --collapsed, "
 				   "--flamegraph, --html or an export");
 	if ((a->diff_base || a->diff_method) &&

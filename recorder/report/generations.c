@@ -429,7 +429,10 @@ int rp_print_generations(FILE *out, const struct rp_session *s, const char *meth
 	fprintf(out, "# Samples in code already unloaded: %" PRIu64 ", in unknown code: %" PRIu64
 		"\n", v.unloaded_samples, v.unknown_samples);
 	rp_gen_print_sources(out, s);
-	fputs("#\n", out);
+	/* "samples/s" read as a speed: said once what it counts. */
+	fputs("# Columns: share = of the process's samples; samples/s = the generation's samples "
+	      "per second of its active period (how often it was found running, not a speed)\n#\n",
+	      out);
 	if (!s->nr_loads)
 		fprintf(out, "# no jitted code loads in this recording: it was not injected "
 			"(jitprof inject --jit -i IN -o OUT), or no process wrote a jitdump "

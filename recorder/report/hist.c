@@ -57,8 +57,8 @@ static int no_map(const struct rp_frame *f)
 	return !f->dso || (f->dso[0] == '[' && !strcmp(f->dso, "[unknown]"));
 }
 
-static uint64_t key_hash(const struct rp_sample *smp, const struct rp_frame *f,
-			 const enum rp_key *keys, int nr)
+static uint64_t key_hash(const struct rp_hist *h, const struct rp_sample *smp,
+			 const struct rp_frame *f, const enum rp_key *keys, int nr)
 {
 	uint64_t v[RP_MAX_KEYS * 2];
 	int n = 0;
@@ -68,6 +68,13 @@ static uint64_t key_hash(const struct rp_sample *smp, const struct rp_frame *f,
 		case RP_KEY_PID: v[n++] = smp->pid; break;
 		case RP_KEY_DSO: v[n++] = (uintptr_t)f->dso; break;
 		case RP_KEY_SYM:
+			if (h->merge_gens && rp_frame_jitted(h->s, f)) {
+				/* a method: its name, whichever generation's ELF ran it */
+				v[n++] = (uintptr_t)f->sym;
+				v[n++] = f->flags & RP_FRAME_INLINED;
+				v[n++] = 1;
+				break;
+			}
 			/* perf keys symbols by identity: two symbols of one name are two rows. */
 			v[n++] = f->sym ? (uintptr_t)f->sym : f->addr;
 			v[n++] = f->sym ? f->addr - f->symoff : 0;
@@ -102,10 +109,11 @@ static int cmp_u64(uint64_t a, uint64_t b)
 
 /* Orders two samples, of leaf frames fa and fb, by one key; 0 means "same entry" for that
  * key. */
-static int key_cmp(const struct rp_session *s, const struct rp_sample *a,
+static int key_cmp(const struct rp_hist *h, const struct rp_sample *a,
 		   const struct rp_frame *fa, const struct rp_sample *b,
 		   const struct rp_frame *fb, enum rp_key k)
 {
+	const struct rp_session *s = h->s;
 	int c;
 	switch (k) {
 	case RP_KEY_COMM: return cmp_str(a->comm, b->comm);
@@ -118,6 +126,8 @@ static int key_cmp(const struct rp_session *s, const struct rp_sample *a,
 			return no_map(fa) ? 1 : -1;
 		return cmp_str(fa->dso, fb->dso);
 	case RP_KEY_SYM:
+		if (h->merge_gens && (rp_frame_jitted(s, fa) || rp_frame_jitted(s, fb)))
+			return rp_method_cmp(s, fa, fb);
 		if (fa->sym || fb->sym) {
 			if ((c = cmp_str(fa->sym, fb->sym)))
 				return c;
@@ -158,7 +168,7 @@ static int entry_order(const void *pa, const void *pb)
 	if (a->period != b->period)
 		return a->period > b->period ? -1 : 1;
 	for (int i = 0; i < sort_hist->nr_keys; i++) {
-		int c = key_cmp(sort_hist->s, a->first, a->leaf, b->first, b->leaf,
+		int c = key_cmp(sort_hist, a->first, a->leaf, b->first, b->leaf,
 				sort_hist->keys[i]);
 		if (c)
 			return c;
@@ -173,6 +183,7 @@ int rp_hist_build(struct rp_hist *h, const struct rp_session *s, const enum rp_k
 	h->s = s;
 	h->nr_keys = nr_keys < RP_MAX_KEYS ? nr_keys : RP_MAX_KEYS;
 	memcpy(h->keys, keys, h->nr_keys * sizeof(*keys));
+	rp_hist_method_mode(h);
 
 	size_t cap = 64;
 	while (cap < s->nr_samples * 2 && cap < ((size_t)1 << 40))
@@ -191,8 +202,8 @@ int rp_hist_build(struct rp_hist *h, const struct rp_session *s, const enum rp_k
 	memset(slot, 0, cap * sizeof(*slot));
 	for (size_t i = 0; i < s->nr_samples; i++) {
 		const struct rp_sample *smp = &s->samples[i];
-		const struct rp_frame *leaf = rp_leaf(s, smp);
-		size_t j = key_hash(smp, leaf, h->keys, h->nr_keys) & (cap - 1);
+		const struct rp_frame *leaf = h->innermost ? rp_method_frame(s, smp) : rp_leaf(s, smp);
+		size_t j = key_hash(h, smp, leaf, h->keys, h->nr_keys) & (cap - 1);
 		for (;; j = (j + 1) & (cap - 1)) {
 			if (!slot[j]) {
 				if (h->nr_entries == ecap) {
@@ -215,7 +226,7 @@ int rp_hist_build(struct rp_hist *h, const struct rp_session *s, const enum rp_k
 			}
 			const struct rp_entry *o = &h->entries[slot[j] - 1];
 			int k = 0;
-			while (k < h->nr_keys && !key_cmp(s, smp, leaf, o->first, o->leaf, h->keys[k]))
+			while (k < h->nr_keys && !key_cmp(h, smp, leaf, o->first, o->leaf, h->keys[k]))
 				k++;
 			if (k == h->nr_keys)
 				break;
@@ -322,6 +333,8 @@ const char *rp_entry_key_str(const struct rp_hist *h, const struct rp_entry *e,
 			memcpy(buf, f->flags & RP_FRAME_KERNEL ? "[k] " : "[.] ", np);
 			memcpy(buf + np, f->sym, n);
 			buf[np + n] = 0;
+			if ((f->flags & RP_FRAME_INLINED) && np + n + 4 < len)
+				memcpy(buf + np + n, "_[i]", 5);	/* a method-centric row */
 		} else if (!f->sym)
 			snprintf(buf, len, "[%c] 0x%016" PRIx64,
 				 f->flags & RP_FRAME_KERNEL ? 'k' : '.', f->addr);

@@ -176,8 +176,18 @@ static uint32_t resolve(struct ingest *in, uint32_t pid, uint64_t ip, uint64_t t
 		return nk;
 	}
 	memset(&res, 0, sizeof(res));
-	if (sym_resolve(in->ss, pid, ip, time, cpumode, in->res_flags, &res) < 0)
+	if (in->o->jitted_lines_only && (in->res_flags & SYM_RES_LINES)) {
+		/* the symbol first: its DSO says whether its lines are wanted */
+		if (sym_resolve(in->ss, pid, ip, time, cpumode, 0, &res) < 0)
+			res.dso = NULL;
+		if (res.dso && !res.kernel && rp_is_jitted_name(res.dso_name, NULL, NULL)) {
+			memset(&res, 0, sizeof(res));
+			if (sym_resolve(in->ss, pid, ip, time, cpumode, in->res_flags, &res) < 0)
+				res.dso = NULL;
+		}
+	} else if (sym_resolve(in->ss, pid, ip, time, cpumode, in->res_flags, &res) < 0) {
 		res.dso = NULL;
+	}
 	line_of_previous_instruction(in, pid, ip, time, cpumode, &res);
 	uint32_t n = 0;
 	if (in->o->want_inline && res.n_inline > 1) {
@@ -605,7 +615,7 @@ static int ingest(struct rp_session *s, const struct rp_ingest_opts *o, char *er
 		snprintf(err, errlen, "%s", strerror(-rc));
 		goto out;
 	}
-	if (o->want_lines && (rc = read_dwarf_ahead(&in)) < 0) {
+	if (o->want_lines && !o->jitted_lines_only && (rc = read_dwarf_ahead(&in)) < 0) {
 		snprintf(err, errlen, "%s", strerror(-rc));
 		goto out;
 	}

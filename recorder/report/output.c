@@ -195,6 +195,17 @@ int rp_print_json(FILE *out, const struct rp_hist *h, const struct rp_session *s
 			/* The table's "[.] "/"[k] " mark is not part of the name. */
 			if (h->keys[k] == RP_KEY_SYM && v[0] == '[' && v[2] == ']' && v[3] == ' ')
 				v += 4;
+			if (h->keys[k] == RP_KEY_SYM && (e->leaf->flags & RP_FRAME_INLINED)) {
+				/* the name as the method's own rows have it; "inlined" says how */
+				size_t l = strlen(v);
+				if (l >= 4 && !strcmp(v + l - 4, "_[i]"))
+					l -= 4;
+				memmove(buf, v, l);	/* v may be buf */
+				buf[l] = 0;
+				rp_json_str(out, buf);
+				fputs(", \"inlined\": true", out);
+				continue;
+			}
 			rp_json_str(out, v);
 		}
 		if (e->members) {

@@ -200,6 +200,10 @@ struct rp_hist {
 	uint64_t total_period, total_samples;
 	const struct rp_session *s;
 	int leaf_first;			/* --json's stacks leaf first (-g callee); 0 after build */
+	/* Method-centric sym rows (method_rank.c), unless --split-generations or a dso key:
+	 * a jitted method's generations are one row (merge), and without a srcline key its
+	 * row is the innermost method of the sample, an inlined one included (innermost). */
+	int merge_gens, innermost;
 };
 
 /* need_members: keep per-entry sample lists (call graph). -ENOMEM on failure. */
@@ -226,6 +230,15 @@ struct rp_table_opts {
 int rp_print_table(FILE *out, const struct rp_hist *h, const struct rp_table_opts *o);
 int rp_print_json(FILE *out, const struct rp_hist *h, const struct rp_session *s,
 		  const char *method, int with_generations);
+/* The method-centric view (`--methods`, profile's text): jitted methods first (innermost,
+ * generations summed unless split), the rest grouped (kernel, JVM, stubs, libraries), the
+ * hottest source lines with their methods and the share without a line, a legend, and a
+ * closing "# hottest Java method: NAME (P%)" line. */
+struct rp_methods_opts {
+	size_t sz;			/* sizeof(struct rp_methods_opts): lib/opts.h's rule */
+	size_t max_rows;		/* method rows (0: 25) */
+};
+int rp_print_methods(FILE *out, const struct rp_session *s, const struct rp_methods_opts *o);
 /* Folded stacks "comm;outer;...;leaf count", generations tagged " [gen N]". */
 int rp_print_collapsed(FILE *out, const struct rp_session *s);
 struct rp_flame_opts {
@@ -484,6 +497,10 @@ struct rp_ingest_opts {
 	/* --debuginfod-timeout: seconds all debuginfod requests may take together (0: the
 	 * default, SYM_DEBUGINFOD_BUDGET_S). */
 	uint64_t debuginfod_timeout;
+	/* Lines and inline chains read for jitted code only: method-centric sym rows need a
+	 * jitted method's inlined callees, not a library's DWARF (a native `--sort sym` read
+	 * libc's lines for nothing: 0.14 -> 0.61 s). A size_t for lib/opts.h's tail rule. */
+	size_t jitted_lines_only;
 };
 
 /* 0, or -errno with its message naming the file logged through o->log at JP_LOG_ERROR, last

@@ -251,6 +251,15 @@ static inline const struct rp_frame *rp_leaf(const struct rp_session *s,
 	return &none;
 }
 
+/* method_rank.c: method-centric rows. A frame of a jitted method (a load's, not runtime code);
+ * the sample's innermost method frame (its innermost inlined jitted frame, else rp_leaf);
+ * the order of two frames as one method row (0: the same method, both inlined or neither);
+ * the hist's merge_gens and innermost from its keys and --split-generations. */
+int rp_frame_jitted(const struct rp_session *s, const struct rp_frame *f);
+const struct rp_frame *rp_method_frame(const struct rp_session *s, const struct rp_sample *smp);
+int rp_method_cmp(const struct rp_session *s, const struct rp_frame *a, const struct rp_frame *b);
+void rp_hist_method_mode(struct rp_hist *h);
+
 /* "file:line", "??:0" or "dso[addr]" like perf's srcline column. */
 const char *rp_srcline_str(const struct rp_frame *f, char *buf, size_t len);
 

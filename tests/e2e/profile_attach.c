@@ -33,7 +33,7 @@ static void expect_java_report(const struct ag_jdk *jdk, const char *out)
 	char *rep = tu_read_file(out, NULL);
 
 	cr_assert_not_null(rep, "JDK %d: no %s", jdk->major, out);
-	cr_expect(strstr(rep, "jitted-") && strstr(rep, "[.] jitprof.samples.Generations."),
+	cr_expect(pf_method_row(rep, "jitprof.samples.Generations.", NULL),
 		  "JDK %d: no jitted Generations method in %s:\n%.3000s", jdk->major, out, rep);
 	cr_expect(strstr(rep, "# Generations of jitted methods"), "JDK %d: %s", jdk->major, out);
 	free(rep);

@@ -40,15 +40,26 @@ static void launch_one(const struct ag_jdk *jdk)
 	AG_FMT(want, "jitprof profile: %s (text report) from ", out);
 	cr_expect(ag_starts(pf_last_line(r.err), want), "JDK %d, last line: %s", jdk->major,
 		  pf_last_line(r.err));
-	/* The closing line names the hottest row of the table, a jitted Java method here. */
-	cr_expect(strstr(pf_last_line(r.err), "; hottest: jitprof.samples.Generations."),
+	/* The closing line names the hottest Java method, the method table's first row. */
+	const char *hot = strstr(pf_last_line(r.err), "; hottest Java method: ");
+	cr_expect(hot && !strncmp(hot + 23, "jitprof.samples.Generations.", 28),
 		  "JDK %d, last line: %s", jdk->major, pf_last_line(r.err));
 	cr_expect(strstr(r.err, "jitprof agent: writing "), "JDK %d: %s", jdk->major, r.err);
 
 	char *rep = tu_read_file(out, NULL);
 	cr_assert_not_null(rep, "JDK %d: no %s", jdk->major, out);
-	cr_expect(strstr(rep, "[.] " PF_TOTAL), "JDK %d: total() not in the table:\n%s",
+	cr_expect(pf_method_row(rep, PF_TOTAL, NULL), "JDK %d: total() not in the table:\n%s",
 		  jdk->major, rep);
+	if (hot) {
+		char name[512];
+		int first = 0;
+		const char *pct = strstr(hot + 23, "%)");
+		cr_assert_not_null(pct, "%s", hot);
+		snprintf(name, sizeof(name), "%.*s", (int)(pct - (hot + 23)), hot + 23);
+		*strrchr(name, ' ') = 0;	/* " (P" */
+		cr_expect(pf_method_row(rep, name, &first) && first, "JDK %d: '%s' is not the "
+			  "first method row:\n%.3000s", jdk->major, name, rep);
+	}
 	/* The generations table lists a method the JVM installed twice or more, with every
 	 * generation, sampled or not: as many as the JVM's compilation log has nmethods of it
 	 * (how many is the JIT's choice: on a loaded machine tier 4 may not come within the
@@ -222,7 +233,11 @@ Test(profile_launch, program_without_jitdump_gets_a_native_report, .timeout = 12
 	cr_expect(strstr(pf_last_line(r.err), "0 jitted code loads"), "%s", r.err);
 	char *s = tu_read_file(out, NULL);
 	cr_assert_not_null(s);
-	cr_expect(strstr(s, "# Samples: "), "%s", s);
+	/* The methods view of a native program: no method table, the code grouped, and the
+	 * closing line names the heaviest symbol listed. */
+	cr_expect(strstr(s, "# No sample in a jitted method: where the samples are\n") &&
+		  strstr(s, "  native: "), "%s", s);
+	cr_expect(strstr(pf_last_line(r.err), "; hottest: "), "%s", r.err);
 	free(s);
 	tu_result_free(&r);
 	tu_rmtree(dir);
@@ -286,7 +301,7 @@ Test(profile_launch, java_flag_through_java_tool_options, .timeout = 300)
 	cr_expect(strstr(r.err, "-XX:+PreserveFramePointer"), "%s", r.err);
 	char *s = tu_read_file(out, NULL);
 	cr_assert_not_null(s);
-	cr_expect(strstr(s, "[.] jitprof.samples.Generations."), "%.3000s", s);
+	cr_expect(pf_method_row(s, "jitprof.samples.Generations.", NULL), "%.3000s", s);
 	free(s);
 	tu_result_free(&r);
 	tu_rmtree(dir);
@@ -344,8 +359,8 @@ Test(profile_launch, a_jvm_that_starts_jvms, .timeout = 300)
 	cr_expect_eq(dumps, 2, "dumps in %s: %d", path, dumps);
 	char *rep = tu_read_file(out, NULL);
 	cr_assert_not_null(rep, "no %s", out);
-	cr_expect(strstr(rep, "[.] jitprof.samples.ForkJvm.spin(long)") &&
-		  strstr(rep, "[.] jitprof.samples.Generations."), "%.3000s", rep);
+	cr_expect(pf_method_row(rep, "jitprof.samples.ForkJvm.spin(long)", NULL) &&
+		  pf_method_row(rep, "jitprof.samples.Generations.", NULL), "%.3000s", rep);
 	free(rep);
 	tu_rmtree(dir);
 	free(dir);
@@ -474,8 +489,8 @@ Test(profile_launch, node_command, .timeout = 300)
 		cr_expect(strstr(r.out, "node done true"), "%s", r.out);
 		char *s = tu_read_file(out, NULL);
 		cr_assert_not_null(s);
-		cr_expect(strstr(s, "[.] JS:*hot ") || strstr(s, "[.] JS:~hot "), "way %d:\n%.3000s",
-			  way, s);
+		cr_expect(pf_method_row(s, "JS:*hot ", NULL) || pf_method_row(s, "JS:~hot ", NULL),
+			  "way %d:\n%.3000s", way, s);
 		free(s);
 		tu_result_free(&r);
 		/* node's dump and V8's log went into the data directory: nothing is left beside
@@ -594,7 +609,7 @@ Test(profile_launch, program_with_its_own_jitdump, .timeout = 300)
 	cr_expect_null(strstr(r.err, "no process of the recording wrote a jitdump"), "%s", r.err);
 	char *s = tu_read_file(out, NULL);
 	cr_assert_not_null(s);
-	cr_expect(strstr(s, "[.] checksum"), "%.2000s", s);
+	cr_expect(pf_method_row(s, "checksum", NULL), "%.2000s", s);
 	cr_expect_eq(pf_generations(s, "checksum"), 3, "%.4000s", s);
 	free(s);
 	tu_result_free(&r);

@@ -180,7 +180,7 @@ Test(profile_user, own_jvm_with_paranoid_2, .timeout = 600, .fini = restore_para
 	AG_FMT(path, "%s/u.txt", dir);
 	char *rep = tu_read_file(path, NULL);
 	cr_assert_not_null(rep);
-	cr_expect(strstr(rep, "[.] jitprof.samples.Generations."), "%.3000s", rep);
+	cr_expect(pf_method_row(rep, "jitprof.samples.Generations.", NULL), "%.3000s", rep);
 	free(rep);
 
 	/* Attach to the user's own JVM, as that user. First with a socket root's killed JVM of
@@ -203,7 +203,7 @@ Test(profile_user, own_jvm_with_paranoid_2, .timeout = 600, .fini = restore_para
 	tu_result_free(&r);
 	AG_FMT(path, "%s/a.txt", dir);
 	rep = tu_read_file(path, NULL);
-	cr_expect(rep && strstr(rep, "[.] jitprof.samples.Generations."), "%.3000s", rep);
+	cr_expect(rep && pf_method_row(rep, "jitprof.samples.Generations.", NULL), "%.3000s", rep);
 	free(rep);
 	pf_kill(pid);
 	restore_paranoid();
@@ -259,7 +259,7 @@ Test(profile_user, another_users_process, .timeout = 600)
 	cr_expect_eq(r.status, 0, "%s\nthe JVM's output:\n%s", r.err, jvm_log(dir));
 	tu_result_free(&r);
 	char *rep = tu_read_file(out, NULL);
-	cr_expect(rep && strstr(rep, "[.] jitprof.samples.Generations."), "%.3000s", rep);
+	cr_expect(rep && pf_method_row(rep, "jitprof.samples.Generations.", NULL), "%.3000s", rep);
 	free(rep);
 	pf_kill(pid);
 	tu_rmtree(dir);

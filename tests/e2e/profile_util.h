@@ -52,6 +52,36 @@ static __attribute__((unused)) int pf_generations(const char *report, const char
 }
 
 /* How many code loads in dump have a name containing what (0 when it cannot be read). */
+/* 1 when the text report's method table (the first of `report --methods`, under "# Jitted
+ * methods:") has a row whose method starts with name; *first (if given) is then set to
+ * whether it is the first row. */
+static __attribute__((unused)) int pf_method_row(const char *report, const char *name,
+						 int *first)
+{
+	const char *p = strstr(report, "# Jitted methods:");
+	int row = 0;
+	for (p = p ? strchr(p, '\n') : NULL; p && p[1]; p = strchr(p, '\n')) {
+		p++;
+		const char *end = strchr(p, '\n'), *nm = NULL;
+		size_t len = end ? (size_t)(end - p) : strlen(p);
+		if (*p == '#') {
+			if (!strncmp(p, "# Overhead", 10))
+				continue;
+			break;	/* "#": the table's end */
+		}
+		/* the method follows the last two spaces (names have single ones) */
+		for (const char *h = p; (h = strstr(h, "  ")) && h < p + len; h++)
+			nm = h + 2;
+		if (nm && !strncmp(nm, name, strlen(name))) {
+			if (first)
+				*first = row == 0;
+			return 1;
+		}
+		row++;
+	}
+	return 0;
+}
+
 static __attribute__((unused)) size_t pf_dump_loads(const char *dump, const char *what)
 {
 	struct jd_index *x;

@@ -71,13 +71,15 @@ Test(report_formats, collapsed_matches_call_graph)
 		p++;
 	}
 	cr_assert_geq(rows, 3, "%s", t.out);
-	/* The caller-first call graph's trunk for the top row is the folded stacks' root. */
+	/* The caller-first call graph's trunk for the top row (or its first branch: the row of
+	 * a method's generations summed may start from several roots) is a folded stacks'
+	 * root. */
 	rx_ok(&g, "HOME='%s' '%s' report -i '%s' -g caller --sort sym -n 1 --no-inline 2>/dev/null",
 	      home, rx_jitprof, data);
-	const char *trunk = strstr(g.out, "---");
-	cr_assert_not_null(trunk, "%s", g.out);
+	const char *trunk = strstr(g.out, "---"), *branch = strstr(g.out, "%--");
+	cr_assert(trunk || branch, "%s", g.out);
 	char root[256];
-	sscanf(trunk + 3, "%255[^\n]", root);
+	sscanf(trunk ? trunk + 3 : branch + 3, "%255[^\n]", root);
 	char needle[300];
 	snprintf(needle, sizeof(needle), "minijit;%s;", root);
 	cr_assert(strstr(c.out, needle), "root %s not in the folded stacks\n%s", root, c.out);

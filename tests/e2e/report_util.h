@@ -162,14 +162,21 @@ __attribute__((unused)) static void rx_build_and_record(const char *home, const 
 /* `perf record -q -k mono PERF_OPTS -o perf.data java -agentpath:libagent.so=dir=DIR/jit -cp
  * <samples> jitprof.samples.MAIN` in dir (MAIN with its arguments), then `jitprof inject` into
  * dir/perf.jit.data. Skips the test where perf, java, the agent or the samples are missing. */
-__attribute__((unused)) static void rx_record_java(const char *home, const char *perf_opts,
-						   const char *main)
+/* The agent's and samples/java's absolute paths; the test skipped without perf, java or
+ * them. */
+__attribute__((unused)) static void rx_need_java(char *agent, char *classes)
 {
-	char agent[PATH_MAX], classes[PATH_MAX];
 	if (!tu_have("perf") || !tu_have("java"))
 		cr_skip_test("perf or java is not installed");
 	if (!realpath(tu_build("libagent.so"), agent) || !realpath(tu_build("java"), classes))
 		cr_skip_test("the agent or samples/java are not built");
+}
+
+__attribute__((unused)) static void rx_record_java(const char *home, const char *perf_opts,
+						   const char *main)
+{
+	char agent[PATH_MAX], classes[PATH_MAX];
+	rx_need_java(agent, classes);
 	struct tu_result r;
 	rx_ok(&r, "mkdir -p '%s/jit' '%s' && cd '%s' && HOME='%s' perf record -q -k mono %s "
 	      "-o perf.data %sjava -agentpath:'%s'=dir='%s/jit' -cp '%s' jitprof.samples.%s "

@@ -365,12 +365,16 @@ Test(report_views, filters_and_usage_errors)
 	tu_result_free(&r);
 
 	/* --json honours -g callee (stacks leaf first: the row's symbol is the first frame after
-	 * the inlined ones, or a kernel frame interrupted it) and --percent-limit (rows at or
-	 * over it). */
+	 * the inlined ones, or a kernel frame interrupted it; a jitted method's inlined callee is
+	 * its own row, "inlined", its stacks' first frame) and --percent-limit (rows at or over
+	 * it). */
 	rx_ok(&r, "HOME='%s' '%s' report -q -i '%s' --json -g callee --sort sym | python3 -c '"
 	      "import json,sys\n"
 	      "for row in json.load(sys.stdin)[\"rows\"]:\n"
 	      "  for st in row[\"stacks\"]:\n"
+	      "    if row.get(\"inlined\"):\n"
+	      "      assert st[\"frames\"][0] == row[\"sym\"] + \"_[i]\", (row, st)\n"
+	      "      continue\n"
 	      "    f=[x for x in st[\"frames\"] if not x.endswith(\"_[i]\")][0]\n"
 	      "    a=f.rsplit(\"+0x\",1)\n"	/* unnamed: dso+0xADDR, the row: 0xADDR */
 	      "    same=len(a)==2 and row[\"sym\"].startswith(\"0x\") and "
@@ -395,7 +399,8 @@ Test(report_views, filters_and_usage_errors)
 		{ "--json --collapsed", "ask for one" }, { "--flamegraph x.svg --sort sym", "--sort" },
 		{ "--reverse", "--reverse" }, { "--generations -g", "-g adds" },
 		{ "--pprof x.pb.gz -n 3", "-n limits" },
-		{ "--split-generations", "--split-generations changes call stacks" },
+		{ "--split-generations --generations", "--split-generations splits a method's rows" },
+		{ "--methods --collapsed", "ask for one" },
 		{ "--collapsed -g callee", "outermost first" },
 		{ "--flamegraph x.svg --percent-limit 5", "--percent-limit" },
 		{ "--jvm-log x.log", "--jvm-log explains generations" },

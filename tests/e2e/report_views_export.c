@@ -84,29 +84,34 @@ Test(report_views_export, pprof_top)
 	rx_record_java(home, "-g", "Generations 600");
 	rx_report_to_file("--pprof", "p.pb.gz");
 	struct tu_result r;
-	/* jitprof: samples per symbol name (generations summed), top 3. */
-	rx_ok(&r, "HOME='%s' '%s' report -q -i '%s' --sort sym --json | python3 -c 'import json,"
-	      "sys,collections\nd=json.load(sys.stdin)\nc=collections.Counter()\n"
-	      "for r in d[\"rows\"]: c[r[\"sym\"].split(\"(\")[0]]+=r[\"overhead\"]\n"
-	      "for k,v in c.most_common(3): print(\"%%.2f %%s\" %% (v,k))'", home, rx_jitprof, data);
-	char ours[3][256], theirs[3][256];
-	double os[3], ts[3];
-	cr_assert_eq(top_names(r.out, ours, os, 3), 3, "%s", r.out);
-	tu_result_free(&r);
-	/* pprof -noinlines charges inlined code to the function it was inlined into, as the
-	 * table does; flat%% and the name (cut at '('). */
-	rx_ok(&r, "cd '%s' && HOME='%s' GOCACHE='%s/go' GOPATH='%s/go' go tool pprof -top "
-	      "-noinlines p.pb.gz 2>/dev/null | awk '$2 ~ /%%$/ && $1 != \"flat\" {sub(/%%/,\"\","
-	      "$2); name=$6; for(i=7;i<=NF;i++) name=name\" \"$i; sub(/\\(.*/,\"\",name); "
-	      "print $2, name}' | head -3", dir, home, dir, dir);
-	cr_assert_eq(top_names(r.out, theirs, ts, 3), 3, "%s", r.out);
-	for (int i = 0; i < 3; i++) {
-		cr_assert_str_eq(ours[i], theirs[i], "row %d: jitprof %s, pprof %s\n%s", i, ours[i],
-				 theirs[i], r.out);
-		cr_assert_leq(fabs(os[i] - ts[i]), 0.1, "%s: jitprof %.2f%%, pprof %.2f%%", ours[i],
-			      os[i], ts[i]);
+	/* Both ways of charging inlined code: to the function it was inlined into (--no-inline,
+	 * pprof -noinlines) and to the innermost function (the default of both). */
+	static const char *const ways[][2] = { { "--no-inline", "-noinlines" }, { "", "" } };
+	for (int w = 0; w < 2; w++) {
+		/* jitprof: samples per symbol name (generations summed), top 3. */
+		rx_ok(&r, "HOME='%s' '%s' report -q -i '%s' --sort sym --json %s | python3 -c "
+		      "'import json,sys,collections\nd=json.load(sys.stdin)\nc=collections.Counter()\n"
+		      "for r in d[\"rows\"]: c[r[\"sym\"].split(\"(\")[0]]+=r[\"overhead\"]\n"
+		      "for k,v in c.most_common(3): print(\"%%.2f %%s\" %% (v,k))'", home, rx_jitprof,
+		      data, ways[w][0]);
+		char ours[3][256], theirs[3][256];
+		double os[3], ts[3];
+		cr_assert_eq(top_names(r.out, ours, os, 3), 3, "%s", r.out);
+		tu_result_free(&r);
+		/* pprof's flat%% and the name (cut at '(', " (inline)" with it). */
+		rx_ok(&r, "cd '%s' && HOME='%s' GOCACHE='%s/go' GOPATH='%s/go' go tool pprof -top "
+		      "%s p.pb.gz 2>/dev/null | awk '$2 ~ /%%$/ && $1 != \"flat\" {sub(/%%/,\"\","
+		      "$2); name=$6; for(i=7;i<=NF;i++) name=name\" \"$i; sub(/\\(.*/,\"\",name); "
+		      "sub(/ +$/,\"\",name); print $2, name}' | head -3", dir, home, dir, dir, ways[w][1]);
+		cr_assert_eq(top_names(r.out, theirs, ts, 3), 3, "%s", r.out);
+		for (int i = 0; i < 3; i++) {
+			cr_assert_str_eq(ours[i], theirs[i], "%s row %d: jitprof %s, pprof %s\n%s",
+					 ways[w][0], i, ours[i], theirs[i], r.out);
+			cr_assert_leq(fabs(os[i] - ts[i]), 0.1, "%s: jitprof %.2f%%, pprof %.2f%%",
+				      ours[i], os[i], ts[i]);
+		}
+		tu_result_free(&r);
 	}
-	tu_result_free(&r);
 	/* With inlines (the default) the inlined area() is a line of its own. */
 	rx_ok(&r, "cd '%s' && HOME='%s' GOCACHE='%s/go' go tool pprof -top p.pb.gz 2>/dev/null",
 	      dir, home, dir);
