@@ -12,6 +12,7 @@
 
 #define SUMMARY_PROCS 4
 #define SUMMARY_METHODS 10
+#define SUMMARY_LINES 10
 
 /* Code of a method a runtime compiled or interprets: no native or kernel code, and no
  * runtime stub (the interpreter itself, adapters), whose loads have no generations. */
@@ -115,35 +116,75 @@ static int json_methods(FILE *out, const struct rp_session *s)
 	return rc;
 }
 
+/* A line of a method, its rows of the (srcline, sym) table summed: jitted code keys its lines
+ * by address, so each generation's, and each instruction's of one line, is a row there. */
+struct line_sum {
+	uint64_t samples;
+	uint32_t id, first;	/* the (line, method) pair's index in the table; its first row */
+	const struct rp_frame *leaf;
+};
+
+static int by_line_samples(const void *a, const void *b)
+{
+	const struct line_sum *x = a, *y = b;
+	if (x->samples != y->samples)
+		return x->samples > y->samples ? -1 : 1;
+	return x->first < y->first ? -1 : x->first > y->first;
+}
+
 int rp_html_lines(FILE *out, const struct rp_session *s, size_t max_rows)
 {
 	enum rp_key keys[] = { RP_KEY_SRCLINE, RP_KEY_SYM };
 	struct rp_hist h;
+	struct rp_strtab lines = { 0 };	/* (line text, method name) pairs */
+	struct line_sum *sum = NULL;
+	size_t n = 0, cap = 0;
 	char buf[4096];
 	uint64_t no_line = 0;
-	size_t n = 0;
 	int rc = rp_hist_build(&h, s, keys, 2, 0);
 	if (rc)
 		return rc;
-	fputs(",\"lines\":[", out);
-	for (size_t i = 0; i < h.nr_entries; i++) {
+	for (size_t i = 0; i < h.nr_entries && !rc; i++) {
 		const struct rp_entry *e = &h.entries[i];
+		uint32_t id;
 		if (!e->leaf->srcfile || !e->leaf->line) {
 			no_line += e->samples;
 			continue;
 		}
-		if (n >= max_rows)
-			continue;
-		fprintf(out, "%s{\"pct\":%.2f,\"samples\":%" PRIu64 ",\"line\":", n++ ? "," : "",
-			share(e->samples, h.total_samples), e->samples);
-		rp_json_str(out, rp_entry_key_str(&h, e, RP_KEY_SRCLINE, buf, sizeof(buf)));
-		fputs(",\"method\":", out);
-		rp_json_str(out, e->leaf->sym ? e->leaf->sym : e->leaf->dso);
-		fputs(is_method_code(s, e->leaf) ? ",\"code\":1}" : "}", out);
+		const char *line = rp_entry_key_str(&h, e, RP_KEY_SRCLINE, buf, sizeof(buf));
+		if ((rc = rp_strtab_id(&lines, line, (uintptr_t)e->leaf->sym, &id)))
+			break;
+		if (id == n) {
+			if ((rc = rp_grow(&sum, &cap, n + 1, sizeof(*sum))))
+				break;
+			sum[n++] = (struct line_sum){ .id = id, .first = (uint32_t)i, .leaf = e->leaf };
+		}
+		sum[id].samples += e->samples;
 	}
-	fprintf(out, "],\"no_line\":%" PRIu64, no_line);
+	if (!rc) {
+		qsort(sum, n, sizeof(*sum), by_line_samples);
+		fputs(",\"lines\":[", out);
+		/* The max_rows hottest, and the summary's hottest of method code after them. */
+		for (size_t i = 0, code = 0, put = 0; i < n; i++) {
+			const struct rp_frame *f = sum[i].leaf;
+			int is_code = is_method_code(s, f);
+			code += is_code;
+			if (i >= max_rows && (!is_code || code > SUMMARY_LINES))
+				continue;
+			fprintf(out, "%s{\"pct\":%.2f,\"samples\":%" PRIu64 ",\"line\":",
+				put++ ? "," : "", share(sum[i].samples, h.total_samples),
+				sum[i].samples);
+			rp_json_str(out, lines.str[sum[i].id]);
+			fputs(",\"method\":", out);
+			rp_json_str(out, f->sym ? f->sym : f->dso);
+			fputs(is_code ? ",\"code\":1}" : "}", out);
+		}
+		fprintf(out, "],\"no_line\":%" PRIu64, no_line);
+	}
+	free(sum);
+	rp_strtab_free(&lines);
 	rp_hist_free(&h);
-	return 0;
+	return rc;
 }
 
 int rp_html_summary(FILE *out, const struct rp_session *s)
