@@ -2,7 +2,7 @@
 // first screen (1366x768, no scrolling) in headless Chromium (puppeteer-core): the summary's
 // text, its hottest methods' rows, the warnings and the section links, each only when it lies
 // inside the viewport; then the tooltip a hover over the flame graph's widest named frame and
-// over the first timeline lane shows. The time from navigation to the flame graph drawn
+// over the first timeline lane shows; the widest leaf function after Invert. The time from navigation to the flame graph drawn
 // (best of RUNS loads, default 1). Saves the first screen as SHOT and prints one JSON line;
 // tests/e2e/report_views_html.c judges it.
 'use strict';
@@ -63,5 +63,9 @@ withChromium(async (browser) => {
 		out.laneTip = await page.$eval('#tip', (t) => (getComputedStyle(t).display !== 'none' ?
 			t.textContent : ''));
 	}
+	// Invert: the callers' tree the page builds, its widest first level a leaf function.
+	await page.click('#invert');
+	out.inverted = await page.evaluate(() => ({ nodes: window.jitprof.nodes(),
+		widest: window.jitprof.widest(), drawn: document.getElementById('flame').getAttribute('data-drawn') }));
 	console.log(JSON.stringify(out));
 }).catch((e) => { console.error(e); process.exit(1); });

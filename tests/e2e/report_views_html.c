@@ -298,7 +298,8 @@ static char *stderr_warnings(const char *input, const char *html)
  * what was profiled, the hottest method of Java code with the samples `report --sort sym`
  * gives its rows, the links to every section, and the warnings stderr gave (the recording,
  * and the recording reported without its jitdumps injected); hovering the widest command's frame shows its name and the
- * samples the folded stacks give it, hovering a timeline lane its method and generation. The
+ * samples the folded stacks give it, hovering a timeline lane its method and generation;
+ * after Invert the widest first frame is the leaf function the folded stacks end in most. The
  * page is at most 1 MiB and a few bytes per stack node (both trees per node, as JSON objects,
  * made 100 per node). Screenshots in build/screens/. */
 Test(report_views_html, first_screen)
@@ -333,6 +334,18 @@ Test(report_views_html, first_screen)
 	snprintf(comm, sizeof(comm), "%.*s", (int)strcspn(sp + 1, "\n"), sp + 1);
 	tu_result_free(&r);
 
+	/* The leaf function with the most samples: the widest first level after Invert (the
+	 * callers' tree the page builds from the callees'). */
+	rx_ok(&r, "HOME='%s' '%s' report -q -i '%s' --collapsed | awk '{n = $NF; sub(/ [0-9]+$/, "
+	      "\"\"); sub(/.*;/, \"\"); c[$0] += n} END {for (k in c) print c[k] \" \" k}' | "
+	      "sort -nr | head -1", home, rx_jitprof, data);
+	char leaf[512];
+	long leaf_samples = strtol(r.out, NULL, 10);
+	sp = strchr(r.out, ' ');
+	cr_assert(sp && leaf_samples > 0, "%s", r.out);
+	snprintf(leaf, sizeof(leaf), "%.*s", (int)strcspn(sp + 1, "\n"), sp + 1);
+	tu_result_free(&r);
+
 	snprintf(shot, sizeof(shot), "%s", tu_build("screens"));
 	mkdir(shot, 0755);
 	snprintf(shot, sizeof(shot), "%s", tu_build("screens/html-first-screen.png"));
@@ -362,6 +375,11 @@ Test(report_views_html, first_screen)
 	cr_assert(strstr(strstr(o, "\"tip\":"), want), "tooltip without the %ld samples: %s",
 		  comm_samples, o);
 	cr_assert(strstr(o, "\"laneTip\":\"jitprof.samples.") && strstr(o, "\\ngen "), "%s", o);
+	const char *inv = strstr(o, "\"inverted\":");
+	cr_assert_not_null(inv, "%s", o);
+	snprintf(want, sizeof(want), "\"widest\":{\"name\":\"%s\",\"samples\":%ld,", leaf,
+		 leaf_samples);
+	cr_assert(strstr(inv, want), "inverted: not %s: %s", want, inv);
 	/* Size: at most 1 MiB, and compact per node. */
 	struct stat st;
 	char page[PATH_MAX];
