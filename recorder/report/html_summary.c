@@ -100,7 +100,8 @@ static int json_methods(FILE *out, const struct rp_session *s)
 		sum[k - 1].rows++;
 	}
 	if (!rc) {
-		qsort(sum, n, sizeof(*sum), by_samples);
+		if (n)	/* sum is NULL without a row: qsort's pointer must not be */
+			qsort(sum, n, sizeof(*sum), by_samples);
 		fputs("\"methods\":[", out);
 		for (size_t i = 0; i < n && i < SUMMARY_METHODS; i++) {
 			fputs(i ? ",{\"name\":" : "{\"name\":", out);
@@ -162,7 +163,8 @@ int rp_html_lines(FILE *out, const struct rp_session *s, size_t max_rows)
 		sum[id].samples += e->samples;
 	}
 	if (!rc) {
-		qsort(sum, n, sizeof(*sum), by_line_samples);
+		if (n)
+			qsort(sum, n, sizeof(*sum), by_line_samples);
 		fputs(",\"lines\":[", out);
 		/* The max_rows hottest, and the summary's hottest of method code after them. */
 		for (size_t i = 0, code = 0, put = 0; i < n; i++) {

@@ -287,10 +287,12 @@ static char *stderr_warnings(const char *input, const char *html)
 	      "sed -n 's/^jitprof report: warning: //p' | python3 -c 'import json,sys; "
 	      "print(json.dumps([l.rstrip(\"\\n\") for l in sys.stdin], separators=(\",\",\":\")))'",
 	      dir, home, rx_jitprof, input, html);
-	char *want = malloc(strlen(r.out) + 32);
+	char *want = malloc(strlen(r.out) + 32), page[PATH_MAX];
 	cr_assert_not_null(want);
 	sprintf(want, "\"warnings\":%.*s", (int)strcspn(r.out, "\n"), r.out);
 	tu_result_free(&r);
+	snprintf(page, sizeof(page), "%s/%s", dir, html);
+	cr_assert_eq(access(page, R_OK), 0, "report wrote no %s", page);	/* a pipe's status */
 	return want;
 }
 
