@@ -1,11 +1,11 @@
 /* html.c - `jitprof report --html`: one self-contained file (no network): the page skeleton,
  * the CSS and JS from recorder/report/html/ (embedded at build time) and the data as JSON in
- * <script id="data">: both stack trees (callees and callers), the generations of the hot
- * methods with their samples per time bucket, the top table and the hottest lines; with a
- * base session (--diff), each frame's change of share since the base. */
+ * <script id="data">: the summary (html_summary.c), the stack tree (html_tree.c), the
+ * generations of the hot methods with their samples per time bucket, the top table and the
+ * hottest lines with their methods; with a base session (--diff), each frame's change of
+ * share since the base. */
 #include <errno.h>
 #include <inttypes.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,154 +14,6 @@
 #define HTML_BUCKETS 100
 #define HTML_METHODS 12
 #define HTML_LINES 30
-
-/* Differential (bt, base's tree, pruned): per node of t, how its share of all samples moved
- * since the base, in hundredths of a point; nodes come after their parents in order. */
-static long *tree_deltas(const struct rp_session *s, const struct rp_tree *t,
-			 const uint32_t *order, size_t n, const struct rp_session *base,
-			 const struct rp_tree *bt)
-{
-	uint32_t *match = malloc(t->nr * sizeof(*match));
-	long *delta = malloc((n + 1) * sizeof(*delta));
-	char buf[1024];
-	if (!match || !delta) {
-		free(match);
-		free(delta);
-		return NULL;
-	}
-	double all = t->n[0].count ? (double)t->n[0].count : 1;
-	double ball = bt->n[0].count ? (double)bt->n[0].count : 1;
-	for (size_t j = 0; j < n; j++) {
-		uint32_t i = order[j];
-		const struct rp_tnode *x = &t->n[i];
-		match[i] = !i ? 0 : rp_tree_match(base, bt, match[x->parent], x,
-						    rp_tnode_name(s, x, buf, sizeof(buf)));
-		double was = match[i] != RP_NO_NODE ? 100.0 * bt->n[match[i]].count / ball : 0;
-		delta[j] = lround((100.0 * x->count / all - was) * 100);
-	}
-	free(match);
-	return delta;
-}
-
-/* The names' table index of each frame of the session's table (UINT32_MAX: not named yet):
- * a frame is at many nodes of both trees, and naming and hashing it at each was a third of
- * the page's writing. */
-struct name_ids {
-	uint32_t *id;
-	size_t n;
-};
-
-static int node_name_id(const struct rp_session *s, const struct rp_tnode *x,
-			struct rp_strtab *nm, struct name_ids *ni, uint32_t *id)
-{
-	char buf[1024];
-	size_t ref = x->f ? (size_t)(x->f - s->frames) : SIZE_MAX;
-	if (ref < ni->n && ni->id[ref] != UINT32_MAX) {
-		*id = ni->id[ref];
-		return 0;
-	}
-	int rc = rp_strtab_id(nm, rp_tnode_name(s, x, buf, sizeof(buf)), 0, id);
-	if (!rc && ref < ni->n)
-		ni->id[ref] = *id;
-	return rc;
-}
-
-/* A long in decimal after sep (0: none), without printf's parsing per number. */
-static void put_long(FILE *out, char sep, long v)
-{
-	char b[24], *p = b + sizeof(b);
-	unsigned long u = v < 0 ? 0ul - (unsigned long)v : (unsigned long)v;
-	do
-		*--p = (char)('0' + u % 10);
-	while (u /= 10);
-	if (v < 0)
-		*--p = '-';
-	if (sep)
-		*--p = sep;
-	fwrite_unlocked(p, 1, (size_t)(b + sizeof(b) - p), out);
-}
-
-/* Pre-order arrays of the kept nodes: n (name index, -1 root/narrow), k, c, d, m, and with
- * a base tree p (change of share since the base, hundredths of a point). */
-static int json_tree(FILE *out, const struct rp_session *s, struct rp_tree *t,
-		     struct rp_strtab *nm, struct name_ids *ni, uint64_t min_count,
-		     uint32_t *present, const struct rp_session *base, const struct rp_tree *bt)
-{
-	rp_tree_prune(t, min_count);
-	rp_tree_sort(t);
-	size_t cap = t->max_depth + 2, n = 0, sp = 0;
-	uint32_t *stack = malloc(cap * sizeof(*stack)), *order = NULL;
-	if (!stack || !(order = malloc(t->nr * sizeof(*order)))) {
-		free(stack);
-		return -ENOMEM;
-	}
-	/* Depth first: a node's children pushed, then their run reversed so that they come
-	 * out in sibling order (heaviest first). */
-	stack[sp++] = 0;
-	while (sp) {
-		uint32_t i = stack[--sp];
-		order[n++] = i;
-		size_t from = sp;
-		for (uint32_t c = t->n[i].child; c; c = t->n[c].sibling) {
-			if (sp == cap) {
-				uint32_t *p = realloc(stack, cap * 2 * sizeof(*p));
-				if (!p) {
-					free(stack);
-					free(order);
-					return -ENOMEM;
-				}
-				stack = p;
-				cap *= 2;
-			}
-			stack[sp++] = c;
-		}
-		for (size_t l = from, r = sp; l + 1 < r; l++, r--) {
-			uint32_t x = stack[l];
-			stack[l] = stack[r - 1];
-			stack[r - 1] = x;
-		}
-	}
-	free(stack);
-	long *delta = bt ? tree_deltas(s, t, order, n, base, bt) : NULL;
-	if (bt && !delta) {
-		free(order);
-		return -ENOMEM;
-	}
-	static const char *const field[] = { "n", "k", "c", "d", "m", "p" };
-	int rc = 0;
-	fputc('{', out);
-	for (int f = 0; f < (bt ? 6 : 5) && !rc; f++) {
-		fprintf(out, "%s\"%s\":[", f ? "," : "", field[f]);
-		for (size_t j = 0; j < n && !rc; j++) {
-			const struct rp_tnode *x = &t->n[order[j]];
-			long v = 0;
-			uint32_t id;
-			switch (f) {
-			case 0:
-				if (!x->f && !x->comm)
-					v = -1;
-				else if (!(rc = node_name_id(s, x, nm, ni, &id)))
-					v = id;
-				break;
-			case 1:
-				v = rp_tnode_kind(x);
-				if (x->f)
-					present[v] = 1;
-				break;
-			case 2: v = (long)x->count; break;
-			case 3: v = x->depth; break;
-			case 4: v = x->narrow; break;
-			case 5: v = delta[j]; break;
-			}
-			put_long(out, j ? ',' : 0, v);
-		}
-		fputc(']', out);
-	}
-	fputc('}', out);
-	free(order);
-	free(delta);
-	return rc;
-}
 
 /* Each generation's samples per time bucket: leaf frames in that load. */
 static int json_timeline(FILE *out, const struct rp_session *s, const struct rp_gen_view *v)
@@ -222,7 +74,7 @@ static int json_timeline(FILE *out, const struct rp_session *s, const struct rp_
 				g->load->generation, rp_load_tier(g->load), g->rel_load_s, end,
 				g->load->end_time && end < dur - 1e-6 ? "true" : "false", g->samples);
 			for (int b = 0; b < HTML_BUCKETS; b++)
-				put_long(out, b ? ',' : 0, hist[r][b]);
+				rp_put_long(out, b ? ',' : 0, hist[r][b]);
 			fputs("],", out);
 			rp_gen_html_fields(out, g);
 			fputc('}', out);
@@ -235,43 +87,36 @@ static int json_timeline(FILE *out, const struct rp_session *s, const struct rp_
 	return 0;
 }
 
+/* {"keys":[...],"rows":[{"pct":..,"samples":..,"v":[key strings]}]}: the table's rows. */
 static int json_rows(FILE *out, const struct rp_session *s, const enum rp_key *keys,
-		     int nr_keys, size_t max_rows, int with_keys)
+		     int nr_keys, size_t max_rows)
 {
 	struct rp_hist h;
 	char buf[4096];
 	int rc = rp_hist_build(&h, s, keys, nr_keys, 0);
 	if (rc)
 		return rc;
-	if (with_keys) {
-		fprintf(out, "{\"keys\":[");
-		for (int k = 0; k < nr_keys; k++)
-			fprintf(out, "%s\"%s\"", k ? "," : "", rp_key_name(keys[k]));
-		fprintf(out, "],\"rows\":");
-	}
-	fputc('[', out);
+	fprintf(out, "{\"keys\":[");
+	for (int k = 0; k < nr_keys; k++)
+		fprintf(out, "%s\"%s\"", k ? "," : "", rp_key_name(keys[k]));
+	fprintf(out, "],\"rows\":[");
 	for (size_t i = 0; i < h.nr_entries && i < max_rows; i++) {
 		const struct rp_entry *e = &h.entries[i];
-		fprintf(out, "%s{\"pct\":%.4f,\"samples\":%" PRIu64 ",%s", i ? "," : "",
-			h.total_period ? 100.0 * e->period / h.total_period : 0, e->samples,
-			with_keys ? "\"v\":[" : "\"line\":");
+		fprintf(out, "%s{\"pct\":%.2f,\"samples\":%" PRIu64 ",\"v\":[", i ? "," : "",
+			h.total_period ? 100.0 * e->period / h.total_period : 0, e->samples);
 		for (int k = 0; k < nr_keys; k++) {
 			fputs(k ? "," : "", out);
 			rp_json_str(out, rp_entry_key_str(&h, e, keys[k], buf, sizeof(buf)));
 		}
-		fputs(with_keys ? "]}" : "}", out);
+		fputs("]}", out);
 	}
-	fputc(']', out);
-	if (with_keys)
-		fputc('}', out);
+	fputs("]}", out);
 	rp_hist_free(&h);
 	return 0;
 }
 
 static int write_data(FILE *out, const struct rp_session *s, const struct rp_html_opts *o)
 {
-	struct rp_strtab nm = { 0 };
-	struct name_ids ni = { malloc(s->nr_frames * sizeof(*ni.id)), s->nr_frames };
 	struct rp_gen_view v;
 	char desc[256];
 	uint32_t present[RP_KIND__MAX] = { 0 };
@@ -280,6 +125,8 @@ static int write_data(FILE *out, const struct rp_session *s, const struct rp_htm
 	rp_json_str(out, o->title ? o->title : "jitprof report");
 	fprintf(out, ",\"desc\":");
 	rp_json_str(out, desc);
+	fprintf(out, ",\"event\":");
+	rp_json_str(out, s->event);
 	fprintf(out, ",\"samples\":%zu,\"duration_s\":%.6f,\"kinds\":[", s->nr_samples,
 		s->end > s->start ? (s->end - s->start) / 1e9 : 0);
 	for (int k = 0; k < RP_KIND__MAX; k++)
@@ -296,36 +143,10 @@ static int write_data(FILE *out, const struct rp_session *s, const struct rp_htm
 		fprintf(out, "%s[%d,%d,%d]", k ? "," : "", h, sat, l);
 	}
 	fputc(']', out);
-	/* Narrow frames: a share of the widest view (1200 px). */
-	uint64_t min_count = (uint64_t)(s->nr_samples * (o->min_width > 0 ? o->min_width : 0.1) /
-					1200.0);
-	int rc = 0;
-	if (ni.id)
-		memset(ni.id, 0xff, ni.n * sizeof(*ni.id));
-	else
-		ni.n = 0;	/* each node named on its own, as before */
 	fprintf(out, ",\"diff\":%s", o->base ? "true" : "false");
-	/* Both trees, and the base's, each pair from one pass over its samples' stacks. */
-	struct rp_tree t[2] = { 0 }, bt[2] = { 0 };
-	rc = rp_trees_build(&t[0], &t[1], s);
-	if (!rc)	/* once for both */
-		rp_tree_log_cut(t[0].cut_stacks ? &t[0] : &t[1], s->tree_max_nodes, o->log);
-	if (!rc && o->base && !(rc = rp_trees_build(&bt[0], &bt[1], o->base)))
-		for (int rev = 0; rev < 2; rev++)	/* merged as the picture is, in its scale */
-			rp_tree_prune(&bt[rev], (uint64_t)(o->base->nr_samples *
-							   (o->min_width > 0 ? o->min_width : 0.1) /
-							   1200.0));
-	for (int rev = 0; rev < 2 && !rc; rev++) {
-		fprintf(out, ",\"%s\":", rev ? "rtree" : "tree");
-		rc = json_tree(out, s, &t[rev], &nm, &ni, min_count, present, o->base,
-			       o->base ? &bt[rev] : NULL);
-	}
-	for (int rev = 0; rev < 2; rev++) {
-		rp_tree_free(&t[rev]);
-		rp_tree_free(&bt[rev]);
-	}
+	int rc = rp_html_tree(out, s, o, present);
 	if (rc)
-		goto out;
+		return rc;
 	fprintf(out, ",\"present\":[");
 	static const enum rp_kind order[] = { RP_KIND_INTERP, RP_KIND_C1, RP_KIND_C2,
 					      RP_KIND_INLINED, RP_KIND_JIT, RP_KIND_NATIVE,
@@ -336,31 +157,21 @@ static int write_data(FILE *out, const struct rp_session *s, const struct rp_htm
 			fprintf(out, "%s%d", first ? "" : ",", order[i]);
 			first = 0;
 		}
-	fprintf(out, "],\"names\":[");
-	for (size_t i = 0; i < nm.n; i++) {
-		fputs(i ? "," : "", out);
-		rp_json_str(out, nm.str[i]);
-	}
 	fprintf(out, "],\"timeline\":");
 	if ((rc = rp_gen_view_build(&v, s, NULL)))
-		goto out;
+		return rc;
 	rc = json_timeline(out, s, &v);
 	rp_gen_view_free(&v);
 	if (rc)
-		goto out;
+		return rc;
 	fprintf(out, ",\"timeline_sources\":");
 	rp_gen_html_sources(out, s);
 	fprintf(out, ",\"top\":");
-	if ((rc = json_rows(out, s, o->keys, o->nr_keys, o->max_rows ? o->max_rows : 50, 1)))
-		goto out;
-	fprintf(out, ",\"lines\":");
-	enum rp_key line_key = RP_KEY_SRCLINE;
-	rc = json_rows(out, s, &line_key, 1, HTML_LINES, 0);
+	if ((rc = json_rows(out, s, o->keys, o->nr_keys, o->max_rows ? o->max_rows : 50)) ||
+	    (rc = rp_html_lines(out, s, HTML_LINES)) || (rc = rp_html_summary(out, s)))
+		return rc;
 	fputc('}', out);
-out:
-	rp_strtab_free(&nm);
-	free(ni.id);
-	return rc;
+	return 0;
 }
 
 /* The JSON of the data block as text no HTML parser reads as markup: '<', '>' and '&' (inside
@@ -399,17 +210,29 @@ int rp_write_html(FILE *out, const struct rp_session *s, const struct rp_html_op
 	}
 	fprintf(out, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>");
 	rp_xml_str(out, o->title ? o->title : "jitprof report");
+	/* The summary first, the rest one click away (the links); the flame graph's box scrolls
+	 * on its own, so a deep stack never pushes the timeline and tables far down. */
 	fprintf(out, "</title>\n<style>\n%s</style></head>\n<body>\n"
 		"<header><h1 id=\"title\"></h1><div class=\"sub\" id=\"desc\"></div></header>\n"
-		"<nav><button id=\"reset\">Reset zoom</button><input id=\"search\" "
+		"<nav><span id=\"links\"><a href=\"#summary\">Summary</a><a href=\"#flame-sec\">"
+		"Flame graph</a><a href=\"#timeline-sec\">Generations</a><a href=\"#top-sec\">Top"
+		"</a><a href=\"#lines-sec\">Hot lines</a></span>"
+		"<button id=\"reset\">Reset zoom</button><input id=\"search\" "
 		"placeholder=\"Search: text or regex, Enter\"><button id=\"search-btn\">Search</button>"
 		"<button id=\"invert\">Invert</button><span id=\"matched\"></span></nav>\n"
-		"<section><h2>Flame graph <small id=\"flame-mode\"></small></h2>"
-		"<div class=\"legend\" id=\"legend\"></div><canvas id=\"flame\"></canvas>"
-		"<div id=\"details\">Click a frame to zoom in; click the top frame to zoom out.</div>"
-		"</section>\n<section><h2>Generations timeline</h2><div id=\"timeline\"></div>"
-		"</section>\n<section><h2>Top</h2><table id=\"top\"></table></section>\n"
-		"<section><h2>Hottest source lines</h2><table id=\"lines\"></table></section>\n"
+		"<section id=\"summary\"><div id=\"profiled\"></div><ul id=\"warnings\"></ul>"
+		"<div class=\"cols\"><div><h3>Hottest methods (own samples, compiled or "
+		"interpreted code)</h3><table id=\"sum-methods\"></table></div><div><h3>Hottest "
+		"source lines in those methods</h3><table id=\"sum-lines\"></table><div class=\"note\" "
+		"id=\"sum-lines-note\"></div></div></div></section>\n"
+		"<section id=\"flame-sec\"><h2>Flame graph <small id=\"flame-mode\"></small></h2>"
+		"<div class=\"legend\" id=\"legend\"></div><div id=\"flame-box\"><canvas "
+		"id=\"flame\"></canvas></div><div id=\"details\">Click a frame to zoom in; click the "
+		"top frame to zoom out.</div></section>\n<section id=\"timeline-sec\"><h2>"
+		"Generations timeline</h2><div id=\"timeline\"></div></section>\n<section "
+		"id=\"top-sec\"><h2>Top</h2><table id=\"top\"></table></section>\n<section "
+		"id=\"lines-sec\"><h2>Hottest source lines</h2><table id=\"lines\"></table><div "
+		"class=\"note\" id=\"lines-note\"></div></section>\n<div id=\"tip\"></div>\n"
 		"<script id=\"data\" type=\"application/json\">", rp_html_css);
 	html_json(out, buf, len);
 	free(buf);

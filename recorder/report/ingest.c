@@ -680,17 +680,47 @@ out:
 	return rc;
 }
 
+/* The caller's log, with each warning also kept in the session (the HTML page lists them). */
+struct warn_tee {
+	struct jp_log next;
+	struct rp_session *s;
+};
+
+static void warn_tee(void *ctx, enum jp_level level, const char *msg)
+{
+	struct warn_tee *t = ctx;
+	struct rp_session *s = t->s;
+	if (level == JP_LOG_WARN) {
+		const char *m = rp_intern(s, msg);	/* interned: equal ones compare equal */
+		size_t i = 0;
+		while (i < s->nr_warnings && s->warnings[i] != m)
+			i++;
+		if (i < s->nr_warnings)
+			;	/* said already */
+		else if (m && s->nr_warnings < RP_MAX_WARNINGS)
+			s->warnings[s->nr_warnings++] = m;
+		else
+			s->more_warnings++;
+	}
+	if (t->next.fn)
+		t->next.fn(t->next.ctx, level, msg);
+}
+
 int rp_ingest(struct rp_session *s, const struct rp_ingest_opts *opts)
 {
 	struct rp_ingest_opts oc;
 	char err[1024] = "";
 	int rc;
+	struct warn_tee tee = { .s = s };
 	if (JP_OPTS_TAKE(&oc, opts)) {
 		jp_opts_copy(&oc, sizeof(oc), opts);	/* the log is in the part we know */
 		snprintf(err, sizeof(err), "report: unknown ingest options");
 		rc = -EINVAL;
 	} else {
+		tee.next = oc.log;
+		oc.log = (struct jp_log){ warn_tee, &tee };
 		rc = ingest(s, &oc, err, sizeof(err));
+		oc.log = tee.next;
 	}
 	if (rc < 0)
 		jp_logf(&oc.log, JP_LOG_ERROR, "%s", err[0] ? err : strerror(-rc));

@@ -69,6 +69,8 @@ static inline int rp_memo_get(const struct rp_memo *m, const void *key, const ch
 void rp_memo_put(struct rp_memo *m, const void *key, const char *val, size_t slot);
 void rp_memo_free(struct rp_memo *m);
 
+#define RP_MAX_WARNINGS 16
+
 struct rp_session {
 	struct rp_chunk *arena;
 	struct jp_strset strs;		/* interned strings (lib/strset.h) */
@@ -103,6 +105,11 @@ struct rp_session {
 	struct rp_proc_exe { uint32_t pid; const char *name; } *exes;	/* procs.c */
 	size_t nr_exes, exes_cap;
 	struct rp_u64map exe_of;	/* pid + 1 -> index + 1 into exes */
+	/* What the ingest warned about (stderr says it too), for the HTML page's summary: the
+	 * first RP_MAX_WARNINGS distinct messages, interned; more_warnings counts the rest. */
+	const char *warnings[RP_MAX_WARNINGS];
+	size_t nr_warnings;
+	uint64_t more_warnings;
 };
 
 /* A method's name as --method, --compare and --diff-generations take it (name_match.c): it
@@ -367,6 +374,16 @@ struct rp_strtab {
 };
 int rp_strtab_id(struct rp_strtab *t, const char *str, uintptr_t tag, uint32_t *id);
 void rp_strtab_free(struct rp_strtab *t);
+
+/* The HTML page's data block in parts. html_tree.c: ,"names":[...],"tree":{...} (and
+ * "rtree" with a base), present[kind] set for the kinds drawn; a long after sep (0: none).
+ * html_summary.c: ,"summary":{...} (processes, methods, warnings) and ,"lines":[...],
+ * "no_line":N (the hottest lines with their method). 0 or -ENOMEM. */
+int rp_html_tree(FILE *out, const struct rp_session *s, const struct rp_html_opts *o,
+		 uint32_t *present);
+void rp_put_long(FILE *out, char sep, long v);
+int rp_html_summary(FILE *out, const struct rp_session *s);
+int rp_html_lines(FILE *out, const struct rp_session *s, size_t max_rows);
 
 /* recorder/report/html/report.{js,css}, NUL-terminated (generated at build time). */
 extern const char rp_html_js[], rp_html_css[];

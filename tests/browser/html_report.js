@@ -40,6 +40,9 @@ withChromium(async (browser) => {
 		const at = await page.evaluate((n) => window.jitprof.where(n), zoomName);
 		out.zoomFound = !!at;
 		if (at) {
+			// The frame in the window, clear of the sticky bar of links.
+			await page.$eval('#flame', (c, y) => window.scrollTo(0, c.getBoundingClientRect().top +
+				window.scrollY + y - 300), at.y);
 			const box = await flame.boundingBox();
 			await page.mouse.click(box.x + at.x, box.y + at.y);
 			out.zoom = await page.$eval('#flame', (c) => c.getAttribute('data-zoom'));

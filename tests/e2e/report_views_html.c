@@ -7,6 +7,7 @@
  * says (the replaced ones naming their successor); a Java name typed into the search as shown
  * is found as text. */
 #include <math.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "tests/e2e/report_util.h"
@@ -32,14 +33,21 @@ static double jnum_as(const char *json, const char *key, const char *text)
 #define jnum(json, key) jnum_as(json, key, "")
 #define jmatched(json, key) jnum_as(json, key, "\"Matched: ")
 
-Test(report_views_html, chromium)
+/* The page of samples/java Generations (-g) in dir/r.html, and the browser script NAME's path
+ * in script (the test skipped where it cannot run). */
+static void html_of_generations(char *script, const char *name)
 {
-	char script[PATH_MAX], shots[PATH_MAX];
-	if (!rx_have_browser(script, "html_report.js"))
+	if (!rx_have_browser(script, name))
 		cr_skip_test("node, /usr/bin/chromium or tests/browser's npm packages (make deps) "
 			     "are missing");
 	rx_record_java(home, "-g", "Generations 600");
 	rx_report_to_file("--html", "r.html");
+}
+
+Test(report_views_html, chromium)
+{
+	char script[PATH_MAX], shots[PATH_MAX];
+	html_of_generations(script, "html_report.js");
 	struct tu_result r;
 	/* Expectations from the text outputs: the share of stacks through an inlined area(),
 	 * and total()'s generations. */
@@ -267,5 +275,134 @@ Test(report_views_html, hostile_names)
 	cr_assert(strstr(o, "\"zoom\":\"A.<!--<script>()\""), "%s", o);
 	cr_assert(strstr(o, "\"details\":\"A.<!--<script>()"), "%s", o);
 	cr_assert_gt(jmatched(o, "typedMatched"), 0, "%s", o);
+	tu_result_free(&r);
+}
+
+/* "warnings":[...] as tests/browser/html_first_screen.js prints them: the warnings `jitprof
+ * report -i INPUT --html dir/HTML` gives on stderr, which writes that page. */
+static char *stderr_warnings(const char *input, const char *html)
+{
+	struct tu_result r;
+	rx_ok(&r, "cd '%s' && HOME='%s' '%s' report -i '%s' --html '%s' 2>&1 >/dev/null | "
+	      "sed -n 's/^jitprof report: warning: //p' | python3 -c 'import json,sys; "
+	      "print(json.dumps([l.rstrip(\"\\n\") for l in sys.stdin], separators=(\",\",\":\")))'",
+	      dir, home, rx_jitprof, input, html);
+	char *want = malloc(strlen(r.out) + 32), page[PATH_MAX];
+	cr_assert_not_null(want);
+	sprintf(want, "\"warnings\":%.*s", (int)strcspn(r.out, "\n"), r.out);
+	tu_result_free(&r);
+	snprintf(page, sizeof(page), "%s/%s", dir, html);
+	cr_assert_eq(access(page, R_OK), 0, "report wrote no %s", page);	/* a pipe's status */
+	return want;
+}
+
+/* Issue 38: the page is the place to start. Its first screen (1366x768, no scrolling) shows
+ * what was profiled, the hottest method of Java code with the samples `report --sort sym`
+ * gives its rows, the links to every section, and the warnings stderr gave (the recording,
+ * and the recording reported without its jitdumps injected); hovering the widest command's frame shows its name and the
+ * samples the folded stacks give it, hovering a timeline lane its method and generation;
+ * after Invert the widest first frame is the leaf function the folded stacks end in most. The
+ * page is at most 1 MiB and a few bytes per stack node (both trees per node, as JSON objects,
+ * made 100 per node). Screenshots in build/screens/. */
+Test(report_views_html, first_screen)
+{
+	char script[PATH_MAX], shot[PATH_MAX];
+	html_of_generations(script, "html_first_screen.js");
+	struct tu_result r;
+	/* The table's hottest Java method (a dotted name with a signature: no C++ or C symbol,
+	 * no runtime stub), its rows (one per generation) summed, and its samples. */
+	rx_ok(&r, "HOME='%s' '%s' report -q -i '%s' --sort sym --json | python3 -c 'import json,"
+	      "re,sys\nrows=json.load(sys.stdin)[\"rows\"]\nn={}\n"
+	      "for x in rows:\n"
+	      " if re.match(r\"^[A-Za-z_$][\\w$]*(\\.[\\w$<>]+)+\\(\", x[\"sym\"]):\n"
+	      "  n[x[\"sym\"]]=n.get(x[\"sym\"],0)+x[\"samples\"]\n"
+	      "top=max(n, key=lambda k: n[k])\nprint(n[top]); print(top)'", home, rx_jitprof, data);
+	char top[1024];
+	long top_samples = strtol(r.out, NULL, 10);
+	const char *nl = strchr(r.out, '\n');
+	cr_assert(nl && top_samples > 0, "%s", r.out);
+	snprintf(top, sizeof(top), "%.*s", (int)strcspn(nl + 1, "\n"), nl + 1);
+	tu_result_free(&r);
+
+	/* The command with the most samples in the folded stacks: the widest frame under the
+	 * root, whose tooltip the script shows. */
+	rx_ok(&r, "HOME='%s' '%s' report -q -i '%s' --collapsed | awk '{n = $NF; sub(/;.*/, \"\"); "
+	      "c[$0] += n} END {for (k in c) print c[k] \" \" k}' | sort -nr | head -1", home,
+	      rx_jitprof, data);
+	char comm[256];
+	long comm_samples = strtol(r.out, NULL, 10);
+	const char *sp = strchr(r.out, ' ');
+	cr_assert(sp && comm_samples > 0, "%s", r.out);
+	snprintf(comm, sizeof(comm), "%.*s", (int)strcspn(sp + 1, "\n"), sp + 1);
+	tu_result_free(&r);
+
+	/* The leaf function with the most samples: the widest first level after Invert (the
+	 * callers' tree the page builds from the callees'). */
+	rx_ok(&r, "HOME='%s' '%s' report -q -i '%s' --collapsed | awk '{n = $NF; sub(/ [0-9]+$/, "
+	      "\"\"); sub(/.*;/, \"\"); c[$0] += n} END {for (k in c) print c[k] \" \" k}' | "
+	      "sort -nr | head -1", home, rx_jitprof, data);
+	char leaf[512];
+	long leaf_samples = strtol(r.out, NULL, 10);
+	sp = strchr(r.out, ' ');
+	cr_assert(sp && leaf_samples > 0, "%s", r.out);
+	snprintf(leaf, sizeof(leaf), "%.*s", (int)strcspn(sp + 1, "\n"), sp + 1);
+	tu_result_free(&r);
+
+	snprintf(shot, sizeof(shot), "%s", tu_build("screens"));
+	mkdir(shot, 0755);
+	snprintf(shot, sizeof(shot), "%s", tu_build("screens/html-first-screen.png"));
+	rx_ok(&r, "node '%s' '%s/r.html' '%s'", script, dir, shot);
+	const char *o = r.out;
+	fprintf(stderr, "report_views_html first screen: %s", o);
+	cr_assert(strstr(o, "\"errors\":[]"), "script errors: %s", o);
+	/* What was profiled: the JVM's pid and its samples. */
+	cr_assert(strstr(o, "\"profiled\":\"java (pid "), "%s", o);
+	char want[1200];
+	snprintf(want, sizeof(want), "[\"%ld\",", top_samples);
+	const char *m = strstr(o, "\"methods\":[[");
+	cr_assert(m && !strncmp(m + strlen("\"methods\":["), want, strlen(want)),
+		  "the first method row does not have the table's %ld samples: %s", top_samples, o);
+	snprintf(want, sizeof(want), "\"%s\"]", top);
+	cr_assert(strstr(m, want), "the table's hottest Java method %s is not the first row: %s",
+		  top, o);
+	cr_assert(strstr(o, "\"links\":[\"Summary\",\"Flame graph\",\"Generations\",\"Top\","
+			 "\"Hot lines\"]"), "%s", o);
+	char *want_w = stderr_warnings("perf.jit.data", "r2.html");
+	cr_assert(strstr(o, want_w), "the page's warnings are not stderr's %s: %s", want_w, o);
+	free(want_w);
+	/* Hover: the command's name and samples, a lane's method and generation. */
+	snprintf(want, sizeof(want), "\"tip\":\"%s\\n", comm);
+	cr_assert(strstr(o, want), "no tooltip naming %s: %s", comm, o);
+	snprintf(want, sizeof(want), ": %ld samples, ", comm_samples);
+	cr_assert(strstr(strstr(o, "\"tip\":"), want), "tooltip without the %ld samples: %s",
+		  comm_samples, o);
+	cr_assert(strstr(o, "\"laneTip\":\"jitprof.samples.") && strstr(o, "\\ngen "), "%s", o);
+	const char *inv = strstr(o, "\"inverted\":");
+	cr_assert_not_null(inv, "%s", o);
+	snprintf(want, sizeof(want), "\"widest\":{\"name\":\"%s\",\"samples\":%ld,", leaf,
+		 leaf_samples);
+	cr_assert(strstr(inv, want), "inverted: not %s: %s", want, inv);
+	/* Size: at most 1 MiB, and compact per node. */
+	struct stat st;
+	char page[PATH_MAX];
+	snprintf(page, sizeof(page), "%s/r.html", dir);
+	cr_assert_eq(stat(page, &st), 0);
+	double nodes = jnum(o, "nodes");
+	cr_assert_gt(nodes, 100, "%s", o);
+	cr_assert_leq(st.st_size, 1 << 20, "page %lld bytes", (long long)st.st_size);
+	cr_assert_leq(st.st_size, 64 * 1024 + 40 * nodes, "page %lld bytes for %.0f nodes",
+		      (long long)st.st_size, nodes);
+	fprintf(stderr, "report_views_html: page %lld bytes, %.0f nodes, flame graph drawn in "
+		"%.0f ms\n", (long long)st.st_size, nodes, jnum(o, "loadMs"));
+	tu_result_free(&r);
+
+	/* Not injected: the warning stderr gives, with its fix, is in the first screen. */
+	want_w = stderr_warnings("perf.data", "w.html");
+	cr_assert(strstr(want_w, "was not injected: run 'jitprof inject"), "%s", want_w);
+	snprintf(shot, sizeof(shot), "%s", tu_build("screens/html-first-screen-warning.png"));
+	rx_ok(&r, "node '%s' '%s/w.html' '%s'", script, dir, shot);
+	cr_assert(strstr(r.out, want_w), "the page's warnings are not stderr's %s: %s", want_w,
+		  r.out);
+	free(want_w);
 	tu_result_free(&r);
 }

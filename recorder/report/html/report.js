@@ -1,9 +1,10 @@
 /* report.js - the interactive half of `jitprof report --html` (embedded into the file at
- * build time; no network, no libraries). Reads the JSON in <script id="data"> and draws:
- * a flame graph on a canvas (click zooms, search highlights and prints the matched share,
- * Invert shows callers), the generations timeline (one lane per generation over the
- * recording's time axis), the top table and the hottest source lines. With --diff, the
- * flame graph is coloured by how each frame's share moved since the base (D.diff, T.p). */
+ * build time; no network, no libraries). Reads the JSON in <script id="data"> and draws: the
+ * summary (what was profiled, the hottest methods and lines, the report's warnings), a flame
+ * graph on a canvas (hover shows a frame's tooltip, click zooms, search highlights and prints
+ * the matched share, Invert shows callers), the generations timeline (one lane per generation
+ * over the recording's time axis), the top table and the hottest source lines. With --diff,
+ * the flame graph is coloured by how each frame's share moved since the base (D.diff, T.p). */
 (function () {
 	'use strict';
 	var D = JSON.parse(document.getElementById('data').textContent);
@@ -40,27 +41,101 @@
 		return (p >= 0 ? '+' : '') + p.toFixed(2) + ' points since the base';
 	}
 
+	/* ---- the data's compact forms (html_tree.c) ---------------------------------------- */
+	/* Names sorted, each "shared prefix length:rest". */
+	var NAMES = [];
+	(function () {
+		var prev = '';
+		for (var i = 0; i < D.names.length; i++) {
+			var e = D.names[i], c = e.indexOf(':');
+			prev = prev.substring(0, +e.substring(0, c)) + e.substring(c + 1);
+			NAMES.push(prev);
+		}
+	})();
+	var STEPS = '0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXY', STEP = {};
+	for (var si = 0; si < STEPS.length; si++) STEP[STEPS.charAt(si)] = si;
+	/* Pre-order nodes: n name index (-1 root, narrow), c samples, k kind (a digit each), u the
+	 * depth's step from the node before (one character, or ~N;), m narrow pairs, p change. */
+	function decode(t) {
+		var n = t.c.length, k = new Uint8Array(n), d = new Int32Array(n), m = new Int32Array(n);
+		for (var i = 0; i < n; i++) k[i] = t.k.charCodeAt(i) - 48;
+		for (var j = 1, pos = 0; j < n; j++) {
+			var ch = t.u.charAt(pos++), up;
+			if (ch === '~') {
+				var e = t.u.indexOf(';', pos);
+				up = +t.u.substring(pos, e);
+				pos = e + 1;
+			} else up = STEP[ch];
+			d[j] = d[j - 1] + 1 - up;
+		}
+		for (var q = 0; q + 1 < t.m.length; q += 2) m[t.m[q]] = t.m[q + 1];
+		return { n: t.n, c: t.c, k: k, d: d, m: m, p: t.p };
+	}
+	/* The callers' tree from the callees': each node's own samples (its count less its
+	 * children's) are a stack, walked from it up to the command and added from the root
+	 * down; siblings heaviest first, as the page's trees come. */
+	function invert(t) {
+		var n = t.c.length, parent = new Int32Array(n), last = [], self = t.c.slice();
+		for (var i = 1; i < n; i++) {
+			parent[i] = last[t.d[i] - 1] || 0;
+			last[t.d[i]] = i;
+			self[parent[i]] -= t.c[i];
+		}
+		var root = { c: 0, kids: {}, n: -1, k: 0, m: 0 };
+		for (var j = 1; j < n; j++) {
+			if (self[j] <= 0) continue;
+			var at = root;
+			root.c += self[j];
+			for (var x = j; x > 0; x = parent[x]) {
+				var key = t.n[x] >= 0 ? t.n[x] : '~' + t.m[x], nx = at.kids[key];
+				if (!nx) nx = at.kids[key] = { c: 0, kids: {}, n: t.n[x], k: t.k[x], m: t.m[x] };
+				nx.c += self[j];
+				at = nx;
+			}
+		}
+		var r = { n: [], c: [], k: [], d: [], m: [] };
+		(function walk(a, depth) {
+			r.n.push(a.n); r.c.push(a.c); r.k.push(a.k); r.d.push(depth); r.m.push(a.m);
+			Object.keys(a.kids).map(function (key) { return a.kids[key]; })
+				.sort(function (p, q) { return q.c - p.c; })
+				.forEach(function (kid) { walk(kid, depth + 1); });
+		})(root, 0);
+		return r;
+	}
+
 	/* ---- flame graph ------------------------------------------------------------------ */
 	var canvas = $('flame'), ctx = canvas.getContext('2d');
 	var T = null, zoomed = 0, hit = null, inverted = false;
 
-	/* Pre-order arrays (name, kind, count, depth) -> x of every node, in samples. */
+	/* Pre-order arrays (name, kind, count, depth) -> x of every node, in samples, its parent
+	 * and the end of its subtree (the next node not below it): drawing skips a frame too
+	 * narrow to see with everything above it in one step. */
 	function layout(t) {
 		var n = t.c.length, x = new Float64Array(n), next = [0], maxd = 0;
+		var up = new Int32Array(n), end = new Int32Array(n), last = [];
 		for (var i = 0; i < n; i++) {
 			var d = t.d[i];
 			x[i] = next[d] || 0;
 			next[d] = x[i] + t.c[i];
 			next[d + 1] = x[i];
 			if (d > maxd) maxd = d;
+			up[i] = d ? last[d - 1] : -1;
+			last[d] = i;
+		}
+		for (var j = n - 1; j >= 0; j--) {
+			if (!end[j]) end[j] = j + 1;
+			if (up[j] >= 0 && end[j] > end[up[j]]) end[up[j]] = end[j];
 		}
 		t.x = x;
 		t.maxd = maxd;
+		t.up = up;
+		t.end = end;
+		t.col = [];
 		return t;
 	}
 	function name(i) {
 		var k = T.n[i];
-		return k < 0 ? (T.m[i] ? '[' + T.m[i] + ' narrow frames]' : 'all') : D.names[k];
+		return k < 0 ? (T.m[i] ? '[' + T.m[i] + ' narrow frames]' : 'all') : NAMES[k];
 	}
 	function isAncestor(a, b) {	/* a is b or above b */
 		return T.d[a] <= T.d[b] && T.x[a] <= T.x[b] + 1e-9 &&
@@ -75,10 +150,27 @@
 		var s = W / T.c[z];
 		return [(T.x[i] - T.x[z]) * s, T.c[i] * s];
 	}
+	/* fn(i, x, w) for the zoomed frame's ancestors (full width) and every frame below it at
+	 * least min px wide. */
+	function eachShown(min, fn) {
+		var W = canvas.clientWidth, z = zoomed, s = W / T.c[z], xz = T.x[z];
+		for (var a = T.up[z]; a >= 0; a = T.up[a]) fn(a, 0, W);
+		for (var i = z, end = T.end[z]; i < end;) {
+			var w = T.c[i] * s;
+			if (w < min) { i = T.end[i]; continue; }
+			fn(i, (T.x[i] - xz) * s, w);
+			i++;
+		}
+	}
+	function colorOf(i, nm) {
+		if (hit && T.n[i] >= 0 && hit(nm)) return HIT;
+		if (D.diff) return diffColor(T.p[i] / 100);
+		if (T.n[i] < 0) return T.m[i] ? '#bbb' : '#d9d6c8';
+		return T.col[i] || (T.col[i] = kindColor(T.k[i], nm));
+	}
 	function draw() {
 		var W = canvas.clientWidth, maxd = 0;
-		for (var j = 0; j < T.c.length; j++)	/* as tall as what can be seen */
-			if (T.d[j] > maxd && visible(j) && geometry(j)[1] >= 1) maxd = T.d[j];
+		eachShown(1, function (i) { if (T.d[i] > maxd) maxd = T.d[i]; });	/* as tall as what can be seen */
 		var H = (maxd + 1) * ROW + 4;
 		var r = window.devicePixelRatio || 1;
 		canvas.style.height = H + 'px';
@@ -88,38 +180,31 @@
 		ctx.font = '12px monospace';
 		ctx.textBaseline = 'middle';
 		var drawn = 0;
-		for (var i = 0; i < T.c.length; i++) {
-			if (!visible(i)) continue;
-			var g = geometry(i);
-			if (g[1] < 0.3) continue;
+		eachShown(0.3, function (i, x, w) {
 			var y = T.d[i] * ROW, nm = name(i);
-			ctx.fillStyle = hit && T.n[i] >= 0 && hit(nm) ? HIT :
-				D.diff ? diffColor(T.p[i] / 100) :
-				T.n[i] < 0 ? (T.m[i] ? '#bbb' : '#d9d6c8') : kindColor(T.k[i], nm);
-			ctx.fillRect(g[0], y, Math.max(g[1] - 0.5, 0.5), ROW - 1);
+			ctx.fillStyle = colorOf(i, nm);
+			ctx.fillRect(x, y, Math.max(w - 0.5, 0.5), ROW - 1);
 			if (D.diff) {	/* white frames on the light page need an edge */
 				ctx.strokeStyle = '#bbb';
 				ctx.lineWidth = 0.5;
-				ctx.strokeRect(g[0], y, Math.max(g[1] - 0.5, 0.5), ROW - 1);
+				ctx.strokeRect(x, y, Math.max(w - 0.5, 0.5), ROW - 1);
 			}
 			drawn++;
-			var chars = Math.floor((g[1] - 6) / 7.2);
+			var chars = Math.floor((w - 6) / 7.2);
 			if (chars > 2) {
 				ctx.fillStyle = '#000';
 				ctx.fillText(chars >= nm.length ? nm : nm.substring(0, chars - 2) + '..',
-					     g[0] + 3, y + ROW / 2);
+					     x + 3, y + ROW / 2);
 			}
-		}
+		});
 		canvas.setAttribute('data-drawn', drawn);
 	}
 	function nodeAt(px, py) {
-		var d = Math.floor(py / ROW);
-		for (var i = 0; i < T.c.length; i++) {
-			if (T.d[i] !== d || !visible(i)) continue;
-			var g = geometry(i);
-			if (px >= g[0] && px < g[0] + g[1]) return i;
-		}
-		return -1;
+		var d = Math.floor(py / ROW), found = -1;
+		eachShown(0.3, function (i, x, w) {
+			if (T.d[i] === d && px >= x && px < x + w) found = i;
+		});
+		return found;
 	}
 	function gensOf(nm) {
 		var base = nm.replace(/_\[i\]$/, '').replace(/ \[gen \d+\]$/, '');
@@ -178,17 +263,54 @@
 		var r = canvas.getBoundingClientRect();
 		zoom(nodeAt(e.clientX - r.left, e.clientY - r.top));
 	});
+	/* The hover tooltip: the frame's full name, kind, samples and share, its hottest lines
+	 * and its generations (from the timeline's data). */
+	var tip = $('tip');
+	function linesOf(nm) {
+		var base = nm.replace(/_\[i\]$/, '').replace(/ \[gen \d+\]$/, '');
+		return D.lines.filter(function (l) { return l.method === base; }).slice(0, 3);
+	}
+	function tipText(i) {
+		var nm = name(i), txt = nm + '\n' + D.labels[T.k[i]] + ': ' + T.c[i] + ' samples, ' +
+			pct(T.c[i], T.c[0]) + ' of all' + (D.diff ? ', ' + change(i) : '');
+		var ls = T.n[i] >= 0 ? linesOf(nm) : [];
+		if (ls.length) txt += '\nlines: ' + ls.map(function (l) {
+			return l.line + ' (' + l.samples + ')';
+		}).join(', ');
+		var m = T.n[i] >= 0 ? gensOf(nm) : null;
+		if (m) txt += '\ngenerations: ' + m.gens.map(function (g) {
+			return 'gen ' + g.gen + ' ' + g.tier + ' ' + g.samples;
+		}).join(', ');
+		return txt;
+	}
+	function showTip(e, txt) {
+		tip.textContent = txt;
+		tip.style.display = 'block';
+		var w = tip.offsetWidth, h = tip.offsetHeight;
+		var x = e.clientX + 14, y = e.clientY + 16;
+		if (x + w > window.innerWidth - 4) x = Math.max(4, e.clientX - w - 10);
+		if (y + h > window.innerHeight - 4) y = Math.max(4, e.clientY - h - 10);
+		tip.style.left = x + 'px';
+		tip.style.top = y + 'px';
+	}
+	function hideTip() { tip.style.display = 'none'; }
 	canvas.addEventListener('mousemove', function (e) {
 		var r = canvas.getBoundingClientRect(), i = nodeAt(e.clientX - r.left, e.clientY - r.top);
-		canvas.title = i < 0 ? '' : name(i) + ' (' + T.c[i] + ' samples, ' + pct(T.c[i], T.c[0]) +
-			(D.diff ? ', ' + change(i) : '') + ')';
+		if (i < 0) hideTip();
+		else showTip(e, tipText(i));
 	});
+	canvas.addEventListener('mouseleave', hideTip);
 	$('search').addEventListener('keydown', function (e) {
 		if (e.key === 'Enter') search(this.value);
 	});
 	$('search-btn').onclick = function () { search($('search').value); };
 	$('reset').onclick = function () { $('search').value = ''; zoom(0); search(''); };
-	$('invert').onclick = function () { inverted = !inverted; use(inverted ? D.rtree : D.tree); };
+	var FWD = decode(D.tree), REV = D.rtree ? decode(D.rtree) : null;
+	$('invert').onclick = function () {
+		inverted = !inverted;
+		if (inverted && !REV) REV = invert(FWD);
+		use(inverted ? REV : FWD);
+	};
 	window.addEventListener('resize', draw);
 
 	/* ---- legend, header --------------------------------------------------------------- */
@@ -226,9 +348,10 @@
 	}
 
 	var measure = document.createElement('canvas').getContext('2d');
+	var widths = {};	/* the few labels, each measured once */
+	measure.font = '10px sans-serif';
 	function textWidth(t) {
-		measure.font = '10px sans-serif';
-		return measure.measureText(t).width;
+		return widths[t] || (widths[t] = measure.measureText(t).width);
 	}
 
 	function timeline() {
@@ -287,17 +410,19 @@
 				}
 				if (g.unloaded && (!end || x1 - xu > 2)) lane.appendChild(svgEl('rect', {
 					x: x1 - 1, y: y + 1, width: 2, height: LH - 2, fill: '#c00' }));	/* unload */
-				var tip = svgEl('title');
-				tip.textContent = 'gen ' + g.gen + ' ' + g.tier +
+				/* The hover tooltip: the method, the generation, its samples and share. */
+				var text = m.method + '\ngen ' + g.gen + ' ' + g.tier +
 					(g.level !== null ? ', level ' + g.level : '') +
-					(g.id !== null ? ', compile id ' + g.id : '') + ': ' + g.samples + ' samples\n' +
+					(g.id !== null ? ', compile id ' + g.id : '') + ': ' + g.samples + ' samples, ' +
+					pct(g.samples, D.samples) + ' of all\n' +
 					'loaded ' + g.load.toFixed(3) + ' s, active until ' + g.until.toFixed(3) + ' s (' +
 					g.until_by.replace(/_/g, ' ') + ')' +
 					(g.end > g.until + 5e-4 ? ', in memory until ' + g.end.toFixed(3) + ' s' +
 					 (g.unloaded ? ' (unloaded)' : '') : '') +
 					(end ? '\nended: ' + end.label : '') +
 					(g.why && g.ended !== 'replaced' ? '\n' + g.why : '');
-				lane.appendChild(tip);
+				lane.addEventListener('mousemove', function (e) { showTip(e, text); });
+				lane.addEventListener('mouseleave', hideTip);
 				svg.appendChild(lane);
 			});
 			var axis = svgEl('text', { x: 120, y: m.gens.length * LH + 14, 'font-size': 10 });
@@ -326,14 +451,73 @@
 	table('top', ['Overhead', 'Samples'].concat(D.top.keys), D.top.rows.map(function (r) {
 		return [r.pct.toFixed(2) + '%', r.samples].concat(r.v);
 	}));
-	table('lines', ['Overhead', 'Samples', 'Source:Line'], D.lines.map(function (r) {
-		return [r.pct.toFixed(2) + '%', r.samples, r.line];
+	table('lines', ['Overhead', 'Samples', 'Source:Line', 'Method'], D.lines.map(function (r) {
+		return [r.pct.toFixed(2) + '%', r.samples, r.line, r.method];
 	}));
+	function noLineNote() {
+		return D.no_line ? pct(D.no_line, D.samples) + ' of samples have no source line ' +
+			'(native, kernel, runtime stubs, or code without line tables): not listed.' : '';
+	}
+	$('lines-note').textContent = noLineNote();
+
+	/* ---- summary: what was profiled, where the time went, what to fix ----------------- */
+	function summary() {
+		var S = D.summary, box = $('profiled');
+		box.appendChild(el('b', {}, S.procs.map(function (p) {
+			return p.name + ' (pid ' + p.pid + ')';
+		}).join(', ') || 'no samples'));
+		box.appendChild(document.createTextNode(': ' + D.samples + ' samples of ' + D.event +
+			' over ' + D.duration_s.toFixed(2) + ' s' + (S.procs.length > 1 ? ' (' +
+			S.procs.map(function (p) { return p.name + ' ' + p.samples; }).join(', ') + ')' : '') +
+			'; ' + pct(S.method_samples, D.samples) + ' in compiled or interpreted methods.'));
+		var w = $('warnings');
+		if (!S.warnings.length) w.style.display = 'none';
+		S.warnings.forEach(function (t) { w.appendChild(el('li', {}, t)); });
+		if (S.more_warnings) w.appendChild(el('li', {}, S.more_warnings +
+			' more warnings: see the report\'s standard error.'));
+		/* A row found in the flame graph on a click. */
+		function find(nm) {
+			$('search').value = nm;
+			search(nm);
+			$('flame-sec').scrollIntoView();
+		}
+		function rows(id, head, list, cells) {
+			var t = $(id), tr = el('tr');
+			head.forEach(function (h) { tr.appendChild(el('th', {}, h)); });
+			t.appendChild(tr);
+			list.forEach(function (r) {
+				var row = el('tr', { title: 'click: find it in the flame graph' });
+				cells(r).forEach(function (v, i) {	/* names cut to fit: whole on hover */
+					row.appendChild(el('td', i < 2 || typeof v === 'number' ? { 'class': 'num' } :
+							   { title: v }, v));
+				});
+				row.onclick = function () { find(r.method || r.name); };
+				t.appendChild(row);
+			});
+			if (!list.length) {
+				var none = el('tr');
+				none.appendChild(el('td', { colspan: head.length }, 'none'));
+				t.appendChild(none);
+			}
+		}
+		rows('sum-methods', ['Samples', 'Share', 'Gens', 'Method'], S.methods.slice(0, 6), function (r) {
+			return [r.samples, r.pct.toFixed(2) + '%', r.rows, r.name];
+		});
+		/* The lines of compiled or interpreted methods: the program's own (the table
+		 * further down has every line). */
+		var own = D.lines.filter(function (r) { return r.code; });
+		rows('sum-lines', ['Samples', 'Share', 'Line', 'Method'], own.slice(0, 6), function (r) {
+			return [r.samples, r.pct.toFixed(2) + '%', r.line, r.method];
+		});
+		$('sum-lines-note').textContent = noLineNote();
+	}
 
 	$('title').textContent = D.title;
 	$('desc').textContent = D.desc;
-	timeline();
-	use(D.tree);
+	/* The first screen first: the summary and the flame graph; the timeline, below them,
+	 * right after. */
+	summary();
+	use(FWD);
 	/* For tests and the console: where a frame of that name is drawn (CSS px in the canvas:
 	 * its centre, its width, and the top of its row). */
 	function where(nm) {
@@ -358,8 +542,20 @@
 			if (visible(i) && geometry(i)[1] >= 2) m = Math.max(m, Math.abs(T.p[i]) / 100);
 		return m;
 	}
-	window.jitprof = { search: search, zoom: zoom, where: where, maxChange: maxChange,
+	/* The widest frame of the first level (a command), where it is drawn: for tests. */
+	function widest() {
+		var best = -1;
+		for (var i = 1; i < T.c.length; i++)
+			if (T.d[i] === 1 && T.n[i] >= 0 && (best < 0 || T.c[i] > T.c[best])) best = i;
+		if (best < 0) return null;
+		var g = geometry(best);
+		return { name: name(best), samples: T.c[best], x: g[0] + g[1] / 2, y: ROW + ROW / 2 };
+	}
+	window.jitprof = { search: search, zoom: zoom, where: where, maxChange: maxChange, widest: widest,
 			   maxDrawnChange: maxDrawnChange,
 			   nodes: function () { return T.c.length; } };
-	document.body.setAttribute('data-ready', '1');
+	setTimeout(function () {
+		timeline();
+		document.body.setAttribute('data-ready', '1');
+	}, 0);
 })();

@@ -1,6 +1,7 @@
 /* test_ingest.c - recorder/report/ingest.c on a perf.data written here: a call chain deeper
  * than the 512 frames a sample keeps is cut there, and the cut said once with how many
- * samples it took (issue 34, finding 9). */
+ * samples it took (issue 34, finding 9), and the session keeps what was said (issue 38: the
+ * HTML page lists it). */
 #include <criterion/criterion.h>
 #include <linux/perf_event.h>
 #include <stdio.h>
@@ -69,6 +70,13 @@ Test(ingest, chains_past_the_frame_limit_are_cut_and_said_once)
 	cr_assert_eq(rp_sample_at(s, 2)->nr, 512);
 	cr_assert_eq(nsaid, 1, "%d", nsaid);
 	cr_assert(strstr(said, "2 samples' call chains are deeper than 512 frames"), "%s", said);
+	/* ... and kept in the session for the HTML page, as said (the caller's log still got
+	 * it above). */
+	size_t kept = 0;
+	for (size_t i = 0; i < s->nr_warnings; i++)
+		kept += !strcmp(s->warnings[i], said);
+	cr_assert_eq(kept, 1, "%zu warnings kept, none is '%s'", s->nr_warnings, said);
+	cr_assert_eq(s->more_warnings, 0);
 	rp_session_free(s);
 	tu_rmtree(dir);
 	free(dir);
