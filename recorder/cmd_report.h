@@ -15,7 +15,7 @@ struct report_args {
 	uint32_t cmp_a, cmp_b;
 	int generations, json, collapsed, compare, sort_given, split_gens, reverse;
 	int rows_given, graph_given, no_inline;
-	const char *html, *speedscope, *pprof, *diff_base, *diff_method;
+	const char *html, *speedscope, *pprof, *jfr, *diff_base, *diff_method;
 	uint32_t diff_gen_a, diff_gen_b;
 	int input_given;
 	struct rp_session *base;
@@ -30,5 +30,9 @@ struct report_args {
 /* One output per flag, and no option that no requested output uses: 0, or a usage error
  * said on stderr and 2 (the exit code of usage errors). */
 int report_check_outputs(const struct report_args *a);
+/* The files asked for (--flamegraph, --html, --speedscope, --pprof, --jfr): 0, or 1 with the
+ * failure said (cmd_report_files.c). */
+int report_write_files(struct report_args *a, struct rp_session *s, const enum rp_key *keys,
+		       int nr_keys);
 
 #endif
