@@ -60,7 +60,7 @@ struct jfr {
 	uint32_t *frame_of;			/* session frame -> frames' id (0: not yet) */
 	struct thread *th;
 	size_t nth, th_cap;
-	struct rp_u64map th_of;			/* pid << 32 | tid, + 1 -> thread key */
+	struct rp_u64map th_of;			/* hash of a thread -> its key */
 };
 
 /* The key of str in table t (its id + 1), or 0 with *rc set. */
@@ -155,16 +155,20 @@ static uint32_t stack_key(struct jfr *j, const struct rp_sample *smp, uint32_t *
 	return id;
 }
 
+/* A thread by its process, id and name then: a thread renamed while recorded (a JVM's
+ * threads start as "java") is one thread per name, each sample under the name it had. */
 static uint32_t thread_key(struct jfr *j, const struct rp_sample *smp, int *rc)
 {
-	uint64_t k = ((uint64_t)smp->pid << 32 | smp->tid) + 1;
+	struct thread t = { smp->pid, smp->tid, smp->comm };
+	uint64_t h = rp_hash_words(&t, sizeof(t)) | 1;
 	uint32_t v;
-	if (rp_map_get(&j->th_of, k, &v))
-		return v;
+	for (; rp_map_get(&j->th_of, h, &v); h += 2)	/* odd keys: a collision's next */
+		if (!memcmp(&j->th[v - 1], &t, sizeof(t)))
+			return v;
 	if ((*rc = rp_grow(&j->th, &j->th_cap, j->nth + 1, sizeof(*j->th))))
 		return 0;
-	j->th[j->nth++] = (struct thread){ smp->pid, smp->tid, smp->comm };
-	if (rp_map_put(&j->th_of, k, (uint32_t)j->nth) < 0)
+	j->th[j->nth++] = t;
+	if (rp_map_put(&j->th_of, h, (uint32_t)j->nth) < 0)
 		return *rc = -ENOMEM, 0;
 	return (uint32_t)j->nth;
 }

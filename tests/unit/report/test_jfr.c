@@ -236,8 +236,8 @@ static uint8_t *write_mem(struct rp_session *s, size_t *len)
 	return (uint8_t *)buf;
 }
 
-/* Two threads, three distinct stacks over five samples; a JIT frame with a method inlined
- * into it at a call line, a native caller, a kernel leaf. */
+/* Three threads (one renamed), three distinct stacks over five samples; a JIT frame with a
+ * method inlined into it at a call line, a native caller, a kernel leaf. */
 static struct rp_session *java_session(void)
 {
 	struct rp_session *s = rt_session();
@@ -253,13 +253,15 @@ static struct rp_session *java_session(void)
 			      .sym = rp_intern(s, "clear_page"), .flags = RP_FRAME_KERNEL,
 			      .ip = 0xffffffff81000000ull };
 	const struct rp_frame a[] = { inl, jit, nat }, b[] = { k, nat }, c[] = { jit, nat };
-	struct { uint64_t t; uint32_t tid; const struct rp_frame *f; uint32_t n; } smp[] = {
-		{ 500, 7, a, 3 }, { 100, 7, a, 3 }, { 300, 8, b, 2 }, { 200, 8, c, 2 },
-		{ 400, 7, a, 3 },
+	/* thread 8 renamed: two threads of one id, each sample under its name then */
+	struct { uint64_t t; uint32_t tid; const char *comm; const struct rp_frame *f;
+		 uint32_t n; } smp[] = {
+		{ 500, 7, "main", a, 3 }, { 100, 7, "main", a, 3 }, { 300, 8, "worker", b, 2 },
+		{ 200, 8, "java", c, 2 }, { 400, 7, "main", a, 3 },
 	};
 	for (size_t i = 0; i < sizeof(smp) / sizeof(smp[0]); i++) {
 		struct rp_sample x = { .time = smp[i].t, .period = 1, .pid = 7, .tid = smp[i].tid,
-				       .comm = rp_intern(s, smp[i].tid == 7 ? "main" : "worker") };
+				       .comm = rp_intern(s, smp[i].comm) };
 		cr_assert_eq(rp_add_sample(s, &x, smp[i].f, smp[i].n), 0);
 	}
 	rp_set_span(s, 50, 600);
@@ -308,7 +310,7 @@ Test(jfr, chunk_read_back)
 	read_pools(&r, &pl);
 	cr_assert_eq(r.off, cp + cp_size, "checkpoint size");
 	cr_assert_eq(pl.stacks, 3, "stacks once each");
-	cr_assert_eq(pl.threads, 2);
+	cr_assert_eq(pl.threads, 3, "main, worker, and worker's earlier name");
 	cr_assert_eq(pl.methods, 4, "add, loop, call_stub, clear_page");
 	cr_assert_eq(pl.classes, 3, "p/Main, libjvm.so, [kernel.kallsyms]");
 	cr_assert_eq(pl.packages, 1, "p");
