@@ -371,10 +371,10 @@ int rp_write_jfr(FILE *out, const struct rp_session *s)
 	header(&h, s, start, end, meta_pos + meta.n, cp_pos, meta_pos);
 	if ((rc = meta.err ? meta.err : h.err))
 		goto out;
-	fwrite(h.p, 1, h.n, out);
-	fwrite(ev.p, 1, ev.n, out);
-	fwrite(cp.p, 1, cp.n, out);
-	fwrite(meta.p, 1, meta.n, out);
+	const struct rp_jfr_buf *parts[] = { &h, &ev, &cp, &meta };
+	for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++)
+		if (parts[i]->n)	/* no events: no buffer at all */
+			fwrite(parts[i]->p, 1, parts[i]->n, out);
 	rc = ferror(out) ? -EIO : 0;
 out:
 	rp_strtab_free(&j.sym);
