@@ -19,7 +19,7 @@ enum {
 	OPT_NO_DEMANGLE, OPT_SYMFS, OPT_ARCHIVE, OPT_KALLSYMS, OPT_CALL_GRAPH, OPT_PLIMIT,
 	OPT_INLINE, OPT_NOP, OPT_BUILDID_DIR, OPT_JVM_LOG, OPT_NO_INLINE, OPT_SPLIT_GENS, OPT_PID,
 	OPT_TID, OPT_EVENT, OPT_TIME, OPT_MIN_WIDTH, OPT_REVERSE, OPT_HTML, OPT_SPEEDSCOPE, OPT_PPROF, OPT_DIFF,
-	OPT_DIFF_GENS, OPT_DEBUGINFOD_TIMEOUT, OPT_CHECK_GENS, OPT_METHODS,
+	OPT_DIFF_GENS, OPT_JFR, OPT_DEBUGINFOD_TIMEOUT, OPT_CHECK_GENS, OPT_METHODS,
 };
 
 static const struct option longopts[] = {
@@ -50,6 +50,7 @@ static const struct option longopts[] = {
 	{ "html", required_argument, NULL, OPT_HTML },
 	{ "speedscope", required_argument, NULL, OPT_SPEEDSCOPE },
 	{ "pprof", required_argument, NULL, OPT_PPROF },
+	{ "jfr", required_argument, NULL, OPT_JFR },
 	{ "diff", required_argument, NULL, OPT_DIFF },
 	{ "diff-generations", required_argument, NULL, OPT_DIFF_GENS },
 	{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
@@ -220,6 +221,7 @@ static int parse_args(int argc, char **argv, struct report_args *a)
 		case OPT_HTML: a->html = optarg; break;
 		case OPT_SPEEDSCOPE: a->speedscope = optarg; break;
 		case OPT_PPROF: a->pprof = optarg; break;
+		case OPT_JFR: a->jfr = optarg; break;
 		case OPT_DIFF_GENS:
 			if (optind + 1 >= argc || parse_gen(argv[optind], &a->diff_gen_a) ||
 			    parse_gen(argv[optind + 1], &a->diff_gen_b))
@@ -284,57 +286,6 @@ static int parse_args(int argc, char **argv, struct report_args *a)
 	return cli_check_input_owner(a->in.input, a->force);
 }
 
-struct file_job {
-	struct report_args *a;
-	struct rp_session *s;
-	const enum rp_key *keys;
-	int nr_keys;
-	char title[512];
-};
-
-static int write_flame(FILE *fp, struct file_job *j)
-{
-	struct rp_flame_opts fo = { .title = j->title, .min_width = j->a->min_width,
-				    .reverse = j->a->reverse, .base = j->a->base,
-				    .log = &j->a->in.log };
-	return rp_write_flamegraph(fp, j->s, &fo);
-}
-
-static int write_html(FILE *fp, struct file_job *j)
-{
-	struct rp_html_opts ho = { .title = j->title, .keys = j->keys, .nr_keys = j->nr_keys,
-				   .max_rows = j->a->rows, .min_width = j->a->min_width,
-				   .base = j->a->base, .log = &j->a->in.log };
-	return rp_write_html(fp, j->s, &ho);
-}
-
-static int write_speedscope(FILE *fp, struct file_job *j)
-{
-	return rp_write_speedscope(fp, j->s, j->title);
-}
-
-static int write_pprof(FILE *fp, struct file_job *j)
-{
-	return rp_write_pprof(fp, j->s);
-}
-
-/* Written to a temporary name and renamed: a failed run leaves no half file. */
-static int write_file(const char *path, int (*fn)(FILE *, struct file_job *),
-		      struct file_job *j)
-{
-	struct cli_outfile o;
-	int rc;
-	if ((rc = cli_outfile_open(&o, path)))
-		return cli_error("%s: %s", path, sio_strerror(rc));
-	if ((rc = fn(o.fp, j))) {
-		cli_outfile_abort(&o);
-		return cli_error("%s: %s", path, sio_strerror(rc));
-	}
-	if ((rc = cli_outfile_commit(&o)))
-		return cli_error("%s: %s", path, sio_strerror(rc));
-	return 0;
-}
-
 /* --diff's base recording, read and filtered as the shown one. */
 static int ingest_base(struct report_args *a, struct rp_session *s)
 {
@@ -391,7 +342,7 @@ static int run(struct report_args *a, struct rp_session *s)
 	/* Method-centric sym rows (method_rank.c) know a method's generations by its loads,
 	 * and its inlined methods by the inline chains. */
 	int methods = (sym_key && !dso_key && !gen_key && !a->split_gens) || a->methods;
-	int stacks = a->collapsed || a->flame || a->html || a->speedscope || a->pprof;
+	int stacks = a->collapsed || a->flame || a->html || a->speedscope || a->pprof || a->jfr;
 	a->in.want_callchain = a->graph != RP_GRAPH_NONE || stacks;
 	/* Inline chains come from DWARF lines: read them for call chains, and for --method on
 	 * the other outputs, which keeps the samples with a frame of the method, inlined ones
@@ -455,23 +406,8 @@ static int run(struct report_args *a, struct rp_session *s)
 
 	if ((a->diff_base || a->diff_method) && (rc = ingest_base(a, s)))
 		return rc;
-	int files = a->flame || a->html || a->speedscope || a->pprof;
-	struct file_job job = { .a = a, .s = s, .keys = keys, .nr_keys = nr_keys };
-	if (a->diff_method)
-		snprintf(job.title, sizeof(job.title), "jitprof: %s, generation %u of %s against "
-			 "generation %u", a->in.input, a->diff_gen_b, a->diff_method, a->diff_gen_a);
-	else if (a->diff_base)
-		snprintf(job.title, sizeof(job.title), "jitprof: %s against %s", a->in.input,
-			 a->diff_base);
-	else
-		snprintf(job.title, sizeof(job.title), "jitprof: %s", a->in.input);
-	if (a->flame && (rc = write_file(a->flame, write_flame, &job)))
-		return rc;
-	if (a->html && (rc = write_file(a->html, write_html, &job)))
-		return rc;
-	if (a->speedscope && (rc = write_file(a->speedscope, write_speedscope, &job)))
-		return rc;
-	if (a->pprof && (rc = write_file(a->pprof, write_pprof, &job)))
+	int files = a->flame || a->html || a->speedscope || a->pprof || a->jfr;
+	if ((rc = report_write_files(a, s, keys, nr_keys)))
 		return rc;
 	if (a->collapsed)
 		return rp_print_collapsed(stdout, s) ? cli_error("writing stdout failed") : 0;

@@ -18,7 +18,7 @@ struct report_args {
 	int check_gens;		/* --check-generations */
 	int rows_given, graph_given, no_inline;
 	int methods;		/* --methods: the method-centric view (methods_view.c) */
-	const char *html, *speedscope, *pprof, *diff_base, *diff_method;
+	const char *html, *speedscope, *pprof, *jfr, *diff_base, *diff_method;
 	uint32_t diff_gen_a, diff_gen_b;
 	int input_given;
 	struct rp_session *base;
@@ -36,7 +36,9 @@ int report_check_outputs(const struct report_args *a);
 /* --help's text (cmd_report_usage.c). */
 void report_usage(FILE *out);
 
-/* --help's text (cmd_report_usage.c). */
-void report_usage(FILE *out);
+/* The files asked for (--flamegraph, --html, --speedscope, --pprof, --jfr): 0, or 1 with the
+ * failure said (cmd_report_files.c). */
+int report_write_files(struct report_args *a, struct rp_session *s, const enum rp_key *keys,
+		       int nr_keys);
 
 #endif

@@ -11,13 +11,13 @@
  * view was asked for. An option no requested output uses is an error that says why. */
 int report_check_outputs(const struct report_args *a)
 {
-	int files = !!a->flame + !!a->html + !!a->speedscope + !!a->pprof;
+	int files = !!a->flame + !!a->html + !!a->speedscope + !!a->pprof + !!a->jfr;
 	int views = a->json + a->collapsed + a->compare + (a->generations && !a->json) +
 		    a->methods;
 	if (a->check_gens && (views > 1 || a->method))
 		return usage_error("--check-generations checks every generation: no other output "
 				   "on stdout, no --method");
-	int stacks = a->collapsed || a->flame || a->html || a->speedscope || a->pprof;
+	int stacks = a->collapsed || a->flame || a->html || a->speedscope || a->pprof || a->jfr;
 	int table = !views && !files;
 	if (views > 1)
 		return usage_error("--json, --collapsed, --generations, --compare and --methods are "
@@ -56,7 +56,7 @@ int report_check_outputs(const struct report_args *a)
 		return usage_error("--no-inline changes call stacks: use it with -g, --collapsed, "
 				   "--flamegraph, --html or an export");
 	if ((a->diff_base || a->diff_method) &&
-	    ((!a->flame && !a->html) || a->speedscope || a->pprof || views))
+	    ((!a->flame && !a->html) || a->speedscope || a->pprof || a->jfr || views))
 		return usage_error("--diff and --diff-generations colour the flame graph: use them "
 				   "with --flamegraph or --html only");
 	if (a->diff_base && a->diff_method)

@@ -19,7 +19,7 @@ _jitprof()
 		return 0
 	fi
 	case $prev in
-	-o|--output|-i|--input|--flamegraph|--html|--pprof|--speedscope|--jvm-log|--archive|--symfs|--buildid-dir|--jit-dir|--vmlinux|--kallsyms)
+	-o|--output|-i|--input|--flamegraph|--html|--pprof|--speedscope|--jfr|--jvm-log|--archive|--symfs|--buildid-dir|--jit-dir|--vmlinux|--kallsyms)
 		COMPREPLY=($(compgen -f -- "$cur"))
 		return 0 ;;
 	-k|--clockid)

@@ -20,6 +20,7 @@ static const struct prof_format formats[] = {
 	{ ".collapsed", "folded stacks", "--collapsed", 0 },
 	{ ".html", "HTML report", "--html", 1 },
 	{ ".pb.gz", "pprof profile", "--pprof", 1 },
+	{ ".jfr", "Java Flight Recorder file", "--jfr", 1 },
 };
 #define NR_FORMATS (sizeof(formats) / sizeof(formats[0]))
 
@@ -39,7 +40,7 @@ const struct prof_format *prof_format_of(const char *out)
 
 const char *prof_formats_list(void)
 {
-	return ".txt, .svg, .json, .collapsed, and .html, .pb.gz, .speedscope.json where "
+	return ".txt, .svg, .json, .collapsed, and .html, .pb.gz, .speedscope.json, .jfr where "
 	       "'jitprof report' makes them";
 }
 

@@ -31,7 +31,7 @@ static int frame_eq(const struct rp_frame *a, const struct rp_frame *b)
 {
 	return a->ip == b->ip && a->sym == b->sym && a->dso == b->dso && a->load == b->load &&
 	       a->flags == b->flags && a->line == b->line && a->srcfile == b->srcfile &&
-	       a->addr == b->addr && a->symoff == b->symoff;
+	       a->addr == b->addr && a->symoff == b->symoff && a->call_line == b->call_line;
 }
 
 /* The slot of f in the lookup table: where it is, or the free slot it would take. */

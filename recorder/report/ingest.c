@@ -204,6 +204,7 @@ static uint32_t resolve(struct ingest *in, uint32_t pid, uint64_t ip, uint64_t t
 	*f = (struct rp_frame){
 		.srcfile = res.srcfile ? FILE_OF(in, res.srcfile) : NULL,
 		.line = res.line, .ip = ip, .symoff = res.sym_off,
+		.call_line = res.n_inline > 1 ? res.inl[res.n_inline - 1].line : 0,
 		.addr = res.dso && !res.kernel ? res.dso_addr : ip,
 	};
 	struct dso_frame *df = res.dso ? dso_frame_of(in, &res) : NULL;
@@ -636,6 +637,9 @@ static int ingest(struct rp_session *s, const struct rp_ingest_opts *o, char *er
 		last = in.last_time;
 	}
 	rp_set_span(s, first, last);
+	struct pd_clock_data cd;
+	if (!pd_reader_feat_clock_data(in.r, &cd))
+		rp_set_wall_clock(s, cd.tod_ns, cd.clockid_ns);
 	if (in.evsel && in.evsel->name)
 		rp_set_event_name(s, in.evsel->name);
 	if (in.other_evsels && !o->event)

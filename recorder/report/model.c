@@ -219,6 +219,21 @@ void rp_get_span(const struct rp_session *s, uint64_t *start, uint64_t *end)
 	*end = s->end;
 }
 
+void rp_set_wall_clock(struct rp_session *s, uint64_t tod_ns, uint64_t clock_ns)
+{
+	s->tod_ns = tod_ns;
+	s->tod_clock_ns = clock_ns;
+}
+
+int rp_wall_clock(const struct rp_session *s, uint64_t t, uint64_t *tod)
+{
+	if (!s->tod_ns)
+		return 0;
+	*tod = t >= s->tod_clock_ns ? s->tod_ns + (t - s->tod_clock_ns)
+				    : s->tod_ns - (s->tod_clock_ns - t);
+	return 1;
+}
+
 void rp_set_event_name(struct rp_session *s, const char *name)
 {
 	s->event = rp_intern(s, name);

@@ -97,6 +97,9 @@ struct rp_frame {
 	uint32_t line;
 	uint32_t flags;		/* RP_FRAME_* */
 	uint32_t load;		/* 1-based index into the session's loads; 0 = not jitted */
+	uint32_t call_line;	/* where code was inlined at ip: the line of this function's
+				 * call into it (line is the innermost's, as perf's srcline);
+				 * 0 otherwise. The JFR export's line of the frame. */
 	uint64_t ip;		/* absolute address */
 	uint64_t addr;		/* ip in the DSO's address space (perf prints this when no
 				 * symbol covers it); ip when no map */
@@ -149,6 +152,11 @@ void rp_session_share_frames(struct rp_session *s);
 /* The recording's time span (first/last event), for load times and open-ended lifetimes. */
 void rp_set_span(struct rp_session *s, uint64_t start, uint64_t end);
 void rp_get_span(const struct rp_session *s, uint64_t *start, uint64_t *end);
+/* The wall-clock time (ns since the epoch) tod_ns was at clock_ns of the recording clock (perf's
+ * CLOCK_DATA header); rp_wall_clock gives recording time t as wall-clock time: 1, or 0 when
+ * the recording said none. */
+void rp_set_wall_clock(struct rp_session *s, uint64_t tod_ns, uint64_t clock_ns);
+int rp_wall_clock(const struct rp_session *s, uint64_t t, uint64_t *tod);
 void rp_set_event_name(struct rp_session *s, const char *name);
 void rp_set_lost(struct rp_session *s, uint64_t lost);
 /* The build-id (hex) of the DSO frames name dso (interned by this session); NULL if none.
@@ -266,6 +274,11 @@ int rp_write_html(FILE *out, const struct rp_session *s, const struct rp_html_op
 int rp_write_pprof(FILE *out, const struct rp_session *s);
 /* speedscope's file format: one sampled profile per thread, samples in time order. */
 int rp_write_speedscope(FILE *out, const struct rp_session *s, const char *name);
+/* One JFR chunk (format 2.0, as JDK 17 and later read it): a jdk.ExecutionSample per sample
+ * with its thread and deduplicated stack trace (Java methods by class, name and descriptor,
+ * with line and frame type; native frames named by symbol, their DSO as the class), in the
+ * recording's time span. */
+int rp_write_jfr(FILE *out, const struct rp_session *s);
 /* "cpu-clock, 9937 samples, 2.43 s" for titles. */
 void rp_describe(const struct rp_session *s, char *buf, size_t len);
 /* The CSS colour of a frame kind, l = 0..1 varies the lightness (names stay apart). */

@@ -88,6 +88,7 @@ struct rp_session {
 	size_t fslots_cap;
 	int share_frames;
 	uint64_t start, end, lost;
+	uint64_t tod_ns, tod_clock_ns;	/* rp_set_wall_clock; tod_ns 0: unknown */
 	const char *event;
 	int split_gens;			/* stack views: one frame per generation */
 	uint32_t tree_max_nodes;	/* 0: RP_TREE_MAX_NODES (tests set less) */

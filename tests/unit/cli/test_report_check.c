@@ -93,6 +93,16 @@ Test(opts_check, rows_logs_methods_diffs)
 	cr_assert_eq(report_check_outputs(&a), 0, "--diff --html --flamegraph");
 	a.pprof = "x.pb.gz";
 	cr_assert_eq(report_check_outputs(&a), 2, "--diff --pprof");
+	a.pprof = NULL;
+	a.jfr = "x.jfr";
+	cr_assert_eq(report_check_outputs(&a), 2, "--diff --jfr");
+	a = none();
+	a.jfr = "x.jfr";
+	a.rows_given = 1;
+	cr_assert_eq(report_check_outputs(&a), 2, "-n: a JFR file has no rows (no table beside)");
+	a.rows_given = 0;
+	a.no_inline = 1;
+	cr_assert_eq(report_check_outputs(&a), 0, "--no-inline: the JFR file's stacks");
 	a = none();
 	a.diff_base = "a.data";
 	cr_assert_eq(report_check_outputs(&a), 2, "--diff without a picture");

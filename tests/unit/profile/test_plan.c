@@ -23,6 +23,8 @@ Test(plan, format_by_extension)
 	cr_assert_str_eq(prof_format_of("p.html")->flag, "--html");
 	cr_assert_str_eq(prof_format_of("p.speedscope.json")->flag, "--speedscope",
 			 "the longer extension wins");
+	cr_assert_str_eq(prof_format_of("p.jfr")->flag, "--jfr");
+	cr_assert(prof_format_of("p.jfr")->flag_takes_file);
 	cr_assert_null(prof_format_of("x.gz"));
 	cr_assert_null(prof_format_of(".txt"), "an extension alone is no name");
 	cr_assert_null(prof_format_of("x"));
