@@ -16,7 +16,10 @@ Test(opts_check, generations_split_and_graphs)
 	struct report_args a = none();
 	cr_assert_eq(report_check_outputs(&a), 0, "the table");
 	a.split_gens = 1;
-	cr_assert_eq(report_check_outputs(&a), 2, "--split-generations: the table has no stacks");
+	cr_assert_eq(report_check_outputs(&a), 0, "--split-generations: the table's rows per generation");
+	a.generations = 1;
+	cr_assert_eq(report_check_outputs(&a), 2, "--generations alone: no rows or stacks to split");
+	a.generations = 0;
 	a.graph_given = 1;
 	a.graph = RP_GRAPH_CALLER;
 	cr_assert_eq(report_check_outputs(&a), 0, "-g --split-generations");
