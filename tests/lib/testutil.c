@@ -153,6 +153,21 @@ int tu_sh(struct tu_result *r, const char *cmdline, unsigned timeout_s)
 	return tu_run(r, argv, NULL, NULL, 0, timeout_s);
 }
 
+int tu_sh_in(struct tu_result *r, const char *dir, const char *cmdline, unsigned timeout_s)
+{
+	char jp[4096], *full;
+	int rc;
+
+	if (!realpath(tu_build("jitprof"), jp))
+		return -errno;
+	if (asprintf(&full, "cd '%s' && J='%s' && export DEBUGINFOD_URLS= && %s", dir, jp,
+		     cmdline) < 0)
+		return -ENOMEM;
+	rc = tu_sh(r, full, timeout_s);
+	free(full);
+	return rc;
+}
+
 void tu_result_free(struct tu_result *r)
 {
 	free(r->out);

@@ -1,0 +1,120 @@
+/* record_events.c - several events in one recording (record -e a -e b, -e a,b): one evsel
+ * each in the file's attr section, so perf script and perf report show each event with its
+ * samples; jitprof report takes the first asked for (said on stderr with every event's
+ * samples) or the one --event names. The oracle is perf's own reading of the file. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tests/lib/testutil.h"
+
+/* Spins and touches fresh pages: cpu-clock and page-faults both sample. */
+static const char prog_src[] =
+	"#include <stdlib.h>\n#include <time.h>\n"
+	"static volatile unsigned long sink;\n"
+	"int main(void) { time_t t0 = time(0); while (time(0) - t0 < 1) {\n"
+	" char *p = malloc(1 << 20); for (int i = 0; i < (1 << 20); i += 4096) p[i] = 1;\n"
+	" free(p); for (int i = 0; i < 100000; i++) sink += (unsigned long)i * i; }\n"
+	" return 0; }\n";
+
+static char *dir;
+
+static void sh(struct tu_result *r, const char *cmd)
+{
+	cr_assert_eq(tu_sh_in(r, dir, cmd, 120), 0, "cannot run %s", cmd);
+}
+
+static long count_of(const char *cmd)
+{
+	struct tu_result r;
+	long n;
+
+	sh(&r, cmd);
+	n = atol(r.out);
+	tu_result_free(&r);
+	return n;
+}
+
+/* perf script's count of the samples of event name. */
+static long perf_count(const char *file, const char *name)
+{
+	char cmd[512];
+	snprintf(cmd, sizeof(cmd), "perf script -i %s -F event 2>/dev/null | grep -c '^ *%s:'",
+		 file, name);
+	return count_of(cmd);
+}
+
+/* perf report --stdio has a section per event ("# Samples: 2K  of event 'name'": the count
+ * rounded, so only its presence is checked; perf script gives the counts). */
+static long perf_report_has(const char *file, const char *name)
+{
+	char cmd[512];
+	snprintf(cmd, sizeof(cmd), "perf report --stdio -i %s 2>/dev/null | grep -c "
+		 "\"^# Samples: .* of event '%s'$\"", file, name);
+	return count_of(cmd);
+}
+
+Test(record_events, several_in_one_run, .timeout = 300)
+{
+	struct tu_result r;
+	const char *const ways[2] = { "-e cpu-clock -e page-faults", "-e cpu-clock,page-faults" };
+
+	if (!tu_have("cc"))
+		cr_skip_test("cc is not installed");
+	dir = tu_tmpdir("recevents");
+	char src[4200];
+	snprintf(src, sizeof(src), "%s/prog.c", dir);
+	cr_assert_eq(tu_write_file(src, prog_src, sizeof(prog_src) - 1), 0);
+	sh(&r, "cc -O1 -o prog prog.c");
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	tu_result_free(&r);
+	for (int w = 0; w < 2; w++) {
+		char cmd[512];
+		snprintf(cmd, sizeof(cmd), "$J record -q %s -o two.data ./prog", ways[w]);
+		sh(&r, cmd);
+		cr_assert_eq(r.status, 0, "%s: %s", cmd, r.err);
+		tu_result_free(&r);
+		/* Both events' samples, as the report counts them, in the order asked. */
+		sh(&r, "$J report -i two.data --sort sym");
+		cr_assert_eq(r.status, 0, "%s", r.err);
+		long cpu = 0, pf = 0;
+		const char *line = strstr(r.err, "several events: cpu-clock (");
+		cr_assert_not_null(line, "%s", r.err);
+		cr_assert_eq(sscanf(line, "several events: cpu-clock (%ld samples), page-faults (%ld "
+				    "samples); reporting cpu-clock only", &cpu, &pf), 2, "%s", line);
+		cr_expect(cpu > 0 && pf > 0, "%s", line);
+		cr_expect(strstr(r.out, "of event 'cpu-clock'"), "%.400s", r.out);
+		tu_result_free(&r);
+		sh(&r, "$J report -i two.data --event page-faults --sort sym");
+		cr_assert_eq(r.status, 0, "%s", r.err);
+		long n = -1;
+		const char *h = strstr(r.out, "# Samples: ");
+		cr_expect(h && sscanf(h, "# Samples: %ld", &n) == 1 && n == pf &&
+			  strstr(h, "of event 'page-faults'"), "want %ld page-faults in %.400s",
+			  pf, r.out);
+		tu_result_free(&r);
+		if (!tu_have("perf")) {
+			tu_skip_part("perf is not installed: its reading of the file not checked");
+			continue;
+		}
+		/* perf reads each event and agrees on its samples. */
+		long ps_cpu = perf_count("two.data", "cpu-clock");
+		long ps_pf = perf_count("two.data", "page-faults");
+		long pr_cpu = perf_report_has("two.data", "cpu-clock");
+		long pr_pf = perf_report_has("two.data", "page-faults");
+		cr_expect(ps_cpu == cpu && ps_pf == pf && pr_cpu == 1 && pr_pf == 1,
+			  "%s: ours %ld, %ld; perf script %ld, %ld; perf report sections %ld, %ld",
+			  ways[w], cpu, pf, ps_cpu, ps_pf, pr_cpu, pr_pf);
+	}
+	/* An unknown name among several: said, and nothing recorded. */
+	sh(&r, "$J record -q -e cpu-clock -e no-such -o bad.data ./prog");
+	cr_expect_neq(r.status, 0);
+	cr_expect(strstr(r.err, "unknown event 'no-such'"), "%s", r.err);
+	snprintf(src, sizeof(src), "%s/bad.data", dir);
+	cr_expect_neq(access(src, F_OK), 0, "recorded anyway");
+	tu_result_free(&r);
+	tu_rmtree(dir);
+	free(dir);
+}
