@@ -301,7 +301,7 @@ static int on_sample(struct ingest *in, const struct pd_event *ev)
 	int rc;
 	if ((rc = count_evsel(in, ev->evsel)) < 0)
 		return rc;
-	if (ev->evsel && in->evsel && ev->evsel != in->evsel) {
+	if (ev->evsel && in->evsel && ev->evsel != in->evsel && ev->evsel != in->offcpu.cs) {
 		in->other_evsels = 1;
 		return 0;
 	}
@@ -360,6 +360,8 @@ static int on_sample(struct ingest *in, const struct pd_event *ev)
 	};
 	if (!smp.comm)
 		smp.comm = rp_comm_unknown(in->s, ps->pid, ps->tid);
+	if (in->offcpu.cs)
+		return rp_offcpu_take(in, ev, &smp, frames, nr);
 	return rp_add_sample(in->s, &smp, frames, nr);
 }
 
@@ -395,6 +397,8 @@ static int ev_feed(void *ctx, const struct pd_event *ev)
 {
 	struct ingest *in = ctx;
 	note_time(in, pd_event_time(ev));
+	if (rp_offcpu_event(in, ev) == -ENOMEM)
+		return -ENOMEM;
 	return keep_going(sym_feed_event(in->ss, ev));
 }
 
@@ -424,7 +428,7 @@ static int ev_sample(void *ctx, const struct pd_event *ev)
 static int ev_other(void *ctx, const struct pd_event *ev)
 {
 	note_time(ctx, pd_event_time(ev));
-	return 0;
+	return rp_offcpu_event(ctx, ev);
 }
 
 static void ev_progress(void *ctx, uint64_t done, uint64_t total)
@@ -605,7 +609,12 @@ static int ingest(struct rp_session *s, const struct rp_ingest_opts *o, char *er
 		snprintf(err, errlen, "%s", strerror(-rc));
 		goto out;
 	}
-	if (o->event && (rc = rp_pick_event(in.r, o->event, o->input, &in.evsel, err, errlen)))
+	rc = 0;
+	if (rp_offcpu_wanted(o->event))
+		rc = rp_offcpu_pick(&in, o->event, err, errlen);
+	else if (o->event)
+		rc = rp_pick_event(in.r, o->event, o->input, &in.evsel, err, errlen);
+	if (rc)
 		goto out;
 	if (!o->event)
 		in.evsel = rp_first_event(in.r);
@@ -622,7 +631,11 @@ static int ingest(struct rp_session *s, const struct rp_ingest_opts *o, char *er
 		last = in.last_time;
 	}
 	rp_set_span(s, first, last);
-	if (in.evsel && in.evsel->name)
+	if (in.offcpu.cs && (rc = rp_offcpu_finish(&in, first, last)) < 0)
+		goto out;
+	if (in.offcpu.cs)
+		rp_set_event_name(s, o->event);
+	else if (in.evsel && in.evsel->name)
 		rp_set_event_name(s, in.evsel->name);
 	if (in.other_evsels && !o->event)
 		rp_warn_other_events(in.r, in.evsel, in.evsel_samples, in.n_evsel_samples,
@@ -655,6 +668,7 @@ out:
 	free(in.dso_frames);
 	free(in.evsel_samples);
 	rp_ingest_unwind_free(&in);
+	rp_offcpu_free(&in.offcpu);
 	free(in.load_src);
 	rp_live_free(&in.live);
 	if (o->fast_exit && !rc && !kept_ss) {

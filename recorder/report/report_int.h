@@ -87,6 +87,9 @@ struct rp_session {
 	int share_frames;
 	uint64_t start, end, lost;
 	const char *event;
+	/* --event offcpu|wall: each sample's period is nanoseconds of time (an off-CPU interval,
+	 * or an on-CPU sample's cpu-clock period) and every view weighs by it, stacks too. */
+	int weigh_time;
 	int split_gens;			/* stack views: one frame per generation */
 	uint32_t tree_max_nodes;	/* 0: RP_TREE_MAX_NODES (tests set less) */
 	struct rp_u64map dso_bid;	/* interned DSO name -> index + 1 into bids */
@@ -290,6 +293,14 @@ uint32_t rp_bci_line(const struct rp_load *l, const char *method, int32_t bci);
 struct rp_pair { long a, b; };	/* indexes, -1 = no counterpart on that side */
 uint64_t rp_insn_norm_hash(const char *mnemonic, const char *ops);
 long rp_align(const uint64_t *a, size_t na, const uint64_t *b, size_t nb, struct rp_pair **out);
+
+/* What a sample adds to a stack's weight (trees, collapsed): 1, or its time (weigh_time). */
+static inline uint64_t rp_stack_weight(const struct rp_session *s, const struct rp_sample *smp)
+{
+	return s->weigh_time ? smp->period : 1;
+}
+/* The period is nanoseconds: cpu-clock, task-clock, or a time-weighed session. */
+int rp_period_is_ns(const struct rp_session *s);
 
 /* Distinct folded stacks with their sample counts, sorted (collapsed and flame graph). */
 #define RP_STACK_MAX (64u << 10)

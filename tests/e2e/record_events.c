@@ -64,10 +64,7 @@ Test(record_events, several_in_one_run, .timeout = 300)
 	if (!tu_have("cc"))
 		cr_skip_test("cc is not installed");
 	dir = tu_tmpdir("recevents");
-	char src[4200];
-	snprintf(src, sizeof(src), "%s/prog.c", dir);
-	cr_assert_eq(tu_write_file(src, prog_src, sizeof(prog_src) - 1), 0);
-	sh(&r, "cc -O1 -o prog prog.c");
+	cr_assert_eq(tu_cc_in(&r, dir, "prog", prog_src, sizeof(prog_src) - 1, "-O1"), 0);
 	cr_assert_eq(r.status, 0, "%s", r.err);
 	tu_result_free(&r);
 	for (int w = 0; w < 2; w++) {
@@ -112,8 +109,9 @@ Test(record_events, several_in_one_run, .timeout = 300)
 	sh(&r, "$J record -q -e cpu-clock -e no-such -o bad.data ./prog");
 	cr_expect_neq(r.status, 0);
 	cr_expect(strstr(r.err, "unknown event 'no-such'"), "%s", r.err);
-	snprintf(src, sizeof(src), "%s/bad.data", dir);
-	cr_expect_neq(access(src, F_OK), 0, "recorded anyway");
+	char bad[4200];
+	snprintf(bad, sizeof(bad), "%s/bad.data", dir);
+	cr_expect_neq(access(bad, F_OK), 0, "recorded anyway");
 	tu_result_free(&r);
 	tu_rmtree(dir);
 	free(dir);

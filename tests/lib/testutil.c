@@ -168,6 +168,18 @@ int tu_sh_in(struct tu_result *r, const char *dir, const char *cmdline, unsigned
 	return rc;
 }
 
+int tu_cc_in(struct tu_result *r, const char *dir, const char *name, const char *src, size_t len,
+	     const char *flags)
+{
+	char path[4200], cmd[4400];
+
+	snprintf(path, sizeof(path), "%s/%s.c", dir, name);
+	if (tu_write_file(path, src, len))
+		return -EIO;
+	snprintf(cmd, sizeof(cmd), "cc %s -o %s %s.c", flags, name, name);
+	return tu_sh_in(r, dir, cmd, 300);
+}
+
 void tu_result_free(struct tu_result *r)
 {
 	free(r->out);
