@@ -171,6 +171,63 @@ static void phases_of(const char *collapsed, double t[NPHASE], double *all)
 	}
 }
 
+/* A thread blocked on a pipe since before `record -p` attached, next to one that computes. */
+static const char blocked_src[] =
+	"#define _GNU_SOURCE\n#include <pthread.h>\n#include <stdio.h>\n#include <time.h>\n"
+	"#include <unistd.h>\n"
+	"static int p[2];\n"
+	"static void *blocker(void *a) { char c; (void)a; printf(\"%d\\n\", gettid());\n"
+	" fflush(stdout); return read(p[0], &c, 1) == 1 ? a : NULL; }\n"
+	"int main(void) { pthread_t t; if (pipe(p)) return 1; pthread_create(&t, 0, blocker, 0);\n"
+	" volatile unsigned long s = 0; time_t t0 = time(0);\n"
+	" while (time(0) - t0 < 4) for (int i = 0; i < 100000; i++) s += i; return 0; }\n";
+
+Test(report_offcpu, never_ran_listed, .timeout = 300)
+{
+	struct tu_result r;
+	int tid = 0;
+
+	if (!tu_have("cc") || !tu_have("timeout"))
+		cr_skip_test("cc or timeout is not installed");
+	dir = tu_tmpdir("offcpu-never");
+	cr_assert_eq(tu_cc_in(&r, dir, "blocked", blocked_src, sizeof(blocked_src) - 1,
+			      "-O1 -pthread"), 0);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	tu_result_free(&r);
+	/* The blocker says its tid, then blocks for good; recorded for a second from 0.5 s. */
+	sh(&r, "./blocked > tid & P=$!; sleep 0.5; timeout -s INT 1 $J record -q --off-cpu -p $P "
+	       "-o b.data; wait; cat tid", 0);
+	cr_assert_eq(sscanf(r.out, "%d", &tid), 1, "%s %s", r.out, r.err);
+	tu_result_free(&r);
+	sh(&r, "$J report -i b.data --event offcpu --sort sym", 1);
+	char want[256];
+	snprintf(want, sizeof(want), "1 thread(s) never ran while recording, off-CPU throughout "
+		 "under [off-CPU throughout the recording] (their stack is unknown): %d (blocked)",
+		 tid);
+	cr_expect(strstr(r.err, want), "want '%s' in %s", want, r.err);
+	double pct = 0, ms = 0;
+	const char *row = strstr(r.out, "[off-CPU throughout the recording]");
+	cr_assert_not_null(row, "%s", r.out);
+	while (row > r.out && row[-1] != '\n')
+		row--;
+	cr_expect(sscanf(row, "%lf%% %lf ms", &pct, &ms) == 2 && ms > 100 && ms < 1100,
+		  "the blocked thread's time: %.1f ms", ms);
+	tu_result_free(&r);
+	if (!tu_have("perf")) {
+		tu_skip_part("perf is not installed: the recording's span not checked");
+	} else {
+		/* It weighs the recording's span, as perf sees the first and last sample. */
+		double a = 0, b = 0;
+		sh(&r, "perf script -i b.data -F time 2>/dev/null | tr -d ' :' | sed -n '1p;$p'", 1);
+		cr_assert_eq(sscanf(r.out, "%lf %lf", &a, &b), 2, "%s", r.out);
+		cr_expect(ms > 0.9 * (b - a) * 1e3 - 5 && ms < 1.1 * (b - a) * 1e3 + 20,
+			  "the blocked thread's %.1f ms, perf's span %.1f ms", ms, (b - a) * 1e3);
+		tu_result_free(&r);
+	}
+	tu_rmtree(dir);
+	free(dir);
+}
+
 Test(report_offcpu, wall_and_offcpu_shares, .timeout = 600)
 {
 	struct tu_result r;

@@ -160,7 +160,8 @@ int tu_sh_in(struct tu_result *r, const char *dir, const char *cmdline, unsigned
 
 	if (!realpath(tu_build("jitprof"), jp))
 		return -errno;
-	if (asprintf(&full, "cd '%s' && J='%s' && export DEBUGINFOD_URLS= && %s", dir, jp,
+	/* ';', not '&&': a cmdline that starts a job (cmd & P=$!) must not take these with it */
+	if (asprintf(&full, "cd '%s' || exit 1; J='%s'; export DEBUGINFOD_URLS=; %s", dir, jp,
 		     cmdline) < 0)
 		return -ENOMEM;
 	rc = tu_sh(r, full, timeout_s);
