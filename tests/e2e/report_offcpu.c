@@ -123,6 +123,17 @@ static void sh(struct tu_result *r, const char *cmd, int ok)
 		cr_assert_eq(r->status, 0, "%s: %s", cmd, r->err);
 }
 
+/* A fresh dir with the program name built from src in it. */
+static void build(const char *name, const char *src, size_t len, const char *flags)
+{
+	struct tu_result r;
+
+	dir = tu_tmpdir(name);
+	cr_assert_eq(tu_cc_in(&r, dir, name, src, len, flags), 0);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	tu_result_free(&r);
+}
+
 /* Each of the first n phases' share of got's sum within 5 points of its share of truth's. */
 static void shares_within(const char *what, const double got[NPHASE],
 			  const double truth[NPHASE], int n)
@@ -189,11 +200,7 @@ Test(report_offcpu, never_ran_listed, .timeout = 300)
 
 	if (!tu_have("cc") || !tu_have("timeout"))
 		cr_skip_test("cc or timeout is not installed");
-	dir = tu_tmpdir("offcpu-never");
-	cr_assert_eq(tu_cc_in(&r, dir, "blocked", blocked_src, sizeof(blocked_src) - 1,
-			      "-O1 -pthread"), 0);
-	cr_assert_eq(r.status, 0, "%s", r.err);
-	tu_result_free(&r);
+	build("blocked", blocked_src, sizeof(blocked_src) - 1, "-O1 -pthread");
 	/* The blocker says its tid, then blocks for good; recorded for a second from 0.5 s. */
 	sh(&r, "./blocked > tid & P=$!; sleep 0.5; timeout -s INT 1 $J record -q --off-cpu -p $P "
 	       "-o b.data; wait; cat tid", 0);
@@ -238,11 +245,7 @@ Test(report_offcpu, wall_and_offcpu_shares, .timeout = 600)
 #endif
 	if (!tu_have("cc"))
 		cr_skip_test("cc is not installed");
-	dir = tu_tmpdir("offcpu");
-	cr_assert_eq(tu_cc_in(&r, dir, "waits", prog_src, sizeof(prog_src) - 1,
-			      "-O1 -g -fno-omit-frame-pointer -pthread"), 0);
-	cr_assert_eq(r.status, 0, "%s", r.err);
-	tu_result_free(&r);
+	build("waits", prog_src, sizeof(prog_src) - 1, "-O1 -g -fno-omit-frame-pointer -pthread");
 	sh(&r, "$J record -q --off-cpu -g -o w.data ./waits 60", 1);
 	cr_assert_eq(sscanf(r.out, "sleep %lf read %lf spin %lf", &truth[SLEEP], &truth[READ],
 			    &truth[SPIN]), 3, "%s", r.out);
