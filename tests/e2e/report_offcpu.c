@@ -295,6 +295,19 @@ Test(report_offcpu, wall_and_offcpu_shares, .timeout = 600)
 	cr_expect(!strncmp(r.out, "1\n1\n", 4), "%s", r.out);
 	tu_result_free(&r);
 
+	/* profile -e offcpu records what it needs and reports it. */
+	sh(&r, "$J profile -q -e offcpu -o p.collapsed -- ./waits 30 && cat p.collapsed", 1);
+	cr_assert_eq(sscanf(r.out, "sleep %lf read %lf spin %lf", &truth[SLEEP], &truth[READ],
+			    &truth[SPIN]), 3, "%s", r.out);
+	phases_of(strchr(r.out, '\n'), t, &all);
+	cr_expect(t[SPIN] < 0.05 * all, "profile -e offcpu: computing %.1f ms of %.1f",
+		  t[SPIN] / 1e6, all / 1e6);
+	shares_within("profile -e offcpu", t, truth, SPIN);
+	tu_result_free(&r);
+	sh(&r, "$J profile -q -e wall -o p.txt -- ./waits 5 >/dev/null && head -5 p.txt", 1);
+	cr_expect(strstr(r.out, "of event 'wall'"), "%s", r.out);
+	tu_result_free(&r);
+
 	/* A recording without switches: said, not guessed. */
 	sh(&r, "$J record -q -e cpu-clock -o c.data ./waits 5 >/dev/null && "
 	       "$J report -i c.data --event offcpu", 0);
