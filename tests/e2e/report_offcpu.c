@@ -288,6 +288,15 @@ Test(report_offcpu, wall_and_offcpu_shares, .timeout = 600)
 		  r.out);
 	tu_result_free(&r);
 
+	/* The flame graph's frames weigh their time too. */
+	sh(&r, "$J report -i w.data --event wall --flamegraph w.svg && "
+	       "grep -o '<title>do_sleep ([0-9.]* ms' w.svg | head -1 | tr -d '<title>do_sleep(ms'",
+	   1);
+	double fg_ms = atof(r.out);
+	cr_expect(fg_ms > 0.9 * truth[SLEEP] / 1e6 && fg_ms < 1.1 * truth[SLEEP] / 1e6 + 20,
+		  "flame graph: do_sleep %.1f ms, measured %.1f", fg_ms, truth[SLEEP] / 1e6);
+	tu_result_free(&r);
+
 	/* pprof and speedscope weigh by nanoseconds. */
 	sh(&r, "$J report -i w.data --event wall --pprof w.pb.gz --speedscope w.json && "
 	       "gzip -dc w.pb.gz | grep -c nanoseconds; grep -c '\"unit\":\"nanoseconds\"' w.json",
