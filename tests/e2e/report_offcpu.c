@@ -113,7 +113,11 @@ static const char prog_src[] =
 static char *dir;
 
 enum { SLEEP, READ, SPIN, NPHASE };
-static const char *const phase_fn[NPHASE] = { "do_sleep", "do_read", "do_spin" };
+static const char *const phase_fn[NPHASE] = { ";do_sleep", ";do_read", ";do_spin" };
+/* Java (samples/java/Waits.java): HotSpot's Thread.sleep and contended monitor enter, and the
+ * computing method; the DWARF unwinder stops at the Java frames above the JVM's. */
+static const char *const java_fn[NPHASE] = { ";JVM_Sleep;", ";ObjectMonitor::",
+					      "Waits.spinFor" };
 
 /* Runs cmd in dir; ok: it must succeed. */
 static void sh(struct tu_result *r, const char *cmd, int ok)
@@ -135,8 +139,8 @@ static void build(const char *name, const char *src, size_t len, const char *fla
 }
 
 /* Each of the first n phases' share of got's sum within 5 points of its share of truth's. */
-static void shares_within(const char *what, const double got[NPHASE],
-			  const double truth[NPHASE], int n)
+static void shares_within(const char *what, const char *const fn[NPHASE],
+			  const double got[NPHASE], const double truth[NPHASE], int n)
 {
 	double gs = 0, ts = 0;
 	for (int p = 0; p < n; p++)
@@ -146,14 +150,16 @@ static void shares_within(const char *what, const double got[NPHASE],
 	for (int p = 0; p < n; p++) {
 		double want = 100 * truth[p] / ts, share = 100 * got[p] / gs;
 		cr_expect(share > want - 5 && share < want + 5, "%s: %s %.1f%%, measured %.1f%%",
-			  what, phase_fn[p], share, want);
+			  what, fn[p], share, want);
 	}
 }
 
 
 /* The worker's time per phase in a collapsed output (ns): each line "worker;...;fn;... N"
- * goes to the phase whose function its stack holds. *all: every worker line's. */
-static void phases_of(const char *collapsed, double t[NPHASE], double *all)
+ * goes to the first phase whose name (fn[p], a substring of a frame) its stack holds. *all:
+ * every worker line's. */
+static void phases_of(const char *collapsed, const char *const fn[NPHASE], double t[NPHASE],
+		      double *all)
 {
 	memset(t, 0, NPHASE * sizeof(*t));
 	*all = 0;
@@ -167,16 +173,11 @@ static void phases_of(const char *collapsed, double t[NPHASE], double *all)
 			char *sp = strrchr(line, ' ');
 			double n = sp ? strtod(sp + 1, NULL) : 0;
 			*all += n;
-			for (int p = 0; p < NPHASE; p++) {
-				char want[32];
-				snprintf(want, sizeof(want), ";%s", phase_fn[p]);
-				char *at = strstr(line, want);
-				if (at && (at[strlen(want)] == ';' || at[strlen(want)] == ' ' ||
-					   at[strlen(want)] == '_')) {
+			for (int p = 0; p < NPHASE; p++)
+				if (strstr(line, fn[p])) {
 					t[p] += n;
 					break;
 				}
-			}
 		}
 		l = nl ? nl + 1 : NULL;
 	}
@@ -255,24 +256,24 @@ Test(report_offcpu, wall_and_offcpu_shares, .timeout = 600)
 
 	/* wall: every phase, each its share of the worker's time. */
 	sh(&r, "$J report -i w.data --event wall --collapsed", 1);
-	phases_of(r.out, t, &all);
+	phases_of(r.out, phase_fn, t, &all);
 	tu_result_free(&r);
 	double sum = t[SLEEP] + t[READ] + t[SPIN];
 	cr_assert(sum > 0, "no worker time under the three functions");
 	cr_expect(all >= 0.9 * total && all <= 1.1 * total + 20e6,
 		  "the worker's wall time: %.1f ms, measured %.1f ms", all / 1e6, total / 1e6);
-	shares_within("wall", t, truth, NPHASE);
+	shares_within("wall", phase_fn, t, truth, NPHASE);
 
 	/* offcpu: the waits only, each near its measured time. */
 	sh(&r, "$J report -i w.data --event offcpu --collapsed", 1);
-	phases_of(r.out, t, &all);
+	phases_of(r.out, phase_fn, t, &all);
 	tu_result_free(&r);
 	double waits = truth[SLEEP] + truth[READ];
 	sum = t[SLEEP] + t[READ] + t[SPIN];
 	cr_assert(sum > 0, "no worker off-CPU time under the three functions");
 	cr_expect(t[SPIN] < 0.05 * sum, "offcpu: computing shows %.1f ms of %.1f", t[SPIN] / 1e6,
 		  sum / 1e6);
-	shares_within("offcpu", t, truth, SPIN);
+	shares_within("offcpu", phase_fn, t, truth, SPIN);
 
 	/* The table in ms: its total is the time the intervals add up to. */
 	sh(&r, "$J report -i w.data --event offcpu --sort comm", 1);
@@ -308,10 +309,10 @@ Test(report_offcpu, wall_and_offcpu_shares, .timeout = 600)
 	sh(&r, "$J profile -q -e offcpu -o p.collapsed -- ./waits 30 && cat p.collapsed", 1);
 	cr_assert_eq(sscanf(r.out, "sleep %lf read %lf spin %lf", &truth[SLEEP], &truth[READ],
 			    &truth[SPIN]), 3, "%s", r.out);
-	phases_of(strchr(r.out, '\n'), t, &all);
+	phases_of(strchr(r.out, '\n'), phase_fn, t, &all);
 	cr_expect(t[SPIN] < 0.05 * all, "profile -e offcpu: computing %.1f ms of %.1f",
 		  t[SPIN] / 1e6, all / 1e6);
-	shares_within("profile -e offcpu", t, truth, SPIN);
+	shares_within("profile -e offcpu", phase_fn, t, truth, SPIN);
 	tu_result_free(&r);
 	sh(&r, "$J profile -q -e wall -o p.txt -- ./waits 5 >/dev/null && head -5 p.txt", 1);
 	cr_expect(strstr(r.out, "of event 'wall'"), "%s", r.out);
@@ -338,6 +339,38 @@ Test(report_offcpu, wall_and_offcpu_shares, .timeout = 600)
 			  "context-switches samples", sw, cs);
 		tu_result_free(&r);
 	}
+	tu_rmtree(dir);
+	free(dir);
+}
+
+/* Java: a JVM's worker thread sleeping, waiting for a monitor and computing in known (measured)
+ * shares. Frame pointers stop in glibc's futex wait (built without them), so the switch-outs'
+ * stacks are DWARF-unwound (--call-graph dwarf) through libc and libjvm: each wait lands under
+ * HotSpot's function for it, the computing under the Java method. */
+Test(report_offcpu, java_waits, .timeout = 600)
+{
+	struct tu_result r;
+	char agent[4096], classes[4096], cmd[16384];
+	double truth[NPHASE], t[NPHASE], all;
+
+	if (!tu_have("java"))
+		cr_skip_test("java is not installed");
+	if (!realpath(tu_build("libagent.so"), agent) || !realpath(tu_build("java"), classes))
+		cr_skip_test("the agent or samples/java are not built");
+	dir = tu_tmpdir("offcpu-java");
+	snprintf(cmd, sizeof(cmd), "mkdir jit && $J record -q -k mono --call-graph dwarf --off-cpu "
+		 "-o j.data -- %sjava -XX:+PreserveFramePointer -agentpath:'%s'=dir=jit -cp '%s' "
+		 "jitprof.samples.Waits 100", tu_java_env_sh(agent), agent, classes);
+	sh(&r, cmd, 1);
+	cr_assert_eq(sscanf(r.out, "sleep %lf lock %lf compute %lf", &truth[SLEEP], &truth[READ],
+			    &truth[SPIN]), 3, "%s", r.out);
+	tu_result_free(&r);
+	sh(&r, "$J inject -q --no-elfs -i j.data -o j.jit.data && "
+	       "$J report -i j.jit.data --event wall --collapsed", 1);
+	phases_of(r.out, java_fn, t, &all);
+	tu_result_free(&r);
+	cr_assert(t[SLEEP] + t[READ] + t[SPIN] > 0, "no worker time under the JVM's functions");
+	shares_within("java wall", java_fn, t, truth, NPHASE);
 	tu_rmtree(dir);
 	free(dir);
 }
