@@ -299,7 +299,8 @@ static int on_sample(struct ingest *in, const struct pd_event *ev)
 {
 	const struct pd_sample *ps = &ev->u.sample;
 	int rc;
-	if ((rc = count_evsel(in, ev->evsel)) < 0)
+	if ((rc = count_evsel(in, ev->evsel)) < 0 ||
+	    (in->offcpu.cs && (rc = rp_offcpu_ran(in, ps->tid, ps->time)) < 0))
 		return rc;
 	if (ev->evsel && in->evsel && ev->evsel != in->evsel && ev->evsel != in->offcpu.cs) {
 		in->other_evsels = 1;

@@ -97,6 +97,8 @@ void rp_ingest_unwind_free(struct ingest *in);
  * ends the intervals still open at the recording's end and lists the threads that never ran. */
 int rp_offcpu_wanted(const char *event);
 int rp_offcpu_pick(struct ingest *in, const char *event, char *err, size_t errlen);
+/* A sample of any event: tid ran (it is not one of the threads that never did). */
+int rp_offcpu_ran(struct ingest *in, uint32_t tid, uint64_t time);
 int rp_offcpu_take(struct ingest *in, const struct pd_event *ev, const struct rp_sample *smp,
 		   const struct rp_frame *frames, uint32_t nr);
 int rp_offcpu_event(struct ingest *in, const struct pd_event *ev);

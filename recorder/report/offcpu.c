@@ -94,6 +94,16 @@ static struct rp_offcpu_thread *thread_of(struct rp_offcpu *oc, uint32_t tid, ui
 	return t;
 }
 
+int rp_offcpu_ran(struct ingest *in, uint32_t tid, uint64_t time)
+{
+	struct rp_offcpu_thread *t = thread_of(&in->offcpu, tid, time);
+
+	if (!t)
+		return -ENOMEM;
+	t->ran = 1;
+	return 0;
+}
+
 int rp_offcpu_take(struct ingest *in, const struct pd_event *ev, const struct rp_sample *smp,
 		   const struct rp_frame *frames, uint32_t nr)
 {
@@ -102,7 +112,6 @@ int rp_offcpu_take(struct ingest *in, const struct pd_event *ev, const struct rp
 
 	if (!t)
 		return -ENOMEM;
-	t->ran = 1;
 	if (ev->evsel != oc->cs)	/* wall's on-CPU sample */
 		return rp_add_sample(in->s, smp, frames, nr);
 	if (nr > t->cap) {
