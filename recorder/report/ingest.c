@@ -638,9 +638,9 @@ static int ingest(struct rp_session *s, const struct rp_ingest_opts *o, char *er
 		rp_set_event_name(s, o->event);
 	else if (in.evsel && in.evsel->name)
 		rp_set_event_name(s, in.evsel->name);
-	if (in.other_evsels && !o->event)
+	if (in.other_evsels)
 		rp_warn_other_events(in.r, in.evsel, in.evsel_samples, in.n_evsel_samples,
-				     &o->log);
+				     o->event, &o->log);
 	rp_checks_report(&in.checks, o);
 	rp_ingest_unwind_report(&in);
 	if (in.chains_cut)

@@ -122,14 +122,16 @@ void rp_name_match_fini(struct rp_name_match *m);
  * a,b: a), leaving out perf's dummy tracking event; NULL when the file does not list its
  * events before its samples (a pipe), where the first event with samples is taken.
  * rp_warn_other_events says which one is reported and lists every event with its samples
- * (counts[idx], n of them: by position in the file). */
+ * (counts[idx], n of them: by position in the file), in a warning; asked: the --event given,
+ * named as the one reported. */
 struct pd_reader;
 struct pd_evsel;
 int rp_pick_event(const struct pd_reader *r, const char *name, const char *file,
 		  const struct pd_evsel **out, char *err, size_t errlen);
 const struct pd_evsel *rp_first_event(const struct pd_reader *r);
 void rp_warn_other_events(const struct pd_reader *r, const struct pd_evsel *chosen,
-			  const uint64_t *counts, size_t n, const struct jp_log *log);
+			  const uint64_t *counts, size_t n, const char *asked,
+			  const struct jp_log *log);
 
 /* name_set.c: the values of a memo (display names) as a set of strings, found by string:
  * 0 or -ENOMEM (free it either way). */

@@ -86,6 +86,10 @@ Test(record_events, several_in_one_run, .timeout = 300)
 		tu_result_free(&r);
 		sh(&r, "$J report -i two.data --event page-faults --sort sym");
 		cr_assert_eq(r.status, 0, "%s", r.err);
+		char want[160];
+		snprintf(want, sizeof(want), "reporting page-faults (--event); the recording's events: "
+			 "cpu-clock (%ld samples), page-faults (%ld samples)", cpu, pf);
+		cr_expect(strstr(r.err, want), "want '%s' in %s", want, r.err);
 		long n = -1;
 		const char *h = strstr(r.out, "# Samples: ");
 		cr_expect(h && sscanf(h, "# Samples: %ld", &n) == 1 && n == pf &&
