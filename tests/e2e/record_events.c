@@ -120,3 +120,67 @@ Test(record_events, several_in_one_run, .timeout = 300)
 	tu_rmtree(dir);
 	free(dir);
 }
+
+/* A kernel that lacks something, played by a shim between the recorder and perf_event_open:
+ * s: no PERF_RECORD_SWITCH (attr.context_switch is EINVAL, as before Linux 4.3); k: kernel
+ * sampling not permitted (kernel.perf_event_paranoid 2); p: no page-faults event (ENOENT). */
+static const char shim_src[] =
+	"#define _GNU_SOURCE\n#include <dlfcn.h>\n#include <errno.h>\n#include <stdarg.h>\n"
+	"#include <stdlib.h>\n#include <linux/perf_event.h>\n#include <sys/syscall.h>\n"
+	"long syscall(long n, ...) {\n"
+	" static long (*real)(long, ...); va_list ap; long a[6];\n"
+	" va_start(ap, n); for (int i = 0; i < 6; i++) a[i] = va_arg(ap, long); va_end(ap);\n"
+	" const char *m = getenv(\"SHIM_LACKS\");\n"
+	" if (n == SYS_perf_event_open && m) { struct perf_event_attr *at = (void *)a[0];\n"
+	"  if ((*m == 's' && at->context_switch) || (*m == 'p' && at->type == PERF_TYPE_SOFTWARE\n"
+	"      && at->config == PERF_COUNT_SW_PAGE_FAULTS)) { errno = *m == 's' ? EINVAL : ENOENT;\n"
+	"   return -1; }\n"
+	"  if (*m == 'k' && !at->exclude_kernel) { errno = EACCES; return -1; } }\n"
+	" if (!real) real = (long (*)(long, ...))dlsym(RTLD_NEXT, \"syscall\");\n"
+	" return real(n, a[0], a[1], a[2], a[3], a[4], a[5]); }\n";
+
+Test(record_events, refused_one_line_others_go_on, .timeout = 300)
+{
+	struct tu_result r;
+	static const struct {
+		const char *lacks, *args, *said, *events;
+	} cases[] = {
+		{ "s", "--off-cpu", "--off-cpu refused: this kernel gives no context-switch records "
+		  "(PERF_RECORD_SWITCH, Linux 4.3): Invalid argument; on-CPU goes on", "cpu-clock" },
+		{ "k", "--off-cpu", "--off-cpu refused: context-switch samples need kernel sampling "
+		  "(kernel.perf_event_paranoid <= 1 or CAP_PERFMON); on-CPU goes on", "cpu-clock" },
+		{ "p", "-e cpu-clock -e page-faults", "event page-faults refused by the kernel: No such "
+		  "file or directory; the others go on", "cpu-clock" },
+	};
+
+	if (!tu_have("cc"))
+		cr_skip_test("cc is not installed");
+	dir = tu_tmpdir("recrefuse");
+	cr_assert_eq(tu_cc_in(&r, dir, "prog", prog_src, sizeof(prog_src) - 1, "-O1"), 0);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	tu_result_free(&r);
+	cr_assert_eq(tu_cc_in(&r, dir, "shim", shim_src, sizeof(shim_src) - 1,
+			      "-shared -fPIC -ldl"), 0);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	tu_result_free(&r);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char cmd[1024];
+		/* ASan's runtime (a SANITIZE=1 build) need not come first for this shim. */
+		snprintf(cmd, sizeof(cmd), "SHIM_LACKS=%s LD_PRELOAD=$PWD/shim "
+			 "ASAN_OPTIONS=verify_asan_link_order=0 $J record -q %s -o x.data ./prog && "
+			 "$J report -i x.data --sort comm 2>&1 | grep '^# Samples'", cases[i].lacks,
+			 cases[i].args);
+		sh(&r, cmd);
+		cr_expect_eq(r.status, 0, "%s: %s", cases[i].lacks, r.err);
+		cr_expect(strstr(r.err, cases[i].said), "want '%s' in %s", cases[i].said, r.err);
+		cr_expect_eq(tu_count(r.err, "refused"), 1, "one line: %s", r.err);
+		/* Only the event that opened is in the file, and it has the samples. */
+		char want[128];
+		snprintf(want, sizeof(want), "of event '%s'", cases[i].events);
+		cr_expect(strstr(r.out, want) && !strstr(r.err, "several events"), "%s: %s %s",
+			  cases[i].lacks, r.out, r.err);
+		tu_result_free(&r);
+	}
+	tu_rmtree(dir);
+	free(dir);
+}
