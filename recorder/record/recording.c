@@ -64,7 +64,9 @@ static int sink(void *ctx, const struct perf_event_header *h)
 		switch (h->type) {
 		case PERF_RECORD_SAMPLE:
 			s->st->samples++;
-			if (!s->first_time)
+			/* The rings are drained CPU by CPU: the first drained is not the
+			 * earliest. */
+			if (!s->first_time || e.u.sample.time < s->first_time)
 				s->first_time = e.u.sample.time;
 			if (e.u.sample.time > s->last_time)
 				s->last_time = e.u.sample.time;
