@@ -61,6 +61,10 @@ int rp_offcpu_pick(struct ingest *in, const char *event, char *err, size_t errle
 				     e->attr.config == PERF_COUNT_SW_DUMMY))
 			oncpu = e;
 	}
+	if (!pd_reader_nr_evsels(in->r))	/* a pipe names its events as they come */
+		return snprintf(err, errlen, "%s: --event %s reads a recording's events before "
+				"its samples, which a pipe does not list: write it to a file", file,
+				event), -EINVAL;
 	if (!oc->cs)
 		return snprintf(err, errlen, "%s has no off-CPU records (context-switches with "
 				"switch records): record it with `jitprof record --off-cpu`", file),

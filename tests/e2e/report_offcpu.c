@@ -325,6 +325,12 @@ Test(report_offcpu, wall_and_offcpu_shares, .timeout = 600)
 	cr_expect_eq(r.status, 1);
 	cr_expect(strstr(r.err, "c.data has no off-CPU records"), "%s", r.err);
 	tu_result_free(&r);
+	/* From a pipe, whose events come with its samples: said, with what to do. */
+	sh(&r, "$J record -q --off-cpu -o - ./waits 5 2>/dev/null | $J report -i - --event wall",
+	   0);
+	cr_expect_eq(r.status, 1);
+	cr_expect(strstr(r.err, "a pipe does not list: write it to a file"), "%s", r.err);
+	tu_result_free(&r);
 
 	if (!tu_have("perf")) {
 		tu_skip_part("perf is not installed: its reading of the recording not checked");
