@@ -30,10 +30,13 @@ struct rp_offcpu_thread {
 	uint8_t ran;			/* any sample or switch of it */
 };
 
+/* Every switch sampled: ours, or perf's -e context-switches/period=1/ (whose switch records
+ * come from whichever event --switch-events put them on). */
 static int is_switches(const struct pd_evsel *e)
 {
 	return e->attr.type == PERF_TYPE_SOFTWARE &&
-	       e->attr.config == PERF_COUNT_SW_CONTEXT_SWITCHES && e->attr.context_switch;
+	       e->attr.config == PERF_COUNT_SW_CONTEXT_SWITCHES && !e->attr.freq &&
+	       e->attr.sample_period == 1;
 }
 
 static int is_clock(const struct pd_evsel *e)
@@ -53,8 +56,11 @@ int rp_offcpu_pick(struct ingest *in, const char *event, char *err, size_t errle
 	const struct pd_evsel *oncpu = NULL;
 	const char *file = in->o->input;
 
+	int switch_records = 0;
+
 	for (size_t i = 0; i < pd_reader_nr_evsels(in->r); i++) {
 		const struct pd_evsel *e = pd_reader_evsel(in->r, i);
+		switch_records |= e->attr.context_switch;
 		if (is_switches(e) && !oc->cs)
 			oc->cs = e;
 		else if (!oncpu && !(e->attr.type == PERF_TYPE_SOFTWARE &&
@@ -65,7 +71,7 @@ int rp_offcpu_pick(struct ingest *in, const char *event, char *err, size_t errle
 		return snprintf(err, errlen, "%s: --event %s reads a recording's events before "
 				"its samples, which a pipe does not list: write it to a file", file,
 				event), -EINVAL;
-	if (!oc->cs)
+	if (!oc->cs || !switch_records)
 		return snprintf(err, errlen, "%s has no off-CPU records (context-switches with "
 				"switch records): record it with `jitprof record --off-cpu`", file),
 		       -ENOENT;

@@ -345,6 +345,15 @@ Test(report_offcpu, wall_and_offcpu_shares, .timeout = 600)
 		cr_expect(sw >= 120 && cs == sw, "perf script: the worker's %ld switch-outs, %ld "
 			  "context-switches samples", sw, cs);
 		tu_result_free(&r);
+		/* And perf's own recording of the same events reads as ours does. */
+		sh(&r, "perf record -q -N -k mono -g -e cpu-clock/freq=4000/ -e "
+		       "context-switches/period=1/ --switch-events -o p.data ./waits 30 && "
+		       "$J report -i p.data --event wall --collapsed", 1);
+		cr_assert_eq(sscanf(r.out, "sleep %lf read %lf spin %lf", &truth[SLEEP],
+				    &truth[READ], &truth[SPIN]), 3, "%s", r.out);
+		phases_of(strchr(r.out, '\n'), phase_fn, t, &all);
+		shares_within("perf's recording, wall", phase_fn, t, truth, NPHASE);
+		tu_result_free(&r);
 	}
 	tu_rmtree(dir);
 	free(dir);
