@@ -350,3 +350,13 @@ void cli_outfile_abort(struct cli_outfile *o)
 	memset(o, 0, sizeof(*o));
 	o->fd = o->out.fd = o->out.dirfd = -1;
 }
+
+int cli_append_event(char *buf, size_t len, const char *ev)
+{
+	size_t used = strlen(buf);
+
+	if (!*ev || used + 1 + strlen(ev) >= len)
+		return cli_usage_error("-e: '%s' is empty or the events are too long", ev);
+	snprintf(buf + used, len - used, "%s%s", used ? "," : "", ev);
+	return 0;
+}

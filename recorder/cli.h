@@ -40,6 +40,8 @@ int cli_version(void);
 /* A usage error: the message, then where the help is; returns 2, the exit status of every
  * usage error. */
 int cli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* -e given again: ev appended to buf as "a,b" (a usage error, said, when it does not fit). */
+int cli_append_event(char *buf, size_t len, const char *ev);
 /* A command line the command cannot take (getopt has said which option): the synopsis of
  * usage's text (up to its first blank line) and where the rest is, on stderr; returns 2. The
  * whole help is for --help: a typo should not scroll the error off the screen. */

@@ -25,7 +25,7 @@
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"usage: jitprof profile [-d SECONDS] [-o OUT] [-F HZ] [--java|--node] [--elfs]\n"
+		"usage: jitprof profile [-d SECONDS] [-o OUT] [-F HZ] [-e EVENT] [--java|--node] [--elfs]\n"
 		"                       [--jvm-log] (-p PID | -- CMD ARGS)\n\n"
 		"Records CMD, or the running Java VM PID, with call graphs, merges its JIT-compiled\n"
 		"code and writes a report, in one step. A JVM gets libagent.so and\n"
@@ -43,6 +43,10 @@ static void usage(FILE *out)
 		"                          them; .txt is jitprof report --methods (jitted methods\n"
 		"                          first, the rest grouped, hot lines) and --generations\n"
 		"  -F, --freq HZ           sampling frequency (default 999)\n"
+		"  -e, --event EVENT       wall: on-CPU and off-CPU time per thread (cpu-clock and\n"
+		"                          every context switch with its stack); offcpu: the waits\n"
+		"                          only; or a record event (cpu-clock, page-faults, ...);\n"
+		"                          again for several (the report shows the first)\n"
 		"      --elfs              also write one ELF file per sampled method generation\n"
 		"                          into the data directory, for perf report (by default\n"
 		"                          jitprof builds them in memory when it reads the data)\n"
@@ -85,6 +89,23 @@ static void on_signal(int sig)
 		kill(recording_pid, SIGINT);
 }
 
+/* -e: wall and offcpu make the recording --off-cpu; other names go to record's -e. The
+ * report reads the first asked for. */
+static int profile_event(struct profile *p, const char *ev)
+{
+	int time = !strcmp(ev, "wall") || !strcmp(ev, "offcpu");
+
+	if (time)
+		p->off_cpu = 1;
+	else if (cli_append_event(p->events, sizeof(p->events), ev))
+		return 2;
+	if (!p->report_event)
+		p->report_event = time ? (char *)ev : p->events;
+	if (p->report_event == p->events && strchr(p->events, ','))
+		p->report_event = NULL;		/* the first of record's: its own default */
+	return 0;
+}
+
 static int parse_args(struct profile *p, int argc, char **argv)
 {
 	enum { OPT_JAVA = 256, OPT_NODE, OPT_ELFS, OPT_JVM_LOG };
@@ -92,6 +113,7 @@ static int parse_args(struct profile *p, int argc, char **argv)
 		{ "duration", required_argument, NULL, 'd' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "freq", required_argument, NULL, 'F' },
+		{ "event", required_argument, NULL, 'e' },
 		{ "pid", required_argument, NULL, 'p' },
 		{ "java", no_argument, NULL, OPT_JAVA },
 		{ "node", no_argument, NULL, OPT_NODE },
@@ -107,7 +129,7 @@ static int parse_args(struct profile *p, int argc, char **argv)
 	int c;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+d:o:F:p:qVh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+d:o:F:e:p:qVh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'd':
 			if (prof_parse_duration(optarg, &p->duration_ms))
@@ -122,6 +144,10 @@ static int parse_args(struct profile *p, int argc, char **argv)
 			if (cli_check_freq((uint64_t)v))
 				return 2;
 			p->freq = optarg;
+			break;
+		case 'e':
+			if ((c = profile_event(p, optarg)))
+				return c;
 			break;
 		case 'p':
 			v = strtol(optarg, &end, 10);
@@ -325,6 +351,12 @@ int profile_record(struct profile *p, char **cmd)
 	pid_t child;
 	char **all;
 
+	if (p->off_cpu)
+		args[n++] = "--off-cpu";
+	if (p->events[0]) {
+		args[n++] = "-e";
+		args[n++] = p->events;
+	}
 	if (cmd) {
 		size_t nc = 0;
 		while (cmd[nc])
@@ -437,15 +469,19 @@ static int report_once(struct profile *p, int injected, const char *log)
 	/* Attached to a process the user chose (-p), its dumps are its owner's: -f lets the
 	 * report read them (otherwise a flag the command already has, repeated). */
 	char *f = p->pid ? "-f" : q, *fq = p->pid ? "-f" : "-q";
+	/* -e: the event reported (else a flag already there, repeated). */
+	char *ev = p->report_event ? "--event" : q, *evn = p->report_event ? p->report_event : q;
+	char *evq = p->report_event ? "--event" : "-q", *evqn = p->report_event ? evn : "-q";
 	/* The methods view: jitted methods first, the rest grouped, hot lines with methods. */
-	char *table[] = { p->exe, "report", q, f, "-i", in, "--methods", NULL };
-	char *gens[] = { p->exe, "report", "-q", fq, "-i", in, "--generations", NULL, NULL, NULL };
-	char *flag[] = { p->exe, "report", q, f, "-i", in, (char *)p->fmt->flag,
+	char *table[] = { p->exe, "report", q, f, "-i", in, ev, evn, "--methods", NULL };
+	char *gens[] = { p->exe, "report", "-q", fq, "-i", in, evq, evqn, "--generations", NULL,
+			 NULL, NULL };
+	char *flag[] = { p->exe, "report", q, f, "-i", in, ev, evn, (char *)p->fmt->flag,
 			 (char *)p->out, NULL, NULL, NULL };
 
 	if (log) {
-		gens[7] = flag[8] = "--jvm-log";
-		gens[8] = flag[9] = (char *)log;
+		gens[9] = flag[10] = "--jvm-log";
+		gens[10] = flag[11] = (char *)log;
 	}
 	struct cli_outfile o = { 0 };
 	int rc, null_fd = -1;
@@ -462,7 +498,7 @@ static int report_once(struct profile *p, int injected, const char *log)
 	}
 	fflush(o.fp);
 	if (p->fmt->flag) {
-		flag[7] = NULL;
+		flag[9] = NULL;
 		rc = run_tool(p, flag, o.fd);
 	} else {
 		rc = run_tool(p, table, o.fd);

@@ -20,6 +20,9 @@ struct profile {
 	int quiet;
 	int elfs;	/* --elfs: inject writes the ELF files (default --no-elfs) */
 	int jvm_log;	/* --jvm-log: HotSpot's compilation log written and joined */
+	int off_cpu;	/* -e wall|offcpu: record --off-cpu */
+	char events[256];	/* -e's record events, "a,b" ("": record's default) */
+	char *report_event;	/* report --event (NULL: report's default) */
 	char jvm_log_path[PATH_MAX + 32];	/* the log found after the run, or "" */
 	char **cmd;
 	const struct prof_format *fmt;

@@ -15,8 +15,8 @@
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"usage: jitprof record [-k CLOCK] [-F HZ | -c N] [-e EVENT] [-g | --call-graph MODE]\n"
-		"                      [-p PID | -a] [-o FILE|-] [-- CMD ARGS]\n\n"
+		"usage: jitprof record [-k CLOCK] [-F HZ | -c N] [-e EVENT]... [-g | --call-graph MODE]\n"
+		"                      [--off-cpu] [-p PID | -a] [-o FILE|-] [-- CMD ARGS]\n\n"
 		"Samples CMD (or process PID, or every CPU) with perf_event_open and writes\n"
 		"perf.data that perf report/script read (FILE '-': pipe mode on stdout).\n\n"
 		"  -k CLOCK   sample clock: mono (CLOCK_MONOTONIC, 1; the default: jitdump files\n"
@@ -25,13 +25,18 @@ static void usage(FILE *out)
 		"  -F HZ      sampling frequency (default 4000)\n"
 		"  -c N       sample every N events instead of a frequency\n"
 		"  -e EVENT   cycles (default where the CPU has them, else cpu-clock), cpu-clock,\n"
-		"             task-clock, instructions, cache-misses, page-faults, rHEX; :u :k\n"
+		"             task-clock, instructions, cache-misses, page-faults, rHEX; :u :k;\n"
+		"             several: -e a -e b or -e a,b (one event each in the file)\n"
 		"  -g         record call chains (frame pointers)\n"
 		"  --call-graph fp|dwarf[,SIZE]\n"
 		"             fp: -g; dwarf: the user registers and SIZE bytes of the user stack\n"
 		"             per sample (default 8192, rounded up to a multiple of 8, at most\n"
 		"             65528), unwound by jitprof report and perf report with the\n"
 		"             binaries' CFI: call graphs without frame pointers\n"
+		"  --off-cpu  also every context switch of the profiled threads, with its call\n"
+		"             chain at switch-out (context-switches, period 1, and switch\n"
+		"             records): off-CPU and wall-clock time for report --event\n"
+		"             offcpu|wall; the on-CPU default becomes cpu-clock\n"
 		"  -p PID     attach to a running process (its threads and future children)\n"
 		"  -a         all CPUs, all processes\n"
 		"  -o FILE    output (default perf.data)\n"
@@ -153,6 +158,7 @@ int cmd_record(int argc, char **argv)
 		{ "buildid-dir", required_argument, NULL, 'B' },
 		{ "keep-deleted", no_argument, NULL, 'K' },
 		{ "call-graph", required_argument, NULL, 'G' },
+		{ "off-cpu", no_argument, NULL, 'O' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -160,7 +166,7 @@ int cmd_record(int argc, char **argv)
 	 * recording never fails at inject time for a forgotten -k mono. */
 	struct rec_opts o = { .sz = sizeof(struct rec_opts),
 		.clockid = 1, .orig_argc = argc, .orig_argv = (const char *const *)argv };
-	char cache[4096];
+	char cache[4096], events[1024] = "";
 	bool no_cache = false;
 	struct rec_stats st;
 	uint64_t v;
@@ -192,14 +198,13 @@ int cmd_record(int argc, char **argv)
 				return cli_error("bad period '%s'", optarg), 2;
 			break;
 		case 'e':
-			/* One event per recording for now: a second -e (or "a,b") must not be
-			 * dropped silently. perf record -e a,b records several. */
-			if (o.event || strchr(optarg, ','))
-				return cli_usage_error("one event per recording (-e %s%s%s): record "
-						       "them in separate runs, or with perf "
-						       "record -e a,b", o.event ? o.event : "",
-						       o.event ? " -e " : "", optarg);
-			o.event = optarg;
+			/* -e a -e b is -e a,b: one evsel each, in the order given. */
+			if ((err = cli_append_event(events, sizeof(events), optarg)))
+				return err;
+			o.event = events;
+			break;
+		case 'O':
+			o.off_cpu = true;
 			break;
 		case 'g':
 			o.callchain = true;

@@ -28,6 +28,9 @@ _jitprof()
 	--call-graph)
 		COMPREPLY=($(compgen -W "caller callee none" -- "$cur"))
 		return 0 ;;
+	-e|--event)
+		COMPREPLY=($(compgen -W "cycles cpu-clock task-clock instructions cache-misses page-faults context-switches wall offcpu" -- "$cur"))
+		return 0 ;;
 	-p|--pid)
 		COMPREPLY=($(compgen -W "$(ps -eo pid= 2>/dev/null)" -- "$cur"))
 		return 0 ;;

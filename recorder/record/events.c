@@ -1,4 +1,4 @@
-/* events.c - perf_event_open for the recorder: the event by name, one fd per (thread, CPU)
+/* events.c - perf_event_open for the recorder: each event (evsel) one fd per (thread, CPU)
  * with inherit (an inherited cpu=-1 event cannot be mmapped), one ring buffer per CPU that
  * the other fds of that CPU redirect into, and fallbacks for kernels without newer bits. */
 #include <errno.h>
@@ -11,72 +11,6 @@
 #include <unistd.h>
 
 #include "recorder/record/record_int.h"
-
-struct named_event {
-	const char *name;
-	uint32_t type;
-	uint64_t config;
-};
-
-static const struct named_event named[] = {
-	{ "cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES },
-	{ "cpu-cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES },
-	{ "instructions", PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS },
-	{ "cache-references", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_REFERENCES },
-	{ "cache-misses", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_MISSES },
-	{ "branches", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_INSTRUCTIONS },
-	{ "branch-instructions", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_INSTRUCTIONS },
-	{ "branch-misses", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_MISSES },
-	{ "bus-cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BUS_CYCLES },
-	{ "ref-cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_REF_CPU_CYCLES },
-	{ "cpu-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK },
-	{ "task-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK },
-	{ "page-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS },
-	{ "faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS },
-	{ "minor-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS_MIN },
-	{ "major-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS_MAJ },
-	{ "context-switches", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES },
-	{ "cs", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES },
-	{ "cpu-migrations", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_MIGRATIONS },
-};
-
-/* "name[:mods]" or "rHEX"; mods u (user only), k (kernel only), p (precise; ignored). */
-static int parse_event(const char *spec, struct perf_event_attr *a, char *name, size_t nsz)
-{
-	char base[64];
-	const char *colon = strchr(spec, ':');
-	size_t bl = colon ? (size_t)(colon - spec) : strlen(spec);
-	bool found = false;
-
-	if (bl == 0 || bl >= sizeof(base))
-		return -EINVAL;
-	memcpy(base, spec, bl);
-	base[bl] = 0;
-	for (size_t i = 0; i < sizeof(named) / sizeof(named[0]); i++)
-		if (!strcmp(base, named[i].name)) {
-			a->type = named[i].type;
-			a->config = named[i].config;
-			found = true;
-		}
-	if (!found && base[0] == 'r' && base[1]) {
-		char *end;
-		a->type = PERF_TYPE_RAW;
-		a->config = strtoull(base + 1, &end, 16);
-		found = !*end;
-	}
-	if (!found)
-		return -ENOENT;
-	for (const char *m = colon ? colon + 1 : ""; *m; m++) {
-		if (*m == 'u')
-			a->exclude_kernel = a->exclude_hv = 1;
-		else if (*m == 'k')
-			a->exclude_user = 1;
-		else if (*m != 'p')
-			return -EINVAL;
-	}
-	snprintf(name, nsz, "%s", spec);
-	return 0;
-}
 
 static int sys_perf_event_open(struct perf_event_attr *a, pid_t pid, int cpu)
 {
@@ -119,18 +53,18 @@ static int online_cpus(int **out, size_t *n)
 }
 
 /* Tries attr, then without the bits older kernels reject (EINVAL / E2BIG). */
-static int open_with_fallback(struct rec_events *ev, pid_t pid, int cpu)
+static int open_with_fallback(struct rec_evsel *e, pid_t pid, int cpu)
 {
 	for (int step = 0;; step++) {
-		int fd = sys_perf_event_open(&ev->attr, pid, cpu);
+		int fd = sys_perf_event_open(&e->attr, pid, cpu);
 		if (fd >= 0 || (errno != EINVAL && errno != E2BIG) || step > 3)
 			return fd >= 0 ? fd : -errno;
-		if (step == 0 && ev->attr.build_id)
-			ev->attr.build_id = 0;		/* < 5.12 */
-		else if (step <= 1 && (ev->attr.ksymbol || ev->attr.bpf_event))
-			ev->attr.ksymbol = ev->attr.bpf_event = 0;	/* < 5.1 */
-		else if (step <= 2 && ev->attr.precise_ip)
-			ev->attr.precise_ip = 0;
+		if (step == 0 && e->attr.build_id)
+			e->attr.build_id = 0;		/* < 5.12 */
+		else if (step <= 1 && (e->attr.ksymbol || e->attr.bpf_event))
+			e->attr.ksymbol = e->attr.bpf_event = 0;	/* < 5.1 */
+		else if (step <= 2 && e->attr.precise_ip)
+			e->attr.precise_ip = 0;
 		else
 			return -EINVAL;
 	}
@@ -139,22 +73,22 @@ static int open_with_fallback(struct rec_events *ev, pid_t pid, int cpu)
 /* The first open decides what this machine allows, in whichever order the answers come:
  * no PMU cycles here (VMs) -> cpu-clock, as perf does; kernel sampling not permitted
  * (kernel.perf_event_paranoid) -> user space only, with a warning. */
-static int open_fallbacks(struct rec_events *ev, const struct rec_opts *o, pid_t pid, int cpu)
+static int open_fallbacks(struct rec_evsel *e, const struct rec_opts *o, pid_t pid, int cpu)
 {
 	for (;;) {
-		int fd = open_with_fallback(ev, pid, cpu);
-		if ((fd == -ENOENT || fd == -EOPNOTSUPP || fd == -ENODEV) && !o->event &&
-		    ev->attr.type == PERF_TYPE_HARDWARE && !ev->nfds) {
-			ev->attr.type = PERF_TYPE_SOFTWARE;
-			ev->attr.config = PERF_COUNT_SW_CPU_CLOCK;
-			snprintf(ev->name, sizeof(ev->name), "cpu-clock");
+		int fd = open_with_fallback(e, pid, cpu);
+		if ((fd == -ENOENT || fd == -EOPNOTSUPP || fd == -ENODEV) && e->defaulted &&
+		    e->attr.type == PERF_TYPE_HARDWARE && !e->nids) {
+			e->attr.type = PERF_TYPE_SOFTWARE;
+			e->attr.config = PERF_COUNT_SW_CPU_CLOCK;
+			snprintf(e->name, sizeof(e->name), "cpu-clock");
 			continue;
 		}
-		if ((fd == -EACCES || fd == -EPERM) && !ev->attr.exclude_kernel && !ev->nfds &&
-		    !ev->attr.exclude_user) {
-			ev->attr.exclude_kernel = ev->attr.exclude_hv = 1;
-			fd = open_fallbacks(ev, o, pid, cpu);
-			if (fd >= 0)
+		if ((fd == -EACCES || fd == -EPERM) && !e->attr.exclude_kernel && !e->nids &&
+		    !e->attr.exclude_user) {
+			e->attr.exclude_kernel = e->attr.exclude_hv = 1;
+			fd = open_fallbacks(e, o, pid, cpu);
+			if (fd >= 0 && !e->off_cpu)
 				jp_logf(&o->log, JP_LOG_WARN, "kernel profiling not permitted: "
 					"recording user space only (kernel.perf_event_paranoid)");
 		}
@@ -162,22 +96,55 @@ static int open_fallbacks(struct rec_events *ev, const struct rec_opts *o, pid_t
 	}
 }
 
-static int add_fd(struct rec_events *ev, int fd)
+/* An event this kernel cannot give, said in one line naming what is missing; the others go
+ * on. Only at its first open, before it has any fd. Returns 1 if e is given up. */
+static int refuse(struct rec_events *ev, struct rec_evsel *e, int fd, const struct jp_log *log)
 {
-	if (ev->nfds == ev->capfds) {
-		size_t n = ev->capfds ? 2 * ev->capfds : 64;
-		int *f = realloc(ev->fds, n * sizeof(int));
-		uint64_t *ids = realloc(ev->ids, n * sizeof(uint64_t));
-		if (f)
-			ev->fds = f;
-		if (ids)
-			ev->ids = ids;
-		if (!f || !ids)
-			return -ENOMEM;
-		ev->capfds = n;
+	if (e->nids || e == &ev->evsels[0])	/* the first carries the side-band */
+		return 0;
+	if (e->off_cpu && fd >= 0 && e->attr.exclude_kernel) {
+		/* The switch-out sample is taken in the kernel's schedule(): an event that
+		 * excludes the kernel never fires (perf -e cs:u records nothing either). */
+		close(fd);
+		jp_logf(log, JP_LOG_ERROR, "--off-cpu refused: context-switch samples need kernel "
+			"sampling (kernel.perf_event_paranoid <= 1 or CAP_PERFMON); on-CPU goes on");
+	} else if (fd >= 0 || (fd != -ENOENT && fd != -EOPNOTSUPP && fd != -ENODEV &&
+				fd != -EINVAL && fd != -EACCES && fd != -EPERM)) {
+		return 0;	/* opened, or an error that is not this event's (ESRCH, EMFILE) */
+	} else if (e->off_cpu) {
+		jp_logf(log, JP_LOG_ERROR, "--off-cpu refused: this kernel gives no context-switch "
+			"records (PERF_RECORD_SWITCH, Linux 4.3): %s; on-CPU goes on", strerror(-fd));
+	} else {
+		jp_logf(log, JP_LOG_ERROR, "event %s refused by the kernel: %s; the others go on",
+			e->name, strerror(-fd));
 	}
-	if (ioctl(fd, PERF_EVENT_IOC_ID, &ev->ids[ev->nfds]) < 0)
+	e->refused = true;
+	return 1;
+}
+
+/* Room for one more of *p's n elements of elem bytes (doubling from 64). */
+static int grow(void *p, size_t n, size_t *cap, size_t elem)
+{
+	void **arr = p;
+	if (n < *cap)
+		return 0;
+	size_t c = *cap ? 2 * *cap : 64;
+	void *a = realloc(*arr, c * elem);
+	if (!a)
+		return -ENOMEM;
+	*arr = a;
+	*cap = c;
+	return 0;
+}
+
+static int add_fd(struct rec_events *ev, struct rec_evsel *e, int fd)
+{
+	if (grow(&ev->fds, ev->nfds, &ev->capfds, sizeof(int)) ||
+	    grow(&e->ids, e->nids, &e->capids, sizeof(uint64_t)))
+		return -ENOMEM;
+	if (ioctl(fd, PERF_EVENT_IOC_ID, &e->ids[e->nids]) < 0)
 		return -errno;
+	e->nids++;
 	ev->fds[ev->nfds++] = fd;
 	return 0;
 }
@@ -199,15 +166,18 @@ static int map_ring(struct rec_ring *r, int fd, int cpu, size_t pages)
 	return 0;
 }
 
-static void init_attr(struct rec_events *ev, const struct rec_opts *o, bool workload)
+/* What every evsel shares: one sample layout (the recorder decodes every record against the
+ * first attr, and perf wants one id_hdr_size), with IDENTIFIER when there are several so
+ * each record names its event. */
+static void init_attr(struct perf_event_attr *a, const struct rec_opts *o, bool workload,
+		      bool several)
 {
-	struct perf_event_attr *a = &ev->attr;
-
 	a->size = sizeof(*a);
-	/* One event only, so no IDENTIFIER (8 bytes a record): every record maps to attr 0. */
 	a->sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
 			 PERF_SAMPLE_PERIOD | PERF_SAMPLE_CPU;
-	if (o->callchain || o->stack_user)
+	if (several)
+		a->sample_type |= PERF_SAMPLE_IDENTIFIER;
+	if (o->callchain || o->stack_user || o->off_cpu)
 		a->sample_type |= PERF_SAMPLE_CALLCHAIN;
 	if (o->stack_user) {
 		/* perf's --call-graph dwarf: the kernel's part of the chain, the user part left to
@@ -216,9 +186,6 @@ static void init_attr(struct rec_events *ev, const struct rec_opts *o, bool work
 		a->exclude_callchain_user = 1;
 		a->sample_regs_user = REC_REGS_USER_X86_64;
 		a->sample_stack_user = (uint32_t)o->stack_user;
-		/* perf's unwinder reads what is not in the copy from the maps' files, data
-		 * segments included (perf record sets it too). */
-		a->mmap_data = 1;
 	}
 	if (o->period) {
 		a->sample_period = o->period;
@@ -231,10 +198,6 @@ static void init_attr(struct rec_events *ev, const struct rec_opts *o, bool work
 	a->enable_on_exec = workload;
 	a->sample_id_all = 1;
 	a->exclude_guest = 1;
-	/* Side-band: one event per CPU is all we open, so these are not duplicated. */
-	a->mmap = a->mmap2 = a->comm = a->comm_exec = a->task = 1;
-	a->ksymbol = a->bpf_event = 1;
-	a->build_id = 1;
 	a->watermark = 1;
 	a->wakeup_watermark = 64u << 10;
 	if (o->clockid >= 0) {
@@ -243,26 +206,128 @@ static void init_attr(struct rec_events *ev, const struct rec_opts *o, bool work
 	}
 }
 
+/* Side-band records come from the first evsel only, so none is written twice. */
+static void side_band(struct perf_event_attr *a, const struct rec_opts *o)
+{
+	a->mmap = a->mmap2 = a->comm = a->comm_exec = a->task = 1;
+	a->ksymbol = a->bpf_event = 1;
+	a->build_id = 1;
+	/* perf's unwinder reads what is not in the copy from the maps' files, data segments
+	 * included (perf record sets it too). */
+	a->mmap_data = o->stack_user != 0;
+}
+
+/* --off-cpu: the software context-switches event sampled at every switch (period 1) gives
+ * the switch-out time and call chain in the thread's own context; its context_switch bit
+ * adds PERF_RECORD_SWITCH, whose switch-in records end each off-CPU interval. Both are per
+ * thread and need nothing beyond what sampling the workload needs, unlike sched_switch
+ * (tracefs, and a system-wide tracepoint perf filters afterwards). */
+static int add_off_cpu(struct rec_events *ev, const struct perf_event_attr *tmpl)
+{
+	struct rec_evsel *e;
+	int err = rec_events_add(ev, &e);
+
+	if (err)
+		return err;
+	e->attr = *tmpl;
+	e->attr.type = PERF_TYPE_SOFTWARE;
+	e->attr.config = PERF_COUNT_SW_CONTEXT_SWITCHES;
+	e->attr.freq = 0;
+	e->attr.sample_period = 1;
+	e->attr.context_switch = 1;
+	e->off_cpu = true;
+	snprintf(e->name, sizeof(e->name), "context-switches");
+	return 0;
+}
+
+static int build_evsels(struct rec_events *ev, const struct rec_opts *o, bool workload)
+{
+	struct perf_event_attr tmpl = { 0 };
+	struct rec_evsel *e;
+	size_t n = 1;
+	int err;
+
+	for (const char *p = o->event; p && *p; p++)
+		n += *p == ',';
+	init_attr(&tmpl, o, workload, n + o->off_cpu > 1);
+	if (o->event) {
+		if ((err = rec_parse_event_list(ev, o->event, &o->log)))
+			return err;
+		for (size_t i = 0; i < ev->nevsels; i++) {
+			struct perf_event_attr a = tmpl;
+			a.type = ev->evsels[i].attr.type;
+			a.config = ev->evsels[i].attr.config;
+			a.exclude_kernel = ev->evsels[i].attr.exclude_kernel;
+			a.exclude_hv = ev->evsels[i].attr.exclude_hv;
+			a.exclude_user = ev->evsels[i].attr.exclude_user;
+			ev->evsels[i].attr = a;
+		}
+	} else {
+		if ((err = rec_events_add(ev, &e)))
+			return err;
+		e->attr = tmpl;
+		/* Wall-clock time wants on-CPU samples worth time: cpu-clock's period is ns. */
+		e->attr.type = o->off_cpu ? PERF_TYPE_SOFTWARE : PERF_TYPE_HARDWARE;
+		e->attr.config = o->off_cpu ? PERF_COUNT_SW_CPU_CLOCK : PERF_COUNT_HW_CPU_CYCLES;
+		e->defaulted = true;
+		snprintf(e->name, sizeof(e->name), o->off_cpu ? "cpu-clock" : "cycles");
+	}
+	if (o->off_cpu && (err = add_off_cpu(ev, &tmpl)))
+		return err;
+	side_band(&ev->evsels[0].attr, o);
+	return 0;
+}
+
+/* One (thread, CPU): every evsel's fd, the first mapping the CPU's ring (or redirected into
+ * it). */
+static int open_one(struct rec_events *ev, const struct rec_opts *o, pid_t tid, size_t c,
+		    bool any, int *ring_fd, size_t *pages)
+{
+	int err;
+
+	for (size_t k = 0; k < ev->nevsels; k++) {
+		struct rec_evsel *e = &ev->evsels[k];
+		if (e->refused)
+			continue;
+		int fd = open_fallbacks(e, o, tid, ev->cpus[c]);
+		if (refuse(ev, e, fd, &o->log))
+			continue;
+		if (fd == -ESRCH && !any)
+			return 0;	/* a thread that exited meanwhile */
+		if (fd < 0)
+			return fd;
+		if ((err = add_fd(ev, e, fd))) {
+			close(fd);
+			return err;
+		}
+		if (*ring_fd < 0) {
+			/* Unprivileged users may lock only perf_event_mlock_kb per CPU: smaller
+			 * buffers rather than no recording. */
+			while ((err = map_ring(&ev->rings[ev->nrings], fd, ev->cpus[c],
+					       *pages)) == -EPERM && *pages > 8)
+				*pages /= 2;
+			if (err)
+				return err;
+			ev->nrings++;
+			*ring_fd = fd;
+		} else if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, *ring_fd) < 0) {
+			return -errno;
+		}
+	}
+	return 0;
+}
+
 int rec_events_open(struct rec_events *ev, const struct rec_opts *o, const pid_t *tids,
 		    size_t ntids, bool workload)
 {
 	pid_t all = -1;
-	size_t pages = o->mmap_pages ? o->mmap_pages : 256;
+	/* --off-cpu: a sample with a call chain at every switch (100k/s for a server): 4 MiB. */
+	size_t pages = o->mmap_pages ? o->mmap_pages : o->off_cpu ? 1024 : 256;
 	int err;
 
 	memset(ev, 0, sizeof(*ev));
-	init_attr(ev, o, workload);
-	if (o->event) {
-		err = parse_event(o->event, &ev->attr, ev->name, sizeof(ev->name));
-		if (err)
-			return jp_logf(&o->log, JP_LOG_ERROR, "unknown event '%s' (try cycles, "
-				       "cpu-clock, task-clock, instructions, page-faults, rHEX)",
-				       o->event), err;
-	} else {
-		ev->attr.type = PERF_TYPE_HARDWARE;
-		ev->attr.config = PERF_COUNT_HW_CPU_CYCLES;
-		snprintf(ev->name, sizeof(ev->name), "cycles");
-	}
+	if ((err = build_evsels(ev, o, workload)))
+		return err;
 	if ((err = online_cpus(&ev->cpus, &ev->ncpus)))
 		return err;
 	if (!tids) {
@@ -274,33 +339,35 @@ int rec_events_open(struct rec_events *ev, const struct rec_opts *o, const pid_t
 		return -ENOMEM;
 	for (size_t c = 0; c < ev->ncpus; c++) {
 		int ring_fd = -1;
-		for (size_t t = 0; t < ntids; t++) {
-			int fd = open_fallbacks(ev, o, tids[t], ev->cpus[c]);
-			if (fd == -ESRCH && tids != &all)
-				continue;	/* a thread that exited meanwhile */
-			if (fd < 0)
-				return fd;
-			if ((err = add_fd(ev, fd))) {
-				close(fd);
+		for (size_t t = 0; t < ntids; t++)
+			if ((err = open_one(ev, o, tids[t], c, tids == &all, &ring_fd, &pages)))
 				return err;
-			}
-			if (ring_fd < 0) {
-				/* Unprivileged users may lock only perf_event_mlock_kb per CPU:
-				 * smaller buffers rather than no recording. */
-				while ((err = map_ring(&ev->rings[ev->nrings], fd, ev->cpus[c],
-						       pages)) == -EPERM && pages > 8)
-					pages /= 2;
-				if (err)
-					return err;
-				ev->nrings++;
-				ring_fd = fd;
-			} else if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, ring_fd) < 0) {
-				return -errno;
-			}
-		}
 	}
-	ev->exclude_kernel = ev->attr.exclude_kernel;
+	/* Refused evsels are dropped: the file lists what was recorded. */
+	size_t k = 0;
+	for (size_t i = 0; i < ev->nevsels; i++) {
+		if (ev->evsels[i].refused)
+			free(ev->evsels[i].ids);
+		else
+			ev->evsels[k++] = ev->evsels[i];
+	}
+	ev->nevsels = k;
+	ev->exclude_kernel = k && ev->evsels[0].attr.exclude_kernel;
 	return ev->nfds ? 0 : -ESRCH;
+}
+
+/* "a,b": the recorded events' names, for the summary line. */
+void rec_events_names(const struct rec_events *ev, char *buf, size_t len)
+{
+	size_t off = 0;
+
+	buf[0] = 0;
+	for (size_t i = 0; i < ev->nevsels && off < len; i++) {
+		int k = snprintf(buf + off, len - off, "%s%s", i ? "," : "", ev->evsels[i].name);
+		if (k < 0)
+			break;
+		off += (size_t)k;
+	}
 }
 
 static int ioctl_all(struct rec_events *ev, unsigned long req)
@@ -329,7 +396,9 @@ void rec_events_close(struct rec_events *ev)
 		close(ev->fds[i]);
 	free(ev->rings);
 	free(ev->fds);
-	free(ev->ids);
+	for (size_t i = 0; i < ev->nevsels; i++)
+		free(ev->evsels[i].ids);
+	free(ev->evsels);
 	free(ev->cpus);
 	memset(ev, 0, sizeof(*ev));
 }

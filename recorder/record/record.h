@@ -16,7 +16,8 @@ struct rec_opts {
 	int clockid;		/* -1: the kernel's perf clock (no use_clockid) */
 	uint64_t freq;		/* -F (0: use period) */
 	uint64_t period;	/* -c */
-	const char *event;	/* -e; NULL: cycles where the PMU has them, else cpu-clock */
+	const char *event;	/* -e, "a,b" for several; NULL: cycles where the PMU has them,
+				 * else cpu-clock (cpu-clock with off_cpu: wall time wants ns) */
 	bool callchain;		/* -g */
 	pid_t pid;		/* -p (0: none) */
 	bool system_wide;	/* -a */
@@ -38,6 +39,9 @@ struct rec_opts {
 	/* --call-graph dwarf[,SIZE]: bytes of user stack copied per sample with the user
 	 * registers (a multiple of 8, at most REC_STACK_USER_MAX; 0: no copies). */
 	size_t stack_user;
+	/* --off-cpu: every context switch of the profiled threads, sampled with its call chain
+	 * at switch-out, and their switch-in records (events.c says why these). */
+	bool off_cpu;
 };
 
 /* --call-graph dwarf: perf's default copy size and the most the kernel's u16 size allows. */
@@ -63,7 +67,7 @@ struct rec_stats {
 	int vdso_saved;		/* 1: the vdso image went to the build-id cache */
 	uint64_t kept_deleted;	/* deleted mapped files kept in the build-id cache */
 	int workload_status;	/* exit code of the workload (128+sig if killed), or 0 */
-	char event_name[64];
+	char event_name[256];	/* the recorded events, comma separated */
 };
 
 /* Parses a -k value: mono, monotonic, CLOCK_MONOTONIC, 1, raw, boot, realtime, tai (and

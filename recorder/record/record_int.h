@@ -20,18 +20,36 @@ struct rec_ring {
 	size_t map_len;
 };
 
-struct rec_events {
+struct rec_evsel {
 	struct perf_event_attr attr;
 	char name[64];
+	uint64_t *ids;		/* of its fds, for the file's attr section */
+	size_t nids, capids;
+	bool defaulted;		/* no -e: cycles, or cpu-clock where the PMU has none */
+	bool off_cpu;		/* --off-cpu's context-switches (with PERF_RECORD_SWITCH) */
+	bool refused;		/* the kernel cannot give it (said); not recorded */
+};
+
+struct rec_events {
+	struct rec_evsel *evsels;	/* in the order asked; the first carries the side-band */
+	size_t nevsels;
 	int *cpus;
 	size_t ncpus;
-	int *fds;
+	int *fds;		/* every evsel's */
 	size_t nfds, capfds;
-	uint64_t *ids;
 	struct rec_ring *rings;	/* one per CPU */
 	size_t nrings;
 	bool exclude_kernel;
 };
+
+/* event_spec.c: -e's names ("name[:u|k|p]", rHEX) into attr type/config/excludes; a list
+ * "a,b" into one evsel each (errors said on log). */
+int rec_parse_event(const char *spec, struct perf_event_attr *a, char *name, size_t nsz);
+int rec_parse_event_list(struct rec_events *ev, const char *list, const struct jp_log *log);
+/* A zeroed evsel appended to ev (pointer valid until the next add). */
+int rec_events_add(struct rec_events *ev, struct rec_evsel **out);
+/* The recorded events' names, comma separated. */
+void rec_events_names(const struct rec_events *ev, char *buf, size_t len);
 
 /* pid > 0 with inherit (a workload or -p threads), pid -1 for -a. tids: threads to open for
  * (NULL: just pid). Events start disabled; workload events arm enable_on_exec. */

@@ -60,11 +60,13 @@ static int sink(void *ctx, const struct perf_event_header *h)
 	struct rec_dso *d;
 
 	s->st->records++;
-	if (pd_decode_attr(&s->ev.attr, h, h->size, &e) == 0) {
+	if (pd_decode_attr(&s->ev.evsels[0].attr, h, h->size, &e) == 0) {
 		switch (h->type) {
 		case PERF_RECORD_SAMPLE:
 			s->st->samples++;
-			if (!s->first_time)
+			/* The rings are drained CPU by CPU: the first drained is not the
+			 * earliest. */
+			if (!s->first_time || e.u.sample.time < s->first_time)
 				s->first_time = e.u.sample.time;
 			if (e.u.sample.time > s->last_time)
 				s->last_time = e.u.sample.time;
@@ -373,10 +375,12 @@ static int setup(struct session *s)
 	free(tids);
 	if (err)
 		return err;
-	snprintf(s->st->event_name, sizeof(s->st->event_name), "%s", s->ev.name);
-	err = pd_writer_add_attr(s->w, &s->ev.attr, s->ev.ids, s->ev.nfds, s->ev.name);
-	if (err < 0)
-		return err;
+	rec_events_names(&s->ev, s->st->event_name, sizeof(s->st->event_name));
+	for (size_t i = 0; i < s->ev.nevsels; i++) {
+		const struct rec_evsel *e = &s->ev.evsels[i];
+		if ((err = pd_writer_add_attr(s->w, &e->attr, e->ids, e->nids, e->name)) < 0)
+			return err;
+	}
 	if ((err = set_features(s)))
 		return err;
 	if (!s->ev.exclude_kernel && (err = rec_synth_kernel(&s->sc)) && err != -EPERM)

@@ -72,11 +72,17 @@ const struct pd_evsel *rp_first_event(const struct pd_reader *r)
 }
 
 void rp_warn_other_events(const struct pd_reader *r, const struct pd_evsel *chosen,
-			  const uint64_t *counts, size_t n, const struct jp_log *log)
+			  const uint64_t *counts, size_t n, const char *asked,
+			  const struct jp_log *log)
 {
 	char all[1024];
 
 	list_names(r, counts, n, all, sizeof(all));
+	if (asked) {	/* chosen by --event: the others said too (a warning: -q silences it) */
+		jp_logf(log, JP_LOG_WARN, "reporting %s (--event); the recording's events: %s",
+			asked, all);
+		return;
+	}
 	jp_logf(log, JP_LOG_WARN, "the recording has several events: %s; reporting %s only; "
 		"--event NAME chooses another", all,
 		!chosen ? "the first with samples" : chosen->name ? chosen->name : "the first");

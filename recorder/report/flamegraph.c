@@ -152,7 +152,10 @@ static void emit(struct emit_ctx *e, uint32_t node, uint32_t bnode, double x)
 	rp_xml_str(e->out, name);
 	if (e->bt)
 		fprintf(e->out, " (%+.2f points since the base)", delta);
-	fprintf(e->out, " (%" PRIu64 " samples, %.2f%%", n->count, pct);
+	if (e->s->weigh_time)	/* offcpu, wall: the count is nanoseconds */
+		fprintf(e->out, " (%.3f ms, %.2f%%", (double)n->count / 1e6, pct);
+	else
+		fprintf(e->out, " (%" PRIu64 " samples, %.2f%%", n->count, pct);
 	rp_xml_str(e->out, gen_text(e, n));
 	fprintf(e->out, ")</title><rect x=\"%.2f\" y=\"%d\" "
 		"width=\"%.2f\" height=\"%d\" fill=\"%s\" rx=\"2\"%s/><text x=\"%.2f\" y=\"%.1f\">"

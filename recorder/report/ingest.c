@@ -310,9 +310,10 @@ static int on_sample(struct ingest *in, const struct pd_event *ev)
 {
 	const struct pd_sample *ps = &ev->u.sample;
 	int rc;
-	if ((rc = count_evsel(in, ev->evsel)) < 0)
+	if ((rc = count_evsel(in, ev->evsel)) < 0 ||
+	    (in->offcpu.cs && (rc = rp_offcpu_ran(in, ps->tid, ps->time)) < 0))
 		return rc;
-	if (ev->evsel && in->evsel && ev->evsel != in->evsel) {
+	if (ev->evsel && in->evsel && ev->evsel != in->evsel && ev->evsel != in->offcpu.cs) {
 		in->other_evsels = 1;
 		return 0;
 	}
@@ -371,6 +372,8 @@ static int on_sample(struct ingest *in, const struct pd_event *ev)
 	};
 	if (!smp.comm)
 		smp.comm = rp_comm_unknown(in->s, ps->pid, ps->tid);
+	if (in->offcpu.cs)
+		return rp_offcpu_take(in, ev, &smp, frames, nr);
 	return rp_add_sample(in->s, &smp, frames, nr);
 }
 
@@ -406,6 +409,8 @@ static int ev_feed(void *ctx, const struct pd_event *ev)
 {
 	struct ingest *in = ctx;
 	note_time(in, pd_event_time(ev));
+	if (rp_offcpu_event(in, ev) == -ENOMEM)
+		return -ENOMEM;
 	return keep_going(sym_feed_event(in->ss, ev));
 }
 
@@ -435,7 +440,7 @@ static int ev_sample(void *ctx, const struct pd_event *ev)
 static int ev_other(void *ctx, const struct pd_event *ev)
 {
 	note_time(ctx, pd_event_time(ev));
-	return 0;
+	return rp_offcpu_event(ctx, ev);
 }
 
 static void ev_progress(void *ctx, uint64_t done, uint64_t total)
@@ -620,7 +625,12 @@ static int ingest(struct rp_session *s, const struct rp_ingest_opts *o, char *er
 		snprintf(err, errlen, "%s", strerror(-rc));
 		goto out;
 	}
-	if (o->event && (rc = rp_pick_event(in.r, o->event, o->input, &in.evsel, err, errlen)))
+	rc = 0;
+	if (rp_offcpu_wanted(o->event))
+		rc = rp_offcpu_pick(&in, o->event, err, errlen);
+	else if (o->event)
+		rc = rp_pick_event(in.r, o->event, o->input, &in.evsel, err, errlen);
+	if (rc)
 		goto out;
 	if (!o->event)
 		in.evsel = rp_first_event(in.r);
@@ -640,11 +650,15 @@ static int ingest(struct rp_session *s, const struct rp_ingest_opts *o, char *er
 	struct pd_clock_data cd;
 	if (!pd_reader_feat_clock_data(in.r, &cd))
 		rp_set_wall_clock(s, cd.tod_ns, cd.clockid_ns);
-	if (in.evsel && in.evsel->name)
+	if (in.offcpu.cs && (rc = rp_offcpu_finish(&in, first, last)) < 0)
+		goto out;
+	if (in.offcpu.cs)
+		rp_set_event_name(s, o->event);
+	else if (in.evsel && in.evsel->name)
 		rp_set_event_name(s, in.evsel->name);
-	if (in.other_evsels && !o->event)
+	if (in.other_evsels)
 		rp_warn_other_events(in.r, in.evsel, in.evsel_samples, in.n_evsel_samples,
-				     &o->log);
+				     o->event, &o->log);
 	rp_checks_report(&in.checks, o);
 	rp_ingest_unwind_report(&in);
 	if (in.chains_cut)
@@ -673,6 +687,7 @@ out:
 	free(in.dso_frames);
 	free(in.evsel_samples);
 	rp_ingest_unwind_free(&in);
+	rp_offcpu_free(&in.offcpu);
 	free(in.load_src);
 	rp_live_free(&in.live);
 	if (o->fast_exit && !rc && !kept_ss) {

@@ -1,5 +1,5 @@
-/* ingest_int.h - what ingest.c and ingest_maps.c share: the state of one ingest (a replay
- * of a perf.data into a report session). Private to those two files. */
+/* ingest_int.h - what ingest.c and ingest_maps.c, unwound.c and offcpu.c share: the state of
+ * one ingest (a replay of a perf.data into a report session). Private to those files. */
 #ifndef JITPROF_RECORDER_REPORT_INGEST_INT_H
 #define JITPROF_RECORDER_REPORT_INGEST_INT_H
 
@@ -13,6 +13,18 @@ struct rp_unwind {
 	struct unw_cfi **cfi;
 	size_t n, cap;
 	uint64_t walks, ends[UNW_END_NR];
+};
+
+/* offcpu.c's state: the recording's context-switches evsel (NULL: not an offcpu or wall
+ * report) and each thread's last switch-out. */
+struct rp_offcpu_thread;
+struct rp_offcpu {
+	const struct pd_evsel *cs;
+	int wall;
+	struct rp_u64map by_tid;	/* tid + 1 -> index + 1 into th */
+	struct rp_offcpu_thread *th;
+	size_t n, cap;
+	uint64_t intervals;
 };
 
 struct ingest {
@@ -51,6 +63,7 @@ struct ingest {
 	size_t n_dso_frames, cap_dso_frames;
 	const char *last_comm_raw, *last_comm;	/* a sample's command: the session's, ours */
 	struct rp_unwind unwind;
+	struct rp_offcpu offcpu;
 };
 
 struct dso_frame {
@@ -76,5 +89,20 @@ uint32_t rp_ingest_promote(void *ctx, uint32_t id, const struct rp_load_src **sr
 int rp_ingest_unwind(struct ingest *in, const struct pd_sample *ps, uint64_t *pcs, int *early);
 void rp_ingest_unwind_report(const struct ingest *in);
 void rp_ingest_unwind_free(struct ingest *in);
+
+/* offcpu.c: --event offcpu|wall (rp_offcpu_wanted). rp_offcpu_pick finds the evsels (the
+ * message in err when the recording lacks them) and sets in->evsel to what on_sample keeps;
+ * rp_offcpu_take gets its samples with their frames (a switch-out is held until the
+ * thread's switch-in, rp_offcpu_event, which also reads COMM and EXIT); rp_offcpu_finish
+ * ends the intervals still open at the recording's end and lists the threads that never ran. */
+int rp_offcpu_wanted(const char *event);
+int rp_offcpu_pick(struct ingest *in, const char *event, char *err, size_t errlen);
+/* A sample of any event: tid ran (it is not one of the threads that never did). */
+int rp_offcpu_ran(struct ingest *in, uint32_t tid, uint64_t time);
+int rp_offcpu_take(struct ingest *in, const struct pd_event *ev, const struct rp_sample *smp,
+		   const struct rp_frame *frames, uint32_t nr);
+int rp_offcpu_event(struct ingest *in, const struct pd_event *ev);
+int rp_offcpu_finish(struct ingest *in, uint64_t start, uint64_t end);
+void rp_offcpu_free(struct rp_offcpu *oc);
 
 #endif

@@ -239,6 +239,12 @@ void rp_set_event_name(struct rp_session *s, const char *name)
 	s->event = rp_intern(s, name);
 }
 
+int rp_period_is_ns(const struct rp_session *s)
+{
+	return s->weigh_time ||
+	       (s->event && (strstr(s->event, "cpu-clock") || strstr(s->event, "task-clock")));
+}
+
 void rp_set_lost(struct rp_session *s, uint64_t lost)
 {
 	s->lost = lost;

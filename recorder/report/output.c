@@ -305,7 +305,7 @@ int rp_collapse(const struct rp_session *s, struct rp_stacks *out)
 				break;
 		}
 		if (refs[r].sample) {
-			t[refs[r].slot].count++;
+			t[refs[r].slot].count += rp_stack_weight(s, smp);
 			continue;
 		}
 		size_t len = stack_of(s, smp, buf, RP_STACK_MAX);
@@ -320,7 +320,7 @@ int rp_collapse(const struct rp_session *s, struct rp_stacks *out)
 				break;
 			n++;
 		}
-		t[j].count++;
+		t[j].count += rp_stack_weight(s, smp);
 		refs[r].sample = (uint32_t)i + 1;
 		refs[r].slot = (uint32_t)j;
 	}

@@ -304,10 +304,10 @@ int rp_write_pprof(FILE *out, const struct rp_session *s)
 	if (!smp || !smpp || !lab || !labp || !vals || !ids || !br.sample || !br.smp ||
 	    sid(&p, "") != 0)
 		goto out;
-	int ns = s->event && (strstr(s->event, "cpu-clock") || strstr(s->event, "task-clock"));
+	int ns = rp_period_is_ns(s);
 	vt[0].type = sid(&p, "samples");
 	vt[0].unit = sid(&p, "count");
-	vt[1].type = sid(&p, ns ? "cpu" : s->event);
+	vt[1].type = sid(&p, s->weigh_time ? s->event : ns ? "cpu" : s->event);
 	vt[1].unit = sid(&p, ns ? "nanoseconds" : "count");
 	int64_t k_pid = sid(&p, "pid"), k_tid = sid(&p, "tid");
 	if (main_mapping(&p) < 0)

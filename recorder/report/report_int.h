@@ -90,6 +90,9 @@ struct rp_session {
 	uint64_t start, end, lost;
 	uint64_t tod_ns, tod_clock_ns;	/* rp_set_wall_clock; tod_ns 0: unknown */
 	const char *event;
+	/* --event offcpu|wall: each sample's period is nanoseconds of time (an off-CPU interval,
+	 * or an on-CPU sample's cpu-clock period) and every view weighs by it, stacks too. */
+	int weigh_time;
 	int split_gens;			/* stack views: one frame per generation */
 	uint32_t tree_max_nodes;	/* 0: RP_TREE_MAX_NODES (tests set less) */
 	struct rp_u64map dso_bid;	/* interned DSO name -> index + 1 into bids */
@@ -131,14 +134,16 @@ void rp_name_match_fini(struct rp_name_match *m);
  * a,b: a), leaving out perf's dummy tracking event; NULL when the file does not list its
  * events before its samples (a pipe), where the first event with samples is taken.
  * rp_warn_other_events says which one is reported and lists every event with its samples
- * (counts[idx], n of them: by position in the file). */
+ * (counts[idx], n of them: by position in the file), in a warning; asked: the --event given,
+ * named as the one reported. */
 struct pd_reader;
 struct pd_evsel;
 int rp_pick_event(const struct pd_reader *r, const char *name, const char *file,
 		  const struct pd_evsel **out, char *err, size_t errlen);
 const struct pd_evsel *rp_first_event(const struct pd_reader *r);
 void rp_warn_other_events(const struct pd_reader *r, const struct pd_evsel *chosen,
-			  const uint64_t *counts, size_t n, const struct jp_log *log);
+			  const uint64_t *counts, size_t n, const char *asked,
+			  const struct jp_log *log);
 
 /* name_set.c: the values of a memo (display names) as a set of strings, found by string:
  * 0 or -ENOMEM (free it either way). */
@@ -311,6 +316,14 @@ uint32_t rp_bci_line(const struct rp_load *l, const char *method, int32_t bci);
 struct rp_pair { long a, b; };	/* indexes, -1 = no counterpart on that side */
 uint64_t rp_insn_norm_hash(const char *mnemonic, const char *ops);
 long rp_align(const uint64_t *a, size_t na, const uint64_t *b, size_t nb, struct rp_pair **out);
+
+/* What a sample adds to a stack's weight (trees, collapsed): 1, or its time (weigh_time). */
+static inline uint64_t rp_stack_weight(const struct rp_session *s, const struct rp_sample *smp)
+{
+	return s->weigh_time ? smp->period : 1;
+}
+/* The period is nanoseconds: cpu-clock, task-clock, or a time-weighed session. */
+int rp_period_is_ns(const struct rp_session *s);
 
 /* Distinct folded stacks with their sample counts, sorted (collapsed and flame graph). */
 #define RP_STACK_MAX (64u << 10)

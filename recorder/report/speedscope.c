@@ -112,7 +112,7 @@ static int profiles(FILE *out, const struct rp_session *s, struct rp_strtab *fr,
 		    uint32_t *by_ref)
 {
 	char name[1024];
-	int ns = s->event && (strstr(s->event, "cpu-clock") || strstr(s->event, "task-clock"));
+	int ns = rp_period_is_ns(s);
 	for (size_t t = 0; t < nth; t++) {
 		uint64_t total = 0;
 		fprintf(out, "%s{\"type\":\"sampled\",\"name\":", t ? "," : "");

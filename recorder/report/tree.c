@@ -123,7 +123,8 @@ static void path_free(struct prev_path *p)
  * earlier sample's chain (a cache miss each). */
 struct stack_group {
 	uint32_t sample;	/* the first with the stack */
-	uint32_t weight;	/* samples with it */
+	uint64_t weight;	/* samples with it (their time: rp_stack_weight) */
+	uint32_t samples;	/* samples with it (the kinds count those) */
 	uint32_t ref;		/* its references: refs[ref .. ref + that sample's nr) */
 };
 struct group_slot {
@@ -191,7 +192,8 @@ static int group_stacks(const struct rp_session *s, struct stack_groups *g)
 		       (g->slot[j].hash != h || !same_stack(s, g, g->slot[j].group - 1, smp)))
 			j = (j + 1) & (g->slots - 1);
 		if (g->slot[j].group) {
-			g->v[g->slot[j].group - 1].weight++;
+			g->v[g->slot[j].group - 1].weight += rp_stack_weight(s, smp);
+			g->v[g->slot[j].group - 1].samples++;
 			continue;
 		}
 		if (rp_grow(&g->v, &g->cap, g->n + 1, sizeof(*g->v)) ||
@@ -200,7 +202,8 @@ static int group_stacks(const struct rp_session *s, struct stack_groups *g)
 			return -ENOMEM;
 		if (smp->nr)
 			memcpy(&g->refs[g->nr_refs], &s->chain[smp->first], bytes);
-		g->v[g->n] = (struct stack_group){ (uint32_t)i, 1, (uint32_t)g->nr_refs };
+		g->v[g->n] = (struct stack_group){ (uint32_t)i, rp_stack_weight(s, smp), 1,
+						   (uint32_t)g->nr_refs };
 		g->nr_refs += smp->nr;
 		g->slot[j] = (struct group_slot){ h, (uint32_t)++g->n };
 	}
@@ -227,7 +230,7 @@ static int build_from(struct rp_tree *t, const struct rp_session *s, const struc
 		return -ENOMEM;
 	for (size_t i = 0; i < g->n && !rc; i++) {
 		const struct rp_sample *smp = &s->samples[g->v[i].sample];
-		uint32_t w = g->v[i].weight;
+		uint64_t w = g->v[i].weight;
 		size_t levels = (size_t)smp->nr + 1;
 		uint32_t node = 0;
 		int same_so_far = 1;
@@ -264,7 +267,7 @@ static int build_from(struct rp_tree *t, const struct rp_session *s, const struc
 				prev.kind[k] = (uint8_t)kind;
 			}
 			t->n[node].count += w;
-			t->n[node].kinds[kind] += w;
+			t->n[node].kinds[kind] += g->v[i].samples;
 		}
 		prev.n = levels;
 	}

@@ -1,7 +1,8 @@
 # samples/java: Java programs to profile, compiled with javac into $(BUILD)/java (package
 # jitprof.samples): Generations (C1 -> C2 -> deopt -> recompile), Lines (one expensive line per
 # method: ground truth for source lines), StartupHeavy (~20k generated methods with -Xbatch),
-# SteadyState (fixed ordinary work), ForkJvm (a JVM that starts another, as build tools do).
+# SteadyState (fixed ordinary work), ForkJvm (a JVM that starts another, as build tools do),
+# Waits (known shares of sleeping, monitor waits and computing: off-CPU and wall time).
 JAVA_SAMPLE_SRCS := $(wildcard samples/java/*.java)
 JAVAC ?= javac
 

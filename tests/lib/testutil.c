@@ -154,6 +154,34 @@ int tu_sh(struct tu_result *r, const char *cmdline, unsigned timeout_s)
 	return tu_run(r, argv, NULL, NULL, 0, timeout_s);
 }
 
+int tu_sh_in(struct tu_result *r, const char *dir, const char *cmdline, unsigned timeout_s)
+{
+	char jp[4096], *full;
+	int rc;
+
+	if (!realpath(tu_build("jitprof"), jp))
+		return -errno;
+	/* ';', not '&&': a cmdline that starts a job (cmd & P=$!) must not take these with it */
+	if (asprintf(&full, "cd '%s' || exit 1; J='%s'; export DEBUGINFOD_URLS=; %s", dir, jp,
+		     cmdline) < 0)
+		return -ENOMEM;
+	rc = tu_sh(r, full, timeout_s);
+	free(full);
+	return rc;
+}
+
+int tu_cc_in(struct tu_result *r, const char *dir, const char *name, const char *src, size_t len,
+	     const char *flags)
+{
+	char path[4200], cmd[4400];
+
+	snprintf(path, sizeof(path), "%s/%s.c", dir, name);
+	if (tu_write_file(path, src, len))
+		return -EIO;
+	snprintf(cmd, sizeof(cmd), "cc %s -o %s %s.c", flags, name, name);
+	return tu_sh_in(r, dir, cmd, 300);
+}
+
 void tu_result_free(struct tu_result *r)
 {
 	free(r->out);

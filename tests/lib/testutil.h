@@ -20,6 +20,12 @@ int tu_run(struct tu_result *r, char *const argv[], const char *const *env_extra
 	   const void *in, size_t in_len, unsigned timeout_s);
 /* Same, through `sh -c` for pipelines in e2e tests (the command line is the test's own). */
 int tu_sh(struct tu_result *r, const char *cmdline, unsigned timeout_s);
+/* src (len bytes) written to dir/NAME.c and built as dir/NAME with cc and flags; r holds
+ * the compiler's result (status 0: built). */
+int tu_cc_in(struct tu_result *r, const char *dir, const char *name, const char *src, size_t len,
+	     const char *flags);
+/* tu_sh in dir, with $J the built jitprof (absolute) and no debuginfod servers. */
+int tu_sh_in(struct tu_result *r, const char *dir, const char *cmdline, unsigned timeout_s);
 void tu_result_free(struct tu_result *r);
 
 /* A fresh directory under $TMPDIR (mkdtemp); removed by tu_rmtree. Returned string is malloc'd. */
