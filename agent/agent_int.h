@@ -90,6 +90,20 @@ struct agent_nmethod {
 /* The nmethod whose code starts at code_addr with code_size bytes, read from the code cache;
  * -ENOENT when it cannot be read with certainty (everything is then unknown). */
 int agent_tier_lookup(const void *code_addr, uint64_t code_size, struct agent_nmethod *out);
+/* A VMStructs field's offset (a static one's address), a VMTypes size; -1 when absent or
+ * when this JVM exports no tables. */
+long agent_vm_field(const char *type, const char *name);
+long agent_vm_type_size(const char *type);
+
+/* ---- interp.c: the method table for interpreter frames (JD_EXT_METHOD, JD_EXT_VM) ---- */
+/* At start (after the writer and JVMTI are set up): checks the JVM, enables ClassPrepare.
+ * 0, or -ENOTSUP (said once) when the table cannot be made here. */
+int agent_interp_init(jvmtiEnv *jvmti);
+/* In the live phase (VMInit, or at once on attach): starts the worker and queues every
+ * class loaded so far. */
+void agent_interp_start(jvmtiEnv *jvmti, JNIEnv *jni);
+void JNICALL agent_on_class_prepare(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jclass klass);
+void agent_interp_stop(void);
 
 /* ---- stats.c ---- */
 /* Writes the JD_EXT_AGENT_STATS record and, with verbose, one summary line on stderr. */
