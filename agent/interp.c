@@ -144,21 +144,23 @@ void JNICALL agent_on_class_prepare(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread
 	pthread_mutex_unlock(&ip.mu);
 }
 
-/* One method's record; methods without bytecodes (native, abstract) have none. */
+/* One method's record; abstract ones never run. A native method has no bytecodes (size 0,
+ * address 0): the interpreter's frame for it holds bcp 0. */
 static void put_method(jvmtiEnv *jvmti, jmethodID id)
 {
 	jint mods = 0;
 
 	if ((*jvmti)->GetMethodModifiers(jvmti, id, &mods) != JVMTI_ERROR_NONE ||
-	    (mods & (ACC_NATIVE | ACC_ABSTRACT)))
+	    (mods & ACC_ABSTRACT))
 		return;
+	int native = (mods & ACC_NATIVE) != 0;
 	uintptr_t method = *(const uintptr_t *)id;
 	uintptr_t cm = method ? *(const uintptr_t *)(method + (uintptr_t)ip.const_method) : 0;
 	if (!cm)
 		return;
-	uint16_t size = *(const uint16_t *)(cm + (uintptr_t)ip.code_size);
+	uint16_t size = native ? 0 : *(const uint16_t *)(cm + (uintptr_t)ip.code_size);
 	struct agent_method *am = agent_method_get(jvmti, id, 1);
-	if (!am || !size)
+	if (!am || (!size && !native))
 		return;
 	if (am->nr_lines > ip.lines_cap) {
 		void *p = realloc(ip.lines, am->nr_lines * sizeof(*ip.lines));
@@ -171,7 +173,8 @@ static void put_method(jvmtiEnv *jvmti, jmethodID id)
 		ip.lines[i] = (struct jd_method_line){ (uint32_t)am->lines[i].start,
 						       am->lines[i].line };
 	struct jd_ext_method m = {
-		.method = method, .code_addr = cm + (uintptr_t)ip.cm_size, .code_size = size,
+		.method = method, .code_addr = native ? 0 : cm + (uintptr_t)ip.cm_size,
+		.code_size = size,
 		.nr_lines = am->nr_lines, .lines = ip.lines, .name = am->name, .file = am->file,
 	};
 	int rc = jd_write_method(agent_g.w, &m, 0);

@@ -458,6 +458,9 @@ void rp_prefetch_end(struct rp_session *s);
 const struct jd_load_entry *rp_dumps_entry(struct rp_dumps *d, const char *jitted_path,
 					   uint32_t pid);
 void rp_dumps_warn_unread(const struct rp_dumps *d, const struct jp_log *log);
+struct jd_index;
+const struct jd_index *rp_prefetch_index(struct rp_session *s, const char *jitted_path,
+					 uint32_t pid, const struct jd_load_entry **entry);
 void rp_dumps_free(struct rp_dumps *d);
 
 /* ingest.c only: a frame resolved while its DSO's DWARF was still being read on the symbols'
