@@ -453,6 +453,11 @@ size_t jd_index_nr_methods(const struct jd_index *x)
 	return x->methods.n;
 }
 
+const struct jd_ext_method *jd_index_method_nth(const struct jd_index *x, size_t i)
+{
+	return i < x->methods.n ? x->methods.v[i].m : NULL;
+}
+
 const struct jd_ext_vm *jd_index_vm(const struct jd_index *x)
 {
 	return x->vm;

@@ -349,6 +349,8 @@ const struct jd_ext_agent_stats *jd_index_agent_stats(const struct jd_index *x);
 const struct jd_ext_method *jd_index_method(const struct jd_index *x, uint64_t method,
 					    uint64_t time);
 size_t jd_index_nr_methods(const struct jd_index *x);
+/* The ith record of the table, in (method pointer, time) order; NULL past the end. */
+const struct jd_ext_method *jd_index_method_nth(const struct jd_index *x, size_t i);
 const struct jd_ext_vm *jd_index_vm(const struct jd_index *x);
 const struct jd_reader_stats *jd_index_stats(const struct jd_index *x);
 const char *jd_index_warning(const struct jd_index *x);	/* "" when the dump was whole */
