@@ -54,17 +54,31 @@ static int64_t bci_of(const struct jd_ext_method *m, uint64_t bcp)
 		       ? (int64_t)(bcp - m->code_addr) : -1;
 }
 
+int rp_interp_resolve(const struct jd_index *x, uint64_t method, uint64_t bcp,
+		      uint64_t bcp_slot, uint64_t time, const struct jd_ext_method **out,
+		      uint32_t *bci, uint32_t *line)
+{
+	const struct jd_ext_method *m = x && method ? jd_index_method(x, method, time) : NULL;
+	/* The top frame's live bcp (r13) first, else what its slot saved at the last call. */
+	int64_t b = m ? bci_of(m, bcp) : -1;
+
+	if (m && b < 0)
+		b = bci_of(m, bcp_slot);
+	if (b < 0)
+		return -ENOENT;
+	*out = m;
+	*bci = (uint32_t)b;
+	*line = line_of(m, (uint32_t)b);
+	return 0;
+}
+
 int rp_interp_name(struct ingest *in, const struct unw_frame *f, uint64_t time,
 		   struct rp_frame *out)
 {
-	const struct jd_index *x = f->data;
-	const struct jd_ext_method *m = x ? jd_index_method(x, f->method, time) : NULL;
-	/* The top frame's live bcp (r13) first, else what its slot saved at the last call. */
-	int64_t bci = m ? bci_of(m, f->bcp) : -1;
+	const struct jd_ext_method *m;
+	uint32_t bci, line;
 
-	if (m && bci < 0)
-		bci = bci_of(m, f->bcp_slot);
-	if (bci < 0) {
+	if (rp_interp_resolve(f->data, f->method, f->bcp, f->bcp_slot, time, &m, &bci, &line)) {
 		in->unwind.interp_unnamed++;
 		return 0;
 	}
@@ -75,11 +89,11 @@ int rp_interp_name(struct ingest *in, const struct unw_frame *f, uint64_t time,
 		return -ENOMEM;
 	out->sym = sym;
 	out->srcfile = file;
-	out->line = line_of(m, (uint32_t)bci);
+	out->line = line;
 	/* A symbol's identity is addr - symoff (hist.c): the method's bytecodes, one per method
 	 * whatever template of the interpreter ran. */
-	out->addr = m->code_addr + (uint64_t)bci;
-	out->symoff = (uint64_t)bci;
+	out->addr = m->code_addr + bci;
+	out->symoff = bci;
 	out->flags |= RP_FRAME_INTERPRETED;
 	in->unwind.interp_named++;
 	return 1;
