@@ -64,7 +64,10 @@ static int jitted(struct walk_ctx *w, struct sym_dso *d, struct unw_module *m)
 		m->bcp_slot = vm->bcp_slot;
 		return 0;
 	}
-	if (!(vm->flags & JD_VM_PRESERVE_FP)) {
+	/* HotSpot's call stub (every entry into Java from the VM) builds an rbp frame whatever
+	 * the flag says (StubGenerator::generate_call_stub's enter()). */
+	if (!(vm->flags & JD_VM_PRESERVE_FP) && !(e && e->load.name &&
+						  !strcmp(e->load.name, "call_stub"))) {
 		w->in->unwind.no_fp++;
 		return -ENOENT;
 	}
