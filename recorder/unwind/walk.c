@@ -364,9 +364,10 @@ static int step_fp(const struct machine *m, const struct unw_module *mod, int to
 {
 	uint64_t fp = cur->r[REG_BP], ra, link, v;
 
-	if (!(cur->valid >> REG_BP & 1) || fp < cur->r[REG_SP] || fp > UINT64_MAX - 16 ||
-	    read_stack(m, fp + 8, &ra) || read_stack(m, fp, &link))
+	if (!(cur->valid >> REG_BP & 1) || fp < cur->r[REG_SP] || fp > UINT64_MAX - 16)
 		return -EFAULT;
+	/* The frame's own words first: below rbp, they may be in the copy when its link and
+	 * return address (the copy's last bytes) are not, and the frame is then still named. */
 	if (mod->code == UNW_CODE_INTERP &&
 	    !read_stack(m, fp + (uint64_t)((int64_t)mod->method_slot * 8), &f->method) &&
 	    !read_stack(m, fp + (uint64_t)((int64_t)mod->bcp_slot * 8), &v)) {
@@ -376,6 +377,8 @@ static int step_fp(const struct machine *m, const struct unw_module *mod, int to
 		f->method = 0;
 	}
 	f->data = mod->data;
+	if (read_stack(m, fp + 8, &ra) || read_stack(m, fp, &link))
+		return -EFAULT;
 	*next = (struct state){ 0 };
 	next->r[REG_RA] = ra;
 	next->r[REG_BP] = link;

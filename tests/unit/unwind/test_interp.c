@@ -112,7 +112,7 @@ Test(interp, rbp_outside_the_copy_or_below_sp)
 	sample_at(&s, INTERP_LO, SP, SP + 0x2000, 0, 1024);	/* past the copy's valid bytes */
 	cr_assert_eq(unw_walk_frames(&s.in, find, NULL, f, 8, &end, &fp), 1);
 	cr_assert_eq(end, UNW_END_NO_FP, "%s", unw_end_name(end));
-	cr_assert_eq(f[0].method, 0, "nothing read for a frame not in the copy");
+	cr_assert_eq(f[0].method, 0, "nothing read for slots not in the copy");
 	sample_at(&s, INTERP_LO, SP, SP - 0x100, 0, 1024);	/* below the sp */
 	cr_assert_eq(unw_walk_frames(&s.in, find, NULL, f, 8, &end, &fp), 1);
 	cr_assert_eq(end, UNW_END_NO_FP, "%s", unw_end_name(end));
@@ -163,6 +163,22 @@ Test(interp, a_chain_that_loops)
 	n = unw_walk_frames(&s.in, find, NULL, f, UNW_MAX_FRAMES, &end, &fp);
 	cr_assert_leq(n, 3, "%d", n);
 	cr_assert(end == UNW_END_NO_FP || end == UNW_END_LOOP, "%s", unw_end_name(end));
+}
+
+/* The copy ends between the frame's words and its link: named, then the end. */
+Test(interp, copy_ends_at_the_link)
+{
+	static struct sample s;
+	struct unw_frame f[8];
+	enum unw_end end;
+	uint32_t fp;
+	sample_at(&s, INTERP_LO, SP, SP + 0x100, 0, 0x100);
+	put64(&s, SP + 0x100 - 24, 0xaaa0);
+	put64(&s, SP + 0x100 - 64, 0xb000);
+	cr_assert_eq(unw_walk_frames(&s.in, find, NULL, f, 8, &end, &fp), 1);
+	cr_assert_eq(end, UNW_END_NO_FP, "%s", unw_end_name(end));
+	cr_assert_eq(f[0].method, 0xaaa0);
+	cr_assert_eq(f[0].bcp_slot, 0xb000);
 }
 
 /* A deep, valid chain stops at the frame limit. */
