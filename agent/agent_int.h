@@ -70,6 +70,9 @@ struct agent_method {
 /* The cached entry for id, created on first use (JVMTI calls happen outside any lock of ours).
  * NULL only when out of memory. Entries live until agent_methods_free(). */
 struct agent_method *agent_method_get(jvmtiEnv *jvmti, jmethodID id, int want_lines);
+/* "Ljava/util/HashMap;" + "HashMap.java" -> "java/util/HashMap.java" (malloc'd, NULL: no
+ * memory). */
+char *agent_source_path(const char *csig, const char *srcfile);
 /* Line of bci in m, 0 if unknown. */
 int32_t agent_method_line(const struct agent_method *m, jlocation bci);
 /* nth occurrence of a stub name (1, 2, ...). */

@@ -3,7 +3,8 @@
  * interpreter frame holds, where its bytecodes start and how many there are, its name, source
  * file and line table (JD_EXT_METHOD), and once the frame layout (JD_EXT_VM). Off the JVM's
  * hot path: ClassPrepare only queues a global reference; a daemon thread attached to the JVM
- * makes the JVMTI calls and the writes, in batches.
+ * makes the JVMTI calls (class signature and source file once per class) and the writes, in
+ * batches.
  *
  * The one assumption on HotSpot's internals beyond VMStructs: a jmethodID points at a slot
  * holding the Method* (JNIHandleBlock-style method handles, HotSpot since JDK 6 up to 25);
@@ -17,6 +18,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -144,11 +146,46 @@ void JNICALL agent_on_class_prepare(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread
 	pthread_mutex_unlock(&ip.mu);
 }
 
-/* One method's record; abstract ones never run. A native method has no bytecodes (size 0,
- * address 0): the interpreter's frame for it holds bcp 0. */
-static void put_method(jvmtiEnv *jvmti, jmethodID id)
+static int cmp_line(const void *a, const void *b)
+{
+	const struct jd_method_line *x = a, *y = b;
+
+	return x->bci < y->bci ? -1 : x->bci > y->bci;
+}
+
+/* id's line table into ip.lines, sorted; the number of rows (0: none or no memory). */
+static uint32_t lines_of(jvmtiEnv *jvmti, jmethodID id)
+{
+	jvmtiLineNumberEntry *tab = NULL;
+	jint n = 0;
+	uint32_t k = 0;
+
+	if ((*jvmti)->GetLineNumberTable(jvmti, id, &n, &tab) != JVMTI_ERROR_NONE || n <= 0)
+		goto out;
+	if ((size_t)n > ip.lines_cap) {
+		void *p = realloc(ip.lines, (size_t)n * sizeof(*ip.lines));
+		if (!p)
+			goto out;
+		ip.lines = p;
+		ip.lines_cap = (size_t)n;
+	}
+	for (; k < (uint32_t)n; k++)
+		ip.lines[k] = (struct jd_method_line){ (uint32_t)tab[k].start_location,
+						       tab[k].line_number };
+	qsort(ip.lines, k, sizeof(*ip.lines), cmp_line);
+out:
+	if (tab)
+		(*jvmti)->Deallocate(jvmti, (unsigned char *)tab);
+	return k;
+}
+
+/* One method's record (csig, file: its class's, asked once per class); abstract ones never
+ * run. A native method has no bytecodes (size 0, address 0): its interpreter frame holds
+ * bcp 0. Names as the compiled loads' (agent_method_get): "Lpkg/Cls;name(sig)ret". */
+static void put_method(jvmtiEnv *jvmti, jmethodID id, const char *csig, const char *file)
 {
 	jint mods = 0;
+	char *mname = NULL, *msig = NULL, *name = NULL;
 
 	if ((*jvmti)->GetMethodModifiers(jvmti, id, &mods) != JVMTI_ERROR_NONE ||
 	    (mods & ACC_ABSTRACT))
@@ -156,42 +193,50 @@ static void put_method(jvmtiEnv *jvmti, jmethodID id)
 	int native = (mods & ACC_NATIVE) != 0;
 	uintptr_t method = *(const uintptr_t *)id;
 	uintptr_t cm = method ? *(const uintptr_t *)(method + (uintptr_t)ip.const_method) : 0;
-	if (!cm)
-		return;
-	uint16_t size = native ? 0 : *(const uint16_t *)(cm + (uintptr_t)ip.code_size);
-	struct agent_method *am = agent_method_get(jvmti, id, 1);
-	if (!am || (!size && !native))
-		return;
-	if (am->nr_lines > ip.lines_cap) {
-		void *p = realloc(ip.lines, am->nr_lines * sizeof(*ip.lines));
-		if (!p)
-			return;
-		ip.lines = p;
-		ip.lines_cap = am->nr_lines;
+	uint16_t size = cm && !native ? *(const uint16_t *)(cm + (uintptr_t)ip.code_size) : 0;
+	if (!cm || (!size && !native) ||
+	    (*jvmti)->GetMethodName(jvmti, id, &mname, &msig, NULL) != JVMTI_ERROR_NONE ||
+	    asprintf(&name, "%s%s%s", csig, mname ? mname : "?", msig ? msig : "") < 0)
+		name = NULL;
+	if (name) {
+		struct jd_ext_method m = {
+			.method = method, .code_addr = native ? 0 : cm + (uintptr_t)ip.cm_size,
+			.code_size = size, .nr_lines = native ? 0 : lines_of(jvmti, id),
+			.lines = ip.lines, .name = name, .file = file,
+		};
+		int rc = jd_write_method(agent_g.w, &m, 0);
+		if (rc < 0)
+			agent_fail("cannot write %s: %s", jd_writer_path(agent_g.w),
+				   strerror(-rc));
 	}
-	for (uint32_t i = 0; i < am->nr_lines; i++)
-		ip.lines[i] = (struct jd_method_line){ (uint32_t)am->lines[i].start,
-						       am->lines[i].line };
-	struct jd_ext_method m = {
-		.method = method, .code_addr = native ? 0 : cm + (uintptr_t)ip.cm_size,
-		.code_size = size,
-		.nr_lines = am->nr_lines, .lines = ip.lines, .name = am->name, .file = am->file,
-	};
-	int rc = jd_write_method(agent_g.w, &m, 0);
-	if (rc < 0)
-		agent_fail("cannot write %s: %s", jd_writer_path(agent_g.w), strerror(-rc));
+	free(name);
+	if (mname)
+		(*jvmti)->Deallocate(jvmti, (unsigned char *)mname);
+	if (msig)
+		(*jvmti)->Deallocate(jvmti, (unsigned char *)msig);
 }
 
 static void describe_class(jvmtiEnv *jvmti, jclass k)
 {
 	jmethodID *ms = NULL;
 	jint n = 0;
+	char *csig = NULL, *src = NULL, *file = NULL;
 
-	if ((*jvmti)->GetClassMethods(jvmti, k, &n, &ms) != JVMTI_ERROR_NONE)
-		return;
+	if ((*jvmti)->GetClassSignature(jvmti, k, &csig, NULL) != JVMTI_ERROR_NONE || !csig ||
+	    (*jvmti)->GetClassMethods(jvmti, k, &n, &ms) != JVMTI_ERROR_NONE)
+		goto out;
+	if ((*jvmti)->GetSourceFileName(jvmti, k, &src) == JVMTI_ERROR_NONE && src)
+		file = agent_source_path(csig, src);
 	for (jint i = 0; i < n; i++)
-		put_method(jvmti, ms[i]);
-	(*jvmti)->Deallocate(jvmti, (unsigned char *)ms);
+		put_method(jvmti, ms[i], csig, file ? file : "");
+out:
+	free(file);
+	if (ms)
+		(*jvmti)->Deallocate(jvmti, (unsigned char *)ms);
+	if (csig)
+		(*jvmti)->Deallocate(jvmti, (unsigned char *)csig);
+	if (src)
+		(*jvmti)->Deallocate(jvmti, (unsigned char *)src);
 }
 
 /* One batch, on this thread attached to the JVM for its length only: an attached thread
