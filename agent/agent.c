@@ -162,6 +162,7 @@ static void agent_shutdown(void)
 	if (atomic_exchange(&agent_g.shut, 1))
 		return;
 	flusher_stop();
+	agent_interp_stop();
 	was_active = atomic_exchange(&agent_g.active, 0);
 	if (!agent_g.w)
 		return;
@@ -182,6 +183,13 @@ static void JNICALL on_vm_death(jvmtiEnv *jvmti, JNIEnv *env)
 	(void)jvmti;
 	(void)env;
 	agent_shutdown();
+}
+
+/* The live phase: the method table's worker starts and back-fills what is loaded. */
+static void JNICALL on_vm_init(jvmtiEnv *jvmti, JNIEnv *env, jthread thread)
+{
+	(void)thread;
+	agent_interp_start(jvmti, env);
 }
 
 static const char *jvmti_err(jvmtiEnv *jvmti, jvmtiError e)
@@ -245,6 +253,8 @@ static int setup_jvmti(JavaVM *vm)
 	cb.CompiledMethodUnload = agent_on_compiled_unload;
 	cb.DynamicCodeGenerated = agent_on_dynamic_code;
 	cb.VMDeath = on_vm_death;
+	cb.VMInit = on_vm_init;
+	cb.ClassPrepare = agent_on_class_prepare;
 	e = (*jvmti)->SetEventCallbacks(jvmti, &cb, (jint)sizeof(cb));
 	if (e != JVMTI_ERROR_NONE) {
 		agent_fail("cannot set callbacks: %s", jvmti_err(jvmti, e));
@@ -253,6 +263,10 @@ static int setup_jvmti(JavaVM *vm)
 	if (enable(jvmti, JVMTI_EVENT_COMPILED_METHOD_LOAD) || enable(jvmti, JVMTI_EVENT_VM_DEATH) ||
 	    (o->unload && enable(jvmti, JVMTI_EVENT_COMPILED_METHOD_UNLOAD)) ||
 	    (o->stubs && enable(jvmti, JVMTI_EVENT_DYNAMIC_CODE_GENERATED)))
+		return -1;
+	/* The method table starts in the live phase: VMInit, or now for an attach. */
+	if (o->methods && !agent_interp_init(jvmti) && !agent_g.attached &&
+	    enable(jvmti, JVMTI_EVENT_VM_INIT))
 		return -1;
 	return 0;
 }
@@ -387,8 +401,13 @@ static jint start(JavaVM *vm, const char *options, int attach)
 	if (!agent_g.opt.quiet)
 		agent_warn("writing %s", jd_writer_path(agent_g.w));
 	flusher_start();
-	if (attach || again)
+	if (attach || again) {
+		JNIEnv *env = NULL;
 		backfill(agent_g.jvmti);
+		if (agent_g.opt.methods &&
+		    (*vm)->GetEnv(vm, (void **)&env, JNI_VERSION_1_6) == JNI_OK && env)
+			agent_interp_start(agent_g.jvmti, env);
+	}
 	return JNI_OK;
 }
 

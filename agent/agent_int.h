@@ -70,6 +70,9 @@ struct agent_method {
 /* The cached entry for id, created on first use (JVMTI calls happen outside any lock of ours).
  * NULL only when out of memory. Entries live until agent_methods_free(). */
 struct agent_method *agent_method_get(jvmtiEnv *jvmti, jmethodID id, int want_lines);
+/* "Ljava/util/HashMap;" + "HashMap.java" -> "java/util/HashMap.java" (malloc'd, NULL: no
+ * memory). */
+char *agent_source_path(const char *csig, const char *srcfile);
 /* Line of bci in m, 0 if unknown. */
 int32_t agent_method_line(const struct agent_method *m, jlocation bci);
 /* nth occurrence of a stub name (1, 2, ...). */
@@ -90,6 +93,20 @@ struct agent_nmethod {
 /* The nmethod whose code starts at code_addr with code_size bytes, read from the code cache;
  * -ENOENT when it cannot be read with certainty (everything is then unknown). */
 int agent_tier_lookup(const void *code_addr, uint64_t code_size, struct agent_nmethod *out);
+/* A VMStructs field's offset (a static one's address), a VMTypes size; -1 when absent or
+ * when this JVM exports no tables. */
+long agent_vm_field(const char *type, const char *name);
+long agent_vm_type_size(const char *type);
+
+/* ---- interp.c: the method table for interpreter frames (JD_EXT_METHOD, JD_EXT_VM) ---- */
+/* At start (after the writer and JVMTI are set up): checks the JVM, enables ClassPrepare.
+ * 0, or -ENOTSUP (said once) when the table cannot be made here. */
+int agent_interp_init(jvmtiEnv *jvmti);
+/* In the live phase (VMInit, or at once on attach): starts the worker and queues every
+ * class loaded so far. */
+void agent_interp_start(jvmtiEnv *jvmti, JNIEnv *jni);
+void JNICALL agent_on_class_prepare(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jclass klass);
+void agent_interp_stop(void);
 
 /* ---- stats.c ---- */
 /* Writes the JD_EXT_AGENT_STATS record and, with verbose, one summary line on stderr. */

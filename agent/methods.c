@@ -74,8 +74,7 @@ static void jvmti_free(jvmtiEnv *jvmti, void *p)
 		(*jvmti)->Deallocate(jvmti, p);
 }
 
-/* "Ljava/util/HashMap;" + "HashMap.java" -> "java/util/HashMap.java". */
-static char *source_path(const char *csig, const char *srcfile)
+char *agent_source_path(const char *csig, const char *srcfile)
 {
 	const char *pkg = csig[0] == 'L' ? csig + 1 : csig;
 	const char *slash = strrchr(pkg, '/');
@@ -132,7 +131,7 @@ static struct agent_method *describe(jvmtiEnv *jvmti, jmethodID id, int want_lin
 	if ((*jvmti)->GetMethodDeclaringClass(jvmti, id, &klass) == JVMTI_ERROR_NONE && klass) {
 		(*jvmti)->GetClassSignature(jvmti, klass, &csig, NULL);
 		if (csig && (*jvmti)->GetSourceFileName(jvmti, klass, &src) == JVMTI_ERROR_NONE && src)
-			m->file = source_path(csig, src);
+			m->file = agent_source_path(csig, src);
 		/* Compiles with deep inlining would pile up local refs on the posting thread. */
 		if (agent_g.vm && (*agent_g.vm)->GetEnv(agent_g.vm, (void **)&env, JNI_VERSION_1_6) ==
 		    JNI_OK && env)

@@ -18,6 +18,7 @@ struct agent_options {
 	int inline_stacks;	/* JD_EXT_INLINE records */
 	int unload;		/* CompiledMethodUnload -> JD_EXT_UNLOAD */
 	int stubs;		/* DynamicCodeGenerated -> named loads */
+	int methods;		/* the method table (JD_EXT_METHOD) for interpreter frames */
 	unsigned flush_ms;	/* periodic flush; 0 = only at exit */
 	int verbose;
 	int quiet;		/* no start line naming the dump */

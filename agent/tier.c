@@ -120,9 +120,22 @@ static long type_size(const struct table *t, const char *type)
 	return -1;
 }
 
+/* The two tables, opened once by agent_tier_init for every lookup of the agent. */
+static struct table s, t;
+static int tables_ok;
+
+long agent_vm_field(const char *type, const char *name)
+{
+	return tables_ok ? field(&s, type, name, NULL) : -1;
+}
+
+long agent_vm_type_size(const char *type)
+{
+	return tables_ok ? type_size(&t, type) : -1;
+}
+
 int agent_tier_init(void)
 {
-	struct table s, t;
 	const char *lvl_type = NULL;
 	long hb_header, hdr_used;
 
@@ -135,6 +148,7 @@ int agent_tier_init(void)
 		       "gHotSpotVMTypeEntryTypeNameOffset", NULL, NULL, NULL, NULL, NULL,
 		       "gHotSpotVMTypeEntrySizeOffset"))
 		return -ENOENT;
+	tables_ok = 1;
 	vm.heaps = (uintptr_t)field(&s, "CodeCache", "_heaps", NULL);
 	vm.ga_len = field(&s, "GrowableArrayBase", "_len", NULL);
 	vm.ga_data = field(&s, "GrowableArray<int>", "_data", NULL);

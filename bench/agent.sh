@@ -25,8 +25,9 @@ if [ -z "$perf_jvmti" ]; then
 	done
 fi
 
-configs=(none jvmti0 jitprof fp)
-[ -n "$perf_jvmti" ] && configs=(none jvmti0 jitprof perf fp)
+# nometh: libagent.so without its method table (methods=off), what the table costs beside jitprof
+configs=(none jvmti0 jitprof nometh fp)
+[ -n "$perf_jvmti" ] && configs=(none jvmti0 jitprof nometh perf fp)
 
 # run <config> <workload>: one JVM run; appends "wall cpu" to $tmp/<workload>.<config>
 run() {
@@ -39,6 +40,7 @@ run() {
 	case $cfg in
 	jvmti0) pre=("-agentpath:$null_agent") ;;
 	jitprof) pre=("-agentpath:$agent=dir=$tmp/out,verbose") ;;
+	nometh) pre=("-agentpath:$agent=dir=$tmp/out,verbose,methods=off") ;;
 	perf) pre=("-agentpath:$perf_jvmti"); env=("JITDUMPDIR=$tmp/out") ;;
 	fp) pre=(-XX:+PreserveFramePointer) ;;
 	esac

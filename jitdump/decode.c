@@ -11,7 +11,7 @@
 
 int jd_id_known(uint32_t id)
 {
-	return id < JD_CODE_MAX_PERF || (id >= JD_EXT_LOAD_INFO && id <= JD_EXT_AGENT_STATS);
+	return id < JD_CODE_MAX_PERF || (id >= JD_EXT_LOAD_INFO && id <= JD_EXT_VM);
 }
 
 static int bad(char *msg, size_t len, const char *fmt, ...)
@@ -55,6 +55,7 @@ void jd_decode_bufs_free(struct jd_decode_bufs *b)
 	free(b->methods);
 	free(b->pcs);
 	free(b->frames);
+	free(b->mlines);
 	memset(b, 0, sizeof(*b));
 }
 
@@ -312,6 +313,53 @@ static int dec_stats(struct jd_record *rec, const uint8_t *p, int sw, char *msg,
 	return 0;
 }
 
+static int dec_method(struct jd_record *rec, const uint8_t *p, int sw, struct jd_decode_bufs *b,
+		      char *msg, size_t len)
+{
+	struct jd_ext_method *m = &rec->u.method;
+	uint32_t total = rec->total_size;
+	int rc = need(total, JD_EXT_METHOD_FIXED, "METHOD", msg, len);
+	if (rc)
+		return rc;
+	m->method = jd_get64(p + 16, sw);
+	m->code_addr = jd_get64(p + 24, sw);
+	m->code_size = jd_get32(p + 32, sw);
+	m->nr_lines = jd_get32(p + 36, sw);
+	uint64_t off = JD_EXT_METHOD_FIXED;
+	if (m->nr_lines > (total - off) / JD_EXT_METHOD_LINE)
+		return bad(msg, len, "METHOD line count %u cannot fit its %u-byte record",
+			   m->nr_lines, total);
+	if (reserve((void **)&b->mlines, &b->mlines_cap, m->nr_lines, sizeof(*b->mlines)))
+		return nomem(msg, len, "a METHOD record");
+	for (uint32_t i = 0; i < m->nr_lines; i++, off += JD_EXT_METHOD_LINE) {
+		b->mlines[i].bci = jd_get32(p + off, sw);
+		b->mlines[i].line = (int32_t)jd_get32(p + off + 4, sw);
+		if (i && b->mlines[i].bci < b->mlines[i - 1].bci)
+			return bad(msg, len, "METHOD line %u starts at bci %u, before line %u's %u",
+				   i, b->mlines[i].bci, i - 1, b->mlines[i - 1].bci);
+	}
+	m->lines = b->mlines;
+	m->name = take_str(p, &off, total);
+	m->file = m->name ? take_str(p, &off, total) : NULL;
+	if (!m->file)
+		return bad(msg, len, "METHOD strings are not NUL-terminated inside the record");
+	return 0;
+}
+
+static int dec_vm(struct jd_record *rec, const uint8_t *p, int sw, char *msg, size_t len)
+{
+	struct jd_ext_vm *v = &rec->u.vm;
+	int rc = need(rec->total_size, JD_EXT_VM_SIZE, "VM", msg, len);
+	if (rc)
+		return rc;
+	v->kind = jd_get32(p + 16, sw);
+	v->flags = jd_get32(p + 20, sw);
+	v->version = jd_get32(p + 24, sw);
+	v->method_slot = (int32_t)jd_get32(p + 28, sw);
+	v->bcp_slot = (int32_t)jd_get32(p + 32, sw);
+	return 0;
+}
+
 int jd_decode(struct jd_record *rec, const uint8_t *p, int sw, struct jd_decode_bufs *b,
 	      char *msg, size_t len)
 {
@@ -334,6 +382,10 @@ int jd_decode(struct jd_record *rec, const uint8_t *p, int sw, struct jd_decode_
 		return dec_unload(rec, p, sw, msg, len);
 	case JD_EXT_AGENT_STATS:
 		return dec_stats(rec, p, sw, msg, len);
+	case JD_EXT_METHOD:
+		return dec_method(rec, p, sw, b, msg, len);
+	case JD_EXT_VM:
+		return dec_vm(rec, p, sw, msg, len);
 	}
 	return bad(msg, len, "unknown record id %u", rec->id);
 }

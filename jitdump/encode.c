@@ -222,3 +222,37 @@ uint8_t *jd_enc_stats(uint8_t *p, uint64_t ts, const struct jd_ext_agent_stats *
 	p = jd_put64(p, s->unloads);
 	return jd_put64(p, s->dropped);
 }
+
+uint64_t jd_method_size(const struct jd_ext_method *m)
+{
+	uint64_t n = JD_EXT_METHOD_FIXED + (uint64_t)m->nr_lines * JD_EXT_METHOD_LINE +
+		     strlen(str_or_empty(m->name)) + 1 + strlen(str_or_empty(m->file)) + 1;
+	return n > UINT32_MAX ? 0 : n;
+}
+
+uint8_t *jd_enc_method(uint8_t *p, uint64_t ts, const struct jd_ext_method *m, uint32_t total)
+{
+	const char *n = str_or_empty(m->name), *f = str_or_empty(m->file);
+	p = jd_enc_prefix(p, JD_EXT_METHOD, total, ts);
+	p = jd_put64(p, m->method);
+	p = jd_put64(p, m->code_addr);
+	p = jd_put32(p, m->code_size);
+	p = jd_put32(p, m->nr_lines);
+	for (uint32_t i = 0; i < m->nr_lines; i++) {
+		p = jd_put32(p, m->lines[i].bci);
+		p = jd_put32(p, (uint32_t)m->lines[i].line);
+	}
+	p = jd_put_bytes(p, n, strlen(n) + 1);
+	return jd_put_bytes(p, f, strlen(f) + 1);
+}
+
+uint8_t *jd_enc_vm(uint8_t *p, uint64_t ts, const struct jd_ext_vm *v)
+{
+	p = jd_enc_prefix(p, JD_EXT_VM, JD_EXT_VM_SIZE, ts);
+	p = jd_put32(p, v->kind);
+	p = jd_put32(p, v->flags);
+	p = jd_put32(p, v->version);
+	p = jd_put32(p, (uint32_t)v->method_slot);
+	p = jd_put32(p, (uint32_t)v->bcp_slot);
+	return jd_put32(p, 0);
+}

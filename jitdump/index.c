@@ -26,6 +26,8 @@ struct jd_index {
 	struct jd_move_entry *moves;
 	size_t nr_moves, moves_cap;
 	const struct jd_ext_agent_stats *agent_stats;
+	struct jd_method_tab methods;
+	const struct jd_ext_vm *vm;
 	struct jd_index_counts counts;
 	struct jd_name_tab names;
 	struct jd_u64_tab by_index, by_addr;
@@ -267,6 +269,11 @@ static int join_ext_record(struct jd_index *x, const struct jd_ext_rec *r)
 	case JD_EXT_AGENT_STATS:
 		x->agent_stats = r->u.stats;
 		return 0;
+	case JD_EXT_METHOD:
+		return jd_method_tab_add(&x->methods, r->u.method, r->timestamp);
+	case JD_EXT_VM:
+		x->vm = r->u.vm;
+		return 0;
 	default:
 		return 0;
 	}
@@ -295,6 +302,7 @@ static int join_ext(struct jd_index *x, struct jd_ext_read *e)
 		if (rc)
 			return rc;
 	}
+	jd_method_tab_finish(&x->methods);
 	if (e->rc)
 		return e->rc;
 	warn_read_end(x, x->ext, e->damaged);
@@ -396,6 +404,7 @@ void jd_index_close(struct jd_index *x)
 	jd_name_tab_free(&x->names);
 	jd_u64_tab_free(&x->by_index);
 	jd_u64_tab_free(&x->by_addr);
+	jd_method_tab_free(&x->methods);
 	jd_arena_free(&x->arena);
 	jd_arena_free(&x->ext_arena);
 	jd_reader_close(x->dump);
@@ -431,6 +440,27 @@ const struct jd_move_entry *jd_index_move(const struct jd_index *x, size_t i)
 const struct jd_ext_agent_stats *jd_index_agent_stats(const struct jd_index *x)
 {
 	return x->agent_stats;
+}
+
+const struct jd_ext_method *jd_index_method(const struct jd_index *x, uint64_t method,
+					    uint64_t time)
+{
+	return jd_method_tab_find(&x->methods, method, time);
+}
+
+size_t jd_index_nr_methods(const struct jd_index *x)
+{
+	return x->methods.n;
+}
+
+const struct jd_ext_method *jd_index_method_nth(const struct jd_index *x, size_t i)
+{
+	return i < x->methods.n ? x->methods.v[i].m : NULL;
+}
+
+const struct jd_ext_vm *jd_index_vm(const struct jd_index *x)
+{
+	return x->vm;
 }
 
 const struct jd_reader_stats *jd_index_stats(const struct jd_index *x)

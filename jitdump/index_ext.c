@@ -47,6 +47,12 @@ static int keep(struct jd_ext_read *e, const struct jd_record *r, struct jd_ext_
 	case JD_EXT_AGENT_STATS:
 		out->u.stats = jd_arena_dup(&e->arena, &r->u.stats, sizeof(r->u.stats));
 		return out->u.stats ? 1 : -ENOMEM;
+	case JD_EXT_METHOD:
+		out->u.method = jd_method_copy(&e->arena, &r->u.method);
+		return out->u.method ? 1 : -ENOMEM;
+	case JD_EXT_VM:
+		out->u.vm = jd_arena_dup(&e->arena, &r->u.vm, sizeof(r->u.vm));
+		return out->u.vm ? 1 : -ENOMEM;
 	}
 	return 0;
 }

@@ -59,8 +59,28 @@ struct jd_ext_rec {
 		const struct jd_ext_inline *inl;
 		struct jd_ext_unload unload;
 		const struct jd_ext_agent_stats *stats;
+		const struct jd_ext_method *method;
+		const struct jd_ext_vm *vm;
 	} u;
 };
+
+/* The method table (index_methods.c): slots sorted by (method, time, file order) once the
+ * companion is joined. */
+struct jd_method_slot {
+	uint64_t method, time;
+	size_t seq;
+	const struct jd_ext_method *m;
+};
+struct jd_method_tab {
+	struct jd_method_slot *v;
+	size_t n, cap;
+};
+const struct jd_ext_method *jd_method_copy(struct jd_arena *a, const struct jd_ext_method *m);
+int jd_method_tab_add(struct jd_method_tab *t, const struct jd_ext_method *m, uint64_t time);
+void jd_method_tab_finish(struct jd_method_tab *t);
+const struct jd_ext_method *jd_method_tab_find(const struct jd_method_tab *t, uint64_t method,
+					       uint64_t time);
+void jd_method_tab_free(struct jd_method_tab *t);
 
 /* A companion file read on a thread of its own (index_ext.c). In: where it is and how to
  * read it. Out, after jd_ext_read_wait: the reader (NULL when the open failed, why says

@@ -22,6 +22,9 @@
 #define JD_EXT_INLINE_BCI       4u	/* version 2: one i32 bci per frame after the strings */
 #define JD_EXT_UNLOAD_SIZE      40u
 #define JD_EXT_STATS_SIZE       64u
+#define JD_EXT_METHOD_FIXED     40u	/* u64 method, code_addr, u32 code_size, nr_lines */
+#define JD_EXT_METHOD_LINE      8u	/* u32 bci, i32 line; then name and file, NUL-ended */
+#define JD_EXT_VM_SIZE          40u
 #define JD_CLOSE_SIZE           16u
 
 /* The options rule of lib/opts.h (docs/ARCHITECTURE.md, "Options structs"), copied because
@@ -116,6 +119,10 @@ uint8_t *jd_enc_inline(uint8_t *p, uint64_t ts, const struct jd_ext_inline *in,
 		       uint32_t total);
 uint8_t *jd_enc_unload(uint8_t *p, uint64_t ts, const struct jd_ext_unload *u);
 uint8_t *jd_enc_stats(uint8_t *p, uint64_t ts, const struct jd_ext_agent_stats *s);
+uint64_t jd_method_size(const struct jd_ext_method *m);	/* 0: does not fit a record */
+uint8_t *jd_enc_method(uint8_t *p, uint64_t ts, const struct jd_ext_method *m,
+		       uint32_t total);
+uint8_t *jd_enc_vm(uint8_t *p, uint64_t ts, const struct jd_ext_vm *v);
 
 /* ---- clock.c */
 int jd_clock_check(enum jd_clock c);	/* 0 or -ENOTSUP / -EINVAL */
@@ -138,6 +145,8 @@ struct jd_decode_bufs {
 	size_t pcs_cap;
 	struct jd_inline_frame *frames;
 	size_t frames_cap;
+	struct jd_method_line *mlines;
+	size_t mlines_cap;
 };
 int jd_decode(struct jd_record *rec, const uint8_t *p, int swap, struct jd_decode_bufs *b,
 	      char *msg, size_t msglen);

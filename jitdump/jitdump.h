@@ -104,6 +104,8 @@ enum jd_ext_id {
 	JD_EXT_INLINE      = 0x10001,	/* full inline stacks per pc of one code load */
 	JD_EXT_UNLOAD      = 0x10002,	/* code unloaded (CompiledMethodUnload) */
 	JD_EXT_AGENT_STATS = 0x10003,	/* the writer's self-accounting */
+	JD_EXT_METHOD      = 0x10004,	/* one interpretable method: the method table */
+	JD_EXT_VM          = 0x10005,	/* the runtime's interpreter frame layout */
 };
 
 enum jd_tier {
@@ -174,6 +176,36 @@ struct jd_ext_agent_stats {
 	uint64_t records, bytes, loads, unloads, dropped;
 };
 
+/* The method table (docs/jitdump.md): what an unwinder needs to name an interpreter frame
+ * from the two words it holds, the runtime's method pointer and its bytecode pointer. */
+struct jd_method_line {
+	uint32_t bci;		/* first bytecode index of the run */
+	int32_t line;
+};
+
+struct jd_ext_method {
+	uint64_t method;	/* the runtime's method pointer (HotSpot: Method*) */
+	uint64_t code_addr;	/* its bytecodes' first byte */
+	uint32_t code_size;	/* bytecode bytes */
+	uint32_t nr_lines;
+	const struct jd_method_line *lines;	/* ascending bci */
+	const char *name;	/* runtime name, e.g. "Ljava/lang/String;hashCode()I" */
+	const char *file;	/* source file, "" unknown */
+};
+
+#define JD_VM_HOTSPOT_X86_64 1u	/* HotSpot's template interpreter, x86_64 */
+#define JD_VM_PRESERVE_FP (1u << 0)	/* -XX:+PreserveFramePointer: jitted code keeps rbp */
+
+/* How the runtime's interpreter frames hold their method and bytecode pointers, written by
+ * whoever knows (the agent, from the JVM's version); without it no frame is decoded. */
+struct jd_ext_vm {
+	uint32_t kind;		/* JD_VM_*; another value: frames not decoded */
+	uint32_t flags;		/* JD_VM_PRESERVE_FP */
+	uint32_t version;	/* the runtime's own (JDK feature release) */
+	int32_t method_slot;	/* words from the frame pointer: HotSpot -3 */
+	int32_t bcp_slot;	/* HotSpot -8 */
+};
+
 /* ---- Reader ----------------------------------------------------------------------------- */
 
 struct jd_record {
@@ -190,6 +222,8 @@ struct jd_record {
 		struct jd_ext_inline inl;
 		struct jd_ext_unload unload;
 		struct jd_ext_agent_stats stats;
+		struct jd_ext_method method;
+		struct jd_ext_vm vm;
 	} u;
 };
 
@@ -309,6 +343,15 @@ const struct jd_load_entry *jd_index_load(const struct jd_index *x, size_t i);
 size_t jd_index_nr_moves(const struct jd_index *x);
 const struct jd_move_entry *jd_index_move(const struct jd_index *x, size_t i);
 const struct jd_ext_agent_stats *jd_index_agent_stats(const struct jd_index *x); /* or NULL */
+/* The method table: the record for method pointer `method` written last at or before
+ * `time` (a pointer the runtime reused after an unload names the method of its time), else
+ * the first one; NULL if none. jd_index_vm: the interpreter's layout, NULL if not said. */
+const struct jd_ext_method *jd_index_method(const struct jd_index *x, uint64_t method,
+					    uint64_t time);
+size_t jd_index_nr_methods(const struct jd_index *x);
+/* The ith record of the table, in (method pointer, time) order; NULL past the end. */
+const struct jd_ext_method *jd_index_method_nth(const struct jd_index *x, size_t i);
+const struct jd_ext_vm *jd_index_vm(const struct jd_index *x);
 const struct jd_reader_stats *jd_index_stats(const struct jd_index *x);
 const char *jd_index_warning(const struct jd_index *x);	/* "" when the dump was whole */
 /* With JD_INDEX_MAP_OWN: 1 when the dump or its companion was mapped and has shrunk since,
@@ -401,6 +444,10 @@ int jd_write_move(struct jd_writer *w, const struct jd_code_move *m, uint64_t ti
 /* timestamp 0 = now. Unload and stats go to the companion file (a no-op with opts.no_ext). */
 int jd_write_unload(struct jd_writer *w, const struct jd_ext_unload *u, uint64_t timestamp);
 int jd_write_stats(struct jd_writer *w, const struct jd_ext_agent_stats *s);
+/* The method table's records, to the companion file (no-ops with opts.no_ext); timestamp 0 =
+ * now. -EINVAL for a method without name or with lines NULL and nr_lines > 0. */
+int jd_write_method(struct jd_writer *w, const struct jd_ext_method *m, uint64_t timestamp);
+int jd_write_vm(struct jd_writer *w, const struct jd_ext_vm *v);
 
 #ifdef __cplusplus
 }

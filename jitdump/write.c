@@ -190,3 +190,28 @@ int jd_write_stats(struct jd_writer *w, const struct jd_ext_agent_stats *s)
 {
 	return write_ext_fixed(w, JD_EXT_STATS_SIZE, 0, enc_stats, s);
 }
+
+static uint8_t *enc_method(uint8_t *p, uint64_t ts, const void *obj)
+{
+	return jd_enc_method(p, ts, obj, (uint32_t)jd_method_size(obj));
+}
+
+static uint8_t *enc_vm(uint8_t *p, uint64_t ts, const void *obj)
+{
+	return jd_enc_vm(p, ts, obj);
+}
+
+int jd_write_method(struct jd_writer *w, const struct jd_ext_method *m, uint64_t timestamp)
+{
+	if (m && (!m->name || (!m->lines && m->nr_lines)))
+		return -EINVAL;
+	uint64_t n = m ? jd_method_size(m) : 0;
+	if (m && !n)
+		return -E2BIG;
+	return write_ext_fixed(w, (size_t)n, timestamp, enc_method, m);
+}
+
+int jd_write_vm(struct jd_writer *w, const struct jd_ext_vm *v)
+{
+	return write_ext_fixed(w, JD_EXT_VM_SIZE, 0, enc_vm, v);
+}

@@ -47,10 +47,11 @@ static const char *type_name(uint32_t id)
 {
 	static const char *perf[] = { "CODE_LOAD", "CODE_MOVE", "CODE_DEBUG_INFO", "CODE_CLOSE",
 				      "CODE_UNWINDING_INFO" };
-	static const char *ext[] = { "LOAD_INFO", "INLINE", "UNLOAD", "AGENT_STATS" };
+	static const char *ext[] = { "LOAD_INFO", "INLINE", "UNLOAD", "AGENT_STATS", "METHOD",
+				     "VM" };
 	if (id < JD_CODE_MAX_PERF)
 		return perf[id];
-	if (id >= JD_EXT_LOAD_INFO && id <= JD_EXT_AGENT_STATS)
+	if (id >= JD_EXT_LOAD_INFO && id <= JD_EXT_VM)
 		return ext[id - JD_EXT_LOAD_INFO];
 	return "UNKNOWN";
 }
@@ -213,6 +214,21 @@ static void print_record(struct jdo_out *o, const struct jd_record *r)
 		jdo_f_u64(o, "unloads", r->u.stats.unloads);
 		jdo_f_u64(o, "dropped", r->u.stats.dropped);
 		break;
+	case JD_EXT_METHOD:	/* the line table is left out: one line per method */
+		jdo_f_addr(o, "method", r->u.method.method);
+		jdo_f_str(o, "name", r->u.method.name);
+		jdo_f_str(o, "file", r->u.method.file);
+		jdo_f_addr(o, "code_addr", r->u.method.code_addr);
+		jdo_f_u64(o, "code_size", r->u.method.code_size);
+		jdo_f_u64(o, "lines", r->u.method.nr_lines);
+		break;
+	case JD_EXT_VM:
+		jdo_f_u64(o, "kind", r->u.vm.kind);
+		jdo_f_u64(o, "flags", r->u.vm.flags);
+		jdo_f_u64(o, "version", r->u.vm.version);
+		jdo_f_i64(o, "method_slot", r->u.vm.method_slot);
+		jdo_f_i64(o, "bcp_slot", r->u.vm.bcp_slot);
+		break;
 	}
 	jdo_obj_end(o);
 	if (!o->json)
@@ -221,7 +237,7 @@ static void print_record(struct jdo_out *o, const struct jd_record *r)
 
 /* ---- --stats ------------------------------------------------------------------------- */
 
-#define NR_TYPES (JD_CODE_MAX_PERF + 4)
+#define NR_TYPES (JD_CODE_MAX_PERF + (JD_EXT_VM - JD_EXT_LOAD_INFO + 1))
 
 struct name_load {
 	const char *name;
@@ -299,7 +315,7 @@ static void print_stats(struct jdo_out *o, struct stats *s, const struct jd_read
 	} else {
 		fprintf(o->fp, "%-20s %12s %14s\n", "record type", "count", "bytes");
 	}
-	for (uint32_t id = 0; id < JD_EXT_AGENT_STATS + 1; id++) {
+	for (uint32_t id = 0; id < JD_EXT_VM + 1; id++) {
 		if (id == JD_CODE_MAX_PERF)
 			id = JD_EXT_LOAD_INFO;
 		int t = type_slot(id);

@@ -282,3 +282,35 @@ int rp_dumps_set_dirs(struct rp_session *s, struct sym_session *ss)
 	}
 	return 0;
 }
+
+/* During the replay, for the unwinder (unwound.c): the index of the dump holding the load of
+ * a jitted ELF's path in process pid, and that load's entry; the worker waited for (once:
+ * a stack copy needs the dump now, not after the replay). NULL when there is none. */
+const struct jd_index *rp_prefetch_index(struct rp_session *s, const char *path, uint32_t pid,
+					 const struct jd_load_entry **entry)
+{
+	uint64_t code_index = 0;
+	const char *dir;
+	long dl = dir_len(path, &dir);
+
+	*entry = NULL;
+	if (dl < 0 || !rp_is_jitted_name(path, NULL, &code_index))
+		return NULL;
+	rp_prefetch_dump(s, path, pid);
+	struct rp_prefetch *pf = s->prefetch;
+	if (!pf)
+		return NULL;
+	if (pf->pool) {
+		jp_pool_finish(pf->pool);
+		pf->pool = NULL;
+	}
+	for (size_t i = pf->n; i-- > 0;) {
+		struct rp_dump *d = pf->v[i];
+		if (!same_dump(d, dir, (size_t)dl, pid))
+			continue;
+		uint32_t v = d->x ? rp_idxmap_get(&d->by_index, code_index) : 0;
+		*entry = v ? jd_index_load(d->x, v - 1) : NULL;
+		return d->x;
+	}
+	return NULL;
+}

@@ -34,6 +34,8 @@ enum rp_kind rp_frame_kind(const struct rp_session *s, const struct rp_frame *f)
 {
 	if (f->flags & RP_FRAME_INLINED)
 		return RP_KIND_INLINED;
+	if (f->flags & RP_FRAME_INTERPRETED)
+		return RP_KIND_INTERP;
 	if (f->flags & RP_FRAME_KERNEL)
 		return RP_KIND_KERNEL;
 	const struct rp_load *l = f->load && f->load <= s->nr_loads ? &s->loads[f->load - 1]

@@ -348,16 +348,28 @@ static int on_sample(struct ingest *in, const struct pd_event *ev)
 		}
 		in->chains_cut += i < ps->nr_callchain;
 	}
-	if (in->o->want_callchain && ps->regs) {
-		/* --call-graph dwarf: the kernel's chain stops where the user stack starts. */
-		uint64_t pcs[UNW_MAX_FRAMES];
-		int early, n = rp_ingest_unwind(in, ps, pcs, &early);
+	if (ps->regs) {
+		/* --call-graph dwarf: the kernel's chain stops where the user stack starts.
+		 * Without call chains wanted, the leaf's step alone: an interpreter leaf's name. */
+		int full = in->o->want_callchain;
+		struct unw_frame uf[UNW_MAX_FRAMES];
+		int early, n = rp_ingest_unwind(in, ps, uf, full ? UNW_MAX_FRAMES : 2, &early);
 		if (n < 0)
 			return n;
-		for (int i = cpumode == PERF_RECORD_MISC_USER; i < n && nr < MAX_FRAMES; i++)
-			nr += resolve(in, ps->pid, pcs[i] - (i > 0), ps->time,
-				      PERF_RECORD_MISC_USER, frames + nr, MAX_FRAMES - nr);
-		if (early && nr < MAX_FRAMES)	/* no map at 0: an [unknown] frame */
+		/* The sampled ip's frame is frames[0] already; an interpreter leaf is named on it. */
+		int user_leaf = cpumode == PERF_RECORD_MISC_USER;
+		if (user_leaf && n && uf[0].method && leaf_frames &&
+		    (rc = rp_interp_name(in, &uf[0], ps->time, &frames[leaf_frames - 1])) < 0)
+			return rc;
+		for (int i = user_leaf; full && i < n && nr < MAX_FRAMES; i++) {
+			uint32_t k = resolve(in, ps->pid, uf[i].pc - (i > 0), ps->time,
+					     PERF_RECORD_MISC_USER, frames + nr, MAX_FRAMES - nr);
+			if (k && uf[i].method &&
+			    (rc = rp_interp_name(in, &uf[i], ps->time, &frames[nr + k - 1])) < 0)
+				return rc;
+			nr += k;
+		}
+		if (full && early && nr < MAX_FRAMES)	/* no map at 0: an [unknown] frame */
 			nr += resolve(in, ps->pid, 0, ps->time, PERF_RECORD_MISC_USER,
 				      frames + nr, MAX_FRAMES - nr);
 	}

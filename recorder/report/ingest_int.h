@@ -13,6 +13,11 @@ struct rp_unwind {
 	struct unw_cfi **cfi;
 	size_t n, cap;
 	uint64_t walks, ends[UNW_END_NR];
+	/* Steps into jitted code: refused for want of the agent's layout (another JVM, an old
+	 * agent, methods=off), refused without frame pointers, walked by rbp (interp_names.c
+	 * counts the interpreter's frames named and left unnamed). */
+	uint64_t no_vm, no_fp, fp_frames, interp_named, interp_unnamed;
+	struct rp_memo names;	/* a method record -> its interned demangled name */
 };
 
 /* offcpu.c's state: the recording's context-switches evsel (NULL: not an offcpu or wall
@@ -86,7 +91,15 @@ uint32_t rp_ingest_promote(void *ctx, uint32_t id, const struct rp_load_src **sr
  * (UNW_MAX_FRAMES of room): the user ip, then return addresses. Returns their number or
  * -ENOMEM; *early: the walk stopped before the stack's root. The report's line on the walks
  * (a warning when many stopped early), and the CFI released. */
-int rp_ingest_unwind(struct ingest *in, const struct pd_sample *ps, uint64_t *pcs, int *early);
+/* The sample's user stack unwound into frames (at most max; fewer than UNW_MAX_FRAMES is
+ * the leaf's own step, for its interpreter words, and is not counted as a walk). */
+int rp_ingest_unwind(struct ingest *in, const struct pd_sample *ps, struct unw_frame *frames,
+		     uint32_t max, int *early);
+/* interp_names.c: an interpreter frame f (method set) named on out, the frame resolve()
+ * made of its pc: 1 named, 0 left as it was (a method not in the table, a bcp outside its
+ * bytecodes: never a wrong name), -ENOMEM. */
+int rp_interp_name(struct ingest *in, const struct unw_frame *f, uint64_t time,
+		   struct rp_frame *out);
 void rp_ingest_unwind_report(const struct ingest *in);
 void rp_ingest_unwind_free(struct ingest *in);
 

@@ -85,6 +85,8 @@ static inline const char *rp_load_title(const struct rp_load *l)
 #define RP_FRAME_INLINED  (1u << 1)	/* a frame only present as inlined code */
 #define RP_FRAME_UNKNOWN  (1u << 2)	/* no mapping covered the address */
 #define RP_FRAME_UNLOADED (1u << 3)	/* jitted code already replaced/unloaded at that time */
+#define RP_FRAME_INTERPRETED (1u << 4)	/* a HotSpot interpreter frame decoded: sym is its
+					 * method, line its bci's; printed _[int] */
 
 /* What a frame is, for colours, legends and exports (JIT: stubs and code of unknown tier). */
 enum rp_kind { RP_KIND_NATIVE, RP_KIND_KERNEL, RP_KIND_INLINED, RP_KIND_INTERP, RP_KIND_C1,
@@ -298,7 +300,8 @@ int rp_print_compare(FILE *out, const struct rp_session *s, const char *method,
 /* Frame name as used in stacks: symbol, or dso+address when unresolved; with RP_NAME_GEN
  * " [gen N]" after jitted methods (never runtime code: stubs, the interpreter), with
  * RP_NAME_KMARK "_[k]" after kernel frames (flamegraph.pl's mark; perf's text graphs have
- * none), with RP_NAME_IMARK "_[i]" after inlined ones. */
+ * none), with RP_NAME_IMARK "_[i]" after inlined ones and "_[int]" after interpreted ones
+ * (HotSpot interpreter frames decoded, RP_FRAME_INTERPRETED). */
 #define RP_NAME_GEN   1u
 #define RP_NAME_KMARK 2u
 #define RP_NAME_IMARK 4u

@@ -506,6 +506,16 @@ void rp_prefetch_end(struct rp_session *s);
 const struct jd_load_entry *rp_dumps_entry(struct rp_dumps *d, const char *jitted_path,
 					   uint32_t pid);
 void rp_dumps_warn_unread(const struct rp_dumps *d, const struct jp_log *log);
+struct jd_index;
+struct jd_ext_method;
+/* interp_names.c: the method, bci and line an interpreter frame's words name in x's method
+ * table at time (bcp first, else bcp_slot): 0, or -ENOENT for a method the table does not
+ * hold or a bcp outside its bytecodes (a native method's frame holds bcp 0). */
+int rp_interp_resolve(const struct jd_index *x, uint64_t method, uint64_t bcp,
+		      uint64_t bcp_slot, uint64_t time, const struct jd_ext_method **m,
+		      uint32_t *bci, uint32_t *line);
+const struct jd_index *rp_prefetch_index(struct rp_session *s, const char *jitted_path,
+					 uint32_t pid, const struct jd_load_entry **entry);
 void rp_dumps_free(struct rp_dumps *d);
 
 /* ingest.c only: a frame resolved while its DSO's DWARF was still being read on the symbols'

@@ -273,6 +273,10 @@ const char *rp_frame_name_fixed(const struct rp_session *s, const struct rp_fram
 		return NULL;
 	if ((tag & RP_NAME_IMARK) && (f->flags & RP_FRAME_INLINED))
 		*suffix = "_[i]";
+	else if ((tag & RP_NAME_IMARK) && (f->flags & RP_FRAME_INTERPRETED))
+		*suffix = "_[int]";
+	else if (f->flags & RP_FRAME_INTERPRETED)
+		;	/* a method's name, not the interpreter's generation */
 	else if ((tag & RP_NAME_GEN) && l && !l->runtime && !(f->flags & RP_FRAME_INLINED))
 		return NULL;
 	else if ((tag & RP_NAME_KMARK) && (f->flags & RP_FRAME_KERNEL))

@@ -18,6 +18,8 @@ static uint64_t frame_key(const struct rp_session *s, const struct rp_frame *f)
 	uint64_t k = (uintptr_t)f->sym ^ (uint64_t)rp_frame_split_load(s, f) << 40;
 	if (f->flags & RP_FRAME_INLINED)
 		k ^= 1ull << 62;
+	if (f->flags & RP_FRAME_INTERPRETED)	/* apart from the method's compiled code */
+		k ^= 1ull << 61;
 	return k;
 }
 

@@ -17,10 +17,21 @@ struct unw_cfi;
 int unw_cfi_open(const char *path, struct unw_cfi **out);
 void unw_cfi_close(struct unw_cfi *c);
 
+/* What kind of code a pc is in, and so how its frame is stepped over. */
+enum unw_code {
+	UNW_CODE_CFI = 0,	/* an ELF's CFI (cfi, file_off) */
+	UNW_CODE_INTERP,	/* HotSpot's template interpreter: rbp-based frames holding the
+				 * method and bytecode pointers at method_slot, bcp_slot */
+	UNW_CODE_FP,		/* jitted code keeping rbp (-XX:+PreserveFramePointer) */
+};
+
 /* Where a code address lives, for unw_walk's find callback. */
 struct unw_module {
 	struct unw_cfi *cfi;
 	uint64_t file_off;	/* the address as an offset in the mapped file */
+	enum unw_code code;	/* 0 (UNW_CODE_CFI) unless find says otherwise */
+	int32_t method_slot, bcp_slot;	/* UNW_CODE_INTERP: words from rbp */
+	const void *data;	/* find's own, handed back in the frame (unw_frame.data) */
 };
 /* 0 and *m filled, or -ENOENT (no file-backed map, no CFI) or -ENOMEM. */
 typedef int (*unw_find_fn)(void *ctx, uint64_t pc, struct unw_module *m);
@@ -42,6 +53,7 @@ enum unw_end {
 	UNW_END_MEMORY,		/* a read outside the stack copy */
 	UNW_END_LOOP,		/* a step that does not move up the stack */
 	UNW_END_BAD_CFI,	/* an expression we do not evaluate, or a lost return address */
+	UNW_END_NO_FP,		/* an interpreter or jitted frame whose rbp is not in the copy */
 	UNW_END_NR
 };
 const char *unw_end_name(enum unw_end e);
@@ -52,5 +64,19 @@ const char *unw_end_name(enum unw_end e);
  * unknown past the last pc. */
 int unw_walk(const struct unw_input *in, unw_find_fn find, void *ctx, uint64_t *pcs,
 	     uint32_t max, enum unw_end *end);
+
+/* One frame of unw_walk_frames: its pc as unw_walk gives it and, for an interpreter frame
+ * (UNW_CODE_INTERP), the two words read for it, unchecked: the caller resolves them through
+ * its method table and must refuse a method it does not know or a bcp outside its
+ * bytecodes. The top frame's bcp is r13 (the interpreter's live bytecode pointer, the frame's
+ * slot being saved only at calls), bcp_slot the slot's; a caller's are both the slot's. */
+struct unw_frame {
+	uint64_t pc;
+	uint64_t method, bcp, bcp_slot;	/* method 0: not an interpreter frame (or unreadable) */
+	const void *data;	/* the module's data (UNW_CODE_INTERP, UNW_CODE_FP) */
+};
+/* unw_walk, with each frame's interpreter words; counts fp-walked (jitted) frames in *fp. */
+int unw_walk_frames(const struct unw_input *in, unw_find_fn find, void *ctx,
+		    struct unw_frame *frames, uint32_t max, enum unw_end *end, uint32_t *fp);
 
 #endif

@@ -10,7 +10,9 @@
 #include "recorder/unwind/unwind_int.h"
 
 #define NREGS UNW_NREGS
+#define REG_BP 6
 #define REG_SP 7
+#define REG_R13 13
 #define REG_RA 16
 #define EXPR_MAX_OPS 64
 #define EXPR_STACK 16
@@ -35,6 +37,7 @@ const char *unw_end_name(enum unw_end e)
 	static const char *const names[UNW_END_NR] = {
 		"root", "max frames", "no registers", "no CFI", "read outside the stack copy",
 		"no progress up the stack", "CFI not evaluated",
+		"frame pointer outside the stack copy",
 	};
 	return (unsigned)e < UNW_END_NR ? names[e] : "?";
 }
@@ -352,8 +355,40 @@ static enum unw_end end_of(int rc)
 	return rc == -EFAULT ? UNW_END_MEMORY : rc == -ENOENT ? UNW_END_NO_CFI : UNW_END_BAD_CFI;
 }
 
-int unw_walk(const struct unw_input *in, unw_find_fn find, void *ctx, uint64_t *pcs,
-	     uint32_t max, enum unw_end *end)
+/* An rbp-based frame (the interpreter's, or jitted code's with -XX:+PreserveFramePointer):
+ * caller pc at [rbp + 8], its rbp at [rbp], its sp rbp + 16; the other registers are
+ * unknown past it. For the interpreter also the method and bcp words into *f. 0, or
+ * -EFAULT (rbp not in the copy, or below the sp: not a frame of this stack). */
+static int step_fp(const struct machine *m, const struct unw_module *mod, int top,
+		   const struct state *cur, struct state *next, struct unw_frame *f)
+{
+	uint64_t fp = cur->r[REG_BP], ra, link, v;
+
+	if (!(cur->valid >> REG_BP & 1) || fp < cur->r[REG_SP] || fp > UINT64_MAX - 16)
+		return -EFAULT;
+	/* The frame's own words first: below rbp, they may be in the copy when its link and
+	 * return address (the copy's last bytes) are not, and the frame is then still named. */
+	if (mod->code == UNW_CODE_INTERP &&
+	    !read_stack(m, fp + (uint64_t)((int64_t)mod->method_slot * 8), &f->method) &&
+	    !read_stack(m, fp + (uint64_t)((int64_t)mod->bcp_slot * 8), &v)) {
+		f->bcp_slot = v;
+		f->bcp = top && (cur->valid >> REG_R13 & 1) ? cur->r[REG_R13] : v;
+	} else {
+		f->method = 0;
+	}
+	f->data = mod->data;
+	if (read_stack(m, fp + 8, &ra) || read_stack(m, fp, &link))
+		return -EFAULT;
+	*next = (struct state){ 0 };
+	next->r[REG_RA] = ra;
+	next->r[REG_BP] = link;
+	next->r[REG_SP] = fp + 16;
+	next->valid = 1u << REG_RA | 1u << REG_BP | 1u << REG_SP;
+	return 0;
+}
+
+int unw_walk_frames(const struct unw_input *in, unw_find_fn find, void *ctx,
+		    struct unw_frame *frames, uint32_t max, enum unw_end *end, uint32_t *fp)
 {
 	const struct unw_input no_copy = { 0 };
 	struct machine m = { .in = in };
@@ -361,6 +396,7 @@ int unw_walk(const struct unw_input *in, unw_find_fn find, void *ctx, uint64_t *
 	uint32_t n = 0;
 	int rc;
 
+	*fp = 0;
 	if (initial_state(in, &cur) || !max) {
 		*end = max ? UNW_END_NO_REGS : UNW_END_MAX;
 		return 0;
@@ -368,9 +404,9 @@ int unw_walk(const struct unw_input *in, unw_find_fn find, void *ctx, uint64_t *
 	if (!in->stack)
 		m.in = &no_copy;	/* every read fails */
 	m.stack_base = cur.r[REG_SP];
-	pcs[n++] = cur.r[REG_RA];
+	frames[n++] = (struct unw_frame){ .pc = cur.r[REG_RA] };
 	for (;;) {
-		struct unw_module mod;
+		struct unw_module mod = { 0 };
 		uint64_t pc = cur.r[REG_RA], vaddr;
 		/* A caller's pc is a return address: its call is the byte before. */
 		uint64_t at = n == 1 ? pc : pc - 1;
@@ -382,12 +418,16 @@ int unw_walk(const struct unw_input *in, unw_find_fn find, void *ctx, uint64_t *
 		rc = find(ctx, at, &mod);
 		if (rc == -ENOMEM)
 			return rc;
-		if (rc || !mod.cfi || unw_cfi_vaddr(mod.cfi, mod.file_off, &vaddr)) {
+		if (!rc && mod.code != UNW_CODE_CFI) {
+			if (step_fp(&m, &mod, n == 1, &cur, &next, &frames[n - 1])) {
+				*end = UNW_END_NO_FP;
+				break;
+			}
+			*fp += mod.code == UNW_CODE_FP;
+		} else if (rc || !mod.cfi || unw_cfi_vaddr(mod.cfi, mod.file_off, &vaddr)) {
 			*end = UNW_END_NO_CFI;
 			break;
-		}
-		rc = step_at(&m, mod.cfi, vaddr, &cur, &next);
-		if (rc) {
+		} else if ((rc = step_at(&m, mod.cfi, vaddr, &cur, &next))) {
 			*end = end_of(rc);
 			break;
 		}
@@ -399,8 +439,21 @@ int unw_walk(const struct unw_input *in, unw_find_fn find, void *ctx, uint64_t *
 			*end = UNW_END_LOOP;
 			break;
 		}
-		pcs[n++] = next.r[REG_RA];
+		frames[n++] = (struct unw_frame){ .pc = next.r[REG_RA] };
 		cur = next;
 	}
 	return (int)n;
+}
+
+int unw_walk(const struct unw_input *in, unw_find_fn find, void *ctx, uint64_t *pcs,
+	     uint32_t max, enum unw_end *end)
+{
+	struct unw_frame f[UNW_MAX_FRAMES];
+	uint32_t fp;
+	int n = unw_walk_frames(in, find, ctx, f, max < UNW_MAX_FRAMES ? max : UNW_MAX_FRAMES,
+				end, &fp);
+
+	for (int i = 0; i < n; i++)
+		pcs[i] = f[i].pc;
+	return n;
 }

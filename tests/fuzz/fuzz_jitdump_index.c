@@ -61,6 +61,30 @@ static void touch_entry(const struct jd_load_entry *e)
 	JD_PROMISE(e->generation >= 1, "generation 0 in the index");
 }
 
+/* The method table: every record whole, its lines ascending, each found again by its
+ * pointer (the record of its time or an earlier one of the same pointer). */
+static void touch_methods(const struct jd_index *x)
+{
+	const struct jd_ext_method *prev = NULL;
+	for (size_t i = 0; i < jd_index_nr_methods(x); i++) {
+		const struct jd_ext_method *m = jd_index_method_nth(x, i);
+		JD_PROMISE(m != NULL, "a method of the table missing");
+		jd_touch_str(m->name);
+		jd_touch_str(m->file);
+		for (uint32_t k = 0; k < m->nr_lines; k++) {
+			JD_PROMISE(!k || m->lines[k].bci >= m->lines[k - 1].bci, "lines not sorted");
+			jd_touch_sink += m->lines[k].line;
+		}
+		JD_PROMISE(!prev || prev->method <= m->method, "the table is not sorted");
+		const struct jd_ext_method *f = jd_index_method(x, m->method, UINT64_MAX);
+		JD_PROMISE(f && f->method == m->method, "a method not found by its pointer");
+		prev = m;
+	}
+	JD_PROMISE(!jd_index_method_nth(x, jd_index_nr_methods(x)), "a method past the end");
+	if (jd_index_vm(x))
+		jd_touch_sink += jd_index_vm(x)->method_slot;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	if (!dump_path[0]) {
@@ -93,6 +117,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		jd_touch_sink += jd_index_move(x, i)->move.new_code_addr;
 	if (jd_index_agent_stats(x))
 		jd_touch_sink += jd_index_agent_stats(x)->loads;
+	touch_methods(x);
 	jd_touch_str(jd_index_warning(x));
 	jd_touch_sink += jd_index_stats(x)->records + jd_index_header(x)->pid;
 	/* Leaving the inline stacks out (report without --jvm-log) reads the same dump: the same

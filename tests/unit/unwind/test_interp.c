@@ -1,0 +1,199 @@
+/* test_interp.c - recorder/unwind's rbp-based frames (walk.c step_fp): HotSpot interpreter
+ * frames give their method and bcp words (the top one's bcp from r13, the slot's beside it),
+ * jitted code kept on frame pointers is stepped by rbp; hostile stacks (rbp outside the copy
+ * or below the sp, slots outside the copy, a chain of rbps that loops, a truncated copy,
+ * SIZE 0) end the walk with the reason said, bounded, never a crash. Code addresses are made
+ * up: the find callback here says what each range is. */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "recorder/unwind/unwind.h"
+
+#define INTERP_LO 0x10000u	/* [0x10000, 0x20000): the interpreter */
+#define FP_LO 0x20000u		/* [0x20000, 0x30000): jitted code keeping rbp */
+#define ROOT_PC 0x30010u	/* a pc the find callback knows nothing of */
+#define SP 0x7ffd0000u
+static const char data_tag[] = "index";
+
+static int find(void *ctx, uint64_t pc, struct unw_module *m)
+{
+	(void)ctx;
+	if (pc >= INTERP_LO && pc < FP_LO) {
+		m->code = UNW_CODE_INTERP;
+		m->method_slot = -3;
+		m->bcp_slot = -8;
+		m->data = data_tag;
+		return 0;
+	}
+	if (pc >= FP_LO && pc < ROOT_PC - 0x10) {
+		m->code = UNW_CODE_FP;
+		return 0;
+	}
+	return -ENOENT;
+}
+
+/* perf's packed registers with mask 0xff0fff: AX..SS at 0-11, R8..R15 at 12-19. */
+struct sample {
+	uint64_t regs[20];
+	uint8_t stack[4096];
+	struct unw_input in;
+};
+
+static void sample_at(struct sample *s, uint64_t ip, uint64_t sp, uint64_t bp, uint64_t r13,
+		      size_t size)
+{
+	memset(s, 0, sizeof(*s));
+	s->regs[6] = bp;
+	s->regs[7] = sp;
+	s->regs[8] = ip;
+	s->regs[12 + 5] = r13;
+	s->in = (struct unw_input){ .regs_abi = 2, .regs_mask = 0xff0fffULL, .regs = s->regs,
+				    .stack = s->stack, .stack_size = size };
+}
+
+static void put64(struct sample *s, uint64_t addr, uint64_t v)
+{
+	memcpy(s->stack + (addr - SP), &v, 8);
+}
+
+/* An interpreter frame at fp: method, bcp, link, return address. */
+static void interp_frame(struct sample *s, uint64_t fp, uint64_t method, uint64_t bcp,
+			 uint64_t link, uint64_t ra)
+{
+	put64(s, fp - 3 * 8, method);
+	put64(s, fp - 8 * 8, bcp);
+	put64(s, fp, link);
+	put64(s, fp + 8, ra);
+}
+
+/* interpreted leaf -> interpreted caller -> jitted (fp) -> a pc of nothing known. */
+Test(interp, frames_decoded_then_fp_then_the_end)
+{
+	static struct sample s;
+	struct unw_frame f[UNW_MAX_FRAMES];
+	enum unw_end end;
+	uint32_t fp;
+	uint64_t fp0 = SP + 0x100, fp1 = SP + 0x200, fp2 = SP + 0x300;
+	sample_at(&s, INTERP_LO + 0x40, SP, fp0, 0xb0b5, 1024);
+	interp_frame(&s, fp0, 0xaaa0, 0xb000, fp1, INTERP_LO + 0x99);
+	interp_frame(&s, fp1, 0xccc0, 0xd004, fp2, FP_LO + 0x10);
+	put64(&s, fp2, 0);
+	put64(&s, fp2 + 8, ROOT_PC);
+	int n = unw_walk_frames(&s.in, find, NULL, f, UNW_MAX_FRAMES, &end, &fp);
+	cr_assert_eq(n, 4, "%d frames, ended: %s", n, unw_end_name(end));
+	cr_assert_eq(end, UNW_END_NO_CFI, "%s", unw_end_name(end));
+	cr_assert_eq(fp, 1);
+	cr_assert_eq(f[0].pc, INTERP_LO + 0x40);
+	cr_assert_eq(f[0].method, 0xaaa0);
+	cr_assert_eq(f[0].bcp, 0xb0b5, "the top frame's live bcp is r13's");
+	cr_assert_eq(f[0].bcp_slot, 0xb000);
+	cr_assert_eq(f[0].data, data_tag);
+	cr_assert_eq(f[1].pc, INTERP_LO + 0x99);
+	cr_assert_eq(f[1].method, 0xccc0);
+	cr_assert_eq(f[1].bcp, 0xd004, "a caller's bcp is its slot's");
+	cr_assert_eq(f[2].pc, FP_LO + 0x10);
+	cr_assert_eq(f[2].method, 0, "jitted frames carry no method");
+	cr_assert_eq(f[3].pc, ROOT_PC);
+	/* unw_walk gives the same pcs. */
+	uint64_t pcs[UNW_MAX_FRAMES];
+	cr_assert_eq(unw_walk(&s.in, find, NULL, pcs, UNW_MAX_FRAMES, &end), 4);
+	for (int i = 0; i < 4; i++)
+		cr_assert_eq(pcs[i], f[i].pc);
+}
+
+Test(interp, rbp_outside_the_copy_or_below_sp)
+{
+	static struct sample s;
+	struct unw_frame f[8];
+	enum unw_end end;
+	uint32_t fp;
+	sample_at(&s, INTERP_LO, SP, SP + 0x2000, 0, 1024);	/* past the copy's valid bytes */
+	cr_assert_eq(unw_walk_frames(&s.in, find, NULL, f, 8, &end, &fp), 1);
+	cr_assert_eq(end, UNW_END_NO_FP, "%s", unw_end_name(end));
+	cr_assert_eq(f[0].method, 0, "nothing read for slots not in the copy");
+	sample_at(&s, INTERP_LO, SP, SP - 0x100, 0, 1024);	/* below the sp */
+	cr_assert_eq(unw_walk_frames(&s.in, find, NULL, f, 8, &end, &fp), 1);
+	cr_assert_eq(end, UNW_END_NO_FP, "%s", unw_end_name(end));
+	sample_at(&s, FP_LO, SP, UINT64_MAX - 8, 0, 1024);	/* would wrap */
+	cr_assert_eq(unw_walk_frames(&s.in, find, NULL, f, 8, &end, &fp), 1);
+	cr_assert_eq(end, UNW_END_NO_FP, "%s", unw_end_name(end));
+	/* SIZE 0 and no copy at all: the same, at once. */
+	sample_at(&s, INTERP_LO, SP, SP + 0x10, 0, 0);
+	cr_assert_eq(unw_walk_frames(&s.in, find, NULL, f, 8, &end, &fp), 1);
+	cr_assert_eq(end, UNW_END_NO_FP, "%s", unw_end_name(end));
+	s.in.stack = NULL;
+	cr_assert_eq(unw_walk_frames(&s.in, find, NULL, f, 8, &end, &fp), 1);
+	cr_assert_eq(end, UNW_END_NO_FP, "%s", unw_end_name(end));
+}
+
+/* The slots below rbp start before the copy: the frame is stepped, its words not read. */
+Test(interp, slots_outside_the_copy)
+{
+	static struct sample s;
+	struct unw_frame f[8];
+	enum unw_end end;
+	uint32_t fp;
+	sample_at(&s, INTERP_LO, SP, SP + 0x10, 0x1234, 1024);
+	put64(&s, SP + 0x10, 0);
+	put64(&s, SP + 0x18, ROOT_PC);
+	cr_assert_eq(unw_walk_frames(&s.in, find, NULL, f, 8, &end, &fp), 2);
+	cr_assert_eq(f[0].method, 0);
+	cr_assert_eq(f[1].pc, ROOT_PC);
+}
+
+/* rbp chains that point back at themselves or down the stack: the sp must rise. */
+Test(interp, a_chain_that_loops)
+{
+	static struct sample s;
+	struct unw_frame f[UNW_MAX_FRAMES];
+	enum unw_end end;
+	uint32_t fp;
+	uint64_t fp0 = SP + 0x100, fp1 = SP + 0x200;
+	sample_at(&s, FP_LO, SP, fp0, 0, 1024);
+	put64(&s, fp0, fp1);
+	put64(&s, fp0 + 8, FP_LO + 4);
+	put64(&s, fp1, fp0);		/* back down */
+	put64(&s, fp1 + 8, FP_LO + 8);
+	int n = unw_walk_frames(&s.in, find, NULL, f, UNW_MAX_FRAMES, &end, &fp);
+	cr_assert_eq(n, 3, "%d: %s", n, unw_end_name(end));
+	cr_assert_eq(end, UNW_END_NO_FP, "%s", unw_end_name(end));
+	put64(&s, fp0, fp0);		/* itself */
+	n = unw_walk_frames(&s.in, find, NULL, f, UNW_MAX_FRAMES, &end, &fp);
+	cr_assert_leq(n, 3, "%d", n);
+	cr_assert(end == UNW_END_NO_FP || end == UNW_END_LOOP, "%s", unw_end_name(end));
+}
+
+/* The copy ends between the frame's words and its link: named, then the end. */
+Test(interp, copy_ends_at_the_link)
+{
+	static struct sample s;
+	struct unw_frame f[8];
+	enum unw_end end;
+	uint32_t fp;
+	sample_at(&s, INTERP_LO, SP, SP + 0x100, 0, 0x100);
+	put64(&s, SP + 0x100 - 24, 0xaaa0);
+	put64(&s, SP + 0x100 - 64, 0xb000);
+	cr_assert_eq(unw_walk_frames(&s.in, find, NULL, f, 8, &end, &fp), 1);
+	cr_assert_eq(end, UNW_END_NO_FP, "%s", unw_end_name(end));
+	cr_assert_eq(f[0].method, 0xaaa0);
+	cr_assert_eq(f[0].bcp_slot, 0xb000);
+}
+
+/* A deep, valid chain stops at the frame limit. */
+Test(interp, max_frames)
+{
+	static struct sample s;
+	struct unw_frame f[UNW_MAX_FRAMES];
+	enum unw_end end;
+	uint32_t fp;
+	sample_at(&s, INTERP_LO, SP, SP + 0x40, 0, sizeof(s.stack));
+	for (uint64_t a = SP + 0x40; a + 16 <= SP + sizeof(s.stack); a += 16) {
+		put64(&s, a, a + 16);
+		put64(&s, a + 8, INTERP_LO + 1);
+	}
+	int n = unw_walk_frames(&s.in, find, NULL, f, UNW_MAX_FRAMES, &end, &fp);
+	cr_assert_eq(n, UNW_MAX_FRAMES, "%d: %s", n, unw_end_name(end));
+	cr_assert_eq(end, UNW_END_MAX, "%s", unw_end_name(end));
+}
