@@ -31,6 +31,13 @@ static int write_mmap2(struct inj_run_state *s, const struct inj_dump *d, uint32
 	/* id 0 is "the first event" for perf; the cpu is the marker's. */
 	struct pd_sid sid = { .pid = pid, .tid = tid, .time = time, .cpu = d->marker_cpu };
 	int rc = pd_writer_mmap2(s->w, &a, &sid);
+	if (rc == 0 && s->stacks &&
+	    (rc = inj_stacks_mmap(s->stacks, pid, tid, start, len, pgoff, filename, build_id,
+				  a.build_id_size, time)) < 0) {
+		snprintf(s->err, s->errlen, "%s: unwinding the user stacks: %s", s->o->input,
+			 strerror(-rc));
+		return rc;
+	}
 	if (rc < 0) {
 		snprintf(s->err, s->errlen, "%s: writing: %s", s->o->output, strerror(-rc));
 		return rc;

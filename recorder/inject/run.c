@@ -31,6 +31,8 @@ static void on_hit(void *ctx, struct inj_dump *d, uint32_t load, unsigned how)
 static int start_writer(struct inj_run_state *s)
 {
 	int rc = pd_writer_copy_attrs(s->w, s->r);
+	if (rc == 0 && s->stacks)
+		rc = inj_stacks_attrs(s->stacks, s->w);
 	/* File-mode features become HEADER_FEATURE records at the start of a pipe; pipe-mode
 	 * ones pass through as records, and a file output takes them all at close. */
 	if (rc == 0 && s->o->out_pipe && !pd_reader_is_pipe(s->r))
@@ -45,6 +47,9 @@ static int handle(struct inj_run_state *s, const struct pd_event *ev)
 	uint64_t t = pd_event_time(ev);
 	if (t > s->max_seen)
 		s->max_seen = t;
+	if (s->stacks && ev->type != PERF_RECORD_SAMPLE &&
+	    (rc = inj_stacks_event(s->stacks, ev)) < 0)
+		goto nomem;
 	switch (ev->type) {
 	case PD_RECORD_HEADER_ATTR:
 		if (!s->w_started)
@@ -79,15 +84,29 @@ static int handle(struct inj_run_state *s, const struct pd_event *ev)
 		break;
 	case PERF_RECORD_SAMPLE: {
 		const struct pd_sample *sm = &ev->u.sample;
+		const uint64_t *chain = sm->callchain;
+		uint64_t nr_chain = chain ? sm->nr_callchain : 0;
+		const void *rec = NULL;
+		size_t size = 0;
 		s->st->samples++;
 		int user = (ev->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_USER;
+		if (s->stacks && (rc = inj_stacks_sample(s->stacks, ev, &rec, &size, &chain,
+							 &nr_chain)) < 0)
+			goto nomem;
 		if (s->nr_dumps || !s->prescanned) {
 			/* Without a prescan (pipe input) a marker may still come later in the
 			 * file than samples it explains: the replay holds those too. */
-			rc = inj_sim_sample(s->sim, sm->pid, sm->tid, sm->time, sm->ip, sm->callchain,
-					    sm->callchain ? sm->nr_callchain : 0, user);
+			rc = inj_sim_sample(s->sim, sm->pid, sm->tid, sm->time, sm->ip, chain,
+					    nr_chain, user);
 			if (rc < 0)
 				return rc;
+		}
+		if (rec && rec != ev->raw) {	/* its call chain unwound (stacks.c) */
+			inj_sim_seen(s->sim, t);
+			if ((rc = pd_writer_write(s->w, rec, size)) < 0)
+				goto werr;
+			s->st->records_out++;
+			return 0;
 		}
 		break;
 	}
@@ -101,6 +120,10 @@ static int handle(struct inj_run_state *s, const struct pd_event *ev)
 	return 0;
 werr:
 	snprintf(s->err, s->errlen, "%s: writing: %s", s->o->output, strerror(-rc));
+	return rc;
+nomem:
+	snprintf(s->err, s->errlen, "%s: unwinding the user stacks: %s", s->o->input,
+		 strerror(-rc));
 	return rc;
 }
 
@@ -291,6 +314,9 @@ int inj_run(const struct inj_opts *opts, struct inj_stats *st)
 	if (rc == 0 && o->no_elfs && !pd_reader_is_pipe(s.r) && o->threads != 1 &&
 	    (rc = inj_hasher_new(&s.hasher, o->threads)) < 0)
 		snprintf(err, errlen, "out of memory");
+	if (rc == 0 && (rc = inj_stacks_new(&s.stacks, s.r, o->keep_stacks)) < 0)
+		snprintf(err, errlen, "%s: unwinding the user stacks: %s", o->input,
+			 strerror(-rc));
 	if (rc == 0 && !pd_reader_is_pipe(s.r))
 		rc = inj_prescan(&s);
 	inj_sim_set_lazy(s.sim, !s.prescanned);
@@ -310,6 +336,9 @@ out:
 		}
 	}
 	inj_sim_free(s.sim);
+	if (s.stacks)
+		st->stacks = *inj_stacks_stats(s.stacks);
+	inj_stacks_free(s.stacks);
 	for (size_t i = 0; i < s.nr_dumps; i++) {
 		inj_dump_fini(s.dumps[i]);
 		free(s.dumps[i]);

@@ -168,6 +168,18 @@ const struct perf_event_attr *pd_writer_attr(const struct pd_writer *w, size_t i
 	return idx < w->nr_attrs ? &w->attrs[idx].attr : NULL;
 }
 
+int pd_writer_set_attr(struct pd_writer *w, size_t idx, const struct perf_event_attr *attr)
+{
+	if (idx >= w->nr_attrs)
+		return -ENOENT;
+	if (w->started)
+		return -EBUSY;
+	struct perf_event_attr *a = &w->attrs[idx].attr;
+	memcpy(a, attr, sizeof(*a) < PD_ATTR_SIZE_FILE ? sizeof(*a) : PD_ATTR_SIZE_FILE);
+	a->size = PD_ATTR_SIZE_FILE;
+	return 0;
+}
+
 uint64_t pd_writer_bytes(const struct pd_writer *w)
 {
 	return w->bytes;
