@@ -30,7 +30,10 @@ static void on_hit(void *ctx, struct inj_dump *d, uint32_t load, unsigned how)
 
 static int start_writer(struct inj_run_state *s)
 {
-	int rc = pd_writer_copy_attrs(s->w, s->r);
+	/* Every attr is known here, a pipe's too: the first record that is not one has come. */
+	int rc = inj_stacks_new(&s->stacks, s->r, s->o->keep_stacks);
+	if (rc == 0)
+		rc = pd_writer_copy_attrs(s->w, s->r);
 	if (rc == 0 && s->stacks)
 		rc = inj_stacks_attrs(s->stacks, s->w);
 	/* File-mode features become HEADER_FEATURE records at the start of a pipe; pipe-mode
@@ -314,9 +317,6 @@ int inj_run(const struct inj_opts *opts, struct inj_stats *st)
 	if (rc == 0 && o->no_elfs && !pd_reader_is_pipe(s.r) && o->threads != 1 &&
 	    (rc = inj_hasher_new(&s.hasher, o->threads)) < 0)
 		snprintf(err, errlen, "out of memory");
-	if (rc == 0 && (rc = inj_stacks_new(&s.stacks, s.r, o->keep_stacks)) < 0)
-		snprintf(err, errlen, "%s: unwinding the user stacks: %s", o->input,
-			 strerror(-rc));
 	if (rc == 0 && !pd_reader_is_pipe(s.r))
 		rc = inj_prescan(&s);
 	inj_sim_set_lazy(s.sim, !s.prescanned);

@@ -144,6 +144,24 @@ Test(inject_stacks, jitprof_dwarf_recording)
 	tu_result_free(&r);
 }
 
+/* A pipe all the way: the attrs come in the stream, after inject has started. */
+Test(inject_stacks, pipe_in_pipe_out)
+{
+	struct tu_result r;
+	static char ch[MAX_SAMPLES][256];
+	unsigned long in_c, full;
+	rx_build_cg();
+	if (!tu_have("perf"))
+		cr_skip_test("perf is not installed: no reader of the piped output");
+	rx_ok(&r, "cd '%s' && HOME='%s' '%s' record -q --call-graph dwarf -o - ./cg 100000000 | "
+	      "'%s' inject -i - -o - > piped.data", dir, dir, rx_jitprof, rx_jitprof);
+	cr_assert(strstr(r.err, "user stacks unwound"), "%s", r.err);
+	tu_result_free(&r);
+	count_leaf_c(ch, script_chains("piped.data", ch, MAX_SAMPLES), &in_c, &full);
+	cr_assert_geq(in_c, 50);
+	cr_assert_geq(full * 10, in_c * 9, "%lu of %lu", full, in_c);
+}
+
 /* perf's own dwarf recording, and --keep-stacks: the copies stay, the chains are there. */
 Test(inject_stacks, perf_dwarf_recording_and_keep_stacks)
 {
