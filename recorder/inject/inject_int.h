@@ -392,10 +392,12 @@ int inj_stacks_attrs(struct inj_stacks *k, struct pd_writer *w);
 /* A recorded MMAP, MMAP2, COMM, FORK or EXIT, for the processes' maps; others ignored.
  * 0 or -ENOMEM. */
 int inj_stacks_event(struct inj_stacks *k, const struct pd_event *ev);
-/* One of inject's synthetic MMAP2s. 0 or -ENOMEM. */
-int inj_stacks_mmap(struct inj_stacks *k, uint32_t pid, uint32_t tid, uint64_t start,
-		    uint64_t len, uint64_t pgoff, const char *filename, const uint8_t *build_id,
-		    size_t build_id_size, uint64_t time);
+/* One of inject's synthetic MMAP2s: of load `load` of d (its build-id SYNTH_BUILD_ID_SIZE
+ * bytes), or a placeholder (load INJ_NONE, build_id NULL). 0 or -ENOMEM. */
+struct inj_dump;
+int inj_stacks_mmap(struct inj_stacks *k, struct inj_dump *d, uint32_t load, uint32_t pid,
+		    uint32_t tid, uint64_t start, uint64_t len, uint64_t pgoff,
+		    const char *filename, const uint8_t *build_id, uint64_t time);
 /* The record to write for sample ev and the call chain it now has: 1 rewritten (*rec valid
  * until the next call), 0 as read (not an evsel with copies, or no room), -ENOMEM. */
 int inj_stacks_sample(struct inj_stacks *k, const struct pd_event *ev, const void **rec,

@@ -5,10 +5,13 @@
  * so perf and every reader see plain call chains in a far smaller file. The maps are the
  * stream's own MMAP/FORK/EXIT records plus inject's synthetic MMAP2s, fed to a symbols
  * session as the stream goes (file order: a map the recording writes after a sample of its
- * time is not seen by that sample). */
+ * time is not seen by that sample). A jitted generation's CFI is that of its ELF, built in
+ * memory from the dump (the file may not be written yet, or ever: --no-elfs). */
 #include "recorder/inject/inject_int.h"
 #include "lib/grow.h"
+#include "lib/hindex.h"
 #include "recorder/symbols/symbols.h"
+#include "synth/synth.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -20,13 +23,28 @@
 /* The kernel entries kept in front of the user part: perf's max stack and its markers. */
 #define KERNEL_MAX (UNW_MAX_FRAMES + 8)
 
+/* A jitted generation inject mapped, by its build-id (the same id is the same ELF). */
+struct jit_load {
+	uint8_t id[SYNTH_BUILD_ID_SIZE];
+	struct inj_dump *d;
+	uint32_t load;
+};
+
+struct cfi_slot {
+	struct unw_cfi *cfi;	/* NULL: none in the file */
+	struct synth_elf img;	/* a jitted generation's ELF the CFI reads (else empty) */
+};
+
 struct inj_stacks {
 	struct sym_session *ss;
 	uint8_t *edit;		/* per evsel (pd_evsel.idx): 1 = its samples are rewritten */
 	size_t nr_evsels;
 	int keep;
-	struct unw_cfi **cfi;	/* per DSO, by sym_dso_tag - 1 (NULL: none in the file) */
+	struct cfi_slot *cfi;	/* per DSO, by sym_dso_tag - 1 */
 	size_t ncfi, capcfi;
+	struct jit_load *jit;
+	size_t njit, capjit;
+	struct jp_hindex jit_index;
 	uint64_t chain[KERNEL_MAX + 1 + UNW_MAX_FRAMES + 1];
 	uint64_t nr_chain;
 	uint8_t rec[REC_MAX];
@@ -67,9 +85,13 @@ void inj_stacks_free(struct inj_stacks *k)
 {
 	if (!k)
 		return;
-	for (size_t i = 0; i < k->ncfi; i++)
-		unw_cfi_close(k->cfi[i]);
+	for (size_t i = 0; i < k->ncfi; i++) {
+		unw_cfi_close(k->cfi[i].cfi);
+		synth_elf_free(&k->cfi[i].img);
+	}
 	free(k->cfi);
+	free(k->jit);
+	jp_hindex_free(&k->jit_index);
 	sym_session_free(k->ss);
 	free(k->edit);
 	free(k);
@@ -116,13 +138,59 @@ int inj_stacks_event(struct inj_stacks *k, const struct pd_event *ev)
 	}
 }
 
-int inj_stacks_mmap(struct inj_stacks *k, uint32_t pid, uint32_t tid, uint64_t start,
-		    uint64_t len, uint64_t pgoff, const char *filename, const uint8_t *build_id,
-		    size_t build_id_size, uint64_t time)
+static int jit_eq(const void *key, uint32_t idx, const void *ctx)
 {
-	int rc = sym_mmap(k->ss, pid, tid, start, len, pgoff, filename, build_id, build_id_size,
-			  PERF_RECORD_MISC_USER, time);
-	return rc == -ENOMEM ? rc : 0;
+	const struct inj_stacks *k = ctx;
+	return !memcmp(k->jit[idx].id, key, SYNTH_BUILD_ID_SIZE);
+}
+
+static int64_t jit_find(struct inj_stacks *k, const uint8_t *id)
+{
+	return jp_hindex_find(&k->jit_index, jp_hindex_hash(id, SYNTH_BUILD_ID_SIZE), id, jit_eq,
+			      k);
+}
+
+int inj_stacks_mmap(struct inj_stacks *k, struct inj_dump *d, uint32_t load, uint32_t pid,
+		    uint32_t tid, uint64_t start, uint64_t len, uint64_t pgoff,
+		    const char *filename, const uint8_t *build_id, uint64_t time)
+{
+	int rc = sym_mmap(k->ss, pid, tid, start, len, pgoff, filename, build_id,
+			  build_id ? SYNTH_BUILD_ID_SIZE : 0, PERF_RECORD_MISC_USER, time);
+	if (rc == -ENOMEM)
+		return rc;
+	if (load == INJ_NONE || !build_id || jit_find(k, build_id) >= 0)
+		return 0;
+	if (JP_GROW_FOR(k->jit, k->capjit, k->njit))
+		return -ENOMEM;
+	struct jit_load *j = &k->jit[k->njit];
+	memcpy(j->id, build_id, SYNTH_BUILD_ID_SIZE);
+	j->d = d;
+	j->load = load;
+	if (jp_hindex_add(&k->jit_index, jp_hindex_hash(build_id, SYNTH_BUILD_ID_SIZE), k->njit))
+		return -ENOMEM;
+	k->njit++;
+	return 0;
+}
+
+/* A jitted generation's CFI: the unwind data its runtime wrote into the dump, in the ELF synth
+ * makes of it (symbols only: the same .eh_frame at the same place). None: s stays empty. */
+static int jit_cfi(const struct jit_load *j, struct cfi_slot *s)
+{
+	const struct jd_load_entry *e = jd_index_load(j->d->x, j->load);
+	struct synth_input in;
+	char err[256];
+
+	if (!e || !e->unwind || (j->d->loads[j->load].flags & INJ_BAD))
+		return 0;
+	inj_load_input(j->d, j->load, &in);
+	int rc = synth_build_symbols(&in, j->id, &s->img, JP_ERRBUF_LOG(err));
+	if (rc < 0)
+		return rc == -ENOMEM ? rc : 0;
+	if ((rc = unw_cfi_open_mem(s->img.data, s->img.size, &s->cfi)) == -ENOMEM)
+		return rc;
+	if (!s->cfi)
+		synth_elf_free(&s->img);
+	return 0;
 }
 
 /* d's CFI, opened on first use and kept (NULL: none; -ENOMEM through *err). */
@@ -132,20 +200,24 @@ static struct unw_cfi *cfi_of(struct inj_stacks *k, struct sym_dso *d, int *err)
 	const char *path;
 
 	if (tag)
-		return k->cfi[tag - 1];
+		return k->cfi[tag - 1].cfi;
 	if (k->ncfi >= UINT32_MAX - 1 ||
 	    JP_GROW_FOR(k->cfi, k->capcfi, k->ncfi)) {
 		*err = -ENOMEM;
 		return NULL;
 	}
-	struct unw_cfi *c = NULL;
-	if (!sym_dso_find(k->ss, d, &path) && unw_cfi_open(path, &c) == -ENOMEM) {
+	struct cfi_slot *s = &k->cfi[k->ncfi];
+	const struct sym_build_id *id = sym_dso_build_id(d);
+	int64_t j = id->size == SYNTH_BUILD_ID_SIZE ? jit_find(k, id->data) : -1;
+	memset(s, 0, sizeof(*s));
+	if (j >= 0)
+		*err = jit_cfi(&k->jit[j], s);
+	else if (!sym_dso_find(k->ss, d, &path) && unw_cfi_open(path, &s->cfi) == -ENOMEM)
 		*err = -ENOMEM;
+	if (*err)
 		return NULL;
-	}
-	k->cfi[k->ncfi++] = c;
-	sym_dso_set_tag(d, (uint32_t)k->ncfi);
-	return c;
+	sym_dso_set_tag(d, (uint32_t)++k->ncfi);
+	return s->cfi;
 }
 
 struct walk_ctx {

@@ -46,6 +46,37 @@ static int read_loads(struct unw_cfi *c)
 	return c->nloads ? 0 : -ENOENT;
 }
 
+/* The PT_LOADs and the CFI sections of c->elf. 0, -ENOENT or -ENOMEM. */
+static int cfi_read(struct unw_cfi *c)
+{
+	int err = read_loads(c);
+	if (err)
+		return err;
+	c->eh = dwarf_getcfi_elf(c->elf);
+	if (has_section(c->elf, ".debug_frame") && (c->dw = dwarf_begin_elf(c->elf, DWARF_C_READ,
+									   NULL)))
+		c->debug = dwarf_getcfi(c->dw);
+	return c->eh || c->debug ? 0 : -ENOENT;
+}
+
+int unw_cfi_open_mem(const void *image, size_t len, struct unw_cfi **out)
+{
+	struct unw_cfi *c = calloc(1, sizeof(*c));
+	int err = -ENOENT;
+
+	*out = NULL;
+	if (!c)
+		return -ENOMEM;
+	elf_version(EV_CURRENT);
+	c->elf = elf_memory((char *)image, len);	/* read only: libelf writes nothing */
+	if (c->elf && elf_kind(c->elf) == ELF_K_ELF && !(err = cfi_read(c))) {
+		*out = c;
+		return 0;
+	}
+	unw_cfi_close(c);
+	return err;
+}
+
 int unw_cfi_open(const char *path, struct unw_cfi **out)
 {
 	struct unw_cfi *c = calloc(1, sizeof(*c));
@@ -69,16 +100,8 @@ int unw_cfi_open(const char *path, struct unw_cfi **out)
 	elf_cntl(c->elf, ELF_C_FDDONE);
 	close(fd);
 	fd = -1;
-	if ((err = read_loads(c)))
+	if ((err = cfi_read(c)))
 		goto out_free;
-	c->eh = dwarf_getcfi_elf(c->elf);
-	if (has_section(c->elf, ".debug_frame") && (c->dw = dwarf_begin_elf(c->elf, DWARF_C_READ,
-									   NULL)))
-		c->debug = dwarf_getcfi(c->dw);
-	if (!c->eh && !c->debug) {
-		err = -ENOENT;
-		goto out_free;
-	}
 	*out = c;
 	return 0;
 out_free:

@@ -16,6 +16,9 @@
 struct unw_cfi;
 /* 0 and *out, or -errno (-ENOENT: no CFI in the file, -ENOMEM) with *out NULL. */
 int unw_cfi_open(const char *path, struct unw_cfi **out);
+/* The same from an ELF image in memory (an ELF synthesized for jitted code), which must
+ * stay unchanged until unw_cfi_close. */
+int unw_cfi_open_mem(const void *image, size_t len, struct unw_cfi **out);
 void unw_cfi_close(struct unw_cfi *c);
 
 /* Where a code address lives, for unw_walk's find callback. */

@@ -3,14 +3,18 @@
  * a 0 where the walk ended early), the copies dropped from the samples and the attr (or kept
  * with keep_stacks), the fields after them still in place; hostile copies (no registers,
  * SIZE 0, a copy shorter than its size, one that walks on for ever through real CFI) end
- * bounded, never a crash. The walk itself is tests/unit/unwind's. */
+ * bounded, never a crash; jitted code unwound through the CFI its dump carries. The walk itself
+ * is tests/unit/unwind's. */
 #include <criterion/criterion.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
+
+#include "jitdump/jitdump.h"
 
 #include "recorder/inject/inject_int.h"
 #include "recorder/perfdata/perfdata.h"
@@ -24,6 +28,7 @@
 #define REGS ((1ull << 6) | (1ull << 7) | (1ull << 8))	/* bp, sp, ip (perf's x86 numbers) */
 
 static char *dir;
+static uint32_t pid = PID;	/* the samples' process */
 static char data[4200], out[4200];
 
 static void cleanup(void)
@@ -81,7 +86,7 @@ static void sample(struct pd_writer *w, uint64_t t, const struct smp *s)
 	uint8_t *p = rec + 8;
 	put(&p, 7);			/* IDENTIFIER */
 	put(&p, s->ip);
-	put(&p, (uint64_t)PID << 32 | PID);
+	put(&p, (uint64_t)pid << 32 | pid);
 	put(&p, t);
 	put(&p, 1);			/* PERIOD */
 	put(&p, s->kernel ? 3 : 0);	/* CALLCHAIN */
@@ -114,14 +119,16 @@ static void sample(struct pd_writer *w, uint64_t t, const struct smp *s)
 static struct pd_writer *open_recording(void)
 {
 	struct pd_writer *w;
-	dir = tu_tmpdir("injstacks");
+	if (!dir)
+		dir = tu_tmpdir("injstacks");
 	snprintf(data, sizeof(data), "%s/perf.data", dir);
 	snprintf(out, sizeof(out), "%s/out.data", dir);
 	cr_assert_eq(pd_writer_open(&w, data, 0), 0);
 	struct perf_event_attr a = { .type = PERF_TYPE_SOFTWARE, .size = sizeof(a),
 				     .sample_type = ST, .sample_id_all = 1, .mmap2 = 1,
 				     .sample_regs_user = REGS, .sample_stack_user = 4096,
-				     .exclude_callchain_user = 1, .sample_period = 1 };
+				     .exclude_callchain_user = 1, .sample_period = 1,
+				     .use_clockid = 1, .clockid = CLOCK_MONOTONIC };
 	uint64_t id = 7;
 	cr_assert_eq(pd_writer_add_attr(w, &a, &id, 1, "cpu-clock"), 0);
 	return w;
@@ -281,4 +288,59 @@ Test(stacks, endless_stack_stops_at_max_frames)
 	cr_assert_eq(g.chain[0][1], pc);
 	cr_assert_eq(g.chain[0][UNW_MAX_FRAMES], pc);
 	cr_assert_eq(g.chain[0][UNW_MAX_FRAMES + 1], 0);
+}
+
+/* A jitted method whose dump carries its .eh_frame (a CIE: CFA = rsp + 8, the return address
+ * at CFA - 8; an FDE over its 48 bytes: CFA = rsp + 16, one word pushed): the walk takes the
+ * return address from the copy's second word, through the ELF inject builds in memory. */
+static const uint8_t eh_frame[] = {
+	20, 0, 0, 0, 0, 0, 0, 0, 1, 'z', 'R', 0, 1, 0x78, 0x10, 1, 0x1b,
+	0x0c, 7, 8, 0x90, 1, 0, 0,			/* CIE, 24 bytes */
+	16, 0, 0, 0, 28, 0, 0, 0,			/* FDE: length, CIE pointer */
+	0xb0, 0xff, 0xff, 0xff, 48, 0, 0, 0,		/* pc_begin -80 (pc-relative), range 48 */
+	0, 0x0e, 16, 0,					/* no augmentation, def_cfa_offset 16 */
+	0, 0, 0, 0,					/* end */
+};
+
+Test(stacks, jitted_code_unwinds_through_its_dump_cfi)
+{
+	static const uint8_t code[48] = { 0x55, [47] = 0xc3 };
+	const uint64_t t0 = 1000000, addr = 0x40000, ra = 0xdead0000;
+	dir = tu_tmpdir("injstacks");
+	pid = (uint32_t)getpid();
+	struct jd_writer_opts jo = { .size = sizeof(jo), .dir = dir };
+	struct jd_writer *jw;
+	cr_assert_eq(jd_writer_open(&jw, &jo), 0);
+	struct jd_load_desc ld = { .name = "Lt;m()V", .code_addr = addr, .code = code,
+				   .code_size = sizeof(code), .timestamp = t0,
+				   .unwind = eh_frame, .unwind_size = sizeof(eh_frame) };
+	uint64_t ci;
+	cr_assert_eq(jd_write_load(jw, &ld, &ci), 0);
+	char marker[4200];
+	snprintf(marker, sizeof(marker), "%s", jd_writer_path(jw));
+	cr_assert_eq(jd_writer_close(jw), 0);
+
+	struct pd_writer *w = open_recording();
+	struct pd_mmap2_args m = { .pid = pid, .tid = pid, .cpumode = PERF_RECORD_MISC_USER,
+				   .start = 0x7000000, .len = 4096, .prot = PROT_READ | PROT_EXEC,
+				   .flags = MAP_PRIVATE, .filename = marker };
+	struct pd_sid sid = { .pid = pid, .tid = pid, .time = t0 - 10 };
+	cr_assert_eq(pd_writer_mmap2(w, &m, &sid), 0);
+	/* A round after the load's time: its MMAP2 is out before the sample comes. */
+	sample(w, t0 + 10, &(struct smp){ .abi = 0, .kernel = 1 });
+	cr_assert_eq(pd_writer_finished_round(w), 0);
+	uint64_t words[4] = { 0x1111, ra, 0x3333, 0x4444 };
+	sample(w, t0 + 50, &(struct smp){ .ip = addr + 4, .sp = 0x7ff000, .abi = 2, .size = 32,
+					  .dyn = 32, .stack = words });
+	cr_assert_eq(pd_writer_close(w), 0);
+	struct inj_stats st;
+	inject(0, &st);
+	cr_assert_eq(st.dumps, 1);
+	cr_assert_eq(st.stacks.rewritten, 2);
+	struct got g;
+	read_back(&g);
+	cr_assert_eq(g.n, 2);
+	const uint64_t want[] = { PERF_CONTEXT_USER, addr + 4, ra, 0 };
+	cr_assert_eq(g.nr[1], 4, "%llu entries", (unsigned long long)g.nr[1]);
+	cr_assert_arr_eq(g.chain[1], want, sizeof(want));
 }
