@@ -35,8 +35,8 @@ static int write_mmap2(struct inj_run_state *s, struct inj_dump *d, uint32_t loa
 	if (rc == 0 && s->stacks &&
 	    (rc = inj_stacks_mmap(s->stacks, d, load, pid, tid, start, len, pgoff, filename,
 				  build_id, time)) < 0) {
-		snprintf(s->err, s->errlen, "%s: unwinding the user stacks: %s", s->o->input,
-			 strerror(-rc));
+		snprintf(s->err, s->errlen, "%s: unwinding the user stacks: out of memory",
+			 s->o->input);
 		return rc;
 	}
 	if (rc < 0) {

@@ -124,9 +124,8 @@ static int handle(struct inj_run_state *s, const struct pd_event *ev)
 werr:
 	snprintf(s->err, s->errlen, "%s: writing: %s", s->o->output, strerror(-rc));
 	return rc;
-nomem:
-	snprintf(s->err, s->errlen, "%s: unwinding the user stacks: %s", s->o->input,
-		 strerror(-rc));
+nomem:	/* inj_stacks_* fail for want of memory only */
+	snprintf(s->err, s->errlen, "%s: unwinding the user stacks: out of memory", s->o->input);
 	return rc;
 }
 

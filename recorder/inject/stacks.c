@@ -210,10 +210,11 @@ static struct unw_cfi *cfi_of(struct inj_stacks *k, struct sym_dso *d, int *err)
 	const struct sym_build_id *id = sym_dso_build_id(d);
 	int64_t j = id->size == SYNTH_BUILD_ID_SIZE ? jit_find(k, id->data) : -1;
 	memset(s, 0, sizeof(*s));
-	if (j >= 0)
-		*err = jit_cfi(&k->jit[j], s);
-	else if (!sym_dso_find(k->ss, d, &path) && unw_cfi_open(path, &s->cfi) == -ENOMEM)
-		*err = -ENOMEM;
+	int rc = j >= 0 ? jit_cfi(&k->jit[j], s) : sym_dso_find(k->ss, d, &path);
+	if (j < 0 && !rc)
+		rc = unw_cfi_open(path, &s->cfi);
+	if (rc == -ENOMEM)	/* anything else: no CFI there, a frame not unwound */
+		*err = rc;
 	if (*err)
 		return NULL;
 	sym_dso_set_tag(d, (uint32_t)++k->ncfi);

@@ -149,6 +149,10 @@ int pd_writer_add_attr(struct pd_writer *w, const struct perf_event_attr *attr,
 	}
 	a->nr_ids = nr_ids;
 	a->name = name ? strdup(name) : NULL;
+	if (name && !a->name) {
+		free(a->ids);
+		return -ENOMEM;
+	}
 	return (int)w->nr_attrs++;
 }
 

@@ -8,6 +8,20 @@
 #include "recorder/unwind/unwind_int.h"
 #include "safeio/safeio.h"
 
+/* Whether libelf's or libdw's last failure was an allocation (their messages are the only
+ * public form of their codes): a resource error, never "no CFI". */
+static int elf_nomem(void)
+{
+	const char *m = elf_errmsg(-1);
+	return m && !strcmp(m, "out of memory");
+}
+
+static int dw_nomem(void)
+{
+	const char *m = dwarf_errmsg(-1);
+	return m && !strcmp(m, "out of memory");
+}
+
 /* Past this many PT_LOADs the rest are ignored (a real DSO has 4 or 5). */
 #define CFI_MAX_LOADS 16
 
@@ -52,10 +66,14 @@ static int cfi_read(struct unw_cfi *c)
 	int err = read_loads(c);
 	if (err)
 		return err;
-	c->eh = dwarf_getcfi_elf(c->elf);
-	if (has_section(c->elf, ".debug_frame") && (c->dw = dwarf_begin_elf(c->elf, DWARF_C_READ,
-									   NULL)))
-		c->debug = dwarf_getcfi(c->dw);
+	if (!(c->eh = dwarf_getcfi_elf(c->elf)) && dw_nomem())
+		return -ENOMEM;
+	if (has_section(c->elf, ".debug_frame")) {
+		if ((c->dw = dwarf_begin_elf(c->elf, DWARF_C_READ, NULL)))
+			c->debug = dwarf_getcfi(c->dw);
+		if (!c->debug && dw_nomem())
+			return -ENOMEM;
+	}
 	return c->eh || c->debug ? 0 : -ENOENT;
 }
 
@@ -69,6 +87,8 @@ int unw_cfi_open_mem(const void *image, size_t len, struct unw_cfi **out)
 		return -ENOMEM;
 	elf_version(EV_CURRENT);
 	c->elf = elf_memory((char *)image, len);	/* read only: libelf writes nothing */
+	if (!c->elf && elf_nomem())
+		err = -ENOMEM;
 	if (c->elf && elf_kind(c->elf) == ELF_K_ELF && !(err = cfi_read(c))) {
 		*out = c;
 		return 0;
@@ -94,7 +114,7 @@ int unw_cfi_open(const char *path, struct unw_cfi **out)
 	 * no descriptor per DSO). */
 	c->elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (!c->elf || elf_kind(c->elf) != ELF_K_ELF) {
-		err = -ENOENT;
+		err = !c->elf && elf_nomem() ? -ENOMEM : -ENOENT;
 		goto out_free;
 	}
 	elf_cntl(c->elf, ELF_C_FDDONE);
@@ -144,7 +164,9 @@ int unw_cfi_frame(const struct unw_cfi *c, uint64_t vaddr, Dwarf_Frame **frame)
 	*frame = NULL;
 	if (c->eh && dwarf_cfi_addrframe(c->eh, vaddr, frame) == 0)
 		return 0;
+	if (c->eh && dw_nomem())
+		return -ENOMEM;
 	if (c->debug && dwarf_cfi_addrframe(c->debug, vaddr, frame) == 0)
 		return 0;
-	return -ENOENT;
+	return c->debug && dw_nomem() ? -ENOMEM : -ENOENT;
 }

@@ -334,7 +334,7 @@ static int step_rule(const struct machine *m, const struct unw_rule *r, const st
 }
 
 /* One step from the pc at vaddr of c: through its cached rule, else libdw's row. 0, -ENOENT
- * (no row), or step()'s errors. */
+ * (no row), -ENOMEM, or step()'s errors. */
 static int step_at(const struct machine *m, struct unw_cfi *c, uint64_t vaddr,
 		   const struct state *cur, struct state *next)
 {
@@ -349,8 +349,8 @@ static int step_at(const struct machine *m, struct unw_cfi *c, uint64_t vaddr,
 		if (r->vaddr == vaddr && vaddr && r->ok)
 			return step_rule(m, r, cur, next);
 	}
-	if (unw_cfi_frame(c, vaddr, &fr))
-		return -ENOENT;
+	if ((rc = unw_cfi_frame(c, vaddr, &fr)))
+		return rc;
 	if (r) {
 		compile(fr, r);
 		r->vaddr = vaddr;
@@ -400,6 +400,8 @@ int unw_walk(const struct unw_input *in, unw_find_fn find, void *ctx, uint64_t *
 			break;
 		}
 		rc = step_at(&m, mod.cfi, vaddr, &cur, &next);
+		if (rc == -ENOMEM)
+			return rc;
 		if (rc) {
 			*end = end_of(rc);
 			break;
