@@ -16,10 +16,12 @@ static int elf_nomem(void)
 	return m && !strcmp(m, "out of memory");
 }
 
+/* After a libdw call with errno cleared before it: some of its paths fail an allocation
+ * without saying so in their own code, but malloc's errno stays. */
 static int dw_nomem(void)
 {
 	const char *m = dwarf_errmsg(-1);
-	return m && !strcmp(m, "out of memory");
+	return errno == ENOMEM || (m && !strcmp(m, "out of memory"));
 }
 
 /* Past this many PT_LOADs the rest are ignored (a real DSO has 4 or 5). */
@@ -66,9 +68,11 @@ static int cfi_read(struct unw_cfi *c)
 	int err = read_loads(c);
 	if (err)
 		return err;
+	errno = 0;
 	if (!(c->eh = dwarf_getcfi_elf(c->elf)) && dw_nomem())
 		return -ENOMEM;
 	if (has_section(c->elf, ".debug_frame")) {
+		errno = 0;
 		if ((c->dw = dwarf_begin_elf(c->elf, DWARF_C_READ, NULL)))
 			c->debug = dwarf_getcfi(c->dw);
 		if (!c->debug && dw_nomem())
@@ -158,15 +162,29 @@ int unw_cfi_vaddr(const struct unw_cfi *c, uint64_t off, uint64_t *vaddr)
 	return -ENOENT;
 }
 
+/* One lookup; an allocation failed inside it (errno) is -ENOMEM even when libdw answered:
+ * its caches swallow some and answer from what they lack (an allocation sweep saw rows
+ * change). */
+static int addrframe(Dwarf_CFI *cfi, uint64_t vaddr, Dwarf_Frame **frame)
+{
+	errno = 0;
+	int rc = dwarf_cfi_addrframe(cfi, vaddr, frame);
+	if (errno == ENOMEM || (rc && dw_nomem())) {
+		free(*frame);
+		*frame = NULL;
+		return -ENOMEM;
+	}
+	return rc ? -ENOENT : 0;
+}
+
 /* The CFI row covering vaddr, .eh_frame first (what the loader and C++ unwinding trust). */
 int unw_cfi_frame(const struct unw_cfi *c, uint64_t vaddr, Dwarf_Frame **frame)
 {
+	int rc = -ENOENT;
 	*frame = NULL;
-	if (c->eh && dwarf_cfi_addrframe(c->eh, vaddr, frame) == 0)
-		return 0;
-	if (c->eh && dw_nomem())
-		return -ENOMEM;
-	if (c->debug && dwarf_cfi_addrframe(c->debug, vaddr, frame) == 0)
-		return 0;
-	return c->debug && dw_nomem() ? -ENOMEM : -ENOENT;
+	if (c->eh && (rc = addrframe(c->eh, vaddr, frame)) != -ENOENT)
+		return rc;
+	if (c->debug)
+		rc = addrframe(c->debug, vaddr, frame);
+	return rc;
 }
