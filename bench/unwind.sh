@@ -5,7 +5,12 @@
 # (`jitprof record --call-graph dwarf` against `perf record --call-graph dwarf`: <= 1x, 0
 # lost; bench/record.sh's method: recorder CPU = total - the workload's own). The workload: a
 # C program built here without frame pointers, a recursion 24 deep calling into libc
-# (qsort with a comparator) and a CPU loop. Best of BENCH_RUNS (default 3).
+# (qsort with a comparator) and a CPU loop. Then `jitprof inject` on both recordings (the
+# stacks unwound into the call chains, the copies dropped): the output's size against the
+# recording's (target <= 1/5), its time against `perf inject` copying the same file (perf
+# cannot unwind into chains: a plain pass is its nearest), and the samples reaching main
+# in `perf script` of the injected file against perf's own unwinding of the recording. Best of
+# BENCH_RUNS (default 3).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${JITPROF_BUILD:-build}
@@ -78,3 +83,25 @@ pm=$(perf script -i "$work/p.data" -F ip,sym 2>/dev/null | awk 'BEGIN { RS = "" 
 	for (i = 1; i <= k; i++) { m = split(l[i], f, /[ \t]+/); if (f[m] == "main") { n++; break } }
 } END { print n + 0 }')
 echo "report: samples reaching main: jitprof $jm, perf $pm (of $samples)"
+
+# inject: the stacks unwound into the chains, the copies dropped.
+reaching_main() {	# samples whose perf script stack has main
+	perf script -i "$1" -F ip,sym 2>/dev/null | awk 'BEGIN { RS = "" } {
+		k = split($0, l, "\n")
+		for (i = 1; i <= k; i++) { m = split(l[i], f, /[ \t]+/); if (f[m] == "main") { n++; break } }
+	} END { print n + 0 }'
+}
+for who in j p; do
+	in="$work/$who.data" out="$work/$who.inj.data"
+	read -r iw ic < <(best "$runs" "$jp" inject -q -i "$in" -o "$out")
+	read -r pw pc < <(best "$runs" perf inject -i "$in" -o "$work/$who.perfinj.data")
+	is=$(stat -c %s "$in") os=$(stat -c %s "$out")
+	awk -v who="$([ $who = j ] && echo jitprof || echo perf)" -v is="$is" -v os="$os" \
+		-v iw="$iw" -v ic="$ic" -v pw="$pw" -v pc="$pc" -v m0="$(reaching_main "$in")" \
+		-v m1="$(reaching_main "$out")" 'BEGIN {
+		printf "inject (%s record --call-graph dwarf): %d B -> %d B (1/%.1f, target <= 1/5); " \
+		       "jitprof inject %.3f s wall %.3f s cpu, perf inject (a copy) %.3f s wall " \
+		       "%.3f s cpu (%.1fx wall); perf script reaching main: recording %d, " \
+		       "injected %d\n", who, is, os, is / (os > 0 ? os : 1), iw, ic, pw, pc,
+		       pw / (iw > 0 ? iw : 1e-3), m0, m1 }'
+done

@@ -38,6 +38,10 @@ static void usage(FILE *out)
 		"                         (needs a file output)\n"
 		"      --elfs-for FILE    write the ELF files of a --no-elfs output FILE (for perf\n"
 		"                         report), then exit; -i/-o are not used\n"
+		"      --keep-stacks      a recording with copies of the user stacks (record\n"
+		"                         --call-graph dwarf): keep the copies and registers in the\n"
+		"                         samples as well as the unwound call chains (default: drop\n"
+		"                         them, a far smaller output)\n"
 		"      --cache            also copy the ELFs into the build-id cache\n"
 		"      --buildid-dir DIR  build-id cache root (default $PERF_BUILDID_DIR or ~/.debug);\n"
 		"                         implies --cache\n"
@@ -77,7 +81,7 @@ static void on_progress_elfs(void *ctx, uint64_t done, uint64_t total)
 }
 
 enum { OPT_JIT_DIR = 256, OPT_ALL, OPT_BUILDID_DIR, OPT_NO_CACHE, OPT_THREADS, OPT_NO_ELFS,
-       OPT_ELFS_FOR, OPT_CACHE, OPT_FOLLOW };
+       OPT_ELFS_FOR, OPT_CACHE, OPT_FOLLOW, OPT_KEEP_STACKS };
 
 static const struct option longopts[] = {
 	{ "jit", no_argument, NULL, 'j' },
@@ -93,11 +97,29 @@ static const struct option longopts[] = {
 	{ "no-elfs", no_argument, NULL, OPT_NO_ELFS },
 	{ "elfs-for", required_argument, NULL, OPT_ELFS_FOR },
 	{ "cache", no_argument, NULL, OPT_CACHE },
+	{ "keep-stacks", no_argument, NULL, OPT_KEEP_STACKS },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "version", no_argument, NULL, 'V' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
+
+/* How many user stacks were unwound into call chains, and why the walks that stopped early
+ * stopped (each such chain ends in an [unknown] frame). */
+static void stacks_summary(const struct inj_opts *o, const struct inj_stacks_stats *k)
+{
+	char why[512];
+	if (!k->walks)
+		return;
+	size_t len = unw_ends_format(k->ends, why, sizeof(why));
+	cli_info("%llu user stacks unwound into their samples' call chains (copies %s), %llu to "
+		 "their root%s%s", (unsigned long long)k->rewritten,
+		 o->keep_stacks ? "kept" : "dropped", (unsigned long long)k->ends[UNW_END_ROOT],
+		 len ? "; the rest end in an [unknown] frame: " : "", why);
+	if (k->too_big)
+		cli_info("%llu samples left as recorded: with their stack copy kept, the unwound "
+			 "chain does not fit in a record", (unsigned long long)k->too_big);
+}
 
 static void summary(const struct inj_opts *o, const struct inj_stats *st, const char *cache)
 {
@@ -131,6 +153,7 @@ static void summary(const struct inj_opts *o, const struct inj_stats *st, const 
 	if (st->unresolved)
 		cli_info("%llu samples fell in jitted code ranges where no code load was mapped at "
 			 "their time: they stay unresolved", (unsigned long long)st->unresolved);
+	stacks_summary(o, &st->stacks);
 	if (st->behind)
 		cli_info("%llu dump(s) still short of the stream's time when --follow-wait ran out: "
 			 "loads written later take effect where read", (unsigned long long)st->behind);
@@ -193,6 +216,7 @@ int cmd_inject(int argc, char **argv)
 		case OPT_NO_CACHE: no_cache = 1; break;
 		case OPT_CACHE: want_cache = 1; break;
 		case OPT_NO_ELFS: o.no_elfs = 1; break;
+		case OPT_KEEP_STACKS: o.keep_stacks = 1; break;
 		case OPT_ELFS_FOR: elfs_for = optarg; break;
 		case OPT_THREADS: {
 			char *end;
@@ -290,6 +314,11 @@ int cmd_inject(int argc, char **argv)
 			return cli_error("none of the %llu jitdump(s) %s names could be read: "
 					 "nothing injected (moved? use --jit-dir DIR)",
 					 (unsigned long long)st.dumps_missing, o.input), 3;
+		/* A native program's dwarf recording: the unwound stacks are what it asked. */
+		if (st.stacks.rewritten) {
+			cli_info("%s names no jitdump: only its user stacks were unwound", o.input);
+			return 0;
+		}
 		return cli_error("%s names no jitdump (no jit-PID.dump mapping: the program ran "
 				 "without a JIT agent, e.g. java -agentpath:libagent.so, or "
 				 "node --perf-prof): nothing injected", o.input), 3;

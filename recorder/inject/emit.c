@@ -18,7 +18,8 @@ static uint32_t host_pid(const struct inj_dump *d, uint32_t pid)
 	return pid == d->nspid ? d->pid : pid;
 }
 
-static int write_mmap2(struct inj_run_state *s, const struct inj_dump *d, uint32_t pid,
+/* load: the load it maps (INJ_NONE: the unloaded placeholder). */
+static int write_mmap2(struct inj_run_state *s, struct inj_dump *d, uint32_t load, uint32_t pid,
 		       uint32_t tid, uint64_t time, uint64_t start, uint64_t len, uint64_t pgoff,
 		       const uint8_t *build_id, const char *filename)
 {
@@ -31,6 +32,13 @@ static int write_mmap2(struct inj_run_state *s, const struct inj_dump *d, uint32
 	/* id 0 is "the first event" for perf; the cpu is the marker's. */
 	struct pd_sid sid = { .pid = pid, .tid = tid, .time = time, .cpu = d->marker_cpu };
 	int rc = pd_writer_mmap2(s->w, &a, &sid);
+	if (rc == 0 && s->stacks &&
+	    (rc = inj_stacks_mmap(s->stacks, d, load, pid, tid, start, len, pgoff, filename,
+				  build_id, time)) < 0) {
+		snprintf(s->err, s->errlen, "%s: unwinding the user stacks: out of memory",
+			 s->o->input);
+		return rc;
+	}
 	if (rc < 0) {
 		snprintf(s->err, s->errlen, "%s: writing: %s", s->o->output, strerror(-rc));
 		return rc;
@@ -55,8 +63,8 @@ static int emit_load(struct inj_run_state *s, struct inj_dump *d, uint32_t i, ui
 			 (unsigned long long)e->offset);
 		return -EIO;
 	}
-	rc = write_mmap2(s, d, host_pid(d, e->load.pid), host_pid(d, e->load.tid), t, start, len,
-			 d->loads[i].text_off, id, path);
+	rc = write_mmap2(s, d, i, host_pid(d, e->load.pid), host_pid(d, e->load.tid), t, start,
+			 len, d->loads[i].text_off, id, path);
 	if (rc < 0)
 		return rc;
 	s->st->mmaps_emitted++;
@@ -76,8 +84,8 @@ static void unload_run(void *ctx, uint64_t start, uint64_t end)
 	struct unload_ctx *u = ctx;
 	if (u->rc < 0)
 		return;
-	u->rc = write_mmap2(u->s, u->d, u->d->pid, u->d->pid, u->t, start, end - start, 0, NULL,
-			    INJ_UNLOADED_NAME);
+	u->rc = write_mmap2(u->s, u->d, INJ_NONE, u->d->pid, u->d->pid, u->t, start, end - start,
+			    0, NULL, INJ_UNLOADED_NAME);
 	if (u->rc == 0) {
 		u->s->st->placeholders++;
 		u->rc = inj_sim_map(u->s->sim, u->d, u->t, start, end, INJ_NONE);

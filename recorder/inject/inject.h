@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "lib/log.h"
+#include "recorder/unwind/unwind.h"
 
 /* ELF writer figures (elfpool.c). */
 struct inj_pool_stats {
@@ -43,6 +44,9 @@ struct inj_opts {
 	 * stream's time before going on without its newer loads; 0 = INJ_FOLLOW_WAIT_MS, <0
 	 * never wait (the dumps are still re-read as they grow). */
 	int follow_wait_ms;
+	/* A recording with copies of the user stacks (record --call-graph dwarf): 1 keeps the
+	 * copies (and the registers) in the rewritten samples; 0 drops them (stacks.c). */
+	int keep_stacks;
 };
 
 #define INJ_FOLLOW_WAIT_MS 5000
@@ -64,6 +68,13 @@ struct inj_stats {
 	uint64_t dumps_indexed;		/* dump files read and indexed (shared by the processes
 					 * and parts naming the same file) */
 	struct inj_pool_stats pool;
+	/* Samples whose user stack copy was unwound into their call chain (stacks.c), and why
+	 * each walk ended (enum unw_end, recorder/unwind/unwind.h). */
+	struct inj_stacks_stats {
+		uint64_t walks, rewritten;
+		uint64_t too_big;	/* --keep-stacks: no room for the chain, left as read */
+		uint64_t ends[UNW_END_NR];
+	} stacks;
 };
 
 /* 0 on success; a negative errno when the output must not be used, its message sent last

@@ -381,6 +381,28 @@ int inj_origins_open_dump(const struct inj_origins *o, size_t k, const char *pat
 /* The placeholder DSO name an unload maps over code that is gone (docs/inject.md). */
 #define INJ_UNLOADED_NAME "[jit-unloaded]"
 
+/* ---- Call chains unwound from stack copies (stacks.c) ------------------------------------ */
+struct inj_stacks;
+/* *out NULL (and 0) when no evsel of r carries REGS_USER, STACK_USER and CALLCHAIN; keep:
+ * --keep-stacks. 0 or -ENOMEM. */
+int inj_stacks_new(struct inj_stacks **out, const struct pd_reader *r, int keep);
+void inj_stacks_free(struct inj_stacks *k);	/* NULL-safe */
+/* The output attrs of the rewritten evsels (before the writer starts). 0 or <0. */
+int inj_stacks_attrs(struct inj_stacks *k, struct pd_writer *w);
+/* A recorded MMAP, MMAP2, COMM, FORK or EXIT, for the processes' maps; others ignored.
+ * 0 or -ENOMEM. */
+int inj_stacks_event(struct inj_stacks *k, const struct pd_event *ev);
+/* One of inject's synthetic MMAP2s: of load `load` of d (its build-id SYNTH_BUILD_ID_SIZE
+ * bytes), or a placeholder (load INJ_NONE, build_id NULL). 0 or -ENOMEM. */
+struct inj_dump;
+int inj_stacks_mmap(struct inj_stacks *k, struct inj_dump *d, uint32_t load, uint32_t pid,
+		    uint32_t tid, uint64_t start, uint64_t len, uint64_t pgoff,
+		    const char *filename, const uint8_t *build_id, uint64_t time);
+/* The record to write for sample ev and the call chain it now has: 1 rewritten (*rec valid
+ * until the next call), 0 as read (not an evsel with copies, or no room), -ENOMEM. */
+int inj_stacks_sample(struct inj_stacks *k, const struct pd_event *ev, const void **rec,
+		      size_t *size, const uint64_t **chain, uint64_t *nr_chain);
+const struct inj_stacks_stats *inj_stacks_stats(const struct inj_stacks *k);
 
 struct inj_run_state {
 	const struct inj_opts *o;
@@ -391,6 +413,7 @@ struct inj_run_state {
 	struct inj_sim *sim;
 	struct inj_pool *pool;
 	struct inj_hasher *hasher;	/* --no-elfs on a file (hasher.c); NULL otherwise */
+	struct inj_stacks *stacks;	/* a recording with stack copies (stacks.c); else NULL */
 	struct inj_dump **dumps;
 	size_t nr_dumps;
 	struct inj_time_conv tc;

@@ -30,7 +30,12 @@ static void on_hit(void *ctx, struct inj_dump *d, uint32_t load, unsigned how)
 
 static int start_writer(struct inj_run_state *s)
 {
-	int rc = pd_writer_copy_attrs(s->w, s->r);
+	/* Every attr is known here, a pipe's too: the first record that is not one has come. */
+	int rc = inj_stacks_new(&s->stacks, s->r, s->o->keep_stacks);
+	if (rc == 0)
+		rc = pd_writer_copy_attrs(s->w, s->r);
+	if (rc == 0 && s->stacks)
+		rc = inj_stacks_attrs(s->stacks, s->w);
 	/* File-mode features become HEADER_FEATURE records at the start of a pipe; pipe-mode
 	 * ones pass through as records, and a file output takes them all at close. */
 	if (rc == 0 && s->o->out_pipe && !pd_reader_is_pipe(s->r))
@@ -45,6 +50,9 @@ static int handle(struct inj_run_state *s, const struct pd_event *ev)
 	uint64_t t = pd_event_time(ev);
 	if (t > s->max_seen)
 		s->max_seen = t;
+	if (s->stacks && ev->type != PERF_RECORD_SAMPLE &&
+	    (rc = inj_stacks_event(s->stacks, ev)) < 0)
+		goto nomem;
 	switch (ev->type) {
 	case PD_RECORD_HEADER_ATTR:
 		if (!s->w_started)
@@ -79,15 +87,29 @@ static int handle(struct inj_run_state *s, const struct pd_event *ev)
 		break;
 	case PERF_RECORD_SAMPLE: {
 		const struct pd_sample *sm = &ev->u.sample;
+		const uint64_t *chain = sm->callchain;
+		uint64_t nr_chain = chain ? sm->nr_callchain : 0;
+		const void *rec = NULL;
+		size_t size = 0;
 		s->st->samples++;
 		int user = (ev->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_USER;
+		if (s->stacks && (rc = inj_stacks_sample(s->stacks, ev, &rec, &size, &chain,
+							 &nr_chain)) < 0)
+			goto nomem;
 		if (s->nr_dumps || !s->prescanned) {
 			/* Without a prescan (pipe input) a marker may still come later in the
 			 * file than samples it explains: the replay holds those too. */
-			rc = inj_sim_sample(s->sim, sm->pid, sm->tid, sm->time, sm->ip, sm->callchain,
-					    sm->callchain ? sm->nr_callchain : 0, user);
+			rc = inj_sim_sample(s->sim, sm->pid, sm->tid, sm->time, sm->ip, chain,
+					    nr_chain, user);
 			if (rc < 0)
 				return rc;
+		}
+		if (rec && rec != ev->raw) {	/* its call chain unwound (stacks.c) */
+			inj_sim_seen(s->sim, t);
+			if ((rc = pd_writer_write(s->w, rec, size)) < 0)
+				goto werr;
+			s->st->records_out++;
+			return 0;
 		}
 		break;
 	}
@@ -101,6 +123,9 @@ static int handle(struct inj_run_state *s, const struct pd_event *ev)
 	return 0;
 werr:
 	snprintf(s->err, s->errlen, "%s: writing: %s", s->o->output, strerror(-rc));
+	return rc;
+nomem:	/* inj_stacks_* fail for want of memory only */
+	snprintf(s->err, s->errlen, "%s: unwinding the user stacks: out of memory", s->o->input);
 	return rc;
 }
 
@@ -310,6 +335,9 @@ out:
 		}
 	}
 	inj_sim_free(s.sim);
+	if (s.stacks)
+		st->stacks = *inj_stacks_stats(s.stacks);
+	inj_stacks_free(s.stacks);
 	for (size_t i = 0; i < s.nr_dumps; i++) {
 		inj_dump_fini(s.dumps[i]);
 		free(s.dumps[i]);

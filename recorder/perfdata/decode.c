@@ -171,6 +171,7 @@ static void skip_regs(struct cur *c, uint64_t mask)
 static int decode_sample(const struct perf_event_attr *a, struct cur *c, struct pd_sample *s)
 {
 	uint64_t st = a->sample_type;
+	const uint8_t *rec = c->p - 8;	/* the header's first byte */
 
 	s->sample_type = st;	/* s is zeroed: decode() clears the whole union first */
 	if (st & PERF_SAMPLE_IDENTIFIER)
@@ -199,6 +200,7 @@ static int decode_sample(const struct perf_event_attr *a, struct cur *c, struct 
 	if (st & PERF_SAMPLE_READ)
 		skip_read_values(c, a->read_format);
 	if (st & PERF_SAMPLE_CALLCHAIN) {
+		s->off_callchain = (uint32_t)(c->p - rec);
 		uint64_t nr = take64(c);
 		if (!c->bad && nr > (uint64_t)(c->end - c->p) / 8)
 			c->bad = true;
@@ -225,6 +227,7 @@ static int decode_sample(const struct perf_event_attr *a, struct cur *c, struct 
 	}
 	if (st & PERF_SAMPLE_REGS_USER) {
 		const uint8_t *at = c->p + 8;
+		s->off_regs_user = (uint32_t)(c->p - rec);
 		if ((s->regs_abi = take64(c)) != 0 && skip_regs_body(c, a->sample_regs_user)) {
 			s->regs_mask = a->sample_regs_user;
 			s->regs = (const uint64_t *)at;
@@ -240,6 +243,7 @@ static int decode_sample(const struct perf_event_attr *a, struct cur *c, struct 
 				s->stack_size = dyn < sz ? dyn : sz;
 			}
 		}
+		s->off_after_stack = (uint32_t)(c->p - rec);
 	}
 	if (st & (PERF_SAMPLE_WEIGHT | PD_SAMPLE_WEIGHT_STRUCT))
 		s->weight = take64(c);

@@ -159,6 +159,9 @@ struct pd_sample {
 	 * bytes only (the kernel's dyn_size, never more than the copy); NULL/0: none. */
 	const uint8_t *stack;
 	uint64_t stack_size;
+	/* Byte offsets in the record (header included) for a rewriter: the CALLCHAIN's nr, the
+	 * REGS_USER abi, and the first byte after STACK_USER (0: the attr has no such field). */
+	uint32_t off_callchain, off_regs_user, off_after_stack;
 };
 
 struct pd_mmap {			/* MMAP (type 1) and MMAP2 (type 10) */
@@ -313,6 +316,9 @@ int pd_writer_add_attr(struct pd_writer *w, const struct perf_event_attr *attr,
 /* Copies every evsel of r (attr, ids, names). */
 int pd_writer_copy_attrs(struct pd_writer *w, const struct pd_reader *r);
 const struct perf_event_attr *pd_writer_attr(const struct pd_writer *w, size_t idx);
+/* Replaces evsel idx's attr before the first record is written (inject changing what its
+ * samples carry): 0, -ENOENT (no such evsel) or -EBUSY (started). Its ids and name stay. */
+int pd_writer_set_attr(struct pd_writer *w, size_t idx, const struct perf_event_attr *attr);
 
 /* Writes bytes of one or more whole host-order records as they are. */
 int pd_writer_write(struct pd_writer *w, const void *rec, size_t size);

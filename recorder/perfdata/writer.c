@@ -149,6 +149,10 @@ int pd_writer_add_attr(struct pd_writer *w, const struct perf_event_attr *attr,
 	}
 	a->nr_ids = nr_ids;
 	a->name = name ? strdup(name) : NULL;
+	if (name && !a->name) {
+		free(a->ids);
+		return -ENOMEM;
+	}
 	return (int)w->nr_attrs++;
 }
 
@@ -166,6 +170,18 @@ int pd_writer_copy_attrs(struct pd_writer *w, const struct pd_reader *r)
 const struct perf_event_attr *pd_writer_attr(const struct pd_writer *w, size_t idx)
 {
 	return idx < w->nr_attrs ? &w->attrs[idx].attr : NULL;
+}
+
+int pd_writer_set_attr(struct pd_writer *w, size_t idx, const struct perf_event_attr *attr)
+{
+	if (idx >= w->nr_attrs)
+		return -ENOENT;
+	if (w->started)
+		return -EBUSY;
+	struct perf_event_attr *a = &w->attrs[idx].attr;
+	memcpy(a, attr, sizeof(*a) < PD_ATTR_SIZE_FILE ? sizeof(*a) : PD_ATTR_SIZE_FILE);
+	a->size = PD_ATTR_SIZE_FILE;
+	return 0;
 }
 
 uint64_t pd_writer_bytes(const struct pd_writer *w)

@@ -324,6 +324,7 @@ static int on_sample(struct ingest *in, const struct pd_event *ev)
 	int cpumode = ev->misc & PERF_RECORD_MISC_CPUMODE_MASK;
 	nr += resolve(in, ps->pid, ps->ip, ps->time, cpumode, frames, MAX_FRAMES);
 	uint32_t leaf_frames = nr;
+	int user_chain = 0;	/* the chain has its user part (inject --keep-stacks wrote it) */
 	if (in->o->want_callchain && ps->callchain) {
 		int ctx_mode = cpumode;
 		int skipped_self = 0;
@@ -334,7 +335,7 @@ static int on_sample(struct ingest *in, const struct pd_event *ev)
 				if (a == PERF_CONTEXT_KERNEL)
 					ctx_mode = PERF_RECORD_MISC_KERNEL;
 				else if (a == PERF_CONTEXT_USER)
-					ctx_mode = PERF_RECORD_MISC_USER;
+					ctx_mode = PERF_RECORD_MISC_USER, user_chain = 1;
 				continue;
 			}
 			/* The kernel repeats the sampled ip as the first entry. */
@@ -348,7 +349,7 @@ static int on_sample(struct ingest *in, const struct pd_event *ev)
 		}
 		in->chains_cut += i < ps->nr_callchain;
 	}
-	if (ps->regs) {
+	if (ps->regs && !user_chain) {
 		/* --call-graph dwarf: the kernel's chain stops where the user stack starts.
 		 * Without call chains wanted, the leaf's step alone: an interpreter leaf's name. */
 		int full = in->o->want_callchain;

@@ -115,16 +115,11 @@ void rp_ingest_unwind_report(const struct ingest *in)
 {
 	const struct rp_unwind *u = &in->unwind;
 	char msg[512];
-	size_t len = 0;
 	uint64_t early = u->walks - u->ends[UNW_END_ROOT];
 
 	if (!u->walks)
 		return;
-	for (int e = UNW_END_ROOT + 1; e < UNW_END_NR && len < sizeof(msg); e++)
-		if (u->ends[e])
-			len += (size_t)snprintf(msg + len, sizeof(msg) - len, "%s%s %llu",
-						len ? ", " : "", unw_end_name(e),
-						(unsigned long long)u->ends[e]);
+	unw_ends_format(u->ends, msg, sizeof(msg));
 	/* More than a tenth cut short is worth a warning: the callers shown are partial. */
 	if (u->interp_named || u->interp_unnamed || u->fp_frames || u->no_vm || u->no_fp)
 		jp_logf(&in->o->log, JP_LOG_INFO, "%s: jitted frames: %llu interpreted ones named, "

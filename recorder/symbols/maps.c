@@ -5,6 +5,7 @@
  * batch of recent ones; a run of 34k JIT loads costs O(n log n), not a merge per batch. */
 #include "recorder/symbols/symbols_int.h"
 #include "lib/grow.h"
+#include "lib/nomem.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -388,10 +389,11 @@ const struct sym_map *proc_find_map(struct sym_proc *p, uint64_t addr, uint64_t 
 {
 	const struct sym_map *best = NULL;
 	/* The answer is the same either way: a merge only sorts the maps (and retires replaced
-	 * ones, which flush_recent at RECENT_MAX does at any point too). Out of memory for it:
-	 * they are walked as before. */
+	 * ones, which flush_recent at RECENT_MAX does at any point too). Out of memory for it
+	 * is fatal: the recent maps are already out of their batch, and a lookup has no error
+	 * path (an allocation sweep of inject found answers without them). */
 	if (p->n_recent && (p->recent_scanned += p->n_recent) > RECENT_SCAN_BUDGET &&
-	    flush_recent(p))
+	    jp_nomem_check(flush_recent(p), "merging a process's maps"))
 		p->recent_scanned = 0;
 	for (size_t i = 0; i < p->n_recent; i++)
 		best = consider(&p->recent[i], best, addr, time);

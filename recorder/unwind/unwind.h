@@ -6,6 +6,7 @@
 #ifndef JITPROF_UNWIND_H
 #define JITPROF_UNWIND_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 /* perf's default --max-stack (PERF_MAX_STACK_DEPTH). */
@@ -15,6 +16,9 @@
 struct unw_cfi;
 /* 0 and *out, or -errno (-ENOENT: no CFI in the file, -ENOMEM) with *out NULL. */
 int unw_cfi_open(const char *path, struct unw_cfi **out);
+/* The same from an ELF image in memory (an ELF synthesized for jitted code), which must
+ * stay unchanged until unw_cfi_close. */
+int unw_cfi_open_mem(const void *image, size_t len, struct unw_cfi **out);
 void unw_cfi_close(struct unw_cfi *c);
 
 /* What kind of code a pc is in, and so how its frame is stepped over. */
@@ -57,6 +61,10 @@ enum unw_end {
 	UNW_END_NR
 };
 const char *unw_end_name(enum unw_end e);
+/* The walks that ended early, by reason ("no CFI 12, read outside the stack copy 3"), from
+ * counts indexed by enum unw_end, into buf (NUL-terminated). Returns the length ("" and 0:
+ * every walk reached its root). */
+size_t unw_ends_format(const uint64_t ends[UNW_END_NR], char *buf, size_t len);
 
 /* Unwinds in into pcs (at most max): pcs[0] is the sampled user ip, then each caller's
  * return address. Returns the number of pcs (0 with UNW_END_NO_REGS) or -ENOMEM (from

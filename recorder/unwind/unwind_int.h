@@ -38,7 +38,7 @@ struct unw_cfi {
 
 /* The ELF address of file offset off (0), or -ENOENT outside every PT_LOAD's file bytes. */
 int unw_cfi_vaddr(const struct unw_cfi *c, uint64_t off, uint64_t *vaddr);
-/* The row covering vaddr (0 and *frame, to be freed), or -ENOENT. */
+/* The row covering vaddr (0 and *frame, to be freed), -ENOENT, or -ENOMEM (libdw's). */
 int unw_cfi_frame(const struct unw_cfi *c, uint64_t vaddr, Dwarf_Frame **frame);
 
 #endif

@@ -4,6 +4,7 @@
  * length and stack, and the stack pointer strictly rising at each step. */
 #include <dwarf.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdbool.h>
 #include <stdlib.h>
 
@@ -40,6 +41,18 @@ const char *unw_end_name(enum unw_end e)
 		"frame pointer outside the stack copy",
 	};
 	return (unsigned)e < UNW_END_NR ? names[e] : "?";
+}
+
+size_t unw_ends_format(const uint64_t ends[UNW_END_NR], char *buf, size_t len)
+{
+	size_t n = 0;
+	if (len)
+		buf[0] = 0;
+	for (int e = UNW_END_ROOT + 1; e < UNW_END_NR && n < len; e++)
+		if (ends[e])
+			n += (size_t)snprintf(buf + n, len - n, "%s%s %llu", n ? ", " : "",
+					      unw_end_name(e), (unsigned long long)ends[e]);
+	return n < len ? n : len ? len - 1 : 0;	/* truncated: what buf holds */
 }
 
 static int initial_state(const struct unw_input *in, struct state *st)
@@ -324,7 +337,7 @@ static int step_rule(const struct machine *m, const struct unw_rule *r, const st
 }
 
 /* One step from the pc at vaddr of c: through its cached rule, else libdw's row. 0, -ENOENT
- * (no row), or step()'s errors. */
+ * (no row), -ENOMEM, or step()'s errors. */
 static int step_at(const struct machine *m, struct unw_cfi *c, uint64_t vaddr,
 		   const struct state *cur, struct state *next)
 {
@@ -339,8 +352,8 @@ static int step_at(const struct machine *m, struct unw_cfi *c, uint64_t vaddr,
 		if (r->vaddr == vaddr && vaddr && r->ok)
 			return step_rule(m, r, cur, next);
 	}
-	if (unw_cfi_frame(c, vaddr, &fr))
-		return -ENOENT;
+	if ((rc = unw_cfi_frame(c, vaddr, &fr)))
+		return rc;
 	if (r) {
 		compile(fr, r);
 		r->vaddr = vaddr;
@@ -428,6 +441,8 @@ int unw_walk_frames(const struct unw_input *in, unw_find_fn find, void *ctx,
 			*end = UNW_END_NO_CFI;
 			break;
 		} else if ((rc = step_at(&m, mod.cfi, vaddr, &cur, &next))) {
+			if (rc == -ENOMEM)
+				return rc;
 			*end = end_of(rc);
 			break;
 		}

@@ -1,6 +1,7 @@
 /* faults_alloc.c - issue 34 item 14: a failed allocation never changes an answer. Each test
- * records minijit with `jitprof record`, then runs one command once per allocation with that
- * allocation failing (tests/faults/failalloc.c through tests/faults/alloc_sweep.sh): every run
+ * records minijit with `jitprof record` (inject_dwarf: a shell loop with --call-graph dwarf),
+ * then runs one command once per allocation with that allocation failing
+ * (tests/faults/failalloc.c through tests/faults/alloc_sweep.sh): every run
  * must give the answer of a run without failures (exit 0, same stdout, same output file and
  * ELFs) or exit non-zero with a message; never a crash, a sanitizer report, a silent exit or
  * a different answer with exit 0. Every N up to a bound, then a stride (the sweep's summary
@@ -134,3 +135,26 @@ Test(faults_alloc, report_no_elfs, .timeout = 900) { sweep_cmd(REPORT_NO_ELFS); 
 Test(faults_alloc, inject, .timeout = 900) { sweep_cmd(INJECT); }
 Test(faults_alloc, inject_no_elfs, .timeout = 900) { sweep_cmd(INJECT_NO_ELFS); }
 Test(faults_alloc, archive, .timeout = 900) { sweep_cmd(ARCHIVE); }
+
+/* inject on a --call-graph dwarf recording (a shell loop: libc's and the shell's CFI): the
+ * stacks unwound into the chains (recorder/inject/stacks.c, recorder/unwind/, the symbols
+ * session's maps) under every failing allocation. */
+Test(faults_alloc, inject_dwarf, .timeout = 900)
+{
+	struct rec w;
+	char cmd[4096], args[2000], out[700];
+	if (!have_built("jitprof") || !have_built("tests/libfailalloc.so"))
+		cr_skip_test("jitprof or the failalloc shim is not built");
+	w.dir = tu_tmpdir("faults-alloc");
+	cr_assert(w.dir);
+	abs_build("jitprof", w.jp, sizeof(w.jp));
+	snprintf(w.cache, sizeof(w.cache), "%s/cache", w.dir);
+	snprintf(w.data, sizeof(w.data), "%s/perf.data", w.dir);
+	snprintf(cmd, sizeof(cmd), "cd '%s' && '%s' record -q -F 999 --call-graph dwarf,4096 "
+		 "-o '%s' -- sh -c 'i=0; while [ $i -lt 200000 ]; do i=$((i+1)); done'", w.dir,
+		 w.jp, w.data);
+	sh_ok(cmd, 120);
+	snprintf(out, sizeof(out), "%s/out.data", w.dir);
+	snprintf(args, sizeof(args), "inject -i '%s' -o '%s'", w.data, out);
+	sweep(&w, "inject-dwarf", args, out, NULL, 80, 40);
+}

@@ -8,29 +8,6 @@
 
 TestSuite(report_unwind, .init = rx_setup, .fini = rx_teardown, .timeout = 300);
 
-static const char cg_c[] =
-	"#include <stdlib.h>\n"
-	"volatile unsigned long sink;\n"
-	"__attribute__((noinline)) void c(unsigned long n)\n"
-	"{ unsigned long x = 0; for (unsigned long i = 0; i < n; i++) x += i * i ^ (x >> 3);"
-	" sink = x; }\n"
-	"__attribute__((noinline)) void b(unsigned long n) { c(n); sink++; }\n"
-	"__attribute__((noinline)) void a(unsigned long n) { b(n); sink++; }\n"
-	"int main(int argc, char **argv)\n"
-	"{ a(argc > 1 ? strtoul(argv[1], 0, 0) : 100000000UL); sink++; return 0; }\n";
-
-static void build_cg(void)
-{
-	struct tu_result r;
-	char path[PATH_MAX];
-	if (!tu_have("cc"))
-		cr_skip_test("cc is not installed");
-	snprintf(path, sizeof(path), "%s/cg.c", dir);
-	cr_assert_eq(tu_write_file(path, cg_c, strlen(cg_c)), 0);
-	rx_ok(&r, "cd '%s' && cc -O2 -fomit-frame-pointer -o cg cg.c", dir);
-	tu_result_free(&r);
-}
-
 /* Of the samples whose leaf is c in a folded output: how many, and how many read exactly
  * ...;main;a;b;c. */
 static void count_folded(const char *out, unsigned long *in_c, unsigned long *full)
@@ -81,7 +58,7 @@ Test(report_unwind, dwarf_recording_unwound_like_perf)
 {
 	struct tu_result r;
 	unsigned long in_c, full, p_in_c, p_full;
-	build_cg();
+	rx_build_cg();
 	rx_ok(&r, "cd '%s' && HOME='%s' '%s' record -q --call-graph dwarf -o jp.data ./cg "
 	      "100000000", dir, dir, rx_jitprof);
 	tu_result_free(&r);
@@ -121,15 +98,7 @@ Test(report_unwind, perf_dwarf_recording_unwound)
 {
 	struct tu_result r;
 	unsigned long in_c, full;
-	build_cg();
-	if (!tu_have("perf"))
-		cr_skip_test("perf is not installed");
-	if (rx_sh(&r, "cd '%s' && HOME='%s' perf record -q --call-graph dwarf -o perf.data ./cg "
-		  "100000000", dir, dir) || r.status) {
-		tu_result_free(&r);
-		cr_skip_test("perf record --call-graph dwarf failed here");
-	}
-	tu_result_free(&r);
+	rx_perf_record_cg();
 	rx_ok(&r, "cd '%s' && HOME='%s' '%s' report -i perf.data --collapsed", dir, dir,
 	      rx_jitprof);
 	count_folded(r.out, &in_c, &full);
@@ -142,7 +111,7 @@ Test(report_unwind, perf_dwarf_recording_unwound)
 Test(report_unwind, call_graph_options)
 {
 	struct tu_result r;
-	build_cg();
+	rx_build_cg();
 	rx_sh(&r, "cd '%s' && '%s' record -q --call-graph dwarf,65529 -o x.data ./cg 1", dir,
 	      rx_jitprof);
 	cr_assert_eq(r.status, 2, "%s", r.err);

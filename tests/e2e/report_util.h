@@ -301,4 +301,45 @@ static void rx_compare_with_perf(const char *home, const char *data, size_t top)
 	tu_result_free(&b);
 }
 
+/* Call graphs without frame pointers: dir/cg, built with -O2 -fomit-frame-pointer, calls
+ * main -> a -> b -> c (c burns the CPU for argv[1] iterations). */
+__attribute__((unused)) static const char rx_cg_c[] =
+	"#include <stdlib.h>\n"
+	"volatile unsigned long sink;\n"
+	"__attribute__((noinline)) void c(unsigned long n)\n"
+	"{ unsigned long x = 0; for (unsigned long i = 0; i < n; i++) x += i * i ^ (x >> 3);"
+	" sink = x; }\n"
+	"__attribute__((noinline)) void b(unsigned long n) { c(n); sink++; }\n"
+	"__attribute__((noinline)) void a(unsigned long n) { b(n); sink++; }\n"
+	"int main(int argc, char **argv)\n"
+	"{ a(argc > 1 ? strtoul(argv[1], 0, 0) : 100000000UL); sink++; return 0; }\n";
+
+__attribute__((unused)) static void rx_build_cg(void)
+{
+	struct tu_result r;
+	char path[PATH_MAX];
+	if (!tu_have("cc"))
+		cr_skip_test("cc is not installed");
+	snprintf(path, sizeof(path), "%s/cg.c", dir);
+	cr_assert_eq(tu_write_file(path, rx_cg_c, strlen(rx_cg_c)), 0);
+	rx_ok(&r, "cd '%s' && cc -O2 -fomit-frame-pointer -o cg cg.c", dir);
+	tu_result_free(&r);
+}
+
+/* dir/cg (rx_build_cg) recorded by `perf record --call-graph dwarf` into dir/perf.data; the
+ * test is skipped where perf is absent or cannot record so. */
+__attribute__((unused)) static void rx_perf_record_cg(void)
+{
+	struct tu_result r;
+	rx_build_cg();
+	if (!tu_have("perf"))
+		cr_skip_test("perf is not installed");
+	if (rx_sh(&r, "cd '%s' && HOME='%s' perf record -q --call-graph dwarf -o perf.data ./cg "
+		  "100000000", dir, dir) || r.status) {
+		tu_result_free(&r);
+		cr_skip_test("perf record --call-graph dwarf failed here");
+	}
+	tu_result_free(&r);
+}
+
 #endif
