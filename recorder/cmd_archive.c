@@ -172,9 +172,15 @@ int archive_slurp(const char *path, void **buf, size_t *len)
 		b = nb;
 		cap *= 2;
 	}
+	/* a read error (stdio's own buffer not allocated, EIO) is not a shorter file */
+	int err = ferror(fp) ? (errno ? -errno : -EIO) : 0;
 	fclose(fp);
 	if (!b)	/* every caller would take it for a file not found */
 		jp_nomem("reading a file to archive");
+	if (err) {
+		free(b);
+		return jp_nomem_check(err, "reading a file to archive");
+	}
 	*buf = b;
 	*len = n;
 	return 0;

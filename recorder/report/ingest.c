@@ -324,7 +324,11 @@ static int on_sample(struct ingest *in, const struct pd_event *ev)
 	int cpumode = ev->misc & PERF_RECORD_MISC_CPUMODE_MASK;
 	nr += resolve(in, ps->pid, ps->ip, ps->time, cpumode, frames, MAX_FRAMES);
 	uint32_t leaf_frames = nr;
-	int user_chain = 0;	/* the chain has its user part (inject --keep-stacks wrote it) */
+	/* The chain's user part (inject wrote it from the stack copy) is taken unless the copy
+	 * is still there (inject --keep-stacks): then report unwinds it again itself, since
+	 * only report names HotSpot's interpreted frames (the agent's method table). */
+	int own_unwind = ps->regs && ps->stack_size;
+	int user_chain = 0;
 	if (in->o->want_callchain && ps->callchain) {
 		int ctx_mode = cpumode;
 		int skipped_self = 0;
@@ -334,8 +338,11 @@ static int on_sample(struct ingest *in, const struct pd_event *ev)
 			if (a >= PERF_CONTEXT_MAX) {
 				if (a == PERF_CONTEXT_KERNEL)
 					ctx_mode = PERF_RECORD_MISC_KERNEL;
-				else if (a == PERF_CONTEXT_USER)
+				else if (a == PERF_CONTEXT_USER) {
+					if (own_unwind)
+						break;
 					ctx_mode = PERF_RECORD_MISC_USER, user_chain = 1;
+				}
 				continue;
 			}
 			/* The kernel repeats the sampled ip as the first entry. */
@@ -347,7 +354,7 @@ static int on_sample(struct ingest *in, const struct pd_event *ev)
 			nr += resolve(in, ps->pid, a, ps->time, ctx_mode, frames + nr,
 				      MAX_FRAMES - nr);
 		}
-		in->chains_cut += i < ps->nr_callchain;
+		in->chains_cut += i < ps->nr_callchain && !own_unwind;
 	}
 	if (ps->regs && !user_chain) {
 		/* --call-graph dwarf: the kernel's chain stops where the user stack starts.

@@ -220,7 +220,9 @@ static void run(const char *home, const char *jvm_flags, int all_interp)
 	      "-agentpath:'%s'=dir='%s/jit',quiet %s Calls 2500 >/dev/null", dir, dir, rx_jitprof,
 	      tu_java_env_sh(agent), java, agent, dir, jvm_flags);
 	tu_result_free(&r);
-	rx_ok(&r, "cd '%s' && HOME='%s' '%s' inject --jit --all -q -i perf.data -o perf.jit.data", dir,
+	/* --keep-stacks: report unwinds the copies again itself and names interpreted frames */
+	rx_ok(&r, "cd '%s' && HOME='%s' '%s' inject --jit --all --keep-stacks -q -i perf.data "
+	      "-o perf.jit.data", dir,
 	      dir, rx_jitprof);
 	tu_result_free(&r);
 	rx_ok(&r, "cd '%s' && HOME='%s' '%s' report -i perf.jit.data --collapsed", dir, dir,

@@ -54,7 +54,7 @@ static void expect_attach_generations(const struct ag_jdk *jdk, const char *dir,
 		       rep);
 	cr_expect(strstr(rep, "     before  "), "JDK %d:\n%.3000s", jdk->major, rep);
 	free(rep);
-	AG_FMT(data, "%s/y%d.jitprof/perf.jit.data", dir, round);
+	AG_FMT(data, "%s/y%d.txt.jitprof/perf.jit.data", dir, round);
 	cr_expect_eq(tu_check_generations(data, NULL, msg, sizeof(msg)), 0, "JDK %d: %s",
 		     jdk->major, msg);
 }
