@@ -507,7 +507,7 @@ Test(profile_launch, node_command, .timeout = 300)
 		cr_expect(strstr(r.out, "JS:"), "way %d: %s%s", way, r.out, r.err);
 		tu_result_free(&r);
 		char data[PATH_MAX + 32], msg[8192];
-		AG_FMT(data, "%s/n.jitprof/perf.jit.data", dir);
+		AG_FMT(data, "%s/n.txt.jitprof/perf.jit.data", dir);
 		cr_expect_eq(tu_check_generations(data, NULL, msg, sizeof(msg)), 0, "way %d: %s",
 			     way, msg);
 	}

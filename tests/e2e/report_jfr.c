@@ -24,7 +24,10 @@ static const char *const jdks[] = {
 static void table_numbers(long *samples, char *top, size_t len, long *top_n, char **comms)
 {
 	struct tu_result r;
-	rx_ok(&r, "HOME='%s' '%s' report -q -i '%s' --json --sort sym | python3 -c 'import json,sys\n"
+	/* --no-inline: each sample charged to the method of its address, as JFR's first frame
+	 * that is not inlined (sym rows are the innermost method by default) */
+	rx_ok(&r, "HOME='%s' '%s' report -q -i '%s' --json --sort sym --no-inline | python3 -c "
+	      "'import json,sys\n"
 	      "d=json.load(sys.stdin); by={}\n"
 	      "for r in d[\"rows\"]: n=r[\"sym\"].split(\"(\")[0]; by[n]=by.get(n,0)+r[\"samples\"]\n"
 	      "t=max(by,key=by.get); print(d[\"samples\"], by[t], t)'", home, rx_jitprof, data);

@@ -316,7 +316,7 @@ Test(report_offcpu, wall_and_offcpu_shares, .timeout = 600)
 	shares_within("profile -e offcpu", phase_fn, t, truth, SPIN);
 	tu_result_free(&r);
 	sh(&r, "$J profile -q -e wall -o p.txt -- ./waits 5 >/dev/null && head -5 p.txt", 1);
-	cr_expect(strstr(r.out, "of event 'wall'"), "%s", r.out);
+	cr_expect(strstr(r.out, "samples of wall"), "%s", r.out);
 	tu_result_free(&r);
 
 	/* A recording without switches: said, not guessed. */
