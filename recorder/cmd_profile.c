@@ -20,6 +20,7 @@
 
 #include "recorder/cli.h"
 #include "recorder/cmd_profile.h"
+#include "recorder/cmd_report.h"
 #include "recorder/profile/profile.h"
 
 static void usage(FILE *out)
@@ -183,37 +184,6 @@ static int parse_args(struct profile *p, int argc, char **argv)
 				       "and the HTML report's timeline (.html), not in the %s",
 				       p->fmt->what);
 	return 0;
-}
-
-/* 1 when `jitprof report --help` offers flag: formats follow what this build's report
- * makes, whichever outputs it has. */
-static int report_offers(const char *exe, const char *flag)
-{
-	char buf[16384], *p;
-	size_t got = 0;
-	ssize_t n;
-	int fds[2], st, found = 0;
-	pid_t pid;
-
-	if (pipe2(fds, O_CLOEXEC))
-		return 0;
-	if ((pid = fork()) == 0) {
-		if (dup2(fds[1], STDOUT_FILENO) < 0)
-			_exit(127);
-		execl(exe, exe, "report", "--help", (char *)NULL);
-		_exit(127);
-	}
-	close(fds[1]);
-	while (pid > 0 && got + 1 < sizeof(buf) &&
-	       (n = read(fds[0], buf + got, sizeof(buf) - 1 - got)) > 0)
-		got += (size_t)n;
-	close(fds[0]);
-	if (pid > 0)
-		waitpid(pid, &st, 0);
-	buf[got] = '\0';
-	for (p = buf; (p = strstr(p, flag)); p++)
-		found |= p[strlen(flag)] == ' ' || p[strlen(flag)] == ',';
-	return found;
 }
 
 /* Starts exe with args; its stdout goes to out_fd when >= 0. */
@@ -553,7 +523,7 @@ int cmd_profile(int argc, char **argv)
 	p.exe[n] = '\0';
 	if (!getcwd(p.cwd, sizeof(p.cwd)))
 		p.cwd[0] = '\0';
-	if (p.fmt->flag && !report_offers(p.exe, p.fmt->flag))
+	if (p.fmt->flag && !report_has_option(p.fmt->flag, NULL))
 		return cli_usage_error("-o %s: the %s needs 'jitprof report %s', which this build "
 				       "does not have; use %s", p.out, p.fmt->what, p.fmt->flag,
 				       prof_formats_list());

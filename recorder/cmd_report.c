@@ -479,6 +479,19 @@ static void remove_unpacked_on_signals(void)
 	}
 }
 
+int report_has_option(const char *flag, int *takes_arg)
+{
+	if (strncmp(flag, "--", 2))
+		return 0;
+	for (const struct option *o = longopts; o->name; o++)
+		if (!strcmp(o->name, flag + 2)) {
+			if (takes_arg)
+				*takes_arg = o->has_arg == required_argument;
+			return 1;
+		}
+	return 0;
+}
+
 int cmd_report(int argc, char **argv)
 {
 	struct report_args a = { .in = { .sz = sizeof(struct rp_ingest_opts) },

@@ -36,6 +36,11 @@ int report_check_outputs(const struct report_args *a);
 /* --help's text (cmd_report_usage.c). */
 void report_usage(FILE *out);
 
+/* 1 when report takes the long option flag ("--html"), with *takes_arg (may be NULL) set
+ * when it wants an argument; 0 when not. profile asks before it records (one table of
+ * options, in process: no `report --help` to read). */
+int report_has_option(const char *flag, int *takes_arg);
+
 /* The files asked for (--flamegraph, --html, --speedscope, --pprof, --jfr): 0, or 1 with the
  * failure said (cmd_report_files.c). */
 int report_write_files(struct report_args *a, struct rp_session *s, const enum rp_key *keys,

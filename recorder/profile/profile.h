@@ -17,8 +17,8 @@ struct prof_format {
 };
 
 /* The format OUT's extension names (the longest matching one); NULL when the extension is
- * not one of ours (then prof_formats_list names the known ones). Whether this build's report
- * has the flag is for the caller to ask (`jitprof report --help`). */
+ * not one of ours (then prof_formats_list names the known ones). Whether report takes the flag
+ * is for the caller to ask (report_has_option). */
 const struct prof_format *prof_format_of(const char *out);
 const char *prof_formats_list(void);
 

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "recorder/cmd_report.h"
 #include "recorder/profile/profile.h"
 #include "tests/lib/testutil.h"
 
@@ -186,4 +187,25 @@ Test(plan, agent_found_beside_the_executable_or_in_lib)
 	unsetenv("JITPROF_AGENT");
 	tu_rmtree(dir);
 	free(dir);
+}
+
+/* Every output profile chooses by extension is one report makes, with a file argument where
+ * profile passes one: the two commands' tables cannot drift apart unseen. */
+Test(plan, every_format_is_an_option_of_report)
+{
+	const char *exts[] = { ".svg", ".speedscope.json", ".json", ".collapsed", ".html",
+			       ".pb.gz", ".jfr" };
+	for (size_t i = 0; i < sizeof(exts) / sizeof(exts[0]); i++) {
+		char out[64];
+		snprintf(out, sizeof(out), "p%s", exts[i]);
+		const struct prof_format *f = prof_format_of(out);
+		cr_assert_not_null(f, "%s", out);
+		cr_assert_not_null(f->flag, "%s", out);
+		int takes = -1;
+		cr_assert_eq(report_has_option(f->flag, &takes), 1, "%s: report has no %s", out,
+			     f->flag);
+		cr_assert_eq(takes, f->flag_takes_file, "%s: %s's argument", out, f->flag);
+	}
+	cr_assert_eq(report_has_option("--no-such-output", NULL), 0);
+	cr_assert_eq(report_has_option("html", NULL), 0, "long options only");
 }
