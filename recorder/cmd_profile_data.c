@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "jitdump/jitdump.h"
+#include "lib/nomem.h"
 #include "recorder/cli.h"
 #include "recorder/cmd_profile.h"
 #include "recorder/perfdata/perfdata.h"
@@ -111,14 +112,60 @@ int profile_collect_dumps(struct profile *p, int stagefd, uid_t uid, const char 
 	return rc;
 }
 
+struct count_ctx {
+	struct counts *c;
+	const char *cwd;
+	size_t cwd_len;
+};
+
+static int count_sample(void *ctx, const struct pd_event *ev)
+{
+	struct counts *c = ((struct count_ctx *)ctx)->c;
+	c->samples++;
+	for (int i = 0; i < c->nr_logs; i++)
+		c->log_samples[i] += (pid_t)ev->u.sample.pid == c->log_pid[i];
+	return 0;
+}
+
+/* A jitted method's code load (MMAP2 of a jitted-*.so) or a jitdump's marker mapping. */
+static int count_mmap(void *ctx, const struct pd_event *ev)
+{
+	struct count_ctx *k = ctx;
+	struct counts *c = k->c;
+	const char *f = ev->u.mmap.filename, *slash;
+	uint32_t pid;
+	int seen = 0;
+
+	if (!f)
+		return 0;
+	c->loads += strstr(f, "/jitted-") != NULL;
+	if (!jd_is_marker_name(f, &pid))
+		return 0;
+	c->markers++;
+	slash = strrchr(f, '/');
+	for (int i = 0; i < c->nr_cwd_dumps; i++)
+		seen |= c->cwd_dump_pid[i] == (pid_t)pid;
+	if (seen)
+		return 0;
+	if (k->cwd[0] && slash && (size_t)(slash - f) == k->cwd_len &&
+	    !strncmp(f, k->cwd, k->cwd_len) && c->nr_cwd_dumps < MAX_MARKED)
+		c->cwd_dump_pid[c->nr_cwd_dumps++] = (pid_t)pid;
+	else
+		c->dumps_elsewhere = 1;
+	return 0;
+}
+
 /* Samples in a recording, code loads of jitted methods (MMAP2 of jitted-*.so) and jitdump
- * markers (mappings of jit-PID.dump); the samples of each pid in c->log_pid. */
+ * markers (mappings of jit-PID.dump); the samples of each pid in c->log_pid. Read in file
+ * order through perfdata's replay (only counts: no time order needed). */
 void profile_count(const char *path, const char *cwd, struct counts *c)
 {
 	struct pd_reader *r;
-	struct pd_event ev;
-	uint32_t pid;
-	size_t cwd_len = strlen(cwd);
+	struct count_ctx k = { c, cwd, strlen(cwd) };
+	const struct pd_tool tool = {
+		.sz = sizeof(tool), .sample = count_sample, .mmap = count_mmap, .ctx = &k,
+		.flags = PD_TOOL_FILE_ORDER,
+	};
 
 	c->samples = c->loads = c->markers = 0;
 	c->nr_cwd_dumps = c->dumps_elsewhere = 0;
@@ -127,29 +174,7 @@ void profile_count(const char *path, const char *cwd, struct counts *c)
 	int fd = sio_open_regular(path);
 	if (fd < 0 || pd_reader_open_fd(&r, fd, path, NULL))
 		return;
-	while (pd_reader_next(r, &ev) == 1) {
-		if (ev.type == 9) {	/* PERF_RECORD_SAMPLE */
-			c->samples++;
-			for (int i = 0; i < c->nr_logs; i++)
-				c->log_samples[i] += (pid_t)ev.u.sample.pid == c->log_pid[i];
-		} else if ((ev.type == 1 || ev.type == 10) && ev.u.mmap.filename) {
-			c->loads += strstr(ev.u.mmap.filename, "/jitted-") != NULL;
-			if (!jd_is_marker_name(ev.u.mmap.filename, &pid))
-				continue;
-			c->markers++;
-			const char *f = ev.u.mmap.filename, *slash = strrchr(f, '/');
-			int seen = 0;
-			for (int i = 0; i < c->nr_cwd_dumps; i++)
-				seen |= c->cwd_dump_pid[i] == (pid_t)pid;
-			if (seen)
-				continue;
-			if (cwd[0] && slash && (size_t)(slash - f) == cwd_len &&
-			    !strncmp(f, cwd, cwd_len) && c->nr_cwd_dumps < MAX_MARKED)
-				c->cwd_dump_pid[c->nr_cwd_dumps++] = (pid_t)pid;
-			else
-				c->dumps_elsewhere = 1;
-		}
-	}
+	jp_nomem_check(pd_replay(r, &tool, NULL), "counting a recording's samples");
 	pd_reader_close(r);
 }
 
