@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "jitdump/jitdump.h"
+#include "lib/hindex.h"
 #include "recorder/report/report_int.h"
 
 /* jitdump's spelling (jd_tier_name); an empty cell ("-") when the runtime did not say. */
@@ -61,52 +62,33 @@ static int load_ptr_order(const void *pa, const void *pb)
 	return a->load_time < b->load_time ? -1 : a->load_time > b->load_time;
 }
 
-/* The hits counted so far, found by their (load, file, line). */
-struct hit_table {
-	uint32_t *slot;		/* hit index + 1, 0 free */
-	size_t cap;
+/* The hits counted so far, found by their (load, file, line) through the shared seeded
+ * index (lib/hindex.h): the lines come from the recording's dumps. */
+struct hit_key {
+	uint32_t load, line;
+	const char *file;	/* interned: equal names, equal pointers */
 };
 
-static size_t hit_hash(uint32_t load, uint32_t line, const char *file)
+static int hit_eq(const void *key, uint32_t idx, const void *ctx)
 {
-	uint64_t h = ((uint64_t)load << 32 | line) * 0x9e3779b97f4a7c15ull ^ (uintptr_t)file;
-	h *= 0xff51afd7ed558ccdull;
-	return (size_t)(h ^ h >> 32);
-}
-
-static int hit_grow(struct hit_table *t, const struct hit *hits, size_t n)
-{
-	size_t cap = t->cap ? 2 * t->cap : 1024;
-	uint32_t *v = calloc(cap, sizeof(*v));
-	if (!v)
-		return -ENOMEM;
-	for (size_t i = 0; i < n; i++) {
-		size_t j = hit_hash(hits[i].load, hits[i].line, hits[i].file) & (cap - 1);
-		while (v[j])
-			j = (j + 1) & (cap - 1);
-		v[j] = (uint32_t)i + 1;
-	}
-	free(t->slot);
-	t->slot = v;
-	t->cap = cap;
-	return 0;
+	const struct hit_key *k = key;
+	const struct hit *h = &((const struct hit *)ctx)[idx];
+	return h->load == k->load && h->line == k->line && h->file == k->file;
 }
 
 /* One more sample of leaf frame f's (load, file, line): a new hit or one more on its own. */
-static int count_hit(struct hit_table *t, struct hit *hits, size_t *n, const struct rp_frame *f)
+static int count_hit(struct jp_hindex *x, struct hit *hits, size_t *n, const struct rp_frame *f)
 {
-	if ((*n + 1) * 2 > t->cap && hit_grow(t, hits, *n))
-		return -ENOMEM;
-	size_t j = hit_hash(f->load, f->line, f->srcfile) & (t->cap - 1);
-	for (; t->slot[j]; j = (j + 1) & (t->cap - 1)) {
-		struct hit *h = &hits[t->slot[j] - 1];
-		if (h->load == f->load && h->line == f->line && h->file == f->srcfile) {
-			h->n++;
-			return 0;
-		}
+	const struct hit_key k = { f->load, f->line, f->srcfile };
+	uint64_t h = jp_hindex_hash(&k, sizeof(k));
+	int64_t at = jp_hindex_find(x, h, &k, hit_eq, hits);
+	if (at >= 0) {
+		hits[at].n++;
+		return 0;
 	}
-	hits[*n] = (struct hit){ f->load, f->line, f->srcfile, 1 };
-	t->slot[j] = (uint32_t)++*n;
+	if (jp_hindex_add(x, h, *n))
+		return -ENOMEM;
+	hits[(*n)++] = (struct hit){ f->load, f->line, f->srcfile, 1 };
 	return 0;
 }
 
@@ -303,7 +285,7 @@ int rp_gen_view_build_all(struct rp_gen_view *v, const struct rp_session *s, con
 	struct hit *hits = malloc((s->nr_samples + 1) * sizeof(*hits));
 	const struct rp_load **order = malloc((s->nr_loads + 1) * sizeof(*order));
 	uint64_t *last = calloc(s->nr_loads + 1, sizeof(*last));	/* per load, 1-based */
-	struct hit_table ht = { 0 };
+	struct jp_hindex ht = { 0 };
 	size_t nr_hits = 0;
 	uint64_t psamples = 0;
 	uint32_t last_pid = 0;
@@ -403,7 +385,7 @@ out:
 	free(hits);
 	free(order);
 	free(last);
-	free(ht.slot);
+	jp_hindex_free(&ht);
 	if (ret)
 		rp_gen_view_free(v);
 	return ret;
