@@ -78,6 +78,12 @@ struct dso_frame {
 	uint32_t flags;			/* RP_FRAME_UNKNOWN, RP_FRAME_JITTED_DSO or 0 */
 };
 
+/* ingest_resolve.c: the frames of one address (the innermost last, inlined callers first),
+ * at most room; their number. rp_ingest_dso_display: a DSO's name as the views show it. */
+uint32_t rp_ingest_resolve(struct ingest *in, uint32_t pid, uint64_t ip, uint64_t time,
+			   int cpumode, struct rp_frame *out, uint32_t room);
+const char *rp_ingest_dso_display(struct ingest *in, const char *name);
+
 /* ingest_maps.c: a jitted ELF's MMAP2 made a load, or kept pending (sampled_loads_only,
  * sampled_methods_only) with the live range and end a load would have; a pending one made a
  * load when a frame lands in it (rp_ingest_load_of_pending) or when it is a generation of a
