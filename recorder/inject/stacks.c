@@ -234,7 +234,8 @@ struct walk_ctx {
  * VM: StubGenerator::generate_call_stub's enter()) always keep it, and jitted code without
  * CFI keeps it under -XX:+PreserveFramePointer (report's unwound.c decides alike; inject's
  * chain holds pcs only, so an interpreter frame shows as 'Interpreter'). */
-static int hotspot_fp(struct inj_stacks *k, struct sym_dso *d, int have_cfi)
+static int hotspot_fp(struct inj_stacks *k, struct sym_dso *d, int have_cfi,
+		      struct unw_module *m)
 {
 	const struct sym_build_id *id = sym_dso_build_id(d);
 	int64_t j = id->size == SYNTH_BUILD_ID_SIZE ? jit_find(k, id->data) : -1;
@@ -246,8 +247,14 @@ static int hotspot_fp(struct inj_stacks *k, struct sym_dso *d, int have_cfi)
 	if (!vm || vm->kind != JD_VM_HOTSPOT_X86_64 || !e)
 		return 0;
 	const char *name = e->load.name ? e->load.name : "";
-	return !strcmp(name, "Interpreter") || !strcmp(name, "call_stub") ||
-	       (!have_cfi && (vm->flags & JD_VM_PRESERVE_FP));
+	if (!strcmp(name, "Interpreter")) {	/* its sender sp read too (walk.c) */
+		m->code = UNW_CODE_INTERP;
+		m->method_slot = vm->method_slot;
+		m->bcp_slot = vm->bcp_slot;
+		return 1;
+	}
+	m->code = UNW_CODE_FP;
+	return !strcmp(name, "call_stub") || (!have_cfi && (vm->flags & JD_VM_PRESERVE_FP));
 }
 
 static int find(void *ctx, uint64_t pc, struct unw_module *m)
@@ -262,10 +269,9 @@ static int find(void *ctx, uint64_t pc, struct unw_module *m)
 	m->cfi = cfi_of(w->k, d, &err);
 	if (err)
 		return err;
-	if (hotspot_fp(w->k, d, m->cfi != NULL)) {
-		m->code = UNW_CODE_FP;
+	if (hotspot_fp(w->k, d, m->cfi != NULL, m))
 		return 0;
-	}
+	m->code = UNW_CODE_CFI;
 	return m->cfi ? 0 : -ENOENT;
 }
 
