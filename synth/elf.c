@@ -137,7 +137,9 @@ static void free_parts(struct parts *pt)
 
 uint64_t synth_text_offset(const struct synth_input *in)
 {
-	size_t nphdr = in->unwind_size && in->eh_frame_hdr_size ? 3 : 2;
+	/* The prologue CFI (prologue.c) comes with an .eh_frame_hdr. */
+	size_t nphdr = (in->unwind_size ? in->eh_frame_hdr_size != 0 : synth_prologue_cfi(in))
+		       ? 3 : 2;
 	return ALIGN_UP(sizeof(Elf64_Ehdr) + nphdr * sizeof(Elf64_Phdr) + ID_NOTE_SIZE, 16);
 }
 

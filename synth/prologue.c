@@ -9,7 +9,7 @@
  * The verified entry is not at offset 0 (the inline-cache check comes first, clinit barriers
  * may too), so the first SCAN bytes are searched for a start. What precedes it runs with the
  * caller's frame untouched: CFA = rsp+8. From the completed set-up to the end of the code the
- * frame is whole. Epilogues (add $F,%rsp; pop %rbp; poll; ret) get no rows of their own: they
+ * frame is whole; an .eh_frame_hdr follows. Epilogues (add $F,%rsp; pop %rbp; poll; ret) get no rows of their own: they
  * cannot be found without decoding every instruction, and are a few bytes of each method.
  * Anything else gets no CFI at all, never a guess. */
 #include <string.h>
@@ -130,7 +130,8 @@ int synth_prologue_applies(const struct synth_input *in)
 
 enum { CFA_ADVANCE = 0x40, CFA_OFFSET = 0x80, CFA_ADVANCE1 = 0x02, CFA_ADVANCE2 = 0x03,
        CFA_ADVANCE4 = 0x04, CFA_DEF_CFA = 0x0c, CFA_DEF_CFA_OFFSET = 0x0e, REG_RSP = 7,
-       REG_RBP = 6, REG_RA = 16, PE_PCREL_SDATA4 = 0x1b };
+       REG_RBP = 6, REG_RA = 16, PE_PCREL_SDATA4 = 0x1b, PE_UDATA4 = 0x03,
+       PE_DATAREL_SDATA4 = 0x3b };
 
 static void advance(struct synth_buf *b, uint64_t *at, uint64_t to)
 {
@@ -219,6 +220,17 @@ int synth_prologue_eh_frame(const struct synth_input *in, struct synth_buf *b)
 	}
 	close_record(b, fde);
 	synth_buf_u32(b, 0);	/* the terminator */
+	/* .eh_frame_hdr (LSB 3.0) right after it: perf's libunwind finds FDEs only through
+	 * PT_GNU_EH_FRAME. eh_frame_ptr pc-relative, one table entry relative to the header. */
+	uint64_t hdr = eh + b->len;
+	synth_buf_u8(b, 1);
+	synth_buf_u8(b, PE_PCREL_SDATA4);
+	synth_buf_u8(b, PE_UDATA4);
+	synth_buf_u8(b, PE_DATAREL_SDATA4);
+	synth_buf_u32(b, (uint32_t)(eh - (hdr + 4)));
+	synth_buf_u32(b, 1);
+	synth_buf_u32(b, (uint32_t)(in->code_addr - hdr));
+	synth_buf_u32(b, (uint32_t)(eh + fde - hdr));
 	return b->oom ? -1 : 1;
 }
 
@@ -238,7 +250,7 @@ const struct synth_input *synth_input_with_cfi(const struct synth_input *in,
 	*with = *in;
 	with->unwind = blob->p;
 	with->unwind_size = blob->len;
-	with->eh_frame_hdr_size = 0;
+	with->eh_frame_hdr_size = SYNTH_PROLOGUE_HDR_SIZE;
 	with->mapped_size = 0;
 	return with;
 }

@@ -179,7 +179,8 @@ struct synth_symbol {
 int synth_symbol(const struct synth_input *in, struct synth_symbol *out,
 		 const struct jp_log *log);
 /* The .text offset (MMAP2 pgoff) synth_build will give in, without building: 0xe0, or 0x110
- * when in carries unwind data with an .eh_frame_hdr (one more program header). */
+ * when in carries unwind data with an .eh_frame_hdr (one more program header), or gets the
+ * prologue CFI (synth_prologue_cfi: it has one). */
 uint64_t synth_text_offset(const struct synth_input *in);
 void synth_elf_free(struct synth_elf *e);	/* NULL-safe; leaves *e zeroed */
 

@@ -143,7 +143,14 @@ Test(prologue, push_form_behind_the_ic_check)
 	cr_assert_eq(synth_symbol(&l.in, &sym, NULL), 0);
 	GElf_Shdr sh;
 	cr_assert_not_null(st_section(b.elf, ".eh_frame", &sh));
-	cr_assert_eq(sym.load_size, sh.sh_addr + sh.sh_size);
+	/* With an .eh_frame_hdr right after it (perf's libunwind needs PT_GNU_EH_FRAME), so the
+	 * .text is where synth_text_offset says without building. */
+	GElf_Shdr hdr;
+	cr_assert_not_null(st_section(b.elf, ".eh_frame_hdr", &hdr));
+	cr_assert_eq(hdr.sh_addr, sh.sh_addr + sh.sh_size);
+	cr_assert_eq(sym.load_size, hdr.sh_addr + hdr.sh_size);
+	cr_assert_eq(b.e.text_offset, synth_text_offset(&l.in));
+	cr_assert_eq(b.e.text_offset, 0x110);
 	unbuild(&b);
 }
 
@@ -215,6 +222,7 @@ Test(prologue, unknown_gives_none)
 		build(&b, &l);
 		GElf_Shdr sh;
 		cr_assert_null(st_section(b.elf, ".eh_frame", &sh), "case %d has CFI", k);
+		cr_assert_eq(b.e.text_offset, 0xe0);
 		unbuild(&b);
 	}
 	/* The same bytes as node's or another writer's code (tier STUB, OTHER): none either. */
