@@ -75,7 +75,7 @@ static struct unw_cfi *cfi_of(struct ingest *in, struct sym_dso *d, const struct
 /* A jitted ELF's code, from its process's dump: the HotSpot interpreter (its frames
  * decoded with the layout the agent wrote), else jitted code walked by rbp when the JVM kept
  * it (-XX:+PreserveFramePointer); anything else -ENOENT (the walk ends there, as before). */
-static int jitted(struct walk_ctx *w, struct sym_dso *d, struct unw_module *m)
+static int jitted(struct walk_ctx *w, struct sym_dso *d, uint64_t pc, struct unw_module *m)
 {
 	const struct jd_load_entry *e;
 	const struct jd_index *x = rp_prefetch_index(w->in->s, sym_dso_long_name(d), w->pid, &e);
@@ -105,10 +105,16 @@ static int jitted(struct walk_ctx *w, struct sym_dso *d, struct unw_module *m)
 	m->cfi = e ? cfi_of(w->in, d, x, e, &err) : NULL;
 	if (err)
 		return err;
-	if (m->cfi) {
+	if (m->cfi && pc - e->load.code_addr < e->load.code_size) {
+		/* The pc in our ELF, whoever wrote the mapped one (perf inject's genelf puts
+		 * .text elsewhere): its offset in the code from the .text synth gives it. */
+		struct synth_input si;
+		synth_input_from_load(&si, jd_index_header(x), e);
+		m->file_off = synth_text_offset(&si) + (pc - e->load.code_addr);
 		w->in->unwind.cfi_frames++;
 		return 0;
 	}
+	m->cfi = NULL;
 	w->in->unwind.no_fp++;
 	return -ENOENT;
 }
@@ -123,7 +129,7 @@ static int find(void *ctx, uint64_t pc, struct unw_module *m)
 	if (!d || sym_dso_is_kernel(d))
 		return -ENOENT;
 	if (rp_is_jitted_name(sym_dso_long_name(d), NULL, NULL))
-		return jitted(w, d, m);
+		return jitted(w, d, pc, m);
 	m->cfi = cfi_of(w->in, d, NULL, NULL, &err);
 	return err ? err : m->cfi ? 0 : -ENOENT;
 }

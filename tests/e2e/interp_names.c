@@ -206,6 +206,30 @@ static void check_lines(const char *traces)
 	cr_assert_geq(exact, PATH_N - 1, "too few callers at their call's line:\n%s", traces);
 }
 
+/* report's own walk of the copies (recorder/report/unwound.c) on `perf inject --jit`'s output
+ * (perf's ELFs, its .text elsewhere than ours): the same checks. */
+static void check_report_walk(const char *home, const char *jvm_flags)
+{
+	struct tu_result r;
+	struct verdict v;
+
+	if (!tu_have("perf")) {
+		tu_skip_part("perf is not installed: report's walk of perf inject's output");
+		return;
+	}
+	rx_ok(&r, "cd '%s' && rm -f perf.pj.data && perf inject --jit -i perf.data -o perf.pj.data "
+	      ">/dev/null 2>&1 && HOME='%s' '%s' report -i perf.pj.data --collapsed", dir, dir,
+	      rx_jitprof);
+	check_folded(r.out, 0, 1, &v);
+	tu_result_free(&r);
+	cr_assert_geq(v.main_thread, 200, "%s %s, report's walk: %lu samples of main's thread",
+		      home, jvm_flags, v.main_thread);
+	cr_assert_geq(v.reach_main * 100, v.main_thread * 95, "%s %s, report's walk: %lu of %lu "
+		      "reach main", home, jvm_flags, v.reach_main, v.main_thread);
+	cr_assert_leq(v.wrong * 100, v.main_thread, "%s %s, report's walk: %lu samples on no "
+		      "path of the program, as\n%s", home, jvm_flags, v.wrong, v.first_wrong);
+}
+
 /* One recording of the program on JDK home with extra JVM flags; the report's checks. */
 static void run(const char *home, const char *jvm_flags, int all_interp, int compiled)
 {
@@ -253,6 +277,8 @@ static void run(const char *home, const char *jvm_flags, int all_interp, int com
 	snprintf(want, sizeof(want), "Calls.java:%d", line_of("// LEAF"));
 	cr_assert(strstr(r.out, "Calls.leaf(long)") && strstr(r.out, want), "%s", r.out);
 	tu_result_free(&r);
+	if (compiled)
+		check_report_walk(home, jvm_flags);
 	if (!all_interp)
 		return;
 	if (!tu_have("go")) {
