@@ -137,7 +137,9 @@ static void free_parts(struct parts *pt)
 
 uint64_t synth_text_offset(const struct synth_input *in)
 {
-	size_t nphdr = in->unwind_size && in->eh_frame_hdr_size ? 3 : 2;
+	/* The prologue CFI (prologue.c) comes with an .eh_frame_hdr. */
+	size_t nphdr = (in->unwind_size ? in->eh_frame_hdr_size != 0 : synth_prologue_cfi(in))
+		       ? 3 : 2;
 	return ALIGN_UP(sizeof(Elf64_Ehdr) + nphdr * sizeof(Elf64_Phdr) + ID_NOTE_SIZE, 16);
 }
 
@@ -146,10 +148,14 @@ uint64_t synth_text_offset(const struct synth_input *in)
 static uint64_t alloc_end_of(const struct synth_input *in)
 {
 	uint64_t text = synth_text_offset(in);
-	if (!in->unwind_size)
+	struct synth_buf blob = { 0 };
+	uint64_t size = in->unwind_size;
+	if (!size && synth_prologue_eh_frame(in, &blob) > 0)	/* the CFI build() adds */
+		size = blob.len;
+	synth_buf_free(&blob);
+	if (!size)
 		return text + in->code_size;
-	return text + (ALIGN_UP(in->code_addr + in->code_size, 8) - in->code_addr) +
-	       in->unwind_size;
+	return text + (ALIGN_UP(in->code_addr + in->code_size, 8) - in->code_addr) + size;
 }
 
 static void plan_layout(struct plan *p, struct parts *pt, const struct synth_input *in)
@@ -327,6 +333,13 @@ static int build(const struct synth_input *in, int symbols_only, struct synth_el
 	if (!elf_ok)
 		return synth_err(log, -ENOSYS, "libelf: %s", elf_errmsg(-1));
 
+	/* HotSpot code without unwind data: the CFI of its prologue in its place (prologue.c);
+	 * it derives from the code and tier alone, so the build-id stays the input's. */
+	struct synth_input with;
+	struct synth_buf cfi = { 0 };
+	in = synth_input_with_cfi(in, &with, &cfi);
+	if (cfi.oom)
+		return synth_err(log, -ENOMEM, "out of memory building the prologue's CFI");
 	struct parts pt = { 0 };
 	uint64_t text = synth_text_offset(in);
 	if (!symbols_only && (rc = synth_dwarf_build(in, text, &pt.dw, log)))
@@ -348,6 +361,7 @@ static int build(const struct synth_input *in, int symbols_only, struct synth_el
 	else
 		rc = write_elf(&p, in, text, out, log);
 	free_parts(&pt);
+	synth_buf_free(&cfi);
 	if (rc)
 		return rc;
 	out->text_offset = text;

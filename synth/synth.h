@@ -120,6 +120,30 @@ int synth_build_id_counted(const struct synth_input *in, uint8_t id[SYNTH_BUILD_
 /* Lower-case hex, NUL-terminated. */
 void synth_build_id_hex(const uint8_t id[SYNTH_BUILD_ID_SIZE], char hex[SYNTH_BUILD_ID_HEX]);
 
+/* HotSpot C1/C2 code brings no unwind data (jitdump UNWINDING_INFO) of its own; synth_build
+ * then writes an .eh_frame read off its frame set-up (synth/prologue.c, docs/synth.md): for a
+ * load with no unwind data, tier C1 or C2 (the agent's LOAD_INFO: never another runtime's
+ * code) and x86_64 (synth_prologue_applies), when synth_prologue_find recognises the set-up
+ * in the first bytes of its code. An unrecognised one gets no CFI. */
+enum synth_prologue_kind {
+	SYNTH_PROLOGUE_NONE = 0,
+	SYNTH_PROLOGUE_PUSH,	/* [stack bangs] push %rbp; [mov %rsp,%rbp]; [sub $F,%rsp] */
+	SYNTH_PROLOGUE_SUB,	/* sub $F,%rsp (imm32); mov %rbp,F-8(%rsp) */
+};
+struct synth_prologue {
+	enum synth_prologue_kind kind;
+	uint64_t entry;		/* offset of the set-up's first instruction */
+	uint64_t push_end;	/* PUSH: offset after push %rbp */
+	uint64_t sub_end;	/* offset after sub $F,%rsp (0: PUSH without one) */
+	uint64_t save_end;	/* SUB: offset after the store of rbp */
+	uint64_t frame;		/* F */
+};
+int synth_prologue_applies(const struct synth_input *in);
+/* 1 and *out when code's first bytes hold a set-up above, else 0 (*out zeroed). */
+int synth_prologue_find(const uint8_t *code, uint64_t size, struct synth_prologue *out);
+/* 1 when synth_build writes such CFI for in (applies and recognised), else 0. */
+int synth_prologue_cfi(const struct synth_input *in);
+
 /* A complete ELF in memory. */
 struct synth_elf {
 	uint8_t *data;
@@ -155,7 +179,8 @@ struct synth_symbol {
 int synth_symbol(const struct synth_input *in, struct synth_symbol *out,
 		 const struct jp_log *log);
 /* The .text offset (MMAP2 pgoff) synth_build will give in, without building: 0xe0, or 0x110
- * when in carries unwind data with an .eh_frame_hdr (one more program header). */
+ * when in carries unwind data with an .eh_frame_hdr (one more program header), or gets the
+ * prologue CFI (synth_prologue_cfi: it has one). */
 uint64_t synth_text_offset(const struct synth_input *in);
 void synth_elf_free(struct synth_elf *e);	/* NULL-safe; leaves *e zeroed */
 

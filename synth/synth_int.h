@@ -60,4 +60,15 @@ void synth_buf_zero(struct synth_buf *b, size_t n);
 /* Overwrites 4 bytes at off (for lengths known only at the end). */
 void synth_buf_put_u32(struct synth_buf *b, size_t off, uint32_t v);
 
+/* The .eh_frame and .eh_frame_hdr (its last SYNTH_PROLOGUE_HDR_SIZE bytes) synth writes for
+ * HotSpot code without unwind data (prologue.c) appended to b: 1 written, 0 none applies (b
+ * untouched), -1 out of memory. */
+#define SYNTH_PROLOGUE_HDR_SIZE 20
+int synth_prologue_eh_frame(const struct synth_input *in, struct synth_buf *b);
+/* in with that .eh_frame as its unwind data in *with (blob holds it; free it after): returns
+ * with, or in itself when there is none. */
+const struct synth_input *synth_input_with_cfi(const struct synth_input *in,
+					       struct synth_input *with,
+					       struct synth_buf *blob);
+
 #endif

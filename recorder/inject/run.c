@@ -50,7 +50,11 @@ static int handle(struct inj_run_state *s, const struct pd_event *ev)
 	uint64_t t = pd_event_time(ev);
 	if (t > s->max_seen)
 		s->max_seen = t;
-	if (s->stacks && ev->type != PERF_RECORD_SAMPLE &&
+	/* A runtime's anonymous code map is left out of the stacks' maps as of the output: it
+	 * would cover the generations' MMAP2s made before it (a code cache growing after its
+	 * first loads), and their CFI with it. */
+	int is_map = ev->type == PERF_RECORD_MMAP || ev->type == PERF_RECORD_MMAP2;
+	if (s->stacks && ev->type != PERF_RECORD_SAMPLE && !is_map &&
 	    (rc = inj_stacks_event(s->stacks, ev)) < 0)
 		goto nomem;
 	switch (ev->type) {
@@ -76,12 +80,15 @@ static int handle(struct inj_run_state *s, const struct pd_event *ev)
 		rc = inj_marker_take(s, s->r, ev, !s->prescanned);
 		if (rc < 0)
 			return rc;
-		if (rc > 0) {
-			s->st->markers_consumed++;
+		int marker = rc > 0;
+		if (!marker && inj_marker_drop_anon(s, ev)) {
+			s->st->anon_dropped++;
 			return 0;
 		}
-		if (inj_marker_drop_anon(s, ev)) {
-			s->st->anon_dropped++;
+		if (s->stacks && inj_stacks_event(s->stacks, ev) < 0)
+			goto nomem;
+		if (marker) {
+			s->st->markers_consumed++;
 			return 0;
 		}
 		break;

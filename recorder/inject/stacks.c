@@ -172,17 +172,20 @@ int inj_stacks_mmap(struct inj_stacks *k, struct inj_dump *d, uint32_t load, uin
 	return 0;
 }
 
-/* A jitted generation's CFI: the unwind data its runtime wrote into the dump, in the ELF synth
- * makes of it (symbols only: the same .eh_frame at the same place). None: s stays empty. */
+/* A jitted generation's CFI: the unwind data its runtime wrote into the dump, or the CFI synth
+ * derives from a HotSpot prologue, in the ELF synth makes of it (symbols only: the same
+ * .eh_frame at the same place). None: s stays empty. */
 static int jit_cfi(const struct jit_load *j, struct cfi_slot *s)
 {
 	const struct jd_load_entry *e = jd_index_load(j->d->x, j->load);
 	struct synth_input in;
 	char err[256];
 
-	if (!e || !e->unwind || (j->d->loads[j->load].flags & INJ_BAD))
+	if (!e || (j->d->loads[j->load].flags & INJ_BAD))
 		return 0;
 	inj_load_input(j->d, j->load, &in);
+	if (!e->unwind && !synth_prologue_cfi(&in))
+		return 0;
 	int rc = synth_build_symbols(&in, j->id, &s->img, JP_ERRBUF_LOG(err));
 	if (rc < 0)
 		return rc == -ENOMEM ? rc : 0;
@@ -227,6 +230,33 @@ struct walk_ctx {
 	uint64_t time;
 };
 
+/* HotSpot code stepped by rbp: its interpreter and call stub (every entry into Java from the
+ * VM: StubGenerator::generate_call_stub's enter()) always keep it, and jitted code without
+ * CFI keeps it under -XX:+PreserveFramePointer (report's unwound.c decides alike; inject's
+ * chain holds pcs only, so an interpreter frame shows as 'Interpreter'). */
+static int hotspot_fp(struct inj_stacks *k, struct sym_dso *d, int have_cfi,
+		      struct unw_module *m)
+{
+	const struct sym_build_id *id = sym_dso_build_id(d);
+	int64_t j = id->size == SYNTH_BUILD_ID_SIZE ? jit_find(k, id->data) : -1;
+	if (j < 0)
+		return 0;
+	const struct jd_index *x = k->jit[j].d->x;
+	const struct jd_ext_vm *vm = jd_index_vm(x);
+	const struct jd_load_entry *e = jd_index_load(x, k->jit[j].load);
+	if (!vm || vm->kind != JD_VM_HOTSPOT_X86_64 || !e)
+		return 0;
+	const char *name = e->load.name ? e->load.name : "";
+	if (!strcmp(name, "Interpreter")) {	/* its sender sp read too (walk.c) */
+		m->code = UNW_CODE_INTERP;
+		m->method_slot = vm->method_slot;
+		m->bcp_slot = vm->bcp_slot;
+		return 1;
+	}
+	m->code = UNW_CODE_FP;
+	return !strcmp(name, "call_stub") || (!have_cfi && (vm->flags & JD_VM_PRESERVE_FP));
+}
+
 static int find(void *ctx, uint64_t pc, struct unw_module *m)
 {
 	struct walk_ctx *w = ctx;
@@ -237,7 +267,12 @@ static int find(void *ctx, uint64_t pc, struct unw_module *m)
 	if (!d || sym_dso_is_kernel(d))
 		return -ENOENT;
 	m->cfi = cfi_of(w->k, d, &err);
-	return err ? err : m->cfi ? 0 : -ENOENT;
+	if (err)
+		return err;
+	if (hotspot_fp(w->k, d, m->cfi != NULL, m))
+		return 0;
+	m->code = UNW_CODE_CFI;
+	return m->cfi ? 0 : -ENOENT;
 }
 
 /* The new chain: the kernel's part of the recorded one (the recorder asked for no user part;

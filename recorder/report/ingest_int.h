@@ -11,12 +11,14 @@
 struct rp_unwind {
 	struct rp_u64map by_dso;	/* struct sym_dso * -> index in cfi */
 	struct unw_cfi **cfi;
-	size_t n, cap;
+	struct synth_elf *img;	/* a jitted DSO's ELF its cfi reads (others: zeroed) */
+	size_t n, cap, capimg;
 	uint64_t walks, ends[UNW_END_NR];
 	/* Steps into jitted code: refused for want of the agent's layout (another JVM, an old
-	 * agent, methods=off), refused without frame pointers, walked by rbp (interp_names.c
+	 * agent, methods=off), refused without frame pointers nor prologue CFI, walked by rbp,
+	 * walked by the CFI synth reads off a C1/C2 prologue (interp_names.c
 	 * counts the interpreter's frames named and left unnamed). */
-	uint64_t no_vm, no_fp, fp_frames, interp_named, interp_unnamed;
+	uint64_t no_vm, no_fp, fp_frames, cfi_frames, interp_named, interp_unnamed;
 	struct rp_memo names;	/* a method record -> its interned demangled name */
 };
 

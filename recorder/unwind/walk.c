@@ -368,6 +368,10 @@ static enum unw_end end_of(int rc)
 	return rc == -EFAULT ? UNW_END_MEMORY : rc == -ENOENT ? UNW_END_NO_CFI : UNW_END_BAD_CFI;
 }
 
+/* How far above rbp + 16 an interpreter frame's sender sp may be: the arguments the c2i
+ * adapter pushed (at most 255 words), with room; further is not this frame's. */
+#define SENDER_SP_MAX (512 * 8)
+
 /* An rbp-based frame (the interpreter's, or jitted code's with -XX:+PreserveFramePointer):
  * caller pc at [rbp + 8], its rbp at [rbp], its sp rbp + 16; the other registers are
  * unknown past it. For the interpreter also the method and bcp words into *f. 0, or
@@ -396,6 +400,13 @@ static int step_fp(const struct machine *m, const struct unw_module *mod, int to
 	next->r[REG_RA] = ra;
 	next->r[REG_BP] = link;
 	next->r[REG_SP] = fp + 16;
+	/* An interpreter frame holds its caller's sp (HotSpot x86_64:
+	 * frame::interpreter_frame_sender_sp_offset, rbp - 8). A compiled caller called through
+	 * the c2i adapter, which pushed the arguments below that sp, has its frame above it, not
+	 * at rbp + 16: stepped by its CFI (no frame pointers) it needs the real one. */
+	if (mod->code == UNW_CODE_INTERP && !read_stack(m, fp - 8, &v) && v >= fp + 16 &&
+	    v - (fp + 16) <= SENDER_SP_MAX)
+		next->r[REG_SP] = v;
 	next->valid = 1u << REG_RA | 1u << REG_BP | 1u << REG_SP;
 	return 0;
 }

@@ -8,7 +8,8 @@
  * srcline, and each caller its call's line (go tool pprof -lines -traces of --pprof). The
  * ground truth is the source written here: the lines are found by their markers. inject
  * --all: a jitted caller seen only in unwound stacks (no sample's ip in it) has no ELF
- * otherwise (inject picks generations by the samples' ips and fp call chains). */
+ * otherwise (inject picks generations by the samples' ips and fp call chains). Then all
+ * compiled (C2, C1) without frame pointers: the CFI synth writes for HotSpot prologues. */
 #include "tests/e2e/report_util.h"
 
 TestSuite(interp_names, .init = rx_setup, .fini = rx_teardown, .timeout = 600);
@@ -130,7 +131,9 @@ static int real_path(const char **f, size_t n, int cut)
 	return 0;
 }
 
-static void check_folded(const char *folded, int all_interp, struct verdict *v)
+/* compiled: a main deoptimized back into the interpreter shows as the 'Interpreter' frame
+ * above call_stub (inject's chains name no interpreter frame): the path from its callee on. */
+static void check_folded(const char *folded, int all_interp, int compiled, struct verdict *v)
 {
 	char line[32768];
 	memset(v, 0, sizeof(*v));
@@ -141,7 +144,8 @@ static void check_folded(const char *folded, int all_interp, struct verdict *v)
 		*sp = 0;
 		unsigned long cnt = strtoul(sp + 1, NULL, 10);
 		int main_thread = strstr(line, ";jni_CallStaticVoidMethod;") != NULL;
-		int cut = strstr(line, "[unknown]") != NULL;
+		int cut = strstr(line, "[unknown]") != NULL ||
+			  (compiled && strstr(line, ";call_stub;Interpreter;"));
 		char copy[2048];
 		snprintf(copy, sizeof(copy), "%.2000s", line);
 		const char *f[64];
@@ -202,8 +206,32 @@ static void check_lines(const char *traces)
 	cr_assert_geq(exact, PATH_N - 1, "too few callers at their call's line:\n%s", traces);
 }
 
+/* report's own walk of the copies (recorder/report/unwound.c) on `perf inject --jit`'s output
+ * (perf's ELFs, its .text elsewhere than ours): the same checks. */
+static void check_report_walk(const char *home, const char *jvm_flags)
+{
+	struct tu_result r;
+	struct verdict v;
+
+	if (!tu_have("perf")) {
+		tu_skip_part("perf is not installed: report's walk of perf inject's output");
+		return;
+	}
+	rx_ok(&r, "cd '%s' && rm -f perf.pj.data && perf inject --jit -i perf.data -o perf.pj.data "
+	      ">/dev/null 2>&1 && HOME='%s' '%s' report -i perf.pj.data --collapsed", dir, dir,
+	      rx_jitprof);
+	check_folded(r.out, 0, 1, &v);
+	tu_result_free(&r);
+	cr_assert_geq(v.main_thread, 200, "%s %s, report's walk: %lu samples of main's thread",
+		      home, jvm_flags, v.main_thread);
+	cr_assert_geq(v.reach_main * 100, v.main_thread * 95, "%s %s, report's walk: %lu of %lu "
+		      "reach main", home, jvm_flags, v.reach_main, v.main_thread);
+	cr_assert_leq(v.wrong * 100, v.main_thread, "%s %s, report's walk: %lu samples on no "
+		      "path of the program, as\n%s", home, jvm_flags, v.wrong, v.first_wrong);
+}
+
 /* One recording of the program on JDK home with extra JVM flags; the report's checks. */
-static void run(const char *home, const char *jvm_flags, int all_interp)
+static void run(const char *home, const char *jvm_flags, int all_interp, int compiled)
 {
 	char java[PATH_MAX + 16], agent[PATH_MAX];
 	struct tu_result r;
@@ -227,7 +255,7 @@ static void run(const char *home, const char *jvm_flags, int all_interp)
 	tu_result_free(&r);
 	rx_ok(&r, "cd '%s' && HOME='%s' '%s' report -i perf.jit.data --collapsed", dir, dir,
 	      rx_jitprof);
-	check_folded(r.out, all_interp, &v);
+	check_folded(r.out, all_interp, compiled, &v);
 	tu_result_free(&r);
 	cr_assert_geq(v.main_thread, 200, "%s %s: %lu samples of main's thread", home, jvm_flags,
 		      v.main_thread);
@@ -243,13 +271,16 @@ static void run(const char *home, const char *jvm_flags, int all_interp)
 	cr_assert_leq(v.wrong * (all_interp ? 1 : 100), all_interp ? 0 : v.main_thread,
 		      "%s %s: %lu samples whose Java frames are no path of the program, as\n%s",
 		      home, jvm_flags, v.wrong, v.first_wrong);
-	/* leaf (interpreted in both runs) gets its line in the table. */
-	rx_ok(&r, "cd '%s' && HOME='%s' '%s' report -i perf.jit.data --sort sym,srcline -n 1", dir,
-	      dir, rx_jitprof);
+	/* leaf gets its line in the table (interpreted: the method table; compiled: its ELF). */
+	/* (compiled, C2 calls SharedRuntime::lrem for its %: leaf's row comes second) */
+	rx_ok(&r, "cd '%s' && HOME='%s' '%s' report -i perf.jit.data --sort sym,srcline -n %d", dir,
+	      dir, rx_jitprof, compiled ? 5 : 1);
 	char want[64];
 	snprintf(want, sizeof(want), "Calls.java:%d", line_of("// LEAF"));
 	cr_assert(strstr(r.out, "Calls.leaf(long)") && strstr(r.out, want), "%s", r.out);
 	tu_result_free(&r);
+	if (compiled)
+		check_report_walk(home, jvm_flags);
 	if (!all_interp)
 		return;
 	if (!tu_have("go")) {
@@ -271,7 +302,7 @@ Test(interp_names, all_interpreted)
 	if (compile())
 		cr_skip_test("no javac here");
 	for (size_t i = 0; i < sizeof(homes) / sizeof(homes[0]); i++)
-		run(homes[i], "-Xint -XX:+PreserveFramePointer", 1);
+		run(homes[i], "-Xint -XX:+PreserveFramePointer", 1, 0);
 }
 
 Test(interp_names, mixed_with_frame_pointers)
@@ -282,5 +313,26 @@ Test(interp_names, mixed_with_frame_pointers)
 		run(homes[i], "-XX:+PreserveFramePointer -XX:CompileCommand=quiet "
 		    "-XX:CompileCommand=exclude,Calls::a -XX:CompileCommand=dontinline,Calls::a "
 		    "-XX:CompileCommand=exclude,Calls::leaf "
-		    "-XX:CompileCommand=dontinline,Calls::leaf", 0);
+		    "-XX:CompileCommand=dontinline,Calls::leaf", 0, 0);
+}
+
+/* Without -XX:+PreserveFramePointer: compiled frames are stepped through the CFI synth reads
+ * off their prologues (synth/prologue.c), C2 then C1. -Xcomp with compileonly compiles each
+ * method of the program before its first call (main included: no interpreted or OSR main),
+ * dontinline keeps every frame of the path. Without that CFI no walk passes the leaf's frame
+ * and no sample reaches main's thread root. */
+Test(interp_names, compiled_without_frame_pointers)
+{
+	static const char *const modes[] = { "-XX:-TieredCompilation",
+					      "-XX:TieredStopAtLevel=1" };
+	if (compile())
+		cr_skip_test("no javac here");
+	for (size_t i = 0; i < sizeof(homes) / sizeof(homes[0]); i++)
+		for (size_t k = 0; k < 2; k++) {
+			char flags[512];
+			snprintf(flags, sizeof(flags), "-Xcomp %s -XX:CompileCommand=quiet "
+				 "-XX:CompileCommand=compileonly,Calls::* "
+				 "-XX:CompileCommand=dontinline,Calls::*", modes[k]);
+			run(homes[i], flags, 0, 1);
+		}
 }
