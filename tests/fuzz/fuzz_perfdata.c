@@ -3,7 +3,7 @@
  * a pipe (streamed: how `perf record -o -` output arrives). Every event is decoded and pushed
  * through the ordered-events queue, every feature parser is called; then the memfd once more
  * through pd_replay, the driver every consumer uses.
- * fuzz-srcs: recorder/perfdata/ lib/nomem.c
+ * fuzz-srcs: recorder/perfdata/ lib/nomem.c lib/grow.c lib/hindex.c lib/hash_seed.c safeio/
  * fuzz-libs: */
 #include <errno.h>
 #include <fcntl.h>

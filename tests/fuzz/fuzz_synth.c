@@ -4,7 +4,7 @@
  * accepts builds into an ELF libelf can walk, whose build-id equals synth_build_id's; what it
  * refuses, build refuses too. An input that starts like a jitdump is read as one instead, and
  * each of its loads checked the same way.
- * fuzz-srcs: synth/ jitdump/ safeio/ lib/nomem.c
+ * fuzz-srcs: synth/ jitdump/ safeio/ lib/nomem.c lib/grow.c lib/hindex.c lib/hash_seed.c
  * fuzz-libs: -lelf -lcrypto -lpthread */
 #include <elf.h>
 #include <gelf.h>
