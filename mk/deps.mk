@@ -5,7 +5,7 @@
 # scripts/check-deps.sh (`make check-deps`, part of `make check`) checks every #include of
 # the tree, every call between the modules' built objects (nm) and the table in
 # docs/ARCHITECTURE.md against this file; `--write-doc` rewrites that table from it.
-MODULES := commands agent minijit report inject record attach profile unwind symbols perfdata synth jitdump lib safeio
+MODULES := commands agent minijit report inject record attach profile unwind symbols perfdata jfr synth jitdump lib safeio
 
 DIR_commands := recorder
 DIR_agent := agent
@@ -18,6 +18,7 @@ DIR_unwind := recorder/unwind
 DIR_report := recorder/report
 DIR_symbols := recorder/symbols
 DIR_perfdata := recorder/perfdata
+DIR_jfr := recorder/jfr
 DIR_synth := synth
 DIR_jitdump := jitdump
 DIR_lib := lib
@@ -34,6 +35,7 @@ USES_unwind := lib safeio
 USES_report := inject unwind symbols perfdata synth jitdump lib safeio
 USES_symbols := perfdata lib safeio
 USES_perfdata := lib safeio
+USES_jfr := lib safeio
 USES_synth := jitdump lib safeio
 USES_jitdump :=
 USES_lib := safeio

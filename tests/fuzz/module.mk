@@ -3,7 +3,7 @@
 # tests/unit/fuzzreg (one file per target), linked here with every library the targets read.
 UNIT_LIBS_fuzzreg = $(BUILD)/librecorder-report.a $(BUILD)/librecorder-inject.a \
 	$(BUILD)/librecorder-unwind.a $(BUILD)/librecorder-symbols.a \
-	$(BUILD)/librecorder-perfdata.a \
+	$(BUILD)/librecorder-perfdata.a $(BUILD)/librecorder-jfr.a \
 	$(BUILD)/libsynth.a $(BUILD)/libjitdump.a $(BUILD)/libjp.a $(BUILD)/libsafeio.a $(BUILD)/obj/agent/options.o
 UNIT_LDLIBS_fuzzreg = -lelf -ldw -lcrypto -lzstd -liberty \
 	-lprotobuf-c -lz -lm -lpthread
