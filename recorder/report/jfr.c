@@ -344,7 +344,8 @@ static void header(struct rp_jfr_buf *h, const struct rp_session *s, uint64_t st
 	rp_jfr_be64(h, end - start);	/* duration, ns */
 	rp_jfr_be64(h, start);		/* start ticks */
 	rp_jfr_be64(h, 1000000000);	/* ticks per second */
-	static const uint8_t state[4] = { 0, 0, 0, 2 };	/* finished; the final chunk */
+	/* flags: compressed integers (bit 0: every int above is one) and the final chunk */
+	static const uint8_t state[4] = { 0, 0, 0, 3 };
 	rp_jfr_put(h, state, 4);
 }
 
