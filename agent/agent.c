@@ -189,7 +189,10 @@ static void JNICALL on_vm_death(jvmtiEnv *jvmti, JNIEnv *env)
 static void JNICALL on_vm_init(jvmtiEnv *jvmti, JNIEnv *env, jthread thread)
 {
 	(void)thread;
-	agent_interp_start(jvmti, env);
+	if (agent_g.opt.methods)
+		agent_interp_start(jvmti, env);
+	if (agent_g.opt.jfr && agent_g.w)
+		agent_jfr_start(jd_writer_path(agent_g.w));
 }
 
 static const char *jvmti_err(jvmtiEnv *jvmti, jvmtiError e)
@@ -265,8 +268,10 @@ static int setup_jvmti(JavaVM *vm)
 	    (o->stubs && enable(jvmti, JVMTI_EVENT_DYNAMIC_CODE_GENERATED)))
 		return -1;
 	/* The method table starts in the live phase: VMInit, or now for an attach. */
-	if (o->methods && !agent_interp_init(jvmti) && !agent_g.attached &&
-	    enable(jvmti, JVMTI_EVENT_VM_INIT))
+	int methods = o->methods && !agent_interp_init(jvmti);
+	if (!methods)
+		agent_g.opt.methods = 0;	/* said once by agent_interp_init */
+	if ((methods || o->jfr) && !agent_g.attached && enable(jvmti, JVMTI_EVENT_VM_INIT))
 		return -1;
 	return 0;
 }
@@ -335,6 +340,9 @@ static jint stop_command(const struct agent_options *o)
 		return JNI_OK;
 	}
 	snprintf(path, sizeof(path), "%s", jd_writer_path(agent_g.w));
+	JNIEnv *env = NULL;
+	if ((*agent_g.vm)->GetEnv(agent_g.vm, (void **)&env, JNI_VERSION_1_6) == JNI_OK)
+		agent_jfr_stop(env);
 	set_code_events(JVMTI_DISABLE);
 	agent_shutdown();
 	if (!o->quiet)
@@ -404,9 +412,12 @@ static jint start(JavaVM *vm, const char *options, int attach)
 	if (attach || again) {
 		JNIEnv *env = NULL;
 		backfill(agent_g.jvmti);
-		if (agent_g.opt.methods &&
-		    (*vm)->GetEnv(vm, (void **)&env, JNI_VERSION_1_6) == JNI_OK && env)
+		if ((*vm)->GetEnv(vm, (void **)&env, JNI_VERSION_1_6) != JNI_OK)
+			env = NULL;
+		if (agent_g.opt.methods && env)
 			agent_interp_start(agent_g.jvmti, env);
+		if (agent_g.opt.jfr)
+			agent_jfr_start(jd_writer_path(agent_g.w));
 	}
 	return JNI_OK;
 }

@@ -105,6 +105,13 @@ int agent_interp_init(jvmtiEnv *jvmti);
 /* In the live phase (VMInit, or at once on attach): starts the worker and queues every
  * class loaded so far. */
 void agent_interp_start(jvmtiEnv *jvmti, JNIEnv *jni);
+
+/* jfr.c: the `jfr` option's Flight Recording of compiles and traps, beside the dump at
+ * dump_path (jit-PID.dump -> jit-PID.jfr); started in the live phase, written at exit or
+ * by agent_jfr_stop (which waits for the start). A JVM without the Flight Recorder: one
+ * warning. */
+void agent_jfr_start(const char *dump_path);
+void agent_jfr_stop(JNIEnv *jni);
 void JNICALL agent_on_class_prepare(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jclass klass);
 void agent_interp_stop(void);
 

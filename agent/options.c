@@ -80,7 +80,7 @@ static int parse_ms(const char *v, size_t n, unsigned *out)
 }
 
 static const char *const known[] = { "dir", "clock", "lines", "inline", "unload", "stubs",
-				     "methods", "flush", "verbose", "quiet", "stop" };
+				     "methods", "jfr", "flush", "verbose", "quiet", "stop" };
 
 /* Flags: a key alone means on ("verbose"), and "key=off" works too. */
 static int *flag_of(struct agent_options *o, const char *key, size_t kn)
@@ -115,7 +115,7 @@ static int parse_item(struct agent_options *o, const char *item, size_t n, char 
 		;
 	if (i == sizeof(known) / sizeof(known[0])) {
 		snprintf(err, errlen, "unknown option '%s' (known: dir= clock= lines= inline= "
-			 "unload= stubs= methods= flush= verbose quiet stop)", shown(key, item, kn));
+			 "unload= stubs= methods= jfr= flush= verbose quiet stop)", shown(key, item, kn));
 		return -EINVAL;
 	}
 	if ((flag = flag_of(o, item, kn))) {
@@ -148,6 +148,8 @@ static int parse_item(struct agent_options *o, const char *item, size_t n, char 
 		rc = parse_bool(v, vn, &o->stubs);
 	} else if (eq(item, kn, "methods")) {
 		rc = parse_bool(v, vn, &o->methods);
+	} else if (eq(item, kn, "jfr")) {
+		rc = parse_bool(v, vn, &o->jfr);
 	} else {
 		rc = parse_ms(v, vn, &o->flush_ms);
 	}

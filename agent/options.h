@@ -19,6 +19,7 @@ struct agent_options {
 	int unload;		/* CompiledMethodUnload -> JD_EXT_UNLOAD */
 	int stubs;		/* DynamicCodeGenerated -> named loads */
 	int methods;		/* the method table (JD_EXT_METHOD) for interpreter frames */
+	int jfr;		/* a Flight Recording of compiles and traps beside the dump */
 	unsigned flush_ms;	/* periodic flush; 0 = only at exit */
 	int verbose;
 	int quiet;		/* no start line naming the dump */

@@ -19,7 +19,8 @@ Test(options, defaults_for_null_and_empty)
 	cr_assert_eq(parse(NULL), 0);
 	cr_expect_str_empty(o.dir);
 	cr_expect_eq(o.clock, JD_CLOCK_MONOTONIC);
-	cr_expect(o.lines && o.inline_stacks && o.unload && o.stubs);
+	cr_expect(o.lines && o.inline_stacks && o.unload && o.stubs && o.methods);
+	cr_expect_eq(o.jfr, 0, "a Flight Recording only when asked for");
 	cr_expect_eq(o.flush_ms, AGENT_FLUSH_MS_DEFAULT);
 	cr_expect_eq(o.verbose, 0);
 	cr_assert_eq(parse(""), 0);
@@ -46,6 +47,10 @@ Test(options, every_option)
 	cr_expect_eq(o.flush_ms, 0);
 	cr_assert_eq(parse("clock=mono"), 0);
 	cr_expect_eq(o.clock, JD_CLOCK_MONOTONIC);
+	cr_assert_eq(parse("jfr=on,methods=off"), 0, "%s", err);
+	cr_expect_eq(o.jfr, 1);
+	cr_expect_eq(o.methods, 0);
+	cr_expect_eq(parse("jfr=sometimes"), -EINVAL);
 }
 
 Test(options, later_items_win)
