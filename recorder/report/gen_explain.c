@@ -156,8 +156,13 @@ void rp_gen_print_sources(FILE *out, const struct rp_session *s)
 		      "tells no more)\n", out);
 		return;
 	}
-	fprintf(out, "# JVM compilation log: process %u, %zu nmethods, %zu loads joined\n",
-		rp_jvmlog_pid(jl), rp_jvmlog_nr_codes(jl), nr_joined(s));
+	if (rp_jvmlog_is_jfr(jl))
+		fprintf(out, "# JVM's Flight Recording (compiles and uncommon traps; no inlining "
+			"decisions or broken dependencies): process %u, %zu compiles, %zu loads "
+			"joined\n", rp_jvmlog_pid(jl), rp_jvmlog_nr_codes(jl), nr_joined(s));
+	else
+		fprintf(out, "# JVM compilation log: process %u, %zu nmethods, %zu loads joined\n",
+			rp_jvmlog_pid(jl), rp_jvmlog_nr_codes(jl), nr_joined(s));
 	if (rp_jvmlog_cut(jl))
 		fprintf(out, "# JVM compilation log truncated, used up to the cut: %s\n",
 			rp_jvmlog_cut(jl));
@@ -279,8 +284,10 @@ void rp_gen_html_sources(FILE *out, const struct rp_session *s)
 	const struct rp_jvmlog *jl = s->jvmlog;
 	char buf[1024];
 	if (jl) {
-		snprintf(buf, sizeof(buf), "HotSpot's compilation log of process %u joined: %zu "
-			 "nmethods, %zu loads.%s%s", rp_jvmlog_pid(jl), rp_jvmlog_nr_codes(jl),
+		snprintf(buf, sizeof(buf), "%s of process %u joined: %zu %s, %zu loads.%s%s",
+			 rp_jvmlog_is_jfr(jl) ? "The JVM's Flight Recording" :
+			 "HotSpot's compilation log", rp_jvmlog_pid(jl), rp_jvmlog_nr_codes(jl),
+			 rp_jvmlog_is_jfr(jl) ? "compiles" : "nmethods",
 			 nr_joined(s), rp_jvmlog_cut(jl) ? " Truncated, used up to the cut: " : "",
 			 rp_jvmlog_cut(jl) ? rp_jvmlog_cut(jl) : "");
 		rp_json_str(out, buf);

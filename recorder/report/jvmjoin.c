@@ -89,15 +89,15 @@ static const struct rp_jvm_code *nearest(const struct by_entry *e, const struct 
 	return best;
 }
 
-/* The code for a load before the clocks are aligned: by compile id, or the only one at its
- * address. */
+/* The code for a load before the clocks are aligned: by compile id (and its address, where
+ * the source knows it: a Flight Recording does not), or the only one at its address. */
 static const struct rp_jvm_code *direct(const struct rp_jvmlog *jl, const struct by_entry *e,
 					const struct rp_load *l)
 {
 	size_t lo, end;
 	if (l->compile_id > 0) {
 		const struct rp_jvm_code *c = rp_jvmlog_find(jl, l->compile_id);
-		return c && c->entry == l->code_addr ? c : NULL;
+		return c && (!c->entry || c->entry == l->code_addr) ? c : NULL;
 	}
 	end = at_entry(e, l->code_addr, &lo);
 	return end - lo == 1 ? e->v[lo] : NULL;
@@ -108,6 +108,15 @@ int rp_session_join_jvmlog(struct rp_session *s, const struct rp_jvmlog *jl, cha
 {
 	uint32_t pid = rp_jvmlog_pid(jl);
 	size_t of_pid = 0, nr_off = 0, joined = 0;
+	/* A source that names no process (a Flight Recording without jdk.JVMInformation) is
+	 * of the recording's one JVM, if it has only one. */
+	for (size_t i = 0; !rp_jvmlog_pid(jl) && i < s->nr_loads; i++) {
+		if (pid && s->loads[i].pid != pid)
+			return snprintf(err, errlen, "the JVM's record names no process and the "
+					"recording has jitted code of several (%u, %u): cannot "
+					"tell which it is of", pid, s->loads[i].pid), -ESRCH;
+		pid = s->loads[i].pid;
+	}
 	int64_t *off = malloc((s->nr_loads + 1) * sizeof(*off)), offset;
 	struct by_entry e;
 	if (!off || by_entry_build(&e, jl)) {

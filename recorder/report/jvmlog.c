@@ -13,6 +13,7 @@
 
 #include "lib/dynload.h"
 #include "safeio/safeio.h"
+#include "recorder/report/jvmlog_int.h"
 #include "recorder/report/report_int.h"
 
 /* libxml2 (and the ICU it brings) is loaded by --jvm-log alone (lib/dynload.h: linked, it
@@ -51,17 +52,6 @@ static void xml_free(void *p)
 
 #define MAX_IDS (1u << 20)	/* per-task method/klass ids beyond this are ignored */
 
-struct rp_jvmlog {
-	uint32_t pid;
-	struct rp_jvm_code *codes;
-	size_t nr, cap;
-	struct rp_u64map by_id;		/* compile_id + 1 -> index + 1 */
-	char **strs;			/* every string the codes point to */
-	size_t nr_strs, strs_cap;
-	uint64_t bytes;
-	char cut[512];
-	char notes[512];	/* what the guard left out, "" nothing */
-};
 
 /* The parse state that spans elements. */
 struct pstate {
@@ -86,25 +76,6 @@ struct pstate {
 	char errmsg[256];
 };
 
-static const char *keep(struct rp_jvmlog *jl, const char *s)
-{
-	if (!s)
-		return NULL;
-	if (jl->nr_strs == jl->strs_cap) {
-		size_t n = jl->strs_cap ? 2 * jl->strs_cap : 256;
-		char **v = realloc(jl->strs, n * sizeof(*v));
-		if (!v)
-			return NULL;
-		jl->strs = v;
-		jl->strs_cap = n;
-	}
-	/* a name from the log is shown as the recording's are (model.c's rp_intern): libxml2
-	 * decodes character references, so a C1 or bidirectional control can be in it */
-	char *d = sio_has_controls(s) ? sio_escape_controls(s) : strdup(s);
-	if (d)
-		jl->strs[jl->nr_strs++] = d;
-	return d;
-}
 
 static char *attr(struct pstate *p, const char *name)
 {
@@ -145,34 +116,11 @@ static double attr_double(struct pstate *p, const char *name, double dflt)
 static const char *attr_keep(struct pstate *p, const char *name)
 {
 	char *v = attr(p, name);
-	const char *k = keep(p->jl, v);
+	const char *k = rp_jvmlog_keep(p->jl, v);
 	xml_free(v);
 	return k;
 }
 
-/* The code with this compile id, created on first mention. */
-static struct rp_jvm_code *code_of(struct rp_jvmlog *jl, int64_t id)
-{
-	uint32_t v;
-	if (id <= 0 || id > INT32_MAX)
-		return NULL;
-	if (rp_map_get(&jl->by_id, (uint64_t)id + 1, &v))
-		return &jl->codes[v - 1];
-	if (jl->nr == jl->cap) {
-		size_t n = jl->cap ? 2 * jl->cap : 256;
-		struct rp_jvm_code *c = realloc(jl->codes, n * sizeof(*c));
-		if (!c)
-			return NULL;
-		jl->codes = c;
-		jl->cap = n;
-	}
-	if (rp_map_put(&jl->by_id, (uint64_t)id + 1, (uint32_t)jl->nr + 1))
-		return NULL;
-	struct rp_jvm_code *c = &jl->codes[jl->nr++];
-	*c = (struct rp_jvm_code){ .compile_id = (int32_t)id, .level = -1, .osr_bci = -1,
-				   .not_entrant = -1, .trap_bci = -1, .stamp = -1 };
-	return c;
-}
 
 static void set_name(struct pstate *p, int64_t id, const char *name)
 {
@@ -217,8 +165,8 @@ static void add_inline(struct pstate *p, int ok)
 		return;
 	c->inl = v;
 	v[c->nr_inl++] = (struct rp_jvm_inline){
-		.caller = keep(p->jl, name_of(p, p->call.caller)),
-		.callee = keep(p->jl, name_of(p, p->call.callee)),
+		.caller = rp_jvmlog_keep(p->jl, name_of(p, p->call.caller)),
+		.callee = rp_jvmlog_keep(p->jl, name_of(p, p->call.callee)),
 		.bci = p->call.bci, .ok = ok, .why = attr_keep(p, "reason"),
 	};
 }
@@ -292,7 +240,7 @@ static void on_tty_element(struct pstate *p, const char *n, int depth)
 		snprintf(p->thread, sizeof(p->thread), "%s", t ? t : "");
 		xml_free(t);
 	} else if (!strcmp(n, "nmethod")) {
-		struct rp_jvm_code *c = code_of(p->jl, attr_int(p, "compile_id", -1));
+		struct rp_jvm_code *c = rp_jvmlog_code_of(p->jl, attr_int(p, "compile_id", -1));
 		if (!c)
 			return;
 		c->level = (int32_t)attr_int(p, "level", -1);
@@ -302,7 +250,7 @@ static void on_tty_element(struct pstate *p, const char *n, int depth)
 		if (!c->method)
 			c->method = attr_keep(p, "method");
 	} else if (!strcmp(n, "task_queued")) {
-		struct rp_jvm_code *c = code_of(p->jl, attr_int(p, "compile_id", -1));
+		struct rp_jvm_code *c = rp_jvmlog_code_of(p->jl, attr_int(p, "compile_id", -1));
 		if (c)
 			c->osr_bci = (int32_t)attr_int(p, "osr_bci", -1);
 	} else if (!strcmp(n, "uncommon_trap")) {
@@ -310,7 +258,7 @@ static void on_tty_element(struct pstate *p, const char *n, int depth)
 		struct rp_jvm_code *c;
 		/* without compile_id: a compile-time trap point, not a runtime trap; the last
 		 * trap before the code is made not entrant is the one that did it */
-		if (id <= 0 || !(c = code_of(p->jl, id)) || c->not_entrant >= 0)
+		if (id <= 0 || !(c = rp_jvmlog_code_of(p->jl, id)) || c->not_entrant >= 0)
 			return;
 		c->trap_thread = strtoull(p->thread, NULL, 10);
 		c->reason = attr_keep(p, "reason");
@@ -333,7 +281,7 @@ static void on_tty_element(struct pstate *p, const char *n, int depth)
 		snprintf(p->dep.thread, sizeof(p->dep.thread), "%s", p->thread);
 		p->dep.open = 1;
 	} else if (!strcmp(n, "make_not_entrant")) {
-		struct rp_jvm_code *c = code_of(p->jl, attr_int(p, "compile_id", -1));
+		struct rp_jvm_code *c = rp_jvmlog_code_of(p->jl, attr_int(p, "compile_id", -1));
 		if (c && c->not_entrant < 0)
 			on_not_entrant(p, c, attr_double(p, "stamp", -1));
 	}
@@ -384,7 +332,7 @@ static int parse(struct pstate *p, const char *path, char *err, size_t errlen)
 		} else if (in_tty) {
 			on_tty_element(p, n, depth);
 		} else if (!strcmp(n, "task")) {
-			p->task = code_of(p->jl, attr_int(p, "compile_id", -1));
+			p->task = rp_jvmlog_code_of(p->jl, attr_int(p, "compile_id", -1));
 			p->nr_parse = 0;
 			p->call.open = 0;
 			clear_names(p);
@@ -428,16 +376,14 @@ static void guard_notes(struct rp_jvmlog *jl, const struct rp_jvmlog_guard *g, c
 			 g->attrs_dropped, RP_JVMLOG_MAX_ATTRS, g->attrs_off);
 }
 
-int rp_jvmlog_open(struct rp_jvmlog **out, const char *path, char *err, size_t errlen)
+int rp_jvmlog_open_xml(struct rp_jvmlog **out, int fd, const char *path, char *err,
+		       size_t errlen)
 {
 	struct pstate p = { .in_trap_depth = -1 };
 	struct rp_jvmlog_guard *g = NULL;
-	int rc, fd;
+	int rc;
 	*out = NULL;
-	if ((fd = sio_open_regular(path)) < 0)
-		return snprintf(err, errlen, "%s: %s", path, sio_strerror(fd)), fd;
 	if (jp_dynload(&libxml2)) {
-		close(fd);
 		return snprintf(err, errlen, "%s: cannot read a compilation log: %s", path,
 				libxml2.err), -ENOTSUP;
 	}
@@ -452,7 +398,6 @@ int rp_jvmlog_open(struct rp_jvmlog **out, const char *path, char *err, size_t e
 				    XML_PARSE_NONET | XML_PARSE_IGNORE_ENC) : NULL;
 	if (!p.r) {
 		free(g);
-		close(fd);
 		rp_jvmlog_free(p.jl);
 		return snprintf(err, errlen, "%s: cannot read: out of memory", path), -ENOMEM;
 	}
@@ -462,7 +407,6 @@ int rp_jvmlog_open(struct rp_jvmlog **out, const char *path, char *err, size_t e
 	if (!rc)
 		guard_notes(p.jl, g, path);
 	free(g);
-	close(fd);
 	clear_names(&p);
 	free(p.names);
 	if (rc) {
@@ -473,45 +417,3 @@ int rp_jvmlog_open(struct rp_jvmlog **out, const char *path, char *err, size_t e
 	return 0;
 }
 
-void rp_jvmlog_free(struct rp_jvmlog *jl)
-{
-	if (!jl)
-		return;
-	for (size_t i = 0; i < jl->nr; i++)
-		free(jl->codes[i].inl);
-	for (size_t i = 0; i < jl->nr_strs; i++)
-		free(jl->strs[i]);
-	free(jl->strs);
-	free(jl->codes);
-	rp_map_free(&jl->by_id);
-	free(jl);
-}
-
-uint32_t rp_jvmlog_pid(const struct rp_jvmlog *jl) { return jl->pid; }
-size_t rp_jvmlog_nr_codes(const struct rp_jvmlog *jl) { return jl->nr; }
-uint64_t rp_jvmlog_bytes(const struct rp_jvmlog *jl) { return jl->bytes; }
-const char *rp_jvmlog_cut(const struct rp_jvmlog *jl) { return jl->cut[0] ? jl->cut : NULL; }
-const char *rp_jvmlog_notes(const struct rp_jvmlog *jl)
-{
-	return jl->notes[0] ? jl->notes : NULL;
-}
-
-const struct rp_jvm_code *rp_jvmlog_code(const struct rp_jvmlog *jl, size_t i)
-{
-	return i < jl->nr ? &jl->codes[i] : NULL;
-}
-
-const struct rp_jvm_code *rp_jvmlog_find(const struct rp_jvmlog *jl, int32_t compile_id)
-{
-	uint32_t v;
-	if (compile_id <= 0 || !rp_map_get(&jl->by_id, (uint64_t)compile_id + 1, &v))
-		return NULL;
-	return &jl->codes[v - 1];
-}
-
-const char *rp_end_kind_name(enum rp_end_kind k)
-{
-	static const char *const n[] = { "running", "replaced", "deopt", "dependency",
-					 "unloaded", "not_entrant" };
-	return (size_t)k < sizeof(n) / sizeof(n[0]) ? n[k] : "?";
-}

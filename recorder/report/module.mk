@@ -3,7 +3,7 @@
 # break them; the e2e tests drive the built `jitprof` and perf.
 UNIT_LIBS_report := $(BUILD)/librecorder-report.a $(BUILD)/librecorder-inject.a \
 	$(BUILD)/librecorder-unwind.a $(BUILD)/librecorder-symbols.a \
-	$(BUILD)/librecorder-perfdata.a $(BUILD)/libsynth.a $(BUILD)/libjitdump.a $(BUILD)/libjp.a $(BUILD)/libsafeio.a
+	$(BUILD)/librecorder-perfdata.a $(BUILD)/librecorder-jfr.a $(BUILD)/libsynth.a $(BUILD)/libjitdump.a $(BUILD)/libjp.a $(BUILD)/libsafeio.a
 
 # The HTML report's JS and CSS are files of their own (recorder/report/html/), turned into C
 # arrays at build time with od (coreutils: no xxd needed) and linked into the report archive.

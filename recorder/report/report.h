@@ -366,6 +366,9 @@ struct rp_jvmlog;
 int rp_jvmlog_open(struct rp_jvmlog **out, const char *path, char *err, size_t errlen);
 void rp_jvmlog_free(struct rp_jvmlog *jl);
 uint32_t rp_jvmlog_pid(const struct rp_jvmlog *jl);
+/* 1 when it was read from a Flight Recording (--jvm-log FILE.jfr: compiles and uncommon
+ * traps only, no inlining decisions or broken dependencies), 0 from the compilation log. */
+int rp_jvmlog_is_jfr(const struct rp_jvmlog *jl);
 size_t rp_jvmlog_nr_codes(const struct rp_jvmlog *jl);
 const struct rp_jvm_code *rp_jvmlog_code(const struct rp_jvmlog *jl, size_t i);
 const struct rp_jvm_code *rp_jvmlog_find(const struct rp_jvmlog *jl, int32_t compile_id);

@@ -7,7 +7,9 @@
  * the lanes the trap and the dependency ended; the unstable_if trap and
  * poly's inlined area() call are on the lines Deopts.java marks ("// MARK ..."). Also: without the log the
  * report still works and says what it lacks; another process's log is refused; a cut log is
- * used up to the cut and the report says so. */
+ * used up to the cut and the report says so. The same run's Flight Recording (the agent's jfr
+ * option: what a JVM we attach to can give) ends generations as the log does
+ * (report_deopts_jfr.py). */
 #include "tests/e2e/report_util.h"
 #include "tests/e2e/agent_util.h"
 
@@ -16,21 +18,21 @@ TestSuite(report_deopts, .init = rx_setup, .fini = rx_teardown, .timeout = 900);
 static const char *METHODS = "Deopts\\.(branchy|poly|cha)\\(";
 
 static void run_deopts(const struct ag_jdk *jdk, const char *wd, const char *agent,
-		       const char *classes)
+		       const char *agent_opts, const char *classes)
 {
 	struct tu_result r;
 	/* The JVM prints its pid, then each phase; the codelist is taken once phase 2 began
 	 * (everything compiled, the first deoptimization on its way). */
 	rx_ok(&r, "mkdir -p '%s/jit' && cd '%s' && "
-	      "(perf record -q -k mono -g -o perf.data %s'%s/bin/java' -agentpath:'%s'=dir='%s/jit' "
+	      "(perf record -q -k mono -g -o perf.data %s'%s/bin/java' -agentpath:'%s'=dir='%s/jit'%s "
 	      "-XX:+UnlockDiagnosticVMOptions -XX:+LogCompilation -XX:LogFile='%s/comp.log' "
 	      "-cp '%s' jitprof.samples.Deopts 1500 >out.txt 2>&1 & P=$!; "
 	      "for i in $(seq 900); do grep -q '^phase 2' out.txt && break; sleep 0.1; done; "
 	      "'%s/bin/jcmd' \"$(sed -n 's/^pid //p' out.txt)\" Compiler.codelist >codelist.txt; "
 	      "wait $P) && grep -q 'deopts done true' out.txt && "
 	      "'%s' inject --jit -q -i perf.data -o perf.jit.data",
-	      wd, wd, tu_java_env_sh(agent), jdk->home, agent, wd, wd, classes, jdk->home,
-	      rx_jitprof);
+	      wd, wd, tu_java_env_sh(agent), jdk->home, agent, wd, agent_opts, wd, classes,
+	      jdk->home, rx_jitprof);
 	tu_result_free(&r);
 }
 
@@ -51,6 +53,31 @@ static int marked_line(const char *src, const char *what)
 	return found ? no : 0;
 }
 
+/* A second run with the agent's jfr option (a Flight Recording of compiles and traps, what a
+ * JVM we attach to can give) and the log: from the recording, no generation gets an end the
+ * log does not give it, and branchy's trap is found when the log has it. Its own run: JFR's
+ * start-up compiles enough to move the first run's C2 compiles past its checkpoints. */
+static void check_jfr(const struct ag_jdk *jdk, const char *agent, const char *classes)
+{
+	char wd[PATH_MAX + 32], jfr_script[PATH_MAX];
+	struct tu_result r;
+
+	snprintf(wd, sizeof(wd), "%s/jdk%d-jfr", dir, jdk->major);
+	run_deopts(jdk, wd, agent, ",jfr=on", classes);
+	cr_assert_not_null(realpath("tests/e2e/report_deopts_jfr.py", jfr_script));
+	rx_ok(&r, "cd '%s' && '%s' report -i perf.jit.data --generations --json --jvm-log comp.log "
+	      ">log.json && '%s' report -i perf.jit.data --generations --json --jvm-log "
+	      "jit/jit-*.jfr >jfr.json && python3 '%s' log.json jfr.json && '%s' report -i "
+	      "perf.jit.data --generations --jvm-log jit/jit-*.jfr --method '%s'", wd, rx_jitprof,
+	      rx_jitprof, jfr_script, rx_jitprof, METHODS);
+	fprintf(stderr, "report_deopts: JDK %d, Flight Recording: %.*s\n", jdk->major,
+		(int)strcspn(r.out, "\n"), r.out);
+	cr_expect(!strstr(r.out, "FAIL"), "JDK %d:\n%s", jdk->major, r.out);
+	cr_expect(strstr(r.out, "# JVM's Flight Recording (compiles and uncommon traps"),
+		  "JDK %d:\n%s", jdk->major, r.out);
+	tu_result_free(&r);
+}
+
 static void check_jdk(const struct ag_jdk *jdk)
 {
 	char agent[PATH_MAX], classes[PATH_MAX], script[PATH_MAX], schema[PATH_MAX], src[PATH_MAX];
@@ -63,7 +90,7 @@ static void check_jdk(const struct ag_jdk *jdk)
 	cr_assert_not_null(realpath("docs/generations.schema.json", schema));
 	cr_assert_not_null(realpath("samples/java/Deopts.java", src));
 	snprintf(wd, sizeof(wd), "%s/jdk%d", dir, jdk->major);
-	run_deopts(jdk, wd, agent, classes);
+	run_deopts(jdk, wd, agent, "", classes);
 
 	rx_ok(&r, "cd '%s' && '%s' report -i perf.jit.data --generations --json --jvm-log comp.log "
 	      "--method '%s' >g.json && python3 '%s' g.json codelist.txt '%s' '%s'", wd,
@@ -164,6 +191,8 @@ static void check_jdk(const struct ag_jdk *jdk)
 		  r.out);
 	cr_expect(strstr(r.out, "cut.log: cut at byte"), "%s", r.out);
 	tu_result_free(&r);
+
+	check_jfr(jdk, agent, classes);
 }
 
 Test(report_deopts, every_jdk)
