@@ -173,15 +173,17 @@ static void check_profile(const char *home, const char *how, const char *out)
 	cr_assert_not_null(folded, "%s %s: no %s", home, how, out);
 	check_folded(folded, &v);
 	free(folded);
-	cr_assert_geq(v.ours, 300, "%s %s: %lu samples of the program's threads", home, how,
+	/* (a sanitized agent under load: ~100 in 3 s) */
+	cr_assert_geq(v.ours, 100, "%s %s: %lu samples of the program's threads", home, how,
 		      v.ours);
 	cr_assert_geq(v.reach * 100, v.ours * 95, "%s %s: %lu of %lu reach main or run()", home,
 		      how, v.reach, v.ours);
 	cr_assert_gt(v.named_interp, 0, "%s %s: no interpreted frame named", home, how);
-	/* Interpreted frames are decoded exactly; a compiled one sampled in its prologue may
-	 * lose its caller (docs/unwind.md): at most 1 in 100, never a made-up path beyond. */
-	cr_assert_leq(v.wrong * 100, v.ours, "%s %s: %lu samples on no path of the program, "
-		      "as\n%s", home, how, v.wrong, v.first_wrong);
+	/* Interpreted frames are decoded exactly and compiled ones by the CFI of their
+	 * prologues (a sample in a prologue included): never a made-up path (12-03: 0 of
+	 * 988-3,384 a run). */
+	cr_assert_eq(v.wrong, 0, "%s %s: %lu samples on no path of the program, as\n%s", home,
+		     how, v.wrong, v.first_wrong);
 	/* leaf (interpreted) with its line: the method table's line table */
 	snprintf(path, sizeof(path), "%s.jitprof/perf.jit.data", out);
 	rx_ok(&r, "HOME='%s' '%s' report -f -i '%s' --sort sym,srcline -n 3", dir, rx_jitprof,
@@ -277,7 +279,7 @@ Test(java_stacks, attach_without_frame_pointers)
 		pid_t pid = start_jvm(homes[i], log);
 		ag_sleep_ms(2000);	/* main() running, the path compiled */
 		snprintf(pid_s, sizeof(pid_s), "%d", (int)pid);
-		const char *args[] = { "-d", "3", "-p", pid_s, "-o", out, NULL };
+		const char *args[] = { "-d", "4", "-p", pid_s, "-o", out, NULL };
 		profile(&r, homes[i], args, 0, NULL);
 		kill(pid, SIGKILL);
 		waitpid(pid, NULL, 0);
