@@ -1,6 +1,8 @@
 /* cmd_profile.c - `jitprof profile`: one command from a program or a running JVM to a report.
- * Launch: the command runs under `jitprof record -k mono -g` with what its runtime needs for
- * JIT dumps (libagent.so and -XX:+PreserveFramePointer for a JVM, --perf-prof for node);
+ * Launch: the command runs under `jitprof record -k mono` with what its runtime needs for JIT
+ * dumps (libagent.so for a JVM, --perf-prof for node); a JVM's stacks are copied
+ * (--call-graph dwarf: no frame pointers needed, interpreted frames named), others' walked by
+ * frame pointers (-g), unless --call-graph says otherwise;
  * attach: libagent.so is loaded through the JVM's attach listener (cmd_profile_attach.c), the
  * process is recorded, then the agent is stopped. Either way inject and report follow, as
  * child processes of this same executable, and the data stays in OUT.jitprof/ (what is read
@@ -27,12 +29,14 @@ static void usage(FILE *out)
 {
 	fprintf(out,
 		"usage: jitprof profile [-d SECONDS] [-o OUT] [-F HZ] [-e EVENT] [--java|--node] [--elfs]\n"
-		"                       [--jvm-log] (-p PID | -- CMD ARGS)\n\n"
+		"                       [--jvm-log] [--call-graph MODE] (-p PID | -- CMD ARGS)\n\n"
 		"Records CMD, or the running Java VM PID, with call graphs, merges its JIT-compiled\n"
-		"code and writes a report, in one step. A JVM gets libagent.so and\n"
-		"-XX:+PreserveFramePointer (java on the command line, or any command with --java,\n"
-		"through JAVA_TOOL_OPTIONS); node gets --perf-prof --interpreted-frames-native-stack\n"
-		"(on its command line, or in NODE_OPTIONS with --node);\n"
+		"code and writes a report, in one step. A JVM gets libagent.so (java on the command\n"
+		"line, or any command with --java, through JAVA_TOOL_OPTIONS) and its stacks are\n"
+		"copied (--call-graph dwarf,32768), so that compiled frames unwind without frame\n"
+		"pointers and interpreted ones are named; node gets --perf-prof\n"
+		"--interpreted-frames-native-stack (on its command line, or in NODE_OPTIONS with\n"
+		"--node) and frame-pointer call graphs (-g);\n"
 		"other programs are recorded and whatever jitdumps they write are merged. With -p the\n"
 		"agent is loaded through the JVM's attach mechanism (as jcmd does), back-fills the\n"
 		"code compiled so far, and is stopped again at the end, so PID can be profiled again.\n\n"
@@ -57,6 +61,11 @@ static void usage(FILE *out)
 		"                          and its reason) and what it inlined, in the text report's\n"
 		"                          generations and the HTML timeline (.txt and .html; a JVM\n"
 		"                          started here, not -p)\n"
+		"      --call-graph MODE   fp: frame pointers (record -g; a JVM launched here also\n"
+		"                          gets -XX:+PreserveFramePointer); dwarf[,SIZE]: a copy of\n"
+		"                          SIZE bytes (default 32768, at most 65528) of each\n"
+		"                          sample's user stack, unwound by inject and report\n"
+		"                          (default: dwarf for a JVM, launched or -p; fp otherwise)\n"
 		"  -p, --pid PID           attach to this running Java VM\n"
 		"      --java              CMD starts a JVM although it is not called java\n"
 		"                          (the flags go in JAVA_TOOL_OPTIONS), or java that\n"
@@ -109,7 +118,7 @@ static int profile_event(struct profile *p, const char *ev)
 
 static int parse_args(struct profile *p, int argc, char **argv)
 {
-	enum { OPT_JAVA = 256, OPT_NODE, OPT_ELFS, OPT_JVM_LOG };
+	enum { OPT_JAVA = 256, OPT_NODE, OPT_ELFS, OPT_JVM_LOG, OPT_CALL_GRAPH };
 	static const struct option longopts[] = {
 		{ "duration", required_argument, NULL, 'd' },
 		{ "output", required_argument, NULL, 'o' },
@@ -120,12 +129,13 @@ static int parse_args(struct profile *p, int argc, char **argv)
 		{ "node", no_argument, NULL, OPT_NODE },
 		{ "elfs", no_argument, NULL, OPT_ELFS },
 		{ "jvm-log", no_argument, NULL, OPT_JVM_LOG },
+		{ "call-graph", required_argument, NULL, OPT_CALL_GRAPH },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	char *end;
+	char *end, err[160];
 	long v;
 	int c;
 
@@ -160,6 +170,10 @@ static int parse_args(struct profile *p, int argc, char **argv)
 		case OPT_NODE: p->forced = PROF_RT_NODE; break;
 		case OPT_ELFS: p->elfs = 1; break;
 		case OPT_JVM_LOG: p->jvm_log = 1; break;
+		case OPT_CALL_GRAPH:
+			if (prof_parse_call_graph(optarg, &p->cg, err, sizeof(err)))
+				return cli_usage_error("%s", err);
+			break;
 		case 'q': p->quiet = 1; break;
 		case 'V': exit(cli_version());
 		case 'h': usage(stdout); exit(0);
@@ -311,16 +325,25 @@ static int prepare_dir(struct profile *p)
 	return 0;
 }
 
-/* `jitprof record -k mono -g -F HZ -o DIR/perf.data` plus -p PID or -- CMD. */
+/* `jitprof record -k mono -g -F HZ -o DIR/perf.data` (--call-graph dwarf,SIZE in the dwarf
+ * mode) plus -p PID or -- CMD. */
 int profile_record(struct profile *p, char **cmd)
 {
-	char pid[16];
-	char *args[16 + 1] = { p->exe, "record", "-q", "-k", "mono", "-g", "-F",
+	char pid[16], cg[32];
+	char *args[20 + 1] = { p->exe, "record", "-q", "-k", "mono", "-g", "-F",
 			       (char *)(p->freq ? p->freq : "999"), "-o", p->data };
 	int n = 10, st, stopped = 0;
 	pid_t child;
 	char **all;
 
+	if (p->cg.mode == PROF_CG_DWARF) {
+		snprintf(cg, sizeof(cg), "--call-graph=dwarf,%u", p->cg.size);
+		args[5] = cg;
+		/* 4 MiB a CPU: 32 KiB samples filled the default 1 MiB during a JVM's start-up
+		 * (javac: 195 of ~3,000 lost) */
+		args[n++] = "-m";
+		args[n++] = "1024";
+	}
 	if (p->off_cpu)
 		args[n++] = "--off-cpu";
 	if (p->events[0]) {
@@ -378,11 +401,10 @@ static int launch(struct profile *p)
 
 	if (rt == PROF_RT_JAVA) {
 		if (prof_find_agent(p->exe, lib, sizeof(lib), err, sizeof(err)) ||
-		    prof_java_args(agentpath, sizeof(agentpath), lib, p->dir, jargs, err,
-				   sizeof(err)))
+		    (nadd = prof_java_args(agentpath, sizeof(agentpath), lib, p->dir,
+					   p->cg.mode == PROF_CG_FP, jargs, err, sizeof(err))) < 0)
 			return cli_error("%s", err);
 		add = jargs;
-		nadd = PROF_JAVA_NARGS;
 		var = "JAVA_TOOL_OPTIONS";
 		if (p->jvm_log) {
 			if (prof_jvm_log_args(logfile, sizeof(logfile), p->dir, jargs + nadd, err,
@@ -491,6 +513,22 @@ static int report_once(struct profile *p, int injected, const char *log)
 }
 
 
+/* The mode the recording uses, said in one line with why: a JVM's (launched with java or
+ * --java, or -p) stacks are copied, others keep frame pointers, unless --call-graph chose. */
+static void pick_call_graph(struct profile *p)
+{
+	int jvm = p->pid || prof_runtime_of(p->cmd[0], p->forced) == PROF_RT_JAVA;
+	const char *why;
+
+	p->cg = prof_call_graph_pick(p->cg, jvm, &why);
+	if (p->cg.mode == PROF_CG_DWARF)
+		cli_info("call graphs: --call-graph dwarf,%u (%s)", p->cg.size, why);
+	else
+		cli_info("call graphs: frame pointers, -g (%s)%s", why, jvm && p->pid ? "; compiled "
+			 "Java frames end a stack unless the JVM was started with "
+			 "-XX:+PreserveFramePointer" : "");
+}
+
 /* A profiled command that failed makes profile fail the same way (a script or CI job that
  * profiles a test run still sees the test fail), said once, with the report written. `record`
  * gave its status as a shell does: N, or 128+S for signal S. */
@@ -533,6 +571,7 @@ int cmd_profile(int argc, char **argv)
 	 * would leave a child behind; a read of ours sees EINTR and the flag). */
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	pick_call_graph(&p);
 	rc = p.pid ? profile_attach(&p) : launch(&p);
 	if (rc) {
 		rmdir(p.dir);	/* a refused attach leaves nothing behind (kept if not empty) */
@@ -555,6 +594,10 @@ int cmd_profile(int argc, char **argv)
 	int ni = 7;
 	if (!p.elfs)
 		inject[ni++] = "--no-elfs";
+	/* The copies stay for report, which alone names interpreted Java frames (inject's
+	 * chains leave them 'Interpreter'; docs/inject.md, "Dwarf recordings"). */
+	if (p.cg.mode == PROF_CG_DWARF)
+		inject[ni++] = "--keep-stacks";
 	if (p.jit_dir[0]) {
 		inject[ni++] = "--jit-dir";
 		inject[ni++] = p.jit_dir;

@@ -21,6 +21,7 @@ struct profile {
 	int elfs;	/* --elfs: inject writes the ELF files (default --no-elfs) */
 	int jvm_log;	/* --jvm-log: HotSpot's compilation log written and joined */
 	int off_cpu;	/* -e wall|offcpu: record --off-cpu */
+	struct prof_call_graph cg;	/* --call-graph as asked, then as used (cmd_profile.c) */
 	char events[256];	/* -e's record events, "a,b" ("": record's default) */
 	char *report_event;	/* report --event (NULL: report's default) */
 	char jvm_log_path[PATH_MAX + 32];	/* the log found after the run, or "" */
@@ -51,8 +52,9 @@ struct counts {
 /* The last SIGINT or SIGTERM profile caught (0: none yet): what a wait or a read checks. */
 extern volatile sig_atomic_t profile_signal;
 
-/* `jitprof record -k mono -g` of cmd (a launched command) or of p->pid, into p->data, until it
- * ends or -d passed (cmd_profile.c). 0, or a message said and 1. */
+/* `jitprof record -k mono -g` (or --call-graph dwarf,SIZE, p->cg) of cmd (a launched command)
+ * or of p->pid, into p->data, until it ends or -d passed (cmd_profile.c). 0, or a message said
+ * and 1. */
 int profile_record(struct profile *p, char **cmd);
 /* -p PID: the agent loaded, the JVM recorded, the agent stopped (cmd_profile_attach.c). */
 int profile_attach(struct profile *p);

@@ -26,7 +26,11 @@ _jitprof()
 		COMPREPLY=($(compgen -W "mono raw boot realtime tai perf" -- "$cur"))
 		return 0 ;;
 	--call-graph)
-		COMPREPLY=($(compgen -W "caller callee none" -- "$cur"))
+		# record's and profile's are how stacks are recorded; report's how they are shown
+		case $cmd in
+		record|profile) COMPREPLY=($(compgen -W "fp dwarf dwarf,16384 dwarf,32768 dwarf,65528" -- "$cur")) ;;
+		*) COMPREPLY=($(compgen -W "caller callee none" -- "$cur")) ;;
+		esac
 		return 0 ;;
 	-e|--event)
 		COMPREPLY=($(compgen -W "cycles cpu-clock task-clock instructions cache-misses page-faults context-switches wall offcpu" -- "$cur"))

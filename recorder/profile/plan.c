@@ -72,8 +72,53 @@ int prof_runtime_direct(const char *argv0, enum prof_runtime rt)
 	return rt != PROF_RT_OTHER && by_name(argv0) == rt;
 }
 
+int prof_parse_call_graph(const char *arg, struct prof_call_graph *cg, char *err,
+			  size_t errlen)
+{
+	const char *comma = strchr(arg, ',');
+	size_t mlen = comma ? (size_t)(comma - arg) : strlen(arg);
+	unsigned long v = PROF_JAVA_STACK_SIZE;
+	char *end;
+
+	if (!strcmp(arg, "fp")) {
+		*cg = (struct prof_call_graph){ PROF_CG_FP, 0 };
+		return 0;
+	}
+	if (mlen != 5 || strncmp(arg, "dwarf", 5)) {
+		snprintf(err, errlen, "--call-graph: unknown mode '%s' (fp, dwarf[,SIZE])", arg);
+		return -EINVAL;
+	}
+	if (comma) {
+		errno = 0;
+		v = strtoul(comma + 1, &end, 10);
+		if (errno || end == comma + 1 || *end || comma[1] == '-' || !v || v > 65528) {
+			snprintf(err, errlen, "--call-graph dwarf: stack dump size '%s' is not a "
+				 "number of bytes from 1 to 65528", comma + 1);
+			return -ERANGE;
+		}
+	}
+	*cg = (struct prof_call_graph){ PROF_CG_DWARF, (unsigned)((v + 7) & ~7ul) };
+	return 0;
+}
+
+struct prof_call_graph prof_call_graph_pick(struct prof_call_graph asked, int jvm,
+					    const char **why)
+{
+	if (asked.mode != PROF_CG_AUTO) {
+		*why = "as asked (--call-graph)";
+		return asked;
+	}
+	if (!jvm) {
+		*why = "not a JVM: frame pointers, as the program keeps them";
+		return (struct prof_call_graph){ PROF_CG_FP, 0 };
+	}
+	*why = "a JVM: compiled frames unwound without frame pointers, interpreted ones named";
+	return (struct prof_call_graph){ PROF_CG_DWARF, PROF_JAVA_STACK_SIZE };
+}
+
 int prof_java_args(char *agentpath, size_t len, const char *lib, const char *dir,
-		   const char *args[PROF_JAVA_NARGS], char *err, size_t errlen)
+		   int preserve_fp, const char *args[PROF_JAVA_NARGS], char *err,
+		   size_t errlen)
 {
 	const char *bad = strchr(dir, ',') ? dir : NULL;
 	int n;
@@ -94,7 +139,7 @@ int prof_java_args(char *agentpath, size_t len, const char *lib, const char *dir
 	}
 	args[0] = agentpath;
 	args[1] = "-XX:+PreserveFramePointer";
-	return 0;
+	return preserve_fp ? 2 : 1;
 }
 
 int prof_jvm_log_args(char *logfile, size_t len, const char *dir,

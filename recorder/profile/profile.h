@@ -37,12 +37,36 @@ enum prof_runtime prof_runtime_of(const char *argv0, enum prof_runtime forced);
  * runs somewhere below it (flags go in JAVA_TOOL_OPTIONS / NODE_OPTIONS). */
 int prof_runtime_direct(const char *argv0, enum prof_runtime rt);
 
-/* The JVM options profile adds: "-agentpath:LIB=dir=DIR" and -XX:+PreserveFramePointer.
- * -EINVAL with a reason in err when LIB or DIR cannot be passed (a comma splits the agent's
- * options; a quote or whitespace breaks JAVA_TOOL_OPTIONS). */
+/* How the recording gets its stacks (--call-graph, perf's spelling): frame pointers (record
+ * -g) or copies of the user stack of SIZE bytes, unwound by inject and report (docs/unwind.md).
+ * PROF_CG_AUTO: not asked for, prof_call_graph_pick decides. */
+enum prof_cg_mode { PROF_CG_AUTO, PROF_CG_FP, PROF_CG_DWARF };
+struct prof_call_graph {
+	enum prof_cg_mode mode;
+	unsigned size;		/* dwarf: bytes copied per sample, a multiple of 8 */
+};
+/* A JVM's stack copy: 32 KiB reaches main under the deep stacks of frameworks and javac, where
+ * 16 KiB cut ~1 in 10 (docs/PERFORMANCE.md, "profile's Java mode"). */
+#define PROF_JAVA_STACK_SIZE 32768u
+/* "fp", "dwarf" (PROF_JAVA_STACK_SIZE) or "dwarf,SIZE" (1..65528, rounded up to 8): 0, or
+ * -EINVAL (a mode it is not) or -ERANGE (SIZE) with the reason in err. */
+int prof_parse_call_graph(const char *arg, struct prof_call_graph *cg, char *err,
+			  size_t errlen);
+/* The mode used: asked's when it is not AUTO; else dwarf for a JVM (java launched, or -p:
+ * compiled frames without frame pointers and interpreted frames by name), fp for the rest
+ * (node's and native code's frame pointers walk as they are). *why: a phrase for the line
+ * that says which mode and why. */
+struct prof_call_graph prof_call_graph_pick(struct prof_call_graph asked, int jvm,
+					    const char **why);
+
+/* The JVM options profile adds: "-agentpath:LIB=dir=DIR", and -XX:+PreserveFramePointer when
+ * preserve_fp (the fp mode: perf's walk needs it through compiled code; the dwarf mode does
+ * not). How many (1 or 2), or -EINVAL with a reason in err when LIB or DIR cannot be passed
+ * (a comma splits the agent's options; a quote or whitespace breaks JAVA_TOOL_OPTIONS). */
 #define PROF_JAVA_NARGS 2
 int prof_java_args(char *agentpath, size_t len, const char *lib, const char *dir,
-		   const char *args[PROF_JAVA_NARGS], char *err, size_t errlen);
+		   int preserve_fp, const char *args[PROF_JAVA_NARGS], char *err,
+		   size_t errlen);
 /* With profile --jvm-log: the JVM options that make HotSpot write its compilation log into
  * DIR/jvm-pid<PID>.log (HotSpot turns "%p" into "pid" and the process id), for report's
  * --jvm-log. -EINVAL with a reason in err when DIR holds a '%' (HotSpot would expand it). */

@@ -121,8 +121,9 @@ void rp_checks_report(const struct rp_checks *c, const struct rp_ingest_opts *o)
 	if (o->want_callchain && c->chains && !c->stack_user && c->jit_leaf >= CHECK_MIN_SAMPLES &&
 	    c->jit_leaf_alone * 2 > c->jit_leaf) {
 		snprintf(msg, sizeof(msg), "%llu of %llu samples in jitted code have no caller: "
-			 "Java frames have no frame pointers: add -XX:+PreserveFramePointer to the "
-			 "JVM's options (jitprof profile adds it)",
+			 "Java frames have no frame pointers: record with --call-graph dwarf "
+			 "(jitprof profile's default for a JVM, launched or -p), or start the JVM "
+			 "with -XX:+PreserveFramePointer",
 			 (unsigned long long)c->jit_leaf_alone, (unsigned long long)c->jit_leaf);
 		say(o, msg);
 	}

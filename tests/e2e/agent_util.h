@@ -182,18 +182,14 @@ static __attribute__((unused)) void ag_java(struct tu_result *r, const struct ag
 		     "cannot run %s", c.java);
 }
 
-/* Starts that command in the background, stdout and stderr into outfile; returns its pid. */
-static __attribute__((unused)) pid_t ag_spawn(const struct ag_jdk *jdk, const char *agent_opts,
-					      const char *const *jvmargs, const char *main_class,
-					      const char *const *args, const char *outfile)
+/* Starts argv (argv[0] a path) in the background with ag_env(), stdout and stderr into
+ * outfile; returns its pid. */
+static __attribute__((unused)) pid_t ag_spawn_argv(const char *const *argv,
+						   const char *outfile)
 {
-	struct ag_cmd c;
-	pid_t pid;
-
 	const char *const *env = ag_env();
+	pid_t pid = fork();
 
-	ag_cmd(&c, jdk, agent_opts, jvmargs, main_class, args);
-	pid = fork();
 	cr_assert_neq(pid, -1);
 	if (pid == 0) {
 		int fd = open(outfile, O_WRONLY | O_CREAT | O_TRUNC, 0644);
@@ -204,10 +200,21 @@ static __attribute__((unused)) pid_t ag_spawn(const struct ag_jdk *jdk, const ch
 		dup2(fd, 2);
 		for (int i = 0; env && env[i]; i++)
 			putenv((char *)env[i]);
-		execv(c.java, (char *const *)c.argv);
+		execv(argv[0], (char *const *)argv);
 		_exit(127);
 	}
 	return pid;
+}
+
+/* Starts that command in the background, stdout and stderr into outfile; returns its pid. */
+static __attribute__((unused)) pid_t ag_spawn(const struct ag_jdk *jdk, const char *agent_opts,
+					      const char *const *jvmargs, const char *main_class,
+					      const char *const *args, const char *outfile)
+{
+	struct ag_cmd c;
+
+	ag_cmd(&c, jdk, agent_opts, jvmargs, main_class, args);
+	return ag_spawn_argv(c.argv, outfile);
 }
 
 static __attribute__((unused)) void ag_sleep_ms(long ms)

@@ -52,12 +52,7 @@ static const struct { const char *name, *first, *last; } path[] = {
 /* The 1-based line of the source holding marker. */
 static int line_of(const char *marker)
 {
-	int line = 1;
-	const char *m = strstr(calls_java, marker);
-	cr_assert_not_null(m);
-	for (const char *p = calls_java; p < m; p++)
-		line += *p == '\n';
-	return line;
+	return rx_line_of(calls_java, marker);
 }
 
 /* Javac once (any JDK's, --release 17 so JDK 17 and 25 both run it). 0, or -1 without. */

@@ -181,7 +181,7 @@ Test(profile_cli, man_pages_from_the_help_texts)
 /* The completion reads commands and options from the same --help texts. */
 Test(profile_cli, bash_completion)
 {
-	char cwd[PATH_MAX], cmd[3 * PATH_MAX + 512];
+	char cwd[PATH_MAX], cmd[5 * PATH_MAX + 768];
 	struct tu_result r;
 
 	if (!tu_have("bash"))
@@ -190,10 +190,14 @@ Test(profile_cli, bash_completion)
 	snprintf(exe, sizeof(exe), "%s", tu_build("jitprof"));
 	snprintf(cmd, sizeof(cmd), "bash -c 'complete() { :; }; . %s/scripts/completion.bash; "
 		 "COMP_WORDS=(%s pro); COMP_CWORD=1; _jitprof; echo \"${COMPREPLY[*]}\"; "
-		 "COMP_WORDS=(%s profile --du); COMP_CWORD=2; _jitprof; echo \"${COMPREPLY[*]}\"'",
-		 cwd, exe, exe);
+		 "COMP_WORDS=(%s profile --du); COMP_CWORD=2; _jitprof; echo \"${COMPREPLY[*]}\"; "
+		 "COMP_WORDS=(%s profile --call-graph f); COMP_CWORD=3; _jitprof; "
+		 "echo \"${COMPREPLY[*]}\"; COMP_WORDS=(%s report --call-graph c); COMP_CWORD=3; "
+		 "_jitprof; echo \"${COMPREPLY[*]}\"'", cwd, exe, exe, exe, exe);
 	cr_assert_eq(tu_sh(&r, cmd, 30), 0);
-	cr_expect_str_eq(r.out, "profile\n--duration\n", "%s %s", r.out, r.err);
+	/* profile's --call-graph is how stacks are recorded, report's how they are shown */
+	cr_expect_str_eq(r.out, "profile\n--duration\nfp\ncaller callee\n", "%s %s", r.out,
+			 r.err);
 	tu_result_free(&r);
 }
 

@@ -97,8 +97,8 @@ static void launch_one(const struct ag_jdk *jdk)
 	cr_expect_eq(pf_count_elfs(path), 0, "JDK %d: ELF files written by default in %s",
 		     jdk->major, path);
 
-	/* Call chains through compiled Java frames (-g plus -XX:+PreserveFramePointer): some
-	 * stack has a jitted caller of total(). */
+	/* Call chains through compiled Java frames (the Java mode's stack copies, unwound
+	 * through the CFI of their prologues): some stack has a jitted caller of total(). */
 	char cmd[2 * PATH_MAX], exe[PATH_MAX];
 	AG_FMT(exe, "%s", tu_build("jitprof"));
 	AG_FMT(cmd, "%s report -q -i %s/x.txt.jitprof/perf.jit.data --collapsed", exe, dir);
@@ -255,6 +255,8 @@ Test(profile_launch, usage_errors_exit_2)
 	const char *html[] = { "-o", html_out, "--", "true", NULL };
 	const char *bad[] = { "-o", "x.docx", "--", "true", NULL };
 	const char *dur[] = { "-d", "soon", "--", "true", NULL };
+	const char *cg[] = { "--call-graph", "lbr", "--", "true", NULL };
+	const char *cgsz[] = { "--call-graph", "dwarf,65529", "--", "true", NULL };
 
 	pf_profile(&r, none, 30);
 	cr_expect_eq(r.status, 2);
@@ -272,6 +274,16 @@ Test(profile_launch, usage_errors_exit_2)
 	cr_expect_eq(r.status, 2);
 	cr_expect(strstr(r.err, "-d: 'soon' is not a duration"), "%s", r.err);
 	tu_result_free(&r);
+	pf_profile(&r, cg, 30);
+	cr_expect_eq(r.status, 2);
+	cr_expect(strstr(r.err, "--call-graph: unknown mode 'lbr' (fp, dwarf[,SIZE])"), "%s",
+		  r.err);
+	tu_result_free(&r);
+	pf_profile(&r, cgsz, 30);
+	cr_expect_eq(r.status, 2);
+	cr_expect(strstr(r.err, "--call-graph dwarf: stack dump size '65529' is not a number of "
+			 "bytes from 1 to 65528"), "%s", r.err);
+	tu_result_free(&r);
 	pf_profile(&r, html, 30);
 	if (r.status == 2)	/* a build whose report makes no HTML: refused by name */
 		cr_expect(strstr(r.err, "x.html: the HTML report needs 'jitprof report --html', "
@@ -283,8 +295,8 @@ Test(profile_launch, usage_errors_exit_2)
 	free(dir);
 }
 
-/* --java: a command not called java (here a shell that execs it) gets the agent and frame
- * pointers through JAVA_TOOL_OPTIONS. */
+/* --java: a command not called java (here a shell that execs it) gets the agent through
+ * JAVA_TOOL_OPTIONS, and the Java mode (stack copies, no -XX:+PreserveFramePointer needed). */
 Test(profile_launch, java_flag_through_java_tool_options, .timeout = 300)
 {
 	struct ag_jdk jdk;
@@ -299,7 +311,8 @@ Test(profile_launch, java_flag_through_java_tool_options, .timeout = 300)
 	pf_profile(&r, args, 300);
 	cr_assert_eq(r.status, 0, "%s", r.err);
 	cr_expect(strstr(r.err, "Picked up JAVA_TOOL_OPTIONS: -agentpath:"), "%s", r.err);
-	cr_expect(strstr(r.err, "-XX:+PreserveFramePointer"), "%s", r.err);
+	cr_expect_null(strstr(r.err, "-XX:+PreserveFramePointer"), "%s", r.err);
+	cr_expect(strstr(r.err, "call graphs: --call-graph dwarf,32768 (a JVM: "), "%s", r.err);
 	char *s = tu_read_file(out, NULL);
 	cr_assert_not_null(s);
 	cr_expect(pf_method_row(s, "jitprof.samples.Generations.", NULL), "%.3000s", s);

@@ -131,8 +131,9 @@ Test(profile_prereq, no_frame_pointers_and_not_injected, .timeout = 300)
 	const char *g[] = { "report", "-g", "-i", rc.jit, NULL };
 	err = err_of(g);
 	cr_expect(strstr(err, " samples in jitted code have no caller: Java frames have no "
-			 "frame pointers: add -XX:+PreserveFramePointer to the JVM's options "
-			 "(jitprof profile adds it)"), "%s", err);
+			 "frame pointers: record with --call-graph dwarf (jitprof profile's "
+			 "default for a JVM, launched or -p), or start the JVM with "
+			 "-XX:+PreserveFramePointer"), "%s", err);
 	cr_expect_null(strstr(err, "not injected"), "%s", err);
 	free(err);
 	/* A flat report needs no frame pointers: no warning there. */

@@ -124,6 +124,17 @@ __attribute__((unused)) static void rx_record_minijit(const char *dir, const cha
 	tu_result_free(&r);
 }
 
+/* The 1-based line of src holding marker (a test's own source: its ground truth). */
+__attribute__((unused)) static int rx_line_of(const char *src, const char *marker)
+{
+	int line = 1;
+	const char *m = strstr(src, marker);
+	cr_assert_not_null(m, "no %s in the source", marker);
+	for (const char *p = src; p < m; p++)
+		line += *p == '\n';
+	return line;
+}
+
 /* The next line of *p into line (cut to fit), *p moved past it; 0 at the end of the text. */
 __attribute__((unused)) static int rx_next_line(const char **p, char *line, size_t len)
 {

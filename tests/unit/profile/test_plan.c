@@ -69,17 +69,71 @@ Test(plan, java_args_and_refusals)
 	char ap[256], err[256];
 	const char *a[PROF_JAVA_NARGS];
 
-	cr_assert_eq(prof_java_args(ap, sizeof(ap), "/l/libagent.so", "/d/x.jitprof", a, err,
-				    sizeof(err)), 0);
+	cr_assert_eq(prof_java_args(ap, sizeof(ap), "/l/libagent.so", "/d/x.jitprof", 1, a, err,
+				    sizeof(err)), 2);
 	cr_assert_str_eq(a[0], "-agentpath:/l/libagent.so=dir=/d/x.jitprof");
 	cr_assert_str_eq(a[1], "-XX:+PreserveFramePointer");
-	cr_assert_eq(prof_java_args(ap, sizeof(ap), "/l/libagent.so", "/d/a,b", a, err,
+	/* the dwarf mode: the agent alone */
+	cr_assert_eq(prof_java_args(ap, sizeof(ap), "/l/libagent.so", "/d/x.jitprof", 0, a, err,
+				    sizeof(err)), 1);
+	cr_assert_str_eq(a[0], "-agentpath:/l/libagent.so=dir=/d/x.jitprof");
+	cr_assert_eq(prof_java_args(ap, sizeof(ap), "/l/libagent.so", "/d/a,b", 1, a, err,
 				    sizeof(err)), -EINVAL);
 	cr_assert(strstr(err, "'/d/a,b' holds a comma"), "%s", err);
-	cr_assert_eq(prof_java_args(ap, sizeof(ap), "/l/lib agent.so", "/d", a, err, sizeof(err)),
-		     -EINVAL);
-	cr_assert_eq(prof_java_args(ap, 20, "/l/libagent.so", "/d/x", a, err, sizeof(err)),
+	cr_assert_eq(prof_java_args(ap, sizeof(ap), "/l/lib agent.so", "/d", 0, a, err,
+				    sizeof(err)), -EINVAL);
+	cr_assert_eq(prof_java_args(ap, 20, "/l/libagent.so", "/d/x", 1, a, err, sizeof(err)),
 		     -ENAMETOOLONG);
+}
+
+Test(plan, call_graph_spellings)
+{
+	struct prof_call_graph cg;
+	char err[256];
+
+	cr_assert_eq(prof_parse_call_graph("fp", &cg, err, sizeof(err)), 0);
+	cr_assert_eq(cg.mode, PROF_CG_FP);
+	cr_assert_eq(prof_parse_call_graph("dwarf", &cg, err, sizeof(err)), 0);
+	cr_assert_eq(cg.mode, PROF_CG_DWARF);
+	cr_assert_eq(cg.size, PROF_JAVA_STACK_SIZE);
+	cr_assert_eq(prof_parse_call_graph("dwarf,16384", &cg, err, sizeof(err)), 0);
+	cr_assert_eq(cg.size, 16384);
+	cr_assert_eq(prof_parse_call_graph("dwarf,1", &cg, err, sizeof(err)), 0);
+	cr_assert_eq(cg.size, 8, "rounded up to 8, as record does");
+	cr_assert_eq(prof_parse_call_graph("dwarf,65528", &cg, err, sizeof(err)), 0);
+	cr_assert_eq(cg.size, 65528);
+	const char *const range[] = { "dwarf,0", "dwarf,65529", "dwarf,", "dwarf,-8", "dwarf,8k",
+				      "dwarf,99999999999999999999" };
+	for (size_t i = 0; i < sizeof(range) / sizeof(range[0]); i++) {
+		cr_assert_eq(prof_parse_call_graph(range[i], &cg, err, sizeof(err)), -ERANGE,
+			     "%s", range[i]);
+		cr_assert(strstr(err, "from 1 to 65528"), "%s: %s", range[i], err);
+	}
+	const char *const bad[] = { "lbr", "fp,8", "dwarfx", "", "DWARF" };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		cr_assert_eq(prof_parse_call_graph(bad[i], &cg, err, sizeof(err)), -EINVAL,
+			     "%s", bad[i]);
+		cr_assert(strstr(err, "(fp, dwarf[,SIZE])"), "%s", err);
+	}
+}
+
+Test(plan, call_graph_picked_by_runtime)
+{
+	struct prof_call_graph none = { PROF_CG_AUTO, 0 }, cg;
+	const char *why;
+
+	cg = prof_call_graph_pick(none, 1, &why);
+	cr_assert_eq(cg.mode, PROF_CG_DWARF, "a JVM: stack copies");
+	cr_assert_eq(cg.size, PROF_JAVA_STACK_SIZE);
+	cr_assert(strstr(why, "JVM"), "%s", why);
+	cg = prof_call_graph_pick(none, 0, &why);
+	cr_assert_eq(cg.mode, PROF_CG_FP, "node, native: frame pointers as before");
+	cg = prof_call_graph_pick((struct prof_call_graph){ PROF_CG_FP, 0 }, 1, &why);
+	cr_assert_eq(cg.mode, PROF_CG_FP, "asked for wins");
+	cr_assert(strstr(why, "asked"), "%s", why);
+	cg = prof_call_graph_pick((struct prof_call_graph){ PROF_CG_DWARF, 4096 }, 0, &why);
+	cr_assert_eq(cg.mode, PROF_CG_DWARF);
+	cr_assert_eq(cg.size, 4096);
 }
 
 Test(plan, jvm_log_args_name_the_log_per_process)
