@@ -59,8 +59,9 @@ static void usage(FILE *out)
 		"                          (-XX:+LogCompilation, into DIR/jvm-pid<PID>.log) and\n"
 		"                          join it: why each generation ended (the deoptimization\n"
 		"                          and its reason) and what it inlined, in the text report's\n"
-		"                          generations and the HTML timeline (.txt and .html; a JVM\n"
-		"                          started here, not -p)\n"
+		"                          generations and the HTML timeline (.txt and .html); with\n"
+		"                          -p, the JVM's Flight Recording of its compiles and\n"
+		"                          traps (the agent's jfr=on) gives the reasons instead\n"
 		"      --call-graph MODE   fp: frame pointers (record -g; a JVM launched here also\n"
 		"                          gets -XX:+PreserveFramePointer); dwarf[,SIZE]: a copy of\n"
 		"                          SIZE bytes (default 32768, at most 65528) of each\n"
@@ -188,11 +189,6 @@ static int parse_args(struct profile *p, int argc, char **argv)
 	if (!(p->fmt = prof_format_of(p->out)))
 		return cli_usage_error("-o %s: unknown output format; the extension picks it: %s",
 				       p->out, prof_formats_list());
-	if (p->jvm_log && p->pid)
-		return cli_usage_error("--jvm-log: a running JVM cannot start HotSpot's compilation "
-				       "log; start it with -XX:+UnlockDiagnosticVMOptions "
-				       "-XX:+LogCompilation -XX:LogFile=FILE and pass 'jitprof report "
-				       "--jvm-log FILE', or profile the command that starts it");
 	if (p->jvm_log && p->fmt->flag && strcmp(p->fmt->flag, "--html"))
 		return cli_usage_error("--jvm-log explains generations: in the text report (.txt) "
 				       "and the HTML report's timeline (.html), not in the %s",
@@ -579,14 +575,14 @@ int cmd_profile(int argc, char **argv)
 	}
 
 	struct counts c;
-	if (p.jvm_log)
+	if (p.jvm_log && !p.pid)	/* -p: the Flight Recording, picked by the attach */
 		profile_find_jvm_logs(&p, &c);
 	else
 		c.nr_logs = 0;
 	profile_count(p.data, p.cwd, &c);
 	if (p.cmd)
 		profile_tidy_node_files(&p, &c);
-	if (p.jvm_log)
+	if (p.jvm_log && !p.pid)
 		profile_pick_jvm_log(&p, &c);
 	/* --no-elfs unless asked: the report builds the sampled generations' ELFs in memory,
 	 * no file per generation (docs/inject.md); --elfs-for writes them later for perf. */

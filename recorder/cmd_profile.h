@@ -73,6 +73,9 @@ int profile_collect_dumps(struct profile *p, int stagefd, uid_t uid, const char 
 void profile_find_jvm_logs(struct profile *p, struct counts *c);
 /* p->jvm_log_path: the log of the JVM with the most samples, or a warning when none. */
 void profile_pick_jvm_log(struct profile *p, const struct counts *c);
+/* -p PID --jvm-log: the agent's Flight Recording of the JVM's compiles and traps
+ * (jit-NSPID.jfr beside its dump) as the report's --jvm-log, or a warning without it. */
+void profile_pick_jvm_jfr(struct profile *p, int nspid);
 /* node's dump and V8's log from the working directory into the data directory (p->jit_dir set)
  * when every dump of the recording is there. */
 void profile_tidy_node_files(struct profile *p, const struct counts *c);

@@ -91,7 +91,9 @@ static int load(const struct load_job *j, struct load_out *o)
 	char opts[PATH_MAX + 16];
 	struct stat st;
 
-	snprintf(opts, sizeof(opts), "dir=%s", o->pl.dir);
+	/* --jvm-log on a running JVM: its compiles and traps in a Flight Recording (the log
+	 * itself can only be started with the JVM) */
+	snprintf(opts, sizeof(opts), "dir=%s%s", o->pl.dir, j->p->jvm_log ? ",jfr=on" : "");
 	snprintf(o->dump, sizeof(o->dump), "%s/jit-%d.dump", o->pl.ours, (int)proc->nspid);
 	if (att_load_agent(proc, o->pl.lib, opts, LOAD_TIMEOUT_MS, &o->agent_rc, o->err,
 			   sizeof(o->err)))
@@ -279,5 +281,7 @@ int profile_attach(struct profile *p)
 			cli_warn("%s left in place: %s", o.pl.ours, o.err);
 	}
 	close(j.libfd);
+	if (o.ours && p->jvm_log)
+		profile_pick_jvm_jfr(p, (int)proc.nspid);
 	return rc;
 }

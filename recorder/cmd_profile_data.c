@@ -193,6 +193,20 @@ void profile_find_jvm_logs(struct profile *p, struct counts *c)
 		closedir(d);
 }
 
+void profile_pick_jvm_jfr(struct profile *p, int nspid)
+{
+	char path[sizeof(p->jvm_log_path)];
+	struct stat st;
+
+	if (snprintf(path, sizeof(path), "%s/jit-%d.jfr", p->jit_dir[0] ? p->jit_dir : p->dir,
+		     nspid) >= (int)sizeof(path) || lstat(path, &st) || !S_ISREG(st.st_mode)) {
+		cli_warn("--jvm-log: Java VM %d wrote no Flight Recording of its compiles (%s): the "
+			 "report has no deoptimization reasons", nspid, path);
+		return;
+	}
+	snprintf(p->jvm_log_path, sizeof(p->jvm_log_path), "%s", path);
+}
+
 /* The log of the JVM with the most samples (a launcher may start more than one). */
 void profile_pick_jvm_log(struct profile *p, const struct counts *c)
 {

@@ -105,7 +105,8 @@ int prof_stage_agent(const char *root, int libfd, char *target, size_t len, char
  * JVM's path (/tmp/.jitprof-profile-XXXXXX), ours = the same through root. */
 int prof_stage_dir(const char *root, char *target, size_t tlen, char *ours, size_t olen,
 		   char *err, size_t errlen);
-/* 1 when name is what the agent writes: jit-N.dump and its companions (jit-N.dump.*). */
+/* 1 when name is what the agent writes: jit-N.dump, its companions (jit-N.dump.*) and its
+ * Flight Recording (jit-N.jfr, the agent's jfr option). */
 int prof_is_dump_file(const char *name);
 /* Removes what a profile writes in the directory dirfd (jit-*.dump*, jitted-*.so,
  * jvm-pid*.log, perf.data, perf.jit.data): the agent never writes over an existing dump, and

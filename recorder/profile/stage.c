@@ -109,7 +109,9 @@ int prof_stage_dir(const char *root, char *target, size_t tlen, char *ours, size
 
 int prof_is_dump_file(const char *name)
 {
-	return !strncmp(name, "jit-", 4) && (strstr(name, ".dump") != NULL);
+	size_t n = strlen(name);
+	return !strncmp(name, "jit-", 4) && (strstr(name, ".dump") != NULL ||
+					     (n > 8 && !strcmp(name + n - 4, ".jfr")));
 }
 
 /* A positive decimal pid, without a leading zero, ending where *end points. */

@@ -18,13 +18,19 @@ static pid_t start_jvm(const struct ag_jdk *jdk, const char *agent_opts, const c
 	return pid;
 }
 
-static void profile_pid(struct tu_result *r, pid_t pid, const char *out)
+/* extra: NULL, or one more option (--jvm-log). */
+static void profile_pid_with(struct tu_result *r, pid_t pid, const char *out, const char *extra)
 {
 	char p[16];
 
 	snprintf(p, sizeof(p), "%d", (int)pid);
-	const char *args[] = { "-d", "3", "-p", p, "-o", out, NULL };
+	const char *args[] = { "-d", "3", "-p", p, "-o", out, extra, NULL };
 	pf_profile(r, args, 300);
+}
+
+static void profile_pid(struct tu_result *r, pid_t pid, const char *out)
+{
+	profile_pid_with(r, pid, out, NULL);
 }
 
 /* The text report at out names jitted Generations code. */
@@ -69,7 +75,9 @@ static void twice_one(const struct ag_jdk *jdk)
 	pid = start_jvm(jdk, NULL, log);
 	for (int round = 1; round <= 2; round++) {
 		AG_FMT(out, "%s/y%d.txt", dir, round);
-		profile_pid(&r, pid, out);
+		/* the second with --jvm-log: the JVM's Flight Recording of its compiles and
+		 * traps (a running JVM cannot start the compilation log) */
+		profile_pid_with(&r, pid, out, round == 2 ? "--jvm-log" : NULL);
 		cr_assert_eq(r.status, 0, "JDK %d, profile %d: %s", jdk->major, round, r.err);
 		AG_FMT(want, "libagent.so loaded into Java VM %d, writing %s/y%d.txt.jitprof/jit-",
 		       (int)pid, dir, round);
@@ -79,6 +87,15 @@ static void twice_one(const struct ag_jdk *jdk)
 		tu_result_free(&r);
 		expect_java_report(jdk, out);
 		expect_attach_generations(jdk, dir, round);
+		if (round == 2) {
+			char *rep = tu_read_file(out, NULL);
+			cr_assert_not_null(rep);
+			AG_FMT(want, "# JVM's Flight Recording (compiles and uncommon traps; no "
+			       "inlining decisions or broken dependencies): process %d, ", (int)pid);
+			cr_expect(strstr(rep, want), "JDK %d: no '%s' in:\n%.3000s", jdk->major, want,
+				  rep);
+			free(rep);
+		}
 		/* Detached cleanly: the agent said so, and the JVM runs on. */
 		AG_FMT(want, "jitprof agent: stopped; %s/y%d.txt.jitprof/jit-", dir, round);
 		cr_expect(pf_wait_for(log, want, 10000), "JDK %d: no '%s' in the JVM's output",

@@ -65,7 +65,9 @@ Test(collect, only_regular_files_of_the_jvms_user, .init = setup, .fini = teardo
 	cr_assert_eq(tu_write_file(secret, "SECRET", 6), 0);
 	cr_assert_eq(chmod(secret, 0600), 0);
 	put(stage, "jit-7.dump", "DUMP");
+	put(stage, "jit-7.jfr", "FLR");	/* the agent's jfr=on recording */
 	put(stage, "notes.txt", "not a dump");
+	put(stage, "x.jfr", "not the agent's");
 	snprintf(p, sizeof(p), "%s/jit-7.dump.jitprof", stage);
 	cr_assert_eq(symlink(secret, p), 0);
 	snprintf(p, sizeof(p), "%s/jit-8.dump", stage);
@@ -87,6 +89,8 @@ Test(collect, only_regular_files_of_the_jvms_user, .init = setup, .fini = teardo
 	cr_expect_not(present("jit-8.dump"), "the FIFO was copied");
 	cr_expect_not(present("jit-9.dump"), "another owner's file was copied");
 	cr_expect_not(present("notes.txt"));
+	cr_expect(present("jit-7.jfr"), "the JVM's Flight Recording was left behind");
+	cr_expect_not(present("x.jfr"));
 }
 
 /* What the JVM's user put at a name in the data directory cannot be there (it is ours), but
