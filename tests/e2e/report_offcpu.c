@@ -116,9 +116,14 @@ static char *dir;
 enum { SLEEP, READ, SPIN, NPHASE };
 static const char *const phase_fn[NPHASE] = { ";do_sleep", ";do_read", ";do_spin" };
 /* Java (samples/java/Waits.java): HotSpot's Thread.sleep and contended monitor enter, and the
- * computing method; the DWARF unwinder stops at the Java frames above the JVM's. */
+ * computing method; and the Java methods that wait: Thread.sleep's caller and the monitor's
+ * waiter (interpreted frames named from the stack copies inject --keep-stacks keeps, compiled
+ * ones by their prologue's CFI). */
 static const char *const java_fn[NPHASE] = { ";JVM_Sleep;", ";ObjectMonitor::",
 					      "Waits.spinFor" };
+static const char *const java_waiter[NPHASE] = { ";jitprof.samples.Waits.sleeper(",
+						  ";jitprof.samples.Waits.contender(",
+						  ";jitprof.samples.Waits.spinFor(" };
 
 /* Runs cmd in dir; ok: it must succeed. */
 static void sh(struct tu_result *r, const char *cmd, int ok)
@@ -388,6 +393,24 @@ Test(report_offcpu, java_waits, .timeout = 600)
 	tu_result_free(&r);
 	cr_assert(t[SLEEP] + t[READ] + t[SPIN] > 0, "no worker time under the JVM's functions");
 	shares_within("java wall", java_fn, t, truth, NPHASE);
+
+	/* The waits' Java callers: each wait under the method that waits, below Thread.run. */
+	sh(&r, "$J inject -q --no-elfs --keep-stacks -i j.data -o j.ks.data && "
+	       "$J report -q -i j.ks.data --event offcpu --collapsed", 1);
+	phases_of(r.out, java_waiter, t, &all);
+	double waits = t[SLEEP] + t[READ];
+	cr_expect(waits > 0.9 * (truth[SLEEP] + truth[READ]), "offcpu: %.1f ms under the Java "
+		  "methods that wait, of %.1f ms measured waiting", waits / 1e6,
+		  (truth[SLEEP] + truth[READ]) / 1e6);
+	cr_expect(t[SPIN] < 0.05 * waits, "offcpu: computing shows %.1f ms", t[SPIN] / 1e6);
+	shares_within("java offcpu, by the waiting method", java_waiter, t, truth, SPIN);
+	/* ... and below its thread's root (the worker's Runnable under Thread.run). */
+	static const char *const run_fn[NPHASE] = { ";java.lang.Thread.run(", "\n", "\n" };
+	phases_of(r.out, run_fn, t, &all);
+	double under_run = t[0];
+	cr_expect(under_run > 0.9 * waits, "offcpu: %.1f ms under Thread.run, %.1f ms under the "
+		  "waiting methods", under_run / 1e6, waits / 1e6);
+	tu_result_free(&r);
 	tu_rmtree(dir);
 	free(dir);
 }
