@@ -115,6 +115,9 @@ static int other_events(struct report_args *a, struct file_job *job)
 			rc = 0;
 			continue;
 		}
+		/* its timeline's generations end as the shown one's, for the log's reasons */
+		if (a->jl && rp_session_join_jvmlog(o, a->jl, err, sizeof(err)))
+			cli_warn("--jvm-log, event %s: %s", ev.name[i], err);
 		rp_set_split_generations(o, a->split_gens);
 		rp_session_filter(o, &a->filter);
 		job->ev[job->nr_ev++] = o;
