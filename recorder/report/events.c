@@ -6,7 +6,9 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* "cpu-clock" names "cpu-clock" and "cpu-clock:ppp" (perf's modifiers after the colon). */
 static int names(const char *evsel_name, const char *want)
@@ -86,4 +88,60 @@ void rp_warn_other_events(const struct pd_reader *r, const struct pd_evsel *chos
 	jp_logf(log, JP_LOG_WARN, "the recording has several events: %s; reporting %s only; "
 		"--event NAME chooses another", all,
 		!chosen ? "the first with samples" : chosen->name ? chosen->name : "the first");
+}
+
+static int add_name(struct rp_events *ev, const char *name)
+{
+	char **v = realloc(ev->name, (ev->n + 1) * sizeof(*v));
+
+	if (!v)
+		return -ENOMEM;
+	ev->name = v;
+	if (!(v[ev->n] = strdup(name)))
+		return -ENOMEM;
+	ev->n++;
+	return 0;
+}
+
+int rp_recording_events(const char *input, struct rp_events *ev, char *err, size_t errlen)
+{
+	struct jp_errbuf eb = { err, errlen };
+	struct pd_reader_opts ro = { .sz = sizeof(ro), .log = { jp_log_errbuf, &eb } };
+	struct pd_reader *r;
+	const struct pd_evsel *cs;
+	struct stat st;
+	int rc, views;
+
+	memset(ev, 0, sizeof(*ev));
+	/* A pipe is read once, by the report itself. */
+	if (!strcmp(input, "-") || stat(input, &st) || !S_ISREG(st.st_mode))
+		return 0;
+	if ((rc = pd_reader_open(&r, input, &ro)) < 0)
+		return rc;
+	views = rp_offcpu_views(r, &cs);
+	rc = 0;
+	for (size_t i = 0; i < pd_reader_nr_evsels(r) && !rc; i++) {
+		const struct pd_evsel *e = pd_reader_evsel(r, i);
+		/* the switches are the offcpu and wall views' */
+		if (!is_dummy(e) && e != cs && e->name)
+			rc = add_name(ev, e->name);
+	}
+	if (!rc && views)
+		rc = add_name(ev, "offcpu");
+	if (!rc && views > 1)
+		rc = add_name(ev, "wall");
+	pd_reader_close(r);
+	if (rc) {
+		rp_events_free(ev);
+		snprintf(err, errlen, "%s", strerror(-rc));
+	}
+	return rc;
+}
+
+void rp_events_free(struct rp_events *ev)
+{
+	for (size_t i = 0; i < ev->n; i++)
+		free(ev->name[i]);
+	free(ev->name);
+	memset(ev, 0, sizeof(*ev));
 }

@@ -3,7 +3,7 @@
  * <script id="data">: the summary (html_summary.c), the stack tree (html_tree.c), the
  * generations of the hot methods with their samples per time bucket, the top table and the
  * hottest lines with their methods; with a base session (--diff), each frame's change of
- * share since the base. */
+ * share since the base; with several events, the same of each other one in "tabs". */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -115,39 +115,23 @@ static int json_rows(FILE *out, const struct rp_session *s, const enum rp_key *k
 	return 0;
 }
 
-static int write_data(FILE *out, const struct rp_session *s, const struct rp_html_opts *o)
+/* One event's fields (the page's first tab's at the top level, the others' in "tabs"): what
+ * it weighs, its summary, timeline, tables and the kinds its tree draws. */
+static int write_tab(FILE *out, const struct rp_session *s, const struct rp_html_opts *o,
+		     const uint32_t *present)
 {
 	struct rp_gen_view v;
 	char desc[256];
-	uint32_t present[RP_KIND__MAX] = { 0 };
+	int rc;
 	rp_describe(s, desc, sizeof(desc));
-	fprintf(out, "{\"title\":");
-	rp_json_str(out, o->title ? o->title : "jitprof report");
 	fprintf(out, ",\"desc\":");
 	rp_json_str(out, desc);
 	fprintf(out, ",\"event\":");
 	rp_json_str(out, s->event);
-	fprintf(out, ",\"samples\":%zu,\"duration_s\":%.6f,\"kinds\":[", s->nr_samples,
+	/* weighed by time (offcpu, wall): its tree's counts are nanoseconds */
+	fprintf(out, ",\"time\":%s,\"samples\":%zu,\"duration_s\":%.6f,\"present\":[",
+		s->weigh_time ? "true" : "false", s->nr_samples,
 		s->end > s->start ? (s->end - s->start) / 1e9 : 0);
-	for (int k = 0; k < RP_KIND__MAX; k++)
-		fprintf(out, "%s\"%s\"", k ? "," : "", rp_kind_name((enum rp_kind)k));
-	fprintf(out, "],\"labels\":[");
-	for (int k = 0; k < RP_KIND__MAX; k++)
-		fprintf(out, "%s\"%s\"", k ? "," : "", rp_kind_label((enum rp_kind)k));
-	fprintf(out, "],\"colors\":[");
-	for (int k = 0; k < RP_KIND__MAX; k++) {
-		int h, sat, l;
-		char c[64];
-		rp_kind_color((enum rp_kind)k, 0.5, c, sizeof(c));
-		sscanf(c, "hsl(%d,%d%%,%d%%)", &h, &sat, &l);
-		fprintf(out, "%s[%d,%d,%d]", k ? "," : "", h, sat, l);
-	}
-	fputc(']', out);
-	fprintf(out, ",\"diff\":%s", o->base ? "true" : "false");
-	int rc = rp_html_tree(out, s, o, present);
-	if (rc)
-		return rc;
-	fprintf(out, ",\"present\":[");
 	static const enum rp_kind order[] = { RP_KIND_INTERP, RP_KIND_C1, RP_KIND_C2,
 					      RP_KIND_INLINED, RP_KIND_JIT, RP_KIND_NATIVE,
 					      RP_KIND_KERNEL };
@@ -169,6 +153,48 @@ static int write_data(FILE *out, const struct rp_session *s, const struct rp_htm
 	fprintf(out, ",\"top\":");
 	if ((rc = json_rows(out, s, o->keys, o->nr_keys, o->max_rows ? o->max_rows : 50)) ||
 	    (rc = rp_html_lines(out, s, HTML_LINES)) || (rc = rp_html_summary(out, s)))
+		return rc;
+	return 0;
+}
+
+static int write_data(FILE *out, const struct rp_session *const *ss, size_t n,
+		      const struct rp_html_opts *o)
+{
+	uint32_t (*present)[RP_KIND__MAX] = calloc(n, sizeof(*present));
+	if (!present)
+		return -ENOMEM;
+	fprintf(out, "{\"title\":");
+	rp_json_str(out, o->title ? o->title : "jitprof report");
+	fprintf(out, ",\"kinds\":[");
+	for (int k = 0; k < RP_KIND__MAX; k++)
+		fprintf(out, "%s\"%s\"", k ? "," : "", rp_kind_name((enum rp_kind)k));
+	fprintf(out, "],\"labels\":[");
+	for (int k = 0; k < RP_KIND__MAX; k++)
+		fprintf(out, "%s\"%s\"", k ? "," : "", rp_kind_label((enum rp_kind)k));
+	fprintf(out, "],\"colors\":[");
+	for (int k = 0; k < RP_KIND__MAX; k++) {
+		int h, sat, l;
+		char c[64];
+		rp_kind_color((enum rp_kind)k, 0.5, c, sizeof(c));
+		sscanf(c, "hsl(%d,%d%%,%d%%)", &h, &sat, &l);
+		fprintf(out, "%s[%d,%d,%d]", k ? "," : "", h, sat, l);
+	}
+	fputc(']', out);
+	fprintf(out, ",\"diff\":%s", o->base ? "true" : "false");
+	int rc = rp_html_tree(out, ss, n, o, present);
+	if (!rc)
+		rc = write_tab(out, ss[0], o, present[0]);
+	if (!rc && n > 1) {	/* the other events' tabs, their trees in tab_trees */
+		fputs(",\"tabs\":[", out);
+		for (size_t k = 1; k < n && !rc; k++) {
+			fprintf(out, "%s{\"tab\":%zu", k > 1 ? "," : "", k);
+			rc = write_tab(out, ss[k], o, present[k]);
+			fputc('}', out);
+		}
+		fputc(']', out);
+	}
+	free(present);
+	if (rc)
 		return rc;
 	fputc('}', out);
 	return 0;
@@ -196,12 +222,18 @@ static void html_json(FILE *out, const char *p, size_t len)
 
 int rp_write_html(FILE *out, const struct rp_session *s, const struct rp_html_opts *o)
 {
+	return rp_write_html_events(out, &s, 1, o);
+}
+
+int rp_write_html_events(FILE *out, const struct rp_session *const *ss, size_t n,
+			 const struct rp_html_opts *o)
+{
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *mem = open_memstream(&buf, &len);
 	if (!mem)
 		return -ENOMEM;
-	int rc = write_data(mem, s, o);
+	int rc = write_data(mem, ss, n, o);
 	if (fclose(mem) && !rc)
 		rc = -ENOMEM;
 	if (rc) {
@@ -214,6 +246,7 @@ int rp_write_html(FILE *out, const struct rp_session *s, const struct rp_html_op
 	 * on its own, so a deep stack never pushes the timeline and tables far down. */
 	fprintf(out, "</title>\n<style>\n%s</style></head>\n<body>\n"
 		"<header><h1 id=\"title\"></h1><div class=\"sub\" id=\"desc\"></div></header>\n"
+		"<div id=\"tabs\"></div><div id=\"page\">\n"	/* the tabs draw #page anew */
 		"<nav><span id=\"links\"><a href=\"#summary\">Summary</a><a href=\"#flame-sec\">"
 		"Flame graph</a><a href=\"#timeline-sec\">Generations</a><a href=\"#top-sec\">Top"
 		"</a><a href=\"#lines-sec\">Hot lines</a></span>"
@@ -232,7 +265,7 @@ int rp_write_html(FILE *out, const struct rp_session *s, const struct rp_html_op
 		"Generations timeline</h2><div id=\"timeline\"></div></section>\n<section "
 		"id=\"top-sec\"><h2>Top</h2><table id=\"top\"></table></section>\n<section "
 		"id=\"lines-sec\"><h2>Hottest source lines</h2><table id=\"lines\"></table><div "
-		"class=\"note\" id=\"lines-note\"></div></section>\n<div id=\"tip\"></div>\n"
+		"class=\"note\" id=\"lines-note\"></div></section>\n<div id=\"tip\"></div></div>\n"
 		"<script id=\"data\" type=\"application/json\">", rp_html_css);
 	html_json(out, buf, len);
 	free(buf);

@@ -249,32 +249,61 @@ static int json_names(FILE *out, const struct rp_strtab *tab, uint32_t *rank)
 	return 0;
 }
 
-int rp_html_tree(FILE *out, const struct rp_session *s, const struct rp_html_opts *o,
-		 uint32_t *present)
+/* One session's trees (and its base's with --diff), flattened with their names in ni. */
+struct tab_trees {
+	struct rp_tree t[2], bt[2];
+	struct flat fl[2];
+};
+
+static void tab_trees_free(struct tab_trees *tt)
 {
-	struct names ni = { .id = malloc(s->nr_frames * sizeof(*ni.id)), .n = s->nr_frames };
-	struct rp_tree t[2] = { 0 }, bt[2] = { 0 };
-	struct flat fl[2] = { 0 };
-	uint32_t *rank = NULL;
+	for (int rev = 0; rev < 2; rev++) {
+		flat_free(&tt->fl[rev]);
+		rp_tree_free(&tt->t[rev]);
+		rp_tree_free(&tt->bt[rev]);
+	}
+}
+
+static int tab_trees(struct tab_trees *tt, const struct rp_session *s, struct names *ni,
+		     const struct rp_html_opts *o)
+{
 	double px = o->min_width > 0 ? o->min_width : 0.1;
 	/* Narrow frames: a share of the widest view (1200 px). */
 	uint64_t min_count = (uint64_t)(s->nr_samples * px / 1200.0);
 	int trees = o->base ? 2 : 1, rc;
-	if (ni.id)
-		memset(ni.id, 0xff, ni.n * sizeof(*ni.id));
-	else
-		ni.n = 0;	/* each node named on its own */
+	uint32_t *id = realloc(ni->id, (s->nr_frames + 1) * sizeof(*ni->id));
+
+	/* frames are the session's: their names' indexes are looked up anew */
+	if (id) {
+		ni->id = id;
+		ni->n = s->nr_frames;
+		memset(ni->id, 0xff, ni->n * sizeof(*ni->id));
+	} else
+		ni->n = 0;	/* each node named on its own */
 	/* Both trees, and the base's, each pair from one pass over its samples' stacks. */
-	rc = o->base ? rp_trees_build(&t[0], &t[1], s) : rp_tree_build(&t[0], s, 0);
+	rc = o->base ? rp_trees_build(&tt->t[0], &tt->t[1], s) : rp_tree_build(&tt->t[0], s, 0);
 	if (!rc)	/* once for both */
-		rp_tree_log_cut(t[0].cut_stacks || !o->base ? &t[0] : &t[1], s->tree_max_nodes,
-				o->log);
-	if (!rc && o->base && !(rc = rp_trees_build(&bt[0], &bt[1], o->base)))
+		rp_tree_log_cut(tt->t[0].cut_stacks || !o->base ? &tt->t[0] : &tt->t[1],
+				s->tree_max_nodes, o->log);
+	if (!rc && o->base && !(rc = rp_trees_build(&tt->bt[0], &tt->bt[1], o->base)))
 		for (int rev = 0; rev < 2; rev++)	/* merged as the picture is, in its scale */
-			rp_tree_prune(&bt[rev], (uint64_t)(o->base->nr_samples * px / 1200.0));
+			rp_tree_prune(&tt->bt[rev], (uint64_t)(o->base->nr_samples * px / 1200.0));
 	for (int rev = 0; rev < trees && !rc; rev++)
-		rc = flatten(&fl[rev], s, &t[rev], &ni, min_count, o->base,
-			     o->base ? &bt[rev] : NULL);
+		rc = flatten(&tt->fl[rev], s, &tt->t[rev], ni, min_count, o->base,
+			     o->base ? &tt->bt[rev] : NULL);
+	return rc;
+}
+
+int rp_html_tree(FILE *out, const struct rp_session *const *ss, size_t n,
+		 const struct rp_html_opts *o, uint32_t (*present)[RP_KIND__MAX])
+{
+	struct names ni = { 0 };
+	struct tab_trees *tt = calloc(n, sizeof(*tt));
+	uint32_t *rank = NULL;
+	int trees = o->base ? 2 : 1, rc = tt ? 0 : -ENOMEM;
+
+	for (size_t k = 0; k < n && !rc; k++)
+		rc = tab_trees(&tt[k], ss[k], &ni, o);
 	if (!rc && !(rank = malloc((ni.tab.n + 1) * sizeof(*rank))))
 		rc = -ENOMEM;
 	if (!rc) {
@@ -283,13 +312,19 @@ int rp_html_tree(FILE *out, const struct rp_session *s, const struct rp_html_opt
 	}
 	for (int rev = 0; rev < trees && !rc; rev++) {
 		fprintf(out, ",\"%s\":", rev ? "rtree" : "tree");
-		json_tree(out, &t[rev], &fl[rev], rank, present);
+		json_tree(out, &tt[0].t[rev], &tt[0].fl[rev], rank, present[0]);
 	}
-	for (int rev = 0; rev < 2; rev++) {
-		flat_free(&fl[rev]);
-		rp_tree_free(&t[rev]);
-		rp_tree_free(&bt[rev]);
+	if (!rc && n > 1) {
+		fputs(",\"tab_trees\":[", out);
+		for (size_t k = 1; k < n; k++) {
+			fputs(k > 1 ? "," : "", out);
+			json_tree(out, &tt[k].t[0], &tt[k].fl[0], rank, present[k]);
+		}
+		fputc(']', out);
 	}
+	for (size_t k = 0; tt && k < n; k++)
+		tab_trees_free(&tt[k]);
+	free(tt);
 	free(rank);
 	rp_strtab_free(&ni.tab);
 	free(ni.id);

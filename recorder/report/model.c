@@ -239,6 +239,11 @@ void rp_set_event_name(struct rp_session *s, const char *name)
 	s->event = rp_intern(s, name);
 }
 
+const char *rp_session_event(const struct rp_session *s)
+{
+	return s->event;
+}
+
 int rp_period_is_ns(const struct rp_session *s)
 {
 	return s->weigh_time ||

@@ -50,23 +50,46 @@ int rp_offcpu_wanted(const char *event)
 	return event && (!strcmp(event, "offcpu") || !strcmp(event, "wall"));
 }
 
+/* The recording's context-switches evsel (NULL: none), whether any event has switch records,
+ * and its first other event (perf's dummy left out): the on-CPU one wall adds. */
+static const struct pd_evsel *scan(const struct pd_reader *r, int *switch_records,
+				   const struct pd_evsel **oncpu)
+{
+	const struct pd_evsel *cs = NULL;
+
+	*switch_records = 0;
+	*oncpu = NULL;
+	for (size_t i = 0; i < pd_reader_nr_evsels(r); i++) {
+		const struct pd_evsel *e = pd_reader_evsel(r, i);
+		*switch_records |= e->attr.context_switch;
+		if (is_switches(e) && !cs)
+			cs = e;
+		else if (!*oncpu && !(e->attr.type == PERF_TYPE_SOFTWARE &&
+				      e->attr.config == PERF_COUNT_SW_DUMMY))
+			*oncpu = e;
+	}
+	return cs;
+}
+
+int rp_offcpu_views(const struct pd_reader *r, const struct pd_evsel **cs)
+{
+	const struct pd_evsel *oncpu;
+	int switch_records;
+
+	*cs = scan(r, &switch_records, &oncpu);
+	if (!*cs || !switch_records)
+		return *cs = NULL, 0;
+	return oncpu && is_clock(oncpu) ? 2 : 1;
+}
+
 int rp_offcpu_pick(struct ingest *in, const char *event, char *err, size_t errlen)
 {
 	struct rp_offcpu *oc = &in->offcpu;
 	const struct pd_evsel *oncpu = NULL;
 	const char *file = in->o->input;
-
 	int switch_records = 0;
 
-	for (size_t i = 0; i < pd_reader_nr_evsels(in->r); i++) {
-		const struct pd_evsel *e = pd_reader_evsel(in->r, i);
-		switch_records |= e->attr.context_switch;
-		if (is_switches(e) && !oc->cs)
-			oc->cs = e;
-		else if (!oncpu && !(e->attr.type == PERF_TYPE_SOFTWARE &&
-				     e->attr.config == PERF_COUNT_SW_DUMMY))
-			oncpu = e;
-	}
+	oc->cs = scan(in->r, &switch_records, &oncpu);
 	if (!pd_reader_nr_evsels(in->r))	/* a pipe names its events as they come */
 		return snprintf(err, errlen, "%s: --event %s reads a recording's events before "
 				"its samples, which a pipe does not list: write it to a file", file,

@@ -3,7 +3,8 @@
  * zlib. One location per distinct pc, its inline chain as lines (innermost first, the
  * function it was inlined into last, as the format says), one mapping per DSO with its
  * build-id (each generation's ELF, or the recorded one); values: samples and the event's
- * period. */
+ * period, a pair per event when the report reads several (the HTML page's tabs): locations,
+ * functions and mappings are then shared by their names, not the sessions' pointers. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -37,7 +38,8 @@ static void *push(void **v, size_t *n, size_t *cap, size_t sz)
 }
 
 struct pp {
-	const struct rp_session *s;
+	const struct rp_session *s;	/* the session whose samples are being added */
+	int shared;			/* several sessions: locations keyed by text */
 	struct rp_strtab str;
 	struct rp_strtab fkey, mkey;	/* function and mapping identities */
 	struct rp_u64map loc_of;	/* pc identity -> location index + 1 */
@@ -46,6 +48,8 @@ struct pp {
 	Location *loc; size_t nloc, caploc;
 	uint32_t *loc_first;		/* per location: its first frame; lines in loc_lines */
 	size_t cap_first;
+	const struct rp_session **loc_s;	/* per location: the session of loc_first */
+	size_t cap_s;
 	Line *lines; size_t nlines, caplines;
 	uint32_t *line_start;		/* per location: index of its first Line */
 	size_t cap_start;
@@ -130,9 +134,30 @@ static int main_mapping(struct pp *p)
 	return exe && !mapping_id(p, &f) ? -ENOMEM : 0;
 }
 
-static int same_pc(const struct rp_frame *a, const struct rp_frame *b)
+static int same_str(const char *a, const char *b)
 {
-	return a->ip == b->ip && a->sym == b->sym && a->load == b->load && a->dso == b->dso;
+	return a == b || (a && b && !strcmp(a, b));
+}
+
+/* A frame's load as the sessions share it: its build-id (each generation's ELF has its own). */
+static const char *load_id(const struct rp_session *s, const struct rp_frame *f)
+{
+	return f->load ? s->loads[f->load - 1].build_id : NULL;
+}
+
+/* Frames of one pc: by pointers in one session (interned strings), by text across two. */
+static int same_pc(const struct rp_session *sa, const struct rp_frame *a,
+		   const struct rp_session *sb, const struct rp_frame *b)
+{
+	if (sa == sb)
+		return a->ip == b->ip && a->sym == b->sym && a->load == b->load && a->dso == b->dso;
+	return a->ip == b->ip && same_str(a->sym, b->sym) && same_str(a->dso, b->dso) &&
+	       !a->load == !b->load && same_str(load_id(sa, a), load_id(sb, b));
+}
+
+static uint64_t str_hash(const char *str, uint64_t tag)
+{
+	return str ? rp_hash_seeded(str, strlen(str), tag) : tag;
 }
 
 /* The location of the chain's frames [first .. first+n) (inlined frames, then the frame of
@@ -141,12 +166,14 @@ static uint64_t location_id(struct pp *p, uint32_t first, uint32_t n)
 {
 	const struct rp_session *s = p->s;
 	const struct rp_frame *f = rp_chain_frame(s, first + n - 1);
-	uint64_t h = rp_hash_seeded(&f->ip, sizeof(f->ip), (uintptr_t)f->sym ^
-				    ((uint64_t)f->load << 32) ^ (uintptr_t)f->dso) | 1;
+	/* by text when several sessions share the locations, by pointer (faster) otherwise */
+	uint64_t tag = p->shared ? str_hash(f->sym, str_hash(f->dso, 1)) :
+		       (uintptr_t)f->sym ^ ((uint64_t)f->load << 32) ^ (uintptr_t)f->dso;
+	uint64_t h = rp_hash_seeded(&f->ip, sizeof(f->ip), tag) | 1;
 	uint32_t v;
 	while (rp_map_get(&p->loc_of, h, &v)) {
-		const struct rp_frame *g = rp_chain_frame(s, p->loc_first[v - 1]);
-		if (same_pc(rp_chain_frame(s, first), g))
+		const struct rp_session *o = p->loc_s[v - 1];
+		if (same_pc(s, rp_chain_frame(s, first), o, rp_chain_frame(o, p->loc_first[v - 1])))
 			return v;
 		h += 2;
 	}
@@ -157,9 +184,12 @@ static uint64_t location_id(struct pp *p, uint32_t first, uint32_t n)
 	size_t i = p->nloc - 1;
 	uint32_t *lf = push((void **)&p->loc_first, &(size_t){ i }, &p->cap_first, sizeof(*lf));
 	uint32_t *ls = push((void **)&p->line_start, &(size_t){ i }, &p->cap_start, sizeof(*ls));
-	if (!lf || !ls)
+	const struct rp_session **lsess = push((void **)&p->loc_s, &(size_t){ i }, &p->cap_s,
+					       sizeof(*lsess));
+	if (!lf || !ls || !lsess)
 		return 0;
 	*lf = first;
+	*lsess = s;
 	*ls = (uint32_t)p->nlines;
 	perftools__profiles__location__init(loc);
 	loc->id = p->nloc;
@@ -209,6 +239,7 @@ static void pp_free(struct pp *p)
 	free(p->map);
 	free(p->loc);
 	free(p->loc_first);
+	free(p->loc_s);
 	free(p->lines);
 	free(p->line_start);
 }
@@ -279,95 +310,166 @@ static uint32_t refs_find(const struct by_refs *br, const struct rp_session *s, 
 	return 0;
 }
 
+/* Sample type k's names: the reported event's "samples" and its weight ("cpu" nanoseconds for
+ * a clock, the event's name for time-weighed views and other events), then each other
+ * event's weight and its "<weight>_samples"; a name taken already is the event's own. */
+static int sample_types(struct pp *p, const struct rp_session *const *ss, size_t n,
+			ValueType *vt)
+{
+	char name[256];
+
+	for (size_t k = 0; k < n; k++) {
+		const struct rp_session *s = ss[k];
+		const char *ev = s->event ? s->event : "events";
+		int ns = rp_period_is_ns(s);
+		const char *w = s->weigh_time ? ev : ns ? "cpu" : ev;
+		for (size_t j = 0; j < k; j++)
+			if (!strcmp(p->str.str[vt[2 * j + 1].type], w))
+				w = ev;
+		snprintf(name, sizeof(name), "%s_samples", w);
+		vt[2 * k].type = sid(p, k ? name : "samples");
+		vt[2 * k].unit = sid(p, "count");
+		vt[2 * k + 1].type = sid(p, w);
+		vt[2 * k + 1].unit = sid(p, ns ? "nanoseconds" : "count");
+		if (vt[2 * k].type < 0 || vt[2 * k + 1].type < 0 || vt[2 * k + 1].unit < 0)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
 int rp_write_pprof(FILE *out, const struct rp_session *s)
 {
-	struct pp p = { .s = s };
-	Profile prof = PERFTOOLS__PROFILES__PROFILE__INIT;
-	ValueType vt[2] = { PERFTOOLS__PROFILES__VALUE_TYPE__INIT,
-			    PERFTOOLS__PROFILES__VALUE_TYPE__INIT };
-	ValueType *vtp[2] = { &vt[0], &vt[1] };
-	/* Room for every sample, but only the distinct stacks' entries are written (each one
-	 * initialised as it is made): not zeroed, since clearing 60 MB for a 220k-sample
-	 * recording of a few thousand stacks was a third of the export. */
-	Sample *smp = malloc((s->nr_samples + 1) * sizeof(*smp));
-	Sample **smpp = malloc((s->nr_samples + 1) * sizeof(*smpp));
-	Label *lab = malloc((2 * s->nr_samples + 1) * sizeof(*lab));
-	Label **labp = malloc((2 * s->nr_samples + 1) * sizeof(*labp));
-	int64_t *vals = malloc((2 * s->nr_samples + 1) * sizeof(*vals));
-	uint64_t *ids = malloc((s->nr_chain + 1) * sizeof(*ids));
-	void **ptrs = NULL;
-	uint8_t *buf = NULL;
-	struct rp_u64map same = { 0 };	/* (stack, pid, tid) -> sample index + 1 */
-	struct by_refs br = { .sample = malloc((s->nr_samples + 1) * sizeof(*br.sample)),
-			      .smp = malloc((s->nr_samples + 1) * sizeof(*br.smp)) };
-	int rc = -ENOMEM;
-	if (!smp || !smpp || !lab || !labp || !vals || !ids || !br.sample || !br.smp ||
-	    sid(&p, "") != 0)
-		goto out;
-	int ns = rp_period_is_ns(s);
-	vt[0].type = sid(&p, "samples");
-	vt[0].unit = sid(&p, "count");
-	vt[1].type = sid(&p, s->weigh_time ? s->event : ns ? "cpu" : s->event);
-	vt[1].unit = sid(&p, ns ? "nanoseconds" : "count");
-	int64_t k_pid = sid(&p, "pid"), k_tid = sid(&p, "tid");
-	if (main_mapping(&p) < 0)
-		goto out;
-	size_t nid = 0, nsmp = 0;
+	return rp_write_pprof_events(out, &s, 1);
+}
+
+/* The Samples being made: room for every sample of every session; nt values each. */
+struct pw {
+	Sample *smp;
+	Sample **smpp;
+	Label *lab;
+	Label **labp;
+	int64_t *vals;
+	uint64_t *ids;
+	size_t nt, nid, nsmp;
+	int64_t k_pid, k_tid;
+	struct rp_u64map same;	/* (stack, pid, tid) -> sample index + 1 */
+	struct by_refs br;
+};
+
+/* Session e's samples (p->s) counted into values 2e and 2e + 1 of their Samples. */
+static int add_session(struct pp *p, struct pw *w, size_t e)
+{
+	const struct rp_session *s = p->s;
+	struct by_refs *br = &w->br;
+
+	rp_map_free(&br->map);	/* references are the session's own */
+	br->n = 0;
 	for (size_t i = 0; i < s->nr_samples; i++) {
 		const struct rp_sample *sm = &s->samples[i];
 		uint64_t rh;
-		uint32_t known = refs_find(&br, s, i, &rh);
-		if (known) {
-			smp[known - 1].value[0]++;
-			smp[known - 1].value[1] = add_period(smp[known - 1].value[1], sm->period);
+		uint32_t known = refs_find(br, s, i, &rh);
+		int64_t *v = known ? w->smp[known - 1].value : NULL;
+		if (v) {
+			v[2 * e]++;
+			v[2 * e + 1] = add_period(v[2 * e + 1], sm->period);
 			continue;
 		}
-		Sample *o = &smp[nsmp];
+		Sample *o = &w->smp[w->nsmp];
 		perftools__profiles__sample__init(o);
-		o->location_id = &ids[nid];
+		o->location_id = &w->ids[w->nid];
 		/* Leaf first: each run of inlined frames ends at the frame of its pc. */
 		for (uint32_t k = 0; k < sm->nr;) {
 			uint32_t n = 1;
 			while (k + n <= sm->nr - 1 &&
 			       (rp_chain_frame(s, sm->first + k + n - 1)->flags & RP_FRAME_INLINED))
 				n++;
-			uint64_t id = location_id(&p, sm->first + k, n);
+			uint64_t id = location_id(p, sm->first + k, n);
 			if (!id)
-				goto out;
-			ids[nid++] = id;
+				return -ENOMEM;
+			w->ids[w->nid++] = id;
 			o->n_location_id++;
 			k += n;
 		}
 		/* Samples of one stack in one thread are one Sample with their values summed, as
-		 * pprof reads them (a 250k-sample recording has a few thousand stacks). */
-		int64_t *prev = same_sample(&same, smp, nsmp, o, sm);
+		 * pprof reads them (a 250k-sample recording has a few thousand stacks); the other
+		 * events' samples of it too, in their own values. */
+		int64_t *prev = same_sample(&w->same, w->smp, w->nsmp, o, sm);
 		if (prev == SAME_FAILED)
-			goto out;
+			return -ENOMEM;
 		/* these references' Sample from now on: an earlier one, or the one made now */
-		br.sample[br.n] = (uint32_t)i;
-		br.smp[br.n] = prev ? (uint32_t)((prev - vals) / 2) : (uint32_t)nsmp;
-		if (rp_map_put(&br.map, rh, (uint32_t)++br.n) < 0)
-			goto out;
+		br->sample[br->n] = (uint32_t)i;
+		br->smp[br->n] = prev ? (uint32_t)((size_t)(prev - w->vals) / w->nt)
+				      : (uint32_t)w->nsmp;
+		if (rp_map_put(&br->map, rh, (uint32_t)++br->n) < 0)
+			return -ENOMEM;
 		if (prev) {
-			prev[0]++;
-			prev[1] = add_period(prev[1], sm->period);
-			nid -= o->n_location_id;
+			prev[2 * e]++;
+			prev[2 * e + 1] = add_period(prev[2 * e + 1], sm->period);
+			w->nid -= o->n_location_id;
 			continue;
 		}
-		o->value = &vals[2 * nsmp];
-		o->n_value = 2;
-		o->value[0] = 1;
-		o->value[1] = add_period(0, sm->period);
-		o->label = &labp[2 * nsmp];
+		o->value = &w->vals[w->nt * w->nsmp];
+		o->n_value = w->nt;
+		memset(o->value, 0, w->nt * sizeof(*o->value));
+		o->value[2 * e] = 1;
+		o->value[2 * e + 1] = add_period(0, sm->period);
+		o->label = &w->labp[2 * w->nsmp];
 		o->n_label = 2;
 		for (int l = 0; l < 2; l++) {
-			perftools__profiles__label__init(&lab[2 * nsmp + l]);
-			lab[2 * nsmp + l].key = l ? k_tid : k_pid;
-			lab[2 * nsmp + l].num = l ? sm->tid : sm->pid;
-			labp[2 * nsmp + l] = &lab[2 * nsmp + l];
+			Label *lb = &w->lab[2 * w->nsmp + l];
+			perftools__profiles__label__init(lb);
+			lb->key = l ? w->k_tid : w->k_pid;
+			lb->num = l ? sm->tid : sm->pid;
+			w->labp[2 * w->nsmp + l] = lb;
 		}
-		smpp[nsmp++] = o;
+		w->smpp[w->nsmp++] = o;
 	}
+	return 0;
+}
+
+int rp_write_pprof_events(FILE *out, const struct rp_session *const *ss, size_t nss)
+{
+	struct pp p = { .s = ss[0], .shared = nss > 1 };
+	Profile prof = PERFTOOLS__PROFILES__PROFILE__INIT;
+	size_t nt = 2 * nss, all = 0, most = 0, nchain = 0;
+	for (size_t k = 0; k < nss; k++) {
+		all += ss[k]->nr_samples;
+		nchain += ss[k]->nr_chain;
+		most = ss[k]->nr_samples > most ? ss[k]->nr_samples : most;
+	}
+	ValueType *vt = calloc(nt, sizeof(*vt));
+	ValueType **vtp = calloc(nt, sizeof(*vtp));
+	/* Room for every sample, but only the distinct stacks' entries are written (each one
+	 * initialised as it is made): not zeroed, since clearing 60 MB for a 220k-sample
+	 * recording of a few thousand stacks was a third of the export. */
+	struct pw w = { .smp = malloc((all + 1) * sizeof(*w.smp)),
+			.smpp = malloc((all + 1) * sizeof(*w.smpp)),
+			.lab = malloc((2 * all + 1) * sizeof(*w.lab)),
+			.labp = malloc((2 * all + 1) * sizeof(*w.labp)),
+			.vals = malloc((nt * all + 1) * sizeof(*w.vals)),
+			.ids = malloc((nchain + 1) * sizeof(*w.ids)), .nt = nt,
+			.br = { .sample = malloc((most + 1) * sizeof(*w.br.sample)),
+				.smp = malloc((most + 1) * sizeof(*w.br.smp)) } };
+	void **ptrs = NULL;
+	uint8_t *buf = NULL;
+	int rc = -ENOMEM;
+	if (!vt || !vtp || !w.smp || !w.smpp || !w.lab || !w.labp || !w.vals || !w.ids ||
+	    !w.br.sample || !w.br.smp || sid(&p, "") != 0)
+		goto out;
+	for (size_t k = 0; k < nt; k++) {
+		perftools__profiles__value_type__init(&vt[k]);
+		vtp[k] = &vt[k];
+	}
+	w.k_pid = sid(&p, "pid");
+	w.k_tid = sid(&p, "tid");
+	if (sample_types(&p, ss, nss, vt) < 0 || main_mapping(&p) < 0)
+		goto out;
+	for (size_t e = 0; e < nss; e++) {
+		p.s = ss[e];
+		if (add_session(&p, &w, e) < 0)
+			goto out;
+	}
+	const struct rp_session *s = p.s = ss[0];
 	/* Pointer arrays for the repeated messages (the Line arrays moved while growing). */
 	size_t np = p.nloc + p.nlines + p.nfn + p.nmap;
 	if (!(ptrs = calloc(np + 1, sizeof(*ptrs))))
@@ -386,10 +488,12 @@ int rp_write_pprof(FILE *out, const struct rp_session *s)
 		fp[i] = &p.fn[i];
 	for (size_t i = 0; i < p.nmap; i++)
 		mp[i] = &p.map[i];
-	prof.n_sample_type = 2;
+	prof.n_sample_type = nt;
 	prof.sample_type = vtp;
-	prof.n_sample = nsmp;
-	prof.sample = smpp;
+	if (nss > 1)	/* the reported event's weight (pprof's default: the last type) */
+		prof.default_sample_type = vt[1].type;
+	prof.n_sample = w.nsmp;
+	prof.sample = w.smpp;
 	prof.n_location = p.nloc;
 	prof.location = lp;
 	prof.n_function = p.nfn;
@@ -410,18 +514,20 @@ int rp_write_pprof(FILE *out, const struct rp_session *s)
 	if (!rc && ferror(out))
 		rc = -EIO;
 out:
-	rp_map_free(&same);
-	rp_map_free(&br.map);
-	free(br.sample);
-	free(br.smp);
+	rp_map_free(&w.same);
+	rp_map_free(&w.br.map);
+	free(w.br.sample);
+	free(w.br.smp);
 	free(buf);
 	free(ptrs);
-	free(smp);
-	free(smpp);
-	free(lab);
-	free(labp);
-	free(vals);
-	free(ids);
+	free(vt);
+	free(vtp);
+	free(w.smp);
+	free(w.smpp);
+	free(w.lab);
+	free(w.labp);
+	free(w.vals);
+	free(w.ids);
 	pp_free(&p);
 	return rc;
 }

@@ -160,6 +160,7 @@ void rp_get_span(const struct rp_session *s, uint64_t *start, uint64_t *end);
 void rp_set_wall_clock(struct rp_session *s, uint64_t tod_ns, uint64_t clock_ns);
 int rp_wall_clock(const struct rp_session *s, uint64_t t, uint64_t *tod);
 void rp_set_event_name(struct rp_session *s, const char *name);
+const char *rp_session_event(const struct rp_session *s);	/* NULL: not named */
 void rp_set_lost(struct rp_session *s, uint64_t lost);
 /* The build-id (hex) of the DSO frames name dso (interned by this session); NULL if none.
  * The exports write it with each mapping. 0 or -ENOMEM. */
@@ -271,9 +272,16 @@ struct rp_html_opts {
 	const struct jp_log *log;	/* what the node limit cut (NULL: silent) */
 };
 int rp_write_html(FILE *out, const struct rp_session *s, const struct rp_html_opts *o);
+/* The page with one tab per session (one event each, ss[0] the reported one and the first
+ * tab): each its own summary, flame graph, timeline and tables; the frame names once. */
+int rp_write_html_events(FILE *out, const struct rp_session *const *ss, size_t n,
+			 const struct rp_html_opts *o);
 /* pprof's profile.proto, gzipped: locations with their inline chains, mappings with
  * build-ids; values samples and the event's period. */
 int rp_write_pprof(FILE *out, const struct rp_session *s);
+/* The same with one pair of sample types per session (one event each, ss[0] the reported
+ * one and pprof's default): a sample's values are those of its own event, 0 for the others. */
+int rp_write_pprof_events(FILE *out, const struct rp_session *const *ss, size_t n);
 /* speedscope's file format: one sampled profile per thread, samples in time order. */
 int rp_write_speedscope(FILE *out, const struct rp_session *s, const char *name);
 /* One JFR chunk (format 2.0, as JDK 17 and later read it): a jdk.ExecutionSample per sample
@@ -528,5 +536,16 @@ struct rp_ingest_opts {
 int rp_ingest(struct rp_session *s, const struct rp_ingest_opts *o);
 /* 1 if basename(path) is "jitted-<pid>-<n>.so" (perf inject's and ours), pid and n out. */
 int rp_is_jitted_name(const char *path, uint32_t *pid, uint64_t *idx);
+
+/* The events a recording can be reported by (--event's names), in file order: each sampled
+ * event (perf's dummy and the off-CPU switches left out), then "offcpu" and "wall" when it
+ * has off-CPU records. None for a pipe ("-", a FIFO: read once). 0, or -errno with the
+ * reason in err. */
+struct rp_events {
+	char **name;
+	size_t n;
+};
+int rp_recording_events(const char *input, struct rp_events *ev, char *err, size_t errlen);
+void rp_events_free(struct rp_events *ev);
 
 #endif

@@ -144,6 +144,9 @@ const struct pd_evsel *rp_first_event(const struct pd_reader *r);
 void rp_warn_other_events(const struct pd_reader *r, const struct pd_evsel *chosen,
 			  const uint64_t *counts, size_t n, const char *asked,
 			  const struct jp_log *log);
+/* offcpu.c: the off-CPU views a recording has: 0 none, 1 offcpu, 2 offcpu and wall (its
+ * on-CPU event is a clock); *cs its context-switches evsel (NULL with 0). */
+int rp_offcpu_views(const struct pd_reader *r, const struct pd_evsel **cs);
 
 /* name_set.c: the values of a memo (display names) as a set of strings, found by string:
  * 0 or -ENOMEM (free it either way). */
@@ -390,11 +393,13 @@ int rp_strtab_id(struct rp_strtab *t, const char *str, uintptr_t tag, uint32_t *
 void rp_strtab_free(struct rp_strtab *t);
 
 /* The HTML page's data block in parts. html_tree.c: ,"names":[...],"tree":{...} (and
- * "rtree" with a base), present[kind] set for the kinds drawn; a long after sep (0: none).
+ * "rtree" with a base) of ss[0], and with n > 1 ,"tab_trees":[{...}...] of the others, their
+ * names in the one table; present[k][kind] set for the kinds session k draws; rp_put_long: a
+ * long after sep (0: none).
  * html_summary.c: ,"summary":{...} (processes, methods, warnings) and ,"lines":[...],
  * "no_line":N (the hottest lines with their method). 0 or -ENOMEM. */
-int rp_html_tree(FILE *out, const struct rp_session *s, const struct rp_html_opts *o,
-		 uint32_t *present);
+int rp_html_tree(FILE *out, const struct rp_session *const *ss, size_t n,
+		 const struct rp_html_opts *o, uint32_t (*present)[RP_KIND__MAX]);
 void rp_put_long(FILE *out, char sep, long v);
 int rp_html_summary(FILE *out, const struct rp_session *s);
 int rp_html_lines(FILE *out, const struct rp_session *s, size_t max_rows);

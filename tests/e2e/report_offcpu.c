@@ -116,9 +116,14 @@ static char *dir;
 enum { SLEEP, READ, SPIN, NPHASE };
 static const char *const phase_fn[NPHASE] = { ";do_sleep", ";do_read", ";do_spin" };
 /* Java (samples/java/Waits.java): HotSpot's Thread.sleep and contended monitor enter, and the
- * computing method; the DWARF unwinder stops at the Java frames above the JVM's. */
+ * computing method; and the Java methods that wait: Thread.sleep's caller, the monitor's
+ * waiter and the pipe's reader (interpreted frames named from the stack copies inject
+ * --keep-stacks keeps, compiled ones by their prologue's CFI). */
 static const char *const java_fn[NPHASE] = { ";JVM_Sleep;", ";ObjectMonitor::",
 					      "Waits.spinFor" };
+static const char *const java_waiter[NPHASE] = { ";jitprof.samples.Waits.sleeper(",
+						  ";jitprof.samples.Waits.contender(",
+						  ";jitprof.samples.Waits.reader(" };
 
 /* Runs cmd in dir; ok: it must succeed. */
 static void sh(struct tu_result *r, const char *cmd, int ok)
@@ -367,7 +372,7 @@ Test(report_offcpu, java_waits, .timeout = 600)
 {
 	struct tu_result r;
 	char agent[4096], classes[4096], cmd[16384];
-	double truth[NPHASE], t[NPHASE], all;
+	double truth[NPHASE], t[NPHASE], all, pipe;
 
 	if (!tu_have("java"))
 		cr_skip_test("java is not installed");
@@ -375,12 +380,14 @@ Test(report_offcpu, java_waits, .timeout = 600)
 	    access(tu_build("java/jitprof/samples/Waits.class"), F_OK))
 		cr_skip_test("the agent or samples/java are not built");
 	dir = tu_tmpdir("offcpu-java");
-	snprintf(cmd, sizeof(cmd), "mkdir jit && $J record -q -k mono --call-graph dwarf --off-cpu "
-		 "-o j.data -- %sjava -XX:+PreserveFramePointer -agentpath:'%s'=dir=jit -cp '%s' "
-		 "jitprof.samples.Waits 100", tu_java_env_sh(agent), agent, classes);
+	/* -m: room for every switch-out's stack copy (a lost MMAP2 of libnio loses the pipe
+	 * reader's callers) */
+	snprintf(cmd, sizeof(cmd), "mkdir jit && $J record -q -m 2048 -k mono --call-graph dwarf "
+		 "--off-cpu -o j.data -- %sjava -XX:+PreserveFramePointer -agentpath:'%s'=dir=jit "
+		 "-cp '%s' jitprof.samples.Waits 100", tu_java_env_sh(agent), agent, classes);
 	sh(&r, cmd, 1);
-	cr_assert_eq(sscanf(r.out, "sleep %lf lock %lf compute %lf", &truth[SLEEP], &truth[READ],
-			    &truth[SPIN]), 3, "%s", r.out);
+	cr_assert_eq(sscanf(r.out, "sleep %lf lock %lf compute %lf pipe %lf", &truth[SLEEP],
+			    &truth[READ], &truth[SPIN], &pipe), 4, "%s", r.out);
 	tu_result_free(&r);
 	sh(&r, "$J inject -q --no-elfs -i j.data -o j.jit.data && "
 	       "$J report -i j.jit.data --event wall --collapsed", 1);
@@ -388,6 +395,34 @@ Test(report_offcpu, java_waits, .timeout = 600)
 	tu_result_free(&r);
 	cr_assert(t[SLEEP] + t[READ] + t[SPIN] > 0, "no worker time under the JVM's functions");
 	shares_within("java wall", java_fn, t, truth, NPHASE);
+
+	/* The waits' Java callers, from the stack copies: wall time under each method that waits
+	 * (the sleep's caller, the monitor's waiter, the pipe's reader) in the measured shares;
+	 * the worker's off-CPU time under them, below Thread.run. */
+	sh(&r, "$J inject -q --no-elfs --keep-stacks -i j.data -o j.ks.data && "
+	       "$J report -q -i j.ks.data --event wall --collapsed", 1);
+	double waits_truth[NPHASE] = { truth[SLEEP], truth[READ], pipe };
+	phases_of(r.out, java_waiter, t, &all);
+	tu_result_free(&r);
+	shares_within("java wall, by the waiting method", java_waiter, t, waits_truth, NPHASE);
+	sh(&r, "$J report -q -i j.ks.data --event offcpu --collapsed", 1);
+	phases_of(r.out, java_waiter, t, &all);
+	double waits = t[0] + t[1] + t[2];
+	double measured = truth[SLEEP] + truth[READ] + pipe;
+	cr_expect(waits > 0.85 * all && waits < 1.05 * measured, "offcpu: %.1f ms under the Java "
+		  "methods that wait, of the worker's %.1f ms (%.1f ms measured waiting)",
+		  waits / 1e6, all / 1e6, measured / 1e6);
+	static const char *const spin_fn[NPHASE] = { ";jitprof.samples.Waits.spinFor(", "\n",
+						     "\n" };
+	phases_of(r.out, spin_fn, t, &all);
+	cr_expect(t[0] < 0.05 * waits, "offcpu: computing shows %.1f ms", t[0] / 1e6);
+	/* ... and below its thread's root (the worker's Runnable under Thread.run); "\n" is in
+	 * no line: those phases stay empty. */
+	static const char *const run_fn[NPHASE] = { ";java.lang.Thread.run(", "\n", "\n" };
+	phases_of(r.out, run_fn, t, &all);
+	cr_expect(t[0] > 0.9 * waits, "offcpu: %.1f ms under Thread.run, %.1f ms under the "
+		  "waiting methods", t[0] / 1e6, waits / 1e6);
+	tu_result_free(&r);
 	tu_rmtree(dir);
 	free(dir);
 }

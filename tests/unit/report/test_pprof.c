@@ -189,3 +189,63 @@ Test(pprof, first_mapping_is_the_busiest_program)
 	perftools__profiles__profile__free_unpacked(p, NULL);
 	rp_session_free(s);
 }
+
+/* Two events (the HTML page's and pprof's several events): a pair of sample types each, the
+ * reported one's weight the default; a stack both events sampled in one thread is one Sample
+ * with each event's values in its own pair (its locations found by name across the two
+ * sessions), a stack only the second one has is a Sample with 0 for the first. */
+Test(pprof, one_pair_of_sample_types_per_event)
+{
+	struct rp_session *cpu = rt_session(), *off = rt_session();
+	struct rt_frame a[] = { { .dso = "app", .sym = "work", .ip = 0x40 },
+				{ .dso = "app", .sym = "main", .ip = 0x50 }, { 0 } };
+	struct rt_frame b[] = { { .dso = "libc.so.6", .sym = "nanosleep", .ip = 0x900 },
+				{ .dso = "app", .sym = "main", .ip = 0x58 }, { 0 } };
+	rt_sample(cpu, "app", 7, 100, 1000, a);
+	rt_sample(cpu, "app", 7, 101, 1000, a);
+	rt_sample(off, "app", 7, 102, 5000000, a);
+	rt_sample(off, "app", 7, 103, 3000000, b);
+	rp_set_event_name(cpu, "cpu-clock");
+	rp_set_event_name(off, "offcpu");
+	off->weigh_time = 1;	/* as offcpu.c reads them: periods in ns */
+	const struct rp_session *ss[] = { cpu, off };
+	for (int k = 0; k < 2; k++) {
+		rp_set_span((struct rp_session *)ss[k], 100, 200);
+		rp_session_finish((struct rp_session *)ss[k]);
+	}
+
+	char *gz = NULL;
+	size_t gzlen = 0, len;
+	FILE *fp = open_memstream(&gz, &gzlen);
+	cr_assert_eq(rp_write_pprof_events(fp, ss, 2), 0);
+	fclose(fp);
+	uint8_t *raw = gunzip((uint8_t *)gz, gzlen, &len);
+	Perftools__Profiles__Profile *p = perftools__profiles__profile__unpack(NULL, len, raw);
+	cr_assert_not_null(p);
+	static const char *const want[4][2] = { { "samples", "count" }, { "cpu", "nanoseconds" },
+						{ "offcpu_samples", "count" },
+						{ "offcpu", "nanoseconds" } };
+	cr_assert_eq(p->n_sample_type, 4);
+	for (int t = 0; t < 4; t++) {
+		cr_assert_str_eq(p->string_table[p->sample_type[t]->type], want[t][0]);
+		cr_assert_str_eq(p->string_table[p->sample_type[t]->unit], want[t][1]);
+	}
+	cr_assert_str_eq(p->string_table[p->default_sample_type], "cpu");
+	cr_assert_eq(p->n_sample, 2, "stack a in both events is one Sample, b another");
+	cr_assert_eq(p->n_location, 4, "work, main at 0x50, nanosleep, main at 0x58");
+	static const int64_t va[4] = { 2, 2000, 1, 5000000 }, vb[4] = { 0, 0, 1, 3000000 };
+	for (size_t i = 0; i < p->n_sample; i++) {
+		const Perftools__Profiles__Sample *x = p->sample[i];
+		const Perftools__Profiles__Location *leaf = p->location[x->location_id[0] - 1];
+		const int64_t *v = leaf->address == 0x40 ? va : vb;
+		cr_assert_eq(x->n_value, 4);
+		for (int t = 0; t < 4; t++)
+			cr_assert_eq(x->value[t], v[t], "leaf %#lx value %d: %ld, want %ld",
+				     (unsigned long)leaf->address, t, (long)x->value[t], (long)v[t]);
+	}
+	perftools__profiles__profile__free_unpacked(p, NULL);
+	free(raw);
+	free(gz);
+	rp_session_free(cpu);
+	rp_session_free(off);
+}
