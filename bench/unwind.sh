@@ -1,23 +1,28 @@
 #!/usr/bin/env bash
 # bench/unwind.sh - call graphs from stack copies (--call-graph dwarf), ours against perf's in
-# the same run: `jitprof report -g` against `perf report -g --stdio --no-children` on one
-# recording (issue 35's target: >= 20x faster), and the recorders' CPU with stack copies
-# (`jitprof record --call-graph dwarf` against `perf record --call-graph dwarf`: <= 1x, 0
-# lost; bench/record.sh's method: recorder CPU = total - the workload's own). The workload: a
-# C program built here without frame pointers, a recursion 24 deep calling into libc
-# (qsort with a comparator) and a CPU loop. Then `jitprof inject` on both recordings (the
+# the same run. `jitprof report -g` against `perf report -g --stdio --no-children` on the same
+# files, a small recording (BENCH_UNWIND_SMALL_SECONDS, default 1) and a large one (the last of
+# the recordings below), CPU and wall (issue 35's target: >= 20x faster); from the two, each
+# tool's fixed start-up cost and its cost per 1,000 samples (a line through both points), so
+# the ratio on a large file reads apart from what any report pays once. The recorders' CPU
+# with stack copies (`jitprof record --call-graph dwarf` against `perf record --call-graph
+# dwarf`: <= 1x, 0 lost; bench/record.sh's method: recorder CPU = total - the workload's own).
+# The workload: a C program built here without frame pointers, a recursion 24 deep calling
+# into libc (qsort with a comparator) and a CPU loop, BENCH_UNWIND_SECONDS (default 8) at
+# BENCH_UNWIND_FREQ (default 4000) Hz. Then `jitprof inject` on both large recordings (the
 # stacks unwound into the call chains, the copies dropped): the output's size against the
 # recording's (target <= 1/5), its time against `perf inject` copying the same file (perf
-# cannot unwind into chains: a plain pass is its nearest), and the samples reaching main
-# in `perf script` of the injected file against perf's own unwinding of the recording. Best of
+# cannot unwind into chains: a plain pass is its nearest), and the samples reaching main in
+# `perf script` of the injected file against perf's own unwinding of the recording. Best of
 # BENCH_RUNS (default 3).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${JITPROF_BUILD:-build}
 jp=$(realpath "$build/jitprof")
 runs=${BENCH_RUNS:-3}
-secs=${BENCH_UNWIND_SECONDS:-3}
-freq=${BENCH_UNWIND_FREQ:-2000}
+secs=${BENCH_UNWIND_SECONDS:-8}
+small_secs=${BENCH_UNWIND_SMALL_SECONDS:-1}
+freq=${BENCH_UNWIND_FREQ:-4000}
 command -v perf >/dev/null || { echo "perf not installed: skipping"; exit 0; }
 command -v cc >/dev/null || { echo "cc not installed: skipping"; exit 0; }
 work=$(mktemp -d)
@@ -68,14 +73,35 @@ awk -v j="$jb" -v p="$pb" 'BEGIN { printf "record --call-graph dwarf, best of ru
 	"%.3f s, perf %.3f s, ratio jitprof/perf %.2f (target <= 1, 0 lost)\n", j, p,
 	(p > 0 ? j / p : 0) }'
 
-samples=$("$jp" report -i "$work/p.data" 2>/dev/null | sed -n 's/^# Samples: \([0-9]*\).*/\1/p')
-echo "report: perf's recording, $samples samples, $(du -k "$work/p.data" | cut -f1) KiB"
-read -r jw jc < <(best "$runs" "$jp" report -i "$work/p.data" -g)
-read -r pw pc < <(best "$runs" perf report -i "$work/p.data" -g --stdio --no-children)
-awk -v jw="$jw" -v jc="$jc" -v pw="$pw" -v pc="$pc" 'BEGIN {
-	printf "report -g: jitprof %.3f s wall %.3f s cpu | perf %.3f s wall %.3f s cpu | " \
-	       "perf/jitprof %.1fx wall %.1fx cpu (target >= 20x)\n", jw, jc, pw, pc,
-	       pw / (jw > 0 ? jw : 1e-3), pc / (jc > 0 ? jc : 1e-3) }'
+# report -g, ours and perf's, on the same file: "SAMPLES JW JC PW PC" (best of runs).
+report_g() {
+	local n jw jc pw pc
+	n=$("$jp" report -i "$1" 2>/dev/null | sed -n 's/^# Samples: \([0-9]*\).*/\1/p')
+	read -r jw jc < <(best "$runs" "$jp" report -i "$1" -g)
+	read -r pw pc < <(best "$runs" perf report -i "$1" -g --stdio --no-children)
+	echo "$n $jw $jc $pw $pc"
+}
+perf record -q -N -k mono -F "$freq" --call-graph dwarf -o "$work/small.data" -- \
+	"$work/w" "$small_secs" >/dev/null 2>&1
+read -r sn sjw sjc spw spc < <(report_g "$work/small.data")
+read -r ln ljw ljc lpw lpc < <(report_g "$work/p.data")
+samples=$ln
+for r in "small $sn $(du -k "$work/small.data" | cut -f1) $sjw $sjc $spw $spc" \
+	 "large $ln $(du -k "$work/p.data" | cut -f1) $ljw $ljc $lpw $lpc"; do
+	awk -v r="$r" 'BEGIN { split(r, f, " ")
+		printf "report -g, %s (perf record, %d samples, %d KiB): jitprof %.3f s wall " \
+		       "%.3f s cpu | perf %.3f s wall %.3f s cpu | perf/jitprof %.1fx wall " \
+		       "%.1fx cpu (target >= 20x)\n", f[1], f[2], f[3], f[4], f[5], f[6], f[7],
+		       f[6] / (f[4] > 0 ? f[4] : 1e-3), f[7] / (f[5] > 0 ? f[5] : 1e-3) }'
+done
+# Cost = start-up + samples x per-sample, through the two points (CPU).
+awk -v sn="$sn" -v ln="$ln" -v sj="$sjc" -v lj="$ljc" -v sp="$spc" -v lp="$lpc" 'BEGIN {
+	if (ln <= sn) { print "report -g: the large recording is not larger; no split"; exit }
+	kj = (lj - sj) / (ln - sn); kp = (lp - sp) / (ln - sn)
+	printf "report -g, CPU split: start-up jitprof %.3f s, perf %.3f s (%.1fx); per 1,000 " \
+	       "samples jitprof %.1f ms, perf %.1f ms (%.1fx)\n", sj - sn * kj, sp - sn * kp,
+	       (sp - sn * kp) / (sj - sn * kj > 0 ? sj - sn * kj : 1e-3), 1e6 * kj, 1e6 * kp,
+	       kp / (kj > 0 ? kj : 1e-9) }'
 # The same answer? Samples whose stack reaches main, by each.
 jm=$("$jp" report -i "$work/p.data" --collapsed 2>/dev/null | awk '/;main;/ { n += $NF } END { print n + 0 }')
 pm=$(perf script -i "$work/p.data" -F ip,sym 2>/dev/null | awk 'BEGIN { RS = "" } {

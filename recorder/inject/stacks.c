@@ -45,6 +45,7 @@ struct inj_stacks {
 	struct jit_load *jit;
 	size_t njit, capjit;
 	struct jp_hindex jit_index;
+	struct unw_memo *memo;	/* find's answers by (pid, pc) while the maps stay */
 	uint64_t chain[KERNEL_MAX + 1 + UNW_MAX_FRAMES + 1];
 	uint64_t nr_chain;
 	uint8_t rec[REC_MAX];
@@ -66,7 +67,8 @@ int inj_stacks_new(struct inj_stacks **out, const struct pd_reader *r, int keep)
 		return 0;
 	struct sym_opts so = { .sz = sizeof(so), .no_debuginfod = 1, .no_lines = 1 };
 	if (!(k = calloc(1, sizeof(*k))) || !(k->edit = calloc(n, 1)) ||
-	    !(k->ss = sym_session_new(&so)) || sym_feed_build_ids(k->ss, r) == -ENOMEM) {
+	    !(k->ss = sym_session_new(&so)) || sym_feed_build_ids(k->ss, r) == -ENOMEM ||
+	    unw_memo_new(&k->memo)) {
 		inj_stacks_free(k);
 		return -ENOMEM;
 	}
@@ -92,6 +94,7 @@ void inj_stacks_free(struct inj_stacks *k)
 	free(k->cfi);
 	free(k->jit);
 	jp_hindex_free(&k->jit_index);
+	unw_memo_free(k->memo);
 	sym_session_free(k->ss);
 	free(k->edit);
 	free(k);
@@ -227,7 +230,7 @@ static struct unw_cfi *cfi_of(struct inj_stacks *k, struct sym_dso *d, int *err)
 struct walk_ctx {
 	struct inj_stacks *k;
 	uint32_t pid;
-	uint64_t time;
+	uint64_t time, epoch;
 };
 
 /* HotSpot code stepped by rbp: its interpreter and call stub (every entry into Java from the
@@ -257,7 +260,7 @@ static int hotspot_fp(struct inj_stacks *k, struct sym_dso *d, int have_cfi,
 	return !strcmp(name, "call_stub") || (!have_cfi && (vm->flags & JD_VM_PRESERVE_FP));
 }
 
-static int find(void *ctx, uint64_t pc, struct unw_module *m)
+static int find_dso(void *ctx, uint64_t pc, struct unw_module *m)
 {
 	struct walk_ctx *w = ctx;
 	int err = 0;
@@ -273,6 +276,13 @@ static int find(void *ctx, uint64_t pc, struct unw_module *m)
 		return 0;
 	m->code = UNW_CODE_CFI;
 	return m->cfi ? 0 : -ENOENT;
+}
+
+/* find_dso's answer, kept for the pc while the maps fed so far stay (sym_resolve_epoch). */
+static int find(void *ctx, uint64_t pc, struct unw_module *m)
+{
+	struct walk_ctx *w = ctx;
+	return unw_memo_find(w->k->memo, w->epoch, w->pid, pc, find_dso, w, m);
 }
 
 /* The new chain: the kernel's part of the recorded one (the recorder asked for no user part;
@@ -291,7 +301,7 @@ static int make_chain(struct inj_stacks *k, const struct pd_sample *ps)
 		.regs_abi = ps->regs_abi, .regs_mask = ps->regs_mask, .regs = ps->regs,
 		.stack = ps->stack, .stack_size = ps->stack_size,
 	};
-	struct walk_ctx w = { k, ps->pid, ps->time };
+	struct walk_ctx w = { k, ps->pid, ps->time, sym_resolve_epoch(k->ss, ps->time) };
 	enum unw_end end;
 	uint64_t *pcs = k->chain + n + 1;
 	int got = unw_walk(&ui, find, &w, pcs, UNW_MAX_FRAMES, &end);

@@ -10,6 +10,7 @@
 /* unwound.c's state: each DSO's CFI (NULL: none) and how the walks ended. */
 struct rp_unwind {
 	struct rp_u64map by_dso;	/* struct sym_dso * -> index in cfi */
+	struct unw_memo *memo;	/* find's answers by (pid, pc), made at the first walk */
 	struct unw_cfi **cfi;
 	struct synth_elf *img;	/* a jitted DSO's ELF its cfi reads (others: zeroed) */
 	size_t n, cap, capimg;

@@ -14,8 +14,12 @@
 struct walk_ctx {
 	struct ingest *in;
 	uint32_t pid;
-	uint64_t time;
+	uint64_t time, epoch;
 };
+
+/* What a step into jitted code counts (rp_unwind's counters), kept with find's answer in
+ * unw_module.note so a memoized answer counts alike. */
+enum { NOTE_NONE, NOTE_NO_VM, NOTE_CFI_FRAME, NOTE_NO_FP };
 
 /* A jitted generation's CFI: the ELF synth makes of its load (symbols only: the runtime's
  * .eh_frame, or the one synth reads off a HotSpot prologue, as inject reads it) opened in
@@ -82,7 +86,7 @@ static int jitted(struct walk_ctx *w, struct sym_dso *d, uint64_t pc, struct unw
 	const struct jd_ext_vm *vm = x ? jd_index_vm(x) : NULL;
 
 	if (!vm || vm->kind != JD_VM_HOTSPOT_X86_64) {
-		w->in->unwind.no_vm++;
+		m->note = NOTE_NO_VM;
 		return -ENOENT;
 	}
 	m->data = x;
@@ -111,15 +115,15 @@ static int jitted(struct walk_ctx *w, struct sym_dso *d, uint64_t pc, struct unw
 		struct synth_input si;
 		synth_input_from_load(&si, jd_index_header(x), e);
 		m->file_off = synth_text_offset(&si) + (pc - e->load.code_addr);
-		w->in->unwind.cfi_frames++;
+		m->note = NOTE_CFI_FRAME;
 		return 0;
 	}
 	m->cfi = NULL;
-	w->in->unwind.no_fp++;
+	m->note = NOTE_NO_FP;
 	return -ENOENT;
 }
 
-static int find(void *ctx, uint64_t pc, struct unw_module *m)
+static int find_dso(void *ctx, uint64_t pc, struct unw_module *m)
 {
 	struct walk_ctx *w = ctx;
 	int err = 0;
@@ -134,6 +138,21 @@ static int find(void *ctx, uint64_t pc, struct unw_module *m)
 	return err ? err : m->cfi ? 0 : -ENOENT;
 }
 
+/* find_dso's answer, kept for the pc while the maps stay (sym_resolve_epoch), and counted. */
+static int find(void *ctx, uint64_t pc, struct unw_module *m)
+{
+	struct walk_ctx *w = ctx;
+	struct rp_unwind *u = &w->in->unwind;
+	int rc = unw_memo_find(u->memo, w->epoch, w->pid, pc, find_dso, w, m);
+
+	if (rc == -ENOMEM)
+		return rc;
+	u->no_vm += m->note == NOTE_NO_VM;
+	u->cfi_frames += m->note == NOTE_CFI_FRAME;
+	u->no_fp += m->note == NOTE_NO_FP;
+	return rc;
+}
+
 int rp_ingest_unwind(struct ingest *in, const struct pd_sample *ps, struct unw_frame *frames,
 		     uint32_t max, int *early)
 {
@@ -141,9 +160,12 @@ int rp_ingest_unwind(struct ingest *in, const struct pd_sample *ps, struct unw_f
 		.regs_abi = ps->regs_abi, .regs_mask = ps->regs_mask, .regs = ps->regs,
 		.stack = ps->stack, .stack_size = ps->stack_size,
 	};
-	struct walk_ctx w = { in, ps->pid, ps->time };
+	struct walk_ctx w = { in, ps->pid, ps->time, sym_resolve_epoch(in->ss, ps->time) };
 	enum unw_end end;
 	uint32_t fp;
+
+	if (!in->unwind.memo && unw_memo_new(&in->unwind.memo))
+		return -ENOMEM;
 	int n = unw_walk_frames(&ui, find, &w, frames, max, &end, &fp);
 
 	if (n < 0 || max < UNW_MAX_FRAMES)	/* the leaf's step only: not a walk to count */
@@ -193,6 +215,7 @@ void rp_ingest_unwind_free(struct ingest *in)
 	}
 	free(u->cfi);
 	free(u->img);
+	unw_memo_free(u->memo);
 	rp_map_free(&u->by_dso);
 	rp_memo_free(&u->names);
 }

@@ -150,6 +150,11 @@ void unw_cfi_close(struct unw_cfi *c)
 	free(c);
 }
 
+void unw_cfi_stats(const struct unw_cfi *c, struct unw_cfi_stats *st)
+{
+	*st = c->stats;
+}
+
 int unw_cfi_vaddr(const struct unw_cfi *c, uint64_t off, uint64_t *vaddr)
 {
 	for (size_t i = 0; i < c->nloads; i++) {

@@ -20,6 +20,12 @@ int unw_cfi_open(const char *path, struct unw_cfi **out);
  * stay unchanged until unw_cfi_close. */
 int unw_cfi_open_mem(const void *image, size_t len, struct unw_cfi **out);
 void unw_cfi_close(struct unw_cfi *c);
+/* What c's steps cost: rows taken from libdw (a pc first seen, a row not in the kept shape, a
+ * slot taken by another pc) against steps answered by the rule kept for their pc. */
+struct unw_cfi_stats {
+	uint64_t rows, kept;
+};
+void unw_cfi_stats(const struct unw_cfi *c, struct unw_cfi_stats *st);
 
 /* What kind of code a pc is in, and so how its frame is stepped over. */
 enum unw_code {
@@ -36,9 +42,25 @@ struct unw_module {
 	enum unw_code code;	/* 0 (UNW_CODE_CFI) unless find says otherwise */
 	int32_t method_slot, bcp_slot;	/* UNW_CODE_INTERP: words from rbp */
 	const void *data;	/* find's own, handed back in the frame (unw_frame.data) */
+	uint32_t note;		/* find's own, kept with the answer by unw_memo_find */
 };
 /* 0 and *m filled, or -ENOENT (no file-backed map, no CFI) or -ENOMEM. */
 typedef int (*unw_find_fn)(void *ctx, uint64_t pc, struct unw_module *m);
+
+/* find's answers (0 or -ENOENT, with *m) kept by (pid, pc) for as long as the caller's epoch
+ * stays the same: a number it changes whenever find could answer otherwise (a map fed; 0:
+ * keep nothing). Its find then calls unw_memo_find, and anything it counts per answer it
+ * counts from m->note, hit or not. */
+struct unw_memo;
+int unw_memo_new(struct unw_memo **out);	/* 0, or -ENOMEM with *out NULL */
+void unw_memo_free(struct unw_memo *mm);
+/* find(ctx, pc, m), or its answer kept (mm NULL: find each time). */
+int unw_memo_find(struct unw_memo *mm, uint64_t epoch, uint32_t pid, uint64_t pc,
+		  unw_find_fn find, void *ctx, struct unw_module *m);
+struct unw_memo_stats {
+	uint64_t hits, misses;
+};
+void unw_memo_stats(const struct unw_memo *mm, struct unw_memo_stats *st);
 
 /* The sample's PERF_SAMPLE_REGS_USER (perf's x86_64 numbering, packed by mask) and
  * PERF_SAMPLE_STACK_USER (its valid bytes, from the sampled sp on). */

@@ -15,15 +15,21 @@ struct unw_load { uint64_t off, filesz, vaddr; };
 
 /* A CFI row in the shape nearly every row has (CFA = register + offset; each register the
  * same, undefined, saved at CFA + offset, or CFA + offset itself), kept per pc so a pc seen
- * again costs no libdw call. */
-enum unw_how { UNW_SAME, UNW_UNDEF, UNW_AT_CFA, UNW_VAL_CFA };
+ * again costs no libdw call. Compiled for the step: the registers kept the same as a mask,
+ * the few recovered from the CFA as a list (a step copies the state and reads those). */
+enum unw_how { UNW_AT_CFA, UNW_VAL_CFA };
+struct unw_saved {
+	uint8_t reg, how;	/* how: enum unw_how */
+	int64_t off;
+};
 struct unw_rule {
 	uint64_t vaddr;		/* the pc looked up (0: empty slot) */
 	uint8_t ok;		/* 0: not in this shape, take libdw's row each time */
 	uint8_t cfa_reg;
-	uint8_t how[UNW_NREGS];
+	uint8_t nsaved;
+	uint32_t same;		/* bit per register */
 	int64_t cfa_off;
-	int64_t off[UNW_NREGS];
+	struct unw_saved saved[UNW_NREGS];
 };
 #define UNW_RULES 256		/* per ELF, direct-mapped by pc */
 
@@ -34,6 +40,7 @@ struct unw_cfi {
 	struct unw_load *loads;
 	size_t nloads;
 	struct unw_rule *rules;	/* UNW_RULES, made on first use (NULL: none yet or no memory) */
+	struct unw_cfi_stats stats;
 };
 
 /* The ELF address of file offset off (0), or -ENOENT outside every PT_LOAD's file bytes. */

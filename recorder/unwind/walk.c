@@ -272,34 +272,56 @@ static int cfa_plus(const Dwarf_Op *ops, size_t nops, int64_t *off, bool *is_val
 	return 1;
 }
 
+/* ops as "register + offset": 1, or 0 for any other shape. libdw gives a DW_CFA_def_cfa
+ * rule (nearly every row) as DW_OP_bregx (register, offset), an expression may say breg<n>. */
+static int reg_plus(const Dwarf_Op *ops, size_t nops, uint8_t *reg, int64_t *off)
+{
+	uint64_t r;
+
+	if (nops != 1)
+		return 0;
+	if (ops[0].atom == DW_OP_bregx) {
+		r = ops[0].number;
+		*off = (int64_t)ops[0].number2;
+	} else if (ops[0].atom >= DW_OP_breg0 && ops[0].atom <= DW_OP_breg31) {
+		r = ops[0].atom - DW_OP_breg0;
+		*off = (int64_t)ops[0].number;
+	} else {
+		return 0;
+	}
+	*reg = (uint8_t)r;
+	return r < NREGS;
+}
+
 /* The row's rule in the cached shape (r->ok = 0 when it is not). */
 static void compile(Dwarf_Frame *fr, struct unw_rule *r)
 {
 	Dwarf_Op *ops, mem[3];
 	size_t nops;
 	bool is_value;
+	int64_t off;
 
 	memset(r, 0, sizeof(*r));
-	if (dwarf_frame_cfa(fr, &ops, &nops) || nops != 1 || ops[0].atom < DW_OP_breg0 ||
-	    ops[0].atom - DW_OP_breg0 >= NREGS || dwarf_frame_info(fr, NULL, NULL, NULL) != REG_RA)
+	if (dwarf_frame_cfa(fr, &ops, &nops) || !reg_plus(ops, nops, &r->cfa_reg, &r->cfa_off) ||
+	    dwarf_frame_info(fr, NULL, NULL, NULL) != REG_RA)
 		return;
-	r->cfa_reg = (uint8_t)(ops[0].atom - DW_OP_breg0);
-	r->cfa_off = (int64_t)ops[0].number;
-	for (int i = 0; i < NREGS; i++) {
-		r->how[i] = UNW_UNDEF;	/* the sp is the CFA, set apart */
+	for (int i = 0; i < NREGS; i++) {	/* the sp is the CFA, set apart */
 		if (i == REG_SP || dwarf_frame_register(fr, i, mem, &ops, &nops))
+			continue;	/* undefined */
+		if (!nops) {
+			r->same |= (uint32_t)!ops << i;	/* else undefined */
 			continue;
-		if (!nops)
-			r->how[i] = ops ? UNW_UNDEF : UNW_SAME;
-		else if (cfa_plus(ops, nops, &r->off[i], &is_value))
-			r->how[i] = is_value ? UNW_VAL_CFA : UNW_AT_CFA;
-		else
+		}
+		if (!cfa_plus(ops, nops, &off, &is_value))
 			return;
+		r->saved[r->nsaved++] = (struct unw_saved){
+			(uint8_t)i, is_value ? UNW_VAL_CFA : UNW_AT_CFA, off };
 	}
 	r->ok = 1;
 }
 
-/* step() for a compiled rule. */
+/* step() for a compiled rule: the registers kept the same copied with the state (a register's
+ * value counts only under its valid bit), the saved ones read. */
 static int step_rule(const struct machine *m, const struct unw_rule *r, const struct state *cur,
 		     struct state *next)
 {
@@ -308,28 +330,18 @@ static int step_rule(const struct machine *m, const struct unw_rule *r, const st
 	if (reg_value(cur, r->cfa_reg, &cfa))
 		return -EINVAL;
 	cfa += (uint64_t)r->cfa_off;
-	*next = (struct state){ 0 };
-	for (int i = 0; i < NREGS; i++) {
-		switch (r->how[i]) {
-		case UNW_SAME:
-			if (!(cur->valid >> i & 1))
-				continue;
-			v = cur->r[i];
-			break;
-		case UNW_UNDEF:
+	*next = *cur;
+	next->valid = cur->valid & r->same;
+	for (uint8_t k = 0; k < r->nsaved; k++) {
+		const struct unw_saved *sv = &r->saved[k];
+		v = cfa + (uint64_t)sv->off;
+		if (sv->how == UNW_AT_CFA && read_stack(m, v, &v)) {
+			if (sv->reg == REG_RA)
+				return -EFAULT;
 			continue;
-		case UNW_AT_CFA:
-			if (read_stack(m, cfa + (uint64_t)r->off[i], &v)) {
-				if (i == REG_RA)
-					return -EFAULT;
-				continue;
-			}
-			break;
-		default:
-			v = cfa + (uint64_t)r->off[i];
 		}
-		next->r[i] = v;
-		next->valid |= 1u << i;
+		next->r[sv->reg] = v;
+		next->valid |= 1u << sv->reg;
 	}
 	next->r[REG_SP] = cfa;
 	next->valid |= 1u << REG_SP;
@@ -349,9 +361,12 @@ static int step_at(const struct machine *m, struct unw_cfi *c, uint64_t vaddr,
 		c->rules = calloc(UNW_RULES, sizeof(*c->rules));
 	if (c->rules) {
 		r = &c->rules[(vaddr ^ vaddr >> 9) % UNW_RULES];
-		if (r->vaddr == vaddr && vaddr && r->ok)
+		if (r->vaddr == vaddr && vaddr && r->ok) {
+			c->stats.kept++;
 			return step_rule(m, r, cur, next);
+		}
 	}
+	c->stats.rows++;
 	if ((rc = unw_cfi_frame(c, vaddr, &fr)))
 		return rc;
 	if (r) {

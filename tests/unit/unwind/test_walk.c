@@ -3,7 +3,7 @@
  * hostile samples (no registers, SIZE 0, a truncated copy, registers pointing outside the
  * copy, a stack that does not move, a stack that repeats itself, CFI we do not evaluate):
  * bounded work, the reason said, never a crash; a pc seen again goes through the rule kept
- * for it (walk.c's cache) with the same answer. */
+ * for it (walk.c's cache, counted by unw_cfi_stats) with the same answer. */
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <link.h>
@@ -126,12 +126,20 @@ Test(unwind, a_frame_then_the_root)
 	/* Again through the rules kept per pc: the same answer, and a copy cut short is still
 	 * checked (the kept rule reads through the same bounds). */
 	uint64_t again[UNW_MAX_FRAMES];
+	struct unw_cfi_stats st0, st;
+	unw_cfi_stats(self_cfi, &st0);
 	cr_assert_eq(unw_walk(&s.in, find_self, NULL, again, UNW_MAX_FRAMES, &end), 2);
 	cr_assert_eq(end, UNW_END_ROOT);
 	cr_assert_arr_eq(again, pcs, 2 * sizeof(uint64_t));
 	s.in.stack_size = 12;
 	cr_assert_eq(unw_walk(&s.in, find_self, NULL, again, UNW_MAX_FRAMES, &end), 1);
 	cr_assert_eq(end, UNW_END_MEMORY, "%s", unw_end_name(end));
+	/* Both rows (a def_cfa, which libdw hands out as DW_OP_bregx, and an undefined rip)
+	 * were kept: the three steps again asked libdw nothing. */
+	unw_cfi_stats(self_cfi, &st);
+	cr_assert_eq(st.rows, st0.rows, "%llu rows taken from libdw again",
+		     (unsigned long long)(st.rows - st0.rows));
+	cr_assert_eq(st.kept - st0.kept, 3, "%llu", (unsigned long long)(st.kept - st0.kept));
 }
 
 Test(unwind, no_registers)
