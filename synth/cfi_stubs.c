@@ -1,0 +1,91 @@
+/* cfi_stubs.c - .eh_frame for HotSpot's stubs (DynamicCodeGenerated loads, tier "stub"), by
+ * what is known of each kind (x86_64, JDK 17 and 25):
+ *  - frameless: "vtable stub", "itable stub" (VtableStubs::create_vtable_stub and
+ *    create_itable_stub: loads, compares and a jmp to the target, rsp never moves): CFA = rsp+8
+ *    over the whole code;
+ *  - "I2C/C2I adapters(...)": the i2c entry, at offset 0, runs with the caller's frame
+ *    untouched up to and at its first instruction that is not a mov leaving rsp alone (the pop
+ *    of the return address, then the stack realigned): CFA = rsp+8 there, no CFI past it (the
+ *    c2i entries inside are at offsets the dump does not give);
+ *  - entered by push %rbp; mov %rsp,%rbp at offset 0 (enter(): StubGenerator's stubs, the C1
+ *    and shared runtime blobs through StubFrame and RegisterSaver): CFA = rbp+16 after it, the
+ *    tear-downs (leave, pop %rbp) decoded (cfi_rows.c);
+ *  - C2's runtime stubs ("C2 Runtime ..."), compiled with C2's set-up B at offset 0.
+ * Not the interpreter (its frames are stepped as such: recorder/unwind) nor the blobs that
+ * rebuild frames (deoptimization, uncommon trap: entered at several places, their rbp not
+ * theirs). Any other stub gets no CFI: an unknown frame stays unknown. */
+#include <string.h>
+
+#include "synth/synth_int.h"
+
+enum stub_kind { STUB_NONE, STUB_FRAMELESS, STUB_ENTRY, STUB_ENTER, STUB_SETUP };
+
+static int starts(const char *s, const char *prefix)
+{
+	return !strncmp(s, prefix, strlen(prefix));
+}
+
+/* The end of the adapter's frameless entry: the end of its first instruction that may move
+ * rsp (at its own pc it has not run yet: the caller's frame is still untouched). */
+static uint64_t entry_end(const uint8_t *c, uint64_t n)
+{
+	enum synth_x86_op op;
+	uint64_t pc = 0;
+	unsigned len;
+	while (pc < n && (len = synth_x86_insn(c + pc, n - pc, &op))) {
+		pc += len;
+		if (op != SYNTH_X86_MOV)
+			break;
+	}
+	return pc;
+}
+
+static enum stub_kind kind_of(const struct synth_input *in, struct synth_prologue *pr,
+			      uint64_t *range)
+{
+	const char *name = in->name ? in->name : "";
+	const uint8_t *c = in->code;
+	*range = in->code_size;
+	if (!strcmp(name, "vtable stub") || !strcmp(name, "itable stub"))
+		return STUB_FRAMELESS;
+	if (starts(name, "I2C/C2I adapters"))
+		return (*range = entry_end(c, in->code_size)) ? STUB_ENTRY : STUB_NONE;
+	if (!strcmp(name, "Interpreter") || starts(name, "Deoptimization") ||
+	    starts(name, "UncommonTrap"))
+		return STUB_NONE;
+	if (in->code_size >= 4 && c[0] == 0x55 && c[1] == 0x48 &&
+	    ((c[2] == 0x89 && c[3] == 0xe5) || (c[2] == 0x8b && c[3] == 0xec)))
+		return STUB_ENTER;
+	if (starts(name, "C2 Runtime ") && synth_prologue_find_entry(c, in->code_size, pr) &&
+	    pr->kind == SYNTH_PROLOGUE_SUB)
+		return STUB_SETUP;
+	return STUB_NONE;
+}
+
+int synth_stub_cfi_applies(const struct synth_input *in)
+{
+	struct synth_prologue pr;
+	uint64_t range;
+	return kind_of(in, &pr, &range) != STUB_NONE;
+}
+
+int synth_stub_cfi(const struct synth_input *in, struct synth_buf *b)
+{
+	struct synth_prologue pr;
+	struct synth_cfi f;
+	uint64_t range;
+	enum stub_kind k = kind_of(in, &pr, &range);
+
+	if (k == STUB_NONE)
+		return 0;
+	synth_cfi_begin(&f, in, b);	/* CFA = rsp+8 from the entry on */
+	if (k == STUB_ENTER) {
+		synth_cfi_cfa(&f, 1, SYNTH_REG_RSP, 16);
+		synth_cfi_rbp(&f, 1, 1);
+		synth_cfi_cfa(&f, 4, SYNTH_REG_RBP, 16);
+		synth_cfi_epilogues(&f, in->code, 4, in->code_size);
+	} else if (k == STUB_SETUP) {
+		synth_prologue_rows(&f, &pr, in->code, in->code_size);
+	}
+	return synth_cfi_end(&f, range);
+}
