@@ -10,7 +10,10 @@
  *  - entered by push %rbp; mov %rsp,%rbp at offset 0 (enter(): StubGenerator's stubs, the C1
  *    and shared runtime blobs through StubFrame and RegisterSaver): CFA = rbp+16 after it, the
  *    tear-downs (leave, pop %rbp) decoded (cfi_rows.c);
- *  - C2's runtime stubs ("C2 Runtime ..."), compiled with C2's set-up B at offset 0.
+ *  - C2's runtime stubs ("C2 Runtime ..."), compiled with C2's set-up B at offset 0;
+ *  - any other stub whose whole code decodes into instructions that leave rsp and the stack
+ *    alone and that returns (StubGenerator's leaves: flush_icache_stub, the fences...):
+ *    frameless, CFA = rsp+8 over all of it.
  * Not the interpreter (its frames are stepped as such: recorder/unwind) nor the blobs that
  * rebuild frames (deoptimization, uncommon trap: entered at several places, their rbp not
  * theirs). Any other stub gets no CFI: an unknown frame stays unknown. */
@@ -19,6 +22,24 @@
 #include "synth/synth_int.h"
 
 enum stub_kind { STUB_NONE, STUB_FRAMELESS, STUB_ENTRY, STUB_ENTER, STUB_SETUP };
+
+/* A leaf that never touches the stack: all of its code decodes, none of it may move rsp or
+ * use the stack (cfi_x86.c's conservative SYNTH_X86_STACK), and it returns. */
+static int frameless_leaf(const uint8_t *c, uint64_t n)
+{
+	enum synth_x86_op op;
+	uint64_t pc = 0;
+	int rets = 0;
+	while (pc < n) {
+		unsigned len = synth_x86_insn(c + pc, n - pc, &op);
+		if (!len || (op != SYNTH_X86_OTHER && op != SYNTH_X86_MOV && op != SYNTH_X86_JMP &&
+			     op != SYNTH_X86_RET))
+			return 0;
+		rets += op == SYNTH_X86_RET;
+		pc += len;
+	}
+	return rets > 0;
+}
 
 static int starts(const char *s, const char *prefix)
 {
@@ -59,7 +80,7 @@ static enum stub_kind kind_of(const struct synth_input *in, struct synth_prologu
 	if (starts(name, "C2 Runtime ") && synth_prologue_find_entry(c, in->code_size, pr) &&
 	    pr->kind == SYNTH_PROLOGUE_SUB)
 		return STUB_SETUP;
-	return STUB_NONE;
+	return frameless_leaf(c, in->code_size) ? STUB_FRAMELESS : STUB_NONE;
 }
 
 int synth_stub_cfi_applies(const struct synth_input *in)

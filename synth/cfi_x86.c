@@ -97,6 +97,40 @@ static unsigned vex_len(const uint8_t *c, uint64_t n)
 	return len <= n ? len : 0;
 }
 
+/* Opcodes whose ModRM reg field extends the opcode instead of naming a register. */
+static int group_op(uint8_t op, uint8_t op2)
+{
+	if (op == 0x0f)
+		return op2 == 0x00 || op2 == 0x01 || op2 == 0x0d || (op2 >= 0x18 && op2 <= 0x1f) ||
+		       (op2 >= 0x71 && op2 <= 0x73) || op2 == 0xae || op2 == 0xba || op2 == 0xc7;
+	return (op >= 0x80 && op <= 0x83) || op == 0x8f || op == 0xc0 || op == 0xc1 ||
+	       op == 0xc6 || op == 0xc7 || (op >= 0xd0 && op <= 0xdf) || op == 0xf6 ||
+	       op == 0xf7 || op == 0xfe || op == 0xff;
+}
+
+/* Whether an instruction may move rsp or use the stack: push, pop, call, enter, leave,
+ * pushf/popf, mov $imm,%esp, or rsp named as a register operand (a write or a read: not told
+ * apart). Conservative: a frameless verdict rests on none being found. */
+static int stack_op(uint8_t op, uint8_t op2, uint8_t modrm, int has_modrm, unsigned rex)
+{
+	if (op == 0x0f) {
+		if (op2 == 0xa0 || op2 == 0xa1 || op2 == 0xa8 || op2 == 0xa9 || op2 == 0x05)
+			return 1;	/* push/pop fs/gs, syscall */
+	} else if ((op >= 0x50 && op <= 0x5f) || op == 0x68 || op == 0x6a || op == 0x9c ||
+		   op == 0x9d || op == 0xc8 || op == 0xc9 || op == 0xe8 || op == 0x8f ||
+		   (op == 0xbc && !(rex & 1))) {
+		return 1;
+	}
+	if (!has_modrm)
+		return 0;
+	unsigned reg = modrm >> 3 & 7;
+	if (op == 0xff)		/* call, call far, push */
+		return reg == 2 || reg == 3 || reg == 6;
+	if (modrm >> 6 == 3 && (modrm & 7) == 4 && !(rex & 1))
+		return 1;
+	return !group_op(op, op2) && reg == 4 && !(rex & 4);
+}
+
 /* mov r/m,r (89) or r,r/m (8b) whose destination is rsp (or esp). */
 static int mov_to_rsp(uint8_t op, uint8_t modrm, unsigned rex)
 {
@@ -127,16 +161,19 @@ unsigned synth_x86_insn(const uint8_t *c, uint64_t n, enum synth_x86_op *what)
 	uint8_t op = c[i];
 	if (op == 0xc4 || op == 0xc5 || op == 0x62) {
 		unsigned len = rex ? 0 : vex_len(c + i, n - i);	/* REX before VEX: #UD */
+		*what = SYNTH_X86_STACK;	/* not looked into: may name rsp */
 		return len ? i + len : 0;
 	}
-	unsigned len = i + 1, imm = 0, flags;
+	unsigned len = i + 1, imm = 0, flags, mpos = 0;
+	uint8_t op2 = 0;
 	if (op == 0x0f) {
 		if (len >= n)
 			return 0;
-		uint8_t op2 = c[len++];
+		op2 = c[len++];
 		if (op2 == 0x38 || op2 == 0x3a) {
 			if (len >= n)
 				return 0;
+			op2 = 0xff;	/* three-byte maps: no group opcodes */
 			len++;
 			flags = M | (op2 == 0x3a ? I8 : 0);
 		} else if (op2 == 0x0f) {
@@ -154,6 +191,7 @@ unsigned synth_x86_insn(const uint8_t *c, uint64_t n, enum synth_x86_op *what)
 			flags |= op == 0xf6 ? I8 : IZ;
 	}
 	if (flags & M) {
+		mpos = len;
 		unsigned m = modrm_len(c + len, n - len);
 		if (!m)
 			return 0;
@@ -187,6 +225,9 @@ unsigned synth_x86_insn(const uint8_t *c, uint64_t n, enum synth_x86_op *what)
 		*what = SYNTH_X86_ADD_RSP;
 	else if ((op == 0x89 || op == 0x8b) && !osize16 && !mov_to_rsp(op, c[i + 1], rex))
 		*what = SYNTH_X86_MOV;
+	else if (*what == SYNTH_X86_OTHER &&
+		 stack_op(op, op2, (flags & M) ? c[mpos] : 0, flags & M, rex))
+		*what = SYNTH_X86_STACK;
 	return len;
 }
 

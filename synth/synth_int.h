@@ -72,6 +72,8 @@ enum synth_x86_op {
 	SYNTH_X86_RET,		/* ret, ret $imm16 */
 	SYNTH_X86_JMP,		/* jmp rel8/rel32/r/m/far: no fall-through */
 	SYNTH_X86_MOV,		/* mov (89, 8b) that does not write rsp */
+	SYNTH_X86_STACK,	/* may move rsp or use the stack (or is VEX/EVEX: not looked
+				 * into); push/pop %rbp, leave and add to rsp have their own */
 };
 unsigned synth_x86_insn(const uint8_t *c, uint64_t n, enum synth_x86_op *what);
 int64_t synth_x86_add_rsp_imm(const uint8_t *c);

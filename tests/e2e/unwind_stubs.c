@@ -116,22 +116,15 @@ static void check_stack(char *line, unsigned long cnt, struct verdict *v)
 
 static void run(const char *home)
 {
-	char java[PATH_MAX + 16], agent[PATH_MAX], line[32768];
+	char line[32768];
 	struct tu_result r;
 	struct verdict v = { 0 };
 
-	snprintf(java, sizeof(java), "%s/bin/java", home);
-	if (access(java, X_OK)) {
-		tu_skip_part("%s is not installed", java);
+	if (rx_record_java_dwarf(home, "Stubs 2500"))
 		return;
-	}
-	cr_assert_not_null(realpath(tu_build("libagent.so"), agent));
-	rx_ok(&r, "cd '%s' && rm -rf jit perf.data perf.jit.data && mkdir jit && HOME='%s' '%s' "
-	      "record -q -k mono --call-graph dwarf -o perf.data -- %s'%s' "
-	      "-agentpath:'%s'=dir='%s/jit',quiet Stubs 2500 >/dev/null && HOME='%s' '%s' inject "
-	      "--jit --all --keep-stacks -q -i perf.data -o perf.jit.data && HOME='%s' '%s' "
-	      "report -i perf.jit.data --collapsed", dir, dir, rx_jitprof, tu_java_env_sh(agent),
-	      java, agent, dir, dir, rx_jitprof, dir, rx_jitprof);
+	rx_ok(&r, "cd '%s' && HOME='%s' '%s' inject --jit --all --keep-stacks -q -i perf.data -o "
+	      "perf.jit.data && HOME='%s' '%s' report -i perf.jit.data --collapsed", dir, dir,
+	      rx_jitprof, dir, rx_jitprof);
 	for (const char *p = r.out; rx_next_line(&p, line, sizeof(line));) {
 		char *sp = strrchr(line, ' ');
 		if (!sp)

@@ -194,15 +194,50 @@ Test(cfi_stubs, enter_stub_and_unknown)
 		named(&l, &c, JD_TIER_STUB, none[k]);
 		cr_assert_eq(synth_prologue_cfi(&l.in), 0, "%s", none[k]);
 	}
-	struct code d = { .n = 0 };
+	/* push %rbx (not enter()), and a decodable leaf that calls out: none */
+	static const uint8_t push_rbx[] = { 0x53 }, pop_rbx[] = { 0x5b };
+	struct code d = { .n = 0 }, e = { .n = 0 };
+	PUT(&d, push_rbx);
 	PUT(&d, mov_rax_rbx);
+	PUT(&d, pop_rbx);
 	PUT(&d, ret);
-	named(&l, &d, JD_TIER_STUB, "some_stub");
-	cr_assert_eq(synth_prologue_cfi(&l.in), 0);
+	PUT(&e, mov_rax_rbx);
+	PUT(&e, call);
+	PUT(&e, ret);
+	struct code *cases[] = { &d, &e };
+	for (int k = 0; k < 2; k++) {
+		named(&l, cases[k], JD_TIER_STUB, "some_stub");
+		cr_assert_eq(synth_prologue_cfi(&l.in), 0, "case %d", k);
+		build(&b, &l);
+		GElf_Shdr sh;
+		cr_assert_null(st_section(b.elf, ".eh_frame", &sh), "case %d", k);
+		unbuild(&b);
+	}
+}
+
+/* A leaf stub that never touches the stack (JDK 17's flush_icache_stub: test, je, mfence,
+ * clflush loop, mov, ret): frameless, CFA = rsp+8 over all of it; the same with an AVX
+ * instruction (not looked into) gets none. */
+Test(cfi_stubs, frameless_leaf)
+{
+	static const uint8_t flush[] = { 0x85, 0xf6, 0x0f, 0x84, 0x11, 0x00, 0x00, 0x00, 0x0f,
+					 0xae, 0xf0, 0x0f, 0xae, 0x3f, 0x48, 0x83, 0xc7, 0x40,
+					 0xff, 0xce, 0x75, 0xf5, 0x0f, 0xae, 0xf0, 0x48, 0x8b,
+					 0xc2, 0xc3 };
+	static const uint8_t vzeroupper[] = { 0xc5, 0xf8, 0x77 };
+	struct code c = { .n = 0 };
+	PUT(&c, flush);
+	struct st_load l;
+	named(&l, &c, JD_TIER_STUB, "flush_icache_stub");
+	struct built b;
 	build(&b, &l);
-	GElf_Shdr sh;
-	cr_assert_null(st_section(b.elf, ".eh_frame", &sh));
+	expect(&b, 0, ST_CODE_SIZE, 8, 0);
 	unbuild(&b);
+	struct code d = { .n = 0 };
+	PUT(&d, vzeroupper);
+	PUT(&d, flush);
+	named(&l, &d, JD_TIER_STUB, "flush_icache_stub");
+	cr_assert_eq(synth_prologue_cfi(&l.in), 0);
 }
 
 /* C2's runtime stubs: sub $8,%rsp (imm32); mov %rbp,(%rsp) at offset 0. */
@@ -235,26 +270,31 @@ Test(cfi_stubs, x86_lengths)
 		{ { 0x48, 0xb8, 1, 2, 3, 4, 5, 6, 7, 8 }, 10, SYNTH_X86_OTHER },	/* movabs */
 		{ { 0xf0, 0x83, 0x44, 0x24, 0xc0, 0x00 }, 6, SYNTH_X86_OTHER },	/* lock addl */
 		{ { 0x0f, 0x85, 1, 2, 3, 4 }, 6, SYNTH_X86_OTHER },		/* jne rel32 */
-		{ { 0xc4, 0xe2, 0xb8, 0xf5, 0xc0 }, 5, SYNTH_X86_OTHER },	/* bzhi */
-		{ { 0x62, 0xf1, 0x7f, 0xaa, 0x6f, 0x0c, 0x0f }, 7, SYNTH_X86_OTHER },	/* vmovdqu8 */
-		{ { 0xc5, 0xf8, 0x77 }, 3, SYNTH_X86_OTHER },			/* vzeroupper */
-		{ { 0xc4, 0xe3, 0x7d, 0x39, 0xc1, 0x01 }, 6, SYNTH_X86_OTHER },	/* vextracti128 */
+		{ { 0xc4, 0xe2, 0xb8, 0xf5, 0xc0 }, 5, SYNTH_X86_STACK },	/* bzhi */
+		{ { 0x62, 0xf1, 0x7f, 0xaa, 0x6f, 0x0c, 0x0f }, 7, SYNTH_X86_STACK },	/* vmovdqu8 */
+		{ { 0xc5, 0xf8, 0x77 }, 3, SYNTH_X86_STACK },			/* vzeroupper */
+		{ { 0xc4, 0xe3, 0x7d, 0x39, 0xc1, 0x01 }, 6, SYNTH_X86_STACK },	/* vextracti128 */
 		{ { 0xf7, 0x05, 1, 2, 3, 4, 5, 6, 7, 8 }, 10, SYNTH_X86_OTHER },	/* test imm, rip */
 		{ { 0x41, 0xff, 0xe3 }, 3, SYNTH_X86_JMP },			/* jmp *%r11 */
 		{ { 0xe9, 1, 2, 3, 4 }, 5, SYNTH_X86_JMP },
 		{ { 0xc3 }, 1, SYNTH_X86_RET },
 		{ { 0xc9 }, 1, SYNTH_X86_LEAVE },
 		{ { 0x5d }, 1, SYNTH_X86_POP_RBP },
-		{ { 0x41, 0x5d }, 2, SYNTH_X86_OTHER },				/* pop %r13 */
+		{ { 0x41, 0x5d }, 2, SYNTH_X86_STACK },				/* pop %r13 */
 		{ { 0x48, 0x81, 0xc4, 0x10, 0x01, 0x00, 0x00 }, 7, SYNTH_X86_ADD_RSP },
 		{ { 0x4c, 0x8b, 0xdc }, 3, SYNTH_X86_MOV },			/* mov %rsp,%r11 */
-		{ { 0x48, 0x8b, 0xe5 }, 3, SYNTH_X86_OTHER },			/* mov %rbp,%rsp */
+		{ { 0x48, 0x8b, 0xe5 }, 3, SYNTH_X86_STACK },			/* mov %rbp,%rsp */
+		{ { 0x53 }, 1, SYNTH_X86_STACK },				/* push %rbx */
+		{ { 0x48, 0x83, 0xec, 0x08 }, 4, SYNTH_X86_STACK },		/* sub $8,%rsp */
+		{ { 0xff, 0xd0 }, 2, SYNTH_X86_STACK },				/* call *%rax */
+		{ { 0x0f, 0xae, 0xf0 }, 3, SYNTH_X86_OTHER },			/* mfence */
+		{ { 0x48, 0x8b, 0x44, 0x24, 0x08 }, 5, SYNTH_X86_MOV },		/* 8(%rsp),%rax */
 		{ { 0x49, 0x89, 0xe4 }, 3, SYNTH_X86_MOV },			/* mov %rsp,%r12 */
 		{ { 0x06 }, 0, SYNTH_X86_OTHER },				/* invalid in 64-bit */
 		{ { 0x0f, 0x85, 1, 2 }, 0, SYNTH_X86_OTHER },			/* truncated */
 	};
 	static const unsigned avail[] = { 9, 10, 6, 6, 5, 7, 3, 6, 10, 3, 5, 1, 1, 1, 2, 7, 3,
-					  3, 3, 1, 4 };
+					  3, 1, 4, 2, 3, 5, 3, 1, 4 };
 	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
 		enum synth_x86_op op;
 		unsigned len = synth_x86_insn(t[i].b, avail[i], &op);
