@@ -77,12 +77,36 @@ static uint64_t eh_addr(const struct synth_input *in)
 	return (in->code_addr + in->code_size + 7) & ~7ull;
 }
 
+/* Opens an FDE over code from offset start (its range set when it closes). */
+static void open_fde(struct synth_cfi *f, uint64_t start)
+{
+	struct synth_buf *b = f->b;
+	size_t fde = b->len;
+	f->fde[f->nfde] = fde;
+	f->start[f->nfde++] = start;
+	f->at = start;
+	f->reg = SYNTH_REG_RSP;
+	f->off = 8;
+	synth_buf_u32(b, 0);
+	synth_buf_u32(b, (uint32_t)(fde + 4 - f->cie));	/* back to the CIE */
+	/* pc_begin: the code's start + start, relative to this field */
+	synth_buf_u32(b, (uint32_t)(f->in->code_addr + start - (eh_addr(f->in) + b->len)));
+	synth_buf_u32(b, 0);
+	synth_buf_uleb(b, 0);
+}
+
+static void close_fde(struct synth_cfi *f, uint64_t end)
+{
+	size_t fde = f->fde[f->nfde - 1];
+	synth_buf_put_u32(f->b, fde + 12, (uint32_t)(end - f->start[f->nfde - 1]));
+	close_record(f->b, fde);
+}
+
 void synth_cfi_begin(struct synth_cfi *f, const struct synth_input *in, struct synth_buf *b)
 {
-	*f = (struct synth_cfi){ .b = b, .in = in, .reg = SYNTH_REG_RSP, .off = 8 };
+	*f = (struct synth_cfi){ .b = b, .in = in, .cie = b->len };
 	/* The CIE: version 1, "zR", code align 1, data align -8, return address r16, FDE
 	 * pointers pc-relative sdata4; at entry CFA = rsp+8, the return address at CFA-8. */
-	size_t cie = b->len;
 	synth_buf_u32(b, 0);
 	synth_buf_u32(b, 0);
 	synth_buf_u8(b, 1);
@@ -97,14 +121,15 @@ void synth_cfi_begin(struct synth_cfi *f, const struct synth_input *in, struct s
 	synth_buf_uleb(b, 8);
 	synth_buf_u8(b, CFA_OFFSET | REG_RA);
 	synth_buf_uleb(b, 1);
-	close_record(b, cie);
-	/* The FDE: pc_begin is code_addr relative to its own field; its range set at the end. */
-	f->fde = b->len;
-	synth_buf_u32(b, 0);
-	synth_buf_u32(b, (uint32_t)(f->fde + 4 - cie));	/* back to the CIE */
-	synth_buf_u32(b, (uint32_t)(in->code_addr - (eh_addr(in) + b->len)));
-	synth_buf_u32(b, (uint32_t)in->code_size);
-	synth_buf_uleb(b, 0);
+	close_record(b, f->cie);
+	open_fde(f, 0);
+}
+
+void synth_cfi_next(struct synth_cfi *f, uint64_t end, uint64_t start)
+{
+	close_fde(f, end);
+	if (f->nfde < SYNTH_CFI_MAX_FDES)
+		open_fde(f, start);
 }
 
 int synth_cfi_end(struct synth_cfi *f, uint64_t range)
@@ -112,21 +137,23 @@ int synth_cfi_end(struct synth_cfi *f, uint64_t range)
 	struct synth_buf *b = f->b;
 	uint64_t eh = eh_addr(f->in);
 
-	synth_buf_put_u32(b, f->fde + 12, (uint32_t)range);
-	close_record(b, f->fde);
+	close_fde(f, range);
 	synth_buf_u32(b, 0);	/* the terminator */
 	/* .eh_frame_hdr (LSB 3.0) right after it: perf's libunwind finds FDEs only through
-	 * PT_GNU_EH_FRAME. eh_frame_ptr pc-relative, one table entry relative to the header. */
+	 * PT_GNU_EH_FRAME. eh_frame_ptr pc-relative, a table entry per FDE (in pc order)
+	 * relative to the header. */
 	uint64_t hdr = eh + b->len;
 	synth_buf_u8(b, 1);
 	synth_buf_u8(b, PE_PCREL_SDATA4);
 	synth_buf_u8(b, PE_UDATA4);
 	synth_buf_u8(b, PE_DATAREL_SDATA4);
 	synth_buf_u32(b, (uint32_t)(eh - (hdr + 4)));
-	synth_buf_u32(b, 1);
-	synth_buf_u32(b, (uint32_t)(f->in->code_addr - hdr));
-	synth_buf_u32(b, (uint32_t)(eh + f->fde - hdr));
-	return b->oom ? -1 : 1;
+	synth_buf_u32(b, f->nfde);
+	for (unsigned i = 0; i < f->nfde; i++) {
+		synth_buf_u32(b, (uint32_t)(f->in->code_addr + f->start[i] - hdr));
+		synth_buf_u32(b, (uint32_t)(eh + f->fde[i] - hdr));
+	}
+	return b->oom ? -1 : (int)SYNTH_CFI_HDR_SIZE(f->nfde);
 }
 
 /* The whole frame's rule back (after a path that tore it down ended). */

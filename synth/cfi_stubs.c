@@ -5,8 +5,10 @@
  *    over the whole code;
  *  - "I2C/C2I adapters(...)": the i2c entry, at offset 0, runs with the caller's frame
  *    untouched up to and at its first instruction that is not a mov leaving rsp alone (the pop
- *    of the return address, then the stack realigned): CFA = rsp+8 there, no CFI past it (the
- *    c2i entries inside are at offsets the dump does not give);
+ *    of the return address, then the stack realigned): CFA = rsp+8 there; the c2i unverified
+ *    entry follows the i2c's jmp and runs frameless (inline-cache check, class-init barrier,
+ *    GC barriers' fast paths) up to and at its first stack instruction: CFA = rsp+8, a second
+ *    FDE; no CFI elsewhere (the i2c after its pop, the c2i's argument shuffle);
  *  - entered by push %rbp; mov %rsp,%rbp at offset 0 (enter(): StubGenerator's stubs, the C1
  *    and shared runtime blobs through StubFrame and RegisterSaver): CFA = rbp+16 after it, the
  *    tear-downs (leave, pop %rbp) decoded (cfi_rows.c);
@@ -46,31 +48,59 @@ static int starts(const char *s, const char *prefix)
 	return !strncmp(s, prefix, strlen(prefix));
 }
 
-/* The end of the adapter's frameless entry: the end of its first instruction that may move
- * rsp (at its own pc it has not run yet: the caller's frame is still untouched). */
-static uint64_t entry_end(const uint8_t *c, uint64_t n)
+/* The end of a frameless entry at from: the end of its first instruction that is not one of
+ * ok (0: mov leaving rsp alone; 1: also any other that does not touch the stack, jumps
+ * included): at its own pc it has not run yet, the caller's frame is still untouched. from
+ * itself when nothing decodes there. */
+static uint64_t entry_end(const uint8_t *c, uint64_t n, uint64_t from, int any)
 {
 	enum synth_x86_op op;
-	uint64_t pc = 0;
+	uint64_t pc = from;
 	unsigned len;
 	while (pc < n && (len = synth_x86_insn(c + pc, n - pc, &op))) {
 		pc += len;
-		if (op != SYNTH_X86_MOV)
+		if (op != SYNTH_X86_MOV &&
+		    !(any && (op == SYNTH_X86_OTHER || op == SYNTH_X86_JMP)))
 			break;
 	}
 	return pc;
 }
 
+/* The adapters' blob: the i2c entry at 0 (movs, then its first stack instruction, at *i2c),
+ * and the c2i unverified entry right after the i2c's jmp (HotSpot emits them in that order:
+ * SharedRuntime::generate_i2c2i_adapters), frameless up to and at its first stack instruction
+ * (the pop of the return address), at [*c2i, *c2i_end). 0 when the i2c's jmp is not found. */
+static int adapter_entries(const uint8_t *c, uint64_t n, uint64_t *i2c, uint64_t *c2i,
+			   uint64_t *c2i_end)
+{
+	enum synth_x86_op op = SYNTH_X86_OTHER;
+	uint64_t pc = 0;
+	unsigned len;
+	*i2c = entry_end(c, n, 0, 0);
+	while (pc < n && (len = synth_x86_insn(c + pc, n - pc, &op)) && op != SYNTH_X86_JMP)
+		pc += len;
+	if (op != SYNTH_X86_JMP || pc >= n || !len)
+		return 0;
+	*c2i = pc + len;
+	*c2i_end = entry_end(c, n, *c2i, 1);
+	return *c2i_end > *c2i && *c2i >= *i2c;
+}
+
+/* ranges: [0, ranges[0]) and, for the adapters, [ranges[1], ranges[2]) when ranges[2]. */
 static enum stub_kind kind_of(const struct synth_input *in, struct synth_prologue *pr,
-			      uint64_t *range)
+			      uint64_t ranges[3])
 {
 	const char *name = in->name ? in->name : "";
 	const uint8_t *c = in->code;
-	*range = in->code_size;
+	ranges[0] = in->code_size;
+	ranges[2] = 0;
 	if (!strcmp(name, "vtable stub") || !strcmp(name, "itable stub"))
 		return STUB_FRAMELESS;
-	if (starts(name, "I2C/C2I adapters"))
-		return (*range = entry_end(c, in->code_size)) ? STUB_ENTRY : STUB_NONE;
+	if (starts(name, "I2C/C2I adapters")) {
+		if (!adapter_entries(c, in->code_size, &ranges[0], &ranges[1], &ranges[2]))
+			ranges[0] = entry_end(c, in->code_size, 0, 0);
+		return ranges[0] ? STUB_ENTRY : STUB_NONE;
+	}
 	if (!strcmp(name, "Interpreter") || starts(name, "Deoptimization") ||
 	    starts(name, "UncommonTrap"))
 		return STUB_NONE;
@@ -86,16 +116,16 @@ static enum stub_kind kind_of(const struct synth_input *in, struct synth_prologu
 int synth_stub_cfi_applies(const struct synth_input *in)
 {
 	struct synth_prologue pr;
-	uint64_t range;
-	return kind_of(in, &pr, &range) != STUB_NONE;
+	uint64_t ranges[3];
+	return kind_of(in, &pr, ranges) != STUB_NONE;
 }
 
 int synth_stub_cfi(const struct synth_input *in, struct synth_buf *b)
 {
 	struct synth_prologue pr;
 	struct synth_cfi f;
-	uint64_t range;
-	enum stub_kind k = kind_of(in, &pr, &range);
+	uint64_t ranges[3];
+	enum stub_kind k = kind_of(in, &pr, ranges);
 
 	if (k == STUB_NONE)
 		return 0;
@@ -107,6 +137,9 @@ int synth_stub_cfi(const struct synth_input *in, struct synth_buf *b)
 		synth_cfi_epilogues(&f, in->code, 4, in->code_size);
 	} else if (k == STUB_SETUP) {
 		synth_prologue_rows(&f, &pr, in->code, in->code_size);
+	} else if (k == STUB_ENTRY && ranges[2]) {	/* the c2i entry: a second FDE */
+		synth_cfi_next(&f, ranges[0], ranges[1]);
+		ranges[0] = ranges[2];
 	}
-	return synth_cfi_end(&f, range);
+	return synth_cfi_end(&f, ranges[0]);
 }

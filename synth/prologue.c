@@ -212,12 +212,13 @@ const struct synth_input *synth_input_with_cfi(const struct synth_input *in,
 					       struct synth_input *with,
 					       struct synth_buf *blob)
 {
-	if (synth_prologue_eh_frame(in, blob) <= 0)
+	int hdr = synth_prologue_eh_frame(in, blob);
+	if (hdr <= 0)
 		return in;
 	*with = *in;
 	with->unwind = blob->p;
 	with->unwind_size = blob->len;
-	with->eh_frame_hdr_size = SYNTH_PROLOGUE_HDR_SIZE;
+	with->eh_frame_hdr_size = (uint64_t)hdr;
 	with->mapped_size = 0;
 	return with;
 }

@@ -79,14 +79,20 @@ unsigned synth_x86_insn(const uint8_t *c, uint64_t n, enum synth_x86_op *what);
 int64_t synth_x86_add_rsp_imm(const uint8_t *c);
 
 /* The .eh_frame of one code load (cfi_rows.c): synth_cfi_begin writes the CIE (CFA = rsp+8,
- * the return address at CFA-8) and opens the FDE; rows are added in pc order (code offsets);
- * synth_cfi_end closes it covering [0, range) and appends the .eh_frame_hdr
- * (SYNTH_PROLOGUE_HDR_SIZE bytes): 1, or -1 out of memory. */
+ * the return address at CFA-8) and opens an FDE at offset 0; rows are added in pc order (code
+ * offsets); synth_cfi_next closes the FDE at end and opens another at start (a gap between
+ * them has no CFI; at most SYNTH_CFI_MAX_FDES); synth_cfi_end closes the last one at range
+ * and appends the .eh_frame_hdr: its size (SYNTH_CFI_HDR_SIZE), or -1 out of memory. */
 enum { SYNTH_REG_RBP = 6, SYNTH_REG_RSP = 7 };
+#define SYNTH_CFI_MAX_FDES 2
+#define SYNTH_CFI_HDR_SIZE(n) (12 + 8 * (n))
 struct synth_cfi {
 	struct synth_buf *b;
 	const struct synth_input *in;
-	size_t fde;		/* the FDE's offset in b */
+	size_t cie;		/* the CIE's offset in b */
+	size_t fde[SYNTH_CFI_MAX_FDES];	/* the FDEs' offsets in b */
+	uint64_t start[SYNTH_CFI_MAX_FDES];	/* and the code offsets they start at */
+	unsigned nfde;
 	uint64_t at;		/* the pc the rows have reached */
 	unsigned reg;		/* the current CFA rule: reg + off */
 	uint64_t off;
@@ -98,19 +104,19 @@ void synth_cfi_rbp(struct synth_cfi *f, uint64_t pc, int saved);
 /* Rows for every tear-down of the frame whose rule is the current one, decoding code from
  * offset from to end (see cfi_rows.c). */
 void synth_cfi_epilogues(struct synth_cfi *f, const uint8_t *code, uint64_t from, uint64_t end);
+void synth_cfi_next(struct synth_cfi *f, uint64_t end, uint64_t start);
 int synth_cfi_end(struct synth_cfi *f, uint64_t range);
 /* The rows of a set-up synth_prologue_find found in code, and of its tear-downs. */
 void synth_prologue_rows(struct synth_cfi *f, const struct synth_prologue *pr,
 			 const uint8_t *code, uint64_t size);
-/* What cfi_stubs.c writes for a HotSpot stub (tier STUB): 1 written, 0 none (b untouched). */
+/* What cfi_stubs.c writes for a HotSpot stub (tier STUB): as synth_prologue_eh_frame. */
 int synth_stub_cfi(const struct synth_input *in, struct synth_buf *b);
 /* Whether it would write some (no buffer). */
 int synth_stub_cfi_applies(const struct synth_input *in);
 
-/* The .eh_frame and .eh_frame_hdr (its last SYNTH_PROLOGUE_HDR_SIZE bytes) synth writes for
- * HotSpot code without unwind data (prologue.c) appended to b: 1 written, 0 none applies (b
- * untouched), -1 out of memory. */
-#define SYNTH_PROLOGUE_HDR_SIZE 20
+/* The .eh_frame and .eh_frame_hdr synth writes for HotSpot code without unwind data
+ * (prologue.c) appended to b: the .eh_frame_hdr's size (its last bytes, > 0) when written, 0
+ * none applies (b untouched), -1 out of memory. */
 int synth_prologue_eh_frame(const struct synth_input *in, struct synth_buf *b);
 /* in with that .eh_frame as its unwind data in *with (blob holds it; free it after): returns
  * with, or in itself when there is none. */

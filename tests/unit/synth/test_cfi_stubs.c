@@ -31,13 +31,16 @@ static void named(struct st_load *l, struct code *c, uint32_t tier, const char *
 	l->in.name = name;
 }
 
-static int has_row(struct built *b, uint64_t off)
+/* No row at any offset of [from, to). */
+static void expect_none(struct built *b, uint64_t from, uint64_t to)
 {
-	Dwarf_Frame *fr;
-	if (dwarf_cfi_addrframe(b->cfi, b->e.text_offset + off, &fr))
-		return 0;
-	free(fr);
-	return 1;
+	for (uint64_t off = from; off < to; off++) {
+		Dwarf_Frame *fr;
+		int rc = dwarf_cfi_addrframe(b->cfi, b->e.text_offset + off, &fr);
+		if (!rc)
+			free(fr);
+		cr_assert_neq(rc, 0, "offset %llu has a row", (unsigned long long)off);
+	}
 }
 
 /* A native wrapper (tier "other": level 0): bang, enter(), sub; CFA on rbp (its slow paths
@@ -163,8 +166,35 @@ Test(cfi_stubs, adapter_entry)
 	struct built b;
 	build(&b, &l);
 	expect(&b, 0, 4, 8, 0);
-	for (uint64_t off = 4; off < ST_CODE_SIZE; off++)
-		cr_assert_eq(has_row(&b, off), 0, "offset %llu has a row", (unsigned long long)off);
+	expect_none(&b, 4, ST_CODE_SIZE);
+	unbuild(&b);
+}
+
+/* The c2i unverified entry right after the i2c's jmp: a second FDE, frameless up to and at
+ * its pop of the return address; none between the i2c's pop and its jmp, none after. */
+Test(cfi_stubs, adapter_c2i_entry)
+{
+	static const uint8_t i2c[] = { 0x4c, 0x8b, 0xdc, 0x58, 0x48, 0x83, 0xe4, 0xf0, 0x50,
+				       0x41, 0xff, 0xe3 };	/* ... push %rax; jmp *%r11 */
+	static const uint8_t c2i[] = { 0x44, 0x8b, 0x56, 0x08, 0x44, 0x3b, 0x50, 0x08, 0x0f,
+				       0x85, 0x10, 0x00, 0x00, 0x00, 0x58, 0x48, 0x83, 0xec,
+				       0x10 };	/* IC check, jne, pop %rax, sub $0x10,%rsp */
+	struct code c = { .n = 0 };
+	PUT(&c, i2c);
+	PUT(&c, c2i);
+	struct st_load l;
+	named(&l, &c, JD_TIER_STUB, "I2C/C2I adapters(0xbb)");
+	struct built b;
+	build(&b, &l);
+	GElf_Shdr hdr;
+	cr_assert_not_null(st_section(b.elf, ".eh_frame_hdr", &hdr));
+	cr_assert_eq(hdr.sh_size, 12 + 2 * 8, "two table entries");
+	cr_assert_eq(b.e.text_offset, synth_text_offset(&l.in));
+	expect(&b, 0, 4, 8, 0);
+	uint64_t c2i_at = sizeof(i2c), pop_at = c2i_at + 14;
+	expect_none(&b, 4, c2i_at);
+	expect(&b, c2i_at, pop_at + 1, 8, 0);
+	expect_none(&b, pop_at + 1, ST_CODE_SIZE);
 	unbuild(&b);
 }
 
