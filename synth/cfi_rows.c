@@ -125,11 +125,13 @@ void synth_cfi_begin(struct synth_cfi *f, const struct synth_input *in, struct s
 	open_fde(f, 0);
 }
 
-void synth_cfi_next(struct synth_cfi *f, uint64_t end, uint64_t start)
+int synth_cfi_next(struct synth_cfi *f, uint64_t end, uint64_t start)
 {
+	if (f->nfde >= SYNTH_CFI_MAX_FDES || start < end || end < f->at)
+		return 0;	/* no room, or not after the rows so far */
 	close_fde(f, end);
-	if (f->nfde < SYNTH_CFI_MAX_FDES)
-		open_fde(f, start);
+	open_fde(f, start);
+	return 1;
 }
 
 int synth_cfi_end(struct synth_cfi *f, uint64_t range)

@@ -137,9 +137,8 @@ int synth_stub_cfi(const struct synth_input *in, struct synth_buf *b)
 		synth_cfi_epilogues(&f, in->code, 4, in->code_size);
 	} else if (k == STUB_SETUP) {
 		synth_prologue_rows(&f, &pr, in->code, in->code_size);
-	} else if (k == STUB_ENTRY && ranges[2]) {	/* the c2i entry: a second FDE */
-		synth_cfi_next(&f, ranges[0], ranges[1]);
-		ranges[0] = ranges[2];
+	} else if (k == STUB_ENTRY && ranges[2] && synth_cfi_next(&f, ranges[0], ranges[1])) {
+		ranges[0] = ranges[2];	/* the c2i entry: a second FDE */
 	}
 	return synth_cfi_end(&f, ranges[0]);
 }

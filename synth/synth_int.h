@@ -104,7 +104,7 @@ void synth_cfi_rbp(struct synth_cfi *f, uint64_t pc, int saved);
 /* Rows for every tear-down of the frame whose rule is the current one, decoding code from
  * offset from to end (see cfi_rows.c). */
 void synth_cfi_epilogues(struct synth_cfi *f, const uint8_t *code, uint64_t from, uint64_t end);
-void synth_cfi_next(struct synth_cfi *f, uint64_t end, uint64_t start);
+int synth_cfi_next(struct synth_cfi *f, uint64_t end, uint64_t start);	/* 1, 0 refused */
 int synth_cfi_end(struct synth_cfi *f, uint64_t range);
 /* The rows of a set-up synth_prologue_find found in code, and of its tear-downs. */
 void synth_prologue_rows(struct synth_cfi *f, const struct synth_prologue *pr,
