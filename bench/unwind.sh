@@ -12,9 +12,15 @@
 # BENCH_UNWIND_FREQ (default 4000) Hz. Then `jitprof inject` on both large recordings (the
 # stacks unwound into the call chains, the copies dropped): the output's size against the
 # recording's (target <= 1/5), its time against `perf inject` copying the same file (perf
-# cannot unwind into chains: a plain pass is its nearest), and the samples reaching main in
-# `perf script` of the injected file against perf's own unwinding of the recording. Best of
-# BENCH_RUNS (default 3).
+# cannot unwind into chains: a plain pass is its nearest), and the samples reaching main
+# in `perf script` of the injected file against perf's own unwinding of the recording. Best of
+# BENCH_RUNS (default 3). Last, javac without frame pointers on each JDK of BENCH_UNWIND_JDKS
+# (default JDK 17 and 25 where installed) compiling java.util.stream (the JDK's own src.zip,
+# else the first JDK's; javac 17 stops at errors on 25's sources after parsing and attributing
+# them: the work is measured all the same): the Java samples (a jitted, interpreter or call stub
+# frame) whose stack reaches its root without an [unknown] cut, through inject's chains (perf
+# script) and report's own walk (--keep-stacks), and the share of `Interpreter` frames left
+# among the Java frames of the flame graph (issue 35: >= 95%, 0).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${JITPROF_BUILD:-build}
@@ -130,4 +136,51 @@ for who in j p; do
 		       "%.3f s cpu (%.1fx wall); perf script reaching main: recording %d, " \
 		       "injected %d\n", who, is, os, is / (os > 0 ? os : 1), iw, ic, pw, pc,
 		       pw / (iw > 0 ? iw : 1e-3), m0, m1 }'
+done
+
+# javac without frame pointers: where Java stacks stop (docs/PERFORMANCE.md).
+java_share() {	# java_share FOLDED -> "JAVA_SAMPLES UNCUT INTERPRETER_FRAMES JAVA_FRAMES"
+	awk '{ n = $NF; sub(/ [0-9]+$/, ""); k = split($0, f, ";"); j = 0; cut = 0
+		for (i = 1; i <= k; i++) {
+			if (f[i] ~ /^\[unknown\]/) cut = 1
+			if (f[i] == "Interpreter" || f[i] == "call_stub" || f[i] ~ /_\[int\]$/ ||
+			    f[i] ~ /^[a-z]+(\.[A-Za-z0-9_$]+)+\(/) { j++; if (f[i] == "Interpreter") it += n }
+		}
+		if (j) { js += n; ok += cut ? 0 : n; jf += j * n } }
+		END { print js + 0, ok + 0, it + 0, jf + 0 }' "$1"
+}
+script_share() {	# perf script of an injected file -> "JAVA_SAMPLES UNCUT"
+	perf script -i "$1" -F ip,sym,dso 2>/dev/null | awk 'BEGIN { RS = "" } {
+		k = split($0, l, "\n"); j = 0; last = ""
+		for (i = 1; i <= k; i++) {
+			if (l[i] ~ /kernel\.kallsyms/) continue
+			if (l[i] ~ /jitted-[0-9]+-[0-9]+(-[0-9]+)?\.so\)$/) j = 1
+			last = l[i]
+		}
+		if (j) { js++; ok += last ~ /\[unknown\] \(\[unknown\]\)$/ ? 0 : 1 } }
+		END { print js + 0, ok + 0 }'
+}
+for home in ${BENCH_UNWIND_JDKS:-/usr/lib/jvm/java-17-openjdk-amd64 /usr/lib/jvm/temurin-25-jdk-amd64}; do
+	[ -x "$home/bin/javac" ] || { echo "javac: $home not installed: skipped"; continue; }
+	src=$home/lib/src.zip
+	[ -r "$src" ] || src=$(ls /usr/lib/jvm/*/lib/src.zip 2>/dev/null | while read -r z; do
+		[ -r "$z" ] && echo "$z" && break; done)
+	[ -n "$src" ] || { echo "javac: no src.zip: skipped"; continue; }
+	jc=$work/javac; rm -rf "$jc"; mkdir -p "$jc/src" "$jc/out" "$jc/jit"
+	unzip -q "$src" 'java.base/java/util/stream/*' -d "$jc/src"
+	"$jp" record -q -k mono -F 499 --call-graph dwarf,32768 -o "$jc/perf.data" -- \
+		"$home/bin/javac" -J-agentpath:"$(realpath "$build/libagent.so")"=dir="$jc/jit",quiet \
+		-nowarn --patch-module java.base="$jc/src/java.base" -d "$jc/out" \
+		"$jc/src/java.base/java/util/stream/"*.java >/dev/null 2>&1 || true
+	"$jp" inject -q --jit --all -i "$jc/perf.data" -o "$jc/inj.data"
+	"$jp" inject -q --jit --all --keep-stacks -i "$jc/perf.data" -o "$jc/keep.data"
+	"$jp" report -i "$jc/keep.data" --collapsed > "$jc/folded" 2>/dev/null
+	read -r sj sok < <(script_share "$jc/inj.data")
+	read -r rj rok it jf < <(java_share "$jc/folded")
+	awk -v h="$(basename "$home")" -v sj="$sj" -v sok="$sok" -v rj="$rj" -v rok="$rok" \
+		-v it="$it" -v jf="$jf" 'BEGIN { printf "javac %s, no frame pointers: Java " \
+		"samples reaching their root: inject %d of %d (%.1f%%), report walk %d of %d " \
+		"(%.1f%%) (target >= 95%%); Interpreter frames %d of %d Java frames (%.2f%%, " \
+		"target 0)\n", h, sok, sj, 100 * sok / (sj ? sj : 1), rok, rj,
+		100 * rok / (rj ? rj : 1), it, jf, 100 * it / (jf ? jf : 1) }'
 done

@@ -120,11 +120,13 @@ int synth_build_id_counted(const struct synth_input *in, uint8_t id[SYNTH_BUILD_
 /* Lower-case hex, NUL-terminated. */
 void synth_build_id_hex(const uint8_t id[SYNTH_BUILD_ID_SIZE], char hex[SYNTH_BUILD_ID_HEX]);
 
-/* HotSpot C1/C2 code brings no unwind data (jitdump UNWINDING_INFO) of its own; synth_build
- * then writes an .eh_frame read off its frame set-up (synth/prologue.c, docs/synth.md): for a
- * load with no unwind data, tier C1 or C2 (the agent's LOAD_INFO: never another runtime's
- * code) and x86_64 (synth_prologue_applies), when synth_prologue_find recognises the set-up
- * in the first bytes of its code. An unrecognised one gets no CFI. */
+/* HotSpot code brings no unwind data (jitdump UNWINDING_INFO) of its own; synth_build then
+ * writes an .eh_frame read off its frame set-up and tear-downs (synth/prologue.c,
+ * synth/cfi_stubs.c, docs/synth.md): for a load with no unwind data, x86_64, tier C1 or C2
+ * (the agent's LOAD_INFO: never another runtime's code) when synth_prologue_find recognises
+ * the set-up in the first bytes of its code, tier "other" (native wrappers) with the whole
+ * set-up, tier "stub" for the stubs cfi_stubs.c knows (synth_prologue_applies says which tiers
+ * are looked at). An unrecognised one gets no CFI. */
 enum synth_prologue_kind {
 	SYNTH_PROLOGUE_NONE = 0,
 	SYNTH_PROLOGUE_PUSH,	/* [stack bangs] push %rbp; [mov %rsp,%rbp]; [sub $F,%rsp] */
@@ -134,6 +136,7 @@ struct synth_prologue {
 	enum synth_prologue_kind kind;
 	uint64_t entry;		/* offset of the set-up's first instruction */
 	uint64_t push_end;	/* PUSH: offset after push %rbp */
+	uint64_t mov_end;	/* PUSH: offset after mov %rsp,%rbp (0: none) */
 	uint64_t sub_end;	/* offset after sub $F,%rsp (0: PUSH without one) */
 	uint64_t save_end;	/* SUB: offset after the store of rbp */
 	uint64_t frame;		/* F */
@@ -141,6 +144,8 @@ struct synth_prologue {
 int synth_prologue_applies(const struct synth_input *in);
 /* 1 and *out when code's first bytes hold a set-up above, else 0 (*out zeroed). */
 int synth_prologue_find(const uint8_t *code, uint64_t size, struct synth_prologue *out);
+/* The same at offset 0 only (a stub's entry). */
+int synth_prologue_find_entry(const uint8_t *code, uint64_t size, struct synth_prologue *out);
 /* 1 when synth_build writes such CFI for in (applies and recognised), else 0. */
 int synth_prologue_cfi(const struct synth_input *in);
 

@@ -228,21 +228,13 @@ static void check_report_walk(const char *home, const char *jvm_flags)
 /* One recording of the program on JDK home with extra JVM flags; the report's checks. */
 static void run(const char *home, const char *jvm_flags, int all_interp, int compiled)
 {
-	char java[PATH_MAX + 16], agent[PATH_MAX];
+	char args[1024];
 	struct tu_result r;
 	struct verdict v;
 
-	snprintf(java, sizeof(java), "%s/bin/java", home);
-	if (access(java, X_OK)) {
-		tu_skip_part("%s is not installed", java);
+	snprintf(args, sizeof(args), "%s Calls 2500", jvm_flags);
+	if (rx_record_java_dwarf(home, args))
 		return;
-	}
-	cr_assert_not_null(realpath(tu_build("libagent.so"), agent));
-	rx_ok(&r, "cd '%s' && rm -rf jit perf.data perf.jit.data && mkdir jit && HOME='%s' '%s' "
-	      "record -q -k mono --call-graph dwarf -o perf.data -- %s'%s' "
-	      "-agentpath:'%s'=dir='%s/jit',quiet %s Calls 2500 >/dev/null", dir, dir, rx_jitprof,
-	      tu_java_env_sh(agent), java, agent, dir, jvm_flags);
-	tu_result_free(&r);
 	/* --keep-stacks: report unwinds the copies again itself and names interpreted frames */
 	rx_ok(&r, "cd '%s' && HOME='%s' '%s' inject --jit --all --keep-stacks -q -i perf.data "
 	      "-o perf.jit.data", dir,

@@ -353,4 +353,26 @@ __attribute__((unused)) static void rx_perf_record_cg(void)
 	tu_result_free(&r);
 }
 
+/* `jitprof record -q -k mono --call-graph dwarf` of java (JDK home) with libagent.so dumping
+ * into dir/jit, running args (JVM flags, the main class and its arguments) from dir, into
+ * dir/perf.data. 0, or -1 with the part skipped when that JDK is not installed. */
+__attribute__((unused)) static int rx_record_java_dwarf(const char *home, const char *args)
+{
+	char java[PATH_MAX + 16], agent[PATH_MAX];
+	struct tu_result r;
+
+	snprintf(java, sizeof(java), "%s/bin/java", home);
+	if (access(java, X_OK)) {
+		tu_skip_part("%s is not installed", java);
+		return -1;
+	}
+	cr_assert_not_null(realpath(tu_build("libagent.so"), agent));
+	rx_ok(&r, "cd '%s' && rm -rf jit perf.data perf.jit.data && mkdir jit && HOME='%s' '%s' "
+	      "record -q -k mono --call-graph dwarf -o perf.data -- %s'%s' "
+	      "-agentpath:'%s'=dir='%s/jit',quiet %s >/dev/null", dir, dir, rx_jitprof,
+	      tu_java_env_sh(agent), java, agent, dir, args);
+	tu_result_free(&r);
+	return 0;
+}
+
 #endif

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tests/unit/synth/st.h"
+#include "tests/unit/synth/st_cfi.h"
 
 /* C2's unverified entry (JDK 17): mov 0x8(%rsi),%r10d; shl $3,%r10; cmp %r10,%rax;
  * jne ic_miss; nopl (%rax): 20 bytes before the verified entry. */
@@ -22,92 +22,6 @@ static const uint8_t sub8[] = { 0x48, 0x83, 0xec, 0x30 };		/* sub $0x30,%rsp */
 static const uint8_t sub32[] = { 0x48, 0x81, 0xec, 0x18, 0x01, 0x00, 0x00 };	/* $0x118 */
 static const uint8_t save_rbp8[] = { 0x48, 0x89, 0x6c, 0x24, 0x10 };	/* %rbp,0x10(%rsp) */
 static const uint8_t save_rbp32[] = { 0x48, 0x89, 0xac, 0x24, 0x10, 0x01, 0x00, 0x00 };
-
-struct code {
-	uint8_t b[ST_CODE_SIZE];
-	size_t n;
-};
-
-static void put(struct code *c, const uint8_t *p, size_t n)
-{
-	cr_assert_leq(c->n + n, sizeof(c->b));
-	memcpy(c->b + c->n, p, n);
-	c->n += n;
-}
-#define PUT(c, a) put(c, a, sizeof(a))
-
-/* A C2 (or tier) load of code c, the rest of the 64 bytes nops (int3 would do as well). */
-static void load_of(struct st_load *l, struct code *c, uint32_t tier)
-{
-	st_load_init(l, 0);
-	memset(l->code, 0x90, sizeof(l->code));
-	memcpy(l->code, c->b, c->n);
-	l->in.tier = tier;
-	l->in.e_machine = EM_X86_64;
-}
-
-struct row {
-	int64_t cfa;	/* rsp + cfa */
-	int rbp_saved;	/* rbp at CFA-16 */
-};
-
-/* The row at code offset off of the ELF built from l (cr_assert when none). */
-static struct row row_at(Dwarf_CFI *cfi, const struct synth_elf *e, uint64_t off)
-{
-	Dwarf_Frame *fr;
-	struct row r = { 0 };
-	cr_assert_eq(dwarf_cfi_addrframe(cfi, e->text_offset + off, &fr), 0, "offset %llu: %s",
-		     (unsigned long long)off, dwarf_errmsg(-1));
-	Dwarf_Op *ops, buf[3];
-	size_t nops;
-	cr_assert_eq(dwarf_frame_cfa(fr, &ops, &nops), 0);
-	cr_assert_eq(nops, 1);
-	cr_assert_eq(ops[0].atom, DW_OP_bregx);
-	cr_assert_eq(ops[0].number, 7, "CFA on rsp");
-	r.cfa = (int64_t)ops[0].number2;
-	cr_assert_eq(dwarf_frame_register(fr, 6, buf, &ops, &nops), 0);
-	/* saved at CFA+N: DW_OP_call_frame_cfa, DW_OP_plus_uconst? libdw gives an offset op */
-	r.rbp_saved = nops == 2 && ops[0].atom == DW_OP_call_frame_cfa &&
-		      ops[1].atom == DW_OP_plus_uconst && (int64_t)ops[1].number == -16;
-	if (!r.rbp_saved && nops == 2 && ops[0].atom == DW_OP_call_frame_cfa &&
-	    ops[1].atom == DW_OP_consts)
-		r.rbp_saved = (int64_t)ops[1].number == -16;
-	free(fr);
-	return r;
-}
-
-struct built {
-	struct synth_elf e;
-	Elf *elf;
-	Dwarf_CFI *cfi;
-};
-
-static void build(struct built *b, struct st_load *l)
-{
-	char err[256];
-	cr_assert_eq(synth_build(&l->in, &b->e, JP_ERRBUF_LOG(err)), 0, "%s", err);
-	b->elf = st_elf(&b->e);
-	b->cfi = dwarf_getcfi_elf(b->elf);
-}
-
-static void unbuild(struct built *b)
-{
-	if (b->cfi)
-		dwarf_cfi_end(b->cfi);
-	elf_end(b->elf);
-	synth_elf_free(&b->e);
-}
-
-static void expect(struct built *b, uint64_t from, uint64_t to, int64_t cfa, int rbp_saved)
-{
-	for (uint64_t off = from; off < to; off++) {
-		struct row r = row_at(b->cfi, &b->e, off);
-		cr_assert_eq(r.cfa, cfa, "offset %llu: CFA rsp+%lld, want rsp+%lld",
-			     (unsigned long long)off, (long long)r.cfa, (long long)cfa);
-		cr_assert_eq(r.rbp_saved, rbp_saved, "offset %llu: rbp saved %d, want %d",
-			     (unsigned long long)off, r.rbp_saved, rbp_saved);
-	}
-}
 
 Test(prologue, push_form_behind_the_ic_check)
 {
@@ -127,10 +41,10 @@ Test(prologue, push_form_behind_the_ic_check)
 	struct built b;
 	build(&b, &l);
 	cr_assert_not_null(b.cfi, "%s", dwarf_errmsg(-1));
-	uint64_t push_end = sizeof(uep) + sizeof(bang) + 1, sub_end = push_end + 3 + 4;
+	uint64_t push_end = sizeof(uep) + sizeof(bang) + 1, mov_end = push_end + 3;
 	expect(&b, 0, push_end, 8, 0);			/* the IC check and the bang */
-	expect(&b, push_end, sub_end, 16, 1);		/* after push %rbp */
-	expect(&b, sub_end, ST_CODE_SIZE, 16 + 0x30, 1);	/* the whole frame */
+	expect(&b, push_end, mov_end, 16, 1);		/* after push %rbp */
+	expect(&b, mov_end, ST_CODE_SIZE, RBP(16), 1);	/* rbp is the frame pointer */
 	Dwarf_Frame *fr;
 	cr_assert_neq(dwarf_cfi_addrframe(b.cfi, b.e.text_offset + ST_CODE_SIZE + 8, &fr), 0,
 		      "no row beyond the code");
