@@ -408,7 +408,8 @@ int inj_stacks_mmap(struct inj_stacks *k, struct inj_dump *d, uint32_t load, uin
  * until the next call), 0 as read (not an evsel with copies, or no room), -ENOMEM. */
 int inj_stacks_sample(struct inj_stacks *k, const struct pd_event *ev, const void **rec,
 		      size_t *size, const uint64_t **chain, uint64_t *nr_chain);
-const struct inj_stacks_stats *inj_stacks_stats(const struct inj_stacks *k);
+/* Its figures, the interpreted frames' counts (interp.c) taken now. */
+const struct inj_stacks_stats *inj_stacks_stats(struct inj_stacks *k);
 /* Interpreted frames named through interp (interp.c; NULL: left as the interpreter's pcs). */
 struct inj_interp;
 void inj_stacks_set_interp(struct inj_stacks *k, struct inj_interp *ip);

@@ -102,11 +102,11 @@ void inj_stacks_free(struct inj_stacks *k)
 	free(k);
 }
 
-const struct inj_stacks_stats *inj_stacks_stats(const struct inj_stacks *k)
+const struct inj_stacks_stats *inj_stacks_stats(struct inj_stacks *k)
 {
-	struct inj_stacks_stats *st = (struct inj_stacks_stats *)&k->st;
-	inj_interp_counts(k->interp, &st->interp_named, &st->interp_unnamed, &st->interp_elfs);
-	return st;
+	inj_interp_counts(k->interp, &k->st.interp_named, &k->st.interp_unnamed,
+			  &k->st.interp_elfs);
+	return &k->st;
 }
 
 void inj_stacks_set_interp(struct inj_stacks *k, struct inj_interp *ip)
