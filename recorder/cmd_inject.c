@@ -116,6 +116,12 @@ static void stacks_summary(const struct inj_opts *o, const struct inj_stacks_sta
 		 "their root%s%s", (unsigned long long)k->rewritten,
 		 o->keep_stacks ? "kept" : "dropped", (unsigned long long)k->ends[UNW_END_ROOT],
 		 len ? "; the rest end in an [unknown] frame: " : "", why);
+	if (k->interp_named || k->interp_unnamed)
+		cli_info("%llu interpreted Java frames named by an address in their process's ELF "
+			 "of interpreted methods (%llu such ELF%s), %llu left 'Interpreter' (a method "
+			 "pointer or bcp the agent's method table does not hold)",
+			 (unsigned long long)k->interp_named, (unsigned long long)k->interp_elfs,
+			 k->interp_elfs == 1 ? "" : "s", (unsigned long long)k->interp_unnamed);
 	if (k->too_big)
 		cli_info("%llu samples left as recorded: with their stack copy kept, the unwound "
 			 "chain does not fit in a record", (unsigned long long)k->too_big);

@@ -255,6 +255,34 @@ static const char *cu_file(const struct synth_input *in, const struct jd_line *l
 	return n ? lines[0].file : NULL;
 }
 
+void synth_dw_cu_head(struct synth_buf *b, const char *name, int java, uint64_t low,
+		      uint64_t size, const char *comp_dir)
+{
+	synth_buf_u32(b, 0);		/* unit_length, patched by the caller */
+	synth_buf_u16(b, 4);
+	synth_buf_u32(b, 0);		/* debug_abbrev_offset */
+	synth_buf_u8(b, 8);		/* address_size */
+	synth_buf_uleb(b, java ? AB_CU_JAVA : AB_CU);
+	synth_buf_str(b, name);
+	synth_buf_str(b, PRODUCER);
+	if (java)
+		synth_buf_u16(b, DW_LANG_Java);
+	synth_buf_u64(b, low);
+	synth_buf_u64(b, size);
+	synth_buf_u32(b, 0);		/* stmt_list: our only line unit */
+	synth_buf_str(b, comp_dir ? comp_dir : "");
+}
+
+void synth_dw_sub(struct synth_buf *b, const char *name, const char *linkage, uint64_t low,
+		  uint64_t size)
+{
+	synth_buf_uleb(b, AB_SUB);
+	synth_buf_str(b, name);
+	synth_buf_str(b, linkage);
+	synth_buf_u64(b, low);
+	synth_buf_u64(b, size);
+}
+
 static int write_info(struct synth_dwarf *d, const struct synth_input *in,
 		      struct synth_dw_files *files, const struct jd_line *lines, size_t n,
 		      uint64_t text_vaddr)
@@ -273,19 +301,8 @@ static int write_info(struct synth_dwarf *d, const struct synth_input *in,
 	int java = synth_dw_readable_name(in->name, readable, sizeof(readable));
 	const char *file = cu_file(in, lines, n);
 
-	synth_buf_u32(b, 0);		/* unit_length, patched below */
-	synth_buf_u16(b, 4);
-	synth_buf_u32(b, 0);		/* debug_abbrev_offset */
-	synth_buf_u8(b, 8);		/* address_size */
-	synth_buf_uleb(b, java ? AB_CU_JAVA : AB_CU);
-	synth_buf_str(b, file ? file : readable);
-	synth_buf_str(b, PRODUCER);
-	if (java)
-		synth_buf_u16(b, DW_LANG_Java);
-	synth_buf_u64(b, text_vaddr);
-	synth_buf_u64(b, in->code_size);
-	synth_buf_u32(b, 0);		/* stmt_list: our only line unit */
-	synth_buf_str(b, in->comp_dir ? in->comp_dir : "");
+	synth_dw_cu_head(b, file ? file : readable, java, text_vaddr, in->code_size,
+			 in->comp_dir);
 
 	if (t.n)
 		write_abstracts(b, in->inl, &t, aoff);
@@ -309,7 +326,7 @@ out:
 	return rc;
 }
 
-static void write_aranges(struct synth_buf *b, uint64_t text_vaddr, uint64_t size)
+void synth_dw_aranges(struct synth_buf *b, uint64_t text_vaddr, uint64_t size)
 {
 	synth_buf_u32(b, 44);		/* unit_length: 2+4+1+1 + 4 pad + 2 tuples of 16 */
 	synth_buf_u16(b, 2);
@@ -382,7 +399,7 @@ int synth_dwarf_build(const struct synth_input *in, uint64_t text_vaddr, struct 
 	synth_dw_abbrev(&d->abbrev);
 	synth_dw_line_unit(&d->line, &files, lines, n, in->code_addr, in->code_size, text_vaddr);
 	int rc = write_info(d, in, &files, lines, n, text_vaddr);
-	write_aranges(&d->aranges, text_vaddr, in->code_size);
+	synth_dw_aranges(&d->aranges, text_vaddr, in->code_size);
 	int oom = files.oom || d->abbrev.oom || d->info.oom || d->line.oom || d->aranges.oom;
 	synth_dw_files_free(&files);
 	free(lines);

@@ -48,6 +48,24 @@ void synth_dw_line_unit(struct synth_buf *b, struct synth_dw_files *files,
 			const struct jd_line *lines, size_t n, uint64_t code_addr,
 			uint64_t code_size, uint64_t text_vaddr);
 
+/* One sequence (its rows, then DW_LNE_end_sequence at the code's end) of a line program,
+ * appended to prog; rows as synth_dw_line_unit takes them. */
+void synth_dw_line_seq(struct synth_buf *prog, struct synth_dw_files *files,
+		       const struct jd_line *lines, size_t n, uint64_t code_addr,
+		       uint64_t code_size, uint64_t text_vaddr);
+/* A whole .debug_line unit around a program of such sequences (files: the table they use). */
+void synth_dw_line_wrap(struct synth_buf *b, struct synth_dw_files *files,
+			const struct synth_buf *prog);
+/* The unit header and compile unit DIE of .debug_info (java: DW_LANG_Java), children to
+ * follow; the caller ends them with a 0 and patches unit_length (the first u32). */
+void synth_dw_cu_head(struct synth_buf *b, const char *name, int java, uint64_t low,
+		      uint64_t size, const char *comp_dir);
+/* A subprogram without children or file: [low, low + size). */
+void synth_dw_sub(struct synth_buf *b, const char *name, const char *linkage, uint64_t low,
+		  uint64_t size);
+/* .debug_aranges: one range for the one CU. */
+void synth_dw_aranges(struct synth_buf *b, uint64_t low, uint64_t size);
+
 /* "Lcom/acme/Foo;bar(I)I" -> "com.acme.Foo.bar" (returns 1, JVM name); anything else is copied
  * (returns 0). Truncated to fit len. */
 int synth_dw_readable_name(const char *name, char *buf, size_t len);

@@ -75,7 +75,7 @@ static void emit_row(struct synth_buf *b, int64_t dline, uint64_t daddr)
 	synth_buf_u8(b, (uint8_t)(lpart + daddr * SYNTH_DW_LINE_RANGE));
 }
 
-static void line_program(struct synth_buf *b, struct synth_dw_files *files,
+void synth_dw_line_seq(struct synth_buf *b, struct synth_dw_files *files,
 			 const struct jd_line *lines, size_t n, uint64_t code_addr,
 			 uint64_t code_size, uint64_t text_vaddr)
 {
@@ -112,14 +112,20 @@ void synth_dw_line_unit(struct synth_buf *b, struct synth_dw_files *files,
 			const struct jd_line *lines, size_t n, uint64_t code_addr,
 			uint64_t code_size, uint64_t text_vaddr)
 {
-	static const uint8_t std_lengths[SYNTH_DW_OPCODE_BASE - 1] = {
-		0, 1, 1, 1, 1, 0, 0, 0, 1, 0, 0, 1
-	};
 	/* The program is encoded first: it fills the file table the header lists. */
 	struct synth_buf prog = { 0 };
 	if (n)	/* no rows, no sequence: an empty program is valid, a row-less one is not */
-		line_program(&prog, files, lines, n, code_addr, code_size, text_vaddr);
+		synth_dw_line_seq(&prog, files, lines, n, code_addr, code_size, text_vaddr);
+	synth_dw_line_wrap(b, files, &prog);
+	synth_buf_free(&prog);
+}
 
+void synth_dw_line_wrap(struct synth_buf *b, struct synth_dw_files *files,
+			const struct synth_buf *prog)
+{
+	static const uint8_t std_lengths[SYNTH_DW_OPCODE_BASE - 1] = {
+		0, 1, 1, 1, 1, 0, 0, 0, 1, 0, 0, 1
+	};
 	struct synth_buf hdr = { 0 };
 	synth_buf_u8(&hdr, 1);		/* minimum_instruction_length */
 	synth_buf_u8(&hdr, 1);		/* maximum_operations_per_instruction */
@@ -142,10 +148,9 @@ void synth_dw_line_unit(struct synth_buf *b, struct synth_dw_files *files,
 	synth_buf_u16(b, 4);
 	synth_buf_u32(b, (uint32_t)hdr.len);	/* header_length */
 	synth_buf_bytes(b, hdr.p, hdr.len);
-	synth_buf_bytes(b, prog.p, prog.len);
+	synth_buf_bytes(b, prog->p, prog->len);
 	synth_buf_put_u32(b, start, (uint32_t)(b->len - start - 4));
-	if (hdr.oom || prog.oom || files->oom)
+	if (hdr.oom || prog->oom || files->oom)
 		b->oom = 1;
 	synth_buf_free(&hdr);
-	synth_buf_free(&prog);
 }

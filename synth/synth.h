@@ -189,6 +189,42 @@ int synth_symbol(const struct synth_input *in, struct synth_symbol *out,
 uint64_t synth_text_offset(const struct synth_input *in);
 void synth_elf_free(struct synth_elf *e);	/* NULL-safe; leaves *e zeroed */
 
+/* ---- A process's interpreted methods as one ELF (interp.c) -----------------------------
+ * An interpreter frame has no code of its own to name it: inject gives each interpreted
+ * method (one method table record) an address range in one ELF per process, one byte per
+ * bytecode, so the frame of bci b in method k is .text + offset_k + b; its symbol is the
+ * method and its DWARF line rows give each bci's source line. Methods are laid out back to
+ * back in the order given (offset_k = the sizes before k). .text holds zeros. */
+struct synth_interp_method {
+	const char *name;	/* the symbol, as every view prints it */
+	const char *linkage;	/* the runtime's name (DW_AT_linkage_name) */
+	const char *file;	/* source file; "" or NULL: no line rows */
+	uint32_t size;		/* bytes: 1..SYNTH_INTERP_METHOD_MAX */
+	const struct jd_method_line *lines;	/* ascending bci; rows at or past size, or below
+						 * an earlier row, are dropped */
+	uint32_t nr_lines;
+};
+/* A JVM method's bytecodes are at most 65535 bytes (JVMS 4.7.3); 1 for a method without. */
+#define SYNTH_INTERP_METHOD_MAX 65535u
+struct synth_interp {
+	uint16_t e_machine;	/* 0 = this host's */
+	uint32_t pid;
+	const struct synth_interp_method *m;
+	size_t n;
+};
+/* The ELF (ET_DYN, .text at vaddr == file offset out->text_offset, out->map_len bytes of
+ * it; build-id the SHA-1 of the image with the id zeroed, so the same methods give the same
+ * id). -EINVAL for a size out of bounds or no methods, -ENOMEM. */
+int synth_build_interp(const struct synth_interp *in, struct synth_elf *out,
+		       const struct jp_log *log);
+/* "jitted-<pid>-interp.so", with seq n > 0 "jitted-<pid>-interp-<n>.so": a name
+ * rp_is_jitted_name does not take for a generation's. */
+int synth_interp_file_name(uint32_t pid, uint32_t seq, char *buf, size_t len);
+/* 1 if path's last component is such a name. */
+int synth_is_interp_name(const char *path);
+/* The mark every view prints after an interpreted frame's method (report's own names too). */
+#define SYNTH_INTERP_MARK "_[int]"
+
 /* "jitted-<pid>-<code_index>.so", from integers only (never from a dump's names); with
  * file_seq n > 0, "jitted-<pid>-<code_index>-<n>.so". */
 int synth_file_name(const struct synth_input *in, char *buf, size_t len);

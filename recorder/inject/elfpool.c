@@ -119,6 +119,25 @@ static int place(struct inj_pool *p, const struct inj_dump *d, const struct synt
 	return rc;
 }
 
+static void count(struct inj_pool *p, const struct synth_placed *pl)
+{
+	pthread_mutex_lock(&p->mu);
+	p->st.written += pl->written;
+	p->st.reused += pl->reused;
+	p->st.cached += pl->cached;
+	p->st.cache_reused += pl->cache_reused;
+	pthread_mutex_unlock(&p->mu);
+}
+
+int inj_pool_place(struct inj_pool *p, const struct inj_dump *d, const struct synth_elf *elf,
+		   const char *path, char *err, size_t errlen)
+{
+	struct synth_placed pl;
+	int rc = place(p, d, elf, path, &pl, err, errlen);
+	count(p, &pl);
+	return rc;
+}
+
 static void fail(struct inj_pool *p, const char *msg)
 {
 	pthread_mutex_lock(&p->mu);
@@ -158,12 +177,7 @@ static void do_job(struct inj_pool *p, const struct job *j)
 	}
 	bad = place(p, j->d, &elf, path, &pl, err, sizeof(err)) < 0;
 	synth_elf_free(&elf);
-	pthread_mutex_lock(&p->mu);
-	p->st.written += pl.written;
-	p->st.reused += pl.reused;
-	p->st.cached += pl.cached;
-	p->st.cache_reused += pl.cache_reused;
-	pthread_mutex_unlock(&p->mu);
+	count(p, &pl);
 	if (!bad)
 		return;
 failed:

@@ -18,10 +18,9 @@ static uint32_t host_pid(const struct inj_dump *d, uint32_t pid)
 	return pid == d->nspid ? d->pid : pid;
 }
 
-/* load: the load it maps (INJ_NONE: the unloaded placeholder). */
-static int write_mmap2(struct inj_run_state *s, struct inj_dump *d, uint32_t load, uint32_t pid,
-		       uint32_t tid, uint64_t time, uint64_t start, uint64_t len, uint64_t pgoff,
-		       const uint8_t *build_id, const char *filename)
+int inj_write_mmap2(struct inj_run_state *s, struct inj_dump *d, uint32_t load, uint32_t pid,
+		    uint32_t tid, uint64_t time, uint64_t start, uint64_t len, uint64_t pgoff,
+		    const uint8_t *build_id, const char *filename)
 {
 	struct pd_mmap2_args a = {
 		.pid = pid, .tid = tid, .cpumode = PERF_RECORD_MISC_USER,
@@ -63,7 +62,7 @@ static int emit_load(struct inj_run_state *s, struct inj_dump *d, uint32_t i, ui
 			 (unsigned long long)e->offset);
 		return -EIO;
 	}
-	rc = write_mmap2(s, d, i, host_pid(d, e->load.pid), host_pid(d, e->load.tid), t, start,
+	rc = inj_write_mmap2(s, d, i, host_pid(d, e->load.pid), host_pid(d, e->load.tid), t, start,
 			 len, d->loads[i].text_off, id, path);
 	if (rc < 0)
 		return rc;
@@ -84,7 +83,7 @@ static void unload_run(void *ctx, uint64_t start, uint64_t end)
 	struct unload_ctx *u = ctx;
 	if (u->rc < 0)
 		return;
-	u->rc = write_mmap2(u->s, u->d, INJ_NONE, u->d->pid, u->d->pid, u->t, start, end - start,
+	u->rc = inj_write_mmap2(u->s, u->d, INJ_NONE, u->d->pid, u->d->pid, u->t, start, end - start,
 			    0, NULL, INJ_UNLOADED_NAME);
 	if (u->rc == 0) {
 		u->s->st->placeholders++;
@@ -144,6 +143,16 @@ int inj_emit_pending(struct inj_run_state *s, uint64_t limit, int all)
 	}
 }
 
+int inj_add_build_id(struct inj_run_state *s, const uint8_t *id, const char *path)
+{
+	int rc = pd_writer_add_build_id(s->w, -1, PERF_RECORD_MISC_USER, id, SYNTH_BUILD_ID_SIZE,
+					path);
+	if (rc < 0)
+		snprintf(s->err, s->errlen, "%s: build-id table: %s", s->o->output,
+			 strerror(-rc));
+	return rc;
+}
+
 int inj_emit_build_ids(struct inj_run_state *s)
 {
 	char path[4096 + 64];
@@ -153,16 +162,14 @@ int inj_emit_build_ids(struct inj_run_state *s)
 			if (!(d->loads[i].flags & (INJ_HIT_SAMPLE | INJ_HIT_CHAIN)))
 				continue;
 			int rc = inj_load_path(d, i, path, sizeof(path));
-			if (rc == 0)
-				rc = pd_writer_add_build_id(s->w, -1, PERF_RECORD_MISC_USER,
-							    d->loads[i].build_id,
-							    SYNTH_BUILD_ID_SIZE, path);
 			if (rc < 0) {
 				snprintf(s->err, s->errlen, "%s: build-id table: %s",
 					 s->o->output, strerror(-rc));
 				return rc;
 			}
+			if ((rc = inj_add_build_id(s, d->loads[i].build_id, path)) < 0)
+				return rc;
 		}
 	}
-	return 0;
+	return inj_interp_build_ids(s, s->interp);
 }

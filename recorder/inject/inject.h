@@ -74,6 +74,9 @@ struct inj_stats {
 		uint64_t walks, rewritten;
 		uint64_t too_big;	/* --keep-stacks: no room for the chain, left as read */
 		uint64_t ends[UNW_END_NR];
+		/* interpreter frames named by an address in their process's ELF of
+		 * interpreted methods (interp.c), left the interpreter's, and those ELFs */
+		uint64_t interp_named, interp_unnamed, interp_elfs;
 	} stacks;
 };
 
@@ -101,6 +104,17 @@ struct sym_session;
 #define INJ_OD_FORCE 4u
 int inj_ondemand_attach(struct sym_session *ss, const struct pd_reader *r, const char *input,
 			unsigned flags, const struct jp_log *log);
+
+/* An interpreter frame's method and bci from the two words read from it (unw_frame's method,
+ * bcp, bcp_slot: the live bcp first, the slot's next) through the method table of x at time,
+ * with the line of that bci (0 unknown). 0, or -ENOENT when the table does not hold the
+ * method or the bcp is outside its bytecodes: never a guess. Report names frames with it
+ * (interp.c). */
+struct jd_index;
+struct jd_ext_method;
+int inj_interp_resolve(const struct jd_index *x, uint64_t method, uint64_t bcp,
+		       uint64_t bcp_slot, uint64_t time, const struct jd_ext_method **out,
+		       uint32_t *bci, uint32_t *line);
 
 /* `inject --elfs-for INJECTED`: writes the ELF files an --no-elfs output names, where the
  * file-writing path would have (beside the dump; into cache_root too unless NULL). A dump

@@ -281,6 +281,12 @@ int inj_pool_new(struct inj_pool **p, int threads, const char *cache_root);
  * 16: never beside it, but somewhere a report finds them). */
 void inj_pool_set_fallback_cache(struct inj_pool *p, const char *root);
 int inj_pool_push(struct inj_pool *p, struct inj_dump *d, uint32_t load);
+/* Places one ELF built elsewhere (interp.c) now, as a job places a generation's: in the cache
+ * and beside d's dump at path ("<dir>/<name>"); counted in the pool's figures. 0 or -errno with
+ * err set. */
+struct synth_elf;
+int inj_pool_place(struct inj_pool *p, const struct inj_dump *d, const struct synth_elf *elf,
+		   const char *path, char *err, size_t errlen);
 /* ELFs finished so far and ELFs queued in all. */
 void inj_pool_progress(struct inj_pool *p, uint64_t *done, uint64_t *queued);
 /* Waits for every queued ELF, stops the threads, frees p. */
@@ -402,7 +408,35 @@ int inj_stacks_mmap(struct inj_stacks *k, struct inj_dump *d, uint32_t load, uin
  * until the next call), 0 as read (not an evsel with copies, or no room), -ENOMEM. */
 int inj_stacks_sample(struct inj_stacks *k, const struct pd_event *ev, const void **rec,
 		      size_t *size, const uint64_t **chain, uint64_t *nr_chain);
-const struct inj_stacks_stats *inj_stacks_stats(const struct inj_stacks *k);
+/* Its figures, the interpreted frames' counts (interp.c) taken now. */
+const struct inj_stacks_stats *inj_stacks_stats(struct inj_stacks *k);
+/* Interpreted frames named through interp (interp.c; NULL: left as the interpreter's pcs). */
+struct inj_interp;
+void inj_stacks_set_interp(struct inj_stacks *k, struct inj_interp *ip);
+
+/* ---- Interpreted frames as addresses in one ELF per process (interp.c) -------------------
+ * Each ELF maps at INJ_INTERP_BASE + seq * INJ_INTERP_SPAN (seq: its rank among its
+ * process's): non-canonical on x86_64 even with 5-level paging (user space ends below
+ * 1 << 56), so no real map of any process can be there, and below the kernel's half. */
+#define INJ_INTERP_BASE (1ull << 56)
+#define INJ_INTERP_SPAN (1ull << 40)
+/* Dump parts (a followed dump) of one process with an ELF each at most. */
+#define INJ_INTERP_MAX_PER_PID 64u
+/* *out NULL (and 0) without a pool (--no-elfs). 0 or -ENOMEM. */
+int inj_interp_new(struct inj_interp **out, struct inj_pool *pool, const struct jp_log *log);
+void inj_interp_free(struct inj_interp *ip);	/* NULL-safe */
+/* The address naming interpreter frame f (its words, unw_walk_frames) of process pid in dump
+ * d at time, in *addr (0: the table does not know it, or no ELF could be made: warned once).
+ * May build and place the process's ELF. 0 or -ENOMEM. */
+int inj_interp_addr(struct inj_interp *ip, uint32_t pid, struct inj_dump *d,
+		    const struct unw_frame *f, uint64_t time, uint64_t *addr);
+/* The MMAP2 of every ELF placed since the last call, before the sample that names it. */
+struct inj_run_state;
+int inj_interp_emit(struct inj_run_state *s, struct inj_interp *ip);
+/* BUILD_ID entries of the mapped ELFs (file output). */
+int inj_interp_build_ids(struct inj_run_state *s, const struct inj_interp *ip);
+void inj_interp_counts(const struct inj_interp *ip, uint64_t *named, uint64_t *unnamed,
+		       uint64_t *elfs);
 
 struct inj_run_state {
 	const struct inj_opts *o;
@@ -414,6 +448,7 @@ struct inj_run_state {
 	struct inj_pool *pool;
 	struct inj_hasher *hasher;	/* --no-elfs on a file (hasher.c); NULL otherwise */
 	struct inj_stacks *stacks;	/* a recording with stack copies (stacks.c); else NULL */
+	struct inj_interp *interp;	/* its interpreted frames' ELFs (interp.c); else NULL */
 	struct inj_dump **dumps;
 	size_t nr_dumps;
 	struct inj_time_conv tc;
@@ -447,10 +482,18 @@ int inj_dumps_shrunk(struct inj_run_state *s);
 /* Opens the input; on failure its message (file and offset) is in s->err. */
 int inj_reader_open(struct inj_run_state *s, struct pd_reader **r);
 
+/* One synthetic MMAP2 (emit.c): of load `load` of d (INJ_NONE: none of its loads), fed to
+ * the stacks' maps too. 0 or <0 with s->err set. */
+int inj_write_mmap2(struct inj_run_state *s, struct inj_dump *d, uint32_t load, uint32_t pid,
+		    uint32_t tid, uint64_t time, uint64_t start, uint64_t len, uint64_t pgoff,
+		    const uint8_t *build_id, const char *filename);
 /* Emits, in time order across dumps, every pending synthetic record not newer than limit
  * (all of them when all is set), feeding the replay as it goes. */
 int inj_emit_pending(struct inj_run_state *s, uint64_t limit, int all);
-/* Adds the BUILD_ID entries of every sampled generation (file mode). */
+/* One BUILD_ID entry (file mode). 0 or <0 with s->err set. */
+int inj_add_build_id(struct inj_run_state *s, const uint8_t *id, const char *path);
+/* Adds the BUILD_ID entries of every sampled generation and interpreted methods' ELF (file
+ * mode). */
 int inj_emit_build_ids(struct inj_run_state *s);
 /* --no-elfs: the origins section of every ELF the file-writing path would write (noelfs.c). */
 int inj_emit_origins(struct inj_run_state *s);

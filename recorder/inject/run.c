@@ -32,6 +32,8 @@ static int start_writer(struct inj_run_state *s)
 {
 	/* Every attr is known here, a pipe's too: the first record that is not one has come. */
 	int rc = inj_stacks_new(&s->stacks, s->r, s->o->keep_stacks);
+	if (rc == 0 && s->stacks && (rc = inj_interp_new(&s->interp, s->pool, &s->o->log)) == 0)
+		inj_stacks_set_interp(s->stacks, s->interp);
 	if (rc == 0)
 		rc = pd_writer_copy_attrs(s->w, s->r);
 	if (rc == 0 && s->stacks)
@@ -103,6 +105,9 @@ static int handle(struct inj_run_state *s, const struct pd_event *ev)
 		if (s->stacks && (rc = inj_stacks_sample(s->stacks, ev, &rec, &size, &chain,
 							 &nr_chain)) < 0)
 			goto nomem;
+		/* The ELF of interpreted methods a chain names now is mapped before it. */
+		if ((rc = inj_interp_emit(s, s->interp)) < 0)
+			return rc;
 		if (s->nr_dumps || !s->prescanned) {
 			/* Without a prescan (pipe input) a marker may still come later in the
 			 * file than samples it explains: the replay holds those too. */
@@ -345,6 +350,7 @@ out:
 	if (s.stacks)
 		st->stacks = *inj_stacks_stats(s.stacks);
 	inj_stacks_free(s.stacks);
+	inj_interp_free(s.interp);
 	for (size_t i = 0; i < s.nr_dumps; i++) {
 		inj_dump_fini(s.dumps[i]);
 		free(s.dumps[i]);

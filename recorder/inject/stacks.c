@@ -6,7 +6,9 @@
  * stream's own MMAP/FORK/EXIT records plus inject's synthetic MMAP2s, fed to a symbols
  * session as the stream goes (file order: a map the recording writes after a sample of its
  * time is not seen by that sample). A jitted generation's CFI is that of its ELF, built in
- * memory from the dump (the file may not be written yet, or ever: --no-elfs). */
+ * memory from the dump (the file may not be written yet, or ever: --no-elfs). A HotSpot
+ * interpreter frame the agent's method table names becomes an address in its process's ELF of
+ * interpreted methods (interp.c): the sample's IP too when it is the leaf. */
 #include "recorder/inject/inject_int.h"
 #include "lib/grow.h"
 #include "lib/hindex.h"
@@ -46,8 +48,11 @@ struct inj_stacks {
 	size_t njit, capjit;
 	struct jp_hindex jit_index;
 	struct unw_memo *memo;	/* find's answers by (pid, pc) while the maps stay */
+	struct inj_interp *interp;	/* NULL: interpreter frames stay its pcs */
+	struct unw_frame frames[UNW_MAX_FRAMES];
 	uint64_t chain[KERNEL_MAX + 1 + UNW_MAX_FRAMES + 1];
 	uint64_t nr_chain;
+	uint64_t leaf_ip, leaf_named;	/* the user ip walked, and its interpreted address */
 	uint8_t rec[REC_MAX];
 	struct inj_stacks_stats st;
 };
@@ -100,9 +105,16 @@ void inj_stacks_free(struct inj_stacks *k)
 	free(k);
 }
 
-const struct inj_stacks_stats *inj_stacks_stats(const struct inj_stacks *k)
+const struct inj_stacks_stats *inj_stacks_stats(struct inj_stacks *k)
 {
+	inj_interp_counts(k->interp, &k->st.interp_named, &k->st.interp_unnamed,
+			  &k->st.interp_elfs);
 	return &k->st;
+}
+
+void inj_stacks_set_interp(struct inj_stacks *k, struct inj_interp *ip)
+{
+	k->interp = ip;
 }
 
 /* What the rewritten samples carry: a whole call chain, no copies (unless kept). */
@@ -235,8 +247,8 @@ struct walk_ctx {
 
 /* HotSpot code stepped by rbp: its interpreter and call stub (every entry into Java from the
  * VM: StubGenerator::generate_call_stub's enter()) always keep it, and jitted code without
- * CFI keeps it under -XX:+PreserveFramePointer (report's unwound.c decides alike; inject's
- * chain holds pcs only, so an interpreter frame shows as 'Interpreter'). */
+ * CFI keeps it under -XX:+PreserveFramePointer (report's unwound.c decides alike). An
+ * interpreter frame carries its dump (m->data) for its method's name. */
 static int hotspot_fp(struct inj_stacks *k, struct sym_dso *d, int have_cfi,
 		      struct unw_module *m)
 {
@@ -252,6 +264,7 @@ static int hotspot_fp(struct inj_stacks *k, struct sym_dso *d, int have_cfi,
 	const char *name = e->load.name ? e->load.name : "";
 	if (!strcmp(name, "Interpreter")) {	/* its sender sp read too (walk.c) */
 		m->code = UNW_CODE_INTERP;
+		m->data = k->jit[j].d;
 		m->method_slot = vm->method_slot;
 		m->bcp_slot = vm->bcp_slot;
 		return 1;
@@ -304,9 +317,26 @@ static int make_chain(struct inj_stacks *k, const struct pd_sample *ps)
 	struct walk_ctx w = { k, ps->pid, ps->time, sym_resolve_epoch(k->ss, ps->time) };
 	enum unw_end end;
 	uint64_t *pcs = k->chain + n + 1;
-	int got = unw_walk(&ui, find, &w, pcs, UNW_MAX_FRAMES, &end);
+	uint32_t fp;
+	int got = unw_walk_frames(&ui, find, &w, k->frames, UNW_MAX_FRAMES, &end, &fp);
 	if (got < 0)
 		return got;
+	k->leaf_ip = got ? k->frames[0].pc : 0;
+	k->leaf_named = 0;
+	for (int i = 0; i < got; i++) {
+		uint64_t a = 0;
+		pcs[i] = k->frames[i].pc;
+		if (!k->frames[i].method)
+			continue;
+		int rc = inj_interp_addr(k->interp, ps->pid, (struct inj_dump *)k->frames[i].data,
+					 &k->frames[i], ps->time, &a);
+		if (rc < 0)
+			return rc;
+		if (a)
+			pcs[i] = a;
+		if (a && i == 0)
+			k->leaf_named = a;
+	}
 	k->st.walks++;
 	k->st.ends[end]++;
 	if (got) {
@@ -357,6 +387,11 @@ int inj_stacks_sample(struct inj_stacks *k, const struct pd_event *ev, const voi
 	memcpy(o, raw + ru, keep);
 	o += keep;
 	memcpy(o, raw + end, ev->size - end);	/* WEIGHT and the rest */
+	/* An interpreted leaf sampled in user mode: its IP is the chain's first user entry. */
+	int user = (ev->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_USER;
+	if (k->leaf_named && user && ps->ip == k->leaf_ip && (ps->sample_type & PERF_SAMPLE_IP))
+		memcpy(k->rec + 8 + 8 * !!(ps->sample_type & PERF_SAMPLE_IDENTIFIER),
+		       &k->leaf_named, 8);
 	struct perf_event_header h;
 	memcpy(&h, raw, sizeof(h));
 	h.size = (uint16_t)len;

@@ -9,6 +9,7 @@
 #include "recorder/report/ingest_int.h"
 #include "recorder/report/report_int.h"
 #include "recorder/symbols/symbols.h"
+#include "synth/synth.h"
 
 /* The load a resolved frame belongs to (0 = not jitted code). */
 static uint32_t load_of(struct ingest *in, struct sym_dso *d)
@@ -78,8 +79,25 @@ static const char *base_intern_of(struct ingest *in, const char *path)
 	return rp_intern(in->s, base_name(path));
 }
 
+/* A symbol of inject's ELF of interpreted methods ("pkg.Cls.m(int)_[int]"): the method's name
+ * alone, the frame marked interpreted as when report names it from the stack copy itself,
+ * so every view prints it the same way from either. */
+static const char *interp_intern_of(struct ingest *in, const char *str)
+{
+	size_t l = str ? strlen(str) : 0, ml = strlen(SYNTH_INTERP_MARK);
+	char buf[SYNTH_NAME_MAX + 1];
+	if (!str || l <= ml || l - ml >= sizeof(buf) || strcmp(str + l - ml, SYNTH_INTERP_MARK))
+		return rp_intern(in->s, str);
+	memcpy(buf, str, l - ml);
+	buf[l - ml] = 0;
+	return rp_intern(in->s, buf);
+}
+
 #define DSO_OF(in, name) memo_of(in, &(in)->m_dso, name, rp_ingest_dso_display)
 #define SYM_OF(in, name) memo_of(in, &(in)->m_sym, name, intern_of)
+/* f's symbol (res's), by the kind of its DSO: no string is asked for under both. */
+#define FSYM_OF(in, f, name) ((f)->flags & RP_FRAME_INTERPRETED ? \
+	memo_of(in, &(in)->m_sym, name, interp_intern_of) : SYM_OF(in, name))
 #define FILE_OF(in, path) memo_of(in, &(in)->m_file, path, base_intern_of)
 
 /* A frame of a load ended by time is in unloaded code. */
@@ -94,12 +112,15 @@ static void mark_unloaded(const struct ingest *in, struct rp_frame *f, uint64_t 
 }
 
 /* The flags a frame takes from its DSO, by its recorded name and its display name: anonymous
- * executable memory no jitdump described is "unknown code"; a jitted ELF is told to checks.c. */
+ * executable memory no jitdump described is "unknown code"; a jitted ELF is told to checks.c;
+ * inject's ELF of interpreted methods (synth_is_interp_name) holds interpreted frames. */
 static uint32_t dso_flags(const char *name, const char *display)
 {
 	if (!strncmp(name, "//anon", 6) || !strncmp(name, "[anon", 5) ||
 	    !strncmp(display, "[JIT] tid ", 10))
 		return RP_FRAME_UNKNOWN;
+	if (synth_is_interp_name(display))
+		return RP_FRAME_INTERPRETED;
 	return rp_is_jitted_name(display, NULL, NULL) ? RP_FRAME_JITTED_DSO : 0;
 }
 
@@ -203,7 +224,7 @@ uint32_t rp_ingest_resolve(struct ingest *in, uint32_t pid, uint64_t ip, uint64_
 		f->flags = df->flags;
 		f->load = df->load;
 		if (!res.sym || res.sym != df->raw_sym) {
-			f->sym = SYM_OF(in, res.sym);
+			f->sym = FSYM_OF(in, f, res.sym);
 			if (res.sym && f->sym) {
 				df->raw_sym = res.sym;
 				df->sym = f->sym;
@@ -213,8 +234,8 @@ uint32_t rp_ingest_resolve(struct ingest *in, uint32_t pid, uint64_t ip, uint64_
 		}
 	} else {	/* no DSO ("[unknown]"), or no memory for its memo */
 		f->dso = DSO_OF(in, res.dso_name);
-		f->sym = SYM_OF(in, res.sym);
 		f->flags = res.dso && f->dso ? dso_flags(res.dso_name, f->dso) : RP_FRAME_UNKNOWN;
+		f->sym = FSYM_OF(in, f, res.sym);
 		f->load = load_of(in, res.dso);
 	}
 	if (res.kernel || cpumode == PERF_RECORD_MISC_KERNEL)

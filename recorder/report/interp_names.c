@@ -7,25 +7,9 @@
 #include <string.h>
 
 #include "jitdump/jitdump.h"
+#include "recorder/inject/inject.h"
 #include "recorder/report/ingest_int.h"
 #include "recorder/symbols/symbols.h"
-
-/* The line of bci: the last run starting at or before it; 0 unknown. */
-static uint32_t line_of(const struct jd_ext_method *m, uint32_t bci)
-{
-	uint32_t lo = 0, hi = m->nr_lines;
-
-	if (!hi || bci < m->lines[0].bci)
-		return 0;
-	while (hi - lo > 1) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		if (m->lines[mid].bci <= bci)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	return m->lines[lo].line > 0 ? (uint32_t)m->lines[lo].line : 0;
-}
 
 /* "Lpkg/Cls;m(I)V" -> interned "pkg.Cls.m(int)", once per method record. */
 static const char *name_of(struct ingest *in, const struct jd_ext_method *m)
@@ -44,32 +28,12 @@ static const char *name_of(struct ingest *in, const struct jd_ext_method *m)
 	return v;
 }
 
-/* bcp as a bci of m, or -1 outside its bytecodes. A native method (no bytecodes) has bcp
- * 0 in its frame: bci 0, no line. */
-static int64_t bci_of(const struct jd_ext_method *m, uint64_t bcp)
-{
-	if (!m->code_size)
-		return bcp == 0 ? 0 : -1;
-	return bcp >= m->code_addr && bcp - m->code_addr < m->code_size
-		       ? (int64_t)(bcp - m->code_addr) : -1;
-}
-
 int rp_interp_resolve(const struct jd_index *x, uint64_t method, uint64_t bcp,
 		      uint64_t bcp_slot, uint64_t time, const struct jd_ext_method **out,
 		      uint32_t *bci, uint32_t *line)
 {
-	const struct jd_ext_method *m = x && method ? jd_index_method(x, method, time) : NULL;
-	/* The top frame's live bcp (r13) first, else what its slot saved at the last call. */
-	int64_t b = m ? bci_of(m, bcp) : -1;
-
-	if (m && b < 0)
-		b = bci_of(m, bcp_slot);
-	if (b < 0)
-		return -ENOENT;
-	*out = m;
-	*bci = (uint32_t)b;
-	*line = line_of(m, (uint32_t)b);
-	return 0;
+	/* inject names the same frames by the same rule (its ELF of interpreted methods) */
+	return inj_interp_resolve(x, method, bcp, bcp_slot, time, out, bci, line);
 }
 
 int rp_interp_name(struct ingest *in, const struct unw_frame *f, uint64_t time,
