@@ -346,11 +346,19 @@ struct rp_tnode {
 	uint32_t narrow;		/* > 0: this node stands for that many narrow frames */
 	uint8_t dropped;		/* pruned */
 };
+/* Samples through a node in the code of one generation: a jitted method's frame's own load,
+ * an inlined frame's the load of the code it was inlined into (its nearest caller frame that
+ * is not inlined): a frame's details count that frame's samples, not the method's. */
+struct rp_tgen {
+	uint32_t node, load, samples;
+};
 struct rp_tree {
 	struct rp_tnode *n;
 	size_t nr, cap;
 	uint32_t max_depth;
 	uint64_t cut_stacks, cut_samples;	/* stopped at the node limit, their samples */
+	struct rp_tgen *gens;			/* rp_trees_build's gens: the callees' tree's */
+	size_t nr_gens, cap_gens;
 };
 /* A tree has at most this many nodes (about 80 MB): 50k samples of distinct 512-frame chains
  * (289 KB of perf.data) made 25 million, 3.3 GB with the callers' tree. A stack that needs a
@@ -360,8 +368,9 @@ struct rp_tree {
 void rp_tree_log_cut(const struct rp_tree *t, uint32_t max_nodes, const struct jp_log *log);
 int rp_tree_build(struct rp_tree *t, const struct rp_session *s, int reverse);
 /* The tree and the callers' tree (rev, when not NULL) of the same samples, whose distinct
- * stacks are found once for both (the HTML report shows both). */
-int rp_trees_build(struct rp_tree *t, struct rp_tree *rev, const struct rp_session *s);
+ * stacks are found once for both (the HTML report shows both); gens: t's gens too. */
+int rp_trees_build(struct rp_tree *t, struct rp_tree *rev, const struct rp_session *s,
+		   int gens);
 void rp_tree_free(struct rp_tree *t);
 /* The node's most frequent kind, and its name as stacks print it (tagged). */
 enum rp_kind rp_tnode_kind(const struct rp_tnode *n);
