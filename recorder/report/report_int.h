@@ -281,6 +281,12 @@ void rp_json_str(FILE *out, const char *str);
 void rp_xml_str(FILE *out, const char *str);
 
 
+/* gen_inlined.c: --generations --method's rows for the matching methods' inlined frames
+ * (samples with one the innermost method, per generation of the code it was inlined into),
+ * their number of rows in *printed. 0, -ENOMEM or -EIO. */
+int rp_gen_print_inlined(FILE *out, const struct rp_session *s, const char *method,
+			 size_t *printed);
+
 /* gen_explain.c: the generations table's columns and detail lines, its source notes, and
  * the per-generation JSON fields of docs/generations.schema.json. */
 void rp_gen_print_head(FILE *out);
