@@ -7,11 +7,15 @@
 # caller lost (drive;vtable stub, without kernel_[i]) breaks that.
 #   stacks MODE < folded: MODE dwarf (every pair) or fp (perf's frame-pointer chain: a leaf
 #     that has not set up its frame yet hides its caller, so the leaf's caller may be any
-#     method it is reached from); prints "pairs N chain N stub N", exit 1 with the bad stacks.
+#     method it is reached from, and only chains reaching call_stub are judged); prints
+#     "pairs N chain N stub N", exit 1 with the bad stacks.
 #   html FILE.html FOLDED: every frame of the page's callees' tree with per-generation counts
 #     has them summing to its samples, which are the folded stacks' through its path; an
 #     inlined frame's are generations of the frame it was inlined into; prints "frames N
 #     inlined N", exit 1 with what is wrong.
+#   generations FOLDED < `--generations --method Inlined`: its rows of inlined methods sum to
+#     the folded stacks whose innermost frame is that method inlined; prints "inlined methods N
+#     rows N", exit 1 with the difference.
 import json
 import re
 import sys
@@ -58,6 +62,10 @@ def stacks(mode, text):
     pairs = chain = stub = 0
     bad = []
     for frames, n in folded(text):
+        # fp: a leaf without its frame set up leaves rbp to whatever it holds, and a chain
+        # from a stale rbp need not reach Java's entry: only stacks that do are judged.
+        if mode == "fp" and "call_stub" not in frames:
+            continue
         prev = None	# (index, name) of the last Inlined frame, a stub at most since
         for i, f in enumerate(frames):
             name, inl = method(f)
@@ -149,7 +157,32 @@ def html(page, folded_text):
     return 0
 
 
+def generations(gens_text, folded_text):
+    """--generations --method's inlined rows: per method, the samples of folded stacks whose
+    innermost frame is the method inlined (the rows must sum to them, for every method)."""
+    said, rows = {}, 0
+    for m in re.finditer(r"^(\S.*)_\[i\]  \(pid \d+, inlined: (\d+) samples.*\n.*\n((?:.*\n)*?)"
+                         r"(?:\n|\Z)", gens_text, re.M):
+        got = sum(int(r.split()[2]) for r in m.group(3).splitlines() if r.strip())
+        if got != int(m.group(2)):
+            print("%s: rows %d, total %s" % (m.group(1), got, m.group(2)))
+            return 1
+        said[m.group(1)] = said.get(m.group(1), 0) + got
+        rows += 1
+    want = {}
+    for frames, n in folded(folded_text):
+        if frames and frames[-1].endswith("_[i]") and frames[-1].startswith(P):
+            want[frames[-1][:-4]] = want.get(frames[-1][:-4], 0) + n
+    print("inlined methods %d rows %d" % (len(want), rows))
+    if said != want:
+        print("--generations says %s, the folded stacks %s" % (said, want))
+        return 1
+    return 0
+
+
 if __name__ == "__main__":
     if sys.argv[1] == "stacks":
         sys.exit(stacks(sys.argv[2], sys.stdin.read()))
+    if sys.argv[1] == "generations":
+        sys.exit(generations(sys.stdin.read(), open(sys.argv[2]).read()))
     sys.exit(html(sys.argv[2], open(sys.argv[3]).read()))
