@@ -348,8 +348,10 @@ static int run(struct report_args *a, struct rp_session *s)
 	 * the other outputs, which keeps the samples with a frame of the method, inlined ones
 	 * included (a method C2 inlined everywhere has no frame of its own). */
 	int method_filter = (a->method && !a->generations && !a->compare) || a->diff_method;
+	/* --generations --method lists the method's inlined frames too (gen_inlined.c). */
 	a->in.want_inline = !a->no_inline && (a->in.want_callchain || method_filter ||
-					      (methods && !line_key));
+					      (methods && !line_key) ||
+					      (a->generations && a->method));
 	a->in.want_lines = a->generations || a->compare || line_key || a->in.want_inline ||
 			   a->html || a->methods;
 	/* Only the method sym rows want them: a jitted method's inlined callees. */

@@ -247,8 +247,9 @@ struct walk_ctx {
 
 /* HotSpot code stepped by rbp: its interpreter and call stub (every entry into Java from the
  * VM: StubGenerator::generate_call_stub's enter()) always keep it, and jitted code without
- * CFI keeps it under -XX:+PreserveFramePointer (report's unwound.c decides alike). An
- * interpreter frame carries its dump (m->data) for its method's name. */
+ * CFI keeps it under -XX:+PreserveFramePointer; its vtable and itable stubs keep no frame
+ * (report's unwound.c decides alike). An interpreter frame carries its dump (m->data) for its
+ * method's name. */
 static int hotspot_fp(struct inj_stacks *k, struct sym_dso *d, int have_cfi,
 		      struct unw_module *m)
 {
@@ -267,6 +268,10 @@ static int hotspot_fp(struct inj_stacks *k, struct sym_dso *d, int have_cfi,
 		m->data = k->jit[j].d;
 		m->method_slot = vm->method_slot;
 		m->bcp_slot = vm->bcp_slot;
+		return 1;
+	}
+	if (unw_hotspot_no_frame(name)) {	/* whatever the flag: a jump, no frame */
+		m->code = UNW_CODE_NO_FRAME;
 		return 1;
 	}
 	m->code = UNW_CODE_FP;

@@ -419,9 +419,8 @@ int rp_print_generations(FILE *out, const struct rp_session *s, const char *meth
 		fprintf(out, "# no jitted code loads in this recording: it was not injected "
 			"(jitprof inject --jit -i IN -o OUT), or no process wrote a jitdump "
 			"(inject then exits 3 and says so)\n");
-	else if (!v.nr_methods)
-		fprintf(out, "# no method %s\n", method ? "matches --method" :
-			"has more than one generation");
+	else if (!v.nr_methods && !method)
+		fprintf(out, "# no method has more than one generation\n");
 	size_t quiet = 0;
 	for (size_t i = 0; i < v.nr_methods; i++) {
 		const struct rp_gen_method *m = &v.methods[i];
@@ -440,6 +439,13 @@ int rp_print_generations(FILE *out, const struct rp_session *s, const char *meth
 			rp_gen_print_detail(out, &m->rows[k]);
 		}
 	}
+	size_t inlined = 0;
+	if (method && s->nr_loads && (rc = rp_gen_print_inlined(out, s, method, &inlined))) {
+		rp_gen_view_free(&v);
+		return rc;
+	}
+	if (method && s->nr_loads && !v.nr_methods && !inlined)
+		fprintf(out, "# no method matches --method\n");
 	if (quiet)
 		fprintf(out, "\n# %zu more method%s with several generations and no samples "
 			"(--method NAME shows them)\n", quiet, quiet == 1 ? "" : "s");

@@ -199,6 +199,52 @@ static void json_tree(FILE *out, const struct rp_tree *t, const struct flat *fl,
 	fputc('}', out);
 }
 
+static int by_node_gen(const void *a, const void *b)
+{
+	const struct rp_tgen *x = a, *y = b;
+	if (x->node != y->node)
+		return x->node < y->node ? -1 : 1;
+	return x->load < y->load ? -1 : x->load > y->load;
+}
+
+/* "gens":[[node, gen, tier, samples],...]: per node of the callees' tree (its pre-order
+ * place), its samples per generation of the code it ran in (an inlined frame's: the code it
+ * was inlined into), for the frame's details. Pruned nodes have none. */
+static int json_gens(FILE *out, const struct rp_session *s, const struct rp_tree *t,
+		     const struct flat *fl)
+{
+	uint32_t *pos = calloc(t->nr + 1, sizeof(*pos));
+	struct rp_tgen *g = malloc((t->nr_gens + 1) * sizeof(*g));
+	size_t n = 0;
+	if (!pos || !g) {
+		free(pos);
+		free(g);
+		return -ENOMEM;
+	}
+	for (size_t j = 0; j < fl->n; j++)
+		pos[fl->order[j]] = (uint32_t)j + 1;
+	for (size_t i = 0; i < t->nr_gens; i++)
+		if (t->gens[i].node < t->nr && pos[t->gens[i].node]) {
+			g[n] = t->gens[i];
+			g[n++].node = pos[t->gens[i].node] - 1;
+		}
+	qsort(g, n, sizeof(*g), by_node_gen);
+	fputs(",\"gens\":[", out);
+	for (size_t i = 0; i < n; i++) {
+		const struct rp_load *l = &s->loads[g[i].load - 1];
+		fputs(i ? ",[" : "[", out);
+		rp_put_long(out, 0, g[i].node);
+		rp_put_long(out, ',', l->generation);
+		fprintf(out, ",\"%s\"", rp_load_tier(l));
+		rp_put_long(out, ',', g[i].samples);
+		fputc(']', out);
+	}
+	fputc(']', out);
+	free(pos);
+	free(g);
+	return 0;
+}
+
 static int by_name(const void *a, const void *b, void *ctx)
 {
 	char **str = ctx;
@@ -281,11 +327,11 @@ static int tab_trees(struct tab_trees *tt, const struct rp_session *s, struct na
 	} else
 		ni->n = 0;	/* each node named on its own */
 	/* Both trees, and the base's, each pair from one pass over its samples' stacks. */
-	rc = o->base ? rp_trees_build(&tt->t[0], &tt->t[1], s) : rp_tree_build(&tt->t[0], s, 0);
+	rc = rp_trees_build(&tt->t[0], o->base ? &tt->t[1] : NULL, s, 1);
 	if (!rc)	/* once for both */
 		rp_tree_log_cut(tt->t[0].cut_stacks || !o->base ? &tt->t[0] : &tt->t[1],
 				s->tree_max_nodes, o->log);
-	if (!rc && o->base && !(rc = rp_trees_build(&tt->bt[0], &tt->bt[1], o->base)))
+	if (!rc && o->base && !(rc = rp_trees_build(&tt->bt[0], &tt->bt[1], o->base, 0)))
 		for (int rev = 0; rev < 2; rev++)	/* merged as the picture is, in its scale */
 			rp_tree_prune(&tt->bt[rev], (uint64_t)(o->base->nr_samples * px / 1200.0));
 	for (int rev = 0; rev < trees && !rc; rev++)
@@ -314,6 +360,9 @@ int rp_html_tree(FILE *out, const struct rp_session *const *ss, size_t n,
 		fprintf(out, ",\"%s\":", rev ? "rtree" : "tree");
 		json_tree(out, &tt[0].t[rev], &tt[0].fl[rev], rank, present[0]);
 	}
+	/* the reported event's frames' generations (its details) */
+	if (!rc)
+		rc = json_gens(out, ss[0], &tt[0].t[0], &tt[0].fl[0]);
 	if (!rc && n > 1) {
 		fputs(",\"tab_trees\":[", out);
 		for (size_t k = 1; k < n; k++) {

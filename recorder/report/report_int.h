@@ -284,6 +284,12 @@ void rp_json_str(FILE *out, const char *str);
 void rp_xml_str(FILE *out, const char *str);
 
 
+/* gen_inlined.c: --generations --method's rows for the matching methods' inlined frames
+ * (samples with one the innermost method, per generation of the code it was inlined into),
+ * their number of rows in *printed. 0, -ENOMEM or -EIO. */
+int rp_gen_print_inlined(FILE *out, const struct rp_session *s, const char *method,
+			 size_t *printed);
+
 /* gen_explain.c: the generations table's columns and detail lines, its source notes, and
  * the per-generation JSON fields of docs/generations.schema.json. */
 void rp_gen_print_head(FILE *out);
@@ -349,11 +355,19 @@ struct rp_tnode {
 	uint32_t narrow;		/* > 0: this node stands for that many narrow frames */
 	uint8_t dropped;		/* pruned */
 };
+/* Samples through a node in the code of one generation: a jitted method's frame's own load,
+ * an inlined frame's the load of the code it was inlined into (its nearest caller frame that
+ * is not inlined): a frame's details count that frame's samples, not the method's. */
+struct rp_tgen {
+	uint32_t node, load, samples;
+};
 struct rp_tree {
 	struct rp_tnode *n;
 	size_t nr, cap;
 	uint32_t max_depth;
 	uint64_t cut_stacks, cut_samples;	/* stopped at the node limit, their samples */
+	struct rp_tgen *gens;			/* rp_trees_build's gens: the callees' tree's */
+	size_t nr_gens, cap_gens;
 };
 /* A tree has at most this many nodes (about 80 MB): 50k samples of distinct 512-frame chains
  * (289 KB of perf.data) made 25 million, 3.3 GB with the callers' tree. A stack that needs a
@@ -363,8 +377,9 @@ struct rp_tree {
 void rp_tree_log_cut(const struct rp_tree *t, uint32_t max_nodes, const struct jp_log *log);
 int rp_tree_build(struct rp_tree *t, const struct rp_session *s, int reverse);
 /* The tree and the callers' tree (rev, when not NULL) of the same samples, whose distinct
- * stacks are found once for both (the HTML report shows both). */
-int rp_trees_build(struct rp_tree *t, struct rp_tree *rev, const struct rp_session *s);
+ * stacks are found once for both (the HTML report shows both); gens: t's gens too. */
+int rp_trees_build(struct rp_tree *t, struct rp_tree *rev, const struct rp_session *s,
+		   int gens);
 void rp_tree_free(struct rp_tree *t);
 /* The node's most frequent kind, and its name as stacks print it (tagged). */
 enum rp_kind rp_tnode_kind(const struct rp_tnode *n);

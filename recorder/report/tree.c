@@ -212,11 +212,40 @@ static int group_stacks(const struct rp_session *s, struct stack_groups *g)
 	return 0;
 }
 
-/* The tree (reverse: the callers') of s's samples from their distinct stacks g. */
-static int build_from(struct rp_tree *t, const struct rp_session *s, const struct stack_groups *g,
-		      int reverse)
+/* n more samples through node in load's code (the gens table's (node, load) index in gi). */
+static int gen_add(struct rp_tree *t, struct rp_u64map *gi, uint32_t node, uint32_t load,
+		   uint32_t n)
 {
-	struct rp_u64map idx = { 0 };
+	uint64_t key = (uint64_t)node << 32 | load;
+	uint32_t at;
+	if (rp_map_get(gi, key, &at)) {
+		t->gens[at - 1].samples += n;
+		return 0;
+	}
+	if (t->nr_gens >= UINT32_MAX - 1 ||
+	    rp_grow(&t->gens, &t->cap_gens, t->nr_gens + 1, sizeof(*t->gens)))
+		return -ENOMEM;
+	t->gens[t->nr_gens++] = (struct rp_tgen){ node, load, n };
+	return rp_map_put(gi, key, (uint32_t)t->nr_gens) < 0 ? -ENOMEM : 0;
+}
+
+/* The generation whose code a frame of a method runs in, given that of the frame outside it
+ * (host, 0 none): its own load, or, inlined, the host's; 0 for anything else. */
+static uint32_t code_load(const struct rp_session *s, const struct rp_frame *f, uint32_t host)
+{
+	if (!f || !f->sym || (f->flags & RP_FRAME_INTERPRETED))
+		return 0;
+	if (f->flags & RP_FRAME_INLINED)
+		return host;
+	return f->load && f->load <= s->nr_loads && !s->loads[f->load - 1].runtime ? f->load : 0;
+}
+
+/* The tree (reverse: the callers') of s's samples from their distinct stacks g; gens (not
+ * reversed: a frame's host is outside it) with each node's samples per generation. */
+static int build_from(struct rp_tree *t, const struct rp_session *s, const struct stack_groups *g,
+		      int reverse, int gens)
+{
+	struct rp_u64map idx = { 0 }, gi = { 0 };
 	struct prev_path prev = { 0 };
 	int rc = 0;
 	size_t max = s->tree_max_nodes ? s->tree_max_nodes : RP_TREE_MAX_NODES;
@@ -234,7 +263,7 @@ static int build_from(struct rp_tree *t, const struct rp_session *s, const struc
 		const struct rp_sample *smp = &s->samples[g->v[i].sample];
 		uint64_t w = g->v[i].weight;
 		size_t levels = (size_t)smp->nr + 1;
-		uint32_t node = 0;
+		uint32_t node = 0, host = 0;
 		int same_so_far = 1;
 		if ((rc = path_room(&prev, levels)))
 			break;
@@ -270,17 +299,23 @@ static int build_from(struct rp_tree *t, const struct rp_session *s, const struc
 			}
 			t->n[node].count += w;
 			t->n[node].kinds[kind] += g->v[i].samples;
+			if (gens && !reverse && !comm &&
+			    (host = code_load(s, rp_chain_frame(s, pos), host)) &&
+			    (rc = gen_add(t, &gi, node, host, g->v[i].samples)))
+				break;
 		}
 		prev.n = levels;
 	}
 	path_free(&prev);
 	rp_map_free(&idx);
+	rp_map_free(&gi);
 	if (rc)
 		rp_tree_free(t);
 	return rc;
 }
 
-int rp_trees_build(struct rp_tree *t, struct rp_tree *rev, const struct rp_session *s)
+int rp_trees_build(struct rp_tree *t, struct rp_tree *rev, const struct rp_session *s,
+		   int gens)
 {
 	struct stack_groups g;
 	memset(t, 0, sizeof(*t));
@@ -288,8 +323,8 @@ int rp_trees_build(struct rp_tree *t, struct rp_tree *rev, const struct rp_sessi
 		memset(rev, 0, sizeof(*rev));
 	int rc = group_stacks(s, &g);
 	if (!rc)
-		rc = build_from(t, s, &g, 0);
-	if (!rc && rev && (rc = build_from(rev, s, &g, 1)))
+		rc = build_from(t, s, &g, 0, gens);
+	if (!rc && rev && (rc = build_from(rev, s, &g, 1, 0)))
 		rp_tree_free(t);
 	groups_free(&g);
 	return rc;
@@ -301,7 +336,7 @@ int rp_tree_build(struct rp_tree *t, const struct rp_session *s, int reverse)
 	memset(t, 0, sizeof(*t));
 	int rc = group_stacks(s, &g);
 	if (!rc)
-		rc = build_from(t, s, &g, reverse);
+		rc = build_from(t, s, &g, reverse, 0);
 	groups_free(&g);
 	return rc;
 }
@@ -318,6 +353,7 @@ void rp_tree_log_cut(const struct rp_tree *t, uint32_t max_nodes, const struct j
 void rp_tree_free(struct rp_tree *t)
 {
 	free(t->n);
+	free(t->gens);
 	memset(t, 0, sizeof(*t));
 }
 

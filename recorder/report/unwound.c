@@ -96,6 +96,10 @@ static int jitted(struct walk_ctx *w, struct sym_dso *d, uint64_t pc, struct unw
 		m->bcp_slot = vm->bcp_slot;
 		return 0;
 	}
+	if (e && unw_hotspot_no_frame(e->load.name)) {	/* a jump: its caller's pc at [sp] */
+		m->code = UNW_CODE_NO_FRAME;
+		return 0;
+	}
 	/* HotSpot's call stub (every entry into Java from the VM) builds an rbp frame whatever
 	 * the flag says (StubGenerator::generate_call_stub's enter()). */
 	if ((vm->flags & JD_VM_PRESERVE_FP) || (e && e->load.name &&

@@ -33,7 +33,15 @@ enum unw_code {
 	UNW_CODE_INTERP,	/* HotSpot's template interpreter: rbp-based frames holding the
 				 * method and bytecode pointers at method_slot, bcp_slot */
 	UNW_CODE_FP,		/* jitted code keeping rbp (-XX:+PreserveFramePointer) */
+	UNW_CODE_NO_FRAME,	/* a stub that builds no frame (unw_hotspot_no_frame): as the
+				 * sampled frame, its caller's pc at [sp]; never a caller */
 };
+
+/* 1 when HotSpot's code load of this name builds no frame of its own: its vtable and itable
+ * stubs only load the target method and jump to it, so the return address into the code that
+ * called through them is at [sp] all along (rbp is still that caller's frame: stepped by rbp,
+ * the caller would be lost). */
+int unw_hotspot_no_frame(const char *name);
 
 /* Where a code address lives, for unw_walk's find callback. */
 struct unw_module {

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "recorder/unwind/unwind_int.h"
 
@@ -387,6 +388,11 @@ static enum unw_end end_of(int rc)
  * adapter pushed (at most 255 words), with room; further is not this frame's. */
 #define SENDER_SP_MAX (512 * 8)
 
+int unw_hotspot_no_frame(const char *name)
+{
+	return name && (!strcmp(name, "vtable stub") || !strcmp(name, "itable stub"));
+}
+
 /* An rbp-based frame (the interpreter's, or jitted code's with -XX:+PreserveFramePointer):
  * caller pc at [rbp + 8], its rbp at [rbp], its sp rbp + 16; the other registers are
  * unknown past it. For the interpreter also the method and bcp words into *f. 0, or
@@ -457,7 +463,19 @@ int unw_walk_frames(const struct unw_input *in, unw_find_fn find, void *ctx,
 		rc = find(ctx, at, &mod);
 		if (rc == -ENOMEM)
 			return rc;
-		if (!rc && mod.code != UNW_CODE_CFI) {
+		if (!rc && mod.code == UNW_CODE_NO_FRAME) {
+			/* Only the sampled frame can be in such a stub: it calls nothing. */
+			uint64_t ra;
+			if (n > 1 || read_stack(&m, cur.r[REG_SP], &ra)) {
+				*end = n > 1 ? UNW_END_NO_CFI : UNW_END_MEMORY;
+				break;
+			}
+			next = (struct state){ 0 };
+			next.r[REG_RA] = ra;
+			next.r[REG_BP] = cur.r[REG_BP];
+			next.r[REG_SP] = cur.r[REG_SP] + 8;
+			next.valid = 1u << REG_RA | 1u << REG_SP | (cur.valid & 1u << REG_BP);
+		} else if (!rc && mod.code != UNW_CODE_CFI) {
 			if (step_fp(&m, &mod, n == 1, &cur, &next, &frames[n - 1])) {
 				*end = UNW_END_NO_FP;
 				break;

@@ -121,6 +121,7 @@
 		for (var b in t) d[b] = t[b];
 		d.tree = ALL.tab_trees[k - 1];
 		d.rtree = null;
+		d.gens = null;	/* per node of the reported event's tree only */
 		return d;
 	}
 	function tabs() {
@@ -250,20 +251,30 @@
 			});
 			return found;
 		}
-		function gensOf(nm) {
-			var base = nm.replace(/_\[i\]$/, '').replace(/ \[gen \d+\]$/, '');
-			for (var i = 0; i < D.timeline.length; i++)
-				if (D.timeline[i].method === base) return D.timeline[i];
-			return null;
+		/* The frame's own samples per generation of the code they ran in (the callees'
+		 * tree only: D.gens is per node of it, and of the reported event's tab only). An
+		 * inlined frame has no code of its own: its samples are in the generations of the
+		 * frame it was inlined into, said so with that frame's name. Never the method's
+		 * generations as a whole: those count other frames' samples. */
+		var NODE_GENS = {};
+		(D.gens || []).forEach(function (g) {
+			(NODE_GENS[g[0]] = NODE_GENS[g[0]] || []).push(g);
+		});
+		function frameGens(i) {
+			var gs = T === FWD ? NODE_GENS[i] : null, nm = name(i);
+			if (!gs) return '';
+			var list = gs.map(function (g) { return 'gen ' + g[1] + ' ' + g[2] + ' ' + g[3]; })
+				.join(', ');
+			if (!/_\[i\]$/.test(nm)) return '\ngenerations (this frame\'s samples): ' + list;
+			var host = T.up[i];
+			while (host > 0 && /_\[i\]$/.test(name(host))) host = T.up[host];
+			return '\ninlined into ' + (host > 0 ? name(host) : '?') +
+				'; its generations (this frame\'s samples): ' + list;
 		}
 		function details(i) {
 			var nm = name(i), txt = nm + '\n' + D.kinds[T.k[i]] + ', ' + weight(T.c[i]) + ', ' +
 				pct(T.c[i], T.c[0]) + ' of all' + (D.diff ? ', ' + change(i) : '');
-			var m = gensOf(nm);
-			if (m) txt += '\ngenerations: ' + m.gens.map(function (g) {
-				return 'gen ' + g.gen + ' ' + g.tier + ' ' + g.samples;
-			}).join(', ');
-			$('details').textContent = txt;
+			$('details').textContent = txt + frameGens(i);
 		}
 		function zoom(i) {
 			zoomed = i < 0 ? 0 : i;
@@ -307,8 +318,8 @@
 			var r = canvas.getBoundingClientRect();
 			zoom(nodeAt(e.clientX - r.left, e.clientY - r.top));
 		});
-		/* The hover tooltip: the frame's full name, kind, samples and share, its hottest lines
-		 * and its generations (from the timeline's data). */
+		/* The hover tooltip: the frame's full name, kind, samples and share, its method's
+		 * hottest lines and the frame's samples per generation (frameGens). */
 		var tip = $('tip');
 		function linesOf(nm) {
 			var base = nm.replace(/_\[i\]$/, '').replace(/ \[gen \d+\]$/, '');
@@ -318,14 +329,9 @@
 			var nm = name(i), txt = nm + '\n' + D.labels[T.k[i]] + ': ' + weight(T.c[i]) + ', ' +
 				pct(T.c[i], T.c[0]) + ' of all' + (D.diff ? ', ' + change(i) : '');
 			var ls = T.n[i] >= 0 ? linesOf(nm) : [];
-			if (ls.length) txt += '\nlines: ' + ls.map(function (l) {
-				return l.line + ' (' + l.samples + ')';
-			}).join(', ');
-			var m = T.n[i] >= 0 ? gensOf(nm) : null;
-			if (m) txt += '\ngenerations: ' + m.gens.map(function (g) {
-				return 'gen ' + g.gen + ' ' + g.tier + ' ' + g.samples;
-			}).join(', ');
-			return txt;
+			if (ls.length) txt += '\nthe method\'s hottest lines (all its frames): ' +
+				ls.map(function (l) { return l.line + ' (' + l.samples + ')'; }).join(', ');
+			return txt + (T.n[i] >= 0 ? frameGens(i) : '');
 		}
 		function showTip(e, txt) {
 			tip.textContent = txt;

@@ -415,7 +415,7 @@ Test(model, tree_pair_is_the_two_trees)
 {
 	struct rp_session *s = repeating_stacks(1);
 	struct rp_tree pair[2], one[2];
-	cr_assert_eq(rp_trees_build(&pair[0], &pair[1], s), 0);
+	cr_assert_eq(rp_trees_build(&pair[0], &pair[1], s, 0), 0);
 	for (int reverse = 0; reverse < 2; reverse++) {
 		cr_assert_eq(rp_tree_build(&one[reverse], s, reverse), 0);
 		const struct rp_tree *a = &pair[reverse], *b = &one[reverse];
@@ -436,7 +436,7 @@ Test(model, tree_pair_is_the_two_trees)
 		differ = pair[0].n[i].f != pair[1].n[i].f;
 	cr_assert(differ, "the callers' tree is another tree");
 	struct rp_tree only;
-	cr_assert_eq(rp_trees_build(&only, NULL, s), 0, "the forward tree alone");
+	cr_assert_eq(rp_trees_build(&only, NULL, s, 0), 0, "the forward tree alone");
 	cr_assert_eq(only.nr, one[0].nr);
 	for (int k = 0; k < 2; k++) {
 		rp_tree_free(&pair[k]);

@@ -14,6 +14,7 @@
 #define INTERP_LO 0x10000u	/* [0x10000, 0x20000): the interpreter */
 #define FP_LO 0x20000u		/* [0x20000, 0x30000): jitted code keeping rbp */
 #define ROOT_PC 0x30010u	/* a pc the find callback knows nothing of */
+#define STUB_LO 0x40000u	/* [0x40000, 0x40100): a vtable stub (no frame of its own) */
 #define SP 0x7ffd0000u
 static const char data_tag[] = "index";
 
@@ -29,6 +30,10 @@ static int find(void *ctx, uint64_t pc, struct unw_module *m)
 	}
 	if (pc >= FP_LO && pc < ROOT_PC - 0x10) {
 		m->code = UNW_CODE_FP;
+		return 0;
+	}
+	if (pc >= STUB_LO && pc < STUB_LO + 0x100) {
+		m->code = UNW_CODE_NO_FRAME;
 		return 0;
 	}
 	return -ENOENT;
@@ -196,4 +201,36 @@ Test(interp, max_frames)
 	int n = unw_walk_frames(&s.in, find, NULL, f, UNW_MAX_FRAMES, &end, &fp);
 	cr_assert_eq(n, UNW_MAX_FRAMES, "%d: %s", n, unw_end_name(end));
 	cr_assert_eq(end, UNW_END_MAX, "%s", unw_end_name(end));
+}
+
+/* A sample in a vtable stub (a jump to the target: no frame, rbp still its caller's): the
+ * caller is the return address at [sp], then the caller's own by its rbp. Stepped by rbp the
+ * caller was lost (the stub's frame taken for its caller's). As a caller, such a stub is no
+ * frame of this stack: the walk ends there. */
+Test(interp, frameless_stub_leaf_keeps_its_caller)
+{
+	static struct sample s;
+	struct unw_frame f[8];
+	enum unw_end end;
+	uint32_t fp;
+	uint64_t fp0 = SP + 0x100;
+	sample_at(&s, STUB_LO + 4, SP, fp0, 0, 1024);
+	put64(&s, SP, FP_LO + 0x20);		/* the call into the stub */
+	put64(&s, fp0, 0);
+	put64(&s, fp0 + 8, ROOT_PC);
+	int n = unw_walk_frames(&s.in, find, NULL, f, 8, &end, &fp);
+	cr_assert_eq(n, 3, "%d frames, ended: %s", n, unw_end_name(end));
+	cr_assert_eq(f[0].pc, STUB_LO + 4);
+	cr_assert_eq(f[1].pc, FP_LO + 0x20, "the stub's caller, from [sp]");
+	cr_assert_eq(f[2].pc, ROOT_PC);
+	cr_assert_eq(end, UNW_END_NO_CFI, "%s", unw_end_name(end));
+	sample_at(&s, FP_LO + 8, SP, fp0, 0, 1024);
+	put64(&s, fp0, SP + 0x200);
+	put64(&s, fp0 + 8, STUB_LO + 8);
+	cr_assert_eq(unw_walk_frames(&s.in, find, NULL, f, 8, &end, &fp), 2);
+	cr_assert_eq(end, UNW_END_NO_CFI, "%s", unw_end_name(end));
+	/* [sp] outside the copy: said so. */
+	sample_at(&s, STUB_LO, SP, fp0, 0, 4);
+	cr_assert_eq(unw_walk_frames(&s.in, find, NULL, f, 8, &end, &fp), 1);
+	cr_assert_eq(end, UNW_END_MEMORY, "%s", unw_end_name(end));
 }
