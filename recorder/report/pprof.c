@@ -307,8 +307,8 @@ int rp_write_pprof(FILE *out, const struct rp_session *s)
 	int ns = rp_period_is_ns(s);
 	vt[0].type = sid(&p, "samples");
 	vt[0].unit = sid(&p, "count");
-	vt[1].type = sid(&p, s->weigh_time ? s->event : ns ? "cpu" : s->event);
-	vt[1].unit = sid(&p, ns ? "nanoseconds" : "count");
+	vt[1].type = sid(&p, s->weigh_time || s->weigh_bytes ? s->event : ns ? "cpu" : s->event);
+	vt[1].unit = sid(&p, s->weigh_bytes ? "bytes" : ns ? "nanoseconds" : "count");
 	int64_t k_pid = sid(&p, "pid"), k_tid = sid(&p, "tid");
 	if (main_mapping(&p) < 0)
 		goto out;
