@@ -23,6 +23,7 @@ struct profile {
 	int off_cpu;	/* -e wall|offcpu: record --off-cpu */
 	char events[256];	/* -e's record events, "a,b" ("": record's default) */
 	char *report_event;	/* report --event (NULL: report's default) */
+	char agent_opts[32];	/* -e alloc|lock: ",alloc", ",lock" after the agent's dir= */
 	char jvm_log_path[PATH_MAX + 32];	/* the log found after the run, or "" */
 	char **cmd;
 	const struct prof_format *fmt;

@@ -88,10 +88,10 @@ static int place(const struct load_job *j, struct load_out *o)
 static int load(const struct load_job *j, struct load_out *o)
 {
 	const struct att_proc *proc = j->proc;
-	char opts[PATH_MAX + 16];
+	char opts[PATH_MAX + 48];
 	struct stat st;
 
-	snprintf(opts, sizeof(opts), "dir=%s", o->pl.dir);
+	snprintf(opts, sizeof(opts), "dir=%s%s", o->pl.dir, j->p->agent_opts);
 	snprintf(o->dump, sizeof(o->dump), "%s/jit-%d.dump", o->pl.ours, (int)proc->nspid);
 	if (att_load_agent(proc, o->pl.lib, opts, LOAD_TIMEOUT_MS, &o->agent_rc, o->err,
 			   sizeof(o->err)))

@@ -1,7 +1,8 @@
 /* jvmsamples.c - report --event alloc|lock: samples the JVM took itself (the agent's alloc=
  * and lock= options) are not in perf.data but in each dump's companion file, as SAMPLE
  * records with Java stacks of method ids and JMETHOD records naming those ids. The replay
- * notes each jitdump marker the recording mapped (its directory and process); afterwards
+ * notes each jitdump marker the recording mapped, or jitted ELF beside a dump (its
+ * directory and process); afterwards
  * each marker's companion is read twice, names first (a thread's JMETHOD may follow another
  * thread's sample that uses it), and every sample of the kind asked becomes one sample of
  * the session weighing its bytes (alloc) or nanoseconds waited (lock), its leaf the class:
@@ -52,7 +53,10 @@ int rp_jvmsamples_mmap(struct ingest *in, const struct pd_event *ev)
 	const struct pd_mmap *m = &ev->u.mmap;
 	uint32_t dump_pid;
 
-	if (!jv->kind || !m->filename || jd_is_marker_name(m->filename, &dump_pid) != 1)
+	/* a marker (perf.data), or a jitted ELF inject put beside its dump (perf.jit.data:
+	 * inject leaves the markers out) */
+	if (!jv->kind || !m->filename || (jd_is_marker_name(m->filename, &dump_pid) != 1 &&
+					  !rp_is_jitted_name(m->filename, &dump_pid, NULL)))
 		return 0;
 	const char *slash = strrchr(m->filename, '/');
 	size_t dl = slash ? (size_t)(slash - m->filename) : 1;
