@@ -256,7 +256,8 @@ int rp_jvmsamples_finish(struct ingest *in, char *err, size_t errlen)
 				"%llu): run it with the agent's %s option (`jitprof profile -e "
 				"%s`)", in->o->input, what, (unsigned long long)jv->any[0],
 				(unsigned long long)jv->any[1], what, what), -ENOENT;
-	jp_logf(&in->o->log, JP_LOG_INFO, "reporting %s: %llu samples from the JVM (the "
+	/* said as --event's other choices are (events.c): a warning, -q silences it */
+	jp_logf(&in->o->log, JP_LOG_WARN, "reporting %s: %llu samples from the JVM (the "
 		"companion's samples: alloc %llu, lock %llu)%s", what,
 		(unsigned long long)jv->samples, (unsigned long long)jv->any[0],
 		(unsigned long long)jv->any[1], jv->unnamed ? "; some frames name no method" : "");

@@ -1,0 +1,171 @@
+/* report_alloclock.c - allocations and lock contention sampled by the agent (alloc=, lock=)
+ * and reported with Java stacks (report --event alloc|lock), on JDK 17 and JDK 25 (each a
+ * part skipped where absent). Ground truth is what the programs measure of themselves:
+ * AllocRatio the bytes each of its two methods allocated (ThreadMXBean, long[] 3 : 1
+ * Payload), LockShare the nanoseconds its waiter spent entering a contended Gate monitor.
+ * The report must give each within 10%, under the right method and class. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tests/lib/testutil.h"
+
+static const char *const jdks[] = { "/usr/lib/jvm/java-17-openjdk-amd64",
+				    "/usr/lib/jvm/temurin-25-jdk-amd64" };
+
+static char agent[4096], classes[4096];
+
+static int setup(void)
+{
+	if (!realpath(tu_build("libagent.so"), agent) || !realpath(tu_build("java"), classes) ||
+	    access(tu_build("java/jitprof/samples/AllocRatio.class"), F_OK) ||
+	    access(tu_build("java/jitprof/samples/LockShare.class"), F_OK))
+		return -1;
+	return 0;
+}
+
+/* The JDK's java, or NULL (said) when this machine lacks it. */
+static const char *java_of(const char *jdk, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s/bin/java", jdk);
+	if (access(buf, X_OK)) {
+		tu_skip_part("%s is not installed: its part not run", buf);
+		return NULL;
+	}
+	return buf;
+}
+
+/* Sum of the folded stacks' weights whose stack contains every one of needles (NULL-ended). */
+static double weight_of(const char *collapsed, const char *const *needles)
+{
+	double sum = 0;
+	char *copy = strdup(collapsed), *save = NULL;
+	cr_assert_not_null(copy);
+	for (char *line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *sp = strrchr(line, ' ');
+		if (!sp)
+			continue;
+		*sp = '\0';
+		int all = 1;
+		for (size_t i = 0; needles[i] && all; i++)
+			all = strstr(line, needles[i]) != NULL;
+		if (all)
+			sum += strtod(sp + 1, NULL);
+	}
+	free(copy);
+	return sum;
+}
+
+static void within(const char *what, double got, double truth, double tol)
+{
+	cr_assert(truth > 0, "%s: no ground truth", what);
+	cr_assert(fabs(got - truth) <= tol * truth, "%s: %.0f reported, %.0f measured (%.1f%% off)",
+		  what, got, truth, 100.0 * (got - truth) / truth);
+}
+
+static void sh(const char *dir, struct tu_result *r, const char *cmd, int ok)
+{
+	cr_assert_eq(tu_sh_in(r, dir, cmd, 300), 0, "cannot run %s", cmd);
+	if (ok)
+		cr_assert_eq(r->status, 0, "%s: %s", cmd, r->err);
+}
+
+static void alloc_on(const char *java)
+{
+	struct tu_result r;
+	char cmd[16384], *dir = tu_tmpdir("alloc");
+	double arrays, payloads;
+
+	snprintf(cmd, sizeof(cmd), "mkdir jit && $J record -q -k mono -o a.data -- %s%s "
+		 "-agentpath:'%s'=dir=jit,alloc=32768 -cp '%s' jitprof.samples.AllocRatio 200",
+		 tu_java_env_sh(agent), java, agent, classes);
+	sh(dir, &r, cmd, 1);
+	cr_assert_eq(sscanf(r.out, "arrays %lf payloads %lf", &arrays, &payloads), 2, "%s", r.out);
+	tu_result_free(&r);
+	sh(dir, &r, "$J report -i a.data --event alloc --collapsed", 1);
+	const char *big[] = { "AllocRatio.bigArrays(int);[alloc] long[]", NULL };
+	const char *small[] = { "AllocRatio.smallObjects(int);[alloc] jitprof.samples."
+				"AllocRatio$Payload", NULL };
+	double gb = weight_of(r.out, big), gs = weight_of(r.out, small);
+	within("long[] bytes from bigArrays", gb, arrays, 0.10);
+	within("Payload bytes from smallObjects", gs, payloads, 0.10);
+	within("long[] : Payload", gb / gs, arrays / payloads, 0.10);
+	cr_assert(strstr(r.err, "reporting alloc:"), "the line naming the samples: %s", r.err);
+	tu_result_free(&r);
+	/* The table by class: bytes and sample counts; no lock samples in this run. */
+	sh(dir, &r, "$J report -i a.data --event alloc --sort sym", 1);
+	cr_assert(strstr(r.out, "Bytes   Samples") && strstr(r.out, "[.] [alloc] long[]"), "%s",
+		  r.out);
+	tu_result_free(&r);
+	sh(dir, &r, "$J report -i a.data --event lock", 0);
+	cr_assert_neq(r.status, 0);
+	cr_assert(strstr(r.err, "wrote no lock samples") && strstr(r.err, "alloc: "), "%s",
+		  r.err);
+	tu_result_free(&r);
+	tu_rmtree(dir);
+	free(dir);
+}
+
+static void lock_on(const char *java)
+{
+	struct tu_result r;
+	char cmd[16384], *dir = tu_tmpdir("lock");
+	double blocked;
+
+	snprintf(cmd, sizeof(cmd), "mkdir jit && $J record -q -k mono -o l.data -- %s%s "
+		 "-agentpath:'%s'=dir=jit,lock -cp '%s' jitprof.samples.LockShare 200",
+		 tu_java_env_sh(agent), java, agent, classes);
+	sh(dir, &r, cmd, 1);
+	cr_assert_eq(sscanf(r.out, "blocked %lf", &blocked), 1, "%s", r.out);
+	tu_result_free(&r);
+	sh(dir, &r, "$J report -i l.data --event lock --collapsed", 1);
+	const char *gate[] = { "LockShare.waitGate();[lock] jitprof.samples.LockShare$Gate",
+			       NULL };
+	const char *quiet[] = { "LockShare$Quiet", NULL };
+	within("ns waited on Gate in waitGate", weight_of(r.out, gate), blocked, 0.10);
+	cr_assert_eq(weight_of(r.out, quiet), 0, "the uncontended monitor has waits:\n%s", r.out);
+	tu_result_free(&r);
+	tu_rmtree(dir);
+	free(dir);
+}
+
+/* The part of each JDK installed here. */
+static void on_each_jdk(void (*part)(const char *java))
+{
+	char java[4200];
+	if (setup())
+		cr_skip_test("the agent or samples/java are not built");
+	for (size_t i = 0; i < sizeof(jdks) / sizeof(jdks[0]); i++)
+		if (java_of(jdks[i], java, sizeof(java)))
+			part(java);
+}
+
+Test(report_alloclock, alloc_bytes_by_class_and_method, .timeout = 600)
+{
+	on_each_jdk(alloc_on);
+}
+
+Test(report_alloclock, lock_waits_by_monitor_and_method, .timeout = 600)
+{
+	on_each_jdk(lock_on);
+}
+
+/* profile -e alloc: the agent gets the option, the report is of allocations. */
+Test(report_alloclock, profile_alloc, .timeout = 600)
+{
+	struct tu_result r;
+	char cmd[16384], *dir;
+	if (setup() || !tu_have("java"))
+		cr_skip_test("java, the agent or samples/java are missing");
+	dir = tu_tmpdir("profile-alloc");
+	snprintf(cmd, sizeof(cmd), "$J profile -q -e alloc -o p.collapsed -- java -cp '%s' "
+		 "jitprof.samples.AllocRatio 100 && cat p.collapsed", classes);
+	sh(dir, &r, cmd, 1);
+	cr_assert(strstr(r.out, "AllocRatio.bigArrays(int);[alloc] long[] "), "%s", r.out);
+	tu_result_free(&r);
+	tu_rmtree(dir);
+	free(dir);
+}
