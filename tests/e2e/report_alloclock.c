@@ -100,6 +100,12 @@ static void alloc_on(const char *java)
 	cr_assert(strstr(r.out, "Bytes   Samples") && strstr(r.out, "[.] [alloc] long[]"), "%s",
 		  r.out);
 	tu_result_free(&r);
+	/* speedscope and pprof weigh bytes too */
+	sh(dir, &r, "$J report -q -i a.data --event alloc --speedscope s.json --pprof p.pb.gz && "
+	   "grep -c '\"unit\":\"bytes\"' s.json && gzip -dc p.pb.gz | grep -c bytes", 1);
+	cr_assert(r.out[0] >= '1' && strchr(r.out, '\n') && strchr(r.out, '\n')[1] >= '1', "%s",
+		  r.out);
+	tu_result_free(&r);
 	sh(dir, &r, "$J report -i a.data --event lock", 0);
 	cr_assert_neq(r.status, 0);
 	cr_assert(strstr(r.err, "wrote no lock samples") && strstr(r.err, "alloc: "), "%s",
