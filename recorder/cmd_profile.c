@@ -458,7 +458,11 @@ static int report_once(struct profile *p, int injected, const char *log)
 	char *ev = p->report_event ? "--event" : q, *evn = p->report_event ? p->report_event : q;
 	char *evq = p->report_event ? "--event" : "-q", *evqn = p->report_event ? evn : "-q";
 	/* The methods view: jitted methods first, the rest grouped, hot lines with methods. */
-	char *table[] = { p->exe, "report", q, f, "-i", in, ev, evn, "--methods", NULL };
+	char *table[] = { p->exe, "report", q, f, "-i", in, ev, evn, "--methods", NULL, NULL };
+	/* -e alloc|lock: the JVM's samples are in no jitted code; the table by class (the leaf)
+	 * with the stacks that allocate or wait */
+	if (p->report_event && strstr(p->agent_opts, p->report_event))
+		table[8] = "--sort=sym", table[9] = "-g";
 	char *gens[] = { p->exe, "report", "-q", fq, "-i", in, evq, evqn, "--generations", NULL,
 			 NULL, NULL };
 	char *flag[] = { p->exe, "report", q, f, "-i", in, ev, evn, (char *)p->fmt->flag,
