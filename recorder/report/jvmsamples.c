@@ -216,8 +216,9 @@ static int read_marker(struct ingest *in, const struct jv_marker *mk)
 			in->jv.kind == JD_SAMPLE_ALLOC ? "alloc" : "lock", mk->pid, err);
 		return rc == -ENOMEM ? rc : 0;
 	}
+	/* Damage ends the names where it ends the samples: the second pass says it. */
 	rc = read_names(in, r, &by_id, &names, &n, &cap);
-	if (rc >= 0) {
+	if (rc != -ENOMEM) {
 		jd_reader_close(r);
 		r = NULL;
 		if ((rc = open_companion(mk, &r, err, sizeof(err))) >= 0)

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "jitdump/jitdump.h"
 #include "tests/lib/testutil.h"
 
 static const char *const jdks[] = { "/usr/lib/jvm/java-17-openjdk-amd64",
@@ -73,6 +74,34 @@ static void sh(const char *dir, struct tu_result *r, const char *cmd, int ok)
 		cr_assert_eq(r->status, 0, "%s: %s", cmd, r->err);
 }
 
+/* The companion in dir/jit with its middle SAMPLE record's frame count made 0xffffffff. */
+static void damage_a_sample(const char *dir)
+{
+	struct tu_result r;
+	char path[4300], err[512];
+	sh(dir, &r, "ls jit/*.jitprof", 1);
+	snprintf(path, sizeof(path), "%s/%.*s", dir, (int)strcspn(r.out, "\n"), r.out);
+	tu_result_free(&r);
+	size_t len;
+	uint8_t *buf = tu_read_file(path, &len);
+	cr_assert_not_null(buf);
+	struct jd_reader *rd;
+	struct jd_record rec;
+	uint64_t off = 0, n = 0, seen = 0;
+	for (int pass = 0; pass < 2; pass++) {	/* count, then the middle one's offset */
+		cr_assert_eq(jd_reader_open_mem(&rd, buf, len, path, err, sizeof(err)), 0, "%s",
+			     err);
+		while (jd_reader_next(rd, &rec) == 1)
+			if (rec.id == JD_EXT_SAMPLE && (pass ? seen++ == n / 2 : !!++n))
+				off = rec.offset;
+		jd_reader_close(rd);
+	}
+	cr_assert(n > 2 && off, "no samples to damage");
+	memset(buf + off + 40, 0xff, 4);
+	cr_assert_eq(tu_write_file(path, buf, len), 0);
+	free(buf);
+}
+
 static void alloc_on(const char *java)
 {
 	struct tu_result r;
@@ -110,6 +139,14 @@ static void alloc_on(const char *java)
 	cr_assert_neq(r.status, 0);
 	cr_assert(strstr(r.err, "wrote no lock samples") && strstr(r.err, "alloc: "), "%s",
 		  r.err);
+	tu_result_free(&r);
+	/* A hostile record: said with its file and offset, the samples before it reported. */
+	damage_a_sample(dir);
+	sh(dir, &r, "$J report -i a.data --event alloc --sort sym", 1);
+	cr_assert(strstr(r.err, "SAMPLE frame count 4294967295 cannot fit") &&
+		  strstr(r.err, "offset") && strstr(r.err, "samples after the damage left out"),
+		  "%s", r.err);
+	cr_assert(strstr(r.out, "[alloc] long[]"), "%s", r.out);
 	tu_result_free(&r);
 	tu_rmtree(dir);
 	free(dir);
