@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "jitdump/jitdump.h"
+#include "tests/e2e/profile_util.h"
 #include "tests/lib/testutil.h"
 
 static const char *const jdks[] = { "/usr/lib/jvm/java-17-openjdk-amd64",
@@ -200,15 +201,21 @@ Test(report_alloclock, lock_waits_by_monitor_and_method, .timeout = 600)
 Test(report_alloclock, profile_alloc, .timeout = 600)
 {
 	struct tu_result r;
-	char cmd[16384], *dir;
+	char out[4200];
 	if (setup() || !tu_have("java"))
 		cr_skip_test("java, the agent or samples/java are missing");
-	dir = tu_tmpdir("profile-alloc");
-	snprintf(cmd, sizeof(cmd), "$J profile -q -e alloc -o p.collapsed -- java -cp '%s' "
-		 "jitprof.samples.AllocRatio 100 && cat p.collapsed", classes);
-	sh(dir, &r, cmd, 1);
-	cr_assert(strstr(r.out, "AllocRatio.bigArrays(int);[alloc] long[] "), "%s", r.out);
+	char *dir = tu_tmpdir("profile-alloc");
+	snprintf(out, sizeof(out), "%s/p.collapsed", dir);
+	const char *args[] = { "-q", "-e", "alloc", "-o", out, "--", "java", "-cp", classes,
+			       "jitprof.samples.AllocRatio", "100", NULL };
+	pf_profile(&r, args, 300);
+	cr_assert_eq(r.status, 0, "%s", r.err);
 	tu_result_free(&r);
+	size_t len;
+	char *text = tu_read_file(out, &len);
+	cr_assert(text && strstr(text, "AllocRatio.bigArrays(int);[alloc] long[] "), "%s",
+		  text ? text : "(no report)");
+	free(text);
 	tu_rmtree(dir);
 	free(dir);
 }
