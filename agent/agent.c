@@ -258,6 +258,7 @@ static int setup_jvmti(JavaVM *vm)
 	cb.VMDeath = on_vm_death;
 	cb.VMInit = on_vm_init;
 	cb.ClassPrepare = agent_on_class_prepare;
+	agent_samplers_add(jvmti, &cb);
 	e = (*jvmti)->SetEventCallbacks(jvmti, &cb, (jint)sizeof(cb));
 	if (e != JVMTI_ERROR_NONE) {
 		agent_fail("cannot set callbacks: %s", jvmti_err(jvmti, e));
@@ -273,6 +274,7 @@ static int setup_jvmti(JavaVM *vm)
 		agent_g.opt.methods = 0;	/* said once by agent_interp_init */
 	if ((methods || o->jfr) && !agent_g.attached && enable(jvmti, JVMTI_EVENT_VM_INIT))
 		return -1;
+	agent_samplers_set(jvmti, JVMTI_ENABLE);
 	return 0;
 }
 
@@ -327,6 +329,8 @@ static void set_code_events(jvmtiEventMode mode)
 
 	for (size_t i = 0; agent_g.jvmti && i < sizeof(evs) / sizeof(evs[0]); i++)
 		(*agent_g.jvmti)->SetEventNotificationMode(agent_g.jvmti, mode, evs[i], NULL);
+	if (agent_g.jvmti)
+		agent_samplers_set(agent_g.jvmti, mode);
 }
 
 /* The "stop" command (jitprof profile's detach): the dump is finished and closed as at VM

@@ -64,6 +64,7 @@ struct agent_method {
 	struct agent_line *lines;	/* ascending start */
 	uint32_t nr_lines;
 	atomic_uint loads;	/* compiled loads seen: the generation counter */
+	atomic_int sampled;	/* its JMETHOD record is written (jstack.c) */
 	struct agent_method *next;	/* hash chain */
 };
 
@@ -114,6 +115,23 @@ void agent_jfr_start(const char *dump_path);
 void agent_jfr_stop(JNIEnv *jni);
 void JNICALL agent_on_class_prepare(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jclass klass);
 void agent_interp_stop(void);
+
+/* ---- jstack.c, alloc.c, lock.c: samples the JVM takes (alloc=, lock=) ---- */
+/* The current thread's Java stack, kind, weight, size and klass's name as a SAMPLE record
+ * (names of new methods first); 0 or the writer's negative errno. */
+int agent_sample_write(jvmtiEnv *jvmti, jthread thread, uint32_t kind, uint64_t weight,
+		       uint64_t size, jclass klass);
+/* Before SetEventCallbacks: the capabilities and callbacks of the samplers the options ask
+ * for; one a JVM refuses is said in one line and turned off (the others go on). */
+void agent_samplers_add(jvmtiEnv *jvmti, jvmtiEventCallbacks *cb);
+/* Their events on (with the heap sampling interval) or off. */
+void agent_samplers_set(jvmtiEnv *jvmti, jvmtiEventMode mode);
+void JNICALL agent_on_sampled_alloc(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread,
+				    jobject object, jclass klass, jlong size);
+void JNICALL agent_on_contended_enter(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread,
+				      jobject object);
+void JNICALL agent_on_contended_entered(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread,
+					jobject object);
 
 /* ---- stats.c ---- */
 /* Writes the JD_EXT_AGENT_STATS record and, with verbose, one summary line on stderr. */

@@ -79,8 +79,27 @@ static int parse_ms(const char *v, size_t n, unsigned *out)
 	return 0;
 }
 
+/* A decimal number up to max (at most 13 digits). */
+static int parse_num(const char *v, size_t n, unsigned long long max, unsigned long long *out)
+{
+	unsigned long long x = 0;
+
+	if (n == 0 || n > 13)
+		return -EINVAL;
+	for (size_t i = 0; i < n; i++) {
+		if (v[i] < '0' || v[i] > '9')
+			return -EINVAL;
+		x = x * 10 + (unsigned long long)(v[i] - '0');
+	}
+	if (x > max)
+		return -EINVAL;
+	*out = x;
+	return 0;
+}
+
 static const char *const known[] = { "dir", "clock", "lines", "inline", "unload", "stubs",
-				     "methods", "jfr", "flush", "verbose", "quiet", "stop" };
+				     "methods", "jfr", "flush", "verbose", "quiet", "stop", "alloc",
+				     "lock" };
 
 /* Flags: a key alone means on ("verbose"), and "key=off" works too. */
 static int *flag_of(struct agent_options *o, const char *key, size_t kn)
@@ -115,10 +134,25 @@ static int parse_item(struct agent_options *o, const char *item, size_t n, char 
 		;
 	if (i == sizeof(known) / sizeof(known[0])) {
 		snprintf(err, errlen, "unknown option '%s' (known: dir= clock= lines= inline= "
-			 "unload= stubs= methods= jfr= flush= verbose quiet stop)", shown(key, item, kn));
+			 "unload= stubs= methods= jfr= flush= alloc[=BYTES] lock[=NS] verbose "
+			 "quiet stop)", shown(key, item, kn));
 		return -EINVAL;
 	}
-	if ((flag = flag_of(o, item, kn))) {
+	unsigned long long num = 0;
+	if (!v && eq(item, kn, "alloc")) {	/* alone: the JVM's default interval */
+		o->alloc = AGENT_ALLOC_DEFAULT;
+	} else if (!v && eq(item, kn, "lock")) {	/* alone: every contended enter */
+		o->lock = 1;
+		o->lock_ns = 0;
+	} else if (eq(item, kn, "alloc")) {
+		if (!(rc = parse_num(v, vn, AGENT_ALLOC_MAX, &num)))
+			o->alloc = (unsigned)num;
+	} else if (eq(item, kn, "lock")) {
+		if (!(rc = parse_num(v, vn, AGENT_LOCK_NS_MAX, &num))) {
+			o->lock = 1;
+			o->lock_ns = num;
+		}
+	} else if ((flag = flag_of(o, item, kn))) {
 		if (v)
 			rc = parse_bool(v, vn, flag);
 		else
@@ -157,7 +191,10 @@ static int parse_item(struct agent_options *o, const char *item, size_t n, char 
 		snprintf(err, errlen, "bad value '%s' for option %s (%s)", shown(val, v, vn),
 			 shown(key, item, kn),
 			 eq(item, kn, "clock") ? "mono, raw or tsc" :
-			 eq(item, kn, "flush") ? "milliseconds, 0 to 3600000" : "on or off");
+			 eq(item, kn, "flush") ? "milliseconds, 0 to 3600000" :
+			 eq(item, kn, "alloc") ? "bytes, 0 (off) to 1073741824" :
+			 eq(item, kn, "lock") ? "nanoseconds waited, 0 to 3600000000000" :
+						"on or off");
 	return rc;
 }
 

@@ -10,6 +10,9 @@
 #define AGENT_DIR_MAX 4096
 #define AGENT_FLUSH_MS_DEFAULT 1000u
 #define AGENT_FLUSH_MS_MAX 3600000u
+#define AGENT_ALLOC_DEFAULT (512u << 10)	/* the JVM's own heap sampling interval */
+#define AGENT_ALLOC_MAX (1u << 30)
+#define AGENT_LOCK_NS_MAX 3600000000000ull
 
 struct agent_options {
 	char dir[AGENT_DIR_MAX];	/* "" = the writer's default ($JITDUMPDIR, ~/.debug/jit) */
@@ -21,6 +24,9 @@ struct agent_options {
 	int methods;		/* the method table (JD_EXT_METHOD) for interpreter frames */
 	int jfr;		/* a Flight Recording of compiles and traps beside the dump */
 	unsigned flush_ms;	/* periodic flush; 0 = only at exit */
+	unsigned alloc;		/* allocation sampling interval in bytes; 0 = off */
+	int lock;		/* contended monitor enters sampled */
+	unsigned long long lock_ns;	/* ... those that waited at least this long */
 	int verbose;
 	int quiet;		/* no start line naming the dump */
 	int stop;		/* a command, not a setting: stop writing and close the dump */

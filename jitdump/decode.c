@@ -11,7 +11,7 @@
 
 int jd_id_known(uint32_t id)
 {
-	return id < JD_CODE_MAX_PERF || (id >= JD_EXT_LOAD_INFO && id <= JD_EXT_VM);
+	return id < JD_CODE_MAX_PERF || (id >= JD_EXT_LOAD_INFO && id <= JD_EXT_JMETHOD);
 }
 
 static int bad(char *msg, size_t len, const char *fmt, ...)
@@ -56,6 +56,7 @@ void jd_decode_bufs_free(struct jd_decode_bufs *b)
 	free(b->pcs);
 	free(b->frames);
 	free(b->mlines);
+	free(b->jframes);
 	memset(b, 0, sizeof(*b));
 }
 
@@ -360,6 +361,52 @@ static int dec_vm(struct jd_record *rec, const uint8_t *p, int sw, char *msg, si
 	return 0;
 }
 
+static int dec_sample(struct jd_record *rec, const uint8_t *p, int sw, struct jd_decode_bufs *b,
+		      char *msg, size_t len)
+{
+	struct jd_ext_sample *s = &rec->u.sample;
+	uint32_t total = rec->total_size;
+	int rc = need(total, JD_EXT_SAMPLE_FIXED + 1, "SAMPLE", msg, len);
+	if (rc)
+		return rc;
+	s->kind = jd_get32(p + 16, sw);
+	s->tid = jd_get32(p + 20, sw);
+	s->weight = jd_get64(p + 24, sw);
+	s->size = jd_get64(p + 32, sw);
+	s->nr_frames = jd_get32(p + 40, sw);
+	uint64_t off = JD_EXT_SAMPLE_FIXED;
+	/* the class name's NUL at least follows the frames */
+	if (s->nr_frames > (total - off - 1) / JD_EXT_SAMPLE_FRAME)
+		return bad(msg, len, "SAMPLE frame count %u cannot fit its %u-byte record",
+			   s->nr_frames, total);
+	if (reserve((void **)&b->jframes, &b->jframes_cap, s->nr_frames, sizeof(*b->jframes)))
+		return nomem(msg, len, "a SAMPLE record");
+	for (uint32_t i = 0; i < s->nr_frames; i++, off += JD_EXT_SAMPLE_FRAME) {
+		b->jframes[i].method = jd_get64(p + off, sw);
+		b->jframes[i].bci = (int32_t)jd_get32(p + off + 8, sw);
+		b->jframes[i].line = (int32_t)jd_get32(p + off + 12, sw);
+	}
+	s->frames = b->jframes;
+	if (!(s->klass = take_str(p, &off, total)))
+		return bad(msg, len, "SAMPLE class name is not NUL-terminated inside the record");
+	return 0;
+}
+
+static int dec_jmethod(struct jd_record *rec, const uint8_t *p, int sw, char *msg, size_t len)
+{
+	struct jd_ext_jmethod *m = &rec->u.jmethod;
+	int rc = need(rec->total_size, JD_EXT_JMETHOD_FIXED + 2, "JMETHOD", msg, len);
+	if (rc)
+		return rc;
+	uint64_t off = JD_EXT_JMETHOD_FIXED;
+	m->method = jd_get64(p + 16, sw);
+	m->name = take_str(p, &off, rec->total_size);
+	m->file = m->name ? take_str(p, &off, rec->total_size) : NULL;
+	if (!m->file)
+		return bad(msg, len, "JMETHOD strings are not NUL-terminated inside the record");
+	return 0;
+}
+
 int jd_decode(struct jd_record *rec, const uint8_t *p, int sw, struct jd_decode_bufs *b,
 	      char *msg, size_t len)
 {
@@ -386,6 +433,10 @@ int jd_decode(struct jd_record *rec, const uint8_t *p, int sw, struct jd_decode_
 		return dec_method(rec, p, sw, b, msg, len);
 	case JD_EXT_VM:
 		return dec_vm(rec, p, sw, msg, len);
+	case JD_EXT_SAMPLE:
+		return dec_sample(rec, p, sw, b, msg, len);
+	case JD_EXT_JMETHOD:
+		return dec_jmethod(rec, p, sw, msg, len);
 	}
 	return bad(msg, len, "unknown record id %u", rec->id);
 }

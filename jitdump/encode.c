@@ -256,3 +256,44 @@ uint8_t *jd_enc_vm(uint8_t *p, uint64_t ts, const struct jd_ext_vm *v)
 	p = jd_put32(p, (uint32_t)v->bcp_slot);
 	return jd_put32(p, 0);
 }
+
+uint64_t jd_sample_size(const struct jd_ext_sample *s)
+{
+	uint64_t n = JD_EXT_SAMPLE_FIXED + (uint64_t)s->nr_frames * JD_EXT_SAMPLE_FRAME +
+		     strlen(str_or_empty(s->klass)) + 1;
+	return n > UINT32_MAX ? 0 : n;
+}
+
+uint8_t *jd_enc_sample(uint8_t *p, uint64_t ts, const struct jd_ext_sample *s, uint32_t total)
+{
+	const char *k = str_or_empty(s->klass);
+	p = jd_enc_prefix(p, JD_EXT_SAMPLE, total, ts);
+	p = jd_put32(p, s->kind);
+	p = jd_put32(p, s->tid);
+	p = jd_put64(p, s->weight);
+	p = jd_put64(p, s->size);
+	p = jd_put32(p, s->nr_frames);
+	p = jd_put32(p, 0);
+	for (uint32_t i = 0; i < s->nr_frames; i++) {
+		p = jd_put64(p, s->frames[i].method);
+		p = jd_put32(p, (uint32_t)s->frames[i].bci);
+		p = jd_put32(p, (uint32_t)s->frames[i].line);
+	}
+	return jd_put_bytes(p, k, strlen(k) + 1);
+}
+
+uint64_t jd_jmethod_size(const struct jd_ext_jmethod *m)
+{
+	uint64_t n = JD_EXT_JMETHOD_FIXED + strlen(str_or_empty(m->name)) + 1 +
+		     strlen(str_or_empty(m->file)) + 1;
+	return n > UINT32_MAX ? 0 : n;
+}
+
+uint8_t *jd_enc_jmethod(uint8_t *p, uint64_t ts, const struct jd_ext_jmethod *m, uint32_t total)
+{
+	const char *n = str_or_empty(m->name), *f = str_or_empty(m->file);
+	p = jd_enc_prefix(p, JD_EXT_JMETHOD, total, ts);
+	p = jd_put64(p, m->method);
+	p = jd_put_bytes(p, n, strlen(n) + 1);
+	return jd_put_bytes(p, f, strlen(f) + 1);
+}

@@ -25,6 +25,9 @@
 #define JD_EXT_METHOD_FIXED     40u	/* u64 method, code_addr, u32 code_size, nr_lines */
 #define JD_EXT_METHOD_LINE      8u	/* u32 bci, i32 line; then name and file, NUL-ended */
 #define JD_EXT_VM_SIZE          40u
+#define JD_EXT_SAMPLE_FIXED     48u	/* u32 kind, tid; u64 weight, size; u32 nr_frames, pad */
+#define JD_EXT_SAMPLE_FRAME     16u	/* u64 method, i32 bci, line; then klass, NUL-ended */
+#define JD_EXT_JMETHOD_FIXED    24u	/* u64 method; then name and file, NUL-ended */
 #define JD_CLOSE_SIZE           16u
 
 /* The options rule of lib/opts.h (docs/ARCHITECTURE.md, "Options structs"), copied because
@@ -123,6 +126,11 @@ uint64_t jd_method_size(const struct jd_ext_method *m);	/* 0: does not fit a rec
 uint8_t *jd_enc_method(uint8_t *p, uint64_t ts, const struct jd_ext_method *m,
 		       uint32_t total);
 uint8_t *jd_enc_vm(uint8_t *p, uint64_t ts, const struct jd_ext_vm *v);
+uint64_t jd_sample_size(const struct jd_ext_sample *s);	/* 0: does not fit a record */
+uint8_t *jd_enc_sample(uint8_t *p, uint64_t ts, const struct jd_ext_sample *s, uint32_t total);
+uint64_t jd_jmethod_size(const struct jd_ext_jmethod *m);	/* 0: does not fit a record */
+uint8_t *jd_enc_jmethod(uint8_t *p, uint64_t ts, const struct jd_ext_jmethod *m,
+			uint32_t total);
 
 /* ---- clock.c */
 int jd_clock_check(enum jd_clock c);	/* 0 or -ENOTSUP / -EINVAL */
@@ -147,6 +155,8 @@ struct jd_decode_bufs {
 	size_t frames_cap;
 	struct jd_method_line *mlines;
 	size_t mlines_cap;
+	struct jd_java_frame *jframes;
+	size_t jframes_cap;
 };
 int jd_decode(struct jd_record *rec, const uint8_t *p, int swap, struct jd_decode_bufs *b,
 	      char *msg, size_t msglen);

@@ -106,6 +106,8 @@ enum jd_ext_id {
 	JD_EXT_AGENT_STATS = 0x10003,	/* the writer's self-accounting */
 	JD_EXT_METHOD      = 0x10004,	/* one interpretable method: the method table */
 	JD_EXT_VM          = 0x10005,	/* the runtime's interpreter frame layout */
+	JD_EXT_SAMPLE      = 0x10006,	/* one allocation or lock-wait sample with its stack */
+	JD_EXT_JMETHOD     = 0x10007,	/* a sample frame's method id -> name, source file */
 };
 
 enum jd_tier {
@@ -206,6 +208,37 @@ struct jd_ext_vm {
 	int32_t bcp_slot;	/* HotSpot -8 */
 };
 
+/* Samples the runtime takes itself (docs/jitdump.md): an allocation (JVMTI
+ * SampledObjectAlloc) or a contended monitor enter (MonitorContendedEnter/Entered), with the
+ * thread's stack as the runtime's method ids and bytecode indexes. */
+enum jd_sample_kind {
+	JD_SAMPLE_ALLOC = 1,	/* weight: bytes the sample stands for; size: the object's */
+	JD_SAMPLE_LOCK = 2,	/* weight: nanoseconds waited to enter; size: 0 */
+};
+
+struct jd_java_frame {
+	uint64_t method;	/* the runtime's method id (HotSpot: jmethodID), named by JMETHOD */
+	int32_t bci;		/* bytecode index, -1 unknown (native) */
+	int32_t line;		/* source line, 0 unknown */
+};
+
+struct jd_ext_sample {
+	uint32_t kind;		/* enum jd_sample_kind; another value: a kind this version lacks */
+	uint32_t tid;		/* the sampled thread (the kernel's id) */
+	uint64_t weight;
+	uint64_t size;
+	uint32_t nr_frames;
+	const struct jd_java_frame *frames;	/* [0] innermost */
+	const char *klass;	/* allocated object's or monitor's class, "Ljava/lang/String;" */
+};
+
+/* A method id of the samples' frames named, written once before the first sample using it. */
+struct jd_ext_jmethod {
+	uint64_t method;
+	const char *name;	/* runtime name, e.g. "Ljava/lang/String;hashCode()I" */
+	const char *file;	/* source file, "" unknown */
+};
+
 /* ---- Reader ----------------------------------------------------------------------------- */
 
 struct jd_record {
@@ -224,6 +257,8 @@ struct jd_record {
 		struct jd_ext_agent_stats stats;
 		struct jd_ext_method method;
 		struct jd_ext_vm vm;
+		struct jd_ext_sample sample;
+		struct jd_ext_jmethod jmethod;
 	} u;
 };
 
@@ -448,6 +483,11 @@ int jd_write_stats(struct jd_writer *w, const struct jd_ext_agent_stats *s);
  * now. -EINVAL for a method without name or with lines NULL and nr_lines > 0. */
 int jd_write_method(struct jd_writer *w, const struct jd_ext_method *m, uint64_t timestamp);
 int jd_write_vm(struct jd_writer *w, const struct jd_ext_vm *v);
+/* A sample and a method id's name, to the companion file (no-ops with opts.no_ext);
+ * timestamp 0 = now. -EINVAL for frames NULL with nr_frames > 0 or a jmethod without name;
+ * -E2BIG when the record would pass 4 GiB. */
+int jd_write_sample(struct jd_writer *w, const struct jd_ext_sample *s, uint64_t timestamp);
+int jd_write_jmethod(struct jd_writer *w, const struct jd_ext_jmethod *m, uint64_t timestamp);
 
 #ifdef __cplusplus
 }

@@ -215,3 +215,33 @@ int jd_write_vm(struct jd_writer *w, const struct jd_ext_vm *v)
 {
 	return write_ext_fixed(w, JD_EXT_VM_SIZE, 0, enc_vm, v);
 }
+
+static uint8_t *enc_sample(uint8_t *p, uint64_t ts, const void *obj)
+{
+	return jd_enc_sample(p, ts, obj, (uint32_t)jd_sample_size(obj));
+}
+
+static uint8_t *enc_jmethod(uint8_t *p, uint64_t ts, const void *obj)
+{
+	return jd_enc_jmethod(p, ts, obj, (uint32_t)jd_jmethod_size(obj));
+}
+
+int jd_write_sample(struct jd_writer *w, const struct jd_ext_sample *s, uint64_t timestamp)
+{
+	if (s && !s->frames && s->nr_frames)
+		return -EINVAL;
+	uint64_t n = s ? jd_sample_size(s) : 0;
+	if (s && !n)
+		return -E2BIG;
+	return write_ext_fixed(w, (size_t)n, timestamp, enc_sample, s);
+}
+
+int jd_write_jmethod(struct jd_writer *w, const struct jd_ext_jmethod *m, uint64_t timestamp)
+{
+	if (m && !m->name)
+		return -EINVAL;
+	uint64_t n = m ? jd_jmethod_size(m) : 0;
+	if (m && !n)
+		return -E2BIG;
+	return write_ext_fixed(w, (size_t)n, timestamp, enc_jmethod, m);
+}

@@ -48,10 +48,10 @@ static const char *type_name(uint32_t id)
 	static const char *perf[] = { "CODE_LOAD", "CODE_MOVE", "CODE_DEBUG_INFO", "CODE_CLOSE",
 				      "CODE_UNWINDING_INFO" };
 	static const char *ext[] = { "LOAD_INFO", "INLINE", "UNLOAD", "AGENT_STATS", "METHOD",
-				     "VM" };
+				     "VM", "SAMPLE", "JMETHOD" };
 	if (id < JD_CODE_MAX_PERF)
 		return perf[id];
-	if (id >= JD_EXT_LOAD_INFO && id <= JD_EXT_VM)
+	if (id >= JD_EXT_LOAD_INFO && id <= JD_EXT_JMETHOD)
 		return ext[id - JD_EXT_LOAD_INFO];
 	return "UNKNOWN";
 }
@@ -229,6 +229,20 @@ static void print_record(struct jdo_out *o, const struct jd_record *r)
 		jdo_f_i64(o, "method_slot", r->u.vm.method_slot);
 		jdo_f_i64(o, "bcp_slot", r->u.vm.bcp_slot);
 		break;
+	case JD_EXT_SAMPLE:	/* frames left out: their count only */
+		jdo_f_str(o, "kind", r->u.sample.kind == JD_SAMPLE_ALLOC ? "alloc"
+				     : r->u.sample.kind == JD_SAMPLE_LOCK ? "lock" : "?");
+		jdo_f_u64(o, "tid", r->u.sample.tid);
+		jdo_f_u64(o, "weight", r->u.sample.weight);
+		jdo_f_u64(o, "size", r->u.sample.size);
+		jdo_f_u64(o, "frames", r->u.sample.nr_frames);
+		jdo_f_str(o, "class", r->u.sample.klass);
+		break;
+	case JD_EXT_JMETHOD:
+		jdo_f_addr(o, "method", r->u.jmethod.method);
+		jdo_f_str(o, "name", r->u.jmethod.name);
+		jdo_f_str(o, "file", r->u.jmethod.file);
+		break;
 	}
 	jdo_obj_end(o);
 	if (!o->json)
@@ -237,7 +251,7 @@ static void print_record(struct jdo_out *o, const struct jd_record *r)
 
 /* ---- --stats ------------------------------------------------------------------------- */
 
-#define NR_TYPES (JD_CODE_MAX_PERF + (JD_EXT_VM - JD_EXT_LOAD_INFO + 1))
+#define NR_TYPES (JD_CODE_MAX_PERF + (JD_EXT_JMETHOD - JD_EXT_LOAD_INFO + 1))
 
 struct name_load {
 	const char *name;
@@ -315,7 +329,7 @@ static void print_stats(struct jdo_out *o, struct stats *s, const struct jd_read
 	} else {
 		fprintf(o->fp, "%-20s %12s %14s\n", "record type", "count", "bytes");
 	}
-	for (uint32_t id = 0; id < JD_EXT_VM + 1; id++) {
+	for (uint32_t id = 0; id < JD_EXT_JMETHOD + 1; id++) {
 		if (id == JD_CODE_MAX_PERF)
 			id = JD_EXT_LOAD_INFO;
 		int t = type_slot(id);

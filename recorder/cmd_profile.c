@@ -50,7 +50,10 @@ static void usage(FILE *out)
 		"  -F, --freq HZ           sampling frequency (default 999)\n"
 		"  -e, --event EVENT       wall: on-CPU and off-CPU time per thread (cpu-clock and\n"
 		"                          every context switch with its stack); offcpu: the waits\n"
-		"                          only; or a record event (cpu-clock, page-faults, ...);\n"
+		"                          only; alloc: the JVM's allocation samples (bytes, by\n"
+		"                          allocated class; the agent's alloc option); lock: its\n"
+		"                          contended monitor enters (time waited, by monitor\n"
+		"                          class; lock); or a record event (cpu-clock, ...);\n"
 		"                          again for several (the report shows the first)\n"
 		"      --elfs              also write one ELF file per sampled method generation\n"
 		"                          into the data directory, for perf report (by default\n"
@@ -100,13 +103,21 @@ static void on_signal(int sig)
 		kill(recording_pid, SIGINT);
 }
 
-/* -e: wall and offcpu make the recording --off-cpu; other names go to record's -e. The
- * report reads the first asked for. */
+/* -e: wall and offcpu make the recording --off-cpu; alloc and lock are the agent's (its
+ * samples go beside the dump); other names go to record's -e. The report reads the first
+ * asked for. */
 static int profile_event(struct profile *p, const char *ev)
 {
 	int time = !strcmp(ev, "wall") || !strcmp(ev, "offcpu");
+	int jvm = !strcmp(ev, "alloc") || !strcmp(ev, "lock");
 
-	if (time)
+	if (jvm) {
+		if (!strstr(p->agent_opts, ev)) {
+			size_t n = strlen(p->agent_opts);
+			snprintf(p->agent_opts + n, sizeof(p->agent_opts) - n, ",%s", ev);
+		}
+		time = 1;	/* reported by name, as wall and offcpu */
+	} else if (time)
 		p->off_cpu = 1;
 	else if (cli_append_event(p->events, sizeof(p->events), ev))
 		return 2;
@@ -400,6 +411,10 @@ static int launch(struct profile *p)
 		    (nadd = prof_java_args(agentpath, sizeof(agentpath), lib, p->dir,
 					   p->cg.mode == PROF_CG_FP, jargs, err, sizeof(err))) < 0)
 			return cli_error("%s", err);
+		size_t an = strlen(agentpath);
+		if (an + strlen(p->agent_opts) >= sizeof(agentpath))
+			return cli_error("agent path too long");
+		memcpy(agentpath + an, p->agent_opts, strlen(p->agent_opts) + 1);
 		add = jargs;
 		var = "JAVA_TOOL_OPTIONS";
 		if (p->jvm_log) {
@@ -461,7 +476,11 @@ static int report_once(struct profile *p, int injected, const char *log)
 	char *ev = p->report_event ? "--event" : q, *evn = p->report_event ? p->report_event : q;
 	char *evq = p->report_event ? "--event" : "-q", *evqn = p->report_event ? evn : "-q";
 	/* The methods view: jitted methods first, the rest grouped, hot lines with methods. */
-	char *table[] = { p->exe, "report", q, f, "-i", in, ev, evn, "--methods", NULL };
+	char *table[] = { p->exe, "report", q, f, "-i", in, ev, evn, "--methods", NULL, NULL };
+	/* -e alloc|lock: the JVM's samples are in no jitted code; the table by class (the leaf)
+	 * with the stacks that allocate or wait */
+	if (p->report_event && strstr(p->agent_opts, p->report_event))
+		table[8] = "--sort=sym", table[9] = "-g";
 	char *gens[] = { p->exe, "report", "-q", fq, "-i", in, evq, evqn, "--generations", NULL,
 			 NULL, NULL };
 	char *flag[] = { p->exe, "report", q, f, "-i", in, ev, evn, (char *)p->fmt->flag,

@@ -24,6 +24,7 @@ struct profile {
 	struct prof_call_graph cg;	/* --call-graph as asked, then as used (cmd_profile.c) */
 	char events[256];	/* -e's record events, "a,b" ("": record's default) */
 	char *report_event;	/* report --event (NULL: report's default) */
+	char agent_opts[32];	/* -e alloc|lock: ",alloc", ",lock" after the agent's dir= */
 	char jvm_log_path[PATH_MAX + 32];	/* the log found after the run, or "" */
 	char **cmd;
 	const struct prof_format *fmt;

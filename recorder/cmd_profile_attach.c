@@ -88,12 +88,13 @@ static int place(const struct load_job *j, struct load_out *o)
 static int load(const struct load_job *j, struct load_out *o)
 {
 	const struct att_proc *proc = j->proc;
-	char opts[PATH_MAX + 16];
+	char opts[PATH_MAX + 48];
 	struct stat st;
 
-	/* --jvm-log on a running JVM: its compiles and traps in a Flight Recording (the log
-	 * itself can only be started with the JVM) */
-	snprintf(opts, sizeof(opts), "dir=%s%s", o->pl.dir, j->p->jvm_log ? ",jfr=on" : "");
+	/* -e alloc|lock: their agent options; --jvm-log on a running JVM: its compiles and
+	 * traps in a Flight Recording (the log itself can only be started with the JVM) */
+	snprintf(opts, sizeof(opts), "dir=%s%s%s", o->pl.dir, j->p->agent_opts,
+		 j->p->jvm_log ? ",jfr=on" : "");
 	snprintf(o->dump, sizeof(o->dump), "%s/jit-%d.dump", o->pl.ours, (int)proc->nspid);
 	if (att_load_agent(proc, o->pl.lib, opts, LOAD_TIMEOUT_MS, &o->agent_rc, o->err,
 			   sizeof(o->err)))

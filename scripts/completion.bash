@@ -33,7 +33,7 @@ _jitprof()
 		esac
 		return 0 ;;
 	-e|--event)
-		COMPREPLY=($(compgen -W "cycles cpu-clock task-clock instructions cache-misses page-faults context-switches wall offcpu" -- "$cur"))
+		COMPREPLY=($(compgen -W "cycles cpu-clock task-clock instructions cache-misses page-faults context-switches wall offcpu alloc lock" -- "$cur"))
 		return 0 ;;
 	-p|--pid)
 		COMPREPLY=($(compgen -W "$(ps -eo pid= 2>/dev/null)" -- "$cur"))

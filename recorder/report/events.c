@@ -54,7 +54,8 @@ int rp_pick_event(const struct pd_reader *r, const char *name, const char *file,
 		}
 	}
 	list_names(r, NULL, 0, all, sizeof(all));
-	snprintf(err, errlen, "%s has no event '%s'; its events: %s", file, name, all);
+	snprintf(err, errlen, "%s has no event '%s'; its events: %s (and the reports of time or "
+		 "of the JVM's samples: offcpu, wall, alloc, lock)", file, name, all);
 	return -ENOENT;
 }
 

@@ -152,8 +152,10 @@ static void emit(struct emit_ctx *e, uint32_t node, uint32_t bnode, double x)
 	rp_xml_str(e->out, name);
 	if (e->bt)
 		fprintf(e->out, " (%+.2f points since the base)", delta);
-	if (e->s->weigh_time)	/* offcpu, wall: the count is nanoseconds */
+	if (e->s->weigh_time)	/* offcpu, wall, lock: the count is nanoseconds */
 		fprintf(e->out, " (%.3f ms, %.2f%%", (double)n->count / 1e6, pct);
+	else if (e->s->weigh_bytes)	/* alloc: bytes */
+		fprintf(e->out, " (%.3f MB, %.2f%%", (double)n->count / 1e6, pct);
 	else
 		fprintf(e->out, " (%" PRIu64 " samples, %.2f%%", n->count, pct);
 	rp_xml_str(e->out, gen_text(e, n));

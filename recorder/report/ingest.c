@@ -89,6 +89,8 @@ static int on_sample(struct ingest *in, const struct pd_event *ev)
 {
 	const struct pd_sample *ps = &ev->u.sample;
 	int rc;
+	if (in->jv.kind)	/* --event alloc|lock: the JVM's samples, not perf's */
+		return count_evsel(in, ev->evsel);
 	if ((rc = count_evsel(in, ev->evsel)) < 0 ||
 	    (in->offcpu.cs && (rc = rp_offcpu_ran(in, ps->tid, ps->time)) < 0))
 		return rc;
@@ -200,7 +202,7 @@ static int ev_mmap(void *ctx, const struct pd_event *ev)
 	struct sym_dso *d;
 	sym_feed_mmap(in->ss, ev, &d);
 	rp_ingest_on_mmap(in, ev, d, time);
-	return 0;
+	return rp_jvmsamples_mmap(in, ev);
 }
 
 /* COMM, FORK, EXIT, HEADER_BUILD_ID: the symbol session's alone (symbols/feed.c). */
@@ -427,13 +429,16 @@ static int ingest(struct rp_session *s, const struct rp_ingest_opts *o, char *er
 	rc = 0;
 	if (rp_offcpu_wanted(o->event))
 		rc = rp_offcpu_pick(&in, o->event, err, errlen);
+	else if (rp_jvmsamples_wanted(o->event))
+		rp_jvmsamples_pick(&in, o->event);
 	else if (o->event)
 		rc = rp_pick_event(in.r, o->event, o->input, &in.evsel, err, errlen);
 	if (rc)
 		goto out;
 	if (!o->event)
 		in.evsel = rp_first_event(in.r);
-	if ((rc = read_events(&in, err, errlen)) < 0)
+	if ((rc = read_events(&in, err, errlen)) < 0 ||
+	    (in.jv.kind && (rc = rp_jvmsamples_finish(&in, err, errlen)) < 0))
 		goto out;
 	sym_say_not_found(in.ss);
 	if ((rc = fill_lines_later(&in)) < 0) {
@@ -451,11 +456,11 @@ static int ingest(struct rp_session *s, const struct rp_ingest_opts *o, char *er
 		rp_set_wall_clock(s, cd.tod_ns, cd.clockid_ns);
 	if (in.offcpu.cs && (rc = rp_offcpu_finish(&in, first, last)) < 0)
 		goto out;
-	if (in.offcpu.cs)
+	if (in.offcpu.cs || in.jv.kind)
 		rp_set_event_name(s, o->event);
 	else if (in.evsel && in.evsel->name)
 		rp_set_event_name(s, in.evsel->name);
-	if (in.other_evsels)
+	if (in.other_evsels && !in.jv.kind)
 		rp_warn_other_events(in.r, in.evsel, in.evsel_samples, in.n_evsel_samples,
 				     o->event, &o->log);
 	rp_checks_report(&in.checks, o);
@@ -487,6 +492,7 @@ out:
 	free(in.evsel_samples);
 	rp_ingest_unwind_free(&in);
 	rp_offcpu_free(&in.offcpu);
+	rp_jvmsamples_free(&in.jv);
 	free(in.load_src);
 	rp_live_free(&in.live);
 	if (o->fast_exit && !rc && !kept_ss) {

@@ -35,6 +35,16 @@ struct rp_offcpu {
 	uint64_t intervals;
 };
 
+/* jvmsamples.c: --event alloc|lock, from the companions of the markers the replay saw. */
+struct jv_marker;
+struct rp_jvmsamples {
+	uint32_t kind;			/* JD_SAMPLE_*; 0: not asked */
+	struct jv_marker *m;
+	size_t n, cap;
+	const char *class_dso, *java_dso;
+	uint64_t samples, unnamed, any[3];	/* any: alloc, lock, other kinds read */
+};
+
 struct ingest {
 	struct rp_session *s;
 	struct sym_session *ss;
@@ -72,6 +82,7 @@ struct ingest {
 	const char *last_comm_raw, *last_comm;	/* a sample's command: the session's, ours */
 	struct rp_unwind unwind;
 	struct rp_offcpu offcpu;
+	struct rp_jvmsamples jv;
 };
 
 struct dso_frame {
@@ -126,5 +137,14 @@ int rp_offcpu_take(struct ingest *in, const struct pd_event *ev, const struct rp
 int rp_offcpu_event(struct ingest *in, const struct pd_event *ev);
 int rp_offcpu_finish(struct ingest *in, uint64_t start, uint64_t end);
 void rp_offcpu_free(struct rp_offcpu *oc);
+
+/* jvmsamples.c: rp_jvmsamples_wanted says whether event is alloc or lock; _pick sets what
+ * the session weighs; _mmap notes each jitdump marker the replay meets; _finish adds the
+ * companions' samples (the message in err when there are none); _free. */
+int rp_jvmsamples_wanted(const char *event);
+void rp_jvmsamples_pick(struct ingest *in, const char *event);
+int rp_jvmsamples_mmap(struct ingest *in, const struct pd_event *ev);
+int rp_jvmsamples_finish(struct ingest *in, char *err, size_t errlen);
+void rp_jvmsamples_free(struct rp_jvmsamples *jv);
 
 #endif

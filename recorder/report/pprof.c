@@ -322,7 +322,7 @@ static int sample_types(struct pp *p, const struct rp_session *const *ss, size_t
 		const struct rp_session *s = ss[k];
 		const char *ev = s->event ? s->event : "events";
 		int ns = rp_period_is_ns(s);
-		const char *w = s->weigh_time ? ev : ns ? "cpu" : ev;
+		const char *w = s->weigh_time || s->weigh_bytes ? ev : ns ? "cpu" : ev;
 		for (size_t j = 0; j < k; j++)
 			if (!strcmp(p->str.str[vt[2 * j + 1].type], w))
 				w = ev;
@@ -330,7 +330,7 @@ static int sample_types(struct pp *p, const struct rp_session *const *ss, size_t
 		vt[2 * k].type = sid(p, k ? name : "samples");
 		vt[2 * k].unit = sid(p, "count");
 		vt[2 * k + 1].type = sid(p, w);
-		vt[2 * k + 1].unit = sid(p, ns ? "nanoseconds" : "count");
+		vt[2 * k + 1].unit = sid(p, s->weigh_bytes ? "bytes" : ns ? "nanoseconds" : "count");
 		if (vt[2 * k].type < 0 || vt[2 * k + 1].type < 0 || vt[2 * k + 1].unit < 0)
 			return -ENOMEM;
 	}

@@ -93,6 +93,9 @@ struct rp_session {
 	/* --event offcpu|wall: each sample's period is nanoseconds of time (an off-CPU interval,
 	 * or an on-CPU sample's cpu-clock period) and every view weighs by it, stacks too. */
 	int weigh_time;
+	/* --event alloc: each sample's period is bytes (what an allocation sample stands for),
+	 * and every view weighs by it as weigh_time does (jvmsamples.c). */
+	int weigh_bytes;
 	int split_gens;			/* stack views: one frame per generation */
 	uint32_t tree_max_nodes;	/* 0: RP_TREE_MAX_NODES (tests set less) */
 	struct rp_u64map dso_bid;	/* interned DSO name -> index + 1 into bids */
@@ -329,7 +332,7 @@ long rp_align(const uint64_t *a, size_t na, const uint64_t *b, size_t nb, struct
 /* What a sample adds to a stack's weight (trees, collapsed): 1, or its time (weigh_time). */
 static inline uint64_t rp_stack_weight(const struct rp_session *s, const struct rp_sample *smp)
 {
-	return s->weigh_time ? smp->period : 1;
+	return s->weigh_time || s->weigh_bytes ? smp->period : 1;
 }
 /* The period is nanoseconds: cpu-clock, task-clock, or a time-weighed session. */
 int rp_period_is_ns(const struct rp_session *s);

@@ -112,14 +112,15 @@ static int profiles(FILE *out, const struct rp_session *s, struct rp_strtab *fr,
 		    uint32_t *by_ref)
 {
 	char name[1024];
-	int ns = rp_period_is_ns(s);
+	int ns = rp_period_is_ns(s) || s->weigh_bytes;	/* weights in the unit below */
+	const char *unit = s->weigh_bytes ? "bytes" : ns ? "nanoseconds" : "none";
 	for (size_t t = 0; t < nth; t++) {
 		uint64_t total = 0;
 		fprintf(out, "%s{\"type\":\"sampled\",\"name\":", t ? "," : "");
 		snprintf(name, sizeof(name), "%s pid %u tid %u", th[t].comm ? th[t].comm : "?",
 			 th[t].pid, th[t].tid);
 		rp_json_str(out, name);
-		fprintf(out, ",\"unit\":\"%s\",\"samples\":[", ns ? "nanoseconds" : "none");
+		fprintf(out, ",\"unit\":\"%s\",\"samples\":[", unit);
 		int any = 0;
 		for (size_t i = 0; i < s->nr_samples; i++) {
 			const struct rp_sample *smp = &s->samples[order[i]];

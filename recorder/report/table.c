@@ -229,11 +229,14 @@ int rp_print_table(FILE *out, const struct rp_hist *h, const struct rp_table_opt
 	fprintf(out, "#\n# Total Lost Samples: %" PRIu64 "\n#\n", h->s->lost);
 	fprintf(out, "# Samples: %" PRIu64 "  of event '%s'\n", h->total_samples, h->s->event);
 	fprintf(out, "# Event count (approx.): %" PRIu64 "\n#\n", h->total_period);
-	int ms = h->s->weigh_time;	/* offcpu, wall: each row's time too */
-	fprintf(out, ms ? "# Overhead          Time" : "# Overhead");
+	int ms = h->s->weigh_time;	/* offcpu, wall, lock: each row's time too */
+	int mb = h->s->weigh_bytes;	/* alloc: each row's bytes */
+	fprintf(out, ms ? "# Overhead          Time" :
+		     mb ? "# Overhead         Bytes   Samples" : "# Overhead");
 	for (int k = 0; k < h->nr_keys; k++)
 		fprintf(out, "  %-*s", k + 1 < h->nr_keys ? (int)width[k] : 0, headers[h->keys[k]]);
-	fprintf(out, ms ? "\n# ........  ............" : "\n# ........");
+	fprintf(out, ms ? "\n# ........  ............" :
+		     mb ? "\n# ........  ............  ........" : "\n# ........");
 	for (int k = 0; k < h->nr_keys; k++) {
 		fputs("  ", out);
 		for (size_t i = 0; i < width[k]; i++)
@@ -248,6 +251,8 @@ int rp_print_table(FILE *out, const struct rp_hist *h, const struct rp_table_opt
 		fprintf(out, "%9.2f%%", pct);
 		if (ms)
 			fprintf(out, "  %9.3f ms", (double)e->period / 1e6);
+		else if (mb)
+			fprintf(out, "  %9.3f MB  %8" PRIu64, (double)e->period / 1e6, e->samples);
 		for (int k = 0; k < h->nr_keys; k++)
 			put_cell(out, rp_entry_key_str(h, e, h->keys[k], buf, sizeof(buf)),
 				 k + 1 < h->nr_keys ? width[k] : 0);

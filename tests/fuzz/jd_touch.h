@@ -91,6 +91,16 @@ static inline void jd_touch_record(const struct jd_record *rec, const uint8_t *l
 	case JD_EXT_INLINE:
 		jd_touch_inline(&rec->u.inl);
 		break;
+	case JD_EXT_SAMPLE:
+		jd_touch_str(rec->u.sample.klass);
+		for (uint32_t f = 0; f < rec->u.sample.nr_frames; f++)
+			jd_touch_sink += rec->u.sample.frames[f].method +
+					 (uint32_t)rec->u.sample.frames[f].bci;
+		break;
+	case JD_EXT_JMETHOD:
+		jd_touch_str(rec->u.jmethod.name);
+		jd_touch_str(rec->u.jmethod.file);
+		break;
 	default:
 		jd_touch_sink += rec->timestamp;
 		break;

@@ -137,3 +137,28 @@ Test(options, quiet_and_stop_flags)
 	cr_expect_eq(o.quiet, 0);
 	cr_expect_eq(parse("stop=maybe"), -EINVAL);
 }
+
+Test(options, alloc_and_lock)
+{
+	cr_assert_eq(parse(NULL), 0);
+	cr_expect_eq(o.alloc, 0);
+	cr_expect_eq(o.lock, 0);
+	cr_assert_eq(parse("alloc,lock"), 0, "%s", err);
+	cr_expect_eq(o.alloc, 512 * 1024);	/* the JVM's own default interval */
+	cr_expect_eq(o.lock, 1);
+	cr_expect_eq(o.lock_ns, 0);
+	cr_assert_eq(parse("alloc=4096,lock=250000"), 0, "%s", err);
+	cr_expect_eq(o.alloc, 4096);
+	cr_expect_eq(o.lock, 1);
+	cr_expect_eq(o.lock_ns, 250000);
+	cr_assert_eq(parse("alloc:0,lock:3600000000000"), 0, "%s", err);
+	cr_expect_eq(o.alloc, 0);
+	cr_expect_eq(o.lock_ns, 3600000000000ull);
+	cr_expect_eq(parse("alloc=1073741825"), -EINVAL);
+	cr_expect(strstr(err, "bad value '1073741825' for option alloc (bytes"), "%s", err);
+	cr_expect_eq(parse("lock=3600000000001"), -EINVAL);
+	cr_expect(strstr(err, "option lock (nanoseconds"), "%s", err);
+	cr_expect_eq(parse("alloc=12k"), -EINVAL);
+	cr_expect_eq(parse("lock=99999999999999999999"), -EINVAL);
+	cr_expect_eq(parse("lock="), -EINVAL);
+}

@@ -1,0 +1,221 @@
+/* report_alloclock.c - allocations and lock contention sampled by the agent (alloc=, lock=)
+ * and reported with Java stacks (report --event alloc|lock), on JDK 17 and JDK 25 (each a
+ * part skipped where absent). Ground truth is what the programs measure of themselves:
+ * AllocRatio the bytes each of its two methods allocated (ThreadMXBean, long[] 3 : 1
+ * Payload), LockShare the nanoseconds its waiter spent entering a contended Gate monitor.
+ * The report must give each within 10%, under the right method and class. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "jitdump/jitdump.h"
+#include "tests/e2e/profile_util.h"
+#include "tests/lib/testutil.h"
+
+static const char *const jdks[] = { "/usr/lib/jvm/java-17-openjdk-amd64",
+				    "/usr/lib/jvm/temurin-25-jdk-amd64" };
+
+static char agent[4096], classes[4096];
+
+static int setup(void)
+{
+	if (!realpath(tu_build("libagent.so"), agent) || !realpath(tu_build("java"), classes) ||
+	    access(tu_build("java/jitprof/samples/AllocRatio.class"), F_OK) ||
+	    access(tu_build("java/jitprof/samples/LockShare.class"), F_OK))
+		return -1;
+	return 0;
+}
+
+/* The JDK's java, or NULL (said) when this machine lacks it. */
+static const char *java_of(const char *jdk, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s/bin/java", jdk);
+	if (access(buf, X_OK)) {
+		tu_skip_part("%s is not installed: its part not run", buf);
+		return NULL;
+	}
+	return buf;
+}
+
+/* Sum of the folded stacks' weights whose stack contains every one of needles (NULL-ended). */
+static double weight_of(const char *collapsed, const char *const *needles)
+{
+	double sum = 0;
+	char *copy = strdup(collapsed), *save = NULL;
+	cr_assert_not_null(copy);
+	for (char *line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *sp = strrchr(line, ' ');
+		if (!sp)
+			continue;
+		*sp = '\0';
+		int all = 1;
+		for (size_t i = 0; needles[i] && all; i++)
+			all = strstr(line, needles[i]) != NULL;
+		if (all)
+			sum += strtod(sp + 1, NULL);
+	}
+	free(copy);
+	return sum;
+}
+
+static void within(const char *what, double got, double truth, double tol)
+{
+	cr_assert(truth > 0, "%s: no ground truth", what);
+	cr_assert(fabs(got - truth) <= tol * truth, "%s: %.0f reported, %.0f measured (%.1f%% off)",
+		  what, got, truth, 100.0 * (got - truth) / truth);
+}
+
+static void sh(const char *dir, struct tu_result *r, const char *cmd, int ok)
+{
+	cr_assert_eq(tu_sh_in(r, dir, cmd, 300), 0, "cannot run %s", cmd);
+	if (ok)
+		cr_assert_eq(r->status, 0, "%s: %s", cmd, r->err);
+}
+
+/* The companion in dir/jit with its middle SAMPLE record's frame count made 0xffffffff. */
+static void damage_a_sample(const char *dir)
+{
+	struct tu_result r;
+	char path[4300], err[512];
+	sh(dir, &r, "ls jit/*.jitprof", 1);
+	snprintf(path, sizeof(path), "%s/%.*s", dir, (int)strcspn(r.out, "\n"), r.out);
+	tu_result_free(&r);
+	size_t len;
+	uint8_t *buf = tu_read_file(path, &len);
+	cr_assert_not_null(buf);
+	struct jd_reader *rd;
+	struct jd_record rec;
+	uint64_t off = 0, n = 0, seen = 0;
+	for (int pass = 0; pass < 2; pass++) {	/* count, then the middle one's offset */
+		cr_assert_eq(jd_reader_open_mem(&rd, buf, len, path, err, sizeof(err)), 0, "%s",
+			     err);
+		while (jd_reader_next(rd, &rec) == 1)
+			if (rec.id == JD_EXT_SAMPLE && (pass ? seen++ == n / 2 : !!++n))
+				off = rec.offset;
+		jd_reader_close(rd);
+	}
+	cr_assert(n > 2 && off, "no samples to damage");
+	memset(buf + off + 40, 0xff, 4);
+	cr_assert_eq(tu_write_file(path, buf, len), 0);
+	free(buf);
+}
+
+static void alloc_on(const char *java)
+{
+	struct tu_result r;
+	char cmd[16384], *dir = tu_tmpdir("alloc");
+	double arrays, payloads;
+
+	snprintf(cmd, sizeof(cmd), "mkdir jit && $J record -q -k mono -o a.data -- %s%s "
+		 "-agentpath:'%s'=dir=jit,alloc=32768 -cp '%s' jitprof.samples.AllocRatio 200",
+		 tu_java_env_sh(agent), java, agent, classes);
+	sh(dir, &r, cmd, 1);
+	cr_assert_eq(sscanf(r.out, "arrays %lf payloads %lf", &arrays, &payloads), 2, "%s", r.out);
+	tu_result_free(&r);
+	sh(dir, &r, "$J report -i a.data --event alloc --collapsed", 1);
+	const char *big[] = { "AllocRatio.bigArrays(int);[alloc] long[]", NULL };
+	const char *small[] = { "AllocRatio.smallObjects(int);[alloc] jitprof.samples."
+				"AllocRatio$Payload", NULL };
+	double gb = weight_of(r.out, big), gs = weight_of(r.out, small);
+	within("long[] bytes from bigArrays", gb, arrays, 0.10);
+	within("Payload bytes from smallObjects", gs, payloads, 0.10);
+	within("long[] : Payload", gb / gs, arrays / payloads, 0.10);
+	cr_assert(strstr(r.err, "reporting alloc:"), "the line naming the samples: %s", r.err);
+	tu_result_free(&r);
+	/* The table by class: bytes and sample counts; no lock samples in this run. */
+	sh(dir, &r, "$J report -i a.data --event alloc --sort sym", 1);
+	cr_assert(strstr(r.out, "Bytes   Samples") && strstr(r.out, "[.] [alloc] long[]"), "%s",
+		  r.out);
+	tu_result_free(&r);
+	/* speedscope and pprof weigh bytes too */
+	sh(dir, &r, "$J report -q -i a.data --event alloc --speedscope s.json --pprof p.pb.gz && "
+	   "grep -c '\"unit\":\"bytes\"' s.json && gzip -dc p.pb.gz | grep -c bytes", 1);
+	cr_assert(r.out[0] >= '1' && strchr(r.out, '\n') && strchr(r.out, '\n')[1] >= '1', "%s",
+		  r.out);
+	tu_result_free(&r);
+	sh(dir, &r, "$J report -i a.data --event lock", 0);
+	cr_assert_neq(r.status, 0);
+	cr_assert(strstr(r.err, "wrote no lock samples") && strstr(r.err, "alloc: "), "%s",
+		  r.err);
+	tu_result_free(&r);
+	/* A hostile record: said with its file and offset, the samples before it reported. */
+	damage_a_sample(dir);
+	sh(dir, &r, "$J report -i a.data --event alloc --sort sym", 1);
+	cr_assert(strstr(r.err, "SAMPLE frame count 4294967295 cannot fit") &&
+		  strstr(r.err, "offset") && strstr(r.err, "samples after the damage left out"),
+		  "%s", r.err);
+	cr_assert(strstr(r.out, "[alloc] long[]"), "%s", r.out);
+	tu_result_free(&r);
+	tu_rmtree(dir);
+	free(dir);
+}
+
+static void lock_on(const char *java)
+{
+	struct tu_result r;
+	char cmd[16384], *dir = tu_tmpdir("lock");
+	double blocked;
+
+	snprintf(cmd, sizeof(cmd), "mkdir jit && $J record -q -k mono -o l.data -- %s%s "
+		 "-agentpath:'%s'=dir=jit,lock -cp '%s' jitprof.samples.LockShare 200",
+		 tu_java_env_sh(agent), java, agent, classes);
+	sh(dir, &r, cmd, 1);
+	cr_assert_eq(sscanf(r.out, "blocked %lf", &blocked), 1, "%s", r.out);
+	tu_result_free(&r);
+	sh(dir, &r, "$J report -i l.data --event lock --collapsed", 1);
+	const char *gate[] = { "LockShare.waitGate();[lock] jitprof.samples.LockShare$Gate",
+			       NULL };
+	const char *quiet[] = { "LockShare$Quiet", NULL };
+	within("ns waited on Gate in waitGate", weight_of(r.out, gate), blocked, 0.10);
+	cr_assert_eq(weight_of(r.out, quiet), 0, "the uncontended monitor has waits:\n%s", r.out);
+	tu_result_free(&r);
+	tu_rmtree(dir);
+	free(dir);
+}
+
+/* The part of each JDK installed here. */
+static void on_each_jdk(void (*part)(const char *java))
+{
+	char java[4200];
+	if (setup())
+		cr_skip_test("the agent or samples/java are not built");
+	for (size_t i = 0; i < sizeof(jdks) / sizeof(jdks[0]); i++)
+		if (java_of(jdks[i], java, sizeof(java)))
+			part(java);
+}
+
+Test(report_alloclock, alloc_bytes_by_class_and_method, .timeout = 600)
+{
+	on_each_jdk(alloc_on);
+}
+
+Test(report_alloclock, lock_waits_by_monitor_and_method, .timeout = 600)
+{
+	on_each_jdk(lock_on);
+}
+
+/* profile -e alloc: the agent gets the option, the report is of allocations. */
+Test(report_alloclock, profile_alloc, .timeout = 600)
+{
+	struct tu_result r;
+	char out[4200];
+	if (setup() || !tu_have("java"))
+		cr_skip_test("java, the agent or samples/java are missing");
+	char *dir = tu_tmpdir("profile-alloc");
+	snprintf(out, sizeof(out), "%s/p.collapsed", dir);
+	const char *args[] = { "-q", "-e", "alloc", "-o", out, "--", "java", "-cp", classes,
+			       "jitprof.samples.AllocRatio", "100", NULL };
+	pf_profile(&r, args, 300);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	tu_result_free(&r);
+	size_t len;
+	char *text = tu_read_file(out, &len);
+	cr_assert(text && strstr(text, "AllocRatio.bigArrays(int);[alloc] long[] "), "%s",
+		  text ? text : "(no report)");
+	free(text);
+	tu_rmtree(dir);
+	free(dir);
+}
