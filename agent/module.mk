@@ -22,6 +22,9 @@ ALL_TARGETS  += $(BUILD)/libjitprof-agent.so $(BUILD)/libagent.so
 INSTALL_LIBS += $(BUILD)/libjitprof-agent.so
 
 # Unit tests (tests/unit/agent): the option parser (as a fuzz target would link it), the
-# descriptor-to-range rule and the dump directory's trust, all without a JVM.
-UNIT_LIBS_agent := $(BUILD)/obj/agent/options.o $(BUILD)/obj/agent/ranges.o \
-	$(BUILD)/obj/agent/dumpdir.o $(BUILD)/libjitdump.a $(BUILD)/libsafeio.a
+# descriptor-to-range rule, the dump directory's trust and the samplers against a fake JVMTI
+# table (the agent's objects linked whole), all without a JVM.
+UNIT_LIBS_agent := $(call objs_of,$(wildcard agent/*.c)) $(BUILD)/libjitdump.a $(BUILD)/libsafeio.a
+UNIT_LDLIBS_agent := -ldl -lpthread
+$(call objs_of,$(wildcard tests/unit/agent/*.c)): MODULE_CFLAGS := -I$(AGENT_JDK)/include \
+	-I$(AGENT_JDK)/include/linux
