@@ -7,7 +7,7 @@
 # docs/ARCHITECTURE.md against this file; `--write-doc` rewrites that table from it.
 MODULES := commands agent minijit report inject record attach profile unwind symbols perfdata jfr synth jitdump lib safeio
 
-DIR_commands := recorder
+DIR_commands := recorder/cmd
 DIR_agent := agent
 DIR_minijit := samples/minijit
 DIR_inject := recorder/inject

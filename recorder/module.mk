@@ -1,8 +1,8 @@
 # jitprof, the command. Each subdirectory (perfdata/, symbols/, report/, ...) is its own archive
 # librecorder-<sub>.a so its unit tests (tests/unit/<sub>/) link only what they test; the
-# commands (recorder/*.c, one file per subcommand) and main.c make the binary.
-RECORDER_SUBDIRS := $(notdir $(patsubst %/,%,$(sort $(dir $(wildcard recorder/*/*.c)))))
-RECORDER_CMD_SRCS := $(wildcard recorder/*.c)
+# commands (recorder/cmd/*.c, one file per subcommand) and main.c make the binary.
+RECORDER_SUBDIRS := $(filter-out cmd,$(notdir $(patsubst %/,%,$(sort $(dir $(wildcard recorder/*/*.c))))))
+RECORDER_CMD_SRCS := $(wildcard recorder/cmd/*.c)
 RECORDER_LDLIBS := -lelf -ldw -lcrypto -lzstd -liberty \
 	-lprotobuf-c -lz -lpthread -lm
 # capstone (--compare), libxml2 (--jvm-log) and libarchive (lib/archive_api.h) are loaded when
@@ -16,7 +16,7 @@ $(call objs_of,recorder/report/jvmlog.c): MODULE_CFLAGS := $(shell pkg-config --
 
 # Link order from mk/deps.mk: every archive before the archives it uses, no --start-group, so
 # a call against the documented direction fails the link instead of hiding in a group.
-RECORDER_LINK_ORDER := $(foreach m,$(MODULES),$(if $(filter recorder/%,$(DIR_$(m))),$(notdir $(DIR_$(m)))))
+RECORDER_LINK_ORDER := $(filter-out cmd,$(foreach m,$(MODULES),$(if $(filter recorder/%,$(DIR_$(m))),$(notdir $(DIR_$(m))))))
 $(if $(filter-out $(RECORDER_LINK_ORDER),$(RECORDER_SUBDIRS)),\
   $(error recorder/$(filter-out $(RECORDER_LINK_ORDER),$(RECORDER_SUBDIRS)) is not a module in mk/deps.mk))
 RECORDER_SUBLIBS := $(foreach s,$(RECORDER_LINK_ORDER),$(BUILD)/librecorder-$(s).a)
@@ -34,7 +34,7 @@ endef
 $(foreach s,$(RECORDER_SUBDIRS),$(eval $(call recorder_sublib,$(s))))
 
 # The command files except main.c, as an archive for tests that call a command's pieces.
-$(BUILD)/librecorder-cmd.a: $(call objs_of,$(filter-out recorder/main.c,$(RECORDER_CMD_SRCS)))
+$(BUILD)/librecorder-cmd.a: $(call objs_of,$(filter-out recorder/cmd/main.c,$(RECORDER_CMD_SRCS)))
 	@mkdir -p $(@D)
 	rm -f $@ && ar rcs $@ $^
 
@@ -46,5 +46,5 @@ INSTALL_BINS += $(BUILD)/jitprof
 
 # tests/unit/cli: the shared command helpers alone.
 # and which of report's options go together (cmd_report_check.c: no call into report/).
-UNIT_LIBS_cli := $(BUILD)/obj/recorder/cli.o $(BUILD)/obj/recorder/cmd_report_check.o \
+UNIT_LIBS_cli := $(BUILD)/obj/recorder/cmd/cli.o $(BUILD)/obj/recorder/cmd/cmd_report_check.o \
 	$(BUILD)/libsafeio.a $(BUILD)/libjp.a

@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "recorder/cli.h"
+#include "recorder/cmd/cli.h"
 #include "recorder/inject/inject.h"
 #include "synth/synth.h"
 

@@ -1,8 +1,8 @@
 /* cmd_report_check.c - which of `jitprof report`'s options go together: one output per
  * flag, and an option that no requested output uses is a usage error (exit 2) that says
  * why, never silently ignored. */
-#include "recorder/cli.h"
-#include "recorder/cmd_report.h"
+#include "recorder/cmd/cli.h"
+#include "recorder/cmd/cmd_report.h"
 
 #define usage_error(...) cli_usage_error(__VA_ARGS__)
 

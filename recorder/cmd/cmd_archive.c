@@ -18,8 +18,8 @@
 
 #include "lib/archive_api.h"
 #include "lib/nomem.h"
-#include "recorder/cli.h"
-#include "recorder/cmd_archive.h"
+#include "recorder/cmd/cli.h"
+#include "recorder/cmd/cmd_archive.h"
 #include "recorder/perfdata/perfdata.h"
 #include "recorder/report/report.h"
 #include "recorder/symbols/symbols.h"

@@ -1,5 +1,5 @@
 /* cli.c - error reporting, progress and atomic output files for the jitprof commands. */
-#include "recorder/cli.h"
+#include "recorder/cmd/cli.h"
 
 #include "lib/nomem.h"
 

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "recorder/cli.h"
+#include "recorder/cmd/cli.h"
 #include "recorder/perfdata/perfdata.h"
 #include "recorder/symbols/symbols.h"
 

@@ -2,7 +2,7 @@
  * docs/report.md (kept apart so the command's file holds only what it does). */
 #include <stdio.h>
 
-#include "recorder/cmd_report.h"
+#include "recorder/cmd/cmd_report.h"
 
 void report_usage(FILE *out)
 {

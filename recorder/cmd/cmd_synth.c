@@ -15,7 +15,7 @@
 
 #include "jitdump/jitdump.h"
 #include "lib/pool.h"
-#include "recorder/cli.h"
+#include "recorder/cmd/cli.h"
 #include "synth/synth.h"
 
 static void usage(FILE *out)

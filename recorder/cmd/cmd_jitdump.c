@@ -15,8 +15,8 @@
 
 #include "jitdump/jitdump.h"
 #include "safeio/safeio.h"
-#include "recorder/cli.h"
-#include "recorder/jitdump_out.h"
+#include "recorder/cmd/cli.h"
+#include "recorder/cmd/jitdump_out.h"
 
 /* The output one file may produce unless --all: an honest dump prints 2-4x its size. */
 #define SHOW_BUDGET_FIXED (16ull << 20)

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "recorder/cli.h"
+#include "recorder/cmd/cli.h"
 #include "recorder/record/record.h"
 #include "synth/synth.h"
 

@@ -12,8 +12,8 @@
 
 #include "jitdump/jitdump.h"
 #include "lib/nomem.h"
-#include "recorder/cli.h"
-#include "recorder/cmd_profile.h"
+#include "recorder/cmd/cli.h"
+#include "recorder/cmd/cmd_profile.h"
 #include "recorder/perfdata/perfdata.h"
 #include "safeio/safeio.h"
 

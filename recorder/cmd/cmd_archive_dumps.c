@@ -14,8 +14,8 @@
 #include <unistd.h>
 
 #include "jitdump/jitdump.h"
-#include "recorder/cli.h"
-#include "recorder/cmd_archive.h"
+#include "recorder/cmd/cli.h"
+#include "recorder/cmd/cmd_archive.h"
 #include "recorder/report/report.h"
 
 /* The dump beside a jitted ELF (dir/jitted-PID-N.so -> dir/jit-PID.dump) into buf; 0 when

@@ -20,9 +20,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "recorder/cli.h"
-#include "recorder/cmd_profile.h"
-#include "recorder/cmd_report.h"
+#include "recorder/cmd/cli.h"
+#include "recorder/cmd/cmd_profile.h"
+#include "recorder/cmd/cmd_report.h"
 #include "recorder/profile/profile.h"
 
 static void usage(FILE *out)

@@ -4,10 +4,10 @@
 #include <string.h>
 
 #include "lib/malloc_tune.h"
-#include "recorder/cli.h"
+#include "recorder/cmd/cli.h"
 
 #define JITPROF_COMMAND(name, summary) int cmd_##name(int argc, char **argv);
-#include "recorder/commands.h"
+#include "recorder/cmd/commands.h"
 #undef JITPROF_COMMAND
 
 struct command {
@@ -18,7 +18,7 @@ struct command {
 
 static const struct command commands[] = {
 #define JITPROF_COMMAND(name, summary) { #name, cmd_##name, summary },
-#include "recorder/commands.h"
+#include "recorder/cmd/commands.h"
 #undef JITPROF_COMMAND
 	{ NULL, NULL, NULL },
 };

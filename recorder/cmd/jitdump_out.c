@@ -3,7 +3,7 @@
 #include <stdio.h>
 
 #include "safeio/safeio.h"
-#include "recorder/jitdump_out.h"
+#include "recorder/cmd/jitdump_out.h"
 
 ssize_t jdo_counted_write(void *cookie, const char *buf, size_t n)
 {

@@ -9,8 +9,8 @@
 #include <unistd.h>
 
 #include "lib/opts.h"
-#include "recorder/cli.h"
-#include "recorder/cmd_report.h"
+#include "recorder/cmd/cli.h"
+#include "recorder/cmd/cmd_report.h"
 #include "recorder/report/report.h"
 #include "recorder/symbols/symbols.h"
 

@@ -15,8 +15,8 @@
 #include <unistd.h>
 
 #include "recorder/attach/attach.h"
-#include "recorder/cli.h"
-#include "recorder/cmd_profile.h"
+#include "recorder/cmd/cli.h"
+#include "recorder/cmd/cmd_profile.h"
 #include "safeio/safeio.h"
 
 /* The listener's wait (20 s) plus the reply's (a big code cache's back-fill: 120 s). */

@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "recorder/cli.h"
-#include "recorder/cmd_report.h"
+#include "recorder/cmd/cli.h"
+#include "recorder/cmd/cmd_report.h"
 #include "recorder/report/report.h"
 
 struct file_job {
