@@ -450,3 +450,19 @@ int inj_origins_open_dump(const struct inj_origins *o, size_t k, const char *pat
 		snprintf(err, errlen, "%s: %s", path, msg[0] ? msg : strerror(-rc));
 	return rc;
 }
+
+/* Reads the origins section of a perf.data file. */
+int inj_origins_read(const struct pd_reader *r, const char *input, struct inj_origins *o,
+		     char *err, size_t errlen)
+{
+	size_t size = 0;
+	const void *raw = pd_reader_feature(r, INJ_FEAT_ORIGINS, &size);
+	char msg[400];
+	memset(o, 0, sizeof(*o));
+	if (!raw)
+		return -ENOENT;
+	int rc = inj_origins_decode(o, raw, size, msg, sizeof(msg));
+	if (rc < 0)
+		snprintf(err, errlen, "%s: %s", input, msg);
+	return rc;
+}
