@@ -5,7 +5,7 @@
 # scripts/check-deps.sh (`make check-deps`, part of `make check`) checks every #include of
 # the tree, every call between the modules' built objects (nm) and the table in
 # docs/ARCHITECTURE.md against this file; `--write-doc` rewrites that table from it.
-MODULES := commands agent minijit report inject record attach profile unwind symbols perfdata jfr synth jitdump lib safeio
+MODULES := commands agent minijit report inject record attach profile origins unwind symbols perfdata jfr synth jitdump lib safeio
 
 DIR_commands := recorder/cmd
 DIR_agent := agent
@@ -14,6 +14,7 @@ DIR_inject := recorder/inject
 DIR_record := recorder/record
 DIR_attach := recorder/attach
 DIR_profile := recorder/profile
+DIR_origins := recorder/origins
 DIR_unwind := recorder/unwind
 DIR_report := recorder/report
 DIR_symbols := recorder/symbols
@@ -24,15 +25,16 @@ DIR_jitdump := jitdump
 DIR_lib := lib
 DIR_safeio := safeio
 
-USES_commands := report inject record attach profile unwind symbols perfdata synth jitdump lib safeio
+USES_commands := report inject record attach profile origins unwind symbols perfdata synth jitdump lib safeio
 USES_agent := jitdump safeio
 USES_minijit := jitdump
-USES_inject := unwind symbols perfdata synth jitdump lib safeio
+USES_inject := origins unwind symbols perfdata synth jitdump lib safeio
 USES_record := perfdata lib safeio
 USES_attach :=
 USES_profile :=
+USES_origins := symbols perfdata synth jitdump lib safeio
 USES_unwind := lib safeio
-USES_report := inject unwind symbols perfdata jfr synth jitdump lib safeio
+USES_report := origins unwind symbols perfdata jfr synth jitdump lib safeio
 USES_symbols := perfdata lib safeio
 USES_perfdata := lib safeio
 USES_jfr := lib safeio

@@ -8,7 +8,7 @@
 
 #include "lib/opts.h"
 #include "safeio/safeio.h"
-#include "recorder/inject/inject.h"
+#include "recorder/origins/origins.h"
 #include "recorder/perfdata/perfdata.h"
 #include "recorder/report/ingest_int.h"
 #include "recorder/report/report_int.h"

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "jitdump/jitdump.h"
-#include "recorder/inject/inject.h"
+#include "recorder/origins/origins.h"
 #include "recorder/report/ingest_int.h"
 #include "recorder/symbols/symbols.h"
 

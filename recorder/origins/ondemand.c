@@ -8,7 +8,7 @@
  * without line tables and inline scopes (whose records are then not read at all). A dump gone
  * from its recorded path is looked for beside the recording read (a moved profile directory,
  * `mv` or `cp -a`), under the same file name and with the same identity. */
-#include "recorder/inject/inject_int.h"
+#include "recorder/origins/origins.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -3,7 +3,7 @@
  * (device, inode, size, mtime, ctime, SHA-1 of the whole file) that let a later reader refuse
  * a dump that changed instead of building wrong ELFs from it: the reader hashes the very
  * bytes it then uses. Layout: docs/inject.md. */
-#include "recorder/inject/inject_int.h"
+#include "recorder/origins/origins.h"
 
 #include <endian.h>
 #include <errno.h>
@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "recorder/perfdata/perfdata.h"
 #include "safeio/safeio.h"
 
 #define HDR_SIZE 32		/* magic[8], version u32, nr_dumps u32, nr_entries u64, 0 u64 */
