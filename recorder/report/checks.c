@@ -4,7 +4,7 @@
  * -XX:+PreserveFramePointer), JIT code sampled while no jitdump was injected (no agent,
  * or inject not run), or in one process while others had theirs (a JVM the profiled one
  * started). Fed by ingest.c. */
-#include "recorder/report/report_int.h"
+#include "recorder/report/ingest_int.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "lib/dynload.h"
-#include "recorder/report/report_int.h"
+#include "recorder/report/views_int.h"
 
 /* capstone is loaded by --compare alone (lib/dynload.h: linked, its relocations cost every
  * run ~6 ms at start). Its soname comes from the build (recorder/module.mk). */

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "recorder/report/report_int.h"
+#include "recorder/report/analysis_int.h"
 
 /* Above this many DP cells (n*m) the listings are paired by row (the table would be big). */
 #define MAX_CELLS (24u << 20)

@@ -14,7 +14,7 @@
 
 #include "jitdump/jitdump.h"
 #include "lib/pool.h"
-#include "recorder/report/report_int.h"
+#include "recorder/report/ingest_int.h"
 #include "recorder/symbols/symbols.h"
 
 /* One jitdump per (directory, pid), indexed by code_index. */

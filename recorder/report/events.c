@@ -2,7 +2,7 @@
  * the one --event names, else the first the recording asked for, with a warning that names
  * the others and their samples. Percentages of two events are never summed into one table. */
 #include "recorder/perfdata/perfdata.h"
-#include "recorder/report/report_int.h"
+#include "recorder/report/ingest_int.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "recorder/report/report_int.h"
+#include "recorder/report/views_int.h"
 
 #define FG_WIDTH 1200
 #define FG_PAD 10

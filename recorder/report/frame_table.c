@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "lib/hash_seed.h"
-#include "recorder/report/report_int.h"
+#include "recorder/report/model.h"
 
 /* Field by field: a frame's padding is never compared or hashed. Looked up once per frame
  * of every sample: a few multiplications, not a byte hash. addr and symoff follow from ip

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "jitdump/jitdump.h"
-#include "recorder/report/report_int.h"
+#include "recorder/report/model.h"
 
 static const char *const kind_names[RP_KIND__MAX] = {
 	[RP_KIND_NATIVE] = "native", [RP_KIND_KERNEL] = "kernel", [RP_KIND_INLINED] = "inlined",

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "jitdump/jitdump.h"
-#include "recorder/report/report_int.h"
+#include "recorder/report/views_int.h"
 
 #define MAX_SHOWN 10	/* findings listed; all are counted */
 

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "jitdump/jitdump.h"
-#include "recorder/report/report_int.h"
+#include "recorder/report/views_int.h"
 
 #define MAX_INLINE_SHOWN 8	/* per generation in the table; JSON has them all */
 

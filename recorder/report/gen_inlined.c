@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "recorder/report/report_int.h"
+#include "recorder/report/views_int.h"
 
 /* Samples of sym inlined, innermost, in generation host (a load) of process pid. */
 struct inl_row {

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "recorder/report/report_int.h"
+#include "recorder/report/analysis_int.h"
 
 static const char *const key_names[RP_KEY__MAX] = {
 	[RP_KEY_COMM] = "comm", [RP_KEY_PID] = "pid", [RP_KEY_DSO] = "dso",

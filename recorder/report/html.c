@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "recorder/report/report_int.h"
+#include "recorder/report/views_int.h"
 
 #define HTML_BUCKETS 100
 #define HTML_METHODS 12

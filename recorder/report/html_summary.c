@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "recorder/report/report_int.h"
+#include "recorder/report/views_int.h"
 
 #define SUMMARY_PROCS 4
 #define SUMMARY_METHODS 10

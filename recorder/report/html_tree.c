@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "recorder/report/report_int.h"
+#include "recorder/report/views_int.h"
 
 void rp_put_long(FILE *out, char sep, long v)
 {

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "jitdump/jitdump.h"
-#include "recorder/report/report_int.h"
+#include "recorder/report/ingest_int.h"
 
 /* "Lpkg/Cls;name(args)ret" (or an array class "[..;"), as HotSpot agents write names. */
 int rp_is_jvm_name(const char *n)

@@ -11,7 +11,6 @@
 #include "recorder/origins/origins.h"
 #include "recorder/perfdata/perfdata.h"
 #include "recorder/report/ingest_int.h"
-#include "recorder/report/report_int.h"
 #include "recorder/symbols/symbols.h"
 
 #define MAX_FRAMES 512

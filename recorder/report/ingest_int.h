@@ -1,11 +1,229 @@
-/* ingest_int.h - what ingest.c and ingest_maps.c, unwound.c and offcpu.c share: the state of
- * one ingest (a replay of a perf.data into a report session). Private to those files. */
+/* ingest_int.h - what the ingest's files share: the state of one ingest (a replay of a
+ * perf.data into a report session), and the pieces behind it (memos, the mapped loads, the
+ * dumps, the checks). Not for other modules. */
 #ifndef JITPROF_RECORDER_REPORT_INGEST_INT_H
 #define JITPROF_RECORDER_REPORT_INGEST_INT_H
 
 #include "recorder/perfdata/perfdata.h"
-#include "recorder/report/report_int.h"
+#include "recorder/report/ingest.h"
 #include "recorder/unwind/unwind.h"
+
+/* A memo from pointers to strings (memo.c); a value may be NULL. */
+struct rp_memo {
+	const void **k;
+	const char **v;
+	size_t cap, n;
+};
+/* 1 with *val remembered for key, or 0 with *slot where rp_memo_put puts it. Inline: asked
+ * three times per frame of every call chain. */
+static inline int rp_memo_get(const struct rp_memo *m, const void *key, const char **val,
+			      size_t *slot)
+{
+	if (!m->cap)
+		return *slot = 0, 0;
+	size_t j = ((uintptr_t)key * 0x9e3779b97f4a7c15ull >> 17) & (m->cap - 1);
+	for (; m->k[j]; j = (j + 1) & (m->cap - 1))
+		if (m->k[j] == key)
+			return *val = m->v[j], 1;
+	*slot = j;
+	return 0;
+}
+/* Remembers val for key at slot (from rp_memo_get); out of memory: not remembered. */
+void rp_memo_put(struct rp_memo *m, const void *key, const char *val, size_t slot);
+void rp_memo_free(struct rp_memo *m);
+
+/* events.c: the event a report reads. rp_pick_event finds the one called name ("cpu-clock"
+ * also names "cpu-clock:ppp"); -ENOENT with the file's events listed in err otherwise.
+ * rp_first_event is the default: the first event the recording asked for (perf record -e
+ * a,b: a), leaving out perf's dummy tracking event; NULL when the file does not list its
+ * events before its samples (a pipe), where the first event with samples is taken.
+ * rp_warn_other_events says which one is reported and lists every event with its samples
+ * (counts[idx], n of them: by position in the file), in a warning; asked: the --event given,
+ * named as the one reported. */
+struct pd_reader;
+struct pd_evsel;
+int rp_pick_event(const struct pd_reader *r, const char *name, const char *file,
+		  const struct pd_evsel **out, char *err, size_t errlen);
+const struct pd_evsel *rp_first_event(const struct pd_reader *r);
+void rp_warn_other_events(const struct pd_reader *r, const struct pd_evsel *chosen,
+			  const uint64_t *counts, size_t n, const char *asked,
+			  const struct jp_log *log);
+/* offcpu.c: the off-CPU views a recording has: 0 none, 1 offcpu, 2 offcpu and wall (its
+ * on-CPU event is a clock); *cs its context-switches evsel (NULL with 0). */
+int rp_offcpu_views(const struct pd_reader *r, const struct pd_evsel **cs);
+
+/* name_set.c: the values of a memo (display names) as a set of strings, found by string:
+ * 0 or -ENOMEM (free it either way). */
+struct rp_name_set {
+	uint64_t *h;
+	const char **v;
+	size_t cap;
+	size_t probes;		/* slots looked at past the first (a flooding test counts them) */
+};
+int rp_name_set_of_memo(struct rp_name_set *ns, const struct rp_memo *m);
+const char *rp_name_set_find(const struct rp_name_set *ns, const char *str);
+void rp_name_set_free(struct rp_name_set *ns);
+
+/* res_memo.c: the frames made of one address, kept while the symbol session's answer for it
+ * stays (sym_resolve_epoch; 0: nothing kept). get returns how many (0: none kept) and *f. */
+struct rp_res_slot;
+struct rp_res_memo {
+	struct rp_res_slot *slot;
+	struct rp_frame *f;
+	size_t n, cap;
+	uint64_t epoch, stamp;
+	size_t since;		/* resolutions offered in this epoch */
+};
+uint32_t rp_res_memo_get(struct rp_res_memo *m, uint64_t epoch, uint32_t pid, uint64_t ip,
+			 int cpumode, const struct rp_frame **f);
+void rp_res_memo_put(struct rp_res_memo *m, uint64_t epoch, uint32_t pid, uint64_t ip,
+		     int cpumode, const struct rp_frame *f, uint32_t n);
+void rp_res_memo_free(struct rp_res_memo *m);
+
+/* pending.c: jitted mappings (by their ELF's DSO in the symbol session, whose tag is the
+ * id) not yet made loads: the outputs that name only sampled loads make one at the first
+ * frame in it (and the flame graph and --html, the other generations of the sampled methods,
+ * once the replay is over). A second mapping of the same ELF in its process is a CODE_MOVE:
+ * the place and time are updated, the load time kept. */
+struct sym_dso;
+struct rp_pending_map {
+	uint32_t pid;
+	uint32_t load;		/* the load made of it, or 0 */
+	uint64_t start, len, load_time, map_time;
+	uint64_t end_time;	/* its end as a load's (the flame graph's and --html's live ranges) */
+	const char *path;	/* the DSO's recorded name (the symbol session's) */
+	const struct sym_dso *dso;
+};
+struct rp_pending {
+	struct rp_pending_map *v;
+	size_t n, cap;
+};
+/* Its id (index + 1, also the DSO's tag; 0: no memory); *old_start set, and 1 returned in
+ * *moved, when it was a move of an ELF mapped before in the process. */
+uint32_t rp_pending_note(struct rp_pending *p, struct sym_dso *d, uint32_t pid, uint64_t start,
+			 uint64_t len, uint64_t time, int *moved, uint64_t *old_start);
+struct rp_pending_map *rp_pending_get(const struct rp_pending *p, const struct sym_dso *d);
+void rp_pending_free(struct rp_pending *p);
+
+/* The one of those an MMAP, MMAP2, COMM or FORK event says (others: nothing). */
+struct pd_event;
+void rp_note_process_event(struct rp_session *s, const struct pd_event *ev);
+
+/* Mapped code loads per process as disjoint intervals (live.c), in order of (pid, start),
+ * kept in chunks of at most RP_LIVE_CHUNK: a new load is placed with a move of one chunk,
+ * not of every load after it (a JVM's code cache reuses addresses all over). */
+#define RP_LIVE_CHUNK 128
+struct rp_live_ent { uint32_t pid, idx; uint64_t start, end; };
+struct rp_live_chunk { size_t n; struct rp_live_ent v[RP_LIVE_CHUNK]; };
+struct rp_live {
+	struct rp_live_chunk **c;	/* in order; none empty */
+	size_t nc, capc;
+	size_t n;			/* intervals in all */
+};
+/* Maps load idx at [start, start+len) in pid: every load it overlaps is passed to ended()
+ * and forgotten. 0 or -ENOMEM. */
+int rp_live_claim(struct rp_live *lv, uint32_t pid, uint64_t start, uint64_t len, uint32_t idx,
+		  void (*ended)(void *ctx, uint32_t idx), void *ctx);
+/* Forgets load idx mapped at start (it moved). */
+void rp_live_remove(struct rp_live *lv, uint32_t pid, uint64_t start, uint32_t idx);
+void rp_live_free(struct rp_live *lv);
+
+struct sym_session;
+/* Where ingest saw a load: its recorded path, and when its current mapping appeared (a
+ * CODE_MOVE maps the same generation again, elsewhere). */
+struct rp_load_src {
+	const char *path;
+	uint64_t map_time;
+};
+/* Names, generations, tiers, unload times and code of the loads ingest found (loads.c).
+ * src[i] describes load i+1. */
+/* Generation identity per runtime (identity.c): sets ident, runtime and V8 tiers of every
+ * load; raw[i] is load i's name as its runtime wrote it (NULL: unknown). unnamed[i] set
+ * (unnamed may be NULL): load i gets no identity, its raw name only tells whether its process
+ * is a JVM (so an unnamed load's raw name may be left NULL once another load of its process
+ * has a JVM name). 0 or -1 (memory). */
+int rp_identify_loads(struct rp_session *s, const char *const *raw,
+		      const unsigned char *unnamed);
+/* A non-zero hash of the method identity rp_identify_loads gives a load of process pid with
+ * the runtime's name raw (V8's tier marker left out): equal identities hash equal. */
+uint64_t rp_raw_ident_hash(uint32_t pid, const char *raw);
+/* V8's tier for a name marker ('~' '^' '+' '*'), 0 for anything else. */
+uint32_t rp_v8_tier(char marker);
+/* 1 for a name as HotSpot agents write methods ("Lpkg/Cls;name(args)ret"): its process is a
+ * JVM (rp_identify_loads). */
+int rp_is_jvm_name(const char *n);
+
+/* ---- checks.c: forgotten prerequisites seen while ingesting ---- */
+struct rp_checks {
+	uint64_t samples;
+	uint64_t jit_leaf, jit_leaf_alone;	/* leaf in jitted code; of those, no caller */
+	uint64_t anon_leaf;			/* leaf in JIT code no jitdump described */
+	uint64_t anon_unnamed;			/* of those, no name either (no perf-PID.map) */
+	struct rp_u64map anon_by_pid;		/* pid + 1 -> its anon_unnamed samples */
+	struct rp_u64map jitted_pids;		/* pid + 1 -> 1: a jitted ELF was mapped */
+	uint32_t anon_pid;			/* the first such sample's process */
+	uint64_t jitted_maps, markers;		/* MMAPs of jitted-*.so, of jit-PID.dump */
+	char marker[256];			/* the first marker's path */
+	int chains;				/* samples carry call chains */
+	uint64_t stack_user;			/* samples carrying a copy of the user stack
+						 * (--call-graph dwarf), unwound by unwound.c */
+	const char *last_dso;			/* is_jitted's one remembered answer */
+	int last_jitted;
+};
+/* A mapping of process pid (the jitted ELFs' own names carry the pid the runtime saw, which
+ * in a container is not this one). */
+void rp_checks_mmap(struct rp_checks *c, uint32_t pid, const char *filename);
+/* One resolved sample: f[0..leaf_frames) the ip (inlined frames first), then its callers. */
+void rp_checks_sample(struct rp_checks *c, uint32_t pid, uint64_t sample_type, int user,
+		      const struct rp_frame *f, uint32_t leaf_frames, uint32_t nr);
+void rp_checks_free(struct rp_checks *c);
+/* The warnings, through o->log (JP_LOG_WARN). */
+void rp_checks_report(const struct rp_checks *c, const struct rp_ingest_opts *o);
+
+/* For sampled_methods_only: the pending mappings, and how ingest makes one (by id) a load
+ * (its index, 0 if not), its load sources (*src) perhaps moved by it. */
+struct rp_promote {
+	struct rp_pending *pending;
+	uint32_t (*promote)(void *ctx, uint32_t id, const struct rp_load_src **src);
+	void *ctx;
+};
+int rp_ingest_loads(struct rp_session *s, struct sym_session *ss, const struct rp_load_src *src,
+		    const struct rp_promote *pr, const struct rp_ingest_opts *o, char *err,
+		    size_t errlen);
+/* dumps.c: the jitdumps beside the jitted ELFs, one per (directory, pid).
+ * rp_prefetch_dump starts indexing the one of a jitted ELF's path on a worker, during the
+ * replay; rp_dumps_take waits for them and takes them over (rp_ingest_loads), and
+ * rp_prefetch_end waits for and drops what was not taken. rp_dumps_entry is the dump entry
+ * of the load mapped from a jitted ELF's path in process pid (the dump indexed now if no
+ * worker did), or NULL; rp_dumps_warn_unread names once each dump that could not be read. */
+struct rp_dump;
+struct rp_dumps {
+	struct rp_dump *v;
+	size_t n;
+	unsigned flags;		/* JD_INDEX_*: what their indexes leave out */
+	char *const *alt;	/* the session's dump_dirs */
+	size_t nr_alt;
+};
+/* Each source's RP_ARCHIVE_DUMPS directory that exists into s->dump_dirs. 0 or -ENOMEM. */
+int rp_dumps_set_dirs(struct rp_session *s, struct sym_session *ss);
+struct jd_load_entry;
+void rp_prefetch_dump(struct rp_session *s, const char *jitted_path, uint32_t pid);
+void rp_dumps_take(struct rp_session *s, struct rp_dumps *d);
+void rp_prefetch_end(struct rp_session *s);
+const struct jd_load_entry *rp_dumps_entry(struct rp_dumps *d, const char *jitted_path,
+					   uint32_t pid);
+void rp_dumps_warn_unread(const struct rp_dumps *d, const struct jp_log *log);
+struct jd_index;
+struct jd_ext_method;
+/* interp_names.c: the method, bci and line an interpreter frame's words name in x's method
+ * table at time (bcp first, else bcp_slot): 0, or -ENOENT for a method the table does not
+ * hold or a bcp outside its bytecodes (a native method's frame holds bcp 0). */
+int rp_interp_resolve(const struct jd_index *x, uint64_t method, uint64_t bcp,
+		      uint64_t bcp_slot, uint64_t time, const struct jd_ext_method **m,
+		      uint32_t *bci, uint32_t *line);
+const struct jd_index *rp_prefetch_index(struct rp_session *s, const char *jitted_path,
+					 uint32_t pid, const struct jd_load_entry **entry);
+void rp_dumps_free(struct rp_dumps *d);
 
 /* unwound.c's state: each DSO's CFI (NULL: none) and how the walks ended. */
 struct rp_unwind {

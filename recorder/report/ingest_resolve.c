@@ -7,7 +7,6 @@
 #include <string.h>
 
 #include "recorder/report/ingest_int.h"
-#include "recorder/report/report_int.h"
 #include "recorder/symbols/symbols.h"
 #include "synth/synth.h"
 

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "recorder/report/jfr_int.h"
-#include "recorder/report/report_int.h"
+#include "recorder/report/views_int.h"
 
 /* Distinct sequences of 32-bit words numbered from 1 in first-seen order: stack frames
  * (method, line, type) and stack traces (their frames' numbers). */

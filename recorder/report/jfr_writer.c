@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "recorder/report/jfr_int.h"
-#include "recorder/report/report_int.h"
+#include "recorder/report/views_int.h"
 
 /* Room for len more bytes (the report's one growth helper); a failure is kept in err. */
 static int grow(struct rp_jfr_buf *b, size_t len)

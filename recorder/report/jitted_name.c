@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "recorder/report/report.h"
+#include "recorder/report/model.h"
 
 /* Plain decimal digits (at most 19: no overflow) at *s, advancing it; 0 if none. */
 static int digits(const char **s, unsigned long long *v)

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "jitdump/jitdump.h"
-#include "recorder/report/report_int.h"
+#include "recorder/report/analysis_int.h"
 
 static int i64_order(const void *pa, const void *pb)
 {

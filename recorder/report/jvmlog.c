@@ -14,7 +14,6 @@
 #include "lib/dynload.h"
 #include "safeio/safeio.h"
 #include "recorder/report/jvmlog_int.h"
-#include "recorder/report/report_int.h"
 
 /* libxml2 (and the ICU it brings) is loaded by --jvm-log alone (lib/dynload.h: linked, it
  * costs every run ~4 ms at start). Its soname comes from the build (recorder/module.mk). */

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "recorder/report/report_int.h"
+#include "recorder/report/analysis_int.h"
 
 enum {
 	G_TEXT,		/* content, or anything not looked into */

@@ -5,7 +5,7 @@
 #ifndef JITPROF_JVMLOG_INT_H
 #define JITPROF_JVMLOG_INT_H
 
-#include "recorder/report/report_int.h"
+#include "recorder/report/analysis_int.h"
 
 struct rp_jvmlog {
 	uint32_t pid;

@@ -18,7 +18,6 @@
 #include "jitdump/jitdump.h"
 #include "recorder/perfdata/perfdata.h"
 #include "recorder/report/ingest_int.h"
-#include "recorder/report/report_int.h"
 #include "recorder/symbols/symbols.h"
 
 #define JV_MAX_FRAMES 130	/* the agent's 128 and the class leaf */

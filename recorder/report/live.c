@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "recorder/report/report_int.h"
+#include "recorder/report/ingest_int.h"
 
 /* A place among the intervals: chunk k, entry i (i == that chunk's n: just after its last;
  * k == nc: after everything). */

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "jitdump/jitdump.h"
-#include "recorder/report/report_int.h"
+#include "recorder/report/ingest_int.h"
 #include "recorder/symbols/symbols.h"
 #include "synth/synth.h"
 

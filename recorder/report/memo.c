@@ -4,7 +4,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "recorder/report/report_int.h"
+#include "recorder/report/ingest_int.h"
 
 void rp_memo_put(struct rp_memo *m, const void *key, const char *val, size_t slot)
 {

@@ -4,7 +4,7 @@
  * caller that holds the code. --split-generations, or a dso key, keeps perf's rows. */
 #include <string.h>
 
-#include "recorder/report/report_int.h"
+#include "recorder/report/analysis_int.h"
 
 /* An inlined frame carries no load (the ip's frame after it does): it is a row's frame only
  * when rp_method_frame took it, that is when its code is a jitted method's. */

@@ -5,7 +5,7 @@
 
 #include <stdio.h>
 
-#include "recorder/report/report_int.h"
+#include "recorder/report/views_int.h"
 
 struct mv_ctx {
 	const struct rp_session *s;

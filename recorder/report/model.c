@@ -7,7 +7,7 @@
 #include "jitdump/jitdump.h"
 #include "lib/grow.h"
 #include "lib/hash_seed.h"
-#include "recorder/report/report_int.h"
+#include "recorder/report/model.h"
 #include "safeio/safeio.h"
 
 /* Code bytes go into big chunks: millions of small mallocs would dominate. */

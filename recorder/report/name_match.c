@@ -4,7 +4,7 @@
  * and a text that is also a valid extended regex matches whatever that regex matches too. */
 #include <string.h>
 
-#include "recorder/report/report_int.h"
+#include "recorder/report/model.h"
 
 void rp_name_match_init(struct rp_name_match *m, const char *text)
 {

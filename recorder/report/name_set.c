@@ -1,7 +1,7 @@
 /* name_set.c - the display names a memo's values hold, as a set of (hash, interned string):
  * ingest's dso_build_ids asks it of every DSO of the symbol session, most of which (unsampled
  * jitted code) no frame names, so that their names need not be interned to be skipped. */
-#include "recorder/report/report_int.h"
+#include "recorder/report/ingest_int.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -13,7 +13,6 @@
 
 #include "recorder/perfdata/perfdata.h"
 #include "recorder/report/ingest_int.h"
-#include "recorder/report/report_int.h"
 
 #ifndef PERF_RECORD_MISC_SWITCH_OUT_PREEMPT
 #define PERF_RECORD_MISC_SWITCH_OUT_PREEMPT (1 << 14)

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "safeio/safeio.h"
-#include "recorder/report/report_int.h"
+#include "recorder/report/views_int.h"
 
 /* The UTF-8 sequence at p (its first byte >= 0x80) written as it is, or bad for a byte that is
  * not one: JSON and XML are UTF-8, and their parsers refuse a file that is not. The bytes used. */

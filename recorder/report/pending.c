@@ -5,7 +5,7 @@
  * kept here. An entry is found from its ELF's DSO, whose tag in the symbol session holds its
  * id: no name interned and no table of 34k paths (those were 16-45 ms of a 200 ms report,
  * mostly first touches of their memory). */
-#include "recorder/report/report_int.h"
+#include "recorder/report/ingest_int.h"
 #include "recorder/symbols/symbols.h"
 
 #include <stdlib.h>

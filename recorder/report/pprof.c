@@ -12,7 +12,7 @@
 #include <zlib.h>
 
 #include <profile.pb-c.h>	/* protoc-c output, build/gen/ (module.mk) */
-#include "recorder/report/report_int.h"
+#include "recorder/report/views_int.h"
 
 typedef Perftools__Profiles__Profile Profile;
 typedef Perftools__Profiles__Location Location;

@@ -11,8 +11,7 @@
 #include <sys/mman.h>
 
 #include "jitdump/jitdump.h"
-#include "recorder/perfdata/perfdata.h"
-#include "recorder/report/report_int.h"
+#include "recorder/report/model.h"
 
 /* A shared library as pprof tells them apart: "*.so" or "*.so.N...". */
 static int is_library(const char *base)
@@ -99,16 +98,4 @@ const char *rp_comm_unknown(struct rp_session *s, uint32_t pid, uint32_t tid)
 		return rp_intern(s, "swapper");
 	snprintf(buf, sizeof(buf), ":%d", (int)tid);
 	return rp_intern(s, buf);
-}
-
-void rp_note_process_event(struct rp_session *s, const struct pd_event *ev)
-{
-	const struct pd_mmap *m = &ev->u.mmap;
-	if (ev->type == PERF_RECORD_MMAP || ev->type == PERF_RECORD_MMAP2)
-		rp_note_mapping(s, m->pid, m->filename, m->is_mmap2 ? (m->prot & PROT_EXEC) != 0
-				: !(ev->misc & PERF_RECORD_MISC_MMAP_DATA));
-	else if (ev->type == PERF_RECORD_COMM && ev->u.comm.exec)
-		rp_note_exec(s, ev->u.comm.pid);
-	else if (ev->type == PERF_RECORD_FORK && ev->u.task.pid != ev->u.task.ppid)
-		rp_note_fork(s, ev->u.task.ppid, ev->u.task.pid);
 }

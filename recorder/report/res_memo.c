@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "recorder/report/report_int.h"
+#include "recorder/report/ingest_int.h"
 
 #define SLOTS 16384		/* direct-mapped: a collision replaces */
 #define WARMUP 64

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "jitdump/jitdump.h"
-#include "recorder/report/report_int.h"
+#include "recorder/report/model.h"
 
 /* "Lpkg/Cls;name(sig)R" (JVMTI's class signature + method) -> "pkg.Cls.name", the log's form. */
 static const char *log_name(struct rp_session *s, const char *jvm)

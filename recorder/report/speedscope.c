@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "recorder/report/report_int.h"
+#include "recorder/report/views_int.h"
 
 struct thread { uint32_t pid, tid; const char *comm; uint64_t samples; };
 

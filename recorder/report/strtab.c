@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "recorder/report/report_int.h"
+#include "recorder/report/views_int.h"
 
 int rp_strtab_id(struct rp_strtab *t, const char *str, uintptr_t tag, uint32_t *id)
 {

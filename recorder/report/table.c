@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "recorder/report/report_int.h"
+#include "recorder/report/views_int.h"
 
 static const char *const headers[RP_KEY__MAX] = {
 	[RP_KEY_COMM] = "Command", [RP_KEY_PID] = "Pid:Command", [RP_KEY_DSO] = "Shared Object",

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "recorder/report/report_int.h"
+#include "recorder/report/views_int.h"
 
 /* What makes two frames one node: one symbol (a method's generations merged unless split;
  * an inlined copy apart from the compiled code), or one address when unresolved. */

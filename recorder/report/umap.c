@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "lib/hash_seed.h"
-#include "recorder/report/report_int.h"
+#include "recorder/report/model.h"
 
 /* A multiply-xorshift mix of the whole key at once (keys are pointers and small indexes):
  * looked up for every resolved frame, where a bytewise hash cost eight dependent multiplies. */
