@@ -8,10 +8,10 @@ RECORDER_LDLIBS := -lelf -ldw -lcrypto -lzstd -liberty \
 # capstone (--compare), libxml2 (--jvm-log) and libarchive (lib/archive_api.h) are loaded when
 # first used (lib/dynload.h), not linked: each would cost every run milliseconds at start; so is
 # libdebuginfod (recorder/symbols/find.c, when DEBUGINFOD_URLS asks for it).
-$(call objs_of,recorder/report/compare.c): MODULE_CFLAGS := \
+$(call objs_of,recorder/report_views/compare.c): MODULE_CFLAGS := \
 	-DJP_SONAME_CAPSTONE='"$(call soname_of,capstone,libcapstone.so.4)"'
 # libxml2's headers live under their own directory (jvmlog.c's streaming reader).
-$(call objs_of,recorder/report/jvmlog.c): MODULE_CFLAGS := $(shell pkg-config --cflags libxml-2.0 2>/dev/null || echo -I/usr/include/libxml2) \
+$(call objs_of,recorder/report_analysis/jvmlog.c): MODULE_CFLAGS := $(shell pkg-config --cflags libxml-2.0 2>/dev/null || echo -I/usr/include/libxml2) \
 	-DJP_SONAME_XML2='"$(call soname_of,xml2,libxml2.so.2)"'
 
 # Link order from mk/deps.mk: every archive before the archives it uses, no --start-group, so

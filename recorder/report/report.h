@@ -4,7 +4,7 @@
 #ifndef JITPROF_REPORT_H
 #define JITPROF_REPORT_H
 
-#include "recorder/report/ingest.h"
-#include "recorder/report/views.h"
+#include "recorder/report_ingest/ingest.h"
+#include "recorder/report_views/views.h"
 
 #endif
