@@ -19,7 +19,9 @@ $(call objs_of,recorder/report_analysis/jvmlog.c): MODULE_CFLAGS := $(shell pkg-
 RECORDER_LINK_ORDER := $(filter-out cmd,$(foreach m,$(MODULES),$(if $(filter recorder/%,$(DIR_$(m))),$(notdir $(DIR_$(m))))))
 $(if $(filter-out $(RECORDER_LINK_ORDER),$(RECORDER_SUBDIRS)),\
   $(error recorder/$(filter-out $(RECORDER_LINK_ORDER),$(RECORDER_SUBDIRS)) is not a module in mk/deps.mk))
-RECORDER_SUBLIBS := $(foreach s,$(RECORDER_LINK_ORDER),$(BUILD)/librecorder-$(s).a)
+# A module of headers only (recorder/report/, the report's face over its four parts) has no
+# archive.
+RECORDER_SUBLIBS := $(foreach s,$(filter $(RECORDER_SUBDIRS),$(RECORDER_LINK_ORDER)),$(BUILD)/librecorder-$(s).a)
 # Everything a command may call, in link order.
 RECORDER_LINK_LIBS := $(RECORDER_SUBLIBS) $(BUILD)/libsynth.a $(BUILD)/libjitdump.a $(BUILD)/libjp.a \
 	$(BUILD)/libsafeio.a

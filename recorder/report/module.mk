@@ -1,10 +1,13 @@
-# recorder/report: the report driver (its format table) over report_views, report_analysis,
-# report_ingest and report_model (librecorder-report*.a, built by recorder/module.mk). The unit
+# recorder/report: the report's face (report.h, headers only) over report_views,
+# report_analysis, report_ingest and report_model (librecorder-report_*.a, built by
+# recorder/module.mk). The unit
 # tests of all five (tests/unit/report/) link only the archives report uses, so another
 # module's work in progress cannot break them; the e2e tests drive the built `jitprof` and perf.
-REPORT_LIBS := $(BUILD)/librecorder-report.a $(BUILD)/librecorder-report_views.a \
+REPORT_LIBS := $(if $(wildcard recorder/report/*.c),$(BUILD)/librecorder-report.a) \
+	$(BUILD)/librecorder-report_views.a \
 	$(BUILD)/librecorder-report_analysis.a $(BUILD)/librecorder-report_ingest.a \
 	$(BUILD)/librecorder-report_model.a
+UNIT_LDLIBS_report := $(RECORDER_LDLIBS)
 UNIT_LIBS_report := $(REPORT_LIBS) $(BUILD)/librecorder-origins.a \
 	$(BUILD)/librecorder-unwind.a $(BUILD)/librecorder-symbols.a \
 	$(BUILD)/librecorder-perfdata.a $(BUILD)/librecorder-jfr.a $(BUILD)/libsynth.a $(BUILD)/libjitdump.a $(BUILD)/libjp.a $(BUILD)/libsafeio.a
