@@ -50,3 +50,13 @@ USES_synth := jitdump lib safeio
 USES_jitdump :=
 USES_lib := safeio
 USES_safeio :=
+
+# Beyond the direction (scripts/check-deps.sh refuses them too). NEVER_<m>: modules <m> may never
+# use, whatever USES_<m> says: of the report's modules only the ingest reads perf.data. NO_OUTPUT:
+# modules whose objects call no writer (stdio's, write(2), safeio's output files): the analyses
+# and the model compute, the views and the commands print.
+NEVER_report := perfdata
+NEVER_report_views := perfdata
+NEVER_report_analysis := perfdata
+NEVER_report_model := perfdata
+NO_OUTPUT := report_analysis report_model
