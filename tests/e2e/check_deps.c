@@ -147,6 +147,18 @@ Test(check_deps, call_against_the_direction_found)
 	free(dir);
 }
 
+/* low/low.c and top/top.c built, the table written: the tree must then be clean. */
+static void compile_top_and_low_clean(const char *why)
+{
+	cc("low/low.c", "low/low.o");
+	cc("top/top.c", "top/top.o");
+	struct tu_result r = run("--write-doc");
+	tu_result_free(&r);
+	r = run("");
+	cr_assert_eq(r.status, 0, "%s: %s", why, r.err);
+	tu_result_free(&r);
+}
+
 /* The rules beyond the direction: a module that may NEVER use another is refused its header
  * (and a USES row naming it), and a NO_OUTPUT module's objects are refused any writer (the
  * report's views never read perf.data; its analyses never write). */
@@ -163,13 +175,8 @@ Test(check_deps, never_and_no_output_rules_bite)
 	put("low/low.c", "#include \"low/low.h\"\nint low(int x) { return x + 1; }\n");
 	put("top/top.c", "#include <stdio.h>\n#include \"low/low.h\"\n"
 			 "void top(FILE *o) { fprintf(o, \"%d\\n\", low(1)); }\n");
-	cc("low/low.c", "low/low.o");
-	cc("top/top.c", "top/top.o");
-	struct tu_result r = run("--write-doc");
-	tu_result_free(&r);
-	r = run("");
-	cr_assert_eq(r.status, 0, "top prints, low computes: %s", r.err);
-	tu_result_free(&r);
+	compile_top_and_low_clean("top prints, low computes");
+	struct tu_result r;
 
 	/* low writes; top reads data's header. */
 	put("low/low.c", "#include <stdio.h>\n#include \"low/low.h\"\n"
