@@ -282,7 +282,11 @@ static int fill_lines_later(struct ingest *in)
 	struct rp_session *s = in->s;
 	struct rp_frame buf[MAX_FRAMES];
 	in->res_flags &= ~SYM_RES_NO_WAIT;
-	for (size_t i = 0; i < in->last_later; i++) {
+	/* last_later names the sample being made when a frame came out without its lines; an
+	 * off-CPU switch-out's frames wait in their thread's record for the switch-in, so that
+	 * sample may not be made yet (nor ever): never past the samples there are. */
+	size_t upto = in->last_later < s->nr_samples ? in->last_later : s->nr_samples;
+	for (size_t i = 0; i < upto; i++) {
 		const struct rp_sample *smp = &s->samples[i];
 		uint32_t k = 0, nr = 0;
 		while (k < smp->nr && !(nth(s, smp, k)->flags & RP_FRAME_LINES_LATER))
