@@ -4,7 +4,11 @@
 # the modules it USES, never another module's *_int.h; MODULES lists each module before the
 # ones it uses), every call between the modules' built objects against the same direction
 # (BUILD=dir: where make put them, default build), and the dependency table in
-# docs/ARCHITECTURE.md against the same data.
+# docs/ARCHITECTURE.md against the same data. Two rules beyond the direction, from the same file:
+# NEVER_<m> names modules <m> may never use whatever USES_<m> says (an include or a call of
+# theirs, or a USES_<m> naming them, is refused: only the report's ingest reads perf.data), and
+# the objects of the modules NO_OUTPUT lists call no writer (stdio's, write(2)'s, safeio's
+# output files: the report's analyses compute, the views print).
 #   scripts/check-deps.sh              check, exit 1 with one line per violation
 #   scripts/check-deps.sh --write-doc  rewrite the table in docs/ARCHITECTURE.md
 # Tests, benches and fuzz targets are not modules: they may include what they test.
@@ -19,13 +23,15 @@ val() {	# val NAME -> the words after "NAME :=" in DATA
 }
 
 read -r -a modules <<<"$(val MODULES)"
-declare -A dir uses rank
+declare -A dir uses rank never
 for i in "${!modules[@]}"; do
 	m=${modules[$i]}
 	dir[$m]=$(val "DIR_$m")
 	uses[$m]=$(val "USES_$m")
+	never[$m]=$(val "NEVER_$m")
 	rank[$m]=$i
 done
+read -r -a no_output <<<"$(val NO_OUTPUT)"
 
 # The module a header path belongs to: the one whose directory is the header's directory.
 module_of() {
@@ -64,10 +70,13 @@ fi
 bad=0
 say() { echo "check-deps: $*" >&2; bad=1; }
 
-# The order: every module before what it uses.
+# The order: every module before what it uses; none uses what it may never.
 for m in "${modules[@]}"; do
 	[ -d "${dir[$m]}" ] || say "$DATA: $m: no directory ${dir[$m]}"
 	for u in ${uses[$m]}; do
+		case " ${never[$m]} " in
+		*" $u "*) say "$DATA: USES_$m names $u, which NEVER_$m forbids" ;;
+		esac
 		[ -n "${rank[$u]+x}" ] || { say "$DATA: $m uses unknown module $u"; continue; }
 		[ "${rank[$u]}" -gt "${rank[$m]}" ] ||
 			say "$DATA: $m uses $u but MODULES lists $u first (a cycle, or the order is wrong)"
@@ -83,6 +92,9 @@ for m in "${modules[@]}"; do
 			if [ -z "$t" ]; then
 				say "$f:$line: includes \"$inc\", which is in no module"
 			elif [ "$t" != "$m" ]; then
+				case " ${never[$m]} " in
+				*" $t "*) say "$f:$line: $m may never include \"$inc\" (NEVER_$m: $t)"; continue ;;
+				esac
 				case " ${uses[$m]} " in
 				*" $t "*) ;;
 				*) say "$f:$line: $m may not include \"$inc\" ($t is not in USES_$m)"; continue ;;
@@ -150,6 +162,19 @@ while IFS= read -r v; do say "$v"; done < <(calls_input | awk '
 			       o, m, s, t, def[s], t, m
 		}
 	}')
+
+# The modules that never write output: no call of a writer from their objects.
+WRITERS='^(_IO_putc|putc|putchar|fputc|fputs|fwrite|fprintf|printf|vfprintf|vprintf|dprintf|vdprintf|puts|putc_unlocked|fputc_unlocked|fputs_unlocked|fwrite_unlocked|__fprintf_chk|__printf_chk|__vfprintf_chk|__vprintf_chk|__dprintf_chk|fopen|fopen64|fdopen|freopen|freopen64|open_memstream|fmemopen|write|pwrite|pwrite64|writev|creat|creat64|sio_create_new|sio_out_open|sio_out_open_path|sio_out_commit|sio_fput_json_str|sio_fputs_message|sio_fputs_text|sio_mkdirs_beneath)$'
+for m in "${no_output[@]}"; do
+	[ -n "${rank[$m]+x}" ] || { say "$DATA: NO_OUTPUT names unknown module $m"; continue; }
+	for f in "${dir[$m]}"/*.c; do
+		o="$BUILD/obj/${f%.c}.o"
+		[ -e "$o" ] || continue
+		for s in $(nm -u "$o" 2>/dev/null | awk '{ print $NF }' | grep -E "$WRITERS"); do
+			say "$o: $m writes output (calls $s), which NO_OUTPUT forbids"
+		done
+	done
+done
 
 # Every subdirectory of recorder/ with C files is a module (the link order names them all).
 for d in recorder/*/; do

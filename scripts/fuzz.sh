@@ -18,7 +18,7 @@ only=${FUZZ_ONLY:-}
 cc=${FUZZ_CC:-clang}
 out=build/fuzz
 # shellcheck disable=SC2054  # the commas belong to -fsanitize=
-# libxml2's headers (recorder/report/jvmlog.c) live in their own directory.
+# libxml2's headers (recorder/report_analysis/jvmlog.c) live in their own directory.
 # shellcheck disable=SC2207
 cflags=(-std=gnu11 -g -O1 -D_GNU_SOURCE -I. -fno-omit-frame-pointer
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined

@@ -2,8 +2,8 @@
  * report use: inj_run merges the code loads of every jitdump a recording names into that
  * recording as MMAP2 records carrying the build-ids of the per-generation ELFs, and writes
  * those ELFs (sampled generations only, by default) or, with --no-elfs, their origins;
- * inj_elfs_for writes an --no-elfs output's ELFs later, inj_ondemand_attach builds them in
- * memory for a reader. The pieces behind it are in inject_int.h. docs/inject.md. */
+ * inj_elfs_for writes an --no-elfs output's ELFs later (recorder/origins/ builds them in
+ * memory for a reader). The pieces behind it are in inject_int.h. docs/inject.md. */
 #ifndef JITPROF_INJECT_H
 #define JITPROF_INJECT_H
 
@@ -85,36 +85,6 @@ struct inj_stats {
 int inj_run(const struct inj_opts *o, struct inj_stats *st);
 
 /* ---- ELFs without files (--no-elfs; the origins format is in inject_int.h) ------------- */
-
-struct pd_reader;
-struct sym_session;
-/* Gives ss the ELFs r's origins section names, built in memory on first use and kept for the
- * run (ondemand.c). flags: INJ_OD_SYMBOLS_ONLY for a reader that looks up symbols and nothing
- * else (no lines, inline frames or code: `report --sort dso,sym`): each ELF is built without
- * its line table and inline scopes, under the recorded build-id (synth_build_symbols), and
- * those records are not read. 1 attached, 0 when r has no origins section, -errno with its
- * message logged (JP_LOG_ERROR; log may be NULL). */
-#define INJ_OD_SYMBOLS_ONLY 1u
-/* With INJ_OD_SYMBOLS_ONLY, for a reader that never reads a jitted ELF's bytes (no note, no
- * file): no ELF is built at all; each load's symbol and layout are given straight
- * (sym_provider.get_symbols, synth_symbol), the same as the ELF would give. */
-#define INJ_OD_NO_ELF 2u
-/* A dump (or companion) owned by another user than the running one or root is read too (-f);
- * without it, its ELFs are refused with a warning naming it. */
-#define INJ_OD_FORCE 4u
-int inj_ondemand_attach(struct sym_session *ss, const struct pd_reader *r, const char *input,
-			unsigned flags, const struct jp_log *log);
-
-/* An interpreter frame's method and bci from the two words read from it (unw_frame's method,
- * bcp, bcp_slot: the live bcp first, the slot's next) through the method table of x at time,
- * with the line of that bci (0 unknown). 0, or -ENOENT when the table does not hold the
- * method or the bcp is outside its bytecodes: never a guess. Report names frames with it
- * (interp.c). */
-struct jd_index;
-struct jd_ext_method;
-int inj_interp_resolve(const struct jd_index *x, uint64_t method, uint64_t bcp,
-		       uint64_t bcp_slot, uint64_t time, const struct jd_ext_method **out,
-		       uint32_t *bci, uint32_t *line);
 
 /* `inject --elfs-for INJECTED`: writes the ELF files an --no-elfs output names, where the
  * file-writing path would have (beside the dump; into cache_root too unless NULL). A dump

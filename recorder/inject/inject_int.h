@@ -8,6 +8,7 @@
 
 #include "jitdump/jitdump.h"
 #include "recorder/inject/inject.h"
+#include "recorder/origins/origins.h"
 #include "recorder/perfdata/perfdata.h"
 
 /* ---- Names: markers, dump location, the runtime's anonymous code mappings -------------- */
@@ -40,8 +41,6 @@ uint64_t inj_tsc_to_perf_time(const struct inj_time_conv *tc, uint64_t cyc);
  * The starts and ends of every range a dump can map cut the address space into elementary
  * segments; every later question (who owns this ip, which parts does this load still own)
  * is then a binary search plus a walk over a few segments, with no tree to balance. */
-
-#define INJ_NONE UINT32_MAX
 
 struct inj_bounds {
 	uint64_t *b;		/* sorted, unique */
@@ -291,98 +290,6 @@ int inj_pool_place(struct inj_pool *p, const struct inj_dump *d, const struct sy
 void inj_pool_progress(struct inj_pool *p, uint64_t *done, uint64_t *queued);
 /* Waits for every queued ELF, stops the threads, frees p. */
 void inj_pool_finish(struct inj_pool *p, struct inj_pool_stats *st);
-
-/* ---- ELFs without files: their origins (origins.c, noelfs.c, ondemand.c) -----------------
- * `inject --no-elfs` writes, instead of ELF files, where each one comes from: a perf.data
- * feature section (id INJ_FEAT_ORIGINS, above every feature perf knows, which perf skips)
- * naming each dump with its identity (device, inode, size, mtime, ctime, SHA-1 of the whole
- * file; the same for its companion) and, per ELF, its build-id, the dump's file offset of its CODE_LOAD and its
- * code_index. report/archive build those ELFs in memory on demand (ondemand.c); `inject
- * --elfs-for` writes them as files later. Format: docs/inject.md. */
-
-#define INJ_FEAT_ORIGINS 200u
-#define INJ_ORIGINS_MAGIC "JPORIGN1"
-
-#define INJ_ORIGINS_VERSION 2u	/* 1: a dump's size, mtime and the SHA-1 of its first page */
-
-struct inj_file_id {		/* identity of a file as inject read it */
-	uint64_t dev, ino, size, mtime_ns, ctime_ns;
-	uint8_t sha1[20];	/* SHA-1 of the whole file */
-	int present;
-};
-
-struct inj_origin_dump {
-	char *path;		/* absolute path the dump was read from */
-	struct inj_file_id dump, comp;	/* the dump and its companion "<path>.jitprof" */
-};
-
-#define INJ_ORIGIN_NOLINES 1u	/* built without its line tables (synth refused them) */
-
-struct inj_origin {
-	uint8_t build_id[20];
-	uint32_t dump;		/* index into dumps */
-	uint32_t file_seq;	/* synth_input.file_seq */
-	uint32_t flags;		/* INJ_ORIGIN_* */
-	uint64_t offset;	/* of the CODE_LOAD record in the dump */
-	uint64_t code_index;
-	uint32_t generation;	/* the index's: nth load of its name in the dump */
-	/* the records the index joined to it (0: none), read again alone by ondemand.c */
-	uint64_t debug_offset, unwind_offset;	/* in the dump */
-	uint64_t info_offset, inl_offset;	/* in the companion */
-};
-
-struct inj_origins {
-	struct inj_origin_dump *dumps;
-	size_t nr_dumps;
-	struct inj_origin *v;
-	size_t n;
-};
-
-/* Identity of path now (read whole without blocking, regular files only, unchanged while
- * read). 0 (present 0 when the file does not exist) or -errno with msg set. */
-int inj_file_id_get(const char *path, struct inj_file_id *id, char *msg, size_t len);
-/* Readers of a dump a recording names. INJ_ID_FORCE (-f): a file owned by another user than
- * the running one or root is read too. */
-#define INJ_ID_FORCE 1u
-/* The bytes a reader checks a dump against its identity with are held in memory at once. */
-#define INJ_ID_READ_MAX (2ull << 30)
-/* path read whole into *buf (malloc'd; NULL for an absent file id says was absent) once it
- * is a regular file (opened without blocking), owned by the running user or root (unless
- * INJ_ID_FORCE), with id's size and mtime, and its bytes have id's SHA-1: the caller uses
- * these bytes, no others. Device, inode and ctime (a copy or a rename has others) only name
- * the cause when the bytes differ. 0, or -ESTALE (changed), -EPERM (owner),
- * SIO_ENOTREG, ... with msg naming path and the reason (never a byte of the file). */
-int inj_file_id_read(const char *path, const struct inj_file_id *id, unsigned flags,
-		     uint8_t **buf, size_t *len, char *msg, size_t mlen);
-/* The same check without keeping the bytes (buf NULL in inj_file_id_read too: the file is
- * hashed a MiB at a time). */
-int inj_file_id_check(const char *path, const struct inj_file_id *id, unsigned flags, char *msg,
-		      size_t len);
-/* Section bytes (malloc'd) <-> origins. Decoding checks every length; errors name the byte
- * offset inside the section. */
-int inj_origins_encode(const struct inj_origins *o, void **buf, size_t *size);
-int inj_origins_decode(struct inj_origins *o, const void *buf, size_t size, char *err,
-		       size_t errlen);
-struct pd_reader;
-/* The origins section of an opened perf.data: 0, -ENOENT (none), or -EINVAL with a message
- * naming input. */
-int inj_origins_read(const struct pd_reader *r, const char *input, struct inj_origins *o,
-		     char *err, size_t errlen);
-void inj_origins_free(struct inj_origins *o);
-/* Load index of the CODE_LOAD record at file offset off in x, or INJ_NONE. */
-uint32_t inj_load_at_offset(const struct jd_index *x, uint64_t off);
-/* The directory of a recording read from a file ("dir/x.data" -> "dir", "x.data" -> "."),
- * malloc'd; NULL for a pipe ("-", NULL) or out of memory. */
-char *inj_input_dir(const char *input);
-/* Where origin dump k is read: its recorded path, or, gone from there, a regular file of its
- * name (jit-PID.dump) in input_dir, the directory of the recording that names it (moved with
- * it: mv, cp -a). malloc'd, NULL when out of memory. Its identity is checked all the same. */
-char *inj_origin_dump_path(const struct inj_origins *o, size_t k, const char *input_dir);
-/* Opens origin dump k, read at path (inj_origin_dump_path), after checking the identities of
- * it and its companion (inj_file_id_check, flags INJ_ID_FORCE or 0): -ESTALE with a message
- * saying what changed, -EPERM for another user's file, or another -errno. */
-int inj_origins_open_dump(const struct inj_origins *o, size_t k, const char *path,
-			  unsigned flags, struct jd_index **x, char *err, size_t errlen);
 
 /* The placeholder DSO name an unload maps over code that is gone (docs/inject.md). */
 #define INJ_UNLOADED_NAME "[jit-unloaded]"

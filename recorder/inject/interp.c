@@ -78,45 +78,6 @@ void inj_interp_counts(const struct inj_interp *ip, uint64_t *named, uint64_t *u
 		*elfs += ip->v[i].state == ELF_MAPPED;
 }
 
-/* bcp as a bci of m, or -1 outside its bytecodes; a native method's frame holds bcp 0. */
-static int64_t bci_of(const struct jd_ext_method *m, uint64_t bcp)
-{
-	if (!m->code_size)
-		return bcp == 0 ? 0 : -1;
-	return bcp >= m->code_addr && bcp - m->code_addr < m->code_size
-		       ? (int64_t)(bcp - m->code_addr) : -1;
-}
-
-int inj_interp_resolve(const struct jd_index *x, uint64_t method, uint64_t bcp,
-		       uint64_t bcp_slot, uint64_t time, const struct jd_ext_method **out,
-		       uint32_t *bci, uint32_t *line)
-{
-	const struct jd_ext_method *m = x && method ? jd_index_method(x, method, time) : NULL;
-	/* The top frame's live bcp (r13) first, else what its slot saved at the last call. */
-	int64_t b = m ? bci_of(m, bcp) : -1;
-
-	if (m && b < 0)
-		b = bci_of(m, bcp_slot);
-	if (b < 0)
-		return -ENOENT;
-	*out = m;
-	*bci = (uint32_t)b;
-	/* The line of the last run starting at or before bci; 0 unknown. */
-	uint32_t lo = 0, hi = m->nr_lines;
-	*line = 0;
-	if (!hi || *bci < m->lines[0].bci)
-		return 0;
-	while (hi - lo > 1) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		if (m->lines[mid].bci <= *bci)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	*line = m->lines[lo].line > 0 ? (uint32_t)m->lines[lo].line : 0;
-	return 0;
-}
-
 static int rec_eq(const void *key, uint32_t idx, const void *ctx)
 {
 	const struct interp_elf *e = ctx;

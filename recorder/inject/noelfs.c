@@ -129,22 +129,6 @@ static int pool_dump(struct inj_dump *d, struct jd_index *x, const char *path)
 	return 0;
 }
 
-/* Reads the origins section of a perf.data file. */
-int inj_origins_read(const struct pd_reader *r, const char *input, struct inj_origins *o,
-		     char *err, size_t errlen)
-{
-	size_t size = 0;
-	const void *raw = pd_reader_feature(r, INJ_FEAT_ORIGINS, &size);
-	char msg[400];
-	memset(o, 0, sizeof(*o));
-	if (!raw)
-		return -ENOENT;
-	int rc = inj_origins_decode(o, raw, size, msg, sizeof(msg));
-	if (rc < 0)
-		snprintf(err, errlen, "%s: %s", input, msg);
-	return rc;
-}
-
 static int elfs_for(const char *injected, const char *cache_root, int threads, int force,
 		    struct inj_pool_stats *st, int *moved, char *err, size_t errlen)
 {

@@ -146,3 +146,61 @@ Test(check_deps, call_against_the_direction_found)
 	tu_rmtree(dir);
 	free(dir);
 }
+
+/* low/low.c and top/top.c built, the table written: the tree must then be clean. */
+static void compile_top_and_low_clean(const char *why)
+{
+	cc("low/low.c", "low/low.o");
+	cc("top/top.c", "top/top.o");
+	struct tu_result r = run("--write-doc");
+	tu_result_free(&r);
+	r = run("");
+	cr_assert_eq(r.status, 0, "%s: %s", why, r.err);
+	tu_result_free(&r);
+}
+
+/* The rules beyond the direction: a module that may NEVER use another is refused its header
+ * (and a USES row naming it), and a NO_OUTPUT module's objects are refused any writer (the
+ * report's views never read perf.data; its analyses never write). */
+Test(check_deps, never_and_no_output_rules_bite)
+{
+	dir = tu_tmpdir("check-deps-rules");
+	put("mk/deps.mk", "MODULES := top low data\nDIR_top := top\nDIR_low := low\n"
+			  "DIR_data := data\nUSES_top := low\nUSES_low :=\nUSES_data :=\n"
+			  "NEVER_top := data\nNO_OUTPUT := low\n");
+	put("docs/ARCHITECTURE.md", "x\n<!-- deps:begin (generated from mk/deps.mk by "
+		"scripts/check-deps.sh --write-doc) -->\n<!-- deps:end -->\n");
+	put("data/data.h", "int data(void);\n");
+	put("low/low.h", "int low(int x);\n");
+	put("low/low.c", "#include \"low/low.h\"\nint low(int x) { return x + 1; }\n");
+	put("top/top.c", "#include <stdio.h>\n#include \"low/low.h\"\n"
+			 "void top(FILE *o) { fprintf(o, \"%d\\n\", low(1)); }\n");
+	compile_top_and_low_clean("top prints, low computes");
+	struct tu_result r;
+
+	/* low writes; top reads data's header. */
+	put("low/low.c", "#include <stdio.h>\n#include \"low/low.h\"\n"
+			 "int low(int x) { return printf(\"%d\\n\", x); }\n");
+	cc("low/low.c", "low/low.o");
+	put("top/peek.c", "#include \"data/data.h\"\n");
+	r = run("");
+	cr_assert_eq(r.status, 1, "%s", r.out);
+	cr_assert_not_null(strstr(r.err, "build/obj/low/low.o: low writes output (calls "),
+			   "%s", r.err);
+	cr_assert_not_null(strstr(r.err, "which NO_OUTPUT forbids"), "%s", r.err);
+	cr_assert_not_null(strstr(r.err, "top/peek.c:1: top may never include \"data/data.h\" "
+				      "(NEVER_top: data)"), "%s", r.err);
+	tu_result_free(&r);
+
+	/* Nor may a USES row undo it. */
+	put("mk/deps.mk", "MODULES := top low data\nDIR_top := top\nDIR_low := low\n"
+			  "DIR_data := data\nUSES_top := low data\nUSES_low :=\nUSES_data :=\n"
+			  "NEVER_top := data\nNO_OUTPUT := low\n");
+	r = run("");
+	cr_assert_eq(r.status, 1, "%s", r.out);
+	cr_assert_not_null(strstr(r.err, "USES_top names data, which NEVER_top forbids"), "%s",
+			   r.err);
+	tu_result_free(&r);
+	tu_rmtree(dir);
+	free(dir);
+}

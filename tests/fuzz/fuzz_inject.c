@@ -3,7 +3,7 @@
  * from its magic on, a companion file). The dump is placed under --jit-dir with the name every
  * marker in the recording asks for. Promise checked: when inject succeeds, what it wrote is a
  * perf.data our reader reads to the end without an error.
- * fuzz-srcs: lib/ recorder/inject/ recorder/unwind/ recorder/symbols/ recorder/perfdata/ safeio/ synth/ jitdump/ tests/lib/testutil.c
+ * fuzz-srcs: lib/ recorder/inject/ recorder/origins/ recorder/unwind/ recorder/symbols/ recorder/perfdata/ safeio/ synth/ jitdump/ tests/lib/testutil.c
  * fuzz-libs: -lelf -ldw -ldebuginfod -larchive -lcrypto -lzstd -liberty -lpthread */
 #include <dirent.h>
 #include <fcntl.h>

@@ -1,13 +1,13 @@
 /* fuzz_origins.c - libFuzzer target: the origins section `inject --no-elfs` writes
  * (inj_origins_decode over any bytes). Promises: a decoded section is self-consistent (every
  * entry names one of its dumps, every path is absolute) and encodes back to the same bytes.
- * fuzz-srcs: recorder/inject/origins.c jitdump/ safeio/
+ * fuzz-srcs: recorder/origins/origins.c recorder/perfdata/ lib/nomem.c lib/grow.c lib/hindex.c lib/hash_seed.c jitdump/ safeio/
  * fuzz-libs: -lcrypto -lpthread */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "recorder/inject/inject_int.h"
+#include "recorder/origins/origins.h"
 #include "tests/fuzz/jd_touch.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

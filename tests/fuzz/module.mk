@@ -1,7 +1,7 @@
 # tests/fuzz: libFuzzer targets are built by scripts/fuzz.sh (`make fuzz`) with clang, straight
 # from sources. Their seeds and regression inputs are also replayed by an ordinary unit test,
 # tests/unit/fuzzreg (one file per target), linked here with every library the targets read.
-UNIT_LIBS_fuzzreg = $(BUILD)/librecorder-report.a $(BUILD)/librecorder-inject.a \
+UNIT_LIBS_fuzzreg = $(REPORT_LIBS) $(BUILD)/librecorder-inject.a $(BUILD)/librecorder-origins.a \
 	$(BUILD)/librecorder-unwind.a $(BUILD)/librecorder-symbols.a \
 	$(BUILD)/librecorder-perfdata.a $(BUILD)/librecorder-jfr.a \
 	$(BUILD)/libsynth.a $(BUILD)/libjitdump.a $(BUILD)/libjp.a $(BUILD)/libsafeio.a $(BUILD)/obj/agent/options.o

@@ -1,4 +1,4 @@
-/* test_cli.c - recorder/cli.c: output files appear whole, never write through a link planted at
+/* test_cli.c - recorder/cmd/cli.c: output files appear whole, never write through a link planted at
  * their temp name, and devices are written in place instead of being renamed over. */
 #include <criterion/criterion.h>
 #include <criterion/redirect.h>
@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "recorder/cli.h"
+#include "recorder/cmd/cli.h"
 #include "tests/lib/testutil.h"
 
 Test(outfile, planted_link_at_temp_name_is_not_written_through)

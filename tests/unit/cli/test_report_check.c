@@ -1,9 +1,9 @@
-/* test_report_check.c - recorder/cmd_report_check.c: which of `jitprof report`'s options go
+/* test_report_check.c - recorder/cmd/cmd_report_check.c: which of `jitprof report`'s options go
  * together. An option that no requested output uses is a usage error (2), never silently
  * ignored; every output that can honour an option accepts it (0). */
 #include <criterion/criterion.h>
 
-#include "recorder/cmd_report.h"
+#include "recorder/cmd/cmd_report.h"
 
 /* The parsed command line of `jitprof report` with nothing given. */
 static struct report_args none(void)

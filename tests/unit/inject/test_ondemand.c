@@ -1,4 +1,4 @@
-/* test_ondemand.c - recorder/inject/ondemand.c: a symbols session given an `inject --no-elfs`
+/* test_ondemand.c - recorder/origins/ondemand.c: a symbols session given an `inject --no-elfs`
  * output finds every sampled generation's ELF in memory, byte for byte the ELF the file path
  * writes, built once per session; a dump changed since inject is refused with its reason (a
  * rewrite with its mtime put back too, in every mode), and so is an ELF whose build-id no

@@ -1,4 +1,4 @@
-/* test_origins.c - recorder/inject/origins.c: the origins section round-trips, every cut or
+/* test_origins.c - recorder/origins/origins.c: the origins section round-trips, every cut or
  * inconsistent section (or one of version 1) is refused with the byte offset, and a file's
  * identity notices a change of size, of any byte (a rewrite with its mtime put back, named
  * by its ctime), of its mtime, and takes a copy or rename of the same bytes; a FIFO or device at the path is refused without blocking,

@@ -1,4 +1,4 @@
-/* test_collect.c - profile_collect_dumps (recorder/cmd_profile_data.c): the dumps a JVM of
+/* test_collect.c - profile_collect_dumps (recorder/cmd/cmd_profile_data.c): the dumps a JVM of
  * another user wrote in its staged directory come into the data directory read beneath the
  * directory fd: a link planted there (to a file of root's) is never followed, a FIFO never
  * opened for a blocking read, a file of another owner refused; copies are 0600. The recording
@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "recorder/cmd_profile.h"
+#include "recorder/cmd/cmd_profile.h"
 #include "tests/lib/testutil.h"
 
 static char *root, stage[PATH_MAX], data[PATH_MAX];

@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "recorder/cmd_report.h"
+#include "recorder/cmd/cmd_report.h"
 #include "recorder/profile/profile.h"
 #include "tests/lib/testutil.h"
 

@@ -7,7 +7,9 @@
 #include <linux/perf_event.h>
 #include <string.h>
 
-#include "recorder/report/report_int.h"
+#include "recorder/report_analysis/analysis_int.h"
+#include "recorder/report_ingest/ingest_int.h"
+#include "recorder/report_views/views_int.h"
 
 static char said[4096];
 

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "recorder/report/report_int.h"
+#include "recorder/report_views/views_int.h"
 #include "tests/unit/report/rptest.h"
 
 static int page(FILE *fp, void *arg)

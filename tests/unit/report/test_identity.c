@@ -6,7 +6,9 @@
 #include <string.h>
 
 #include "jitdump/jitdump.h"
-#include "recorder/report/report_int.h"
+#include "recorder/report_analysis/analysis_int.h"
+#include "recorder/report_ingest/ingest_int.h"
+#include "recorder/report_views/views_int.h"
 #include "tests/unit/report/rptest.h"
 
 static uint32_t add(struct rp_session *s, uint32_t pid, const char *method, uint32_t tier,

@@ -9,7 +9,9 @@
 #include <string.h>
 
 #include "recorder/perfdata/perfdata.h"
-#include "recorder/report/report_int.h"
+#include "recorder/report_analysis/analysis_int.h"
+#include "recorder/report_ingest/ingest_int.h"
+#include "recorder/report_views/views_int.h"
 #include "tests/lib/testutil.h"
 
 static char said[4096];

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "recorder/report/jfr_int.h"
+#include "recorder/report_views/jfr_int.h"
 #include "tests/unit/report/rptest.h"
 
 static void expect_bytes(const struct rp_jfr_buf *b, const uint8_t *want, size_t n)

@@ -8,7 +8,9 @@
 #include <string.h>
 
 #include "jitdump/jitdump.h"
-#include "recorder/report/report_int.h"
+#include "recorder/report_analysis/analysis_int.h"
+#include "recorder/report_ingest/ingest_int.h"
+#include "recorder/report_views/views_int.h"
 #include "tests/lib/testutil.h"
 #include "tests/unit/report/rptest.h"
 

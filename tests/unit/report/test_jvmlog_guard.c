@@ -11,7 +11,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "recorder/report/report_int.h"
+#include "recorder/report_analysis/analysis_int.h"
+#include "recorder/report_ingest/ingest_int.h"
+#include "recorder/report_views/views_int.h"
 #include "tests/lib/testutil.h"
 
 static char *dir;

@@ -2,7 +2,9 @@
  * own process; a moved load frees its old range. */
 #include <criterion/criterion.h>
 
-#include "recorder/report/report_int.h"
+#include "recorder/report_analysis/analysis_int.h"
+#include "recorder/report_ingest/ingest_int.h"
+#include "recorder/report_views/views_int.h"
 
 static uint32_t ended[16];
 static int nr_ended;

@@ -3,7 +3,9 @@
 #include <criterion/criterion.h>
 #include <stdint.h>
 
-#include "recorder/report/report_int.h"
+#include "recorder/report_analysis/analysis_int.h"
+#include "recorder/report_ingest/ingest_int.h"
+#include "recorder/report_views/views_int.h"
 
 Test(memo, many_keys_null_values_and_misses)
 {

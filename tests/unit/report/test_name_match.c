@@ -3,7 +3,9 @@
  * brackets need no escaping), or as an extended regex when the text is one. */
 #include <criterion/criterion.h>
 
-#include "recorder/report/report_int.h"
+#include "recorder/report_analysis/analysis_int.h"
+#include "recorder/report_ingest/ingest_int.h"
+#include "recorder/report_views/views_int.h"
 
 static int matches(const char *text, const char *name)
 {

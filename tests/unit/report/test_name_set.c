@@ -6,7 +6,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "recorder/report/report_int.h"
+#include "recorder/report_analysis/analysis_int.h"
+#include "recorder/report_ingest/ingest_int.h"
+#include "recorder/report_views/views_int.h"
 
 enum { N = 4000, LEN = 16 };
 

@@ -5,7 +5,9 @@
 #include <errno.h>
 
 #include "recorder/perfdata/perfdata.h"
-#include "recorder/report/report_int.h"
+#include "recorder/report_analysis/analysis_int.h"
+#include "recorder/report_ingest/ingest_int.h"
+#include "recorder/report_views/views_int.h"
 #include "recorder/symbols/symbols.h"
 
 /* The DSO an MMAP2 of path in pid maps, through sym_feed_mmap as ingest feeds it. */

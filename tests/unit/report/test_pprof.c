@@ -9,7 +9,9 @@
 #include <zlib.h>
 
 #include <profile.pb-c.h>	/* protoc-c output, build/gen/ (module.mk) */
-#include "recorder/report/report_int.h"
+#include "recorder/report_analysis/analysis_int.h"
+#include "recorder/report_ingest/ingest_int.h"
+#include "recorder/report_views/views_int.h"
 #include "tests/unit/report/rptest.h"
 
 static int pprof(FILE *fp, void *arg)

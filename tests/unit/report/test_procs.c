@@ -5,7 +5,9 @@
 #include <sys/mman.h>
 
 #include "recorder/perfdata/perfdata.h"
-#include "recorder/report/report_int.h"
+#include "recorder/report_analysis/analysis_int.h"
+#include "recorder/report_ingest/ingest_int.h"
+#include "recorder/report_views/views_int.h"
 #include "tests/unit/report/rptest.h"
 
 Test(procs, first_program_mapping_of_each_process)

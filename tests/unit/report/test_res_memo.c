@@ -5,7 +5,9 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "recorder/report/report_int.h"
+#include "recorder/report_analysis/analysis_int.h"
+#include "recorder/report_ingest/ingest_int.h"
+#include "recorder/report_views/views_int.h"
 #include "recorder/symbols/symbols.h"
 
 static struct rp_frame fr(uint64_t ip, uint32_t line)

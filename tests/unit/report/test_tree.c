@@ -6,7 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "recorder/report/report_int.h"
+#include "recorder/report_analysis/analysis_int.h"
+#include "recorder/report_ingest/ingest_int.h"
+#include "recorder/report_views/views_int.h"
 #include "tests/unit/report/rptest.h"
 
 enum { NS = 40, DEPTH = 100, LIMIT = 1000 };

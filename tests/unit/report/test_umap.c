@@ -6,7 +6,9 @@
 #include <errno.h>
 #include <stdint.h>
 
-#include "recorder/report/report_int.h"
+#include "recorder/report_analysis/analysis_int.h"
+#include "recorder/report_ingest/ingest_int.h"
+#include "recorder/report_views/views_int.h"
 
 static uint64_t key_of(size_t i)
 {

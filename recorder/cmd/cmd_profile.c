@@ -1,0 +1,647 @@
+/* cmd_profile.c - `jitprof profile`: one command from a program or a running JVM to a report.
+ * Launch: the command runs under `jitprof record -k mono` with what its runtime needs for JIT
+ * dumps (libagent.so for a JVM, --perf-prof for node); a JVM's stacks are copied
+ * (--call-graph dwarf: no frame pointers needed, interpreted frames named), others' walked by
+ * frame pointers (-g), unless --call-graph says otherwise;
+ * attach: libagent.so is loaded through the JVM's attach listener (cmd_profile_attach.c), the
+ * process is recorded, then the agent is stopped. Either way inject and report follow, as
+ * child processes of this same executable, and the data stays in OUT.jitprof/ (what is read
+ * from it between the steps: cmd_profile_data.c). */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "recorder/cmd/cli.h"
+#include "recorder/cmd/cmd_profile.h"
+#include "recorder/cmd/cmd_report.h"
+#include "recorder/profile/profile.h"
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: jitprof profile [-d SECONDS] [-o OUT] [-F HZ] [-e EVENT] [--java|--node] [--elfs]\n"
+		"                       [--jvm-log] [--call-graph MODE] (-p PID | -- CMD ARGS)\n\n"
+		"Records CMD, or the running Java VM PID, with call graphs, merges its JIT-compiled\n"
+		"code and writes a report, in one step. A JVM gets libagent.so (java on the command\n"
+		"line, or any command with --java, through JAVA_TOOL_OPTIONS) and its stacks are\n"
+		"copied (--call-graph dwarf,32768), so that compiled frames unwind without frame\n"
+		"pointers and interpreted ones are named; node gets --perf-prof\n"
+		"--interpreted-frames-native-stack (on its command line, or in NODE_OPTIONS with\n"
+		"--node) and frame-pointer call graphs (-g);\n"
+		"other programs are recorded and whatever jitdumps they write are merged. With -p the\n"
+		"agent is loaded through the JVM's attach mechanism (as jcmd does), back-fills the\n"
+		"code compiled so far, and is stopped again at the end, so PID can be profiled again.\n\n"
+		"  -d, --duration SECONDS  stop after SECONDS (also 500ms, 2m; default: until CMD\n"
+		"                          exits, or until Ctrl-C)\n"
+		"  -o, --output OUT        the report (default profile.txt); its extension picks\n"
+		"                          the format: .txt .svg .json .collapsed, and .html\n"
+		"                          .pb.gz .speedscope.json .jfr where jitprof report has\n"
+		"                          them; .txt is jitprof report --methods (jitted methods\n"
+		"                          first, the rest grouped, hot lines) and --generations\n"
+		"  -F, --freq HZ           sampling frequency (default 999)\n"
+		"  -e, --event EVENT       wall: on-CPU and off-CPU time per thread (cpu-clock and\n"
+		"                          every context switch with its stack); offcpu: the waits\n"
+		"                          only; alloc: the JVM's allocation samples (bytes, by\n"
+		"                          allocated class; the agent's alloc option); lock: its\n"
+		"                          contended monitor enters (time waited, by monitor\n"
+		"                          class; lock); or a record event (cpu-clock, ...);\n"
+		"                          again for several (the report shows the first)\n"
+		"      --elfs              also write one ELF file per sampled method generation\n"
+		"                          into the data directory, for perf report (by default\n"
+		"                          jitprof builds them in memory when it reads the data)\n"
+		"      --jvm-log           also run the JVM with HotSpot's compilation log\n"
+		"                          (-XX:+LogCompilation, into DIR/jvm-pid<PID>.log) and\n"
+		"                          join it: why each generation ended (the deoptimization\n"
+		"                          and its reason) and what it inlined, in the text report's\n"
+		"                          generations and the HTML timeline (.txt and .html); with\n"
+		"                          -p, the JVM's Flight Recording of its compiles and\n"
+		"                          traps (the agent's jfr=on) gives the reasons instead\n"
+		"      --call-graph MODE   fp: frame pointers (record -g; a JVM launched here also\n"
+		"                          gets -XX:+PreserveFramePointer); dwarf[,SIZE]: a copy of\n"
+		"                          SIZE bytes (default 32768, at most 65528) of each\n"
+		"                          sample's user stack, unwound by inject and report\n"
+		"                          (default: dwarf for a JVM, launched or -p; fp otherwise)\n"
+		"  -p, --pid PID           attach to this running Java VM\n"
+		"      --java              CMD starts a JVM although it is not called java\n"
+		"                          (the flags go in JAVA_TOOL_OPTIONS), or java that\n"
+		"                          starts other JVMs, which inherit them from there\n"
+		"      --node              CMD starts node (npm, a script), or node that forks\n"
+		"                          node: NODE_OPTIONS\n"
+		"  -q, --quiet             only errors and the closing line\n"
+		"  -V, --version           jitprof's version\n"
+		"  -h, --help              this text\n\n"
+		"The recording (perf.data), the merged recording (perf.jit.data) and the jitdumps\n"
+		"stay in OUT.jitprof/ (DIR: p.html keeps p.html.jitprof/, p.svg p.svg.jitprof/),\n"
+		"for 'jitprof report -i DIR/perf.jit.data' later; a later profile into the same\n"
+		"OUT replaces them, one into another OUT keeps them. For perf report, write the\n"
+		"ELFs first with 'jitprof inject --elfs-for DIR/perf.jit.data' (or --elfs).\n\n"
+		"Exit status: 0 when the report was written; the profiled command's own status\n"
+		"when it failed (N, or 128+S when signal S killed it: the report is written all\n"
+		"the same, and a line on stderr says so); 1 when profile failed, 2 on a usage\n"
+		"error.\n");
+}
+
+volatile sig_atomic_t profile_signal;
+static volatile sig_atomic_t recorded;	/* the recording is over: a signal now ends all */
+static volatile pid_t recording_pid;
+
+/* Ctrl-C (or SIGTERM) ends the recording, not the profile: inject and report still run. One
+ * that comes after the recording ends the profile (the running step is stopped). */
+static void on_signal(int sig)
+{
+	profile_signal = sig;
+	if (recording_pid > 0)
+		kill(recording_pid, SIGINT);
+}
+
+/* -e: wall and offcpu make the recording --off-cpu; alloc and lock are the agent's (its
+ * samples go beside the dump); other names go to record's -e. The report reads the first
+ * asked for. */
+static int profile_event(struct profile *p, const char *ev)
+{
+	int time = !strcmp(ev, "wall") || !strcmp(ev, "offcpu");
+	int jvm = !strcmp(ev, "alloc") || !strcmp(ev, "lock");
+
+	if (jvm) {
+		if (!strstr(p->agent_opts, ev)) {
+			size_t n = strlen(p->agent_opts);
+			snprintf(p->agent_opts + n, sizeof(p->agent_opts) - n, ",%s", ev);
+		}
+		time = 1;	/* reported by name, as wall and offcpu */
+	} else if (time)
+		p->off_cpu = 1;
+	else if (cli_append_event(p->events, sizeof(p->events), ev))
+		return 2;
+	if (!p->report_event)
+		p->report_event = time ? (char *)ev : p->events;
+	if (p->report_event == p->events && strchr(p->events, ','))
+		p->report_event = NULL;		/* the first of record's: its own default */
+	return 0;
+}
+
+static int parse_args(struct profile *p, int argc, char **argv)
+{
+	enum { OPT_JAVA = 256, OPT_NODE, OPT_ELFS, OPT_JVM_LOG, OPT_CALL_GRAPH };
+	static const struct option longopts[] = {
+		{ "duration", required_argument, NULL, 'd' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "freq", required_argument, NULL, 'F' },
+		{ "event", required_argument, NULL, 'e' },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "java", no_argument, NULL, OPT_JAVA },
+		{ "node", no_argument, NULL, OPT_NODE },
+		{ "elfs", no_argument, NULL, OPT_ELFS },
+		{ "jvm-log", no_argument, NULL, OPT_JVM_LOG },
+		{ "call-graph", required_argument, NULL, OPT_CALL_GRAPH },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "version", no_argument, NULL, 'V' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	char *end, err[160];
+	long v;
+	int c;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+d:o:F:e:p:qVh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'd':
+			if (prof_parse_duration(optarg, &p->duration_ms))
+				return cli_usage_error("-d: '%s' is not a duration (seconds, or 500ms, "
+						       "2m)", optarg);
+			break;
+		case 'o': p->out = optarg; break;
+		case 'F':
+			v = strtol(optarg, &end, 10);
+			if (*end || v <= 0)
+				return cli_usage_error("-F: '%s' is not a frequency in Hz", optarg);
+			if (cli_check_freq((uint64_t)v))
+				return 2;
+			p->freq = optarg;
+			break;
+		case 'e':
+			if ((c = profile_event(p, optarg)))
+				return c;
+			break;
+		case 'p':
+			v = strtol(optarg, &end, 10);
+			if (*end || v <= 0 || v > INT_MAX)
+				return cli_usage_error("-p: '%s' is not a process id", optarg);
+			p->pid = (pid_t)v;
+			break;
+		case OPT_JAVA: p->forced = PROF_RT_JAVA; break;
+		case OPT_NODE: p->forced = PROF_RT_NODE; break;
+		case OPT_ELFS: p->elfs = 1; break;
+		case OPT_JVM_LOG: p->jvm_log = 1; break;
+		case OPT_CALL_GRAPH:
+			if (prof_parse_call_graph(optarg, &p->cg, err, sizeof(err)))
+				return cli_usage_error("%s", err);
+			break;
+		case 'q': p->quiet = 1; break;
+		case 'V': exit(cli_version());
+		case 'h': usage(stdout); exit(0);
+		default: return cli_usage_brief(usage);
+		}
+	}
+	if (optind < argc)
+		p->cmd = argv + optind;
+	if (!!p->cmd == !!p->pid)
+		return cli_usage_error(p->pid ? "-p and a command exclude each other"
+				       : "nothing to profile: give -p PID or -- COMMAND");
+	if (!(p->fmt = prof_format_of(p->out)))
+		return cli_usage_error("-o %s: unknown output format; the extension picks it: %s",
+				       p->out, prof_formats_list());
+	if (p->jvm_log && p->fmt->flag && strcmp(p->fmt->flag, "--html"))
+		return cli_usage_error("--jvm-log explains generations: in the text report (.txt) "
+				       "and the HTML report's timeline (.html), not in the %s",
+				       p->fmt->what);
+	return 0;
+}
+
+/* Starts exe with args; its stdout goes to out_fd when >= 0. */
+static pid_t spawn(const char *exe, char *const *args, int out_fd)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		if (out_fd >= 0 && dup2(out_fd, STDOUT_FILENO) < 0)
+			_exit(127);
+		execv(exe, args);
+		fprintf(stderr, "jitprof profile: error: cannot run %s: %s\n", exe, strerror(errno));
+		_exit(127);
+	}
+	return pid;
+}
+
+/* Waits for pid; after deadline_ms (0: none) it is asked to stop with SIGINT (*stopped set).
+ * Exit status, 128+signal, or -1. */
+static int wait_child(pid_t pid, unsigned long deadline_ms, int *stopped)
+{
+	struct timespec t0, now, tick = { 0, 20 * 1000 * 1000 };
+	int status;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		pid_t r = waitpid(pid, &status, WNOHANG);
+		if (r == pid)
+			return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+		if (r < 0 && errno != EINTR)
+			return -1;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		unsigned long el = (unsigned long)((now.tv_sec - t0.tv_sec) * 1000 +
+						   (now.tv_nsec - t0.tv_nsec) / 1000000);
+		if (deadline_ms && !*stopped && el >= deadline_ms) {
+			kill(pid, SIGINT);
+			*stopped = 1;
+		}
+		if (recorded && profile_signal && !*stopped) {
+			kill(pid, SIGTERM);
+			*stopped = 1;
+		}
+		nanosleep(&tick, NULL);
+	}
+}
+
+static int run_tool(struct profile *p, char *const *args, int out_fd)
+{
+	pid_t pid = spawn(p->exe, args, out_fd);
+	int stopped = 0;
+	return pid < 0 ? -1 : wait_child(pid, 0, &stopped);
+}
+
+/* Why the existing data directory (dfd) may not be used: it must be ours and writable by
+ * nobody else, or what another user put there (links, FIFOs) or swaps later is ours to read
+ * and write. NULL when it may. */
+static const char *not_ours(int dfd, char *why, size_t len)
+{
+	struct stat st;
+
+	if (fstat(dfd, &st))
+		snprintf(why, len, "%s", strerror(errno));
+	else if (st.st_uid != geteuid())
+		snprintf(why, len, "it belongs to uid %u, not to you (uid %u)",
+			 (unsigned)st.st_uid, (unsigned)geteuid());
+	else if (st.st_mode & 022)
+		snprintf(why, len, "others may write into it (mode %04o)",
+			 (unsigned)(st.st_mode & 07777));
+	else
+		return NULL;
+	return why;
+}
+
+/* The data directory: made fresh (0700), or ours from an earlier run of the same output (a
+ * directory, not a link, that nobody else may write), then cleared of an earlier run's files
+ * (an old jitdump of the same pid would stop the agent, which never writes over one; old ELFs
+ * would be mistaken for this run's). Anything else at the name is refused: profile writes
+ * only where nobody else can plant or swap a name. Opened once, kept in p->dirfd. */
+static int prepare_dir(struct profile *p)
+{
+	char tmp[PATH_MAX], parent[PATH_MAX], why[128];
+	const char *base, *slash;
+	struct stat st;
+	int pfd, dfd;
+
+	if (prof_data_dir(p->out, tmp, sizeof(tmp)))
+		return cli_error("-o %s: name too long", p->out);
+	slash = strrchr(tmp, '/');
+	base = slash ? slash + 1 : tmp;
+	snprintf(parent, sizeof(parent), "%.*s", slash ? (int)(slash - tmp) + !(slash - tmp)
+		 : 1, slash ? tmp : ".");
+	/* The way to it is the user's choice (followed); the directory itself is not. */
+	if ((pfd = open(parent, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
+		return cli_error("%s: %s", parent, strerror(errno));
+	int made = !mkdirat(pfd, base, 0700);
+	if (!made && errno != EEXIST) {
+		close(pfd);
+		return cli_error("cannot create %s: %s", tmp, strerror(errno));
+	}
+	dfd = openat(pfd, base, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (dfd < 0) {
+		int e = errno;
+		int link = !fstatat(pfd, base, &st, AT_SYMLINK_NOFOLLOW) && S_ISLNK(st.st_mode);
+		close(pfd);
+		return cli_error("%s: %s: refused (profile writes only into a directory of its "
+				 "own)", tmp, link ? "a symbolic link" : e == ENOTDIR
+				 ? "not a directory" : strerror(e));
+	}
+	close(pfd);
+	if (!made && not_ours(dfd, why, sizeof(why))) {
+		close(dfd);
+		return cli_error("%s exists and %s: refused (profile writes only into a directory "
+				 "of its own; remove it or choose another -o)", tmp, why);
+	}
+	size_t n = realpath(parent, p->dir) ? strlen(p->dir) : 0;
+	if (!n || snprintf(p->dir + n, sizeof(p->dir) - n, "%s%s", n > 1 ? "/" : "", base) >=
+		  (int)(sizeof(p->dir) - n)) {
+		close(dfd);
+		return cli_error("%s: %s", tmp, n ? "name too long" : strerror(errno));
+	}
+	p->dirfd = dfd;
+	snprintf(p->data, sizeof(p->data), "%s/perf.data", p->dir);
+	snprintf(p->jitdata, sizeof(p->jitdata), "%s/perf.jit.data", p->dir);
+	prof_clear_dir(dfd);
+	return 0;
+}
+
+/* `jitprof record -k mono -g -F HZ -o DIR/perf.data` (--call-graph dwarf,SIZE in the dwarf
+ * mode) plus -p PID or -- CMD. */
+int profile_record(struct profile *p, char **cmd)
+{
+	char pid[16], cg[32];
+	char *args[20 + 1] = { p->exe, "record", "-q", "-k", "mono", "-g", "-F",
+			       (char *)(p->freq ? p->freq : "999"), "-o", p->data };
+	int n = 10, st, stopped = 0;
+	pid_t child;
+	char **all;
+
+	if (p->cg.mode == PROF_CG_DWARF) {
+		snprintf(cg, sizeof(cg), "--call-graph=dwarf,%u", p->cg.size);
+		args[5] = cg;
+		/* 4 MiB a CPU: 32 KiB samples filled the default 1 MiB during a JVM's start-up
+		 * (javac: 195 of ~3,000 lost) */
+		args[n++] = "-m";
+		args[n++] = "1024";
+	}
+	if (p->off_cpu)
+		args[n++] = "--off-cpu";
+	if (p->events[0]) {
+		args[n++] = "-e";
+		args[n++] = p->events;
+	}
+	if (cmd) {
+		size_t nc = 0;
+		while (cmd[nc])
+			nc++;
+		if (!(all = calloc((size_t)n + 2 + nc, sizeof(char *))))
+			return cli_error("out of memory");
+		memcpy(all, args, (size_t)n * sizeof(char *));
+		all[n] = "--";
+		memcpy(all + n + 1, cmd, nc * sizeof(char *));
+	} else {
+		snprintf(pid, sizeof(pid), "%d", (int)p->pid);
+		args[n++] = "-p";
+		args[n++] = pid;
+		all = args;
+	}
+	child = spawn(p->exe, all, -1);
+	if (all != args)
+		free(all);
+	if (child < 0)
+		return cli_error("fork: %s", strerror(errno));
+	recording_pid = child;
+	if (profile_signal)	/* Ctrl-C came while the agent went in: a recording of nothing */
+		kill(child, SIGINT);
+	st = wait_child(child, p->duration_ms, &stopped);
+	recording_pid = 0;
+	if (access(p->data, F_OK))
+		return cli_error("the recording failed (no %s)", p->data);
+	/* A command we stopped (-d, Ctrl-C) ends by our signal: not worth a mention. */
+	p->workload_status = cmd && !stopped && !profile_signal ? st : 0;
+	recorded = 1;
+	profile_signal = 0;	/* that one ended the recording; the next ends the profile */
+	return 0;
+}
+
+/* What the runtime gets, then the recording: on the command line of java or node itself,
+ * else (--java, --node: a script or launcher that starts it, or a runtime that starts
+ * others, which inherit the environment and not the command line) in JAVA_TOOL_OPTIONS or
+ * NODE_OPTIONS, after what is there. */
+static int launch(struct profile *p)
+{
+	char lib[PATH_MAX], agentpath[PATH_MAX * 2 + 32], env[8192], err[PATH_MAX + 256];
+	const char *jargs[PROF_JAVA_NARGS + PROF_JVMLOG_NARGS];
+	char logfile[PATH_MAX + 32];
+	const char *const *add = NULL;
+	const char *var = NULL;
+	char **argv = p->cmd, **mine = NULL;
+	enum prof_runtime rt = prof_runtime_of(p->cmd[0], p->forced);
+	int rc, nadd = 0;
+
+	if (rt == PROF_RT_JAVA) {
+		if (prof_find_agent(p->exe, lib, sizeof(lib), err, sizeof(err)) ||
+		    (nadd = prof_java_args(agentpath, sizeof(agentpath), lib, p->dir,
+					   p->cg.mode == PROF_CG_FP, jargs, err, sizeof(err))) < 0)
+			return cli_error("%s", err);
+		size_t an = strlen(agentpath);
+		if (an + strlen(p->agent_opts) >= sizeof(agentpath))
+			return cli_error("agent path too long");
+		memcpy(agentpath + an, p->agent_opts, strlen(p->agent_opts) + 1);
+		add = jargs;
+		var = "JAVA_TOOL_OPTIONS";
+		if (p->jvm_log) {
+			if (prof_jvm_log_args(logfile, sizeof(logfile), p->dir, jargs + nadd, err,
+					      sizeof(err)))
+				return cli_error("%s", err);
+			nadd += PROF_JVMLOG_NARGS;
+		}
+	} else if (p->jvm_log) {
+		return cli_usage_error("--jvm-log is HotSpot's compilation log, and %s starts no JVM "
+				       "(add --java if it does)", p->cmd[0]);
+	} else if (rt == PROF_RT_NODE) {
+		add = prof_node_args;
+		nadd = PROF_NODE_NARGS;
+		var = "NODE_OPTIONS";
+	}
+	if (add && p->forced == PROF_RT_OTHER && prof_runtime_direct(p->cmd[0], rt)) {
+		if (!(argv = mine = prof_argv_insert(p->cmd, add, nadd)))
+			return cli_error("out of memory");
+	} else if (add && (prof_env_append(env, sizeof(env), getenv(var), add, nadd) ||
+			   setenv(var, env, 1))) {
+		return cli_error("%s too long", var);
+	}
+	rc = profile_record(p, argv);
+	free(mine);
+	return rc;
+}
+
+
+
+static int report_once(struct profile *p, int injected, const char *log);
+
+/* The report, with the JVM's compilation log when there is one; a log the report cannot join
+ * (not this run's, unreadable) costs the explanations, not the report. */
+static int report(struct profile *p, int injected)
+{
+	const char *log = injected && p->jvm_log_path[0] ? p->jvm_log_path : NULL;
+	int rc = report_once(p, injected, log);
+
+	if (rc && log) {
+		cli_warn("the report with %s failed (its message is above): writing it without the "
+			 "JVM's compilation log", log);
+		rc = report_once(p, injected, NULL);
+	}
+	return rc ? cli_error("the report failed") : 0;
+}
+
+static int report_once(struct profile *p, int injected, const char *log)
+{
+	char *in = injected ? p->jitdata : p->data;
+	/* The report's warnings are the profile's (a JVM the profiled one started got no agent,
+	 * say), once (--stdio: a no-op in the place of -q): the generations that follow the
+	 * table are read quietly. */
+	char *q = p->quiet ? "-q" : "--stdio";
+	/* Attached to a process the user chose (-p), its dumps are its owner's: -f lets the
+	 * report read them (otherwise a flag the command already has, repeated). */
+	char *f = p->pid ? "-f" : q, *fq = p->pid ? "-f" : "-q";
+	/* -e: the event reported (else a flag already there, repeated). */
+	char *ev = p->report_event ? "--event" : q, *evn = p->report_event ? p->report_event : q;
+	char *evq = p->report_event ? "--event" : "-q", *evqn = p->report_event ? evn : "-q";
+	/* The methods view: jitted methods first, the rest grouped, hot lines with methods. */
+	char *table[] = { p->exe, "report", q, f, "-i", in, ev, evn, "--methods", NULL, NULL };
+	/* -e alloc|lock: the JVM's samples are in no jitted code; the table by class (the leaf)
+	 * with the stacks that allocate or wait */
+	if (p->report_event && strstr(p->agent_opts, p->report_event))
+		table[8] = "--sort=sym", table[9] = "-g";
+	char *gens[] = { p->exe, "report", "-q", fq, "-i", in, evq, evqn, "--generations", NULL,
+			 NULL, NULL };
+	char *flag[] = { p->exe, "report", q, f, "-i", in, ev, evn, (char *)p->fmt->flag,
+			 (char *)p->out, NULL, NULL, NULL };
+
+	if (log) {
+		gens[9] = flag[10] = "--jvm-log";
+		gens[10] = flag[11] = (char *)log;
+	}
+	struct cli_outfile o = { 0 };
+	int rc, null_fd = -1;
+
+	if (p->fmt->flag_takes_file) {
+		null_fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+		rc = run_tool(p, flag, null_fd);
+		close(null_fd);
+		return rc ? -1 : 0;
+	}
+	if ((rc = cli_outfile_open(&o, p->out)) < 0) {
+		cli_error("%s: %s", p->out, strerror(-rc));
+		return -1;
+	}
+	fflush(o.fp);
+	if (p->fmt->flag) {
+		flag[9] = NULL;
+		rc = run_tool(p, flag, o.fd);
+	} else {
+		rc = run_tool(p, table, o.fd);
+		if (!rc && injected) {
+			if (write(o.fd, "\n", 1) != 1)
+				rc = -1;
+			else
+				rc = run_tool(p, gens, o.fd);
+		}
+	}
+	if (rc) {
+		cli_outfile_abort(&o);
+		return -1;
+	}
+	if ((rc = cli_outfile_commit(&o)) < 0) {
+		cli_error("%s: %s", p->out, strerror(-rc));
+		return -1;
+	}
+	return 0;
+}
+
+
+/* The mode the recording uses, said in one line with why: a JVM's (launched with java or
+ * --java, or -p) stacks are copied, others keep frame pointers, unless --call-graph chose. */
+static void pick_call_graph(struct profile *p)
+{
+	int jvm = p->pid || prof_runtime_of(p->cmd[0], p->forced) == PROF_RT_JAVA;
+	const char *why;
+
+	p->cg = prof_call_graph_pick(p->cg, jvm, &why);
+	if (p->cg.mode == PROF_CG_DWARF)
+		cli_info("call graphs: --call-graph dwarf,%u (%s)", p->cg.size, why);
+	else
+		cli_info("call graphs: frame pointers, -g (%s)%s", why, jvm && p->pid ? "; compiled "
+			 "Java frames end a stack unless the JVM was started with "
+			 "-XX:+PreserveFramePointer" : "");
+}
+
+/* A profiled command that failed makes profile fail the same way (a script or CI job that
+ * profiles a test run still sees the test fail), said once, with the report written. `record`
+ * gave its status as a shell does: N, or 128+S for signal S. */
+static int workload_failed(int status)
+{
+	if (!status)
+		return 0;
+	if (status > 128 && status < 128 + 65)
+		fprintf(stderr, "jitprof profile: the profiled program was killed by signal %d "
+			"(%s), exit status %d; the profile was written\n", status - 128,
+			strsignal(status - 128), status);
+	else
+		fprintf(stderr, "jitprof profile: the profiled program exited with status %d; the "
+			"profile was written\n", status);
+	return status;
+}
+
+int cmd_profile(int argc, char **argv)
+{
+	struct profile p = { .out = "profile.txt" };
+	struct sigaction sa = { .sa_handler = on_signal };
+	ssize_t n;
+	int rc, injected;
+
+	if ((rc = parse_args(&p, argc, argv)))
+		return rc;
+	cli_set_quiet(p.quiet);
+	if ((n = readlink("/proc/self/exe", p.exe, sizeof(p.exe) - 1)) <= 0)
+		return cli_error("cannot find my own executable: %s", strerror(errno));
+	p.exe[n] = '\0';
+	if (!getcwd(p.cwd, sizeof(p.cwd)))
+		p.cwd[0] = '\0';
+	if (p.fmt->flag && !report_has_option(p.fmt->flag, NULL))
+		return cli_usage_error("-o %s: the %s needs 'jitprof report %s', which this build "
+				       "does not have; use %s", p.out, p.fmt->what, p.fmt->flag,
+				       prof_formats_list());
+	if ((rc = prepare_dir(&p)))
+		return rc;
+	/* Kept to the end: a signal after the recording stops the step that runs (no handler
+	 * would leave a child behind; a read of ours sees EINTR and the flag). */
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	pick_call_graph(&p);
+	rc = p.pid ? profile_attach(&p) : launch(&p);
+	if (rc) {
+		rmdir(p.dir);	/* a refused attach leaves nothing behind (kept if not empty) */
+		return rc;
+	}
+
+	struct counts c;
+	if (p.jvm_log && !p.pid)	/* -p: the Flight Recording, picked by the attach */
+		profile_find_jvm_logs(&p, &c);
+	else
+		c.nr_logs = 0;
+	profile_count(p.data, p.cwd, &c);
+	if (p.cmd)
+		profile_tidy_node_files(&p, &c);
+	if (p.jvm_log && !p.pid)
+		profile_pick_jvm_log(&p, &c);
+	/* --no-elfs unless asked: the report builds the sampled generations' ELFs in memory,
+	 * no file per generation (docs/inject.md); --elfs-for writes them later for perf. */
+	char *inject[12] = { p.exe, "inject", "-q", "-i", p.data, "-o", p.jitdata };
+	int ni = 7;
+	if (!p.elfs)
+		inject[ni++] = "--no-elfs";
+	/* The copies stay for report, which alone names interpreted Java frames (inject's
+	 * chains leave them 'Interpreter'; docs/inject.md, "Dwarf recordings"). */
+	if (p.cg.mode == PROF_CG_DWARF)
+		inject[ni++] = "--keep-stacks";
+	if (p.jit_dir[0]) {
+		inject[ni++] = "--jit-dir";
+		inject[ni++] = p.jit_dir;
+	}
+	inject[ni] = NULL;
+	injected = 0;
+	if (c.markers && !profile_signal) {
+		rc = run_tool(&p, inject, -1);
+		/* 3: the dumps named could not be read (inject said why): report the rest. */
+		if (rc && rc != 3 && !profile_signal)
+			return cli_error("inject failed (exit %d); the recording is %s", rc, p.data);
+		injected = rc == 0;
+		if (injected)
+			profile_count(p.jitdata, "", &c);
+	} else {
+		cli_warn("no process of the recording wrote a jitdump: the report shows native "
+			 "code only%s", p.pid ? "" : " (a JVM or node started by a script? add "
+			 "--java or --node)");
+	}
+	if (!profile_signal && (rc = report(&p, injected)))
+		return rc;
+	if (profile_signal)
+		return cli_error("stopped by signal %d; the recording is %s", (int)profile_signal,
+				 p.data);
+	char hot[256] = "";
+	if (!p.fmt->flag)
+		profile_hottest(p.out, hot, sizeof(hot));
+	/* The closing line is said even with -q: it names where everything went. */
+	fprintf(stderr, "jitprof profile: %s (%s) from %llu samples, %llu jitted code loads%s; "
+		"data in %s/\n", p.out, p.fmt->what, c.samples, c.loads, hot, p.dir);
+	return workload_failed(p.workload_status);
+}

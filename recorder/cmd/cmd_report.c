@@ -1,0 +1,524 @@
+/* cmd_report.c - `jitprof report`: reads a (jit-injected) perf.data, resolves symbols by
+ * build-id, and prints perf's overhead table, a call graph, the generations view, a compare
+ * of two generations, JSON, folded stacks or a flame graph. The work is in recorder/report/. */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lib/opts.h"
+#include "recorder/cmd/cli.h"
+#include "recorder/cmd/cmd_report.h"
+#include "recorder/report/report.h"
+#include "recorder/symbols/symbols.h"
+
+enum {
+	OPT_GENERATIONS = 256, OPT_METHOD, OPT_COMPARE, OPT_JSON, OPT_COLLAPSED, OPT_FLAME,
+	OPT_NO_DEMANGLE, OPT_SYMFS, OPT_ARCHIVE, OPT_KALLSYMS, OPT_CALL_GRAPH, OPT_PLIMIT,
+	OPT_INLINE, OPT_NOP, OPT_BUILDID_DIR, OPT_JVM_LOG, OPT_NO_INLINE, OPT_SPLIT_GENS, OPT_PID,
+	OPT_TID, OPT_EVENT, OPT_TIME, OPT_MIN_WIDTH, OPT_REVERSE, OPT_HTML, OPT_SPEEDSCOPE, OPT_PPROF, OPT_DIFF,
+	OPT_DIFF_GENS, OPT_JFR, OPT_DEBUGINFOD_TIMEOUT, OPT_CHECK_GENS, OPT_METHODS,
+};
+
+static const struct option longopts[] = {
+	{ "input", required_argument, NULL, 'i' },
+	{ "force", no_argument, NULL, 'f' },
+	{ "sort", required_argument, NULL, 's' },
+	{ "rows", required_argument, NULL, 'n' },
+	{ "call-graph", required_argument, NULL, OPT_CALL_GRAPH },
+	{ "percent-limit", required_argument, NULL, OPT_PLIMIT },
+	{ "generations", no_argument, NULL, OPT_GENERATIONS },
+	{ "check-generations", no_argument, NULL, OPT_CHECK_GENS },
+	{ "methods", no_argument, NULL, OPT_METHODS },
+	{ "method", required_argument, NULL, OPT_METHOD },
+	{ "compare", required_argument, NULL, OPT_COMPARE },
+	{ "jvm-log", required_argument, NULL, OPT_JVM_LOG },
+	{ "json", no_argument, NULL, OPT_JSON },
+	{ "collapsed", no_argument, NULL, OPT_COLLAPSED },
+	{ "flamegraph", required_argument, NULL, OPT_FLAME },
+	{ "inline", no_argument, NULL, OPT_INLINE },
+	{ "no-inline", no_argument, NULL, OPT_NO_INLINE },
+	{ "split-generations", no_argument, NULL, OPT_SPLIT_GENS },
+	{ "pid", required_argument, NULL, OPT_PID },
+	{ "tid", required_argument, NULL, OPT_TID },
+	{ "event", required_argument, NULL, OPT_EVENT },
+	{ "time", required_argument, NULL, OPT_TIME },
+	{ "min-width", required_argument, NULL, OPT_MIN_WIDTH },
+	{ "reverse", no_argument, NULL, OPT_REVERSE },
+	{ "html", required_argument, NULL, OPT_HTML },
+	{ "speedscope", required_argument, NULL, OPT_SPEEDSCOPE },
+	{ "pprof", required_argument, NULL, OPT_PPROF },
+	{ "jfr", required_argument, NULL, OPT_JFR },
+	{ "diff", required_argument, NULL, OPT_DIFF },
+	{ "diff-generations", required_argument, NULL, OPT_DIFF_GENS },
+	{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
+	{ "symfs", required_argument, NULL, OPT_SYMFS },
+	{ "archive", required_argument, NULL, OPT_ARCHIVE },
+	{ "buildid-dir", required_argument, NULL, OPT_BUILDID_DIR },
+	{ "debuginfod-timeout", required_argument, NULL, OPT_DEBUGINFOD_TIMEOUT },
+	{ "vmlinux", required_argument, NULL, 'k' },
+	{ "kallsyms", required_argument, NULL, OPT_KALLSYMS },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "stdio", no_argument, NULL, OPT_NOP },
+	{ "no-children", no_argument, NULL, OPT_NOP },
+	{ "version", no_argument, NULL, 'V' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+
+static int quiet;
+/* Reachable until exit, so leak checkers do not count what is deliberately not freed. */
+static struct rp_session *volatile kept_session;
+
+/* Missing or refused files are warnings (-q silences them); damage in the input is always
+ * said. Neither stops the report: it covers what could be read. */
+static void on_report(void *ctx, enum jp_level level, const char *msg)
+{
+	(void)ctx;
+	if (level >= 2 || (level == 1 && !quiet))
+		cli_warn("%s", msg);
+}
+
+static void on_progress(void *ctx, uint64_t done, uint64_t total)
+{
+	(void)ctx;
+	cli_progress("reading samples", done, total);
+}
+
+static int parse_graph(const char *v, enum rp_graph_mode *g)
+{
+	if (!strcmp(v, "caller"))
+		*g = RP_GRAPH_CALLER;
+	else if (!strcmp(v, "callee") || !strcmp(v, "graph"))
+		*g = RP_GRAPH_CALLEE;
+	else if (!strcmp(v, "none"))
+		*g = RP_GRAPH_NONE;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+static int parse_gen(const char *v, uint32_t *g)
+{
+	char *end;
+	unsigned long n = strtoul(v, &end, 10);
+	if (!*v || *end || !n || n > UINT32_MAX)
+		return -EINVAL;
+	*g = (uint32_t)n;
+	return 0;
+}
+
+static int parse_id(const char *v, uint32_t *id)
+{
+	char *end;
+	errno = 0;
+	unsigned long n = strtoul(v, &end, 10);
+	if (!*v || *end || errno || n > INT32_MAX)
+		return -EINVAL;
+	*id = (uint32_t)n;
+	return 0;
+}
+
+/* "START,END" in seconds after the recording's start; either side may be empty. */
+static int parse_time(const char *v, struct rp_filter *f)
+{
+	const char *comma = strchr(v, ',');
+	if (!comma)
+		return -EINVAL;
+	double t[2] = { 0, 0 };
+	const char *part[2] = { v, comma + 1 };
+	size_t len[2] = { (size_t)(comma - v), strlen(comma + 1) };
+	for (int i = 0; i < 2; i++) {
+		if (!len[i])
+			continue;
+		char buf[64], *end;
+		if (len[i] >= sizeof(buf))
+			return -EINVAL;
+		memcpy(buf, part[i], len[i]);
+		buf[len[i]] = 0;
+		t[i] = strtod(buf, &end);
+		if (*end || !(t[i] >= 0) || t[i] > 1e9)
+			return -EINVAL;
+	}
+	if (len[1] && t[1] <= t[0])
+		return -EINVAL;
+	f->from_ns = (uint64_t)(t[0] * 1e9);
+	f->to_ns = len[1] ? (uint64_t)(t[1] * 1e9) : 0;
+	return 0;
+}
+
+/* Usage errors exit 2, like getopt's. */
+/* Every usage error exits 2 and says where the help is (cli.c). */
+#define usage_error(...) cli_usage_error(__VA_ARGS__)
+
+/* perf users type "-g caller": fold a mode word after -g into --call-graph. */
+static int parse_args(int argc, char **argv, struct report_args *a)
+{
+	int c;
+	char *end;
+	optind = 1;
+	for (int i = 1; i + 1 < argc; i++) {
+		enum rp_graph_mode g;
+		if (!strcmp(argv[i], "-g") && !parse_graph(argv[i + 1], &g)) {
+			a->graph = g;
+			a->graph_given = 1;
+			memmove(&argv[i], &argv[i + 2], (size_t)(argc - i - 2) * sizeof(*argv));
+			argc -= 2;
+			argv[argc] = NULL;
+			i--;
+		}
+	}
+	while ((c = getopt_long(argc, argv, "i:fs:n:gqVh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'i': a->in.input = optarg; a->input_given = 1; break;
+		case 'f': a->force = 1; break;
+		case 's': a->sort = optarg; a->sort_given = 1; break;
+		case 'n': {
+			char *end;
+			a->rows = strtoul(optarg, &end, 10);
+			if (!*optarg || *end)
+				return usage_error("-n: '%s' is not a number of rows", optarg);
+			a->rows_given = 1;
+			break;
+		}
+		case 'g': a->graph = RP_GRAPH_CALLER; a->graph_given = 1; break;
+		case 'k': a->in.vmlinux = optarg; break;
+		case 'q': cli_set_quiet(1); quiet = 1; break;
+		case 'h': report_usage(stdout); exit(0);
+		case 'V': exit(cli_version());
+		case OPT_CALL_GRAPH:
+			if (parse_graph(optarg, &a->graph))
+				return usage_error("--call-graph: '%s' is not caller, callee or none", optarg);
+			a->graph_given = 1;
+			break;
+		case OPT_PLIMIT:
+			a->plimit = strtod(optarg, &end);
+			if (!*optarg || *end || !(a->plimit >= 0 && a->plimit <= 100))
+				return cli_error("--percent-limit: '%s' is not a percentage", optarg);
+			a->plimit_given = 1;
+			break;
+		case OPT_GENERATIONS: a->generations = 1; break;
+		case OPT_CHECK_GENS: a->check_gens = a->generations = 1; break;
+		case OPT_METHODS: a->methods = 1; break;
+		case OPT_METHOD: a->method = optarg; break;
+		case OPT_JVM_LOG: a->jvm_log = optarg; break;
+		case OPT_COMPARE:
+			if (optind + 1 >= argc || parse_gen(argv[optind], &a->cmp_a) ||
+			    parse_gen(argv[optind + 1], &a->cmp_b))
+				return usage_error("--compare takes METHOD GEN_A GEN_B (generation numbers "
+						 "from 1)");
+			a->cmp_method = optarg;
+			a->compare = 1;
+			optind += 2;
+			break;
+		case OPT_JSON: a->json = 1; break;
+		case OPT_COLLAPSED: a->collapsed = 1; break;
+		case OPT_FLAME: a->flame = optarg; break;
+		case OPT_INLINE: a->no_inline = 0; break;	/* the default now */
+		case OPT_HTML: a->html = optarg; break;
+		case OPT_SPEEDSCOPE: a->speedscope = optarg; break;
+		case OPT_PPROF: a->pprof = optarg; break;
+		case OPT_JFR: a->jfr = optarg; break;
+		case OPT_DIFF_GENS:
+			if (optind + 1 >= argc || parse_gen(argv[optind], &a->diff_gen_a) ||
+			    parse_gen(argv[optind + 1], &a->diff_gen_b))
+				return usage_error("--diff-generations takes METHOD GEN_A GEN_B "
+						   "(generation numbers from 1)");
+			a->diff_method = optarg;
+			optind += 2;
+			break;
+		case OPT_DIFF:
+			if (optind >= argc)
+				return usage_error("--diff takes two recordings: BASE NEW");
+			a->diff_base = optarg;
+			a->in.input = argv[optind++];
+			break;
+		case OPT_EVENT: a->in.event = optarg; break;
+		case OPT_NO_INLINE: a->no_inline = 1; break;
+		case OPT_SPLIT_GENS: a->split_gens = 1; break;
+		case OPT_PID:
+		case OPT_TID:
+			if (parse_id(optarg, c == OPT_PID ? &a->filter.pid : &a->filter.tid))
+				return usage_error("--%s: '%s' is not a process/thread id",
+						 c == OPT_PID ? "pid" : "tid", optarg);
+			*(c == OPT_PID ? &a->filter.has_pid : &a->filter.has_tid) = 1;
+			break;
+		case OPT_MIN_WIDTH: {
+			char *end;
+			a->min_width = strtod(optarg, &end);
+			if (!*optarg || *end || !(a->min_width > 0) || a->min_width > 1000)
+				return usage_error("--min-width: '%s' is not a width in pixels (0 < W <= "
+						 "1000)", optarg);
+			break;
+		}
+		case OPT_REVERSE: a->reverse = 1; break;
+		case OPT_TIME:
+			if (parse_time(optarg, &a->filter))
+				return usage_error("--time: '%s' is not START,END in seconds (0 <= START "
+						 "< END; either may be empty)", optarg);
+			break;
+		case OPT_NO_DEMANGLE: a->in.no_demangle = 1; break;
+		case OPT_SYMFS: a->in.symfs = optarg; break;
+		case OPT_BUILDID_DIR: a->in.buildid_dir = optarg; break;
+		case OPT_DEBUGINFOD_TIMEOUT:
+			if (cli_debuginfod_timeout(optarg, &a->in.debuginfod_timeout))
+				return 2;
+			break;
+		case OPT_ARCHIVE:
+			if (a->nr_archives + 1 >= (int)(sizeof(a->archives) / sizeof(a->archives[0])))
+				return usage_error("too many --archive options");
+			a->archives[a->nr_archives++] = optarg;
+			break;
+		case OPT_KALLSYMS: a->in.kallsyms = optarg; break;
+		case OPT_NOP: break;
+		default:
+			return cli_usage_brief(report_usage);
+		}
+	}
+	if (optind < argc)
+		return usage_error("unexpected argument '%s' (see --help)", argv[optind]);
+	a->in.force = (size_t)a->force;	/* the dumps and perf maps the recordings name */
+	if (a->diff_base && cli_check_input_owner(a->diff_base, a->force))
+		return 1;
+	return cli_check_input_owner(a->in.input, a->force);
+}
+
+/* --diff's base recording, read and filtered as the shown one. */
+static int ingest_base(struct report_args *a, struct rp_session *s)
+{
+	struct rp_ingest_opts in = a->in;
+	struct rp_filter f = a->filter;
+	if (a->diff_base)
+		in.input = a->diff_base;
+	else
+		f.generation = a->diff_gen_a;
+	in.fast_exit = 0;
+	int rc = rp_session_new(&a->base);
+	if (rc)
+		return cli_error("out of memory");
+	rc = rp_ingest(a->base, &in);
+	cli_progress_end();
+	if (cli_log_done(a->in.log.ctx, rc))
+		return 1;
+	rp_set_split_generations(a->base, rp_split_generations(s));
+	rp_session_filter(a->base, &f);
+	return 0;
+}
+
+/* A method named as shown matches as typed; one that is no regex either may be a mistyped
+ * regex: said, not refused. */
+static void note_method_names(const struct report_args *a)
+{
+	const char *names[] = { a->method, a->cmp_method, a->diff_method };
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		char why[128];
+		if (names[i] && !rp_name_is_regex(names[i], why, sizeof(why)))
+			cli_warn("'%s' is no regular expression (%s): it matches the methods whose "
+				 "names contain it as typed", names[i], why);
+	}
+}
+
+static int run(struct report_args *a, struct rp_session *s)
+{
+	enum rp_key keys[RP_MAX_KEYS];
+	int nr_keys;
+	char err[512] = "";
+	int rc = rp_parse_sort(a->sort, keys, &nr_keys, err, sizeof(err));
+	if (rc)
+		return usage_error("--sort: %s", err);
+	if ((rc = report_check_outputs(a)))
+		return rc;
+	note_method_names(a);
+	int gen_key = 0, line_key = 0, sym_key = 0, dso_key = 0;
+	for (int k = 0; k < nr_keys; k++) {
+		gen_key |= keys[k] == RP_KEY_GENERATION;
+		line_key |= keys[k] == RP_KEY_SRCLINE;
+		sym_key |= keys[k] == RP_KEY_SYM;
+		dso_key |= keys[k] == RP_KEY_DSO;
+	}
+	/* Method-centric sym rows (method_rank.c) know a method's generations by its loads,
+	 * and its inlined methods by the inline chains. */
+	int methods = (sym_key && !dso_key && !gen_key && !a->split_gens) || a->methods;
+	int stacks = a->collapsed || a->flame || a->html || a->speedscope || a->pprof || a->jfr;
+	a->in.want_callchain = a->graph != RP_GRAPH_NONE || stacks;
+	/* Inline chains come from DWARF lines: read them for call chains, and for --method on
+	 * the other outputs, which keeps the samples with a frame of the method, inlined ones
+	 * included (a method C2 inlined everywhere has no frame of its own). */
+	int method_filter = (a->method && !a->generations && !a->compare) || a->diff_method;
+	/* --generations --method lists the method's inlined frames too (gen_inlined.c). */
+	a->in.want_inline = !a->no_inline && (a->in.want_callchain || method_filter ||
+					      (methods && !line_key) ||
+					      (a->generations && a->method));
+	a->in.want_lines = a->generations || a->compare || line_key || a->in.want_inline ||
+			   a->html || a->methods;
+	/* Only the method sym rows want them: a jitted method's inlined callees. */
+	a->in.jitted_lines_only = !a->generations && !a->compare && !line_key && !a->html &&
+				  !a->methods && !a->jvm_log &&
+				  !(!a->no_inline && (a->in.want_callchain || method_filter));
+	/* Loads also give lines from the jitdump when the ELF's DWARF cannot be read; call
+	 * stacks need them to know a method's generations (one frame unless split). */
+	a->in.want_loads = a->in.want_lines || gen_key || a->in.want_callchain || methods;
+	a->in.want_code = a->compare;
+	/* Nothing of a jitted ELF but its symbol is read: an --no-elfs recording's are built
+	 * without their line tables (their records not even read). */
+	a->in.jitted_symbols_only = !a->in.want_lines && !a->in.want_inline && !a->in.want_code &&
+				    !a->jvm_log;
+	a->in.want_sites = a->jvm_log != NULL;
+	/* Frames alone: the loads no frame lands in need no names. Every generation is listed
+	 * by --generations, --compare, --jvm-log, the generation key, --split-generations'
+	 * numbering, and the flame graph's tooltips (--html's too). */
+	a->in.sampled_loads_only = a->in.want_loads && !a->generations && !a->compare &&
+				   !a->jvm_log && !gen_key && !a->split_gens && !a->flame &&
+				   !a->html && !a->diff_method;
+	/* The flame graph's tooltips and --html's timeline list every generation of a method
+	 * with samples, and of no other. */
+	a->in.sampled_methods_only = a->in.want_loads && !a->in.sampled_loads_only &&
+				     !a->generations && !a->compare && !a->jvm_log && !gen_key &&
+				     !a->split_gens && !a->diff_method;
+	a->in.archives = a->nr_archives ? a->archives : NULL;
+	/* A log that is no log is refused before the (longer) read of the recording. */
+	if (a->jvm_log && (rc = rp_jvmlog_open(&a->jl, a->jvm_log, err, sizeof(err))))
+		return cli_error("--jvm-log: %s", err);
+	rc = rp_ingest(s, &a->in);
+	cli_progress_end();
+	if (cli_log_done(a->in.log.ctx, rc))
+		return 1;
+	if (a->jvm_log) {
+		if ((rc = rp_session_join_jvmlog(s, a->jl, err, sizeof(err))))
+			return cli_error("--jvm-log %s: %s", a->jvm_log, err);
+		if (rp_jvmlog_notes(a->jl))
+			cli_warn("--jvm-log: %s", rp_jvmlog_notes(a->jl));
+		if (rp_jvmlog_cut(a->jl))
+			cli_warn("--jvm-log: truncated log used up to the cut: %s",
+				 rp_jvmlog_cut(a->jl));
+	}
+	rp_set_split_generations(s, a->split_gens);
+	/* --generations lists the methods matching --method; elsewhere it keeps the samples
+	 * with such a method on their stack. */
+	if (!a->generations && !a->compare)
+		a->filter.method = a->method;
+	if (a->diff_method) {
+		a->filter.method = a->diff_method;
+		a->filter.generation = a->diff_gen_b;
+	}
+	rp_session_filter(s, &a->filter);
+
+	if ((a->diff_base || a->diff_method) && (rc = ingest_base(a, s)))
+		return rc;
+	int files = a->flame || a->html || a->speedscope || a->pprof || a->jfr;
+	if ((rc = report_write_files(a, s, keys, nr_keys)))
+		return rc;
+	if (a->collapsed)
+		return rp_print_collapsed(stdout, s) ? cli_error("writing stdout failed") : 0;
+	if (a->compare) {
+		rc = rp_print_compare(stdout, s, a->cmp_method, a->cmp_a, a->cmp_b, err, sizeof(err));
+		if (rc == -ENOTUNIQ)	/* an ambiguous METHOD is a usage error */
+			return cli_error_msg("--compare: ", err), 2;
+		return rc ? cli_error_msg("--compare: ", err) : 0;
+	}
+	if (a->check_gens) {
+		struct rp_gen_check c;
+		if ((rc = rp_gen_check(stdout, s, &c)))
+			return cli_error("--check-generations: %s", strerror(-rc));
+		return c.outside || c.bad_rows;
+	}
+	if (a->generations && !a->json) {
+		rc = rp_print_generations(stdout, s, a->method);
+		return rc ? cli_error("%s", err[0] ? err : strerror(-rc)) : 0;
+	}
+	if (files && !a->json)
+		return 0;	/* only files were asked for */
+	if (a->methods) {
+		JP_OPTS(rp_methods_opts, mo, .max_rows = a->rows);
+		rc = rp_print_methods(stdout, s, &mo);
+		return rc ? cli_error("writing the report failed: %s", strerror(-rc)) : 0;
+	}
+	struct rp_hist h;
+	if ((rc = rp_hist_build(&h, s, keys, nr_keys, a->graph != RP_GRAPH_NONE)))
+		return cli_error("aggregating samples: %s", strerror(-rc));
+	if (a->json) {
+		size_t all = h.nr_entries;
+		if (a->rows && a->rows < h.nr_entries)
+			h.nr_entries = a->rows;	/* -n: the first rows, as the table */
+		/* --percent-limit: rows come heaviest first, cut at the first one under it. */
+		for (size_t i = 0; a->plimit_given && i < h.nr_entries; i++)
+			if (100.0 * h.entries[i].period < a->plimit * h.total_period)
+				h.nr_entries = i;
+		h.leaf_first = a->graph == RP_GRAPH_CALLEE;
+		rc = rp_print_json(stdout, &h, s, a->method, a->generations);
+		h.nr_entries = all;
+	} else {
+		struct rp_table_opts to = { .max_rows = a->rows, .graph = a->graph,
+					    .graph_min_percent = a->plimit,
+					    .min_percent = a->plimit_given ? a->plimit : 0 };
+		rc = rp_print_table(stdout, &h, &to);
+	}
+	rp_hist_free(&h);
+	return rc ? cli_error("writing the report failed: %s", strerror(-rc)) : 0;
+}
+
+/* Interrupted while --archive's files are unpacked: they go with us (issue 34 finding 15). */
+static void on_signal(int sig)
+{
+	sym_remove_unpacked_now();
+	_exit(128 + sig);
+}
+
+static void remove_unpacked_on_signals(void)
+{
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
+	struct sigaction sa = { .sa_handler = on_signal };
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		sigaddset(&sa.sa_mask, sigs[i]);
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
+		struct sigaction old;
+		if (!sigaction(sigs[i], NULL, &old) && old.sa_handler != SIG_IGN)	/* nohup */
+			sigaction(sigs[i], &sa, NULL);
+	}
+}
+
+int report_has_option(const char *flag, int *takes_arg)
+{
+	if (strncmp(flag, "--", 2))
+		return 0;
+	for (const struct option *o = longopts; o->name; o++)
+		if (!strcmp(o->name, flag + 2)) {
+			if (takes_arg)
+				*takes_arg = o->has_arg == required_argument;
+			return 1;
+		}
+	return 0;
+}
+
+int cmd_report(int argc, char **argv)
+{
+	struct report_args a = { .in = { .sz = sizeof(struct rp_ingest_opts) },
+				 .sort = "comm,dso,sym", .plimit = 0.5 };
+	a.in.input = "perf.data";
+	static struct cli_log report_log = { .fn = on_report };
+	a.in.log = CLI_LOG(&report_log);
+	a.in.progress = on_progress;
+	int rc = parse_args(argc, argv, &a);
+	if (rc)
+		return rc;
+	if (a.nr_archives)
+		remove_unpacked_on_signals();
+	struct rp_session *s;
+	if (rp_session_new(&s))
+		return cli_error("out of memory");
+	a.in.fast_exit = !CLI_LEAK_CHECKED;
+	rc = run(&a, s);
+	/* The session dies with the process: freeing it piece by piece only costs time. */
+	if (CLI_LEAK_CHECKED) {
+		rp_session_free(s);
+		rp_session_free(a.base);
+		rp_jvmlog_free(a.jl);
+	} else {
+		kept_session = s;
+	}
+	return rc;
+}

@@ -1,0 +1,178 @@
+/* cmd_report_files.c - the files `jitprof report` writes beside (or instead of) its stdout
+ * views: flame graph, HTML page, speedscope, pprof and JFR exports, each to a temporary name
+ * renamed when complete. The HTML page and pprof carry every event of the recording (a tab,
+ * a pair of sample types each): the others are read into sessions of their own. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "recorder/cmd/cli.h"
+#include "recorder/cmd/cmd_report.h"
+#include "recorder/report/report.h"
+
+struct file_job {
+	struct report_args *a;
+	struct rp_session *s;
+	const struct rp_session **ev;	/* s, then the recording's other events */
+	size_t nr_ev;
+	const enum rp_key *keys;
+	int nr_keys;
+	char title[512];
+};
+
+static int write_flame(FILE *fp, struct file_job *j)
+{
+	struct rp_flame_opts fo = { .title = j->title, .min_width = j->a->min_width,
+				    .reverse = j->a->reverse, .base = j->a->base,
+				    .log = &j->a->in.log };
+	return rp_write_flamegraph(fp, j->s, &fo);
+}
+
+static int write_html(FILE *fp, struct file_job *j)
+{
+	struct rp_html_opts ho = { .title = j->title, .keys = j->keys, .nr_keys = j->nr_keys,
+				   .max_rows = j->a->rows, .min_width = j->a->min_width,
+				   .base = j->a->base, .log = &j->a->in.log };
+	return rp_write_html_events(fp, j->ev, j->nr_ev, &ho);
+}
+
+static int write_speedscope(FILE *fp, struct file_job *j)
+{
+	return rp_write_speedscope(fp, j->s, j->title);
+}
+
+static int write_pprof(FILE *fp, struct file_job *j)
+{
+	return rp_write_pprof_events(fp, j->ev, j->nr_ev);
+}
+
+static int write_jfr(FILE *fp, struct file_job *j)
+{
+	return rp_write_jfr(fp, j->s);
+}
+
+/* Written to a temporary name and renamed: a failed run leaves no half file. */
+static int write_file(const char *path, int (*fn)(FILE *, struct file_job *),
+		      struct file_job *j)
+{
+	struct cli_outfile o;
+	int rc;
+	if ((rc = cli_outfile_open(&o, path)))
+		return cli_error("%s: %s", path, sio_strerror(rc));
+	if ((rc = fn(o.fp, j))) {
+		cli_outfile_abort(&o);
+		return cli_error("%s: %s", path, sio_strerror(rc));
+	}
+	if ((rc = cli_outfile_commit(&o)))
+		return cli_error("%s: %s", path, sio_strerror(rc));
+	return 0;
+}
+
+/* An event's ingest keeps its first error; its warnings are the page's (the reported event's
+ * said them on stderr already). */
+static void keep_error(void *ctx, enum jp_level level, const char *msg)
+{
+	char *err = ctx;
+	if (level == JP_LOG_ERROR && !err[0])
+		snprintf(err, 512, "%s", msg);
+}
+
+/* The recording's events other than the reported one, each read as --event NAME would and
+ * filtered as the shown one, into job->ev after s. One that cannot be read is said and left
+ * out; running out of memory is fatal. */
+static int other_events(struct report_args *a, struct file_job *job)
+{
+	struct rp_events ev;
+	char err[512] = "";
+	int rc = rp_recording_events(a->in.input, &ev, err, sizeof(err));
+	if (rc)
+		return cli_error("%s", err);
+	if (!(job->ev = calloc(ev.n + 1, sizeof(*job->ev)))) {
+		rp_events_free(&ev);
+		return cli_error("out of memory");
+	}
+	job->ev[job->nr_ev++] = job->s;
+	for (size_t i = 0; i < ev.n && !rc; i++) {
+		const char *ours = rp_session_event(job->s);
+		struct rp_session *o;
+		if (ours && !strcmp(ours, ev.name[i]))
+			continue;
+		struct rp_ingest_opts in = a->in;
+		in.event = ev.name[i];
+		in.fast_exit = 0;
+		in.progress = NULL;
+		err[0] = 0;
+		in.log = (struct jp_log){ keep_error, err };
+		if (rp_session_new(&o)) {
+			rc = cli_error("out of memory");
+			break;
+		}
+		if ((rc = rp_ingest(o, &in)) < 0) {
+			rp_session_free(o);
+			if (rc == -ENOMEM)
+				return rp_events_free(&ev), cli_error("%s: %s", ev.name[i], err);
+			cli_warn("--html/--pprof: event %s left out: %s", ev.name[i], err);
+			rc = 0;
+			continue;
+		}
+		/* its timeline's generations end as the shown one's, for the log's reasons */
+		if (a->jl && rp_session_join_jvmlog(o, a->jl, err, sizeof(err)))
+			cli_warn("--jvm-log, event %s: %s", ev.name[i], err);
+		rp_set_split_generations(o, a->split_gens);
+		rp_session_filter(o, &a->filter);
+		job->ev[job->nr_ev++] = o;
+	}
+	rp_events_free(&ev);
+	return rc;
+}
+
+static void free_events(struct file_job *job)
+{
+	for (size_t i = 1; i < job->nr_ev; i++)
+		rp_session_free((struct rp_session *)job->ev[i]);
+	free(job->ev);
+}
+
+static int write_files(struct report_args *a, struct file_job *job)
+{
+	int rc = 0;
+	if (a->diff_method)
+		snprintf(job->title, sizeof(job->title), "jitprof: %s, generation %u of %s against "
+			 "generation %u", a->in.input, a->diff_gen_b, a->diff_method, a->diff_gen_a);
+	else if (a->diff_base)
+		snprintf(job->title, sizeof(job->title), "jitprof: %s against %s", a->in.input,
+			 a->diff_base);
+	else
+		snprintf(job->title, sizeof(job->title), "jitprof: %s", a->in.input);
+	if (a->flame && (rc = write_file(a->flame, write_flame, job)))
+		return rc;
+	if (a->html && (rc = write_file(a->html, write_html, job)))
+		return rc;
+	if (a->speedscope && (rc = write_file(a->speedscope, write_speedscope, job)))
+		return rc;
+	if (a->pprof && (rc = write_file(a->pprof, write_pprof, job)))
+		return rc;
+	if (a->jfr && (rc = write_file(a->jfr, write_jfr, job)))
+		return rc;
+	return 0;
+}
+
+int report_write_files(struct report_args *a, struct rp_session *s, const enum rp_key *keys,
+		       int nr_keys)
+{
+	const struct rp_session *only[1] = { s };
+	struct file_job job = { .a = a, .s = s, .keys = keys, .nr_keys = nr_keys, .ev = only,
+				.nr_ev = 1 };
+	/* --diff's page compares two recordings of one event */
+	int all = (a->html || a->pprof) && !a->diff_base && !a->diff_method, rc = 0;
+	if (all) {
+		job.ev = NULL;
+		job.nr_ev = 0;
+		rc = other_events(a, &job);
+	}
+	if (!rc)
+		rc = write_files(a, &job);
+	if (all)
+		free_events(&job);
+	return rc;
+}

@@ -1,0 +1,36 @@
+/* jvmlog_int.h - the JVM's account of its compiled code as report keeps it, whichever source
+ * it came from: HotSpot's compilation log (jvmlog.c) or a Flight Recording's compilation and
+ * deoptimization events (jvmlog_jfr.c); the container and its accessors are jvmlog_codes.c.
+ * Not for other modules. */
+#ifndef JITPROF_JVMLOG_INT_H
+#define JITPROF_JVMLOG_INT_H
+
+#include "recorder/report_analysis/analysis_int.h"
+
+struct rp_jvmlog {
+	uint32_t pid;
+	int jfr;			/* read from a Flight Recording, not the log */
+	struct rp_jvm_code *codes;
+	size_t nr, cap;
+	struct rp_u64map by_id;		/* compile_id + 1 -> index + 1 */
+	char **strs;			/* every string the codes point to */
+	size_t nr_strs, strs_cap;
+	uint64_t bytes;
+	char cut[512];
+	char notes[512];	/* what the guard left out, "" nothing */
+};
+
+/* A copy of s the log owns (control characters escaped, as the recording's names are);
+ * NULL for NULL or out of memory. */
+const char *rp_jvmlog_keep(struct rp_jvmlog *jl, const char *s);
+/* The code with this compile id, made on first mention; NULL for an id <= 0 or out of
+ * memory. */
+struct rp_jvm_code *rp_jvmlog_code_of(struct rp_jvmlog *jl, int64_t id);
+/* A HotSpot compilation log read with libxml2 (jvmlog.c), from an open regular file. */
+int rp_jvmlog_open_xml(struct rp_jvmlog **out, int fd, const char *path, char *err,
+		       size_t errlen);
+/* A Flight Recording's jdk.Compilation and jdk.Deoptimization events (jvmlog_jfr.c). */
+int rp_jvmlog_open_jfr(struct rp_jvmlog **out, int fd, const char *path, char *err,
+		       size_t errlen);
+
+#endif

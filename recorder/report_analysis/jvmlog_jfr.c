@@ -1,0 +1,286 @@
+/* jvmlog_jfr.c - the JVM's account of its code from a Flight Recording instead of
+ * -XX:+LogCompilation: what a JVM reports while it is profiled (the agent's `jfr` option
+ * records it, and a JVM we attach to was not started with the log). jdk.Compilation gives each
+ * compile's id, level, method and install time (its end); jdk.Deoptimization each uncommon
+ * trap's compile id, reason, action, method and bci. A trap whose action makes the code not
+ * entrant (reinterpret, make_not_entrant, invalidate) ends its generation there, as the log's
+ * make_not_entrant after a trap does; the other actions leave the code running (a
+ * recompile then replaces it). What the recording cannot say: entry addresses (the join goes
+ * by compile id alone), OSR bcis, inlining decisions and broken dependencies (no event has
+ * them). Times are seconds since the recording's first chunk, mapped onto the recording's
+ * clock by the join like the log's. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "recorder/jfr/jfr.h"
+#include "safeio/safeio.h"
+#include "recorder/report_analysis/jvmlog_int.h"
+
+#define MAX_JFR_BYTES (1ull << 30)	/* a recording of compiles and traps is far smaller */
+
+struct from_jfr {
+	struct rp_jvmlog *jl;
+	int64_t base_ns;	/* the first event's time: stamps count from it */
+	int nomem;
+	size_t traps;
+	double *first_trap;	/* per code index: its first trap's stamp, -1 none */
+	uint8_t *osr;		/* per code index: an OSR compile */
+	size_t cap;
+};
+
+/* Room for the per-code facts of code index i. */
+static int facts_for(struct from_jfr *x, size_t i)
+{
+	if (i < x->cap)
+		return 0;
+	size_t n = x->cap ? x->cap : 256;
+	while (n <= i)
+		n *= 2;
+	double *t = realloc(x->first_trap, n * sizeof(*t));
+	if (t)
+		x->first_trap = t;
+	uint8_t *o = t ? realloc(x->osr, n) : NULL;
+	if (!o)
+		return x->nomem = 1, -1;
+	x->osr = o;
+	for (size_t k = x->cap; k < n; k++) {
+		x->first_trap[k] = -1;
+		x->osr[k] = 0;
+	}
+	x->cap = n;
+	return 0;
+}
+
+static double stamp_of(const struct from_jfr *x, int64_t ns)
+{
+	return ns < 0 ? -1 : (double)(ns - x->base_ns) / 1e9;
+}
+
+/* "pkg/Class name (sig)ret", as the compilation log writes a method. */
+static const char *method_of(struct from_jfr *x, const struct jfr_event *ev)
+{
+	char type[512], name[256], desc[1024], buf[1800];
+	if (jfr_get_str(ev, "method.type.name", type, sizeof(type), NULL) ||
+	    jfr_get_str(ev, "method.name", name, sizeof(name), NULL))
+		return NULL;
+	if (jfr_get_str(ev, "method.descriptor", desc, sizeof(desc), NULL))
+		desc[0] = 0;
+	snprintf(buf, sizeof(buf), "%s %s %s", type, name, desc);
+	const char *m = rp_jvmlog_keep(x->jl, buf);
+	x->nomem |= !m;
+	return m;
+}
+
+static const char *str_of(struct from_jfr *x, const struct jfr_event *ev, const char *path)
+{
+	char buf[256];
+	if (jfr_get_str(ev, path, buf, sizeof(buf), NULL))
+		return NULL;
+	const char *s = rp_jvmlog_keep(x->jl, buf);
+	x->nomem |= !s;
+	return s;
+}
+
+static int on_compile(const struct jfr_event *ev, void *arg)
+{
+	struct from_jfr *x = arg;
+	int64_t id, level, ok = 1, dur = 0;
+	if (jfr_get_int(ev, "compileId", &id))
+		return 0;
+	if (!jfr_get_int(ev, "succeded", &ok) && !ok)	/* sic: the JDK's field name */
+		return 0;
+	struct rp_jvm_code *c = rp_jvmlog_code_of(x->jl, id);
+	int64_t osr = 0;
+	if (!c || facts_for(x, (size_t)(c - x->jl->codes)))
+		return x->nomem = 1, 1;
+	if (!jfr_get_int(ev, "isOsr", &osr))
+		x->osr[c - x->jl->codes] = osr != 0;
+	if (!jfr_get_int(ev, "compileLevel", &level))
+		c->level = (int32_t)level;
+	/* installed when the compile ended: its start plus its duration (in ticks; the
+	 * recording's ticks are nanoseconds on HotSpot, its time is converted already) */
+	int64_t t = jfr_event_time_ns(ev);
+	if (!jfr_get_int(ev, "duration", &dur) && dur > 0 && t >= 0)
+		t += dur;
+	c->stamp = stamp_of(x, t);
+	if (!c->method)
+		c->method = method_of(x, ev);
+	return 0;
+}
+
+static int ends_code(const char *action)
+{
+	return action && (!strcmp(action, "reinterpret") || !strcmp(action, "make_not_entrant") ||
+			  !strcmp(action, "invalidate"));
+}
+
+static int on_trap(const struct jfr_event *ev, void *arg)
+{
+	struct from_jfr *x = arg;
+	int64_t id, bci = -1;
+	if (jfr_get_int(ev, "compileId", &id))
+		return 0;
+	struct rp_jvm_code *c = rp_jvmlog_code_of(x->jl, id);
+	if (!c)
+		return x->nomem = 1, 1;
+	if (c->not_entrant >= 0)	/* the code already ended: later traps are activations */
+		return 0;
+	if (facts_for(x, (size_t)(c - x->jl->codes)))
+		return 1;
+	double *first = &x->first_trap[c - x->jl->codes];
+	if (*first < 0)
+		*first = stamp_of(x, jfr_event_time_ns(ev));
+	x->traps++;
+	c->reason = str_of(x, ev, "reason");
+	c->action = str_of(x, ev, "action");
+	c->trap_method = method_of(x, ev);
+	c->trap_bci = !jfr_get_int(ev, "bci", &bci) ? (int32_t)bci : -1;
+	if (ends_code(c->action)) {
+		c->end = RP_END_DEOPT;
+		c->not_entrant = stamp_of(x, jfr_event_time_ns(ev));
+	}
+	return 0;
+}
+
+/* A trap that only asks for a recompile (maybe_recompile) ends the code when the method is
+ * compiled again after it: HotSpot makes the trapping code not entrant once its traps pass
+ * the limits, and the new compile is the answer, as the compilation log shows (the trap's
+ * thread making the code not entrant). So a code with such traps whose method has a later
+ * compile of the same kind (OSR or not), installed after its first trap, ended by them. */
+/* 1 when codes a and b are of different methods or kinds (a new group in the order). */
+static int by_method_group(const struct from_jfr *x, size_t a, size_t b)
+{
+	return strcmp(x->jl->codes[a].method, x->jl->codes[b].method) || x->osr[a] != x->osr[b];
+}
+
+/* Codes ordered by method, kind (OSR or not), then compile id: a method's compiles in order. */
+static const struct from_jfr *order_x;
+
+static int by_method(const void *pa, const void *pb)
+{
+	size_t a = *(const size_t *)pa, b = *(const size_t *)pb;
+	const struct rp_jvm_code *ca = &order_x->jl->codes[a], *cb = &order_x->jl->codes[b];
+	int c = strcmp(ca->method, cb->method);
+	if (c)
+		return c;
+	if (order_x->osr[a] != order_x->osr[b])
+		return order_x->osr[a] - order_x->osr[b];
+	return (ca->compile_id > cb->compile_id) - (ca->compile_id < cb->compile_id);
+}
+
+static void recompiled_after_traps(struct from_jfr *x)
+{
+	struct rp_jvmlog *jl = x->jl;
+	size_t n = 0, *ix = malloc((jl->nr + 1) * sizeof(*ix));
+	if (!ix) {
+		x->nomem = 1;
+		return;
+	}
+	for (size_t i = 0; i < jl->nr && i < x->cap; i++)
+		if (jl->codes[i].method)
+			ix[n++] = i;
+	order_x = x;
+	qsort(ix, n, sizeof(*ix), by_method);
+	/* from each group's end: the latest install among the compiles after this one */
+	double later = -1;
+	for (size_t k = n; k-- > 0;) {
+		struct rp_jvm_code *c = &jl->codes[ix[k]];
+		if (k + 1 < n && by_method_group(x, ix[k], ix[k + 1]))
+			later = -1;
+		if (c->end == RP_END_RUNNING && x->first_trap[ix[k]] >= 0 &&
+		    later >= x->first_trap[ix[k]])
+			c->end = RP_END_DEOPT;
+		if (c->stamp > later)
+			later = c->stamp;
+	}
+	free(ix);
+}
+
+static int first_time(const struct jfr_event *ev, void *arg)
+{
+	int64_t *t = arg, ns = jfr_event_time_ns(ev);
+	if (ns >= 0 && (*t < 0 || ns < *t))
+		*t = ns;
+	return 0;
+}
+
+static int pid_of(const struct jfr_event *ev, void *arg)
+{
+	int64_t pid;
+	if (!jfr_get_int(ev, "pid", &pid) && pid > 0 && pid <= UINT32_MAX)
+		*(uint32_t *)arg = (uint32_t)pid;
+	return 1;	/* the first one says it */
+}
+
+struct errbuf_log {
+	char *err;
+	size_t len;
+};
+
+static void keep_error(void *ctx, enum jp_level level, const char *msg)
+{
+	struct errbuf_log *e = ctx;
+	if (level == JP_LOG_ERROR && !e->err[0])
+		snprintf(e->err, e->len, "%s", msg);
+}
+
+int rp_jvmlog_open_jfr(struct rp_jvmlog **out, int fd, const char *path, char *err,
+		       size_t errlen)
+{
+	uint8_t *bytes = NULL;
+	size_t len = 0;
+	struct jfr_file *f = NULL;
+	struct errbuf_log eb = { err, errlen };
+	const struct jp_log log = { .fn = keep_error, .ctx = &eb };
+	struct from_jfr x = { .base_ns = -1 };
+	int rc;
+
+	*out = NULL;
+	if (errlen)
+		err[0] = 0;
+	if ((rc = sio_read_all(fd, MAX_JFR_BYTES, &bytes, &len)))
+		return snprintf(err, errlen, "%s: %s", path, sio_strerror(rc)), rc;
+	if ((rc = jfr_open_mem(bytes, len, path, &log, &f)))
+		goto out;
+	if (!(x.jl = calloc(1, sizeof(*x.jl)))) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	x.jl->bytes = len;
+	x.jl->jfr = 1;
+	jfr_each_event(f, "jdk.JVMInformation", pid_of, &x.jl->pid);
+	jfr_each_event(f, "jdk.Compilation", first_time, &x.base_ns);
+	jfr_each_event(f, "jdk.Deoptimization", first_time, &x.base_ns);
+	x.base_ns = x.base_ns < 0 ? 0 : x.base_ns;
+	jfr_each_event(f, "jdk.Compilation", on_compile, &x);
+	jfr_each_event(f, "jdk.Deoptimization", on_trap, &x);
+	recompiled_after_traps(&x);
+	if (x.nomem) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	if (!x.jl->nr) {
+		snprintf(err, errlen, "%s: a Flight Recording without jdk.Compilation or "
+			 "jdk.Deoptimization events (record them: the agent's jfr option, or "
+			 "JFR.start with those events enabled)", path);
+		rc = -ENOENT;
+		goto out;
+	}
+	if (jfr_truncated(f))
+		snprintf(x.jl->cut, sizeof(x.jl->cut), "%s: its last chunk is unfinished or cut "
+			 "short: the chunks before it are read", path);
+	*out = x.jl;
+	x.jl = NULL;
+out:
+	if (rc == -ENOMEM && !err[0])
+		snprintf(err, errlen, "%s: out of memory", path);
+	rp_jvmlog_free(x.jl);
+	free(x.first_trap);
+	free(x.osr);
+	jfr_close(f);
+	free(bytes);
+	return rc;
+}

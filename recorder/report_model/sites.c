@@ -1,0 +1,152 @@
+/* sites.c - where a compile inlined what, from the agent's inline stacks: each pc's frames
+ * pair a callee with its caller and the caller's line, i.e. the call site's source line.
+ * HotSpot's compilation log names call sites by bytecode index only; these lines are what
+ * the generations view shows for its inlining decisions. With bcis (INLINE version 2) every
+ * frame is also a (method, bci, line) triple: the exact line of a call site's or a deopt
+ * trap's bci, where the log has only the bci. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jitdump/jitdump.h"
+#include "recorder/report_model/model.h"
+
+/* "Lpkg/Cls;name(sig)R" (JVMTI's class signature + method) -> "pkg.Cls.name", the log's form. */
+static const char *log_name(struct rp_session *s, const char *jvm)
+{
+	char buf[1024];
+	size_t n = 0;
+	const char *p = jvm && jvm[0] == 'L' ? jvm + 1 : jvm;
+	if (!p)
+		return NULL;
+	for (; *p && *p != '(' && n + 1 < sizeof(buf); p++)
+		buf[n++] = *p == '/' || *p == ';' ? '.' : *p;
+	buf[n] = '\0';
+	return rp_intern(s, buf);
+}
+
+/* Appends x (size bytes) to *v unless an equal element is there; -ENOMEM. */
+static int add_once(void **v, size_t *n, size_t *cap, const void *x, size_t size)
+{
+	for (size_t j = 0; j < *n; j++)
+		if (!memcmp((char *)*v + j * size, x, size))
+			return 0;	/* seen at another pc */
+	if (*n == *cap) {
+		size_t c = *cap ? 2 * *cap : 16;
+		void *g = realloc(*v, c * size);
+		if (!g)
+			return -ENOMEM;
+		*v = g;
+		*cap = c;
+	}
+	memcpy((char *)*v + (*n)++ * size, x, size);
+	return 0;
+}
+
+static void keep_bci_lines(struct rp_session *s, const struct jd_ext_inline *in,
+			   const char **names, struct rp_load *l)
+{
+	struct rp_bci_line *v = NULL;
+	size_t n = 0, cap = 0;
+	for (uint32_t i = 0; (in->flags & JD_INLINE_BCI) && i < in->nr_pcs; i++) {
+		const struct jd_inline_pc *pc = &in->pcs[i];
+		for (uint32_t k = 0; k < pc->depth; k++) {
+			const struct jd_inline_frame *f = &pc->frames[k];
+			if (f->method >= in->nr_methods || f->bci < 0 || f->line <= 0)
+				continue;
+			struct rp_bci_line b = { names[f->method], f->bci, (uint32_t)f->line };
+			if (add_once((void **)&v, &n, &cap, &b, sizeof(b)))
+				goto out;
+		}
+	}
+	if (n) {
+		l->bci_lines = (const void *)rp_keep_bytes(s, v, n * sizeof(*v));
+		l->nr_bci_lines = l->bci_lines ? n : 0;
+	}
+out:
+	free(v);
+}
+
+void rp_keep_call_sites(struct rp_session *s, const struct jd_ext_inline *in, struct rp_load *l)
+{
+	struct rp_call_site *v = NULL;
+	const char **names;
+	size_t n = 0, cap = 0;
+	if (!in || !in->nr_methods || !(names = calloc(in->nr_methods, sizeof(*names))))
+		return;
+	for (uint32_t m = 0; m < in->nr_methods; m++)
+		names[m] = log_name(s, in->methods[m].name);
+	keep_bci_lines(s, in, names, l);
+	for (uint32_t i = 0; i < in->nr_pcs; i++) {
+		const struct jd_inline_pc *pc = &in->pcs[i];
+		for (uint32_t k = 0; k + 1 < pc->depth; k++) {
+			const struct jd_inline_frame *callee = &pc->frames[k], *caller = &pc->frames[k + 1];
+			if (callee->method >= in->nr_methods || caller->method >= in->nr_methods ||
+			    caller->line <= 0)
+				continue;
+			struct rp_call_site c;
+			memset(&c, 0, sizeof(c));	/* padding too: add_once compares bytes */
+			c.callee = names[callee->method];
+			c.caller = names[caller->method];
+			c.line = (uint32_t)caller->line;
+			if (add_once((void **)&v, &n, &cap, &c, sizeof(c)))
+				goto out;
+		}
+	}
+	if (n) {
+		l->sites = (const void *)rp_keep_bytes(s, v, n * sizeof(*v));
+		l->nr_sites = l->sites ? n : 0;
+	}
+out:
+	free(v);
+	free(names);
+}
+
+/* "pkg.Cls name (sig)" / "pkg/Cls.name" / "Lpkg/Cls;name(sig)" -> "pkg.Cls.name". */
+static void dotted(char *buf, size_t size, const char *m)
+{
+	size_t n = 0;
+	if (m[0] == 'L' && strchr(m, ';'))
+		m++;
+	for (; *m && *m != '(' && n + 1 < size; m++)
+		buf[n++] = *m == '/' || *m == ';' || *m == ' ' ? '.' : *m;
+	while (n > 0 && buf[n - 1] == '.')	/* the space before " (sig)" */
+		n--;
+	buf[n] = '\0';
+}
+
+uint32_t rp_bci_line(const struct rp_load *l, const char *method, int32_t bci)
+{
+	char want[1024];
+	uint32_t line = 0;
+	if (!method || bci < 0 || !l->nr_bci_lines)
+		return 0;
+	dotted(want, sizeof(want), method);
+	for (size_t i = 0; i < l->nr_bci_lines; i++) {
+		const struct rp_bci_line *b = &l->bci_lines[i];
+		if (b->bci != bci || strcmp(b->method, want))
+			continue;
+		if (line && line != b->line)
+			return 0;	/* overloads sharing a name: which one is unknown */
+		line = b->line;
+	}
+	return line;
+}
+
+uint32_t rp_call_site_line(const struct rp_load *l, const char *callee, const char *caller,
+			   int32_t bci)
+{
+	/* The caller's frame at the callee's pcs stands at the call's bci: exact. */
+	uint32_t line = rp_bci_line(l, caller, bci);
+	if (line)
+		return line;
+	for (size_t i = 0; callee && caller && i < l->nr_sites; i++) {
+		const struct rp_call_site *c = &l->sites[i];
+		if (strcmp(c->callee, callee) || strcmp(c->caller, caller))
+			continue;
+		if (line && line != c->line)
+			return 0;	/* called from two lines: which one the bci is, is unknown */
+		line = c->line;
+	}
+	return line;
+}

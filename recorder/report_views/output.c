@@ -1,0 +1,372 @@
+/* output.c - machine-readable outputs: JSON (the table's rows, and the generations view when
+ * asked, with the same numbers the tables print) and folded stacks for flamegraph.pl or
+ * speedscope (one line per distinct stack, root first). With -g each JSON row carries its
+ * heaviest call stacks. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "safeio/safeio.h"
+#include "recorder/report_views/views_int.h"
+
+/* The UTF-8 sequence at p (its first byte >= 0x80) written as it is, or bad for a byte that is
+ * not one: JSON and XML are UTF-8, and their parsers refuse a file that is not. The bytes used. */
+static size_t put_utf8(FILE *out, const unsigned char *p, const char *bad)
+{
+	size_t n = sio_utf8_len(p);
+	if (!n) {
+		fputs(bad, out);
+		return 1;
+	}
+	fwrite(p, 1, n, out);
+	return n;
+}
+
+void rp_json_str(FILE *out, const char *str)
+{
+	sio_fput_json_str(str ? str : "", out);
+}
+
+void rp_xml_str(FILE *out, const char *str)
+{
+	for (const unsigned char *p = (const unsigned char *)(str ? str : ""); *p;) {
+		size_t n = 0;	/* a run that needs no escape goes out in one fwrite */
+		while (p[n] >= 0x20 && p[n] < 0x80 && !strchr("<>&\"'", p[n]))
+			n++;
+		if (n) {
+			fwrite(p, 1, n, out);
+			p += n;
+			continue;
+		}
+		if (*p >= 0x80) {
+			p += put_utf8(out, p, SIO_UTF8_REPLACEMENT);
+			continue;
+		}
+		switch (*p) {
+		case '<': fputs("&lt;", out); break;
+		case '>': fputs("&gt;", out); break;
+		case '&': fputs("&amp;", out); break;
+		case '"': fputs("&quot;", out); break;
+		case '\'': fputs("&apos;", out); break;
+		default:
+			/* XML 1.0 forbids most control characters even escaped. */
+			fputc('?', out);
+		}
+		p++;
+	}
+}
+
+static void json_hot(FILE *out, const struct rp_gen_row *r)
+{
+	fputc('[', out);
+	for (int h = 0; h < r->nr_hot; h++) {
+		fprintf(out, "%s{\"file\": ", h ? ", " : "");
+		rp_json_str(out, r->hot[h].file);
+		fprintf(out, ", \"line\": %u, \"samples\": %" PRIu64 "}", r->hot[h].line,
+			r->hot[h].samples);
+	}
+	fputc(']', out);
+}
+
+static void json_generations(FILE *out, const struct rp_gen_view *v, const struct rp_session *s)
+{
+	fprintf(out, ",\n \"generations\": {\"total_samples\": %" PRIu64 ", \"unloaded_samples\": %"
+		PRIu64 ", \"unknown_samples\": %" PRIu64 ", ", v->total_samples,
+		v->unloaded_samples, v->unknown_samples);
+	rp_gen_json_sources(out, s);
+	fprintf(out, ", \"methods\": [");
+	for (size_t i = 0; i < v->nr_methods; i++) {
+		const struct rp_gen_method *m = &v->methods[i];
+		fprintf(out, "%s\n  {\"pid\": %u, \"method\": ", i ? "," : "", m->pid);
+		rp_json_str(out, m->method);
+		fprintf(out, ", \"generations\": [");
+		for (size_t k = 0; k < m->nr_rows; k++) {
+			const struct rp_gen_row *r = &m->rows[k];
+			fprintf(out, "%s\n   {\"generation\": %u, \"tier\": \"%s\", \"load_time_s\": %.6f, "
+				"\"lifetime_s\": %.6f, \"code_size\": %" PRIu64 ", \"samples\": %" PRIu64
+				", \"process_samples\": %" PRIu64 ", \"share\": %.6f, "
+				"\"samples_per_sec\": %.3f, \"dso\": ", k ? "," : "",
+				r->load->generation, rp_load_tier(r->load), r->rel_load_s,
+				r->lifetime_s, r->load->code_size, r->samples, r->proc_samples, r->share,
+				r->per_sec);
+			rp_json_str(out, r->load->dso);
+			fprintf(out, ", \"build_id\": ");
+			if (r->load->build_id)
+				rp_json_str(out, r->load->build_id);
+			else
+				fputs("null", out);
+			fprintf(out, ", \"hottest_lines\": ");
+			json_hot(out, r);
+			fprintf(out, ", ");
+			rp_gen_json_fields(out, r);
+			/* hot_lines: the schema's name; hottest_lines kept for older readers */
+			fprintf(out, ", \"hot_lines\": ");
+			json_hot(out, r);
+			fprintf(out, "}");
+		}
+		fprintf(out, "]}");
+	}
+	fprintf(out, "]}");
+}
+
+/* With -g (the hist kept its members): the row's distinct call stacks, heaviest first, each
+ * outermost frame first (leaf first with -g callee), as the folded stacks name frames. */
+#define JSON_STACKS 20
+struct stack_row { uint32_t id; uint64_t samples; };
+
+static int by_samples_desc(const void *a, const void *b)
+{
+	const struct stack_row *x = a, *y = b;
+	if (x->samples != y->samples)
+		return x->samples > y->samples ? -1 : 1;
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+static int json_stacks(FILE *out, const struct rp_session *s, const struct rp_entry *e,
+		       int leaf_first)
+{
+	struct rp_strtab st = { 0 };
+	struct stack_row *rows = calloc(e->nr_members + 1, sizeof(*rows));
+	char *buf = malloc(RP_STACK_MAX), name[1024];
+	int rc = rows && buf ? 0 : -ENOMEM;
+	for (uint32_t m = 0; m < e->nr_members && !rc; m++) {
+		const struct rp_sample *smp = &s->samples[e->members[m]];
+		size_t n = 0;
+		buf[0] = 0;
+		for (uint32_t k = 0; k < smp->nr && n + 2 < RP_STACK_MAX; k++) {
+			uint32_t i = leaf_first ? k : smp->nr - 1 - k;
+			rp_frame_name(s, rp_chain_frame(s, smp->first + i), rp_stack_tag(s), name,
+				      sizeof(name));
+			n += (size_t)snprintf(buf + n, RP_STACK_MAX - n, "%s%s", n ? "\x1f" : "", name);
+		}
+		uint32_t id;
+		if ((rc = rp_strtab_id(&st, buf, 0, &id)))
+			break;
+		rows[id].id = id;
+		rows[id].samples++;
+	}
+	if (!rc) {
+		qsort(rows, st.n, sizeof(*rows), by_samples_desc);
+		fprintf(out, ", \"stacks\": [");
+		for (size_t i = 0; i < st.n && i < JSON_STACKS; i++) {
+			fprintf(out, "%s{\"samples\": %" PRIu64 ", \"frames\": [", i ? ", " : "",
+				rows[i].samples);
+			const char *p = st.str[rows[i].id];
+			for (int k = 0; *p; k++) {
+				size_t l = strcspn(p, "\x1f");
+				snprintf(name, sizeof(name), "%.*s", (int)l, p);
+				fputs(k ? ", " : "", out);
+				rp_json_str(out, name);
+				p += l;
+				if (*p)
+					p++;
+			}
+			fputs("]}", out);
+		}
+		fputc(']', out);
+	}
+	rp_strtab_free(&st);
+	free(rows);
+	free(buf);
+	return rc;
+}
+
+int rp_print_json(FILE *out, const struct rp_hist *h, const struct rp_session *s,
+		  const char *method, int with_generations)
+{
+	char buf[4096];
+	fprintf(out, "{\"event\": ");
+	rp_json_str(out, s->event);
+	fprintf(out, ", \"samples\": %" PRIu64 ", \"total_period\": %" PRIu64 ", \"lost\": %" PRIu64
+		", \"start_ns\": %" PRIu64 ", \"end_ns\": %" PRIu64 ",\n \"sort\": [", h->total_samples,
+		h->total_period, s->lost, s->start, s->end);
+	for (int k = 0; k < h->nr_keys; k++)
+		fprintf(out, "%s\"%s\"", k ? ", " : "", rp_key_name(h->keys[k]));
+	fprintf(out, "],\n \"rows\": [");
+	for (size_t i = 0; i < h->nr_entries; i++) {
+		const struct rp_entry *e = &h->entries[i];
+		fprintf(out, "%s\n  {\"overhead\": %.4f, \"period\": %" PRIu64 ", \"samples\": %" PRIu64,
+			i ? "," : "", h->total_period ? 100.0 * e->period / h->total_period : 0,
+			e->period, e->samples);
+		for (int k = 0; k < h->nr_keys; k++) {
+			fprintf(out, ", \"%s\": ", rp_key_name(h->keys[k]));
+			const char *v = rp_entry_key_str(h, e, h->keys[k], buf, sizeof(buf));
+			/* The table's "[.] "/"[k] " mark is not part of the name. */
+			if (h->keys[k] == RP_KEY_SYM && v[0] == '[' && v[2] == ']' && v[3] == ' ')
+				v += 4;
+			if (h->keys[k] == RP_KEY_SYM && (e->leaf->flags & RP_FRAME_INLINED)) {
+				/* the name as the method's own rows have it; "inlined" says how */
+				size_t l = strlen(v);
+				if (l >= 4 && !strcmp(v + l - 4, "_[i]"))
+					l -= 4;
+				memmove(buf, v, l);	/* v may be buf */
+				buf[l] = 0;
+				rp_json_str(out, buf);
+				fputs(", \"inlined\": true", out);
+				continue;
+			}
+			rp_json_str(out, v);
+		}
+		if (e->members) {
+			int rc = json_stacks(out, s, e, h->leaf_first);
+			if (rc)
+				return rc;
+		}
+		fputc('}', out);
+	}
+	fprintf(out, "]");
+	if (with_generations) {
+		struct rp_gen_view v;
+		int rc = rp_gen_view_build(&v, s, method);
+		if (rc)
+			return rc;
+		json_generations(out, &v, s);
+		rp_gen_view_free(&v);
+	}
+	fprintf(out, "}\n");
+	return ferror(out) ? -EIO : 0;
+}
+
+/* ---- folded stacks ------------------------------------------------------------------ */
+
+struct stack_count { char *stack; uint64_t count; uint64_t hash; };
+
+static int stack_order(const void *a, const void *b)
+{
+	return strcmp(((const struct stack_count *)a)->stack, ((const struct stack_count *)b)->stack);
+}
+
+/* Appends ";", name and suffix to buf at n, ';' and newlines in the name made ':', cut to
+ * len as snprintf cuts; returns what snprintf would (the uncut length). */
+static size_t append_name(char *buf, size_t n, size_t len, const char *name, const char *suffix)
+{
+	size_t ln = strlen(name), lx = strlen(suffix), want = 1 + ln + lx;
+	size_t room = n < len ? len - n - 1 : 0;
+	char *q = buf + n;
+	for (size_t i = 0; i < want && i < room; i++) {
+		char c = !i ? ';' : i <= ln ? name[i - 1] : suffix[i - 1 - ln];
+		*q++ = i && i <= ln && (c == ';' || c == '\n') ? ':' : c;
+	}
+	if (n < len)
+		*q = 0;
+	return want;
+}
+
+/* "comm;outer;...;leaf" of one sample; semicolons inside names would split frames. A frame
+ * whose name is its symbol and a fixed mark (nearly all) is copied, not formatted. */
+static size_t stack_of(const struct rp_session *s, const struct rp_sample *smp, char *buf,
+		       size_t len)
+{
+	char name[1024];
+	unsigned tag = rp_stack_tag(s);
+	size_t n = (size_t)snprintf(buf, len, "%s", smp->comm ? smp->comm : "?");
+	for (uint32_t i = smp->nr; i-- > 0 && n + 2 < len;) {
+		const struct rp_frame *f = rp_chain_frame(s, smp->first + i);
+		const char *suffix, *sym = rp_frame_name_fixed(s, f, tag, &suffix);
+		/* rp_frame_name's buffer cuts a longer name: the same cut either way */
+		if (!sym || strlen(sym) + strlen(suffix) >= sizeof(name)) {
+			sym = rp_frame_name(s, f, tag, name, sizeof(name));
+			suffix = "";
+		}
+		n += append_name(buf, n, len, sym, suffix);
+	}
+	return n < len ? n : len - 1;
+}
+
+int rp_collapse(const struct rp_session *s, struct rp_stacks *out)
+{
+	size_t cap = 1024;
+	memset(out, 0, sizeof(*out));
+	while (cap < s->nr_samples * 2)
+		cap *= 2;
+	struct stack_count *t = calloc(cap, sizeof(*t));
+	char *buf = malloc(RP_STACK_MAX);
+	if (!t || !buf) {
+		free(t);
+		free(buf);
+		return -ENOMEM;
+	}
+	/* Samples with the same command and frame references fold to the same string: a
+	 * sample whose references were seen goes to that string's slot without making it
+	 * again (refs: a sample with those references + 1, and the slot it folded to). */
+	struct { uint32_t sample, slot; } *refs = calloc(cap, sizeof(*refs));
+	size_t n = 0;
+	for (size_t i = 0; refs && i < s->nr_samples; i++) {
+		const struct rp_sample *smp = &s->samples[i];
+		uint64_t rh = rp_hash_words((const char *)&s->chain[smp->first],
+					 smp->nr * sizeof(*s->chain)) ^ (uintptr_t)smp->comm;
+		size_t r = rh & (cap - 1);
+		for (; refs[r].sample; r = (r + 1) & (cap - 1)) {
+			const struct rp_sample *o = &s->samples[refs[r].sample - 1];
+			if (o->comm == smp->comm && o->nr == smp->nr &&
+			    !memcmp(&s->chain[o->first], &s->chain[smp->first],
+				    smp->nr * sizeof(*s->chain)))
+				break;
+		}
+		if (refs[r].sample) {
+			t[refs[r].slot].count += rp_stack_weight(s, smp);
+			continue;
+		}
+		size_t len = stack_of(s, smp, buf, RP_STACK_MAX);
+		uint64_t hsh = rp_hash_words(buf, len);
+		size_t j = hsh & (cap - 1);
+		while (t[j].stack && (t[j].hash != hsh || strcmp(t[j].stack, buf)))
+			j = (j + 1) & (cap - 1);
+		if (!t[j].stack) {
+			t[j].stack = strdup(buf);
+			t[j].hash = hsh;
+			if (!t[j].stack)
+				break;
+			n++;
+		}
+		t[j].count += rp_stack_weight(s, smp);
+		refs[r].sample = (uint32_t)i + 1;
+		refs[r].slot = (uint32_t)j;
+	}
+	free(buf);
+	if (!refs) {
+		free(t);
+		return -ENOMEM;
+	}
+	free(refs);
+	/* Compact and sort: stable output, and what flamegraph.pl expects. */
+	size_t k = 0;
+	for (size_t j = 0; j < cap; j++)
+		if (t[j].stack)
+			t[k++] = t[j];
+	if (k > 1)
+		qsort(t, k, sizeof(*t), stack_order);
+	out->v = malloc((k ? k : 1) * sizeof(*out->v));
+	if (!out->v) {
+		for (size_t j = 0; j < k; j++)
+			free(t[j].stack);
+		free(t);
+		return -ENOMEM;
+	}
+	for (size_t j = 0; j < k; j++)
+		out->v[j] = (struct rp_stack){ t[j].stack, t[j].count };
+	out->n = k;
+	free(t);
+	return n == k ? 0 : -ENOMEM;
+}
+
+void rp_stacks_free(struct rp_stacks *st)
+{
+	for (size_t i = 0; i < st->n; i++)
+		free(st->v[i].stack);
+	free(st->v);
+	memset(st, 0, sizeof(*st));
+}
+
+int rp_print_collapsed(FILE *out, const struct rp_session *s)
+{
+	struct rp_stacks st;
+	int rc = rp_collapse(s, &st);
+	if (rc)
+		return rc;
+	for (size_t i = 0; i < st.n; i++)
+		fprintf(out, "%s %" PRIu64 "\n", st.v[i].stack, st.v[i].count);
+	rp_stacks_free(&st);
+	return ferror(out) ? -EIO : 0;
+}
