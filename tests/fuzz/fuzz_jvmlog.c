@@ -2,7 +2,7 @@
  * recorder/report_analysis/jvmlog.c with libxml2's streaming reader from a hostile file, then joined
  * to a small hand-made session (compile ids and addresses the seeds use) and the generations
  * view built, so every field the reader fills is used.
- * fuzz-srcs: lib/ recorder/report/ recorder/report_views/ recorder/report_analysis/ recorder/report_ingest/ recorder/report_model/ recorder/jfr/ recorder/origins/ recorder/unwind/ recorder/symbols/ recorder/perfdata/ safeio/ synth/ jitdump/ tests/lib/testutil.c build/gen/recorder/report_views/html_assets.c build/gen/recorder/report_views/pprof/profile.pb-c.c
+ * fuzz-srcs: lib/ recorder/report_views/ recorder/report_analysis/ recorder/report_ingest/ recorder/report_model/ recorder/jfr/ recorder/origins/ recorder/unwind/ recorder/symbols/ recorder/perfdata/ safeio/ synth/ jitdump/ tests/lib/testutil.c build/gen/recorder/report_views/html_assets.c build/gen/recorder/report_views/pprof/profile.pb-c.c
  * fuzz-libs: -Ibuild/gen/recorder/report_views/pprof -lelf -ldw -ldebuginfod -larchive -lcrypto -lzstd -lcapstone -liberty -lxml2 -lprotobuf-c -lz -lm -lpthread */
 #include <stdint.h>
 #include <stdio.h>

@@ -3,7 +3,7 @@
  * inputs zero-filled) then its stack copy; every pc lands in this binary's own file (pc modulo
  * its size), so the walk meets the CFI rows of thousands of real functions, and the copy
  * decides every register and return address.
- * fuzz-srcs: recorder/unwind/ safeio/
+ * fuzz-srcs: recorder/unwind/ safeio/ lib/hash_seed.c
  * fuzz-libs: -lelf -ldw */
 #include <errno.h>
 #include <stdint.h>
