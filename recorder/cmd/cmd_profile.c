@@ -25,71 +25,6 @@
 #include "recorder/cmd/cmd_report.h"
 #include "recorder/profile/profile.h"
 
-static void usage(FILE *out)
-{
-	fprintf(out,
-		"usage: jitprof profile [-d SECONDS] [-o OUT] [-F HZ] [-e EVENT] [--java|--node] [--elfs]\n"
-		"                       [--jvm-log] [--call-graph MODE] (-p PID | -- CMD ARGS)\n\n"
-		"Records CMD, or the running Java VM PID, with call graphs, merges its JIT-compiled\n"
-		"code and writes a report, in one step. A JVM gets libagent.so (java on the command\n"
-		"line, or any command with --java, through JAVA_TOOL_OPTIONS) and its stacks are\n"
-		"copied (--call-graph dwarf,32768), so that compiled frames unwind without frame\n"
-		"pointers and interpreted ones are named; node gets --perf-prof\n"
-		"--interpreted-frames-native-stack (on its command line, or in NODE_OPTIONS with\n"
-		"--node) and frame-pointer call graphs (-g);\n"
-		"other programs are recorded and whatever jitdumps they write are merged. With -p the\n"
-		"agent is loaded through the JVM's attach mechanism (as jcmd does), back-fills the\n"
-		"code compiled so far, and is stopped again at the end, so PID can be profiled again.\n\n"
-		"  -d, --duration SECONDS  stop after SECONDS (also 500ms, 2m; default: until CMD\n"
-		"                          exits, or until Ctrl-C)\n"
-		"  -o, --output OUT        the report (default profile.txt); its extension picks\n"
-		"                          the format: .txt .svg .json .collapsed, and .html\n"
-		"                          .pb.gz .speedscope.json .jfr where jitprof report has\n"
-		"                          them; .txt is jitprof report --methods (jitted methods\n"
-		"                          first, the rest grouped, hot lines) and --generations\n"
-		"  -F, --freq HZ           sampling frequency (default 999)\n"
-		"  -e, --event EVENT       wall: on-CPU and off-CPU time per thread (cpu-clock and\n"
-		"                          every context switch with its stack); offcpu: the waits\n"
-		"                          only; alloc: the JVM's allocation samples (bytes, by\n"
-		"                          allocated class; the agent's alloc option); lock: its\n"
-		"                          contended monitor enters (time waited, by monitor\n"
-		"                          class; lock); or a record event (cpu-clock, ...);\n"
-		"                          again for several (the report shows the first)\n"
-		"      --elfs              also write one ELF file per sampled method generation\n"
-		"                          into the data directory, for perf report (by default\n"
-		"                          jitprof builds them in memory when it reads the data)\n"
-		"      --jvm-log           also run the JVM with HotSpot's compilation log\n"
-		"                          (-XX:+LogCompilation, into DIR/jvm-pid<PID>.log) and\n"
-		"                          join it: why each generation ended (the deoptimization\n"
-		"                          and its reason) and what it inlined, in the text report's\n"
-		"                          generations and the HTML timeline (.txt and .html); with\n"
-		"                          -p, the JVM's Flight Recording of its compiles and\n"
-		"                          traps (the agent's jfr=on) gives the reasons instead\n"
-		"      --call-graph MODE   fp: frame pointers (record -g; a JVM launched here also\n"
-		"                          gets -XX:+PreserveFramePointer); dwarf[,SIZE]: a copy of\n"
-		"                          SIZE bytes (default 32768, at most 65528) of each\n"
-		"                          sample's user stack, unwound by inject and report\n"
-		"                          (default: dwarf for a JVM, launched or -p; fp otherwise)\n"
-		"  -p, --pid PID           attach to this running Java VM\n"
-		"      --java              CMD starts a JVM although it is not called java\n"
-		"                          (the flags go in JAVA_TOOL_OPTIONS), or java that\n"
-		"                          starts other JVMs, which inherit them from there\n"
-		"      --node              CMD starts node (npm, a script), or node that forks\n"
-		"                          node: NODE_OPTIONS\n"
-		"  -q, --quiet             only errors and the closing line\n"
-		"  -V, --version           jitprof's version\n"
-		"  -h, --help              this text\n\n"
-		"The recording (perf.data), the merged recording (perf.jit.data) and the jitdumps\n"
-		"stay in OUT.jitprof/ (DIR: p.html keeps p.html.jitprof/, p.svg p.svg.jitprof/),\n"
-		"for 'jitprof report -i DIR/perf.jit.data' later; a later profile into the same\n"
-		"OUT replaces them, one into another OUT keeps them. For perf report, write the\n"
-		"ELFs first with 'jitprof inject --elfs-for DIR/perf.jit.data' (or --elfs).\n\n"
-		"Exit status: 0 when the report was written; the profiled command's own status\n"
-		"when it failed (N, or 128+S when signal S killed it: the report is written all\n"
-		"the same, and a line on stderr says so); 1 when profile failed, 2 on a usage\n"
-		"error.\n");
-}
-
 volatile sig_atomic_t profile_signal;
 static volatile sig_atomic_t recorded;	/* the recording is over: a signal now ends all */
 static volatile pid_t recording_pid;
@@ -188,8 +123,8 @@ static int parse_args(struct profile *p, int argc, char **argv)
 			break;
 		case 'q': p->quiet = 1; break;
 		case 'V': exit(cli_version());
-		case 'h': usage(stdout); exit(0);
-		default: return cli_usage_brief(usage);
+		case 'h': profile_usage(stdout); exit(0);
+		default: return cli_usage_brief(profile_usage);
 		}
 	}
 	if (optind < argc)

@@ -8,6 +8,7 @@
 #include <limits.h>
 #include <signal.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 #include "recorder/profile/profile.h"
@@ -83,5 +84,8 @@ void profile_tidy_node_files(struct profile *p, const struct counts *c);
 /* "; hottest Java method: NAME (P%)" from a text report (the methods view), "; hottest:
  * SYMBOL (P%)" when it has no jitted method, or "". */
 void profile_hottest(const char *report, char *buf, size_t len);
+
+/* `jitprof profile --help` (cmd_profile_usage.c). */
+void profile_usage(FILE *out);
 
 #endif
