@@ -153,27 +153,48 @@ static void alloc_on(const char *java)
 	free(dir);
 }
 
-static void lock_on(const char *java)
+/* One LockShare run: the nanoseconds its waiter measured and the lock report's weight under
+ * waitGate and the Gate class. The uncontended monitor must have no waits in any run. */
+static void lock_run(const char *java, double *measured, double *reported)
 {
 	struct tu_result r;
 	char cmd[16384], *dir = tu_tmpdir("lock");
-	double blocked;
 
 	snprintf(cmd, sizeof(cmd), "mkdir jit && $J record -q -k mono -o l.data -- %s%s "
 		 "-agentpath:'%s'=dir=jit,lock -cp '%s' jitprof.samples.LockShare 200",
 		 tu_java_env_sh(agent), java, agent, classes);
 	sh(dir, &r, cmd, 1);
-	cr_assert_eq(sscanf(r.out, "blocked %lf", &blocked), 1, "%s", r.out);
+	cr_assert_eq(sscanf(r.out, "blocked %lf", measured), 1, "%s", r.out);
 	tu_result_free(&r);
 	sh(dir, &r, "$J report -i l.data --event lock --collapsed", 1);
 	const char *gate[] = { "LockShare.waitGate();[lock] jitprof.samples.LockShare$Gate",
 			       NULL };
 	const char *quiet[] = { "LockShare$Quiet", NULL };
-	within("ns waited on Gate in waitGate", weight_of(r.out, gate), blocked, 0.10);
+	*reported = weight_of(r.out, gate);
 	cr_assert_eq(weight_of(r.out, quiet), 0, "the uncontended monitor has waits:\n%s", r.out);
 	tu_result_free(&r);
 	tu_rmtree(dir);
 	free(dir);
+}
+
+/* The program's measure includes HotSpot's spin before it posts MonitorContendedEnter,
+ * which no JVMTI agent sees: a waiter preempted while spinning (two JVMs on two cores,
+ * under ASan) loses whole time slices there, and the report then falls short of it (one
+ * run in about thirty in CI: 89%). So a run that is short is run again, at most three
+ * times; one over, or three short, fails: lost or misplaced samples fail every time. */
+static void lock_on(const char *java)
+{
+	double measured = 0, reported = 0;
+	for (int run = 1; run <= 3; run++) {
+		lock_run(java, &measured, &reported);
+		cr_assert(measured > 0, "no ground truth");
+		if (fabs(reported - measured) <= 0.10 * measured || reported > measured)
+			break;
+		fprintf(stderr, "report_alloclock: %s run %d: %.0f ns reported, %.0f measured "
+			"(%.1f%% short): run again\n", java, run, reported, measured,
+			100.0 * (measured - reported) / measured);
+	}
+	within("ns waited on Gate in waitGate", reported, measured, 0.10);
 }
 
 /* The part of each JDK installed here. */
