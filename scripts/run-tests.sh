@@ -8,15 +8,18 @@
 # never reads as all green.
 set -uo pipefail
 passed=0; failed=0; skipped=0; bad=()
-details=$(mktemp); skips=$(mktemp)
-trap 'rm -f "$details" "$skips"' EXIT
+details=$(mktemp); skips=$(mktemp); times=$(mktemp)
+trap 'rm -f "$details" "$skips" "$times"' EXIT
+start_all=$SECONDS
 # Leaks inside Criterion itself are not ours (SANITIZE=1 builds).
 export LSAN_OPTIONS="suppressions=$(cd "$(dirname "$0")/.." && pwd)/tests/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
 for bin in "$@"; do
 	echo "== ${bin##*/}"
 	out=$(mktemp)
+	t0=$SECONDS
 	"$bin" --jobs="${TEST_JOBS:-2}" 2>&1 | tee "$out"
 	rc=${PIPESTATUS[0]}
+	echo "$((SECONDS - t0)) ${bin##*/}" >>"$times"
 	line=$(grep -a 'Synthesis:' "$out" | tail -n 1)
 	p=$(sed -n 's/.*Passing: \([0-9]*\).*/\1/p' <<<"$line")
 	f=$(sed -n 's/.*Failing: \([0-9]*\).*/\1/p' <<<"$line")
@@ -45,5 +48,8 @@ if [ -s "$skips" ]; then
 	parts=$(grep -c -F '[SKIP-PART]' "$skips")
 	[ "$parts" -gt 0 ] && echo "($parts parts of passing tests skipped; listed above)"
 fi
+# Where the time went: the slowest binaries first (make check's length is theirs).
+echo "slowest: $(sort -rn "$times" | head -n 8 | awk '{printf "%s%s %ss", (NR > 1 ? ", " : ""), $2, $1}')"
+echo "time: $((SECONDS - start_all)) s for ${#@} binaries"
 echo "tests: $passed passed, $failed failed, $skipped skipped"
 [ ${#bad[@]} -eq 0 ]
