@@ -240,6 +240,14 @@ static pid_t report_caught_unpacking(void)
 		snprintf(tmpdir, sizeof(tmpdir), "TMPDIR=%s/tmp", dir);
 		if (chdir(dir) || putenv(tmpdir) || setenv("DEBUGINFOD_URLS", "", 1))
 			_exit(126);
+		/* report keeps a signal its parent ignores (nohup): a test run in the background
+		 * of a non-interactive shell inherits SIGINT ignored, which is not our subject. */
+		sigset_t none;
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		signal(SIGHUP, SIG_DFL);
 		freopen("/dev/null", "w", stdout);
 		freopen("/dev/null", "w", stderr);
 		execl(prog, "jitprof", "report", "-i", "perf.data", "--archive", "big.tar.zst",
