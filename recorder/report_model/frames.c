@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/grow.h"
 #include "jitdump/jitdump.h"
 #include "recorder/report_model/model.h"
 
@@ -58,14 +59,8 @@ int rp_set_dso_build_id(struct rp_session *s, const char *dso, const char *hex)
 	const char *bid = rp_intern(s, hex);
 	if (!dso || !bid)
 		return -ENOMEM;
-	if (s->nr_bids == s->bids_cap) {
-		size_t cap = s->bids_cap ? s->bids_cap * 2 : 64;
-		const char **p = realloc(s->bids, cap * sizeof(*p));
-		if (!p)
-			return -ENOMEM;
-		s->bids = p;
-		s->bids_cap = cap;
-	}
+	if (JP_GROW_FOR(s->bids, s->bids_cap, s->nr_bids))
+		return -ENOMEM;
 	s->bids[s->nr_bids++] = bid;
 	return rp_map_put(&s->dso_bid, (uintptr_t)dso, (uint32_t)s->nr_bids) < 0 ? -ENOMEM : 0;
 }

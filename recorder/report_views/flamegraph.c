@@ -239,7 +239,10 @@ int rp_write_flamegraph(FILE *out, const struct rp_session *s, const struct rp_f
 	double usable = FG_WIDTH - 2 * FG_PAD;
 	double scale = t.n[0].count ? usable / t.n[0].count : 0;
 	double min_w = o->min_width > 0 ? o->min_width : 1.0;
-	rp_tree_prune(&t, scale > 0 ? (uint64_t)(min_w / scale + 0.999999) : 1);
+	if ((rc = rp_tree_prune(&t, scale > 0 ? (uint64_t)(min_w / scale + 0.999999) : 1))) {
+		rp_tree_free(&t);
+		return rc;
+	}
 	rp_tree_sort(&t);
 	int height = FG_TOP + (int)(t.max_depth + 1) * FG_ROW + 10;
 	fprintf(out, "<?xml version=\"1.0\" standalone=\"no\"?>\n"
@@ -260,7 +263,12 @@ int rp_write_flamegraph(FILE *out, const struct rp_session *s, const struct rp_f
 		}
 		/* Merged as the picture is, at the same width in its own scale. */
 		double bscale = bt.n[0].count ? usable / bt.n[0].count : 0;
-		rp_tree_prune(&bt, bscale > 0 ? (uint64_t)(min_w / bscale + 0.999999) : 1);
+		if ((rc = rp_tree_prune(&bt, bscale > 0 ? (uint64_t)(min_w / bscale + 0.999999)
+							 : 1))) {
+			rp_tree_free(&t);
+			rp_tree_free(&bt);
+			return rc;
+		}
 	}
 	struct emit_ctx e = { .out = out, .s = s, .base = o->base, .t = &t,
 			      .bt = o->base ? &bt : NULL, .scale = scale,

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/grow.h"
 #include "recorder/report_views/views_int.h"
 
 void rp_put_long(FILE *out, char sep, long v)
@@ -96,7 +97,9 @@ static int flatten(struct flat *fl, const struct rp_session *s, struct rp_tree *
 		   struct names *ni, uint64_t min_count, const struct rp_session *base,
 		   const struct rp_tree *bt)
 {
-	rp_tree_prune(t, min_count);
+	*fl = (struct flat){ 0 };
+	if (rp_tree_prune(t, min_count))
+		return -ENOMEM;
 	rp_tree_sort(t);
 	size_t cap = t->max_depth + 2, n = 0, sp = 0;
 	uint32_t *stack = malloc(cap * sizeof(*stack));
@@ -112,13 +115,8 @@ static int flatten(struct flat *fl, const struct rp_session *s, struct rp_tree *
 		fl->order[n++] = i;
 		size_t from = sp;
 		for (uint32_t c = t->n[i].child; c; c = t->n[c].sibling) {
-			if (sp == cap) {
-				uint32_t *p = realloc(stack, cap * 2 * sizeof(*p));
-				if (!p)
-					goto nomem;
-				stack = p;
-				cap *= 2;
-			}
+			if (JP_GROW_FOR(stack, cap, sp))
+				goto nomem;
 			stack[sp++] = c;
 		}
 		for (size_t l = from, r = sp; l + 1 < r; l++, r--) {
@@ -332,8 +330,9 @@ static int tab_trees(struct tab_trees *tt, const struct rp_session *s, struct na
 		rp_tree_log_cut(tt->t[0].cut_stacks || !o->base ? &tt->t[0] : &tt->t[1],
 				s->tree_max_nodes, o->log);
 	if (!rc && o->base && !(rc = rp_trees_build(&tt->bt[0], &tt->bt[1], o->base, 0)))
-		for (int rev = 0; rev < 2; rev++)	/* merged as the picture is, in its scale */
-			rp_tree_prune(&tt->bt[rev], (uint64_t)(o->base->nr_samples * px / 1200.0));
+		for (int rev = 0; rev < 2 && !rc; rev++)	/* merged as the picture is, in its scale */
+			rc = rp_tree_prune(&tt->bt[rev],
+					   (uint64_t)(o->base->nr_samples * px / 1200.0));
 	for (int rev = 0; rev < trees && !rc; rev++)
 		rc = flatten(&tt->fl[rev], s, &tt->t[rev], ni, min_count, o->base,
 			     o->base ? &tt->bt[rev] : NULL);

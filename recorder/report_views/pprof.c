@@ -12,6 +12,7 @@
 #include <zlib.h>
 
 #include <profile.pb-c.h>	/* protoc-c output, build/gen/ (module.mk) */
+#include "lib/grow.h"
 #include "recorder/report_views/views_int.h"
 
 typedef Perftools__Profiles__Profile Profile;
@@ -23,17 +24,11 @@ typedef Perftools__Profiles__Line Line;
 typedef Perftools__Profiles__Label Label;
 typedef Perftools__Profiles__ValueType ValueType;
 
-/* Growable array of n elements of size sz. */
+/* Room for one more of n elements of size sz: the new one's address, NULL out of memory. */
 static void *push(void **v, size_t *n, size_t *cap, size_t sz)
 {
-	if (*n == *cap) {
-		size_t c = *cap ? *cap * 2 : 256;
-		void *p = realloc(*v, c * sz);
-		if (!p)
-			return NULL;
-		*v = p;
-		*cap = c;
-	}
+	if (jp_grow(v, cap, *n + 1, sz, 256))
+		return NULL;
 	return (char *)*v + (*n)++ * sz;
 }
 

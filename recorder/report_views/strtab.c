@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/grow.h"
 #include "recorder/report_views/views_int.h"
 
 int rp_strtab_id(struct rp_strtab *t, const char *str, uintptr_t tag, uint32_t *id)
@@ -17,17 +18,12 @@ int rp_strtab_id(struct rp_strtab *t, const char *str, uintptr_t tag, uint32_t *
 		}
 		h += 2;	/* a hash collision: the next odd key */
 	}
-	if (t->n == t->cap) {
-		size_t cap = t->cap ? t->cap * 2 : 256;
-		char **s = realloc(t->str, cap * sizeof(*s));
-		if (s)
-			t->str = s;
-		uintptr_t *g = realloc(t->tag, cap * sizeof(*g));
-		if (g)
-			t->tag = g;
-		if (!s || !g)
+	if (t->n == t->cap) {	/* two arrays, one capacity: it moves once both have room */
+		size_t cap_str = t->cap, cap_tag = t->cap;
+		if (jp_grow(&t->str, &cap_str, t->n + 1, sizeof(*t->str), 256) ||
+		    jp_grow(&t->tag, &cap_tag, t->n + 1, sizeof(*t->tag), 256))
 			return -ENOMEM;
-		t->cap = cap;
+		t->cap = cap_str < cap_tag ? cap_str : cap_tag;
 	}
 	if (!(t->str[t->n] = strdup(str)))
 		return -ENOMEM;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/grow.h"
 #include "recorder/report_views/views_int.h"
 
 static const char *const headers[RP_KEY__MAX] = {
@@ -59,12 +60,8 @@ static uint32_t cg_child(const struct rp_session *s, struct cg_tree *t, uint32_t
 		link = &t->n[c].sibling;
 	}
 	if (t->nr == t->cap) {
-		size_t cap = t->cap ? t->cap * 2 : 64;
-		struct cg_node *p = realloc(t->n, cap * sizeof(*p));
-		if (!p)
+		if (JP_GROW_FOR(t->n, t->cap, t->nr))
 			return 0;
-		t->n = p;
-		t->cap = cap;
 		link = NULL;	/* the array moved: find the tail again */
 	}
 	uint32_t idx = (uint32_t)t->nr++;

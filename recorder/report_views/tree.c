@@ -2,6 +2,8 @@
  * HTML): built once from the session (a hash of (parent, frame) finds a child in O(1) even
  * under a node with thousands of callees), frames too narrow to see merged, children ordered
  * heaviest first. */
+#include "lib/grow.h"
+
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -423,19 +425,17 @@ void rp_tree_sort(struct rp_tree *t)
 	free(buf);
 }
 
-size_t rp_tree_prune(struct rp_tree *t, uint64_t min_count)
+int rp_tree_prune(struct rp_tree *t, uint64_t min_count)
 {
 	if (!min_count)
 		min_count = 1;
 	/* Parents come before children in the array: one forward pass decides what stays. */
-	size_t kept = 0;
 	t->max_depth = 0;
 	for (size_t i = 0; i < t->nr; i++) {
 		if (i && (t->n[i].dropped || t->n[t->n[i].parent].dropped)) {
 			t->n[i].dropped = 1;
 			continue;
 		}
-		kept++;
 		if (t->n[i].depth > t->max_depth)
 			t->max_depth = t->n[i].depth;
 		uint64_t narrow = 0;
@@ -458,20 +458,15 @@ size_t rp_tree_prune(struct rp_tree *t, uint64_t min_count)
 		if (narrow < min_count || nr_narrow < 2)
 			continue;
 		/* The frames too narrow to draw, as one: their share stays visible. */
-		if (t->nr == t->cap) {
-			struct rp_tnode *p = realloc(t->n, t->cap * 2 * sizeof(*p));
-			if (!p)
-				continue;
-			t->n = p;
-			t->cap *= 2;
-		}
+		if (JP_GROW_FOR(t->n, t->cap, t->nr))
+			return -ENOMEM;	/* a picture without the box would be another answer */
 		uint32_t m = (uint32_t)t->nr++;
 		t->n[m] = (struct rp_tnode){ .count = narrow, .parent = (uint32_t)i,
 					     .depth = t->n[i].depth + 1, .narrow = nr_narrow };
 		memcpy(t->n[m].kinds, kinds, sizeof(kinds));
 		*(prev ? &t->n[prev].sibling : &t->n[i].child) = m;
 	}
-	return kept;
+	return 0;
 }
 
 uint32_t rp_tree_match(const struct rp_session *base, const struct rp_tree *bt, uint32_t b,

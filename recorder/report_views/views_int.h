@@ -89,8 +89,9 @@ enum rp_kind rp_tnode_kind(const struct rp_tnode *n);
 const char *rp_tnode_name(const struct rp_session *s, const struct rp_tnode *n, char *buf,
 			  size_t len);
 /* Children narrower than min_count samples are replaced by one node "[N narrow frames]"
- * (dropped if that too is narrow); depth recomputed. Returns the nodes kept. */
-size_t rp_tree_prune(struct rp_tree *t, uint64_t min_count);
+ * (dropped if that too is narrow); depth recomputed. 0, or -ENOMEM (the tree is then not
+ * to be drawn: without that node it would show another answer). */
+int rp_tree_prune(struct rp_tree *t, uint64_t min_count);
 /* Children in order: heaviest first for stable pictures. */
 void rp_tree_sort(struct rp_tree *t);
 /* Differential pictures: the child of node b of base's tree bt that matches node n (named

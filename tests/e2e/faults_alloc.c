@@ -7,7 +7,9 @@
  * a different answer with exit 0. Every N up to a bound, then a stride (the sweep's summary
  * line says which); FAULTS_ALLOC_FULL=1 runs every N (minutes: docs/RELIABILITY.md has the
  * numbers). libarchive's and libzstd's own allocations are spared: libarchive 3.6 crashes on
- * two of them whatever its caller does. */
+ * two of them whatever its caller does; so are libdw's where report reads DWARF lines (its
+ * concurrent hash asserts `htab->table` in resize_coordinator when an allocation fails, and
+ * dwarf_get_units then crashes: elfutils 0.188). */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,7 +69,7 @@ static void make_recording(struct rec *w)
  * more; out/elfs as alloc_sweep.sh's SWEEP_OUT and SWEEP_ELFS (NULL: none). Then removes
  * the recording. */
 static void sweep(struct rec *w, const char *name, const char *args, const char *out,
-		  const char *elfs, unsigned dense, unsigned points)
+		  const char *elfs, unsigned dense, unsigned points, const char *spare)
 {
 	char shim[1200], script[1200], cwd[1024], cmd[8192];
 	const char *full = getenv("FAULTS_ALLOC_FULL");
@@ -78,10 +80,10 @@ static void sweep(struct rec *w, const char *name, const char *args, const char 
 	snprintf(cmd, sizeof(cmd), "cd '%s' && PERF_BUILDID_DIR='%s' DEBUGINFOD_URLS= "
 		 "SWEEP_JITPROF='%s' SWEEP_SHIM='%s' SWEEP_OUT='%s' SWEEP_ELFS='%s' "
 		 "SWEEP_DENSE=%u SWEEP_POINTS=%u SWEEP_TRACE=1 "
-		 "JITPROF_FAIL_ALLOC_SPARE=libarchive,libzstd "
+		 "JITPROF_FAIL_ALLOC_SPARE=%s "
 		 "ASAN_OPTIONS=verify_asan_link_order=0${ASAN_OPTIONS:+:$ASAN_OPTIONS} "
 		 "'%s' %s -- %s 2>&1", w->dir, w->cache, w->jp, shim, out ? out : "",
-		 elfs ? elfs : "", every, points, script, name, args);
+		 elfs ? elfs : "", every, points, spare, script, name, args);
 	struct tu_result r;
 	cr_assert_eq(tu_sh(&r, cmd, 1500), 0, "cannot run %s", cmd);
 	printf("%.*s\n", (int)strcspn(r.out, "\n"), r.out);	/* the summary line */
@@ -92,7 +94,7 @@ static void sweep(struct rec *w, const char *name, const char *args, const char 
 	free(w->dir);
 }
 
-enum cmd { REPORT, REPORT_NO_ELFS, INJECT, INJECT_NO_ELFS, ARCHIVE };
+enum cmd { REPORT, REPORT_NO_ELFS, REPORT_FLAMEGRAPH, INJECT, INJECT_NO_ELFS, ARCHIVE };
 
 /* Each command's arguments and bounds: every N up to the first number, then the second
  * many more (report runs ~0.1 s, archive ~0.5 s: zstd over libc and the kernel's symbols). */
@@ -100,6 +102,7 @@ static void sweep_cmd(enum cmd c)
 {
 	static const struct { const char *name; unsigned dense, points; } k[] = {
 		[REPORT] = { "report", 100, 40 }, [REPORT_NO_ELFS] = { "report-no-elfs", 50, 30 },
+		[REPORT_FLAMEGRAPH] = { "report-flamegraph", 40, 40 },
 		[INJECT] = { "inject", 80, 40 }, [INJECT_NO_ELFS] = { "inject-no-elfs", 50, 30 },
 		[ARCHIVE] = { "archive", 30, 20 },
 	};
@@ -118,7 +121,10 @@ static void sweep_cmd(enum cmd c)
 	if (c == REPORT || c == REPORT_NO_ELFS)
 		snprintf(args, sizeof(args), "report -i '%s' --sort dso,sym",
 			 c == REPORT ? w.jit : w.noelfs);
-	if (c == ARCHIVE) {
+	if (c == REPORT_FLAMEGRAPH) {	/* the views' trees: pruned, merged, drawn */
+		snprintf(out, sizeof(out), "%s/out.svg", w.dir);
+		snprintf(args, sizeof(args), "report -q -i '%s' --flamegraph '%s'", w.jit, out);
+	} else if (c == ARCHIVE) {
 		snprintf(out, sizeof(out), "%s/out.tar.zst", w.dir);
 		snprintf(args, sizeof(args), "archive -i '%s' -o '%s'", w.jit, out);
 	} else if (c == INJECT || c == INJECT_NO_ELFS) {
@@ -127,11 +133,13 @@ static void sweep_cmd(enum cmd c)
 			 c == INJECT ? "" : " --no-elfs", w.copy, w.data, out);
 	}
 	sweep(&w, k[c].name, args, out[0] ? out : NULL, c == INJECT ? w.copy : NULL,
-	      k[c].dense, k[c].points);
+	      k[c].dense, k[c].points,
+	      c == REPORT_FLAMEGRAPH ? "libarchive,libzstd,libdw" : "libarchive,libzstd");
 }
 
 Test(faults_alloc, report, .timeout = 900) { sweep_cmd(REPORT); }
 Test(faults_alloc, report_no_elfs, .timeout = 900) { sweep_cmd(REPORT_NO_ELFS); }
+Test(faults_alloc, report_flamegraph, .timeout = 900) { sweep_cmd(REPORT_FLAMEGRAPH); }
 Test(faults_alloc, inject, .timeout = 900) { sweep_cmd(INJECT); }
 Test(faults_alloc, inject_no_elfs, .timeout = 900) { sweep_cmd(INJECT_NO_ELFS); }
 Test(faults_alloc, archive, .timeout = 900) { sweep_cmd(ARCHIVE); }
@@ -160,5 +168,5 @@ Test(faults_alloc, inject_dwarf, .timeout = 900)
 	sh_ok(cmd, 120);
 	snprintf(out, sizeof(out), "%s/out.data", w.dir);
 	snprintf(args, sizeof(args), "inject -i '%s' -o '%s'", w.data, out);
-	sweep(&w, "inject-dwarf", args, out, NULL, 80, 40);
+	sweep(&w, "inject-dwarf", args, out, NULL, 80, 40, "libarchive,libzstd");
 }
