@@ -102,7 +102,7 @@ static void sweep_cmd(enum cmd c)
 {
 	static const struct { const char *name; unsigned dense, points; } k[] = {
 		[REPORT] = { "report", 100, 40 }, [REPORT_NO_ELFS] = { "report-no-elfs", 50, 30 },
-		[REPORT_FLAMEGRAPH] = { "report-flamegraph", 40, 40 },
+		[REPORT_FLAMEGRAPH] = { "report-flamegraph", 25, 25 },
 		[INJECT] = { "inject", 80, 40 }, [INJECT_NO_ELFS] = { "inject-no-elfs", 50, 30 },
 		[ARCHIVE] = { "archive", 30, 20 },
 	};
