@@ -5,3 +5,5 @@
 UNIT_LIBS_inject = $(BUILD)/librecorder-inject.a $(BUILD)/librecorder-origins.a $(BUILD)/librecorder-unwind.a $(BUILD)/librecorder-symbols.a \
 	$(BUILD)/librecorder-perfdata.a $(BUILD)/libsynth.a $(BUILD)/libjitdump.a $(BUILD)/libjp.a $(BUILD)/libsafeio.a
 UNIT_LDLIBS_inject = $(RECORDER_LDLIBS)
+# e2e java_stacks reads inject's output in file order (its maps before their samples).
+E2E_LIBS_java_stacks := $(BUILD)/librecorder-perfdata.a $(BUILD)/libjp.a $(BUILD)/libsafeio.a

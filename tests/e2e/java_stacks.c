@@ -10,6 +10,7 @@
  * old mode: -g, -XX:+PreserveFramePointer, no copies, interpreted frames unnamed. */
 #include "tests/e2e/profile_util.h"
 #include "tests/e2e/report_util.h"
+#include "recorder/perfdata/perfdata.h"
 
 TestSuite(java_stacks, .init = rx_setup, .fini = rx_teardown, .timeout = 900);
 
@@ -162,6 +163,42 @@ static void check_folded(const char *folded, struct verdict *v)
 	}
 }
 
+/* The injected file in file order (how inject's unwinder and every reader of its records in
+ * order see it): each generation's MMAP2 (jitted-PID-N.so) comes before every sample later
+ * than its load, so a return address into code loaded a moment before the sample finds its
+ * map and CFI (made at the round's end, 1 javac walk in 30 stopped there). The number of
+ * jitted maps is returned; a map after a later sample fails. */
+static size_t maps_before_their_samples(const char *path)
+{
+	struct pd_reader *r;
+	struct pd_reader_opts o = { .sz = sizeof(o) };
+	struct pd_event ev;
+	uint64_t newest_sample = 0, maps = 0, late = 0;
+	char first_late[512] = "";
+	int rc;
+
+	cr_assert_eq(pd_reader_open(&r, path, &o), 0, "%s: cannot read", path);
+	while ((rc = pd_reader_next(r, &ev)) > 0) {
+		uint64_t t = pd_event_time(&ev);
+		if (ev.type == PERF_RECORD_SAMPLE && t > newest_sample)
+			newest_sample = t;
+		if (ev.type != PERF_RECORD_MMAP2 || !ev.u.mmap.filename ||
+		    !strstr(ev.u.mmap.filename, "/jitted-") ||
+		    strstr(ev.u.mmap.filename, "-interp.so"))
+			continue;
+		maps++;
+		if (t < newest_sample && !late++)
+			snprintf(first_late, sizeof(first_late), "%s at %llu after a sample at %llu",
+				 ev.u.mmap.filename, (unsigned long long)t,
+				 (unsigned long long)newest_sample);
+	}
+	pd_reader_close(r);
+	cr_assert_geq(rc, 0, "%s: read error", path);
+	cr_assert_eq(late, 0, "%s: %llu of %llu jitted maps after a later sample (first: %s)",
+		     path, (unsigned long long)late, (unsigned long long)maps, first_late);
+	return maps;
+}
+
 /* The checks of one profile's output (OUT.collapsed) and its data directory. */
 static void check_profile(const char *home, const char *how, const char *out)
 {
@@ -186,6 +223,7 @@ static void check_profile(const char *home, const char *how, const char *out)
 		     how, v.wrong, v.first_wrong);
 	/* leaf (interpreted) with its line: the method table's line table */
 	snprintf(path, sizeof(path), "%s.jitprof/perf.jit.data", out);
+	cr_assert_gt(maps_before_their_samples(path), 0, "%s %s: no jitted map", home, how);
 	rx_ok(&r, "HOME='%s' '%s' report -f -i '%s' --sort sym,srcline -n 3", dir, rx_jitprof,
 	      path);
 	snprintf(want, sizeof(want), "Paths.java:%d", rx_line_of(paths_java, "// LEAF"));
