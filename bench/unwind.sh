@@ -150,7 +150,7 @@ java_share() {	# java_share FOLDED -> "JAVA_SAMPLES UNCUT INTERPRETER_FRAMES JAV
 		END { print js + 0, ok + 0, it + 0, jf + 0 }' "$1"
 }
 script_share() {	# perf script of an injected file -> "JAVA_SAMPLES UNCUT"
-	perf script -i "$1" -F ip,sym,dso 2>/dev/null | awk 'BEGIN { RS = "" } {
+	perf script --max-stack 1024 -i "$1" -F ip,sym,dso 2>/dev/null | awk 'BEGIN { RS = "" } {
 		k = split($0, l, "\n"); j = 0; last = ""
 		for (i = 1; i <= k; i++) {
 			if (l[i] ~ /kernel\.kallsyms/) continue

@@ -104,7 +104,7 @@ static int handle(struct inj_run_state *s, const struct pd_event *ev)
 		int user = (ev->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_USER;
 		/* The generations loaded by the sample's time are mapped before its stack is
 		 * walked, not at the round's end: a return address into code loaded earlier in
-		 * the same round would otherwise end the walk (javac, JDK 25: 1 walk in 60).
+		 * the same round would otherwise end the walk (javac: 1 Java walk in 30).
 		 * Their MMAP2s go out here, inside the round, at times perf has not flushed yet. */
 		if (s->stacks && s->prescanned && (rc = inj_emit_pending(s, t, 0)) < 0)
 			return rc;

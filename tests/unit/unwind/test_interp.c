@@ -42,7 +42,7 @@ static int find(void *ctx, uint64_t pc, struct unw_module *m)
 /* perf's packed registers with mask 0xff0fff: AX..SS at 0-11, R8..R15 at 12-19. */
 struct sample {
 	uint64_t regs[20];
-	uint8_t stack[4096];
+	uint8_t stack[16384];	/* room for more than UNW_MAX_FRAMES 16-byte frames */
 	struct unw_input in;
 };
 
