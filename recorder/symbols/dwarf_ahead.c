@@ -46,7 +46,10 @@ static void read_job(void *ctx, void *job)
 {
 	(void)ctx;
 	struct dw_ahead *a = *(struct dw_ahead **)job;
-	a->elf = elf_begin(a->fd, ELF_C_READ_MMAP, NULL);
+	/* Its own handle: private, so its section headers can be edited (lines_skip_unread) */
+	a->elf = elf_begin(a->fd, ELF_C_READ_MMAP_PRIVATE, NULL);
+	if (a->elf)
+		lines_skip_unread(a->elf);
 	a->dw = a->elf ? dwarf_begin_elf(a->elf, DWARF_C_READ, NULL) : NULL;
 	if (!a->dw) {
 		a->err = a->elf ? dwarf_errmsg(-1) : elf_errmsg(-1);

@@ -136,6 +136,27 @@ int lines_index_cus(Dwarf *dw, struct cu_range **cus, size_t *n_cus)
 	return rc;
 }
 
+/* libc's debug file (Debian 12): 1.4 of its 9.9 MB of inflated DWARF are location lists,
+ * 16% of the zlib work a call-graph report of a C program paid at start-up. */
+void lines_skip_unread(Elf *elf)
+{
+	size_t shstrndx;
+	Elf_Scn *scn = NULL;
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		const char *name;
+		if (!gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_COMPRESSED) ||
+		    !(name = elf_strptr(elf, shstrndx, sh.sh_name)))
+			continue;
+		if (strcmp(name, ".debug_loclists") && strcmp(name, ".debug_loc"))
+			continue;
+		sh.sh_type = SHT_NOBITS;
+		gelf_update_shdr(scn, &sh);
+	}
+}
+
 static int dw_open(struct sym_session *s, struct sym_dso *d)
 {
 	if (d->dw_ahead)

@@ -357,6 +357,11 @@ int lines_has_debug_info(Elf *elf);
 /* How many of libdw's realpath("/proc/self/fd/-1") lines.c answered without asking the
  * kernel (dwarf_begin_elf on an Elf made from memory asks it each time). */
 extern unsigned long sym_no_fd_realpaths;
+/* Marks elf's compressed location lists (.debug_loclists, .debug_loc) SHT_NOBITS, so that
+ * dwarf_begin_elf, which inflates every compressed debug section it knows on opening, leaves
+ * them be: lines and inline chains never read a variable's location. elf must have been
+ * opened ELF_C_READ_MMAP_PRIVATE (its section headers are written, in memory only). */
+void lines_skip_unread(Elf *elf);
 /* The address ranges of dw's CUs, sorted by start (*cus malloc'd, NULL if none). 0 or
  * -ENOMEM (what was indexed is still returned). Touches nothing but its arguments. */
 int lines_index_cus(Dwarf *dw, struct cu_range **cus, size_t *n_cus);
