@@ -132,9 +132,9 @@ static int parse_args(struct profile *p, int argc, char **argv)
 	if (!!p->cmd == !!p->pid)
 		return cli_usage_error(p->pid ? "-p and a command exclude each other"
 				       : "nothing to profile: give -p PID or -- COMMAND");
-	if (!(p->fmt = prof_format_of(p->out)))
+	if (!(p->fmt = rp_format_of(p->out)))
 		return cli_usage_error("-o %s: unknown output format; the extension picks it: %s",
-				       p->out, prof_formats_list());
+				       p->out, rp_formats_list());
 	if (p->jvm_log && p->fmt->flag && strcmp(p->fmt->flag, "--html"))
 		return cli_usage_error("--jvm-log explains generations: in the text report (.txt) "
 				       "and the HTML report's timeline (.html), not in the %s",
@@ -514,7 +514,7 @@ int cmd_profile(int argc, char **argv)
 	if (p.fmt->flag && !report_has_option(p.fmt->flag, NULL))
 		return cli_usage_error("-o %s: the %s needs 'jitprof report %s', which this build "
 				       "does not have; use %s", p.out, p.fmt->what, p.fmt->flag,
-				       prof_formats_list());
+				       rp_formats_list());
 	if ((rc = prepare_dir(&p)))
 		return rc;
 	/* Kept to the end: a signal after the recording stops the step that runs (no handler

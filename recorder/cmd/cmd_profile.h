@@ -12,6 +12,7 @@
 #include <sys/types.h>
 
 #include "recorder/profile/profile.h"
+#include "recorder/report/report.h"
 
 struct profile {
 	unsigned long duration_ms;
@@ -28,7 +29,7 @@ struct profile {
 	char agent_opts[32];	/* -e alloc|lock: ",alloc", ",lock" after the agent's dir= */
 	char jvm_log_path[PATH_MAX + 32];	/* the log found after the run, or "" */
 	char **cmd;
-	const struct prof_format *fmt;
+	const struct rp_format *fmt;	/* by OUT's extension (formats.c) */
 	char exe[PATH_MAX], dir[PATH_MAX], data[PATH_MAX + 16], jitdata[PATH_MAX + 16];
 	int dirfd;		/* dir, opened when it was made (or found ours) */
 	char jit_dir[PATH_MAX];		/* inject's --jit-dir: dumps not where the JVM wrote them */

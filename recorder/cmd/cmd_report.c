@@ -15,13 +15,15 @@
 #include "recorder/symbols/symbols.h"
 
 enum {
-	OPT_GENERATIONS = 256, OPT_METHOD, OPT_COMPARE, OPT_JSON, OPT_COLLAPSED, OPT_FLAME,
+	OPT_GENERATIONS = 256, OPT_METHOD, OPT_COMPARE, OPT_JSON, OPT_COLLAPSED,
 	OPT_NO_DEMANGLE, OPT_SYMFS, OPT_ARCHIVE, OPT_KALLSYMS, OPT_CALL_GRAPH, OPT_PLIMIT,
 	OPT_INLINE, OPT_NOP, OPT_BUILDID_DIR, OPT_JVM_LOG, OPT_NO_INLINE, OPT_SPLIT_GENS, OPT_PID,
-	OPT_TID, OPT_EVENT, OPT_TIME, OPT_MIN_WIDTH, OPT_REVERSE, OPT_HTML, OPT_SPEEDSCOPE, OPT_PPROF, OPT_DIFF,
-	OPT_DIFF_GENS, OPT_JFR, OPT_DEBUGINFOD_TIMEOUT, OPT_CHECK_GENS, OPT_METHODS,
+	OPT_TID, OPT_EVENT, OPT_TIME, OPT_MIN_WIDTH, OPT_REVERSE, OPT_DIFF,
+	OPT_DIFF_GENS, OPT_DEBUGINFOD_TIMEOUT, OPT_CHECK_GENS, OPT_METHODS,
+	OPT_FILE,	/* OPT_FILE + id: the file of format id (formats.c), up to RP_FMT__MAX */
 };
 
+/* Every option but the files of the output formats, which come from their table. */
 static const struct option longopts[] = {
 	{ "input", required_argument, NULL, 'i' },
 	{ "force", no_argument, NULL, 'f' },
@@ -37,7 +39,6 @@ static const struct option longopts[] = {
 	{ "jvm-log", required_argument, NULL, OPT_JVM_LOG },
 	{ "json", no_argument, NULL, OPT_JSON },
 	{ "collapsed", no_argument, NULL, OPT_COLLAPSED },
-	{ "flamegraph", required_argument, NULL, OPT_FLAME },
 	{ "inline", no_argument, NULL, OPT_INLINE },
 	{ "no-inline", no_argument, NULL, OPT_NO_INLINE },
 	{ "split-generations", no_argument, NULL, OPT_SPLIT_GENS },
@@ -47,10 +48,6 @@ static const struct option longopts[] = {
 	{ "time", required_argument, NULL, OPT_TIME },
 	{ "min-width", required_argument, NULL, OPT_MIN_WIDTH },
 	{ "reverse", no_argument, NULL, OPT_REVERSE },
-	{ "html", required_argument, NULL, OPT_HTML },
-	{ "speedscope", required_argument, NULL, OPT_SPEEDSCOPE },
-	{ "pprof", required_argument, NULL, OPT_PPROF },
-	{ "jfr", required_argument, NULL, OPT_JFR },
 	{ "diff", required_argument, NULL, OPT_DIFF },
 	{ "diff-generations", required_argument, NULL, OPT_DIFF_GENS },
 	{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
@@ -68,6 +65,24 @@ static const struct option longopts[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
+#define NR_LONGOPTS (sizeof(longopts) / sizeof(longopts[0]) - 1)
+static struct option all_opts[NR_LONGOPTS + RP_FMT__MAX + 1];
+
+/* longopts and each format's file option ("--html FILE"), built once. */
+static const struct option *report_options(void)
+{
+	if (all_opts[0].name)
+		return all_opts;
+	size_t n = NR_LONGOPTS;
+	memcpy(all_opts, longopts, n * sizeof(*longopts));
+	for (size_t i = 0; rp_format_at(i); i++) {
+		const struct rp_format *f = rp_format_at(i);
+		if (f->flag_takes_file)
+			all_opts[n++] = (struct option){ f->flag + 2, required_argument, NULL,
+							 OPT_FILE + (int)f->id };
+	}
+	return all_opts;
+}
 
 static int quiet;
 /* Reachable until exit, so leak checkers do not count what is deliberately not freed. */
@@ -171,7 +186,7 @@ static int parse_args(int argc, char **argv, struct report_args *a)
 			i--;
 		}
 	}
-	while ((c = getopt_long(argc, argv, "i:fs:n:gqVh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "i:fs:n:gqVh", report_options(), NULL)) != -1) {
 		switch (c) {
 		case 'i': a->in.input = optarg; a->input_given = 1; break;
 		case 'f': a->force = 1; break;
@@ -216,12 +231,7 @@ static int parse_args(int argc, char **argv, struct report_args *a)
 			break;
 		case OPT_JSON: a->json = 1; break;
 		case OPT_COLLAPSED: a->collapsed = 1; break;
-		case OPT_FLAME: a->flame = optarg; break;
 		case OPT_INLINE: a->no_inline = 0; break;	/* the default now */
-		case OPT_HTML: a->html = optarg; break;
-		case OPT_SPEEDSCOPE: a->speedscope = optarg; break;
-		case OPT_PPROF: a->pprof = optarg; break;
-		case OPT_JFR: a->jfr = optarg; break;
 		case OPT_DIFF_GENS:
 			if (optind + 1 >= argc || parse_gen(argv[optind], &a->diff_gen_a) ||
 			    parse_gen(argv[optind + 1], &a->diff_gen_b))
@@ -275,6 +285,10 @@ static int parse_args(int argc, char **argv, struct report_args *a)
 		case OPT_KALLSYMS: a->in.kallsyms = optarg; break;
 		case OPT_NOP: break;
 		default:
+			if (c >= OPT_FILE && c < OPT_FILE + RP_FMT__MAX) {
+				a->file[c - OPT_FILE] = optarg;
+				break;
+			}
 			return cli_usage_brief(report_usage);
 		}
 	}
@@ -342,7 +356,7 @@ static int run(struct report_args *a, struct rp_session *s)
 	/* Method-centric sym rows (method_rank.c) know a method's generations by its loads,
 	 * and its inlined methods by the inline chains. */
 	int methods = (sym_key && !dso_key && !gen_key && !a->split_gens) || a->methods;
-	int stacks = a->collapsed || a->flame || a->html || a->speedscope || a->pprof || a->jfr;
+	int stacks = a->collapsed || report_nr_files(a);
 	a->in.want_callchain = a->graph != RP_GRAPH_NONE || stacks;
 	/* Inline chains come from DWARF lines: read them for call chains, and for --method on
 	 * the other outputs, which keeps the samples with a frame of the method, inlined ones
@@ -353,10 +367,10 @@ static int run(struct report_args *a, struct rp_session *s)
 					      (methods && !line_key) ||
 					      (a->generations && a->method));
 	a->in.want_lines = a->generations || a->compare || line_key || a->in.want_inline ||
-			   a->html || a->methods;
+			   a->file[RP_FMT_HTML] || a->methods;
 	/* Only the method sym rows want them: a jitted method's inlined callees. */
-	a->in.jitted_lines_only = !a->generations && !a->compare && !line_key && !a->html &&
-				  !a->methods && !a->jvm_log &&
+	a->in.jitted_lines_only = !a->generations && !a->compare && !line_key &&
+				  !a->file[RP_FMT_HTML] && !a->methods && !a->jvm_log &&
 				  !(!a->no_inline && (a->in.want_callchain || method_filter));
 	/* Loads also give lines from the jitdump when the ELF's DWARF cannot be read; call
 	 * stacks need them to know a method's generations (one frame unless split). */
@@ -371,8 +385,8 @@ static int run(struct report_args *a, struct rp_session *s)
 	 * by --generations, --compare, --jvm-log, the generation key, --split-generations'
 	 * numbering, and the flame graph's tooltips (--html's too). */
 	a->in.sampled_loads_only = a->in.want_loads && !a->generations && !a->compare &&
-				   !a->jvm_log && !gen_key && !a->split_gens && !a->flame &&
-				   !a->html && !a->diff_method;
+				   !a->jvm_log && !gen_key && !a->split_gens && !a->file[RP_FMT_SVG] &&
+				   !a->file[RP_FMT_HTML] && !a->diff_method;
 	/* The flame graph's tooltips and --html's timeline list every generation of a method
 	 * with samples, and of no other. */
 	a->in.sampled_methods_only = a->in.want_loads && !a->in.sampled_loads_only &&
@@ -408,7 +422,7 @@ static int run(struct report_args *a, struct rp_session *s)
 
 	if ((a->diff_base || a->diff_method) && (rc = ingest_base(a, s)))
 		return rc;
-	int files = a->flame || a->html || a->speedscope || a->pprof || a->jfr;
+	int files = report_nr_files(a) > 0;
 	if ((rc = report_write_files(a, s, keys, nr_keys)))
 		return rc;
 	if (a->collapsed)
@@ -485,7 +499,7 @@ int report_has_option(const char *flag, int *takes_arg)
 {
 	if (strncmp(flag, "--", 2))
 		return 0;
-	for (const struct option *o = longopts; o->name; o++)
+	for (const struct option *o = report_options(); o->name; o++)
 		if (!strcmp(o->name, flag + 2)) {
 			if (takes_arg)
 				*takes_arg = o->has_arg == required_argument;

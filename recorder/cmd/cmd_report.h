@@ -8,7 +8,8 @@
 
 struct report_args {
 	struct rp_ingest_opts in;
-	const char *sort, *method, *flame, *cmp_method, *jvm_log;
+	const char *sort, *method, *cmp_method, *jvm_log;
+	const char *file[RP_FMT__MAX];	/* the files asked for, by format (formats.c) */
 	struct rp_jvmlog *jl;		/* --jvm-log, joined into the session */
 	const char *archives[16];
 	int nr_archives;
@@ -18,7 +19,7 @@ struct report_args {
 	int check_gens;		/* --check-generations */
 	int rows_given, graph_given, no_inline;
 	int methods;		/* --methods: the method-centric view (methods_view.c) */
-	const char *html, *speedscope, *pprof, *jfr, *diff_base, *diff_method;
+	const char *diff_base, *diff_method;
 	uint32_t diff_gen_a, diff_gen_b;
 	int input_given;
 	struct rp_session *base;
@@ -29,6 +30,15 @@ struct report_args {
 	int plimit_given;
 	size_t rows;
 };
+
+/* How many files were asked for (--flamegraph, --html, ...). */
+static inline int report_nr_files(const struct report_args *a)
+{
+	int n = 0;
+	for (size_t i = 0; i < RP_FMT__MAX; i++)
+		n += a->file[i] != NULL;
+	return n;
+}
 
 /* One output per flag, and no option that no requested output uses: 0, or a usage error
  * said on stderr and 2 (the exit code of usage errors). */
@@ -41,8 +51,9 @@ void report_usage(FILE *out);
  * options, in process: no `report --help` to read). */
 int report_has_option(const char *flag, int *takes_arg);
 
-/* The files asked for (--flamegraph, --html, --speedscope, --pprof, --jfr): 0, or 1 with the
- * failure said (cmd_report_files.c). */
+/* The files asked for (--flamegraph, --html, --speedscope, --pprof, --jfr: the formats whose
+ * option takes a file, formats.c, in its order): 0, or 1 with the failure said
+ * (cmd_report_files.c). */
 int report_write_files(struct report_args *a, struct rp_session *s, const enum rp_key *keys,
 		       int nr_keys);
 

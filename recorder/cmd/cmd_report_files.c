@@ -1,7 +1,8 @@
 /* cmd_report_files.c - the files `jitprof report` writes beside (or instead of) its stdout
- * views: flame graph, HTML page, speedscope, pprof and JFR exports, each to a temporary name
- * renamed when complete. The HTML page and pprof carry every event of the recording (a tab,
- * a pair of sample types each): the others are read into sessions of their own. */
+ * views: flame graph, HTML page, speedscope, pprof and JFR exports (the formats whose option
+ * takes a file, recorder/report/formats.c, in its order), each to a temporary name renamed
+ * when complete. The HTML page and pprof carry every event of the recording (a tab, a pair of
+ * sample types each; all_events in the table): the others are read into sessions of their own. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,46 +21,15 @@ struct file_job {
 	char title[512];
 };
 
-static int write_flame(FILE *fp, struct file_job *j)
-{
-	struct rp_flame_opts fo = { .title = j->title, .min_width = j->a->min_width,
-				    .reverse = j->a->reverse, .base = j->a->base,
-				    .log = &j->a->in.log };
-	return rp_write_flamegraph(fp, j->s, &fo);
-}
-
-static int write_html(FILE *fp, struct file_job *j)
-{
-	struct rp_html_opts ho = { .title = j->title, .keys = j->keys, .nr_keys = j->nr_keys,
-				   .max_rows = j->a->rows, .min_width = j->a->min_width,
-				   .base = j->a->base, .log = &j->a->in.log };
-	return rp_write_html_events(fp, j->ev, j->nr_ev, &ho);
-}
-
-static int write_speedscope(FILE *fp, struct file_job *j)
-{
-	return rp_write_speedscope(fp, j->s, j->title);
-}
-
-static int write_pprof(FILE *fp, struct file_job *j)
-{
-	return rp_write_pprof_events(fp, j->ev, j->nr_ev);
-}
-
-static int write_jfr(FILE *fp, struct file_job *j)
-{
-	return rp_write_jfr(fp, j->s);
-}
-
 /* Written to a temporary name and renamed: a failed run leaves no half file. */
-static int write_file(const char *path, int (*fn)(FILE *, struct file_job *),
-		      struct file_job *j)
+static int write_file(const char *path, const struct rp_format *f,
+		      const struct rp_format_job *j)
 {
 	struct cli_outfile o;
 	int rc;
 	if ((rc = cli_outfile_open(&o, path)))
 		return cli_error("%s: %s", path, sio_strerror(rc));
-	if ((rc = fn(o.fp, j))) {
+	if ((rc = f->write(o.fp, j))) {
 		cli_outfile_abort(&o);
 		return cli_error("%s: %s", path, sio_strerror(rc));
 	}
@@ -144,16 +114,19 @@ static int write_files(struct report_args *a, struct file_job *job)
 			 a->diff_base);
 	else
 		snprintf(job->title, sizeof(job->title), "jitprof: %s", a->in.input);
-	if (a->flame && (rc = write_file(a->flame, write_flame, job)))
-		return rc;
-	if (a->html && (rc = write_file(a->html, write_html, job)))
-		return rc;
-	if (a->speedscope && (rc = write_file(a->speedscope, write_speedscope, job)))
-		return rc;
-	if (a->pprof && (rc = write_file(a->pprof, write_pprof, job)))
-		return rc;
-	if (a->jfr && (rc = write_file(a->jfr, write_jfr, job)))
-		return rc;
+	struct rp_format_job fj = { .ev = job->ev, .nr_ev = job->nr_ev, .title = job->title,
+				    .keys = job->keys, .nr_keys = job->nr_keys,
+				    .max_rows = a->rows, .min_width = a->min_width,
+				    .reverse = a->reverse, .base = a->base, .log = &a->in.log };
+	for (size_t i = 0; rp_format_at(i); i++) {
+		const struct rp_format *f = rp_format_at(i);
+		if (!f->flag_takes_file || !a->file[f->id])
+			continue;
+		/* one event's formats are given the reported one alone */
+		fj.nr_ev = f->all_events ? job->nr_ev : 1;
+		if ((rc = write_file(a->file[f->id], f, &fj)))
+			return rc;
+	}
 	return 0;
 }
 
@@ -164,7 +137,10 @@ int report_write_files(struct report_args *a, struct rp_session *s, const enum r
 	struct file_job job = { .a = a, .s = s, .keys = keys, .nr_keys = nr_keys, .ev = only,
 				.nr_ev = 1 };
 	/* --diff's page compares two recordings of one event */
-	int all = (a->html || a->pprof) && !a->diff_base && !a->diff_method, rc = 0;
+	int all = 0, rc = 0;
+	for (size_t i = 0; rp_format_at(i); i++)
+		all |= rp_format_at(i)->all_events && a->file[rp_format_at(i)->id];
+	all &= !a->diff_base && !a->diff_method;
 	if (all) {
 		job.ev = NULL;
 		job.nr_ev = 0;

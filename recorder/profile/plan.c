@@ -1,6 +1,7 @@
-/* plan.c - what `jitprof profile` decides before it starts anything: the report format from
- * OUT's extension, the data directory beside OUT, the runtime a command starts and the flags
- * it needs, and where libagent.so is. Pure string work, unit-tested. */
+/* plan.c - what `jitprof profile` decides before it starts anything (the report format by
+ * OUT's extension is report's table, recorder/report/formats.c): the data directory beside
+ * OUT, the runtime a command starts and the flags it needs, and where libagent.so is. Pure
+ * string work, unit-tested. */
 #include "recorder/profile/profile.h"
 
 #include <errno.h>
@@ -10,39 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-/* Longer extensions first: ".speedscope.json" before ".json". */
-static const struct prof_format formats[] = {
-	{ ".txt", "text report", NULL, 0 },
-	{ ".svg", "flame graph SVG", "--flamegraph", 1 },
-	{ ".speedscope.json", "speedscope profile", "--speedscope", 1 },
-	{ ".json", "JSON report", "--json", 0 },
-	{ ".collapsed", "folded stacks", "--collapsed", 0 },
-	{ ".html", "HTML report", "--html", 1 },
-	{ ".pb.gz", "pprof profile", "--pprof", 1 },
-	{ ".jfr", "Java Flight Recorder file", "--jfr", 1 },
-};
-#define NR_FORMATS (sizeof(formats) / sizeof(formats[0]))
-
-static int ends_with(const char *s, const char *suffix)
-{
-	size_t n = strlen(s), m = strlen(suffix);
-	return n > m && !strcmp(s + n - m, suffix);
-}
-
-const struct prof_format *prof_format_of(const char *out)
-{
-	for (size_t i = 0; i < NR_FORMATS; i++)
-		if (ends_with(out, formats[i].ext))
-			return &formats[i];
-	return NULL;
-}
-
-const char *prof_formats_list(void)
-{
-	return ".txt, .svg, .json, .collapsed, and .html, .pb.gz, .speedscope.json, .jfr where "
-	       "'jitprof report' makes them";
-}
 
 int prof_data_dir(const char *out, char *buf, size_t len)
 {

@@ -1,26 +1,13 @@
 /* profile.h - the decisions behind `jitprof profile` that need no process (recorder/profile/,
- * librecorder-profile.a): which report an output name asks for, where the recording is kept,
- * which runtime a command starts and what it needs added to run with JIT dumps, and where
- * libagent.so lives. cmd_profile.c runs the processes. Prefix prof_. docs/profile.md. */
+ * librecorder-profile.a): where the recording is kept (the report an output name asks for is
+ * report's table of formats, rp_format_of in recorder/report/report.h), which runtime a
+ * command starts and what it needs added to run with JIT dumps, and where libagent.so lives.
+ * cmd_profile.c runs the processes. Prefix prof_. docs/profile.md. */
 #ifndef JITPROF_PROFILE_H
 #define JITPROF_PROFILE_H
 
 #include <stddef.h>
 #include <sys/types.h>
-
-/* One output format, chosen by OUT's extension. */
-struct prof_format {
-	const char *ext;	/* ".txt", ".svg", ... */
-	const char *what;	/* for messages: "flame graph SVG" */
-	const char *flag;	/* the report option that makes it, NULL for the text report */
-	int flag_takes_file;	/* flag FILE (written by report) rather than stdout */
-};
-
-/* The format OUT's extension names (the longest matching one); NULL when the extension is
- * not one of ours (then prof_formats_list names the known ones). Whether report takes the flag
- * is for the caller to ask (report_has_option). */
-const struct prof_format *prof_format_of(const char *out);
-const char *prof_formats_list(void);
 
 /* "<OUT>.jitprof" (p.html -> p.html.jitprof): the directory beside OUT that keeps perf.data,
  * perf.jit.data, the jitdumps and their ELFs. Named after the whole of OUT, so that profiles

@@ -1,14 +1,16 @@
-# recorder/report: the report's face (report.h, headers only) over report_views,
-# report_analysis, report_ingest and report_model (librecorder-report_*.a, built by
-# recorder/module.mk). The unit
-# tests of all five (tests/unit/report/) link only the archives report uses, so another
-# module's work in progress cannot break them; the e2e tests drive the built `jitprof` and perf.
+# recorder/report: the report's face (report.h) over report_views, report_analysis,
+# report_ingest and report_model (librecorder-report_*.a, built by recorder/module.mk), and the
+# one table of output formats (formats.c, librecorder-report.a). The unit tests of all five
+# (tests/unit/report/) link only the archives report uses, and `jitprof report`'s own command
+# files (test_formats.c asks its option table), so another module's work in progress cannot
+# break them; the e2e tests drive the built `jitprof` and perf.
 REPORT_LIBS := $(if $(wildcard recorder/report/*.c),$(BUILD)/librecorder-report.a) \
 	$(BUILD)/librecorder-report_views.a \
 	$(BUILD)/librecorder-report_analysis.a $(BUILD)/librecorder-report_ingest.a \
 	$(BUILD)/librecorder-report_model.a
 UNIT_LDLIBS_report := $(RECORDER_LDLIBS)
-UNIT_LIBS_report := $(REPORT_LIBS) $(BUILD)/librecorder-origins.a \
+REPORT_CMD_OBJS := $(call objs_of,recorder/cmd/cli.c $(wildcard recorder/cmd/cmd_report*.c))
+UNIT_LIBS_report := $(REPORT_CMD_OBJS) $(REPORT_LIBS) $(BUILD)/librecorder-origins.a \
 	$(BUILD)/librecorder-unwind.a $(BUILD)/librecorder-symbols.a \
 	$(BUILD)/librecorder-perfdata.a $(BUILD)/librecorder-jfr.a $(BUILD)/libsynth.a $(BUILD)/libjitdump.a $(BUILD)/libjp.a $(BUILD)/libsafeio.a
 

@@ -43,7 +43,7 @@ Test(opts_check, generations_split_and_graphs)
 	a.collapsed = 1;
 	cr_assert_eq(report_check_outputs(&a), 2, "folded stacks are outermost first");
 	a.collapsed = 0;
-	a.flame = "x.svg";
+	a.file[RP_FMT_SVG] = "x.svg";
 	cr_assert_eq(report_check_outputs(&a), 2, "flame graphs are outermost first");
 	a.graph = RP_GRAPH_CALLER;
 	cr_assert_eq(report_check_outputs(&a), 0, "-g: the flame graph holds call stacks");
@@ -57,18 +57,18 @@ Test(opts_check, rows_logs_methods_diffs)
 	a.json = 1;
 	cr_assert_eq(report_check_outputs(&a), 0, "--percent-limit: --json's rows");
 	a.json = 0;
-	a.pprof = "x.pb.gz";
+	a.file[RP_FMT_PPROF] = "x.pb.gz";
 	cr_assert_eq(report_check_outputs(&a), 2, "--percent-limit: pprof has no rows");
 
 	a = none();
 	a.jvm_log = "comp.log";
 	cr_assert_eq(report_check_outputs(&a), 2, "--jvm-log: the table does not use it");
-	a.flame = "x.svg";
+	a.file[RP_FMT_SVG] = "x.svg";
 	cr_assert_eq(report_check_outputs(&a), 2, "--jvm-log: nor does the flame graph");
-	a.flame = NULL;
-	a.html = "x.html";
+	a.file[RP_FMT_SVG] = NULL;
+	a.file[RP_FMT_HTML] = "x.html";
 	cr_assert_eq(report_check_outputs(&a), 0, "--jvm-log: the HTML timeline's reasons");
-	a.html = NULL;
+	a.file[RP_FMT_HTML] = NULL;
 	a.generations = 1;
 	cr_assert_eq(report_check_outputs(&a), 0);
 	a.json = 1;
@@ -90,17 +90,17 @@ Test(opts_check, rows_logs_methods_diffs)
 	/* --diff: the pictures, not the exports or a stdout view. */
 	a = none();
 	a.diff_base = "a.data";
-	a.html = "x.html";
+	a.file[RP_FMT_HTML] = "x.html";
 	cr_assert_eq(report_check_outputs(&a), 0, "--diff --html");
-	a.flame = "x.svg";
+	a.file[RP_FMT_SVG] = "x.svg";
 	cr_assert_eq(report_check_outputs(&a), 0, "--diff --html --flamegraph");
-	a.pprof = "x.pb.gz";
+	a.file[RP_FMT_PPROF] = "x.pb.gz";
 	cr_assert_eq(report_check_outputs(&a), 2, "--diff --pprof");
-	a.pprof = NULL;
-	a.jfr = "x.jfr";
+	a.file[RP_FMT_PPROF] = NULL;
+	a.file[RP_FMT_JFR] = "x.jfr";
 	cr_assert_eq(report_check_outputs(&a), 2, "--diff --jfr");
 	a = none();
-	a.jfr = "x.jfr";
+	a.file[RP_FMT_JFR] = "x.jfr";
 	a.rows_given = 1;
 	cr_assert_eq(report_check_outputs(&a), 2, "-n: a JFR file has no rows (no table beside)");
 	a.rows_given = 0;

@@ -1,5 +1,6 @@
-/* test_plan.c - recorder/profile/plan.c: output formats by extension, the data directory,
- * runtimes and the flags they get, the agent's location, durations. */
+/* test_plan.c - recorder/profile/plan.c (and the output format by extension, which profile
+ * takes from report's table, recorder/report/formats.c): the data directory, runtimes and the
+ * flags they get, the agent's location, durations. */
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <limits.h>
@@ -15,20 +16,20 @@
 
 Test(plan, format_by_extension)
 {
-	cr_assert_null(prof_format_of("x.txt")->flag);
-	cr_assert_str_eq(prof_format_of("a/b.svg")->flag, "--flamegraph");
-	cr_assert(prof_format_of("a/b.svg")->flag_takes_file);
-	cr_assert_str_eq(prof_format_of("b.json")->flag, "--json");
-	cr_assert_str_eq(prof_format_of("b.collapsed")->flag, "--collapsed");
-	cr_assert_str_eq(prof_format_of("p.pb.gz")->flag, "--pprof");
-	cr_assert_str_eq(prof_format_of("p.html")->flag, "--html");
-	cr_assert_str_eq(prof_format_of("p.speedscope.json")->flag, "--speedscope",
+	cr_assert_null(rp_format_of("x.txt")->flag);
+	cr_assert_str_eq(rp_format_of("a/b.svg")->flag, "--flamegraph");
+	cr_assert(rp_format_of("a/b.svg")->flag_takes_file);
+	cr_assert_str_eq(rp_format_of("b.json")->flag, "--json");
+	cr_assert_str_eq(rp_format_of("b.collapsed")->flag, "--collapsed");
+	cr_assert_str_eq(rp_format_of("p.pb.gz")->flag, "--pprof");
+	cr_assert_str_eq(rp_format_of("p.html")->flag, "--html");
+	cr_assert_str_eq(rp_format_of("p.speedscope.json")->flag, "--speedscope",
 			 "the longer extension wins");
-	cr_assert_str_eq(prof_format_of("p.jfr")->flag, "--jfr");
-	cr_assert(prof_format_of("p.jfr")->flag_takes_file);
-	cr_assert_null(prof_format_of("x.gz"));
-	cr_assert_null(prof_format_of(".txt"), "an extension alone is no name");
-	cr_assert_null(prof_format_of("x"));
+	cr_assert_str_eq(rp_format_of("p.jfr")->flag, "--jfr");
+	cr_assert(rp_format_of("p.jfr")->flag_takes_file);
+	cr_assert_null(rp_format_of("x.gz"));
+	cr_assert_null(rp_format_of(".txt"), "an extension alone is no name");
+	cr_assert_null(rp_format_of("x"));
 }
 
 /* One directory per output: p.html and p.svg of the same stem keep a recording each. */
@@ -252,7 +253,7 @@ Test(plan, every_format_is_an_option_of_report)
 	for (size_t i = 0; i < sizeof(exts) / sizeof(exts[0]); i++) {
 		char out[64];
 		snprintf(out, sizeof(out), "p%s", exts[i]);
-		const struct prof_format *f = prof_format_of(out);
+		const struct rp_format *f = rp_format_of(out);
 		cr_assert_not_null(f, "%s", out);
 		cr_assert_not_null(f->flag, "%s", out);
 		int takes = -1;
