@@ -76,11 +76,11 @@ static int place(const struct load_job *j, struct load_out *o)
 	}
 	if (!proc->other_mntns)
 		snprintf(pl->lib, sizeof(pl->lib), "%s", j->lib);
-	else if (prof_stage_agent(proc->root, j->libfd, pl->lib, sizeof(pl->lib), o->err,
-				  sizeof(o->err)))
+	else if (prof_stage_agent(proc->root, j->libfd, pl->lib, sizeof(pl->lib),
+				  JP_ERRBUF_LOG(o->err)))
 		return -1;
 	return prof_stage_dir(proc->root, pl->dir, sizeof(pl->dir), pl->ours, sizeof(pl->ours),
-			      o->err, sizeof(o->err)) ? -1 : 0;
+			      JP_ERRBUF_LOG(o->err)) ? -1 : 0;
 }
 
 /* As the JVM's user: loads the agent; o->ours 1 when it writes our dump, 0 when another
@@ -230,7 +230,7 @@ static int load_into(struct profile *p, const struct att_proc *proc, struct load
 /* -p PID: agent in, record, agent stopped (only when it is ours), the staged dumps read back. */
 int profile_attach(struct profile *p)
 {
-	char lib[PATH_MAX], err[1024];
+	char lib[PATH_MAX];
 	struct load_out o;
 	struct att_proc proc;
 	int rc, stagefd = -1;
@@ -239,8 +239,8 @@ int profile_attach(struct profile *p)
 	if (cli_log_done(&log, att_proc_read(p->pid, &proc, &CLI_LOG(&log))) ||
 	    cli_log_done(&log, att_check(&proc, &CLI_LOG(&log))))
 		return 1;
-	if (prof_find_agent(p->exe, lib, sizeof(lib), err, sizeof(err)))
-		return cli_error("%s", err);
+	if (cli_log_done(&log, prof_find_agent(p->exe, lib, sizeof(lib), &CLI_LOG(&log))))
+		return 1;
 	struct load_job j = { p, &proc, lib, open(lib, O_RDONLY | O_CLOEXEC),
 			      att_need_user(&proc) || proc.other_mntns };
 	if (j.libfd < 0)
