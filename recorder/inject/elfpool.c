@@ -29,6 +29,7 @@ struct inj_pool {
 	const char *cache_root;
 	const char *fallback_root;	/* for dumps in someone else's directory */
 	struct inj_pool_stats st;
+	char *first_error;	/* the first failure, said by inj_pool_finish (guarded by mu) */
 };
 
 /* 1 if name in dirfd is a regular file (not a link) holding exactly these bytes. */
@@ -138,12 +139,18 @@ int inj_pool_place(struct inj_pool *p, const struct inj_dump *d, const struct sy
 	return rc;
 }
 
-static void fail(struct inj_pool *p, const char *msg)
+/* A failed ELF is counted; the first failure is kept whole to be said once at the end (one
+ * line per ELF would bury the run's summary when a directory is not writable). */
+static void fail(struct inj_pool *p, const char *path, unsigned long long offset,
+		 const char *why)
 {
 	pthread_mutex_lock(&p->mu);
 	p->st.failed++;
-	if (!p->st.first_error[0])
-		snprintf(p->st.first_error, sizeof(p->st.first_error), "%s", msg);
+	if (!p->first_error && asprintf(&p->first_error, "%s: code load at offset %llu: %s", path,
+					 offset, why) < 0) {
+		p->first_error = NULL;
+		jp_nomem("keeping an ELF's error");
+	}
 	pthread_mutex_unlock(&p->mu);
 }
 
@@ -182,12 +189,7 @@ static void do_job(struct inj_pool *p, const struct job *j)
 		return;
 failed:
 	synth_elf_free(&elf);
-	{
-		char msg[512];
-		snprintf(msg, sizeof(msg), "%s: code load at offset %llu: %.300s", j->d->path,
-			 (unsigned long long)e->offset, err);
-		fail(p, msg);
-	}
+	fail(p, j->d->path, (unsigned long long)e->offset, err);
 }
 
 static void run_job(void *ctx, void *job)
@@ -238,11 +240,16 @@ void inj_pool_progress(struct inj_pool *p, uint64_t *done, uint64_t *queued)
 	jp_pool_progress(p->pool, done, queued);
 }
 
-void inj_pool_finish(struct inj_pool *p, struct inj_pool_stats *st)
+void inj_pool_finish(struct inj_pool *p, struct inj_pool_stats *st, const struct jp_log *log,
+		     enum jp_level level)
 {
 	jp_pool_finish(p->pool);
 	if (st)
 		*st = p->st;
+	if (p->st.failed)
+		jp_logf(log, level, "%llu ELF(s) could not be written; first: %s",
+			(unsigned long long)p->st.failed, p->first_error);
+	free(p->first_error);
 	pthread_mutex_destroy(&p->mu);
 	pthread_mutex_destroy(&p->create_mu);
 	free(p);

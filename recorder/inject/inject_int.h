@@ -288,8 +288,10 @@ int inj_pool_place(struct inj_pool *p, const struct inj_dump *d, const struct sy
 		   const char *path, char *err, size_t errlen);
 /* ELFs finished so far and ELFs queued in all. */
 void inj_pool_progress(struct inj_pool *p, uint64_t *done, uint64_t *queued);
-/* Waits for every queued ELF, stops the threads, frees p. */
-void inj_pool_finish(struct inj_pool *p, struct inj_pool_stats *st);
+/* Waits for every queued ELF, stops the threads, frees p. ELFs that could not be written are
+ * said in one message at level (how many, and the first failure whole). */
+void inj_pool_finish(struct inj_pool *p, struct inj_pool_stats *st, const struct jp_log *log,
+		     enum jp_level level);
 
 /* The placeholder DSO name an unload maps over code that is gone (docs/inject.md). */
 #define INJ_UNLOADED_NAME "[jit-unloaded]"

@@ -199,8 +199,14 @@ static int elfs_for(const char *injected, const char *cache_root, int threads, i
 		}
 	}
 out:
-	if (pool)
-		inj_pool_finish(pool, st);
+	if (pool) {	/* failed ELFs fail the command: writing them is all it does */
+		struct jp_log l;
+		struct jp_errbuf e;
+		inj_pool_finish(pool, st, rc < 0 ? NULL : jp_errbuf_log(&l, &e, err, errlen),
+				JP_LOG_ERROR);
+		if (rc == 0 && st->failed)
+			rc = -EIO;
+	}
 	for (size_t k = 0; dumps && k < o.nr_dumps; k++)
 		inj_dump_fini(&dumps[k]);
 	free(dumps);
