@@ -322,7 +322,7 @@ static void read_origins(struct inj_origins *o)
 	struct pd_reader *r;
 	char err[512];
 	cr_assert_eq(pd_reader_open(&r, out, NULL), 0);
-	cr_assert_eq(inj_origins_read(r, out, o, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(inj_origins_read(r, out, o, JP_ERRBUF_LOG(err)), 0, "%s", err);
 	pd_reader_close(r);
 }
 
