@@ -263,7 +263,7 @@ static int finish(struct inj_run_state *s)
 		inj_pool_finish(s->pool, &s->st->pool, &s->o->log, JP_LOG_WARN);
 	s->pool = NULL;
 	if (s->hasher) {	/* every load's id, before the dumps' sizes are checked */
-		if ((rc = inj_hasher_finish(s->hasher, s->err, s->errlen)) < 0)
+		if ((rc = inj_hasher_finish(s->hasher, inj_run_errlog(s))) < 0)
 			return rc;
 		for (size_t i = 0; i < s->nr_dumps; i++)
 			inj_dump_take_ids(s->dumps[i]);
