@@ -284,11 +284,11 @@ int inj_pool_new(struct inj_pool **p, int threads, const char *cache_root);
 void inj_pool_set_fallback_cache(struct inj_pool *p, const char *root);
 int inj_pool_push(struct inj_pool *p, struct inj_dump *d, uint32_t load);
 /* Places one ELF built elsewhere (interp.c) now, as a job places a generation's: in the cache
- * and beside d's dump at path ("<dir>/<name>"); counted in the pool's figures. 0 or -errno with
- * err set. */
+ * and beside d's dump at path ("<dir>/<name>"); counted in the pool's figures. 0 or -errno,
+ * logged. */
 struct synth_elf;
 int inj_pool_place(struct inj_pool *p, const struct inj_dump *d, const struct synth_elf *elf,
-		   const char *path, char *err, size_t errlen);
+		   const char *path, const struct jp_log *log);
 /* ELFs finished so far and ELFs queued in all. */
 void inj_pool_progress(struct inj_pool *p, uint64_t *done, uint64_t *queued);
 /* Waits for every queued ELF, stops the threads, frees p. ELFs that could not be written are
