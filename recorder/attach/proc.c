@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static int read_status(struct att_proc *p, char *err, size_t errlen)
+static int read_status(struct att_proc *p, const struct jp_log *log)
 {
 	char path[64], line[512];
 	uint64_t sigcgt = 0;
@@ -22,7 +22,7 @@ static int read_status(struct att_proc *p, char *err, size_t errlen)
 	snprintf(path, sizeof(path), "/proc/%d/status", (int)p->pid);
 	if (!(f = fopen(path, "re"))) {
 		int e = errno;
-		snprintf(err, errlen, "no process %d (%s)", (int)p->pid, strerror(e));
+		jp_logf(log, JP_LOG_ERROR, "no process %d (%s)", (int)p->pid, strerror(e));
 		return e == ENOENT ? -ESRCH : -e;
 	}
 	p->nspid = p->pid;
@@ -50,7 +50,7 @@ static int read_status(struct att_proc *p, char *err, size_t errlen)
 	}
 	fclose(f);
 	if (!have_uid) {
-		snprintf(err, errlen, "%s: no Uid line", path);
+		jp_logf(log, JP_LOG_ERROR, "%s: no Uid line", path);
 		return -EPROTO;
 	}
 	return 0;
@@ -115,7 +115,7 @@ static int jvm_fn(void *ctx, const char *file)
 	return is_libjvm(file);
 }
 
-int att_proc_read(pid_t pid, struct att_proc *p, char *err, size_t errlen)
+int att_proc_read(pid_t pid, struct att_proc *p, const struct jp_log *log)
 {
 	char a[64], b[64];
 	struct stat sa, sb;
@@ -124,10 +124,10 @@ int att_proc_read(pid_t pid, struct att_proc *p, char *err, size_t errlen)
 	memset(p, 0, sizeof(*p));
 	p->pid = pid;
 	if (pid <= 0) {
-		snprintf(err, errlen, "bad pid %d", (int)pid);
+		jp_logf(log, JP_LOG_ERROR, "bad pid %d", (int)pid);
 		return -EINVAL;
 	}
-	if ((rc = read_status(p, err, errlen)))
+	if ((rc = read_status(p, log)))
 		return rc;
 	snprintf(p->root, sizeof(p->root), "/proc/%d/root", (int)pid);
 	snprintf(a, sizeof(a), "/proc/%d/ns/mnt", (int)pid);
@@ -135,7 +135,7 @@ int att_proc_read(pid_t pid, struct att_proc *p, char *err, size_t errlen)
 	p->other_mntns = !stat(a, &sa) && !stat(b, &sb) && sa.st_ino != sb.st_ino;
 	rc = each_mapping(p, jvm_fn, NULL);
 	if (rc < 0 && rc != -EACCES) {
-		snprintf(err, errlen, "/proc/%d/maps: %s", (int)pid, strerror(-rc));
+		jp_logf(log, JP_LOG_ERROR, "/proc/%d/maps: %s", (int)pid, strerror(-rc));
 		return rc;
 	}
 	p->is_jvm = rc == 1;
@@ -143,31 +143,35 @@ int att_proc_read(pid_t pid, struct att_proc *p, char *err, size_t errlen)
 	return 0;
 }
 
-int att_check(const struct att_proc *p, char *err, size_t errlen)
+int att_check(const struct att_proc *p, const struct jp_log *log)
 {
 	uid_t me = geteuid();
 
 	if (me != 0 && me != p->uid) {
-		snprintf(err, errlen, "process %d belongs to uid %u, not to you (uid %u): the JVM "
-			 "accepts attach requests only from its own user or root", (int)p->pid,
-			 (unsigned)p->uid, (unsigned)me);
+		jp_logf(log, JP_LOG_ERROR,
+			"process %d belongs to uid %u, not to you (uid %u): the JVM "
+			"accepts attach requests only from its own user or root", (int)p->pid,
+			(unsigned)p->uid, (unsigned)me);
 		return -EPERM;
 	}
 	if (!p->is_jvm) {
-		snprintf(err, errlen, "process %d is not a Java VM (no libjvm.so in its mappings); "
-			 "to profile another program use 'jitprof record -p %d'", (int)p->pid,
-			 (int)p->pid);
+		jp_logf(log, JP_LOG_ERROR,
+			"process %d is not a Java VM (no libjvm.so in its mappings); "
+			"to profile another program use 'jitprof record -p %d'", (int)p->pid,
+			(int)p->pid);
 		return -EINVAL;
 	}
 	if (p->attach_disabled) {
-		snprintf(err, errlen, "Java VM %d was started with -XX:+DisableAttachMechanism: it "
-			 "accepts no agent after start; restart it without, or launch it under "
-			 "'jitprof profile -- java ...'", (int)p->pid);
+		jp_logf(log, JP_LOG_ERROR,
+			"Java VM %d was started with -XX:+DisableAttachMechanism: it "
+			"accepts no agent after start; restart it without, or launch it under "
+			"'jitprof profile -- java ...'", (int)p->pid);
 		return -EINVAL;
 	}
 	if (!p->catches_quit) {
-		snprintf(err, errlen, "Java VM %d does not handle SIGQUIT (started with -Xrs?): "
-			 "the attach trigger would kill it, so it is not sent", (int)p->pid);
+		jp_logf(log, JP_LOG_ERROR,
+			"Java VM %d does not handle SIGQUIT (started with -Xrs?): "
+			"the attach trigger would kill it, so it is not sent", (int)p->pid);
 		return -EINVAL;
 	}
 	return 0;

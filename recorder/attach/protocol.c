@@ -79,7 +79,7 @@ static int create_trigger(const struct att_proc *p, char *path, size_t len)
 	return -e;
 }
 
-int att_clear_stale_socket(const struct att_proc *p, char *err, size_t errlen)
+int att_clear_stale_socket(const struct att_proc *p, const struct jp_log *log)
 {
 	char sock[128];
 	struct stat st;
@@ -102,16 +102,15 @@ int att_clear_stale_socket(const struct att_proc *p, char *err, size_t errlen)
 		return 0;	/* gone, or the JVM's own user replaces it */
 	/* /tmp is sticky: neither we nor the JVM may replace another user's file, so HotSpot's
 	 * listener would fail to start and say nothing. */
-	snprintf(err, errlen, "%s is a socket that uid %u left behind (a process %d of theirs "
-		 "was killed before it could remove it): Java VM %d (uid %u) cannot replace it, "
-		 "so its attach listener cannot start; remove it as root", sock + strlen(p->root),
-		 (unsigned)st.st_uid, (int)p->nspid, (int)p->pid, (unsigned)p->uid);
+	jp_logf(log, JP_LOG_ERROR, "%s is a socket that uid %u left behind (a process %d of theirs "
+		"was killed before it could remove it): Java VM %d (uid %u) cannot replace it, "
+		"so its attach listener cannot start; remove it as root", sock + strlen(p->root),
+		(unsigned)st.st_uid, (int)p->nspid, (int)p->pid, (unsigned)p->uid);
 	return -EPERM;
 }
 
 /* Connected socket to a listener that is up, starting it when needed. */
-static int open_listener(const struct att_proc *p, unsigned timeout_ms, char *err,
-			 size_t errlen)
+static int open_listener(const struct att_proc *p, unsigned timeout_ms, const struct jp_log *log)
 {
 	char sock[128], trig[128];
 	unsigned waited = 0, step = 10;
@@ -121,18 +120,19 @@ static int open_listener(const struct att_proc *p, unsigned timeout_ms, char *er
 		return rc;
 	if ((fd = connect_to(sock)) >= 0)
 		return fd;
-	if ((rc = att_clear_stale_socket(p, err, errlen)))
+	if ((rc = att_clear_stale_socket(p, log)))
 		return rc;
 	if ((rc = create_trigger(p, trig, sizeof(trig)))) {
-		snprintf(err, errlen, "cannot create the attach trigger .attach_pid%d in the "
-			 "working directory or /tmp of process %d: %s", (int)p->nspid, (int)p->pid,
-			 strerror(-rc));
+		jp_logf(log, JP_LOG_ERROR, "cannot create the attach trigger .attach_pid%d in the "
+			"working directory or /tmp of process %d: %s", (int)p->nspid, (int)p->pid,
+			strerror(-rc));
 		return rc;
 	}
 	if (kill(p->pid, SIGQUIT)) {
 		rc = -errno;
 		unlink(trig);
-		snprintf(err, errlen, "cannot signal process %d: %s", (int)p->pid, strerror(-rc));
+		jp_logf(log, JP_LOG_ERROR,
+			"cannot signal process %d: %s", (int)p->pid, strerror(-rc));
 		return rc;
 	}
 	/* Once more at half the time, as jcmd does: a JVM can lose the first signal (still
@@ -153,9 +153,10 @@ static int open_listener(const struct att_proc *p, unsigned timeout_ms, char *er
 	}
 	unlink(trig);
 	if (fd < 0)
-		snprintf(err, errlen, "Java VM %d did not open its attach socket %s within %.1f s "
-			 "(started with -XX:+DisableAttachMechanism, or too busy?)", (int)p->pid,
-			 sock + strlen(p->root), timeout_ms / 1000.0);
+		jp_logf(log, JP_LOG_ERROR,
+			"Java VM %d did not open its attach socket %s within %.1f s "
+			"(started with -XX:+DisableAttachMechanism, or too busy?)", (int)p->pid,
+			sock + strlen(p->root), timeout_ms / 1000.0);
 	return fd;
 }
 
@@ -205,7 +206,7 @@ static int build_request(char *buf, size_t len, const char *lib, const char *opt
 }
 
 int att_load_agent(const struct att_proc *p, const char *lib, const char *options,
-		   unsigned timeout_ms, int *agent_rc, char *err, size_t errlen)
+		   unsigned timeout_ms, int *agent_rc, const struct jp_log *log)
 {
 	char req[8192], reply[ATT_REPLY_MAX];
 	struct timeval tv = { .tv_sec = 120 };	/* back-fill of a big code cache takes a while */
@@ -213,15 +214,17 @@ int att_load_agent(const struct att_proc *p, const char *lib, const char *option
 	int fd, n, rc, result;
 
 	if ((n = build_request(req, sizeof(req), lib, options)) < 0) {
-		snprintf(err, errlen, "agent path and options too long for the attach protocol");
+		jp_logf(log, JP_LOG_ERROR,
+			"agent path and options too long for the attach protocol");
 		return n;
 	}
-	if ((fd = open_listener(p, timeout_ms, err, errlen)) < 0)
+	if ((fd = open_listener(p, timeout_ms, log)) < 0)
 		return fd;
 	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 	if ((rc = write_all(fd, req, (size_t)n))) {
-		snprintf(err, errlen, "sending the load request to Java VM %d: %s", (int)p->pid,
-			 strerror(-rc));
+		jp_logf(log, JP_LOG_ERROR,
+			"sending the load request to Java VM %d: %s", (int)p->pid,
+			strerror(-rc));
 		close(fd);
 		return rc;
 	}
@@ -235,17 +238,19 @@ int att_load_agent(const struct att_proc *p, const char *lib, const char *option
 	close(fd);
 	reply[got] = '\0';
 	if (att_parse_reply(reply, &result, agent_rc)) {
-		snprintf(err, errlen, "Java VM %d sent no valid reply to the load request%s%.200s",
-			 (int)p->pid, got ? ": " : " (connection closed: the JVM refused our "
-			 "credentials?)", reply);
+		jp_logf(log, JP_LOG_ERROR,
+			"Java VM %d sent no valid reply to the load request%s%.200s",
+			(int)p->pid, got ? ": " : " (connection closed: the JVM refused our "
+			"credentials?)", reply);
 		return -EPROTO;
 	}
 	if (result != 0) {
 		for (char *s = reply; *s; s++)
 			if (*s == '\n')
 				*s = ' ';
-		snprintf(err, errlen, "Java VM %d refused to load %s: %.300s", (int)p->pid, lib,
-			 reply);
+		jp_logf(log, JP_LOG_ERROR,
+			"Java VM %d refused to load %s: %.300s", (int)p->pid, lib,
+			reply);
 		return -EIO;
 	}
 	return 0;

@@ -206,7 +206,7 @@ static int read_debug_file(const struct archive_job *j, const struct sym_build_i
 	int rc = -ENOENT;
 	for (int i = 0; i < 2 && rc; i++) {
 		struct sym_build_id got;
-		if ((i == 0 || fd >= 0) && !sym_elf_build_id(cand[i], &got, NULL, 0) &&
+		if ((i == 0 || fd >= 0) && !sym_elf_build_id(cand[i], &got, NULL) &&
 		    sym_build_id_equal(&got, bid) && !archive_slurp(cand[i], buf, len))
 			rc = 0;
 	}

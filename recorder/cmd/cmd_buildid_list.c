@@ -54,9 +54,10 @@ static int is_elf_file(const char *path)
 static int print_elf(const char *path)
 {
 	struct sym_build_id id;
-	char err[512], hex[SYM_BUILD_ID_HEX];
-	if (sym_elf_build_id(path, &id, err, sizeof(err)))
-		return cli_error("%s", err);
+	char hex[SYM_BUILD_ID_HEX];
+	struct cli_log log = { 0 };
+	if (cli_log_done(&log, sym_elf_build_id(path, &id, &CLI_LOG(&log))))
+		return 1;
 	printf("%s\n", sym_build_id_hex(&id, hex));
 	return 0;
 }

@@ -118,7 +118,7 @@ static int parse_args(struct profile *p, int argc, char **argv)
 		case OPT_ELFS: p->elfs = 1; break;
 		case OPT_JVM_LOG: p->jvm_log = 1; break;
 		case OPT_CALL_GRAPH:
-			if (prof_parse_call_graph(optarg, &p->cg, err, sizeof(err)))
+			if (prof_parse_call_graph(optarg, &p->cg, JP_ERRBUF_LOG(err)))
 				return cli_usage_error("%s", err);
 			break;
 		case 'q': p->quiet = 1; break;
@@ -332,7 +332,8 @@ int profile_record(struct profile *p, char **cmd)
  * NODE_OPTIONS, after what is there. */
 static int launch(struct profile *p)
 {
-	char lib[PATH_MAX], agentpath[PATH_MAX * 2 + 32], env[8192], err[PATH_MAX + 256];
+	char lib[PATH_MAX], agentpath[PATH_MAX * 2 + 32], env[8192];
+	struct cli_log log = { 0 };
 	const char *jargs[PROF_JAVA_NARGS + PROF_JVMLOG_NARGS];
 	char logfile[PATH_MAX + 32];
 	const char *const *add = NULL;
@@ -342,10 +343,11 @@ static int launch(struct profile *p)
 	int rc, nadd = 0;
 
 	if (rt == PROF_RT_JAVA) {
-		if (prof_find_agent(p->exe, lib, sizeof(lib), err, sizeof(err)) ||
-		    (nadd = prof_java_args(agentpath, sizeof(agentpath), lib, p->dir,
-					   p->cg.mode == PROF_CG_FP, jargs, err, sizeof(err))) < 0)
-			return cli_error("%s", err);
+		if (cli_log_done(&log, prof_find_agent(p->exe, lib, sizeof(lib), &CLI_LOG(&log))) ||
+		    cli_log_done(&log, nadd = prof_java_args(agentpath, sizeof(agentpath), lib,
+							     p->dir, p->cg.mode == PROF_CG_FP,
+							     jargs, &CLI_LOG(&log))))
+			return 1;
 		size_t an = strlen(agentpath);
 		if (an + strlen(p->agent_opts) >= sizeof(agentpath))
 			return cli_error("agent path too long");
@@ -353,9 +355,9 @@ static int launch(struct profile *p)
 		add = jargs;
 		var = "JAVA_TOOL_OPTIONS";
 		if (p->jvm_log) {
-			if (prof_jvm_log_args(logfile, sizeof(logfile), p->dir, jargs + nadd, err,
-					      sizeof(err)))
-				return cli_error("%s", err);
+			if (cli_log_done(&log, prof_jvm_log_args(logfile, sizeof(logfile), p->dir,
+								 jargs + nadd, &CLI_LOG(&log))))
+				return 1;
 			nadd += PROF_JVMLOG_NARGS;
 		}
 	} else if (p->jvm_log) {

@@ -38,7 +38,7 @@ struct load_out {
 	int restarted;		/* an earlier profile's agent was stopped first (old) */
 	int agent_rc;
 	char dump[PATH_MAX + 32], old[PATH_MAX + 32];
-	char err[1024];
+	char err[1024];		/* the child's error: JP_ERRBUF_LOG (a log cannot cross the pipe) */
 };
 
 struct load_job {
@@ -76,11 +76,11 @@ static int place(const struct load_job *j, struct load_out *o)
 	}
 	if (!proc->other_mntns)
 		snprintf(pl->lib, sizeof(pl->lib), "%s", j->lib);
-	else if (prof_stage_agent(proc->root, j->libfd, pl->lib, sizeof(pl->lib), o->err,
-				  sizeof(o->err)))
+	else if (prof_stage_agent(proc->root, j->libfd, pl->lib, sizeof(pl->lib),
+				  JP_ERRBUF_LOG(o->err)))
 		return -1;
 	return prof_stage_dir(proc->root, pl->dir, sizeof(pl->dir), pl->ours, sizeof(pl->ours),
-			      o->err, sizeof(o->err)) ? -1 : 0;
+			      JP_ERRBUF_LOG(o->err)) ? -1 : 0;
 }
 
 /* As the JVM's user: loads the agent; o->ours 1 when it writes our dump, 0 when another
@@ -96,8 +96,8 @@ static int load(const struct load_job *j, struct load_out *o)
 	snprintf(opts, sizeof(opts), "dir=%s%s%s", o->pl.dir, j->p->agent_opts,
 		 j->p->jvm_log ? ",jfr=on" : "");
 	snprintf(o->dump, sizeof(o->dump), "%s/jit-%d.dump", o->pl.ours, (int)proc->nspid);
-	if (att_load_agent(proc, o->pl.lib, opts, LOAD_TIMEOUT_MS, &o->agent_rc, o->err,
-			   sizeof(o->err)))
+	if (att_load_agent(proc, o->pl.lib, opts, LOAD_TIMEOUT_MS, &o->agent_rc,
+			   JP_ERRBUF_LOG(o->err)))
 		return -1;
 	if (!lstat(o->dump, &st) && S_ISREG(st.st_mode)) {
 		o->ours = 1;
@@ -125,8 +125,8 @@ static int attach_fn(void *ctx, void *out)
 	if (!o->ours && left_by_profile(o->dump)) {
 		o->restarted = 1;
 		snprintf(o->old, sizeof(o->old), "%s", o->dump);
-		if (att_load_agent(j->proc, o->pl.lib, "stop", LOAD_TIMEOUT_MS, &arc, o->err,
-				   sizeof(o->err)) || load(j, o))
+		if (att_load_agent(j->proc, o->pl.lib, "stop", LOAD_TIMEOUT_MS, &arc,
+				   JP_ERRBUF_LOG(o->err)) || load(j, o))
 			return 1;
 	}
 	return 0;
@@ -138,8 +138,8 @@ static int stop_fn(void *ctx, void *out)
 	struct load_out *o = out;
 	int arc;
 
-	return att_load_agent(j->proc, o->pl.lib, "stop", LOAD_TIMEOUT_MS, &arc, o->err,
-			      sizeof(o->err)) ? 1 : 0;
+	return att_load_agent(j->proc, o->pl.lib, "stop", LOAD_TIMEOUT_MS, &arc,
+			      JP_ERRBUF_LOG(o->err)) ? 1 : 0;
 }
 
 /* As the JVM's user: the staged directory emptied of what a profile writes, and removed. */
@@ -213,8 +213,8 @@ static int load_into(struct profile *p, const struct att_proc *proc, struct load
 	/* A stale socket of another user in our own /tmp is root's to remove (HotSpot cannot
 	 * replace it); in another mount namespace the JVM's user has the only say. */
 	if (att_need_user(proc) && !proc->other_mntns &&
-	    att_clear_stale_socket(proc, o->err, sizeof(o->err)))
-		return cli_error("%s", o->err);
+	    att_clear_stale_socket(proc, JP_ERRBUF_LOG(o->err)))
+		return cli_error_msg("", o->err);
 	if (as_user(p, proc, attach_fn, j, o, "attaching to")) {
 		if (o->pl.staged && o->pl.ours[0])
 			as_user(p, proc, unstage_fn, j, o, "cleaning up after");
@@ -230,15 +230,17 @@ static int load_into(struct profile *p, const struct att_proc *proc, struct load
 /* -p PID: agent in, record, agent stopped (only when it is ours), the staged dumps read back. */
 int profile_attach(struct profile *p)
 {
-	char lib[PATH_MAX], err[1024];
+	char lib[PATH_MAX];
 	struct load_out o;
 	struct att_proc proc;
 	int rc, stagefd = -1;
 
-	if (att_proc_read(p->pid, &proc, err, sizeof(err)) || att_check(&proc, err, sizeof(err)))
-		return cli_error("%s", err);
-	if (prof_find_agent(p->exe, lib, sizeof(lib), err, sizeof(err)))
-		return cli_error("%s", err);
+	struct cli_log log = { 0 };
+	if (cli_log_done(&log, att_proc_read(p->pid, &proc, &CLI_LOG(&log))) ||
+	    cli_log_done(&log, att_check(&proc, &CLI_LOG(&log))))
+		return 1;
+	if (cli_log_done(&log, prof_find_agent(p->exe, lib, sizeof(lib), &CLI_LOG(&log))))
+		return 1;
 	struct load_job j = { p, &proc, lib, open(lib, O_RDONLY | O_CLOEXEC),
 			      att_need_user(&proc) || proc.other_mntns };
 	if (j.libfd < 0)

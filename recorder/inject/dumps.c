@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lib/nomem.h"
 #include "lib/pool.h"
 #include "safeio/safeio.h"
 #include "synth/synth.h"
@@ -144,18 +145,20 @@ int inj_dfile_hash_load(struct inj_dfile *f, uint32_t i)
 	return synth_build_id_counted(&in, f->loads[i].build_id, &dropped, &renamed);
 }
 
-int inj_dfile_hash_error(const struct inj_dfile *f, uint32_t i, char *err, size_t errlen)
+int inj_dfile_hash_error(const struct inj_dfile *f, uint32_t i, const char *path,
+			 const struct jp_log *log)
 {
-	snprintf(err, errlen, "code load at offset %llu: its build-id could not be computed "
-		 "(SHA-1 failed in libcrypto)", (unsigned long long)jd_index_load(f->x, i)->offset);
+	jp_logf(log, JP_LOG_ERROR, "%s%scode load at offset %llu: its build-id could not be "
+		"computed (SHA-1 failed in libcrypto)", path ? path : "", path ? ": " : "",
+		(unsigned long long)jd_index_load(f->x, i)->offset);
 	return -EIO;
 }
 
 /* Hashes the loads of f that d maps and nobody hashed yet: each load once per file, however
  * many processes and parts map it; with a hasher, judges them here and queues their hashes.
- * A hash libcrypto failed is an error (err says which load). */
-static int hash_needed(struct inj_dump *d, const struct inj_dump_opts *o, char *err,
-		       size_t errlen)
+ * A hash libcrypto failed is an error (logged: which load). */
+static int hash_needed(struct inj_dump *d, const struct inj_dump_opts *o,
+		       const struct jp_log *log)
 {
 	struct inj_dfile *f = d->df;
 	uint32_t *idx = malloc((d->nr_loads + 1) * sizeof(*idx));
@@ -169,9 +172,7 @@ static int hash_needed(struct inj_dump *d, const struct inj_dump_opts *o, char *
 	jp_parallel_for(n, o->threads, bid_one, &j);
 	int rc = 0;
 	if (j.failed) {
-		char why[256];
-		rc = inj_dfile_hash_error(f, j.failed - 1, why, sizeof(why));
-		snprintf(err, errlen, "%s: %s", d->path, why);
+		rc = inj_dfile_hash_error(f, j.failed - 1, d->path, log);
 	} else if (o->hasher) {	/* refused loads have no MMAP2: nothing to hash */
 		size_t m = 0;
 		for (size_t k = 0; k < n; k++)
@@ -342,7 +343,7 @@ void inj_dfile_put(struct inj_dfile *f)
 }
 
 int inj_dump_init(struct inj_dump *d, struct jd_index *x, const char *path,
-		  const struct inj_dump_opts *o, char *err, size_t errlen)
+		  const struct inj_dump_opts *o, const struct jp_log *log)
 {
 	char dir[4096], abs[4096];
 	int rc;
@@ -361,12 +362,12 @@ int inj_dump_init(struct inj_dump *d, struct jd_index *x, const char *path,
 	d->nr_moves = jd_index_nr_moves(d->x);
 	d->e_machine = (uint16_t)jd_index_header(d->x)->elf_mach;
 	if (d->nr_loads > UINT32_MAX - 1 || d->nr_moves > UINT32_MAX - 1) {
-		snprintf(err, errlen, "%s: too many records", path);
+		jp_logf(log, JP_LOG_ERROR, "%s: too many records", path);
 		return -EOVERFLOW;
 	}
 	if ((rc = inj_dirname(path, dir, sizeof(dir))) < 0 ||
 	    (rc = inj_abspath(dir, abs, sizeof(abs))) < 0) {
-		snprintf(err, errlen, "%s: directory name too long", path);
+		jp_logf(log, JP_LOG_ERROR, "%s: directory name too long", path);
 		return rc;
 	}
 	d->path = strdup(path);
@@ -384,7 +385,7 @@ int inj_dump_init(struct inj_dump *d, struct jd_index *x, const char *path,
 		if (d->move_load[i] != INJ_NONE)
 			d->loads[d->move_load[i]].flags &= (uint8_t)~INJ_OLD;
 	d->closed = jd_index_stats(d->x)->per_id[JD_CODE_CLOSE] > 0;
-	if ((rc = hash_needed(d, o, err, errlen)) == -ENOMEM)
+	if ((rc = hash_needed(d, o, log)) == -ENOMEM)
 		goto nomem;
 	if (rc < 0)
 		return rc;
@@ -421,9 +422,8 @@ int inj_dump_init(struct inj_dump *d, struct jd_index *x, const char *path,
 	if (build_timeline(d, o) < 0)
 		goto nomem;
 	return 0;
-nomem:
-	snprintf(err, errlen, "%s: out of memory", path);
-	return -ENOMEM;
+nomem:	/* a resource, not the dump: no run goes on without it */
+	jp_nomem("reading a jitdump");
 }
 
 int inj_dump_trust_dir(struct inj_dump *d, char *why, size_t whylen)

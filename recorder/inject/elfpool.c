@@ -29,6 +29,7 @@ struct inj_pool {
 	const char *cache_root;
 	const char *fallback_root;	/* for dumps in someone else's directory */
 	struct inj_pool_stats st;
+	char *first_error;	/* the first failure, said by inj_pool_finish (guarded by mu) */
 };
 
 /* 1 if name in dirfd is a regular file (not a link) holding exactly these bytes. */
@@ -48,8 +49,7 @@ static int same_file(int dirfd, const char *name, const uint8_t *data, size_t si
 
 /* A fresh file at name in dirfd, named only when whole; a FIFO or link planted there is
  * refused or replaced, never written through. */
-static int write_beside(int dirfd, const char *name, const struct synth_elf *elf, char *err,
-			size_t errlen)
+static int write_beside(int dirfd, const char *name, const struct synth_elf *elf)
 {
 	struct sio_out o;
 	int rc = sio_out_open(&o, dirfd, name, 0644);
@@ -68,8 +68,6 @@ static int write_beside(int dirfd, const char *name, const struct synth_elf *elf
 		rc = sio_out_commit(&o);	/* closes o either way */
 	else if (o.fd >= 0)
 		sio_out_abort(&o);
-	if (rc)
-		snprintf(err, errlen, "%s: %s", name, sio_strerror(rc));
 	return rc;
 }
 
@@ -77,16 +75,14 @@ static int write_beside(int dirfd, const char *name, const struct synth_elf *elf
  * dump through the directory it was read from, only when that directory is ours (issue 16);
  * a dump directory we cannot or must not write to still leaves the cache. */
 static int place(struct inj_pool *p, const struct inj_dump *d, const struct synth_elf *elf,
-		 const char *path, struct synth_placed *pl, char *err, size_t errlen)
+		 const char *path, struct synth_placed *pl, const struct jp_log *log)
 {
 	const char *root = p->cache_root ? p->cache_root : !d->beside ? p->fallback_root : NULL;
 	const char *name = strrchr(path, '/') + 1;	/* inj_load_path: "<dir>/<name>" */
 	int rc = 0;
 	memset(pl, 0, sizeof(*pl));
 	if (root) {
-		int c = synth_cache_add(elf, root, path,
-					jp_errbuf_log(&(struct jp_log){ 0 }, &(struct jp_errbuf){ 0 },
-						      err, errlen));
+		int c = synth_cache_add(elf, root, path, log);
 		rc = c < 0 ? c : 0;
 		pl->cached = c == 0;
 		pl->cache_reused = c == 1;
@@ -95,7 +91,6 @@ static int place(struct inj_pool *p, const struct inj_dump *d, const struct synt
 		return rc;	/* someone else's directory: the cache only (warned once) */
 	/* The usual case, a fresh name: one openat, one write, one close (O_EXCL: nothing at the
 	 * name is ever opened). A name already there is compared, and replaced when it differs. */
-	char werr[384];
 	struct iovec v = { .iov_base = (void *)elf->data, .iov_len = elf->size };
 	/* Creating a name takes the directory's lock in the kernel, where a second creator
 	 * spins while the first holds it: waiting here costs less CPU (measured). */
@@ -107,13 +102,11 @@ static int place(struct inj_pool *p, const struct inj_dump *d, const struct synt
 			pl->reused = 1;
 			return rc;
 		}
-		w = write_beside(d->dirfd, name, elf, werr, sizeof(werr));
-	} else if (w < 0) {
-		snprintf(werr, sizeof(werr), "%s: %s", name, sio_strerror(w));
+		w = write_beside(d->dirfd, name, elf);
 	}
-	if (w < 0 && !rc) {
+	if (w < 0 && !rc) {	/* the cache's error, when it failed too, is the one said */
 		rc = w;
-		snprintf(err, errlen, "%.180s/%.190s", d->dir, werr);
+		jp_logf(log, JP_LOG_ERROR, "%s/%s: %s", d->dir, name, sio_strerror(w));
 	}
 	pl->written = w == 0;
 	return rc;
@@ -130,64 +123,74 @@ static void count(struct inj_pool *p, const struct synth_placed *pl)
 }
 
 int inj_pool_place(struct inj_pool *p, const struct inj_dump *d, const struct synth_elf *elf,
-		   const char *path, char *err, size_t errlen)
+		   const char *path, const struct jp_log *log)
 {
 	struct synth_placed pl;
-	int rc = place(p, d, elf, path, &pl, err, errlen);
+	int rc = place(p, d, elf, path, &pl, log);
 	count(p, &pl);
 	return rc;
 }
 
-static void fail(struct inj_pool *p, const char *msg)
+/* A failed ELF is counted; the first failure is kept whole to be said once at the end (one
+ * line per ELF would bury the run's summary when a directory is not writable). */
+static void fail(struct inj_pool *p, const char *path, unsigned long long offset,
+		 const char *why)
 {
 	pthread_mutex_lock(&p->mu);
 	p->st.failed++;
-	if (!p->st.first_error[0])
-		snprintf(p->st.first_error, sizeof(p->st.first_error), "%s", msg);
+	if (!p->first_error && asprintf(&p->first_error, "%s: code load at offset %llu: %s", path,
+					 offset, why) < 0) {
+		p->first_error = NULL;
+		jp_nomem("keeping an ELF's error");
+	}
 	pthread_mutex_unlock(&p->mu);
+}
+
+/* One job's log: its first error fails the ELF (fail), whole; the rest is not said. */
+struct job_log {
+	struct inj_pool *p;
+	const struct inj_dump *d;
+	unsigned long long offset;
+	int failed;
+};
+
+static void job_log_fn(void *ctx, enum jp_level level, const char *msg)
+{
+	struct job_log *jl = ctx;
+	if (level == JP_LOG_ERROR && !jl->failed++)
+		fail(jl->p, jl->d->path, jl->offset, msg);
 }
 
 static void do_job(struct inj_pool *p, const struct job *j)
 {
-	const struct jd_load_entry *e = jd_index_load(j->d->x, j->load);
+	struct job_log jl = { p, j->d, jd_index_load(j->d->x, j->load)->offset, 0 };
+	const struct jp_log log = { job_log_fn, &jl };
 	struct synth_input in;
 	struct synth_elf elf = { 0 };
-	char err[384] = "", path[4096 + SYNTH_FILE_NAME_MAX + 2];
+	char path[4096 + SYNTH_FILE_NAME_MAX + 2];
 	struct synth_placed pl;
-	int bad;
 
 	inj_load_input(j->d, j->load, &in);
 	/* A run's own loads were hashed from this input (in memory, so unchanged since): their
 	 * ids are not computed again; ids read from an injected file (--elfs-for) are. */
 	int rc = j->d->ids_hashed_here ? synth_build_known(&in, j->d->loads[j->load].build_id,
-							   &elf, JP_ERRBUF_LOG(err))
-				       : synth_build(&in, &elf, JP_ERRBUF_LOG(err));
-	if (rc < 0)	/* a sampled generation with no ELF for want of memory: no warning */
-		jp_nomem_check(rc, "building a jitted ELF");
-	if (rc < 0)
-		goto failed;
-	if (inj_load_path(j->d, j->load, path, sizeof(path)) < 0) {
-		snprintf(err, sizeof(err), "path too long");
-		goto failed;
+							   &elf, &log)
+				       : synth_build(&in, &elf, &log);
+	/* a sampled generation with no ELF for want of memory is no failed ELF: fatal */
+	if ((rc = jp_nomem_check(rc, "building a jitted ELF")) < 0)
+		;	/* synth said why */
+	else if ((rc = inj_load_path(j->d, j->load, path, sizeof(path))) < 0)
+		jp_logf(&log, JP_LOG_ERROR, "path too long");
+	else if (elf.text_offset != j->d->loads[j->load].text_off ||
+		 memcmp(elf.build_id, j->d->loads[j->load].build_id, SYNTH_BUILD_ID_SIZE))
+		jp_logf(&log, JP_LOG_ERROR, "its ELF differs from its MMAP2 (pgoff or build-id)");
+	else {
+		rc = place(p, j->d, &elf, path, &pl, &log);
+		count(p, &pl);	/* what it placed, also when the other place failed */
 	}
-	if (elf.text_offset != j->d->loads[j->load].text_off ||
-	    memcmp(elf.build_id, j->d->loads[j->load].build_id, SYNTH_BUILD_ID_SIZE)) {
-		snprintf(err, sizeof(err), "its ELF differs from its MMAP2 (pgoff or build-id)");
-		goto failed;
-	}
-	bad = place(p, j->d, &elf, path, &pl, err, sizeof(err)) < 0;
 	synth_elf_free(&elf);
-	count(p, &pl);
-	if (!bad)
-		return;
-failed:
-	synth_elf_free(&elf);
-	{
-		char msg[512];
-		snprintf(msg, sizeof(msg), "%s: code load at offset %llu: %.300s", j->d->path,
-			 (unsigned long long)e->offset, err);
-		fail(p, msg);
-	}
+	if (!jl.failed && rc < 0)	/* a failure nobody worded */
+		jp_logf(&log, JP_LOG_ERROR, "%s", strerror(-rc));
 }
 
 static void run_job(void *ctx, void *job)
@@ -238,11 +241,16 @@ void inj_pool_progress(struct inj_pool *p, uint64_t *done, uint64_t *queued)
 	jp_pool_progress(p->pool, done, queued);
 }
 
-void inj_pool_finish(struct inj_pool *p, struct inj_pool_stats *st)
+void inj_pool_finish(struct inj_pool *p, struct inj_pool_stats *st, const struct jp_log *log,
+		     enum jp_level level)
 {
 	jp_pool_finish(p->pool);
 	if (st)
 		*st = p->st;
+	if (p->st.failed)
+		jp_logf(log, level, "%llu ELF(s) could not be written; first: %s",
+			(unsigned long long)p->st.failed, p->first_error);
+	free(p->first_error);
 	pthread_mutex_destroy(&p->mu);
 	pthread_mutex_destroy(&p->create_mu);
 	free(p);

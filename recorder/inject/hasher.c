@@ -184,7 +184,7 @@ const uint8_t *inj_hasher_id(struct inj_hasher *h, struct inj_dfile *f, uint32_t
 	return v == ID_DONE ? f->loads[i].build_id : NULL;
 }
 
-int inj_hasher_finish(struct inj_hasher *h, char *err, size_t errlen)
+int inj_hasher_finish(struct inj_hasher *h, const struct jp_log *log)
 {
 	struct hash_task t;
 	close_queue(h);
@@ -195,7 +195,7 @@ int inj_hasher_finish(struct inj_hasher *h, char *err, size_t errlen)
 	h->started = 0;
 	if (!h->failed_f)
 		return 0;
-	return inj_dfile_hash_error(h->failed_f, h->failed_load, err, errlen);
+	return inj_dfile_hash_error(h->failed_f, h->failed_load, NULL, log);
 }
 
 void inj_hasher_free(struct inj_hasher *h)

@@ -15,8 +15,9 @@
 
 /* ELF writer figures (elfpool.c). */
 struct inj_pool_stats {
-	uint64_t written, reused, cached, cache_reused, failed;
-	char first_error[512];
+	uint64_t written, reused, cached, cache_reused;
+	uint64_t failed;	/* said in one message through the run's log: how many, the
+				 * first failure */
 };
 
 /* ---- The whole command (run.c) -------------------------------------------------------- */
@@ -89,8 +90,8 @@ int inj_run(const struct inj_opts *o, struct inj_stats *st);
 /* `inject --elfs-for INJECTED`: writes the ELF files an --no-elfs output names, where the
  * file-writing path would have (beside the dump; into cache_root too unless NULL). A dump
  * (or companion) owned by another user than the running one or root is refused unless force
- * (-f). 0, or -errno with its message logged (JP_LOG_ERROR; log may be NULL); per-ELF
- * failures are counted in *st. */
+ * (-f). 0, or -errno with its message logged (JP_LOG_ERROR; log may be NULL); ELFs that could
+ * not be written are counted in *st and make it -EIO, said in one message. */
 int inj_elfs_for(const char *injected, const char *cache_root, int threads, int force,
 		 struct inj_pool_stats *st, const struct jp_log *log);
 

@@ -136,8 +136,10 @@ struct inj_dfile {
 };
 /* Load i's build-id into f->loads[i] (the input its flags say); 0 or <0. */
 int inj_dfile_hash_load(struct inj_dfile *f, uint32_t i);
-/* The message for load i of f whose hash failed (libcrypto); returns -EIO. */
-int inj_dfile_hash_error(const struct inj_dfile *f, uint32_t i, char *err, size_t errlen);
+/* Logs that load i of f could not be hashed (libcrypto), after "path: " unless path is NULL;
+ * returns -EIO. */
+int inj_dfile_hash_error(const struct inj_dfile *f, uint32_t i, const char *path,
+			 const struct jp_log *log);
 /* A dfile of index x (owned from here on, closed on failure too), refs 1, nothing hashed. */
 int inj_dfile_new(struct inj_dfile **out, struct jd_index *x);
 void inj_dfile_put(struct inj_dfile *f);	/* drops one reference; frees at 0 */
@@ -201,9 +203,10 @@ struct inj_dump_opts {
 	struct inj_hasher *hasher;	/* non-NULL: build-ids are hashed behind the stream */
 };
 /* Builds the timeline and build-ids of an opened index (takes ownership of x, made a new
- * inj_dfile; or shares o->file; call inj_dump_fini also after a failure). */
+ * inj_dfile; or shares o->file; call inj_dump_fini also after a failure). 0 or -errno,
+ * logged; out of memory is fatal. */
 int inj_dump_init(struct inj_dump *d, struct jd_index *x, const char *path,
-		  const struct inj_dump_opts *o, char *err, size_t errlen);
+		  const struct inj_dump_opts *o, const struct jp_log *log);
 void inj_dump_fini(struct inj_dump *d);
 /* After inj_hasher_finish: the build-ids hashed behind the stream into d's own loads. */
 void inj_dump_take_ids(struct inj_dump *d);
@@ -236,8 +239,8 @@ int inj_hasher_queue(struct inj_hasher *h, struct inj_dfile *f, const uint32_t *
  * hash failed. f without a hasher's state: its id as hashed before. */
 const uint8_t *inj_hasher_id(struct inj_hasher *h, struct inj_dfile *f, uint32_t i);
 /* No more loads: the caller hashes what is left with the threads, then joins them. 0, or -EIO
- * with the first failed load named in err. */
-int inj_hasher_finish(struct inj_hasher *h, char *err, size_t errlen);
+ * with the first failed load named, logged. */
+int inj_hasher_finish(struct inj_hasher *h, const struct jp_log *log);
 /* Stops the threads (unfinished hashes abandoned) and frees h. NULL is a no-op. */
 void inj_hasher_free(struct inj_hasher *h);
 
@@ -281,15 +284,17 @@ int inj_pool_new(struct inj_pool **p, int threads, const char *cache_root);
 void inj_pool_set_fallback_cache(struct inj_pool *p, const char *root);
 int inj_pool_push(struct inj_pool *p, struct inj_dump *d, uint32_t load);
 /* Places one ELF built elsewhere (interp.c) now, as a job places a generation's: in the cache
- * and beside d's dump at path ("<dir>/<name>"); counted in the pool's figures. 0 or -errno with
- * err set. */
+ * and beside d's dump at path ("<dir>/<name>"); counted in the pool's figures. 0 or -errno,
+ * logged. */
 struct synth_elf;
 int inj_pool_place(struct inj_pool *p, const struct inj_dump *d, const struct synth_elf *elf,
-		   const char *path, char *err, size_t errlen);
+		   const char *path, const struct jp_log *log);
 /* ELFs finished so far and ELFs queued in all. */
 void inj_pool_progress(struct inj_pool *p, uint64_t *done, uint64_t *queued);
-/* Waits for every queued ELF, stops the threads, frees p. */
-void inj_pool_finish(struct inj_pool *p, struct inj_pool_stats *st);
+/* Waits for every queued ELF, stops the threads, frees p. ELFs that could not be written are
+ * said in one message at level (how many, and the first failure whole). */
+void inj_pool_finish(struct inj_pool *p, struct inj_pool_stats *st, const struct jp_log *log,
+		     enum jp_level level);
 
 /* The placeholder DSO name an unload maps over code that is gone (docs/inject.md). */
 #define INJ_UNLOADED_NAME "[jit-unloaded]"
@@ -363,7 +368,16 @@ struct inj_run_state {
 	int prescanned;		/* file input: every dump was found before streaming */
 	char *err;
 	size_t errlen;
+	struct jp_log errlog;	/* into err: inj_run_errlog */
+	struct jp_errbuf errbuf;
 };
+
+/* A log whose first error becomes the run's message (s->err, emptied): for the pieces that
+ * log, until the run's own state logs as it goes. */
+static inline const struct jp_log *inj_run_errlog(struct inj_run_state *s)
+{
+	return jp_errbuf_log(&s->errlog, &s->errbuf, s->err, s->errlen);
+}
 
 void inj_warnf(struct inj_run_state *s, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

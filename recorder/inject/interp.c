@@ -102,7 +102,7 @@ static char *symbol_of(const struct jd_ext_method *m)
 
 /* e's layout (every record of its table the ELF can hold: a record of more bytecodes than a
  * JVM method can have is left out, its frames unnamed) and its ELF, in e->elf. */
-static int build(struct interp_elf *e, char *err, size_t errlen)
+static int build(struct interp_elf *e, const struct jp_log *log)
 {
 	size_t n = jd_index_nr_methods(e->x), k = 0;
 	struct synth_interp_method *mv = calloc(n ? n : 1, sizeof(*mv));
@@ -135,9 +135,7 @@ static int build(struct interp_elf *e, char *err, size_t errlen)
 	if (!rc) {
 		const struct synth_interp in = { .pid = e->pid, .m = mv, .n = k,
 						 .e_machine = e->d->e_machine };
-		rc = synth_build_interp(&in, &e->elf,
-					jp_errbuf_log(&(struct jp_log){ 0 },
-						      &(struct jp_errbuf){ 0 }, err, errlen));
+		rc = synth_build_interp(&in, &e->elf, log);
 	}
 	for (size_t i = 0; mv && i < k; i++)
 		free((char *)mv[i].name);
@@ -171,8 +169,10 @@ static struct interp_elf *elf_for(struct inj_interp *ip, uint32_t pid, struct in
 		   (int)sizeof(e->path))
 		rc = -ENAMETOOLONG;
 	if (!rc)
-		rc = build(e, msg, sizeof(msg));
-	if (!rc && (rc = inj_pool_place(ip->pool, d, &e->elf, e->path, msg, sizeof(msg))) == 0) {
+		rc = build(e, JP_ERRBUF_LOG(msg));	/* said inside the warning below */
+	if (!rc)
+		rc = inj_pool_place(ip->pool, d, &e->elf, e->path, JP_ERRBUF_LOG(msg));
+	if (!rc) {
 		e->state = ELF_PLACED;
 		/* Only the id and sizes are read from here on. */
 		free(e->elf.data);

@@ -220,7 +220,7 @@ static int add_part(struct inj_run_state *s, const struct pd_reader *r, const ch
 	int arch = (jd_index_header(cur)->flags & JD_FLAGS_ARCH_TIMESTAMP) != 0;
 	struct inj_dump_opts dopts = { arch, &s->tc, s->o->threads, prev ? prev->nr_loads : 0,
 				       prev ? prev->nr_moves : 0, f, s->hasher };
-	rc = inj_dump_init(d, x, path, &dopts, err, sizeof(err));
+	rc = inj_dump_init(d, x, path, &dopts, inj_run_errlog(s));
 	d->dirfd = dirfd;	/* closed by inj_dump_fini from here on */
 	if (!f && d->df && shareable) {	/* its identity, for the next marker naming it */
 		d->df->dev = (uint64_t)sb.st_dev;
@@ -233,8 +233,6 @@ static int add_part(struct inj_run_state *s, const struct pd_reader *r, const ch
 		trust_dir(s, d);
 	if (rc == 0)
 		rc = check_clock(s, r, d, arch);
-	else
-		snprintf(s->err, s->errlen, "%s", err);
 	if (rc == 0 && !(d->marker = strdup(m->name)))
 		rc = -ENOMEM;
 	if (rc < 0) {

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/nomem.h"
 #include "synth/synth.h"
 
 /* Which loads get an origin: exactly those the file-writing path would write. */
@@ -22,10 +23,10 @@ static int wanted(const struct inj_run_state *s, const struct inj_load *l)
 /* An input injected before with --no-elfs keeps its origins (its markers are gone, so this
  * run cannot recreate them): they go first, this run's after them. */
 static int take_previous(struct inj_run_state *s, struct inj_origins *o, size_t more_dumps,
-			 size_t more)
+			 size_t more, const struct jp_log *log)
 {
 	struct inj_origins prev;
-	int rc = inj_origins_read(s->r, s->o->input, &prev, s->err, s->errlen);
+	int rc = inj_origins_read(s->r, s->o->input, &prev, log);
 	if (rc == -ENOENT)
 		memset(&prev, 0, sizeof(prev));
 	else if (rc < 0)
@@ -53,10 +54,14 @@ int inj_emit_origins(struct inj_run_state *s)
 	char comp[4096 + 16];
 	size_t n = 0;
 	int rc;
+	/* The run's first error still goes into s->err (run.c says it at the end). */
+	struct jp_log l;
+	struct jp_errbuf e;
+	const struct jp_log *log = jp_errbuf_log(&l, &e, s->err, s->errlen);
 	for (size_t k = 0; k < s->nr_dumps; k++)
 		for (uint32_t i = 0; i < s->dumps[k]->nr_loads; i++)
 			n += wanted(s, &s->dumps[k]->loads[i]);
-	if ((rc = take_previous(s, &o, s->nr_dumps, n)) < 0)
+	if ((rc = take_previous(s, &o, s->nr_dumps, n, log)) < 0)
 		goto out;
 	size_t base = o.nr_dumps;
 	for (size_t k = 0; k < s->nr_dumps; k++) {
@@ -72,8 +77,8 @@ int inj_emit_origins(struct inj_run_state *s)
 			rc = -ENOMEM;
 			goto out;
 		}
-		if ((rc = inj_file_id_get(abs, &od->dump, s->err, s->errlen)) < 0 ||
-		    (rc = inj_file_id_get(comp, &od->comp, s->err, s->errlen)) < 0)
+		if ((rc = inj_file_id_get(abs, &od->dump, log)) < 0 ||
+		    (rc = inj_file_id_get(comp, &od->comp, log)) < 0)
 			goto out;
 		for (uint32_t i = 0; i < d->nr_loads; i++) {
 			const struct inj_load *l = &d->loads[i];
@@ -130,31 +135,29 @@ static int pool_dump(struct inj_dump *d, struct jd_index *x, const char *path)
 }
 
 static int elfs_for(const char *injected, const char *cache_root, int threads, int force,
-		    struct inj_pool_stats *st, int *moved, char *err, size_t errlen)
+		    struct inj_pool_stats *st, int *moved, const struct jp_log *log)
 {
 	struct pd_reader *r = NULL;
 	struct inj_origins o;
 	struct inj_pool *pool = NULL;
 	struct inj_dump *dumps = NULL;
-	struct jp_errbuf eb = { err, errlen };
-	struct pd_reader_opts ro = { .sz = sizeof(ro), .log = { jp_log_errbuf, &eb } };
-	if (errlen)
-		err[0] = 0;
+	struct pd_reader_opts ro = { .sz = sizeof(ro), .log = *log };
 	memset(st, 0, sizeof(*st));
 	int rc = pd_reader_open(&r, injected, &ro);	/* its message names file and offset */
 	if (rc < 0)
 		return rc;
-	rc = inj_origins_read(r, injected, &o, err, errlen);
+	rc = inj_origins_read(r, injected, &o, log);
 	pd_reader_close(r);
 	if (rc == -ENOENT)
-		snprintf(err, errlen, "%s has no origins section: it was not written by "
-			 "jitprof inject --no-elfs", injected);
+		jp_logf(log, JP_LOG_ERROR, "%s has no origins section: it was not written by "
+			"jitprof inject --no-elfs", injected);
 	if (rc < 0)
 		return rc;
-	dumps = calloc(o.nr_dumps + 1, sizeof(*dumps));
-	if (!dumps || (rc = inj_pool_new(&pool, threads, cache_root)) < 0) {
-		rc = rc < 0 ? rc : -ENOMEM;
-		snprintf(err, errlen, "%s", strerror(-rc));
+	if (!(dumps = calloc(o.nr_dumps + 1, sizeof(*dumps))))
+		jp_nomem("writing the ELFs of an origins section");
+	if ((rc = jp_nomem_check(inj_pool_new(&pool, threads, cache_root),
+				 "starting the ELF writers")) < 0) {
+		jp_logf(log, JP_LOG_ERROR, "%s", strerror(-rc));
 		goto out;
 	}
 	/* A dump moved with the recording (a profile directory moved) is read, and its ELFs are
@@ -163,11 +166,13 @@ static int elfs_for(const char *injected, const char *cache_root, int threads, i
 	for (size_t k = 0; k < o.nr_dumps; k++) {
 		struct jd_index *x;
 		char *path = inj_origin_dump_path(&o, k, input_dir);
-		rc = path ? inj_origins_open_dump(&o, k, path, force ? INJ_ID_FORCE : 0, &x, err,
-						  errlen) : -ENOMEM;
-		*moved += path && strcmp(path, o.dumps[k].path);
-		if (rc == 0 && (rc = pool_dump(&dumps[k], x, path)) < 0)
-			snprintf(err, errlen, "%s: %s", path, strerror(-rc));
+		if (!path)
+			jp_nomem("writing the ELFs of an origins section");
+		rc = inj_origins_open_dump(&o, k, path, force ? INJ_ID_FORCE : 0, &x, log);
+		*moved += strcmp(path, o.dumps[k].path) != 0;
+		if (rc == 0 && (rc = jp_nomem_check(pool_dump(&dumps[k], x, path),
+						    "writing the ELFs of an origins section")) < 0)
+			jp_logf(log, JP_LOG_ERROR, "%s: %s", path, strerror(-rc));
 		free(path);
 		if (rc < 0) {
 			free(input_dir);
@@ -180,9 +185,10 @@ static int elfs_for(const char *injected, const char *cache_root, int threads, i
 		struct inj_dump *d = &dumps[e->dump];
 		uint32_t l = inj_load_at_offset(d->x, e->offset);
 		if (l == INJ_NONE || jd_index_load(d->x, l)->load.code_index != e->code_index) {
-			snprintf(err, errlen, "%s: no code load %llu at offset %llu, as %s says",
-				 d->path, (unsigned long long)e->code_index,
-				 (unsigned long long)e->offset, injected);
+			jp_logf(log, JP_LOG_ERROR,
+				"%s: no code load %llu at offset %llu, as %s says",
+				d->path, (unsigned long long)e->code_index,
+				(unsigned long long)e->offset, injected);
 			rc = -ESTALE;
 			goto out;
 		}
@@ -194,13 +200,16 @@ static int elfs_for(const char *injected, const char *cache_root, int threads, i
 		d->loads[l].text_off = (uint32_t)synth_text_offset(&in);
 		/* The pool checks the built ELF's build-id against this one. */
 		if ((rc = inj_pool_push(pool, d, l)) < 0) {
-			snprintf(err, errlen, "%s", strerror(-rc));
+			jp_logf(log, JP_LOG_ERROR, "%s", strerror(-rc));
 			goto out;
 		}
 	}
 out:
-	if (pool)
-		inj_pool_finish(pool, st);
+	if (pool) {	/* failed ELFs fail the command: writing them is all it does */
+		inj_pool_finish(pool, st, rc < 0 ? NULL : log, JP_LOG_ERROR);
+		if (rc == 0 && st->failed)
+			rc = -EIO;
+	}
 	for (size_t k = 0; dumps && k < o.nr_dumps; k++)
 		inj_dump_fini(&dumps[k]);
 	free(dumps);
@@ -208,15 +217,31 @@ out:
 	return rc;
 }
 
+/* A log passed on that notes whether an error was said: a failure nobody worded (a reader's
+ * bare -errno) gets its strerror once, no failure two messages. */
+struct said {
+	const struct jp_log *to;
+	int error;
+};
+
+static void said_fn(void *ctx, enum jp_level level, const char *msg)
+{
+	struct said *sd = ctx;
+	sd->error |= level == JP_LOG_ERROR;
+	if (sd->to && sd->to->fn)
+		sd->to->fn(sd->to->ctx, level, msg);
+}
+
 int inj_elfs_for(const char *injected, const char *cache_root, int threads, int force,
 		 struct inj_pool_stats *st, const struct jp_log *log)
 {
-	char err[1024] = "";
+	struct said sd = { log, 0 };
 	int moved = 0;
-	int rc = elfs_for(injected, cache_root, threads, force, st, &moved, err, sizeof(err));
-	if (rc < 0)
-		jp_logf(log, JP_LOG_ERROR, "%s", err[0] ? err : strerror(-rc));
-	else if (moved && !cache_root)	/* its MMAP2s name the directory the dumps were in */
+	int rc = elfs_for(injected, cache_root, threads, force, st, &moved,
+			  &(struct jp_log){ said_fn, &sd });
+	if (rc < 0 && !sd.error)
+		jp_logf(log, JP_LOG_ERROR, "%s", strerror(-rc));
+	else if (rc >= 0 && moved && !cache_root)	/* its MMAP2s name the old directory */
 		jp_logf(log, JP_LOG_WARN, "%s was moved since inject: its mappings name the old "
 			"directory, so perf report finds the ELFs written beside it only in the "
 			"build-id cache: add --cache", injected);

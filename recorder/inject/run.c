@@ -266,10 +266,10 @@ static int finish(struct inj_run_state *s)
 		usleep(100000);
 	}
 	if (s->pool)
-		inj_pool_finish(s->pool, &s->st->pool);
+		inj_pool_finish(s->pool, &s->st->pool, &s->o->log, JP_LOG_WARN);
 	s->pool = NULL;
 	if (s->hasher) {	/* every load's id, before the dumps' sizes are checked */
-		if ((rc = inj_hasher_finish(s->hasher, s->err, s->errlen)) < 0)
+		if ((rc = inj_hasher_finish(s->hasher, inj_run_errlog(s))) < 0)
 			return rc;
 		for (size_t i = 0; i < s->nr_dumps; i++)
 			inj_dump_take_ids(s->dumps[i]);
@@ -344,7 +344,8 @@ int inj_run(const struct inj_opts *opts, struct inj_stats *st)
 out:
 	inj_hasher_free(s.hasher);	/* its threads read the dumps: stopped first */
 	if (s.pool)
-		inj_pool_finish(s.pool, &st->pool);
+		inj_pool_finish(s.pool, &st->pool, NULL, JP_LOG_WARN);	/* failed: its error
+										 * alone */
 	if (s.w) {
 		int wrc = pd_writer_close(s.w);
 		if (rc == 0 && wrc < 0) {

@@ -95,7 +95,11 @@ static int file_open(struct od_file *f, const char *path, const struct inj_file_
 	struct jd_reader *r = NULL;
 	int rc;
 	f->path = path;
-	if ((rc = inj_file_id_read(path, id, flags, &f->all, &f->all_len, msg, msglen)) < 0)
+	/* msg: the symbols provider's interface hands a refusal back in a buffer */
+	struct jp_log l;
+	struct jp_errbuf e;
+	if ((rc = inj_file_id_read(path, id, flags, &f->all, &f->all_len,
+				   jp_errbuf_log(&l, &e, msg, msglen))) < 0)
 		return rc;
 	if (!f->all)
 		return 0;	/* absent, as inject found it */
@@ -402,40 +406,29 @@ static void fini(void *ctx)
 	free(od);
 }
 
-static int attach(struct sym_session *ss, const struct pd_reader *r, const char *input,
-		  unsigned flags, char *err, size_t errlen)
+int inj_ondemand_attach(struct sym_session *ss, const struct pd_reader *r, const char *input,
+			unsigned flags, const struct jp_log *log)
 {
 	struct ondemand *od = calloc(1, sizeof(*od));
 	if (!od)
-		return -ENOMEM;
+		jp_nomem("reading the origins section");
 	od->symbols_only = !!(flags & INJ_OD_SYMBOLS_ONLY);
 	od->id_flags = (flags & INJ_OD_FORCE) ? INJ_ID_FORCE : 0;
-	int rc = inj_origins_read(r, input, &od->o, err, errlen);
+	int rc = inj_origins_read(r, input, &od->o, log);
 	if (rc < 0) {
 		free(od);
 		return rc == -ENOENT ? 0 : rc;
 	}
 	od->input_dir = inj_input_dir(input);
 	od->dumps = calloc(od->o.nr_dumps + 1, sizeof(*od->dumps));
-	if (!od->dumps || index_ids(od) < 0) {
-		fini(od);
-		return -ENOMEM;
-	}
+	if (!od->dumps || index_ids(od) < 0)
+		jp_nomem("indexing the origins section");	/* not a damaged recording */
 	struct sym_provider p = { get, fini, od,
 				  od->symbols_only && (flags & INJ_OD_NO_ELF) ? get_symbols : NULL };
 	if ((rc = sym_session_set_provider(ss, &p)) < 0) {
 		fini(od);
+		jp_logf(log, JP_LOG_ERROR, "%s: %s", input, strerror(-rc));
 		return rc;
 	}
 	return 1;
-}
-
-int inj_ondemand_attach(struct sym_session *ss, const struct pd_reader *r, const char *input,
-			unsigned flags, const struct jp_log *log)
-{
-	char err[1024] = "";
-	int rc = attach(ss, r, input, flags, err, sizeof(err));
-	if (rc < 0)
-		jp_logf(log, JP_LOG_ERROR, "%s", err[0] ? err : strerror(-rc));
-	return rc;
 }

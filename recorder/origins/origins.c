@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "lib/nomem.h"
 #include "recorder/perfdata/perfdata.h"
 #include "safeio/safeio.h"
 
@@ -35,39 +36,41 @@ static void id_of_stat(const struct stat *sb, struct inj_file_id *id)
 	id->present = 1;
 }
 
-/* Before reading: what differs between the identity then and now's stat, in msg: -ESTALE, or
+/* Before reading: what differs between the identity then and now's stat, logged: -ESTALE, or
  * 0. Device, inode and ctime are not refused here: a copy beside the recording (cp -a) or a
  * dump renamed away and back has others, and the SHA-1 of its bytes decides (bytes_differ). */
 static int stat_differs(const char *path, const struct inj_file_id *then,
-			const struct inj_file_id *now, char *msg, size_t len)
+			const struct inj_file_id *now, const struct jp_log *log)
 {
 	if (!then->present)
-		snprintf(msg, len, "%s appeared since inject", path);
+		jp_logf(log, JP_LOG_ERROR, "%s appeared since inject", path);
 	else if (now->size != then->size)
-		snprintf(msg, len, "%s changed since inject: %llu bytes, %llu then", path,
-			 (unsigned long long)now->size, (unsigned long long)then->size);
+		jp_logf(log, JP_LOG_ERROR, "%s changed since inject: %llu bytes, %llu then", path,
+			(unsigned long long)now->size, (unsigned long long)then->size);
 	else if (now->mtime_ns != then->mtime_ns)
-		snprintf(msg, len, "%s changed since inject: modified at another time", path);
+		jp_logf(log, JP_LOG_ERROR,
+			"%s changed since inject: modified at another time", path);
 	else
 		return 0;
 	return -ESTALE;
 }
 
-/* After reading: -ESTALE when the bytes are not the ones inject hashed, msg naming the likely
+/* After reading: -ESTALE when the bytes are not the ones inject hashed, logged naming the likely
  * cause (the same size and mtime: a rewrite with its mtime put back, touch -r). */
 static int bytes_differ(const char *path, const struct inj_file_id *then,
-			const struct inj_file_id *now, char *msg, size_t len)
+			const struct inj_file_id *now, const struct jp_log *log)
 {
 	if (!memcmp(now->sha1, then->sha1, 20))
 		return 0;
 	if (now->dev != then->dev || now->ino != then->ino)
-		snprintf(msg, len, "%s changed since inject: another file (device or inode "
-			 "differs) with other bytes", path);
+		jp_logf(log, JP_LOG_ERROR, "%s changed since inject: another file (device or inode "
+			"differs) with other bytes", path);
 	else if (now->ctime_ns != then->ctime_ns)
-		snprintf(msg, len, "%s changed since inject: written again with its mtime put "
-			 "back (ctime differs, its bytes too)", path);
+		jp_logf(log, JP_LOG_ERROR,
+			"%s changed since inject: written again with its mtime put "
+			"back (ctime differs, its bytes too)", path);
 	else
-		snprintf(msg, len, "%s changed since inject: its bytes differ", path);
+		jp_logf(log, JP_LOG_ERROR, "%s changed since inject: its bytes differ", path);
 	return -ESTALE;
 }
 
@@ -112,10 +115,10 @@ static int same_times(const struct stat *a, const struct stat *b)
 /* path opened without blocking (a regular file only), checked against then (NULL: nothing to
  * compare) and the owner rule (unless INJ_ID_FORCE), hashed: read whole into *buf when buf
  * is not NULL (the bytes the caller then uses), else a MiB at a time; its identity in *now,
- * the file unchanged while read. 0, -ENOENT (no such file, msg unset), or -errno with msg
+ * the file unchanged while read. 0, -ENOENT (no such file, nothing logged), or -errno logged,
  * naming path and the reason, never a byte of the file. */
 static int take(const char *path, const struct inj_file_id *then, unsigned flags, uint8_t **buf,
-		size_t *len, struct inj_file_id *now, char *msg, size_t mlen)
+		size_t *len, struct inj_file_id *now, const struct jp_log *log)
 {
 	struct stat sb, after;
 	char why[128];
@@ -128,19 +131,19 @@ static int take(const char *path, const struct inj_file_id *then, unsigned flags
 	if (fd == -ENOENT)
 		return fd;
 	if (fd < 0) {
-		snprintf(msg, mlen, "%s: %s", path, sio_strerror(fd));
+		jp_logf(log, JP_LOG_ERROR, "%s: %s", path, sio_strerror(fd));
 		return fd;
 	}
 	if (fstat(fd, &sb) < 0) {
 		rc = -errno;
-		snprintf(msg, mlen, "%s: %s", path, strerror(-rc));
+		jp_logf(log, JP_LOG_ERROR, "%s: %s", path, strerror(-rc));
 		goto out;
 	}
 	id_of_stat(&sb, now);
-	if (then && (rc = stat_differs(path, then, now, msg, mlen)) < 0)
+	if (then && (rc = stat_differs(path, then, now, log)) < 0)
 		goto out;
 	if (!(flags & INJ_ID_FORCE) && (rc = sio_owner_check(&sb, geteuid(), why, sizeof(why)))) {
-		snprintf(msg, mlen, "%s: %s (-f reads it anyway)", path, why);
+		jp_logf(log, JP_LOG_ERROR, "%s: %s (-f reads it anyway)", path, why);
 		goto out;
 	}
 	if (!buf) {
@@ -153,11 +156,13 @@ static int take(const char *path, const struct inj_file_id *then, unsigned flags
 	}
 	if (!rc && (fstat(fd, &after) < 0 || !same_times(&sb, &after)))
 		rc = -ESTALE;
+	jp_nomem_check(rc, "reading a jitdump to check it");	/* not a changed file */
 	if (rc == -ESTALE)
-		snprintf(msg, mlen, "%s changed while it was read", path);
+		jp_logf(log, JP_LOG_ERROR, "%s changed while it was read", path);
 	else if (rc < 0)
-		snprintf(msg, mlen, "%s: %s", path, rc == -EFBIG ? "larger than the 2 GiB read to "
-			 "check it (INJ_ID_READ_MAX)" : strerror(-rc));
+		jp_logf(log, JP_LOG_ERROR,
+			"%s: %s", path, rc == -EFBIG ? "larger than the 2 GiB read to "
+			"check it (INJ_ID_READ_MAX)" : strerror(-rc));
 out:
 	if (rc < 0 && buf) {
 		free(*buf);
@@ -168,24 +173,24 @@ out:
 	return rc;
 }
 
-int inj_file_id_get(const char *path, struct inj_file_id *id, char *msg, size_t len)
+int inj_file_id_get(const char *path, struct inj_file_id *id, const struct jp_log *log)
 {
-	int rc = take(path, NULL, INJ_ID_FORCE, NULL, NULL, id, msg, len);
+	int rc = take(path, NULL, INJ_ID_FORCE, NULL, NULL, id, log);
 	return rc == -ENOENT ? 0 : rc;
 }
 
 int inj_file_id_read(const char *path, const struct inj_file_id *id, unsigned flags,
-		     uint8_t **buf, size_t *len, char *msg, size_t mlen)
+		     uint8_t **buf, size_t *len, const struct jp_log *log)
 {
 	struct inj_file_id now;
-	int rc = take(path, id, flags, buf, len, &now, msg, mlen);
+	int rc = take(path, id, flags, buf, len, &now, log);
 	if (rc == -ENOENT) {
 		if (!id->present)
 			return 0;
-		snprintf(msg, mlen, "%s is gone since inject", path);
+		jp_logf(log, JP_LOG_ERROR, "%s is gone since inject", path);
 		return -ESTALE;
 	}
-	if (rc == 0 && (rc = bytes_differ(path, id, &now, msg, mlen)) < 0 && buf) {
+	if (rc == 0 && (rc = bytes_differ(path, id, &now, log)) < 0 && buf) {
 		free(*buf);
 		*buf = NULL;
 		*len = 0;
@@ -193,10 +198,10 @@ int inj_file_id_read(const char *path, const struct inj_file_id *id, unsigned fl
 	return rc;
 }
 
-int inj_file_id_check(const char *path, const struct inj_file_id *id, unsigned flags, char *msg,
-		      size_t len)
+int inj_file_id_check(const char *path, const struct inj_file_id *id, unsigned flags,
+		      const struct jp_log *log)
 {
-	return inj_file_id_read(path, id, flags, NULL, NULL, msg, len);
+	return inj_file_id_read(path, id, flags, NULL, NULL, log);
 }
 
 /* Little-endian on every host: the section may be read on another machine. */
@@ -297,24 +302,25 @@ int inj_origins_encode(const struct inj_origins *o, void **buf, size_t *size)
 
 #define NEED(want, what) do { \
 	if ((size_t)(end - p) < (size_t)(want)) { \
-		snprintf(err, errlen, "origins section: %s at byte %zu cut off", what, \
-			 (size_t)(p - (const uint8_t *)buf)); \
-		goto bad; \
-	} } while (0)
-
-int inj_origins_decode(struct inj_origins *o, const void *buf, size_t size, char *err,
-		       size_t errlen)
-{
-	const uint8_t *p = buf, *end = p + size;
+		jp_logf(log, JP_LOG_ERROR, "origins section: %s at byte %zu cut off", what, \
+			(size_t)(p - (const uint8_t *)buf)); \
+			goto bad; \
+			} } while (0)
+			
+			int inj_origins_decode(struct inj_origins *o, const void *buf, size_t size,
+			const struct jp_log *log)
+			{
+			const uint8_t *p = buf, *end = p + size;
 	memset(o, 0, sizeof(*o));
 	NEED(HDR_SIZE, "header");
 	if (memcmp(p, INJ_ORIGINS_MAGIC, 8)) {
-		snprintf(err, errlen, "origins section: not magic %s", INJ_ORIGINS_MAGIC);
+		jp_logf(log, JP_LOG_ERROR, "origins section: not magic %s", INJ_ORIGINS_MAGIC);
 		goto bad;
 	}
 	if (get32(p + 8) != INJ_ORIGINS_VERSION) {	/* 1 identified a dump too weakly */
-		snprintf(err, errlen, "origins section: version %u, not %u: run jitprof inject "
-			 "--no-elfs again on the recording", get32(p + 8), INJ_ORIGINS_VERSION);
+		jp_logf(log, JP_LOG_ERROR,
+			"origins section: version %u, not %u: run jitprof inject "
+			"--no-elfs again on the recording", get32(p + 8), INJ_ORIGINS_VERSION);
 		goto bad;
 	}
 	uint32_t nd = get32(p + 12);
@@ -322,17 +328,15 @@ int inj_origins_decode(struct inj_origins *o, const void *buf, size_t size, char
 	p += HDR_SIZE;
 	/* Every dump takes at least 2 * ID_SIZE + 16 bytes, every entry ENTRY_SIZE. */
 	if (nd > size / (2 * ID_SIZE + 16) || ne > size / ENTRY_SIZE) {
-		snprintf(err, errlen, "origins section: %u dumps, %llu entries do not fit in %zu "
-			 "bytes", nd, (unsigned long long)ne, size);
+		jp_logf(log, JP_LOG_ERROR,
+			"origins section: %u dumps, %llu entries do not fit in %zu "
+			"bytes", nd, (unsigned long long)ne, size);
 		goto bad;
 	}
 	o->dumps = calloc(nd + 1, sizeof(*o->dumps));
 	o->v = calloc(ne + 1, sizeof(*o->v));
-	if (!o->dumps || !o->v) {
-		snprintf(err, errlen, "out of memory");
-		inj_origins_free(o);
-		return -ENOMEM;
-	}
+	if (!o->dumps || !o->v)
+		jp_nomem("decoding the origins section");	/* not a damaged section */
 	for (uint32_t k = 0; k < nd; k++) {
 		NEED(2 * ID_SIZE + 8, "dump identity");
 		get_id(p, &o->dumps[k].dump);
@@ -341,15 +345,13 @@ int inj_origins_decode(struct inj_origins *o, const void *buf, size_t size, char
 		p += 2 * ID_SIZE + 8;
 		NEED(room, "dump path");
 		if (!room || !memchr(p, 0, room) || p[0] != '/') {
-			snprintf(err, errlen, "origins section: dump path at byte %zu is not an "
-				 "absolute NUL-terminated path", (size_t)(p - (const uint8_t *)buf));
+			jp_logf(log, JP_LOG_ERROR,
+				"origins section: dump path at byte %zu is not an "
+				"absolute NUL-terminated path", (size_t)(p - (const uint8_t *)buf));
 			goto bad;
 		}
-		if (!(o->dumps[k].path = strdup((const char *)p))) {
-			snprintf(err, errlen, "out of memory");
-			inj_origins_free(o);
-			return -ENOMEM;
-		}
+		if (!(o->dumps[k].path = strdup((const char *)p)))
+			jp_nomem("decoding the origins section");
 		o->nr_dumps++;
 		p += room;
 	}
@@ -368,8 +370,9 @@ int inj_origins_decode(struct inj_origins *o, const void *buf, size_t size, char
 		e->info_offset = get64(p + 72);
 		e->inl_offset = get64(p + 80);
 		if (e->dump >= nd) {
-			snprintf(err, errlen, "origins section: entry at byte %zu names dump %u of %u",
-				 (size_t)(p - (const uint8_t *)buf), e->dump, nd);
+			jp_logf(log, JP_LOG_ERROR,
+				"origins section: entry at byte %zu names dump %u of %u",
+				(size_t)(p - (const uint8_t *)buf), e->dump, nd);
 			goto bad;
 		}
 		p += ENTRY_SIZE;
@@ -431,39 +434,40 @@ char *inj_origin_dump_path(const struct inj_origins *o, size_t k, const char *in
 }
 
 int inj_origins_open_dump(const struct inj_origins *o, size_t k, const char *path,
-			  unsigned flags, struct jd_index **x, char *err, size_t errlen)
+			  unsigned flags, struct jd_index **x, const struct jp_log *log)
 {
 	const struct inj_origin_dump *d = &o->dumps[k];
 	char comp[4096 + 16];
 	int rc;
 	*x = NULL;
 	if ((rc = jd_ext_path(path, comp, sizeof(comp))) < 0) {
-		snprintf(err, errlen, "%s: path too long", path);
+		jp_logf(log, JP_LOG_ERROR, "%s: path too long", path);
 		return rc;
 	}
 	/* The index reads the files again: what it reads is vouched for by the build-id the
 	 * ELF writer pool checks each ELF against. */
-	if ((rc = inj_file_id_check(path, &d->dump, flags, err, errlen)) < 0 ||
-	    (rc = inj_file_id_check(comp, &d->comp, flags, err, errlen)) < 0)
+	if ((rc = inj_file_id_check(path, &d->dump, flags, log)) < 0 ||
+	    (rc = inj_file_id_check(comp, &d->comp, flags, log)) < 0)
 		return rc;
-	char msg[512] = "";
-	if ((rc = jd_index_open(x, path, msg, sizeof(msg))) < 0)
-		snprintf(err, errlen, "%s: %s", path, msg[0] ? msg : strerror(-rc));
+	char msg[512] = "";	/* libjitdump keeps its buffer by design (below lib/log.h) */
+	rc = jp_nomem_check(jd_index_open(x, path, msg, sizeof(msg)), "indexing a jitdump");
+	if (rc < 0)
+		jp_logf(log, JP_LOG_ERROR, "%s: %s", path, msg[0] ? msg : strerror(-rc));
 	return rc;
 }
 
 /* Reads the origins section of a perf.data file. */
 int inj_origins_read(const struct pd_reader *r, const char *input, struct inj_origins *o,
-		     char *err, size_t errlen)
+		     const struct jp_log *log)
 {
 	size_t size = 0;
 	const void *raw = pd_reader_feature(r, INJ_FEAT_ORIGINS, &size);
-	char msg[400];
+	char msg[256];	/* decode's own words (no path, no data), named by input here */
 	memset(o, 0, sizeof(*o));
 	if (!raw)
 		return -ENOENT;
-	int rc = inj_origins_decode(o, raw, size, msg, sizeof(msg));
+	int rc = inj_origins_decode(o, raw, size, JP_ERRBUF_LOG(msg));
 	if (rc < 0)
-		snprintf(err, errlen, "%s: %s", input, msg);
+		jp_logf(log, JP_LOG_ERROR, "%s: %s", input, msg);
 	return rc;
 }

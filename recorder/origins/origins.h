@@ -64,8 +64,8 @@ struct inj_origins {
 };
 
 /* Identity of path now (read whole without blocking, regular files only, unchanged while
- * read). 0 (present 0 when the file does not exist) or -errno with msg set. */
-int inj_file_id_get(const char *path, struct inj_file_id *id, char *msg, size_t len);
+ * read). 0 (present 0 when the file does not exist) or -errno, logged. */
+int inj_file_id_get(const char *path, struct inj_file_id *id, const struct jp_log *log);
 /* Readers of a dump a recording names. INJ_ID_FORCE (-f): a file owned by another user than
  * the running one or root is read too. */
 #define INJ_ID_FORCE 1u
@@ -76,23 +76,24 @@ int inj_file_id_get(const char *path, struct inj_file_id *id, char *msg, size_t 
  * INJ_ID_FORCE), with id's size and mtime, and its bytes have id's SHA-1: the caller uses
  * these bytes, no others. Device, inode and ctime (a copy or a rename has others) only name
  * the cause when the bytes differ. 0, or -ESTALE (changed), -EPERM (owner),
- * SIO_ENOTREG, ... with msg naming path and the reason (never a byte of the file). */
+ * SIO_ENOTREG, ... logged, naming path and the reason (never a byte of the file); out of
+ * memory is fatal (jp_nomem), never a changed file. */
 int inj_file_id_read(const char *path, const struct inj_file_id *id, unsigned flags,
-		     uint8_t **buf, size_t *len, char *msg, size_t mlen);
+		     uint8_t **buf, size_t *len, const struct jp_log *log);
 /* The same check without keeping the bytes (buf NULL in inj_file_id_read too: the file is
  * hashed a MiB at a time). */
-int inj_file_id_check(const char *path, const struct inj_file_id *id, unsigned flags, char *msg,
-		      size_t len);
+int inj_file_id_check(const char *path, const struct inj_file_id *id, unsigned flags,
+		      const struct jp_log *log);
 /* Section bytes (malloc'd) <-> origins. Decoding checks every length; errors name the byte
  * offset inside the section. */
 int inj_origins_encode(const struct inj_origins *o, void **buf, size_t *size);
-int inj_origins_decode(struct inj_origins *o, const void *buf, size_t size, char *err,
-		       size_t errlen);
+int inj_origins_decode(struct inj_origins *o, const void *buf, size_t size,
+		       const struct jp_log *log);
 struct pd_reader;
-/* The origins section of an opened perf.data: 0, -ENOENT (none), or -EINVAL with a message
- * naming input. */
+/* The origins section of an opened perf.data: 0, -ENOENT (none, nothing logged), or -EINVAL
+ * with a message naming input logged. */
 int inj_origins_read(const struct pd_reader *r, const char *input, struct inj_origins *o,
-		     char *err, size_t errlen);
+		     const struct jp_log *log);
 void inj_origins_free(struct inj_origins *o);
 /* Load index of the CODE_LOAD record at file offset off in x, or INJ_NONE. */
 uint32_t inj_load_at_offset(const struct jd_index *x, uint64_t off);
@@ -107,7 +108,7 @@ char *inj_origin_dump_path(const struct inj_origins *o, size_t k, const char *in
  * it and its companion (inj_file_id_check, flags INJ_ID_FORCE or 0): -ESTALE with a message
  * saying what changed, -EPERM for another user's file, or another -errno. */
 int inj_origins_open_dump(const struct inj_origins *o, size_t k, const char *path,
-			  unsigned flags, struct jd_index **x, char *err, size_t errlen);
+			  unsigned flags, struct jd_index **x, const struct jp_log *log);
 
 struct pd_reader;
 struct sym_session;

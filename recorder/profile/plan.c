@@ -40,8 +40,8 @@ int prof_runtime_direct(const char *argv0, enum prof_runtime rt)
 	return rt != PROF_RT_OTHER && by_name(argv0) == rt;
 }
 
-int prof_parse_call_graph(const char *arg, struct prof_call_graph *cg, char *err,
-			  size_t errlen)
+int prof_parse_call_graph(const char *arg, struct prof_call_graph *cg,
+			  const struct jp_log *log)
 {
 	const char *comma = strchr(arg, ',');
 	size_t mlen = comma ? (size_t)(comma - arg) : strlen(arg);
@@ -53,15 +53,17 @@ int prof_parse_call_graph(const char *arg, struct prof_call_graph *cg, char *err
 		return 0;
 	}
 	if (mlen != 5 || strncmp(arg, "dwarf", 5)) {
-		snprintf(err, errlen, "--call-graph: unknown mode '%s' (fp, dwarf[,SIZE])", arg);
+		jp_logf(log, JP_LOG_ERROR,
+			"--call-graph: unknown mode '%s' (fp, dwarf[,SIZE])", arg);
 		return -EINVAL;
 	}
 	if (comma) {
 		errno = 0;
 		v = strtoul(comma + 1, &end, 10);
 		if (errno || end == comma + 1 || *end || comma[1] == '-' || !v || v > 65528) {
-			snprintf(err, errlen, "--call-graph dwarf: stack dump size '%s' is not a "
-				 "number of bytes from 1 to 65528", comma + 1);
+			jp_logf(log, JP_LOG_ERROR,
+				"--call-graph dwarf: stack dump size '%s' is not a "
+				"number of bytes from 1 to 65528", comma + 1);
 			return -ERANGE;
 		}
 	}
@@ -85,8 +87,8 @@ struct prof_call_graph prof_call_graph_pick(struct prof_call_graph asked, int jv
 }
 
 int prof_java_args(char *agentpath, size_t len, const char *lib, const char *dir,
-		   int preserve_fp, const char *args[PROF_JAVA_NARGS], char *err,
-		   size_t errlen)
+		   int preserve_fp, const char *args[PROF_JAVA_NARGS],
+		   const struct jp_log *log)
 {
 	const char *bad = strchr(dir, ',') ? dir : NULL;
 	int n;
@@ -96,13 +98,14 @@ int prof_java_args(char *agentpath, size_t len, const char *lib, const char *dir
 	if (!bad && strpbrk(lib, ",= \t\n\"'"))
 		bad = lib;
 	if (bad) {
-		snprintf(err, errlen, "'%s' holds a comma, quote or white space, which the JVM's "
-			 "option parsing would split: choose another -o", bad);
+		jp_logf(log, JP_LOG_ERROR,
+			"'%s' holds a comma, quote or white space, which the JVM's "
+			"option parsing would split: choose another -o", bad);
 		return -EINVAL;
 	}
 	n = snprintf(agentpath, len, "-agentpath:%s=dir=%s", lib, dir);
 	if (n < 0 || (size_t)n >= len) {
-		snprintf(err, errlen, "agent path too long");
+		jp_logf(log, JP_LOG_ERROR, "agent path too long");
 		return -ENAMETOOLONG;
 	}
 	args[0] = agentpath;
@@ -111,16 +114,16 @@ int prof_java_args(char *agentpath, size_t len, const char *lib, const char *dir
 }
 
 int prof_jvm_log_args(char *logfile, size_t len, const char *dir,
-		      const char *args[PROF_JVMLOG_NARGS], char *err, size_t errlen)
+		      const char *args[PROF_JVMLOG_NARGS], const struct jp_log *log)
 {
 	if (strchr(dir, '%')) {
-		snprintf(err, errlen, "'%s' holds a '%%', which HotSpot would expand in "
-			 "-XX:LogFile: choose another -o", dir);
+		jp_logf(log, JP_LOG_ERROR, "'%s' holds a '%%', which HotSpot would expand in "
+			"-XX:LogFile: choose another -o", dir);
 		return -EINVAL;
 	}
 	int n = snprintf(logfile, len, "-XX:LogFile=%s/jvm-%%p.log", dir);
 	if (n < 0 || (size_t)n >= len) {
-		snprintf(err, errlen, "log file path too long");
+		jp_logf(log, JP_LOG_ERROR, "log file path too long");
 		return -ENAMETOOLONG;
 	}
 	args[0] = "-XX:+UnlockDiagnosticVMOptions";
@@ -179,7 +182,7 @@ int prof_env_append(char *buf, size_t len, const char *existing, const char *con
 	return 0;
 }
 
-int prof_find_agent(const char *exe, char *buf, size_t len, char *err, size_t errlen)
+int prof_find_agent(const char *exe, char *buf, size_t len, const struct jp_log *log)
 {
 	const char *env = getenv("JITPROF_AGENT");
 	const char *rel[] = { "libjitprof-agent.so", "../lib/libjitprof-agent.so",
@@ -189,7 +192,7 @@ int prof_find_agent(const char *exe, char *buf, size_t len, char *err, size_t er
 
 	if (env && *env) {
 		if (!realpath(env, buf) || access(buf, R_OK)) {
-			snprintf(err, errlen, "JITPROF_AGENT=%s: %s", env, strerror(errno));
+			jp_logf(log, JP_LOG_ERROR, "JITPROF_AGENT=%s: %s", env, strerror(errno));
 			return -ENOENT;
 		}
 		return 0;
@@ -201,8 +204,8 @@ int prof_find_agent(const char *exe, char *buf, size_t len, char *err, size_t er
 		if (len >= PATH_MAX && realpath(p, buf) && !access(buf, R_OK))
 			return 0;
 	}
-	snprintf(err, errlen, "libjitprof-agent.so not found beside %s nor in %s/../lib; set "
-		 "JITPROF_AGENT=/path/libjitprof-agent.so", exe, dir);
+	jp_logf(log, JP_LOG_ERROR, "libjitprof-agent.so not found beside %s nor in %s/../lib; set "
+		"JITPROF_AGENT=/path/libjitprof-agent.so", exe, dir);
 	return -ENOENT;
 }
 

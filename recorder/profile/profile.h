@@ -2,12 +2,15 @@
  * librecorder-profile.a): where the recording is kept (the report an output name asks for is
  * report's table of formats, rp_format_of in recorder/report/report.h), which runtime a
  * command starts and what it needs added to run with JIT dumps, and where libagent.so lives.
- * cmd_profile.c runs the processes. Prefix prof_. docs/profile.md. */
+ * cmd_profile.c runs the processes. Prefix prof_. docs/profile.md.
+ * Errors: -errno, and the reason at JP_LOG_ERROR through the caller's log (lib/log.h). */
 #ifndef JITPROF_PROFILE_H
 #define JITPROF_PROFILE_H
 
 #include <stddef.h>
 #include <sys/types.h>
+
+#include "lib/log.h"
 
 /* "<OUT>.jitprof" (p.html -> p.html.jitprof): the directory beside OUT that keeps perf.data,
  * perf.jit.data, the jitdumps and their ELFs. Named after the whole of OUT, so that profiles
@@ -36,9 +39,9 @@ struct prof_call_graph {
  * 16 KiB cut ~1 in 10 (docs/PERFORMANCE.md, "profile's Java mode"). */
 #define PROF_JAVA_STACK_SIZE 32768u
 /* "fp", "dwarf" (PROF_JAVA_STACK_SIZE) or "dwarf,SIZE" (1..65528, rounded up to 8): 0, or
- * -EINVAL (a mode it is not) or -ERANGE (SIZE) with the reason in err. */
-int prof_parse_call_graph(const char *arg, struct prof_call_graph *cg, char *err,
-			  size_t errlen);
+ * -EINVAL (a mode it is not) or -ERANGE (SIZE) with the reason logged. */
+int prof_parse_call_graph(const char *arg, struct prof_call_graph *cg,
+			  const struct jp_log *log);
 /* The mode used: asked's when it is not AUTO; else dwarf for a JVM (java launched, or -p:
  * compiled frames without frame pointers and interpreted frames by name), fp for the rest
  * (node's and native code's frame pointers walk as they are). *why: a phrase for the line
@@ -48,18 +51,18 @@ struct prof_call_graph prof_call_graph_pick(struct prof_call_graph asked, int jv
 
 /* The JVM options profile adds: "-agentpath:LIB=dir=DIR", and -XX:+PreserveFramePointer when
  * preserve_fp (the fp mode: perf's walk needs it through compiled code; the dwarf mode does
- * not). How many (1 or 2), or -EINVAL with a reason in err when LIB or DIR cannot be passed
+ * not). How many (1 or 2), or -EINVAL with a reason logged when LIB or DIR cannot be passed
  * (a comma splits the agent's options; a quote or whitespace breaks JAVA_TOOL_OPTIONS). */
 #define PROF_JAVA_NARGS 2
 int prof_java_args(char *agentpath, size_t len, const char *lib, const char *dir,
-		   int preserve_fp, const char *args[PROF_JAVA_NARGS], char *err,
-		   size_t errlen);
+		   int preserve_fp, const char *args[PROF_JAVA_NARGS],
+		   const struct jp_log *log);
 /* With profile --jvm-log: the JVM options that make HotSpot write its compilation log into
  * DIR/jvm-pid<PID>.log (HotSpot turns "%p" into "pid" and the process id), for report's
- * --jvm-log. -EINVAL with a reason in err when DIR holds a '%' (HotSpot would expand it). */
+ * --jvm-log. -EINVAL with a reason logged when DIR holds a '%' (HotSpot would expand it). */
 #define PROF_JVMLOG_NARGS 3
 int prof_jvm_log_args(char *logfile, size_t len, const char *dir,
-		      const char *args[PROF_JVMLOG_NARGS], char *err, size_t errlen);
+		      const char *args[PROF_JVMLOG_NARGS], const struct jp_log *log);
 /* The process id a log's file name ("jvm-pid<PID>.log") gives; 0 when it is no such name. */
 pid_t prof_jvm_log_pid(const char *name);
 
@@ -76,8 +79,8 @@ int prof_env_append(char *buf, size_t len, const char *existing, const char *con
 		    int nadd);
 
 /* libagent.so for this jitprof: $JITPROF_AGENT, else beside the executable exe (the build
- * tree), else <exe's dir>/../lib/ (installed). 0, or -ENOENT with the places tried in err. */
-int prof_find_agent(const char *exe, char *buf, size_t len, char *err, size_t errlen);
+ * tree), else <exe's dir>/../lib/ (installed). 0, or -ENOENT with the places tried logged. */
+int prof_find_agent(const char *exe, char *buf, size_t len, const struct jp_log *log);
 
 /* ---- stage.c: where the agent of a JVM of another user, or in another mount namespace,
  * writes. root = "/proc/PID/root". Run as the JVM's user (a child that dropped root): every
@@ -85,13 +88,13 @@ int prof_find_agent(const char *exe, char *buf, size_t len, char *err, size_t er
 
 /* libagent.so (the bytes of libfd) copied into the target's /tmp, kept when the bytes are the
  * same (else replaced by a rename: the JVM may have it mapped), as
- * /tmp/.jitprof-libagent-<euid>.so; target gets the path the JVM sees. 0 or -errno with err. */
-int prof_stage_agent(const char *root, int libfd, char *target, size_t len, char *err,
-		     size_t errlen);
+ * /tmp/.jitprof-libagent-<euid>.so; target gets the path the JVM sees. 0 or -errno, logged. */
+int prof_stage_agent(const char *root, int libfd, char *target, size_t len,
+		     const struct jp_log *log);
 /* A fresh directory (mkdtemp, 0700) in the target's /tmp for the agent's dumps: target = the
  * JVM's path (/tmp/.jitprof-profile-XXXXXX), ours = the same through root. */
 int prof_stage_dir(const char *root, char *target, size_t tlen, char *ours, size_t olen,
-		   char *err, size_t errlen);
+		   const struct jp_log *log);
 /* 1 when name is what the agent writes: jit-N.dump, its companions (jit-N.dump.*) and its
  * Flight Recording (jit-N.jfr, the agent's jfr option). */
 int prof_is_dump_file(const char *name);

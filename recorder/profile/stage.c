@@ -70,8 +70,8 @@ static int same_bytes(int fd, const char *path)
 	return same;
 }
 
-int prof_stage_agent(const char *root, int libfd, char *target, size_t len, char *err,
-		     size_t errlen)
+int prof_stage_agent(const char *root, int libfd, char *target, size_t len,
+		     const struct jp_log *log)
 {
 	char ours[4200];
 	int rc;
@@ -84,14 +84,15 @@ int prof_stage_agent(const char *root, int libfd, char *target, size_t len, char
 	if (same_bytes(libfd, ours))
 		return 0;
 	if ((rc = copy_fd(libfd, ours, 0644))) {
-		snprintf(err, errlen, "cannot copy libagent.so to %s: %s", ours, strerror(-rc));
+		jp_logf(log, JP_LOG_ERROR,
+			"cannot copy libagent.so to %s: %s", ours, strerror(-rc));
 		return rc;
 	}
 	return 0;
 }
 
 int prof_stage_dir(const char *root, char *target, size_t tlen, char *ours, size_t olen,
-		   char *err, size_t errlen)
+		   const struct jp_log *log)
 {
 	int n = snprintf(ours, olen, "%s/tmp/.jitprof-profile-XXXXXX", root);
 
@@ -99,8 +100,8 @@ int prof_stage_dir(const char *root, char *target, size_t tlen, char *ours, size
 		return -ENAMETOOLONG;
 	if (!mkdtemp(ours)) {
 		int e = errno;
-		snprintf(err, errlen, "cannot create a directory in %s/tmp: %s", root,
-			 strerror(e));
+		jp_logf(log, JP_LOG_ERROR, "cannot create a directory in %s/tmp: %s", root,
+			strerror(e));
 		return -e;
 	}
 	snprintf(target, tlen, "%s", ours + strlen(root));

@@ -53,25 +53,23 @@ int sym_build_id_equal(const struct sym_build_id *a, const struct sym_build_id *
 	return a->size == b->size && !memcmp(a->data, b->data, a->size);
 }
 
-int sym_elf_build_id(const char *path, struct sym_build_id *id, char *err, size_t errlen)
+int sym_elf_build_id(const char *path, struct sym_build_id *id, const struct jp_log *log)
 {
 	elf_version(EV_CURRENT);
 	/* Regular files only, never blocking; read, not mapped: a recorded path may be a FIFO,
 	 * or another user's file that shrinks under a mapping. */
 	int fd = sio_open_regular(path);
 	if (fd < 0) {
-		if (errlen)
-			snprintf(err, errlen, "%s: %s", path, sio_strerror(fd));
+		jp_logf(log, JP_LOG_ERROR, "%s: %s", path, sio_strerror(fd));
 		return fd;
 	}
 	int rc;
 	Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
 	if (!elf || elf_kind(elf) != ELF_K_ELF) {
-		if (errlen)
-			snprintf(err, errlen, "%s: not an ELF file (%s)", path, elf_errmsg(-1));
+		jp_logf(log, JP_LOG_ERROR, "%s: not an ELF file (%s)", path, elf_errmsg(-1));
 		rc = -EINVAL;
-	} else if ((rc = dso_elf_build_id(elf, id)) && errlen) {
-		snprintf(err, errlen, "%s: no GNU build-id note", path);
+	} else if ((rc = dso_elf_build_id(elf, id))) {
+		jp_logf(log, JP_LOG_ERROR, "%s: no GNU build-id note", path);
 	}
 	if (elf)
 		elf_end(elf);

@@ -24,9 +24,9 @@ char *sym_build_id_hex(const struct sym_build_id *id, char *hex);
 /* Parses 2..40 hex digits. 0 or -EINVAL. */
 int sym_build_id_parse(const char *hex, struct sym_build_id *id);
 int sym_build_id_equal(const struct sym_build_id *a, const struct sym_build_id *b);
-/* The GNU build-id note of an ELF file. 0, -ENOENT (no note), or -errno; err gets a message
- * naming the file (errlen may be 0). */
-int sym_elf_build_id(const char *path, struct sym_build_id *id, char *err, size_t errlen);
+/* The GNU build-id note of an ELF file. 0, -ENOENT (no note), or -errno with a message naming
+ * the file logged (log may be NULL: silent). */
+int sym_elf_build_id(const char *path, struct sym_build_id *id, const struct jp_log *log);
 
 /* The running kernel's build-id (/sys/kernel/notes). 0, -ENOENT or -errno. */
 int sym_kernel_build_id(struct sym_build_id *id);

@@ -62,7 +62,7 @@ Test(aliases, names_at_shared_addresses_are_perfs, .timeout = 300)
 	snprintf(data, sizeof(data), "%s/a.data", dir);
 	cr_assert_eq(sym_kernel_build_id(&kid), 0, "no kernel build-id here");
 	cr_assert(tu_self_map_path("/libc.so.6", libc, sizeof(libc))[0]);
-	cr_assert_eq(sym_elf_build_id(libc, &lid, NULL, 0), 0);
+	cr_assert_eq(sym_elf_build_id(libc, &lid, NULL), 0);
 
 	/* kernel: text symbols of the core kernel; _text is where perf relocates from */
 	struct addrs *k = calloc(1, sizeof(*k)), *u = calloc(1, sizeof(*u));
@@ -86,7 +86,7 @@ Test(aliases, names_at_shared_addresses_are_perfs, .timeout = 300)
 	struct sym_build_id jid = { 0 };
 	cr_assert_eq(tu_sh(&r, "ls /usr/lib/jvm/*/lib/server/libjvm.so 2>/dev/null | head -1", 30),
 		     0);
-	if (sscanf(r.out, "%4095s", jvm) == 1 && !sym_elf_build_id(jvm, &jid, NULL, 0)) {
+	if (sscanf(r.out, "%4095s", jvm) == 1 && !sym_elf_build_id(jvm, &jid, NULL)) {
 		snprintf(cmd, sizeof(cmd), "nm -n --defined-only '%s' 2>/dev/null", jvm);
 		alias_addrs(cmd, jbase, u);
 	} else {

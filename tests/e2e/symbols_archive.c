@@ -103,7 +103,7 @@ Test(archive, size_budget_refuses, .init = setup, .fini = teardown, .timeout = 1
 	cr_assert(tu_self_map_path("/libc.so.6", libc, sizeof(libc))[0]);
 	struct sym_build_id lid;
 	struct stat st;
-	cr_assert_eq(sym_elf_build_id(libc, &lid, NULL, 0), 0);
+	cr_assert_eq(sym_elf_build_id(libc, &lid, NULL), 0);
 	cr_assert_eq(stat(libc, &st), 0);
 	/* no samples, no sample ids: one map and the build-id table */
 	struct perf_event_attr a = { .size = sizeof(a), .sample_type = PERF_SAMPLE_IP };

@@ -146,7 +146,7 @@ Test(debuginfod, clean_home_resolves_through_debuginfod, .timeout = 120, .fini =
 	char full[4200];
 	snprintf(full, sizeof(full), "%s/full.so", dir);
 	struct sym_build_id bid;
-	cr_assert_eq(sym_elf_build_id(full, &bid, NULL, 0), 0);
+	cr_assert_eq(sym_elf_build_id(full, &bid, NULL), 0);
 	sym_build_id_hex(&bid, hex);
 
 	int ready = start_server(dir, url, sizeof(url), "executable", hex);

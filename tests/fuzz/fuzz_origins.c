@@ -14,7 +14,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct inj_origins o;
 	char err[256];
-	if (inj_origins_decode(&o, data, size, err, sizeof(err)) < 0) {
+	if (inj_origins_decode(&o, data, size, JP_ERRBUF_LOG(err)) < 0) {
 		JD_PROMISE(err[0], "a refusal without a message");
 		return 0;
 	}
@@ -27,7 +27,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (inj_origins_encode(&o, &buf, &n) == 0) {
 		/* The encoder zero-pads paths and the reserved fields: compare what it owns. */
 		struct inj_origins back;
-		JD_PROMISE(inj_origins_decode(&back, buf, n, err, sizeof(err)) == 0,
+		JD_PROMISE(inj_origins_decode(&back, buf, n, JP_ERRBUF_LOG(err)) == 0,
 			   "an encoded section does not decode");
 		JD_PROMISE(back.n == o.n && back.nr_dumps == o.nr_dumps, "counts changed");
 		for (size_t i = 0; i < o.n; i++)

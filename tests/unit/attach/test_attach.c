@@ -36,12 +36,12 @@ Test(attach, this_process_is_no_jvm)
 	struct att_proc p;
 	char err[512];
 
-	cr_assert_eq(att_proc_read(getpid(), &p, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(att_proc_read(getpid(), &p, JP_ERRBUF_LOG(err)), 0, "%s", err);
 	cr_assert_eq(p.uid, geteuid());
 	cr_assert_eq(p.gid, getegid());
 	cr_assert_eq(p.is_jvm, 0);
 	cr_assert_eq(p.other_mntns, 0);
-	cr_assert_eq(att_check(&p, err, sizeof(err)), -EINVAL);
+	cr_assert_eq(att_check(&p, JP_ERRBUF_LOG(err)), -EINVAL);
 	cr_assert(strstr(err, "is not a Java VM (no libjvm.so in its mappings)"), "%s", err);
 }
 
@@ -50,23 +50,23 @@ Test(attach, refusals)
 	struct att_proc p = { .pid = 42, .uid = geteuid(), .is_jvm = 1 };
 	char err[512];
 
-	cr_assert_eq(att_check(&p, err, sizeof(err)), -EINVAL);
+	cr_assert_eq(att_check(&p, JP_ERRBUF_LOG(err)), -EINVAL);
 	cr_assert(strstr(err, "does not handle SIGQUIT"), "%s", err);
 	p.catches_quit = 1;
-	cr_assert_eq(att_check(&p, err, sizeof(err)), 0);
+	cr_assert_eq(att_check(&p, JP_ERRBUF_LOG(err)), 0);
 	p.attach_disabled = 1;
-	cr_assert_eq(att_check(&p, err, sizeof(err)), -EINVAL);
+	cr_assert_eq(att_check(&p, JP_ERRBUF_LOG(err)), -EINVAL);
 	cr_assert(strstr(err, "was started with -XX:+DisableAttachMechanism"), "%s", err);
 	p.attach_disabled = 0;
 	p.uid = geteuid() + 1;
 	if (geteuid() == 0) {
-		cr_assert_eq(att_check(&p, err, sizeof(err)), 0, "root may attach to anyone");
+		cr_assert_eq(att_check(&p, JP_ERRBUF_LOG(err)), 0, "root may attach to anyone");
 	} else {
-		cr_assert_eq(att_check(&p, err, sizeof(err)), -EPERM);
+		cr_assert_eq(att_check(&p, JP_ERRBUF_LOG(err)), -EPERM);
 		cr_assert(strstr(err, "not to you"), "%s", err);
 	}
-	cr_assert_eq(att_proc_read(0, &p, err, sizeof(err)), -EINVAL);
-	cr_assert_eq(att_proc_read(0x7ffffff0, &p, err, sizeof(err)), -ESRCH);
+	cr_assert_eq(att_proc_read(0, &p, JP_ERRBUF_LOG(err)), -EINVAL);
+	cr_assert_eq(att_proc_read(0x7ffffff0, &p, JP_ERRBUF_LOG(err)), -ESRCH);
 	cr_assert(strstr(err, "no process"), "%s", err);
 }
 
@@ -76,7 +76,7 @@ Test(attach, finds_a_mapped_jitdump)
 	char path[4096], other[4096], found[4096], err[256];
 	struct att_proc p;
 
-	cr_assert_eq(att_proc_read(getpid(), &p, err, sizeof(err)), 0);
+	cr_assert_eq(att_proc_read(getpid(), &p, JP_ERRBUF_LOG(err)), 0);
 	snprintf(other, sizeof(other), "%s/jit-77.dump.jitprof", dir);
 	snprintf(path, sizeof(path), "%s/jit-77.dump", dir);
 	cr_assert_eq(tu_write_file(other, "x", 1), 0);
@@ -145,7 +145,7 @@ static void load_against(const char *reply, int want_rc, int want_agent_rc, cons
 	cr_assert_eq(bind(f.lfd, (struct sockaddr *)&sa, sizeof(sa)), 0);
 	cr_assert_eq(listen(f.lfd, 1), 0);
 	pthread_create(&t, NULL, serve, &f);
-	int rc = att_load_agent(&p, "/x/libagent.so", "dir=/d", 1000, &arc, err, sizeof(err));
+	int rc = att_load_agent(&p, "/x/libagent.so", "dir=/d", 1000, &arc, JP_ERRBUF_LOG(err));
 	pthread_join(t, NULL);
 	close(f.lfd);
 	unlink(sa.sun_path);

@@ -60,7 +60,7 @@ Test(attach_listener, a_listening_socket_stays)
 	char path[64], err[512] = "";
 	int fd = make_socket(&p, path, sizeof(path), 1);
 
-	cr_assert_eq(att_clear_stale_socket(&p, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(att_clear_stale_socket(&p, JP_ERRBUF_LOG(err)), 0, "%s", err);
 	cr_assert(exists(path));
 	close(fd);
 	unlink(path);
@@ -73,10 +73,10 @@ Test(attach_listener, a_socket_nobody_listens_on_goes)
 
 	make_socket(&p, path, sizeof(path), 0);
 	cr_assert(exists(path));
-	cr_assert_eq(att_clear_stale_socket(&p, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(att_clear_stale_socket(&p, JP_ERRBUF_LOG(err)), 0, "%s", err);
 	cr_assert_not(exists(path), "the stale socket is still there");
 	/* None at all: nothing to do. */
-	cr_assert_eq(att_clear_stale_socket(&p, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(att_clear_stale_socket(&p, JP_ERRBUF_LOG(err)), 0, "%s", err);
 }
 
 Test(attach_listener, another_users_that_we_may_not_remove_is_named)
@@ -98,7 +98,7 @@ Test(attach_listener, another_users_that_we_may_not_remove_is_named)
 		/* Seen through our own /proc entry: nobody may not look into root's. */
 		p.pid = getpid();
 		snprintf(p.root, sizeof(p.root), "/proc/%d/root", (int)p.pid);
-		int rc = att_clear_stale_socket(&p, err, sizeof(err));
+		int rc = att_clear_stale_socket(&p, JP_ERRBUF_LOG(err));
 		char want[64];
 		snprintf(want, sizeof(want), "/tmp/.java_pid%d is a socket that uid 0 left",
 			 (int)p.nspid);
@@ -109,7 +109,7 @@ Test(attach_listener, another_users_that_we_may_not_remove_is_named)
 	cr_assert(exists(path));
 	p = target(65534);
 	/* Root removes it. */
-	cr_assert_eq(att_clear_stale_socket(&p, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(att_clear_stale_socket(&p, JP_ERRBUF_LOG(err)), 0, "%s", err);
 	cr_assert_not(exists(path));
 }
 
@@ -171,7 +171,7 @@ Test(attach_listener, a_lost_first_signal_is_sent_again, .timeout = 30)
 	close(pfd[0]);
 	struct att_proc p = { .pid = child, .nspid = child, .uid = geteuid(), .gid = getegid() };
 	snprintf(p.root, sizeof(p.root), "/proc/%d/root", (int)child);
-	int rc = att_load_agent(&p, "/x/libagent.so", "", 2000, &arc, err, sizeof(err));
+	int rc = att_load_agent(&p, "/x/libagent.so", "", 2000, &arc, JP_ERRBUF_LOG(err));
 	cr_assert_eq(waitpid(child, &st, 0), child);
 	cr_assert_eq(rc, 0, "%s", err);
 	cr_assert_eq(arc, 0);

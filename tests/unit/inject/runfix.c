@@ -141,13 +141,13 @@ void rf_reidentify(void)
 	cr_assert_eq(pd_reader_open(&r, out, NULL), 0);
 	const void *raw = pd_reader_feature(r, INJ_FEAT_ORIGINS, &size);
 	cr_assert_not_null(raw);
-	cr_assert_eq(inj_origins_decode(&o, raw, size, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(inj_origins_decode(&o, raw, size, JP_ERRBUF_LOG(err)), 0, "%s", err);
 	for (size_t k = 0; k < o.nr_dumps; k++) {
 		char comp[4200];
 		snprintf(comp, sizeof(comp), "%s.jitprof", o.dumps[k].path);
-		cr_assert_eq(inj_file_id_get(o.dumps[k].path, &o.dumps[k].dump, err, sizeof(err)),
+		cr_assert_eq(inj_file_id_get(o.dumps[k].path, &o.dumps[k].dump, JP_ERRBUF_LOG(err)),
 			     0, "%s", err);
-		cr_assert_eq(inj_file_id_get(comp, &o.dumps[k].comp, err, sizeof(err)), 0, "%s",
+		cr_assert_eq(inj_file_id_get(comp, &o.dumps[k].comp, JP_ERRBUF_LOG(err)), 0, "%s",
 			     err);
 	}
 	cr_assert_eq(inj_origins_encode(&o, &enc, &enc_size), 0);

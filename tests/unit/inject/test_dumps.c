@@ -49,7 +49,7 @@ static void setup(void)
 	char err[256];
 	cr_assert_eq(jd_index_open(&x, path, err, sizeof(err)), 0, "%s", err);
 	struct inj_dump_opts dopts = { .threads = 2 };
-	cr_assert_eq(inj_dump_init(&d, x, path, &dopts, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(inj_dump_init(&d, x, path, &dopts, JP_ERRBUF_LOG(err)), 0, "%s", err);
 }
 
 static void teardown(void)
@@ -130,7 +130,7 @@ Test(dumps, later_part_maps_only_what_is_new)
 	cr_assert_eq(jd_index_open(&x, d.path, err, sizeof(err)), 0, "%s", err);
 	struct inj_dump p = { 0 };
 	struct inj_dump_opts dopts = { .threads = 2, .first_load = 1, .first_move = 0 };
-	cr_assert_eq(inj_dump_init(&p, x, d.path, &dopts, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(inj_dump_init(&p, x, d.path, &dopts, JP_ERRBUF_LOG(err)), 0, "%s", err);
 	cr_assert_eq(p.first_load, 1);
 	cr_assert(p.loads[0].flags & INJ_OLD);
 	cr_assert_eq(p.loads[1].flags & INJ_OLD, 0);
@@ -161,7 +161,7 @@ Test(repeated_code_index, one_file_per_load)
 	cr_assert_eq(jd_index_open(&x, fixture, err, sizeof(err)), 0, "%s", err);
 	struct inj_dump f = { 0 };
 	struct inj_dump_opts dopts = { .threads = 2 };
-	cr_assert_eq(inj_dump_init(&f, x, fixture, &dopts, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(inj_dump_init(&f, x, fixture, &dopts, JP_ERRBUF_LOG(err)), 0, "%s", err);
 	size_t repeats = 0, n = f.nr_loads;
 	char (*paths)[4200] = calloc(n, sizeof(*paths));
 	for (uint32_t i = 0; i < n; i++) {
@@ -189,12 +189,12 @@ Test(dumps, parts_share_one_file_and_hash_each_load_once)
 	cr_assert_eq(inj_dfile_new(&f, x), 0);
 	struct inj_dump late = { 0 }, whole = { 0 };
 	struct inj_dump_opts lo = { .threads = 2, .first_load = 1, .first_move = 0, .file = f };
-	cr_assert_eq(inj_dump_init(&late, NULL, d.path, &lo, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(inj_dump_init(&late, NULL, d.path, &lo, JP_ERRBUF_LOG(err)), 0, "%s", err);
 	cr_assert_eq(f->loads[0].flags & INJ_HASHED, 0, "load 0 is an earlier part's");
 	cr_assert(f->loads[1].flags & INJ_HASHED);
 	cr_assert(f->loads[2].flags & INJ_HASHED);
 	struct inj_dump_opts wo = { .threads = 2, .file = f };
-	cr_assert_eq(inj_dump_init(&whole, NULL, d.path, &wo, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(inj_dump_init(&whole, NULL, d.path, &wo, JP_ERRBUF_LOG(err)), 0, "%s", err);
 	cr_assert(f->loads[0].flags & INJ_HASHED);
 	cr_assert_eq(f->refs, 3);
 	cr_assert_eq(whole.x, late.x, "one index");
@@ -224,7 +224,7 @@ Test(dumps, a_mapped_dump_that_shrank_is_refused)
 					 sizeof(err)), 0, "%s", err);
 	struct inj_dump m;
 	struct inj_dump_opts o = { .threads = 2 };
-	cr_assert_eq(inj_dump_init(&m, x, d.path, &o, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(inj_dump_init(&m, x, d.path, &o, JP_ERRBUF_LOG(err)), 0, "%s", err);
 	for (size_t i = 0; i < d.nr_loads; i++)
 		cr_assert_eq(memcmp(m.loads[i].build_id, d.loads[i].build_id,
 				    SYNTH_BUILD_ID_SIZE), 0, "load %zu", i);

@@ -29,7 +29,7 @@ Test(dumps_sha1, failed_hash_fails_the_dump)
 	struct inj_dump_opts dopts = { .threads = 1 };
 	struct inj_dump d;
 	sha1_fail_arm(SHA1_FAIL_UPDATE);
-	cr_expect_eq(inj_dump_init(&d, x, path, &dopts, err, sizeof(err)), -EIO);
+	cr_expect_eq(inj_dump_init(&d, x, path, &dopts, JP_ERRBUF_LOG(err)), -EIO);
 	cr_expect(sha1_failed);
 	cr_expect(strstr(err, path) && strstr(err, "SHA-1"), "%s", err);
 	inj_dump_fini(&d);

@@ -60,7 +60,7 @@ static void open_dump(struct inj_dump *d, struct inj_hasher *h)
 	char err[256];
 	cr_assert_eq(jd_index_open(&x, path, err, sizeof(err)), 0, "%s", err);
 	struct inj_dump_opts o = { .threads = 2, .hasher = h };
-	cr_assert_eq(inj_dump_init(d, x, path, &o, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(inj_dump_init(d, x, path, &o, JP_ERRBUF_LOG(err)), 0, "%s", err);
 	cr_assert_eq(d->nr_loads, NLOADS);
 }
 
@@ -92,7 +92,7 @@ Test(hasher, ids_asked_in_order_while_workers_run_are_synths)
 		cr_assert_eq(trimmed, (NLOADS + 20) / 21, "loads with a row outside their code");
 		cr_assert_eq(d.nr_trimmed, trimmed);
 		char err[256] = "";
-		cr_assert_eq(inj_hasher_finish(h, err, sizeof(err)), 0, "%s", err);
+		cr_assert_eq(inj_hasher_finish(h, JP_ERRBUF_LOG(err)), 0, "%s", err);
 		inj_dump_take_ids(&d);
 		for (uint32_t i = 0; i < NLOADS; i++)
 			cr_assert_arr_eq(d.loads[i].build_id, ref.loads[i].build_id,
@@ -111,7 +111,7 @@ Test(hasher, finish_hashes_what_nobody_asked_for)
 	cr_assert_eq(inj_hasher_new(&h, 1), 0);
 	open_dump(&d, h);
 	char err[256] = "";
-	cr_assert_eq(inj_hasher_finish(h, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(inj_hasher_finish(h, JP_ERRBUF_LOG(err)), 0, "%s", err);
 	inj_dump_take_ids(&d);
 	for (uint32_t i = 0; i < NLOADS; i++) {
 		uint8_t st = d.df->id_state[i];

@@ -72,7 +72,7 @@ static void setup(void)
 static void teardown(void)
 {
 	inj_interp_free(ip);
-	inj_pool_finish(pool, NULL);
+	inj_pool_finish(pool, NULL, NULL, JP_LOG_WARN);
 	close(d.dirfd);
 	jd_index_close(x);
 	tu_rmtree(dir);

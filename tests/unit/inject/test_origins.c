@@ -49,7 +49,7 @@ Test(origins, round_trip)
 	size_t size;
 	char err[256];
 	cr_assert_eq(inj_origins_encode(&in, &buf, &size), 0);
-	cr_assert_eq(inj_origins_decode(&out, buf, size, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(inj_origins_decode(&out, buf, size, JP_ERRBUF_LOG(err)), 0, "%s", err);
 	cr_assert_eq(out.nr_dumps, 2);
 	cr_assert_eq(out.n, 3);
 	for (size_t k = 0; k < 2; k++) {
@@ -72,7 +72,7 @@ Test(origins, every_cut_is_refused_with_an_offset)
 	cr_assert_eq(inj_origins_encode(&in, &buf, &size), 0);
 	for (size_t cut = 0; cut < size; cut++) {
 		err[0] = 0;
-		cr_assert_eq(inj_origins_decode(&out, buf, cut, err, sizeof(err)), -EINVAL,
+		cr_assert_eq(inj_origins_decode(&out, buf, cut, JP_ERRBUF_LOG(err)), -EINVAL,
 			     "cut at %zu accepted", cut);
 		cr_assert(strstr(err, "origins section"), "cut %zu: %s", cut, err);
 	}
@@ -87,22 +87,22 @@ Test(origins, inconsistent_sections_are_refused)
 	char err[256];
 	cr_assert_eq(inj_origins_encode(&in, (void **)&buf, &size), 0);
 	buf[0] ^= 1;		/* magic */
-	cr_assert_eq(inj_origins_decode(&out, buf, size, err, sizeof(err)), -EINVAL);
+	cr_assert_eq(inj_origins_decode(&out, buf, size, JP_ERRBUF_LOG(err)), -EINVAL);
 	buf[0] ^= 1;
 	buf[16] = 0xff;		/* nr_entries far beyond the section */
-	cr_assert_eq(inj_origins_decode(&out, buf, size, err, sizeof(err)), -EINVAL);
+	cr_assert_eq(inj_origins_decode(&out, buf, size, JP_ERRBUF_LOG(err)), -EINVAL);
 	cr_assert(strstr(err, "do not fit"), "%s", err);
 	buf[16] = 3;
 	buf[size - 88 + 20] = 2;	/* last entry names dump 2 of 2 */
-	cr_assert_eq(inj_origins_decode(&out, buf, size, err, sizeof(err)), -EINVAL);
+	cr_assert_eq(inj_origins_decode(&out, buf, size, JP_ERRBUF_LOG(err)), -EINVAL);
 	cr_assert(strstr(err, "names dump 2"), "%s", err);
 	buf[size - 88 + 20] = 0;
 	buf[32 + 128 + 8] = 'x';	/* the first path is not absolute */
-	cr_assert_eq(inj_origins_decode(&out, buf, size, err, sizeof(err)), -EINVAL);
+	cr_assert_eq(inj_origins_decode(&out, buf, size, JP_ERRBUF_LOG(err)), -EINVAL);
 	cr_assert(strstr(err, "absolute"), "%s", err);
 	buf[32 + 128 + 8] = '/';
 	buf[8] = 1;		/* version 1: a first page's SHA-1 for identity, refused */
-	cr_assert_eq(inj_origins_decode(&out, buf, size, err, sizeof(err)), -EINVAL);
+	cr_assert_eq(inj_origins_decode(&out, buf, size, JP_ERRBUF_LOG(err)), -EINVAL);
 	cr_assert(strstr(err, "version 1") && strstr(err, "inject --no-elfs again"), "%s", err);
 	free(buf);
 }
@@ -111,7 +111,7 @@ static void chk(const char *path, const struct inj_file_id *id, unsigned flags, 
 		const char *says)
 {
 	char msg[512] = "";
-	cr_assert_eq(inj_file_id_check(path, id, flags, msg, sizeof(msg)), want, "%s", msg);
+	cr_assert_eq(inj_file_id_check(path, id, flags, JP_ERRBUF_LOG(msg)), want, "%s", msg);
 	if (says)
 		cr_assert(strstr(msg, says) && strstr(msg, path), "wanted '%s': %s", says, msg);
 }
@@ -121,10 +121,10 @@ Test(origins, file_identity_sees_every_change)
 	char *dir = tu_tmpdir("origid"), path[4200], msg[512];
 	struct inj_file_id id, gone;
 	snprintf(path, sizeof(path), "%s/jit-1.dump", dir);
-	cr_assert_eq(inj_file_id_get(path, &gone, msg, sizeof(msg)), 0);
+	cr_assert_eq(inj_file_id_get(path, &gone, JP_ERRBUF_LOG(msg)), 0);
 	cr_assert_not(gone.present);
 	cr_assert_eq(tu_write_file(path, "abcdef", 6), 0);
-	cr_assert_eq(inj_file_id_get(path, &id, msg, sizeof(msg)), 0, "%s", msg);
+	cr_assert_eq(inj_file_id_get(path, &id, JP_ERRBUF_LOG(msg)), 0, "%s", msg);
 	cr_assert(id.present);
 	cr_assert_eq(id.size, 6);
 	chk(path, &id, 0, 0, NULL);
@@ -166,7 +166,7 @@ Test(origins, a_rewrite_with_its_mtime_put_back_is_refused)
 	snprintf(path, sizeof(path), "%s/jit-1.dump", dir);
 	memset(big, 'a', sizeof(big));
 	cr_assert_eq(tu_write_file(path, big, sizeof(big)), 0);
-	cr_assert_eq(inj_file_id_get(path, &id, msg, sizeof(msg)), 0, "%s", msg);
+	cr_assert_eq(inj_file_id_get(path, &id, JP_ERRBUF_LOG(msg)), 0, "%s", msg);
 	cr_assert_eq(stat(path, &sb), 0);
 	struct timespec slept = { 0, 20 * 1000 * 1000 };	/* a ctime tick apart */
 	nanosleep(&slept, NULL);
@@ -188,11 +188,11 @@ Test(origins, a_fifo_or_device_at_the_path_is_refused_without_blocking, .timeout
 	struct inj_file_id id;
 	snprintf(path, sizeof(path), "%s/jit-1.dump", dir);
 	cr_assert_eq(tu_write_file(path, "", 0), 0);
-	cr_assert_eq(inj_file_id_get(path, &id, msg, sizeof(msg)), 0, "%s", msg);
+	cr_assert_eq(inj_file_id_get(path, &id, JP_ERRBUF_LOG(msg)), 0, "%s", msg);
 	cr_assert_eq(unlink(path), 0);
 	cr_assert_eq(mkfifo(path, 0600), 0);
 	chk(path, &id, 0, SIO_ENOTREG, "not a regular file");
-	cr_assert_eq(inj_file_id_get(path, &id, msg, sizeof(msg)), SIO_ENOTREG);
+	cr_assert_eq(inj_file_id_get(path, &id, JP_ERRBUF_LOG(msg)), SIO_ENOTREG);
 	const char *devs[] = { "/dev/zero", "/dev/urandom" };
 	for (int i = 0; i < 2; i++) {
 		struct stat sb;
@@ -221,7 +221,7 @@ Test(origins, another_users_file_is_refused_unless_forced)
 	snprintf(path, sizeof(path), "%s/jit-1.dump", dir);
 	cr_assert_eq(tu_write_file(path, "abcdef", 6), 0);
 	cr_assert_eq(chown(path, 54321, 54321), 0);
-	cr_assert_eq(inj_file_id_get(path, &id, msg, sizeof(msg)), 0, "%s", msg);
+	cr_assert_eq(inj_file_id_get(path, &id, JP_ERRBUF_LOG(msg)), 0, "%s", msg);
 	chk(path, &id, 0, -EPERM, "owned by uid 54321");
 	chk(path, &id, 0, -EPERM, "-f reads it anyway");
 	chk(path, &id, INJ_ID_FORCE, 0, NULL);

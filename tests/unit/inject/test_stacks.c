@@ -146,9 +146,10 @@ static void inject(int keep, struct inj_stats *st)
 	close(fd);
 }
 
-/* The output's samples in order: their chains (up to 200 entries each) and weights. */
+/* The output's samples in order: their chains (up to CHAIN_MAX entries each) and weights. */
+#define CHAIN_MAX (UNW_MAX_FRAMES + 16)
 struct got {
-	uint64_t chain[8][200], nr[8], weight[8];
+	uint64_t chain[8][CHAIN_MAX], nr[8], weight[8];
 	int n, has_regs, has_stack;
 };
 
@@ -168,7 +169,7 @@ static void read_back(struct got *g)
 		if (ev.type != PERF_RECORD_SAMPLE || g->n >= 8)
 			continue;
 		const struct pd_sample *s = &ev.u.sample;
-		cr_assert_leq(s->nr_callchain, 200);
+		cr_assert_leq(s->nr_callchain, CHAIN_MAX);
 		memcpy(g->chain[g->n], s->callchain, 8 * s->nr_callchain);
 		g->nr[g->n] = s->nr_callchain;
 		g->weight[g->n++] = s->weight;
@@ -263,8 +264,8 @@ Test(stacks, endless_stack_stops_at_max_frames)
 	cr_assert_eq(leaf_fn(1), 4);
 	if (!self_map(pc, &start, &len, &pgoff, path, sizeof(path)))
 		cr_skip_test("this binary's text is not in a file map");
-	static uint64_t words[400];
-	for (size_t i = 0; i < 400; i++)
+	static uint64_t words[UNW_MAX_FRAMES + 64];	/* more words than the walk may take */
+	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
 		words[i] = pc;
 	struct pd_writer *w = open_recording();
 	struct pd_mmap2_args m = { .pid = PID, .tid = PID, .cpumode = PERF_RECORD_MISC_USER,

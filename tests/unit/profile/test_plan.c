@@ -70,20 +70,20 @@ Test(plan, java_args_and_refusals)
 	char ap[256], err[256];
 	const char *a[PROF_JAVA_NARGS];
 
-	cr_assert_eq(prof_java_args(ap, sizeof(ap), "/l/libagent.so", "/d/x.jitprof", 1, a, err,
-				    sizeof(err)), 2);
+	cr_assert_eq(prof_java_args(ap, sizeof(ap), "/l/libagent.so", "/d/x.jitprof", 1, a,
+				    JP_ERRBUF_LOG(err)), 2);
 	cr_assert_str_eq(a[0], "-agentpath:/l/libagent.so=dir=/d/x.jitprof");
 	cr_assert_str_eq(a[1], "-XX:+PreserveFramePointer");
 	/* the dwarf mode: the agent alone */
-	cr_assert_eq(prof_java_args(ap, sizeof(ap), "/l/libagent.so", "/d/x.jitprof", 0, a, err,
-				    sizeof(err)), 1);
+	cr_assert_eq(prof_java_args(ap, sizeof(ap), "/l/libagent.so", "/d/x.jitprof", 0, a,
+				    JP_ERRBUF_LOG(err)), 1);
 	cr_assert_str_eq(a[0], "-agentpath:/l/libagent.so=dir=/d/x.jitprof");
-	cr_assert_eq(prof_java_args(ap, sizeof(ap), "/l/libagent.so", "/d/a,b", 1, a, err,
-				    sizeof(err)), -EINVAL);
+	cr_assert_eq(prof_java_args(ap, sizeof(ap), "/l/libagent.so", "/d/a,b", 1, a,
+				    JP_ERRBUF_LOG(err)), -EINVAL);
 	cr_assert(strstr(err, "'/d/a,b' holds a comma"), "%s", err);
-	cr_assert_eq(prof_java_args(ap, sizeof(ap), "/l/lib agent.so", "/d", 0, a, err,
-				    sizeof(err)), -EINVAL);
-	cr_assert_eq(prof_java_args(ap, 20, "/l/libagent.so", "/d/x", 1, a, err, sizeof(err)),
+	cr_assert_eq(prof_java_args(ap, sizeof(ap), "/l/lib agent.so", "/d", 0, a,
+				    JP_ERRBUF_LOG(err)), -EINVAL);
+	cr_assert_eq(prof_java_args(ap, 20, "/l/libagent.so", "/d/x", 1, a, JP_ERRBUF_LOG(err)),
 		     -ENAMETOOLONG);
 }
 
@@ -92,27 +92,27 @@ Test(plan, call_graph_spellings)
 	struct prof_call_graph cg;
 	char err[256];
 
-	cr_assert_eq(prof_parse_call_graph("fp", &cg, err, sizeof(err)), 0);
+	cr_assert_eq(prof_parse_call_graph("fp", &cg, JP_ERRBUF_LOG(err)), 0);
 	cr_assert_eq(cg.mode, PROF_CG_FP);
-	cr_assert_eq(prof_parse_call_graph("dwarf", &cg, err, sizeof(err)), 0);
+	cr_assert_eq(prof_parse_call_graph("dwarf", &cg, JP_ERRBUF_LOG(err)), 0);
 	cr_assert_eq(cg.mode, PROF_CG_DWARF);
 	cr_assert_eq(cg.size, PROF_JAVA_STACK_SIZE);
-	cr_assert_eq(prof_parse_call_graph("dwarf,16384", &cg, err, sizeof(err)), 0);
+	cr_assert_eq(prof_parse_call_graph("dwarf,16384", &cg, JP_ERRBUF_LOG(err)), 0);
 	cr_assert_eq(cg.size, 16384);
-	cr_assert_eq(prof_parse_call_graph("dwarf,1", &cg, err, sizeof(err)), 0);
+	cr_assert_eq(prof_parse_call_graph("dwarf,1", &cg, JP_ERRBUF_LOG(err)), 0);
 	cr_assert_eq(cg.size, 8, "rounded up to 8, as record does");
-	cr_assert_eq(prof_parse_call_graph("dwarf,65528", &cg, err, sizeof(err)), 0);
+	cr_assert_eq(prof_parse_call_graph("dwarf,65528", &cg, JP_ERRBUF_LOG(err)), 0);
 	cr_assert_eq(cg.size, 65528);
 	const char *const range[] = { "dwarf,0", "dwarf,65529", "dwarf,", "dwarf,-8", "dwarf,8k",
 				      "dwarf,99999999999999999999" };
 	for (size_t i = 0; i < sizeof(range) / sizeof(range[0]); i++) {
-		cr_assert_eq(prof_parse_call_graph(range[i], &cg, err, sizeof(err)), -ERANGE,
+		cr_assert_eq(prof_parse_call_graph(range[i], &cg, JP_ERRBUF_LOG(err)), -ERANGE,
 			     "%s", range[i]);
 		cr_assert(strstr(err, "from 1 to 65528"), "%s: %s", range[i], err);
 	}
 	const char *const bad[] = { "lbr", "fp,8", "dwarfx", "", "DWARF" };
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		cr_assert_eq(prof_parse_call_graph(bad[i], &cg, err, sizeof(err)), -EINVAL,
+		cr_assert_eq(prof_parse_call_graph(bad[i], &cg, JP_ERRBUF_LOG(err)), -EINVAL,
 			     "%s", bad[i]);
 		cr_assert(strstr(err, "(fp, dwarf[,SIZE])"), "%s", err);
 	}
@@ -142,14 +142,14 @@ Test(plan, jvm_log_args_name_the_log_per_process)
 	const char *a[PROF_JVMLOG_NARGS];
 	char lf[PATH_MAX], err[256];
 
-	cr_assert_eq(prof_jvm_log_args(lf, sizeof(lf), "/d/x.jitprof", a, err, sizeof(err)), 0);
+	cr_assert_eq(prof_jvm_log_args(lf, sizeof(lf), "/d/x.jitprof", a, JP_ERRBUF_LOG(err)), 0);
 	cr_assert_str_eq(a[0], "-XX:+UnlockDiagnosticVMOptions");
 	cr_assert_str_eq(a[1], "-XX:+LogCompilation");
 	cr_assert_str_eq(a[2], "-XX:LogFile=/d/x.jitprof/jvm-%p.log");
 	/* HotSpot expands % sequences in LogFile: a directory holding one is refused. */
-	cr_assert_eq(prof_jvm_log_args(lf, sizeof(lf), "/d/100%p", a, err, sizeof(err)), -EINVAL);
+	cr_assert_eq(prof_jvm_log_args(lf, sizeof(lf), "/d/100%p", a, JP_ERRBUF_LOG(err)), -EINVAL);
 	cr_assert(strstr(err, "'/d/100%p' holds a '%'"), "%s", err);
-	cr_assert_eq(prof_jvm_log_args(lf, 20, "/d/x.jitprof", a, err, sizeof(err)),
+	cr_assert_eq(prof_jvm_log_args(lf, 20, "/d/x.jitprof", a, JP_ERRBUF_LOG(err)),
 		     -ENAMETOOLONG);
 }
 
@@ -219,25 +219,25 @@ Test(plan, agent_found_beside_the_executable_or_in_lib)
 	snprintf(bin, sizeof(bin), "%s/bin", dir);
 	snprintf(exe, sizeof(exe), "%s/jitprof", bin);
 	cr_assert_eq(mkdir(bin, 0755), 0);
-	cr_assert_eq(prof_find_agent(exe, so, sizeof(so), err, sizeof(err)), -ENOENT);
+	cr_assert_eq(prof_find_agent(exe, so, sizeof(so), JP_ERRBUF_LOG(err)), -ENOENT);
 	cr_assert(strstr(err, "JITPROF_AGENT="), "%s", err);
 	snprintf(lib, sizeof(lib), "%s/lib", dir);
 	cr_assert_eq(mkdir(lib, 0755), 0);
 	snprintf(lib, sizeof(lib), "%s/lib/libjitprof-agent.so", dir);
 	cr_assert_eq(tu_write_file(lib, "x", 1), 0);
-	cr_assert_eq(prof_find_agent(exe, so, sizeof(so), err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(prof_find_agent(exe, so, sizeof(so), JP_ERRBUF_LOG(err)), 0, "%s", err);
 	cr_assert(strstr(so, "/lib/libjitprof-agent.so"), "%s", so);
 	/* the build tree's old name, beside the executable, comes after an installed agent */
 	snprintf(lib, sizeof(lib), "%s/libagent.so", bin);
 	cr_assert_eq(tu_write_file(lib, "x", 1), 0);
-	cr_assert_eq(prof_find_agent(exe, so, sizeof(so), err, sizeof(err)), 0);
+	cr_assert_eq(prof_find_agent(exe, so, sizeof(so), JP_ERRBUF_LOG(err)), 0);
 	cr_assert(strstr(so, "/lib/libjitprof-agent.so"), "%s", so);
 	snprintf(lib, sizeof(lib), "%s/libjitprof-agent.so", bin);
 	cr_assert_eq(tu_write_file(lib, "x", 1), 0);
-	cr_assert_eq(prof_find_agent(exe, so, sizeof(so), err, sizeof(err)), 0);
+	cr_assert_eq(prof_find_agent(exe, so, sizeof(so), JP_ERRBUF_LOG(err)), 0);
 	cr_assert(strstr(so, "/bin/libjitprof-agent.so"), "%s", so);
 	setenv("JITPROF_AGENT", "/nonexistent/libagent.so", 1);
-	cr_assert_eq(prof_find_agent(exe, so, sizeof(so), err, sizeof(err)), -ENOENT);
+	cr_assert_eq(prof_find_agent(exe, so, sizeof(so), JP_ERRBUF_LOG(err)), -ENOENT);
 	cr_assert(strstr(err, "JITPROF_AGENT=/nonexistent/libagent.so"), "%s", err);
 	unsetenv("JITPROF_AGENT");
 	tu_rmtree(dir);

@@ -37,11 +37,11 @@ static ino_t inode(const char *p)
 }
 
 /* prof_stage_agent from a fresh fd on lib (as profile opens it once per run). */
-static int stage_agent(const char *lib, char *target, size_t len, char *err, size_t errlen)
+static int stage_agent(const char *lib, char *target, size_t len, const struct jp_log *log)
 {
 	int fd = open(lib, O_RDONLY | O_CLOEXEC);
 	cr_assert_geq(fd, 0, "%s", lib);
-	int rc = prof_stage_agent(root, fd, target, len, err, errlen);
+	int rc = prof_stage_agent(root, fd, target, len, log);
 	close(fd);
 	return rc;
 }
@@ -52,17 +52,17 @@ Test(stage, agent_copy_kept_or_replaced, .init = setup, .fini = teardown)
 
 	snprintf(lib, sizeof(lib), "%s/lib.so", root);
 	cr_assert_eq(tu_write_file(lib, "AGENT-1", 7), 0);
-	cr_assert_eq(stage_agent(lib, target, sizeof(target), err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(stage_agent(lib, target, sizeof(target), JP_ERRBUF_LOG(err)), 0, "%s", err);
 	snprintf(ours, sizeof(ours), "%s%s", root, target);
 	cr_assert(!strncmp(target, "/tmp/.jitprof-libagent-", 23), "%s", target);
 	char *s = tu_read_file(ours, NULL);
 	cr_assert_str_eq(s, "AGENT-1");
 	free(s);
 	ino_t first = inode(ours);
-	cr_assert_eq(stage_agent(lib, target, sizeof(target), err, sizeof(err)), 0);
+	cr_assert_eq(stage_agent(lib, target, sizeof(target), JP_ERRBUF_LOG(err)), 0);
 	cr_assert_eq(inode(ours), first, "an unchanged copy is kept (the JVM may have it mapped)");
 	cr_assert_eq(tu_write_file(lib, "AGENT-2", 7), 0);
-	cr_assert_eq(stage_agent(lib, target, sizeof(target), err, sizeof(err)), 0);
+	cr_assert_eq(stage_agent(lib, target, sizeof(target), JP_ERRBUF_LOG(err)), 0);
 	s = tu_read_file(ours, NULL);
 	cr_assert_str_eq(s, "AGENT-2");
 	free(s);
@@ -75,14 +75,14 @@ Test(stage, dump_directory_fresh_and_private, .init = setup, .fini = teardown)
 	char t1[256], o1[PATH_MAX + 300], t2[256], o2[PATH_MAX + 300], p[2 * PATH_MAX], err[512];
 	struct stat st;
 
-	cr_assert_eq(prof_stage_dir(root, t1, sizeof(t1), o1, sizeof(o1), err, sizeof(err)), 0,
+	cr_assert_eq(prof_stage_dir(root, t1, sizeof(t1), o1, sizeof(o1), JP_ERRBUF_LOG(err)), 0,
 		     "%s", err);
 	cr_assert(!strncmp(t1, "/tmp/.jitprof-profile-", 22), "%s", t1);
 	snprintf(p, sizeof(p), "%s%s", root, t1);
 	cr_assert_str_eq(o1, p);
 	cr_assert_eq(lstat(o1, &st), 0);
 	cr_expect(S_ISDIR(st.st_mode) && (st.st_mode & 0777) == 0700, "mode %o", st.st_mode);
-	cr_assert_eq(prof_stage_dir(root, t2, sizeof(t2), o2, sizeof(o2), err, sizeof(err)), 0);
+	cr_assert_eq(prof_stage_dir(root, t2, sizeof(t2), o2, sizeof(o2), JP_ERRBUF_LOG(err)), 0);
 	cr_expect_str_neq(t1, t2);
 }
 

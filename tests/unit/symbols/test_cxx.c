@@ -82,7 +82,7 @@ Test(cxx, names_like_perf_report)
 	cr_assert_eq(r.status, 0, "%s", r.err);
 
 	struct sym_build_id bid;
-	cr_assert_eq(sym_elf_build_id(so, &bid, NULL, 0), 0);
+	cr_assert_eq(sym_elf_build_id(so, &bid, NULL), 0);
 	struct sym_opts o = { .sz = sizeof(o), .buildid_dir = "/nonexistent", .no_debuginfod = 1 };
 	struct sym_session *s = sym_session_new(&o);
 	struct sym_opts raw = o;

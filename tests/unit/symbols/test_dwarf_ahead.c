@@ -29,7 +29,7 @@ static void setup(void)
 	dir = tu_tmpdir("sym-ahead");
 	st_msgs[0] = 0;
 	so = st_build(dir, "libt.so", "-fPIC -shared -gz=zlib");
-	cr_assert_eq(sym_elf_build_id(so, &bid, NULL, 0), 0);
+	cr_assert_eq(sym_elf_build_id(so, &bid, NULL), 0);
 	char hex[SYM_BUILD_ID_HEX], cmd[9000];
 	sym_build_id_hex(&bid, hex);
 	snprintf(cmd, sizeof(cmd),

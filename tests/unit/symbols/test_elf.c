@@ -52,7 +52,7 @@ static const char *base_of(const char *p)
 static void check_against_oracles(const char *dir, const char *path, uint64_t base)
 {
 	struct sym_build_id bid;
-	cr_assert_eq(sym_elf_build_id(path, &bid, NULL, 0), 0);
+	cr_assert_eq(sym_elf_build_id(path, &bid, NULL), 0);
 	struct st_seg sg = st_exec_segment(path);
 	char bd[4200];
 	snprintf(bd, sizeof(bd), "%s/no-cache", dir);
@@ -163,7 +163,7 @@ Test(elf, read_code_matches_file)
 	char *so = st_build(dir, "libt.so", "-fPIC -shared");
 	struct st_seg sg = st_exec_segment(so);
 	struct sym_build_id bid;
-	cr_assert_eq(sym_elf_build_id(so, &bid, NULL, 0), 0);
+	cr_assert_eq(sym_elf_build_id(so, &bid, NULL), 0);
 	struct sym_opts o = { .sz = sizeof(o), .buildid_dir = "/nonexistent", .no_debuginfod = 1 };
 	struct sym_session *s = sym_session_new(&o);
 	cr_assert_eq(st_map(s, 3, so, so, 0x7f0000000000ull, &bid), 0);
@@ -208,7 +208,7 @@ Test(elf, plt_stubs_named_like_objdump)
 	struct tu_result r;
 	cr_assert_eq(tu_sh(&r, cmd, 60), 0);
 	struct sym_build_id bid;
-	cr_assert_eq(sym_elf_build_id(so, &bid, NULL, 0), 0);
+	cr_assert_eq(sym_elf_build_id(so, &bid, NULL), 0);
 	struct sym_opts o = { .sz = sizeof(o), .buildid_dir = "/nonexistent", .no_debuginfod = 1 };
 	struct sym_session *s = sym_session_new(&o);
 	uint64_t base = 0x7f1100000000ull;

@@ -63,7 +63,7 @@ Test(find, perf_buildid_cache_layout)
 	char *so = st_build(dir, "libt.so", "-fPIC -shared");
 	struct sym_build_id bid;
 	char cmd[9000], hex[SYM_BUILD_ID_HEX];
-	cr_assert_eq(sym_elf_build_id(so, &bid, NULL, 0), 0);
+	cr_assert_eq(sym_elf_build_id(so, &bid, NULL), 0);
 	snprintf(cmd, sizeof(cmd), "HOME=%s perf buildid-cache -a %s && mv %s %s.gone", dir, so, so,
 		 so);
 	st_run(cmd);
@@ -96,13 +96,13 @@ Test(find, mismatched_build_id_is_refused_naming_both)
 	char *so = st_build(dir, "libt.so", "-fPIC -shared");
 	struct sym_build_id recorded, other;
 	char h1[SYM_BUILD_ID_HEX], h2[SYM_BUILD_ID_HEX];
-	cr_assert_eq(sym_elf_build_id(so, &recorded, NULL, 0), 0);
+	cr_assert_eq(sym_elf_build_id(so, &recorded, NULL), 0);
 	/* the file at the recorded path is rebuilt differently after the recording */
 	char *keep = path_in("libt.so.orig"), cmd[9000];
 	snprintf(cmd, sizeof(cmd), "mv %s %s", so, keep);
 	st_run(cmd);
 	free(st_build(dir, "libt.so", "-fPIC -shared -DREBUILT=1 -fno-inline-functions-called-once"));
-	cr_assert_eq(sym_elf_build_id(so, &other, NULL, 0), 0);
+	cr_assert_eq(sym_elf_build_id(so, &other, NULL), 0);
 	cr_assert(!sym_build_id_equal(&recorded, &other));
 	struct sym_session *s = session("/nonexistent", NULL);
 	struct sym_result r = resolve_work(s, so, keep, &recorded);
@@ -137,7 +137,7 @@ Test(find, symfs)
 {
 	char *so = st_build(dir, "libt.so", "-fPIC -shared");
 	struct sym_build_id bid;
-	cr_assert_eq(sym_elf_build_id(so, &bid, NULL, 0), 0);
+	cr_assert_eq(sym_elf_build_id(so, &bid, NULL), 0);
 	char cmd[9000];
 	snprintf(cmd, sizeof(cmd), "mkdir -p %s/root/opt/app && cp %s %s/root/opt/app/", dir, so, dir);
 	st_run(cmd);
@@ -157,7 +157,7 @@ static void archive_case(const char *tar_flags, const char *name)
 	char *so = st_build(dir, "libt.so", "-fPIC -shared");
 	struct sym_build_id bid;
 	char cmd[9000];
-	cr_assert_eq(sym_elf_build_id(so, &bid, NULL, 0), 0);
+	cr_assert_eq(sym_elf_build_id(so, &bid, NULL), 0);
 	snprintf(cmd, sizeof(cmd),
 		 "HOME=%s/a perf buildid-cache -a %s && cd %s/a/.debug && "
 		 "tar %s -cf %s/%s .build-id \"$(echo %s | cut -c2- | cut -d/ -f1)\" && "
@@ -197,7 +197,7 @@ Test(find, archive_directory_and_bad_archive)
 	char *so = st_build(dir, "libt.so", "-fPIC -shared");
 	struct sym_build_id bid;
 	char cmd[9000];
-	cr_assert_eq(sym_elf_build_id(so, &bid, NULL, 0), 0);
+	cr_assert_eq(sym_elf_build_id(so, &bid, NULL), 0);
 	snprintf(cmd, sizeof(cmd), "HOME=%s/a perf buildid-cache -a %s && echo junk > %s/junk.tar",
 		 dir, so, dir);
 	st_run(cmd);
@@ -217,7 +217,7 @@ Test(find, separate_debug_file_in_cache)
 	char *so = st_build(dir, "libt.so", "-fPIC -shared");
 	struct sym_build_id bid;
 	char cmd[9000], hex[SYM_BUILD_ID_HEX];
-	cr_assert_eq(sym_elf_build_id(so, &bid, NULL, 0), 0);
+	cr_assert_eq(sym_elf_build_id(so, &bid, NULL), 0);
 	sym_build_id_hex(&bid, hex);
 	/* the cache holds a stripped binary; its debug info sits beside it as "debug" */
 	snprintf(cmd, sizeof(cmd),
@@ -291,7 +291,7 @@ Test(find, archive_of_many_members_is_refused_and_removed)
 static void expect_dwarf(char *so, const char *why)
 {
 	struct sym_build_id bid;
-	cr_assert_eq(sym_elf_build_id(so, &bid, NULL, 0), 0);
+	cr_assert_eq(sym_elf_build_id(so, &bid, NULL), 0);
 	struct sym_session *s = session("/nonexistent", NULL);
 	st_msgs[0] = 0;
 	struct sym_result r = resolve_work(s, so, so, &bid);
@@ -373,7 +373,7 @@ Test(find, deeply_generic_java_symbol_shown_as_recorded, .timeout = 60)
 	snprintf(cmd, sizeof(cmd), "objcopy --redefine-syms='%s' '%s'", map, so);
 	st_run(cmd);
 	struct sym_build_id bid;
-	cr_assert_eq(sym_elf_build_id(so, &bid, NULL, 0), 0);
+	cr_assert_eq(sym_elf_build_id(so, &bid, NULL), 0);
 	struct sym_session *s = session("/nonexistent", NULL);
 	cr_assert_eq(st_map(s, 9, so, so, BASE, &bid), 0);
 	struct sym_result r;
@@ -460,7 +460,7 @@ Test(find, provider_serves_elfs_that_have_no_file)
 	char *so = st_build(dir, "libt.so", "-fPIC -shared");
 	char *gone = path_in("no-such-dir/jitted-1-2.so");
 	struct prov_ctx p = { .path = so };
-	cr_assert_eq(sym_elf_build_id(so, &p.id, NULL, 0), 0);
+	cr_assert_eq(sym_elf_build_id(so, &p.id, NULL), 0);
 	struct sym_provider pv = { .get = prov_get, .fini = prov_fini, .ctx = &p };
 	struct sym_session *s = session("/nonexistent", NULL);
 	cr_assert_eq(sym_session_set_provider(s, &pv), 0);
