@@ -103,23 +103,53 @@ static void damage_a_sample(const char *dir)
 	free(buf);
 }
 
-static void alloc_on(const char *java)
+static int near(double got, double truth, double tol)
 {
-	struct tu_result r;
-	char cmd[16384], *dir = tu_tmpdir("alloc");
-	double arrays, payloads;
+	return fabs(got - truth) <= tol * truth;
+}
 
-	snprintf(cmd, sizeof(cmd), "mkdir jit && $J record -q -k mono -o a.data -- %s%s "
-		 "-agentpath:'%s'=dir=jit,alloc=32768 -cp '%s' jitprof.samples.AllocRatio 200",
-		 tu_java_env_sh(agent), java, agent, classes);
-	sh(dir, &r, cmd, 1);
-	cr_assert_eq(sscanf(r.out, "arrays %lf payloads %lf", &arrays, &payloads), 2, "%s", r.out);
-	tu_result_free(&r);
-	sh(dir, &r, "$J report -i a.data --event alloc --collapsed", 1);
+/* One AllocRatio run in dir: the bytes it measured and the report's weights under each
+ * method and class; r keeps the collapsed report's result. */
+static void alloc_run(const char *java, const char *dir, struct tu_result *r, double *arrays,
+		      double *payloads, double *gb, double *gs)
+{
+	char cmd[16384];
+	snprintf(cmd, sizeof(cmd), "rm -rf jit a.data && mkdir jit && $J record -q -k mono -o "
+		 "a.data -- %s%s -agentpath:'%s'=dir=jit,alloc=32768 -cp '%s' "
+		 "jitprof.samples.AllocRatio 200", tu_java_env_sh(agent), java, agent, classes);
+	sh(dir, r, cmd, 1);
+	cr_assert_eq(sscanf(r->out, "arrays %lf payloads %lf", arrays, payloads), 2, "%s", r->out);
+	tu_result_free(r);
+	sh(dir, r, "$J report -i a.data --event alloc --collapsed", 1);
 	const char *big[] = { "AllocRatio.bigArrays(int);[alloc] long[]", NULL };
 	const char *small[] = { "AllocRatio.smallObjects(int);[alloc] jitprof.samples."
 				"AllocRatio$Payload", NULL };
-	double gb = weight_of(r.out, big), gs = weight_of(r.out, small);
+	*gb = weight_of(r->out, big);
+	*gs = weight_of(r->out, small);
+}
+
+/* The JVM samples one allocation per 32 KiB on average at random, so each figure carries
+ * sampling noise: each within 10% and their ratio too is met by most runs, not all (CI,
+ * two JVMs under ASan: 3 runs in about 40 had the ratio 10.8% off). A run that misses is
+ * run again, at most three times; lost or misplaced samples fail every time. */
+static void alloc_on(const char *java)
+{
+	struct tu_result r;
+	char *dir = tu_tmpdir("alloc");
+	double arrays = 0, payloads = 0, gb = 0, gs = 0;
+
+	for (int run = 1; run <= 3; run++) {
+		alloc_run(java, dir, &r, &arrays, &payloads, &gb, &gs);
+		cr_assert(arrays > 0 && payloads > 0 && gs > 0, "no ground truth or samples:\n%s",
+			  r.out);
+		if (near(gb, arrays, 0.10) && near(gs, payloads, 0.10) &&
+		    near(gb / gs, arrays / payloads, 0.10))
+			break;
+		fprintf(stderr, "report_alloclock: %s run %d: long[] %.0f of %.0f, Payload %.0f "
+			"of %.0f bytes: run again\n", java, run, gb, arrays, gs, payloads);
+		if (run < 3)
+			tu_result_free(&r);
+	}
 	within("long[] bytes from bigArrays", gb, arrays, 0.10);
 	within("Payload bytes from smallObjects", gs, payloads, 0.10);
 	within("long[] : Payload", gb / gs, arrays / payloads, 0.10);

@@ -94,21 +94,32 @@ Test(report_views_export, pprof_top)
 		      "for r in d[\"rows\"]: c[r[\"sym\"].split(\"(\")[0]]+=r[\"overhead\"]\n"
 		      "for k,v in c.most_common(3): print(\"%%.2f %%s\" %% (v,k))'", home, rx_jitprof,
 		      data, ways[w][0]);
-		char ours[3][256], theirs[3][256];
-		double os[3], ts[3];
+		/* pprof's top 6: two names whose weights differ by a sample or two may be in
+		 * either order in the two tools (CI: row 2 a tie), so each of jitprof's top 3 is
+		 * looked up by name among pprof's top 6 and its share compared. */
+		char ours[3][256], theirs[6][256];
+		double os[3], ts[6];
 		cr_assert_eq(top_names(r.out, ours, os, 3), 3, "%s", r.out);
 		tu_result_free(&r);
 		/* pprof's flat%% and the name (cut at '(', " (inline)" with it). */
 		rx_ok(&r, "cd '%s' && HOME='%s' GOCACHE='%s/go' GOPATH='%s/go' go tool pprof -top "
 		      "%s p.pb.gz 2>/dev/null | awk '$2 ~ /%%$/ && $1 != \"flat\" {sub(/%%/,\"\","
 		      "$2); name=$6; for(i=7;i<=NF;i++) name=name\" \"$i; sub(/\\(.*/,\"\",name); "
-		      "sub(/ +$/,\"\",name); print $2, name}' | head -3", dir, home, dir, dir, ways[w][1]);
-		cr_assert_eq(top_names(r.out, theirs, ts, 3), 3, "%s", r.out);
+		      "sub(/ +$/,\"\",name); print $2, name}' | head -6", dir, home, dir, dir, ways[w][1]);
+		size_t nt = top_names(r.out, theirs, ts, 6);
+		cr_assert_geq(nt, 3, "%s", r.out);
 		for (int i = 0; i < 3; i++) {
-			cr_assert_str_eq(ours[i], theirs[i], "%s row %d: jitprof %s, pprof %s\n%s",
-					 ways[w][0], i, ours[i], theirs[i], r.out);
-			cr_assert_leq(fabs(os[i] - ts[i]), 0.1, "%s: jitprof %.2f%%, pprof %.2f%%",
-				      ours[i], os[i], ts[i]);
+			size_t j = 0;
+			while (j < nt && strcmp(ours[i], theirs[j]))
+				j++;
+			cr_assert_lt(j, nt, "%s row %d: jitprof's %s is not in pprof's top %zu\n%s",
+				     ways[w][0], i, ours[i], nt, r.out);
+			cr_assert_leq(fabs(os[i] - ts[j]), 0.1, "%s: jitprof %.2f%%, pprof %.2f%%",
+				      ours[i], os[i], ts[j]);
+			/* and it is where its share puts it: within a tie of pprof's row i */
+			cr_assert_leq(fabs(ts[j] - ts[i]), 0.2, "%s row %d: jitprof %s %.2f%%, pprof's "
+				      "row %d %s %.2f%%", ways[w][0], i, ours[i], os[i], i, theirs[i],
+				      ts[i]);
 		}
 		tu_result_free(&r);
 	}
