@@ -1,9 +1,10 @@
 // Waits: ground truth for off-CPU and wall-clock time (jitprof record --off-cpu, report
 // --event wall|offcpu; tests/e2e/report_offcpu.c). A worker thread's cycles sleep
 // (Thread.sleep 4 ms), wait for a monitor another thread holds (about 3 ms of its 10 ms
-// cycle), compute (3 ms) and read a byte from an OS pipe (java.nio Pipe) that a third thread
-// answers 2 ms after the worker's request; the worker measures each phase (the pipe's: its
-// read) and prints the totals in ns: "sleep S lock L compute C pipe P".
+// cycle), compute (3 ms), write a byte (in no phase) and read a byte from an OS pipe
+// (java.nio Pipe) that a third thread answers 2 ms after the worker's request; the worker
+// measures each phase (the pipe's: its read) and prints the totals in ns:
+// "sleep S lock L compute C pipe P".
 package jitprof.samples;
 
 import java.nio.ByteBuffer;
@@ -86,7 +87,10 @@ public class Waits {
 				contender();
 				long t2 = System.nanoTime();
 				spinFor(3);
-				long t3 = System.nanoTime(), t4;
+				// compute is the spin alone: the write below wakes the answerer,
+				// and on a loaded machine the worker may then wait long for a CPU
+				// under the write's stack, not spinFor's
+				long t3 = System.nanoTime(), t4, tc = t3;
 				try {
 					b.clear();
 					b.put((byte)i).flip();
@@ -99,7 +103,7 @@ public class Waits {
 				}
 				s += t1 - t0;
 				l += t2 - t1;
-				c += t3 - t2;
+				c += tc - t2;
 				p += t4 - t3;
 			}
 			System.out.println("sleep " + s + " lock " + l + " compute " + c + " pipe " + p);
