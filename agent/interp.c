@@ -180,8 +180,10 @@ out:
 }
 
 /* One method's record (csig, file: its class's, asked once per class); abstract ones never
- * run. A native method has no bytecodes (size 0, address 0): its interpreter frame holds
- * bcp 0. Names as the compiled loads' (agent_method_get): "Lpkg/Cls;name(sig)ret". */
+ * run. A native method has no bytecodes (size 0) but the same code base after its
+ * ConstMethod: its interpreter frame holds bcp 0, or that address once its entry has called
+ * the VM (which saves r13, set to it, into the bcp slot). Names as the compiled loads'
+ * (agent_method_get): "Lpkg/Cls;name(sig)ret". */
 static void put_method(jvmtiEnv *jvmti, jmethodID id, const char *csig, const char *file)
 {
 	jint mods = 0;
@@ -200,7 +202,7 @@ static void put_method(jvmtiEnv *jvmti, jmethodID id, const char *csig, const ch
 		name = NULL;
 	if (name) {
 		struct jd_ext_method m = {
-			.method = method, .code_addr = native ? 0 : cm + (uintptr_t)ip.cm_size,
+			.method = method, .code_addr = cm + (uintptr_t)ip.cm_size,
 			.code_size = size, .nr_lines = native ? 0 : lines_of(jvmti, id),
 			.lines = ip.lines, .name = name, .file = file,
 		};

@@ -7,11 +7,14 @@
 #include "jitdump/jitdump.h"
 #include "recorder/origins/origins.h"
 
-/* bcp as a bci of m, or -1 outside its bytecodes; a native method's frame holds bcp 0. */
+/* bcp as a bci of m, or -1 outside its bytecodes. A native method's frame holds bcp 0 until
+ * its entry calls the VM (InterpreterMacroAssembler::call_VM_base saves r13 there: the address
+ * after its ConstMethod, where bytecodes would start), which the agent writes as its
+ * code_addr (0 before it did: then only bcp 0 is known). */
 static int64_t bci_of(const struct jd_ext_method *m, uint64_t bcp)
 {
 	if (!m->code_size)
-		return bcp == 0 ? 0 : -1;
+		return bcp == 0 || (m->code_addr && bcp == m->code_addr) ? 0 : -1;
 	return bcp >= m->code_addr && bcp - m->code_addr < m->code_size
 		       ? (int64_t)(bcp - m->code_addr) : -1;
 }

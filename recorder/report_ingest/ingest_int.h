@@ -217,7 +217,7 @@ struct jd_index;
 struct jd_ext_method;
 /* interp_names.c: the method, bci and line an interpreter frame's words name in x's method
  * table at time (bcp first, else bcp_slot): 0, or -ENOENT for a method the table does not
- * hold or a bcp outside its bytecodes (a native method's frame holds bcp 0). */
+ * hold or a bcp outside its bytecodes (a native method's frame: 0 or its code base). */
 int rp_interp_resolve(const struct jd_index *x, uint64_t method, uint64_t bcp,
 		      uint64_t bcp_slot, uint64_t time, const struct jd_ext_method **m,
 		      uint32_t *bci, uint32_t *line);

@@ -12,6 +12,7 @@
 #include "recorder/unwind/unwind_int.h"
 
 #define NREGS UNW_NREGS
+#define REG_BX 3
 #define REG_BP 6
 #define REG_SP 7
 #define REG_R13 13
@@ -393,6 +394,39 @@ int unw_hotspot_no_frame(const char *name)
 	return name && (!strcmp(name, "vtable stub") || !strcmp(name, "itable stub"));
 }
 
+/* An interpreter frame's method and bcp words into *f (f->method left 0: none read). The
+ * top frame's bcp is r13, the interpreter's live one (the slot is saved only at calls). A
+ * method entry builds the frame's fixed part by pushes, the bcp slot among the last
+ * (TemplateInterpreterGenerator::generate_fixed_frame: sender sp, last sp, Method*, mirror,
+ * mdp, cache, locals, bcp): a sampled frame whose bcp slot is still below the sp is being
+ * built, its slots not all written, what lies there another frame's. The entry holds the
+ * Method* in rbx all along and, from before the Method* is pushed, the first bytecode's
+ * address in r13: both are taken, the bcp slot as 0 (a native method's frame holds 0 there).
+ * Checked like the slots: the caller refuses a method its table lacks, a bcp outside it. */
+static void interp_words(const struct machine *m, const struct unw_module *mod, int top,
+			 const struct state *cur, struct unw_frame *f)
+{
+	const uint32_t entry_regs = 1u << REG_BX | 1u << REG_R13;
+	uint64_t fp = cur->r[REG_BP], v;
+	uint64_t bcp_at = fp + (uint64_t)((int64_t)mod->bcp_slot * 8);
+
+	if (top && bcp_at < cur->r[REG_SP] && bcp_at < fp) {
+		if ((cur->valid & entry_regs) == entry_regs) {
+			f->method = cur->r[REG_BX];
+			f->bcp = cur->r[REG_R13];
+			f->bcp_slot = 0;
+		}
+		return;
+	}
+	if (read_stack(m, fp + (uint64_t)((int64_t)mod->method_slot * 8), &f->method) ||
+	    read_stack(m, bcp_at, &v)) {
+		f->method = 0;
+		return;
+	}
+	f->bcp_slot = v;
+	f->bcp = top && (cur->valid >> REG_R13 & 1) ? cur->r[REG_R13] : v;
+}
+
 /* An rbp-based frame (the interpreter's, or jitted code's with -XX:+PreserveFramePointer):
  * caller pc at [rbp + 8], its rbp at [rbp], its sp rbp + 16; the other registers are
  * unknown past it. For the interpreter also the method and bcp words into *f. 0, or
@@ -406,14 +440,9 @@ static int step_fp(const struct machine *m, const struct unw_module *mod, int to
 		return -EFAULT;
 	/* The frame's own words first: below rbp, they may be in the copy when its link and
 	 * return address (the copy's last bytes) are not, and the frame is then still named. */
-	if (mod->code == UNW_CODE_INTERP &&
-	    !read_stack(m, fp + (uint64_t)((int64_t)mod->method_slot * 8), &f->method) &&
-	    !read_stack(m, fp + (uint64_t)((int64_t)mod->bcp_slot * 8), &v)) {
-		f->bcp_slot = v;
-		f->bcp = top && (cur->valid >> REG_R13 & 1) ? cur->r[REG_R13] : v;
-	} else {
-		f->method = 0;
-	}
+	f->method = 0;
+	if (mod->code == UNW_CODE_INTERP)
+		interp_words(m, mod, top, cur, f);
 	f->data = mod->data;
 	if (read_stack(m, fp + 8, &ra) || read_stack(m, fp, &link))
 		return -EFAULT;

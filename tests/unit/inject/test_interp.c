@@ -44,6 +44,8 @@ static void setup(void)
 		{ .method = 0x7000, .code_addr = 0x9000, .code_size = 12, .nr_lines = 3,
 		  .lines = la, .name = "Lp/A;a(I)V", .file = "A.java" },
 		{ .method = 0x6000, .name = "Lp/A;n()J", .file = "A.java" },	/* native */
+		{ .method = 0x6100, .code_addr = 0xd000, .name = "Lp/A;nb()V",
+		  .file = "A.java" },		/* native, with its code base (agent since 12-04) */
 		{ .method = 0x5000, .code_addr = 0x20000, .code_size = 100000, .name = "Lp/H;huge()V",
 		  .file = "H.java" },					/* > 65535 bytecodes */
 		{ .method = 0x4000, .code_addr = 0xb000, .code_size = 8, .nr_lines = 1,
@@ -59,7 +61,7 @@ static void setup(void)
 	snprintf(path, sizeof(path), "%s", jd_writer_path(w));
 	cr_assert_eq(jd_writer_close(w), 0);
 	cr_assert_eq(jd_index_open(&x, path, err, sizeof(err)), 0, "%s", err);
-	cr_assert_eq(jd_index_nr_methods(x), 6, "%s", jd_index_warning(x));
+	cr_assert_eq(jd_index_nr_methods(x), 7, "%s", jd_index_warning(x));
 	cr_assert_eq(inj_pool_new(&pool, 1, NULL), 0);
 	d = (struct inj_dump){ .x = x, .path = path, .dir = dir, .beside = 1, .pid = PID,
 			       .e_machine = EM_X86_64, .marker_time = 1 };
@@ -153,6 +155,8 @@ Test(interp, known_methods_named_exactly)
 	cr_assert_eq(addr_of(PID, 0x7000, 0x9009, 0, 200), a6 + 3);
 	check(a6 + 3, "p.A.a(int)_[int]", 23);
 	check(addr_of(PID, 0x6000, 0, 0, 200), "p.A.n()_[int]", 0);	/* native: bci 0 */
+	/* a native frame after its entry called the VM: its code base in the slot */
+	check(addr_of(PID, 0x6100, 0x55, 0xd000, 200), "p.A.nb()_[int]", 0);
 	/* b's one row at bci 2: bcis 0 and 1 at line 0 (not a neighbour's line) */
 	uint64_t b0 = addr_of(PID, 0x4000, 0xb000, 0, 200);
 	check(b0, "p.B.b()_[int]", 0);
@@ -171,7 +175,7 @@ Test(interp, known_methods_named_exactly)
 	cr_assert_str_eq(name, "p.C.c()_[int]");
 	uint64_t named, unnamed, elfs;
 	inj_interp_counts(ip, &named, &unnamed, &elfs);
-	cr_assert_eq(named, 7);
+	cr_assert_eq(named, 8);
 	cr_assert_eq(unnamed, 0);
 }
 
@@ -182,13 +186,14 @@ Test(interp, hostile_frames_never_a_wrong_name)
 	cr_assert_eq(addr_of(PID, 0, 0x9000, 0x9000, 200), 0);
 	cr_assert_eq(addr_of(PID, 0x7000, 0x900c, 0x8fff, 200), 0);	/* bcp outside */
 	cr_assert_eq(addr_of(PID, 0x6000, 0x55, 0x56, 200), 0);	/* native, bcp not 0 */
+	cr_assert_eq(addr_of(PID, 0x6100, 0xd001, 0xd008, 200), 0);	/* nor its code base */
 	cr_assert_eq(addr_of(PID, 0x7000, 0x9006, 0x9006, 600), 0);	/* C.c's time: not C's */
 	/* more bytecodes than a method can have: out of the ELF, no address */
 	cr_assert_eq(addr_of(PID, 0x5000, 0x20010, 0, 200), 0);
 	uint64_t named, unnamed, elfs;
 	inj_interp_counts(ip, &named, &unnamed, &elfs);
 	cr_assert_eq(named, 1);
-	cr_assert_eq(unnamed, 6);
+	cr_assert_eq(unnamed, 7);
 }
 
 Test(interp, one_elf_per_process_each_its_range)

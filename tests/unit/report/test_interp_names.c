@@ -1,6 +1,7 @@
 /* test_interp_names.c - recorder/report/interp_names.c: an interpreter frame's Method* and
  * bcp resolved through a method table written here (libjitdump's writer): the method, bci
- * and line; a garbage Method*, a bcp outside the bytecodes, a native method's non-zero bcp,
+ * and line; a garbage Method*, a bcp outside the bytecodes, a native method's bcp other than
+ * 0 or its code base,
  * a pointer reused after an unload: never a wrong name. Then the frame's mark and kind. */
 #include <criterion/criterion.h>
 #include <errno.h>
@@ -29,6 +30,10 @@ static struct jd_index *table(char **dir)
 				   .name = "Lp/C;c()V", .file = "" };
 	cr_assert_eq(jd_write_method(w, &a, 100), 0);
 	cr_assert_eq(jd_write_method(w, &n, 100), 0);
+	/* A native method as the agent writes it now: the address after its ConstMethod. */
+	struct jd_ext_method nb = { .method = 0x6100, .code_addr = 0xd000, .name = "Lp/A;nb()V",
+				    .file = "p/A.java" };
+	cr_assert_eq(jd_write_method(w, &nb, 100), 0);
 	cr_assert_eq(jd_write_method(w, &c, 500), 0);	/* 0x7000 reused after an unload */
 	snprintf(path, sizeof(path), "%s", jd_writer_path(w));
 	cr_assert_eq(jd_writer_close(w), 0);
@@ -68,6 +73,16 @@ Test(interp_names, resolve_never_a_wrong_name)
 	cr_assert_eq(rp_interp_resolve(x, 0x6000, 0x55, 0, 200, &m, &bci, &line), 0);
 	cr_assert_str_eq(m->name, "Lp/A;n()J");
 	cr_assert_eq(rp_interp_resolve(x, 0x6000, 0x55, 0x56, 200, &m, &bci, &line), -ENOENT);
+	/* Once its entry has called the VM, the slot holds r13, the address after its
+	 * ConstMethod: its code_addr (a record that gives one), no other address. */
+	cr_assert_eq(rp_interp_resolve(x, 0x6100, 0x55, 0xd000, 200, &m, &bci, &line), 0);
+	cr_assert_str_eq(m->name, "Lp/A;nb()V");
+	cr_assert_eq(bci, 0);
+	cr_assert_eq(rp_interp_resolve(x, 0x6100, 0xd000, 0, 200, &m, &bci, &line), 0);
+	cr_assert_eq(rp_interp_resolve(x, 0x6100, 0xd001, 0xcff8, 200, &m, &bci, &line),
+		     -ENOENT);
+	cr_assert_eq(rp_interp_resolve(x, 0x6000, 0xd000, 0xd000, 200, &m, &bci, &line),
+		     -ENOENT, "an older record's native (code_addr 0): only bcp 0 is its own");
 	jd_index_close(x);
 	tu_rmtree(dir);
 	free(dir);

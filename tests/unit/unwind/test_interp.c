@@ -63,6 +63,12 @@ static void put64(struct sample *s, uint64_t addr, uint64_t v)
 	memcpy(s->stack + (addr - SP), &v, 8);
 }
 
+/* The sample's rbx (perf's BX, packed at 1), the entry's Method* register. */
+static void set_rbx(struct sample *s, uint64_t rbx)
+{
+	s->regs[1] = rbx;
+}
+
 /* An interpreter frame at fp: method, bcp, link, return address. */
 static void interp_frame(struct sample *s, uint64_t fp, uint64_t method, uint64_t bcp,
 			 uint64_t link, uint64_t ra)
@@ -233,4 +239,70 @@ Test(interp, frameless_stub_leaf_keeps_its_caller)
 	sample_at(&s, STUB_LO, SP, fp0, 0, 4);
 	cr_assert_eq(unw_walk_frames(&s.in, find, NULL, f, 8, &end, &fp), 1);
 	cr_assert_eq(end, UNW_END_MEMORY, "%s", unw_end_name(end));
+}
+
+/* A sample in a method entry that is still pushing its frame's fixed part: rbp is the new
+ * frame (at bp), its link and return address in place, rbx the Method*, r13 the bytecodes'
+ * start. */
+static void entry_sample(struct sample *s, uint64_t bp)
+{
+	sample_at(s, INTERP_LO + 0x70, SP, bp, 0xb000, 1024);
+	set_rbx(s, 0xaaa0);
+	put64(s, bp + 8, ROOT_PC);
+}
+
+/* The bcp slot (and, earlier, the Method* slot) lies below the sp, where another frame's
+ * words are. The method is rbx's, the bcp r13's, the bcp slot 0: whatever lies below the sp
+ * is never read. Before this, such leaves were left 'Interpreter' (31 of JDK 25's 40 on
+ * javac). */
+Test(interp, leaf_in_a_method_entry_from_rbx_and_r13)
+{
+	static struct sample s;
+	struct unw_frame f[8];
+	enum unw_end end;
+	uint32_t fp;
+	/* Sender sp, last sp and Method* pushed: the Method* slot is [sp], the bcp slot 40
+	 * bytes below. */
+	entry_sample(&s, SP + 24);
+	put64(&s, SP, 0xaaa0);
+	int n = unw_walk_frames(&s.in, find, NULL, f, 8, &end, &fp);
+	cr_assert_eq(n, 2, "%d frames, ended: %s", n, unw_end_name(end));
+	cr_assert_eq(f[0].method, 0xaaa0);
+	cr_assert_eq(f[0].bcp, 0xb000);
+	cr_assert_eq(f[0].bcp_slot, 0, "the slot is not written yet");
+	cr_assert_eq(f[1].pc, ROOT_PC, "the caller, by the new frame's link");
+	/* Only the sender sp pushed: the Method* slot below the sp too, rbx still read. */
+	entry_sample(&s, SP + 8);
+	cr_assert_eq(unw_walk_frames(&s.in, find, NULL, f, 8, &end, &fp), 2);
+	cr_assert_eq(f[0].method, 0xaaa0);
+	cr_assert_eq(f[0].bcp, 0xb000);
+	/* No rbx in the sample: nothing taken. */
+	entry_sample(&s, SP + 24);
+	s.in.regs_mask = 0xff0fffULL & ~(1ULL << 1);	/* BX left out, the rest packed as is */
+	memmove(&s.regs[1], &s.regs[2], sizeof(s.regs) - 2 * sizeof(s.regs[0]));
+	cr_assert_eq(unw_walk_frames(&s.in, find, NULL, f, 8, &end, &fp), 2);
+	cr_assert_eq(f[0].method, 0, "no rbx: no method");
+}
+
+/* A built frame (the bcp slot at or above the sp) is read from its slots whatever rbx holds
+ * (an invoke template's callee Method*), and a caller is never named from the registers,
+ * even when its bcp slot is below the sampled sp (a frame of another stack). */
+Test(interp, built_frames_and_callers_never_from_rbx)
+{
+	static struct sample s;
+	struct unw_frame f[8];
+	enum unw_end end;
+	uint32_t fp;
+	uint64_t fp0 = SP + 64, fp1 = SP + 0x200;
+	sample_at(&s, INTERP_LO + 0x40, SP, fp0, 0xb005, 1024);
+	set_rbx(&s, 0xccc0);
+	interp_frame(&s, fp0, 0xaaa0, 0xb000, fp1, INTERP_LO + 0x99);
+	interp_frame(&s, fp1, 0xddd0, 0xe004, 0, ROOT_PC);
+	int n = unw_walk_frames(&s.in, find, NULL, f, 8, &end, &fp);
+	cr_assert_eq(n, 3, "%d frames, ended: %s", n, unw_end_name(end));
+	cr_assert_eq(f[0].method, 0xaaa0, "the bcp slot is [sp]: built, its slot's method");
+	cr_assert_eq(f[0].bcp, 0xb005);
+	cr_assert_eq(f[0].bcp_slot, 0xb000);
+	cr_assert_eq(f[1].method, 0xddd0);
+	cr_assert_eq(f[1].bcp, 0xe004);
 }
