@@ -142,6 +142,7 @@ struct sym_dso {
 	int dw_tried;
 	Dwarf *dw;
 	Elf *dw_elf;			/* dw's own handle when it was read ahead */
+	void *dw_zbuf;			/* its sections inflated by lines_inflate, or NULL */
 	struct dw_ahead *dw_ahead;	/* being read ahead (dwarf_ahead.c) */
 	struct cu_range *cus;
 	size_t n_cus;
@@ -367,6 +368,17 @@ void lines_skip_unread(Elf *elf);
 int lines_index_cus(Dwarf *dw, struct cu_range **cus, size_t *n_cus);
 int lines_lookup(struct sym_session *s, struct sym_dso *d, struct sym_cached *c);
 void lines_free(struct sym_dso *d);
+
+/* inflate.c */
+/* 1 when lines_inflate can work: libdeflate loaded (on the first call: call it from one
+ * thread) and JITPROF_DWARF_INFLATE is not "libdw". */
+int lines_inflate_ready(void);
+/* Inflates elf's zlib-compressed .debug_* sections with libdeflate and hands them to libdw
+ * as if libelf's elf_compress had (the data and section headers of this handle, in memory:
+ * open it ELF_C_READ_MMAP_PRIVATE); a section libdeflate refuses is left compressed. Returns
+ * the buffer they live in (free it after elf_end), NULL when none was. Only after
+ * lines_inflate_ready said 1; out of memory is fatal (jp_nomem). */
+void *lines_inflate(Elf *elf);
 
 /* dwarf_ahead.c */
 /* dw_open for a DSO being read ahead: waits for the worker, adopts its Dwarf (or reports why

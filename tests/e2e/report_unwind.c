@@ -140,3 +140,47 @@ Test(report_unwind, call_graph_options)
 	cr_assert(strstr(r.out, "CALLCHAIN") && !strstr(r.out, "STACK_USER"), "%s", r.out);
 	tu_result_free(&r);
 }
+
+/* libc's DWARF (libc6-dbg's compressed debug file) is inflated by libdeflate before libdw opens
+ * it (recorder/symbols/inflate.c): a call-graph report of a program sorting through libc's
+ * qsort, every view the same as with libdw inflating it itself (JITPROF_DWARF_INFLATE=libdw,
+ * the code before the change). */
+Test(report_unwind, dwarf_inflated_by_libdeflate_changes_no_output)
+{
+	static const char src[] =
+		"#include <stdlib.h>\n"
+		"static int cmp(const void *a, const void *b)\n"
+		"{ return *(const int *)a - *(const int *)b; }\n"
+		"__attribute__((noinline)) void sortsome(void)\n"
+		"{ int v[256]; for (int i = 0; i < 256; i++) v[i] = rand();\n"
+		"  qsort(v, 256, sizeof(int), cmp); }\n"
+		"int main(void) { for (int i = 0; i < 30000; i++) sortsome(); return 0; }\n";
+	char path[PATH_MAX];
+	struct tu_result r;
+	snprintf(path, sizeof(path), "%s/qs.c", dir);
+	cr_assert_eq(tu_write_file(path, src, sizeof(src) - 1), 0);
+	rx_ok(&r, "cd '%s' && cc -O2 -fomit-frame-pointer -o qs qs.c && HOME='%s' '%s' record -q "
+	      "--call-graph dwarf -o qs.data ./qs", dir, dir, rx_jitprof);
+	tu_result_free(&r);
+	static const char *const views[] = { "--collapsed", "-g", "--sort srcline",
+					     "-g --sort sym,srcline" };
+	int inlined_libc = 0;
+	for (size_t v = 0; v < sizeof(views) / sizeof(views[0]); v++) {
+		struct tu_result a;
+		rx_ok(&r, "cd '%s' && HOME='%s' DEBUGINFOD_URLS= JITPROF_DWARF_INFLATE=libdw '%s' "
+		      "report -q -i qs.data %s", dir, dir, rx_jitprof, views[v]);
+		rx_ok(&a, "cd '%s' && HOME='%s' DEBUGINFOD_URLS= '%s' report -q -i qs.data %s", dir,
+		      dir, rx_jitprof, views[v]);
+		cr_assert_str_eq(a.out, r.out, "report %s differs from libdw's inflation:\n%s\n"
+				 "libdw's:\n%s", views[v], a.out, r.out);
+		if (v == 0)
+			inlined_libc = strstr(a.out, "qsort") && strstr(a.out, "_[i]");
+		if (v == 0)
+			cr_assert(strstr(a.out, ";main;sortsome"), "%s", a.out);
+		tu_result_free(&a);
+		tu_result_free(&r);
+	}
+	if (!inlined_libc)
+		tu_skip_part("no inlined libc frame under qsort (libc's debug file not "
+			     "installed?): outputs compared without libc's DWARF");
+}
