@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "lib/dynload.h"
 #include "lib/nomem.h"
@@ -65,9 +66,10 @@ static int wanted(Elf *elf, size_t shstrndx, Elf_Scn *scn, GElf_Chdr *ch, Elf_Da
 	       !(ch->ch_addralign & (ch->ch_addralign - 1));
 }
 
-/* Where the next wanted section after scn goes in the buffer (*off, aligned; first == NULL
- * starts over at 0): that section, or NULL after the last; -1 in *off if the sizes overflow. */
-static Elf_Scn *next_wanted(Elf *elf, size_t shstrndx, Elf_Scn *scn, size_t *off,
+/* Where the next wanted section after scn goes in the buffer (*off, aligned; scn == NULL
+ * starts at the first section): that section, or NULL after the last; SIZE_MAX in *off if
+ * the sizes overflow. */
+Elf_Scn *lines_inflate_next(Elf *elf, size_t shstrndx, Elf_Scn *scn, size_t *off,
 			    GElf_Chdr *ch, Elf_Data **raw)
 {
 	while ((scn = elf_nextscn(elf, scn))) {
@@ -81,45 +83,75 @@ static Elf_Scn *next_wanted(Elf *elf, size_t shstrndx, Elf_Scn *scn, size_t *off
 	return NULL;
 }
 
-void *lines_inflate(Elf *elf)
+void lines_inflate_set(Elf_Scn *scn, Elf_Data *raw, const GElf_Chdr *ch, void *bytes)
+{
+	/* what elf_compress(scn, 0, 0) leaves: the data inflated, the header without
+	 * SHF_COMPRESSED (both in this handle's memory only) */
+	GElf_Shdr sh;
+	gelf_getshdr(scn, &sh);
+	raw->d_buf = bytes;
+	raw->d_size = ch->ch_size;
+	raw->d_type = ELF_T_BYTE;
+	raw->d_align = ch->ch_addralign ? ch->ch_addralign : 1;
+	sh.sh_flags &= ~(GElf_Xword)SHF_COMPRESSED;
+	sh.sh_size = ch->ch_size;
+	sh.sh_addralign = raw->d_align;
+	gelf_update_shdr(scn, &sh);
+}
+
+size_t lines_inflate_size(Elf *elf, size_t *n)
 {
 	size_t shstrndx, total = 0;
 	GElf_Chdr ch;
 	Elf_Data *raw;
+	*n = 0;
 	if (elf_getshdrstrndx(elf, &shstrndx))
-		return NULL;
-	/* one buffer for all of them, each section at its alignment */
-	for (Elf_Scn *scn = NULL; (scn = next_wanted(elf, shstrndx, scn, &total, &ch, &raw));) {
+		return 0;
+	for (Elf_Scn *scn = NULL; (scn = lines_inflate_next(elf, shstrndx, scn, &total, &ch,
+							     &raw));) {
 		if (total == SIZE_MAX)
-			return NULL;	/* sizes no file this process can map holds */
+			return 0;	/* sizes no file this process can map holds */
 		total += ch.ch_size;
+		++*n;
 	}
-	if (!total)
-		return NULL;
+	return total;
+}
+
+size_t lines_inflate(Elf *elf, struct lines_zbuf *z)
+{
+	size_t shstrndx, n, left = 0, total = lines_inflate_size(elf, &n);
+	GElf_Chdr ch;
+	Elf_Data *raw;
+	*z = (struct lines_zbuf){ 0 };
+	if (!total || elf_getshdrstrndx(elf, &shstrndx))
+		return 0;
+	/* one buffer for all of them, each section at its alignment */
 	char *buf = malloc(total);
 	void *dec = buf ? api.alloc() : NULL;
 	if (!dec)
 		jp_nomem("a debug file's inflated DWARF");
 	size_t off = 0, got;
-	for (Elf_Scn *scn = NULL; (scn = next_wanted(elf, shstrndx, scn, &off, &ch, &raw));) {
+	for (Elf_Scn *scn = NULL; (scn = lines_inflate_next(elf, shstrndx, scn, &off, &ch,
+							     &raw));) {
 		size_t hdr = chdr_size(elf);
 		if (api.zlib(dec, (char *)raw->d_buf + hdr, raw->d_size - hdr, buf + off,
-			     ch.ch_size, &got) != DEFLATE_SUCCESS || got != ch.ch_size)
+			     ch.ch_size, &got) != DEFLATE_SUCCESS || got != ch.ch_size) {
+			left++;
 			continue;	/* damaged: libdw inflates it and decides */
-		/* what elf_compress(scn, 0, 0) leaves: the data inflated, the header without
-		 * SHF_COMPRESSED (both in this handle's memory only) */
-		GElf_Shdr sh;
-		gelf_getshdr(scn, &sh);
-		raw->d_buf = buf + off;
-		raw->d_size = ch.ch_size;
-		raw->d_type = ELF_T_BYTE;
-		raw->d_align = ch.ch_addralign ? ch.ch_addralign : 1;
-		sh.sh_flags &= ~(GElf_Xword)SHF_COMPRESSED;
-		sh.sh_size = ch.ch_size;
-		sh.sh_addralign = raw->d_align;
-		gelf_update_shdr(scn, &sh);
+		}
+		lines_inflate_set(scn, raw, &ch, buf + off);
 		off += ch.ch_size;
 	}
 	api.free(dec);
-	return buf;
+	*z = (struct lines_zbuf){ .p = buf, .len = total };
+	return left;
+}
+
+void lines_zbuf_free(struct lines_zbuf *z)
+{
+	if (z->mapped)
+		munmap(z->p, z->len);
+	else
+		free(z->p);
+	*z = (struct lines_zbuf){ 0 };
 }
