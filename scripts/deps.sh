@@ -11,7 +11,7 @@ pkgs=(
 	openjdk-17-jdk-headless nodejs npm
 	python3 libxml2-utils libxml2-dev python3-jsonschema help2man
 	chromium golang-go libprotobuf-c-dev protobuf-c-compiler zlib1g-dev
-	libc6-dbg
+	libc6-dbg libdeflate0
 )
 missing=()
 for p in "${pkgs[@]}"; do

@@ -11,6 +11,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "lib/pool.h"
 
@@ -26,6 +27,10 @@ struct dw_ahead {
 	size_t n_cus;
 	int rc;
 	const char *err;	/* libelf's or libdw's static message when dw is NULL */
+	int inflate;		/* libdeflate inflates the DWARF (lines_inflate_ready) */
+	int cachefd;		/* the build-id cache's root for its inflated DWARF, or -1 */
+	struct sym_build_id bid;	/* the DSO's: the cache entry's name */
+	struct lines_zbuf zbuf;	/* what it inflated into: dw's until dwarf_end */
 	int hold;		/* busy until waited for, done or not (JITPROF_DWARF_AHEAD) */
 };
 
@@ -48,8 +53,15 @@ static void read_job(void *ctx, void *job)
 	struct dw_ahead *a = *(struct dw_ahead **)job;
 	/* Its own handle: private, so its section headers can be edited (lines_skip_unread) */
 	a->elf = elf_begin(a->fd, ELF_C_READ_MMAP_PRIVATE, NULL);
-	if (a->elf)
+	if (a->elf) {
 		lines_skip_unread(a->elf);
+		if (a->inflate)
+			lines_inflate_cached(a->cachefd, &a->bid, a->fd, a->elf, &a->zbuf);
+	}
+	if (a->cachefd >= 0) {
+		close(a->cachefd);
+		a->cachefd = -1;
+	}
 	a->dw = a->elf ? dwarf_begin_elf(a->elf, DWARF_C_READ, NULL) : NULL;
 	if (!a->dw) {
 		a->err = a->elf ? dwarf_errmsg(-1) : elf_errmsg(-1);
@@ -85,7 +97,12 @@ int sym_dso_read_dwarf_ahead(struct sym_session *s, struct sym_dso *d)
 	pthread_cond_init(&a->cv, NULL);
 	a->fd = d->dbg_fd;
 	a->hold = mode == AHEAD_HOLD;
+	a->inflate = lines_inflate_ready();	/* loaded here: jp_dynload is for one thread */
+	a->cachefd = a->inflate ? lines_zcache_root(s->buildid_dir) : -1;
+	a->bid = d->bid;
 	if (jp_pool_push(s->dw_pool, &a)) {
+		if (a->cachefd >= 0)
+			close(a->cachefd);
 		pthread_mutex_destroy(&a->mu);
 		pthread_cond_destroy(&a->cv);
 		free(a);
@@ -123,6 +140,7 @@ int dwarf_ahead_take(struct sym_session *s, struct sym_dso *d)
 	if (a->dw) {
 		d->dw = a->dw;
 		d->dw_elf = a->elf;
+		d->dw_zbuf = a->zbuf;
 		d->cus = a->cus;
 		d->n_cus = a->n_cus;
 	} else {
@@ -130,6 +148,7 @@ int dwarf_ahead_take(struct sym_session *s, struct sym_dso *d)
 			 a->err ? a->err : "?");
 		if (a->elf)
 			elf_end(a->elf);
+		lines_zbuf_free(&a->zbuf);
 	}
 	free(a);
 	return rc;
@@ -145,6 +164,7 @@ void dwarf_ahead_drop(struct sym_dso *d)
 		dwarf_end(a->dw);
 	if (a->elf)
 		elf_end(a->elf);
+	lines_zbuf_free(&a->zbuf);
 	free(a);
 }
 

@@ -195,6 +195,7 @@ void lines_free(struct sym_dso *d)
 	if (d->dw_elf)
 		elf_end(d->dw_elf);
 	d->dw_elf = NULL;
+	lines_zbuf_free(&d->dw_zbuf);	/* the sections dw read, inflated */
 	free(d->cus);
 	d->cus = NULL;
 	d->n_cus = 0;

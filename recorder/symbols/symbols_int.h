@@ -105,6 +105,13 @@ struct phdr_map {
 	uint64_t off, filesz, vaddr;
 };
 
+/* Where a debug file's inflated sections live: malloc'd, or a cache file mapped. */
+struct lines_zbuf {
+	void *p;
+	size_t len;
+	int mapped;
+};
+
 /* ---- a DSO: one recorded file identity (long name + build-id) ---- */
 struct dbgd_ahead;
 struct sym_dso {
@@ -142,6 +149,7 @@ struct sym_dso {
 	int dw_tried;
 	Dwarf *dw;
 	Elf *dw_elf;			/* dw's own handle when it was read ahead */
+	struct lines_zbuf dw_zbuf;	/* its sections inflated by lines_inflate */
 	struct dw_ahead *dw_ahead;	/* being read ahead (dwarf_ahead.c) */
 	struct cu_range *cus;
 	size_t n_cus;
@@ -367,6 +375,37 @@ void lines_skip_unread(Elf *elf);
 int lines_index_cus(Dwarf *dw, struct cu_range **cus, size_t *n_cus);
 int lines_lookup(struct sym_session *s, struct sym_dso *d, struct sym_cached *c);
 void lines_free(struct sym_dso *d);
+
+/* inflate.c */
+void lines_zbuf_free(struct lines_zbuf *z);
+/* 1 when lines_inflate can work: libdeflate loaded (on the first call: call it from one
+ * thread) and JITPROF_DWARF_INFLATE is not "libdw". */
+int lines_inflate_ready(void);
+/* Inflates elf's zlib-compressed .debug_* sections with libdeflate into one buffer (*z) and
+ * hands them to libdw as if libelf's elf_compress had (the data and section headers of this
+ * handle, in memory: open it ELF_C_READ_MMAP_PRIVATE). Returns how many sections libdeflate
+ * refused (left compressed for libdw). Only after lines_inflate_ready said 1; out of memory
+ * is fatal (jp_nomem). */
+size_t lines_inflate(Elf *elf, struct lines_zbuf *z);
+/* The buffer lines_inflate fills for elf: its size (0: nothing to inflate) and sections. */
+size_t lines_inflate_size(Elf *elf, size_t *n);
+/* The sections it inflates, in order, each at its offset in the buffer (*off advanced to
+ * it; SIZE_MAX on overflow); NULL after the last. */
+Elf_Scn *lines_inflate_next(Elf *elf, size_t shstrndx, Elf_Scn *scn, size_t *off,
+			    GElf_Chdr *ch, Elf_Data **raw);
+/* scn's data replaced by its inflated bytes (ch->ch_size of them at bytes). */
+void lines_inflate_set(Elf_Scn *scn, Elf_Data *raw, const GElf_Chdr *ch, void *bytes);
+
+/* inflate_cache.c: what lines_inflate made, kept in the build-id cache for the next run */
+/* The cache root for a worker: an O_PATH descriptor of root; -1 without one, or with
+ * JITPROF_DWARF_INFLATE=nocache. */
+int lines_zcache_root(const char *root);
+/* lines_inflate through the cache: elf's sections from the entry for the debug file srcfd
+ * (build-id bid) when there is a sound one of ours (mapped: *z), else inflated and, when every
+ * section was, written as that entry (failing to write leaves none and says nothing). rootfd
+ * -1: lines_inflate alone. Returns the sections left compressed, as lines_inflate. */
+size_t lines_inflate_cached(int rootfd, const struct sym_build_id *bid, int srcfd, Elf *elf,
+			    struct lines_zbuf *z);
 
 /* dwarf_ahead.c */
 /* dw_open for a DSO being read ahead: waits for the worker, adopts its Dwarf (or reports why

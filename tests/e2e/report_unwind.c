@@ -140,3 +140,63 @@ Test(report_unwind, call_graph_options)
 	cr_assert(strstr(r.out, "CALLCHAIN") && !strstr(r.out, "STACK_USER"), "%s", r.out);
 	tu_result_free(&r);
 }
+
+/* libc's DWARF (libc6-dbg's compressed debug file) is inflated by libdeflate before libdw opens
+ * it (recorder/symbols/inflate.c), and kept in the build-id cache for the next report
+ * (inflate_cache.c): a call-graph report of a program sorting through libc's qsort, every view
+ * the same as with libdw inflating it itself (JITPROF_DWARF_INFLATE=libdw, the code before
+ * the change), with libdeflate alone (=nocache), and with the cache written then read. */
+Test(report_unwind, dwarf_inflated_by_libdeflate_and_cached_changes_no_output)
+{
+	static const char src[] =
+		"#include <stdlib.h>\n"
+		"static int cmp(const void *a, const void *b)\n"
+		"{ return *(const int *)a - *(const int *)b; }\n"
+		"__attribute__((noinline)) void sortsome(void)\n"
+		"{ int v[256]; for (int i = 0; i < 256; i++) v[i] = rand();\n"
+		"  qsort(v, 256, sizeof(int), cmp); }\n"
+		"int main(void) { for (int i = 0; i < 30000; i++) sortsome(); return 0; }\n";
+	char path[PATH_MAX];
+	struct tu_result r;
+	snprintf(path, sizeof(path), "%s/qs.c", dir);
+	cr_assert_eq(tu_write_file(path, src, sizeof(src) - 1), 0);
+	rx_ok(&r, "cd '%s' && mkdir -p .debug && cc -O2 -fomit-frame-pointer -o qs qs.c && "
+	      "HOME='%s' '%s' record -q --call-graph dwarf -o qs.data ./qs", dir, dir, rx_jitprof);
+	tu_result_free(&r);
+	static const char *const views[] = { "--collapsed", "-g", "--sort srcline",
+					     "-g --sort sym,srcline" };
+	/* the last two: the cache written (cold), then read (warm) */
+	static const char *const modes[] = { "libdw", "nocache", "", "" };
+	int inlined_libc = 0;
+	for (size_t v = 0; v < sizeof(views) / sizeof(views[0]); v++) {
+		char *want = NULL;
+		rx_ok(&r, "rm -rf '%s/.debug/.jitprof'", dir);
+		tu_result_free(&r);
+		for (size_t m = 0; m < sizeof(modes) / sizeof(modes[0]); m++) {
+			rx_ok(&r, "cd '%s' && HOME='%s' DEBUGINFOD_URLS= JITPROF_DWARF_INFLATE=%s "
+			      "'%s' report -q -i qs.data %s", dir, dir, modes[m], rx_jitprof,
+			      views[v]);
+			if (!want) {
+				want = strdup(r.out);
+				if (v == 0) {
+					inlined_libc = strstr(r.out, "qsort") && strstr(r.out, "_[i]");
+					cr_assert(strstr(r.out, ";main;sortsome"), "%s", r.out);
+				}
+			} else {
+				cr_assert_str_eq(r.out, want, "report %s with JITPROF_DWARF_INFLATE=%s "
+						 "(run %zu) differs from libdw's inflation",
+						 views[v], modes[m], m);
+			}
+			tu_result_free(&r);
+		}
+		free(want);
+	}
+	if (!inlined_libc) {
+		tu_skip_part("no inlined libc frame under qsort (libc's debug file not "
+			     "installed?): outputs compared without libc's DWARF");
+		return;
+	}
+	rx_ok(&r, "ls '%s/.debug/.jitprof/dwarf' | wc -l", dir);
+	cr_assert_neq(atoi(r.out), 0, "libc's inflated DWARF was not kept in the cache");
+	tu_result_free(&r);
+}
