@@ -5,7 +5,9 @@
 //                (Tri): class check (bimorphic) traps until the code is made not entrant.
 //   cha()      - Animal has one concrete subclass (Dog) while C2 compiles, so the call is
 //                inlined on a class-hierarchy dependency; phase 4 loads Cat: dependency broken.
-// Usage: java -cp build/java jitprof.samples.Deopts [phase_ms]   (default 1000 ms per phase)
+// Usage: java -cp build/java jitprof.samples.Deopts [phase_ms [jfr]]   (default 1000 ms per phase)
+// With "jfr" phase 1 waits (up to 60 s) until a Flight Recording runs (one the agent's jfr=on
+// starts on its own thread): the traps of phases 2-4 then come after its start on any machine.
 // Prints "pid N" first, then "phase N" as each phase starts (tests take `jcmd Compiler.codelist` meanwhile).
 package jitprof.samples;
 
@@ -93,9 +95,25 @@ public final class Deopts {
         sink += acc;
     }
 
+    // Polls isInitialized() first: asking for the recorder would start JFR here, racing the
+    // agent's start of it.
+    static boolean waitForRecording(long ms) throws InterruptedException {
+        long end = System.nanoTime() + ms * 1_000_000L;
+        while (System.nanoTime() < end) {
+            if (jdk.jfr.FlightRecorder.isInitialized())
+                for (jdk.jfr.Recording r : jdk.jfr.FlightRecorder.getFlightRecorder().getRecordings())
+                    if (r.getState() == jdk.jfr.RecordingState.RUNNING)
+                        return true;
+            Thread.sleep(20);
+        }
+        return false;
+    }
+
     public static void main(String[] args) throws Exception {
         long phaseMs = args.length > 0 ? Long.parseLong(args[0]) : 1000;
         System.out.println("pid " + ProcessHandle.current().pid());
+        if (args.length > 1 && args[1].equals("jfr"))
+            System.out.println("jfr " + (waitForRecording(60_000) ? "running" : "not running"));
         Shape[] two = { new Sq(), new Rect() };
         Shape[] three = { new Sq(), new Rect(), new Tri() };
         Animal[] dogs = { new Dog() };

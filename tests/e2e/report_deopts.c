@@ -17,8 +17,9 @@ TestSuite(report_deopts, .init = rx_setup, .fini = rx_teardown, .timeout = 900);
 
 static const char *METHODS = "Deopts\\.(branchy|poly|cha)\\(";
 
+/* args: Deopts' own (ms per phase, and "jfr" to wait for the Flight Recording first). */
 static void run_deopts(const struct ag_jdk *jdk, const char *wd, const char *agent,
-		       const char *agent_opts, const char *classes)
+		       const char *agent_opts, const char *classes, const char *args)
 {
 	struct tu_result r;
 	/* The JVM prints its pid, then each phase; the codelist is taken once phase 2 began
@@ -26,12 +27,12 @@ static void run_deopts(const struct ag_jdk *jdk, const char *wd, const char *age
 	rx_ok(&r, "mkdir -p '%s/jit' && cd '%s' && "
 	      "(perf record -q -k mono -g -o perf.data %s'%s/bin/java' -agentpath:'%s'=dir='%s/jit'%s "
 	      "-XX:+UnlockDiagnosticVMOptions -XX:+LogCompilation -XX:LogFile='%s/comp.log' "
-	      "-cp '%s' jitprof.samples.Deopts 1500 >out.txt 2>&1 & P=$!; "
+	      "-cp '%s' jitprof.samples.Deopts %s >out.txt 2>&1 & P=$!; "
 	      "for i in $(seq 900); do grep -q '^phase 2' out.txt && break; sleep 0.1; done; "
 	      "'%s/bin/jcmd' \"$(sed -n 's/^pid //p' out.txt)\" Compiler.codelist >codelist.txt; "
 	      "wait $P) && grep -q 'deopts done true' out.txt && "
 	      "'%s' inject --jit -q -i perf.data -o perf.jit.data",
-	      wd, wd, tu_java_env_sh(agent), jdk->home, agent, wd, agent_opts, wd, classes,
+	      wd, wd, tu_java_env_sh(agent), jdk->home, agent, wd, agent_opts, wd, classes, args,
 	      jdk->home, rx_jitprof);
 	tu_result_free(&r);
 }
@@ -63,7 +64,13 @@ static void check_jfr(const struct ag_jdk *jdk, const char *agent, const char *c
 	struct tu_result r;
 
 	snprintf(wd, sizeof(wd), "%s/jdk%d-jfr", dir, jdk->major);
-	run_deopts(jdk, wd, agent, ",jfr=on", classes);
+	/* Deopts waits for the recording before its phases: JFR's start took over 2 s under ASan
+	 * on a loaded machine, past branchy's trap, which the recording then could not see. */
+	run_deopts(jdk, wd, agent, ",jfr=on", classes, "1500 jfr");
+	rx_ok(&r, "grep '^jfr ' '%s/out.txt'", wd);
+	cr_expect(strstr(r.out, "jfr running"), "JDK %d: no Flight Recording began: %s", jdk->major,
+		  r.out);
+	tu_result_free(&r);
 	cr_assert_not_null(realpath("tests/e2e/report_deopts_jfr.py", jfr_script));
 	rx_ok(&r, "cd '%s' && '%s' report -i perf.jit.data --generations --json --jvm-log comp.log "
 	      ">log.json && '%s' report -i perf.jit.data --generations --json --jvm-log "
@@ -90,7 +97,7 @@ static void check_jdk(const struct ag_jdk *jdk)
 	cr_assert_not_null(realpath("docs/generations.schema.json", schema));
 	cr_assert_not_null(realpath("samples/java/Deopts.java", src));
 	snprintf(wd, sizeof(wd), "%s/jdk%d", dir, jdk->major);
-	run_deopts(jdk, wd, agent, "", classes);
+	run_deopts(jdk, wd, agent, "", classes, "1500");
 
 	rx_ok(&r, "cd '%s' && '%s' report -i perf.jit.data --generations --json --jvm-log comp.log "
 	      "--method '%s' >g.json && python3 '%s' g.json codelist.txt '%s' '%s'", wd,
