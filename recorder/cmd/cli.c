@@ -196,7 +196,8 @@ int cli_log_done(struct cli_log *l, int rc)
 	int held = l->holding;
 	l->holding = 0;
 	if (rc < 0)
-		return held ? cli_error_msg("", l->held) : cli_error("%s", strerror(-rc));
+		return held ? cli_error_msg(l->lead ? l->lead : "", l->held)
+			    : cli_error("%s%s", l->lead ? l->lead : "", strerror(-rc));
 	if (held)
 		log_pass(l, JP_LOG_ERROR, l->held);
 	return 0;

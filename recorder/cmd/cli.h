@@ -67,6 +67,7 @@ void cli_set_quiet(int quiet);
 struct cli_log {
 	jp_log_fn *fn;
 	void *ctx;
+	const char *lead;	/* our words before the error cli_log_done prints ("--jvm-log: ") */
 	char held[1024];
 	int holding;
 };

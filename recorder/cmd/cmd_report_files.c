@@ -86,7 +86,8 @@ static int other_events(struct report_args *a, struct file_job *job)
 			continue;
 		}
 		/* its timeline's generations end as the shown one's, for the log's reasons */
-		if (a->jl && rp_session_join_jvmlog(o, a->jl, err, sizeof(err)))
+		err[0] = 0;
+		if (a->jl && rp_session_join_jvmlog(o, a->jl, &in.log))
 			cli_warn("--jvm-log, event %s: %s", ev.name[i], err);
 		rp_set_split_generations(o, a->split_gens);
 		rp_session_filter(o, &a->filter);

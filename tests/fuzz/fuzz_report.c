@@ -181,7 +181,7 @@ static void outputs(struct rp_session *s, const uint8_t *data, size_t size)
 	enum rp_key keys[RP_MAX_KEYS];
 	int nr = 0;
 	char err[256];
-	if (rp_parse_sort("comm,dso,sym,srcline,generation", keys, &nr, err, sizeof(err)))
+	if (rp_parse_sort("comm,dso,sym,srcline,generation", keys, &nr, JP_ERRBUF_LOG(err)))
 		abort();
 	struct rp_hist h;
 	int have_hist = rp_hist_build(&h, s, keys, nr, 1) == 0;
