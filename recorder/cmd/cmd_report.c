@@ -335,17 +335,12 @@ static void note_method_names(const struct report_args *a)
 	}
 }
 
-/* The log's warnings: its cut and notes are said after the join (rp_jvmlog_cut, _notes). */
-static void drop_warnings(void *ctx, enum jp_level level, const char *msg)
-{
-	(void)ctx, (void)level, (void)msg;
-}
-
 /* --jvm-log's file read (before the recording: a log that is no log is refused first),
  * and joined to the session read: 0, or the error said and 1. */
 static int jvm_log_open(struct report_args *a)
 {
-	struct cli_log log = { .fn = drop_warnings, .lead = "--jvm-log: " };
+	/* its cut and notes are said after the join (rp_jvmlog_cut, _notes) */
+	struct cli_log log = { .fn = cli_log_drop, .lead = "--jvm-log: " };
 	return cli_log_done(&log, rp_jvmlog_open(&a->jl, a->jvm_log, &CLI_LOG(&log)));
 }
 
@@ -450,10 +445,10 @@ static int run(struct report_args *a, struct rp_session *s)
 	if (a->collapsed)
 		return rp_print_collapsed(stdout, s) ? cli_error("writing stdout failed") : 0;
 	if (a->compare) {
-		rc = rp_print_compare(stdout, s, a->cmp_method, a->cmp_a, a->cmp_b, err, sizeof(err));
-		if (rc == -ENOTUNIQ)	/* an ambiguous METHOD is a usage error */
-			return cli_error_msg("--compare: ", err), 2;
-		return rc ? cli_error_msg("--compare: ", err) : 0;
+		struct cli_log log = { .lead = "--compare: " };
+		rc = rp_print_compare(stdout, s, a->cmp_method, a->cmp_a, a->cmp_b, &CLI_LOG(&log));
+		int said = cli_log_done(&log, rc);
+		return rc == -ENOTUNIQ ? 2 : said;	/* an ambiguous METHOD is a usage error */
 	}
 	if (a->check_gens) {
 		struct rp_gen_check c;

@@ -145,14 +145,12 @@ static void out_jfr(struct rp_session *s, struct rp_hist *h)
 static void out_generations(struct rp_session *s, struct rp_hist *h)
 {
 	(void)h;
-	char err[256];
 	rp_print_generations(devnull, s, NULL);
 	struct rp_gen_view v;
 	if (rp_gen_view_build(&v, s, NULL) == 0) {
 		for (size_t m = 0; m < v.nr_methods; m++)
 			if (v.methods[m].nr_rows >= 2)
-				rp_print_compare(devnull, s, v.methods[m].method, 1, 2, err,
-						 sizeof(err));
+				rp_print_compare(devnull, s, v.methods[m].method, 1, 2, NULL);
 		rp_gen_view_free(&v);
 	}
 }
