@@ -370,16 +370,6 @@ static int say_rc(const struct ingest *in, int rc)
 	return rc;
 }
 
-/* The first error-level message of the on-demand attach, held whole: said only when the
- * attach fails (the origins' damage it goes past is the injected ELFs' to say, as they are
- * built). */
-static void hold_error(void *ctx, enum jp_level level, const char *msg)
-{
-	char **held = ctx;
-	if (level == JP_LOG_ERROR && !*held && !(*held = strdup(msg)))
-		jp_nomem("an error message");
-}
-
 static int ondemand_attach(struct ingest *in)
 {
 	const struct rp_ingest_opts *o = in->o;
@@ -389,14 +379,18 @@ static int ondemand_attach(struct ingest *in)
 			  : o->want_loads ? INJ_OD_SYMBOLS_ONLY
 					  : INJ_OD_SYMBOLS_ONLY | INJ_OD_NO_ELF) |
 			 (o->force ? INJ_OD_FORCE : 0);
-	char *held = NULL;
+	/* its first error held, said only when the attach fails (the origins' damage it goes
+	 * past is the injected ELFs' to say, as they are built) */
+	struct jp_held held = { 0 };
 	int rc = inj_ondemand_attach(in->ss, in->r, o->input, flags,
-				     &(struct jp_log){ hold_error, &held });
-	if (rc < 0 && held && o->log.fn)
-		o->log.fn(o->log.ctx, JP_LOG_ERROR, held);	/* formatted by jp_logf already */
+				     &(struct jp_log){ jp_log_hold, &held });
+	if (held.nomem)
+		jp_nomem("an error message");
+	if (rc < 0 && held.msg && o->log.fn)
+		o->log.fn(o->log.ctx, JP_LOG_ERROR, held.msg);	/* formatted by jp_logf already */
 	else if (rc < 0)
 		say_rc(in, rc);
-	free(held);
+	free(held.msg);
 	return rc < 0 ? rc : 0;
 }
 
