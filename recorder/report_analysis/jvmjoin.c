@@ -144,13 +144,13 @@ int rp_session_join_jvmlog(struct rp_session *s, const struct rp_jvmlog *jl,
 						      s->loads[i].pid);
 		if (!of_pid)
 			jp_logf(log, JP_LOG_ERROR, "the compilation log is of process %u, the "
-				"recording has jitted code of process%s %s only: not this run's log",
-				pid, strchr(pids, ',') ? "es" : "", n ? pids : "(none)");
+				"recording has jitted code of process%s %s only: not this run's "
+				"log", pid, strchr(pids, ',') ? "es" : "", n ? pids : "(none)");
 		else
-			jp_logf(log, JP_LOG_ERROR, "no compile id or code address of the compilation "
-				"log (process %u, %zu nmethods) matches the recording's %zu loads of "
-				"that process: not this run's log", pid, rp_jvmlog_nr_codes(jl),
-				of_pid);
+			jp_logf(log, JP_LOG_ERROR, "no compile id or code address of the "
+				"compilation log (process %u, %zu nmethods) matches the recording's "
+				"%zu loads of that process: not this run's log", pid,
+				rp_jvmlog_nr_codes(jl), of_pid);
 		free(off);
 		free(e.v);
 		return -ESRCH;

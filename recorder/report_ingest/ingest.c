@@ -260,7 +260,8 @@ static int read_events(struct ingest *in)
 	int damage;
 	int rc = pd_replay(in->r, &tool, &damage);
 	if (rc < 0)
-		return jp_logf(&in->o->log, JP_LOG_ERROR, "%s: %s", in->o->input, strerror(-rc)), rc;
+		return jp_logf(&in->o->log, JP_LOG_ERROR, "%s: %s", in->o->input,
+			       strerror(-rc)), rc;
 	if (damage < 0)	/* everything before the damage was delivered: report on it, say so */
 		jp_logf(&in->o->log, JP_LOG_ERROR, "%s", pd_reader_error(in->r));
 	return 0;
@@ -494,7 +495,8 @@ static int ingest(struct rp_session *s, const struct rp_ingest_opts *o)
 		rc = dso_build_ids(&in);
 	struct rp_promote pr = { &in.pending, rp_ingest_promote, &in };
 	if (!rc && o->want_loads)
-		rc = rp_ingest_loads(s, in.ss, in.load_src, o->sampled_methods_only ? &pr : NULL, o);
+		rc = rp_ingest_loads(s, in.ss, in.load_src, o->sampled_methods_only ? &pr : NULL,
+				     o);
 	rp_session_finish(s);
 	if (!rc && o->finish)
 		rc = o->finish(o->ctx, in.ss);
