@@ -3,6 +3,7 @@
  * option it is about in front, and exits with the status of its kind (1 error, 2 usage). */
 #include <criterion/criterion.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "tests/lib/testutil.h"
@@ -31,6 +32,7 @@ Test(report_errors, jvm_log_error_names_the_whole_path, .timeout = 60)
 	cr_expect(strstr(r.err, want), "the path cut or the option not said: %s", r.err);
 	tu_result_free(&r);
 	tu_rmtree(dir);
+	free(dir);
 }
 
 Test(report_errors, sort_key_is_a_usage_error, .timeout = 60)
