@@ -1,8 +1,6 @@
 /* archive_api.c - see archive_api.h. */
 #include "lib/archive_api.h"
 
-#include <stdio.h>
-
 #include "lib/dynload.h"
 
 /* The soname comes from the build (lib/module.mk), so the version built against is asked for. */
@@ -20,10 +18,11 @@ static struct jp_dynlib lib = {
 	.n = sizeof(api) / sizeof(void *),
 };
 
-const struct jp_archive_api *jp_archive_api(char *err, size_t errlen)
+const struct jp_archive_api *jp_archive_api(const struct jp_log *log, const char *file,
+					    const char *doing)
 {
 	if (jp_dynload(&lib)) {
-		snprintf(err, errlen, "%s", lib.err);
+		jp_logf(log, JP_LOG_ERROR, "%s: %s: %s", file, doing, lib.err);
 		return NULL;
 	}
 	return &api;

@@ -9,6 +9,8 @@
 #include <archive_entry.h>
 #include <stddef.h>
 
+#include "lib/log.h"
+
 #define JP_ARCHIVE_FNS(X)                                                                    \
 	X(read_new) X(read_support_filter_all) X(read_support_format_all)                    \
 	X(read_open_filename) X(read_next_header) X(read_data_block) X(read_free)            \
@@ -25,8 +27,10 @@ struct jp_archive_api {
 #undef JP_ARCHIVE_FIELD
 };
 
-/* The functions, loaded once; NULL with err set ("libarchive.so.13 cannot be loaded: ...")
- * when the library or one of them is missing. */
-const struct jp_archive_api *jp_archive_api(char *err, size_t errlen);
+/* The functions, loaded once; NULL when the library or one of them is missing, with
+ * "<file>: <doing>: <why>" logged at JP_LOG_ERROR (why: "libarchive.so.13 cannot be loaded:
+ * ..."; doing: the caller's words, "cannot read an archive"). */
+const struct jp_archive_api *jp_archive_api(const struct jp_log *log, const char *file,
+					    const char *doing);
 
 #endif

@@ -65,6 +65,22 @@ void jp_logf(const struct jp_log *log, enum jp_level level, const char *fmt, ...
 	va_end(ap);
 }
 
+/* A log that keeps the first error-level message whole (ctx = struct jp_held, zeroed; the
+ * caller frees msg): for a message said only when the call fails, or quoted inside another.
+ * nomem: there was no memory to keep it (the caller says so: jp_nomem). */
+struct jp_held {
+	char *msg;
+	int nomem;
+};
+
+static inline void jp_log_hold(void *ctx, enum jp_level level, const char *msg)
+{
+	struct jp_held *h = ctx;
+
+	if (level == JP_LOG_ERROR && !h->msg && !h->nomem && !(h->msg = strdup(msg)))
+		h->nomem = 1;
+}
+
 /* A log that keeps the first error-level message in a caller's buffer: for callers that
  * return one error string (ctx = struct jp_errbuf *). */
 struct jp_errbuf {

@@ -176,30 +176,48 @@ static void log_pass(struct cli_log *l, enum jp_level level, const char *msg)
 		say("", msg);
 }
 
+void cli_log_drop(void *ctx, enum jp_level level, const char *msg)
+{
+	(void)ctx, (void)level, (void)msg;
+}
+
+/* The held message said through fn and let go. */
+static void pass_held(struct cli_log *l)
+{
+	if (l->holding)
+		log_pass(l, JP_LOG_ERROR, l->held);
+	free(l->held);
+	l->held = NULL;
+	l->holding = 0;
+}
+
 void cli_log_msg(void *ctx, enum jp_level level, const char *msg)
 {
 	struct cli_log *l = ctx;
-	if (l->holding) {
-		l->holding = 0;
-		log_pass(l, JP_LOG_ERROR, l->held);
-	}
+	pass_held(l);
 	if (level != JP_LOG_ERROR) {
 		log_pass(l, level, msg);
 		return;
 	}
-	snprintf(l->held, sizeof(l->held), "%s", msg);
+	/* kept whole (a path can be long); without the memory for it, the process cannot go on
+	 * to say the error it is about to return */
+	if (!(l->held = strdup(msg)))
+		jp_nomem("an error message");
 	l->holding = 1;
 }
 
 int cli_log_done(struct cli_log *l, int rc)
 {
-	int held = l->holding;
+	if (rc >= 0) {
+		pass_held(l);
+		return 0;
+	}
+	int said = l->holding ? cli_error_msg(l->lead ? l->lead : "", l->held)
+			      : cli_error("%s%s", l->lead ? l->lead : "", strerror(-rc));
+	free(l->held);
+	l->held = NULL;
 	l->holding = 0;
-	if (rc < 0)
-		return held ? cli_error_msg("", l->held) : cli_error("%s", strerror(-rc));
-	if (held)
-		log_pass(l, JP_LOG_ERROR, l->held);
-	return 0;
+	return said;
 }
 
 void cli_info(const char *fmt, ...)

@@ -67,9 +67,13 @@ void cli_set_quiet(int quiet);
 struct cli_log {
 	jp_log_fn *fn;
 	void *ctx;
-	char held[1024];
+	const char *lead;	/* our words before the error cli_log_done prints ("--jvm-log: ") */
+	char *held;		/* the latest error-level message, whole (malloc'd) */
 	int holding;
 };
+/* A cli_log's fn for a call whose warnings the command says otherwise (a second read of
+ * what it has read): they are dropped; the error is still held and said. */
+void cli_log_drop(void *ctx, enum jp_level level, const char *msg);
 /* The jp_log_fn of a struct cli_log (ctx). */
 void cli_log_msg(void *ctx, enum jp_level level, const char *msg);
 #define CLI_LOG(l) ((struct jp_log){ cli_log_msg, (l) })

@@ -406,9 +406,8 @@ int cmd_archive(int argc, char **argv)
 	int rc = cli_refuse_binary_tty(output, "an archive");
 	if (rc)
 		return rc;
-	char lerr[600];
-	if (!(la = jp_archive_api(lerr, sizeof(lerr))))
-		return cli_error("%s: cannot write an archive: %s", output, lerr);
+	if (!(la = jp_archive_api(&CLI_LOG(&log), output, "cannot write an archive")))
+		return cli_log_done(&log, -ENOTSUP);
 	rc = cli_outfile_open(&o, output);
 	if (rc)
 		return cli_error("%s: %s", output, sio_strerror(rc));

@@ -335,12 +335,36 @@ static void note_method_names(const struct report_args *a)
 	}
 }
 
+/* --jvm-log's file read (before the recording: a log that is no log is refused first),
+ * and joined to the session read: 0, or the error said and 1. */
+static int jvm_log_open(struct report_args *a)
+{
+	/* its cut and notes are said after the join (rp_jvmlog_cut, _notes) */
+	struct cli_log log = { .fn = cli_log_drop, .lead = "--jvm-log: " };
+	return cli_log_done(&log, rp_jvmlog_open(&a->jl, a->jvm_log, &CLI_LOG(&log)));
+}
+
+static int jvm_log_join(struct report_args *a, struct rp_session *s)
+{
+	char lead[4200];
+	sio_snprintf_text(lead, sizeof(lead), "--jvm-log %s: ", a->jvm_log);
+	struct cli_log log = { .lead = lead };
+	if (cli_log_done(&log, rp_session_join_jvmlog(s, a->jl, &CLI_LOG(&log))))
+		return 1;
+	if (rp_jvmlog_notes(a->jl))
+		cli_warn("--jvm-log: %s", rp_jvmlog_notes(a->jl));
+	if (rp_jvmlog_cut(a->jl))
+		cli_warn("--jvm-log: truncated log used up to the cut: %s", rp_jvmlog_cut(a->jl));
+	return 0;
+}
+
 static int run(struct report_args *a, struct rp_session *s)
 {
 	enum rp_key keys[RP_MAX_KEYS];
 	int nr_keys;
 	char err[512] = "";
-	int rc = rp_parse_sort(a->sort, keys, &nr_keys, err, sizeof(err));
+	/* a usage error: one string, said with where the help is */
+	int rc = rp_parse_sort(a->sort, keys, &nr_keys, JP_ERRBUF_LOG(err));
 	if (rc)
 		return usage_error("--sort: %s", err);
 	if ((rc = report_check_outputs(a)))
@@ -394,21 +418,14 @@ static int run(struct report_args *a, struct rp_session *s)
 				     !a->split_gens && !a->diff_method;
 	a->in.archives = a->nr_archives ? a->archives : NULL;
 	/* A log that is no log is refused before the (longer) read of the recording. */
-	if (a->jvm_log && (rc = rp_jvmlog_open(&a->jl, a->jvm_log, err, sizeof(err))))
-		return cli_error("--jvm-log: %s", err);
+	if (a->jvm_log && jvm_log_open(a))
+		return 1;
 	rc = rp_ingest(s, &a->in);
 	cli_progress_end();
 	if (cli_log_done(a->in.log.ctx, rc))
 		return 1;
-	if (a->jvm_log) {
-		if ((rc = rp_session_join_jvmlog(s, a->jl, err, sizeof(err))))
-			return cli_error("--jvm-log %s: %s", a->jvm_log, err);
-		if (rp_jvmlog_notes(a->jl))
-			cli_warn("--jvm-log: %s", rp_jvmlog_notes(a->jl));
-		if (rp_jvmlog_cut(a->jl))
-			cli_warn("--jvm-log: truncated log used up to the cut: %s",
-				 rp_jvmlog_cut(a->jl));
-	}
+	if (a->jvm_log && jvm_log_join(a, s))
+		return 1;
 	rp_set_split_generations(s, a->split_gens);
 	/* --generations lists the methods matching --method; elsewhere it keeps the samples
 	 * with such a method on their stack. */
@@ -428,10 +445,10 @@ static int run(struct report_args *a, struct rp_session *s)
 	if (a->collapsed)
 		return rp_print_collapsed(stdout, s) ? cli_error("writing stdout failed") : 0;
 	if (a->compare) {
-		rc = rp_print_compare(stdout, s, a->cmp_method, a->cmp_a, a->cmp_b, err, sizeof(err));
-		if (rc == -ENOTUNIQ)	/* an ambiguous METHOD is a usage error */
-			return cli_error_msg("--compare: ", err), 2;
-		return rc ? cli_error_msg("--compare: ", err) : 0;
+		struct cli_log log = { .lead = "--compare: " };
+		rc = rp_print_compare(stdout, s, a->cmp_method, a->cmp_a, a->cmp_b, &CLI_LOG(&log));
+		int said = cli_log_done(&log, rc);
+		return rc == -ENOTUNIQ ? 2 : said;	/* an ambiguous METHOD is a usage error */
 	}
 	if (a->check_gens) {
 		struct rp_gen_check c;

@@ -54,9 +54,11 @@ static int other_events(struct report_args *a, struct file_job *job)
 {
 	struct rp_events ev;
 	char err[512] = "";
-	int rc = rp_recording_events(a->in.input, &ev, err, sizeof(err));
-	if (rc)
-		return cli_error("%s", err);
+	/* read once already: its damage said, only the error is new */
+	struct cli_log log = { .fn = cli_log_drop };
+	int rc = rp_recording_events(a->in.input, &ev, &CLI_LOG(&log));
+	if (cli_log_done(&log, rc))
+		return 1;
 	if (!(job->ev = calloc(ev.n + 1, sizeof(*job->ev)))) {
 		rp_events_free(&ev);
 		return cli_error("out of memory");
@@ -86,7 +88,8 @@ static int other_events(struct report_args *a, struct file_job *job)
 			continue;
 		}
 		/* its timeline's generations end as the shown one's, for the log's reasons */
-		if (a->jl && rp_session_join_jvmlog(o, a->jl, err, sizeof(err)))
+		err[0] = 0;
+		if (a->jl && rp_session_join_jvmlog(o, a->jl, &in.log))
 			cli_warn("--jvm-log, event %s: %s", ev.name[i], err);
 		rp_set_split_generations(o, a->split_gens);
 		rp_session_filter(o, &a->filter);

@@ -34,12 +34,12 @@ int inj_write_mmap2(struct inj_run_state *s, struct inj_dump *d, uint32_t load, 
 	if (rc == 0 && s->stacks &&
 	    (rc = inj_stacks_mmap(s->stacks, d, load, pid, tid, start, len, pgoff, filename,
 				  build_id, time)) < 0) {
-		snprintf(s->err, s->errlen, "%s: unwinding the user stacks: out of memory",
-			 s->o->input);
+		inj_run_fail(s, "%s: unwinding the user stacks: out of memory",
+			     s->o->input);
 		return rc;
 	}
 	if (rc < 0) {
-		snprintf(s->err, s->errlen, "%s: writing: %s", s->o->output, strerror(-rc));
+		inj_run_fail(s, "%s: writing: %s", s->o->output, strerror(-rc));
 		return rc;
 	}
 	s->st->records_out++;
@@ -57,9 +57,9 @@ static int emit_load(struct inj_run_state *s, struct inj_dump *d, uint32_t i, ui
 	const uint8_t *id = s->hasher && d->df ? inj_hasher_id(s->hasher, d->df, i) :
 			    d->loads[i].build_id;
 	if (!id) {
-		snprintf(s->err, s->errlen, "%s: code load at offset %llu: its build-id could not "
-			 "be computed (SHA-1 failed in libcrypto)", d->path,
-			 (unsigned long long)e->offset);
+		inj_run_fail(s, "%s: code load at offset %llu: its build-id could not "
+			     "be computed (SHA-1 failed in libcrypto)", d->path,
+			     (unsigned long long)e->offset);
 		return -EIO;
 	}
 	rc = inj_write_mmap2(s, d, i, host_pid(d, e->load.pid), host_pid(d, e->load.tid), t, start,
@@ -148,8 +148,8 @@ int inj_add_build_id(struct inj_run_state *s, const uint8_t *id, const char *pat
 	int rc = pd_writer_add_build_id(s->w, -1, PERF_RECORD_MISC_USER, id, SYNTH_BUILD_ID_SIZE,
 					path);
 	if (rc < 0)
-		snprintf(s->err, s->errlen, "%s: build-id table: %s", s->o->output,
-			 strerror(-rc));
+		inj_run_fail(s, "%s: build-id table: %s", s->o->output,
+			     strerror(-rc));
 	return rc;
 }
 
@@ -163,8 +163,8 @@ int inj_emit_build_ids(struct inj_run_state *s)
 				continue;
 			int rc = inj_load_path(d, i, path, sizeof(path));
 			if (rc < 0) {
-				snprintf(s->err, s->errlen, "%s: build-id table: %s",
-					 s->o->output, strerror(-rc));
+				inj_run_fail(s, "%s: build-id table: %s",
+					     s->o->output, strerror(-rc));
 				return rc;
 			}
 			if ((rc = inj_add_build_id(s, d->loads[i].build_id, path)) < 0)

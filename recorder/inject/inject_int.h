@@ -366,18 +366,18 @@ struct inj_run_state {
 	struct inj_time_conv tc;
 	uint64_t max_seen;	/* newest timestamp read so far */
 	int prescanned;		/* file input: every dump was found before streaming */
+	/* The run's fatal message, whole (malloc'd; NULL none): held, and said by inj_run
+	 * once, last, after every warning (the pool's, said as it finishes). */
 	char *err;
-	size_t errlen;
-	struct jp_log errlog;	/* into err: inj_run_errlog */
-	struct jp_errbuf errbuf;
+	struct jp_log errlog;	/* inj_run_errlog */
 };
 
-/* A log whose first error becomes the run's message (s->err, emptied): for the pieces that
- * log, until the run's own state logs as it goes. */
-static inline const struct jp_log *inj_run_errlog(struct inj_run_state *s)
-{
-	return jp_errbuf_log(&s->errlog, &s->errbuf, s->err, s->errlen);
-}
+/* The run's fatal message: fmt formatted as jp_logf does, in place of any before. */
+void inj_run_fail(struct inj_run_state *s, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* A log whose first error becomes the run's message (the one before dropped): for the
+ * pieces that log. */
+const struct jp_log *inj_run_errlog(struct inj_run_state *s);
 
 void inj_warnf(struct inj_run_state *s, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -397,21 +397,21 @@ void inj_dump_warn_salvaged(struct inj_run_state *s, struct inj_dump *d);
 int inj_marker_drop_anon(struct inj_run_state *s, const struct pd_event *ev);
 /* File input: finds every marker (and TIME_CONV) before the main pass. */
 int inj_prescan(struct inj_run_state *s);
-/* 0, or -ESTALE with the message in s->err when a dump mapped for the run (--no-elfs) has
+/* 0, or -ESTALE with the run's message set when a dump mapped for the run (--no-elfs) has
  * shrunk since it was read: what was read from it past its new end is zeros. */
 int inj_dumps_shrunk(struct inj_run_state *s);
-/* Opens the input; on failure its message (file and offset) is in s->err. */
+/* Opens the input; on failure its message (file and offset) is the run's. */
 int inj_reader_open(struct inj_run_state *s, struct pd_reader **r);
 
 /* One synthetic MMAP2 (emit.c): of load `load` of d (INJ_NONE: none of its loads), fed to
- * the stacks' maps too. 0 or <0 with s->err set. */
+ * the stacks' maps too. 0 or <0 with the run's message set. */
 int inj_write_mmap2(struct inj_run_state *s, struct inj_dump *d, uint32_t load, uint32_t pid,
 		    uint32_t tid, uint64_t time, uint64_t start, uint64_t len, uint64_t pgoff,
 		    const uint8_t *build_id, const char *filename);
 /* Emits, in time order across dumps, every pending synthetic record not newer than limit
  * (all of them when all is set), feeding the replay as it goes. */
 int inj_emit_pending(struct inj_run_state *s, uint64_t limit, int all);
-/* One BUILD_ID entry (file mode). 0 or <0 with s->err set. */
+/* One BUILD_ID entry (file mode). 0 or <0 with the run's message set. */
 int inj_add_build_id(struct inj_run_state *s, const uint8_t *id, const char *path);
 /* Adds the BUILD_ID entries of every sampled generation and interpreted methods' ELF (file
  * mode). */

@@ -2,6 +2,7 @@
  * rule), --jit-dir remapping, the clock check perf makes, and the runtime's anonymous code
  * mappings perf drops once a process has a dump. File-mode input is prescanned so every dump
  * is known before the first sample, whatever the file order of markers and samples. */
+#include "lib/nomem.h"
 #include "recorder/inject/inject_int.h"
 
 #include <errno.h>
@@ -22,6 +23,45 @@ void inj_warnf(struct inj_run_state *s, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* The run's message kept whole; without the memory for it the run cannot say why it fails. */
+static void run_err_keep(struct inj_run_state *s, const char *msg)
+{
+	char *m = strdup(msg);
+	if (!m)
+		jp_nomem("the run's error message");
+	free(s->err);
+	s->err = m;
+}
+
+static void run_err_latest(void *ctx, enum jp_level level, const char *msg)
+{
+	if (level == JP_LOG_ERROR)
+		run_err_keep(ctx, msg);
+}
+
+static void run_err_first(void *ctx, enum jp_level level, const char *msg)
+{
+	struct inj_run_state *s = ctx;
+	if (level == JP_LOG_ERROR && !s->err)
+		run_err_keep(s, msg);
+}
+
+void inj_run_fail(struct inj_run_state *s, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	jp_vlogf(&(struct jp_log){ run_err_latest, s }, JP_LOG_ERROR, fmt, ap);
+	va_end(ap);
+}
+
+const struct jp_log *inj_run_errlog(struct inj_run_state *s)
+{
+	free(s->err);
+	s->err = NULL;
+	s->errlog = (struct jp_log){ run_err_first, s };
+	return &s->errlog;
+}
+
 /* perf inject's rule: a monotonic dump needs every event on CLOCK_MONOTONIC. */
 static int check_clock(struct inj_run_state *s, const struct pd_reader *r,
 		       const struct inj_dump *d, int arch)
@@ -29,19 +69,18 @@ static int check_clock(struct inj_run_state *s, const struct pd_reader *r,
 	if (arch) {
 		if (s->tc.valid)
 			return 0;
-		snprintf(s->err, s->errlen,
-			 "%s uses arch (TSC) timestamps but the recording has no TIME_CONV to "
-			 "convert them; record without -k", d->path);
+		inj_run_fail(s, "%s uses arch (TSC) timestamps but the recording has no "
+			     "TIME_CONV to convert them; record without -k", d->path);
 		return -EINVAL;
 	}
 	for (size_t i = 0; i < pd_reader_nr_evsels(r); i++) {
 		const struct perf_event_attr *a = &pd_reader_evsel(r, i)->attr;
 		if (!a->use_clockid || a->clockid != CLOCK_MONOTONIC) {
-			snprintf(s->err, s->errlen,
-				 "%s is on CLOCK_MONOTONIC but event %zu of %s is not (%s); its "
-				 "times cannot be merged: record with -k mono (perf record -k mono, "
-				 "jitprof record -k mono)", d->path, i, s->o->input,
-				 a->use_clockid ? "another clockid" : "perf's default clock");
+			inj_run_fail(s, "%s is on CLOCK_MONOTONIC but event %zu of %s is not "
+				     "(%s); its times cannot be merged: record with -k mono (perf "
+				     "record -k mono, jitprof record -k mono)", d->path, i,
+				     s->o->input,
+				     a->use_clockid ? "another clockid" : "perf's default clock");
 			return -EINVAL;
 		}
 	}
@@ -179,7 +218,7 @@ static int add_part(struct inj_run_state *s, const struct pd_reader *r, const ch
 	int rc = open_dump(s, path, !prev, &dirfd, &sb, &shareable, &f, &x, err, sizeof(err));
 	int64_t size = sb.st_ino ? (int64_t)sb.st_size : -1;
 	if (rc == -ENOMEM) {	/* the dump is fine: its loads may not be left out */
-		snprintf(s->err, s->errlen, "out of memory (reading jitdump %s)", path);
+		inj_run_fail(s, "out of memory (reading jitdump %s)", path);
 		return rc;
 	}
 	if (rc < 0 && prev) {
@@ -213,7 +252,7 @@ static int add_part(struct inj_run_state *s, const struct pd_reader *r, const ch
 		if (x)
 			jd_index_close(x);
 		close(dirfd);
-		snprintf(s->err, s->errlen, "out of memory");
+		inj_run_fail(s, "out of memory");
 		return -ENOMEM;
 	}
 	s->dumps = nd;
@@ -396,9 +435,9 @@ int inj_dumps_shrunk(struct inj_run_state *s)
 	for (size_t i = 0; i < s->nr_dumps; i++) {
 		if (!jd_index_shrunk(s->dumps[i]->x))
 			continue;
-		snprintf(s->err, s->errlen, "%s: the dump shrank while it was read (truncated by "
-			 "its writer?): its build-ids cannot be trusted; inject it again",
-			 s->dumps[i]->path);
+		inj_run_fail(s, "%s: the dump shrank while it was read (truncated by "
+			     "its writer?): its build-ids cannot be trusted; inject it again",
+			     s->dumps[i]->path);
 		return -ESTALE;
 	}
 	return 0;
@@ -406,8 +445,7 @@ int inj_dumps_shrunk(struct inj_run_state *s)
 
 int inj_reader_open(struct inj_run_state *s, struct pd_reader **r)
 {
-	struct jp_errbuf eb = { s->err, s->errlen };
-	struct pd_reader_opts ro = { .sz = sizeof(ro), .log = { jp_log_errbuf, &eb } };
+	struct pd_reader_opts ro = { .sz = sizeof(ro), .log = *inj_run_errlog(s) };
 	return pd_reader_open(r, s->o->input, &ro);	/* its message names file and offset */
 }
 
@@ -446,7 +484,7 @@ int inj_prescan(struct inj_run_state *s)
 	rc = pd_replay(r, &tool, NULL);
 	pd_reader_close(r);
 	s->prescanned = 1;
-	if (rc == -ENOMEM && !s->err[0])	/* no memory is no damage: a dump left out */
-		snprintf(s->err, s->errlen, "out of memory (reading the recording's markers)");
-	return rc < 0 && s->err[0] ? rc : 0;	/* damage: the main pass reports it */
+	if (rc == -ENOMEM && !s->err)	/* no memory is no damage: a dump left out */
+		inj_run_fail(s, "out of memory (reading the recording's markers)");
+	return rc < 0 && s->err ? rc : 0;	/* damage: the main pass reports it */
 }

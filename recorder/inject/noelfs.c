@@ -54,10 +54,8 @@ int inj_emit_origins(struct inj_run_state *s)
 	char comp[4096 + 16];
 	size_t n = 0;
 	int rc;
-	/* The run's first error still goes into s->err (run.c says it at the end). */
-	struct jp_log l;
-	struct jp_errbuf e;
-	const struct jp_log *log = jp_errbuf_log(&l, &e, s->err, s->errlen);
+	/* the run's first error: inj_run says it at the end */
+	const struct jp_log *log = inj_run_errlog(s);
 	for (size_t k = 0; k < s->nr_dumps; k++)
 		for (uint32_t i = 0; i < s->dumps[k]->nr_loads; i++)
 			n += wanted(s, &s->dumps[k]->loads[i]);
@@ -70,7 +68,7 @@ int inj_emit_origins(struct inj_run_state *s)
 		struct inj_origin_dump *od = &o.dumps[o.nr_dumps++];
 		if ((rc = inj_abspath(d->path, abs, sizeof(abs))) < 0 ||
 		    (rc = jd_ext_path(abs, comp, sizeof(comp))) < 0) {
-			snprintf(s->err, s->errlen, "%s: path too long", d->path);
+			inj_run_fail(s, "%s: path too long", d->path);
 			goto out;
 		}
 		if (!(od->path = strdup(abs))) {
@@ -107,8 +105,8 @@ int inj_emit_origins(struct inj_run_state *s)
 	free(buf);
 	s->st->origins = n;
 out:
-	if (rc < 0 && !s->err[0])
-		snprintf(s->err, s->errlen, "%s: origins section: %s", s->o->output, strerror(-rc));
+	if (rc < 0 && !s->err)
+		inj_run_fail(s, "%s: origins section: %s", s->o->output, strerror(-rc));
 	inj_origins_free(&o);
 	return rc;
 }

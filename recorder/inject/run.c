@@ -64,9 +64,9 @@ static int handle(struct inj_run_state *s, const struct pd_event *ev)
 		if (!s->w_started)
 			return 0;	/* copied with all the others when the first record comes */
 		if (!s->o->out_pipe) {
-			snprintf(s->err, s->errlen, "%s: event attr at offset %llu after data "
-				 "cannot go to a file-mode output", s->o->input,
-				 (unsigned long long)ev->offset);
+			inj_run_fail(s, "%s: event attr at offset %llu after data "
+				     "cannot go to a file-mode output", s->o->input,
+				     (unsigned long long)ev->offset);
 			return -EINVAL;
 		}
 		break;
@@ -140,10 +140,10 @@ static int handle(struct inj_run_state *s, const struct pd_event *ev)
 	s->st->records_out++;
 	return 0;
 werr:
-	snprintf(s->err, s->errlen, "%s: writing: %s", s->o->output, strerror(-rc));
+	inj_run_fail(s, "%s: writing: %s", s->o->output, strerror(-rc));
 	return rc;
 nomem:	/* inj_stacks_* fail for want of memory only */
-	snprintf(s->err, s->errlen, "%s: unwinding the user stacks: out of memory", s->o->input);
+	inj_run_fail(s, "%s: unwinding the user stacks: out of memory", s->o->input);
 	return rc;
 }
 
@@ -159,7 +159,7 @@ static int round_end(struct inj_run_state *s)
 	if ((rc = inj_emit_pending(s, s->max_seen, 0)) < 0)
 		return rc;
 	if ((rc = pd_writer_finished_round(s->w)) < 0) {
-		snprintf(s->err, s->errlen, "%s: writing: %s", s->o->output, strerror(-rc));
+		inj_run_fail(s, "%s: writing: %s", s->o->output, strerror(-rc));
 		return rc;
 	}
 	s->st->records_out++;
@@ -185,7 +185,7 @@ static int record_in(struct stream_ctx *c, uint32_t type)
 	int rc;
 	s->st->records_in++;
 	if (!s->w_started && type != PD_RECORD_HEADER_ATTR && (rc = start_writer(s)) < 0) {
-		snprintf(s->err, s->errlen, "%s: %s", s->o->output, strerror(-rc));
+		inj_run_fail(s, "%s: %s", s->o->output, strerror(-rc));
 		return rc;
 	}
 	return 0;
@@ -241,7 +241,7 @@ static int stream(struct inj_run_state *s)
 			  pd_reader_error(s->r), (unsigned long long)s->st->records_in);
 	}
 	if (!s->w_started && (rc = start_writer(s)) < 0) {
-		snprintf(s->err, s->errlen, "%s: %s", s->o->output, strerror(-rc));
+		inj_run_fail(s, "%s: %s", s->o->output, strerror(-rc));
 		return rc;
 	}
 	return 0;
@@ -280,13 +280,26 @@ static int finish(struct inj_run_state *s)
 		if ((rc = pd_writer_copy_features(s->w, s->r)) < 0 ||
 		    (rc = inj_emit_build_ids(s)) < 0 ||
 		    (s->o->no_elfs && (rc = inj_emit_origins(s)) < 0)) {
-			if (!s->err[0])
-				snprintf(s->err, s->errlen, "%s: features: %s", s->o->output,
-					 strerror(-rc));
+			if (!s->err)
+				inj_run_fail(s, "%s: features: %s", s->o->output,
+					     strerror(-rc));
 			return rc;
 		}
 	}
 	return 0;
+}
+
+/* The run's message (inj_run_fail), or rc's errno, through the log, last. */
+static int say_failure(struct inj_run_state *s, int rc)
+{
+	const struct jp_log *log = &s->o->log;
+	if (s->err && log->fn)
+		log->fn(log->ctx, JP_LOG_ERROR, s->err);	/* formatted by jp_logf already */
+	else if (!s->err)
+		jp_logf(log, JP_LOG_ERROR, "%s", strerror(-rc));
+	free(s->err);
+	s->err = NULL;
+	return rc;
 }
 
 /* The run's pieces (emit.c, markers.c, noelfs.c ...) leave the fatal message in s->err; it
@@ -294,8 +307,6 @@ static int finish(struct inj_run_state *s)
 int inj_run(const struct inj_opts *opts, struct inj_stats *st)
 {
 	struct inj_opts oc;
-	char err[1024] = "";
-	size_t errlen = sizeof(err);
 	if (JP_OPTS_TAKE(&oc, opts)) {
 		/* The log sits inside the part of the struct we know: say why before refusing. */
 		jp_opts_copy(&oc, sizeof(oc), opts);
@@ -303,20 +314,18 @@ int inj_run(const struct inj_opts *opts, struct inj_stats *st)
 		return -EINVAL;
 	}
 	const struct inj_opts *o = &oc;
-	struct inj_run_state s = { .o = o, .st = st, .err = err, .errlen = errlen };
+	struct inj_run_state s = { .o = o, .st = st };
 	int rc;
 	memset(st, 0, sizeof(*st));
-	if ((rc = inj_reader_open(&s, &s.r)) < 0) {
-		jp_logf(&o->log, JP_LOG_ERROR, "%s", err[0] ? err : strerror(-rc));
-		return rc;
-	}
+	if ((rc = inj_reader_open(&s, &s.r)) < 0)
+		return say_failure(&s, rc);
 	pd_reader_log_header(s.r, o->input, &o->log);
 	rc = pd_writer_open_fd(&s.w, o->out_fd, o->output, o->out_pipe ? PD_WRITER_PIPE : 0);
 	if (rc == 0 && !(s.sim = inj_sim_new(on_hit, &s)))
 		rc = -ENOMEM;
 	if (rc == 0 && o->no_elfs && o->out_pipe) {
-		snprintf(err, errlen, "--no-elfs needs a file output: the origins section is "
-			 "written at its end");
+		inj_run_fail(&s, "--no-elfs needs a file output: the origins section is written "
+			     "at its end");
 		rc = -EINVAL;
 		goto out;
 	}
@@ -326,14 +335,14 @@ int inj_run(const struct inj_opts *opts, struct inj_stats *st)
 			inj_pool_set_fallback_cache(s.pool, o->fallback_cache_root);
 	}
 	if (rc < 0) {
-		snprintf(err, errlen, "%s: %s", o->output, strerror(-rc));
+		inj_run_fail(&s, "%s: %s", o->output, strerror(-rc));
 		goto out;
 	}
 	/* --no-elfs on a file: the SHA-1s run behind the stream. --threads 1 hashes them all
 	 * before it, on the one thread. */
 	if (rc == 0 && o->no_elfs && !pd_reader_is_pipe(s.r) && o->threads != 1 &&
 	    (rc = inj_hasher_new(&s.hasher, o->threads)) < 0)
-		snprintf(err, errlen, "out of memory");
+		inj_run_fail(&s, "out of memory");
 	if (rc == 0 && !pd_reader_is_pipe(s.r))
 		rc = inj_prescan(&s);
 	inj_sim_set_lazy(s.sim, !s.prescanned);
@@ -350,7 +359,7 @@ out:
 		int wrc = pd_writer_close(s.w);
 		if (rc == 0 && wrc < 0) {
 			rc = wrc;
-			snprintf(err, errlen, "%s: %s", o->output, strerror(-wrc));
+			inj_run_fail(&s, "%s: %s", o->output, strerror(-wrc));
 		}
 	}
 	inj_sim_free(s.sim);
@@ -365,6 +374,7 @@ out:
 	free(s.dumps);
 	pd_reader_close(s.r);
 	if (rc < 0)
-		jp_logf(&o->log, JP_LOG_ERROR, "%s", err[0] ? err : strerror(-rc));
+		return say_failure(&s, rc);
+	free(s.err);	/* an error a piece logged but went past */
 	return rc;
 }

@@ -50,7 +50,7 @@ struct od_dump {
 	char *path;		/* where it is read (inj_origin_dump_path): recorded, or moved */
 	struct jd_header header;
 	int state;		/* 0 not opened, 1 open, -1 refused */
-	char msg[600];
+	char *msg;		/* why refused (malloc'd), said at each ELF asked of it */
 };
 
 struct ondemand {
@@ -90,16 +90,12 @@ static uint32_t get32(const uint8_t *p, int swap)
  * name the file and what is wrong, never its bytes (a path swapped for another file must not
  * leak what that file holds). */
 static int file_open(struct od_file *f, const char *path, const struct inj_file_id *id,
-		     unsigned flags, char *msg, size_t msglen)
+		     unsigned flags, const struct jp_log *log)
 {
 	struct jd_reader *r = NULL;
 	int rc;
 	f->path = path;
-	/* msg: the symbols provider's interface hands a refusal back in a buffer */
-	struct jp_log l;
-	struct jp_errbuf e;
-	if ((rc = inj_file_id_read(path, id, flags, &f->all, &f->all_len,
-				   jp_errbuf_log(&l, &e, msg, msglen))) < 0)
+	if ((rc = inj_file_id_read(path, id, flags, &f->all, &f->all_len, log)) < 0)
 		return rc;
 	if (!f->all)
 		return 0;	/* absent, as inject found it */
@@ -115,13 +111,13 @@ static int file_open(struct od_file *f, const char *path, const struct inj_file_
 	jd_reader_close(r);
 	return 0;
 bad:
-	snprintf(msg, msglen, "%s: not a jitdump header", path);
+	jp_logf(log, JP_LOG_ERROR, "%s: not a jitdump header", path);
 	return -EINVAL;
 }
 
-/* The record of kind id at offset off of f, or 0 with msg set. */
+/* The record of kind id at offset off of f, or 0 with why logged. */
 static int record_at(const struct od_file *f, uint64_t off, uint32_t id, struct one_rec *o,
-		     char *msg, size_t msglen)
+		     const struct jp_log *log)
 {
 	uint8_t prefix[8];
 	if (!f->all || off < f->hdr_size || read_at(f, prefix, 8, off) < 0)
@@ -143,8 +139,8 @@ static int record_at(const struct od_file *f, uint64_t off, uint32_t id, struct 
 	return 1;
 bad:
 	one_rec_free(o);
-	snprintf(msg, msglen, "%s: no record %u at offset %llu as the recording says: refused",
-		 f->path ? f->path : "companion", id, (unsigned long long)off);
+	jp_logf(log, JP_LOG_ERROR, "%s: no record %u at offset %llu as the recording says: "
+		"refused", f->path ? f->path : "companion", id, (unsigned long long)off);
 	return 0;
 }
 
@@ -183,7 +179,7 @@ static int open_dump(struct ondemand *od, uint32_t k)
 {
 	struct od_dump *dd = &od->dumps[k];
 	const struct inj_origin_dump *d = &od->o.dumps[k];
-	char err[500] = "", *comp = od->comp_path;
+	char *comp = od->comp_path;
 	if (dd->state)
 		return dd->state;
 	dd->state = -1;
@@ -191,7 +187,8 @@ static int open_dump(struct ondemand *od, uint32_t k)
 	if (!path)
 		jp_nomem("a dump's path");	/* not a refused dump */
 	if (jd_ext_path(path, comp, sizeof(od->comp_path)) < 0) {
-		snprintf(dd->msg, sizeof(dd->msg), "%s: path too long", path);
+		if (asprintf(&dd->msg, "%s: path too long", path) < 0)
+			jp_nomem("a refused dump's message");
 		return -1;
 	}
 	unsigned flags = od->id_flags;
@@ -199,19 +196,26 @@ static int open_dump(struct ondemand *od, uint32_t k)
 	if (!cp)
 		jp_nomem("a companion's name");	/* not a refused dump */
 	dd->f[1].path = cp;	/* freed with the dump, whatever file_open says */
-	int rc = file_open(&dd->f[0], path, &d->dump, flags, err, sizeof(err));
+	/* why, held whole: it is quoted in the refusal each ELF of the dump says */
+	struct jp_held why = { 0 };
+	const struct jp_log hold = { jp_log_hold, &why };
+	int rc = file_open(&dd->f[0], path, &d->dump, flags, &hold);
 	if (rc == 0)
-		rc = file_open(&dd->f[1], cp, &d->comp, flags, err, sizeof(err));
+		rc = file_open(&dd->f[1], cp, &d->comp, flags, &hold);
 	jp_nomem_check(rc, "reading a dump");	/* not a refused one */
 	if (rc < 0) {
 		struct stat st;
 		int gone = stat(path, &st) < 0 && errno == ENOENT;
-		snprintf(dd->msg, sizeof(dd->msg), "%s: its jitted ELFs are refused%s%s%s", err,
-			 rc == -ESTALE ? " (" : "", rc != -ESTALE ? "" : gone && od->input_dir ?
-			 "copy the dump and its .jitprof companion beside the recording, keeping "
-			 "their times (mv, cp -a), or report an archive made where they are "
-			 "(jitprof archive)" : "rerun jitprof inject on the recording",
-			 rc == -ESTALE ? ")" : "");
+		if (why.nomem ||
+		    asprintf(&dd->msg, "%s: its jitted ELFs are refused%s%s%s",
+			     why.msg ? why.msg : strerror(-rc), rc == -ESTALE ? " (" : "",
+			     rc != -ESTALE ? "" : gone && od->input_dir ?
+			     "copy the dump and its .jitprof companion beside the recording, "
+			     "keeping their times (mv, cp -a), or report an archive made where "
+			     "they are (jitprof archive)" : "rerun jitprof inject on the recording",
+			     rc == -ESTALE ? ")" : "") < 0)
+			jp_nomem("a refused dump's message");
+		free(why.msg);
 		return -1;
 	}
 	struct jd_reader *r;
@@ -226,41 +230,40 @@ static int open_dump(struct ondemand *od, uint32_t k)
 
 /* The index entry of origin e, rebuilt from its own records only. */
 static int entry_of(struct od_dump *dd, const struct inj_origin *e, int symbols_only,
-		    struct jd_load_entry *le, struct one_rec rec[NR_RECS], char *msg, size_t msglen)
+		    struct jd_load_entry *le, struct one_rec rec[NR_RECS], const struct jp_log *log)
 {
 	struct od_file *dump = &dd->f[0], *comp = &dd->f[1];
 	memset(le, 0, sizeof(*le));
-	if (!record_at(dump, e->offset, JD_CODE_LOAD, &rec[R_LOAD], msg, msglen))
+	if (!record_at(dump, e->offset, JD_CODE_LOAD, &rec[R_LOAD], log))
 		return 0;
 	le->load = rec[R_LOAD].rec.u.load;
 	le->timestamp = rec[R_LOAD].rec.timestamp;
 	le->offset = e->offset;
 	le->generation = e->generation;
 	if (le->load.code_index != e->code_index) {
-		snprintf(msg, msglen, "%s: code load at offset %llu is not code_index %llu: "
-			 "refused", dump->path, (unsigned long long)e->offset,
-			 (unsigned long long)e->code_index);
+		jp_logf(log, JP_LOG_ERROR, "%s: code load at offset %llu is not code_index %llu: "
+			"refused", dump->path, (unsigned long long)e->offset,
+			(unsigned long long)e->code_index);
 		return 0;
 	}
 	if (e->debug_offset && !symbols_only) {
-		if (!record_at(dump, e->debug_offset, JD_CODE_DEBUG_INFO, &rec[R_DEBUG], msg, msglen))
+		if (!record_at(dump, e->debug_offset, JD_CODE_DEBUG_INFO, &rec[R_DEBUG], log))
 			return 0;
 		le->lines = rec[R_DEBUG].rec.u.debug.entries;
 		le->nr_lines = rec[R_DEBUG].rec.u.debug.nr_entry;
 	}
 	if (e->unwind_offset) {
-		if (!record_at(dump, e->unwind_offset, JD_CODE_UNWINDING_INFO, &rec[R_UNWIND], msg,
-			       msglen))
+		if (!record_at(dump, e->unwind_offset, JD_CODE_UNWINDING_INFO, &rec[R_UNWIND], log))
 			return 0;
 		le->unwind = &rec[R_UNWIND].rec.u.unwind;
 	}
 	if (e->info_offset) {
-		if (!record_at(comp, e->info_offset, JD_EXT_LOAD_INFO, &rec[R_INFO], msg, msglen))
+		if (!record_at(comp, e->info_offset, JD_EXT_LOAD_INFO, &rec[R_INFO], log))
 			return 0;
 		le->info = &rec[R_INFO].rec.u.load_info;
 	}
 	if (e->inl_offset && !symbols_only) {
-		if (!record_at(comp, e->inl_offset, JD_EXT_INLINE, &rec[R_INL], msg, msglen))
+		if (!record_at(comp, e->inl_offset, JD_EXT_INLINE, &rec[R_INL], log))
 			return 0;
 		le->inl = &rec[R_INL].rec.u.inl;
 	}
@@ -268,15 +271,15 @@ static int entry_of(struct od_dump *dd, const struct inj_origin *e, int symbols_
 }
 
 /* The origin of build-id id and its dump, opened: 1, 0 when the recording names no such ELF,
- * or -ESTALE with msg set (the dump is gone or changed). */
+ * or -ESTALE with why logged (the dump is gone or changed). */
 static int origin_of(struct ondemand *od, const struct sym_build_id *id,
-		     const struct inj_origin **e, struct od_dump **dd, char *msg, size_t msglen)
+		     const struct inj_origin **e, struct od_dump **dd, const struct jp_log *log)
 {
 	if (!(*e = lookup(od, id)))
 		return 0;
 	*dd = &od->dumps[(*e)->dump];
 	if (open_dump(od, (*e)->dump) < 0) {
-		snprintf(msg, msglen, "%s", (*dd)->msg);
+		jp_logf(log, JP_LOG_ERROR, "%s", (*dd)->msg);
 		return -ESTALE;
 	}
 	return 1;
@@ -289,16 +292,31 @@ static char *origin_name(const struct od_dump *dd, const struct inj_origin *e)
 	return asprintf(&w, "%s@%llu", dd->path, (unsigned long long)e->offset) < 0 ? NULL : w;
 }
 
+/* A load the synthesizer refused: -EINVAL, its reason (held whole) quoted after the load's
+ * place. */
+static int say_unbuildable(const struct jp_log *log, const char *path, uint64_t off,
+			   struct jp_held *why)
+{
+	if (why->nomem)
+		jp_nomem("a refused load's message");
+	jp_logf(log, JP_LOG_ERROR, "%s: code load at offset %llu: %s", path,
+		(unsigned long long)off, why->msg ? why->msg : "refused");
+	free(why->msg);
+	why->msg = NULL;
+	return -EINVAL;
+}
+
 static int get(void *ctx, const struct sym_build_id *id, const char *long_name, void **image,
-	       size_t *len, char **what, char *msg, size_t msglen)
+	       size_t *len, char **what, const struct jp_log *log)
 {
 	struct ondemand *od = ctx;
 	const struct inj_origin *e;
 	struct od_dump *dd;
 	struct one_rec rec[NR_RECS] = { 0 };
 	struct jd_load_entry le;
-	int rc = origin_of(od, id, &e, &dd, msg, msglen);
-	char err[400] = "";
+	int rc = origin_of(od, id, &e, &dd, log);
+	struct jp_held why = { 0 };
+	const struct jp_log hold = { jp_log_hold, &why };
 	(void)long_name;
 	if (rc <= 0)
 		return rc;
@@ -306,7 +324,7 @@ static int get(void *ctx, const struct sym_build_id *id, const char *long_name, 
 	struct synth_input in;
 	struct synth_elf elf = { 0 };
 	char *w = NULL;
-	if (!entry_of(dd, e, od->symbols_only, &le, rec, msg, msglen)) {
+	if (!entry_of(dd, e, od->symbols_only, &le, rec, log)) {
 		rc = -ESTALE;
 		goto out;
 	}
@@ -318,17 +336,14 @@ static int get(void *ctx, const struct sym_build_id *id, const char *long_name, 
 	/* Symbols only: no line or inline record read, so the id cannot be recomputed; the
 	 * dump's identity, checked when it was opened, and the load record's code_index
 	 * (entry_of) vouch for it. */
-	int built = od->symbols_only ? synth_build_symbols(&in, e->build_id, &elf,
-							   JP_ERRBUF_LOG(err))
-				     : synth_build(&in, &elf, JP_ERRBUF_LOG(err));
+	int built = od->symbols_only ? synth_build_symbols(&in, e->build_id, &elf, &hold)
+				     : synth_build(&in, &elf, &hold);
 	if (built < 0) {
-		snprintf(msg, msglen, "%s: code load at offset %llu: %s", path,
-			 (unsigned long long)e->offset, err);
-		rc = -EINVAL;
+		rc = say_unbuildable(log, path, e->offset, &why);
 	} else if (memcmp(elf.build_id, e->build_id, 20)) {
-		snprintf(msg, msglen, "%s: code load at offset %llu no longer makes the ELF the "
-			 "recording names (build-id differs): refused", path,
-			 (unsigned long long)e->offset);
+		jp_logf(log, JP_LOG_ERROR, "%s: code load at offset %llu no longer makes the ELF "
+			"the recording names (build-id differs): refused", path,
+			(unsigned long long)e->offset);
 		rc = -ESTALE;
 	} else if (!(w = origin_name(dd, e))) {
 		rc = -ENOMEM;
@@ -342,13 +357,14 @@ static int get(void *ctx, const struct sym_build_id *id, const char *long_name, 
 out:
 	for (int i = 0; i < NR_RECS; i++)
 		one_rec_free(&rec[i]);
+	free(why.msg);	/* an error synth went past */
 	return rc;
 }
 
 /* get's shortcut for INJ_OD_NO_ELF: the load's record alone (no line or inline record, no
  * ELF), its symbol and layout as synth_build_symbols would lay them out. */
 static int get_symbols(void *ctx, const struct sym_build_id *id, const char *long_name,
-		       struct sym_provided *out, char *msg, size_t msglen)
+		       struct sym_provided *out, const struct jp_log *log)
 {
 	struct ondemand *od = ctx;
 	const struct inj_origin *e;
@@ -357,20 +373,18 @@ static int get_symbols(void *ctx, const struct sym_build_id *id, const char *lon
 	struct jd_load_entry le;
 	struct synth_input in;
 	struct synth_symbol sym;
-	char err[400] = "";
-	int rc = origin_of(od, id, &e, &dd, msg, msglen);
+	struct jp_held why = { 0 };
+	int rc = origin_of(od, id, &e, &dd, log);
 	(void)long_name;
 	if (rc <= 0)
 		return rc;
-	if (!entry_of(dd, e, 1, &le, rec, msg, msglen)) {
+	if (!entry_of(dd, e, 1, &le, rec, log)) {
 		rc = -ESTALE;
 		goto out;
 	}
 	synth_input_from_load(&in, &dd->header, &le);
-	if (synth_symbol(&in, &sym, JP_ERRBUF_LOG(err)) < 0) {
-		snprintf(msg, msglen, "%s: code load at offset %llu: %s", dd->path,
-			 (unsigned long long)e->offset, err);
-		rc = -EINVAL;
+	if (synth_symbol(&in, &sym, &(struct jp_log){ jp_log_hold, &why }) < 0) {
+		rc = say_unbuildable(log, dd->path, e->offset, &why);
 		goto out;
 	}
 	*out = (struct sym_provided){ .seg_off = 0, .seg_size = sym.load_size, .seg_vaddr = 0,
@@ -386,6 +400,7 @@ static int get_symbols(void *ctx, const struct sym_build_id *id, const char *lon
 out:
 	for (int i = 0; i < NR_RECS; i++)
 		one_rec_free(&rec[i]);
+	free(why.msg);	/* an error synth went past */
 	return rc;
 }
 
@@ -398,6 +413,7 @@ static void fini(void *ctx)
 			free(dd->f[i].all);
 		free((char *)dd->f[1].path);
 		free(dd->path);
+		free(dd->msg);
 	}
 	free(od->input_dir);
 	free(od->dumps);

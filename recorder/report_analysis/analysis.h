@@ -15,8 +15,8 @@ enum rp_key { RP_KEY_COMM, RP_KEY_PID, RP_KEY_DSO, RP_KEY_SYM, RP_KEY_SRCLINE,
 	      RP_KEY_GENERATION, RP_KEY__MAX };
 #define RP_MAX_KEYS 8
 
-/* Parses "comm,dso,sym"; -EINVAL with the bad key in err. */
-int rp_parse_sort(const char *spec, enum rp_key *keys, int *nr, char *err, size_t errlen);
+/* Parses "comm,dso,sym"; -EINVAL with the bad key logged. */
+int rp_parse_sort(const char *spec, enum rp_key *keys, int *nr, const struct jp_log *log);
 const char *rp_key_name(enum rp_key k);
 
 struct rp_entry {
@@ -101,8 +101,9 @@ struct rp_jvmlog;
 
 /* Reads the whole log with libxml2's streaming reader. A log cut short (the JVM killed before
  * it merged its compiler threads' logs) is kept up to the cut: rp_jvmlog_cut() says where.
- * -EINVAL with file and offset in err for anything that is not a HotSpot compilation log. */
-int rp_jvmlog_open(struct rp_jvmlog **out, const char *path, char *err, size_t errlen);
+ * -EINVAL with file and offset logged for anything that is not a HotSpot compilation log;
+ * -ENOMEM (said) out of memory, -ENOTSUP (said) without libxml2. */
+int rp_jvmlog_open(struct rp_jvmlog **out, const char *path, const struct jp_log *log);
 void rp_jvmlog_free(struct rp_jvmlog *jl);
 uint32_t rp_jvmlog_pid(const struct rp_jvmlog *jl);
 /* 1 when it was read from a Flight Recording (--jvm-log FILE.jfr: compiles and uncommon
@@ -124,9 +125,9 @@ const char *rp_jvmlog_notes(const struct rp_jvmlog *jl);
  * against the entry address) where the companion file gave one, else by entry address, the
  * nearest in time. Sets load->jvm and load->not_entrant_time; the session keeps jl for the
  * views (the caller still owns it). -ESRCH with a message when the log belongs to another
- * process or matches no load. */
-int rp_session_join_jvmlog(struct rp_session *s, const struct rp_jvmlog *jl, char *err,
-			   size_t errlen);
+ * process or matches no load; -ENOMEM (said). */
+int rp_session_join_jvmlog(struct rp_session *s, const struct rp_jvmlog *jl,
+			   const struct jp_log *log);
 const struct rp_jvmlog *rp_session_jvmlog(const struct rp_session *s);
 
 /* ---- Generations summary (shared by the table, JSON and tests) -------------------- */

@@ -18,7 +18,7 @@ const char *rp_key_name(enum rp_key k)
 	return k < RP_KEY__MAX ? key_names[k] : "?";
 }
 
-int rp_parse_sort(const char *spec, enum rp_key *keys, int *nr, char *err, size_t errlen)
+int rp_parse_sort(const char *spec, enum rp_key *keys, int *nr, const struct jp_log *log)
 {
 	*nr = 0;
 	const char *p = spec;
@@ -29,8 +29,8 @@ int rp_parse_sort(const char *spec, enum rp_key *keys, int *nr, char *err, size_
 			if (strlen(key_names[k]) == n && !strncmp(p, key_names[k], n))
 				found = k;
 		if (found < 0 || *nr >= RP_MAX_KEYS) {
-			snprintf(err, errlen, "unknown or too many sort keys at '%.*s' (keys: comm, "
-				 "pid, dso, sym, srcline, generation)", (int)n, p);
+			jp_logf(log, JP_LOG_ERROR, "unknown or too many sort keys at '%.*s' (keys: "
+				"comm, pid, dso, sym, srcline, generation)", (int)n, p);
 			return -EINVAL;
 		}
 		keys[(*nr)++] = (enum rp_key)found;
@@ -39,7 +39,7 @@ int rp_parse_sort(const char *spec, enum rp_key *keys, int *nr, char *err, size_
 			p++;
 	}
 	if (!*nr) {
-		snprintf(err, errlen, "empty sort key list");
+		jp_logf(log, JP_LOG_ERROR, "empty sort key list");
 		return -EINVAL;
 	}
 	return 0;

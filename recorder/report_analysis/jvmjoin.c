@@ -103,8 +103,8 @@ static const struct rp_jvm_code *direct(const struct rp_jvmlog *jl, const struct
 	return end - lo == 1 ? e->v[lo] : NULL;
 }
 
-int rp_session_join_jvmlog(struct rp_session *s, const struct rp_jvmlog *jl, char *err,
-			   size_t errlen)
+int rp_session_join_jvmlog(struct rp_session *s, const struct rp_jvmlog *jl,
+			   const struct jp_log *log)
 {
 	uint32_t pid = rp_jvmlog_pid(jl);
 	size_t of_pid = 0, nr_off = 0, joined = 0;
@@ -112,16 +112,17 @@ int rp_session_join_jvmlog(struct rp_session *s, const struct rp_jvmlog *jl, cha
 	 * of the recording's one JVM, if it has only one. */
 	for (size_t i = 0; !rp_jvmlog_pid(jl) && i < s->nr_loads; i++) {
 		if (pid && s->loads[i].pid != pid)
-			return snprintf(err, errlen, "the JVM's record names no process and the "
-					"recording has jitted code of several (%u, %u): cannot "
-					"tell which it is of", pid, s->loads[i].pid), -ESRCH;
+			return jp_logf(log, JP_LOG_ERROR, "the JVM's record names no process and "
+				       "the recording has jitted code of several (%u, %u): cannot "
+				       "tell which it is of", pid, s->loads[i].pid), -ESRCH;
 		pid = s->loads[i].pid;
 	}
 	int64_t *off = malloc((s->nr_loads + 1) * sizeof(*off)), offset;
 	struct by_entry e;
 	if (!off || by_entry_build(&e, jl)) {
 		free(off);
-		return -ENOMEM;
+		return jp_logf(log, JP_LOG_ERROR, "out of memory joining the compilation log"),
+		       -ENOMEM;
 	}
 	for (size_t i = 0; i < s->nr_loads; i++) {
 		const struct rp_load *l = &s->loads[i];
@@ -142,14 +143,14 @@ int rp_session_join_jvmlog(struct rp_session *s, const struct rp_jvmlog *jl, cha
 				n += (size_t)snprintf(pids + n, sizeof(pids) - n, "%s%u", n ? "," : "",
 						      s->loads[i].pid);
 		if (!of_pid)
-			snprintf(err, errlen, "the compilation log is of process %u, the recording "
-				 "has jitted code of process%s %s only: not this run's log", pid,
-				 strchr(pids, ',') ? "es" : "", n ? pids : "(none)");
+			jp_logf(log, JP_LOG_ERROR, "the compilation log is of process %u, the "
+				"recording has jitted code of process%s %s only: not this run's "
+				"log", pid, strchr(pids, ',') ? "es" : "", n ? pids : "(none)");
 		else
-			snprintf(err, errlen, "no compile id or code address of the compilation log "
-				 "(process %u, %zu nmethods) matches the recording's %zu loads of "
-				 "that process: not this run's log", pid, rp_jvmlog_nr_codes(jl),
-				 of_pid);
+			jp_logf(log, JP_LOG_ERROR, "no compile id or code address of the "
+				"compilation log (process %u, %zu nmethods) matches the recording's "
+				"%zu loads of that process: not this run's log", pid,
+				rp_jvmlog_nr_codes(jl), of_pid);
 		free(off);
 		free(e.v);
 		return -ESRCH;

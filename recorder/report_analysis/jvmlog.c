@@ -300,7 +300,7 @@ static void on_error(void *arg, const char *msg, xmlParserSeverities sev,
 	}
 }
 
-static int parse(struct pstate *p, const char *path, char *err, size_t errlen)
+static int parse(struct pstate *p, const char *path, const struct jp_log *log)
 {
 	int rc, root = 0, in_tty = 0;
 	while ((rc = xml.xmlTextReaderRead(p->r)) == 1) {
@@ -319,9 +319,9 @@ static int parse(struct pstate *p, const char *path, char *err, size_t errlen)
 			continue;
 		if (!root) {
 			if (strcmp(n, "hotspot_log"))
-				return snprintf(err, errlen, "%s: not a HotSpot compilation log (root "
-						"element <%s>, expected <hotspot_log>: -XX:+LogCompilation)",
-						path, n), -EINVAL;
+				return jp_logf(log, JP_LOG_ERROR, "%s: not a HotSpot compilation "
+					       "log (root element <%s>, expected <hotspot_log>: "
+					       "-XX:+LogCompilation)", path, n), -EINVAL;
 			p->jl->pid = (uint32_t)attr_int(p, "process", 0);
 			root = 1;
 			continue;
@@ -345,12 +345,12 @@ static int parse(struct pstate *p, const char *path, char *err, size_t errlen)
 	}
 	p->jl->bytes = (uint64_t)xml.xmlTextReaderByteConsumed(p->r);
 	if (rc < 0 && !root)
-		return snprintf(err, errlen, "%s: not a HotSpot compilation log at byte %" PRIu64
-				": %s", path, p->jl->bytes, p->errmsg[0] ? p->errmsg : "unreadable"),
-		       -EINVAL;
+		return jp_logf(log, JP_LOG_ERROR, "%s: not a HotSpot compilation log at byte %"
+			       PRIu64 ": %s", path, p->jl->bytes,
+			       p->errmsg[0] ? p->errmsg : "unreadable"), -EINVAL;
 	if (!root)
-		return snprintf(err, errlen, "%s: empty, not a HotSpot compilation log", path),
-		       -EINVAL;
+		return jp_logf(log, JP_LOG_ERROR, "%s: empty, not a HotSpot compilation log",
+			       path), -EINVAL;
 	if (rc < 0)
 		snprintf(p->jl->cut, sizeof(p->jl->cut), "%s: cut at byte %" PRIu64 ": %s", path,
 			 p->jl->bytes, p->errmsg[0] ? p->errmsg : "unreadable");
@@ -375,16 +375,16 @@ static void guard_notes(struct rp_jvmlog *jl, const struct rp_jvmlog_guard *g, c
 			 g->attrs_dropped, RP_JVMLOG_MAX_ATTRS, g->attrs_off);
 }
 
-int rp_jvmlog_open_xml(struct rp_jvmlog **out, int fd, const char *path, char *err,
-		       size_t errlen)
+int rp_jvmlog_open_xml(struct rp_jvmlog **out, int fd, const char *path,
+		       const struct jp_log *log)
 {
 	struct pstate p = { .in_trap_depth = -1 };
 	struct rp_jvmlog_guard *g = NULL;
 	int rc;
 	*out = NULL;
 	if (jp_dynload(&libxml2)) {
-		return snprintf(err, errlen, "%s: cannot read a compilation log: %s", path,
-				libxml2.err), -ENOTSUP;
+		return jp_logf(log, JP_LOG_ERROR, "%s: cannot read a compilation log: %s", path,
+			       libxml2.err), -ENOTSUP;
 	}
 	p.jl = calloc(1, sizeof(*p.jl));
 	g = p.jl ? malloc(sizeof(*g)) : NULL;
@@ -398,10 +398,10 @@ int rp_jvmlog_open_xml(struct rp_jvmlog **out, int fd, const char *path, char *e
 	if (!p.r) {
 		free(g);
 		rp_jvmlog_free(p.jl);
-		return snprintf(err, errlen, "%s: cannot read: out of memory", path), -ENOMEM;
+		return jp_logf(log, JP_LOG_ERROR, "%s: cannot read: out of memory", path), -ENOMEM;
 	}
 	xml.xmlTextReaderSetErrorHandler(p.r, on_error, &p);
-	rc = parse(&p, path, err, errlen);
+	rc = parse(&p, path, log);
 	xml.xmlFreeTextReader(p.r);
 	if (!rc)
 		guard_notes(p.jl, g, path);

@@ -54,17 +54,17 @@ struct rp_jvm_code *rp_jvmlog_code_of(struct rp_jvmlog *jl, int64_t id)
 	return c;
 }
 
-int rp_jvmlog_open(struct rp_jvmlog **out, const char *path, char *err, size_t errlen)
+int rp_jvmlog_open(struct rp_jvmlog **out, const char *path, const struct jp_log *log)
 {
 	char magic[4] = { 0 };
 	int fd;
 
 	*out = NULL;
 	if ((fd = sio_open_regular(path)) < 0)
-		return snprintf(err, errlen, "%s: %s", path, sio_strerror(fd)), fd;
+		return jp_logf(log, JP_LOG_ERROR, "%s: %s", path, sio_strerror(fd)), fd;
 	ssize_t n = pread(fd, magic, sizeof(magic), 0);
-	int rc = n == 4 && !memcmp(magic, "FLR", 4) ? rp_jvmlog_open_jfr(out, fd, path, err, errlen)
-						    : rp_jvmlog_open_xml(out, fd, path, err, errlen);
+	int rc = n == 4 && !memcmp(magic, "FLR", 4) ? rp_jvmlog_open_jfr(out, fd, path, log)
+						    : rp_jvmlog_open_xml(out, fd, path, log);
 	close(fd);
 	return rc;
 }

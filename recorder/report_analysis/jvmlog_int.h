@@ -27,10 +27,10 @@ const char *rp_jvmlog_keep(struct rp_jvmlog *jl, const char *s);
  * memory. */
 struct rp_jvm_code *rp_jvmlog_code_of(struct rp_jvmlog *jl, int64_t id);
 /* A HotSpot compilation log read with libxml2 (jvmlog.c), from an open regular file. */
-int rp_jvmlog_open_xml(struct rp_jvmlog **out, int fd, const char *path, char *err,
-		       size_t errlen);
+int rp_jvmlog_open_xml(struct rp_jvmlog **out, int fd, const char *path,
+		       const struct jp_log *log);
 /* A Flight Recording's jdk.Compilation and jdk.Deoptimization events (jvmlog_jfr.c). */
-int rp_jvmlog_open_jfr(struct rp_jvmlog **out, int fd, const char *path, char *err,
-		       size_t errlen);
+int rp_jvmlog_open_jfr(struct rp_jvmlog **out, int fd, const char *path,
+		       const struct jp_log *log);
 
 #endif

@@ -215,35 +215,19 @@ static int pid_of(const struct jfr_event *ev, void *arg)
 	return 1;	/* the first one says it */
 }
 
-struct errbuf_log {
-	char *err;
-	size_t len;
-};
-
-static void keep_error(void *ctx, enum jp_level level, const char *msg)
-{
-	struct errbuf_log *e = ctx;
-	if (level == JP_LOG_ERROR && !e->err[0])
-		snprintf(e->err, e->len, "%s", msg);
-}
-
-int rp_jvmlog_open_jfr(struct rp_jvmlog **out, int fd, const char *path, char *err,
-		       size_t errlen)
+int rp_jvmlog_open_jfr(struct rp_jvmlog **out, int fd, const char *path,
+		       const struct jp_log *log)
 {
 	uint8_t *bytes = NULL;
 	size_t len = 0;
 	struct jfr_file *f = NULL;
-	struct errbuf_log eb = { err, errlen };
-	const struct jp_log log = { .fn = keep_error, .ctx = &eb };
 	struct from_jfr x = { .base_ns = -1 };
 	int rc;
 
 	*out = NULL;
-	if (errlen)
-		err[0] = 0;
 	if ((rc = sio_read_all(fd, MAX_JFR_BYTES, &bytes, &len)))
-		return snprintf(err, errlen, "%s: %s", path, sio_strerror(rc)), rc;
-	if ((rc = jfr_open_mem(bytes, len, path, &log, &f)))
+		return jp_logf(log, JP_LOG_ERROR, "%s: %s", path, sio_strerror(rc)), rc;
+	if ((rc = jfr_open_mem(bytes, len, path, log, &f)))	/* says why, but out of memory */
 		goto out;
 	if (!(x.jl = calloc(1, sizeof(*x.jl)))) {
 		rc = -ENOMEM;
@@ -263,9 +247,9 @@ int rp_jvmlog_open_jfr(struct rp_jvmlog **out, int fd, const char *path, char *e
 		goto out;
 	}
 	if (!x.jl->nr) {
-		snprintf(err, errlen, "%s: a Flight Recording without jdk.Compilation or "
-			 "jdk.Deoptimization events (record them: the agent's jfr option, or "
-			 "JFR.start with those events enabled)", path);
+		jp_logf(log, JP_LOG_ERROR, "%s: a Flight Recording without jdk.Compilation or "
+			"jdk.Deoptimization events (record them: the agent's jfr option, or "
+			"JFR.start with those events enabled)", path);
 		rc = -ENOENT;
 		goto out;
 	}
@@ -275,8 +259,8 @@ int rp_jvmlog_open_jfr(struct rp_jvmlog **out, int fd, const char *path, char *e
 	*out = x.jl;
 	x.jl = NULL;
 out:
-	if (rc == -ENOMEM && !err[0])
-		snprintf(err, errlen, "%s: out of memory", path);
+	if (rc == -ENOMEM)
+		jp_logf(log, JP_LOG_ERROR, "%s: out of memory", path);
 	rp_jvmlog_free(x.jl);
 	free(x.first_trap);
 	free(x.osr);

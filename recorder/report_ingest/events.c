@@ -42,7 +42,7 @@ static void list_names(const struct pd_reader *r, const uint64_t *counts, size_t
 }
 
 int rp_pick_event(const struct pd_reader *r, const char *name, const char *file,
-		  const struct pd_evsel **out, char *err, size_t errlen)
+		  const struct pd_evsel **out, const struct jp_log *log)
 {
 	char all[512];
 
@@ -54,8 +54,8 @@ int rp_pick_event(const struct pd_reader *r, const char *name, const char *file,
 		}
 	}
 	list_names(r, NULL, 0, all, sizeof(all));
-	snprintf(err, errlen, "%s has no event '%s'; its events: %s (and the reports of time or "
-		 "of the JVM's samples: offcpu, wall, alloc, lock)", file, name, all);
+	jp_logf(log, JP_LOG_ERROR, "%s has no event '%s'; its events: %s (and the reports of time "
+		"or of the JVM's samples: offcpu, wall, alloc, lock)", file, name, all);
 	return -ENOENT;
 }
 
@@ -104,10 +104,9 @@ static int add_name(struct rp_events *ev, const char *name)
 	return 0;
 }
 
-int rp_recording_events(const char *input, struct rp_events *ev, char *err, size_t errlen)
+int rp_recording_events(const char *input, struct rp_events *ev, const struct jp_log *log)
 {
-	struct jp_errbuf eb = { err, errlen };
-	struct pd_reader_opts ro = { .sz = sizeof(ro), .log = { jp_log_errbuf, &eb } };
+	struct pd_reader_opts ro = { .sz = sizeof(ro), .log = log ? *log : (struct jp_log){ 0 } };
 	struct pd_reader *r;
 	const struct pd_evsel *cs;
 	struct stat st;
@@ -134,7 +133,7 @@ int rp_recording_events(const char *input, struct rp_events *ev, char *err, size
 	pd_reader_close(r);
 	if (rc) {
 		rp_events_free(ev);
-		snprintf(err, errlen, "%s", strerror(-rc));
+		jp_logf(log, JP_LOG_ERROR, "%s: %s", input, strerror(-rc));
 	}
 	return rc;
 }

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/nomem.h"
 #include "lib/opts.h"
 #include "safeio/safeio.h"
 #include "recorder/origins/origins.h"
@@ -249,7 +250,7 @@ static void ev_progress(void *ctx, uint64_t done, uint64_t total)
 	in->o->progress(in->o->ctx, done, total);
 }
 
-static int read_events(struct ingest *in, char *err, size_t errlen)
+static int read_events(struct ingest *in)
 {
 	const struct pd_tool tool = {
 		.sz = sizeof(tool), .sample = ev_sample, .mmap = ev_mmap, .comm = ev_task,
@@ -258,10 +259,9 @@ static int read_events(struct ingest *in, char *err, size_t errlen)
 	};
 	int damage;
 	int rc = pd_replay(in->r, &tool, &damage);
-	if (rc < 0) {
-		snprintf(err, errlen, "%s: %s", in->o->input, strerror(-rc));
-		return rc;
-	}
+	if (rc < 0)
+		return jp_logf(&in->o->log, JP_LOG_ERROR, "%s: %s", in->o->input,
+			       strerror(-rc)), rc;
 	if (damage < 0)	/* everything before the damage was delivered: report on it, say so */
 		jp_logf(&in->o->log, JP_LOG_ERROR, "%s", pd_reader_error(in->r));
 	return 0;
@@ -363,8 +363,40 @@ static int debuginfod_ahead(struct ingest *in)
 	return rc;
 }
 
-/* The steps leave the fatal message in err; rp_ingest logs it, last. */
-static int ingest(struct rp_session *s, const struct rp_ingest_opts *o, char *err, size_t errlen)
+/* A step that failed without a word (out of memory, the caller's finish): its errno said,
+ * as the error the ingest returns. */
+static int say_rc(const struct ingest *in, int rc)
+{
+	jp_logf(&in->o->log, JP_LOG_ERROR, "%s", strerror(-rc));
+	return rc;
+}
+
+static int ondemand_attach(struct ingest *in)
+{
+	const struct rp_ingest_opts *o = in->o;
+	/* `inject --no-elfs`: its jitted ELFs are built in memory when first needed; not at
+	 * all when their symbols are all that is read (the loads read each ELF's note). */
+	unsigned flags = (!o->jitted_symbols_only ? 0
+			  : o->want_loads ? INJ_OD_SYMBOLS_ONLY
+					  : INJ_OD_SYMBOLS_ONLY | INJ_OD_NO_ELF) |
+			 (o->force ? INJ_OD_FORCE : 0);
+	/* its first error held, said only when the attach fails (the origins' damage it goes
+	 * past is the injected ELFs' to say, as they are built) */
+	struct jp_held held = { 0 };
+	int rc = inj_ondemand_attach(in->ss, in->r, o->input, flags,
+				     &(struct jp_log){ jp_log_hold, &held });
+	if (held.nomem)
+		jp_nomem("an error message");
+	if (rc < 0 && held.msg && o->log.fn)
+		o->log.fn(o->log.ctx, JP_LOG_ERROR, held.msg);	/* formatted by jp_logf already */
+	else if (rc < 0)
+		say_rc(in, rc);
+	free(held.msg);
+	return rc < 0 ? rc : 0;
+}
+
+/* Each failing step logs why through o->log at JP_LOG_ERROR, last. */
+static int ingest(struct rp_session *s, const struct rp_ingest_opts *o)
 {
 	struct ingest in = { .s = s, .o = o };
 	struct sym_opts so = {
@@ -375,10 +407,7 @@ static int ingest(struct rp_session *s, const struct rp_ingest_opts *o, char *er
 		.debuginfod_timeout = o->debuginfod_timeout,
 	};
 	in.res_flags = o->want_lines ? SYM_RES_LINES | SYM_RES_NO_WAIT : 0;
-	struct jp_errbuf eb = { err, errlen };
-	struct pd_reader_opts ro = { .sz = sizeof(ro), .log = { jp_log_errbuf, &eb } };
-	if (errlen)
-		err[0] = 0;
+	struct pd_reader_opts ro = { .sz = sizeof(ro), .log = o->log };
 	int rc = pd_reader_open(&in.r, o->input, &ro);	/* its message names file and offset */
 	if (rc < 0)
 		return rc;
@@ -391,61 +420,49 @@ static int ingest(struct rp_session *s, const struct rp_ingest_opts *o, char *er
 			   o->want_loads && !o->sampled_loads_only && !o->sampled_methods_only);
 	in.ss = sym_session_new(&so);
 	if (!in.ss) {
-		rc = -ENOMEM;
+		rc = say_rc(&in, -ENOMEM);
 		goto out;
 	}
-	/* `inject --no-elfs`: its jitted ELFs are built in memory when first needed; not at all
-	 * when their symbols are all that is read (the loads read each ELF's note). */
-	unsigned od_flags = (!o->jitted_symbols_only ? 0
-			     : o->want_loads ? INJ_OD_SYMBOLS_ONLY
-					     : INJ_OD_SYMBOLS_ONLY | INJ_OD_NO_ELF) |
-			    (o->force ? INJ_OD_FORCE : 0);
-	if ((rc = inj_ondemand_attach(in.ss, in.r, o->input, od_flags,
-				      jp_errbuf_log(&(struct jp_log){ 0 },
-					&(struct jp_errbuf){ 0 }, err, errlen))) < 0)
+	if ((rc = ondemand_attach(&in)) < 0)
 		goto out;
-	rc = 0;
 	for (size_t i = 0; o->archives && o->archives[i]; i++) {
 		rc = sym_session_add_source(in.ss, o->archives[i]);
 		if (rc < 0) {
-			snprintf(err, errlen, "%s: cannot use as a symbol source: %s",
-				 o->archives[i], strerror(-rc));
+			jp_logf(&o->log, JP_LOG_ERROR, "%s: cannot use as a symbol source: %s",
+				o->archives[i], strerror(-rc));
 			goto out;
 		}
 	}
 	if ((rc = rp_dumps_set_dirs(s, in.ss)) < 0) {
-		snprintf(err, errlen, "%s", strerror(-rc));
+		say_rc(&in, rc);
 		goto out;
 	}
 	if ((rc = sym_feed_build_ids(in.ss, in.r)) < 0) {
-		snprintf(err, errlen, "%s: %s", o->input, strerror(-rc));
+		jp_logf(&o->log, JP_LOG_ERROR, "%s: %s", o->input, strerror(-rc));
 		goto out;
 	}
-	if ((rc = debuginfod_ahead(&in)) < 0) {
-		snprintf(err, errlen, "%s", strerror(-rc));
-		goto out;
-	}
-	if (o->want_lines && !o->jitted_lines_only && (rc = read_dwarf_ahead(&in)) < 0) {
-		snprintf(err, errlen, "%s", strerror(-rc));
+	if ((rc = debuginfod_ahead(&in)) < 0 ||
+	    (o->want_lines && !o->jitted_lines_only && (rc = read_dwarf_ahead(&in)) < 0)) {
+		say_rc(&in, rc);
 		goto out;
 	}
 	rc = 0;
 	if (rp_offcpu_wanted(o->event))
-		rc = rp_offcpu_pick(&in, o->event, err, errlen);
+		rc = rp_offcpu_pick(&in, o->event);
 	else if (rp_jvmsamples_wanted(o->event))
 		rp_jvmsamples_pick(&in, o->event);
 	else if (o->event)
-		rc = rp_pick_event(in.r, o->event, o->input, &in.evsel, err, errlen);
+		rc = rp_pick_event(in.r, o->event, o->input, &in.evsel, &o->log);
 	if (rc)
 		goto out;
 	if (!o->event)
 		in.evsel = rp_first_event(in.r);
-	if ((rc = read_events(&in, err, errlen)) < 0 ||
-	    (in.jv.kind && (rc = rp_jvmsamples_finish(&in, err, errlen)) < 0))
+	if ((rc = read_events(&in)) < 0 ||
+	    (in.jv.kind && (rc = rp_jvmsamples_finish(&in)) < 0))
 		goto out;
 	sym_say_not_found(in.ss);
 	if ((rc = fill_lines_later(&in)) < 0) {
-		snprintf(err, errlen, "%s", strerror(-rc));
+		say_rc(&in, rc);
 		goto out;
 	}
 	uint64_t first = 0, last = 0;
@@ -457,8 +474,10 @@ static int ingest(struct rp_session *s, const struct rp_ingest_opts *o, char *er
 	struct pd_clock_data cd;
 	if (!pd_reader_feat_clock_data(in.r, &cd))
 		rp_set_wall_clock(s, cd.tod_ns, cd.clockid_ns);
-	if (in.offcpu.cs && (rc = rp_offcpu_finish(&in, first, last)) < 0)
+	if (in.offcpu.cs && (rc = rp_offcpu_finish(&in, first, last)) < 0) {
+		say_rc(&in, rc);
 		goto out;
+	}
 	if (in.offcpu.cs || in.jv.kind)
 		rp_set_event_name(s, o->event);
 	else if (in.evsel && in.evsel->name)
@@ -476,11 +495,13 @@ static int ingest(struct rp_session *s, const struct rp_ingest_opts *o, char *er
 		rc = dso_build_ids(&in);
 	struct rp_promote pr = { &in.pending, rp_ingest_promote, &in };
 	if (!rc && o->want_loads)
-		rc = rp_ingest_loads(s, in.ss, in.load_src, o->sampled_methods_only ? &pr : NULL, o,
-				     err, errlen);
+		rc = rp_ingest_loads(s, in.ss, in.load_src, o->sampled_methods_only ? &pr : NULL,
+				     o);
 	rp_session_finish(s);
 	if (!rc && o->finish)
 		rc = o->finish(o->ctx, in.ss);
+	if (rc < 0)	/* out of memory in the build-ids or the loads, or the caller's finish */
+		say_rc(&in, rc);
 out:
 	rp_prefetch_end(s);	/* a worker left running (an error before the loads) */
 	rp_checks_free(&in.checks);
@@ -536,20 +557,13 @@ static void warn_tee(void *ctx, enum jp_level level, const char *msg)
 int rp_ingest(struct rp_session *s, const struct rp_ingest_opts *opts)
 {
 	struct rp_ingest_opts oc;
-	char err[1024] = "";
-	int rc;
 	struct warn_tee tee = { .s = s };
 	if (JP_OPTS_TAKE(&oc, opts)) {
 		jp_opts_copy(&oc, sizeof(oc), opts);	/* the log is in the part we know */
-		snprintf(err, sizeof(err), "report: unknown ingest options");
-		rc = -EINVAL;
-	} else {
-		tee.next = oc.log;
-		oc.log = (struct jp_log){ warn_tee, &tee };
-		rc = ingest(s, &oc, err, sizeof(err));
-		oc.log = tee.next;
+		jp_logf(&oc.log, JP_LOG_ERROR, "report: unknown ingest options");
+		return -EINVAL;
 	}
-	if (rc < 0)
-		jp_logf(&oc.log, JP_LOG_ERROR, "%s", err[0] ? err : strerror(-rc));
-	return rc;
+	tee.next = oc.log;
+	oc.log = (struct jp_log){ warn_tee, &tee };
+	return ingest(s, &oc);
 }

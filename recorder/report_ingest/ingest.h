@@ -69,12 +69,12 @@ int rp_ingest(struct rp_session *s, const struct rp_ingest_opts *o);
 /* The events a recording can be reported by (--event's names), in file order: each sampled
  * event (perf's dummy and the off-CPU switches left out), then "offcpu" and "wall" when it
  * has off-CPU records. None for a pipe ("-", a FIFO: read once). 0, or -errno with the
- * reason in err. */
+ * reason logged. */
 struct rp_events {
 	char **name;
 	size_t n;
 };
-int rp_recording_events(const char *input, struct rp_events *ev, char *err, size_t errlen);
+int rp_recording_events(const char *input, struct rp_events *ev, const struct jp_log *log);
 void rp_events_free(struct rp_events *ev);
 
 #endif

@@ -33,7 +33,7 @@ void rp_memo_put(struct rp_memo *m, const void *key, const char *val, size_t slo
 void rp_memo_free(struct rp_memo *m);
 
 /* events.c: the event a report reads. rp_pick_event finds the one called name ("cpu-clock"
- * also names "cpu-clock:ppp"); -ENOENT with the file's events listed in err otherwise.
+ * also names "cpu-clock:ppp"); -ENOENT with the file's events listed, logged, otherwise.
  * rp_first_event is the default: the first event the recording asked for (perf record -e
  * a,b: a), leaving out perf's dummy tracking event; NULL when the file does not list its
  * events before its samples (a pipe), where the first event with samples is taken.
@@ -43,7 +43,7 @@ void rp_memo_free(struct rp_memo *m);
 struct pd_reader;
 struct pd_evsel;
 int rp_pick_event(const struct pd_reader *r, const char *name, const char *file,
-		  const struct pd_evsel **out, char *err, size_t errlen);
+		  const struct pd_evsel **out, const struct jp_log *log);
 const struct pd_evsel *rp_first_event(const struct pd_reader *r);
 void rp_warn_other_events(const struct pd_reader *r, const struct pd_evsel *chosen,
 			  const uint64_t *counts, size_t n, const char *asked,
@@ -188,8 +188,7 @@ struct rp_promote {
 	void *ctx;
 };
 int rp_ingest_loads(struct rp_session *s, struct sym_session *ss, const struct rp_load_src *src,
-		    const struct rp_promote *pr, const struct rp_ingest_opts *o, char *err,
-		    size_t errlen);
+		    const struct rp_promote *pr, const struct rp_ingest_opts *o);
 /* dumps.c: the jitdumps beside the jitted ELFs, one per (directory, pid).
  * rp_prefetch_dump starts indexing the one of a jitted ELF's path on a worker, during the
  * replay; rp_dumps_take waits for them and takes them over (rp_ingest_loads), and
@@ -342,12 +341,12 @@ void rp_ingest_unwind_report(const struct ingest *in);
 void rp_ingest_unwind_free(struct ingest *in);
 
 /* offcpu.c: --event offcpu|wall (rp_offcpu_wanted). rp_offcpu_pick finds the evsels (the
- * message in err when the recording lacks them) and sets in->evsel to what on_sample keeps;
+ * message logged when the recording lacks them) and sets in->evsel to what on_sample keeps;
  * rp_offcpu_take gets its samples with their frames (a switch-out is held until the
  * thread's switch-in, rp_offcpu_event, which also reads COMM and EXIT); rp_offcpu_finish
  * ends the intervals still open at the recording's end and lists the threads that never ran. */
 int rp_offcpu_wanted(const char *event);
-int rp_offcpu_pick(struct ingest *in, const char *event, char *err, size_t errlen);
+int rp_offcpu_pick(struct ingest *in, const char *event);
 /* A sample of any event: tid ran (it is not one of the threads that never did). */
 int rp_offcpu_ran(struct ingest *in, uint32_t tid, uint64_t time);
 int rp_offcpu_take(struct ingest *in, const struct pd_event *ev, const struct rp_sample *smp,
@@ -358,11 +357,11 @@ void rp_offcpu_free(struct rp_offcpu *oc);
 
 /* jvmsamples.c: rp_jvmsamples_wanted says whether event is alloc or lock; _pick sets what
  * the session weighs; _mmap notes each jitdump marker the replay meets; _finish adds the
- * companions' samples (the message in err when there are none); _free. */
+ * companions' samples (the message logged when there are none); _free. */
 int rp_jvmsamples_wanted(const char *event);
 void rp_jvmsamples_pick(struct ingest *in, const char *event);
 int rp_jvmsamples_mmap(struct ingest *in, const struct pd_event *ev);
-int rp_jvmsamples_finish(struct ingest *in, char *err, size_t errlen);
+int rp_jvmsamples_finish(struct ingest *in);
 void rp_jvmsamples_free(struct rp_jvmsamples *jv);
 
 #endif

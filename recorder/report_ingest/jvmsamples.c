@@ -232,30 +232,30 @@ static int read_marker(struct ingest *in, const struct jv_marker *mk)
 	return rc == -ENOMEM ? rc : 0;
 }
 
-int rp_jvmsamples_finish(struct ingest *in, char *err, size_t errlen)
+int rp_jvmsamples_finish(struct ingest *in)
 {
+	const struct jp_log *log = &in->o->log;
 	struct rp_jvmsamples *jv = &in->jv;
 	const char *what = jv->kind == JD_SAMPLE_ALLOC ? "alloc" : "lock";
 	int rc = 0;
 
 	jv->class_dso = rp_intern(in->s, jv->kind == JD_SAMPLE_ALLOC ? "[alloc]" : "[lock]");
 	jv->java_dso = rp_intern(in->s, "[java]");
-	if (!jv->class_dso || !jv->java_dso)
-		return -ENOMEM;
-	for (size_t i = 0; i < jv->n && rc >= 0; i++)
+	for (size_t i = 0; i < jv->n && rc >= 0 && jv->class_dso && jv->java_dso; i++)
 		rc = read_marker(in, &jv->m[i]);
-	if (rc < 0)
-		return snprintf(err, errlen, "out of memory reading the JVM's samples"), rc;
+	if (rc < 0 || !jv->class_dso || !jv->java_dso)
+		return jp_logf(log, JP_LOG_ERROR, "out of memory reading the JVM's samples"),
+		       -ENOMEM;
 	if (!jv->n)
-		return snprintf(err, errlen, "%s maps no jitdump: --event %s reads the samples "
-				"the agent writes beside its dump (run the JVM with the agent's "
-				"%s option, e.g. `jitprof profile -e %s`)", in->o->input, what,
-				jv->kind == JD_SAMPLE_ALLOC ? "alloc" : "lock", what), -ENOENT;
+		return jp_logf(log, JP_LOG_ERROR, "%s maps no jitdump: --event %s reads the "
+			       "samples the agent writes beside its dump (run the JVM with the "
+			       "agent's %s option, e.g. `jitprof profile -e %s`)", in->o->input,
+			       what, jv->kind == JD_SAMPLE_ALLOC ? "alloc" : "lock", what), -ENOENT;
 	if (!jv->samples)
-		return snprintf(err, errlen, "%s: its JVM wrote no %s samples (alloc: %llu, lock: "
-				"%llu): run it with the agent's %s option (`jitprof profile -e "
-				"%s`)", in->o->input, what, (unsigned long long)jv->any[0],
-				(unsigned long long)jv->any[1], what, what), -ENOENT;
+		return jp_logf(log, JP_LOG_ERROR, "%s: its JVM wrote no %s samples (alloc: %llu, "
+			       "lock: %llu): run it with the agent's %s option (`jitprof profile "
+			       "-e %s`)", in->o->input, what, (unsigned long long)jv->any[0],
+			       (unsigned long long)jv->any[1], what, what), -ENOENT;
 	/* said as --event's other choices are (events.c): a warning, -q silences it */
 	jp_logf(&in->o->log, JP_LOG_WARN, "reporting %s: %llu samples from the JVM (the "
 		"companion's samples: alloc %llu, lock %llu)%s", what,

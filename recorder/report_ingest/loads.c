@@ -254,11 +254,8 @@ static struct synth_note *sampled_notes(struct rp_session *s, struct sym_session
 }
 
 int rp_ingest_loads(struct rp_session *s, struct sym_session *ss, const struct rp_load_src *src,
-		    const struct rp_promote *pr, const struct rp_ingest_opts *o, char *err,
-		    size_t errlen)
+		    const struct rp_promote *pr, const struct rp_ingest_opts *o)
 {
-	(void)err;
-	(void)errlen;
 	elf_version(EV_CURRENT);
 	struct rp_dumps dumps;
 	rp_dumps_take(s, &dumps);

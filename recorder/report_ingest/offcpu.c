@@ -81,8 +81,9 @@ int rp_offcpu_views(const struct pd_reader *r, const struct pd_evsel **cs)
 	return oncpu && is_clock(oncpu) ? 2 : 1;
 }
 
-int rp_offcpu_pick(struct ingest *in, const char *event, char *err, size_t errlen)
+int rp_offcpu_pick(struct ingest *in, const char *event)
 {
+	const struct jp_log *log = &in->o->log;
 	struct rp_offcpu *oc = &in->offcpu;
 	const struct pd_evsel *oncpu = NULL;
 	const char *file = in->o->input;
@@ -90,20 +91,19 @@ int rp_offcpu_pick(struct ingest *in, const char *event, char *err, size_t errle
 
 	oc->cs = scan(in->r, &switch_records, &oncpu);
 	if (!pd_reader_nr_evsels(in->r))	/* a pipe names its events as they come */
-		return snprintf(err, errlen, "%s: --event %s reads a recording's events before "
-				"its samples, which a pipe does not list: write it to a file", file,
-				event), -EINVAL;
+		return jp_logf(log, JP_LOG_ERROR, "%s: --event %s reads a recording's events "
+			       "before its samples, which a pipe does not list: write it to a "
+			       "file", file, event), -EINVAL;
 	if (!oc->cs || !switch_records)
-		return snprintf(err, errlen, "%s has no off-CPU records (context-switches with "
-				"switch records): record it with `jitprof record --off-cpu`", file),
-		       -ENOENT;
+		return jp_logf(log, JP_LOG_ERROR, "%s has no off-CPU records (context-switches "
+			       "with switch records): record it with `jitprof record --off-cpu`",
+			       file), -ENOENT;
 	oc->wall = !strcmp(event, "wall");
 	if (oc->wall && (!oncpu || !is_clock(oncpu)))
-		return snprintf(err, errlen, "%s: --event wall needs on-CPU samples worth time "
-				"(cpu-clock or task-clock), and its on-CPU event is %s: record "
-				"--off-cpu without -e, or with -e cpu-clock", file,
-				!oncpu ? "missing" : oncpu->name ? oncpu->name : "another"),
-		       -ENOENT;
+		return jp_logf(log, JP_LOG_ERROR, "%s: --event wall needs on-CPU samples worth "
+			       "time (cpu-clock or task-clock), and its on-CPU event is %s: record "
+			       "--off-cpu without -e, or with -e cpu-clock", file,
+			       !oncpu ? "missing" : oncpu->name ? oncpu->name : "another"), -ENOENT;
 	in->evsel = oc->wall ? oncpu : oc->cs;
 	in->s->weigh_time = 1;
 	return 0;

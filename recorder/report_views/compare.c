@@ -82,10 +82,29 @@ static size_t count_range(const struct gen_samples *g, uint64_t lo, uint64_t hi)
 	return n;
 }
 
+/* The methods a pattern matches, refused: -ENOTUNIQ. Formatted here and handed to the log as
+ * it is, not through jp_logf: list's newlines are the message's own lines (its names were
+ * escaped as it was made). */
+static int say_candidates(const struct jp_log *log, const char *method, size_t nr,
+			  const char *list)
+{
+	static const char head[] = "'%s' matches %zu methods, give one exactly:";
+	int n = sio_snprintf_text(NULL, 0, head, method, nr);
+	char *msg = n < 0 ? NULL : malloc((size_t)n + strlen(list) + 1);
+	if (!msg)
+		return jp_logf(log, JP_LOG_ERROR, "out of memory"), -ENOMEM;
+	sio_snprintf_text(msg, (size_t)n + 1, head, method, nr);
+	strcpy(msg + n, list);
+	if (log && log->fn)
+		log->fn(log->ctx, JP_LOG_ERROR, msg);
+	free(msg);
+	return -ENOTUNIQ;
+}
+
 /* Picks the loads: an exact method name (rp_load_title) first, else as --method matches; both
  * generations in one process, the one with the most samples in them when several qualify. */
 static int find_pair(const struct rp_session *s, const char *method, uint32_t ga, uint32_t gb,
-		     uint32_t *ia, uint32_t *ib, char *err, size_t errlen)
+		     uint32_t *ia, uint32_t *ib, const struct jp_log *log)
 {
 	struct rp_name_match nm;
 	rp_name_match_init(&nm, method);
@@ -116,12 +135,8 @@ static int find_pair(const struct rp_session *s, const char *method, uint32_t ga
 		len += n > 0 ? (size_t)n : 0;
 	}
 	if (nr > 1) {
-		int n = sio_snprintf_text(err, errlen, "'%s' matches %zu methods, give one exactly:",
-					  method, nr);
-		if (n >= 0 && (size_t)n < errlen)
-			snprintf(err + n, errlen - (size_t)n, "%s", list);
 		rp_name_match_fini(&nm);
-		return -ENOTUNIQ;
+		return say_candidates(log, method, nr, list);
 	}
 	for (size_t i = 0; i < s->nr_loads; i++) {
 		const struct rp_load *a = &s->loads[i];
@@ -145,8 +160,8 @@ static int find_pair(const struct rp_session *s, const char *method, uint32_t ga
 	}
 	rp_name_match_fini(&nm);
 	if (!found) {
-		sio_snprintf_text(err, errlen, "no process has generations %u and %u of a method %s "
-				  "'%s'", ga, gb, exact ? "named" : "matching", method);
+		jp_logf(log, JP_LOG_ERROR, "no process has generations %u and %u of a method %s "
+			"'%s'", ga, gb, exact ? "named" : "matching", method);
 		return -ENOENT;
 	}
 	return 0;
@@ -541,10 +556,10 @@ static void print_inline_diff(FILE *out, const struct rp_load *la, const struct 
 }
 
 int rp_print_compare(FILE *out, const struct rp_session *s, const char *method,
-		     uint32_t gen_a, uint32_t gen_b, char *err, size_t errlen)
+		     uint32_t gen_a, uint32_t gen_b, const struct jp_log *log)
 {
 	uint32_t ia, ib;
-	int rc = find_pair(s, method, gen_a, gen_b, &ia, &ib, err, errlen);
+	int rc = find_pair(s, method, gen_a, gen_b, &ia, &ib, log);
 	if (rc)
 		return rc;
 	struct gen_samples g[2] = { { .l = &s->loads[ia - 1], .idx = ia },
@@ -577,6 +592,6 @@ int rp_print_compare(FILE *out, const struct rp_session *s, const char *method,
 		free(g[k].frames);
 	}
 	if (rc == -ENOMEM)
-		snprintf(err, errlen, "out of memory");
+		jp_logf(log, JP_LOG_ERROR, "out of memory");
 	return rc;
 }

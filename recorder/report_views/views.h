@@ -74,9 +74,11 @@ int rp_write_jfr(FILE *out, const struct rp_session *s);
 /* The generations view; method NULL = all methods with > 1 generation, else those it names
  * (as --method: as typed, or as a regex when it is one). 0, -ENOMEM, or -EIO (a failed write). */
 int rp_print_generations(FILE *out, const struct rp_session *s, const char *method);
-/* Per source line and per instruction share of two generations of one method. */
+/* Per source line and per instruction share of two generations of one method. 0, or -ENOENT
+ * (no such pair), -ENOTUNIQ (a pattern matching several methods: their names in the message,
+ * one a line) or -ENOMEM, with the reason logged. */
 int rp_print_compare(FILE *out, const struct rp_session *s, const char *method,
-		     uint32_t gen_a, uint32_t gen_b, char *err, size_t errlen);
+		     uint32_t gen_a, uint32_t gen_b, const struct jp_log *log);
 
 const char *rp_frame_name(const struct rp_session *s, const struct rp_frame *f, unsigned tag,
 			  char *buf, size_t len);

@@ -153,13 +153,15 @@ static int find_in_cache(const char *root, const struct sym_build_id *id, const 
 /* The session's provider of in-memory ELFs (jitted code injected without files). */
 static int from_provider(struct sym_session *s, struct sym_dso *d, struct cand *c)
 {
-	char msg[512] = "";
+	struct sess_log said = { s, JP_LOG_WARN, 0 };
 	if (!s->prov.get || !d->bid.size || d->prov_refused)
 		return 0;
 	int rc = s->prov.get(s->prov.ctx, &d->bid, d->long_name, &c->image, &c->len, &c->path,
-			     msg, sizeof(msg));
+			     &(struct jp_log){ sess_log_msg, &said });
+	jp_nomem_check(rc, "building a jitted ELF");	/* not a refusal */
 	if (rc < 0) {
-		sess_msg(s, JP_LOG_WARN, "%s", msg[0] ? msg : strerror(-rc));
+		if (!said.said)
+			sess_msg(s, JP_LOG_WARN, "%s", strerror(-rc));
 		d->prov_refused = 1;
 	}
 	return rc > 0;
@@ -171,14 +173,16 @@ static int from_provider(struct sym_session *s, struct sym_dso *d, struct cand *
  * load_table: a name, not "$..."). */
 static int symbols_from_provider(struct sym_session *s, struct sym_dso *d)
 {
-	char msg[512] = "";
+	struct sess_log said = { s, JP_LOG_WARN, 0 };
 	struct sym_provided p = { 0 };
 	if (!s->prov.get_symbols || !d->bid.size)
 		return 0;
-	int rc = s->prov.get_symbols(s->prov.ctx, &d->bid, d->long_name, &p, msg, sizeof(msg));
+	int rc = s->prov.get_symbols(s->prov.ctx, &d->bid, d->long_name, &p,
+				     &(struct jp_log){ sess_log_msg, &said });
 	jp_nomem_check(rc, "building a jitted ELF's symbols");	/* not a refusal */
 	if (rc < 0) {
-		sess_msg(s, JP_LOG_WARN, "%s", msg[0] ? msg : strerror(-rc));
+		if (!said.said)
+			sess_msg(s, JP_LOG_WARN, "%s", strerror(-rc));
 		d->prov_refused = 1;
 		return -1;
 	}

@@ -4,6 +4,7 @@
  * (ours, perf's jitted ones) resolve as well as gcc's. */
 #include "recorder/symbols/symbols_int.h"
 #include "lib/grow.h"
+#include "lib/nomem.h"
 
 #include <assert.h>
 #include <dlfcn.h>
@@ -117,8 +118,9 @@ int lines_index_cus(Dwarf *dw, struct cu_range **cus, size_t *n_cus)
 	Dwarf_CU *cu = NULL;
 	Dwarf_Die cudie;
 	struct cu_index x = { 0 };
-	int rc = 0;
-	while (!rc && dwarf_get_units(dw, cu, &cu, NULL, NULL, &cudie, NULL) == 0) {
+	int rc = 0, got = 1;
+	while (!rc &&
+	       (errno = 0, got = dwarf_get_units(dw, cu, &cu, NULL, NULL, &cudie, NULL)) == 0) {
 		Dwarf_Addr base, lo, hi;
 		ptrdiff_t off = 0;
 		if (!dwarf_hasattr(&cudie, DW_AT_low_pc) && !dwarf_hasattr(&cudie, DW_AT_ranges)) {
@@ -129,6 +131,10 @@ int lines_index_cus(Dwarf *dw, struct cu_range **cus, size_t *n_cus)
 		while (!rc && (off = dwarf_ranges(&cudie, off, &base, &lo, &hi)) > 0)
 			rc = add_cu_range(&x, lo, hi, dwarf_dieoffset(&cudie));
 	}
+	/* -1 is a failure, not the last unit: out of memory in libdw or libelf (malloc's errno)
+	 * must not read as a file with fewer units, whose addresses then have no line. */
+	if (!rc && got < 0 && errno == ENOMEM)
+		rc = -ENOMEM;
 	if (x.n)
 		qsort(x.v, x.n, sizeof(*x.v), cu_cmp);
 	*cus = x.v;
@@ -157,7 +163,7 @@ void lines_skip_unread(Elf *elf)
 	}
 }
 
-static int dw_open(struct sym_session *s, struct sym_dso *d)
+static int dw_open_once(struct sym_session *s, struct sym_dso *d)
 {
 	if (d->dw_ahead)
 		return dwarf_ahead_take(s, d);
@@ -179,6 +185,12 @@ static int dw_open(struct sym_session *s, struct sym_dso *d)
 		return -EINVAL;
 	}
 	return lines_index_cus(d->dw, &d->cus, &d->n_cus);
+}
+
+/* Out of memory indexing the units is fatal: its callers read any failure as "no lines". */
+static int dw_open(struct sym_session *s, struct sym_dso *d)
+{
+	return jp_nomem_check(dw_open_once(s, d), "indexing a DWARF file's units");
 }
 
 void lines_free(struct sym_dso *d)

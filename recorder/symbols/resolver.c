@@ -44,6 +44,13 @@ void sess_msg(struct sym_session *s, enum jp_level lvl, const char *fmt, ...)
 	s->msgs[s->n_msgs++] = msg;
 }
 
+void sess_log_msg(void *ctx, enum jp_level lvl, const char *msg)
+{
+	struct sess_log *l = ctx;
+	l->said++;
+	sess_msg(l->s, lvl > l->max ? l->max : lvl, "%s", msg);
+}
+
 struct sym_session *sym_session_new(const struct sym_opts *opts)
 {
 	if (!JP_OPTS_VALID(opts, struct sym_opts)) {

@@ -190,11 +190,10 @@ static int unpack_entry(struct archive *a, struct archive_entry *ent, struct sym
 
 static int unpack(struct sym_session *s, const char *file, struct sym_source *src)
 {
-	char err[600];
-	if (!(la = jp_archive_api(err, sizeof(err)))) {
-		sess_msg(s, JP_LOG_ERROR, "%s: cannot read an archive: %s", file, err);
+	struct sess_log said = { s, JP_LOG_ERROR, 0 };
+	if (!(la = jp_archive_api(&(struct jp_log){ sess_log_msg, &said }, file,
+				  "cannot read an archive")))
 		return -ENOTSUP;
-	}
 	int rc = tmpdir_make(&src->tmp);
 	if (rc)
 		return rc;

@@ -132,12 +132,13 @@ struct sym_provided {
 /* An ELF made in memory on demand (jitprof inject --no-elfs leaves no files): asked first,
  * before any other source, for every DSO with a recorded build-id. Returns 1 with *image
  * (malloc'd, the session takes it) and *what (malloc'd, where it came from, for messages),
- * 0 when it does not know the build-id, or -errno with msg set (reported as a warning; the
- * other sources are still tried, and every candidate's build-id is checked as usual).
+ * 0 when it does not know the build-id, or -errno with why logged through log (said as a
+ * warning; the other sources are still tried, and every candidate's build-id is checked as
+ * usual).
  * fini(ctx) runs at sym_session_free. One provider per session; 0 or -EBUSY. */
 struct sym_provider {
 	int (*get)(void *ctx, const struct sym_build_id *id, const char *long_name,
-		   void **image, size_t *len, char **what, char *msg, size_t msglen);
+		   void **image, size_t *len, char **what, const struct jp_log *log);
 	void (*fini)(void *ctx);
 	void *ctx;
 	/* Optional, asked before get: the DSO's symbols without its ELF, for a session that
@@ -145,7 +146,7 @@ struct sym_provider {
 	 * up so). Returns as get does; on 1 the DSO has what *out gives and no ELF (its lines,
 	 * code and file are then not found). */
 	int (*get_symbols)(void *ctx, const struct sym_build_id *id, const char *long_name,
-			   struct sym_provided *out, char *msg, size_t msglen);
+			   struct sym_provided *out, const struct jp_log *log);
 };
 int sym_session_set_provider(struct sym_session *s, const struct sym_provider *p);
 

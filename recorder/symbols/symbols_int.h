@@ -273,6 +273,15 @@ void sess_arena_free(struct sym_session *s);
 /* resolver.c */
 void sess_msg(struct sym_session *s, enum jp_level lvl, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* sess_msg as a jp_log (fn sess_log_msg, ctx a struct sess_log) for what a callee logs: said
+ * once like the session's own messages, at most at level max (a provider's refusal is the
+ * session's warning: other sources are still tried); said counts them. */
+struct sess_log {
+	struct sym_session *s;
+	enum jp_level max;
+	int said;
+};
+void sess_log_msg(void *ctx, enum jp_level lvl, const char *msg);
 
 /* cxxnames.c: the name perf shows for a raw symbol name (interned), or raw itself */
 const char *sess_demangle(struct sym_session *s, const char *raw);

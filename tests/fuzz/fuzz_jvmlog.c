@@ -28,7 +28,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		devnull = fopen("/dev/null", "w");
 	}
 	fz_fill(log_fd, data, size);
-	if (rp_jvmlog_open(&jl, path, err, sizeof(err)))
+	if (rp_jvmlog_open(&jl, path, JP_ERRBUF_LOG(err)))
 		return 0;
 	if (rp_session_new(&s) == 0) {
 		rp_set_span(s, 0, 2000000000ull);
@@ -40,7 +40,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			rp_add_load(s, &l);
 		}
 		rp_session_finish(s);
-		if (rp_session_join_jvmlog(s, jl, err, sizeof(err)) == 0 && devnull)
+		if (rp_session_join_jvmlog(s, jl, JP_ERRBUF_LOG(err)) == 0 && devnull)
 			rp_print_generations(devnull, s, "A");
 		rp_session_free(s);
 	}

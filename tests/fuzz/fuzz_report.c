@@ -145,14 +145,12 @@ static void out_jfr(struct rp_session *s, struct rp_hist *h)
 static void out_generations(struct rp_session *s, struct rp_hist *h)
 {
 	(void)h;
-	char err[256];
 	rp_print_generations(devnull, s, NULL);
 	struct rp_gen_view v;
 	if (rp_gen_view_build(&v, s, NULL) == 0) {
 		for (size_t m = 0; m < v.nr_methods; m++)
 			if (v.methods[m].nr_rows >= 2)
-				rp_print_compare(devnull, s, v.methods[m].method, 1, 2, err,
-						 sizeof(err));
+				rp_print_compare(devnull, s, v.methods[m].method, 1, 2, NULL);
 		rp_gen_view_free(&v);
 	}
 }
@@ -181,7 +179,7 @@ static void outputs(struct rp_session *s, const uint8_t *data, size_t size)
 	enum rp_key keys[RP_MAX_KEYS];
 	int nr = 0;
 	char err[256];
-	if (rp_parse_sort("comm,dso,sym,srcline,generation", keys, &nr, err, sizeof(err)))
+	if (rp_parse_sort("comm,dso,sym,srcline,generation", keys, &nr, JP_ERRBUF_LOG(err)))
 		abort();
 	struct rp_hist h;
 	int have_hist = rp_hist_build(&h, s, keys, nr, 1) == 0;

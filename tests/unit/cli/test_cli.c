@@ -2,6 +2,7 @@
  * their temp name, and devices are written in place instead of being renamed over. */
 #include <criterion/criterion.h>
 #include <criterion/redirect.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -114,6 +115,24 @@ Test(say, own_newlines_are_lines, .init = cr_redirect_stderr)
 	fflush(stderr);
 	cr_assert_stderr_eq_str("jitprof t: error: 'x\\x0a' matches 2:\n  a.b\\x0afake: line\n"
 				"jitprof t: error: --compare: one\n  two\\x1b\n");
+}
+
+/* Issue 39: a library's error comes whole through a cli_log (it was cut at 1024 bytes), after
+ * the caller's lead; a warning before it goes out first, as a warning. */
+Test(say, log_error_whole_after_lead, .init = cr_redirect_stderr)
+{
+	static char path[3001], want[3200];
+	memset(path, 'p', 3000);
+	cli_set_command("t");
+	struct cli_log l = { .lead = "--jvm-log: " };
+	jp_logf(&CLI_LOG(&l), JP_LOG_WARN, "first");
+	jp_logf(&CLI_LOG(&l), JP_LOG_ERROR, "%s: not a log", path);
+	cr_assert_eq(cli_log_done(&l, -EINVAL), 1);
+	cr_assert_null(l.held);
+	fflush(stderr);
+	snprintf(want, sizeof(want), "jitprof t: warning: first\njitprof t: error: --jvm-log: %s: "
+		 "not a log\n", path);
+	cr_assert_stderr_eq_str(want);
 }
 
 /* Issue 34 finding 12: the same for a right-to-left override and a line separator. */

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -314,6 +315,61 @@ Test(run, not_perf_data_says_where_and_why, .fini = rf_cleanup)
 	cr_assert_eq(inj_run(&o, &st), -EINVAL);
 	snprintf(want, sizeof(want), "%s: offset 0: not a perf.data file (bad magic)", path);
 	cr_assert_str_eq(err, want);
+}
+
+static void keep_whole(void *ctx, enum jp_level level, const char *msg)
+{
+	char **kept = ctx;
+	if (level == JP_LOG_ERROR && !*kept)
+		*kept = strdup(msg);
+}
+
+/* A 1,300-byte directory under dir, made: its path in buf. */
+static void long_dir(char *buf, size_t len)
+{
+	char part[251];
+	memset(part, 'p', 250);
+	part[250] = 0;
+	size_t n = (size_t)snprintf(buf, len, "%s", dir);
+	for (int i = 0; i < 5; i++) {
+		n += (size_t)snprintf(buf + n, len - n, "/%s", part);
+		cr_assert_eq(mkdir(buf, 0755), 0);
+	}
+}
+
+/* The run's own message (the clock refusal) naming a 1,300-byte input comes whole: it was
+ * cut at the 1 KiB of the run's err buffer, before its advice. */
+Test(run, long_path_error_comes_whole, .fini = rf_cleanup)
+{
+	rf_make_input(0);
+	int fd = open(data, O_RDWR);
+	struct { uint64_t magic, size, attr_size, off, sz; } h;
+	uint64_t flags;
+	cr_assert_eq(pread(fd, &h, sizeof(h), 0), (ssize_t)sizeof(h));
+	cr_assert_eq(pread(fd, &flags, 8, (off_t)h.off + 40), 8);
+	flags &= ~(1ull << 25);	/* use_clockid, as refuses_a_recording_off_the_dumps_clock */
+	cr_assert_eq(pwrite(fd, &flags, 8, (off_t)h.off + 40), 8);
+	close(fd);
+	char path[1400];
+	long_dir(path, sizeof(path));
+	strcat(path, "/perf.data");
+	size_t len;
+	void *bytes = tu_read_file(data, &len);
+	cr_assert_eq(tu_write_file(path, bytes, len), 0);
+	free(bytes);
+	char *msg = NULL;
+	int ofd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	struct inj_opts o = { .sz = sizeof(o), .input = path, .output = out, .out_fd = ofd,
+			      .threads = 1, .log = { keep_whole, &msg } };
+	struct inj_stats st;
+	cr_assert_lt(inj_run(&o, &st), 0);
+	close(ofd);
+	cr_assert_not_null(msg);
+	cr_expect(strstr(msg, path), "the input cut: %s", msg);
+	static const char advice[] = "jitprof record -k mono)";
+	size_t n = strlen(msg);
+	cr_expect(n > sizeof(advice) && !strcmp(msg + n - (sizeof(advice) - 1), advice), "%s", msg);
+	free(msg);
 }
 
 /* The origins section of out, decoded. */

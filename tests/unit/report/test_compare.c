@@ -94,7 +94,7 @@ static struct rp_session *two_gens(void)
 static int print_cmp(FILE *fp, void *arg)
 {
 	char err[256];
-	return rp_print_compare(fp, arg, "Foo.run()", 1, 2, err, sizeof(err));
+	return rp_print_compare(fp, arg, "Foo.run()", 1, 2, JP_ERRBUF_LOG(err));
 }
 
 Test(compare, aligned_listing)
@@ -131,10 +131,44 @@ Test(compare, ambiguous_pattern_lists_candidates)
 {
 	struct rp_session *s = two_gens();
 	char err[1024];
-	cr_assert_eq(rp_print_compare(stdout, s, "Foo\\.(run|other)", 1, 2, err, sizeof(err)),
+	cr_assert_eq(rp_print_compare(stdout, s, "Foo\\.(run|other)", 1, 2, JP_ERRBUF_LOG(err)),
 		     -ENOTUNIQ);
 	cr_assert(strstr(err, "matches 2 methods"), "%s", err);
 	cr_assert(strstr(err, "Foo.run()") && strstr(err, "Foo.other()"), "%s", err);
-	cr_assert_eq(rp_print_compare(stdout, s, "Foo\\.nothing", 1, 2, err, sizeof(err)), -ENOENT);
+	cr_assert_eq(rp_print_compare(stdout, s, "Foo\\.nothing", 1, 2, JP_ERRBUF_LOG(err)),
+		     -ENOENT);
+	rp_session_free(s);
+}
+
+static void keep_whole(void *ctx, enum jp_level level, const char *msg)
+{
+	char **kept = ctx;
+	if (level == JP_LOG_ERROR && !*kept)
+		*kept = strdup(msg);
+}
+
+/* The candidates of an ambiguous pattern come whole, one a line, however long their names:
+ * 12 names of ~200 bytes are more than the 512 (then 1024) bytes the message used to be cut
+ * at. */
+Test(compare, ambiguous_pattern_lists_every_candidate_whole)
+{
+	struct rp_session *s = rt_session();
+	char name[12][256];
+	for (int i = 0; i < 12; i++) {
+		snprintf(name[i], sizeof(name[i]), "Foo.m%02d_%0190d()", i, 0);
+		rt_load(s, 5, name[i], 1, 0, 0, 0x1000 + 0x100 * (uint64_t)i, 0x40);
+	}
+	rp_session_finish(s);
+	char *msg = NULL;
+	struct jp_log log = { keep_whole, &msg };
+	cr_assert_eq(rp_print_compare(stdout, s, "Foo\\.m", 1, 2, &log), -ENOTUNIQ);
+	cr_assert_not_null(msg);
+	cr_expect(strstr(msg, "'Foo\\.m' matches 12 methods, give one exactly:"), "%s", msg);
+	for (int i = 0; i < 12; i++) {
+		char line[sizeof(name[i]) + 4];
+		snprintf(line, sizeof(line), "\n  %.255s", name[i]);
+		cr_expect(strstr(msg, line), "%s missing from: %s", name[i], msg);
+	}
+	free(msg);
 	rp_session_free(s);
 }

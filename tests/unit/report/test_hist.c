@@ -24,15 +24,15 @@ Test(hist, parse_sort)
 	enum rp_key keys[RP_MAX_KEYS];
 	int n;
 	char err[256];
-	cr_assert_eq(rp_parse_sort("comm,dso,sym", keys, &n, err, sizeof(err)), 0);
+	cr_assert_eq(rp_parse_sort("comm,dso,sym", keys, &n, JP_ERRBUF_LOG(err)), 0);
 	cr_assert_eq(n, 3);
 	cr_assert_eq(keys[0], RP_KEY_COMM);
 	cr_assert_eq(keys[2], RP_KEY_SYM);
-	cr_assert_eq(rp_parse_sort("srcline,generation,pid", keys, &n, err, sizeof(err)), 0);
+	cr_assert_eq(rp_parse_sort("srcline,generation,pid", keys, &n, JP_ERRBUF_LOG(err)), 0);
 	cr_assert_eq(keys[1], RP_KEY_GENERATION);
-	cr_assert_eq(rp_parse_sort("dso,bogus", keys, &n, err, sizeof(err)), -EINVAL);
+	cr_assert_eq(rp_parse_sort("dso,bogus", keys, &n, JP_ERRBUF_LOG(err)), -EINVAL);
 	cr_assert(strstr(err, "bogus"), "%s", err);
-	cr_assert_eq(rp_parse_sort("", keys, &n, err, sizeof(err)), -EINVAL);
+	cr_assert_eq(rp_parse_sort("", keys, &n, JP_ERRBUF_LOG(err)), -EINVAL);
 }
 
 Test(hist, perf_row_order)

@@ -96,7 +96,7 @@ static struct rp_jvmlog *open_ok(const char *path)
 {
 	struct rp_jvmlog *jl;
 	char err[512] = "";
-	cr_assert_eq(rp_jvmlog_open(&jl, path, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(rp_jvmlog_open(&jl, path, JP_ERRBUF_LOG(err)), 0, "%s", err);
 	return jl;
 }
 
@@ -160,16 +160,16 @@ Test(jvmlog, not_a_compilation_log)
 	struct rp_jvmlog *jl = (void *)1;
 	char err[512];
 	char *html = write_log("x.html", "<html><body/></html>\n", NULL);
-	cr_assert_eq(rp_jvmlog_open(&jl, html, err, sizeof(err)), -EINVAL);
+	cr_assert_eq(rp_jvmlog_open(&jl, html, JP_ERRBUF_LOG(err)), -EINVAL);
 	cr_assert_null(jl);
 	cr_assert(strstr(err, "x.html: not a HotSpot compilation log"), "%s", err);
 	char *bin = write_log("x.bin", "\x7f" "ELF\x02\x01", NULL);
-	cr_assert_eq(rp_jvmlog_open(&jl, bin, err, sizeof(err)), -EINVAL);
+	cr_assert_eq(rp_jvmlog_open(&jl, bin, JP_ERRBUF_LOG(err)), -EINVAL);
 	cr_assert(strstr(err, "x.bin: not a HotSpot compilation log at byte"), "%s", err);
 	char *empty = write_log("empty.log", "", NULL);
-	cr_assert_eq(rp_jvmlog_open(&jl, empty, err, sizeof(err)), -EINVAL);
+	cr_assert_eq(rp_jvmlog_open(&jl, empty, JP_ERRBUF_LOG(err)), -EINVAL);
 	cr_assert(strstr(err, "empty.log"), "%s", err);
-	cr_assert_lt(rp_jvmlog_open(&jl, "/nonexistent/j.log", err, sizeof(err)), 0);
+	cr_assert_lt(rp_jvmlog_open(&jl, "/nonexistent/j.log", JP_ERRBUF_LOG(err)), 0);
 	cr_assert(strstr(err, "/nonexistent/j.log"), "%s", err);
 	free(html);
 	free(bin);
@@ -206,7 +206,7 @@ static void check_joined(int with_ids)
 	struct rp_jvmlog *jl = open_ok(path);
 	uint32_t l[4];
 	struct rp_session *s = session_for_log(4242, with_ids, l);
-	cr_assert_eq(rp_session_join_jvmlog(s, jl, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(rp_session_join_jvmlog(s, jl, JP_ERRBUF_LOG(err)), 0, "%s", err);
 	for (int i = 0; i < 4; i++)
 		cr_assert_eq(rp_load_at(s, l[i])->jvm, rp_jvmlog_find(jl, i + 1), "load %d", i);
 	struct rp_gen_view v;
@@ -243,7 +243,7 @@ Test(jvmlog, another_process_refused)
 	struct rp_jvmlog *jl = open_ok(path);
 	uint32_t l[4];
 	struct rp_session *s = session_for_log(777, 1, l);
-	cr_assert_eq(rp_session_join_jvmlog(s, jl, err, sizeof(err)), -ESRCH);
+	cr_assert_eq(rp_session_join_jvmlog(s, jl, JP_ERRBUF_LOG(err)), -ESRCH);
 	cr_assert(strstr(err, "process 4242"), "%s", err);
 	cr_assert(strstr(err, "777"), "%s", err);
 	rp_session_free(s);
@@ -251,7 +251,7 @@ Test(jvmlog, another_process_refused)
 	s = rt_session();
 	rt_load(s, 4242, "x", 1, 5, 0, 0x9000, 16);
 	rp_session_finish(s);
-	cr_assert_eq(rp_session_join_jvmlog(s, jl, err, sizeof(err)), -ESRCH);
+	cr_assert_eq(rp_session_join_jvmlog(s, jl, JP_ERRBUF_LOG(err)), -ESRCH);
 	cr_assert(strstr(err, "no compile id or code address"), "%s", err);
 	rp_session_free(s);
 	rp_jvmlog_free(jl);
@@ -360,7 +360,7 @@ Test(jvmlog, hostile_input, .timeout = 30)
 		"<!ENTITY h '&g;&g;&g;&g;&g;&g;&g;&g;&g;&g;'>\n]>\n"
 		"<hotspot_log process='1'><tty><nmethod compile_id='5' method='&h;' entry='0x10' "
 		"stamp='0.1'/></tty></hotspot_log>\n", NULL);
-	int rc = rp_jvmlog_open(&jl, lol, err, sizeof(err));
+	int rc = rp_jvmlog_open(&jl, lol, JP_ERRBUF_LOG(err));
 	if (!rc) {
 		const struct rp_jvm_code *c = rp_jvmlog_find(jl, 5);
 		cr_assert(!c || !c->method || strlen(c->method) < 1000000, "entities expanded");
@@ -377,7 +377,7 @@ Test(jvmlog, hostile_input, .timeout = 30)
 		"<method id='99999999' holder='-1' name='n'/><parse method='5'><parse method='6'>"
 		"<call method='99999999'/><inline_success reason='x'/></parse></parse></task>"
 		"</compilation_log></hotspot_log>\n", NULL);
-	cr_assert_eq(rp_jvmlog_open(&jl, odd, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(rp_jvmlog_open(&jl, odd, JP_ERRBUF_LOG(err)), 0, "%s", err);
 	cr_assert_null(rp_jvmlog_find(jl, -3));
 	cr_assert_eq(rp_jvmlog_find(jl, 7)->end, RP_END_REPLACED, "not entrant, no trap before");
 	cr_assert_eq(rp_jvmlog_find(jl, 8)->nr_inl, 1, "a call with a verdict counts once");
@@ -414,7 +414,7 @@ Test(jvmlog, json_fields)
 	struct jd_ext_inline in = { .nr_methods = 2, .nr_pcs = 2, .methods = meth, .pcs = pcs,
 				    .flags = JD_INLINE_BCI };
 	rp_keep_call_sites(s, &in, rp_load_at(s, l[2]));
-	cr_assert_eq(rp_session_join_jvmlog(s, jl, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(rp_session_join_jvmlog(s, jl, JP_ERRBUF_LOG(err)), 0, "%s", err);
 	char *out = rt_capture(print_json_gens, s);
 	static const char *const want[] = {
 		"\"method\": \"A m ()V\", \"bci\": 26, \"by_gen\": null, \"line\": 33}",
@@ -517,7 +517,7 @@ Test(jvmlog, stamps_out_of_range_are_none)
 		uint32_t l = rt_load(s, 4242, "A.m()", 1, UINT64_MAX / 2, 0, 0x1000, 100);
 		rp_load_at(s, l)->compile_id = 1;
 		rp_session_finish(s);
-		cr_expect_eq(rp_session_join_jvmlog(s, jl, err, sizeof(err)), 0, "%s", err);
+		cr_expect_eq(rp_session_join_jvmlog(s, jl, JP_ERRBUF_LOG(err)), 0, "%s", err);
 		rp_session_free(s);
 		rp_jvmlog_free(jl);
 		free(path);

@@ -89,7 +89,7 @@ Test(jvmlog_guard, log_with_doctype_read_and_said)
 {
 	char *path = write_file("b.log", LOG, sizeof(LOG) - 1), err[512] = "";
 	struct rp_jvmlog *jl;
-	cr_assert_eq(rp_jvmlog_open(&jl, path, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(rp_jvmlog_open(&jl, path, JP_ERRBUF_LOG(err)), 0, "%s", err);
 	cr_assert_eq(rp_jvmlog_pid(jl), 7);
 	cr_assert_not_null(rp_jvmlog_find(jl, 5));
 	cr_assert_null(rp_jvmlog_cut(jl), "%s", rp_jvmlog_cut(jl));
@@ -115,7 +115,7 @@ Test(jvmlog_guard, entities_not_expanded)
 		"</tty></hotspot_log>\n";
 	char *path = write_file("e.log", ent, sizeof(ent) - 1), err[512] = "";
 	struct rp_jvmlog *jl;
-	cr_assert_eq(rp_jvmlog_open(&jl, path, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(rp_jvmlog_open(&jl, path, JP_ERRBUF_LOG(err)), 0, "%s", err);
 	cr_assert_str_eq(rp_jvmlog_find(jl, 4)->method, "A<A'&\"> m ()V");
 	cr_assert_str_eq(rp_jvmlog_find(jl, 5)->method, "?e;?ap;?");
 	cr_assert_null(rp_jvmlog_cut(jl), "%s", rp_jvmlog_cut(jl));
@@ -131,7 +131,7 @@ Test(jvmlog_guard, entities_not_expanded)
 	for (size_t i = 0; i < len; i++)
 		u16[2 + 2 * i] = ent[i], u16[3 + 2 * i] = 0;
 	char *p16 = write_file("e16.log", u16, 2 * len + 2);
-	cr_assert_eq(rp_jvmlog_open(&jl, p16, err, sizeof(err)), -EINVAL);
+	cr_assert_eq(rp_jvmlog_open(&jl, p16, JP_ERRBUF_LOG(err)), -EINVAL);
 	cr_assert(strstr(err, "e16.log: not a HotSpot compilation log at byte"), "%s", err);
 	free(u16);
 	free(p16);
@@ -156,7 +156,7 @@ Test(jvmlog_guard, attributes_past_the_cap_dropped_and_said)
 	cr_assert_null(strstr(out, "stamp"), "blanked");
 	cr_assert_eq(g->attrs_dropped, 103);
 	struct rp_jvmlog *jl;
-	cr_assert_eq(rp_jvmlog_open(&jl, path, err, sizeof(err)), 0, "%s", err);
+	cr_assert_eq(rp_jvmlog_open(&jl, path, JP_ERRBUF_LOG(err)), 0, "%s", err);
 	cr_assert_eq(rp_jvmlog_find(jl, 5)->entry, 0x10);
 	const char *n = rp_jvmlog_notes(jl);
 	cr_assert(n && strstr(n, "attrs.log: 103 attributes past 256 in one element ignored, the "
@@ -174,7 +174,7 @@ static double seconds_to_read(const char *path)
 	struct rp_jvmlog *jl;
 	char err[512] = "";
 	clock_gettime(CLOCK_MONOTONIC, &a);
-	int rc = rp_jvmlog_open(&jl, path, err, sizeof(err));
+	int rc = rp_jvmlog_open(&jl, path, JP_ERRBUF_LOG(err));
 	clock_gettime(CLOCK_MONOTONIC, &b);
 	cr_assert_eq(rc, 0, "%s", err);
 	rp_jvmlog_free(jl);

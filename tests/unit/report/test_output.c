@@ -294,7 +294,7 @@ static int compare(FILE *fp, void *arg)
 {
 	struct cmp_arg *c = arg;
 	char err[256];
-	int rc = rp_print_compare(fp, c->s, c->m, c->a, c->b, err, sizeof(err));
+	int rc = rp_print_compare(fp, c->s, c->m, c->a, c->b, JP_ERRBUF_LOG(err));
 	if (rc)
 		fprintf(fp, "error: %s", err);
 	return 0;

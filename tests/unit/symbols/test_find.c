@@ -423,25 +423,29 @@ struct prov_ctx {
 	int calls, fini, fail;
 };
 
-/* Whether p answers for id: 1, 0 (not its id) or its refusal (p->fail). */
-static int prov_answers(struct prov_ctx *p, const struct sym_build_id *id, char *msg,
-			size_t msglen)
+/* Whether p answers for id: 1, 0 (not its id) or its refusal (p->fail), said as an error
+ * naming a 600-byte path (the session used to cut it at 512 bytes). */
+static int prov_answers(struct prov_ctx *p, const struct sym_build_id *id,
+			const struct jp_log *log)
 {
 	if (!sym_build_id_equal(id, &p->id))
 		return 0;
 	p->calls++;
 	if (p->fail) {
-		snprintf(msg, msglen, "the dump changed: refused");
+		char dir[601];
+		memset(dir, 'd', 600);
+		dir[600] = 0;
+		jp_logf(log, JP_LOG_ERROR, "/%s/jit-1.dump: the dump changed: refused", dir);
 		return -ESTALE;
 	}
 	return 1;
 }
 
 static int prov_get(void *ctx, const struct sym_build_id *id, const char *long_name,
-		    void **image, size_t *len, char **what, char *msg, size_t msglen)
+		    void **image, size_t *len, char **what, const struct jp_log *log)
 {
 	struct prov_ctx *p = ctx;
-	int rc = prov_answers(p, id, msg, msglen);
+	int rc = prov_answers(p, id, log);
 	(void)long_name;
 	if (rc <= 0)
 		return rc;
@@ -486,16 +490,16 @@ Test(find, provider_serves_elfs_that_have_no_file)
 	cr_assert_eq(st_map(s, 9, gone, so, BASE, &p.id), 0);
 	cr_assert_eq(sym_resolve(s, 9, BASE + st_nm_addr(so, "work") + 4, 2, 2, 0, &r), 0);
 	cr_expect_null(r.sym);
-	cr_expect(strstr(st_msgs, "the dump changed: refused"), "%s", st_msgs);
+	cr_expect(strstr(st_msgs, "ddd/jit-1.dump: the dump changed: refused\n"), "%s", st_msgs);
 	sym_session_free(s);
 	free(so), free(gone);
 }
 
 /* The symbols-only shortcut: a DSO's symbol and layout without an ELF. */
 static int prov_symbols(void *ctx, const struct sym_build_id *id, const char *long_name,
-			struct sym_provided *out, char *msg, size_t msglen)
+			struct sym_provided *out, const struct jp_log *log)
 {
-	int rc = prov_answers(ctx, id, msg, msglen);
+	int rc = prov_answers(ctx, id, log);
 	(void)long_name;
 	if (rc <= 0)
 		return rc;
@@ -545,7 +549,7 @@ Test(find, provider_gives_symbols_without_an_elf)
 	cr_assert_eq(sym_mmap(s, 9, 9, 0x900000, 0x200, 0x100, gone, p.id.data, 20, 2, 1), 0);
 	cr_assert_eq(sym_resolve(s, 9, 0x900050, 3, 2, 0, &r), 0);
 	cr_expect_null(r.sym);
-	cr_expect(strstr(st_msgs, "the dump changed: refused"), "%s", st_msgs);
+	cr_expect(strstr(st_msgs, "ddd/jit-1.dump: the dump changed: refused\n"), "%s", st_msgs);
 	cr_expect_eq(p.calls, 1, "get is not asked after get_symbols refused");
 	sym_session_free(s);
 	free(gone);
