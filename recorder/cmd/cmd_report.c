@@ -1,6 +1,7 @@
 /* cmd_report.c - `jitprof report`: reads a (jit-injected) perf.data, resolves symbols by
  * build-id, and prints perf's overhead table, a call graph, the generations view, a compare
- * of two generations, JSON, folded stacks or a flame graph. The work is in recorder/report/. */
+ * of two generations, JSON, folded stacks or a flame graph. This file parses the command
+ * line; the run is report_exec (cmd_report_run.c), the work in recorder/report/. */
 #include <errno.h>
 #include <getopt.h>
 #include <signal.h>
@@ -8,7 +9,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "lib/opts.h"
 #include "recorder/cmd/cli.h"
 #include "recorder/cmd/cmd_report.h"
 #include "recorder/report/report.h"
