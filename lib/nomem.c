@@ -15,7 +15,7 @@ void jp_nomem_prefix(const char *p)
 	prefix = p;
 }
 
-static void put(const char *s)
+void jp_put_stderr(const char *s)
 {
 	size_t n = strlen(s);
 	while (n) {
@@ -33,10 +33,10 @@ static _Noreturn void stop(const char *head, const char *what, const char *tail)
 	if (atomic_flag_test_and_set(&said))
 		for (;;)
 			pause();	/* the first thread is exiting the process */
-	put(prefix);
-	put(head);
-	put(what);
-	put(tail);
+	jp_put_stderr(prefix);
+	jp_put_stderr(head);
+	jp_put_stderr(what);
+	jp_put_stderr(tail);
 	exit(1);
 }
 

@@ -20,6 +20,10 @@ _Noreturn void jp_fatal(const char *what);
  * outlive the process's last jp_nomem. */
 void jp_nomem_prefix(const char *prefix);
 
+/* s written whole to stderr with write(2), no stdio, no allocation: fit for a signal handler
+ * (a write that fails ends it). */
+void jp_put_stderr(const char *s);
+
 /* rc as it is, unless it is -ENOMEM: then jp_nomem(what). For a result about to be read as
  * "absent" or "damaged". */
 static inline int jp_nomem_check(int rc, const char *what)

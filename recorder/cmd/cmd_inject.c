@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "recorder/cmd/cli.h"
+#include "recorder/cmd/cmd_inject.h"
 #include "recorder/inject/inject.h"
 #include "synth/synth.h"
 
@@ -200,6 +201,52 @@ static int elfs_for_cmd(const char *injected, const char *cache, int threads, in
 	return 0;
 }
 
+int inject_write(struct inj_opts *o)
+{
+	struct cli_outfile out;
+	int rc;
+
+	if ((rc = cli_outfile_open(&out, o->output)) < 0)
+		return cli_error("%s: %s", o->output, sio_strerror(rc));
+	o->out_fd = out.fd;
+	/* '-' is pipe mode even when stdout is a regular file, as perf: `cat out | report -i -`
+	 * must read it. */
+	o->out_pipe = out.unseekable || out.is_stdout;
+	struct cli_log log = { .fn = on_warn };
+	o->log = CLI_LOG(&log);
+	o->progress_bytes = on_progress;
+	if (isatty(STDERR_FILENO))
+		o->progress_elfs = on_progress_elfs;
+
+	struct inj_stats st;
+	rc = inj_run(o, &st);
+	cli_progress_end();
+	if (rc < 0)
+		cli_outfile_abort(&out);
+	if (cli_log_done(&log, rc))
+		return 1;
+	if ((rc = cli_outfile_commit(&out)) < 0)
+		return cli_error("%s: %s", o->output, sio_strerror(rc));
+	summary(o, &st, o->cache_root);
+	/* Asked to inject and nothing was: a forgotten agent must not pass for success. The
+	 * output is still a faithful copy, for pipelines that go on regardless. */
+	if (!st.dumps) {
+		if (st.dumps_missing)
+			return cli_error("none of the %llu jitdump(s) %s names could be read: "
+					 "nothing injected (moved? use --jit-dir DIR)",
+					 (unsigned long long)st.dumps_missing, o->input), 3;
+		/* A native program's dwarf recording: the unwound stacks are what it asked. */
+		if (st.stacks.rewritten) {
+			cli_info("%s names no jitdump: only its user stacks were unwound", o->input);
+			return 0;
+		}
+		return cli_error("%s names no jitdump (no jit-PID.dump mapping: the program ran "
+				 "without a JIT agent, e.g. java -agentpath:libagent.so, or "
+				 "node --perf-prof): nothing injected", o->input), 3;
+	}
+	return 0;
+}
+
 int cmd_inject(int argc, char **argv)
 {
 	struct inj_opts o = { .sz = sizeof(struct inj_opts), .input = "perf.data" };
@@ -284,44 +331,5 @@ int cmd_inject(int argc, char **argv)
 	if ((rc = cli_refuse_binary_tty(o.output, "perf.data")))
 		return rc;
 
-	struct cli_outfile out;
-	if ((rc = cli_outfile_open(&out, o.output)) < 0)
-		return cli_error("%s: %s", o.output, sio_strerror(rc));
-	o.out_fd = out.fd;
-	/* '-' is pipe mode even when stdout is a regular file, as perf: `cat out | report -i -`
-	 * must read it. */
-	o.out_pipe = out.unseekable || out.is_stdout;
-	struct cli_log log = { .fn = on_warn };
-	o.log = CLI_LOG(&log);
-	o.progress_bytes = on_progress;
-	if (isatty(STDERR_FILENO))
-		o.progress_elfs = on_progress_elfs;
-
-	struct inj_stats st;
-	rc = inj_run(&o, &st);
-	cli_progress_end();
-	if (rc < 0)
-		cli_outfile_abort(&out);
-	if (cli_log_done(&log, rc))
-		return 1;
-	if ((rc = cli_outfile_commit(&out)) < 0)
-		return cli_error("%s: %s", o.output, sio_strerror(rc));
-	summary(&o, &st, o.cache_root);
-	/* Asked to inject and nothing was: a forgotten agent must not pass for success. The
-	 * output is still a faithful copy, for pipelines that go on regardless. */
-	if (!st.dumps) {
-		if (st.dumps_missing)
-			return cli_error("none of the %llu jitdump(s) %s names could be read: "
-					 "nothing injected (moved? use --jit-dir DIR)",
-					 (unsigned long long)st.dumps_missing, o.input), 3;
-		/* A native program's dwarf recording: the unwound stacks are what it asked. */
-		if (st.stacks.rewritten) {
-			cli_info("%s names no jitdump: only its user stacks were unwound", o.input);
-			return 0;
-		}
-		return cli_error("%s names no jitdump (no jit-PID.dump mapping: the program ran "
-				 "without a JIT agent, e.g. java -agentpath:libagent.so, or "
-				 "node --perf-prof): nothing injected", o.input), 3;
-	}
-	return 0;
+	return inject_write(&o);
 }

@@ -4,9 +4,10 @@
  * (--call-graph dwarf: no frame pointers needed, interpreted frames named), others' walked by
  * frame pointers (-g), unless --call-graph says otherwise;
  * attach: libagent.so is loaded through the JVM's attach listener (cmd_profile_attach.c), the
- * process is recorded, then the agent is stopped. Either way inject and report follow, as
- * child processes of this same executable, and the data stays in OUT.jitprof/ (what is read
- * from it between the steps: cmd_profile_data.c). */
+ * process is recorded, then the agent is stopped. Either way inject and report follow, in
+ * this process (cmd_profile_steps.c: only the recording is a child, `jitprof record`, which
+ * starts the program), and the data stays in OUT.jitprof/ (what is read from it between the
+ * steps: cmd_profile_data.c). */
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -30,12 +31,14 @@ static volatile sig_atomic_t recorded;	/* the recording is over: a signal now en
 static volatile pid_t recording_pid;
 
 /* Ctrl-C (or SIGTERM) ends the recording, not the profile: inject and report still run. One
- * that comes after the recording ends the profile (the running step is stopped). */
+ * that comes after the recording ends the profile: in inject or report, there and then
+ * (profile_step_signal); between steps, when the flag is next looked at. */
 static void on_signal(int sig)
 {
 	profile_signal = sig;
 	if (recording_pid > 0)
 		kill(recording_pid, SIGINT);
+	profile_step_signal(sig);
 }
 
 /* -e: wall and offcpu make the recording --off-cpu; alloc and lock are the agent's (its
@@ -142,14 +145,12 @@ static int parse_args(struct profile *p, int argc, char **argv)
 	return 0;
 }
 
-/* Starts exe with args; its stdout goes to out_fd when >= 0. */
-static pid_t spawn(const char *exe, char *const *args, int out_fd)
+/* Starts exe with args: the recording, the one child process of a profile. */
+static pid_t spawn(const char *exe, char *const *args)
 {
 	pid_t pid = fork();
 
 	if (pid == 0) {
-		if (out_fd >= 0 && dup2(out_fd, STDOUT_FILENO) < 0)
-			_exit(127);
 		execv(exe, args);
 		fprintf(stderr, "jitprof profile: error: cannot run %s: %s\n", exe, strerror(errno));
 		_exit(127);
@@ -184,13 +185,6 @@ static int wait_child(pid_t pid, unsigned long deadline_ms, int *stopped)
 		}
 		nanosleep(&tick, NULL);
 	}
-}
-
-static int run_tool(struct profile *p, char *const *args, int out_fd)
-{
-	pid_t pid = spawn(p->exe, args, out_fd);
-	int stopped = 0;
-	return pid < 0 ? -1 : wait_child(pid, 0, &stopped);
 }
 
 /* Why the existing data directory (dfd) may not be used: it must be ours and writable by
@@ -307,7 +301,7 @@ int profile_record(struct profile *p, char **cmd)
 		args[n++] = pid;
 		all = args;
 	}
-	child = spawn(p->exe, all, -1);
+	child = spawn(p->exe, all);
 	if (all != args)
 		free(all);
 	if (child < 0)
@@ -381,90 +375,6 @@ static int launch(struct profile *p)
 }
 
 
-
-static int report_once(struct profile *p, int injected, const char *log);
-
-/* The report, with the JVM's compilation log when there is one; a log the report cannot join
- * (not this run's, unreadable) costs the explanations, not the report. */
-static int report(struct profile *p, int injected)
-{
-	const char *log = injected && p->jvm_log_path[0] ? p->jvm_log_path : NULL;
-	int rc = report_once(p, injected, log);
-
-	if (rc && log) {
-		cli_warn("the report with %s failed (its message is above): writing it without the "
-			 "JVM's compilation log", log);
-		rc = report_once(p, injected, NULL);
-	}
-	return rc ? cli_error("the report failed") : 0;
-}
-
-static int report_once(struct profile *p, int injected, const char *log)
-{
-	char *in = injected ? p->jitdata : p->data;
-	/* The report's warnings are the profile's (a JVM the profiled one started got no agent,
-	 * say), once (--stdio: a no-op in the place of -q): the generations that follow the
-	 * table are read quietly. */
-	char *q = p->quiet ? "-q" : "--stdio";
-	/* Attached to a process the user chose (-p), its dumps are its owner's: -f lets the
-	 * report read them (otherwise a flag the command already has, repeated). */
-	char *f = p->pid ? "-f" : q, *fq = p->pid ? "-f" : "-q";
-	/* -e: the event reported (else a flag already there, repeated). */
-	char *ev = p->report_event ? "--event" : q, *evn = p->report_event ? p->report_event : q;
-	char *evq = p->report_event ? "--event" : "-q", *evqn = p->report_event ? evn : "-q";
-	/* The methods view: jitted methods first, the rest grouped, hot lines with methods. */
-	char *table[] = { p->exe, "report", q, f, "-i", in, ev, evn, "--methods", NULL, NULL };
-	/* -e alloc|lock: the JVM's samples are in no jitted code; the table by class (the leaf)
-	 * with the stacks that allocate or wait */
-	if (p->report_event && strstr(p->agent_opts, p->report_event))
-		table[8] = "--sort=sym", table[9] = "-g";
-	char *gens[] = { p->exe, "report", "-q", fq, "-i", in, evq, evqn, "--generations", NULL,
-			 NULL, NULL };
-	char *flag[] = { p->exe, "report", q, f, "-i", in, ev, evn, (char *)p->fmt->flag,
-			 (char *)p->out, NULL, NULL, NULL };
-
-	if (log) {
-		gens[9] = flag[10] = "--jvm-log";
-		gens[10] = flag[11] = (char *)log;
-	}
-	struct cli_outfile o = { 0 };
-	int rc, null_fd = -1;
-
-	if (p->fmt->flag_takes_file) {
-		null_fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
-		rc = run_tool(p, flag, null_fd);
-		close(null_fd);
-		return rc ? -1 : 0;
-	}
-	if ((rc = cli_outfile_open(&o, p->out)) < 0) {
-		cli_error("%s: %s", p->out, strerror(-rc));
-		return -1;
-	}
-	fflush(o.fp);
-	if (p->fmt->flag) {
-		flag[9] = NULL;
-		rc = run_tool(p, flag, o.fd);
-	} else {
-		rc = run_tool(p, table, o.fd);
-		if (!rc && injected) {
-			if (write(o.fd, "\n", 1) != 1)
-				rc = -1;
-			else
-				rc = run_tool(p, gens, o.fd);
-		}
-	}
-	if (rc) {
-		cli_outfile_abort(&o);
-		return -1;
-	}
-	if ((rc = cli_outfile_commit(&o)) < 0) {
-		cli_error("%s: %s", p->out, strerror(-rc));
-		return -1;
-	}
-	return 0;
-}
-
-
 /* The mode the recording uses, said in one line with why: a JVM's (launched with java or
  * --java, or -p) stacks are copied, others keep frame pointers, unless --call-graph chose. */
 static void pick_call_graph(struct profile *p)
@@ -520,7 +430,8 @@ int cmd_profile(int argc, char **argv)
 	if ((rc = prepare_dir(&p)))
 		return rc;
 	/* Kept to the end: a signal after the recording stops the step that runs (no handler
-	 * would leave a child behind; a read of ours sees EINTR and the flag). */
+	 * would leave the recording's child behind; a read of ours sees EINTR and the flag;
+	 * inject and report end there, profile_step_signal). */
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	pick_call_graph(&p);
@@ -540,24 +451,9 @@ int cmd_profile(int argc, char **argv)
 		profile_tidy_node_files(&p, &c);
 	if (p.jvm_log && !p.pid)
 		profile_pick_jvm_log(&p, &c);
-	/* --no-elfs unless asked: the report builds the sampled generations' ELFs in memory,
-	 * no file per generation (docs/inject.md); --elfs-for writes them later for perf. */
-	char *inject[12] = { p.exe, "inject", "-q", "-i", p.data, "-o", p.jitdata };
-	int ni = 7;
-	if (!p.elfs)
-		inject[ni++] = "--no-elfs";
-	/* The copies stay for report, which alone names interpreted Java frames (inject's
-	 * chains leave them 'Interpreter'; docs/inject.md, "Dwarf recordings"). */
-	if (p.cg.mode == PROF_CG_DWARF)
-		inject[ni++] = "--keep-stacks";
-	if (p.jit_dir[0]) {
-		inject[ni++] = "--jit-dir";
-		inject[ni++] = p.jit_dir;
-	}
-	inject[ni] = NULL;
 	injected = 0;
 	if (c.markers && !profile_signal) {
-		rc = run_tool(&p, inject, -1);
+		rc = profile_inject(&p);
 		/* 3: the dumps named could not be read (inject said why): report the rest. */
 		if (rc && rc != 3 && !profile_signal)
 			return cli_error("inject failed (exit %d); the recording is %s", rc, p.data);
@@ -569,7 +465,7 @@ int cmd_profile(int argc, char **argv)
 			 "code only%s", p.pid ? "" : " (a JVM or node started by a script? add "
 			 "--java or --node)");
 	}
-	if (!profile_signal && (rc = report(&p, injected)))
+	if (!profile_signal && (rc = profile_report(&p, injected)))
 		return rc;
 	if (profile_signal)
 		return cli_error("stopped by signal %d; the recording is %s", (int)profile_signal,

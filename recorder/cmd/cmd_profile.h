@@ -1,7 +1,8 @@
 /* cmd_profile.h - what `jitprof profile`'s files share: the run's state (cmd_profile.c runs
- * the processes), attaching to a running JVM (cmd_profile_attach.c) and what is read once the
- * recording is over (cmd_profile_data.c: counts, the JVM's compilation log, node's files, the
- * closing line's hottest row). */
+ * the recording, cmd_profile_steps.c inject and report in process), attaching to a running
+ * JVM (cmd_profile_attach.c) and what is read once the recording is over
+ * (cmd_profile_data.c: counts, the JVM's compilation log, node's files, the closing line's
+ * hottest row). */
 #ifndef JITPROF_CMD_PROFILE_H
 #define JITPROF_CMD_PROFILE_H
 
@@ -59,6 +60,15 @@ extern volatile sig_atomic_t profile_signal;
  * or of p->pid, into p->data, until it ends or -d passed (cmd_profile.c). 0, or a message said
  * and 1. */
 int profile_record(struct profile *p, char **cmd);
+/* After the recording, in this process (cmd_profile_steps.c): inject's run on p->data into
+ * p->jitdata, inject's exit status (0; 1; 3: nothing injected, said); the report into p->out
+ * from the injected recording (or the plain one), retried without the JVM's log when the one
+ * with it fails: 0, or 1 with the error said. */
+int profile_inject(struct profile *p);
+int profile_report(struct profile *p, int injected);
+/* From the signal handler: a signal while a step of these runs ends the profile there (the
+ * error said, _exit(1)); at any other time it returns. */
+void profile_step_signal(int sig);
 /* -p PID: the agent loaded, the JVM recorded, the agent stopped (cmd_profile_attach.c). */
 int profile_attach(struct profile *p);
 

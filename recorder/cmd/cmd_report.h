@@ -1,9 +1,13 @@
 /* cmd_report.h - what `jitprof report`'s files share: the parsed command line
- * (cmd_report.c), the check of which options go together (cmd_report_check.c) and --help's
- * text (cmd_report_usage.c). */
+ * (cmd_report.c), the run behind it (cmd_report_run.c, which `jitprof profile` calls in
+ * process), the check of which options go together (cmd_report_check.c) and --help's text
+ * (cmd_report_usage.c). */
 #ifndef JITPROF_CMD_REPORT_H
 #define JITPROF_CMD_REPORT_H
 
+#include <stdio.h>
+
+#include "recorder/cmd/cli.h"
 #include "recorder/report/report.h"
 
 struct report_args {
@@ -29,7 +33,22 @@ struct report_args {
 	double plimit;
 	int plimit_given;
 	size_t rows;
+	int quiet;		/* -q: missing files not said (damage still is) */
+	struct cli_log log;	/* in.log's: its ctx is this struct (do not copy one) */
 };
+
+/* report's defaults (perf.data, sorted comm,dso,sym, 0.5%), its log and progress wired to
+ * *a, which is not to be copied after. */
+void report_args_init(struct report_args *a);
+/* The output of format f (profile's -o by extension, formats.c) asked for: a file format's
+ * file, or the stdout view (--json, --collapsed; the text report is the default). 0 or
+ * -EINVAL for a format report does not know how to ask. */
+int report_want_format(struct report_args *a, const struct rp_format *f, const char *file);
+/* The report of parsed options *a: the recording read, the views written to out, the files
+ * asked for beside. The exit status of `jitprof report` (0; 1 or 2 with the error said).
+ * a->in.fast_exit: the process ends after it (the session is kept, not freed); else all it
+ * made is freed and a second run starts afresh. Never exits the process. */
+int report_exec(struct report_args *a, FILE *out);
 
 /* How many files were asked for (--flamegraph, --html, ...). */
 static inline int report_nr_files(const struct report_args *a)
