@@ -343,8 +343,8 @@ static const struct pd_evsel *find_evsel(const struct pd_reader *r, const uint8_
 	if (!r || !r->nr_evsels)
 		return NULL;
 	if (r->nr_evsels == 1)
-		return &r->evsels[0];
-	a = &r->evsels[0].attr;
+		return r->evsels[0];
+	a = &r->evsels[0]->attr;
 	if (sample) {
 		if (a->sample_type & PERF_SAMPLE_IDENTIFIER) {
 			if (size < 16)
@@ -358,15 +358,15 @@ static const struct pd_evsel *find_evsel(const struct pd_reader *r, const uint8_
 				return NULL;
 			id = ld64(rec + pos);
 		} else {
-			return &r->evsels[0];
+			return r->evsels[0];
 		}
 	} else {
 		struct pd_sid sid;
 		if (!a->sample_id_all || pd_sid_parse(a, rec, size, &sid) || !(sid.present & PD_SID_ID))
-			return &r->evsels[0];
+			return r->evsels[0];
 		id = sid.id;
 	}
-	return id ? pd_reader_evsel_by_id(r, id) : &r->evsels[0];
+	return id ? pd_reader_evsel_by_id(r, id) : r->evsels[0];
 }
 
 /* attr: the attr this record belongs to (NULL: resolve it through r, if any). */

@@ -117,7 +117,7 @@ static void parse_event_desc(struct pd_reader *r, const uint8_t *p, size_t size)
 		if (nids)
 			es = (struct pd_evsel *)pd_reader_evsel_by_id(r, id0);
 		if (!es && i < r->nr_evsels)
-			es = &r->evsels[i];
+			es = r->evsels[i];
 		if (es && !es->name && !(es->name = strdup(name)))
 			jp_nomem("an event's name");
 	}

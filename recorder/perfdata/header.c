@@ -42,13 +42,13 @@ static int rebuild_id_index(struct pd_reader *r)
 	size_t n = 0, k = 0;
 
 	for (size_t i = 0; i < r->nr_evsels; i++)
-		n += r->evsels[i].nr_ids;
+		n += r->evsels[i]->nr_ids;
 	uint64_t *idx = calloc(n ? n : 1, 2 * sizeof(uint64_t));
 	if (!idx)
 		return -ENOMEM;
 	for (size_t i = 0; i < r->nr_evsels; i++)
-		for (size_t j = 0; j < r->evsels[i].nr_ids; j++) {
-			idx[2 * k] = r->evsels[i].ids[j];
+		for (size_t j = 0; j < r->evsels[i]->nr_ids; j++) {
+			idx[2 * k] = r->evsels[i]->ids[j];
 			idx[2 * k + 1] = i;
 			k++;
 		}
@@ -74,7 +74,7 @@ const struct pd_evsel *pd_reader_evsel_by_id(const struct pd_reader *r, uint64_t
 		size_t mid = lo + (hi - lo) / 2;
 		uint64_t v = r->id_index[2 * mid];
 		if (v == id)
-			return &r->evsels[r->id_index[2 * mid + 1]];
+			return r->evsels[r->id_index[2 * mid + 1]];
 		if (v < id)
 			lo = mid + 1;
 		else
@@ -86,7 +86,7 @@ const struct pd_evsel *pd_reader_evsel_by_id(const struct pd_reader *r, uint64_t
 int pd_reader_add_evsel(struct pd_reader *r, const void *attr, size_t attr_size,
 			const uint64_t *ids, size_t nr_ids, uint64_t off)
 {
-	struct pd_evsel *es, *n;
+	struct pd_evsel *es, **n;
 	uint64_t st0, st;
 
 	if (attr_size < 64)
@@ -101,32 +101,35 @@ int pd_reader_add_evsel(struct pd_reader *r, const void *attr, size_t attr_size,
 	if (!n)
 		return -ENOMEM;
 	r->evsels = n;
-	es = &n[r->nr_evsels];
-	memset(es, 0, sizeof(*es));
+	if (!(es = calloc(1, sizeof(*es))))
+		return -ENOMEM;
+	n[r->nr_evsels] = es;	/* owned by the array once nr_evsels counts it; freed below if not */
 	memcpy(&es->attr, attr, attr_size < sizeof(es->attr) ? attr_size : sizeof(es->attr));
 	es->attr_size = (uint32_t)attr_size;
 	es->attr.size = sizeof(es->attr);
 	es->idx = (int)r->nr_evsels;
 	if (nr_ids) {
 		es->ids = malloc(nr_ids * sizeof(uint64_t));
-		if (!es->ids)
+		if (!es->ids) {
+			free(es);
 			return -ENOMEM;
+		}
 		memcpy(es->ids, ids, nr_ids * sizeof(uint64_t));
 		es->nr_ids = nr_ids;
 	}
 	/* perf refuses files whose attrs disagree on the trailer: so do we. A refused attr is
 	 * not kept: a writer copying our evsels (inject) must never get an inconsistent set. */
-	st0 = r->evsels[0].attr.sample_type & PD_SID_TYPES;
+	st0 = r->evsels[0]->attr.sample_type & PD_SID_TYPES;
 	st = es->attr.sample_type & PD_SID_TYPES;
 	if (r->nr_evsels > 0 && (st != st0 || es->attr.sample_id_all !=
-				 r->evsels[0].attr.sample_id_all)) {
+				 r->evsels[0]->attr.sample_id_all)) {
 		free(es->ids);
-		es->ids = NULL;
+		free(es);
 		return pd_set_err(r, -EINVAL, off, "attrs with non matching sample_type/sample_id_all");
 	}
 	r->nr_evsels++;
 	r->nr_ids_total += nr_ids;
-	r->id_hdr_size = pd_sid_size(&r->evsels[0].attr);
+	r->id_hdr_size = pd_sid_size(&r->evsels[0]->attr);
 	r->index_dirty = true;
 	return 0;
 }
@@ -144,7 +147,7 @@ uint64_t pd_reader_data_size(const struct pd_reader *r)
 
 const struct pd_evsel *pd_reader_evsel(const struct pd_reader *r, size_t idx)
 {
-	return idx < r->nr_evsels ? &r->evsels[idx] : NULL;
+	return idx < r->nr_evsels ? r->evsels[idx] : NULL;
 }
 
 /* ---- file mode header ---- */

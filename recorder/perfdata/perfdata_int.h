@@ -128,7 +128,9 @@ struct pd_reader {
 	uint8_t *extra;
 	size_t extra_cap;
 
-	struct pd_evsel *evsels;
+	/* each its own allocation: a pipe's attrs come among its events, and the evsels
+	 * handed out before (a report's chosen event) must keep their address */
+	struct pd_evsel **evsels;
 	size_t nr_evsels;
 	size_t id_hdr_size;
 	uint64_t *id_index;	/* sorted {id, evsel index} pairs */

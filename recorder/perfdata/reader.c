@@ -220,8 +220,9 @@ void pd_reader_close(struct pd_reader *r)
 	if (r->fd >= 0)
 		close(r->fd);
 	for (size_t i = 0; i < r->nr_evsels; i++) {
-		free(r->evsels[i].ids);
-		free(r->evsels[i].name);
+		free(r->evsels[i]->ids);
+		free(r->evsels[i]->name);
+		free(r->evsels[i]);
 	}
 	free(r->evsels);
 	free(r->id_index);

@@ -179,7 +179,7 @@ void pd_swap_record(const struct pd_reader *r, void *rec, size_t size)
 	struct perf_event_header *h = rec;
 	uint8_t *body = (uint8_t *)rec + sizeof(*h);
 	size_t len = size - sizeof(*h);
-	const struct perf_event_attr *a = r->nr_evsels ? &r->evsels[0].attr : NULL;
+	const struct perf_event_attr *a = r->nr_evsels ? &r->evsels[0]->attr : NULL;
 
 	if (h->type == PERF_RECORD_SAMPLE) {
 		/* The evsel is found from the id, which sits at a fixed place: swap that first. */
