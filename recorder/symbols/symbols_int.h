@@ -78,10 +78,23 @@ struct sym_cached {
 /* What one walk of a CU (on its first inline lookup) learnt for the lookups that follow:
  * the subprograms libdw's scope search can reach (an inline's abstract origin is found only
  * among them) and whether the CU imports partial units (then libdw's own search is used). */
+struct cu_top {
+	uint64_t lo, hi;	/* one address range of one child, [lo, hi) */
+	Dwarf_Die die;
+};
+
 struct cu_scopes {
 	Dwarf_Off *subs;	/* DIE offsets, ascending (the walk is in DIE order) */
 	size_t n, cap;
 	int imports;
+	/* The CU's own children's address ranges, ascending and disjoint, so the first level of
+	 * a lookup is a binary search, not a scan of every child (a unit of 20k subprograms,
+	 * inject's ELF of interpreted methods, made each lookup read 20k DIEs). Empty when the
+	 * unit has few children, overlapping ranges or a range libdw cannot read: then the
+	 * children are scanned in order as libdw does. */
+	struct cu_top *top;
+	size_t n_top, cap_top;
+	int top_bad;
 };
 
 struct cu_range {

@@ -68,9 +68,14 @@ struct st_seg st_exec_segment(const char *path)
 
 char *st_build(const char *dir, const char *name, const char *flags)
 {
+	return st_build_src(dir, name, flags, st_src);
+}
+
+char *st_build_src(const char *dir, const char *name, const char *flags, const char *src)
+{
 	char c[4200], cmd[8800];
 	snprintf(c, sizeof(c), "%s/t.c", dir);
-	cr_assert_eq(tu_write_file(c, st_src, strlen(st_src)), 0);
+	cr_assert_eq(tu_write_file(c, src, strlen(src)), 0);
 	char *out = malloc(4200);
 	snprintf(out, 4200, "%s/%s", dir, name);
 	snprintf(cmd, sizeof(cmd), "gcc -g -O2 %s -o %s %s", flags, out, c);

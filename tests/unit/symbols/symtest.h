@@ -16,6 +16,8 @@ struct st_seg {
 struct st_seg st_exec_segment(const char *path);
 /* gcc -g -O2 FLAGS -o DIR/NAME DIR/t.c; returns the malloc'd output path. */
 char *st_build(const char *dir, const char *name, const char *flags);
+/* The same from the C source src. */
+char *st_build_src(const char *dir, const char *name, const char *flags, const char *src);
 /* Feeds the MMAP that loading layout_of at base would record, under the name recorded. */
 int st_map(struct sym_session *s, uint32_t pid, const char *recorded, const char *layout_of,
 	   uint64_t base, const struct sym_build_id *bid);

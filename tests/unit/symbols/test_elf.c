@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "recorder/symbols/symbols.h"
+#include "recorder/symbols/symbols_int.h"
 #include "tests/lib/testutil.h"
 #include "tests/unit/symbols/symtest.h"
 
@@ -61,14 +62,14 @@ static void check_against_oracles(const char *dir, const char *path, uint64_t ba
 	cr_assert_eq(sym_mmap(s, 7, 7, base + sg.vaddr, sg.memsz, sg.off, path, bid.data, bid.size,
 			      2, 1), 0);
 
-	struct nmsym syms[64];
-	size_t ns = nm_funcs(path, syms, 64);
+	static struct nmsym syms[256];
+	size_t ns = nm_funcs(path, syms, 256);
 	cr_assert_geq(ns, 3);
-	static uint64_t addrs[4096];
-	static const char *want_sym[4096];
+	static uint64_t addrs[8192];
+	static const char *want_sym[8192];
 	size_t na = 0;
 	for (size_t i = 0; i < ns; i++)
-		for (uint64_t a = syms[i].start; a < syms[i].start + syms[i].size && na < 4096; a += 2) {
+		for (uint64_t a = syms[i].start; a < syms[i].start + syms[i].size && na < 8192; a += 2) {
 			want_sym[na] = syms[i].name;
 			addrs[na++] = a;
 		}
@@ -152,6 +153,55 @@ Test(elf, executable_symbols_lines_inlines)
 	char *exe = st_build(dir, "t-exe", "-no-pie");
 	check_against_oracles(dir, exe, 0);
 	free(exe);
+	tu_rmtree(dir);
+	free(dir);
+}
+
+/* A unit of many functions: its first level is searched through the children's sorted
+ * ranges (lines.c's cu_top) rather than scanned child by child; the answers must stay
+ * addr2line's, and the search must be what answered. */
+Test(elf, many_functions_in_one_unit)
+{
+	char *dir = tu_tmpdir("sym-elf");
+	size_t cap = 1 << 16, len = 0;
+	char *src = malloc(cap);
+	len += (size_t)snprintf(src + len, cap - len, "volatile int g;\n");
+	for (int i = 0; i < 120; i++)
+		len += (size_t)snprintf(src + len, cap - len,
+			"static inline __attribute__((always_inline)) int h%d(int x)\n"
+			"{ return x * %d + g; }\n"
+			"__attribute__((noinline)) int f%d(int x)\n"
+			"{ int y = h%d(x);\n  return y ^ (x >> 3); }\n", i, i + 3, i, i);
+	len += (size_t)snprintf(src + len, cap - len, "int main(void)\n{ int s = 0;\n");
+	for (int i = 0; i < 120; i++)
+		len += (size_t)snprintf(src + len, cap - len, "  s += f%d(s);\n", i);
+	snprintf(src + len, cap - len, "  return s & 1; }\n");
+	char *exe = st_build_src(dir, "many", "-no-pie", src);
+	check_against_oracles(dir, exe, 0);
+
+	/* the unit was searched: its index is there, sorted and disjoint */
+	struct sym_build_id bid;
+	cr_assert_eq(sym_elf_build_id(exe, &bid, NULL), 0);
+	struct sym_opts o = { .sz = sizeof(o), .buildid_dir = "/nonexistent", .no_debuginfod = 1 };
+	struct sym_session *s = sym_session_new(&o);
+	cr_assert_eq(st_map(s, 4, exe, exe, 0, &bid), 0);
+	struct sym_result r;
+	cr_assert_eq(sym_resolve(s, 4, st_nm_addr(exe, "f77") + 1, 1, 2, SYM_RES_LINES, &r), 0);
+	cr_assert_str_eq(r.sym_raw, "f77");
+	cr_assert_geq(r.n_inline, 2, "h77 inlined into f77");
+	size_t indexed = 0;
+	for (size_t i = 0; i < r.dso->n_cus; i++) {
+		const struct cu_scopes *cs = r.dso->cus[i].scopes;
+		if (!cs || !cs->n_top)
+			continue;
+		for (size_t k = 1; k < cs->n_top; k++)
+			cr_assert_geq(cs->top[k].lo, cs->top[k - 1].hi);
+		indexed = cs->n_top;
+	}
+	cr_assert_geq(indexed, 120, "the unit's 121 functions searched by range");
+	sym_session_free(s);
+	free(exe);
+	free(src);
 	tu_rmtree(dir);
 	free(dir);
 }
