@@ -5,6 +5,7 @@
 #define JITPROF_RECORDER_REPORT_INGEST_INT_H
 
 #include "recorder/perfdata/perfdata.h"
+#include "lib/hindex.h"
 #include "recorder/report_ingest/ingest.h"
 #include "recorder/unwind/unwind.h"
 
@@ -55,13 +56,12 @@ int rp_offcpu_views(const struct pd_reader *r, const struct pd_evsel **cs);
 /* name_set.c: the values of a memo (display names) as a set of strings, found by string:
  * 0 or -ENOMEM (free it either way). */
 struct rp_name_set {
-	uint64_t *h;
-	const char **v;
-	size_t cap;
-	size_t probes;		/* slots looked at past the first (a flooding test counts them) */
+	const char **v;		/* the names, each once */
+	size_t n, cap;
+	struct jp_hindex ix;	/* by string */
 };
 int rp_name_set_of_memo(struct rp_name_set *ns, const struct rp_memo *m);
-const char *rp_name_set_find(const struct rp_name_set *ns, const char *str);
+const char *rp_name_set_find(struct rp_name_set *ns, const char *str);
 void rp_name_set_free(struct rp_name_set *ns);
 
 /* res_memo.c: the frames made of one address, kept while the symbol session's answer for it

@@ -2,56 +2,40 @@
  * ingest's dso_build_ids asks it of every DSO of the symbol session, most of which (unsampled
  * jitted code) no frame names, so that their names need not be interned to be skipped. */
 #include "recorder/report_ingest/ingest_int.h"
+#include "lib/grow.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-static uint64_t name_hash(const char *str)
+static int name_eq(const void *key, uint32_t idx, const void *ctx)
 {
-	return rp_hash_seeded(str, strlen(str), 0) | 1;	/* 0 marks an empty slot */
+	return !strcmp(((const struct rp_name_set *)ctx)->v[idx], key);
 }
 
-const char *rp_name_set_find(const struct rp_name_set *ns, const char *str)
+const char *rp_name_set_find(struct rp_name_set *ns, const char *str)
 {
-	uint64_t h = name_hash(str);
-	size_t *probes = (size_t *)&ns->probes;	/* a count, not the set's content */
-	for (size_t j = h & (ns->cap - 1); ns->h[j]; j = (j + 1) & (ns->cap - 1), (*probes)++)
-		if (ns->h[j] == h && !strcmp(ns->v[j], str))
-			return ns->v[j];
-	return NULL;
+	int64_t i = jp_hindex_find(&ns->ix, rp_hash_seeded(str, strlen(str), 0), str, name_eq, ns);
+	return i < 0 ? NULL : ns->v[i];
 }
 
 int rp_name_set_of_memo(struct rp_name_set *ns, const struct rp_memo *m)
 {
-	ns->cap = 64;
-	while (ns->cap < 2 * m->n + 2)
-		ns->cap *= 2;
-	ns->h = calloc(ns->cap, sizeof(*ns->h));
-	ns->v = calloc(ns->cap, sizeof(*ns->v));
-	if (!ns->h || !ns->v)
-		return -ENOMEM;
 	for (size_t i = 0; i < m->cap; i++) {
 		const char *d = m->k[i] ? m->v[i] : NULL;
 		if (!d || rp_name_set_find(ns, d))
 			continue;
-		uint64_t h = name_hash(d);
-		size_t j = h & (ns->cap - 1);
-		while (ns->h[j]) {
-			j = (j + 1) & (ns->cap - 1);
-			ns->probes++;
-		}
-		ns->h[j] = h;
-		ns->v[j] = d;
+		if (JP_GROW_FOR(ns->v, ns->cap, ns->n) ||
+		    jp_hindex_add(&ns->ix, rp_hash_seeded(d, strlen(d), 0), ns->n))
+			return -ENOMEM;
+		ns->v[ns->n++] = d;
 	}
 	return 0;
 }
 
 void rp_name_set_free(struct rp_name_set *ns)
 {
-	free(ns->h);
 	free(ns->v);
-	ns->h = NULL;
-	ns->v = NULL;
-	ns->cap = 0;
+	jp_hindex_free(&ns->ix);
+	memset(ns, 0, sizeof(*ns));
 }

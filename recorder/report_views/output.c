@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/grow.h"
+#include "lib/hindex.h"
 #include "safeio/safeio.h"
 #include "recorder/report_views/views_int.h"
 
@@ -274,81 +276,102 @@ static size_t stack_of(const struct rp_session *s, const struct rp_sample *smp, 
 	return n < len ? n : len - 1;
 }
 
-int rp_collapse(const struct rp_session *s, struct rp_stacks *out)
+/* rp_collapse's tables: the folded strings (t, indexed by string) and, per distinct list of
+ * frame references, the first sample that had it and the string it folded to (r, indexed by
+ * the references: a sample whose references were seen goes to that string without making
+ * it again). */
+struct collapse {
+	const struct rp_session *s;
+	struct stack_count *t;
+	size_t n, cap;
+	struct { uint32_t sample, stack; } *r;
+	size_t nr, rcap;
+	struct jp_hindex by_string, by_refs;
+};
+
+static int string_eq(const void *key, uint32_t idx, const void *ctx)
 {
-	size_t cap = 1024;
-	memset(out, 0, sizeof(*out));
-	while (cap < s->nr_samples * 2)
-		cap *= 2;
-	struct stack_count *t = calloc(cap, sizeof(*t));
-	char *buf = malloc(RP_STACK_MAX);
-	if (!t || !buf) {
-		free(t);
-		free(buf);
+	return !strcmp(((const struct collapse *)ctx)->t[idx].stack, key);
+}
+
+static int refs_eq(const void *key, uint32_t idx, const void *ctx)
+{
+	const struct collapse *c = ctx;
+	const struct rp_sample *smp = key, *o = &c->s->samples[c->r[idx].sample];
+	return o->comm == smp->comm && o->nr == smp->nr &&
+	       !memcmp(&c->s->chain[o->first], &c->s->chain[smp->first],
+		       smp->nr * sizeof(*c->s->chain));
+}
+
+/* The folded string of sample i (its references rh unseen) found or added: its index. */
+static int64_t fold_sample(struct collapse *c, size_t i, char *buf)
+{
+	size_t len = stack_of(c->s, &c->s->samples[i], buf, RP_STACK_MAX);
+	uint64_t h = rp_hash_words(buf, len);
+	int64_t k = jp_hindex_find(&c->by_string, h, buf, string_eq, c);
+	if (k >= 0)
+		return k;
+	if (JP_GROW_FOR(c->t, c->cap, c->n) || !(c->t[c->n].stack = strdup(buf)))
+		return -ENOMEM;
+	c->t[c->n].count = 0;
+	c->t[c->n].hash = h;
+	if (jp_hindex_add(&c->by_string, h, c->n)) {
+		free(c->t[c->n].stack);
 		return -ENOMEM;
 	}
-	/* Samples with the same command and frame references fold to the same string: a
-	 * sample whose references were seen goes to that string's slot without making it
-	 * again (refs: a sample with those references + 1, and the slot it folded to). */
-	struct { uint32_t sample, slot; } *refs = calloc(cap, sizeof(*refs));
-	size_t n = 0;
-	for (size_t i = 0; refs && i < s->nr_samples; i++) {
+	return (int64_t)c->n++;
+}
+
+static int collapse_all(struct collapse *c, char *buf)
+{
+	const struct rp_session *s = c->s;
+	for (size_t i = 0; i < s->nr_samples; i++) {
 		const struct rp_sample *smp = &s->samples[i];
 		uint64_t rh = rp_hash_words((const char *)&s->chain[smp->first],
 					 smp->nr * sizeof(*s->chain)) ^ (uintptr_t)smp->comm;
-		size_t r = rh & (cap - 1);
-		for (; refs[r].sample; r = (r + 1) & (cap - 1)) {
-			const struct rp_sample *o = &s->samples[refs[r].sample - 1];
-			if (o->comm == smp->comm && o->nr == smp->nr &&
-			    !memcmp(&s->chain[o->first], &s->chain[smp->first],
-				    smp->nr * sizeof(*s->chain)))
-				break;
-		}
-		if (refs[r].sample) {
-			t[refs[r].slot].count += rp_stack_weight(s, smp);
+		int64_t k = jp_hindex_find(&c->by_refs, rh, smp, refs_eq, c);
+		if (k >= 0) {
+			c->t[c->r[k].stack].count += rp_stack_weight(s, smp);
 			continue;
 		}
-		size_t len = stack_of(s, smp, buf, RP_STACK_MAX);
-		uint64_t hsh = rp_hash_words(buf, len);
-		size_t j = hsh & (cap - 1);
-		while (t[j].stack && (t[j].hash != hsh || strcmp(t[j].stack, buf)))
-			j = (j + 1) & (cap - 1);
-		if (!t[j].stack) {
-			t[j].stack = strdup(buf);
-			t[j].hash = hsh;
-			if (!t[j].stack)
-				break;
-			n++;
-		}
-		t[j].count += rp_stack_weight(s, smp);
-		refs[r].sample = (uint32_t)i + 1;
-		refs[r].slot = (uint32_t)j;
+		int64_t j = fold_sample(c, i, buf);
+		if (j < 0)
+			return (int)j;
+		c->t[j].count += rp_stack_weight(s, smp);
+		if (JP_GROW_FOR(c->r, c->rcap, c->nr))
+			return -ENOMEM;
+		c->r[c->nr].sample = (uint32_t)i;
+		c->r[c->nr].stack = (uint32_t)j;
+		if (jp_hindex_add(&c->by_refs, rh, c->nr))
+			return -ENOMEM;
+		c->nr++;
 	}
+	return 0;
+}
+
+int rp_collapse(const struct rp_session *s, struct rp_stacks *out)
+{
+	struct collapse c = { .s = s };
+	char *buf = malloc(RP_STACK_MAX);
+	int rc = buf ? collapse_all(&c, buf) : -ENOMEM;
+	memset(out, 0, sizeof(*out));
 	free(buf);
-	if (!refs) {
-		free(t);
-		return -ENOMEM;
-	}
-	free(refs);
-	/* Compact and sort: stable output, and what flamegraph.pl expects. */
-	size_t k = 0;
-	for (size_t j = 0; j < cap; j++)
-		if (t[j].stack)
-			t[k++] = t[j];
-	if (k > 1)
-		qsort(t, k, sizeof(*t), stack_order);
-	out->v = malloc((k ? k : 1) * sizeof(*out->v));
-	if (!out->v) {
-		for (size_t j = 0; j < k; j++)
-			free(t[j].stack);
-		free(t);
-		return -ENOMEM;
-	}
-	for (size_t j = 0; j < k; j++)
-		out->v[j] = (struct rp_stack){ t[j].stack, t[j].count };
-	out->n = k;
-	free(t);
-	return n == k ? 0 : -ENOMEM;
+	free(c.r);
+	jp_hindex_free(&c.by_refs);
+	jp_hindex_free(&c.by_string);
+	/* Sorted: stable output, and what flamegraph.pl expects. */
+	if (!rc && c.n > 1)
+		qsort(c.t, c.n, sizeof(*c.t), stack_order);
+	if (!rc && !(out->v = malloc((c.n ? c.n : 1) * sizeof(*out->v))))
+		rc = -ENOMEM;
+	for (size_t j = 0; j < c.n; j++)
+		if (rc)
+			free(c.t[j].stack);
+		else
+			out->v[j] = (struct rp_stack){ c.t[j].stack, c.t[j].count };
+	out->n = rc ? 0 : c.n;
+	free(c.t);
+	return rc;
 }
 
 void rp_stacks_free(struct rp_stacks *st)

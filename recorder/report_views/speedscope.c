@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/grow.h"
+#include "lib/hindex.h"
 #include "recorder/report_views/views_int.h"
 
 struct thread { uint32_t pid, tid; const char *comm; uint64_t samples; };
@@ -35,7 +37,8 @@ static int by_samples(const void *a, const void *b)
  * of this export on a 200k-sample recording). Keys keep every field the name can depend on
  * (rp_frame_name): two frames with equal keys get equal names, so equal ids. */
 struct fkey { const char *dso, *sym, *file; uint64_t ip; uint32_t flags, load; };
-struct fmemo { struct fkey *k; uint32_t *id; size_t cap, n; };
+struct fent { struct fkey k; uint32_t id; };
+struct fmemo { struct fent *v; size_t n, cap; struct jp_hindex ix; };
 
 static struct fkey key_of(const struct rp_frame *f)
 {
@@ -46,46 +49,32 @@ static struct fkey key_of(const struct rp_frame *f)
 	return k;
 }
 
-/* 1 and *id when known, else 0 and *slot where it goes. */
-static int memo_find(const struct fmemo *m, const struct fkey *k, uint32_t *id, size_t *slot)
+static int fkey_eq(const void *key, uint32_t idx, const void *ctx)
 {
-	size_t j = rp_hash_words(k, sizeof(*k)) & (m->cap - 1);
-	for (; m->id[j]; j = (j + 1) & (m->cap - 1))
-		if (!memcmp(&m->k[j], k, sizeof(*k)))
-			return *id = m->id[j] - 1, 1;
-	*slot = j;
-	return 0;
+	const struct fmemo *m = ctx;
+	return !memcmp(&m->v[idx].k, key, sizeof(struct fkey));
 }
 
-static int memo_put(struct fmemo *m, const struct fkey *k, uint32_t id)
+/* 1 and *id when known, else 0. */
+static int memo_find(struct fmemo *m, const struct fkey *k, uint64_t h, uint32_t *id)
 {
-	size_t slot;
-	uint32_t unused;
-	if ((m->n + 1) * 2 > m->cap) {
-		struct fmemo g = { .cap = m->cap ? 2 * m->cap : 1024 };
-		g.k = malloc(g.cap * sizeof(*g.k));
-		g.id = calloc(g.cap, sizeof(*g.id));
-		if (!g.k || !g.id) {
-			free(g.k);
-			free(g.id);
-			return -ENOMEM;
-		}
-		for (size_t i = 0; i < m->cap; i++)
-			if (m->id[i] && !memo_find(&g, &m->k[i], &unused, &slot)) {
-				g.k[slot] = m->k[i];
-				g.id[slot] = m->id[i];
-				g.n++;
-			}
-		free(m->k);
-		free(m->id);
-		*m = g;
-	}
-	if (!memo_find(m, k, &unused, &slot)) {
-		m->k[slot] = *k;
-		m->id[slot] = id + 1;
+	int64_t i = jp_hindex_find(&m->ix, h, k, fkey_eq, m);
+	if (i < 0)
+		return 0;
+	*id = m->v[i].id;
+	return 1;
+}
+
+/* k (not in m: the caller looked, under the same hash h) gets id. */
+static int memo_put(struct fmemo *m, const struct fkey *k, uint64_t h, uint32_t id)
+{
+	if (JP_GROW_FOR(m->v, m->cap, m->n))
+		return -ENOMEM;
+	m->v[m->n] = (struct fent){ .k = *k, .id = id };
+	int rc = jp_hindex_add(&m->ix, h, m->n);
+	if (!rc)
 		m->n++;
-	}
-	return 0;
+	return rc;
 }
 
 /* ",123": fprintf's work without its format parsing, per frame and per weight (the profiles
@@ -137,12 +126,12 @@ static int profiles(FILE *out, const struct rp_session *s, struct rp_strtab *fr,
 				}
 				const struct rp_frame *f = rp_chain_frame(s, smp->first + k);
 				struct fkey key = key_of(f);
-				size_t slot;
-				if (!memo->cap || !memo_find(memo, &key, &id, &slot)) {
+				uint64_t h = rp_hash_words(&key, sizeof(key));
+				if (!memo_find(memo, &key, h, &id)) {
 					const char *nm = rp_frame_name(s, f, rp_stack_tag(s), name,
 								       sizeof(name));
 					int rc = rp_strtab_id(fr, nm, (uintptr_t)f->srcfile, &id);
-					if (rc || (rc = memo_put(memo, &key, id)))
+					if (rc || (rc = memo_put(memo, &key, h, id)))
 						return rc;
 				}
 				by_ref[ref] = id + 1;
@@ -228,7 +217,7 @@ out:
 	free(by_ref);
 	rp_map_free(&tix);
 	rp_strtab_free(&fr);
-	free(memo.k);
-	free(memo.id);
+	free(memo.v);
+	jp_hindex_free(&memo.ix);
 	return rc;
 }

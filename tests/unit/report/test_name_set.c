@@ -1,4 +1,4 @@
-/* test_name_set.c - recorder/report/name_set.c: the set of display names ingest asks of every
+/* test_name_set.c - recorder/report_ingest/name_set.c: the set of display names ingest asks of every
  * DSO a recording names. Its hash is seeded: names crafted so that the old, unseeded FNV-1a
  * put them all in a few slots (its low bits follow the names' last bytes) cost no more
  * probes than as many random names (issue 34, finding 10). */
@@ -51,7 +51,7 @@ static size_t probes_of(char (*names)[LEN + 1])
 	cr_assert_eq(rp_name_set_of_memo(&ns, &m), 0);
 	for (size_t i = 0; i < N; i++)
 		cr_assert_eq(rp_name_set_find(&ns, names[i]), names[i]);
-	size_t probes = ns.probes;
+	size_t probes = ns.ix.probes;
 	rp_name_set_free(&ns);
 	rp_memo_free(&m);
 	return probes;
