@@ -131,7 +131,7 @@ struct pd_reader {
 	/* each its own allocation: a pipe's attrs come among its events, and the evsels
 	 * handed out before (a report's chosen event) must keep their address */
 	struct pd_evsel **evsels;
-	size_t nr_evsels;
+	size_t nr_evsels, cap_evsels;
 	size_t id_hdr_size;
 	uint64_t *id_index;	/* sorted {id, evsel index} pairs */
 	size_t nr_index;

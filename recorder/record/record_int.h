@@ -32,7 +32,7 @@ struct rec_evsel {
 
 struct rec_events {
 	struct rec_evsel *evsels;	/* in the order asked; the first carries the side-band */
-	size_t nevsels;
+	size_t nevsels, cap_evsels;
 	int *cpus;
 	size_t ncpus;
 	int *fds;		/* every evsel's */

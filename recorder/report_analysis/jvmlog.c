@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "lib/dynload.h"
+#include "lib/grow.h"
 #include "safeio/safeio.h"
 #include "recorder/report_analysis/jvmlog_int.h"
 
@@ -159,11 +160,9 @@ static void add_inline(struct pstate *p, int ok)
 	if (!c || !p->call.open)
 		return;
 	p->call.open = 0;
-	struct rp_jvm_inline *v = realloc(c->inl, (c->nr_inl + 1) * sizeof(*v));
-	if (!v)
+	if (JP_GROW_FOR(c->inl, c->cap_inl, c->nr_inl))
 		return;
-	c->inl = v;
-	v[c->nr_inl++] = (struct rp_jvm_inline){
+	c->inl[c->nr_inl++] = (struct rp_jvm_inline){
 		.caller = rp_jvmlog_keep(p->jl, name_of(p, p->call.caller)),
 		.callee = rp_jvmlog_keep(p->jl, name_of(p, p->call.callee)),
 		.bci = p->call.bci, .ok = ok, .why = attr_keep(p, "reason"),

@@ -1,6 +1,7 @@
 /* events.c - which event a report reads when the recording has several (perf record -e a,b):
  * the one --event names, else the first the recording asked for, with a warning that names
  * the others and their samples. Percentages of two events are never summed into one table. */
+#include "lib/grow.h"
 #include "lib/nomem.h"
 #include "recorder/perfdata/perfdata.h"
 #include "recorder/report_ingest/ingest_int.h"
@@ -94,12 +95,7 @@ void rp_warn_other_events(const struct pd_reader *r, const struct pd_evsel *chos
 
 static int add_name(struct rp_events *ev, const char *name)
 {
-	char **v = realloc(ev->name, (ev->n + 1) * sizeof(*v));
-
-	if (!v)
-		return -ENOMEM;
-	ev->name = v;
-	if (!(v[ev->n] = strdup(name)))
+	if (JP_GROW_FOR(ev->name, ev->cap, ev->n) || !(ev->name[ev->n] = strdup(name)))
 		return -ENOMEM;
 	ev->n++;
 	return 0;

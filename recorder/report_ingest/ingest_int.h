@@ -198,7 +198,7 @@ int rp_ingest_loads(struct rp_session *s, struct sym_session *ss, const struct r
 struct rp_dump;
 struct rp_dumps {
 	struct rp_dump *v;
-	size_t n;
+	size_t n, cap;
 	unsigned flags;		/* JD_INDEX_*: what their indexes leave out */
 	char *const *alt;	/* the session's dump_dirs */
 	size_t nr_alt;
