@@ -101,7 +101,8 @@ int pd_reader_add_evsel(struct pd_reader *r, const void *attr, size_t attr_size,
 	if (JP_GROW_FOR(r->evsels, r->cap_evsels, r->nr_evsels) ||
 	    !(es = calloc(1, sizeof(*es))))
 		return -ENOMEM;
-	r->evsels[r->nr_evsels] = es;	/* owned by the array once nr_evsels counts it; freed below if not */
+	/* owned by the array once nr_evsels counts it; freed below if not */
+	r->evsels[r->nr_evsels] = es;
 	memcpy(&es->attr, attr, attr_size < sizeof(es->attr) ? attr_size : sizeof(es->attr));
 	es->attr_size = (uint32_t)attr_size;
 	es->attr.size = sizeof(es->attr);

@@ -134,12 +134,12 @@ void rp_checks_report(const struct rp_checks *c, const struct rp_ingest_opts *o)
 				(unsigned long long)n, pct, o->input,
 				(unsigned long long)c->markers, c->marker, o->input);
 		else
-			jp_logf(log, JP_LOG_WARN, "%llu samples (%.1f%%) are in JIT code (anonymous "
-				"executable memory) and no jitdump was injected: no process of %s "
-				"mapped one (expected jit-%u.dump in libagent.so's dir=, default "
-				"$JITDUMPDIR or ~/.debug/jit, or in node's working directory with "
-				"--perf-prof): start java with -agentpath:libagent.so, or use "
-				"'jitprof profile'",
+			jp_logf(log, JP_LOG_WARN, "%llu samples (%.1f%%) are in JIT code "
+				"(anonymous executable memory) and no jitdump was injected: no "
+				"process of %s mapped one (expected jit-%u.dump in libagent.so's "
+				"dir=, default $JITDUMPDIR or ~/.debug/jit, or in node's working "
+				"directory with --perf-prof): start java with "
+				"-agentpath:libagent.so, or use 'jitprof profile'",
 				(unsigned long long)n, pct, o->input, c->anon_pid);
 	}
 	uint64_t alone;
@@ -147,9 +147,10 @@ void rp_checks_report(const struct rp_checks *c, const struct rp_ingest_opts *o)
 	if (alone >= CHECK_MIN_SAMPLES && alone * 20 >= c->samples)
 		jp_logf(log, JP_LOG_WARN, "process %u: %llu samples (%.1f%%) in JIT code that no "
 			"jitdump describes, while other processes of %s have one; if the profiled "
-			"program started it (a JVM that starts JVMs, node forking node), it did not "
-			"inherit flags given on a command line: jitprof profile --java (or --node) "
-			"puts them in JAVA_TOOL_OPTIONS (NODE_OPTIONS), which every child inherits",
+			"program started it (a JVM that starts JVMs, node forking node), it did "
+			"not inherit flags given on a command line: jitprof profile --java (or "
+			"--node) puts them in JAVA_TOOL_OPTIONS (NODE_OPTIONS), which every child "
+			"inherits",
 			pid, (unsigned long long)alone, 100.0 * (double)alone / (double)c->samples,
 			o->input);
 }

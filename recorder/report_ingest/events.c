@@ -37,7 +37,8 @@ static char *list_names(const struct pd_reader *r, const uint64_t *counts, size_
 		size_t idx = e->idx > 0 ? (size_t)e->idx : 0;
 		fprintf(f, "%s%s", i ? ", " : "", e->name ? e->name : "?");
 		if (counts)
-			fprintf(f, " (%llu samples)", idx < n ? (unsigned long long)counts[idx] : 0ULL);
+			fprintf(f, " (%llu samples)",
+				idx < n ? (unsigned long long)counts[idx] : 0ULL);
 	}
 	int bad = ferror(f);
 	if (fclose(f) || bad)
@@ -88,8 +89,9 @@ void rp_warn_other_events(const struct pd_reader *r, const struct pd_evsel *chos
 			asked, all);
 	else
 		jp_logf(log, JP_LOG_WARN, "the recording has several events: %s; reporting %s "
-			"only; --event NAME chooses another", all, !chosen ? "the first with samples"
-			: chosen->name ? chosen->name : "the first");
+			"only; --event NAME chooses another", all,
+			!chosen ? "the first with samples" : chosen->name ? chosen->name
+			: "the first");
 	free(all);
 }
 

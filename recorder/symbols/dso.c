@@ -169,15 +169,16 @@ static int read_layout(struct sym_dso *d)
 		for (size_t i = 0; i < nph; i++) {
 			GElf_Phdr ph;
 			if (gelf_getphdr(d->elf, (int)i, &ph) && ph.p_type == PT_LOAD &&
-			    add_range(&d->phdrs, &d->n_phdrs, &d->cap_phdrs, ph.p_offset, ph.p_filesz,
-				      ph.p_vaddr))
+			    add_range(&d->phdrs, &d->n_phdrs, &d->cap_phdrs, ph.p_offset,
+				      ph.p_filesz, ph.p_vaddr))
 				return -ENOMEM;
 		}
 	}
 	for (Elf_Scn *scn = NULL; (scn = elf_nextscn(d->elf, scn));) {
 		GElf_Shdr sh;
 		if (gelf_getshdr(scn, &sh) && (sh.sh_flags & SHF_ALLOC) && sh.sh_type != SHT_NOBITS &&
-		    add_range(&d->scns, &d->n_scns, &d->cap_scns, sh.sh_offset, sh.sh_size, sh.sh_addr))
+		    add_range(&d->scns, &d->n_scns, &d->cap_scns, sh.sh_offset, sh.sh_size,
+			      sh.sh_addr))
 			return -ENOMEM;
 	}
 	return 0;

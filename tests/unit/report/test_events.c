@@ -54,7 +54,8 @@ static void write_many(void)
 	uint64_t t = 10;
 	for (int i = 0; i < 3; i++)
 		for (int k = 0; k <= i; k++) {
-			struct perf_event_header h = { PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, 40 };
+			struct perf_event_header h = { PERF_RECORD_SAMPLE,
+							PERF_RECORD_MISC_USER, 40 };
 			uint64_t rec[5] = { 0, (uint64_t)i + 1, 0x400000, 9ull | 9ull << 32, t++ };
 			memcpy(rec, &h, sizeof(h));
 			cr_assert_eq(pd_writer_write(w, rec, sizeof(rec)), 0);

@@ -32,7 +32,8 @@ Test(jvmsamples, a_companion_that_cannot_be_opened_is_named_whole)
 	cr_assert_eq(pd_writer_open(&w, data, 0), 0);
 	cr_assert_geq(pd_writer_add_attr(w, &a, NULL, 0, "cpu-clock"), 0);
 	struct pd_mmap2_args m = { .pid = 4242, .tid = 4242, .cpumode = PERF_RECORD_MISC_USER,
-				   .start = 0x7f0000000000, .len = 4096, .prot = PROT_READ | PROT_EXEC,
+				   .start = 0x7f0000000000, .len = 4096,
+				   .prot = PROT_READ | PROT_EXEC,
 				   .filename = marker };
 	struct pd_sid sid = { .pid = 4242, .tid = 4242, .time = 5 };
 	cr_assert_eq(pd_writer_mmap2(w, &m, &sid), 0);
