@@ -128,18 +128,9 @@ int inj_hasher_queue(struct inj_hasher *h, struct inj_dfile *f, const uint32_t *
 {
 	int rc = 0;
 	pthread_mutex_lock(&h->mu);
-	if ((rc = keep_file(h, f)) == 0 && h->n + n > h->cap) {
-		size_t cap = h->cap ? h->cap : 1024;
-		while (cap < h->n + n)
-			cap *= 2;
-		struct hash_task *nt = realloc(h->tasks, cap * sizeof(*nt));
-		if (nt) {
-			h->tasks = nt;
-			h->cap = cap;
-		} else {
-			rc = -ENOMEM;
-		}
-	}
+	if ((rc = keep_file(h, f)) == 0 &&
+	    jp_grow(&h->tasks, &h->cap, h->n + n, sizeof(*h->tasks), 1024))
+		rc = -ENOMEM;
 	for (size_t k = 0; rc == 0 && k < n; k++)
 		h->tasks[h->n++] = (struct hash_task){ f, idx[k] };
 	if (rc == 0 && n)

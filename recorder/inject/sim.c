@@ -141,14 +141,8 @@ static int before(const struct item *a, const struct item *b)
 
 static int heap_push(struct inj_sim *s, struct item *it)
 {
-	if (s->n == s->cap) {
-		size_t nc = s->cap ? 2 * s->cap : 1024;
-		struct item *nh = realloc(s->h, nc * sizeof(*nh));
-		if (!nh)
-			return -ENOMEM;
-		s->h = nh;
-		s->cap = nc;
-	}
+	if (jp_grow(&s->h, &s->cap, s->n + 1, sizeof(*s->h), 1024))
+		return -ENOMEM;
 	it->seq = s->seq++;
 	size_t i = s->n++;
 	while (i > 0 && before(it, &s->h[(i - 1) / 2])) {
@@ -168,14 +162,8 @@ static int fifo_push(struct inj_sim *s, struct fifo *f, struct item *it)
 		f->t -= f->h;
 		f->h = 0;
 	}
-	if (f->t == f->cap) {
-		size_t nc = f->cap ? 2 * f->cap : 1024;
-		struct item *nq = realloc(f->q, nc * sizeof(*nq));
-		if (!nq)
-			return -ENOMEM;
-		f->q = nq;
-		f->cap = nc;
-	}
+	if (jp_grow(&f->q, &f->cap, f->t + 1, sizeof(*f->q), 1024))
+		return -ENOMEM;
 	it->seq = s->seq++;
 	f->q[f->t++] = *it;
 	return 0;
