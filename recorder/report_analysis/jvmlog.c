@@ -126,16 +126,11 @@ static void set_name(struct pstate *p, int64_t id, const char *name)
 {
 	if (id < 0 || id >= MAX_IDS || !name)
 		return;
-	if ((size_t)id >= p->names_cap) {
-		size_t n = p->names_cap ? p->names_cap : 1024;
-		while (n <= (size_t)id)
-			n *= 2;
-		char **v = realloc(p->names, n * sizeof(*v));
-		if (!v)
+	size_t had = p->names_cap;
+	if ((size_t)id >= had) {
+		if (jp_grow(&p->names, &p->names_cap, (size_t)id + 1, sizeof(*p->names), 1024))
 			return;
-		memset(v + p->names_cap, 0, (n - p->names_cap) * sizeof(*v));
-		p->names = v;
-		p->names_cap = n;
+		memset(p->names + had, 0, (p->names_cap - had) * sizeof(*p->names));
 	}
 	free(p->names[id]);
 	p->names[id] = strdup(name);
