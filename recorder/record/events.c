@@ -343,17 +343,18 @@ int rec_events_open(struct rec_events *ev, const struct rec_opts *o, const pid_t
 }
 
 /* "a,b": the recorded events' names, for the summary line. */
-void rec_events_names(const struct rec_events *ev, char *buf, size_t len)
+char *rec_events_names(const struct rec_events *ev)
 {
-	size_t off = 0;
+	size_t len = 1;
 
-	buf[0] = 0;
-	for (size_t i = 0; i < ev->nevsels && off < len; i++) {
-		int k = snprintf(buf + off, len - off, "%s%s", i ? "," : "", ev->evsels[i].name);
-		if (k < 0)
-			break;
-		off += (size_t)k;
-	}
+	for (size_t i = 0; i < ev->nevsels; i++)
+		len += strlen(ev->evsels[i].name) + 1;
+	char *s = malloc(len), *p = s;
+	for (size_t i = 0; s && i < ev->nevsels; i++)
+		p = stpcpy(stpcpy(p, i ? "," : ""), ev->evsels[i].name);
+	if (s)
+		*p = 0;
+	return s;
 }
 
 static int ioctl_all(struct rec_events *ev, unsigned long req)
