@@ -1,5 +1,6 @@
 /* buildid.c - see buildid.h. */
 #include "lib/buildid.h"
+#include "lib/grow.h"
 
 #include <elf.h>
 #include <errno.h>
@@ -99,14 +100,9 @@ int jp_notes_file_build_id(const char *path, uint8_t *id, size_t max)
 	}
 	/* sysfs files say size 4096 whatever they hold: read to the end. */
 	for (;;) {
-		if (len == cap) {
-			uint8_t *nb = cap < (1u << 20) ? realloc(buf, cap * 2) : NULL;
-			if (!nb) {
-				rc = -ENOMEM;
-				goto out;
-			}
-			buf = nb;
-			cap *= 2;
+		if (len == cap && (cap >= (1u << 20) || jp_grow(&buf, &cap, cap + 1, 1, 0))) {
+			rc = -ENOMEM;
+			goto out;
 		}
 		ssize_t n = read(fd, buf + len, cap - len);
 		if (n < 0 && errno == EINTR)

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/grow.h"
 #include "synth/synth_int.h"
 
 void synth_buf_free(struct synth_buf *b)
@@ -17,21 +18,10 @@ static int grow(struct synth_buf *b, size_t n)
 		return -1;
 	if (n <= b->cap - b->len)
 		return 0;
-	size_t cap = b->cap ? b->cap : 256;
-	while (cap - b->len < n) {
-		if (cap > SIZE_MAX / 2) {
-			b->oom = 1;
-			return -1;
-		}
-		cap *= 2;
-	}
-	uint8_t *p = realloc(b->p, cap);
-	if (!p) {
+	if (n > SIZE_MAX - b->len || jp_grow(&b->p, &b->cap, b->len + n, 1, 256)) {
 		b->oom = 1;
 		return -1;
 	}
-	b->p = p;
-	b->cap = cap;
 	return 0;
 }
 

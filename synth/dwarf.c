@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/grow.h"
 #include "synth/dwarf_int.h"
 
 #define PRODUCER "jitprof synth"
@@ -118,14 +119,8 @@ struct inl_tree {
 
 static int tree_push(struct inl_tree *t, const struct inl_node *node)
 {
-	if (t->n == t->cap) {
-		size_t cap = t->cap ? 2 * t->cap : 16;
-		struct inl_node *v = realloc(t->v, cap * sizeof(*v));
-		if (!v)
-			return -ENOMEM;
-		t->v = v;
-		t->cap = cap;
-	}
+	if (jp_grow(&t->v, &t->cap, t->n + 1, sizeof(*t->v), 16))
+		return -ENOMEM;
 	t->v[t->n++] = *node;
 	return 0;
 }

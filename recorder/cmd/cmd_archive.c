@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "lib/archive_api.h"
+#include "lib/grow.h"
 #include "lib/nomem.h"
 #include "recorder/cmd/cli.h"
 #include "recorder/cmd/cmd_archive.h"
@@ -163,14 +164,10 @@ int archive_slurp(const char *path, void **buf, size_t *len)
 		n += got;
 		if (n < cap)
 			break;
-		char *nb = realloc(b, cap * 2);
-		if (!nb) {
+		if (jp_grow(&b, &cap, cap + 1, 1, 0)) {
 			free(b);
 			b = NULL;
-			break;
 		}
-		b = nb;
-		cap *= 2;
 	}
 	/* a read error (stdio's own buffer not allocated, EIO) is not a shorter file */
 	int err = ferror(fp) ? (errno ? -errno : -EIO) : 0;

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "jitdump/jitdump.h"
+#include "lib/grow.h"
 #include "recorder/cmd/cli.h"
 #include "recorder/cmd/cmd_archive.h"
 #include "recorder/report/report.h"
@@ -90,15 +91,7 @@ int archive_add_dumps(struct archive_job *j, struct sym_session *ss)
 		const char *base = strrchr(dump, '/') + 1;
 		if (seen(names, n, base))
 			continue;
-		if (n == cap) {
-			char **v = realloc(names, (cap = cap ? 2 * cap : 8) * sizeof(*v));
-			if (!v) {
-				rc = -ENOMEM;
-				break;
-			}
-			names = v;
-		}
-		if (!(names[n] = strdup(base))) {
+		if (JP_GROW_FOR(names, cap, n) || !(names[n] = strdup(base))) {
 			rc = -ENOMEM;
 			break;
 		}

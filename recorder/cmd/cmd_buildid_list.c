@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lib/grow.h"
 #include "recorder/cmd/cli.h"
 #include "recorder/perfdata/perfdata.h"
 #include "recorder/symbols/symbols.h"
@@ -111,14 +112,8 @@ static int mark_hit(struct hits *h, struct sym_dso *d)
 	for (size_t i = h->n; i-- > 0;)
 		if (h->v[i] == d)
 			return 0;
-	if (h->n == h->cap) {
-		size_t ncap = h->cap ? h->cap * 2 : 16;
-		struct sym_dso **nv = realloc(h->v, ncap * sizeof(*nv));
-		if (!nv)
-			return -ENOMEM;
-		h->v = nv;
-		h->cap = ncap;
-	}
+	if (jp_grow(&h->v, &h->cap, h->n + 1, sizeof(*h->v), 16))
+		return -ENOMEM;
 	h->v[h->n++] = d;
 	return 0;
 }

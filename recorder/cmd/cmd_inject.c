@@ -109,7 +109,7 @@ static const struct option longopts[] = {
  * stopped (each such chain ends in an [unknown] frame). */
 static void stacks_summary(const struct inj_opts *o, const struct inj_stacks_stats *k)
 {
-	char why[512];
+	char why[UNW_ENDS_TEXT_MAX];
 	if (!k->walks)
 		return;
 	size_t len = unw_ends_format(k->ends, why, sizeof(why));

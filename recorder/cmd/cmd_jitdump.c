@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "jitdump/jitdump.h"
+#include "lib/grow.h"
 #include "safeio/safeio.h"
 #include "recorder/cmd/cli.h"
 #include "recorder/cmd/jitdump_out.h"
@@ -276,14 +277,8 @@ static int stats_add(struct stats *s, const struct jd_record *r)
 	s->bytes[t] += r->total_size;
 	if (r->id != JD_CODE_LOAD)
 		return 0;
-	if (s->nr_loads == s->cap) {
-		size_t n = s->cap ? s->cap * 2 : 1024;
-		void *p = realloc(s->loads, n * sizeof(*s->loads));
-		if (!p)
-			return -1;
-		s->loads = p;
-		s->cap = n;
-	}
+	if (jp_grow(&s->loads, &s->cap, s->nr_loads + 1, sizeof(*s->loads), 1024))
+		return -1;
 	s->loads[s->nr_loads++] = (struct name_load){ r->u.load.name, r->u.load.code_size };
 	return 0;
 }

@@ -141,6 +141,52 @@ static int run(struct rec_opts *o, struct rec_stats *st)
 	return err;
 }
 
+/* What the recording came to, said: its summary and warnings, or why it failed. Returns the
+ * command's exit status. */
+static int say_result(const struct rec_opts *o, const struct rec_stats *s, int err, int logged)
+{
+	if (err == -EACCES || err == -EPERM) {
+		FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
+		int lvl = 99;
+		if (f) {
+			if (fscanf(f, "%d", &lvl) != 1)
+				lvl = 99;
+			fclose(f);
+		}
+		return cli_error("perf_event_open: permission denied (kernel.perf_event_paranoid "
+				 "= %d). Run as root, or allow it with\n"
+				 "    sysctl -w kernel.perf_event_paranoid=%d\n"
+				 "(-1: everything; 1: user and kernel for your own processes; 2: user "
+				 "space only, use -e cpu-clock:u), or grant CAP_PERFMON.",
+				 lvl, o->system_wide ? -1 : 1);
+	}
+	if (err && logged)
+		return 1;	/* the engine said why */
+	if (err)
+		return cli_error("record failed: %s", sio_strerror(err));
+	if (!o->quiet) {
+		const char *out = o->output ? o->output : "perf.data";
+		cli_info("%llu samples of %s, %.3f MB written to %s",
+			 (unsigned long long)s->samples, s->event_name, (double)s->bytes / 1e6,
+			 strcmp(out, "-") ? out : "<stdout>");
+	}
+	if (s->lost)
+		cli_warn("%llu samples lost (ring buffer full): try a lower -F or a larger -m",
+			 (unsigned long long)s->lost);
+	if (s->held_rounds)
+		cli_info("pipe: %llu round(s) held %llu ms in all until the build-ids of the DSOs "
+			 "they sampled were out", (unsigned long long)s->held_rounds,
+			 (unsigned long long)s->held_ms);
+	if (s->kept_deleted)
+		cli_info("%llu deleted mapped file(s) kept in %s", (unsigned long long)s->kept_deleted,
+			 o->buildid_dir);
+	if (s->late_dsos)
+		cli_warn("pipe: %llu DSO(s) sampled before their build-id could be read (held up to "
+			 "%d ms): a reader meets those samples first", (unsigned long long)s->late_dsos,
+			 REC_BID_HOLD_MS);
+	return s->workload_status;
+}
+
 int cmd_record(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -280,44 +326,7 @@ int cmd_record(int argc, char **argv)
 	o.log = (struct jp_log){ on_log, &logged };
 	err = run(&o, &st);
 	free(cl);
-	if (err == -EACCES || err == -EPERM) {
-		FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
-		int lvl = 99;
-		if (f) {
-			if (fscanf(f, "%d", &lvl) != 1)
-				lvl = 99;
-			fclose(f);
-		}
-		return cli_error("perf_event_open: permission denied (kernel.perf_event_paranoid "
-				 "= %d). Run as root, or allow it with\n"
-				 "    sysctl -w kernel.perf_event_paranoid=%d\n"
-				 "(-1: everything; 1: user and kernel for your own processes; 2: user "
-				 "space only, use -e cpu-clock:u), or grant CAP_PERFMON.",
-				 lvl, o.system_wide ? -1 : 1);
-	}
-	if (err && logged)
-		return 1;	/* the engine said why */
-	if (err)
-		return cli_error("record failed: %s", sio_strerror(err));
-	if (!o.quiet) {
-		const char *out = o.output ? o.output : "perf.data";
-		cli_info("%llu samples of %s, %.3f MB written to %s",
-			 (unsigned long long)st.samples, st.event_name, (double)st.bytes / 1e6,
-			 strcmp(out, "-") ? out : "<stdout>");
-	}
-	if (st.lost)
-		cli_warn("%llu samples lost (ring buffer full): try a lower -F or a larger -m",
-			 (unsigned long long)st.lost);
-	if (st.held_rounds)
-		cli_info("pipe: %llu round(s) held %llu ms in all until the build-ids of the DSOs "
-			 "they sampled were out", (unsigned long long)st.held_rounds,
-			 (unsigned long long)st.held_ms);
-	if (st.kept_deleted)
-		cli_info("%llu deleted mapped file(s) kept in %s", (unsigned long long)st.kept_deleted,
-			 o.buildid_dir);
-	if (st.late_dsos)
-		cli_warn("pipe: %llu DSO(s) sampled before their build-id could be read (held up to "
-			 "%d ms): a reader meets those samples first", (unsigned long long)st.late_dsos,
-			 REC_BID_HOLD_MS);
-	return st.workload_status;
+	err = say_result(&o, &st, err, logged);
+	free(st.event_name);
+	return err;
 }

@@ -10,6 +10,7 @@
  * CLAIMED by whoever hashes it (a compare-and-swap: one hasher per load), then DONE or FAILED
  * with release order, after the build-id bytes are written; readers load it with acquire
  * order before reading them. */
+#include "lib/grow.h"
 #include "recorder/inject/inject_int.h"
 
 #include <errno.h>
@@ -40,7 +41,7 @@ struct inj_hasher {
 	int threads, started;
 	pthread_t tid[HASHER_MAX_THREADS];
 	struct inj_dfile **files;	/* one reference each, so a task never outlives its file */
-	size_t nr_files;
+	size_t nr_files, cap_files;
 	struct inj_dfile *failed_f;	/* the first load whose hash failed */
 	uint32_t failed_load;
 };
@@ -114,10 +115,8 @@ static int keep_file(struct inj_hasher *h, struct inj_dfile *f)
 	for (size_t i = 0; i < h->nr_files; i++)
 		if (h->files[i] == f)
 			return 0;
-	struct inj_dfile **nf = realloc(h->files, (h->nr_files + 1) * sizeof(*nf));
-	if (!nf)
+	if (JP_GROW_FOR(h->files, h->cap_files, h->nr_files))
 		return -ENOMEM;
-	h->files = nf;
 	if (!f->id_state && !(f->id_state = calloc(jd_index_nr_loads(f->x) + 1, 1)))
 		return -ENOMEM;
 	f->refs++;
@@ -129,18 +128,9 @@ int inj_hasher_queue(struct inj_hasher *h, struct inj_dfile *f, const uint32_t *
 {
 	int rc = 0;
 	pthread_mutex_lock(&h->mu);
-	if ((rc = keep_file(h, f)) == 0 && h->n + n > h->cap) {
-		size_t cap = h->cap ? h->cap : 1024;
-		while (cap < h->n + n)
-			cap *= 2;
-		struct hash_task *nt = realloc(h->tasks, cap * sizeof(*nt));
-		if (nt) {
-			h->tasks = nt;
-			h->cap = cap;
-		} else {
-			rc = -ENOMEM;
-		}
-	}
+	if ((rc = keep_file(h, f)) == 0 &&
+	    jp_grow(&h->tasks, &h->cap, h->n + n, sizeof(*h->tasks), 1024))
+		rc = -ENOMEM;
 	for (size_t k = 0; rc == 0 && k < n; k++)
 		h->tasks[h->n++] = (struct hash_task){ f, idx[k] };
 	if (rc == 0 && n)

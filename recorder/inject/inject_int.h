@@ -362,7 +362,7 @@ struct inj_run_state {
 	struct inj_stacks *stacks;	/* a recording with stack copies (stacks.c); else NULL */
 	struct inj_interp *interp;	/* its interpreted frames' ELFs (interp.c); else NULL */
 	struct inj_dump **dumps;
-	size_t nr_dumps;
+	size_t nr_dumps, cap_dumps;
 	struct inj_time_conv tc;
 	uint64_t max_seen;	/* newest timestamp read so far */
 	int prescanned;		/* file input: every dump was found before streaming */

@@ -2,6 +2,7 @@
  * rule), --jit-dir remapping, the clock check perf makes, and the runtime's anonymous code
  * mappings perf drops once a process has a dump. File-mode input is prescanned so every dump
  * is known before the first sample, whatever the file order of markers and samples. */
+#include "lib/grow.h"
 #include "lib/nomem.h"
 #include "recorder/inject/inject_int.h"
 
@@ -246,8 +247,7 @@ static int add_part(struct inj_run_state *s, const struct pd_reader *r, const ch
 		return 0;
 	}
 	struct inj_dump *d = calloc(1, sizeof(*d));
-	struct inj_dump **nd = realloc(s->dumps, (s->nr_dumps + 1) * sizeof(*nd));
-	if (!d || !nd) {
+	if (!d || JP_GROW_FOR(s->dumps, s->cap_dumps, s->nr_dumps)) {
 		free(d);
 		if (x)
 			jd_index_close(x);
@@ -255,7 +255,6 @@ static int add_part(struct inj_run_state *s, const struct pd_reader *r, const ch
 		inj_run_fail(s, "out of memory");
 		return -ENOMEM;
 	}
-	s->dumps = nd;
 	int arch = (jd_index_header(cur)->flags & JD_FLAGS_ARCH_TIMESTAMP) != 0;
 	struct inj_dump_opts dopts = { arch, &s->tc, s->o->threads, prev ? prev->nr_loads : 0,
 				       prev ? prev->nr_moves : 0, f, s->hasher };

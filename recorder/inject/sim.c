@@ -3,6 +3,7 @@
  * released with perf's FINISHED_ROUND rule (flush up to the newest time seen before the
  * previous round). Only samples of processes that have a dump, and only their ips inside a
  * dump's ranges, are queued, so memory follows the jitted samples of about one round. */
+#include "lib/grow.h"
 #include "recorder/inject/inject_int.h"
 
 #include <errno.h>
@@ -44,7 +45,7 @@ struct inj_sim {
 	uint64_t seq;
 	uint64_t max_ts, next_flush, last_flush;
 	struct inj_dump **dumps;
-	size_t nr_dumps;
+	size_t nr_dumps, cap_dumps;
 	inj_hit_fn fn;
 	void *ctx;
 	int lazy;		/* dumps may still arrive: keep samples of any process */
@@ -127,10 +128,8 @@ void inj_sim_free(struct inj_sim *s)
 
 int inj_sim_add_dump(struct inj_sim *s, struct inj_dump *d)
 {
-	struct inj_dump **n = realloc(s->dumps, (s->nr_dumps + 1) * sizeof(*n));
-	if (!n)
+	if (JP_GROW_FOR(s->dumps, s->cap_dumps, s->nr_dumps))
 		return -ENOMEM;
-	s->dumps = n;
 	s->dumps[s->nr_dumps++] = d;
 	return 0;
 }
@@ -142,14 +141,8 @@ static int before(const struct item *a, const struct item *b)
 
 static int heap_push(struct inj_sim *s, struct item *it)
 {
-	if (s->n == s->cap) {
-		size_t nc = s->cap ? 2 * s->cap : 1024;
-		struct item *nh = realloc(s->h, nc * sizeof(*nh));
-		if (!nh)
-			return -ENOMEM;
-		s->h = nh;
-		s->cap = nc;
-	}
+	if (jp_grow(&s->h, &s->cap, s->n + 1, sizeof(*s->h), 1024))
+		return -ENOMEM;
 	it->seq = s->seq++;
 	size_t i = s->n++;
 	while (i > 0 && before(it, &s->h[(i - 1) / 2])) {
@@ -169,14 +162,8 @@ static int fifo_push(struct inj_sim *s, struct fifo *f, struct item *it)
 		f->t -= f->h;
 		f->h = 0;
 	}
-	if (f->t == f->cap) {
-		size_t nc = f->cap ? 2 * f->cap : 1024;
-		struct item *nq = realloc(f->q, nc * sizeof(*nq));
-		if (!nq)
-			return -ENOMEM;
-		f->q = nq;
-		f->cap = nc;
-	}
+	if (jp_grow(&f->q, &f->cap, f->t + 1, sizeof(*f->q), 1024))
+		return -ENOMEM;
 	it->seq = s->seq++;
 	f->q[f->t++] = *it;
 	return 0;

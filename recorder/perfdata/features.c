@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include "lib/grow.h"
 #include "lib/nomem.h"
 #include "recorder/perfdata/perfdata_int.h"
 
@@ -51,15 +52,9 @@ int pd_reader_add_build_id(struct pd_reader *r, const void *rec, size_t size, bo
 		free(copy);
 		return -EINVAL;
 	}
-	if (r->nr_bids == r->cap_bids) {
-		size_t n = r->cap_bids ? 2 * r->cap_bids : 16;
-		b = realloc(r->bids, n * sizeof(*b));
-		if (!b) {
-			free(copy);
-			return -ENOMEM;
-		}
-		r->bids = b;
-		r->cap_bids = n;
+	if (jp_grow(&r->bids, &r->cap_bids, r->nr_bids + 1, sizeof(*r->bids), 16)) {
+		free(copy);
+		return -ENOMEM;
 	}
 	b = &r->bids[r->nr_bids];
 	*b = ev.u.build_id;

@@ -7,6 +7,7 @@
 #include <unistd.h>
 #include <byteswap.h>
 
+#include "lib/grow.h"
 #include "recorder/perfdata/perfdata_int.h"
 
 /* Reads exactly n bytes at off (file mode), -ENODATA if the file ends first. */
@@ -86,7 +87,7 @@ const struct pd_evsel *pd_reader_evsel_by_id(const struct pd_reader *r, uint64_t
 int pd_reader_add_evsel(struct pd_reader *r, const void *attr, size_t attr_size,
 			const uint64_t *ids, size_t nr_ids, uint64_t off)
 {
-	struct pd_evsel *es, **n;
+	struct pd_evsel *es;
 	uint64_t st0, st;
 
 	if (attr_size < 64)
@@ -97,13 +98,11 @@ int pd_reader_add_evsel(struct pd_reader *r, const void *attr, size_t attr_size,
 	if (nr_ids > PD_MAX_IDS - r->nr_ids_total)
 		return pd_set_err(r, -E2BIG, off, "more than %u sample ids in all attrs "
 				  "(PD_MAX_IDS)", PD_MAX_IDS);
-	n = realloc(r->evsels, (r->nr_evsels + 1) * sizeof(*n));
-	if (!n)
+	if (JP_GROW_FOR(r->evsels, r->cap_evsels, r->nr_evsels) ||
+	    !(es = calloc(1, sizeof(*es))))
 		return -ENOMEM;
-	r->evsels = n;
-	if (!(es = calloc(1, sizeof(*es))))
-		return -ENOMEM;
-	n[r->nr_evsels] = es;	/* owned by the array once nr_evsels counts it; freed below if not */
+	/* owned by the array once nr_evsels counts it; freed below if not */
+	r->evsels[r->nr_evsels] = es;
 	memcpy(&es->attr, attr, attr_size < sizeof(es->attr) ? attr_size : sizeof(es->attr));
 	es->attr_size = (uint32_t)attr_size;
 	es->attr.size = sizeof(es->attr);

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include "lib/grow.h"
 #include "recorder/perfdata/perfdata_int.h"
 
 struct qev {
@@ -178,14 +179,8 @@ int pd_ordered_push(struct pd_ordered *q, const struct pd_event *ev, uint64_t ti
 	struct qev *e;
 	struct hent h = { time, q->seq, NULL };
 
-	if (!joins_run(&q->run, &h) && q->n == q->cap) {
-		size_t n = q->cap ? 2 * q->cap : 1024;
-		struct hent *h = realloc(q->heap, n * sizeof(*h));
-		if (!h)
-			return -ENOMEM;
-		q->heap = h;
-		q->cap = n;
-	}
+	if (!joins_run(&q->run, &h) && jp_grow(&q->heap, &q->cap, q->n + 1, sizeof(*q->heap), 1024))
+		return -ENOMEM;
 	e = qev_alloc(q, ev->size + extra);
 	if (!e)
 		return -ENOMEM;

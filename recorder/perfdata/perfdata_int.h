@@ -112,7 +112,7 @@ struct pd_reader {
 	bool swap;
 	bool skip_samples;	/* PD_TOOL_SKIP_SAMPLES: samples delivered undecoded */
 	bool eof;		/* pipe: read() returned 0 */
-	char err[512];
+	char *err;		/* the last error, whole (pd_set_err); NULL: none */
 
 	/* Buffered window over the stream: buf holds bytes [buf_off, buf_off + buf_len). */
 	uint8_t *buf;
@@ -131,7 +131,7 @@ struct pd_reader {
 	/* each its own allocation: a pipe's attrs come among its events, and the evsels
 	 * handed out before (a report's chosen event) must keep their address */
 	struct pd_evsel **evsels;
-	size_t nr_evsels;
+	size_t nr_evsels, cap_evsels;
 	size_t id_hdr_size;
 	uint64_t *id_index;	/* sorted {id, evsel index} pairs */
 	size_t nr_index;
@@ -160,6 +160,8 @@ struct pd_reader {
 };
 
 
+/* Keeps "<path>: offset <off>: <fmt...>" whole for pd_reader_error and returns err; out of
+ * memory for the message stops the process (jp_nomem): an error is never said cut. */
 int pd_set_err(struct pd_reader *r, int err, uint64_t off, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 

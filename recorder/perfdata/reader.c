@@ -14,20 +14,24 @@
 #include <byteswap.h>
 
 #include "lib/grow.h"
+#include "lib/nomem.h"
 #include "lib/opts.h"
 #include "recorder/perfdata/perfdata_int.h"
 
 int pd_set_err(struct pd_reader *r, int err, uint64_t off, const char *fmt, ...)
 {
 	va_list ap;
-	int n = snprintf(r->err, sizeof(r->err), "%s: offset %llu: ", r->path,
-			 (unsigned long long)off);
+	char *head = NULL, *msg = NULL;
 
-	if (n < 0 || (size_t)n >= sizeof(r->err))
-		return err;
 	va_start(ap, fmt);
-	vsnprintf(r->err + n, sizeof(r->err) - (size_t)n, fmt, ap);
+	int n = vasprintf(&msg, fmt, ap);
 	va_end(ap);
+	if (n < 0 || asprintf(&head, "%s: offset %llu: %s", r->path,
+			      (unsigned long long)off, msg) < 0)
+		jp_nomem("a perf.data reader's error message");
+	free(msg);
+	free(r->err);
+	r->err = head;
 	return err;
 }
 
@@ -35,7 +39,7 @@ const char *pd_reader_error(const struct pd_reader *r)
 {
 	if (!r)
 		return "no reader";
-	return r->err[0] ? r->err : "no error";
+	return r->err ? r->err : "no error";
 }
 
 /* Makes at least `need` unconsumed bytes available in the window. -ENODATA at end of input. */
@@ -156,9 +160,10 @@ int pd_reader_open_fd(struct pd_reader **out, int fd, const char *name,
 	r->buf = malloc(r->buf_cap);
 	r->data_end = UINT64_MAX;
 	if (!r->path || !r->buf) {
-		snprintf(r->err, sizeof(r->err), "%s: %s", name ? name : "(fd)",
-			 strerror(ENOMEM));
-		return open_failed(r, -ENOMEM, opts);
+		jp_logf(opts_log(opts), JP_LOG_ERROR, "%s: %s", name ? name : "(fd)",
+			strerror(ENOMEM));
+		pd_reader_close(r);
+		return -ENOMEM;
 	}
 	/* Read the first 16 bytes through the window: it works for pipes and files alike. */
 	r->pipe = true;
@@ -187,7 +192,7 @@ int pd_reader_open_fd(struct pd_reader **out, int fd, const char *name,
 	r->buf_len = r->buf_pos = 0;
 	err = pd_open_file_mode(r, r->buf);
 	if (err) {
-		if (!r->err[0])
+		if (!r->err)
 			pd_set_err(r, err, 0, "%s", strerror(-err));
 		return open_failed(r, err, opts);
 	}
@@ -232,6 +237,7 @@ void pd_reader_close(struct pd_reader *r)
 	free(r->rec);
 	free(r->extra);
 	free(r->path);
+	free(r->err);
 	free(r);
 }
 

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "lib/grow.h"
 #include "recorder/perfdata/perfdata_int.h"
 #include "recorder/perfdata/writer_int.h"
 
@@ -128,15 +129,13 @@ int pd_writer_open(struct pd_writer **out, const char *path, unsigned flags)
 int pd_writer_add_attr(struct pd_writer *w, const struct perf_event_attr *attr,
 		       const uint64_t *ids, size_t nr_ids, const char *name)
 {
-	struct pd_wattr *n, *a;
+	struct pd_wattr *a;
 
 	if (w->started)
 		return -EBUSY;
-	n = realloc(w->attrs, (w->nr_attrs + 1) * sizeof(*n));
-	if (!n)
+	if (JP_GROW_FOR(w->attrs, w->cap_attrs, w->nr_attrs))
 		return -ENOMEM;
-	w->attrs = n;
-	a = &n[w->nr_attrs];
+	a = &w->attrs[w->nr_attrs];
 	memset(a, 0, sizeof(*a));
 	memcpy(&a->attr, attr, sizeof(a->attr) < PD_ATTR_SIZE_FILE ? sizeof(a->attr) :
 	       PD_ATTR_SIZE_FILE);

@@ -34,7 +34,7 @@ struct pd_writer {
 	uint64_t attrs_offset, data_offset;
 
 	struct pd_wattr *attrs;
-	size_t nr_attrs;
+	size_t nr_attrs, cap_attrs;
 	struct pd_feat feats[PD_FEAT_MAX];
 	uint64_t feat_bits[4];	/* which feats are present */
 	bool auto_event_desc;	/* EVENT_DESC generated from the attrs at close */

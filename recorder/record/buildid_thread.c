@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "lib/buildid.h"
+#include "lib/grow.h"
 #include "recorder/record/record_int.h"
 
 /* The id into id/size: 0, or -ENOENT. */
@@ -197,15 +198,9 @@ static void *worker(void *arg)
 			free(res.path);
 			continue;
 		}
-		if (t->rn == t->rcap) {
-			size_t n = t->rcap ? 2 * t->rcap : 64;
-			struct rec_bid_result *p = realloc(t->res, n * sizeof(*p));
-			if (!p) {
-				free(res.path);
-				continue;
-			}
-			t->res = p;
-			t->rcap = n;
+		if (jp_grow(&t->res, &t->rcap, t->rn + 1, sizeof(*t->res), 64)) {
+			free(res.path);
+			continue;
 		}
 		t->res[t->rn++] = res;
 	}
@@ -264,16 +259,8 @@ int rec_bid_request_map(struct rec_bid_thread *t, const char *path, pid_t pid, u
 		t->qn -= t->qhead;
 		t->qhead = 0;
 	}
-	if (t->qn == t->qcap) {
-		size_t n = t->qcap ? 2 * t->qcap : 64;
-		struct req *q = realloc(t->q, n * sizeof(*q));
-		if (q) {
-			t->q = q;
-			t->qcap = n;
-		} else {
-			err = -ENOMEM;
-		}
-	}
+	if (jp_grow(&t->q, &t->qcap, t->qn + 1, sizeof(*t->q), 64))
+		err = -ENOMEM;
 	if (!err) {
 		t->q[t->qn++] = rq;
 		pthread_cond_signal(&t->cv);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/grow.h"
 #include "recorder/record/record_int.h"
 
 struct named_event {
@@ -102,12 +103,9 @@ int rec_parse_event_list(struct rec_events *ev, const char *list, const struct j
 
 int rec_events_add(struct rec_events *ev, struct rec_evsel **out)
 {
-	struct rec_evsel *n = realloc(ev->evsels, (ev->nevsels + 1) * sizeof(*n));
-
-	if (!n)
+	if (JP_GROW_FOR(ev->evsels, ev->cap_evsels, ev->nevsels))
 		return -ENOMEM;
-	ev->evsels = n;
-	*out = &n[ev->nevsels++];
+	*out = &ev->evsels[ev->nevsels++];
 	memset(*out, 0, sizeof(**out));
 	return 0;
 }

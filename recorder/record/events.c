@@ -10,6 +10,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "lib/grow.h"
 #include "recorder/record/record_int.h"
 
 static int sys_perf_event_open(struct perf_event_attr *a, pid_t pid, int cpu)
@@ -122,25 +123,10 @@ static int refuse(struct rec_events *ev, struct rec_evsel *e, int fd, const stru
 	return 1;
 }
 
-/* Room for one more of *p's n elements of elem bytes (doubling from 64). */
-static int grow(void *p, size_t n, size_t *cap, size_t elem)
-{
-	void **arr = p;
-	if (n < *cap)
-		return 0;
-	size_t c = *cap ? 2 * *cap : 64;
-	void *a = realloc(*arr, c * elem);
-	if (!a)
-		return -ENOMEM;
-	*arr = a;
-	*cap = c;
-	return 0;
-}
-
 static int add_fd(struct rec_events *ev, struct rec_evsel *e, int fd)
 {
-	if (grow(&ev->fds, ev->nfds, &ev->capfds, sizeof(int)) ||
-	    grow(&e->ids, e->nids, &e->capids, sizeof(uint64_t)))
+	if (jp_grow(&ev->fds, &ev->capfds, ev->nfds + 1, sizeof(*ev->fds), 64) ||
+	    jp_grow(&e->ids, &e->capids, e->nids + 1, sizeof(*e->ids), 64))
 		return -ENOMEM;
 	if (ioctl(fd, PERF_EVENT_IOC_ID, &e->ids[e->nids]) < 0)
 		return -errno;
@@ -357,17 +343,18 @@ int rec_events_open(struct rec_events *ev, const struct rec_opts *o, const pid_t
 }
 
 /* "a,b": the recorded events' names, for the summary line. */
-void rec_events_names(const struct rec_events *ev, char *buf, size_t len)
+char *rec_events_names(const struct rec_events *ev)
 {
-	size_t off = 0;
+	size_t len = 1;
 
-	buf[0] = 0;
-	for (size_t i = 0; i < ev->nevsels && off < len; i++) {
-		int k = snprintf(buf + off, len - off, "%s%s", i ? "," : "", ev->evsels[i].name);
-		if (k < 0)
-			break;
-		off += (size_t)k;
-	}
+	for (size_t i = 0; i < ev->nevsels; i++)
+		len += strlen(ev->evsels[i].name) + 1;
+	char *s = malloc(len), *p = s;
+	for (size_t i = 0; s && i < ev->nevsels; i++)
+		p = stpcpy(stpcpy(p, i ? "," : ""), ev->evsels[i].name);
+	if (s)
+		*p = 0;
+	return s;
 }
 
 static int ioctl_all(struct rec_events *ev, unsigned long req)

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/grow.h"
 #include "recorder/record/record_int.h"
 
 struct map {
@@ -75,14 +76,8 @@ struct rec_dso *rec_hits_dso(struct rec_hits *h, const char *name, uint16_t cpum
 	for (size_t i = h->ndsos; i-- > 0;)
 		if (!strcmp(h->dsos[i]->name, name))
 			return h->dsos[i];
-	if (h->ndsos == h->capdsos) {
-		size_t n = h->capdsos ? 2 * h->capdsos : 64;
-		struct rec_dso **p = realloc(h->dsos, n * sizeof(*p));
-		if (!p)
-			return NULL;
-		h->dsos = p;
-		h->capdsos = n;
-	}
+	if (jp_grow(&h->dsos, &h->capdsos, h->ndsos + 1, sizeof(*h->dsos), 64))
+		return NULL;
 	struct rec_dso *d = calloc(1, sizeof(*d));
 	if (!d || !(d->name = strdup(name))) {
 		free(d);
@@ -156,14 +151,8 @@ int rec_hits_mmap(struct rec_hits *h, uint32_t pid, uint64_t start, uint64_t len
 
 	if (!p || !d)
 		return -ENOMEM;
-	if (p->n == p->cap) {
-		size_t n = p->cap ? 2 * p->cap : 16;
-		struct map *m = realloc(p->maps, n * sizeof(*m));
-		if (!m)
-			return -ENOMEM;
-		p->maps = m;
-		p->cap = n;
-	}
+	if (jp_grow(&p->maps, &p->cap, p->n + 1, sizeof(*p->maps), 16))
+		return -ENOMEM;
 	p->maps[p->n++] = (struct map){ start, start + len, d };
 	p->sorted = false;
 	return 0;
@@ -250,14 +239,8 @@ struct rec_dso *rec_hits_sample(struct rec_hits *h, uint32_t pid, uint64_t ip, u
 	struct rec_dso *d = resolve(h, pid, ip, cpumode);
 	if (d || h->nmiss >= MAX_MISSES)
 		return d;
-	if (h->nmiss == h->capmiss) {
-		size_t n = h->capmiss ? 2 * h->capmiss : 256;
-		struct miss *m = realloc(h->misses, n * sizeof(*m));
-		if (!m)
-			return NULL;
-		h->misses = m;
-		h->capmiss = n;
-	}
+	if (jp_grow(&h->misses, &h->capmiss, h->nmiss + 1, sizeof(*h->misses), 256))
+		return NULL;
 	h->misses[h->nmiss++] = (struct miss){ pid, cpumode, ip };
 	return NULL;
 }

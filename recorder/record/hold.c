@@ -6,20 +6,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/grow.h"
 #include "recorder/record/record_int.h"
 
 int rec_hold_record(struct rec_hold *h, const struct perf_event_header *hdr)
 {
-	if (h->len + hdr->size > h->cap) {
-		size_t nc = h->cap ? h->cap : 1u << 16;
-		while (nc < h->len + hdr->size)
-			nc *= 2;
-		uint8_t *nb = realloc(h->buf, nc);
-		if (!nb)
-			return -ENOMEM;
-		h->buf = nb;
-		h->cap = nc;
-	}
+	if (jp_grow(&h->buf, &h->cap, h->len + hdr->size, 1, 1u << 16))
+		return -ENOMEM;
 	memcpy(h->buf + h->len, hdr, hdr->size);
 	h->len += hdr->size;
 	return 0;
@@ -32,14 +25,8 @@ int rec_hold_need(struct rec_hold *h, struct rec_dso *d)
 	for (size_t i = 0; i < h->nwait; i++)
 		if (h->wait[i] == d)
 			return 0;
-	if (h->nwait == h->capwait) {
-		size_t nc = h->capwait ? 2 * h->capwait : 16;
-		struct rec_dso **nw = realloc(h->wait, nc * sizeof(*nw));
-		if (!nw)
-			return -ENOMEM;
-		h->wait = nw;
-		h->capwait = nc;
-	}
+	if (jp_grow(&h->wait, &h->capwait, h->nwait + 1, sizeof(*h->wait), 16))
+		return -ENOMEM;
 	h->wait[h->nwait++] = d;
 	return 0;
 }

@@ -11,6 +11,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "lib/grow.h"
 #include "recorder/record/record_int.h"
 
 /* A name the kernel gives a mapping that is no file to read a build-id from, though it starts
@@ -206,13 +207,8 @@ int rec_list_threads(pid_t pid, pid_t **tids, size_t *n)
 		int t = atoi(de->d_name);
 		if (t <= 0)
 			continue;
-		if (*n == cap) {
-			pid_t *p = realloc(*tids, 2 * cap * sizeof(pid_t));
-			if (!p)
-				break;
-			*tids = p;
-			cap *= 2;
-		}
+		if (jp_grow(tids, &cap, *n + 1, sizeof(pid_t), 16))
+			break;
 		(*tids)[(*n)++] = t;
 	}
 	closedir(d);

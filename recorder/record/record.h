@@ -67,7 +67,8 @@ struct rec_stats {
 	int vdso_saved;		/* 1: the vdso image went to the build-id cache */
 	uint64_t kept_deleted;	/* deleted mapped files kept in the build-id cache */
 	int workload_status;	/* exit code of the workload (128+sig if killed), or 0 */
-	char event_name[256];	/* the recorded events, comma separated */
+	char *event_name;	/* the recorded events, comma separated, all of them; malloc'd:
+				 * the caller frees it (NULL until they are open) */
 };
 
 /* Parses a -k value: mono, monotonic, CLOCK_MONOTONIC, 1, raw, boot, realtime, tai (and

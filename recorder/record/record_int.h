@@ -32,7 +32,7 @@ struct rec_evsel {
 
 struct rec_events {
 	struct rec_evsel *evsels;	/* in the order asked; the first carries the side-band */
-	size_t nevsels;
+	size_t nevsels, cap_evsels;
 	int *cpus;
 	size_t ncpus;
 	int *fds;		/* every evsel's */
@@ -48,8 +48,8 @@ int rec_parse_event(const char *spec, struct perf_event_attr *a, char *name, siz
 int rec_parse_event_list(struct rec_events *ev, const char *list, const struct jp_log *log);
 /* A zeroed evsel appended to ev (pointer valid until the next add). */
 int rec_events_add(struct rec_events *ev, struct rec_evsel **out);
-/* The recorded events' names, comma separated. */
-void rec_events_names(const struct rec_events *ev, char *buf, size_t len);
+/* The recorded events' names, comma separated, however many: malloc'd, NULL out of memory. */
+char *rec_events_names(const struct rec_events *ev);
 
 /* pid > 0 with inherit (a workload or -p threads), pid -1 for -a. tids: threads to open for
  * (NULL: just pid). Events start disabled; workload events arm enable_on_exec. */

@@ -375,7 +375,8 @@ static int setup(struct session *s)
 	free(tids);
 	if (err)
 		return err;
-	rec_events_names(&s->ev, s->st->event_name, sizeof(s->st->event_name));
+	if (!(s->st->event_name = rec_events_names(&s->ev)))
+		return -ENOMEM;
 	for (size_t i = 0; i < s->ev.nevsels; i++) {
 		const struct rec_evsel *e = &s->ev.evsels[i];
 		if ((err = pd_writer_add_attr(s->w, &e->attr, e->ids, e->nids, e->name)) < 0)
@@ -407,6 +408,8 @@ static int setup(struct session *s)
 int rec_run(const struct rec_opts *opts, struct rec_stats *st)
 {
 	struct rec_opts oc;
+
+	memset(st, 0, sizeof(*st));
 	if (JP_OPTS_TAKE(&oc, opts))
 		return -EINVAL;
 	const struct rec_opts *o = &oc;
@@ -418,7 +421,6 @@ int rec_run(const struct rec_opts *opts, struct rec_stats *st)
 	bool pipe_mode = !strcmp(path, "-");
 	int err, err2;
 
-	memset(st, 0, sizeof(*st));
 	/* One fd per (thread, CPU): -p on a big process needs more than the default 1024. */
 	struct rlimit nofile;
 	if (!getrlimit(RLIMIT_NOFILE, &nofile) && nofile.rlim_cur < nofile.rlim_max) {

@@ -94,7 +94,7 @@ struct rp_jvm_code {
 	int32_t trap_bci;
 	uint64_t trap_thread;		/* the runtime thread that trapped, 0 none */
 	struct rp_jvm_inline *inl;
-	size_t nr_inl;
+	size_t nr_inl, cap_inl;
 };
 
 struct rp_jvmlog;
@@ -179,7 +179,7 @@ struct rp_gen_method {
 
 struct rp_gen_view {
 	struct rp_gen_method *methods;
-	size_t nr_methods;
+	size_t nr_methods, cap_methods;
 	uint64_t unknown_samples;	/* leaf in no mapping, or jitted code already unloaded */
 	uint64_t unloaded_samples;
 	uint64_t total_samples;

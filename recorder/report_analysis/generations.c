@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "jitdump/jitdump.h"
+#include "lib/grow.h"
 #include "lib/hindex.h"
 #include "recorder/report_analysis/analysis_int.h"
 
@@ -332,11 +333,9 @@ int rp_gen_view_build_all(struct rp_gen_view *v, const struct rp_session *s, con
 			i = j;
 			continue;
 		}
-		struct rp_gen_method *m = realloc(v->methods, (v->nr_methods + 1) * sizeof(*m));
-		if (!m)
+		if (JP_GROW_FOR(v->methods, v->cap_methods, v->nr_methods))
 			goto out;
-		v->methods = m;
-		m = &v->methods[v->nr_methods++];
+		struct rp_gen_method *m = &v->methods[v->nr_methods++];
 		*m = (struct rp_gen_method){ .pid = order[i]->pid, .method = title };
 		m->rows = calloc(j - i, sizeof(*m->rows));
 		if (!m->rows)

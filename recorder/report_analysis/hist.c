@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/grow.h"
 #include "recorder/report_analysis/analysis_int.h"
 
 static const char *const key_names[RP_KEY__MAX] = {
@@ -206,16 +207,11 @@ int rp_hist_build(struct rp_hist *h, const struct rp_session *s, const enum rp_k
 		size_t j = key_hash(h, smp, leaf, h->keys, h->nr_keys) & (cap - 1);
 		for (;; j = (j + 1) & (cap - 1)) {
 			if (!slot[j]) {
-				if (h->nr_entries == ecap) {
-					void *p = realloc(h->entries, 2 * ecap * sizeof(*h->entries));
-					if (!p) {
-						free(slot);
-						free(owner);
-						rp_hist_free(h);
-						return -ENOMEM;
-					}
-					h->entries = p;
-					ecap *= 2;
+				if (JP_GROW_FOR(h->entries, ecap, h->nr_entries)) {
+					free(slot);
+					free(owner);
+					rp_hist_free(h);
+					return -ENOMEM;
 				}
 				struct rp_entry *e = &h->entries[h->nr_entries];
 				memset(e, 0, sizeof(*e));

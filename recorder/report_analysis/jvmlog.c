@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "lib/dynload.h"
+#include "lib/grow.h"
 #include "safeio/safeio.h"
 #include "recorder/report_analysis/jvmlog_int.h"
 
@@ -125,16 +126,11 @@ static void set_name(struct pstate *p, int64_t id, const char *name)
 {
 	if (id < 0 || id >= MAX_IDS || !name)
 		return;
-	if ((size_t)id >= p->names_cap) {
-		size_t n = p->names_cap ? p->names_cap : 1024;
-		while (n <= (size_t)id)
-			n *= 2;
-		char **v = realloc(p->names, n * sizeof(*v));
-		if (!v)
+	size_t had = p->names_cap;
+	if ((size_t)id >= had) {
+		if (jp_grow(&p->names, &p->names_cap, (size_t)id + 1, sizeof(*p->names), 1024))
 			return;
-		memset(v + p->names_cap, 0, (n - p->names_cap) * sizeof(*v));
-		p->names = v;
-		p->names_cap = n;
+		memset(p->names + had, 0, (p->names_cap - had) * sizeof(*p->names));
 	}
 	free(p->names[id]);
 	p->names[id] = strdup(name);
@@ -159,11 +155,9 @@ static void add_inline(struct pstate *p, int ok)
 	if (!c || !p->call.open)
 		return;
 	p->call.open = 0;
-	struct rp_jvm_inline *v = realloc(c->inl, (c->nr_inl + 1) * sizeof(*v));
-	if (!v)
+	if (JP_GROW_FOR(c->inl, c->cap_inl, c->nr_inl))
 		return;
-	c->inl = v;
-	v[c->nr_inl++] = (struct rp_jvm_inline){
+	c->inl[c->nr_inl++] = (struct rp_jvm_inline){
 		.caller = rp_jvmlog_keep(p->jl, name_of(p, p->call.caller)),
 		.callee = rp_jvmlog_keep(p->jl, name_of(p, p->call.callee)),
 		.bci = p->call.bci, .ok = ok, .why = attr_keep(p, "reason"),

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lib/grow.h"
 #include "safeio/safeio.h"
 #include "recorder/report_analysis/jvmlog_int.h"
 
@@ -14,14 +15,8 @@ const char *rp_jvmlog_keep(struct rp_jvmlog *jl, const char *s)
 {
 	if (!s)
 		return NULL;
-	if (jl->nr_strs == jl->strs_cap) {
-		size_t n = jl->strs_cap ? 2 * jl->strs_cap : 256;
-		char **v = realloc(jl->strs, n * sizeof(*v));
-		if (!v)
-			return NULL;
-		jl->strs = v;
-		jl->strs_cap = n;
-	}
+	if (jp_grow(&jl->strs, &jl->strs_cap, jl->nr_strs + 1, sizeof(*jl->strs), 256))
+		return NULL;
 	/* a name from the log is shown as the recording's are (model.c's rp_intern): libxml2
 	 * decodes character references, so a C1 or bidirectional control can be in it */
 	char *d = sio_has_controls(s) ? sio_escape_controls(s) : strdup(s);
@@ -38,15 +33,8 @@ struct rp_jvm_code *rp_jvmlog_code_of(struct rp_jvmlog *jl, int64_t id)
 		return NULL;
 	if (rp_map_get(&jl->by_id, (uint64_t)id + 1, &v))
 		return &jl->codes[v - 1];
-	if (jl->nr == jl->cap) {
-		size_t n = jl->cap ? 2 * jl->cap : 256;
-		struct rp_jvm_code *c = realloc(jl->codes, n * sizeof(*c));
-		if (!c)
-			return NULL;
-		jl->codes = c;
-		jl->cap = n;
-	}
-	if (rp_map_put(&jl->by_id, (uint64_t)id + 1, (uint32_t)jl->nr + 1))
+	if (jp_grow(&jl->codes, &jl->cap, jl->nr + 1, sizeof(*jl->codes), 256) ||
+	    rp_map_put(&jl->by_id, (uint64_t)id + 1, (uint32_t)jl->nr + 1))
 		return NULL;
 	struct rp_jvm_code *c = &jl->codes[jl->nr++];
 	*c = (struct rp_jvm_code){ .compile_id = (int32_t)id, .level = -1, .osr_bci = -1,

@@ -7,9 +7,11 @@
 #include "recorder/report_ingest/ingest_int.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "jitdump/jitdump.h"
+#include "lib/nomem.h"
 #include "recorder/perfdata/perfdata.h"
 
 /* Worth a warning from this many samples on: a handful proves nothing. */
@@ -41,8 +43,8 @@ void rp_checks_mmap(struct rp_checks *c, uint32_t pid, const char *filename)
 		c->jitted_maps++;
 		(void)rp_map_put(&c->jitted_pids, (uint64_t)pid + 1, 1);
 	} else if (jd_is_marker_name(filename, &dump_pid) == 1) {
-		if (!c->markers++)
-			snprintf(c->marker, sizeof(c->marker), "%s", filename);
+		if (!c->markers++ && !(c->marker = strdup(filename)))
+			jp_nomem("the path of a recording's jitdump");
 	}
 }
 
@@ -80,6 +82,8 @@ void rp_checks_free(struct rp_checks *c)
 {
 	rp_map_free(&c->anon_by_pid);
 	rp_map_free(&c->jitted_pids);
+	free(c->marker);
+	c->marker = NULL;
 }
 
 /* Some processes had a jitdump and one with nameless JIT code had none: a process the
@@ -103,61 +107,50 @@ static uint32_t process_without_dump(const struct rp_checks *c, uint64_t *sample
 	return worst;
 }
 
-static void say(const struct rp_ingest_opts *o, const char *msg)
-{
-	jp_logf(&o->log, JP_LOG_WARN, "%s", msg);
-}
-
 void rp_checks_report(const struct rp_checks *c, const struct rp_ingest_opts *o)
 {
-	char msg[1024];
+	const struct jp_log *log = &o->log;
 
-	if (o->want_callchain && c->samples && !c->chains) {
-		snprintf(msg, sizeof(msg), "call chains asked for (-g, --collapsed, --flamegraph) "
-			 "but %s was recorded without them: record with -g (jitprof record -g, "
-			 "perf record -g); only the sampled functions are shown", o->input);
-		say(o, msg);
-	}
+	if (o->want_callchain && c->samples && !c->chains)
+		jp_logf(log, JP_LOG_WARN, "call chains asked for (-g, --collapsed, --flamegraph) "
+			"but %s was recorded without them: record with -g (jitprof record -g, "
+			"perf record -g); only the sampled functions are shown", o->input);
 	if (o->want_callchain && c->chains && !c->stack_user && c->jit_leaf >= CHECK_MIN_SAMPLES &&
-	    c->jit_leaf_alone * 2 > c->jit_leaf) {
-		snprintf(msg, sizeof(msg), "%llu of %llu samples in jitted code have no caller: "
-			 "Java frames have no frame pointers: record with --call-graph dwarf "
-			 "(jitprof profile's default for a JVM, launched or -p), or start the JVM "
-			 "with -XX:+PreserveFramePointer",
-			 (unsigned long long)c->jit_leaf_alone, (unsigned long long)c->jit_leaf);
-		say(o, msg);
-	}
+	    c->jit_leaf_alone * 2 > c->jit_leaf)
+		jp_logf(log, JP_LOG_WARN, "%llu of %llu samples in jitted code have no caller: "
+			"Java frames have no frame pointers: record with --call-graph dwarf "
+			"(jitprof profile's default for a JVM, launched or -p), or start the JVM "
+			"with -XX:+PreserveFramePointer",
+			(unsigned long long)c->jit_leaf_alone, (unsigned long long)c->jit_leaf);
 	/* Without a jitdump, code a /tmp/perf-PID.map names (node --perf-basic-prof) is no
 	 * forgotten step: only nameless code is worth the warning then. */
 	uint64_t n = c->markers ? c->anon_leaf : c->anon_unnamed;
 	if (n >= CHECK_MIN_SAMPLES && n * 20 >= c->samples && !c->jitted_maps) {
 		double pct = 100.0 * (double)n / (double)c->samples;
 		if (c->markers)
-			snprintf(msg, sizeof(msg), "%llu samples (%.1f%%) are in JIT code and %s "
-				 "names %llu jitdump(s) (%s) but was not injected: run 'jitprof "
-				 "inject -i %s' and report its output (perf.jit.data)",
-				 (unsigned long long)n, pct, o->input,
-				 (unsigned long long)c->markers, c->marker, o->input);
+			jp_logf(log, JP_LOG_WARN, "%llu samples (%.1f%%) are in JIT code and %s "
+				"names %llu jitdump(s) (%s) but was not injected: run 'jitprof "
+				"inject -i %s' and report its output (perf.jit.data)",
+				(unsigned long long)n, pct, o->input,
+				(unsigned long long)c->markers, c->marker, o->input);
 		else
-			snprintf(msg, sizeof(msg), "%llu samples (%.1f%%) are in JIT code (anonymous "
-				 "executable memory) and no jitdump was injected: no process of %s "
-				 "mapped one (expected jit-%u.dump in libagent.so's dir=, default "
-				 "$JITDUMPDIR or ~/.debug/jit, or in node's working directory with "
-				 "--perf-prof): start java with -agentpath:libagent.so, or use "
-				 "'jitprof profile'",
-				 (unsigned long long)n, pct, o->input, c->anon_pid);
-		say(o, msg);
+			jp_logf(log, JP_LOG_WARN, "%llu samples (%.1f%%) are in JIT code "
+				"(anonymous executable memory) and no jitdump was injected: no "
+				"process of %s mapped one (expected jit-%u.dump in libagent.so's "
+				"dir=, default $JITDUMPDIR or ~/.debug/jit, or in node's working "
+				"directory with --perf-prof): start java with "
+				"-agentpath:libagent.so, or use 'jitprof profile'",
+				(unsigned long long)n, pct, o->input, c->anon_pid);
 	}
 	uint64_t alone;
 	uint32_t pid = process_without_dump(c, &alone);
-	if (alone >= CHECK_MIN_SAMPLES && alone * 20 >= c->samples) {
-		snprintf(msg, sizeof(msg), "process %u: %llu samples (%.1f%%) in JIT code that no "
-			 "jitdump describes, while other processes of %s have one; if the profiled "
-			 "program started it (a JVM that starts JVMs, node forking node), it did not "
-			 "inherit flags given on a command line: jitprof profile --java (or --node) "
-			 "puts them in JAVA_TOOL_OPTIONS (NODE_OPTIONS), which every child inherits",
-			 pid, (unsigned long long)alone, 100.0 * (double)alone / (double)c->samples,
-			 o->input);
-		say(o, msg);
-	}
+	if (alone >= CHECK_MIN_SAMPLES && alone * 20 >= c->samples)
+		jp_logf(log, JP_LOG_WARN, "process %u: %llu samples (%.1f%%) in JIT code that no "
+			"jitdump describes, while other processes of %s have one; if the profiled "
+			"program started it (a JVM that starts JVMs, node forking node), it did "
+			"not inherit flags given on a command line: jitprof profile --java (or "
+			"--node) puts them in JAVA_TOOL_OPTIONS (NODE_OPTIONS), which every child "
+			"inherits",
+			pid, (unsigned long long)alone, 100.0 * (double)alone / (double)c->samples,
+			o->input);
 }

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 
 #include "jitdump/jitdump.h"
+#include "lib/grow.h"
 #include "lib/pool.h"
 #include "recorder/report_ingest/ingest_int.h"
 #include "recorder/symbols/symbols.h"
@@ -136,17 +137,9 @@ void rp_prefetch_dump(struct rp_session *s, const char *path, uint32_t pid)
 			return;
 	if (!pf && !(pf = s->prefetch = calloc(1, sizeof(*pf))))
 		return;
-	if (pf->n == pf->cap) {
-		size_t cap = pf->cap ? 2 * pf->cap : 4;
-		struct rp_dump **v = realloc(pf->v, cap * sizeof(*v));
-		if (!v)
-			return;
-		pf->v = v;
-		pf->cap = cap;
-	}
-	struct rp_dump *d = calloc(1, sizeof(*d));
-	if (!d)
-		return;
+	struct rp_dump *d;
+	if (jp_grow(&pf->v, &pf->cap, pf->n + 1, sizeof(*pf->v), 4) || !(d = calloc(1, sizeof(*d))))
+		return;	/* not prefetched: indexed when the replay needs it */
 	memcpy(d->dir, dir, (size_t)dl);
 	d->pid = pid;
 	d->flags = index_flags(s);
@@ -192,7 +185,7 @@ void rp_dumps_take(struct rp_session *s, struct rp_dumps *d)
 			dump_index_free(pf->v[i]);
 		free(pf->v[i]);
 	}
-	d->n = d->v ? pf->n : 0;
+	d->n = d->cap = d->v ? pf->n : 0;
 	free(pf->v);
 	free(pf);
 	s->prefetch = NULL;
@@ -223,11 +216,9 @@ static struct rp_dump *dump_for(struct rp_dumps *ds, const char *path, uint32_t 
 	for (size_t i = 0; i < ds->n; i++)
 		if (same_dump(&ds->v[i], dir, (size_t)dl, pid))
 			return &ds->v[i];
-	struct rp_dump *n = realloc(ds->v, (ds->n + 1) * sizeof(*n));
-	if (!n)
+	if (JP_GROW_FOR(ds->v, ds->cap, ds->n))
 		return NULL;
-	ds->v = n;
-	struct rp_dump *d = &n[ds->n++];
+	struct rp_dump *d = &ds->v[ds->n++];
 	memset(d, 0, sizeof(*d));
 	memcpy(d->dir, dir, (size_t)dl);
 	d->pid = pid;
@@ -266,19 +257,18 @@ int rp_dumps_set_dirs(struct rp_session *s, struct sym_session *ss)
 	struct stat st;
 
 	for (size_t i = 0; (root = sym_session_source_root(ss, i)); i++) {
-		char *dir, **v;
+		char *dir;
 		if (asprintf(&dir, "%s/" RP_ARCHIVE_DUMPS, root) < 0)
 			return -ENOMEM;
 		if (lstat(dir, &st) || !S_ISDIR(st.st_mode)) {
 			free(dir);
 			continue;
 		}
-		if (!(v = realloc(s->dump_dirs, (s->nr_dump_dirs + 1) * sizeof(*v)))) {
+		if (JP_GROW_FOR(s->dump_dirs, s->cap_dump_dirs, s->nr_dump_dirs)) {
 			free(dir);
 			return -ENOMEM;
 		}
-		s->dump_dirs = v;
-		v[s->nr_dump_dirs++] = dir;
+		s->dump_dirs[s->nr_dump_dirs++] = dir;
 	}
 	return 0;
 }

@@ -1,6 +1,8 @@
 /* events.c - which event a report reads when the recording has several (perf record -e a,b):
  * the one --event names, else the first the recording asked for, with a warning that names
  * the others and their samples. Percentages of two events are never summed into one table. */
+#include "lib/grow.h"
+#include "lib/nomem.h"
 #include "recorder/perfdata/perfdata.h"
 #include "recorder/report_ingest/ingest_int.h"
 
@@ -20,32 +22,33 @@ static int names(const char *evsel_name, const char *want)
 }
 
 /* The file's event names, comma separated ("?" for an unnamed one), each with its samples
- * when counts are given. */
-static void list_names(const struct pd_reader *r, const uint64_t *counts, size_t n, char *buf,
-		       size_t len)
+ * when counts are given: malloc'd, however many (perf record -e takes dozens). Out of memory
+ * for the list stops the process: the message is never said without it. */
+static char *list_names(const struct pd_reader *r, const uint64_t *counts, size_t n)
 {
-	size_t off = 0;
+	char *all = NULL;
+	size_t len;
+	FILE *f = open_memstream(&all, &len);
 
-	buf[0] = '\0';
-	for (size_t i = 0; i < pd_reader_nr_evsels(r) && off < len; i++) {
+	if (!f)
+		jp_nomem("the list of a recording's events");
+	for (size_t i = 0; i < pd_reader_nr_evsels(r); i++) {
 		const struct pd_evsel *e = pd_reader_evsel(r, i);
 		size_t idx = e->idx > 0 ? (size_t)e->idx : 0;
-		int k = counts ? snprintf(buf + off, len - off, "%s%s (%llu samples)", i ? ", " : "",
-					  e->name ? e->name : "?",
-					  idx < n ? (unsigned long long)counts[idx] : 0ULL)
-			       : snprintf(buf + off, len - off, "%s%s", i ? ", " : "",
-					  e->name ? e->name : "?");
-		if (k < 0)
-			break;
-		off += (size_t)k;
+		fprintf(f, "%s%s", i ? ", " : "", e->name ? e->name : "?");
+		if (counts)
+			fprintf(f, " (%llu samples)",
+				idx < n ? (unsigned long long)counts[idx] : 0ULL);
 	}
+	int bad = ferror(f);
+	if (fclose(f) || bad)
+		jp_nomem("the list of a recording's events");
+	return all;
 }
 
 int rp_pick_event(const struct pd_reader *r, const char *name, const char *file,
 		  const struct pd_evsel **out, const struct jp_log *log)
 {
-	char all[512];
-
 	for (size_t i = 0; i < pd_reader_nr_evsels(r); i++) {
 		const struct pd_evsel *e = pd_reader_evsel(r, i);
 		if (names(e->name, name)) {
@@ -53,9 +56,10 @@ int rp_pick_event(const struct pd_reader *r, const char *name, const char *file,
 			return 0;
 		}
 	}
-	list_names(r, NULL, 0, all, sizeof(all));
+	char *all = list_names(r, NULL, 0);
 	jp_logf(log, JP_LOG_ERROR, "%s has no event '%s'; its events: %s (and the reports of time "
 		"or of the JVM's samples: offcpu, wall, alloc, lock)", file, name, all);
+	free(all);
 	return -ENOENT;
 }
 
@@ -78,27 +82,22 @@ void rp_warn_other_events(const struct pd_reader *r, const struct pd_evsel *chos
 			  const uint64_t *counts, size_t n, const char *asked,
 			  const struct jp_log *log)
 {
-	char all[1024];
+	char *all = list_names(r, counts, n);
 
-	list_names(r, counts, n, all, sizeof(all));
-	if (asked) {	/* chosen by --event: the others said too (a warning: -q silences it) */
+	if (asked)	/* chosen by --event: the others said too (a warning: -q silences it) */
 		jp_logf(log, JP_LOG_WARN, "reporting %s (--event); the recording's events: %s",
 			asked, all);
-		return;
-	}
-	jp_logf(log, JP_LOG_WARN, "the recording has several events: %s; reporting %s only; "
-		"--event NAME chooses another", all,
-		!chosen ? "the first with samples" : chosen->name ? chosen->name : "the first");
+	else
+		jp_logf(log, JP_LOG_WARN, "the recording has several events: %s; reporting %s "
+			"only; --event NAME chooses another", all,
+			!chosen ? "the first with samples" : chosen->name ? chosen->name
+			: "the first");
+	free(all);
 }
 
 static int add_name(struct rp_events *ev, const char *name)
 {
-	char **v = realloc(ev->name, (ev->n + 1) * sizeof(*v));
-
-	if (!v)
-		return -ENOMEM;
-	ev->name = v;
-	if (!(v[ev->n] = strdup(name)))
+	if (JP_GROW_FOR(ev->name, ev->cap, ev->n) || !(ev->name[ev->n] = strdup(name)))
 		return -ENOMEM;
 	ev->n++;
 	return 0;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/grow.h"
 #include "lib/nomem.h"
 #include "lib/opts.h"
 #include "safeio/safeio.h"
@@ -70,16 +71,13 @@ static const char *comm_of(struct ingest *in, const struct pd_sample *ps)
 /* Samples per event, for the line that names the events a report left out. */
 static int count_evsel(struct ingest *in, const struct pd_evsel *e)
 {
-	size_t i = e && e->idx > 0 ? (size_t)e->idx : 0;
+	size_t i = e && e->idx > 0 ? (size_t)e->idx : 0, had = in->n_evsel_samples;
 
-	if (i >= in->n_evsel_samples) {
-		size_t n = i + 8;
-		uint64_t *c = realloc(in->evsel_samples, n * sizeof(*c));
-		if (!c)
+	if (i >= had) {	/* every slot up to the capacity is a count (zeroed) */
+		if (JP_GROW_FOR(in->evsel_samples, in->n_evsel_samples, i))
 			return -ENOMEM;
-		memset(c + in->n_evsel_samples, 0, (n - in->n_evsel_samples) * sizeof(*c));
-		in->evsel_samples = c;
-		in->n_evsel_samples = n;
+		memset(in->evsel_samples + had, 0,
+		       (in->n_evsel_samples - had) * sizeof(*in->evsel_samples));
 	}
 	in->evsel_samples[i]++;
 	return 0;
@@ -340,20 +338,16 @@ static int read_dwarf_ahead(struct ingest *in)
  * has them. */
 static int debuginfod_ahead(struct ingest *in)
 {
-	struct sym_dso **v = NULL, **nv;
+	struct sym_dso **v = NULL;
 	size_t n = 0, cap = 0;
 	int rc = 0;
 	for (struct sym_dso *d = sym_dso_next(in->ss, NULL); d; d = sym_dso_next(in->ss, d)) {
 		if (sym_dso_is_kernel(d) || !sym_dso_build_id(d)->size ||
 		    rp_is_jitted_name(sym_dso_long_name(d), NULL, NULL))
 			continue;
-		if (n == cap) {
-			cap = cap ? 2 * cap : 64;
-			if (!(nv = realloc(v, cap * sizeof(*v)))) {
-				free(v);
-				return -ENOMEM;
-			}
-			v = nv;
+		if (jp_grow(&v, &cap, n + 1, sizeof(*v), 64)) {
+			free(v);
+			return -ENOMEM;
 		}
 		v[n++] = d;
 	}

@@ -72,7 +72,7 @@ int rp_ingest(struct rp_session *s, const struct rp_ingest_opts *o);
  * reason logged. */
 struct rp_events {
 	char **name;
-	size_t n;
+	size_t n, cap;
 };
 int rp_recording_events(const char *input, struct rp_events *ev, const struct jp_log *log);
 void rp_events_free(struct rp_events *ev);

@@ -163,7 +163,7 @@ struct rp_checks {
 	struct rp_u64map jitted_pids;		/* pid + 1 -> 1: a jitted ELF was mapped */
 	uint32_t anon_pid;			/* the first such sample's process */
 	uint64_t jitted_maps, markers;		/* MMAPs of jitted-*.so, of jit-PID.dump */
-	char marker[256];			/* the first marker's path */
+	char *marker;				/* the first marker's path (malloc'd) */
 	int chains;				/* samples carry call chains */
 	uint64_t stack_user;			/* samples carrying a copy of the user stack
 						 * (--call-graph dwarf), unwound by unwound.c */
@@ -198,7 +198,7 @@ int rp_ingest_loads(struct rp_session *s, struct sym_session *ss, const struct r
 struct rp_dump;
 struct rp_dumps {
 	struct rp_dump *v;
-	size_t n;
+	size_t n, cap;
 	unsigned flags;		/* JD_INDEX_*: what their indexes leave out */
 	char *const *alt;	/* the session's dump_dirs */
 	size_t nr_alt;

@@ -99,22 +99,32 @@ static void class_name(const char *sig, char *buf, size_t len)
 		memcpy(buf + off, "[]", 3);
 }
 
-static int open_companion(const struct jv_marker *mk, struct jd_reader **r, char *err,
-			  size_t errlen)
+/* The marker's companion, opened beneath its directory; a failure is said whole here ("no
+ * alloc samples from process N: why"), the path as long as the recording has it. */
+static int open_companion(struct ingest *in, const struct jv_marker *mk, struct jd_reader **r)
 {
-	char name[64], display[4200];
-	int dfd = open(mk->dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	char name[64], err[512];	/* libjitdump's messages are under 512 bytes */
+	char *display = NULL;
+	int dfd = open(mk->dir, O_PATH | O_DIRECTORY | O_CLOEXEC), rc = -errno;
 
 	snprintf(name, sizeof(name), "jit-%u.dump%s", mk->dump_pid, JD_EXT_SUFFIX);
-	snprintf(display, sizeof(display), "%s/%s", mk->dir, name);
-	if (dfd < 0) {
-		int e = errno;
-		snprintf(err, errlen, "%.*s: %s", (int)(errlen > 64 ? errlen - 64 : 0), display,
-			 strerror(e));
-		return -e;
+	if (asprintf(&display, "%s/%s", mk->dir, name) < 0) {
+		if (dfd >= 0)
+			close(dfd);
+		return -ENOMEM;
 	}
-	int rc = jd_reader_open_at(r, dfd, name, display, err, errlen);
-	close(dfd);
+	if (dfd >= 0) {
+		rc = jd_reader_open_at(r, dfd, name, display, err, sizeof(err));
+		close(dfd);
+	}
+	const char *what = in->jv.kind == JD_SAMPLE_ALLOC ? "alloc" : "lock";
+	if (dfd < 0)
+		jp_logf(&in->o->log, JP_LOG_WARN, "no %s samples from process %u: %s: %s", what,
+			mk->pid, display, strerror(-rc));
+	else if (rc < 0 && rc != -ENOMEM)
+		jp_logf(&in->o->log, JP_LOG_WARN, "no %s samples from process %u: %s", what,
+			mk->pid, err);
+	free(display);
 	return rc;
 }
 
@@ -207,25 +217,21 @@ static int read_marker(struct ingest *in, const struct jv_marker *mk)
 	struct rp_u64map by_id = { 0 };
 	struct jv_name *names = NULL;
 	size_t n = 0, cap = 0;
-	char err[512];
-	int rc = open_companion(mk, &r, err, sizeof(err));
+	int rc = open_companion(in, mk, &r);
 
-	if (rc < 0) {
-		jp_logf(&in->o->log, JP_LOG_WARN, "no %s samples from process %u: %s",
-			in->jv.kind == JD_SAMPLE_ALLOC ? "alloc" : "lock", mk->pid, err);
+	if (rc < 0)
 		return rc == -ENOMEM ? rc : 0;
-	}
 	/* Damage ends the names where it ends the samples: the second pass says it. */
 	rc = read_names(in, r, &by_id, &names, &n, &cap);
 	if (rc != -ENOMEM) {
 		jd_reader_close(r);
 		r = NULL;
-		if ((rc = open_companion(mk, &r, err, sizeof(err))) >= 0)
+		if ((rc = open_companion(in, mk, &r)) >= 0)
 			rc = read_samples(in, mk, r, &by_id, names);
 	}
-	if (rc < 0 && rc != -ENOMEM)
+	if (rc < 0 && rc != -ENOMEM && r)
 		jp_logf(&in->o->log, JP_LOG_WARN, "%s: samples after the damage left out",
-			r ? jd_reader_error(r) : err);
+			jd_reader_error(r));
 	jd_reader_close(r);
 	rp_map_free(&by_id);
 	free(names);

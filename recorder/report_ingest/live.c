@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/grow.h"
 #include "recorder/report_ingest/ingest_int.h"
 
 /* A place among the intervals: chunk k, entry i (i == that chunk's n: just after its last;
@@ -79,14 +80,8 @@ static void erase(struct rp_live *lv, struct pos p)
 
 static int insert_chunk(struct rp_live *lv, size_t k, struct rp_live_chunk *c)
 {
-	if (lv->nc == lv->capc) {
-		size_t cap = lv->capc ? 2 * lv->capc : 16;
-		struct rp_live_chunk **v = realloc(lv->c, cap * sizeof(*v));
-		if (!v)
-			return -ENOMEM;
-		lv->c = v;
-		lv->capc = cap;
-	}
+	if (jp_grow(&lv->c, &lv->capc, lv->nc + 1, sizeof(*lv->c), 16))
+		return -ENOMEM;
 	memmove(&lv->c[k + 1], &lv->c[k], (lv->nc - k) * sizeof(*lv->c));
 	lv->c[k] = c;
 	lv->nc++;

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "jitdump/jitdump.h"
+#include "lib/grow.h"
 #include "recorder/report_ingest/ingest_int.h"
 #include "recorder/symbols/symbols.h"
 #include "synth/synth.h"
@@ -105,14 +106,8 @@ static void dw_row(void *ctx, uint64_t addr, const char *file, int line)
 {
 	struct dw_rows *r = ctx;
 	const char *b = file ? strrchr(file, '/') : NULL;
-	if (r->n == r->cap) {
-		size_t cap = r->cap ? 2 * r->cap : 64;
-		struct rp_src_line *v = realloc(r->v, cap * sizeof(*v));
-		if (!v)
-			return;
-		r->v = v;
-		r->cap = cap;
-	}
+	if (jp_grow(&r->v, &r->cap, r->n + 1, sizeof(*r->v), 64))
+		return;
 	r->v[r->n++] = (struct rp_src_line){ addr - r->start, rp_intern(r->s, b ? b + 1 : file),
 					     line > 0 ? (uint32_t)line : 0 };
 }

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/nomem.h"
 #include "recorder/perfdata/perfdata.h"
 #include "recorder/report_ingest/ingest_int.h"
 
@@ -233,10 +234,13 @@ static int process_ran(const struct rp_offcpu *oc, uint32_t pid)
 int rp_offcpu_finish(struct ingest *in, uint64_t start, uint64_t end)
 {
 	struct rp_offcpu *oc = &in->offcpu;
-	char list[512] = "";
-	size_t off = 0, never = 0;
+	char *list = NULL;
+	size_t len, never = 0;
 	int rc = 0;
+	FILE *f = open_memstream(&list, &len);
 
+	if (!f)
+		jp_nomem("the list of threads that never ran");
 	for (size_t i = 0; i < oc->n && !rc; i++) {
 		struct rp_offcpu_thread *t = &oc->th[i];
 		if (t->out) {	/* still waiting when the recording stopped */
@@ -249,17 +253,16 @@ int rp_offcpu_finish(struct ingest *in, uint64_t start, uint64_t end)
 			t->seen = start;
 		if (end > t->seen)
 			rc = never_ran(in, t, end);
-		never++;
-		if (off < sizeof(list)) {
-			int k = snprintf(list + off, sizeof(list) - off, "%s%u (%s)", off ? ", " : "",
-					 t->smp.tid, t->comm);
-			off += k > 0 ? (size_t)k : 0;
-		}
+		fprintf(f, "%s%u (%s)", never++ ? ", " : "", t->smp.tid, t->comm);
 	}
+	int bad = ferror(f);
+	if (fclose(f) || bad)
+		jp_nomem("the list of threads that never ran");
 	if (never)
 		jp_logf(&in->o->log, JP_LOG_WARN, "%zu thread(s) never ran while recording, off-CPU "
 			"throughout under [off-CPU throughout the recording] (their stack is "
-			"unknown): %s%s", never, list, off >= sizeof(list) ? "..." : "");
+			"unknown): %s", never, list);
+	free(list);
 	return rc;
 }
 

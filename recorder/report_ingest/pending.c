@@ -5,6 +5,7 @@
  * kept here. An entry is found from its ELF's DSO, whose tag in the symbol session holds its
  * id: no name interned and no table of 34k paths (those were 16-45 ms of a 200 ms report,
  * mostly first touches of their memory). */
+#include "lib/grow.h"
 #include "recorder/report_ingest/ingest_int.h"
 #include "recorder/symbols/symbols.h"
 
@@ -34,14 +35,8 @@ uint32_t rp_pending_note(struct rp_pending *p, struct sym_dso *d, uint32_t pid, 
 		p->v[v - 1].map_time = time;
 		return v;
 	}
-	if (p->n == p->cap) {
-		size_t cap = p->cap ? 2 * p->cap : 256;
-		struct rp_pending_map *n = realloc(p->v, cap * sizeof(*n));
-		if (!n)
-			return 0;
-		p->v = n;
-		p->cap = cap;
-	}
+	if (jp_grow(&p->v, &p->cap, p->n + 1, sizeof(*p->v), 256))
+		return 0;
 	p->v[p->n++] = (struct rp_pending_map){ .pid = pid, .start = start, .len = len,
 						.load_time = time, .map_time = time,
 						.path = sym_dso_long_name(d), .dso = d };

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/grow.h"
 #include "recorder/report_ingest/ingest_int.h"
 
 #define SLOTS 16384		/* direct-mapped: a collision replaces */
@@ -69,16 +70,8 @@ void rp_res_memo_put(struct rp_res_memo *m, uint64_t epoch, uint32_t pid, uint64
 		m->stamp++;
 		m->n = 0;
 	}
-	if (m->n + n > m->cap) {
-		size_t cap = m->cap ? 2 * m->cap : 1024;
-		while (cap < m->n + n)
-			cap *= 2;
-		struct rp_frame *v = realloc(m->f, cap * sizeof(*v));
-		if (!v)
-			return;
-		m->f = v;
-		m->cap = cap;
-	}
+	if (jp_grow(&m->f, &m->cap, m->n + n, sizeof(*m->f), 1024))
+		return;
 	memcpy(&m->f[m->n], f, n * sizeof(*f));
 	m->slot[slot_of(pid, ip, cpumode)] = (struct rp_res_slot){
 		.ip = ip, .stamp = m->stamp, .pid = pid, .cpumode = (uint16_t)cpumode,

@@ -184,7 +184,7 @@ int rp_ingest_unwind(struct ingest *in, const struct pd_sample *ps, struct unw_f
 void rp_ingest_unwind_report(const struct ingest *in)
 {
 	const struct rp_unwind *u = &in->unwind;
-	char msg[512];
+	char msg[UNW_ENDS_TEXT_MAX];
 	uint64_t early = u->walks - u->ends[UNW_END_ROOT];
 
 	if (!u->walks)

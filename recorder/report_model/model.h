@@ -298,7 +298,7 @@ struct rp_session {
 	/* Where else a dump gone from beside its ELFs is looked for: each --archive's
 	 * RP_ARCHIVE_DUMPS directory (set before the replay, read by the indexing worker). */
 	char **dump_dirs;
-	size_t nr_dump_dirs;
+	size_t nr_dump_dirs, cap_dump_dirs;
 	int dump_inline;		/* they keep the companion's inline stacks (--jvm-log's
 					 * call sites): a third of a start-up's index otherwise */
 	struct rp_proc_exe { uint32_t pid; const char *name; } *exes;	/* procs.c */

@@ -11,6 +11,7 @@
 #include <sys/mman.h>
 
 #include "jitdump/jitdump.h"
+#include "lib/grow.h"
 #include "recorder/report_model/model.h"
 
 /* A shared library as pprof tells them apart: "*.so" or "*.so.N...". */
@@ -41,14 +42,8 @@ static void set(struct rp_session *s, uint32_t pid, const char *name)
 	}
 	if (!name)
 		return;
-	if (s->nr_exes == s->exes_cap) {
-		size_t cap = s->exes_cap ? 2 * s->exes_cap : 8;
-		struct rp_proc_exe *p = realloc(s->exes, cap * sizeof(*p));
-		if (!p)
-			return;	/* then no name: the export goes without it */
-		s->exes = p;
-		s->exes_cap = cap;
-	}
+	if (JP_GROW_FOR(s->exes, s->exes_cap, s->nr_exes))
+		return;	/* then no name: the export goes without it */
 	if (rp_map_put(&s->exe_of, (uint64_t)pid + 1, (uint32_t)s->nr_exes + 1) < 0)
 		return;
 	s->exes[s->nr_exes++] = (struct rp_proc_exe){ pid, name };

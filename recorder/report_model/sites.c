@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "jitdump/jitdump.h"
+#include "lib/grow.h"
 #include "recorder/report_model/model.h"
 
 /* "Lpkg/Cls;name(sig)R" (JVMTI's class signature + method) -> "pkg.Cls.name", the log's form. */
@@ -31,14 +32,8 @@ static int add_once(void **v, size_t *n, size_t *cap, const void *x, size_t size
 	for (size_t j = 0; j < *n; j++)
 		if (!memcmp((char *)*v + j * size, x, size))
 			return 0;	/* seen at another pc */
-	if (*n == *cap) {
-		size_t c = *cap ? 2 * *cap : 16;
-		void *g = realloc(*v, c * size);
-		if (!g)
-			return -ENOMEM;
-		*v = g;
-		*cap = c;
-	}
+	if (jp_grow(v, cap, *n + 1, size, 16))
+		return -ENOMEM;
 	memcpy((char *)*v + (*n)++ * size, x, size);
 	return 0;
 }

@@ -2,6 +2,7 @@
  * opening the located ELF once, and translating file offsets from the maps into the ELF's
  * virtual addresses, where symbols and DWARF live. */
 #include "lib/buildid.h"
+#include "lib/grow.h"
 #include "lib/hash_seed.h"
 #include "lib/nomem.h"
 #include "recorder/symbols/symbols_int.h"
@@ -141,19 +142,18 @@ void dso_release(struct sym_dso *d)
 	free(d->path);
 }
 
-static int add_range(struct phdr_map **v, size_t *n, uint64_t off, uint64_t sz, uint64_t va)
+static int add_range(struct phdr_map **v, size_t *n, size_t *cap, uint64_t off, uint64_t sz,
+		     uint64_t va)
 {
-	struct phdr_map *nv = realloc(*v, (*n + 1) * sizeof(**v));
-	if (!nv)
+	if (JP_GROW_FOR(*v, *cap, *n))
 		return -ENOMEM;
-	*v = nv;
-	nv[(*n)++] = (struct phdr_map){ off, sz, va };
+	(*v)[(*n)++] = (struct phdr_map){ off, sz, va };
 	return 0;
 }
 
 int dso_add_segment(struct sym_dso *d, uint64_t off, uint64_t size, uint64_t vaddr)
 {
-	return add_range(&d->phdrs, &d->n_phdrs, off, size, vaddr);
+	return add_range(&d->phdrs, &d->n_phdrs, &d->cap_phdrs, off, size, vaddr);
 }
 
 /* Offset -> vaddr tables: PT_LOAD segments, and allocated sections for ELFs without
@@ -169,14 +169,16 @@ static int read_layout(struct sym_dso *d)
 		for (size_t i = 0; i < nph; i++) {
 			GElf_Phdr ph;
 			if (gelf_getphdr(d->elf, (int)i, &ph) && ph.p_type == PT_LOAD &&
-			    add_range(&d->phdrs, &d->n_phdrs, ph.p_offset, ph.p_filesz, ph.p_vaddr))
+			    add_range(&d->phdrs, &d->n_phdrs, &d->cap_phdrs, ph.p_offset,
+				      ph.p_filesz, ph.p_vaddr))
 				return -ENOMEM;
 		}
 	}
 	for (Elf_Scn *scn = NULL; (scn = elf_nextscn(d->elf, scn));) {
 		GElf_Shdr sh;
 		if (gelf_getshdr(scn, &sh) && (sh.sh_flags & SHF_ALLOC) && sh.sh_type != SHT_NOBITS &&
-		    add_range(&d->scns, &d->n_scns, sh.sh_offset, sh.sh_size, sh.sh_addr))
+		    add_range(&d->scns, &d->n_scns, &d->cap_scns, sh.sh_offset, sh.sh_size,
+			      sh.sh_addr))
 			return -ENOMEM;
 	}
 	return 0;

@@ -25,14 +25,9 @@ int sym_read_all(const char *path, char **buf, size_t *len)
 	char *b = malloc(cap);
 	int rc = 0;
 	while (b) {
-		if (cap - n < 2) {
-			char *nb = cap < SIZE_MAX / 2 ? realloc(b, cap * 2) : NULL;
-			if (!nb) {
-				rc = -ENOMEM;
-				break;
-			}
-			b = nb;
-			cap *= 2;
+		if (cap - n < 2 && jp_grow(&b, &cap, cap + 1, 1, 0)) {
+			rc = -ENOMEM;
+			break;
 		}
 		ssize_t got = read(fd, b + n, cap - n - 1);
 		if (got < 0 && errno == EINTR)

@@ -7,6 +7,7 @@
 #include "recorder/symbols/symbols_int.h"
 
 #include "lib/archive_api.h"
+#include "lib/grow.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -29,7 +30,7 @@ struct sym_source {
 	uint64_t budget, unpacked_bytes;	/* SYM_ARCHIVE_BUDGET for this archive */
 	uint64_t max_entries, entries;	/* SYM_ARCHIVE_ENTRIES: members, directories made */
 	struct link_ent *links;
-	size_t n_links;
+	size_t n_links, cap_links;
 };
 
 /* Lexical normalisation of a member path; NULL if it is absolute or climbs out. */
@@ -110,12 +111,10 @@ static int note_link(struct sym_source *src, const char *rel, const char *target
 	e.rel = is_file ? strdup(rel) : clean_rel(dir, target);
 	if (!e.rel)
 		return 0;
-	struct link_ent *nv = realloc(src->links, (src->n_links + 1) * sizeof(*nv));
-	if (!nv) {
+	if (JP_GROW_FOR(src->links, src->cap_links, src->n_links)) {
 		free(e.rel);
 		return -ENOMEM;
 	}
-	src->links = nv;
 	src->links[src->n_links++] = e;
 	return 0;
 }

@@ -152,9 +152,9 @@ struct sym_dso {
 
 	int layout_done;
 	struct phdr_map *phdrs;
-	size_t n_phdrs;
+	size_t n_phdrs, cap_phdrs;
 	struct phdr_map *scns;		/* fallback translation by section */
-	size_t n_scns;
+	size_t n_scns, cap_scns;
 
 	int syms_loaded;
 	struct sym_table syms;

@@ -96,7 +96,10 @@ enum unw_end {
 const char *unw_end_name(enum unw_end e);
 /* The walks that ended early, by reason ("no CFI 12, read outside the stack copy 3"), from
  * counts indexed by enum unw_end, into buf (NUL-terminated). Returns the length ("" and 0:
- * every walk reached its root). */
+ * every walk reached its root). A buf of UNW_ENDS_TEXT_MAX bytes holds the longest text
+ * whole: every reason's name (132 bytes together), a 20-digit count each and ", " between
+ * them take 291 (test_walk.c checks it). */
+#define UNW_ENDS_TEXT_MAX 512
 size_t unw_ends_format(const uint64_t ends[UNW_END_NR], char *buf, size_t len);
 
 /* Unwinds in into pcs (at most max): pcs[0] is the sampled user ip, then each caller's

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "tests/lib/testutil.h"
@@ -111,31 +112,38 @@ Test(reader, truncated_pipe_mode)
 	truncations(1);
 }
 
-Test(reader, truncated_keeps_prefix)
+/* Writes to: the recording from, cut 20 bytes into its last sample. Returns that sample's
+ * offset. */
+static uint64_t cut_in_last_sample(const char *from, const char *to)
 {
-	struct pdt_expect e;
-	struct pdt_counts full, c;
-	size_t len;
-	uint8_t *buf;
-
 	struct pd_reader *r;
 	struct pd_event ev;
 	uint64_t last = 0;
+	size_t len;
+	uint8_t *buf = tu_read_file(from, &len);
 
-	pdt_write(path, 1, 64, &e);
-	buf = tu_read_file(path, &len);
-	cr_assert_eq(pdt_count(path, &full), 0);
-	cr_assert_eq(pd_reader_open(&r, path, NULL), 0);
+	cr_assert_eq(pd_reader_open(&r, from, NULL), 0);
 	while (pd_reader_next(r, &ev) > 0)
 		if (ev.type == PERF_RECORD_SAMPLE)
 			last = ev.offset;
 	pd_reader_close(r);
+	cr_assert_eq(tu_write_file(to, buf, last + 20), 0);
+	free(buf);
+	return last;
+}
+
+Test(reader, truncated_keeps_prefix)
+{
+	struct pdt_expect e;
+	struct pdt_counts full, c;
+
+	pdt_write(path, 1, 64, &e);
+	cr_assert_eq(pdt_count(path, &full), 0);
 	/* Cut inside the last sample: everything before it must come through. */
-	cr_assert_eq(tu_write_file(cut, buf, last + 20), 0);
+	cut_in_last_sample(path, cut);
 	cr_assert_eq(pdt_count(cut, &c), 0);
 	cr_assert_lt(c.end, 0);
 	cr_assert_eq(c.samples, full.samples - 1);
-	free(buf);
 }
 
 Test(reader, corrupted_bytes_never_crash)
@@ -208,6 +216,61 @@ Test(reader, failed_open_releases_everything_and_logs_file_and_offset)
 	cr_assert_eq(pd_reader_open(&r, "/nonexistent/perf.data", &o), -ENOENT);
 	cr_assert_null(r);
 	cr_assert_str_eq(err, "/nonexistent/perf.data: No such file or directory");
+}
+
+/* A directory path of some 800 bytes under dir (made), for messages that name a long path. */
+static char *long_dir(void)
+{
+	char comp[201];
+	size_t len = strlen(dir);
+	char *p = malloc(len + 4 * sizeof(comp) + 1);
+
+	memset(comp, 'd', sizeof(comp) - 1);
+	comp[sizeof(comp) - 1] = 0;
+	strcpy(p, dir);
+	for (int i = 0; i < 4; i++) {
+		strcat(p, "/");
+		strcat(p, comp);
+		cr_assert_eq(mkdir(p, 0700), 0, "%s", strerror(errno));
+	}
+	return p;
+}
+
+/* Issue 39: the reader's error names the file and the offset whole, however long the path
+ * (it was a 512-byte buffer: a 700-byte path left neither offset nor reason). */
+Test(reader, error_naming_a_long_path_is_whole)
+{
+	char *ld = long_dir(), *bad, *cutp, want[2048];
+	struct pdt_expect e;
+	struct pd_reader *r;
+	struct pd_event ev;
+	struct jp_held held = { 0 };
+	struct pd_reader_opts o = { .sz = sizeof(o), .log = { jp_log_hold, &held } };
+	int k;
+
+	cr_assert(asprintf(&bad, "%s/bad.data", ld) > 0 && asprintf(&cutp, "%s/cut.data", ld) > 0);
+	cr_assert_gt(strlen(bad), 700);
+	cr_assert_eq(tu_write_file(bad, "NOTPERF!........", 16), 0);
+	cr_assert_eq(pd_reader_open(&r, bad, &o), -EINVAL);
+	snprintf(want, sizeof(want), "%s: offset 0: not a perf.data file (bad magic)", bad);
+	cr_assert_str_eq(held.msg, want);
+
+	/* a recording cut inside its last sample: the error of pd_reader_next, path and offset */
+	pdt_write(path, 0, 16, &e);
+	uint64_t last = cut_in_last_sample(path, cutp);
+	cr_assert_eq(pd_reader_open(&r, cutp, NULL), 0);
+	while ((k = pd_reader_next(r, &ev)) > 0)
+		;
+	cr_assert_lt(k, 0);
+	snprintf(want, sizeof(want), "%s: offset %llu: ", cutp, (unsigned long long)last);
+	const char *msg = pd_reader_error(r);
+	cr_assert_eq(strncmp(msg, want, strlen(want)), 0, "%s", msg);
+	cr_assert_not_null(strstr(msg + strlen(want), "truncated"), "%s", msg);
+	pd_reader_close(r);
+	free(held.msg);
+	free(bad);
+	free(cutp);
+	free(ld);
 }
 
 /* lib/opts.h's rule: a smaller struct gets defaults, a larger one with an unknown non-zero

@@ -57,3 +57,31 @@ char *rt_capture(int (*fn)(FILE *, void *), void *arg)
 	fclose(fp);
 	return buf;
 }
+
+struct said {
+	FILE *fp;
+	enum jp_level level;
+};
+
+static void keep_said(void *ctx, enum jp_level level, const char *msg)
+{
+	struct said *k = ctx;
+	if (level >= k->level)
+		fprintf(k->fp, "%s\n", msg);
+}
+
+char *rt_ingest_said(const char *data, const char *event, enum jp_level level, int *rc)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	struct said k = { open_memstream(&buf, &len), level };
+	struct rp_session *s = rt_session();
+	struct rp_ingest_opts o = { .sz = sizeof(o), .input = data, .event = event,
+				    .buildid_dir = "/nonexistent", .log = { keep_said, &k } };
+
+	cr_assert_not_null(k.fp);
+	*rc = rp_ingest(s, &o);
+	fclose(k.fp);
+	rp_session_free(s);
+	return buf;
+}

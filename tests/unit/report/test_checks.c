@@ -30,14 +30,19 @@ static void feed(struct rp_checks *c, uint64_t sample_type, int n)
 		rp_checks_sample(c, 1, sample_type, 1, &f, 1, 1);
 }
 
-static const char *report(const struct rp_checks *c, int callchain)
+static const char *report_of(const struct rp_checks *c, int callchain, const char *input)
 {
 	struct rp_ingest_opts o = { .sz = sizeof(struct rp_ingest_opts),
-		.input = "x.data", .want_callchain = callchain,
+		.input = input, .want_callchain = callchain,
 		.log = { keep, NULL } };
 	said[0] = 0;
 	rp_checks_report(c, &o);
 	return said;
+}
+
+static const char *report(const struct rp_checks *c, int callchain)
+{
+	return report_of(c, callchain, "x.data");
 }
 
 Test(checks, jitted_samples_without_callers_ask_for_frame_pointers)
@@ -130,5 +135,29 @@ Test(checks, a_process_without_the_others_jitdump)
 	rp_checks_mmap(&c, 200, "/tmp/d/jitted-200-1.so");
 	rp_checks_mmap(&c, 300, "/tmp/d/jitted-12-1.so");	/* in a container: its own pid */
 	cr_assert_str_empty(report(&c, 0), "every process has its dump");
+	rp_checks_free(&c);
+}
+
+/* Issue 39: a message naming a long recording and a long dump path is said whole (it was
+ * formatted into 1024 bytes: the advice at its end was lost). */
+Test(checks, long_paths_are_said_whole)
+{
+	char input[720], dir[720], marker[740], want[2400];
+	struct rp_checks c = { 0 };
+
+	memset(input, 'i', sizeof(input) - 1);
+	input[0] = '/';
+	input[sizeof(input) - 1] = 0;
+	memset(dir, 'd', sizeof(dir) - 1);
+	dir[0] = '/';
+	dir[sizeof(dir) - 1] = 0;
+	snprintf(marker, sizeof(marker), "%s/jit-9.dump", dir);
+	feed_anon(&c, NULL, 30);
+	rp_checks_mmap(&c, 9, marker);
+	const char *s = report_of(&c, 0, input);
+	snprintf(want, sizeof(want), "30 samples (100.0%%) are in JIT code and %s names 1 "
+		 "jitdump(s) (%s) but was not injected: run 'jitprof inject -i %s' and report its "
+		 "output (perf.jit.data)\n", input, marker, input);
+	cr_assert(strstr(s, want), "%s", s);
 	rp_checks_free(&c);
 }

@@ -236,3 +236,20 @@ Test(unwind, a_file_without_cfi_is_refused)
 	cr_assert_lt(unw_cfi_open("/nonexistent/x", &c), 0);
 	cr_assert_null(c);
 }
+
+/* The longest summary of why walks ended (every reason, counts of 20 digits) fits in
+ * UNW_ENDS_TEXT_MAX whole: its callers' buffers never cut it (issue 39). */
+Test(unwind, the_longest_ends_text_fits_its_buffer)
+{
+	uint64_t ends[UNW_END_NR];
+	char buf[UNW_ENDS_TEXT_MAX];
+
+	for (int e = 0; e < UNW_END_NR; e++)
+		ends[e] = UINT64_MAX;
+	size_t n = unw_ends_format(ends, buf, sizeof(buf));
+	cr_assert_eq(n, strlen(buf));
+	cr_assert_lt(n + 1, sizeof(buf), "%zu bytes: %s", n, buf);
+	cr_assert(strstr(buf, "frame pointer outside the stack copy 18446744073709551615"),
+		  "%s", buf);
+	cr_assert_eq(strncmp(buf, "max frames 18446744073709551615, ", 33), 0, "%s", buf);
+}
