@@ -3,6 +3,7 @@
  * under a node with thousands of callees), frames too narrow to see merged, children ordered
  * heaviest first. */
 #include "lib/grow.h"
+#include "lib/hindex.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -131,44 +132,19 @@ struct stack_group {
 	uint32_t samples;	/* samples with it (the kinds count those) */
 	uint32_t ref;		/* its references: refs[ref .. ref + that sample's nr) */
 };
-struct group_slot {
-	uint64_t hash;
-	uint32_t group;		/* index + 1, 0 free */
-};
 struct stack_groups {
 	struct stack_group *v;
 	size_t n, cap;
 	uint32_t *refs;
 	size_t nr_refs, refs_cap;
-	struct group_slot *slot;
-	size_t slots;
+	struct jp_hindex ix;	/* the groups by their stack */
 };
 
 static void groups_free(struct stack_groups *g)
 {
 	free(g->v);
 	free(g->refs);
-	free(g->slot);
-}
-
-static int groups_rehash(struct stack_groups *g)
-{
-	size_t cap = g->slots ? g->slots * 2 : 1024;
-	struct group_slot *ns = calloc(cap, sizeof(*ns));
-	if (!ns)
-		return -ENOMEM;
-	for (size_t i = 0; i < g->slots; i++) {
-		if (!g->slot[i].group)
-			continue;
-		size_t j = g->slot[i].hash & (cap - 1);
-		while (ns[j].group)
-			j = (j + 1) & (cap - 1);
-		ns[j] = g->slot[i];
-	}
-	free(g->slot);
-	g->slot = ns;
-	g->slots = cap;
-	return 0;
+	jp_hindex_free(&g->ix);
 }
 
 /* Sample smp has group k's stack. */
@@ -181,35 +157,42 @@ static int same_stack(const struct rp_session *s, const struct stack_groups *g, 
 				    smp->nr * sizeof(*g->refs)));
 }
 
+struct group_key {
+	const struct rp_session *s;
+	const struct stack_groups *g;
+};
+
+static int group_eq(const void *key, uint32_t idx, const void *ctx)
+{
+	const struct group_key *k = ctx;
+	return same_stack(k->s, k->g, idx, key);
+}
+
 static int group_stacks(const struct rp_session *s, struct stack_groups *g)
 {
 	memset(g, 0, sizeof(*g));
+	const struct group_key key = { s, g };
 	for (size_t i = 0; i < s->nr_samples; i++) {
 		const struct rp_sample *smp = &s->samples[i];
 		size_t bytes = smp->nr * sizeof(*s->chain);
 		uint64_t h = (smp->nr ? rp_hash_words(&s->chain[smp->first], bytes) : 0) ^
 			     (uintptr_t)smp->comm * 0x9e3779b97f4a7c15ull;
-		if ((g->n + 1) * 2 > g->slots && groups_rehash(g))
-			return -ENOMEM;
-		size_t j = h & (g->slots - 1);
-		while (g->slot[j].group &&
-		       (g->slot[j].hash != h || !same_stack(s, g, g->slot[j].group - 1, smp)))
-			j = (j + 1) & (g->slots - 1);
-		if (g->slot[j].group) {
-			g->v[g->slot[j].group - 1].weight += rp_stack_weight(s, smp);
-			g->v[g->slot[j].group - 1].samples++;
+		int64_t k = jp_hindex_find(&g->ix, h, smp, group_eq, &key);
+		if (k >= 0) {
+			g->v[k].weight += rp_stack_weight(s, smp);
+			g->v[k].samples++;
 			continue;
 		}
 		if (rp_grow(&g->v, &g->cap, g->n + 1, sizeof(*g->v)) ||
 		    g->nr_refs + smp->nr > UINT32_MAX ||
-		    rp_grow(&g->refs, &g->refs_cap, g->nr_refs + smp->nr + 1, sizeof(*g->refs)))
+		    rp_grow(&g->refs, &g->refs_cap, g->nr_refs + smp->nr + 1, sizeof(*g->refs)) ||
+		    jp_hindex_add(&g->ix, h, g->n))
 			return -ENOMEM;
 		if (smp->nr)
 			memcpy(&g->refs[g->nr_refs], &s->chain[smp->first], bytes);
-		g->v[g->n] = (struct stack_group){ (uint32_t)i, rp_stack_weight(s, smp), 1,
-						   (uint32_t)g->nr_refs };
+		g->v[g->n++] = (struct stack_group){ (uint32_t)i, rp_stack_weight(s, smp), 1,
+						     (uint32_t)g->nr_refs };
 		g->nr_refs += smp->nr;
-		g->slot[j] = (struct group_slot){ h, (uint32_t)++g->n };
 	}
 	return 0;
 }
