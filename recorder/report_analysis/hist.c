@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "lib/grow.h"
+#include "lib/hindex.h"
 #include "recorder/report_analysis/analysis_int.h"
 
 static const char *const key_names[RP_KEY__MAX] = {
@@ -177,6 +178,23 @@ static int entry_order(const void *pa, const void *pb)
 	return 0;
 }
 
+/* A sample's row key: the sample and the frame its row is read from. */
+struct hist_key {
+	const struct rp_sample *smp;
+	const struct rp_frame *leaf;
+};
+
+static int entry_eq(const void *key, uint32_t idx, const void *ctx)
+{
+	const struct hist_key *k = key;
+	const struct rp_hist *h = ctx;
+	const struct rp_entry *o = &h->entries[idx];
+	for (int i = 0; i < h->nr_keys; i++)
+		if (key_cmp(h, k->smp, k->leaf, o->first, o->leaf, h->keys[i]))
+			return 0;
+	return 1;
+}
+
 int rp_hist_build(struct rp_hist *h, const struct rp_session *s, const enum rp_key *keys,
 		  int nr_keys, int need_members)
 {
@@ -186,55 +204,44 @@ int rp_hist_build(struct rp_hist *h, const struct rp_session *s, const enum rp_k
 	memcpy(h->keys, keys, h->nr_keys * sizeof(*keys));
 	rp_hist_method_mode(h);
 
-	size_t cap = 64;
-	while (cap < s->nr_samples * 2 && cap < ((size_t)1 << 40))
-		cap *= 2;
-	uint32_t *slot = malloc(cap * sizeof(*slot));	/* entry index + 1, 0 = free */
+	struct jp_hindex ix = { 0 };	/* the entries by their keys */
 	uint32_t *owner = malloc((s->nr_samples + 1) * sizeof(*owner));
 	size_t ecap = s->nr_samples < 1024 ? s->nr_samples + 1 : 1024;	/* rows <= samples */
 	h->entries = malloc(ecap * sizeof(*h->entries));
-	if (!slot || !owner || !h->entries) {
-		free(slot);
+	if (!owner || !h->entries) {
 		free(owner);
 		free(h->entries);
 		h->entries = NULL;
 		return -ENOMEM;
 	}
-	memset(slot, 0, cap * sizeof(*slot));
 	for (size_t i = 0; i < s->nr_samples; i++) {
 		const struct rp_sample *smp = &s->samples[i];
 		const struct rp_frame *leaf = h->innermost ? rp_method_frame(s, smp) : rp_leaf(s, smp);
-		size_t j = key_hash(h, smp, leaf, h->keys, h->nr_keys) & (cap - 1);
-		for (;; j = (j + 1) & (cap - 1)) {
-			if (!slot[j]) {
-				if (JP_GROW_FOR(h->entries, ecap, h->nr_entries)) {
-					free(slot);
-					free(owner);
-					rp_hist_free(h);
-					return -ENOMEM;
-				}
-				struct rp_entry *e = &h->entries[h->nr_entries];
-				memset(e, 0, sizeof(*e));
-				e->first = smp;
-				e->leaf = leaf;
-				slot[j] = (uint32_t)++h->nr_entries;
-				break;
+		uint64_t hv = key_hash(h, smp, leaf, h->keys, h->nr_keys);
+		const struct hist_key hk = { smp, leaf };
+		int64_t at = jp_hindex_find(&ix, hv, &hk, entry_eq, h);
+		if (at < 0) {
+			if (JP_GROW_FOR(h->entries, ecap, h->nr_entries) ||
+			    jp_hindex_add(&ix, hv, h->nr_entries)) {
+				jp_hindex_free(&ix);
+				free(owner);
+				rp_hist_free(h);
+				return -ENOMEM;
 			}
-			const struct rp_entry *o = &h->entries[slot[j] - 1];
-			int k = 0;
-			while (k < h->nr_keys && !key_cmp(h, smp, leaf, o->first, o->leaf, h->keys[k]))
-				k++;
-			if (k == h->nr_keys)
-				break;
+			struct rp_entry *e = &h->entries[h->nr_entries];
+			memset(e, 0, sizeof(*e));
+			e->first = smp;
+			e->leaf = leaf;
+			at = (int64_t)h->nr_entries++;
 		}
-		struct rp_entry *e = &h->entries[slot[j] - 1];
+		struct rp_entry *e = &h->entries[at];
 		e->period += smp->period;
 		e->samples++;
-		owner[i] = slot[j] - 1;
+		owner[i] = (uint32_t)at;
 		h->total_period += smp->period;
 		h->total_samples++;
 	}
-	free(slot);
+	jp_hindex_free(&ix);
 
 	int rc = 0;
 	if (need_members) {
