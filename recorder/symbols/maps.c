@@ -5,6 +5,7 @@
  * batch of recent ones; a run of 34k JIT loads costs O(n log n), not a merge per batch. */
 #include "recorder/symbols/symbols_int.h"
 #include "lib/grow.h"
+#include "lib/hash_seed.h"
 #include "lib/nomem.h"
 
 #include <errno.h>
@@ -21,12 +22,23 @@
 /* A live run gives its replaced maps to the history once this share of it (1/N) is such */
 #define SHADOW_DIV 4
 
+/* A pid's bucket among cap (a power of two). Seeded: pids come from the recording, and with
+ * the pid's own low bits as the bucket, pids that are multiples of 65536 (any u32 is taken)
+ * all went down one chain. */
+static size_t pid_bucket(uint32_t pid, size_t cap)
+{
+	uint64_t h = ((uint64_t)pid ^ jp_hash_seed()) * 0x9e3779b97f4a7c15ull;
+	return (size_t)(h >> 32) & (cap - 1);
+}
+
 struct sym_proc *proc_get(struct sym_session *s, uint32_t pid, int create)
 {
 	if (s->proc_cap) {
-		for (struct sym_proc *p = s->procs[pid & (s->proc_cap - 1)]; p; p = p->hnext)
+		for (struct sym_proc *p = s->procs[pid_bucket(pid, s->proc_cap)]; p; p = p->hnext) {
 			if (p->pid == pid)
 				return p;
+			s->proc_probes++;
+		}
 	}
 	if (!create)
 		return NULL;
@@ -38,8 +50,8 @@ struct sym_proc *proc_get(struct sym_session *s, uint32_t pid, int create)
 		for (size_t i = 0; i < s->proc_cap; i++)
 			for (struct sym_proc *p = s->procs[i], *n; p; p = n) {
 				n = p->hnext;
-				p->hnext = nv[p->pid & (ncap - 1)];
-				nv[p->pid & (ncap - 1)] = p;
+				p->hnext = nv[pid_bucket(p->pid, ncap)];
+				nv[pid_bucket(p->pid, ncap)] = p;
 			}
 		free(s->procs);
 		s->procs = nv;
@@ -50,8 +62,8 @@ struct sym_proc *proc_get(struct sym_session *s, uint32_t pid, int create)
 		return NULL;
 	p->pid = pid;
 	p->exit_time = UINT64_MAX;
-	p->hnext = s->procs[pid & (s->proc_cap - 1)];
-	s->procs[pid & (s->proc_cap - 1)] = p;
+	p->hnext = s->procs[pid_bucket(pid, s->proc_cap)];
+	s->procs[pid_bucket(pid, s->proc_cap)] = p;
 	s->n_procs++;
 	return p;
 }

@@ -238,6 +238,7 @@ struct sym_session {
 	size_t dso_probes;		/* chain entries dso_get looked at (the flooding test) */
 	struct sym_proc **procs;
 	size_t proc_cap, n_procs;
+	size_t proc_probes;		/* chain entries proc_get passed over (the flooding test) */
 	uint64_t seq;
 	uint64_t epoch;			/* sym_resolve_epoch: bumped by what changes answers */
 	uint64_t max_map_time;		/* the latest map's time */

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "recorder/symbols/symbols.h"
+#include "recorder/symbols/symbols_int.h"
 #include "tests/lib/testutil.h"
 
 static struct sym_session *s;
@@ -361,4 +362,35 @@ Test(maps, sparse_maps_many_lookups_against_oracle)
 					 (unsigned long long)addr, (unsigned long long)when);
 		}
 	}
+}
+
+/* Processes by pid: pids are the recording's, any u32. 20,000 multiples of 65536 (one bucket
+ * each time the table doubled, with the pid's low bits as the bucket) cost no more chain
+ * steps than as many random pids. */
+static size_t pid_probes(int crafted)
+{
+	struct sym_opts o = { .sz = sizeof(o) };
+	struct sym_session *s = sym_session_new(&o);
+	cr_assert_not_null(s);
+	uint32_t x = 12345;
+	for (int pass = 0; pass < 2; pass++) {	/* made, then found again */
+		x = 12345;
+		for (uint32_t i = 1; i <= 20000; i++) {
+			x = x * 1664525u + 1013904223u;
+			uint32_t pid = crafted ? i << 16 : x;
+			struct sym_proc *p = proc_get(s, pid, 1);
+			cr_assert_not_null(p);
+			cr_assert_eq(p->pid, pid);
+		}
+	}
+	cr_assert_eq(s->n_procs, 20000);
+	size_t probes = s->proc_probes;
+	sym_session_free(s);
+	return probes;
+}
+
+Test(maps, crafted_pids_do_not_flood)
+{
+	size_t c = pid_probes(1), r = pid_probes(0);
+	cr_assert_leq(c, 2 * r + 64, "crafted pids: %zu chain steps, random ones: %zu", c, r);
 }
