@@ -27,8 +27,7 @@
  * all went down one chain. */
 static size_t pid_bucket(uint32_t pid, size_t cap)
 {
-	uint64_t h = ((uint64_t)pid ^ jp_hash_seed()) * 0x9e3779b97f4a7c15ull;
-	return (size_t)(h >> 32) & (cap - 1);
+	return (size_t)jp_hash_bytes(&pid, sizeof(pid), jp_hash_seed()) & (cap - 1);
 }
 
 struct sym_proc *proc_get(struct sym_session *s, uint32_t pid, int create)

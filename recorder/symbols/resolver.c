@@ -4,6 +4,7 @@
 #include "lib/opts.h"
 #include "recorder/symbols/symbols_int.h"
 #include "lib/grow.h"
+#include "lib/hash_seed.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -320,14 +321,22 @@ uint64_t sym_resolve_epoch(const struct sym_session *s, uint64_t time)
  * at a handful of addresses, and a sample-dense run has tens of thousands of them: each
  * table starts at 16 buckets (not hundreds), and the entries come from the session's arena
  * (no malloc per address; freed with the session). */
+/* An address's bucket among cap (a power of two), seeded: the addresses are the recording's,
+ * and an unseeded multiply put every multiple of 2^36 in one chain. */
+static size_t addr_bucket(uint64_t addr, size_t cap)
+{
+	return (size_t)jp_hash_bytes(&addr, sizeof(addr), jp_hash_seed()) & (cap - 1);
+}
+
 static struct sym_cached *cache_get(struct sym_session *s, struct sym_dso *d, uint64_t addr)
 {
 	if (d->cache_cap) {
-		for (struct sym_cached *c = d->cache[(addr * 0x9e3779b97f4a7c15ull >> 20) &
-						     (d->cache_cap - 1)];
-		     c; c = c->next)
+		for (struct sym_cached *c = d->cache[addr_bucket(addr, d->cache_cap)]; c;
+		     c = c->next) {
 			if (c->addr == addr)
 				return c;
+			s->cache_probes++;
+		}
 	}
 	if (d->cache_n >= d->cache_cap) {
 		size_t ncap = d->cache_cap ? d->cache_cap * 4 : 16;
@@ -337,7 +346,7 @@ static struct sym_cached *cache_get(struct sym_session *s, struct sym_dso *d, ui
 		for (size_t i = 0; i < d->cache_cap; i++)
 			for (struct sym_cached *c = d->cache[i], *n; c; c = n) {
 				n = c->next;
-				size_t j = (c->addr * 0x9e3779b97f4a7c15ull >> 20) & (ncap - 1);
+				size_t j = addr_bucket(c->addr, ncap);
 				c->next = nv[j];
 				nv[j] = c;
 			}
@@ -348,7 +357,7 @@ static struct sym_cached *cache_get(struct sym_session *s, struct sym_dso *d, ui
 	struct sym_cached *c = sess_alloc(s, sizeof(*c));	/* zeroed */
 	if (!c)
 		return NULL;
-	size_t j = (addr * 0x9e3779b97f4a7c15ull >> 20) & (d->cache_cap - 1);
+	size_t j = addr_bucket(addr, d->cache_cap);
 	c->addr = addr;
 	c->next = d->cache[j];
 	d->cache[j] = c;

@@ -239,6 +239,7 @@ struct sym_session {
 	struct sym_proc **procs;
 	size_t proc_cap, n_procs;
 	size_t proc_probes;		/* chain entries proc_get passed over (the flooding test) */
+	size_t cache_probes;		/* chain entries cache_get passed over (the same) */
 	uint64_t seq;
 	uint64_t epoch;			/* sym_resolve_epoch: bumped by what changes answers */
 	uint64_t max_map_time;		/* the latest map's time */

@@ -394,3 +394,33 @@ Test(maps, crafted_pids_do_not_flood)
 	size_t c = pid_probes(1), r = pid_probes(0);
 	cr_assert_leq(c, 2 * r + 64, "crafted pids: %zu chain steps, random ones: %zu", c, r);
 }
+
+/* A DSO's addresses (the recording's, any u64): 3,000 multiples of 2^36 (one bucket for
+ * every table size under the old unseeded multiply) cost no more chain steps than as many
+ * random addresses of the same map. */
+static size_t addr_probes(int crafted)
+{
+	struct sym_opts o = { .sz = sizeof(o), .buildid_dir = "/nonexistent", .no_debuginfod = 1 };
+	struct sym_session *s = sym_session_new(&o);
+	cr_assert_not_null(s);
+	cr_assert_eq(sym_mmap(s, 5, 5, 0, 1ull << 48, 0, "/nonexistent/crafted.so", NULL, 0, 2, 1),
+		     0);
+	uint64_t x = 99;
+	for (uint64_t k = 1; k <= 3000; k++) {
+		x = x * 6364136223846793005ull + 1442695040888963407ull;
+		uint64_t addr = crafted ? k << 36 : x >> 16;
+		struct sym_result r;
+		cr_assert_eq(sym_resolve(s, 5, addr, 2, 2, 0, &r), 0);
+		cr_assert_not_null(r.dso, "0x%llx in the map", (unsigned long long)addr);
+	}
+	size_t probes = s->cache_probes;
+	sym_session_free(s);
+	return probes;
+}
+
+Test(maps, crafted_addresses_do_not_flood)
+{
+	size_t c = addr_probes(1), r = addr_probes(0);
+	cr_assert_gt(c + r, 0, "the addresses went through the cache");
+	cr_assert_leq(c, 2 * r + 64, "crafted addresses: %zu chain steps, random ones: %zu", c, r);
+}
