@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "lib/grow.h"
+#include "lib/hash_seed.h"
 #include "recorder/record/record_int.h"
 
 struct map {
@@ -33,6 +34,7 @@ struct rec_hits {
 	size_t ndsos, capdsos;
 	struct proc *procs;	/* open addressing by pid; slot pid -1 = kernel */
 	size_t nprocs, capprocs;
+	size_t probes;		/* slots find_proc passed over (the flooding test) */
 	struct miss *misses;
 	size_t nmiss, capmiss;
 };
@@ -121,14 +123,22 @@ static int rehash(struct rec_hits *h)
 	return 0;
 }
 
+/* Seeded like every table here (lib/hash_seed.h): pids are the kernel's, but a local user
+ * picks theirs by forking, and a multiplier anyone can invert let them queue on one slot. */
+static size_t pid_slot(uint32_t pid)
+{
+	return (size_t)jp_hash_bytes(&pid, sizeof(pid), jp_hash_seed());
+}
+
 static struct proc *find_proc(struct rec_hits *h, uint32_t pid, bool create)
 {
-	size_t mask = h->capprocs - 1, i = (pid * 2654435761u) & mask;
+	size_t mask = h->capprocs - 1, i = pid_slot(pid) & mask;
 
 	while (h->procs[i].used) {
 		if (h->procs[i].pid == pid)
 			return &h->procs[i];
 		i = (i + 1) & mask;
+		h->probes++;
 	}
 	if (!create)
 		return NULL;
@@ -250,4 +260,9 @@ void rec_hits_finish(struct rec_hits *h)
 	for (size_t i = 0; i < h->nmiss; i++)
 		resolve(h, h->misses[i].pid, h->misses[i].ip, h->misses[i].cpumode);
 	h->nmiss = 0;
+}
+
+size_t rec_hits_probes(const struct rec_hits *h)
+{
+	return h->probes;
 }

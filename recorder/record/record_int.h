@@ -107,6 +107,8 @@ struct rec_dso {
 struct rec_hits;
 struct rec_hits *rec_hits_new(void);
 void rec_hits_free(struct rec_hits *h);
+/* Slots the pid table's lookups passed over so far (the flooding test). */
+size_t rec_hits_probes(const struct rec_hits *h);
 struct rec_dso *rec_hits_dso(struct rec_hits *h, const char *name, uint16_t cpumode);
 int rec_hits_mmap(struct rec_hits *h, uint32_t pid, uint64_t start, uint64_t len,
 		  struct rec_dso *d);

@@ -53,3 +53,25 @@ Test(hits, exec_forgets_old_maps_and_many_processes)
 	cr_assert(d->hit);
 	rec_hits_free(h);
 }
+
+/* The pid table is seeded: 20,000 pids that are multiples of 65536 (one slot for every table
+ * size under the old unseeded multiplier) cost no more probes than as many random pids. */
+static size_t pid_probes(int crafted)
+{
+	struct rec_hits *h = rec_hits_new();
+	struct rec_dso *d = rec_hits_dso(h, "/bin/many", PERF_RECORD_MISC_USER);
+	uint32_t x = 7;
+	for (uint32_t i = 1; i <= 20000; i++) {
+		x = x * 1664525u + 1013904223u;
+		cr_assert_eq(rec_hits_mmap(h, crafted ? i << 16 : x >> 1, 0x10000, 0x1000, d), 0);
+	}
+	size_t n = rec_hits_probes(h);
+	rec_hits_free(h);
+	return n;
+}
+
+Test(hits, crafted_pids_do_not_flood)
+{
+	size_t c = pid_probes(1), r = pid_probes(0);
+	cr_assert_leq(c, 2 * r + 64, "crafted pids: %zu probes, random ones: %zu", c, r);
+}
