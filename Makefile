@@ -53,12 +53,13 @@ check-deps: real-all
 	@BUILD=$(BUILD) scripts/check-deps.sh
 
 # check = set-up, dependency direction, build, every test. Unit tests first: they are fast
-# and pinpoint. Everything is built CHECK_JOBS at a time (the test binaries too); the test
-# binaries then run one after another, each running its tests two at a time (TEST_JOBS).
+# and pinpoint. Everything is built CHECK_JOBS at a time (the test binaries too; check-deps,
+# one serial script, runs once the tree is built, beside the test binaries' compiles); the
+# test binaries then run two at a time, each running its tests one at a time (RUN_JOBS and
+# TEST_JOBS: scripts/run-tests.sh).
 CHECK_JOBS ?= 2
 check: deps
-	@$(MAKE) --no-print-directory -j$(CHECK_JOBS) check-deps
-	@$(MAKE) --no-print-directory -j$(CHECK_JOBS) all $(UNIT_BINS) $(E2E_BINS)
+	@$(MAKE) --no-print-directory -j$(CHECK_JOBS) check-deps all $(UNIT_BINS) $(E2E_BINS)
 	@$(MAKE) --no-print-directory unit e2e
 
 demo: deps

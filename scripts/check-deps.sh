@@ -18,28 +18,33 @@ cd "${CHECK_DEPS_ROOT:-$(dirname "$0")/..}" || exit 2
 DATA=mk/deps.mk
 DOC=docs/ARCHITECTURE.md
 
-val() {	# val NAME -> the words after "NAME :=" in DATA
-	sed -n "s/^$1[[:space:]]*:=[[:space:]]*//p" "$DATA"
-}
+# DATA read once: var[NAME] = the words after "NAME :=" (no process per name or per include
+# below: this runs in every make check, and in tests/e2e/check_deps.c on four trees).
+declare -A var
+while IFS= read -r l; do
+	[[ $l =~ ^([A-Za-z0-9_]+)[[:space:]]*:=[[:space:]]*(.*)$ ]] &&
+		var[${BASH_REMATCH[1]}]=${BASH_REMATCH[2]}
+done <"$DATA"
 
-read -r -a modules <<<"$(val MODULES)"
-declare -A dir uses rank never
+read -r -a modules <<<"${var[MODULES]-}"
+declare -A dir uses rank never moddir
 for i in "${!modules[@]}"; do
 	m=${modules[$i]}
-	dir[$m]=$(val "DIR_$m")
-	uses[$m]=$(val "USES_$m")
-	never[$m]=$(val "NEVER_$m")
+	dir[$m]=${var[DIR_$m]-}
+	uses[$m]=${var[USES_$m]-}
+	never[$m]=${var[NEVER_$m]-}
 	rank[$m]=$i
+	[ -n "${dir[$m]}" ] && [ -z "${moddir[${dir[$m]}]+x}" ] && moddir[${dir[$m]}]=$m
 done
-read -r -a no_output <<<"$(val NO_OUTPUT)"
+read -r -a no_output <<<"${var[NO_OUTPUT]-}"
 
-# The module a header path belongs to: the one whose directory is the header's directory.
+# The module a header path belongs to, into $mod: the first one whose directory is the
+# header's directory ("" when none).
 module_of() {
-	local d=${1%/*} m
+	local d=${1%/*}
 	[ "$d" = "$1" ] && d=.
-	for m in "${modules[@]}"; do
-		[ "${dir[$m]}" = "$d" ] && { echo "$m"; return; }
-	done
+	mod=
+	[ -n "$d" ] && mod=${moddir[$d]-}
 }
 
 table() {
@@ -85,27 +90,30 @@ done
 
 # Every include of every module file.
 for m in "${modules[@]}"; do
+	files=()
 	for f in "${dir[$m]}"/*.[ch]; do
-		[ -e "$f" ] || continue
-		while IFS=: read -r line inc; do
-			t=$(module_of "$inc")
-			if [ -z "$t" ]; then
-				say "$f:$line: includes \"$inc\", which is in no module"
-			elif [ "$t" != "$m" ]; then
-				case " ${never[$m]} " in
-				*" $t "*) say "$f:$line: $m may never include \"$inc\" (NEVER_$m: $t)"; continue ;;
-				esac
-				case " ${uses[$m]} " in
-				*" $t "*) ;;
-				*) say "$f:$line: $m may not include \"$inc\" ($t is not in USES_$m)"; continue ;;
-				esac
-				case "$inc" in
-				*_int.h) say "$f:$line: \"$inc\" is internal to $t" ;;
-				esac
-			fi
-		done < <(awk '/^[ \t]*#[ \t]*include[ \t]*"/ {
-				s = $0; sub(/^[^"]*"/, "", s); sub(/".*/, "", s); print FNR ":" s }' "$f")
+		[ -e "$f" ] && files+=("$f")
 	done
+	[ "${#files[@]}" -gt 0 ] || continue
+	while IFS=: read -r f line inc; do
+		module_of "$inc"; t=$mod
+		if [ -z "$t" ]; then
+			say "$f:$line: includes \"$inc\", which is in no module"
+		elif [ "$t" != "$m" ]; then
+			case " ${never[$m]} " in
+			*" $t "*) say "$f:$line: $m may never include \"$inc\" (NEVER_$m: $t)"; continue ;;
+			esac
+			case " ${uses[$m]} " in
+			*" $t "*) ;;
+			*) say "$f:$line: $m may not include \"$inc\" ($t is not in USES_$m)"; continue ;;
+			esac
+			case "$inc" in
+			*_int.h) say "$f:$line: \"$inc\" is internal to $t" ;;
+			esac
+		fi
+	done < <(awk '/^[ \t]*#[ \t]*include[ \t]*"/ {
+			s = $0; sub(/^[^"]*"/, "", s); sub(/".*/, "", s); print FILENAME ":" FNR ":" s }' \
+		"${files[@]}")
 done
 
 # Every call between modules, from the built objects ($BUILD/obj/<dir>/<file>.o, as make
@@ -167,20 +175,24 @@ while IFS= read -r v; do say "$v"; done < <(calls_input | awk '
 WRITERS='^(_IO_putc|putc|putchar|fputc|fputs|fwrite|fprintf|printf|vfprintf|vprintf|dprintf|vdprintf|puts|putc_unlocked|fputc_unlocked|fputs_unlocked|fwrite_unlocked|__fprintf_chk|__printf_chk|__vfprintf_chk|__vprintf_chk|__dprintf_chk|fopen|fopen64|fdopen|freopen|freopen64|open_memstream|fmemopen|write|pwrite|pwrite64|writev|creat|creat64|sio_create_new|sio_out_open|sio_out_open_path|sio_out_commit|sio_fput_json_str|sio_fputs_message|sio_fputs_text|sio_mkdirs_beneath)$'
 for m in "${no_output[@]}"; do
 	[ -n "${rank[$m]+x}" ] || { say "$DATA: NO_OUTPUT names unknown module $m"; continue; }
+	objs=()
 	for f in "${dir[$m]}"/*.c; do
 		o="$BUILD/obj/${f%.c}.o"
-		[ -e "$o" ] || continue
-		for s in $(nm -u "$o" 2>/dev/null | awk '{ print $NF }' | grep -E "$WRITERS"); do
-			say "$o: $m writes output (calls $s), which NO_OUTPUT forbids"
-		done
+		[ -e "$o" ] && objs+=("$o")
 	done
+	[ "${#objs[@]}" -gt 0 ] || continue
+	while read -r o s; do
+		say "$o: $m writes output (calls $s), which NO_OUTPUT forbids"
+	done < <(nm -A -u "${objs[@]}" 2>/dev/null |
+		awk '{ o = $1; sub(/:.*/, "", o); print o, $NF }' | grep -E " ${WRITERS#^}")
 done
 
 # Every subdirectory of recorder/ with C files is a module (the link order names them all).
 for d in recorder/*/; do
 	d=${d%/}
 	ls "$d"/*.c >/dev/null 2>&1 || continue
-	[ -n "$(module_of "$d/x.h")" ] || say "$d: not a module in $DATA"
+	module_of "$d/x.h"
+	[ -n "$mod" ] || say "$d: not a module in $DATA"
 done
 
 # The table in the architecture page is this data.
