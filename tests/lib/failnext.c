@@ -8,6 +8,8 @@
 #include <stdatomic.h>
 #include <stddef.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 #define TU_SANITIZED 1
@@ -36,6 +38,36 @@ unsigned long tu_failnext_disarm(int *fired)
 	if (fired)
 		*fired = atomic_load(&fired_once);
 	return atomic_load(&calls);
+}
+
+int tu_failnext_child(void (*fn)(void *), void *arg, unsigned long n, char *err, size_t len)
+{
+	int fd[2], status;
+	size_t got = 0;
+	ssize_t r;
+	if (pipe(fd))
+		return -1;
+	pid_t pid = fork();
+	if (pid < 0)
+		return -1;
+	if (!pid) {
+		dup2(fd[1], 2);
+		close(fd[0]);
+		close(fd[1]);
+		tu_failnext_arm(n);
+		fn(arg);
+		tu_failnext_disarm(NULL);
+		_exit(0);
+	}
+	close(fd[1]);
+	while (len && got < len - 1 && (r = read(fd[0], err + got, len - 1 - got)) > 0)
+		got += (size_t)r;
+	if (len)
+		err[got] = 0;
+	close(fd[0]);
+	if (waitpid(pid, &status, 0) != pid)
+		return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
 #ifdef TU_SANITIZED
