@@ -160,3 +160,30 @@ Test(buildid_list, not_perf_data_names_offset_and_cause)
 	tu_rmtree(dir);
 	free(dir);
 }
+
+/* The same refusal for a file at the end of a 1,100-byte path: named whole (it was cut at
+ * the 1 KiB of buildid-list's buffer). */
+Test(buildid_list, not_perf_data_long_path_said_whole)
+{
+	char *dir = tu_tmpdir("bidl-long");
+	char path[4200], want[4400], cmd[8800], part[251];
+	struct tu_result r;
+	memset(part, 'p', 250);
+	part[250] = 0;
+	size_t n = (size_t)snprintf(path, sizeof(path), "%s", dir);
+	for (int i = 0; i < 4; i++) {
+		n += (size_t)snprintf(path + n, sizeof(path) - n, "/%s", part);
+		cr_assert_eq(mkdir(path, 0755), 0);
+	}
+	snprintf(path + n, sizeof(path) - n, "/%s.data", part);
+	cr_assert_gt(strlen(path), 1100);
+	cr_assert_eq(tu_write_file(path, "NOTPERF!........", 16), 0);
+	snprintf(want, sizeof(want), "%s: offset 0: not a perf.data file (bad magic)\n", path);
+	snprintf(cmd, sizeof(cmd), "%s buildid-list -i %s", tu_build("jitprof"), path);
+	cr_assert_eq(tu_sh(&r, cmd, 30), 0);
+	cr_expect_eq(r.status, 1, "exit %d", r.status);
+	cr_expect(strstr(r.err, want), "the path cut (%zu bytes of stderr)", strlen(r.err));
+	tu_result_free(&r);
+	tu_rmtree(dir);
+	free(dir);
+}
