@@ -161,21 +161,16 @@ Test(buildid_list, not_perf_data_names_offset_and_cause)
 	free(dir);
 }
 
-/* The same refusal for a file at the end of a 1,100-byte path: named whole (it was cut at
+/* The same refusal for a file at the end of a 1,300-byte path: named whole (it was cut at
  * the 1 KiB of buildid-list's buffer). */
 Test(buildid_list, not_perf_data_long_path_said_whole)
 {
 	char *dir = tu_tmpdir("bidl-long");
-	char path[4200], want[4400], cmd[8800], part[251];
+	char path[4200], want[4400], cmd[8800];
 	struct tu_result r;
-	memset(part, 'p', 250);
-	part[250] = 0;
-	size_t n = (size_t)snprintf(path, sizeof(path), "%s", dir);
-	for (int i = 0; i < 4; i++) {
-		n += (size_t)snprintf(path + n, sizeof(path) - n, "/%s", part);
-		cr_assert_eq(mkdir(path, 0755), 0);
-	}
-	snprintf(path + n, sizeof(path) - n, "/%s.data", part);
+	size_t n = tu_long_dir(path, sizeof(path), dir, 5);
+	cr_assert_gt(n, 0);
+	snprintf(path + n, sizeof(path) - n, "/not.data");
 	cr_assert_gt(strlen(path), 1100);
 	cr_assert_eq(tu_write_file(path, "NOTPERF!........", 16), 0);
 	snprintf(want, sizeof(want), "%s: offset 0: not a perf.data file (bad magic)\n", path);
