@@ -191,3 +191,23 @@ Test(checks, out_of_memory_for_a_process_is_said)
 		rp_checks_free(&c);
 	}
 }
+
+static void intern_one(void *s)
+{
+	rp_intern(s, "a name never seen");
+}
+
+/* A name the session cannot keep stops the report, said: every caller of rp_intern reads
+ * NULL as "no name" (a frame, a load, a file would lose it). */
+Test(checks, a_name_not_kept_is_said)
+{
+	if (!tu_failnext_works())
+		cr_skip_test("a sanitizer's allocator is interposed: no allocation can be failed");
+	struct rp_session *s;
+	cr_assert_eq(rp_session_new(&s), 0);
+	char err[512];
+	int st = tu_failnext_child(intern_one, s, 1, err, sizeof(err));
+	cr_assert_eq(st, 1, "exit %d, stderr: %s", st, err);
+	cr_assert(strstr(err, "out of memory (the report's names)"), "%s", err);
+	rp_session_free(s);
+}
