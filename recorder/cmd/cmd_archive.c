@@ -243,10 +243,12 @@ int archive_budget_take(struct archive_job *j, size_t len, const char *name)
 {
 	if (len <= j->max_bytes - j->bytes)
 		return 0;
-	snprintf(j->refusal, sizeof(j->refusal), "refused: the files the recording names pass "
-		 "%" PRIu64 " bytes before compression at %.300s (%s); nothing written, "
-		 "--max-size lifts the limit", j->max_bytes, name,
-		 j->max_given ? "--max-size" : "256 MiB + 1024x the recording's size");
+	free(j->refusal);
+	if (asprintf(&j->refusal, "refused: the files the recording names pass %" PRIu64 " bytes "
+		     "before compression at %s (%s); nothing written, --max-size lifts the limit",
+		     j->max_bytes, name,
+		     j->max_given ? "--max-size" : "256 MiB + 1024x the recording's size") < 0)
+		jp_nomem("an error message");
 	return -EFBIG;
 }
 
@@ -419,7 +421,7 @@ int cmd_archive(int argc, char **argv)
 		return rc;
 	}
 	struct rp_session *s;
-	char err[512] = "";
+	char *close_err = NULL;	/* libarchive's reason, whole */
 	in.log = CLI_LOG(&log);
 	read_listed(&job, in.input);
 	if (rp_session_new(&s)) {
@@ -431,20 +433,32 @@ int cmd_archive(int argc, char **argv)
 	int ingest_rc = rc;
 	free(job.listed);
 	if (la->write_close(job.a) != ARCHIVE_OK && !rc) {
-		snprintf(err, sizeof(err), "%.200s: %.200s", output, la->error_string(job.a));
+		const char *why = la->error_string(job.a);
+		if (!(close_err = strdup(why ? why : "cannot finish the archive")))
+			jp_nomem("an error message");
 		rc = -EIO;
 	}
 	la->write_free(job.a);
 	if (rc)
 		cli_outfile_abort(&o);
-	if (ingest_rc == -EFBIG && job.refusal[0]) {
+	if (ingest_rc == -EFBIG && job.refusal) {
+		free(close_err);
 		cli_log_done(&log, 0);
-		return cli_error("%s: %s", output, job.refusal);
+		rc = cli_error("%s: %s", output, job.refusal);
+		free(job.refusal);
+		return rc;
 	}
-	if (cli_log_done(&log, ingest_rc))
+	free(job.refusal);
+	if (cli_log_done(&log, ingest_rc)) {
+		free(close_err);
 		return 1;
-	if (rc)
-		return cli_error("%s", err[0] ? err : strerror(-rc));
+	}
+	if (rc) {
+		rc = close_err ? cli_error("%s: %s", output, close_err)
+			       : cli_error("%s", strerror(-rc));
+		free(close_err);
+		return rc;
+	}
 	if ((rc = cli_outfile_commit(&o)))
 		return cli_error("%s: %s", output, sio_strerror(rc));
 	fprintf(stderr, "%s: %zu file%s (%zu bytes before compression)", output, job.added,

@@ -22,7 +22,7 @@ struct archive_job {
 	uint64_t max_bytes;		/* the budget; UINT64_MAX: none */
 	int max_given;			/* --max-size set it */
 	int force;			/* -f: files of other users too */
-	char refusal[700];		/* why the budget stopped the archive */
+	char *refusal;			/* why the budget stopped the archive (malloc'd) */
 	int verbose;
 	/* The recording's build-id table, sorted: perf and jitprof list there the DSOs
 	 * samples landed in. A DSO it leaves out whose file is absent is no loss: inject

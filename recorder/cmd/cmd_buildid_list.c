@@ -176,12 +176,12 @@ static void print_hits(struct sym_session *s, const struct hits *h)
 static int list_recording(const char *input, int with_hits)
 {
 	struct pd_reader *r;
-	char err[1024] = "";
-	struct jp_errbuf eb = { err, sizeof(err) };
-	struct pd_reader_opts ro = { .sz = sizeof(ro), .log = { jp_log_errbuf, &eb } };
+	/* its damage unsaid, as before; the error held whole: it names the file and offset */
+	struct cli_log log = { .fn = cli_log_drop };
+	struct pd_reader_opts ro = { .sz = sizeof(ro), .log = CLI_LOG(&log) };
 	int rc = pd_reader_open(&r, input, &ro);
-	if (rc)
-		return cli_error("%s", err);	/* names the file and offset */
+	if (cli_log_done(&log, rc))
+		return 1;
 	if (!with_hits && !pd_reader_is_pipe(r) && pd_reader_has_feature(r, PD_FEAT_BUILD_ID)) {
 		rc = print_table(r);
 		pd_reader_close(r);

@@ -38,7 +38,9 @@ struct load_out {
 	int restarted;		/* an earlier profile's agent was stopped first (old) */
 	int agent_rc;
 	char dump[PATH_MAX + 32], old[PATH_MAX + 32];
-	char err[1024];		/* the child's error: JP_ERRBUF_LOG (a log cannot cross the pipe) */
+	/* the child's error: JP_ERRBUF_LOG (a log cannot cross the pipe), room for a whole
+	 * path (o->pl.dir, PATH_MAX) and the words around it */
+	char err[PATH_MAX + 1024];
 };
 
 struct load_job {
@@ -105,7 +107,7 @@ static int load(const struct load_job *j, struct load_out *o)
 	}
 	if (att_find_dump(proc, o->dump, sizeof(o->dump))) {
 		snprintf(o->err, sizeof(o->err), "libagent.so was loaded into Java VM %d (return "
-			 "code %d) but wrote no %.600s/jit-%d.dump: the reason is on the JVM's "
+			 "code %d) but wrote no %s/jit-%d.dump: the reason is on the JVM's "
 			 "stderr",
 			 (int)proc->pid, o->agent_rc, o->pl.dir, (int)proc->nspid);
 		return -1;

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/nomem.h"
 #include "recorder/cmd/cli.h"
 #include "recorder/cmd/cmd_report.h"
 #include "recorder/report/report.h"
@@ -38,13 +39,20 @@ static int write_file(const char *path, const struct rp_format *f,
 	return 0;
 }
 
-/* An event's ingest keeps its first error; its warnings are the page's (the reported event's
- * said them on stderr already). */
-static void keep_error(void *ctx, enum jp_level level, const char *msg)
+/* An event's ingest keeps its first error whole (jp_held); its warnings are the page's (the
+ * reported event's said them on stderr already). The held message, or strerror(-rc); out of
+ * memory to hold it, jp_nomem. */
+static const char *held_or(const struct jp_held *h, int rc)
 {
-	char *err = ctx;
-	if (level == JP_LOG_ERROR && !err[0])
-		snprintf(err, 512, "%s", msg);
+	if (h->nomem)
+		jp_nomem("an error message");
+	return h->msg ? h->msg : strerror(-rc);
+}
+
+static void held_clear(struct jp_held *h)
+{
+	free(h->msg);
+	*h = (struct jp_held){ 0 };
 }
 
 /* The recording's events other than the reported one, each read as --event NAME would and
@@ -53,7 +61,7 @@ static void keep_error(void *ctx, enum jp_level level, const char *msg)
 static int other_events(struct report_args *a, struct file_job *job)
 {
 	struct rp_events ev;
-	char err[512] = "";
+	struct jp_held why = { 0 };
 	/* read once already: its damage said, only the error is new */
 	struct cli_log log = { .fn = cli_log_drop };
 	int rc = rp_recording_events(a->in.input, &ev, &CLI_LOG(&log));
@@ -73,28 +81,34 @@ static int other_events(struct report_args *a, struct file_job *job)
 		in.event = ev.name[i];
 		in.fast_exit = 0;
 		in.progress = NULL;
-		err[0] = 0;
-		in.log = (struct jp_log){ keep_error, err };
+		held_clear(&why);
+		in.log = (struct jp_log){ jp_log_hold, &why };
 		if (rp_session_new(&o)) {
 			rc = cli_error("out of memory");
 			break;
 		}
 		if ((rc = rp_ingest(o, &in)) < 0) {
 			rp_session_free(o);
-			if (rc == -ENOMEM)
-				return rp_events_free(&ev), cli_error("%s: %s", ev.name[i], err);
-			cli_warn("--html/--pprof: event %s left out: %s", ev.name[i], err);
+			if (rc == -ENOMEM) {
+				rc = cli_error("%s: %s", ev.name[i], held_or(&why, rc));
+				held_clear(&why);
+				return rp_events_free(&ev), rc;
+			}
+			cli_warn("--html/--pprof: event %s left out: %s", ev.name[i],
+				 held_or(&why, rc));
 			rc = 0;
 			continue;
 		}
 		/* its timeline's generations end as the shown one's, for the log's reasons */
-		err[0] = 0;
-		if (a->jl && rp_session_join_jvmlog(o, a->jl, &in.log))
-			cli_warn("--jvm-log, event %s: %s", ev.name[i], err);
+		held_clear(&why);
+		int jrc;
+		if (a->jl && (jrc = rp_session_join_jvmlog(o, a->jl, &in.log)))
+			cli_warn("--jvm-log, event %s: %s", ev.name[i], held_or(&why, jrc));
 		rp_set_split_generations(o, a->split_gens);
 		rp_session_filter(o, &a->filter);
 		job->ev[job->nr_ev++] = o;
 	}
+	held_clear(&why);
 	rp_events_free(&ev);
 	return rc;
 }

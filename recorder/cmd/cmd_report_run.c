@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/nomem.h"
 #include "lib/opts.h"
 #include "recorder/cmd/cli.h"
 #include "recorder/cmd/cmd_report.h"
@@ -117,11 +118,17 @@ static int run(struct report_args *a, struct rp_session *s, FILE *out)
 {
 	enum rp_key keys[RP_MAX_KEYS];
 	int nr_keys;
-	char err[512] = "";
-	/* a usage error: one string, said with where the help is */
-	int rc = rp_parse_sort(a->sort, keys, &nr_keys, JP_ERRBUF_LOG(err));
-	if (rc)
-		return usage_error("--sort: %s", err);
+	/* a usage error: one string, held whole and said with where the help is */
+	struct jp_held why = { 0 };
+	int rc = rp_parse_sort(a->sort, keys, &nr_keys, &(struct jp_log){ jp_log_hold, &why });
+	if (why.nomem)
+		jp_nomem("an error message");
+	if (rc) {
+		rc = usage_error("--sort: %s", why.msg ? why.msg : strerror(-rc));
+		free(why.msg);
+		return rc;
+	}
+	free(why.msg);
 	if ((rc = report_check_outputs(a)))
 		return rc;
 	note_method_names(a);
@@ -213,7 +220,7 @@ static int run(struct report_args *a, struct rp_session *s, FILE *out)
 	}
 	if (a->generations && !a->json) {
 		rc = rp_print_generations(out, s, a->method);
-		return rc ? cli_error("%s", err[0] ? err : strerror(-rc)) : 0;
+		return rc ? cli_error("%s", strerror(-rc)) : 0;
 	}
 	if (files && !a->json)
 		return 0;	/* only files were asked for */

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "jitdump/jitdump.h"
+#include "lib/nomem.h"
 #include "lib/pool.h"
 #include "recorder/cmd/cli.h"
 #include "synth/synth.h"
@@ -89,6 +90,18 @@ static char *load_msg(const struct pool *p, const struct jd_load_entry *e, const
 	return m;
 }
 
+/* What a jp_held holds (else strerror(-rc)), then emptied into the next step. */
+static char *held_take(struct jp_held *h, int rc)
+{
+	if (h->nomem)
+		jp_nomem("an error message");
+	char *m = h->msg ? h->msg : strdup(strerror(rc < 0 ? -rc : EINVAL));
+	if (!m)
+		jp_nomem("an error message");
+	*h = (struct jp_held){ 0 };
+	return m;
+}
+
 static void one_load(struct pool *p, size_t i)
 {
 	const struct synth_opts *o = p->o;
@@ -96,7 +109,9 @@ static void one_load(struct pool *p, size_t i)
 	struct result *r = &p->res[i];
 	struct synth_input in;
 	struct synth_elf elf;
-	char err[512], file[SYNTH_FILE_NAME_MAX], path[PATH_MAX];
+	char file[SYNTH_FILE_NAME_MAX], path[PATH_MAX], *err;
+	struct jp_held why = { 0 };	/* synth's reasons, whole */
+	const struct jp_log hold = { jp_log_hold, &why };
 
 	synth_input_from_load(&in, jd_index_header(p->x), e);
 	in.file_seq = p->seqs[i];
@@ -104,19 +119,27 @@ static void one_load(struct pool *p, size_t i)
 		r->what = SKIPPED;
 		return;
 	}
-	int rc = synth_input_drop_bad_debug(&in, JP_ERRBUF_LOG(err));
-	if (rc == 1)
+	int rc = synth_input_drop_bad_debug(&in, &hold);
+	if (rc == 1) {
+		err = held_take(&why, -EINVAL);
 		r->warning = load_msg(p, e, err, "; its ELF is made without it");
+		free(err);
+	}
 	size_t dropped = rc >= 0 ? synth_lines_dropped(&in) : 0;
 	if (dropped && !r->warning) {
-		snprintf(err, sizeof(err), "%zu line-table entries outside the code or out of order "
-			 "dropped", dropped);
-		r->warning = load_msg(p, e, err, ", the rest of the table kept");
+		char what[128];
+		snprintf(what, sizeof(what), "%zu line-table entries outside the code or out of "
+			 "order dropped", dropped);
+		r->warning = load_msg(p, e, what, ", the rest of the table kept");
 	}
-	rc = rc < 0 ? rc : synth_build(&in, &elf, JP_ERRBUF_LOG(err));
+	free(why.msg);
+	why = (struct jp_held){ 0 };
+	rc = rc < 0 ? rc : synth_build(&in, &elf, &hold);
 	if (rc) {
 		free(r->warning);
+		err = held_take(&why, rc);
 		r->warning = load_msg(p, e, err, "");
+		free(err);
 		/* the load's bytes are refused; libcrypto or memory failing stops the run */
 		r->what = rc == -ENOMEM || rc == -EIO || rc == -ENOSYS ? FATAL : REFUSED;
 		if (r->what == FATAL)
@@ -124,18 +147,24 @@ static void one_load(struct pool *p, size_t i)
 		return;
 	}
 	r->what = FATAL;
+	err = NULL;
 	if (synth_file_name(&in, file, sizeof(file)) ||
-	    snprintf(path, sizeof(path), "%s/%s", o->dir, file) >= (int)sizeof(path))
-		snprintf(err, sizeof(err), "%s: output path too long", o->dir);
-	else if (!synth_place(&elf, path, o->cache, &(struct synth_placed){ 0 },
-			      JP_ERRBUF_LOG(err)))
+	    snprintf(path, sizeof(path), "%s/%s", o->dir, file) >= (int)sizeof(path)) {
+		if (asprintf(&err, "%s: output path too long", o->dir) < 0)
+			jp_nomem("an error message");
+	} else if (!(rc = synth_place(&elf, path, o->cache, &(struct synth_placed){ 0 },
+				      &hold))) {
 		r->what = WRITTEN;	/* cache first, then the file: inject's order */
+	} else {
+		err = held_take(&why, rc);
+	}
+	free(why.msg);
 	if (r->what == WRITTEN) {
 		synth_build_id_hex(elf.build_id, r->hex);
 		r->path = strdup(path);
 	} else {
 		free(r->warning);
-		r->warning = strdup(err);
+		r->warning = err;
 		atomic_store(&p->stop, 1);
 	}
 	synth_elf_free(&elf);

@@ -200,15 +200,19 @@ static void first_bad_message(struct inj_dump *d, unsigned flag)
 			continue;
 		struct synth_input in;
 		struct synth_elf e = { 0 };
-		char err[200] = "";
+		struct jp_held why = { 0 };	/* synth's first reason, whole */
+		const struct jp_log hold = { jp_log_hold, &why };
 		const struct jd_load_entry *ent = jd_index_load(d->x, i);
 		synth_input_from_load(&in, jd_index_header(d->x), ent);
-		if (synth_validate(&in, JP_ERRBUF_LOG(err)) == 0 &&
-		    synth_build(&in, &e, JP_ERRBUF_LOG(err)) == 0)
-			snprintf(err, sizeof(err), "refused once, accepted now");
+		int ok = synth_validate(&in, &hold) == 0 && synth_build(&in, &e, &hold) == 0;
 		synth_elf_free(&e);
-		snprintf(d->bad_msg, sizeof(d->bad_msg), "code load at offset %llu: %s",
-			 (unsigned long long)ent->offset, err);
+		free(d->bad_msg);
+		if (why.nomem || asprintf(&d->bad_msg, "code load at offset %llu: %s",
+					  (unsigned long long)ent->offset,
+					  ok ? "refused once, accepted now"
+					     : why.msg ? why.msg : "refused") < 0)
+			jp_nomem("the message of a refused code load");
+		free(why.msg);
 		return;
 	}
 }
@@ -452,6 +456,7 @@ void inj_dump_fini(struct inj_dump *d)
 	free(d->path);
 	free(d->dir);
 	free(d->marker);
+	free(d->bad_msg);
 	if (d->dirfd > 0)	/* 0: a zeroed inj_dump that never had one, not stdin */
 		close(d->dirfd);
 	if (d->df) {

@@ -165,7 +165,7 @@ struct inj_dump {
 	size_t nr_trimmed, nr_rows_dropped;	/* loads with unusable line entries, entries */
 	size_t nr_renamed, nr_rows_renamed;	/* loads with entries whose file name is not
 						 * text, given their load's script; entries */
-	char bad_msg[256];	/* the first refusal */
+	char *bad_msg;		/* the first refusal, whole (malloc'd) */
 	size_t nr_loads, nr_moves;
 	struct inj_load *loads;
 	uint32_t *move_load;	/* per move: load index it moves, INJ_NONE when unknown */

@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -135,14 +136,26 @@ static unsigned index_flags(const struct inj_run_state *s)
 	return s->o->no_elfs ? JD_INDEX_MAP_OWN : 0;
 }
 
+/* libjitdump's jd_index_open_flags, its message (the path in it, up to PATH_MAX) into log. */
+static int index_open(struct inj_run_state *s, struct jd_index **x, int dirfd, const char *base,
+		      const char *path, const struct jp_log *log)
+{
+	char err[PATH_MAX + 512] = "";	/* the library's buffer */
+	int rc = jd_index_open_flags(x, dirfd, base, path, index_flags(s), err, sizeof(err));
+	if (rc < 0 && err[0])
+		jp_logf(log, JP_LOG_ERROR, "%s", err);
+	return rc;
+}
+
 /* The dump is opened through its directory, and that directory fd is where its ELFs go: the
  * text of a recorded path can name one directory while its symlinks lead the kernel to
  * another, so only the directory actually reached is ever written to (issue 16). The file is
  * indexed only when no other process or part read the same one (*f then set, shared); a file
- * named by INJ_MAX_PIDS_PER_DUMP processes already is not read again (-E2BIG). */
+ * named by INJ_MAX_PIDS_PER_DUMP processes already is not read again (-E2BIG). Why it
+ * failed goes to log, whole. */
 static int open_dump(struct inj_run_state *s, const char *path, int count_pids, int *dirfd,
 		     struct stat *sb, int *shareable, struct inj_dfile **f, struct jd_index **x,
-		     char *err, size_t errlen)
+		     const struct jp_log *log)
 {
 	char dir[4096];
 	struct stat after;
@@ -155,20 +168,19 @@ static int open_dump(struct inj_run_state *s, const char *path, int count_pids, 
 	*dirfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (*dirfd < 0) {
 		int rc = -errno;
-		snprintf(err, errlen, "%.400s: %s", dir, strerror(-rc));
+		jp_logf(log, JP_LOG_ERROR, "%s: %s", dir, strerror(-rc));
 		return rc;
 	}
 	int rc = 0;
 	if (fstatat(*dirfd, base, sb, AT_SYMLINK_NOFOLLOW))
 		memset(sb, 0, sizeof(*sb));
 	if (count_pids && pids_of_file(s, sb) >= INJ_MAX_PIDS_PER_DUMP) {
-		snprintf(err, errlen, "named by more than %u processes (INJ_MAX_PIDS_PER_DUMP)",
-			 INJ_MAX_PIDS_PER_DUMP);
+		jp_logf(log, JP_LOG_ERROR, "named by more than %u processes "
+			"(INJ_MAX_PIDS_PER_DUMP)", INJ_MAX_PIDS_PER_DUMP);
 		rc = -E2BIG;
 	} else if (sb->st_ino && (*f = find_file(s, sb))) {
 		return 0;
-	} else if ((rc = jd_index_open_flags(x, *dirfd, base, path, index_flags(s), err,
-					     errlen)) >= 0) {
+	} else if ((rc = index_open(s, x, *dirfd, base, path, log)) >= 0) {
 		s->st->dumps_indexed++;
 		/* Changed while read (a live writer): this index is nobody else's. */
 		*shareable = sb->st_ino && !fstatat(*dirfd, base, &after, AT_SYMLINK_NOFOLLOW) &&
@@ -213,28 +225,35 @@ static int add_part(struct inj_run_state *s, const struct pd_reader *r, const ch
 	struct jd_index *x = NULL;
 	struct inj_dfile *f = NULL;
 	struct stat sb;
-	char err[512] = "";
+	struct jp_held why = { 0 };	/* quoted whole in the warning */
 	int dirfd = -1;
 	int shareable;
-	int rc = open_dump(s, path, !prev, &dirfd, &sb, &shareable, &f, &x, err, sizeof(err));
+	int rc = open_dump(s, path, !prev, &dirfd, &sb, &shareable, &f, &x,
+			   &(struct jp_log){ jp_log_hold, &why });
 	int64_t size = sb.st_ino ? (int64_t)sb.st_size : -1;
+	if (why.nomem)
+		jp_nomem("an error message");
 	if (rc == -ENOMEM) {	/* the dump is fine: its loads may not be left out */
+		free(why.msg);
 		inj_run_fail(s, "out of memory (reading jitdump %s)", path);
 		return rc;
 	}
 	if (rc < 0 && prev) {
 		prev->closed = 1;	/* stop following; what was read stays */
 		inj_warnf(s, "jitdump %s: cannot read it again as it grew, its later code stays "
-			  "unnamed: %s", path, err[0] ? err : strerror(-rc));
+			  "unnamed: %s", path, why.msg ? why.msg : strerror(-rc));
+		free(why.msg);
 		return 0;
 	}
 	if (rc < 0) {
 		s->st->dumps_missing++;
 		inj_warnf(s, "jitdump %s (marker at offset %llu of %s) unusable, its code stays "
 		      "unnamed: %s", path, (unsigned long long)m->offset, s->o->input,
-		      err[0] ? err : strerror(-rc));
+		      why.msg ? why.msg : strerror(-rc));
+		free(why.msg);
 		return 0;
 	}
+	free(why.msg);
 	const struct jd_index *cur = f ? f->x : x;
 	if (prev && jd_index_nr_loads(cur) <= prev->nr_loads &&
 	    jd_index_nr_moves(cur) <= prev->nr_moves) {

@@ -194,14 +194,14 @@ static int jit_cfi(const struct jit_load *j, struct cfi_slot *s)
 {
 	const struct jd_load_entry *e = jd_index_load(j->d->x, j->load);
 	struct synth_input in;
-	char err[256];
 
 	if (!e || (j->d->loads[j->load].flags & INJ_BAD))
 		return 0;
 	inj_load_input(j->d, j->load, &in);
 	if (!e->unwind && !synth_prologue_cfi(&in))
 		return 0;
-	int rc = synth_build_symbols(&in, j->id, &s->img, JP_ERRBUF_LOG(err));
+	/* its reason unsaid: the dump's own refusals are said where its ELFs are written */
+	int rc = synth_build_symbols(&in, j->id, &s->img, NULL);
 	if (rc < 0)
 		return rc == -ENOMEM ? rc : 0;
 	if ((rc = unw_cfi_open_mem(s->img.data, s->img.size, &s->cfi)) == -ENOMEM)

@@ -462,12 +462,15 @@ int inj_origins_read(const struct pd_reader *r, const char *input, struct inj_or
 {
 	size_t size = 0;
 	const void *raw = pd_reader_feature(r, INJ_FEAT_ORIGINS, &size);
-	char msg[256];	/* decode's own words (no path, no data), named by input here */
+	struct jp_held why = { 0 };	/* decode's own words, named by input here */
 	memset(o, 0, sizeof(*o));
 	if (!raw)
 		return -ENOENT;
-	int rc = inj_origins_decode(o, raw, size, JP_ERRBUF_LOG(msg));
+	int rc = inj_origins_decode(o, raw, size, &(struct jp_log){ jp_log_hold, &why });
+	if (why.nomem)
+		jp_nomem("an error message");
 	if (rc < 0)
-		jp_logf(log, JP_LOG_ERROR, "%s: %s", input, msg);
+		jp_logf(log, JP_LOG_ERROR, "%s: %s", input, why.msg ? why.msg : strerror(-rc));
+	free(why.msg);
 	return rc;
 }

@@ -17,12 +17,13 @@
 #include "lib/grow.h"
 #include "recorder/record/record_int.h"
 
-/* The id into id/size: 0, or -ENOENT. */
+/* The id into id/size: 0, -ENOENT, or -ENOMEM (libelf ran out reading the notes). */
 static int elf_id(Elf *elf, uint8_t id[PD_BUILD_ID_MAX], size_t *size)
 {
+	errno = 0;
 	int n = jp_elf_build_id(elf, id, PD_BUILD_ID_MAX);
 	*size = n > 0 ? (size_t)n : 0;
-	return n > 0 ? 0 : -ENOENT;
+	return n > 0 ? 0 : errno == ENOMEM ? -ENOMEM : -ENOENT;
 }
 
 /* [vdso] is the same kernel image in every process: read our own, from memory. */
@@ -56,10 +57,12 @@ int rec_read_build_id(const char *path, uint8_t id[PD_BUILD_ID_MAX], size_t *siz
 	if (fd < 0)
 		return -errno;
 	elf_version(EV_CURRENT);
+	errno = 0;
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (!elf) {
+		rc = errno == ENOMEM ? -ENOMEM : -ENOEXEC;
 		close(fd);
-		return -ENOEXEC;
+		return rc;
 	}
 	rc = elf_id(elf, id, size);
 	elf_end(elf);
@@ -100,6 +103,7 @@ struct rec_bid_thread {
 	bool stop;
 	const char *keep_root;		/* --keep-deleted: the build-id cache */
 	size_t kept;
+	int err;			/* -ENOMEM: a result could not be posted */
 };
 
 static const char deleted_tag[] = " (deleted)";
@@ -157,22 +161,28 @@ static void keep_file(struct rec_bid_thread *t, const struct req *r, const char 
 }
 
 /* One request: the id from the path (or the process's root), else through map_files; and
- * with --keep-deleted a file that is gone is kept. 1 if a result is to be posted. */
-static int serve(struct rec_bid_thread *t, struct req *r, struct rec_bid_result *res)
+ * with --keep-deleted a file that is gone is kept. 1 if a result is to be posted; *nomem
+ * set when a read ran out of memory (no id would read as "none"). */
+static int serve(struct rec_bid_thread *t, struct req *r, struct rec_bid_result *res,
+		 int *nomem)
 {
 	char alt[4200], mf[128] = "";
+	int rc = 0;
 	if (r->pid > 0 && r->end > r->start)
 		snprintf(mf, sizeof(mf), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, (int)r->pid,
 			 r->start, r->end);
 	if (r->keep_only) {
 		memcpy(res->id, r->id, r->id_size);
 		res->size = r->id_size;
-	} else if (rec_read_build_id(r->path, res->id, &res->size) && r->pid > 0) {
+	} else if ((rc = rec_read_build_id(r->path, res->id, &res->size)) && rc != -ENOMEM &&
+		   r->pid > 0) {
 		/* The mapping may live in another mount namespace. */
 		snprintf(alt, sizeof(alt), "/proc/%d/root%s", (int)r->pid, r->path);
-		if (rec_read_build_id(alt, res->id, &res->size) && mf[0])
-			rec_read_build_id(mf, res->id, &res->size);	/* deleted */
+		if ((rc = rec_read_build_id(alt, res->id, &res->size)) && rc != -ENOMEM && mf[0])
+			rc = rec_read_build_id(mf, res->id, &res->size);	/* deleted */
 	}
+	if (!r->keep_only && rc == -ENOMEM)
+		*nomem = 1;
 	if (t->keep_root && mf[0] && res->size && file_gone(r, res->id, res->size))
 		keep_file(t, r, mf, res->id, res->size);
 	return !r->keep_only;
@@ -192,14 +202,17 @@ static void *worker(void *arg)
 		pthread_mutex_unlock(&t->mu);
 
 		struct rec_bid_result res = { .path = r.path };
-		int post = serve(t, &r, &res);
+		int nomem = 0, post = serve(t, &r, &res, &nomem);
 		pthread_mutex_lock(&t->mu);
+		if (nomem)
+			t->err = -ENOMEM;
 		if (!post) {
 			free(res.path);
 			continue;
 		}
 		if (jp_grow(&t->res, &t->rcap, t->rn + 1, sizeof(*t->res), 64)) {
 			free(res.path);
+			t->err = -ENOMEM;	/* the recording would lack its build-id */
 			continue;
 		}
 		t->res[t->rn++] = res;
@@ -267,6 +280,14 @@ int rec_bid_request_map(struct rec_bid_thread *t, const char *path, pid_t pid, u
 	} else {
 		free(p);
 	}
+	pthread_mutex_unlock(&t->mu);
+	return err;
+}
+
+int rec_bid_error(struct rec_bid_thread *t)
+{
+	pthread_mutex_lock(&t->mu);
+	int err = t->err;
 	pthread_mutex_unlock(&t->mu);
 	return err;
 }

@@ -207,8 +207,13 @@ int rec_list_threads(pid_t pid, pid_t **tids, size_t *n)
 		int t = atoi(de->d_name);
 		if (t <= 0)
 			continue;
-		if (jp_grow(tids, &cap, *n + 1, sizeof(pid_t), 16))
-			break;
+		if (jp_grow(tids, &cap, *n + 1, sizeof(pid_t), 16)) {
+			closedir(d);
+			free(*tids);
+			*tids = NULL;
+			*n = 0;
+			return -ENOMEM;
+		}
 		(*tids)[(*n)++] = t;
 	}
 	closedir(d);

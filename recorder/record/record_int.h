@@ -88,6 +88,8 @@ int rec_bid_request_map(struct rec_bid_thread *t, const char *path, pid_t pid, u
 size_t rec_bid_kept(struct rec_bid_thread *t);
 /* Takes up to max finished results; returns their number. */
 size_t rec_bid_poll(struct rec_bid_thread *t, struct rec_bid_result *out, size_t max);
+/* 0, or -ENOMEM once a result was lost for want of memory (the recording is not written). */
+int rec_bid_error(struct rec_bid_thread *t);
 /* Finishes the queue, joins the thread (results stay pollable), frees with rec_bid_free. */
 void rec_bid_stop(struct rec_bid_thread *t);
 void rec_bid_free(struct rec_bid_thread *t);
@@ -164,7 +166,8 @@ int rec_synth_modules(struct rec_synth_ctx *c, const char *proc_modules);
 /* COMM (+FORK with fork=true) for each thread and MMAP2 for each executable map of pid. */
 int rec_synth_process(struct rec_synth_ctx *c, pid_t pid, bool fork);
 int rec_synth_all(struct rec_synth_ctx *c);
-/* Threads of pid from /proc/<pid>/task (malloc'd array). */
+/* Threads of pid from /proc/<pid>/task (malloc'd array, all of them): 0, -ENOMEM, or -errno
+ * (-ESRCH: none). */
 int rec_list_threads(pid_t pid, pid_t **tids, size_t *n);
 /* Feeds one MMAP2/MMAP the recorder saw into hits and the build-id machinery. */
 void rec_note_mmap(struct rec_synth_ctx *c, const struct pd_mmap *m, uint16_t misc);

@@ -125,7 +125,7 @@ static int take_build_ids(struct session *s)
 			free(res[i].path);
 		}
 	}
-	return err;
+	return err ? err : rec_bid_error(s->sc.bids);
 }
 
 static uint64_t now_ms(void)
@@ -362,8 +362,11 @@ static int setup(struct session *s)
 
 	if (workload && (err = fork_workload(s)))
 		return err;
-	if (o->pid && (err = rec_list_threads(o->pid, &tids, &ntids)))
-		return jp_logf(&o->log, JP_LOG_ERROR, "no such process %d", (int)o->pid), err;
+	if (o->pid && (err = rec_list_threads(o->pid, &tids, &ntids))) {
+		if (err != -ENOMEM)	/* the command says that one */
+			jp_logf(&o->log, JP_LOG_ERROR, "no such process %d", (int)o->pid);
+		return err;
+	}
 	if (workload && !o->system_wide && !o->pid) {
 		tids = malloc(sizeof(pid_t));
 		if (!tids)

@@ -74,6 +74,7 @@ struct pstate {
 	int nr_parse;
 	struct { uint32_t callee; int32_t bci; uint32_t caller; int open; } call;
 	char errmsg[256];
+	int nomem;	/* an allocation failed: the log is not read (-ENOMEM) */
 };
 
 
@@ -113,12 +114,28 @@ static double attr_double(struct pstate *p, const char *name, double dflt)
 	return d;
 }
 
+/* s kept for the log's lifetime; out of memory, the parse stops (p->nomem). */
+static const char *keep(struct pstate *p, const char *s)
+{
+	const char *k = rp_jvmlog_keep(p->jl, s);
+	p->nomem |= s && !k;
+	return k;
+}
+
 static const char *attr_keep(struct pstate *p, const char *name)
 {
 	char *v = attr(p, name);
-	const char *k = rp_jvmlog_keep(p->jl, v);
+	const char *k = keep(p, v);
 	xml_free(v);
 	return k;
+}
+
+/* The code of a compile id (NULL: no valid id); out of memory, the parse stops. */
+static struct rp_jvm_code *code_of(struct pstate *p, int64_t id)
+{
+	struct rp_jvm_code *c = rp_jvmlog_code_of(p->jl, id);
+	p->nomem |= !c && id > 0 && id <= INT32_MAX;
+	return c;
 }
 
 
@@ -128,12 +145,14 @@ static void set_name(struct pstate *p, int64_t id, const char *name)
 		return;
 	size_t had = p->names_cap;
 	if ((size_t)id >= had) {
-		if (jp_grow(&p->names, &p->names_cap, (size_t)id + 1, sizeof(*p->names), 1024))
+		if (jp_grow(&p->names, &p->names_cap, (size_t)id + 1, sizeof(*p->names), 1024)) {
+			p->nomem = 1;
 			return;
+		}
 		memset(p->names + had, 0, (p->names_cap - had) * sizeof(*p->names));
 	}
 	free(p->names[id]);
-	p->names[id] = strdup(name);
+	p->nomem |= !(p->names[id] = strdup(name));
 }
 
 static const char *name_of(struct pstate *p, int64_t id)
@@ -155,11 +174,13 @@ static void add_inline(struct pstate *p, int ok)
 	if (!c || !p->call.open)
 		return;
 	p->call.open = 0;
-	if (JP_GROW_FOR(c->inl, c->cap_inl, c->nr_inl))
+	if (JP_GROW_FOR(c->inl, c->cap_inl, c->nr_inl)) {
+		p->nomem = 1;
 		return;
+	}
 	c->inl[c->nr_inl++] = (struct rp_jvm_inline){
-		.caller = rp_jvmlog_keep(p->jl, name_of(p, p->call.caller)),
-		.callee = rp_jvmlog_keep(p->jl, name_of(p, p->call.callee)),
+		.caller = keep(p, name_of(p, p->call.caller)),
+		.callee = keep(p, name_of(p, p->call.callee)),
 		.bci = p->call.bci, .ok = ok, .why = attr_keep(p, "reason"),
 	};
 }
@@ -233,7 +254,7 @@ static void on_tty_element(struct pstate *p, const char *n, int depth)
 		snprintf(p->thread, sizeof(p->thread), "%s", t ? t : "");
 		xml_free(t);
 	} else if (!strcmp(n, "nmethod")) {
-		struct rp_jvm_code *c = rp_jvmlog_code_of(p->jl, attr_int(p, "compile_id", -1));
+		struct rp_jvm_code *c = code_of(p, attr_int(p, "compile_id", -1));
 		if (!c)
 			return;
 		c->level = (int32_t)attr_int(p, "level", -1);
@@ -243,7 +264,7 @@ static void on_tty_element(struct pstate *p, const char *n, int depth)
 		if (!c->method)
 			c->method = attr_keep(p, "method");
 	} else if (!strcmp(n, "task_queued")) {
-		struct rp_jvm_code *c = rp_jvmlog_code_of(p->jl, attr_int(p, "compile_id", -1));
+		struct rp_jvm_code *c = code_of(p, attr_int(p, "compile_id", -1));
 		if (c)
 			c->osr_bci = (int32_t)attr_int(p, "osr_bci", -1);
 	} else if (!strcmp(n, "uncommon_trap")) {
@@ -251,7 +272,7 @@ static void on_tty_element(struct pstate *p, const char *n, int depth)
 		struct rp_jvm_code *c;
 		/* without compile_id: a compile-time trap point, not a runtime trap; the last
 		 * trap before the code is made not entrant is the one that did it */
-		if (id <= 0 || !(c = rp_jvmlog_code_of(p->jl, id)) || c->not_entrant >= 0)
+		if (id <= 0 || !(c = code_of(p, id)) || c->not_entrant >= 0)
 			return;
 		c->trap_thread = strtoull(p->thread, NULL, 10);
 		c->reason = attr_keep(p, "reason");
@@ -274,7 +295,7 @@ static void on_tty_element(struct pstate *p, const char *n, int depth)
 		snprintf(p->dep.thread, sizeof(p->dep.thread), "%s", p->thread);
 		p->dep.open = 1;
 	} else if (!strcmp(n, "make_not_entrant")) {
-		struct rp_jvm_code *c = rp_jvmlog_code_of(p->jl, attr_int(p, "compile_id", -1));
+		struct rp_jvm_code *c = code_of(p, attr_int(p, "compile_id", -1));
 		if (c && c->not_entrant < 0)
 			on_not_entrant(p, c, attr_double(p, "stamp", -1));
 	}
@@ -296,8 +317,8 @@ static void on_error(void *arg, const char *msg, xmlParserSeverities sev,
 
 static int parse(struct pstate *p, const char *path, const struct jp_log *log)
 {
-	int rc, root = 0, in_tty = 0;
-	while ((rc = xml.xmlTextReaderRead(p->r)) == 1) {
+	int rc = 0, root = 0, in_tty = 0;
+	while (!p->nomem && (rc = xml.xmlTextReaderRead(p->r)) == 1) {
 		int type = xml.xmlTextReaderNodeType(p->r), depth = xml.xmlTextReaderDepth(p->r);
 		const char *n = (const char *)xml.xmlTextReaderConstLocalName(p->r);
 		if (type == XML_READER_TYPE_END_ELEMENT) {
@@ -325,7 +346,7 @@ static int parse(struct pstate *p, const char *path, const struct jp_log *log)
 		} else if (in_tty) {
 			on_tty_element(p, n, depth);
 		} else if (!strcmp(n, "task")) {
-			p->task = rp_jvmlog_code_of(p->jl, attr_int(p, "compile_id", -1));
+			p->task = code_of(p, attr_int(p, "compile_id", -1));
 			p->nr_parse = 0;
 			p->call.open = 0;
 			clear_names(p);
@@ -337,6 +358,8 @@ static int parse(struct pstate *p, const char *path, const struct jp_log *log)
 			on_task_element(p, n, depth);
 		}
 	}
+	if (p->nomem)
+		return jp_logf(log, JP_LOG_ERROR, "%s: cannot read: out of memory", path), -ENOMEM;
 	p->jl->bytes = (uint64_t)xml.xmlTextReaderByteConsumed(p->r);
 	if (rc < 0 && !root)
 		return jp_logf(log, JP_LOG_ERROR, "%s: not a HotSpot compilation log at byte %"

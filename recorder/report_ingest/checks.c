@@ -41,7 +41,8 @@ void rp_checks_mmap(struct rp_checks *c, uint32_t pid, const char *filename)
 		return;
 	if (rp_is_jitted_name(filename, NULL, NULL)) {
 		c->jitted_maps++;
-		(void)rp_map_put(&c->jitted_pids, (uint64_t)pid + 1, 1);
+		if (rp_map_put(&c->jitted_pids, (uint64_t)pid + 1, 1))
+			jp_nomem("the processes with a jitdump");
 	} else if (jd_is_marker_name(filename, &dump_pid) == 1) {
 		if (!c->markers++ && !(c->marker = strdup(filename)))
 			jp_nomem("the path of a recording's jitdump");
@@ -73,7 +74,8 @@ void rp_checks_sample(struct rp_checks *c, uint32_t pid, uint64_t sample_type, i
 			uint32_t n = 0;
 			c->anon_unnamed++;
 			rp_map_get(&c->anon_by_pid, (uint64_t)pid + 1, &n);
-			(void)rp_map_put(&c->anon_by_pid, (uint64_t)pid + 1, n + 1);
+			if (rp_map_put(&c->anon_by_pid, (uint64_t)pid + 1, n + 1))
+				jp_nomem("the samples in JIT code per process");
 		}
 	}
 }

@@ -14,6 +14,7 @@
 
 #include "jitdump/jitdump.h"
 #include "lib/grow.h"
+#include "lib/nomem.h"
 #include "lib/pool.h"
 #include "recorder/report_ingest/ingest_int.h"
 #include "recorder/symbols/symbols.h"
@@ -88,6 +89,8 @@ static void index_dump(struct rp_dump *d)
 	if ((d->err = jd_index_open_flags(&d->x, AT_FDCWD, dump_path(d, buf), NULL, d->flags,
 					  NULL, 0)) == -ENOENT && d->nr_alt)
 		d->err = index_archived(d);
+	/* "unread" is said of a dump that is not there, not of one memory did not hold */
+	jp_nomem_check(d->err, "a jitdump's index");
 	if (d->err < 0) {
 		d->x = NULL;
 		return;
@@ -101,8 +104,8 @@ static void index_dump(struct rp_dump *d)
 			max = jd_index_load(d->x, i)->load.code_index;
 	rp_idxmap_init(&d->by_index, max, n);
 	for (size_t i = 0; i < n; i++)
-		rp_idxmap_put(&d->by_index, jd_index_load(d->x, i)->load.code_index,
-			      (uint32_t)i + 1);
+		jp_nomem_check(rp_idxmap_put(&d->by_index, jd_index_load(d->x, i)->load.code_index,
+					     (uint32_t)i + 1), "a jitdump's index");
 }
 
 /* ---- dumps indexed while the recording is replayed ----
@@ -167,14 +170,14 @@ void rp_prefetch_dump(struct rp_session *s, const char *path, uint32_t pid)
 	pf->v[pf->n++] = d;
 }
 
-/* Waits for the worker; the indexed dumps move to d. */
-void rp_dumps_take(struct rp_session *s, struct rp_dumps *d)
+/* Waits for the worker; the indexed dumps move to d. 0, or -ENOMEM (d left empty). */
+int rp_dumps_take(struct rp_session *s, struct rp_dumps *d)
 {
 	struct rp_prefetch *pf = s->prefetch;
 	*d = (struct rp_dumps){ .flags = index_flags(s), .alt = s->dump_dirs,
 				.nr_alt = s->nr_dump_dirs };
 	if (!pf)
-		return;
+		return 0;
 	jp_pool_finish(pf->pool);
 	pf->pool = NULL;
 	d->v = pf->n ? malloc(pf->n * sizeof(*d->v)) : NULL;
@@ -185,16 +188,18 @@ void rp_dumps_take(struct rp_session *s, struct rp_dumps *d)
 			dump_index_free(pf->v[i]);
 		free(pf->v[i]);
 	}
+	int rc = pf->n && !d->v ? -ENOMEM : 0;
 	d->n = d->cap = d->v ? pf->n : 0;
 	free(pf->v);
 	free(pf);
 	s->prefetch = NULL;
+	return rc;
 }
 
 void rp_prefetch_end(struct rp_session *s)
 {
 	struct rp_dumps d;
-	rp_dumps_take(s, &d);
+	(void)rp_dumps_take(s, &d);	/* only freed */
 	rp_dumps_free(&d);
 }
 
@@ -217,7 +222,7 @@ static struct rp_dump *dump_for(struct rp_dumps *ds, const char *path, uint32_t 
 		if (same_dump(&ds->v[i], dir, (size_t)dl, pid))
 			return &ds->v[i];
 	if (JP_GROW_FOR(ds->v, ds->cap, ds->n))
-		return NULL;
+		jp_nomem("the list of a recording's jitdumps");	/* NULL would read "none" */
 	struct rp_dump *d = &ds->v[ds->n++];
 	memset(d, 0, sizeof(*d));
 	memcpy(d->dir, dir, (size_t)dl);

@@ -191,8 +191,8 @@ int rp_ingest_loads(struct rp_session *s, struct sym_session *ss, const struct r
 		    const struct rp_promote *pr, const struct rp_ingest_opts *o);
 /* dumps.c: the jitdumps beside the jitted ELFs, one per (directory, pid).
  * rp_prefetch_dump starts indexing the one of a jitted ELF's path on a worker, during the
- * replay; rp_dumps_take waits for them and takes them over (rp_ingest_loads), and
- * rp_prefetch_end waits for and drops what was not taken. rp_dumps_entry is the dump entry
+ * replay; rp_dumps_take waits for them and takes them over (rp_ingest_loads; 0 or
+ * -ENOMEM), and rp_prefetch_end waits for and drops what was not taken. rp_dumps_entry is the dump entry
  * of the load mapped from a jitted ELF's path in process pid (the dump indexed now if no
  * worker did), or NULL; rp_dumps_warn_unread names once each dump that could not be read. */
 struct rp_dump;
@@ -207,7 +207,7 @@ struct rp_dumps {
 int rp_dumps_set_dirs(struct rp_session *s, struct sym_session *ss);
 struct jd_load_entry;
 void rp_prefetch_dump(struct rp_session *s, const char *jitted_path, uint32_t pid);
-void rp_dumps_take(struct rp_session *s, struct rp_dumps *d);
+int rp_dumps_take(struct rp_session *s, struct rp_dumps *d);
 void rp_prefetch_end(struct rp_session *s);
 const struct jd_load_entry *rp_dumps_entry(struct rp_dumps *d, const char *jitted_path,
 					   uint32_t pid);

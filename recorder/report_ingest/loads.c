@@ -12,6 +12,7 @@
 
 #include "jitdump/jitdump.h"
 #include "lib/grow.h"
+#include "lib/nomem.h"
 #include "recorder/report_ingest/ingest_int.h"
 #include "recorder/symbols/symbols.h"
 #include "synth/synth.h"
@@ -65,13 +66,15 @@ static uint64_t *count_samples(const struct rp_session *s)
 	return n;
 }
 
-/* The dump's line table as offsets, for --compare's interleaved source. */
-static void keep_lines(struct rp_session *s, const struct jd_load_entry *je, struct rp_load *l)
+/* The dump's line table as offsets, for --compare's interleaved source. 0 or -ENOMEM. */
+static int keep_lines(struct rp_session *s, const struct jd_load_entry *je, struct rp_load *l)
 {
 	struct rp_src_line *v;
 	size_t n = 0;
-	if (!je || !je->nr_lines || !(v = malloc(je->nr_lines * sizeof(*v))))
-		return;
+	if (!je || !je->nr_lines)
+		return 0;
+	if (!(v = malloc(je->nr_lines * sizeof(*v))))
+		return -ENOMEM;
 	char buf[SYNTH_NAME_MAX + 1];
 	const char *script = synth_name_script(je->load.name, buf, sizeof(buf));
 	for (size_t i = 0; i < je->nr_lines; i++) {
@@ -93,6 +96,7 @@ static void keep_lines(struct rp_session *s, const struct jd_load_entry *je, str
 	l->lines = n ? (const void *)rp_keep_bytes(s, v, n * sizeof(*v)) : NULL;
 	l->nr_lines = l->lines ? n : 0;
 	free(v);
+	return n && !l->lines ? -ENOMEM : 0;
 }
 
 struct dw_rows {
@@ -100,14 +104,17 @@ struct dw_rows {
 	uint64_t start;
 	struct rp_src_line *v;
 	size_t n, cap;
+	int nomem;	/* a row could not be kept: the table is not used (-ENOMEM) */
 };
 
 static void dw_row(void *ctx, uint64_t addr, const char *file, int line)
 {
 	struct dw_rows *r = ctx;
 	const char *b = file ? strrchr(file, '/') : NULL;
-	if (jp_grow(&r->v, &r->cap, r->n + 1, sizeof(*r->v), 64))
+	if (r->nomem || jp_grow(&r->v, &r->cap, r->n + 1, sizeof(*r->v), 64)) {
+		r->nomem = 1;
 		return;
+	}
 	r->v[r->n++] = (struct rp_src_line){ addr - r->start, rp_intern(r->s, b ? b + 1 : file),
 					     line > 0 ? (uint32_t)line : 0 };
 }
@@ -118,30 +125,38 @@ static int src_line_order(const void *pa, const void *pb)
 	return a->off < b->off ? -1 : a->off > b->off;
 }
 
-/* No dump beside the ELF (an archive, a moved recording): the ELF's own DWARF line table. */
-static void keep_dwarf_lines(struct rp_session *s, struct sym_session *ss, struct sym_dso *d,
-			     uint64_t sym_start, struct rp_load *l)
+/* No dump beside the ELF (an archive, a moved recording): the ELF's own DWARF line table.
+ * 0 or -ENOMEM. */
+static int keep_dwarf_lines(struct rp_session *s, struct sym_session *ss, struct sym_dso *d,
+			    uint64_t sym_start, struct rp_load *l)
 {
 	struct dw_rows r = { .s = s, .start = sym_start };
-	if (l->lines || !d || sym_dso_lines(ss, d, sym_start, sym_start + l->code_size, dw_row,
-					    &r) || !r.n) {
+	int rc = l->lines || !d ? 0 : sym_dso_lines(ss, d, sym_start, sym_start + l->code_size,
+						    dw_row, &r);
+	if (r.nomem || rc == -ENOMEM) {
 		free(r.v);
-		return;
+		return -ENOMEM;
+	}
+	if (l->lines || !d || rc || !r.n) {
+		free(r.v);
+		return 0;
 	}
 	qsort(r.v, r.n, sizeof(*r.v), src_line_order);
 	l->lines = (const void *)rp_keep_bytes(s, r.v, r.n * sizeof(*r.v));
 	l->nr_lines = l->lines ? r.n : 0;
 	free(r.v);
+	return l->lines ? 0 : -ENOMEM;
 }
 
-static void load_code(struct rp_session *s, struct sym_session *ss, struct sym_dso *d,
-		      uint64_t sym_start, const struct jd_load_entry *je, struct rp_load *l)
+/* 0 or -ENOMEM. */
+static int load_code(struct rp_session *s, struct sym_session *ss, struct sym_dso *d,
+		     uint64_t sym_start, const struct jd_load_entry *je, struct rp_load *l)
 {
 	if (!l->code_size || l->code_size > (64u << 20))
-		return;
+		return 0;
 	uint8_t *buf = malloc(l->code_size);
 	if (!buf)
-		return;
+		return -ENOMEM;
 	long got = d ? sym_dso_read_code(ss, d, sym_start, buf, l->code_size) : -ENOENT;
 	if (got > 0)
 		l->code = rp_keep_bytes(s, buf, (size_t)got), l->code_size = (uint64_t)got;
@@ -149,8 +164,11 @@ static void load_code(struct rp_session *s, struct sym_session *ss, struct sym_d
 		l->code = rp_keep_bytes(s, je->load.code, je->load.code_size),
 		l->code_size = je->load.code_size;
 	free(buf);
-	keep_lines(s, je, l);
-	keep_dwarf_lines(s, ss, d, sym_start, l);
+	if (got == -ENOMEM || ((got > 0 || (je && je->load.code && je->load.code_size)) &&
+			       !l->code))
+		return -ENOMEM;
+	int rc = keep_lines(s, je, l);
+	return rc ? rc : keep_dwarf_lines(s, ss, d, sym_start, l);
 }
 
 /* For sampled_methods_only: the identities of the sampled loads (rp_raw_ident_hash of their
@@ -219,7 +237,10 @@ static void read_note(struct rp_session *s, struct sym_session *ss, struct sym_d
 	size_t len = 0;
 
 	memset(ni, 0, sizeof(*ni));
-	if (d && sym_dso_read_file(ss, d, &buf, &len) == 0 && synth_note_read(buf, len, ni))
+	int rc = d ? sym_dso_read_file(ss, d, &buf, &len) : -ENOENT;
+	/* no note would read as another writer's ELF: the generation and tier guessed */
+	jp_nomem_check(rc, "a jitted ELF's note");
+	if (!rc && synth_note_read(buf, len, ni))
 		ni->name = ni->name && ni->name[0] ? rp_intern(s, ni->name) : NULL;
 	free(buf);
 }
@@ -253,14 +274,14 @@ int rp_ingest_loads(struct rp_session *s, struct sym_session *ss, const struct r
 {
 	elf_version(EV_CURRENT);
 	struct rp_dumps dumps;
-	rp_dumps_take(s, &dumps);
+	int took = rp_dumps_take(s, &dumps);
 	uint64_t *hits = count_samples(s);
 	struct rp_u64map jvm_pids = { 0 };	/* processes a load's raw name showed to be JVMs */
 	/* sampled_methods_only: the sampled identities, the processes named whole, the
 	 * processes a sampled load's name shows to be JVMs */
 	struct rp_u64map sampled_idents = { 0 }, all_named = { 0 }, sampled_jvms = { 0 };
 	uint32_t one;
-	int rc = hits ? 0 : -ENOMEM;
+	int rc = took ? took : hits ? 0 : -ENOMEM;
 	if (!rc && o->sampled_methods_only)
 		rc = sampled_methods(s, src, hits, &dumps, &sampled_idents, &all_named,
 				     &sampled_jvms);
@@ -284,7 +305,8 @@ int rp_ingest_loads(struct rp_session *s, struct sym_session *ss, const struct r
 	}
 	struct synth_note *notes = o->sampled_loads_only ? sampled_notes(s, ss, src, hits,
 									    &jvm_pids) : NULL;
-	for (size_t i = 0; i < s->nr_loads; i++) {
+	int code_rc = 0;	/* -ENOMEM from load_code */
+	for (size_t i = 0; !code_rc && i < s->nr_loads; i++) {
 		struct rp_load *l = &s->loads[i];
 		const char *path = src[i].path;
 		/* No frame lands in it and no output lists it: left unnamed (see the options). */
@@ -357,19 +379,19 @@ int rp_ingest_loads(struct rp_session *s, struct sym_session *ss, const struct r
 			rp_keep_call_sites(s, je->inl, l);
 		/* Sampled or not: the ELF's .text where inject wrote one, else the dump. */
 		if (o->want_code)
-			load_code(s, ss, res.dso, res.sym_start, je, l);
+			code_rc = load_code(s, ss, res.dso, res.sym_start, je, l);
 	}
 	/* A frame's line from the dump depends on the frame alone: each distinct frame is
 	 * given its own, for every sample that refers to it. */
 	int given = 0;
-	for (size_t i = 0; o->want_lines && i < s->nr_frames; i++) {
+	for (size_t i = 0; !code_rc && o->want_lines && i < s->nr_frames; i++) {
 		struct rp_frame *f = &s->frames[i];
 		if (f->load && !f->srcfile && !(f->flags & RP_FRAME_INLINED)) {
 			line_from_dump(s, je_of[f->load - 1], f);
 			given |= f->srcfile != NULL;
 		}
 	}
-	int edit_rc = given ? rp_frames_edited(s) : 0;
+	int edit_rc = code_rc ? code_rc : given ? rp_frames_edited(s) : 0;
 	/* Samples after their code was unloaded belong to no generation: that depends on the
 	 * sample's time, so such a reference is given a frame of its own. */
 	for (size_t i = 0; !edit_rc && i < s->nr_samples; i++) {

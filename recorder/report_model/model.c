@@ -7,6 +7,7 @@
 #include "jitdump/jitdump.h"
 #include "lib/grow.h"
 #include "lib/hash_seed.h"
+#include "lib/nomem.h"
 #include "recorder/report_model/model.h"
 #include "safeio/safeio.h"
 
@@ -103,13 +104,18 @@ const char *rp_intern(struct rp_session *s, const char *str)
 	/* Names and paths come from the recording and its files: a control character (an escape
 	 * sequence for the terminal the table is printed on) is kept as the text "\xNN", a
 	 * bidirectional control or line separator as "\uXXXX" (safeio's one escaping path). */
+	const char *r;
 	if (str && sio_has_controls(str)) {
 		char *esc = sio_escape_controls(str);
-		const char *r = esc ? jp_strset_add(&s->strs, esc) : NULL;
+		r = esc ? jp_strset_add(&s->strs, esc) : NULL;
 		free(esc);
-		return r;
+	} else {
+		r = jp_strset_add(&s->strs, str);
 	}
-	return jp_strset_add(&s->strs, str);
+	/* every caller reads NULL as "no name": a name lost would be another answer */
+	if (str && !r)
+		jp_nomem("the report's names");
+	return r;
 }
 
 const uint8_t *rp_keep_bytes(struct rp_session *s, const void *buf, size_t len)

@@ -126,7 +126,7 @@ int rp_session_new(struct rp_session **out);
 void rp_session_free(struct rp_session *s);
 
 /* Strings live as long as the session; equal strings give the same pointer, so the
- * aggregation compares pointers. NULL in -> NULL out. */
+ * aggregation compares pointers. NULL in -> NULL out; out of memory, jp_nomem. */
 const char *rp_intern(struct rp_session *s, const char *str);
 /* Owned copy of bytes (code of a load). */
 const uint8_t *rp_keep_bytes(struct rp_session *s, const void *buf, size_t len);

@@ -243,7 +243,10 @@ int rp_write_flamegraph(FILE *out, const struct rp_session *s, const struct rp_f
 		rp_tree_free(&t);
 		return rc;
 	}
-	rp_tree_sort(&t);
+	if ((rc = rp_tree_sort(&t))) {
+		rp_tree_free(&t);
+		return rc;
+	}
 	int height = FG_TOP + (int)(t.max_depth + 1) * FG_ROW + 10;
 	fprintf(out, "<?xml version=\"1.0\" standalone=\"no\"?>\n"
 		"<svg version=\"1.1\" width=\"%d\" height=\"%d\" onload=\"init()\" "

@@ -98,9 +98,8 @@ static int flatten(struct flat *fl, const struct rp_session *s, struct rp_tree *
 		   const struct rp_tree *bt)
 {
 	*fl = (struct flat){ 0 };
-	if (rp_tree_prune(t, min_count))
+	if (rp_tree_prune(t, min_count) || rp_tree_sort(t))
 		return -ENOMEM;
-	rp_tree_sort(t);
 	size_t cap = t->max_depth + 2, n = 0, sp = 0;
 	uint32_t *stack = malloc(cap * sizeof(*stack));
 	*fl = (struct flat){ .order = malloc(t->nr * sizeof(*fl->order)),
@@ -317,13 +316,12 @@ static int tab_trees(struct tab_trees *tt, const struct rp_session *s, struct na
 	int trees = o->base ? 2 : 1, rc;
 	uint32_t *id = realloc(ni->id, (s->nr_frames + 1) * sizeof(*ni->id));
 
+	if (!id)
+		return -ENOMEM;
 	/* frames are the session's: their names' indexes are looked up anew */
-	if (id) {
-		ni->id = id;
-		ni->n = s->nr_frames;
-		memset(ni->id, 0xff, ni->n * sizeof(*ni->id));
-	} else
-		ni->n = 0;	/* each node named on its own */
+	ni->id = id;
+	ni->n = s->nr_frames;
+	memset(ni->id, 0xff, ni->n * sizeof(*ni->id));
 	/* Both trees, and the base's, each pair from one pass over its samples' stacks. */
 	rc = rp_trees_build(&tt->t[0], o->base ? &tt->t[1] : NULL, s, 1);
 	if (!rc)	/* once for both */

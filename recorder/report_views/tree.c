@@ -375,17 +375,17 @@ static int by_count(const void *a, const void *b, void *ctx)
 }
 
 /* Visits nodes depth first without recursion (stacks can be 1000 frames deep). */
-static void sort_children(struct rp_tree *t, uint32_t node, uint32_t **buf, size_t *cap)
+static int sort_children(struct rp_tree *t, uint32_t node, uint32_t **buf, size_t *cap)
 {
 	size_t n = 0;
 	for (uint32_t c = t->n[node].child; c; c = t->n[c].sibling)
 		n++;
 	if (n < 2)
-		return;
+		return 0;
 	if (n > *cap) {
 		uint32_t *p = realloc(*buf, n * sizeof(*p));
 		if (!p)
-			return;	/* unsorted is still correct */
+			return -ENOMEM;	/* unsorted, the picture would be another */
 		*buf = p;
 		*cap = n;
 	}
@@ -396,16 +396,19 @@ static void sort_children(struct rp_tree *t, uint32_t node, uint32_t **buf, size
 	t->n[node].child = (*buf)[0];
 	for (size_t i = 0; i < n; i++)
 		t->n[(*buf)[i]].sibling = i + 1 < n ? (*buf)[i + 1] : 0;
+	return 0;
 }
 
-void rp_tree_sort(struct rp_tree *t)
+int rp_tree_sort(struct rp_tree *t)
 {
 	uint32_t *buf = NULL;
 	size_t cap = 0;
+	int rc = 0;
 	/* Nodes are created after their parent: any order of visiting parents works. */
-	for (size_t i = 0; i < t->nr; i++)
-		sort_children(t, (uint32_t)i, &buf, &cap);
+	for (size_t i = 0; i < t->nr && !rc; i++)
+		rc = sort_children(t, (uint32_t)i, &buf, &cap);
 	free(buf);
+	return rc;
 }
 
 int rp_tree_prune(struct rp_tree *t, uint64_t min_count)

@@ -92,8 +92,9 @@ const char *rp_tnode_name(const struct rp_session *s, const struct rp_tnode *n, 
  * (dropped if that too is narrow); depth recomputed. 0, or -ENOMEM (the tree is then not
  * to be drawn: without that node it would show another answer). */
 int rp_tree_prune(struct rp_tree *t, uint64_t min_count);
-/* Children in order: heaviest first for stable pictures. */
-void rp_tree_sort(struct rp_tree *t);
+/* Children in order: heaviest first for stable pictures. 0 or -ENOMEM (the order not
+ * made: the tree is not to be drawn). */
+int rp_tree_sort(struct rp_tree *t);
 /* Differential pictures: the child of node b of base's tree bt that matches node n (named
  * name) of the shown tree: the same name, or both the narrow frames of their parent.
  * RP_NO_NODE when there is none (b itself may be RP_NO_NODE). */

@@ -473,7 +473,8 @@ int sym_resolve(struct sym_session *s, uint32_t pid, uint64_t addr, uint64_t tim
 			out->lines_later = 1;
 		} else {
 			c->lines_done = 1;
-			lines_lookup(s, d, c);
+			/* kept as looked up: out of memory, the line would stay missing */
+			jp_nomem_check(lines_lookup(s, d, c), "a line lookup");
 		}
 	}
 	if (c->sym)

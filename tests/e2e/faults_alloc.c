@@ -65,6 +65,9 @@ static void make_recording(struct rec *w)
 	sh_ok(cmd, 120);
 }
 
+/* JITPROF_FAIL_ALLOC_ONLY for the next sweep (failalloc.c): "" counts every allocation. */
+static char only[512];
+
 /* Runs the sweep of one command (args after "--") with every N up to dense, then points
  * more; out/elfs as alloc_sweep.sh's SWEEP_OUT and SWEEP_ELFS (NULL: none). Then removes
  * the recording. */
@@ -80,10 +83,10 @@ static void sweep(struct rec *w, const char *name, const char *args, const char 
 	snprintf(cmd, sizeof(cmd), "cd '%s' && PERF_BUILDID_DIR='%s' DEBUGINFOD_URLS= "
 		 "SWEEP_JITPROF='%s' SWEEP_SHIM='%s' SWEEP_OUT='%s' SWEEP_ELFS='%s' "
 		 "SWEEP_DENSE=%u SWEEP_POINTS=%u SWEEP_TRACE=1 "
-		 "JITPROF_FAIL_ALLOC_SPARE=%s "
+		 "JITPROF_FAIL_ALLOC_SPARE=%s JITPROF_FAIL_ALLOC_ONLY='%s' "
 		 "ASAN_OPTIONS=verify_asan_link_order=0${ASAN_OPTIONS:+:$ASAN_OPTIONS} "
 		 "'%s' %s -- %s 2>&1", w->dir, w->cache, w->jp, shim, out ? out : "",
-		 elfs ? elfs : "", every, points, spare, script, name, args);
+		 elfs ? elfs : "", every, points, spare, only, script, name, args);
 	struct tu_result r;
 	cr_assert_eq(tu_sh(&r, cmd, 1500), 0, "cannot run %s", cmd);
 	printf("%.*s\n", (int)strcspn(r.out, "\n"), r.out);	/* the summary line */
@@ -170,3 +173,49 @@ Test(faults_alloc, inject_dwarf, .timeout = 900)
 	snprintf(args, sizeof(args), "inject -i '%s' -o '%s'", w.data, out);
 	sweep(&w, "inject-dwarf", args, out, NULL, 80, 40, "libarchive,libzstd");
 }
+
+/* The offset ranges of jitprof's functions named in the regex fns (nm -S), as
+ * JITPROF_FAIL_ALLOC_ONLY takes them, into only. */
+static void only_functions(const char *jp, const char *fns)
+{
+	char cmd[2048];
+	struct tu_result r;
+	snprintf(cmd, sizeof(cmd), "nm -S '%s' | grep -E ' [tT] (%s)$' | "
+		 "while read a s t n; do printf '%%s%%x-%%x' \"$sep\" $((0x$a)) $((0x$a + 0x$s)); "
+		 "sep=,; done", jp, fns);
+	cr_assert_eq(tu_sh(&r, cmd, 60), 0);
+	cr_assert(r.status == 0 && r.out[0], "no function of %s in %s (nm):\n%s", fns, jp, r.err);
+	snprintf(only, sizeof(only), "%s", r.out);
+	tu_result_free(&r);
+}
+
+/* report --compare keeps each load's code and source lines (recorder/report_ingest/loads.c)
+ * from the jitdumps the replay indexed (dumps.c's rp_dumps_take), or without a dump beside
+ * the ELFs, from their DWARF (dw_row): every allocation of those functions and the ones
+ * they call fails in turn (a few dozen). Out of memory there once gave the table without
+ * the code or the lines, exit 0. */
+static void sweep_compare(int dumps)
+{
+	struct rec w;
+	char args[2000], cmd[2000];
+	const char *build = getenv("JITPROF_BUILD");
+	if (build && strstr(build, "san"))	/* as sweep_cmd says why */
+		cr_skip_test("the allocation-failure sweep runs on the plain build (the shim and "
+			     "ASan's allocator cannot both interpose)");
+	if (!tu_have("nm"))
+		cr_skip_test("nm is not installed");
+	make_recording(&w);
+	only_functions(w.jp, "rp_ingest_loads|rp_dumps_take|dw_row|load_code|keep_lines|"
+		       "keep_dwarf_lines");
+	if (!dumps) {	/* as in an archive without them: the ELFs' own line tables */
+		snprintf(cmd, sizeof(cmd), "cd '%s' && rm -f jit-*.dump jit-*.dump.jitprof", w.dir);
+		sh_ok(cmd, 60);
+	}
+	snprintf(args, sizeof(args), "report -i '%s' --compare checksum 1 2", w.jit);
+	sweep(&w, dumps ? "report-compare" : "report-compare-no-dumps", args, NULL, NULL, 500, 0,
+	      "libarchive,libzstd");
+	only[0] = 0;
+}
+
+Test(faults_alloc, report_compare, .timeout = 300) { sweep_compare(1); }
+Test(faults_alloc, report_compare_no_dumps, .timeout = 300) { sweep_compare(0); }

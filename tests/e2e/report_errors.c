@@ -48,3 +48,20 @@ Test(report_errors, sort_key_is_a_usage_error, .timeout = 60)
 		  "%s", r.err);
 	tu_result_free(&r);
 }
+
+/* A 900-byte unknown sort key is quoted whole in the usage error (it was cut at the 512
+ * bytes of report's buffer). */
+Test(report_errors, long_sort_key_quoted_whole, .timeout = 60)
+{
+	char key[901], cmd[4096], want[1000];
+	struct tu_result r;
+	memset(key, 'k', 900);
+	key[900] = 0;
+	snprintf(cmd, sizeof(cmd), "'%s' report -i /nonexistent.data --sort dso,%s",
+		 tu_build("jitprof"), key);
+	tu_sh(&r, cmd, 60);
+	cr_expect_eq(r.status, 2, "status %d: %s", r.status, r.err);
+	snprintf(want, sizeof(want), "at '%s' (keys: ", key);
+	cr_expect(strstr(r.err, want), "the key cut (%zu bytes of stderr)", strlen(r.err));
+	tu_result_free(&r);
+}

@@ -92,6 +92,28 @@ Test(archive, another_machine_same_symbols_mismatch_refused, .init = setup, .fin
 	free(base), free(ids), free(other), free(bare), free(true_id);
 }
 
+/* A recording at data naming the ELF at elf by its build-id: no samples, no sample ids, one
+ * map and the build-id table. */
+static void recording_naming(const char *data, const char *elf)
+{
+	struct sym_build_id lid;
+	struct stat st;
+	cr_assert_eq(sym_elf_build_id(elf, &lid, NULL), 0);
+	cr_assert_eq(stat(elf, &st), 0);
+	struct perf_event_attr a = { .size = sizeof(a), .sample_type = PERF_SAMPLE_IP };
+	struct pd_writer *w;
+	cr_assert_eq(pd_writer_open(&w, data, 0), 0);
+	cr_assert_geq(pd_writer_add_attr(w, &a, NULL, 0, "cpu-clock"), 0);
+	struct pd_mmap2_args m = { .pid = 77, .tid = 77, .cpumode = PERF_RECORD_MISC_USER,
+				   .start = 0x7f0000000000ull, .len = (uint64_t)st.st_size,
+				   .prot = PROT_READ | PROT_EXEC, .flags = MAP_PRIVATE,
+				   .filename = elf };
+	cr_assert_eq(pd_writer_mmap2(w, &m, NULL), 0);
+	cr_assert_eq(pd_writer_add_build_id(w, -1, PERF_RECORD_MISC_USER, lid.data, lid.size,
+					    elf), 0);
+	cr_assert_eq(pd_writer_close(w), 0);
+}
+
 /* A recording (a few hundred bytes) naming libc by build-id, as a crafted one names 1,160
  * system ELFs: archive packs at most --max-size bytes (default 256 MiB + 1024x the
  * recording's size) and refuses past it, naming the limit, with no archive left behind. */
@@ -101,23 +123,7 @@ Test(archive, size_budget_refuses, .init = setup, .fini = teardown, .timeout = 1
 	snprintf(data, sizeof(data), "%s/a.data", dir);
 	snprintf(out, sizeof(out), "%s/a.tar.zst", dir);
 	cr_assert(tu_self_map_path("/libc.so.6", libc, sizeof(libc))[0]);
-	struct sym_build_id lid;
-	struct stat st;
-	cr_assert_eq(sym_elf_build_id(libc, &lid, NULL), 0);
-	cr_assert_eq(stat(libc, &st), 0);
-	/* no samples, no sample ids: one map and the build-id table */
-	struct perf_event_attr a = { .size = sizeof(a), .sample_type = PERF_SAMPLE_IP };
-	struct pd_writer *w;
-	cr_assert_eq(pd_writer_open(&w, data, 0), 0);
-	cr_assert_geq(pd_writer_add_attr(w, &a, NULL, 0, "cpu-clock"), 0);
-	struct pd_mmap2_args m = { .pid = 77, .tid = 77, .cpumode = PERF_RECORD_MISC_USER,
-				   .start = 0x7f0000000000ull, .len = (uint64_t)st.st_size,
-				   .prot = PROT_READ | PROT_EXEC, .flags = MAP_PRIVATE,
-				   .filename = libc };
-	cr_assert_eq(pd_writer_mmap2(w, &m, NULL), 0);
-	cr_assert_eq(pd_writer_add_build_id(w, -1, PERF_RECORD_MISC_USER, lid.data, lid.size,
-					    libc), 0);
-	cr_assert_eq(pd_writer_close(w), 0);
+	recording_naming(data, libc);
 
 	char cmd[9000];
 	snprintf(cmd, sizeof(cmd), "%s archive -i %s -o %s --max-size 100000 --buildid-dir %s/none",
@@ -141,5 +147,34 @@ Test(archive, size_budget_refuses, .init = setup, .fini = teardown, .timeout = 1
 		 data, out);
 	cr_assert_eq(tu_sh(&r, cmd, 60), 0);
 	cr_assert_eq(r.status, 2, "%s", r.err);
+	tu_result_free(&r);
+}
+
+/* The same refusal for a copy of libc at the end of an 800-byte path: the path is named
+ * whole (it was cut at 300 bytes). */
+Test(archive, size_budget_refusal_names_a_long_path_whole, .init = setup, .fini = teardown,
+     .timeout = 120)
+{
+	char data[4200], libc[4096], copy[4200], out[4300];
+	snprintf(data, sizeof(data), "%s/a.data", dir);
+	snprintf(out, sizeof(out), "%s/a.tar.zst", dir);
+	cr_assert(tu_self_map_path("/libc.so.6", libc, sizeof(libc))[0]);
+	size_t n = tu_long_dir(copy, sizeof(copy), dir, 3);
+	cr_assert_gt(n, 0);
+	snprintf(copy + n, sizeof(copy) - n, "/libc.so.6");
+	size_t len;
+	void *bytes = tu_read_file(libc, &len);
+	cr_assert_not_null(bytes);
+	cr_assert_eq(tu_write_file(copy, bytes, len), 0);
+	free(bytes);
+	recording_naming(data, copy);
+	char cmd[9000], want[4400];
+	snprintf(cmd, sizeof(cmd), "%s archive -i %s -o %s --max-size 100000 --buildid-dir %s/none",
+		 tu_build("jitprof"), data, out, dir);
+	struct tu_result r;
+	cr_assert_eq(tu_sh(&r, cmd, 60), 0);
+	cr_assert_eq(r.status, 1, "%s", r.err);
+	snprintf(want, sizeof(want), "compression at %s (--max-size); nothing written", copy);
+	cr_assert(strstr(r.err, want), "the path cut (%zu bytes of stderr)", strlen(r.err));
 	tu_result_free(&r);
 }

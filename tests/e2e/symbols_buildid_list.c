@@ -160,3 +160,25 @@ Test(buildid_list, not_perf_data_names_offset_and_cause)
 	tu_rmtree(dir);
 	free(dir);
 }
+
+/* The same refusal for a file at the end of a 1,300-byte path: named whole (it was cut at
+ * the 1 KiB of buildid-list's buffer). */
+Test(buildid_list, not_perf_data_long_path_said_whole)
+{
+	char *dir = tu_tmpdir("bidl-long");
+	char path[4200], want[4400], cmd[8800];
+	struct tu_result r;
+	size_t n = tu_long_dir(path, sizeof(path), dir, 5);
+	cr_assert_gt(n, 0);
+	snprintf(path + n, sizeof(path) - n, "/not.data");
+	cr_assert_gt(strlen(path), 1100);
+	cr_assert_eq(tu_write_file(path, "NOTPERF!........", 16), 0);
+	snprintf(want, sizeof(want), "%s: offset 0: not a perf.data file (bad magic)\n", path);
+	snprintf(cmd, sizeof(cmd), "%s buildid-list -i %s", tu_build("jitprof"), path);
+	cr_assert_eq(tu_sh(&r, cmd, 30), 0);
+	cr_expect_eq(r.status, 1, "exit %d", r.status);
+	cr_expect(strstr(r.err, want), "the path cut (%zu bytes of stderr)", strlen(r.err));
+	tu_result_free(&r);
+	tu_rmtree(dir);
+	free(dir);
+}

@@ -5,6 +5,7 @@
 #include <dwarf.h>
 #include <elf.h>
 #include <elfutils/libdw.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "tests/e2e/synth_util.h"
@@ -548,6 +549,45 @@ Test(synth_tools, command_options)
 	tu_result_free(&r);
 	su_sh(&r, "%s synth %s", tu_build("jitprof"), dump);
 	cr_assert_eq(r.status, 2, "-o is required");
+	tu_result_free(&r);
+	free(dump);
+	tu_rmtree(dir);
+	free(dir);
+}
+
+/* An ELF that cannot be put in place at the end of an 800-byte directory (a directory holds
+ * its name): the error names the whole path (it was cut at the 512 bytes of synth's
+ * buffer). */
+Test(synth_tools, place_error_names_a_long_path_whole)
+{
+	char *dir = tu_tmpdir("synth-long");
+	struct jd_writer *w;
+	struct jd_writer_opts o = { .size = sizeof(o), .dir = dir };
+	cr_assert_eq(jd_writer_open(&w, &o), 0);
+	uint8_t code[16];
+	memset(code, 0x90, sizeof(code));
+	struct jd_load_desc d = { .name = "LFoo;m()V", .code_addr = 0x5000, .code = code,
+				  .code_size = sizeof(code) };
+	cr_assert_eq(jd_write_load(w, &d, NULL), 0);
+	cr_assert_eq(jd_writer_close(w), 0);
+	char *dump = su_find_dump(dir), out[4200], file[8800];
+	cr_assert_gt(tu_long_dir(out, sizeof(out), dir, 3), 0);
+	struct tu_result r;
+	su_sh(&r, "%s synth %s -o %s", tu_build("jitprof"), dump, out);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	char name[4400];
+	cr_assert_eq(sscanf(r.out, "%*s %4399s", name), 1, "%s", r.out);
+	tu_result_free(&r);
+	const char *base = strrchr(name, '/');
+	snprintf(file, sizeof(file), "%s/%s", out, base ? base + 1 : name);
+	cr_assert_eq(unlink(file), 0, "%s", file);
+	cr_assert_eq(mkdir(file, 0755), 0);
+	su_sh(&r, "%s synth %s -o %s", tu_build("jitprof"), dump, out);
+	cr_assert_eq(r.status, 1, "%s", r.err);
+	char want[8900];
+	snprintf(want, sizeof(want), "%s: Is a directory", file);
+	cr_assert(strstr(r.err, want), "the path cut (%zu bytes of stderr): ...%s", strlen(r.err),
+		  r.err + (strlen(r.err) > 200 ? strlen(r.err) - 200 : 0));
 	tu_result_free(&r);
 	free(dump);
 	tu_rmtree(dir);

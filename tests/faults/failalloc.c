@@ -8,9 +8,14 @@
  *   JITPROF_FAIL_ALLOC_SPARE=S,T calls made from a library whose path contains S or T are
  *                               neither counted nor failed (a library that crashes on its own
  *                               failed allocations, which no caller can help)
+ *   JITPROF_FAIL_ALLOC_ONLY=LO-HI,... only calls made from code at these offsets of the
+ *                               program (hex, as nm prints them), or from a function such
+ *                               code called (up to four frames up), are counted and failed:
+ *                               a sweep of the few allocations of the functions under test
  * glibc's own allocating functions (strdup, asprintf, fopen, ...) call malloc through the
  * interposable symbol, so the family below covers them. */
 #include <dlfcn.h>
+#include <link.h>
 #include <errno.h>
 #include <execinfo.h>
 #include <stdatomic.h>
@@ -31,6 +36,10 @@ static atomic_ulong calls;
 static unsigned long fail_at, fired;
 static int trace;
 static const char *spare;
+/* JITPROF_FAIL_ALLOC_ONLY: the program's load address and the offset ranges */
+static uintptr_t prog_base;
+static struct { uintptr_t lo, hi; } only[16];
+static int nr_only;
 
 /* dlsym may allocate before next_calloc is known: such calls are served from here. */
 static _Alignas(max_align_t) char boot[8192];
@@ -78,10 +87,44 @@ static int spared(const void *caller)
 	return 0;
 }
 
+/* The first object dl_iterate_phdr reports is the program. */
+static int first_base(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	(void)size;
+	*(uintptr_t *)arg = (uintptr_t)info->dlpi_addr;
+	return 1;
+}
+
+/* With JITPROF_FAIL_ALLOC_ONLY: whether the allocation comes from one of the ranges, the
+ * four frames above the shim's own looked at. */
+static int from_only(void)
+{
+	static _Thread_local int inside;	/* backtrace's own allocations (libgcc loaded) */
+	void *pcs[12];
+	Dl_info self, di;
+	if (inside)
+		return 0;
+	inside = 1;
+	int n = backtrace(pcs, 12), seen = 0;
+	inside = 0;
+	if (!dladdr((void *)from_only, &self))
+		return 0;
+	for (int i = 0; i < n && seen < 4; i++) {
+		if (dladdr(pcs[i], &di) && di.dli_fbase == self.dli_fbase)
+			continue;	/* the shim's frames */
+		seen++;
+		uintptr_t off = (uintptr_t)pcs[i] - prog_base;
+		for (int k = 0; k < nr_only; k++)
+			if (off >= only[k].lo && off < only[k].hi)
+				return 1;
+	}
+	return 0;
+}
+
 /* Whether this call, from caller, is the one to fail (and say where, when asked). */
 static int fail_now(const void *caller)
 {
-	if (spared(caller))
+	if (spared(caller) || (nr_only && !from_only()))
 		return 0;
 	unsigned long n = atomic_fetch_add(&calls, 1) + 1;
 	if (!fail_at || n != fail_at)
@@ -181,6 +224,19 @@ __attribute__((constructor)) static void failalloc_init(void)
 	spare = getenv("JITPROF_FAIL_ALLOC_SPARE");
 	if (spare && !*spare)
 		spare = NULL;
+	const char *o = getenv("JITPROF_FAIL_ALLOC_ONLY");
+	if (o && *o) {
+		void *pc;
+		backtrace(&pc, 1);	/* libgcc loaded now, not while counting */
+		dl_iterate_phdr(first_base, &prog_base);
+		for (char *end; *o && nr_only < 16; o = *end ? end + 1 : end) {
+			only[nr_only].lo = strtoul(o, &end, 16);
+			if (*end != '-')
+				break;
+			only[nr_only].hi = strtoul(end + 1, &end, 16);
+			nr_only++;
+		}
+	}
 }
 
 __attribute__((destructor)) static void failalloc_fini(void)

@@ -279,6 +279,20 @@ int tu_write_file(const char *path, const void *buf, size_t len)
 	return (w == len && rc == 0) ? 0 : -EIO;
 }
 
+size_t tu_long_dir(char *buf, size_t len, const char *base, int parts)
+{
+	char part[251];
+	memset(part, 'p', 250);
+	part[250] = 0;
+	size_t n = (size_t)snprintf(buf, len, "%s", base);
+	for (int i = 0; i < parts && n < len; i++) {
+		n += (size_t)snprintf(buf + n, len - n, "/%s", part);
+		if (n >= len || (mkdir(buf, 0755) && errno != EEXIST))
+			return 0;
+	}
+	return n;
+}
+
 size_t tu_count(const char *hay, const char *needle)
 {
 	size_t n = 0, l = strlen(needle);

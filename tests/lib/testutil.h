@@ -45,6 +45,10 @@ const char *tu_java_env_sh(const char *agent_so);
 /* Whole-file helpers. */
 void *tu_read_file(const char *path, size_t *len);
 int tu_write_file(const char *path, const void *buf, size_t len);
+/* parts directories of 250 'p's made one in another under base (a path of 251 * parts
+ * bytes past base, for messages that must name a long path whole): the path into buf, its
+ * length returned. */
+size_t tu_long_dir(char *buf, size_t len, const char *base, int parts);
 /* The path of the first file in this process's maps whose path contains needle (such as
  * "/libc.so.6": the libc every program here maps), or "" . Returns buf. */
 const char *tu_self_map_path(const char *needle, char *buf, size_t len);

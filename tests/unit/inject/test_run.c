@@ -540,3 +540,39 @@ Test(run, no_elfs_output_injected_again_keeps_its_origins, .fini = rf_cleanup)
 	inj_origins_free(&a);
 	inj_origins_free(&b);
 }
+
+static void keep_unusable(void *ctx, enum jp_level level, const char *msg)
+{
+	char **kept = ctx;
+	(void)level;
+	if (strstr(msg, "unusable") && !*kept)
+		*kept = strdup(msg);
+}
+
+/* A marker naming a dump in a long directory that does not exist: the warning names the
+ * whole directory (it was cut at 400 bytes). (A reason libjitdump gives is cut at its own
+ * 512 bytes: jitdump/reader.c keeps its own buffer.) */
+Test(run, unusable_dump_in_a_long_directory_said_whole, .fini = rf_cleanup)
+{
+	rf_make_input(0);
+	char ldir[1400], gone[1500], rec[4300], want[1500];
+	long_dir(ldir, sizeof(ldir));
+	snprintf(gone, sizeof(gone), "%s/no-such-dir/jit-71.dump", ldir);
+	snprintf(rec, sizeof(rec), "%s/marker.data", dir);
+	struct pd_writer *w = rf_open_recording(rec, 0);
+	rf_map(w, 71, T0 - 10, 0x7000000, gone);
+	rf_sample(w, 71, T0 + 50, 0x7000008);
+	cr_assert_eq(pd_writer_close(w), 0);
+	char *msg = NULL;
+	int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	struct inj_opts o = { .sz = sizeof(o), .input = rec, .output = out, .out_fd = fd,
+			      .cache_root = cache, .threads = 1, .log = { keep_unusable, &msg } };
+	struct inj_stats st;
+	cr_assert_eq(inj_run(&o, &st), 0);
+	close(fd);
+	cr_assert_not_null(msg, "no warning");
+	snprintf(want, sizeof(want), "%s/no-such-dir: No such file or directory", ldir);
+	cr_expect(strstr(msg, want), "the directory cut (%zu bytes): ...%s", strlen(msg),
+		  msg + (strlen(msg) > 300 ? strlen(msg) - 300 : 0));
+	free(msg);
+}

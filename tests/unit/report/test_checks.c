@@ -10,6 +10,7 @@
 #include "recorder/report_analysis/analysis_int.h"
 #include "recorder/report_ingest/ingest_int.h"
 #include "recorder/report_views/views_int.h"
+#include "tests/lib/failnext.h"
 
 static char said[4096];
 
@@ -160,4 +161,53 @@ Test(checks, long_paths_are_said_whole)
 		 "output (perf.jit.data)\n", input, marker, input);
 	cr_assert(strstr(s, want), "%s", s);
 	rp_checks_free(&c);
+}
+
+static void map_jitted(void *c)
+{
+	rp_checks_mmap(c, 7, "/tmp/jitted-7-1.so");
+}
+
+static void sample_anon(void *c)
+{
+	struct rp_frame f = { .dso = "//anon", .ip = 0x1000 };
+	rp_checks_sample(c, 7, PERF_SAMPLE_IP, 1, &f, 1, 1);
+}
+
+/* The processes with a jitdump and the nameless JIT samples per process are what the
+ * warnings count: out of memory for either map stops the report, said, instead of a
+ * process left out of them. */
+Test(checks, out_of_memory_for_a_process_is_said)
+{
+	if (!tu_failnext_works())
+		cr_skip_test("a sanitizer's allocator is interposed: no allocation can be failed");
+	void (*fns[])(void *) = { map_jitted, sample_anon };
+	for (size_t i = 0; i < 2; i++) {
+		struct rp_checks c = { 0 };
+		char err[512];
+		int st = tu_failnext_child(fns[i], &c, 1, err, sizeof(err));
+		cr_assert_eq(st, 1, "case %zu: exit %d, stderr: %s", i, st, err);
+		cr_assert(strstr(err, "out of memory"), "case %zu: %s", i, err);
+		rp_checks_free(&c);
+	}
+}
+
+static void intern_one(void *s)
+{
+	rp_intern(s, "a name never seen");
+}
+
+/* A name the session cannot keep stops the report, said: every caller of rp_intern reads
+ * NULL as "no name" (a frame, a load, a file would lose it). */
+Test(checks, a_name_not_kept_is_said)
+{
+	if (!tu_failnext_works())
+		cr_skip_test("a sanitizer's allocator is interposed: no allocation can be failed");
+	struct rp_session *s;
+	cr_assert_eq(rp_session_new(&s), 0);
+	char err[512];
+	int st = tu_failnext_child(intern_one, s, 1, err, sizeof(err));
+	cr_assert_eq(st, 1, "exit %d, stderr: %s", st, err);
+	cr_assert(strstr(err, "out of memory (the report's names)"), "%s", err);
+	rp_session_free(s);
 }

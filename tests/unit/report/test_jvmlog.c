@@ -4,6 +4,8 @@
  * join to loads by compile id, by address, and refused for another process. */
 #include <criterion/criterion.h>
 #include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,6 +13,7 @@
 #include "recorder/report_analysis/analysis_int.h"
 #include "recorder/report_ingest/ingest_int.h"
 #include "recorder/report_views/views_int.h"
+#include "tests/lib/failnext.h"
 #include "tests/lib/testutil.h"
 #include "tests/unit/report/rptest.h"
 
@@ -522,4 +525,68 @@ Test(jvmlog, stamps_out_of_range_are_none)
 		rp_jvmlog_free(jl);
 		free(path);
 	}
+}
+
+/* Everything read of a log, as text (NULL strings as "-"). */
+static char *jvmlog_text(const struct rp_jvmlog *jl)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	cr_assert_not_null(f);
+#define STR(s) ((s) ? (s) : "-")
+	fprintf(f, "pid %u cut %s\n", rp_jvmlog_pid(jl), STR(rp_jvmlog_cut(jl)));
+	for (size_t i = 0; i < rp_jvmlog_nr_codes(jl); i++) {
+		const struct rp_jvm_code *c = rp_jvmlog_code(jl, i);
+		fprintf(f, "%d %d %d %s %" PRIx64 " %" PRIu64 " %.3f %.3f %d %s %s %s %d %" PRIu64
+			"\n", c->compile_id, c->level, c->osr_bci, STR(c->method), c->entry,
+			c->size, c->stamp, c->not_entrant, (int)c->end, STR(c->reason),
+			STR(c->action), STR(c->trap_method), c->trap_bci, c->trap_thread);
+		for (size_t k = 0; k < c->nr_inl; k++)
+			fprintf(f, "  %s -> %s @%d %d %s\n", STR(c->inl[k].caller),
+				STR(c->inl[k].callee), c->inl[k].bci, c->inl[k].ok,
+				STR(c->inl[k].why));
+	}
+#undef STR
+	fclose(f);
+	return buf;
+}
+
+/* Out of memory at any allocation of the parse, the log is not read (-ENOMEM, said), never
+ * read with an inlining decision, a name or a code left out. */
+Test(jvmlog, out_of_memory_never_a_smaller_log)
+{
+	if (!tu_failnext_works())
+		cr_skip_test("a sanitizer's allocator is interposed: no allocation can be failed");
+	char *path = write_log("c.log", LOG_TTY, LOG_REST);
+	struct rp_jvmlog *jl = open_ok(path);	/* libxml2 loaded: no dlopen below */
+	char *want = jvmlog_text(jl);
+	rp_jvmlog_free(jl);
+	tu_failnext_arm(0);
+	cr_assert_eq(rp_jvmlog_open(&jl, path, NULL), 0);
+	unsigned long total = tu_failnext_disarm(NULL);
+	rp_jvmlog_free(jl);
+	cr_assert_gt(total, 10);
+	for (unsigned long n = 1; n <= total; n++) {
+		char err[512] = "";
+		int fired;
+		tu_failnext_arm(n);
+		int rc = rp_jvmlog_open(&jl, path, JP_ERRBUF_LOG(err));
+		tu_failnext_disarm(&fired);
+		cr_assert(fired);
+		if (rc) {
+			cr_assert_eq(rc, -ENOMEM, "allocation %lu of %lu failed: %d %s", n, total,
+				     rc, err);
+			cr_assert(strstr(err, "out of memory"), "allocation %lu: %s", n, err);
+			cr_assert_null(jl);
+			continue;
+		}
+		char *got = jvmlog_text(jl);
+		cr_assert_str_eq(got, want, "allocation %lu of %lu failed and the log read "
+				 "differently", n, total);
+		free(got);
+		rp_jvmlog_free(jl);
+	}
+	free(want);
+	free(path);
 }

@@ -1,0 +1,109 @@
+/* test_nomem.c - record's out-of-memory paths (tests/lib/failnext.h): every allocation of
+ * listing a process's threads and of the build-id thread's request, read and result fails
+ * in turn; each run gives the whole answer or -ENOMEM, never a thread list cut short or a
+ * build-id dropped. */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "recorder/record/record_int.h"
+#include "tests/lib/failnext.h"
+
+#define NR_THREADS 40	/* past the list's first 16 slots: it must grow */
+
+static pthread_barrier_t hold;
+
+static void *parked(void *arg)
+{
+	(void)arg;
+	pthread_barrier_wait(&hold);	/* counted in */
+	pthread_barrier_wait(&hold);	/* let go */
+	return NULL;
+}
+
+Test(record_nomem, thread_list_whole_or_enomem)
+{
+	if (!tu_failnext_works())
+		cr_skip_test("a sanitizer's allocator is interposed: no allocation can be failed");
+	pthread_t th[NR_THREADS];
+	cr_assert_eq(pthread_barrier_init(&hold, NULL, NR_THREADS + 1), 0);
+	for (int i = 0; i < NR_THREADS; i++)
+		cr_assert_eq(pthread_create(&th[i], NULL, parked, NULL), 0);
+	pthread_barrier_wait(&hold);
+	pid_t *tids;
+	size_t want, n;
+	cr_assert_eq(rec_list_threads(getpid(), &tids, &want), 0);
+	free(tids);
+	cr_assert_geq(want, NR_THREADS + 1);
+	tu_failnext_arm(0);
+	cr_assert_eq(rec_list_threads(getpid(), &tids, &n), 0);
+	unsigned long total = tu_failnext_disarm(NULL);
+	free(tids);
+	for (unsigned long k = 1; k <= total; k++) {
+		tu_failnext_arm(k);
+		int rc = rec_list_threads(getpid(), &tids, &n);
+		tu_failnext_disarm(NULL);
+		if (rc) {
+			cr_assert_eq(rc, -ENOMEM, "allocation %lu: %d", k, rc);
+			cr_assert_null(tids);
+		} else {
+			cr_assert_eq(n, want, "allocation %lu of %lu failed: %zu threads of %zu, rc 0",
+				     k, total, n, want);
+			free(tids);
+		}
+	}
+	pthread_barrier_wait(&hold);
+	for (int i = 0; i < NR_THREADS; i++)
+		pthread_join(th[i], NULL);
+	pthread_barrier_destroy(&hold);
+}
+
+/* One request for this test binary's build-id, on a thread of its own: the result as
+ * polled (size 0: none), *err rec_bid_error's, or the request's error. */
+static int one_build_id(unsigned long fail, struct rec_bid_result *res, int *err)
+{
+	struct rec_bid_thread *t;
+	cr_assert_eq(rec_bid_start(&t, NULL), 0);
+	/* the request's own allocations come first: the worker waits for it */
+	tu_failnext_arm(fail);
+	int rc = rec_bid_request(t, "/proc/self/exe", getpid());
+	rec_bid_stop(t);
+	tu_failnext_disarm(NULL);
+	memset(res, 0, sizeof(*res));
+	size_t got = rec_bid_poll(t, res, 1);
+	*err = rec_bid_error(t);
+	free(res->path);
+	rec_bid_free(t);
+	return rc ? rc : got ? 0 : -ENOENT;
+}
+
+Test(record_nomem, build_id_result_or_enomem)
+{
+	if (!tu_failnext_works())
+		cr_skip_test("a sanitizer's allocator is interposed: no allocation can be failed");
+	struct rec_bid_result want, res;
+	int err;
+	cr_assert_eq(one_build_id(0, &want, &err), 0);
+	cr_assert_eq(err, 0);
+	cr_assert_gt(want.size, 0, "the test binary has a build-id");
+	struct rec_bid_thread *t;
+	cr_assert_eq(rec_bid_start(&t, NULL), 0);
+	tu_failnext_arm(0);
+	cr_assert_eq(rec_bid_request(t, "/proc/self/exe", getpid()), 0);
+	rec_bid_stop(t);
+	unsigned long total = tu_failnext_disarm(NULL);
+	rec_bid_free(t);
+	for (unsigned long k = 1; k <= total; k++) {
+		int rc = one_build_id(k, &res, &err);
+		if (rc == -ENOMEM || err == -ENOMEM)
+			continue;	/* the recording is not written, and says why */
+		cr_assert_eq(rc, 0, "allocation %lu of %lu failed: no result, no error (%d)", k,
+			     total, rc);
+		cr_assert_eq(res.size, want.size, "allocation %lu of %lu failed: another build-id, "
+			     "no error", k, total);
+		cr_assert_arr_eq(res.id, want.id, want.size);
+	}
+}
