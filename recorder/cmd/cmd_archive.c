@@ -150,28 +150,28 @@ static int member_dir(const char *name, char *out, size_t len)
 int archive_slurp(const char *path, void **buf, size_t *len)
 {
 	int fd = sio_open_regular(path);	/* a recorded path: never a FIFO or device */
-	FILE *fp = fd >= 0 ? fdopen(fd, "rb") : NULL;
-	if (!fp) {
-		int rc = fd < 0 ? fd : -errno;
-		if (fd >= 0)
-			close(fd);
-		return jp_nomem_check(rc, "opening a file to archive");
-	}
+	if (fd < 0)
+		return jp_nomem_check(fd, "opening a file to archive");
+	/* read(2), not stdio: fread's own buffer, when it cannot be allocated, made a read
+	 * that failed and a file taken for one not found (faults_alloc's archive sweep) */
 	size_t cap = 1 << 16, n = 0;
 	char *b = malloc(cap);
+	int err = 0;
 	while (b) {
-		size_t got = fread(b + n, 1, cap - n, fp);
-		n += got;
-		if (n < cap)
+		ssize_t got = read(fd, b + n, cap - n);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0) {
+			err = got < 0 ? -errno : 0;
 			break;
-		if (jp_grow(&b, &cap, cap + 1, 1, 0)) {
+		}
+		n += (size_t)got;
+		if (n == cap && jp_grow(&b, &cap, cap + 1, 1, 0)) {
 			free(b);
 			b = NULL;
 		}
 	}
-	/* a read error (stdio's own buffer not allocated, EIO) is not a shorter file */
-	int err = ferror(fp) ? (errno ? -errno : -EIO) : 0;
-	fclose(fp);
+	close(fd);
 	if (!b)	/* every caller would take it for a file not found */
 		jp_nomem("reading a file to archive");
 	if (err) {

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/nomem.h"
 #include "recorder/report_ingest/ingest_int.h"
 #include "recorder/symbols/symbols.h"
 
@@ -15,19 +16,23 @@ static void end_load(void *ctx, uint32_t idx)
 		l->end_time = in->end_time;
 }
 
-/* A load for the jitted ELF path mapped by pid at start..+len, and where it came from. */
+/* A load for the jitted ELF path mapped by pid at start..+len, and where it came from. Out of
+ * memory is fatal: a load made without its source (or none made) was a crash or a sample
+ * without its method. */
 static uint32_t add_load(struct ingest *in, const char *path, uint32_t pid, uint64_t start,
 			 uint64_t len, uint64_t load_time, uint64_t map_time)
 {
 	struct rp_load l = { .pid = pid, .load_time = load_time, .code_addr = start,
 			     .code_size = len };
+	if (rp_grow(&in->load_src, &in->load_src_cap, rp_nr_loads(in->s) + 1,
+		    sizeof(*in->load_src)))
+		jp_nomem("a jitted code load");
 	uint32_t idx = rp_add_load(in->s, &l);
 	if (!idx)
-		return 0;
-	if (rp_grow(&in->load_src, &in->load_src_cap, idx, sizeof(*in->load_src)))
-		return 0;
+		jp_nomem("a jitted code load");
 	in->load_src[idx - 1] = (struct rp_load_src){ path, map_time };
-	rp_map_put(&in->path_load, (uintptr_t)path, idx);
+	if (rp_map_put(&in->path_load, (uintptr_t)path, idx) < 0)
+		jp_nomem("a jitted code load");
 	return idx;
 }
 
