@@ -27,7 +27,8 @@ static void write_with_sid(struct pd_writer *w, const struct perf_event_attr *a,
 	uint64_t rec[16] = { 0 };
 	size_t size = 8 * (n + 1);
 
-	memcpy(rec + 1, words, 8 * n);
+	if (n)	/* words may be NULL then */
+		memcpy(rec + 1, words, 8 * n);
 	if (type != PERF_RECORD_SAMPLE)
 		size += pd_sid_write(a, &sid, (uint8_t *)rec + size);
 	struct perf_event_header h = { type, misc, (uint16_t)size };
