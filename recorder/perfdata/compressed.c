@@ -84,7 +84,8 @@ int pd_decompress(struct pd_reader *r, const void *data, size_t n, uint64_t off)
 		r->zin = b;
 		r->zin_cap = n;
 	}
-	memcpy(r->zin, data, n);
+	if (n)	/* an empty payload: zin may be unallocated yet */
+		memcpy(r->zin, data, n);
 	r->zin_len = n;
 	r->zin_pos = 0;
 	r->dsrc_total += n;
