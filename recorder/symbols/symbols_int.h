@@ -97,6 +97,13 @@ struct cu_scopes {
 	int top_bad;
 };
 
+/* cu_top.c: a child's ranges noted during the unit's walk (-ENOMEM); after the walk, the
+ * index sorted and kept only where a search answers as the scan in order; the child holding
+ * addr (1) or none (0). */
+int cu_top_note(struct cu_scopes *cs, Dwarf_Die *die);
+void cu_top_finish(struct cu_scopes *cs);
+int cu_top_find(const struct cu_scopes *cs, uint64_t addr, Dwarf_Die *child);
+
 struct cu_range {
 	uint64_t lo, hi;
 	Dwarf_Off cu_off;
