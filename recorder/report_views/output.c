@@ -232,7 +232,7 @@ int rp_print_json(FILE *out, const struct rp_hist *h, const struct rp_session *s
 
 /* ---- folded stacks ------------------------------------------------------------------ */
 
-struct stack_count { char *stack; uint64_t count; uint64_t hash; };
+struct stack_count { char *stack; uint64_t count; };
 
 static int stack_order(const void *a, const void *b)
 {
@@ -303,7 +303,7 @@ static int refs_eq(const void *key, uint32_t idx, const void *ctx)
 		       smp->nr * sizeof(*c->s->chain));
 }
 
-/* The folded string of sample i (its references rh unseen) found or added: its index. */
+/* The folded string of sample i (its references not seen before) found or added: its index. */
 static int64_t fold_sample(struct collapse *c, size_t i, char *buf)
 {
 	size_t len = stack_of(c->s, &c->s->samples[i], buf, RP_STACK_MAX);
@@ -314,7 +314,6 @@ static int64_t fold_sample(struct collapse *c, size_t i, char *buf)
 	if (JP_GROW_FOR(c->t, c->cap, c->n) || !(c->t[c->n].stack = strdup(buf)))
 		return -ENOMEM;
 	c->t[c->n].count = 0;
-	c->t[c->n].hash = h;
 	if (jp_hindex_add(&c->by_string, h, c->n)) {
 		free(c->t[c->n].stack);
 		return -ENOMEM;
