@@ -201,8 +201,9 @@ static int elfs_for_cmd(const char *injected, const char *cache, int threads, in
 	return 0;
 }
 
-int inject_write(struct inj_opts *o)
+int inject_write(struct inj_opts *o, struct inj_stats *stats)
 {
+	struct inj_stats st;
 	struct cli_outfile out;
 	int rc;
 
@@ -218,8 +219,9 @@ int inject_write(struct inj_opts *o)
 	if (isatty(STDERR_FILENO))
 		o->progress_elfs = on_progress_elfs;
 
-	struct inj_stats st;
 	rc = inj_run(o, &st);
+	if (stats)
+		*stats = st;
 	cli_progress_end();
 	if (rc < 0)
 		cli_outfile_abort(&out);
@@ -331,5 +333,5 @@ int cmd_inject(int argc, char **argv)
 	if ((rc = cli_refuse_binary_tty(o.output, "perf.data")))
 		return rc;
 
-	return inject_write(&o);
+	return inject_write(&o, NULL);
 }

@@ -453,13 +453,16 @@ int cmd_profile(int argc, char **argv)
 		profile_pick_jvm_log(&p, &c);
 	injected = 0;
 	if (c.markers && !profile_signal) {
-		rc = profile_inject(&p);
+		struct inj_stats st;
+		rc = profile_inject(&p, &st);
 		/* 3: the dumps named could not be read (inject said why): report the rest. */
 		if (rc && rc != 3 && !profile_signal)
 			return cli_error("inject failed (exit %d); the recording is %s", rc, p.data);
 		injected = rc == 0;
-		if (injected)
-			profile_count(p.jitdata, "", &c);
+		if (injected) {	/* what the injected file holds, as inject wrote it */
+			c.samples = st.samples;
+			c.loads = st.mmaps_emitted;
+		}
 	} else {
 		cli_warn("no process of the recording wrote a jitdump: the report shows native "
 			 "code only%s", p.pid ? "" : " (a JVM or node started by a script? add "

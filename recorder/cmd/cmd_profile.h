@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <sys/types.h>
 
+#include "recorder/inject/inject.h"
 #include "recorder/profile/profile.h"
 #include "recorder/report/report.h"
 
@@ -63,8 +64,9 @@ int profile_record(struct profile *p, char **cmd);
 /* After the recording, in this process (cmd_profile_steps.c): inject's run on p->data into
  * p->jitdata, inject's exit status (0; 1; 3: nothing injected, said); the report into p->out
  * from the injected recording (or the plain one), retried without the JVM's log when the one
- * with it fails: 0, or 1 with the error said. */
-int profile_inject(struct profile *p);
+ * with it fails: 0, or 1 with the error said. Inject's counts into *st (the injected file's
+ * samples and code loads, said at the end without reading it again). */
+int profile_inject(struct profile *p, struct inj_stats *st);
 int profile_report(struct profile *p, int injected);
 /* From the signal handler: a signal while a step of these runs ends the profile there (the
  * error said, _exit(1)); at any other time it returns. */

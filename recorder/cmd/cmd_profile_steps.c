@@ -66,7 +66,7 @@ static void step_end(const struct profile *p)
 	cli_set_quiet(p->quiet);
 }
 
-int profile_inject(struct profile *p)
+int profile_inject(struct profile *p, struct inj_stats *st)
 {
 	/* --no-elfs unless asked: the report builds the sampled generations' ELFs in memory,
 	 * no file per generation (docs/inject.md); --elfs-for writes them later for perf. The
@@ -83,7 +83,7 @@ int profile_inject(struct profile *p)
 	if (!o.no_elfs && synth_cache_default_root(cache, sizeof(cache)) == 0)
 		o.fallback_cache_root = cache;
 	step_begin(p, "inject", 1);
-	rc = inject_write(&o);
+	rc = inject_write(&o, st);
 	step_end(p);
 	return rc;
 }

@@ -37,6 +37,8 @@ static void launch_one(const struct ag_jdk *jdk)
 	cr_assert_eq(r.status, 0, "JDK %d: %s", jdk->major, r.err);
 	/* The workload's own output is left alone, on stdout. */
 	cr_expect(strstr(r.out, "generations done true"), "JDK %d stdout: %s", jdk->major, r.out);
+	char last[4096];
+	snprintf(last, sizeof(last), "%s", pf_last_line(r.err));
 	AG_FMT(want, "jitprof profile: %s (text report) from ", out);
 	cr_expect(ag_starts(pf_last_line(r.err), want), "JDK %d, last line: %s", jdk->major,
 		  pf_last_line(r.err));
@@ -90,6 +92,26 @@ static void launch_one(const struct ag_jdk *jdk)
 	char msg[8192];
 	cr_expect_eq(tu_check_generations(path, NULL, msg, sizeof(msg)), 0, "JDK %d: %s",
 		     jdk->major, msg);
+	/* The closing line's counts are inject's (the file is not read again for them): perf
+	 * must count as many samples and jitted code loads in the injected file. */
+	unsigned long long said_samples = 0, said_loads = 0;
+	const char *from = strstr(last, ") from ");
+	cr_expect(from && sscanf(from, ") from %llu samples, %llu jitted code loads",
+				 &said_samples, &said_loads) == 2, "JDK %d: %s", jdk->major, last);
+	struct tu_result ps;
+	char pcmd[2 * PATH_MAX];
+	AG_FMT(pcmd, "perf script -i %s -F pid 2>/dev/null | wc -l; perf script -i %s "
+	       "--show-mmap-events 2>/dev/null | grep -c 'PERF_RECORD_MMAP2.*/jitted-'", path, path);
+	cr_assert_eq(tu_sh(&ps, pcmd, 120), 0);
+	unsigned long long perf_samples = 0, perf_loads = 0;
+	cr_expect_eq(sscanf(ps.out, "%llu %llu", &perf_samples, &perf_loads), 2, "%s", ps.out);
+	cr_expect_eq(said_samples, perf_samples, "JDK %d: the closing line says %llu samples, "
+		     "perf script counts %llu in %s", jdk->major, said_samples, perf_samples, path);
+	cr_expect_eq(said_loads, perf_loads, "JDK %d: the closing line says %llu jitted code "
+		     "loads, perf script shows %llu MMAP2s of jitted-*.so", jdk->major, said_loads,
+		     perf_loads);
+	cr_expect_gt(said_loads, 0, "JDK %d: %s", jdk->major, last);
+	tu_result_free(&ps);
 	AG_FMT(path, "%s/x.txt.jitprof", dir);
 	char *dump = ag_find_dump(path);
 	cr_expect_not_null(dump, "no jitdump in %s", path);
