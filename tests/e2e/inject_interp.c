@@ -9,6 +9,7 @@
  * injected with --keep-stacks (where it unwinds the copies itself). The ground truth is the
  * source: its lines are found by their markers. */
 #include "tests/e2e/report_util.h"
+#include "tests/lib/javac.h"
 
 TestSuite(inject_interp, .init = rx_setup, .fini = rx_teardown, .timeout = 600);
 
@@ -40,22 +41,10 @@ static int line_of(const char *marker)
 	return line;
 }
 
-/* javac of any JDK here, --release 17 so both run it. 0, or -1 without one. */
+/* Javac once for every case (tests/lib/javac.h). 0, or -1 without a javac. */
 static int compile(void)
 {
-	char path[PATH_MAX + 16], javac[PATH_MAX + 16];
-	struct tu_result r;
-	for (size_t i = 0; i < sizeof(homes) / sizeof(homes[0]); i++) {
-		snprintf(javac, sizeof(javac), "%s/bin/javac", homes[i]);
-		if (access(javac, X_OK))
-			continue;
-		snprintf(path, sizeof(path), "%s/Interp.java", dir);
-		cr_assert_eq(tu_write_file(path, interp_java, strlen(interp_java)), 0);
-		rx_ok(&r, "cd '%s' && '%s' --release 17 -g Interp.java", dir, javac);
-		tu_result_free(&r);
-		return 0;
-	}
-	return -1;
+	return tu_javac(dir, "Interp", interp_java, "--release 17 -g");
 }
 
 /* perf script's three innermost frames of each sample in inner: inner, then outer, then main

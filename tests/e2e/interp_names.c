@@ -11,6 +11,7 @@
  * otherwise (inject picks generations by the samples' ips and fp call chains). Then all
  * compiled (C2, C1) without frame pointers: the CFI synth writes for HotSpot prologues. */
 #include "tests/e2e/report_util.h"
+#include "tests/lib/javac.h"
 
 TestSuite(interp_names, .init = rx_setup, .fini = rx_teardown, .timeout = 600);
 
@@ -55,23 +56,10 @@ static int line_of(const char *marker)
 	return rx_line_of(calls_java, marker);
 }
 
-/* Javac once (any JDK's, --release 17 so JDK 17 and 25 both run it). 0, or -1 without. */
+/* Javac once for every case (tests/lib/javac.h). 0, or -1 without a javac. */
 static int compile(void)
 {
-	static const char *const javacs[] = { "/usr/lib/jvm/java-17-openjdk-amd64/bin/javac",
-		"/usr/lib/jvm/temurin-25-jdk-amd64/bin/javac" };
-	char path_[PATH_MAX + 16];
-	struct tu_result r;
-	for (size_t i = 0; i < sizeof(javacs) / sizeof(javacs[0]); i++) {
-		if (access(javacs[i], X_OK))
-			continue;
-		snprintf(path_, sizeof(path_), "%s/Calls.java", dir);
-		cr_assert_eq(tu_write_file(path_, calls_java, strlen(calls_java)), 0);
-		rx_ok(&r, "cd '%s' && '%s' --release 17 -g Calls.java", dir, javacs[i]);
-		tu_result_free(&r);
-		return 0;
-	}
-	return -1;
+	return tu_javac(dir, "Calls", calls_java, "--release 17 -g");
 }
 
 /* The Java frames of one folded stack (outermost first), their marks cut off; *marks gets

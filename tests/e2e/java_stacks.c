@@ -10,6 +10,7 @@
  * old mode: -g, -XX:+PreserveFramePointer, no copies, interpreted frames unnamed. */
 #include "tests/e2e/profile_util.h"
 #include "tests/e2e/report_util.h"
+#include "tests/lib/javac.h"
 #include "recorder/perfdata/perfdata.h"
 
 TestSuite(java_stacks, .init = rx_setup, .fini = rx_teardown, .timeout = 900);
@@ -67,23 +68,10 @@ static const char *const mixed[] = {
 };
 #define NR_MIXED (sizeof(mixed) / sizeof(mixed[0]))
 
-/* Javac once (any JDK's, --release 17 so both run it) into dir. 0, or -1 without. */
+/* Javac once for every case (tests/lib/javac.h). 0, or -1 without a javac. */
 static int compile(void)
 {
-	char src[PATH_MAX + 16], javac[PATH_MAX + 16];
-	struct tu_result r;
-
-	for (size_t i = 0; i < NR_HOMES; i++) {
-		snprintf(javac, sizeof(javac), "%s/bin/javac", homes[i]);
-		if (access(javac, X_OK))
-			continue;
-		snprintf(src, sizeof(src), "%s/Paths.java", dir);
-		cr_assert_eq(tu_write_file(src, paths_java, strlen(paths_java)), 0);
-		rx_ok(&r, "cd '%s' && '%s' --release 17 -g Paths.java", dir, javac);
-		tu_result_free(&r);
-		return 0;
-	}
-	return -1;
+	return tu_javac(dir, "Paths", paths_java, "--release 17 -g");
 }
 
 struct verdict {

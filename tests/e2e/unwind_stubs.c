@@ -11,6 +11,7 @@
  * writes for stubs and native wrappers (synth/cfi_stubs.c, prologue.c) the stubs' samples
  * lose their callers and the native ones stop at the wrapper. */
 #include "tests/e2e/report_util.h"
+#include "tests/lib/javac.h"
 
 TestSuite(unwind_stubs, .init = rx_setup, .fini = rx_teardown, .timeout = 600);
 
@@ -152,17 +153,8 @@ Test(unwind_stubs, megamorphic_and_native_without_frame_pointers)
 {
 	static const char *const homes[] = { "/usr/lib/jvm/java-17-openjdk-amd64",
 					     "/usr/lib/jvm/temurin-25-jdk-amd64" };
-	const char *javac = "/usr/lib/jvm/java-17-openjdk-amd64/bin/javac";
-	char path[PATH_MAX + 16];
-	struct tu_result r;
-
-	if (access(javac, X_OK) && access(javac = "/usr/lib/jvm/temurin-25-jdk-amd64/bin/javac",
-					  X_OK))
+	if (tu_javac(dir, "Stubs", stubs_java, "--release 17"))
 		cr_skip_test("no javac here");
-	snprintf(path, sizeof(path), "%s/Stubs.java", dir);
-	cr_assert_eq(tu_write_file(path, stubs_java, strlen(stubs_java)), 0);
-	rx_ok(&r, "cd '%s' && '%s' --release 17 Stubs.java", dir, javac);
-	tu_result_free(&r);
 	for (size_t i = 0; i < sizeof(homes) / sizeof(homes[0]); i++)
 		run(homes[i]);
 }
