@@ -75,41 +75,71 @@ static void read_job(void *ctx, void *job)
 	pthread_mutex_unlock(&a->mu);
 }
 
-int sym_dso_read_dwarf_ahead(struct sym_session *s, struct sym_dso *d)
+/* A job for d's separate debug file (what dw_open would read), or NULL when d has none to
+ * read this way; *rc -ENOMEM when out of memory. */
+static struct dw_ahead *new_job(struct sym_session *s, struct sym_dso *d, int hold, int *rc)
 {
-	int mode = ahead_mode();
-	if (d->dw_tried || d->dw_ahead || d->kernel || d->anon || s->o.no_lines ||
-	    s->dw_pool_off || mode == AHEAD_OFF)
-		return 0;
+	*rc = 0;
 	/* What dw_open would do first, in the same order, on this thread. */
 	if (sym_dso_find(s, d, NULL) || dso_open(s, d) || lines_has_debug_info(d->elf) ||
 	    find_debug_file(s, d) || d->dbg_fd < 0 || !lines_has_debug_info(d->dbg_elf))
-		return 0;
-	if (!s->dw_pool && jp_pool_new_worker(&s->dw_pool, sizeof(struct dw_ahead *), read_job,
-					      NULL)) {
-		s->dw_pool_off = 1;	/* no thread: dw_open reads it when asked, as before */
-		return 0;
-	}
+		return NULL;
 	struct dw_ahead *a = calloc(1, sizeof(*a));
-	if (!a)
-		return -ENOMEM;
+	if (!a) {
+		*rc = -ENOMEM;
+		return NULL;
+	}
 	pthread_mutex_init(&a->mu, NULL);
 	pthread_cond_init(&a->cv, NULL);
 	a->fd = d->dbg_fd;
-	a->hold = mode == AHEAD_HOLD;
+	a->hold = hold;
 	a->inflate = lines_inflate_ready();	/* loaded here: jp_dynload is for one thread */
 	a->cachefd = a->inflate ? lines_zcache_root(s->buildid_dir) : -1;
 	a->bid = d->bid;
+	return a;
+}
+
+static void free_job(struct dw_ahead *a)
+{
+	if (a->cachefd >= 0)
+		close(a->cachefd);
+	pthread_mutex_destroy(&a->mu);
+	pthread_cond_destroy(&a->cv);
+	free(a);
+}
+
+int sym_dso_read_dwarf_ahead(struct sym_session *s, struct sym_dso *d)
+{
+	int mode = ahead_mode(), rc;
+	if (d->dw_tried || d->dw_ahead || d->kernel || d->anon || s->o.no_lines ||
+	    s->dw_pool_off || mode == AHEAD_OFF)
+		return 0;
+	struct dw_ahead *a = new_job(s, d, mode == AHEAD_HOLD, &rc);
+	if (!a)
+		return rc;
+	if (!s->dw_pool && jp_pool_new_worker(&s->dw_pool, sizeof(struct dw_ahead *), read_job,
+					      NULL)) {
+		s->dw_pool_off = 1;	/* no thread: dw_open reads it when asked, as before */
+		free_job(a);
+		return 0;
+	}
 	if (jp_pool_push(s->dw_pool, &a)) {
-		if (a->cachefd >= 0)
-			close(a->cachefd);
-		pthread_mutex_destroy(&a->mu);
-		pthread_cond_destroy(&a->cv);
-		free(a);
+		free_job(a);
 		return -ENOMEM;
 	}
 	d->dw_ahead = a;
 	return 0;
+}
+
+int dwarf_read_now(struct sym_session *s, struct sym_dso *d)
+{
+	int rc;
+	struct dw_ahead *a = new_job(s, d, 0, &rc);
+	if (!a)
+		return rc ? rc : 1;
+	read_job(NULL, &a);
+	d->dw_ahead = a;
+	return dwarf_ahead_take(s, d);
 }
 
 int dwarf_ahead_busy(const struct sym_dso *d)

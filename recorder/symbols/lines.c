@@ -169,6 +169,12 @@ static int dw_open_once(struct sym_session *s, struct sym_dso *d)
 		return dwarf_ahead_take(s, d);
 	if (d->dw_tried)
 		return d->dw ? 0 : -ENOENT;
+	/* A separate debug file (libc's, say: its sections compressed) as the read-ahead reads
+	 * it, through the inflated copy of the build-id cache; a DSO no sample hit (only its
+	 * callers' frames) was not read ahead. */
+	int rc = s->o.no_lines ? 1 : dwarf_read_now(s, d);
+	if (rc <= 0)
+		return rc;
 	d->dw_tried = 1;
 	if (sym_dso_find(s, d, NULL) || dso_open(s, d))
 		return -ENOENT;

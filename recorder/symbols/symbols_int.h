@@ -442,6 +442,10 @@ size_t lines_inflate_cached(int rootfd, const struct sym_build_id *bid, int srcf
 /* dw_open for a DSO being read ahead: waits for the worker, adopts its Dwarf (or reports why
  * there is none). 0 or -errno, as dw_open. */
 int dwarf_ahead_take(struct sym_session *s, struct sym_dso *d);
+/* dw_open for a DSO whose DWARF is in a separate debug file, on this thread the way a
+ * read-ahead reads it (its own private handle, the unread sections skipped, inflated through
+ * the build-id cache): 0 or -errno as dw_open; 1 when d has no such file (nothing done). */
+int dwarf_read_now(struct sym_session *s, struct sym_dso *d);
 /* 1 while d's DWARF is being read ahead (it will be ready later without waiting now). */
 int dwarf_ahead_busy(const struct sym_dso *d);
 /* Waits for and frees a read-ahead nobody took. */

@@ -199,4 +199,14 @@ Test(report_unwind, dwarf_inflated_by_libdeflate_and_cached_changes_no_output)
 	rx_ok(&r, "ls '%s/.debug/.jitprof/dwarf' | wc -l", dir);
 	cr_assert_neq(atoi(r.out), 0, "libc's inflated DWARF was not kept in the cache");
 	tu_result_free(&r);
+	/* A DSO read at its first lookup, not ahead (as libc when only its callers' frames are
+	 * sampled): the same handle and cache as the read-ahead, the same output. */
+	rx_ok(&r, "cd '%s' && rm -rf .debug/.jitprof && HOME='%s' DEBUGINFOD_URLS= "
+	      "JITPROF_DWARF_INFLATE=libdw '%s' report -q -i qs.data --collapsed >want.txt && "
+	      "HOME='%s' DEBUGINFOD_URLS= JITPROF_DWARF_AHEAD=0 '%s' report -q -i qs.data "
+	      "--collapsed >now.txt && cmp want.txt now.txt && ls .debug/.jitprof/dwarf | wc -l",
+	      dir, dir, rx_jitprof, dir, rx_jitprof);
+	cr_assert_neq(atoi(r.out), 0, "libc's DWARF read at its first lookup was not inflated "
+		      "into the cache");
+	tu_result_free(&r);
 }
