@@ -118,46 +118,57 @@ static void clean_name(const char *path, char *out, size_t len)
 }
 
 /* 1 if the file the process mapped is no longer at its path (deleted, maybe replaced): its
- * build-id differs from the one read through map_files, or it is gone. */
-static bool file_gone(const struct req *r, const uint8_t *id, size_t id_size)
+ * build-id differs from the one read through map_files, or it is gone. 0 if it is there,
+ * -ENOMEM when reading its id ran out (no answer: "gone" would keep a file that is not). */
+static int file_gone(const struct req *r, const uint8_t *id, size_t id_size)
 {
 	char name[4200], alt[4300];
 	uint8_t got[PD_BUILD_ID_MAX];
 	size_t got_size = 0;
 	clean_name(r->path, name, sizeof(name));
 	if (strcmp(name, r->path))
-		return true;
-	if (rec_read_build_id(name, got, &got_size) && r->pid > 0) {
+		return 1;
+	int rc = rec_read_build_id(name, got, &got_size);
+	if (rc && rc != -ENOMEM && r->pid > 0) {
 		snprintf(alt, sizeof(alt), "/proc/%d/root%s", (int)r->pid, name);
-		rec_read_build_id(alt, got, &got_size);
+		rc = rec_read_build_id(alt, got, &got_size);
 	}
+	if (rc == -ENOMEM)
+		return rc;
 	return got_size != id_size || memcmp(got, id, id_size);
 }
 
-/* --keep-deleted: the mapped file's bytes, read through map_files, into the cache. */
-static void keep_file(struct rec_bid_thread *t, const struct req *r, const char *mf,
-		      const uint8_t *id, size_t id_size)
+/* --keep-deleted: the mapped file's bytes, read through map_files, into the cache. 0 (kept,
+ * or unreadable: the process or its mapping went away), or -ENOMEM: the recording then fails
+ * as for a lost build-id, rather than lack a file it was asked to keep without a word. */
+static int keep_file(struct rec_bid_thread *t, const struct req *r, const char *mf,
+		     const uint8_t *id, size_t id_size)
 {
 	char name[4200];
 	struct stat st;
-	int fd = open(mf, O_RDONLY | O_CLOEXEC);
+	int fd = open(mf, O_RDONLY | O_CLOEXEC), rc = 0;
 	if (fd < 0)
-		return;
+		return 0;
 	void *buf = NULL;
 	if (!fstat(fd, &st) && S_ISREG(st.st_mode) && st.st_size > 0 &&
-	    (uint64_t)st.st_size <= (1ull << 32) && (buf = malloc((size_t)st.st_size))) {
+	    (uint64_t)st.st_size <= (1ull << 32) && !(buf = malloc((size_t)st.st_size)))
+		rc = -ENOMEM;
+	if (buf) {
 		size_t got = 0;
 		ssize_t n = 1;
 		while (got < (size_t)st.st_size && (n = pread(fd, (char *)buf + got,
 							     (size_t)st.st_size - got, (off_t)got)) > 0)
 			got += (size_t)n;
 		clean_name(r->path, name, sizeof(name));
-		if (got == (size_t)st.st_size &&
-		    !rec_cache_save(t->keep_root, name, id, id_size, "elf", buf, got))
+		int saved = got == (size_t)st.st_size ?
+			    rec_cache_save(t->keep_root, name, id, id_size, "elf", buf, got) : -EIO;
+		if (!saved)
 			__atomic_add_fetch(&t->kept, 1, __ATOMIC_RELAXED);
+		rc = saved == -ENOMEM ? saved : 0;
 	}
 	free(buf);
 	close(fd);
+	return rc;
 }
 
 /* One request: the id from the path (or the process's root), else through map_files; and
@@ -183,8 +194,13 @@ static int serve(struct rec_bid_thread *t, struct req *r, struct rec_bid_result 
 	}
 	if (!r->keep_only && rc == -ENOMEM)
 		*nomem = 1;
-	if (t->keep_root && mf[0] && res->size && file_gone(r, res->id, res->size))
-		keep_file(t, r, mf, res->id, res->size);
+	if (t->keep_root && mf[0] && res->size) {
+		int gone = file_gone(r, res->id, res->size);
+		if (gone > 0)
+			gone = keep_file(t, r, mf, res->id, res->size);
+		if (gone == -ENOMEM)
+			*nomem = 1;
+	}
 	return !r->keep_only;
 }
 

@@ -13,6 +13,8 @@ REPORT_CMD_OBJS := $(call objs_of,recorder/cmd/cli.c $(wildcard recorder/cmd/cmd
 UNIT_LIBS_report := $(REPORT_CMD_OBJS) $(REPORT_LIBS) $(BUILD)/librecorder-origins.a \
 	$(BUILD)/librecorder-unwind.a $(BUILD)/librecorder-symbols.a \
 	$(BUILD)/librecorder-perfdata.a $(BUILD)/librecorder-jfr.a $(BUILD)/libsynth.a $(BUILD)/libjitdump.a $(BUILD)/libjp.a $(BUILD)/libsafeio.a
+# test_jvmlog_jfr.c builds its recordings with the JFR reader tests' byte helpers (bb_*)
+UNIT_LIBS_report += $(BUILD)/obj/tests/unit/jfr/build_chunk.o
 
 # The HTML report's JS and CSS are files of their own (recorder/report_views/html/), turned into C
 # arrays at build time with od (coreutils: no xxd needed) and linked into the views archive.

@@ -118,7 +118,7 @@ const char *rp_jvmlog_cut(const struct rp_jvmlog *jl);
 /* NULL, or what was left out of a log so that it reads in linear time: a DOCTYPE declaration
  * (HotSpot writes none), references to entities other than XML's five (not expanded: their
  * '&' read as '?'), attributes of one element past 256; with the byte offset of the first of
- * each. */
+ * each. From a Flight Recording: how many events named no valid compile id (skipped). */
 const char *rp_jvmlog_notes(const struct rp_jvmlog *jl);
 
 /* Joins the log's nmethods to the session's loads of its process: by compile id (checked

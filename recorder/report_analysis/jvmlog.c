@@ -130,11 +130,12 @@ static const char *attr_keep(struct pstate *p, const char *name)
 	return k;
 }
 
-/* The code of a compile id (NULL: no valid id); out of memory, the parse stops. */
+/* The code of a compile id (NULL: no valid id, which the log leaves out where a trap is a
+ * compile-time one); out of memory, the parse stops. */
 static struct rp_jvm_code *code_of(struct pstate *p, int64_t id)
 {
-	struct rp_jvm_code *c = rp_jvmlog_code_of(p->jl, id);
-	p->nomem |= !c && id > 0 && id <= INT32_MAX;
+	struct rp_jvm_code *c;
+	p->nomem |= rp_jvmlog_code_of(p->jl, id, &c) == -ENOMEM;
 	return c;
 }
 

@@ -26,20 +26,22 @@ const char *rp_jvmlog_keep(struct rp_jvmlog *jl, const char *s)
 }
 
 /* The code with this compile id, created on first mention. */
-struct rp_jvm_code *rp_jvmlog_code_of(struct rp_jvmlog *jl, int64_t id)
+int rp_jvmlog_code_of(struct rp_jvmlog *jl, int64_t id, struct rp_jvm_code **out)
 {
 	uint32_t v;
+	*out = NULL;
 	if (id <= 0 || id > INT32_MAX)
-		return NULL;
+		return -EINVAL;
 	if (rp_map_get(&jl->by_id, (uint64_t)id + 1, &v))
-		return &jl->codes[v - 1];
+		return *out = &jl->codes[v - 1], 0;
 	if (jp_grow(&jl->codes, &jl->cap, jl->nr + 1, sizeof(*jl->codes), 256) ||
 	    rp_map_put(&jl->by_id, (uint64_t)id + 1, (uint32_t)jl->nr + 1))
-		return NULL;
+		return -ENOMEM;
 	struct rp_jvm_code *c = &jl->codes[jl->nr++];
 	*c = (struct rp_jvm_code){ .compile_id = (int32_t)id, .level = -1, .osr_bci = -1,
 				   .not_entrant = -1, .trap_bci = -1, .stamp = -1 };
-	return c;
+	*out = c;
+	return 0;
 }
 
 int rp_jvmlog_open(struct rp_jvmlog **out, const char *path, const struct jp_log *log)

@@ -23,9 +23,11 @@ struct rp_jvmlog {
 /* A copy of s the log owns (control characters escaped, as the recording's names are);
  * NULL for NULL or out of memory. */
 const char *rp_jvmlog_keep(struct rp_jvmlog *jl, const char *s);
-/* The code with this compile id, made on first mention; NULL for an id <= 0 or out of
- * memory. */
-struct rp_jvm_code *rp_jvmlog_code_of(struct rp_jvmlog *jl, int64_t id);
+/* The code with this compile id in *out, made on first mention: 0, -EINVAL for an id no code
+ * can have (<= 0 or past int32: the caller skips it, and may count it), -ENOMEM (fatal). *out
+ * is NULL unless 0. The two failures differ so that a damaged id is never read as out of
+ * memory, nor out of memory as a damaged id. */
+int rp_jvmlog_code_of(struct rp_jvmlog *jl, int64_t id, struct rp_jvm_code **out);
 /* A HotSpot compilation log read with libxml2 (jvmlog.c), from an open regular file. */
 int rp_jvmlog_open_xml(struct rp_jvmlog **out, int fd, const char *path,
 		       const struct jp_log *log);

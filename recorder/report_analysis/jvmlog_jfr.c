@@ -8,24 +8,45 @@
  * recompile then replaces it). What the recording cannot say: entry addresses (the join goes
  * by compile id alone), OSR bcis, inlining decisions and broken dependencies (no event has
  * them). Times are seconds since the recording's first chunk, mapped onto the recording's
- * clock by the join like the log's. */
+ * clock by the join like the log's. The file holds events in the order the JVM flushed its
+ * threads' buffers, not in time order: the events are read first, sorted by time, then
+ * applied, so what "the first trap" and "a later trap" mean does not depend on the file. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/grow.h"
 #include "recorder/jfr/jfr.h"
 #include "safeio/safeio.h"
 #include "recorder/report_analysis/jvmlog_int.h"
 
 #define MAX_JFR_BYTES (1ull << 30)	/* a recording of compiles and traps is far smaller */
 
+/* One jdk.Compilation or jdk.Deoptimization event as read, applied once all are in time
+ * order. Absent fields are kept as absent (has_*), so applying does what reading did. */
+struct jfr_rec {
+	int64_t t_ns;		/* the event's start, -1 none (sorted last) */
+	size_t seq;		/* file order: ties keep it, so the sort is stable */
+	int64_t id;		/* compile id as read: checked when applied */
+	int64_t end_ns;		/* a compile's install time (start plus duration) */
+	int64_t level, osr, bci;
+	unsigned has_level : 1, has_osr : 1, has_bci : 1;
+	const char *method, *reason, *action;
+};
+
+struct recs {
+	struct jfr_rec *r;
+	size_t n, cap;
+};
+
 struct from_jfr {
 	struct rp_jvmlog *jl;
 	int64_t base_ns;	/* the first event's time: stamps count from it */
 	int nomem;
-	size_t traps;
+	size_t bad_ids;		/* events with no valid compile id, skipped */
+	struct recs compiles, traps;
 	double *first_trap;	/* per code index: its first trap's stamp, -1 none */
 	uint8_t *osr;		/* per code index: an OSR compile */
 	size_t cap;
@@ -84,67 +105,6 @@ static const char *str_of(struct from_jfr *x, const struct jfr_event *ev, const 
 	return s;
 }
 
-static int on_compile(const struct jfr_event *ev, void *arg)
-{
-	struct from_jfr *x = arg;
-	int64_t id, level, ok = 1, dur = 0;
-	if (jfr_get_int(ev, "compileId", &id))
-		return 0;
-	if (!jfr_get_int(ev, "succeded", &ok) && !ok)	/* sic: the JDK's field name */
-		return 0;
-	struct rp_jvm_code *c = rp_jvmlog_code_of(x->jl, id);
-	int64_t osr = 0;
-	if (!c || facts_for(x, (size_t)(c - x->jl->codes)))
-		return x->nomem = 1, 1;
-	if (!jfr_get_int(ev, "isOsr", &osr))
-		x->osr[c - x->jl->codes] = osr != 0;
-	if (!jfr_get_int(ev, "compileLevel", &level))
-		c->level = (int32_t)level;
-	/* installed when the compile ended: its start plus its duration (in ticks; the
-	 * recording's ticks are nanoseconds on HotSpot, its time is converted already) */
-	int64_t t = jfr_event_time_ns(ev);
-	if (!jfr_get_int(ev, "duration", &dur) && dur > 0 && t >= 0)
-		t += dur;
-	c->stamp = stamp_of(x, t);
-	if (!c->method)
-		c->method = method_of(x, ev);
-	return 0;
-}
-
-static int ends_code(const char *action)
-{
-	return action && (!strcmp(action, "reinterpret") || !strcmp(action, "make_not_entrant") ||
-			  !strcmp(action, "invalidate"));
-}
-
-static int on_trap(const struct jfr_event *ev, void *arg)
-{
-	struct from_jfr *x = arg;
-	int64_t id, bci = -1;
-	if (jfr_get_int(ev, "compileId", &id))
-		return 0;
-	struct rp_jvm_code *c = rp_jvmlog_code_of(x->jl, id);
-	if (!c)
-		return x->nomem = 1, 1;
-	if (c->not_entrant >= 0)	/* the code already ended: later traps are activations */
-		return 0;
-	if (facts_for(x, (size_t)(c - x->jl->codes)))
-		return 1;
-	double *first = &x->first_trap[c - x->jl->codes];
-	if (*first < 0)
-		*first = stamp_of(x, jfr_event_time_ns(ev));
-	x->traps++;
-	c->reason = str_of(x, ev, "reason");
-	c->action = str_of(x, ev, "action");
-	c->trap_method = method_of(x, ev);
-	c->trap_bci = !jfr_get_int(ev, "bci", &bci) ? (int32_t)bci : -1;
-	if (ends_code(c->action)) {
-		c->end = RP_END_DEOPT;
-		c->not_entrant = stamp_of(x, jfr_event_time_ns(ev));
-	}
-	return 0;
-}
-
 /* A trap that only asks for a recompile (maybe_recompile) ends the code when the method is
  * compiled again after it: HotSpot makes the trapping code not entrant once its traps pass
  * the limits, and the new compile is the answer, as the compilation log shows (the trap's
@@ -199,20 +159,150 @@ static void recompiled_after_traps(struct from_jfr *x)
 	free(ix);
 }
 
-static int first_time(const struct jfr_event *ev, void *arg)
-{
-	int64_t *t = arg, ns = jfr_event_time_ns(ev);
-	if (ns >= 0 && (*t < 0 || ns < *t))
-		*t = ns;
-	return 0;
-}
-
 static int pid_of(const struct jfr_event *ev, void *arg)
 {
 	int64_t pid;
 	if (!jfr_get_int(ev, "pid", &pid) && pid > 0 && pid <= UINT32_MAX)
 		*(uint32_t *)arg = (uint32_t)pid;
 	return 1;	/* the first one says it */
+}
+
+/* The next record of rs, numbered in file order; NULL out of memory (said through nomem). */
+static struct jfr_rec *add_rec(struct from_jfr *x, struct recs *rs, const struct jfr_event *ev)
+{
+	if (JP_GROW_FOR(rs->r, rs->cap, rs->n))
+		return x->nomem = 1, NULL;
+	struct jfr_rec *r = &rs->r[rs->n];
+	*r = (struct jfr_rec){ .t_ns = jfr_event_time_ns(ev), .seq = rs->n, .id = -1 };
+	rs->n++;
+	if (jfr_get_int(ev, "compileId", &r->id))
+		r->id = -1;	/* counted as invalid when applied */
+	return r;
+}
+
+static int read_compile(const struct jfr_event *ev, void *arg)
+{
+	struct from_jfr *x = arg;
+	int64_t ok = 1, dur = 0;
+	if (!jfr_get_int(ev, "succeded", &ok) && !ok)	/* sic: the JDK's field name */
+		return 0;	/* a failed compile made no code */
+	struct jfr_rec *r = add_rec(x, &x->compiles, ev);
+	if (!r)
+		return 1;
+	r->has_osr = !jfr_get_int(ev, "isOsr", &r->osr);
+	r->has_level = !jfr_get_int(ev, "compileLevel", &r->level);
+	/* installed when the compile ended: its start plus its duration (in ticks; the
+	 * recording's ticks are nanoseconds on HotSpot, its time is converted already) */
+	r->end_ns = r->t_ns;
+	if (!jfr_get_int(ev, "duration", &dur) && dur > 0 && r->t_ns >= 0)
+		r->end_ns += dur;
+	r->method = method_of(x, ev);
+	return x->nomem;
+}
+
+static int read_trap(const struct jfr_event *ev, void *arg)
+{
+	struct from_jfr *x = arg;
+	struct jfr_rec *r = add_rec(x, &x->traps, ev);
+	if (!r)
+		return 1;
+	r->reason = str_of(x, ev, "reason");
+	r->action = str_of(x, ev, "action");
+	r->method = method_of(x, ev);
+	r->has_bci = !jfr_get_int(ev, "bci", &r->bci);
+	return x->nomem;
+}
+
+/* By time, an event without one last; equal times in file order. */
+static int by_time(const void *pa, const void *pb)
+{
+	const struct jfr_rec *a = pa, *b = pb;
+	uint64_t ta = (uint64_t)a->t_ns, tb = (uint64_t)b->t_ns;	/* -1: the largest */
+	if (ta != tb)
+		return ta < tb ? -1 : 1;
+	return (a->seq > b->seq) - (a->seq < b->seq);
+}
+
+/* The code a record names with room for its facts; NULL when it names none (counted) or out
+ * of memory (nomem). */
+static struct rp_jvm_code *code_of(struct from_jfr *x, const struct jfr_rec *r)
+{
+	struct rp_jvm_code *c;
+	int rc = rp_jvmlog_code_of(x->jl, r->id, &c);
+	if (rc == -EINVAL)
+		x->bad_ids++;
+	else if (rc || facts_for(x, (size_t)(c - x->jl->codes)))
+		x->nomem = 1, c = NULL;
+	return c;
+}
+
+static void apply_compile(struct from_jfr *x, const struct jfr_rec *r)
+{
+	struct rp_jvm_code *c = code_of(x, r);
+	if (!c)
+		return;
+	if (r->has_osr)
+		x->osr[c - x->jl->codes] = r->osr != 0;
+	if (r->has_level)
+		c->level = (int32_t)r->level;
+	c->stamp = stamp_of(x, r->end_ns);
+	if (!c->method)
+		c->method = r->method;
+}
+
+static int ends_code(const char *action)
+{
+	return action && (!strcmp(action, "reinterpret") || !strcmp(action, "make_not_entrant") ||
+			  !strcmp(action, "invalidate"));
+}
+
+/* Traps in time order: each overwrites the why of its code until one ends it. */
+static void apply_trap(struct from_jfr *x, const struct jfr_rec *r)
+{
+	struct rp_jvm_code *c = code_of(x, r);
+	if (!c || c->not_entrant >= 0)	/* the code already ended: later traps are activations */
+		return;
+	double *first = &x->first_trap[c - x->jl->codes];
+	if (*first < 0)
+		*first = stamp_of(x, r->t_ns);
+	c->reason = r->reason;
+	c->action = r->action;
+	c->trap_method = r->method;
+	c->trap_bci = r->has_bci ? (int32_t)r->bci : -1;
+	if (ends_code(c->action)) {
+		c->end = RP_END_DEOPT;
+		c->not_entrant = stamp_of(x, r->t_ns);
+	}
+}
+
+/* The earliest event's time, from which stamps count. */
+static int64_t first_time(const struct recs *a, const struct recs *b)
+{
+	int64_t t = -1;
+	/* sorted: each one's first is its earliest (an event without a time sorts last) */
+	if (a->n && a->r[0].t_ns >= 0)
+		t = a->r[0].t_ns;
+	if (b->n && b->r[0].t_ns >= 0 && (t < 0 || b->r[0].t_ns < t))
+		t = b->r[0].t_ns;
+	return t < 0 ? 0 : t;
+}
+
+/* Reads both kinds of event, then applies them in time order (compiles before traps: a trap
+ * reads nothing a compile sets, and recompiled_after_traps looks at both afterwards). */
+static void read_events(struct from_jfr *x, const struct jfr_file *f)
+{
+	if (jfr_each_event(f, "jdk.Compilation", read_compile, x) ||
+	    jfr_each_event(f, "jdk.Deoptimization", read_trap, x) || x->nomem)
+		return;
+	qsort(x->compiles.r, x->compiles.n, sizeof(*x->compiles.r), by_time);
+	qsort(x->traps.r, x->traps.n, sizeof(*x->traps.r), by_time);
+	x->base_ns = first_time(&x->compiles, &x->traps);
+	for (size_t i = 0; i < x->compiles.n && !x->nomem; i++)
+		apply_compile(x, &x->compiles.r[i]);
+	for (size_t i = 0; i < x->traps.n && !x->nomem; i++)
+		apply_trap(x, &x->traps.r[i]);
+	if (!x->nomem)
+		recompiled_after_traps(x);
 }
 
 int rp_jvmlog_open_jfr(struct rp_jvmlog **out, int fd, const char *path,
@@ -236,12 +326,7 @@ int rp_jvmlog_open_jfr(struct rp_jvmlog **out, int fd, const char *path,
 	x.jl->bytes = len;
 	x.jl->jfr = 1;
 	jfr_each_event(f, "jdk.JVMInformation", pid_of, &x.jl->pid);
-	jfr_each_event(f, "jdk.Compilation", first_time, &x.base_ns);
-	jfr_each_event(f, "jdk.Deoptimization", first_time, &x.base_ns);
-	x.base_ns = x.base_ns < 0 ? 0 : x.base_ns;
-	jfr_each_event(f, "jdk.Compilation", on_compile, &x);
-	jfr_each_event(f, "jdk.Deoptimization", on_trap, &x);
-	recompiled_after_traps(&x);
+	read_events(&x, f);
 	if (x.nomem) {
 		rc = -ENOMEM;
 		goto out;
@@ -253,6 +338,9 @@ int rp_jvmlog_open_jfr(struct rp_jvmlog **out, int fd, const char *path,
 		rc = -ENOENT;
 		goto out;
 	}
+	if (x.bad_ids)
+		snprintf(x.jl->notes, sizeof(x.jl->notes), "%s: %zu events with an invalid compile "
+			 "id skipped", path, x.bad_ids);
 	if (jfr_truncated(f))
 		snprintf(x.jl->cut, sizeof(x.jl->cut), "%s: its last chunk is unfinished or cut "
 			 "short: the chunks before it are read", path);
@@ -264,6 +352,8 @@ out:
 	rp_jvmlog_free(x.jl);
 	free(x.first_trap);
 	free(x.osr);
+	free(x.compiles.r);
+	free(x.traps.r);
 	jfr_close(f);
 	free(bytes);
 	return rc;

@@ -119,7 +119,7 @@ struct rp_prefetch {
 	struct jp_pool *pool;	/* started by the first dump of RP_PREFETCH_MIN_BYTES or more */
 	struct rp_dump **v;	/* each allocated alone: the worker fills it in place */
 	size_t n, cap;
-	int off;		/* no worker could start: do not try again */
+	int off;		/* no worker could start: each dump is indexed in the caller */
 };
 
 static void prefetch_job(void *ctx, void *job)
@@ -128,46 +128,53 @@ static void prefetch_job(void *ctx, void *job)
 	index_dump(*(struct rp_dump **)job);
 }
 
-void rp_prefetch_dump(struct rp_session *s, const char *path, uint32_t pid)
+/* d indexed in the caller and listed. */
+static void index_here(struct rp_prefetch *pf, struct rp_dump *d)
+{
+	index_dump(d);
+	pf->v[pf->n++] = d;
+}
+
+int rp_prefetch_dump(struct rp_session *s, const char *path, uint32_t pid)
 {
 	struct rp_prefetch *pf = s->prefetch;
 	const char *dir;
 	long dl = dir_len(path, &dir);
-	if (dl < 0 || (pf && pf->off))
-		return;
+	if (dl < 0)
+		return 0;
 	for (size_t i = pf ? pf->n : 0; i-- > 0;)	/* the latest first: usually the one */
 		if (same_dump(pf->v[i], dir, (size_t)dl, pid))
-			return;
+			return 0;
 	if (!pf && !(pf = s->prefetch = calloc(1, sizeof(*pf))))
-		return;
+		return -ENOMEM;
 	struct rp_dump *d;
 	if (jp_grow(&pf->v, &pf->cap, pf->n + 1, sizeof(*pf->v), 4) || !(d = calloc(1, sizeof(*d))))
-		return;	/* not prefetched: indexed when the replay needs it */
+		return -ENOMEM;
 	memcpy(d->dir, dir, (size_t)dl);
 	d->pid = pid;
 	d->flags = index_flags(s);
 	d->alt = s->dump_dirs;
 	d->nr_alt = s->nr_dump_dirs;
 	/* A small dump is indexed here and now: starting and joining a thread costs more than
-	 * indexing it (and most of a fuzzing execution of report). */
+	 * indexing it (and most of a fuzzing execution of report). So is every dump once no
+	 * worker could start. */
 	char buf[DUMP_PATH_MAX];
 	struct stat st;
-	if (stat(dump_path(d, buf), &st) || st.st_size < RP_PREFETCH_MIN_BYTES) {
-		index_dump(d);
-		pf->v[pf->n++] = d;
-		return;
-	}
-	if (!pf->pool && jp_pool_new_worker(&pf->pool, sizeof(struct rp_dump *), prefetch_job, NULL)) {
+	if (pf->off || stat(dump_path(d, buf), &st) || st.st_size < RP_PREFETCH_MIN_BYTES)
+		return index_here(pf, d), 0;
+	int rc = pf->pool ? 0 : jp_pool_new_worker(&pf->pool, sizeof(struct rp_dump *),
+						   prefetch_job, NULL);
+	if (rc && rc != -ENOMEM) {	/* no thread: the work is the caller's */
 		pf->pool = NULL;
 		pf->off = 1;
-		free(d);
-		return;
+		return index_here(pf, d), 0;
 	}
-	if (jp_pool_push(pf->pool, &d)) {
+	if (rc || (rc = jp_pool_push(pf->pool, &d))) {
 		free(d);
-		return;
+		return rc;
 	}
 	pf->v[pf->n++] = d;
+	return 0;
 }
 
 /* Waits for the worker; the indexed dumps move to d. 0, or -ENOMEM (d left empty). */
@@ -280,21 +287,22 @@ int rp_dumps_set_dirs(struct rp_session *s, struct sym_session *ss)
 
 /* During the replay, for the unwinder (unwound.c): the index of the dump holding the load of
  * a jitted ELF's path in process pid, and that load's entry; the worker waited for (once:
- * a stack copy needs the dump now, not after the replay). NULL when there is none. */
-const struct jd_index *rp_prefetch_index(struct rp_session *s, const char *path, uint32_t pid,
-					 const struct jd_load_entry **entry)
+ * a stack copy needs the dump now, not after the replay). */
+int rp_prefetch_index(struct rp_session *s, const char *path, uint32_t pid,
+		      const struct jd_index **x, const struct jd_load_entry **entry)
 {
 	uint64_t code_index = 0;
 	const char *dir;
 	long dl = dir_len(path, &dir);
 
+	*x = NULL;
 	*entry = NULL;
 	if (dl < 0 || !rp_is_jitted_name(path, NULL, &code_index))
-		return NULL;
-	rp_prefetch_dump(s, path, pid);
+		return 0;
+	int rc = rp_prefetch_dump(s, path, pid);
 	struct rp_prefetch *pf = s->prefetch;
-	if (!pf)
-		return NULL;
+	if (rc)
+		return rc;
 	if (pf->pool) {
 		jp_pool_finish(pf->pool);
 		pf->pool = NULL;
@@ -305,7 +313,8 @@ const struct jd_index *rp_prefetch_index(struct rp_session *s, const char *path,
 			continue;
 		uint32_t v = d->x ? rp_idxmap_get(&d->by_index, code_index) : 0;
 		*entry = v ? jd_index_load(d->x, v - 1) : NULL;
-		return d->x;
+		*x = d->x;
+		return 0;
 	}
-	return NULL;
+	return 0;	/* not reached: rp_prefetch_dump listed it */
 }

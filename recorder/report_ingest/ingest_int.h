@@ -191,7 +191,7 @@ int rp_ingest_loads(struct rp_session *s, struct sym_session *ss, const struct r
 		    const struct rp_promote *pr, const struct rp_ingest_opts *o);
 /* dumps.c: the jitdumps beside the jitted ELFs, one per (directory, pid).
  * rp_prefetch_dump starts indexing the one of a jitted ELF's path on a worker, during the
- * replay; rp_dumps_take waits for them and takes them over (rp_ingest_loads; 0 or
+ * replay (0, or -ENOMEM: not listed, the replay's caller stops); rp_dumps_take waits for them and takes them over (rp_ingest_loads; 0 or
  * -ENOMEM), and rp_prefetch_end waits for and drops what was not taken. rp_dumps_entry is the dump entry
  * of the load mapped from a jitted ELF's path in process pid (the dump indexed now if no
  * worker did), or NULL; rp_dumps_warn_unread names once each dump that could not be read. */
@@ -206,7 +206,7 @@ struct rp_dumps {
 /* Each source's RP_ARCHIVE_DUMPS directory that exists into s->dump_dirs. 0 or -ENOMEM. */
 int rp_dumps_set_dirs(struct rp_session *s, struct sym_session *ss);
 struct jd_load_entry;
-void rp_prefetch_dump(struct rp_session *s, const char *jitted_path, uint32_t pid);
+int rp_prefetch_dump(struct rp_session *s, const char *jitted_path, uint32_t pid);
 int rp_dumps_take(struct rp_session *s, struct rp_dumps *d);
 void rp_prefetch_end(struct rp_session *s);
 const struct jd_load_entry *rp_dumps_entry(struct rp_dumps *d, const char *jitted_path,
@@ -220,8 +220,11 @@ struct jd_ext_method;
 int rp_interp_resolve(const struct jd_index *x, uint64_t method, uint64_t bcp,
 		      uint64_t bcp_slot, uint64_t time, const struct jd_ext_method **m,
 		      uint32_t *bci, uint32_t *line);
-const struct jd_index *rp_prefetch_index(struct rp_session *s, const char *jitted_path,
-					 uint32_t pid, const struct jd_load_entry **entry);
+/* During the replay: the index of the dump of a jitted ELF's path in process pid (*x NULL:
+ * none, the dump unread or not a jitted name) and the entry of its load (NULL: none). 0, or
+ * -ENOMEM, never read as "no dump". */
+int rp_prefetch_index(struct rp_session *s, const char *jitted_path, uint32_t pid,
+		      const struct jd_index **x, const struct jd_load_entry **entry);
 void rp_dumps_free(struct rp_dumps *d);
 
 /* unwound.c's state: each DSO's CFI (NULL: none) and how the walks ended. */

@@ -89,7 +89,7 @@ static void pending_with_ends(struct ingest *in, const struct pd_mmap *m, struct
 			in->load_src[pm->load - 1].map_time = time;
 		}
 	} else {
-		rp_prefetch_dump(in->s, m->filename, m->pid);
+		jp_nomem_check(rp_prefetch_dump(in->s, m->filename, m->pid), "a jitdump's index");
 	}
 	in->end_time = time;
 	rp_live_claim(&in->live, m->pid, m->start, m->len, id, end_pending, in);
@@ -143,7 +143,7 @@ void rp_ingest_on_mmap(struct ingest *in, const struct pd_event *ev, struct sym_
 		return;
 	}
 	/* its dump is indexed meanwhile, for rp_ingest_loads */
-	rp_prefetch_dump(s, m->filename, m->pid);
+	jp_nomem_check(rp_prefetch_dump(s, m->filename, m->pid), "a jitdump's index");
 	uint32_t idx = path ? add_load(in, path, m->pid, m->start, m->len, time, time) : 0;
 	/* An earlier load at an overlapping address in this process ends here. */
 	in->end_time = time;

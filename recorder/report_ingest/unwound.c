@@ -82,7 +82,10 @@ static struct unw_cfi *cfi_of(struct ingest *in, struct sym_dso *d, const struct
 static int jitted(struct walk_ctx *w, struct sym_dso *d, uint64_t pc, struct unw_module *m)
 {
 	const struct jd_load_entry *e;
-	const struct jd_index *x = rp_prefetch_index(w->in->s, sym_dso_long_name(d), w->pid, &e);
+	const struct jd_index *x;
+	int rc = rp_prefetch_index(w->in->s, sym_dso_long_name(d), w->pid, &x, &e);
+	if (rc)
+		return rc;	/* -ENOMEM: the walk stops, the report with it */
 	const struct jd_ext_vm *vm = x ? jd_index_vm(x) : NULL;
 
 	if (!vm || vm->kind != JD_VM_HOTSPOT_X86_64) {

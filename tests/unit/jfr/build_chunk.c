@@ -175,32 +175,45 @@ static void deopt(struct bbuf *out, uint64_t ticks, int32_t id, int second)
 	bb_event(out, &e);
 }
 
-void build_test_chunk(struct bbuf *out)
+#define SIZE_AT 8	/* the chunk's size, then the checkpoint's and metadata's offsets */
+
+void bb_chunk_begin(struct bbuf *b, uint64_t start_ns, uint64_t dur_ns, uint64_t start_ticks,
+		    uint64_t ticks_per_s)
 {
-	struct bbuf *b = out;
 	b->n = 0;
 	bb_bytes(b, "FLR", 4);
 	bb_be(b, 2, 2);
 	bb_be(b, 1, 2);
-	size_t fix = b->n;	/* size, cp and metadata positions: patched below */
 	bb_be(b, 0, 8);
 	bb_be(b, 0, 8);
 	bb_be(b, 0, 8);
-	bb_be(b, 1700000000000000000ull, 8);	/* start, ns since the epoch */
-	bb_be(b, 5000000000ull, 8);		/* duration */
-	bb_be(b, 1000000, 8);			/* start ticks */
-	bb_be(b, 1000, 8);			/* ticks per second */
-	bb_be(b, 3, 4);				/* compressed ints, final chunk */
+	bb_be(b, start_ns, 8);
+	bb_be(b, dur_ns, 8);
+	bb_be(b, start_ticks, 8);
+	bb_be(b, ticks_per_s, 8);
+	bb_be(b, 3, 4);		/* compressed ints, final chunk */
+}
+
+void bb_chunk_end(struct bbuf *b, size_t cp, size_t meta)
+{
+	size_t end = b->n;
+	b->n = SIZE_AT;
+	bb_be(b, end, 8);
+	bb_be(b, cp, 8);
+	bb_be(b, meta, 8);
+	b->n = end;
+}
+
+void build_test_chunk(struct bbuf *out)
+{
+	struct bbuf *b = out;
+	/* 1000 ticks a second from tick 1000000 */
+	bb_chunk_begin(b, 1700000000000000000ull, 5000000000ull, 1000000, 1000);
 	deopt(b, 1000000 + 2000, 7, 0);
 	size_t cp = b->n;
 	checkpoint(b);
 	deopt(b, 1000000 + 3500, -1, 1);
 	size_t meta = b->n;
 	metadata(b);
-	size_t end = b->n;
-	b->n = fix;
-	bb_be(b, end, 8);
-	bb_be(b, cp, 8);
-	bb_be(b, meta, 8);
-	b->n = end;
+	bb_chunk_end(b, cp, meta);
 }

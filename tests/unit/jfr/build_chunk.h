@@ -19,6 +19,13 @@ void bb_bytes(struct bbuf *b, const void *p, size_t n);
 /* Wraps payload as an event: its size (counting itself) first. */
 void bb_event(struct bbuf *out, const struct bbuf *payload);
 
+/* A chunk's header (format 2.1, compressed integers, final) into the emptied b: start in ns
+ * since the epoch, duration, start ticks, ticks per second. Its size and the checkpoint's and
+ * metadata's offsets are left for bb_chunk_end, when b holds the whole chunk. */
+void bb_chunk_begin(struct bbuf *b, uint64_t start_ns, uint64_t dur_ns, uint64_t start_ticks,
+		    uint64_t ticks_per_s);
+void bb_chunk_end(struct bbuf *b, size_t cp, size_t meta);
+
 /* The test chunk: classes long(20) int(21) java.lang.String(22) Symbol(30){string}
  * Method(31){name: Symbol cp, line: int} Deopt(100, "test.Deopt"){startTime long,
  * compileId int, tags int[], method Method cp, reason String, note String cp}; a pool with

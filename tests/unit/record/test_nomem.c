@@ -1,16 +1,21 @@
 /* test_nomem.c - record's out-of-memory paths (tests/lib/failnext.h): every allocation of
  * listing a process's threads and of the build-id thread's request, read and result fails
- * in turn; each run gives the whole answer or -ENOMEM, never a thread list cut short or a
- * build-id dropped. */
+ * in turn, and those of keeping a deleted mapped file (--keep-deleted); each run gives the
+ * whole answer or -ENOMEM, never a thread list cut short, a build-id or a kept file dropped. */
 #include <criterion/criterion.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "recorder/record/record_int.h"
 #include "tests/lib/failnext.h"
+#include "tests/lib/testutil.h"
 
 #define NR_THREADS 40	/* past the list's first 16 slots: it must grow */
 
@@ -106,4 +111,68 @@ Test(record_nomem, build_id_result_or_enomem)
 			     "no error", k, total);
 		cr_assert_arr_eq(res.id, want.id, want.size);
 	}
+}
+
+/* --keep-deleted on a file this process maps and then deletes (the kernel gave its id: only
+ * the keeping is asked for): kept, else -ENOMEM from rec_bid_error; the returned count of
+ * files kept in *kept. */
+static int keep_deleted(const char *cache, const char *path, void *map, size_t len,
+			unsigned long fail, size_t *kept)
+{
+	static const uint8_t id[20] = { 0xde, 0xad, 0xbe, 0xef };
+	char name[4200];
+	struct rec_bid_thread *t;
+	snprintf(name, sizeof(name), "%s (deleted)", path);
+	cr_assert_eq(rec_bid_start(&t, cache), 0);
+	tu_failnext_arm(fail);
+	int rc = rec_bid_request_map(t, name, getpid(), (uintptr_t)map, (uintptr_t)map + len, id,
+				     sizeof(id));
+	rec_bid_stop(t);
+	tu_failnext_disarm(NULL);
+	*kept = rec_bid_kept(t);
+	int err = rec_bid_error(t);
+	rec_bid_free(t);
+	return rc ? rc : err;
+}
+
+Test(record_nomem, deleted_file_kept_or_enomem)
+{
+	if (!tu_failnext_works())
+		cr_skip_test("a sanitizer's allocator is interposed: no allocation can be failed");
+	char *dir = tu_tmpdir("keepdel"), path[4200], cache[4200];
+	snprintf(path, sizeof(path), "%s/victim.so", dir);
+	snprintf(cache, sizeof(cache), "%s/cache", dir);
+	cr_assert_eq(mkdir(cache, 0755), 0);
+	static char bytes[8192];
+	memset(bytes, 0x5a, sizeof(bytes));
+	cr_assert_eq(tu_write_file(path, bytes, sizeof(bytes)), 0);
+	int fd = open(path, O_RDONLY);
+	cr_assert_geq(fd, 0);
+	void *map = mmap(NULL, sizeof(bytes), PROT_READ, MAP_PRIVATE, fd, 0);
+	cr_assert_neq(map, MAP_FAILED);
+	close(fd);
+	cr_assert_eq(unlink(path), 0);
+	size_t kept;
+	cr_assert_eq(keep_deleted(cache, path, map, sizeof(bytes), 0, &kept), 0);
+	if (kept != 1) {	/* map_files needs CAP_CHECKPOINT_RESTORE (or CAP_SYS_ADMIN) */
+		munmap(map, sizeof(bytes));
+		tu_rmtree(dir);
+		free(dir);
+		cr_skip_test("/proc/self/map_files cannot be read here: nothing is kept");
+	}
+	tu_failnext_arm(0);
+	keep_deleted(cache, path, map, sizeof(bytes), 0, &kept);
+	unsigned long total = tu_failnext_disarm(NULL);
+	for (unsigned long k = 1; k <= total; k++) {
+		int rc = keep_deleted(cache, path, map, sizeof(bytes), k, &kept);
+		if (rc) {
+			cr_assert_eq(rc, -ENOMEM, "allocation %lu: %d", k, rc);
+			continue;	/* the recording is not written, and says why */
+		}
+		cr_assert_eq(kept, 1, "allocation %lu of %lu failed: the deleted file not kept, "
+			     "no error", k, total);
+	}
+	munmap(map, sizeof(bytes));
+	tu_rmtree(dir);
+	free(dir);
 }
