@@ -86,6 +86,12 @@ int rec_bid_request_map(struct rec_bid_thread *t, const char *path, pid_t pid, u
 			uint64_t end, const uint8_t *id, size_t id_size);
 /* Deleted files whose contents went to the cache so far. */
 size_t rec_bid_kept(struct rec_bid_thread *t);
+/* Those that could not be kept so far, moved into *out (out->first is then the caller's). */
+void rec_bid_not_kept(struct rec_bid_thread *t, struct rec_not_kept *out);
+/* A deleted file over max bytes is not kept (REC_KEEP_MAX unless set before any request:
+ * tests set less). */
+#define REC_KEEP_MAX (1ull << 32)
+void rec_bid_set_keep_max(struct rec_bid_thread *t, uint64_t max);
 /* Takes up to max finished results; returns their number. */
 size_t rec_bid_poll(struct rec_bid_thread *t, struct rec_bid_result *out, size_t max);
 /* 0, or -ENOMEM once a result was lost for want of memory (the recording is not written). */

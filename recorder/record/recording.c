@@ -302,6 +302,7 @@ static int finish_build_ids(struct session *s)
 
 	rec_bid_stop(s->sc.bids);
 	s->st->kept_deleted = rec_bid_kept(s->sc.bids);
+	rec_bid_not_kept(s->sc.bids, &s->st->not_kept);
 	err = take_build_ids(s);
 	rec_hits_finish(s->sc.hits);
 	for (size_t i = 0; i < rec_hits_nr_dsos(s->sc.hits) && !err && !s->sc.pipe; i++) {
