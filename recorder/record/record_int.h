@@ -120,10 +120,12 @@ size_t rec_hits_probes(const struct rec_hits *h);
 struct rec_dso *rec_hits_dso(struct rec_hits *h, const char *name, uint16_t cpumode);
 int rec_hits_mmap(struct rec_hits *h, uint32_t pid, uint64_t start, uint64_t len,
 		  struct rec_dso *d);
-void rec_hits_fork(struct rec_hits *h, uint32_t pid, uint32_t ppid);
+int rec_hits_fork(struct rec_hits *h, uint32_t pid, uint32_t ppid);	/* 0 or -ENOMEM */
 void rec_hits_exec(struct rec_hits *h, uint32_t pid);
-/* Marks the DSO at ip hit and returns it (NULL: not mapped yet, looked up again at finish). */
+/* Marks the DSO at ip hit and returns it (NULL: not mapped yet, looked up again at finish;
+ * or out of memory, which rec_hits_nomem then says: the recording would lack its build-id). */
 struct rec_dso *rec_hits_sample(struct rec_hits *h, uint32_t pid, uint64_t ip, uint16_t cpumode);
+bool rec_hits_nomem(const struct rec_hits *h);
 void rec_hits_finish(struct rec_hits *h);
 size_t rec_hits_nr_dsos(const struct rec_hits *h);
 struct rec_dso *rec_hits_dso_at(struct rec_hits *h, size_t i);
@@ -175,7 +177,7 @@ int rec_synth_all(struct rec_synth_ctx *c);
 /* Threads of pid from /proc/<pid>/task (malloc'd array, all of them): 0, -ENOMEM, or -errno
  * (-ESRCH: none). */
 int rec_list_threads(pid_t pid, pid_t **tids, size_t *n);
-/* Feeds one MMAP2/MMAP the recorder saw into hits and the build-id machinery. */
-void rec_note_mmap(struct rec_synth_ctx *c, const struct pd_mmap *m, uint16_t misc);
+/* Feeds one MMAP2/MMAP the recorder saw into hits and the build-id machinery: 0 or -ENOMEM. */
+int rec_note_mmap(struct rec_synth_ctx *c, const struct pd_mmap *m, uint16_t misc);
 
 #endif
