@@ -141,6 +141,30 @@ static int run(struct rec_opts *o, struct rec_stats *st)
 	return err;
 }
 
+/* --keep-deleted's files that are not in the cache: a warning (the recording is whole, but
+ * a report cannot name their samples), counted by why, the first named. */
+static void say_not_kept(const struct rec_not_kept *nk)
+{
+	const struct { uint64_t n; const char *what; } by[] = {
+		{ nk->unreadable, "unreadable" }, { nk->too_big, "over the size limit" },
+		{ nk->no_build_id, "without a build-id" },
+		{ nk->cache_error, "not written to the cache" },
+	};
+	char list[256] = "";
+	uint64_t all = 0;
+	for (size_t i = 0; i < sizeof(by) / sizeof(by[0]); i++) {
+		if (!by[i].n)
+			continue;
+		size_t l = strlen(list);
+		snprintf(list + l, sizeof(list) - l, "%s%llu %s", l ? ", " : "",
+			 (unsigned long long)by[i].n, by[i].what);
+		all += by[i].n;
+	}
+	if (all)
+		cli_warn("%llu deleted mapped file(s) not kept: %s; the first, %s",
+			 (unsigned long long)all, list, nk->first ? nk->first : "?");
+}
+
 /* What the recording came to, said: its summary and warnings, or why it failed. Returns the
  * command's exit status. */
 static int say_result(const struct rec_opts *o, const struct rec_stats *s, int err, int logged)
@@ -180,6 +204,7 @@ static int say_result(const struct rec_opts *o, const struct rec_stats *s, int e
 	if (s->kept_deleted)
 		cli_info("%llu deleted mapped file(s) kept in %s", (unsigned long long)s->kept_deleted,
 			 o->buildid_dir);
+	say_not_kept(&s->not_kept);
 	if (s->late_dsos)
 		cli_warn("pipe: %llu DSO(s) sampled before their build-id could be read (held up to "
 			 "%d ms): a reader meets those samples first", (unsigned long long)s->late_dsos,
@@ -214,7 +239,7 @@ int cmd_record(int argc, char **argv)
 		.clockid = 1, .orig_argc = argc, .orig_argv = (const char *const *)argv };
 	char cache[4096], events[1024] = "";
 	bool no_cache = false;
-	struct rec_stats st;
+	struct rec_stats st = { 0 };	/* freed below even when the recording never started */
 	uint64_t v;
 	int c, err, logged = 0;
 
@@ -328,5 +353,6 @@ int cmd_record(int argc, char **argv)
 	free(cl);
 	err = say_result(&o, &st, err, logged);
 	free(st.event_name);
+	free(st.not_kept.first);
 	return err;
 }

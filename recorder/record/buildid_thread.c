@@ -7,6 +7,8 @@
 #include <fcntl.h>
 #include <gelf.h>
 #include <pthread.h>
+#include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +18,7 @@
 #include "lib/buildid.h"
 #include "lib/grow.h"
 #include "recorder/record/record_int.h"
+#include "safeio/safeio.h"
 
 /* The id into id/size: 0, -ENOENT, or -ENOMEM (libelf ran out reading the notes). */
 static int elf_id(Elf *elf, uint8_t id[PD_BUILD_ID_MAX], size_t *size)
@@ -102,18 +105,26 @@ struct rec_bid_thread {
 	size_t rn, rcap;
 	bool stop;
 	const char *keep_root;		/* --keep-deleted: the build-id cache */
+	uint64_t keep_max;		/* ... and the largest file kept */
 	size_t kept;
+	struct rec_not_kept nk;		/* ... and those not kept */
 	int err;			/* -ENOMEM: a result could not be posted */
 };
 
 static const char deleted_tag[] = " (deleted)";
 
+static bool tagged_deleted(const char *path)
+{
+	size_t n = strlen(path), t = sizeof(deleted_tag) - 1;
+	return n > t && !strcmp(path + n - t, deleted_tag);
+}
+
 /* The recorded name without the " (deleted)" /proc/PID/maps appends. */
 static void clean_name(const char *path, char *out, size_t len)
 {
-	size_t n = strlen(path), t = sizeof(deleted_tag) - 1;
-	if (n > t && !strcmp(path + n - t, deleted_tag))
-		n -= t;
+	size_t n = strlen(path);
+	if (tagged_deleted(path))
+		n -= sizeof(deleted_tag) - 1;
 	snprintf(out, len, "%.*s", (int)n, path);
 }
 
@@ -138,37 +149,96 @@ static int file_gone(const struct req *r, const uint8_t *id, size_t id_size)
 	return got_size != id_size || memcmp(got, id, id_size);
 }
 
+/* A deleted file not kept: counted under *count (one of t->nk's), the first one named with
+ * why. 0, or -ENOMEM when that could not be held (the recording then fails: a file it was
+ * asked to keep would be missing without a word). Only the worker writes nk.first. */
+static int not_kept(struct rec_bid_thread *t, const struct req *r, uint64_t *count,
+		    const char *fmt, ...)
+{
+	char name[4200], *why = NULL, *first = NULL;
+	va_list ap;
+
+	pthread_mutex_lock(&t->mu);
+	++*count;
+	pthread_mutex_unlock(&t->mu);
+	if (t->nk.first)
+		return 0;
+	va_start(ap, fmt);
+	int n = vasprintf(&why, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return -ENOMEM;
+	clean_name(r->path, name, sizeof(name));
+	if (asprintf(&first, "%s: %s", name, why) < 0) {
+		free(why);
+		return -ENOMEM;
+	}
+	free(why);
+	pthread_mutex_lock(&t->mu);
+	t->nk.first = first;
+	pthread_mutex_unlock(&t->mu);
+	return 0;
+}
+
 /* --keep-deleted: the mapped file's bytes, read through map_files, into the cache. 0 (kept,
- * or unreadable: the process or its mapping went away), or -ENOMEM: the recording then fails
- * as for a lost build-id, rather than lack a file it was asked to keep without a word. */
+ * or counted in t->nk with why not), or -ENOMEM: the recording then fails as for a lost
+ * build-id, rather than lack a file it was asked to keep without a word. */
 static int keep_file(struct rec_bid_thread *t, const struct req *r, const char *mf,
 		     const uint8_t *id, size_t id_size)
 {
 	char name[4200];
 	struct stat st;
-	int fd = open(mf, O_RDONLY | O_CLOEXEC), rc = 0;
-	if (fd < 0)
-		return 0;
 	void *buf = NULL;
-	if (!fstat(fd, &st) && S_ISREG(st.st_mode) && st.st_size > 0 &&
-	    (uint64_t)st.st_size <= (1ull << 32) && !(buf = malloc((size_t)st.st_size)))
-		rc = -ENOMEM;
-	if (buf) {
-		size_t got = 0;
-		ssize_t n = 1;
-		while (got < (size_t)st.st_size && (n = pread(fd, (char *)buf + got,
-							     (size_t)st.st_size - got, (off_t)got)) > 0)
-			got += (size_t)n;
-		clean_name(r->path, name, sizeof(name));
-		int saved = got == (size_t)st.st_size ?
-			    rec_cache_save(t->keep_root, name, id, id_size, "elf", buf, got) : -EIO;
-		if (!saved)
-			__atomic_add_fetch(&t->kept, 1, __ATOMIC_RELAXED);
-		rc = saved == -ENOMEM ? saved : 0;
+	int rc, fd = open(mf, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return not_kept(t, r, &t->nk.unreadable, "%s: %s", mf, strerror(errno));
+	const char *bad = fstat(fd, &st) ? strerror(errno) : !S_ISREG(st.st_mode) ?
+			  "not a regular file" : st.st_size <= 0 ? "empty" : NULL;
+	if (bad) {
+		rc = not_kept(t, r, &t->nk.unreadable, "%s: %s", mf, bad);
+		goto out;
 	}
+	if ((uint64_t)st.st_size > t->keep_max) {
+		rc = not_kept(t, r, &t->nk.too_big, "%llu bytes, over the limit of %llu",
+			      (unsigned long long)st.st_size, (unsigned long long)t->keep_max);
+		goto out;
+	}
+	size_t len = (size_t)st.st_size, got = 0;
+	ssize_t n = 1;
+	if (!(buf = malloc(len))) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	while (got < len && (n = pread(fd, (char *)buf + got, len - got, (off_t)got)) > 0)
+		got += (size_t)n;
+	if (got < len) {
+		rc = not_kept(t, r, &t->nk.unreadable, "%s: read %zu of %zu bytes (%s)", mf, got,
+			      len, n < 0 ? strerror(errno) : "end of file");
+		goto out;
+	}
+	clean_name(r->path, name, sizeof(name));
+	rc = rec_cache_save(t->keep_root, name, id, id_size, "elf", buf, len);
+	if (!rc)
+		__atomic_add_fetch(&t->kept, 1, __ATOMIC_RELAXED);
+	else if (rc != -ENOMEM)
+		rc = not_kept(t, r, &t->nk.cache_error, "not written to the cache %s: %s",
+			      t->keep_root, sio_strerror(rc));
+out:
 	free(buf);
 	close(fd);
 	return rc;
+}
+
+/* A file the maps call deleted whose build-id could not be read (rc): the cache files by
+ * build-id, so it cannot be kept. Said as unreadable when map_files cannot be opened. */
+static int no_id(struct rec_bid_thread *t, const struct req *r, const char *mf, int rc)
+{
+	int fd = open(mf, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return not_kept(t, r, &t->nk.unreadable, "%s: %s", mf, strerror(errno));
+	close(fd);
+	return not_kept(t, r, &t->nk.no_build_id, "no build-id read from it (%s)",
+			rc == -ENOENT ? "no note" : strerror(-rc));
 }
 
 /* One request: the id from the path (or the process's root), else through map_files; and
@@ -192,12 +262,16 @@ static int serve(struct rec_bid_thread *t, struct req *r, struct rec_bid_result 
 		if ((rc = rec_read_build_id(alt, res->id, &res->size)) && rc != -ENOMEM && mf[0])
 			rc = rec_read_build_id(mf, res->id, &res->size);	/* deleted */
 	}
-	if (!r->keep_only && rc == -ENOMEM)
+	if (rc == -ENOMEM) {
 		*nomem = 1;
-	if (t->keep_root && mf[0] && res->size) {
-		int gone = file_gone(r, res->id, res->size);
+		return 1;
+	}
+	if (t->keep_root && mf[0]) {
+		int gone = res->size ? file_gone(r, res->id, res->size) : 0;
 		if (gone > 0)
 			gone = keep_file(t, r, mf, res->id, res->size);
+		else if (!res->size && tagged_deleted(r->path))
+			gone = no_id(t, r, mf, rc);
 		if (gone == -ENOMEM)
 			*nomem = 1;
 	}
@@ -246,6 +320,7 @@ int rec_bid_start(struct rec_bid_thread **out, const char *keep_root)
 	if (!t)
 		return -ENOMEM;
 	t->keep_root = keep_root;
+	t->keep_max = REC_KEEP_MAX;
 	pthread_mutex_init(&t->mu, NULL);
 	pthread_cond_init(&t->cv, NULL);
 	elf_version(EV_CURRENT);
@@ -261,6 +336,19 @@ int rec_bid_start(struct rec_bid_thread **out, const char *keep_root)
 size_t rec_bid_kept(struct rec_bid_thread *t)
 {
 	return __atomic_load_n(&t->kept, __ATOMIC_RELAXED);
+}
+
+void rec_bid_set_keep_max(struct rec_bid_thread *t, uint64_t max)
+{
+	t->keep_max = max;
+}
+
+void rec_bid_not_kept(struct rec_bid_thread *t, struct rec_not_kept *out)
+{
+	pthread_mutex_lock(&t->mu);
+	*out = t->nk;
+	t->nk.first = NULL;
+	pthread_mutex_unlock(&t->mu);
 }
 
 int rec_bid_request(struct rec_bid_thread *t, const char *path, pid_t pid)
@@ -345,6 +433,7 @@ void rec_bid_free(struct rec_bid_thread *t)
 		free(t->res[i].path);
 	free(t->q);
 	free(t->res);
+	free(t->nk.first);
 	pthread_mutex_destroy(&t->mu);
 	pthread_cond_destroy(&t->cv);
 	free(t);

@@ -37,6 +37,7 @@ struct rec_hits {
 	size_t probes;		/* slots find_proc passed over (the flooding test) */
 	struct miss *misses;
 	size_t nmiss, capmiss;
+	bool nomem;		/* a miss could not be kept: its DSO might not be marked hit */
 };
 
 #define KERNEL_PID 0xffffffffu
@@ -168,15 +169,17 @@ int rec_hits_mmap(struct rec_hits *h, uint32_t pid, uint64_t start, uint64_t len
 	return 0;
 }
 
-void rec_hits_fork(struct rec_hits *h, uint32_t pid, uint32_t ppid)
+int rec_hits_fork(struct rec_hits *h, uint32_t pid, uint32_t ppid)
 {
 	struct proc *p;
 
 	if (pid == ppid)
-		return;	/* a new thread: same process */
+		return 0;	/* a new thread: same process */
 	p = find_proc(h, pid, true);
-	if (p)
-		p->ppid = ppid;
+	if (!p)
+		return -ENOMEM;	/* the child's samples in its parent's maps would go unseen */
+	p->ppid = ppid;
+	return 0;
 }
 
 void rec_hits_exec(struct rec_hits *h, uint32_t pid)
@@ -249,8 +252,10 @@ struct rec_dso *rec_hits_sample(struct rec_hits *h, uint32_t pid, uint64_t ip, u
 	struct rec_dso *d = resolve(h, pid, ip, cpumode);
 	if (d || h->nmiss >= MAX_MISSES)
 		return d;
-	if (jp_grow(&h->misses, &h->capmiss, h->nmiss + 1, sizeof(*h->misses), 256))
+	if (jp_grow(&h->misses, &h->capmiss, h->nmiss + 1, sizeof(*h->misses), 256)) {
+		h->nomem = true;
 		return NULL;
+	}
 	h->misses[h->nmiss++] = (struct miss){ pid, cpumode, ip };
 	return NULL;
 }
@@ -260,6 +265,11 @@ void rec_hits_finish(struct rec_hits *h)
 	for (size_t i = 0; i < h->nmiss; i++)
 		resolve(h, h->misses[i].pid, h->misses[i].ip, h->misses[i].cpumode);
 	h->nmiss = 0;
+}
+
+bool rec_hits_nomem(const struct rec_hits *h)
+{
+	return h->nomem;
 }
 
 size_t rec_hits_probes(const struct rec_hits *h)

@@ -24,18 +24,20 @@ static bool is_anon_name(const char *name)
 	       !strncmp(name, "/anon_hugepage", 14) || !strncmp(name, "/SYSV", 5);
 }
 
-void rec_note_mmap(struct rec_synth_ctx *c, const struct pd_mmap *m, uint16_t misc)
+int rec_note_mmap(struct rec_synth_ctx *c, const struct pd_mmap *m, uint16_t misc)
 {
 	uint16_t cpumode = misc & PERF_RECORD_MISC_CPUMODE_MASK;
 	bool exec = m->is_mmap2 ? (m->prot & PROT_EXEC) : !(misc & PERF_RECORD_MISC_MMAP_DATA);
 	struct rec_dso *d;
+	int err;
 
 	if (!exec || !m->filename)
-		return;
+		return 0;
+	/* Out of memory here the DSO's samples would go unattributed and its build-id unread:
+	 * a recording without the ids its samples need, so the recording fails. */
 	d = rec_hits_dso(c->hits, m->filename, cpumode);
-	if (!d)
-		return;
-	rec_hits_mmap(c->hits, m->pid, m->start, m->len, d);
+	if (!d || (err = rec_hits_mmap(c->hits, m->pid, m->start, m->len, d)))
+		return -ENOMEM;
 	bool file = m->filename[0] == '/' && !is_anon_name(m->filename);
 	if (m->has_build_id && m->build_id_size) {
 		d->state = BID_KNOWN;
@@ -43,14 +45,17 @@ void rec_note_mmap(struct rec_synth_ctx *c, const struct pd_mmap *m, uint16_t mi
 		memcpy(d->id, m->build_id, m->build_id_size);
 		/* --keep-deleted: the side thread looks whether the file is still there */
 		if (c->keep_deleted && file && c->bids)
-			rec_bid_request_map(c->bids, m->filename, (pid_t)m->pid, m->start,
-					    m->start + m->len, m->build_id, m->build_id_size);
+			return rec_bid_request_map(c->bids, m->filename, (pid_t)m->pid, m->start,
+						   m->start + m->len, m->build_id,
+						   m->build_id_size);
 	} else if (d->state == BID_UNKNOWN && c->bids &&
 		   (file || !strcmp(m->filename, "[vdso]"))) {
-		if (!rec_bid_request_map(c->bids, m->filename, (pid_t)m->pid, m->start,
-					 m->start + m->len, NULL, 0))
-			d->state = BID_REQUESTED;
+		if ((err = rec_bid_request_map(c->bids, m->filename, (pid_t)m->pid, m->start,
+					       m->start + m->len, NULL, 0)))
+			return err;
+		d->state = BID_REQUESTED;
 	}
+	return 0;
 }
 
 /* _text (or _stext) and _etext from /proc/kallsyms. The file is ~10^5 lines and the kernel
@@ -95,7 +100,9 @@ int rec_synth_kernel(struct rec_synth_ctx *c)
 
 	if (err)
 		return err;
-	rec_kernel_build_id(id, &idsz);
+	/* No id (no notes) is said by the report; out of memory it would be a wrong answer. */
+	if (rec_kernel_build_id(id, &idsz) == -ENOMEM)
+		return -ENOMEM;
 	snprintf(name, sizeof(name), "[kernel.kallsyms]%s", ref);
 	struct pd_mmap2_args a = {
 		.pid = UINT32_MAX, .tid = 0, .cpumode = PERF_RECORD_MISC_KERNEL,
@@ -114,7 +121,8 @@ int rec_synth_kernel(struct rec_synth_ctx *c)
 	m.has_build_id = idsz > 0;
 	m.build_id_size = (uint8_t)idsz;
 	memcpy(m.build_id, id, idsz);
-	rec_note_mmap(c, &m, PERF_RECORD_MISC_KERNEL);
+	if (!err)
+		err = rec_note_mmap(c, &m, PERF_RECORD_MISC_KERNEL);
 	return err ? err : rec_synth_modules(c, "/proc/modules");
 }
 
@@ -124,8 +132,8 @@ int rec_synth_modules(struct rec_synth_ctx *c, const char *proc_modules)
 	char line[1024], name[256], path[512];
 	int err = 0;
 
-	if (!f)
-		return 0;	/* no modules (or a kernel without module support) */
+	if (!f)	/* no modules (or a kernel without module support) */
+		return errno == ENOMEM ? -ENOMEM : 0;
 	while (!err && fgets(line, sizeof(line), f)) {
 		unsigned long long size, addr;
 		uint8_t id[PD_BUILD_ID_MAX];
@@ -134,7 +142,10 @@ int rec_synth_modules(struct rec_synth_ctx *c, const char *proc_modules)
 		if (sscanf(line, "%255s %llu %*s %*s %*s %llx", name, &size, &addr) != 3 || !addr)
 			continue;
 		snprintf(path, sizeof(path), "/sys/module/%s/notes/.note.gnu.build-id", name);
-		rec_notes_build_id(path, id, &idsz);
+		if (rec_notes_build_id(path, id, &idsz) == -ENOMEM) {
+			err = -ENOMEM;
+			break;
+		}
 		char mname[260];
 		snprintf(mname, sizeof(mname), "[%s]", name);
 		struct pd_mmap2_args a = {
@@ -147,7 +158,8 @@ int rec_synth_modules(struct rec_synth_ctx *c, const char *proc_modules)
 				     .prot = a.prot, .filename = mname, .has_build_id = idsz > 0,
 				     .build_id_size = (uint8_t)idsz };
 		memcpy(m.build_id, id, idsz);
-		rec_note_mmap(c, &m, PERF_RECORD_MISC_KERNEL);
+		if (!err)
+			err = rec_note_mmap(c, &m, PERF_RECORD_MISC_KERNEL);
 	}
 	fclose(f);
 	return err;
@@ -227,8 +239,8 @@ static int synth_maps(struct rec_synth_ctx *c, pid_t pid)
 	int err = 0;
 
 	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
-	if (!(f = fopen(path, "r")))
-		return 0;	/* gone, or not ours to read (as perf, skip it) */
+	if (!(f = fopen(path, "r")))	/* gone, or not ours to read (as perf, skip it) */
+		return errno == ENOMEM ? -ENOMEM : 0;
 	while (!err && fgets(line, sizeof(line), f)) {
 		uint64_t start, end, off, ino;
 		unsigned maj, min;
@@ -256,7 +268,8 @@ static int synth_maps(struct rec_synth_ctx *c, pid_t pid)
 		err = pd_writer_mmap2(c->w, &a, NULL);
 		struct pd_mmap m = { .pid = a.pid, .start = start, .len = a.len, .is_mmap2 = true,
 				     .prot = a.prot, .filename = name };
-		rec_note_mmap(c, &m, PERF_RECORD_MISC_USER);
+		if (!err)
+			err = rec_note_mmap(c, &m, PERF_RECORD_MISC_USER);
 	}
 	fclose(f);
 	return err;
@@ -273,8 +286,10 @@ int rec_synth_process(struct rec_synth_ctx *c, pid_t pid, bool fork)
 		return err == -ENOMEM ? err : 0;	/* exited or hidden: nothing to say */
 	for (size_t i = 0; i < n && !err; i++) {
 		snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", (int)pid, (int)tids[i]);
-		if (read_line(path, comm, sizeof(comm)))
+		if ((err = read_line(path, comm, sizeof(comm)))) {
+			err = err == -ENOMEM ? err : 0;
 			continue;	/* exited meanwhile */
+		}
 		if (fork) {
 			bool leader = tids[i] == pid;
 			pid_t pp = leader ? parent_of(pid) : pid;

@@ -54,6 +54,16 @@ struct rec_opts {
 /* Pipe mode: how long one round may wait for the build-ids its samples need. */
 #define REC_BID_HOLD_MS 1000
 
+/* --keep-deleted: the deleted mapped files that could not be kept, by why. */
+struct rec_not_kept {
+	uint64_t unreadable;	/* map_files could not be opened or read whole (the process or
+				 * its mapping went away, no capability to read it) */
+	uint64_t too_big;	/* over the size limit */
+	uint64_t no_build_id;	/* none could be read: the cache files by build-id */
+	uint64_t cache_error;	/* the cache refused the write */
+	char *first;		/* "PATH: WHY" of the first; malloc'd, the caller frees it */
+};
+
 struct rec_stats {
 	uint64_t samples;
 	uint64_t lost;		/* samples the kernel dropped (PERF_RECORD_LOST) */
@@ -66,9 +76,10 @@ struct rec_stats {
 				 * read (REC_BID_HOLD_MS ran out) */
 	int vdso_saved;		/* 1: the vdso image went to the build-id cache */
 	uint64_t kept_deleted;	/* deleted mapped files kept in the build-id cache */
+	struct rec_not_kept not_kept;	/* ... and those that could not be */
 	int workload_status;	/* exit code of the workload (128+sig if killed), or 0 */
 	char *event_name;	/* the recorded events, comma separated, all of them; malloc'd:
-				 * the caller frees it (NULL until they are open) */
+				 * the caller frees it (NULL until they are open), as not_kept.first */
 };
 
 /* Parses a -k value: mono, monotonic, CLOCK_MONOTONIC, 1, raw, boot, realtime, tai (and

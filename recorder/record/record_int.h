@@ -86,6 +86,12 @@ int rec_bid_request_map(struct rec_bid_thread *t, const char *path, pid_t pid, u
 			uint64_t end, const uint8_t *id, size_t id_size);
 /* Deleted files whose contents went to the cache so far. */
 size_t rec_bid_kept(struct rec_bid_thread *t);
+/* Those that could not be kept so far, moved into *out (out->first is then the caller's). */
+void rec_bid_not_kept(struct rec_bid_thread *t, struct rec_not_kept *out);
+/* A deleted file over max bytes is not kept (REC_KEEP_MAX unless set before any request:
+ * tests set less). */
+#define REC_KEEP_MAX (1ull << 32)
+void rec_bid_set_keep_max(struct rec_bid_thread *t, uint64_t max);
 /* Takes up to max finished results; returns their number. */
 size_t rec_bid_poll(struct rec_bid_thread *t, struct rec_bid_result *out, size_t max);
 /* 0, or -ENOMEM once a result was lost for want of memory (the recording is not written). */
@@ -114,10 +120,12 @@ size_t rec_hits_probes(const struct rec_hits *h);
 struct rec_dso *rec_hits_dso(struct rec_hits *h, const char *name, uint16_t cpumode);
 int rec_hits_mmap(struct rec_hits *h, uint32_t pid, uint64_t start, uint64_t len,
 		  struct rec_dso *d);
-void rec_hits_fork(struct rec_hits *h, uint32_t pid, uint32_t ppid);
+int rec_hits_fork(struct rec_hits *h, uint32_t pid, uint32_t ppid);	/* 0 or -ENOMEM */
 void rec_hits_exec(struct rec_hits *h, uint32_t pid);
-/* Marks the DSO at ip hit and returns it (NULL: not mapped yet, looked up again at finish). */
+/* Marks the DSO at ip hit and returns it (NULL: not mapped yet, looked up again at finish;
+ * or out of memory, which rec_hits_nomem then says: the recording would lack its build-id). */
 struct rec_dso *rec_hits_sample(struct rec_hits *h, uint32_t pid, uint64_t ip, uint16_t cpumode);
+bool rec_hits_nomem(const struct rec_hits *h);
 void rec_hits_finish(struct rec_hits *h);
 size_t rec_hits_nr_dsos(const struct rec_hits *h);
 struct rec_dso *rec_hits_dso_at(struct rec_hits *h, size_t i);
@@ -169,7 +177,7 @@ int rec_synth_all(struct rec_synth_ctx *c);
 /* Threads of pid from /proc/<pid>/task (malloc'd array, all of them): 0, -ENOMEM, or -errno
  * (-ESRCH: none). */
 int rec_list_threads(pid_t pid, pid_t **tids, size_t *n);
-/* Feeds one MMAP2/MMAP the recorder saw into hits and the build-id machinery. */
-void rec_note_mmap(struct rec_synth_ctx *c, const struct pd_mmap *m, uint16_t misc);
+/* Feeds one MMAP2/MMAP the recorder saw into hits and the build-id machinery: 0 or -ENOMEM. */
+int rec_note_mmap(struct rec_synth_ctx *c, const struct pd_mmap *m, uint16_t misc);
 
 #endif

@@ -72,19 +72,22 @@ static int sink(void *ctx, const struct perf_event_header *h)
 				s->last_time = e.u.sample.time;
 			d = rec_hits_sample(s->sc.hits, e.u.sample.pid, e.u.sample.ip,
 					    h->misc & PERF_RECORD_MISC_CPUMODE_MASK);
-			if (s->sc.pipe && rec_hold_need(&s->hold, d))
+			if ((!d && rec_hits_nomem(s->sc.hits)) ||
+			    (s->sc.pipe && rec_hold_need(&s->hold, d)))
 				return -ENOMEM;
 			break;
 		case PERF_RECORD_MMAP:
 		case PERF_RECORD_MMAP2:
-			rec_note_mmap(&s->sc, &e.u.mmap, h->misc);
+			if (rec_note_mmap(&s->sc, &e.u.mmap, h->misc))
+				return -ENOMEM;
 			break;
 		case PERF_RECORD_COMM:
 			if (e.u.comm.exec)
 				rec_hits_exec(s->sc.hits, e.u.comm.pid);
 			break;
 		case PERF_RECORD_FORK:
-			rec_hits_fork(s->sc.hits, e.u.task.pid, e.u.task.ppid);
+			if (rec_hits_fork(s->sc.hits, e.u.task.pid, e.u.task.ppid))
+				return -ENOMEM;
 			break;
 		case PERF_RECORD_LOST:
 		case PERF_RECORD_LOST_SAMPLES:
@@ -111,7 +114,9 @@ static int take_build_ids(struct session *s)
 		for (size_t i = 0; i < n; i++) {
 			struct rec_dso *d = rec_hits_dso(s->sc.hits, res[i].path,
 							 PERF_RECORD_MISC_USER);
-			if (d && res[i].size) {
+			if (!d) {
+				err = -ENOMEM;	/* the id would be lost */
+			} else if (res[i].size) {
 				d->state = BID_KNOWN;
 				d->id_size = (uint8_t)res[i].size;
 				memcpy(d->id, res[i].id, res[i].size);
@@ -119,7 +124,7 @@ static int take_build_ids(struct session *s)
 				if (s->sc.pipe && !err)
 					err = pd_writer_add_build_id(s->w, -1, d->cpumode, d->id,
 								     d->id_size, d->name);
-			} else if (d) {
+			} else {
 				d->state = BID_NONE;
 			}
 			free(res[i].path);
@@ -302,6 +307,7 @@ static int finish_build_ids(struct session *s)
 
 	rec_bid_stop(s->sc.bids);
 	s->st->kept_deleted = rec_bid_kept(s->sc.bids);
+	rec_bid_not_kept(s->sc.bids, &s->st->not_kept);
 	err = take_build_ids(s);
 	rec_hits_finish(s->sc.hits);
 	for (size_t i = 0; i < rec_hits_nr_dsos(s->sc.hits) && !err && !s->sc.pipe; i++) {

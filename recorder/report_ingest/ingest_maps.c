@@ -69,6 +69,15 @@ uint32_t rp_ingest_promote(void *ctx, uint32_t id, const struct rp_load_src **sr
 	return v;
 }
 
+/* m's range now load idx's: out of memory the load it replaces would never end (a wrong
+ * end time in the generation views), so the report stops. */
+static void live_claim(struct ingest *in, const struct pd_mmap *m, uint32_t idx,
+		       void (*ended)(void *ctx, uint32_t idx))
+{
+	jp_nomem_check(rp_live_claim(&in->live, m->pid, m->start, m->len, idx, ended, in),
+		       "a jitted mapping's live range");
+}
+
 /* sampled_methods_only: every jitted mapping pending (a Java start-up's 34k, of which the
  * flame graph and --html show a few thousand), with its live range and end kept as a load's
  * would be, and its dump indexed meanwhile. */
@@ -92,7 +101,7 @@ static void pending_with_ends(struct ingest *in, const struct pd_mmap *m, struct
 		jp_nomem_check(rp_prefetch_dump(in->s, m->filename, m->pid), "a jitdump's index");
 	}
 	in->end_time = time;
-	rp_live_claim(&in->live, m->pid, m->start, m->len, id, end_pending, in);
+	live_claim(in, m, id, end_pending);
 }
 
 void rp_ingest_on_mmap(struct ingest *in, const struct pd_event *ev, struct sym_dso *d,
@@ -137,7 +146,7 @@ void rp_ingest_on_mmap(struct ingest *in, const struct pd_event *ev, struct sym_
 		struct rp_load *l = &s->loads[moved - 1];
 		rp_live_remove(&in->live, l->pid, l->code_addr, moved);
 		in->end_time = time;
-		rp_live_claim(&in->live, m->pid, m->start, m->len, moved, end_load, in);
+		live_claim(in, m, moved, end_load);
 		l->code_addr = m->start;
 		in->load_src[moved - 1].map_time = time;
 		return;
@@ -148,6 +157,6 @@ void rp_ingest_on_mmap(struct ingest *in, const struct pd_event *ev, struct sym_
 	/* An earlier load at an overlapping address in this process ends here. */
 	in->end_time = time;
 	if (idx)
-		rp_live_claim(&in->live, m->pid, m->start, m->len, idx, end_load, in);
+		live_claim(in, m, idx, end_load);
 }
 

@@ -6,6 +6,7 @@
  * id: no name interned and no table of 34k paths (those were 16-45 ms of a 200 ms report,
  * mostly first touches of their memory). */
 #include "lib/grow.h"
+#include "lib/nomem.h"
 #include "recorder/report_ingest/ingest_int.h"
 #include "recorder/symbols/symbols.h"
 
@@ -35,8 +36,9 @@ uint32_t rp_pending_note(struct rp_pending *p, struct sym_dso *d, uint32_t pid, 
 		p->v[v - 1].map_time = time;
 		return v;
 	}
+	/* 0 reads as "not jitted": its samples would go to no load, the report exit 0 */
 	if (jp_grow(&p->v, &p->cap, p->n + 1, sizeof(*p->v), 256))
-		return 0;
+		jp_nomem("a pending jitted mapping");
 	p->v[p->n++] = (struct rp_pending_map){ .pid = pid, .start = start, .len = len,
 						.load_time = time, .map_time = time,
 						.path = sym_dso_long_name(d), .dso = d };

@@ -94,3 +94,25 @@ Test(record_deleted, workload_keep_deleted_names_it)
 	tu_result_free(&r);
 	check("w.data", 1);
 }
+
+/* The cache refuses the deleted library (a symlink planted where its first directory would
+ * go): the recording is still written, exit 0, and the summary says which file was not kept
+ * and why; the report cannot name it. */
+Test(record_deleted, workload_keep_refused_says_so)
+{
+	char cmd[4096], jp[600];
+	struct tu_result r;
+	build();
+	snprintf(cmd, sizeof(cmd), "cd '%s' && mkdir -p h/.debug && "
+		 "ln -s \"$PWD\" \"h/.debug/$(echo \"$PWD\" | cut -d/ -f2)\" && HOME=$PWD/h '%s' "
+		 "record --keep-deleted -o w.data -- ./m \"$PWD/libdx.so\" 500 >/dev/null", dir,
+		 realpath(tu_build("jitprof"), jp));
+	cr_assert_eq(tu_sh(&r, cmd, 60), 0);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_assert(strstr(r.err, "1 deleted mapped file(s) not kept: 1 not written to the cache; "
+			 "the first, "), "%s", r.err);
+	cr_assert(strstr(r.err, "/libdx.so: not written to the cache"), "%s", r.err);
+	cr_assert(!strstr(r.err, "kept in"), "%s", r.err);
+	tu_result_free(&r);
+	check("w.data", 0);
+}

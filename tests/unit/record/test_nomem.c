@@ -176,3 +176,107 @@ Test(record_nomem, deleted_file_kept_or_enomem)
 	tu_rmtree(dir);
 	free(dir);
 }
+
+/* A mapping noted (rec_note_mmap) for a DSO not seen before, then a sample in it, with the
+ * nth allocation failing: *err -ENOMEM, or the sample finds the DSO and its build-id was
+ * asked for. 1 if the nth allocation was reached. */
+static int note_then_sample(unsigned long n, int *err, bool *whole)
+{
+	struct rec_synth_ctx c = { .hits = rec_hits_new() };
+	struct pd_mmap m = { .pid = 4242, .start = 0x400000, .len = 0x1000, .is_mmap2 = true,
+			     .prot = PROT_READ | PROT_EXEC, .filename = "/nonexistent/lib.so" };
+	int fired;
+	cr_assert_not_null(c.hits);
+	cr_assert_eq(rec_bid_start(&c.bids, NULL), 0);
+	tu_failnext_arm(n);
+	*err = rec_note_mmap(&c, &m, PERF_RECORD_MISC_USER);
+	struct rec_dso *d = *err ? NULL : rec_hits_sample(c.hits, 4242, 0x400010,
+							  PERF_RECORD_MISC_USER);
+	tu_failnext_disarm(&fired);
+	*whole = d && d->hit && d->state == BID_REQUESTED;
+	if (!*err && !d && rec_hits_nomem(c.hits))
+		*err = -ENOMEM;
+	rec_bid_free(c.bids);
+	rec_hits_free(c.hits);
+	return fired;
+}
+
+Test(record_nomem, noted_mapping_whole_or_enomem)
+{
+	if (!tu_failnext_works())
+		cr_skip_test("a sanitizer's allocator is interposed: no allocation can be failed");
+	int err;
+	bool whole;
+	note_then_sample(0, &err, &whole);
+	cr_assert_eq(err, 0);
+	cr_assert(whole, "no failure: the sample finds the noted DSO, its build-id asked for");
+	for (unsigned long k = 1; note_then_sample(k, &err, &whole); k++) {
+		if (err) {
+			cr_assert_eq(err, -ENOMEM, "allocation %lu: %d", k, err);
+			continue;	/* the recording is not written, and says why */
+		}
+		cr_assert(whole, "allocation %lu failed: the mapping's DSO lost, no error", k);
+	}
+}
+
+/* A sample before its mapping is kept as a miss for the end; when the miss cannot be kept,
+ * rec_hits_nomem says so (its DSO would never be marked hit). */
+Test(record_nomem, unkept_miss_said)
+{
+	if (!tu_failnext_works())
+		cr_skip_test("a sanitizer's allocator is interposed: no allocation can be failed");
+	struct rec_hits *h = rec_hits_new();
+	cr_assert_not_null(h);
+	tu_failnext_arm(1);
+	cr_assert_null(rec_hits_sample(h, 7, 0x1000, PERF_RECORD_MISC_USER));
+	int fired;
+	tu_failnext_disarm(&fired);
+	cr_assert(fired);
+	cr_assert(rec_hits_nomem(h));
+	rec_hits_free(h);
+}
+
+/* This process synthesized from /proc (COMM and executable maps) with the nth allocation
+ * failing: -ENOMEM, or every DSO noted (a /proc file that could not be opened for want of
+ * memory is not a process that went away). *ndsos: those noted. 1 if the nth was reached. */
+static int synth_self(const char *dir, unsigned long n, int *err, size_t *ndsos)
+{
+	struct perf_event_attr a = { .size = sizeof(a), .sample_id_all = 1,
+				     .sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME };
+	struct rec_synth_ctx c = { .hits = rec_hits_new() };
+	char data[4200];
+	int fired;
+	snprintf(data, sizeof(data), "%s/s.data", dir);
+	cr_assert_not_null(c.hits);
+	cr_assert_eq(pd_writer_open(&c.w, data, 0), 0);
+	cr_assert_geq(pd_writer_add_attr(c.w, &a, NULL, 0, NULL), 0);
+	tu_failnext_arm(n);
+	*err = rec_synth_process(&c, getpid(), true);
+	tu_failnext_disarm(&fired);
+	*ndsos = rec_hits_nr_dsos(c.hits);
+	pd_writer_close(c.w);
+	rec_hits_free(c.hits);
+	return fired;
+}
+
+Test(record_nomem, process_synthesis_whole_or_enomem)
+{
+	if (!tu_failnext_works())
+		cr_skip_test("a sanitizer's allocator is interposed: no allocation can be failed");
+	char *dir = tu_tmpdir("synthnomem");
+	size_t want, got;
+	int err;
+	synth_self(dir, 0, &err, &want);
+	cr_assert_eq(err, 0);
+	cr_assert_gt(want, 2);
+	for (unsigned long k = 1; synth_self(dir, k, &err, &got); k++) {
+		if (err) {
+			cr_assert_eq(err, -ENOMEM, "allocation %lu: %d", k, err);
+			continue;
+		}
+		cr_assert_eq(got, want, "allocation %lu failed: %zu DSOs of %zu, no error", k, got,
+			     want);
+	}
+	tu_rmtree(dir);
+	free(dir);
+}

@@ -9,6 +9,7 @@
 #include "recorder/report_ingest/ingest_int.h"
 #include "recorder/report_views/views_int.h"
 #include "recorder/symbols/symbols.h"
+#include "tests/lib/failnext.h"
 
 /* The DSO an MMAP2 of path in pid maps, through sym_feed_mmap as ingest feeds it. */
 static struct sym_dso *mapped(struct sym_session *ss, const char *path, uint32_t pid,
@@ -85,5 +86,35 @@ Test(pending, feed_mmap_refuses_other_events)
 	struct sym_dso *d = (struct sym_dso *)&ev;
 	cr_assert_eq(sym_feed_mmap(ss, &ev, &d), -EINVAL);
 	cr_assert_null(d);
+	sym_session_free(ss);
+}
+
+struct note_arg {
+	struct rp_pending p;
+	struct sym_dso *d;
+};
+
+static void note_one(void *arg)
+{
+	struct note_arg *a = arg;
+	int moved;
+	uint64_t old;
+	rp_pending_note(&a->p, a->d, 7, 0x1000, 0x100, 50, &moved, &old);
+}
+
+/* A jitted mapping the table cannot keep stops the report, said: its id 0 reads as "not
+ * pending", and the samples in it would go to no load. */
+Test(pending, a_mapping_not_kept_is_said)
+{
+	if (!tu_failnext_works())
+		cr_skip_test("a sanitizer's allocator is interposed: no allocation can be failed");
+	struct sym_opts so = { .sz = sizeof(so), .no_lines = 1 };
+	struct sym_session *ss = sym_session_new(&so);
+	cr_assert_not_null(ss);
+	struct note_arg a = { .d = mapped(ss, "/d/jitted-7-1.so", 7, 0x1000) };
+	char err[512];
+	int st = tu_failnext_child(note_one, &a, 1, err, sizeof(err));
+	cr_assert_eq(st, 1, "exit %d, stderr: %s", st, err);
+	cr_assert(strstr(err, "out of memory (a pending jitted mapping)"), "%s", err);
 	sym_session_free(ss);
 }
