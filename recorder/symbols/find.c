@@ -210,11 +210,13 @@ static int running_vdso(struct sym_session *s, struct cand *c)
 	size_t len;
 	const void *image = jp_vdso_image(&len);
 
-	if (!image || len > (1u << 20) || !(c->image = malloc(len)))
+	if (!image || len > (1u << 20))
 		return 0;
+	/* out of memory is said: a NULL would read as "no vdso here" and lose its symbols */
+	if (!(c->image = malloc(len)) || !(c->path = strdup("this host's [vdso]")))
+		jp_nomem("this host's [vdso]");
 	memcpy(c->image, image, len);
 	c->len = len;
-	c->path = strdup("this host's [vdso]");
 	sess_msg(s, JP_LOG_INFO, "[vdso]: the recording names no build-id, so this host's "
 		 "vdso is used for its symbols");
 	return 1;
@@ -231,9 +233,13 @@ static int next_cand(struct sym_session *s, struct sym_dso *d, int debug, int st
 	case 0: {
 		char *p = NULL;
 		int vdso = !strcmp(d->long_name, "[vdso]");
-		if (!d->bid.size || (vdso && debug) ||
-		    source_lookup(s, &d->bid, vdso ? "vdso" : debug ? "debug" : "elf", &p, &c->image,
-				  &c->len))
+		if (!d->bid.size || (vdso && debug))
+			return 0;
+		int rc = source_lookup(s, &d->bid, vdso ? "vdso" : debug ? "debug" : "elf", &p,
+				       &c->image, &c->len);
+		if (rc == -ENOMEM)	/* not "not found": the file is there */
+			jp_nomem("a build-id source's path");
+		if (rc)
 			return 0;
 		if (c->image) {
 			c->path = p;
