@@ -3,13 +3,13 @@
  * <dir>/.debug/NAME beside the file found, /usr/lib/debug/<recorded dir>/NAME (under
  * --symfs), and only a file whose CRC32 is the one the link names. */
 #include "recorder/symbols/symbols_int.h"
+#include "safeio/safeio.h"
 
 #include <elfutils/libdwelf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -25,22 +25,23 @@ static uint32_t crc32_update(uint32_t crc, const unsigned char *p, size_t n)
 	return ~crc;
 }
 
+/* Read in pieces, not mapped: a map that fails for want of memory would read as another
+ * CRC, and the debug file would be passed over with nothing said. A regular file only, never
+ * blocking on a FIFO at the name. */
 static int crc_matches(const char *path, uint32_t want)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	struct stat st;
-	int ok = 0;
+	unsigned char buf[1 << 16];
+	uint32_t crc = 0;
+	ssize_t n;
+	int fd = sio_open_regular(path);
+
 	if (fd < 0)
 		return 0;
-	if (!fstat(fd, &st) && S_ISREG(st.st_mode) && st.st_size > 0) {
-		void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-		if (p != MAP_FAILED) {
-			ok = crc32_update(0, p, (size_t)st.st_size) == want;
-			munmap(p, (size_t)st.st_size);
-		}
-	}
+	while ((n = read(fd, buf, sizeof(buf))) > 0 || (n < 0 && errno == EINTR))
+		if (n > 0)
+			crc = crc32_update(crc, buf, (size_t)n);
 	close(fd);
-	return ok;
+	return n == 0 && crc == want;
 }
 
 int debuglink_find(Elf *elf, const char *found, const char *recorded, const char *symfs,
