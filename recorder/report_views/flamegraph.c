@@ -64,6 +64,7 @@ struct emit_ctx {
 	struct rp_strtab gen_names;	/* methods compiled more than once: ids < nr_gen_text */
 	char **gen_text;		/* per such method: "; generations: gen 1 C1 17, ..." */
 	size_t nr_gen_text;
+	struct jp_str name;		/* the node being drawn's name */
 };
 
 /* The tooltips' per-generation split of the methods compiled more than once (the --generations
@@ -131,8 +132,9 @@ static void emit(struct emit_ctx *e, uint32_t node, uint32_t bnode, double x)
 	double w = n->count * e->scale;
 	double y = e->reverse ? FG_TOP + n->depth * FG_ROW
 			      : FG_TOP + (e->max_depth - n->depth) * FG_ROW;
-	char color[64], name[1024];
-	rp_tnode_name(e->s, n, name, sizeof(name));
+	char color[64];
+	/* e->name is free again once the loop below is reached: nothing here reads it after */
+	const char *name = rp_tnode_name(e->s, n, &e->name);
 	enum rp_kind k = rp_tnode_kind(n);
 	if (e->bt)
 		diff_color(e, n, bnode, color, sizeof(color), &delta);
@@ -165,8 +167,7 @@ static void emit(struct emit_ctx *e, uint32_t node, uint32_t bnode, double x)
 		e->bt ? " stroke=\"#bbb\" stroke-width=\"0.5\"" : "", x + 3, y + 11.5);
 	for (uint32_t c = n->child; c; c = e->t->n[c].sibling) {
 		uint32_t bc = e->bt ? rp_tree_match(e->base, e->bt, bnode, &e->t->n[c],
-						    rp_tnode_name(e->s, &e->t->n[c], name,
-								  sizeof(name)))
+						    rp_tnode_name(e->s, &e->t->n[c], &e->name))
 				    : NO_BASE;
 		emit(e, c, bc, x);
 		x += e->t->n[c].count * e->scale;
@@ -286,5 +287,7 @@ int rp_write_flamegraph(FILE *out, const struct rp_session *s, const struct rp_f
 		free(e.gen_text[i]);
 	free(e.gen_text);
 	rp_strtab_free(&e.gen_names);
+	if (jp_str_free(&e.name))
+		return -ENOMEM;
 	return ferror(out) ? -EIO : 0;
 }

@@ -38,7 +38,6 @@ void rp_gen_json_fields(FILE *out, const struct rp_gen_row *r);
 void rp_gen_json_sources(FILE *out, const struct rp_session *s);	/* "jvm_log": ... */
 
 /* Distinct folded stacks with their sample counts, sorted (collapsed and flame graph). */
-#define RP_STACK_MAX (64u << 10)
 struct rp_stack { char *stack; uint64_t count; };
 struct rp_stacks { struct rp_stack *v; size_t n; };
 int rp_collapse(const struct rp_session *s, struct rp_stacks *out);
@@ -86,8 +85,8 @@ int rp_trees_build(struct rp_tree *t, struct rp_tree *rev, const struct rp_sessi
 void rp_tree_free(struct rp_tree *t);
 /* The node's most frequent kind, and its name as stacks print it (tagged). */
 enum rp_kind rp_tnode_kind(const struct rp_tnode *n);
-const char *rp_tnode_name(const struct rp_session *s, const struct rp_tnode *n, char *buf,
-			  size_t len);
+const char *rp_tnode_name(const struct rp_session *s, const struct rp_tnode *n,
+			  struct jp_str *buf);
 /* Children narrower than min_count samples are replaced by one node "[N narrow frames]"
  * (dropped if that too is narrow); depth recomputed. 0, or -ENOMEM (the tree is then not
  * to be drawn: without that node it would show another answer). */
