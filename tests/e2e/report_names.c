@@ -6,11 +6,9 @@
  * Every output of `jitprof report` that names frames must carry the four names whole and keep
  * them four: the table, --collapsed, --json, speedscope, pprof (go tool pprof), JFR (the JDK's
  * jfr), the HTML page, the flame graph SVG, --methods, and --sort srcline the file whole. */
-#include <sys/mman.h>
-#include <time.h>
-
 #include "jitdump/jitdump.h"
 #include "tests/e2e/report_util.h"
+#include "tests/lib/testjit.h"
 
 #define home rx_home
 #define data rx_data
@@ -68,27 +66,7 @@ __attribute__((noinline)) uint64_t rn_native_beta(uint64_t n)
 	return x;
 }
 
-#if defined(__x86_64__)
-/* uint64_t f(uint64_t n): two loops that count n down to zero. */
-static const uint8_t alpha[] = { 0x48, 0x89, 0xf8, 0x48, 0xff, 0xc8, 0x75, 0xfb, 0xc3 };
-static const uint8_t beta[] = { 0x48, 0x89, 0xf8, 0x48, 0x83, 0xe8, 0x01, 0x75, 0xfa, 0xc3 };
-
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
-/* fn(1000000) over and over for ms milliseconds. */
-static void spin(uint64_t (*fn)(uint64_t), uint64_t ms)
-{
-	volatile uint64_t sink = 0;
-	for (uint64_t t0 = now_ms(); now_ms() - t0 < ms;)
-		sink += fn(1000000);
-	(void)sink;
-}
-
+#ifdef TU_HAVE_JIT
 static int run_jit(const char *jdir)
 {
 	static char names[2][6000], file[FILE_LEN + 1];
@@ -99,38 +77,29 @@ static int run_jit(const char *jdir)
 	struct jd_writer *w;
 	if (jd_writer_open(&w, &o))
 		return 10;
-	uint8_t *mem = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-			    -1, 0);
-	if (mem == MAP_FAILED)
+	const uint8_t *codes[] = { tu_jit_alpha, tu_jit_beta };
+	size_t sizes[] = { sizeof(tu_jit_alpha), sizeof(tu_jit_beta) };
+	uint8_t *mem = tu_jit_place(codes, sizes, 2);
+	if (!mem)
 		return 11;
-	const uint8_t *codes[] = { alpha, beta };
-	size_t sizes[] = { sizeof(alpha), sizeof(beta) };
-	for (int i = 0; i < 2; i++)
-		memcpy(mem + 64 * i, codes[i], sizes[i]);
-	if (mprotect(mem, 4096, PROT_READ | PROT_EXEC))
-		return 12;
 	for (int i = 0; i < 2; i++) {
-		uint64_t a = (uint64_t)(uintptr_t)(mem + 64 * i);
+		uint8_t *code = mem + TU_JIT_STRIDE * i;
+		uint64_t a = (uint64_t)(uintptr_t)code;
 		struct jd_line lines[] = { { a, 10 + i, 0, file } };
 		struct jd_ext_load_info info = { .generation = 1, .tier = JD_TIER_OTHER };
-		struct jd_load_desc d = { .name = names[i], .code_addr = a, .code = mem + 64 * i,
+		struct jd_load_desc d = { .name = names[i], .code_addr = a, .code = code,
 					  .code_size = sizes[i], .lines = lines, .nr_lines = 1,
 					  .info = &info };
 		if (jd_write_load(w, &d, NULL) || jd_writer_flush(w))
 			return 13;
-		spin((uint64_t (*)(uint64_t))(void *)(mem + 64 * i), 300);
+		tu_jit_spin((uint64_t (*)(uint64_t))(void *)code, 300);
 	}
-	spin(rn_native_alpha, 300);
-	spin(rn_native_beta, 300);
+	tu_jit_spin(rn_native_alpha, 300);
+	tu_jit_spin(rn_native_beta, 300);
 	return jd_writer_close(w) ? 14 : 0;
 }
 
-__attribute__((constructor)) static void child_mode(void)
-{
-	const char *jdir = getenv("RN_CHILD");
-	if (jdir)
-		_exit(run_jit(jdir));
-}
+TU_CHILD_MODE("RN_CHILD", run_jit)
 #endif
 
 TestSuite(report_names, .init = rx_setup_recording, .fini = rx_teardown, .timeout = 300);
@@ -140,7 +109,7 @@ static char name_a[6000], name_b[6000], file[FILE_LEN + 1];
 /* This binary recorded running its two long-named loops, injected into rx_data. */
 static void record_self(void)
 {
-#if !defined(__x86_64__)
+#ifndef TU_HAVE_JIT
 	cr_skip_test("the test JIT emits x86-64 code only");
 #endif
 	if (!tu_have("perf"))
