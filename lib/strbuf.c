@@ -62,6 +62,11 @@ const char *jp_str_appendf(struct jp_str *b, const char *fmt, ...)
 	return r;
 }
 
+char *jp_str_reserve(struct jp_str *b, size_t n)
+{
+	return reserve(b, n) ? NULL : b->s + b->len;
+}
+
 const char *jp_str_append(struct jp_str *b, const char *p, size_t n)
 {
 	if (!reserve(b, n)) {

@@ -20,6 +20,9 @@ const char *jp_str_printf(struct jp_str *b, const char *fmt, ...)
 /* The same, appended to what b holds. */
 const char *jp_str_appendf(struct jp_str *b, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/* Room for n more bytes and a terminator after b->len: where they go (b->s + b->len), or NULL
+ * out of memory. The caller writes them and their terminator, then adds n to b->len. */
+char *jp_str_reserve(struct jp_str *b, size_t n);
 /* n bytes of p appended (no terminator needed in p). */
 const char *jp_str_append(struct jp_str *b, const char *p, size_t n);
 /* b emptied, its memory kept for the next string. */

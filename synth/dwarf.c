@@ -85,21 +85,46 @@ void synth_dw_abbrev(struct synth_buf *b)
 	synth_buf_bytes(b, t, n);
 }
 
-int synth_dw_readable_name(const char *name, char *buf, size_t len)
+/* The readable name's bytes: JVM names are name[1, 1 + *n) with '/' and ';' made '.'
+ * (returns 1), others name as it is (0). */
+static int readable_span(const char *name, size_t *n)
 {
 	const char *semi = name[0] == 'L' ? strchr(name, ';') : NULL;
 	const char *paren = semi ? strchr(semi, '(') : NULL;
-	if (!len)
-		return 0;
 	if (!paren || paren == semi + 1 || semi == name + 1) {
-		snprintf(buf, len, "%s", name);
+		*n = strlen(name);
 		return 0;
 	}
-	size_t o = 0;
-	for (const char *p = name + 1; p < paren && o + 1 < len; p++)
-		buf[o++] = *p == '/' || *p == ';' ? '.' : *p;
-	buf[o] = 0;
+	*n = (size_t)(paren - name - 1);
 	return 1;
+}
+
+/* The readable name as a string appended to b: made in b, so no buffer bounds it. */
+static void put_readable(struct synth_buf *b, const char *name)
+{
+	size_t n, at = b->len;
+	int java = readable_span(name, &n);
+	synth_buf_bytes(b, name + java, n);
+	synth_buf_u8(b, 0);
+	for (size_t i = at; java && !b->oom && i < at + n; i++)
+		if (b->p[i] == '/' || b->p[i] == ';')
+			b->p[i] = '.';
+}
+
+int synth_dw_readable_name(const char *name, char *buf, size_t len)
+{
+	size_t n;
+	int java = readable_span(name, &n);
+	if (!len)
+		return java;
+	if (n >= len)
+		n = len - 1;
+	for (size_t i = 0; i < n; i++) {
+		char c = name[java + i];
+		buf[i] = java && (c == '/' || c == ';') ? '.' : c;
+	}
+	buf[n] = 0;
+	return java;
 }
 
 /* One inlined_subroutine: a contiguous range where method was inlined at call_file:call_line
@@ -182,9 +207,7 @@ static int build_tree(const struct synth_input *in, struct synth_dw_files *files
 
 static void die_names(struct synth_buf *b, const char *name)
 {
-	char readable[SYNTH_NAME_MAX + 1];
-	synth_dw_readable_name(name, readable, sizeof(readable));
-	synth_buf_str(b, readable);
+	put_readable(b, name);
 	synth_buf_str(b, name);
 }
 
@@ -292,7 +315,7 @@ static int write_info(struct synth_dwarf *d, const struct synth_input *in,
 		if (rc)
 			goto out;
 	}
-	char readable[SYNTH_NAME_MAX + 1];
+	char readable[SYNTH_NAME_MAX + 1];	/* whole: check_core refuses longer names */
 	int java = synth_dw_readable_name(in->name, readable, sizeof(readable));
 	const char *file = cu_file(in, lines, n);
 
