@@ -23,9 +23,12 @@ void rp_gen_print_head(FILE *out);
 void rp_gen_print_row(FILE *out, const struct rp_gen_row *r);
 void rp_gen_print_detail(FILE *out, const struct rp_gen_row *r);
 /* What the JVM log says ended r, one line ("deoptimized: unstable_if, action reinterpret, at
- * ... line 27 bci 12", "dependency broken: ..."), into buf; its length, 0 when it says
- * nothing. */
-size_t rp_gen_end_detail(const struct rp_gen_row *r, char *buf, size_t len);
+ * ... line 27 bci 12", "dependency broken: ..."), whole in buf: buf->s, or NULL when it says
+ * nothing. Out of memory is jp_nomem (its callers print, with no error path). */
+const char *rp_gen_end_detail(const struct rp_gen_row *r, struct jp_str *buf);
+/* --compare's inlining decisions (JVM log) that differ: a call site only one compile looked
+ * at, or one decided differently (compare_inline.c). */
+void rp_compare_inline_diff(FILE *out, const struct rp_load *la, const struct rp_load *lb);
 /* The HTML timeline's fields of one generation (after the row's opening brace): level, compile
  * id, end of its active period, what ended it, by which generation, and the log's why (or how
  * it was replaced: "higher_tier", ...). */
