@@ -58,7 +58,8 @@ struct pstate {
 	struct rp_jvmlog *jl;
 	xmlTextReaderPtr r;
 	/* runtime (tty) side */
-	char thread[32];			/* current <writer thread> */
+	char thread[32];	/* current <writer thread>: a number (a longer one is no
+				 * HotSpot's, and compares as cut) */
 	struct rp_jvm_code *trap;		/* code of the open runtime uncommon_trap */
 	int in_trap_depth;			/* its depth, -1 none */
 	/* The last dependency_failed, open while its thread logs only more of them and the

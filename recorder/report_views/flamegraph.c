@@ -203,10 +203,8 @@ static void legend(FILE *out, const struct rp_tree *t)
 /* Title, what the picture holds, the controls and the legend: after the frames, so that the
  * script can keep it on top of them at the top of the window (pin()). */
 static void header(FILE *out, const struct rp_session *s, const struct rp_flame_opts *o,
-		   const struct rp_tree *t)
+		   const struct rp_tree *t, struct jp_str *buf)
 {
-	char desc[256];
-	rp_describe(s, desc, sizeof(desc));
 	fprintf(out, "<g id=\"hdr\"><rect width=\"%d\" height=\"%d\" fill=\"#f8f8f0\" "
 		"fill-opacity=\"0.95\"/>\n<text id=\"title\" x=\"%d\" y=\"22\" "
 		"text-anchor=\"middle\" style=\"font-size:17px\">", FG_WIDTH, FG_TOP - 6,
@@ -214,7 +212,7 @@ static void header(FILE *out, const struct rp_session *s, const struct rp_flame_
 	rp_xml_str(out, o->title ? o->title : "jitprof flame graph");
 	fprintf(out, "</text>\n<text id=\"subtitle\" x=\"%d\" y=\"42\" text-anchor=\"middle\">",
 		FG_WIDTH / 2);
-	rp_xml_str(out, desc);
+	rp_xml_str(out, rp_describe(s, buf));
 	fprintf(out, "%s%s</text>\n<text class=\"ui\" x=\"%d\" y=\"22\" onclick=\"label()\">Reset "
 		"Zoom</text>\n<text class=\"ui\" x=\"%d\" y=\"22\" onclick=\"search()\">Search</text>\n"
 		"<text id=\"matched\" x=\"%d\" y=\"42\" text-anchor=\"end\"></text>\n",
@@ -279,7 +277,7 @@ int rp_write_flamegraph(FILE *out, const struct rp_session *s, const struct rp_f
 			      .max_depth = t.max_depth, .reverse = o->reverse };
 	gen_texts(&e);
 	emit(&e, 0, 0, FG_PAD);
-	header(out, s, o, &t);
+	header(out, s, o, &t, &e.name);
 	fprintf(out, "</svg>\n");
 	rp_tree_free(&t);
 	rp_tree_free(&bt);

@@ -121,11 +121,12 @@ static int write_tab(FILE *out, const struct rp_session *s, const struct rp_html
 		     const uint32_t *present)
 {
 	struct rp_gen_view v;
-	char desc[256];
+	struct jp_str desc = { 0 };
 	int rc;
-	rp_describe(s, desc, sizeof(desc));
 	fprintf(out, ",\"desc\":");
-	rp_json_str(out, desc);
+	rp_json_str(out, rp_describe(s, &desc));
+	if (jp_str_free(&desc))
+		return -ENOMEM;
 	fprintf(out, ",\"event\":");
 	rp_json_str(out, s->event);
 	/* weighed by time (offcpu, wall): its tree's counts are nanoseconds */
