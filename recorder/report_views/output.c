@@ -244,9 +244,11 @@ static int stack_order(const void *a, const void *b)
 /* Appends ";", name and suffix to buf, ';' and newlines in the name made ':'. */
 static void append_name(struct jp_str *buf, const char *name, const char *suffix)
 {
-	size_t at = buf->len + 1;
+	size_t at = buf->len + 1, n = strlen(name);
 	jp_str_appendf(buf, ";%s%s", name, suffix);
-	for (char *p = buf->s + at, *end = p + strlen(name); p < end; p++)
+	if (buf->len < at + n)
+		return;		/* out of memory: buf says it */
+	for (char *p = buf->s + at, *end = p + n; p < end; p++)
 		if (*p == ';' || *p == '\n')
 			*p = ':';
 }

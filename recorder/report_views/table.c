@@ -111,6 +111,8 @@ struct cg_print {
 /* The prefix cut back to plen and one level's indentation appended: its new length. */
 static size_t cg_indent(struct cg_print *p, size_t plen, int last)
 {
+	if (p->prefix.nomem)
+		return plen;	/* said by print_graph's -ENOMEM */
 	p->prefix.len = plen;
 	jp_str_append(&p->prefix, last ? "           " : "|          ", 11);
 	return p->prefix.len;
