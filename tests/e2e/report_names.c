@@ -4,8 +4,9 @@
  * writer takes names up to 4,096 bytes), with a 4,000-byte source file name, and runs each,
  * then two native loops of its own whose symbols are 5,000 bytes, equal but for their last.
  * Every output of `jitprof report` that names frames must carry the four names whole and keep
- * them four: the table, --collapsed, --json, speedscope, pprof (go tool pprof), JFR (the JDK's
- * jfr), the HTML page, the flame graph SVG, --methods, and --sort srcline the file whole. */
+ * them four: the table, its -g call graph, --collapsed, --json (with -g stacks), speedscope,
+ * pprof (go tool pprof), JFR (the JDK's jfr), the HTML page, the flame graph SVG, --methods,
+ * and --sort srcline the file whole. */
 #include "jitdump/jitdump.h"
 #include "tests/e2e/report_util.h"
 #include "tests/lib/testjit.h"
@@ -123,7 +124,7 @@ static void record_self(void)
 	self[n] = 0;
 	struct tu_result r;
 	cr_assert_eq(rx_sh(&r, "mkdir -p '%s/jit' '%s' && cd '%s' && RN_CHILD='%s/jit' HOME='%s' "
-			   "perf record -q -k mono -e cpu-clock -F 2000 -o perf.data '%s'", dir, home,
+			   "perf record -q -k mono -g -e cpu-clock -F 2000 -o perf.data '%s'", dir, home,
 			   dir, dir, home, self), 0);
 	if (r.status && strstr(r.err, "perf_event_paranoid"))
 		cr_skip_test("perf may not record here: %s", r.err);
@@ -137,23 +138,25 @@ static void record_self(void)
 /* `jitprof report -q -i rx_data ARGS` to stdout (caller frees). */
 #define report(r, ...) rx_ok((r), "HOME='%s' '%s' report -q -i '%s' " __VA_ARGS__)
 
-/* The four names whole in text, each exactly `times` times (0: at least once): none is a
- * part of another. */
-static void both_whole(const char *what, const char *text, size_t times)
+/* The four names whole in text, each exactly `times` times, or at least -times times when
+ * times < 0: none is a part of another. */
+static void names_whole(const char *what, const char *text, long times)
 {
 	const char *names[] = { name_a, name_b, native_a, native_b };
 	static const char *const which[] = { "jitted alpha", "jitted beta", "native alpha",
 					     "native beta" };
 	for (int i = 0; i < 4; i++) {
-		size_t n = tu_count(text, names[i]);
-		if (times)
-			cr_assert_eq(n, times, "%s: %s's name found %zu times, not %zu (%zu bytes)",
+		long n = (long)tu_count(text, names[i]);
+		if (times > 0)
+			cr_assert_eq(n, times, "%s: %s's name found %ld times, not %ld (%zu bytes)",
 				     what, which[i], n, times, strlen(text));
 		else
-			cr_assert_gt(n, 0, "%s: %s's name not whole (%zu bytes):\n%.300s...", what,
-				     which[i], strlen(text), text);
+			cr_assert_geq(n, -times, "%s: %s's name whole %ld times, not %ld or more "
+				      "(%zu bytes):\n%.300s...", what, which[i], n, -times,
+				      strlen(text), text);
 	}
 }
+
 
 /* What a file written by the report holds: both names whole. */
 static void file_has_both(const char *option, const char *file_name)
@@ -164,7 +167,7 @@ static void file_has_both(const char *option, const char *file_name)
 	size_t len;
 	char *text = tu_read_file(path, &len);
 	cr_assert_not_null(text);
-	both_whole(option, text, 0);
+	names_whole(option, text, -1);
 	free(text);
 }
 
@@ -175,24 +178,31 @@ Test(report_names, long_names_whole_in_every_output)
 
 	/* The table: one row each (names equal in their first 4,400 bytes stay two rows). */
 	report(&r, "--sort sym", home, rx_jitprof, data);
-	both_whole("the table", r.out, 1);
+	names_whole("the table", r.out, 1);
 	tu_result_free(&r);
 	report(&r, "--collapsed", home, rx_jitprof, data);
-	both_whole("--collapsed", r.out, 1);
+	names_whole("--collapsed", r.out, -1);	/* once per distinct stack */
 	tu_result_free(&r);
 
-	/* JSON: the rows' names as parsed, each once; the stacks of -g too. */
+	/* JSON: the rows' names as parsed, each once. */
 	if (tu_have("python3")) {
 		report(&r, "--sort sym --json | python3 -c 'import json,sys\n"
 		       "for r in json.load(sys.stdin)[\"rows\"]: print(r[\"sym\"])'", home,
 		       rx_jitprof, data);
-		both_whole("--json", r.out, 1);
+		names_whole("--json", r.out, 1);
 		tu_result_free(&r);
 	} else {
 		tu_skip_part("python3 is not installed: --json not parsed");
 	}
+	/* -g: the call graph's lines and the JSON rows' stacks name the frames whole too. */
+	report(&r, "--sort sym -g caller", home, rx_jitprof, data);
+	names_whole("-g", r.out, -2);	/* its row, and its frame in the graph under it */
+	tu_result_free(&r);
+	report(&r, "--sort sym -g --json", home, rx_jitprof, data);
+	names_whole("-g --json", r.out, -2);	/* its row, and a stack of it */
+	tu_result_free(&r);
 	report(&r, "--methods", home, rx_jitprof, data);
-	both_whole("--methods", r.out, 0);
+	names_whole("--methods", r.out, -1);
 	tu_result_free(&r);
 
 	/* --sort srcline: the file's 4,500-byte name whole, the two lines apart. */
@@ -214,7 +224,7 @@ Test(report_names, long_names_whole_in_every_output)
 	if (tu_have("go")) {
 		rx_ok(&r, "cd '%s' && HOME='%s' GOCACHE='%s/go' GOPATH='%s/go' go tool pprof -raw "
 		      "p.pb.gz 2>/dev/null", dir, home, dir, dir);
-		both_whole("pprof -raw", r.out, 0);
+		names_whole("pprof -raw", r.out, -1);
 		tu_result_free(&r);
 	} else {
 		tu_skip_part("go (golang-go) is not installed: the pprof file not read back");
