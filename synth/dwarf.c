@@ -308,15 +308,16 @@ static int write_info(struct synth_dwarf *d, const struct synth_input *in,
 	struct synth_buf *b = &d->info;
 	struct inl_tree t = { 0 };
 	uint32_t *aoff = NULL;
-	int rc = 0;
-	if (in->inl && in->inl->nr_methods) {
+	size_t rlen = strlen(in->name) + 1;	/* the readable name is no longer */
+	char *readable = malloc(rlen);
+	int rc = readable ? 0 : -ENOMEM;
+	if (!rc && in->inl && in->inl->nr_methods) {
 		aoff = calloc(in->inl->nr_methods, sizeof(*aoff));
 		rc = aoff ? build_tree(in, files, &t) : -ENOMEM;
-		if (rc)
-			goto out;
 	}
-	char readable[SYNTH_NAME_MAX + 1];	/* whole: check_core refuses longer names */
-	int java = synth_dw_readable_name(in->name, readable, sizeof(readable));
+	if (rc)
+		goto out;
+	int java = synth_dw_readable_name(in->name, readable, rlen);
 	const char *file = cu_file(in, lines, n);
 
 	synth_dw_cu_head(b, file ? file : readable, java, text_vaddr, in->code_size,
@@ -339,6 +340,7 @@ static int write_info(struct synth_dwarf *d, const struct synth_input *in,
 	synth_buf_u8(b, 0);		/* end of the CU's children */
 	synth_buf_put_u32(b, 0, (uint32_t)(b->len - 4));
 out:
+	free(readable);
 	free(aoff);
 	free(t.v);
 	return rc;
@@ -401,7 +403,7 @@ int synth_dwarf_build(const struct synth_input *in, uint64_t text_vaddr, struct 
 	if (!in->nr_lines && in->inl && !(derived = lines_from_inline(in->inl, &nd)))
 		return synth_err(log, -ENOMEM, "out of memory for line rows");
 	/* renamed rows point into script: it lives as long as lines */
-	char script_buf[SYNTH_NAME_MAX + 1];
+	char script_buf[SYNTH_SCRIPT_MAX + 1];
 	const char *script = synth_name_script(in->name, script_buf, sizeof(script_buf));
 	lines = derived ? usable_rows(in, derived, nd, &n, script)
 			: usable_rows(in, in->lines, in->nr_lines, &n, script);

@@ -38,7 +38,7 @@ static void line_from_dump(struct rp_session *s, const struct jd_load_entry *je,
 			hi = mid;
 	}
 	/* the row's file as synth reads it (node 20 writes some names from freed memory) */
-	char script[SYNTH_NAME_MAX + 1];	/* whole: as keep_lines says */
+	char script[SYNTH_SCRIPT_MAX + 1];	/* as synth reads it */
 	const char *file = synth_line_file(je->lines[lo].file,
 					   synth_name_script(je->load.name, script, sizeof(script)));
 	if (!file)
@@ -75,8 +75,7 @@ static int keep_lines(struct rp_session *s, const struct jd_load_entry *je, stru
 		return 0;
 	if (!(v = malloc(je->nr_lines * sizeof(*v))))
 		return -ENOMEM;
-	/* whole: a script is a part of the name, and the ELF's takes names up to this long */
-	char buf[SYNTH_NAME_MAX + 1];
+	char buf[SYNTH_SCRIPT_MAX + 1];	/* as synth reads it: a longer script is none */
 	const char *script = synth_name_script(je->load.name, buf, sizeof(buf));
 	for (size_t i = 0; i < je->nr_lines; i++) {
 		const struct jd_line *jl = &je->lines[i];

@@ -1,8 +1,8 @@
 /* report_names.c - names are never cut (issue 39): this binary, re-run under `perf record -k
- * mono` with RN_CHILD set, JIT-compiles two loops named by 4,000-byte Java-style names that
- * share their first 3,400 bytes (a Kotlin lambda or generic class is that long; inject's ELF
- * writer takes names up to 4,096 bytes), with a 4,000-byte source file name, and runs each,
- * then two native loops of its own whose symbols are 5,000 bytes, equal but for their last.
+ * mono -g` with RN_CHILD set, JIT-compiles two loops named by 5,000-byte Java-style names that
+ * share their first 4,800 bytes (a Kotlin lambda or generic class is that long), with a
+ * 4,500-byte source file name, and runs each, then two native loops of its own whose symbols
+ * are 5,000 bytes, equal but for their last.
  * Every output of `jitprof report` that names frames must carry the four names whole and keep
  * them four: the table, its -g call graph, --collapsed, --json (with -g stacks), speedscope,
  * pprof (go tool pprof), JFR (the JDK's jfr), the HTML page, the flame graph SVG, --methods,
@@ -14,8 +14,8 @@
 #define home rx_home
 #define data rx_data
 
-#define COMMON 3400	/* bytes the two jitted names share */
-#define FILE_LEN 4000	/* the jitted code's source file name */
+#define COMMON 4800	/* bytes the two jitted names share */
+#define FILE_LEN 4500	/* the jitted code's source file name */
 
 /* "rn.Gen<COMMON - 6 'x's>.alpha(long, rn.Param<200 'p'>[])" and the same with beta: the
  * class and the parameter type long, the names differing only after byte COMMON. */
@@ -70,7 +70,7 @@ __attribute__((noinline)) uint64_t rn_native_beta(uint64_t n)
 #ifdef TU_HAVE_JIT
 static int run_jit(const char *jdir)
 {
-	static char names[2][6000], file[FILE_LEN + 1];
+	static char names[2][COMMON + 1024], file[FILE_LEN + 1];
 	long_name(names[0], sizeof(names[0]), "alpha");
 	long_name(names[1], sizeof(names[1]), "beta");
 	long_file(file, sizeof(file));
@@ -105,7 +105,7 @@ TU_CHILD_MODE("RN_CHILD", run_jit)
 
 TestSuite(report_names, .init = rx_setup_recording, .fini = rx_teardown, .timeout = 300);
 
-static char name_a[6000], name_b[6000], file[FILE_LEN + 1];
+static char name_a[COMMON + 1024], name_b[COMMON + 1024], file[FILE_LEN + 1];
 
 /* This binary recorded running its two long-named loops, injected into rx_data. */
 static void record_self(void)
