@@ -103,7 +103,7 @@ static void hash_lines(struct hasher *h, const struct synth_input *in,
 		       struct synth_line_it *it_out)
 {
 	struct synth_line_it it;
-	char script[SYNTH_NAME_MAX + 1];
+	char script[SYNTH_SCRIPT_MAX + 1];
 	synth_line_it_init(&it, in->lines, in->nr_lines, in->code_addr, in->code_size,
 			   synth_name_script(in->name, script, sizeof(script)));
 	const char *last = NULL;

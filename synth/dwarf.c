@@ -85,21 +85,46 @@ void synth_dw_abbrev(struct synth_buf *b)
 	synth_buf_bytes(b, t, n);
 }
 
-int synth_dw_readable_name(const char *name, char *buf, size_t len)
+/* The readable name's bytes: JVM names are name[1, 1 + *n) with '/' and ';' made '.'
+ * (returns 1), others name as it is (0). */
+static int readable_span(const char *name, size_t *n)
 {
 	const char *semi = name[0] == 'L' ? strchr(name, ';') : NULL;
 	const char *paren = semi ? strchr(semi, '(') : NULL;
-	if (!len)
-		return 0;
 	if (!paren || paren == semi + 1 || semi == name + 1) {
-		snprintf(buf, len, "%s", name);
+		*n = strlen(name);
 		return 0;
 	}
-	size_t o = 0;
-	for (const char *p = name + 1; p < paren && o + 1 < len; p++)
-		buf[o++] = *p == '/' || *p == ';' ? '.' : *p;
-	buf[o] = 0;
+	*n = (size_t)(paren - name - 1);
 	return 1;
+}
+
+/* The readable name as a string appended to b: made in b, so no buffer bounds it. */
+static void put_readable(struct synth_buf *b, const char *name)
+{
+	size_t n, at = b->len;
+	int java = readable_span(name, &n);
+	synth_buf_bytes(b, name + java, n);
+	synth_buf_u8(b, 0);
+	for (size_t i = at; java && !b->oom && i < at + n; i++)
+		if (b->p[i] == '/' || b->p[i] == ';')
+			b->p[i] = '.';
+}
+
+int synth_dw_readable_name(const char *name, char *buf, size_t len)
+{
+	size_t n;
+	int java = readable_span(name, &n);
+	if (!len)
+		return java;
+	if (n >= len)
+		n = len - 1;
+	for (size_t i = 0; i < n; i++) {
+		char c = name[java + i];
+		buf[i] = java && (c == '/' || c == ';') ? '.' : c;
+	}
+	buf[n] = 0;
+	return java;
 }
 
 /* One inlined_subroutine: a contiguous range where method was inlined at call_file:call_line
@@ -182,9 +207,7 @@ static int build_tree(const struct synth_input *in, struct synth_dw_files *files
 
 static void die_names(struct synth_buf *b, const char *name)
 {
-	char readable[SYNTH_NAME_MAX + 1];
-	synth_dw_readable_name(name, readable, sizeof(readable));
-	synth_buf_str(b, readable);
+	put_readable(b, name);
 	synth_buf_str(b, name);
 }
 
@@ -285,15 +308,16 @@ static int write_info(struct synth_dwarf *d, const struct synth_input *in,
 	struct synth_buf *b = &d->info;
 	struct inl_tree t = { 0 };
 	uint32_t *aoff = NULL;
-	int rc = 0;
-	if (in->inl && in->inl->nr_methods) {
+	size_t rlen = strlen(in->name) + 1;	/* the readable name is no longer */
+	char *readable = malloc(rlen);
+	int rc = readable ? 0 : -ENOMEM;
+	if (!rc && in->inl && in->inl->nr_methods) {
 		aoff = calloc(in->inl->nr_methods, sizeof(*aoff));
 		rc = aoff ? build_tree(in, files, &t) : -ENOMEM;
-		if (rc)
-			goto out;
 	}
-	char readable[SYNTH_NAME_MAX + 1];
-	int java = synth_dw_readable_name(in->name, readable, sizeof(readable));
+	if (rc)
+		goto out;
+	int java = synth_dw_readable_name(in->name, readable, rlen);
 	const char *file = cu_file(in, lines, n);
 
 	synth_dw_cu_head(b, file ? file : readable, java, text_vaddr, in->code_size,
@@ -316,6 +340,7 @@ static int write_info(struct synth_dwarf *d, const struct synth_input *in,
 	synth_buf_u8(b, 0);		/* end of the CU's children */
 	synth_buf_put_u32(b, 0, (uint32_t)(b->len - 4));
 out:
+	free(readable);
 	free(aoff);
 	free(t.v);
 	return rc;
@@ -378,7 +403,7 @@ int synth_dwarf_build(const struct synth_input *in, uint64_t text_vaddr, struct 
 	if (!in->nr_lines && in->inl && !(derived = lines_from_inline(in->inl, &nd)))
 		return synth_err(log, -ENOMEM, "out of memory for line rows");
 	/* renamed rows point into script: it lives as long as lines */
-	char script_buf[SYNTH_NAME_MAX + 1];
+	char script_buf[SYNTH_SCRIPT_MAX + 1];
 	const char *script = synth_name_script(in->name, script_buf, sizeof(script_buf));
 	lines = derived ? usable_rows(in, derived, nd, &n, script)
 			: usable_rows(in, in->lines, in->nr_lines, &n, script);

@@ -101,7 +101,8 @@ static int encode(const struct synth_interp *in, struct parts *p, uint64_t *text
 	off = TEXT_OFF;
 	for (size_t k = 0; k < in->n; k++) {
 		const struct synth_interp_method *m = &in->m[k];
-		if (p->str.len > UINT32_MAX - SYNTH_NAME_MAX)
+		/* the names are report's, demangled whole: any length */
+		if (p->str.len > UINT32_MAX - strlen(m->name) - 1)
 			return -EFBIG;
 		put_sym(&p->sym, (uint32_t)p->str.len, ELF64_ST_INFO(STB_GLOBAL, STT_FUNC), S_TEXT,
 			off, m->size);

@@ -130,7 +130,7 @@ const struct jd_line *synth_line_next(struct synth_line_it *it)
 size_t synth_lines_count(const struct synth_input *in, size_t *renamed)
 {
 	struct synth_line_it it;
-	char script[SYNTH_NAME_MAX + 1];
+	char script[SYNTH_SCRIPT_MAX + 1];
 	synth_line_it_init(&it, in->lines, in->nr_lines, in->code_addr, in->code_size,
 			   synth_name_script(in->name, script, sizeof(script)));
 	while (synth_line_next(&it))

@@ -21,7 +21,12 @@ extern "C" {
 
 #define SYNTH_BUILD_ID_SIZE 20
 #define SYNTH_BUILD_ID_HEX  (2 * SYNTH_BUILD_ID_SIZE + 1)
-#define SYNTH_NAME_MAX      4096	/* longest method name accepted (bytes, without NUL) */
+/* Longest method or line-table file name accepted (bytes, without NUL): past any JVM's (a
+ * class and a method name of 65,535 bytes each and their descriptor), so a long name is an
+ * ELF's whole, not a refused load; a bound all the same (the ELF's strings are u32 offsets). */
+#define SYNTH_NAME_MAX      (1 << 20)
+/* Longest script (a path) taken from the end of a V8 name (synth_name_script): PATH_MAX. */
+#define SYNTH_SCRIPT_MAX    4096
 #define SYNTH_FILE_NAME_MAX 64		/* "jitted-<u32>-<u64>.so" fits easily */
 
 /* Vendor note in every ELF (section ".note.jitprof"): an NT_VERSION note (type 1, descsz 0)

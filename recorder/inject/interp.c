@@ -93,11 +93,12 @@ static uint64_t rec_hash(const struct jd_ext_method *m)
  * prints it when it unwinds the copies itself ("pkg.Cls.m(int)_[int]"). */
 static char *symbol_of(const struct jd_ext_method *m)
 {
-	char buf[SYNTH_NAME_MAX];
-	sym_java_demangle(m->name ? m->name : "", buf, sizeof(buf) - sizeof(SYNTH_INTERP_MARK));
-	size_t l = strlen(buf);
-	memcpy(buf + l, SYNTH_INTERP_MARK, sizeof(SYNTH_INTERP_MARK));
-	return strdup(buf);
+	struct jp_str buf = { 0 };
+	sym_java_demangle_str(m->name ? m->name : "", &buf);
+	jp_str_appendf(&buf, "%s", SYNTH_INTERP_MARK);
+	char *sym = buf.nomem ? NULL : strdup(buf.s);	/* whole: report names the frame so */
+	jp_str_free(&buf);
+	return sym;
 }
 
 /* e's layout (every record of its table the ELF can hold: a record of more bytecodes than a

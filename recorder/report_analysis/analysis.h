@@ -7,6 +7,7 @@
 #ifndef JITPROF_REPORT_ANALYSIS_H
 #define JITPROF_REPORT_ANALYSIS_H
 
+#include "lib/strbuf.h"
 #include "recorder/report_model/model.h"
 
 /* ---- Aggregation ------------------------------------------------------------------ */
@@ -46,9 +47,10 @@ int rp_hist_build(struct rp_hist *h, const struct rp_session *s, const enum rp_k
 		  int nr_keys, int need_members);
 void rp_hist_free(struct rp_hist *h);
 
-/* One key of an entry as printed in the table into buf ("[.] name", "java", ...). */
+/* One key of an entry as printed in the table ("[.] name", "java", ...), whole: formatted in
+ * buf (reused from call to call) or a string the session holds. */
 const char *rp_entry_key_str(const struct rp_hist *h, const struct rp_entry *e,
-			     enum rp_key k, char *buf, size_t len);
+			     enum rp_key k, struct jp_str *buf);
 
 /* method_rank.c: method-centric rows. A frame of a jitted method (a load's, not runtime code);
  * the sample's innermost method frame (its innermost inlined jitted frame, else rp_leaf);
@@ -60,7 +62,7 @@ int rp_method_cmp(const struct rp_session *s, const struct rp_frame *a, const st
 void rp_hist_method_mode(struct rp_hist *h);
 
 /* "file:line", "??:0" or "dso[addr]" like perf's srcline column. */
-const char *rp_srcline_str(const struct rp_frame *f, char *buf, size_t len);
+const char *rp_srcline_str(const struct rp_frame *f, struct jp_str *buf);
 
 /* ---- HotSpot's compilation log (-XX:+LogCompilation), jvmlog.c / jvmjoin.c ------------ */
 

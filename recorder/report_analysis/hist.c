@@ -294,68 +294,47 @@ void rp_hist_free(struct rp_hist *h)
 	memset(h, 0, sizeof(*h));
 }
 
-const char *rp_srcline_str(const struct rp_frame *f, char *buf, size_t len)
+const char *rp_srcline_str(const struct rp_frame *f, struct jp_str *buf)
 {
 	if (srcline_by_addr(f))
-		snprintf(buf, len, "%s[%" PRIx64 "]", f->dso ? f->dso : "[unknown]", f->addr);
-	else if (!f->srcfile)
-		snprintf(buf, len, "??:0");
-	else
-		snprintf(buf, len, "%s:%u", f->srcfile, f->line);
-	return buf;
+		return jp_str_printf(buf, "%s[%" PRIx64 "]", f->dso ? f->dso : "[unknown]", f->addr);
+	if (!f->srcfile)
+		return "??:0";
+	return jp_str_printf(buf, "%s:%u", f->srcfile, f->line);
 }
 
-/* str as snprintf(buf, len, "%s", str) would leave it, without copying what fits: the table
- * asks twice for each of a sample-dense run's 20k rows. */
-static const char *as_is(const char *str, char *buf, size_t len)
-{
-	if (strnlen(str, len) < len)
-		return str;
-	snprintf(buf, len, "%s", str);
-	return buf;
-}
-
+/* Strings the entry holds are returned as they are, not copied: the table asks twice for each
+ * of a sample-dense run's 20k rows. */
 const char *rp_entry_key_str(const struct rp_hist *h, const struct rp_entry *e,
-			     enum rp_key k, char *buf, size_t len)
+			     enum rp_key k, struct jp_str *buf)
 {
 	const struct rp_sample *smp = e->first;
 	const struct rp_frame *f = e->leaf;
 	switch (k) {
 	case RP_KEY_COMM:
-		return as_is(smp->comm ? smp->comm : ":?", buf, len);
+		return smp->comm ? smp->comm : ":?";
 	case RP_KEY_PID:
 		/* signed, as perf prints it: a sample without a task has pid -1 */
-		snprintf(buf, len, "%7d:%s", (int)smp->pid, smp->comm ? smp->comm : "");
-		break;
+		return jp_str_printf(buf, "%7d:%s", (int)smp->pid, smp->comm ? smp->comm : "");
 	case RP_KEY_DSO:
-		return as_is(f->dso ? f->dso : "[unknown]", buf, len);
+		return f->dso ? f->dso : "[unknown]";
 	case RP_KEY_SYM:
-		if (f->sym && len) {	/* "[k] " or "[.] ", then as much of the name as fits */
-			size_t room = len - 1, np = room < 4 ? room : 4;
-			size_t n = strnlen(f->sym, room - np);
-			memcpy(buf, f->flags & RP_FRAME_KERNEL ? "[k] " : "[.] ", np);
-			memcpy(buf + np, f->sym, n);
-			buf[np + n] = 0;
-			if ((f->flags & RP_FRAME_INLINED) && np + n + 4 < len)
-				memcpy(buf + np + n, "_[i]", 5);	/* a method-centric row */
-		} else if (!f->sym)
-			snprintf(buf, len, "[%c] 0x%016" PRIx64,
-				 f->flags & RP_FRAME_KERNEL ? 'k' : '.', f->addr);
-		break;
+		if (!f->sym)
+			return jp_str_printf(buf, "[%c] 0x%016" PRIx64,
+					     f->flags & RP_FRAME_KERNEL ? 'k' : '.', f->addr);
+		/* "[k] " or "[.] ", the name; "_[i]" marks a method-centric row's inlined frame */
+		return jp_str_printf(buf, "%s%s%s", f->flags & RP_FRAME_KERNEL ? "[k] " : "[.] ",
+				     f->sym, f->flags & RP_FRAME_INLINED ? "_[i]" : "");
 	case RP_KEY_SRCLINE:
-		rp_srcline_str(f, buf, len);
-		break;
+		return rp_srcline_str(f, buf);
 	case RP_KEY_GENERATION: {
 		const struct rp_load *l = f->load ? &h->s->loads[f->load - 1] : NULL;
-		if (l)
-			snprintf(buf, len, "gen %u%s%s", l->generation,
-				 l->tier ? " " : "", l->tier ? rp_load_tier(l) : "");
-		else
-			snprintf(buf, len, "-");
-		break;
+		if (!l)
+			return "-";
+		return jp_str_printf(buf, "gen %u%s%s", l->generation, l->tier ? " " : "",
+				     l->tier ? rp_load_tier(l) : "");
 	}
 	default:
-		snprintf(buf, len, "?");
+		return "?";
 	}
-	return buf;
 }

@@ -135,22 +135,29 @@ int rp_session_join_jvmlog(struct rp_session *s, const struct rp_jvmlog *jl,
 			off[nr_off++] = at_stamp((int64_t)l->load_time, -c->stamp);
 	}
 	if (!of_pid || !nr_off) {
-		char pids[128] = "";
-		size_t n = 0;
+		struct jp_str pids = { 0 };	/* every process, however many */
 		/* loads come grouped by process: a change of pid starts the next one */
-		for (size_t i = 0; i < s->nr_loads && n + 12 < sizeof(pids); i++)
+		for (size_t i = 0; i < s->nr_loads; i++)
 			if (!i || s->loads[i].pid != s->loads[i - 1].pid)
-				n += (size_t)snprintf(pids + n, sizeof(pids) - n, "%s%u", n ? "," : "",
-						      s->loads[i].pid);
+				jp_str_appendf(&pids, "%s%u", pids.len ? "," : "", s->loads[i].pid);
+		if (pids.nomem) {
+			jp_logf(log, JP_LOG_ERROR, "out of memory");
+			jp_str_free(&pids);
+			free(off);
+			free(e.v);
+			return -ENOMEM;
+		}
 		if (!of_pid)
 			jp_logf(log, JP_LOG_ERROR, "the compilation log is of process %u, the "
 				"recording has jitted code of process%s %s only: not this run's "
-				"log", pid, strchr(pids, ',') ? "es" : "", n ? pids : "(none)");
+				"log", pid, pids.len && strchr(pids.s, ',') ? "es" : "",
+				pids.len ? pids.s : "(none)");
 		else
 			jp_logf(log, JP_LOG_ERROR, "no compile id or code address of the "
 				"compilation log (process %u, %zu nmethods) matches the recording's "
 				"%zu loads of that process: not this run's log", pid,
 				rp_jvmlog_nr_codes(jl), of_pid);
+		jp_str_free(&pids);
 		free(off);
 		free(e.v);
 		return -ESRCH;

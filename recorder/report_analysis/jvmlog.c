@@ -58,7 +58,8 @@ struct pstate {
 	struct rp_jvmlog *jl;
 	xmlTextReaderPtr r;
 	/* runtime (tty) side */
-	char thread[32];			/* current <writer thread> */
+	char thread[32];	/* current <writer thread>: a number (a longer one is no
+				 * HotSpot's, and compares as cut) */
 	struct rp_jvm_code *trap;		/* code of the open runtime uncommon_trap */
 	int in_trap_depth;			/* its depth, -1 none */
 	/* The last dependency_failed, open while its thread logs only more of them and the
@@ -73,7 +74,7 @@ struct pstate {
 	struct { int depth; uint32_t method; int32_t bci; } parse[64];
 	int nr_parse;
 	struct { uint32_t callee; int32_t bci; uint32_t caller; int open; } call;
-	char errmsg[256];
+	struct jp_str errmsg;	/* libxml2's first error, its first line */
 	int nomem;	/* an allocation failed: the log is not read (-ENOMEM) */
 };
 
@@ -191,9 +192,10 @@ static void on_method(struct pstate *p)
 {
 	char *holder = attr(p, "holder"), *name = attr(p, "name");
 	const char *h = holder ? name_of(p, strtoll(holder, NULL, 10)) : NULL;
-	char buf[1024];
-	snprintf(buf, sizeof(buf), "%s%s%s", h ? h : "", h ? "." : "", name ? name : "?");
-	set_name(p, attr_int(p, "id", -1), buf);
+	struct jp_str buf = { 0 };	/* a method's name is the log's, whole */
+	jp_str_printf(&buf, "%s%s%s", h ? h : "", h ? "." : "", name ? name : "?");
+	set_name(p, attr_int(p, "id", -1), buf.s);
+	p->nomem |= jp_str_free(&buf) != 0;
 	xml_free(holder);
 	xml_free(name);
 }
@@ -310,10 +312,8 @@ static void on_error(void *arg, const char *msg, xmlParserSeverities sev,
 	/* the first error is the one that stopped the reader; warnings do not stop it */
 	if (sev != XML_PARSER_SEVERITY_ERROR && sev != XML_PARSER_SEVERITY_VALIDITY_ERROR)
 		return;
-	if (!p->errmsg[0]) {
-		snprintf(p->errmsg, sizeof(p->errmsg), "%s", msg);
-		p->errmsg[strcspn(p->errmsg, "\n")] = '\0';
-	}
+	if (!p->errmsg.len)
+		jp_str_append(&p->errmsg, msg, strcspn(msg, "\n"));
 }
 
 static int parse(struct pstate *p, const char *path, const struct jp_log *log)
@@ -365,32 +365,35 @@ static int parse(struct pstate *p, const char *path, const struct jp_log *log)
 	if (rc < 0 && !root)
 		return jp_logf(log, JP_LOG_ERROR, "%s: not a HotSpot compilation log at byte %"
 			       PRIu64 ": %s", path, p->jl->bytes,
-			       p->errmsg[0] ? p->errmsg : "unreadable"), -EINVAL;
+			       p->errmsg.len ? p->errmsg.s : "unreadable"), -EINVAL;
 	if (!root)
 		return jp_logf(log, JP_LOG_ERROR, "%s: empty, not a HotSpot compilation log",
 			       path), -EINVAL;
 	if (rc < 0)
-		snprintf(p->jl->cut, sizeof(p->jl->cut), "%s: cut at byte %" PRIu64 ": %s", path,
-			 p->jl->bytes, p->errmsg[0] ? p->errmsg : "unreadable");
+		jp_str_printf(&p->jl->cut, "%s: cut at byte %" PRIu64 ": %s", path, p->jl->bytes,
+			      p->errmsg.len ? p->errmsg.s : "unreadable");
+	if (p->jl->cut.nomem || p->errmsg.nomem)
+		return jp_logf(log, JP_LOG_ERROR, "%s: cannot read: out of memory", path), -ENOMEM;
 	return 0;
 }
 
 /* What the guard left out of the log, said once for the whole file. */
-static void guard_notes(struct rp_jvmlog *jl, const struct rp_jvmlog_guard *g, const char *path)
+/* 0, or -ENOMEM. */
+static int guard_notes(struct rp_jvmlog *jl, const struct rp_jvmlog_guard *g, const char *path)
 {
-	char *p = jl->notes, *end = jl->notes + sizeof(jl->notes);
+	struct jp_str *n = &jl->notes;
 	if (g->doctypes)
-		p += snprintf(p, (size_t)(end - p), "%s: the document type declaration at byte %"
-			      PRIu64 " ignored (HotSpot writes none)", path, g->doctype_off);
-	if (g->refs_dropped && p < end)
-		p += snprintf(p, (size_t)(end - p), "%s%s: %" PRIu64 " references to entities "
-			      "other than XML's predefined ones not expanded ('&' read as '?'), the "
-			      "first at byte %" PRIu64, p > jl->notes ? "; " : "", path,
-			      g->refs_dropped, g->refs_off);
-	if (g->attrs_dropped && p < end)
-		snprintf(p, (size_t)(end - p), "%s%s: %" PRIu64 " attributes past %d in one element "
-			 "ignored, the first at byte %" PRIu64, p > jl->notes ? "; " : "", path,
-			 g->attrs_dropped, RP_JVMLOG_MAX_ATTRS, g->attrs_off);
+		jp_str_appendf(n, "%s: the document type declaration at byte %" PRIu64 " ignored "
+			       "(HotSpot writes none)", path, g->doctype_off);
+	if (g->refs_dropped)
+		jp_str_appendf(n, "%s%s: %" PRIu64 " references to entities other than XML's "
+			       "predefined ones not expanded ('&' read as '?'), the first at byte %"
+			       PRIu64, n->len ? "; " : "", path, g->refs_dropped, g->refs_off);
+	if (g->attrs_dropped)
+		jp_str_appendf(n, "%s%s: %" PRIu64 " attributes past %d in one element ignored, "
+			       "the first at byte %" PRIu64, n->len ? "; " : "", path,
+			       g->attrs_dropped, RP_JVMLOG_MAX_ATTRS, g->attrs_off);
+	return n->nomem ? -ENOMEM : 0;
 }
 
 int rp_jvmlog_open_xml(struct rp_jvmlog **out, int fd, const char *path,
@@ -421,9 +424,10 @@ int rp_jvmlog_open_xml(struct rp_jvmlog **out, int fd, const char *path,
 	xml.xmlTextReaderSetErrorHandler(p.r, on_error, &p);
 	rc = parse(&p, path, log);
 	xml.xmlFreeTextReader(p.r);
-	if (!rc)
-		guard_notes(p.jl, g, path);
+	if (!rc && (rc = guard_notes(p.jl, g, path)))
+		jp_logf(log, JP_LOG_ERROR, "%s: cannot read: out of memory", path);
 	free(g);
+	jp_str_free(&p.errmsg);
 	clear_names(&p);
 	free(p.names);
 	if (rc) {

@@ -70,6 +70,8 @@ void rp_jvmlog_free(struct rp_jvmlog *jl)
 	free(jl->strs);
 	free(jl->codes);
 	rp_map_free(&jl->by_id);
+	jp_str_free(&jl->cut);
+	jp_str_free(&jl->notes);
 	free(jl);
 }
 
@@ -77,10 +79,10 @@ uint32_t rp_jvmlog_pid(const struct rp_jvmlog *jl) { return jl->pid; }
 int rp_jvmlog_is_jfr(const struct rp_jvmlog *jl) { return jl->jfr; }
 size_t rp_jvmlog_nr_codes(const struct rp_jvmlog *jl) { return jl->nr; }
 uint64_t rp_jvmlog_bytes(const struct rp_jvmlog *jl) { return jl->bytes; }
-const char *rp_jvmlog_cut(const struct rp_jvmlog *jl) { return jl->cut[0] ? jl->cut : NULL; }
+const char *rp_jvmlog_cut(const struct rp_jvmlog *jl) { return jl->cut.len ? jl->cut.s : NULL; }
 const char *rp_jvmlog_notes(const struct rp_jvmlog *jl)
 {
-	return jl->notes[0] ? jl->notes : NULL;
+	return jl->notes.len ? jl->notes.s : NULL;
 }
 
 const struct rp_jvm_code *rp_jvmlog_code(const struct rp_jvmlog *jl, size_t i)

@@ -16,8 +16,8 @@ struct rp_jvmlog {
 	char **strs;			/* every string the codes point to */
 	size_t nr_strs, strs_cap;
 	uint64_t bytes;
-	char cut[512];
-	char notes[512];	/* what the guard left out, "" nothing */
+	struct jp_str cut;	/* where the log ends early (whole: it names the path) */
+	struct jp_str notes;	/* what the guard left out, empty: nothing */
 };
 
 /* A copy of s the log owns (control characters escaped, as the recording's names are);

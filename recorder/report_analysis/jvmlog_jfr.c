@@ -80,29 +80,51 @@ static double stamp_of(const struct from_jfr *x, int64_t ns)
 	return ns < 0 ? -1 : (double)(ns - x->base_ns) / 1e9;
 }
 
-/* "pkg/Class name (sig)ret", as the compilation log writes a method. */
+/* The string at path appended to b whole (measured, then read): 0, -ENOMEM, or the reader's
+ * -ENOENT / -EINVAL with b as it was. */
+static int get_str(const struct jfr_event *ev, const char *path, struct jp_str *b)
+{
+	size_t full;
+	int rc = jfr_get_str(ev, path, NULL, 0, &full);
+	char *p = rc ? NULL : jp_str_reserve(b, full);
+	if (rc || !p)
+		return rc ? rc : -ENOMEM;
+	if (!(rc = jfr_get_str(ev, path, p, full + 1, &full)))
+		b->len += full;
+	b->s[b->len] = 0;
+	return rc;
+}
+
+/* s kept by the log, or NULL: x->nomem when b or the keeping ran out of memory. */
+static const char *keep_str(struct from_jfr *x, struct jp_str *b, int rc)
+{
+	const char *s = rc || b->nomem ? NULL : rp_jvmlog_keep(x->jl, b->s);
+	x->nomem |= rc == -ENOMEM || b->nomem || (!rc && !s);
+	jp_str_free(b);
+	return s;
+}
+
+/* "pkg/Class name (sig)ret", as the compilation log writes a method, whole. */
 static const char *method_of(struct from_jfr *x, const struct jfr_event *ev)
 {
-	char type[512], name[256], desc[1024], buf[1800];
-	if (jfr_get_str(ev, "method.type.name", type, sizeof(type), NULL) ||
-	    jfr_get_str(ev, "method.name", name, sizeof(name), NULL))
-		return NULL;
-	if (jfr_get_str(ev, "method.descriptor", desc, sizeof(desc), NULL))
-		desc[0] = 0;
-	snprintf(buf, sizeof(buf), "%s %s %s", type, name, desc);
-	const char *m = rp_jvmlog_keep(x->jl, buf);
-	x->nomem |= !m;
-	return m;
+	struct jp_str b = { 0 };
+	int rc = get_str(ev, "method.type.name", &b);
+	if (!rc) {
+		jp_str_append(&b, " ", 1);
+		rc = get_str(ev, "method.name", &b);
+	}
+	if (!rc) {
+		jp_str_append(&b, " ", 1);
+		int d = get_str(ev, "method.descriptor", &b);	/* none: the name alone */
+		rc = d == -ENOMEM ? d : 0;
+	}
+	return keep_str(x, &b, rc);
 }
 
 static const char *str_of(struct from_jfr *x, const struct jfr_event *ev, const char *path)
 {
-	char buf[256];
-	if (jfr_get_str(ev, path, buf, sizeof(buf), NULL))
-		return NULL;
-	const char *s = rp_jvmlog_keep(x->jl, buf);
-	x->nomem |= !s;
-	return s;
+	struct jp_str b = { 0 };
+	return keep_str(x, &b, get_str(ev, path, &b));
 }
 
 /* A trap that only asks for a recompile (maybe_recompile) ends the code when the method is
@@ -338,12 +360,14 @@ int rp_jvmlog_open_jfr(struct rp_jvmlog **out, int fd, const char *path,
 		rc = -ENOENT;
 		goto out;
 	}
-	if (x.bad_ids)
-		snprintf(x.jl->notes, sizeof(x.jl->notes), "%s: %zu events with an invalid compile "
-			 "id skipped", path, x.bad_ids);
-	if (jfr_truncated(f))
-		snprintf(x.jl->cut, sizeof(x.jl->cut), "%s: its last chunk is unfinished or cut "
-			 "short: the chunks before it are read", path);
+	if ((x.bad_ids && jp_str_printf(&x.jl->notes, "%s: %zu events with an invalid compile "
+					"id skipped", path, x.bad_ids) && x.jl->notes.nomem) ||
+	    (jfr_truncated(f) && jp_str_printf(&x.jl->cut, "%s: its last chunk is unfinished "
+						 "or cut short: the chunks before it are read",
+						 path) && x.jl->cut.nomem)) {
+		rc = -ENOMEM;
+		goto out;
+	}
 	*out = x.jl;
 	x.jl = NULL;
 out:

@@ -9,6 +9,8 @@
 #include <string.h>
 
 #include "jitdump/jitdump.h"
+#include "lib/nomem.h"
+#include "lib/strbuf.h"
 #include "recorder/report_ingest/ingest_int.h"
 
 /* "Lpkg/Cls;name(args)ret" (or an array class "[..;"), as HotSpot agents write names. */
@@ -50,12 +52,12 @@ uint64_t rp_raw_ident_hash(uint32_t pid, const char *raw)
 	/* The pid and the name without V8's tier marker: what rp_identify_loads makes the
 	 * identity of (an equal name is an equal identity; a collision only names one load
 	 * more). A word at a time: a Java start-up asks it of each of its 34k loads. */
-	char buf[1024], *cut = buf;
+	char buf[1024], *cut = buf;	/* a longer name is copied to the heap, not cut */
 	size_t m = v8_marker(raw), len = strlen(raw);
 	const char *name = raw;
 	if (m) {	/* hashed as the same name that never had one */
 		if (len > sizeof(buf) && !(cut = malloc(len)))
-			return 1;
+			jp_nomem("a load's name");	/* a hash is no error path */
 		memcpy(cut, raw, m);
 		memcpy(cut + m, raw + m + 1, len - m - 1);
 		name = cut;
@@ -79,6 +81,7 @@ int rp_identify_loads(struct rp_session *s, const char *const *raw, const unsign
 {
 	uint32_t *jvms = malloc((s->nr_loads + 1) * sizeof(*jvms));
 	size_t nr_jvms = 0;
+	struct jp_str buf = { 0 };
 	if (!jvms)
 		return -1;
 	for (size_t i = 0; i < s->nr_loads; i++)
@@ -100,9 +103,8 @@ int rp_identify_loads(struct rp_session *s, const char *const *raw, const unsign
 		if (l->runtime)
 			continue;
 		if (m) {
-			char buf[4096];
-			snprintf(buf, sizeof(buf), "%.*s%s", (int)m, name, name + m + 1);
-			l->ident = l->title = rp_intern(s, buf);
+			jp_str_printf(&buf, "%.*s%s", (int)m, name, name + m + 1);
+			l->ident = l->title = rp_intern(s, buf.s);
 			if (!l->tier)
 				l->tier = rp_v8_tier(name[m]);
 		} else if (jvm && rp_is_jvm_name(raw[i])) {
@@ -111,5 +113,5 @@ int rp_identify_loads(struct rp_session *s, const char *const *raw, const unsign
 		}
 	}
 	free(jvms);
-	return 0;
+	return jp_str_free(&buf) ? -1 : 0;
 }

@@ -84,12 +84,13 @@ static const char *base_intern_of(struct ingest *in, const char *path)
 static const char *interp_intern_of(struct ingest *in, const char *str)
 {
 	size_t l = str ? strlen(str) : 0, ml = strlen(SYNTH_INTERP_MARK);
-	char buf[SYNTH_NAME_MAX + 1];
-	if (!str || l <= ml || l - ml >= sizeof(buf) || strcmp(str + l - ml, SYNTH_INTERP_MARK))
+	if (!str || l <= ml || strcmp(str + l - ml, SYNTH_INTERP_MARK))
 		return rp_intern(in->s, str);
-	memcpy(buf, str, l - ml);
-	buf[l - ml] = 0;
-	return rp_intern(in->s, buf);
+	struct jp_str buf = { 0 };	/* the name whole, as inject wrote it */
+	jp_str_append(&buf, str, l - ml);
+	const char *v = buf.nomem ? NULL : rp_intern(in->s, buf.s);
+	jp_str_free(&buf);
+	return v;	/* NULL: out of memory, as the interner says it */
 }
 
 #define DSO_OF(in, name) memo_of(in, &(in)->m_dso, name, rp_ingest_dso_display)

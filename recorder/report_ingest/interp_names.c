@@ -17,12 +17,14 @@ static const char *name_of(struct ingest *in, const struct jd_ext_method *m)
 	struct rp_unwind *u = &in->unwind;
 	const char *v;
 	size_t slot;
-	char buf[1024];
+	struct jp_str buf = { 0 };
 
 	if (rp_memo_get(&u->names, m, &v, &slot))
 		return v;
-	sym_java_demangle(m->name, buf, sizeof(buf));
-	v = rp_intern(in->s, buf);
+	sym_java_demangle_str(m->name, &buf);
+	v = rp_intern(in->s, buf.s);
+	if (jp_str_free(&buf))
+		v = NULL;	/* -ENOMEM, as the interner's NULL */
 	if (v)
 		rp_memo_put(&u->names, m, v, slot);
 	return v;

@@ -75,28 +75,28 @@ int rp_jvmsamples_mmap(struct ingest *in, const struct pd_event *ev)
 	return 0;
 }
 
-/* "Ljava/lang/String;" -> "java.lang.String", "[J" -> "long[]", "[[LA;" -> "A[][]". */
-static void class_name(const char *sig, char *buf, size_t len)
+/* "Ljava/lang/String;" -> "java.lang.String", "[J" -> "long[]", "[[LA;" -> "A[][]", appended
+ * to buf whole. */
+static void class_name(const char *sig, struct jp_str *buf)
 {
 	static const char prim[] = "ZBCSIJFD", *const pname[] = { "boolean", "byte", "char",
 		"short", "int", "long", "float", "double" };
-	size_t dims = 0, off = 0;
+	size_t dims = 0, at = buf->len;
 	while (sig[dims] == '[')
 		dims++;
 	const char *t = sig + dims, *p;
 	if (*t == 'L') {
-		size_t n = strcspn(t + 1, ";");
-		off = (size_t)snprintf(buf, len, "%.*s", (int)n, t + 1);
-		for (size_t i = 0; i < off && i < len; i++)
-			if (buf[i] == '/')
-				buf[i] = '.';
+		jp_str_append(buf, t + 1, strcspn(t + 1, ";"));
+		for (char *q = buf->s + at; *q; q++)
+			if (*q == '/')
+				*q = '.';
 	} else if (*t && t[1] == '\0' && (p = strchr(prim, *t))) {
-		off = (size_t)snprintf(buf, len, "%s", pname[p - prim]);
+		jp_str_appendf(buf, "%s", pname[p - prim]);
 	} else {
-		off = (size_t)snprintf(buf, len, "%s", sig);
+		jp_str_appendf(buf, "%s", sig);
 	}
-	for (size_t i = 0; i < dims && off + 2 < len; i++, off += 2)
-		memcpy(buf + off, "[]", 3);
+	for (size_t i = 0; i < dims; i++)
+		jp_str_append(buf, "[]", 2);
 }
 
 /* The marker's companion, opened beneath its directory; a failure is said whole here ("no
@@ -133,39 +133,42 @@ static int read_names(struct ingest *in, struct jd_reader *r, struct rp_u64map *
 		      struct jv_name **names, size_t *n, size_t *cap)
 {
 	struct jd_record rec;
-	char buf[1024];
+	struct jp_str buf = { 0 };
 	int rc;
 
 	while ((rc = jd_reader_next(r, &rec)) == 1) {
 		if (rec.id != JD_EXT_JMETHOD || !rec.u.jmethod.method)
 			continue;
-		if (rp_grow(names, cap, *n + 1, sizeof(**names)))
-			return -ENOMEM;
-		sym_java_demangle(rec.u.jmethod.name, buf, sizeof(buf));
+		if (rp_grow(names, cap, *n + 1, sizeof(**names))) {
+			rc = -ENOMEM;
+			break;
+		}
+		sym_java_demangle_str(rec.u.jmethod.name, &buf);
 		const char *f = rec.u.jmethod.file, *slash = strrchr(f, '/');
 		struct jv_name *v = &(*names)[*n];
-		v->sym = rp_intern(in->s, buf);
+		v->sym = rp_intern(in->s, buf.s);
 		v->file = f[0] ? rp_intern(in->s, slash ? slash + 1 : f) : NULL;
-		if (!v->sym || (f[0] && !v->file) ||
-		    rp_map_put(by_id, rec.u.jmethod.method, (uint32_t)++*n))
-			return -ENOMEM;
+		if (!v->sym || (f[0] && !v->file) || buf.nomem ||
+		    rp_map_put(by_id, rec.u.jmethod.method, (uint32_t)++*n)) {
+			rc = -ENOMEM;
+			break;
+		}
 	}
-	return rc;
+	return jp_str_free(&buf) ? -ENOMEM : rc;
 }
 
 /* One SAMPLE of the kind asked as a session sample: the class leaf, then its frames. */
 static int add_one(struct ingest *in, const struct jv_marker *mk, const struct jd_record *rec,
 		   const struct rp_u64map *by_id, const struct jv_name *names,
-		   struct rp_frame *fr)
+		   struct rp_frame *fr, struct jp_str *buf)
 {
 	const struct jd_ext_sample *s = &rec->u.sample;
-	char buf[1100], cls[1024];
 	uint32_t nr = s->nr_frames < JV_MAX_FRAMES - 1 ? s->nr_frames : JV_MAX_FRAMES - 1, v;
 
-	class_name(s->klass, cls, sizeof(cls));
-	snprintf(buf, sizeof(buf), "[%s] %s", s->kind == JD_SAMPLE_ALLOC ? "alloc" : "lock", cls);
-	fr[0] = (struct rp_frame){ .dso = in->jv.class_dso, .sym = rp_intern(in->s, buf) };
-	if (!fr[0].sym)
+	jp_str_printf(buf, "[%s] ", s->kind == JD_SAMPLE_ALLOC ? "alloc" : "lock");
+	class_name(s->klass, buf);
+	fr[0] = (struct rp_frame){ .dso = in->jv.class_dso, .sym = rp_intern(in->s, buf->s) };
+	if (!fr[0].sym || buf->nomem)
 		return -ENOMEM;
 	fr[0].addr = fr[0].ip = (uintptr_t)fr[0].sym;	/* one identity per class */
 	for (uint32_t i = 0; i < nr; i++) {
@@ -195,6 +198,7 @@ static int read_samples(struct ingest *in, const struct jv_marker *mk, struct jd
 {
 	struct rp_frame fr[JV_MAX_FRAMES];
 	struct jd_record rec;
+	struct jp_str buf = { 0 };	/* a class's name */
 	int rc;
 
 	while ((rc = jd_reader_next(r, &rec)) == 1) {
@@ -202,11 +206,11 @@ static int read_samples(struct ingest *in, const struct jv_marker *mk, struct jd
 			continue;
 		in->jv.any[rec.u.sample.kind == JD_SAMPLE_ALLOC ? 0
 			   : rec.u.sample.kind == JD_SAMPLE_LOCK ? 1 : 2]++;
-		if (rec.u.sample.kind == in->jv.kind && (rc = add_one(in, mk, &rec, by_id, names,
-								       fr)) < 0)
-			return rc;
+		if (rec.u.sample.kind == in->jv.kind &&
+		    (rc = add_one(in, mk, &rec, by_id, names, fr, &buf)) < 0)
+			break;
 	}
-	return rc;
+	return jp_str_free(&buf) ? -ENOMEM : rc;
 }
 
 /* One marker's companion: names, then samples. A damaged record ends it with a warning (the

@@ -38,7 +38,7 @@ static void line_from_dump(struct rp_session *s, const struct jd_load_entry *je,
 			hi = mid;
 	}
 	/* the row's file as synth reads it (node 20 writes some names from freed memory) */
-	char script[SYNTH_NAME_MAX + 1];
+	char script[SYNTH_SCRIPT_MAX + 1];	/* as synth reads it */
 	const char *file = synth_line_file(je->lines[lo].file,
 					   synth_name_script(je->load.name, script, sizeof(script)));
 	if (!file)
@@ -75,7 +75,7 @@ static int keep_lines(struct rp_session *s, const struct jd_load_entry *je, stru
 		return 0;
 	if (!(v = malloc(je->nr_lines * sizeof(*v))))
 		return -ENOMEM;
-	char buf[SYNTH_NAME_MAX + 1];
+	char buf[SYNTH_SCRIPT_MAX + 1];	/* as synth reads it: a longer script is none */
 	const char *script = synth_name_script(je->load.name, buf, sizeof(buf));
 	for (size_t i = 0; i < je->nr_lines; i++) {
 		const struct jd_line *jl = &je->lines[i];
@@ -305,7 +305,8 @@ int rp_ingest_loads(struct rp_session *s, struct sym_session *ss, const struct r
 	}
 	struct synth_note *notes = o->sampled_loads_only ? sampled_notes(s, ss, src, hits,
 									    &jvm_pids) : NULL;
-	int code_rc = 0;	/* -ENOMEM from load_code */
+	int code_rc = 0;	/* -ENOMEM from load_code or a name */
+	struct jp_str name = { 0 };
 	for (size_t i = 0; !code_rc && i < s->nr_loads; i++) {
 		struct rp_load *l = &s->loads[i];
 		const char *path = src[i].path;
@@ -348,10 +349,10 @@ int rp_ingest_loads(struct rp_session *s, struct sym_session *ss, const struct r
 		const char *raw = je ? je->load.name : noted;
 		if (raw) {
 			/* One source of names for all loads of a dump, sampled or not. */
-			char name[4096];
-			if (o->no_demangle || !sym_java_demangle(raw, name, sizeof(name)))
-				snprintf(name, sizeof(name), "%s", raw);
-			l->method = rp_intern(s, name);
+			int readable = !o->no_demangle && sym_java_demangle_str(raw, &name) == 1;
+			l->method = rp_intern(s, readable ? name.s : raw);
+			if (name.nomem)
+				code_rc = -ENOMEM;
 			if (je)
 				l->code_size = je->load.code_size;
 		}
@@ -381,6 +382,8 @@ int rp_ingest_loads(struct rp_session *s, struct sym_session *ss, const struct r
 		if (o->want_code)
 			code_rc = load_code(s, ss, res.dso, res.sym_start, je, l);
 	}
+	if (jp_str_free(&name) && !code_rc)
+		code_rc = -ENOMEM;
 	/* A frame's line from the dump depends on the frame alone: each distinct frame is
 	 * given its own, for every sample that refers to it. */
 	int given = 0;

@@ -130,11 +130,11 @@ void rp_session_filter(struct rp_session *s, const struct rp_filter *f)
 	rp_session_finish(s);
 }
 
-void rp_describe(const struct rp_session *s, char *buf, size_t len)
+const char *rp_describe(const struct rp_session *s, struct jp_str *buf)
 {
 	double secs = s->end > s->start ? (double)(s->end - s->start) / 1e9 : 0;
-	snprintf(buf, len, "%s, %zu samples, %.2f s", s->event ? s->event : "?", s->nr_samples,
-		 secs);
+	return jp_str_printf(buf, "%s, %zu samples, %.2f s", s->event ? s->event : "?",
+			     s->nr_samples, secs);
 }
 
 void rp_kind_color(enum rp_kind k, double l, char *buf, size_t len)

@@ -12,6 +12,7 @@
 #include <stdio.h>
 
 #include "lib/log.h"
+#include "lib/strbuf.h"
 #include "lib/strset.h"
 
 /* Where a source line's code starts, as an offset in its load (the jitdump's DEBUG_INFO, the
@@ -190,8 +191,9 @@ void rp_session_finish(struct rp_session *s);
 
 /* ---- Frames: names, kinds, generations in stacks ------------------------------------- */
 
-/* "cpu-clock, 9937 samples, 2.43 s" for titles. */
-void rp_describe(const struct rp_session *s, char *buf, size_t len);
+/* "cpu-clock, 9937 samples, 2.43 s" for titles, whole in buf (an event's name is the
+ * recording's): buf->s. */
+const char *rp_describe(const struct rp_session *s, struct jp_str *buf);
 /* The CSS colour of a frame kind, l = 0..1 varies the lightness (names stay apart). */
 void rp_kind_color(enum rp_kind k, double l, char *buf, size_t len);
 

@@ -10,20 +10,23 @@
 
 #include "jitdump/jitdump.h"
 #include "lib/grow.h"
+#include "lib/nomem.h"
+#include "lib/strbuf.h"
 #include "recorder/report_model/model.h"
 
-/* "Lpkg/Cls;name(sig)R" (JVMTI's class signature + method) -> "pkg.Cls.name", the log's form. */
-static const char *log_name(struct rp_session *s, const char *jvm)
+/* "Lpkg/Cls;name(sig)R" (JVMTI's class signature + method) -> "pkg.Cls.name", the log's form,
+ * whole (buf: the caller's, reused). */
+static const char *log_name(struct rp_session *s, const char *jvm, struct jp_str *buf)
 {
-	char buf[1024];
-	size_t n = 0;
 	const char *p = jvm && jvm[0] == 'L' ? jvm + 1 : jvm;
 	if (!p)
 		return NULL;
-	for (; *p && *p != '(' && n + 1 < sizeof(buf); p++)
-		buf[n++] = *p == '/' || *p == ';' ? '.' : *p;
-	buf[n] = '\0';
-	return rp_intern(s, buf);
+	jp_str_clear(buf);
+	jp_str_append(buf, p, strcspn(p, "("));
+	for (char *q = buf->s; *q; q++)
+		if (*q == '/' || *q == ';')
+			*q = '.';
+	return rp_intern(s, buf->s);
 }
 
 /* Appends x (size bytes) to *v unless an equal element is there; -ENOMEM. */
@@ -69,8 +72,11 @@ void rp_keep_call_sites(struct rp_session *s, const struct jd_ext_inline *in, st
 	size_t n = 0, cap = 0;
 	if (!in || !in->nr_methods || !(names = calloc(in->nr_methods, sizeof(*names))))
 		return;
+	struct jp_str buf = { 0 };
 	for (uint32_t m = 0; m < in->nr_methods; m++)
-		names[m] = log_name(s, in->methods[m].name);
+		names[m] = log_name(s, in->methods[m].name, &buf);
+	if (jp_str_free(&buf))
+		jp_nomem("an inlined method's name");	/* no error path: no site is no answer */
 	keep_bci_lines(s, in, names, l);
 	for (uint32_t i = 0; i < in->nr_pcs; i++) {
 		const struct jd_inline_pc *pc = &in->pcs[i];
@@ -97,29 +103,34 @@ out:
 	free(names);
 }
 
-/* "pkg.Cls name (sig)" / "pkg/Cls.name" / "Lpkg/Cls;name(sig)" -> "pkg.Cls.name". */
-static void dotted(char *buf, size_t size, const char *m)
+static int dot_char(char c)
 {
-	size_t n = 0;
+	return c == '/' || c == ';' || c == ' ' ? '.' : c;
+}
+
+/* Whether m ("pkg.Cls name (sig)" / "pkg/Cls.name" / "Lpkg/Cls;name(sig)") is dotted, the
+ * log's "pkg.Cls.name": compared in place, so no copy can cut a long name. */
+static int dotted_eq(const char *m, const char *dotted)
+{
 	if (m[0] == 'L' && strchr(m, ';'))
 		m++;
-	for (; *m && *m != '(' && n + 1 < size; m++)
-		buf[n++] = *m == '/' || *m == ';' || *m == ' ' ? '.' : *m;
-	while (n > 0 && buf[n - 1] == '.')	/* the space before " (sig)" */
+	size_t n = strcspn(m, "(");
+	while (n > 0 && dot_char(m[n - 1]) == '.')	/* the space before " (sig)" */
 		n--;
-	buf[n] = '\0';
+	for (size_t i = 0; i < n; i++)
+		if (dot_char(m[i]) != dotted[i])
+			return 0;
+	return !dotted[n];
 }
 
 uint32_t rp_bci_line(const struct rp_load *l, const char *method, int32_t bci)
 {
-	char want[1024];
 	uint32_t line = 0;
 	if (!method || bci < 0 || !l->nr_bci_lines)
 		return 0;
-	dotted(want, sizeof(want), method);
 	for (size_t i = 0; i < l->nr_bci_lines; i++) {
 		const struct rp_bci_line *b = &l->bci_lines[i];
-		if (b->bci != bci || strcmp(b->method, want))
+		if (b->bci != bci || !dotted_eq(method, b->method))
 			continue;
 		if (line && line != b->line)
 			return 0;	/* overloads sharing a name: which one is unknown */

@@ -117,8 +117,8 @@ static int find_pair(const struct rp_session *s, const char *method, uint32_t ga
 	/* A pattern naming several methods is refused with the candidates: picking one of them
 	 * silently compares the wrong code. */
 	const char *cand[21];
-	char list[4096];
-	size_t len = 0, nr = 0;
+	struct jp_str list = { 0 };	/* the candidates' names, whole */
+	size_t nr = 0;
 	for (size_t i = 0; !exact && i < s->nr_loads && nr < 21; i++) {
 		const struct rp_load *l = &s->loads[i];
 		const char *id = rp_load_ident(l), *title = rp_load_title(l);
@@ -129,15 +129,20 @@ static int find_pair(const struct rp_session *s, const char *method, uint32_t ga
 			continue;
 		cand[nr++] = id;
 		/* One per line: the lines are the message's, the names in them data. */
-		int n = sio_snprintf_text(len < sizeof(list) ? list + len : NULL,
-					  len < sizeof(list) ? sizeof(list) - len : 0, "\n  %s",
-					  nr < 21 ? title : "...");
-		len += n > 0 ? (size_t)n : 0;
+		const char *name = nr < 21 ? title : "...";
+		int n = sio_snprintf_text(NULL, 0, "\n  %s", name);
+		char *at = n > 0 ? jp_str_reserve(&list, (size_t)n) : NULL;
+		if (at)
+			list.len += (size_t)sio_snprintf_text(at, (size_t)n + 1, "\n  %s", name);
 	}
-	if (nr > 1) {
+	if (nr > 1 || list.nomem) {
 		rp_name_match_fini(&nm);
-		return say_candidates(log, method, nr, list);
+		int rc = list.nomem ? (jp_logf(log, JP_LOG_ERROR, "out of memory"), -ENOMEM)
+				    : say_candidates(log, method, nr, list.s);
+		jp_str_free(&list);
+		return rc;
 	}
+	jp_str_free(&list);
 	for (size_t i = 0; i < s->nr_loads; i++) {
 		const struct rp_load *a = &s->loads[i];
 		const char *id = rp_load_ident(a), *title = rp_load_title(a);
@@ -171,7 +176,7 @@ static int find_pair(const struct rp_session *s, const char *method, uint32_t ga
  * its normalized hash for the alignment, the source line it starts, if any, the line it is in
  * (at) and the samples whose line is its own (hits: at ip - 1, as the report reads lines). */
 struct row {
-	char text[2 * COL];
+	char *text;			/* the instruction and its target's name, whole */
 	uint64_t hash;
 	const struct rp_src_line *src, *at;
 	uint64_t hits;
@@ -251,14 +256,13 @@ static size_t lines_by_code(const struct code_pair *c, struct line_row *rows)
 	return n;
 }
 
-static void line_text(char *buf, size_t len, const char *file, uint32_t line, int present)
+static const char *line_text(struct jp_str *buf, const char *file, uint32_t line, int present)
 {
 	if (!present)
-		snprintf(buf, len, "-");
-	else if (file)
-		snprintf(buf, len, "%s:%u", file, line);
-	else
-		snprintf(buf, len, "??:0");
+		return "-";
+	if (file)
+		return jp_str_printf(buf, "%s:%u", file, line);
+	return "??:0";
 }
 
 static int print_lines(FILE *out, const struct gen_samples *g, const struct code_pair *c)
@@ -280,21 +284,20 @@ static int print_lines(FILE *out, const struct gen_samples *g, const struct code
 			"or the line table to align them through; share of each generation's "
 			"samples)\n");
 	fprintf(out, "  %-40s  %8s  %8s\n", "Source:Line", "gen A", "gen B");
+	struct jp_str ba = { 0 }, bb = { 0 };	/* the two lines' file names, whole */
 	for (size_t i = 0; i < n; i++) {
 		const struct line_row *r = &rows[i];
-		char la[256], lb[256], loc[520];
 		int in_a = !aligned || r->a || r->file, in_b = !aligned || r->b || r->file_b;
-		line_text(la, sizeof(la), r->file, r->line, in_a);
-		line_text(lb, sizeof(lb), r->file_b, r->line_b, in_b);
-		if (!strcmp(la, lb))
-			snprintf(loc, sizeof(loc), "%s", la);
-		else
-			snprintf(loc, sizeof(loc), "%s | %s", la, lb);
-		fprintf(out, "  %-40s  %7.2f%%  %7.2f%%\n", loc,
-			g[0].n ? 100.0 * r->a / g[0].n : 0, g[1].n ? 100.0 * r->b / g[1].n : 0);
+		const char *la = line_text(&ba, r->file, r->line, in_a);
+		const char *lb = line_text(&bb, r->file_b, r->line_b, in_b);
+		int same = !strcmp(la, lb);
+		size_t w = strlen(la) + (same ? 0 : 3 + strlen(lb));	/* "A | B" in 40 columns */
+		fprintf(out, "  %s%s%s%*s  %7.2f%%  %7.2f%%\n", la, same ? "" : " | ", same ? "" : lb,
+			w < 40 ? (int)(40 - w) : 0, "", g[0].n ? 100.0 * r->a / g[0].n : 0,
+			g[1].n ? 100.0 * r->b / g[1].n : 0);
 	}
 	free(rows);
-	return 0;
+	return jp_str_free(&ba) | jp_str_free(&bb) ? -ENOMEM : 0;
 }
 
 
@@ -316,10 +319,9 @@ static const struct rp_load *load_at(const struct rp_session *s, uint32_t pid, u
 /* " <name>" for a direct call/jump target: inside the method "<+off>", else the method, stub
  * or jitted dso whose code holds it. */
 static void name_target(const struct rp_session *s, const struct rp_load *self, const cs_insn *in,
-			char *buf, size_t len)
+			struct jp_str *buf)
 {
 	char *end;
-	buf[0] = '\0';
 	if (strcmp(in->mnemonic, "call") && in->mnemonic[0] != 'j' && strcmp(in->mnemonic, "b") &&
 	    strcmp(in->mnemonic, "bl"))
 		return;
@@ -328,15 +330,15 @@ static void name_target(const struct rp_session *s, const struct rp_load *self, 
 	if (end == o || *end || strncmp(o, "0x", 2))
 		return;
 	if (t >= self->code_addr && t - self->code_addr < self->code_size) {
-		snprintf(buf, len, " <+%" PRIx64 ">", t - self->code_addr);
+		jp_str_appendf(buf, " <+%" PRIx64 ">", t - self->code_addr);
 		return;
 	}
 	const struct rp_load *l = load_at(s, self->pid, t, self->load_time);
 	const char *name = l ? rp_load_title(l) : NULL;
 	if (name && l->generation && !l->runtime)
-		snprintf(buf, len, " <%s [gen %u]>", name, l->generation);
+		jp_str_appendf(buf, " <%s [gen %u]>", name, l->generation);
 	else if (l)
-		snprintf(buf, len, " <%s>", name ? name : l->dso ? l->dso : "jitted");
+		jp_str_appendf(buf, " <%s>", name ? name : l->dso ? l->dso : "jitted");
 }
 
 /* The line entry starting at off, or NULL. Entries are ascending by offset. */
@@ -366,7 +368,15 @@ static const struct rp_src_line *line_of(const struct rp_load *l, uint64_t off)
 	return a ? &l->lines[a - 1] : NULL;
 }
 
-/* One generation's listing; *nr rows (0 with a note row when there is no code). */
+static void rows_free(struct row *v, size_t n)
+{
+	for (size_t i = 0; v && i < n; i++)
+		free(v[i].text);
+	free(v);
+}
+
+/* One generation's listing; *nr rows (0 with a note row when there is no code). NULL out of
+ * memory. */
 static struct row *listing(csh cs, const struct rp_session *s, const struct gen_samples *g,
 			   size_t *nr)
 {
@@ -383,20 +393,30 @@ static struct row *listing(csh cs, const struct rp_session *s, const struct gen_
 		return NULL;
 	}
 	if (!l->code || !l->code_size) {
-		snprintf(v[(*nr)++].text, sizeof(v->text), "(no code: no ELF and no dump for it)");
+		if (!(v[0].text = strdup("(no code: no ELF and no dump for it)"))) {
+			free(v);
+			return NULL;
+		}
+		*nr = 1;
 		return v;
 	}
+	struct jp_str t = { 0 };
 	for (size_t i = 0; i < count; i++) {
 		uint64_t off = insn[i].address - l->code_addr;
 		uint64_t hits = count_range(g, off, off + insn[i].size);
-		char pct[16] = "", tgt[160];
-		struct row *r = &v[(*nr)++];
+		char pct[16] = "";	/* "%6.2f%%" of at most 100 */
+		struct row *r = &v[*nr];
 		if (hits)
 			snprintf(pct, sizeof(pct), "%6.2f%%", g->n ? 100.0 * hits / g->n : 0);
-		name_target(s, l, &insn[i], tgt, sizeof(tgt));
-		if (snprintf(r->text, sizeof(r->text), "%7s %5" PRIx64 ": %s %s%s", pct, off,
-			     insn[i].mnemonic, insn[i].op_str, tgt) >= (int)sizeof(r->text))
-			memcpy(r->text + sizeof(r->text) - 4, "...", 4);	/* a long name */
+		jp_str_printf(&t, "%7s %5" PRIx64 ": %s %s", pct, off, insn[i].mnemonic,
+			      insn[i].op_str);
+		name_target(s, l, &insn[i], &t);
+		if (t.nomem || !(r->text = strdup(t.s))) {
+			rows_free(v, *nr);
+			v = NULL;
+			break;
+		}
+		++*nr;
 		r->hash = rp_insn_norm_hash(insn[i].mnemonic, insn[i].op_str);
 		/* a sample's line is that of the instruction before its address (ingest.c) */
 		r->hits = count_range(g, off ? off + 1 : 0, off + insn[i].size + 1);
@@ -405,16 +425,17 @@ static struct row *listing(csh cs, const struct rp_session *s, const struct gen_
 		if (src && (!prev || src->file != prev->file || src->line != prev->line))
 			r->src = prev = src;
 	}
+	jp_str_free(&t);
 	cs_api.cs_free(insn, count);
 	return v;
 }
 
-static void src_text(const struct row *r, char *buf, size_t len)
+static const char *src_text(const struct row *r, struct jp_str *buf)
 {
 	if (r && r->src)
-		snprintf(buf, len, "  ; %s:%u", r->src->file ? r->src->file : "??", r->src->line);
-	else
-		buf[0] = '\0';
+		return jp_str_printf(buf, "  ; %s:%u", r->src->file ? r->src->file : "??",
+				     r->src->line);
+	return "";
 }
 
 /* The LCS pairing of both listings' instructions into c->p, c->n pairs; 0 or -ENOMEM. */
@@ -434,7 +455,7 @@ static int align_code(struct code_pair *c)
 	return c->n < 0 ? (int)c->n : 0;
 }
 
-static void print_aligned(FILE *out, const struct code_pair *c)
+static int print_aligned(FILE *out, const struct code_pair *c)
 {
 	const struct row *a = c->a, *b = c->b;
 	const struct rp_pair *p = c->p;
@@ -442,18 +463,18 @@ static void print_aligned(FILE *out, const struct code_pair *c)
 	fprintf(out, "\n# Per instruction, aligned by code (LCS over instructions without their "
 		"numbers; '-' only in A, '+' only in B, '~' same instruction, other numbers)\n");
 	fprintf(out, "    %-*s | %s\n", COL, "gen A", "gen B");
+	struct jp_str ba = { 0 }, bb = { 0 };	/* the two source lines, whole */
 	for (long i = 0; i < n; i++) {
 		const struct row *ra = p[i].a >= 0 ? &a[p[i].a] : NULL;
 		const struct row *rb = p[i].b >= 0 ? &b[p[i].b] : NULL;
-		char sa[COL + 1], sb[COL + 1];
-		src_text(ra, sa, sizeof(sa));
-		src_text(rb, sb, sizeof(sb));
+		const char *sa = src_text(ra, &ba), *sb = src_text(rb, &bb);
 		if (sa[0] || sb[0])
 			fprintf(out, "    %-*s | %s\n", COL, sa, sb);
 		char mark = !ra ? '+' : !rb ? '-' :
 			    strcmp(strchr(ra->text, ':'), strchr(rb->text, ':')) ? '~' : ' ';
 		fprintf(out, "  %c %-*s | %s\n", mark, COL, ra ? ra->text : "", rb ? rb->text : "");
 	}
+	return jp_str_free(&ba) | jp_str_free(&bb) ? -ENOMEM : 0;
 }
 
 /* Both listings and their alignment; c->n < 0 with c->why when there is none to show. */
@@ -484,8 +505,8 @@ static int code_pair(struct code_pair *c, const struct rp_session *s,
 
 static void code_pair_free(struct code_pair *c)
 {
-	free(c->a);
-	free(c->b);
+	rows_free(c->a, c->na);
+	rows_free(c->b, c->nb);
 	free(c->p);
 }
 
@@ -497,62 +518,6 @@ static int lines_alignable(const struct gen_samples *g)
 		if (!g[k].l->code || !g[k].l->code_size || !g[k].l->nr_lines)
 			return 0;
 	return 1;
-}
-
-static int same_site(const struct rp_jvm_inline *x, const struct rp_jvm_inline *y)
-{
-	return x->bci == y->bci && !strcmp(x->callee ? x->callee : "", y->callee ? y->callee : "") &&
-	       !strcmp(x->caller ? x->caller : "", y->caller ? y->caller : "");
-}
-
-static const struct rp_jvm_inline *find_site(const struct rp_jvm_code *c,
-					     const struct rp_jvm_inline *x)
-{
-	for (size_t i = 0; c && i < c->nr_inl; i++)
-		if (same_site(&c->inl[i], x))
-			return &c->inl[i];
-	return NULL;
-}
-
-static void print_decision(FILE *out, const char *side, const struct rp_jvm_inline *d)
-{
-	fprintf(out, "     %s %s at %s bci %d: %s (%s)\n", side, d->callee ? d->callee : "?",
-		d->caller ? d->caller : "?", d->bci, d->ok ? "inlined" : "not inlined",
-		d->why ? d->why : "");
-}
-
-/* The inlining decisions (JVM log) that differ: a call site only one compile looked at, or
- * one decided differently. */
-static void print_inline_diff(FILE *out, const struct rp_load *la, const struct rp_load *lb)
-{
-	const struct rp_jvm_code *a = la->jvm, *b = lb->jvm;
-	size_t n = 0;
-	fprintf(out, "\n# Inlining decisions that differ\n");
-	if (!a || !b) {
-		fprintf(out, "  (need the JVM's compilation log: --jvm-log FILE%s)\n",
-			a || b ? "; one generation was not found in it" : "");
-		return;
-	}
-	for (size_t i = 0; i < a->nr_inl; i++) {
-		const struct rp_jvm_inline *x = &a->inl[i], *y = find_site(b, x);
-		if (y && x->ok == y->ok)
-			continue;
-		print_decision(out, "A:", x);
-		if (y)
-			print_decision(out, "B:", y);
-		else
-			fprintf(out, "     B: no such call site\n");
-		n++;
-	}
-	for (size_t i = 0; i < b->nr_inl; i++) {
-		if (find_site(a, &b->inl[i]))
-			continue;
-		fprintf(out, "     A: no such call site\n");
-		print_decision(out, "B:", &b->inl[i]);
-		n++;
-	}
-	if (!n)
-		fprintf(out, "  none (%zu and %zu decisions)\n", a->nr_inl, b->nr_inl);
 }
 
 int rp_print_compare(FILE *out, const struct rp_session *s, const char *method,
@@ -580,11 +545,11 @@ int rp_print_compare(FILE *out, const struct rp_session *s, const char *method,
 		if (!rc)
 			rc = print_lines(out, g, lines_alignable(g) ? &c : &none);
 		if (!rc)
-			print_inline_diff(out, g[0].l, g[1].l);
+			rp_compare_inline_diff(out, g[0].l, g[1].l);
 		if (!rc && why)
 			fprintf(out, "\n# Per instruction: not shown (%s)\n", why);
 		else if (!rc)
-			print_aligned(out, &c);
+			rc = print_aligned(out, &c);
 		code_pair_free(&c);
 	}
 	for (int k = 0; k < 2; k++) {

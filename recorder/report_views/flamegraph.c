@@ -64,6 +64,7 @@ struct emit_ctx {
 	struct rp_strtab gen_names;	/* methods compiled more than once: ids < nr_gen_text */
 	char **gen_text;		/* per such method: "; generations: gen 1 C1 17, ..." */
 	size_t nr_gen_text;
+	struct jp_str name;		/* the node being drawn's name */
 };
 
 /* The tooltips' per-generation split of the methods compiled more than once (the --generations
@@ -131,8 +132,9 @@ static void emit(struct emit_ctx *e, uint32_t node, uint32_t bnode, double x)
 	double w = n->count * e->scale;
 	double y = e->reverse ? FG_TOP + n->depth * FG_ROW
 			      : FG_TOP + (e->max_depth - n->depth) * FG_ROW;
-	char color[64], name[1024];
-	rp_tnode_name(e->s, n, name, sizeof(name));
+	char color[64];
+	/* e->name is free again once the loop below is reached: nothing here reads it after */
+	const char *name = rp_tnode_name(e->s, n, &e->name);
 	enum rp_kind k = rp_tnode_kind(n);
 	if (e->bt)
 		diff_color(e, n, bnode, color, sizeof(color), &delta);
@@ -165,8 +167,7 @@ static void emit(struct emit_ctx *e, uint32_t node, uint32_t bnode, double x)
 		e->bt ? " stroke=\"#bbb\" stroke-width=\"0.5\"" : "", x + 3, y + 11.5);
 	for (uint32_t c = n->child; c; c = e->t->n[c].sibling) {
 		uint32_t bc = e->bt ? rp_tree_match(e->base, e->bt, bnode, &e->t->n[c],
-						    rp_tnode_name(e->s, &e->t->n[c], name,
-								  sizeof(name)))
+						    rp_tnode_name(e->s, &e->t->n[c], &e->name))
 				    : NO_BASE;
 		emit(e, c, bc, x);
 		x += e->t->n[c].count * e->scale;
@@ -202,10 +203,8 @@ static void legend(FILE *out, const struct rp_tree *t)
 /* Title, what the picture holds, the controls and the legend: after the frames, so that the
  * script can keep it on top of them at the top of the window (pin()). */
 static void header(FILE *out, const struct rp_session *s, const struct rp_flame_opts *o,
-		   const struct rp_tree *t)
+		   const struct rp_tree *t, struct jp_str *buf)
 {
-	char desc[256];
-	rp_describe(s, desc, sizeof(desc));
 	fprintf(out, "<g id=\"hdr\"><rect width=\"%d\" height=\"%d\" fill=\"#f8f8f0\" "
 		"fill-opacity=\"0.95\"/>\n<text id=\"title\" x=\"%d\" y=\"22\" "
 		"text-anchor=\"middle\" style=\"font-size:17px\">", FG_WIDTH, FG_TOP - 6,
@@ -213,7 +212,7 @@ static void header(FILE *out, const struct rp_session *s, const struct rp_flame_
 	rp_xml_str(out, o->title ? o->title : "jitprof flame graph");
 	fprintf(out, "</text>\n<text id=\"subtitle\" x=\"%d\" y=\"42\" text-anchor=\"middle\">",
 		FG_WIDTH / 2);
-	rp_xml_str(out, desc);
+	rp_xml_str(out, rp_describe(s, buf));
 	fprintf(out, "%s%s</text>\n<text class=\"ui\" x=\"%d\" y=\"22\" onclick=\"label()\">Reset "
 		"Zoom</text>\n<text class=\"ui\" x=\"%d\" y=\"22\" onclick=\"search()\">Search</text>\n"
 		"<text id=\"matched\" x=\"%d\" y=\"42\" text-anchor=\"end\"></text>\n",
@@ -278,7 +277,7 @@ int rp_write_flamegraph(FILE *out, const struct rp_session *s, const struct rp_f
 			      .max_depth = t.max_depth, .reverse = o->reverse };
 	gen_texts(&e);
 	emit(&e, 0, 0, FG_PAD);
-	header(out, s, o, &t);
+	header(out, s, o, &t, &e.name);
 	fprintf(out, "</svg>\n");
 	rp_tree_free(&t);
 	rp_tree_free(&bt);
@@ -286,5 +285,7 @@ int rp_write_flamegraph(FILE *out, const struct rp_session *s, const struct rp_f
 		free(e.gen_text[i]);
 	free(e.gen_text);
 	rp_strtab_free(&e.gen_names);
+	if (jp_str_free(&e.name))
+		return -ENOMEM;
 	return ferror(out) ? -EIO : 0;
 }

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "jitdump/jitdump.h"
+#include "lib/nomem.h"
 #include "recorder/report_views/views_int.h"
 
 #define MAX_INLINE_SHOWN 8	/* per generation in the table; JSON has them all */
@@ -70,36 +71,45 @@ void rp_gen_print_row(FILE *out, const struct rp_gen_row *r)
 	fprintf(out, "%s\n", r->nr_hot ? "" : "-");
 }
 
-size_t rp_gen_end_detail(const struct rp_gen_row *r, char *buf, size_t len)
+/* buf->s, whole; jp_nomem out of memory (its callers print, with no error path). */
+static const char *said(struct jp_str *buf)
+{
+	if (buf->nomem)
+		jp_nomem("a generation's detail");
+	return buf->s;
+}
+
+const char *rp_gen_end_detail(const struct rp_gen_row *r, struct jp_str *buf)
 {
 	const struct rp_jvm_code *c = r->load->jvm;
-	int n = 0;
-	if (len)
-		buf[0] = '\0';
 	if (c && c->end == RP_END_DEOPT) {
 		uint32_t line = rp_bci_line(r->load, c->trap_method, c->trap_bci);
-		char at[32] = "";
+		char at[32] = "";	/* " line " and a u32: bounded */
 		if (line)
 			snprintf(at, sizeof(at), " line %u", line);
-		n = snprintf(buf, len, "deoptimized: %s, action %s, at %s%s bci %d",
-			     c->reason ? c->reason : "?", c->action ? c->action : "?",
-			     c->trap_method ? c->trap_method : "?", at, c->trap_bci);
-	} else if (c && c->end == RP_END_DEPENDENCY) {
-		n = snprintf(buf, len, "dependency broken: %s (by %s)", c->reason ? c->reason : "?",
-			     c->trap_method ? c->trap_method : "?");
+		jp_str_printf(buf, "deoptimized: %s, action %s, at %s%s bci %d",
+			      c->reason ? c->reason : "?", c->action ? c->action : "?",
+			      c->trap_method ? c->trap_method : "?", at, c->trap_bci);
+		return said(buf);
 	}
-	return n > 0 ? (size_t)n : 0;
+	if (c && c->end == RP_END_DEPENDENCY) {
+		jp_str_printf(buf, "dependency broken: %s (by %s)", c->reason ? c->reason : "?",
+			      c->trap_method ? c->trap_method : "?");
+		return said(buf);
+	}
+	return NULL;
 }
 
 /* The log's detail under a row: why it was made not entrant, then what it inlined. */
 void rp_gen_print_detail(FILE *out, const struct rp_gen_row *r)
 {
 	const struct rp_jvm_code *c = r->load->jvm;
-	char why[1024];
+	struct jp_str why = { 0 };
 	if (!c)
 		return;
-	if (rp_gen_end_detail(r, why, sizeof(why)))
-		fprintf(out, "        %s\n", why);
+	if (rp_gen_end_detail(r, &why))
+		fprintf(out, "        %s\n", why.s);
+	jp_str_free(&why);
 	for (size_t i = 0; i < c->nr_inl && i < MAX_INLINE_SHOWN; i++) {
 		const struct rp_jvm_inline *in = &c->inl[i];
 		uint32_t line = rp_call_site_line(r->load, in->callee, in->caller, in->bci);
@@ -267,7 +277,7 @@ void rp_gen_json_fields(FILE *out, const struct rp_gen_row *r)
 void rp_gen_html_fields(FILE *out, const struct rp_gen_row *r)
 {
 	const struct rp_load *l = r->load;
-	char why[1024];
+	struct jp_str why = { 0 };
 	fputs("\"level\":", out);
 	json_int_or_null(out, row_level(l));
 	fputs(",\"id\":", out);
@@ -276,21 +286,24 @@ void rp_gen_html_fields(FILE *out, const struct rp_gen_row *r)
 		r->active_until_s, rp_until_src_name(r->until_src), rp_end_kind_name(r->ended_by));
 	json_int_or_null(out, by_gen(r));
 	fputs(",\"why\":", out);
-	json_str_or_null(out, rp_gen_end_detail(r, why, sizeof(why)) ? why : replaced_how(r));
+	const char *detail = rp_gen_end_detail(r, &why);
+	json_str_or_null(out, detail ? detail : replaced_how(r));
+	jp_str_free(&why);
 }
 
 void rp_gen_html_sources(FILE *out, const struct rp_session *s)
 {
 	const struct rp_jvmlog *jl = s->jvmlog;
-	char buf[1024];
 	if (jl) {
-		snprintf(buf, sizeof(buf), "%s of process %u joined: %zu %s, %zu loads.%s%s",
-			 rp_jvmlog_is_jfr(jl) ? "The JVM's Flight Recording" :
-			 "HotSpot's compilation log", rp_jvmlog_pid(jl), rp_jvmlog_nr_codes(jl),
-			 rp_jvmlog_is_jfr(jl) ? "compiles" : "nmethods",
-			 nr_joined(s), rp_jvmlog_cut(jl) ? " Truncated, used up to the cut: " : "",
-			 rp_jvmlog_cut(jl) ? rp_jvmlog_cut(jl) : "");
-		rp_json_str(out, buf);
+		struct jp_str buf = { 0 };	/* the cut names the log's path: whole */
+		jp_str_printf(&buf, "%s of process %u joined: %zu %s, %zu loads.%s%s",
+			      rp_jvmlog_is_jfr(jl) ? "The JVM's Flight Recording" :
+			      "HotSpot's compilation log", rp_jvmlog_pid(jl), rp_jvmlog_nr_codes(jl),
+			      rp_jvmlog_is_jfr(jl) ? "compiles" : "nmethods",
+			      nr_joined(s), rp_jvmlog_cut(jl) ? " Truncated, used up to the cut: " : "",
+			      rp_jvmlog_cut(jl) ? rp_jvmlog_cut(jl) : "");
+		rp_json_str(out, said(&buf));
+		jp_str_free(&buf);
 		return;
 	}
 	if (has_hotspot(s))

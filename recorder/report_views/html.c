@@ -92,7 +92,7 @@ static int json_rows(FILE *out, const struct rp_session *s, const enum rp_key *k
 		     int nr_keys, size_t max_rows)
 {
 	struct rp_hist h;
-	char buf[4096];
+	struct jp_str buf = { 0 };
 	int rc = rp_hist_build(&h, s, keys, nr_keys, 0);
 	if (rc)
 		return rc;
@@ -106,13 +106,13 @@ static int json_rows(FILE *out, const struct rp_session *s, const enum rp_key *k
 			h.total_period ? 100.0 * e->period / h.total_period : 0, e->samples);
 		for (int k = 0; k < nr_keys; k++) {
 			fputs(k ? "," : "", out);
-			rp_json_str(out, rp_entry_key_str(&h, e, keys[k], buf, sizeof(buf)));
+			rp_json_str(out, rp_entry_key_str(&h, e, keys[k], &buf));
 		}
 		fputs("]}", out);
 	}
 	fputs("]}", out);
 	rp_hist_free(&h);
-	return 0;
+	return jp_str_free(&buf);
 }
 
 /* One event's fields (the page's first tab's at the top level, the others' in "tabs"): what
@@ -121,11 +121,12 @@ static int write_tab(FILE *out, const struct rp_session *s, const struct rp_html
 		     const uint32_t *present)
 {
 	struct rp_gen_view v;
-	char desc[256];
+	struct jp_str desc = { 0 };
 	int rc;
-	rp_describe(s, desc, sizeof(desc));
 	fprintf(out, ",\"desc\":");
-	rp_json_str(out, desc);
+	rp_json_str(out, rp_describe(s, &desc));
+	if (jp_str_free(&desc))
+		return -ENOMEM;
 	fprintf(out, ",\"event\":");
 	rp_json_str(out, s->event);
 	/* weighed by time (offcpu, wall): its tree's counts are nanoseconds */

@@ -140,7 +140,7 @@ int rp_html_lines(FILE *out, const struct rp_session *s, size_t max_rows)
 	struct rp_strtab lines = { 0 };	/* (line text, method name) pairs */
 	struct line_sum *sum = NULL;
 	size_t n = 0, cap = 0;
-	char buf[4096];
+	struct jp_str buf = { 0 };
 	uint64_t no_line = 0;
 	int rc = rp_hist_build(&h, s, keys, 2, 0);
 	if (rc)
@@ -152,7 +152,7 @@ int rp_html_lines(FILE *out, const struct rp_session *s, size_t max_rows)
 			no_line += e->samples;
 			continue;
 		}
-		const char *line = rp_entry_key_str(&h, e, RP_KEY_SRCLINE, buf, sizeof(buf));
+		const char *line = rp_entry_key_str(&h, e, RP_KEY_SRCLINE, &buf);
 		if ((rc = rp_strtab_id(&lines, line, (uintptr_t)e->leaf->sym, &id)))
 			break;
 		if (id == n) {
@@ -184,6 +184,8 @@ int rp_html_lines(FILE *out, const struct rp_session *s, size_t max_rows)
 		fprintf(out, "],\"no_line\":%" PRIu64, no_line);
 	}
 	free(sum);
+	if (jp_str_free(&buf) && !rc)
+		rc = -ENOMEM;
 	rp_strtab_free(&lines);
 	rp_hist_free(&h);
 	return rc;

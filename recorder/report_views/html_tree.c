@@ -34,7 +34,7 @@ static long *tree_deltas(const struct rp_session *s, const struct rp_tree *t,
 {
 	uint32_t *match = malloc(t->nr * sizeof(*match));
 	long *delta = malloc((n + 1) * sizeof(*delta));
-	char buf[1024];
+	struct jp_str buf = { 0 };
 	if (!match || !delta) {
 		free(match);
 		free(delta);
@@ -46,11 +46,15 @@ static long *tree_deltas(const struct rp_session *s, const struct rp_tree *t,
 		uint32_t i = order[j];
 		const struct rp_tnode *x = &t->n[i];
 		match[i] = !i ? 0 : rp_tree_match(base, bt, match[x->parent], x,
-						    rp_tnode_name(s, x, buf, sizeof(buf)));
+						    rp_tnode_name(s, x, &buf));
 		double was = match[i] != RP_NO_NODE ? 100.0 * bt->n[match[i]].count / ball : 0;
 		delta[j] = lround((100.0 * x->count / all - was) * 100);
 	}
 	free(match);
+	if (jp_str_free(&buf)) {
+		free(delta);
+		return NULL;
+	}
 	return delta;
 }
 
@@ -61,18 +65,20 @@ struct names {
 	struct rp_strtab tab;
 	uint32_t *id;
 	size_t n;
+	struct jp_str buf;	/* a name being made */
 };
 
 static int node_name_id(const struct rp_session *s, const struct rp_tnode *x, struct names *ni,
 			uint32_t *id)
 {
-	char buf[1024];
 	size_t ref = x->f ? (size_t)(x->f - s->frames) : SIZE_MAX;
 	if (ref < ni->n && ni->id[ref] != UINT32_MAX) {
 		*id = ni->id[ref];
 		return 0;
 	}
-	int rc = rp_strtab_id(&ni->tab, rp_tnode_name(s, x, buf, sizeof(buf)), 0, id);
+	int rc = rp_strtab_id(&ni->tab, rp_tnode_name(s, x, &ni->buf), 0, id);
+	if (ni->buf.nomem)
+		rc = -ENOMEM;
 	if (!rc && ref < ni->n)
 		ni->id[ref] = *id;
 	return rc;
@@ -373,6 +379,7 @@ int rp_html_tree(FILE *out, const struct rp_session *const *ss, size_t n,
 	free(tt);
 	free(rank);
 	rp_strtab_free(&ni.tab);
+	jp_str_free(&ni.buf);
 	free(ni.id);
 	return rc;
 }

@@ -61,6 +61,8 @@ struct jfr {
 	struct thread *th;
 	size_t nth, th_cap;
 	struct rp_u64map th_of;			/* hash of a thread -> its key */
+	struct rp_jfr_method m;			/* the method being keyed, */
+	struct jp_str mk, pkg_name;		/* its key and its class's package */
 };
 
 /* The key of str in table t (its id + 1), or 0 with *rc set. */
@@ -82,11 +84,13 @@ static uint32_t class_key(struct jfr *j, const char *cls, int *rc)
 	if ((*rc = rp_grow(&j->cls_pkg, &j->cls_cap, j->cls.n, sizeof(*j->cls_pkg))))
 		return 0;
 	const char *slash = strrchr(cls, '/');
-	char pkg[512];
 	j->cls_pkg[k - 1] = 0;
-	if (slash && (size_t)(slash - cls) < sizeof(pkg)) {
-		snprintf(pkg, sizeof(pkg), "%.*s", (int)(slash - cls), cls);
-		j->cls_pkg[k - 1] = key(&j->pkg, pkg, rc);
+	if (slash) {
+		jp_str_clear(&j->pkg_name);
+		jp_str_append(&j->pkg_name, cls, (size_t)(slash - cls));
+		j->cls_pkg[k - 1] = key(&j->pkg, j->pkg_name.s, rc);
+		if (j->pkg_name.nomem)
+			*rc = -ENOMEM;
 	}
 	return *rc ? 0 : k;
 }
@@ -109,25 +113,28 @@ static uint32_t method_key(struct jfr *j, const struct rp_frame *f, int *rc)
 	const struct rp_session *s = j->s;
 	const struct rp_load *l = f->load && f->load <= s->nr_loads ? &s->loads[f->load - 1]
 								       : NULL;
-	struct rp_jfr_method m;
-	char name[1024], mk[1600];
+	struct rp_jfr_method *m = &j->m;
 	int jitted = l || (f->flags & RP_FRAME_JITTED_DSO) ||
 		     (f->dso && rp_is_jitted_name(f->dso, NULL, NULL));
 	int java = (l && !(f->flags & RP_FRAME_INLINED) && l->ident &&
-		    f->sym == l->method && rp_jfr_split_java(l->ident, &m)) ||
-		   ((jitted || (f->flags & RP_FRAME_INLINED)) && rp_jfr_split_java(f->sym, &m));
+		    f->sym == l->method && rp_jfr_split_java(l->ident, m)) ||
+		   ((jitted || (f->flags & RP_FRAME_INLINED)) && rp_jfr_split_java(f->sym, m));
 	if (!java) {
-		snprintf(m.cls, sizeof(m.cls), "%s", jitted ? "[jit]" : f->dso ? f->dso : "[unknown]");
-		snprintf(m.name, sizeof(m.name), "%s", rp_frame_name(s, f, 0, name, sizeof(name)));
-		snprintf(m.desc, sizeof(m.desc), "()V");	/* readers parse the parameters */
+		jp_str_printf(&m->cls, "%s", jitted ? "[jit]" : f->dso ? f->dso : "[unknown]");
+		rp_frame_name(s, f, 0, &m->name);
+		jp_str_printf(&m->desc, "()V");	/* readers parse the parameters */
 	}
-	snprintf(mk, sizeof(mk), "%s\n%s\n%s", m.cls, m.name, m.desc);
+	jp_str_printf(&j->mk, "%s\n%s\n%s", m->cls.s, m->name.s, m->desc.s);
+	if (m->cls.nomem || m->name.nomem || m->desc.nomem || j->mk.nomem) {
+		*rc = -ENOMEM;	/* a name that did not fit in memory */
+		return 0;
+	}
 	size_t before = j->meth.n;
-	uint32_t k = key(&j->meth, mk, rc);
+	uint32_t k = key(&j->meth, j->mk.s, rc);
 	if (k && j->meth.n != before) {	/* new: its class, name and descriptor keyed now */
-		class_key(j, m.cls, rc);
-		key(&j->sym, m.name, rc);
-		key(&j->sym, m.desc, rc);
+		class_key(j, m->cls.s, rc);
+		key(&j->sym, m->name.s, rc);
+		key(&j->sym, m->desc.s, rc);
 	}
 	return *rc ? 0 : k;
 }
@@ -382,6 +389,9 @@ out:
 	rp_strtab_free(&j.pkg);
 	rp_strtab_free(&j.cls);
 	rp_strtab_free(&j.meth);
+	rp_jfr_method_free(&j.m);
+	jp_str_free(&j.mk);
+	jp_str_free(&j.pkg_name);
 	free(j.cls_pkg);
 	seq_free(&j.frames);
 	seq_free(&j.stacks);

@@ -8,6 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "lib/strbuf.h"
+
 /* A growing byte buffer; the first failed growth sets err (-ENOMEM) and later puts do
  * nothing, so a writer checks once at the end. */
 struct rp_jfr_buf {
@@ -55,13 +57,15 @@ const char *rp_jfr_frame_type_name(enum rp_jfr_frame_type t);
 void rp_jfr_metadata(struct rp_jfr_buf *out, uint64_t start_ticks);
 
 /* A frame's name as a Java method: class in internal form ("java/lang/String"), method
- * name, descriptor ("(I)V"), each into its buffer. Takes what the agent writes
+ * name, descriptor ("(I)V"), each whole in its growable buffer (zero-initialized before the
+ * first use, reused after, freed by rp_jfr_method_free). Takes what the agent writes
  * ("Ljava/lang/String;indexOf(I)I") and the report's demangled form
  * ("java.lang.String.indexOf(int)", whose return type is not in the name: written V).
- * 1 when the name is one of those, else 0 (a native symbol). */
+ * 1 when the name is one of those, else 0 (a native symbol; the buffers then hold anything). */
 struct rp_jfr_method {
-	char cls[512], name[256], desc[768];
+	struct jp_str cls, name, desc;
 };
 int rp_jfr_split_java(const char *sym, struct rp_jfr_method *m);
+void rp_jfr_method_free(struct rp_jfr_method *m);
 
 #endif

@@ -46,7 +46,8 @@ static const char *group_key(const struct rp_session *s, const struct rp_frame *
 	return f->dso;
 }
 
-static const char *group_label(const char *key, char *buf, size_t len)
+/* A group's fixed label, or NULL for a library's ("native: LIB", made whole by the caller). */
+static const char *group_label(const char *key)
 {
 	if (key == K_KERNEL)
 		return "kernel";
@@ -58,8 +59,7 @@ static const char *group_label(const char *key, char *buf, size_t len)
 		return "JVM (libjvm.so)";
 	if (!strcmp(key, "node"))
 		return "node (V8 and its runtime)";
-	snprintf(buf, len, "native: %s", key);
-	return buf;
+	return NULL;
 }
 
 static int by_period(const void *a, const void *b)
@@ -99,10 +99,10 @@ int mv_groups_build(struct mv_groups *g, const struct rp_session *s, const struc
 	}
 	/* Labels made once the groups stopped moving: a library's is its own buffer. */
 	for (size_t k = 0; k < g->n; k++) {
-		char buf[512];
-		const char *l = group_label(g->v[k].key, buf, sizeof(buf));
-		g->v[k].label = l == buf ? strdup(buf) : l;
-		g->v[k].owned = l == buf;
+		const char *l = group_label(g->v[k].key);
+		char *own = NULL;
+		g->v[k].owned = !l;
+		g->v[k].label = l ? l : asprintf(&own, "native: %s", g->v[k].key) < 0 ? NULL : own;
 		if (!g->v[k].label) {
 			mv_groups_free(g);
 			return -ENOMEM;

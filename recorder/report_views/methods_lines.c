@@ -82,10 +82,9 @@ int mv_print_lines(FILE *out, struct mv_ctx *c, size_t max)
 	if (k)
 		mv_put_head(out, c, "Source:Line  Method");
 	for (size_t i = 0; i < k && i < max; i++) {
-		char name[1024];
 		mv_put_numbers(out, c, v[i].period, v[i].samples);
 		fprintf(out, "  %s:%u  %s\n", v[i].file, v[i].line,
-			rp_frame_name(s, v[i].method, mv_name_tag(s), name, sizeof(name)));
+			rp_frame_name(s, v[i].method, mv_name_tag(s), &c->name));
 		if (v[i].method->flags & RP_FRAME_INLINED)
 			c->marks |= MV_MARK_INLINED;
 	}

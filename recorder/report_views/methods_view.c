@@ -69,12 +69,10 @@ static void print_methods(FILE *out, struct mv_ctx *c, const struct rp_hist *h, 
 		const struct rp_entry *e = &h->entries[i];
 		if (!mv_is_method(c->s, e->leaf))
 			continue;
-		char name[1024];
 		if (!shown++)
 			c->top = e;
 		mv_put_numbers(out, c, e->period, e->samples);
-		fprintf(out, "  %s\n", rp_frame_name(c->s, e->leaf, mv_name_tag(c->s), name,
-						      sizeof(name)));
+		fprintf(out, "  %s\n", rp_frame_name(c->s, e->leaf, mv_name_tag(c->s), &c->name));
 		note_marks(c, e->leaf);
 	}
 	fprintf(out, "#\n");
@@ -105,10 +103,9 @@ static int print_groups(FILE *out, struct mv_ctx *c, const struct rp_hist *h)
 		fprintf(out, "  %s\n", gr->label);
 		for (size_t k = 0; k < gr->nr_top && k < GROUP_DETAIL; k++) {
 			const struct rp_entry *e = gr->top[k];
-			char name[1024];
 			fprintf(out, "%*s%6.2f%%  %s\n", c->clock ? 38 : 24, "",
 				100.0 * e->period / c->total,
-				rp_frame_name(c->s, e->leaf, 0, name, sizeof(name)));
+				rp_frame_name(c->s, e->leaf, 0, &c->name));
 		}
 	}
 	if (g.n)
@@ -140,14 +137,13 @@ static void print_legend(FILE *out, const struct mv_ctx *c)
 		fputc('\n', out);
 }
 
-static void print_hottest(FILE *out, const struct mv_ctx *c)
+static void print_hottest(FILE *out, struct mv_ctx *c)
 {
 	if (!c->top)
 		return;
-	char name[1024];
 	fprintf(out, "# hottest %s: %s (%.1f%%)\n",
 		mv_runtime_noun(c->s, rp_leaf(c->s, c->top->first)),
-		rp_frame_name(c->s, c->top->leaf, mv_name_tag(c->s), name, sizeof(name)),
+		rp_frame_name(c->s, c->top->leaf, mv_name_tag(c->s), &c->name),
 		100.0 * c->top->period / c->total);
 }
 
@@ -180,6 +176,8 @@ int rp_print_methods(FILE *out, const struct rp_session *s, const struct rp_meth
 		print_legend(out, &c);
 		print_hottest(out, &c);
 	}
+	if (jp_str_free(&c.name) && !rc)
+		rc = -ENOMEM;
 	rp_hist_free(&h);
 	if (rc)
 		return rc;

@@ -14,6 +14,7 @@ struct mv_ctx {
 	uint64_t jitted;		/* samples in jitted methods */
 	const struct rp_entry *top;	/* the hottest method's row, or NULL */
 	unsigned marks;			/* MV_MARK_*: the marks printed, for the legend */
+	struct jp_str name;		/* a method's name being printed */
 };
 
 #define MV_MARK_INLINED 1u

@@ -130,20 +130,18 @@ static int json_stacks(FILE *out, const struct rp_session *s, const struct rp_en
 {
 	struct rp_strtab st = { 0 };
 	struct stack_row *rows = calloc(e->nr_members + 1, sizeof(*rows));
-	char *buf = malloc(RP_STACK_MAX), name[1024];
-	int rc = rows && buf ? 0 : -ENOMEM;
+	struct jp_str buf = { 0 }, name = { 0 };
+	int rc = rows ? 0 : -ENOMEM;
 	for (uint32_t m = 0; m < e->nr_members && !rc; m++) {
 		const struct rp_sample *smp = &s->samples[e->members[m]];
-		size_t n = 0;
-		buf[0] = 0;
-		for (uint32_t k = 0; k < smp->nr && n + 2 < RP_STACK_MAX; k++) {
+		jp_str_printf(&buf, "%s", "");
+		for (uint32_t k = 0; k < smp->nr; k++) {
 			uint32_t i = leaf_first ? k : smp->nr - 1 - k;
-			rp_frame_name(s, rp_chain_frame(s, smp->first + i), rp_stack_tag(s), name,
-				      sizeof(name));
-			n += (size_t)snprintf(buf + n, RP_STACK_MAX - n, "%s%s", n ? "\x1f" : "", name);
+			rp_frame_name(s, rp_chain_frame(s, smp->first + i), rp_stack_tag(s), &name);
+			jp_str_appendf(&buf, "%s%s", k ? "\x1f" : "", name.s);
 		}
 		uint32_t id;
-		if ((rc = rp_strtab_id(&st, buf, 0, &id)))
+		if ((rc = rp_strtab_id(&st, buf.s, 0, &id)))
 			break;
 		rows[id].id = id;
 		rows[id].samples++;
@@ -157,9 +155,10 @@ static int json_stacks(FILE *out, const struct rp_session *s, const struct rp_en
 			const char *p = st.str[rows[i].id];
 			for (int k = 0; *p; k++) {
 				size_t l = strcspn(p, "\x1f");
-				snprintf(name, sizeof(name), "%.*s", (int)l, p);
+				jp_str_clear(&name);
+				jp_str_append(&name, p, l);
 				fputs(k ? ", " : "", out);
-				rp_json_str(out, name);
+				rp_json_str(out, name.s);
 				p += l;
 				if (*p)
 					p++;
@@ -170,14 +169,16 @@ static int json_stacks(FILE *out, const struct rp_session *s, const struct rp_en
 	}
 	rp_strtab_free(&st);
 	free(rows);
-	free(buf);
+	if (jp_str_free(&buf) | jp_str_free(&name) && !rc)
+		rc = -ENOMEM;
 	return rc;
 }
 
 int rp_print_json(FILE *out, const struct rp_hist *h, const struct rp_session *s,
 		  const char *method, int with_generations)
 {
-	char buf[4096];
+	struct jp_str buf = { 0 }, bare = { 0 };
+	int rc = 0;
 	fprintf(out, "{\"event\": ");
 	rp_json_str(out, s->event);
 	fprintf(out, ", \"samples\": %" PRIu64 ", \"total_period\": %" PRIu64 ", \"lost\": %" PRIu64
@@ -193,7 +194,7 @@ int rp_print_json(FILE *out, const struct rp_hist *h, const struct rp_session *s
 			e->period, e->samples);
 		for (int k = 0; k < h->nr_keys; k++) {
 			fprintf(out, ", \"%s\": ", rp_key_name(h->keys[k]));
-			const char *v = rp_entry_key_str(h, e, h->keys[k], buf, sizeof(buf));
+			const char *v = rp_entry_key_str(h, e, h->keys[k], &buf);
 			/* The table's "[.] "/"[k] " mark is not part of the name. */
 			if (h->keys[k] == RP_KEY_SYM && v[0] == '[' && v[2] == ']' && v[3] == ' ')
 				v += 4;
@@ -202,21 +203,22 @@ int rp_print_json(FILE *out, const struct rp_hist *h, const struct rp_session *s
 				size_t l = strlen(v);
 				if (l >= 4 && !strcmp(v + l - 4, "_[i]"))
 					l -= 4;
-				memmove(buf, v, l);	/* v may be buf */
-				buf[l] = 0;
-				rp_json_str(out, buf);
+				jp_str_clear(&bare);
+				rp_json_str(out, jp_str_append(&bare, v, l));
 				fputs(", \"inlined\": true", out);
 				continue;
 			}
 			rp_json_str(out, v);
 		}
-		if (e->members) {
-			int rc = json_stacks(out, s, e, h->leaf_first);
-			if (rc)
-				return rc;
-		}
+		if (e->members && (rc = json_stacks(out, s, e, h->leaf_first)))
+			break;
 		fputc('}', out);
 	}
+	/* a name that did not fit in memory: -ENOMEM, not a row without it */
+	if (jp_str_free(&buf) | jp_str_free(&bare) && !rc)
+		rc = -ENOMEM;
+	if (rc)
+		return rc;
 	fprintf(out, "]");
 	if (with_generations) {
 		struct rp_gen_view v;
@@ -239,41 +241,34 @@ static int stack_order(const void *a, const void *b)
 	return strcmp(((const struct stack_count *)a)->stack, ((const struct stack_count *)b)->stack);
 }
 
-/* Appends ";", name and suffix to buf at n, ';' and newlines in the name made ':', cut to
- * len as snprintf cuts; returns what snprintf would (the uncut length). */
-static size_t append_name(char *buf, size_t n, size_t len, const char *name, const char *suffix)
+/* Appends ";", name and suffix to buf, ';' and newlines in the name made ':'. */
+static void append_name(struct jp_str *buf, const char *name, const char *suffix)
 {
-	size_t ln = strlen(name), lx = strlen(suffix), want = 1 + ln + lx;
-	size_t room = n < len ? len - n - 1 : 0;
-	char *q = buf + n;
-	for (size_t i = 0; i < want && i < room; i++) {
-		char c = !i ? ';' : i <= ln ? name[i - 1] : suffix[i - 1 - ln];
-		*q++ = i && i <= ln && (c == ';' || c == '\n') ? ':' : c;
-	}
-	if (n < len)
-		*q = 0;
-	return want;
+	size_t at = buf->len + 1, n = strlen(name);
+	jp_str_appendf(buf, ";%s%s", name, suffix);
+	if (buf->len < at + n)
+		return;		/* out of memory: buf says it */
+	for (char *p = buf->s + at, *end = p + n; p < end; p++)
+		if (*p == ';' || *p == '\n')
+			*p = ':';
 }
 
-/* "comm;outer;...;leaf" of one sample; semicolons inside names would split frames. A frame
- * whose name is its symbol and a fixed mark (nearly all) is copied, not formatted. */
-static size_t stack_of(const struct rp_session *s, const struct rp_sample *smp, char *buf,
-		       size_t len)
+/* "comm;outer;...;leaf" of one sample into buf; semicolons inside names would split frames.
+ * A frame whose name is its symbol and a fixed mark (nearly all) is not formatted twice. */
+static void stack_of(const struct rp_session *s, const struct rp_sample *smp,
+		     struct jp_str *buf, struct jp_str *name)
 {
-	char name[1024];
 	unsigned tag = rp_stack_tag(s);
-	size_t n = (size_t)snprintf(buf, len, "%s", smp->comm ? smp->comm : "?");
-	for (uint32_t i = smp->nr; i-- > 0 && n + 2 < len;) {
+	jp_str_printf(buf, "%s", smp->comm ? smp->comm : "?");
+	for (uint32_t i = smp->nr; i-- > 0;) {
 		const struct rp_frame *f = rp_chain_frame(s, smp->first + i);
 		const char *suffix, *sym = rp_frame_name_fixed(s, f, tag, &suffix);
-		/* rp_frame_name's buffer cuts a longer name: the same cut either way */
-		if (!sym || strlen(sym) + strlen(suffix) >= sizeof(name)) {
-			sym = rp_frame_name(s, f, tag, name, sizeof(name));
+		if (!sym) {
+			sym = rp_frame_name(s, f, tag, name);
 			suffix = "";
 		}
-		n += append_name(buf, n, len, sym, suffix);
+		append_name(buf, sym, suffix);
 	}
-	return n < len ? n : len - 1;
 }
 
 /* rp_collapse's tables: the folded strings (t, indexed by string) and, per distinct list of
@@ -287,6 +282,7 @@ struct collapse {
 	struct { uint32_t sample, stack; } *r;
 	size_t nr, rcap;
 	struct jp_hindex by_string, by_refs;
+	struct jp_str buf, name;	/* the sample being folded, one frame's name */
 };
 
 static int string_eq(const void *key, uint32_t idx, const void *ctx)
@@ -304,10 +300,11 @@ static int refs_eq(const void *key, uint32_t idx, const void *ctx)
 }
 
 /* The folded string of sample i (its references not seen before) found or added: its index. */
-static int64_t fold_sample(struct collapse *c, size_t i, char *buf)
+static int64_t fold_sample(struct collapse *c, size_t i)
 {
-	size_t len = stack_of(c->s, &c->s->samples[i], buf, RP_STACK_MAX);
-	uint64_t h = rp_hash_words(buf, len);
+	stack_of(c->s, &c->s->samples[i], &c->buf, &c->name);
+	const char *buf = c->buf.s;
+	uint64_t h = rp_hash_words(buf, c->buf.len);
 	int64_t k = jp_hindex_find(&c->by_string, h, buf, string_eq, c);
 	if (k >= 0)
 		return k;
@@ -321,7 +318,7 @@ static int64_t fold_sample(struct collapse *c, size_t i, char *buf)
 	return (int64_t)c->n++;
 }
 
-static int collapse_all(struct collapse *c, char *buf)
+static int collapse_all(struct collapse *c)
 {
 	const struct rp_session *s = c->s;
 	for (size_t i = 0; i < s->nr_samples; i++) {
@@ -333,7 +330,7 @@ static int collapse_all(struct collapse *c, char *buf)
 			c->t[c->r[k].stack].count += rp_stack_weight(s, smp);
 			continue;
 		}
-		int64_t j = fold_sample(c, i, buf);
+		int64_t j = fold_sample(c, i);
 		if (j < 0)
 			return (int)j;
 		c->t[j].count += rp_stack_weight(s, smp);
@@ -351,10 +348,10 @@ static int collapse_all(struct collapse *c, char *buf)
 int rp_collapse(const struct rp_session *s, struct rp_stacks *out)
 {
 	struct collapse c = { .s = s };
-	char *buf = malloc(RP_STACK_MAX);
-	int rc = buf ? collapse_all(&c, buf) : -ENOMEM;
+	int rc = collapse_all(&c);
 	memset(out, 0, sizeof(*out));
-	free(buf);
+	if (jp_str_free(&c.buf) | jp_str_free(&c.name) && !rc)
+		rc = -ENOMEM;
 	free(c.r);
 	jp_hindex_free(&c.by_refs);
 	jp_hindex_free(&c.by_string);

@@ -48,6 +48,7 @@ struct pp {
 	Line *lines; size_t nlines, caplines;
 	uint32_t *line_start;		/* per location: index of its first Line */
 	size_t cap_start;
+	struct jp_str name, key;	/* a function's name and identity, made whole */
 };
 
 static int64_t sid(struct pp *p, const char *str)
@@ -60,12 +61,11 @@ static int64_t sid(struct pp *p, const char *str)
 
 static uint64_t function_id(struct pp *p, const struct rp_frame *f)
 {
-	char name[1024], key[1100];
 	/* pprof marks inlining itself: only the generation, when split, goes in the name. */
-	rp_frame_name(p->s, f, rp_stack_tag(p->s) & RP_NAME_GEN, name, sizeof(name));
-	snprintf(key, sizeof(key), "%s\n%s", name, f->srcfile ? f->srcfile : "");
+	const char *name = rp_frame_name(p->s, f, rp_stack_tag(p->s) & RP_NAME_GEN, &p->name);
+	jp_str_printf(&p->key, "%s\n%s", name, f->srcfile ? f->srcfile : "");
 	uint32_t id;
-	if (rp_strtab_id(&p->fkey, key, 0, &id))
+	if (p->name.nomem || p->key.nomem || rp_strtab_id(&p->fkey, p->key.s, 0, &id))
 		return 0;
 	if (id < p->nfn)
 		return id + 1;
@@ -229,6 +229,8 @@ static void pp_free(struct pp *p)
 	rp_strtab_free(&p->str);
 	rp_strtab_free(&p->fkey);
 	rp_strtab_free(&p->mkey);
+	jp_str_free(&p->name);
+	jp_str_free(&p->key);
 	rp_map_free(&p->loc_of);
 	free(p->fn);
 	free(p->map);
@@ -311,8 +313,6 @@ static uint32_t refs_find(const struct by_refs *br, const struct rp_session *s, 
 static int sample_types(struct pp *p, const struct rp_session *const *ss, size_t n,
 			ValueType *vt)
 {
-	char name[256];
-
 	for (size_t k = 0; k < n; k++) {
 		const struct rp_session *s = ss[k];
 		const char *ev = s->event ? s->event : "events";
@@ -321,8 +321,9 @@ static int sample_types(struct pp *p, const struct rp_session *const *ss, size_t
 		for (size_t j = 0; j < k; j++)
 			if (!strcmp(p->str.str[vt[2 * j + 1].type], w))
 				w = ev;
-		snprintf(name, sizeof(name), "%s_samples", w);
-		vt[2 * k].type = sid(p, k ? name : "samples");
+		vt[2 * k].type = sid(p, k ? jp_str_printf(&p->key, "%s_samples", w) : "samples");
+		if (p->key.nomem)
+			return -ENOMEM;
 		vt[2 * k].unit = sid(p, "count");
 		vt[2 * k + 1].type = sid(p, w);
 		vt[2 * k + 1].unit = sid(p, s->weigh_bytes ? "bytes" : ns ? "nanoseconds" : "count");

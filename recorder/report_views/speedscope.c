@@ -100,15 +100,15 @@ static int profiles(FILE *out, const struct rp_session *s, struct rp_strtab *fr,
 		    struct fmemo *memo, const uint32_t *order, const struct thread *th, size_t nth,
 		    uint32_t *by_ref)
 {
-	char name[1024];
+	struct jp_str name = { 0 };
+	int rc = 0;
 	int ns = rp_period_is_ns(s) || s->weigh_bytes;	/* weights in the unit below */
 	const char *unit = s->weigh_bytes ? "bytes" : ns ? "nanoseconds" : "none";
 	for (size_t t = 0; t < nth; t++) {
 		uint64_t total = 0;
 		fprintf(out, "%s{\"type\":\"sampled\",\"name\":", t ? "," : "");
-		snprintf(name, sizeof(name), "%s pid %u tid %u", th[t].comm ? th[t].comm : "?",
-			 th[t].pid, th[t].tid);
-		rp_json_str(out, name);
+		rp_json_str(out, jp_str_printf(&name, "%s pid %u tid %u",
+					       th[t].comm ? th[t].comm : "?", th[t].pid, th[t].tid));
 		fprintf(out, ",\"unit\":\"%s\",\"samples\":[", unit);
 		int any = 0;
 		for (size_t i = 0; i < s->nr_samples; i++) {
@@ -128,11 +128,10 @@ static int profiles(FILE *out, const struct rp_session *s, struct rp_strtab *fr,
 				struct fkey key = key_of(f);
 				uint64_t h = rp_hash_words(&key, sizeof(key));
 				if (!memo_find(memo, &key, h, &id)) {
-					const char *nm = rp_frame_name(s, f, rp_stack_tag(s), name,
-								       sizeof(name));
-					int rc = rp_strtab_id(fr, nm, (uintptr_t)f->srcfile, &id);
+					const char *nm = rp_frame_name(s, f, rp_stack_tag(s), &name);
+					rc = rp_strtab_id(fr, nm, (uintptr_t)f->srcfile, &id);
 					if (rc || (rc = memo_put(memo, &key, h, id)))
-						return rc;
+						goto out;
 				}
 				by_ref[ref] = id + 1;
 				put_id(out, k + 1 < smp->nr, id);
@@ -149,7 +148,10 @@ static int profiles(FILE *out, const struct rp_session *s, struct rp_strtab *fr,
 		fprintf(out, "],\"startValue\":0,\"endValue\":%" PRIu64 "}",
 			ns ? total : th[t].samples);
 	}
-	return 0;
+out:
+	if (jp_str_free(&name) && !rc)
+		rc = -ENOMEM;
+	return rc;
 }
 
 int rp_write_speedscope(FILE *out, const struct rp_session *s, const char *name)

@@ -104,8 +104,19 @@ struct cg_print {
 	struct cg_tree *t;
 	uint64_t total;
 	double min_pct;
-	char prefix[1024];
+	struct jp_str prefix;		/* the graph's indentation, grown with its depth */
+	struct jp_str name;
 };
+
+/* The prefix cut back to plen and one level's indentation appended: its new length. */
+static size_t cg_indent(struct cg_print *p, size_t plen, int last)
+{
+	if (p->prefix.nomem)
+		return plen;	/* said by print_graph's -ENOMEM */
+	p->prefix.len = plen;
+	jp_str_append(&p->prefix, last ? "           " : "|          ", 11);
+	return p->prefix.len;
+}
 
 /* perf's graph printer (callchain__fprintf_graph): a node whose only child carries all of its
  * weight continues the chain on the next line; otherwise each child at or above the threshold
@@ -113,7 +124,6 @@ struct cg_print {
  * drawn one level further right. No blank lines inside a graph. */
 static void cg_print_node(struct cg_print *p, uint32_t node, size_t plen)
 {
-	char name[512];
 	uint32_t *kids;
 	size_t n = cg_children(p->t, node, &kids);
 	size_t shown = 0;
@@ -122,8 +132,8 @@ static void cg_print_node(struct cg_print *p, uint32_t node, size_t plen)
 			shown++;
 	if (n == 1 && p->t->n[kids[0]].period == p->t->n[node].period) {
 		uint32_t c = kids[0];
-		fprintf(p->out, "%.*s%s\n", (int)plen, p->prefix,
-			rp_frame_name(p->s, p->t->n[c].f, graph_tag(p->s), name, sizeof(name)));
+		fprintf(p->out, "%.*s%s\n", (int)plen, p->prefix.s,
+			rp_frame_name(p->s, p->t->n[c].f, graph_tag(p->s), &p->name));
 		free(kids);
 		cg_print_node(p, c, plen);
 		return;
@@ -135,15 +145,10 @@ static void cg_print_node(struct cg_print *p, uint32_t node, size_t plen)
 		if (pct < p->min_pct)
 			continue;
 		int last = ++k == shown;
-		fprintf(p->out, "%.*s|          \n", (int)plen, p->prefix);
-		fprintf(p->out, "%.*s%s--%.2f%%--%s\n", (int)plen, p->prefix, last ? " " : "|",
-			pct, rp_frame_name(p->s, p->t->n[c].f, graph_tag(p->s), name, sizeof(name)));
-		size_t nlen = plen;
-		if (plen + 16 < sizeof(p->prefix)) {
-			memcpy(p->prefix + plen, last ? "           " : "|          ", 11);
-			nlen = plen + 11;
-		}
-		cg_print_node(p, c, nlen);
+		fprintf(p->out, "%.*s|          \n", (int)plen, p->prefix.s);
+		fprintf(p->out, "%.*s%s--%.2f%%--%s\n", (int)plen, p->prefix.s, last ? " " : "|",
+			pct, rp_frame_name(p->s, p->t->n[c].f, graph_tag(p->s), &p->name));
+		cg_print_node(p, c, cg_indent(p, plen, last));
 	}
 	free(kids);
 }
@@ -175,20 +180,19 @@ static int print_graph(FILE *out, const struct rp_hist *h, const struct rp_entry
 	}
 	struct cg_print p = { .out = out, .s = s, .t = &t, .total = h->total_period,
 			      .min_pct = o->graph_min_percent };
-	memset(p.prefix, ' ', 15);
+	jp_str_printf(&p.prefix, "%15s", "");
 	uint32_t only = t.n[0].child;
 	if (only && !t.n[only].sibling) {
 		/* One first frame: perf's "---name" trunk, the chain continuing below it. */
-		char name[512];
 		fprintf(out, "            |\n            ---%s\n",
-			rp_frame_name(s, t.n[only].f, graph_tag(s), name, sizeof(name)));
+			rp_frame_name(s, t.n[only].f, graph_tag(s), &p.name));
 		cg_print_node(&p, only, 15);
 	} else {
 		cg_print_node(&p, 0, 12);	/* several: branches from the start */
 	}
 	fprintf(out, "\n");
 	free(t.n);
-	return 0;
+	return jp_str_free(&p.prefix) | jp_str_free(&p.name) ? -ENOMEM : 0;
 }
 
 /* ---- the table ---------------------------------------------------------------------- */
@@ -213,12 +217,11 @@ int rp_print_table(FILE *out, const struct rp_hist *h, const struct rp_table_opt
 	if (o->max_rows && o->max_rows < rows)
 		rows = o->max_rows;
 	size_t width[RP_MAX_KEYS];
-	char buf[4096];
+	struct jp_str buf = { 0 };
 	for (int k = 0; k < h->nr_keys; k++) {
 		width[k] = strlen(headers[h->keys[k]]);
 		for (size_t i = 0; i < rows; i++) {
-			size_t l = strlen(rp_entry_key_str(h, &h->entries[i], h->keys[k], buf,
-							    sizeof(buf)));
+			size_t l = strlen(rp_entry_key_str(h, &h->entries[i], h->keys[k], &buf));
 			if (l > width[k])
 				width[k] = l;
 		}
@@ -251,15 +254,19 @@ int rp_print_table(FILE *out, const struct rp_hist *h, const struct rp_table_opt
 		else if (mb)
 			fprintf(out, "  %9.3f MB  %8" PRIu64, (double)e->period / 1e6, e->samples);
 		for (int k = 0; k < h->nr_keys; k++)
-			put_cell(out, rp_entry_key_str(h, e, h->keys[k], buf, sizeof(buf)),
+			put_cell(out, rp_entry_key_str(h, e, h->keys[k], &buf),
 				 k + 1 < h->nr_keys ? width[k] : 0);
 		fputc('\n', out);
 		if (o->graph != RP_GRAPH_NONE && e->members) {
 			int rc = print_graph(out, h, e, o);
-			if (rc)
+			if (rc) {
+				jp_str_free(&buf);
 				return rc;
+			}
 		}
 	}
+	if (jp_str_free(&buf))
+		return -ENOMEM;
 	if (!h->nr_entries)
 		fprintf(out, "# (no samples)\n");
 	return ferror(out) ? -EIO : 0;
@@ -287,16 +294,14 @@ const char *rp_frame_name_fixed(const struct rp_session *s, const struct rp_fram
 }
 
 const char *rp_frame_name(const struct rp_session *s, const struct rp_frame *f, unsigned tag,
-			  char *buf, size_t len)
+			  struct jp_str *buf)
 {
 	const char *suffix, *sym = rp_frame_name_fixed(s, f, tag, &suffix);
 	if (sym)
-		snprintf(buf, len, "%s%s", sym, suffix);
-	else if (!f->sym)
+		return jp_str_printf(buf, "%s%s", sym, suffix);
+	if (!f->sym)
 		/* the DSO-relative address, as the --sort sym row prints it: stable across
 		 * ASLR and runs, so the same unnamed code is one frame in every process */
-		snprintf(buf, len, "%s+0x%" PRIx64, f->dso ? f->dso : "[unknown]", f->addr);
-	else
-		snprintf(buf, len, "%s [gen %u]", f->sym, s->loads[f->load - 1].generation);
-	return buf;
+		return jp_str_printf(buf, "%s+0x%" PRIx64, f->dso ? f->dso : "[unknown]", f->addr);
+	return jp_str_printf(buf, "%s [gen %u]", f->sym, s->loads[f->load - 1].generation);
 }

@@ -4,6 +4,7 @@
  * heaviest first. */
 #include "lib/grow.h"
 #include "lib/hindex.h"
+#include "lib/nomem.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -351,18 +352,16 @@ enum rp_kind rp_tnode_kind(const struct rp_tnode *n)
 	return (enum rp_kind)best;
 }
 
-const char *rp_tnode_name(const struct rp_session *s, const struct rp_tnode *n, char *buf,
-			  size_t len)
+const char *rp_tnode_name(const struct rp_session *s, const struct rp_tnode *n,
+			  struct jp_str *buf)
 {
 	if (n->f)
-		return rp_frame_name(s, n->f, rp_stack_tag(s), buf, len);
+		return rp_frame_name(s, n->f, rp_stack_tag(s), buf);
 	if (n->comm)
-		snprintf(buf, len, "%s", n->comm);
-	else if (n->narrow)
-		snprintf(buf, len, "[%u narrow frames]", n->narrow);
-	else
-		snprintf(buf, len, "all");
-	return buf;
+		return n->comm;
+	if (n->narrow)
+		return jp_str_printf(buf, "[%u narrow frames]", n->narrow);
+	return "all";
 }
 
 static int by_count(const void *a, const void *b, void *ctx)
@@ -458,15 +457,18 @@ int rp_tree_prune(struct rp_tree *t, uint64_t min_count)
 uint32_t rp_tree_match(const struct rp_session *base, const struct rp_tree *bt, uint32_t b,
 		       const struct rp_tnode *n, const char *name)
 {
-	char buf[1024];
+	struct jp_str buf = { 0 };
+	uint32_t found = RP_NO_NODE;
 	if (b == RP_NO_NODE)
 		return RP_NO_NODE;
-	for (uint32_t c = bt->n[b].child; c; c = bt->n[c].sibling) {
+	for (uint32_t c = bt->n[b].child; c && found == RP_NO_NODE; c = bt->n[c].sibling) {
 		const struct rp_tnode *x = &bt->n[c];
 		/* The narrow frames of one parent, however many, are the same box. */
 		if (n->narrow ? x->narrow > 0 :
-		    !x->narrow && !strcmp(rp_tnode_name(base, x, buf, sizeof(buf)), name))
-			return c;
+		    !x->narrow && !strcmp(rp_tnode_name(base, x, &buf), name))
+			found = c;
 	}
-	return RP_NO_NODE;
+	if (jp_str_free(&buf))
+		jp_nomem("a flame graph frame's name");	/* no path: NO_NODE means "new" */
+	return found;
 }

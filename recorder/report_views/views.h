@@ -80,8 +80,10 @@ int rp_print_generations(FILE *out, const struct rp_session *s, const char *meth
 int rp_print_compare(FILE *out, const struct rp_session *s, const char *method,
 		     uint32_t gen_a, uint32_t gen_b, const struct jp_log *log);
 
+/* A frame's display name, whole, in buf (its memory reused from call to call): returns buf->s.
+ * Out of memory is jp_nomem: a name is never cut. */
 const char *rp_frame_name(const struct rp_session *s, const struct rp_frame *f, unsigned tag,
-			  char *buf, size_t len);
+			  struct jp_str *buf);
 /* rp_frame_name as a symbol and a fixed mark ("", "_[i]", "_[k]") without formatting: the
  * symbol, or NULL where the name is formatted (an address, a generation). */
 const char *rp_frame_name_fixed(const struct rp_session *s, const struct rp_frame *f,

@@ -23,9 +23,12 @@ void rp_gen_print_head(FILE *out);
 void rp_gen_print_row(FILE *out, const struct rp_gen_row *r);
 void rp_gen_print_detail(FILE *out, const struct rp_gen_row *r);
 /* What the JVM log says ended r, one line ("deoptimized: unstable_if, action reinterpret, at
- * ... line 27 bci 12", "dependency broken: ..."), into buf; its length, 0 when it says
- * nothing. */
-size_t rp_gen_end_detail(const struct rp_gen_row *r, char *buf, size_t len);
+ * ... line 27 bci 12", "dependency broken: ..."), whole in buf: buf->s, or NULL when it says
+ * nothing. Out of memory is jp_nomem (its callers print, with no error path). */
+const char *rp_gen_end_detail(const struct rp_gen_row *r, struct jp_str *buf);
+/* --compare's inlining decisions (JVM log) that differ: a call site only one compile looked
+ * at, or one decided differently (compare_inline.c). */
+void rp_compare_inline_diff(FILE *out, const struct rp_load *la, const struct rp_load *lb);
 /* The HTML timeline's fields of one generation (after the row's opening brace): level, compile
  * id, end of its active period, what ended it, by which generation, and the log's why (or how
  * it was replaced: "higher_tier", ...). */
@@ -38,7 +41,6 @@ void rp_gen_json_fields(FILE *out, const struct rp_gen_row *r);
 void rp_gen_json_sources(FILE *out, const struct rp_session *s);	/* "jvm_log": ... */
 
 /* Distinct folded stacks with their sample counts, sorted (collapsed and flame graph). */
-#define RP_STACK_MAX (64u << 10)
 struct rp_stack { char *stack; uint64_t count; };
 struct rp_stacks { struct rp_stack *v; size_t n; };
 int rp_collapse(const struct rp_session *s, struct rp_stacks *out);
@@ -86,8 +88,8 @@ int rp_trees_build(struct rp_tree *t, struct rp_tree *rev, const struct rp_sessi
 void rp_tree_free(struct rp_tree *t);
 /* The node's most frequent kind, and its name as stacks print it (tagged). */
 enum rp_kind rp_tnode_kind(const struct rp_tnode *n);
-const char *rp_tnode_name(const struct rp_session *s, const struct rp_tnode *n, char *buf,
-			  size_t len);
+const char *rp_tnode_name(const struct rp_session *s, const struct rp_tnode *n,
+			  struct jp_str *buf);
 /* Children narrower than min_count samples are replaced by one node "[N narrow frames]"
  * (dropped if that too is narrow); depth recomputed. 0, or -ENOMEM (the tree is then not
  * to be drawn: without that node it would show another answer). */

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/nomem.h"
+
 const char *sess_demangle(struct sym_session *s, const char *raw)
 {
 	if (s->o.no_demangle || !raw)
@@ -20,13 +22,11 @@ const char *sess_demangle(struct sym_session *s, const char *raw)
 	}
 	if (raw[0] != 'L' && !strchr(raw, '('))
 		return raw;
-	size_t cap = strlen(raw) * 2 + 64;
-	char *buf = malloc(cap);
-	if (!buf)
-		return raw;
+	struct jp_str buf = { 0 };
 	const char *r = raw;
-	if (sym_java_demangle(raw, buf, cap) == 1)
-		r = sess_intern(s, buf);
-	free(buf);
+	if (sym_java_demangle_str(raw, &buf) == 1)
+		r = sess_intern(s, buf.s);
+	if (jp_str_free(&buf))
+		jp_nomem("a Java name demangled");	/* raw instead would be another name */
 	return r ? r : raw;
 }

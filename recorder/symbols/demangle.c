@@ -162,10 +162,12 @@ static const char *method_sig(const char *p, struct out *o)
 	return p;
 }
 
-static int copy_raw(const char *in, char *out, size_t outlen)
+/* in as it is; *full its length. */
+static int copy_raw(const char *in, char *out, size_t outlen, size_t *full)
 {
+	*full = strlen(in);
 	if (outlen) {
-		size_t n = strnlen(in, outlen - 1);
+		size_t n = *full < outlen - 1 ? *full : outlen - 1;
 		memcpy(out, in, n);
 		out[n] = 0;
 	}
@@ -186,16 +188,17 @@ static const char *method_name(const char *p, struct out *o)
 	return p == start ? NULL : p;
 }
 
-int sym_java_demangle(const char *in, char *out, size_t outlen)
+/* sym_java_demangle, *full the length of the whole name (what outlen must pass). */
+static int demangle(const char *in, char *out, size_t outlen, size_t *full)
 {
 	struct out o = { out, outlen, 0, 0 };
 	const char *p = in;
 	if (!in)
-		return copy_raw("", out, outlen);
+		return copy_raw("", out, outlen, full);
 	if (in[0] == 'L' && strchr(in, ';')) {
 		/* agent form: class signature, then method name, then descriptor */
 		if (!(p = type_sig(p, &o)))
-			return copy_raw(in, out, outlen);
+			return copy_raw(in, out, outlen, full);
 	} else {
 		/* "pkg/Cls.m(sig)", "pkg.Cls::m(sig)": the class ends at the last separator
 		 * before the signature */
@@ -203,7 +206,7 @@ int sym_java_demangle(const char *in, char *out, size_t outlen)
 		const char *sep = NULL;
 		size_t seplen = 0;
 		if (!paren || strchr(in, ' '))
-			return copy_raw(in, out, outlen);
+			return copy_raw(in, out, outlen, full);
 		for (const char *q = in; q < paren; q++) {
 			if (*q == '.') {
 				sep = q;
@@ -214,17 +217,37 @@ int sym_java_demangle(const char *in, char *out, size_t outlen)
 			}
 		}
 		if (!sep)
-			return copy_raw(in, out, outlen);
+			return copy_raw(in, out, outlen, full);
 		for (const char *q = in; q < sep; q++)
 			put(&o, *q == '/' ? "." : q, 1);
 		p = sep + seplen;
 	}
 	puts_(&o, ".");
 	if (!(p = method_name(p, &o)))
-		return copy_raw(in, out, outlen);
+		return copy_raw(in, out, outlen, full);
 	if (*p && (!(p = method_sig(p, &o)) || *p))
-		return copy_raw(in, out, outlen);
+		return copy_raw(in, out, outlen, full);
 	if (outlen)
 		out[o.len < outlen ? o.len : outlen - 1] = 0;
+	*full = o.len;
 	return 1;
+}
+
+int sym_java_demangle(const char *in, char *out, size_t outlen)
+{
+	size_t full;
+	return demangle(in, out, outlen, &full);
+}
+
+int sym_java_demangle_str(const char *in, struct jp_str *out)
+{
+	size_t need;
+	jp_str_clear(out);
+	demangle(in, NULL, 0, &need);	/* measured first: a name expands (I -> "int, ") */
+	char *p = jp_str_reserve(out, need);
+	if (!p)
+		return 0;
+	int rc = demangle(in, p, need + 1, &need);
+	out->len += need;
+	return rc;
 }

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "lib/log.h"
+#include "lib/strbuf.h"
 
 /* ---- build-ids ------------------------------------------------------------------------ */
 #define SYM_BUILD_ID_MAX 20
@@ -49,6 +50,9 @@ int sym_cache_open(const char *root, const struct sym_build_id *id, const char *
  * SYM_JAVA_MAX_NESTING (the parser recurses once per level; real code nests a handful). */
 #define SYM_JAVA_MAX_NESTING 64
 int sym_java_demangle(const char *in, char *out, size_t outlen);
+/* The same into out, whole however long (its memory reused; out of memory is out's sticky
+ * error, jp_str_free's -ENOMEM). */
+int sym_java_demangle_str(const char *in, struct jp_str *out);
 
 /* ---- the session ---------------------------------------------------------------------- */
 struct sym_session;

@@ -10,49 +10,27 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/mman.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "jitdump/jitdump.h"
+#include "tests/lib/testjit.h"
 #include "tests/lib/testutil.h"
-
-#if defined(__x86_64__)
-/* uint64_t f(uint64_t n): three different loops that count n down (or up) to zero. */
-static const uint8_t alpha[] = { 0x48, 0x89, 0xf8, 0x48, 0xff, 0xc8, 0x75, 0xfb, 0xc3 };
-static const uint8_t beta[] = { 0x48, 0x89, 0xf8, 0x48, 0x83, 0xe8, 0x01, 0x75, 0xfa, 0xc3 };
-static const uint8_t gamma_[] = { 0x31, 0xc0, 0x48, 0xff, 0xc0, 0x48, 0x39, 0xf8, 0x75, 0xf8,
-				  0xc3 };
-#define HAVE_JIT 1
-#endif
 
 #define EXTRA_LOADS 500	/* plus companion records for each: perf must stay quiet */
 
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
-#ifdef HAVE_JIT
+#ifdef TU_HAVE_JIT
 static int run_jit(const char *dir)
 {
 	struct jd_writer_opts o = { .size = sizeof(o), .dir = dir };
 	struct jd_writer *w;
 	if (jd_writer_open(&w, &o))
 		return 10;
-	uint8_t *mem = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-			    -1, 0);
-	if (mem == MAP_FAILED)
-		return 11;
-	const uint8_t *codes[] = { alpha, beta, gamma_ };
-	size_t sizes[] = { sizeof(alpha), sizeof(beta), sizeof(gamma_) };
+	const uint8_t *codes[] = { tu_jit_alpha, tu_jit_beta, tu_jit_gamma };
+	size_t sizes[] = { sizeof(tu_jit_alpha), sizeof(tu_jit_beta), sizeof(tu_jit_gamma) };
 	const char *names[] = { "jd_alpha", "jd_beta", "jd_gamma" };
-	for (int i = 0; i < 3; i++)
-		memcpy(mem + 64 * i, codes[i], sizes[i]);
-	if (mprotect(mem, 4096, PROT_READ | PROT_EXEC))
-		return 12;
+	uint8_t *mem = tu_jit_place(codes, sizes, 3);
+	if (!mem)
+		return 11;
 	uint8_t filler[16] = { 0xc3 };
 	for (int i = 0; i < EXTRA_LOADS; i++) {
 		struct jd_ext_load_info info = { .generation = 1, .tier = JD_TIER_STUB };
@@ -68,33 +46,25 @@ static int run_jit(const char *dir)
 			return 14;
 	}
 	for (int i = 0; i < 3; i++) {
-		uint64_t a = (uint64_t)(uintptr_t)(mem + 64 * i);
+		uint8_t *code = mem + TU_JIT_STRIDE * i;
+		uint64_t a = (uint64_t)(uintptr_t)code;
 		/* NULL files repeat the previous one: perf must still see "jdperf.c". */
 		struct jd_line lines[] = { { a, 10 + i, 0, "jdperf.c" }, { a + 3, 11 + i, 0, NULL },
 					   { a + 6, 12 + i, 0, NULL } };
 		struct jd_ext_load_info info = { .generation = 1, .tier = JD_TIER_OTHER };
-		struct jd_load_desc d = { .name = names[i], .code_addr = a, .code = mem + 64 * i,
+		struct jd_load_desc d = { .name = names[i], .code_addr = a, .code = code,
 					  .code_size = sizes[i], .lines = lines, .nr_lines = 3,
 					  .info = &info };
 		if (jd_write_load(w, &d, NULL) || jd_writer_flush(w))
 			return 15;
-		uint64_t (*fn)(uint64_t) = (uint64_t (*)(uint64_t))(void *)(mem + 64 * i);
-		volatile uint64_t sink = 0;
-		for (uint64_t t0 = now_ms(); now_ms() - t0 < 300;)
-			sink += fn(1000000);
-		(void)sink;
+		tu_jit_spin((uint64_t (*)(uint64_t))(void *)code, 300);
 	}
 	struct jd_ext_agent_stats st = { .loads = 3 + EXTRA_LOADS };
 	jd_write_stats(w, &st);
 	return jd_writer_close(w) ? 16 : 0;
 }
 
-__attribute__((constructor)) static void child_mode(void)
-{
-	const char *dir = getenv("JDT_PERF_CHILD");
-	if (dir)
-		_exit(run_jit(dir));
-}
+TU_CHILD_MODE("JDT_PERF_CHILD", run_jit)
 #endif
 
 /* Lines of text that say perf is unhappy. */
@@ -111,7 +81,7 @@ static size_t complaint_lines(const char *err)
 
 Test(jitdump_perf, perf_injects_and_reports_our_dump, .timeout = 180)
 {
-#ifndef HAVE_JIT
+#ifndef TU_HAVE_JIT
 	cr_skip_test("the test JIT emits x86-64 code only");
 #else
 	if (!tu_have("perf"))

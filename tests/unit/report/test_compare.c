@@ -48,8 +48,8 @@ Test(compare, numbers_do_not_matter_registers_do)
 /* gen 1: push rbp; mov eax,1; call <helper>; pop rbp; ret.
  * gen 2: push rbp; nop; mov eax,2; call <helper>; pop rbp; ret. Neither sampled, or (sampled)
  * each once after its call, where gen 2's line table puts that call on another line (62) than
- * gen 1's (11). */
-static struct rp_session *two_gens_sampled(int sampled)
+ * gen 1's (11). The helper and the source file as named. */
+static struct rp_session *two_gens_named(int sampled, const char *helper, const char *file)
 {
 	static const uint8_t g1[] = { 0x55, 0xb8, 1, 0, 0, 0, 0xe8, 0xf5, 0x0f, 0, 0, 0x5d, 0xc3 };
 	static const uint8_t g2[] = { 0x55, 0x90, 0xb8, 2, 0, 0, 0, 0xe8, 0xf4, 0x0e, 0, 0, 0x5d,
@@ -58,32 +58,37 @@ static struct rp_session *two_gens_sampled(int sampled)
 	rp_set_span(s, 0, 10);
 	uint32_t a = rt_load(s, 5, "Foo.run()", 1, 1, 0, 0x1000, sizeof(g1));
 	uint32_t b = rt_load(s, 5, "Foo.run()", 2, 2, 0, 0x1100, sizeof(g2));
-	rt_load(s, 5, "Foo.helper()", 1, 0, 0, 0x2000, 0x40);
+	rt_load(s, 5, helper, 1, 0, 0, 0x2000, 0x40);
 	rt_load(s, 5, "Foo.other()", 1, 0, 0, 0x3000, 0x40);
 	rt_load(s, 5, "Foo.other()", 2, 0, 0, 0x3100, 0x40);
-	struct rp_src_line l1[] = { { 0, rp_intern(s, "Foo.java"), 10 },
-				    { 6, rp_intern(s, "Foo.java"), 11 } };
+	struct rp_src_line l1[] = { { 0, rp_intern(s, file), 10 },
+				    { 6, rp_intern(s, file), 11 } };
 	struct rp_load *la = rp_load_at(s, a), *lb = rp_load_at(s, b);
 	la->code = rp_keep_bytes(s, g1, sizeof(g1));
 	lb->code = rp_keep_bytes(s, g2, sizeof(g2));
 	la->lines = (const void *)rp_keep_bytes(s, l1, sizeof(l1));
 	la->nr_lines = 2;
 	if (sampled) {
-		struct rp_src_line l2[] = { { 0, rp_intern(s, "Foo.java"), 20 },
-					    { 7, rp_intern(s, "Foo.java"), 62 } };
+		struct rp_src_line l2[] = { { 0, rp_intern(s, file), 20 },
+					    { 7, rp_intern(s, file), 62 } };
 		lb->lines = (const void *)rp_keep_bytes(s, l2, sizeof(l2));
 		lb->nr_lines = 2;
 		struct rt_frame fa[] = { { .dso = "jitted-5-1.so", .sym = "Foo.run()",
-					   .file = "Foo.java", .line = 11, .load = a,
+					   .file = file, .line = 11, .load = a,
 					   .ip = 0x1000 + 11 }, { 0 } };
 		struct rt_frame fb[] = { { .dso = "jitted-5-2.so", .sym = "Foo.run()",
-					   .file = "Foo.java", .line = 62, .load = b,
+					   .file = file, .line = 62, .load = b,
 					   .ip = 0x1100 + 12 }, { 0 } };
 		rt_sample(s, "java", 5, 3, 1, fa);
 		rt_sample(s, "java", 5, 3, 1, fb);
 	}
 	rp_session_finish(s);
 	return s;
+}
+
+static struct rp_session *two_gens_sampled(int sampled)
+{
+	return two_gens_named(sampled, "Foo.helper()", "Foo.java");
 }
 
 static struct rp_session *two_gens(void)
@@ -123,6 +128,25 @@ Test(compare, lines_aligned_through_the_code)
 	cr_assert(strstr(out, "  Foo.java:11 | Foo.java:62                  100.00%   100.00%"),
 		  "%s", out);
 	cr_assert(!strstr(out, "  Foo.java:62   "), "B's line alone:\n%s", out);
+	free(out);
+	rp_session_free(s);
+}
+
+/* A call target's and a source file's names past any column are listed whole (a Kotlin
+ * lambda's class passes 2 KiB). */
+Test(compare, long_names_whole)
+{
+	static char helper[3001], file[1501], want[3100];
+	memset(helper, 'h', 3000);
+	memset(file, 'f', 1500);
+	struct rp_session *s = two_gens_named(1, helper, file);
+	char *out = rt_capture(print_cmp, s);
+	snprintf(want, sizeof(want), "<%s [gen 1]>", helper);
+	cr_assert(strstr(out, want), "the call's target cut:\n%.400s", out);
+	snprintf(want, sizeof(want), "; %s:10", file);
+	cr_assert(strstr(out, want), "A's source line cut");
+	snprintf(want, sizeof(want), "  %s:11 | %s:62  ", file, file);
+	cr_assert(strstr(out, want), "the per-line table's row cut");
 	free(out);
 	rp_session_free(s);
 }

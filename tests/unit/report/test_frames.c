@@ -46,19 +46,19 @@ Test(frames, kinds_and_names)
 	cr_assert_eq(rp_frame_kind(s, f[1]), RP_KIND_C2);
 	cr_assert_eq(rp_frame_kind(s, f[3]), RP_KIND_NATIVE);
 	cr_assert_str_eq(rp_kind_name(RP_KIND_C2), "C2");
-	char buf[128];
-	cr_assert_str_eq(rp_frame_name(s, f[0], rp_stack_tag(s), buf, sizeof(buf)), "area_[i]");
-	cr_assert_str_eq(rp_frame_name(s, f[1], rp_stack_tag(s), buf, sizeof(buf)), "hot");
-	cr_assert_str_eq(rp_frame_name(s, f[0], 0, buf, sizeof(buf)), "area");
+	struct jp_str buf = { 0 };
+	cr_assert_str_eq(rp_frame_name(s, f[0], rp_stack_tag(s), &buf), "area_[i]");
+	cr_assert_str_eq(rp_frame_name(s, f[1], rp_stack_tag(s), &buf), "hot");
+	cr_assert_str_eq(rp_frame_name(s, f[0], 0, &buf), "area");
 	rp_set_split_generations(s, 1);
-	cr_assert_str_eq(rp_frame_name(s, f[1], rp_stack_tag(s), buf, sizeof(buf)), "hot [gen 2]");
+	cr_assert_str_eq(rp_frame_name(s, f[1], rp_stack_tag(s), &buf), "hot [gen 2]");
 	/* A stub is runtime code, not a method: no generation even when split. */
-	cr_assert_str_eq(rp_frame_name(s, f[2], rp_stack_tag(s), buf, sizeof(buf)), "call_stub");
+	cr_assert_str_eq(rp_frame_name(s, f[2], rp_stack_tag(s), &buf), "call_stub");
 	/* -g's text graph with --split-generations: generations apart, inlined frames
 	 * marked, kernel unmarked. */
 	rp_set_split_generations(s, 0);
-	cr_assert_str_eq(rp_frame_name(s, f[1], RP_NAME_GRAPH, buf, sizeof(buf)), "hot [gen 2]");
-	cr_assert_str_eq(rp_frame_name(s, f[0], RP_NAME_GRAPH, buf, sizeof(buf)), "area_[i]");
+	cr_assert_str_eq(rp_frame_name(s, f[1], RP_NAME_GRAPH, &buf), "hot [gen 2]");
+	cr_assert_str_eq(rp_frame_name(s, f[0], RP_NAME_GRAPH, &buf), "area_[i]");
 	/* V8's tiers by role: TurboFan code is the optimized tier, Sparkplug the first. */
 	rp_load_at(s, c2)->tier = RP_TIER_OPTIMIZED;
 	cr_assert_eq(rp_frame_kind(s, f[1]), RP_KIND_C2);

@@ -13,10 +13,10 @@
 #define F(d, s, a) { .dso = d, .sym = s, .ip = a }
 #define END { 0 }
 
-static char keybuf[512];
+static struct jp_str keybuf;	/* the last key: static, as the tests read it after */
 static const char *key(const struct rp_hist *h, size_t i, enum rp_key k)
 {
-	return rp_entry_key_str(h, &h->entries[i], k, keybuf, sizeof(keybuf));
+	return rp_entry_key_str(h, &h->entries[i], k, &keybuf);
 }
 
 Test(hist, parse_sort)

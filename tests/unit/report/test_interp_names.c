@@ -98,10 +98,10 @@ Test(interp_names, marked_int_and_interpreted)
 	rp_set_span(s, 1000, 2000);
 	rp_session_finish(s);
 	const struct rp_frame *fr = rp_sample_frame(s, rp_sample_at(s, 0), 0);
-	char buf[128];
+	struct jp_str buf = { 0 };
 	cr_assert_eq(rp_frame_kind(s, fr), RP_KIND_INTERP);
-	cr_assert_str_eq(rp_frame_name(s, fr, rp_stack_tag(s), buf, sizeof(buf)), "p.A.a(int)_[int]");
-	cr_assert_str_eq(rp_frame_name(s, fr, RP_NAME_GRAPH, buf, sizeof(buf)), "p.A.a(int)_[int]");
-	cr_assert_str_eq(rp_frame_name(s, fr, 0, buf, sizeof(buf)), "p.A.a(int)");
+	cr_assert_str_eq(rp_frame_name(s, fr, rp_stack_tag(s), &buf), "p.A.a(int)_[int]");
+	cr_assert_str_eq(rp_frame_name(s, fr, RP_NAME_GRAPH, &buf), "p.A.a(int)_[int]");
+	cr_assert_str_eq(rp_frame_name(s, fr, 0, &buf), "p.A.a(int)");
 	rp_session_free(s);
 }

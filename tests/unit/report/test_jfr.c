@@ -80,20 +80,20 @@ Test(jfr, event_size_counts_itself)
 
 Test(jfr, java_names)
 {
-	struct rp_jfr_method m;
+	struct rp_jfr_method m = { 0 };
 	cr_assert(rp_jfr_split_java("Ljava/util/HashMap;get(Ljava/lang/Object;)Ljava/lang/Object;",
 				    &m));
-	cr_assert_str_eq(m.cls, "java/util/HashMap");
-	cr_assert_str_eq(m.name, "get");
-	cr_assert_str_eq(m.desc, "(Ljava/lang/Object;)Ljava/lang/Object;");
+	cr_assert_str_eq(m.cls.s, "java/util/HashMap");
+	cr_assert_str_eq(m.name.s, "get");
+	cr_assert_str_eq(m.desc.s, "(Ljava/lang/Object;)Ljava/lang/Object;");
 	cr_assert(rp_jfr_split_java("a.b.Gen$Shape.runPhase(a.b.Gen$Shape[], long, int[][])", &m));
-	cr_assert_str_eq(m.cls, "a/b/Gen$Shape");
-	cr_assert_str_eq(m.name, "runPhase");
-	cr_assert_str_eq(m.desc, "([La/b/Gen$Shape;J[[I)V");
+	cr_assert_str_eq(m.cls.s, "a/b/Gen$Shape");
+	cr_assert_str_eq(m.name.s, "runPhase");
+	cr_assert_str_eq(m.desc.s, "([La/b/Gen$Shape;J[[I)V");
 	cr_assert(rp_jfr_split_java("Main.<init>()", &m));
-	cr_assert_str_eq(m.cls, "Main");
-	cr_assert_str_eq(m.name, "<init>");
-	cr_assert_str_eq(m.desc, "()V");
+	cr_assert_str_eq(m.cls.s, "Main");
+	cr_assert_str_eq(m.name.s, "<init>");
+	cr_assert_str_eq(m.desc.s, "()V");
 	static const char *const native[] = {
 		"Threads::create_vm()", "std::vector<int>::size() const", "memcpy",
 		"finish_task_switch.isra.0", "JS:*main /tmp/x.js:3", "a.b(int, )", "(x).y()", "",
@@ -101,6 +101,32 @@ Test(jfr, java_names)
 	};
 	for (size_t i = 0; i < sizeof(native) / sizeof(native[0]); i++)
 		cr_assert_not(rp_jfr_split_java(native[i], &m), "'%s' taken for Java", native[i]);
+	rp_jfr_method_free(&m);
+}
+
+/* Class, method and parameter names past any fixed buffer (Kotlin and Scala make such) come
+ * out whole: two methods that differ only at their ends stay two. */
+Test(jfr, long_java_names_whole)
+{
+	enum { N = 5000 };
+	static char cls[N + 1], meth[N + 1], sym[4 * N], want[2 * N];
+	memset(cls, 'c', N);
+	memset(meth, 'm', N);
+	memcpy(cls + 2000, ".sub.", 5);
+	snprintf(sym, sizeof(sym), "%s.%s(%s[], int)", cls, meth, cls);
+	struct rp_jfr_method m = { 0 };
+	cr_assert(rp_jfr_split_java(sym, &m));
+	cr_assert_eq(m.cls.len, N);
+	cr_assert(!strncmp(m.cls.s + 2000, "/sub/", 5));
+	cr_assert_eq(m.name.len, N);
+	cr_assert(!strcmp(m.name.s, meth));
+	snprintf(want, sizeof(want), "([L%s;I)V", m.cls.s);
+	cr_assert_str_eq(m.desc.s, want);
+	snprintf(sym, sizeof(sym), "L%s;%s(J)V", cls, meth);
+	cr_assert(rp_jfr_split_java(sym, &m));
+	cr_assert_eq(m.cls.len, N, "the buffers are reused, not appended to");
+	cr_assert_str_eq(m.desc.s, "(J)V");
+	rp_jfr_method_free(&m);
 }
 
 /* ---- a decoder for what the writer writes (the format, read as the JDK reads it) ---- */

@@ -5,6 +5,7 @@
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -589,4 +590,55 @@ Test(jvmlog, out_of_memory_never_a_smaller_log)
 	}
 	free(want);
 	free(path);
+}
+
+/* A class and methods named past any fixed buffer (2,000-byte Kotlin and Scala names), two
+ * methods equal in their first 2,000 bytes: the decisions name each whole and apart; and a cut
+ * log's message names a path over 512 bytes whole. */
+Test(jvmlog, long_names_whole)
+{
+	enum { N = 2000 };
+	static char cls[N + 1], m[N + 1], text[6 * N + 2048], want[2 * N + 16];
+	memset(cls, 'k', N);
+	memset(m, 'm', N);
+	snprintf(text, sizeof(text),
+		 "<?xml version='1.0' encoding='UTF-8'?>\n"
+		 "<hotspot_log version='160 1' process='4242' time_ms='1'>\n"
+		 "<compilation_log thread='8'>\n"
+		 "<task compile_id='3' method='%s %sa ()V' bytes='27' level='4' stamp='0.25'>\n"
+		 "<klass id='10' name='%s' flags='1'/>\n"
+		 "<method id='11' holder='10' name='%sa' flags='0' bytes='27'/>\n"
+		 "<parse method='11' stamp='0.25'>\n"
+		 "<bc code='182' bci='14'/>\n"
+		 "<method id='13' holder='10' name='%sb' flags='0' bytes='10'/>\n"
+		 "<call method='13' count='100' inline='1'/>\n"
+		 "<inline_success reason='inline (hot)'/>\n"
+		 "</parse>\n<task_done success='1' stamp='0.3'/>\n</task>\n"
+		 "</compilation_log>\n</hotspot_log>\n", cls, m, cls, m, m);
+	char *path = write_log("long.log", text, NULL);
+	struct rp_jvmlog *jl = open_ok(path);
+	const struct rp_jvm_code *c = rp_jvmlog_find(jl, 3);
+	cr_assert_not_null(c);
+	cr_assert_eq(c->nr_inl, 1);
+	snprintf(want, sizeof(want), "%s.%sa", cls, m);
+	cr_assert_str_eq(c->inl[0].caller, want, "caller cut to %zu bytes",
+			 strlen(c->inl[0].caller));
+	want[strlen(want) - 1] = 'b';
+	cr_assert_str_eq(c->inl[0].callee, want, "callee cut to %zu bytes",
+			 strlen(c->inl[0].callee));
+	rp_jvmlog_free(jl);
+	free(path);
+
+	char deep[PATH_MAX];
+	size_t dl = tu_long_dir(deep, sizeof(deep), dir, 3);
+	cr_assert_lt(dl + 16, sizeof(deep));
+	strcat(deep, "/cut.log");
+	FILE *f = fopen(deep, "w");
+	cr_assert_not_null(f);
+	fprintf(f, "%s<nmethod compile_id='4' compiler='c2' lev", LOG_TTY);
+	fclose(f);
+	jl = open_ok(deep);
+	cr_assert_not_null(rp_jvmlog_cut(jl));
+	cr_assert(strstr(rp_jvmlog_cut(jl), deep), "the path cut: %s", rp_jvmlog_cut(jl));
+	rp_jvmlog_free(jl);
 }

@@ -57,10 +57,10 @@ static struct rp_session *methods_session(void)
 	return s;
 }
 
-static char keybuf[512];
+static struct jp_str keybuf;	/* the last key: static, as the tests read it after */
 static const char *sym_of(const struct rp_hist *h, size_t i)
 {
-	return rp_entry_key_str(h, &h->entries[i], RP_KEY_SYM, keybuf, sizeof(keybuf));
+	return rp_entry_key_str(h, &h->entries[i], RP_KEY_SYM, &keybuf);
 }
 
 Test(methods, sym_rows_are_innermost_methods_with_generations_summed)

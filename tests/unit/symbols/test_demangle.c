@@ -1,6 +1,7 @@
 /* test_demangle.c - the Java demangler (recorder/symbols/demangle.c): descriptors, arrays,
  * nested and generic signatures, and names that must pass through unchanged. */
 #include <criterion/criterion.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -135,4 +136,27 @@ Test(demangle, deep_type_arguments_capped, .timeout = 30)
 	cr_expect_str_eq(buf, past);
 	free(at);
 	free(past);
+}
+
+/* Into a growable string the name comes out whole however far it expands (each 'Z' is
+ * "boolean, "), the same as a large enough buffer gives; a name left as it is, whole too. */
+Test(demangle, whole_into_a_string)
+{
+	enum { N = 1000 };
+	static char in[N + 16], want[10 * N + 16], raw[3 * N];
+	memcpy(in, "LA;m(", 5);
+	memset(in + 5, 'Z', N);
+	memcpy(in + 5 + N, ")V", 3);
+	size_t o = (size_t)snprintf(want, sizeof(want), "A.m(");
+	for (int i = 0; i < N; i++)
+		o += (size_t)snprintf(want + o, sizeof(want) - o, "%sboolean", i ? ", " : "");
+	snprintf(want + o, sizeof(want) - o, ")");
+	struct jp_str s = { 0 };
+	cr_assert_eq(sym_java_demangle_str(in, &s), 1);
+	cr_assert_eq(s.len, strlen(want));
+	cr_assert_str_eq(s.s, want);
+	memset(raw, 'r', sizeof(raw) - 1);
+	cr_assert_eq(sym_java_demangle_str(raw, &s), 0, "not Java: as it is");
+	cr_assert_str_eq(s.s, raw, "replaced, whole");
+	cr_assert_eq(jp_str_free(&s), 0);
 }

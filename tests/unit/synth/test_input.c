@@ -26,13 +26,13 @@ static void refused(struct st_load *l, int rc, const char *needle)
 Test(input, refusals)
 {
 	struct st_load l;
-	static char longname[SYNTH_NAME_MAX + 2];
+	static char longname[SYNTH_NAME_MAX + 2];	/* past the bound: 1 MiB + 1 */
 	memset(longname, 'x', sizeof(longname) - 1);
 
 	st_load_init(&l, 1); l.in.code_size = 0;
 	refused(&l, -EINVAL, "code_size is 0");
 	st_load_init(&l, 1); l.in.name = longname;
-	refused(&l, -EINVAL, "longer than 4096");
+	refused(&l, -EINVAL, "longer than 1048576");
 	st_load_init(&l, 1); l.in.name = "";
 	refused(&l, -EINVAL, "empty method name");
 	st_load_init(&l, 1); l.in.e_machine = EM_SPARC;
