@@ -16,66 +16,10 @@
 #include "recorder/report_views/views_int.h"
 #include "tests/lib/failnext.h"
 #include "tests/lib/testutil.h"
+#include "tests/unit/report/jvmlog_fixture.h"
 #include "tests/unit/report/rptest.h"
 
 #define S 1000000000ull
-
-/* Compile 1 (C1) replaced by 3 (C2); 3 deoptimized by an unstable_if trap in thread 9;
- * the OSR compile 2 made not entrant by a broken CHA dependency; 4 still running. */
-static const char *LOG_TTY =
-	"<?xml version='1.0' encoding='UTF-8'?>\n"
-	"<hotspot_log version='160 1' process='4242' time_ms='1'>\n"
-	"<tty>\n"
-	"<writer thread='7'/>\n"
-	"<nmethod compile_id='1' compiler='c1' level='3' entry='0x1000' size='100' "
-	"method='A m ()V' stamp='0.100'/>\n"
-	"<task_queued compile_id='2' compile_kind='osr' method='A m ()V' osr_bci='5' "
-	"stamp='0.2'/>\n"
-	"<nmethod compile_id='2' compile_kind='osr' compiler='c2' level='4' entry='0x2000' "
-	"size='100' method='A m ()V' stamp='0.200'/>\n"
-	"<nmethod compile_id='3' compiler='c2' level='4' entry='0x3000' size='100' "
-	"method='A m ()V' stamp='0.300'/>\n"
-	"<make_not_entrant thread='7' compile_id='1' compiler='c1' level='3' stamp='0.300'/>\n"
-	"<writer thread='9'/>\n"
-	"<uncommon_trap thread='9' reason='unstable_if' action='reinterpret' debug_id='0' "
-	"compile_id='3' compiler='c2' level='4' stamp='0.500'>\n"
-	"<jvms bci='26' method='A m ()V' bytes='78'/>\n"
-	"<jvms bci='3' method='A caller ()V' bytes='10'/>\n"
-	"</uncommon_trap>\n"
-	"<make_not_entrant thread='9' compile_id='3' compiler='c2' level='4' stamp='0.500'/>\n";
-static const char *LOG_REST =
-	"<nmethod compile_id='4' compiler='c2' level='4' entry='0x4000' size='100' "
-	"method='A m ()V' stamp='0.550'/>\n"
-	"<dependency_failed type='abstract_with_unique_concrete_subtype' ctxk='A' x='B' "
-	"witness='C' stamp='0.600'/>\n"
-	"<make_not_entrant thread='9' compile_id='2' compile_kind='osr' compiler='c2' level='4' "
-	"stamp='0.600'/>\n"
-	"</tty>\n"
-	"<compilation_log thread='8'>\n"
-	"<task compile_id='3' method='A m ()V' bytes='27' level='4' stamp='0.25'>\n"
-	"<klass id='10' name='A' flags='1'/>\n"
-	"<method id='11' holder='10' name='m' flags='0' bytes='27'/>\n"
-	"<parse method='11' stamp='0.25'>\n"
-	"<bc code='182' bci='14'/>\n"
-	"<klass id='12' name='B' flags='1'/>\n"
-	"<method id='13' holder='12' name='area' flags='0' bytes='10'/>\n"
-	"<call method='13' count='100' inline='1'/>\n"
-	"<inline_success reason='inline (hot)'/>\n"
-	"<parse method='13'>\n"
-	"<bc code='182' bci='2'/>\n"
-	"<method id='14' holder='12' name='big' flags='0' bytes='500'/>\n"
-	"<call method='14' count='100'/>\n"
-	"<inline_fail reason='too big'/>\n"
-	"</parse>\n"
-	"<bc code='184' bci='20'/>\n"
-	"<call method='11' count='1'/>\n"
-	"<inline_fail reason='recursive inlining is too deep'/>\n"
-	"</parse>\n"
-	"<task_done success='1' stamp='0.3'/>\n"
-	"</task>\n"
-	"</compilation_log>\n"
-	"<hotspot_log_done stamp='1.0'/>\n"
-	"</hotspot_log>\n";
 
 static char *dir;
 
@@ -83,31 +27,10 @@ static void setup(void) { dir = tu_tmpdir("jvmlog"); }
 static void teardown(void) { tu_rmtree(dir); free(dir); }
 TestSuite(jvmlog, .init = setup, .fini = teardown);
 
-static char *write_log(const char *name, const char *a, const char *b)
-{
-	char *path = malloc(strlen(dir) + strlen(name) + 2);
-	sprintf(path, "%s/%s", dir, name);
-	FILE *f = fopen(path, "w");
-	cr_assert_not_null(f);
-	fputs(a, f);
-	if (b)
-		fputs(b, f);
-	fclose(f);
-	return path;
-}
-
-static struct rp_jvmlog *open_ok(const char *path)
-{
-	struct rp_jvmlog *jl;
-	char err[512] = "";
-	cr_assert_eq(rp_jvmlog_open(&jl, path, JP_ERRBUF_LOG(err)), 0, "%s", err);
-	return jl;
-}
-
 Test(jvmlog, every_end_and_inlining)
 {
-	char *path = write_log("c.log", LOG_TTY, LOG_REST);
-	struct rp_jvmlog *jl = open_ok(path);
+	char *path = jl_write_log(dir, "c.log", jl_log_tty, jl_log_rest);
+	struct rp_jvmlog *jl = jl_open_ok(path);
 	cr_assert_eq(rp_jvmlog_pid(jl), 4242);
 	cr_assert_eq(rp_jvmlog_nr_codes(jl), 4);
 	cr_assert_null(rp_jvmlog_cut(jl), "%s", rp_jvmlog_cut(jl));
@@ -149,8 +72,8 @@ Test(jvmlog, every_end_and_inlining)
 
 Test(jvmlog, truncated_log_used_up_to_the_cut)
 {
-	char *path = write_log("cut.log", LOG_TTY, "<nmethod compile_id='4' compiler='c2' lev");
-	struct rp_jvmlog *jl = open_ok(path);
+	char *path = jl_write_log(dir, "cut.log", jl_log_tty, "<nmethod compile_id='4' compiler='c2' lev");
+	struct rp_jvmlog *jl = jl_open_ok(path);
 	cr_assert_not_null(rp_jvmlog_cut(jl));
 	cr_assert(strstr(rp_jvmlog_cut(jl), "cut.log: cut at byte"), "%s", rp_jvmlog_cut(jl));
 	cr_assert_eq(rp_jvmlog_find(jl, 3)->end, RP_END_DEOPT, "what came before the cut");
@@ -163,14 +86,14 @@ Test(jvmlog, not_a_compilation_log)
 {
 	struct rp_jvmlog *jl = (void *)1;
 	char err[512];
-	char *html = write_log("x.html", "<html><body/></html>\n", NULL);
+	char *html = jl_write_log(dir, "x.html", "<html><body/></html>\n", NULL);
 	cr_assert_eq(rp_jvmlog_open(&jl, html, JP_ERRBUF_LOG(err)), -EINVAL);
 	cr_assert_null(jl);
 	cr_assert(strstr(err, "x.html: not a HotSpot compilation log"), "%s", err);
-	char *bin = write_log("x.bin", "\x7f" "ELF\x02\x01", NULL);
+	char *bin = jl_write_log(dir, "x.bin", "\x7f" "ELF\x02\x01", NULL);
 	cr_assert_eq(rp_jvmlog_open(&jl, bin, JP_ERRBUF_LOG(err)), -EINVAL);
 	cr_assert(strstr(err, "x.bin: not a HotSpot compilation log at byte"), "%s", err);
-	char *empty = write_log("empty.log", "", NULL);
+	char *empty = jl_write_log(dir, "empty.log", "", NULL);
 	cr_assert_eq(rp_jvmlog_open(&jl, empty, JP_ERRBUF_LOG(err)), -EINVAL);
 	cr_assert(strstr(err, "empty.log"), "%s", err);
 	cr_assert_lt(rp_jvmlog_open(&jl, "/nonexistent/j.log", JP_ERRBUF_LOG(err)), 0);
@@ -206,8 +129,8 @@ static struct rp_session *session_for_log(uint32_t pid, int with_ids, uint32_t *
 
 static void check_joined(int with_ids)
 {
-	char *path = write_log("c.log", LOG_TTY, LOG_REST), err[512] = "";
-	struct rp_jvmlog *jl = open_ok(path);
+	char *path = jl_write_log(dir, "c.log", jl_log_tty, jl_log_rest), err[512] = "";
+	struct rp_jvmlog *jl = jl_open_ok(path);
 	uint32_t l[4];
 	struct rp_session *s = session_for_log(4242, with_ids, l);
 	cr_assert_eq(rp_session_join_jvmlog(s, jl, JP_ERRBUF_LOG(err)), 0, "%s", err);
@@ -243,8 +166,8 @@ Test(jvmlog, joined_by_address_without_ids) { check_joined(0); }
 
 Test(jvmlog, another_process_refused)
 {
-	char *path = write_log("c.log", LOG_TTY, LOG_REST), err[512] = "";
-	struct rp_jvmlog *jl = open_ok(path);
+	char *path = jl_write_log(dir, "c.log", jl_log_tty, jl_log_rest), err[512] = "";
+	struct rp_jvmlog *jl = jl_open_ok(path);
 	uint32_t l[4];
 	struct rp_session *s = session_for_log(777, 1, l);
 	cr_assert_eq(rp_session_join_jvmlog(s, jl, JP_ERRBUF_LOG(err)), -ESRCH);
@@ -353,7 +276,7 @@ Test(jvmlog, hostile_input, .timeout = 30)
 {
 	char err[512];
 	struct rp_jvmlog *jl;
-	char *lol = write_log("lol.log",
+	char *lol = jl_write_log(dir, "lol.log",
 		"<?xml version='1.0'?>\n<!DOCTYPE hotspot_log [\n<!ENTITY a 'aaaaaaaaaa'>\n"
 		"<!ENTITY b '&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;'>\n"
 		"<!ENTITY c '&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;'>\n"
@@ -370,7 +293,7 @@ Test(jvmlog, hostile_input, .timeout = 30)
 		cr_assert(!c || !c->method || strlen(c->method) < 1000000, "entities expanded");
 		rp_jvmlog_free(jl);
 	}
-	char *odd = write_log("odd.log",
+	char *odd = jl_write_log(dir, "odd.log",
 		"<hotspot_log process='1'><tty>"
 		"<nmethod compile_id='99999999999' entry='0x10' stamp='x'/>"
 		"<nmethod compile_id='-3' entry='zz' stamp='0.1'/>"
@@ -403,8 +326,8 @@ static int print_json_gens(FILE *fp, void *arg)
 /* The JSON of the joined session: what ended each generation, in the schema's fields. */
 Test(jvmlog, json_fields)
 {
-	char *path = write_log("c.log", LOG_TTY, LOG_REST), err[512] = "";
-	struct rp_jvmlog *jl = open_ok(path);
+	char *path = jl_write_log(dir, "c.log", jl_log_tty, jl_log_rest), err[512] = "";
+	struct rp_jvmlog *jl = jl_open_ok(path);
 	uint32_t l[4];
 	struct rp_session *s = session_for_log(4242, 1, l);
 	rp_load_at(s, l[0])->level = 3;
@@ -480,8 +403,8 @@ Test(jvmlog, dependency_batch_across_a_millisecond)
 		"</tty>\n"
 		"<hotspot_log_done stamp='3.0'/>\n"
 		"</hotspot_log>\n";
-	char *path = write_log("batch.log", log, NULL);
-	struct rp_jvmlog *jl = open_ok(path);
+	char *path = jl_write_log(dir, "batch.log", log, NULL);
+	struct rp_jvmlog *jl = jl_open_ok(path);
 	const struct rp_jvm_code *c1 = rp_jvmlog_find(jl, 1), *c2 = rp_jvmlog_find(jl, 2);
 	const struct rp_jvm_code *c3 = rp_jvmlog_find(jl, 3), *c4 = rp_jvmlog_find(jl, 4);
 	cr_assert(c1 && c2 && c3 && c4);
@@ -493,152 +416,4 @@ Test(jvmlog, dependency_batch_across_a_millisecond)
 	cr_assert_eq(c4->end, RP_END_REPLACED, "another thread");
 	rp_jvmlog_free(jl);
 	free(path);
-}
-
-/* A stamp is seconds since the JVM started: one out of range (3.3e68, as a fuzzer wrote it,
- * whose nanoseconds overflowed the join's int64 arithmetic), infinite, NaN or negative is
- * damage read as "no stamp"; the join still runs. */
-Test(jvmlog, stamps_out_of_range_are_none)
-{
-	static const char *const bad[] = { "3.3e68", "inf", "nan", "-5", "1e10" };
-	for (size_t k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
-		char log[2048], err[512] = "";
-		snprintf(log, sizeof(log),
-			 "<?xml version='1.0' encoding='UTF-8'?>\n"
-			 "<hotspot_log version='160 1' process='4242' time_ms='1'>\n<tty>\n"
-			 "<nmethod compile_id='1' compiler='c1' level='3' entry='0x1000' "
-			 "size='100' method='A m ()V' stamp='%s'/>\n"
-			 "<make_not_entrant thread='7' compile_id='1' compiler='c1' level='3' "
-			 "stamp='%s'/>\n</tty>\n</hotspot_log>\n", bad[k], bad[k]);
-		char *path = write_log("bad.log", log, NULL);
-		struct rp_jvmlog *jl = open_ok(path);
-		const struct rp_jvm_code *c = rp_jvmlog_find(jl, 1);
-		cr_assert_not_null(c, "%s", bad[k]);
-		cr_expect_lt(c->stamp, 0, "stamp '%s' read as %g", bad[k], c->stamp);
-		cr_expect_lt(c->not_entrant, 0, "not-entrant stamp '%s' read as %g", bad[k],
-			     c->not_entrant);
-		struct rp_session *s = rt_session();
-		uint32_t l = rt_load(s, 4242, "A.m()", 1, UINT64_MAX / 2, 0, 0x1000, 100);
-		rp_load_at(s, l)->compile_id = 1;
-		rp_session_finish(s);
-		cr_expect_eq(rp_session_join_jvmlog(s, jl, JP_ERRBUF_LOG(err)), 0, "%s", err);
-		rp_session_free(s);
-		rp_jvmlog_free(jl);
-		free(path);
-	}
-}
-
-/* Everything read of a log, as text (NULL strings as "-"). */
-static char *jvmlog_text(const struct rp_jvmlog *jl)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-	cr_assert_not_null(f);
-#define STR(s) ((s) ? (s) : "-")
-	fprintf(f, "pid %u cut %s\n", rp_jvmlog_pid(jl), STR(rp_jvmlog_cut(jl)));
-	for (size_t i = 0; i < rp_jvmlog_nr_codes(jl); i++) {
-		const struct rp_jvm_code *c = rp_jvmlog_code(jl, i);
-		fprintf(f, "%d %d %d %s %" PRIx64 " %" PRIu64 " %.3f %.3f %d %s %s %s %d %" PRIu64
-			"\n", c->compile_id, c->level, c->osr_bci, STR(c->method), c->entry,
-			c->size, c->stamp, c->not_entrant, (int)c->end, STR(c->reason),
-			STR(c->action), STR(c->trap_method), c->trap_bci, c->trap_thread);
-		for (size_t k = 0; k < c->nr_inl; k++)
-			fprintf(f, "  %s -> %s @%d %d %s\n", STR(c->inl[k].caller),
-				STR(c->inl[k].callee), c->inl[k].bci, c->inl[k].ok,
-				STR(c->inl[k].why));
-	}
-#undef STR
-	fclose(f);
-	return buf;
-}
-
-/* Out of memory at any allocation of the parse, the log is not read (-ENOMEM, said), never
- * read with an inlining decision, a name or a code left out. */
-Test(jvmlog, out_of_memory_never_a_smaller_log)
-{
-	if (!tu_failnext_works())
-		cr_skip_test("a sanitizer's allocator is interposed: no allocation can be failed");
-	char *path = write_log("c.log", LOG_TTY, LOG_REST);
-	struct rp_jvmlog *jl = open_ok(path);	/* libxml2 loaded: no dlopen below */
-	char *want = jvmlog_text(jl);
-	rp_jvmlog_free(jl);
-	tu_failnext_arm(0);
-	cr_assert_eq(rp_jvmlog_open(&jl, path, NULL), 0);
-	unsigned long total = tu_failnext_disarm(NULL);
-	rp_jvmlog_free(jl);
-	cr_assert_gt(total, 10);
-	for (unsigned long n = 1; n <= total; n++) {
-		char err[512] = "";
-		int fired;
-		tu_failnext_arm(n);
-		int rc = rp_jvmlog_open(&jl, path, JP_ERRBUF_LOG(err));
-		tu_failnext_disarm(&fired);
-		cr_assert(fired);
-		if (rc) {
-			cr_assert_eq(rc, -ENOMEM, "allocation %lu of %lu failed: %d %s", n, total,
-				     rc, err);
-			cr_assert(strstr(err, "out of memory"), "allocation %lu: %s", n, err);
-			cr_assert_null(jl);
-			continue;
-		}
-		char *got = jvmlog_text(jl);
-		cr_assert_str_eq(got, want, "allocation %lu of %lu failed and the log read "
-				 "differently", n, total);
-		free(got);
-		rp_jvmlog_free(jl);
-	}
-	free(want);
-	free(path);
-}
-
-/* A class and methods named past any fixed buffer (2,000-byte Kotlin and Scala names), two
- * methods equal in their first 2,000 bytes: the decisions name each whole and apart; and a cut
- * log's message names a path over 512 bytes whole. */
-Test(jvmlog, long_names_whole)
-{
-	enum { N = 2000 };
-	static char cls[N + 1], m[N + 1], text[6 * N + 2048], want[2 * N + 16];
-	memset(cls, 'k', N);
-	memset(m, 'm', N);
-	snprintf(text, sizeof(text),
-		 "<?xml version='1.0' encoding='UTF-8'?>\n"
-		 "<hotspot_log version='160 1' process='4242' time_ms='1'>\n"
-		 "<compilation_log thread='8'>\n"
-		 "<task compile_id='3' method='%s %sa ()V' bytes='27' level='4' stamp='0.25'>\n"
-		 "<klass id='10' name='%s' flags='1'/>\n"
-		 "<method id='11' holder='10' name='%sa' flags='0' bytes='27'/>\n"
-		 "<parse method='11' stamp='0.25'>\n"
-		 "<bc code='182' bci='14'/>\n"
-		 "<method id='13' holder='10' name='%sb' flags='0' bytes='10'/>\n"
-		 "<call method='13' count='100' inline='1'/>\n"
-		 "<inline_success reason='inline (hot)'/>\n"
-		 "</parse>\n<task_done success='1' stamp='0.3'/>\n</task>\n"
-		 "</compilation_log>\n</hotspot_log>\n", cls, m, cls, m, m);
-	char *path = write_log("long.log", text, NULL);
-	struct rp_jvmlog *jl = open_ok(path);
-	const struct rp_jvm_code *c = rp_jvmlog_find(jl, 3);
-	cr_assert_not_null(c);
-	cr_assert_eq(c->nr_inl, 1);
-	snprintf(want, sizeof(want), "%s.%sa", cls, m);
-	cr_assert_str_eq(c->inl[0].caller, want, "caller cut to %zu bytes",
-			 strlen(c->inl[0].caller));
-	want[strlen(want) - 1] = 'b';
-	cr_assert_str_eq(c->inl[0].callee, want, "callee cut to %zu bytes",
-			 strlen(c->inl[0].callee));
-	rp_jvmlog_free(jl);
-	free(path);
-
-	char deep[PATH_MAX];
-	size_t dl = tu_long_dir(deep, sizeof(deep), dir, 3);
-	cr_assert_lt(dl + 16, sizeof(deep));
-	strcat(deep, "/cut.log");
-	FILE *f = fopen(deep, "w");
-	cr_assert_not_null(f);
-	fprintf(f, "%s<nmethod compile_id='4' compiler='c2' lev", LOG_TTY);
-	fclose(f);
-	jl = open_ok(deep);
-	cr_assert_not_null(rp_jvmlog_cut(jl));
-	cr_assert(strstr(rp_jvmlog_cut(jl), deep), "the path cut: %s", rp_jvmlog_cut(jl));
-	rp_jvmlog_free(jl);
 }
