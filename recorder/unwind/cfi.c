@@ -66,8 +66,11 @@ static int read_loads(struct unw_cfi *c)
 static int cfi_read(struct unw_cfi *c)
 {
 	int err = read_loads(c);
+	GElf_Ehdr eh;
 	if (err)
 		return err;
+	if (gelf_getehdr(c->elf, &eh))
+		c->entry = eh.e_entry;
 	errno = 0;
 	if (!(c->eh = dwarf_getcfi_elf(c->elf)) && dw_nomem())
 		return -ENOMEM;

@@ -41,7 +41,13 @@ struct unw_cfi {
 	size_t nloads;
 	struct unw_rule *rules;	/* UNW_RULES, made on first use (NULL: none yet or no memory) */
 	struct unw_cfi_stats stats;
+	uint64_t entry;		/* the ELF header's entry point (0: none) */
 };
+
+/* How far past a file's entry point a pc without CFI is still the entry's own code: the
+ * dynamic loader's _start (mov %rsp,%rdi; call _dl_start) has no FDE, and a process's first
+ * frames while it loads its libraries sit there, the root of the main thread. */
+#define UNW_ENTRY_SPAN 16
 
 /* The ELF address of file offset off (0), or -ENOENT outside every PT_LOAD's file bytes. */
 int unw_cfi_vaddr(const struct unw_cfi *c, uint64_t off, uint64_t *vaddr);

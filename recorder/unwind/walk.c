@@ -516,7 +516,10 @@ int unw_walk_frames(const struct unw_input *in, unw_find_fn find, void *ctx,
 		} else if ((rc = step_at(&m, mod.cfi, vaddr, &cur, &next))) {
 			if (rc == -ENOMEM)
 				return rc;
-			*end = end_of(rc);
+			/* no CFI at the file's entry point: the process's first frame */
+			*end = rc == -ENOENT && mod.cfi->entry && vaddr >= mod.cfi->entry &&
+					       vaddr - mod.cfi->entry < UNW_ENTRY_SPAN
+				       ? UNW_END_ROOT : end_of(rc);
 			break;
 		}
 		if (!(next.valid >> REG_RA & 1) || !next.r[REG_RA]) {

@@ -9,8 +9,10 @@
 #include <link.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/auxv.h>
 
 #include "recorder/unwind/unwind.h"
+#include "tests/lib/testutil.h"
 
 /* unw_t_frame: a function with a frame (rbp pushed), its body at unw_t_frame_body;
  * unw_t_root: the CFI says it has no caller (rip undefined, as _start does);
@@ -252,4 +254,56 @@ Test(unwind, the_longest_ends_text_fits_its_buffer)
 	cr_assert(strstr(buf, "frame pointer outside the stack copy 18446744073709551615"),
 		  "%s", buf);
 	cr_assert_eq(strncmp(buf, "max frames 18446744073709551615, ", 33), 0, "%s", buf);
+}
+
+/* The dynamic loader's entry point (_start: mov %rsp,%rdi; call _dl_start) has no FDE: a
+ * process's first frames while it loads its libraries end there, at the main thread's root
+ * (as perf shows them), not at an [unknown] frame. Walked over the loader this test runs
+ * under, mapped by hand at FAKE_BASE: the sampled pc at its entry, then a return into it. */
+#define FAKE_BASE 0x10000000ull
+static struct unw_cfi *ld_cfi;
+static uint64_t ld_entry_off;
+
+static int find_ld(void *ctx, uint64_t pc, struct unw_module *m)
+{
+	if (pc < FAKE_BASE || pc - FAKE_BASE >= 64)
+		return find_self(ctx, pc, m);
+	m->cfi = ld_cfi;
+	m->file_off = ld_entry_off + (pc - FAKE_BASE);
+	return 0;
+}
+
+Test(unwind, the_loaders_entry_point_is_the_root)
+{
+	static struct sample s;
+	char path[4096];
+	uint64_t pcs[UNW_MAX_FRAMES];
+	enum unw_end end;
+
+	if (!tu_self_map_path("/ld-linux", path, sizeof(path)) || !getauxval(AT_BASE))
+		cr_skip_test("no ld-linux in this process's maps");
+	/* the loader's own headers, mapped at its base (the kernel says where: AT_BASE) */
+	const ElfW(Ehdr) *eh = (const ElfW(Ehdr) *)getauxval(AT_BASE);
+	const ElfW(Phdr) *ph = (const ElfW(Phdr) *)((const char *)eh + eh->e_phoff);
+	ld_entry_off = UINT64_MAX;
+	for (int i = 0; i < eh->e_phnum; i++)
+		if (ph[i].p_type == PT_LOAD && eh->e_entry >= ph[i].p_vaddr &&
+		    eh->e_entry - ph[i].p_vaddr < ph[i].p_filesz)
+			ld_entry_off = eh->e_entry - ph[i].p_vaddr + ph[i].p_offset;
+	cr_assert_neq(ld_entry_off, UINT64_MAX, "%s: its entry point is in no PT_LOAD", path);
+	cr_assert_eq(unw_cfi_open(path, &ld_cfi), 0, "%s", path);
+
+	/* sampled at the entry itself */
+	sample_at(&s, (const void *)(uintptr_t)FAKE_BASE, 0x7ffd0000, 0, 64);
+	int n = unw_walk(&s.in, find_ld, NULL, pcs, UNW_MAX_FRAMES, &end);
+	cr_expect_eq(n, 1, "%d frames", n);
+	cr_expect_eq(end, UNW_END_ROOT, "%s", unw_end_name(end));
+	/* a leaf called from it: the call's return address is the entry + 8 */
+	sample_at(&s, unw_t_leaf, 0x7ffd0000, 0, 64);
+	put64(&s, 0, FAKE_BASE + 8);
+	n = unw_walk(&s.in, find_ld, NULL, pcs, UNW_MAX_FRAMES, &end);
+	cr_expect_eq(n, 2, "%d frames", n);
+	cr_expect_eq(pcs[1], FAKE_BASE + 8);
+	cr_expect_eq(end, UNW_END_ROOT, "%s", unw_end_name(end));
+	unw_cfi_close(ld_cfi);
 }
