@@ -316,8 +316,11 @@ static void read_events(struct from_jfr *x, const struct jfr_file *f)
 	if (jfr_each_event(f, "jdk.Compilation", read_compile, x) ||
 	    jfr_each_event(f, "jdk.Deoptimization", read_trap, x) || x->nomem)
 		return;
-	qsort(x->compiles.r, x->compiles.n, sizeof(*x->compiles.r), by_time);
-	qsort(x->traps.r, x->traps.n, sizeof(*x->traps.r), by_time);
+	/* (none of a kind: no array, and qsort's base may not be NULL) */
+	if (x->compiles.n > 1)
+		qsort(x->compiles.r, x->compiles.n, sizeof(*x->compiles.r), by_time);
+	if (x->traps.n > 1)
+		qsort(x->traps.r, x->traps.n, sizeof(*x->traps.r), by_time);
 	x->base_ns = first_time(&x->compiles, &x->traps);
 	for (size_t i = 0; i < x->compiles.n && !x->nomem; i++)
 		apply_compile(x, &x->compiles.r[i]);

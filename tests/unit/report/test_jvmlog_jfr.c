@@ -79,11 +79,11 @@ static const struct jdk_ev *const FILE_ORDER[] = { &T9, &C11, &TNEG, &T7, &C10, 
 static const struct jdk_ev *const TIME_ORDER[] = { &C10, &C11, &TZERO, &T5, &TNEG, &T7, &T9 };
 #define NR_EVS (sizeof(FILE_ORDER) / sizeof(FILE_ORDER[0]))
 
-static struct rp_jvmlog *open_ok(const struct jdk_ev *const *evs)
+static struct rp_jvmlog *open_n(const struct jdk_ev *const *evs, size_t n)
 {
 	char err[512];
 	int rc;
-	const char *path = write_events(evs, NR_EVS);
+	const char *path = write_events(evs, n);
 	int fd = open(path, O_RDONLY);
 	cr_assert_geq(fd, 0);
 	struct rp_jvmlog *jl = read_events(path, fd, &rc, err, sizeof(err));
@@ -91,6 +91,11 @@ static struct rp_jvmlog *open_ok(const struct jdk_ev *const *evs)
 	cr_assert_eq(rc, 0, "rc %d: %s", rc, err);
 	cr_assert_not_null(jl);
 	return jl;
+}
+
+static struct rp_jvmlog *open_ok(const struct jdk_ev *const *evs)
+{
+	return open_n(evs, NR_EVS);
 }
 
 static void expect_str(const char *got, const char *want, const char *what)
@@ -190,4 +195,23 @@ Test(jvmlog_jfr, out_of_memory_is_enomem_at_every_allocation)
 			  "allocation %lu said: \"%s\"", n, err);
 	}
 	close(fd);
+}
+
+/* A recording of compiles and no trap (or one compile alone): nothing to order, codes still
+ * read, every one running (no array to sort: the sanitized CI caught a qsort of NULL). */
+Test(jvmlog_jfr, compiles_without_traps)
+{
+	static const struct jdk_ev *const two[] = { &C11, &C10 }, *const one[] = { &T7 };
+	struct rp_jvmlog *jl = open_n(two, 2);
+	cr_assert_eq(rp_jvmlog_nr_codes(jl), 2);
+	const struct rp_jvm_code *c = rp_jvmlog_find(jl, 10);
+	cr_assert(c && c->end == RP_END_RUNNING && !c->reason);
+	expect_near(c->stamp, 0.0005, "code 10 installed at its end");
+	rp_jvmlog_free(jl);
+	/* a trap alone: its code known by id, ended there */
+	jl = open_n(one, 1);
+	c = rp_jvmlog_find(jl, 10);
+	cr_assert(c && c->end == RP_END_DEOPT);
+	expect_str(c->reason, "null_check", "reason");
+	rp_jvmlog_free(jl);
 }
