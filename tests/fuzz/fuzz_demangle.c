@@ -2,7 +2,7 @@
  * bytes, as a recorded ELF symbol or a dump's CODE_LOAD name reaches it. Promises: the output
  * is NUL-terminated inside the buffer; a name it does not demangle comes back unchanged; a
  * smaller buffer gets the same answer cut short.
- * fuzz-srcs: recorder/symbols/demangle.c
+ * fuzz-srcs: recorder/symbols/demangle.c lib/strbuf.c lib/grow.c
  * fuzz-libs: */
 #include <stdint.h>
 #include <stdio.h>
