@@ -314,28 +314,29 @@ int jd_reader_next(struct jd_reader *r, struct jd_record *rec)
 			return 0;
 		}
 		const uint8_t *p = r->base + r->off;
-		memset(rec, 0, sizeof(*rec));
-		rec->id = jd_get32(p, r->swap);
-		rec->total_size = jd_get32(p + 4, r->swap);
-		rec->timestamp = jd_get64(p + 8, r->swap);
-		rec->offset = r->off;
-		if (rec->total_size < JD_PREFIX_SIZE)
+		uint32_t id = jd_get32(p, r->swap), size = jd_get32(p + 4, r->swap);
+		if (size < JD_PREFIX_SIZE)
 			return fail(r, -EINVAL, r->off, "record id %u has total_size %u, below the "
-				    "16-byte prefix", rec->id, rec->total_size);
-		if (rec->total_size > left) {
+				    "16-byte prefix", id, size);
+		if (size > left) {
 			partial_tail(r, left);
 			return 0;
 		}
-		if (!jd_id_known(rec->id)) {
+		if (!jd_id_known(id)) {
 			r->st.unknown_skipped++;
-			r->off += rec->total_size;
+			r->off += size;
 			continue;
 		}
-		if (skip_asked(r, rec->id)) {
+		if (skip_asked(r, id)) {	/* by size, before the record is cleared */
 			r->st.passed_over++;
-			r->off += rec->total_size;
+			r->off += size;
 			continue;
 		}
+		memset(rec, 0, sizeof(*rec));
+		rec->id = id;
+		rec->total_size = size;
+		rec->timestamp = jd_get64(p + 8, r->swap);
+		rec->offset = r->off;
 		char msg[320];
 		int rc = jd_decode(rec, p, r->swap, &r->bufs, msg, sizeof(msg));
 		if (rc)

@@ -64,7 +64,7 @@ static int other_events(struct report_args *a, struct file_job *job)
 	struct jp_held why = { 0 };
 	/* read once already: its damage said, only the error is new */
 	struct cli_log log = { .fn = cli_log_drop };
-	int rc = rp_recording_events(a->in.input, &ev, &CLI_LOG(&log));
+	int rc = rp_recording_events(a->in.input, job->s, &ev, &CLI_LOG(&log));
 	if (cli_log_done(&log, rc))
 		return 1;
 	if (!(job->ev = calloc(ev.n + 1, sizeof(*job->ev)))) {

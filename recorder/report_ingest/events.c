@@ -22,9 +22,11 @@ static int names(const char *evsel_name, const char *want)
 }
 
 /* The file's event names, comma separated ("?" for an unnamed one), each with its samples
- * when counts are given: malloc'd, however many (perf record -e takes dozens). Out of memory
- * for the list stops the process: the message is never said without it. */
-static char *list_names(const struct pd_reader *r, const uint64_t *counts, size_t n)
+ * when counts are given, then the JVM's own samples (jvm: alloc, lock) that it has:
+ * malloc'd, however many (perf record -e takes dozens). Out of memory for the list stops the
+ * process: the message is never said without it. */
+static char *list_names(const struct pd_reader *r, const uint64_t *counts, size_t n,
+			const uint64_t *jvm)
 {
 	char *all = NULL;
 	size_t len;
@@ -40,6 +42,10 @@ static char *list_names(const struct pd_reader *r, const uint64_t *counts, size_
 			fprintf(f, " (%llu samples)",
 				idx < n ? (unsigned long long)counts[idx] : 0ULL);
 	}
+	for (int k = 0; jvm && k < 2; k++)
+		if (jvm[k])
+			fprintf(f, ", %s (%llu samples from the JVM)", k ? "lock" : "alloc",
+				(unsigned long long)jvm[k]);
 	int bad = ferror(f);
 	if (fclose(f) || bad)
 		jp_nomem("the list of a recording's events");
@@ -56,7 +62,7 @@ int rp_pick_event(const struct pd_reader *r, const char *name, const char *file,
 			return 0;
 		}
 	}
-	char *all = list_names(r, NULL, 0);
+	char *all = list_names(r, NULL, 0, NULL);
 	jp_logf(log, JP_LOG_ERROR, "%s has no event '%s'; its events: %s (and the reports of time "
 		"or of the JVM's samples: offcpu, wall, alloc, lock)", file, name, all);
 	free(all);
@@ -79,10 +85,10 @@ const struct pd_evsel *rp_first_event(const struct pd_reader *r)
 }
 
 void rp_warn_other_events(const struct pd_reader *r, const struct pd_evsel *chosen,
-			  const uint64_t *counts, size_t n, const char *asked,
+			  const uint64_t *counts, size_t n, const uint64_t *jvm, const char *asked,
 			  const struct jp_log *log)
 {
-	char *all = list_names(r, counts, n);
+	char *all = list_names(r, counts, n, jvm);
 
 	if (asked)	/* chosen by --event: the others said too (a warning: -q silences it) */
 		jp_logf(log, JP_LOG_WARN, "reporting %s (--event); the recording's events: %s",
@@ -103,7 +109,8 @@ static int add_name(struct rp_events *ev, const char *name)
 	return 0;
 }
 
-int rp_recording_events(const char *input, struct rp_events *ev, const struct jp_log *log)
+int rp_recording_events(const char *input, const struct rp_session *shown, struct rp_events *ev,
+			const struct jp_log *log)
 {
 	struct pd_reader_opts ro = { .sz = sizeof(ro), .log = log ? *log : (struct jp_log){ 0 } };
 	struct pd_reader *r;
@@ -129,6 +136,13 @@ int rp_recording_events(const char *input, struct rp_events *ev, const struct jp
 		rc = add_name(ev, "offcpu");
 	if (!rc && views > 1)
 		rc = add_name(ev, "wall");
+	uint64_t alloc = 0, lock = 0;
+	if (shown)
+		rp_get_jvm_samples(shown, &alloc, &lock);
+	if (!rc && alloc)
+		rc = add_name(ev, "alloc");
+	if (!rc && lock)
+		rc = add_name(ev, "lock");
 	pd_reader_close(r);
 	if (rc) {
 		rp_events_free(ev);

@@ -452,8 +452,10 @@ static int ingest(struct rp_session *s, const struct rp_ingest_opts *o)
 	if (!o->event)
 		in.evsel = rp_first_event(in.r);
 	if ((rc = read_events(&in)) < 0 ||
-	    (in.jv.kind && (rc = rp_jvmsamples_finish(&in)) < 0))
+	    (in.jv.kind && (rc = rp_jvmsamples_finish(&in)) < 0) ||
+	    (!in.jv.kind && (rc = rp_jvmsamples_count(&in)) < 0))
 		goto out;
+	rp_set_jvm_samples(s, in.jv.any[0], in.jv.any[1]);
 	sym_say_not_found(in.ss);
 	if ((rc = fill_lines_later(&in)) < 0) {
 		say_rc(&in, rc);
@@ -476,9 +478,9 @@ static int ingest(struct rp_session *s, const struct rp_ingest_opts *o)
 		rp_set_event_name(s, o->event);
 	else if (in.evsel && in.evsel->name)
 		rp_set_event_name(s, in.evsel->name);
-	if (in.other_evsels && !in.jv.kind)
+	if ((in.other_evsels || in.jv.any[0] || in.jv.any[1]) && !in.jv.kind)
 		rp_warn_other_events(in.r, in.evsel, in.evsel_samples, in.n_evsel_samples,
-				     o->event, &o->log);
+				     in.jv.any, o->event, &o->log);
 	rp_checks_report(&in.checks, o);
 	rp_ingest_unwind_report(&in);
 	if (in.chains_cut)

@@ -68,13 +68,15 @@ int rp_ingest(struct rp_session *s, const struct rp_ingest_opts *o);
 
 /* The events a recording can be reported by (--event's names), in file order: each sampled
  * event (perf's dummy and the off-CPU switches left out), then "offcpu" and "wall" when it
- * has off-CPU records. None for a pipe ("-", a FIFO: read once). 0, or -errno with the
- * reason logged. */
+ * has off-CPU records, then "alloc" and "lock" when its JVMs took such samples (as shown, a
+ * session ingested from it, counted them; NULL: not listed). None for a pipe ("-", a FIFO:
+ * read once). 0, or -errno with the reason logged. */
 struct rp_events {
 	char **name;
 	size_t n, cap;
 };
-int rp_recording_events(const char *input, struct rp_events *ev, const struct jp_log *log);
+int rp_recording_events(const char *input, const struct rp_session *shown, struct rp_events *ev,
+			const struct jp_log *log);
 void rp_events_free(struct rp_events *ev);
 
 #endif

@@ -39,15 +39,16 @@ void rp_memo_free(struct rp_memo *m);
  * a,b: a), leaving out perf's dummy tracking event; NULL when the file does not list its
  * events before its samples (a pipe), where the first event with samples is taken.
  * rp_warn_other_events says which one is reported and lists every event with its samples
- * (counts[idx], n of them: by position in the file), in a warning; asked: the --event given,
- * named as the one reported. */
+ * (counts[idx], n of them: by position in the file) and the JVM's own samples (jvm[0]
+ * alloc, jvm[1] lock; NULL or 0: none), in a warning; asked: the --event given, named as the
+ * one reported. */
 struct pd_reader;
 struct pd_evsel;
 int rp_pick_event(const struct pd_reader *r, const char *name, const char *file,
 		  const struct pd_evsel **out, const struct jp_log *log);
 const struct pd_evsel *rp_first_event(const struct pd_reader *r);
 void rp_warn_other_events(const struct pd_reader *r, const struct pd_evsel *chosen,
-			  const uint64_t *counts, size_t n, const char *asked,
+			  const uint64_t *counts, size_t n, const uint64_t *jvm, const char *asked,
 			  const struct jp_log *log);
 /* offcpu.c: the off-CPU views a recording has: 0 none, 1 offcpu, 2 offcpu and wall (its
  * on-CPU event is a clock); *cs its context-switches evsel (NULL with 0). */
@@ -365,6 +366,9 @@ int rp_jvmsamples_wanted(const char *event);
 void rp_jvmsamples_pick(struct ingest *in, const char *event);
 int rp_jvmsamples_mmap(struct ingest *in, const struct pd_event *ev);
 int rp_jvmsamples_finish(struct ingest *in);
+/* No kind asked: counts the companions' samples of each kind (jv.any), silently where one
+ * cannot be read; 0 or -ENOMEM (said). */
+int rp_jvmsamples_count(struct ingest *in);
 void rp_jvmsamples_free(struct rp_jvmsamples *jv);
 
 #endif

@@ -13,7 +13,7 @@
 static const char *const kind_names[RP_KIND__MAX] = {
 	[RP_KIND_NATIVE] = "native", [RP_KIND_KERNEL] = "kernel", [RP_KIND_INLINED] = "inlined",
 	[RP_KIND_INTERP] = "interpreted", [RP_KIND_C1] = "C1", [RP_KIND_C2] = "C2",
-	[RP_KIND_JIT] = "jit",
+	[RP_KIND_JIT] = "jit", [RP_KIND_JAVA] = "java",
 };
 
 const char *rp_kind_name(enum rp_kind k)
@@ -27,6 +27,7 @@ const char *rp_kind_label(enum rp_kind k)
 	case RP_KIND_JIT: return "stub / other JIT";
 	case RP_KIND_C1: return "C1 / baseline";
 	case RP_KIND_C2: return "C2 / optimized";
+	case RP_KIND_JAVA: return "Java (JVM's stack)";
 	default: return rp_kind_name(k);
 	}
 }
@@ -37,6 +38,8 @@ enum rp_kind rp_frame_kind(const struct rp_session *s, const struct rp_frame *f)
 		return RP_KIND_INLINED;
 	if (f->flags & RP_FRAME_INTERPRETED)
 		return RP_KIND_INTERP;
+	if (f->flags & RP_FRAME_JAVA)
+		return RP_KIND_JAVA;
 	if (f->flags & RP_FRAME_KERNEL)
 		return RP_KIND_KERNEL;
 	const struct rp_load *l = f->load && f->load <= s->nr_loads ? &s->loads[f->load - 1]
@@ -144,7 +147,7 @@ void rp_kind_color(enum rp_kind k, double l, char *buf, size_t len)
 		[RP_KIND_NATIVE] = { 8, 70, 60 }, [RP_KIND_KERNEL] = { 32, 90, 58 },
 		[RP_KIND_INLINED] = { 178, 55, 55 }, [RP_KIND_INTERP] = { 100, 50, 58 },
 		[RP_KIND_C1] = { 52, 85, 55 }, [RP_KIND_C2] = { 212, 70, 62 },
-		[RP_KIND_JIT] = { 280, 45, 65 },
+		[RP_KIND_JIT] = { 280, 45, 65 }, [RP_KIND_JAVA] = { 140, 45, 52 },
 	};
 	if (k >= RP_KIND__MAX)
 		k = RP_KIND_NATIVE;

@@ -250,6 +250,18 @@ const char *rp_session_event(const struct rp_session *s)
 	return s->event;
 }
 
+void rp_set_jvm_samples(struct rp_session *s, uint64_t alloc, uint64_t lock)
+{
+	s->jvm_alloc = alloc;
+	s->jvm_lock = lock;
+}
+
+void rp_get_jvm_samples(const struct rp_session *s, uint64_t *alloc, uint64_t *lock)
+{
+	*alloc = s->jvm_alloc;
+	*lock = s->jvm_lock;
+}
+
 int rp_period_is_ns(const struct rp_session *s)
 {
 	return s->weigh_time ||

@@ -91,10 +91,14 @@ static inline const char *rp_load_title(const struct rp_load *l)
 #define RP_FRAME_UNLOADED (1u << 3)	/* jitted code already replaced/unloaded at that time */
 #define RP_FRAME_INTERPRETED (1u << 4)	/* a HotSpot interpreter frame decoded: sym is its
 					 * method, line its bci's; printed _[int] */
+#define RP_FRAME_JAVA     (1u << 5)	/* a Java method from the JVM's own stack trace (an
+					 * allocation or lock sample): its tier is not known */
 
-/* What a frame is, for colours, legends and exports (JIT: stubs and code of unknown tier). */
+/* What a frame is, for colours, legends and exports (JIT: stubs and code of unknown tier;
+ * JAVA: a method of the JVM's own stack traces, compiled or interpreted, not said). Ids are
+ * written into pages: a new kind goes last. */
 enum rp_kind { RP_KIND_NATIVE, RP_KIND_KERNEL, RP_KIND_INLINED, RP_KIND_INTERP, RP_KIND_C1,
-	       RP_KIND_C2, RP_KIND_JIT, RP_KIND__MAX };
+	       RP_KIND_C2, RP_KIND_JIT, RP_KIND_JAVA, RP_KIND__MAX };
 
 struct rp_frame {
 	const char *dso;	/* interned short name; "[unknown]" when no map */
@@ -165,6 +169,11 @@ void rp_set_wall_clock(struct rp_session *s, uint64_t tod_ns, uint64_t clock_ns)
 int rp_wall_clock(const struct rp_session *s, uint64_t t, uint64_t *tod);
 void rp_set_event_name(struct rp_session *s, const char *name);
 const char *rp_session_event(const struct rp_session *s);	/* NULL: not named */
+/* The samples the recording's JVMs took themselves (agent alloc= and lock=, in the dumps'
+ * companions), as ingest counted them whichever event it reported: the other events a
+ * report can show (--event alloc|lock, the HTML page's tabs). */
+void rp_set_jvm_samples(struct rp_session *s, uint64_t alloc, uint64_t lock);
+void rp_get_jvm_samples(const struct rp_session *s, uint64_t *alloc, uint64_t *lock);
 void rp_set_lost(struct rp_session *s, uint64_t lost);
 /* The build-id (hex) of the DSO frames name dso (interned by this session); NULL if none.
  * The exports write it with each mapping. 0 or -ENOMEM. */
@@ -290,6 +299,10 @@ struct rp_session {
 	/* --event alloc: each sample's period is bytes (what an allocation sample stands for),
 	 * and every view weighs by it as weigh_time does (jvmsamples.c). */
 	int weigh_bytes;
+	/* --event alloc|lock: each sample's leaf is the class allocated or waited for, and the
+	 * frame below it the method that did (the HTML summary's methods and lines). */
+	int jvm_leaf;
+	uint64_t jvm_alloc, jvm_lock;	/* rp_set_jvm_samples */
 	int split_gens;			/* stack views: one frame per generation */
 	uint32_t tree_max_nodes;	/* 0: RP_TREE_MAX_NODES (tests set less) */
 	struct rp_u64map dso_bid;	/* interned DSO name -> index + 1 into bids */

@@ -182,8 +182,8 @@ static void legend(FILE *out, const struct rp_tree *t)
 		if (!t->n[i].dropped && t->n[i].f)
 			seen[rp_tnode_kind(&t->n[i])]++;
 	static const enum rp_kind order[] = { RP_KIND_INTERP, RP_KIND_C1, RP_KIND_C2,
-					      RP_KIND_INLINED, RP_KIND_JIT, RP_KIND_NATIVE,
-					      RP_KIND_KERNEL };
+					      RP_KIND_INLINED, RP_KIND_JAVA, RP_KIND_JIT,
+					      RP_KIND_NATIVE, RP_KIND_KERNEL };
 	int x = FG_PAD;
 	fprintf(out, "<g id=\"legend\">");
 	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++) {

@@ -129,13 +129,15 @@ static int write_tab(FILE *out, const struct rp_session *s, const struct rp_html
 		return -ENOMEM;
 	fprintf(out, ",\"event\":");
 	rp_json_str(out, s->event);
-	/* weighed by time (offcpu, wall): its tree's counts are nanoseconds */
-	fprintf(out, ",\"time\":%s,\"samples\":%zu,\"duration_s\":%.6f,\"present\":[",
-		s->weigh_time ? "true" : "false", s->nr_samples,
-		s->end > s->start ? (s->end - s->start) / 1e9 : 0);
+	/* weighed by time (offcpu, wall, lock): its tree's counts are nanoseconds; by bytes
+	 * (alloc): bytes */
+	fprintf(out, ",\"time\":%s,\"bytes\":%s,\"samples\":%zu,\"duration_s\":%.6f,"
+		"\"jvm\":%s,\"present\":[", s->weigh_time ? "true" : "false",
+		s->weigh_bytes ? "true" : "false", s->nr_samples,
+		s->end > s->start ? (s->end - s->start) / 1e9 : 0, s->jvm_leaf ? "true" : "false");
 	static const enum rp_kind order[] = { RP_KIND_INTERP, RP_KIND_C1, RP_KIND_C2,
-					      RP_KIND_INLINED, RP_KIND_JIT, RP_KIND_NATIVE,
-					      RP_KIND_KERNEL };
+					      RP_KIND_INLINED, RP_KIND_JAVA, RP_KIND_JIT,
+					      RP_KIND_NATIVE, RP_KIND_KERNEL };
 	int first = 1;
 	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++)
 		if (present[order[i]]) {
@@ -153,7 +155,8 @@ static int write_tab(FILE *out, const struct rp_session *s, const struct rp_html
 	rp_gen_html_sources(out, s);
 	fprintf(out, ",\"top\":");
 	if ((rc = json_rows(out, s, o->keys, o->nr_keys, o->max_rows ? o->max_rows : 50)) ||
-	    (rc = rp_html_lines(out, s, HTML_LINES)) || (rc = rp_html_summary(out, s)))
+	    (rc = s->jvm_leaf ? rp_html_jvm_lines(out, s, HTML_LINES)
+					 : rp_html_lines(out, s, HTML_LINES)) || (rc = rp_html_summary(out, s)))
 		return rc;
 	return 0;
 }
@@ -255,9 +258,9 @@ int rp_write_html_events(FILE *out, const struct rp_session *const *ss, size_t n
 		"placeholder=\"Search: text or regex, Enter\"><button id=\"search-btn\">Search</button>"
 		"<button id=\"invert\">Invert</button><span id=\"matched\"></span></nav>\n"
 		"<section id=\"summary\"><div id=\"profiled\"></div><ul id=\"warnings\"></ul>"
-		"<div class=\"cols\"><div><h3>Hottest methods (own samples, compiled or "
-		"interpreted code)</h3><table id=\"sum-methods\"></table></div><div><h3>Hottest "
-		"source lines in those methods</h3><table id=\"sum-lines\"></table><div class=\"note\" "
+		"<div class=\"cols\"><div><h3 id=\"sum-methods-h\">Hottest methods (own samples, "
+		"compiled or interpreted code)</h3><table id=\"sum-methods\"></table></div><div><h3 "
+		"id=\"sum-lines-h\">Hottest source lines in those methods</h3><table id=\"sum-lines\"></table><div class=\"note\" "
 		"id=\"sum-lines-note\"></div></div></div></section>\n"
 		"<section id=\"flame-sec\"><h2>Flame graph <small id=\"flame-mode\"></small></h2>"
 		"<div class=\"legend\" id=\"legend\"></div><div id=\"flame-box\"><canvas "

@@ -198,7 +198,8 @@ int rp_html_summary(FILE *out, const struct rp_session *s)
 	if ((rc = json_procs(out, s)))
 		return rc;
 	fputc(',', out);
-	if ((rc = json_methods(out, s)))
+	if ((rc = s->jvm_leaf ? rp_html_jvm_methods(out, s, SUMMARY_METHODS)
+			      : json_methods(out, s)))
 		return rc;
 	fputs(",\"warnings\":[", out);
 	for (size_t i = 0; i < s->nr_warnings; i++) {

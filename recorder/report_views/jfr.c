@@ -100,6 +100,7 @@ static enum rp_jfr_frame_type frame_type(const struct rp_session *s, const struc
 	switch (rp_frame_kind(s, f)) {
 	case RP_KIND_INTERP: return RP_JFR_FT_INTERPRETED;
 	case RP_KIND_C1: case RP_KIND_C2: case RP_KIND_JIT: return RP_JFR_FT_JIT;
+	case RP_KIND_JAVA: return RP_JFR_FT_JIT;	/* JFR has no "unknown tier" */
 	case RP_KIND_INLINED: return RP_JFR_FT_INLINED;
 	default: return RP_JFR_FT_NATIVE;
 	}

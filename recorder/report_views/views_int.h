@@ -125,6 +125,13 @@ int rp_html_tree(FILE *out, const struct rp_session *const *ss, size_t n,
 void rp_put_long(FILE *out, char sep, long v);
 int rp_html_summary(FILE *out, const struct rp_session *s);
 int rp_html_lines(FILE *out, const struct rp_session *s, size_t max_rows);
+/* html_jvm_summary.c: the same parts for the JVM's own samples (s->jvm_leaf: alloc, lock),
+ * whose methods and lines are their sites, the frame below the class leaf
+ * (rp_jvm_sample_site: NULL when the sample has none, or another session's). */
+const struct rp_frame *rp_jvm_sample_site(const struct rp_session *s,
+					  const struct rp_sample *smp);
+int rp_html_jvm_methods(FILE *out, const struct rp_session *s, size_t max_rows);
+int rp_html_jvm_lines(FILE *out, const struct rp_session *s, size_t max_rows);
 
 /* recorder/report/html/report.{js,css}, NUL-terminated (generated at build time). */
 extern const char rp_html_js[], rp_html_css[];

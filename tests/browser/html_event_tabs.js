@@ -1,7 +1,8 @@
 // html_event_tabs.js HTML SHOTPREFIX - the tabs of `jitprof report --html`'s page for a
 // recording of several events, in headless Chromium (puppeteer-core): clicks each tab's
 // button in turn and, once the tab is drawn, notes its event, the flame graph's total weight
-// (its root), the top table's first row and the summary's text, and saves the first screen as
+// (its root), the top table's first row, the summary's text and its first method (with the
+// methods table's heading), and saves the first screen as
 // SHOTPREFIX-EVENT.png. Prints one JSON line; tests/e2e/report_views_html_tabs.c judges it.
 'use strict';
 const path = require('path');
@@ -27,7 +28,10 @@ withChromium(async (browser) => {
 			top: window.jitprof.top(), drawn: Number(document.getElementById('flame')
 				.getAttribute('data-drawn')),
 			profiled: document.getElementById('profiled').textContent,
-			on: document.querySelector('#tabs .tab.on').getAttribute('data-event') }));
+			on: document.querySelector('#tabs .tab.on').getAttribute('data-event'),
+			method: (document.querySelector('#sum-methods tr:nth-child(2) td:last-child') ||
+				 {}).textContent || null,
+			methods_head: document.getElementById('sum-methods-h').textContent }));
 		t.event = events[i];
 		await page.screenshot({ path: prefix + '-' + events[i] + '.png' });
 		out.tabs.push(t);

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "jitdump/jitdump.h"
@@ -267,6 +268,115 @@ Test(report_alloclock, profile_alloc, .timeout = 600)
 	cr_assert(text && strstr(text, "AllocRatio.bigArrays(int);[alloc] long[] "), "%s",
 		  text ? text : "(no report)");
 	free(text);
+	tu_rmtree(dir);
+	free(dir);
+}
+
+/* "N" of the first line holding key ("# Samples: 782  of event 'alloc'"), or -1. */
+static long count_after(const char *text, const char *key)
+{
+	const char *p = strstr(text, key);
+	return p ? strtol(p + strlen(key), NULL, 10) : -1;
+}
+
+/* A recording of cpu-clock whose JVM also sampled allocations: the report of cpu-clock
+ * lists alloc among its events with the JVM's count; the HTML page has an alloc tab weighed
+ * in bytes whose summary names the allocating methods; pprof an alloc sample type in bytes.
+ * Each against `report --event alloc` of the same file. */
+Test(report_alloclock, alloc_among_the_events_of_every_view, .timeout = 600)
+{
+	struct tu_result r, a;
+	char cmd[16384], java[4200];
+	if (setup())
+		cr_skip_test("the agent or samples/java are not built");
+	if (!java_of(jdks[0], java, sizeof(java)) && !java_of(jdks[1], java, sizeof(java)))
+		cr_skip_test("no JDK of this test's is installed");
+	char *dir = tu_tmpdir("alloc-tabs");
+	snprintf(cmd, sizeof(cmd), "mkdir jit && $J record -q -k mono -g -o a.data -- %s%s "
+		 "-agentpath:'%s'=dir=jit,alloc=65536 -cp '%s' jitprof.samples.AllocRatio 100",
+		 tu_java_env_sh(agent), java, agent, classes);
+	sh(dir, &r, cmd, 1);
+	tu_result_free(&r);
+	sh(dir, &a, "$J report -i a.data --event alloc --json > alloc.json && "
+	   "$J report -i a.data --event alloc | head -8", 1);
+	long n = count_after(a.out, "# Samples: ");
+	cr_assert(n > 50, "alloc samples: %s", a.out);
+	tu_result_free(&a);
+
+	/* the report of cpu-clock names the JVM's samples among the recording's events */
+	sh(dir, &r, "$J report -i a.data --sort sym > /dev/null", 1);
+	char want[128];
+	snprintf(want, sizeof(want), "cpu-clock (");
+	cr_assert(strstr(r.err, want), "%s", r.err);
+	snprintf(want, sizeof(want), "alloc (%ld samples from the JVM); reporting cpu-clock", n);
+	cr_assert(strstr(r.err, want), "want '%s' in:\n%s", want, r.err);
+	tu_result_free(&r);
+
+	/* HTML: a tab per event, alloc's weighed in bytes */
+	sh(dir, &r, "$J report -q -i a.data --html p.html && python3 -c 'import json,re\n"
+	   "h=open(\"p.html\").read(); d=json.loads(re.search(r\"<script id=\\\"data\\\" "
+	   "type=\\\"application/json\\\">(.*?)</script>\", h, re.S).group(1))\n"
+	   "ts=[d]+d.get(\"tabs\",[])\n"
+	   "print(\",\".join(t[\"event\"] for t in ts), [t[\"bytes\"] for t in ts])'", 1);
+	cr_expect_str_eq(r.out, "cpu-clock,alloc [False, True]\n", "%s", r.out);
+	tu_result_free(&r);
+
+	/* pprof: alloc_samples and alloc (bytes) beside cpu-clock's, summed as --event alloc */
+	if (!tu_have("go")) {
+		tu_skip_part("go is not installed: the pprof profile not read");
+	} else {
+		sh(dir, &r, "$J report -q -i a.data --pprof p.pb.gz && HOME=$PWD GOCACHE=$PWD/gc "
+		   "go tool pprof -raw p.pb.gz 2>/dev/null | python3 -c 'import sys\n"
+		   "ls=sys.stdin.read().split(\"\\n\"); i=ls.index(\"Samples:\")\n"
+		   "ty=ls[i+1].split(); s=[0]*len(ty)\n"
+		   "for l in ls[i+2:]:\n"
+		   " if not l.strip() or l.startswith(\"Locations\"): break\n"
+		   " if \":\" in l and not l.strip().startswith(\"pid\"):\n"
+		   "  v=l.split(\":\")[0].split(); s=[a+int(b) for a,b in zip(s,v)]\n"
+		   "print(\" \".join(\"%s=%d\" % x for x in zip(ty,s)))'; python3 -c 'import json; "
+		   "d=json.load(open(\"alloc.json\")); print(\"alloc_samples/count=%d "
+		   "alloc/bytes=%d\" % (d[\"samples\"], d[\"total_period\"]))'", 1);
+		char *nl = strchr(r.out, '\n'), got[2048];
+		cr_assert_not_null(nl, "%s", r.out);
+		snprintf(got, sizeof(got), " %.*s ", (int)(nl - r.out), r.out);
+		char *w = strtok(nl + 1, " \n");
+		cr_assert_not_null(w);
+		for (; w; w = strtok(NULL, " \n")) {
+			snprintf(want, sizeof(want), " %s ", w);
+			cr_expect(strstr(got, want), "pprof: want '%s' in%s", w, got);
+		}
+		tu_result_free(&r);
+	}
+
+	/* The tab in a browser: its button in bytes, its total the bytes of --event alloc, its
+	 * summary's first method the one that allocates most (bigArrays: 3 of every 4 bytes). */
+	char script[4096], shots[4096];
+	if (!tu_have("node") || access("/usr/bin/chromium", X_OK) ||
+	    !realpath("tests/browser/html_event_tabs.js", script) ||
+	    access("tests/browser/node_modules/puppeteer-core", F_OK)) {
+		tu_skip_part("the tabs in a browser: node, chromium or tests/browser's npm packages "
+			     "(make deps) are missing");
+	} else {
+		mkdir(tu_build("screens"), 0755);
+		cr_assert_not_null(realpath(tu_build("screens"), shots));
+		snprintf(cmd, sizeof(cmd), "node '%s' p.html '%s/alloc-tabs' > tabs.out && "
+			 "python3 -c 'import json\no=json.load(open(\"tabs.out\"))\n"
+			 "a=json.load(open(\"alloc.json\"))\n"
+			 "t=[t for t in o[\"tabs\"] if t[\"event\"]==\"alloc\"][0]\n"
+			 "print(len(o[\"errors\"]), o[\"buttons\"][1], t[\"total\"]==a[\"total_period\"],"
+			 " t[\"method\"], \"|\", t[\"methods_head\"])'", script, shots);
+		sh(dir, &r, cmd, 1);
+		double mib = 0;
+		sh(dir, &a, "python3 -c 'import json; print(json.load(open(\"alloc.json\"))"
+		   "[\"total_period\"] / 1048576)'", 1);
+		mib = atof(a.out);
+		tu_result_free(&a);
+		snprintf(want, sizeof(want), "0 alloc: %.1f MiB True "
+			 "jitprof.samples.AllocRatio.bigArrays(int) | Methods that allocate most",
+			 mib);
+		cr_expect(!strncmp(r.out, want, strlen(want)), "want '%s' in:\n%s", want, r.out);
+		tu_result_free(&r);
+	}
 	tu_rmtree(dir);
 	free(dir);
 }

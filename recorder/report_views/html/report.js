@@ -105,11 +105,16 @@
 		return r;
 	}
 
-	/* A node's weight as the event counts it: samples, or time (offcpu, wall: nanoseconds). */
-	function weight(c) {
-		return D.time ? (c >= 1e9 ? (c / 1e9).toFixed(2) + ' s' : (c / 1e6).toFixed(1) + ' ms')
+	/* A weight as event t counts it: samples, time (offcpu, wall, lock: nanoseconds) or
+	 * bytes (alloc). */
+	function weighs(t, c) {
+		if (t.bytes)
+			return c >= 1 << 30 ? (c / (1 << 30)).toFixed(2) + ' GiB' : c >= 1 << 20 ?
+				(c / (1 << 20)).toFixed(1) + ' MiB' : (c / 1024).toFixed(1) + ' KiB';
+		return t.time ? (c >= 1e9 ? (c / 1e9).toFixed(2) + ' s' : (c / 1e6).toFixed(1) + ' ms')
 			      : c + ' samples';
 	}
+	function weight(c) { return weighs(D, c); }
 
 	/* ---- tabs: one per event ---------------------------------------------------------- */
 	var PAGE = $('page').innerHTML, redraw = null, current = 0, renders = 0;
@@ -136,7 +141,7 @@
 		tabs().forEach(function (ev, i) {
 			var t = tabData(i), tot = t.tree.c[0] || 0, b = el('button', {
 				'class': i === k ? 'tab on' : 'tab', 'data-event': ev },
-				ev + ': ' + (t.time ? (tot / 1e9).toFixed(2) + ' s' : tot + ' samples'));
+				ev + ': ' + (t.time ? (tot / 1e9).toFixed(2) + ' s' : weighs(t, tot)));
 			b.onclick = function () { showTab(i); };
 			bar.appendChild(b);
 		});
@@ -513,12 +518,20 @@
 		/* ---- summary: what was profiled, where the time went, what to fix ----------------- */
 		function summary() {
 			var S = D.summary, box = $('profiled');
+			if (D.jvm) {	/* the JVM's samples: methods and lines where they allocate or wait */
+				$('sum-methods-h').textContent = D.bytes ? 'Methods that allocate most ' +
+					'(share of the bytes)' : 'Methods that wait most for a monitor (share of the time)';
+				$('sum-lines-h').textContent = D.bytes ? 'Lines that allocate most' :
+					'Lines that wait most';
+			}
 			box.appendChild(el('b', {}, S.procs.map(function (p) {
 				return p.name + ' (pid ' + p.pid + ')';
 			}).join(', ') || 'no samples'));
 			box.appendChild(document.createTextNode(': ' + (D.time ? weight(FWD.c[0]) + ' of ' +
-				D.event + ' (' + D.samples + ' intervals and samples)' : D.samples + ' samples of ' +
-				D.event) +
+				D.event + ' (' + D.samples + (D.jvm ? ' contended enters)' :
+				' intervals and samples)') : D.bytes ?
+				weight(FWD.c[0]) + ' of ' + D.event + ' (' + D.samples + ' samples)' :
+				D.samples + ' samples of ' + D.event) +
 				' over ' + D.duration_s.toFixed(2) + ' s' + (S.procs.length > 1 ? ' (' +
 				S.procs.map(function (p) { return p.name + ' ' + p.samples; }).join(', ') + ')' : '') +
 				'; ' + pct(S.method_samples, D.samples) + ' in compiled or interpreted methods.'));
