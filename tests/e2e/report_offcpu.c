@@ -364,6 +364,61 @@ Test(report_offcpu, wall_and_offcpu_shares, .timeout = 600)
 	free(dir);
 }
 
+/* The line each waiting method waits at (from Waits.java where the test runs): wall time
+ * under sleeper at its Thread.sleep call, under reader at its read call, under contender at
+ * its synchronized statement or the line after it (an interpreted monitorenter advances its
+ * bytecode pointer before it blocks: HotSpot's own JVMTI stack traces say the next line
+ * too). At least 90% of each method's wall time, read from pprof's lines per location
+ * (go tool pprof -raw of j.ks.data's --event wall). */
+static void java_wait_lines(void)
+{
+	struct tu_result r;
+	char src[4096], cmd[8192];
+	if (!tu_have("go")) {
+		tu_skip_part("go is not installed: the waits' lines not read");
+		return;
+	}
+	cr_assert_not_null(realpath("samples/java/Waits.java", src));
+	snprintf(cmd, sizeof(cmd), "$J report -q -i j.ks.data --event wall --pprof w.pb.gz && "
+		 "HOME=$PWD GOCACHE=$PWD/gc go tool pprof -raw w.pb.gz 2>/dev/null > w.raw && "
+		 "python3 -c 'import re,sys\n"
+		 "src=open(sys.argv[1]).read().split(\"\\n\")\n"
+		 "def at(text, after=0):\n"
+		 " return [i+1 for i,l in enumerate(src) if text in l and i+1>after][0]\n"
+		 "want={\"sleeper\": {at(\"Thread.sleep(ms)\")}, \"reader\": {at(\"in.read(b)\")},"
+		 " \"contender\": {at(\"synchronized (lock)\", at(\"void contender\")),"
+		 " at(\"synchronized (lock)\", at(\"void contender\"))+1}}\n"
+		 "raw=open(\"w.raw\").read().split(\"\\n\")\n"
+		 "i=raw.index(\"Samples:\"); col=[t.split(\"/\")[0] for t in raw[i+1].split()]."
+		 "index(\"wall\")\n"
+		 "loc={}\n"
+		 "for l in raw[raw.index(\"Locations\")+1:]:\n"
+		 " m=re.match(r\" *(\\d+): \\S+ M=\\d+ (.+) \\S*:(\\d+) s=\", l)\n"
+		 " if m: loc[m.group(1)]=(m.group(2), int(m.group(3)))\n"
+		 "tot={k:0 for k in want}; ok={k:0 for k in want}\n"
+		 "for l in raw[i+2:]:\n"
+		 " if l.startswith(\"Locations\"): break\n"
+		 " if \":\" not in l or l.strip().startswith(\"pid\"): continue\n"
+		 " v,ids=l.split(\":\",1); v=int(v.split()[col])\n"
+		 " for x in ids.split():\n"
+		 "  f,line=loc.get(x,(\"\",0)); k=f[len(\"jitprof.samples.Waits.\"):].split(\"(\")[0] "
+		 "if f.startswith(\"jitprof.samples.Waits.\") else None\n"
+		 "  if k in want:\n"
+		 "   tot[k]+=v; ok[k]+=v*(line in want[k]); break\n"
+		 "print(\" \".join(\"%%s %%d %%d\" %% (k, ok[k], tot[k]) for k in sorted(want)))' '%s'",
+		 src);
+	sh(&r, cmd, 1);
+	char name[3][32];
+	double at[3], all[3];
+	cr_assert_eq(sscanf(r.out, "%31s %lf %lf %31s %lf %lf %31s %lf %lf", name[0], &at[0],
+			    &all[0], name[1], &at[1], &all[1], name[2], &at[2], &all[2]), 9,
+		     "%s", r.out);
+	for (int k = 0; k < 3; k++)
+		cr_expect(all[k] > 0 && at[k] >= 0.9 * all[k], "%s: %.1f ms of its %.1f ms of wall "
+			  "time at the line it waits at", name[k], at[k] / 1e6, all[k] / 1e6);
+	tu_result_free(&r);
+}
+
 /* Java: a JVM's worker thread sleeping, waiting for a monitor and computing in known (measured)
  * shares. Frame pointers stop in glibc's futex wait (built without them), so the switch-outs'
  * stacks are DWARF-unwound (--call-graph dwarf) through libc and libjvm: each wait lands under
@@ -423,6 +478,7 @@ Test(report_offcpu, java_waits, .timeout = 600)
 	cr_expect(t[0] > 0.9 * waits, "offcpu: %.1f ms under Thread.run, %.1f ms under the "
 		  "waiting methods", t[0] / 1e6, waits / 1e6);
 	tu_result_free(&r);
+	java_wait_lines();
 	tu_rmtree(dir);
 	free(dir);
 }
