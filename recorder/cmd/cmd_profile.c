@@ -46,6 +46,10 @@ static void on_signal(int sig)
  * asked for. */
 static int profile_event(struct profile *p, const char *ev)
 {
+	static const char *const named[] = { "wall", "offcpu", "alloc", "lock" };
+	for (size_t i = 0; i < sizeof(named) / sizeof(named[0]); i++)
+		if (!strcmp(ev, named[i]))
+			ev = named[i];	/* outlives -e's list, which is split in a copy */
 	int time = !strcmp(ev, "wall") || !strcmp(ev, "offcpu");
 	int jvm = !strcmp(ev, "alloc") || !strcmp(ev, "lock");
 
@@ -64,6 +68,33 @@ static int profile_event(struct profile *p, const char *ev)
 	if (p->report_event == p->events && strchr(p->events, ','))
 		p->report_event = NULL;		/* the first of record's: its own default */
 	return 0;
+}
+
+/* -e a,b,...: each event of the list as its own -e. A comma between slashes is a perf
+ * event's term list ("cpu/event=0x3c,umask=0/"), not a separator. */
+static int profile_events(struct profile *p, const char *list)
+{
+	char buf[sizeof(p->events)];
+	size_t n = 0;
+	int in_terms = 0, rc;
+	for (const char *c = list;; c++) {
+		if (*c == '/')
+			in_terms = !in_terms;
+		if ((*c == ',' && !in_terms) || !*c) {
+			buf[n] = '\0';
+			if (!n)
+				return cli_usage_error("-e '%s': an empty event", list);
+			if ((rc = profile_event(p, buf)))
+				return rc;
+			n = 0;
+			if (!*c)
+				return 0;
+			continue;
+		}
+		if (n + 1 >= sizeof(buf))
+			return cli_usage_error("-e: an event over %zu bytes", sizeof(buf) - 1);
+		buf[n++] = *c;
+	}
 }
 
 static int parse_args(struct profile *p, int argc, char **argv)
@@ -107,7 +138,7 @@ static int parse_args(struct profile *p, int argc, char **argv)
 			p->freq = optarg;
 			break;
 		case 'e':
-			if ((c = profile_event(p, optarg)))
+			if ((c = profile_events(p, optarg)))
 				return c;
 			break;
 		case 'p':

@@ -268,6 +268,20 @@ Test(report_alloclock, profile_alloc, .timeout = 600)
 	cr_assert(text && strstr(text, "AllocRatio.bigArrays(int);[alloc] long[] "), "%s",
 		  text ? text : "(no report)");
 	free(text);
+	/* -e cpu-clock,alloc is -e cpu-clock -e alloc: cpu-clock reported, alloc beside it */
+	const char *both[] = { "-q", "-e", "cpu-clock,alloc", "-o", out, "--", "java", "-cp",
+			       classes, "jitprof.samples.AllocRatio", "50", NULL };
+	pf_profile(&r, both, 300);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	tu_result_free(&r);
+	text = tu_read_file(out, &len);
+	cr_assert(text && strstr(text, "AllocRatio") && !strstr(text, "[alloc] "), "%s",
+		  text ? text : "(no report)");
+	free(text);
+	sh(dir, &r, "$J report -i p.collapsed.jitprof/perf.jit.data --sort sym > /dev/null", 1);
+	cr_assert(strstr(r.err, "cpu-clock (") && strstr(r.err, "samples from the JVM); "
+		  "reporting cpu-clock"), "%s", r.err);
+	tu_result_free(&r);
 	tu_rmtree(dir);
 	free(dir);
 }
