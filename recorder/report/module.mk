@@ -17,15 +17,18 @@ UNIT_LIBS_report := $(REPORT_CMD_OBJS) $(REPORT_LIBS) $(BUILD)/librecorder-origi
 UNIT_LIBS_report += $(BUILD)/obj/tests/unit/jfr/build_chunk.o
 
 # The HTML report's JS and CSS are files of their own (recorder/report_views/html/), turned into C
-# arrays at build time with od (coreutils: no xxd needed) and linked into the views archive.
-RP_HTML_ASSETS := recorder/report_views/html/report.js recorder/report_views/html/report.css
+# arrays at build time with od (coreutils: no xxd needed) and linked into the views archive. The
+# JS is report_data.js then report.js, one script (the first opens the function the second
+# closes).
+RP_HTML_JS := recorder/report_views/html/report_data.js recorder/report_views/html/report.js
+RP_HTML_ASSETS := $(RP_HTML_JS) recorder/report_views/html/report.css
 $(BUILD)/gen/recorder/report_views/html_assets.c: $(RP_HTML_ASSETS) recorder/report/module.mk
 	@mkdir -p $(@D)
-	{ for f in js css; do \
-		printf 'const char rp_html_%s[] = {\n' $$f; \
-		od -An -v -tx1 recorder/report_views/html/report.$$f | sed 's/ \([0-9a-f][0-9a-f]\)/0x\1,/g'; \
-		printf '0 };\n'; \
-	done; } > $@.tmp && mv $@.tmp $@
+	{ printf 'const char rp_html_js[] = {\n'; \
+	  cat $(RP_HTML_JS) | od -An -v -tx1 | sed 's/ \([0-9a-f][0-9a-f]\)/0x\1,/g'; \
+	  printf '0 };\nconst char rp_html_css[] = {\n'; \
+	  od -An -v -tx1 recorder/report_views/html/report.css | sed 's/ \([0-9a-f][0-9a-f]\)/0x\1,/g'; \
+	  printf '0 };\n'; } > $@.tmp && mv $@.tmp $@
 $(BUILD)/obj/gen/recorder/report_views/html_assets.o: $(BUILD)/gen/recorder/report_views/html_assets.c
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
