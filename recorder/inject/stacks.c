@@ -250,6 +250,13 @@ struct walk_ctx {
  * CFI keeps it under -XX:+PreserveFramePointer; its vtable and itable stubs keep no frame
  * (report's unwound.c decides alike). An interpreter frame carries its dump (m->data) for its
  * method's name. */
+/* The interpreter's data is its dump: its method table names an entry's frame. */
+static int method_start(const void *data, uint64_t method, uint64_t *bcp)
+{
+	const struct inj_dump *d = data;
+	return inj_interp_method_start(d->x, method, bcp);
+}
+
 static int hotspot_fp(struct inj_stacks *k, struct sym_dso *d, int have_cfi,
 		      struct unw_module *m)
 {
@@ -266,6 +273,7 @@ static int hotspot_fp(struct inj_stacks *k, struct sym_dso *d, int have_cfi,
 	if (!strcmp(name, "Interpreter")) {	/* its sender sp read too (walk.c) */
 		m->code = UNW_CODE_INTERP;
 		m->data = k->jit[j].d;
+		m->method_start = method_start;
 		m->method_slot = vm->method_slot;
 		m->bcp_slot = vm->bcp_slot;
 		return 1;

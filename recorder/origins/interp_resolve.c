@@ -48,3 +48,13 @@ int inj_interp_resolve(const struct jd_index *x, uint64_t method, uint64_t bcp,
 	*line = m->lines[lo].line > 0 ? (uint32_t)m->lines[lo].line : 0;
 	return 0;
 }
+
+int inj_interp_method_start(const struct jd_index *x, uint64_t method, uint64_t *bcp)
+{
+	const struct jd_ext_method *m = x && method ? jd_index_method(x, method, UINT64_MAX)
+						    : NULL;
+	if (!m)
+		return -ENOENT;
+	*bcp = m->code_addr;
+	return 0;
+}

@@ -139,5 +139,9 @@ struct jd_ext_method;
 int inj_interp_resolve(const struct jd_index *x, uint64_t method, uint64_t bcp,
 		       uint64_t bcp_slot, uint64_t time, const struct jd_ext_method **out,
 		       uint32_t *bci, uint32_t *line);
+/* The first bytecode's address of method in x's table (its last record: the walk that asks
+ * has no time; inj_interp_resolve checks the bcp at the frame's time afterwards), for a frame
+ * sampled in its method entry (unwind.h, unw_module.method_start). 0, or -ENOENT. */
+int inj_interp_method_start(const struct jd_index *x, uint64_t method, uint64_t *bcp);
 
 #endif

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "jitdump/jitdump.h"
+#include "recorder/origins/origins.h"
 #include "recorder/report_ingest/ingest_int.h"
 #include "recorder/symbols/symbols.h"
 #include "synth/synth.h"
@@ -79,6 +80,12 @@ static struct unw_cfi *cfi_of(struct ingest *in, struct sym_dso *d, const struct
 /* A jitted ELF's code, from its process's dump: the HotSpot interpreter (its frames
  * decoded with the layout the agent wrote), else jitted code walked by rbp when the JVM kept
  * it (-XX:+PreserveFramePointer); anything else -ENOENT (the walk ends there, as before). */
+/* The interpreter's data is the dump's index: its method table names an entry's frame. */
+static int method_start(const void *data, uint64_t method, uint64_t *bcp)
+{
+	return inj_interp_method_start(data, method, bcp);
+}
+
 static int jitted(struct walk_ctx *w, struct sym_dso *d, uint64_t pc, struct unw_module *m)
 {
 	const struct jd_load_entry *e;
@@ -95,6 +102,7 @@ static int jitted(struct walk_ctx *w, struct sym_dso *d, uint64_t pc, struct unw
 	m->data = x;
 	if (e && e->load.name && !strcmp(e->load.name, "Interpreter")) {
 		m->code = UNW_CODE_INTERP;
+		m->method_start = method_start;
 		m->method_slot = vm->method_slot;
 		m->bcp_slot = vm->bcp_slot;
 		return 0;

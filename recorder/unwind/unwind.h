@@ -54,6 +54,11 @@ struct unw_module {
 	int32_t method_slot, bcp_slot;	/* UNW_CODE_INTERP: words from rbp */
 	const void *data;	/* find's own, handed back in the frame (unw_frame.data) */
 	uint32_t note;		/* find's own, kept with the answer by unw_memo_find */
+	/* UNW_CODE_INTERP, optional: 0 and *bcp the first bytecode's address (0 for a native
+	 * method that has none yet) when data's method table holds method, else -ENOENT. With
+	 * it a top frame sampled in a method entry, before the frame exists, is named from rbx
+	 * and stepped to its caller (walk.c, step_entry). */
+	int (*method_start)(const void *data, uint64_t method, uint64_t *bcp);
 };
 /* 0 and *m filled, or -ENOENT (no file-backed map, no CFI) or -ENOMEM. */
 typedef int (*unw_find_fn)(void *ctx, uint64_t pc, struct unw_module *m);

@@ -12,6 +12,7 @@
 #include "recorder/unwind/unwind_int.h"
 
 #define NREGS UNW_NREGS
+#define REG_AX 0
 #define REG_BX 3
 #define REG_BP 6
 #define REG_SP 7
@@ -415,6 +416,10 @@ static void interp_words(const struct machine *m, const struct unw_module *mod, 
 			f->method = cur->r[REG_BX];
 			f->bcp = cur->r[REG_R13];
 			f->bcp_slot = 0;
+			/* between enter and the bcp's load r13 is still the sender sp, just
+			 * above rbp: the frame is at its first bytecode */
+			if (mod->method_start && f->bcp > fp && f->bcp - fp <= SENDER_SP_MAX)
+				f->bcp = mod->method_start(mod->data, f->method, &v) ? 0 : v;
 		}
 		return;
 	}
@@ -425,6 +430,57 @@ static void interp_words(const struct machine *m, const struct unw_module *mod, 
 	}
 	f->bcp_slot = v;
 	f->bcp = top && (cur->valid >> REG_R13 & 1) ? cur->r[REG_R13] : v;
+}
+
+/* 1 when pc is a caller's return address into code find knows (any file-backed map with CFI,
+ * jitted code, the interpreter, a stub). */
+static int is_code(unw_find_fn find, void *ctx, uint64_t pc)
+{
+	struct unw_module cm = { 0 };
+	return pc > 1 && find(ctx, pc - 1, &cm) == 0;
+}
+
+/* The top frame in a method entry before its frame exists (HotSpot x86_64:
+ * TemplateInterpreterGenerator::generate_normal_entry and generate_native_entry, up to the
+ * enter in generate_fixed_frame). The entry is reached with the callee's Method* in rbx and
+ * its caller's sp in r13 (the sender sp: the interpreter's invoke sets it past the return
+ * address, the c2i adapter below the arguments it pushed); rbp is still the caller's; the
+ * return address is at [rsp] until the entry pops it to push the locals, then in rax, then at
+ * [rsp] again until enter. Stepped by rbp, such a frame was read as its caller's and named as
+ * nothing. Taken only when rbx is a method of the table (method_start), r13 lies between rsp
+ * + 8 and SENDER_SP_MAX above it (a bytecode pointer, the frame's r13 once built, is no
+ * stack address) and rbp is not between rsp and r13 (after enter it is this frame's, below
+ * its sender sp); the return address is the first of [rsp] and rax that is code. The frame is
+ * at its first bytecode. 0, or -ENOENT: not such a frame, stepped as any other. */
+static int step_entry(const struct machine *m, unw_find_fn find, void *ctx,
+		      const struct unw_module *mod, const struct state *cur, struct state *next,
+		      struct unw_frame *f)
+{
+	const uint32_t need = 1u << REG_BX | 1u << REG_R13;
+	uint64_t sp = cur->r[REG_SP], sender = cur->r[REG_R13], fp = cur->r[REG_BP], ra, bcp;
+
+	if (!mod->method_start || (cur->valid & need) != need || sender < sp + 8 ||
+	    sender - (sp + 8) > SENDER_SP_MAX)
+		return -ENOENT;
+	if ((cur->valid >> REG_BP & 1) && fp >= sp && fp < sender)
+		return -ENOENT;
+	if (mod->method_start(mod->data, cur->r[REG_BX], &bcp))
+		return -ENOENT;
+	if (read_stack(m, sp, &ra) || !is_code(find, ctx, ra)) {
+		if (!(cur->valid >> REG_AX & 1) || !is_code(find, ctx, cur->r[REG_AX]))
+			return -ENOENT;
+		ra = cur->r[REG_AX];
+	}
+	f->method = cur->r[REG_BX];
+	f->bcp = bcp;
+	f->bcp_slot = 0;
+	f->data = mod->data;
+	*next = (struct state){ 0 };
+	next->r[REG_RA] = ra;
+	next->r[REG_SP] = sender;
+	next->r[REG_BP] = fp;
+	next->valid = 1u << REG_RA | 1u << REG_SP | (cur->valid & 1u << REG_BP);
+	return 0;
 }
 
 /* An rbp-based frame (the interpreter's, or jitted code's with -XX:+PreserveFramePointer):
@@ -504,6 +560,9 @@ int unw_walk_frames(const struct unw_input *in, unw_find_fn find, void *ctx,
 			next.r[REG_BP] = cur.r[REG_BP];
 			next.r[REG_SP] = cur.r[REG_SP] + 8;
 			next.valid = 1u << REG_RA | 1u << REG_SP | (cur.valid & 1u << REG_BP);
+		} else if (!rc && mod.code == UNW_CODE_INTERP && n == 1 &&
+			   !step_entry(&m, find, ctx, &mod, &cur, &next, &frames[0])) {
+			/* stepped: the top frame in a method entry */
 		} else if (!rc && mod.code != UNW_CODE_CFI) {
 			if (step_fp(&m, &mod, n == 1, &cur, &next, &frames[n - 1])) {
 				*end = UNW_END_NO_FP;

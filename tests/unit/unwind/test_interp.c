@@ -18,6 +18,16 @@
 #define SP 0x7ffd0000u
 static const char data_tag[] = "index";
 
+/* The method table: Method* 0xaaa0 (bytecodes at 0xb000) and 0xddd0 (at 0xe000). */
+static int method_start(const void *data, uint64_t method, uint64_t *bcp)
+{
+	cr_assert_eq(data, data_tag, "the module's data handed back");
+	if (method != 0xaaa0 && method != 0xddd0)
+		return -ENOENT;
+	*bcp = method == 0xaaa0 ? 0xb000 : 0xe000;
+	return 0;
+}
+
 static int find(void *ctx, uint64_t pc, struct unw_module *m)
 {
 	(void)ctx;
@@ -26,6 +36,7 @@ static int find(void *ctx, uint64_t pc, struct unw_module *m)
 		m->method_slot = -3;
 		m->bcp_slot = -8;
 		m->data = data_tag;
+		m->method_start = method_start;
 		return 0;
 	}
 	if (pc >= FP_LO && pc < ROOT_PC - 0x10) {
@@ -305,4 +316,82 @@ Test(interp, built_frames_and_callers_never_from_rbx)
 	cr_assert_eq(f[0].bcp_slot, 0xb000);
 	cr_assert_eq(f[1].method, 0xddd0);
 	cr_assert_eq(f[1].bcp, 0xe004);
+}
+
+/* A method entry sampled before its frame exists: rbx the callee's Method*, r13 its sender sp
+ * (the caller's sp past the return address), rbp still the caller's, the return address at
+ * [sp]. The leaf is the callee at its first bytecode, the caller its interpreter frame at
+ * rbp with its own method. Stepped by rbp instead, the leaf was read as the caller's frame
+ * and the callee lost (javac: 6 'Interpreter' leaves with no caller, JDK 17). */
+Test(interp, entry_before_its_frame_names_the_callee_and_keeps_the_caller)
+{
+	static struct sample s;
+	struct unw_frame f[8];
+	enum unw_end end;
+	uint32_t fp;
+	uint64_t fp1 = SP + 0x200;
+	sample_at(&s, INTERP_LO + 0x70, SP, fp1, SP + 8, 1024);
+	set_rbx(&s, 0xaaa0);
+	put64(&s, SP, INTERP_LO + 0x99);	/* the invoke's return entry */
+	interp_frame(&s, fp1, 0xddd0, 0xe004, 0, ROOT_PC);
+	int n = unw_walk_frames(&s.in, find, NULL, f, 8, &end, &fp);
+	cr_assert_eq(n, 3, "%d frames, ended: %s", n, unw_end_name(end));
+	cr_assert_eq(f[0].method, 0xaaa0, "the callee, from rbx");
+	cr_assert_eq(f[0].bcp, 0xb000, "at its first bytecode");
+	cr_assert_eq(f[1].pc, INTERP_LO + 0x99, "the return address at [sp]");
+	cr_assert_eq(f[1].method, 0xddd0, "the caller, from its frame at rbp");
+	cr_assert_eq(f[1].bcp, 0xe004);
+	cr_assert_eq(f[2].pc, ROOT_PC);
+
+	/* Later in the entry: the return address popped into rax while the locals are pushed
+	 * (zeros at [sp]); the caller compiled code keeping rbp, 24 bytes of arguments above
+	 * the locals. */
+	uint64_t jfp = SP + 0x100;
+	sample_at(&s, INTERP_LO + 0x80, SP, jfp, SP + 64, 1024);
+	set_rbx(&s, 0xaaa0);
+	s.regs[0] = FP_LO + 0x10;	/* rax */
+	put64(&s, jfp, 0);
+	put64(&s, jfp + 8, ROOT_PC);
+	n = unw_walk_frames(&s.in, find, NULL, f, 8, &end, &fp);
+	cr_assert_eq(n, 3, "%d frames, ended: %s", n, unw_end_name(end));
+	cr_assert_eq(f[0].method, 0xaaa0);
+	cr_assert_eq(f[1].pc, FP_LO + 0x10, "the return address in rax");
+	cr_assert_eq(f[2].pc, ROOT_PC, "the compiled caller stepped by its rbp");
+}
+
+/* Not an entry before its frame, so not taken: rbx a method the table lacks, r13 a bytecode
+ * pointer (a built frame's), r13 far above the sp, or rbp between the sp and r13 (after
+ * enter: the frame is this method's). Each is stepped by rbp as before. */
+Test(interp, entry_rule_refuses_what_is_not_an_entry)
+{
+	static struct sample s;
+	struct unw_frame f[8];
+	enum unw_end end;
+	uint32_t fp;
+	uint64_t fp1 = SP + 0x200;
+	static const struct { uint64_t rbx, r13; } cases[] = {
+		{ 0xccc0, SP + 8 }, { 0xaaa0, 0xb005 }, { 0xaaa0, SP + 0x8000 },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		sample_at(&s, INTERP_LO + 0x70, SP, fp1, cases[i].r13, 1024);
+		set_rbx(&s, cases[i].rbx);
+		put64(&s, SP, INTERP_LO + 0x99);
+		interp_frame(&s, fp1, 0xddd0, 0xe004, 0, ROOT_PC);
+		int n = unw_walk_frames(&s.in, find, NULL, f, 8, &end, &fp);
+		cr_assert_eq(n, 2, "case %zu: %d frames", i, n);
+		cr_assert_eq(f[0].method, 0xddd0, "case %zu: the frame at rbp's", i);
+		cr_assert_eq(f[1].pc, ROOT_PC, "case %zu", i);
+	}
+	/* After enter: rbp is the new frame, just below r13 (the sender sp); the Method* slot
+	 * not pushed yet. The method is rbx's, at its first bytecode (r13 is no bcp yet). */
+	uint64_t bp = SP + 8;
+	sample_at(&s, INTERP_LO + 0x70, SP, bp, bp + 16, 1024);
+	set_rbx(&s, 0xaaa0);
+	put64(&s, bp, 0);
+	put64(&s, bp + 8, ROOT_PC);
+	int n = unw_walk_frames(&s.in, find, NULL, f, 8, &end, &fp);
+	cr_assert_eq(n, 2, "%d frames, ended: %s", n, unw_end_name(end));
+	cr_assert_eq(f[0].method, 0xaaa0);
+	cr_assert_eq(f[0].bcp, 0xb000, "the first bytecode, not the sender sp");
+	cr_assert_eq(f[1].pc, ROOT_PC, "the caller by the new frame's link");
 }
