@@ -97,6 +97,10 @@ struct jd_unwinding_info {
  * JD_EXT_MAGIC, then 16-byte prefixed records) so one reader serves both. docs/jitdump.md. */
 
 #define JD_EXT_MAGIC   0x4A505831u	/* "JPX1" */
+/* A companion's header flag: the writer wrote a SAMPLE record into it (set in the header, in
+ * place, before the first one), so a reader that only wants to know whether there are any
+ * reads the header alone (jd_reader_open_flags, JD_READER_HEADER). */
+#define JD_EXT_FLAG_SAMPLES (1ULL << 8)
 #define JD_EXT_SUFFIX  ".jitprof"
 
 enum jd_ext_id {
@@ -293,6 +297,9 @@ int jd_reader_open_at(struct jd_reader **out, int dirfd, const char *name, const
  * a caller asks it before trusting what it read. For programs that own SIGBUS (a JVM) leave
  * it out. */
 #define JD_READER_MAP_OWN (1u << 0)
+/* With JD_READER_HEADER only the header's bytes are read (and checked): jd_reader_header then
+ * says what it holds (its flags: JD_EXT_FLAG_SAMPLES), and jd_reader_next finds no record. */
+#define JD_READER_HEADER (1u << 1)
 int jd_reader_open_flags(struct jd_reader **out, int dirfd, const char *name,
 			 const char *display, unsigned flags, char *err, size_t errlen);
 int jd_reader_mapped(const struct jd_reader *r);	/* 1 when the file is mapped */

@@ -24,6 +24,8 @@ struct jd_reader {
 	int swap;
 	int is_ext;
 	int failed;		/* sticky: the negative errno of the damage seen */
+	int header_only;	/* JD_READER_HEADER: base holds the header's bytes only */
+	uint64_t file_size;	/* ... of a file file_size bytes long */
 	uint32_t skip_perf;	/* bit id: records passed over undecoded (jd_reader_skip_id) */
 	uint32_t skip_ext;	/* bit id - JD_EXT_LOAD_INFO: the same for the companion's */
 	uint64_t off;
@@ -80,10 +82,11 @@ static int parse_header(struct jd_reader *r)
 		return fail(r, -EINVAL, 8, "header total_size %u is below %u", r->hdr.total_size,
 			    JD_HEADER_SIZE);
 	/* Bytes past the 40 we know are a header extension: skipped, as newer perf does. */
-	if (r->hdr.total_size > r->len)
+	uint64_t size = r->header_only ? r->file_size : r->len;
+	if (r->hdr.total_size > size)
 		return fail(r, -EINVAL, 8, "header total_size %u runs past the end of the "
-			    "%zu-byte file", r->hdr.total_size, r->len);
-	r->off = r->hdr.total_size;
+			    "%llu-byte file", r->hdr.total_size, (unsigned long long)size);
+	r->off = r->header_only ? r->len : r->hdr.total_size;
 	r->st.byte_swapped = sw;
 	return 0;
 }
@@ -176,7 +179,11 @@ static int read_fd(struct jd_reader *r, int fd, unsigned flags)
 	if ((uint64_t)st.st_size >= SIZE_MAX)
 		return -EFBIG;
 	size_t cap = (size_t)st.st_size, got = 0;
-	if (flags & JD_READER_MAP_OWN) {
+	if (flags & JD_READER_HEADER) {	/* the header alone: a read of 40 bytes */
+		r->header_only = 1;
+		r->file_size = (uint64_t)st.st_size;
+		cap = cap < JD_HEADER_SIZE ? cap : JD_HEADER_SIZE;
+	} else if (flags & JD_READER_MAP_OWN) {
 		const void *m = jd_map_guarded(fd, &st, &r->map_slot);
 		r->map_fd = m ? fcntl(fd, F_DUPFD_CLOEXEC, 0) : -1;
 		if (m && r->map_fd >= 0) {

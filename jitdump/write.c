@@ -145,8 +145,23 @@ int jd_write_move(struct jd_writer *w, const struct jd_code_move *m, uint64_t ti
 }
 
 /* One fixed-size companion record; enc is the record's encoder, obj what it encodes. */
+/* The companion's header flags with hdr_flag added, written in place (offset 32: the flags
+ * word; the records after the header are untouched, the file offset too). */
+static int ext_flag(struct jd_writer *w, uint64_t hdr_flag)
+{
+	uint8_t b[8];
+	uint64_t flags = (w->clock == JD_CLOCK_ARCH ? JD_FLAGS_ARCH_TIMESTAMP : 0) |
+			 w->ext_hdr_flags | hdr_flag;
+	jd_put64(b, flags);
+	if (pwrite(w->ext.fd, b, sizeof(b), 32) != (ssize_t)sizeof(b))
+		return errno ? -errno : -EIO;
+	w->ext_hdr_flags |= hdr_flag;
+	return 0;
+}
+
 static int write_ext_fixed(struct jd_writer *w, size_t size, uint64_t ts,
-			   uint8_t *(*enc)(uint8_t *, uint64_t, const void *), const void *obj)
+			   uint8_t *(*enc)(uint8_t *, uint64_t, const void *), const void *obj,
+			   uint64_t hdr_flag)
 {
 	if (!w || !obj)
 		return -EINVAL;
@@ -155,6 +170,8 @@ static int write_ext_fixed(struct jd_writer *w, size_t size, uint64_t ts,
 	int rc = jd_writer_enter(w);
 	if (!rc)
 		rc = ext_ready(w);
+	if (!rc && hdr_flag && !(w->ext_hdr_flags & hdr_flag))
+		rc = ext_flag(w, hdr_flag);
 	if (!rc) {
 		uint8_t *p = jd_sink_claim(w, &w->ext, size);
 		if (p) {
@@ -183,12 +200,12 @@ static uint8_t *enc_stats(uint8_t *p, uint64_t ts, const void *obj)
 
 int jd_write_unload(struct jd_writer *w, const struct jd_ext_unload *u, uint64_t timestamp)
 {
-	return write_ext_fixed(w, JD_EXT_UNLOAD_SIZE, timestamp, enc_unload, u);
+	return write_ext_fixed(w, JD_EXT_UNLOAD_SIZE, timestamp, enc_unload, u, 0);
 }
 
 int jd_write_stats(struct jd_writer *w, const struct jd_ext_agent_stats *s)
 {
-	return write_ext_fixed(w, JD_EXT_STATS_SIZE, 0, enc_stats, s);
+	return write_ext_fixed(w, JD_EXT_STATS_SIZE, 0, enc_stats, s, 0);
 }
 
 static uint8_t *enc_method(uint8_t *p, uint64_t ts, const void *obj)
@@ -208,12 +225,12 @@ int jd_write_method(struct jd_writer *w, const struct jd_ext_method *m, uint64_t
 	uint64_t n = m ? jd_method_size(m) : 0;
 	if (m && !n)
 		return -E2BIG;
-	return write_ext_fixed(w, (size_t)n, timestamp, enc_method, m);
+	return write_ext_fixed(w, (size_t)n, timestamp, enc_method, m, 0);
 }
 
 int jd_write_vm(struct jd_writer *w, const struct jd_ext_vm *v)
 {
-	return write_ext_fixed(w, JD_EXT_VM_SIZE, 0, enc_vm, v);
+	return write_ext_fixed(w, JD_EXT_VM_SIZE, 0, enc_vm, v, 0);
 }
 
 static uint8_t *enc_sample(uint8_t *p, uint64_t ts, const void *obj)
@@ -233,7 +250,7 @@ int jd_write_sample(struct jd_writer *w, const struct jd_ext_sample *s, uint64_t
 	uint64_t n = s ? jd_sample_size(s) : 0;
 	if (s && !n)
 		return -E2BIG;
-	return write_ext_fixed(w, (size_t)n, timestamp, enc_sample, s);
+	return write_ext_fixed(w, (size_t)n, timestamp, enc_sample, s, JD_EXT_FLAG_SAMPLES);
 }
 
 int jd_write_jmethod(struct jd_writer *w, const struct jd_ext_jmethod *m, uint64_t timestamp)
@@ -243,5 +260,5 @@ int jd_write_jmethod(struct jd_writer *w, const struct jd_ext_jmethod *m, uint64
 	uint64_t n = m ? jd_jmethod_size(m) : 0;
 	if (m && !n)
 		return -E2BIG;
-	return write_ext_fixed(w, (size_t)n, timestamp, enc_jmethod, m);
+	return write_ext_fixed(w, (size_t)n, timestamp, enc_jmethod, m, 0);
 }

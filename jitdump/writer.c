@@ -140,6 +140,8 @@ int jd_sink_open(struct jd_writer *w, struct jd_sink *s, const char *name, uint3
 		return -errno;
 	uint8_t h[JD_HEADER_SIZE];
 	uint64_t flags = w->clock == JD_CLOCK_ARCH ? JD_FLAGS_ARCH_TIMESTAMP : 0;
+	if (s == &w->ext)
+		w->ext_hdr_flags = 0;
 	size_t n = jd_enc_header(h, magic, w->elf_mach, (uint32_t)w->pid,
 				 jd_clock_read(w->clock), flags);
 	struct iovec iov = { h, n };

@@ -31,6 +31,7 @@ struct jd_writer {
 	size_t bufsize;
 	uint64_t next_index;
 	struct jd_sink dump, ext;	/* ext.fd < 0 until companion data is first written */
+	uint64_t ext_hdr_flags;		/* JD_EXT_FLAG_* the companion's header holds */
 	void *marker;
 	size_t marker_len;
 	uint8_t *scratch;		/* heads of units bigger than the buffer */

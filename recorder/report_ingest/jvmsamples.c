@@ -103,7 +103,8 @@ static void class_name(const char *sig, struct jp_str *buf)
 /* The marker's companion, opened beneath its directory; a failure is said whole here ("no
  * alloc samples from process N: why"), the path as long as the recording has it, unless only
  * counted (no kind asked: the report is of another event). */
-static int open_companion(struct ingest *in, const struct jv_marker *mk, struct jd_reader **r)
+static int open_companion(struct ingest *in, const struct jv_marker *mk, struct jd_reader **r,
+			  unsigned flags)
 {
 	char name[64], err[512];	/* libjitdump's messages are under 512 bytes */
 	char *display = NULL;
@@ -117,7 +118,7 @@ static int open_companion(struct ingest *in, const struct jv_marker *mk, struct 
 	}
 	if (dfd >= 0) {
 		/* mapped when the user's own (no copy: counting reads a header a record) */
-		rc = jd_reader_open_flags(r, dfd, name, display, JD_READER_MAP_OWN, err,
+		rc = jd_reader_open_flags(r, dfd, name, display, JD_READER_MAP_OWN | flags, err,
 					  sizeof(err));
 		close(dfd);
 	}
@@ -240,7 +241,7 @@ static int read_marker(struct ingest *in, const struct jv_marker *mk)
 	struct rp_u64map by_id = { 0 };
 	struct jv_name *names = NULL;
 	size_t n = 0, cap = 0;
-	int rc = open_companion(in, mk, &r);
+	int rc = open_companion(in, mk, &r, 0);
 
 	if (rc < 0)
 		return rc == -ENOMEM ? rc : 0;
@@ -249,7 +250,7 @@ static int read_marker(struct ingest *in, const struct jv_marker *mk)
 	if (rc != -ENOMEM) {
 		jd_reader_close(r);
 		r = NULL;
-		if ((rc = open_companion(in, mk, &r)) >= 0)
+		if ((rc = open_companion(in, mk, &r, 0)) >= 0)
 			rc = read_samples(in, mk, r, &by_id, names);
 	}
 	if (rc < 0 && rc != -ENOMEM && r)
@@ -269,8 +270,16 @@ int rp_jvmsamples_count(struct ingest *in)
 
 	for (size_t i = 0; i < jv->n && rc != -ENOMEM; i++) {
 		struct jd_reader *r = NULL;
-		if ((rc = open_companion(in, &jv->m[i], &r)) < 0)
+		/* Its header first (40 bytes): a companion without JD_EXT_FLAG_SAMPLES holds no
+		 * sample (or was written before the flag was: then --event finds them). Stack
+		 * outputs read no dump; a JVM's method table is tens of MB. */
+		if ((rc = open_companion(in, &jv->m[i], &r, JD_READER_HEADER)) < 0)
 			continue;	/* none to count: the report is of another event */
+		int any = !!(jd_reader_header(r)->flags & JD_EXT_FLAG_SAMPLES);
+		jd_reader_close(r);
+		r = NULL;
+		if (!any || (rc = open_companion(in, &jv->m[i], &r, 0)) < 0)
+			continue;
 		read_only(r, JD_EXT_SAMPLE);
 		while ((rc = jd_reader_next(r, &rec)) == 1)
 			if (rec.id == JD_EXT_SAMPLE)

@@ -3,6 +3,7 @@
  * read back field by field; damaged records refused with what is wrong, never read past. */
 #include <criterion/criterion.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -156,4 +157,55 @@ Test(samples, damaged_records_are_refused_with_what)
 	/* Garbage the format cannot see (an unknown kind, a method id never named) is data:
 	 * delivered as read, for the consumer to leave out. */
 	cr_assert_eq(read_mutated(garbage_ids, err, sizeof(err)), 0, "%s", err);
+}
+
+/* The companion's header says whether it holds a sample (JD_EXT_FLAG_SAMPLES, set in place
+ * before the first is written), and a reader asked for the header alone reads only it: its
+ * flags, the clock's flag kept beside, and no record. */
+Test(samples, the_header_says_whether_there_are_any)
+{
+	char *dir, err[512], path[4300];
+	struct jd_reader *r;
+	struct jd_record rec;
+	struct jd_writer *w = jdt_writer(&dir, 0);
+	struct jd_ext_jmethod jm = { .method = 0x7f0000001000ull, .name = "LA;make()V",
+				     .file = "A.java" };
+	cr_assert_eq(jd_write_jmethod(w, &jm, 100), 0);
+	snprintf(path, sizeof(path), "%s.jitprof", jd_writer_path(w));
+	cr_assert_eq(jd_writer_flush(w), 0);
+	cr_assert_eq(jd_reader_open_flags(&r, AT_FDCWD, path, NULL, JD_READER_HEADER, err,
+					  sizeof(err)), 0, "%s", err);
+	cr_assert_eq(jd_reader_header(r)->flags & JD_EXT_FLAG_SAMPLES, 0, "no sample yet");
+	cr_assert_eq(jd_reader_next(r, &rec), 0, "the header alone: no record");
+	jd_reader_close(r);
+
+	struct jd_ext_sample a = { .kind = JD_SAMPLE_ALLOC, .tid = 1, .weight = 4096,
+				   .nr_frames = 1, .frames = frames, .klass = "[J" };
+	cr_assert_eq(jd_write_sample(w, &a, 101), 0);
+	cr_assert_eq(jd_write_sample(w, &a, 102), 0);
+	cr_assert_eq(jd_writer_flush(w), 0);
+	cr_assert_eq(jd_reader_open_flags(&r, AT_FDCWD, path, NULL, JD_READER_HEADER, err,
+					  sizeof(err)), 0, "%s", err);
+	cr_assert_neq(jd_reader_header(r)->flags & JD_EXT_FLAG_SAMPLES, 0);
+	cr_assert_eq(jd_reader_header(r)->magic, JD_EXT_MAGIC);
+	jd_reader_close(r);
+	/* The whole file reads as before: the flag changed no record. */
+	size_t len;
+	uint8_t *buf = companion_of(w, &len);
+	cr_assert_eq(jd_reader_open_mem(&r, buf, len, "c", err, sizeof(err)), 0, "%s", err);
+	cr_assert_neq(jd_reader_header(r)->flags & JD_EXT_FLAG_SAMPLES, 0);
+	jdt_next_or_die(r, &rec, JD_EXT_JMETHOD);
+	jdt_next_or_die(r, &rec, JD_EXT_SAMPLE);
+	jdt_next_or_die(r, &rec, JD_EXT_SAMPLE);
+	cr_assert_eq(jd_reader_next(r, &rec), 0);
+	jd_reader_close(r);
+	free(buf);
+	/* A file shorter than a header is refused, header alone or not. */
+	snprintf(path, sizeof(path), "%s/short", dir);
+	cr_assert_eq(tu_write_file(path, "JPX1", 4), 0);
+	cr_assert_neq(jd_reader_open_flags(&r, AT_FDCWD, path, NULL, JD_READER_HEADER, err,
+					   sizeof(err)), 0);
+	cr_assert(strstr(err, "shorter than the 40-byte"), "%s", err);
+	tu_rmtree(dir);
+	free(dir);
 }
