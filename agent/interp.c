@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* JDK feature releases whose x86_64 frame_x86.hpp has interpreter_frame_method_offset -3
  * and interpreter_frame_bcp_offset -8 (17 and 25 are checked by e2e interp_names). */
@@ -39,13 +40,17 @@ static struct {
 	struct jd_ext_vm vm;
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
+	pthread_cond_t idle;	/* the worker finished a batch (agent_interp_stop waits) */
 	jobject *q;		/* global refs of classes to describe */
 	size_t n, cap;
-	int stop, running;
+	int stop, running, busy;
+	size_t left;		/* classes the worker left out once past the deadline */
+	_Atomic uint64_t deadline;	/* agent_now_ns() at which describing stops; 0 none */
 	pthread_t tid;
-	struct jd_method_line *lines;	/* the worker's scratch */
+	struct jd_method_line *lines;	/* the describing thread's scratch: one at a time */
 	size_t lines_cap;
-} ip = { .mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER };
+} ip = { .mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER,
+	 .idle = PTHREAD_COND_INITIALIZER };
 
 /* The JDK feature release (17, 25), 0 unknown; the VM's name into vmname. */
 static int jdk_version(jvmtiEnv *jvmti, char *vmname, size_t len)
@@ -241,24 +246,38 @@ out:
 		(*jvmti)->Deallocate(jvmti, (unsigned char *)src);
 }
 
-/* One batch, on this thread attached to the JVM for its length only: an attached thread
- * parked "in native" would hold the JVM's exit for 300 ms (VM_Exit waits for such threads). */
-static void describe_batch(jobject *batch, size_t n)
+/* The classes of batch described and their global refs deleted, on a thread the JVM knows;
+ * those left once agent_now_ns() passes ip.deadline (set at the stop) only deleted. Returns
+ * how many. */
+static size_t describe_refs(JNIEnv *jni, jobject *batch, size_t n)
 {
-	JavaVMAttachArgs aa = { JNI_VERSION_1_6, "jitprof-methods", NULL };
-	JNIEnv *jni = NULL;
-
-	if ((*agent_g.vm)->AttachCurrentThreadAsDaemon(agent_g.vm, (void **)&jni, &aa) != JNI_OK)
-		return;	/* the refs leak: a JVM that refuses a thread is on its way out */
+	size_t left = 0;
 	for (size_t i = 0; i < n; i++) {
-		if (agent_enter()) {
+		uint64_t deadline = atomic_load(&ip.deadline);
+		if (deadline && agent_now_ns() > deadline)
+			left++;
+		else if (agent_enter()) {
 			uint64_t t0 = agent_now_ns();
 			describe_class(agent_g.jvmti, batch[i]);
 			agent_leave(t0);
 		}
 		(*jni)->DeleteGlobalRef(jni, batch[i]);
 	}
+	return left;
+}
+
+/* One batch, on this thread attached to the JVM for its length only: an attached thread
+ * parked "in native" would hold the JVM's exit for 300 ms (VM_Exit waits for such threads). */
+static size_t describe_batch(jobject *batch, size_t n)
+{
+	JavaVMAttachArgs aa = { JNI_VERSION_1_6, "jitprof-methods", NULL };
+	JNIEnv *jni = NULL;
+
+	if ((*agent_g.vm)->AttachCurrentThreadAsDaemon(agent_g.vm, (void **)&jni, &aa) != JNI_OK)
+		return n;	/* the refs leak: a JVM that refuses a thread is on its way out */
+	size_t left = describe_refs(jni, batch, n);
 	(*agent_g.vm)->DetachCurrentThread(agent_g.vm);
+	return left;
 }
 
 static void *worker(void *arg)
@@ -274,10 +293,14 @@ static void *worker(void *arg)
 		jobject *batch = ip.q;
 		ip.q = NULL;
 		ip.n = ip.cap = 0;
+		ip.busy = 1;
 		pthread_mutex_unlock(&ip.mu);
-		describe_batch(batch, n);
+		size_t left = describe_batch(batch, n);
 		free(batch);
 		pthread_mutex_lock(&ip.mu);
+		ip.left += left;
+		ip.busy = 0;
+		pthread_cond_broadcast(&ip.idle);
 	}
 	return NULL;
 }
@@ -326,10 +349,45 @@ void agent_interp_start(jvmtiEnv *jvmti, JNIEnv *jni)
 }
 
 /* The worker is parked (detached from the JVM), never ended; a restart (a later attach)
- * wakes it. */
+ * wakes it. The classes it had not reached yet are described here, on the stopping thread
+ * (VMDeath's, an attach's stop: the JVM's, JVMTI still answering): the worker lags the
+ * JVM's class preparation, and what was still queued at the exit was dropped unsaid, the
+ * frames of those classes left 'Interpreter' (javac on JDK 25: the classes System.exit loads
+ * to log the exit; e2e agent_methods_exit). For STOP_BUDGET_NS at most: the exit waits no
+ * longer; what is left is counted as dropped and said. A thread the JVM does not know
+ * (Agent_OnUnload) leaves them: their refs go with the JVM. */
+#define STOP_BUDGET_NS 200000000ull
 void agent_interp_stop(void)
 {
+	JNIEnv *jni = NULL;
+	struct timespec until;
+
+	/* The worker ends its batch by the deadline (one class at a time: describing shares
+	 * its scratch, so never two threads at once), then this thread takes the queue. */
+	atomic_store(&ip.deadline, agent_now_ns() + STOP_BUDGET_NS);
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += (time_t)(STOP_BUDGET_NS / 1000000000ull) + 1;
 	pthread_mutex_lock(&ip.mu);
 	ip.stop = 1;
+	while (ip.busy && pthread_cond_timedwait(&ip.idle, &ip.mu, &until) == 0)
+		;
+	int stuck = ip.busy;
+	jobject *rest = ip.q;
+	size_t n = ip.n, left = ip.left + n;
+	ip.q = NULL;
+	ip.n = ip.cap = 0;
+	ip.left = 0;
 	pthread_mutex_unlock(&ip.mu);
+	if (n && !stuck && agent_g.vm && agent_g.w &&
+	    (*agent_g.vm)->GetEnv(agent_g.vm, (void **)&jni, JNI_VERSION_1_6) == JNI_OK)
+		left -= n - describe_refs(jni, rest, n);
+	atomic_store(&ip.deadline, 0);
+	if (left) {
+		atomic_fetch_add(&agent_g.st.dropped, left);
+		agent_warn("%zu classes prepared in the JVM's last moments are not in the method "
+			   "table (%llu ms spent at the exit%s): their interpreted frames stay "
+			   "unnamed", left, STOP_BUDGET_NS / 1000000,
+			   stuck ? "; its worker thread did not finish" : "");
+	}
+	free(rest);
 }
