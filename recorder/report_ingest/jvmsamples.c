@@ -117,9 +117,7 @@ static int open_companion(struct ingest *in, const struct jv_marker *mk, struct 
 		return -ENOMEM;
 	}
 	if (dfd >= 0) {
-		/* mapped when the user's own (no copy: counting reads a header a record) */
-		rc = jd_reader_open_flags(r, dfd, name, display, JD_READER_MAP_OWN | flags, err,
-					  sizeof(err));
+		rc = jd_reader_open_flags(r, dfd, name, display, flags, err, sizeof(err));
 		close(dfd);
 	}
 	const char *what = in->jv.kind == JD_SAMPLE_ALLOC ? "alloc" : "lock";
@@ -136,8 +134,7 @@ static int open_companion(struct ingest *in, const struct jv_marker *mk, struct 
 }
 
 /* The companion's records other than keep passed over by size, not decoded: a JVM's method
- * table and inline stacks are most of it (javac's 13 MB: the counting's 10-20 ms of a 80 ms
- * report became ~1 ms). */
+ * table and inline stacks are most of it. */
 static void read_only(struct jd_reader *r, uint32_t keep)
 {
 	for (uint32_t id = JD_EXT_LOAD_INFO; id <= JD_EXT_JMETHOD; id++)
