@@ -360,8 +360,9 @@ Test(interp, entry_before_its_frame_names_the_callee_and_keeps_the_caller)
 }
 
 /* Not an entry before its frame, so not taken: rbx a method the table lacks, r13 a bytecode
- * pointer (a built frame's), r13 far above the sp, or rbp between the sp and r13 (after
- * enter: the frame is this method's). Each is stepped by rbp as before. */
+ * pointer (a built frame's), r13 far above the sp, a pc just past the return address (the
+ * call has returned), or rbp between the sp and r13 (after enter: the frame is this
+ * method's). Each is stepped by rbp as before. */
 Test(interp, entry_rule_refuses_what_is_not_an_entry)
 {
 	static struct sample s;
@@ -382,6 +383,15 @@ Test(interp, entry_rule_refuses_what_is_not_an_entry)
 		cr_assert_eq(f[0].method, 0xddd0, "case %zu: the frame at rbp's", i);
 		cr_assert_eq(f[1].pc, ROOT_PC, "case %zu", i);
 	}
+	/* A return entry just reached: the callee returned to [sp] = pc - 4, rbx and r13 still
+	 * the call's (JDK 25, Inlined: C.area named under drive, kernel lost). The frame at rbp
+	 * is the pc's. */
+	sample_at(&s, INTERP_LO + 0x99 + 4, SP, fp1, SP + 8, 1024);
+	set_rbx(&s, 0xaaa0);
+	put64(&s, SP, INTERP_LO + 0x99);
+	interp_frame(&s, fp1, 0xddd0, 0xe004, 0, ROOT_PC);
+	cr_assert_eq(unw_walk_frames(&s.in, find, NULL, f, 8, &end, &fp), 2);
+	cr_assert_eq(f[0].method, 0xddd0, "returned: the frame at rbp's");
 	/* After enter: rbp is the new frame, just below r13 (the sender sp); the Method* slot
 	 * not pushed yet. The method is rbx's, at its first bytecode (r13 is no bcp yet). */
 	uint64_t bp = SP + 8;
