@@ -4,7 +4,6 @@
  * length and stack, and the stack pointer strictly rising at each step. */
 #include <dwarf.h>
 #include <errno.h>
-#include <stdio.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,28 +34,6 @@ struct machine {
 static const uint8_t perf_index[NREGS] = {
 	0, 3, 2, 1, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23, 8,
 };
-
-const char *unw_end_name(enum unw_end e)
-{
-	static const char *const names[UNW_END_NR] = {
-		"root", "max frames", "no registers", "no CFI", "read outside the stack copy",
-		"no progress up the stack", "CFI not evaluated",
-		"frame pointer outside the stack copy",
-	};
-	return (unsigned)e < UNW_END_NR ? names[e] : "?";
-}
-
-size_t unw_ends_format(const uint64_t ends[UNW_END_NR], char *buf, size_t len)
-{
-	size_t n = 0;
-	if (len)
-		buf[0] = 0;
-	for (int e = UNW_END_ROOT + 1; e < UNW_END_NR && n < len; e++)
-		if (ends[e])
-			n += (size_t)snprintf(buf + n, len - n, "%s%s %llu", n ? ", " : "",
-					      unw_end_name(e), (unsigned long long)ends[e]);
-	return n < len ? n : len ? len - 1 : 0;	/* truncated: what buf holds */
-}
 
 static int initial_state(const struct unw_input *in, struct state *st)
 {
