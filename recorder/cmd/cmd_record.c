@@ -129,8 +129,10 @@ static int run(struct rec_opts *o, struct rec_stats *st)
 	/* A workload writes to the same terminal: a \r-updated line would run into its
 	 * output, so it gets only the closing summary. */
 	o->progress = o->argv ? NULL : on_progress;
-	if ((err = cli_outfile_open(&out, path)))
+	if ((err = cli_outfile_open(&out, path))) {
+		jp_logf(&o->log, JP_LOG_ERROR, "%s: %s", path, sio_strerror(err));
 		return err;
+	}
 	o->out_fd = out.fd;
 	err = rec_run(o, st);
 	cli_progress_end();

@@ -251,3 +251,26 @@ Test(faults_record, lost_samples_are_counted)
 		  want, r.err);
 	tu_result_free(&r);
 }
+
+/* An output that cannot be made is refused before anything runs, and the message names it:
+ * a missing directory and a directory as the output (the workload would leave a mark). */
+Test(faults_record, unwritable_output_named)
+{
+	char missing[600], mark[600], cmd[1400];
+	snprintf(missing, sizeof(missing), "%s/no/such/dir/rec.data", dir);
+	snprintf(mark, sizeof(mark), "%s/ran", dir);
+	const char *outs[] = { missing, dir };
+	const char *why[] = { "No such file or directory", "not a regular file" };
+	for (size_t i = 0; i < 2; i++) {
+		struct tu_result r;
+		snprintf(cmd, sizeof(cmd), "'%s' record -o '%s' -- touch '%s'", tu_build("jitprof"),
+			 outs[i], mark);
+		tu_sh(&r, cmd, 30);
+		cr_assert_eq(r.status, 1, "%s: exit %d, %s", outs[i], r.status, r.err);
+		char want[700];
+		snprintf(want, sizeof(want), "error: %s: %s", outs[i], why[i]);
+		cr_assert(strstr(r.err, want), "wanted '%s' in: %s", want, r.err);
+		cr_assert_eq(access(mark, F_OK), -1, "the workload ran: %s", outs[i]);
+		tu_result_free(&r);
+	}
+}
