@@ -121,12 +121,10 @@ static int open_companion(struct ingest *in, const struct jv_marker *mk, struct 
 		close(dfd);
 	}
 	const char *what = in->jv.kind == JD_SAMPLE_ALLOC ? "alloc" : "lock";
-	if (!in->jv.kind)
-		;
-	else if (dfd < 0)
+	if (in->jv.kind && dfd < 0)
 		jp_logf(&in->o->log, JP_LOG_WARN, "no %s samples from process %u: %s: %s", what,
 			mk->pid, display, strerror(-rc));
-	else if (rc < 0 && rc != -ENOMEM)
+	else if (in->jv.kind && rc < 0 && rc != -ENOMEM)
 		jp_logf(&in->o->log, JP_LOG_WARN, "no %s samples from process %u: %s", what,
 			mk->pid, err);
 	free(display);
