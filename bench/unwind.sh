@@ -20,7 +20,8 @@
 # them: the work is measured all the same): the Java samples (a jitted, interpreter or call stub
 # frame) whose stack reaches its root without an [unknown] cut, through inject's chains (perf
 # script) and report's own walk (--keep-stacks), and the share of `Interpreter` frames left
-# among the Java frames of the flame graph (issue 35: >= 95%, 0).
+# among the Java frames of the flame graph (issue 35: >= 95%, 0), with stack copies of
+# BENCH_UNWIND_JAVA_STACK bytes (default 32768, what `jitprof profile` records for Java).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${JITPROF_BUILD:-build}
@@ -29,6 +30,7 @@ runs=${BENCH_RUNS:-3}
 secs=${BENCH_UNWIND_SECONDS:-8}
 small_secs=${BENCH_UNWIND_SMALL_SECONDS:-1}
 freq=${BENCH_UNWIND_FREQ:-4000}
+java_stack=${BENCH_UNWIND_JAVA_STACK:-32768}
 command -v perf >/dev/null || { echo "perf not installed: skipping"; exit 0; }
 command -v cc >/dev/null || { echo "cc not installed: skipping"; exit 0; }
 work=$(mktemp -d)
@@ -168,7 +170,7 @@ for home in ${BENCH_UNWIND_JDKS:-/usr/lib/jvm/java-17-openjdk-amd64 /usr/lib/jvm
 	[ -n "$src" ] || { echo "javac: no src.zip: skipped"; continue; }
 	jc=$work/javac; rm -rf "$jc"; mkdir -p "$jc/src" "$jc/out" "$jc/jit"
 	unzip -q "$src" 'java.base/java/util/stream/*' -d "$jc/src"
-	"$jp" record -q -k mono -F 499 --call-graph dwarf,32768 -o "$jc/perf.data" -- \
+	"$jp" record -q -k mono -F 499 --call-graph dwarf,"$java_stack" -o "$jc/perf.data" -- \
 		"$home/bin/javac" -J-agentpath:"$(realpath "$build/libagent.so")"=dir="$jc/jit",quiet \
 		-nowarn --patch-module java.base="$jc/src/java.base" -d "$jc/out" \
 		"$jc/src/java.base/java/util/stream/"*.java >/dev/null 2>&1 || true
@@ -178,9 +180,10 @@ for home in ${BENCH_UNWIND_JDKS:-/usr/lib/jvm/java-17-openjdk-amd64 /usr/lib/jvm
 	read -r sj sok < <(script_share "$jc/inj.data")
 	read -r rj rok it jf < <(java_share "$jc/folded")
 	awk -v h="$(basename "$home")" -v sj="$sj" -v sok="$sok" -v rj="$rj" -v rok="$rok" \
-		-v it="$it" -v jf="$jf" 'BEGIN { printf "javac %s, no frame pointers: Java " \
+		-v it="$it" -v jf="$jf" -v cs="$java_stack" -v rs="$(stat -c %s "$jc/perf.data")" 'BEGIN {
+		printf "javac %s, no frame pointers, %d-byte stack copies (recording %.0f MB): Java " \
 		"samples reaching their root: inject %d of %d (%.1f%%), report walk %d of %d " \
 		"(%.1f%%) (target >= 95%%); Interpreter frames %d of %d Java frames (%.2f%%, " \
-		"target 0)\n", h, sok, sj, 100 * sok / (sj ? sj : 1), rok, rj,
+		"target 0)\n", h, cs, rs / 1e6, sok, sj, 100 * sok / (sj ? sj : 1), rok, rj,
 		100 * rok / (rj ? rj : 1), it, jf, 100 * it / (jf ? jf : 1) }'
 done

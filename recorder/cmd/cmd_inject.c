@@ -109,14 +109,15 @@ static const struct option longopts[] = {
  * stopped (each such chain ends in an [unknown] frame). */
 static void stacks_summary(const struct inj_opts *o, const struct inj_stacks_stats *k)
 {
-	char why[UNW_ENDS_TEXT_MAX];
+	char why[UNW_ENDS_TEXT_MAX], hint[256];
 	if (!k->walks)
 		return;
 	size_t len = unw_ends_format(k->ends, why, sizeof(why));
+	unw_copy_end_hint(k->copy_cut, k->copy_size, hint, sizeof(hint));
 	cli_info("%llu user stacks unwound into their samples' call chains (copies %s), %llu to "
-		 "their root%s%s", (unsigned long long)k->rewritten,
+		 "their root%s%s%s%s", (unsigned long long)k->rewritten,
 		 o->keep_stacks ? "kept" : "dropped", (unsigned long long)k->ends[UNW_END_ROOT],
-		 len ? "; the rest end in an [unknown] frame: " : "", why);
+		 len ? "; the rest end in an [unknown] frame: " : "", why, *hint ? "; " : "", hint);
 	if (k->interp_named || k->interp_unnamed)
 		cli_info("%llu interpreted Java frames named by an address in their process's ELF "
 			 "of interpreted methods (%llu such ELF%s), %llu left 'Interpreter' (a method "

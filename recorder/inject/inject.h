@@ -75,6 +75,7 @@ struct inj_stats {
 		uint64_t walks, rewritten;
 		uint64_t too_big;	/* --keep-stacks: no room for the chain, left as read */
 		uint64_t ends[UNW_END_NR];
+		uint64_t copy_cut, copy_size;	/* cut by a full copy's end; the largest */
 		/* interpreter frames named by an address in their process's ELF of
 		 * interpreted methods (interp.c), left the interpreter's, and those ELFs */
 		uint64_t interp_named, interp_unnamed, interp_elfs;

@@ -352,6 +352,11 @@ static int make_chain(struct inj_stacks *k, const struct pd_sample *ps)
 	}
 	k->st.walks++;
 	k->st.ends[end]++;
+	if (unw_end_is_copy_end(end, ps->stack_size, ps->stack_copy)) {
+		k->st.copy_cut++;
+		if (ps->stack_copy > k->st.copy_size)
+			k->st.copy_size = ps->stack_copy;
+	}
 	if (got) {
 		k->chain[n] = PERF_CONTEXT_USER;
 		n += 1 + (uint64_t)got;

@@ -241,6 +241,7 @@ static int decode_sample(const struct perf_event_attr *a, struct cur *c, struct 
 			if (at && !c->bad) {
 				s->stack = at;
 				s->stack_size = dyn < sz ? dyn : sz;
+				s->stack_copy = sz;
 			}
 		}
 		s->off_after_stack = (uint32_t)(c->p - rec);

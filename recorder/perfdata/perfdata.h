@@ -159,6 +159,8 @@ struct pd_sample {
 	 * bytes only (the kernel's dyn_size, never more than the copy); NULL/0: none. */
 	const uint8_t *stack;
 	uint64_t stack_size;
+	uint64_t stack_copy;	/* the copy's size as recorded: stack_size equal to it means the
+				 * kernel filled it, and the stack may go on past its end */
 	/* Byte offsets in the record (header included) for a rewriter: the CALLCHAIN's nr, the
 	 * REGS_USER abi, and the first byte after STACK_USER (0: the attr has no such field). */
 	uint32_t off_callchain, off_regs_user, off_after_stack;

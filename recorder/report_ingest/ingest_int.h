@@ -236,6 +236,7 @@ struct rp_unwind {
 	struct synth_elf *img;	/* a jitted DSO's ELF its cfi reads (others: zeroed) */
 	size_t n, cap, capimg;
 	uint64_t walks, ends[UNW_END_NR];
+	uint64_t copy_cut, copy_size;	/* walks cut by a full copy's end, the largest such copy */
 	/* Steps into jitted code: refused for want of the agent's layout (another JVM, an old
 	 * agent, methods=off), refused without frame pointers nor prologue CFI, walked by rbp,
 	 * walked by the CFI synth reads off a C1/C2 prologue (interp_names.c

@@ -188,6 +188,11 @@ int rp_ingest_unwind(struct ingest *in, const struct pd_sample *ps, struct unw_f
 	in->unwind.fp_frames += fp;
 	in->unwind.walks++;
 	in->unwind.ends[end]++;
+	if (unw_end_is_copy_end(end, ps->stack_size, ps->stack_copy)) {
+		in->unwind.copy_cut++;
+		if (ps->stack_copy > in->unwind.copy_size)
+			in->unwind.copy_size = ps->stack_copy;
+	}
 	*early = n && end != UNW_END_ROOT;
 	return n;
 }
@@ -195,12 +200,13 @@ int rp_ingest_unwind(struct ingest *in, const struct pd_sample *ps, struct unw_f
 void rp_ingest_unwind_report(const struct ingest *in)
 {
 	const struct rp_unwind *u = &in->unwind;
-	char msg[UNW_ENDS_TEXT_MAX];
+	char msg[UNW_ENDS_TEXT_MAX], hint[256];
 	uint64_t early = u->walks - u->ends[UNW_END_ROOT];
 
 	if (!u->walks)
 		return;
 	unw_ends_format(u->ends, msg, sizeof(msg));
+	unw_copy_end_hint(u->copy_cut, u->copy_size, hint, sizeof(hint));
 	/* More than a tenth cut short is worth a warning: the callers shown are partial. */
 	if (u->interp_named || u->interp_unnamed || u->fp_frames || u->cfi_frames || u->no_vm ||
 	    u->no_fp)
@@ -215,10 +221,11 @@ void rp_ingest_unwind_report(const struct ingest *in)
 			(unsigned long long)u->fp_frames, (unsigned long long)u->cfi_frames,
 			(unsigned long long)u->no_vm, (unsigned long long)u->no_fp);
 	jp_logf(&in->o->log, early * 10 > u->walks ? JP_LOG_WARN : JP_LOG_INFO,
-		"%s: %llu user stacks unwound from their copies, %llu to their root%s%s%s",
+		"%s: %llu user stacks unwound from their copies, %llu to their root%s%s%s%s%s",
 		in->o->input, (unsigned long long)u->walks,
 		(unsigned long long)u->ends[UNW_END_ROOT], early ? " (the rest end in an "
-		"[unknown] frame: " : "", early ? msg : "", early ? ")" : "");
+		"[unknown] frame: " : "", early ? msg : "", *hint ? "; " : "", hint,
+		early ? ")" : "");
 }
 
 void rp_ingest_unwind_free(struct ingest *in)

@@ -15,6 +15,27 @@ const char *unw_end_name(enum unw_end e)
 	return (unsigned)e < UNW_END_NR ? names[e] : "?";
 }
 
+int unw_end_is_copy_end(enum unw_end e, uint64_t valid, uint64_t copy)
+{
+	return (e == UNW_END_MEMORY || e == UNW_END_NO_FP) && copy && valid == copy;
+}
+
+size_t unw_copy_end_hint(uint64_t cut, uint64_t copy, char *buf, size_t len)
+{
+	int n = 0;
+	if (cut && copy < UNW_STACK_COPY_MAX)
+		n = snprintf(buf, len, "%llu of them where a full %llu-byte stack copy ended: "
+			     "--call-graph dwarf,%u copies the most, and reaches further",
+			     (unsigned long long)cut, (unsigned long long)copy, UNW_STACK_COPY_MAX);
+	else if (cut)
+		n = snprintf(buf, len, "%llu of them where a full %llu-byte stack copy, the "
+			     "largest the kernel makes, ended", (unsigned long long)cut,
+			     (unsigned long long)copy);
+	else if (len)
+		buf[0] = 0;
+	return n < 0 ? 0 : (size_t)n < len ? (size_t)n : len ? len - 1 : 0;
+}
+
 size_t unw_ends_format(const uint64_t ends[UNW_END_NR], char *buf, size_t len)
 {
 	size_t n = 0;

@@ -99,6 +99,15 @@ enum unw_end {
 	UNW_END_NR
 };
 const char *unw_end_name(enum unw_end e);
+/* Whether a walk that ended so was cut by the copy's end: it read (or found a frame pointer)
+ * outside a copy the kernel had filled (valid bytes == the size recorded), so the stack goes
+ * on and a larger copy would reach further (UNW_STACK_COPY_MAX is perf's and the kernel's
+ * largest). */
+#define UNW_STACK_COPY_MAX 65528u
+int unw_end_is_copy_end(enum unw_end e, uint64_t valid, uint64_t copy);
+/* What to tell of cut walks so counted, the largest copy among them copy bytes, into buf
+ * ("", 0 when cut is 0): how many, and what copies more. Returns the length. */
+size_t unw_copy_end_hint(uint64_t cut, uint64_t copy, char *buf, size_t len);
 /* The walks that ended early, by reason ("no CFI 12, read outside the stack copy 3"), from
  * counts indexed by enum unw_end, into buf (NUL-terminated). Returns the length ("" and 0:
  * every walk reached its root). A buf of UNW_ENDS_TEXT_MAX bytes holds the longest text

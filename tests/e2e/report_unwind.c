@@ -107,6 +107,44 @@ Test(report_unwind, perf_dwarf_recording_unwound)
 	tu_result_free(&r);
 }
 
+/* A copy too small for the stack is said, with what copies more: the walks cut where a full
+ * copy ended are counted (all of them here: 16 bytes hold no caller's frame), by report and
+ * by inject alike; a copy that holds the stack says nothing of the kind. */
+static unsigned long number_before(const char *text, const char *what)
+{
+	const char *p = strstr(text, what);
+	cr_assert(p, "no '%s' in: %s", what, text);
+	while (p > text && (p[-1] == ' ' || (p[-1] >= '0' && p[-1] <= '9')))
+		p--;
+	return strtoul(p, NULL, 10);
+}
+
+Test(report_unwind, copy_too_small_said_with_the_size_that_reaches)
+{
+	struct tu_result r;
+	const char *hint = " of them where a full 16-byte stack copy ended: --call-graph "
+			   "dwarf,65528 copies the most";
+	rx_build_cg();
+	rx_ok(&r, "cd '%s' && HOME='%s' '%s' record -q --call-graph dwarf,16 -o s.data ./cg "
+	      "100000000", dir, dir, rx_jitprof);
+	tu_result_free(&r);
+	rx_ok(&r, "cd '%s' && HOME='%s' '%s' report -i s.data -g", dir, dir, rx_jitprof);
+	const char *at = strstr(r.err, "read outside the stack copy ");
+	cr_assert(at, "%s", r.err);
+	unsigned long cut = strtoul(at + strlen("read outside the stack copy "), NULL, 10);
+	cr_assert_gt(cut, 10, "%s", r.err);
+	cr_assert_eq(number_before(r.err, hint), cut, "%s", r.err);
+	tu_result_free(&r);
+	rx_ok(&r, "cd '%s' && HOME='%s' '%s' inject -i s.data -o si.data", dir, dir, rx_jitprof);
+	cr_assert_eq(number_before(r.err, hint), cut, "%s", r.err);
+	tu_result_free(&r);
+	rx_ok(&r, "cd '%s' && HOME='%s' '%s' record -q --call-graph dwarf -o d.data ./cg "
+	      "100000000 && HOME='%s' '%s' report -i d.data -g", dir, dir, rx_jitprof, dir,
+	      rx_jitprof);
+	cr_assert_null(strstr(r.err, "stack copy ended"), "%s", r.err);
+	tu_result_free(&r);
+}
+
 /* perf's spellings: fp is -g, dwarf takes a size rounded up to 8, at most 65528. */
 Test(report_unwind, call_graph_options)
 {

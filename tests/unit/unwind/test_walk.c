@@ -256,6 +256,32 @@ Test(unwind, the_longest_ends_text_fits_its_buffer)
 	cr_assert_eq(strncmp(buf, "max frames 18446744073709551615, ", 33), 0, "%s", buf);
 }
 
+/* A walk is cut by the copy's end only when it read outside a copy the kernel filled:
+ * a short copy (the stack ended there) or another reason is not; the hint names the size
+ * that copies more, unless the copy was already the largest. */
+Test(unwind, cut_by_a_full_copy_and_what_copies_more)
+{
+	char buf[256];
+	cr_assert(unw_end_is_copy_end(UNW_END_MEMORY, 8192, 8192));
+	cr_assert(unw_end_is_copy_end(UNW_END_NO_FP, 32768, 32768));
+	cr_assert_not(unw_end_is_copy_end(UNW_END_MEMORY, 4000, 8192));
+	cr_assert_not(unw_end_is_copy_end(UNW_END_NO_CFI, 8192, 8192));
+	cr_assert_not(unw_end_is_copy_end(UNW_END_ROOT, 8192, 8192));
+	cr_assert_not(unw_end_is_copy_end(UNW_END_MEMORY, 0, 0));
+	cr_assert_eq(unw_copy_end_hint(0, 8192, buf, sizeof(buf)), 0);
+	cr_assert_str_empty(buf);
+	size_t n = unw_copy_end_hint(3, 32768, buf, sizeof(buf));
+	cr_assert_str_eq(buf, "3 of them where a full 32768-byte stack copy ended: --call-graph "
+			 "dwarf,65528 copies the most, and reaches further");
+	cr_assert_eq(n, strlen(buf));
+	unw_copy_end_hint(4, UNW_STACK_COPY_MAX, buf, sizeof(buf));
+	cr_assert_str_eq(buf, "4 of them where a full 65528-byte stack copy, the largest the "
+			 "kernel makes, ended");
+	n = unw_copy_end_hint(3, 32768, buf, 10);	/* cut to what fits */
+	cr_assert_eq(n, 9);
+	cr_assert_str_eq(buf, "3 of them");
+}
+
 /* The dynamic loader's entry point (_start: mov %rsp,%rdi; call _dl_start) has no FDE: a
  * process's first frames while it loads its libraries end there, at the main thread's root
  * (as perf shows them), not at an [unknown] frame. Walked over the loader this test runs
