@@ -233,3 +233,19 @@ void st_import_chain_dwarf(const char *path, unsigned n, enum st_imports how)
 	replace_dwarf(path, st_abbrev, sizeof(st_abbrev), info, ilen);
 	free(info);
 }
+
+struct sym_session *st_session(const char *buildid_dir, const char *symfs)
+{
+	struct sym_opts o = { .sz = sizeof(o), .buildid_dir = buildid_dir, .symfs = symfs,
+			      .no_debuginfod = 1, .log = { st_collect, NULL } };
+	struct sym_session *s = sym_session_new(&o);
+	cr_assert(s);
+	return s;
+}
+
+char *st_path(const char *dir, const char *sub)
+{
+	char *p = NULL;
+	cr_assert(asprintf(&p, "%s/%s", dir, sub) >= 0);
+	return p;
+}

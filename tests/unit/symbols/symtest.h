@@ -24,6 +24,10 @@ int st_map(struct sym_session *s, uint32_t pid, const char *recorded, const char
 /* A report callback appending every message (one per line) to st_msgs. */
 extern char st_msgs[16384];
 void st_collect(void *ctx, enum jp_level level, const char *msg);
+/* A session reading buildid_dir and symfs (NULL: none), no debuginfod, messages into st_msgs. */
+struct sym_session *st_session(const char *buildid_dir, const char *symfs);
+/* dir/sub, malloc'd. */
+char *st_path(const char *dir, const char *sub);
 /* A symbol's value from `nm` (the oracle). */
 uint64_t st_nm_addr(const char *path, const char *sym);
 /* Runs a shell command line that must succeed. */
