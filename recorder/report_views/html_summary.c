@@ -122,7 +122,7 @@ static int json_methods(FILE *out, const struct rp_session *s)
 struct line_sum {
 	uint64_t samples;
 	uint32_t id, first;	/* the (line, method) pair's index in the table; its first row */
-	const struct rp_frame *leaf;
+	const struct rp_frame *method;	/* the innermost method of the line's samples */
 };
 
 static int by_line_samples(const void *a, const void *b)
@@ -152,13 +152,18 @@ int rp_html_lines(FILE *out, const struct rp_session *s, size_t max_rows)
 			no_line += e->samples;
 			continue;
 		}
+		/* The line's method is the innermost one, an inlined one included, as --methods
+		 * names it: perf's sym of the ip is the compiled caller that holds the code
+		 * (AtomicLong.java:151 is not a line of the Shop.make that inlined it). Every
+		 * sample of a file:line has that method; the entry's first says which. */
+		const struct rp_frame *m = rp_method_frame(s, e->first);
 		const char *line = rp_entry_key_str(&h, e, RP_KEY_SRCLINE, &buf);
-		if ((rc = rp_strtab_id(&lines, line, (uintptr_t)e->leaf->sym, &id)))
+		if ((rc = rp_strtab_id(&lines, line, (uintptr_t)m->sym, &id)))
 			break;
 		if (id == n) {
 			if ((rc = rp_grow(&sum, &cap, n + 1, sizeof(*sum))))
 				break;
-			sum[n++] = (struct line_sum){ .id = id, .first = (uint32_t)i, .leaf = e->leaf };
+			sum[n++] = (struct line_sum){ .id = id, .first = (uint32_t)i, .method = m };
 		}
 		sum[id].samples += e->samples;
 	}
@@ -168,7 +173,7 @@ int rp_html_lines(FILE *out, const struct rp_session *s, size_t max_rows)
 		fputs(",\"lines\":[", out);
 		/* The max_rows hottest, and the summary's hottest of method code after them. */
 		for (size_t i = 0, code = 0, put = 0; i < n; i++) {
-			const struct rp_frame *f = sum[i].leaf;
+			const struct rp_frame *f = sum[i].method;
 			int is_code = is_method_code(s, f);
 			code += is_code;
 			if (i >= max_rows && (!is_code || code > SUMMARY_LINES))

@@ -127,6 +127,48 @@ Test(report_methods, hot_lines_name_methods_and_count_lines_apart)
 	tu_result_free(&r);
 }
 
+/* The HTML page's hottest lines name the method each line is in, as --methods does: the
+ * inlined callee's line is the callee's (perf's sym of the ip, the caller, named it before),
+ * and every line both views list names the same method (the page marks no _[i]). */
+Test(report_methods, html_hot_lines_name_the_inlined_method)
+{
+	if (!tu_have("python3"))
+		cr_skip_test("python3 is not installed");
+	rx_record_java(home, "", "HotLines 2000 inlined");
+	struct tu_result r;
+	rx_ok(&r, "cd '%s' && HOME='%s' '%s' report -q -i '%s' --methods > m.txt && "
+	      "HOME='%s' '%s' report -q -i '%s' --html p.html && python3 -c '"
+	      "import json,re\n"
+	      "t=open(\"m.txt\").read().split(\"# Hottest source lines: \")[1]\n"
+	      "text={}\n"
+	      "for l in t.split(\"\\n\")[2:]:\n"
+	      "    m=re.match(r\" +[0-9.]+%% +[0-9]+ +[0-9.]+ ms  (\\S+)  (.*)$\", l)\n"
+	      "    if m: text.setdefault(m.group(1), m.group(2).removesuffix(\"_[i]\"))\n"
+	      "h=open(\"p.html\").read()\n"
+	      "d=json.loads(re.search(r\"<script id=.data. type=.application/json.>(.*?)</script>\","
+	      " h, re.S).group(1))\n"
+	      "lines=d[\"lines\"]\n"
+	      "both=[(x[\"line\"], x[\"method\"], text[x[\"line\"]]) for x in lines "
+	      "if x.get(\"code\") and x[\"line\"] in text]\n"
+	      "print(len(both))\n"
+	      "[print(\"|\".join(b)) for b in both]'",
+	      dir, home, rx_jitprof, data, home, rx_jitprof, data);
+	unsigned long n = strtoul(r.out, NULL, 10);
+	cr_assert_gt(n, 0, "no Java line in both views:\n%s", r.out);
+	int helper_line = 0;
+	for (const char *l = strchr(r.out, '\n'); l && l[1]; l = strchr(l + 1, '\n')) {
+		const char *a = strchr(l + 1, '|'), *b = a ? strchr(a + 1, '|') : NULL;
+		const char *end = strchr(l + 1, '\n');
+		cr_assert(a && b && end, "%s", r.out);
+		cr_assert(b - a - 1 == end - b - 1 && !strncmp(a + 1, b + 1, (size_t)(b - a - 1)),
+			  "the page and --methods name different methods: %.*s", (int)(end - l - 1),
+			  l + 1);
+		helper_line |= !strncmp(a + 1, HELPER "|", strlen(HELPER) + 1);
+	}
+	cr_assert(helper_line, "no line of the inlined %s on the page:\n%s", HELPER, r.out);
+	tu_result_free(&r);
+}
+
 Test(report_methods, profile_closing_line_names_the_hottest_java_method)
 {
 	char agent[PATH_MAX], classes[PATH_MAX];
