@@ -408,7 +408,7 @@ static int launch(struct profile *p)
 
 /* The mode the recording uses, said in one line with why: a JVM's (launched with java or
  * --java, or -p) stacks are copied, others keep frame pointers, unless --call-graph chose. */
-static void pick_call_graph(struct profile *p)
+void profile_pick_call_graph(struct profile *p)
 {
 	int jvm = p->pid || prof_runtime_of(p->cmd[0], p->forced) == PROF_RT_JAVA;
 	const char *why;
@@ -465,7 +465,8 @@ int cmd_profile(int argc, char **argv)
 	 * inject and report end there, profile_step_signal). */
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
-	pick_call_graph(&p);
+	if (!p.pid)
+		profile_pick_call_graph(&p);	/* -p: once the process is checked */
 	rc = p.pid ? profile_attach(&p) : launch(&p);
 	if (rc) {
 		rmdir(p.dir);	/* a refused attach leaves nothing behind (kept if not empty) */

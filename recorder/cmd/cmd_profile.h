@@ -73,6 +73,9 @@ int profile_report(struct profile *p, int injected);
 void profile_step_signal(int sig);
 /* -p PID: the agent loaded, the JVM recorded, the agent stopped (cmd_profile_attach.c). */
 int profile_attach(struct profile *p);
+/* Picks the call-graph mode and says it with why (cmd_profile.c): after -p's checks, so that
+ * a process that is no JVM is refused before anything is said of how a JVM is recorded. */
+void profile_pick_call_graph(struct profile *p);
 
 /* Samples in a recording, code loads of jitted methods (MMAP2 of jitted-*.so) and jitdump
  * markers (mappings of jit-PID.dump); the processes whose dump is in cwd (none for ""); the

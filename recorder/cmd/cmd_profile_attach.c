@@ -241,6 +241,7 @@ int profile_attach(struct profile *p)
 	if (cli_log_done(&log, att_proc_read(p->pid, &proc, &CLI_LOG(&log))) ||
 	    cli_log_done(&log, att_check(&proc, &CLI_LOG(&log))))
 		return 1;
+	profile_pick_call_graph(p);
 	if (cli_log_done(&log, prof_find_agent(p->exe, lib, sizeof(lib), &CLI_LOG(&log))))
 		return 1;
 	struct load_job j = { p, &proc, lib, open(lib, O_RDONLY | O_CLOEXEC),
