@@ -175,3 +175,28 @@ Test(methods, v8_builtins_are_runtime_code)
 	free(out);
 	rp_session_free(s);
 }
+
+/* A line that a method ran both compiled and interpreted is two rows, as the method rows
+ * are: the interpreted samples first in the session, so a merged row would carry their
+ * _[int] for all. */
+Test(methods, a_line_compiled_and_interpreted_is_two_rows)
+{
+	struct rp_session *s = rt_session();
+	s->event = "cpu-clock";
+	uint32_t g = rt_load(s, 5, "loop", 1, 10, 0, 0x1000, 0x100);
+	struct rt_frame interp[] = { { .dso = "jitted-5-9.so", .sym = "loop", .ip = 0x9001,
+				       .flags = RP_FRAME_INTERPRETED, .file = "A.java",
+				       .line = 7 }, END };
+	struct rt_frame compiled[] = { { .dso = "jitted-5-1.so", .sym = "loop", .load = g,
+					 .ip = 0x1001, .file = "A.java", .line = 7 }, END };
+	ms_samples(s, "app", 5, 11, 2, interp);
+	ms_samples(s, "app", 5, 12, 6, compiled);
+	rp_session_finish(s);
+	char *out = rt_capture(print_methods, s);
+	const char *lines = strstr(out, "# Hottest source lines: ");
+	cr_assert(lines, "%s", out);
+	cr_assert(strstr(lines, "6.0 ms  A.java:7  loop\n"), "%s", out);
+	cr_assert(strstr(lines, "2.0 ms  A.java:7  loop_[int]\n"), "%s", out);
+	free(out);
+	rp_session_free(s);
+}
