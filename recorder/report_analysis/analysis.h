@@ -52,11 +52,15 @@ void rp_hist_free(struct rp_hist *h);
 const char *rp_entry_key_str(const struct rp_hist *h, const struct rp_entry *e,
 			     enum rp_key k, struct jp_str *buf);
 
-/* method_rank.c: method-centric rows. A frame of a jitted method (a load's, not runtime code);
+/* method_rank.c: method-centric rows. A frame of a method (a jitted load's, not runtime
+ * code, or an interpreted frame named);
  * the sample's innermost method frame (its innermost inlined jitted frame, else rp_leaf);
  * the order of two frames as one method row (0: the same method, both inlined or neither);
  * the hist's merge_gens and innermost from its keys and --split-generations. */
 int rp_frame_jitted(const struct rp_session *s, const struct rp_frame *f);
+/* The marks that keep a method's rows apart: inlined (_[i]) and interpreted (_[int]) frames
+ * are rows of their own beside its compiled code's. */
+#define RP_METHOD_MARKS (RP_FRAME_INLINED | RP_FRAME_INTERPRETED)
 const struct rp_frame *rp_method_frame(const struct rp_session *s, const struct rp_sample *smp);
 int rp_method_cmp(const struct rp_session *s, const struct rp_frame *a, const struct rp_frame *b);
 void rp_hist_method_mode(struct rp_hist *h);

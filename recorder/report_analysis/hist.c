@@ -73,7 +73,7 @@ static uint64_t key_hash(const struct rp_hist *h, const struct rp_sample *smp,
 			if (h->merge_gens && rp_frame_jitted(h->s, f)) {
 				/* a method: its name, whichever generation's ELF ran it */
 				v[n++] = (uintptr_t)f->sym;
-				v[n++] = f->flags & RP_FRAME_INLINED;
+				v[n++] = f->flags & RP_METHOD_MARKS;
 				v[n++] = 1;
 				break;
 			}
@@ -322,9 +322,11 @@ const char *rp_entry_key_str(const struct rp_hist *h, const struct rp_entry *e,
 		if (!f->sym)
 			return jp_str_printf(buf, "[%c] 0x%016" PRIx64,
 					     f->flags & RP_FRAME_KERNEL ? 'k' : '.', f->addr);
-		/* "[k] " or "[.] ", the name; "_[i]" marks a method-centric row's inlined frame */
+		/* "[k] " or "[.] ", the name; "_[i]" marks a method-centric row's inlined frame,
+		 * "_[int]" an interpreted one (apart from the method's compiled rows) */
 		return jp_str_printf(buf, "%s%s%s", f->flags & RP_FRAME_KERNEL ? "[k] " : "[.] ",
-				     f->sym, f->flags & RP_FRAME_INLINED ? "_[i]" : "");
+				     f->sym, f->flags & RP_FRAME_INLINED ? "_[i]"
+					     : f->flags & RP_FRAME_INTERPRETED ? "_[int]" : "");
 	case RP_KEY_SRCLINE:
 		return rp_srcline_str(f, buf);
 	case RP_KEY_GENERATION: {

@@ -7,10 +7,12 @@
 #include "recorder/report_analysis/analysis_int.h"
 
 /* An inlined frame carries no load (the ip's frame after it does): it is a row's frame only
- * when rp_method_frame took it, that is when its code is a jitted method's. */
+ * when rp_method_frame took it, that is when its code is a jitted method's. An interpreted
+ * frame the unwinder named is a method's too, though its load is the interpreter's (runtime
+ * code): a -Xint program's samples were all "JIT runtime code" and none a method's. */
 int rp_frame_jitted(const struct rp_session *s, const struct rp_frame *f)
 {
-	if (f->flags & RP_FRAME_INLINED)
+	if (f->flags & (RP_FRAME_INLINED | RP_FRAME_INTERPRETED))
 		return f->sym != NULL;
 	return f->sym && f->load && f->load <= s->nr_loads && !s->loads[f->load - 1].runtime;
 }
@@ -38,7 +40,7 @@ int rp_method_cmp(const struct rp_session *s, const struct rp_frame *a, const st
 		if (c)
 			return c;
 	}
-	return (int)(a->flags & RP_FRAME_INLINED) - (int)(b->flags & RP_FRAME_INLINED);
+	return (int)(a->flags & RP_METHOD_MARKS) - (int)(b->flags & RP_METHOD_MARKS);
 }
 
 void rp_hist_method_mode(struct rp_hist *h)

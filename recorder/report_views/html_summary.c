@@ -21,6 +21,9 @@ static int is_method_code(const struct rp_session *s, const struct rp_frame *f)
 	enum rp_kind k = rp_frame_kind(s, f);
 	if (k == RP_KIND_NATIVE || k == RP_KIND_KERNEL || !f->sym)
 		return 0;
+	/* an interpreted frame named: a method's, though the interpreter's load is runtime code */
+	if (f->flags & RP_FRAME_INTERPRETED)
+		return 1;
 	return !f->load || !s->loads[f->load - 1].runtime;
 }
 
@@ -51,11 +54,12 @@ static int json_procs(FILE *out, const struct rp_session *s)
 	return 0;
 }
 
-/* A method's rows of `--sort sym` (one per symbol: per generation), summed. */
+/* A method's rows of `--sort sym` summed (compiled, inlined, interpreted), and how many of
+ * its compiled generations have samples of their own. */
 struct method_sum {
 	const char *name;	/* interned: one pointer per name */
 	uint64_t samples;
-	uint32_t rows, first;
+	uint32_t gens, first;
 };
 
 static int by_samples(const void *a, const void *b)
@@ -66,9 +70,31 @@ static int by_samples(const void *a, const void *b)
 	return x->first < y->first ? -1 : x->first > y->first;
 }
 
-/* "methods":[{"name":..,"samples":..,"pct":..,"gens":rows}],"method_samples":N: self samples
- * of method code only, each method's rows of `--sort sym` summed (perf keys symbols by
- * identity: each generation of a method is a row of its own there). */
+/* Each summed method's generations with samples of their own: the rows of (sym, generation),
+ * one per load, that are its compiled code (an inlined copy is its caller's generation's,
+ * the interpreter is none: an -Xint method has 0). */
+static int count_gens(const struct rp_session *s, const struct rp_u64map *at,
+		      struct method_sum *sum)
+{
+	enum rp_key keys[] = { RP_KEY_SYM, RP_KEY_GENERATION };
+	struct rp_hist h;
+	int rc = rp_hist_build(&h, s, keys, 2, 0);
+	if (rc)
+		return rc;
+	for (size_t i = 0; i < h.nr_entries; i++) {
+		const struct rp_frame *f = h.entries[i].leaf;
+		uint32_t k;
+		if (is_method_code(s, f) && !(f->flags & RP_METHOD_MARKS) && f->load &&
+		    rp_map_get(at, (uintptr_t)f->sym, &k))
+			sum[k - 1].gens++;
+	}
+	rp_hist_free(&h);
+	return 0;
+}
+
+/* "methods":[{"name":..,"samples":..,"pct":..,"gens":G}],"method_samples":N: self samples
+ * of method code only, each method's rows of `--sort sym` summed (its compiled generations
+ * are one row there, its inlined copies and interpreted frames one each). */
 static int json_methods(FILE *out, const struct rp_session *s)
 {
 	enum rp_key key = RP_KEY_SYM;
@@ -97,8 +123,9 @@ static int json_methods(FILE *out, const struct rp_session *s)
 			}
 		}
 		sum[k - 1].samples += e->samples;
-		sum[k - 1].rows++;
 	}
+	if (!rc && n)
+		rc = count_gens(s, &at, sum);
 	if (!rc) {
 		if (n)	/* sum is NULL without a row: qsort's pointer must not be */
 			qsort(sum, n, sizeof(*sum), by_samples);
@@ -106,8 +133,8 @@ static int json_methods(FILE *out, const struct rp_session *s)
 		for (size_t i = 0; i < n && i < SUMMARY_METHODS; i++) {
 			fputs(i ? ",{\"name\":" : "{\"name\":", out);
 			rp_json_str(out, sum[i].name);
-			fprintf(out, ",\"samples\":%" PRIu64 ",\"pct\":%.2f,\"rows\":%u}",
-				sum[i].samples, share(sum[i].samples, h.total_samples), sum[i].rows);
+			fprintf(out, ",\"samples\":%" PRIu64 ",\"pct\":%.2f,\"gens\":%u}",
+				sum[i].samples, share(sum[i].samples, h.total_samples), sum[i].gens);
 		}
 		fprintf(out, "],\"method_samples\":%" PRIu64, in_methods);
 	}

@@ -129,6 +129,8 @@ const char *mv_runtime_noun(const struct rp_session *s, const struct rp_frame *f
 			return "JavaScript function";
 	const struct rp_load *l = f->load && f->load <= s->nr_loads ? &s->loads[f->load - 1]
 								       : NULL;
+	if (f->flags & RP_FRAME_INTERPRETED)	/* named from HotSpot's interpreter frames */
+		return "Java method";
 	if (l && (l->tier == JD_TIER_C1 || l->tier == JD_TIER_C2 ||
 		  l->tier == JD_TIER_INTERPRETER))
 		return "Java method";

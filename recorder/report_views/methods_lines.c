@@ -25,7 +25,7 @@ static int cmp_ptr(const void *a, const void *b)
  * inlined, interpreted and compiled frames apart as the method rows keep them: one row would
  * carry one frame's mark for all (a compiled loop's line was shown _[int] for the 3 of its
  * 675 samples the interpreter ran). */
-#define LINE_MARKS (RP_FRAME_INLINED | RP_FRAME_INTERPRETED)
+#define LINE_MARKS RP_METHOD_MARKS
 static int by_key(const void *pa, const void *pb)
 {
 	const struct hot_line *a = pa, *b = pb;
@@ -91,6 +91,8 @@ int mv_print_lines(FILE *out, struct mv_ctx *c, size_t max)
 			rp_frame_name(s, v[i].method, mv_name_tag(s), &c->name));
 		if (v[i].method->flags & RP_FRAME_INLINED)
 			c->marks |= MV_MARK_INLINED;
+		if (v[i].method->flags & RP_FRAME_INTERPRETED)
+			c->marks |= MV_MARK_INTERP;
 	}
 	fprintf(out, "#\n");
 	free(v);

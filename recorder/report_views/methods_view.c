@@ -43,6 +43,8 @@ static void note_marks(struct mv_ctx *c, const struct rp_frame *f)
 {
 	if (f->flags & RP_FRAME_INLINED)
 		c->marks |= MV_MARK_INLINED;
+	if (f->flags & RP_FRAME_INTERPRETED)
+		c->marks |= MV_MARK_INTERP;
 	for (size_t i = 0; i < MV_NR_V8; i++)
 		if (f->sym && !strncmp(f->sym, mv_v8_marks[i].prefix, strlen(mv_v8_marks[i].prefix)))
 			c->marks |= 1u << (MV_MARK_V8_SHIFT + i);
@@ -59,8 +61,8 @@ static void print_methods(FILE *out, struct mv_ctx *c, const struct rp_hist *h, 
 	c->jitted = samples;
 	if (!samples)
 		return;
-	fprintf(out, "# Jitted methods: %.1f%% of the samples (each sample counted for its innermost "
-		"method, inlined ones included; %s)\n", 100.0 * period / c->total,
+	fprintf(out, "# Methods, compiled or interpreted: %.1f%% of the samples (each sample "
+		"counted for its innermost method, inlined ones included; %s)\n", 100.0 * period / c->total,
 		rp_split_generations(c->s) ? "one row per generation: --split-generations"
 					   : "a method's generations summed");
 	mv_put_head(out, c, "Method");
@@ -91,10 +93,11 @@ static int print_groups(FILE *out, struct mv_ctx *c, const struct rp_hist *h)
 		for (size_t i = 0; i < g.n; i++)
 			period += g.v[i].period;
 		if (c->jitted)
-			fprintf(out, "# Outside jitted methods: %.1f%% of the samples\n",
+			fprintf(out, "# Outside those methods: %.1f%% of the samples\n",
 				100.0 * period / c->total);
 		else
-			fprintf(out, "# No sample in a jitted method: where the samples are\n");
+			fprintf(out, "# No sample in a compiled or interpreted method: where the "
+				"samples are\n");
 		mv_put_head(out, c, "Where (its heaviest symbols below)");
 	}
 	for (size_t i = 0; i < g.n; i++) {
@@ -122,6 +125,10 @@ static void print_legend(FILE *out, const struct mv_ctx *c)
 	const char *sep = "# Legend: ";
 	if (c->marks & MV_MARK_INLINED) {
 		fprintf(out, "%s_[i] inlined: compiled into its caller's code", sep);
+		sep = "; ";
+	}
+	if (c->marks & MV_MARK_INTERP) {
+		fprintf(out, "%s_[int] interpreted: the JVM's interpreter ran it", sep);
 		sep = "; ";
 	}
 	for (size_t i = 0; i < MV_NR_V8; i++)

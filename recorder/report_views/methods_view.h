@@ -18,7 +18,8 @@ struct mv_ctx {
 };
 
 #define MV_MARK_INLINED 1u
-#define MV_MARK_V8_SHIFT 1
+#define MV_MARK_INTERP 2u
+#define MV_MARK_V8_SHIFT 2
 struct mv_v8_mark { const char *prefix, *meaning; };
 #define MV_NR_V8 4
 extern const struct mv_v8_mark mv_v8_marks[MV_NR_V8];

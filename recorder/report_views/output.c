@@ -198,14 +198,17 @@ int rp_print_json(FILE *out, const struct rp_hist *h, const struct rp_session *s
 			/* The table's "[.] "/"[k] " mark is not part of the name. */
 			if (h->keys[k] == RP_KEY_SYM && v[0] == '[' && v[2] == ']' && v[3] == ' ')
 				v += 4;
-			if (h->keys[k] == RP_KEY_SYM && (e->leaf->flags & RP_FRAME_INLINED)) {
-				/* the name as the method's own rows have it; "inlined" says how */
-				size_t l = strlen(v);
-				if (l >= 4 && !strcmp(v + l - 4, "_[i]"))
-					l -= 4;
+			if (h->keys[k] == RP_KEY_SYM && (e->leaf->flags & RP_METHOD_MARKS)) {
+				/* the name as the method's own rows have it; "inlined" or
+				 * "interpreted" says how */
+				int in = !!(e->leaf->flags & RP_FRAME_INLINED);
+				const char *mark = in ? "_[i]" : "_[int]";
+				size_t l = strlen(v), ml = strlen(mark);
+				if (l >= ml && !strcmp(v + l - ml, mark))
+					l -= ml;
 				jp_str_clear(&bare);
 				rp_json_str(out, jp_str_append(&bare, v, l));
-				fputs(", \"inlined\": true", out);
+				fputs(in ? ", \"inlined\": true" : ", \"interpreted\": true", out);
 				continue;
 			}
 			rp_json_str(out, v);

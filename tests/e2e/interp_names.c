@@ -213,6 +213,43 @@ static void check_report_walk(const char *home, const char *jvm_flags)
 		      "path of the program, as\n%s", home, jvm_flags, v.wrong, v.first_wrong);
 }
 
+/* -Xint: the interpreted methods are the methods of the method-centric views, not "JIT runtime
+ * code": --methods ranks leaf first, marked _[int], and closes on it as the hottest Java
+ * method; the HTML page's summary ranks it first too, with 0 compiled generations. */
+static void check_interpreted_methods(const char *home)
+{
+	struct tu_result r;
+	rx_ok(&r, "cd '%s' && HOME='%s' '%s' report -i perf.jit.data --methods", dir, dir,
+	      rx_jitprof);
+	const char *m = strstr(r.out, "# Methods, compiled or interpreted: ");
+	cr_assert(m, "%s: %s", home, r.out);
+	/* the first row after the column titles */
+	const char *row = strstr(m, "\n# Overhead");
+	row = row ? strchr(row + 1, '\n') : NULL;
+	const char *end = row ? strchr(row + 1, '\n') : NULL;
+	const char *want = "  Calls.leaf(long)_[int]";
+	cr_assert(end && (size_t)(end - row) > strlen(want) &&
+		  !strncmp(end - strlen(want), want, strlen(want)),
+		  "%s: leaf is not the first method:\n%s", home, r.out);
+	cr_assert(strstr(r.out, "# hottest Java method: Calls.leaf(long)_[int] ("), "%s: %s", home,
+		  r.out);
+	cr_assert(strstr(r.out, "_[int] interpreted: the JVM's interpreter ran it"), "%s", r.out);
+	tu_result_free(&r);
+	if (!tu_have("python3")) {
+		tu_skip_part("python3 is not installed: the HTML summary's data not read");
+		return;
+	}
+	rx_ok(&r, "cd '%s' && HOME='%s' '%s' report -q -i perf.jit.data --html p.html && "
+	      "python3 -c 'import json,re\n"
+	      "h=open(\"p.html\").read()\n"
+	      "d=json.loads(re.search(r\"<script id=.data. type=.application/json.>(.*?)</script>\","
+	      " h, re.S).group(1))\n"
+	      "m=d[\"summary\"][\"methods\"][0]\n"
+	      "print(m[\"name\"], m[\"gens\"], sep=\"|\")'", dir, dir, rx_jitprof);
+	cr_assert_str_eq(r.out, "Calls.leaf(long)|0\n", "%s: the page's first method", home);
+	tu_result_free(&r);
+}
+
 /* One recording of the program on JDK home with extra JVM flags; the report's checks. */
 static void run(const char *home, const char *jvm_flags, int all_interp, int compiled)
 {
@@ -258,6 +295,7 @@ static void run(const char *home, const char *jvm_flags, int all_interp, int com
 		check_report_walk(home, jvm_flags);
 	if (!all_interp)
 		return;
+	check_interpreted_methods(home);
 	if (!tu_have("go")) {
 		tu_skip_part("go is not installed: callers' lines not read from --pprof");
 		return;

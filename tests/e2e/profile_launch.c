@@ -258,7 +258,7 @@ Test(profile_launch, program_without_jitdump_gets_a_native_report, .timeout = 12
 	cr_assert_not_null(s);
 	/* The methods view of a native program: no method table, the code grouped, and the
 	 * closing line names the heaviest symbol listed. */
-	cr_expect(strstr(s, "# No sample in a jitted method: where the samples are\n") &&
+	cr_expect(strstr(s, "# No sample in a compiled or interpreted method: where the samples are\n") &&
 		  strstr(s, "  native: "), "%s", s);
 	cr_expect(strstr(pf_last_line(r.err), "; hottest: "), "%s", r.err);
 	free(s);

@@ -58,7 +58,7 @@ static __attribute__((unused)) int pf_generations(const char *report, const char
 static __attribute__((unused)) int pf_method_row(const char *report, const char *name,
 						 int *first)
 {
-	const char *p = strstr(report, "# Jitted methods:");
+	const char *p = strstr(report, "# Methods, compiled or interpreted:");
 	int row = 0;
 	for (p = p ? strchr(p, '\n') : NULL; p && p[1]; p = strchr(p, '\n')) {
 		p++;

@@ -70,8 +70,8 @@ Test(report_methods, inlined_callee_ranks_first_and_generations_sum)
 
 	/* --methods: the callee first, marked, named by the closing comment; the rest after. */
 	rx_ok(&r, "HOME='%s' '%s' report -q -i '%s' --methods", home, rx_jitprof, data);
-	const char *m = strstr(r.out, "# Jitted methods:"), *rest = strstr(r.out,
-										"# Outside jitted methods:");
+	const char *m = strstr(r.out, "# Methods, compiled or interpreted:"), *rest = strstr(r.out,
+										"# Outside those methods:");
 	cr_assert(m && rest && m < rest, "%s", r.out);
 	const char *first = strstr(m, "ms  ");
 	cr_assert(first && !strncmp(first + 4, HELPER "_[i]\n", strlen(HELPER) + 5), "%s", r.out);
@@ -181,7 +181,7 @@ Test(report_methods, profile_closing_line_names_the_hottest_java_method)
 	cr_assert(strstr(r.err, "; hottest Java method: " HELPER "_[i] ("), "%s", r.err);
 	tu_result_free(&r);
 	rx_ok(&r, "cd '%s' && head -5 p.txt", dir);
-	cr_assert(strstr(r.out, "# Jitted methods:"), "the text report starts with the methods:"
+	cr_assert(strstr(r.out, "# Methods, compiled or interpreted:"), "the text report starts with the methods:"
 		  "\n%s", r.out);
 	tu_result_free(&r);
 }

@@ -457,7 +457,7 @@
 				}
 			}
 			rows('sum-methods', ['Samples', 'Share', 'Gens', 'Method'], S.methods.slice(0, 6), function (r) {
-				return [r.samples, r.pct.toFixed(2) + '%', r.rows, r.name];
+				return [r.samples, r.pct.toFixed(2) + '%', r.gens, r.name];
 			});
 			/* The lines of compiled or interpreted methods: the program's own (the table
 			 * further down has every line). */

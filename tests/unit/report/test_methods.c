@@ -111,11 +111,11 @@ Test(methods, view_ranks_methods_groups_the_rest_and_counts_lines_apart)
 	struct rp_session *s = methods_session();
 	s->event = "cpu-clock";
 	char *out = rt_capture(print_methods, s);
-	const char *m = strstr(out, "# Jitted methods: 75.0% of the samples");
+	const char *m = strstr(out, "# Methods, compiled or interpreted: 75.0% of the samples");
 	cr_assert(m, "%s", out);
 	const char *loop = strstr(m, "    43.75%         7        7.0 ms  loop\n");
 	const char *inner = strstr(m, "    31.25%         5        5.0 ms  inner_[i]\n");
-	const char *rest = strstr(m, "# Outside jitted methods: 25.0% of the samples");
+	const char *rest = strstr(m, "# Outside those methods: 25.0% of the samples");
 	cr_assert(loop && inner && rest && loop < inner && inner < rest, "%s", out);
 	cr_assert(strstr(rest, "12.50%         2        2.0 ms  native: libc.so.6\n"), "%s", out);
 	cr_assert(strstr(rest, "6.25%         1        1.0 ms  kernel\n"), "%s", out);
@@ -166,7 +166,7 @@ Test(methods, v8_builtins_are_runtime_code)
 	rp_session_finish(s);
 	s->event = "cpu-clock";
 	char *out = rt_capture(print_methods, s);
-	cr_assert(strstr(out, "# Jitted methods: 75.0% of the samples"), "%s", out);
+	cr_assert(strstr(out, "# Methods, compiled or interpreted: 75.0% of the samples"), "%s", out);
 	cr_assert(strstr(out, "    75.00%         3        3.0 ms  JS:*f t.js:1:1\n"), "%s", out);
 	cr_assert(strstr(out, "    25.00%         1        1.0 ms  JIT runtime code: interpreter, "
 			      "stubs, builtins\n"), "%s", out);
@@ -176,9 +176,9 @@ Test(methods, v8_builtins_are_runtime_code)
 	rp_session_free(s);
 }
 
-/* A line that a method ran both compiled and interpreted is two rows, as the method rows
- * are: the interpreted samples first in the session, so a merged row would carry their
- * _[int] for all. */
+/* A method run both compiled and interpreted: two method rows, and its line two rows too (the
+ * interpreted samples first in the session, so a merged row would carry their _[int] for
+ * all); the interpreted frames are a method's, not runtime code. */
 Test(methods, a_line_compiled_and_interpreted_is_two_rows)
 {
 	struct rp_session *s = rt_session();
@@ -193,10 +193,16 @@ Test(methods, a_line_compiled_and_interpreted_is_two_rows)
 	ms_samples(s, "app", 5, 12, 6, compiled);
 	rp_session_finish(s);
 	char *out = rt_capture(print_methods, s);
+	/* the interpreted frames are a method's row too (they were "JIT runtime code") */
+	const char *m = strstr(out, "# Methods, compiled or interpreted: 100.0% of the samples");
 	const char *lines = strstr(out, "# Hottest source lines: ");
-	cr_assert(lines, "%s", out);
+	cr_assert(m && lines, "%s", out);
+	const char *c = strstr(m, "6.0 ms  loop\n"), *i = strstr(m, "2.0 ms  loop_[int]\n");
+	cr_assert(c && i && c < i && i < lines, "%s", out);
+	cr_assert_null(strstr(out, "JIT runtime code"), "%s", out);
 	cr_assert(strstr(lines, "6.0 ms  A.java:7  loop\n"), "%s", out);
 	cr_assert(strstr(lines, "2.0 ms  A.java:7  loop_[int]\n"), "%s", out);
+	cr_assert(strstr(out, "_[int] interpreted: the JVM's interpreter ran it"), "%s", out);
 	free(out);
 	rp_session_free(s);
 }
