@@ -12,7 +12,7 @@
  * code): a -Xint program's samples were all "JIT runtime code" and none a method's. */
 int rp_frame_jitted(const struct rp_session *s, const struct rp_frame *f)
 {
-	if (f->flags & (RP_FRAME_INLINED | RP_FRAME_INTERPRETED))
+	if (f->flags & RP_METHOD_MARKS)
 		return f->sym != NULL;
 	return f->sym && f->load && f->load <= s->nr_loads && !s->loads[f->load - 1].runtime;
 }

@@ -25,7 +25,6 @@ static int cmp_ptr(const void *a, const void *b)
  * inlined, interpreted and compiled frames apart as the method rows keep them: one row would
  * carry one frame's mark for all (a compiled loop's line was shown _[int] for the 3 of its
  * 675 samples the interpreter ran). */
-#define LINE_MARKS RP_METHOD_MARKS
 static int by_key(const void *pa, const void *pb)
 {
 	const struct hot_line *a = pa, *b = pb;
@@ -36,7 +35,8 @@ static int by_key(const void *pa, const void *pb)
 		return a->line < b->line ? -1 : 1;
 	if ((c = cmp_ptr(a->method->sym, b->method->sym)))
 		return c;
-	return (int)(a->method->flags & LINE_MARKS) - (int)(b->method->flags & LINE_MARKS);
+	return (int)(a->method->flags & RP_METHOD_MARKS) -
+	       (int)(b->method->flags & RP_METHOD_MARKS);
 }
 
 static int by_period(const void *pa, const void *pb)
