@@ -216,7 +216,10 @@ Test(report_views_html, diff)
 	      "grep -o '[-+][0-9.]* points since' | tr -d '+-' | sort -g | tail -1", dir);
 	double svg = strtod(r.out, NULL);
 	tu_result_free(&r);
-	cr_assert_gt(page, 0);
+	/* Generations that ran alike can differ by nothing at all (both all one stack): then
+	 * the page and the SVG must both say 0; a drawn change must show in both. */
+	if (drawn >= 0.5)
+		cr_assert_gt(page, 0);
 	cr_assert_leq(fabs(page - svg), 0.011, "page %.2f points, SVG %.2f", page, svg);
 }
 
