@@ -14,3 +14,6 @@ UNIT_LDLIBS_lib := -lelf -ldw -lpthread
 # libarchive is loaded on first use (archive_api.h), in the version built against.
 $(call objs_of,lib/archive_api.c): MODULE_CFLAGS := \
 	-DJP_SONAME_ARCHIVE='"$(call soname_of,archive,libarchive.so.13)"'
+# libcrypto too (sha1.h): only the runs that hash a synthesized ELF or an origin need it.
+$(call objs_of,lib/sha1.c): MODULE_CFLAGS := \
+	-DJP_SONAME_CRYPTO='"$(call soname_of,crypto,libcrypto.so.3)"'

@@ -3,7 +3,7 @@
 # commands (recorder/cmd/*.c, one file per subcommand) and main.c make the binary.
 RECORDER_SUBDIRS := $(filter-out cmd,$(notdir $(patsubst %/,%,$(sort $(dir $(wildcard recorder/*/*.c))))))
 RECORDER_CMD_SRCS := $(wildcard recorder/cmd/*.c)
-RECORDER_LDLIBS := -lelf -ldw -lcrypto -lzstd -liberty \
+RECORDER_LDLIBS := -lelf -ldw -lzstd -liberty \
 	-lprotobuf-c -lz -lpthread -lm
 # capstone (--compare), libxml2 (--jvm-log) and libarchive (lib/archive_api.h) are loaded when
 # first used (lib/dynload.h), not linked: each would cost every run milliseconds at start; so is

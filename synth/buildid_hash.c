@@ -9,10 +9,8 @@
  * library context and, when one of its allocations fails, goes on to lock a lock it never
  * made (a crash the allocation-failure sweep found, tests/faults). The low-level functions
  * allocate nothing and compute the same digest; a context on the stack needs no freeing.
- * (Deprecated in OpenSSL 3 in favour of EVP, hence the define.) */
-#define OPENSSL_SUPPRESS_DEPRECATED
-#include <openssl/sha.h>
-
+ * libcrypto is loaded when the first id is hashed (lib/sha1.h). */
+#include "lib/sha1.h"
 #include "synth/synth_int.h"
 
 enum id_tag {
@@ -28,7 +26,8 @@ static const char scheme[] = "jitprof-synth-2";
  * Once a libcrypto call failed (failed names it), nothing more goes to the context: the
  * fields are still staged and dropped, and the caller returns an error. */
 struct hasher {
-	SHA_CTX ctx;
+	const struct jp_sha1 *sha;
+	struct jp_sha1_ctx ctx;
 	uint8_t stage[2048];
 	size_t n;
 	const char *failed;
@@ -36,7 +35,7 @@ struct hasher {
 
 static void h_update(struct hasher *h, const void *p, size_t len)
 {
-	if (!h->failed && !SHA1_Update(&h->ctx, p, len))
+	if (!h->failed && !h->sha->update(&h->ctx, p, len))
 		h->failed = "SHA1_Update";
 }
 
@@ -155,9 +154,13 @@ static int hash_input(const struct synth_input *in, uint8_t id[SYNTH_BUILD_ID_SI
 		      const struct jp_log *log, struct synth_line_it *rows)
 {
 	struct hasher h;	/* the stage is not zeroed: only its first n bytes are read */
+	const char *why = NULL;
 	h.n = 0;
 	h.failed = NULL;
-	if (!SHA1_Init(&h.ctx))
+	h.sha = jp_sha1(&why);
+	if (!h.sha)
+		return synth_err(log, -EIO, "build-id: SHA-1: %s", why);
+	if (!h.sha->init(&h.ctx))
 		return synth_err(log, -EIO, "build-id: SHA-1: SHA1_Init failed");
 	h_str(&h, TAG_SCHEME, scheme);
 	h_num(&h, TAG_MACHINE, synth_machine(in));
@@ -176,8 +179,8 @@ static int hash_input(const struct synth_input *in, uint8_t id[SYNTH_BUILD_ID_SI
 		h_num(&h, TAG_UNWIND_SIZES, in->mapped_size);
 	}
 	h_flush(&h);
-	uint8_t md[SHA_DIGEST_LENGTH];
-	if (!h.failed && !SHA1_Final(md, &h.ctx))
+	uint8_t md[JP_SHA1_DIGEST];
+	if (!h.failed && !h.sha->final(md, &h.ctx))
 		h.failed = "SHA1_Final";
 	/* The id names the ELF: the caller stops on it (inject fails the dump, naming the load;
 	 * synth stops the run), never leaves the load out as if it were damaged. */

@@ -10,9 +10,7 @@
 #include <string.h>
 
 /* libcrypto's SHA-1 itself, as buildid_hash.c uses it (no allocation, nothing to free). */
-#define OPENSSL_SUPPRESS_DEPRECATED
-#include <openssl/sha.h>
-
+#include "lib/sha1.h"
 #include "synth/dwarf_int.h"
 
 #define ALIGN_UP(x, a) (((x) + (a) - 1) & ~((uint64_t)(a) - 1))
@@ -253,7 +251,12 @@ int synth_build_interp(const struct synth_interp *in, struct synth_elf *out,
 	}
 	/* The id: the SHA-1 of the image with its place zeroed (the same methods, the same id). */
 	uint8_t *id = img.p + sizeof(Elf64_Ehdr) + NPHDR * sizeof(Elf64_Phdr) + 16;
-	SHA1(img.p, img.len, out->build_id);
+	const char *why = NULL;
+	_Static_assert(SYNTH_BUILD_ID_SIZE == JP_SHA1_DIGEST, "a build-id is a SHA-1");
+	if (jp_sha1_buf(img.p, img.len, out->build_id, &why)) {
+		synth_buf_free(&img);
+		return synth_err(log, -EIO, "the interpreted methods' ELF: build-id: SHA-1: %s", why);
+	}
 	memcpy(id, out->build_id, SYNTH_BUILD_ID_SIZE);
 	out->data = img.p;
 	out->size = img.len;

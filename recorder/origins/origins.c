@@ -8,8 +8,6 @@
 #include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
-#define OPENSSL_SUPPRESS_DEPRECATED
-#include <openssl/sha.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +15,7 @@
 #include <unistd.h>
 
 #include "lib/nomem.h"
+#include "lib/sha1.h"
 #include "recorder/perfdata/perfdata.h"
 #include "safeio/safeio.h"
 
@@ -75,34 +74,32 @@ static int bytes_differ(const char *path, const struct inj_file_id *then,
 }
 
 /* The SHA-1 of fd's first size bytes, read a MiB at a time: 0, -ESTALE when it ends sooner
- * (it shrank), -errno. */
-/* SHA1_*, not EVP nor SHA1() (EVP inside in OpenSSL 3): they allocate nothing, and EVP's
- * lazy init crashed when one of its own allocations failed (synth/buildid_hash.c). */
-static int sha1_fd(int fd, uint64_t size, uint8_t out[20])
+ * (it shrank), -errno; -EIO with *why when libcrypto could not be had or failed. SHA1_*, not
+ * EVP (lib/sha1.h): they allocate nothing. */
+static int sha1_fd(int fd, uint64_t size, uint8_t out[20], const char **why)
 {
 	enum { CHUNK = 1 << 20 };
+	const struct jp_sha1 *sha = jp_sha1(why);
+	if (!sha)
+		return -EIO;
 	uint8_t *b = malloc(CHUNK);
-	SHA_CTX c;
-	int rc = b && SHA1_Init(&c) ? 0 : -ENOMEM;
+	struct jp_sha1_ctx c;
+	int rc = b && sha->init(&c) ? 0 : -ENOMEM;
 	for (uint64_t off = 0; !rc && off < size;) {
 		ssize_t n = pread(fd, b, size - off < CHUNK ? (size_t)(size - off) : CHUNK,
 				  (off_t)off);
 		if (n <= 0)
 			rc = n < 0 ? -errno : -ESTALE;
-		else if (!SHA1_Update(&c, b, (size_t)n))
+		else if (!sha->update(&c, b, (size_t)n))
 			rc = -EIO;
 		off += n > 0 ? (uint64_t)n : 0;
 	}
-	if (!rc && !SHA1_Final(out, &c))
+	if (!rc && !sha->final(out, &c))
 		rc = -EIO;
+	if (rc == -EIO)
+		*why = "libcrypto's SHA-1 failed";
 	free(b);
 	return rc;
-}
-
-static int sha1_buf(const uint8_t *buf, size_t len, uint8_t out[20])
-{
-	SHA_CTX c;
-	return SHA1_Init(&c) && SHA1_Update(&c, buf, len) && SHA1_Final(out, &c) ? 0 : -EIO;
 }
 
 static int same_times(const struct stat *a, const struct stat *b)
@@ -122,6 +119,7 @@ static int take(const char *path, const struct inj_file_id *then, unsigned flags
 {
 	struct stat sb, after;
 	char why[128];
+	const char *sha_why = NULL;	/* set when the SHA-1 could not be had */
 	int rc = 0, fd = sio_open_regular(path);
 	if (buf) {
 		*buf = NULL;
@@ -147,18 +145,20 @@ static int take(const char *path, const struct inj_file_id *then, unsigned flags
 		goto out;
 	}
 	if (!buf) {
-		rc = sha1_fd(fd, (uint64_t)sb.st_size, now->sha1);
+		rc = sha1_fd(fd, (uint64_t)sb.st_size, now->sha1, &sha_why);
 	} else if ((rc = sio_read_all(fd, INJ_ID_READ_MAX, buf, len)) == 0) {
 		if (*len != (uint64_t)sb.st_size)
 			rc = -ESTALE;
 		else
-			rc = sha1_buf(*buf, *len, now->sha1);
+			rc = jp_sha1_buf(*buf, *len, now->sha1, &sha_why);
 	}
 	if (!rc && (fstat(fd, &after) < 0 || !same_times(&sb, &after)))
 		rc = -ESTALE;
 	jp_nomem_check(rc, "reading a jitdump to check it");	/* not a changed file */
 	if (rc == -ESTALE)
 		jp_logf(log, JP_LOG_ERROR, "%s changed while it was read", path);
+	else if (rc < 0 && sha_why)
+		jp_logf(log, JP_LOG_ERROR, "%s: SHA-1: %s", path, sha_why);
 	else if (rc < 0)
 		jp_logf(log, JP_LOG_ERROR,
 			"%s: %s", path, rc == -EFBIG ? "larger than the 2 GiB read to "

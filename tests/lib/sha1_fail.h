@@ -1,26 +1,19 @@
-/* sha1_fail.h - libcrypto's SHA1_Init, SHA1_Update and SHA1_Final interposed for a test binary
- * (its definitions win over libcrypto's for every caller linked into it): the call
- * sha1_fail_mode names fails once on demand, the others go to libcrypto. jitprof hashes with
- * these low-level calls (they allocate nothing; OpenSSL 3's EVP crashed when one of its own
- * allocations failed). Include it in one file of a binary. */
+/* sha1_fail.h - the SHA-1 functions jitprof hashes with (lib/sha1.h, libcrypto's SHA1_Init,
+ * SHA1_Update and SHA1_Final loaded on first use) replaced for a test binary: the call
+ * sha1_fail_arm names fails once on demand, the others go to libcrypto. Include it in one file
+ * of a binary. */
 #ifndef JITPROF_TESTS_SHA1_FAIL_H
 #define JITPROF_TESTS_SHA1_FAIL_H
 
 #include <criterion/criterion.h>
-#include <dlfcn.h>
-#define OPENSSL_SUPPRESS_DEPRECATED
-#include <openssl/sha.h>
+
+#include "lib/sha1.h"
 
 enum { SHA1_FAIL_NONE, SHA1_FAIL_INIT, SHA1_FAIL_UPDATE, SHA1_FAIL_FINAL };
 static int sha1_fail_mode;
 static int sha1_failed;		/* the call failed on demand */
 static int sha1_calls_after;	/* SHA-1 calls made after that */
-
-#define SHA1_FAIL_REAL(name) \
-	static __typeof__(&name) real; \
-	if (!real) \
-		*(void **)&real = dlsym(RTLD_NEXT, #name); \
-	cr_assert(real, "no libcrypto " #name)
+static struct jp_sha1 sha1_real;
 
 #define SHA1_FAIL_ONCE(which) \
 	do { \
@@ -31,30 +24,37 @@ static int sha1_calls_after;	/* SHA-1 calls made after that */
 		} \
 	} while (0)
 
-int SHA1_Init(SHA_CTX *c)
+static int sha1_fail_init(struct jp_sha1_ctx *c)
 {
-	SHA1_FAIL_REAL(SHA1_Init);
 	SHA1_FAIL_ONCE(SHA1_FAIL_INIT);
-	return real(c);
+	return sha1_real.init(c);
 }
 
-int SHA1_Update(SHA_CTX *c, const void *data, size_t len)
+static int sha1_fail_update(struct jp_sha1_ctx *c, const void *data, size_t len)
 {
-	SHA1_FAIL_REAL(SHA1_Update);
 	SHA1_FAIL_ONCE(SHA1_FAIL_UPDATE);
-	return real(c, data, len);
+	return sha1_real.update(c, data, len);
 }
 
-int SHA1_Final(unsigned char *md, SHA_CTX *c)
+static int sha1_fail_final(unsigned char md[JP_SHA1_DIGEST], struct jp_sha1_ctx *c)
 {
-	SHA1_FAIL_REAL(SHA1_Final);
 	SHA1_FAIL_ONCE(SHA1_FAIL_FINAL);
-	return real(md, c);
+	return sha1_real.final(md, c);
 }
 
 /* The next SHA-1 call of kind mode fails (SHA1_FAIL_NONE: none). */
 static inline void sha1_fail_arm(int mode)
 {
+	static const struct jp_sha1 failing = { sha1_fail_init, sha1_fail_update,
+						sha1_fail_final };
+	if (!sha1_real.init) {
+		const char *why = NULL;
+		jp_sha1_replace(NULL);
+		const struct jp_sha1 *real = jp_sha1(&why);
+		cr_assert(real, "libcrypto's SHA-1: %s", why);
+		sha1_real = *real;
+	}
+	jp_sha1_replace(&failing);
 	sha1_fail_mode = mode;
 	sha1_failed = sha1_calls_after = 0;
 }
