@@ -1,5 +1,6 @@
 /* ordered.c - perf's ordered-events discipline for consumers that need time order: events
- * are copied into a min-heap keyed by (time, arrival); a FINISHED_ROUND releases everything
+ * are queued in a min-heap keyed by (time, arrival), each left in the reader's window where
+ * it was read (pd_reader_hold) or else copied; a FINISHED_ROUND releases everything
  * not newer than the newest time seen before the previous round (the ring buffers of all CPUs
  * have been drained past it by then), and the end of input releases the rest. Memory is
  * bounded: past PD_ORDERED_MAX_BYTES the oldest half is released early, as perf does. The heap
@@ -16,6 +17,8 @@ struct qev {
 	size_t size;		/* raw bytes, then extra bytes */
 	uint64_t extra_size;
 	struct slab *slab;	/* where it lives; NULL: malloc'd alone */
+	const uint8_t *raw;	/* in block, or bytes (then extra bytes follow) */
+	struct pd_block *block;	/* the reader's window it stays in; NULL: copied into bytes */
 	uint8_t bytes[];
 };
 
@@ -52,6 +55,7 @@ struct pd_ordered {
 	const struct pd_reader *r;
 	struct slab *slab;	/* the one events are carved from */
 	uint64_t slab_bytes;	/* of the slabs alive */
+	uint64_t held_bytes;	/* of the reader's blocks events stay in */
 	struct hent *heap;
 	size_t n, cap;
 	struct run run;
@@ -107,6 +111,11 @@ static void qev_free(struct pd_ordered *q, struct qev *e)
 {
 	if (!e)
 		return;
+	if (e->block) {
+		if (!--e->block->held)
+			q->held_bytes -= e->block->cap;
+		pd_block_release(e->block);
+	}
 	struct slab *s = e->slab;
 	if (!s) {
 		free(e);
@@ -173,6 +182,20 @@ static bool joins_run(const struct run *r, const struct hent *h)
 	return !r->n || !before(h, run_at(r, r->n - 1));
 }
 
+/* The reader's block the event can stay in (its bytes, none beside them), while the blocks so
+ * held stay within PD_ORDERED_MAX_BYTES; NULL: the event is copied. */
+static struct pd_block *hold(struct pd_ordered *q, const struct pd_event *ev, size_t extra)
+{
+	struct pd_block *b = extra ? NULL : pd_reader_hold(q->r, ev->raw, ev->size);
+	if (b && !b->held && q->held_bytes + b->cap > PD_ORDERED_MAX_BYTES) {
+		pd_block_release(b);
+		return NULL;
+	}
+	if (b && !b->held++)
+		q->held_bytes += b->cap;
+	return b;
+}
+
 int pd_ordered_push(struct pd_ordered *q, const struct pd_event *ev, uint64_t time)
 {
 	size_t extra = ev->extra ? (size_t)ev->extra_size : 0;
@@ -181,15 +204,23 @@ int pd_ordered_push(struct pd_ordered *q, const struct pd_event *ev, uint64_t ti
 
 	if (!joins_run(&q->run, &h) && jp_grow(&q->heap, &q->cap, q->n + 1, sizeof(*q->heap), 1024))
 		return -ENOMEM;
-	e = qev_alloc(q, ev->size + extra);
-	if (!e)
+	struct pd_block *b = hold(q, ev, extra);
+	e = qev_alloc(q, b ? 0 : ev->size + extra);
+	if (!e) {
+		if (b && !--b->held)
+			q->held_bytes -= b->cap;
+		pd_block_release(b);
 		return -ENOMEM;
+	}
 	e->time = time;
 	e->seq = q->seq++;
 	e->offset = ev->offset;
 	e->size = ev->size;
 	e->extra_size = extra;
-	memcpy(e->bytes, ev->raw, ev->size);
+	e->block = b;
+	e->raw = b ? ev->raw : e->bytes;
+	if (!b)
+		memcpy(e->bytes, ev->raw, ev->size);
 	if (extra)
 		memcpy(e->bytes + ev->size, ev->extra, extra);
 	if (time > q->max_time)
@@ -287,7 +318,7 @@ int pd_ordered_pop(struct pd_ordered *q, struct pd_event *ev)
 	qev_free(q, q->last);
 	q->last = e;
 	memset(ev, 0, sizeof(*ev));
-	err = pd_decode(q->r, e->bytes, e->size, ev);
+	err = pd_decode(q->r, e->raw, e->size, ev);
 	ev->offset = e->offset;
 	ev->extra = e->extra_size ? e->bytes + e->size : NULL;
 	ev->extra_size = e->extra_size;

@@ -131,7 +131,7 @@ int pd_sid_parse(const struct perf_event_attr *attr, const void *rec, size_t siz
 
 /* ---------------------------------------------------------------------------------------
  * A decoded record. All pointers point into the raw bytes and are valid until the next
- * pd_reader_next() (copy what you keep; pd_ordered copies whole events).
+ * pd_reader_next() (copy what you keep; pd_ordered keeps whole events).
  */
 struct pd_sample {
 	uint64_t ip;
@@ -371,7 +371,8 @@ int pd_writer_close(struct pd_writer *w);
 uint64_t pd_writer_bytes(const struct pd_writer *w);
 
 /* ---------------------------------------------------------------------------------------
- * Ordered events: perf's FINISHED_ROUND discipline. Push copies; after pd_ordered_round()
+ * Ordered events: perf's FINISHED_ROUND discipline. Push keeps the event (where the reader r
+ * read it, or a copy); after pd_ordered_round()
  * every event not newer than the max time seen before the previous round becomes poppable,
  * in time order (stable for equal times). Time-0 events are queued at time 0.
  */

@@ -104,6 +104,23 @@ static inline unsigned pd_feat_next(const uint64_t bits[4], unsigned f)
 #define PD_FOR_EACH_FEAT(f, bits) \
 	for (unsigned f = pd_feat_next(bits, 0); f < PD_FEAT_MAX; f = pd_feat_next(bits, f + 1))
 
+/* The reader's window lives in a block that the ordered queue may share (pd_reader_hold): an
+ * event it queues is then read where the reader put it instead of copied (the samples of a
+ * --call-graph dwarf recording are 8-64 KiB each: their copy into the queue was 5% of a
+ * call-graph report's CPU). A block someone else holds is never moved or overwritten: the
+ * reader's next fill starts a new one. One thread: the counts are plain. */
+struct pd_block {
+	size_t refs;	/* the reader's, while the block is its window, and the queue's events' */
+	size_t held;	/* of those, the queue's (its memory bound counts the held blocks) */
+	size_t cap;
+	_Alignas(8) uint8_t data[];
+};
+
+/* A reference to the block holding the len bytes at p, when they lie in the reader's window
+ * (not in a copy: swapped, realigned, decompressed); NULL otherwise. pd_block_release it. */
+struct pd_block *pd_reader_hold(const struct pd_reader *r, const void *p, size_t len);
+void pd_block_release(struct pd_block *b);
+
 struct pd_reader {
 	bool unfinished;	/* the header's data size is 0: perf record never finalized it */
 	char *path;
@@ -115,6 +132,7 @@ struct pd_reader {
 	char *err;		/* the last error, whole (pd_set_err); NULL: none */
 
 	/* Buffered window over the stream: buf holds bytes [buf_off, buf_off + buf_len). */
+	struct pd_block *block;	/* buf's: buf == block->data, buf_cap == block->cap */
 	uint8_t *buf;
 	size_t buf_cap;
 	size_t buf_len;

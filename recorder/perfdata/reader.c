@@ -42,6 +42,31 @@ const char *pd_reader_error(const struct pd_reader *r)
 	return r->err ? r->err : "no error";
 }
 
+static struct pd_block *block_new(size_t cap)
+{
+	struct pd_block *b = malloc(sizeof(*b) + cap);
+	if (b)
+		*b = (struct pd_block){ .refs = 1, .cap = cap };
+	return b;
+}
+
+void pd_block_release(struct pd_block *b)
+{
+	if (b && !--b->refs)
+		free(b);
+}
+
+struct pd_block *pd_reader_hold(const struct pd_reader *r, const void *p, size_t len)
+{
+	if (!r || !r->block)
+		return NULL;
+	uintptr_t at = (uintptr_t)p, lo = (uintptr_t)r->buf;
+	if (at < lo || at - lo > r->buf_len || len > r->buf_len - (at - lo))
+		return NULL;
+	r->block->refs++;
+	return r->block;
+}
+
 /* Makes at least `need` unconsumed bytes available in the window. -ENODATA at end of input. */
 static int fill(struct pd_reader *r, size_t need)
 {
@@ -49,18 +74,26 @@ static int fill(struct pd_reader *r, size_t need)
 
 	if (avail >= need)
 		return 0;
-	if (r->buf_pos) {
+	if (r->block->refs > 1 || need > r->buf_cap) {
+		/* the queue keeps events where they are, or the window is too small: a new one
+		 * with the bytes not yet consumed */
+		size_t cap = need > r->buf_cap ? need : r->buf_cap;
+		struct pd_block *nb = block_new(cap);
+		if (!nb)
+			return -ENOMEM;
+		memcpy(nb->data, r->buf + r->buf_pos, avail);
+		pd_block_release(r->block);
+		r->block = nb;
+		r->buf = nb->data;
+		r->buf_cap = cap;
+		r->buf_off += r->buf_pos;
+		r->buf_len = avail;
+		r->buf_pos = 0;
+	} else if (r->buf_pos) {
 		memmove(r->buf, r->buf + r->buf_pos, avail);
 		r->buf_off += r->buf_pos;
 		r->buf_len = avail;
 		r->buf_pos = 0;
-	}
-	if (need > r->buf_cap) {
-		uint8_t *nb = realloc(r->buf, need);
-		if (!nb)
-			return -ENOMEM;
-		r->buf = nb;
-		r->buf_cap = need;
 	}
 	while (r->buf_len < need) {
 		size_t room = r->buf_cap - r->buf_len;
@@ -157,7 +190,8 @@ int pd_reader_open_fd(struct pd_reader **out, int fd, const char *name,
 		r->buf_cap = (size_t)sb.st_size;
 	if (r->buf_cap < 4096)
 		r->buf_cap = 4096;
-	r->buf = malloc(r->buf_cap);
+	r->block = block_new(r->buf_cap);
+	r->buf = r->block ? r->block->data : NULL;
 	r->data_end = UINT64_MAX;
 	if (!r->path || !r->buf) {
 		jp_logf(opts_log(opts), JP_LOG_ERROR, "%s: %s", name ? name : "(fd)",
@@ -233,7 +267,7 @@ void pd_reader_close(struct pd_reader *r)
 	free(r->id_index);
 	pd_reader_free_features(r);
 	pd_zstd_free(r);
-	free(r->buf);
+	pd_block_release(r->block);	/* freed here unless queued events still hold it */
 	free(r->rec);
 	free(r->extra);
 	free(r->path);

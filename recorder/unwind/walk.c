@@ -40,12 +40,18 @@ static int initial_state(const struct unw_input *in, struct state *st)
 	if (!in->regs_abi || !in->regs)
 		return -ENOENT;
 	memset(st, 0, sizeof(*st));
+	/* where each register of the mask sits among the recorded ones: one pass, not a
+	 * popcount per register (libgcc's, without -mpopcnt: 0.6% of a call-graph report) */
+	unsigned at_of[64], n = 0;
+	for (unsigned k = 0; k < 64; k++) {
+		at_of[k] = n;
+		n += (unsigned)(in->regs_mask >> k & 1);
+	}
 	for (int i = 0; i < NREGS; i++) {
 		unsigned k = perf_index[i];
 		if (!(in->regs_mask >> k & 1))
 			continue;
-		unsigned at = (unsigned)__builtin_popcountll(in->regs_mask & ((1ULL << k) - 1));
-		memcpy(&st->r[i], &in->regs[at], 8);
+		memcpy(&st->r[i], &in->regs[at_of[k]], 8);
 		st->valid |= 1u << i;
 	}
 	uint32_t need = 1u << REG_SP | 1u << REG_RA;

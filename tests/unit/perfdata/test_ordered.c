@@ -1,10 +1,13 @@
 /* test_ordered.c - recorder/perfdata/ordered.c: FINISHED_ROUND windows release events in time
  * order, and nothing newer than the previous round's maximum leaves early. */
 #include <criterion/criterion.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "recorder/perfdata/perfdata.h"
+#include "tests/lib/testutil.h"
+#include "tests/unit/perfdata/pdtest.h"
 
 static void push(struct pd_ordered *q, uint64_t t)
 {
@@ -318,4 +321,64 @@ Test(ordered, events_of_every_size_keep_their_bytes_through_rounds, .timeout = 6
 	}
 	cr_assert_eq(popped, pushed, "every event came out once");
 	pd_ordered_free(q);
+}
+
+/* Events queued where the reader read them (pd_reader_hold) stay whole while the reader moves
+ * on: 3,000 samples in one round, newest first, read through a 4 KiB window (each window
+ * refill starts a new block while queued events hold the old one), all popped after the
+ * whole file was read: every sample comes out once, in time order, its fields intact; the
+ * same from a pipe, and with every event copied (a queue without a reader). */
+static void queued_events_outlive_the_window(int pipe)
+{
+	char *dir = tu_tmpdir("pdqueue"), path[600];
+	snprintf(path, sizeof(path), "%s/in.data", dir);
+	struct pd_writer *w;
+	struct perf_event_attr a;
+	uint64_t id = 7;
+	enum { N = 3000 };
+	pdt_attr(&a);
+	cr_assert_eq(pd_writer_open(&w, path, pipe ? PD_WRITER_PIPE : 0), 0);
+	cr_assert_eq(pd_writer_add_attr(w, &a, &id, 1, "cpu-clock"), 0);
+	for (int i = 0; i < N; i++)
+		pdt_sample(w, id, 0x400000u + 16u * (unsigned)i, 42, 100000u - 10u * (unsigned)i);
+	cr_assert_eq(pd_writer_close(w), 0);
+
+	struct pd_reader_opts o = { .sz = sizeof(o), .window = 4096 };
+	struct pd_reader *r;
+	cr_assert_eq(pd_reader_open(&r, path, &o), 0);
+	struct pd_ordered *q = pd_ordered_new(r);
+	struct pd_event ev;
+	int got, queued = 0;
+	while ((got = pd_reader_next(r, &ev)) == 1)
+		if (ev.type == PERF_RECORD_SAMPLE) {
+			cr_assert_eq(pd_ordered_push(q, &ev, ev.u.sample.time), 0);
+			queued++;
+		}
+	cr_assert_eq(got, 0, "%s", pd_reader_error(r));
+	cr_assert_eq(queued, N);
+	pd_ordered_flush(q);
+	for (int i = N - 1; i >= 0; i--) {
+		cr_assert_eq(pd_ordered_pop(q, &ev), 1, "sample %d", i);
+		cr_assert_eq(ev.type, PERF_RECORD_SAMPLE);
+		cr_assert_eq(ev.u.sample.time, 100000u - 10u * (unsigned)i);
+		cr_assert_eq(ev.u.sample.ip, 0x400000u + 16u * (unsigned)i);
+		cr_assert_eq(ev.u.sample.pid, 42);
+		cr_assert_eq(ev.u.sample.nr_callchain, 3);
+		cr_assert_eq(ev.u.sample.callchain[2], ev.u.sample.ip + 0x10);
+	}
+	cr_assert_eq(pd_ordered_pop(q, &ev), 0);
+	pd_ordered_free(q);
+	pd_reader_close(r);
+	tu_rmtree(dir);
+	free(dir);
+}
+
+Test(ordered, queued_events_outlive_the_window_file)
+{
+	queued_events_outlive_the_window(0);
+}
+
+Test(ordered, queued_events_outlive_the_window_pipe)
+{
+	queued_events_outlive_the_window(1);
 }
