@@ -40,6 +40,12 @@ measure() {
 	{ time "$@" >/dev/null 2>"$work/err"; } 2>&1 | awk '{ printf "%.2f %.2f\n", $1, $2 + $3 }'
 }
 
+# The recording's size in a profile's DIR: perf.data, or perf.jit.data where it holds the
+# stack copies (the Java mode: profile removes perf.data once merged, docs/profile.md).
+recording_size() {
+	stat -c %s "$1/perf.data" 2>/dev/null || stat -c %s "$1/perf.jit.data"
+}
+
 : >"$work/plain"
 : >"$work/prof"
 : >"$work/proffp"
@@ -52,8 +58,8 @@ for ((i = 0; i < runs; i++)); do
 done
 fw=$(cut -d' ' -f1 "$work/proffp" | median); fc=$(cut -d' ' -f2 "$work/proffp" | median)
 echo "launch, SteadyState $rounds, --call-graph fp (the mode before): ${fw} s wall ${fc} s CPU;" \
-	"perf.data $(($(stat -c %s "$work/f.txt.jitprof/perf.data") / 1024)) KiB against" \
-	"$(($(stat -c %s "$work/x.txt.jitprof/perf.data") / 1024)) KiB in the Java mode"
+	"recording $(($(recording_size "$work/f.txt.jitprof") / 1024)) KiB against" \
+	"$(($(recording_size "$work/x.txt.jitprof") / 1024)) KiB in the Java mode"
 pw=$(cut -d' ' -f1 "$work/plain" | median); pc=$(cut -d' ' -f2 "$work/plain" | median)
 jw=$(cut -d' ' -f1 "$work/prof" | median); jc=$(cut -d' ' -f2 "$work/prof" | median)
 echo "launch, SteadyState $rounds: java alone ${pw} s wall ${pc} s CPU; jitprof profile" \
@@ -98,11 +104,11 @@ for home in /usr/lib/jvm/java-17-openjdk-amd64 /usr/lib/jvm/temurin-25-jdk-amd64
 			"$home/bin/java" -m jdk.compiler/com.sun.tools.javac.Main -d "$work/out" \
 			samples/java/*.java)
 		read -r java root < <(rooted "$work/j-$mode.collapsed")
-		size=$(stat -c %s "$work/j-$mode.collapsed.jitprof/perf.data")
+		size=$(recording_size "$work/j-$mode.collapsed.jitprof")
 		lost=$(grep -c "lost" "$work/err" || true)
 		echo "java mode, javac, $jdk, $mode: $root of $java Java samples rooted" \
 			"($(awk -v a="$root" -v b="$java" 'BEGIN { printf "%.1f", b ? 100 * a / b : 0 }')%);" \
-			"perf.data $((size / 1024)) KiB; profile ${t% *} s wall ${t#* } s CPU;" \
+			"recording $((size / 1024)) KiB; profile ${t% *} s wall ${t#* } s CPU;" \
 			"lost-sample warnings $lost"
 	done
 	"$home/bin/java" -XX:+IgnoreUnrecognizedVMOptions -XX:+EnableDynamicAgentLoading \
@@ -116,5 +122,5 @@ for home in /usr/lib/jvm/java-17-openjdk-amd64 /usr/lib/jvm/temurin-25-jdk-amd64
 	echo "java mode, attach (no -XX:+PreserveFramePointer), SteadyState, $jdk: $root of" \
 		"$java Java samples rooted" \
 		"($(awk -v a="$root" -v b="$java" 'BEGIN { printf "%.1f", b ? 100 * a / b : 0 }')%);" \
-		"perf.data $(($(stat -c %s "$work/att.collapsed.jitprof/perf.data") / 1024)) KiB"
+		"recording $(($(recording_size "$work/att.collapsed.jitprof") / 1024)) KiB"
 done

@@ -425,6 +425,16 @@ void profile_pick_call_graph(struct profile *p)
 /* A profiled command that failed makes profile fail the same way (a script or CI job that
  * profiles a test run still sees the test fail), said once, with the report written. `record`
  * gave its status as a shell does: N, or 128+S for signal S. */
+/* A dwarf recording's stack copies are kept once: inject copied them into perf.jit.data
+ * (--keep-stacks: report names interpreted frames from them) and everything after reads that
+ * file, so perf.data would only double the disk a profile takes (32 KiB a sample, 290 MB for
+ * five seconds of javac). Only once inject wrote it whole; removed by name in our own DIR. */
+static void drop_recording(const struct profile *p)
+{
+	if (p->cg.mode == PROF_CG_DWARF && unlinkat(p->dirfd, "perf.data", 0) && errno != ENOENT)
+		cli_warn("%s: %s (kept beside %s)", p->data, strerror(errno), p->jitdata);
+}
+
 static int workload_failed(int status)
 {
 	if (!status)
@@ -494,6 +504,7 @@ int cmd_profile(int argc, char **argv)
 		if (injected) {	/* what the injected file holds, as inject wrote it */
 			c.samples = st.samples;
 			c.loads = st.mmaps_emitted;
+			drop_recording(&p);
 		}
 	} else {
 		cli_warn("no process of the recording wrote a jitdump: the report shows native "
@@ -504,7 +515,7 @@ int cmd_profile(int argc, char **argv)
 		return rc;
 	if (profile_signal)
 		return cli_error("stopped by signal %d; the recording is %s", (int)profile_signal,
-				 p.data);
+				 injected && p.cg.mode == PROF_CG_DWARF ? p.jitdata : p.data);
 	char hot[256] = "";
 	if (!p.fmt->flag)
 		profile_hottest(p.out, hot, sizeof(hot));
