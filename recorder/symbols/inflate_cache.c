@@ -112,7 +112,7 @@ out:
 	return map != MAP_FAILED;
 }
 
-static int write_all(int fd, const void *p, size_t n)
+int sym_write_all(int fd, const void *p, size_t n)
 {
 	while (n) {
 		ssize_t k = write(fd, p, n);
@@ -136,7 +136,7 @@ static void save(int rootfd, const char *rel, const struct head *h, const struct
 		return;
 	memcpy(page, h, sizeof(*h));
 	if (sio_out_open(&o, dfd, rel + sizeof(DIR_REL), 0600) == 0) {
-		if (write_all(o.fd, page, sizeof(page)) || write_all(o.fd, z->p, z->len))
+		if (sym_write_all(o.fd, page, sizeof(page)) || sym_write_all(o.fd, z->p, z->len))
 			sio_out_abort(&o);
 		else
 			sio_out_commit(&o);

@@ -51,13 +51,15 @@ int sym_read_all(const char *path, char **buf, size_t *len)
 	return 0;
 }
 
-/* A regular file is mapped (the page cache is the buffer); /proc/kallsyms is read. */
-static int load_text(struct kallsyms *k, const char *path)
+/* A regular file is mapped (the page cache is the buffer; *st its identity, which keys the
+ * index's cache entry); /proc/kallsyms is read (st->st_mode then says not regular). */
+static int load_text(struct kallsyms *k, const char *path, struct stat *out)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
 	struct stat st;
+	out->st_mode = 0;
 	if (fstat(fd, &st)) {
 		int rc = -errno;
 		close(fd);
@@ -74,6 +76,7 @@ static int load_text(struct kallsyms *k, const char *path)
 	k->text = p;
 	k->len = (size_t)st.st_size;
 	k->mapped = 1;
+	*out = st;
 	return 0;
 }
 
@@ -224,7 +227,9 @@ static void dedupe(struct kallsyms *k)
 			k->v[w - 1] = k->v[i];
 			continue;
 		}
-		k->v[w++] = k->v[i];
+		if (w != i)	/* unmoved entries stay unwritten: a cached index's pages not copied */
+			k->v[w] = k->v[i];
+		w++;
 	}
 	k->n = w;
 }
@@ -232,24 +237,39 @@ static void dedupe(struct kallsyms *k)
 int kallsyms_open(struct kallsyms *k, const char *path, const char *ref_name,
 		  uint64_t recorded_ref)
 {
+	return kallsyms_open_cached(k, path, ref_name, recorded_ref, -1);
+}
+
+int kallsyms_open_cached(struct kallsyms *k, const char *path, const char *ref_name,
+			 uint64_t recorded_ref, int cache_root)
+{
+	struct stat st;
 	memset(k, 0, sizeof(*k));
-	int rc = load_text(k, path);
+	int rc = load_text(k, path, &st);
 	if (rc)
 		return rc;
 	uint64_t ref;
-	rc = index_text(k, ref_name, &ref);
-	if (rc < 0) {
-		kallsyms_free(k);
-		return rc;
+	int regular = S_ISREG(st.st_mode);
+	/* the cache keeps the index sorted and one symbol per address, before any relocation:
+	 * the core image's symbols move together and never meet a module's address, so sorting
+	 * and deduplicating again after a move gives what doing it once after would */
+	if (!regular || !kallsyms_cache_load(cache_root, &st, ref_name, k, &ref)) {
+		rc = index_text(k, ref_name, &ref);
+		if (rc < 0) {
+			kallsyms_free(k);
+			return rc;
+		}
+		if (!rc)
+			qsort(k->v, k->n, sizeof(*k->v), ksym_cmp);
+		dedupe(k);
+		if (regular)
+			kallsyms_cache_save(cache_root, &st, ref_name, k, ref);
 	}
-	int sorted = rc;
 	if (recorded_ref && ref && ref != recorded_ref) {
 		relocate(k, (int64_t)(recorded_ref - ref));
-		sorted = 0;
-	}
-	if (!sorted)
 		qsort(k->v, k->n, sizeof(*k->v), ksym_cmp);
-	dedupe(k);
+		dedupe(k);
+	}
 	return 0;
 }
 
@@ -284,7 +304,10 @@ void kallsyms_free(struct kallsyms *k)
 		munmap(k->text, k->len);
 	else
 		free(k->text);
-	free(k->v);
+	if (k->v_map)
+		munmap(k->v_map, k->v_map_len);
+	else
+		free(k->v);
 	for (size_t i = 0; i < k->n_mat; i++)
 		free(k->mat[i]);
 	free(k->mat);

@@ -84,8 +84,12 @@ static int load_vmlinux(struct sym_session *s, const char *path)
 static int load_kallsyms(struct sym_session *s, const char *path)
 {
 	kallsyms_free(&s->kall);
-	int rc = kallsyms_open(&s->kall, path, s->kref_name ? s->kref_name : "_text",
-			       s->kref_addr);
+	/* the file's index kept in the build-id cache (kallsyms_cache.c) */
+	int root = s->buildid_dir ? open(s->buildid_dir, O_PATH | O_DIRECTORY | O_CLOEXEC) : -1;
+	int rc = kallsyms_open_cached(&s->kall, path, s->kref_name ? s->kref_name : "_text",
+				      s->kref_addr, root);
+	if (root >= 0)
+		close(root);
 	if (rc == -EPERM)
 		sess_msg(s, JP_LOG_WARN, "%s: all addresses are 0 (kptr_restrict?)", path);
 	if (!rc && !s->kall.n) {

@@ -48,6 +48,8 @@ struct kallsyms {
 	int mapped;
 	struct ksym *v;		/* text symbols sorted by address, one per address */
 	size_t n;
+	void *v_map;		/* v is in this mapping of a cache entry (kallsyms_cache.c) */
+	size_t v_map_len;
 	struct sym_entry **mat;	/* symbols samples hit, with their names copied out */
 	size_t n_mat, cap_mat;
 };
@@ -57,6 +59,21 @@ struct kallsyms {
  * 0, -EPERM (every address 0: kptr_restrict) or -errno. */
 int kallsyms_open(struct kallsyms *k, const char *path, const char *ref_name,
 		  uint64_t recorded_ref);
+/* The same, with the index kept in and read from the build-id cache beneath cache_root (a
+ * directory fd; -1: none), for a regular file. */
+int kallsyms_open_cached(struct kallsyms *k, const char *path, const char *ref_name,
+			 uint64_t recorded_ref, int cache_root);
+/* kallsyms_cache.c: 1 with k->v, k->n, k->v_map set from the cache's entry for the file st
+ * (k->text read: sorted, one entry per address, unrelocated) and *ref_addr the reference
+ * symbol's address in the file; 0 when there is none to take. save writes k's index so as
+ * that entry (failing silently). */
+struct stat;
+int kallsyms_cache_load(int rootfd, const struct stat *st, const char *ref_name,
+			struct kallsyms *k, uint64_t *ref_addr);
+void kallsyms_cache_save(int rootfd, const struct stat *st, const char *ref_name,
+			 const struct kallsyms *k, uint64_t ref_addr);
+/* inflate_cache.c: all n bytes written (EINTR retried): 0 or -1. */
+int sym_write_all(int fd, const void *p, size_t n);
 /* The symbol covering addr (materialized on first hit), or NULL. */
 struct sym_entry *kallsyms_find(struct sym_session *s, struct kallsyms *k, uint64_t addr);
 void kallsyms_free(struct kallsyms *k);
