@@ -6,7 +6,8 @@
  * replaced or rewritten is inflated again), the sizes of its sections, then lines_inflate's
  * buffer byte for byte. Trust (docs/SECURITY.md): the cache's insides are walked beneath the
  * root (no symlink, regular files only), an entry is used only if it is ours and nobody else
- * may write it, and written fresh (sio_out: a temp renamed over the name). */
+ * may write it, and written fresh (sio_out: a temp renamed over the name), only beneath a root
+ * of ours or root's. */
 #include "recorder/symbols/symbols_int.h"
 
 #include <errno.h>
@@ -126,11 +127,18 @@ int sym_write_all(int fd, const void *p, size_t n)
 	return 0;
 }
 
+int sym_cache_writable(int rootfd)
+{
+	return rootfd >= 0 && sio_dir_check(rootfd, geteuid(), 0, NULL, 0) == 0;
+}
+
 /* Writes z as the entry rel with head h. Failing leaves no entry; nothing is said. */
 static void save(int rootfd, const char *rel, const struct head *h, const struct lines_zbuf *z)
 {
 	char page[HEAD_SIZE] = { 0 };
 	struct sio_out o;
+	if (!sym_cache_writable(rootfd))
+		return;
 	int dfd = sio_mkdirs_beneath(rootfd, DIR_REL, 0700);
 	if (dfd < 0)
 		return;

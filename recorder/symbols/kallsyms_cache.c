@@ -6,8 +6,9 @@
  * inode, size, mtime: a file replaced or rewritten is indexed again), the reference symbol's
  * address, then the array, sorted and one entry per address, as before any relocation. Trust as
  * for the inflated DWARF (inflate_cache.c, docs/SECURITY.md): beneath the root, no symlink, a
- * regular file of ours that nobody else may write, written fresh; and every entry must point
- * at a line's start in the text, or the whole entry is ignored. */
+ * regular file of ours that nobody else may write, written fresh, and only into a cache root
+ * of ours (or root's); and every entry must point at a line's start in the text, or the whole
+ * entry is ignored. */
 #include "recorder/symbols/symbols_int.h"
 
 #include <errno.h>
@@ -118,7 +119,7 @@ void kallsyms_cache_save(int rootfd, const struct stat *st, const char *ref_name
 	char rel[sizeof(DIR_REL) + 64];
 	struct head h;
 	struct sio_out o;
-	if (rootfd < 0 || entry_name(st, rel, sizeof(rel)))
+	if (!sym_cache_writable(rootfd) || entry_name(st, rel, sizeof(rel)))
 		return;
 	make_head(st, ref_name, &h);
 	h.ref_addr = ref_addr;

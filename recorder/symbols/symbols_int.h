@@ -72,8 +72,11 @@ int kallsyms_cache_load(int rootfd, const struct stat *st, const char *ref_name,
 			struct kallsyms *k, uint64_t *ref_addr);
 void kallsyms_cache_save(int rootfd, const struct stat *st, const char *ref_name,
 			 const struct kallsyms *k, uint64_t ref_addr);
-/* inflate_cache.c: all n bytes written (EINTR retried): 0 or -1. */
+/* inflate_cache.c: all n bytes written (EINTR retried): 0 or -1. sym_cache_writable: 1 when
+ * the build-id cache root rootfd is the running user's (or root's) and others may not write
+ * it: jitprof run as root never writes into another user's cache (HOME kept by sudo -E). */
 int sym_write_all(int fd, const void *p, size_t n);
+int sym_cache_writable(int rootfd);
 /* The symbol covering addr (materialized on first hit), or NULL. */
 struct sym_entry *kallsyms_find(struct sym_session *s, struct kallsyms *k, uint64_t addr);
 void kallsyms_free(struct kallsyms *k);

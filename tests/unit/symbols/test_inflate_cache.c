@@ -124,6 +124,21 @@ Test(inflate_cache, entry_of_another_user_is_not_used)
 	cr_assert_eq(read_once(a, &l), 0, "another user's entry was used");
 }
 
+/* Run as root with another user's cache (HOME kept by sudo -E): read, never written into. */
+Test(inflate_cache, another_users_cache_root_is_not_written)
+{
+	if (geteuid() != 0)
+		cr_skip_test("needs root to give the cache root to another user");
+	uint8_t a[16];
+	int l;
+	cr_assert_eq(chown(root, 54321, 54321), 0);
+	cr_assert_eq(read_once(a, &l), 0);
+	cr_assert(!exists(entry), "root wrote %s into uid 54321's cache", entry);
+	char sub[4300];
+	snprintf(sub, sizeof(sub), "%s/.jitprof", root);
+	cr_assert(!exists(sub), "root made %s in uid 54321's cache", sub);
+}
+
 Test(inflate_cache, symlinks_are_not_followed)
 {
 	uint8_t a[16];

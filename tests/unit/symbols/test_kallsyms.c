@@ -151,3 +151,30 @@ Test(kallsyms, index_cached_and_taken_back)
 	tu_rmtree(dir);
 	free(dir);
 }
+
+/* Run as root with another user's build-id cache (HOME kept by sudo -E): the index is made
+ * from the text and nothing is written there. */
+Test(kallsyms, another_users_cache_root_is_not_written)
+{
+	if (geteuid() != 0)
+		cr_skip_test("needs root to give the cache root to another user");
+	char *dir = tu_tmpdir("sym-kscache-other"), path[4200], root_path[4200], made[4300];
+	cr_assert(dir);
+	snprintf(path, sizeof(path), "%s/kallsyms", dir);
+	snprintf(root_path, sizeof(root_path), "%s/cache", dir);
+	snprintf(made, sizeof(made), "%s/.jitprof", root_path);
+	cr_assert_eq(tu_write_file(path, ks_text, sizeof(ks_text) - 1), 0);
+	cr_assert_eq(mkdir(root_path, 0700), 0);
+	cr_assert_eq(chown(root_path, 54321, 54321), 0);
+	int root = open(root_path, O_PATH | O_DIRECTORY);
+	cr_assert(root >= 0);
+	struct kallsyms k;
+	open_cached(&k, path, root, 0);
+	expect_index(&k, 0);
+	kallsyms_free(&k);
+	struct stat st;
+	cr_expect_neq(lstat(made, &st), 0, "root made %s in uid 54321's cache", made);
+	close(root);
+	tu_rmtree(dir);
+	free(dir);
+}
