@@ -58,16 +58,19 @@ static void read_job(void *ctx, void *job)
 		if (a->inflate)
 			lines_inflate_cached(a->cachefd, &a->bid, a->fd, a->elf, &a->zbuf);
 	}
-	if (a->cachefd >= 0) {
-		close(a->cachefd);
-		a->cachefd = -1;
-	}
 	a->dw = a->elf ? dwarf_begin_elf(a->elf, DWARF_C_READ, NULL) : NULL;
 	if (!a->dw) {
 		a->err = a->elf ? dwarf_errmsg(-1) : elf_errmsg(-1);
 		a->rc = -EINVAL;
-	} else {
+	} else if (!lines_cus_load(a->cachefd, &a->bid, &a->zbuf, a->dw, &a->cus, &a->n_cus)) {
+		/* the index kept beside the cache's entry, else made and kept there */
 		a->rc = lines_index_cus(a->dw, &a->cus, &a->n_cus);
+		if (!a->rc)
+			lines_cus_save(a->cachefd, &a->bid, &a->zbuf, a->cus, a->n_cus);
+	}
+	if (a->cachefd >= 0) {
+		close(a->cachefd);
+		a->cachefd = -1;
 	}
 	pthread_mutex_lock(&a->mu);
 	__atomic_store_n(&a->done, 1, __ATOMIC_RELEASE);

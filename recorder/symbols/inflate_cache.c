@@ -21,7 +21,7 @@
 
 #include "safeio/safeio.h"
 
-#define DIR_REL ".jitprof/dwarf"
+#define DIR_REL LINES_ZCACHE_DIR
 #define MAGIC "JPDWZ01\n"
 #define MAX_SCNS 64
 #define HEAD_SIZE 4096	/* the sections' buffer starts page-aligned */
@@ -68,13 +68,14 @@ static int make_head(int srcfd, Elf *elf, struct head *h)
 	return 0;
 }
 
-static int entry_name(const struct sym_build_id *bid, char *rel, size_t len)
+int lines_zcache_entry(const struct sym_build_id *bid, const char *suffix, char *rel,
+		       size_t len)
 {
 	char hex[SYM_BUILD_ID_HEX];
 	if (!bid->size)
 		return -1;
 	sym_build_id_hex(bid, hex);
-	return (size_t)snprintf(rel, len, DIR_REL "/%s", hex) < len ? 0 : -1;
+	return (size_t)snprintf(rel, len, DIR_REL "/%s%s", hex, suffix) < len ? 0 : -1;
 }
 
 /* 1 when the entry rel has the head want: elf's sections set to it, mapped (*z). */
@@ -107,7 +108,10 @@ static int load(int rootfd, const char *rel, const struct head *want, Elf *elf,
 		lines_inflate_set(scn, raw, &ch, (char *)map + HEAD_SIZE + off);
 		off += ch.ch_size;
 	}
-	*z = (struct lines_zbuf){ .p = map, .len = (size_t)st.st_size, .mapped = 1 };
+	*z = (struct lines_zbuf){ .p = map, .len = (size_t)st.st_size, .mapped = 1,
+				  .entry_id = { st.st_dev, st.st_ino, (uint64_t)st.st_size,
+						(uint64_t)st.st_mtim.tv_sec * 1000000000u +
+							(uint64_t)st.st_mtim.tv_nsec } };
 out:
 	close(fd);
 	return map != MAP_FAILED;
@@ -158,7 +162,7 @@ size_t lines_inflate_cached(int rootfd, const struct sym_build_id *bid, int srcf
 	char rel[sizeof(DIR_REL) + SYM_BUILD_ID_HEX + 1];
 	struct head h;
 	/* the head is made before inflating: it reads the compressed sections' headers */
-	int keyed = rootfd >= 0 && !entry_name(bid, rel, sizeof(rel)) && !make_head(srcfd, elf, &h);
+	int keyed = rootfd >= 0 && !lines_zcache_entry(bid, "", rel, sizeof(rel)) && !make_head(srcfd, elf, &h);
 	if (keyed && load(rootfd, rel, &h, elf, z))
 		return 0;
 	size_t left = lines_inflate(elf, z);

@@ -46,20 +46,25 @@ char *realpath(const char *restrict path, char *restrict resolved)
 	return fn(path, resolved);
 }
 
-int lines_has_debug_info(Elf *elf)
+Elf_Scn *lines_section(Elf *elf, const char *name, const char *alt)
 {
 	size_t shstrndx;
 	if (!elf || elf_getshdrstrndx(elf, &shstrndx))
-		return 0;
+		return NULL;
 	for (Elf_Scn *scn = NULL; (scn = elf_nextscn(elf, scn));) {
 		GElf_Shdr sh;
-		const char *name;
+		const char *n;
 		if (gelf_getshdr(scn, &sh) && sh.sh_type != SHT_NOBITS &&
-		    (name = elf_strptr(elf, shstrndx, sh.sh_name)) &&
-		    (!strcmp(name, ".debug_info") || !strcmp(name, ".zdebug_info")))
-			return 1;
+		    (n = elf_strptr(elf, shstrndx, sh.sh_name)) &&
+		    (!strcmp(n, name) || (alt && !strcmp(n, alt))))
+			return scn;
 	}
-	return 0;
+	return NULL;
+}
+
+int lines_has_debug_info(Elf *elf)
+{
+	return lines_section(elf, ".debug_info", ".zdebug_info") != NULL;
 }
 
 static int cu_cmp(const void *a, const void *b)

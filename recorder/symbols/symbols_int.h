@@ -150,6 +150,7 @@ struct lines_zbuf {
 	void *p;
 	size_t len;
 	int mapped;
+	uint64_t entry_id[4];	/* mapped: the cache entry's device, inode, size, mtime */
 };
 
 /* ---- a DSO: one recorded file identity (long name + build-id) ---- */
@@ -412,6 +413,8 @@ int elfsym_table(Elf *elf, struct sym_table *t);
 int plt_symbols(struct sym_session *s, Elf *elf, struct sym_table *t);
 
 /* lines.c */
+/* The first section of elf named name (or alt, unless NULL) that has bytes, or NULL. */
+Elf_Scn *lines_section(Elf *elf, const char *name, const char *alt);
 int lines_has_debug_info(Elf *elf);
 /* How many of libdw's realpath("/proc/self/fd/-1") lines.c answered without asking the
  * kernel (dwarf_begin_elf on an Elf made from memory asks it each time). */
@@ -457,6 +460,20 @@ int lines_zcache_root(const char *root);
  * -1: lines_inflate alone. Returns the sections left compressed, as lines_inflate. */
 size_t lines_inflate_cached(int rootfd, const struct sym_build_id *bid, int srcfd, Elf *elf,
 			    struct lines_zbuf *z);
+
+/* inflate_cache.c: the cache entry's path beneath the root for build-id bid, its name
+ * followed by suffix ("" for the DWARF itself), in LINES_ZCACHE_DIR: 0, or -1 (no build-id,
+ * too long). */
+#define LINES_ZCACHE_DIR ".jitprof/dwarf"
+int lines_zcache_entry(const struct sym_build_id *bid, const char *suffix, char *rel,
+		       size_t len);
+/* cus_cache.c: the CU index lines_index_cus made of a debug file whose DWARF came mapped
+ * from the cache (z), kept beside that entry: load gives *cus, *n_cus (1) or 0 when there is
+ * no sound one; save writes it (failing silently). dw: the Dwarf read from z's sections. */
+int lines_cus_load(int rootfd, const struct sym_build_id *bid, const struct lines_zbuf *z,
+		   Dwarf *dw, struct cu_range **cus, size_t *n_cus);
+void lines_cus_save(int rootfd, const struct sym_build_id *bid, const struct lines_zbuf *z,
+		    const struct cu_range *cus, size_t n_cus);
 
 /* dwarf_ahead.c */
 /* dw_open for a DSO being read ahead: waits for the worker, adopts its Dwarf (or reports why

@@ -6,9 +6,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "tests/lib/testutil.h"
+#include "recorder/symbols/symbols_int.h"
 #include "tests/unit/symbols/symtest.h"
 
 const char *st_src =
@@ -248,4 +250,21 @@ char *st_path(const char *dir, const char *sub)
 	char *p = NULL;
 	cr_assert(asprintf(&p, "%s/%s", dir, sub) >= 0);
 	return p;
+}
+
+void st_zcache_fixture(const char *prefix, char **dir, char **so, struct sym_build_id *bid,
+		       char *root, size_t rootlen, const char *suffix, char *entry,
+		       size_t entrylen)
+{
+	char rel[512];
+	*dir = tu_tmpdir(prefix);
+	elf_version(EV_CURRENT);
+	unsetenv("JITPROF_DWARF_INFLATE");
+	cr_assert(lines_inflate_ready(), "libdeflate.so.0 cannot be loaded");
+	*so = st_build(*dir, "z.so", "-fPIC -shared -gz=zlib -gdwarf-5");
+	cr_assert_eq(sym_elf_build_id(*so, bid, NULL), 0);
+	cr_assert_eq(lines_zcache_entry(bid, suffix, rel, sizeof(rel)), 0);
+	snprintf(root, rootlen, "%s/cache", *dir);
+	snprintf(entry, entrylen, "%s/%s", root, rel);
+	cr_assert_eq(mkdir(root, 0700), 0);
 }

@@ -28,6 +28,13 @@ void st_collect(void *ctx, enum jp_level level, const char *msg);
 struct sym_session *st_session(const char *buildid_dir, const char *symfs);
 /* dir/sub, malloc'd. */
 char *st_path(const char *dir, const char *sub);
+/* The fixture of the DWARF cache tests: a fresh directory (*dir) holding a shared object built
+ * with zlib-compressed DWARF 5 (*so, malloc'd; *bid its build-id) and an empty cache root
+ * dir/cache (root); entry gets root's entry for it with suffix (lines_zcache_entry). Needs
+ * libdeflate. */
+void st_zcache_fixture(const char *prefix, char **dir, char **so, struct sym_build_id *bid,
+		       char *root, size_t rootlen, const char *suffix, char *entry,
+		       size_t entrylen);
 /* A symbol's value from `nm` (the oracle). */
 uint64_t st_nm_addr(const char *path, const char *sym);
 /* Runs a shell command line that must succeed. */

@@ -20,17 +20,8 @@ static struct sym_build_id bid;
 
 static void setup(void)
 {
-	dir = tu_tmpdir("sym-zcache");
-	elf_version(EV_CURRENT);
-	unsetenv("JITPROF_DWARF_INFLATE");
-	cr_assert(lines_inflate_ready(), "libdeflate.so.0 cannot be loaded");
-	so = st_build(dir, "z.so", "-fPIC -shared -gz=zlib -gdwarf-5");
-	cr_assert_eq(sym_elf_build_id(so, &bid, NULL), 0);
-	char hex[SYM_BUILD_ID_HEX];
-	sym_build_id_hex(&bid, hex);
-	snprintf(root, sizeof(root), "%s/cache", dir);
-	snprintf(entry, sizeof(entry), "%s/.jitprof/dwarf/%s", root, hex);
-	cr_assert_eq(mkdir(root, 0700), 0);
+	st_zcache_fixture("sym-zcache", &dir, &so, &bid, root, sizeof(root), "", entry,
+			  sizeof(entry));
 }
 
 static void teardown(void)
