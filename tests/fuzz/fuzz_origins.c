@@ -1,8 +1,8 @@
 /* fuzz_origins.c - libFuzzer target: the origins section `inject --no-elfs` writes
  * (inj_origins_decode over any bytes). Promises: a decoded section is self-consistent (every
  * entry names one of its dumps, every path is absolute) and encodes back to the same bytes.
- * fuzz-srcs: recorder/origins/origins.c recorder/perfdata/ lib/nomem.c lib/grow.c lib/hindex.c lib/hash_seed.c jitdump/ safeio/
- * fuzz-libs: -lcrypto -lpthread */
+ * fuzz-srcs: recorder/origins/origins.c recorder/perfdata/ lib/nomem.c lib/grow.c lib/hindex.c lib/hash_seed.c lib/sha1.c lib/dynload.c jitdump/ safeio/
+ * fuzz-libs: -lpthread */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>

@@ -4,8 +4,8 @@
  * accepts builds into an ELF libelf can walk, whose build-id equals synth_build_id's; what it
  * refuses, build refuses too. An input that starts like a jitdump is read as one instead, and
  * each of its loads checked the same way.
- * fuzz-srcs: synth/ jitdump/ safeio/ lib/nomem.c lib/grow.c lib/hindex.c lib/hash_seed.c
- * fuzz-libs: -lelf -lcrypto -lpthread */
+ * fuzz-srcs: synth/ jitdump/ safeio/ lib/nomem.c lib/grow.c lib/hindex.c lib/hash_seed.c lib/sha1.c lib/dynload.c
+ * fuzz-libs: -lelf -lpthread */
 #include <elf.h>
 #include <gelf.h>
 #include <libelf.h>
